@@ -1,0 +1,240 @@
+//! Collations: the weight of each character, comparison with PAD SPACE, sort keys for indexes and
+//! the partition hash, and LIKE matching. Equal weights mean equal keys: under utf8mb4_general_ci
+//! 'ABC', 'abc' and 'àbç' are one key and land in one partition.
+
+use std::cmp::Ordering;
+
+use crate::types::Collation;
+
+/// Base letters (upper case) for U+00C0..=U+00FF under the case- and accent-insensitive collations;
+/// 0 keeps the character's own code point.
+const LATIN1_FOLD: [u8; 64] = *b"AAAAAA\0CEEEEIIII\0NOOOOO\0\0UUUUY\0SAAAAAA\0CEEEEIIII\0NOOOOO\0\0UUUUY\0Y";
+
+/// Weights of latin1_swedish_ci's own letters, which sort after Z.
+fn swedish_weight(byte: u8) -> Option<u16> {
+    Some(match byte {
+        0xC5 | 0xE5 => 0x5B,               // Å
+        0xC4 | 0xE4 | 0xC6 | 0xE6 => 0x5C, // Ä Æ
+        0xD6 | 0xF6 | 0xD8 | 0xF8 => 0x5D, // Ö Ø
+        0xDC | 0xFC => 0x59,               // Ü sorts as Y
+        _ => return None,
+    })
+}
+
+fn fold_latin1_range(code: u32) -> u16 {
+    if (0xC0..=0xFF).contains(&code) {
+        let base = LATIN1_FOLD[(code - 0xC0) as usize];
+        if base != 0 {
+            return u16::from(base);
+        }
+        // Æ, Ð, Ø, Þ and their lower-case forms: one weight per letter, case folded.
+        return if code >= 0xE0 && code != 0xF7 { (code - 0x20) as u16 } else { code as u16 };
+    }
+    code as u16
+}
+
+/// The utf8mb4_general_ci weight of one character.
+fn general_ci_weight(c: char) -> u16 {
+    let code = c as u32;
+    if code < 0x80 {
+        return u16::from((code as u8).to_ascii_uppercase());
+    }
+    if code > 0xFFFF {
+        return 0xFFFD;
+    }
+    if code <= 0xFF {
+        return fold_latin1_range(code);
+    }
+    let mut upper = c.to_uppercase();
+    match (upper.next(), upper.next()) {
+        (Some(u), None) if (u as u32) <= 0xFFFF => u as u16,
+        _ => code as u16,
+    }
+}
+
+fn latin1_ci_weight(byte: u8) -> u16 {
+    if byte < 0x80 {
+        return u16::from(byte.to_ascii_uppercase());
+    }
+    swedish_weight(byte).unwrap_or_else(|| fold_latin1_range(u32::from(byte)))
+}
+
+fn trim_spaces(bytes: &[u8]) -> &[u8] {
+    let mut end = bytes.len();
+    while end > 0 && bytes[end - 1] == b' ' {
+        end -= 1;
+    }
+    &bytes[..end]
+}
+
+/// Weights of a string under a collation, after PAD SPACE trimming where the collation pads.
+/// Invalid UTF-8 bytes weigh as U+FFFD so that no input can fail a comparison.
+fn weights(bytes: &[u8], collation: Collation) -> impl Iterator<Item = u32> + '_ {
+    let (bytes, mode) = match collation {
+        Collation::Binary => (bytes, 0u8),
+        Collation::Latin1Bin => (trim_spaces(bytes), 0),
+        Collation::Latin1SwedishCi => (trim_spaces(bytes), 1),
+        Collation::Utf8mb4Bin => (trim_spaces(bytes), 2),
+        Collation::Utf8mb4GeneralCi => (trim_spaces(bytes), 3),
+    };
+    let mut rest = bytes;
+    std::iter::from_fn(move || {
+        let (&first, tail) = rest.split_first()?;
+        match mode {
+            0 => {
+                rest = tail;
+                Some(u32::from(first))
+            }
+            1 => {
+                rest = tail;
+                Some(u32::from(latin1_ci_weight(first)))
+            }
+            _ => {
+                let (c, used) = decode_utf8(rest);
+                rest = &rest[used..];
+                Some(if mode == 2 { c as u32 } else { u32::from(general_ci_weight(c)) })
+            }
+        }
+    })
+}
+
+/// Decodes one UTF-8 character; a malformed sequence yields U+FFFD and consumes one byte.
+fn decode_utf8(bytes: &[u8]) -> (char, usize) {
+    let width = match bytes.first() {
+        Some(b) if *b < 0x80 => 1,
+        Some(b) if *b >> 5 == 0b110 => 2,
+        Some(b) if *b >> 4 == 0b1110 => 3,
+        Some(b) if *b >> 3 == 0b11110 => 4,
+        _ => return ('\u{FFFD}', 1),
+    };
+    match bytes.get(..width).and_then(|s| std::str::from_utf8(s).ok()) {
+        Some(s) => (s.chars().next().unwrap_or('\u{FFFD}'), width),
+        None => ('\u{FFFD}', 1),
+    }
+}
+
+/// Compares two strings under a collation.
+pub fn compare(a: &[u8], b: &[u8], collation: Collation) -> Ordering {
+    if collation == Collation::Binary {
+        return a.cmp(b);
+    }
+    weights(a, collation).cmp(weights(b, collation))
+}
+
+/// Appends the collation's sort key for `bytes`: equal strings give equal keys and byte order of
+/// keys is the collation's order. The key is not self-delimiting; `key::encode_value` frames it.
+pub fn sort_key(bytes: &[u8], collation: Collation, out: &mut Vec<u8>) {
+    match collation {
+        Collation::Binary => out.extend_from_slice(bytes),
+        Collation::Latin1Bin | Collation::Utf8mb4Bin => out.extend_from_slice(trim_spaces(bytes)),
+        Collation::Latin1SwedishCi => out.extend(weights(bytes, collation).map(|w| w as u8)),
+        Collation::Utf8mb4GeneralCi => {
+            for w in weights(bytes, collation) {
+                out.extend_from_slice(&(w as u16).to_be_bytes());
+            }
+        }
+    }
+}
+
+/// SQL LIKE with `%` and `_` wildcards and `\` as escape, comparing characters by weight.
+pub fn like(value: &[u8], pattern: &[u8], collation: Collation) -> bool {
+    let binary = matches!(collation, Collation::Binary | Collation::Latin1Bin | Collation::Latin1SwedishCi);
+    let split = |bytes: &[u8]| -> Vec<u32> {
+        if binary {
+            bytes.iter().map(|b| u32::from(*b)).collect()
+        } else {
+            let mut out = Vec::with_capacity(bytes.len());
+            let mut rest = bytes;
+            while !rest.is_empty() {
+                let (c, used) = decode_utf8(rest);
+                out.push(c as u32);
+                rest = &rest[used..];
+            }
+            out
+        }
+    };
+    let weigh = |c: u32| -> u32 {
+        match collation {
+            Collation::Utf8mb4GeneralCi => char::from_u32(c).map_or(c, |c| u32::from(general_ci_weight(c))),
+            Collation::Latin1SwedishCi => u32::from(latin1_ci_weight(c as u8)),
+            _ => c,
+        }
+    };
+    let text: Vec<u32> = split(value).into_iter().map(weigh).collect();
+    // Pattern items: Some(weight) for a literal, None for '_' and u32::MAX for '%'.
+    let mut items: Vec<Option<u32>> = Vec::new();
+    let raw = split(pattern);
+    let mut i = 0;
+    while i < raw.len() {
+        match raw[i] {
+            0x5C if i + 1 < raw.len() => {
+                items.push(Some(weigh(raw[i + 1])));
+                i += 1;
+            }
+            0x25 => items.push(Some(u32::MAX)),
+            0x5F => items.push(None),
+            c => items.push(Some(weigh(c))),
+        }
+        i += 1;
+    }
+    // Iterative wildcard matching with backtracking to the last '%'.
+    let (mut t, mut p) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        match items.get(p) {
+            Some(Some(u32::MAX)) => {
+                star = Some((p, t));
+                p += 1;
+            }
+            Some(None) => {
+                t += 1;
+                p += 1;
+            }
+            Some(Some(w)) if *w == text[t] => {
+                t += 1;
+                p += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    p = sp + 1;
+                    t = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    items[p..].iter().all(|i| *i == Some(u32::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn general_ci_folds_case_accents_and_trailing_spaces() {
+        let ci = Collation::Utf8mb4GeneralCi;
+        assert_eq!(compare(b"ABC", b"abc", ci), Ordering::Equal);
+        assert_eq!(compare("àbç".as_bytes(), b"ABC  ", ci), Ordering::Equal);
+        assert_eq!(compare(b"abc", b"abd", ci), Ordering::Less);
+        assert_eq!(compare(b"abc", b"ABC", Collation::Utf8mb4Bin), Ordering::Greater);
+        assert_eq!(compare(b"a ", b"a", Collation::Binary), Ordering::Greater);
+        let (mut k1, mut k2) = (Vec::new(), Vec::new());
+        sort_key(b"Hello", ci, &mut k1);
+        sort_key("HÉLLO ".as_bytes(), ci, &mut k2);
+        assert_eq!(k1, k2);
+    }
+
+    #[test]
+    fn like_matches_wildcards_under_collation() {
+        let ci = Collation::Utf8mb4GeneralCi;
+        assert!(like(b"Hello world", b"hello%", ci));
+        assert!(like(b"Hello world", b"%WORLD", ci));
+        assert!(like(b"abc", b"a_c", ci));
+        assert!(!like(b"abc", b"a_d", ci));
+        assert!(like(b"a%c", b"a\\%c", ci));
+        assert!(!like(b"abc", b"ABC", Collation::Utf8mb4Bin));
+        assert!(like(b"", b"%", ci));
+        assert!(like(b"aaa", b"%a%a", ci));
+    }
+}

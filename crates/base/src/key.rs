@@ -1,0 +1,169 @@
+//! The order-preserving key encoding: a value of a key column becomes bytes whose byte order is the
+//! column's order under its collation. Primary keys, unique keys, ordered-index entries and the
+//! partition hash all use it, so equality, order and placement can never disagree.
+//!
+//! Every column's encoding is prefix-free (fixed width, or a terminated string), so a concatenation
+//! of column encodings compares column by column.
+
+use crate::collation;
+use crate::types::{Collation, ColumnType};
+use crate::value::Value;
+
+/// Marks a NULL in a nullable key column; sorts before every value as in MySQL.
+pub const NULL_TAG: u8 = 0x00;
+/// Marks a present value in a nullable key column.
+pub const VALUE_TAG: u8 = 0x01;
+
+fn date_number(d: crate::value::Date) -> u32 {
+    (u32::from(d.year) * 13 + u32::from(d.month)) * 32 + u32::from(d.day)
+}
+
+/// Appends the encoding of a non-NULL canonical value (as `Value::coerce` returns it) of type `ty`.
+/// A value of another kind than the column's canonical one encodes as the column's zero.
+pub fn encode_value(value: &Value, ty: ColumnType, collation: Collation, out: &mut Vec<u8>) {
+    let width = ty.fixed_width().unwrap_or(0);
+    match (ty, value) {
+        (ColumnType::Float, v) => {
+            let f = if let Value::Float(f) = v { *f } else { 0.0 };
+            let f = if f == 0.0 { 0.0 } else { f };
+            let bits = f.to_bits();
+            let bits = if bits >> 31 == 1 { !bits } else { bits ^ (1 << 31) };
+            out.extend_from_slice(&bits.to_be_bytes());
+        }
+        (ColumnType::Double, v) => {
+            let f = if let Value::Double(f) = v { *f } else { 0.0 };
+            let f = if f == 0.0 { 0.0 } else { f };
+            let bits = f.to_bits();
+            let bits = if bits >> 63 == 1 { !bits } else { bits ^ (1 << 63) };
+            out.extend_from_slice(&bits.to_be_bytes());
+        }
+        (ColumnType::Decimal { .. }, v) => {
+            let m = if let Value::Decimal(d) = v { d.mantissa } else { 0 };
+            out.extend_from_slice(&((m as u128) ^ (1u128 << 127)).to_be_bytes());
+        }
+        (t, v) if t.is_integer() => {
+            let (lo, _) = t.integer_range().unwrap_or((0, 0));
+            let n: i128 = match v {
+                Value::Int(i) => i128::from(*i),
+                Value::UInt(u) => i128::from(*u),
+                _ => 0,
+            };
+            // Shift into 0..2^bits so unsigned byte order is numeric order.
+            let shifted = (n - lo) as u128;
+            out.extend_from_slice(&shifted.to_be_bytes()[16 - width..]);
+        }
+        (t, v) if t.is_string() => {
+            let bytes: &[u8] = if let Value::Bytes(b) = v { b } else { &[] };
+            let start = out.len();
+            collation::sort_key(bytes, collation, out);
+            escape_tail(out, start);
+        }
+        (ColumnType::Date, v) => {
+            let d = if let Value::Date(d) = v { *d } else { Default::default() };
+            out.extend_from_slice(&date_number(d).to_be_bytes());
+        }
+        (ColumnType::DateTime { .. } | ColumnType::Timestamp { .. }, v) => {
+            let dt = if let Value::DateTime(dt) = v { *dt } else { Default::default() };
+            let seconds = ((u64::from(date_number(dt.date)) * 24 + u64::from(dt.hour)) * 60
+                + u64::from(dt.minute))
+                * 60
+                + u64::from(dt.second);
+            out.extend_from_slice(&(seconds * 1_000_000 + u64::from(dt.microsecond)).to_be_bytes());
+        }
+        (ColumnType::Time { .. }, v) => {
+            let m = if let Value::Time(t) = v { t.as_micros() } else { 0 };
+            out.extend_from_slice(&((m as u64) ^ (1 << 63)).to_be_bytes());
+        }
+        (ColumnType::Year, v) => {
+            let y = if let Value::Year(y) = v { *y } else { 0 };
+            out.extend_from_slice(&y.to_be_bytes());
+        }
+        _ => {}
+    }
+}
+
+/// Escapes bytes written since `start` so the string is prefix-free: 0x00 becomes 0x00 0xFF and the
+/// string ends with 0x00 0x01, which sorts below any continuation.
+fn escape_tail(out: &mut Vec<u8>, start: usize) {
+    if out[start..].contains(&0) {
+        let raw = out.split_off(start);
+        for b in raw {
+            out.push(b);
+            if b == 0 {
+                out.push(0xFF);
+            }
+        }
+    }
+    out.extend_from_slice(&[0x00, 0x01]);
+}
+
+/// Appends a nullable key column: a tag byte, then the value's encoding when not NULL.
+pub fn encode_nullable(value: &Value, ty: ColumnType, collation: Collation, out: &mut Vec<u8>) {
+    if value.is_null() {
+        out.push(NULL_TAG);
+    } else {
+        out.push(VALUE_TAG);
+        encode_value(value, ty, collation, out);
+    }
+}
+
+/// The smallest byte string greater than every string that starts with `prefix`, or None when no
+/// such string exists (the prefix is empty or all 0xFF).
+pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut out = prefix.to_vec();
+    while let Some(last) = out.pop() {
+        if last != 0xFF {
+            out.push(last + 1);
+            return Some(out);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn enc(v: &Value, ty: ColumnType, coll: Collation) -> Vec<u8> {
+        let mut out = Vec::new();
+        encode_value(v, ty, coll, &mut out);
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn signed_integer_order_is_byte_order(a in any::<i32>(), b in any::<i32>()) {
+            let ty = ColumnType::Int { unsigned: false };
+            let (ka, kb) = (enc(&Value::Int(a.into()), ty, Collation::Binary), enc(&Value::Int(b.into()), ty, Collation::Binary));
+            prop_assert_eq!(a.cmp(&b), ka.cmp(&kb));
+        }
+
+        #[test]
+        fn double_order_is_byte_order(a in -1e300f64..1e300, b in -1e300f64..1e300) {
+            let (ka, kb) = (enc(&Value::Double(a), ColumnType::Double, Collation::Binary), enc(&Value::Double(b), ColumnType::Double, Collation::Binary));
+            prop_assert_eq!(a.partial_cmp(&b).unwrap(), ka.cmp(&kb));
+        }
+
+        #[test]
+        fn string_order_is_collation_order(a in "[a-cA-C \u{e0}\u{0}]{0,6}", b in "[a-cA-C \u{e0}\u{0}]{0,6}") {
+            for coll in [Collation::Utf8mb4GeneralCi, Collation::Utf8mb4Bin, Collation::Binary] {
+                let ty = ColumnType::VarChar { length: 10 };
+                let (ka, kb) = (enc(&Value::from(a.as_str()), ty, coll), enc(&Value::from(b.as_str()), ty, coll));
+                let expected = collation::compare(a.as_bytes(), b.as_bytes(), coll);
+                // Characters below space break PAD SPACE order against the terminator; see docs.
+                if !a.contains('\u{0}') && !b.contains('\u{0}') {
+                    prop_assert_eq!(expected, ka.cmp(&kb), "{:?} {:?} {:?}", a, b, coll);
+                } else {
+                    prop_assert_eq!(expected == std::cmp::Ordering::Equal, ka == kb);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn successor_bounds_every_extension() {
+        assert_eq!(prefix_successor(&[1, 2, 0xFF]), Some(vec![1, 3]));
+        assert_eq!(prefix_successor(&[0xFF]), None);
+    }
+}

@@ -1,0 +1,20 @@
+//! Cairn's shared vocabulary: limits, error codes, column types, values, collations, the
+//! order-preserving key encoding, table schemas, filter programs and the key -> partition function.
+//!
+//! It is not: a place for I/O, threads or anything that allocates without a named limit. Every other
+//! crate depends on it, so it stays small and free of heavy dependencies.
+
+pub mod collation;
+pub mod error;
+pub mod filter;
+pub mod key;
+pub mod limits;
+pub mod placement;
+pub mod schema;
+pub mod types;
+pub mod value;
+
+pub use error::{Error, ErrorCode};
+pub use schema::{ColumnDef, IndexDef, IndexKind, TableDef};
+pub use types::{Charset, Collation, ColumnType};
+pub use value::Value;

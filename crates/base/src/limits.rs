@@ -1,0 +1,48 @@
+//! Every bound Cairn enforces, named in one place so decoders, validators and docs agree.
+
+/// Largest frame body the native protocol accepts, in bytes.
+pub const FRAME_BODY_BYTES_MAX: u32 = 16 * 1024 * 1024;
+/// Operations in one execute request.
+pub const BATCH_OPERATIONS_MAX: usize = 16_384;
+/// Requests one connection may have in flight at once; more are refused with a temporary error.
+pub const REQUESTS_IN_FLIGHT_MAX: usize = 4_096;
+/// Tables (including hidden unique-index tables) in one cluster.
+pub const TABLES_MAX: usize = 20_320;
+/// Columns in one table.
+pub const COLUMNS_MAX: usize = 512;
+/// Columns in one key (primary, unique or ordered index).
+pub const KEY_COLUMNS_MAX: usize = 32;
+/// Indexes (unique plus ordered) on one table.
+pub const INDEXES_MAX: usize = 64;
+/// Bytes in an encoded index key.
+pub const KEY_BYTES_MAX: usize = 3_072;
+/// Bytes in one stored row.
+pub const ROW_BYTES_MAX: usize = 512 * 1024;
+/// Bytes in a TEXT or BLOB value.
+pub const BLOB_BYTES_MAX: usize = 65_535;
+/// Bytes in a VARCHAR or VARBINARY value (MySQL's row limit).
+pub const VARCHAR_BYTES_MAX: usize = 65_535;
+/// Characters in CHAR(n) and bytes in BINARY(n).
+pub const CHAR_LENGTH_MAX: u32 = 255;
+/// Bytes in a table, column or index name.
+pub const NAME_BYTES_MAX: usize = 64;
+/// Nodes in a filter program.
+pub const FILTER_NODES_MAX: usize = 4_096;
+/// Nesting depth of a filter program.
+pub const FILTER_DEPTH_MAX: usize = 64;
+/// Values in one IN list of a filter program.
+pub const FILTER_IN_VALUES_MAX: usize = 4_096;
+/// Partitions of one table.
+pub const PARTITIONS_MAX: u32 = 1_024;
+/// Buckets of the placement map: hash -> bucket -> partition.
+pub const BUCKET_COUNT: u32 = 3_840;
+/// Worker threads in one data node.
+pub const WORKERS_MAX: usize = 64;
+/// Decimal precision Cairn stores (MySQL allows 65; Cairn keeps 38 digits in 128 bits).
+pub const DECIMAL_PRECISION_MAX: u8 = 38;
+/// Decimal scale.
+pub const DECIMAL_SCALE_MAX: u8 = 30;
+/// Rows one scan may return to the client in one frame.
+pub const SCAN_BATCH_ROWS_MAX: usize = 4_096;
+/// Connections a data node accepts from API nodes.
+pub const CONNECTIONS_MAX: usize = 1_024;

@@ -1,0 +1,315 @@
+//! Table schemas: columns, the primary key, the partition key, unique and ordered indexes, and the
+//! hidden tables that implement unique indexes. Validation here is the one gate every schema passes.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::key;
+use crate::limits;
+use crate::types::{Collation, ColumnType};
+use crate::value::Value;
+
+/// One column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnDef {
+    pub name: String,
+    pub ty: ColumnType,
+    /// For string types; `Binary` for every other type.
+    pub collation: Collation,
+    pub nullable: bool,
+    /// None: no default (an insert must give a value unless the column is nullable).
+    pub default: Option<Value>,
+    pub auto_increment: bool,
+    /// The hidden 8-byte primary key of a table declared without one.
+    pub hidden: bool,
+}
+
+impl ColumnDef {
+    /// A NOT NULL column without default, with the type's default collation.
+    pub fn new(name: &str, ty: ColumnType) -> ColumnDef {
+        let collation = if matches!(ty, ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob)
+            || !ty.is_string()
+        {
+            Collation::Binary
+        } else {
+            Collation::Utf8mb4GeneralCi
+        };
+        ColumnDef { name: name.into(), ty, collation, nullable: false, default: None, auto_increment: false, hidden: false }
+    }
+
+    pub fn nullable(mut self) -> ColumnDef {
+        self.nullable = true;
+        self
+    }
+
+    pub fn collation(mut self, collation: Collation) -> ColumnDef {
+        self.collation = collation;
+        self
+    }
+
+    pub fn default(mut self, value: Value) -> ColumnDef {
+        self.default = Some(value);
+        self
+    }
+
+    pub fn auto_increment(mut self) -> ColumnDef {
+        self.auto_increment = true;
+        self
+    }
+}
+
+/// What an index is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    /// Unique: a hidden table keyed by the index columns holding the base row's primary key, plus an
+    /// ordered index on the same columns for range scans.
+    Unique,
+    /// Ordered (non-unique): per partition, kept in key order for range scans.
+    Ordered,
+}
+
+/// One secondary index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexDef {
+    pub name: String,
+    pub kind: IndexKind,
+    /// Column positions in the base table.
+    pub columns: Vec<u16>,
+    /// The hidden index table's id for unique indexes (assigned by the catalog), else 0.
+    pub index_table: u32,
+}
+
+/// Table options carried in NDB's `COMMENT="NDB_TABLE=..."` form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TableOptions {
+    pub read_backup: bool,
+    pub fully_replicated: bool,
+    pub nologging: bool,
+}
+
+/// A table as the catalog holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableDef {
+    /// Assigned by the catalog; 0 in a create request.
+    pub id: u32,
+    pub name: String,
+    pub columns: Vec<ColumnDef>,
+    pub primary_key: Vec<u16>,
+    /// A subset of the primary key; rows hash on these columns.
+    pub partition_key: Vec<u16>,
+    /// 0 in a create request means "one per worker thread".
+    pub partition_count: u32,
+    pub indexes: Vec<IndexDef>,
+    pub options: TableOptions,
+    /// For a hidden unique-index table: the base table's id.
+    pub index_of: Option<u32>,
+}
+
+/// The name of the hidden column added to tables declared without a primary key.
+pub const HIDDEN_PK_NAME: &str = "$pk";
+
+impl TableDef {
+    /// A create request; `primary_key` empty adds the hidden 8-byte key.
+    pub fn new(name: &str, columns: Vec<ColumnDef>, primary_key: &[&str]) -> Result<TableDef> {
+        let mut table = TableDef {
+            id: 0,
+            name: name.into(),
+            columns,
+            primary_key: Vec::new(),
+            partition_key: Vec::new(),
+            partition_count: 0,
+            indexes: Vec::new(),
+            options: TableOptions::default(),
+            index_of: None,
+        };
+        if primary_key.is_empty() {
+            let mut hidden = ColumnDef::new(HIDDEN_PK_NAME, ColumnType::BigInt { unsigned: true });
+            hidden.hidden = true;
+            table.columns.push(hidden);
+            table.primary_key = vec![(table.columns.len() - 1) as u16];
+        } else {
+            table.primary_key = table.column_positions(primary_key)?;
+        }
+        table.partition_key = table.primary_key.clone();
+        Ok(table)
+    }
+
+    /// Adds a unique or ordered index over named columns.
+    pub fn with_index(mut self, name: &str, kind: IndexKind, columns: &[&str]) -> Result<TableDef> {
+        let columns = self.column_positions(columns)?;
+        self.indexes.push(IndexDef { name: name.into(), kind, columns, index_table: 0 });
+        Ok(self)
+    }
+
+    /// Narrows the partition key to named primary-key columns (PARTITION BY KEY).
+    pub fn with_partition_key(mut self, columns: &[&str]) -> Result<TableDef> {
+        self.partition_key = self.column_positions(columns)?;
+        Ok(self)
+    }
+
+    pub fn column_positions(&self, names: &[&str]) -> Result<Vec<u16>> {
+        names
+            .iter()
+            .map(|n| {
+                self.column(n)
+                    .map(|p| p as u16)
+                    .ok_or_else(|| Error::new(ErrorCode::BadSchema, format!("unknown column '{n}' in table '{}'", self.name)))
+            })
+            .collect()
+    }
+
+    /// The position of a column by name (case-insensitive, as MySQL column names).
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.indexes.iter().position(|i| i.name.eq_ignore_ascii_case(name))
+    }
+
+    pub fn has_hidden_pk(&self) -> bool {
+        self.primary_key.len() == 1 && self.columns[self.primary_key[0] as usize].hidden
+    }
+
+    pub fn auto_increment_column(&self) -> Option<usize> {
+        self.columns.iter().position(|c| c.auto_increment)
+    }
+
+    /// Checks names, limits and key rules; makes primary-key columns NOT NULL as MySQL does.
+    pub fn validate(&mut self) -> Result<()> {
+        let bad = |m: String| Err(Error::new(ErrorCode::BadSchema, m));
+        check_name(&self.name, "table")?;
+        if self.columns.is_empty() || self.columns.len() > limits::COLUMNS_MAX {
+            return bad(format!("a table has 1..={} columns", limits::COLUMNS_MAX));
+        }
+        for (i, c) in self.columns.iter().enumerate() {
+            if !c.hidden {
+                check_name(&c.name, "column")?;
+            }
+            c.ty.validate()?;
+            if self.columns[..i].iter().any(|o| o.name.eq_ignore_ascii_case(&c.name)) {
+                return bad(format!("duplicate column name '{}'", c.name));
+            }
+            if c.ty.is_string() {
+                let binary_type = matches!(c.ty, ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob);
+                if binary_type != (c.collation == Collation::Binary) {
+                    return bad(format!("collation {} does not suit column '{}'", c.collation.name(), c.name));
+                }
+            }
+            if c.auto_increment && !c.ty.is_integer() {
+                return bad(format!("AUTO_INCREMENT column '{}' must be an integer", c.name));
+            }
+        }
+        if self.columns.iter().filter(|c| c.auto_increment).count() > 1 {
+            return bad("only one AUTO_INCREMENT column per table".into());
+        }
+        let n = self.columns.len();
+        let check_key = |cols: &[u16], what: &str| -> Result<()> {
+            if cols.is_empty() || cols.len() > limits::KEY_COLUMNS_MAX {
+                return bad(format!("{what} has 1..={} columns", limits::KEY_COLUMNS_MAX));
+            }
+            for (i, c) in cols.iter().enumerate() {
+                let Some(col) = self.columns.get(*c as usize) else {
+                    return bad(format!("{what} names column {c} of {n}"));
+                };
+                if matches!(col.ty, ColumnType::Text | ColumnType::Blob) {
+                    return bad(format!("{what} cannot use TEXT/BLOB column '{}'", col.name));
+                }
+                if cols[..i].contains(c) {
+                    return bad(format!("{what} repeats column '{}'", col.name));
+                }
+            }
+            Ok(())
+        };
+        check_key(&self.primary_key, "primary key")?;
+        check_key(&self.partition_key, "partition key")?;
+        if !self.partition_key.iter().all(|c| self.primary_key.contains(c)) {
+            return bad("partition key columns must be part of the primary key".into());
+        }
+        if self.indexes.len() > limits::INDEXES_MAX {
+            return bad(format!("at most {} indexes per table", limits::INDEXES_MAX));
+        }
+        for (i, index) in self.indexes.iter().enumerate() {
+            check_name(&index.name, "index")?;
+            check_key(&index.columns, &format!("index '{}'", index.name))?;
+            if self.indexes[..i].iter().any(|o| o.name.eq_ignore_ascii_case(&index.name)) {
+                return bad(format!("duplicate index name '{}'", index.name));
+            }
+        }
+        if self.partition_count > limits::PARTITIONS_MAX {
+            return bad(format!("at most {} partitions", limits::PARTITIONS_MAX));
+        }
+        if let Some(ai) = self.auto_increment_column() {
+            let keyed = self.primary_key.first() == Some(&(ai as u16))
+                || self.indexes.iter().any(|i| i.columns.first() == Some(&(ai as u16)));
+            if !keyed {
+                return bad("an AUTO_INCREMENT column must be the first column of a key".into());
+            }
+        }
+        for pk in &self.primary_key {
+            self.columns[*pk as usize].nullable = false;
+        }
+        Ok(())
+    }
+
+    /// The hidden table implementing unique index `index`: keyed and partitioned by the index
+    /// columns, holding the base row's primary key.
+    pub fn unique_index_table(&self, index: &IndexDef) -> TableDef {
+        let mut columns: Vec<ColumnDef> = index.columns.iter().map(|c| self.columns[*c as usize].clone()).collect();
+        for c in &mut columns {
+            c.auto_increment = false;
+            c.default = None;
+            c.nullable = false;
+        }
+        let key_len = columns.len() as u16;
+        for pk in &self.primary_key {
+            let mut c = self.columns[*pk as usize].clone();
+            c.name = format!("$base${}", c.name);
+            c.auto_increment = false;
+            c.hidden = false;
+            c.default = None;
+            columns.push(c);
+        }
+        TableDef {
+            id: 0,
+            name: format!("{}$unique${}", self.name, index.name),
+            columns,
+            primary_key: (0..key_len).collect(),
+            partition_key: (0..key_len).collect(),
+            partition_count: self.partition_count,
+            indexes: Vec::new(),
+            options: self.options,
+            index_of: Some(self.id),
+        }
+    }
+
+    /// Appends the key encoding of `values` (one per column of `columns`, canonical form).
+    pub fn encode_key(&self, columns: &[u16], values: &[Value], out: &mut Vec<u8>) {
+        for (c, v) in columns.iter().zip(values) {
+            let col = &self.columns[*c as usize];
+            key::encode_value(v, col.ty, col.collation, out);
+        }
+    }
+}
+
+fn check_name(name: &str, what: &str) -> Result<()> {
+    if name.is_empty() || name.len() > limits::NAME_BYTES_MAX || name.contains('$') {
+        return Err(Error::new(
+            ErrorCode::BadSchema,
+            format!("{what} name '{name}' must be 1..={} bytes without '$'", limits::NAME_BYTES_MAX),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hidden_primary_key_and_validation() {
+        let mut t = TableDef::new("t", vec![ColumnDef::new("a", ColumnType::Int { unsigned: false })], &[]).unwrap();
+        t.validate().unwrap();
+        assert!(t.has_hidden_pk());
+        let mut bad = TableDef::new("t", vec![ColumnDef::new("a", ColumnType::Text)], &["a"]).unwrap();
+        assert_eq!(bad.validate().unwrap_err().code, ErrorCode::BadSchema);
+    }
+}

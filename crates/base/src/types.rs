@@ -1,0 +1,231 @@
+//! Column types, character sets and collations, with MySQL's names, ranges and storage widths.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::limits;
+
+/// A character set for string columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Charset {
+    Utf8mb4 = 1,
+    Latin1 = 2,
+    Binary = 3,
+}
+
+/// A collation: how strings compare, sort, match as keys and hash to partitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Collation {
+    /// Case- and accent-insensitive, trailing spaces ignored (MariaDB's default).
+    Utf8mb4GeneralCi = 1,
+    /// Code point order, trailing spaces ignored.
+    Utf8mb4Bin = 2,
+    /// latin1's default: case-insensitive, Swedish letter order, trailing spaces ignored.
+    Latin1SwedishCi = 3,
+    /// Byte order, trailing spaces ignored.
+    Latin1Bin = 4,
+    /// Byte order, every byte significant.
+    Binary = 5,
+}
+
+impl Collation {
+    pub fn charset(self) -> Charset {
+        match self {
+            Collation::Utf8mb4GeneralCi | Collation::Utf8mb4Bin => Charset::Utf8mb4,
+            Collation::Latin1SwedishCi | Collation::Latin1Bin => Charset::Latin1,
+            Collation::Binary => Charset::Binary,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Collation::Utf8mb4GeneralCi => "utf8mb4_general_ci",
+            Collation::Utf8mb4Bin => "utf8mb4_bin",
+            Collation::Latin1SwedishCi => "latin1_swedish_ci",
+            Collation::Latin1Bin => "latin1_bin",
+            Collation::Binary => "binary",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Collation> {
+        let all = [
+            Collation::Utf8mb4GeneralCi,
+            Collation::Utf8mb4Bin,
+            Collation::Latin1SwedishCi,
+            Collation::Latin1Bin,
+            Collation::Binary,
+        ];
+        all.into_iter().find(|c| c.name().eq_ignore_ascii_case(name))
+    }
+
+    pub fn from_u8(tag: u8) -> Option<Collation> {
+        [
+            Collation::Utf8mb4GeneralCi,
+            Collation::Utf8mb4Bin,
+            Collation::Latin1SwedishCi,
+            Collation::Latin1Bin,
+            Collation::Binary,
+        ]
+        .into_iter()
+        .find(|c| *c as u8 == tag)
+    }
+}
+
+/// A column's type. String lengths are in characters (CHAR, VARCHAR) or bytes (BINARY, VARBINARY).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ColumnType {
+    TinyInt { unsigned: bool },
+    SmallInt { unsigned: bool },
+    MediumInt { unsigned: bool },
+    Int { unsigned: bool },
+    BigInt { unsigned: bool },
+    Float,
+    Double,
+    Decimal { precision: u8, scale: u8 },
+    Char { length: u32 },
+    VarChar { length: u32 },
+    Binary { length: u32 },
+    VarBinary { length: u32 },
+    Text,
+    Blob,
+    Date,
+    DateTime { fsp: u8 },
+    Timestamp { fsp: u8 },
+    Time { fsp: u8 },
+    Year,
+}
+
+impl ColumnType {
+    /// Checks the type's own parameters against MySQL's and Cairn's limits.
+    pub fn validate(self) -> Result<()> {
+        let bad = |m: String| Err(Error::new(ErrorCode::BadSchema, m));
+        match self {
+            ColumnType::Decimal { precision, scale } => {
+                if precision == 0 || precision > limits::DECIMAL_PRECISION_MAX {
+                    return bad(format!(
+                        "DECIMAL precision {precision} outside 1..={}",
+                        limits::DECIMAL_PRECISION_MAX
+                    ));
+                }
+                if scale > precision || scale > limits::DECIMAL_SCALE_MAX {
+                    return bad(format!("DECIMAL({precision},{scale}): scale too large"));
+                }
+            }
+            ColumnType::Char { length } | ColumnType::Binary { length } => {
+                if length > limits::CHAR_LENGTH_MAX {
+                    return bad(format!("length {length} above {}", limits::CHAR_LENGTH_MAX));
+                }
+            }
+            ColumnType::VarChar { length } | ColumnType::VarBinary { length } => {
+                if length as usize > limits::VARCHAR_BYTES_MAX {
+                    return bad(format!("length {length} above {}", limits::VARCHAR_BYTES_MAX));
+                }
+            }
+            ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } | ColumnType::Time { fsp } => {
+                if fsp > 6 {
+                    return bad(format!("fractional seconds precision {fsp} above 6"));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// True for types that carry a character set and collation.
+    pub fn is_string(self) -> bool {
+        matches!(
+            self,
+            ColumnType::Char { .. }
+                | ColumnType::VarChar { .. }
+                | ColumnType::Binary { .. }
+                | ColumnType::VarBinary { .. }
+                | ColumnType::Text
+                | ColumnType::Blob
+        )
+    }
+
+    /// True for the integer types.
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            ColumnType::TinyInt { .. }
+                | ColumnType::SmallInt { .. }
+                | ColumnType::MediumInt { .. }
+                | ColumnType::Int { .. }
+                | ColumnType::BigInt { .. }
+        )
+    }
+
+    /// Bytes a value of this type takes in the fixed part of a row, or None for variable-size types.
+    pub fn fixed_width(self) -> Option<usize> {
+        Some(match self {
+            ColumnType::TinyInt { .. } | ColumnType::Year => 1,
+            ColumnType::SmallInt { .. } => 2,
+            ColumnType::MediumInt { .. } => 3,
+            ColumnType::Int { .. } | ColumnType::Float | ColumnType::Date => 4,
+            ColumnType::BigInt { .. }
+            | ColumnType::Double
+            | ColumnType::DateTime { .. }
+            | ColumnType::Timestamp { .. }
+            | ColumnType::Time { .. } => 8,
+            ColumnType::Decimal { .. } => 16,
+            _ => return None,
+        })
+    }
+
+    /// The inclusive integer range of an integer type, as i128 so unsigned BIGINT fits.
+    pub fn integer_range(self) -> Option<(i128, i128)> {
+        let (bits, unsigned) = match self {
+            ColumnType::TinyInt { unsigned } => (8, unsigned),
+            ColumnType::SmallInt { unsigned } => (16, unsigned),
+            ColumnType::MediumInt { unsigned } => (24, unsigned),
+            ColumnType::Int { unsigned } => (32, unsigned),
+            ColumnType::BigInt { unsigned } => (64, unsigned),
+            _ => return None,
+        };
+        Some(if unsigned {
+            (0, (1i128 << bits) - 1)
+        } else {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        })
+    }
+
+    /// MySQL's spelling of the type, as SHOW CREATE TABLE prints it.
+    pub fn sql_name(self) -> String {
+        let int = |name: &str, unsigned: bool| {
+            if unsigned {
+                format!("{name} unsigned")
+            } else {
+                name.to_string()
+            }
+        };
+        let fsp = |name: &str, fsp: u8| {
+            if fsp == 0 {
+                name.to_string()
+            } else {
+                format!("{name}({fsp})")
+            }
+        };
+        match self {
+            ColumnType::TinyInt { unsigned } => int("tinyint", unsigned),
+            ColumnType::SmallInt { unsigned } => int("smallint", unsigned),
+            ColumnType::MediumInt { unsigned } => int("mediumint", unsigned),
+            ColumnType::Int { unsigned } => int("int", unsigned),
+            ColumnType::BigInt { unsigned } => int("bigint", unsigned),
+            ColumnType::Float => "float".into(),
+            ColumnType::Double => "double".into(),
+            ColumnType::Decimal { precision, scale } => format!("decimal({precision},{scale})"),
+            ColumnType::Char { length } => format!("char({length})"),
+            ColumnType::VarChar { length } => format!("varchar({length})"),
+            ColumnType::Binary { length } => format!("binary({length})"),
+            ColumnType::VarBinary { length } => format!("varbinary({length})"),
+            ColumnType::Text => "text".into(),
+            ColumnType::Blob => "blob".into(),
+            ColumnType::Date => "date".into(),
+            ColumnType::DateTime { fsp: f } => fsp("datetime", f),
+            ColumnType::Timestamp { fsp: f } => fsp("timestamp", f),
+            ColumnType::Time { fsp: f } => fsp("time", f),
+            ColumnType::Year => "year".into(),
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! Every message that crosses a process boundary in Cairn's native protocol: the fixed frame header,
+//! the message bodies, and their encoders and decoders. Pure functions over bytes: no I/O.
+//!
+//! Decoders never trust a length: each is checked against a limit in `base::limits` (or the bytes
+//! actually left) before anything is allocated, and every failure is a `DecodeError`, never a panic.
+//! The byte layout is drawn in docs/formats/native-protocol.md.
+
+pub mod codec;
+pub mod frame;
+pub mod message;
+
+pub use codec::DecodeError;
+pub use frame::{FrameHeader, HEADER_BYTES, MAGIC, PROTOCOL_VERSION};
+pub use message::*;

@@ -1,0 +1,756 @@
+//! Message bodies of the native protocol, one variant per message type, with their codes.
+
+use crate::codec::{DecodeError, DecodeResult, Reader, Writer};
+use crate::frame::{write_frame, FrameHeader};
+use base::filter::{CmpOp, Filter};
+use base::schema::{ColumnDef, IndexDef, IndexKind, TableDef, TableOptions};
+use base::types::{Collation, ColumnType};
+use base::{limits, Error, ErrorCode, Value};
+
+/// How an execute request ends the transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ExecType {
+    /// Run the operations, keep locks and the transaction open.
+    NoCommit = 1,
+    /// Run the operations, then commit.
+    Commit = 2,
+    /// Discard everything the transaction did (operations in this request are not run).
+    Rollback = 3,
+}
+
+/// Lock mode of a read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum LockMode {
+    /// The latest committed version, no lock (NDB's dirty/committed read).
+    CommittedRead = 1,
+    /// Shared lock held to commit.
+    Shared = 2,
+    /// Exclusive lock held to commit.
+    Exclusive = 3,
+}
+
+/// What an operation does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKind {
+    Read(LockMode),
+    Insert,
+    Update,
+    /// Insert, or update when the key exists.
+    Write,
+    Delete,
+}
+
+impl OpKind {
+    fn code(self) -> u8 {
+        match self {
+            OpKind::Read(mode) => mode as u8,
+            OpKind::Insert => 4,
+            OpKind::Update => 5,
+            OpKind::Write => 6,
+            OpKind::Delete => 7,
+        }
+    }
+
+    fn from_code(code: u8) -> DecodeResult<OpKind> {
+        Ok(match code {
+            1 => OpKind::Read(LockMode::CommittedRead),
+            2 => OpKind::Read(LockMode::Shared),
+            3 => OpKind::Read(LockMode::Exclusive),
+            4 => OpKind::Insert,
+            5 => OpKind::Update,
+            6 => OpKind::Write,
+            7 => OpKind::Delete,
+            tag => return Err(DecodeError::BadTag { what: "operation", tag }),
+        })
+    }
+
+    pub fn is_write(self) -> bool {
+        !matches!(self, OpKind::Read(_))
+    }
+}
+
+/// One keyed operation in an execute request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Operation {
+    pub kind: OpKind,
+    pub table: u32,
+    /// None: by primary key; Some(i): by unique index i of the table.
+    pub index: Option<u16>,
+    /// The key values, one per key column; for an insert, taken from `values` when empty.
+    pub key: Vec<Value>,
+    /// Column values to write (insert, update, write).
+    pub values: Vec<(u16, Value)>,
+    /// Columns to return for a read; empty means all visible columns.
+    pub projection: Vec<u16>,
+}
+
+/// The outcome of one operation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpResult {
+    /// A read found its row: the projected values.
+    Row(Vec<Value>),
+    /// A write succeeded; carries the AUTO_INCREMENT or hidden key value it assigned, if any.
+    Done { assigned: Option<u64> },
+    /// No row with that key (not an error: the transaction goes on).
+    NotFound,
+}
+
+/// The reply to an execute request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExecuteOutcome {
+    /// Every operation ran; for Commit, the transaction is committed.
+    Ok(Vec<OpResult>),
+    /// The transaction was aborted (all its changes undone) because operation `op_index` failed.
+    Aborted { op_index: u32, error: Error },
+}
+
+/// A bound of an ordered-index scan over a prefix of the index columns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bound {
+    pub values: Vec<Value>,
+    pub inclusive: bool,
+}
+
+/// Result order of a scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ScanOrder {
+    /// Whatever order partitions answer in (fastest).
+    Any = 0,
+    Ascending = 1,
+    Descending = 2,
+}
+
+/// A table scan or an ordered-index scan with bounds, a filter, a projection and a row limit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanRequest {
+    pub table: u32,
+    /// None: full table scan; Some(i): ordered index i of the table.
+    pub index: Option<u16>,
+    pub lower: Option<Bound>,
+    pub upper: Option<Bound>,
+    pub filter: Filter,
+    /// Columns to return; empty means all visible columns.
+    pub projection: Vec<u16>,
+    /// 0 means no limit.
+    pub limit: u64,
+    pub order: ScanOrder,
+}
+
+/// Node status, for tools and benchmarks.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NodeStatus {
+    pub node_id: u32,
+    pub worker_count: u32,
+    pub resident_bytes: u64,
+    pub table_count: u32,
+    pub row_count: u64,
+}
+
+/// Every message of the native protocol.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    Hello { client_name: String },
+    HelloReply { node_id: u32, worker_count: u32 },
+    CreateTable(TableDef),
+    /// A table's schema, with the hidden unique-index tables it owns.
+    TableInfo { table: TableDef, index_tables: Vec<TableDef> },
+    DropTable { name: String },
+    GetTable { name: String },
+    Execute { transaction: u64, exec: ExecType, operations: Vec<Operation> },
+    ExecuteReply(ExecuteOutcome),
+    Scan(ScanRequest),
+    /// Rows of a scan; the frame with FLAG_LAST ends it.
+    ScanRows { rows: Vec<Vec<Value>> },
+    Failure(Error),
+    Ping { payload: Vec<u8> },
+    Pong { payload: Vec<u8> },
+    ListTables,
+    TableList { names: Vec<String> },
+    Status,
+    StatusReply(NodeStatus),
+    Done,
+}
+
+impl Message {
+    /// The message type code carried in the frame header.
+    pub fn type_code(&self) -> u16 {
+        match self {
+            Message::Hello { .. } => 1,
+            Message::HelloReply { .. } => 2,
+            Message::CreateTable(_) => 3,
+            Message::TableInfo { .. } => 4,
+            Message::DropTable { .. } => 5,
+            Message::GetTable { .. } => 6,
+            Message::Execute { .. } => 7,
+            Message::ExecuteReply(_) => 8,
+            Message::Scan(_) => 9,
+            Message::ScanRows { .. } => 10,
+            Message::Failure(_) => 11,
+            Message::Ping { .. } => 12,
+            Message::Pong { .. } => 13,
+            Message::ListTables => 14,
+            Message::TableList { .. } => 15,
+            Message::Status => 16,
+            Message::StatusReply(_) => 17,
+            Message::Done => 18,
+        }
+    }
+
+    /// Appends this message as one frame.
+    pub fn write_frame(&self, out: &mut Vec<u8>, cluster_id: u32, flags: u32, request_id: u64) {
+        write_frame(out, self.type_code(), cluster_id, flags, request_id, |body| self.encode_body(body));
+    }
+
+    pub fn encode_body(&self, out: &mut Vec<u8>) {
+        match self {
+            Message::Hello { client_name } => out.put_bytes(client_name.as_bytes()),
+            Message::HelloReply { node_id, worker_count } => {
+                out.put_u32(*node_id);
+                out.put_u32(*worker_count);
+            }
+            Message::CreateTable(t) => put_table(out, t),
+            Message::TableInfo { table, index_tables } => {
+                put_table(out, table);
+                out.put_u32(index_tables.len() as u32);
+                for t in index_tables {
+                    put_table(out, t);
+                }
+            }
+            Message::DropTable { name } | Message::GetTable { name } => out.put_bytes(name.as_bytes()),
+            Message::Execute { transaction, exec, operations } => {
+                out.put_u64(*transaction);
+                out.put_u8(*exec as u8);
+                out.put_u32(operations.len() as u32);
+                for op in operations {
+                    out.put_u8(op.kind.code());
+                    out.put_u32(op.table);
+                    out.put_u16(op.index.map_or(u16::MAX, |i| i));
+                    out.put_values(&op.key);
+                    out.put_u32(op.values.len() as u32);
+                    for (c, v) in &op.values {
+                        out.put_u16(*c);
+                        out.put_value(v);
+                    }
+                    out.put_u16s(&op.projection);
+                }
+            }
+            Message::ExecuteReply(outcome) => match outcome {
+                ExecuteOutcome::Ok(results) => {
+                    out.put_u8(0);
+                    out.put_u32(results.len() as u32);
+                    for r in results {
+                        match r {
+                            OpResult::Row(values) => {
+                                out.put_u8(1);
+                                out.put_values(values);
+                            }
+                            OpResult::Done { assigned } => {
+                                out.put_u8(2);
+                                out.put_u8(u8::from(assigned.is_some()));
+                                out.put_u64(assigned.unwrap_or(0));
+                            }
+                            OpResult::NotFound => out.put_u8(3),
+                        }
+                    }
+                }
+                ExecuteOutcome::Aborted { op_index, error } => {
+                    out.put_u8(1);
+                    out.put_u32(*op_index);
+                    put_error(out, error);
+                }
+            },
+            Message::Scan(s) => {
+                out.put_u32(s.table);
+                out.put_u16(s.index.map_or(u16::MAX, |i| i));
+                put_bound(out, &s.lower);
+                put_bound(out, &s.upper);
+                put_filter(out, &s.filter);
+                out.put_u16s(&s.projection);
+                out.put_u64(s.limit);
+                out.put_u8(s.order as u8);
+            }
+            Message::ScanRows { rows } => {
+                out.put_u32(rows.len() as u32);
+                for r in rows {
+                    out.put_values(r);
+                }
+            }
+            Message::Failure(e) => put_error(out, e),
+            Message::Ping { payload } | Message::Pong { payload } => out.put_bytes(payload),
+            Message::ListTables | Message::Status | Message::Done => {}
+            Message::TableList { names } => {
+                out.put_u32(names.len() as u32);
+                for n in names {
+                    out.put_bytes(n.as_bytes());
+                }
+            }
+            Message::StatusReply(s) => {
+                out.put_u32(s.node_id);
+                out.put_u32(s.worker_count);
+                out.put_u64(s.resident_bytes);
+                out.put_u32(s.table_count);
+                out.put_u64(s.row_count);
+            }
+        }
+    }
+
+    /// Decodes a body of the type named in `header`; fails on any malformation or trailing byte.
+    pub fn decode(header: &FrameHeader, body: &[u8]) -> DecodeResult<Message> {
+        let mut r = Reader::new(body);
+        let name = |r: &mut Reader| r.string("name", limits::NAME_BYTES_MAX * 4);
+        let message = match header.message_type {
+            1 => Message::Hello { client_name: r.string("client name", 256)? },
+            2 => Message::HelloReply { node_id: r.u32()?, worker_count: r.u32()? },
+            3 => Message::CreateTable(get_table(&mut r)?),
+            4 => {
+                let table = get_table(&mut r)?;
+                let n = r.count("index tables", limits::INDEXES_MAX, 8)?;
+                let index_tables = (0..n).map(|_| get_table(&mut r)).collect::<DecodeResult<_>>()?;
+                Message::TableInfo { table, index_tables }
+            }
+            5 => Message::DropTable { name: name(&mut r)? },
+            6 => Message::GetTable { name: name(&mut r)? },
+            7 => {
+                let transaction = r.u64()?;
+                let exec = match r.u8()? {
+                    1 => ExecType::NoCommit,
+                    2 => ExecType::Commit,
+                    3 => ExecType::Rollback,
+                    tag => return Err(DecodeError::BadTag { what: "exec type", tag }),
+                };
+                let n = r.count("operations", limits::BATCH_OPERATIONS_MAX, 16)?;
+                let mut operations = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let kind = OpKind::from_code(r.u8()?)?;
+                    let table = r.u32()?;
+                    let index = match r.u16()? {
+                        u16::MAX => None,
+                        i => Some(i),
+                    };
+                    let key = r.values(limits::KEY_COLUMNS_MAX)?;
+                    let nv = r.count("operation values", limits::COLUMNS_MAX, 3)?;
+                    let mut values = Vec::with_capacity(nv);
+                    for _ in 0..nv {
+                        let c = r.u16()?;
+                        values.push((c, r.value()?));
+                    }
+                    let projection = r.u16s("projection", limits::COLUMNS_MAX)?;
+                    operations.push(Operation { kind, table, index, key, values, projection });
+                }
+                Message::Execute { transaction, exec, operations }
+            }
+            8 => match r.u8()? {
+                0 => {
+                    let n = r.count("results", limits::BATCH_OPERATIONS_MAX, 1)?;
+                    let mut results = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        results.push(match r.u8()? {
+                            1 => OpResult::Row(r.values(limits::COLUMNS_MAX)?),
+                            2 => {
+                                let some = r.u8()? != 0;
+                                let v = r.u64()?;
+                                OpResult::Done { assigned: some.then_some(v) }
+                            }
+                            3 => OpResult::NotFound,
+                            tag => return Err(DecodeError::BadTag { what: "result", tag }),
+                        });
+                    }
+                    Message::ExecuteReply(ExecuteOutcome::Ok(results))
+                }
+                1 => {
+                    let op_index = r.u32()?;
+                    Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error: get_error(&mut r)? })
+                }
+                tag => return Err(DecodeError::BadTag { what: "execute outcome", tag }),
+            },
+            9 => {
+                let table = r.u32()?;
+                let index = match r.u16()? {
+                    u16::MAX => None,
+                    i => Some(i),
+                };
+                let lower = get_bound(&mut r)?;
+                let upper = get_bound(&mut r)?;
+                let filter = get_filter(&mut r, 0)?;
+                let projection = r.u16s("projection", limits::COLUMNS_MAX)?;
+                let limit = r.u64()?;
+                let order = match r.u8()? {
+                    0 => ScanOrder::Any,
+                    1 => ScanOrder::Ascending,
+                    2 => ScanOrder::Descending,
+                    tag => return Err(DecodeError::BadTag { what: "scan order", tag }),
+                };
+                Message::Scan(ScanRequest { table, index, lower, upper, filter, projection, limit, order })
+            }
+            10 => {
+                let n = r.count("rows", limits::SCAN_BATCH_ROWS_MAX, 4)?;
+                let rows = (0..n).map(|_| r.values(limits::COLUMNS_MAX)).collect::<DecodeResult<_>>()?;
+                Message::ScanRows { rows }
+            }
+            11 => Message::Failure(get_error(&mut r)?),
+            12 => Message::Ping { payload: r.bytes("ping", limits::FRAME_BODY_BYTES_MAX as usize)?.to_vec() },
+            13 => Message::Pong { payload: r.bytes("pong", limits::FRAME_BODY_BYTES_MAX as usize)?.to_vec() },
+            14 => Message::ListTables,
+            15 => {
+                let n = r.count("table names", limits::TABLES_MAX, 4)?;
+                let names = (0..n).map(|_| name(&mut r)).collect::<DecodeResult<_>>()?;
+                Message::TableList { names }
+            }
+            16 => Message::Status,
+            17 => Message::StatusReply(NodeStatus {
+                node_id: r.u32()?,
+                worker_count: r.u32()?,
+                resident_bytes: r.u64()?,
+                table_count: r.u32()?,
+                row_count: r.u64()?,
+            }),
+            18 => Message::Done,
+            other => return Err(DecodeError::UnknownMessage(other)),
+        };
+        r.finish()?;
+        Ok(message)
+    }
+}
+
+fn put_error(out: &mut Vec<u8>, e: &Error) {
+    out.put_u16(e.code as u16);
+    out.put_bytes(e.message.as_bytes());
+}
+
+fn get_error(r: &mut Reader) -> DecodeResult<Error> {
+    let code = r.u16()?;
+    let message = r.string("error message", 4096)?;
+    Ok(Error::new(ErrorCode::from_u16(code).unwrap_or(ErrorCode::Internal), message))
+}
+
+fn put_bound(out: &mut Vec<u8>, b: &Option<Bound>) {
+    match b {
+        None => out.put_u8(0),
+        Some(b) => {
+            out.put_u8(if b.inclusive { 1 } else { 2 });
+            out.put_values(&b.values);
+        }
+    }
+}
+
+fn get_bound(r: &mut Reader) -> DecodeResult<Option<Bound>> {
+    Ok(match r.u8()? {
+        0 => None,
+        tag @ (1 | 2) => Some(Bound { inclusive: tag == 1, values: r.values(limits::KEY_COLUMNS_MAX)? }),
+        tag => return Err(DecodeError::BadTag { what: "bound", tag }),
+    })
+}
+
+fn put_filter(out: &mut Vec<u8>, f: &Filter) {
+    match f {
+        Filter::True => out.put_u8(0),
+        Filter::Cmp { column, op, value } => {
+            out.put_u8(1);
+            out.put_u16(*column);
+            out.put_u8(*op as u8);
+            out.put_value(value);
+        }
+        Filter::IsNull { column } => {
+            out.put_u8(2);
+            out.put_u16(*column);
+        }
+        Filter::IsNotNull { column } => {
+            out.put_u8(3);
+            out.put_u16(*column);
+        }
+        Filter::Like { column, pattern } => {
+            out.put_u8(4);
+            out.put_u16(*column);
+            out.put_bytes(pattern);
+        }
+        Filter::In { column, values } => {
+            out.put_u8(5);
+            out.put_u16(*column);
+            out.put_values(values);
+        }
+        Filter::Between { column, low, high } => {
+            out.put_u8(6);
+            out.put_u16(*column);
+            out.put_value(low);
+            out.put_value(high);
+        }
+        Filter::And(list) | Filter::Or(list) => {
+            out.put_u8(if matches!(f, Filter::And(_)) { 7 } else { 8 });
+            out.put_u32(list.len() as u32);
+            for x in list {
+                put_filter(out, x);
+            }
+        }
+        Filter::Not(inner) => {
+            out.put_u8(9);
+            put_filter(out, inner);
+        }
+    }
+}
+
+fn get_filter(r: &mut Reader, depth: usize) -> DecodeResult<Filter> {
+    if depth > limits::FILTER_DEPTH_MAX {
+        return Err(DecodeError::TooDeep(limits::FILTER_DEPTH_MAX));
+    }
+    Ok(match r.u8()? {
+        0 => Filter::True,
+        1 => {
+            let column = r.u16()?;
+            let tag = r.u8()?;
+            let op = CmpOp::from_u8(tag).ok_or(DecodeError::BadTag { what: "comparison", tag })?;
+            Filter::Cmp { column, op, value: r.value()? }
+        }
+        2 => Filter::IsNull { column: r.u16()? },
+        3 => Filter::IsNotNull { column: r.u16()? },
+        4 => Filter::Like { column: r.u16()?, pattern: r.bytes("LIKE pattern", limits::VARCHAR_BYTES_MAX)?.to_vec() },
+        5 => Filter::In { column: r.u16()?, values: r.values(limits::FILTER_IN_VALUES_MAX)? },
+        6 => Filter::Between { column: r.u16()?, low: r.value()?, high: r.value()? },
+        tag @ (7 | 8) => {
+            let n = r.count("filter list", limits::FILTER_NODES_MAX, 1)?;
+            let list = (0..n).map(|_| get_filter(r, depth + 1)).collect::<DecodeResult<Vec<_>>>()?;
+            if tag == 7 {
+                Filter::And(list)
+            } else {
+                Filter::Or(list)
+            }
+        }
+        9 => Filter::Not(Box::new(get_filter(r, depth + 1)?)),
+        tag => return Err(DecodeError::BadTag { what: "filter", tag }),
+    })
+}
+
+fn put_type(out: &mut Vec<u8>, ty: ColumnType) {
+    let (tag, a, b, length): (u8, u8, u8, u32) = match ty {
+        ColumnType::TinyInt { unsigned } => (1, unsigned as u8, 0, 0),
+        ColumnType::SmallInt { unsigned } => (2, unsigned as u8, 0, 0),
+        ColumnType::MediumInt { unsigned } => (3, unsigned as u8, 0, 0),
+        ColumnType::Int { unsigned } => (4, unsigned as u8, 0, 0),
+        ColumnType::BigInt { unsigned } => (5, unsigned as u8, 0, 0),
+        ColumnType::Float => (6, 0, 0, 0),
+        ColumnType::Double => (7, 0, 0, 0),
+        ColumnType::Decimal { precision, scale } => (8, precision, scale, 0),
+        ColumnType::Char { length } => (9, 0, 0, length),
+        ColumnType::VarChar { length } => (10, 0, 0, length),
+        ColumnType::Binary { length } => (11, 0, 0, length),
+        ColumnType::VarBinary { length } => (12, 0, 0, length),
+        ColumnType::Text => (13, 0, 0, 0),
+        ColumnType::Blob => (14, 0, 0, 0),
+        ColumnType::Date => (15, 0, 0, 0),
+        ColumnType::DateTime { fsp } => (16, fsp, 0, 0),
+        ColumnType::Timestamp { fsp } => (17, fsp, 0, 0),
+        ColumnType::Time { fsp } => (18, fsp, 0, 0),
+        ColumnType::Year => (19, 0, 0, 0),
+    };
+    out.extend_from_slice(&[tag, a, b]);
+    out.put_u32(length);
+}
+
+fn get_type(r: &mut Reader) -> DecodeResult<ColumnType> {
+    let (tag, a, b, length) = (r.u8()?, r.u8()?, r.u8()?, r.u32()?);
+    let unsigned = a != 0;
+    Ok(match tag {
+        1 => ColumnType::TinyInt { unsigned },
+        2 => ColumnType::SmallInt { unsigned },
+        3 => ColumnType::MediumInt { unsigned },
+        4 => ColumnType::Int { unsigned },
+        5 => ColumnType::BigInt { unsigned },
+        6 => ColumnType::Float,
+        7 => ColumnType::Double,
+        8 => ColumnType::Decimal { precision: a, scale: b },
+        9 => ColumnType::Char { length },
+        10 => ColumnType::VarChar { length },
+        11 => ColumnType::Binary { length },
+        12 => ColumnType::VarBinary { length },
+        13 => ColumnType::Text,
+        14 => ColumnType::Blob,
+        15 => ColumnType::Date,
+        16 => ColumnType::DateTime { fsp: a },
+        17 => ColumnType::Timestamp { fsp: a },
+        18 => ColumnType::Time { fsp: a },
+        19 => ColumnType::Year,
+        tag => return Err(DecodeError::BadTag { what: "column type", tag }),
+    })
+}
+
+fn put_table(out: &mut Vec<u8>, t: &TableDef) {
+    out.put_u32(t.id);
+    out.put_bytes(t.name.as_bytes());
+    out.put_u32(t.columns.len() as u32);
+    for c in &t.columns {
+        out.put_bytes(c.name.as_bytes());
+        put_type(out, c.ty);
+        out.put_u8(c.collation as u8);
+        out.put_u8(u8::from(c.nullable) | u8::from(c.auto_increment) << 1 | u8::from(c.hidden) << 2);
+        match &c.default {
+            None => out.put_u8(0),
+            Some(v) => {
+                out.put_u8(1);
+                out.put_value(v);
+            }
+        }
+    }
+    out.put_u16s(&t.primary_key);
+    out.put_u16s(&t.partition_key);
+    out.put_u32(t.partition_count);
+    out.put_u32(t.indexes.len() as u32);
+    for i in &t.indexes {
+        out.put_bytes(i.name.as_bytes());
+        out.put_u8(match i.kind {
+            IndexKind::Unique => 1,
+            IndexKind::Ordered => 2,
+        });
+        out.put_u16s(&i.columns);
+        out.put_u32(i.index_table);
+    }
+    out.put_u8(u8::from(t.options.read_backup) | u8::from(t.options.fully_replicated) << 1 | u8::from(t.options.nologging) << 2);
+    out.put_u32(t.index_of.map_or(u32::MAX, |i| i));
+}
+
+fn get_table(r: &mut Reader) -> DecodeResult<TableDef> {
+    let name_limit = limits::NAME_BYTES_MAX * 4;
+    let id = r.u32()?;
+    let name = r.string("table name", name_limit)?;
+    let n = r.count("columns", limits::COLUMNS_MAX, 14)?;
+    let mut columns = Vec::with_capacity(n);
+    for _ in 0..n {
+        let cname = r.string("column name", name_limit)?;
+        let ty = get_type(r)?;
+        let tag = r.u8()?;
+        let collation = Collation::from_u8(tag).ok_or(DecodeError::BadTag { what: "collation", tag })?;
+        let flags = r.u8()?;
+        let default = match r.u8()? {
+            0 => None,
+            1 => Some(r.value()?),
+            tag => return Err(DecodeError::BadTag { what: "default", tag }),
+        };
+        columns.push(ColumnDef {
+            name: cname,
+            ty,
+            collation,
+            nullable: flags & 1 != 0,
+            default,
+            auto_increment: flags & 2 != 0,
+            hidden: flags & 4 != 0,
+        });
+    }
+    let primary_key = r.u16s("primary key", limits::KEY_COLUMNS_MAX)?;
+    let partition_key = r.u16s("partition key", limits::KEY_COLUMNS_MAX)?;
+    let partition_count = r.u32()?;
+    let ni = r.count("indexes", limits::INDEXES_MAX, 13)?;
+    let mut indexes = Vec::with_capacity(ni);
+    for _ in 0..ni {
+        let iname = r.string("index name", name_limit)?;
+        let kind = match r.u8()? {
+            1 => IndexKind::Unique,
+            2 => IndexKind::Ordered,
+            tag => return Err(DecodeError::BadTag { what: "index kind", tag }),
+        };
+        let cols = r.u16s("index columns", limits::KEY_COLUMNS_MAX)?;
+        indexes.push(IndexDef { name: iname, kind, columns: cols, index_table: r.u32()? });
+    }
+    let flags = r.u8()?;
+    let options = TableOptions { read_backup: flags & 1 != 0, fully_replicated: flags & 2 != 0, nologging: flags & 4 != 0 };
+    let index_of = match r.u32()? {
+        u32::MAX => None,
+        v => Some(v),
+    };
+    Ok(TableDef { id, name, columns, primary_key, partition_key, partition_count, indexes, options, index_of })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::{FrameHeader, HEADER_BYTES};
+    use proptest::prelude::*;
+
+    fn round_trip(m: &Message) -> Message {
+        let mut out = Vec::new();
+        m.write_frame(&mut out, 7, 0, 42);
+        let header_bytes: [u8; HEADER_BYTES] = out[..HEADER_BYTES].try_into().unwrap();
+        let header = FrameHeader::decode(&header_bytes).unwrap();
+        header.verify(&header_bytes, &out[HEADER_BYTES..]).unwrap();
+        assert_eq!(header.request_id, 42);
+        Message::decode(&header, &out[HEADER_BYTES..]).unwrap()
+    }
+
+    #[test]
+    fn messages_round_trip() {
+        let table = TableDef::new(
+            "t",
+            vec![
+                ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+                ColumnDef::new("c", ColumnType::VarChar { length: 10 }).nullable().default(Value::from("x")),
+            ],
+            &["id"],
+        )
+        .unwrap()
+        .with_index("c", IndexKind::Unique, &["c"])
+        .unwrap();
+        let messages = vec![
+            Message::CreateTable(table.clone()),
+            Message::TableInfo { table: table.clone(), index_tables: vec![table] },
+            Message::Execute {
+                transaction: 9,
+                exec: ExecType::Commit,
+                operations: vec![Operation {
+                    kind: OpKind::Write,
+                    table: 3,
+                    index: Some(0),
+                    key: vec![Value::Int(1)],
+                    values: vec![(1, Value::from("a")), (2, Value::Null)],
+                    projection: vec![0, 1],
+                }],
+            },
+            Message::ExecuteReply(ExecuteOutcome::Ok(vec![
+                OpResult::Row(vec![Value::Double(1.5)]),
+                OpResult::Done { assigned: Some(7) },
+                OpResult::NotFound,
+            ])),
+            Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 3, error: Error::new(ErrorCode::DuplicateKey, "k") }),
+            Message::Scan(ScanRequest {
+                table: 1,
+                index: Some(0),
+                lower: Some(Bound { values: vec![Value::Int(1)], inclusive: true }),
+                upper: None,
+                filter: Filter::Not(Box::new(Filter::And(vec![
+                    Filter::Like { column: 1, pattern: b"a%".to_vec() },
+                    Filter::In { column: 0, values: vec![Value::Int(1)] },
+                ]))),
+                projection: vec![],
+                limit: 10,
+                order: ScanOrder::Descending,
+            }),
+            Message::ScanRows { rows: vec![vec![Value::Null, Value::Year(2001)]] },
+            Message::StatusReply(NodeStatus { node_id: 1, worker_count: 2, resident_bytes: 3, table_count: 4, row_count: 5 }),
+        ];
+        for m in &messages {
+            assert_eq!(&round_trip(m), m);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn random_bodies_never_panic(ty in 0u16..24, body in proptest::collection::vec(any::<u8>(), 0..256)) {
+            let header = FrameHeader { message_type: ty, cluster_id: 0, flags: 0, request_id: 0, body_len: body.len() as u32, checksum: 0 };
+            let _ = Message::decode(&header, &body);
+        }
+
+        #[test]
+        fn random_headers_never_panic(bytes in proptest::array::uniform32(any::<u8>())) {
+            let _ = FrameHeader::decode(&bytes);
+        }
+    }
+
+    #[test]
+    fn forged_counts_are_refused_before_allocating() {
+        let mut body = Vec::new();
+        body.put_u64(1);
+        body.put_u8(2);
+        body.put_u32(u32::MAX);
+        let header = FrameHeader { message_type: 7, cluster_id: 0, flags: 0, request_id: 0, body_len: 0, checksum: 0 };
+        assert!(matches!(Message::decode(&header, &body), Err(DecodeError::TooLong { .. })));
+    }
+}
