@@ -54,9 +54,7 @@ pub fn encode_value(value: &Value, ty: ColumnType, collation: Collation, out: &m
         }
         (t, v) if t.is_string() => {
             let bytes: &[u8] = if let Value::Bytes(b) = v { b } else { &[] };
-            let start = out.len();
-            collation::sort_key(bytes, collation, out);
-            escape_tail(out, start);
+            encode_string(bytes, collation, out);
         }
         (ColumnType::Date, v) => {
             let d = if let Value::Date(d) = v { *d } else { Default::default() };
@@ -80,6 +78,13 @@ pub fn encode_value(value: &Value, ty: ColumnType, collation: Collation, out: &m
         }
         _ => {}
     }
+}
+
+/// Appends the encoding of a string column value given as raw bytes in its character set.
+pub fn encode_string(bytes: &[u8], collation: Collation, out: &mut Vec<u8>) {
+    let start = out.len();
+    collation::sort_key(bytes, collation, out);
+    escape_tail(out, start);
 }
 
 /// Escapes bytes written since `start` so the string is prefix-free: 0x00 becomes 0x00 0xFF and the

@@ -1,0 +1,301 @@
+//! One partition: rows in a slab addressed by row id, a hash index from encoded primary key to row
+//! id, and one ordered index (a B-tree of encoded index key + primary key) per secondary index.
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use base::key;
+use base::placement::table_hash;
+use base::{Error, ErrorCode, TableDef, Value};
+use hashbrown::HashTable;
+use smallvec::SmallVec;
+
+use crate::row::RowLayout;
+
+/// A row's slot in the partition's slab; stable while the row exists.
+pub type RowId = u32;
+
+/// A bound on encoded ordered-index keys.
+pub type IndexBound = Bound<Vec<u8>>;
+
+/// Ordered-index entries: encoded index columns followed by the encoded primary key, inline up to
+/// 22 bytes (an INT plus a BIGINT key fits), so most entries need no allocation of their own.
+type IndexKey = SmallVec<[u8; 22]>;
+
+struct OrderedIndex {
+    columns: Vec<u16>,
+    entries: BTreeMap<IndexKey, RowId>,
+}
+
+/// One partition of one table. Owned by one worker thread; holds committed rows only.
+pub struct Partition {
+    table: Arc<TableDef>,
+    layout: RowLayout,
+    rows: Vec<Option<Box<[u8]>>>,
+    free: Vec<RowId>,
+    primary: HashTable<RowId>,
+    ordered: Vec<OrderedIndex>,
+    live_rows: usize,
+    row_bytes: usize,
+    scratch: Cell<Vec<u8>>,
+}
+
+impl Partition {
+    pub fn new(table: Arc<TableDef>) -> Partition {
+        let ordered = table
+            .indexes
+            .iter()
+            .map(|i| OrderedIndex { columns: i.columns.clone(), entries: BTreeMap::new() })
+            .collect();
+        Partition {
+            layout: RowLayout::new(&table),
+            table,
+            rows: Vec::new(),
+            free: Vec::new(),
+            primary: HashTable::new(),
+            ordered,
+            live_rows: 0,
+            row_bytes: 0,
+            scratch: Cell::new(Vec::new()),
+        }
+    }
+
+    pub fn table(&self) -> &Arc<TableDef> {
+        &self.table
+    }
+
+    pub fn layout(&self) -> &RowLayout {
+        &self.layout
+    }
+
+    pub fn row_count(&self) -> usize {
+        self.live_rows
+    }
+
+    /// Bytes held by row images (not counting index overhead).
+    pub fn row_bytes(&self) -> usize {
+        self.row_bytes
+    }
+
+    /// Appends the encoding of columns `columns` of `row`; nullable columns get a tag byte.
+    pub fn encode_row_key(&self, row: &[u8], columns: &[u16], tagged: bool, out: &mut Vec<u8>) {
+        encode_row_key(&self.table, &self.layout, row, columns, tagged, out);
+    }
+
+    /// Appends the encoding of a primary key given as canonical values.
+    pub fn encode_primary_key(&self, values: &[Value], out: &mut Vec<u8>) {
+        self.table.encode_key(&self.table.primary_key, values, out);
+    }
+
+    /// Appends the encoding of a prefix of ordered index `index`, given as canonical values.
+    pub fn encode_index_prefix(&self, index: usize, values: &[Value], out: &mut Vec<u8>) {
+        for (c, v) in self.ordered[index].columns.iter().zip(values) {
+            let col = &self.table.columns[*c as usize];
+            if col.nullable {
+                key::encode_nullable(v, col.ty, col.collation, out);
+            } else {
+                key::encode_value(v, col.ty, col.collation, out);
+            }
+        }
+    }
+
+    fn with_scratch<R>(&self, f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+        let mut buf = self.scratch.take();
+        buf.clear();
+        let r = f(&mut buf);
+        self.scratch.set(buf);
+        r
+    }
+
+    /// The row id holding primary key `pk` (encoded).
+    pub fn find(&self, pk: &[u8]) -> Option<RowId> {
+        let hash = table_hash(pk);
+        self.with_scratch(|buf| {
+            self.primary
+                .find(hash, |id| {
+                    buf.clear();
+                    let row = self.rows[*id as usize].as_deref().unwrap_or_default();
+                    encode_row_key(&self.table, &self.layout, row, &self.table.primary_key, false, buf);
+                    buf.as_slice() == pk
+                })
+                .copied()
+        })
+    }
+
+    /// The committed row with primary key `pk`.
+    pub fn get(&self, pk: &[u8]) -> Option<&[u8]> {
+        self.find(pk).and_then(|id| self.row(id))
+    }
+
+    pub fn row(&self, id: RowId) -> Option<&[u8]> {
+        self.rows.get(id as usize).and_then(|r| r.as_deref())
+    }
+
+    /// Inserts a row; fails with DuplicateKey if its primary key exists.
+    pub fn insert(&mut self, row: Box<[u8]>) -> Result<RowId, Error> {
+        let mut pk = Vec::new();
+        self.encode_row_key(&row, &self.table.primary_key, false, &mut pk);
+        if self.find(&pk).is_some() {
+            return Err(Error::new(ErrorCode::DuplicateKey, format!("duplicate primary key in table '{}'", self.table.name)));
+        }
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.rows.push(None);
+                (self.rows.len() - 1) as RowId
+            }
+        };
+        self.add_index_entries(&row, &pk, id);
+        self.row_bytes += row.len();
+        self.live_rows += 1;
+        self.rows[id as usize] = Some(row);
+        let (rows, table, layout) = (&self.rows, &self.table, &self.layout);
+        self.primary.insert_unique(table_hash(&pk), id, |existing| {
+            let mut buf = Vec::new();
+            let row = rows[*existing as usize].as_deref().unwrap_or_default();
+            encode_row_key(table, layout, row, &table.primary_key, false, &mut buf);
+            table_hash(&buf)
+        });
+        Ok(id)
+    }
+
+    /// Replaces the row with primary key `pk` by `row` (same primary key); returns the old image.
+    pub fn replace(&mut self, pk: &[u8], row: Box<[u8]>) -> Result<Box<[u8]>, Error> {
+        let id = self.find(pk).ok_or_else(|| Error::new(ErrorCode::NotFound, "row to update not found"))?;
+        let mut new_pk = Vec::new();
+        self.encode_row_key(&row, &self.table.primary_key, false, &mut new_pk);
+        if new_pk != pk {
+            return Err(Error::new(ErrorCode::BadRequest, "an update cannot change the primary key"));
+        }
+        let old = self.rows[id as usize].take().unwrap_or_default();
+        self.remove_index_entries(&old, pk);
+        self.add_index_entries(&row, pk, id);
+        self.row_bytes = self.row_bytes + row.len() - old.len();
+        self.rows[id as usize] = Some(row);
+        Ok(old)
+    }
+
+    /// Deletes the row with primary key `pk`; returns its image.
+    pub fn delete(&mut self, pk: &[u8]) -> Option<Box<[u8]>> {
+        let hash = table_hash(pk);
+        let id = self.find(pk)?;
+        if let Ok(entry) = self.primary.find_entry(hash, |x| *x == id) {
+            entry.remove();
+        }
+        let old = self.rows[id as usize].take()?;
+        self.remove_index_entries(&old, pk);
+        self.free.push(id);
+        self.live_rows -= 1;
+        self.row_bytes -= old.len();
+        Some(old)
+    }
+
+    fn index_key(&self, index: usize, row: &[u8], pk: &[u8]) -> IndexKey {
+        self.with_scratch(|buf| {
+            self.encode_row_key(row, &self.ordered[index].columns, true, buf);
+            buf.extend_from_slice(pk);
+            IndexKey::from_slice(buf)
+        })
+    }
+
+    fn add_index_entries(&mut self, row: &[u8], pk: &[u8], id: RowId) {
+        for i in 0..self.ordered.len() {
+            let k = self.index_key(i, row, pk);
+            self.ordered[i].entries.insert(k, id);
+        }
+    }
+
+    fn remove_index_entries(&mut self, row: &[u8], pk: &[u8]) {
+        for i in 0..self.ordered.len() {
+            let k = self.index_key(i, row, pk);
+            self.ordered[i].entries.remove(&k);
+        }
+    }
+
+    /// Visits every row; the visitor returns false to stop.
+    pub fn scan(&self, mut visit: impl FnMut(&[u8]) -> bool) {
+        for row in self.rows.iter().flatten() {
+            if !visit(row) {
+                return;
+            }
+        }
+    }
+
+    /// Visits rows of ordered index `index` between two bounds on encoded keys, in key order (or
+    /// reverse); the visitor gets the index key and the row and returns false to stop.
+    pub fn scan_index(
+        &self,
+        index: usize,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        descending: bool,
+        mut visit: impl FnMut(&[u8], &[u8]) -> bool,
+    ) {
+        if let (Bound::Included(l) | Bound::Excluded(l), Bound::Included(u) | Bound::Excluded(u)) = (lower, upper) {
+            if l > u || (l == u && !(matches!(lower, Bound::Included(_)) && matches!(upper, Bound::Included(_)))) {
+                return;
+            }
+        }
+        let range = self.ordered[index].entries.range::<[u8], _>((lower, upper));
+        let mut step = |(k, id): (&IndexKey, &RowId)| match self.row(*id) {
+            Some(row) => visit(k, row),
+            None => true,
+        };
+        if descending {
+            for entry in range.rev() {
+                if !step(entry) {
+                    return;
+                }
+            }
+        } else {
+            for entry in range {
+                if !step(entry) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Appends the key encoding of `columns` of `row`, reading strings in place.
+fn encode_row_key(table: &TableDef, layout: &RowLayout, row: &[u8], columns: &[u16], tagged: bool, out: &mut Vec<u8>) {
+    for c in columns {
+        let c = *c as usize;
+        let col = &table.columns[c];
+        if tagged && col.nullable {
+            if layout.is_null(row, c) {
+                out.push(key::NULL_TAG);
+                continue;
+            }
+            out.push(key::VALUE_TAG);
+        }
+        if col.ty.is_string() {
+            key::encode_string(layout.bytes(row, c), col.collation, out);
+        } else {
+            key::encode_value(&layout.value(row, c), col.ty, col.collation, out);
+        }
+    }
+}
+
+/// Turns bounds on a key prefix (encoded, with inclusivity) into bounds on whole index keys.
+pub fn prefix_bounds(lower: Option<(Vec<u8>, bool)>, upper: Option<(Vec<u8>, bool)>) -> (IndexBound, IndexBound) {
+    let lower = match lower {
+        None => Bound::Unbounded,
+        Some((p, true)) => Bound::Included(p),
+        Some((p, false)) => match key::prefix_successor(&p) {
+            Some(s) => Bound::Included(s),
+            None => Bound::Excluded(vec![0xFF; base::limits::KEY_BYTES_MAX + 1]),
+        },
+    };
+    let upper = match upper {
+        None => Bound::Unbounded,
+        Some((p, false)) => Bound::Excluded(p),
+        Some((p, true)) => match key::prefix_successor(&p) {
+            Some(s) => Bound::Excluded(s),
+            None => Bound::Unbounded,
+        },
+    };
+    (lower, upper)
+}

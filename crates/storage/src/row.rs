@@ -1,0 +1,206 @@
+//! The row format: a null bitmap, the fixed-width columns, then the variable-width columns, each
+//! a u16 length and its bytes. One allocation per row, no per-column heap objects.
+//!
+//! Layout of a row of n columns:
+//! `[null bitmap: ceil(nullable/8) bytes][fixed columns, declaration order][var columns: u16 len + bytes]`
+
+use base::types::ColumnType;
+use base::value::{Date, DateTime, Decimal, Time};
+use base::{limits, Error, ErrorCode, TableDef, Value};
+
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    Fixed { offset: usize, width: usize },
+    Var { ordinal: usize },
+}
+
+/// Where each column of a table lives inside a row.
+#[derive(Debug, Clone)]
+pub struct RowLayout {
+    types: Vec<ColumnType>,
+    null_bits: Vec<Option<usize>>,
+    slots: Vec<Slot>,
+    var_start: usize,
+}
+
+impl RowLayout {
+    pub fn new(table: &TableDef) -> RowLayout {
+        let mut null_bits = Vec::with_capacity(table.columns.len());
+        let mut nullable: usize = 0;
+        for c in &table.columns {
+            null_bits.push(c.nullable.then(|| {
+                nullable += 1;
+                nullable - 1
+            }));
+        }
+        let bitmap_bytes = nullable.div_ceil(8);
+        let mut offset = bitmap_bytes;
+        let mut ordinal = 0;
+        let slots = table
+            .columns
+            .iter()
+            .map(|c| match c.ty.fixed_width() {
+                Some(width) => {
+                    let slot = Slot::Fixed { offset, width };
+                    offset += width;
+                    slot
+                }
+                None => {
+                    ordinal += 1;
+                    Slot::Var { ordinal: ordinal - 1 }
+                }
+            })
+            .collect();
+        RowLayout { types: table.columns.iter().map(|c| c.ty).collect(), null_bits, slots, var_start: offset }
+    }
+
+    pub fn column_count(&self) -> usize {
+        self.types.len()
+    }
+
+    /// Encodes one canonical value per column into a row.
+    pub fn encode(&self, values: &[Value]) -> Result<Box<[u8]>, Error> {
+        let mut row = vec![0u8; self.var_start];
+        for (c, value) in values.iter().enumerate().take(self.types.len()) {
+            if value.is_null() {
+                if let Some(bit) = self.null_bits[c] {
+                    row[bit / 8] |= 1 << (bit % 8);
+                }
+                if let Slot::Var { .. } = self.slots[c] {
+                    row.extend_from_slice(&0u16.to_le_bytes());
+                }
+                continue;
+            }
+            match self.slots[c] {
+                Slot::Fixed { offset, width } => {
+                    write_fixed(&mut row[offset..offset + width], self.types[c], value);
+                }
+                Slot::Var { .. } => {
+                    let bytes: &[u8] = if let Value::Bytes(b) = value { b } else { &[] };
+                    let len = u16::try_from(bytes.len())
+                        .map_err(|_| Error::new(ErrorCode::BadValue, "value longer than 65535 bytes"))?;
+                    row.extend_from_slice(&len.to_le_bytes());
+                    row.extend_from_slice(bytes);
+                }
+            }
+        }
+        if row.len() > limits::ROW_BYTES_MAX {
+            return Err(Error::new(ErrorCode::LimitExceeded, format!("row of {} bytes above {}", row.len(), limits::ROW_BYTES_MAX)));
+        }
+        Ok(row.into_boxed_slice())
+    }
+
+    pub fn is_null(&self, row: &[u8], c: usize) -> bool {
+        match self.null_bits[c] {
+            Some(bit) => row[bit / 8] & (1 << (bit % 8)) != 0,
+            None => false,
+        }
+    }
+
+    /// The raw bytes of a variable-width column, or of a fixed one's slot.
+    pub fn bytes<'r>(&self, row: &'r [u8], c: usize) -> &'r [u8] {
+        match self.slots[c] {
+            Slot::Fixed { offset, width } => &row[offset..offset + width],
+            Slot::Var { ordinal } => {
+                let mut at = self.var_start;
+                for _ in 0..ordinal {
+                    let len = u16::from_le_bytes([row[at], row[at + 1]]) as usize;
+                    at += 2 + len;
+                }
+                let len = u16::from_le_bytes([row[at], row[at + 1]]) as usize;
+                &row[at + 2..at + 2 + len]
+            }
+        }
+    }
+
+    /// Decodes column `c` of a row.
+    pub fn value(&self, row: &[u8], c: usize) -> Value {
+        if self.is_null(row, c) {
+            return Value::Null;
+        }
+        let bytes = self.bytes(row, c);
+        match self.slots[c] {
+            Slot::Var { .. } => Value::Bytes(bytes.to_vec()),
+            Slot::Fixed { .. } => read_fixed(bytes, self.types[c]),
+        }
+    }
+
+    /// Decodes every column.
+    pub fn values(&self, row: &[u8]) -> Vec<Value> {
+        (0..self.types.len()).map(|c| self.value(row, c)).collect()
+    }
+}
+
+fn date_bits(d: Date) -> u32 {
+    u32::from(d.year) << 16 | u32::from(d.month) << 8 | u32::from(d.day)
+}
+
+fn bits_date(v: u32) -> Date {
+    Date { year: (v >> 16) as u16, month: (v >> 8) as u8, day: v as u8 }
+}
+
+/// DATETIME as one number whose order is chronological: date, then time, then microseconds.
+fn datetime_number(dt: DateTime) -> u64 {
+    let date = (u64::from(dt.date.year) * 13 + u64::from(dt.date.month)) * 32 + u64::from(dt.date.day);
+    (((date * 24 + u64::from(dt.hour)) * 60 + u64::from(dt.minute)) * 60 + u64::from(dt.second)) * 1_000_000
+        + u64::from(dt.microsecond)
+}
+
+fn number_datetime(mut n: u64) -> DateTime {
+    let mut next = |radix: u64| {
+        let part = n % radix;
+        n /= radix;
+        part
+    };
+    let microsecond = next(1_000_000) as u32;
+    let second = next(60) as u8;
+    let minute = next(60) as u8;
+    let hour = next(24) as u8;
+    let day = next(32) as u8;
+    let month = next(13) as u8;
+    let year = n as u16;
+    DateTime { date: Date { year, month, day }, hour, minute, second, microsecond }
+}
+
+fn write_fixed(slot: &mut [u8], ty: ColumnType, value: &Value) {
+    match (ty, value) {
+        (_, Value::Int(v)) => slot.copy_from_slice(&v.to_le_bytes()[..slot.len()]),
+        (_, Value::UInt(v)) => slot.copy_from_slice(&v.to_le_bytes()[..slot.len()]),
+        (_, Value::Float(v)) => slot.copy_from_slice(&v.to_le_bytes()),
+        (_, Value::Double(v)) => slot.copy_from_slice(&v.to_le_bytes()),
+        (_, Value::Decimal(d)) => slot.copy_from_slice(&d.mantissa.to_le_bytes()),
+        (_, Value::Date(d)) => slot.copy_from_slice(&date_bits(*d).to_le_bytes()),
+        (_, Value::DateTime(dt)) => slot.copy_from_slice(&datetime_number(*dt).to_le_bytes()),
+        (_, Value::Time(t)) => slot.copy_from_slice(&t.as_micros().to_le_bytes()),
+        (ColumnType::Year, Value::Year(y)) => slot[0] = if *y == 0 { 0 } else { (*y - 1900) as u8 },
+        _ => {}
+    }
+}
+
+fn read_fixed(bytes: &[u8], ty: ColumnType) -> Value {
+    let mut word = [0u8; 16];
+    word[..bytes.len()].copy_from_slice(bytes);
+    let u = u64::from_le_bytes(word[..8].try_into().unwrap_or_default());
+    match ty {
+        ColumnType::TinyInt { unsigned }
+        | ColumnType::SmallInt { unsigned }
+        | ColumnType::MediumInt { unsigned }
+        | ColumnType::Int { unsigned }
+        | ColumnType::BigInt { unsigned } => {
+            if unsigned {
+                Value::UInt(u)
+            } else {
+                let shift = 64 - 8 * bytes.len() as u32;
+                Value::Int(((u << shift) as i64) >> shift)
+            }
+        }
+        ColumnType::Float => Value::Float(f32::from_bits(u as u32)),
+        ColumnType::Double => Value::Double(f64::from_bits(u)),
+        ColumnType::Decimal { scale, .. } => Value::Decimal(Decimal { mantissa: i128::from_le_bytes(word), scale }),
+        ColumnType::Date => Value::Date(bits_date(u as u32)),
+        ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => Value::DateTime(number_datetime(u)),
+        ColumnType::Time { .. } => Value::Time(Time::from_micros(u as i64)),
+        ColumnType::Year => Value::Year(if bytes[0] == 0 { 0 } else { 1900 + u16::from(bytes[0]) }),
+        _ => Value::Null,
+    }
+}

@@ -1,0 +1,144 @@
+//! Model-based property test: a partition and its ordered indexes against a BTreeMap model under
+//! random insert/update/delete/lookup/scan sequences. Proptest prints the failing case and seed.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use base::collation;
+use base::schema::{ColumnDef, IndexKind, TableDef};
+use base::types::{Collation, ColumnType};
+use base::Value;
+use proptest::prelude::*;
+use storage::partition::prefix_bounds;
+use storage::Partition;
+
+fn table() -> Arc<TableDef> {
+    let mut t = TableDef::new(
+        "t",
+        vec![
+            ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+            ColumnDef::new("k", ColumnType::Int { unsigned: false }).nullable(),
+            ColumnDef::new("c", ColumnType::VarChar { length: 8 }).collation(Collation::Utf8mb4GeneralCi),
+        ],
+        &["id"],
+    )
+    .unwrap()
+    .with_index("k", IndexKind::Ordered, &["k"])
+    .unwrap()
+    .with_index("c", IndexKind::Ordered, &["c"])
+    .unwrap();
+    t.validate().unwrap();
+    Arc::new(t)
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Insert(i32, Option<i32>, String),
+    Update(i32, Option<i32>, String),
+    Delete(i32),
+    Get(i32),
+    ScanK { low: Option<(i32, bool)>, high: Option<(i32, bool)>, descending: bool },
+    ScanC { descending: bool },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let id = 0..40i32;
+    let k = proptest::option::weighted(0.8, -5..5i32);
+    let c = "[aAbB\u{e1}]{0,3}";
+    let bound = proptest::option::of((-6..6i32, any::<bool>()));
+    prop_oneof![
+        (id.clone(), k.clone(), c).prop_map(|(i, k, c)| Op::Insert(i, k, c)),
+        (id.clone(), k, "[ab]{0,2}").prop_map(|(i, k, c)| Op::Update(i, k, c)),
+        id.clone().prop_map(Op::Delete),
+        id.prop_map(Op::Get),
+        (bound.clone(), bound, any::<bool>()).prop_map(|(low, high, descending)| Op::ScanK { low, high, descending }),
+        any::<bool>().prop_map(|descending| Op::ScanC { descending }),
+    ]
+}
+
+fn row(p: &Partition, id: i32, k: Option<i32>, c: &str) -> Box<[u8]> {
+    let k = k.map_or(Value::Null, |k| Value::Int(k.into()));
+    p.layout().encode(&[Value::Int(id.into()), k, Value::from(c)]).unwrap()
+}
+
+fn pk(p: &Partition, id: i32) -> Vec<u8> {
+    let mut out = Vec::new();
+    p.encode_primary_key(&[Value::Int(id.into())], &mut out);
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #[test]
+    fn partition_matches_model(ops in proptest::collection::vec(op(), 1..120)) {
+        let mut p = Partition::new(table());
+        let mut model: BTreeMap<i32, (Option<i32>, String)> = BTreeMap::new();
+        for op in ops {
+            match op {
+                Op::Insert(id, k, c) => {
+                    let result = p.insert(row(&p, id, k, &c));
+                    prop_assert_eq!(result.is_ok(), !model.contains_key(&id));
+                    model.entry(id).or_insert((k, c));
+                }
+                Op::Update(id, k, c) => {
+                    let result = p.replace(&pk(&p, id), row(&p, id, k, &c));
+                    prop_assert_eq!(result.is_ok(), model.contains_key(&id));
+                    if let Some(v) = model.get_mut(&id) { *v = (k, c); }
+                }
+                Op::Delete(id) => {
+                    prop_assert_eq!(p.delete(&pk(&p, id)).is_some(), model.remove(&id).is_some());
+                }
+                Op::Get(id) => {
+                    let got = p.get(&pk(&p, id)).map(|r| p.layout().values(r));
+                    let want = model.get(&id).map(|(k, c)| vec![Value::Int(id.into()), k.map_or(Value::Null, |k| Value::Int(k.into())), Value::from(c.as_str())]);
+                    prop_assert_eq!(got, want);
+                }
+                Op::ScanK { low, high, descending } => {
+                    let enc = |v: i32| { let mut o = Vec::new(); p.encode_index_prefix(0, &[Value::Int(v.into())], &mut o); o };
+                    let (lo, hi) = prefix_bounds(low.map(|(v, inc)| (enc(v), inc)), high.map(|(v, inc)| (enc(v), inc)));
+                    let mut got = Vec::new();
+                    p.scan_index(0, as_ref(&lo), as_ref(&hi), descending, |_, r| {
+                        got.push(p.layout().value(r, 0));
+                        true
+                    });
+                    let mut want: Vec<(Option<i32>, i32)> = model.iter().filter(|(_, (k, _))| {
+                        // NULL sorts first and is below every bound value.
+                        let above = match low { None => true, Some((b, inc)) => k.is_some_and(|k| if inc { k >= b } else { k > b }) };
+                        let below = match high { None => true, Some((b, inc)) => k.is_none() || k.is_some_and(|k| if inc { k <= b } else { k < b }) };
+                        above && below
+                    }).map(|(id, (k, _))| (*k, *id)).collect();
+                    want.sort();
+                    if descending { want.reverse(); }
+                    let want: Vec<Value> = want.into_iter().map(|(_, id)| Value::Int(id.into())).collect();
+                    prop_assert_eq!(got, want);
+                }
+                Op::ScanC { descending } => {
+                    let mut got = Vec::new();
+                    p.scan_index(1, Bound::Unbounded, Bound::Unbounded, descending, |_, r| {
+                        got.push(p.layout().value(r, 0));
+                        true
+                    });
+                    let mut want: Vec<(&String, i32)> = model.iter().map(|(id, (_, c))| (c, *id)).collect();
+                    want.sort_by(|a, b| match collation::compare(a.0.as_bytes(), b.0.as_bytes(), Collation::Utf8mb4GeneralCi) {
+                        Ordering::Equal => a.1.cmp(&b.1),
+                        o => o,
+                    });
+                    if descending { want.reverse(); }
+                    let want: Vec<Value> = want.into_iter().map(|(_, id)| Value::Int(id.into())).collect();
+                    prop_assert_eq!(got, want);
+                }
+            }
+            prop_assert_eq!(p.row_count(), model.len());
+        }
+    }
+}
+
+fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    match b {
+        Bound::Included(v) => Bound::Included(v.as_slice()),
+        Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
