@@ -1,0 +1,151 @@
+//! Table metadata as the client sees it, and the scan builder.
+
+use std::sync::Arc;
+
+use base::filter::Filter;
+use base::schema::IndexKind;
+use base::{Error, ErrorCode, TableDef, Value};
+use wire::{Bound, ScanOrder, ScanRequest};
+
+use crate::{ClientError, Result};
+
+/// A table's schema with name lookups. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Table {
+    def: Arc<TableDef>,
+}
+
+fn request_error(message: String) -> ClientError {
+    ClientError::Failed(Error::new(ErrorCode::BadRequest, message))
+}
+
+impl Table {
+    pub(crate) fn new(def: TableDef) -> Table {
+        Table { def: Arc::new(def) }
+    }
+
+    pub fn def(&self) -> &TableDef {
+        &self.def
+    }
+
+    pub fn id(&self) -> u32 {
+        self.def.id
+    }
+
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
+
+    /// A column's position by name.
+    pub fn column(&self, name: &str) -> Result<u16> {
+        self.def
+            .column(name)
+            .map(|c| c as u16)
+            .ok_or_else(|| request_error(format!("table '{}' has no column '{name}'", self.def.name)))
+    }
+
+    /// An index's position by name ("PRIMARY" is not an index here; use key operations).
+    pub fn index(&self, name: &str) -> Result<u16> {
+        self.def
+            .index(name)
+            .map(|i| i as u16)
+            .ok_or_else(|| ClientError::Failed(Error::new(ErrorCode::NoSuchIndex, format!("table '{}' has no index '{name}'", self.def.name))))
+    }
+
+    /// A unique index's position by name.
+    pub fn unique_index(&self, name: &str) -> Result<u16> {
+        let i = self.index(name)?;
+        if self.def.indexes[i as usize].kind != IndexKind::Unique {
+            return Err(request_error(format!("index '{name}' is not unique")));
+        }
+        Ok(i)
+    }
+
+    /// Named values as (column position, value) pairs.
+    pub fn values(&self, named: &[(&str, Value)]) -> Result<Vec<(u16, Value)>> {
+        named.iter().map(|(n, v)| Ok((self.column(n)?, v.clone()))).collect()
+    }
+
+    /// Column positions by name.
+    pub fn columns(&self, names: &[&str]) -> Result<Vec<u16>> {
+        names.iter().map(|n| self.column(n)).collect()
+    }
+}
+
+/// A scan: a full table scan, or an ordered-index scan with bounds; both with an optional filter
+/// (run inside the data node), projection, row limit and order.
+#[derive(Debug, Clone, Default)]
+pub struct Scan {
+    index: Option<String>,
+    lower: Option<Bound>,
+    upper: Option<Bound>,
+    filter: Option<Filter>,
+    columns: Vec<String>,
+    limit: u64,
+    order: Option<ScanOrder>,
+}
+
+impl Scan {
+    /// A full table scan over all partitions in parallel.
+    pub fn table() -> Scan {
+        Scan::default()
+    }
+
+    /// An ordered-index scan over the named index.
+    pub fn index(name: &str) -> Scan {
+        Scan { index: Some(name.into()), ..Scan::default() }
+    }
+
+    /// Lower bound on a prefix of the index columns.
+    pub fn from(mut self, values: Vec<Value>, inclusive: bool) -> Scan {
+        self.lower = Some(Bound { values, inclusive });
+        self
+    }
+
+    /// Upper bound on a prefix of the index columns.
+    pub fn to(mut self, values: Vec<Value>, inclusive: bool) -> Scan {
+        self.upper = Some(Bound { values, inclusive });
+        self
+    }
+
+    /// Rows whose index prefix equals `values`.
+    pub fn equal(self, values: Vec<Value>) -> Scan {
+        self.from(values.clone(), true).to(values, true)
+    }
+
+    pub fn filter(mut self, filter: Filter) -> Scan {
+        self.filter = Some(filter);
+        self
+    }
+
+    /// Columns to return, by name; none means every visible column.
+    pub fn columns(mut self, names: &[&str]) -> Scan {
+        self.columns = names.iter().map(|n| n.to_string()).collect();
+        self
+    }
+
+    pub fn limit(mut self, rows: u64) -> Scan {
+        self.limit = rows;
+        self
+    }
+
+    pub fn order(mut self, order: ScanOrder) -> Scan {
+        self.order = Some(order);
+        self
+    }
+
+    pub(crate) fn request(&self, table: &Table) -> Result<ScanRequest> {
+        let index = self.index.as_deref().map(|n| table.index(n)).transpose()?;
+        let columns: Vec<&str> = self.columns.iter().map(String::as_str).collect();
+        Ok(ScanRequest {
+            table: table.id(),
+            index,
+            lower: self.lower.clone(),
+            upper: self.upper.clone(),
+            filter: self.filter.clone().unwrap_or(Filter::True),
+            projection: table.columns(&columns)?,
+            limit: self.limit,
+            order: self.order.unwrap_or(ScanOrder::Any),
+        })
+    }
+}

@@ -1,0 +1,147 @@
+//! The synchronous transaction: define operations, then `execute` sends them all in one request.
+
+use std::sync::atomic::Ordering;
+
+use base::Value;
+use wire::{ExecType, ExecuteOutcome, LockMode, Message, OpKind, OpResult, Operation};
+
+use crate::connection::{unexpected, Cluster};
+use crate::table::Table;
+use crate::{ClientError, Result};
+
+/// Refers to one operation of a transaction, to read its result after `execute`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpId(usize);
+
+/// A transaction: operations accumulate and go out together on `execute`. Locks taken by earlier
+/// executes with NoCommit are held until Commit or Rollback. Dropping an open transaction rolls it
+/// back.
+pub struct Transaction {
+    cluster: Cluster,
+    id: u64,
+    pending: Vec<Operation>,
+    results: Vec<OpResult>,
+    /// The data node may hold state for this transaction.
+    open: bool,
+}
+
+impl Transaction {
+    pub(crate) fn new(cluster: Cluster) -> Transaction {
+        let id = cluster.inner.next_txn.fetch_add(1, Ordering::Relaxed);
+        Transaction { cluster, id, pending: Vec::new(), results: Vec::new(), open: false }
+    }
+
+    /// Adds any operation; returns its id.
+    pub fn push(&mut self, op: Operation) -> OpId {
+        self.pending.push(op);
+        OpId(self.results.len() + self.pending.len() - 1)
+    }
+
+    fn keyed(&mut self, kind: OpKind, table: &Table, index: Option<u16>, key: Vec<Value>, values: Vec<(u16, Value)>, projection: Vec<u16>) -> OpId {
+        self.push(Operation { kind, table: table.id(), index, key, values, projection })
+    }
+
+    /// Reads the row with primary key `key`: all visible columns, committed read.
+    pub fn read(&mut self, table: &Table, key: Vec<Value>) -> OpId {
+        self.keyed(OpKind::Read(LockMode::CommittedRead), table, None, key, Vec::new(), Vec::new())
+    }
+
+    /// Reads by primary key with a lock mode and the columns to return (empty: all).
+    pub fn read_with(&mut self, table: &Table, key: Vec<Value>, lock: LockMode, columns: Vec<u16>) -> OpId {
+        self.keyed(OpKind::Read(lock), table, None, key, Vec::new(), columns)
+    }
+
+    /// Reads through unique index `index` (see `Table::unique_index`).
+    pub fn read_unique(&mut self, table: &Table, index: u16, key: Vec<Value>, lock: LockMode, columns: Vec<u16>) -> OpId {
+        self.keyed(OpKind::Read(lock), table, Some(index), key, Vec::new(), columns)
+    }
+
+    pub fn insert(&mut self, table: &Table, values: Vec<(u16, Value)>) -> OpId {
+        self.keyed(OpKind::Insert, table, None, Vec::new(), values, Vec::new())
+    }
+
+    pub fn update(&mut self, table: &Table, key: Vec<Value>, values: Vec<(u16, Value)>) -> OpId {
+        self.keyed(OpKind::Update, table, None, key, values, Vec::new())
+    }
+
+    /// Inserts, or updates the given columns when the key exists.
+    pub fn write(&mut self, table: &Table, key: Vec<Value>, values: Vec<(u16, Value)>) -> OpId {
+        self.keyed(OpKind::Write, table, None, key, values, Vec::new())
+    }
+
+    pub fn delete(&mut self, table: &Table, key: Vec<Value>) -> OpId {
+        self.keyed(OpKind::Delete, table, None, key, Vec::new(), Vec::new())
+    }
+
+    pub fn update_unique(&mut self, table: &Table, index: u16, key: Vec<Value>, values: Vec<(u16, Value)>) -> OpId {
+        self.keyed(OpKind::Update, table, Some(index), key, values, Vec::new())
+    }
+
+    pub fn delete_unique(&mut self, table: &Table, index: u16, key: Vec<Value>) -> OpId {
+        self.keyed(OpKind::Delete, table, Some(index), key, Vec::new(), Vec::new())
+    }
+
+    /// Sends every operation defined since the last execute, in one request, and waits.
+    /// On failure the whole transaction is rolled back and the error names the failed operation.
+    pub fn execute(&mut self, exec: ExecType) -> Result<()> {
+        let operations = std::mem::take(&mut self.pending);
+        let count = operations.len();
+        let reply = self.cluster.call(&Message::Execute { transaction: self.id, exec, operations });
+        self.open = exec == ExecType::NoCommit;
+        match reply {
+            Ok(Message::ExecuteReply(ExecuteOutcome::Ok(results))) => {
+                if exec != ExecType::Rollback && results.len() != count {
+                    return Err(unexpected(&Message::ExecuteReply(ExecuteOutcome::Ok(results))));
+                }
+                self.results.extend(results);
+                Ok(())
+            }
+            Ok(Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error })) => {
+                self.open = false;
+                Err(ClientError::Aborted { op_index: op_index + (self.results.len() as u32), error })
+            }
+            Ok(other) => Err(unexpected(&other)),
+            Err(e) => {
+                self.open = false;
+                Err(e)
+            }
+        }
+    }
+
+    pub fn commit(mut self) -> Result<()> {
+        self.execute(ExecType::Commit)
+    }
+
+    pub fn rollback(mut self) -> Result<()> {
+        self.pending.clear();
+        self.execute(ExecType::Rollback)
+    }
+
+    /// The result of an executed operation.
+    pub fn result(&self, op: OpId) -> Option<&OpResult> {
+        self.results.get(op.0)
+    }
+
+    /// The row an executed read found (None if not found or not yet executed).
+    pub fn row(&self, op: OpId) -> Option<&[Value]> {
+        match self.results.get(op.0) {
+            Some(OpResult::Row(values)) => Some(values),
+            _ => None,
+        }
+    }
+}
+
+impl Drop for Transaction {
+    fn drop(&mut self) {
+        if self.open {
+            // Best effort: the data node also aborts a connection's open transactions when it closes.
+            let mut out = Vec::new();
+            let message = Message::Execute { transaction: self.id, exec: ExecType::Rollback, operations: Vec::new() };
+            let (tx, _rx) = std::sync::mpsc::channel();
+            if let Ok(id) = self.cluster.register(tx) {
+                self.cluster.frame(&message, id, &mut out);
+                let _ = self.cluster.send_frames(&out);
+            }
+        }
+    }
+}

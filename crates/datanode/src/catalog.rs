@@ -1,0 +1,120 @@
+//! The data node's schema catalog: tables by id and name, their hidden unique-index tables, and the
+//! AUTO_INCREMENT and hidden-key counters. Read by every coordinator, written only by DDL.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use base::schema::IndexKind;
+use base::{limits, Error, ErrorCode, TableDef};
+
+/// A table with the state coordinators share about it.
+pub struct TableEntry {
+    pub def: Arc<TableDef>,
+    /// Hidden tables of the unique indexes, in the order of `def.indexes` (None for ordered ones).
+    pub unique_tables: Vec<Option<Arc<TableDef>>>,
+    /// Next AUTO_INCREMENT value (or hidden primary key value) to hand out.
+    pub next_auto: AtomicU64,
+}
+
+impl TableEntry {
+    /// Hands out the next automatic value; None when `max` is passed.
+    pub fn take_auto(&self, max: u64) -> Option<u64> {
+        let v = self.next_auto.fetch_add(1, Ordering::Relaxed);
+        (v <= max).then_some(v)
+    }
+
+    /// Records an explicitly given value so later automatic ones are above it.
+    pub fn observe_explicit(&self, v: u64) {
+        self.next_auto.fetch_max(v.saturating_add(1), Ordering::Relaxed);
+    }
+}
+
+#[derive(Default)]
+pub struct Catalog {
+    tables: HashMap<u32, Arc<TableEntry>>,
+    by_name: HashMap<String, u32>,
+    next_id: u32,
+}
+
+impl Catalog {
+    pub fn get(&self, id: u32) -> Option<&Arc<TableEntry>> {
+        self.tables.get(&id)
+    }
+
+    pub fn by_name(&self, name: &str) -> Option<&Arc<TableEntry>> {
+        self.by_name.get(&name.to_ascii_lowercase()).and_then(|id| self.tables.get(id))
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.tables.values().filter(|t| t.def.index_of.is_none()).map(|t| t.def.name.clone()).collect();
+        names.sort();
+        names
+    }
+
+    pub fn table_count(&self) -> usize {
+        self.tables.len()
+    }
+
+    /// Validates and registers a table and its hidden index tables; returns every table created
+    /// (the base table first) so the workers can create their partitions.
+    pub fn create(&mut self, mut def: TableDef, default_partitions: u32) -> Result<Vec<Arc<TableDef>>, Error> {
+        def.validate()?;
+        if self.by_name.contains_key(&def.name.to_ascii_lowercase()) {
+            return Err(Error::new(ErrorCode::TableExists, format!("table '{}' already exists", def.name)));
+        }
+        let unique = def.indexes.iter().filter(|i| i.kind == IndexKind::Unique).count();
+        if self.tables.len() + 1 + unique > limits::TABLES_MAX {
+            return Err(Error::new(ErrorCode::LimitExceeded, format!("at most {} tables", limits::TABLES_MAX)));
+        }
+        if def.partition_count == 0 {
+            def.partition_count = default_partitions;
+        }
+        self.next_id += 1;
+        def.id = self.next_id;
+        let mut created = Vec::new();
+        let mut unique_tables = Vec::new();
+        for i in 0..def.indexes.len() {
+            if def.indexes[i].kind != IndexKind::Unique {
+                unique_tables.push(None);
+                continue;
+            }
+            self.next_id += 1;
+            def.indexes[i].index_table = self.next_id;
+            let mut hidden = def.unique_index_table(&def.indexes[i]);
+            hidden.id = self.next_id;
+            let hidden = Arc::new(hidden);
+            unique_tables.push(Some(hidden.clone()));
+            created.push(hidden);
+        }
+        let def = Arc::new(def);
+        created.insert(0, def.clone());
+        for t in &created {
+            let entry = TableEntry {
+                def: t.clone(),
+                unique_tables: if t.id == def.id { unique_tables.clone() } else { Vec::new() },
+                next_auto: AtomicU64::new(1),
+            };
+            self.tables.insert(t.id, Arc::new(entry));
+            self.by_name.insert(t.name.to_ascii_lowercase(), t.id);
+        }
+        Ok(created)
+    }
+
+    /// Removes a table and its hidden index tables; returns their ids.
+    pub fn drop_table(&mut self, name: &str) -> Result<Vec<u32>, Error> {
+        let entry = self
+            .by_name(name)
+            .filter(|t| t.def.index_of.is_none())
+            .cloned()
+            .ok_or_else(|| Error::new(ErrorCode::NoSuchTable, format!("unknown table '{name}'")))?;
+        let mut ids = vec![entry.def.id];
+        ids.extend(entry.unique_tables.iter().flatten().map(|t| t.id));
+        for id in &ids {
+            if let Some(t) = self.tables.remove(id) {
+                self.by_name.remove(&t.def.name.to_ascii_lowercase());
+            }
+        }
+        Ok(ids)
+    }
+}

@@ -1,0 +1,674 @@
+//! The transaction coordinator of one API connection. Its thread runs an event loop over frames from
+//! the connection's reader and replies from workers: it routes each step to the worker owning the
+//! step's partition, drives unique-index lookups and maintenance as extra rounds, commits or aborts
+//! on every worker a transaction touched, merges scan results, and writes every frame that is ready
+//! in one socket write.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::Arc;
+
+use base::schema::IndexKind;
+use base::{limits, Error, ErrorCode, Value};
+use tracing::{debug, warn};
+use transport::FrameWriter;
+use wire::frame::FLAG_LAST;
+use wire::{
+    ExecType, ExecuteOutcome, FrameHeader, LockMode, Message, NodeStatus, OpKind, OpResult, Operation, ScanOrder, ScanRequest,
+};
+
+use crate::catalog::TableEntry;
+use crate::messages::*;
+use crate::prepare::{self, locate, PreparedOp};
+use crate::Shared;
+
+/// Where an operation is in its rounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Nothing sent yet.
+    Start,
+    /// Waiting for the unique-index table row that names the base row.
+    IndexLookup,
+    /// Waiting for the step on the base row.
+    Base,
+    /// Waiting for unique-index maintenance steps.
+    Maintain,
+    Done,
+}
+
+struct OpState {
+    prepared: PreparedOp,
+    phase: Phase,
+    result: Option<OpResult>,
+}
+
+struct ExecState {
+    request_id: u64,
+    client_txn: u64,
+    txn: TxnId,
+    exec: ExecType,
+    ops: Vec<OpState>,
+    /// Replies still expected in this round.
+    waiting: usize,
+    /// Replies gathered in this round.
+    replies: Vec<StepReply>,
+    failure: Option<(u32, Error)>,
+}
+
+struct ScanState {
+    request_id: u64,
+    order: ScanOrder,
+    limit: u64,
+    waiting: usize,
+    parts: Vec<Vec<ScannedRow>>,
+    failure: Option<Error>,
+}
+
+enum Pending {
+    Execute(Box<ExecState>),
+    /// Waiting for commit acknowledgements before answering.
+    Commit { request_id: u64, waiting: usize, results: Vec<OpResult> },
+    Scan(ScanState),
+}
+
+struct OpenTxn {
+    id: TxnId,
+    /// Bit w set: worker w holds state of this transaction.
+    touched: u64,
+    busy: bool,
+}
+
+pub struct Coordinator {
+    shared: Arc<Shared>,
+    inbox: Receiver<Event>,
+    me: Sender<Event>,
+    writer: FrameWriter,
+    out: Vec<u8>,
+    txns: HashMap<u64, OpenTxn>,
+    pending: HashMap<u64, Pending>,
+    next_tag: u64,
+    peer: String,
+}
+
+impl Coordinator {
+    pub fn new(shared: Arc<Shared>, inbox: Receiver<Event>, me: Sender<Event>, writer: FrameWriter, peer: String) -> Coordinator {
+        Coordinator { shared, inbox, me, writer, out: Vec::with_capacity(64 * 1024), txns: HashMap::new(), pending: HashMap::new(), next_tag: 1, peer }
+    }
+
+    /// Runs until the connection closes; then aborts the transactions it left open.
+    pub fn run(mut self) {
+        'serve: while let Ok(event) = self.inbox.recv() {
+            let mut next = Some(event);
+            while let Some(event) = next {
+                if !self.handle(event) {
+                    break 'serve;
+                }
+                next = self.inbox.try_recv().ok();
+            }
+            if !self.out.is_empty() {
+                if let Err(e) = self.writer.send(&self.out) {
+                    debug!(peer = %self.peer, "closing connection after failed write: {e}");
+                    break;
+                }
+                self.out.clear();
+            }
+        }
+        for (_, txn) in self.txns.drain() {
+            abort_on_workers(&self.shared, txn.id, txn.touched, None, 0);
+        }
+        self.writer.shutdown();
+    }
+
+    fn reply(&mut self, request_id: u64, message: &Message) {
+        message.write_frame(&mut self.out, self.shared.cluster_id, FLAG_LAST, request_id);
+    }
+
+    fn fail(&mut self, request_id: u64, error: Error) {
+        self.reply(request_id, &Message::Failure(error));
+    }
+
+    /// Handles one event; false ends the connection.
+    fn handle(&mut self, event: Event) -> bool {
+        match event {
+            Event::Frame(header, message) => self.on_frame(header, message),
+            Event::Closed(reason) => {
+                debug!(peer = %self.peer, "connection closed: {reason}");
+                return false;
+            }
+            Event::StepsDone { tag, replies } => self.on_steps(tag, replies),
+            Event::Finished { tag } => self.on_finished(tag),
+            Event::ScanDone { tag, rows } => self.on_scan_part(tag, rows),
+        }
+        true
+    }
+
+    fn on_frame(&mut self, header: FrameHeader, message: Message) {
+        let id = header.request_id;
+        if self.shared.stopping.load(Ordering::Relaxed) {
+            return self.fail(id, Error::new(ErrorCode::ShuttingDown, "the data node is shutting down"));
+        }
+        if self.pending.len() >= limits::REQUESTS_IN_FLIGHT_MAX {
+            return self.fail(id, Error::new(ErrorCode::Overloaded, "too many requests in flight on this connection"));
+        }
+        match message {
+            Message::Hello { .. } => {
+                let reply = Message::HelloReply { node_id: self.shared.node_id, worker_count: self.shared.workers.len() as u32 };
+                self.reply(id, &reply);
+            }
+            Message::Ping { payload } => self.reply(id, &Message::Pong { payload }),
+            Message::Execute { transaction, exec, operations } => self.on_execute(id, transaction, exec, operations),
+            Message::Scan(request) => self.on_scan(id, request),
+            Message::CreateTable(def) => {
+                let reply = match self.shared.create_table(def) {
+                    Ok(m) => m,
+                    Err(e) => Message::Failure(e),
+                };
+                self.reply(id, &reply);
+            }
+            Message::DropTable { name } => {
+                let reply = match self.shared.drop_table(&name) {
+                    Ok(()) => Message::Done,
+                    Err(e) => Message::Failure(e),
+                };
+                self.reply(id, &reply);
+            }
+            Message::GetTable { name } => {
+                let reply = match self.shared.table_info(&name) {
+                    Some(m) => m,
+                    None => Message::Failure(Error::new(ErrorCode::NoSuchTable, format!("unknown table '{name}'"))),
+                };
+                self.reply(id, &reply);
+            }
+            Message::ListTables => {
+                let names = self.shared.catalog.read().map(|c| c.names()).unwrap_or_default();
+                self.reply(id, &Message::TableList { names });
+            }
+            Message::Status => {
+                let status = self.shared.status();
+                self.reply(id, &Message::StatusReply(status));
+            }
+            other => {
+                warn!(peer = %self.peer, "unexpected message type {} from an API connection", other.type_code());
+                self.fail(id, Error::new(ErrorCode::Protocol, format!("message type {} is not a request", other.type_code())));
+            }
+        }
+    }
+
+    fn on_execute(&mut self, request_id: u64, client_txn: u64, exec: ExecType, operations: Vec<Operation>) {
+        let txn_id = match self.txns.get_mut(&client_txn) {
+            Some(t) if t.busy => {
+                return self.fail(request_id, Error::new(ErrorCode::BadRequest, format!("transaction {client_txn} already has a request in flight")));
+            }
+            Some(t) => {
+                t.busy = true;
+                t.id
+            }
+            None => {
+                let id = self.shared.next_txn.fetch_add(1, Ordering::Relaxed);
+                self.txns.insert(client_txn, OpenTxn { id, touched: 0, busy: true });
+                id
+            }
+        };
+        if exec == ExecType::Rollback {
+            return self.end_txn(request_id, client_txn, false, Vec::new());
+        }
+        // Prepare every operation against the catalog before anything runs.
+        let mut ops = Vec::with_capacity(operations.len());
+        let mut failure = None;
+        {
+            let shared = self.shared.clone();
+            let Ok(catalog) = shared.catalog.read() else {
+                return self.fail(request_id, Error::new(ErrorCode::Internal, "catalog poisoned"));
+            };
+            for (i, op) in operations.into_iter().enumerate() {
+                let Some(entry) = catalog.get(op.table).cloned() else {
+                    failure = Some((i as u32, Error::new(ErrorCode::NoSuchTable, format!("no table with id {}", op.table))));
+                    break;
+                };
+                match prepare::prepare(entry, op) {
+                    Ok(p) => ops.push(OpState { prepared: p, phase: Phase::Start, result: None }),
+                    Err(e) => {
+                        failure = Some((i as u32, e));
+                        break;
+                    }
+                }
+            }
+        }
+        let tag = self.tag();
+        let mut state = Box::new(ExecState { request_id, client_txn, txn: txn_id, exec, ops, waiting: 0, replies: Vec::new(), failure });
+        if state.failure.is_some() {
+            return self.conclude(tag, state);
+        }
+        let steps: Vec<Step> = (0..state.ops.len()).flat_map(|i| advance(&mut state.ops[i], i as u32, None)).collect();
+        self.send_round(tag, state, steps);
+    }
+
+    fn tag(&mut self) -> u64 {
+        self.next_tag += 1;
+        self.next_tag
+    }
+
+    /// Sends one round of steps, grouped per worker, or concludes when there are none.
+    fn send_round(&mut self, tag: u64, mut state: Box<ExecState>, steps: Vec<Step>) {
+        if steps.is_empty() {
+            return self.conclude(tag, state);
+        }
+        let workers = self.shared.workers.len();
+        let mut groups: Vec<Vec<Step>> = (0..workers).map(|_| Vec::new()).collect();
+        for s in steps {
+            groups[s.partition as usize % workers].push(s);
+        }
+        let touched = &mut self.txns.get_mut(&state.client_txn).expect("open transaction").touched;
+        for (w, group) in groups.into_iter().enumerate() {
+            if group.is_empty() {
+                continue;
+            }
+            *touched |= 1 << w;
+            state.waiting += 1;
+            let message = ToWorker::Steps { txn: state.txn, tag, steps: group, reply: self.me.clone() };
+            if self.shared.workers[w].send(message).is_err() {
+                state.waiting -= 1;
+                state.failure.get_or_insert((0, Error::new(ErrorCode::ShuttingDown, "worker stopped")));
+            }
+        }
+        if state.waiting == 0 {
+            return self.conclude(tag, state);
+        }
+        self.pending.insert(tag, Pending::Execute(state));
+    }
+
+    fn on_steps(&mut self, tag: u64, replies: Vec<StepReply>) {
+        let Some(Pending::Execute(mut state)) = self.pending.remove(&tag) else { return };
+        state.replies.extend(replies);
+        state.waiting -= 1;
+        if state.waiting > 0 {
+            self.pending.insert(tag, Pending::Execute(state));
+            return;
+        }
+        let mut next = Vec::new();
+        for reply in std::mem::take(&mut state.replies) {
+            let slot = reply.slot;
+            match reply.result {
+                Err(e) => {
+                    if state.failure.as_ref().is_none_or(|(s, _)| *s > slot) {
+                        state.failure = Some((slot, e));
+                    }
+                }
+                Ok(outcome) => {
+                    if state.failure.is_none() {
+                        next.extend(advance(&mut state.ops[slot as usize], slot, Some(outcome)));
+                    }
+                }
+            }
+        }
+        if state.failure.is_some() {
+            return self.conclude(tag, state);
+        }
+        self.send_round(tag, state, next);
+    }
+
+    /// Every round is done (or one failed): commit, keep open, or abort, and answer.
+    fn conclude(&mut self, _tag: u64, state: Box<ExecState>) {
+        if let Some((op_index, error)) = state.failure {
+            if let Some(txn) = self.txns.remove(&state.client_txn) {
+                abort_on_workers(&self.shared, txn.id, txn.touched, None, 0);
+            }
+            return self.reply(state.request_id, &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error }));
+        }
+        let results: Vec<OpResult> = state.ops.into_iter().map(|o| o.result.unwrap_or(OpResult::NotFound)).collect();
+        match state.exec {
+            ExecType::NoCommit => {
+                if let Some(t) = self.txns.get_mut(&state.client_txn) {
+                    t.busy = false;
+                }
+                self.reply(state.request_id, &Message::ExecuteReply(ExecuteOutcome::Ok(results)));
+            }
+            ExecType::Commit | ExecType::Rollback => self.end_txn(state.request_id, state.client_txn, true, results),
+        }
+    }
+
+    /// Commits or aborts on every worker the transaction touched; a commit answers after all acks.
+    fn end_txn(&mut self, request_id: u64, client_txn: u64, commit: bool, results: Vec<OpResult>) {
+        let Some(txn) = self.txns.remove(&client_txn) else {
+            return self.reply(request_id, &Message::ExecuteReply(ExecuteOutcome::Ok(results)));
+        };
+        if !commit || txn.touched == 0 {
+            abort_on_workers(&self.shared, txn.id, txn.touched, None, 0);
+            return self.reply(request_id, &Message::ExecuteReply(ExecuteOutcome::Ok(results)));
+        }
+        let tag = self.tag();
+        let mut waiting = 0;
+        for w in 0..self.shared.workers.len() {
+            if txn.touched & (1 << w) != 0 {
+                let message = ToWorker::Commit { txn: txn.id, tag, reply: self.me.clone() };
+                if self.shared.workers[w].send(message).is_ok() {
+                    waiting += 1;
+                }
+            }
+        }
+        self.pending.insert(tag, Pending::Commit { request_id, waiting, results });
+    }
+
+    fn on_finished(&mut self, tag: u64) {
+        let Some(Pending::Commit { request_id, waiting, results }) = self.pending.remove(&tag) else { return };
+        if waiting > 1 {
+            self.pending.insert(tag, Pending::Commit { request_id, waiting: waiting - 1, results });
+            return;
+        }
+        self.reply(request_id, &Message::ExecuteReply(ExecuteOutcome::Ok(results)));
+    }
+
+    fn on_scan(&mut self, request_id: u64, request: ScanRequest) {
+        match self.plan_scan(request) {
+            Err(e) => self.fail(request_id, e),
+            Ok((plan, partitions)) => {
+                let tag = self.tag();
+                let workers = self.shared.workers.len();
+                let mut groups: Vec<Vec<u32>> = vec![Vec::new(); workers];
+                for p in partitions {
+                    groups[p as usize % workers].push(p);
+                }
+                let plan = Arc::new(plan);
+                let mut waiting = 0;
+                for (w, group) in groups.into_iter().enumerate() {
+                    if group.is_empty() {
+                        continue;
+                    }
+                    let message = ToWorker::Scan { tag, partitions: group, plan: plan.clone(), reply: self.me.clone() };
+                    if self.shared.workers[w].send(message).is_ok() {
+                        waiting += 1;
+                    }
+                }
+                let state = ScanState { request_id, order: plan.order, limit: plan.limit, waiting, parts: Vec::new(), failure: None };
+                if waiting == 0 {
+                    return self.finish_scan(state);
+                }
+                self.pending.insert(tag, Pending::Scan(state));
+            }
+        }
+    }
+
+    fn plan_scan(&self, request: ScanRequest) -> Result<(ScanPlan, Vec<u32>), Error> {
+        let entry = self
+            .shared
+            .catalog
+            .read()
+            .ok()
+            .and_then(|c| c.get(request.table).cloned())
+            .ok_or_else(|| Error::new(ErrorCode::NoSuchTable, format!("no table with id {}", request.table)))?;
+        let table = entry.def.clone();
+        let projection = prepare::check_projection(&table, &request.projection)?;
+        let filter = prepare::prepare_filter(&table, request.filter)?;
+        let mut partitions: Vec<u32> = (0..table.partition_count).collect();
+        let (mut lower, mut upper) = (None, None);
+        let index = match request.index {
+            None => None,
+            Some(i) => {
+                let def = table
+                    .indexes
+                    .get(i as usize)
+                    .ok_or_else(|| Error::new(ErrorCode::NoSuchIndex, format!("table '{}' has no index {i}", table.name)))?;
+                let bound = |b: Option<wire::Bound>| -> Result<Option<(Vec<Value>, bool)>, Error> {
+                    let Some(b) = b else { return Ok(None) };
+                    if b.values.len() > def.columns.len() {
+                        return Err(Error::new(ErrorCode::BadRequest, format!("bound has more values than index '{}' has columns", def.name)));
+                    }
+                    let values = def.columns.iter().zip(b.values).map(|(c, v)| prepare::comparable(&table, *c, v)).collect::<Result<_, _>>()?;
+                    Ok(Some((values, b.inclusive)))
+                };
+                lower = bound(request.lower)?;
+                upper = bound(request.upper)?;
+                // Prune to one partition when an equality bound fixes every partition-key column.
+                if let (Some((lv, true)), Some((uv, true))) = (&lower, &upper) {
+                    if lv == uv {
+                        let key: Option<Vec<Value>> = table
+                            .partition_key
+                            .iter()
+                            .map(|pc| def.columns.iter().position(|c| c == pc).and_then(|at| lv.get(at)).cloned())
+                            .collect();
+                        if let Some(key) = key {
+                            let mut bytes = Vec::new();
+                            table.encode_key(&table.partition_key, &key, &mut bytes);
+                            partitions = vec![base::placement::partition_of(&bytes, table.partition_count)];
+                        }
+                    }
+                }
+                Some(i as usize)
+            }
+        };
+        let order = if index.is_none() { ScanOrder::Any } else { request.order };
+        let plan = ScanPlan { table, index, lower, upper, filter, projection, limit: request.limit, order };
+        Ok((plan, partitions))
+    }
+
+    fn on_scan_part(&mut self, tag: u64, rows: Result<Vec<ScannedRow>, Error>) {
+        let Some(Pending::Scan(mut state)) = self.pending.remove(&tag) else { return };
+        match rows {
+            Ok(rows) => state.parts.push(rows),
+            Err(e) => state.failure = Some(e),
+        }
+        state.waiting -= 1;
+        if state.waiting > 0 {
+            self.pending.insert(tag, Pending::Scan(state));
+            return;
+        }
+        self.finish_scan(state);
+    }
+
+    fn finish_scan(&mut self, state: ScanState) {
+        if let Some(e) = state.failure {
+            return self.fail(state.request_id, e);
+        }
+        let mut rows: Vec<ScannedRow> = Vec::new();
+        let ordered = state.order != ScanOrder::Any && state.parts.len() > 1;
+        for part in state.parts {
+            rows.extend(part);
+        }
+        if ordered {
+            // Each part is sorted; a stable sort of the concatenation is the merge.
+            if state.order == ScanOrder::Descending {
+                rows.sort_by(|a, b| b.0.cmp(&a.0));
+            } else {
+                rows.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+        }
+        if state.limit > 0 {
+            rows.truncate(state.limit.min(usize::MAX as u64) as usize);
+        }
+        let mut batch: Vec<Vec<Value>> = Vec::new();
+        let mut batch_bytes = 0usize;
+        let total = rows.len();
+        for (i, (_, values)) in rows.into_iter().enumerate() {
+            batch_bytes += values.iter().map(value_bytes).sum::<usize>() + 8;
+            batch.push(values);
+            let last = i + 1 == total;
+            if !last && (batch.len() >= limits::SCAN_BATCH_ROWS_MAX || batch_bytes >= SCAN_BATCH_BYTES) {
+                let rows = std::mem::take(&mut batch);
+                Message::ScanRows { rows }.write_frame(&mut self.out, self.shared.cluster_id, 0, state.request_id);
+                batch_bytes = 0;
+            }
+        }
+        Message::ScanRows { rows: batch }.write_frame(&mut self.out, self.shared.cluster_id, FLAG_LAST, state.request_id);
+    }
+}
+
+/// Bytes of scan rows gathered into one frame before it is cut.
+const SCAN_BATCH_BYTES: usize = 1024 * 1024;
+
+fn value_bytes(v: &Value) -> usize {
+    match v {
+        Value::Bytes(b) => b.len() + 5,
+        _ => 17,
+    }
+}
+
+/// Tells every touched worker to abort the transaction.
+fn abort_on_workers(shared: &Shared, txn: TxnId, touched: u64, reply: Option<Sender<Event>>, tag: u64) {
+    for (w, worker) in shared.workers.iter().enumerate() {
+        if touched & (1 << w) != 0 {
+            let _ = worker.send(ToWorker::Abort { txn, tag, reply: reply.clone() });
+        }
+    }
+}
+
+/// Moves an operation to its next phase given the outcome of its last step; returns the steps of
+/// the next round (none when the operation is done).
+fn advance(op: &mut OpState, slot: u32, outcome: Option<StepOutcome>) -> Vec<Step> {
+    let p = &op.prepared;
+    let table = &p.table.def;
+    let has_unique = p.table.unique_tables.iter().any(Option::is_some);
+    match (op.phase, outcome) {
+        (Phase::Start, _) => {
+            if let (Some(i), false) = (p.unique_index, p.kind == OpKind::Insert) {
+                // First hop: the unique-index table row holding the base row's primary key.
+                let index_table = p.table.unique_tables[i].as_ref().expect("unique index has a table");
+                let lock = match p.kind {
+                    OpKind::Read(mode) => mode,
+                    _ => LockMode::Exclusive,
+                };
+                let key_columns: Vec<u16> = (0..p.key.len() as u16).collect();
+                let (pk, partition) = locate(index_table, &key_columns, &p.key);
+                op.phase = Phase::IndexLookup;
+                return vec![Step {
+                    slot,
+                    table: index_table.id,
+                    partition,
+                    pk,
+                    kind: StepKind::Read { lock, projection: Vec::new() },
+                    want_images: false,
+                }];
+            }
+            let key = if p.unique_index.is_some() {
+                // Insert addressed by unique key: the primary key comes from the row.
+                let row = p.row.as_ref().expect("insert has a row");
+                table.primary_key.iter().map(|c| row[*c as usize].clone()).collect()
+            } else {
+                p.key.clone()
+            };
+            op.phase = Phase::Base;
+            vec![base_step(op, slot, &key, has_unique)]
+        }
+        (Phase::IndexLookup, Some(StepOutcome::Row(index_row))) => {
+            let base_pk: Vec<Value> = index_row[op.prepared.key.len()..].to_vec();
+            op.phase = Phase::Base;
+            vec![base_step(op, slot, &base_pk, has_unique)]
+        }
+        (Phase::IndexLookup, Some(_)) => {
+            if op.prepared.kind == OpKind::Write {
+                // Write through a unique key that does not exist yet: insert the row.
+                let row = op.prepared.row.clone().expect("write has a row");
+                let key: Vec<Value> = table.primary_key.iter().map(|c| row[*c as usize].clone()).collect();
+                op.prepared.kind = OpKind::Insert;
+                op.phase = Phase::Base;
+                return vec![base_step(op, slot, &key, has_unique)];
+            }
+            op.phase = Phase::Done;
+            op.result = Some(OpResult::NotFound);
+            Vec::new()
+        }
+        (Phase::Base, Some(StepOutcome::Row(values))) => {
+            op.phase = Phase::Done;
+            op.result = Some(OpResult::Row(values));
+            Vec::new()
+        }
+        (Phase::Base, Some(StepOutcome::NotFound)) => {
+            op.phase = Phase::Done;
+            op.result = Some(OpResult::NotFound);
+            Vec::new()
+        }
+        (Phase::Base, Some(StepOutcome::Written { old, new })) => {
+            op.result = Some(OpResult::Done { assigned: p.assigned });
+            let steps = if has_unique { maintenance_steps(&p.table, slot, old.as_deref(), new.as_deref()) } else { Vec::new() };
+            op.phase = if steps.is_empty() { Phase::Done } else { Phase::Maintain };
+            steps
+        }
+        (Phase::Maintain, Some(_)) => {
+            // Every maintenance step of this operation reports here; the result is already set.
+            op.phase = Phase::Done;
+            Vec::new()
+        }
+        (_, _) => {
+            op.phase = Phase::Done;
+            Vec::new()
+        }
+    }
+}
+
+/// The step on the base row, addressed by primary key values.
+fn base_step(op: &OpState, slot: u32, pk_values: &[Value], want_images: bool) -> Step {
+    let p = &op.prepared;
+    let table = &p.table.def;
+    let (pk, partition) = locate(table, &table.primary_key, pk_values);
+    let kind = match p.kind {
+        OpKind::Read(lock) => StepKind::Read { lock, projection: p.projection.clone() },
+        OpKind::Insert => StepKind::Insert { row: p.row.clone().unwrap_or_default() },
+        OpKind::Update => StepKind::Update { updates: p.updates.clone() },
+        OpKind::Write => StepKind::Write { row: p.row.clone().unwrap_or_default(), updates: p.updates.clone() },
+        OpKind::Delete => StepKind::Delete,
+    };
+    Step { slot, table: table.id, partition, pk, kind, want_images }
+}
+
+/// Unique-index rows to delete and insert after a base row changed from `old` to `new`.
+fn maintenance_steps(entry: &TableEntry, slot: u32, old: Option<&[Value]>, new: Option<&[Value]>) -> Vec<Step> {
+    let table = &entry.def;
+    let mut steps = Vec::new();
+    for (index, hidden) in table.indexes.iter().zip(&entry.unique_tables) {
+        let (Some(hidden), IndexKind::Unique) = (hidden, index.kind) else { continue };
+        let key_of = |row: Option<&[Value]>| -> Option<Vec<Value>> {
+            let row = row?;
+            let key: Vec<Value> = index.columns.iter().map(|c| row[*c as usize].clone()).collect();
+            // Rows with a NULL in a unique key are not indexed: NULLs never collide.
+            (!key.iter().any(Value::is_null)).then_some(key)
+        };
+        let (old_key, new_key) = (key_of(old), key_of(new));
+        let key_columns: Vec<u16> = (0..index.columns.len() as u16).collect();
+        let encoded = |k: &Option<Vec<Value>>| k.as_ref().map(|k| locate(hidden, &key_columns, k));
+        let (old_loc, new_loc) = (encoded(&old_key), encoded(&new_key));
+        if old_loc.as_ref().map(|l| &l.0) == new_loc.as_ref().map(|l| &l.0) {
+            continue;
+        }
+        if let Some((pk, partition)) = old_loc {
+            steps.push(Step { slot, table: hidden.id, partition, pk, kind: StepKind::Delete, want_images: false });
+        }
+        if let (Some((pk, partition)), Some(key), Some(new)) = (new_loc, new_key, new) {
+            let mut row = key;
+            row.extend(table.primary_key.iter().map(|c| new[*c as usize].clone()));
+            steps.push(Step { slot, table: hidden.id, partition, pk, kind: StepKind::Insert { row }, want_images: false });
+        }
+    }
+    steps
+}
+
+/// Asks every worker for its status and adds the process's resident memory.
+pub fn node_status(shared: &Shared) -> NodeStatus {
+    let (tx, rx) = mpsc::channel();
+    let mut asked = 0;
+    for w in &shared.workers {
+        if w.send(ToWorker::Status { reply: tx.clone() }).is_ok() {
+            asked += 1;
+        }
+    }
+    let mut status = NodeStatus {
+        node_id: shared.node_id,
+        worker_count: shared.workers.len() as u32,
+        resident_bytes: resident_bytes(),
+        table_count: shared.catalog.read().map(|c| c.table_count() as u32).unwrap_or(0),
+        row_count: 0,
+    };
+    for _ in 0..asked {
+        if let Ok(s) = rx.recv() {
+            status.row_count += s.rows;
+        }
+    }
+    status
+}
+
+/// Resident set size of this process, from /proc/self/statm (0 where unavailable).
+pub fn resident_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1).and_then(|p| p.parse::<u64>().ok()))
+        .map_or(0, |pages| pages * 4096)
+}

@@ -1,0 +1,248 @@
+//! Checks an operation from the network against the catalog and turns its values into the
+//! columns' canonical form: key arity and types, full insert rows with defaults, AUTO_INCREMENT and
+//! hidden keys, NOT NULL, projections. Everything the workers receive has passed through here.
+
+use std::sync::Arc;
+
+use base::filter::Filter;
+use base::schema::IndexKind;
+use base::{placement, Error, ErrorCode, TableDef, Value};
+use wire::{OpKind, Operation};
+
+use crate::catalog::TableEntry;
+
+fn bad(code: ErrorCode, message: String) -> Error {
+    Error::new(code, message)
+}
+
+/// An operation ready to run: canonical values, resolved table and index.
+pub struct PreparedOp {
+    pub kind: OpKind,
+    pub table: Arc<TableEntry>,
+    /// Unique index position when the operation addresses rows by a unique key.
+    pub unique_index: Option<usize>,
+    /// Canonical key values (primary key, or unique key when `unique_index` is set).
+    pub key: Vec<Value>,
+    /// Full row for insert and write.
+    pub row: Option<Vec<Value>>,
+    /// Columns to set for update and write.
+    pub updates: Vec<(u16, Value)>,
+    /// Columns a read returns (never empty).
+    pub projection: Vec<u16>,
+    /// The automatic value assigned (AUTO_INCREMENT or hidden key).
+    pub assigned: Option<u64>,
+}
+
+/// The encoded primary key of `values` and the partition that owns it.
+pub fn locate(table: &TableDef, key_columns: &[u16], values: &[Value]) -> (Vec<u8>, u32) {
+    let mut pk = Vec::new();
+    table.encode_key(key_columns, values, &mut pk);
+    let partition = if table.partition_key == key_columns {
+        placement::partition_of(&pk, table.partition_count)
+    } else {
+        let mut part = Vec::new();
+        for c in &table.partition_key {
+            let at = key_columns.iter().position(|k| k == c).unwrap_or(0);
+            let col = &table.columns[*c as usize];
+            base::key::encode_value(&values[at], col.ty, col.collation, &mut part);
+        }
+        placement::partition_of(&part, table.partition_count)
+    };
+    (pk, partition)
+}
+
+/// The columns a read returns when it names none: every visible column.
+pub fn visible_columns(table: &TableDef) -> Vec<u16> {
+    (0..table.columns.len() as u16).filter(|c| !table.columns[*c as usize].hidden).collect()
+}
+
+pub fn check_projection(table: &TableDef, projection: &[u16]) -> Result<Vec<u16>, Error> {
+    if projection.is_empty() {
+        return Ok(visible_columns(table));
+    }
+    for c in projection {
+        if *c as usize >= table.columns.len() {
+            return Err(bad(ErrorCode::BadRequest, format!("column {c} does not exist in table '{}'", table.name)));
+        }
+    }
+    Ok(projection.to_vec())
+}
+
+fn coerce(table: &TableDef, c: u16, v: Value) -> Result<Value, Error> {
+    let col = table
+        .columns
+        .get(c as usize)
+        .ok_or_else(|| bad(ErrorCode::BadRequest, format!("column {c} does not exist in table '{}'", table.name)))?;
+    let v = v.coerce(col.ty, col.collation, &col.name)?;
+    if v.is_null() && !col.nullable {
+        return Err(bad(ErrorCode::NullNotAllowed, format!("column '{}' cannot be null", col.name)));
+    }
+    Ok(v)
+}
+
+/// Coerces a value for comparison with column `c`: strings keep any length, numbers that do not
+/// fit the column stay as given (comparison then works numerically).
+pub fn comparable(table: &TableDef, c: u16, v: Value) -> Result<Value, Error> {
+    let col = table
+        .columns
+        .get(c as usize)
+        .ok_or_else(|| bad(ErrorCode::BadRequest, format!("column {c} does not exist in table '{}'", table.name)))?;
+    if v.is_null() {
+        return Ok(v);
+    }
+    if col.ty.is_string() {
+        return Ok(match v {
+            Value::Bytes(b) => Value::Bytes(b),
+            other => Value::Bytes(other.to_text(col.ty).unwrap_or_default()),
+        });
+    }
+    Ok(v.clone().coerce(col.ty, col.collation, &col.name).unwrap_or(v))
+}
+
+/// Coerces every constant of a filter program for the columns it compares.
+pub fn prepare_filter(table: &TableDef, filter: Filter) -> Result<Filter, Error> {
+    filter.validate(table.columns.len())?;
+    Ok(match filter {
+        Filter::Cmp { column, op, value } => Filter::Cmp { column, op, value: comparable(table, column, value)? },
+        Filter::In { column, values } => {
+            Filter::In { column, values: values.into_iter().map(|v| comparable(table, column, v)).collect::<Result<_, _>>()? }
+        }
+        Filter::Between { column, low, high } => {
+            Filter::Between { column, low: comparable(table, column, low)?, high: comparable(table, column, high)? }
+        }
+        Filter::And(list) => Filter::And(list.into_iter().map(|f| prepare_filter(table, f)).collect::<Result<_, _>>()?),
+        Filter::Or(list) => Filter::Or(list.into_iter().map(|f| prepare_filter(table, f)).collect::<Result<_, _>>()?),
+        Filter::Not(inner) => Filter::Not(Box::new(prepare_filter(table, *inner)?)),
+        other => other,
+    })
+}
+
+/// Builds a full row for an insert: given values over defaults, automatic values, NOT NULL checks.
+fn insert_row(entry: &TableEntry, values: &[(u16, Value)], assigned: &mut Option<u64>) -> Result<Vec<Value>, Error> {
+    let table = &entry.def;
+    let mut row: Vec<Option<Value>> = table.columns.iter().map(|c| c.default.clone()).collect();
+    for (c, v) in values {
+        let col = table
+            .columns
+            .get(*c as usize)
+            .ok_or_else(|| bad(ErrorCode::BadRequest, format!("column {c} does not exist in table '{}'", table.name)))?;
+        if col.hidden {
+            return Err(bad(ErrorCode::BadRequest, "the hidden primary key cannot be set".into()));
+        }
+        row[*c as usize] = Some(v.clone());
+    }
+    let mut out = Vec::with_capacity(row.len());
+    for (i, (col, v)) in table.columns.iter().zip(row).enumerate() {
+        let automatic = col.auto_increment || col.hidden;
+        let given = v.filter(|v| !(automatic && (v.is_null() || *v == Value::Int(0) || *v == Value::UInt(0))));
+        let v = match given {
+            Some(v) => {
+                let v = coerce(table, i as u16, v)?;
+                if automatic {
+                    if let Value::Int(n) = v {
+                        entry.observe_explicit(n.max(0) as u64);
+                    } else if let Value::UInt(n) = v {
+                        entry.observe_explicit(n);
+                    }
+                }
+                v
+            }
+            None if automatic => {
+                let max = col.ty.integer_range().map_or(0, |(_, hi)| hi.min(i128::from(u64::MAX)) as u64);
+                let n = entry.take_auto(max).ok_or_else(|| {
+                    bad(ErrorCode::AutoIncrementExhausted, format!("AUTO_INCREMENT of '{}' reached its maximum", col.name))
+                })?;
+                *assigned = Some(n);
+                if matches!(col.ty, base::ColumnType::BigInt { unsigned: true } | base::ColumnType::Int { unsigned: true }) || col.hidden {
+                    Value::UInt(n)
+                } else {
+                    coerce(table, i as u16, Value::UInt(n))?
+                }
+            }
+            None if col.nullable => Value::Null,
+            None => return Err(bad(ErrorCode::NullNotAllowed, format!("field '{}' doesn't have a default value", col.name))),
+        };
+        out.push(v);
+    }
+    Ok(out)
+}
+
+/// Checks and converts one operation.
+pub fn prepare(entry: Arc<TableEntry>, op: Operation) -> Result<PreparedOp, Error> {
+    let table = entry.def.clone();
+    if table.index_of.is_some() {
+        return Err(bad(ErrorCode::BadRequest, "hidden index tables are not addressable".into()));
+    }
+    let unique_index = match op.index {
+        None => None,
+        Some(i) => {
+            let index = table
+                .indexes
+                .get(i as usize)
+                .ok_or_else(|| bad(ErrorCode::NoSuchIndex, format!("table '{}' has no index {i}", table.name)))?;
+            if index.kind != IndexKind::Unique {
+                return Err(bad(ErrorCode::BadRequest, format!("index '{}' is not unique", index.name)));
+            }
+            Some(i as usize)
+        }
+    };
+    let mut op = op;
+    if matches!(op.kind, OpKind::Insert | OpKind::Write) && unique_index.is_none() && op.key.len() == table.primary_key.len() {
+        // Key columns given only as the key are part of the row too.
+        for (c, v) in table.primary_key.iter().zip(&op.key) {
+            if !op.values.iter().any(|(vc, _)| vc == c) && !table.columns[*c as usize].hidden {
+                op.values.push((*c, v.clone()));
+            }
+        }
+    }
+    let mut assigned = None;
+    let mut row = None;
+    let mut updates = Vec::new();
+    match op.kind {
+        OpKind::Insert | OpKind::Write => {
+            row = Some(insert_row(&entry, &op.values, &mut assigned)?);
+            if op.kind == OpKind::Write {
+                for (c, v) in op.values {
+                    updates.push((c, coerce(&table, c, v)?));
+                }
+            }
+        }
+        OpKind::Update => {
+            for (c, v) in op.values {
+                if table.columns.get(c as usize).is_some_and(|col| col.hidden) {
+                    return Err(bad(ErrorCode::BadRequest, "the hidden primary key cannot be set".into()));
+                }
+                updates.push((c, coerce(&table, c, v)?));
+            }
+        }
+        OpKind::Read(_) | OpKind::Delete => {}
+    }
+    let key_columns: Vec<u16> = match unique_index {
+        Some(i) => table.indexes[i].columns.clone(),
+        None => table.primary_key.clone(),
+    };
+    let key = if let (Some(r), true) = (&row, op.key.is_empty()) {
+        key_columns.iter().map(|c| r[*c as usize].clone()).collect()
+    } else {
+        if op.key.len() != key_columns.len() {
+            return Err(bad(
+                ErrorCode::BadRequest,
+                format!("key of table '{}' has {} columns, {} given", table.name, key_columns.len(), op.key.len()),
+            ));
+        }
+        key_columns.iter().zip(op.key).map(|(c, v)| coerce(&table, *c, v)).collect::<Result<Vec<_>, _>>()?
+    };
+    if let (Some(r), None) = (&row, unique_index) {
+        // For insert and write by primary key, the key given must agree with the row.
+        for (c, k) in key_columns.iter().zip(&key) {
+            if r[*c as usize].compare(k, table.columns[*c as usize].collation) != Some(std::cmp::Ordering::Equal) {
+                return Err(bad(ErrorCode::BadRequest, "key and row values disagree".into()));
+            }
+        }
+    }
+    let projection = match op.kind {
+        OpKind::Read(_) => check_projection(&table, &op.projection)?,
+        _ => Vec::new(),
+    };
+    Ok(PreparedOp { kind: op.kind, table: entry, unique_index, key, row, updates, projection, assigned })
+}

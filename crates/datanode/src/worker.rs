@@ -1,0 +1,413 @@
+//! A worker thread: owns a set of partitions and alone touches their rows, indexes and row locks.
+//! It runs keyed steps for transactions (keeping their uncommitted images and locks until commit or
+//! abort), parks steps that wait for a lock until it is released or the lock-wait timeout passes,
+//! and scans its partitions with the filter running next to the data.
+
+use std::collections::{HashMap, VecDeque};
+use std::ops::Bound;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base::{Error, ErrorCode, TableDef, Value};
+use storage::filter::matches;
+use storage::partition::prefix_bounds;
+use storage::Partition;
+use wire::{LockMode, ScanOrder};
+
+use crate::messages::*;
+
+type LockKey = (u32, Vec<u8>);
+
+struct LockEntry {
+    exclusive: bool,
+    holders: Vec<TxnId>,
+}
+
+/// A transaction's state on this worker.
+#[derive(Default)]
+struct WorkerTxn {
+    locks: Vec<LockKey>,
+    /// The latest uncommitted image per key (None: deleted), with the key's partition.
+    pending: HashMap<LockKey, (u32, Option<Box<[u8]>>)>,
+}
+
+/// Steps of one request waiting for a lock.
+struct Parked {
+    txn: TxnId,
+    tag: u64,
+    steps: VecDeque<Step>,
+    replies: Vec<StepReply>,
+    reply: Sender<Event>,
+    deadline: Instant,
+}
+
+enum StepStatus {
+    Done(StepReply),
+    Blocked(Step),
+}
+
+pub struct Worker {
+    partitions: HashMap<(u32, u32), Partition>,
+    locks: HashMap<LockKey, LockEntry>,
+    txns: HashMap<TxnId, WorkerTxn>,
+    parked: Vec<Parked>,
+    lock_wait: Duration,
+}
+
+impl Worker {
+    pub fn new(lock_wait: Duration) -> Worker {
+        Worker { partitions: HashMap::new(), locks: HashMap::new(), txns: HashMap::new(), parked: Vec::new(), lock_wait }
+    }
+
+    /// Serves requests until `Stop` or until every sender is gone.
+    pub fn run(mut self, inbox: Receiver<ToWorker>) {
+        loop {
+            let next = match self.parked.iter().map(|p| p.deadline).min() {
+                None => inbox.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                Some(deadline) => inbox.recv_timeout(deadline.saturating_duration_since(Instant::now())),
+            };
+            match next {
+                Ok(ToWorker::Stop) | Err(RecvTimeoutError::Disconnected) => return,
+                Ok(message) => self.handle(message),
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            self.expire_waits();
+        }
+    }
+
+    fn handle(&mut self, message: ToWorker) {
+        match message {
+            ToWorker::Steps { txn, tag, steps, reply } => {
+                let parked = Parked {
+                    txn,
+                    tag,
+                    steps: steps.into(),
+                    replies: Vec::new(),
+                    reply,
+                    deadline: Instant::now() + self.lock_wait,
+                };
+                self.run_parked(parked);
+            }
+            ToWorker::Commit { txn, tag, reply } => {
+                self.finish(txn, true);
+                let _ = reply.send(Event::Finished { tag });
+            }
+            ToWorker::Abort { txn, tag, reply } => {
+                self.finish(txn, false);
+                if let Some(reply) = reply {
+                    let _ = reply.send(Event::Finished { tag });
+                }
+            }
+            ToWorker::Scan { tag, partitions, plan, reply } => {
+                let rows = self.scan(&partitions, &plan);
+                let _ = reply.send(Event::ScanDone { tag, rows });
+            }
+            ToWorker::CreateTables { tables, reply } => {
+                for (table, partitions) in tables {
+                    for p in partitions {
+                        self.partitions.insert((table.id, p), Partition::new(table.clone()));
+                    }
+                }
+                let _ = reply.send(());
+            }
+            ToWorker::DropTables { ids, reply } => {
+                self.partitions.retain(|(table, _), _| !ids.contains(table));
+                let _ = reply.send(());
+            }
+            ToWorker::Status { reply } => {
+                let mut status = WorkerStatus::default();
+                for p in self.partitions.values() {
+                    status.rows += p.row_count() as u64;
+                    status.row_bytes += p.row_bytes() as u64;
+                }
+                let _ = reply.send(status);
+            }
+            ToWorker::Stop => {}
+        }
+    }
+
+    /// Runs steps in order until one blocks on a lock (park the rest) or fails (stop there).
+    fn run_parked(&mut self, mut parked: Parked) {
+        while let Some(step) = parked.steps.pop_front() {
+            match self.run_step(parked.txn, step) {
+                StepStatus::Done(reply) => {
+                    let failed = matches!(reply.result, Err(_));
+                    parked.replies.push(reply);
+                    if failed {
+                        break;
+                    }
+                }
+                StepStatus::Blocked(step) => {
+                    parked.steps.push_front(step);
+                    self.parked.push(parked);
+                    return;
+                }
+            }
+        }
+        let _ = parked.reply.send(Event::StepsDone { tag: parked.tag, replies: parked.replies });
+    }
+
+    fn expire_waits(&mut self) {
+        let now = Instant::now();
+        let mut i = 0;
+        while i < self.parked.len() {
+            if self.parked[i].deadline <= now {
+                let mut p = self.parked.swap_remove(i);
+                if let Some(step) = p.steps.pop_front() {
+                    p.replies.push(StepReply {
+                        slot: step.slot,
+                        result: Err(Error::new(
+                            ErrorCode::LockWaitTimeout,
+                            format!("lock wait timeout on a row of table {} after {:?}", step.table, self.lock_wait),
+                        )),
+                    });
+                }
+                let _ = p.reply.send(Event::StepsDone { tag: p.tag, replies: p.replies });
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Grants `mode` on `key` to `txn`, or returns false when it must wait.
+    fn acquire(&mut self, txn: TxnId, key: &LockKey, exclusive: bool) -> bool {
+        match self.locks.get_mut(key) {
+            None => {
+                self.locks.insert(key.clone(), LockEntry { exclusive, holders: vec![txn] });
+                self.txns.entry(txn).or_default().locks.push(key.clone());
+                true
+            }
+            Some(entry) => {
+                let holds = entry.holders.contains(&txn);
+                if holds {
+                    if exclusive && !entry.exclusive {
+                        if entry.holders.len() == 1 {
+                            entry.exclusive = true;
+                            return true;
+                        }
+                        return false;
+                    }
+                    return true;
+                }
+                if !exclusive && !entry.exclusive {
+                    entry.holders.push(txn);
+                    self.txns.entry(txn).or_default().locks.push(key.clone());
+                    return true;
+                }
+                false
+            }
+        }
+    }
+
+    /// The row image `txn` sees for `key`: its own uncommitted image, else the committed row.
+    fn visible(&self, txn: TxnId, key: &LockKey, partition: u32) -> Option<&[u8]> {
+        if let Some((_, image)) = self.txns.get(&txn).and_then(|t| t.pending.get(key)) {
+            return image.as_deref();
+        }
+        self.partitions.get(&(key.0, partition))?.get(&key.1)
+    }
+
+    fn run_step(&mut self, txn: TxnId, step: Step) -> StepStatus {
+        let key: LockKey = (step.table, step.pk.clone());
+        let Some(part) = self.partitions.get(&(step.table, step.partition)) else {
+            return StepStatus::Done(StepReply {
+                slot: step.slot,
+                result: Err(Error::new(ErrorCode::NoSuchTable, format!("table {} partition {} is not here", step.table, step.partition))),
+            });
+        };
+        let layout = part.layout().clone();
+        let lock = match &step.kind {
+            StepKind::Read { lock: LockMode::CommittedRead, .. } => None,
+            StepKind::Read { lock: LockMode::Shared, .. } => Some(false),
+            _ => Some(true),
+        };
+        if let Some(exclusive) = lock {
+            if !self.acquire(txn, &key, exclusive) {
+                return StepStatus::Blocked(step);
+            }
+        }
+        let current = self.visible(txn, &key, step.partition).map(|r| layout.values(r));
+        let slot = step.slot;
+        let want = step.want_images;
+        let result = match step.kind {
+            StepKind::Read { projection, .. } => Ok(match current {
+                None => StepOutcome::NotFound,
+                Some(values) if projection.is_empty() => StepOutcome::Row(values),
+                Some(values) => StepOutcome::Row(projection.iter().map(|c| values.get(*c as usize).cloned().unwrap_or(Value::Null)).collect()),
+            }),
+            StepKind::Insert { row } => match current {
+                Some(_) => Err(duplicate(self.partitions.get(&(step.table, step.partition)).map(|p| p.table()))),
+                None => self.write(txn, &key, step.partition, &layout, Some(row), None, want),
+            },
+            StepKind::Update { updates } => match current {
+                None => Ok(StepOutcome::NotFound),
+                Some(old) => self.update(txn, &key, step.partition, &layout, old, &updates, want),
+            },
+            StepKind::Write { row, updates } => match current {
+                None => self.write(txn, &key, step.partition, &layout, Some(row), None, want),
+                Some(old) => self.update(txn, &key, step.partition, &layout, old, &updates, want),
+            },
+            StepKind::Delete => match current {
+                None => Ok(StepOutcome::NotFound),
+                Some(old) => self.write(txn, &key, step.partition, &layout, None, Some(old), want),
+            },
+        };
+        StepStatus::Done(StepReply { slot, result })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn update(
+        &mut self,
+        txn: TxnId,
+        key: &LockKey,
+        partition: u32,
+        layout: &storage::RowLayout,
+        old: Vec<Value>,
+        updates: &[(u16, Value)],
+        want: bool,
+    ) -> Result<StepOutcome, Error> {
+        let mut new = old.clone();
+        for (c, v) in updates {
+            if let Some(slot) = new.get_mut(*c as usize) {
+                *slot = v.clone();
+            }
+        }
+        let part = self.partitions.get(&(key.0, partition)).ok_or_else(|| Error::new(ErrorCode::NoSuchTable, "partition gone"))?;
+        let mut new_pk = Vec::new();
+        part.encode_primary_key(&part.table().primary_key.iter().map(|c| new[*c as usize].clone()).collect::<Vec<_>>(), &mut new_pk);
+        if new_pk != key.1 {
+            return Err(Error::new(ErrorCode::BadRequest, "an update cannot change the primary key; delete and insert instead"));
+        }
+        self.write(txn, key, partition, layout, Some(new), Some(old), want)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write(
+        &mut self,
+        txn: TxnId,
+        key: &LockKey,
+        partition: u32,
+        layout: &storage::RowLayout,
+        new: Option<Vec<Value>>,
+        old: Option<Vec<Value>>,
+        want: bool,
+    ) -> Result<StepOutcome, Error> {
+        let image = match &new {
+            Some(values) => Some(layout.encode(values)?),
+            None => None,
+        };
+        self.txns.entry(txn).or_default().pending.insert(key.clone(), (partition, image));
+        Ok(if want { StepOutcome::Written { old, new } } else { StepOutcome::Written { old: None, new: None } })
+    }
+
+    /// Commits (applies the pending images) or aborts (drops them), then releases the locks and
+    /// retries the steps that waited for them.
+    fn finish(&mut self, txn: TxnId, commit: bool) {
+        let Some(state) = self.txns.remove(&txn) else { return };
+        if commit {
+            for ((table, pk), (partition, image)) in state.pending {
+                let Some(part) = self.partitions.get_mut(&(table, partition)) else { continue };
+                let applied = match image {
+                    Some(row) => {
+                        if part.find(&pk).is_some() {
+                            part.replace(&pk, row).map(|_| ())
+                        } else {
+                            part.insert(row).map(|_| ())
+                        }
+                    }
+                    None => {
+                        part.delete(&pk);
+                        Ok(())
+                    }
+                };
+                // Locks made the checks at prepare time; a failure here is a broken invariant.
+                assert!(applied.is_ok(), "commit of a prepared row failed: {applied:?}");
+            }
+        }
+        for key in state.locks {
+            if let Some(entry) = self.locks.get_mut(&key) {
+                entry.holders.retain(|t| *t != txn);
+                if entry.holders.is_empty() {
+                    self.locks.remove(&key);
+                }
+            }
+        }
+        if !self.parked.is_empty() {
+            for p in std::mem::take(&mut self.parked) {
+                self.run_parked(p);
+            }
+        }
+    }
+
+    fn scan(&self, partitions: &[u32], plan: &ScanPlan) -> Result<Vec<ScannedRow>, Error> {
+        let limit = if plan.limit == 0 { u64::MAX } else { plan.limit };
+        let ordered = plan.order != ScanOrder::Any;
+        let mut out: Vec<ScannedRow> = Vec::new();
+        for p in partitions {
+            let Some(part) = self.partitions.get(&(plan.table.id, *p)) else {
+                return Err(Error::new(ErrorCode::NoSuchTable, format!("table '{}' partition {p} is not here", plan.table.name)));
+            };
+            let layout = part.layout();
+            let project = |row: &[u8]| -> Vec<Value> { plan.projection.iter().map(|c| layout.value(row, *c as usize)).collect() };
+            // Per partition at most `limit` rows can be among the first `limit` overall.
+            let mut taken = 0u64;
+            let budget = if ordered { limit } else { limit.saturating_sub(out.len() as u64) };
+            if budget == 0 {
+                break;
+            }
+            match plan.index {
+                None => part.scan(|row| {
+                    if matches(&plan.filter, &plan.table, layout, row) {
+                        out.push((Vec::new(), project(row)));
+                        taken += 1;
+                    }
+                    taken < budget
+                }),
+                Some(index) => {
+                    let enc = |b: &Option<(Vec<Value>, bool)>| {
+                        b.as_ref().map(|(values, inclusive)| {
+                            let mut k = Vec::new();
+                            part.encode_index_prefix(index, values, &mut k);
+                            (k, *inclusive)
+                        })
+                    };
+                    let (lower, upper) = prefix_bounds(enc(&plan.lower), enc(&plan.upper));
+                    part.scan_index(index, as_ref(&lower), as_ref(&upper), plan.order == ScanOrder::Descending, |key, row| {
+                        if matches(&plan.filter, &plan.table, layout, row) {
+                            out.push((if ordered { key.to_vec() } else { Vec::new() }, project(row)));
+                            taken += 1;
+                        }
+                        taken < budget
+                    });
+                }
+            }
+        }
+        if ordered && partitions.len() > 1 {
+            if plan.order == ScanOrder::Descending {
+                out.sort_by(|a, b| b.0.cmp(&a.0));
+            } else {
+                out.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+            out.truncate(limit.min(usize::MAX as u64) as usize);
+        }
+        Ok(out)
+    }
+}
+
+fn duplicate(table: Option<&Arc<TableDef>>) -> Error {
+    let name = table.map_or("?", |t| t.name.as_str());
+    let message = match name.split_once("$unique$") {
+        Some((base, index)) => format!("duplicate entry for key '{index}' in table '{base}'"),
+        None => format!("duplicate entry for key 'PRIMARY' in table '{name}'"),
+    };
+    Error::new(ErrorCode::DuplicateKey, message)
+}
+
+fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    match b {
+        Bound::Included(v) => Bound::Included(v.as_slice()),
+        Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
