@@ -1,0 +1,304 @@
+//! `cairn bench readperf`: NDB's testReadPerf for Cairn. Per access path, a run of `range` rows in
+//! one transaction (or scan), repeated `iterations` times over a table of `rows` rows; reports
+//! microseconds per row and rows per second, beside a bare TCP ping-pong of the same message size
+//! and the data node's resident memory per row of the sysbench row shape.
+
+use std::net::TcpListener;
+use std::time::{Duration, Instant};
+
+use base::schema::{ColumnDef, IndexKind};
+use base::types::ColumnType;
+use base::{TableDef, Value};
+use client::{CmpOp, Cluster, ExecType, Filter, LockMode, Scan, ScanOrder, Table};
+
+use crate::load::{load, Rng};
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub connect: String,
+    pub rows: u64,
+    pub range: u64,
+    pub iterations: u64,
+    pub seed: u64,
+    pub progress: bool,
+}
+
+/// One measured access path.
+#[derive(Debug, Clone)]
+pub struct PathResult {
+    pub name: &'static str,
+    pub us_per_row: f64,
+    pub rows_per_sec: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub rows: u64,
+    pub range: u64,
+    pub iterations: u64,
+    pub seed: u64,
+    pub workers: u32,
+    pub paths: Vec<PathResult>,
+    pub pingpong_us: f64,
+    pub message_bytes: usize,
+    /// Resident bytes per row of the sysbench shape (BIGINT id, INT k, CHAR(120) c, CHAR(60) pad,
+    /// ordered index on k).
+    pub bytes_per_row: f64,
+    /// Resident bytes per row of the readperf table (adds a unique index and its hidden table).
+    pub readperf_bytes_per_row: f64,
+    /// Rows the filtered full scan examined per second, per worker thread.
+    pub scan_rows_examined_per_sec_per_worker: f64,
+}
+
+/// Bytes of a one-row primary-key read request frame (header + body): the ping-pong size.
+fn request_bytes(table: &Table, columns: &[u16]) -> usize {
+    let op = wire::Operation {
+        kind: wire::OpKind::Read(LockMode::CommittedRead),
+        table: table.id(),
+        index: None,
+        key: vec![Value::Int(1)],
+        values: Vec::new(),
+        projection: columns.to_vec(),
+    };
+    let mut out = Vec::new();
+    wire::Message::Execute { transaction: 1, exec: ExecType::NoCommit, operations: vec![op] }.write_frame(&mut out, 0, 0, 1);
+    out.len()
+}
+
+fn sysbench_table(name: &str) -> TableDef {
+    TableDef::new(
+        name,
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+            ColumnDef::new("k", ColumnType::Int { unsigned: false }).default(Value::Int(0)),
+            ColumnDef::new("c", ColumnType::Char { length: 120 }).default(Value::from("")),
+            ColumnDef::new("pad", ColumnType::Char { length: 60 }).default(Value::from("")),
+        ],
+        &["id"],
+    )
+    .and_then(|t| t.with_index("k_1", IndexKind::Ordered, &["k"]))
+    .expect("static schema is valid")
+}
+
+fn readperf_table() -> TableDef {
+    let mut t = sysbench_table("readperf");
+    t.columns.push(ColumnDef::new("u", ColumnType::Int { unsigned: true }));
+    t.with_index("u_1", IndexKind::Unique, &["u"]).expect("static schema is valid")
+}
+
+fn recreate(cluster: &Cluster, def: TableDef) -> client::Result<Table> {
+    if cluster.table(&def.name).is_ok() {
+        cluster.drop_table(&def.name)?;
+    }
+    cluster.create_table(def)
+}
+
+/// Runs every path and returns the report.
+pub fn run(opts: &Options) -> client::Result<Report> {
+    let cluster = Cluster::connect(&opts.connect)?;
+    let status = cluster.status()?;
+    let mut rng = Rng::new(opts.seed);
+    let rows = opts.rows.max(1);
+    let range = opts.range.clamp(1, rows);
+
+    // Memory of the sysbench row shape, measured on its own table first.
+    let before = cluster.status()?.resident_bytes;
+    let sb = recreate(&cluster, sysbench_table("readperf_sysbench"))?;
+    let mut text_rng = rng.clone();
+    load(&cluster, &sb, rows, 1000, 8, opts.progress, |i| {
+        vec![(0, Value::Int(i as i64)), (1, Value::Int((i % 1_000_003) as i64)), (2, Value::from(text_rng.digits(119))), (3, Value::from(text_rng.digits(59)))]
+    })?;
+    let after = cluster.status()?.resident_bytes;
+    let bytes_per_row = after.saturating_sub(before) as f64 / rows as f64;
+    cluster.drop_table("readperf_sysbench")?;
+
+    let before = cluster.status()?.resident_bytes;
+    let table = recreate(&cluster, readperf_table())?;
+    load(&cluster, &table, rows, 1000, 8, opts.progress, |i| {
+        vec![
+            (0, Value::Int(i as i64)),
+            (1, Value::Int(i as i64)),
+            (2, Value::from(text_rng.digits(119))),
+            (3, Value::from(text_rng.digits(59))),
+            (4, Value::UInt(i)),
+        ]
+    })?;
+    let after = cluster.status()?.resident_bytes;
+    let readperf_bytes_per_row = after.saturating_sub(before) as f64 / rows as f64;
+
+    let u_index = table.unique_index("u_1")?;
+    let columns = table.columns(&["id", "k", "c"])?;
+    let mut paths = Vec::new();
+    let per = |elapsed: Duration, rows: u64| {
+        let us = elapsed.as_secs_f64() * 1e6 / rows.max(1) as f64;
+        (us, 1e6 / us.max(1e-9))
+    };
+    let total = range * opts.iterations.max(1);
+    let mut measure = |name: &'static str, f: &mut dyn FnMut(&mut Rng) -> client::Result<u64>| -> client::Result<()> {
+        let start = Instant::now();
+        let mut counted = 0;
+        for _ in 0..opts.iterations.max(1) {
+            counted += f(&mut rng)?;
+        }
+        let (us_per_row, rows_per_sec) = per(start.elapsed(), counted);
+        if opts.progress {
+            eprintln!("  {name:<24} {us_per_row:>10.2} us/row {rows_per_sec:>12.0} rows/s");
+        }
+        paths.push(PathResult { name, us_per_row, rows_per_sec });
+        Ok(())
+    };
+    let expect_row = |found: bool| -> client::Result<()> {
+        if found {
+            Ok(())
+        } else {
+            Err(client::ClientError::Failed(base::Error::new(base::ErrorCode::NotFound, "readperf row missing")))
+        }
+    };
+
+    measure("serial pk read", &mut |rng| {
+        let mut txn = cluster.transaction();
+        for _ in 0..range {
+            let op = txn.read_with(&table, vec![Value::Int(rng.below(rows) as i64)], LockMode::CommittedRead, columns.clone());
+            txn.execute(ExecType::NoCommit)?;
+            expect_row(txn.row(op).is_some())?;
+        }
+        txn.commit()?;
+        Ok(range)
+    })?;
+    measure("batched pk read", &mut |rng| {
+        let mut txn = cluster.transaction();
+        let ops: Vec<_> = (0..range)
+            .map(|_| txn.read_with(&table, vec![Value::Int(rng.below(rows) as i64)], LockMode::CommittedRead, columns.clone()))
+            .collect();
+        txn.execute(ExecType::Commit)?;
+        for op in ops {
+            expect_row(txn.row(op).is_some())?;
+        }
+        Ok(range)
+    })?;
+    measure("serial uk read", &mut |rng| {
+        let mut txn = cluster.transaction();
+        for _ in 0..range {
+            let op = txn.read_unique(&table, u_index, vec![Value::UInt(rng.below(rows))], LockMode::CommittedRead, columns.clone());
+            txn.execute(ExecType::NoCommit)?;
+            expect_row(txn.row(op).is_some())?;
+        }
+        txn.commit()?;
+        Ok(range)
+    })?;
+    measure("batched uk read", &mut |rng| {
+        let mut txn = cluster.transaction();
+        let ops: Vec<_> = (0..range)
+            .map(|_| txn.read_unique(&table, u_index, vec![Value::UInt(rng.below(rows))], LockMode::CommittedRead, columns.clone()))
+            .collect();
+        txn.execute(ExecType::Commit)?;
+        for op in ops {
+            expect_row(txn.row(op).is_some())?;
+        }
+        Ok(range)
+    })?;
+    measure("index eq-bound scan", &mut |rng| {
+        for _ in 0..range {
+            let v = rng.below(rows) as i64;
+            let got = cluster.scan(&table, &Scan::index("k_1").equal(vec![Value::Int(v)]).columns(&["id", "k", "c"]))?;
+            expect_row(got.len() == 1)?;
+        }
+        Ok(range)
+    })?;
+    measure("index range scan", &mut |rng| {
+        let low = rng.below(rows - range + 1) as i64;
+        let scan = Scan::index("k_1").from(vec![Value::Int(low)], true).to(vec![Value::Int(low + range as i64)], false).columns(&["id", "k", "c"]);
+        let got = cluster.scan(&table, &scan)?;
+        expect_row(got.len() as u64 == range)?;
+        Ok(range)
+    })?;
+    measure("sorted range scan", &mut |rng| {
+        let low = rng.below(rows - range + 1) as i64;
+        let scan = Scan::index("k_1")
+            .from(vec![Value::Int(low)], true)
+            .to(vec![Value::Int(low + range as i64)], false)
+            .columns(&["id", "k", "c"])
+            .order(ScanOrder::Ascending);
+        let got = cluster.scan(&table, &scan)?;
+        expect_row(got.len() as u64 == range && got.windows(2).all(|w| w[0][1].compare(&w[1][1], base::Collation::Binary) == Some(std::cmp::Ordering::Less)))?;
+        Ok(range)
+    })?;
+    let k = table.column("k")?;
+    let scan_start = Instant::now();
+    let mut examined = 0u64;
+    measure("full scan with filter", &mut |rng| {
+        let low = rng.below(rows - range + 1) as i64;
+        let filter = Filter::And(vec![
+            Filter::Cmp { column: k, op: CmpOp::Ge, value: Value::Int(low) },
+            Filter::Cmp { column: k, op: CmpOp::Lt, value: Value::Int(low + range as i64) },
+        ]);
+        let got = cluster.scan(&table, &Scan::table().filter(filter).columns(&["id", "k", "c"]))?;
+        expect_row(got.len() as u64 == range)?;
+        examined += rows;
+        Ok(range)
+    })?;
+    let scan_elapsed = scan_start.elapsed();
+    let scan_rows_examined_per_sec_per_worker = examined as f64 / scan_elapsed.as_secs_f64() / f64::from(status.worker_count.max(1));
+
+    // Bare TCP ping-pong of a one-row request's size, on this host.
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| client::ClientError::ConnectionLost(e.to_string()))?;
+    let echo_addr = listener.local_addr().map_err(|e| client::ClientError::ConnectionLost(e.to_string()))?;
+    std::thread::spawn(move || transport::echo::serve(listener));
+    let message_bytes = request_bytes(&table, &columns);
+    let elapsed = transport::echo::ping_pong(echo_addr, message_bytes, total as usize).map_err(|e| client::ClientError::ConnectionLost(e.to_string()))?;
+    let pingpong_us = elapsed.as_secs_f64() * 1e6 / total as f64;
+
+    cluster.drop_table("readperf")?;
+    Ok(Report {
+        rows,
+        range,
+        iterations: opts.iterations,
+        seed: opts.seed,
+        workers: status.worker_count,
+        paths,
+        pingpong_us,
+        message_bytes,
+        bytes_per_row,
+        readperf_bytes_per_row,
+        scan_rows_examined_per_sec_per_worker,
+    })
+}
+
+impl Report {
+    /// The terminal table, in the seed's style.
+    pub fn table(&self) -> String {
+        let mut s = format!(
+            "readperf: {} rows, range {}, {} iterations, {} worker threads, seed {}\n\n{:<26} {:>12} {:>14}\n",
+            self.rows, self.range, self.iterations, self.workers, self.seed, "access path", "us/row", "rows/sec"
+        );
+        for p in &self.paths {
+            s += &format!("{:<26} {:>12.2} {:>14.0}\n", p.name, p.us_per_row, p.rows_per_sec);
+        }
+        s += &format!("{:<26} {:>12.2} {:>14}\n", format!("tcp ping-pong ({} B)", self.message_bytes), self.pingpong_us, "");
+        s += &format!("\nfull scan examined {:.0} rows/s per worker thread\n", self.scan_rows_examined_per_sec_per_worker);
+        s += &format!("resident memory per row: {:.0} bytes (sysbench shape), {:.0} bytes (readperf table with unique index)\n", self.bytes_per_row, self.readperf_bytes_per_row);
+        s
+    }
+
+    /// One JSON object: the paths plus pingpong_us and bytes_per_row.
+    pub fn json(&self) -> String {
+        let paths: Vec<String> = self
+            .paths
+            .iter()
+            .map(|p| format!("{{\"name\":\"{}\",\"us_per_row\":{:.3},\"rows_per_sec\":{:.0}}}", p.name, p.us_per_row, p.rows_per_sec))
+            .collect();
+        format!(
+            "{{\"rows\":{},\"range\":{},\"iterations\":{},\"workers\":{},\"seed\":{},\"paths\":[{}],\"pingpong_us\":{:.3},\"bytes_per_row\":{:.1},\"readperf_bytes_per_row\":{:.1},\"scan_rows_examined_per_sec_per_worker\":{:.0}}}",
+            self.rows,
+            self.range,
+            self.iterations,
+            self.workers,
+            self.seed,
+            paths.join(","),
+            self.pingpong_us,
+            self.bytes_per_row,
+            self.readperf_bytes_per_row,
+            self.scan_rows_examined_per_sec_per_worker
+        )
+    }
+}

@@ -1,0 +1,198 @@
+//! The `cairn` binary: command-line parsing, logging set-up and wiring of the roles. Each
+//! subcommand is one role: `start` (the embedded default cluster), `datanode`, `bench`, `admin`.
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+use datanode::{DataNode, DataNodeConfig};
+
+#[derive(Parser)]
+#[command(name = "cairn", version, about = "Cairn: a shared-nothing, in-memory, partitioned database")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Starts a whole cluster on this machine with no configuration (the embedded default).
+    Start(StartArgs),
+    /// Runs one data node.
+    Datanode(DataNodeArgs),
+    /// Benchmark programs.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+    /// Management client.
+    #[command(subcommand)]
+    Admin(AdminCommand),
+}
+
+#[derive(Args)]
+struct StartArgs {
+    /// Directory for the cluster's data.
+    #[arg(long, default_value = "./cairn-data")]
+    data_dir: PathBuf,
+    /// First port of the block the cluster listens on; the data node takes base + 2.
+    #[arg(long, default_value_t = 2200)]
+    base_port: u16,
+    /// Port of the data node's native protocol listener (default: base port + 2).
+    #[arg(long)]
+    datanode_port: Option<u16>,
+    /// Address the listeners bind to.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: String,
+    /// Worker threads of the data node (0: cores - 1, at least 1).
+    #[arg(long, default_value_t = 0)]
+    workers: usize,
+}
+
+#[derive(Args)]
+struct DataNodeArgs {
+    /// Address to listen on for API connections.
+    #[arg(long, default_value = "127.0.0.1:2202")]
+    listen: String,
+    #[arg(long, default_value_t = 1)]
+    node_id: u32,
+    /// Worker threads (0: cores - 1, at least 1).
+    #[arg(long, default_value_t = 0)]
+    workers: usize,
+    /// Row-lock wait timeout in milliseconds.
+    #[arg(long, default_value_t = 1200)]
+    lock_wait_timeout_ms: u64,
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// NDB's testReadPerf: every access path, us/row and rows/s, against a running cluster.
+    Readperf(ReadperfArgs),
+}
+
+#[derive(Args)]
+struct ReadperfArgs {
+    /// Data node address (default: the one `cairn start` runs).
+    #[arg(long, default_value = "127.0.0.1:2202")]
+    connect: String,
+    /// Rows in the table.
+    #[arg(long, default_value_t = 1_000_000)]
+    rows: u64,
+    /// Rows per transaction or scan.
+    #[arg(long, default_value_t = 1000)]
+    range: u64,
+    #[arg(long, default_value_t = 3)]
+    iterations: u64,
+    /// Seed of the key generator (printed, so a run can be repeated).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+enum AdminCommand {
+    /// Shows a data node's status: workers, tables, rows, resident memory.
+    Status {
+        #[arg(long, default_value = "127.0.0.1:2202")]
+        connect: String,
+    },
+}
+
+fn init_logging() {
+    let level = match std::env::var("CAIRN_LOG").unwrap_or_default().to_ascii_lowercase().as_str() {
+        "trace" => tracing::Level::TRACE,
+        "debug" => tracing::Level::DEBUG,
+        "warn" => tracing::Level::WARN,
+        "error" => tracing::Level::ERROR,
+        _ => tracing::Level::INFO,
+    };
+    tracing_subscriber::fmt().with_max_level(level).with_writer(std::io::stderr).with_target(false).init();
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    init_logging();
+    match cli.command {
+        Command::Start(args) => start(args),
+        Command::Datanode(args) => run_datanode(args),
+        Command::Bench(BenchCommand::Readperf(args)) => readperf(args),
+        Command::Admin(AdminCommand::Status { connect }) => {
+            let cluster = client::Cluster::connect(&connect).with_context(|| format!("connecting to {connect}"))?;
+            let s = cluster.status()?;
+            println!("node {}: {} workers, {} tables, {} rows, {} MiB resident", s.node_id, s.worker_count, s.table_count, s.row_count, s.resident_bytes >> 20);
+            println!("tables: {}", cluster.list_tables()?.join(", "));
+            Ok(())
+        }
+    }
+}
+
+/// Blocks until Ctrl-C or SIGTERM.
+fn wait_for_signal() -> Result<()> {
+    let (tx, rx) = mpsc::channel();
+    ctrlc::set_handler(move || {
+        let _ = tx.send(());
+    })
+    .context("installing the signal handler")?;
+    let _ = rx.recv();
+    Ok(())
+}
+
+fn start(args: StartArgs) -> Result<()> {
+    std::fs::create_dir_all(&args.data_dir).with_context(|| format!("creating data directory {}", args.data_dir.display()))?;
+    let port = match args.datanode_port {
+        Some(p) => p,
+        None => args.base_port.checked_add(2).context("--base-port too high")?,
+    };
+    let config = DataNodeConfig { listen: format!("{}:{port}", args.bind), workers: args.workers, ..DataNodeConfig::default() };
+    let node = DataNode::start(config.clone()).with_context(|| format!("starting the data node on {}", config.listen))?;
+    let address = node.address().to_string();
+    // Ready means the listener answers a real request over the transport.
+    let probe = client::Cluster::connect_timeout(&address, Duration::from_secs(10)).context("probing the data node")?;
+    probe.ping(Vec::new()).context("probing the data node")?;
+    drop(probe);
+    println!("cairn {}: data directory {}", env!("CARGO_PKG_VERSION"), args.data_dir.display());
+    println!("data node (native protocol): {address} ({} worker threads)", node.worker_count());
+    println!("durability: none yet (in memory only; the redo log and checkpoints are issue 5)");
+    println!("ready");
+    wait_for_signal()?;
+    println!("stopping");
+    node.stop();
+    println!("stopped");
+    Ok(())
+}
+
+fn run_datanode(args: DataNodeArgs) -> Result<()> {
+    let config = DataNodeConfig {
+        listen: args.listen,
+        node_id: args.node_id,
+        workers: args.workers,
+        lock_wait_timeout: Duration::from_millis(args.lock_wait_timeout_ms),
+        ..DataNodeConfig::default()
+    };
+    let node = DataNode::start(config.clone()).with_context(|| format!("starting the data node on {}", config.listen))?;
+    println!("data node {} listening on {} ({} worker threads)", args.node_id, node.address(), node.worker_count());
+    println!("ready");
+    wait_for_signal()?;
+    node.stop();
+    Ok(())
+}
+
+fn readperf(args: ReadperfArgs) -> Result<()> {
+    if args.rows == 0 || args.range == 0 || args.iterations == 0 {
+        bail!("--rows, --range and --iterations must be positive");
+    }
+    let seed = args.seed.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64));
+    if !args.json {
+        eprintln!("readperf against {} (seed {seed})", args.connect);
+    }
+    let opts = bench::readperf::Options { connect: args.connect, rows: args.rows, range: args.range, iterations: args.iterations, seed, progress: !args.json };
+    let report = bench::readperf::run(&opts).context("running readperf")?;
+    if args.json {
+        println!("{}", report.json());
+    } else {
+        print!("{}", report.table());
+    }
+    Ok(())
+}
