@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use base::schema::IndexKind;
 use base::{limits, Error, ErrorCode, Value};
@@ -83,7 +83,7 @@ pub struct Coordinator {
     shared: Arc<Shared>,
     inbox: Receiver<Event>,
     me: Sender<Event>,
-    writer: FrameWriter,
+    writer: Arc<Mutex<FrameWriter>>,
     out: Vec<u8>,
     txns: HashMap<u64, OpenTxn>,
     pending: HashMap<u64, Pending>,
@@ -93,6 +93,7 @@ pub struct Coordinator {
 
 impl Coordinator {
     pub fn new(shared: Arc<Shared>, inbox: Receiver<Event>, me: Sender<Event>, writer: FrameWriter, peer: String) -> Coordinator {
+        let writer = Arc::new(Mutex::new(writer));
         Coordinator { shared, inbox, me, writer, out: Vec::with_capacity(64 * 1024), txns: HashMap::new(), pending: HashMap::new(), next_tag: 1, peer }
     }
 
@@ -107,7 +108,11 @@ impl Coordinator {
                 next = self.inbox.try_recv().ok();
             }
             if !self.out.is_empty() {
-                if let Err(e) = self.writer.send(&self.out) {
+                let sent = match self.writer.lock() {
+                    Ok(mut w) => w.send(&self.out),
+                    Err(_) => break,
+                };
+                if let Err(e) = sent {
                     debug!(peer = %self.peer, "closing connection after failed write: {e}");
                     break;
                 }
@@ -117,7 +122,9 @@ impl Coordinator {
         for (_, txn) in self.txns.drain() {
             abort_on_workers(&self.shared, txn.id, txn.touched, None, 0);
         }
-        self.writer.shutdown();
+        if let Ok(w) = self.writer.lock() {
+            w.shutdown();
+        }
     }
 
     fn reply(&mut self, request_id: u64, message: &Message) {
@@ -236,6 +243,23 @@ impl Coordinator {
             }
         }
         let tag = self.tag();
+        if failure.is_none() {
+            if let Some((worker, steps)) = direct_read_steps(&ops, self.shared.workers.len()) {
+                // Committed reads take no locks and leave no state: the owning worker answers the
+                // connection itself and the transaction stays as it was.
+                if exec == ExecType::Commit {
+                    self.txns.remove(&client_txn);
+                } else if let Some(t) = self.txns.get_mut(&client_txn) {
+                    t.busy = false;
+                }
+                let direct = DirectReply { writer: self.writer.clone(), cluster_id: self.shared.cluster_id, request_id };
+                let message = ToWorker::Steps { txn: txn_id, tag, steps, reply: self.me.clone(), direct: Some(direct) };
+                if self.shared.workers[worker].send(message).is_err() {
+                    self.fail(request_id, Error::new(ErrorCode::ShuttingDown, "worker stopped"));
+                }
+                return;
+            }
+        }
         let mut state = Box::new(ExecState { request_id, client_txn, txn: txn_id, exec, ops, waiting: 0, replies: Vec::new(), failure });
         if state.failure.is_some() {
             return self.conclude(tag, state);
@@ -266,7 +290,7 @@ impl Coordinator {
             }
             *touched |= 1 << w;
             state.waiting += 1;
-            let message = ToWorker::Steps { txn: state.txn, tag, steps: group, reply: self.me.clone() };
+            let message = ToWorker::Steps { txn: state.txn, tag, steps: group, reply: self.me.clone(), direct: None };
             if self.shared.workers[w].send(message).is_err() {
                 state.waiting -= 1;
                 state.failure.get_or_insert((0, Error::new(ErrorCode::ShuttingDown, "worker stopped")));
@@ -501,6 +525,26 @@ fn value_bytes(v: &Value) -> usize {
         Value::Bytes(b) => b.len() + 5,
         _ => 17,
     }
+}
+
+/// When every operation is a committed read by primary key and all land on one worker: that worker
+/// and the steps for it.
+fn direct_read_steps(ops: &[OpState], workers: usize) -> Option<(usize, Vec<Step>)> {
+    let mut worker = None;
+    let mut steps = Vec::with_capacity(ops.len());
+    for (slot, op) in ops.iter().enumerate() {
+        let p = &op.prepared;
+        if p.kind != OpKind::Read(LockMode::CommittedRead) || p.unique_index.is_some() {
+            return None;
+        }
+        let step = base_step(op, slot as u32, &p.key, false);
+        let w = step.partition as usize % workers;
+        if *worker.get_or_insert(w) != w {
+            return None;
+        }
+        steps.push(step);
+    }
+    Some((worker?, steps))
 }
 
 /// Tells every touched worker to abort the transaction.

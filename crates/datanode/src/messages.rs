@@ -2,10 +2,11 @@
 //! coordinator and the workers are roles inside one data node and talk over bounded queues.
 
 use std::sync::mpsc::Sender;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use base::filter::Filter;
 use base::{Error, TableDef, Value};
+use transport::FrameWriter;
 use wire::{FrameHeader, LockMode, Message, ScanOrder};
 
 /// A transaction's id inside the data node, unique across connections.
@@ -74,9 +75,19 @@ pub struct ScanPlan {
 /// A scanned row: its index key (empty for unordered scans) and the projected values.
 pub type ScannedRow = (Vec<u8>, Vec<Value>);
 
+/// Where a worker writes the reply of a request it completes alone: committed reads by primary
+/// key go from the partition's owner straight to the API connection, as NDB's LQH sends read
+/// results to the API without passing through TC.
+#[derive(Clone)]
+pub struct DirectReply {
+    pub writer: Arc<Mutex<FrameWriter>>,
+    pub cluster_id: u32,
+    pub request_id: u64,
+}
+
 /// Requests to a worker thread.
 pub enum ToWorker {
-    Steps { txn: TxnId, tag: u64, steps: Vec<Step>, reply: Sender<Event> },
+    Steps { txn: TxnId, tag: u64, steps: Vec<Step>, reply: Sender<Event>, direct: Option<DirectReply> },
     Commit { txn: TxnId, tag: u64, reply: Sender<Event> },
     Abort { txn: TxnId, tag: u64, reply: Option<Sender<Event>> },
     Scan { tag: u64, partitions: Vec<u32>, plan: Arc<ScanPlan>, reply: Sender<Event> },

@@ -13,7 +13,8 @@ use base::{Error, ErrorCode, TableDef, Value};
 use storage::filter::matches;
 use storage::partition::prefix_bounds;
 use storage::Partition;
-use wire::{LockMode, ScanOrder};
+use wire::frame::FLAG_LAST;
+use wire::{ExecuteOutcome, LockMode, Message, OpResult, ScanOrder};
 
 use crate::messages::*;
 
@@ -39,6 +40,7 @@ struct Parked {
     steps: VecDeque<Step>,
     replies: Vec<StepReply>,
     reply: Sender<Event>,
+    direct: Option<DirectReply>,
     deadline: Instant,
 }
 
@@ -78,13 +80,14 @@ impl Worker {
 
     fn handle(&mut self, message: ToWorker) {
         match message {
-            ToWorker::Steps { txn, tag, steps, reply } => {
+            ToWorker::Steps { txn, tag, steps, reply, direct } => {
                 let parked = Parked {
                     txn,
                     tag,
                     steps: steps.into(),
                     replies: Vec::new(),
                     reply,
+                    direct,
                     deadline: Instant::now() + self.lock_wait,
                 };
                 self.run_parked(parked);
@@ -145,7 +148,12 @@ impl Worker {
                 }
             }
         }
-        let _ = parked.reply.send(Event::StepsDone { tag: parked.tag, replies: parked.replies });
+        match parked.direct {
+            Some(direct) => reply_direct(&direct, parked.replies),
+            None => {
+                let _ = parked.reply.send(Event::StepsDone { tag: parked.tag, replies: parked.replies });
+            }
+        }
     }
 
     fn expire_waits(&mut self) {
@@ -163,7 +171,12 @@ impl Worker {
                         )),
                     });
                 }
-                let _ = p.reply.send(Event::StepsDone { tag: p.tag, replies: p.replies });
+                match p.direct {
+                    Some(direct) => reply_direct(&direct, p.replies),
+                    None => {
+                        let _ = p.reply.send(Event::StepsDone { tag: p.tag, replies: p.replies });
+                    }
+                }
             } else {
                 i += 1;
             }
@@ -392,6 +405,30 @@ impl Worker {
             out.truncate(limit.min(usize::MAX as u64) as usize);
         }
         Ok(out)
+    }
+}
+
+/// Answers the API connection directly with the outcome of a request this worker ran alone.
+fn reply_direct(direct: &DirectReply, replies: Vec<StepReply>) {
+    let mut results = Vec::with_capacity(replies.len());
+    let mut outcome = None;
+    for r in replies {
+        match r.result {
+            Ok(StepOutcome::Row(values)) => results.push(OpResult::Row(values)),
+            Ok(StepOutcome::NotFound) => results.push(OpResult::NotFound),
+            Ok(StepOutcome::Written { .. }) => results.push(OpResult::Done { assigned: None }),
+            Err(error) => {
+                outcome = Some(ExecuteOutcome::Aborted { op_index: r.slot, error });
+                break;
+            }
+        }
+    }
+    let message = Message::ExecuteReply(outcome.unwrap_or(ExecuteOutcome::Ok(results)));
+    let mut out = Vec::with_capacity(256);
+    message.write_frame(&mut out, direct.cluster_id, FLAG_LAST, direct.request_id);
+    if let Ok(mut writer) = direct.writer.lock() {
+        // A failed write means the connection is gone; its reader reports that to the coordinator.
+        let _ = writer.send(&out);
     }
 }
 

@@ -21,8 +21,8 @@ pub type RowId = u32;
 pub type IndexBound = Bound<Vec<u8>>;
 
 /// Ordered-index entries: encoded index columns followed by the encoded primary key, inline up to
-/// 22 bytes (an INT plus a BIGINT key fits), so most entries need no allocation of their own.
-type IndexKey = SmallVec<[u8; 22]>;
+/// 16 bytes (an INT plus a BIGINT key fits), so most entries need no allocation of their own.
+type IndexKey = SmallVec<[u8; 16]>;
 
 struct OrderedIndex {
     columns: Vec<u16>,

@@ -60,7 +60,15 @@ impl RowLayout {
 
     /// Encodes one canonical value per column into a row.
     pub fn encode(&self, values: &[Value]) -> Result<Box<[u8]>, Error> {
-        let mut row = vec![0u8; self.var_start];
+        // Exact capacity: a row is one allocation of its own size, with no slack to shrink later.
+        let var_bytes: usize = values
+            .iter()
+            .enumerate()
+            .filter(|(c, _)| matches!(self.slots.get(*c), Some(Slot::Var { .. })))
+            .map(|(_, v)| 2 + if let Value::Bytes(b) = v { b.len() } else { 0 })
+            .sum();
+        let mut row = Vec::with_capacity(self.var_start + var_bytes);
+        row.resize(self.var_start, 0);
         for (c, value) in values.iter().enumerate().take(self.types.len()) {
             if value.is_null() {
                 if let Some(bit) = self.null_bits[c] {
