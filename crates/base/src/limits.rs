@@ -20,6 +20,9 @@ pub const KEY_BYTES_MAX: usize = 3_072;
 pub const ROW_BYTES_MAX: usize = 512 * 1024;
 /// Bytes in a TEXT or BLOB value.
 pub const BLOB_BYTES_MAX: usize = 65_535;
+/// Bytes in one value on the wire: above every column's maximum, so an oversized value is refused
+/// as a bad value for its column rather than as a broken frame.
+pub const VALUE_BYTES_MAX: usize = 1024 * 1024;
 /// Bytes in a VARCHAR or VARBINARY value (MySQL's row limit).
 pub const VARCHAR_BYTES_MAX: usize = 65_535;
 /// Characters in CHAR(n) and bytes in BINARY(n).

@@ -92,8 +92,20 @@ impl Cluster {
         writer.send(frames).map_err(|e| lost(format!("write: {e}")))
     }
 
-    pub(crate) fn frame(&self, message: &Message, request_id: u64, out: &mut Vec<u8>) {
+    /// Appends a request frame; refuses one the data node would reject for its size.
+    pub(crate) fn frame(&self, message: &Message, request_id: u64, out: &mut Vec<u8>) -> Result<()> {
+        let start = out.len();
         message.write_frame(out, self.inner.cluster_id, 0, request_id);
+        let body = out.len() - start - wire::HEADER_BYTES;
+        if body > base::limits::FRAME_BODY_BYTES_MAX as usize {
+            out.truncate(start);
+            self.forget(request_id);
+            return Err(ClientError::Failed(Error::new(
+                ErrorCode::LimitExceeded,
+                format!("request of {body} bytes exceeds the frame limit of {} bytes", base::limits::FRAME_BODY_BYTES_MAX),
+            )));
+        }
+        Ok(())
     }
 
     /// Sends one request and waits for its single reply.
@@ -101,7 +113,7 @@ impl Cluster {
         let (tx, rx) = mpsc::channel();
         let id = self.register(tx)?;
         let mut out = Vec::with_capacity(128);
-        self.frame(message, id, &mut out);
+        self.frame(message, id, &mut out)?;
         if let Err(e) = self.send_frames(&out) {
             self.forget(id);
             return Err(e);
@@ -118,7 +130,7 @@ impl Cluster {
         let (tx, rx) = mpsc::channel();
         let id = self.register(tx)?;
         let mut out = Vec::with_capacity(256);
-        self.frame(message, id, &mut out);
+        self.frame(message, id, &mut out)?;
         if let Err(e) = self.send_frames(&out) {
             self.forget(id);
             return Err(e);

@@ -33,7 +33,7 @@ impl AsyncSession {
     pub fn prepare(&mut self, token: u64, operations: Vec<Operation>, exec: ExecType) -> Result<()> {
         let transaction = self.cluster.inner.next_txn.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let id = self.cluster.register(self.sink.clone())?;
-        self.cluster.frame(&Message::Execute { transaction, exec, operations }, id, &mut self.out);
+        self.cluster.frame(&Message::Execute { transaction, exec, operations }, id, &mut self.out)?;
         self.in_flight.insert(id, token);
         Ok(())
     }

@@ -139,8 +139,9 @@ impl Drop for Transaction {
             let message = Message::Execute { transaction: self.id, exec: ExecType::Rollback, operations: Vec::new() };
             let (tx, _rx) = std::sync::mpsc::channel();
             if let Ok(id) = self.cluster.register(tx) {
-                self.cluster.frame(&message, id, &mut out);
-                let _ = self.cluster.send_frames(&out);
+                if self.cluster.frame(&message, id, &mut out).is_ok() {
+                    let _ = self.cluster.send_frames(&out);
+                }
             }
         }
     }

@@ -310,8 +310,11 @@ impl Coordinator {
             self.pending.insert(tag, Pending::Execute(state));
             return;
         }
+        // Advance in operation order, so the next round's steps keep the batch's order per key.
+        let mut replies = std::mem::take(&mut state.replies);
+        replies.sort_by_key(|r| r.slot);
         let mut next = Vec::new();
-        for reply in std::mem::take(&mut state.replies) {
+        for reply in replies {
             let slot = reply.slot;
             match reply.result {
                 Err(e) => {

@@ -128,7 +128,7 @@ impl<'a> Reader<'a> {
                 let mantissa = self.i128()?;
                 Value::Decimal(Decimal { mantissa, scale: self.u8()? })
             }
-            6 => Value::Bytes(self.bytes("value", limits::VARCHAR_BYTES_MAX.max(limits::BLOB_BYTES_MAX))?.to_vec()),
+            6 => Value::Bytes(self.bytes("value", limits::VALUE_BYTES_MAX)?.to_vec()),
             7 => Value::Date(self.date()?),
             8 => {
                 let date = self.date()?;
