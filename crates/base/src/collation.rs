@@ -8,7 +8,8 @@ use crate::types::Collation;
 
 /// Base letters (upper case) for U+00C0..=U+00FF under the case- and accent-insensitive collations;
 /// 0 keeps the character's own code point.
-const LATIN1_FOLD: [u8; 64] = *b"AAAAAA\0CEEEEIIII\0NOOOOO\0\0UUUUY\0SAAAAAA\0CEEEEIIII\0NOOOOO\0\0UUUUY\0Y";
+const LATIN1_FOLD: [u8; 64] =
+    *b"AAAAAA\0CEEEEIIII\0NOOOOO\0\0UUUUY\0SAAAAAA\0CEEEEIIII\0NOOOOO\0\0UUUUY\0Y";
 
 /// Weights of latin1_swedish_ci's own letters, which sort after Z.
 fn swedish_weight(byte: u8) -> Option<u16> {
@@ -28,7 +29,11 @@ fn fold_latin1_range(code: u32) -> u16 {
             return u16::from(base);
         }
         // Æ, Ð, Ø, Þ and their lower-case forms: one weight per letter, case folded.
-        return if code >= 0xE0 && code != 0xF7 { (code - 0x20) as u16 } else { code as u16 };
+        return if code >= 0xE0 && code != 0xF7 {
+            (code - 0x20) as u16
+        } else {
+            code as u16
+        };
     }
     code as u16
 }
@@ -92,7 +97,11 @@ fn weights(bytes: &[u8], collation: Collation) -> impl Iterator<Item = u32> + '_
             _ => {
                 let (c, used) = decode_utf8(rest);
                 rest = &rest[used..];
-                Some(if mode == 2 { c as u32 } else { u32::from(general_ci_weight(c)) })
+                Some(if mode == 2 {
+                    c as u32
+                } else {
+                    u32::from(general_ci_weight(c))
+                })
             }
         }
     })
@@ -138,7 +147,10 @@ pub fn sort_key(bytes: &[u8], collation: Collation, out: &mut Vec<u8>) {
 
 /// SQL LIKE with `%` and `_` wildcards and `\` as escape, comparing characters by weight.
 pub fn like(value: &[u8], pattern: &[u8], collation: Collation) -> bool {
-    let binary = matches!(collation, Collation::Binary | Collation::Latin1Bin | Collation::Latin1SwedishCi);
+    let binary = matches!(
+        collation,
+        Collation::Binary | Collation::Latin1Bin | Collation::Latin1SwedishCi
+    );
     let split = |bytes: &[u8]| -> Vec<u32> {
         if binary {
             bytes.iter().map(|b| u32::from(*b)).collect()
@@ -155,7 +167,9 @@ pub fn like(value: &[u8], pattern: &[u8], collation: Collation) -> bool {
     };
     let weigh = |c: u32| -> u32 {
         match collation {
-            Collation::Utf8mb4GeneralCi => char::from_u32(c).map_or(c, |c| u32::from(general_ci_weight(c))),
+            Collation::Utf8mb4GeneralCi => {
+                char::from_u32(c).map_or(c, |c| u32::from(general_ci_weight(c)))
+            }
             Collation::Latin1SwedishCi => u32::from(latin1_ci_weight(c as u8)),
             _ => c,
         }
@@ -217,7 +231,10 @@ mod tests {
         assert_eq!(compare(b"ABC", b"abc", ci), Ordering::Equal);
         assert_eq!(compare("àbç".as_bytes(), b"ABC  ", ci), Ordering::Equal);
         assert_eq!(compare(b"abc", b"abd", ci), Ordering::Less);
-        assert_eq!(compare(b"abc", b"ABC", Collation::Utf8mb4Bin), Ordering::Greater);
+        assert_eq!(
+            compare(b"abc", b"ABC", Collation::Utf8mb4Bin),
+            Ordering::Greater
+        );
         assert_eq!(compare(b"a ", b"a", Collation::Binary), Ordering::Greater);
         let (mut k1, mut k2) = (Vec::new(), Vec::new());
         sort_key(b"Hello", ci, &mut k1);

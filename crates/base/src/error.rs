@@ -93,7 +93,10 @@ pub struct Error {
 
 impl Error {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Error {
-        Error { code, message: message.into() }
+        Error {
+            code,
+            message: message.into(),
+        }
     }
 
     /// True when retrying the transaction may succeed.
@@ -104,8 +107,19 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let class = if self.is_temporary() { "temporary" } else { "permanent" };
-        write!(f, "{} (code {}, {}): {}", name(self.code), self.code as u16, class, self.message)
+        let class = if self.is_temporary() {
+            "temporary"
+        } else {
+            "permanent"
+        };
+        write!(
+            f,
+            "{} (code {}, {}): {}",
+            name(self.code),
+            self.code as u16,
+            class,
+            self.message
+        )
     }
 }
 

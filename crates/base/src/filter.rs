@@ -19,7 +19,16 @@ pub enum CmpOp {
 
 impl CmpOp {
     pub fn from_u8(v: u8) -> Option<CmpOp> {
-        [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge].into_iter().find(|o| *o as u8 == v)
+        [
+            CmpOp::Eq,
+            CmpOp::Ne,
+            CmpOp::Lt,
+            CmpOp::Le,
+            CmpOp::Gt,
+            CmpOp::Ge,
+        ]
+        .into_iter()
+        .find(|o| *o as u8 == v)
     }
 }
 
@@ -27,13 +36,31 @@ impl CmpOp {
 /// filters the row out, as in SQL.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Filter {
-    Cmp { column: u16, op: CmpOp, value: Value },
-    IsNull { column: u16 },
-    IsNotNull { column: u16 },
+    Cmp {
+        column: u16,
+        op: CmpOp,
+        value: Value,
+    },
+    IsNull {
+        column: u16,
+    },
+    IsNotNull {
+        column: u16,
+    },
     /// SQL LIKE; `%` and `_` wildcards, `\` escape.
-    Like { column: u16, pattern: Vec<u8> },
-    In { column: u16, values: Vec<Value> },
-    Between { column: u16, low: Value, high: Value },
+    Like {
+        column: u16,
+        pattern: Vec<u8>,
+    },
+    In {
+        column: u16,
+        values: Vec<Value>,
+    },
+    Between {
+        column: u16,
+        low: Value,
+        high: Value,
+    },
     And(Vec<Filter>),
     Or(Vec<Filter>),
     Not(Box<Filter>),
@@ -51,11 +78,17 @@ impl Filter {
     fn walk(&self, column_count: usize, depth: usize, nodes: &mut usize) -> Result<()> {
         *nodes += 1;
         if *nodes > limits::FILTER_NODES_MAX || depth > limits::FILTER_DEPTH_MAX {
-            return Err(Error::new(ErrorCode::LimitExceeded, "filter program too large or too deep"));
+            return Err(Error::new(
+                ErrorCode::LimitExceeded,
+                "filter program too large or too deep",
+            ));
         }
         let check = |c: u16| {
             if usize::from(c) >= column_count {
-                Err(Error::new(ErrorCode::BadRequest, format!("filter names column {c} of {column_count}")))
+                Err(Error::new(
+                    ErrorCode::BadRequest,
+                    format!("filter names column {c} of {column_count}"),
+                ))
             } else {
                 Ok(())
             }
@@ -72,7 +105,9 @@ impl Filter {
                 }
                 check(*column)
             }
-            Filter::And(list) | Filter::Or(list) => list.iter().try_for_each(|f| f.walk(column_count, depth + 1, nodes)),
+            Filter::And(list) | Filter::Or(list) => list
+                .iter()
+                .try_for_each(|f| f.walk(column_count, depth + 1, nodes)),
             Filter::Not(inner) => inner.walk(column_count, depth + 1, nodes),
             Filter::True => Ok(()),
         }

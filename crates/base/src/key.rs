@@ -27,18 +27,30 @@ pub fn encode_value(value: &Value, ty: ColumnType, collation: Collation, out: &m
             let f = if let Value::Float(f) = v { *f } else { 0.0 };
             let f = if f == 0.0 { 0.0 } else { f };
             let bits = f.to_bits();
-            let bits = if bits >> 31 == 1 { !bits } else { bits ^ (1 << 31) };
+            let bits = if bits >> 31 == 1 {
+                !bits
+            } else {
+                bits ^ (1 << 31)
+            };
             out.extend_from_slice(&bits.to_be_bytes());
         }
         (ColumnType::Double, v) => {
             let f = if let Value::Double(f) = v { *f } else { 0.0 };
             let f = if f == 0.0 { 0.0 } else { f };
             let bits = f.to_bits();
-            let bits = if bits >> 63 == 1 { !bits } else { bits ^ (1 << 63) };
+            let bits = if bits >> 63 == 1 {
+                !bits
+            } else {
+                bits ^ (1 << 63)
+            };
             out.extend_from_slice(&bits.to_be_bytes());
         }
         (ColumnType::Decimal { .. }, v) => {
-            let m = if let Value::Decimal(d) = v { d.mantissa } else { 0 };
+            let m = if let Value::Decimal(d) = v {
+                d.mantissa
+            } else {
+                0
+            };
             out.extend_from_slice(&((m as u128) ^ (1u128 << 127)).to_be_bytes());
         }
         (t, v) if t.is_integer() => {
@@ -57,11 +69,19 @@ pub fn encode_value(value: &Value, ty: ColumnType, collation: Collation, out: &m
             encode_string(bytes, collation, out);
         }
         (ColumnType::Date, v) => {
-            let d = if let Value::Date(d) = v { *d } else { Default::default() };
+            let d = if let Value::Date(d) = v {
+                *d
+            } else {
+                Default::default()
+            };
             out.extend_from_slice(&date_number(d).to_be_bytes());
         }
         (ColumnType::DateTime { .. } | ColumnType::Timestamp { .. }, v) => {
-            let dt = if let Value::DateTime(dt) = v { *dt } else { Default::default() };
+            let dt = if let Value::DateTime(dt) = v {
+                *dt
+            } else {
+                Default::default()
+            };
             let seconds = ((u64::from(date_number(dt.date)) * 24 + u64::from(dt.hour)) * 60
                 + u64::from(dt.minute))
                 * 60
@@ -69,7 +89,11 @@ pub fn encode_value(value: &Value, ty: ColumnType, collation: Collation, out: &m
             out.extend_from_slice(&(seconds * 1_000_000 + u64::from(dt.microsecond)).to_be_bytes());
         }
         (ColumnType::Time { .. }, v) => {
-            let m = if let Value::Time(t) = v { t.as_micros() } else { 0 };
+            let m = if let Value::Time(t) = v {
+                t.as_micros()
+            } else {
+                0
+            };
             out.extend_from_slice(&((m as u64) ^ (1 << 63)).to_be_bytes());
         }
         (ColumnType::Year, v) => {

@@ -25,14 +25,24 @@ pub struct ColumnDef {
 impl ColumnDef {
     /// A NOT NULL column without default, with the type's default collation.
     pub fn new(name: &str, ty: ColumnType) -> ColumnDef {
-        let collation = if matches!(ty, ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob)
-            || !ty.is_string()
+        let collation = if matches!(
+            ty,
+            ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob
+        ) || !ty.is_string()
         {
             Collation::Binary
         } else {
             Collation::Utf8mb4GeneralCi
         };
-        ColumnDef { name: name.into(), ty, collation, nullable: false, default: None, auto_increment: false, hidden: false }
+        ColumnDef {
+            name: name.into(),
+            ty,
+            collation,
+            nullable: false,
+            default: None,
+            auto_increment: false,
+            hidden: false,
+        }
     }
 
     pub fn nullable(mut self) -> ColumnDef {
@@ -135,7 +145,12 @@ impl TableDef {
     /// Adds a unique or ordered index over named columns.
     pub fn with_index(mut self, name: &str, kind: IndexKind, columns: &[&str]) -> Result<TableDef> {
         let columns = self.column_positions(columns)?;
-        self.indexes.push(IndexDef { name: name.into(), kind, columns, index_table: 0 });
+        self.indexes.push(IndexDef {
+            name: name.into(),
+            kind,
+            columns,
+            index_table: 0,
+        });
         Ok(self)
     }
 
@@ -149,20 +164,27 @@ impl TableDef {
         names
             .iter()
             .map(|n| {
-                self.column(n)
-                    .map(|p| p as u16)
-                    .ok_or_else(|| Error::new(ErrorCode::BadSchema, format!("unknown column '{n}' in table '{}'", self.name)))
+                self.column(n).map(|p| p as u16).ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::BadSchema,
+                        format!("unknown column '{n}' in table '{}'", self.name),
+                    )
+                })
             })
             .collect()
     }
 
     /// The position of a column by name (case-insensitive, as MySQL column names).
     pub fn column(&self, name: &str) -> Option<usize> {
-        self.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name))
+        self.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
     }
 
     pub fn index(&self, name: &str) -> Option<usize> {
-        self.indexes.iter().position(|i| i.name.eq_ignore_ascii_case(name))
+        self.indexes
+            .iter()
+            .position(|i| i.name.eq_ignore_ascii_case(name))
     }
 
     pub fn has_hidden_pk(&self) -> bool {
@@ -185,17 +207,30 @@ impl TableDef {
                 check_name(&c.name, "column")?;
             }
             c.ty.validate()?;
-            if self.columns[..i].iter().any(|o| o.name.eq_ignore_ascii_case(&c.name)) {
+            if self.columns[..i]
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&c.name))
+            {
                 return bad(format!("duplicate column name '{}'", c.name));
             }
             if c.ty.is_string() {
-                let binary_type = matches!(c.ty, ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob);
+                let binary_type = matches!(
+                    c.ty,
+                    ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob
+                );
                 if binary_type != (c.collation == Collation::Binary) {
-                    return bad(format!("collation {} does not suit column '{}'", c.collation.name(), c.name));
+                    return bad(format!(
+                        "collation {} does not suit column '{}'",
+                        c.collation.name(),
+                        c.name
+                    ));
                 }
             }
             if c.auto_increment && !c.ty.is_integer() {
-                return bad(format!("AUTO_INCREMENT column '{}' must be an integer", c.name));
+                return bad(format!(
+                    "AUTO_INCREMENT column '{}' must be an integer",
+                    c.name
+                ));
             }
         }
         if self.columns.iter().filter(|c| c.auto_increment).count() > 1 {
@@ -204,7 +239,10 @@ impl TableDef {
         let n = self.columns.len();
         let check_key = |cols: &[u16], what: &str| -> Result<()> {
             if cols.is_empty() || cols.len() > limits::KEY_COLUMNS_MAX {
-                return bad(format!("{what} has 1..={} columns", limits::KEY_COLUMNS_MAX));
+                return bad(format!(
+                    "{what} has 1..={} columns",
+                    limits::KEY_COLUMNS_MAX
+                ));
             }
             for (i, c) in cols.iter().enumerate() {
                 let Some(col) = self.columns.get(*c as usize) else {
@@ -221,7 +259,11 @@ impl TableDef {
         };
         check_key(&self.primary_key, "primary key")?;
         check_key(&self.partition_key, "partition key")?;
-        if !self.partition_key.iter().all(|c| self.primary_key.contains(c)) {
+        if !self
+            .partition_key
+            .iter()
+            .all(|c| self.primary_key.contains(c))
+        {
             return bad("partition key columns must be part of the primary key".into());
         }
         if self.indexes.len() > limits::INDEXES_MAX {
@@ -230,7 +272,10 @@ impl TableDef {
         for (i, index) in self.indexes.iter().enumerate() {
             check_name(&index.name, "index")?;
             check_key(&index.columns, &format!("index '{}'", index.name))?;
-            if self.indexes[..i].iter().any(|o| o.name.eq_ignore_ascii_case(&index.name)) {
+            if self.indexes[..i]
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&index.name))
+            {
                 return bad(format!("duplicate index name '{}'", index.name));
             }
         }
@@ -239,7 +284,10 @@ impl TableDef {
         }
         if let Some(ai) = self.auto_increment_column() {
             let keyed = self.primary_key.first() == Some(&(ai as u16))
-                || self.indexes.iter().any(|i| i.columns.first() == Some(&(ai as u16)));
+                || self
+                    .indexes
+                    .iter()
+                    .any(|i| i.columns.first() == Some(&(ai as u16)));
             if !keyed {
                 return bad("an AUTO_INCREMENT column must be the first column of a key".into());
             }
@@ -253,7 +301,11 @@ impl TableDef {
     /// The hidden table implementing unique index `index`: keyed and partitioned by the index
     /// columns, holding the base row's primary key.
     pub fn unique_index_table(&self, index: &IndexDef) -> TableDef {
-        let mut columns: Vec<ColumnDef> = index.columns.iter().map(|c| self.columns[*c as usize].clone()).collect();
+        let mut columns: Vec<ColumnDef> = index
+            .columns
+            .iter()
+            .map(|c| self.columns[*c as usize].clone())
+            .collect();
         for c in &mut columns {
             c.auto_increment = false;
             c.default = None;
@@ -294,7 +346,10 @@ fn check_name(name: &str, what: &str) -> Result<()> {
     if name.is_empty() || name.len() > limits::NAME_BYTES_MAX || name.contains('$') {
         return Err(Error::new(
             ErrorCode::BadSchema,
-            format!("{what} name '{name}' must be 1..={} bytes without '$'", limits::NAME_BYTES_MAX),
+            format!(
+                "{what} name '{name}' must be 1..={} bytes without '$'",
+                limits::NAME_BYTES_MAX
+            ),
         ));
     }
     Ok(())
@@ -306,10 +361,16 @@ mod tests {
 
     #[test]
     fn hidden_primary_key_and_validation() {
-        let mut t = TableDef::new("t", vec![ColumnDef::new("a", ColumnType::Int { unsigned: false })], &[]).unwrap();
+        let mut t = TableDef::new(
+            "t",
+            vec![ColumnDef::new("a", ColumnType::Int { unsigned: false })],
+            &[],
+        )
+        .unwrap();
         t.validate().unwrap();
         assert!(t.has_hidden_pk());
-        let mut bad = TableDef::new("t", vec![ColumnDef::new("a", ColumnType::Text)], &["a"]).unwrap();
+        let mut bad =
+            TableDef::new("t", vec![ColumnDef::new("a", ColumnType::Text)], &["a"]).unwrap();
         assert_eq!(bad.validate().unwrap_err().code, ErrorCode::BadSchema);
     }
 }

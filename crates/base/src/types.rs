@@ -55,7 +55,8 @@ impl Collation {
             Collation::Latin1Bin,
             Collation::Binary,
         ];
-        all.into_iter().find(|c| c.name().eq_ignore_ascii_case(name))
+        all.into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(name))
     }
 
     pub fn from_u8(tag: u8) -> Option<Collation> {
@@ -118,10 +119,15 @@ impl ColumnType {
             }
             ColumnType::VarChar { length } | ColumnType::VarBinary { length } => {
                 if length as usize > limits::VARCHAR_BYTES_MAX {
-                    return bad(format!("length {length} above {}", limits::VARCHAR_BYTES_MAX));
+                    return bad(format!(
+                        "length {length} above {}",
+                        limits::VARCHAR_BYTES_MAX
+                    ));
                 }
             }
-            ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } | ColumnType::Time { fsp } => {
+            ColumnType::DateTime { fsp }
+            | ColumnType::Timestamp { fsp }
+            | ColumnType::Time { fsp } => {
                 if fsp > 6 {
                     return bad(format!("fractional seconds precision {fsp} above 6"));
                 }

@@ -60,6 +60,31 @@ pub enum Value {
     Year(u16),
 }
 
+impl fmt::Display for Value {
+    /// MySQL-like text: NULL, numbers and temporal values as MySQL prints them, strings quoted
+    /// (invalid UTF-8 shown with replacement characters).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => write!(f, "NULL"),
+            Value::Bytes(b) => write!(f, "'{}'", String::from_utf8_lossy(b)),
+            Value::DateTime(dt) => write!(
+                f,
+                "{}",
+                DateTimeText(*dt, if dt.microsecond == 0 { 0 } else { 6 })
+            ),
+            Value::Time(t) => write!(
+                f,
+                "{}",
+                TimeText(*t, if t.microseconds == 0 { 0 } else { 6 })
+            ),
+            other => {
+                let text = other.to_text(ColumnType::Double).unwrap_or_default();
+                write!(f, "{}", String::from_utf8_lossy(&text))
+            }
+        }
+    }
+}
+
 impl From<i64> for Value {
     fn from(v: i64) -> Value {
         Value::Int(v)
@@ -115,7 +140,9 @@ impl Date {
         self.year <= 9999
             && self.month <= 12
             && self.day <= 31
-            && (self.month == 0 || self.day == 0 || self.day <= days_in_month(self.year, self.month))
+            && (self.month == 0
+                || self.day == 0
+                || self.day <= days_in_month(self.year, self.month))
     }
 
     /// Parses `YYYY-MM-DD`.
@@ -130,7 +157,11 @@ impl Date {
 
     /// Days since 1970-01-01 (proleptic Gregorian); for valid, non-zero dates.
     pub fn days_from_epoch(self) -> i64 {
-        let (y, m, d) = (i64::from(self.year), i64::from(self.month), i64::from(self.day));
+        let (y, m, d) = (
+            i64::from(self.year),
+            i64::from(self.month),
+            i64::from(self.day),
+        );
         let y = if m <= 2 { y - 1 } else { y };
         let era = if y >= 0 { y } else { y - 399 } / 400;
         let yoe = y - era * 400;
@@ -158,7 +189,10 @@ impl DateTime {
             None => (text, None),
         };
         let date = Date::parse(date)?;
-        let mut value = DateTime { date, ..DateTime::default() };
+        let mut value = DateTime {
+            date,
+            ..DateTime::default()
+        };
         if let Some(time) = time {
             let t = Time::parse(time)?;
             if t.negative || t.hours > 23 {
@@ -227,13 +261,20 @@ impl Time {
             }
             Some(_) => return None,
         };
-        let time = Time { negative, hours, minutes, seconds, microseconds };
+        let time = Time {
+            negative,
+            hours,
+            minutes,
+            seconds,
+            microseconds,
+        };
         time.is_valid().then_some(time)
     }
 
     /// The span in microseconds, negative for negative times.
     pub fn as_micros(self) -> i64 {
-        let m = ((i64::from(self.hours) * 60 + i64::from(self.minutes)) * 60 + i64::from(self.seconds))
+        let m = ((i64::from(self.hours) * 60 + i64::from(self.minutes)) * 60
+            + i64::from(self.seconds))
             * 1_000_000
             + i64::from(self.microseconds);
         if self.negative {
@@ -269,15 +310,24 @@ impl Decimal {
         if whole.is_empty() && fraction.is_empty() {
             return None;
         }
-        if !whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit()) {
+        if !whole
+            .bytes()
+            .chain(fraction.bytes())
+            .all(|b| b.is_ascii_digit())
+        {
             return None;
         }
         let mut mantissa: i128 = 0;
         for b in whole.bytes().chain(fraction.bytes()) {
-            mantissa = mantissa.checked_mul(10)?.checked_add(i128::from(b - b'0'))?;
+            mantissa = mantissa
+                .checked_mul(10)?
+                .checked_add(i128::from(b - b'0'))?;
         }
         let scale = u8::try_from(fraction.len()).ok()?;
-        Some(Decimal { mantissa: if negative { -mantissa } else { mantissa }, scale })
+        Some(Decimal {
+            mantissa: if negative { -mantissa } else { mantissa },
+            scale,
+        })
     }
 
     /// Rescales to `scale` digits, rounding half away from zero as MySQL does; None on overflow.
@@ -291,7 +341,11 @@ impl Decimal {
             let div = 10i128.checked_pow(u32::from(self.scale - scale))?;
             let q = m / div;
             let r = m % div;
-            m = if r.abs() * 2 >= div { q + m.signum() } else { q };
+            m = if r.abs() * 2 >= div {
+                q + m.signum()
+            } else {
+                q
+            };
         }
         Some(Decimal { mantissa: m, scale })
     }
@@ -340,7 +394,11 @@ pub struct DateTimeText(pub DateTime, pub u8);
 impl fmt::Display for DateTimeText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let v = self.0;
-        write!(f, "{} {:02}:{:02}:{:02}", v.date, v.hour, v.minute, v.second)?;
+        write!(
+            f,
+            "{} {:02}:{:02}:{:02}",
+            v.date, v.hour, v.minute, v.second
+        )?;
         write_fraction(f, v.microsecond, self.1)
     }
 }
@@ -350,7 +408,11 @@ pub struct TimeText(pub Time, pub u8);
 impl fmt::Display for TimeText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let v = self.0;
-        let sign = if v.negative && v.as_micros() != 0 { "-" } else { "" };
+        let sign = if v.negative && v.as_micros() != 0 {
+            "-"
+        } else {
+            ""
+        };
         write!(f, "{sign}{:02}:{:02}:{:02}", v.hours, v.minutes, v.seconds)?;
         write_fraction(f, v.microseconds, self.1)
     }
@@ -361,7 +423,12 @@ pub fn char_count(bytes: &[u8], charset: Charset) -> Result<usize> {
     match charset {
         Charset::Utf8mb4 => std::str::from_utf8(bytes)
             .map(|s| s.chars().count())
-            .map_err(|e| bad(format!("incorrect utf8mb4 string value at byte {}", e.valid_up_to()))),
+            .map_err(|e| {
+                bad(format!(
+                    "incorrect utf8mb4 string value at byte {}",
+                    e.valid_up_to()
+                ))
+            }),
         Charset::Latin1 | Charset::Binary => Ok(bytes.len()),
     }
 }
@@ -399,10 +466,15 @@ impl Value {
                         .rescale(0)
                         .map(|d| d.mantissa)
                         .ok_or_else(|| bad(format!("out of range value for column '{column}'"))),
-                    None => Err(bad(format!("incorrect integer value: '{text}' for column '{column}'"))),
+                    None => Err(bad(format!(
+                        "incorrect integer value: '{text}' for column '{column}'"
+                    ))),
                 }
             }
-            other => Err(bad(format!("cannot store {} in integer column '{column}'", other.kind()))),
+            other => Err(bad(format!(
+                "cannot store {} in integer column '{column}'",
+                other.kind()
+            ))),
         }
     }
 
@@ -418,7 +490,10 @@ impl Value {
                 .ok()
                 .and_then(|s| s.trim().parse::<f64>().ok())
                 .ok_or_else(|| bad(format!("incorrect double value for column '{column}'"))),
-            other => Err(bad(format!("cannot store {} in numeric column '{column}'", other.kind()))),
+            other => Err(bad(format!(
+                "cannot store {} in numeric column '{column}'",
+                other.kind()
+            ))),
         }
     }
 
@@ -455,7 +530,11 @@ impl Value {
                 if v < lo || v > hi {
                     return Err(range_error());
                 }
-                Ok(if unsigned { Value::UInt(v as u64) } else { Value::Int(v as i64) })
+                Ok(if unsigned {
+                    Value::UInt(v as u64)
+                } else {
+                    Value::Int(v as i64)
+                })
             }
             ColumnType::Float => {
                 let v = self.as_f64(column)?;
@@ -474,18 +553,30 @@ impl Value {
             ColumnType::Decimal { precision, scale } => {
                 let d = match self {
                     Value::Decimal(d) => d,
-                    Value::Int(v) => Decimal { mantissa: i128::from(v), scale: 0 },
-                    Value::UInt(v) => Decimal { mantissa: i128::from(v), scale: 0 },
+                    Value::Int(v) => Decimal {
+                        mantissa: i128::from(v),
+                        scale: 0,
+                    },
+                    Value::UInt(v) => Decimal {
+                        mantissa: i128::from(v),
+                        scale: 0,
+                    },
                     Value::Bytes(ref b) => std::str::from_utf8(b)
                         .ok()
                         .and_then(Decimal::parse)
-                        .ok_or_else(|| bad(format!("incorrect decimal value for column '{column}'")))?,
+                        .ok_or_else(|| {
+                            bad(format!("incorrect decimal value for column '{column}'"))
+                        })?,
                     Value::Double(_) | Value::Float(_) => {
                         let f = self.as_f64(column)?;
-                        Decimal::parse(&format!("{f:.*}", usize::from(scale) + 1)).ok_or_else(range_error)?
+                        Decimal::parse(&format!("{f:.*}", usize::from(scale) + 1))
+                            .ok_or_else(range_error)?
                     }
                     other => {
-                        return Err(bad(format!("cannot store {} in decimal column '{column}'", other.kind())))
+                        return Err(bad(format!(
+                            "cannot store {} in decimal column '{column}'",
+                            other.kind()
+                        )))
                     }
                 };
                 let d = d.rescale(scale).ok_or_else(range_error)?;
@@ -539,9 +630,18 @@ impl Value {
                     Value::DateTime(dt) => dt.date,
                     Value::Bytes(ref b) => std::str::from_utf8(b)
                         .ok()
-                        .and_then(|s| Date::parse(s).or_else(|| DateTime::parse(s).map(|dt| dt.date)))
-                        .ok_or_else(|| bad(format!("incorrect date value for column '{column}'")))?,
-                    other => return Err(bad(format!("cannot store {} in date column '{column}'", other.kind()))),
+                        .and_then(|s| {
+                            Date::parse(s).or_else(|| DateTime::parse(s).map(|dt| dt.date))
+                        })
+                        .ok_or_else(|| {
+                            bad(format!("incorrect date value for column '{column}'"))
+                        })?,
+                    other => {
+                        return Err(bad(format!(
+                            "cannot store {} in date column '{column}'",
+                            other.kind()
+                        )))
+                    }
                 };
                 if !d.is_valid() {
                     return Err(bad(format!("incorrect date value for column '{column}'")));
@@ -551,21 +651,33 @@ impl Value {
             ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => {
                 let mut dt = match self {
                     Value::DateTime(dt) => dt,
-                    Value::Date(d) => DateTime { date: d, ..DateTime::default() },
+                    Value::Date(d) => DateTime {
+                        date: d,
+                        ..DateTime::default()
+                    },
                     Value::Bytes(ref b) => std::str::from_utf8(b)
                         .ok()
                         .and_then(DateTime::parse)
-                        .ok_or_else(|| bad(format!("incorrect datetime value for column '{column}'")))?,
+                        .ok_or_else(|| {
+                            bad(format!("incorrect datetime value for column '{column}'"))
+                        })?,
                     other => {
-                        return Err(bad(format!("cannot store {} in datetime column '{column}'", other.kind())))
+                        return Err(bad(format!(
+                            "cannot store {} in datetime column '{column}'",
+                            other.kind()
+                        )))
                     }
                 };
                 if !dt.is_valid() {
-                    return Err(bad(format!("incorrect datetime value for column '{column}'")));
+                    return Err(bad(format!(
+                        "incorrect datetime value for column '{column}'"
+                    )));
                 }
                 dt.microsecond = truncate_micros(dt.microsecond, fsp);
                 if matches!(ty, ColumnType::Timestamp { .. }) && !dt.in_timestamp_range() {
-                    return Err(bad(format!("incorrect timestamp value for column '{column}'")));
+                    return Err(bad(format!(
+                        "incorrect timestamp value for column '{column}'"
+                    )));
                 }
                 Ok(Value::DateTime(dt))
             }
@@ -575,8 +687,15 @@ impl Value {
                     Value::Bytes(ref b) => std::str::from_utf8(b)
                         .ok()
                         .and_then(Time::parse)
-                        .ok_or_else(|| bad(format!("incorrect time value for column '{column}'")))?,
-                    other => return Err(bad(format!("cannot store {} in time column '{column}'", other.kind()))),
+                        .ok_or_else(|| {
+                            bad(format!("incorrect time value for column '{column}'"))
+                        })?,
+                    other => {
+                        return Err(bad(format!(
+                            "cannot store {} in time column '{column}'",
+                            other.kind()
+                        )))
+                    }
                 };
                 if !t.is_valid() {
                     return Err(range_error());
@@ -633,7 +752,11 @@ impl Value {
                 DateTimeText(*dt, fsp).to_string().into_bytes()
             }
             Value::Time(t) => {
-                let fsp = if let ColumnType::Time { fsp } = ty { fsp } else { 0 };
+                let fsp = if let ColumnType::Time { fsp } = ty {
+                    fsp
+                } else {
+                    0
+                };
                 TimeText(*t, fsp).to_string().into_bytes()
             }
             Value::Year(y) => format!("{y:04}").into_bytes(),
@@ -698,26 +821,51 @@ mod tests {
         assert_eq!(c(Value::UInt(u64::MAX), ubig), Ok(Value::UInt(u64::MAX)));
         assert!(c(Value::Int(-1), ubig).is_err());
         let medium = ColumnType::MediumInt { unsigned: true };
-        assert_eq!(c(Value::Int(16_777_215), medium), Ok(Value::UInt(16_777_215)));
+        assert_eq!(
+            c(Value::Int(16_777_215), medium),
+            Ok(Value::UInt(16_777_215))
+        );
         assert!(c(Value::Int(16_777_216), medium).is_err());
     }
 
     #[test]
     fn decimals_round_and_check_precision() {
-        let ty = ColumnType::Decimal { precision: 5, scale: 2 };
-        assert_eq!(c("123.456".into(), ty).unwrap(), Value::Decimal(Decimal { mantissa: 12346, scale: 2 }));
+        let ty = ColumnType::Decimal {
+            precision: 5,
+            scale: 2,
+        };
+        assert_eq!(
+            c("123.456".into(), ty).unwrap(),
+            Value::Decimal(Decimal {
+                mantissa: 12346,
+                scale: 2
+            })
+        );
         assert!(c("1234.5".into(), ty).is_err());
-        assert_eq!(Decimal { mantissa: -5, scale: 2 }.to_string(), "-0.05");
+        assert_eq!(
+            Decimal {
+                mantissa: -5,
+                scale: 2
+            }
+            .to_string(),
+            "-0.05"
+        );
     }
 
     #[test]
     fn strings_count_characters_and_strip_char_padding() {
         let ty = ColumnType::Char { length: 3 };
-        assert_eq!(c("äöü  ".into(), ty).unwrap(), Value::Bytes("äöü".as_bytes().to_vec()));
+        assert_eq!(
+            c("äöü  ".into(), ty).unwrap(),
+            Value::Bytes("äöü".as_bytes().to_vec())
+        );
         assert!(c("abcd".into(), ty).is_err());
         assert!(c(Value::Bytes(vec![0xff]), ty).is_err());
         let bin = ColumnType::Binary { length: 4 };
-        assert_eq!(c("ab".into(), bin).unwrap(), Value::Bytes(b"ab\0\0".to_vec()));
+        assert_eq!(
+            c("ab".into(), bin).unwrap(),
+            Value::Bytes(b"ab\0\0".to_vec())
+        );
     }
 
     #[test]
@@ -730,7 +878,10 @@ mod tests {
         assert!(c("2038-01-19 03:14:07".into(), ts).is_ok());
         assert!(c("2038-01-19 03:14:08".into(), ts).is_err());
         let t = ColumnType::Time { fsp: 0 };
-        assert_eq!(c("-838:59:59".into(), t).unwrap().to_text(t).unwrap(), b"-838:59:59");
+        assert_eq!(
+            c("-838:59:59".into(), t).unwrap().to_text(t).unwrap(),
+            b"-838:59:59"
+        );
         assert!(c("839:00:00".into(), t).is_err());
         assert_eq!(c(Value::Int(69), ColumnType::Year), Ok(Value::Year(2069)));
         assert!(c(Value::Int(1900), ColumnType::Year).is_err());

@@ -63,7 +63,14 @@ pub fn load(
         while next < rows && session.in_flight() < depth {
             let end = (next + batch).min(rows);
             let ops = (next..end)
-                .map(|i| Operation { kind: OpKind::Insert, table: table.id(), index: None, key: Vec::new(), values: make(i), projection: Vec::new() })
+                .map(|i| Operation {
+                    kind: OpKind::Insert,
+                    table: table.id(),
+                    index: None,
+                    key: Vec::new(),
+                    values: make(i),
+                    projection: Vec::new(),
+                })
                 .collect();
             session.prepare(end - next, ops, ExecType::Commit)?;
             next = end;
@@ -76,7 +83,11 @@ pub fn load(
         if progress && (last_print.elapsed() > Duration::from_millis(250) || done == rows) {
             last_print = Instant::now();
             let rate = done as f64 / start.elapsed().as_secs_f64().max(1e-9);
-            eprint!("\r  loading {}: {:>3}% ({done}/{rows} rows, {rate:.0} rows/s)   ", table.name(), done * 100 / rows.max(1));
+            eprint!(
+                "\r  loading {}: {:>3}% ({done}/{rows} rows, {rate:.0} rows/s)   ",
+                table.name(),
+                done * 100 / rows.max(1)
+            );
             let _ = std::io::stderr().flush();
         }
     }

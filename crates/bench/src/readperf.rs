@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use base::schema::{ColumnDef, IndexKind};
 use base::types::ColumnType;
 use base::{TableDef, Value};
-use client::{CmpOp, Cluster, ExecType, Filter, LockMode, Scan, ScanOrder, Table};
+use client::{Cluster, CmpOp, ExecType, Filter, LockMode, Scan, ScanOrder, Table};
 
 use crate::load::{load, Rng};
 
@@ -61,7 +61,12 @@ fn request_bytes(table: &Table, columns: &[u16]) -> usize {
         projection: columns.to_vec(),
     };
     let mut out = Vec::new();
-    wire::Message::Execute { transaction: 1, exec: ExecType::NoCommit, operations: vec![op] }.write_frame(&mut out, 0, 0, 1);
+    wire::Message::Execute {
+        transaction: 1,
+        exec: ExecType::NoCommit,
+        operations: vec![op],
+    }
+    .write_frame(&mut out, 0, 0, 1);
     out.len()
 }
 
@@ -82,8 +87,10 @@ fn sysbench_table(name: &str) -> TableDef {
 
 fn readperf_table() -> TableDef {
     let mut t = sysbench_table("readperf");
-    t.columns.push(ColumnDef::new("u", ColumnType::Int { unsigned: true }));
-    t.with_index("u_1", IndexKind::Unique, &["u"]).expect("static schema is valid")
+    t.columns
+        .push(ColumnDef::new("u", ColumnType::Int { unsigned: true }));
+    t.with_index("u_1", IndexKind::Unique, &["u"])
+        .expect("static schema is valid")
 }
 
 fn recreate(cluster: &Cluster, def: TableDef) -> client::Result<Table> {
@@ -106,7 +113,12 @@ pub fn run(opts: &Options) -> client::Result<Report> {
     let sb = recreate(&cluster, sysbench_table("readperf_sysbench"))?;
     let mut text_rng = rng.clone();
     load(&cluster, &sb, rows, 1000, 8, opts.progress, |i| {
-        vec![(0, Value::Int(i as i64)), (1, Value::Int((i % 1_000_003) as i64)), (2, Value::from(text_rng.digits(119))), (3, Value::from(text_rng.digits(59)))]
+        vec![
+            (0, Value::Int(i as i64)),
+            (1, Value::Int((i % 1_000_003) as i64)),
+            (2, Value::from(text_rng.digits(119))),
+            (3, Value::from(text_rng.digits(59))),
+        ]
     })?;
     let after = cluster.status()?.resident_bytes;
     let bytes_per_row = after.saturating_sub(before) as f64 / rows as f64;
@@ -134,7 +146,9 @@ pub fn run(opts: &Options) -> client::Result<Report> {
         (us, 1e6 / us.max(1e-9))
     };
     let total = range * opts.iterations.max(1);
-    let mut measure = |name: &'static str, f: &mut dyn FnMut(&mut Rng) -> client::Result<u64>| -> client::Result<()> {
+    let mut measure = |name: &'static str,
+                       f: &mut dyn FnMut(&mut Rng) -> client::Result<u64>|
+     -> client::Result<()> {
         let start = Instant::now();
         let mut counted = 0;
         for _ in 0..opts.iterations.max(1) {
@@ -144,21 +158,33 @@ pub fn run(opts: &Options) -> client::Result<Report> {
         if opts.progress {
             eprintln!("  {name:<24} {us_per_row:>10.2} us/row {rows_per_sec:>12.0} rows/s");
         }
-        paths.push(PathResult { name, us_per_row, rows_per_sec });
+        paths.push(PathResult {
+            name,
+            us_per_row,
+            rows_per_sec,
+        });
         Ok(())
     };
     let expect_row = |found: bool| -> client::Result<()> {
         if found {
             Ok(())
         } else {
-            Err(client::ClientError::Failed(base::Error::new(base::ErrorCode::NotFound, "readperf row missing")))
+            Err(client::ClientError::Failed(base::Error::new(
+                base::ErrorCode::NotFound,
+                "readperf row missing",
+            )))
         }
     };
 
     measure("serial pk read", &mut |rng| {
         let mut txn = cluster.transaction();
         for _ in 0..range {
-            let op = txn.read_with(&table, vec![Value::Int(rng.below(rows) as i64)], LockMode::CommittedRead, columns.clone());
+            let op = txn.read_with(
+                &table,
+                vec![Value::Int(rng.below(rows) as i64)],
+                LockMode::CommittedRead,
+                columns.clone(),
+            );
             txn.execute(ExecType::NoCommit)?;
             expect_row(txn.row(op).is_some())?;
         }
@@ -168,7 +194,14 @@ pub fn run(opts: &Options) -> client::Result<Report> {
     measure("batched pk read", &mut |rng| {
         let mut txn = cluster.transaction();
         let ops: Vec<_> = (0..range)
-            .map(|_| txn.read_with(&table, vec![Value::Int(rng.below(rows) as i64)], LockMode::CommittedRead, columns.clone()))
+            .map(|_| {
+                txn.read_with(
+                    &table,
+                    vec![Value::Int(rng.below(rows) as i64)],
+                    LockMode::CommittedRead,
+                    columns.clone(),
+                )
+            })
             .collect();
         txn.execute(ExecType::Commit)?;
         for op in ops {
@@ -179,7 +212,13 @@ pub fn run(opts: &Options) -> client::Result<Report> {
     measure("serial uk read", &mut |rng| {
         let mut txn = cluster.transaction();
         for _ in 0..range {
-            let op = txn.read_unique(&table, u_index, vec![Value::UInt(rng.below(rows))], LockMode::CommittedRead, columns.clone());
+            let op = txn.read_unique(
+                &table,
+                u_index,
+                vec![Value::UInt(rng.below(rows))],
+                LockMode::CommittedRead,
+                columns.clone(),
+            );
             txn.execute(ExecType::NoCommit)?;
             expect_row(txn.row(op).is_some())?;
         }
@@ -189,7 +228,15 @@ pub fn run(opts: &Options) -> client::Result<Report> {
     measure("batched uk read", &mut |rng| {
         let mut txn = cluster.transaction();
         let ops: Vec<_> = (0..range)
-            .map(|_| txn.read_unique(&table, u_index, vec![Value::UInt(rng.below(rows))], LockMode::CommittedRead, columns.clone()))
+            .map(|_| {
+                txn.read_unique(
+                    &table,
+                    u_index,
+                    vec![Value::UInt(rng.below(rows))],
+                    LockMode::CommittedRead,
+                    columns.clone(),
+                )
+            })
             .collect();
         txn.execute(ExecType::Commit)?;
         for op in ops {
@@ -200,14 +247,22 @@ pub fn run(opts: &Options) -> client::Result<Report> {
     measure("index eq-bound scan", &mut |rng| {
         for _ in 0..range {
             let v = rng.below(rows) as i64;
-            let got = cluster.scan(&table, &Scan::index("k_1").equal(vec![Value::Int(v)]).columns(&["id", "k", "c"]))?;
+            let got = cluster.scan(
+                &table,
+                &Scan::index("k_1")
+                    .equal(vec![Value::Int(v)])
+                    .columns(&["id", "k", "c"]),
+            )?;
             expect_row(got.len() == 1)?;
         }
         Ok(range)
     })?;
     measure("index range scan", &mut |rng| {
         let low = rng.below(rows - range + 1) as i64;
-        let scan = Scan::index("k_1").from(vec![Value::Int(low)], true).to(vec![Value::Int(low + range as i64)], false).columns(&["id", "k", "c"]);
+        let scan = Scan::index("k_1")
+            .from(vec![Value::Int(low)], true)
+            .to(vec![Value::Int(low + range as i64)], false)
+            .columns(&["id", "k", "c"]);
         let got = cluster.scan(&table, &scan)?;
         expect_row(got.len() as u64 == range)?;
         Ok(range)
@@ -220,7 +275,13 @@ pub fn run(opts: &Options) -> client::Result<Report> {
             .columns(&["id", "k", "c"])
             .order(ScanOrder::Ascending);
         let got = cluster.scan(&table, &scan)?;
-        expect_row(got.len() as u64 == range && got.windows(2).all(|w| w[0][1].compare(&w[1][1], base::Collation::Binary) == Some(std::cmp::Ordering::Less)))?;
+        expect_row(
+            got.len() as u64 == range
+                && got.windows(2).all(|w| {
+                    w[0][1].compare(&w[1][1], base::Collation::Binary)
+                        == Some(std::cmp::Ordering::Less)
+                }),
+        )?;
         Ok(range)
     })?;
     let k = table.column("k")?;
@@ -229,23 +290,39 @@ pub fn run(opts: &Options) -> client::Result<Report> {
     measure("full scan with filter", &mut |rng| {
         let low = rng.below(rows - range + 1) as i64;
         let filter = Filter::And(vec![
-            Filter::Cmp { column: k, op: CmpOp::Ge, value: Value::Int(low) },
-            Filter::Cmp { column: k, op: CmpOp::Lt, value: Value::Int(low + range as i64) },
+            Filter::Cmp {
+                column: k,
+                op: CmpOp::Ge,
+                value: Value::Int(low),
+            },
+            Filter::Cmp {
+                column: k,
+                op: CmpOp::Lt,
+                value: Value::Int(low + range as i64),
+            },
         ]);
-        let got = cluster.scan(&table, &Scan::table().filter(filter).columns(&["id", "k", "c"]))?;
+        let got = cluster.scan(
+            &table,
+            &Scan::table().filter(filter).columns(&["id", "k", "c"]),
+        )?;
         expect_row(got.len() as u64 == range)?;
         examined += rows;
         Ok(range)
     })?;
     let scan_elapsed = scan_start.elapsed();
-    let scan_rows_examined_per_sec_per_worker = examined as f64 / scan_elapsed.as_secs_f64() / f64::from(status.worker_count.max(1));
+    let scan_rows_examined_per_sec_per_worker =
+        examined as f64 / scan_elapsed.as_secs_f64() / f64::from(status.worker_count.max(1));
 
     // Bare TCP ping-pong of a one-row request's size, on this host.
-    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| client::ClientError::ConnectionLost(e.to_string()))?;
-    let echo_addr = listener.local_addr().map_err(|e| client::ClientError::ConnectionLost(e.to_string()))?;
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| client::ClientError::ConnectionLost(e.to_string()))?;
+    let echo_addr = listener
+        .local_addr()
+        .map_err(|e| client::ClientError::ConnectionLost(e.to_string()))?;
     std::thread::spawn(move || transport::echo::serve(listener));
     let message_bytes = request_bytes(&table, &columns);
-    let elapsed = transport::echo::ping_pong(echo_addr, message_bytes, total as usize).map_err(|e| client::ClientError::ConnectionLost(e.to_string()))?;
+    let elapsed = transport::echo::ping_pong(echo_addr, message_bytes, total as usize)
+        .map_err(|e| client::ClientError::ConnectionLost(e.to_string()))?;
     let pingpong_us = elapsed.as_secs_f64() * 1e6 / total as f64;
 
     cluster.drop_table("readperf")?;
@@ -272,10 +349,21 @@ impl Report {
             self.rows, self.range, self.iterations, self.workers, self.seed, "access path", "us/row", "rows/sec"
         );
         for p in &self.paths {
-            s += &format!("{:<26} {:>12.2} {:>14.0}\n", p.name, p.us_per_row, p.rows_per_sec);
+            s += &format!(
+                "{:<26} {:>12.2} {:>14.0}\n",
+                p.name, p.us_per_row, p.rows_per_sec
+            );
         }
-        s += &format!("{:<26} {:>12.2} {:>14}\n", format!("tcp ping-pong ({} B)", self.message_bytes), self.pingpong_us, "");
-        s += &format!("\nfull scan examined {:.0} rows/s per worker thread\n", self.scan_rows_examined_per_sec_per_worker);
+        s += &format!(
+            "{:<26} {:>12.2} {:>14}\n",
+            format!("tcp ping-pong ({} B)", self.message_bytes),
+            self.pingpong_us,
+            ""
+        );
+        s += &format!(
+            "\nfull scan examined {:.0} rows/s per worker thread\n",
+            self.scan_rows_examined_per_sec_per_worker
+        );
         s += &format!("resident memory per row: {:.0} bytes (sysbench shape), {:.0} bytes (readperf table with unique index)\n", self.bytes_per_row, self.readperf_bytes_per_row);
         s
     }
@@ -285,7 +373,12 @@ impl Report {
         let paths: Vec<String> = self
             .paths
             .iter()
-            .map(|p| format!("{{\"name\":\"{}\",\"us_per_row\":{:.3},\"rows_per_sec\":{:.0}}}", p.name, p.us_per_row, p.rows_per_sec))
+            .map(|p| {
+                format!(
+                    "{{\"name\":\"{}\",\"us_per_row\":{:.3},\"rows_per_sec\":{:.0}}}",
+                    p.name, p.us_per_row, p.rows_per_sec
+                )
+            })
             .collect();
         format!(
             "{{\"rows\":{},\"range\":{},\"iterations\":{},\"workers\":{},\"seed\":{},\"paths\":[{}],\"pingpong_us\":{:.3},\"bytes_per_row\":{:.1},\"readperf_bytes_per_row\":{:.1},\"scan_rows_examined_per_sec_per_worker\":{:.0}}}",

@@ -10,7 +10,11 @@ use clap::{Args, Parser, Subcommand};
 use datanode::{DataNode, DataNodeConfig};
 
 #[derive(Parser)]
-#[command(name = "cairn", version, about = "Cairn: a shared-nothing, in-memory, partitioned database")]
+#[command(
+    name = "cairn",
+    version,
+    about = "Cairn: a shared-nothing, in-memory, partitioned database"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -101,14 +105,22 @@ enum AdminCommand {
 }
 
 fn init_logging() {
-    let level = match std::env::var("CAIRN_LOG").unwrap_or_default().to_ascii_lowercase().as_str() {
+    let level = match std::env::var("CAIRN_LOG")
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+        .as_str()
+    {
         "trace" => tracing::Level::TRACE,
         "debug" => tracing::Level::DEBUG,
         "warn" => tracing::Level::WARN,
         "error" => tracing::Level::ERROR,
         _ => tracing::Level::INFO,
     };
-    tracing_subscriber::fmt().with_max_level(level).with_writer(std::io::stderr).with_target(false).init();
+    tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
 }
 
 fn main() -> Result<()> {
@@ -119,9 +131,17 @@ fn main() -> Result<()> {
         Command::Datanode(args) => run_datanode(args),
         Command::Bench(BenchCommand::Readperf(args)) => readperf(args),
         Command::Admin(AdminCommand::Status { connect }) => {
-            let cluster = client::Cluster::connect(&connect).with_context(|| format!("connecting to {connect}"))?;
+            let cluster = client::Cluster::connect(&connect)
+                .with_context(|| format!("connecting to {connect}"))?;
             let s = cluster.status()?;
-            println!("node {}: {} workers, {} tables, {} rows, {} MiB resident", s.node_id, s.worker_count, s.table_count, s.row_count, s.resident_bytes >> 20);
+            println!(
+                "node {}: {} workers, {} tables, {} rows, {} MiB resident",
+                s.node_id,
+                s.worker_count,
+                s.table_count,
+                s.row_count,
+                s.resident_bytes >> 20
+            );
             println!("tables: {}", cluster.list_tables()?.join(", "));
             Ok(())
         }
@@ -140,20 +160,37 @@ fn wait_for_signal() -> Result<()> {
 }
 
 fn start(args: StartArgs) -> Result<()> {
-    std::fs::create_dir_all(&args.data_dir).with_context(|| format!("creating data directory {}", args.data_dir.display()))?;
+    std::fs::create_dir_all(&args.data_dir)
+        .with_context(|| format!("creating data directory {}", args.data_dir.display()))?;
     let port = match args.datanode_port {
         Some(p) => p,
-        None => args.base_port.checked_add(2).context("--base-port too high")?,
+        None => args
+            .base_port
+            .checked_add(2)
+            .context("--base-port too high")?,
     };
-    let config = DataNodeConfig { listen: format!("{}:{port}", args.bind), workers: args.workers, ..DataNodeConfig::default() };
-    let node = DataNode::start(config.clone()).with_context(|| format!("starting the data node on {}", config.listen))?;
+    let config = DataNodeConfig {
+        listen: format!("{}:{port}", args.bind),
+        workers: args.workers,
+        ..DataNodeConfig::default()
+    };
+    let node = DataNode::start(config.clone())
+        .with_context(|| format!("starting the data node on {}", config.listen))?;
     let address = node.address().to_string();
     // Ready means the listener answers a real request over the transport.
-    let probe = client::Cluster::connect_timeout(&address, Duration::from_secs(10)).context("probing the data node")?;
+    let probe = client::Cluster::connect_timeout(&address, Duration::from_secs(10))
+        .context("probing the data node")?;
     probe.ping(Vec::new()).context("probing the data node")?;
     drop(probe);
-    println!("cairn {}: data directory {}", env!("CARGO_PKG_VERSION"), args.data_dir.display());
-    println!("data node (native protocol): {address} ({} worker threads)", node.worker_count());
+    println!(
+        "cairn {}: data directory {}",
+        env!("CARGO_PKG_VERSION"),
+        args.data_dir.display()
+    );
+    println!(
+        "data node (native protocol): {address} ({} worker threads)",
+        node.worker_count()
+    );
     println!("durability: none yet (in memory only; the redo log and checkpoints are issue 5)");
     println!("ready");
     wait_for_signal()?;
@@ -171,8 +208,14 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         lock_wait_timeout: Duration::from_millis(args.lock_wait_timeout_ms),
         ..DataNodeConfig::default()
     };
-    let node = DataNode::start(config.clone()).with_context(|| format!("starting the data node on {}", config.listen))?;
-    println!("data node {} listening on {} ({} worker threads)", args.node_id, node.address(), node.worker_count());
+    let node = DataNode::start(config.clone())
+        .with_context(|| format!("starting the data node on {}", config.listen))?;
+    println!(
+        "data node {} listening on {} ({} worker threads)",
+        args.node_id,
+        node.address(),
+        node.worker_count()
+    );
     println!("ready");
     wait_for_signal()?;
     node.stop();
@@ -183,11 +226,22 @@ fn readperf(args: ReadperfArgs) -> Result<()> {
     if args.rows == 0 || args.range == 0 || args.iterations == 0 {
         bail!("--rows, --range and --iterations must be positive");
     }
-    let seed = args.seed.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64));
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    });
     if !args.json {
         eprintln!("readperf against {} (seed {seed})", args.connect);
     }
-    let opts = bench::readperf::Options { connect: args.connect, rows: args.rows, range: args.range, iterations: args.iterations, seed, progress: !args.json };
+    let opts = bench::readperf::Options {
+        connect: args.connect,
+        rows: args.rows,
+        range: args.range,
+        iterations: args.iterations,
+        seed,
+        progress: !args.json,
+    };
     let report = bench::readperf::run(&opts).context("running readperf")?;
     if args.json {
         println!("{}", report.json());

@@ -47,7 +47,8 @@ impl Cluster {
     }
 
     pub fn connect_timeout(address: &str, timeout: Duration) -> Result<Cluster> {
-        let (reader, writer) = transport::connect(address, timeout).map_err(|e| lost(format!("connecting to {address}: {e}")))?;
+        let (reader, writer) = transport::connect(address, timeout)
+            .map_err(|e| lost(format!("connecting to {address}: {e}")))?;
         let inner = Arc::new(Inner {
             writer: Mutex::new(writer),
             waiters: Mutex::new(HashMap::new()),
@@ -63,7 +64,9 @@ impl Cluster {
             .spawn(move || receive(reader, receiver))
             .map_err(|e| lost(format!("starting receiver: {e}")))?;
         let cluster = Cluster { inner };
-        match cluster.call(&Message::Hello { client_name: "cairn-client".into() })? {
+        match cluster.call(&Message::Hello {
+            client_name: "cairn-client".into(),
+        })? {
             Message::HelloReply { .. } => {}
             other => return Err(unexpected(&other)),
         }
@@ -76,7 +79,11 @@ impl Cluster {
             return Err(lost("connection closed"));
         }
         let id = self.inner.next_request.fetch_add(1, Ordering::Relaxed);
-        self.inner.waiters.lock().map_err(|_| lost("poisoned"))?.insert(id, sink);
+        self.inner
+            .waiters
+            .lock()
+            .map_err(|_| lost("poisoned"))?
+            .insert(id, sink);
         Ok(id)
     }
 
@@ -93,7 +100,12 @@ impl Cluster {
     }
 
     /// Appends a request frame; refuses one the data node would reject for its size.
-    pub(crate) fn frame(&self, message: &Message, request_id: u64, out: &mut Vec<u8>) -> Result<()> {
+    pub(crate) fn frame(
+        &self,
+        message: &Message,
+        request_id: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
         let start = out.len();
         message.write_frame(out, self.inner.cluster_id, 0, request_id);
         let body = out.len() - start - wire::HEADER_BYTES;
@@ -102,7 +114,10 @@ impl Cluster {
             self.forget(request_id);
             return Err(ClientError::Failed(Error::new(
                 ErrorCode::LimitExceeded,
-                format!("request of {body} bytes exceeds the frame limit of {} bytes", base::limits::FRAME_BODY_BYTES_MAX),
+                format!(
+                    "request of {body} bytes exceeds the frame limit of {} bytes",
+                    base::limits::FRAME_BODY_BYTES_MAX
+                ),
             )));
         }
         Ok(())
@@ -126,7 +141,11 @@ impl Cluster {
     }
 
     /// Sends a request whose reply may span several frames (scans) and gathers them.
-    pub(crate) fn call_multi(&self, message: &Message, mut each: impl FnMut(Message) -> Result<()>) -> Result<()> {
+    pub(crate) fn call_multi(
+        &self,
+        message: &Message,
+        mut each: impl FnMut(Message) -> Result<()>,
+    ) -> Result<()> {
         let (tx, rx) = mpsc::channel();
         let id = self.register(tx)?;
         let mut out = Vec::with_capacity(256);
@@ -171,7 +190,13 @@ impl Cluster {
 
     /// A table's metadata, from the cache or the data node.
     pub fn table(&self, name: &str) -> Result<Table> {
-        if let Some(t) = self.inner.tables.lock().ok().and_then(|t| t.get(&name.to_ascii_lowercase()).cloned()) {
+        if let Some(t) = self
+            .inner
+            .tables
+            .lock()
+            .ok()
+            .and_then(|t| t.get(&name.to_ascii_lowercase()).cloned())
+        {
             return Ok(t);
         }
         match self.call(&Message::GetTable { name: name.into() })? {
@@ -233,7 +258,10 @@ impl Cluster {
 }
 
 pub(crate) fn unexpected(m: &Message) -> ClientError {
-    ClientError::Failed(Error::new(ErrorCode::Protocol, format!("unexpected reply type {}", m.type_code())))
+    ClientError::Failed(Error::new(
+        ErrorCode::Protocol,
+        format!("unexpected reply type {}", m.type_code()),
+    ))
 }
 
 fn receive(mut reader: FrameReader, inner: Arc<Inner>) {
@@ -242,7 +270,9 @@ fn receive(mut reader: FrameReader, inner: Arc<Inner>) {
             Ok(Some((header, message))) => {
                 let last = header.flags & FLAG_LAST != 0;
                 let sink = {
-                    let Ok(mut waiters) = inner.waiters.lock() else { break "poisoned".to_string() };
+                    let Ok(mut waiters) = inner.waiters.lock() else {
+                        break "poisoned".to_string();
+                    };
                     if last {
                         waiters.remove(&header.request_id)
                     } else {

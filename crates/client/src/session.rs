@@ -26,14 +26,37 @@ pub struct AsyncSession {
 impl AsyncSession {
     pub fn new(cluster: &Cluster) -> AsyncSession {
         let (sink, replies) = mpsc::channel();
-        AsyncSession { cluster: cluster.clone(), sink, replies, out: Vec::with_capacity(64 * 1024), in_flight: HashMap::new() }
+        AsyncSession {
+            cluster: cluster.clone(),
+            sink,
+            replies,
+            out: Vec::with_capacity(64 * 1024),
+            in_flight: HashMap::new(),
+        }
     }
 
     /// Queues one transaction (its operations, then `exec`); `token` comes back with its result.
-    pub fn prepare(&mut self, token: u64, operations: Vec<Operation>, exec: ExecType) -> Result<()> {
-        let transaction = self.cluster.inner.next_txn.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    pub fn prepare(
+        &mut self,
+        token: u64,
+        operations: Vec<Operation>,
+        exec: ExecType,
+    ) -> Result<()> {
+        let transaction = self
+            .cluster
+            .inner
+            .next_txn
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let id = self.cluster.register(self.sink.clone())?;
-        self.cluster.frame(&Message::Execute { transaction, exec, operations }, id, &mut self.out)?;
+        self.cluster.frame(
+            &Message::Execute {
+                transaction,
+                exec,
+                operations,
+            },
+            id,
+            &mut self.out,
+        )?;
         self.in_flight.insert(id, token);
         Ok(())
     }
@@ -59,20 +82,29 @@ impl AsyncSession {
         let mut done = Vec::new();
         loop {
             let next = if done.len() < min {
-                self.replies.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                self.replies
+                    .recv_timeout(deadline.saturating_duration_since(Instant::now()))
             } else {
-                self.replies.try_recv().map_err(|_| RecvTimeoutError::Timeout)
+                self.replies
+                    .try_recv()
+                    .map_err(|_| RecvTimeoutError::Timeout)
             };
             let reply = match next {
                 Ok(r) => r,
                 Err(RecvTimeoutError::Timeout) => return Ok(done),
-                Err(RecvTimeoutError::Disconnected) => return Err(ClientError::ConnectionLost("session closed".into())),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(ClientError::ConnectionLost("session closed".into()))
+                }
             };
             let (header, message) = reply?;
-            let Some(token) = self.in_flight.remove(&header.request_id) else { continue };
+            let Some(token) = self.in_flight.remove(&header.request_id) else {
+                continue;
+            };
             let result = match message {
                 Message::ExecuteReply(ExecuteOutcome::Ok(results)) => Ok(results),
-                Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error }) => Err(ClientError::Aborted { op_index, error }),
+                Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error }) => {
+                    Err(ClientError::Aborted { op_index, error })
+                }
                 Message::Failure(e) => Err(ClientError::Failed(e)),
                 other => Err(unexpected(&other)),
             };

@@ -38,18 +38,19 @@ impl Table {
 
     /// A column's position by name.
     pub fn column(&self, name: &str) -> Result<u16> {
-        self.def
-            .column(name)
-            .map(|c| c as u16)
-            .ok_or_else(|| request_error(format!("table '{}' has no column '{name}'", self.def.name)))
+        self.def.column(name).map(|c| c as u16).ok_or_else(|| {
+            request_error(format!("table '{}' has no column '{name}'", self.def.name))
+        })
     }
 
     /// An index's position by name ("PRIMARY" is not an index here; use key operations).
     pub fn index(&self, name: &str) -> Result<u16> {
-        self.def
-            .index(name)
-            .map(|i| i as u16)
-            .ok_or_else(|| ClientError::Failed(Error::new(ErrorCode::NoSuchIndex, format!("table '{}' has no index '{name}'", self.def.name))))
+        self.def.index(name).map(|i| i as u16).ok_or_else(|| {
+            ClientError::Failed(Error::new(
+                ErrorCode::NoSuchIndex,
+                format!("table '{}' has no index '{name}'", self.def.name),
+            ))
+        })
     }
 
     /// A unique index's position by name.
@@ -63,7 +64,10 @@ impl Table {
 
     /// Named values as (column position, value) pairs.
     pub fn values(&self, named: &[(&str, Value)]) -> Result<Vec<(u16, Value)>> {
-        named.iter().map(|(n, v)| Ok((self.column(n)?, v.clone()))).collect()
+        named
+            .iter()
+            .map(|(n, v)| Ok((self.column(n)?, v.clone())))
+            .collect()
     }
 
     /// Column positions by name.
@@ -93,7 +97,10 @@ impl Scan {
 
     /// An ordered-index scan over the named index.
     pub fn index(name: &str) -> Scan {
-        Scan { index: Some(name.into()), ..Scan::default() }
+        Scan {
+            index: Some(name.into()),
+            ..Scan::default()
+        }
     }
 
     /// Lower bound on a prefix of the index columns.

@@ -28,7 +28,13 @@ pub struct Transaction {
 impl Transaction {
     pub(crate) fn new(cluster: Cluster) -> Transaction {
         let id = cluster.inner.next_txn.fetch_add(1, Ordering::Relaxed);
-        Transaction { cluster, id, pending: Vec::new(), results: Vec::new(), open: false }
+        Transaction {
+            cluster,
+            id,
+            pending: Vec::new(),
+            results: Vec::new(),
+            open: false,
+        }
     }
 
     /// Adds any operation; returns its id.
@@ -37,23 +43,65 @@ impl Transaction {
         OpId(self.results.len() + self.pending.len() - 1)
     }
 
-    fn keyed(&mut self, kind: OpKind, table: &Table, index: Option<u16>, key: Vec<Value>, values: Vec<(u16, Value)>, projection: Vec<u16>) -> OpId {
-        self.push(Operation { kind, table: table.id(), index, key, values, projection })
+    fn keyed(
+        &mut self,
+        kind: OpKind,
+        table: &Table,
+        index: Option<u16>,
+        key: Vec<Value>,
+        values: Vec<(u16, Value)>,
+        projection: Vec<u16>,
+    ) -> OpId {
+        self.push(Operation {
+            kind,
+            table: table.id(),
+            index,
+            key,
+            values,
+            projection,
+        })
     }
 
     /// Reads the row with primary key `key`: all visible columns, committed read.
     pub fn read(&mut self, table: &Table, key: Vec<Value>) -> OpId {
-        self.keyed(OpKind::Read(LockMode::CommittedRead), table, None, key, Vec::new(), Vec::new())
+        self.keyed(
+            OpKind::Read(LockMode::CommittedRead),
+            table,
+            None,
+            key,
+            Vec::new(),
+            Vec::new(),
+        )
     }
 
     /// Reads by primary key with a lock mode and the columns to return (empty: all).
-    pub fn read_with(&mut self, table: &Table, key: Vec<Value>, lock: LockMode, columns: Vec<u16>) -> OpId {
+    pub fn read_with(
+        &mut self,
+        table: &Table,
+        key: Vec<Value>,
+        lock: LockMode,
+        columns: Vec<u16>,
+    ) -> OpId {
         self.keyed(OpKind::Read(lock), table, None, key, Vec::new(), columns)
     }
 
     /// Reads through unique index `index` (see `Table::unique_index`).
-    pub fn read_unique(&mut self, table: &Table, index: u16, key: Vec<Value>, lock: LockMode, columns: Vec<u16>) -> OpId {
-        self.keyed(OpKind::Read(lock), table, Some(index), key, Vec::new(), columns)
+    pub fn read_unique(
+        &mut self,
+        table: &Table,
+        index: u16,
+        key: Vec<Value>,
+        lock: LockMode,
+        columns: Vec<u16>,
+    ) -> OpId {
+        self.keyed(
+            OpKind::Read(lock),
+            table,
+            Some(index),
+            key,
+            Vec::new(),
+            columns,
+        )
     }
 
     pub fn insert(&mut self, table: &Table, values: Vec<(u16, Value)>) -> OpId {
@@ -73,12 +121,25 @@ impl Transaction {
         self.keyed(OpKind::Delete, table, None, key, Vec::new(), Vec::new())
     }
 
-    pub fn update_unique(&mut self, table: &Table, index: u16, key: Vec<Value>, values: Vec<(u16, Value)>) -> OpId {
+    pub fn update_unique(
+        &mut self,
+        table: &Table,
+        index: u16,
+        key: Vec<Value>,
+        values: Vec<(u16, Value)>,
+    ) -> OpId {
         self.keyed(OpKind::Update, table, Some(index), key, values, Vec::new())
     }
 
     pub fn delete_unique(&mut self, table: &Table, index: u16, key: Vec<Value>) -> OpId {
-        self.keyed(OpKind::Delete, table, Some(index), key, Vec::new(), Vec::new())
+        self.keyed(
+            OpKind::Delete,
+            table,
+            Some(index),
+            key,
+            Vec::new(),
+            Vec::new(),
+        )
     }
 
     /// Sends every operation defined since the last execute, in one request, and waits.
@@ -86,19 +147,28 @@ impl Transaction {
     pub fn execute(&mut self, exec: ExecType) -> Result<()> {
         let operations = std::mem::take(&mut self.pending);
         let count = operations.len();
-        let reply = self.cluster.call(&Message::Execute { transaction: self.id, exec, operations });
+        let reply = self.cluster.call(&Message::Execute {
+            transaction: self.id,
+            exec,
+            operations,
+        });
         self.open = exec == ExecType::NoCommit;
         match reply {
             Ok(Message::ExecuteReply(ExecuteOutcome::Ok(results))) => {
                 if exec != ExecType::Rollback && results.len() != count {
-                    return Err(unexpected(&Message::ExecuteReply(ExecuteOutcome::Ok(results))));
+                    return Err(unexpected(&Message::ExecuteReply(ExecuteOutcome::Ok(
+                        results,
+                    ))));
                 }
                 self.results.extend(results);
                 Ok(())
             }
             Ok(Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error })) => {
                 self.open = false;
-                Err(ClientError::Aborted { op_index: op_index + (self.results.len() as u32), error })
+                Err(ClientError::Aborted {
+                    op_index: op_index + (self.results.len() as u32),
+                    error,
+                })
             }
             Ok(other) => Err(unexpected(&other)),
             Err(e) => {
@@ -136,7 +206,11 @@ impl Drop for Transaction {
         if self.open {
             // Best effort: the data node also aborts a connection's open transactions when it closes.
             let mut out = Vec::new();
-            let message = Message::Execute { transaction: self.id, exec: ExecType::Rollback, operations: Vec::new() };
+            let message = Message::Execute {
+                transaction: self.id,
+                exec: ExecType::Rollback,
+                operations: Vec::new(),
+            };
             let (tx, _rx) = std::sync::mpsc::channel();
             if let Ok(id) = self.cluster.register(tx) {
                 if self.cluster.frame(&message, id, &mut out).is_ok() {

@@ -11,7 +11,9 @@ use std::time::Duration;
 use base::collation;
 use base::schema::{ColumnDef, IndexKind};
 use base::types::{Collation, ColumnType};
-use client::{ClientError, ErrorCode, ExecType, LockMode, OpResult, Scan, ScanOrder, TableDef, Value};
+use client::{
+    ClientError, ErrorCode, ExecType, LockMode, OpResult, Scan, ScanOrder, TableDef, Value,
+};
 use common::{Rng, TestNode};
 
 type Row = (Option<String>, i64);
@@ -33,7 +35,11 @@ fn same_key(a: &str, b: &str) -> bool {
 /// Applies an operation to the model; Err for a duplicate key.
 fn apply(model: &mut BTreeMap<i64, Row>, op: &Op) -> Result<(), ()> {
     let collides = |model: &BTreeMap<i64, Row>, id: i64, u: &Option<String>| {
-        u.as_ref().is_some_and(|u| model.iter().any(|(other, (ou, _))| *other != id && ou.as_ref().is_some_and(|ou| same_key(ou, u))))
+        u.as_ref().is_some_and(|u| {
+            model.iter().any(|(other, (ou, _))| {
+                *other != id && ou.as_ref().is_some_and(|ou| same_key(ou, u))
+            })
+        })
     };
     match op {
         Op::Insert(id, u, k) => {
@@ -60,7 +66,11 @@ fn apply(model: &mut BTreeMap<i64, Row>, op: &Op) -> Result<(), ()> {
 
 fn random_op(rng: &mut Rng) -> Op {
     let id = rng.below(24) as i64;
-    let u = if rng.below(5) == 0 { None } else { Some(UNIQUE[rng.below(UNIQUE.len() as u64) as usize].to_string()) };
+    let u = if rng.below(5) == 0 {
+        None
+    } else {
+        Some(UNIQUE[rng.below(UNIQUE.len() as u64) as usize].to_string())
+    };
     let k = rng.below(6) as i64;
     match rng.below(7) {
         0..=2 => Op::Insert(id, u, k),
@@ -104,17 +114,38 @@ fn unique_and_ordered_indexes_match_a_model() {
         let mut txn = cluster.transaction();
         for op in &ops {
             match op {
-                Op::Insert(id, u, k) => txn.insert(&t, vec![(0, (*id).into()), (1, u_value(u)), (2, (*k).into())]),
-                Op::Update(id, u, k) => txn.update(&t, vec![(*id).into()], vec![(1, u_value(u)), (2, (*k).into())]),
-                Op::Write(id, u, k) => txn.write(&t, vec![(*id).into()], vec![(1, u_value(u)), (2, (*k).into())]),
+                Op::Insert(id, u, k) => txn.insert(
+                    &t,
+                    vec![(0, (*id).into()), (1, u_value(u)), (2, (*k).into())],
+                ),
+                Op::Update(id, u, k) => txn.update(
+                    &t,
+                    vec![(*id).into()],
+                    vec![(1, u_value(u)), (2, (*k).into())],
+                ),
+                Op::Write(id, u, k) => txn.write(
+                    &t,
+                    vec![(*id).into()],
+                    vec![(1, u_value(u)), (2, (*k).into())],
+                ),
                 Op::Delete(id) => txn.delete(&t, vec![(*id).into()]),
             };
         }
         match txn.execute(ExecType::Commit) {
-            Ok(()) => assert!(expected_ok, "round {round}: {ops:?} succeeded, model expected a duplicate key"),
+            Ok(()) => assert!(
+                expected_ok,
+                "round {round}: {ops:?} succeeded, model expected a duplicate key"
+            ),
             Err(ClientError::Aborted { error, .. }) => {
-                assert!(!expected_ok, "round {round}: {ops:?} failed with {error}, model expected success");
-                assert_eq!(error.code, ErrorCode::DuplicateKey, "round {round}: {error}");
+                assert!(
+                    !expected_ok,
+                    "round {round}: {ops:?} failed with {error}, model expected success"
+                );
+                assert_eq!(
+                    error.code,
+                    ErrorCode::DuplicateKey,
+                    "round {round}: {error}"
+                );
             }
             Err(e) => panic!("round {round}: {e}"),
         }
@@ -124,10 +155,24 @@ fn unique_and_ordered_indexes_match_a_model() {
 
         // Unique-key reads for every value (each case variant finds the same row).
         let mut txn = cluster.transaction();
-        let reads: Vec<_> = UNIQUE.iter().map(|u| txn.read_unique(&t, u_index, vec![Value::from(*u)], LockMode::CommittedRead, vec![0])).collect();
+        let reads: Vec<_> = UNIQUE
+            .iter()
+            .map(|u| {
+                txn.read_unique(
+                    &t,
+                    u_index,
+                    vec![Value::from(*u)],
+                    LockMode::CommittedRead,
+                    vec![0],
+                )
+            })
+            .collect();
         txn.execute(ExecType::Commit).unwrap();
         for (u, op) in UNIQUE.iter().zip(reads) {
-            let want = model.iter().find(|(_, (mu, _))| mu.as_ref().is_some_and(|mu| same_key(mu, u))).map(|(id, _)| *id);
+            let want = model
+                .iter()
+                .find(|(_, (mu, _))| mu.as_ref().is_some_and(|mu| same_key(mu, u)))
+                .map(|(id, _)| *id);
             let got = match txn.result(op) {
                 Some(OpResult::Row(r)) => match r[0] {
                     Value::Int(id) => Some(id),
@@ -146,25 +191,59 @@ fn unique_and_ordered_indexes_match_a_model() {
             .from(vec![lo.into()], true)
             .to(vec![hi.into()], false)
             .columns(&["id"])
-            .order(if descending { ScanOrder::Descending } else { ScanOrder::Ascending });
-        let got: Vec<Value> = cluster.scan(&t, &scan).unwrap().into_iter().map(|r| r[0].clone()).collect();
-        let mut want: Vec<(i64, i64)> = model.iter().filter(|(_, (_, k))| *k >= lo && *k < hi).map(|(id, (_, k))| (*k, *id)).collect();
+            .order(if descending {
+                ScanOrder::Descending
+            } else {
+                ScanOrder::Ascending
+            });
+        let got: Vec<Value> = cluster
+            .scan(&t, &scan)
+            .unwrap()
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect();
+        let mut want: Vec<(i64, i64)> = model
+            .iter()
+            .filter(|(_, (_, k))| *k >= lo && *k < hi)
+            .map(|(id, (_, k))| (*k, *id))
+            .collect();
         want.sort();
         if descending {
             want.reverse();
         }
         let want: Vec<Value> = want.into_iter().map(|(_, id)| Value::Int(id)).collect();
-        assert_eq!(got, want, "round {round}: k in [{lo}, {hi}) descending={descending}");
+        assert_eq!(
+            got, want,
+            "round {round}: k in [{lo}, {hi}) descending={descending}"
+        );
     }
 
     // The unique index's own order: NULLs first, then case-insensitive, then by primary key.
-    let got: Vec<Value> = cluster.scan(&t, &Scan::index("u").columns(&["id"]).order(ScanOrder::Ascending)).unwrap().into_iter().map(|r| r[0].clone()).collect();
+    let got: Vec<Value> = cluster
+        .scan(
+            &t,
+            &Scan::index("u")
+                .columns(&["id"])
+                .order(ScanOrder::Ascending),
+        )
+        .unwrap()
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
     let mut want: Vec<(&Option<String>, i64)> = model.iter().map(|(id, (u, _))| (u, *id)).collect();
     want.sort_by(|a, b| match (a.0, b.0) {
         (None, None) => a.1.cmp(&b.1),
         (None, Some(_)) => Ordering::Less,
         (Some(_), None) => Ordering::Greater,
-        (Some(x), Some(y)) => collation::compare(x.as_bytes(), y.as_bytes(), Collation::Utf8mb4GeneralCi).then(a.1.cmp(&b.1)),
+        (Some(x), Some(y)) => {
+            collation::compare(x.as_bytes(), y.as_bytes(), Collation::Utf8mb4GeneralCi)
+                .then(a.1.cmp(&b.1))
+        }
     });
-    assert_eq!(got, want.into_iter().map(|(_, id)| Value::Int(id)).collect::<Vec<_>>());
+    assert_eq!(
+        got,
+        want.into_iter()
+            .map(|(_, id)| Value::Int(id))
+            .collect::<Vec<_>>()
+    );
 }

@@ -17,14 +17,23 @@ use wire::Message;
 
 /// True when the peer closed the connection (EOF or reset) before the deadline.
 fn closed_by_peer(stream: &mut TcpStream) -> bool {
-    stream.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut buf = [0u8; 4096];
     while Instant::now() < deadline {
         match stream.read(&mut buf) {
             Ok(0) => return true,
             Ok(_) => continue,
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                continue
+            }
             Err(_) => return true,
         }
     }
@@ -32,9 +41,21 @@ fn closed_by_peer(stream: &mut TcpStream) -> bool {
 }
 
 fn insert_frame(table: u32, id: i64) -> Vec<u8> {
-    let op = client::Operation { kind: client::OpKind::Insert, table, index: None, key: vec![], values: vec![(0, Value::Int(id))], projection: vec![] };
+    let op = client::Operation {
+        kind: client::OpKind::Insert,
+        table,
+        index: None,
+        key: vec![],
+        values: vec![(0, Value::Int(id))],
+        projection: vec![],
+    };
     let mut out = Vec::new();
-    Message::Execute { transaction: 1, exec: ExecType::Commit, operations: vec![op] }.write_frame(&mut out, 0, 0, 1);
+    Message::Execute {
+        transaction: 1,
+        exec: ExecType::Commit,
+        operations: vec![op],
+    }
+    .write_frame(&mut out, 0, 0, 1);
     out
 }
 
@@ -43,7 +64,14 @@ fn bad_frames_close_only_their_connection() {
     let node = TestNode::start(2, Duration::from_millis(300));
     let good = node.connect();
     let t = good
-        .create_table(TableDef::new("t", vec![ColumnDef::new("id", ColumnType::BigInt { unsigned: false })], &["id"]).unwrap())
+        .create_table(
+            TableDef::new(
+                "t",
+                vec![ColumnDef::new("id", ColumnType::BigInt { unsigned: false })],
+                &["id"],
+            )
+            .unwrap(),
+        )
         .unwrap();
     let mut txn = good.transaction();
     txn.insert(&t, vec![(0, Value::Int(1))]);
@@ -59,7 +87,9 @@ fn bad_frames_close_only_their_connection() {
     cases.push(("oversized length", oversized));
     // A well-formed frame of a message type that does not exist.
     let mut unknown = Vec::new();
-    write_frame(&mut unknown, 999, 0, 0, 7, |b| b.extend_from_slice(b"hello"));
+    write_frame(&mut unknown, 999, 0, 0, 7, |b| {
+        b.extend_from_slice(b"hello")
+    });
     cases.push(("unknown message type", unknown));
     // A valid insert whose body was altered after the checksum.
     let mut corrupt = valid.clone();
@@ -68,19 +98,30 @@ fn bad_frames_close_only_their_connection() {
     cases.push(("checksum mismatch", corrupt));
     // A known type whose body does not decode.
     let mut garbage_body = Vec::new();
-    write_frame(&mut garbage_body, 7, 0, 0, 8, |b| b.extend_from_slice(&[0xFF; 40]));
+    write_frame(&mut garbage_body, 7, 0, 0, 8, |b| {
+        b.extend_from_slice(&[0xFF; 40])
+    });
     cases.push(("undecodable body", garbage_body));
     let mut rng = Rng::from_env_or_time("bad_frames_close_only_their_connection");
     for i in 0..8 {
-        let bytes: Vec<u8> = (0..(32 + rng.below(200))).map(|_| rng.next() as u8).collect();
-        cases.push((if i % 2 == 0 { "random bytes" } else { "random bytes after magic" }, {
-            let mut b = bytes;
-            if i % 2 == 1 {
-                b[..4].copy_from_slice(&wire::MAGIC.to_le_bytes());
-                b[4..6].copy_from_slice(&wire::PROTOCOL_VERSION.to_le_bytes());
-            }
-            b
-        }));
+        let bytes: Vec<u8> = (0..(32 + rng.below(200)))
+            .map(|_| rng.next() as u8)
+            .collect();
+        cases.push((
+            if i % 2 == 0 {
+                "random bytes"
+            } else {
+                "random bytes after magic"
+            },
+            {
+                let mut b = bytes;
+                if i % 2 == 1 {
+                    b[..4].copy_from_slice(&wire::MAGIC.to_le_bytes());
+                    b[4..6].copy_from_slice(&wire::PROTOCOL_VERSION.to_le_bytes());
+                }
+                b
+            },
+        ));
     }
 
     for (name, bytes) in cases {
@@ -89,9 +130,13 @@ fn bad_frames_close_only_their_connection() {
         if name == "truncated" {
             let _ = bad.shutdown(std::net::Shutdown::Write);
         }
-        assert!(closed_by_peer(&mut bad), "{name}: the data node kept the connection open");
+        assert!(
+            closed_by_peer(&mut bad),
+            "{name}: the data node kept the connection open"
+        );
         // The other connection still works, and nothing changed.
-        good.ping(vec![1, 2, 3]).unwrap_or_else(|e| panic!("{name}: good connection broken: {e}"));
+        good.ping(vec![1, 2, 3])
+            .unwrap_or_else(|e| panic!("{name}: good connection broken: {e}"));
         let rows = good.scan(&t, &client::Scan::table()).unwrap();
         assert_eq!(rows, vec![vec![Value::Int(1)]], "{name}: data changed");
     }

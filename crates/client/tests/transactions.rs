@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 
 use base::schema::{ColumnDef, IndexKind};
 use base::types::{Collation, ColumnType};
-use client::{AsyncSession, ClientError, CmpOp, ErrorCode, ExecType, Filter, LockMode, OpKind, OpResult, Operation, Scan, ScanOrder, TableDef, Value};
+use client::{
+    AsyncSession, ClientError, CmpOp, ErrorCode, ExecType, Filter, LockMode, OpKind, OpResult,
+    Operation, Scan, ScanOrder, TableDef, Value,
+};
 use common::TestNode;
 
 fn people() -> TableDef {
@@ -34,24 +37,51 @@ fn unique_violation_is_duplicate_key_and_changes_nothing() {
     let cluster = node.connect();
     let t = cluster.create_table(people()).unwrap();
     let mut txn = cluster.transaction();
-    txn.insert(&t, t.values(&[("id", 1.into()), ("email", "a@x".into())]).unwrap());
+    txn.insert(
+        &t,
+        t.values(&[("id", 1.into()), ("email", "a@x".into())])
+            .unwrap(),
+    );
     txn.commit().unwrap();
 
     // Same email differing only in case collides under utf8mb4_general_ci.
     let mut txn = cluster.transaction();
-    txn.insert(&t, t.values(&[("id", 2.into()), ("email", "b@x".into())]).unwrap());
-    txn.insert(&t, t.values(&[("id", 3.into()), ("email", "A@X".into())]).unwrap());
+    txn.insert(
+        &t,
+        t.values(&[("id", 2.into()), ("email", "b@x".into())])
+            .unwrap(),
+    );
+    txn.insert(
+        &t,
+        t.values(&[("id", 3.into()), ("email", "A@X".into())])
+            .unwrap(),
+    );
     let err = txn.execute(ExecType::Commit).unwrap_err();
     assert_eq!(err.code(), ErrorCode::DuplicateKey, "{err}");
-    assert!(matches!(err, ClientError::Aborted { op_index: 1, .. }), "{err}");
+    assert!(
+        matches!(err, ClientError::Aborted { op_index: 1, .. }),
+        "{err}"
+    );
     assert!(!err.is_temporary());
 
     let email = t.unique_index("email").unwrap();
     let mut txn = cluster.transaction();
-    let b = txn.read_unique(&t, email, vec!["b@x".into()], LockMode::CommittedRead, vec![]);
+    let b = txn.read_unique(
+        &t,
+        email,
+        vec!["b@x".into()],
+        LockMode::CommittedRead,
+        vec![],
+    );
     let two = txn.read(&t, vec![2.into()]);
     let three = txn.read(&t, vec![3.into()]);
-    let a = txn.read_unique(&t, email, vec!["A@x".into()], LockMode::CommittedRead, vec![]);
+    let a = txn.read_unique(
+        &t,
+        email,
+        vec!["A@x".into()],
+        LockMode::CommittedRead,
+        vec![],
+    );
     txn.execute(ExecType::Commit).unwrap();
     assert_eq!(txn.result(b), Some(&OpResult::NotFound));
     assert_eq!(txn.result(two), Some(&OpResult::NotFound));
@@ -61,23 +91,58 @@ fn unique_violation_is_duplicate_key_and_changes_nothing() {
     // A duplicate primary key is refused the same way.
     let mut txn = cluster.transaction();
     txn.insert(&t, t.values(&[("id", 1.into())]).unwrap());
-    assert_eq!(txn.execute(ExecType::Commit).unwrap_err().code(), ErrorCode::DuplicateKey);
+    assert_eq!(
+        txn.execute(ExecType::Commit).unwrap_err().code(),
+        ErrorCode::DuplicateKey
+    );
 
     // Moving the unique value frees the old one; NULLs never collide.
     let mut txn = cluster.transaction();
-    txn.update(&t, vec![1.into()], t.values(&[("email", "c@x".into())]).unwrap());
-    txn.insert(&t, t.values(&[("id", 4.into()), ("email", "a@x".into())]).unwrap());
-    txn.insert(&t, t.values(&[("id", 5.into()), ("email", Value::Null)]).unwrap());
-    txn.insert(&t, t.values(&[("id", 6.into()), ("email", Value::Null)]).unwrap());
+    txn.update(
+        &t,
+        vec![1.into()],
+        t.values(&[("email", "c@x".into())]).unwrap(),
+    );
+    txn.insert(
+        &t,
+        t.values(&[("id", 4.into()), ("email", "a@x".into())])
+            .unwrap(),
+    );
+    txn.insert(
+        &t,
+        t.values(&[("id", 5.into()), ("email", Value::Null)])
+            .unwrap(),
+    );
+    txn.insert(
+        &t,
+        t.values(&[("id", 6.into()), ("email", Value::Null)])
+            .unwrap(),
+    );
     txn.commit().unwrap();
     let mut txn = cluster.transaction();
-    let c = txn.read_unique(&t, email, vec!["c@x".into()], LockMode::CommittedRead, vec![]);
-    let a = txn.read_unique(&t, email, vec!["a@x".into()], LockMode::CommittedRead, vec![]);
+    let c = txn.read_unique(
+        &t,
+        email,
+        vec!["c@x".into()],
+        LockMode::CommittedRead,
+        vec![],
+    );
+    let a = txn.read_unique(
+        &t,
+        email,
+        vec!["a@x".into()],
+        LockMode::CommittedRead,
+        vec![],
+    );
     let anon = txn.read(&t, vec![5.into()]);
     txn.execute(ExecType::Commit).unwrap();
     assert_eq!(txn.row(c).unwrap()[0], Value::Int(1));
     assert_eq!(txn.row(a).unwrap()[0], Value::Int(4));
-    assert_eq!(txn.row(anon).unwrap()[2], Value::from("anon"), "default applied");
+    assert_eq!(
+        txn.row(anon).unwrap()[2],
+        Value::from("anon"),
+        "default applied"
+    );
 
     // Delete through the unique key removes the row and its index entry.
     let mut txn = cluster.transaction();
@@ -85,7 +150,11 @@ fn unique_violation_is_duplicate_key_and_changes_nothing() {
     txn.commit().unwrap();
     let mut txn = cluster.transaction();
     let gone = txn.read(&t, vec![1.into()]);
-    txn.insert(&t, t.values(&[("id", 7.into()), ("email", "c@x".into())]).unwrap());
+    txn.insert(
+        &t,
+        t.values(&[("id", 7.into()), ("email", "c@x".into())])
+            .unwrap(),
+    );
     txn.execute(ExecType::Commit).unwrap();
     assert_eq!(txn.result(gone), Some(&OpResult::NotFound));
 }
@@ -96,26 +165,44 @@ fn collation_makes_case_variants_one_key_and_one_partition() {
     let cluster = node.connect();
     let def = TableDef::new(
         "words",
-        vec![ColumnDef::new("w", ColumnType::VarChar { length: 20 }), ColumnDef::new("n", ColumnType::Int { unsigned: false })],
+        vec![
+            ColumnDef::new("w", ColumnType::VarChar { length: 20 }),
+            ColumnDef::new("n", ColumnType::Int { unsigned: false }),
+        ],
         &["w"],
     )
     .unwrap();
     let t = cluster.create_table(def).unwrap();
     let mut txn = cluster.transaction();
-    txn.insert(&t, t.values(&[("w", "ABC".into()), ("n", 1.into())]).unwrap());
+    txn.insert(
+        &t,
+        t.values(&[("w", "ABC".into()), ("n", 1.into())]).unwrap(),
+    );
     txn.commit().unwrap();
     for variant in ["abc", "Abc ", "àbç"] {
         let mut txn = cluster.transaction();
         let r = txn.read(&t, vec![variant.into()]);
         txn.execute(ExecType::NoCommit).unwrap();
-        assert_eq!(txn.row(r).map(|r| r[1].clone()), Some(Value::Int(1)), "{variant}");
-        txn.insert(&t, t.values(&[("w", variant.into()), ("n", 2.into())]).unwrap());
-        assert_eq!(txn.execute(ExecType::Commit).unwrap_err().code(), ErrorCode::DuplicateKey, "{variant}");
+        assert_eq!(
+            txn.row(r).map(|r| r[1].clone()),
+            Some(Value::Int(1)),
+            "{variant}"
+        );
+        txn.insert(
+            &t,
+            t.values(&[("w", variant.into()), ("n", 2.into())]).unwrap(),
+        );
+        assert_eq!(
+            txn.execute(ExecType::Commit).unwrap_err().code(),
+            ErrorCode::DuplicateKey,
+            "{variant}"
+        );
     }
     // A binary collation keeps them apart.
     let def = TableDef::new(
         "bwords",
-        vec![ColumnDef::new("w", ColumnType::VarChar { length: 20 }).collation(Collation::Utf8mb4Bin)],
+        vec![ColumnDef::new("w", ColumnType::VarChar { length: 20 })
+            .collation(Collation::Utf8mb4Bin)],
         &["w"],
     )
     .unwrap();
@@ -133,7 +220,10 @@ fn lock_conflict_times_out_with_a_temporary_error() {
     let waiter = node.connect();
     let t = holder.create_table(people()).unwrap();
     let mut txn = holder.transaction();
-    txn.insert(&t, t.values(&[("id", 1.into()), ("age", 30.into())]).unwrap());
+    txn.insert(
+        &t,
+        t.values(&[("id", 1.into()), ("age", 30.into())]).unwrap(),
+    );
     txn.commit().unwrap();
 
     let mut a = holder.transaction();
@@ -143,11 +233,19 @@ fn lock_conflict_times_out_with_a_temporary_error() {
     let tw = waiter.table("people").unwrap();
     let started = Instant::now();
     let mut b = waiter.transaction();
-    b.update(&tw, vec![1.into()], tw.values(&[("age", 31.into())]).unwrap());
+    b.update(
+        &tw,
+        vec![1.into()],
+        tw.values(&[("age", 31.into())]).unwrap(),
+    );
     let err = b.execute(ExecType::Commit).unwrap_err();
     assert_eq!(err.code(), ErrorCode::LockWaitTimeout, "{err}");
     assert!(err.is_temporary(), "lock wait timeout must be temporary");
-    assert!(started.elapsed() >= Duration::from_millis(250), "waited {:?}", started.elapsed());
+    assert!(
+        started.elapsed() >= Duration::from_millis(250),
+        "waited {:?}",
+        started.elapsed()
+    );
 
     // A committed read does not wait for the lock and sees the committed value.
     let mut c = waiter.transaction();
@@ -158,7 +256,11 @@ fn lock_conflict_times_out_with_a_temporary_error() {
     // Once the holder commits, the retry succeeds.
     a.commit().unwrap();
     let mut b = waiter.transaction();
-    b.update(&tw, vec![1.into()], tw.values(&[("age", 31.into())]).unwrap());
+    b.update(
+        &tw,
+        vec![1.into()],
+        tw.values(&[("age", 31.into())]).unwrap(),
+    );
     b.commit().unwrap();
 
     // A waiter is granted the lock when the holder finishes before the timeout.
@@ -166,7 +268,10 @@ fn lock_conflict_times_out_with_a_temporary_error() {
     let holder = node.connect();
     let t = holder.create_table(people()).unwrap();
     let mut txn = holder.transaction();
-    txn.insert(&t, t.values(&[("id", 1.into()), ("age", 1.into())]).unwrap());
+    txn.insert(
+        &t,
+        t.values(&[("id", 1.into()), ("age", 1.into())]).unwrap(),
+    );
     txn.commit().unwrap();
     let mut a = holder.transaction();
     a.update(&t, vec![1.into()], t.values(&[("age", 2.into())]).unwrap());
@@ -182,7 +287,11 @@ fn lock_conflict_times_out_with_a_temporary_error() {
     });
     std::thread::sleep(Duration::from_millis(50));
     a.commit().unwrap();
-    assert_eq!(other.join().unwrap(), Value::Int(2), "the shared reader waited for the commit");
+    assert_eq!(
+        other.join().unwrap(),
+        Value::Int(2),
+        "the shared reader waited for the commit"
+    );
 }
 
 #[test]
@@ -200,7 +309,11 @@ fn rollback_and_uncommitted_writes_are_invisible_to_others() {
     let mut b = c2.transaction();
     let r = b.read(&t2, vec![9.into()]);
     b.execute(ExecType::Commit).unwrap();
-    assert_eq!(b.result(r), Some(&OpResult::NotFound), "uncommitted insert is invisible");
+    assert_eq!(
+        b.result(r),
+        Some(&OpResult::NotFound),
+        "uncommitted insert is invisible"
+    );
     a.rollback().unwrap();
     let mut b = c2.transaction();
     b.insert(&t2, t2.values(&[("id", 9.into())]).unwrap());
@@ -217,7 +330,14 @@ fn scans_filter_project_limit_order_and_prune() {
             ColumnDef::new("tenant", ColumnType::Int { unsigned: false }),
             ColumnDef::new("seq", ColumnType::Int { unsigned: false }),
             ColumnDef::new("kind", ColumnType::VarChar { length: 20 }).nullable(),
-            ColumnDef::new("amount", ColumnType::Decimal { precision: 10, scale: 2 }).nullable(),
+            ColumnDef::new(
+                "amount",
+                ColumnType::Decimal {
+                    precision: 10,
+                    scale: 2,
+                },
+            )
+            .nullable(),
         ],
         &["tenant", "seq"],
     )
@@ -233,48 +353,142 @@ fn scans_filter_project_limit_order_and_prune() {
     let mut txn = cluster.transaction();
     for tenant in 0..5 {
         for seq in 0..40 {
-            let kind = if seq % 7 == 0 { Value::Null } else { Value::from(kinds[seq as usize % 4]) };
-            txn.insert(&t, t.values(&[("tenant", tenant.into()), ("seq", seq.into()), ("kind", kind), ("amount", Value::from(format!("{seq}.5")))]).unwrap());
+            let kind = if seq % 7 == 0 {
+                Value::Null
+            } else {
+                Value::from(kinds[seq as usize % 4])
+            };
+            txn.insert(
+                &t,
+                t.values(&[
+                    ("tenant", tenant.into()),
+                    ("seq", seq.into()),
+                    ("kind", kind),
+                    ("amount", Value::from(format!("{seq}.5"))),
+                ])
+                .unwrap(),
+            );
         }
     }
     txn.commit().unwrap();
-    let (kind, amount, seq) = (t.column("kind").unwrap(), t.column("amount").unwrap(), t.column("seq").unwrap());
+    let (kind, amount, seq) = (
+        t.column("kind").unwrap(),
+        t.column("amount").unwrap(),
+        t.column("seq").unwrap(),
+    );
 
     let all = cluster.scan(&t, &Scan::table()).unwrap();
     assert_eq!(all.len(), 200);
-    let login = cluster.scan(&t, &Scan::table().filter(Filter::Like { column: kind, pattern: b"LOG%".to_vec() }).columns(&["kind"])).unwrap();
-    assert_eq!(login.len(), 5 * 17, "Login and logout rows, NULL kinds excluded");
+    let login = cluster
+        .scan(
+            &t,
+            &Scan::table()
+                .filter(Filter::Like {
+                    column: kind,
+                    pattern: b"LOG%".to_vec(),
+                })
+                .columns(&["kind"]),
+        )
+        .unwrap();
+    assert_eq!(
+        login.len(),
+        5 * 17,
+        "Login and logout rows, NULL kinds excluded"
+    );
     assert!(login.iter().all(|r| r.len() == 1));
-    let nulls = cluster.scan(&t, &Scan::table().filter(Filter::IsNull { column: kind })).unwrap();
+    let nulls = cluster
+        .scan(&t, &Scan::table().filter(Filter::IsNull { column: kind }))
+        .unwrap();
     assert_eq!(nulls.len(), 5 * 6);
     let mixed = Filter::Or(vec![
-        Filter::In { column: seq, values: vec![1.into(), 2.into(), 3.into()] },
+        Filter::In {
+            column: seq,
+            values: vec![1.into(), 2.into(), 3.into()],
+        },
         Filter::And(vec![
-            Filter::Between { column: amount, low: Value::from("30"), high: Value::from("32") },
-            Filter::Not(Box::new(Filter::Cmp { column: seq, op: CmpOp::Eq, value: 31.into() })),
+            Filter::Between {
+                column: amount,
+                low: Value::from("30"),
+                high: Value::from("32"),
+            },
+            Filter::Not(Box::new(Filter::Cmp {
+                column: seq,
+                op: CmpOp::Eq,
+                value: 31.into(),
+            })),
         ]),
     ]);
-    assert_eq!(cluster.scan(&t, &Scan::table().filter(mixed)).unwrap().len(), 5 * (3 + 1));
-    assert_eq!(cluster.scan(&t, &Scan::table().limit(17)).unwrap().len(), 17);
+    assert_eq!(
+        cluster
+            .scan(&t, &Scan::table().filter(mixed))
+            .unwrap()
+            .len(),
+        5 * (3 + 1)
+    );
+    assert_eq!(
+        cluster.scan(&t, &Scan::table().limit(17)).unwrap().len(),
+        17
+    );
 
     // Equality on the partition key prunes to one partition and returns index order.
-    let one = cluster.scan(&t, &Scan::index("by_tenant_seq").equal(vec![3.into()]).order(ScanOrder::Descending).columns(&["seq"])).unwrap();
+    let one = cluster
+        .scan(
+            &t,
+            &Scan::index("by_tenant_seq")
+                .equal(vec![3.into()])
+                .order(ScanOrder::Descending)
+                .columns(&["seq"]),
+        )
+        .unwrap();
     let seqs: Vec<Value> = one.into_iter().map(|r| r[0].clone()).collect();
-    assert_eq!(seqs, (0..40).rev().map(|s| Value::Int(s)).collect::<Vec<_>>());
+    assert_eq!(
+        seqs,
+        (0..40).rev().map(|s| Value::Int(s)).collect::<Vec<_>>()
+    );
     // A bounded range over all partitions, merged in order, with a limit.
     let range = cluster
-        .scan(&t, &Scan::index("by_tenant_seq").from(vec![1.into(), 38.into()], false).to(vec![3.into()], false).order(ScanOrder::Ascending).columns(&["tenant", "seq"]))
+        .scan(
+            &t,
+            &Scan::index("by_tenant_seq")
+                .from(vec![1.into(), 38.into()], false)
+                .to(vec![3.into()], false)
+                .order(ScanOrder::Ascending)
+                .columns(&["tenant", "seq"]),
+        )
         .unwrap();
-    let expected: Vec<Vec<Value>> = std::iter::once(vec![1.into(), 39.into()]).chain((0..40).map(|s| vec![2.into(), s.into()])).collect();
+    let expected: Vec<Vec<Value>> = std::iter::once(vec![1.into(), 39.into()])
+        .chain((0..40).map(|s| vec![2.into(), s.into()]))
+        .collect();
     assert_eq!(range, expected);
     // Strings scan in collation order: NULL first, then case-insensitively.
-    let by_kind = cluster.scan(&t, &Scan::index("by_kind").order(ScanOrder::Ascending).columns(&["kind"]).limit(40)).unwrap();
+    let by_kind = cluster
+        .scan(
+            &t,
+            &Scan::index("by_kind")
+                .order(ScanOrder::Ascending)
+                .columns(&["kind"])
+                .limit(40),
+        )
+        .unwrap();
     assert!(by_kind[..30].iter().all(|r| r[0] == Value::Null));
     assert!(by_kind[30..].iter().all(|r| r[0] == Value::from("Login")));
     // Bad requests are refused cleanly.
-    assert_eq!(cluster.scan(&t, &Scan::index("nope")).unwrap_err().code(), ErrorCode::NoSuchIndex);
-    let bad = Filter::Cmp { column: 99, op: CmpOp::Eq, value: 1.into() };
-    assert_eq!(cluster.scan(&t, &Scan::table().filter(bad)).unwrap_err().code(), ErrorCode::BadRequest);
+    assert_eq!(
+        cluster.scan(&t, &Scan::index("nope")).unwrap_err().code(),
+        ErrorCode::NoSuchIndex
+    );
+    let bad = Filter::Cmp {
+        column: 99,
+        op: CmpOp::Eq,
+        value: 1.into(),
+    };
+    assert_eq!(
+        cluster
+            .scan(&t, &Scan::table().filter(bad))
+            .unwrap_err()
+            .code(),
+        ErrorCode::BadRequest
+    );
 }
 
 #[test]
@@ -284,11 +498,25 @@ fn many_transactions_in_flight_from_one_thread() {
     let t = cluster.create_table(people()).unwrap();
     let mut session = AsyncSession::new(&cluster);
     for i in 0..200u64 {
-        let op = Operation { kind: OpKind::Insert, table: t.id(), index: None, key: vec![], values: t.values(&[("id", Value::Int(i as i64))]).unwrap(), projection: vec![] };
+        let op = Operation {
+            kind: OpKind::Insert,
+            table: t.id(),
+            index: None,
+            key: vec![],
+            values: t.values(&[("id", Value::Int(i as i64))]).unwrap(),
+            projection: vec![],
+        };
         session.prepare(i, vec![op], ExecType::Commit).unwrap();
     }
     // One duplicate in flight with the rest fails alone.
-    let dup = Operation { kind: OpKind::Insert, table: t.id(), index: None, key: vec![], values: t.values(&[("id", Value::Int(5))]).unwrap(), projection: vec![] };
+    let dup = Operation {
+        kind: OpKind::Insert,
+        table: t.id(),
+        index: None,
+        key: vec![],
+        values: t.values(&[("id", Value::Int(5))]).unwrap(),
+        projection: vec![],
+    };
     session.send().unwrap();
     let mut done = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -301,6 +529,9 @@ fn many_transactions_in_flight_from_one_thread() {
     session.send().unwrap();
     let last = session.poll(1, Duration::from_secs(5)).unwrap();
     assert_eq!(last.len(), 1);
-    assert_eq!(last[0].1.as_ref().unwrap_err().code(), ErrorCode::DuplicateKey);
+    assert_eq!(
+        last[0].1.as_ref().unwrap_err().code(),
+        ErrorCode::DuplicateKey
+    );
     assert_eq!(cluster.status().unwrap().row_count, 200);
 }

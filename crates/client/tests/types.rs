@@ -25,7 +25,13 @@ fn all_types() -> Vec<ColumnDef> {
         ("biu", ColumnType::BigInt { unsigned: true }),
         ("f", ColumnType::Float),
         ("d", ColumnType::Double),
-        ("dec", ColumnType::Decimal { precision: 38, scale: 10 }),
+        (
+            "dec",
+            ColumnType::Decimal {
+                precision: 38,
+                scale: 10,
+            },
+        ),
         ("ch", ColumnType::Char { length: 255 }),
         ("vc", ColumnType::VarChar { length: 16383 }),
         ("bin", ColumnType::Binary { length: 8 }),
@@ -57,7 +63,17 @@ fn dec(text: &str) -> Value {
 }
 
 fn dt(y: u16, mo: u8, d: u8, h: u8, mi: u8, s: u8, us: u32) -> Value {
-    Value::DateTime(DateTime { date: Date { year: y, month: mo, day: d }, hour: h, minute: mi, second: s, microsecond: us })
+    Value::DateTime(DateTime {
+        date: Date {
+            year: y,
+            month: mo,
+            day: d,
+        },
+        hour: h,
+        minute: mi,
+        second: s,
+        microsecond: us,
+    })
 }
 
 /// Rows of (given, expected-after-store) per column, in column order after the id.
@@ -76,17 +92,42 @@ fn boundary_rows() -> Vec<Vec<(Value, Value)>> {
         same(Value::UInt(0)),
         same(Value::Float(-3.402_823_5e38)),
         same(Value::Double(f64::MIN)),
-        (dec("-9999999999999999999999999999.9999999999"), dec("-9999999999999999999999999999.9999999999")),
+        (
+            dec("-9999999999999999999999999999.9999999999"),
+            dec("-9999999999999999999999999999.9999999999"),
+        ),
         same(Value::from("")),
         same(Value::from("")),
         (Value::Bytes(vec![]), Value::Bytes(vec![0; 8])),
         same(Value::Bytes(vec![])),
         same(Value::from("")),
         same(Value::Bytes(vec![])),
-        (Value::from("1000-01-01"), Value::Date(Date { year: 1000, month: 1, day: 1 })),
-        (Value::from("1000-01-01 00:00:00.000000"), dt(1000, 1, 1, 0, 0, 0, 0)),
-        (Value::from("1970-01-01 00:00:01"), dt(1970, 1, 1, 0, 0, 1, 0)),
-        (Value::from("-838:59:59.000"), Value::Time(Time { negative: true, hours: 838, minutes: 59, seconds: 59, microseconds: 0 })),
+        (
+            Value::from("1000-01-01"),
+            Value::Date(Date {
+                year: 1000,
+                month: 1,
+                day: 1,
+            }),
+        ),
+        (
+            Value::from("1000-01-01 00:00:00.000000"),
+            dt(1000, 1, 1, 0, 0, 0, 0),
+        ),
+        (
+            Value::from("1970-01-01 00:00:01"),
+            dt(1970, 1, 1, 0, 0, 1, 0),
+        ),
+        (
+            Value::from("-838:59:59.000"),
+            Value::Time(Time {
+                negative: true,
+                hours: 838,
+                minutes: 59,
+                seconds: 59,
+                microseconds: 0,
+            }),
+        ),
         (Value::Int(1901), Value::Year(1901)),
         same(Value::Bytes(vec![0xE5, b'a'])),
     ];
@@ -103,17 +144,42 @@ fn boundary_rows() -> Vec<Vec<(Value, Value)>> {
         same(Value::UInt(u64::MAX)),
         same(Value::Float(3.402_823_5e38)),
         same(Value::Double(f64::MAX)),
-        (dec("9999999999999999999999999999.9999999999"), dec("9999999999999999999999999999.9999999999")),
+        (
+            dec("9999999999999999999999999999.9999999999"),
+            dec("9999999999999999999999999999.9999999999"),
+        ),
         same(Value::from("€".repeat(255).as_str())),
         same(Value::from("ä".repeat(16383).as_str())),
         same(Value::Bytes(vec![0xFF; 8])),
         same(Value::Bytes(vec![0; 65535])),
         same(Value::from("x".repeat(65535).as_str())),
         same(Value::Bytes(vec![7; 65535])),
-        (Value::from("9999-12-31"), Value::Date(Date { year: 9999, month: 12, day: 31 })),
-        (Value::from("9999-12-31 23:59:59.999999"), dt(9999, 12, 31, 23, 59, 59, 999_999)),
-        (Value::from("2038-01-19 03:14:07"), dt(2038, 1, 19, 3, 14, 7, 0)),
-        (Value::from("838:59:59"), Value::Time(Time { negative: false, hours: 838, minutes: 59, seconds: 59, microseconds: 0 })),
+        (
+            Value::from("9999-12-31"),
+            Value::Date(Date {
+                year: 9999,
+                month: 12,
+                day: 31,
+            }),
+        ),
+        (
+            Value::from("9999-12-31 23:59:59.999999"),
+            dt(9999, 12, 31, 23, 59, 59, 999_999),
+        ),
+        (
+            Value::from("2038-01-19 03:14:07"),
+            dt(2038, 1, 19, 3, 14, 7, 0),
+        ),
+        (
+            Value::from("838:59:59"),
+            Value::Time(Time {
+                negative: false,
+                hours: 838,
+                minutes: 59,
+                seconds: 59,
+                microseconds: 0,
+            }),
+        ),
         (Value::Int(2155), Value::Year(2155)),
         same(Value::from("abcdefghij")),
     ];
@@ -127,24 +193,37 @@ fn every_type_round_trips_with_null_and_boundaries() {
     let cluster = node.connect();
     let mut columns = vec![ColumnDef::new("id", ColumnType::Int { unsigned: false })];
     columns.extend(all_types());
-    let table = cluster.create_table(TableDef::new("types", columns, &["id"]).unwrap()).unwrap();
+    let table = cluster
+        .create_table(TableDef::new("types", columns, &["id"]).unwrap())
+        .unwrap();
     let rows = boundary_rows();
     let mut txn = cluster.transaction();
     for (id, row) in rows.iter().enumerate() {
         let mut values = vec![(0u16, Value::Int(id as i64))];
-        values.extend(row.iter().enumerate().map(|(c, (given, _))| ((c + 1) as u16, given.clone())));
+        values.extend(
+            row.iter()
+                .enumerate()
+                .map(|(c, (given, _))| ((c + 1) as u16, given.clone())),
+        );
         txn.insert(&table, values);
     }
     txn.commit().unwrap();
 
     let mut txn = cluster.transaction();
-    let ops: Vec<_> = (0..rows.len()).map(|id| txn.read(&table, vec![Value::Int(id as i64)])).collect();
+    let ops: Vec<_> = (0..rows.len())
+        .map(|id| txn.read(&table, vec![Value::Int(id as i64)]))
+        .collect();
     txn.execute(ExecType::Commit).unwrap();
     for (id, (op, row)) in ops.into_iter().zip(&rows).enumerate() {
         let got = txn.row(op).expect("row stored");
         assert_eq!(got[0], Value::Int(id as i64));
         for (c, (_, expected)) in row.iter().enumerate() {
-            assert_eq!(&got[c + 1], expected, "row {id} column {}", table.def().columns[c + 1].name);
+            assert_eq!(
+                &got[c + 1],
+                expected,
+                "row {id} column {}",
+                table.def().columns[c + 1].name
+            );
         }
     }
 }
@@ -155,7 +234,9 @@ fn out_of_range_values_are_refused_and_change_nothing() {
     let cluster = node.connect();
     let mut columns = vec![ColumnDef::new("id", ColumnType::Int { unsigned: false })];
     columns.extend(all_types());
-    let table = cluster.create_table(TableDef::new("types", columns, &["id"]).unwrap()).unwrap();
+    let table = cluster
+        .create_table(TableDef::new("types", columns, &["id"]).unwrap())
+        .unwrap();
     let bad: Vec<(&str, Value)> = vec![
         ("ti", Value::Int(128)),
         ("tiu", Value::Int(-1)),
@@ -177,14 +258,29 @@ fn out_of_range_values_are_refused_and_change_nothing() {
     ];
     for (i, (column, value)) in bad.into_iter().enumerate() {
         let mut txn = cluster.transaction();
-        txn.insert(&table, vec![(0, Value::Int(1)), (table.column("i").unwrap(), Value::Int(5))]);
-        txn.insert(&table, vec![(0, Value::Int(100 + i as i64)), (table.column(column).unwrap(), value.clone())]);
+        txn.insert(
+            &table,
+            vec![
+                (0, Value::Int(1)),
+                (table.column("i").unwrap(), Value::Int(5)),
+            ],
+        );
+        txn.insert(
+            &table,
+            vec![
+                (0, Value::Int(100 + i as i64)),
+                (table.column(column).unwrap(), value.clone()),
+            ],
+        );
         match txn.execute(ExecType::Commit) {
             Err(ClientError::Aborted { op_index: 1, error }) => {
                 assert_eq!(error.code, ErrorCode::BadValue, "{column}: {error}");
                 assert!(!error.is_temporary());
             }
-            other => panic!("{column} = {} should be refused, got {other:?}", value.kind()),
+            other => panic!(
+                "{column} = {} should be refused, got {other:?}",
+                value.kind()
+            ),
         }
     }
     // The good first insert of every failed transaction was rolled back too.

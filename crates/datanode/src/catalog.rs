@@ -26,7 +26,8 @@ impl TableEntry {
 
     /// Records an explicitly given value so later automatic ones are above it.
     pub fn observe_explicit(&self, v: u64) {
-        self.next_auto.fetch_max(v.saturating_add(1), Ordering::Relaxed);
+        self.next_auto
+            .fetch_max(v.saturating_add(1), Ordering::Relaxed);
     }
 }
 
@@ -43,11 +44,18 @@ impl Catalog {
     }
 
     pub fn by_name(&self, name: &str) -> Option<&Arc<TableEntry>> {
-        self.by_name.get(&name.to_ascii_lowercase()).and_then(|id| self.tables.get(id))
+        self.by_name
+            .get(&name.to_ascii_lowercase())
+            .and_then(|id| self.tables.get(id))
     }
 
     pub fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.tables.values().filter(|t| t.def.index_of.is_none()).map(|t| t.def.name.clone()).collect();
+        let mut names: Vec<String> = self
+            .tables
+            .values()
+            .filter(|t| t.def.index_of.is_none())
+            .map(|t| t.def.name.clone())
+            .collect();
         names.sort();
         names
     }
@@ -58,14 +66,28 @@ impl Catalog {
 
     /// Validates and registers a table and its hidden index tables; returns every table created
     /// (the base table first) so the workers can create their partitions.
-    pub fn create(&mut self, mut def: TableDef, default_partitions: u32) -> Result<Vec<Arc<TableDef>>, Error> {
+    pub fn create(
+        &mut self,
+        mut def: TableDef,
+        default_partitions: u32,
+    ) -> Result<Vec<Arc<TableDef>>, Error> {
         def.validate()?;
         if self.by_name.contains_key(&def.name.to_ascii_lowercase()) {
-            return Err(Error::new(ErrorCode::TableExists, format!("table '{}' already exists", def.name)));
+            return Err(Error::new(
+                ErrorCode::TableExists,
+                format!("table '{}' already exists", def.name),
+            ));
         }
-        let unique = def.indexes.iter().filter(|i| i.kind == IndexKind::Unique).count();
+        let unique = def
+            .indexes
+            .iter()
+            .filter(|i| i.kind == IndexKind::Unique)
+            .count();
         if self.tables.len() + 1 + unique > limits::TABLES_MAX {
-            return Err(Error::new(ErrorCode::LimitExceeded, format!("at most {} tables", limits::TABLES_MAX)));
+            return Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!("at most {} tables", limits::TABLES_MAX),
+            ));
         }
         if def.partition_count == 0 {
             def.partition_count = default_partitions;
@@ -92,7 +114,11 @@ impl Catalog {
         for t in &created {
             let entry = TableEntry {
                 def: t.clone(),
-                unique_tables: if t.id == def.id { unique_tables.clone() } else { Vec::new() },
+                unique_tables: if t.id == def.id {
+                    unique_tables.clone()
+                } else {
+                    Vec::new()
+                },
                 next_auto: AtomicU64::new(1),
             };
             self.tables.insert(t.id, Arc::new(entry));

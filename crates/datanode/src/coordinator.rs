@@ -15,7 +15,8 @@ use tracing::{debug, warn};
 use transport::FrameWriter;
 use wire::frame::FLAG_LAST;
 use wire::{
-    ExecType, ExecuteOutcome, FrameHeader, LockMode, Message, NodeStatus, OpKind, OpResult, Operation, ScanOrder, ScanRequest,
+    ExecType, ExecuteOutcome, FrameHeader, LockMode, Message, NodeStatus, OpKind, OpResult,
+    Operation, ScanOrder, ScanRequest,
 };
 
 use crate::catalog::TableEntry;
@@ -68,7 +69,11 @@ struct ScanState {
 enum Pending {
     Execute(Box<ExecState>),
     /// Waiting for commit acknowledgements before answering.
-    Commit { request_id: u64, waiting: usize, results: Vec<OpResult> },
+    Commit {
+        request_id: u64,
+        waiting: usize,
+        results: Vec<OpResult>,
+    },
     Scan(ScanState),
 }
 
@@ -92,9 +97,25 @@ pub struct Coordinator {
 }
 
 impl Coordinator {
-    pub fn new(shared: Arc<Shared>, inbox: Receiver<Event>, me: Sender<Event>, writer: FrameWriter, peer: String) -> Coordinator {
+    pub fn new(
+        shared: Arc<Shared>,
+        inbox: Receiver<Event>,
+        me: Sender<Event>,
+        writer: FrameWriter,
+        peer: String,
+    ) -> Coordinator {
         let writer = Arc::new(Mutex::new(writer));
-        Coordinator { shared, inbox, me, writer, out: Vec::with_capacity(64 * 1024), txns: HashMap::new(), pending: HashMap::new(), next_tag: 1, peer }
+        Coordinator {
+            shared,
+            inbox,
+            me,
+            writer,
+            out: Vec::with_capacity(64 * 1024),
+            txns: HashMap::new(),
+            pending: HashMap::new(),
+            next_tag: 1,
+            peer,
+        }
     }
 
     /// Runs until the connection closes; then aborts the transactions it left open.
@@ -153,18 +174,34 @@ impl Coordinator {
     fn on_frame(&mut self, header: FrameHeader, message: Message) {
         let id = header.request_id;
         if self.shared.stopping.load(Ordering::Relaxed) {
-            return self.fail(id, Error::new(ErrorCode::ShuttingDown, "the data node is shutting down"));
+            return self.fail(
+                id,
+                Error::new(ErrorCode::ShuttingDown, "the data node is shutting down"),
+            );
         }
         if self.pending.len() >= limits::REQUESTS_IN_FLIGHT_MAX {
-            return self.fail(id, Error::new(ErrorCode::Overloaded, "too many requests in flight on this connection"));
+            return self.fail(
+                id,
+                Error::new(
+                    ErrorCode::Overloaded,
+                    "too many requests in flight on this connection",
+                ),
+            );
         }
         match message {
             Message::Hello { .. } => {
-                let reply = Message::HelloReply { node_id: self.shared.node_id, worker_count: self.shared.workers.len() as u32 };
+                let reply = Message::HelloReply {
+                    node_id: self.shared.node_id,
+                    worker_count: self.shared.workers.len() as u32,
+                };
                 self.reply(id, &reply);
             }
             Message::Ping { payload } => self.reply(id, &Message::Pong { payload }),
-            Message::Execute { transaction, exec, operations } => self.on_execute(id, transaction, exec, operations),
+            Message::Execute {
+                transaction,
+                exec,
+                operations,
+            } => self.on_execute(id, transaction, exec, operations),
             Message::Scan(request) => self.on_scan(id, request),
             Message::CreateTable(def) => {
                 let reply = match self.shared.create_table(def) {
@@ -183,12 +220,20 @@ impl Coordinator {
             Message::GetTable { name } => {
                 let reply = match self.shared.table_info(&name) {
                     Some(m) => m,
-                    None => Message::Failure(Error::new(ErrorCode::NoSuchTable, format!("unknown table '{name}'"))),
+                    None => Message::Failure(Error::new(
+                        ErrorCode::NoSuchTable,
+                        format!("unknown table '{name}'"),
+                    )),
                 };
                 self.reply(id, &reply);
             }
             Message::ListTables => {
-                let names = self.shared.catalog.read().map(|c| c.names()).unwrap_or_default();
+                let names = self
+                    .shared
+                    .catalog
+                    .read()
+                    .map(|c| c.names())
+                    .unwrap_or_default();
                 self.reply(id, &Message::TableList { names });
             }
             Message::Status => {
@@ -197,15 +242,33 @@ impl Coordinator {
             }
             other => {
                 warn!(peer = %self.peer, "unexpected message type {} from an API connection", other.type_code());
-                self.fail(id, Error::new(ErrorCode::Protocol, format!("message type {} is not a request", other.type_code())));
+                self.fail(
+                    id,
+                    Error::new(
+                        ErrorCode::Protocol,
+                        format!("message type {} is not a request", other.type_code()),
+                    ),
+                );
             }
         }
     }
 
-    fn on_execute(&mut self, request_id: u64, client_txn: u64, exec: ExecType, operations: Vec<Operation>) {
+    fn on_execute(
+        &mut self,
+        request_id: u64,
+        client_txn: u64,
+        exec: ExecType,
+        operations: Vec<Operation>,
+    ) {
         let txn_id = match self.txns.get_mut(&client_txn) {
             Some(t) if t.busy => {
-                return self.fail(request_id, Error::new(ErrorCode::BadRequest, format!("transaction {client_txn} already has a request in flight")));
+                return self.fail(
+                    request_id,
+                    Error::new(
+                        ErrorCode::BadRequest,
+                        format!("transaction {client_txn} already has a request in flight"),
+                    ),
+                );
             }
             Some(t) => {
                 t.busy = true;
@@ -213,7 +276,14 @@ impl Coordinator {
             }
             None => {
                 let id = self.shared.next_txn.fetch_add(1, Ordering::Relaxed);
-                self.txns.insert(client_txn, OpenTxn { id, touched: 0, busy: true });
+                self.txns.insert(
+                    client_txn,
+                    OpenTxn {
+                        id,
+                        touched: 0,
+                        busy: true,
+                    },
+                );
                 id
             }
         };
@@ -226,15 +296,28 @@ impl Coordinator {
         {
             let shared = self.shared.clone();
             let Ok(catalog) = shared.catalog.read() else {
-                return self.fail(request_id, Error::new(ErrorCode::Internal, "catalog poisoned"));
+                return self.fail(
+                    request_id,
+                    Error::new(ErrorCode::Internal, "catalog poisoned"),
+                );
             };
             for (i, op) in operations.into_iter().enumerate() {
                 let Some(entry) = catalog.get(op.table).cloned() else {
-                    failure = Some((i as u32, Error::new(ErrorCode::NoSuchTable, format!("no table with id {}", op.table))));
+                    failure = Some((
+                        i as u32,
+                        Error::new(
+                            ErrorCode::NoSuchTable,
+                            format!("no table with id {}", op.table),
+                        ),
+                    ));
                     break;
                 };
                 match prepare::prepare(entry, op) {
-                    Ok(p) => ops.push(OpState { prepared: p, phase: Phase::Start, result: None }),
+                    Ok(p) => ops.push(OpState {
+                        prepared: p,
+                        phase: Phase::Start,
+                        result: None,
+                    }),
                     Err(e) => {
                         failure = Some((i as u32, e));
                         break;
@@ -252,19 +335,43 @@ impl Coordinator {
                 } else if let Some(t) = self.txns.get_mut(&client_txn) {
                     t.busy = false;
                 }
-                let direct = DirectReply { writer: self.writer.clone(), cluster_id: self.shared.cluster_id, request_id };
-                let message = ToWorker::Steps { txn: txn_id, tag, steps, reply: self.me.clone(), direct: Some(direct) };
+                let direct = DirectReply {
+                    writer: self.writer.clone(),
+                    cluster_id: self.shared.cluster_id,
+                    request_id,
+                };
+                let message = ToWorker::Steps {
+                    txn: txn_id,
+                    tag,
+                    steps,
+                    reply: self.me.clone(),
+                    direct: Some(direct),
+                };
                 if self.shared.workers[worker].send(message).is_err() {
-                    self.fail(request_id, Error::new(ErrorCode::ShuttingDown, "worker stopped"));
+                    self.fail(
+                        request_id,
+                        Error::new(ErrorCode::ShuttingDown, "worker stopped"),
+                    );
                 }
                 return;
             }
         }
-        let mut state = Box::new(ExecState { request_id, client_txn, txn: txn_id, exec, ops, waiting: 0, replies: Vec::new(), failure });
+        let mut state = Box::new(ExecState {
+            request_id,
+            client_txn,
+            txn: txn_id,
+            exec,
+            ops,
+            waiting: 0,
+            replies: Vec::new(),
+            failure,
+        });
         if state.failure.is_some() {
             return self.conclude(tag, state);
         }
-        let steps: Vec<Step> = (0..state.ops.len()).flat_map(|i| advance(&mut state.ops[i], i as u32, None)).collect();
+        let steps: Vec<Step> = (0..state.ops.len())
+            .flat_map(|i| advance(&mut state.ops[i], i as u32, None))
+            .collect();
         self.send_round(tag, state, steps);
     }
 
@@ -283,17 +390,29 @@ impl Coordinator {
         for s in steps {
             groups[s.partition as usize % workers].push(s);
         }
-        let touched = &mut self.txns.get_mut(&state.client_txn).expect("open transaction").touched;
+        let touched = &mut self
+            .txns
+            .get_mut(&state.client_txn)
+            .expect("open transaction")
+            .touched;
         for (w, group) in groups.into_iter().enumerate() {
             if group.is_empty() {
                 continue;
             }
             *touched |= 1 << w;
             state.waiting += 1;
-            let message = ToWorker::Steps { txn: state.txn, tag, steps: group, reply: self.me.clone(), direct: None };
+            let message = ToWorker::Steps {
+                txn: state.txn,
+                tag,
+                steps: group,
+                reply: self.me.clone(),
+                direct: None,
+            };
             if self.shared.workers[w].send(message).is_err() {
                 state.waiting -= 1;
-                state.failure.get_or_insert((0, Error::new(ErrorCode::ShuttingDown, "worker stopped")));
+                state
+                    .failure
+                    .get_or_insert((0, Error::new(ErrorCode::ShuttingDown, "worker stopped")));
             }
         }
         if state.waiting == 0 {
@@ -303,7 +422,9 @@ impl Coordinator {
     }
 
     fn on_steps(&mut self, tag: u64, replies: Vec<StepReply>) {
-        let Some(Pending::Execute(mut state)) = self.pending.remove(&tag) else { return };
+        let Some(Pending::Execute(mut state)) = self.pending.remove(&tag) else {
+            return;
+        };
         state.replies.extend(replies);
         state.waiting -= 1;
         if state.waiting > 0 {
@@ -341,49 +462,95 @@ impl Coordinator {
             if let Some(txn) = self.txns.remove(&state.client_txn) {
                 abort_on_workers(&self.shared, txn.id, txn.touched, None, 0);
             }
-            return self.reply(state.request_id, &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error }));
+            return self.reply(
+                state.request_id,
+                &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error }),
+            );
         }
-        let results: Vec<OpResult> = state.ops.into_iter().map(|o| o.result.unwrap_or(OpResult::NotFound)).collect();
+        let results: Vec<OpResult> = state
+            .ops
+            .into_iter()
+            .map(|o| o.result.unwrap_or(OpResult::NotFound))
+            .collect();
         match state.exec {
             ExecType::NoCommit => {
                 if let Some(t) = self.txns.get_mut(&state.client_txn) {
                     t.busy = false;
                 }
-                self.reply(state.request_id, &Message::ExecuteReply(ExecuteOutcome::Ok(results)));
+                self.reply(
+                    state.request_id,
+                    &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
+                );
             }
-            ExecType::Commit | ExecType::Rollback => self.end_txn(state.request_id, state.client_txn, true, results),
+            ExecType::Commit | ExecType::Rollback => {
+                self.end_txn(state.request_id, state.client_txn, true, results)
+            }
         }
     }
 
     /// Commits or aborts on every worker the transaction touched; a commit answers after all acks.
     fn end_txn(&mut self, request_id: u64, client_txn: u64, commit: bool, results: Vec<OpResult>) {
         let Some(txn) = self.txns.remove(&client_txn) else {
-            return self.reply(request_id, &Message::ExecuteReply(ExecuteOutcome::Ok(results)));
+            return self.reply(
+                request_id,
+                &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
+            );
         };
         if !commit || txn.touched == 0 {
             abort_on_workers(&self.shared, txn.id, txn.touched, None, 0);
-            return self.reply(request_id, &Message::ExecuteReply(ExecuteOutcome::Ok(results)));
+            return self.reply(
+                request_id,
+                &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
+            );
         }
         let tag = self.tag();
         let mut waiting = 0;
         for w in 0..self.shared.workers.len() {
             if txn.touched & (1 << w) != 0 {
-                let message = ToWorker::Commit { txn: txn.id, tag, reply: self.me.clone() };
+                let message = ToWorker::Commit {
+                    txn: txn.id,
+                    tag,
+                    reply: self.me.clone(),
+                };
                 if self.shared.workers[w].send(message).is_ok() {
                     waiting += 1;
                 }
             }
         }
-        self.pending.insert(tag, Pending::Commit { request_id, waiting, results });
+        self.pending.insert(
+            tag,
+            Pending::Commit {
+                request_id,
+                waiting,
+                results,
+            },
+        );
     }
 
     fn on_finished(&mut self, tag: u64) {
-        let Some(Pending::Commit { request_id, waiting, results }) = self.pending.remove(&tag) else { return };
+        let Some(Pending::Commit {
+            request_id,
+            waiting,
+            results,
+        }) = self.pending.remove(&tag)
+        else {
+            return;
+        };
         if waiting > 1 {
-            self.pending.insert(tag, Pending::Commit { request_id, waiting: waiting - 1, results });
+            self.pending.insert(
+                tag,
+                Pending::Commit {
+                    request_id,
+                    waiting: waiting - 1,
+                    results,
+                },
+            );
             return;
         }
-        self.reply(request_id, &Message::ExecuteReply(ExecuteOutcome::Ok(results)));
+        self.reply(
+            request_id,
+            &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
+        );
     }
 
     fn on_scan(&mut self, request_id: u64, request: ScanRequest) {
@@ -402,12 +569,24 @@ impl Coordinator {
                     if group.is_empty() {
                         continue;
                     }
-                    let message = ToWorker::Scan { tag, partitions: group, plan: plan.clone(), reply: self.me.clone() };
+                    let message = ToWorker::Scan {
+                        tag,
+                        partitions: group,
+                        plan: plan.clone(),
+                        reply: self.me.clone(),
+                    };
                     if self.shared.workers[w].send(message).is_ok() {
                         waiting += 1;
                     }
                 }
-                let state = ScanState { request_id, order: plan.order, limit: plan.limit, waiting, parts: Vec::new(), failure: None };
+                let state = ScanState {
+                    request_id,
+                    order: plan.order,
+                    limit: plan.limit,
+                    waiting,
+                    parts: Vec::new(),
+                    failure: None,
+                };
                 if waiting == 0 {
                     return self.finish_scan(state);
                 }
@@ -423,7 +602,12 @@ impl Coordinator {
             .read()
             .ok()
             .and_then(|c| c.get(request.table).cloned())
-            .ok_or_else(|| Error::new(ErrorCode::NoSuchTable, format!("no table with id {}", request.table)))?;
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::NoSuchTable,
+                    format!("no table with id {}", request.table),
+                )
+            })?;
         let table = entry.def.clone();
         let projection = prepare::check_projection(&table, &request.projection)?;
         let filter = prepare::prepare_filter(&table, request.filter)?;
@@ -432,16 +616,29 @@ impl Coordinator {
         let index = match request.index {
             None => None,
             Some(i) => {
-                let def = table
-                    .indexes
-                    .get(i as usize)
-                    .ok_or_else(|| Error::new(ErrorCode::NoSuchIndex, format!("table '{}' has no index {i}", table.name)))?;
+                let def = table.indexes.get(i as usize).ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::NoSuchIndex,
+                        format!("table '{}' has no index {i}", table.name),
+                    )
+                })?;
                 let bound = |b: Option<wire::Bound>| -> Result<Option<(Vec<Value>, bool)>, Error> {
                     let Some(b) = b else { return Ok(None) };
                     if b.values.len() > def.columns.len() {
-                        return Err(Error::new(ErrorCode::BadRequest, format!("bound has more values than index '{}' has columns", def.name)));
+                        return Err(Error::new(
+                            ErrorCode::BadRequest,
+                            format!(
+                                "bound has more values than index '{}' has columns",
+                                def.name
+                            ),
+                        ));
                     }
-                    let values = def.columns.iter().zip(b.values).map(|(c, v)| prepare::comparable(&table, *c, v)).collect::<Result<_, _>>()?;
+                    let values = def
+                        .columns
+                        .iter()
+                        .zip(b.values)
+                        .map(|(c, v)| prepare::comparable(&table, *c, v))
+                        .collect::<Result<_, _>>()?;
                     Ok(Some((values, b.inclusive)))
                 };
                 lower = bound(request.lower)?;
@@ -452,25 +649,47 @@ impl Coordinator {
                         let key: Option<Vec<Value>> = table
                             .partition_key
                             .iter()
-                            .map(|pc| def.columns.iter().position(|c| c == pc).and_then(|at| lv.get(at)).cloned())
+                            .map(|pc| {
+                                def.columns
+                                    .iter()
+                                    .position(|c| c == pc)
+                                    .and_then(|at| lv.get(at))
+                                    .cloned()
+                            })
                             .collect();
                         if let Some(key) = key {
                             let mut bytes = Vec::new();
                             table.encode_key(&table.partition_key, &key, &mut bytes);
-                            partitions = vec![base::placement::partition_of(&bytes, table.partition_count)];
+                            partitions =
+                                vec![base::placement::partition_of(&bytes, table.partition_count)];
                         }
                     }
                 }
                 Some(i as usize)
             }
         };
-        let order = if index.is_none() { ScanOrder::Any } else { request.order };
-        let plan = ScanPlan { table, index, lower, upper, filter, projection, limit: request.limit, order };
+        let order = if index.is_none() {
+            ScanOrder::Any
+        } else {
+            request.order
+        };
+        let plan = ScanPlan {
+            table,
+            index,
+            lower,
+            upper,
+            filter,
+            projection,
+            limit: request.limit,
+            order,
+        };
         Ok((plan, partitions))
     }
 
     fn on_scan_part(&mut self, tag: u64, rows: Result<Vec<ScannedRow>, Error>) {
-        let Some(Pending::Scan(mut state)) = self.pending.remove(&tag) else { return };
+        let Some(Pending::Scan(mut state)) = self.pending.remove(&tag) else {
+            return;
+        };
         match rows {
             Ok(rows) => state.parts.push(rows),
             Err(e) => state.failure = Some(e),
@@ -510,13 +729,25 @@ impl Coordinator {
             batch_bytes += values.iter().map(value_bytes).sum::<usize>() + 8;
             batch.push(values);
             let last = i + 1 == total;
-            if !last && (batch.len() >= limits::SCAN_BATCH_ROWS_MAX || batch_bytes >= SCAN_BATCH_BYTES) {
+            if !last
+                && (batch.len() >= limits::SCAN_BATCH_ROWS_MAX || batch_bytes >= SCAN_BATCH_BYTES)
+            {
                 let rows = std::mem::take(&mut batch);
-                Message::ScanRows { rows }.write_frame(&mut self.out, self.shared.cluster_id, 0, state.request_id);
+                Message::ScanRows { rows }.write_frame(
+                    &mut self.out,
+                    self.shared.cluster_id,
+                    0,
+                    state.request_id,
+                );
                 batch_bytes = 0;
             }
         }
-        Message::ScanRows { rows: batch }.write_frame(&mut self.out, self.shared.cluster_id, FLAG_LAST, state.request_id);
+        Message::ScanRows { rows: batch }.write_frame(
+            &mut self.out,
+            self.shared.cluster_id,
+            FLAG_LAST,
+            state.request_id,
+        );
     }
 }
 
@@ -551,10 +782,20 @@ fn direct_read_steps(ops: &[OpState], workers: usize) -> Option<(usize, Vec<Step
 }
 
 /// Tells every touched worker to abort the transaction.
-fn abort_on_workers(shared: &Shared, txn: TxnId, touched: u64, reply: Option<Sender<Event>>, tag: u64) {
+fn abort_on_workers(
+    shared: &Shared,
+    txn: TxnId,
+    touched: u64,
+    reply: Option<Sender<Event>>,
+    tag: u64,
+) {
     for (w, worker) in shared.workers.iter().enumerate() {
         if touched & (1 << w) != 0 {
-            let _ = worker.send(ToWorker::Abort { txn, tag, reply: reply.clone() });
+            let _ = worker.send(ToWorker::Abort {
+                txn,
+                tag,
+                reply: reply.clone(),
+            });
         }
     }
 }
@@ -569,7 +810,9 @@ fn advance(op: &mut OpState, slot: u32, outcome: Option<StepOutcome>) -> Vec<Ste
         (Phase::Start, _) => {
             if let (Some(i), false) = (p.unique_index, p.kind == OpKind::Insert) {
                 // First hop: the unique-index table row holding the base row's primary key.
-                let index_table = p.table.unique_tables[i].as_ref().expect("unique index has a table");
+                let index_table = p.table.unique_tables[i]
+                    .as_ref()
+                    .expect("unique index has a table");
                 let lock = match p.kind {
                     OpKind::Read(mode) => mode,
                     _ => LockMode::Exclusive,
@@ -582,14 +825,21 @@ fn advance(op: &mut OpState, slot: u32, outcome: Option<StepOutcome>) -> Vec<Ste
                     table: index_table.id,
                     partition,
                     pk,
-                    kind: StepKind::Read { lock, projection: Vec::new() },
+                    kind: StepKind::Read {
+                        lock,
+                        projection: Vec::new(),
+                    },
                     want_images: false,
                 }];
             }
             let key = if p.unique_index.is_some() {
                 // Insert addressed by unique key: the primary key comes from the row.
                 let row = p.row.as_ref().expect("insert has a row");
-                table.primary_key.iter().map(|c| row[*c as usize].clone()).collect()
+                table
+                    .primary_key
+                    .iter()
+                    .map(|c| row[*c as usize].clone())
+                    .collect()
             } else {
                 p.key.clone()
             };
@@ -605,7 +855,11 @@ fn advance(op: &mut OpState, slot: u32, outcome: Option<StepOutcome>) -> Vec<Ste
             if op.prepared.kind == OpKind::Write {
                 // Write through a unique key that does not exist yet: insert the row.
                 let row = op.prepared.row.clone().expect("write has a row");
-                let key: Vec<Value> = table.primary_key.iter().map(|c| row[*c as usize].clone()).collect();
+                let key: Vec<Value> = table
+                    .primary_key
+                    .iter()
+                    .map(|c| row[*c as usize].clone())
+                    .collect();
                 op.prepared.kind = OpKind::Insert;
                 op.phase = Phase::Base;
                 return vec![base_step(op, slot, &key, has_unique)];
@@ -625,9 +879,19 @@ fn advance(op: &mut OpState, slot: u32, outcome: Option<StepOutcome>) -> Vec<Ste
             Vec::new()
         }
         (Phase::Base, Some(StepOutcome::Written { old, new })) => {
-            op.result = Some(OpResult::Done { assigned: p.assigned });
-            let steps = if has_unique { maintenance_steps(&p.table, slot, old.as_deref(), new.as_deref()) } else { Vec::new() };
-            op.phase = if steps.is_empty() { Phase::Done } else { Phase::Maintain };
+            op.result = Some(OpResult::Done {
+                assigned: p.assigned,
+            });
+            let steps = if has_unique {
+                maintenance_steps(&p.table, slot, old.as_deref(), new.as_deref())
+            } else {
+                Vec::new()
+            };
+            op.phase = if steps.is_empty() {
+                Phase::Done
+            } else {
+                Phase::Maintain
+            };
             steps
         }
         (Phase::Maintain, Some(_)) => {
@@ -648,24 +912,52 @@ fn base_step(op: &OpState, slot: u32, pk_values: &[Value], want_images: bool) ->
     let table = &p.table.def;
     let (pk, partition) = locate(table, &table.primary_key, pk_values);
     let kind = match p.kind {
-        OpKind::Read(lock) => StepKind::Read { lock, projection: p.projection.clone() },
-        OpKind::Insert => StepKind::Insert { row: p.row.clone().unwrap_or_default() },
-        OpKind::Update => StepKind::Update { updates: p.updates.clone() },
-        OpKind::Write => StepKind::Write { row: p.row.clone().unwrap_or_default(), updates: p.updates.clone() },
+        OpKind::Read(lock) => StepKind::Read {
+            lock,
+            projection: p.projection.clone(),
+        },
+        OpKind::Insert => StepKind::Insert {
+            row: p.row.clone().unwrap_or_default(),
+        },
+        OpKind::Update => StepKind::Update {
+            updates: p.updates.clone(),
+        },
+        OpKind::Write => StepKind::Write {
+            row: p.row.clone().unwrap_or_default(),
+            updates: p.updates.clone(),
+        },
         OpKind::Delete => StepKind::Delete,
     };
-    Step { slot, table: table.id, partition, pk, kind, want_images }
+    Step {
+        slot,
+        table: table.id,
+        partition,
+        pk,
+        kind,
+        want_images,
+    }
 }
 
 /// Unique-index rows to delete and insert after a base row changed from `old` to `new`.
-fn maintenance_steps(entry: &TableEntry, slot: u32, old: Option<&[Value]>, new: Option<&[Value]>) -> Vec<Step> {
+fn maintenance_steps(
+    entry: &TableEntry,
+    slot: u32,
+    old: Option<&[Value]>,
+    new: Option<&[Value]>,
+) -> Vec<Step> {
     let table = &entry.def;
     let mut steps = Vec::new();
     for (index, hidden) in table.indexes.iter().zip(&entry.unique_tables) {
-        let (Some(hidden), IndexKind::Unique) = (hidden, index.kind) else { continue };
+        let (Some(hidden), IndexKind::Unique) = (hidden, index.kind) else {
+            continue;
+        };
         let key_of = |row: Option<&[Value]>| -> Option<Vec<Value>> {
             let row = row?;
-            let key: Vec<Value> = index.columns.iter().map(|c| row[*c as usize].clone()).collect();
+            let key: Vec<Value> = index
+                .columns
+                .iter()
+                .map(|c| row[*c as usize].clone())
+                .collect();
             // Rows with a NULL in a unique key are not indexed: NULLs never collide.
             (!key.iter().any(Value::is_null)).then_some(key)
         };
@@ -677,12 +969,26 @@ fn maintenance_steps(entry: &TableEntry, slot: u32, old: Option<&[Value]>, new: 
             continue;
         }
         if let Some((pk, partition)) = old_loc {
-            steps.push(Step { slot, table: hidden.id, partition, pk, kind: StepKind::Delete, want_images: false });
+            steps.push(Step {
+                slot,
+                table: hidden.id,
+                partition,
+                pk,
+                kind: StepKind::Delete,
+                want_images: false,
+            });
         }
         if let (Some((pk, partition)), Some(key), Some(new)) = (new_loc, new_key, new) {
             let mut row = key;
             row.extend(table.primary_key.iter().map(|c| new[*c as usize].clone()));
-            steps.push(Step { slot, table: hidden.id, partition, pk, kind: StepKind::Insert { row }, want_images: false });
+            steps.push(Step {
+                slot,
+                table: hidden.id,
+                partition,
+                pk,
+                kind: StepKind::Insert { row },
+                want_images: false,
+            });
         }
     }
     steps
@@ -701,7 +1007,11 @@ pub fn node_status(shared: &Shared) -> NodeStatus {
         node_id: shared.node_id,
         worker_count: shared.workers.len() as u32,
         resident_bytes: resident_bytes(),
-        table_count: shared.catalog.read().map(|c| c.table_count() as u32).unwrap_or(0),
+        table_count: shared
+            .catalog
+            .read()
+            .map(|c| c.table_count() as u32)
+            .unwrap_or(0),
         row_count: 0,
     };
     for _ in 0..asked {
@@ -716,6 +1026,10 @@ pub fn node_status(shared: &Shared) -> NodeStatus {
 pub fn resident_bytes() -> u64 {
     std::fs::read_to_string("/proc/self/statm")
         .ok()
-        .and_then(|s| s.split_whitespace().nth(1).and_then(|p| p.parse::<u64>().ok()))
+        .and_then(|s| {
+            s.split_whitespace()
+                .nth(1)
+                .and_then(|p| p.parse::<u64>().ok())
+        })
         .map_or(0, |pages| pages * 4096)
 }

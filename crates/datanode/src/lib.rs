@@ -70,12 +70,17 @@ pub struct Shared {
 
 impl Shared {
     fn partitions_of(&self, table: &TableDef, worker: usize) -> Vec<u32> {
-        (0..table.partition_count).filter(|p| *p as usize % self.workers.len() == worker).collect()
+        (0..table.partition_count)
+            .filter(|p| *p as usize % self.workers.len() == worker)
+            .collect()
     }
 
     /// Registers a table and creates its partitions on the workers before answering.
     pub fn create_table(&self, def: TableDef) -> Result<Message, Error> {
-        let _ddl = self.ddl.lock().map_err(|_| Error::new(ErrorCode::Internal, "ddl lock poisoned"))?;
+        let _ddl = self
+            .ddl
+            .lock()
+            .map_err(|_| Error::new(ErrorCode::Internal, "ddl lock poisoned"))?;
         let created = self
             .catalog
             .write()
@@ -83,24 +88,43 @@ impl Shared {
             .create(def, self.workers.len() as u32)?;
         let (tx, rx) = mpsc::channel();
         for (w, worker) in self.workers.iter().enumerate() {
-            let tables = created.iter().map(|t| (t.clone(), self.partitions_of(t, w))).collect();
+            let tables = created
+                .iter()
+                .map(|t| (t.clone(), self.partitions_of(t, w)))
+                .collect();
             worker
-                .send(ToWorker::CreateTables { tables, reply: tx.clone() })
+                .send(ToWorker::CreateTables {
+                    tables,
+                    reply: tx.clone(),
+                })
                 .map_err(|_| Error::new(ErrorCode::ShuttingDown, "worker stopped"))?;
         }
         for _ in &self.workers {
             let _ = rx.recv();
         }
         info!(table = %created[0].name, id = created[0].id, partitions = created[0].partition_count, "created table");
-        Ok(Message::TableInfo { table: (*created[0]).clone(), index_tables: created[1..].iter().map(|t| (**t).clone()).collect() })
+        Ok(Message::TableInfo {
+            table: (*created[0]).clone(),
+            index_tables: created[1..].iter().map(|t| (**t).clone()).collect(),
+        })
     }
 
     pub fn drop_table(&self, name: &str) -> Result<(), Error> {
-        let _ddl = self.ddl.lock().map_err(|_| Error::new(ErrorCode::Internal, "ddl lock poisoned"))?;
-        let ids = self.catalog.write().map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?.drop_table(name)?;
+        let _ddl = self
+            .ddl
+            .lock()
+            .map_err(|_| Error::new(ErrorCode::Internal, "ddl lock poisoned"))?;
+        let ids = self
+            .catalog
+            .write()
+            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?
+            .drop_table(name)?;
         let (tx, rx) = mpsc::channel();
         for worker in &self.workers {
-            let _ = worker.send(ToWorker::DropTables { ids: ids.clone(), reply: tx.clone() });
+            let _ = worker.send(ToWorker::DropTables {
+                ids: ids.clone(),
+                reply: tx.clone(),
+            });
         }
         for _ in &self.workers {
             let _ = rx.recv();
@@ -114,7 +138,12 @@ impl Shared {
         let entry = catalog.by_name(name).filter(|t| t.def.index_of.is_none())?;
         Some(Message::TableInfo {
             table: (*entry.def).clone(),
-            index_tables: entry.unique_tables.iter().flatten().map(|t| (**t).clone()).collect(),
+            index_tables: entry
+                .unique_tables
+                .iter()
+                .flatten()
+                .map(|t| (**t).clone())
+                .collect(),
         })
     }
 
@@ -136,7 +165,9 @@ impl DataNode {
     /// Starts the workers and the listener; returns once the listener accepts connections.
     pub fn start(config: DataNodeConfig) -> std::io::Result<DataNode> {
         let worker_count = match config.workers {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1)),
+            0 => {
+                std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
+            }
             n => n.min(limits::WORKERS_MAX),
         };
         let mut senders = Vec::with_capacity(worker_count);
@@ -145,7 +176,11 @@ impl DataNode {
             let (tx, rx) = mpsc::sync_channel(config.worker_queue_capacity);
             senders.push(tx);
             let worker = Worker::new(config.lock_wait_timeout);
-            workers.push(std::thread::Builder::new().name(format!("worker-{w}")).spawn(move || worker.run(rx))?);
+            workers.push(
+                std::thread::Builder::new()
+                    .name(format!("worker-{w}"))
+                    .spawn(move || worker.run(rx))?,
+            );
         }
         let shared = Arc::new(Shared {
             node_id: config.node_id,
@@ -163,10 +198,18 @@ impl DataNode {
         let acceptor = {
             let shared = shared.clone();
             let connections = connections.clone();
-            std::thread::Builder::new().name("acceptor".into()).spawn(move || accept_loop(listener, shared, connections))?
+            std::thread::Builder::new()
+                .name("acceptor".into())
+                .spawn(move || accept_loop(listener, shared, connections))?
         };
         info!(%address, workers = worker_count, "data node listening");
-        Ok(DataNode { shared, address, acceptor: Some(acceptor), workers, connections })
+        Ok(DataNode {
+            shared,
+            address,
+            acceptor: Some(acceptor),
+            workers,
+            connections,
+        })
     }
 
     pub fn address(&self) -> SocketAddr {
@@ -200,7 +243,11 @@ impl DataNode {
     }
 }
 
-fn accept_loop(listener: TcpListener, shared: Arc<Shared>, connections: Arc<Mutex<Vec<FrameWriter>>>) {
+fn accept_loop(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    connections: Arc<Mutex<Vec<FrameWriter>>>,
+) {
     for stream in listener.incoming() {
         if shared.stopping.load(Ordering::SeqCst) {
             return;
@@ -213,10 +260,16 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>, connections: Arc<Mute
             }
         };
         if shared.connections.load(Ordering::Relaxed) >= limits::CONNECTIONS_MAX {
-            warn!("refusing connection: {} connections open", limits::CONNECTIONS_MAX);
+            warn!(
+                "refusing connection: {} connections open",
+                limits::CONNECTIONS_MAX
+            );
             continue;
         }
-        let peer = stream.peer_addr().map(|a| a.to_string()).unwrap_or_default();
+        let peer = stream
+            .peer_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_default();
         let (mut reader, writer) = match transport::split(stream) {
             Ok(pair) => pair,
             Err(e) => {
@@ -233,36 +286,40 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>, connections: Arc<Mute
         let reader_tx = tx.clone();
         let reader_peer = peer.clone();
         let closer = writer.try_clone();
-        let spawned = std::thread::Builder::new().name("conn-reader".into()).spawn(move || loop {
-            match reader.read() {
-                Ok(Some((header, message))) => {
-                    if reader_tx.send(Event::Frame(header, message)).is_err() {
+        let spawned = std::thread::Builder::new()
+            .name("conn-reader".into())
+            .spawn(move || loop {
+                match reader.read() {
+                    Ok(Some((header, message))) => {
+                        if reader_tx.send(Event::Frame(header, message)).is_err() {
+                            return;
+                        }
+                    }
+                    Ok(None) => {
+                        let _ = reader_tx.send(Event::Closed("peer closed".into()));
+                        return;
+                    }
+                    Err(e) => {
+                        warn!(peer = %reader_peer, "closing connection: {e}");
+                        if let Ok(c) = &closer {
+                            c.shutdown();
+                        }
+                        let _ = reader_tx.send(Event::Closed(e.to_string()));
                         return;
                     }
                 }
-                Ok(None) => {
-                    let _ = reader_tx.send(Event::Closed("peer closed".into()));
-                    return;
-                }
-                Err(e) => {
-                    warn!(peer = %reader_peer, "closing connection: {e}");
-                    if let Ok(c) = &closer {
-                        c.shutdown();
-                    }
-                    let _ = reader_tx.send(Event::Closed(e.to_string()));
-                    return;
-                }
-            }
-        });
+            });
         if let Err(e) = spawned {
             warn!(%peer, "could not start connection reader: {e}");
             continue;
         }
         let coordinator = Coordinator::new(shared.clone(), rx, tx, writer, peer);
         let counter = shared.clone();
-        let _ = std::thread::Builder::new().name("coordinator".into()).spawn(move || {
-            coordinator.run();
-            counter.connections.fetch_sub(1, Ordering::Relaxed);
-        });
+        let _ = std::thread::Builder::new()
+            .name("coordinator".into())
+            .spawn(move || {
+                coordinator.run();
+                counter.connections.fetch_sub(1, Ordering::Relaxed);
+            });
     }
 }

@@ -16,13 +16,23 @@ pub type TxnId = u64;
 #[derive(Debug)]
 pub enum StepKind {
     /// Returns the projected columns (empty projection: all columns).
-    Read { lock: LockMode, projection: Vec<u16> },
+    Read {
+        lock: LockMode,
+        projection: Vec<u16>,
+    },
     /// Inserts a full row (every column, canonical values).
-    Insert { row: Vec<Value> },
+    Insert {
+        row: Vec<Value>,
+    },
     /// Sets columns of an existing row.
-    Update { updates: Vec<(u16, Value)> },
+    Update {
+        updates: Vec<(u16, Value)>,
+    },
     /// Update with `updates` when the key exists, else insert `row`.
-    Write { row: Vec<Value>, updates: Vec<(u16, Value)> },
+    Write {
+        row: Vec<Value>,
+        updates: Vec<(u16, Value)>,
+    },
     Delete,
 }
 
@@ -45,7 +55,10 @@ pub struct Step {
 pub enum StepOutcome {
     Row(Vec<Value>),
     /// A write: images before (None for an insert) and after (None for a delete), if asked for.
-    Written { old: Option<Vec<Value>>, new: Option<Vec<Value>> },
+    Written {
+        old: Option<Vec<Value>>,
+        new: Option<Vec<Value>>,
+    },
     NotFound,
 }
 
@@ -87,13 +100,40 @@ pub struct DirectReply {
 
 /// Requests to a worker thread.
 pub enum ToWorker {
-    Steps { txn: TxnId, tag: u64, steps: Vec<Step>, reply: Sender<Event>, direct: Option<DirectReply> },
-    Commit { txn: TxnId, tag: u64, reply: Sender<Event> },
-    Abort { txn: TxnId, tag: u64, reply: Option<Sender<Event>> },
-    Scan { tag: u64, partitions: Vec<u32>, plan: Arc<ScanPlan>, reply: Sender<Event> },
-    CreateTables { tables: Vec<(Arc<TableDef>, Vec<u32>)>, reply: Sender<()> },
-    DropTables { ids: Vec<u32>, reply: Sender<()> },
-    Status { reply: Sender<WorkerStatus> },
+    Steps {
+        txn: TxnId,
+        tag: u64,
+        steps: Vec<Step>,
+        reply: Sender<Event>,
+        direct: Option<DirectReply>,
+    },
+    Commit {
+        txn: TxnId,
+        tag: u64,
+        reply: Sender<Event>,
+    },
+    Abort {
+        txn: TxnId,
+        tag: u64,
+        reply: Option<Sender<Event>>,
+    },
+    Scan {
+        tag: u64,
+        partitions: Vec<u32>,
+        plan: Arc<ScanPlan>,
+        reply: Sender<Event>,
+    },
+    CreateTables {
+        tables: Vec<(Arc<TableDef>, Vec<u32>)>,
+        reply: Sender<()>,
+    },
+    DropTables {
+        ids: Vec<u32>,
+        reply: Sender<()>,
+    },
+    Status {
+        reply: Sender<WorkerStatus>,
+    },
     Stop,
 }
 
@@ -108,7 +148,15 @@ pub struct WorkerStatus {
 pub enum Event {
     Frame(FrameHeader, Message),
     Closed(String),
-    StepsDone { tag: u64, replies: Vec<StepReply> },
-    Finished { tag: u64 },
-    ScanDone { tag: u64, rows: Result<Vec<ScannedRow>, Error> },
+    StepsDone {
+        tag: u64,
+        replies: Vec<StepReply>,
+    },
+    Finished {
+        tag: u64,
+    },
+    ScanDone {
+        tag: u64,
+        rows: Result<Vec<ScannedRow>, Error>,
+    },
 }

@@ -53,7 +53,9 @@ pub fn locate(table: &TableDef, key_columns: &[u16], values: &[Value]) -> (Vec<u
 
 /// The columns a read returns when it names none: every visible column.
 pub fn visible_columns(table: &TableDef) -> Vec<u16> {
-    (0..table.columns.len() as u16).filter(|c| !table.columns[*c as usize].hidden).collect()
+    (0..table.columns.len() as u16)
+        .filter(|c| !table.columns[*c as usize].hidden)
+        .collect()
 }
 
 pub fn check_projection(table: &TableDef, projection: &[u16]) -> Result<Vec<u16>, Error> {
@@ -62,20 +64,28 @@ pub fn check_projection(table: &TableDef, projection: &[u16]) -> Result<Vec<u16>
     }
     for c in projection {
         if *c as usize >= table.columns.len() {
-            return Err(bad(ErrorCode::BadRequest, format!("column {c} does not exist in table '{}'", table.name)));
+            return Err(bad(
+                ErrorCode::BadRequest,
+                format!("column {c} does not exist in table '{}'", table.name),
+            ));
         }
     }
     Ok(projection.to_vec())
 }
 
 fn coerce(table: &TableDef, c: u16, v: Value) -> Result<Value, Error> {
-    let col = table
-        .columns
-        .get(c as usize)
-        .ok_or_else(|| bad(ErrorCode::BadRequest, format!("column {c} does not exist in table '{}'", table.name)))?;
+    let col = table.columns.get(c as usize).ok_or_else(|| {
+        bad(
+            ErrorCode::BadRequest,
+            format!("column {c} does not exist in table '{}'", table.name),
+        )
+    })?;
     let v = v.coerce(col.ty, col.collation, &col.name)?;
     if v.is_null() && !col.nullable {
-        return Err(bad(ErrorCode::NullNotAllowed, format!("column '{}' cannot be null", col.name)));
+        return Err(bad(
+            ErrorCode::NullNotAllowed,
+            format!("column '{}' cannot be null", col.name),
+        ));
     }
     Ok(v)
 }
@@ -83,10 +93,12 @@ fn coerce(table: &TableDef, c: u16, v: Value) -> Result<Value, Error> {
 /// Coerces a value for comparison with column `c`: strings keep any length, numbers that do not
 /// fit the column stay as given (comparison then works numerically).
 pub fn comparable(table: &TableDef, c: u16, v: Value) -> Result<Value, Error> {
-    let col = table
-        .columns
-        .get(c as usize)
-        .ok_or_else(|| bad(ErrorCode::BadRequest, format!("column {c} does not exist in table '{}'", table.name)))?;
+    let col = table.columns.get(c as usize).ok_or_else(|| {
+        bad(
+            ErrorCode::BadRequest,
+            format!("column {c} does not exist in table '{}'", table.name),
+        )
+    })?;
     if v.is_null() {
         return Ok(v);
     }
@@ -96,45 +108,76 @@ pub fn comparable(table: &TableDef, c: u16, v: Value) -> Result<Value, Error> {
             other => Value::Bytes(other.to_text(col.ty).unwrap_or_default()),
         });
     }
-    Ok(v.clone().coerce(col.ty, col.collation, &col.name).unwrap_or(v))
+    Ok(v.clone()
+        .coerce(col.ty, col.collation, &col.name)
+        .unwrap_or(v))
 }
 
 /// Coerces every constant of a filter program for the columns it compares.
 pub fn prepare_filter(table: &TableDef, filter: Filter) -> Result<Filter, Error> {
     filter.validate(table.columns.len())?;
     Ok(match filter {
-        Filter::Cmp { column, op, value } => Filter::Cmp { column, op, value: comparable(table, column, value)? },
-        Filter::In { column, values } => {
-            Filter::In { column, values: values.into_iter().map(|v| comparable(table, column, v)).collect::<Result<_, _>>()? }
-        }
-        Filter::Between { column, low, high } => {
-            Filter::Between { column, low: comparable(table, column, low)?, high: comparable(table, column, high)? }
-        }
-        Filter::And(list) => Filter::And(list.into_iter().map(|f| prepare_filter(table, f)).collect::<Result<_, _>>()?),
-        Filter::Or(list) => Filter::Or(list.into_iter().map(|f| prepare_filter(table, f)).collect::<Result<_, _>>()?),
+        Filter::Cmp { column, op, value } => Filter::Cmp {
+            column,
+            op,
+            value: comparable(table, column, value)?,
+        },
+        Filter::In { column, values } => Filter::In {
+            column,
+            values: values
+                .into_iter()
+                .map(|v| comparable(table, column, v))
+                .collect::<Result<_, _>>()?,
+        },
+        Filter::Between { column, low, high } => Filter::Between {
+            column,
+            low: comparable(table, column, low)?,
+            high: comparable(table, column, high)?,
+        },
+        Filter::And(list) => Filter::And(
+            list.into_iter()
+                .map(|f| prepare_filter(table, f))
+                .collect::<Result<_, _>>()?,
+        ),
+        Filter::Or(list) => Filter::Or(
+            list.into_iter()
+                .map(|f| prepare_filter(table, f))
+                .collect::<Result<_, _>>()?,
+        ),
         Filter::Not(inner) => Filter::Not(Box::new(prepare_filter(table, *inner)?)),
         other => other,
     })
 }
 
 /// Builds a full row for an insert: given values over defaults, automatic values, NOT NULL checks.
-fn insert_row(entry: &TableEntry, values: &[(u16, Value)], assigned: &mut Option<u64>) -> Result<Vec<Value>, Error> {
+fn insert_row(
+    entry: &TableEntry,
+    values: &[(u16, Value)],
+    assigned: &mut Option<u64>,
+) -> Result<Vec<Value>, Error> {
     let table = &entry.def;
     let mut row: Vec<Option<Value>> = table.columns.iter().map(|c| c.default.clone()).collect();
     for (c, v) in values {
-        let col = table
-            .columns
-            .get(*c as usize)
-            .ok_or_else(|| bad(ErrorCode::BadRequest, format!("column {c} does not exist in table '{}'", table.name)))?;
+        let col = table.columns.get(*c as usize).ok_or_else(|| {
+            bad(
+                ErrorCode::BadRequest,
+                format!("column {c} does not exist in table '{}'", table.name),
+            )
+        })?;
         if col.hidden {
-            return Err(bad(ErrorCode::BadRequest, "the hidden primary key cannot be set".into()));
+            return Err(bad(
+                ErrorCode::BadRequest,
+                "the hidden primary key cannot be set".into(),
+            ));
         }
         row[*c as usize] = Some(v.clone());
     }
     let mut out = Vec::with_capacity(row.len());
     for (i, (col, v)) in table.columns.iter().zip(row).enumerate() {
         let automatic = col.auto_increment || col.hidden;
-        let given = v.filter(|v| !(automatic && (v.is_null() || *v == Value::Int(0) || *v == Value::UInt(0))));
+        let given = v.filter(|v| {
+            !(automatic && (v.is_null() || *v == Value::Int(0) || *v == Value::UInt(0)))
+        });
         let v = match given {
             Some(v) => {
                 let v = coerce(table, i as u16, v)?;
@@ -148,19 +191,35 @@ fn insert_row(entry: &TableEntry, values: &[(u16, Value)], assigned: &mut Option
                 v
             }
             None if automatic => {
-                let max = col.ty.integer_range().map_or(0, |(_, hi)| hi.min(i128::from(u64::MAX)) as u64);
+                let max = col
+                    .ty
+                    .integer_range()
+                    .map_or(0, |(_, hi)| hi.min(i128::from(u64::MAX)) as u64);
                 let n = entry.take_auto(max).ok_or_else(|| {
-                    bad(ErrorCode::AutoIncrementExhausted, format!("AUTO_INCREMENT of '{}' reached its maximum", col.name))
+                    bad(
+                        ErrorCode::AutoIncrementExhausted,
+                        format!("AUTO_INCREMENT of '{}' reached its maximum", col.name),
+                    )
                 })?;
                 *assigned = Some(n);
-                if matches!(col.ty, base::ColumnType::BigInt { unsigned: true } | base::ColumnType::Int { unsigned: true }) || col.hidden {
+                if matches!(
+                    col.ty,
+                    base::ColumnType::BigInt { unsigned: true }
+                        | base::ColumnType::Int { unsigned: true }
+                ) || col.hidden
+                {
                     Value::UInt(n)
                 } else {
                     coerce(table, i as u16, Value::UInt(n))?
                 }
             }
             None if col.nullable => Value::Null,
-            None => return Err(bad(ErrorCode::NullNotAllowed, format!("field '{}' doesn't have a default value", col.name))),
+            None => {
+                return Err(bad(
+                    ErrorCode::NullNotAllowed,
+                    format!("field '{}' doesn't have a default value", col.name),
+                ))
+            }
         };
         out.push(v);
     }
@@ -171,23 +230,34 @@ fn insert_row(entry: &TableEntry, values: &[(u16, Value)], assigned: &mut Option
 pub fn prepare(entry: Arc<TableEntry>, op: Operation) -> Result<PreparedOp, Error> {
     let table = entry.def.clone();
     if table.index_of.is_some() {
-        return Err(bad(ErrorCode::BadRequest, "hidden index tables are not addressable".into()));
+        return Err(bad(
+            ErrorCode::BadRequest,
+            "hidden index tables are not addressable".into(),
+        ));
     }
     let unique_index = match op.index {
         None => None,
         Some(i) => {
-            let index = table
-                .indexes
-                .get(i as usize)
-                .ok_or_else(|| bad(ErrorCode::NoSuchIndex, format!("table '{}' has no index {i}", table.name)))?;
+            let index = table.indexes.get(i as usize).ok_or_else(|| {
+                bad(
+                    ErrorCode::NoSuchIndex,
+                    format!("table '{}' has no index {i}", table.name),
+                )
+            })?;
             if index.kind != IndexKind::Unique {
-                return Err(bad(ErrorCode::BadRequest, format!("index '{}' is not unique", index.name)));
+                return Err(bad(
+                    ErrorCode::BadRequest,
+                    format!("index '{}' is not unique", index.name),
+                ));
             }
             Some(i as usize)
         }
     };
     let mut op = op;
-    if matches!(op.kind, OpKind::Insert | OpKind::Write) && unique_index.is_none() && op.key.len() == table.primary_key.len() {
+    if matches!(op.kind, OpKind::Insert | OpKind::Write)
+        && unique_index.is_none()
+        && op.key.len() == table.primary_key.len()
+    {
         // Key columns given only as the key are part of the row too.
         for (c, v) in table.primary_key.iter().zip(&op.key) {
             if !op.values.iter().any(|(vc, _)| vc == c) && !table.columns[*c as usize].hidden {
@@ -210,7 +280,10 @@ pub fn prepare(entry: Arc<TableEntry>, op: Operation) -> Result<PreparedOp, Erro
         OpKind::Update => {
             for (c, v) in op.values {
                 if table.columns.get(c as usize).is_some_and(|col| col.hidden) {
-                    return Err(bad(ErrorCode::BadRequest, "the hidden primary key cannot be set".into()));
+                    return Err(bad(
+                        ErrorCode::BadRequest,
+                        "the hidden primary key cannot be set".into(),
+                    ));
                 }
                 updates.push((c, coerce(&table, c, v)?));
             }
@@ -227,16 +300,30 @@ pub fn prepare(entry: Arc<TableEntry>, op: Operation) -> Result<PreparedOp, Erro
         if op.key.len() != key_columns.len() {
             return Err(bad(
                 ErrorCode::BadRequest,
-                format!("key of table '{}' has {} columns, {} given", table.name, key_columns.len(), op.key.len()),
+                format!(
+                    "key of table '{}' has {} columns, {} given",
+                    table.name,
+                    key_columns.len(),
+                    op.key.len()
+                ),
             ));
         }
-        key_columns.iter().zip(op.key).map(|(c, v)| coerce(&table, *c, v)).collect::<Result<Vec<_>, _>>()?
+        key_columns
+            .iter()
+            .zip(op.key)
+            .map(|(c, v)| coerce(&table, *c, v))
+            .collect::<Result<Vec<_>, _>>()?
     };
     if let (Some(r), None) = (&row, unique_index) {
         // For insert and write by primary key, the key given must agree with the row.
         for (c, k) in key_columns.iter().zip(&key) {
-            if r[*c as usize].compare(k, table.columns[*c as usize].collation) != Some(std::cmp::Ordering::Equal) {
-                return Err(bad(ErrorCode::BadRequest, "key and row values disagree".into()));
+            if r[*c as usize].compare(k, table.columns[*c as usize].collation)
+                != Some(std::cmp::Ordering::Equal)
+            {
+                return Err(bad(
+                    ErrorCode::BadRequest,
+                    "key and row values disagree".into(),
+                ));
             }
         }
     }
@@ -244,5 +331,14 @@ pub fn prepare(entry: Arc<TableEntry>, op: Operation) -> Result<PreparedOp, Erro
         OpKind::Read(_) => check_projection(&table, &op.projection)?,
         _ => Vec::new(),
     };
-    Ok(PreparedOp { kind: op.kind, table: entry, unique_index, key, row, updates, projection, assigned })
+    Ok(PreparedOp {
+        kind: op.kind,
+        table: entry,
+        unique_index,
+        key,
+        row,
+        updates,
+        projection,
+        assigned,
+    })
 }

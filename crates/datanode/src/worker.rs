@@ -59,7 +59,13 @@ pub struct Worker {
 
 impl Worker {
     pub fn new(lock_wait: Duration) -> Worker {
-        Worker { partitions: HashMap::new(), locks: HashMap::new(), txns: HashMap::new(), parked: Vec::new(), lock_wait }
+        Worker {
+            partitions: HashMap::new(),
+            locks: HashMap::new(),
+            txns: HashMap::new(),
+            parked: Vec::new(),
+            lock_wait,
+        }
     }
 
     /// Serves requests until `Stop` or until every sender is gone.
@@ -67,7 +73,9 @@ impl Worker {
         loop {
             let next = match self.parked.iter().map(|p| p.deadline).min() {
                 None => inbox.recv().map_err(|_| RecvTimeoutError::Disconnected),
-                Some(deadline) => inbox.recv_timeout(deadline.saturating_duration_since(Instant::now())),
+                Some(deadline) => {
+                    inbox.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                }
             };
             match next {
                 Ok(ToWorker::Stop) | Err(RecvTimeoutError::Disconnected) => return,
@@ -80,7 +88,13 @@ impl Worker {
 
     fn handle(&mut self, message: ToWorker) {
         match message {
-            ToWorker::Steps { txn, tag, steps, reply, direct } => {
+            ToWorker::Steps {
+                txn,
+                tag,
+                steps,
+                reply,
+                direct,
+            } => {
                 let parked = Parked {
                     txn,
                     tag,
@@ -102,14 +116,20 @@ impl Worker {
                     let _ = reply.send(Event::Finished { tag });
                 }
             }
-            ToWorker::Scan { tag, partitions, plan, reply } => {
+            ToWorker::Scan {
+                tag,
+                partitions,
+                plan,
+                reply,
+            } => {
                 let rows = self.scan(&partitions, &plan);
                 let _ = reply.send(Event::ScanDone { tag, rows });
             }
             ToWorker::CreateTables { tables, reply } => {
                 for (table, partitions) in tables {
                     for p in partitions {
-                        self.partitions.insert((table.id, p), Partition::new(table.clone()));
+                        self.partitions
+                            .insert((table.id, p), Partition::new(table.clone()));
                     }
                 }
                 let _ = reply.send(());
@@ -120,7 +140,12 @@ impl Worker {
             }
             ToWorker::Status { reply } => {
                 let mut status = WorkerStatus::default();
-                for p in self.partitions.values() {
+                // Rows of hidden unique-index tables are index entries, not rows.
+                for p in self
+                    .partitions
+                    .values()
+                    .filter(|p| p.table().index_of.is_none())
+                {
                     status.rows += p.row_count() as u64;
                     status.row_bytes += p.row_bytes() as u64;
                 }
@@ -151,7 +176,10 @@ impl Worker {
         match parked.direct {
             Some(direct) => reply_direct(&direct, parked.replies),
             None => {
-                let _ = parked.reply.send(Event::StepsDone { tag: parked.tag, replies: parked.replies });
+                let _ = parked.reply.send(Event::StepsDone {
+                    tag: parked.tag,
+                    replies: parked.replies,
+                });
             }
         }
     }
@@ -167,14 +195,20 @@ impl Worker {
                         slot: step.slot,
                         result: Err(Error::new(
                             ErrorCode::LockWaitTimeout,
-                            format!("lock wait timeout on a row of table {} after {:?}", step.table, self.lock_wait),
+                            format!(
+                                "lock wait timeout on a row of table {} after {:?}",
+                                step.table, self.lock_wait
+                            ),
                         )),
                     });
                 }
                 match p.direct {
                     Some(direct) => reply_direct(&direct, p.replies),
                     None => {
-                        let _ = p.reply.send(Event::StepsDone { tag: p.tag, replies: p.replies });
+                        let _ = p.reply.send(Event::StepsDone {
+                            tag: p.tag,
+                            replies: p.replies,
+                        });
                     }
                 }
             } else {
@@ -187,7 +221,13 @@ impl Worker {
     fn acquire(&mut self, txn: TxnId, key: &LockKey, exclusive: bool) -> bool {
         match self.locks.get_mut(key) {
             None => {
-                self.locks.insert(key.clone(), LockEntry { exclusive, holders: vec![txn] });
+                self.locks.insert(
+                    key.clone(),
+                    LockEntry {
+                        exclusive,
+                        holders: vec![txn],
+                    },
+                );
                 self.txns.entry(txn).or_default().locks.push(key.clone());
                 true
             }
@@ -226,13 +266,25 @@ impl Worker {
         let Some(part) = self.partitions.get(&(step.table, step.partition)) else {
             return StepStatus::Done(StepReply {
                 slot: step.slot,
-                result: Err(Error::new(ErrorCode::NoSuchTable, format!("table {} partition {} is not here", step.table, step.partition))),
+                result: Err(Error::new(
+                    ErrorCode::NoSuchTable,
+                    format!(
+                        "table {} partition {} is not here",
+                        step.table, step.partition
+                    ),
+                )),
             });
         };
         let layout = part.layout().clone();
         let lock = match &step.kind {
-            StepKind::Read { lock: LockMode::CommittedRead, .. } => None,
-            StepKind::Read { lock: LockMode::Shared, .. } => Some(false),
+            StepKind::Read {
+                lock: LockMode::CommittedRead,
+                ..
+            } => None,
+            StepKind::Read {
+                lock: LockMode::Shared,
+                ..
+            } => Some(false),
             _ => Some(true),
         };
         if let Some(exclusive) = lock {
@@ -240,17 +292,28 @@ impl Worker {
                 return StepStatus::Blocked(step);
             }
         }
-        let current = self.visible(txn, &key, step.partition).map(|r| layout.values(r));
+        let current = self
+            .visible(txn, &key, step.partition)
+            .map(|r| layout.values(r));
         let slot = step.slot;
         let want = step.want_images;
         let result = match step.kind {
             StepKind::Read { projection, .. } => Ok(match current {
                 None => StepOutcome::NotFound,
                 Some(values) if projection.is_empty() => StepOutcome::Row(values),
-                Some(values) => StepOutcome::Row(projection.iter().map(|c| values.get(*c as usize).cloned().unwrap_or(Value::Null)).collect()),
+                Some(values) => StepOutcome::Row(
+                    projection
+                        .iter()
+                        .map(|c| values.get(*c as usize).cloned().unwrap_or(Value::Null))
+                        .collect(),
+                ),
             }),
             StepKind::Insert { row } => match current {
-                Some(_) => Err(duplicate(self.partitions.get(&(step.table, step.partition)).map(|p| p.table()))),
+                Some(_) => Err(duplicate(
+                    self.partitions
+                        .get(&(step.table, step.partition))
+                        .map(|p| p.table()),
+                )),
                 None => self.write(txn, &key, step.partition, &layout, Some(row), None, want),
             },
             StepKind::Update { updates } => match current {
@@ -286,11 +349,25 @@ impl Worker {
                 *slot = v.clone();
             }
         }
-        let part = self.partitions.get(&(key.0, partition)).ok_or_else(|| Error::new(ErrorCode::NoSuchTable, "partition gone"))?;
+        let part = self
+            .partitions
+            .get(&(key.0, partition))
+            .ok_or_else(|| Error::new(ErrorCode::NoSuchTable, "partition gone"))?;
         let mut new_pk = Vec::new();
-        part.encode_primary_key(&part.table().primary_key.iter().map(|c| new[*c as usize].clone()).collect::<Vec<_>>(), &mut new_pk);
+        part.encode_primary_key(
+            &part
+                .table()
+                .primary_key
+                .iter()
+                .map(|c| new[*c as usize].clone())
+                .collect::<Vec<_>>(),
+            &mut new_pk,
+        );
         if new_pk != key.1 {
-            return Err(Error::new(ErrorCode::BadRequest, "an update cannot change the primary key; delete and insert instead"));
+            return Err(Error::new(
+                ErrorCode::BadRequest,
+                "an update cannot change the primary key; delete and insert instead",
+            ));
         }
         self.write(txn, key, partition, layout, Some(new), Some(old), want)
     }
@@ -310,17 +387,32 @@ impl Worker {
             Some(values) => Some(layout.encode(values)?),
             None => None,
         };
-        self.txns.entry(txn).or_default().pending.insert(key.clone(), (partition, image));
-        Ok(if want { StepOutcome::Written { old, new } } else { StepOutcome::Written { old: None, new: None } })
+        self.txns
+            .entry(txn)
+            .or_default()
+            .pending
+            .insert(key.clone(), (partition, image));
+        Ok(if want {
+            StepOutcome::Written { old, new }
+        } else {
+            StepOutcome::Written {
+                old: None,
+                new: None,
+            }
+        })
     }
 
     /// Commits (applies the pending images) or aborts (drops them), then releases the locks and
     /// retries the steps that waited for them.
     fn finish(&mut self, txn: TxnId, commit: bool) {
-        let Some(state) = self.txns.remove(&txn) else { return };
+        let Some(state) = self.txns.remove(&txn) else {
+            return;
+        };
         if commit {
             for ((table, pk), (partition, image)) in state.pending {
-                let Some(part) = self.partitions.get_mut(&(table, partition)) else { continue };
+                let Some(part) = self.partitions.get_mut(&(table, partition)) else {
+                    continue;
+                };
                 let applied = match image {
                     Some(row) => {
                         if part.find(&pk).is_some() {
@@ -335,7 +427,10 @@ impl Worker {
                     }
                 };
                 // Locks made the checks at prepare time; a failure here is a broken invariant.
-                assert!(applied.is_ok(), "commit of a prepared row failed: {applied:?}");
+                assert!(
+                    applied.is_ok(),
+                    "commit of a prepared row failed: {applied:?}"
+                );
             }
         }
         for key in state.locks {
@@ -354,18 +449,34 @@ impl Worker {
     }
 
     fn scan(&self, partitions: &[u32], plan: &ScanPlan) -> Result<Vec<ScannedRow>, Error> {
-        let limit = if plan.limit == 0 { u64::MAX } else { plan.limit };
+        let limit = if plan.limit == 0 {
+            u64::MAX
+        } else {
+            plan.limit
+        };
         let ordered = plan.order != ScanOrder::Any;
         let mut out: Vec<ScannedRow> = Vec::new();
         for p in partitions {
             let Some(part) = self.partitions.get(&(plan.table.id, *p)) else {
-                return Err(Error::new(ErrorCode::NoSuchTable, format!("table '{}' partition {p} is not here", plan.table.name)));
+                return Err(Error::new(
+                    ErrorCode::NoSuchTable,
+                    format!("table '{}' partition {p} is not here", plan.table.name),
+                ));
             };
             let layout = part.layout();
-            let project = |row: &[u8]| -> Vec<Value> { plan.projection.iter().map(|c| layout.value(row, *c as usize)).collect() };
+            let project = |row: &[u8]| -> Vec<Value> {
+                plan.projection
+                    .iter()
+                    .map(|c| layout.value(row, *c as usize))
+                    .collect()
+            };
             // Per partition at most `limit` rows can be among the first `limit` overall.
             let mut taken = 0u64;
-            let budget = if ordered { limit } else { limit.saturating_sub(out.len() as u64) };
+            let budget = if ordered {
+                limit
+            } else {
+                limit.saturating_sub(out.len() as u64)
+            };
             if budget == 0 {
                 break;
             }
@@ -386,13 +497,22 @@ impl Worker {
                         })
                     };
                     let (lower, upper) = prefix_bounds(enc(&plan.lower), enc(&plan.upper));
-                    part.scan_index(index, as_ref(&lower), as_ref(&upper), plan.order == ScanOrder::Descending, |key, row| {
-                        if matches(&plan.filter, &plan.table, layout, row) {
-                            out.push((if ordered { key.to_vec() } else { Vec::new() }, project(row)));
-                            taken += 1;
-                        }
-                        taken < budget
-                    });
+                    part.scan_index(
+                        index,
+                        as_ref(&lower),
+                        as_ref(&upper),
+                        plan.order == ScanOrder::Descending,
+                        |key, row| {
+                            if matches(&plan.filter, &plan.table, layout, row) {
+                                out.push((
+                                    if ordered { key.to_vec() } else { Vec::new() },
+                                    project(row),
+                                ));
+                                taken += 1;
+                            }
+                            taken < budget
+                        },
+                    );
                 }
             }
         }
@@ -418,7 +538,10 @@ fn reply_direct(direct: &DirectReply, replies: Vec<StepReply>) {
             Ok(StepOutcome::NotFound) => results.push(OpResult::NotFound),
             Ok(StepOutcome::Written { .. }) => results.push(OpResult::Done { assigned: None }),
             Err(error) => {
-                outcome = Some(ExecuteOutcome::Aborted { op_index: r.slot, error });
+                outcome = Some(ExecuteOutcome::Aborted {
+                    op_index: r.slot,
+                    error,
+                });
                 break;
             }
         }

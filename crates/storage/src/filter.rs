@@ -14,15 +14,27 @@ pub fn matches(filter: &Filter, table: &TableDef, layout: &RowLayout, row: &[u8]
     eval(filter, table, layout, row) == Some(true)
 }
 
-fn compare(table: &TableDef, layout: &RowLayout, row: &[u8], column: u16, value: &Value) -> Option<Ordering> {
+fn compare(
+    table: &TableDef,
+    layout: &RowLayout,
+    row: &[u8],
+    column: u16,
+    value: &Value,
+) -> Option<Ordering> {
     let c = usize::from(column);
     if layout.is_null(row, c) || value.is_null() {
         return None;
     }
     let col = &table.columns[c];
     if col.ty.is_string() {
-        let Value::Bytes(constant) = value else { return None };
-        return Some(collation::compare(layout.bytes(row, c), constant, col.collation));
+        let Value::Bytes(constant) = value else {
+            return None;
+        };
+        return Some(collation::compare(
+            layout.bytes(row, c),
+            constant,
+            col.collation,
+        ));
     }
     layout.value(row, c).compare(value, col.collation)
 }
@@ -50,7 +62,11 @@ fn eval(filter: &Filter, table: &TableDef, layout: &RowLayout, row: &[u8]) -> Op
             }
             let col = &table.columns[c];
             if col.ty.is_string() {
-                Some(collation::like(layout.bytes(row, c), pattern, col.collation))
+                Some(collation::like(
+                    layout.bytes(row, c),
+                    pattern,
+                    col.collation,
+                ))
             } else {
                 let text = layout.value(row, c).to_text(col.ty)?;
                 Some(collation::like(&text, pattern, col.collation))

@@ -47,7 +47,10 @@ impl Partition {
         let ordered = table
             .indexes
             .iter()
-            .map(|i| OrderedIndex { columns: i.columns.clone(), entries: BTreeMap::new() })
+            .map(|i| OrderedIndex {
+                columns: i.columns.clone(),
+                entries: BTreeMap::new(),
+            })
             .collect();
         Partition {
             layout: RowLayout::new(&table),
@@ -117,7 +120,14 @@ impl Partition {
                 .find(hash, |id| {
                     buf.clear();
                     let row = self.rows[*id as usize].as_deref().unwrap_or_default();
-                    encode_row_key(&self.table, &self.layout, row, &self.table.primary_key, false, buf);
+                    encode_row_key(
+                        &self.table,
+                        &self.layout,
+                        row,
+                        &self.table.primary_key,
+                        false,
+                        buf,
+                    );
                     buf.as_slice() == pk
                 })
                 .copied()
@@ -138,7 +148,10 @@ impl Partition {
         let mut pk = Vec::new();
         self.encode_row_key(&row, &self.table.primary_key, false, &mut pk);
         if self.find(&pk).is_some() {
-            return Err(Error::new(ErrorCode::DuplicateKey, format!("duplicate primary key in table '{}'", self.table.name)));
+            return Err(Error::new(
+                ErrorCode::DuplicateKey,
+                format!("duplicate primary key in table '{}'", self.table.name),
+            ));
         }
         let id = match self.free.pop() {
             Some(id) => id,
@@ -163,11 +176,16 @@ impl Partition {
 
     /// Replaces the row with primary key `pk` by `row` (same primary key); returns the old image.
     pub fn replace(&mut self, pk: &[u8], row: Box<[u8]>) -> Result<Box<[u8]>, Error> {
-        let id = self.find(pk).ok_or_else(|| Error::new(ErrorCode::NotFound, "row to update not found"))?;
+        let id = self
+            .find(pk)
+            .ok_or_else(|| Error::new(ErrorCode::NotFound, "row to update not found"))?;
         let mut new_pk = Vec::new();
         self.encode_row_key(&row, &self.table.primary_key, false, &mut new_pk);
         if new_pk != pk {
-            return Err(Error::new(ErrorCode::BadRequest, "an update cannot change the primary key"));
+            return Err(Error::new(
+                ErrorCode::BadRequest,
+                "an update cannot change the primary key",
+            ));
         }
         let old = self.rows[id as usize].take().unwrap_or_default();
         self.remove_index_entries(&old, pk);
@@ -233,8 +251,14 @@ impl Partition {
         descending: bool,
         mut visit: impl FnMut(&[u8], &[u8]) -> bool,
     ) {
-        if let (Bound::Included(l) | Bound::Excluded(l), Bound::Included(u) | Bound::Excluded(u)) = (lower, upper) {
-            if l > u || (l == u && !(matches!(lower, Bound::Included(_)) && matches!(upper, Bound::Included(_)))) {
+        if let (Bound::Included(l) | Bound::Excluded(l), Bound::Included(u) | Bound::Excluded(u)) =
+            (lower, upper)
+        {
+            if l > u
+                || (l == u
+                    && !(matches!(lower, Bound::Included(_))
+                        && matches!(upper, Bound::Included(_))))
+            {
                 return;
             }
         }
@@ -260,7 +284,14 @@ impl Partition {
 }
 
 /// Appends the key encoding of `columns` of `row`, reading strings in place.
-fn encode_row_key(table: &TableDef, layout: &RowLayout, row: &[u8], columns: &[u16], tagged: bool, out: &mut Vec<u8>) {
+fn encode_row_key(
+    table: &TableDef,
+    layout: &RowLayout,
+    row: &[u8],
+    columns: &[u16],
+    tagged: bool,
+    out: &mut Vec<u8>,
+) {
     for c in columns {
         let c = *c as usize;
         let col = &table.columns[c];
@@ -280,7 +311,10 @@ fn encode_row_key(table: &TableDef, layout: &RowLayout, row: &[u8], columns: &[u
 }
 
 /// Turns bounds on a key prefix (encoded, with inclusivity) into bounds on whole index keys.
-pub fn prefix_bounds(lower: Option<(Vec<u8>, bool)>, upper: Option<(Vec<u8>, bool)>) -> (IndexBound, IndexBound) {
+pub fn prefix_bounds(
+    lower: Option<(Vec<u8>, bool)>,
+    upper: Option<(Vec<u8>, bool)>,
+) -> (IndexBound, IndexBound) {
     let lower = match lower {
         None => Bound::Unbounded,
         Some((p, true)) => Bound::Included(p),

@@ -47,11 +47,18 @@ impl RowLayout {
                 }
                 None => {
                     ordinal += 1;
-                    Slot::Var { ordinal: ordinal - 1 }
+                    Slot::Var {
+                        ordinal: ordinal - 1,
+                    }
                 }
             })
             .collect();
-        RowLayout { types: table.columns.iter().map(|c| c.ty).collect(), null_bits, slots, var_start: offset }
+        RowLayout {
+            types: table.columns.iter().map(|c| c.ty).collect(),
+            null_bits,
+            slots,
+            var_start: offset,
+        }
     }
 
     pub fn column_count(&self) -> usize {
@@ -85,15 +92,19 @@ impl RowLayout {
                 }
                 Slot::Var { .. } => {
                     let bytes: &[u8] = if let Value::Bytes(b) = value { b } else { &[] };
-                    let len = u16::try_from(bytes.len())
-                        .map_err(|_| Error::new(ErrorCode::BadValue, "value longer than 65535 bytes"))?;
+                    let len = u16::try_from(bytes.len()).map_err(|_| {
+                        Error::new(ErrorCode::BadValue, "value longer than 65535 bytes")
+                    })?;
                     row.extend_from_slice(&len.to_le_bytes());
                     row.extend_from_slice(bytes);
                 }
             }
         }
         if row.len() > limits::ROW_BYTES_MAX {
-            return Err(Error::new(ErrorCode::LimitExceeded, format!("row of {} bytes above {}", row.len(), limits::ROW_BYTES_MAX)));
+            return Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!("row of {} bytes above {}", row.len(), limits::ROW_BYTES_MAX),
+            ));
         }
         Ok(row.into_boxed_slice())
     }
@@ -144,13 +155,19 @@ fn date_bits(d: Date) -> u32 {
 }
 
 fn bits_date(v: u32) -> Date {
-    Date { year: (v >> 16) as u16, month: (v >> 8) as u8, day: v as u8 }
+    Date {
+        year: (v >> 16) as u16,
+        month: (v >> 8) as u8,
+        day: v as u8,
+    }
 }
 
 /// DATETIME as one number whose order is chronological: date, then time, then microseconds.
 fn datetime_number(dt: DateTime) -> u64 {
-    let date = (u64::from(dt.date.year) * 13 + u64::from(dt.date.month)) * 32 + u64::from(dt.date.day);
-    (((date * 24 + u64::from(dt.hour)) * 60 + u64::from(dt.minute)) * 60 + u64::from(dt.second)) * 1_000_000
+    let date =
+        (u64::from(dt.date.year) * 13 + u64::from(dt.date.month)) * 32 + u64::from(dt.date.day);
+    (((date * 24 + u64::from(dt.hour)) * 60 + u64::from(dt.minute)) * 60 + u64::from(dt.second))
+        * 1_000_000
         + u64::from(dt.microsecond)
 }
 
@@ -167,7 +184,13 @@ fn number_datetime(mut n: u64) -> DateTime {
     let day = next(32) as u8;
     let month = next(13) as u8;
     let year = n as u16;
-    DateTime { date: Date { year, month, day }, hour, minute, second, microsecond }
+    DateTime {
+        date: Date { year, month, day },
+        hour,
+        minute,
+        second,
+        microsecond,
+    }
 }
 
 fn write_fixed(slot: &mut [u8], ty: ColumnType, value: &Value) {
@@ -204,11 +227,20 @@ fn read_fixed(bytes: &[u8], ty: ColumnType) -> Value {
         }
         ColumnType::Float => Value::Float(f32::from_bits(u as u32)),
         ColumnType::Double => Value::Double(f64::from_bits(u)),
-        ColumnType::Decimal { scale, .. } => Value::Decimal(Decimal { mantissa: i128::from_le_bytes(word), scale }),
+        ColumnType::Decimal { scale, .. } => Value::Decimal(Decimal {
+            mantissa: i128::from_le_bytes(word),
+            scale,
+        }),
         ColumnType::Date => Value::Date(bits_date(u as u32)),
-        ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => Value::DateTime(number_datetime(u)),
+        ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => {
+            Value::DateTime(number_datetime(u))
+        }
         ColumnType::Time { .. } => Value::Time(Time::from_micros(u as i64)),
-        ColumnType::Year => Value::Year(if bytes[0] == 0 { 0 } else { 1900 + u16::from(bytes[0]) }),
+        ColumnType::Year => Value::Year(if bytes[0] == 0 {
+            0
+        } else {
+            1900 + u16::from(bytes[0])
+        }),
         _ => Value::Null,
     }
 }

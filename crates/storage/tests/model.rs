@@ -20,7 +20,8 @@ fn table() -> Arc<TableDef> {
         vec![
             ColumnDef::new("id", ColumnType::Int { unsigned: false }),
             ColumnDef::new("k", ColumnType::Int { unsigned: false }).nullable(),
-            ColumnDef::new("c", ColumnType::VarChar { length: 8 }).collation(Collation::Utf8mb4GeneralCi),
+            ColumnDef::new("c", ColumnType::VarChar { length: 8 })
+                .collation(Collation::Utf8mb4GeneralCi),
         ],
         &["id"],
     )
@@ -39,8 +40,14 @@ enum Op {
     Update(i32, Option<i32>, String),
     Delete(i32),
     Get(i32),
-    ScanK { low: Option<(i32, bool)>, high: Option<(i32, bool)>, descending: bool },
-    ScanC { descending: bool },
+    ScanK {
+        low: Option<(i32, bool)>,
+        high: Option<(i32, bool)>,
+        descending: bool,
+    },
+    ScanC {
+        descending: bool,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -53,14 +60,20 @@ fn op() -> impl Strategy<Value = Op> {
         (id.clone(), k, "[ab]{0,2}").prop_map(|(i, k, c)| Op::Update(i, k, c)),
         id.clone().prop_map(Op::Delete),
         id.prop_map(Op::Get),
-        (bound.clone(), bound, any::<bool>()).prop_map(|(low, high, descending)| Op::ScanK { low, high, descending }),
+        (bound.clone(), bound, any::<bool>()).prop_map(|(low, high, descending)| Op::ScanK {
+            low,
+            high,
+            descending
+        }),
         any::<bool>().prop_map(|descending| Op::ScanC { descending }),
     ]
 }
 
 fn row(p: &Partition, id: i32, k: Option<i32>, c: &str) -> Box<[u8]> {
     let k = k.map_or(Value::Null, |k| Value::Int(k.into()));
-    p.layout().encode(&[Value::Int(id.into()), k, Value::from(c)]).unwrap()
+    p.layout()
+        .encode(&[Value::Int(id.into()), k, Value::from(c)])
+        .unwrap()
 }
 
 fn pk(p: &Partition, id: i32) -> Vec<u8> {

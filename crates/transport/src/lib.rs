@@ -68,14 +68,18 @@ impl FrameWriter {
     }
 
     pub fn try_clone(&self) -> io::Result<FrameWriter> {
-        Ok(FrameWriter { stream: self.stream.try_clone()? })
+        Ok(FrameWriter {
+            stream: self.stream.try_clone()?,
+        })
     }
 }
 
 /// Splits a connected stream into a frame reader and writer, with TCP_NODELAY set.
 pub fn split(stream: TcpStream) -> io::Result<(FrameReader, FrameWriter)> {
     stream.set_nodelay(true)?;
-    let reader = FrameReader { stream: BufReader::with_capacity(READ_BUFFER_BYTES, stream.try_clone()?) };
+    let reader = FrameReader {
+        stream: BufReader::with_capacity(READ_BUFFER_BYTES, stream.try_clone()?),
+    };
     Ok((reader, FrameWriter { stream }))
 }
 

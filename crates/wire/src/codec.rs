@@ -11,7 +11,11 @@ pub enum DecodeError {
     #[error("truncated: needed {needed} bytes, {left} left")]
     Truncated { needed: usize, left: usize },
     #[error("{what} length {length} exceeds limit {limit}")]
-    TooLong { what: &'static str, length: usize, limit: usize },
+    TooLong {
+        what: &'static str,
+        length: usize,
+        limit: usize,
+    },
     #[error("bad magic {0:#010x}")]
     BadMagic(u32),
     #[error("unsupported protocol version {0}")]
@@ -57,7 +61,10 @@ impl<'a> Reader<'a> {
 
     pub fn take(&mut self, n: usize) -> DecodeResult<&'a [u8]> {
         if n > self.bytes.len() {
-            return Err(DecodeError::Truncated { needed: n, left: self.bytes.len() });
+            return Err(DecodeError::Truncated {
+                needed: n,
+                left: self.bytes.len(),
+            });
         }
         let (head, tail) = self.bytes.split_at(n);
         self.bytes = tail;
@@ -91,14 +98,26 @@ impl<'a> Reader<'a> {
 
     /// A count, checked against `limit` and against the bytes left (each item takes at least
     /// `item_bytes_min`), so a forged count cannot make the caller allocate.
-    pub fn count(&mut self, what: &'static str, limit: usize, item_bytes_min: usize) -> DecodeResult<usize> {
+    pub fn count(
+        &mut self,
+        what: &'static str,
+        limit: usize,
+        item_bytes_min: usize,
+    ) -> DecodeResult<usize> {
         let n = self.u32()? as usize;
         if n > limit {
-            return Err(DecodeError::TooLong { what, length: n, limit });
+            return Err(DecodeError::TooLong {
+                what,
+                length: n,
+                limit,
+            });
         }
         let needed = n.saturating_mul(item_bytes_min);
         if needed > self.bytes.len() {
-            return Err(DecodeError::Truncated { needed, left: self.bytes.len() });
+            return Err(DecodeError::Truncated {
+                needed,
+                left: self.bytes.len(),
+            });
         }
         Ok(n)
     }
@@ -107,14 +126,20 @@ impl<'a> Reader<'a> {
     pub fn bytes(&mut self, what: &'static str, limit: usize) -> DecodeResult<&'a [u8]> {
         let n = self.u32()? as usize;
         if n > limit {
-            return Err(DecodeError::TooLong { what, length: n, limit });
+            return Err(DecodeError::TooLong {
+                what,
+                length: n,
+                limit,
+            });
         }
         self.take(n)
     }
 
     pub fn string(&mut self, what: &'static str, limit: usize) -> DecodeResult<String> {
         let b = self.bytes(what, limit)?;
-        std::str::from_utf8(b).map(str::to_owned).map_err(|_| DecodeError::Utf8(what))
+        std::str::from_utf8(b)
+            .map(str::to_owned)
+            .map_err(|_| DecodeError::Utf8(what))
     }
 
     pub fn value(&mut self) -> DecodeResult<Value> {
@@ -126,20 +151,35 @@ impl<'a> Reader<'a> {
             4 => Value::Double(f64::from_bits(self.u64()?)),
             5 => {
                 let mantissa = self.i128()?;
-                Value::Decimal(Decimal { mantissa, scale: self.u8()? })
+                Value::Decimal(Decimal {
+                    mantissa,
+                    scale: self.u8()?,
+                })
             }
             6 => Value::Bytes(self.bytes("value", limits::VALUE_BYTES_MAX)?.to_vec()),
             7 => Value::Date(self.date()?),
             8 => {
                 let date = self.date()?;
                 let [hour, minute, second] = self.array()?;
-                Value::DateTime(DateTime { date, hour, minute, second, microsecond: self.u32()? })
+                Value::DateTime(DateTime {
+                    date,
+                    hour,
+                    minute,
+                    second,
+                    microsecond: self.u32()?,
+                })
             }
             9 => {
                 let negative = self.u8()? != 0;
                 let hours = self.u16()?;
                 let [minutes, seconds] = self.array()?;
-                Value::Time(Time { negative, hours, minutes, seconds, microseconds: self.u32()? })
+                Value::Time(Time {
+                    negative,
+                    hours,
+                    minutes,
+                    seconds,
+                    microseconds: self.u32()?,
+                })
             }
             10 => Value::Year(self.u16()?),
             tag => return Err(DecodeError::BadTag { what: "value", tag }),

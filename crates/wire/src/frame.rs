@@ -28,7 +28,8 @@ impl FrameHeader {
     /// Decodes and checks magic, version and body length; the checksum is checked by
     /// [`FrameHeader::verify`] once the body is read.
     pub fn decode(bytes: &[u8; HEADER_BYTES]) -> DecodeResult<FrameHeader> {
-        let u32_at = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+        let u32_at =
+            |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
         let magic = u32_at(0);
         if magic != MAGIC {
             return Err(DecodeError::BadMagic(magic));
@@ -61,7 +62,10 @@ impl FrameHeader {
     pub fn verify(&self, header: &[u8; HEADER_BYTES], body: &[u8]) -> DecodeResult<()> {
         let actual = crc32c::crc32c_append(crc32c::crc32c(&header[..28]), body);
         if actual != self.checksum {
-            return Err(DecodeError::Checksum { expected: self.checksum, actual });
+            return Err(DecodeError::Checksum {
+                expected: self.checksum,
+                actual,
+            });
         }
         Ok(())
     }
@@ -87,6 +91,9 @@ pub fn write_frame(
     body(out);
     let body_len = (out.len() - start - HEADER_BYTES) as u32;
     out[start + 24..start + 28].copy_from_slice(&body_len.to_le_bytes());
-    let crc = crc32c::crc32c_append(crc32c::crc32c(&out[start..start + 28]), &out[start + HEADER_BYTES..]);
+    let crc = crc32c::crc32c_append(
+        crc32c::crc32c(&out[start..start + 28]),
+        &out[start + HEADER_BYTES..],
+    );
     out[start + 28..start + 32].copy_from_slice(&crc.to_le_bytes());
 }

@@ -62,7 +62,12 @@ impl OpKind {
             5 => OpKind::Update,
             6 => OpKind::Write,
             7 => OpKind::Delete,
-            tag => return Err(DecodeError::BadTag { what: "operation", tag }),
+            tag => {
+                return Err(DecodeError::BadTag {
+                    what: "operation",
+                    tag,
+                })
+            }
         })
     }
 
@@ -152,23 +157,47 @@ pub struct NodeStatus {
 /// Every message of the native protocol.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
-    Hello { client_name: String },
-    HelloReply { node_id: u32, worker_count: u32 },
+    Hello {
+        client_name: String,
+    },
+    HelloReply {
+        node_id: u32,
+        worker_count: u32,
+    },
     CreateTable(TableDef),
     /// A table's schema, with the hidden unique-index tables it owns.
-    TableInfo { table: TableDef, index_tables: Vec<TableDef> },
-    DropTable { name: String },
-    GetTable { name: String },
-    Execute { transaction: u64, exec: ExecType, operations: Vec<Operation> },
+    TableInfo {
+        table: TableDef,
+        index_tables: Vec<TableDef>,
+    },
+    DropTable {
+        name: String,
+    },
+    GetTable {
+        name: String,
+    },
+    Execute {
+        transaction: u64,
+        exec: ExecType,
+        operations: Vec<Operation>,
+    },
     ExecuteReply(ExecuteOutcome),
     Scan(ScanRequest),
     /// Rows of a scan; the frame with FLAG_LAST ends it.
-    ScanRows { rows: Vec<Vec<Value>> },
+    ScanRows {
+        rows: Vec<Vec<Value>>,
+    },
     Failure(Error),
-    Ping { payload: Vec<u8> },
-    Pong { payload: Vec<u8> },
+    Ping {
+        payload: Vec<u8>,
+    },
+    Pong {
+        payload: Vec<u8>,
+    },
     ListTables,
-    TableList { names: Vec<String> },
+    TableList {
+        names: Vec<String>,
+    },
     Status,
     StatusReply(NodeStatus),
     Done,
@@ -201,26 +230,45 @@ impl Message {
 
     /// Appends this message as one frame.
     pub fn write_frame(&self, out: &mut Vec<u8>, cluster_id: u32, flags: u32, request_id: u64) {
-        write_frame(out, self.type_code(), cluster_id, flags, request_id, |body| self.encode_body(body));
+        write_frame(
+            out,
+            self.type_code(),
+            cluster_id,
+            flags,
+            request_id,
+            |body| self.encode_body(body),
+        );
     }
 
     pub fn encode_body(&self, out: &mut Vec<u8>) {
         match self {
             Message::Hello { client_name } => out.put_bytes(client_name.as_bytes()),
-            Message::HelloReply { node_id, worker_count } => {
+            Message::HelloReply {
+                node_id,
+                worker_count,
+            } => {
                 out.put_u32(*node_id);
                 out.put_u32(*worker_count);
             }
             Message::CreateTable(t) => put_table(out, t),
-            Message::TableInfo { table, index_tables } => {
+            Message::TableInfo {
+                table,
+                index_tables,
+            } => {
                 put_table(out, table);
                 out.put_u32(index_tables.len() as u32);
                 for t in index_tables {
                     put_table(out, t);
                 }
             }
-            Message::DropTable { name } | Message::GetTable { name } => out.put_bytes(name.as_bytes()),
-            Message::Execute { transaction, exec, operations } => {
+            Message::DropTable { name } | Message::GetTable { name } => {
+                out.put_bytes(name.as_bytes())
+            }
+            Message::Execute {
+                transaction,
+                exec,
+                operations,
+            } => {
                 out.put_u64(*transaction);
                 out.put_u8(*exec as u8);
                 out.put_u32(operations.len() as u32);
@@ -302,24 +350,43 @@ impl Message {
         let mut r = Reader::new(body);
         let name = |r: &mut Reader| r.string("name", limits::NAME_BYTES_MAX * 4);
         let message = match header.message_type {
-            1 => Message::Hello { client_name: r.string("client name", 256)? },
-            2 => Message::HelloReply { node_id: r.u32()?, worker_count: r.u32()? },
+            1 => Message::Hello {
+                client_name: r.string("client name", 256)?,
+            },
+            2 => Message::HelloReply {
+                node_id: r.u32()?,
+                worker_count: r.u32()?,
+            },
             3 => Message::CreateTable(get_table(&mut r)?),
             4 => {
                 let table = get_table(&mut r)?;
                 let n = r.count("index tables", limits::INDEXES_MAX, 8)?;
-                let index_tables = (0..n).map(|_| get_table(&mut r)).collect::<DecodeResult<_>>()?;
-                Message::TableInfo { table, index_tables }
+                let index_tables = (0..n)
+                    .map(|_| get_table(&mut r))
+                    .collect::<DecodeResult<_>>()?;
+                Message::TableInfo {
+                    table,
+                    index_tables,
+                }
             }
-            5 => Message::DropTable { name: name(&mut r)? },
-            6 => Message::GetTable { name: name(&mut r)? },
+            5 => Message::DropTable {
+                name: name(&mut r)?,
+            },
+            6 => Message::GetTable {
+                name: name(&mut r)?,
+            },
             7 => {
                 let transaction = r.u64()?;
                 let exec = match r.u8()? {
                     1 => ExecType::NoCommit,
                     2 => ExecType::Commit,
                     3 => ExecType::Rollback,
-                    tag => return Err(DecodeError::BadTag { what: "exec type", tag }),
+                    tag => {
+                        return Err(DecodeError::BadTag {
+                            what: "exec type",
+                            tag,
+                        })
+                    }
                 };
                 let n = r.count("operations", limits::BATCH_OPERATIONS_MAX, 16)?;
                 let mut operations = Vec::with_capacity(n);
@@ -338,9 +405,20 @@ impl Message {
                         values.push((c, r.value()?));
                     }
                     let projection = r.u16s("projection", limits::COLUMNS_MAX)?;
-                    operations.push(Operation { kind, table, index, key, values, projection });
+                    operations.push(Operation {
+                        kind,
+                        table,
+                        index,
+                        key,
+                        values,
+                        projection,
+                    });
                 }
-                Message::Execute { transaction, exec, operations }
+                Message::Execute {
+                    transaction,
+                    exec,
+                    operations,
+                }
             }
             8 => match r.u8()? {
                 0 => {
@@ -352,19 +430,34 @@ impl Message {
                             2 => {
                                 let some = r.u8()? != 0;
                                 let v = r.u64()?;
-                                OpResult::Done { assigned: some.then_some(v) }
+                                OpResult::Done {
+                                    assigned: some.then_some(v),
+                                }
                             }
                             3 => OpResult::NotFound,
-                            tag => return Err(DecodeError::BadTag { what: "result", tag }),
+                            tag => {
+                                return Err(DecodeError::BadTag {
+                                    what: "result",
+                                    tag,
+                                })
+                            }
                         });
                     }
                     Message::ExecuteReply(ExecuteOutcome::Ok(results))
                 }
                 1 => {
                     let op_index = r.u32()?;
-                    Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error: get_error(&mut r)? })
+                    Message::ExecuteReply(ExecuteOutcome::Aborted {
+                        op_index,
+                        error: get_error(&mut r)?,
+                    })
                 }
-                tag => return Err(DecodeError::BadTag { what: "execute outcome", tag }),
+                tag => {
+                    return Err(DecodeError::BadTag {
+                        what: "execute outcome",
+                        tag,
+                    })
+                }
             },
             9 => {
                 let table = r.u32()?;
@@ -381,18 +474,42 @@ impl Message {
                     0 => ScanOrder::Any,
                     1 => ScanOrder::Ascending,
                     2 => ScanOrder::Descending,
-                    tag => return Err(DecodeError::BadTag { what: "scan order", tag }),
+                    tag => {
+                        return Err(DecodeError::BadTag {
+                            what: "scan order",
+                            tag,
+                        })
+                    }
                 };
-                Message::Scan(ScanRequest { table, index, lower, upper, filter, projection, limit, order })
+                Message::Scan(ScanRequest {
+                    table,
+                    index,
+                    lower,
+                    upper,
+                    filter,
+                    projection,
+                    limit,
+                    order,
+                })
             }
             10 => {
                 let n = r.count("rows", limits::SCAN_BATCH_ROWS_MAX, 4)?;
-                let rows = (0..n).map(|_| r.values(limits::COLUMNS_MAX)).collect::<DecodeResult<_>>()?;
+                let rows = (0..n)
+                    .map(|_| r.values(limits::COLUMNS_MAX))
+                    .collect::<DecodeResult<_>>()?;
                 Message::ScanRows { rows }
             }
             11 => Message::Failure(get_error(&mut r)?),
-            12 => Message::Ping { payload: r.bytes("ping", limits::FRAME_BODY_BYTES_MAX as usize)?.to_vec() },
-            13 => Message::Pong { payload: r.bytes("pong", limits::FRAME_BODY_BYTES_MAX as usize)?.to_vec() },
+            12 => Message::Ping {
+                payload: r
+                    .bytes("ping", limits::FRAME_BODY_BYTES_MAX as usize)?
+                    .to_vec(),
+            },
+            13 => Message::Pong {
+                payload: r
+                    .bytes("pong", limits::FRAME_BODY_BYTES_MAX as usize)?
+                    .to_vec(),
+            },
             14 => Message::ListTables,
             15 => {
                 let n = r.count("table names", limits::TABLES_MAX, 4)?;
@@ -423,7 +540,10 @@ fn put_error(out: &mut Vec<u8>, e: &Error) {
 fn get_error(r: &mut Reader) -> DecodeResult<Error> {
     let code = r.u16()?;
     let message = r.string("error message", 4096)?;
-    Ok(Error::new(ErrorCode::from_u16(code).unwrap_or(ErrorCode::Internal), message))
+    Ok(Error::new(
+        ErrorCode::from_u16(code).unwrap_or(ErrorCode::Internal),
+        message,
+    ))
 }
 
 fn put_bound(out: &mut Vec<u8>, b: &Option<Bound>) {
@@ -439,7 +559,10 @@ fn put_bound(out: &mut Vec<u8>, b: &Option<Bound>) {
 fn get_bound(r: &mut Reader) -> DecodeResult<Option<Bound>> {
     Ok(match r.u8()? {
         0 => None,
-        tag @ (1 | 2) => Some(Bound { inclusive: tag == 1, values: r.values(limits::KEY_COLUMNS_MAX)? }),
+        tag @ (1 | 2) => Some(Bound {
+            inclusive: tag == 1,
+            values: r.values(limits::KEY_COLUMNS_MAX)?,
+        }),
         tag => return Err(DecodeError::BadTag { what: "bound", tag }),
     })
 }
@@ -500,17 +623,36 @@ fn get_filter(r: &mut Reader, depth: usize) -> DecodeResult<Filter> {
         1 => {
             let column = r.u16()?;
             let tag = r.u8()?;
-            let op = CmpOp::from_u8(tag).ok_or(DecodeError::BadTag { what: "comparison", tag })?;
-            Filter::Cmp { column, op, value: r.value()? }
+            let op = CmpOp::from_u8(tag).ok_or(DecodeError::BadTag {
+                what: "comparison",
+                tag,
+            })?;
+            Filter::Cmp {
+                column,
+                op,
+                value: r.value()?,
+            }
         }
         2 => Filter::IsNull { column: r.u16()? },
         3 => Filter::IsNotNull { column: r.u16()? },
-        4 => Filter::Like { column: r.u16()?, pattern: r.bytes("LIKE pattern", limits::VARCHAR_BYTES_MAX)?.to_vec() },
-        5 => Filter::In { column: r.u16()?, values: r.values(limits::FILTER_IN_VALUES_MAX)? },
-        6 => Filter::Between { column: r.u16()?, low: r.value()?, high: r.value()? },
+        4 => Filter::Like {
+            column: r.u16()?,
+            pattern: r.bytes("LIKE pattern", limits::VARCHAR_BYTES_MAX)?.to_vec(),
+        },
+        5 => Filter::In {
+            column: r.u16()?,
+            values: r.values(limits::FILTER_IN_VALUES_MAX)?,
+        },
+        6 => Filter::Between {
+            column: r.u16()?,
+            low: r.value()?,
+            high: r.value()?,
+        },
         tag @ (7 | 8) => {
             let n = r.count("filter list", limits::FILTER_NODES_MAX, 1)?;
-            let list = (0..n).map(|_| get_filter(r, depth + 1)).collect::<DecodeResult<Vec<_>>>()?;
+            let list = (0..n)
+                .map(|_| get_filter(r, depth + 1))
+                .collect::<DecodeResult<Vec<_>>>()?;
             if tag == 7 {
                 Filter::And(list)
             } else {
@@ -518,7 +660,12 @@ fn get_filter(r: &mut Reader, depth: usize) -> DecodeResult<Filter> {
             }
         }
         9 => Filter::Not(Box::new(get_filter(r, depth + 1)?)),
-        tag => return Err(DecodeError::BadTag { what: "filter", tag }),
+        tag => {
+            return Err(DecodeError::BadTag {
+                what: "filter",
+                tag,
+            })
+        }
     })
 }
 
@@ -559,7 +706,10 @@ fn get_type(r: &mut Reader) -> DecodeResult<ColumnType> {
         5 => ColumnType::BigInt { unsigned },
         6 => ColumnType::Float,
         7 => ColumnType::Double,
-        8 => ColumnType::Decimal { precision: a, scale: b },
+        8 => ColumnType::Decimal {
+            precision: a,
+            scale: b,
+        },
         9 => ColumnType::Char { length },
         10 => ColumnType::VarChar { length },
         11 => ColumnType::Binary { length },
@@ -571,7 +721,12 @@ fn get_type(r: &mut Reader) -> DecodeResult<ColumnType> {
         17 => ColumnType::Timestamp { fsp: a },
         18 => ColumnType::Time { fsp: a },
         19 => ColumnType::Year,
-        tag => return Err(DecodeError::BadTag { what: "column type", tag }),
+        tag => {
+            return Err(DecodeError::BadTag {
+                what: "column type",
+                tag,
+            })
+        }
     })
 }
 
@@ -583,7 +738,9 @@ fn put_table(out: &mut Vec<u8>, t: &TableDef) {
         out.put_bytes(c.name.as_bytes());
         put_type(out, c.ty);
         out.put_u8(c.collation as u8);
-        out.put_u8(u8::from(c.nullable) | u8::from(c.auto_increment) << 1 | u8::from(c.hidden) << 2);
+        out.put_u8(
+            u8::from(c.nullable) | u8::from(c.auto_increment) << 1 | u8::from(c.hidden) << 2,
+        );
         match &c.default {
             None => out.put_u8(0),
             Some(v) => {
@@ -605,7 +762,11 @@ fn put_table(out: &mut Vec<u8>, t: &TableDef) {
         out.put_u16s(&i.columns);
         out.put_u32(i.index_table);
     }
-    out.put_u8(u8::from(t.options.read_backup) | u8::from(t.options.fully_replicated) << 1 | u8::from(t.options.nologging) << 2);
+    out.put_u8(
+        u8::from(t.options.read_backup)
+            | u8::from(t.options.fully_replicated) << 1
+            | u8::from(t.options.nologging) << 2,
+    );
     out.put_u32(t.index_of.map_or(u32::MAX, |i| i));
 }
 
@@ -619,12 +780,20 @@ fn get_table(r: &mut Reader) -> DecodeResult<TableDef> {
         let cname = r.string("column name", name_limit)?;
         let ty = get_type(r)?;
         let tag = r.u8()?;
-        let collation = Collation::from_u8(tag).ok_or(DecodeError::BadTag { what: "collation", tag })?;
+        let collation = Collation::from_u8(tag).ok_or(DecodeError::BadTag {
+            what: "collation",
+            tag,
+        })?;
         let flags = r.u8()?;
         let default = match r.u8()? {
             0 => None,
             1 => Some(r.value()?),
-            tag => return Err(DecodeError::BadTag { what: "default", tag }),
+            tag => {
+                return Err(DecodeError::BadTag {
+                    what: "default",
+                    tag,
+                })
+            }
         };
         columns.push(ColumnDef {
             name: cname,
@@ -646,18 +815,42 @@ fn get_table(r: &mut Reader) -> DecodeResult<TableDef> {
         let kind = match r.u8()? {
             1 => IndexKind::Unique,
             2 => IndexKind::Ordered,
-            tag => return Err(DecodeError::BadTag { what: "index kind", tag }),
+            tag => {
+                return Err(DecodeError::BadTag {
+                    what: "index kind",
+                    tag,
+                })
+            }
         };
         let cols = r.u16s("index columns", limits::KEY_COLUMNS_MAX)?;
-        indexes.push(IndexDef { name: iname, kind, columns: cols, index_table: r.u32()? });
+        indexes.push(IndexDef {
+            name: iname,
+            kind,
+            columns: cols,
+            index_table: r.u32()?,
+        });
     }
     let flags = r.u8()?;
-    let options = TableOptions { read_backup: flags & 1 != 0, fully_replicated: flags & 2 != 0, nologging: flags & 4 != 0 };
+    let options = TableOptions {
+        read_backup: flags & 1 != 0,
+        fully_replicated: flags & 2 != 0,
+        nologging: flags & 4 != 0,
+    };
     let index_of = match r.u32()? {
         u32::MAX => None,
         v => Some(v),
     };
-    Ok(TableDef { id, name, columns, primary_key, partition_key, partition_count, indexes, options, index_of })
+    Ok(TableDef {
+        id,
+        name,
+        columns,
+        primary_key,
+        partition_key,
+        partition_count,
+        indexes,
+        options,
+        index_of,
+    })
 }
 
 #[cfg(test)]
@@ -682,7 +875,9 @@ mod tests {
             "t",
             vec![
                 ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
-                ColumnDef::new("c", ColumnType::VarChar { length: 10 }).nullable().default(Value::from("x")),
+                ColumnDef::new("c", ColumnType::VarChar { length: 10 })
+                    .nullable()
+                    .default(Value::from("x")),
             ],
             &["id"],
         )
@@ -691,7 +886,10 @@ mod tests {
         .unwrap();
         let messages = vec![
             Message::CreateTable(table.clone()),
-            Message::TableInfo { table: table.clone(), index_tables: vec![table] },
+            Message::TableInfo {
+                table: table.clone(),
+                index_tables: vec![table],
+            },
             Message::Execute {
                 transaction: 9,
                 exec: ExecType::Commit,
@@ -709,22 +907,42 @@ mod tests {
                 OpResult::Done { assigned: Some(7) },
                 OpResult::NotFound,
             ])),
-            Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 3, error: Error::new(ErrorCode::DuplicateKey, "k") }),
+            Message::ExecuteReply(ExecuteOutcome::Aborted {
+                op_index: 3,
+                error: Error::new(ErrorCode::DuplicateKey, "k"),
+            }),
             Message::Scan(ScanRequest {
                 table: 1,
                 index: Some(0),
-                lower: Some(Bound { values: vec![Value::Int(1)], inclusive: true }),
+                lower: Some(Bound {
+                    values: vec![Value::Int(1)],
+                    inclusive: true,
+                }),
                 upper: None,
                 filter: Filter::Not(Box::new(Filter::And(vec![
-                    Filter::Like { column: 1, pattern: b"a%".to_vec() },
-                    Filter::In { column: 0, values: vec![Value::Int(1)] },
+                    Filter::Like {
+                        column: 1,
+                        pattern: b"a%".to_vec(),
+                    },
+                    Filter::In {
+                        column: 0,
+                        values: vec![Value::Int(1)],
+                    },
                 ]))),
                 projection: vec![],
                 limit: 10,
                 order: ScanOrder::Descending,
             }),
-            Message::ScanRows { rows: vec![vec![Value::Null, Value::Year(2001)]] },
-            Message::StatusReply(NodeStatus { node_id: 1, worker_count: 2, resident_bytes: 3, table_count: 4, row_count: 5 }),
+            Message::ScanRows {
+                rows: vec![vec![Value::Null, Value::Year(2001)]],
+            },
+            Message::StatusReply(NodeStatus {
+                node_id: 1,
+                worker_count: 2,
+                resident_bytes: 3,
+                table_count: 4,
+                row_count: 5,
+            }),
         ];
         for m in &messages {
             assert_eq!(&round_trip(m), m);
@@ -750,7 +968,17 @@ mod tests {
         body.put_u64(1);
         body.put_u8(2);
         body.put_u32(u32::MAX);
-        let header = FrameHeader { message_type: 7, cluster_id: 0, flags: 0, request_id: 0, body_len: 0, checksum: 0 };
-        assert!(matches!(Message::decode(&header, &body), Err(DecodeError::TooLong { .. })));
+        let header = FrameHeader {
+            message_type: 7,
+            cluster_id: 0,
+            flags: 0,
+            request_id: 0,
+            body_len: 0,
+            checksum: 0,
+        };
+        assert!(matches!(
+            Message::decode(&header, &body),
+            Err(DecodeError::TooLong { .. })
+        ));
     }
 }

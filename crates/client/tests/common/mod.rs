@@ -14,10 +14,18 @@ pub struct TestNode {
 
 impl TestNode {
     pub fn start(workers: usize, lock_wait: Duration) -> TestNode {
-        let config = DataNodeConfig { listen: "127.0.0.1:0".into(), workers, lock_wait_timeout: lock_wait, ..DataNodeConfig::default() };
+        let config = DataNodeConfig {
+            listen: "127.0.0.1:0".into(),
+            workers,
+            lock_wait_timeout: lock_wait,
+            ..DataNodeConfig::default()
+        };
         let node = DataNode::start(config).expect("data node starts");
         let address = node.address().to_string();
-        TestNode { node: Some(node), address }
+        TestNode {
+            node: Some(node),
+            address,
+        }
     }
 
     pub fn connect(&self) -> Cluster {
@@ -38,9 +46,14 @@ pub struct Rng(pub u64);
 
 impl Rng {
     pub fn from_env_or_time(name: &str) -> Rng {
-        let seed = std::env::var("CAIRN_TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
-        });
+        let seed = std::env::var("CAIRN_TEST_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(1, |d| d.as_nanos() as u64)
+            });
         eprintln!("{name}: seed {seed} (rerun with CAIRN_TEST_SEED={seed})");
         Rng(seed.max(1))
     }

@@ -1,0 +1,140 @@
+//! `cairn start` comes up with no configuration, prints where it listens and `ready`, serves real
+//! requests over the transport, and stops cleanly on SIGTERM. Two clusters run side by side.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use base::schema::ColumnDef;
+use base::types::ColumnType;
+use client::{Cluster, ExecType, TableDef, Value};
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+struct Started {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    output: Vec<String>,
+}
+
+fn start(data_dir: &std::path::Path, port: u16) -> Started {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["start", "--datanode-port", &port.to_string(), "--data-dir"])
+        .arg(data_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cairn starts");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut started = Started {
+        child,
+        lines,
+        output: Vec::new(),
+    };
+    started.wait_for("ready", Duration::from_secs(30));
+    started
+}
+
+impl Started {
+    fn wait_for(&mut self, text: &str, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(line) = self
+                .lines
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                let found = line.contains(text);
+                self.output.push(line);
+                if found {
+                    return;
+                }
+            }
+        }
+        let _ = self.child.kill();
+        panic!(
+            "no line with {text:?} within {timeout:?}; output so far: {:?}",
+            self.output
+        );
+    }
+
+    fn terminate(mut self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        self.wait_for("stopped", Duration::from_secs(30));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "cairn exited with {status}");
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "cairn did not exit after SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn start_serves_and_stops_cleanly_side_by_side() {
+    let root = std::env::temp_dir().join(format!("cairn-start-test-{}", std::process::id()));
+    let (port_a, port_b) = (free_port(), free_port());
+    let a = start(&root.join("a"), port_a);
+    let b = start(&root.join("b"), port_b);
+    assert!(
+        a.output
+            .iter()
+            .any(|l| l.contains(&format!("127.0.0.1:{port_a}"))),
+        "{:?}",
+        a.output
+    );
+    assert!(root.join("a").is_dir() && root.join("b").is_dir());
+
+    for port in [port_a, port_b] {
+        let cluster = Cluster::connect(&format!("127.0.0.1:{port}")).unwrap();
+        let def = TableDef::new(
+            "kv",
+            vec![
+                ColumnDef::new("k", ColumnType::VarChar { length: 10 }),
+                ColumnDef::new("v", ColumnType::Int { unsigned: false }),
+            ],
+            &["k"],
+        )
+        .unwrap();
+        let t = cluster.create_table(def).unwrap();
+        let mut txn = cluster.transaction();
+        txn.insert(&t, vec![(0, "port".into()), (1, Value::Int(port.into()))]);
+        txn.commit().unwrap();
+        let mut txn = cluster.transaction();
+        let r = txn.read(&t, vec!["PORT".into()]);
+        txn.execute(ExecType::Commit).unwrap();
+        assert_eq!(
+            txn.row(r).unwrap()[1],
+            Value::Int(port.into()),
+            "each cluster has its own data"
+        );
+    }
+    a.terminate();
+    b.terminate();
+    let _ = std::fs::remove_dir_all(&root);
+}
