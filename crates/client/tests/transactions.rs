@@ -443,7 +443,7 @@ fn scans_filter_project_limit_order_and_prune() {
     let seqs: Vec<Value> = one.into_iter().map(|r| r[0].clone()).collect();
     assert_eq!(
         seqs,
-        (0..40).rev().map(|s| Value::Int(s)).collect::<Vec<_>>()
+        (0..40).rev().map(Value::Int).collect::<Vec<_>>()
     );
     // A bounded range over all partitions, merged in order, with a limit.
     let range = cluster

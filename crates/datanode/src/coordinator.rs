@@ -1,6 +1,6 @@
-//! The transaction coordinator of one API connection. Its thread runs an event loop over frames from
-//! the connection's reader and replies from workers: it routes each step to the worker owning the
-//! step's partition, drives unique-index lookups and maintenance as extra rounds, commits or aborts
+//! The transaction coordinator of one API connection. The connection's reader thread hands it each
+//! request frame and a completion thread hands it worker replies (both under one mutex): it routes
+//! each step to the worker owning the step's partition, drives unique-index lookups and maintenance as extra rounds, commits or aborts
 //! on every worker a transaction touched, merges scan results, and writes every frame that is ready
 //! in one socket write.
 
@@ -86,7 +86,6 @@ struct OpenTxn {
 
 pub struct Coordinator {
     shared: Arc<Shared>,
-    inbox: Receiver<Event>,
     me: Sender<Event>,
     writer: Arc<Mutex<FrameWriter>>,
     out: Vec<u8>,
@@ -97,17 +96,10 @@ pub struct Coordinator {
 }
 
 impl Coordinator {
-    pub fn new(
-        shared: Arc<Shared>,
-        inbox: Receiver<Event>,
-        me: Sender<Event>,
-        writer: FrameWriter,
-        peer: String,
-    ) -> Coordinator {
+    pub fn new(shared: Arc<Shared>, me: Sender<Event>, writer: FrameWriter, peer: String) -> Coordinator {
         let writer = Arc::new(Mutex::new(writer));
         Coordinator {
             shared,
-            inbox,
             me,
             writer,
             out: Vec::with_capacity(64 * 1024),
@@ -118,28 +110,25 @@ impl Coordinator {
         }
     }
 
-    /// Runs until the connection closes; then aborts the transactions it left open.
-    pub fn run(mut self) {
-        'serve: while let Ok(event) = self.inbox.recv() {
-            let mut next = Some(event);
-            while let Some(event) = next {
-                if !self.handle(event) {
-                    break 'serve;
-                }
-                next = self.inbox.try_recv().ok();
-            }
-            if !self.out.is_empty() {
-                let sent = match self.writer.lock() {
-                    Ok(mut w) => w.send(&self.out),
-                    Err(_) => break,
-                };
-                if let Err(e) = sent {
-                    debug!(peer = %self.peer, "closing connection after failed write: {e}");
-                    break;
-                }
-                self.out.clear();
-            }
+    /// Writes every frame made ready since the last flush in one write; false if the socket failed.
+    pub fn flush(&mut self) -> bool {
+        if self.out.is_empty() {
+            return true;
         }
+        let sent = match self.writer.lock() {
+            Ok(mut w) => w.send(&self.out),
+            Err(_) => return false,
+        };
+        self.out.clear();
+        if let Err(e) = sent {
+            debug!(peer = %self.peer, "closing connection after failed write: {e}");
+            return false;
+        }
+        true
+    }
+
+    /// Aborts the transactions the connection left open and closes the socket.
+    pub fn close(&mut self) {
         for (_, txn) in self.txns.drain() {
             abort_on_workers(&self.shared, txn.id, txn.touched, None, 0);
         }
@@ -157,9 +146,8 @@ impl Coordinator {
     }
 
     /// Handles one event; false ends the connection.
-    fn handle(&mut self, event: Event) -> bool {
+    pub fn handle(&mut self, event: Event) -> bool {
         match event {
-            Event::Frame(header, message) => self.on_frame(header, message),
             Event::Closed(reason) => {
                 debug!(peer = %self.peer, "connection closed: {reason}");
                 return false;
@@ -171,7 +159,8 @@ impl Coordinator {
         true
     }
 
-    fn on_frame(&mut self, header: FrameHeader, message: Message) {
+    /// Handles one request frame from the connection.
+    pub fn on_frame(&mut self, header: FrameHeader, message: Message) {
         let id = header.request_id;
         if self.shared.stopping.load(Ordering::Relaxed) {
             return self.fail(
@@ -367,7 +356,7 @@ impl Coordinator {
             failure,
         });
         if state.failure.is_some() {
-            return self.conclude(tag, state);
+            return self.conclude(*state);
         }
         let steps: Vec<Step> = (0..state.ops.len())
             .flat_map(|i| advance(&mut state.ops[i], i as u32, None))
@@ -383,7 +372,7 @@ impl Coordinator {
     /// Sends one round of steps, grouped per worker, or concludes when there are none.
     fn send_round(&mut self, tag: u64, mut state: Box<ExecState>, steps: Vec<Step>) {
         if steps.is_empty() {
-            return self.conclude(tag, state);
+            return self.conclude(*state);
         }
         let workers = self.shared.workers.len();
         let mut groups: Vec<Vec<Step>> = (0..workers).map(|_| Vec::new()).collect();
@@ -416,7 +405,7 @@ impl Coordinator {
             }
         }
         if state.waiting == 0 {
-            return self.conclude(tag, state);
+            return self.conclude(*state);
         }
         self.pending.insert(tag, Pending::Execute(state));
     }
@@ -451,13 +440,13 @@ impl Coordinator {
             }
         }
         if state.failure.is_some() {
-            return self.conclude(tag, state);
+            return self.conclude(*state);
         }
         self.send_round(tag, state, next);
     }
 
     /// Every round is done (or one failed): commit, keep open, or abort, and answer.
-    fn conclude(&mut self, _tag: u64, state: Box<ExecState>) {
+    fn conclude(&mut self, state: ExecState) {
         if let Some((op_index, error)) = state.failure {
             if let Some(txn) = self.txns.remove(&state.client_txn) {
                 abort_on_workers(&self.shared, txn.id, txn.touched, None, 0);
@@ -748,6 +737,28 @@ impl Coordinator {
             FLAG_LAST,
             state.request_id,
         );
+    }
+}
+
+/// The completion half of a connection's coordinator: applies worker replies (and the reader's
+/// close notice) to the shared coordinator state and writes what became ready. The request half
+/// runs on the connection's reader thread, so a request reaches its worker without a thread hop.
+pub fn run_completions(coordinator: Arc<Mutex<Coordinator>>, inbox: Receiver<Event>) {
+    'serve: while let Ok(event) = inbox.recv() {
+        let Ok(mut c) = coordinator.lock() else { break };
+        let mut next = Some(event);
+        while let Some(event) = next {
+            if !c.handle(event) {
+                break 'serve;
+            }
+            next = inbox.try_recv().ok();
+        }
+        if !c.flush() {
+            break;
+        }
+    }
+    if let Ok(mut c) = coordinator.lock() {
+        c.close();
     }
 }
 

@@ -283,43 +283,39 @@ fn accept_loop(
         }
         shared.connections.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::channel::<Event>();
-        let reader_tx = tx.clone();
+        let coordinator = Arc::new(Mutex::new(Coordinator::new(shared.clone(), tx.clone(), writer, peer.clone())));
+        let reader_coordinator = coordinator.clone();
         let reader_peer = peer.clone();
-        let closer = writer.try_clone();
-        let spawned = std::thread::Builder::new()
-            .name("conn-reader".into())
-            .spawn(move || loop {
+        let spawned = std::thread::Builder::new().name("conn-reader".into()).spawn(move || {
+            let why = loop {
                 match reader.read() {
                     Ok(Some((header, message))) => {
-                        if reader_tx.send(Event::Frame(header, message)).is_err() {
-                            return;
+                        let Ok(mut c) = reader_coordinator.lock() else { break "coordinator poisoned".to_string() };
+                        c.on_frame(header, message);
+                        if !c.flush() {
+                            break "write failed".to_string();
                         }
                     }
-                    Ok(None) => {
-                        let _ = reader_tx.send(Event::Closed("peer closed".into()));
-                        return;
-                    }
+                    Ok(None) => break "peer closed".to_string(),
                     Err(e) => {
                         warn!(peer = %reader_peer, "closing connection: {e}");
-                        if let Ok(c) = &closer {
-                            c.shutdown();
-                        }
-                        let _ = reader_tx.send(Event::Closed(e.to_string()));
-                        return;
+                        break e.to_string();
                     }
                 }
-            });
+            };
+            if let Ok(mut c) = reader_coordinator.lock() {
+                c.close();
+            }
+            let _ = tx.send(Event::Closed(why));
+        });
         if let Err(e) = spawned {
             warn!(%peer, "could not start connection reader: {e}");
             continue;
         }
-        let coordinator = Coordinator::new(shared.clone(), rx, tx, writer, peer);
         let counter = shared.clone();
-        let _ = std::thread::Builder::new()
-            .name("coordinator".into())
-            .spawn(move || {
-                coordinator.run();
-                counter.connections.fetch_sub(1, Ordering::Relaxed);
-            });
+        let _ = std::thread::Builder::new().name("coordinator".into()).spawn(move || {
+            coordinator::run_completions(coordinator, rx);
+            counter.connections.fetch_sub(1, Ordering::Relaxed);
+        });
     }
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use base::filter::Filter;
 use base::{Error, TableDef, Value};
 use transport::FrameWriter;
-use wire::{FrameHeader, LockMode, Message, ScanOrder};
+use wire::{LockMode, ScanOrder};
 
 /// A transaction's id inside the data node, unique across connections.
 pub type TxnId = u64;
@@ -143,10 +143,9 @@ pub struct WorkerStatus {
     pub row_bytes: u64,
 }
 
-/// Everything a coordinator's event loop receives: frames from its connection's reader and
-/// replies from workers.
+/// What a coordinator's completion thread receives: replies from workers, and the reader's notice
+/// that the connection closed.
 pub enum Event {
-    Frame(FrameHeader, Message),
     Closed(String),
     StepsDone {
         tag: u64,

@@ -25,12 +25,15 @@ struct LockEntry {
     holders: Vec<TxnId>,
 }
 
+/// An uncommitted row image (None: deleted) and the partition of its key.
+type PendingImage = (u32, Option<Box<[u8]>>);
+
 /// A transaction's state on this worker.
 #[derive(Default)]
 struct WorkerTxn {
     locks: Vec<LockKey>,
     /// The latest uncommitted image per key (None: deleted), with the key's partition.
-    pending: HashMap<LockKey, (u32, Option<Box<[u8]>>)>,
+    pending: HashMap<LockKey, PendingImage>,
 }
 
 /// Steps of one request waiting for a lock.
@@ -160,7 +163,7 @@ impl Worker {
         while let Some(step) = parked.steps.pop_front() {
             match self.run_step(parked.txn, step) {
                 StepStatus::Done(reply) => {
-                    let failed = matches!(reply.result, Err(_));
+                    let failed = reply.result.is_err();
                     parked.replies.push(reply);
                     if failed {
                         break;
