@@ -29,6 +29,13 @@ pub const VARCHAR_BYTES_MAX: usize = 65_535;
 pub const CHAR_LENGTH_MAX: u32 = 255;
 /// Bytes in a table, column or index name.
 pub const NAME_BYTES_MAX: usize = 64;
+/// Bytes of a table name on the wire: room for hidden unique-index tables, named
+/// `<table>$unique$<index>`.
+pub const WIRE_NAME_BYTES_MAX: usize = 256;
+/// Bytes of the client name in a Hello.
+pub const CLIENT_NAME_BYTES_MAX: usize = 256;
+/// Bytes of an error message on the wire.
+pub const ERROR_MESSAGE_BYTES_MAX: usize = 4_096;
 /// Nodes in a filter program.
 pub const FILTER_NODES_MAX: usize = 4_096;
 /// Nesting depth of a filter program.

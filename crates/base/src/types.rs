@@ -113,22 +113,25 @@ impl ColumnType {
                 }
             }
             ColumnType::Char { length } | ColumnType::Binary { length }
-                if length > limits::CHAR_LENGTH_MAX => {
-                    return bad(format!("length {length} above {}", limits::CHAR_LENGTH_MAX));
-                }
+                if length > limits::CHAR_LENGTH_MAX =>
+            {
+                return bad(format!("length {length} above {}", limits::CHAR_LENGTH_MAX));
+            }
             ColumnType::VarChar { length } | ColumnType::VarBinary { length }
-                if length as usize > limits::VARCHAR_BYTES_MAX => {
-                    return bad(format!(
-                        "length {length} above {}",
-                        limits::VARCHAR_BYTES_MAX
-                    ));
-                }
+                if length as usize > limits::VARCHAR_BYTES_MAX =>
+            {
+                return bad(format!(
+                    "length {length} above {}",
+                    limits::VARCHAR_BYTES_MAX
+                ));
+            }
             ColumnType::DateTime { fsp }
             | ColumnType::Timestamp { fsp }
             | ColumnType::Time { fsp }
-                if fsp > 6 => {
-                    return bad(format!("fractional seconds precision {fsp} above 6"));
-                }
+                if fsp > 6 =>
+            {
+                return bad(format!("fractional seconds precision {fsp} above 6"));
+            }
             _ => {}
         }
         Ok(())

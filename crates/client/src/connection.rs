@@ -1,14 +1,19 @@
-//! One connection to a data node: a writer shared by callers, a receiver thread that matches reply
-//! frames to waiting requests by request id, and the table metadata cache.
+//! One connection to a data node: a writer shared by callers, the frame reader, the table metadata
+//! cache, and the waiters that replies are matched to by request id.
+//!
+//! There is no receiver thread: a thread waiting for a reply reads the socket itself when no other
+//! thread is reading (the leader), hands frames meant for others to their channels, and on leaving
+//! nudges one other waiter to take over. A lone caller therefore gets its reply with no thread
+//! hop, which is most of a serial round trip's cost.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base::{Error, ErrorCode, TableDef};
-use transport::{FrameReader, FrameWriter};
+use transport::{FrameReader, FrameWriter, ReadOutcome};
 use wire::frame::FLAG_LAST;
 use wire::{FrameHeader, Message, NodeStatus};
 
@@ -16,12 +21,25 @@ use crate::table::{Scan, Table};
 use crate::transaction::Transaction;
 use crate::{ClientError, Result};
 
-/// A reply frame delivered to the request that waits for it.
-pub(crate) type Reply = Result<(FrameHeader, Message)>;
+/// What a waiter's channel receives.
+pub(crate) enum Delivery {
+    /// A reply frame for one of the waiter's requests.
+    Frame(FrameHeader, Message),
+    /// The reading thread left: try to become the reader.
+    Nudge,
+    /// The connection is gone.
+    Lost(String),
+}
+
+/// How long a waiter that is not reading sleeps before checking whether anyone reads; a safety
+/// net only, since a leaving reader nudges a waiter.
+const FOLLOWER_RECHECK: Duration = Duration::from_millis(2);
 
 pub(crate) struct Inner {
     writer: Mutex<FrameWriter>,
-    waiters: Mutex<HashMap<u64, Sender<Reply>>>,
+    reader: Mutex<FrameReader>,
+    waiters: Mutex<HashMap<u64, Sender<Delivery>>>,
+    close_reason: Mutex<String>,
     next_request: AtomicU64,
     pub(crate) next_txn: AtomicU64,
     tables: Mutex<HashMap<String, Table>>,
@@ -51,18 +69,15 @@ impl Cluster {
             .map_err(|e| lost(format!("connecting to {address}: {e}")))?;
         let inner = Arc::new(Inner {
             writer: Mutex::new(writer),
+            reader: Mutex::new(reader),
             waiters: Mutex::new(HashMap::new()),
+            close_reason: Mutex::new(String::new()),
             next_request: AtomicU64::new(1),
             next_txn: AtomicU64::new(1),
             tables: Mutex::new(HashMap::new()),
             closed: AtomicBool::new(false),
             cluster_id: 0,
         });
-        let receiver = inner.clone();
-        std::thread::Builder::new()
-            .name("cairn-client-rx".into())
-            .spawn(move || receive(reader, receiver))
-            .map_err(|e| lost(format!("starting receiver: {e}")))?;
         let cluster = Cluster { inner };
         match cluster.call(&Message::Hello {
             client_name: "cairn-client".into(),
@@ -74,9 +89,9 @@ impl Cluster {
     }
 
     /// Registers a waiter for a new request id.
-    pub(crate) fn register(&self, sink: Sender<Reply>) -> Result<u64> {
+    pub(crate) fn register(&self, sink: Sender<Delivery>) -> Result<u64> {
         if self.inner.closed.load(Ordering::Acquire) {
-            return Err(lost("connection closed"));
+            return Err(self.lost_error());
         }
         let id = self.inner.next_request.fetch_add(1, Ordering::Relaxed);
         self.inner
@@ -123,6 +138,137 @@ impl Cluster {
         Ok(())
     }
 
+    fn lost_error(&self) -> ClientError {
+        let why = self
+            .inner
+            .close_reason
+            .lock()
+            .map(|r| r.clone())
+            .unwrap_or_default();
+        lost(if why.is_empty() {
+            "connection closed".to_string()
+        } else {
+            why
+        })
+    }
+
+    /// Waits for the next reply frame on `rx`, reading the socket itself when no other thread is.
+    /// Ok(None) when `deadline` passes first.
+    pub(crate) fn wait(
+        &self,
+        rx: &Receiver<Delivery>,
+        deadline: Option<Instant>,
+    ) -> Result<Option<(FrameHeader, Message)>> {
+        loop {
+            match rx.try_recv() {
+                Ok(Delivery::Frame(h, m)) => return Ok(Some((h, m))),
+                Ok(Delivery::Lost(why)) => return Err(lost(why)),
+                Ok(Delivery::Nudge) | Err(TryRecvError::Empty) => {}
+                Err(TryRecvError::Disconnected) => return Err(self.lost_error()),
+            }
+            if self.inner.closed.load(Ordering::Acquire) {
+                return Err(self.lost_error());
+            }
+            if let Ok(mut reader) = self.inner.reader.try_lock() {
+                let got = self.lead(&mut reader, rx, deadline);
+                drop(reader);
+                self.nudge_one();
+                return got;
+            }
+            let nap = match deadline {
+                Some(d) => d
+                    .saturating_duration_since(Instant::now())
+                    .min(FOLLOWER_RECHECK),
+                None => FOLLOWER_RECHECK,
+            };
+            match rx.recv_timeout(nap) {
+                Ok(Delivery::Frame(h, m)) => return Ok(Some((h, m))),
+                Ok(Delivery::Lost(why)) => return Err(lost(why)),
+                Ok(Delivery::Nudge) | Err(RecvTimeoutError::Timeout) => {
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        return Ok(None);
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err(self.lost_error()),
+            }
+        }
+    }
+
+    /// Reads frames as the connection's reader, delivering each to its waiter, until one arrives
+    /// for `rx` or the deadline passes.
+    fn lead(
+        &self,
+        reader: &mut FrameReader,
+        rx: &Receiver<Delivery>,
+        deadline: Option<Instant>,
+    ) -> Result<Option<(FrameHeader, Message)>> {
+        loop {
+            match rx.try_recv() {
+                Ok(Delivery::Frame(h, m)) => return Ok(Some((h, m))),
+                Ok(Delivery::Lost(why)) => return Err(lost(why)),
+                Ok(Delivery::Nudge) | Err(TryRecvError::Empty) => {}
+                Err(TryRecvError::Disconnected) => return Err(self.lost_error()),
+            }
+            let why = match reader.read_until(deadline) {
+                Ok(ReadOutcome::Frame(header, message)) => {
+                    let last = header.flags & FLAG_LAST != 0;
+                    let sink = self.inner.waiters.lock().ok().and_then(|mut w| {
+                        if last {
+                            w.remove(&header.request_id)
+                        } else {
+                            w.get(&header.request_id).cloned()
+                        }
+                    });
+                    if let Some(sink) = sink {
+                        let _ = sink.send(Delivery::Frame(header, message));
+                    }
+                    continue;
+                }
+                Ok(ReadOutcome::TimedOut) => return Ok(None),
+                Ok(ReadOutcome::Closed) => "closed by the data node".to_string(),
+                Err(e) => e.to_string(),
+            };
+            self.close(&why);
+            return Err(lost(why));
+        }
+    }
+
+    /// Wakes one other waiter so it can take over reading.
+    fn nudge_one(&self) {
+        let Ok(mut waiters) = self.inner.waiters.lock() else {
+            return;
+        };
+        // Waiters whose receiver is gone (abandoned requests) are dropped on the way.
+        let mut dead = Vec::new();
+        let mut woke = false;
+        for (id, sink) in waiters.iter() {
+            if sink.send(Delivery::Nudge).is_ok() {
+                woke = true;
+                break;
+            }
+            dead.push(*id);
+        }
+        for id in dead {
+            waiters.remove(&id);
+        }
+        let _ = woke;
+    }
+
+    /// Marks the connection closed and tells every waiter.
+    fn close(&self, why: &str) {
+        if let Ok(mut r) = self.inner.close_reason.lock() {
+            if r.is_empty() {
+                *r = why.to_string();
+            }
+        }
+        self.inner.closed.store(true, Ordering::Release);
+        if let Ok(mut waiters) = self.inner.waiters.lock() {
+            for (_, sink) in waiters.drain() {
+                let _ = sink.send(Delivery::Lost(why.to_string()));
+            }
+        }
+    }
+
     /// Sends one request and waits for its single reply.
     pub(crate) fn call(&self, message: &Message) -> Result<Message> {
         let (tx, rx) = mpsc::channel();
@@ -133,7 +279,7 @@ impl Cluster {
             self.forget(id);
             return Err(e);
         }
-        let (_, reply) = rx.recv().map_err(|_| lost("connection closed"))??;
+        let (_, reply) = self.wait(&rx, None)?.ok_or_else(|| self.lost_error())?;
         match reply {
             Message::Failure(e) => Err(ClientError::Failed(e)),
             other => Ok(other),
@@ -155,12 +301,18 @@ impl Cluster {
             return Err(e);
         }
         loop {
-            let (header, reply) = rx.recv().map_err(|_| lost("connection closed"))??;
+            let (header, reply) = self.wait(&rx, None)?.ok_or_else(|| self.lost_error())?;
+            let last = header.flags & FLAG_LAST != 0;
             match reply {
-                Message::Failure(e) => return Err(ClientError::Failed(e)),
+                Message::Failure(e) => {
+                    if !last {
+                        self.forget(id);
+                    }
+                    return Err(ClientError::Failed(e));
+                }
                 other => each(other)?,
             }
-            if header.flags & FLAG_LAST != 0 {
+            if last {
                 return Ok(());
             }
         }
@@ -262,35 +414,4 @@ pub(crate) fn unexpected(m: &Message) -> ClientError {
         ErrorCode::Protocol,
         format!("unexpected reply type {}", m.type_code()),
     ))
-}
-
-fn receive(mut reader: FrameReader, inner: Arc<Inner>) {
-    let why = loop {
-        match reader.read() {
-            Ok(Some((header, message))) => {
-                let last = header.flags & FLAG_LAST != 0;
-                let sink = {
-                    let Ok(mut waiters) = inner.waiters.lock() else {
-                        break "poisoned".to_string();
-                    };
-                    if last {
-                        waiters.remove(&header.request_id)
-                    } else {
-                        waiters.get(&header.request_id).cloned()
-                    }
-                };
-                if let Some(sink) = sink {
-                    let _ = sink.send(Ok((header, message)));
-                }
-            }
-            Ok(None) => break "closed by the data node".to_string(),
-            Err(e) => break e.to_string(),
-        }
-    };
-    inner.closed.store(true, Ordering::Release);
-    if let Ok(mut waiters) = inner.waiters.lock() {
-        for (_, sink) in waiters.drain() {
-            let _ = sink.send(Err(lost(why.clone())));
-        }
-    }
 }

@@ -3,12 +3,12 @@
 //! completions.
 
 use std::collections::HashMap;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use wire::{ExecType, ExecuteOutcome, Message, OpResult, Operation};
 
-use crate::connection::{unexpected, Cluster, Reply};
+use crate::connection::{unexpected, Cluster, Delivery};
 use crate::{ClientError, Result};
 
 /// A completed asynchronous transaction: the token `prepare` returned and its outcome.
@@ -16,8 +16,8 @@ pub type Completion = (u64, Result<Vec<OpResult>>);
 
 pub struct AsyncSession {
     cluster: Cluster,
-    sink: Sender<Reply>,
-    replies: Receiver<Reply>,
+    sink: Sender<Delivery>,
+    replies: Receiver<Delivery>,
     out: Vec<u8>,
     /// Request id -> caller's token.
     in_flight: HashMap<u64, u64>,
@@ -80,23 +80,16 @@ impl AsyncSession {
     pub fn poll(&mut self, min: usize, timeout: Duration) -> Result<Vec<Completion>> {
         let deadline = Instant::now() + timeout;
         let mut done = Vec::new();
-        loop {
-            let next = if done.len() < min {
-                self.replies
-                    .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        while !self.in_flight.is_empty() {
+            // Once `min` are done, take only what has already arrived.
+            let until = if done.len() < min {
+                deadline
             } else {
-                self.replies
-                    .try_recv()
-                    .map_err(|_| RecvTimeoutError::Timeout)
+                Instant::now()
             };
-            let reply = match next {
-                Ok(r) => r,
-                Err(RecvTimeoutError::Timeout) => return Ok(done),
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(ClientError::ConnectionLost("session closed".into()))
-                }
+            let Some((header, message)) = self.cluster.wait(&self.replies, Some(until))? else {
+                break;
             };
-            let (header, message) = reply?;
             let Some(token) = self.in_flight.remove(&header.request_id) else {
                 continue;
             };
@@ -110,5 +103,6 @@ impl AsyncSession {
             };
             done.push((token, result));
         }
+        Ok(done)
     }
 }

@@ -315,6 +315,18 @@ fn rollback_and_uncommitted_writes_are_invisible_to_others() {
         "uncommitted insert is invisible"
     );
     a.rollback().unwrap();
+
+    // A commit whose last request only reads still commits the writes made before it.
+    let mut w = c1.transaction();
+    w.insert(&t, t.values(&[("id", 10.into())]).unwrap());
+    w.execute(ExecType::NoCommit).unwrap();
+    let seen = w.read(&t, vec![10.into()]);
+    w.execute(ExecType::Commit).unwrap();
+    assert!(w.row(seen).is_some());
+    let mut b = c2.transaction();
+    let r = b.read(&t2, vec![10.into()]);
+    b.execute(ExecType::Commit).unwrap();
+    assert!(b.row(r).is_some(), "the insert was committed");
     let mut b = c2.transaction();
     b.insert(&t2, t2.values(&[("id", 9.into())]).unwrap());
     b.commit().unwrap();
@@ -441,10 +453,7 @@ fn scans_filter_project_limit_order_and_prune() {
         )
         .unwrap();
     let seqs: Vec<Value> = one.into_iter().map(|r| r[0].clone()).collect();
-    assert_eq!(
-        seqs,
-        (0..40).rev().map(Value::Int).collect::<Vec<_>>()
-    );
+    assert_eq!(seqs, (0..40).rev().map(Value::Int).collect::<Vec<_>>());
     // A bounded range over all partitions, merged in order, with a limit.
     let range = cluster
         .scan(

@@ -96,7 +96,12 @@ pub struct Coordinator {
 }
 
 impl Coordinator {
-    pub fn new(shared: Arc<Shared>, me: Sender<Event>, writer: FrameWriter, peer: String) -> Coordinator {
+    pub fn new(
+        shared: Arc<Shared>,
+        me: Sender<Event>,
+        writer: FrameWriter,
+        peer: String,
+    ) -> Coordinator {
         let writer = Arc::new(Mutex::new(writer));
         Coordinator {
             shared,
@@ -162,6 +167,18 @@ impl Coordinator {
     /// Handles one request frame from the connection.
     pub fn on_frame(&mut self, header: FrameHeader, message: Message) {
         let id = header.request_id;
+        if header.cluster_id != self.shared.cluster_id {
+            return self.fail(
+                id,
+                Error::new(
+                    ErrorCode::Protocol,
+                    format!(
+                        "frame for cluster {} reached cluster {}",
+                        header.cluster_id, self.shared.cluster_id
+                    ),
+                ),
+            );
+        }
         if self.shared.stopping.load(Ordering::Relaxed) {
             return self.fail(
                 id,
@@ -315,15 +332,13 @@ impl Coordinator {
             }
         }
         let tag = self.tag();
-        if failure.is_none() {
+        let stateless = self.txns.get(&client_txn).is_some_and(|t| t.touched == 0);
+        if failure.is_none() && stateless {
             if let Some((worker, steps)) = direct_read_steps(&ops, self.shared.workers.len()) {
-                // Committed reads take no locks and leave no state: the owning worker answers the
-                // connection itself and the transaction stays as it was.
-                if exec == ExecType::Commit {
-                    self.txns.remove(&client_txn);
-                } else if let Some(t) = self.txns.get_mut(&client_txn) {
-                    t.busy = false;
-                }
+                // The transaction holds nothing on any worker and committed reads take no locks
+                // and leave no state, so there is nothing to commit or roll back: the owning worker
+                // answers the connection itself and the transaction is forgotten.
+                self.txns.remove(&client_txn);
                 let direct = DirectReply {
                     writer: self.writer.clone(),
                     cluster_id: self.shared.cluster_id,

@@ -283,39 +283,50 @@ fn accept_loop(
         }
         shared.connections.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::channel::<Event>();
-        let coordinator = Arc::new(Mutex::new(Coordinator::new(shared.clone(), tx.clone(), writer, peer.clone())));
+        let coordinator = Arc::new(Mutex::new(Coordinator::new(
+            shared.clone(),
+            tx.clone(),
+            writer,
+            peer.clone(),
+        )));
         let reader_coordinator = coordinator.clone();
         let reader_peer = peer.clone();
-        let spawned = std::thread::Builder::new().name("conn-reader".into()).spawn(move || {
-            let why = loop {
-                match reader.read() {
-                    Ok(Some((header, message))) => {
-                        let Ok(mut c) = reader_coordinator.lock() else { break "coordinator poisoned".to_string() };
-                        c.on_frame(header, message);
-                        if !c.flush() {
-                            break "write failed".to_string();
+        let spawned = std::thread::Builder::new()
+            .name("conn-reader".into())
+            .spawn(move || {
+                let why = loop {
+                    match reader.read() {
+                        Ok(Some((header, message))) => {
+                            let Ok(mut c) = reader_coordinator.lock() else {
+                                break "coordinator poisoned".to_string();
+                            };
+                            c.on_frame(header, message);
+                            if !c.flush() {
+                                break "write failed".to_string();
+                            }
+                        }
+                        Ok(None) => break "peer closed".to_string(),
+                        Err(e) => {
+                            warn!(peer = %reader_peer, "closing connection: {e}");
+                            break e.to_string();
                         }
                     }
-                    Ok(None) => break "peer closed".to_string(),
-                    Err(e) => {
-                        warn!(peer = %reader_peer, "closing connection: {e}");
-                        break e.to_string();
-                    }
+                };
+                if let Ok(mut c) = reader_coordinator.lock() {
+                    c.close();
                 }
-            };
-            if let Ok(mut c) = reader_coordinator.lock() {
-                c.close();
-            }
-            let _ = tx.send(Event::Closed(why));
-        });
+                let _ = tx.send(Event::Closed(why));
+            });
         if let Err(e) = spawned {
             warn!(%peer, "could not start connection reader: {e}");
             continue;
         }
         let counter = shared.clone();
-        let _ = std::thread::Builder::new().name("coordinator".into()).spawn(move || {
-            coordinator::run_completions(coordinator, rx);
-            counter.connections.fetch_sub(1, Ordering::Relaxed);
-        });
+        let _ = std::thread::Builder::new()
+            .name("coordinator".into())
+            .spawn(move || {
+                coordinator::run_completions(coordinator, rx);
+                counter.connections.fetch_sub(1, Ordering::Relaxed);
+            });
     }
 }

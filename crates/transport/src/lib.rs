@@ -4,9 +4,9 @@
 //! It is the only crate that opens sockets. It checks frame headers and checksums, so a peer that
 //! sends a bad frame gets a `TransportError` naming why, and only its connection is affected.
 
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use wire::{DecodeError, FrameHeader, Message, HEADER_BYTES};
 
@@ -19,31 +19,129 @@ pub enum TransportError {
     Decode(#[from] DecodeError),
 }
 
-/// Bytes the reader buffers from the socket at once.
+/// Bytes the reader asks the socket for at once; frames larger than this grow the buffer up to the
+/// frame limit.
 const READ_BUFFER_BYTES: usize = 256 * 1024;
 
-/// Reads whole frames from one connection.
+/// What waiting for a frame with a deadline produced.
+#[derive(Debug)]
+pub enum ReadOutcome {
+    Frame(FrameHeader, Message),
+    /// The deadline passed first; a partly received frame stays buffered for the next call.
+    TimedOut,
+    /// The peer closed the connection between frames.
+    Closed,
+}
+
+/// Reads whole frames from one connection, keeping partial frames across calls so a read may
+/// time out and resume.
 pub struct FrameReader {
-    stream: BufReader<TcpStream>,
+    stream: TcpStream,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    timeout: Option<Duration>,
 }
 
 impl FrameReader {
+    fn new(stream: TcpStream) -> FrameReader {
+        FrameReader {
+            stream,
+            buf: vec![0; READ_BUFFER_BYTES],
+            start: 0,
+            end: 0,
+            timeout: None,
+        }
+    }
+
     /// Reads the next frame and decodes its message. Ok(None) on a clean close between frames.
     pub fn read(&mut self) -> Result<Option<(FrameHeader, Message)>, TransportError> {
-        let mut header_bytes = [0u8; HEADER_BYTES];
-        match self.stream.read_exact(&mut header_bytes[..1]) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-            Err(e) => return Err(e.into()),
+        match self.read_until(None)? {
+            ReadOutcome::Frame(h, m) => Ok(Some((h, m))),
+            ReadOutcome::Closed | ReadOutcome::TimedOut => Ok(None),
         }
-        self.stream.read_exact(&mut header_bytes[1..])?;
-        let header = FrameHeader::decode(&header_bytes)?;
-        // body_len was checked against FRAME_BODY_BYTES_MAX by decode.
-        let mut body = vec![0u8; header.body_len as usize];
-        self.stream.read_exact(&mut body)?;
-        header.verify(&header_bytes, &body)?;
-        let message = Message::decode(&header, &body)?;
-        Ok(Some((header, message)))
+    }
+
+    /// Reads the next frame, giving up at `deadline` (None: wait as long as it takes).
+    pub fn read_until(&mut self, deadline: Option<Instant>) -> Result<ReadOutcome, TransportError> {
+        loop {
+            if let Some((h, m)) = self.parse()? {
+                return Ok(ReadOutcome::Frame(h, m));
+            }
+            let timeout = match deadline {
+                None => None,
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Ok(ReadOutcome::TimedOut);
+                    }
+                    Some(left.max(Duration::from_micros(100)))
+                }
+            };
+            if timeout != self.timeout {
+                self.stream.set_read_timeout(timeout)?;
+                self.timeout = timeout;
+            }
+            match self.stream.read(&mut self.buf[self.end..]) {
+                Ok(0) if self.start == self.end => return Ok(ReadOutcome::Closed),
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        format!(
+                            "closed inside a frame ({} bytes buffered)",
+                            self.end - self.start
+                        ),
+                    )
+                    .into())
+                }
+                Ok(n) => self.end += n,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Takes one whole frame off the buffer if it holds one; makes room for the rest otherwise.
+    fn parse(&mut self) -> Result<Option<(FrameHeader, Message)>, TransportError> {
+        let available = self.end - self.start;
+        if available >= HEADER_BYTES {
+            let mut header_bytes = [0u8; HEADER_BYTES];
+            header_bytes.copy_from_slice(&self.buf[self.start..self.start + HEADER_BYTES]);
+            // decode checks body_len against FRAME_BODY_BYTES_MAX before anything is allocated.
+            let header = FrameHeader::decode(&header_bytes)?;
+            let total = HEADER_BYTES + header.body_len as usize;
+            if available >= total {
+                let body = &self.buf[self.start + HEADER_BYTES..self.start + total];
+                header.verify(&header_bytes, body)?;
+                let message = Message::decode(&header, body)?;
+                self.start += total;
+                if self.start == self.end {
+                    self.start = 0;
+                    self.end = 0;
+                }
+                return Ok(Some((header, message)));
+            }
+            if self.buf.len() < total {
+                self.buf.resize(total.max(READ_BUFFER_BYTES), 0);
+            }
+            if self.buf.len() - self.start < total {
+                self.compact();
+            }
+        } else if self.buf.len() - self.start < HEADER_BYTES {
+            self.compact();
+        }
+        Ok(None)
+    }
+
+    fn compact(&mut self) {
+        self.buf.copy_within(self.start..self.end, 0);
+        self.end -= self.start;
+        self.start = 0;
     }
 }
 
@@ -77,9 +175,7 @@ impl FrameWriter {
 /// Splits a connected stream into a frame reader and writer, with TCP_NODELAY set.
 pub fn split(stream: TcpStream) -> io::Result<(FrameReader, FrameWriter)> {
     stream.set_nodelay(true)?;
-    let reader = FrameReader {
-        stream: BufReader::with_capacity(READ_BUFFER_BYTES, stream.try_clone()?),
-    };
+    let reader = FrameReader::new(stream.try_clone()?);
     Ok((reader, FrameWriter { stream }))
 }
 

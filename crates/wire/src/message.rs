@@ -348,10 +348,10 @@ impl Message {
     /// Decodes a body of the type named in `header`; fails on any malformation or trailing byte.
     pub fn decode(header: &FrameHeader, body: &[u8]) -> DecodeResult<Message> {
         let mut r = Reader::new(body);
-        let name = |r: &mut Reader| r.string("name", limits::NAME_BYTES_MAX * 4);
+        let name = |r: &mut Reader| r.string("name", limits::WIRE_NAME_BYTES_MAX);
         let message = match header.message_type {
             1 => Message::Hello {
-                client_name: r.string("client name", 256)?,
+                client_name: r.string("client name", limits::CLIENT_NAME_BYTES_MAX)?,
             },
             2 => Message::HelloReply {
                 node_id: r.u32()?,
@@ -534,12 +534,17 @@ impl Message {
 
 fn put_error(out: &mut Vec<u8>, e: &Error) {
     out.put_u16(e.code as u16);
-    out.put_bytes(e.message.as_bytes());
+    // Cut long messages at a character boundary so the peer's decoder limit always holds.
+    let mut end = e.message.len().min(limits::ERROR_MESSAGE_BYTES_MAX);
+    while !e.message.is_char_boundary(end) {
+        end -= 1;
+    }
+    out.put_bytes(&e.message.as_bytes()[..end]);
 }
 
 fn get_error(r: &mut Reader) -> DecodeResult<Error> {
     let code = r.u16()?;
-    let message = r.string("error message", 4096)?;
+    let message = r.string("error message", limits::ERROR_MESSAGE_BYTES_MAX)?;
     Ok(Error::new(
         ErrorCode::from_u16(code).unwrap_or(ErrorCode::Internal),
         message,
@@ -771,7 +776,7 @@ fn put_table(out: &mut Vec<u8>, t: &TableDef) {
 }
 
 fn get_table(r: &mut Reader) -> DecodeResult<TableDef> {
-    let name_limit = limits::NAME_BYTES_MAX * 4;
+    let name_limit = limits::WIRE_NAME_BYTES_MAX;
     let id = r.u32()?;
     let name = r.string("table name", name_limit)?;
     let n = r.count("columns", limits::COLUMNS_MAX, 14)?;
