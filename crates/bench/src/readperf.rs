@@ -93,6 +93,10 @@ fn readperf_table() -> TableDef {
         .expect("static schema is valid")
 }
 
+fn io_error(e: std::io::Error) -> client::ClientError {
+    client::ClientError::ConnectionLost(format!("ping-pong: {e}"))
+}
+
 fn recreate(cluster: &Cluster, def: TableDef) -> client::Result<Table> {
     if cluster.table(&def.name).is_ok() {
         cluster.drop_table(&def.name)?;
@@ -145,7 +149,8 @@ pub fn run(opts: &Options) -> client::Result<Report> {
         let us = elapsed.as_secs_f64() * 1e6 / rows.max(1) as f64;
         (us, 1e6 / us.max(1e-9))
     };
-    let total = range * opts.iterations.max(1);
+    // Time a path spent on work it does not count (the interleaved ping-pong).
+    let excluded = std::cell::Cell::new(Duration::ZERO);
     let mut measure = |name: &'static str,
                        f: &mut dyn FnMut(&mut Rng) -> client::Result<u64>|
      -> client::Result<()> {
@@ -154,7 +159,10 @@ pub fn run(opts: &Options) -> client::Result<Report> {
         for _ in 0..opts.iterations.max(1) {
             counted += f(&mut rng)?;
         }
-        let (us_per_row, rows_per_sec) = per(start.elapsed(), counted);
+        let elapsed = start
+            .elapsed()
+            .saturating_sub(excluded.replace(Duration::ZERO));
+        let (us_per_row, rows_per_sec) = per(elapsed, counted);
         if opts.progress {
             eprintln!("  {name:<24} {us_per_row:>10.2} us/row {rows_per_sec:>12.0} rows/s");
         }
@@ -176,17 +184,37 @@ pub fn run(opts: &Options) -> client::Result<Report> {
         }
     };
 
+    // Serial reads alternate with slices of a bare TCP ping-pong of the same request size, so both
+    // run under the same machine conditions (idle states and scheduling vary a lot on small VMs).
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(io_error)?;
+    let echo_addr = listener.local_addr().map_err(io_error)?;
+    std::thread::spawn(move || transport::echo::serve(listener));
+    let message_bytes = request_bytes(&table, &columns);
+    let mut ping =
+        transport::echo::PingPong::connect(echo_addr, message_bytes).map_err(io_error)?;
+    let mut pingpong = Duration::ZERO;
+    let mut pingpongs = 0u64;
     measure("serial pk read", &mut |rng| {
         let mut txn = cluster.transaction();
-        for _ in 0..range {
-            let op = txn.read_with(
-                &table,
-                vec![Value::Int(rng.below(rows) as i64)],
-                LockMode::CommittedRead,
-                columns.clone(),
-            );
-            txn.execute(ExecType::NoCommit)?;
-            expect_row(txn.row(op).is_some())?;
+        let slice = (range / 10).max(1);
+        let mut done = 0;
+        while done < range {
+            let n = slice.min(range - done);
+            for _ in 0..n {
+                let op = txn.read_with(
+                    &table,
+                    vec![Value::Int(rng.below(rows) as i64)],
+                    LockMode::CommittedRead,
+                    columns.clone(),
+                );
+                txn.execute(ExecType::NoCommit)?;
+                expect_row(txn.row(op).is_some())?;
+            }
+            let pp = ping.run(n as usize).map_err(io_error)?;
+            excluded.set(excluded.get() + pp);
+            pingpong += pp;
+            pingpongs += n;
+            done += n;
         }
         txn.commit()?;
         Ok(range)
@@ -313,17 +341,7 @@ pub fn run(opts: &Options) -> client::Result<Report> {
     let scan_rows_examined_per_sec_per_worker =
         examined as f64 / scan_elapsed.as_secs_f64() / f64::from(status.worker_count.max(1));
 
-    // Bare TCP ping-pong of a one-row request's size, on this host.
-    let listener = TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| client::ClientError::ConnectionLost(e.to_string()))?;
-    let echo_addr = listener
-        .local_addr()
-        .map_err(|e| client::ClientError::ConnectionLost(e.to_string()))?;
-    std::thread::spawn(move || transport::echo::serve(listener));
-    let message_bytes = request_bytes(&table, &columns);
-    let elapsed = transport::echo::ping_pong(echo_addr, message_bytes, total as usize)
-        .map_err(|e| client::ClientError::ConnectionLost(e.to_string()))?;
-    let pingpong_us = elapsed.as_secs_f64() * 1e6 / total as f64;
+    let pingpong_us = pingpong.as_secs_f64() * 1e6 / pingpongs.max(1) as f64;
 
     cluster.drop_table("readperf")?;
     Ok(Report {

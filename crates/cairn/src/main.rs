@@ -51,6 +51,9 @@ struct StartArgs {
     /// Worker threads of the data node (0: cores - 1, at least 1).
     #[arg(long, default_value_t = 0)]
     workers: usize,
+    /// Microseconds a worker polls for work before sleeping (0: sleep at once).
+    #[arg(long, default_value_t = 50)]
+    worker_spin_us: u64,
 }
 
 #[derive(Args)]
@@ -66,6 +69,9 @@ struct DataNodeArgs {
     /// Row-lock wait timeout in milliseconds.
     #[arg(long, default_value_t = 1200)]
     lock_wait_timeout_ms: u64,
+    /// Microseconds a worker polls for work before sleeping (0: sleep at once).
+    #[arg(long, default_value_t = 50)]
+    worker_spin_us: u64,
 }
 
 #[derive(Subcommand)]
@@ -172,6 +178,7 @@ fn start(args: StartArgs) -> Result<()> {
     let config = DataNodeConfig {
         listen: format!("{}:{port}", args.bind),
         workers: args.workers,
+        worker_spin: Duration::from_micros(args.worker_spin_us),
         ..DataNodeConfig::default()
     };
     let node = DataNode::start(config.clone())
@@ -206,6 +213,7 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         node_id: args.node_id,
         workers: args.workers,
         lock_wait_timeout: Duration::from_millis(args.lock_wait_timeout_ms),
+        worker_spin: Duration::from_micros(args.worker_spin_us),
         ..DataNodeConfig::default()
     };
     let node = DataNode::start(config.clone())

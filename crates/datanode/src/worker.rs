@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::ops::Bound;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,6 +19,9 @@ use wire::{ExecuteOutcome, LockMode, Message, OpResult, ScanOrder};
 use crate::messages::*;
 
 type LockKey = (u32, Vec<u8>);
+
+/// Work arriving within this many spin times after a worker went to sleep turns spinning back on.
+const SPIN_RESUME_FACTOR: u32 = 4;
 
 struct LockEntry {
     exclusive: bool,
@@ -58,22 +61,52 @@ pub struct Worker {
     txns: HashMap<TxnId, WorkerTxn>,
     parked: Vec<Parked>,
     lock_wait: Duration,
+    spin: Duration,
 }
 
 impl Worker {
-    pub fn new(lock_wait: Duration) -> Worker {
+    pub fn new(lock_wait: Duration, spin: Duration) -> Worker {
         Worker {
             partitions: HashMap::new(),
             locks: HashMap::new(),
             txns: HashMap::new(),
             parked: Vec::new(),
             lock_wait,
+            spin,
         }
     }
 
     /// Serves requests until `Stop` or until every sender is gone.
     pub fn run(mut self, inbox: Receiver<ToWorker>) {
+        let mut spinning = !self.spin.is_zero();
         loop {
+            // Poll briefly before sleeping: waking a sleeping thread costs more than a request.
+            // Spinning stops after a poll that found nothing and resumes once work arrives
+            // again soon after the worker slept, so an idle worker burns one spin at most.
+            if spinning {
+                let until = Instant::now() + self.spin;
+                let mut got = None;
+                while Instant::now() < until {
+                    match inbox.try_recv() {
+                        Ok(m) => {
+                            got = Some(m);
+                            break;
+                        }
+                        Err(TryRecvError::Empty) => std::hint::spin_loop(),
+                        Err(TryRecvError::Disconnected) => return,
+                    }
+                }
+                match got {
+                    Some(ToWorker::Stop) => return,
+                    Some(message) => {
+                        self.handle(message);
+                        self.expire_waits();
+                        continue;
+                    }
+                    None => spinning = false,
+                }
+            }
+            let slept = Instant::now();
             let next = match self.parked.iter().map(|p| p.deadline).min() {
                 None => inbox.recv().map_err(|_| RecvTimeoutError::Disconnected),
                 Some(deadline) => {
@@ -82,7 +115,12 @@ impl Worker {
             };
             match next {
                 Ok(ToWorker::Stop) | Err(RecvTimeoutError::Disconnected) => return,
-                Ok(message) => self.handle(message),
+                Ok(message) => {
+                    // Waking takes tens of microseconds itself, so "soon" allows several spins.
+                    spinning =
+                        !self.spin.is_zero() && slept.elapsed() < self.spin * SPIN_RESUME_FACTOR;
+                    self.handle(message);
+                }
                 Err(RecvTimeoutError::Timeout) => {}
             }
             self.expire_waits();
@@ -295,22 +333,36 @@ impl Worker {
                 return StepStatus::Blocked(step);
             }
         }
+        let slot = step.slot;
+        let want = step.want_images;
+        if let StepKind::Read { projection, .. } = &step.kind {
+            // Reads decode only the columns asked for.
+            let outcome = match self.visible(txn, &key, step.partition) {
+                None => StepOutcome::NotFound,
+                Some(row) if projection.is_empty() => StepOutcome::Row(layout.values(row)),
+                Some(row) => StepOutcome::Row(
+                    projection
+                        .iter()
+                        .map(|c| {
+                            if (*c as usize) < layout.column_count() {
+                                layout.value(row, *c as usize)
+                            } else {
+                                Value::Null
+                            }
+                        })
+                        .collect(),
+                ),
+            };
+            return StepStatus::Done(StepReply {
+                slot,
+                result: Ok(outcome),
+            });
+        }
         let current = self
             .visible(txn, &key, step.partition)
             .map(|r| layout.values(r));
-        let slot = step.slot;
-        let want = step.want_images;
         let result = match step.kind {
-            StepKind::Read { projection, .. } => Ok(match current {
-                None => StepOutcome::NotFound,
-                Some(values) if projection.is_empty() => StepOutcome::Row(values),
-                Some(values) => StepOutcome::Row(
-                    projection
-                        .iter()
-                        .map(|c| values.get(*c as usize).cloned().unwrap_or(Value::Null))
-                        .collect(),
-                ),
-            }),
+            StepKind::Read { .. } => unreachable!("reads returned above"),
             StepKind::Insert { row } => match current {
                 Some(_) => Err(duplicate(
                     self.partitions

@@ -32,7 +32,7 @@ struct OrderedIndex {
 /// One partition of one table. Owned by one worker thread; holds committed rows only.
 pub struct Partition {
     table: Arc<TableDef>,
-    layout: RowLayout,
+    layout: Arc<RowLayout>,
     rows: Vec<Option<Box<[u8]>>>,
     free: Vec<RowId>,
     primary: HashTable<RowId>,
@@ -53,7 +53,7 @@ impl Partition {
             })
             .collect();
         Partition {
-            layout: RowLayout::new(&table),
+            layout: Arc::new(RowLayout::new(&table)),
             table,
             rows: Vec::new(),
             free: Vec::new(),
@@ -69,7 +69,7 @@ impl Partition {
         &self.table
     }
 
-    pub fn layout(&self) -> &RowLayout {
+    pub fn layout(&self) -> &Arc<RowLayout> {
         &self.layout
     }
 

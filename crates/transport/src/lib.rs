@@ -229,17 +229,32 @@ pub mod echo {
         }
     }
 
-    /// Sends `size`-byte messages and waits for each echo, `count` times; returns the elapsed time.
-    pub fn ping_pong(address: SocketAddr, size: usize, count: usize) -> io::Result<Duration> {
-        let mut stream = TcpStream::connect(address)?;
-        stream.set_nodelay(true)?;
-        let msg = vec![7u8; size.max(1)];
-        let mut back = vec![0u8; size.max(1)];
-        let start = std::time::Instant::now();
-        for _ in 0..count {
-            stream.write_all(&msg)?;
-            stream.read_exact(&mut back)?;
+    /// A client connection to an echo server that times round trips of one message size.
+    pub struct PingPong {
+        stream: TcpStream,
+        message: Vec<u8>,
+        echo: Vec<u8>,
+    }
+
+    impl PingPong {
+        pub fn connect(address: SocketAddr, size: usize) -> io::Result<PingPong> {
+            let stream = TcpStream::connect(address)?;
+            stream.set_nodelay(true)?;
+            Ok(PingPong {
+                stream,
+                message: vec![7u8; size.max(1)],
+                echo: vec![0u8; size.max(1)],
+            })
         }
-        Ok(start.elapsed())
+
+        /// Sends the message and waits for its echo, `count` times; returns the elapsed time.
+        pub fn run(&mut self, count: usize) -> io::Result<Duration> {
+            let start = Instant::now();
+            for _ in 0..count {
+                self.stream.write_all(&self.message)?;
+                self.stream.read_exact(&mut self.echo)?;
+            }
+            Ok(start.elapsed())
+        }
     }
 }
