@@ -1,18 +1,17 @@
-//! The transaction coordinator of one API connection. The connection's reader thread hands it each
-//! request frame and a completion thread hands it worker replies (both under one mutex): it routes
-//! each step to the worker owning the step's partition, drives unique-index lookups and maintenance as extra rounds, commits or aborts
-//! on every worker a transaction touched, merges scan results, and writes every frame that is ready
-//! in one socket write.
+//! The transaction coordinator of one API connection, run by the worker thread that serves the
+//! connection. It routes each step to the worker owning the step's partition, drives
+//! unique-index lookups and maintenance as extra rounds, commits or aborts on every worker a
+//! transaction touched, merges scan results, and collects reply frames for the connection. It
+//! never touches partitions itself: everything for workers goes through `outbox`, which the event
+//! loop delivers (to its own worker without leaving the thread).
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use base::schema::IndexKind;
 use base::{limits, Error, ErrorCode, Value};
-use tracing::{debug, warn};
-use transport::FrameWriter;
+use tracing::warn;
 use wire::frame::FLAG_LAST;
 use wire::{
     ExecType, ExecuteOutcome, FrameHeader, LockMode, Message, NodeStatus, OpKind, OpResult,
@@ -75,6 +74,18 @@ enum Pending {
         results: Vec<OpResult>,
     },
     Scan(ScanState),
+    /// Waiting for every worker to apply a schema change.
+    Ddl {
+        request_id: u64,
+        waiting: usize,
+        reply: Message,
+    },
+    /// Gathering every worker's status.
+    Status {
+        request_id: u64,
+        waiting: usize,
+        status: NodeStatus,
+    },
 }
 
 struct OpenTxn {
@@ -86,9 +97,12 @@ struct OpenTxn {
 
 pub struct Coordinator {
     shared: Arc<Shared>,
-    me: Sender<Event>,
-    writer: Arc<Mutex<FrameWriter>>,
-    out: Vec<u8>,
+    /// Where workers send this coordinator's events.
+    me: ReplyTo,
+    /// Reply frames ready for the connection; the event loop writes them.
+    pub out: Vec<u8>,
+    /// Messages for workers; the event loop delivers them.
+    pub outbox: Vec<(usize, ToWorker)>,
     txns: HashMap<u64, OpenTxn>,
     pending: HashMap<u64, Pending>,
     next_tag: u64,
@@ -96,18 +110,12 @@ pub struct Coordinator {
 }
 
 impl Coordinator {
-    pub fn new(
-        shared: Arc<Shared>,
-        me: Sender<Event>,
-        writer: FrameWriter,
-        peer: String,
-    ) -> Coordinator {
-        let writer = Arc::new(Mutex::new(writer));
+    pub fn new(shared: Arc<Shared>, me: ReplyTo, peer: String) -> Coordinator {
         Coordinator {
             shared,
             me,
-            writer,
             out: Vec::with_capacity(64 * 1024),
+            outbox: Vec::new(),
             txns: HashMap::new(),
             pending: HashMap::new(),
             next_tag: 1,
@@ -115,30 +123,27 @@ impl Coordinator {
         }
     }
 
-    /// Writes every frame made ready since the last flush in one write; false if the socket failed.
-    pub fn flush(&mut self) -> bool {
-        if self.out.is_empty() {
-            return true;
+    /// Aborts the transactions the connection left open.
+    pub fn close(&mut self) {
+        let open: Vec<OpenTxn> = self.txns.drain().map(|(_, t)| t).collect();
+        for txn in open {
+            self.abort_on_workers(txn.id, txn.touched);
         }
-        let sent = match self.writer.lock() {
-            Ok(mut w) => w.send(&self.out),
-            Err(_) => return false,
-        };
-        self.out.clear();
-        if let Err(e) = sent {
-            debug!(peer = %self.peer, "closing connection after failed write: {e}");
-            return false;
-        }
-        true
     }
 
-    /// Aborts the transactions the connection left open and closes the socket.
-    pub fn close(&mut self) {
-        for (_, txn) in self.txns.drain() {
-            abort_on_workers(&self.shared, txn.id, txn.touched, None, 0);
-        }
-        if let Ok(w) = self.writer.lock() {
-            w.shutdown();
+    /// Tells every worker the transaction touched to abort it.
+    fn abort_on_workers(&mut self, txn: TxnId, touched: u64) {
+        for w in 0..self.shared.worker_count() {
+            if touched & (1 << w) != 0 {
+                self.outbox.push((
+                    w,
+                    ToWorker::Abort {
+                        txn,
+                        tag: 0,
+                        reply_to: None,
+                    },
+                ));
+            }
         }
     }
 
@@ -150,18 +155,39 @@ impl Coordinator {
         self.reply(request_id, &Message::Failure(error));
     }
 
-    /// Handles one event; false ends the connection.
-    pub fn handle(&mut self, event: Event) -> bool {
+    /// Handles one event from a worker.
+    pub fn handle(&mut self, event: Event) {
         match event {
-            Event::Closed(reason) => {
-                debug!(peer = %self.peer, "connection closed: {reason}");
-                return false;
-            }
             Event::StepsDone { tag, replies } => self.on_steps(tag, replies),
             Event::Finished { tag } => self.on_finished(tag),
             Event::ScanDone { tag, rows } => self.on_scan_part(tag, rows),
+            Event::Status { tag, status } => self.on_status(tag, status),
+            Event::Frames(bytes) => self.out.extend_from_slice(&bytes),
         }
-        true
+    }
+
+    fn on_status(&mut self, tag: u64, worker: WorkerStatus) {
+        let Some(Pending::Status {
+            request_id,
+            waiting,
+            mut status,
+        }) = self.pending.remove(&tag)
+        else {
+            return;
+        };
+        status.row_count += worker.rows;
+        if waiting > 1 {
+            self.pending.insert(
+                tag,
+                Pending::Status {
+                    request_id,
+                    waiting: waiting - 1,
+                    status,
+                },
+            );
+        } else {
+            self.reply(request_id, &Message::StatusReply(status));
+        }
     }
 
     /// Handles one request frame from the connection.
@@ -198,7 +224,7 @@ impl Coordinator {
             Message::Hello { .. } => {
                 let reply = Message::HelloReply {
                     node_id: self.shared.node_id,
-                    worker_count: self.shared.workers.len() as u32,
+                    worker_count: self.shared.worker_count() as u32,
                 };
                 self.reply(id, &reply);
             }
@@ -209,20 +235,64 @@ impl Coordinator {
                 operations,
             } => self.on_execute(id, transaction, exec, operations),
             Message::Scan(request) => self.on_scan(id, request),
-            Message::CreateTable(def) => {
-                let reply = match self.shared.create_table(def) {
-                    Ok(m) => m,
-                    Err(e) => Message::Failure(e),
-                };
-                self.reply(id, &reply);
-            }
-            Message::DropTable { name } => {
-                let reply = match self.shared.drop_table(&name) {
-                    Ok(()) => Message::Done,
-                    Err(e) => Message::Failure(e),
-                };
-                self.reply(id, &reply);
-            }
+            Message::CreateTable(def) => match self.shared.register_table(def) {
+                Ok(created) => {
+                    let reply = Message::TableInfo {
+                        table: (*created[0]).clone(),
+                        index_tables: created[1..].iter().map(|t| (**t).clone()).collect(),
+                    };
+                    let tag = self.tag();
+                    for w in 0..self.shared.worker_count() {
+                        let tables = created
+                            .iter()
+                            .map(|t| (t.clone(), self.shared.partitions_of(t, w)))
+                            .collect();
+                        self.outbox.push((
+                            w,
+                            ToWorker::CreateTables {
+                                tables,
+                                tag,
+                                reply_to: self.me,
+                            },
+                        ));
+                    }
+                    let waiting = self.shared.worker_count();
+                    self.pending.insert(
+                        tag,
+                        Pending::Ddl {
+                            request_id: id,
+                            waiting,
+                            reply,
+                        },
+                    );
+                }
+                Err(e) => self.fail(id, e),
+            },
+            Message::DropTable { name } => match self.shared.unregister_table(&name) {
+                Ok(ids) => {
+                    let tag = self.tag();
+                    for w in 0..self.shared.worker_count() {
+                        self.outbox.push((
+                            w,
+                            ToWorker::DropTables {
+                                ids: ids.clone(),
+                                tag,
+                                reply_to: self.me,
+                            },
+                        ));
+                    }
+                    let waiting = self.shared.worker_count();
+                    self.pending.insert(
+                        tag,
+                        Pending::Ddl {
+                            request_id: id,
+                            waiting,
+                            reply: Message::Done,
+                        },
+                    );
+                }
+                Err(e) => self.fail(id, e),
+            },
             Message::GetTable { name } => {
                 let reply = match self.shared.table_info(&name) {
                     Some(m) => m,
@@ -243,8 +313,37 @@ impl Coordinator {
                 self.reply(id, &Message::TableList { names });
             }
             Message::Status => {
-                let status = self.shared.status();
-                self.reply(id, &Message::StatusReply(status));
+                let tag = self.tag();
+                for w in 0..self.shared.worker_count() {
+                    self.outbox.push((
+                        w,
+                        ToWorker::Status {
+                            tag,
+                            reply_to: self.me,
+                        },
+                    ));
+                }
+                let status = NodeStatus {
+                    node_id: self.shared.node_id,
+                    worker_count: self.shared.worker_count() as u32,
+                    resident_bytes: resident_bytes(),
+                    table_count: self
+                        .shared
+                        .catalog
+                        .read()
+                        .map(|c| c.table_count() as u32)
+                        .unwrap_or(0),
+                    row_count: 0,
+                };
+                let waiting = self.shared.worker_count();
+                self.pending.insert(
+                    tag,
+                    Pending::Status {
+                        request_id: id,
+                        waiting,
+                        status,
+                    },
+                );
             }
             other => {
                 warn!(peer = %self.peer, "unexpected message type {} from an API connection", other.type_code());
@@ -334,29 +433,19 @@ impl Coordinator {
         let tag = self.tag();
         let stateless = self.txns.get(&client_txn).is_some_and(|t| t.touched == 0);
         if failure.is_none() && stateless {
-            if let Some((worker, steps)) = direct_read_steps(&ops, self.shared.workers.len()) {
+            if let Some((worker, steps)) = direct_read_steps(&ops, self.shared.worker_count()) {
                 // The transaction holds nothing on any worker and committed reads take no locks
                 // and leave no state, so there is nothing to commit or roll back: the owning worker
                 // answers the connection itself and the transaction is forgotten.
                 self.txns.remove(&client_txn);
-                let direct = DirectReply {
-                    writer: self.writer.clone(),
-                    cluster_id: self.shared.cluster_id,
-                    request_id,
-                };
                 let message = ToWorker::Steps {
                     txn: txn_id,
                     tag,
                     steps,
-                    reply: self.me.clone(),
-                    direct: Some(direct),
+                    reply_to: self.me,
+                    direct: Some(request_id),
                 };
-                if self.shared.workers[worker].send(message).is_err() {
-                    self.fail(
-                        request_id,
-                        Error::new(ErrorCode::ShuttingDown, "worker stopped"),
-                    );
-                }
+                self.outbox.push((worker, message));
                 return;
             }
         }
@@ -389,7 +478,7 @@ impl Coordinator {
         if steps.is_empty() {
             return self.conclude(*state);
         }
-        let workers = self.shared.workers.len();
+        let workers = self.shared.worker_count();
         let mut groups: Vec<Vec<Step>> = (0..workers).map(|_| Vec::new()).collect();
         for s in steps {
             groups[s.partition as usize % workers].push(s);
@@ -409,15 +498,10 @@ impl Coordinator {
                 txn: state.txn,
                 tag,
                 steps: group,
-                reply: self.me.clone(),
+                reply_to: self.me,
                 direct: None,
             };
-            if self.shared.workers[w].send(message).is_err() {
-                state.waiting -= 1;
-                state
-                    .failure
-                    .get_or_insert((0, Error::new(ErrorCode::ShuttingDown, "worker stopped")));
-            }
+            self.outbox.push((w, message));
         }
         if state.waiting == 0 {
             return self.conclude(*state);
@@ -464,7 +548,7 @@ impl Coordinator {
     fn conclude(&mut self, state: ExecState) {
         if let Some((op_index, error)) = state.failure {
             if let Some(txn) = self.txns.remove(&state.client_txn) {
-                abort_on_workers(&self.shared, txn.id, txn.touched, None, 0);
+                self.abort_on_workers(txn.id, txn.touched);
             }
             return self.reply(
                 state.request_id,
@@ -501,7 +585,7 @@ impl Coordinator {
             );
         };
         if !commit || txn.touched == 0 {
-            abort_on_workers(&self.shared, txn.id, txn.touched, None, 0);
+            self.abort_on_workers(txn.id, txn.touched);
             return self.reply(
                 request_id,
                 &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
@@ -509,16 +593,17 @@ impl Coordinator {
         }
         let tag = self.tag();
         let mut waiting = 0;
-        for w in 0..self.shared.workers.len() {
+        for w in 0..self.shared.worker_count() {
             if txn.touched & (1 << w) != 0 {
-                let message = ToWorker::Commit {
-                    txn: txn.id,
-                    tag,
-                    reply: self.me.clone(),
-                };
-                if self.shared.workers[w].send(message).is_ok() {
-                    waiting += 1;
-                }
+                self.outbox.push((
+                    w,
+                    ToWorker::Commit {
+                        txn: txn.id,
+                        tag,
+                        reply_to: self.me,
+                    },
+                ));
+                waiting += 1;
             }
         }
         self.pending.insert(
@@ -532,13 +617,36 @@ impl Coordinator {
     }
 
     fn on_finished(&mut self, tag: u64) {
-        let Some(Pending::Commit {
-            request_id,
-            waiting,
-            results,
-        }) = self.pending.remove(&tag)
-        else {
-            return;
+        let (request_id, waiting, results) = match self.pending.remove(&tag) {
+            Some(Pending::Commit {
+                request_id,
+                waiting,
+                results,
+            }) => (request_id, waiting, results),
+            Some(Pending::Ddl {
+                request_id,
+                waiting,
+                reply,
+            }) => {
+                if waiting > 1 {
+                    self.pending.insert(
+                        tag,
+                        Pending::Ddl {
+                            request_id,
+                            waiting: waiting - 1,
+                            reply,
+                        },
+                    );
+                } else {
+                    self.reply(request_id, &reply);
+                }
+                return;
+            }
+            Some(other) => {
+                self.pending.insert(tag, other);
+                return;
+            }
+            None => return,
         };
         if waiting > 1 {
             self.pending.insert(
@@ -562,7 +670,7 @@ impl Coordinator {
             Err(e) => self.fail(request_id, e),
             Ok((plan, partitions)) => {
                 let tag = self.tag();
-                let workers = self.shared.workers.len();
+                let workers = self.shared.worker_count();
                 let mut groups: Vec<Vec<u32>> = vec![Vec::new(); workers];
                 for p in partitions {
                     groups[p as usize % workers].push(p);
@@ -577,11 +685,10 @@ impl Coordinator {
                         tag,
                         partitions: group,
                         plan: plan.clone(),
-                        reply: self.me.clone(),
+                        reply_to: self.me,
                     };
-                    if self.shared.workers[w].send(message).is_ok() {
-                        waiting += 1;
-                    }
+                    self.outbox.push((w, message));
+                    waiting += 1;
                 }
                 let state = ScanState {
                     request_id,
@@ -755,28 +862,6 @@ impl Coordinator {
     }
 }
 
-/// The completion half of a connection's coordinator: applies worker replies (and the reader's
-/// close notice) to the shared coordinator state and writes what became ready. The request half
-/// runs on the connection's reader thread, so a request reaches its worker without a thread hop.
-pub fn run_completions(coordinator: Arc<Mutex<Coordinator>>, inbox: Receiver<Event>) {
-    'serve: while let Ok(event) = inbox.recv() {
-        let Ok(mut c) = coordinator.lock() else { break };
-        let mut next = Some(event);
-        while let Some(event) = next {
-            if !c.handle(event) {
-                break 'serve;
-            }
-            next = inbox.try_recv().ok();
-        }
-        if !c.flush() {
-            break;
-        }
-    }
-    if let Ok(mut c) = coordinator.lock() {
-        c.close();
-    }
-}
-
 /// Bytes of scan rows gathered into one frame before it is cut.
 const SCAN_BATCH_BYTES: usize = 1024 * 1024;
 
@@ -805,25 +890,6 @@ fn direct_read_steps(ops: &[OpState], workers: usize) -> Option<(usize, Vec<Step
         steps.push(step);
     }
     Some((worker?, steps))
-}
-
-/// Tells every touched worker to abort the transaction.
-fn abort_on_workers(
-    shared: &Shared,
-    txn: TxnId,
-    touched: u64,
-    reply: Option<Sender<Event>>,
-    tag: u64,
-) {
-    for (w, worker) in shared.workers.iter().enumerate() {
-        if touched & (1 << w) != 0 {
-            let _ = worker.send(ToWorker::Abort {
-                txn,
-                tag,
-                reply: reply.clone(),
-            });
-        }
-    }
 }
 
 /// Moves an operation to its next phase given the outcome of its last step; returns the steps of
@@ -1018,34 +1084,6 @@ fn maintenance_steps(
         }
     }
     steps
-}
-
-/// Asks every worker for its status and adds the process's resident memory.
-pub fn node_status(shared: &Shared) -> NodeStatus {
-    let (tx, rx) = mpsc::channel();
-    let mut asked = 0;
-    for w in &shared.workers {
-        if w.send(ToWorker::Status { reply: tx.clone() }).is_ok() {
-            asked += 1;
-        }
-    }
-    let mut status = NodeStatus {
-        node_id: shared.node_id,
-        worker_count: shared.workers.len() as u32,
-        resident_bytes: resident_bytes(),
-        table_count: shared
-            .catalog
-            .read()
-            .map(|c| c.table_count() as u32)
-            .unwrap_or(0),
-        row_count: 0,
-    };
-    for _ in 0..asked {
-        if let Ok(s) = rx.recv() {
-            status.row_count += s.rows;
-        }
-    }
-    status
 }
 
 /// Resident set size of this process, from /proc/self/statm (0 where unavailable).

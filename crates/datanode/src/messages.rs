@@ -1,12 +1,10 @@
 //! Messages between a connection's coordinator and the worker threads. In-process only: the
-//! coordinator and the workers are roles inside one data node and talk over bounded queues.
+//! coordinator and the workers are roles inside one data node and talk over in-memory queues.
 
-use std::sync::mpsc::Sender;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use base::filter::Filter;
 use base::{Error, TableDef, Value};
-use transport::FrameWriter;
 use wire::{LockMode, ScanOrder};
 
 /// A transaction's id inside the data node, unique across connections.
@@ -88,51 +86,61 @@ pub struct ScanPlan {
 /// A scanned row: its index key (empty for unordered scans) and the projected values.
 pub type ScannedRow = (Vec<u8>, Vec<Value>);
 
-/// Where a worker writes the reply of a request it completes alone: committed reads by primary
-/// key go from the partition's owner straight to the API connection, as NDB's LQH sends read
-/// results to the API without passing through TC.
-#[derive(Clone)]
-pub struct DirectReply {
-    pub writer: Arc<Mutex<FrameWriter>>,
-    pub cluster_id: u32,
-    pub request_id: u64,
+/// Where a worker sends what it did for a coordinator: the worker that owns the connection, and
+/// the connection's token there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplyTo {
+    pub worker: usize,
+    pub connection: usize,
 }
 
 /// Requests to a worker thread.
 pub enum ToWorker {
+    /// Keyed steps of one request; with `direct` (a request id) the worker answers the client
+    /// itself instead of reporting to the coordinator.
     Steps {
         txn: TxnId,
         tag: u64,
         steps: Vec<Step>,
-        reply: Sender<Event>,
-        direct: Option<DirectReply>,
+        reply_to: ReplyTo,
+        direct: Option<u64>,
     },
     Commit {
         txn: TxnId,
         tag: u64,
-        reply: Sender<Event>,
+        reply_to: ReplyTo,
     },
     Abort {
         txn: TxnId,
         tag: u64,
-        reply: Option<Sender<Event>>,
+        reply_to: Option<ReplyTo>,
     },
     Scan {
         tag: u64,
         partitions: Vec<u32>,
         plan: Arc<ScanPlan>,
-        reply: Sender<Event>,
+        reply_to: ReplyTo,
     },
     CreateTables {
         tables: Vec<(Arc<TableDef>, Vec<u32>)>,
-        reply: Sender<()>,
+        tag: u64,
+        reply_to: ReplyTo,
     },
     DropTables {
         ids: Vec<u32>,
-        reply: Sender<()>,
+        tag: u64,
+        reply_to: ReplyTo,
     },
     Status {
-        reply: Sender<WorkerStatus>,
+        tag: u64,
+        reply_to: ReplyTo,
+    },
+    /// A newly accepted API connection for this worker to serve.
+    Connection(std::net::TcpStream),
+    /// An event for the coordinator of one of this worker's connections.
+    ToCoordinator {
+        connection: usize,
+        event: Event,
     },
     Stop,
 }
@@ -143,10 +151,8 @@ pub struct WorkerStatus {
     pub row_bytes: u64,
 }
 
-/// What a coordinator's completion thread receives: replies from workers, and the reader's notice
-/// that the connection closed.
+/// What a coordinator receives from workers.
 pub enum Event {
-    Closed(String),
     StepsDone {
         tag: u64,
         replies: Vec<StepReply>,
@@ -158,4 +164,10 @@ pub enum Event {
         tag: u64,
         rows: Result<Vec<ScannedRow>, Error>,
     },
+    Status {
+        tag: u64,
+        status: WorkerStatus,
+    },
+    /// Whole reply frames a worker built for the connection (direct replies).
+    Frames(Vec<u8>),
 }

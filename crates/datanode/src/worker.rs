@@ -1,11 +1,11 @@
-//! A worker thread: owns a set of partitions and alone touches their rows, indexes and row locks.
-//! It runs keyed steps for transactions (keeping their uncommitted images and locks until commit or
+//! A worker's data: the partitions it owns and alone touches (rows, indexes, row locks). It runs
+//! keyed steps for transactions (keeping their uncommitted images and locks until commit or
 //! abort), parks steps that wait for a lock until it is released or the lock-wait timeout passes,
-//! and scans its partitions with the filter running next to the data.
+//! and scans its partitions with the filter running next to the data. What it answers goes to
+//! `outgoing`; the worker's event loop (`event_loop.rs`) delivers it.
 
 use std::collections::{HashMap, VecDeque};
 use std::ops::Bound;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,9 +19,6 @@ use wire::{ExecuteOutcome, LockMode, Message, OpResult, ScanOrder};
 use crate::messages::*;
 
 type LockKey = (u32, Vec<u8>);
-
-/// Work arriving within this many spin times after a worker went to sleep turns spinning back on.
-const SPIN_RESUME_FACTOR: u32 = 4;
 
 struct LockEntry {
     exclusive: bool,
@@ -39,14 +36,15 @@ struct WorkerTxn {
     pending: HashMap<LockKey, PendingImage>,
 }
 
-/// Steps of one request waiting for a lock.
+/// Steps of one request, run in order; parked while one waits for a lock.
 struct Parked {
     txn: TxnId,
     tag: u64,
     steps: VecDeque<Step>,
     replies: Vec<StepReply>,
-    reply: Sender<Event>,
-    direct: Option<DirectReply>,
+    reply_to: ReplyTo,
+    /// The request id when the worker answers the client itself.
+    direct: Option<u64>,
     deadline: Instant,
 }
 
@@ -61,79 +59,41 @@ pub struct Worker {
     txns: HashMap<TxnId, WorkerTxn>,
     parked: Vec<Parked>,
     lock_wait: Duration,
-    spin: Duration,
+    cluster_id: u32,
+    /// Events for coordinators, delivered by the event loop after each message.
+    pub outgoing: Vec<(ReplyTo, Event)>,
 }
 
 impl Worker {
-    pub fn new(lock_wait: Duration, spin: Duration) -> Worker {
+    pub fn new(lock_wait: Duration, cluster_id: u32) -> Worker {
         Worker {
             partitions: HashMap::new(),
             locks: HashMap::new(),
             txns: HashMap::new(),
             parked: Vec::new(),
             lock_wait,
-            spin,
+            cluster_id,
+            outgoing: Vec::new(),
         }
     }
 
-    /// Serves requests until `Stop` or until every sender is gone.
-    pub fn run(mut self, inbox: Receiver<ToWorker>) {
-        let mut spinning = !self.spin.is_zero();
-        loop {
-            // Poll briefly before sleeping: waking a sleeping thread costs more than a request.
-            // Spinning stops after a poll that found nothing and resumes once work arrives
-            // again soon after the worker slept, so an idle worker burns one spin at most.
-            if spinning {
-                let until = Instant::now() + self.spin;
-                let mut got = None;
-                while Instant::now() < until {
-                    match inbox.try_recv() {
-                        Ok(m) => {
-                            got = Some(m);
-                            break;
-                        }
-                        Err(TryRecvError::Empty) => std::hint::spin_loop(),
-                        Err(TryRecvError::Disconnected) => return,
-                    }
-                }
-                match got {
-                    Some(ToWorker::Stop) => return,
-                    Some(message) => {
-                        self.handle(message);
-                        self.expire_waits();
-                        continue;
-                    }
-                    None => spinning = false,
-                }
-            }
-            let slept = Instant::now();
-            let next = match self.parked.iter().map(|p| p.deadline).min() {
-                None => inbox.recv().map_err(|_| RecvTimeoutError::Disconnected),
-                Some(deadline) => {
-                    inbox.recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                }
-            };
-            match next {
-                Ok(ToWorker::Stop) | Err(RecvTimeoutError::Disconnected) => return,
-                Ok(message) => {
-                    // Waking takes tens of microseconds itself, so "soon" allows several spins.
-                    spinning =
-                        !self.spin.is_zero() && slept.elapsed() < self.spin * SPIN_RESUME_FACTOR;
-                    self.handle(message);
-                }
-                Err(RecvTimeoutError::Timeout) => {}
-            }
-            self.expire_waits();
-        }
+    /// The earliest lock-wait deadline, so the event loop knows how long it may sleep.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.parked.iter().map(|p| p.deadline).min()
     }
 
-    fn handle(&mut self, message: ToWorker) {
+    fn send(&mut self, to: ReplyTo, event: Event) {
+        self.outgoing.push((to, event));
+    }
+
+    /// Handles one data message (connections and coordinator events belong to the event loop).
+    pub fn handle(&mut self, message: ToWorker) {
         match message {
             ToWorker::Steps {
                 txn,
                 tag,
                 steps,
-                reply,
+                reply_to,
                 direct,
             } => {
                 let parked = Parked {
@@ -141,45 +101,49 @@ impl Worker {
                     tag,
                     steps: steps.into(),
                     replies: Vec::new(),
-                    reply,
+                    reply_to,
                     direct,
                     deadline: Instant::now() + self.lock_wait,
                 };
                 self.run_parked(parked);
             }
-            ToWorker::Commit { txn, tag, reply } => {
+            ToWorker::Commit { txn, tag, reply_to } => {
                 self.finish(txn, true);
-                let _ = reply.send(Event::Finished { tag });
+                self.send(reply_to, Event::Finished { tag });
             }
-            ToWorker::Abort { txn, tag, reply } => {
+            ToWorker::Abort { txn, tag, reply_to } => {
                 self.finish(txn, false);
-                if let Some(reply) = reply {
-                    let _ = reply.send(Event::Finished { tag });
+                if let Some(reply_to) = reply_to {
+                    self.send(reply_to, Event::Finished { tag });
                 }
             }
             ToWorker::Scan {
                 tag,
                 partitions,
                 plan,
-                reply,
+                reply_to,
             } => {
                 let rows = self.scan(&partitions, &plan);
-                let _ = reply.send(Event::ScanDone { tag, rows });
+                self.send(reply_to, Event::ScanDone { tag, rows });
             }
-            ToWorker::CreateTables { tables, reply } => {
+            ToWorker::CreateTables {
+                tables,
+                tag,
+                reply_to,
+            } => {
                 for (table, partitions) in tables {
                     for p in partitions {
                         self.partitions
                             .insert((table.id, p), Partition::new(table.clone()));
                     }
                 }
-                let _ = reply.send(());
+                self.send(reply_to, Event::Finished { tag });
             }
-            ToWorker::DropTables { ids, reply } => {
+            ToWorker::DropTables { ids, tag, reply_to } => {
                 self.partitions.retain(|(table, _), _| !ids.contains(table));
-                let _ = reply.send(());
+                self.send(reply_to, Event::Finished { tag });
             }
-            ToWorker::Status { reply } => {
+            ToWorker::Status { tag, reply_to } => {
                 let mut status = WorkerStatus::default();
                 // Rows of hidden unique-index tables are index entries, not rows.
                 for p in self
@@ -190,9 +154,9 @@ impl Worker {
                     status.rows += p.row_count() as u64;
                     status.row_bytes += p.row_bytes() as u64;
                 }
-                let _ = reply.send(status);
+                self.send(reply_to, Event::Status { tag, status });
             }
-            ToWorker::Stop => {}
+            ToWorker::Connection(_) | ToWorker::ToCoordinator { .. } | ToWorker::Stop => {}
         }
     }
 
@@ -214,18 +178,25 @@ impl Worker {
                 }
             }
         }
-        match parked.direct {
-            Some(direct) => reply_direct(&direct, parked.replies),
-            None => {
-                let _ = parked.reply.send(Event::StepsDone {
-                    tag: parked.tag,
-                    replies: parked.replies,
-                });
-            }
-        }
+        self.complete(parked);
     }
 
-    fn expire_waits(&mut self) {
+    /// Reports a finished request: to the coordinator, or straight to the client for direct reads.
+    fn complete(&mut self, parked: Parked) {
+        let event = match parked.direct {
+            Some(request_id) => {
+                Event::Frames(direct_reply(self.cluster_id, request_id, parked.replies))
+            }
+            None => Event::StepsDone {
+                tag: parked.tag,
+                replies: parked.replies,
+            },
+        };
+        self.send(parked.reply_to, event);
+    }
+
+    /// Fails the first waiting step of every request whose lock wait passed its deadline.
+    pub fn expire_waits(&mut self) {
         let now = Instant::now();
         let mut i = 0;
         while i < self.parked.len() {
@@ -243,15 +214,7 @@ impl Worker {
                         )),
                     });
                 }
-                match p.direct {
-                    Some(direct) => reply_direct(&direct, p.replies),
-                    None => {
-                        let _ = p.reply.send(Event::StepsDone {
-                            tag: p.tag,
-                            replies: p.replies,
-                        });
-                    }
-                }
+                self.complete(p);
             } else {
                 i += 1;
             }
@@ -583,8 +546,10 @@ impl Worker {
     }
 }
 
-/// Answers the API connection directly with the outcome of a request this worker ran alone.
-fn reply_direct(direct: &DirectReply, replies: Vec<StepReply>) {
+/// The reply frame of a request this worker ran alone (committed reads by primary key), which
+/// goes to the client without passing through the coordinator, as NDB's LQH sends read results
+/// straight to the API.
+fn direct_reply(cluster_id: u32, request_id: u64, replies: Vec<StepReply>) -> Vec<u8> {
     let mut results = Vec::with_capacity(replies.len());
     let mut outcome = None;
     for r in replies {
@@ -603,11 +568,8 @@ fn reply_direct(direct: &DirectReply, replies: Vec<StepReply>) {
     }
     let message = Message::ExecuteReply(outcome.unwrap_or(ExecuteOutcome::Ok(results)));
     let mut out = Vec::with_capacity(256);
-    message.write_frame(&mut out, direct.cluster_id, FLAG_LAST, direct.request_id);
-    if let Ok(mut writer) = direct.writer.lock() {
-        // A failed write means the connection is gone; its reader reports that to the coordinator.
-        let _ = writer.send(&out);
-    }
+    message.write_frame(&mut out, cluster_id, FLAG_LAST, request_id);
+    out
 }
 
 fn duplicate(table: Option<&Arc<TableDef>>) -> Error {

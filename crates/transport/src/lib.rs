@@ -8,7 +8,12 @@ use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
-use wire::{DecodeError, FrameHeader, Message, HEADER_BYTES};
+use wire::{DecodeError, FrameHeader, Message};
+
+pub mod buffer;
+pub mod nonblocking;
+
+use buffer::FrameBuffer;
 
 /// Why a connection can no longer be used.
 #[derive(Debug, thiserror::Error)]
@@ -19,12 +24,11 @@ pub enum TransportError {
     Decode(#[from] DecodeError),
 }
 
-/// Bytes the reader asks the socket for at once; frames larger than this grow the buffer up to the
-/// frame limit.
-const READ_BUFFER_BYTES: usize = 256 * 1024;
-
 /// What waiting for a frame with a deadline produced.
 #[derive(Debug)]
+// A decoded message moves once, from the reader to its consumer; boxing would add an allocation
+// per frame for nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum ReadOutcome {
     Frame(FrameHeader, Message),
     /// The deadline passed first; a partly received frame stays buffered for the next call.
@@ -33,13 +37,11 @@ pub enum ReadOutcome {
     Closed,
 }
 
-/// Reads whole frames from one connection, keeping partial frames across calls so a read may
-/// time out and resume.
+/// Reads whole frames from one blocking connection, keeping partial frames across calls so a
+/// read may time out and resume.
 pub struct FrameReader {
     stream: TcpStream,
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
+    input: FrameBuffer,
     timeout: Option<Duration>,
 }
 
@@ -47,9 +49,7 @@ impl FrameReader {
     fn new(stream: TcpStream) -> FrameReader {
         FrameReader {
             stream,
-            buf: vec![0; READ_BUFFER_BYTES],
-            start: 0,
-            end: 0,
+            input: FrameBuffer::default(),
             timeout: None,
         }
     }
@@ -65,7 +65,7 @@ impl FrameReader {
     /// Reads the next frame, giving up at `deadline` (None: wait as long as it takes).
     pub fn read_until(&mut self, deadline: Option<Instant>) -> Result<ReadOutcome, TransportError> {
         loop {
-            if let Some((h, m)) = self.parse()? {
+            if let Some((h, m)) = self.input.parse()? {
                 return Ok(ReadOutcome::Frame(h, m));
             }
             let timeout = match deadline {
@@ -82,19 +82,16 @@ impl FrameReader {
                 self.stream.set_read_timeout(timeout)?;
                 self.timeout = timeout;
             }
-            match self.stream.read(&mut self.buf[self.end..]) {
-                Ok(0) if self.start == self.end => return Ok(ReadOutcome::Closed),
+            match self.input.fill(&mut self.stream) {
+                Ok(0) if !self.input.is_partial() => return Ok(ReadOutcome::Closed),
                 Ok(0) => {
                     return Err(io::Error::new(
                         io::ErrorKind::UnexpectedEof,
-                        format!(
-                            "closed inside a frame ({} bytes buffered)",
-                            self.end - self.start
-                        ),
+                        "closed inside a frame",
                     )
-                    .into())
+                    .into());
                 }
-                Ok(n) => self.end += n,
+                Ok(_) => {}
                 Err(e)
                     if matches!(
                         e.kind(),
@@ -104,44 +101,6 @@ impl FrameReader {
                 Err(e) => return Err(e.into()),
             }
         }
-    }
-
-    /// Takes one whole frame off the buffer if it holds one; makes room for the rest otherwise.
-    fn parse(&mut self) -> Result<Option<(FrameHeader, Message)>, TransportError> {
-        let available = self.end - self.start;
-        if available >= HEADER_BYTES {
-            let mut header_bytes = [0u8; HEADER_BYTES];
-            header_bytes.copy_from_slice(&self.buf[self.start..self.start + HEADER_BYTES]);
-            // decode checks body_len against FRAME_BODY_BYTES_MAX before anything is allocated.
-            let header = FrameHeader::decode(&header_bytes)?;
-            let total = HEADER_BYTES + header.body_len as usize;
-            if available >= total {
-                let body = &self.buf[self.start + HEADER_BYTES..self.start + total];
-                header.verify(&header_bytes, body)?;
-                let message = Message::decode(&header, body)?;
-                self.start += total;
-                if self.start == self.end {
-                    self.start = 0;
-                    self.end = 0;
-                }
-                return Ok(Some((header, message)));
-            }
-            if self.buf.len() < total {
-                self.buf.resize(total.max(READ_BUFFER_BYTES), 0);
-            }
-            if self.buf.len() - self.start < total {
-                self.compact();
-            }
-        } else if self.buf.len() - self.start < HEADER_BYTES {
-            self.compact();
-        }
-        Ok(None)
-    }
-
-    fn compact(&mut self) {
-        self.buf.copy_within(self.start..self.end, 0);
-        self.end -= self.start;
-        self.start = 0;
     }
 }
 

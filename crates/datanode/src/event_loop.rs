@@ -1,0 +1,303 @@
+//! A worker thread's event loop. Each worker serves a share of the API connections and owns a
+//! share of the partitions: it reads request frames from its connections (non-blocking), runs their
+//! coordinators, runs the steps addressed to its partitions, and writes replies. Messages to other
+//! workers go through their queues and wake them only when they sleep; messages to itself never
+//! leave the thread, so a request whose rows live on the worker that reads it costs no thread hop.
+//!
+//! A slow socket never stalls a partition: sockets are non-blocking and unsent replies wait in the
+//! connection's queue until the socket is writable again.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mio::{Events, Poll, Token, Waker};
+use tracing::{debug, warn};
+use transport::nonblocking::{Connection, ReadState};
+
+use crate::coordinator::Coordinator;
+use crate::messages::{ReplyTo, ToWorker};
+use crate::worker::Worker;
+use crate::Shared;
+
+/// The token of a worker's waker; connections use tokens from 1.
+const WAKER_TOKEN: Token = Token(0);
+
+/// How another thread reaches a worker: its queue, and a waker for when it sleeps in `poll`.
+pub struct WorkerHandle {
+    queue: Sender<ToWorker>,
+    waker: Waker,
+    sleeping: AtomicBool,
+}
+
+impl WorkerHandle {
+    pub fn new(queue: Sender<ToWorker>, poll: &Poll) -> std::io::Result<WorkerHandle> {
+        Ok(WorkerHandle {
+            queue,
+            waker: Waker::new(poll.registry(), WAKER_TOKEN)?,
+            sleeping: AtomicBool::new(false),
+        })
+    }
+
+    /// Queues a message; wakes the worker if it sleeps. False if the worker has stopped.
+    pub fn send(&self, message: ToWorker) -> bool {
+        if self.queue.send(message).is_err() {
+            return false;
+        }
+        if self.sleeping.swap(false, Ordering::AcqRel) {
+            if let Err(e) = self.waker.wake() {
+                warn!("could not wake a worker: {e}");
+            }
+        }
+        true
+    }
+}
+
+struct Served {
+    io: Connection,
+    coordinator: Coordinator,
+}
+
+pub struct EventLoop {
+    index: usize,
+    shared: Arc<Shared>,
+    worker: Worker,
+    poll: Poll,
+    inbox: Receiver<ToWorker>,
+    /// Messages this worker sent to itself.
+    local: VecDeque<ToWorker>,
+    connections: HashMap<usize, Served>,
+    next_token: usize,
+    spin: Duration,
+}
+
+impl EventLoop {
+    pub fn new(
+        index: usize,
+        shared: Arc<Shared>,
+        worker: Worker,
+        poll: Poll,
+        inbox: Receiver<ToWorker>,
+        spin: Duration,
+    ) -> EventLoop {
+        EventLoop {
+            index,
+            shared,
+            worker,
+            poll,
+            inbox,
+            local: VecDeque::new(),
+            connections: HashMap::new(),
+            next_token: 1,
+            spin,
+        }
+    }
+
+    /// Serves until `Stop`.
+    pub fn run(mut self) {
+        let mut events = Events::with_capacity(256);
+        let mut last_work = Instant::now();
+        loop {
+            let mut worked = false;
+            loop {
+                let message = match self.local.pop_front() {
+                    Some(m) => m,
+                    None => match self.inbox.try_recv() {
+                        Ok(m) => m,
+                        Err(TryRecvError::Empty) => break,
+                        Err(TryRecvError::Disconnected) => return self.stop(),
+                    },
+                };
+                worked = true;
+                if !self.dispatch(message) {
+                    return self.stop();
+                }
+            }
+            self.worker.expire_waits();
+            self.deliver_worker_output();
+            let now = Instant::now();
+            if worked {
+                last_work = now;
+            }
+            // Poll without sleeping while work came recently (NDB's spin): waking a sleeping thread
+            // costs more than a request. Otherwise sleep until a socket, a message or a lock-wait
+            // deadline needs this worker.
+            let timeout = if !self.local.is_empty() || now.duration_since(last_work) < self.spin {
+                Some(Duration::ZERO)
+            } else {
+                let handle = &self.shared.workers[self.index];
+                handle.sleeping.store(true, Ordering::Release);
+                // A message queued before the flag was set would not wake us: look once more.
+                match self.inbox.try_recv() {
+                    Ok(m) => {
+                        handle.sleeping.store(false, Ordering::Release);
+                        self.local.push_back(m);
+                        continue;
+                    }
+                    Err(TryRecvError::Disconnected) => return self.stop(),
+                    Err(TryRecvError::Empty) => {}
+                }
+                self.worker
+                    .next_deadline()
+                    .map(|d| d.saturating_duration_since(now))
+            };
+            if let Err(e) = self.poll.poll(&mut events, timeout) {
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    warn!(worker = self.index, "poll failed: {e}");
+                }
+            }
+            self.shared.workers[self.index]
+                .sleeping
+                .store(false, Ordering::Release);
+            for event in events.iter() {
+                if event.token() == WAKER_TOKEN {
+                    continue;
+                }
+                last_work = Instant::now();
+                self.on_socket(
+                    event.token().0,
+                    event.is_readable() || event.is_read_closed(),
+                    event.is_writable(),
+                );
+            }
+        }
+    }
+
+    /// Handles one message; false on Stop.
+    fn dispatch(&mut self, message: ToWorker) -> bool {
+        match message {
+            ToWorker::Stop => return false,
+            ToWorker::Connection(stream) => self.accept(stream),
+            ToWorker::ToCoordinator { connection, event } => {
+                if let Some(served) = self.connections.get_mut(&connection) {
+                    served.coordinator.handle(event);
+                    self.after_coordinator(connection);
+                }
+            }
+            data => {
+                self.worker.handle(data);
+                self.deliver_worker_output();
+            }
+        }
+        true
+    }
+
+    /// Sends the worker's answers to their coordinators.
+    fn deliver_worker_output(&mut self) {
+        for (to, event) in std::mem::take(&mut self.worker.outgoing) {
+            self.route(
+                to.worker,
+                ToWorker::ToCoordinator {
+                    connection: to.connection,
+                    event,
+                },
+            );
+        }
+    }
+
+    fn route(&mut self, worker: usize, message: ToWorker) {
+        if worker == self.index {
+            self.local.push_back(message);
+        } else if !self.shared.workers[worker].send(message) {
+            debug!(worker, "message for a stopped worker dropped");
+        }
+    }
+
+    fn accept(&mut self, stream: std::net::TcpStream) {
+        let mut io = match Connection::new(stream) {
+            Ok(io) => io,
+            Err(e) => {
+                warn!("could not set up a connection: {e}");
+                self.shared.connection_closed();
+                return;
+            }
+        };
+        let token = self.next_token;
+        self.next_token += 1;
+        if let Err(e) = io.register(self.poll.registry(), Token(token)) {
+            warn!(peer = io.peer(), "could not register a connection: {e}");
+            self.shared.connection_closed();
+            return;
+        }
+        let coordinator = Coordinator::new(
+            self.shared.clone(),
+            ReplyTo {
+                worker: self.index,
+                connection: token,
+            },
+            io.peer().to_string(),
+        );
+        self.connections.insert(token, Served { io, coordinator });
+        // Bytes may have arrived before registration; read them now.
+        self.on_socket(token, true, false);
+    }
+
+    fn on_socket(&mut self, token: usize, readable: bool, writable: bool) {
+        let Some(served) = self.connections.get_mut(&token) else {
+            return;
+        };
+        let mut closing = None;
+        if readable {
+            let coordinator = &mut served.coordinator;
+            match served
+                .io
+                .read_frames(|header, message| coordinator.on_frame(header, message))
+            {
+                Ok(ReadState::Open) => {}
+                Ok(ReadState::Closed) => closing = Some(String::new()),
+                Err(e) => {
+                    warn!(peer = served.io.peer(), "closing connection: {e}");
+                    closing = Some(e.to_string());
+                }
+            }
+        }
+        let _ = writable;
+        self.after_coordinator(token);
+        if let Some(why) = closing {
+            self.close(token, &why);
+        }
+    }
+
+    /// Delivers what a coordinator produced: messages to workers, frames to its socket.
+    fn after_coordinator(&mut self, token: usize) {
+        let Some(served) = self.connections.get_mut(&token) else {
+            return;
+        };
+        let outbox = std::mem::take(&mut served.coordinator.outbox);
+        if !served.coordinator.out.is_empty() {
+            served.io.output().append(&mut served.coordinator.out);
+        }
+        let failed = served.io.flush(self.poll.registry(), Token(token)).err();
+        for (worker, message) in outbox {
+            self.route(worker, message);
+        }
+        if let Some(e) = failed {
+            self.close(token, &format!("write failed: {e}"));
+        }
+    }
+
+    fn close(&mut self, token: usize, why: &str) {
+        let Some(mut served) = self.connections.remove(&token) else {
+            return;
+        };
+        if !why.is_empty() {
+            debug!(peer = served.io.peer(), "connection closed: {why}");
+        }
+        served.coordinator.close();
+        for (worker, message) in std::mem::take(&mut served.coordinator.outbox) {
+            self.route(worker, message);
+        }
+        served.io.deregister(self.poll.registry());
+        served.io.shutdown();
+        self.shared.connection_closed();
+    }
+
+    fn stop(mut self) {
+        let tokens: Vec<usize> = self.connections.keys().copied().collect();
+        for t in tokens {
+            self.close(t, "data node stopping");
+        }
+    }
+}
