@@ -263,6 +263,38 @@ fn lock_conflict_times_out_with_a_temporary_error() {
     );
     b.commit().unwrap();
 
+    // A request left waiting by a connection that went away dies with its transaction: it must not
+    // take the lock later and keep it forever.
+    let mut a = holder.transaction();
+    a.read_with(&t, vec![1.into()], LockMode::Exclusive, vec![]);
+    a.execute(ExecType::NoCommit).unwrap();
+    {
+        let gone = client::Cluster::connect(&node.address).unwrap();
+        let tg = gone.table("people").unwrap();
+        let mut session = AsyncSession::new(&gone);
+        let op = Operation {
+            kind: OpKind::Update,
+            table: tg.id(),
+            index: None,
+            key: vec![1.into()],
+            values: tg.values(&[("age", 99.into())]).unwrap(),
+            projection: vec![],
+        };
+        session.prepare(1, vec![op], ExecType::NoCommit).unwrap();
+        session.send().unwrap();
+        // Make sure the update reached the data node and is waiting before the connection goes.
+        gone.ping(vec![]).unwrap();
+    }
+    a.commit().unwrap();
+    let mut c = waiter.transaction();
+    c.update(
+        &tw,
+        vec![1.into()],
+        tw.values(&[("age", 32.into())]).unwrap(),
+    );
+    c.commit()
+        .expect("the lock of the vanished request was released");
+
     // A waiter is granted the lock when the holder finishes before the timeout.
     let node = TestNode::start(1, Duration::from_secs(5));
     let holder = node.connect();

@@ -4,7 +4,9 @@
 //! and scans its partitions with the filter running next to the data. What it answers goes to
 //! `outgoing`; the worker's event loop (`event_loop.rs`) delivers it.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use hashbrown::HashMap;
 use std::ops::Bound;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -265,7 +267,31 @@ impl Worker {
         self.partitions.get(&(key.0, partition))?.get(&key.1)
     }
 
+    /// A committed read of a transaction with no state here: the committed row, read in place.
+    fn committed_read(&self, step: &Step, projection: &[u16]) -> StepReply {
+        let result = match self.partitions.get(&(step.table, step.partition)) {
+            None => Err(not_here(step)),
+            Some(part) => Ok(match part.get(&step.pk) {
+                None => StepOutcome::NotFound,
+                Some(row) => StepOutcome::Row(project(part.layout(), row, projection)),
+            }),
+        };
+        StepReply {
+            slot: step.slot,
+            result,
+        }
+    }
+
     fn run_step(&mut self, txn: TxnId, step: Step) -> StepStatus {
+        if let StepKind::Read {
+            lock: LockMode::CommittedRead,
+            projection,
+        } = &step.kind
+        {
+            if !self.txns.contains_key(&txn) {
+                return StepStatus::Done(self.committed_read(&step, projection));
+            }
+        }
         let key: LockKey = (step.table, step.pk.clone());
         let Some(part) = self.partitions.get(&(step.table, step.partition)) else {
             return StepStatus::Done(StepReply {
@@ -423,6 +449,9 @@ impl Worker {
     /// Commits (applies the pending images) or aborts (drops them), then releases the locks and
     /// retries the steps that waited for them.
     fn finish(&mut self, txn: TxnId, commit: bool) {
+        // Steps of this transaction still waiting for a lock die with it; left parked, they would
+        // take locks for a transaction nobody will finish.
+        self.parked.retain(|p| p.txn != txn);
         let Some(state) = self.txns.remove(&txn) else {
             return;
         };
@@ -570,6 +599,33 @@ fn direct_reply(cluster_id: u32, request_id: u64, replies: Vec<StepReply>) -> Ve
     let mut out = Vec::with_capacity(256);
     message.write_frame(&mut out, cluster_id, FLAG_LAST, request_id);
     out
+}
+
+fn not_here(step: &Step) -> Error {
+    Error::new(
+        ErrorCode::NoSuchTable,
+        format!(
+            "table {} partition {} is not here",
+            step.table, step.partition
+        ),
+    )
+}
+
+/// The columns `projection` names (all when empty) of a stored row.
+fn project(layout: &storage::RowLayout, row: &[u8], projection: &[u16]) -> Vec<Value> {
+    if projection.is_empty() {
+        return layout.values(row);
+    }
+    projection
+        .iter()
+        .map(|c| {
+            if (*c as usize) < layout.column_count() {
+                layout.value(row, *c as usize)
+            } else {
+                Value::Null
+            }
+        })
+        .collect()
 }
 
 fn duplicate(table: Option<&Arc<TableDef>>) -> Error {
