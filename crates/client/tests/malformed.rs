@@ -127,7 +127,9 @@ fn bad_frames_close_only_their_connection() {
     for (name, bytes) in cases {
         let mut bad = TcpStream::connect(&node.address).unwrap();
         let _ = bad.write_all(&bytes);
-        if name == "truncated" {
+        // A valid header may announce a body that never comes: the sender then closes its side,
+        // and the node must drop the partial frame rather than wait.
+        if name == "truncated" || name == "random bytes after magic" {
             let _ = bad.shutdown(std::net::Shutdown::Write);
         }
         assert!(
