@@ -162,7 +162,14 @@ impl Coordinator {
             Event::Finished { tag } => self.on_finished(tag),
             Event::ScanDone { tag, rows } => self.on_scan_part(tag, rows),
             Event::Status { tag, status } => self.on_status(tag, status),
-            Event::Frames(bytes) => self.out.extend_from_slice(&bytes),
+            Event::Frames(mut bytes) => {
+                if self.out.is_empty() {
+                    // Take the worker's buffer as it is rather than copying it.
+                    std::mem::swap(&mut self.out, &mut bytes);
+                } else {
+                    self.out.extend_from_slice(&bytes);
+                }
+            }
         }
     }
 
@@ -720,7 +727,7 @@ impl Coordinator {
                 )
             })?;
         let table = entry.def.clone();
-        let projection = prepare::check_projection(&table, &request.projection)?;
+        let projection = prepare::check_projection(&table, request.projection)?;
         let filter = prepare::prepare_filter(&table, request.filter)?;
         let mut partitions: Vec<u32> = (0..table.partition_count).collect();
         let (mut lower, mut upper) = (None, None);

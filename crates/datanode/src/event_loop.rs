@@ -267,7 +267,14 @@ impl EventLoop {
         };
         let outbox = std::mem::take(&mut served.coordinator.outbox);
         if !served.coordinator.out.is_empty() {
-            served.io.output().append(&mut served.coordinator.out);
+            let output = served.io.output();
+            if output.is_empty() {
+                // Hand the whole buffer over instead of copying it; the coordinator gets the
+                // connection's empty one back to fill next.
+                std::mem::swap(output, &mut served.coordinator.out);
+            } else {
+                output.append(&mut served.coordinator.out);
+            }
         }
         let failed = served.io.flush(self.poll.registry(), Token(token)).err();
         for (worker, message) in outbox {

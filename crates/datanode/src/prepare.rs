@@ -58,11 +58,11 @@ pub fn visible_columns(table: &TableDef) -> Vec<u16> {
         .collect()
 }
 
-pub fn check_projection(table: &TableDef, projection: &[u16]) -> Result<Vec<u16>, Error> {
+pub fn check_projection(table: &TableDef, projection: Vec<u16>) -> Result<Vec<u16>, Error> {
     if projection.is_empty() {
         return Ok(visible_columns(table));
     }
-    for c in projection {
+    for c in &projection {
         if *c as usize >= table.columns.len() {
             return Err(bad(
                 ErrorCode::BadRequest,
@@ -70,7 +70,7 @@ pub fn check_projection(table: &TableDef, projection: &[u16]) -> Result<Vec<u16>
             ));
         }
     }
-    Ok(projection.to_vec())
+    Ok(projection)
 }
 
 fn coerce(table: &TableDef, c: u16, v: Value) -> Result<Value, Error> {
@@ -328,7 +328,7 @@ pub fn prepare(entry: Arc<TableEntry>, op: Operation) -> Result<PreparedOp, Erro
         }
     }
     let projection = match op.kind {
-        OpKind::Read(_) => check_projection(&table, &op.projection)?,
+        OpKind::Read(_) => check_projection(&table, std::mem::take(&mut op.projection))?,
         _ => Vec::new(),
     };
     Ok(PreparedOp {

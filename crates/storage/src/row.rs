@@ -1,8 +1,12 @@
 //! The row format: a null bitmap, the fixed-width columns, then the variable-width columns, each
-//! a u16 length and its bytes. One allocation per row, no per-column heap objects.
+//! a variable-size length and its bytes. One allocation per row, no per-column heap objects.
 //!
 //! Layout of a row of n columns:
-//! `[null bitmap: ceil(nullable/8) bytes][fixed columns, declaration order][var columns: u16 len + bytes]`
+//! `[null bitmap: ceil(nullable/8) bytes][fixed columns, declaration order][var columns: len + bytes]`
+//!
+//! A length takes one byte below 128, two below 16384 and three otherwise (7 bits per byte, high
+//! bit set on all but the last, least significant group first), so short strings cost one byte
+//! and the sysbench row fits a 192-byte allocation class.
 
 use base::types::ColumnType;
 use base::value::{Date, DateTime, Decimal, Time};
@@ -72,7 +76,10 @@ impl RowLayout {
             .iter()
             .enumerate()
             .filter(|(c, _)| matches!(self.slots.get(*c), Some(Slot::Var { .. })))
-            .map(|(_, v)| 2 + if let Value::Bytes(b) = v { b.len() } else { 0 })
+            .map(|(_, v)| {
+                let len = if let Value::Bytes(b) = v { b.len() } else { 0 };
+                length_bytes(len) + len
+            })
             .sum();
         let mut row = Vec::with_capacity(self.var_start + var_bytes);
         row.resize(self.var_start, 0);
@@ -82,7 +89,7 @@ impl RowLayout {
                     row[bit / 8] |= 1 << (bit % 8);
                 }
                 if let Slot::Var { .. } = self.slots[c] {
-                    row.extend_from_slice(&0u16.to_le_bytes());
+                    row.push(0);
                 }
                 continue;
             }
@@ -92,10 +99,10 @@ impl RowLayout {
                 }
                 Slot::Var { .. } => {
                     let bytes: &[u8] = if let Value::Bytes(b) = value { b } else { &[] };
-                    let len = u16::try_from(bytes.len()).map_err(|_| {
-                        Error::new(ErrorCode::BadValue, "value longer than 65535 bytes")
-                    })?;
-                    row.extend_from_slice(&len.to_le_bytes());
+                    if bytes.len() > limits::VALUE_BYTES_MAX {
+                        return Err(Error::new(ErrorCode::BadValue, "value too long for a row"));
+                    }
+                    put_length(&mut row, bytes.len());
                     row.extend_from_slice(bytes);
                 }
             }
@@ -123,11 +130,11 @@ impl RowLayout {
             Slot::Var { ordinal } => {
                 let mut at = self.var_start;
                 for _ in 0..ordinal {
-                    let len = u16::from_le_bytes([row[at], row[at + 1]]) as usize;
-                    at += 2 + len;
+                    let (len, used) = get_length(&row[at..]);
+                    at += used + len;
                 }
-                let len = u16::from_le_bytes([row[at], row[at + 1]]) as usize;
-                &row[at + 2..at + 2 + len]
+                let (len, used) = get_length(&row[at..]);
+                &row[at + used..at + used + len]
             }
         }
     }
@@ -148,6 +155,37 @@ impl RowLayout {
     pub fn values(&self, row: &[u8]) -> Vec<Value> {
         (0..self.types.len()).map(|c| self.value(row, c)).collect()
     }
+}
+
+/// Bytes `put_length` uses for `len`.
+fn length_bytes(len: usize) -> usize {
+    match len {
+        0..=0x7F => 1,
+        0x80..=0x3FFF => 2,
+        _ => 3,
+    }
+}
+
+/// Appends a length of up to 21 bits, 7 bits per byte, least significant group first.
+fn put_length(out: &mut Vec<u8>, len: usize) {
+    let mut rest = len;
+    while rest >= 0x80 {
+        out.push((rest as u8 & 0x7F) | 0x80);
+        rest >>= 7;
+    }
+    out.push(rest as u8);
+}
+
+/// Reads a length written by `put_length`; returns it and the bytes it took.
+fn get_length(bytes: &[u8]) -> (usize, usize) {
+    let mut len = 0usize;
+    for (i, b) in bytes.iter().take(3).enumerate() {
+        len |= usize::from(b & 0x7F) << (7 * i);
+        if b & 0x80 == 0 {
+            return (len, i + 1);
+        }
+    }
+    (len, 3)
 }
 
 fn date_bits(d: Date) -> u32 {
@@ -242,5 +280,21 @@ fn read_fixed(bytes: &[u8], ty: ColumnType) -> Value {
             1900 + u16::from(bytes[0])
         }),
         _ => Value::Null,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_round_trip_at_every_size_boundary() {
+        for len in [0usize, 1, 127, 128, 129, 16_383, 16_384, 65_535, 1 << 20] {
+            let mut out = Vec::new();
+            put_length(&mut out, len);
+            assert_eq!(out.len(), length_bytes(len), "{len}");
+            out.push(0xEE);
+            assert_eq!(get_length(&out), (len, length_bytes(len)), "{len}");
+        }
     }
 }

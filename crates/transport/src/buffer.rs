@@ -32,14 +32,16 @@ impl FrameBuffer {
         self.start != self.end
     }
 
-    /// Reads once from `source` into the free space; returns the bytes read (0: end of stream).
-    pub fn fill(&mut self, source: &mut impl Read) -> io::Result<usize> {
+    /// Reads once from `source` into the free space; returns the bytes read (0: end of stream)
+    /// and whether the read filled all the space it was offered.
+    pub fn fill(&mut self, source: &mut impl Read) -> io::Result<(usize, bool)> {
         if self.end == self.buf.len() {
             self.compact();
         }
+        let offered = self.buf.len() - self.end;
         let n = source.read(&mut self.buf[self.end..])?;
         self.end += n;
-        Ok(n)
+        Ok((n, n == offered))
     }
 
     /// Takes one whole frame off the buffer if it holds one; makes room for the rest otherwise.

@@ -83,8 +83,8 @@ impl FrameReader {
                 self.timeout = timeout;
             }
             match self.input.fill(&mut self.stream) {
-                Ok(0) if !self.input.is_partial() => return Ok(ReadOutcome::Closed),
-                Ok(0) => {
+                Ok((0, _)) if !self.input.is_partial() => return Ok(ReadOutcome::Closed),
+                Ok((0, _)) => {
                     return Err(io::Error::new(
                         io::ErrorKind::UnexpectedEof,
                         "closed inside a frame",

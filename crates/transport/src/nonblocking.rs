@@ -70,15 +70,23 @@ impl Connection {
                 each(h, m);
             }
             match self.input.fill(&mut self.stream) {
-                Ok(0) if !self.input.is_partial() => return Ok(ReadState::Closed),
-                Ok(0) => {
+                Ok((0, _)) if !self.input.is_partial() => return Ok(ReadState::Closed),
+                Ok((0, _)) => {
                     return Err(io::Error::new(
                         io::ErrorKind::UnexpectedEof,
                         "peer closed inside a frame",
                     )
                     .into());
                 }
-                Ok(_) => {}
+                // A read that did not fill the buffer drained the socket: anything that arrives
+                // later raises a new readiness event, so skip the read that would say WouldBlock.
+                Ok((_, false)) => {
+                    while let Some((h, m)) = self.input.parse()? {
+                        each(h, m);
+                    }
+                    return Ok(ReadState::Open);
+                }
+                Ok((_, true)) => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(ReadState::Open),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e.into()),
