@@ -34,6 +34,12 @@ pub(crate) enum Delivery {
     Lost(String),
 }
 
+thread_local! {
+    /// The reply channel of this thread's synchronous calls, made once: a call waits for one
+    /// request at a time, so one channel serves them all.
+    static REPLIES: (Sender<Delivery>, Receiver<Delivery>) = mpsc::channel();
+}
+
 /// How long a waiter that is not reading sleeps before checking whether anyone reads; a safety
 /// net only, since a leaving reader nudges a waiter.
 const FOLLOWER_RECHECK: Duration = Duration::from_millis(2);
@@ -274,19 +280,27 @@ impl Cluster {
 
     /// Sends one request and waits for its single reply.
     pub(crate) fn call(&self, message: &Message) -> Result<Message> {
-        let (tx, rx) = mpsc::channel();
-        let id = self.register(tx)?;
-        let mut out = Vec::with_capacity(128);
-        self.frame(message, id, &mut out)?;
-        if let Err(e) = self.send_frames(&out) {
-            self.forget(id);
-            return Err(e);
-        }
-        let (_, reply) = self.wait(&rx, None)?.ok_or_else(|| self.lost_error())?;
-        match reply {
-            Message::Failure(e) => Err(ClientError::Failed(e)),
-            other => Ok(other),
-        }
+        REPLIES.with(|(tx, rx)| {
+            // Left over from an earlier call on this thread: nudges, or a lost connection's notice.
+            while rx.try_recv().is_ok() {}
+            let id = self.register(tx.clone())?;
+            let mut out = Vec::with_capacity(128);
+            self.frame(message, id, &mut out)?;
+            if let Err(e) = self.send_frames(&out) {
+                self.forget(id);
+                return Err(e);
+            }
+            loop {
+                let (header, reply) = self.wait(rx, None)?.ok_or_else(|| self.lost_error())?;
+                if header.request_id != id {
+                    continue;
+                }
+                return match reply {
+                    Message::Failure(e) => Err(ClientError::Failed(e)),
+                    other => Ok(other),
+                };
+            }
+        })
     }
 
     /// Sends a request whose reply may span several frames (scans) and gathers them.
