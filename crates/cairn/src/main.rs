@@ -81,6 +81,11 @@ struct DataNodeArgs {
 enum BenchCommand {
     /// NDB's testReadPerf: every access path, us/row and rows/s, against a running cluster.
     Readperf(ReadperfArgs),
+    /// A bare TCP echo server: the ping-pong baseline readperf runs in a process of its own.
+    Echo {
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: String,
+    },
 }
 
 #[derive(Args)]
@@ -102,6 +107,10 @@ struct ReadperfArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// Microseconds the client polls for each reply before sleeping; the ping-pong baseline
+    /// waits the same way (0: sleep at once, as a plain blocking client).
+    #[arg(long, default_value_t = 0)]
+    client_spin_us: u64,
 }
 
 #[derive(Subcommand)]
@@ -139,6 +148,13 @@ fn main() -> Result<()> {
         Command::Start(args) => start(args),
         Command::Datanode(args) => run_datanode(args),
         Command::Bench(BenchCommand::Readperf(args)) => readperf(args),
+        Command::Bench(BenchCommand::Echo { listen }) => {
+            let listener = std::net::TcpListener::bind(&listen)
+                .with_context(|| format!("binding {listen}"))?;
+            println!("echo listening on {}", listener.local_addr()?);
+            transport::echo::serve(listener);
+            Ok(())
+        }
         Command::Admin(AdminCommand::Status { connect }) => {
             let cluster = client::Cluster::connect(&connect)
                 .with_context(|| format!("connecting to {connect}"))?;
@@ -252,6 +268,8 @@ fn readperf(args: ReadperfArgs) -> Result<()> {
         iterations: args.iterations,
         seed,
         progress: !args.json,
+        client_spin: Duration::from_micros(args.client_spin_us),
+        echo_program: std::env::current_exe().ok(),
     };
     let report = bench::readperf::run(&opts).context("running readperf")?;
     if args.json {

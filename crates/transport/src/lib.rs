@@ -43,6 +43,8 @@ pub struct FrameReader {
     stream: TcpStream,
     input: FrameBuffer,
     timeout: Option<Duration>,
+    spin: Duration,
+    nonblocking: bool,
 }
 
 impl FrameReader {
@@ -51,6 +53,8 @@ impl FrameReader {
             stream,
             input: FrameBuffer::default(),
             timeout: None,
+            spin: Duration::ZERO,
+            nonblocking: false,
         }
     }
 
@@ -62,11 +66,38 @@ impl FrameReader {
         }
     }
 
+    /// Polls the socket for `spin` before sleeping when a reply is awaited (NDB's spinning
+    /// transporter): sleeping and being woken costs more than a short round trip on many machines.
+    /// Zero (the default) sleeps at once.
+    pub fn set_spin(&mut self, spin: Duration) {
+        self.spin = spin;
+    }
+
     /// Reads the next frame, giving up at `deadline` (None: wait as long as it takes).
     pub fn read_until(&mut self, deadline: Option<Instant>) -> Result<ReadOutcome, TransportError> {
         loop {
             if let Some((h, m)) = self.input.parse()? {
                 return Ok(ReadOutcome::Frame(h, m));
+            }
+            if !self.spin.is_zero() {
+                self.set_nonblocking(true)?;
+                let mut until = Instant::now() + self.spin;
+                if let Some(d) = deadline {
+                    until = until.min(d);
+                }
+                let mut got = false;
+                while !got {
+                    match self.fill_once()? {
+                        Fill::Data => got = true,
+                        Fill::Closed => return Ok(ReadOutcome::Closed),
+                        Fill::Nothing if Instant::now() < until => std::hint::spin_loop(),
+                        Fill::Nothing => break,
+                    }
+                }
+                if got {
+                    continue;
+                }
+                self.set_nonblocking(false)?;
             }
             let timeout = match deadline {
                 None => None,
@@ -82,26 +113,48 @@ impl FrameReader {
                 self.stream.set_read_timeout(timeout)?;
                 self.timeout = timeout;
             }
-            match self.input.fill(&mut self.stream) {
-                Ok((0, _)) if !self.input.is_partial() => return Ok(ReadOutcome::Closed),
-                Ok((0, _)) => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        "closed inside a frame",
-                    )
-                    .into());
-                }
-                Ok(_) => {}
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) => {}
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e.into()),
+            if self.fill_once()? == Fill::Closed {
+                return Ok(ReadOutcome::Closed);
             }
         }
     }
+
+    fn set_nonblocking(&mut self, on: bool) -> io::Result<()> {
+        if self.nonblocking != on {
+            self.stream.set_nonblocking(on)?;
+            self.nonblocking = on;
+        }
+        Ok(())
+    }
+
+    /// One read into the buffer.
+    fn fill_once(&mut self) -> Result<Fill, TransportError> {
+        match self.input.fill(&mut self.stream) {
+            Ok((0, _)) if !self.input.is_partial() => Ok(Fill::Closed),
+            Ok((0, _)) => {
+                Err(io::Error::new(io::ErrorKind::UnexpectedEof, "closed inside a frame").into())
+            }
+            Ok(_) => Ok(Fill::Data),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
+                ) =>
+            {
+                Ok(Fill::Nothing)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fill {
+    Data,
+    Nothing,
+    Closed,
 }
 
 /// Writes frames to one connection; callers batch frames into one buffer and send it in one call.
@@ -193,6 +246,7 @@ pub mod echo {
         stream: TcpStream,
         message: Vec<u8>,
         echo: Vec<u8>,
+        spin: Duration,
     }
 
     impl PingPong {
@@ -203,7 +257,14 @@ pub mod echo {
                 stream,
                 message: vec![7u8; size.max(1)],
                 echo: vec![0u8; size.max(1)],
+                spin: Duration::ZERO,
             })
+        }
+
+        /// Waits for each echo the way `FrameReader::set_spin` makes the client library wait:
+        /// polling for `spin`, then sleeping.
+        pub fn set_spin(&mut self, spin: Duration) {
+            self.spin = spin;
         }
 
         /// Sends the message and waits for its echo, `count` times; returns the elapsed time.
@@ -211,7 +272,23 @@ pub mod echo {
             let start = Instant::now();
             for _ in 0..count {
                 self.stream.write_all(&self.message)?;
-                self.stream.read_exact(&mut self.echo)?;
+                let mut got = 0;
+                if !self.spin.is_zero() {
+                    self.stream.set_nonblocking(true)?;
+                    let until = Instant::now() + self.spin;
+                    while got < self.echo.len() && Instant::now() < until {
+                        match self.stream.read(&mut self.echo[got..]) {
+                            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+                            Ok(n) => got += n,
+                            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                                std::hint::spin_loop()
+                            }
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    self.stream.set_nonblocking(false)?;
+                }
+                self.stream.read_exact(&mut self.echo[got..])?;
             }
             Ok(start.elapsed())
         }
