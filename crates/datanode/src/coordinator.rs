@@ -131,6 +131,17 @@ impl Coordinator {
         }
     }
 
+    /// Sends one message to every worker under a new tag; returns the tag and how many
+    /// acknowledgements to wait for.
+    fn to_every_worker(&mut self, make: impl Fn(usize, u64, ReplyTo) -> ToWorker) -> (u64, usize) {
+        let tag = self.tag();
+        for w in 0..self.shared.worker_count() {
+            let message = make(w, tag, self.me);
+            self.outbox.push((w, message));
+        }
+        (tag, self.shared.worker_count())
+    }
+
     /// Tells every worker the transaction touched to abort it.
     fn abort_on_workers(&mut self, txn: TxnId, touched: u64) {
         for w in 0..self.shared.worker_count() {
@@ -248,22 +259,18 @@ impl Coordinator {
                         table: (*created[0]).clone(),
                         index_tables: created[1..].iter().map(|t| (**t).clone()).collect(),
                     };
-                    let tag = self.tag();
-                    for w in 0..self.shared.worker_count() {
+                    let shared = self.shared.clone();
+                    let (tag, waiting) = self.to_every_worker(|w, tag, reply_to| {
                         let tables = created
                             .iter()
-                            .map(|t| (t.clone(), self.shared.partitions_of(t, w)))
+                            .map(|t| (t.clone(), shared.partitions_of(t, w)))
                             .collect();
-                        self.outbox.push((
-                            w,
-                            ToWorker::CreateTables {
-                                tables,
-                                tag,
-                                reply_to: self.me,
-                            },
-                        ));
-                    }
-                    let waiting = self.shared.worker_count();
+                        ToWorker::CreateTables {
+                            tables,
+                            tag,
+                            reply_to,
+                        }
+                    });
                     self.pending.insert(
                         tag,
                         Pending::Ddl {
@@ -277,18 +284,12 @@ impl Coordinator {
             },
             Message::DropTable { name } => match self.shared.unregister_table(&name) {
                 Ok(ids) => {
-                    let tag = self.tag();
-                    for w in 0..self.shared.worker_count() {
-                        self.outbox.push((
-                            w,
-                            ToWorker::DropTables {
-                                ids: ids.clone(),
-                                tag,
-                                reply_to: self.me,
-                            },
-                        ));
-                    }
-                    let waiting = self.shared.worker_count();
+                    let (tag, waiting) =
+                        self.to_every_worker(|_, tag, reply_to| ToWorker::DropTables {
+                            ids: ids.clone(),
+                            tag,
+                            reply_to,
+                        });
                     self.pending.insert(
                         tag,
                         Pending::Ddl {
@@ -320,16 +321,8 @@ impl Coordinator {
                 self.reply(id, &Message::TableList { names });
             }
             Message::Status => {
-                let tag = self.tag();
-                for w in 0..self.shared.worker_count() {
-                    self.outbox.push((
-                        w,
-                        ToWorker::Status {
-                            tag,
-                            reply_to: self.me,
-                        },
-                    ));
-                }
+                let (tag, waiting) =
+                    self.to_every_worker(|_, tag, reply_to| ToWorker::Status { tag, reply_to });
                 let status = NodeStatus {
                     node_id: self.shared.node_id,
                     worker_count: self.shared.worker_count() as u32,
@@ -342,7 +335,6 @@ impl Coordinator {
                         .unwrap_or(0),
                     row_count: 0,
                 };
-                let waiting = self.shared.worker_count();
                 self.pending.insert(
                     tag,
                     Pending::Status {

@@ -328,19 +328,7 @@ impl Worker {
             // Reads decode only the columns asked for.
             let outcome = match self.visible(txn, &key, step.partition) {
                 None => StepOutcome::NotFound,
-                Some(row) if projection.is_empty() => StepOutcome::Row(layout.values(row)),
-                Some(row) => StepOutcome::Row(
-                    projection
-                        .iter()
-                        .map(|c| {
-                            if (*c as usize) < layout.column_count() {
-                                layout.value(row, *c as usize)
-                            } else {
-                                Value::Null
-                            }
-                        })
-                        .collect(),
-                ),
+                Some(row) => StepOutcome::Row(project(&layout, row, projection)),
             };
             return StepStatus::Done(StepReply {
                 slot,
