@@ -171,6 +171,19 @@ impl Cluster {
         })
     }
 
+    /// A frame already delivered to `rx`, if any (nudges are dropped: the caller reads anyway).
+    fn delivered(&self, rx: &Receiver<Delivery>) -> Result<Option<(FrameHeader, Message)>> {
+        loop {
+            return match rx.try_recv() {
+                Ok(Delivery::Frame(h, m)) => Ok(Some((h, m))),
+                Ok(Delivery::Lost(why)) => Err(lost(why)),
+                Ok(Delivery::Nudge) => continue,
+                Err(TryRecvError::Empty) => Ok(None),
+                Err(TryRecvError::Disconnected) => Err(self.lost_error()),
+            };
+        }
+    }
+
     /// Waits for the next reply frame on `rx`, reading the socket itself when no other thread is.
     /// Ok(None) when `deadline` passes first.
     pub(crate) fn wait(
@@ -179,11 +192,8 @@ impl Cluster {
         deadline: Option<Instant>,
     ) -> Result<Option<(FrameHeader, Message)>> {
         loop {
-            match rx.try_recv() {
-                Ok(Delivery::Frame(h, m)) => return Ok(Some((h, m))),
-                Ok(Delivery::Lost(why)) => return Err(lost(why)),
-                Ok(Delivery::Nudge) | Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => return Err(self.lost_error()),
+            if let Some(frame) = self.delivered(rx)? {
+                return Ok(Some(frame));
             }
             if self.inner.closed.load(Ordering::Acquire) {
                 return Err(self.lost_error());
@@ -222,11 +232,8 @@ impl Cluster {
         deadline: Option<Instant>,
     ) -> Result<Option<(FrameHeader, Message)>> {
         loop {
-            match rx.try_recv() {
-                Ok(Delivery::Frame(h, m)) => return Ok(Some((h, m))),
-                Ok(Delivery::Lost(why)) => return Err(lost(why)),
-                Ok(Delivery::Nudge) | Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => return Err(self.lost_error()),
+            if let Some(frame) = self.delivered(rx)? {
+                return Ok(Some(frame));
             }
             let why = match reader.read_until(deadline) {
                 Ok(ReadOutcome::Frame(header, message)) => {

@@ -133,7 +133,10 @@ impl Coordinator {
 
     /// Sends one message to every worker under a new tag; returns the tag and how many
     /// acknowledgements to wait for.
-    fn to_every_worker(&mut self, make: impl Fn(usize, u64, ReplyTo) -> ToWorker) -> (u64, usize) {
+    fn send_to_every_worker(
+        &mut self,
+        make: impl Fn(usize, u64, ReplyTo) -> ToWorker,
+    ) -> (u64, usize) {
         let tag = self.tag();
         for w in 0..self.shared.worker_count() {
             let message = make(w, tag, self.me);
@@ -260,7 +263,7 @@ impl Coordinator {
                         index_tables: created[1..].iter().map(|t| (**t).clone()).collect(),
                     };
                     let shared = self.shared.clone();
-                    let (tag, waiting) = self.to_every_worker(|w, tag, reply_to| {
+                    let (tag, waiting) = self.send_to_every_worker(|w, tag, reply_to| {
                         let tables = created
                             .iter()
                             .map(|t| (t.clone(), shared.partitions_of(t, w)))
@@ -285,7 +288,7 @@ impl Coordinator {
             Message::DropTable { name } => match self.shared.unregister_table(&name) {
                 Ok(ids) => {
                     let (tag, waiting) =
-                        self.to_every_worker(|_, tag, reply_to| ToWorker::DropTables {
+                        self.send_to_every_worker(|_, tag, reply_to| ToWorker::DropTables {
                             ids: ids.clone(),
                             tag,
                             reply_to,
@@ -321,8 +324,8 @@ impl Coordinator {
                 self.reply(id, &Message::TableList { names });
             }
             Message::Status => {
-                let (tag, waiting) =
-                    self.to_every_worker(|_, tag, reply_to| ToWorker::Status { tag, reply_to });
+                let (tag, waiting) = self
+                    .send_to_every_worker(|_, tag, reply_to| ToWorker::Status { tag, reply_to });
                 let status = NodeStatus {
                     node_id: self.shared.node_id,
                     worker_count: self.shared.worker_count() as u32,
