@@ -57,6 +57,31 @@ struct StartArgs {
     /// Microseconds a worker polls for work before sleeping (0: sleep at once).
     #[arg(long, default_value_t = 50)]
     worker_spin_us: u64,
+    #[command(flatten)]
+    durability: DurabilityArgs,
+}
+
+#[derive(Args, Clone)]
+struct DurabilityArgs {
+    /// When commits reach the disk: commit (before each acknowledgement), interval (every
+    /// --durability-interval-ms) or none (memory only).
+    #[arg(long, default_value = "commit", value_parser = ["commit", "interval", "none"])]
+    durability: String,
+    /// Milliseconds between fsyncs in interval mode.
+    #[arg(long, default_value_t = 2000)]
+    durability_interval_ms: u64,
+}
+
+impl DurabilityArgs {
+    fn mode(&self) -> datanode::Durability {
+        match self.durability.as_str() {
+            "none" => datanode::Durability::None,
+            "interval" => datanode::Durability::Interval(Duration::from_millis(
+                self.durability_interval_ms.max(1),
+            )),
+            _ => datanode::Durability::Commit,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -75,6 +100,11 @@ struct DataNodeArgs {
     /// Microseconds a worker polls for work before sleeping (0: sleep at once).
     #[arg(long, default_value_t = 50)]
     worker_spin_us: u64,
+    /// Directory for the catalog and redo logs (none: memory only).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    #[command(flatten)]
+    durability: DurabilityArgs,
 }
 
 #[derive(Subcommand)]
@@ -173,15 +203,25 @@ fn main() -> Result<()> {
     }
 }
 
-/// Blocks until Ctrl-C or SIGTERM.
-fn wait_for_signal() -> Result<()> {
+/// Blocks until Ctrl-C or SIGTERM; exits the process if the node fails (fail-stop), so it restarts
+/// from its files.
+fn wait_for_signal(node: &DataNode) -> Result<()> {
     let (tx, rx) = mpsc::channel();
     ctrlc::set_handler(move || {
         let _ = tx.send(());
     })
     .context("installing the signal handler")?;
-    let _ = rx.recv();
-    Ok(())
+    loop {
+        match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Some(why) = node.failure() {
+                    eprintln!("data node failed: {why}; exiting for recovery");
+                    std::process::exit(70);
+                }
+            }
+        }
+    }
 }
 
 fn start(args: StartArgs) -> Result<()> {
@@ -198,6 +238,8 @@ fn start(args: StartArgs) -> Result<()> {
         listen: format!("{}:{port}", args.bind),
         workers: args.workers,
         worker_spin: Duration::from_micros(args.worker_spin_us),
+        data_dir: Some(args.data_dir.clone()),
+        durability: args.durability.mode(),
         ..DataNodeConfig::default()
     };
     let node = DataNode::start(config.clone())
@@ -217,9 +259,9 @@ fn start(args: StartArgs) -> Result<()> {
         "data node (native protocol): {address} ({} worker threads)",
         node.worker_count()
     );
-    println!("durability: none yet (in memory only; the redo log and checkpoints are issue 5)");
+    println!("durability: {}", config.durability);
     println!("ready");
-    wait_for_signal()?;
+    wait_for_signal(&node)?;
     println!("stopping");
     node.stop();
     println!("stopped");
@@ -233,6 +275,8 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         workers: args.workers,
         lock_wait_timeout: Duration::from_millis(args.lock_wait_timeout_ms),
         worker_spin: Duration::from_micros(args.worker_spin_us),
+        data_dir: args.data_dir.clone(),
+        durability: args.durability.mode(),
         ..DataNodeConfig::default()
     };
     let node = DataNode::start(config.clone())
@@ -244,7 +288,7 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         node.worker_count()
     );
     println!("ready");
-    wait_for_signal()?;
+    wait_for_signal(&node)?;
     node.stop();
     Ok(())
 }

@@ -144,3 +144,107 @@ impl Catalog {
         Ok(ids)
     }
 }
+
+/// The catalog file's first bytes.
+const CATALOG_MAGIC: &[u8; 8] = b"CAIRNCAT";
+const CATALOG_VERSION: u32 = 1;
+/// The catalog file's name inside the data directory.
+pub const CATALOG_FILE: &str = "catalog";
+
+impl Catalog {
+    /// Writes the catalog durably: a temporary file, fsync, rename over the old one, then an fsync
+    /// of the directory, so a crash leaves either the old catalog or the new one.
+    pub fn save(&self, dir: &std::path::Path) -> std::io::Result<()> {
+        use std::io::Write;
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(CATALOG_MAGIC);
+        bytes.extend_from_slice(&CATALOG_VERSION.to_le_bytes());
+        bytes.extend_from_slice(&self.next_id.to_le_bytes());
+        let mut ids: Vec<u32> = self.tables.keys().copied().collect();
+        ids.sort_unstable();
+        bytes.extend_from_slice(&(ids.len() as u32).to_le_bytes());
+        for id in ids {
+            wire::message::put_table(&mut bytes, &self.tables[&id].def);
+        }
+        let crc = crc32c::crc32c(&bytes);
+        bytes.extend_from_slice(&crc.to_le_bytes());
+        let tmp = dir.join(format!("{CATALOG_FILE}.tmp"));
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(&bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, dir.join(CATALOG_FILE))?;
+        storage::redo::sync_directory(&dir.join(CATALOG_FILE))
+    }
+
+    /// Reads the catalog saved in `dir`; an empty catalog when there is none yet.
+    pub fn load(dir: &std::path::Path) -> Result<Catalog, Error> {
+        let path = dir.join(CATALOG_FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Catalog::default()),
+            Err(e) => {
+                return Err(Error::new(
+                    ErrorCode::Internal,
+                    format!("reading {}: {e}", path.display()),
+                ))
+            }
+        };
+        let corrupt = |what: &str| {
+            Error::new(
+                ErrorCode::Internal,
+                format!("catalog {} is corrupt: {what}", path.display()),
+            )
+        };
+        if bytes.len() < 24 || &bytes[..8] != CATALOG_MAGIC {
+            return Err(corrupt("bad header"));
+        }
+        let (body, crc) = bytes.split_at(bytes.len() - 4);
+        if crc32c::crc32c(body) != u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]) {
+            return Err(corrupt("checksum mismatch"));
+        }
+        let mut r = wire::codec::Reader::new(&body[8..]);
+        let version = r.u32().map_err(|e| corrupt(&e.to_string()))?;
+        if version != CATALOG_VERSION {
+            return Err(corrupt(&format!("unsupported version {version}")));
+        }
+        let next_id = r.u32().map_err(|e| corrupt(&e.to_string()))?;
+        let count = r
+            .count("tables", limits::TABLES_MAX, 8)
+            .map_err(|e| corrupt(&e.to_string()))?;
+        let mut defs = Vec::with_capacity(count);
+        for _ in 0..count {
+            defs.push(Arc::new(
+                wire::message::get_table(&mut r).map_err(|e| corrupt(&e.to_string()))?,
+            ));
+        }
+        let mut catalog = Catalog {
+            next_id,
+            ..Catalog::default()
+        };
+        for def in &defs {
+            let unique_tables = def
+                .indexes
+                .iter()
+                .map(|i| match i.kind {
+                    IndexKind::Unique => defs.iter().find(|t| t.id == i.index_table).cloned(),
+                    IndexKind::Ordered => None,
+                })
+                .collect();
+            let entry = TableEntry {
+                def: def.clone(),
+                unique_tables,
+                next_auto: AtomicU64::new(1),
+            };
+            catalog
+                .by_name
+                .insert(def.name.to_ascii_lowercase(), def.id);
+            catalog.tables.insert(def.id, Arc::new(entry));
+        }
+        Ok(catalog)
+    }
+
+    /// Every table, hidden ones included.
+    pub fn entries(&self) -> impl Iterator<Item = &Arc<TableEntry>> {
+        self.tables.values()
+    }
+}

@@ -92,6 +92,8 @@ struct OpenTxn {
     id: TxnId,
     /// Bit w set: worker w holds state of this transaction.
     touched: u64,
+    /// Bit w set: worker w received a write of this transaction (it logs its part at commit).
+    written: u64,
     busy: bool,
 }
 
@@ -223,6 +225,15 @@ impl Coordinator {
                         "frame for cluster {} reached cluster {}",
                         header.cluster_id, self.shared.cluster_id
                     ),
+                ),
+            );
+        }
+        if let Some(why) = self.shared.failure() {
+            return self.fail(
+                id,
+                Error::new(
+                    ErrorCode::ShuttingDown,
+                    format!("the data node failed and must restart: {why}"),
                 ),
             );
         }
@@ -388,6 +399,7 @@ impl Coordinator {
                     OpenTxn {
                         id,
                         touched: 0,
+                        written: 0,
                         busy: true,
                     },
                 );
@@ -485,16 +497,21 @@ impl Coordinator {
         for s in steps {
             groups[s.partition as usize % workers].push(s);
         }
-        let touched = &mut self
+        let open = self
             .txns
             .get_mut(&state.client_txn)
-            .expect("open transaction")
-            .touched;
+            .expect("open transaction");
         for (w, group) in groups.into_iter().enumerate() {
             if group.is_empty() {
                 continue;
             }
-            *touched |= 1 << w;
+            open.touched |= 1 << w;
+            if group
+                .iter()
+                .any(|s| !matches!(s.kind, StepKind::Read { .. }))
+            {
+                open.written |= 1 << w;
+            }
             state.waiting += 1;
             let message = ToWorker::Steps {
                 txn: state.txn,
@@ -603,6 +620,8 @@ impl Coordinator {
                         txn: txn.id,
                         tag,
                         reply_to: self.me,
+                        participants: txn.written.count_ones() as u16,
+                        counted: txn.written & (1 << w) != 0,
                     },
                 ));
                 waiting += 1;

@@ -20,6 +20,7 @@ use transport::nonblocking::{Connection, ReadState};
 use crate::coordinator::Coordinator;
 use crate::messages::{ReplyTo, ToWorker};
 use crate::worker::Worker;
+use crate::Durability;
 use crate::Shared;
 
 /// The token of a worker's waker; connections use tokens from 1.
@@ -71,6 +72,9 @@ pub struct EventLoop {
     connections: HashMap<usize, Served>,
     next_token: usize,
     spin: Duration,
+    /// Interval durability: redo written but not yet fsynced, and when the last fsync was.
+    unsynced: bool,
+    last_sync: Instant,
 }
 
 impl EventLoop {
@@ -92,6 +96,8 @@ impl EventLoop {
             connections: HashMap::new(),
             next_token: 1,
             spin,
+            unsynced: false,
+            last_sync: Instant::now(),
         }
     }
 
@@ -116,6 +122,7 @@ impl EventLoop {
                 }
             }
             self.worker.expire_waits();
+            self.write_log();
             self.deliver_worker_output();
             let now = Instant::now();
             if worked {
@@ -139,8 +146,15 @@ impl EventLoop {
                     Err(TryRecvError::Disconnected) => return self.stop(),
                     Err(TryRecvError::Empty) => {}
                 }
-                self.worker
-                    .next_deadline()
+                let lock_deadline = self.worker.next_deadline();
+                let sync_deadline = match self.shared.durability {
+                    Durability::Interval(every) if self.unsynced => Some(self.last_sync + every),
+                    _ => None,
+                };
+                lock_deadline
+                    .into_iter()
+                    .chain(sync_deadline)
+                    .min()
                     .map(|d| d.saturating_duration_since(now))
             };
             if let Err(e) = self.poll.poll(&mut events, timeout) {
@@ -178,10 +192,53 @@ impl EventLoop {
             }
             data => {
                 self.worker.handle(data);
-                self.deliver_worker_output();
+                // Answers wait while redo records are unwritten: no commit is acknowledged, and
+                // no read shows a commit, before its record is written (and in commit mode,
+                // fsynced) together with the rest of this turn's records.
+                if !self.worker.log_pending() {
+                    self.deliver_worker_output();
+                }
             }
         }
         true
+    }
+
+    /// Writes this turn's redo records: fsynced at once in commit mode (one fsync for every commit
+    /// gathered, the group commit), or written now and fsynced on the interval. A failure stops
+    /// the node: what waited for the log is never acknowledged.
+    fn write_log(&mut self) {
+        let interval = match self.shared.durability {
+            Durability::Interval(every) => Some(every),
+            _ => None,
+        };
+        let pending = self.worker.log_pending();
+        let due = interval.is_some_and(|every| self.unsynced && self.last_sync.elapsed() >= every);
+        if pending || due {
+            let sync = interval.is_none() || due;
+            self.worker.flush_log(sync);
+            if sync {
+                self.unsynced = false;
+                self.last_sync = Instant::now();
+            } else {
+                self.unsynced = true;
+            }
+        }
+        if self.worker.failure.is_some() {
+            self.fail_stop();
+        }
+    }
+
+    /// After a failed write or fsync: drop every answer that waited for the log and close every
+    /// connection, whose clients then see the outcome of their commits as unknown.
+    fn fail_stop(&mut self) {
+        if let Some(why) = self.worker.failure.clone() {
+            self.shared.fail(why);
+        }
+        self.worker.outgoing.clear();
+        let tokens: Vec<usize> = self.connections.keys().copied().collect();
+        for t in tokens {
+            self.close(t, "the data node failed");
+        }
     }
 
     /// Sends the worker's answers to their coordinators.

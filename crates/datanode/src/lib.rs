@@ -11,12 +11,14 @@ pub mod coordinator;
 pub mod event_loop;
 pub mod messages;
 pub mod prepare;
+pub mod recovery;
 pub mod worker;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -28,6 +30,29 @@ use crate::catalog::Catalog;
 use crate::event_loop::{EventLoop, WorkerHandle};
 use crate::messages::ToWorker;
 use crate::worker::Worker;
+
+/// When a commit is on disk relative to its acknowledgement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// In memory only; a restart loses everything.
+    None,
+    /// Every acknowledged commit is on disk first (group commit: one fsync covers every commit
+    /// a worker gathered meanwhile).
+    Commit,
+    /// Commits are written at once and made durable every interval (NDB's global checkpoint); a
+    /// crash loses at most the last interval.
+    Interval(Duration),
+}
+
+impl std::fmt::Display for Durability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Durability::None => write!(f, "none (in memory only)"),
+            Durability::Commit => write!(f, "commit (every acknowledged commit is on disk)"),
+            Durability::Interval(d) => write!(f, "interval (on disk every {} ms)", d.as_millis()),
+        }
+    }
+}
 
 /// Settings of one data node.
 #[derive(Debug, Clone)]
@@ -43,6 +68,9 @@ pub struct DataNodeConfig {
     /// How long a worker keeps polling after its last piece of work before it sleeps (NDB's spin
     /// time); zero sleeps at once, saving CPU at the cost of a wake-up per request.
     pub worker_spin: Duration,
+    /// Directory for the catalog and the redo logs; None keeps everything in memory.
+    pub data_dir: Option<PathBuf>,
+    pub durability: Durability,
 }
 
 impl Default for DataNodeConfig {
@@ -54,6 +82,8 @@ impl Default for DataNodeConfig {
             workers: 0,
             lock_wait_timeout: Duration::from_millis(1200),
             worker_spin: Duration::from_micros(50),
+            data_dir: None,
+            durability: Durability::Commit,
         }
     }
 }
@@ -67,6 +97,12 @@ pub struct Shared {
     pub next_txn: AtomicU64,
     pub stopping: AtomicBool,
     connections: AtomicUsize,
+    /// The node-wide commit sequence, continued across restarts.
+    pub sequence: Arc<AtomicU64>,
+    pub data_dir: Option<PathBuf>,
+    pub durability: Durability,
+    /// Why the node stopped accepting work (a failed write or fsync), if it did.
+    failure: Mutex<Option<String>>,
 }
 
 impl Shared {
@@ -84,22 +120,24 @@ impl Shared {
     /// Registers a table in the catalog; returns it and its hidden index tables. The coordinator
     /// then has every worker create its partitions before it answers.
     pub fn register_table(&self, def: TableDef) -> Result<Vec<Arc<TableDef>>, Error> {
-        let created = self
+        let mut catalog = self
             .catalog
             .write()
-            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?
-            .create(def, self.workers.len() as u32)?;
+            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let created = catalog.create(def, self.workers.len() as u32)?;
+        self.save_catalog(&catalog)?;
         info!(table = %created[0].name, id = created[0].id, partitions = created[0].partition_count, "created table");
         Ok(created)
     }
 
     /// Removes a table and its hidden index tables from the catalog; returns their ids.
     pub fn unregister_table(&self, name: &str) -> Result<Vec<u32>, Error> {
-        let ids = self
+        let mut catalog = self
             .catalog
             .write()
-            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?
-            .drop_table(name)?;
+            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let ids = catalog.drop_table(name)?;
+        self.save_catalog(&catalog)?;
         info!(table = %name, "dropped table");
         Ok(ids)
     }
@@ -115,6 +153,32 @@ impl Shared {
                 .flatten()
                 .map(|t| (**t).clone())
                 .collect(),
+        })
+    }
+
+    /// Records a failure that makes the node stop (fail-stop): it answers nothing more that
+    /// could need the disk, and the binary exits so the node restarts from its files.
+    pub fn fail(&self, why: String) {
+        if let Ok(mut f) = self.failure.lock() {
+            if f.is_none() {
+                tracing::error!("data node failed and stops: {why}");
+                *f = Some(why);
+            }
+        }
+    }
+
+    pub fn failure(&self) -> Option<String> {
+        self.failure.lock().ok().and_then(|f| f.clone())
+    }
+
+    fn save_catalog(&self, catalog: &Catalog) -> Result<(), Error> {
+        let Some(dir) = &self.data_dir else {
+            return Ok(());
+        };
+        catalog.save(dir).map_err(|e| {
+            let why = format!("writing the catalog in {}: {e}", dir.display());
+            self.fail(why.clone());
+            Error::new(ErrorCode::ShuttingDown, why)
         })
     }
 
@@ -140,6 +204,12 @@ impl DataNode {
             }
             n => n.min(limits::WORKERS_MAX),
         };
+        let recovered = match &config.data_dir {
+            Some(dir) => recovery::recover(dir, worker_count)
+                .map_err(|e| std::io::Error::other(e.to_string()))?,
+            None => recovery::empty(worker_count),
+        };
+        let sequence = Arc::new(AtomicU64::new(recovered.sequence_max + 1));
         let mut handles = Vec::with_capacity(worker_count);
         let mut loops = Vec::with_capacity(worker_count);
         for _ in 0..worker_count {
@@ -151,15 +221,36 @@ impl DataNode {
         let shared = Arc::new(Shared {
             node_id: config.node_id,
             cluster_id: config.cluster_id,
-            catalog: RwLock::new(Catalog::default()),
+            catalog: RwLock::new(recovered.catalog),
             workers: handles,
-            next_txn: AtomicU64::new(1),
+            next_txn: AtomicU64::new(recovered.transaction_max + 1),
             stopping: AtomicBool::new(false),
             connections: AtomicUsize::new(0),
+            sequence: sequence.clone(),
+            data_dir: config.data_dir.clone(),
+            durability: config.durability,
+            failure: Mutex::new(None),
         });
         let mut workers = Vec::with_capacity(worker_count);
-        for (w, (poll, rx)) in loops.into_iter().enumerate() {
-            let worker = Worker::new(config.lock_wait_timeout, config.cluster_id);
+        for (w, ((poll, rx), partitions)) in loops.into_iter().zip(recovered.partitions).enumerate()
+        {
+            let logging = match (&config.data_dir, config.durability) {
+                (Some(dir), Durability::Commit | Durability::Interval(_)) => {
+                    let log = storage::redo::RedoLog::open(&recovery::log_path(dir, w), w as u32)
+                        .map_err(|e| std::io::Error::other(e.to_string()))?;
+                    Some(worker::Logging {
+                        log,
+                        sequence: sequence.clone(),
+                    })
+                }
+                _ => None,
+            };
+            let worker = Worker::new(
+                config.lock_wait_timeout,
+                config.cluster_id,
+                partitions,
+                logging,
+            );
             let event_loop =
                 EventLoop::new(w, shared.clone(), worker, poll, rx, config.worker_spin);
             workers.push(
@@ -191,6 +282,12 @@ impl DataNode {
 
     pub fn worker_count(&self) -> usize {
         self.shared.workers.len()
+    }
+
+    /// Why the node failed (a failed write or fsync of its files), if it did; it then serves
+    /// nothing more and must be restarted.
+    pub fn failure(&self) -> Option<String> {
+        self.shared.failure()
     }
 
     /// Stops accepting, closes every connection, stops the workers and waits for the threads.

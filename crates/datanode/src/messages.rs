@@ -105,10 +105,15 @@ pub enum ToWorker {
         reply_to: ReplyTo,
         direct: Option<u64>,
     },
+    /// Commits the transaction's part on this worker. `participants` workers wrote in it; this
+    /// one is among them when `counted`, and then logs its part (even an empty one) so replay
+    /// can tell a whole transaction from a torn one.
     Commit {
         txn: TxnId,
         tag: u64,
         reply_to: ReplyTo,
+        participants: u16,
+        counted: bool,
     },
     Abort {
         txn: TxnId,

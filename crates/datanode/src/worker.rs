@@ -22,6 +22,9 @@ use crate::messages::*;
 
 type LockKey = (u32, Vec<u8>);
 
+/// A change borrowed from a transaction's pending images: table, partition, key, row.
+type ChangeRefOwned<'a> = (u32, u32, &'a [u8], Option<&'a [u8]>);
+
 struct LockEntry {
     exclusive: bool,
     holders: Vec<TxnId>,
@@ -55,8 +58,18 @@ enum StepStatus {
     Blocked(Step),
 }
 
+/// What a worker does with its redo log.
+pub struct Logging {
+    pub log: storage::redo::RedoLog,
+    /// The node-wide commit sequence.
+    pub sequence: Arc<std::sync::atomic::AtomicU64>,
+}
+
 pub struct Worker {
     partitions: HashMap<(u32, u32), Partition>,
+    logging: Option<Logging>,
+    /// Set when the redo log failed: the node must stop rather than acknowledge more commits.
+    pub failure: Option<String>,
     locks: HashMap<LockKey, LockEntry>,
     txns: HashMap<TxnId, WorkerTxn>,
     parked: Vec<Parked>,
@@ -67,9 +80,16 @@ pub struct Worker {
 }
 
 impl Worker {
-    pub fn new(lock_wait: Duration, cluster_id: u32) -> Worker {
+    pub fn new(
+        lock_wait: Duration,
+        cluster_id: u32,
+        partitions: Vec<((u32, u32), Partition)>,
+        logging: Option<Logging>,
+    ) -> Worker {
         Worker {
-            partitions: HashMap::new(),
+            partitions: partitions.into_iter().collect(),
+            logging,
+            failure: None,
             locks: HashMap::new(),
             txns: HashMap::new(),
             parked: Vec::new(),
@@ -109,7 +129,14 @@ impl Worker {
                 };
                 self.run_parked(parked);
             }
-            ToWorker::Commit { txn, tag, reply_to } => {
+            ToWorker::Commit {
+                txn,
+                tag,
+                reply_to,
+                participants,
+                counted,
+            } => {
+                self.log_commit(txn, participants, counted);
                 self.finish(txn, true);
                 self.send(reply_to, Event::Finished { tag });
             }
@@ -432,6 +459,66 @@ impl Worker {
                 new: None,
             }
         })
+    }
+
+    /// Appends this worker's part of a commit to the redo log buffer; the event loop writes (and
+    /// in commit mode fsyncs) it before any acknowledgement leaves the worker.
+    fn log_commit(&mut self, txn: TxnId, participants: u16, counted: bool) {
+        let Some(logging) = &mut self.logging else {
+            return;
+        };
+        let state = self.txns.get(&txn);
+        let logged = |table: u32, partition: u32| {
+            self.partitions
+                .get(&(table, partition))
+                .is_some_and(|p| !p.table().options.nologging)
+        };
+        let changes: Vec<ChangeRefOwned> = state
+            .map(|s| {
+                s.pending
+                    .iter()
+                    .filter(|((table, _), (partition, _))| logged(*table, *partition))
+                    .map(|((table, key), (partition, image))| {
+                        (*table, *partition, key.as_slice(), image.as_deref())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !counted || (changes.is_empty() && participants <= 1) {
+            return;
+        }
+        let sequence = logging
+            .sequence
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let refs = changes
+            .iter()
+            .map(|(table, partition, key, row)| storage::redo::ChangeRef {
+                table: *table,
+                partition: *partition,
+                key,
+                row: *row,
+            });
+        if let Err(e) = logging
+            .log
+            .append_changes(sequence, txn, participants, refs)
+        {
+            self.failure.get_or_insert(e.to_string());
+        }
+    }
+
+    /// Writes buffered redo records; with `sync` makes them durable. False after a failure.
+    pub fn flush_log(&mut self, sync: bool) -> bool {
+        if let Some(logging) = &mut self.logging {
+            if let Err(e) = logging.log.flush(sync) {
+                self.failure.get_or_insert(e.to_string());
+            }
+        }
+        self.failure.is_none()
+    }
+
+    /// True when redo records wait to be written.
+    pub fn log_pending(&self) -> bool {
+        self.logging.as_ref().is_some_and(|l| l.log.has_pending())
     }
 
     /// Commits (applies the pending images) or aborts (drops them), then releases the locks and

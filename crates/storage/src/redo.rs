@@ -35,6 +35,15 @@ pub struct Change {
     pub row: Option<Box<[u8]>>,
 }
 
+/// A changed row as the worker holds it, borrowed for writing.
+#[derive(Debug, Clone, Copy)]
+pub struct ChangeRef<'a> {
+    pub table: u32,
+    pub partition: u32,
+    pub key: &'a [u8],
+    pub row: Option<&'a [u8]>,
+}
+
 /// One worker's part of one committed transaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
@@ -126,30 +135,52 @@ impl RedoLog {
 
     /// Adds a record to the buffer; nothing reaches the file until [`RedoLog::flush`].
     pub fn append(&mut self, record: &Record) -> Result<(), RedoError> {
+        let changes = record.changes.iter().map(|c| ChangeRef {
+            table: c.table,
+            partition: c.partition,
+            key: &c.key,
+            row: c.row.as_deref(),
+        });
+        self.append_changes(
+            record.sequence,
+            record.transaction,
+            record.participants,
+            changes,
+        )
+    }
+
+    /// Adds a record made of borrowed changes (no copy of the rows before they are written).
+    pub fn append_changes<'a>(
+        &mut self,
+        sequence: u64,
+        transaction: u64,
+        participants: u16,
+        changes: impl Iterator<Item = ChangeRef<'a>>,
+    ) -> Result<(), RedoError> {
         self.check()?;
         let start = self.buffer.len();
         self.buffer.extend_from_slice(&[0; 8]);
-        self.buffer
-            .extend_from_slice(&record.sequence.to_le_bytes());
-        self.buffer
-            .extend_from_slice(&record.transaction.to_le_bytes());
-        self.buffer
-            .extend_from_slice(&record.participants.to_le_bytes());
-        self.buffer
-            .extend_from_slice(&(record.changes.len() as u32).to_le_bytes());
-        for c in &record.changes {
+        self.buffer.extend_from_slice(&sequence.to_le_bytes());
+        self.buffer.extend_from_slice(&transaction.to_le_bytes());
+        self.buffer.extend_from_slice(&participants.to_le_bytes());
+        let count_at = self.buffer.len();
+        self.buffer.extend_from_slice(&0u32.to_le_bytes());
+        let mut count = 0u32;
+        for c in changes {
+            count += 1;
             self.buffer.extend_from_slice(&c.table.to_le_bytes());
             self.buffer.extend_from_slice(&c.partition.to_le_bytes());
             self.buffer.push(if c.row.is_some() { 1 } else { 2 });
             self.buffer
                 .extend_from_slice(&(c.key.len() as u32).to_le_bytes());
-            self.buffer.extend_from_slice(&c.key);
-            if let Some(row) = &c.row {
+            self.buffer.extend_from_slice(c.key);
+            if let Some(row) = c.row {
                 self.buffer
                     .extend_from_slice(&(row.len() as u32).to_le_bytes());
                 self.buffer.extend_from_slice(row);
             }
         }
+        self.buffer[count_at..count_at + 4].copy_from_slice(&count.to_le_bytes());
         let body_len = (self.buffer.len() - start - 8) as u32;
         let crc = crc32c::crc32c(&self.buffer[start + 8..]);
         self.buffer[start..start + 4].copy_from_slice(&body_len.to_le_bytes());

@@ -735,7 +735,8 @@ fn get_type(r: &mut Reader) -> DecodeResult<ColumnType> {
     })
 }
 
-fn put_table(out: &mut Vec<u8>, t: &TableDef) {
+/// Appends a table schema in the protocol's encoding (also the catalog file's).
+pub fn put_table(out: &mut Vec<u8>, t: &TableDef) {
     out.put_u32(t.id);
     out.put_bytes(t.name.as_bytes());
     out.put_u32(t.columns.len() as u32);
@@ -775,7 +776,8 @@ fn put_table(out: &mut Vec<u8>, t: &TableDef) {
     out.put_u32(t.index_of.map_or(u32::MAX, |i| i));
 }
 
-fn get_table(r: &mut Reader) -> DecodeResult<TableDef> {
+/// Reads a table schema written by [`put_table`].
+pub fn get_table(r: &mut Reader) -> DecodeResult<TableDef> {
     let name_limit = limits::WIRE_NAME_BYTES_MAX;
     let id = r.u32()?;
     let name = r.string("table name", name_limit)?;
