@@ -1,0 +1,192 @@
+//! A data node restarted on its data directory finds every committed row, its unique and ordered
+//! indexes, its schema and its AUTO_INCREMENT counters again, and nothing that was rolled back;
+//! also when it restarts with another number of worker threads.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use base::schema::{ColumnDef, IndexKind};
+use base::types::ColumnType;
+use client::{Cluster, ExecType, LockMode, OpResult, Scan, ScanOrder, TableDef, Value};
+use datanode::{DataNode, DataNodeConfig, Durability};
+
+fn start(dir: &std::path::Path, workers: usize) -> DataNode {
+    DataNode::start(DataNodeConfig {
+        listen: "127.0.0.1:0".into(),
+        workers,
+        lock_wait_timeout: Duration::from_millis(500),
+        data_dir: Some(dir.to_path_buf()),
+        durability: Durability::Commit,
+        ..DataNodeConfig::default()
+    })
+    .expect("data node starts")
+}
+
+fn rows(cluster: &Cluster) -> BTreeMap<u64, (String, i64)> {
+    let t = cluster.table("accounts").unwrap();
+    cluster
+        .scan(&t, &Scan::table())
+        .unwrap()
+        .into_iter()
+        .map(|r| match (&r[0], &r[1], &r[2]) {
+            (Value::UInt(id), Value::Bytes(e), Value::Int(b)) => {
+                (*id, (String::from_utf8(e.clone()).unwrap(), *b))
+            }
+            other => panic!("unexpected row {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn restart_finds_committed_rows_indexes_and_counters() {
+    let dir = std::env::temp_dir().join(format!("cairn-restart-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let node = start(&dir, 2);
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    let def = TableDef::new(
+        "accounts",
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: true }).auto_increment(),
+            ColumnDef::new("email", ColumnType::VarChar { length: 40 }),
+            ColumnDef::new("balance", ColumnType::BigInt { unsigned: false }),
+        ],
+        &["id"],
+    )
+    .unwrap()
+    .with_index("email", IndexKind::Unique, &["email"])
+    .unwrap()
+    .with_index("balance", IndexKind::Ordered, &["balance"])
+    .unwrap();
+    let t = cluster.create_table(def).unwrap();
+    // Multi-row transactions spread over partitions, then updates, deletes and a rollback.
+    for batch in 0..5 {
+        let mut txn = cluster.transaction();
+        for i in 0..10 {
+            let n = batch * 10 + i;
+            txn.insert(
+                &t,
+                t.values(&[
+                    ("email", format!("user{n}@x").into()),
+                    ("balance", Value::Int(n)),
+                ])
+                .unwrap(),
+            );
+        }
+        txn.commit().unwrap();
+    }
+    let mut txn = cluster.transaction();
+    txn.update(
+        &t,
+        vec![Value::UInt(3)],
+        t.values(&[("email", "moved@x".into()), ("balance", Value::Int(1000))])
+            .unwrap(),
+    );
+    txn.delete(&t, vec![Value::UInt(7)]);
+    txn.commit().unwrap();
+    let mut txn = cluster.transaction();
+    txn.insert(
+        &t,
+        t.values(&[("email", "ghost@x".into()), ("balance", Value::Int(-1))])
+            .unwrap(),
+    );
+    txn.execute(ExecType::NoCommit).unwrap();
+    txn.rollback().unwrap();
+    let before = rows(&cluster);
+    assert_eq!(before.len(), 49);
+    drop(cluster);
+    node.stop();
+
+    for workers in [2, 3] {
+        let node = start(&dir, workers);
+        let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+        assert_eq!(
+            rows(&cluster),
+            before,
+            "rows after a restart with {workers} workers"
+        );
+        let t = cluster.table("accounts").unwrap();
+        let email = t.unique_index("email").unwrap();
+        let mut txn = cluster.transaction();
+        let moved = txn.read_unique(
+            &t,
+            email,
+            vec!["MOVED@x".into()],
+            LockMode::CommittedRead,
+            vec![],
+        );
+        let old = txn.read_unique(
+            &t,
+            email,
+            vec!["user2@x".into()],
+            LockMode::CommittedRead,
+            vec![],
+        );
+        let deleted = txn.read_unique(
+            &t,
+            email,
+            vec!["user6@x".into()],
+            LockMode::CommittedRead,
+            vec![],
+        );
+        let ghost = txn.read_unique(
+            &t,
+            email,
+            vec!["ghost@x".into()],
+            LockMode::CommittedRead,
+            vec![],
+        );
+        txn.execute(ExecType::Commit).unwrap();
+        assert_eq!(txn.row(moved).unwrap()[0], Value::UInt(3));
+        assert_eq!(txn.result(old), Some(&OpResult::NotFound));
+        assert_eq!(txn.result(deleted), Some(&OpResult::NotFound));
+        assert_eq!(txn.result(ghost), Some(&OpResult::NotFound));
+        let top = cluster
+            .scan(
+                &t,
+                &Scan::index("balance")
+                    .order(ScanOrder::Descending)
+                    .limit(2)
+                    .columns(&["id"]),
+            )
+            .unwrap();
+        assert_eq!(top[0], vec![Value::UInt(3)]);
+        // AUTO_INCREMENT continues above every stored id, also for the rolled-back insert's.
+        let mut txn = cluster.transaction();
+        let op = txn.insert(
+            &t,
+            t.values(&[
+                ("email", format!("new{workers}@x").into()),
+                ("balance", Value::Int(5)),
+            ])
+            .unwrap(),
+        );
+        txn.execute(ExecType::Commit).unwrap();
+        let Some(OpResult::Done { assigned: Some(id) }) = txn.result(op) else {
+            panic!("no id assigned")
+        };
+        assert!(*id > *before.keys().max().unwrap(), "assigned {id}");
+        drop(cluster);
+        node.stop();
+        // The next start expects the new row too.
+        let mut expected = before.clone();
+        expected.insert(*id, (format!("new{workers}@x"), 5));
+        if workers == 2 {
+            let node = start(&dir, 3);
+            let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+            assert_eq!(rows(&cluster), expected);
+            cluster.drop_table("accounts").unwrap();
+            drop(cluster);
+            node.stop();
+            let node = start(&dir, 2);
+            let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+            assert!(
+                cluster.table("accounts").is_err(),
+                "a dropped table stays dropped"
+            );
+            drop(cluster);
+            node.stop();
+            break;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
