@@ -21,8 +21,10 @@ use std::path::{Path, PathBuf};
 pub const MAGIC: &[u8; 8] = b"CAIRNRDO";
 pub const VERSION: u32 = 1;
 const HEADER_BYTES: usize = 16;
-/// Largest record body accepted when reading: a transaction's part on one worker.
-pub const RECORD_BYTES_MAX: usize = 64 * 1024 * 1024;
+/// Largest record body: its length is a u32.
+pub const RECORD_BYTES_MAX: usize = u32::MAX as usize;
+/// Smallest record body: sequence, transaction, participants and change count.
+const RECORD_BODY_MIN: usize = 22;
 
 /// One changed row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -181,7 +183,16 @@ impl RedoLog {
             }
         }
         self.buffer[count_at..count_at + 4].copy_from_slice(&count.to_le_bytes());
-        let body_len = (self.buffer.len() - start - 8) as u32;
+        let body_bytes = self.buffer.len() - start - 8;
+        if body_bytes > RECORD_BYTES_MAX {
+            self.buffer.truncate(start);
+            return Err(RedoError::Corrupt {
+                path: self.path.clone(),
+                offset: self.written_bytes,
+                what: format!("a record of {body_bytes} bytes exceeds {RECORD_BYTES_MAX}"),
+            });
+        }
+        let body_len = body_bytes as u32;
         let crc = crc32c::crc32c(&self.buffer[start + 8..]);
         self.buffer[start..start + 4].copy_from_slice(&body_len.to_le_bytes());
         self.buffer[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
@@ -271,6 +282,19 @@ pub fn read_log(path: &Path) -> Result<LogContents, RedoError> {
     File::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .map_err(io_error)?;
+    if bytes.len() < HEADER_BYTES && MAGIC.starts_with(&bytes[..bytes.len().min(8)]) {
+        // Created but cut short before its header reached the disk: an empty log.
+        let file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(io_error)?;
+        file.set_len(0).map_err(io_error)?;
+        file.sync_all().map_err(io_error)?;
+        return Ok(LogContents {
+            records: Vec::new(),
+            cut_at: Some(0),
+        });
+    }
     if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
         return Err(corrupt(0, "not a Cairn redo log (bad header)".into()));
     }
@@ -292,10 +316,21 @@ pub fn read_log(path: &Path) -> Result<LogContents, RedoError> {
         }
         let body_len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
         let crc = u32::from_le_bytes([rest[4], rest[5], rest[6], rest[7]]);
-        if body_len > RECORD_BYTES_MAX
-            || rest.len() < 8 + body_len
-            || crc32c::crc32c(&rest[8..8 + body_len]) != crc
-        {
+        let whole = body_len >= RECORD_BODY_MIN && rest.len() >= 8 + body_len;
+        if !whole || crc32c::crc32c(&rest[8..8 + body_len]) != crc {
+            // A torn tail is the last write, cut short or never filled in (zeros). A bad record
+            // with written data after it is damage in the middle of the log: refuse to guess.
+            let after = if whole {
+                &rest[8 + body_len..]
+            } else {
+                &[][..]
+            };
+            if after.iter().any(|b| *b != 0) {
+                return Err(corrupt(
+                    at as u64,
+                    "checksum mismatch with records after it".into(),
+                ));
+            }
             cut_at = Some(at as u64);
             break;
         }
@@ -409,7 +444,14 @@ mod tests {
         let contents = read_log(&path).unwrap();
         assert_eq!(contents.records, written[..4]);
         assert!(contents.cut_at.is_some());
-        // Flip a byte inside the third record's body: the log ends before it.
+        // A zero-filled tail (space allocated, never written) is cut like a torn one.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let whole = bytes.len();
+        bytes.extend_from_slice(&[0; 64]);
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(read_log(&path).unwrap().records, written[..4]);
+        assert_eq!(std::fs::metadata(&path).unwrap().len() as usize, whole);
+        // A damaged record with records after it is an error naming the offset, not a cut.
         let mut bytes = std::fs::read(&path).unwrap();
         let third = HEADER_BYTES
             + (0..2)
@@ -417,7 +459,14 @@ mod tests {
                 .sum::<usize>();
         bytes[third + 12] ^= 0xFF;
         std::fs::write(&path, &bytes).unwrap();
-        assert_eq!(read_log(&path).unwrap().records, written[..2]);
+        match read_log(&path) {
+            Err(RedoError::Corrupt { offset, .. }) => assert_eq!(offset as usize, third),
+            other => panic!("expected corruption at {third}, got {other:?}"),
+        }
+        // A log cut short inside its header is an empty log.
+        std::fs::write(&path, &MAGIC[..5]).unwrap();
+        assert!(read_log(&path).unwrap().records.is_empty());
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
