@@ -190,3 +190,69 @@ fn restart_finds_committed_rows_indexes_and_counters() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_failed_fsync_stops_the_node_and_acknowledged_commits_survive() {
+    let dir = std::env::temp_dir().join(format!("cairn-fsync-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let faults = std::sync::Arc::new(storage::redo::Faults::fail_sync(3));
+    let node = DataNode::start(DataNodeConfig {
+        listen: "127.0.0.1:0".into(),
+        workers: 1,
+        data_dir: Some(dir.clone()),
+        durability: Durability::Commit,
+        redo_faults: Some(faults),
+        ..DataNodeConfig::default()
+    })
+    .unwrap();
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    let def = TableDef::new(
+        "t",
+        vec![ColumnDef::new("id", ColumnType::BigInt { unsigned: false })],
+        &["id"],
+    )
+    .unwrap();
+    let t = cluster.create_table(def).unwrap();
+    for id in [1i64, 2] {
+        let mut txn = cluster.transaction();
+        txn.insert(&t, vec![(0, id.into())]);
+        txn.commit().expect("fsyncs 1 and 2 succeed");
+    }
+    let mut txn = cluster.transaction();
+    txn.insert(&t, vec![(0, 3i64.into())]);
+    let err = txn
+        .commit()
+        .expect_err("the third fsync fails, so the commit is never acknowledged");
+    assert_eq!(err.code(), client::ErrorCode::ConnectionLost, "{err}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while node.failure().is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the node did not record its failure"
+        );
+        std::thread::yield_now();
+    }
+    // Fail-stop: the node serves nothing more.
+    match Cluster::connect_timeout(&node.address().to_string(), Duration::from_secs(5)) {
+        Err(e) => assert_eq!(e.code(), client::ErrorCode::ShuttingDown, "{e}"),
+        Ok(_) => panic!("a failed node accepted a new client"),
+    }
+    node.stop();
+
+    let node = start(&dir, 1);
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    let t = cluster.table("t").unwrap();
+    let ids: Vec<Value> = cluster
+        .scan(&t, &Scan::table().order(ScanOrder::Any))
+        .unwrap()
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
+    assert!(
+        ids.contains(&Value::Int(1)) && ids.contains(&Value::Int(2)),
+        "acknowledged commits survive: {ids:?}"
+    );
+    drop(cluster);
+    node.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -71,6 +71,8 @@ pub struct DataNodeConfig {
     /// Directory for the catalog and the redo logs; None keeps everything in memory.
     pub data_dir: Option<PathBuf>,
     pub durability: Durability,
+    /// Fault injection for the redo logs' I/O (tests only).
+    pub redo_faults: Option<Arc<storage::redo::Faults>>,
 }
 
 impl Default for DataNodeConfig {
@@ -84,6 +86,7 @@ impl Default for DataNodeConfig {
             worker_spin: Duration::from_micros(50),
             data_dir: None,
             durability: Durability::Commit,
+            redo_faults: None,
         }
     }
 }
@@ -236,8 +239,12 @@ impl DataNode {
         {
             let logging = match (&config.data_dir, config.durability) {
                 (Some(dir), Durability::Commit | Durability::Interval(_)) => {
-                    let log = storage::redo::RedoLog::open(&recovery::log_path(dir, w), w as u32)
-                        .map_err(|e| std::io::Error::other(e.to_string()))?;
+                    let log = storage::redo::RedoLog::open_with_faults(
+                        &recovery::log_path(dir, w),
+                        w as u32,
+                        config.redo_faults.clone(),
+                    )
+                    .map_err(|e| std::io::Error::other(e.to_string()))?;
                     Some(worker::Logging {
                         log,
                         sequence: sequence.clone(),

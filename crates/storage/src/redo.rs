@@ -73,6 +73,47 @@ impl LogFile for File {
     }
 }
 
+/// A fault-injection point for the redo log's I/O: counts syncs and writes and fails the ones a
+/// test chose. Shared by every log of a node, so a test can say "the third fsync fails".
+#[derive(Debug, Default)]
+pub struct Faults {
+    /// Fail the sync with this 1-based number (0: never).
+    pub fail_sync_number: std::sync::atomic::AtomicU64,
+    syncs: std::sync::atomic::AtomicU64,
+}
+
+impl Faults {
+    /// Faults that fail the `n`th fsync (1-based).
+    pub fn fail_sync(n: u64) -> Faults {
+        Faults {
+            fail_sync_number: std::sync::atomic::AtomicU64::new(n),
+            syncs: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+}
+
+/// A file whose syncs go through [`Faults`].
+pub struct FaultyFile {
+    pub file: File,
+    pub faults: std::sync::Arc<Faults>,
+}
+
+impl LogFile for FaultyFile {
+    fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.file.write_all(bytes)
+    }
+    fn sync(&mut self) -> io::Result<()> {
+        use std::sync::atomic::Ordering;
+        let n = self.faults.syncs.fetch_add(1, Ordering::SeqCst) + 1;
+        if n == self.faults.fail_sync_number.load(Ordering::SeqCst) {
+            return Err(io::Error::other(format!(
+                "injected failure of fsync number {n}"
+            )));
+        }
+        self.file.sync_data()
+    }
+}
+
 /// Why the log cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum RedoError {
@@ -101,6 +142,15 @@ impl RedoLog {
     /// Opens (creating if needed) the log of `worker` for appending. An existing log must have
     /// been read with [`read_log`] first, which cuts a torn tail.
     pub fn open(path: &Path, worker: u32) -> Result<RedoLog, RedoError> {
+        RedoLog::open_with_faults(path, worker, None)
+    }
+
+    /// [`RedoLog::open`], with syncs going through `faults` when given.
+    pub fn open_with_faults(
+        path: &Path,
+        worker: u32,
+        faults: Option<std::sync::Arc<Faults>>,
+    ) -> Result<RedoLog, RedoError> {
         let io_error = |source| RedoError::Io {
             path: path.to_path_buf(),
             source,
@@ -121,7 +171,10 @@ impl RedoLog {
             file.sync_all().map_err(io_error)?;
             sync_directory(path).map_err(io_error)?;
         }
-        Ok(RedoLog::with_file(path, Box::new(file)))
+        Ok(match faults {
+            Some(faults) => RedoLog::with_file(path, Box::new(FaultyFile { file, faults })),
+            None => RedoLog::with_file(path, Box::new(file)),
+        })
     }
 
     /// A log over any [`LogFile`] (tests inject failures here).
