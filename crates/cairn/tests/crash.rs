@@ -14,22 +14,8 @@ use std::time::{Duration, Instant};
 
 use base::schema::ColumnDef;
 use base::types::ColumnType;
+use bench::load::Rng;
 use client::{Cluster, ExecType, Scan, TableDef, Value};
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 fn start(dir: &std::path::Path, port: u16) -> Child {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
@@ -89,7 +75,7 @@ fn writer(
     seed: u64,
     stop: Arc<AtomicBool>,
 ) -> (Model, Option<Ops>) {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let Ok(cluster) = Cluster::connect_timeout(&address, Duration::from_secs(10)) else {
         return (model, None);
     };
@@ -149,7 +135,7 @@ fn acknowledged_commits_survive_sigkill() {
     eprintln!(
         "acknowledged_commits_survive_sigkill: seed {seed} (rerun with CAIRN_TEST_SEED={seed})"
     );
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let dir = std::env::temp_dir().join(format!("cairn-crash-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let port = TcpListener::bind("127.0.0.1:0")
@@ -183,7 +169,7 @@ fn acknowledged_commits_survive_sigkill() {
                     address.clone(),
                     models[w as usize].clone(),
                     stop.clone(),
-                    rng.next(),
+                    rng.next_u64(),
                 );
                 std::thread::spawn(move || writer(address, w * 1000, model, seed, stop))
             })

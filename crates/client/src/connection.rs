@@ -295,18 +295,24 @@ impl Cluster {
         }
     }
 
+    /// Registers `sink` for a new request id and sends the request in one write.
+    fn send_request(&self, message: &Message, sink: Sender<Delivery>) -> Result<u64> {
+        let id = self.register(sink)?;
+        let mut out = Vec::with_capacity(256);
+        self.frame(message, id, &mut out)?;
+        if let Err(e) = self.send_frames(&out) {
+            self.forget(id);
+            return Err(e);
+        }
+        Ok(id)
+    }
+
     /// Sends one request and waits for its single reply.
     pub(crate) fn call(&self, message: &Message) -> Result<Message> {
         REPLIES.with(|(tx, rx)| {
             // Left over from an earlier call on this thread: nudges, or a lost connection's notice.
             while rx.try_recv().is_ok() {}
-            let id = self.register(tx.clone())?;
-            let mut out = Vec::with_capacity(128);
-            self.frame(message, id, &mut out)?;
-            if let Err(e) = self.send_frames(&out) {
-                self.forget(id);
-                return Err(e);
-            }
+            let id = self.send_request(message, tx.clone())?;
             loop {
                 let (header, reply) = self.wait(rx, None)?.ok_or_else(|| self.lost_error())?;
                 if header.request_id != id {
@@ -327,13 +333,7 @@ impl Cluster {
         mut each: impl FnMut(Message) -> Result<()>,
     ) -> Result<()> {
         let (tx, rx) = mpsc::channel();
-        let id = self.register(tx)?;
-        let mut out = Vec::with_capacity(256);
-        self.frame(message, id, &mut out)?;
-        if let Err(e) = self.send_frames(&out) {
-            self.forget(id);
-            return Err(e);
-        }
+        let id = self.send_request(message, tx)?;
         loop {
             let (header, reply) = self.wait(&rx, None)?.ok_or_else(|| self.lost_error())?;
             let last = header.flags & FLAG_LAST != 0;

@@ -75,6 +75,8 @@ pub struct EventLoop {
     /// Interval durability: redo written but not yet fsynced, and when the last fsync was.
     unsynced: bool,
     last_sync: Instant,
+    /// Fail-stop happened: the connections open then were closed; later ones get errors.
+    failed: bool,
 }
 
 impl EventLoop {
@@ -98,6 +100,7 @@ impl EventLoop {
             spin,
             unsynced: false,
             last_sync: Instant::now(),
+            failed: false,
         }
     }
 
@@ -213,7 +216,7 @@ impl EventLoop {
         };
         let pending = self.worker.log_pending();
         let due = interval.is_some_and(|every| self.unsynced && self.last_sync.elapsed() >= every);
-        if pending || due {
+        if (pending || due) && !self.failed {
             let sync = interval.is_none() || due;
             self.worker.flush_log(sync);
             if sync {
@@ -231,6 +234,11 @@ impl EventLoop {
     /// After a failed write or fsync: drop every answer that waited for the log and close every
     /// connection, whose clients then see the outcome of their commits as unknown.
     fn fail_stop(&mut self) {
+        if self.failed {
+            self.worker.outgoing.clear();
+            return;
+        }
+        self.failed = true;
         if let Some(why) = self.worker.failure.clone() {
             self.shared.fail(why);
         }
