@@ -1,5 +1,6 @@
 //! `cairn start` comes up with no configuration, prints where it listens and `ready`, serves real
-//! requests over the transport, and stops cleanly on SIGTERM. Two clusters run side by side.
+//! requests over the transport, and stops cleanly on SIGTERM. Two clusters run side by side, and a
+//! second run finds its data again.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -137,5 +138,16 @@ fn start_serves_and_stops_cleanly_side_by_side() {
     }
     a.terminate();
     b.terminate();
+
+    // A second run on the same data directory finds the data again.
+    let again = start(&root.join("a"), port_a);
+    let cluster = Cluster::connect(&format!("127.0.0.1:{port_a}")).unwrap();
+    let t = cluster.table("kv").unwrap();
+    let mut txn = cluster.transaction();
+    let r = txn.read(&t, vec!["port".into()]);
+    txn.execute(ExecType::Commit).unwrap();
+    assert_eq!(txn.row(r).unwrap()[1], Value::Int(port_a.into()));
+    drop(cluster);
+    again.terminate();
     let _ = std::fs::remove_dir_all(&root);
 }
