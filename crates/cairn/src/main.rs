@@ -105,6 +105,13 @@ struct DataNodeArgs {
     data_dir: Option<PathBuf>,
     #[command(flatten)]
     durability: DurabilityArgs,
+    /// Start empty: delete the catalog and redo logs in --data-dir first. Needs --yes, because
+    /// everything stored there is lost.
+    #[arg(long, requires = "data_dir")]
+    initial: bool,
+    /// Confirms --initial.
+    #[arg(long)]
+    yes: bool,
 }
 
 #[derive(Subcommand)]
@@ -269,6 +276,24 @@ fn start(args: StartArgs) -> Result<()> {
 }
 
 fn run_datanode(args: DataNodeArgs) -> Result<()> {
+    if args.initial {
+        let dir = args
+            .data_dir
+            .as_ref()
+            .context("--initial needs --data-dir")?;
+        if !args.yes {
+            bail!(
+                "--initial deletes every table and row stored in {}; add --yes to confirm",
+                dir.display()
+            );
+        }
+        let removed =
+            datanode::recovery::wipe(dir).with_context(|| format!("wiping {}", dir.display()))?;
+        println!(
+            "initial start: removed {removed} files from {}",
+            dir.display()
+        );
+    }
     let config = DataNodeConfig {
         listen: args.listen,
         node_id: args.node_id,

@@ -215,3 +215,74 @@ fn acknowledged_commits_survive_sigkill() {
     child.wait().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn initial_start_wipes_only_when_confirmed() {
+    let dir = std::env::temp_dir().join(format!("cairn-initial-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let address = format!("127.0.0.1:{port}");
+    let mut child = start(&dir, port);
+    let def = TableDef::new(
+        "kept",
+        vec![ColumnDef::new("k", ColumnType::BigInt { unsigned: false })],
+        &["k"],
+    )
+    .unwrap();
+    Cluster::connect(&address)
+        .unwrap()
+        .create_table(def)
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // Without --yes nothing is deleted and the node does not start.
+    let refused = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["datanode", "--initial", "--listen", &address, "--data-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--yes"));
+    let mut child = start(&dir, port);
+    assert!(
+        Cluster::connect(&address).unwrap().table("kept").is_ok(),
+        "data kept without --yes"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // With --yes the node starts empty.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args([
+            "datanode",
+            "--initial",
+            "--yes",
+            "--listen",
+            &address,
+            "--data-dir",
+        ])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    while let Some(Ok(line)) = lines.next() {
+        if line.contains("ready") {
+            break;
+        }
+    }
+    assert!(
+        Cluster::connect(&address).unwrap().table("kept").is_err(),
+        "an initial start is empty"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

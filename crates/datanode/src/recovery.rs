@@ -167,3 +167,33 @@ fn restore_counters(catalog: &Catalog, partitions: &HashMap<(u32, u32), Partitio
         }
     }
 }
+
+/// Deletes the catalog and every redo log in `dir` (an initial start); other files stay. Returns
+/// how many files were removed.
+pub fn wipe(dir: &Path) -> std::io::Result<usize> {
+    let mut removed = 0;
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let path = entry?.path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let ours = name == crate::catalog::CATALOG_FILE
+            || name == format!("{}.tmp", crate::catalog::CATALOG_FILE)
+            || (name.starts_with("redo-") && name.ends_with(".log"));
+        if ours {
+            std::fs::remove_file(&path)?;
+            removed += 1;
+        }
+    }
+    if removed > 0 {
+        storage::redo::sync_directory(&dir.join(crate::catalog::CATALOG_FILE))?;
+    }
+    Ok(removed)
+}
