@@ -3,8 +3,52 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use base::Value;
+use base::schema::{ColumnDef, IndexKind};
+use base::types::ColumnType;
+use base::{TableDef, Value};
 use client::{AsyncSession, Cluster, ExecType, OpKind, Operation, Table};
+
+/// sysbench's table: BIGINT id, INT k, CHAR(120) c, CHAR(60) pad, an ordered index on k.
+pub fn sysbench_table(name: &str) -> TableDef {
+    TableDef::new(
+        name,
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+            ColumnDef::new("k", ColumnType::Int { unsigned: false }).default(Value::Int(0)),
+            ColumnDef::new("c", ColumnType::Char { length: 120 }).default(Value::from("")),
+            ColumnDef::new("pad", ColumnType::Char { length: 60 }).default(Value::from("")),
+        ],
+        &["id"],
+    )
+    .and_then(|t| t.with_index("k_1", IndexKind::Ordered, &["k"]))
+    .expect("static schema is valid")
+}
+
+/// Row `i` of a sysbench table of `rows` rows, with sysbench's value shapes.
+pub fn sysbench_row(rng: &mut Rng, i: u64, rows: u64) -> Vec<(u16, Value)> {
+    vec![
+        (0, Value::Int(i as i64 + 1)),
+        (1, Value::Int((rng.below(rows.max(1)) + 1) as i64)),
+        (2, Value::from(rng.digits(119))),
+        (3, Value::from(rng.digits(59))),
+    ]
+}
+
+/// `cairn bench load`: creates a sysbench table and loads it, printing progress.
+pub fn load_sysbench(
+    connect: &str,
+    table: &str,
+    rows: u64,
+    seed: u64,
+    progress: bool,
+) -> client::Result<Duration> {
+    let cluster = Cluster::connect(connect)?;
+    let t = cluster.create_table(sysbench_table(table))?;
+    let mut rng = Rng::new(seed);
+    load(&cluster, &t, rows, 1000, 8, progress, |i| {
+        sysbench_row(&mut rng, i, rows)
+    })
+}
 
 /// A small deterministic generator (xorshift64*), so a run can be repeated from its seed.
 #[derive(Debug, Clone)]

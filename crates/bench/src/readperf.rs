@@ -11,7 +11,7 @@ use base::types::ColumnType;
 use base::{TableDef, Value};
 use client::{Cluster, CmpOp, ExecType, Filter, LockMode, Scan, ScanOrder, Table};
 
-use crate::load::{load, Rng};
+use crate::load::{load, sysbench_row, sysbench_table, Rng};
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -113,21 +113,6 @@ fn request_bytes(table: &Table, columns: &[u16]) -> usize {
     out.len()
 }
 
-fn sysbench_table(name: &str) -> TableDef {
-    TableDef::new(
-        name,
-        vec![
-            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
-            ColumnDef::new("k", ColumnType::Int { unsigned: false }).default(Value::Int(0)),
-            ColumnDef::new("c", ColumnType::Char { length: 120 }).default(Value::from("")),
-            ColumnDef::new("pad", ColumnType::Char { length: 60 }).default(Value::from("")),
-        ],
-        &["id"],
-    )
-    .and_then(|t| t.with_index("k_1", IndexKind::Ordered, &["k"]))
-    .expect("static schema is valid")
-}
-
 fn readperf_table() -> TableDef {
     let mut t = sysbench_table("readperf");
     t.columns
@@ -161,12 +146,7 @@ pub fn run(opts: &Options) -> client::Result<Report> {
     let sb = recreate(&cluster, sysbench_table("readperf_sysbench"))?;
     let mut text_rng = rng.clone();
     load(&cluster, &sb, rows, 1000, 8, opts.progress, |i| {
-        vec![
-            (0, Value::Int(i as i64)),
-            (1, Value::Int((i % 1_000_003) as i64)),
-            (2, Value::from(text_rng.digits(119))),
-            (3, Value::from(text_rng.digits(59))),
-        ]
+        sysbench_row(&mut text_rng, i, rows)
     })?;
     let after = cluster.status()?.resident_bytes;
     let bytes_per_row = after.saturating_sub(before) as f64 / rows as f64;

@@ -118,6 +118,17 @@ struct DataNodeArgs {
 enum BenchCommand {
     /// NDB's testReadPerf: every access path, us/row and rows/s, against a running cluster.
     Readperf(ReadperfArgs),
+    /// Creates a sysbench-shaped table and loads it (for restart and memory measurements).
+    Load {
+        #[arg(long, default_value = "127.0.0.1:2202")]
+        connect: String,
+        #[arg(long, default_value = "sbtest1")]
+        table: String,
+        #[arg(long, default_value_t = 1_000_000)]
+        rows: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// A bare TCP echo server: the ping-pong baseline readperf runs in a process of its own.
     Echo {
         #[arg(long, default_value = "127.0.0.1:0")]
@@ -185,6 +196,21 @@ fn main() -> Result<()> {
         Command::Start(args) => start(args),
         Command::Datanode(args) => run_datanode(args),
         Command::Bench(BenchCommand::Readperf(args)) => readperf(args),
+        Command::Bench(BenchCommand::Load {
+            connect,
+            table,
+            rows,
+            seed,
+        }) => {
+            let took = bench::load::load_sysbench(&connect, &table, rows, seed, true)
+                .context("loading")?;
+            println!(
+                "loaded {rows} rows into {table} in {:.1} s ({:.0} rows/s)",
+                took.as_secs_f64(),
+                rows as f64 / took.as_secs_f64().max(1e-9)
+            );
+            Ok(())
+        }
         Command::Bench(BenchCommand::Echo { listen }) => {
             let listener = std::net::TcpListener::bind(&listen)
                 .with_context(|| format!("binding {listen}"))?;
