@@ -86,6 +86,22 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
             .is_some_and(|(seen, needed)| seen >= needed)
     });
     records.sort_by_key(|r| r.sequence);
+    let mut puts: HashMap<(u32, u32), usize> = HashMap::new();
+    for change in records
+        .iter()
+        .flat_map(|r| &r.changes)
+        .filter(|c| c.row.is_some())
+    {
+        *puts.entry((change.table, change.partition)).or_default() += 1;
+    }
+    for (key, count) in puts {
+        if let Some(part) = partitions.get_mut(&key) {
+            part.reserve(count);
+        }
+    }
+    for part in partitions.values_mut() {
+        part.begin_bulk();
+    }
     let mut applied = 0u64;
     for record in records {
         for change in record.changes {
@@ -110,6 +126,9 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
             }
             applied += 1;
         }
+    }
+    for part in partitions.values_mut() {
+        part.end_bulk();
     }
     restore_counters(&catalog, &partitions);
     let rows: usize = partitions

@@ -331,10 +331,11 @@ pub fn read_log(path: &Path) -> Result<LogContents, RedoError> {
         offset,
         what,
     };
-    let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(io_error)?;
+    // Sized to the file up front: growing by doubling would copy and fault in the log twice.
+    let mut file = File::open(path).map_err(io_error)?;
+    let length = file.metadata().map_err(io_error)?.len() as usize;
+    let mut bytes = Vec::with_capacity(length);
+    file.read_to_end(&mut bytes).map_err(io_error)?;
     if bytes.len() < HEADER_BYTES && MAGIC.starts_with(&bytes[..bytes.len().min(8)]) {
         // Created but cut short before its header reached the disk: an empty log.
         let file = OpenOptions::new()

@@ -155,3 +155,35 @@ fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
         Bound::Unbounded => Bound::Unbounded,
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    /// Bulk loading (as at restart) ends with the same indexes as row-by-row maintenance.
+    #[test]
+    fn bulk_loaded_indexes_match_maintained_ones(ops in proptest::collection::vec(op(), 1..150)) {
+        let mut bulk = Partition::new(table());
+        let mut plain = Partition::new(table());
+        bulk.begin_bulk();
+        for op in ops {
+            for p in [&mut bulk, &mut plain] {
+                match &op {
+                    Op::Insert(id, k, c) => { let r = row(p, *id, *k, c); let _ = p.insert(r); }
+                    Op::Update(id, k, c) => { let (r, key) = (row(p, *id, *k, c), pk(p, *id)); let _ = p.replace(&key, r); }
+                    Op::Delete(id) => { let key = pk(p, *id); p.delete(&key); }
+                    _ => {}
+                }
+            }
+        }
+        bulk.end_bulk();
+        for index in 0..2 {
+            for descending in [false, true] {
+                let scan = |p: &Partition| {
+                    let mut ids = Vec::new();
+                    p.scan_index(index, Bound::Unbounded, Bound::Unbounded, descending, |_, r| { ids.push(p.layout().value(r, 0)); true });
+                    ids
+                };
+                prop_assert_eq!(scan(&bulk), scan(&plain));
+            }
+        }
+    }
+}
