@@ -18,6 +18,11 @@ use bench::load::Rng;
 use client::{Cluster, ExecType, Scan, TableDef, Value};
 
 fn start(dir: &std::path::Path, port: u16) -> Child {
+    start_with(dir, port, &[])
+}
+
+/// Starts `cairn datanode` with `extra` flags and returns once it printed `ready`.
+fn start_with(dir: &std::path::Path, port: u16, extra: &[&str]) -> Child {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
         .args([
             "datanode",
@@ -28,6 +33,7 @@ fn start(dir: &std::path::Path, port: u16) -> Child {
             "--data-dir",
         ])
         .arg(dir)
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -257,27 +263,7 @@ fn initial_start_wipes_only_when_confirmed() {
     child.wait().unwrap();
 
     // With --yes the node starts empty.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args([
-            "datanode",
-            "--initial",
-            "--yes",
-            "--listen",
-            &address,
-            "--data-dir",
-        ])
-        .arg(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines();
-    while let Some(Ok(line)) = lines.next() {
-        if line.contains("ready") {
-            break;
-        }
-    }
+    let mut child = start_with(&dir, port, &["--initial", "--yes"]);
     assert!(
         Cluster::connect(&address).unwrap().table("kept").is_err(),
         "an initial start is empty"
