@@ -5,3 +5,4 @@
 
 pub mod load;
 pub mod readperf;
+pub mod write;

@@ -70,6 +70,12 @@ struct DurabilityArgs {
     /// Milliseconds between fsyncs in interval mode.
     #[arg(long, default_value_t = 2000)]
     durability_interval_ms: u64,
+    /// Size of each redo segment file, in KiB (64 to 1048576).
+    #[arg(long, default_value_t = 65536)]
+    redo_segment_kib: u64,
+    /// A local checkpoint starts after this many KiB of redo (0: never on its own).
+    #[arg(long, default_value_t = 262144)]
+    checkpoint_redo_kib: u64,
 }
 
 impl DurabilityArgs {
@@ -80,6 +86,21 @@ impl DurabilityArgs {
                 self.durability_interval_ms.max(1),
             )),
             _ => datanode::Durability::Commit,
+        }
+    }
+
+    /// Applies the redo and checkpoint settings to a data node's configuration.
+    fn apply(&self, config: &mut DataNodeConfig) {
+        config.durability = self.mode();
+        config.redo_segment_bytes = self.redo_segment_kib.saturating_mul(1024);
+        config.checkpoint_redo_bytes = self.checkpoint_redo_kib.saturating_mul(1024);
+    }
+
+    fn describe_checkpoints(&self) -> String {
+        match (self.durability.as_str(), self.checkpoint_redo_kib) {
+            ("none", _) => "none (no redo log)".into(),
+            (_, 0) => "only when asked".into(),
+            (_, kib) => format!("local, every {} MiB of redo", kib as f64 / 1024.0),
         }
     }
 }
@@ -105,7 +126,7 @@ struct DataNodeArgs {
     data_dir: Option<PathBuf>,
     #[command(flatten)]
     durability: DurabilityArgs,
-    /// Start empty: delete the catalog and redo logs in --data-dir first. Needs --yes, because
+    /// Start empty: delete the catalog, checkpoints and redo logs in --data-dir first. Needs --yes, because
     /// everything stored there is lost.
     #[arg(long, requires = "data_dir")]
     initial: bool,
@@ -129,6 +150,9 @@ enum BenchCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Closed-loop writes in sysbench's oltp_insert / oltp_update_index shapes: ops/s, latency,
+    /// server CPU per operation.
+    Write(WriteArgs),
     /// A bare TCP echo server: the ping-pong baseline readperf runs in a process of its own.
     Echo {
         #[arg(long, default_value = "127.0.0.1:0")]
@@ -159,6 +183,40 @@ struct ReadperfArgs {
     /// waits the same way (0: sleep at once, as a plain blocking client).
     #[arg(long, default_value_t = 0)]
     client_spin_us: u64,
+}
+
+#[derive(Args)]
+struct WriteArgs {
+    /// Data node address (default: the one `cairn start` runs).
+    #[arg(long, default_value = "127.0.0.1:2202")]
+    connect: String,
+    #[arg(long, default_value = "sbtest1")]
+    table: String,
+    /// Table size: loaded (ids 1..=rows) when the table is missing or empty.
+    #[arg(long, default_value_t = 1_000_000)]
+    rows: u64,
+    /// Client threads, each with its own connection.
+    #[arg(long, alias = "connections", default_value_t = 16)]
+    threads: usize,
+    /// Seconds measured.
+    #[arg(long, default_value_t = 15.0)]
+    duration: f64,
+    /// Seconds run before measuring.
+    #[arg(long, default_value_t = 3.0)]
+    warmup: f64,
+    /// insert (sysbench oltp_insert) or update-index (oltp_update_index).
+    #[arg(long, default_value = "insert", value_parser = ["insert", "update-index"])]
+    workload: String,
+    /// Server processes whose CPU time over the measured window is reported per operation
+    /// (repeat, or separate with commas).
+    #[arg(long = "server-pid", value_delimiter = ',')]
+    server_pids: Vec<u32>,
+    /// Seed of the row and key generator (printed, so a run can be repeated).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Subcommand)]
@@ -211,6 +269,7 @@ fn main() -> Result<()> {
             );
             Ok(())
         }
+        Command::Bench(BenchCommand::Write(args)) => bench_write(args),
         Command::Bench(BenchCommand::Echo { listen }) => {
             let listener = std::net::TcpListener::bind(&listen)
                 .with_context(|| format!("binding {listen}"))?;
@@ -267,14 +326,14 @@ fn start(args: StartArgs) -> Result<()> {
             .checked_add(2)
             .context("--base-port too high")?,
     };
-    let config = DataNodeConfig {
+    let mut config = DataNodeConfig {
         listen: format!("{}:{port}", args.bind),
         workers: args.workers,
         worker_spin: Duration::from_micros(args.worker_spin_us),
         data_dir: Some(args.data_dir.clone()),
-        durability: args.durability.mode(),
         ..DataNodeConfig::default()
     };
+    args.durability.apply(&mut config);
     let node = DataNode::start(config.clone())
         .with_context(|| format!("starting the data node on {}", config.listen))?;
     let address = node.address().to_string();
@@ -293,6 +352,7 @@ fn start(args: StartArgs) -> Result<()> {
         node.worker_count()
     );
     println!("durability: {}", config.durability);
+    println!("checkpoints: {}", args.durability.describe_checkpoints());
     println!("ready");
     wait_for_signal(&node)?;
     println!("stopping");
@@ -320,16 +380,16 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
             dir.display()
         );
     }
-    let config = DataNodeConfig {
+    let mut config = DataNodeConfig {
         listen: args.listen,
         node_id: args.node_id,
         workers: args.workers,
         lock_wait_timeout: Duration::from_millis(args.lock_wait_timeout_ms),
         worker_spin: Duration::from_micros(args.worker_spin_us),
         data_dir: args.data_dir.clone(),
-        durability: args.durability.mode(),
         ..DataNodeConfig::default()
     };
+    args.durability.apply(&mut config);
     let node = DataNode::start(config.clone())
         .with_context(|| format!("starting the data node on {}", config.listen))?;
     println!(
@@ -367,6 +427,45 @@ fn readperf(args: ReadperfArgs) -> Result<()> {
         echo_program: std::env::current_exe().ok(),
     };
     let report = bench::readperf::run(&opts).context("running readperf")?;
+    if args.json {
+        println!("{}", report.json());
+    } else {
+        print!("{}", report.table());
+    }
+    Ok(())
+}
+
+fn bench_write(args: WriteArgs) -> Result<()> {
+    let seconds = |name: &str, v: f64| -> Result<Duration> {
+        Duration::try_from_secs_f64(v).with_context(|| format!("--{name} {v} is not a duration"))
+    };
+    let workload = bench::write::Workload::parse(&args.workload)
+        .with_context(|| format!("unknown workload {}", args.workload))?;
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    });
+    if !args.json {
+        eprintln!(
+            "write {} against {} (seed {seed})",
+            workload.name(),
+            args.connect
+        );
+    }
+    let opts = bench::write::Options {
+        connect: args.connect,
+        table: args.table,
+        rows: args.rows,
+        threads: args.threads,
+        duration: seconds("duration", args.duration)?,
+        warmup: seconds("warmup", args.warmup)?,
+        workload,
+        seed,
+        server_pids: args.server_pids,
+        progress: !args.json,
+    };
+    let report = bench::write::run(&opts).context("running the write benchmark")?;
     if args.json {
         println!("{}", report.json());
     } else {

@@ -612,6 +612,16 @@ impl Coordinator {
         }
         let tag = self.tag();
         let mut waiting = 0;
+        // The commit order, taken while every lock is held: a later commit of the same row gets
+        // a higher number. Taken and sent in one go, so a checkpoint barrier behind this
+        // worker's turn sees every Commit of a number it read (checkpoint.rs).
+        let sequence = if txn.written != 0 {
+            self.shared
+                .sequence
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+        } else {
+            0
+        };
         for w in 0..self.shared.worker_count() {
             if txn.touched & (1 << w) != 0 {
                 self.outbox.push((
@@ -622,6 +632,7 @@ impl Coordinator {
                         reply_to: self.me,
                         participants: txn.written.count_ones() as u16,
                         counted: txn.written & (1 << w) != 0,
+                        sequence,
                     },
                 ));
                 waiting += 1;

@@ -18,7 +18,7 @@ use tracing::{debug, warn};
 use transport::nonblocking::{Connection, ReadState};
 
 use crate::coordinator::Coordinator;
-use crate::messages::{ReplyTo, ToWorker};
+use crate::messages::{CheckpointReply, CheckpointStep, ReplyTo, ToWorker};
 use crate::worker::Worker;
 use crate::Durability;
 use crate::Shared;
@@ -77,6 +77,10 @@ pub struct EventLoop {
     last_sync: Instant,
     /// Fail-stop happened: the connections open then were closed; later ones get errors.
     failed: bool,
+    /// Checkpoint barriers to pass once this turn's redo is written (and fsynced, when asked).
+    barriers: Vec<(bool, std::sync::mpsc::SyncSender<CheckpointReply>)>,
+    /// Redo bytes already counted in `Shared::redo_bytes`.
+    counted_redo: u64,
 }
 
 impl EventLoop {
@@ -101,6 +105,8 @@ impl EventLoop {
             unsynced: false,
             last_sync: Instant::now(),
             failed: false,
+            barriers: Vec::new(),
+            counted_redo: 0,
         }
     }
 
@@ -127,6 +133,11 @@ impl EventLoop {
             self.worker.expire_waits();
             self.write_log();
             self.deliver_worker_output();
+            self.pass_barriers();
+            if self.worker.checkpoint.is_some() && !self.failed {
+                self.worker.checkpoint_work();
+                worked = true;
+            }
             let now = Instant::now();
             if worked {
                 last_work = now;
@@ -134,7 +145,10 @@ impl EventLoop {
             // Poll without sleeping while work came recently (NDB's spin): waking a sleeping thread
             // costs more than a request. Otherwise sleep until a socket, a message or a lock-wait
             // deadline needs this worker.
-            let timeout = if !self.local.is_empty() || now.duration_since(last_work) < self.spin {
+            let timeout = if !self.local.is_empty()
+                || now.duration_since(last_work) < self.spin
+                || self.worker.checkpoint.is_some()
+            {
                 Some(Duration::ZERO)
             } else {
                 let handle = &self.shared.workers[self.index];
@@ -186,6 +200,7 @@ impl EventLoop {
     fn dispatch(&mut self, message: ToWorker) -> bool {
         match message {
             ToWorker::Stop => return false,
+            ToWorker::Checkpoint(step) => self.checkpoint_step(step),
             ToWorker::Connection(stream) => self.accept(stream),
             ToWorker::ToCoordinator { connection, event } => {
                 if let Some(served) = self.connections.get_mut(&connection) {
@@ -206,10 +221,59 @@ impl EventLoop {
         true
     }
 
+    fn checkpoint_step(&mut self, step: CheckpointStep) {
+        match step {
+            CheckpointStep::Mark { reply } => {
+                if let Some(position) = self.worker.log_position() {
+                    let _ = reply.send(CheckpointReply::Position {
+                        worker: self.index,
+                        position,
+                    });
+                }
+            }
+            CheckpointStep::Barrier { sync, reply } => self.barriers.push((sync, reply)),
+            CheckpointStep::Write { full, reply } => {
+                self.worker.start_checkpoint(self.index, full, reply)
+            }
+            CheckpointStep::Release { upto } => self.worker.release_log(upto),
+        }
+    }
+
+    /// Answers the barriers that arrived this turn: everything before them is processed and
+    /// its redo written (the turn's `write_log` ran), and fsynced when a barrier asks.
+    fn pass_barriers(&mut self) {
+        if self.barriers.is_empty() || self.failed {
+            return;
+        }
+        if self.barriers.iter().any(|(sync, _)| *sync) && self.unsynced {
+            self.worker.flush_log(true);
+            self.unsynced = false;
+            self.last_sync = Instant::now();
+            if self.worker.failure.is_some() {
+                self.fail_stop();
+                return;
+            }
+        }
+        for (_, reply) in self.barriers.drain(..) {
+            let _ = reply.send(CheckpointReply::BarrierPassed { worker: self.index });
+        }
+    }
+
     /// Writes this turn's redo records: fsynced at once in commit mode (one fsync for every commit
     /// gathered, the group commit), or written now and fsynced on the interval. A failure stops
     /// the node: what waited for the log is never acknowledged.
     fn write_log(&mut self) {
+        self.write_log_inner();
+        let written = self.worker.log_bytes();
+        if written > self.counted_redo {
+            self.shared
+                .redo_bytes
+                .fetch_add(written - self.counted_redo, Ordering::Relaxed);
+            self.counted_redo = written;
+        }
+    }
+
+    fn write_log_inner(&mut self) {
         let interval = match self.shared.durability {
             Durability::Interval(every) => Some(every),
             _ => None,

@@ -7,6 +7,7 @@
 //! their owning worker thread; everything else reaches them through the workers' queues.
 
 pub mod catalog;
+pub mod checkpoint;
 pub mod coordinator;
 pub mod event_loop;
 pub mod messages;
@@ -73,6 +74,11 @@ pub struct DataNodeConfig {
     pub durability: Durability,
     /// Fault injection for the redo logs' I/O (tests only).
     pub redo_faults: Option<Arc<storage::redo::Faults>>,
+    /// Size of each redo segment file.
+    pub redo_segment_bytes: u64,
+    /// A local checkpoint starts once this many redo bytes were written since the last began
+    /// (0: only when asked, through [`DataNode::checkpoint`]).
+    pub checkpoint_redo_bytes: u64,
 }
 
 impl Default for DataNodeConfig {
@@ -87,6 +93,8 @@ impl Default for DataNodeConfig {
             data_dir: None,
             durability: Durability::Commit,
             redo_faults: None,
+            redo_segment_bytes: storage::redo::SEGMENT_BYTES_DEFAULT,
+            checkpoint_redo_bytes: 256 << 20,
         }
     }
 }
@@ -104,6 +112,8 @@ pub struct Shared {
     pub sequence: Arc<AtomicU64>,
     pub data_dir: Option<PathBuf>,
     pub durability: Durability,
+    /// Redo bytes written by all workers since the start (what triggers checkpoints).
+    pub redo_bytes: AtomicU64,
     /// Why the node stopped accepting work (a failed write or fsync), if it did.
     failure: Mutex<Option<String>>,
 }
@@ -196,6 +206,7 @@ pub struct DataNode {
     address: SocketAddr,
     acceptor: Option<JoinHandle<()>>,
     workers: Vec<JoinHandle<()>>,
+    checkpointer: Option<checkpoint::Checkpointer>,
 }
 
 impl DataNode {
@@ -207,12 +218,24 @@ impl DataNode {
             }
             n => n.min(limits::WORKERS_MAX),
         };
-        let recovered = match &config.data_dir {
+        let segment_bytes = config.redo_segment_bytes;
+        if !(storage::redo::SEGMENT_BYTES_MIN..=storage::redo::SEGMENT_BYTES_MAX)
+            .contains(&segment_bytes)
+        {
+            return Err(std::io::Error::other(format!(
+                "a redo segment must be {} to {} bytes, not {segment_bytes}",
+                storage::redo::SEGMENT_BYTES_MIN,
+                storage::redo::SEGMENT_BYTES_MAX
+            )));
+        }
+        let mut recovered = match &config.data_dir {
             Some(dir) => recovery::recover(dir, worker_count)
                 .map_err(|e| std::io::Error::other(e.to_string()))?,
             None => recovery::empty(worker_count),
         };
         let sequence = Arc::new(AtomicU64::new(recovered.sequence_max + 1));
+        let manifest = recovered.manifest.take();
+        let mut log_ends = std::mem::take(&mut recovered.logs);
         let mut handles = Vec::with_capacity(worker_count);
         let mut loops = Vec::with_capacity(worker_count);
         for _ in 0..worker_count {
@@ -232,6 +255,7 @@ impl DataNode {
             sequence: sequence.clone(),
             data_dir: config.data_dir.clone(),
             durability: config.durability,
+            redo_bytes: AtomicU64::new(0),
             failure: Mutex::new(None),
         });
         let mut workers = Vec::with_capacity(worker_count);
@@ -239,16 +263,19 @@ impl DataNode {
         {
             let logging = match (&config.data_dir, config.durability) {
                 (Some(dir), Durability::Commit | Durability::Interval(_)) => {
-                    let log = storage::redo::RedoLog::open_with_faults(
-                        &recovery::log_path(dir, w),
-                        w as u32,
-                        config.redo_faults.clone(),
+                    let end = log_ends.get_mut(w).map(std::mem::take).unwrap_or_default();
+                    let log = storage::redo::RedoLog::open(
+                        storage::redo::LogConfig {
+                            dir: dir.clone(),
+                            worker: w as u32,
+                            segment_bytes,
+                            faults: config.redo_faults.clone(),
+                        },
+                        end.end,
+                        end.free,
                     )
                     .map_err(|e| std::io::Error::other(e.to_string()))?;
-                    Some(worker::Logging {
-                        log,
-                        sequence: sequence.clone(),
-                    })
+                    Some(worker::Logging { log })
                 }
                 _ => None,
             };
@@ -274,12 +301,29 @@ impl DataNode {
                 .name("acceptor".into())
                 .spawn(move || accept_loop(listener, shared))?
         };
+        let checkpointer = match (&config.data_dir, config.durability) {
+            (Some(dir), Durability::Commit | Durability::Interval(_)) => {
+                Some(checkpoint::Checkpointer::spawn(
+                    shared.clone(),
+                    dir.clone(),
+                    checkpoint::CheckpointPolicy {
+                        redo_bytes: match config.checkpoint_redo_bytes {
+                            0 => u64::MAX,
+                            n => n,
+                        },
+                    },
+                    manifest,
+                )?)
+            }
+            _ => None,
+        };
         info!(%address, workers = worker_count, "data node listening");
         Ok(DataNode {
             shared,
             address,
             acceptor: Some(acceptor),
             workers,
+            checkpointer,
         })
     }
 
@@ -297,9 +341,21 @@ impl DataNode {
         self.shared.failure()
     }
 
+    /// Writes a local checkpoint now and waits for it (normally they start on their own, after
+    /// `checkpoint_redo_bytes` of redo). Fails without a data directory or a redo log.
+    pub fn checkpoint(&self) -> Result<checkpoint::Report, String> {
+        match &self.checkpointer {
+            Some(c) => c.checkpoint(),
+            None => Err("this data node keeps no redo log, so it takes no checkpoints".into()),
+        }
+    }
+
     /// Stops accepting, closes every connection, stops the workers and waits for the threads.
     pub fn stop(mut self) {
         self.shared.stopping.store(true, Ordering::SeqCst);
+        if let Some(c) = self.checkpointer.take() {
+            c.stop();
+        }
         // Wake the acceptor blocked in accept().
         let _ = TcpStream::connect_timeout(&self.address, Duration::from_secs(1));
         if let Some(a) = self.acceptor.take() {

@@ -108,12 +108,15 @@ pub enum ToWorker {
     /// Commits the transaction's part on this worker. `participants` workers wrote in it; this
     /// one is among them when `counted`, and then logs its part (even an empty one) so replay
     /// can tell a whole transaction from a torn one.
+    /// `sequence` is the node-wide commit order the coordinator took for it (the same for every
+    /// part; 0 when nothing was written).
     Commit {
         txn: TxnId,
         tag: u64,
         reply_to: ReplyTo,
         participants: u16,
         counted: bool,
+        sequence: u64,
     },
     Abort {
         txn: TxnId,
@@ -140,6 +143,8 @@ pub enum ToWorker {
         tag: u64,
         reply_to: ReplyTo,
     },
+    /// A step of a local checkpoint (`checkpoint.rs`).
+    Checkpoint(CheckpointStep),
     /// A newly accepted API connection for this worker to serve.
     Connection(std::net::TcpStream),
     /// An event for the coordinator of one of this worker's connections.
@@ -175,4 +180,47 @@ pub enum Event {
     },
     /// Whole reply frames a worker built for the connection (direct replies).
     Frames(Vec<u8>),
+}
+
+/// What the checkpointer asks of a worker; answers go back on `reply`.
+pub enum CheckpointStep {
+    /// Answer with the redo position after every record logged so far.
+    Mark {
+        reply: std::sync::mpsc::SyncSender<CheckpointReply>,
+    },
+    /// Answer once everything received before this is processed and its redo written (and,
+    /// with `sync`, fsynced).
+    Barrier {
+        sync: bool,
+        reply: std::sync::mpsc::SyncSender<CheckpointReply>,
+    },
+    /// Write this worker's partitions (all rows, or with `full` false only those changed since
+    /// the last checkpoint) as block chunks, then answer `Written`.
+    Write {
+        full: bool,
+        reply: std::sync::mpsc::SyncSender<CheckpointReply>,
+    },
+    /// A checkpoint covering everything before `upto` is published: older redo segments may
+    /// be reused.
+    Release { upto: storage::redo::Position },
+}
+
+/// A worker's answers to the checkpointer.
+pub enum CheckpointReply {
+    Position {
+        worker: usize,
+        position: storage::redo::Position,
+    },
+    BarrierPassed {
+        worker: usize,
+    },
+    Chunk {
+        worker: usize,
+        bytes: Vec<u8>,
+    },
+    Written {
+        worker: usize,
+        entries: u64,
+        blocks: u64,
+    },
 }

@@ -1,18 +1,30 @@
-//! Restart: the catalog from its file, then every redo log replayed into fresh partitions before
-//! the workers start. A transaction is replayed only when every worker that wrote in it logged
-//! its part; parts are applied in commit-sequence order, so each row ends in its last committed
-//! state. Progress and the rate are logged.
+//! Restart: the catalog from its file, then the newest checkpoint (its full files, then the
+//! partial ones after them), then the redo after the checkpoint's position replayed on top, all
+//! before the workers start. A transaction is replayed only when every worker that wrote in it
+//! logged its part; parts are applied in commit-sequence order, so each row ends in its last
+//! committed state. Progress and the rate are logged.
 
-use std::collections::HashMap;
-use std::path::Path;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use base::{Error, ErrorCode, Value};
-use storage::redo::{read_log, Record};
+use storage::checkpoint::{read_checkpoint, BlockKind};
+use storage::redo::{read_log, Position, Record};
 use storage::Partition;
 use tracing::{info, warn};
 
 use crate::catalog::Catalog;
+use crate::checkpoint::Manifest;
+
+/// Where a worker's redo log continues after a restart.
+#[derive(Debug, Default)]
+pub struct LogEnd {
+    /// The end of its records (None: it has no segments yet).
+    pub end: Option<Position>,
+    /// Segment files a checkpoint covers, free for reuse.
+    pub free: Vec<PathBuf>,
+}
 
 /// What a restart rebuilt.
 pub struct Recovered {
@@ -22,6 +34,10 @@ pub struct Recovered {
     /// The highest commit sequence and transaction id seen; new ones continue above them.
     pub sequence_max: u64,
     pub transaction_max: u64,
+    /// The newest checkpoint, if any.
+    pub manifest: Option<Manifest>,
+    /// Per worker of this run: where its log continues.
+    pub logs: Vec<LogEnd>,
 }
 
 /// An empty node's state.
@@ -31,19 +47,32 @@ pub fn empty(workers: usize) -> Recovered {
         partitions: (0..workers).map(|_| Vec::new()).collect(),
         sequence_max: 0,
         transaction_max: 0,
+        manifest: None,
+        logs: (0..workers).map(|_| LogEnd::default()).collect(),
     }
-}
-
-/// The redo log file of worker `w`.
-pub fn log_path(dir: &Path, w: usize) -> std::path::PathBuf {
-    dir.join(format!("redo-{w}.log"))
 }
 
 fn internal(message: String) -> Error {
     Error::new(ErrorCode::Internal, message)
 }
 
-/// Loads the catalog and replays the redo logs found in `dir`.
+/// Puts a row, replacing the one with the same primary key if there is one.
+fn upsert(part: &mut Partition, key: Option<&[u8]>, row: Box<[u8]>) -> Result<(), Error> {
+    let existing = match key {
+        Some(k) => part.find(k).map(|_| k.to_vec()),
+        None => {
+            let mut k = Vec::new();
+            part.encode_row_key(&row, &part.table().primary_key.clone(), false, &mut k);
+            part.find(&k).map(|_| k)
+        }
+    };
+    match existing {
+        Some(k) => part.replace(&k, row).map(|_| ()),
+        None => part.insert(row).map(|_| ()),
+    }
+}
+
+/// Loads the catalog, the newest checkpoint and the redo after it, found in `dir`.
 pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
     let started = Instant::now();
     std::fs::create_dir_all(dir)
@@ -55,31 +84,99 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
             partitions.insert((entry.def.id, p), Partition::new(entry.def.clone()));
         }
     }
-    let mut records: Vec<Record> = Vec::new();
-    let mut logs: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+    for part in partitions.values_mut() {
+        part.begin_bulk();
+    }
+    let manifest = Manifest::load(dir)?;
+    let mut loaded = 0u64;
+    if let Some(m) = &manifest {
+        for (link, w, path) in m.files(dir) {
+            let file_started = Instant::now();
+            let mut rows = 0u64;
+            read_checkpoint(&path, w, link.id, |block| {
+                // Tables dropped since are skipped.
+                let Some(part) = partitions.get_mut(&(block.table, block.partition)) else {
+                    return Ok(());
+                };
+                match block.kind {
+                    BlockKind::Rows if link.full => {
+                        part.reserve(block.len());
+                        for row in block.entries() {
+                            part.insert(row.into()).map_err(|e| e.to_string())?;
+                        }
+                    }
+                    BlockKind::Rows => {
+                        for row in block.entries() {
+                            upsert(part, None, row.into()).map_err(|e| e.to_string())?;
+                        }
+                    }
+                    BlockKind::Deleted => {
+                        for key in block.entries() {
+                            part.delete(key);
+                        }
+                    }
+                    BlockKind::End => {}
+                }
+                rows += block.len() as u64;
+                Ok(())
+            })
+            .map_err(|e| internal(e.to_string()))?;
+            loaded += rows;
+            let seconds = file_started.elapsed().as_secs_f64();
+            info!(
+                file = %path.display(),
+                entries = rows,
+                seconds,
+                rows_per_second = (rows as f64 / seconds.max(1e-9)) as u64,
+                "restart loaded a checkpoint file"
+            );
+        }
+    }
+    let cut = manifest.as_ref().map_or(0, |m| m.cut);
+    // Every worker that has a log, and every worker of this run.
+    let mut log_workers: BTreeSet<u32> = storage::redo::list_segments(dir)
         .map_err(|e| internal(format!("listing {}: {e}", dir.display())))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("redo-") && n.ends_with(".log"))
-        })
+        .into_iter()
+        .map(|(w, _, _)| w)
         .collect();
-    logs.sort();
-    for path in &logs {
-        let contents = read_log(path).map_err(|e| internal(e.to_string()))?;
-        if let Some(offset) = contents.cut_at {
+    log_workers.extend(0..workers as u32);
+    let mut records: Vec<Record> = Vec::new();
+    let mut logs: Vec<LogEnd> = (0..workers).map(|_| LogEnd::default()).collect();
+    let mut segments = 0;
+    for w in log_workers {
+        let from = manifest
+            .as_ref()
+            .and_then(|m| m.positions.get(w as usize).copied())
+            .unwrap_or_default();
+        let contents = read_log(dir, w, from).map_err(|e| internal(e.to_string()))?;
+        if let Some((path, offset)) = &contents.cut_at {
             warn!(file = %path.display(), offset, "redo log ended in a torn or corrupt record; cut there");
         }
-        records.extend(contents.records);
+        segments += contents.segments;
+        // Commits below the cut are in the checkpoint already.
+        records.extend(contents.records.into_iter().filter(|r| r.sequence >= cut));
+        if let Some(log) = logs.get_mut(w as usize) {
+            log.end = contents.end;
+            log.free = contents.free;
+        }
     }
     let mut parts: HashMap<u64, (u16, u16)> = HashMap::new();
     for r in &records {
         let e = parts.entry(r.transaction).or_insert((0, r.participants));
         e.0 += 1;
     }
-    let sequence_max = records.iter().map(|r| r.sequence).max().unwrap_or(0);
-    let transaction_max = records.iter().map(|r| r.transaction).max().unwrap_or(0);
+    let sequence_max = records
+        .iter()
+        .map(|r| r.sequence)
+        .max()
+        .unwrap_or(0)
+        .max(cut);
+    let transaction_max = records
+        .iter()
+        .map(|r| r.transaction)
+        .max()
+        .unwrap_or(0)
+        .max(manifest.as_ref().map_or(0, |m| m.transaction_max));
     records.retain(|r| {
         parts
             .get(&r.transaction)
@@ -99,9 +196,6 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
             part.reserve(count);
         }
     }
-    for part in partitions.values_mut() {
-        part.begin_bulk();
-    }
     let mut applied = 0u64;
     for record in records {
         for change in record.changes {
@@ -110,16 +204,9 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
                 continue;
             };
             match change.row {
-                Some(row) => {
-                    let result = if part.find(&change.key).is_some() {
-                        part.replace(&change.key, row).map(|_| ())
-                    } else {
-                        part.insert(row).map(|_| ())
-                    };
-                    result.map_err(|e| {
-                        internal(format!("replaying a change of table {}: {e}", change.table))
-                    })?;
-                }
+                Some(row) => upsert(part, Some(&change.key), row).map_err(|e| {
+                    internal(format!("replaying a change of table {}: {e}", change.table))
+                })?,
                 None => {
                     part.delete(&change.key);
                 }
@@ -139,7 +226,9 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
     let elapsed = started.elapsed();
     info!(
         tables = catalog.names().len(),
-        logs = logs.len(),
+        checkpoint = manifest.as_ref().map_or(0, |m| m.id),
+        checkpoint_entries = loaded,
+        redo_segments = segments,
         changes_replayed = applied,
         rows,
         seconds = elapsed.as_secs_f64(),
@@ -156,6 +245,8 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
         partitions: per_worker,
         sequence_max,
         transaction_max,
+        manifest,
+        logs,
     })
 }
 
@@ -187,8 +278,8 @@ fn restore_counters(catalog: &Catalog, partitions: &HashMap<(u32, u32), Partitio
     }
 }
 
-/// Deletes the catalog and every redo log in `dir` (an initial start); other files stay. Returns
-/// how many files were removed.
+/// Deletes the catalog, the checkpoints and every redo log in `dir` (an initial start); other
+/// files stay. Returns how many files were removed.
 pub fn wipe(dir: &Path) -> std::io::Result<usize> {
     let mut removed = 0;
     let entries = match std::fs::read_dir(dir) {
@@ -203,8 +294,12 @@ pub fn wipe(dir: &Path) -> std::io::Result<usize> {
             .and_then(|n| n.to_str())
             .unwrap_or_default()
             .to_string();
+        let manifest = crate::checkpoint::MANIFEST_FILE;
         let ours = name == crate::catalog::CATALOG_FILE
             || name == format!("{}.tmp", crate::catalog::CATALOG_FILE)
+            || name == manifest
+            || name == format!("{manifest}.tmp")
+            || (name.starts_with("lcp-") && name.ends_with(".ckpt"))
             || (name.starts_with("redo-") && name.ends_with(".log"));
         if ours {
             std::fs::remove_file(&path)?;

@@ -61,13 +61,63 @@ enum StepStatus {
 /// What a worker does with its redo log.
 pub struct Logging {
     pub log: storage::redo::RedoLog,
-    /// The node-wide commit sequence.
-    pub sequence: Arc<std::sync::atomic::AtomicU64>,
 }
+
+/// One partition's share of a checkpoint being written.
+struct PartTask {
+    table: u32,
+    partition: u32,
+    /// Partial: the changes since the previous checkpoint (deleted keys are written first).
+    changes: Option<storage::ChangeSet>,
+    /// The next row id to look at.
+    next: storage::RowId,
+}
+
+/// This worker's part of a checkpoint in progress: a little is written every loop turn, so
+/// requests are served in between.
+pub struct CheckpointTask {
+    parts: Vec<PartTask>,
+    builder: storage::checkpoint::BlockBuilder,
+    /// A chunk the checkpointer's queue had no room for yet.
+    waiting: Option<Vec<u8>>,
+    reply: std::sync::mpsc::SyncSender<CheckpointReply>,
+    worker: usize,
+}
+
+enum Handed {
+    Sent,
+    /// The checkpointer's queue is full: the chunk waits for the next turn.
+    Full,
+    /// The checkpointer gave up on this checkpoint.
+    Gone,
+}
+
+impl CheckpointTask {
+    fn hand_over(&mut self, bytes: Vec<u8>) -> Handed {
+        use std::sync::mpsc::TrySendError;
+        let chunk = CheckpointReply::Chunk {
+            worker: self.worker,
+            bytes,
+        };
+        match self.reply.try_send(chunk) {
+            Ok(()) => Handed::Sent,
+            Err(TrySendError::Full(CheckpointReply::Chunk { bytes, .. })) => {
+                self.waiting = Some(bytes);
+                Handed::Full
+            }
+            Err(_) => Handed::Gone,
+        }
+    }
+}
+
+/// Bytes of blocks a worker builds per loop turn while it checkpoints.
+const CHECKPOINT_BYTES_PER_TURN: usize = 256 * 1024;
 
 pub struct Worker {
     partitions: HashMap<(u32, u32), Partition>,
     logging: Option<Logging>,
+    /// The checkpoint this worker is writing, if one is.
+    pub checkpoint: Option<CheckpointTask>,
     /// Set when the redo log failed: the node must stop rather than acknowledge more commits.
     pub failure: Option<String>,
     locks: HashMap<LockKey, LockEntry>,
@@ -86,8 +136,15 @@ impl Worker {
         partitions: Vec<((u32, u32), Partition)>,
         logging: Option<Logging>,
     ) -> Worker {
+        let mut partitions: HashMap<(u32, u32), Partition> = partitions.into_iter().collect();
+        if logging.is_some() {
+            for p in partitions.values_mut() {
+                p.track_changes();
+            }
+        }
         Worker {
-            partitions: partitions.into_iter().collect(),
+            partitions,
+            checkpoint: None,
             logging,
             failure: None,
             locks: HashMap::new(),
@@ -135,8 +192,9 @@ impl Worker {
                 reply_to,
                 participants,
                 counted,
+                sequence,
             } => {
-                self.log_commit(txn, participants, counted);
+                self.log_commit(txn, participants, counted, sequence);
                 self.finish(txn, true);
                 self.send(reply_to, Event::Finished { tag });
             }
@@ -162,8 +220,11 @@ impl Worker {
             } => {
                 for (table, partitions) in tables {
                     for p in partitions {
-                        self.partitions
-                            .insert((table.id, p), Partition::new(table.clone()));
+                        let mut part = Partition::new(table.clone());
+                        if self.logging.is_some() {
+                            part.track_changes();
+                        }
+                        self.partitions.insert((table.id, p), part);
                     }
                 }
                 self.send(reply_to, Event::Finished { tag });
@@ -185,7 +246,10 @@ impl Worker {
                 }
                 self.send(reply_to, Event::Status { tag, status });
             }
-            ToWorker::Connection(_) | ToWorker::ToCoordinator { .. } | ToWorker::Stop => {}
+            ToWorker::Connection(_)
+            | ToWorker::ToCoordinator { .. }
+            | ToWorker::Checkpoint(_)
+            | ToWorker::Stop => {}
         }
     }
 
@@ -463,7 +527,7 @@ impl Worker {
 
     /// Appends this worker's part of a commit to the redo log buffer; the event loop writes (and
     /// in commit mode fsyncs) it before any acknowledgement leaves the worker.
-    fn log_commit(&mut self, txn: TxnId, participants: u16, counted: bool) {
+    fn log_commit(&mut self, txn: TxnId, participants: u16, counted: bool, sequence: u64) {
         let Some(logging) = &mut self.logging else {
             return;
         };
@@ -487,9 +551,6 @@ impl Worker {
         if !counted || (changes.is_empty() && participants <= 1) {
             return;
         }
-        let sequence = logging
-            .sequence
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let refs = changes
             .iter()
             .map(|(table, partition, key, row)| storage::redo::ChangeRef {
@@ -514,6 +575,145 @@ impl Worker {
             }
         }
         self.failure.is_none()
+    }
+
+    /// The redo position after every record logged so far (None without a log).
+    pub fn log_position(&self) -> Option<storage::redo::Position> {
+        self.logging.as_ref().map(|l| l.log.position())
+    }
+
+    /// Bytes written to the redo log since it was opened.
+    pub fn log_bytes(&self) -> u64 {
+        self.logging.as_ref().map_or(0, |l| l.log.written_bytes())
+    }
+
+    /// A published checkpoint covers the log before `upto`.
+    pub fn release_log(&mut self, upto: storage::redo::Position) {
+        if let Some(l) = &mut self.logging {
+            l.log.release(upto);
+        }
+    }
+
+    /// Starts writing this worker's part of a checkpoint: every logged partition, whole when
+    /// `full`, else only what changed since the last checkpoint. The change sets are taken now:
+    /// changes from here on go to the next checkpoint (and are in the redo after its mark).
+    pub fn start_checkpoint(
+        &mut self,
+        worker: usize,
+        full: bool,
+        reply: std::sync::mpsc::SyncSender<CheckpointReply>,
+    ) {
+        let mut parts: Vec<PartTask> = self
+            .partitions
+            .iter_mut()
+            .filter(|(_, p)| !p.table().options.nologging)
+            .map(|(&(table, partition), p)| {
+                let changes = p.take_changes();
+                PartTask {
+                    table,
+                    partition,
+                    changes: if full { None } else { changes },
+                    next: 0,
+                }
+            })
+            .collect();
+        parts.sort_by_key(|p| (p.table, p.partition));
+        self.checkpoint = Some(CheckpointTask {
+            parts,
+            builder: storage::checkpoint::BlockBuilder::new(),
+            waiting: None,
+            reply,
+            worker,
+        });
+    }
+
+    /// Writes the next piece of the checkpoint in progress (about 256 KiB of blocks) and hands
+    /// it to the checkpointer; answers `Written` after the last piece.
+    pub fn checkpoint_work(&mut self) {
+        use storage::checkpoint::BlockKind;
+        let Some(task) = &mut self.checkpoint else {
+            return;
+        };
+        if let Some(chunk) = task.waiting.take() {
+            match task.hand_over(chunk) {
+                Handed::Sent => {}
+                Handed::Full => return,
+                Handed::Gone => {
+                    self.checkpoint = None;
+                    return;
+                }
+            }
+        }
+        while task.builder.len() < CHECKPOINT_BYTES_PER_TURN {
+            let Some(part) = task.parts.last_mut() else {
+                break;
+            };
+            // A table dropped meanwhile is skipped.
+            let Some(partition) = self.partitions.get(&(part.table, part.partition)) else {
+                task.parts.pop();
+                continue;
+            };
+            let mut done = true;
+            match &mut part.changes {
+                None => {
+                    let slots = partition.slots() as storage::RowId;
+                    while part.next < slots {
+                        let id = part.next;
+                        part.next += 1;
+                        if let Some(row) = partition.row(id) {
+                            task.builder
+                                .push(BlockKind::Rows, part.table, part.partition, row);
+                            if task.builder.len() >= CHECKPOINT_BYTES_PER_TURN {
+                                done = part.next >= slots;
+                                break;
+                            }
+                        }
+                    }
+                }
+                Some(changes) => {
+                    for key in changes.deleted.drain(..) {
+                        task.builder
+                            .push(BlockKind::Deleted, part.table, part.partition, &key);
+                    }
+                    let mut ids = changes.written_from(part.next);
+                    for id in ids.by_ref() {
+                        part.next = id + 1;
+                        if let Some(row) = partition.row(id) {
+                            task.builder
+                                .push(BlockKind::Rows, part.table, part.partition, row);
+                            if task.builder.len() >= CHECKPOINT_BYTES_PER_TURN {
+                                break;
+                            }
+                        }
+                    }
+                    done = ids.next().is_none();
+                }
+            }
+            if done {
+                task.parts.pop();
+            }
+        }
+        let finished = task.parts.is_empty();
+        if !task.builder.is_empty() {
+            let chunk = task.builder.take();
+            match task.hand_over(chunk) {
+                Handed::Sent => {}
+                Handed::Full => return,
+                Handed::Gone => {
+                    self.checkpoint = None;
+                    return;
+                }
+            }
+        }
+        if finished {
+            let (entries, blocks) = task.builder.totals();
+            let _ = task.reply.send(CheckpointReply::Written {
+                worker: task.worker,
+                entries,
+                blocks,
+            });
+            self.checkpoint = None;
+        }
     }
 
     /// True when redo records wait to be written.

@@ -6,10 +6,11 @@
 //! row locks (the data node's worker layers those on top), or allowed to touch the network.
 //! It holds committed data only.
 
+pub mod checkpoint;
 pub mod filter;
 pub mod partition;
 pub mod redo;
 pub mod row;
 
-pub use partition::{IndexBound, Partition, RowId};
+pub use partition::{ChangeSet, IndexBound, Partition, RowId};
 pub use row::RowLayout;

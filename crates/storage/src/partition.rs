@@ -42,6 +42,51 @@ pub struct Partition {
     scratch: Cell<Vec<u8>>,
     /// Bulk loading: ordered indexes are left alone and rebuilt at the end.
     bulk: bool,
+    /// What changed since the last [`Partition::take_changes`], when tracked.
+    changes: Option<ChangeSet>,
+}
+
+/// The rows a partition changed since a point: slots written (a bitmap of row ids) and the
+/// primary keys deleted. A partial checkpoint writes exactly these.
+#[derive(Debug, Default)]
+pub struct ChangeSet {
+    written: Vec<u64>,
+    pub deleted: Vec<Box<[u8]>>,
+    marked: usize,
+}
+
+impl ChangeSet {
+    fn mark(&mut self, id: RowId) {
+        let (word, bit) = (id as usize / 64, id % 64);
+        if word >= self.written.len() {
+            self.written.resize(word + 1, 0);
+        }
+        if self.written[word] & (1 << bit) == 0 {
+            self.written[word] |= 1 << bit;
+            self.marked += 1;
+        }
+    }
+
+    /// Row ids written (the slot may be empty again or hold another row by now), ascending,
+    /// from `from` on.
+    pub fn written_from(&self, from: RowId) -> impl Iterator<Item = RowId> + '_ {
+        let first = from as usize / 64;
+        self.written
+            .iter()
+            .enumerate()
+            .skip(first)
+            .flat_map(|(w, bits)| {
+                (0..64u32)
+                    .filter(move |b| bits & (1u64 << b) != 0)
+                    .map(move |b| (w * 64) as RowId + b)
+            })
+            .filter(move |id| *id >= from)
+    }
+
+    /// How many slots were written.
+    pub fn written_count(&self) -> usize {
+        self.marked
+    }
 }
 
 impl Partition {
@@ -65,7 +110,23 @@ impl Partition {
             row_bytes: 0,
             scratch: Cell::new(Vec::new()),
             bulk: false,
+            changes: None,
         }
+    }
+
+    /// Starts (or restarts) recording changed rows for partial checkpoints.
+    pub fn track_changes(&mut self) {
+        self.changes = Some(ChangeSet::default());
+    }
+
+    /// The changes recorded since tracking started or the last call; recording goes on afresh.
+    pub fn take_changes(&mut self) -> Option<ChangeSet> {
+        self.changes.as_mut().map(std::mem::take)
+    }
+
+    /// Row slots, used or free: row ids are below this.
+    pub fn slots(&self) -> usize {
+        self.rows.len()
     }
 
     pub fn table(&self) -> &Arc<TableDef> {
@@ -179,6 +240,9 @@ impl Partition {
         self.row_bytes += row.len();
         self.live_rows += 1;
         self.rows[id as usize] = Some(row);
+        if let Some(changes) = &mut self.changes {
+            changes.mark(id);
+        }
         let (rows, table, layout) = (&self.rows, &self.table, &self.layout);
         self.primary.insert_unique(table_hash(&pk), id, |existing| {
             let mut buf = Vec::new();
@@ -207,6 +271,9 @@ impl Partition {
         self.add_index_entries(&row, pk, id);
         self.row_bytes = self.row_bytes + row.len() - old.len();
         self.rows[id as usize] = Some(row);
+        if let Some(changes) = &mut self.changes {
+            changes.mark(id);
+        }
         Ok(old)
     }
 
@@ -220,6 +287,9 @@ impl Partition {
         let old = self.rows[id as usize].take()?;
         self.remove_index_entries(&old, pk);
         self.free.push(id);
+        if let Some(changes) = &mut self.changes {
+            changes.deleted.push(pk.into());
+        }
         self.live_rows -= 1;
         self.row_bytes -= old.len();
         Some(old)

@@ -1,30 +1,99 @@
 //! The redo log of one worker: every committed change, written before the commit is acknowledged
-//! and replayed at restart. Records carry a checksum; a torn or corrupt tail is found by it and
-//! cut at the last whole record.
+//! and replayed at restart, in preallocated segment files that are recycled once a checkpoint
+//! covers them. Records carry a checksum seeded with their segment's number, so a torn tail, or
+//! the stale records of a recycled file, end the log; a damaged record that a later record shows
+//! was durable is an error naming the file and offset.
 //!
-//! File layout (little-endian), drawn in docs/formats/redo-log.md:
-//! `header: magic "CAIRNRDO" (8) | version u32 | worker u32`
-//! then records: `body length u32 | CRC-32C of body u32 | body`
-//! body: `commit sequence u64 | transaction u64 | participants u16 | change count u32 | changes`
-//! change: `table u32 | partition u32 | kind u8 (1 put, 2 delete) | key length u32 | key |
-//! [row length u32 | row]` (row only for put).
+//! Files (little-endian), drawn in docs/formats/redo-log.md: `redo-<worker>-<segment>.log`, each
+//! `header: magic "CAIRNRDO" (8) | version u32 | worker u32 | segment u64 | CRC-32C u32 | 0 u32`
+//! then records: `body length u32 | CRC-32C(segment, body) u32 | body`
+//! body: `commit sequence u64 | transaction u64 | participants u16 | synced position u64 |
+//! change count u32 | changes`; change: `table u32 | partition u32 | kind u8 (1 put, 2 delete) |
+//! key length u32 | key | [row length u32 | row]` (row only for put).
 //!
 //! All file access goes through [`LogFile`], the seam where tests inject failed writes and
 //! fsyncs. After any failed write or fsync the log refuses everything (fail-stop): the node must
 //! not acknowledge a commit it could not make durable.
 
+use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// The first bytes of every redo file.
+/// The first bytes of every redo segment.
 pub const MAGIC: &[u8; 8] = b"CAIRNRDO";
-pub const VERSION: u32 = 1;
-const HEADER_BYTES: usize = 16;
+pub const VERSION: u32 = 2;
+/// Bytes of a segment's header; the first record starts here.
+pub const HEADER_BYTES: u64 = 32;
 /// Largest record body: its length is a u32.
 pub const RECORD_BYTES_MAX: usize = u32::MAX as usize;
-/// Smallest record body: sequence, transaction, participants and change count.
-const RECORD_BODY_MIN: usize = 22;
+/// Smallest record body: sequence, transaction, participants, synced position and change count.
+const RECORD_BODY_MIN: usize = 30;
+/// Segment sizes allowed: positions keep the offset in 32 bits.
+pub const SEGMENT_BYTES_MIN: u64 = 64 * 1024;
+pub const SEGMENT_BYTES_MAX: u64 = 1 << 30;
+/// Default segment size.
+pub const SEGMENT_BYTES_DEFAULT: u64 = 64 << 20;
+/// Recycled segment files kept for reuse; more are deleted.
+const FREE_SEGMENTS_MAX: usize = 4;
+
+/// A place in a worker's log: segment number and byte offset within it. Ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Position {
+    pub segment: u64,
+    pub offset: u64,
+}
+
+impl Position {
+    /// The position as one number (segment in the high 32 bits), as records store it.
+    pub fn packed(self) -> u64 {
+        (self.segment << 32) | (self.offset & 0xFFFF_FFFF)
+    }
+
+    pub fn unpack(v: u64) -> Position {
+        Position {
+            segment: v >> 32,
+            offset: v & 0xFFFF_FFFF,
+        }
+    }
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "segment {} offset {}", self.segment, self.offset)
+    }
+}
+
+/// The file name of `worker`'s segment `segment`.
+pub fn segment_path(dir: &Path, worker: u32, segment: u64) -> PathBuf {
+    dir.join(format!("redo-{worker}-{segment:08}.log"))
+}
+
+/// Parses a segment file name into (worker, segment).
+pub fn parse_segment_name(name: &str) -> Option<(u32, u64)> {
+    let rest = name.strip_prefix("redo-")?.strip_suffix(".log")?;
+    let (worker, segment) = rest.split_once('-')?;
+    Some((worker.parse().ok()?, segment.parse().ok()?))
+}
+
+/// Every redo segment in `dir`: (worker, segment, path), sorted.
+pub fn list_segments(dir: &Path) -> io::Result<Vec<(u32, u64, PathBuf)>> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if let Some((w, s)) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(parse_segment_name)
+        {
+            found.push((w, s, path));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
 
 /// One changed row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +118,8 @@ pub struct ChangeRef<'a> {
 /// One worker's part of one committed transaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
-    /// Node-wide commit order: a later commit of the same row has a higher number.
+    /// Node-wide commit order, the same in every part: a later commit of the same row has a
+    /// higher number.
     pub sequence: u64,
     pub transaction: u64,
     /// How many workers hold a part of this transaction; replay applies it only when every
@@ -58,23 +128,23 @@ pub struct Record {
     pub changes: Vec<Change>,
 }
 
-/// Storage for a log: a real file, or a test double that fails on demand.
+/// Storage for a segment: a real file, or a test double that fails on demand.
 pub trait LogFile: Send {
-    fn append(&mut self, bytes: &[u8]) -> io::Result<()>;
+    fn write_at(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()>;
     fn sync(&mut self) -> io::Result<()>;
 }
 
 impl LogFile for File {
-    fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.write_all(bytes)
+    fn write_at(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        self.write_all_at(bytes, offset)
     }
     fn sync(&mut self) -> io::Result<()> {
         self.sync_data()
     }
 }
 
-/// A fault-injection point for the redo log's I/O: counts syncs and writes and fails the ones a
-/// test chose. Shared by every log of a node, so a test can say "the third fsync fails".
+/// A fault-injection point for the redo log's I/O: counts syncs and fails the one a test chose.
+/// Shared by every log of a node, so a test can say "the third fsync fails".
 #[derive(Debug, Default)]
 pub struct Faults {
     /// Fail the sync with this 1-based number (0: never).
@@ -95,12 +165,12 @@ impl Faults {
 /// A file whose syncs go through [`Faults`].
 pub struct FaultyFile {
     pub file: File,
-    pub faults: std::sync::Arc<Faults>,
+    pub faults: Arc<Faults>,
 }
 
 impl LogFile for FaultyFile {
-    fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.file.write_all(bytes)
+    fn write_at(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        self.file.write_all_at(bytes, offset)
     }
     fn sync(&mut self) -> io::Result<()> {
         use std::sync::atomic::Ordering;
@@ -129,63 +199,189 @@ pub enum RedoError {
     Poisoned { path: PathBuf, why: String },
 }
 
-/// An open redo log being appended to.
-pub struct RedoLog {
+/// How a worker's log is laid out and where its I/O goes.
+#[derive(Clone)]
+pub struct LogConfig {
+    pub dir: PathBuf,
+    pub worker: u32,
+    pub segment_bytes: u64,
+    pub faults: Option<Arc<Faults>>,
+}
+
+struct Segment {
+    number: u64,
     path: PathBuf,
     file: Box<dyn LogFile>,
+    /// Bytes written so far (the header included).
+    written: u64,
+}
+
+/// An open redo log being appended to.
+pub struct RedoLog {
+    config: LogConfig,
+    current: Segment,
+    /// Filled segments whose last writes still wait for the next fsync.
+    unsynced: Vec<Segment>,
+    /// Numbers of the segments still needed, oldest first (the current one last).
+    live: VecDeque<u64>,
+    /// Segment files a checkpoint covers, kept to be renamed and reused.
+    free: Vec<PathBuf>,
     buffer: Vec<u8>,
+    synced: Position,
     poisoned: Option<String>,
     written_bytes: u64,
+    recycled: u64,
 }
 
 impl RedoLog {
-    /// Opens (creating if needed) the log of `worker` for appending. An existing log must have
-    /// been read with [`read_log`] first, which cuts a torn tail.
-    pub fn open(path: &Path, worker: u32) -> Result<RedoLog, RedoError> {
-        RedoLog::open_with_faults(path, worker, None)
-    }
-
-    /// [`RedoLog::open`], with syncs going through `faults` when given.
-    pub fn open_with_faults(
-        path: &Path,
-        worker: u32,
-        faults: Option<std::sync::Arc<Faults>>,
+    /// Opens the log of a worker where [`read_log`] found its end (`end`: None for a worker
+    /// without segments), creating the first segment if needed. `free` are segment files that
+    /// may be reused.
+    pub fn open(
+        config: LogConfig,
+        end: Option<Position>,
+        free: Vec<PathBuf>,
     ) -> Result<RedoLog, RedoError> {
-        let io_error = |source| RedoError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(path)
-            .map_err(io_error)?;
-        let length = file.seek(SeekFrom::End(0)).map_err(io_error)?;
-        if length == 0 {
-            let mut header = Vec::with_capacity(HEADER_BYTES);
-            header.extend_from_slice(MAGIC);
-            header.extend_from_slice(&VERSION.to_le_bytes());
-            header.extend_from_slice(&worker.to_le_bytes());
-            file.write_all(&header).map_err(io_error)?;
-            file.sync_all().map_err(io_error)?;
-            sync_directory(path).map_err(io_error)?;
-        }
-        Ok(match faults {
-            Some(faults) => RedoLog::with_file(path, Box::new(FaultyFile { file, faults })),
-            None => RedoLog::with_file(path, Box::new(file)),
-        })
-    }
-
-    /// A log over any [`LogFile`] (tests inject failures here).
-    pub fn with_file(path: &Path, file: Box<dyn LogFile>) -> RedoLog {
-        RedoLog {
-            path: path.to_path_buf(),
-            file,
+        let first = end.map_or(1, |e| e.segment);
+        let mut log = RedoLog {
+            current: Segment {
+                number: first,
+                path: segment_path(&config.dir, config.worker, first),
+                file: Box::new(NoFile),
+                written: HEADER_BYTES,
+            },
+            config,
+            unsynced: Vec::new(),
+            live: VecDeque::new(),
+            free,
             buffer: Vec::with_capacity(64 * 1024),
+            synced: Position::default(),
             poisoned: None,
             written_bytes: 0,
+            recycled: 0,
+        };
+        match end {
+            Some(end) => {
+                let path = segment_path(&log.config.dir, log.config.worker, end.segment);
+                let file = OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open(&path)
+                    .map_err(|source| RedoError::Io {
+                        path: path.clone(),
+                        source,
+                    })?;
+                if end.offset <= HEADER_BYTES {
+                    // The header never reached the disk: write it again.
+                    let header = segment_header(log.config.worker, end.segment);
+                    file.write_all_at(&header, 0)
+                        .map_err(|source| RedoError::Io {
+                            path: path.clone(),
+                            source,
+                        })?;
+                }
+                // What an earlier run wrote may sit only in the page cache: records written from
+                // now on claim it durable, so make it so.
+                file.sync_all().map_err(|source| RedoError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+                log.current = Segment {
+                    number: end.segment,
+                    file: log.wrap(file),
+                    path,
+                    written: end.offset.max(HEADER_BYTES),
+                };
+                log.live.push_back(end.segment);
+            }
+            None => {
+                log.current = log
+                    .new_segment(first)
+                    .map_err(|(path, source)| RedoError::Io { path, source })?;
+                log.live.push_back(first);
+            }
         }
+        log.synced = log.position();
+        Ok(log)
+    }
+
+    /// A log writing its first segment to `file` (tests inject failures here).
+    pub fn with_file(path: &Path, file: Box<dyn LogFile>) -> RedoLog {
+        RedoLog {
+            config: LogConfig {
+                dir: path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+                worker: 0,
+                segment_bytes: SEGMENT_BYTES_MAX,
+                faults: None,
+            },
+            current: Segment {
+                number: 1,
+                path: path.to_path_buf(),
+                file,
+                written: HEADER_BYTES,
+            },
+            unsynced: Vec::new(),
+            live: VecDeque::from([1]),
+            free: Vec::new(),
+            buffer: Vec::new(),
+            synced: Position {
+                segment: 1,
+                offset: HEADER_BYTES,
+            },
+            poisoned: None,
+            written_bytes: 0,
+            recycled: 0,
+        }
+    }
+
+    fn wrap(&self, file: File) -> Box<dyn LogFile> {
+        match &self.config.faults {
+            Some(faults) => Box::new(FaultyFile {
+                file,
+                faults: faults.clone(),
+            }),
+            None => Box::new(file),
+        }
+    }
+
+    /// Creates segment `number`, reusing a free file if there is one (renamed; its stale
+    /// records fail the new number's checksums), else a new preallocated one. The header is
+    /// fsynced, and the directory, so the name survives a power cut.
+    fn new_segment(&mut self, number: u64) -> Result<Segment, (PathBuf, io::Error)> {
+        let path = segment_path(&self.config.dir, self.config.worker, number);
+        let with_path = |e| (path.clone(), e);
+        let file = match self.free.pop() {
+            Some(old) => {
+                std::fs::rename(&old, &path).map_err(with_path)?;
+                self.recycled += 1;
+                OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open(&path)
+                    .map_err(with_path)?
+            }
+            None => {
+                let file = OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(&path)
+                    .map_err(with_path)?;
+                preallocate(&file, self.config.segment_bytes).map_err(with_path)?;
+                file
+            }
+        };
+        file.write_all_at(&segment_header(self.config.worker, number), 0)
+            .map_err(with_path)?;
+        file.sync_all().map_err(with_path)?;
+        sync_directory(&path).map_err(with_path)?;
+        Ok(Segment {
+            number,
+            file: self.wrap(file),
+            path,
+            written: HEADER_BYTES,
+        })
     }
 
     /// Adds a record to the buffer; nothing reaches the file until [`RedoLog::flush`].
@@ -205,6 +401,8 @@ impl RedoLog {
     }
 
     /// Adds a record made of borrowed changes (no copy of the rows before they are written).
+    /// When the record does not fit the current segment, what is buffered is written there and
+    /// the record starts the next segment.
     pub fn append_changes<'a>(
         &mut self,
         sequence: u64,
@@ -213,11 +411,13 @@ impl RedoLog {
         changes: impl Iterator<Item = ChangeRef<'a>>,
     ) -> Result<(), RedoError> {
         self.check()?;
-        let start = self.buffer.len();
+        let mut start = self.buffer.len();
         self.buffer.extend_from_slice(&[0; 8]);
         self.buffer.extend_from_slice(&sequence.to_le_bytes());
         self.buffer.extend_from_slice(&transaction.to_le_bytes());
         self.buffer.extend_from_slice(&participants.to_le_bytes());
+        self.buffer
+            .extend_from_slice(&self.synced.packed().to_le_bytes());
         let count_at = self.buffer.len();
         self.buffer.extend_from_slice(&0u32.to_le_bytes());
         let mut count = 0u32;
@@ -237,18 +437,73 @@ impl RedoLog {
         }
         self.buffer[count_at..count_at + 4].copy_from_slice(&count.to_le_bytes());
         let body_bytes = self.buffer.len() - start - 8;
-        if body_bytes > RECORD_BYTES_MAX {
+        if body_bytes > RECORD_BYTES_MAX
+            || (8 + body_bytes) as u64 > self.config.segment_bytes - HEADER_BYTES
+        {
             self.buffer.truncate(start);
             return Err(RedoError::Corrupt {
-                path: self.path.clone(),
-                offset: self.written_bytes,
-                what: format!("a record of {body_bytes} bytes exceeds {RECORD_BYTES_MAX}"),
+                path: self.current.path.clone(),
+                offset: self.current.written,
+                what: format!(
+                    "a record of {body_bytes} bytes does not fit a segment of {} bytes",
+                    self.config.segment_bytes
+                ),
             });
         }
-        let body_len = body_bytes as u32;
-        let crc = crc32c::crc32c(&self.buffer[start + 8..]);
-        self.buffer[start..start + 4].copy_from_slice(&body_len.to_le_bytes());
+        if self.current.written + self.buffer.len() as u64 > self.config.segment_bytes {
+            let record = self.buffer.split_off(start);
+            self.rotate()?;
+            self.buffer = record;
+            start = 0;
+        }
+        let crc = crc32c::crc32c_append(
+            crc32c::crc32c(&self.current.number.to_le_bytes()),
+            &self.buffer[start + 8..],
+        );
+        self.buffer[start..start + 4].copy_from_slice(&(body_bytes as u32).to_le_bytes());
         self.buffer[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
+        Ok(())
+    }
+
+    /// Writes the buffer to the current segment and moves to the next one; the filled one is
+    /// fsynced with the next flush that syncs.
+    fn rotate(&mut self) -> Result<(), RedoError> {
+        self.write_buffer()?;
+        let next = self.current.number + 1;
+        let segment = match self.new_segment(next) {
+            Ok(s) => s,
+            Err((path, e)) => {
+                let why = format!("{}: {e}", path.display());
+                self.poisoned = Some(why);
+                return Err(RedoError::Io { path, source: e });
+            }
+        };
+        // The end marker: whatever follows in a reused file is not read as records.
+        if self.config.segment_bytes - self.current.written >= 8 {
+            if let Err(e) = self.current.file.write_at(self.current.written, &[0; 8]) {
+                return Err(self.poison(e));
+            }
+        }
+        let filled = std::mem::replace(&mut self.current, segment);
+        self.unsynced.push(filled);
+        self.live.push_back(next);
+        Ok(())
+    }
+
+    fn write_buffer(&mut self) -> Result<(), RedoError> {
+        if self.buffer.is_empty() {
+            return Ok(());
+        }
+        if let Err(e) = self
+            .current
+            .file
+            .write_at(self.current.written, &self.buffer)
+        {
+            return Err(self.poison(e));
+        }
+        self.current.written += self.buffer.len() as u64;
+        self.written_bytes += self.buffer.len() as u64;
+        self.buffer.clear();
         Ok(())
     }
 
@@ -257,34 +512,70 @@ impl RedoLog {
         !self.buffer.is_empty()
     }
 
-    /// Writes the buffered records; with `sync`, also makes them durable. Any failure poisons
-    /// the log.
+    /// Writes the buffered records; with `sync`, also makes them (and every earlier write)
+    /// durable. Any failure poisons the log.
     pub fn flush(&mut self, sync: bool) -> Result<(), RedoError> {
         self.check()?;
-        if !self.buffer.is_empty() {
-            if let Err(e) = self.file.append(&self.buffer) {
-                return Err(self.poison(e));
-            }
-            self.written_bytes += self.buffer.len() as u64;
-            self.buffer.clear();
-        }
+        self.write_buffer()?;
         if sync {
-            if let Err(e) = self.file.sync() {
+            for mut old in std::mem::take(&mut self.unsynced) {
+                if let Err(e) = old.file.sync() {
+                    self.current.path = old.path;
+                    return Err(self.poison(e));
+                }
+            }
+            if let Err(e) = self.current.file.sync() {
                 return Err(self.poison(e));
             }
+            self.synced = self.position();
         }
         Ok(())
     }
 
-    /// Bytes written to the file since it was opened.
+    /// Where the next record will start: every record appended so far lies before it.
+    pub fn position(&self) -> Position {
+        Position {
+            segment: self.current.number,
+            offset: self.current.written + self.buffer.len() as u64,
+        }
+    }
+
+    /// A checkpoint covers everything before `upto`: segments wholly before it become free,
+    /// to be reused as later segments (a few are kept; the rest are deleted).
+    pub fn release(&mut self, upto: Position) {
+        while self.live.len() > 1 && self.live.front().is_some_and(|s| *s < upto.segment) {
+            let Some(number) = self.live.pop_front() else {
+                break;
+            };
+            let path = segment_path(&self.config.dir, self.config.worker, number);
+            if self.free.len() < FREE_SEGMENTS_MAX {
+                self.free.push(path);
+            } else {
+                // A file left behind is harmless: the next restart treats it as free.
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
+
+    /// Bytes written to the segments since the log was opened.
     pub fn written_bytes(&self) -> u64 {
         self.written_bytes
+    }
+
+    /// Segment files reused so far.
+    pub fn recycled(&self) -> u64 {
+        self.recycled
+    }
+
+    /// Segments still needed (not yet covered by a checkpoint).
+    pub fn live_segments(&self) -> usize {
+        self.live.len()
     }
 
     fn check(&self) -> Result<(), RedoError> {
         match &self.poisoned {
             Some(why) => Err(RedoError::Poisoned {
-                path: self.path.clone(),
+                path: self.current.path.clone(),
                 why: why.clone(),
             }),
             None => Ok(()),
@@ -294,9 +585,46 @@ impl RedoLog {
     fn poison(&mut self, e: io::Error) -> RedoError {
         self.poisoned = Some(e.to_string());
         RedoError::Io {
-            path: self.path.clone(),
+            path: self.current.path.clone(),
             source: e,
         }
+    }
+}
+
+/// A placeholder file before the first segment is opened.
+struct NoFile;
+
+impl LogFile for NoFile {
+    fn write_at(&mut self, _: u64, _: &[u8]) -> io::Result<()> {
+        Err(io::Error::other("no segment open"))
+    }
+    fn sync(&mut self) -> io::Result<()> {
+        Err(io::Error::other("no segment open"))
+    }
+}
+
+fn segment_header(worker: u32, segment: u64) -> [u8; HEADER_BYTES as usize] {
+    let mut h = [0u8; HEADER_BYTES as usize];
+    h[..8].copy_from_slice(MAGIC);
+    h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    h[12..16].copy_from_slice(&worker.to_le_bytes());
+    h[16..24].copy_from_slice(&segment.to_le_bytes());
+    let crc = crc32c::crc32c(&h[..24]);
+    h[24..28].copy_from_slice(&crc.to_le_bytes());
+    h
+}
+
+/// Reserves `bytes` of disk for a new segment, so appends do not grow the file (and a full disk
+/// shows up here, at a segment switch, rather than in the middle of a commit's write).
+fn preallocate(file: &File, bytes: u64) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: posix_fallocate only reads its integer arguments; the descriptor is open.
+    let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, bytes as libc::off_t) };
+    match rc {
+        0 => Ok(()),
+        // File systems without fallocate: a sparse file still works, only fsyncs cost more.
+        libc::EOPNOTSUPP | libc::EINVAL => file.set_len(bytes),
+        e => Err(io::Error::from_raw_os_error(e)),
     }
 }
 
@@ -309,99 +637,287 @@ pub fn sync_directory(path: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-/// What reading a log found.
-#[derive(Debug)]
+/// What reading a worker's log found.
+#[derive(Debug, Default)]
 pub struct LogContents {
     pub records: Vec<Record>,
-    /// Where a torn or corrupt tail was cut, if anywhere.
-    pub cut_at: Option<u64>,
+    /// Where appending continues (None: the worker has no segments).
+    pub end: Option<Position>,
+    /// Segment files before the start position: free for reuse.
+    pub free: Vec<PathBuf>,
+    /// Where a torn tail was cut, if anywhere.
+    pub cut_at: Option<(PathBuf, u64)>,
+    /// Segments read.
+    pub segments: usize,
 }
 
-/// Reads every whole record of a log. A record that is truncated or fails its checksum ends the
-/// log: the file is cut there (the bytes after it never made a commit durable, since records are
-/// written in order and a commit waits for its own). Bad headers and impossible lengths inside a
-/// checksummed record are errors naming the file and offset.
-pub fn read_log(path: &Path) -> Result<LogContents, RedoError> {
+/// Reads the records of `worker`'s log in `dir` from `from` (a checkpoint's position; the
+/// default position reads every segment). A record that is truncated, fails its checksum or
+/// carries another segment's seed ends the log, unless the record after it is whole and shows
+/// (by its synced position) that the bad one had been fsynced: that is damage, an error naming
+/// the file and offset. At the end, stale bytes are zeroed and later segments deleted, so
+/// nothing after the end can ever be read as a record.
+pub fn read_log(dir: &Path, worker: u32, from: Position) -> Result<LogContents, RedoError> {
+    let segments: Vec<(u64, PathBuf)> = list_segments(dir)
+        .map_err(|source| RedoError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?
+        .into_iter()
+        .filter(|(w, _, _)| *w == worker)
+        .map(|(_, s, p)| (s, p))
+        .collect();
+    let mut out = LogContents::default();
+    let mut live = Vec::new();
+    for (number, path) in segments {
+        if number < from.segment {
+            out.free.push(path);
+        } else {
+            live.push((number, path));
+        }
+    }
+    if live.is_empty() {
+        if from.segment > 0 {
+            return Err(RedoError::Corrupt {
+                path: segment_path(dir, worker, from.segment),
+                offset: from.offset,
+                what: "the redo segment the checkpoint starts from is missing".into(),
+            });
+        }
+        return Ok(out);
+    }
+    if from.segment > 0 && live[0].0 != from.segment {
+        return Err(RedoError::Corrupt {
+            path: segment_path(dir, worker, from.segment),
+            offset: from.offset,
+            what: "the redo segment the checkpoint starts from is missing".into(),
+        });
+    }
+    for (i, (number, _)) in live.iter().enumerate() {
+        if i > 0 && *number != live[i - 1].0 + 1 {
+            return Err(RedoError::Corrupt {
+                path: segment_path(dir, worker, live[i - 1].0 + 1),
+                offset: 0,
+                what: format!("segment missing between {} and {}", live[i - 1].0, number),
+            });
+        }
+    }
+    let last = live.len() - 1;
+    for (i, (number, path)) in live.iter().enumerate() {
+        let bytes = read_file(path)?;
+        let start = if *number == from.segment {
+            from.offset.max(HEADER_BYTES)
+        } else {
+            HEADER_BYTES
+        };
+        out.segments += 1;
+        match check_header(&bytes, worker, *number) {
+            Ok(()) => {}
+            Err(what) => {
+                // A segment created just before a crash may lack its header; nothing in it can
+                // have been acknowledged. Anywhere else a bad header is damage.
+                let blank = bytes.iter().take(HEADER_BYTES as usize).all(|b| *b == 0);
+                if i == last && blank && start == HEADER_BYTES {
+                    out.end = Some(Position {
+                        segment: *number,
+                        offset: HEADER_BYTES,
+                    });
+                    return Ok(out);
+                }
+                return Err(RedoError::Corrupt {
+                    path: path.clone(),
+                    offset: 0,
+                    what,
+                });
+            }
+        }
+        let mut at = start as usize;
+        if at > bytes.len() {
+            return Err(RedoError::Corrupt {
+                path: path.clone(),
+                offset: start,
+                what: "the checkpoint's position lies past the end of the segment".into(),
+            });
+        }
+        loop {
+            match next_record(&bytes, at, *number) {
+                Next::Record(record, len) => {
+                    out.records.push(record);
+                    at += len;
+                }
+                Next::End => {
+                    if i == last {
+                        // Appending resumes here: bytes a power cut left after the end (or a
+                        // reused file's stale ones) are zeroed first.
+                        cut(path, &bytes, at)?;
+                    }
+                    break;
+                }
+                Next::Bad(len) => {
+                    // Is the record after it whole, and does it say this one was durable?
+                    let here = Position {
+                        segment: *number,
+                        offset: at as u64,
+                    };
+                    let after = match len {
+                        Some(len) => match next_record(&bytes, at + len, *number) {
+                            Next::Record(_, _) => synced_of(&bytes, at + len),
+                            _ => None,
+                        },
+                        None => None,
+                    };
+                    let after = match after {
+                        Some(s) => Some(s),
+                        None if i < last => first_synced(&live[i + 1].1, worker, live[i + 1].0)?,
+                        None => None,
+                    };
+                    if after.is_some_and(|s| s > here) {
+                        return Err(RedoError::Corrupt {
+                            path: path.clone(),
+                            offset: at as u64,
+                            what: "damaged record (a later record shows it had been fsynced)"
+                                .into(),
+                        });
+                    }
+                    cut(path, &bytes, at)?;
+                    for (_, later) in &live[i + 1..] {
+                        std::fs::remove_file(later).map_err(|source| RedoError::Io {
+                            path: later.clone(),
+                            source,
+                        })?;
+                    }
+                    if i < last {
+                        sync_directory(path).map_err(|source| RedoError::Io {
+                            path: path.clone(),
+                            source,
+                        })?;
+                    }
+                    out.cut_at = Some((path.clone(), at as u64));
+                    out.end = Some(here);
+                    return Ok(out);
+                }
+            }
+        }
+        out.end = Some(Position {
+            segment: *number,
+            offset: at as u64,
+        });
+    }
+    Ok(out)
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, RedoError> {
     let io_error = |source| RedoError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let corrupt = |offset: u64, what: String| RedoError::Corrupt {
-        path: path.to_path_buf(),
-        offset,
-        what,
-    };
-    // Sized to the file up front: growing by doubling would copy and fault in the log twice.
+    // Sized to the file up front: growing by doubling would copy and fault in the data twice.
     let mut file = File::open(path).map_err(io_error)?;
     let length = file.metadata().map_err(io_error)?.len() as usize;
     let mut bytes = Vec::with_capacity(length);
     file.read_to_end(&mut bytes).map_err(io_error)?;
-    if bytes.len() < HEADER_BYTES && MAGIC.starts_with(&bytes[..bytes.len().min(8)]) {
-        // Created but cut short before its header reached the disk: an empty log.
-        let file = OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map_err(io_error)?;
-        file.set_len(0).map_err(io_error)?;
-        file.sync_all().map_err(io_error)?;
-        return Ok(LogContents {
-            records: Vec::new(),
-            cut_at: Some(0),
-        });
+    Ok(bytes)
+}
+
+fn check_header(bytes: &[u8], worker: u32, number: u64) -> Result<(), String> {
+    if bytes.len() < HEADER_BYTES as usize || &bytes[..8] != MAGIC {
+        return Err("not a Cairn redo segment (bad header)".into());
     }
-    if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
-        return Err(corrupt(0, "not a Cairn redo log (bad header)".into()));
+    let crc = u32::from_le_bytes([bytes[24], bytes[25], bytes[26], bytes[27]]);
+    if crc32c::crc32c(&bytes[..24]) != crc {
+        return Err("segment header checksum mismatch".into());
     }
     let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
     if version != VERSION {
-        return Err(corrupt(
-            8,
-            format!("unsupported redo log version {version}"),
+        return Err(format!("unsupported redo log version {version}"));
+    }
+    let w = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
+    let s = u64::from_le_bytes(bytes[16..24].try_into().unwrap_or_default());
+    if w != worker || s != number {
+        return Err(format!(
+            "header names worker {w} segment {s}, the file name worker {worker} segment {number}"
         ));
     }
-    let mut records = Vec::new();
-    let mut at = HEADER_BYTES;
-    let mut cut_at = None;
-    while at < bytes.len() {
-        let rest = &bytes[at..];
-        if rest.len() < 8 {
-            cut_at = Some(at as u64);
-            break;
-        }
-        let body_len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
-        let crc = u32::from_le_bytes([rest[4], rest[5], rest[6], rest[7]]);
-        let whole = body_len >= RECORD_BODY_MIN && rest.len() >= 8 + body_len;
-        if !whole || crc32c::crc32c(&rest[8..8 + body_len]) != crc {
-            // A torn tail is the last write, cut short or never filled in (zeros). A bad record
-            // with written data after it is damage in the middle of the log: refuse to guess.
-            let after = if whole {
-                &rest[8 + body_len..]
-            } else {
-                &[][..]
-            };
-            if after.iter().any(|b| *b != 0) {
-                return Err(corrupt(
-                    at as u64,
-                    "checksum mismatch with records after it".into(),
-                ));
-            }
-            cut_at = Some(at as u64);
-            break;
-        }
-        let record = parse_body(&rest[8..8 + body_len])
-            .ok_or_else(|| corrupt(at as u64, "record does not parse".into()))?;
-        records.push(record);
-        at += 8 + body_len;
+    Ok(())
+}
+
+enum Next {
+    /// A whole record and its length with framing.
+    Record(Record, usize),
+    /// Zero bytes (or none) left: the segment's end.
+    End,
+    /// A bad record; its framed length when the length field was plausible.
+    Bad(Option<usize>),
+}
+
+fn next_record(bytes: &[u8], at: usize, segment: u64) -> Next {
+    let rest = bytes.get(at..).unwrap_or_default();
+    if rest.len() < 8 {
+        // No room for a record: the physical end of the file.
+        return Next::End;
     }
-    if let Some(offset) = cut_at {
-        let file = OpenOptions::new()
-            .write(true)
-            .open(path)
+    let body_len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+    let crc = u32::from_le_bytes([rest[4], rest[5], rest[6], rest[7]]);
+    if body_len == 0 && crc == 0 {
+        // Never written (preallocated zeros), or the end marker a full segment gets.
+        return Next::End;
+    }
+    if body_len < RECORD_BODY_MIN || rest.len() < 8 + body_len {
+        return Next::Bad(None);
+    }
+    let body = &rest[8..8 + body_len];
+    let seeded = crc32c::crc32c_append(crc32c::crc32c(&segment.to_le_bytes()), body);
+    if seeded != crc {
+        return Next::Bad(Some(8 + body_len));
+    }
+    match parse_body(body) {
+        Some(record) => Next::Record(record, 8 + body_len),
+        None => Next::Bad(Some(8 + body_len)),
+    }
+}
+
+/// The synced position stored in the (valid) record at `at`.
+fn synced_of(bytes: &[u8], at: usize) -> Option<Position> {
+    let b = bytes.get(at + 8 + 18..at + 8 + 26)?;
+    Some(Position::unpack(u64::from_le_bytes(b.try_into().ok()?)))
+}
+
+/// The synced position of the first record of a segment, if it has a valid one.
+fn first_synced(path: &Path, worker: u32, number: u64) -> Result<Option<Position>, RedoError> {
+    let bytes = read_file(path)?;
+    if check_header(&bytes, worker, number).is_err() {
+        return Ok(None);
+    }
+    Ok(match next_record(&bytes, HEADER_BYTES as usize, number) {
+        Next::Record(_, _) => synced_of(&bytes, HEADER_BYTES as usize),
+        _ => None,
+    })
+}
+
+/// Ends a segment at `at`: every non-zero byte after it is zeroed and fsynced, so stale or torn
+/// bytes can never be read as records once new ones are written before them.
+fn cut(path: &Path, bytes: &[u8], at: usize) -> Result<(), RedoError> {
+    let io_error = |source| RedoError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let tail = &bytes[at..];
+    let Some(last) = tail.iter().rposition(|b| *b != 0) else {
+        return Ok(());
+    };
+    let file = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(io_error)?;
+    let zeros = vec![0u8; 1 << 20];
+    let mut offset = 0;
+    while offset <= last {
+        let n = (last + 1 - offset).min(zeros.len());
+        file.write_all_at(&zeros[..n], (at + offset) as u64)
             .map_err(io_error)?;
-        file.set_len(offset).map_err(io_error)?;
-        file.sync_all().map_err(io_error)?;
+        offset += n;
     }
-    Ok(LogContents { records, cut_at })
+    file.sync_all().map_err(io_error)
 }
 
 fn parse_body(body: &[u8]) -> Option<Record> {
@@ -419,6 +935,7 @@ fn parse_body(body: &[u8]) -> Option<Record> {
     let sequence = u64_at(take(8)?);
     let transaction = u64_at(take(8)?);
     let participants = u16::from_le_bytes(take(2)?.try_into().ok()?);
+    let _synced = u64_at(take(8)?);
     let count = u32_at(take(4)?) as usize;
     let mut changes = Vec::with_capacity(count.min(body.len() / 13));
     for _ in 0..count {
@@ -477,64 +994,181 @@ mod tests {
         }
     }
 
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("cairn-redo-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn config(dir: &Path, segment_bytes: u64) -> LogConfig {
+        LogConfig {
+            dir: dir.to_path_buf(),
+            worker: 0,
+            segment_bytes,
+            faults: None,
+        }
+    }
+
+    fn open(dir: &Path, segment_bytes: u64) -> (RedoLog, Vec<Record>) {
+        open_from(dir, segment_bytes, Position::default())
+    }
+
+    fn open_from(dir: &Path, segment_bytes: u64, from: Position) -> (RedoLog, Vec<Record>) {
+        let contents = read_log(dir, 0, from).unwrap();
+        let log = RedoLog::open(config(dir, segment_bytes), contents.end, contents.free).unwrap();
+        (log, contents.records)
+    }
+
     #[test]
     fn records_round_trip_and_a_torn_tail_is_cut() {
-        let dir = std::env::temp_dir().join(format!("cairn-redo-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("redo-0.log");
-        let _ = std::fs::remove_file(&path);
-        let mut log = RedoLog::open(&path, 0).unwrap();
+        let dir = temp_dir("torn");
+        let (mut log, found) = open(&dir, SEGMENT_BYTES_MIN);
+        assert!(found.is_empty());
         let written: Vec<Record> = (1..=5).map(|s| record(s, s as usize)).collect();
         for r in &written {
             log.append(r).unwrap();
         }
         log.flush(true).unwrap();
+        let end = log.position();
         drop(log);
-        let full = std::fs::metadata(&path).unwrap().len();
-        assert_eq!(read_log(&path).unwrap().records, written);
-        // Tear the last record: it is cut and the others survive.
-        let file = OpenOptions::new().write(true).open(&path).unwrap();
-        file.set_len(full - 3).unwrap();
-        let contents = read_log(&path).unwrap();
+        let path = segment_path(&dir, 0, 1);
+        assert_eq!(
+            read_log(&dir, 0, Position::default()).unwrap().records,
+            written
+        );
+        // Tear the last record: it is cut (zeroed) and the others survive.
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[end.offset as usize - 3] ^= 0x55;
+        std::fs::write(&path, &bytes).unwrap();
+        let contents = read_log(&dir, 0, Position::default()).unwrap();
         assert_eq!(contents.records, written[..4]);
-        assert!(contents.cut_at.is_some());
-        // A zero-filled tail (space allocated, never written) is cut like a torn one.
-        let mut bytes = std::fs::read(&path).unwrap();
-        let whole = bytes.len();
-        bytes.extend_from_slice(&[0; 64]);
-        std::fs::write(&path, &bytes).unwrap();
-        assert_eq!(read_log(&path).unwrap().records, written[..4]);
-        assert_eq!(std::fs::metadata(&path).unwrap().len() as usize, whole);
-        // A damaged record with records after it is an error naming the offset, not a cut.
-        let mut bytes = std::fs::read(&path).unwrap();
-        let third = HEADER_BYTES
-            + (0..2)
-                .map(|i| 8 + body_len(&bytes, HEADER_BYTES, i))
-                .sum::<usize>();
-        bytes[third + 12] ^= 0xFF;
-        std::fs::write(&path, &bytes).unwrap();
-        match read_log(&path) {
-            Err(RedoError::Corrupt { offset, .. }) => assert_eq!(offset as usize, third),
-            other => panic!("expected corruption at {third}, got {other:?}"),
-        }
-        // A log cut short inside its header is an empty log.
-        std::fs::write(&path, &MAGIC[..5]).unwrap();
-        assert!(read_log(&path).unwrap().records.is_empty());
-        assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+        let cut = contents.cut_at.unwrap().1;
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(bytes[cut as usize..].iter().all(|b| *b == 0));
+        // Appending after the cut, then reading again, finds old and new records.
+        let (mut log, found) = open(&dir, SEGMENT_BYTES_MIN);
+        assert_eq!(found, written[..4]);
+        log.append(&record(9, 2)).unwrap();
+        log.flush(true).unwrap();
+        drop(log);
+        let again = read_log(&dir, 0, Position::default()).unwrap().records;
+        assert_eq!(again.len(), 5);
+        assert_eq!(again[4], record(9, 2));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    fn body_len(bytes: &[u8], start: usize, index: usize) -> usize {
-        let mut at = start;
-        for _ in 0..index {
-            at += 8 + u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    #[test]
+    fn a_damaged_record_that_was_fsynced_is_an_error() {
+        let dir = temp_dir("damage");
+        let (mut log, _) = open(&dir, SEGMENT_BYTES_MIN);
+        log.append(&record(1, 2)).unwrap();
+        log.flush(true).unwrap();
+        let second = log.position();
+        log.append(&record(2, 2)).unwrap();
+        log.flush(true).unwrap();
+        log.append(&record(3, 2)).unwrap();
+        log.flush(true).unwrap();
+        drop(log);
+        let path = segment_path(&dir, 0, 1);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[second.offset as usize + 40] ^= 0xFF;
+        std::fs::write(&path, &bytes).unwrap();
+        match read_log(&dir, 0, Position::default()) {
+            Err(RedoError::Corrupt { offset, .. }) => assert_eq!(offset, second.offset),
+            other => panic!("expected corruption at {}, got {other:?}", second.offset),
         }
-        u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_unsynced_batch_written_out_of_order_is_a_torn_tail() {
+        // Two records written in one unsynced write: a power cut may keep the second and lose
+        // the first. The second's synced position predates the first, so this is a tail.
+        let dir = temp_dir("unsynced");
+        let (mut log, _) = open(&dir, SEGMENT_BYTES_MIN);
+        log.append(&record(1, 1)).unwrap();
+        log.flush(true).unwrap();
+        let first = log.position();
+        log.append(&record(2, 1)).unwrap();
+        log.append(&record(3, 1)).unwrap();
+        log.flush(false).unwrap();
+        drop(log);
+        let path = segment_path(&dir, 0, 1);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[first.offset as usize + 30] ^= 0xFF;
+        std::fs::write(&path, &bytes).unwrap();
+        let contents = read_log(&dir, 0, Position::default()).unwrap();
+        assert_eq!(contents.records, vec![record(1, 1)]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn segments_rotate_are_recycled_and_stale_records_are_not_read() {
+        let dir = temp_dir("segments");
+        let (mut log, _) = open(&dir, SEGMENT_BYTES_MIN);
+        let mut written = Vec::new();
+        for s in 1..=800 {
+            let r = record(s, 6);
+            log.append(&r).unwrap();
+            written.push(r);
+            if s % 7 == 0 {
+                log.flush(true).unwrap();
+            }
+        }
+        log.flush(true).unwrap();
+        assert!(log.live_segments() >= 3, "{} segments", log.live_segments());
+        assert_eq!(
+            read_log(&dir, 0, Position::default()).unwrap().records,
+            written
+        );
+        // A checkpoint covers everything so far: older segments become free and are reused.
+        let mark = log.position();
+        log.release(mark);
+        assert_eq!(log.live_segments(), 1);
+        let mut after = Vec::new();
+        for s in 801..=1100 {
+            let r = record(s, 6);
+            log.append(&r).unwrap();
+            after.push(r);
+        }
+        log.flush(true).unwrap();
+        assert!(log.recycled() >= 1);
+        let end = log.position();
+        drop(log);
+        let contents = read_log(&dir, 0, mark).unwrap();
+        assert_eq!(contents.records, after);
+        assert_eq!(contents.end, Some(end));
+        // The recycled files held old records; none of them is read as new.
+        let (mut log, found) = open_from(&dir, SEGMENT_BYTES_MIN, mark);
+        assert_eq!(found, after);
+        log.append(&record(999, 1)).unwrap();
+        log.flush(true).unwrap();
+        drop(log);
+        let last = read_log(&dir, 0, mark).unwrap().records;
+        assert_eq!(last.last(), Some(&record(999, 1)));
+        assert_eq!(last.len(), after.len() + 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_missing_segment_is_an_error() {
+        let dir = temp_dir("missing");
+        let (mut log, _) = open(&dir, SEGMENT_BYTES_MIN);
+        for s in 1..=800 {
+            log.append(&record(s, 6)).unwrap();
+        }
+        log.flush(true).unwrap();
+        drop(log);
+        std::fs::remove_file(segment_path(&dir, 0, 2)).unwrap();
+        let err = read_log(&dir, 0, Position::default()).unwrap_err();
+        assert!(err.to_string().contains("segment missing"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     struct FailingFile;
     impl LogFile for FailingFile {
-        fn append(&mut self, _: &[u8]) -> io::Result<()> {
+        fn write_at(&mut self, _: u64, _: &[u8]) -> io::Result<()> {
             Ok(())
         }
         fn sync(&mut self) -> io::Result<()> {

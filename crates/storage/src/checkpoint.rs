@@ -1,0 +1,408 @@
+//! Checkpoint files: one worker's share of one local checkpoint, a header and then checksummed
+//! blocks of rows (or, in a partial checkpoint, also of deleted keys), ended by an end block that
+//! counts them. Worker threads build blocks ([`BlockBuilder`]); another thread appends them to
+//! the file ([`CheckpointFile`]); a restart reads them back ([`read_checkpoint`]).
+//!
+//! Layout (little-endian), drawn in docs/formats/redo-log.md:
+//! `header: magic "CAIRNLCP" (8) | version u32 | worker u32 | checkpoint id u64 | CRC-32C u32 | 0 u32`
+//! then blocks: `body length u32 | CRC-32C of body u32 | body`;
+//! body: `kind u8 (1 rows, 2 deleted keys, 3 end) | table u32 | partition u32 | count u32 |
+//! count × (length u32 | bytes)`; the end block's body is `3 | 0 | 0 | 0 | entries u64 | blocks u64`.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+pub const MAGIC: &[u8; 8] = b"CAIRNLCP";
+pub const VERSION: u32 = 1;
+pub const HEADER_BYTES: usize = 32;
+/// A block is sealed once it holds this many bytes.
+pub const BLOCK_BYTES_TARGET: usize = 256 * 1024;
+/// The reader refuses a block length above this (a row is at most a frame's worth).
+pub const BLOCK_BYTES_MAX: usize = 64 << 20;
+const BLOCK_HEAD: usize = 13;
+
+/// What a block holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    /// Row images.
+    Rows = 1,
+    /// Encoded primary keys of rows deleted since the previous checkpoint (partial only).
+    Deleted = 2,
+    End = 3,
+}
+
+/// The file name of worker `worker`'s part of checkpoint `id`.
+pub fn file_path(dir: &Path, id: u64, worker: u32) -> PathBuf {
+    dir.join(format!("lcp-{id:08}-{worker}.ckpt"))
+}
+
+/// Builds blocks from rows and keys; what it has built is taken as one byte chunk to append.
+#[derive(Default)]
+pub struct BlockBuilder {
+    out: Vec<u8>,
+    /// Start of the open block in `out`, and what it holds.
+    open: Option<(usize, BlockKind, u32, u32, u32)>,
+    entries: u64,
+    blocks: u64,
+}
+
+impl BlockBuilder {
+    pub fn new() -> BlockBuilder {
+        BlockBuilder::default()
+    }
+
+    /// Adds one entry (a row or a key) for `table`'s `partition`.
+    pub fn push(&mut self, kind: BlockKind, table: u32, partition: u32, bytes: &[u8]) {
+        let reuse = matches!(self.open, Some((start, k, t, p, _))
+            if k == kind && t == table && p == partition && self.out.len() - start < BLOCK_BYTES_TARGET);
+        if !reuse {
+            self.seal();
+            let start = self.out.len();
+            self.out.extend_from_slice(&[0; 8]);
+            self.out.push(kind as u8);
+            self.out.extend_from_slice(&table.to_le_bytes());
+            self.out.extend_from_slice(&partition.to_le_bytes());
+            self.out.extend_from_slice(&0u32.to_le_bytes());
+            self.open = Some((start, kind, table, partition, 0));
+        }
+        self.out
+            .extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        self.out.extend_from_slice(bytes);
+        if let Some(open) = &mut self.open {
+            open.4 += 1;
+        }
+        self.entries += 1;
+    }
+
+    fn seal(&mut self) {
+        if let Some((start, _, _, _, count)) = self.open.take() {
+            self.out[start + 8 + 9..start + 8 + BLOCK_HEAD].copy_from_slice(&count.to_le_bytes());
+            let body = &self.out[start + 8..];
+            let crc = crc32c::crc32c(body);
+            let len = body.len() as u32;
+            self.out[start..start + 4].copy_from_slice(&len.to_le_bytes());
+            self.out[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
+            self.blocks += 1;
+        }
+    }
+
+    /// Bytes built so far (sealed or not).
+    pub fn len(&self) -> usize {
+        self.out.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.out.is_empty()
+    }
+
+    /// Seals the open block and hands over everything built.
+    pub fn take(&mut self) -> Vec<u8> {
+        self.seal();
+        std::mem::take(&mut self.out)
+    }
+
+    /// Entries and blocks built since the builder was made.
+    pub fn totals(&self) -> (u64, u64) {
+        (self.entries, self.blocks)
+    }
+}
+
+/// A checkpoint file being written.
+pub struct CheckpointFile {
+    path: PathBuf,
+    file: File,
+    bytes: u64,
+}
+
+impl CheckpointFile {
+    /// Creates the file (replacing a leftover of an abandoned attempt) and writes its header.
+    pub fn create(dir: &Path, id: u64, worker: u32) -> io::Result<CheckpointFile> {
+        let path = file_path(dir, id, worker);
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)?;
+        let mut header = [0u8; HEADER_BYTES];
+        header[..8].copy_from_slice(MAGIC);
+        header[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        header[12..16].copy_from_slice(&worker.to_le_bytes());
+        header[16..24].copy_from_slice(&id.to_le_bytes());
+        let crc = crc32c::crc32c(&header[..24]);
+        header[24..28].copy_from_slice(&crc.to_le_bytes());
+        file.write_all(&header)?;
+        Ok(CheckpointFile {
+            path,
+            file,
+            bytes: HEADER_BYTES as u64,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends blocks a [`BlockBuilder`] made.
+    pub fn append(&mut self, chunk: &[u8]) -> io::Result<()> {
+        self.file.write_all(chunk)?;
+        self.bytes += chunk.len() as u64;
+        Ok(())
+    }
+
+    /// Writes the end block and fsyncs the file; returns its size. The directory entry is made
+    /// durable by whoever publishes the checkpoint (the manifest's directory fsync).
+    pub fn finish(mut self, entries: u64, blocks: u64) -> io::Result<u64> {
+        let mut body = Vec::with_capacity(BLOCK_HEAD + 16);
+        body.push(BlockKind::End as u8);
+        body.extend_from_slice(&[0; 12]);
+        body.extend_from_slice(&entries.to_le_bytes());
+        body.extend_from_slice(&blocks.to_le_bytes());
+        let mut block = Vec::with_capacity(8 + body.len());
+        block.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        block.extend_from_slice(&crc32c::crc32c(&body).to_le_bytes());
+        block.extend_from_slice(&body);
+        self.append(&block)?;
+        self.file.sync_all()?;
+        Ok(self.bytes)
+    }
+}
+
+/// Why a checkpoint file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("checkpoint file {path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error("checkpoint file {path} at byte {offset}: {what}")]
+    Corrupt {
+        path: PathBuf,
+        offset: u64,
+        what: String,
+    },
+}
+
+/// One block as the reader hands it over.
+pub struct Block<'a> {
+    pub kind: BlockKind,
+    pub table: u32,
+    pub partition: u32,
+    body: &'a [u8],
+    count: u32,
+}
+
+impl<'a> Block<'a> {
+    /// The block's entries; their lengths were checked when the block was read.
+    pub fn entries(&self) -> impl Iterator<Item = &'a [u8]> + 'a {
+        let mut rest = self.body;
+        let count = self.count;
+        (0..count).map(move |_| {
+            let len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+            let entry = &rest[4..4 + len];
+            rest = &rest[4 + len..];
+            entry
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+/// Reads a whole checkpoint file, handing each block to `visit` in file order. Every check
+/// failure names the file and the offset: a bad header, a block whose checksum fails or whose
+/// entries overrun it, a missing end block (a file cut short), counts that disagree.
+pub fn read_checkpoint(
+    path: &Path,
+    worker: u32,
+    id: u64,
+    mut visit: impl FnMut(&Block) -> Result<(), String>,
+) -> Result<(u64, u64), CheckpointError> {
+    let io_error = |source| CheckpointError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let corrupt = |offset: u64, what: String| CheckpointError::Corrupt {
+        path: path.to_path_buf(),
+        offset,
+        what,
+    };
+    let file = File::open(path).map_err(io_error)?;
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut header = [0u8; HEADER_BYTES];
+    read_exact_or(&mut reader, &mut header)
+        .map_err(io_error)?
+        .then_some(())
+        .ok_or_else(|| corrupt(0, "file shorter than its header".into()))?;
+    if &header[..8] != MAGIC
+        || crc32c::crc32c(&header[..24])
+            != u32::from_le_bytes([header[24], header[25], header[26], header[27]])
+    {
+        return Err(corrupt(
+            0,
+            "not a Cairn checkpoint file (bad header)".into(),
+        ));
+    }
+    let version = u32::from_le_bytes([header[8], header[9], header[10], header[11]]);
+    if version != VERSION {
+        return Err(corrupt(
+            8,
+            format!("unsupported checkpoint version {version}"),
+        ));
+    }
+    let w = u32::from_le_bytes([header[12], header[13], header[14], header[15]]);
+    let i = u64::from_le_bytes(header[16..24].try_into().unwrap_or_default());
+    if w != worker || i != id {
+        return Err(corrupt(
+            12,
+            format!(
+                "header names worker {w} checkpoint {i}, expected worker {worker} checkpoint {id}"
+            ),
+        ));
+    }
+    let mut offset = HEADER_BYTES as u64;
+    let mut body = Vec::new();
+    let (mut entries, mut blocks) = (0u64, 0u64);
+    loop {
+        let mut head = [0u8; 8];
+        if !read_exact_or(&mut reader, &mut head).map_err(io_error)? {
+            return Err(corrupt(
+                offset,
+                "file ends without its end block (cut short)".into(),
+            ));
+        }
+        let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+        let crc = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+        if !(BLOCK_HEAD..=BLOCK_BYTES_MAX).contains(&len) {
+            return Err(corrupt(offset, format!("impossible block length {len}")));
+        }
+        body.resize(len, 0);
+        if !read_exact_or(&mut reader, &mut body).map_err(io_error)? {
+            return Err(corrupt(offset, "block cut short".into()));
+        }
+        if crc32c::crc32c(&body) != crc {
+            return Err(corrupt(offset, "block checksum mismatch".into()));
+        }
+        let kind = match body[0] {
+            1 => BlockKind::Rows,
+            2 => BlockKind::Deleted,
+            3 => BlockKind::End,
+            k => return Err(corrupt(offset, format!("unknown block kind {k}"))),
+        };
+        let table = u32::from_le_bytes([body[1], body[2], body[3], body[4]]);
+        let partition = u32::from_le_bytes([body[5], body[6], body[7], body[8]]);
+        let count = u32::from_le_bytes([body[9], body[10], body[11], body[12]]);
+        if kind == BlockKind::End {
+            let tail = &body[BLOCK_HEAD..];
+            if tail.len() != 16 {
+                return Err(corrupt(offset, "bad end block".into()));
+            }
+            let want_entries = u64::from_le_bytes(tail[..8].try_into().unwrap_or_default());
+            let want_blocks = u64::from_le_bytes(tail[8..].try_into().unwrap_or_default());
+            if want_entries != entries || want_blocks != blocks {
+                return Err(corrupt(
+                    offset,
+                    format!(
+                        "end block counts {want_entries} entries in {want_blocks} blocks, the file holds {entries} in {blocks}"
+                    ),
+                ));
+            }
+            return Ok((entries, blocks));
+        }
+        // Check every entry's length before anyone iterates.
+        let mut rest = &body[BLOCK_HEAD..];
+        for _ in 0..count {
+            if rest.len() < 4 {
+                return Err(corrupt(offset, "entries overrun the block".into()));
+            }
+            let n = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+            if rest.len() < 4 + n {
+                return Err(corrupt(offset, "entries overrun the block".into()));
+            }
+            rest = &rest[4 + n..];
+        }
+        if !rest.is_empty() {
+            return Err(corrupt(offset, "bytes after the last entry".into()));
+        }
+        let block = Block {
+            kind,
+            table,
+            partition,
+            body: &body[BLOCK_HEAD..],
+            count,
+        };
+        visit(&block).map_err(|what| corrupt(offset, what))?;
+        entries += count as u64;
+        blocks += 1;
+        offset += 8 + len as u64;
+    }
+}
+
+/// Fills `buf`; false when the file ended first (even partway).
+fn read_exact_or(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<bool> {
+    match reader.read_exact(buf) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_round_trip_and_damage_names_the_offset() {
+        let dir = std::env::temp_dir().join(format!("cairn-lcp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut builder = BlockBuilder::new();
+        let mut file = CheckpointFile::create(&dir, 7, 1).unwrap();
+        let mut expected = Vec::new();
+        for i in 0..5000u32 {
+            let row = vec![(i % 251) as u8; 40 + (i % 100) as usize];
+            let (kind, partition) = if i % 10 == 0 {
+                (BlockKind::Deleted, 0)
+            } else {
+                (BlockKind::Rows, i / 2000)
+            };
+            builder.push(kind, 3, partition, &row);
+            expected.push((kind, partition, row));
+            if builder.len() > 100_000 {
+                file.append(&builder.take()).unwrap();
+            }
+        }
+        file.append(&builder.take()).unwrap();
+        let (entries, blocks) = builder.totals();
+        file.finish(entries, blocks).unwrap();
+        let path = file_path(&dir, 7, 1);
+        let mut seen = Vec::new();
+        let totals = read_checkpoint(&path, 1, 7, |b| {
+            for e in b.entries() {
+                seen.push((b.kind, b.partition, e.to_vec()));
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(totals, (5000, blocks));
+        assert_eq!(seen, expected);
+        // A flipped byte in a block is an error at that block's offset.
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[HEADER_BYTES + 20] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        match read_checkpoint(&path, 1, 7, |_| Ok(())) {
+            Err(CheckpointError::Corrupt { offset, .. }) => assert_eq!(offset, HEADER_BYTES as u64),
+            other => panic!("expected corruption, got {other:?}"),
+        }
+        // A file cut short lacks its end block.
+        bytes[HEADER_BYTES + 20] ^= 1;
+        bytes.truncate(bytes.len() - 10);
+        std::fs::write(&path, &bytes).unwrap();
+        let err = read_checkpoint(&path, 1, 7, |_| Ok(())).unwrap_err();
+        assert!(err.to_string().contains("cut short"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
