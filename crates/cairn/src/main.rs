@@ -226,6 +226,11 @@ enum AdminCommand {
         #[arg(long, default_value = "127.0.0.1:2202")]
         connect: String,
     },
+    /// Has a data node write a local checkpoint now and waits until it is published.
+    Checkpoint {
+        #[arg(long, default_value = "127.0.0.1:2202")]
+        connect: String,
+    },
 }
 
 fn init_logging() {
@@ -290,6 +295,20 @@ fn main() -> Result<()> {
                 s.resident_bytes >> 20
             );
             println!("tables: {}", cluster.list_tables()?.join(", "));
+            Ok(())
+        }
+        Command::Admin(AdminCommand::Checkpoint { connect }) => {
+            let cluster = client::Cluster::connect(&connect)
+                .with_context(|| format!("connecting to {connect}"))?;
+            let c = cluster.checkpoint().context("checkpoint")?;
+            println!(
+                "checkpoint {} ({}): {} entries, {} bytes, {:.2} s",
+                c.id,
+                if c.full { "full" } else { "partial" },
+                c.entries,
+                c.bytes,
+                c.micros as f64 / 1e6
+            );
             Ok(())
         }
     }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use base::{Error, ErrorCode, TableDef};
 use transport::{FrameReader, FrameWriter, ReadOutcome};
 use wire::frame::FLAG_LAST;
-use wire::{FrameHeader, Message, NodeStatus};
+use wire::{CheckpointInfo, FrameHeader, Message, NodeStatus};
 
 use crate::table::{Scan, Table};
 use crate::transaction::Transaction;
@@ -411,6 +411,14 @@ impl Cluster {
     pub fn status(&self) -> Result<NodeStatus> {
         match self.call(&Message::Status)? {
             Message::StatusReply(s) => Ok(s),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Has the data node write a local checkpoint now; returns once it is published.
+    pub fn checkpoint(&self) -> Result<CheckpointInfo> {
+        match self.call(&Message::Checkpoint)? {
+            Message::CheckpointReply(c) => Ok(c),
             other => Err(unexpected(&other)),
         }
     }

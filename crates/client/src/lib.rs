@@ -17,7 +17,9 @@ pub use connection::Cluster;
 pub use session::AsyncSession;
 pub use table::{Scan, Table};
 pub use transaction::{OpId, Transaction};
-pub use wire::{ExecType, LockMode, NodeStatus, OpKind, OpResult, Operation, ScanOrder};
+pub use wire::{
+    CheckpointInfo, ExecType, LockMode, NodeStatus, OpKind, OpResult, Operation, ScanOrder,
+};
 
 /// What a client call can fail with. Every variant says whether a retry may succeed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -229,7 +229,19 @@ fn checkpoints_under_load_restart_to_exactly_the_committed_rows() {
     let mut reports = Vec::new();
     for round in 1..=5 {
         wait_for(&done, round * 300);
-        reports.push(node.checkpoint().expect("checkpoint"));
+        // Asked in-process, or over the protocol (`cairn admin checkpoint`).
+        if round % 2 == 0 {
+            let c = cluster.checkpoint().expect("checkpoint over the protocol");
+            reports.push(datanode::checkpoint::Report {
+                id: c.id,
+                full: c.full,
+                entries: c.entries,
+                bytes: c.bytes,
+                seconds: c.micros as f64 / 1e6,
+            });
+        } else {
+            reports.push(node.checkpoint().expect("checkpoint"));
+        }
     }
     wait_for(&done, 1800);
     stop.store(true, Ordering::SeqCst);
@@ -285,4 +297,14 @@ fn checkpoints_under_load_restart_to_exactly_the_committed_rows() {
     std::fs::write(&checkpoint, &good).unwrap();
     check(&dir, 2, &model);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_node_without_a_redo_log_refuses_a_checkpoint_cleanly() {
+    let node = common::TestNode::start(1, Duration::from_millis(500));
+    let cluster = node.connect();
+    let err = cluster.checkpoint().unwrap_err().to_string();
+    assert!(err.contains("no redo log"), "{err}");
+    // The connection stays usable.
+    cluster.ping(Vec::new()).unwrap();
 }

@@ -60,6 +60,9 @@ pub struct Manifest {
     pub positions: Vec<Position>,
     /// The full checkpoint, then the partial ones after it, oldest first.
     pub chain: Vec<Link>,
+    /// Per table id: the next AUTO_INCREMENT (or hidden key) value at the cut, above every
+    /// value a row in the files can hold unless the redo after the cut holds that row too.
+    pub counters: Vec<(u32, u64)>,
 }
 
 impl Manifest {
@@ -80,6 +83,11 @@ impl Manifest {
             b.extend_from_slice(&l.id.to_le_bytes());
             b.extend_from_slice(&l.workers.to_le_bytes());
             b.push(l.full as u8);
+        }
+        b.extend_from_slice(&(self.counters.len() as u32).to_le_bytes());
+        for (table, next) in &self.counters {
+            b.extend_from_slice(&table.to_le_bytes());
+            b.extend_from_slice(&next.to_le_bytes());
         }
         let crc = crc32c::crc32c(&b);
         b.extend_from_slice(&crc.to_le_bytes());
@@ -125,12 +133,21 @@ impl Manifest {
         if chain.first().is_some_and(|l| !l.full) || chain.iter().skip(1).any(|l| l.full) {
             return Err("the chain does not start with its only full checkpoint".into());
         }
+        let tables = r
+            .count("counters", base::limits::TABLES_MAX, 12)
+            .map_err(e)?;
+        let mut counters = Vec::with_capacity(tables);
+        for _ in 0..tables {
+            counters.push((r.u32().map_err(e)?, r.u64().map_err(e)?));
+        }
+        r.finish().map_err(e)?;
         Ok(Manifest {
             id,
             cut,
             transaction_max,
             positions,
             chain,
+            counters,
         })
     }
 
@@ -194,8 +211,12 @@ pub struct Report {
     pub seconds: f64,
 }
 
-enum Control {
-    Now(Sender<Result<Report, String>>),
+/// Called with the outcome of a checkpoint someone asked for.
+pub type Done = Box<dyn FnOnce(Result<Report, String>) + Send>;
+
+/// What the checkpointer thread is asked to do.
+pub enum Control {
+    Now(Done),
     Stop,
 }
 
@@ -234,10 +255,17 @@ impl Checkpointer {
     pub fn checkpoint(&self) -> Result<Report, String> {
         let (tx, rx) = mpsc::channel();
         self.control
-            .send(Control::Now(tx))
+            .send(Control::Now(Box::new(move |r| {
+                let _ = tx.send(r);
+            })))
             .map_err(|_| "the checkpointer has stopped".to_string())?;
         rx.recv()
             .map_err(|_| "the checkpointer has stopped".to_string())?
+    }
+
+    /// The way to ask for a checkpoint without waiting (a coordinator's request).
+    pub fn control(&self) -> Sender<Control> {
+        self.control.clone()
     }
 
     pub fn stop(mut self) {
@@ -266,9 +294,9 @@ impl State {
             // Polled rather than signalled: a worker never waits on this thread.
             match control.recv_timeout(Duration::from_millis(20)) {
                 Ok(Control::Stop) | Err(RecvTimeoutError::Disconnected) => return,
-                Ok(Control::Now(reply)) => {
+                Ok(Control::Now(done)) => {
                     started_at_bytes = self.shared.redo_bytes.load(Ordering::Relaxed);
-                    let _ = reply.send(self.checkpoint());
+                    done(self.checkpoint());
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     let bytes = self.shared.redo_bytes.load(Ordering::Relaxed);
@@ -310,7 +338,7 @@ impl State {
 
     fn run_checkpoint(&mut self, id: u64, full: bool, started: Instant) -> Result<Report, String> {
         let workers = self.shared.workers.len();
-        let (tx, rx) = mpsc::sync_channel::<CheckpointReply>(4 * workers);
+        let (tx, rx) = mpsc::sync_channel::<CheckpointReply>(16 * workers);
         // 1. Mark.
         self.broadcast(|| CheckpointStep::Mark { reply: tx.clone() });
         let mut positions = vec![Position::default(); workers];
@@ -324,6 +352,16 @@ impl State {
         // 2. Cut.
         let cut = self.shared.sequence.load(Ordering::SeqCst);
         let transaction_max = self.shared.next_txn.load(Ordering::SeqCst);
+        let counters: Vec<(u32, u64)> = self
+            .shared
+            .catalog
+            .read()
+            .map(|c| {
+                c.entries()
+                    .map(|e| (e.def.id, e.next_auto.load(Ordering::SeqCst)))
+                    .collect()
+            })
+            .unwrap_or_default();
         // 3. Everything below the cut is sent, then applied.
         self.barrier(&tx, &rx, false)?;
         self.barrier(&tx, &rx, false)?;
@@ -355,10 +393,11 @@ impl State {
                 worker,
                 entries,
                 blocks,
+                directory,
             } => {
                 if let Some(file) = files[worker].take() {
                     let path = file.path().to_path_buf();
-                    match file.finish(entries, blocks) {
+                    match file.finish(entries, blocks, &directory) {
                         Ok(b) => bytes_total += b,
                         Err(e) => {
                             io_error.get_or_insert(format!("{}: {e}", path.display()));
@@ -392,6 +431,7 @@ impl State {
             transaction_max,
             positions: positions.clone(),
             chain,
+            counters,
         };
         manifest
             .save(&self.dir)

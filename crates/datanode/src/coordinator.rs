@@ -178,6 +178,25 @@ impl Coordinator {
             Event::Finished { tag } => self.on_finished(tag),
             Event::ScanDone { tag, rows } => self.on_scan_part(tag, rows),
             Event::Status { tag, status } => self.on_status(tag, status),
+            Event::CheckpointDone { request_id, result } => match result {
+                Ok(r) => self.reply(
+                    request_id,
+                    &Message::CheckpointReply(wire::CheckpointInfo {
+                        id: r.id,
+                        full: r.full,
+                        entries: r.entries,
+                        bytes: r.bytes,
+                        micros: (r.seconds * 1e6) as u64,
+                    }),
+                ),
+                Err(why) => self.reply(
+                    request_id,
+                    &Message::Failure(Error::new(
+                        ErrorCode::Internal,
+                        format!("checkpoint failed: {why}"),
+                    )),
+                ),
+            },
             Event::Frames(mut bytes) => {
                 if self.out.is_empty() {
                     // Take the worker's buffer as it is rather than copying it.
@@ -186,6 +205,37 @@ impl Coordinator {
                     self.out.extend_from_slice(&bytes);
                 }
             }
+        }
+    }
+
+    /// Asks the checkpointer for a checkpoint; its outcome comes back as an event to this
+    /// connection, so no worker waits for it.
+    fn request_checkpoint(&mut self, request_id: u64) {
+        let control = self.shared.checkpoints.lock().ok().and_then(|c| c.clone());
+        let Some(control) = control else {
+            return self.reply(
+                request_id,
+                &Message::Failure(Error::new(
+                    ErrorCode::BadRequest,
+                    "this data node keeps no redo log (no data directory, or durability none), so it takes no checkpoints",
+                )),
+            );
+        };
+        let (shared, me) = (self.shared.clone(), self.me);
+        let done: crate::checkpoint::Done = Box::new(move |result| {
+            shared.workers[me.worker].send(ToWorker::ToCoordinator {
+                connection: me.connection,
+                event: Event::CheckpointDone { request_id, result },
+            });
+        });
+        if control.send(crate::checkpoint::Control::Now(done)).is_err() {
+            self.reply(
+                request_id,
+                &Message::Failure(Error::new(
+                    ErrorCode::ShuttingDown,
+                    "the checkpointer has stopped",
+                )),
+            );
         }
     }
 
@@ -325,6 +375,7 @@ impl Coordinator {
                 };
                 self.reply(id, &reply);
             }
+            Message::Checkpoint => self.request_checkpoint(id),
             Message::ListTables => {
                 let names = self
                     .shared

@@ -114,6 +114,8 @@ pub struct Shared {
     pub durability: Durability,
     /// Redo bytes written by all workers since the start (what triggers checkpoints).
     pub redo_bytes: AtomicU64,
+    /// Where checkpoints are asked for (None without a redo log).
+    pub checkpoints: Mutex<Option<mpsc::Sender<checkpoint::Control>>>,
     /// Why the node stopped accepting work (a failed write or fsync), if it did.
     failure: Mutex<Option<String>>,
 }
@@ -256,6 +258,7 @@ impl DataNode {
             data_dir: config.data_dir.clone(),
             durability: config.durability,
             redo_bytes: AtomicU64::new(0),
+            checkpoints: Mutex::new(None),
             failure: Mutex::new(None),
         });
         let mut workers = Vec::with_capacity(worker_count);
@@ -317,6 +320,9 @@ impl DataNode {
             }
             _ => None,
         };
+        if let (Some(c), Ok(mut slot)) = (&checkpointer, shared.checkpoints.lock()) {
+            *slot = Some(c.control());
+        }
         info!(%address, workers = worker_count, "data node listening");
         Ok(DataNode {
             shared,
@@ -353,6 +359,9 @@ impl DataNode {
     /// Stops accepting, closes every connection, stops the workers and waits for the threads.
     pub fn stop(mut self) {
         self.shared.stopping.store(true, Ordering::SeqCst);
+        if let Ok(mut slot) = self.shared.checkpoints.lock() {
+            *slot = None;
+        }
         if let Some(c) = self.checkpointer.take() {
             c.stop();
         }

@@ -178,6 +178,11 @@ pub enum Event {
         tag: u64,
         status: WorkerStatus,
     },
+    /// A checkpoint the client asked for (`Message::Checkpoint`) was published, or failed.
+    CheckpointDone {
+        request_id: u64,
+        result: Result<crate::checkpoint::Report, String>,
+    },
     /// Whole reply frames a worker built for the connection (direct replies).
     Frames(Vec<u8>),
 }
@@ -222,5 +227,6 @@ pub enum CheckpointReply {
         worker: usize,
         entries: u64,
         blocks: u64,
+        directory: storage::checkpoint::Directory,
     },
 }

@@ -56,22 +56,6 @@ fn internal(message: String) -> Error {
     Error::new(ErrorCode::Internal, message)
 }
 
-/// Puts a row, replacing the one with the same primary key if there is one.
-fn upsert(part: &mut Partition, key: Option<&[u8]>, row: Box<[u8]>) -> Result<(), Error> {
-    let existing = match key {
-        Some(k) => part.find(k).map(|_| k.to_vec()),
-        None => {
-            let mut k = Vec::new();
-            part.encode_row_key(&row, &part.table().primary_key.clone(), false, &mut k);
-            part.find(&k).map(|_| k)
-        }
-    };
-    match existing {
-        Some(k) => part.replace(&k, row).map(|_| ()),
-        None => part.insert(row).map(|_| ()),
-    }
-}
-
 /// Loads the catalog, the newest checkpoint and the redo after it, found in `dir`.
 pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
     let started = Instant::now();
@@ -90,36 +74,52 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
     let manifest = Manifest::load(dir)?;
     let mut loaded = 0u64;
     if let Some(m) = &manifest {
+        // Size every partition once for the whole chain: growing a hash index rehashes it.
+        let mut sizes: HashMap<(u32, u32), u64> = HashMap::new();
+        for (link, w, path) in m.files(dir) {
+            let directory = storage::checkpoint::read_directory(&path, w, link.id)
+                .map_err(|e| internal(e.to_string()))?;
+            for (table, partition, rows) in directory {
+                *sizes.entry((table, partition)).or_default() += rows;
+            }
+        }
+        for (key, rows) in sizes {
+            if let Some(part) = partitions.get_mut(&key) {
+                part.reserve(rows as usize);
+            }
+        }
         for (link, w, path) in m.files(dir) {
             let file_started = Instant::now();
             let mut rows = 0u64;
-            read_checkpoint(&path, w, link.id, |block| {
-                // Tables dropped since are skipped.
-                let Some(part) = partitions.get_mut(&(block.table, block.partition)) else {
-                    return Ok(());
-                };
-                match block.kind {
-                    BlockKind::Rows if link.full => {
-                        part.reserve(block.len());
-                        for row in block.entries() {
-                            part.insert(row.into()).map_err(|e| e.to_string())?;
+            read_checkpoint(
+                &path,
+                w,
+                link.id,
+                |_| {},
+                |block| {
+                    // Tables dropped since are skipped.
+                    let Some(part) = partitions.get_mut(&(block.table, block.partition)) else {
+                        return Ok(());
+                    };
+                    rows += block.entries.len() as u64;
+                    match block.kind {
+                        // A fuzzy file may hold a row twice (moved while it was written): the later
+                        // image is the newer one, so every load is an upsert.
+                        BlockKind::Rows => {
+                            for row in block.entries {
+                                part.put(row).map_err(|e| e.to_string())?;
+                            }
                         }
-                    }
-                    BlockKind::Rows => {
-                        for row in block.entries() {
-                            upsert(part, None, row.into()).map_err(|e| e.to_string())?;
+                        BlockKind::Deleted => {
+                            for key in block.entries {
+                                part.delete(&key);
+                            }
                         }
+                        BlockKind::End => {}
                     }
-                    BlockKind::Deleted => {
-                        for key in block.entries() {
-                            part.delete(key);
-                        }
-                    }
-                    BlockKind::End => {}
-                }
-                rows += block.len() as u64;
-                Ok(())
-            })
+                    Ok(())
+                },
+            )
             .map_err(|e| internal(e.to_string()))?;
             loaded += rows;
             let seconds = file_started.elapsed().as_secs_f64();
@@ -197,14 +197,25 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
         }
     }
     let mut applied = 0u64;
+    // The largest AUTO_INCREMENT (or hidden key) value among the rows the redo puts.
+    let auto_columns: HashMap<u32, usize> = catalog
+        .entries()
+        .filter_map(|e| auto_column(&e.def).map(|c| (e.def.id, c)))
+        .collect();
+    let mut auto_max: HashMap<u32, u64> = HashMap::new();
     for record in records {
         for change in record.changes {
             // Changes of tables dropped since are skipped with their partitions.
             let Some(part) = partitions.get_mut(&(change.table, change.partition)) else {
                 continue;
             };
+            if let (Some(row), Some(&column)) = (&change.row, auto_columns.get(&change.table)) {
+                let v = counter_value(part.layout().value(row, column));
+                let max = auto_max.entry(change.table).or_default();
+                *max = (*max).max(v);
+            }
             match change.row {
-                Some(row) => upsert(part, Some(&change.key), row).map_err(|e| {
+                Some(row) => part.put(row).map_err(|e| {
                     internal(format!("replaying a change of table {}: {e}", change.table))
                 })?,
                 None => {
@@ -217,7 +228,22 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
     for part in partitions.values_mut() {
         part.end_bulk();
     }
-    restore_counters(&catalog, &partitions);
+    match &manifest {
+        // The manifest's counters cover the checkpoint's rows; the redo's rows were seen above.
+        Some(m) => {
+            for (table, next) in &m.counters {
+                if let Some(entry) = catalog.get(*table) {
+                    entry.observe_explicit(next.saturating_sub(1));
+                }
+            }
+            for (table, max) in auto_max {
+                if let Some(entry) = catalog.get(table) {
+                    entry.observe_explicit(max);
+                }
+            }
+        }
+        None => restore_counters(&catalog, &partitions),
+    }
     let rows: usize = partitions
         .values()
         .filter(|p| p.table().index_of.is_none())
@@ -250,24 +276,36 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
     })
 }
 
-/// Sets every AUTO_INCREMENT (or hidden key) counter above the largest value stored.
+/// The column whose values a table's counter hands out: AUTO_INCREMENT, or the hidden key.
+fn auto_column(def: &base::TableDef) -> Option<usize> {
+    match def.auto_increment_column() {
+        Some(c) => Some(c),
+        None if def.has_hidden_pk() => Some(def.primary_key[0] as usize),
+        None => None,
+    }
+}
+
+fn counter_value(v: Value) -> u64 {
+    match v {
+        Value::Int(v) => v.max(0) as u64,
+        Value::UInt(v) => v,
+        _ => 0,
+    }
+}
+
+/// Sets every AUTO_INCREMENT (or hidden key) counter above the largest value stored (a restart
+/// without a checkpoint, whose rows all came from the redo).
 fn restore_counters(catalog: &Catalog, partitions: &HashMap<(u32, u32), Partition>) {
     for entry in catalog.entries() {
         let def = &entry.def;
-        let column = match def.auto_increment_column() {
-            Some(c) => c,
-            None if def.has_hidden_pk() => def.primary_key[0] as usize,
-            None => continue,
+        let Some(column) = auto_column(def) else {
+            continue;
         };
         let mut max = 0u64;
         for p in 0..def.partition_count {
             if let Some(part) = partitions.get(&(def.id, p)) {
                 part.scan(|row| {
-                    match part.layout().value(row, column) {
-                        Value::Int(v) => max = max.max(v.max(0) as u64),
-                        Value::UInt(v) => max = max.max(v),
-                        _ => {}
-                    }
+                    max = max.max(counter_value(part.layout().value(row, column)));
                     true
                 });
             }

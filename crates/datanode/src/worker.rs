@@ -71,6 +71,10 @@ struct PartTask {
     changes: Option<storage::ChangeSet>,
     /// The next row id to look at.
     next: storage::RowId,
+    /// A full pass stops at the slots the partition had when the checkpoint began: rows stored
+    /// in new slots since are in the redo after the cut (and the next checkpoint's changes), and
+    /// a pass that chased them could never end under a steady insert load.
+    end: storage::RowId,
 }
 
 /// This worker's part of a checkpoint in progress: a little is written every loop turn, so
@@ -111,7 +115,7 @@ impl CheckpointTask {
 }
 
 /// Bytes of blocks a worker builds per loop turn while it checkpoints.
-const CHECKPOINT_BYTES_PER_TURN: usize = 256 * 1024;
+const CHECKPOINT_BYTES_PER_TURN: usize = 1024 * 1024;
 
 pub struct Worker {
     partitions: HashMap<(u32, u32), Partition>,
@@ -614,6 +618,7 @@ impl Worker {
                     partition,
                     changes: if full { None } else { changes },
                     next: 0,
+                    end: p.slots() as storage::RowId,
                 }
             })
             .collect();
@@ -656,7 +661,7 @@ impl Worker {
             let mut done = true;
             match &mut part.changes {
                 None => {
-                    let slots = partition.slots() as storage::RowId;
+                    let slots = part.end.min(partition.slots() as storage::RowId);
                     while part.next < slots {
                         let id = part.next;
                         part.next += 1;
@@ -711,6 +716,7 @@ impl Worker {
                 worker: task.worker,
                 entries,
                 blocks,
+                directory: task.builder.directory(),
             });
             self.checkpoint = None;
         }

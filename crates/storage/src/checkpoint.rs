@@ -7,10 +7,13 @@
 //! `header: magic "CAIRNLCP" (8) | version u32 | worker u32 | checkpoint id u64 | CRC-32C u32 | 0 u32`
 //! then blocks: `body length u32 | CRC-32C of body u32 | body`;
 //! body: `kind u8 (1 rows, 2 deleted keys, 3 end) | table u32 | partition u32 | count u32 |
-//! count × (length u32 | bytes)`; the end block's body is `3 | 0 | 0 | 0 | entries u64 | blocks u64`.
+//! count × (length u32 | bytes)`; the end block's body is `3 | 0 | 0 | partitions n | entries u64 |
+//! blocks u64 | n × (table u32 | partition u32 | rows u64)` (the directory: rows per partition,
+//! so a restart sizes each partition once), and the file ends with the end block's offset (u64).
 
+use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"CAIRNLCP";
@@ -45,7 +48,12 @@ pub struct BlockBuilder {
     open: Option<(usize, BlockKind, u32, u32, u32)>,
     entries: u64,
     blocks: u64,
+    /// Row entries per (table, partition).
+    rows: BTreeMap<(u32, u32), u64>,
 }
+
+/// Rows per partition in a file: (table, partition, rows).
+pub type Directory = Vec<(u32, u32, u64)>;
 
 impl BlockBuilder {
     pub fn new() -> BlockBuilder {
@@ -71,6 +79,9 @@ impl BlockBuilder {
         self.out.extend_from_slice(bytes);
         if let Some(open) = &mut self.open {
             open.4 += 1;
+        }
+        if kind == BlockKind::Rows {
+            *self.rows.entry((table, partition)).or_default() += 1;
         }
         self.entries += 1;
     }
@@ -105,6 +116,11 @@ impl BlockBuilder {
     /// Entries and blocks built since the builder was made.
     pub fn totals(&self) -> (u64, u64) {
         (self.entries, self.blocks)
+    }
+
+    /// Rows built per partition.
+    pub fn directory(&self) -> Directory {
+        self.rows.iter().map(|(&(t, p), &n)| (t, p, n)).collect()
     }
 }
 
@@ -150,18 +166,32 @@ impl CheckpointFile {
         Ok(())
     }
 
-    /// Writes the end block and fsyncs the file; returns its size. The directory entry is made
-    /// durable by whoever publishes the checkpoint (the manifest's directory fsync).
-    pub fn finish(mut self, entries: u64, blocks: u64) -> io::Result<u64> {
-        let mut body = Vec::with_capacity(BLOCK_HEAD + 16);
+    /// Writes the end block (with the directory) and its offset, and fsyncs the file; returns
+    /// its size. The file's name is made durable by whoever publishes the checkpoint (the
+    /// manifest's directory fsync).
+    pub fn finish(
+        mut self,
+        entries: u64,
+        blocks: u64,
+        directory: &[(u32, u32, u64)],
+    ) -> io::Result<u64> {
+        let mut body = Vec::with_capacity(BLOCK_HEAD + 16 + 16 * directory.len());
         body.push(BlockKind::End as u8);
-        body.extend_from_slice(&[0; 12]);
+        body.extend_from_slice(&[0; 8]);
+        body.extend_from_slice(&(directory.len() as u32).to_le_bytes());
         body.extend_from_slice(&entries.to_le_bytes());
         body.extend_from_slice(&blocks.to_le_bytes());
-        let mut block = Vec::with_capacity(8 + body.len());
+        for (table, partition, rows) in directory {
+            body.extend_from_slice(&table.to_le_bytes());
+            body.extend_from_slice(&partition.to_le_bytes());
+            body.extend_from_slice(&rows.to_le_bytes());
+        }
+        let end_at = self.bytes;
+        let mut block = Vec::with_capacity(16 + body.len());
         block.extend_from_slice(&(body.len() as u32).to_le_bytes());
         block.extend_from_slice(&crc32c::crc32c(&body).to_le_bytes());
         block.extend_from_slice(&body);
+        block.extend_from_slice(&end_at.to_le_bytes());
         self.append(&block)?;
         self.file.sync_all()?;
         Ok(self.bytes)
@@ -181,46 +211,101 @@ pub enum CheckpointError {
     },
 }
 
-/// One block as the reader hands it over.
-pub struct Block<'a> {
+/// One block as the reader hands it over, its entries copied out (rows ready to store).
+pub struct Block {
     pub kind: BlockKind,
     pub table: u32,
     pub partition: u32,
-    body: &'a [u8],
-    count: u32,
+    pub entries: Vec<Box<[u8]>>,
 }
 
-impl<'a> Block<'a> {
-    /// The block's entries; their lengths were checked when the block was read.
-    pub fn entries(&self) -> impl Iterator<Item = &'a [u8]> + 'a {
-        let mut rest = self.body;
-        let count = self.count;
-        (0..count).map(move |_| {
-            let len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
-            let entry = &rest[4..4 + len];
-            rest = &rest[4 + len..];
-            entry
-        })
-    }
+/// Blocks read ahead of the one being applied.
+const READ_AHEAD_BLOCKS: usize = 8;
 
-    pub fn len(&self) -> usize {
-        self.count as usize
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-}
-
-/// Reads a whole checkpoint file, handing each block to `visit` in file order. Every check
-/// failure names the file and the offset: a bad header, a block whose checksum fails or whose
-/// entries overrun it, a missing end block (a file cut short), counts that disagree.
+/// Reads a whole checkpoint file: first its directory (handed to `directory`, so partitions can
+/// be sized), then every block in file order (handed to `visit`). A second thread reads, checks
+/// and copies out the blocks while this one applies them. Every check failure names the file
+/// and the offset: a bad header, a missing or damaged end block (a file cut short), a block whose
+/// checksum fails or whose entries overrun it, counts that disagree.
 pub fn read_checkpoint(
     path: &Path,
     worker: u32,
     id: u64,
-    mut visit: impl FnMut(&Block) -> Result<(), String>,
+    directory: impl FnOnce(&[(u32, u32, u64)]),
+    mut visit: impl FnMut(Block) -> Result<(), String>,
 ) -> Result<(u64, u64), CheckpointError> {
+    let io_error = |source| CheckpointError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = File::open(path).map_err(io_error)?;
+    let (end_at, end) = read_end(path, &mut file, worker, id)?;
+    directory(&end.directory);
+    file.seek(SeekFrom::Start(HEADER_BYTES as u64))
+        .map_err(io_error)?;
+    let (tx, rx) =
+        std::sync::mpsc::sync_channel::<Result<(u64, Block), CheckpointError>>(READ_AHEAD_BLOCKS);
+    let reader_path = path.to_path_buf();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let mut offset = HEADER_BYTES as u64;
+            while offset < end_at {
+                let block = read_block(&reader_path, &mut file, offset);
+                let stop = block.is_err();
+                let next = block.as_ref().map_or(0, |(len, _)| *len);
+                if tx.send(block.map(|(_, b)| (offset, b))).is_err() || stop {
+                    return;
+                }
+                offset += next;
+            }
+        });
+        let (mut entries, mut blocks) = (0u64, 0u64);
+        for item in rx {
+            let (offset, block) = item?;
+            entries += block.entries.len() as u64;
+            blocks += 1;
+            visit(block).map_err(|what| CheckpointError::Corrupt {
+                path: path.to_path_buf(),
+                offset,
+                what,
+            })?;
+        }
+        if entries != end.entries || blocks != end.blocks {
+            return Err(CheckpointError::Corrupt {
+                path: path.to_path_buf(),
+                offset: end_at,
+                what: format!(
+                    "end block counts {} entries in {} blocks, the file holds {entries} in {blocks}",
+                    end.entries, end.blocks
+                ),
+            });
+        }
+        Ok((entries, blocks))
+    })
+}
+
+/// The rows per partition a checkpoint file holds, from its end block (headers checked).
+pub fn read_directory(path: &Path, worker: u32, id: u64) -> Result<Directory, CheckpointError> {
+    let mut file = File::open(path).map_err(|source| CheckpointError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(read_end(path, &mut file, worker, id)?.1.directory)
+}
+
+struct End {
+    entries: u64,
+    blocks: u64,
+    directory: Directory,
+}
+
+/// Checks the header and reads the end block through the offset the file ends with.
+fn read_end(
+    path: &Path,
+    file: &mut File,
+    worker: u32,
+    id: u64,
+) -> Result<(u64, End), CheckpointError> {
     let io_error = |source| CheckpointError::Io {
         path: path.to_path_buf(),
         source,
@@ -230,10 +315,8 @@ pub fn read_checkpoint(
         offset,
         what,
     };
-    let file = File::open(path).map_err(io_error)?;
-    let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut header = [0u8; HEADER_BYTES];
-    read_exact_or(&mut reader, &mut header)
+    read_exact_or(file, &mut header)
         .map_err(io_error)?
         .then_some(())
         .ok_or_else(|| corrupt(0, "file shorter than its header".into()))?;
@@ -263,82 +346,129 @@ pub fn read_checkpoint(
             ),
         ));
     }
-    let mut offset = HEADER_BYTES as u64;
-    let mut body = Vec::new();
-    let (mut entries, mut blocks) = (0u64, 0u64);
-    loop {
-        let mut head = [0u8; 8];
-        if !read_exact_or(&mut reader, &mut head).map_err(io_error)? {
-            return Err(corrupt(
-                offset,
-                "file ends without its end block (cut short)".into(),
-            ));
+    let length = file.metadata().map_err(io_error)?.len();
+    let cut_short = |offset| corrupt(offset, "file ends without its end block (cut short)".into());
+    if length < HEADER_BYTES as u64 + 8 {
+        return Err(cut_short(length));
+    }
+    file.seek(SeekFrom::Start(length - 8)).map_err(io_error)?;
+    let mut trailer = [0u8; 8];
+    read_exact_or(file, &mut trailer).map_err(io_error)?;
+    let end_at = u64::from_le_bytes(trailer);
+    if end_at < HEADER_BYTES as u64 || end_at > length - 8 {
+        return Err(cut_short(length - 8));
+    }
+    file.seek(SeekFrom::Start(end_at)).map_err(io_error)?;
+    let (len, block) = match read_block(path, file, end_at) {
+        Ok(b) => b,
+        Err(_) => return Err(cut_short(end_at)),
+    };
+    if block.kind != BlockKind::End || end_at + len != length - 8 {
+        return Err(cut_short(end_at));
+    }
+    // The end block's entries are its directory, raw: entry 0 holds the totals.
+    let raw = block.entries.first().map(|e| &e[..]).unwrap_or_default();
+    let bad = || corrupt(end_at, "bad end block".into());
+    if raw.len() < 16 || (raw.len() - 16) % 16 != 0 {
+        return Err(bad());
+    }
+    let entries = u64::from_le_bytes(raw[..8].try_into().map_err(|_| bad())?);
+    let blocks = u64::from_le_bytes(raw[8..16].try_into().map_err(|_| bad())?);
+    let directory = raw[16..]
+        .chunks_exact(16)
+        .map(|c| {
+            (
+                u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                u32::from_le_bytes([c[4], c[5], c[6], c[7]]),
+                u64::from_le_bytes(c[8..16].try_into().unwrap_or_default()),
+            )
+        })
+        .collect();
+    Ok((
+        end_at,
+        End {
+            entries,
+            blocks,
+            directory,
+        },
+    ))
+}
+
+/// Reads and checks the block at `offset`; returns its framed length and the block. An end
+/// block comes back with its tail (totals and directory) as its single entry.
+fn read_block(path: &Path, file: &mut File, offset: u64) -> Result<(u64, Block), CheckpointError> {
+    let io_error = |source| CheckpointError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let corrupt = |what: String| CheckpointError::Corrupt {
+        path: path.to_path_buf(),
+        offset,
+        what,
+    };
+    let mut head = [0u8; 8];
+    if !read_exact_or(file, &mut head).map_err(io_error)? {
+        return Err(corrupt(
+            "file ends without its end block (cut short)".into(),
+        ));
+    }
+    let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    let crc = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+    if !(BLOCK_HEAD..=BLOCK_BYTES_MAX).contains(&len) {
+        return Err(corrupt(format!("impossible block length {len}")));
+    }
+    let mut body = vec![0u8; len];
+    if !read_exact_or(file, &mut body).map_err(io_error)? {
+        return Err(corrupt("block cut short".into()));
+    }
+    if crc32c::crc32c(&body) != crc {
+        return Err(corrupt("block checksum mismatch".into()));
+    }
+    let kind = match body[0] {
+        1 => BlockKind::Rows,
+        2 => BlockKind::Deleted,
+        3 => BlockKind::End,
+        k => return Err(corrupt(format!("unknown block kind {k}"))),
+    };
+    let table = u32::from_le_bytes([body[1], body[2], body[3], body[4]]);
+    let partition = u32::from_le_bytes([body[5], body[6], body[7], body[8]]);
+    let count = u32::from_le_bytes([body[9], body[10], body[11], body[12]]) as usize;
+    let mut rest = &body[BLOCK_HEAD..];
+    if kind == BlockKind::End {
+        return Ok((
+            8 + len as u64,
+            Block {
+                kind,
+                table,
+                partition,
+                entries: vec![rest.into()],
+            },
+        ));
+    }
+    let mut entries = Vec::with_capacity(count.min(rest.len() / 4));
+    for _ in 0..count {
+        if rest.len() < 4 {
+            return Err(corrupt("entries overrun the block".into()));
         }
-        let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
-        let crc = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
-        if !(BLOCK_HEAD..=BLOCK_BYTES_MAX).contains(&len) {
-            return Err(corrupt(offset, format!("impossible block length {len}")));
+        let n = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+        if rest.len() < 4 + n {
+            return Err(corrupt("entries overrun the block".into()));
         }
-        body.resize(len, 0);
-        if !read_exact_or(&mut reader, &mut body).map_err(io_error)? {
-            return Err(corrupt(offset, "block cut short".into()));
-        }
-        if crc32c::crc32c(&body) != crc {
-            return Err(corrupt(offset, "block checksum mismatch".into()));
-        }
-        let kind = match body[0] {
-            1 => BlockKind::Rows,
-            2 => BlockKind::Deleted,
-            3 => BlockKind::End,
-            k => return Err(corrupt(offset, format!("unknown block kind {k}"))),
-        };
-        let table = u32::from_le_bytes([body[1], body[2], body[3], body[4]]);
-        let partition = u32::from_le_bytes([body[5], body[6], body[7], body[8]]);
-        let count = u32::from_le_bytes([body[9], body[10], body[11], body[12]]);
-        if kind == BlockKind::End {
-            let tail = &body[BLOCK_HEAD..];
-            if tail.len() != 16 {
-                return Err(corrupt(offset, "bad end block".into()));
-            }
-            let want_entries = u64::from_le_bytes(tail[..8].try_into().unwrap_or_default());
-            let want_blocks = u64::from_le_bytes(tail[8..].try_into().unwrap_or_default());
-            if want_entries != entries || want_blocks != blocks {
-                return Err(corrupt(
-                    offset,
-                    format!(
-                        "end block counts {want_entries} entries in {want_blocks} blocks, the file holds {entries} in {blocks}"
-                    ),
-                ));
-            }
-            return Ok((entries, blocks));
-        }
-        // Check every entry's length before anyone iterates.
-        let mut rest = &body[BLOCK_HEAD..];
-        for _ in 0..count {
-            if rest.len() < 4 {
-                return Err(corrupt(offset, "entries overrun the block".into()));
-            }
-            let n = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
-            if rest.len() < 4 + n {
-                return Err(corrupt(offset, "entries overrun the block".into()));
-            }
-            rest = &rest[4 + n..];
-        }
-        if !rest.is_empty() {
-            return Err(corrupt(offset, "bytes after the last entry".into()));
-        }
-        let block = Block {
+        entries.push(rest[4..4 + n].into());
+        rest = &rest[4 + n..];
+    }
+    if !rest.is_empty() {
+        return Err(corrupt("bytes after the last entry".into()));
+    }
+    Ok((
+        8 + len as u64,
+        Block {
             kind,
             table,
             partition,
-            body: &body[BLOCK_HEAD..],
-            count,
-        };
-        visit(&block).map_err(|what| corrupt(offset, what))?;
-        entries += count as u64;
-        blocks += 1;
-        offset += 8 + len as u64;
-    }
+            entries,
+        },
+    ))
 }
 
 /// Fills `buf`; false when the file ended first (even partway).
@@ -377,23 +507,33 @@ mod tests {
         }
         file.append(&builder.take()).unwrap();
         let (entries, blocks) = builder.totals();
-        file.finish(entries, blocks).unwrap();
+        let directory = builder.directory();
+        assert_eq!(directory, vec![(3, 0, 1800), (3, 1, 1800), (3, 2, 900)]);
+        file.finish(entries, blocks, &directory).unwrap();
         let path = file_path(&dir, 7, 1);
         let mut seen = Vec::new();
-        let totals = read_checkpoint(&path, 1, 7, |b| {
-            for e in b.entries() {
-                seen.push((b.kind, b.partition, e.to_vec()));
-            }
-            Ok(())
-        })
+        let mut listed = Vec::new();
+        let totals = read_checkpoint(
+            &path,
+            1,
+            7,
+            |d| listed = d.to_vec(),
+            |b| {
+                for e in b.entries {
+                    seen.push((b.kind, b.partition, e.to_vec()));
+                }
+                Ok(())
+            },
+        )
         .unwrap();
         assert_eq!(totals, (5000, blocks));
+        assert_eq!(listed, directory);
         assert_eq!(seen, expected);
         // A flipped byte in a block is an error at that block's offset.
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[HEADER_BYTES + 20] ^= 1;
         std::fs::write(&path, &bytes).unwrap();
-        match read_checkpoint(&path, 1, 7, |_| Ok(())) {
+        match read_checkpoint(&path, 1, 7, |_| {}, |_| Ok(())) {
             Err(CheckpointError::Corrupt { offset, .. }) => assert_eq!(offset, HEADER_BYTES as u64),
             other => panic!("expected corruption, got {other:?}"),
         }
@@ -401,7 +541,7 @@ mod tests {
         bytes[HEADER_BYTES + 20] ^= 1;
         bytes.truncate(bytes.len() - 10);
         std::fs::write(&path, &bytes).unwrap();
-        let err = read_checkpoint(&path, 1, 7, |_| Ok(())).unwrap_err();
+        let err = read_checkpoint(&path, 1, 7, |_| {}, |_| Ok(())).unwrap_err();
         assert!(err.to_string().contains("cut short"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
     }

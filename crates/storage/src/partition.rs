@@ -229,6 +229,22 @@ impl Partition {
                 format!("duplicate primary key in table '{}'", self.table.name),
             ));
         }
+        Ok(self.insert_new(row, &pk))
+    }
+
+    /// Inserts the row, or replaces the one with its primary key (a restart's loading).
+    pub fn put(&mut self, row: Box<[u8]>) -> Result<(), Error> {
+        let mut pk = Vec::new();
+        self.encode_row_key(&row, &self.table.primary_key, false, &mut pk);
+        if self.find(&pk).is_some() {
+            return self.replace(&pk, row).map(|_| ());
+        }
+        self.insert_new(row, &pk);
+        Ok(())
+    }
+
+    /// Stores a row whose primary key `pk` is known to be absent.
+    fn insert_new(&mut self, row: Box<[u8]>, pk: &[u8]) -> RowId {
         let id = match self.free.pop() {
             Some(id) => id,
             None => {
@@ -236,7 +252,7 @@ impl Partition {
                 (self.rows.len() - 1) as RowId
             }
         };
-        self.add_index_entries(&row, &pk, id);
+        self.add_index_entries(&row, pk, id);
         self.row_bytes += row.len();
         self.live_rows += 1;
         self.rows[id as usize] = Some(row);
@@ -244,13 +260,13 @@ impl Partition {
             changes.mark(id);
         }
         let (rows, table, layout) = (&self.rows, &self.table, &self.layout);
-        self.primary.insert_unique(table_hash(&pk), id, |existing| {
+        self.primary.insert_unique(table_hash(pk), id, |existing| {
             let mut buf = Vec::new();
             let row = rows[*existing as usize].as_deref().unwrap_or_default();
             encode_row_key(table, layout, row, &table.primary_key, false, &mut buf);
             table_hash(&buf)
         });
-        Ok(id)
+        id
     }
 
     /// Replaces the row with primary key `pk` by `row` (same primary key); returns the old image.

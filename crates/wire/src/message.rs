@@ -154,6 +154,17 @@ pub struct NodeStatus {
     pub row_count: u64,
 }
 
+/// What a local checkpoint wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CheckpointInfo {
+    pub id: u64,
+    /// Whole partitions (true) or only rows changed since the previous checkpoint.
+    pub full: bool,
+    pub entries: u64,
+    pub bytes: u64,
+    pub micros: u64,
+}
+
 /// Every message of the native protocol.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
@@ -201,6 +212,9 @@ pub enum Message {
     Status,
     StatusReply(NodeStatus),
     Done,
+    /// Write a local checkpoint now; answered when it is published.
+    Checkpoint,
+    CheckpointReply(CheckpointInfo),
 }
 
 impl Message {
@@ -225,6 +239,8 @@ impl Message {
             Message::Status => 16,
             Message::StatusReply(_) => 17,
             Message::Done => 18,
+            Message::Checkpoint => 19,
+            Message::CheckpointReply(_) => 20,
         }
     }
 
@@ -328,7 +344,14 @@ impl Message {
             }
             Message::Failure(e) => put_error(out, e),
             Message::Ping { payload } | Message::Pong { payload } => out.put_bytes(payload),
-            Message::ListTables | Message::Status | Message::Done => {}
+            Message::ListTables | Message::Status | Message::Done | Message::Checkpoint => {}
+            Message::CheckpointReply(c) => {
+                out.put_u64(c.id);
+                out.put_u8(c.full as u8);
+                out.put_u64(c.entries);
+                out.put_u64(c.bytes);
+                out.put_u64(c.micros);
+            }
             Message::TableList { names } => {
                 out.put_u32(names.len() as u32);
                 for n in names {
@@ -525,6 +548,14 @@ impl Message {
                 row_count: r.u64()?,
             }),
             18 => Message::Done,
+            19 => Message::Checkpoint,
+            20 => Message::CheckpointReply(CheckpointInfo {
+                id: r.u64()?,
+                full: r.u8()? != 0,
+                entries: r.u64()?,
+                bytes: r.u64()?,
+                micros: r.u64()?,
+            }),
             other => return Err(DecodeError::UnknownMessage(other)),
         };
         r.finish()?;
@@ -949,6 +980,14 @@ mod tests {
                 resident_bytes: 3,
                 table_count: 4,
                 row_count: 5,
+            }),
+            Message::Checkpoint,
+            Message::CheckpointReply(CheckpointInfo {
+                id: 7,
+                full: true,
+                entries: 8,
+                bytes: 9,
+                micros: 10,
             }),
         ];
         for m in &messages {
