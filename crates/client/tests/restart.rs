@@ -193,9 +193,27 @@ fn restart_finds_committed_rows_indexes_and_counters() {
 
 #[test]
 fn a_failed_fsync_stops_the_node_and_acknowledged_commits_survive() {
-    let dir = std::env::temp_dir().join(format!("cairn-fsync-test-{}", std::process::id()));
+    let failure = a_fault_stops_the_node("fsync", storage::redo::Faults::fail_sync(3));
+    assert!(failure.contains("injected failure of fsync"), "{failure}");
+}
+
+#[test]
+fn a_full_disk_stops_the_node_and_names_the_file_and_offset() {
+    let failure = a_fault_stops_the_node("full", storage::redo::Faults::disk_full_from_write(3));
+    assert!(
+        failure.contains("redo-0-00000001.log")
+            && failure.contains("at byte")
+            && failure.contains("No space left"),
+        "{failure}"
+    );
+}
+
+/// Two commits succeed, the third meets the fault: it is never acknowledged, the node stops
+/// serving (fail-stop), and a restart finds the two. Returns the node's failure message.
+fn a_fault_stops_the_node(name: &str, faults: storage::redo::Faults) -> String {
+    let dir = std::env::temp_dir().join(format!("cairn-{name}-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let faults = std::sync::Arc::new(storage::redo::Faults::fail_sync(3));
+    let faults = std::sync::Arc::new(faults);
     let node = DataNode::start(DataNodeConfig {
         listen: "127.0.0.1:0".into(),
         workers: 1,
@@ -222,7 +240,7 @@ fn a_failed_fsync_stops_the_node_and_acknowledged_commits_survive() {
     txn.insert(&t, vec![(0, 3i64.into())]);
     let err = txn
         .commit()
-        .expect_err("the third fsync fails, so the commit is never acknowledged");
+        .expect_err("the third write or fsync fails, so the commit is never acknowledged");
     assert_eq!(err.code(), client::ErrorCode::ConnectionLost, "{err}");
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while node.failure().is_none() {
@@ -232,6 +250,7 @@ fn a_failed_fsync_stops_the_node_and_acknowledged_commits_survive() {
         );
         std::thread::yield_now();
     }
+    let failure = node.failure().unwrap_or_default();
     // Fail-stop: the node serves nothing more.
     match Cluster::connect_timeout(&node.address().to_string(), Duration::from_secs(5)) {
         Err(e) => assert_eq!(e.code(), client::ErrorCode::ShuttingDown, "{e}"),
@@ -255,4 +274,5 @@ fn a_failed_fsync_stops_the_node_and_acknowledged_commits_survive() {
     drop(cluster);
     node.stop();
     let _ = std::fs::remove_dir_all(&dir);
+    failure
 }

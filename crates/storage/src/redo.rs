@@ -143,22 +143,36 @@ impl LogFile for File {
     }
 }
 
-/// A fault-injection point for the redo log's I/O: counts syncs and fails the one a test chose.
-/// Shared by every log of a node, so a test can say "the third fsync fails".
+/// A fault-injection point for the redo log's I/O: counts writes and syncs and fails the ones a
+/// test chose. Shared by every log of a node, so a test can say "the third fsync fails" or "the
+/// disk is full from the third write on".
 #[derive(Debug, Default)]
 pub struct Faults {
     /// Fail the sync with this 1-based number (0: never).
     pub fail_sync_number: std::sync::atomic::AtomicU64,
+    /// Fail the write with this 1-based number, and every later one, with ENOSPC (0: never).
+    pub full_from_write_number: std::sync::atomic::AtomicU64,
     syncs: std::sync::atomic::AtomicU64,
+    writes: std::sync::atomic::AtomicU64,
 }
 
 impl Faults {
     /// Faults that fail the `n`th fsync (1-based).
     pub fn fail_sync(n: u64) -> Faults {
-        Faults {
-            fail_sync_number: std::sync::atomic::AtomicU64::new(n),
-            syncs: std::sync::atomic::AtomicU64::new(0),
-        }
+        let faults = Faults::default();
+        faults
+            .fail_sync_number
+            .store(n, std::sync::atomic::Ordering::SeqCst);
+        faults
+    }
+
+    /// Faults that make the disk full from the `n`th record write on (1-based).
+    pub fn disk_full_from_write(n: u64) -> Faults {
+        let faults = Faults::default();
+        faults
+            .full_from_write_number
+            .store(n, std::sync::atomic::Ordering::SeqCst);
+        faults
     }
 }
 
@@ -170,6 +184,12 @@ pub struct FaultyFile {
 
 impl LogFile for FaultyFile {
     fn write_at(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        use std::sync::atomic::Ordering;
+        let n = self.faults.writes.fetch_add(1, Ordering::SeqCst) + 1;
+        let full = self.faults.full_from_write_number.load(Ordering::SeqCst);
+        if full != 0 && n >= full {
+            return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+        }
         self.file.write_all_at(bytes, offset)
     }
     fn sync(&mut self) -> io::Result<()> {
@@ -499,6 +519,14 @@ impl RedoLog {
             .file
             .write_at(self.current.written, &self.buffer)
         {
+            let e = io::Error::new(
+                e.kind(),
+                format!(
+                    "writing {} bytes at byte {}: {e}",
+                    self.buffer.len(),
+                    self.current.written
+                ),
+            );
             return Err(self.poison(e));
         }
         self.current.written += self.buffer.len() as u64;
