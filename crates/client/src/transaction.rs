@@ -117,6 +117,16 @@ impl Transaction {
         self.keyed(OpKind::Write, table, None, key, values, Vec::new())
     }
 
+    /// Adds `amounts` to integer columns of the row with primary key `key`, in the data node
+    /// (no read round trip): (column, amount) with a signed amount. NotFound when no such row.
+    pub fn increment(&mut self, table: &Table, key: Vec<Value>, amounts: Vec<(u16, i64)>) -> OpId {
+        let values = amounts
+            .into_iter()
+            .map(|(c, n)| (c, Value::Int(n)))
+            .collect();
+        self.keyed(OpKind::Increment, table, None, key, values, Vec::new())
+    }
+
     pub fn delete(&mut self, table: &Table, key: Vec<Value>) -> OpId {
         self.keyed(OpKind::Delete, table, None, key, Vec::new(), Vec::new())
     }

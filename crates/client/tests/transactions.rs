@@ -576,3 +576,99 @@ fn many_transactions_in_flight_from_one_thread() {
     );
     assert_eq!(cluster.status().unwrap().row_count, 200);
 }
+
+#[test]
+fn increment_adds_in_the_data_node_and_keeps_ranges_and_indexes() {
+    let node = TestNode::start(2, Duration::from_millis(500));
+    let cluster = node.connect();
+    let def = TableDef::new(
+        "counters",
+        vec![
+            ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+            ColumnDef::new("hits", ColumnType::TinyInt { unsigned: true }),
+            ColumnDef::new("score", ColumnType::BigInt { unsigned: false }).nullable(),
+            ColumnDef::new("label", ColumnType::VarChar { length: 10 }),
+        ],
+        &["id"],
+    )
+    .unwrap()
+    .with_index("score", IndexKind::Ordered, &["score"])
+    .unwrap();
+    let t = cluster.create_table(def).unwrap();
+    let (hits, score, label) = (1u16, 2u16, 3u16);
+    let mut txn = cluster.transaction();
+    txn.insert(
+        &t,
+        t.values(&[
+            ("id", 1.into()),
+            ("hits", Value::UInt(250)),
+            ("score", Value::Int(-5)),
+            ("label", "a".into()),
+        ])
+        .unwrap(),
+    );
+    txn.insert(
+        &t,
+        t.values(&[
+            ("id", 2.into()),
+            ("hits", Value::UInt(0)),
+            ("score", Value::Null),
+            ("label", "b".into()),
+        ])
+        .unwrap(),
+    );
+    txn.commit().unwrap();
+    let read = |id: i32| {
+        let mut txn = cluster.transaction();
+        let op = txn.read(&t, vec![id.into()]);
+        txn.execute(ExecType::Commit).unwrap();
+        txn.row(op).map(|r| r.to_vec())
+    };
+
+    // Add and subtract in one round trip; NULL stays NULL.
+    let mut txn = cluster.transaction();
+    let a = txn.increment(&t, vec![1.into()], vec![(hits, 5), (score, -10)]);
+    let b = txn.increment(&t, vec![2.into()], vec![(score, 7)]);
+    let missing = txn.increment(&t, vec![3.into()], vec![(hits, 1)]);
+    txn.execute(ExecType::Commit).unwrap();
+    assert_eq!(txn.result(a), Some(&OpResult::Done { assigned: None }));
+    assert_eq!(txn.result(b), Some(&OpResult::Done { assigned: None }));
+    assert_eq!(txn.result(missing), Some(&OpResult::NotFound));
+    assert_eq!(read(1).unwrap()[1..3], [Value::UInt(255), Value::Int(-15)]);
+    assert_eq!(read(2).unwrap()[2], Value::Null);
+
+    // Out of the column's range (TINYINT UNSIGNED 255 + 1, 0 - 1): refused, nothing changes.
+    for (id, amount) in [(1, 1), (2, -1)] {
+        let mut txn = cluster.transaction();
+        txn.increment(&t, vec![id.into()], vec![(hits, amount)]);
+        let err = txn.commit().unwrap_err();
+        assert_eq!(err.code(), ErrorCode::BadValue, "{err}");
+    }
+    assert_eq!(read(1).unwrap()[1], Value::UInt(255));
+    assert_eq!(read(2).unwrap()[1], Value::UInt(0));
+
+    // Only integer columns outside the primary key.
+    for column in [0u16, label] {
+        let mut txn = cluster.transaction();
+        txn.increment(&t, vec![1.into()], vec![(column, 1)]);
+        let err = txn.commit().unwrap_err();
+        assert_eq!(err.code(), ErrorCode::BadRequest, "{err}");
+    }
+
+    // The ordered index follows the new value.
+    let by_score = cluster
+        .scan(
+            &t,
+            &Scan::index("score")
+                .order(ScanOrder::Ascending)
+                .columns(&["id", "score"]),
+        )
+        .unwrap();
+    assert_eq!(
+        by_score,
+        vec![
+            vec![Value::Int(2), Value::Null],
+            vec![Value::Int(1), Value::Int(-15)]
+        ]
+    );
+}

@@ -1102,6 +1102,17 @@ fn base_step(op: &OpState, slot: u32, pk_values: &[Value], want_images: bool) ->
             updates: p.updates.clone(),
         },
         OpKind::Delete => StepKind::Delete,
+        OpKind::Increment => StepKind::Increment {
+            amounts: p
+                .updates
+                .iter()
+                .map(|(c, v)| match v {
+                    Value::Int(n) => (*c, *n as i128),
+                    Value::UInt(n) => (*c, *n as i128),
+                    _ => (*c, 0),
+                })
+                .collect(),
+        },
     };
     Step {
         slot,

@@ -32,6 +32,10 @@ pub enum StepKind {
         updates: Vec<(u16, Value)>,
     },
     Delete,
+    /// Adds amounts to integer columns of an existing row.
+    Increment {
+        amounts: Vec<(u16, i128)>,
+    },
 }
 
 /// One keyed step, addressed to the worker owning `partition`.

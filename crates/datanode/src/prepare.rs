@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use base::filter::Filter;
 use base::schema::IndexKind;
+use base::types::ColumnType;
 use base::{placement, Error, ErrorCode, TableDef, Value};
 use wire::{OpKind, Operation};
 
@@ -286,6 +287,44 @@ pub fn prepare(entry: Arc<TableEntry>, op: Operation) -> Result<PreparedOp, Erro
                     ));
                 }
                 updates.push((c, coerce(&table, c, v)?));
+            }
+        }
+        OpKind::Increment => {
+            for (c, v) in op.values {
+                let col = table.columns.get(c as usize).ok_or_else(|| {
+                    bad(
+                        ErrorCode::BadRequest,
+                        format!("column {c} does not exist in table '{}'", table.name),
+                    )
+                })?;
+                let integer = matches!(
+                    col.ty,
+                    ColumnType::TinyInt { .. }
+                        | ColumnType::SmallInt { .. }
+                        | ColumnType::MediumInt { .. }
+                        | ColumnType::Int { .. }
+                        | ColumnType::BigInt { .. }
+                );
+                if !integer || col.hidden || table.primary_key.contains(&c) {
+                    return Err(bad(
+                        ErrorCode::BadRequest,
+                        format!(
+                            "column '{}' cannot be incremented: only integer columns outside the primary key can",
+                            col.name
+                        ),
+                    ));
+                }
+                let amount = match v {
+                    Value::Int(n) => Value::Int(n),
+                    Value::UInt(n) => Value::UInt(n),
+                    other => {
+                        return Err(bad(
+                            ErrorCode::BadRequest,
+                            format!("an increment amount must be an integer, not {other:?}"),
+                        ))
+                    }
+                };
+                updates.push((c, amount));
             }
         }
         OpKind::Read(_) | OpKind::Delete => {}

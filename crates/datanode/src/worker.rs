@@ -451,12 +451,53 @@ impl Worker {
                 None => self.write(txn, &key, step.partition, &layout, Some(row), None, want),
                 Some(old) => self.update(txn, &key, step.partition, &layout, old, &updates, want),
             },
+            StepKind::Increment { amounts } => match current {
+                None => Ok(StepOutcome::NotFound),
+                Some(old) => match self.incremented(step.table, step.partition, &old, &amounts) {
+                    Ok(updates) => {
+                        self.update(txn, &key, step.partition, &layout, old, &updates, want)
+                    }
+                    Err(e) => Err(e),
+                },
+            },
             StepKind::Delete => match current {
                 None => Ok(StepOutcome::NotFound),
                 Some(old) => self.write(txn, &key, step.partition, &layout, None, Some(old), want),
             },
         };
         StepStatus::Done(StepReply { slot, result })
+    }
+
+    /// The new values of incremented columns, checked against each column's range.
+    fn incremented(
+        &self,
+        table: u32,
+        partition: u32,
+        old: &[Value],
+        amounts: &[(u16, i128)],
+    ) -> Result<Vec<(u16, Value)>, Error> {
+        let part = self
+            .partitions
+            .get(&(table, partition))
+            .ok_or_else(|| Error::new(ErrorCode::NoSuchTable, "partition gone"))?;
+        let def = part.table();
+        amounts
+            .iter()
+            .map(|&(c, amount)| {
+                let col = &def.columns[c as usize];
+                let sum = match old.get(c as usize) {
+                    Some(Value::Int(v)) => *v as i128 + amount,
+                    Some(Value::UInt(v)) => *v as i128 + amount,
+                    _ => return Ok((c, Value::Null)),
+                };
+                let value = if sum < 0 {
+                    Value::Int(i64::try_from(sum).map_err(|_| out_of_range(&col.name))?)
+                } else {
+                    Value::UInt(u64::try_from(sum).map_err(|_| out_of_range(&col.name))?)
+                };
+                Ok((c, value.coerce(col.ty, col.collation, &col.name)?))
+            })
+            .collect()
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -927,6 +968,13 @@ fn project(layout: &storage::RowLayout, row: &[u8], projection: &[u16]) -> Vec<V
             }
         })
         .collect()
+}
+
+fn out_of_range(column: &str) -> Error {
+    Error::new(
+        ErrorCode::BadValue,
+        format!("out of range value for column '{column}'"),
+    )
 }
 
 fn duplicate(table: Option<&Arc<TableDef>>) -> Error {

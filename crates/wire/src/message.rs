@@ -40,6 +40,10 @@ pub enum OpKind {
     /// Insert, or update when the key exists.
     Write,
     Delete,
+    /// Adds a signed amount to integer columns of an existing row (`values`: column and
+    /// amount, an Int or UInt), in one round trip: NDB's interpreted increment, HandlerSocket's
+    /// `+` and `-`. NULL stays NULL; a result outside the column's range fails the operation.
+    Increment,
 }
 
 impl OpKind {
@@ -50,6 +54,7 @@ impl OpKind {
             OpKind::Update => 5,
             OpKind::Write => 6,
             OpKind::Delete => 7,
+            OpKind::Increment => 8,
         }
     }
 
@@ -62,6 +67,7 @@ impl OpKind {
             5 => OpKind::Update,
             6 => OpKind::Write,
             7 => OpKind::Delete,
+            8 => OpKind::Increment,
             tag => {
                 return Err(DecodeError::BadTag {
                     what: "operation",
