@@ -77,6 +77,11 @@ cpu_ticks() {
 }
 clk_tck=$(getconf CLK_TCK)
 
+# Bytes a process caused to be written to storage (write_bytes of /proc/PID/io).
+disk_bytes() {
+  awk '/^write_bytes:/ { print $2 }' "/proc/$1/io" || die "process $1 is gone"
+}
+
 # A field of a flat JSON object (numbers and plain strings only).
 json_field() {
   sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p" <<<"$1"
@@ -103,7 +108,7 @@ stop_process() {
   wait "$1" 2>/dev/null || true
 }
 
-declare -A ops p99 cpu
+declare -A ops p99 cpu disk
 configs=()
 
 echo "# durability.sh: $(date -u +%FT%TZ), $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet 2>/dev/null || echo ' (work tree modified)')"
@@ -129,6 +134,7 @@ for mode in commit interval none; do
     ops[$config,$workload]=$(json_field "$json" ops_per_sec)
     p99[$config,$workload]=$(awk -v us="$(json_field "$json" p99_us)" 'BEGIN { printf "%.2f", us / 1000 }')
     cpu[$config,$workload]=$(json_field "$json" server_cpu_us_per_op)
+    disk[$config,$workload]=$(json_field "$json" server_disk_bytes_per_op)
   done
   stop_process "$cairn_pid"
   cairn_pid=
@@ -164,11 +170,13 @@ for flush in 1 2; do
     fi
     out=$work/run-$flush-$test.log
     before=$(cpu_ticks "$mariadb_pid")
+    disk_before=$(disk_bytes "$mariadb_pid")
     TIMEFORMAT='%U %S'
     client_time=$({ time sysbench "$test" "${sysbench_common[@]}" --threads="$THREADS" \
       --time="$DURATION" run >"$out" 2>&1; } 2>&1) ||
       { cat "$out" >&2; die "sysbench $test failed"; }
     after=$(cpu_ticks "$mariadb_pid")
+    disk_after=$(disk_bytes "$mariadb_pid")
     events=$(awk '/transactions:/ { print $2 }' "$out")
     per_sec=$(awk '/transactions:/ { gsub(/\(/, "", $3); print $3 }' "$out")
     p99_ms=$(awk '/99th percentile:/ { print $3 }' "$out")
@@ -183,6 +191,7 @@ for flush in 1 2; do
     ops[$config,$workload]=$per_sec
     p99[$config,$workload]=$p99_ms
     cpu[$config,$workload]=$server_us
+    disk[$config,$workload]=$(awk -v d=$((disk_after - disk_before)) -v n="$events" 'BEGIN { printf "%.0f", d / n }')
   done
   sysbench oltp_insert "${sysbench_common[@]}" cleanup >/dev/null 2>&1
   "$mariadb_ref" stop "$mariadb_dir"
@@ -196,23 +205,26 @@ ratio() {
 
 echo "## Results: $ROWS rows, $THREADS client threads, $DURATION s measured after $WARMUP s warm-up"
 echo
-echo "| config | insert ops/s | insert p99 ms | insert server CPU us/op | update-index ops/s | update-index p99 ms | update-index server CPU us/op |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+echo "| config | insert ops/s | insert p99 ms | insert server CPU us/op | insert disk bytes/op | update-index ops/s | update-index p99 ms | update-index server CPU us/op | update-index disk bytes/op |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for config in "${configs[@]}"; do
-  printf '| %s | %.0f | %.2f | %.1f | %.0f | %.2f | %.1f |\n' "$config" \
-    "${ops[$config,insert]}" "${p99[$config,insert]}" "${cpu[$config,insert]}" \
-    "${ops[$config,update-index]}" "${p99[$config,update-index]}" "${cpu[$config,update-index]}"
+  printf '| %s | %.0f | %.2f | %.1f | %.0f | %.0f | %.2f | %.1f | %.0f |\n' "$config" \
+    "${ops[$config,insert]}" "${p99[$config,insert]}" "${cpu[$config,insert]}" "${disk[$config,insert]}" \
+    "${ops[$config,update-index]}" "${p99[$config,update-index]}" "${cpu[$config,update-index]}" "${disk[$config,update-index]}"
 done
 a="Cairn commit"
 b="MariaDB flush=1"
-printf '| Cairn commit ÷ MariaDB flush=1 | %s× | %s× | %s× | %s× | %s× | %s× |\n' \
+printf '| Cairn commit ÷ MariaDB flush=1 | %s× | %s× | %s× | %s× | %s× | %s× | %s× | %s× |\n' \
   "$(ratio "${ops[$a,insert]}" "${ops[$b,insert]}")" \
   "$(ratio "${p99[$a,insert]}" "${p99[$b,insert]}")" \
   "$(ratio "${cpu[$a,insert]}" "${cpu[$b,insert]}")" \
+  "$(ratio "${disk[$a,insert]}" "${disk[$b,insert]}")" \
   "$(ratio "${ops[$a,update-index]}" "${ops[$b,update-index]}")" \
   "$(ratio "${p99[$a,update-index]}" "${p99[$b,update-index]}")" \
-  "$(ratio "${cpu[$a,update-index]}" "${cpu[$b,update-index]}")"
+  "$(ratio "${cpu[$a,update-index]}" "${cpu[$b,update-index]}")" \
+  "$(ratio "${disk[$a,update-index]}" "${disk[$b,update-index]}")"
 echo
 echo "Cairn: cairn bench write over the native client (insert: one row per committed transaction;"
-echo "update-index: k = k + 1 by primary key, read under an exclusive lock then update, committed)."
+echo "update-index: k = k + 1 by primary key as one Increment operation, committed)."
+echo "Disk bytes/op: write_bytes of /proc/PID/io over the measured window (redo, checkpoints, InnoDB's log and pages)."
 echo "MariaDB: sysbench $(sysbench --version | awk '{ print $2 }') oltp_insert / oltp_update_index, ${sysbench_common[*]} --threads=$THREADS --time=$DURATION (autocommit, auto_inc), over TCP."

@@ -114,6 +114,9 @@ pub struct Report {
     pub server_cpu_us_per_op: Option<f64>,
     /// This benchmark process's own CPU per operation (the client side, for comparison).
     pub client_cpu_us_per_op: Option<f64>,
+    /// Bytes the server processes sent to storage over the window (/proc/PID/io write_bytes),
+    /// per operation: what durability costs the disk.
+    pub server_disk_bytes_per_op: Option<f64>,
 }
 
 /// Linux reports process CPU times in USER_HZ ticks, 100 per second on every architecture Cairn
@@ -141,6 +144,19 @@ fn cpu_seconds_of(stat: &str) -> Option<f64> {
     let utime: u64 = fields.next()?.parse().ok()?;
     let stime: u64 = fields.next()?.parse().ok()?;
     Some((utime + stime) as f64 / TICKS_PER_SECOND)
+}
+
+/// Bytes a process caused to be written to storage (`write_bytes` of /proc/PID/io); None when
+/// the kernel does not report it.
+fn disk_write_bytes(pid: u32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("write_bytes:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+fn total_disk_bytes(pids: &[u32]) -> Option<u64> {
+    pids.iter().map(|&p| disk_write_bytes(p)).sum()
 }
 
 fn total_cpu(pids: &[u32]) -> Result<f64, Error> {
@@ -371,7 +387,7 @@ pub fn run(opts: &Options) -> Result<Report, Error> {
     let phase = AtomicU8::new(WARMUP);
     let aborted = AtomicBool::new(false);
     let self_pid = [std::process::id()];
-    let (results, window, server_cpu, client_cpu) = std::thread::scope(|s| {
+    let (results, window, server_cpu, client_cpu, server_disk) = std::thread::scope(|s| {
         let handles: Vec<_> = connections
             .into_iter()
             .enumerate()
@@ -418,8 +434,9 @@ pub fn run(opts: &Options) -> Result<Report, Error> {
             })
             .collect();
 
-        let measure = || -> Result<(Duration, Option<f64>, Option<f64>), Error> {
+        let measure = || -> Result<(Duration, Option<f64>, Option<f64>, Option<u64>), Error> {
             sleep_until(Instant::now() + opts.warmup, &aborted);
+            let disk_before = total_disk_bytes(&opts.server_pids);
             let server_before = total_cpu(&opts.server_pids)?;
             let client_before = total_cpu(&self_pid).ok();
             let start = Instant::now();
@@ -430,7 +447,11 @@ pub fn run(opts: &Options) -> Result<Report, Error> {
             let server = total_cpu(&opts.server_pids)? - server_before;
             let client = client_before.and_then(|b| total_cpu(&self_pid).ok().map(|a| a - b));
             let server = (!opts.server_pids.is_empty()).then_some(server);
-            Ok((window, server, client))
+            let disk = disk_before
+                .zip(total_disk_bytes(&opts.server_pids))
+                .map(|(b, a)| a.saturating_sub(b))
+                .filter(|_| !opts.server_pids.is_empty());
+            Ok((window, server, client, disk))
         };
         let measured = measure();
         phase.store(STOP, Ordering::Release);
@@ -442,7 +463,7 @@ pub fn run(opts: &Options) -> Result<Report, Error> {
             })
             .collect();
         match measured {
-            Ok((window, server, client)) => Ok((results, window, server, client)),
+            Ok((window, server, client, disk)) => Ok((results, window, server, client, disk)),
             Err(e) => Err(e),
         }
     })?;
@@ -477,6 +498,7 @@ pub fn run(opts: &Options) -> Result<Report, Error> {
         server_cpu_seconds: server_cpu,
         server_cpu_us_per_op: server_cpu.map(per_op),
         client_cpu_us_per_op: client_cpu.map(per_op),
+        server_disk_bytes_per_op: server_disk.map(|b| b as f64 / ops.max(1) as f64),
     })
 }
 
@@ -532,6 +554,9 @@ impl Report {
         } else {
             s += &format!("\n{} operations\n", self.ops);
         }
+        if let Some(bytes) = self.server_disk_bytes_per_op {
+            s += &format!("server wrote {bytes:.0} bytes to storage per operation\n");
+        }
         s
     }
 
@@ -539,7 +564,7 @@ impl Report {
     pub fn json(&self) -> String {
         let pids: Vec<String> = self.server_pids.iter().map(|p| p.to_string()).collect();
         format!(
-            "{{\"workload\":\"{}\",\"table\":\"{}\",\"rows\":{},\"threads\":{},\"seed\":{},\"load_seconds\":{:.3},\"warmup_seconds\":{:.3},\"seconds\":{:.3},\"ops\":{},\"ops_per_sec\":{:.1},\"p50_us\":{:.1},\"p99_us\":{:.1},\"max_us\":{:.1},\"errors\":{},\"server_pids\":[{}],\"server_cpu_seconds\":{},\"server_cpu_us_per_op\":{},\"client_cpu_us_per_op\":{}}}",
+            "{{\"workload\":\"{}\",\"table\":\"{}\",\"rows\":{},\"threads\":{},\"seed\":{},\"load_seconds\":{:.3},\"warmup_seconds\":{:.3},\"seconds\":{:.3},\"ops\":{},\"ops_per_sec\":{:.1},\"p50_us\":{:.1},\"p99_us\":{:.1},\"max_us\":{:.1},\"errors\":{},\"server_pids\":[{}],\"server_cpu_seconds\":{},\"server_cpu_us_per_op\":{},\"client_cpu_us_per_op\":{},\"server_disk_bytes_per_op\":{}}}",
             self.workload.name(),
             self.table.replace('\\', "\\\\").replace('"', "\\\""),
             self.rows,
@@ -557,7 +582,8 @@ impl Report {
             pids.join(","),
             json_optional(self.server_cpu_seconds),
             json_optional(self.server_cpu_us_per_op),
-            json_optional(self.client_cpu_us_per_op)
+            json_optional(self.client_cpu_us_per_op),
+            json_optional(self.server_disk_bytes_per_op)
         )
     }
 }
