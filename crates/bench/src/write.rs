@@ -119,6 +119,10 @@ pub struct Report {
     pub server_disk_bytes_per_op: Option<f64>,
 }
 
+/// The measured window: its length, the server's and the client's CPU seconds, and the bytes
+/// the server wrote to storage.
+type Window = (Duration, Option<f64>, Option<f64>, Option<u64>);
+
 /// Linux reports process CPU times in USER_HZ ticks, 100 per second on every architecture Cairn
 /// runs on (x86-64, aarch64).
 const TICKS_PER_SECOND: f64 = 100.0;
@@ -434,7 +438,7 @@ pub fn run(opts: &Options) -> Result<Report, Error> {
             })
             .collect();
 
-        let measure = || -> Result<(Duration, Option<f64>, Option<f64>, Option<u64>), Error> {
+        let measure = || -> Result<Window, Error> {
             sleep_until(Instant::now() + opts.warmup, &aborted);
             let disk_before = total_disk_bytes(&opts.server_pids);
             let server_before = total_cpu(&opts.server_pids)?;

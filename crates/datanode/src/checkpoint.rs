@@ -35,8 +35,8 @@ use crate::Shared;
 pub const MANIFEST_FILE: &str = "checkpoint";
 const MANIFEST_MAGIC: &[u8; 8] = b"CAIRNMAN";
 const MANIFEST_VERSION: u32 = 1;
-/// Partial checkpoints after a full one before the next is full again: a restart reads at
-/// most this many files per worker on top of the full one.
+/// Checkpoints in a chain (the full one and the partial ones after it) before the next is full
+/// again: a restart reads at most this many files per worker.
 pub const CHAIN_MAX: usize = 8;
 
 /// One checkpoint in the manifest's chain.
@@ -54,7 +54,8 @@ pub struct Manifest {
     pub id: u64,
     /// Every commit with a lower sequence is in the files; replay starts at this sequence.
     pub cut: u64,
-    /// The highest transaction id handed out when the checkpoint began.
+    /// The next transaction id to hand out when the checkpoint began (every id in the files is
+    /// below it).
     pub transaction_max: u64,
     /// Per worker: where its redo replay starts.
     pub positions: Vec<Position>,
@@ -242,6 +243,8 @@ impl Checkpointer {
                     dir,
                     last,
                     full_needed: true,
+                    publishing: false,
+                    next_id: 0,
                 };
                 state.run(rx, policy)
             })?;
@@ -282,6 +285,10 @@ struct State {
     last: Option<Manifest>,
     /// The first checkpoint after a start is full: partitions track changes only from then.
     full_needed: bool,
+    /// The manifest naming this checkpoint's files is being written (or was).
+    publishing: bool,
+    /// The id the next checkpoint takes.
+    next_id: u64,
 }
 
 /// How long a step may wait for the workers before the checkpoint is abandoned.
@@ -316,18 +323,25 @@ impl State {
 
     fn checkpoint(&mut self) -> Result<Report, String> {
         let started = Instant::now();
-        let id = self.last.as_ref().map_or(0, |m| m.id) + 1;
+        // Ids are never reused, even after a failed attempt whose manifest may have reached the
+        // disk: its files must not be overwritten.
+        let id = self.next_id.max(self.last.as_ref().map_or(0, |m| m.id) + 1);
+        self.next_id = id + 1;
         let full = self.full_needed
             || self.last.as_ref().is_none_or(|m| {
                 m.chain.len() >= CHAIN_MAX
                     || m.chain[0].workers as usize != self.shared.workers.len()
             });
+        self.publishing = false;
         let result = self.run_checkpoint(id, full, started);
         if result.is_err() {
             // The workers may have handed over their change sets: only a full checkpoint is
             // sure to hold every row now.
             self.full_needed = true;
-            // Leave nothing half-written behind; the redo still holds everything.
+        }
+        if result.is_err() && !self.publishing {
+            // Leave nothing half-written behind; the redo still holds everything. Once the
+            // manifest may name the files (its save failed partway), they stay.
             for w in 0..self.shared.workers.len() {
                 let _ =
                     std::fs::remove_file(storage::checkpoint::file_path(&self.dir, id, w as u32));
@@ -433,6 +447,7 @@ impl State {
             chain,
             counters,
         };
+        self.publishing = true;
         manifest
             .save(&self.dir)
             .map_err(|e| format!("writing the checkpoint manifest: {e}"))?;

@@ -210,6 +210,11 @@ impl EventLoop {
             }
             data => {
                 self.worker.handle(data);
+                // A record the log refused (poisoned, or too large) must not be acknowledged.
+                if self.worker.failure.is_some() {
+                    self.fail_stop();
+                    return true;
+                }
                 // Answers wait while redo records are unwritten: no commit is acknowledged, and
                 // no read shows a commit, before its record is written (and in commit mode,
                 // fsynced) together with the rest of this turn's records.

@@ -275,6 +275,7 @@ impl DataNode {
                             faults: config.redo_faults.clone(),
                         },
                         end.end,
+                        end.live,
                         end.free,
                     )
                     .map_err(|e| std::io::Error::other(e.to_string()))?;

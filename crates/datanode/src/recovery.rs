@@ -24,6 +24,8 @@ pub struct LogEnd {
     pub end: Option<Position>,
     /// Segment files a checkpoint covers, free for reuse.
     pub free: Vec<PathBuf>,
+    /// The segments still needed, oldest first.
+    pub live: Vec<u64>,
 }
 
 /// What a restart rebuilt.
@@ -158,6 +160,7 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
         if let Some(log) = logs.get_mut(w as usize) {
             log.end = contents.end;
             log.free = contents.free;
+            log.live = contents.live;
         }
     }
     let mut parts: HashMap<u64, (u16, u16)> = HashMap::new();

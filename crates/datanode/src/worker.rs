@@ -142,7 +142,11 @@ impl Worker {
     ) -> Worker {
         let mut partitions: HashMap<(u32, u32), Partition> = partitions.into_iter().collect();
         if logging.is_some() {
-            for p in partitions.values_mut() {
+            // NOLOGGING tables are never checkpointed: nothing would take their changes.
+            for p in partitions
+                .values_mut()
+                .filter(|p| !p.table().options.nologging)
+            {
                 p.track_changes();
             }
         }
@@ -225,7 +229,7 @@ impl Worker {
                 for (table, partitions) in tables {
                     for p in partitions {
                         let mut part = Partition::new(table.clone());
-                        if self.logging.is_some() {
+                        if self.logging.is_some() && !table.options.nologging {
                             part.track_changes();
                         }
                         self.partitions.insert((table.id, p), part);

@@ -260,6 +260,7 @@ impl RedoLog {
     pub fn open(
         config: LogConfig,
         end: Option<Position>,
+        live: Vec<u64>,
         free: Vec<PathBuf>,
     ) -> Result<RedoLog, RedoError> {
         let first = end.map_or(1, |e| e.segment);
@@ -282,6 +283,20 @@ impl RedoLog {
         };
         match end {
             Some(end) => {
+                // What an earlier run wrote may sit only in the page cache: records written from
+                // now on claim everything before them durable, so make it so. The segments stay
+                // live until a checkpoint covers them.
+                for &number in live.iter().filter(|n| **n < end.segment) {
+                    let path = segment_path(&log.config.dir, log.config.worker, number);
+                    let io_error = |source| RedoError::Io {
+                        path: path.clone(),
+                        source,
+                    };
+                    File::open(&path)
+                        .and_then(|f| f.sync_all())
+                        .map_err(io_error)?;
+                    log.live.push_back(number);
+                }
                 let path = segment_path(&log.config.dir, log.config.worker, end.segment);
                 let file = OpenOptions::new()
                     .read(true)
@@ -300,8 +315,6 @@ impl RedoLog {
                             source,
                         })?;
                 }
-                // What an earlier run wrote may sit only in the page cache: records written from
-                // now on claim it durable, so make it so.
                 file.sync_all().map_err(|source| RedoError::Io {
                     path: path.clone(),
                     source,
@@ -364,21 +377,26 @@ impl RedoLog {
         }
     }
 
-    /// Creates segment `number`, reusing a free file if there is one (renamed; its stale
-    /// records fail the new number's checksums), else a new preallocated one. The header is
-    /// fsynced, and the directory, so the name survives a power cut.
+    /// Creates segment `number`, reusing a free file if there is one (its stale records fail
+    /// the new number's checksums), else a new preallocated one. The header is written and
+    /// fsynced before a reused file takes its new name, so a file under a segment's name always
+    /// has that segment's header; then the directory is fsynced, so the name survives a power cut.
     fn new_segment(&mut self, number: u64) -> Result<Segment, (PathBuf, io::Error)> {
         let path = segment_path(&self.config.dir, self.config.worker, number);
         let with_path = |e| (path.clone(), e);
         let file = match self.free.pop() {
             Some(old) => {
-                std::fs::rename(&old, &path).map_err(with_path)?;
-                self.recycled += 1;
-                OpenOptions::new()
+                let file = OpenOptions::new()
                     .read(true)
                     .write(true)
-                    .open(&path)
-                    .map_err(with_path)?
+                    .open(&old)
+                    .map_err(with_path)?;
+                file.write_all_at(&segment_header(self.config.worker, number), 0)
+                    .map_err(with_path)?;
+                file.sync_all().map_err(with_path)?;
+                std::fs::rename(&old, &path).map_err(with_path)?;
+                self.recycled += 1;
+                file
             }
             None => {
                 let file = OpenOptions::new()
@@ -457,20 +475,19 @@ impl RedoLog {
         }
         self.buffer[count_at..count_at + 4].copy_from_slice(&count.to_le_bytes());
         let body_bytes = self.buffer.len() - start - 8;
-        if body_bytes > RECORD_BYTES_MAX
-            || (8 + body_bytes) as u64 > self.config.segment_bytes - HEADER_BYTES
-        {
+        if body_bytes > RECORD_BYTES_MAX {
             self.buffer.truncate(start);
             return Err(RedoError::Corrupt {
                 path: self.current.path.clone(),
                 offset: self.current.written,
-                what: format!(
-                    "a record of {body_bytes} bytes does not fit a segment of {} bytes",
-                    self.config.segment_bytes
-                ),
+                what: format!("a record of {body_bytes} bytes exceeds {RECORD_BYTES_MAX}"),
             });
         }
-        if self.current.written + self.buffer.len() as u64 > self.config.segment_bytes {
+        // A record larger than a segment gets a segment of its own, grown past the usual size.
+        let has_records = self.current.written + start as u64 > HEADER_BYTES;
+        if has_records
+            && self.current.written + self.buffer.len() as u64 > self.config.segment_bytes
+        {
             let record = self.buffer.split_off(start);
             self.rotate()?;
             self.buffer = record;
@@ -498,11 +515,10 @@ impl RedoLog {
                 return Err(RedoError::Io { path, source: e });
             }
         };
-        // The end marker: whatever follows in a reused file is not read as records.
-        if self.config.segment_bytes - self.current.written >= 8 {
-            if let Err(e) = self.current.file.write_at(self.current.written, &[0; 8]) {
-                return Err(self.poison(e));
-            }
+        // The end marker: whatever follows in a reused file (perhaps made larger under another
+        // segment size) is not read as records.
+        if let Err(e) = self.current.file.write_at(self.current.written, &[0; 8]) {
+            return Err(self.poison(e));
         }
         let filled = std::mem::replace(&mut self.current, segment);
         self.unsynced.push(filled);
@@ -673,6 +689,8 @@ pub struct LogContents {
     pub end: Option<Position>,
     /// Segment files before the start position: free for reuse.
     pub free: Vec<PathBuf>,
+    /// The segments read (their numbers), the last one holding the end.
+    pub live: Vec<u64>,
     /// Where a torn tail was cut, if anywhere.
     pub cut_at: Option<(PathBuf, u64)>,
     /// Segments read.
@@ -739,6 +757,7 @@ pub fn read_log(dir: &Path, worker: u32, from: Position) -> Result<LogContents, 
             HEADER_BYTES
         };
         out.segments += 1;
+        out.live.push(*number);
         match check_header(&bytes, worker, *number) {
             Ok(()) => {}
             Err(what) => {
@@ -773,6 +792,13 @@ pub fn read_log(dir: &Path, worker: u32, from: Position) -> Result<LogContents, 
                     out.records.push(record);
                     at += len;
                 }
+                Next::Broken => {
+                    return Err(RedoError::Corrupt {
+                        path: path.clone(),
+                        offset: at as u64,
+                        what: "record does not parse (its checksum matches)".into(),
+                    })
+                }
                 Next::End => {
                     if i == last {
                         // Appending resumes here: bytes a power cut left after the end (or a
@@ -782,23 +808,24 @@ pub fn read_log(dir: &Path, worker: u32, from: Position) -> Result<LogContents, 
                     break;
                 }
                 Next::Bad(len) => {
-                    // Is the record after it whole, and does it say this one was durable?
+                    // A record appended after an fsync that covered this one proves it durable:
+                    // look for one among the whole records after it (while lengths hold), then
+                    // in the later segments.
                     let here = Position {
                         segment: *number,
                         offset: at as u64,
                     };
-                    let after = match len {
-                        Some(len) => match next_record(&bytes, at + len, *number) {
-                            Next::Record(_, _) => synced_of(&bytes, at + len),
-                            _ => None,
-                        },
-                        None => None,
-                    };
-                    let after = match after {
-                        Some(s) => Some(s),
-                        None if i < last => first_synced(&live[i + 1].1, worker, live[i + 1].0)?,
-                        None => None,
-                    };
+                    let mut after = len.and_then(|len| last_synced(&bytes, at + len, *number));
+                    if after.is_none_or(|s| s <= here) {
+                        for (n, later) in &live[i + 1..] {
+                            let later_bytes = read_file(later)?;
+                            if check_header(&later_bytes, worker, *n).is_err() {
+                                break;
+                            }
+                            let found = last_synced(&later_bytes, HEADER_BYTES as usize, *n);
+                            after = after.max(found);
+                        }
+                    }
                     if after.is_some_and(|s| s > here) {
                         return Err(RedoError::Corrupt {
                             path: path.clone(),
@@ -876,6 +903,8 @@ enum Next {
     End,
     /// A bad record; its framed length when the length field was plausible.
     Bad(Option<usize>),
+    /// A record whose checksum matches but whose body does not parse: never a torn write.
+    Broken,
 }
 
 fn next_record(bytes: &[u8], at: usize, segment: u64) -> Next {
@@ -900,7 +929,7 @@ fn next_record(bytes: &[u8], at: usize, segment: u64) -> Next {
     }
     match parse_body(body) {
         Some(record) => Next::Record(record, 8 + body_len),
-        None => Next::Bad(Some(8 + body_len)),
+        None => Next::Broken,
     }
 }
 
@@ -910,16 +939,14 @@ fn synced_of(bytes: &[u8], at: usize) -> Option<Position> {
     Some(Position::unpack(u64::from_le_bytes(b.try_into().ok()?)))
 }
 
-/// The synced position of the first record of a segment, if it has a valid one.
-fn first_synced(path: &Path, worker: u32, number: u64) -> Result<Option<Position>, RedoError> {
-    let bytes = read_file(path)?;
-    if check_header(&bytes, worker, number).is_err() {
-        return Ok(None);
+/// The synced position of the last of the whole records from `at` on (they ascend).
+fn last_synced(bytes: &[u8], mut at: usize, segment: u64) -> Option<Position> {
+    let mut last = None;
+    while let Next::Record(_, len) = next_record(bytes, at, segment) {
+        last = synced_of(bytes, at).or(last);
+        at += len;
     }
-    Ok(match next_record(&bytes, HEADER_BYTES as usize, number) {
-        Next::Record(_, _) => synced_of(&bytes, HEADER_BYTES as usize),
-        _ => None,
-    })
+    last
 }
 
 /// Ends a segment at `at`: every non-zero byte after it is zeroed and fsynced, so stale or torn
@@ -1044,7 +1071,13 @@ mod tests {
 
     fn open_from(dir: &Path, segment_bytes: u64, from: Position) -> (RedoLog, Vec<Record>) {
         let contents = read_log(dir, 0, from).unwrap();
-        let log = RedoLog::open(config(dir, segment_bytes), contents.end, contents.free).unwrap();
+        let log = RedoLog::open(
+            config(dir, segment_bytes),
+            contents.end,
+            contents.live,
+            contents.free,
+        )
+        .unwrap();
         (log, contents.records)
     }
 
@@ -1106,6 +1139,87 @@ mod tests {
             Err(RedoError::Corrupt { offset, .. }) => assert_eq!(offset, second.offset),
             other => panic!("expected corruption at {}, got {other:?}", second.offset),
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn damage_in_a_batch_is_found_by_a_record_of_a_later_batch() {
+        // Records 1 and 2 share one write and one fsync; record 3 comes in the next batch and
+        // carries a synced position past both, so damage to record 1 is an error, not a tail.
+        let dir = temp_dir("batch");
+        let (mut log, _) = open(&dir, SEGMENT_BYTES_MIN);
+        let first = log.position();
+        log.append(&record(1, 2)).unwrap();
+        log.append(&record(2, 2)).unwrap();
+        log.flush(true).unwrap();
+        log.append(&record(3, 2)).unwrap();
+        log.flush(true).unwrap();
+        drop(log);
+        let path = segment_path(&dir, 0, 1);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[first.offset as usize + 40] ^= 0xFF;
+        std::fs::write(&path, &bytes).unwrap();
+        match read_log(&dir, 0, Position::default()) {
+            Err(RedoError::Corrupt { offset, .. }) => assert_eq!(offset, first.offset),
+            other => panic!("expected corruption at {}, got {other:?}", first.offset),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_record_larger_than_a_segment_gets_one_of_its_own() {
+        let dir = temp_dir("large");
+        let (mut log, _) = open(&dir, SEGMENT_BYTES_MIN);
+        let small = record(1, 2);
+        let large = Record {
+            sequence: 2,
+            transaction: 20,
+            participants: 1,
+            changes: vec![Change {
+                table: 1,
+                partition: 0,
+                key: vec![1; 8],
+                row: Some(vec![9u8; 3 * SEGMENT_BYTES_MIN as usize].into_boxed_slice()),
+            }],
+        };
+        let after = record(3, 2);
+        for r in [&small, &large, &after] {
+            log.append(r).unwrap();
+        }
+        log.flush(true).unwrap();
+        drop(log);
+        let contents = read_log(&dir, 0, Position::default()).unwrap();
+        assert_eq!(contents.records, vec![small, large, after]);
+        assert_eq!(contents.live, vec![1, 2, 3]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_record_that_passes_its_checksum_but_does_not_parse_is_an_error() {
+        let dir = temp_dir("broken");
+        let (mut log, _) = open(&dir, SEGMENT_BYTES_MIN);
+        let at = log.position();
+        log.flush(true).unwrap();
+        drop(log);
+        // A body with a change of kind 9, checksummed with the segment's seed.
+        let mut body = Vec::new();
+        body.extend_from_slice(&1u64.to_le_bytes());
+        body.extend_from_slice(&1u64.to_le_bytes());
+        body.extend_from_slice(&1u16.to_le_bytes());
+        body.extend_from_slice(&0u64.to_le_bytes());
+        body.extend_from_slice(&1u32.to_le_bytes());
+        body.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0]);
+        let crc = crc32c::crc32c_append(crc32c::crc32c(&1u64.to_le_bytes()), &body);
+        let mut framed = (body.len() as u32).to_le_bytes().to_vec();
+        framed.extend_from_slice(&crc.to_le_bytes());
+        framed.extend_from_slice(&body);
+        let file = OpenOptions::new()
+            .write(true)
+            .open(segment_path(&dir, 0, 1))
+            .unwrap();
+        file.write_all_at(&framed, at.offset).unwrap();
+        let err = read_log(&dir, 0, Position::default()).unwrap_err();
+        assert!(err.to_string().contains("does not parse"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
