@@ -198,6 +198,12 @@ fn a_failed_fsync_stops_the_node_and_acknowledged_commits_survive() {
 }
 
 #[test]
+fn a_torn_redo_write_stops_the_node_and_the_restart_cuts_it() {
+    let failure = a_fault_stops_the_node("torn", storage::redo::Faults::torn_write(3));
+    assert!(failure.contains("injected torn write"), "{failure}");
+}
+
+#[test]
 fn a_full_disk_stops_the_node_and_names_the_file_and_offset() {
     let failure = a_fault_stops_the_node("full", storage::redo::Faults::disk_full_from_write(3));
     assert!(
@@ -271,6 +277,17 @@ fn a_fault_stops_the_node(name: &str, faults: storage::redo::Faults) -> String {
         ids.contains(&Value::Int(1)) && ids.contains(&Value::Int(2)),
         "acknowledged commits survive: {ids:?}"
     );
+    if name == "torn" {
+        // Half a record reached the file: the restart cut it, and its commit is not there.
+        assert!(
+            !ids.contains(&Value::Int(3)),
+            "a torn commit came back: {ids:?}"
+        );
+    }
+    // The node serves and commits again after the restart.
+    let mut txn = cluster.transaction();
+    txn.insert(&t, vec![(0, 4i64.into())]);
+    txn.commit().expect("a commit after the restart");
     drop(cluster);
     node.stop();
     let _ = std::fs::remove_dir_all(&dir);

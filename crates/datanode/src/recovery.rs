@@ -93,6 +93,7 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
         for (link, w, path) in m.files(dir) {
             let file_started = Instant::now();
             let mut rows = 0u64;
+            let mut parts_loaded = std::collections::HashSet::new();
             read_checkpoint(
                 &path,
                 w,
@@ -104,6 +105,7 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
                         return Ok(());
                     };
                     rows += block.entries.len() as u64;
+                    parts_loaded.insert((block.table, block.partition));
                     match block.kind {
                         // A fuzzy file may hold a row twice (moved while it was written): the later
                         // image is the newer one, so every load is an upsert.
@@ -127,6 +129,7 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
             let seconds = file_started.elapsed().as_secs_f64();
             info!(
                 file = %path.display(),
+                partitions = parts_loaded.len(),
                 entries = rows,
                 seconds,
                 rows_per_second = (rows as f64 / seconds.max(1e-9)) as u64,

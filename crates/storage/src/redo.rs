@@ -153,6 +153,8 @@ pub struct Faults {
     pub fail_sync_number: std::sync::atomic::AtomicU64,
     /// Fail the write with this 1-based number, and every later one, with ENOSPC (0: never).
     pub full_from_write_number: std::sync::atomic::AtomicU64,
+    /// Tear the write with this 1-based number: write half its bytes, then fail (0: never).
+    pub torn_write_number: std::sync::atomic::AtomicU64,
     syncs: std::sync::atomic::AtomicU64,
     writes: std::sync::atomic::AtomicU64,
 }
@@ -163,6 +165,16 @@ impl Faults {
         let faults = Faults::default();
         faults
             .fail_sync_number
+            .store(n, std::sync::atomic::Ordering::SeqCst);
+        faults
+    }
+
+    /// Faults that tear the `n`th record write (1-based): half of it reaches the file, as when
+    /// the process dies or the machine loses power in the middle of a write.
+    pub fn torn_write(n: u64) -> Faults {
+        let faults = Faults::default();
+        faults
+            .torn_write_number
             .store(n, std::sync::atomic::Ordering::SeqCst);
         faults
     }
@@ -190,6 +202,14 @@ impl LogFile for FaultyFile {
         let full = self.faults.full_from_write_number.load(Ordering::SeqCst);
         if full != 0 && n >= full {
             return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+        }
+        if n == self.faults.torn_write_number.load(Ordering::SeqCst) {
+            self.file.write_all_at(&bytes[..bytes.len() / 2], offset)?;
+            return Err(io::Error::other(format!(
+                "injected torn write number {n}: {} of {} bytes written",
+                bytes.len() / 2,
+                bytes.len()
+            )));
         }
         self.file.write_all_at(bytes, offset)
     }
