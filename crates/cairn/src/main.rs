@@ -29,6 +29,8 @@ enum Command {
     Start(StartArgs),
     /// Runs one data node.
     Datanode(DataNodeArgs),
+    /// Runs an API node: the HandlerSocket front end over a running data node.
+    Api(ApiArgs),
     /// Benchmark programs.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -59,6 +61,52 @@ struct StartArgs {
     worker_spin_us: u64,
     #[command(flatten)]
     durability: DurabilityArgs,
+    #[command(flatten)]
+    hs: HsArgs,
+}
+
+#[derive(Args, Clone)]
+struct HsArgs {
+    /// Port of the HandlerSocket read listener (finds only; 0 picks a free port).
+    #[arg(long, default_value_t = 9998)]
+    hs_read_port: u16,
+    /// Port of the HandlerSocket write listener (finds, modifies, inserts).
+    #[arg(long, default_value_t = 9999)]
+    hs_write_port: u16,
+    /// Secret a read-port connection must send with `A` before anything else (empty: none).
+    #[arg(long, default_value = "")]
+    hs_read_secret: String,
+    /// Secret for the write port.
+    #[arg(long, default_value = "")]
+    hs_write_secret: String,
+    /// Seconds an idle HandlerSocket connection stays open.
+    #[arg(long, default_value_t = 300)]
+    hs_idle_timeout_s: u64,
+}
+
+impl HsArgs {
+    fn config(&self, bind: &str, datanode: String) -> hs::HsConfig {
+        hs::HsConfig {
+            datanode,
+            read_listen: format!("{bind}:{}", self.hs_read_port),
+            write_listen: format!("{bind}:{}", self.hs_write_port),
+            read_secret: self.hs_read_secret.clone().into_bytes(),
+            write_secret: self.hs_write_secret.clone().into_bytes(),
+            idle_timeout: Duration::from_secs(self.hs_idle_timeout_s.max(1)),
+        }
+    }
+}
+
+#[derive(Args)]
+struct ApiArgs {
+    /// The data node to serve from.
+    #[arg(long, default_value = "127.0.0.1:2202")]
+    datanode: String,
+    /// Address the listeners bind to.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: String,
+    #[command(flatten)]
+    hs: HsArgs,
 }
 
 #[derive(Args, Clone)]
@@ -257,6 +305,7 @@ fn main() -> Result<()> {
     init_logging();
     match cli.command {
         Command::Start(args) => start(args),
+        Command::Api(args) => run_api(args),
         Command::Datanode(args) => run_datanode(args),
         Command::Bench(BenchCommand::Readperf(args)) => readperf(args),
         Command::Bench(BenchCommand::Load {
@@ -370,13 +419,42 @@ fn start(args: StartArgs) -> Result<()> {
         "data node (native protocol): {address} ({} worker threads)",
         node.worker_count()
     );
+    let hs = hs::HsServer::start(args.hs.config(&args.bind, address.clone())).context(
+        "starting the HandlerSocket listeners (move them with --hs-read-port and --hs-write-port)",
+    )?;
+    println!(
+        "handlersocket: read {} write {}",
+        hs.read_address(),
+        hs.write_address()
+    );
     println!("durability: {}", config.durability);
     println!("checkpoints: {}", args.durability.describe_checkpoints());
     println!("ready");
     wait_for_signal(&node)?;
     println!("stopping");
+    hs.stop();
     node.stop();
     println!("stopped");
+    Ok(())
+}
+
+fn run_api(args: ApiArgs) -> Result<()> {
+    let hs = hs::HsServer::start(args.hs.config(&args.bind, args.datanode.clone()))
+        .with_context(|| format!("starting the HandlerSocket front end for {}", args.datanode))?;
+    println!(
+        "handlersocket: read {} write {} (data node {})",
+        hs.read_address(),
+        hs.write_address(),
+        args.datanode
+    );
+    println!("ready");
+    let (tx, rx) = mpsc::channel();
+    ctrlc::set_handler(move || {
+        let _ = tx.send(());
+    })
+    .context("installing the signal handler")?;
+    let _ = rx.recv();
+    hs.stop();
     Ok(())
 }
 

@@ -28,7 +28,16 @@ struct Started {
 
 fn start(data_dir: &std::path::Path, port: u16) -> Started {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(["start", "--datanode-port", &port.to_string(), "--data-dir"])
+        .args([
+            "start",
+            "--datanode-port",
+            &port.to_string(),
+            "--hs-read-port",
+            "0",
+            "--hs-write-port",
+            "0",
+            "--data-dir",
+        ])
         .arg(data_dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -136,6 +145,34 @@ fn start_serves_and_stops_cleanly_side_by_side() {
             "each cluster has its own data"
         );
     }
+    // HandlerSocket serves the same rows on the write port `cairn start` printed.
+    let line = a
+        .output
+        .iter()
+        .find(|l| l.starts_with("handlersocket: "))
+        .expect("a handlersocket line");
+    let write = line.rsplit(' ').next().unwrap().to_string();
+    let mut hs = std::net::TcpStream::connect(&write).unwrap();
+    hs.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    use std::io::{Read, Write};
+    hs.write_all(b"P\t1\tdb\tkv\t\tk,v\n1\t=\t1\tport\n")
+        .unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 256];
+    while got.iter().filter(|b| **b == b'\n').count() < 2 {
+        let n = hs.read(&mut buf).unwrap();
+        assert!(
+            n > 0,
+            "handlersocket closed: {:?}",
+            String::from_utf8_lossy(&got)
+        );
+        got.extend_from_slice(&buf[..n]);
+    }
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        format!("0\t1\n0\t2\tport\t{port_a}\n")
+    );
+    drop(hs);
     a.terminate();
     b.terminate();
 

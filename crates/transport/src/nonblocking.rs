@@ -94,6 +94,24 @@ impl Connection {
         }
     }
 
+    /// Reads every byte that has arrived, appending it to `into` (for text protocols, which
+    /// frame their own input); stops once `into` holds `limit` bytes.
+    pub fn read_raw(&mut self, into: &mut Vec<u8>, limit: usize) -> io::Result<ReadState> {
+        let mut chunk = [0u8; 16 * 1024];
+        loop {
+            if into.len() >= limit {
+                return Ok(ReadState::Open);
+            }
+            match std::io::Read::read(&mut self.stream, &mut chunk) {
+                Ok(0) => return Ok(ReadState::Closed),
+                Ok(n) => into.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(ReadState::Open),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     /// The queue of bytes (whole frames) waiting to be written.
     pub fn output(&mut self) -> &mut Vec<u8> {
         &mut self.output

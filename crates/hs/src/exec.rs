@@ -1,0 +1,531 @@
+//! Runs HandlerSocket requests on the cluster through the native client: open_index against the
+//! table's schema, finds as keyed reads or index scans, filters with the plugin's semantics, the
+//! modify ops and inserts, and the plugin's answers and error codes for each outcome.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use base::schema::IndexKind;
+use base::{ErrorCode, Value};
+use client::{ClientError, Cluster, ExecType, LockMode, OpResult, Scan, ScanOrder, Table};
+
+use crate::convert::{from_text, to_text};
+use crate::protocol::{self, Field, FilterSpec, Find, FindOp, ModifyKind, INDEX_ID_MAX};
+
+/// Which index an open_index chose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexChoice {
+    Primary,
+    /// A unique index: its position among the table's indexes.
+    Unique(u16),
+    /// An ordered index, by name.
+    Ordered(String),
+}
+
+/// An index a connection opened.
+#[derive(Clone)]
+pub struct OpenIndex {
+    pub table: Table,
+    pub index: IndexChoice,
+    pub key_columns: Vec<u16>,
+    pub columns: Vec<u16>,
+    pub filter_columns: Vec<u16>,
+}
+
+/// A connection's open indexes.
+#[derive(Default)]
+pub struct Indexes(pub HashMap<u32, OpenIndex>);
+
+impl protocol::OpenIndexes for Indexes {
+    fn shape(&self, id: u32) -> Option<(usize, usize)> {
+        self.0
+            .get(&id)
+            .map(|o| (o.columns.len(), o.filter_columns.len()))
+    }
+}
+
+/// Resolves `P`: the table, the index (empty or `PRIMARY`, a 0-based number, or a name) and the
+/// columns.
+pub fn open_index(
+    cluster: &Cluster,
+    id: u32,
+    table: &[u8],
+    index: &[u8],
+    columns: &[Vec<u8>],
+    filter_columns: &[Vec<u8>],
+) -> Result<OpenIndex, Vec<u8>> {
+    if id > INDEX_ID_MAX {
+        return Err(protocol::error(2, "stmtnum"));
+    }
+    let name = String::from_utf8_lossy(table);
+    let table = match cluster.table(&name) {
+        Ok(t) => t,
+        Err(_) => return Err(protocol::error(1, "open_table")),
+    };
+    let def = table.def().clone();
+    let choice = if index.is_empty() || index == b"PRIMARY" {
+        Some(IndexChoice::Primary)
+    } else if index[0].is_ascii_digit() {
+        match protocol::number(index) as usize {
+            0 => Some(IndexChoice::Primary),
+            n => def.indexes.get(n - 1).map(|i| match i.kind {
+                IndexKind::Unique => IndexChoice::Unique((n - 1) as u16),
+                IndexKind::Ordered => IndexChoice::Ordered(i.name.clone()),
+            }),
+        }
+    } else {
+        def.indexes
+            .iter()
+            .enumerate()
+            .find(|(_, i)| i.name.as_bytes() == index)
+            .map(|(n, i)| match i.kind {
+                IndexKind::Unique => IndexChoice::Unique(n as u16),
+                IndexKind::Ordered => IndexChoice::Ordered(i.name.clone()),
+            })
+    };
+    let Some(choice) = choice else {
+        return Err(protocol::error(2, "idxnum"));
+    };
+    let key_columns = match &choice {
+        IndexChoice::Primary => def.primary_key.clone(),
+        IndexChoice::Unique(n) => def.indexes[*n as usize].columns.clone(),
+        IndexChoice::Ordered(name) => def
+            .indexes
+            .iter()
+            .find(|i| &i.name == name)
+            .map(|i| i.columns.clone())
+            .unwrap_or_default(),
+    };
+    let resolve = |names: &[Vec<u8>]| -> Result<Vec<u16>, Vec<u8>> {
+        names
+            .iter()
+            .map(|n| {
+                def.columns
+                    .iter()
+                    .position(|c| !c.hidden && c.name.as_bytes() == n.as_slice())
+                    .map(|p| p as u16)
+                    .ok_or_else(|| protocol::error(2, "fld"))
+            })
+            .collect()
+    };
+    Ok(OpenIndex {
+        columns: resolve(columns)?,
+        filter_columns: resolve(filter_columns)?,
+        table,
+        index: choice,
+        key_columns,
+    })
+}
+
+/// The answer to a data-node failure: code 1 and the MySQL handler error number clients know
+/// (121 duplicate key, 146 lock wait timeout), else 1 and the text of Cairn's error code.
+pub fn failure(e: &ClientError) -> Vec<u8> {
+    match e.code() {
+        ErrorCode::DuplicateKey => protocol::error(1, "121"),
+        ErrorCode::LockWaitTimeout => protocol::error(1, "146"),
+        ErrorCode::NoSuchTable => protocol::error(1, "open_table"),
+        other => protocol::error(1, &format!("{}", other as u16 + 1000)),
+    }
+}
+
+/// Converts the key values of a find to the index's column types.
+fn key_values(open: &OpenIndex, key: &[Field]) -> Result<Vec<Value>, Vec<u8>> {
+    if key.len() > open.key_columns.len() {
+        return Err(protocol::error(2, "kpnum"));
+    }
+    let def = open.table.def();
+    key.iter()
+        .zip(&open.key_columns)
+        .map(|(v, c)| {
+            from_text(&def.columns[*c as usize], v.as_deref())
+                .map_err(|_| protocol::error(2, "kpnum"))
+        })
+        .collect()
+}
+
+/// A find that is one keyed read (PRIMARY or a unique index, `=` on the whole key, no NULL in
+/// it, no IN, filter, offset or modify): these are batched across connections.
+pub fn simple_read(open: &OpenIndex, find: &Find) -> Option<Vec<Value>> {
+    if find.op != FindOp::Eq
+        || find.in_list.is_some()
+        || !find.filters.is_empty()
+        || find.modify.is_some()
+        || find.offset != 0
+        || matches!(open.index, IndexChoice::Ordered(_))
+        || find.key.len() != open.key_columns.len()
+        || find.key.iter().any(|k| k.is_none())
+    {
+        return None;
+    }
+    key_values(open, &find.key).ok()
+}
+
+/// Compares with the plugin's rules: NULL equals NULL and sorts before every value.
+fn hs_compare(a: &Value, b: &Value, collation: base::types::Collation) -> Ordering {
+    match (a.is_null(), b.is_null()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+        (false, false) => a.compare(b, collation).unwrap_or(Ordering::Equal),
+    }
+}
+
+fn key_compare(open: &OpenIndex, row: &[Value], key: &[Value]) -> Ordering {
+    let def = open.table.def();
+    for (c, k) in open.key_columns.iter().zip(key) {
+        let col = &def.columns[*c as usize];
+        match hs_compare(&row[*c as usize], k, col.collation) {
+            Ordering::Equal => continue,
+            other => return other,
+        }
+    }
+    Ordering::Equal
+}
+
+/// Rows (every column) in index order matching `op` on the key prefix, in the direction the op
+/// reads (descending for `<` and `<=`), at most `want` of them.
+fn index_rows(
+    cluster: &Cluster,
+    open: &OpenIndex,
+    op: FindOp,
+    key: &[Value],
+    want: u64,
+) -> Result<Vec<Vec<Value>>, ClientError> {
+    let full_key = key.len() == open.key_columns.len() && key.iter().all(|k| !k.is_null());
+    match (&open.index, op) {
+        (IndexChoice::Primary, FindOp::Eq) if full_key => {
+            let mut txn = cluster.transaction();
+            let r = txn.read(&open.table, key.to_vec());
+            txn.execute(ExecType::Commit)?;
+            return Ok(txn.row(r).map(|r| vec![r.to_vec()]).unwrap_or_default());
+        }
+        (IndexChoice::Unique(n), FindOp::Eq) if full_key => {
+            let mut txn = cluster.transaction();
+            let r = txn.read_unique(
+                &open.table,
+                *n,
+                key.to_vec(),
+                LockMode::CommittedRead,
+                vec![],
+            );
+            txn.execute(ExecType::Commit)?;
+            return Ok(txn.row(r).map(|r| vec![r.to_vec()]).unwrap_or_default());
+        }
+        (IndexChoice::Ordered(name), _) => {
+            let mut scan = Scan::index(name);
+            scan = match op {
+                FindOp::Eq => scan.equal(key.to_vec()).order(ScanOrder::Ascending),
+                FindOp::Ge => scan.from(key.to_vec(), true).order(ScanOrder::Ascending),
+                FindOp::Gt => scan.from(key.to_vec(), false).order(ScanOrder::Ascending),
+                FindOp::Le => scan.to(key.to_vec(), true).order(ScanOrder::Descending),
+                FindOp::Lt => scan.to(key.to_vec(), false).order(ScanOrder::Descending),
+            };
+            if want != u64::MAX {
+                scan = scan.limit(want);
+            }
+            return cluster.scan(&open.table, &scan);
+        }
+        _ => {}
+    }
+    // PRIMARY and unique indexes are hashed: read the table and order it by the key here.
+    let mut rows = cluster.scan(&open.table, &Scan::table())?;
+    rows.retain(|r| {
+        let c = key_compare(open, r, key);
+        match op {
+            FindOp::Eq => c == Ordering::Equal,
+            FindOp::Ge => c != Ordering::Less,
+            FindOp::Gt => c == Ordering::Greater,
+            FindOp::Le => c != Ordering::Greater,
+            FindOp::Lt => c == Ordering::Less,
+        }
+    });
+    let def = open.table.def();
+    let pk = def.primary_key.clone();
+    let order = |a: &Vec<Value>, b: &Vec<Value>| {
+        for c in open.key_columns.iter().chain(&pk) {
+            let col = &def.columns[*c as usize];
+            match hs_compare(&a[*c as usize], &b[*c as usize], col.collation) {
+                Ordering::Equal => continue,
+                other => return other,
+            }
+        }
+        Ordering::Equal
+    };
+    rows.sort_by(order);
+    if matches!(op, FindOp::Lt | FindOp::Le) {
+        rows.reverse();
+    }
+    rows.truncate(want.min(usize::MAX as u64) as usize);
+    Ok(rows)
+}
+
+enum Verdict {
+    Keep,
+    Skip,
+    Stop,
+}
+
+fn filter_verdict(open: &OpenIndex, filters: &[(FilterSpec, Value)], row: &[Value]) -> Verdict {
+    let def = open.table.def();
+    for (f, value) in filters {
+        let c = open.filter_columns[f.column];
+        let col = &def.columns[c as usize];
+        let ord = hs_compare(&row[c as usize], value, col.collation);
+        let holds = match f.op.as_slice() {
+            b"=" => ord == Ordering::Equal,
+            b"!=" => ord != Ordering::Equal,
+            b"<" => ord == Ordering::Less,
+            b"<=" => ord != Ordering::Greater,
+            b">" => ord == Ordering::Greater,
+            b">=" => ord != Ordering::Less,
+            _ => false,
+        };
+        if !holds {
+            return if f.stop { Verdict::Stop } else { Verdict::Skip };
+        }
+    }
+    Verdict::Keep
+}
+
+/// The rows a find selects (every column), after IN, filters, offset and limit.
+fn select(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Result<Vec<Vec<Value>>, Vec<u8>> {
+    let key = key_values(open, &find.key)?;
+    let def = open.table.def();
+    let mut filters = Vec::with_capacity(find.filters.len());
+    for f in &find.filters {
+        let c = open.filter_columns[f.column];
+        let col = &def.columns[c as usize];
+        if matches!(
+            col.ty,
+            base::types::ColumnType::Text | base::types::ColumnType::Blob
+        ) && f.value.is_some()
+        {
+            return Err(protocol::error(2, "filterblob"));
+        }
+        let value = from_text(col, f.value.as_deref()).unwrap_or(Value::Null);
+        filters.push((f.clone(), value));
+    }
+    let (limit, offset) = (find.limit as u64, find.offset as u64);
+    let mut out = Vec::new();
+    let mut skipped = 0u64;
+    // Returns false once the scan must end.
+    let mut take = |row: Vec<Value>, out: &mut Vec<Vec<Value>>| -> bool {
+        match filter_verdict(open, &filters, &row) {
+            Verdict::Stop => return false,
+            Verdict::Skip => return true,
+            Verdict::Keep => {}
+        }
+        if skipped < offset {
+            skipped += 1;
+            return true;
+        }
+        out.push(row);
+        (out.len() as u64) < limit
+    };
+    match &find.in_list {
+        Some((icol, values)) if *icol < key.len() => {
+            let col = &def.columns[open.key_columns[*icol] as usize];
+            for v in values {
+                let mut k = key.clone();
+                k[*icol] = from_text(col, Some(v)).unwrap_or(Value::Null);
+                let found = index_rows(cluster, open, find.op, &k, 1).map_err(|e| failure(&e))?;
+                match found.into_iter().next() {
+                    Some(row) => {
+                        if !take(row, &mut out) {
+                            break;
+                        }
+                    }
+                    None if find.op == FindOp::Eq => continue,
+                    None => break,
+                }
+            }
+        }
+        _ => {
+            // Without filters the data node can stop after offset + limit rows.
+            let want = if filters.is_empty() {
+                offset.saturating_add(limit)
+            } else {
+                u64::MAX
+            };
+            let rows = index_rows(cluster, open, find.op, &key, want).map_err(|e| failure(&e))?;
+            for row in rows {
+                if !take(row, &mut out) {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The result-set answer for rows (every column) projected to the open index's columns.
+pub fn answer_rows(open: &OpenIndex, rows: &[Vec<Value>]) -> Vec<u8> {
+    let def = open.table.def();
+    let projected: Vec<Vec<Option<Vec<u8>>>> = rows
+        .iter()
+        .map(|r| {
+            open.columns
+                .iter()
+                .map(|c| to_text(&def.columns[*c as usize], &r[*c as usize]))
+                .collect()
+        })
+        .collect();
+    protocol::rows(open.columns.len(), &projected)
+}
+
+/// The answer to a projected row of a batched keyed read (or none found).
+pub fn answer_projected(open: &OpenIndex, row: Option<&[Value]>) -> Vec<u8> {
+    let def = open.table.def();
+    let rows: Vec<Vec<Option<Vec<u8>>>> = row
+        .map(|r| {
+            vec![open
+                .columns
+                .iter()
+                .zip(r)
+                .map(|(c, v)| to_text(&def.columns[*c as usize], v))
+                .collect()]
+        })
+        .unwrap_or_default();
+    protocol::rows(open.columns.len(), &rows)
+}
+
+/// Runs a find (and its modify) that is not a plain keyed read.
+pub fn find(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Vec<u8> {
+    let rows = match select(cluster, open, find) {
+        Ok(rows) => rows,
+        Err(answer) => return answer,
+    };
+    let Some(modify) = &find.modify else {
+        return answer_rows(open, &rows);
+    };
+    let def = open.table.def();
+    let pk_of = |row: &[Value]| -> Vec<Value> {
+        def.primary_key
+            .iter()
+            .map(|c| row[*c as usize].clone())
+            .collect()
+    };
+    let mut txn = cluster.transaction();
+    let mut changed = 0u64;
+    for row in &rows {
+        match modify.kind {
+            ModifyKind::Delete => {
+                txn.delete(&open.table, pk_of(row));
+            }
+            ModifyKind::Update => {
+                let mut values = Vec::with_capacity(open.columns.len());
+                for (c, v) in open.columns.iter().zip(&modify.values) {
+                    let col = &def.columns[*c as usize];
+                    match from_text(col, v.as_deref()) {
+                        Ok(value) => values.push((*c, value)),
+                        Err(_) => return protocol::error(1, "1292"),
+                    }
+                }
+                txn.update(&open.table, pk_of(row), values);
+            }
+            ModifyKind::Increment | ModifyKind::Decrement => {
+                let sign = if modify.kind == ModifyKind::Decrement {
+                    -1
+                } else {
+                    1
+                };
+                let mut amounts = Vec::new();
+                let mut crosses_zero = false;
+                for (c, v) in open.columns.iter().zip(&modify.values) {
+                    let Some(v) = v else { continue };
+                    let amount = sign * atoll(v);
+                    let old = &row[*c as usize];
+                    let old_n = match old {
+                        Value::Int(n) => *n as i128,
+                        Value::UInt(n) => *n as i128,
+                        _ => continue,
+                    };
+                    if sign < 0 && old_n >= 0 && old_n + (amount as i128) < 0 {
+                        crosses_zero = true;
+                    }
+                    amounts.push((*c, amount));
+                }
+                if crosses_zero {
+                    continue;
+                }
+                txn.increment(&open.table, pk_of(row), amounts);
+            }
+        }
+        changed += 1;
+    }
+    if let Err(e) = txn.execute(ExecType::Commit) {
+        return failure(&e);
+    }
+    if modify.returning {
+        answer_rows(open, &rows)
+    } else {
+        protocol::ok_number(changed)
+    }
+}
+
+/// C's atoll: optional spaces and sign, then digits; anything else ends it.
+fn atoll(v: &[u8]) -> i64 {
+    let s = std::str::from_utf8(v).unwrap_or("").trim_start();
+    let (neg, digits) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let mut n: i64 = 0;
+    for d in digits.bytes().take_while(|b| b.is_ascii_digit()) {
+        n = n.saturating_mul(10).saturating_add((d - b'0') as i64);
+    }
+    if neg {
+        -n
+    } else {
+        n
+    }
+}
+
+/// Inserts a row: the values go to the open index's first columns; the answer carries the
+/// AUTO_INCREMENT id when the table has one.
+pub fn insert(cluster: &Cluster, open: &OpenIndex, values: &[Field]) -> Vec<u8> {
+    let def = open.table.def();
+    let auto = def.auto_increment_column();
+    let mut row = Vec::new();
+    let mut explicit_auto = false;
+    for (c, v) in open.columns.iter().zip(values) {
+        let col = &def.columns[*c as usize];
+        let value = match from_text(col, v.as_deref()) {
+            Ok(v) => v,
+            Err(_) => return protocol::error(1, "1292"),
+        };
+        if Some(*c as usize) == auto {
+            let zero = matches!(value, Value::Null | Value::Int(0) | Value::UInt(0));
+            if zero {
+                continue;
+            }
+            explicit_auto = true;
+        }
+        row.push((*c, value));
+    }
+    let mut txn = cluster.transaction();
+    let op = txn.insert(&open.table, row);
+    if let Err(e) = txn.execute(ExecType::Commit) {
+        return failure(&e);
+    }
+    match (auto, txn.result(op)) {
+        (None, _) => protocol::ok(),
+        (Some(_), _) if explicit_auto => protocol::ok_number(0),
+        (Some(_), Some(OpResult::Done { assigned: Some(id) })) => protocol::ok_number(*id),
+        (Some(_), _) => protocol::ok_number(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::atoll;
+
+    #[test]
+    fn atoll_reads_like_c() {
+        assert_eq!(atoll(b"12"), 12);
+        assert_eq!(atoll(b" -3x"), -3);
+        assert_eq!(atoll(b"x"), 0);
+        assert_eq!(atoll(b""), 0);
+    }
+}

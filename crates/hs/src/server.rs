@@ -1,0 +1,492 @@
+//! The HandlerSocket listeners and their event loop: one thread reads every ready connection,
+//! splits complete lines, and runs them in rounds. In each round the plain keyed reads of every
+//! connection go to the data node as ONE batch (the plugin's grouping, without its flaw: a
+//! failed read answers only its own request), then each connection's next other request runs
+//! on its own; answers keep each connection's request order.
+
+use std::collections::{HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use client::{Cluster, ExecType, LockMode};
+use mio::net::TcpListener;
+use mio::{Events, Interest, Poll, Token, Waker};
+use tracing::{debug, info, warn};
+use transport::nonblocking::{Connection, ReadState};
+
+use crate::exec::{self, Indexes, OpenIndex};
+use crate::protocol::{self, Request, LINE_BYTES_MAX};
+
+/// Settings of the HandlerSocket front end.
+#[derive(Debug, Clone)]
+pub struct HsConfig {
+    /// The data node to serve from.
+    pub datanode: String,
+    /// Read listener, e.g. "127.0.0.1:9998" (finds only).
+    pub read_listen: String,
+    /// Write listener, e.g. "127.0.0.1:9999" (finds, modifies, inserts).
+    pub write_listen: String,
+    /// Secrets (`A` command); empty: none.
+    pub read_secret: Vec<u8>,
+    pub write_secret: Vec<u8>,
+    /// Connections idle this long are closed.
+    pub idle_timeout: Duration,
+}
+
+impl Default for HsConfig {
+    fn default() -> Self {
+        HsConfig {
+            datanode: "127.0.0.1:2202".into(),
+            read_listen: "127.0.0.1:9998".into(),
+            write_listen: "127.0.0.1:9999".into(),
+            read_secret: Vec::new(),
+            write_secret: Vec::new(),
+            idle_timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+const READ_LISTENER: Token = Token(0);
+const WRITE_LISTENER: Token = Token(1);
+const WAKER: Token = Token(2);
+const FIRST_CONNECTION: usize = 3;
+/// Connections one front end serves at most; more are closed at accept.
+const CONNECTIONS_MAX: usize = 4_096;
+
+/// A running HandlerSocket front end.
+pub struct HsServer {
+    stopping: Arc<AtomicBool>,
+    waker: Arc<Waker>,
+    thread: Option<JoinHandle<()>>,
+    read_address: SocketAddr,
+    write_address: SocketAddr,
+}
+
+impl HsServer {
+    /// Binds both listeners, connects to the data node and starts serving.
+    pub fn start(config: HsConfig) -> std::io::Result<HsServer> {
+        let cluster = Cluster::connect(&config.datanode).map_err(|e| {
+            std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
+        })?;
+        let poll = Poll::new()?;
+        let listener = |address: &str| -> std::io::Result<TcpListener> {
+            let l = transport::listen(address)?;
+            l.set_nonblocking(true)?;
+            Ok(TcpListener::from_std(l))
+        };
+        let mut read = listener(&config.read_listen)?;
+        let mut write = listener(&config.write_listen)?;
+        let read_address = read.local_addr()?;
+        let write_address = write.local_addr()?;
+        poll.registry()
+            .register(&mut read, READ_LISTENER, Interest::READABLE)?;
+        poll.registry()
+            .register(&mut write, WRITE_LISTENER, Interest::READABLE)?;
+        let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
+        let stopping = Arc::new(AtomicBool::new(false));
+        let server = Server {
+            poll,
+            read,
+            write,
+            cluster,
+            config,
+            connections: HashMap::new(),
+            next_token: FIRST_CONNECTION,
+            stopping: stopping.clone(),
+        };
+        let thread = std::thread::Builder::new()
+            .name("handlersocket".into())
+            .spawn(move || server.run())?;
+        info!(read = %read_address, write = %write_address, "handlersocket listening");
+        Ok(HsServer {
+            stopping,
+            waker,
+            thread: Some(thread),
+            read_address,
+            write_address,
+        })
+    }
+
+    pub fn read_address(&self) -> SocketAddr {
+        self.read_address
+    }
+
+    pub fn write_address(&self) -> SocketAddr {
+        self.write_address
+    }
+
+    pub fn stop(mut self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        let _ = self.waker.wake();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+struct Conn {
+    io: Connection,
+    write_port: bool,
+    authed: bool,
+    indexes: Indexes,
+    input: Vec<u8>,
+    lines: VecDeque<Vec<u8>>,
+    /// Answers of this turn, in request order; None while a batched read is out.
+    answers: Vec<Option<Vec<u8>>>,
+    last_active: Instant,
+    closing: Option<String>,
+}
+
+struct Server {
+    poll: Poll,
+    read: TcpListener,
+    write: TcpListener,
+    cluster: Cluster,
+    config: HsConfig,
+    connections: HashMap<usize, Conn>,
+    next_token: usize,
+    stopping: Arc<AtomicBool>,
+}
+
+/// A keyed read waiting for the round's batch: connection, answer slot, index, key.
+struct Pending {
+    token: usize,
+    slot: usize,
+    open: OpenIndex,
+    key: Vec<base::Value>,
+}
+
+impl Server {
+    fn run(mut self) {
+        let mut events = Events::with_capacity(1024);
+        loop {
+            if self.stopping.load(Ordering::SeqCst) {
+                return;
+            }
+            if let Err(e) = self.poll.poll(&mut events, Some(Duration::from_secs(1))) {
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    warn!("handlersocket poll failed: {e}");
+                }
+            }
+            for event in events.iter() {
+                match event.token() {
+                    READ_LISTENER => self.accept(false),
+                    WRITE_LISTENER => self.accept(true),
+                    WAKER => {}
+                    Token(t) => self.on_socket(t, event.is_writable()),
+                }
+            }
+            self.execute();
+            self.flush_and_reap();
+        }
+    }
+
+    fn accept(&mut self, write_port: bool) {
+        loop {
+            let listener = if write_port { &self.write } else { &self.read };
+            let stream = match listener.accept() {
+                Ok((s, _)) => s,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
+                Err(e) => {
+                    warn!("handlersocket accept failed: {e}");
+                    return;
+                }
+            };
+            if self.connections.len() >= CONNECTIONS_MAX {
+                warn!("handlersocket: refusing a connection, {CONNECTIONS_MAX} open");
+                continue;
+            }
+            // Back to a std stream: the transport crate owns socket setup.
+            let std_stream = {
+                use std::os::fd::{FromRawFd, IntoRawFd};
+                // SAFETY: the descriptor comes from the mio stream we give up here.
+                unsafe { std::net::TcpStream::from_raw_fd(stream.into_raw_fd()) }
+            };
+            let mut io = match Connection::new(std_stream) {
+                Ok(io) => io,
+                Err(e) => {
+                    warn!("handlersocket: could not set up a connection: {e}");
+                    continue;
+                }
+            };
+            let token = self.next_token;
+            self.next_token += 1;
+            if let Err(e) = io.register(self.poll.registry(), Token(token)) {
+                warn!("handlersocket: could not register a connection: {e}");
+                continue;
+            }
+            self.connections.insert(
+                token,
+                Conn {
+                    io,
+                    write_port,
+                    authed: false,
+                    indexes: Indexes::default(),
+                    input: Vec::new(),
+                    lines: VecDeque::new(),
+                    answers: Vec::new(),
+                    last_active: Instant::now(),
+                    closing: None,
+                },
+            );
+            self.on_socket(token, false);
+        }
+    }
+
+    fn on_socket(&mut self, token: usize, _writable: bool) {
+        let Some(conn) = self.connections.get_mut(&token) else {
+            return;
+        };
+        conn.last_active = Instant::now();
+        match conn.io.read_raw(&mut conn.input, LINE_BYTES_MAX + 1) {
+            Ok(ReadState::Open) => {}
+            Ok(ReadState::Closed) => conn.closing = Some(String::new()),
+            Err(e) => conn.closing = Some(format!("read failed: {e}")),
+        }
+        // Complete lines go to the queue; a partial one waits, within the bound.
+        let mut start = 0;
+        while let Some(lf) = conn.input[start..].iter().position(|b| *b == b'\n') {
+            conn.lines.push_back(conn.input[start..start + lf].to_vec());
+            start += lf + 1;
+        }
+        conn.input.drain(..start);
+        if conn.input.len() > LINE_BYTES_MAX {
+            conn.closing = Some(format!("a request line longer than {LINE_BYTES_MAX} bytes"));
+            conn.lines.clear();
+        }
+    }
+
+    /// Runs every queued line in rounds (see the module comment).
+    fn execute(&mut self) {
+        loop {
+            let mut batch: Vec<Pending> = Vec::new();
+            let mut blocked: Vec<(usize, Request)> = Vec::new();
+            let tokens: Vec<usize> = self
+                .connections
+                .iter()
+                .filter(|(_, c)| !c.lines.is_empty())
+                .map(|(t, _)| *t)
+                .collect();
+            if tokens.is_empty() {
+                return;
+            }
+            for token in tokens {
+                let Some(conn) = self.connections.get_mut(&token) else {
+                    continue;
+                };
+                while let Some(line) = conn.lines.pop_front() {
+                    match classify(conn, &self.config, &line) {
+                        Step::Answer(a) => conn.answers.push(Some(a)),
+                        Step::Open(id, req) => {
+                            let a = run_open(&self.cluster, conn, id, req);
+                            conn.answers.push(Some(a));
+                        }
+                        Step::Batch(open, key) => {
+                            batch.push(Pending {
+                                token,
+                                slot: conn.answers.len(),
+                                open,
+                                key,
+                            });
+                            conn.answers.push(None);
+                        }
+                        Step::Alone(req) => {
+                            blocked.push((token, req));
+                            break;
+                        }
+                    }
+                }
+            }
+            self.run_batch(batch);
+            for (token, req) in blocked {
+                let Some(conn) = self.connections.get_mut(&token) else {
+                    continue;
+                };
+                let answer = run_alone(&self.cluster, conn, req);
+                conn.answers.push(Some(answer));
+            }
+        }
+    }
+
+    /// One round trip for every plain keyed read of the round.
+    fn run_batch(&mut self, batch: Vec<Pending>) {
+        if batch.is_empty() {
+            return;
+        }
+        let mut txn = self.cluster.transaction();
+        let ops: Vec<_> = batch
+            .iter()
+            .map(|p| match p.open.index {
+                exec::IndexChoice::Unique(n) => txn.read_unique(
+                    &p.open.table,
+                    n,
+                    p.key.clone(),
+                    LockMode::CommittedRead,
+                    p.open.columns.clone(),
+                ),
+                _ => txn.read_with(
+                    &p.open.table,
+                    p.key.clone(),
+                    LockMode::CommittedRead,
+                    p.open.columns.clone(),
+                ),
+            })
+            .collect();
+        let outcome = txn.execute(ExecType::Commit);
+        for (p, op) in batch.iter().zip(ops) {
+            let answer = match &outcome {
+                Ok(()) => {
+                    if p.open.columns.is_empty() {
+                        protocol::rows(0, &[])
+                    } else {
+                        exec::answer_projected(&p.open, txn.row(op))
+                    }
+                }
+                Err(e) => exec::failure(e),
+            };
+            if let Some(conn) = self.connections.get_mut(&p.token) {
+                conn.answers[p.slot] = Some(answer);
+            }
+        }
+        if let Err(e) = outcome {
+            debug!("handlersocket batch failed: {e}");
+        }
+    }
+
+    fn flush_and_reap(&mut self) {
+        let now = Instant::now();
+        let mut closed = Vec::new();
+        for (token, conn) in self.connections.iter_mut() {
+            let out = conn.io.output();
+            for a in conn.answers.drain(..).flatten() {
+                out.extend_from_slice(&a);
+            }
+            if let Err(e) = conn.io.flush(self.poll.registry(), Token(*token)) {
+                conn.closing = Some(format!("write failed: {e}"));
+            }
+            if now.duration_since(conn.last_active) > self.config.idle_timeout {
+                conn.closing.get_or_insert("idle timeout".into());
+            }
+            if conn.closing.is_some()
+                && (conn.io.backlog() == 0 || conn.closing.as_deref() != Some(""))
+            {
+                closed.push(*token);
+            }
+        }
+        for token in closed {
+            if let Some(mut conn) = self.connections.remove(&token) {
+                if let Some(why) = conn.closing.as_deref().filter(|w| !w.is_empty()) {
+                    warn!(
+                        peer = conn.io.peer(),
+                        "handlersocket connection closed: {why}"
+                    );
+                }
+                conn.io.deregister(self.poll.registry());
+                conn.io.shutdown();
+            }
+        }
+    }
+}
+
+enum Step {
+    Answer(Vec<u8>),
+    Open(u32, Request),
+    Batch(OpenIndex, Vec<base::Value>),
+    Alone(Request),
+}
+
+fn secret<'a>(conn: &Conn, config: &'a HsConfig) -> &'a [u8] {
+    if conn.write_port {
+        &config.write_secret
+    } else {
+        &config.read_secret
+    }
+}
+
+fn classify(conn: &mut Conn, config: &HsConfig, line: &[u8]) -> Step {
+    let request = match protocol::parse(line, &conn.indexes) {
+        Ok(r) => r,
+        Err(answer) => {
+            // Unauthenticated connections learn nothing about open indexes.
+            let first = line.first().copied().unwrap_or_default();
+            if !secret(conn, config).is_empty()
+                && !conn.authed
+                && (first == b'P' || first.is_ascii_digit())
+            {
+                return Step::Answer(protocol::error(3, "unauth"));
+            }
+            return Step::Answer(answer);
+        }
+    };
+    if let Request::Auth { kind, key } = &request {
+        if kind.as_slice() != b"1" {
+            return Step::Answer(protocol::error(3, "authtype"));
+        }
+        if key.as_slice() == secret(conn, config) {
+            conn.authed = true;
+            return Step::Answer(protocol::ok());
+        }
+        conn.authed = false;
+        return Step::Answer(protocol::error(3, "unauth"));
+    }
+    if !secret(conn, config).is_empty() && !conn.authed {
+        return Step::Answer(protocol::error(3, "unauth"));
+    }
+    match request {
+        Request::OpenIndex { id, .. } => Step::Open(id, request),
+        Request::Insert { .. } if !conn.write_port => Step::Answer(protocol::error(2, "readonly")),
+        Request::Find(ref f) if f.modify.is_some() && !conn.write_port => {
+            Step::Answer(protocol::error(2, "readonly"))
+        }
+        Request::Find(ref f) => {
+            let Some(open) = conn.indexes.0.get(&f.index_id) else {
+                return Step::Answer(protocol::error(2, "stmtnum"));
+            };
+            if f.key.len() > open.key_columns.len() {
+                return Step::Answer(protocol::error(2, "kpnum"));
+            }
+            match exec::simple_read(open, f) {
+                Some(key) => Step::Batch(open.clone(), key),
+                None => Step::Alone(request),
+            }
+        }
+        other => Step::Alone(other),
+    }
+}
+
+fn run_open(cluster: &Cluster, conn: &mut Conn, id: u32, request: Request) -> Vec<u8> {
+    let Request::OpenIndex {
+        table,
+        index,
+        columns,
+        filter_columns,
+        ..
+    } = request
+    else {
+        return protocol::error(2, "cmd");
+    };
+    match exec::open_index(cluster, id, &table, &index, &columns, &filter_columns) {
+        Ok(open) => {
+            conn.indexes.0.insert(id, open);
+            protocol::ok()
+        }
+        Err(answer) => answer,
+    }
+}
+
+fn run_alone(cluster: &Cluster, conn: &mut Conn, request: Request) -> Vec<u8> {
+    match request {
+        Request::Find(f) => match conn.indexes.0.get(&f.index_id) {
+            Some(open) => exec::find(cluster, open, &f),
+            None => protocol::error(2, "stmtnum"),
+        },
+        Request::Insert { index_id, values } => match conn.indexes.0.get(&index_id) {
+            Some(open) => exec::insert(cluster, open, &values),
+            None => protocol::error(2, "stmtnum"),
+        },
+        _ => protocol::error(2, "cmd"),
+    }
+}

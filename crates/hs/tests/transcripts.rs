@@ -1,0 +1,250 @@
+//! The reference transcripts of ../shared/reference/handlersocket.md, byte for byte, against the
+//! front end serving an in-process data node: open_index, finds with every operator, limit and
+//! offset, IN, filters, pipelining, errors, modify ops, inserts and auth.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use base::schema::{ColumnDef, IndexKind};
+use base::types::ColumnType;
+use base::Value;
+use client::{Cluster, TableDef};
+use datanode::{DataNode, DataNodeConfig};
+use hs::{HsConfig, HsServer};
+
+struct Setup {
+    node: Option<DataNode>,
+    hs: Option<HsServer>,
+}
+
+impl Drop for Setup {
+    fn drop(&mut self) {
+        if let Some(h) = self.hs.take() {
+            h.stop();
+        }
+        if let Some(n) = self.node.take() {
+            n.stop();
+        }
+    }
+}
+
+fn setup(write_secret: &[u8]) -> Setup {
+    let node = DataNode::start(DataNodeConfig {
+        listen: "127.0.0.1:0".into(),
+        workers: 2,
+        ..DataNodeConfig::default()
+    })
+    .unwrap();
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    let t1 = TableDef::new(
+        "t1",
+        vec![
+            ColumnDef::new("k", ColumnType::VarChar { length: 30 }),
+            ColumnDef::new("v", ColumnType::VarChar { length: 30 }).nullable(),
+            ColumnDef::new("n", ColumnType::Int { unsigned: false }).nullable(),
+        ],
+        &["k"],
+    )
+    .unwrap()
+    .with_index("iv", IndexKind::Ordered, &["v"])
+    .unwrap();
+    let t = cluster.create_table(t1).unwrap();
+    let mut txn = cluster.transaction();
+    for (k, v, n) in [
+        ("k1", Some("v1"), 1),
+        ("k2", Some("v2"), 2),
+        ("k3", None, 3),
+    ] {
+        let v = v.map_or(Value::Null, Value::from);
+        txn.insert(
+            &t,
+            t.values(&[("k", k.into()), ("v", v), ("n", Value::Int(n))])
+                .unwrap(),
+        );
+    }
+    txn.commit().unwrap();
+    let auto = TableDef::new(
+        "ai",
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: true }).auto_increment(),
+            ColumnDef::new("name", ColumnType::VarChar { length: 10 }),
+        ],
+        &["id"],
+    )
+    .unwrap();
+    cluster.create_table(auto).unwrap();
+    let hs = HsServer::start(HsConfig {
+        datanode: node.address().to_string(),
+        read_listen: "127.0.0.1:0".into(),
+        write_listen: "127.0.0.1:0".into(),
+        write_secret: write_secret.to_vec(),
+        ..HsConfig::default()
+    })
+    .unwrap();
+    Setup {
+        node: Some(node),
+        hs: Some(hs),
+    }
+}
+
+/// Sends `request` (lines, each ended by LF) and reads as many answer lines.
+fn ask(stream: &mut TcpStream, request: &[u8]) -> Vec<u8> {
+    stream.write_all(request).unwrap();
+    let want = request.iter().filter(|b| **b == b'\n').count();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while got.iter().filter(|b| **b == b'\n').count() < want {
+        let n = stream.read(&mut buf).expect("an answer");
+        assert!(n > 0, "closed after {:?}", String::from_utf8_lossy(&got));
+        got.extend_from_slice(&buf[..n]);
+    }
+    got
+}
+
+fn connect(address: std::net::SocketAddr) -> TcpStream {
+    let s = TcpStream::connect(address).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s
+}
+
+/// Sends each request line in turn and compares its answer byte for byte.
+fn check_all(c: &mut TcpStream, cases: &[(&[u8], &[u8])]) {
+    for (request, want) in cases {
+        let got = ask(c, request);
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(want),
+            "request {:?}",
+            String::from_utf8_lossy(request)
+        );
+    }
+}
+
+#[test]
+fn reads_answer_as_the_plugin_does() {
+    let s = setup(b"");
+    let mut c = connect(s.hs.as_ref().unwrap().read_address());
+    let cases: &[(&[u8], &[u8])] = &[
+        (b"P\t0\thstestdb\tt1\tPRIMARY\tk,v,n\n", b"0\t1\n"),
+        (b"0\t=\t1\tk1\n", b"0\t3\tk1\tv1\t1\n"),
+        (b"0\t>\t1\tk1\t2\t0\n", b"0\t3\tk2\tv2\t2\tk3\t\x00\t3\n"),
+        (b"0\t<=\t1\tk3\t10\t1\n", b"0\t3\tk2\tv2\t2\tk1\tv1\t1\n"),
+        (b"0\t=\t1\tnope\t1\t0\n", b"0\t3\n"),
+        (
+            b"0\t=\t1\t\t100\t0\t@\t0\t4\tk1\tzz\tk3\tk2\n",
+            b"0\t3\tk1\tv1\t1\tk3\t\x00\t3\tk2\tv2\t2\n",
+        ),
+        (b"0\tS\t1\tx\n", b"2\t1\tnotimpl\n"),
+        // Filters: F skips, W stops.
+        (b"P\t1\thstestdb\tt1\t\tk,n\tn\n", b"0\t1\n"),
+        (
+            b"1\t>=\t1\tk1\t10\t0\tF\t>\t0\t1\n",
+            b"0\t2\tk2\t2\tk3\t3\n",
+        ),
+        (b"1\t>=\t1\tk1\t10\t0\tW\t<\t0\t2\n", b"0\t2\tk1\t1\n"),
+        (b"1\t>=\t1\tk1\t10\t0\tF\t=\t1\t1\n", b"2\t1\tfilterfld\n"),
+        // An ordered index, by name and by number; NULL sorts first.
+        (b"P\t2\thstestdb\tt1\tiv\tv,k\n", b"0\t1\n"),
+        (
+            b"2\t>=\t1\t\x00\t10\t0\n",
+            b"0\t2\t\x00\tk3\tv1\tk1\tv2\tk2\n",
+        ),
+        (b"2\t<\t1\tv2\t10\t0\n", b"0\t2\tv1\tk1\t\x00\tk3\n"),
+        (b"P\t3\thstestdb\tt1\t1\tv\n", b"0\t1\n"),
+        (b"3\t=\t1\tv2\n", b"0\t1\tv2\n"),
+        // open_index errors.
+        (b"P\t4\thstestdb\tnosuch\t\tk\n", b"1\t1\topen_table\n"),
+        (b"P\t4\thstestdb\tt1\tnosuch\tk\n", b"2\t1\tidxnum\n"),
+        (b"P\t4\thstestdb\tt1\t\tk,\n", b"2\t1\tfld\n"),
+        (b"P\t4\thstestdb\tt1\t\tK\n", b"2\t1\tfld\n"),
+        (b"P\t70000\thstestdb\tt1\t\tk\n", b"2\t1\tstmtnum\n"),
+        // Writes on the read port.
+        (b"0\t+\t3\tk9\tv9\t9\n", b"2\t1\treadonly\n"),
+        (b"0\t=\t1\tk1\t1\t0\tD\n", b"2\t1\treadonly\n"),
+        (b"0\t=\t2\tk1\tx\n", b"2\t1\tkpnum\n"),
+    ];
+    check_all(&mut c, cases);
+    // Pipelined: answers in request order.
+    let got = ask(
+        &mut c,
+        b"P\t5\thstestdb\tt1\t\tk,v\n5\t=\t1\tk1\n5\t=\t1\tk2\n5\t=\t1\tnope\n5\t!\t1\tk1\n6\t=\t1\tk1\n",
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        "0\t1\n0\t2\tk1\tv1\n0\t2\tk2\tv2\n0\t2\n2\t1\top\n2\t1\tstmtnum\n"
+    );
+}
+
+#[test]
+fn writes_and_auth_answer_as_the_plugin_does() {
+    let s = setup(b"sesame");
+    let mut c = connect(s.hs.as_ref().unwrap().write_address());
+    let cases: &[(&[u8], &[u8])] = &[
+        (b"P\t0\thstestdb\tt1\t\tk,v,n\n", b"3\t1\tunauth\n"),
+        (b"A\t2\tsesame\n", b"3\t1\tauthtype\n"),
+        (b"A\t1\twrong\n", b"3\t1\tunauth\n"),
+        (b"A\t1\tsesame\n", b"0\t1\n"),
+        (b"P\t0\thstestdb\tt1\t\tk,v,n\n", b"0\t1\n"),
+        (b"0\t+\t3\tk4\tv4\t4\n", b"0\t1\n"),
+        (b"0\t+\t3\tk4\tv4\t4\n", b"1\t1\t121\n"),
+        (b"0\t=\t1\tk4\n", b"0\t3\tk4\tv4\t4\n"),
+        // Update returns the count; with ? the rows as they were.
+        (b"0\t=\t1\tk4\t1\t0\tU\tk4\tw4\t40\n", b"0\t1\t1\n"),
+        (
+            b"0\t=\t1\tk4\t1\t0\tU?\tk4\tx4\t\x00\n",
+            b"0\t3\tk4\tw4\t40\n",
+        ),
+        (b"0\t=\t1\tk4\n", b"0\t3\tk4\tx4\t\x00\n"),
+        // Increment skips NULL columns; decrement never crosses zero.
+        (b"P\t1\thstestdb\tt1\t\tn\n", b"0\t1\n"),
+        (b"1\t=\t1\tk2\t1\t0\t+\t5\n", b"0\t1\t1\n"),
+        (b"1\t=\t1\tk2\n", b"0\t1\t7\n"),
+        (b"1\t=\t1\tk2\t1\t0\t-\t8\n", b"0\t1\t0\n"),
+        (b"1\t=\t1\tk2\t1\t0\t-?\t7\n", b"0\t1\t7\n"),
+        (b"1\t=\t1\tk2\n", b"0\t1\t0\n"),
+        (b"0\t=\t1\tk4\t1\t0\tD\n", b"0\t1\t1\n"),
+        (b"0\t=\t1\tk4\n", b"0\t3\n"),
+        (b"0\t=\t1\tk4\t1\t0\tX\n", b"2\t1\tmodop\n"),
+        // AUTO_INCREMENT: the id generated, or 0 when one was given.
+        (b"P\t2\tdb\tai\t\tid,name\n", b"0\t1\n"),
+        (b"2\t+\t2\t0\talice\n", b"0\t1\t1\n"),
+        (b"2\t+\t2\t\x00\tbob\n", b"0\t1\t2\n"),
+        (b"2\t+\t2\t10\tcarol\n", b"0\t1\t0\n"),
+        (b"2\t+\t2\t0\tdave\n", b"0\t1\t11\n"),
+        (
+            b"2\t>=\t1\t0\t10\t0\n",
+            b"0\t2\t1\talice\t2\tbob\t10\tcarol\t11\tdave\n",
+        ),
+        // Escapes round trip.
+        (b"0\t+\t3\tk5\ta\x01\x49b\t5\n", b"0\t1\n"),
+        (b"0\t=\t1\tk5\n", b"0\t3\tk5\ta\x01\x49b\t5\n"),
+    ];
+    check_all(&mut c, cases);
+    // A wrong key takes an earlier authorization away.
+    assert_eq!(ask(&mut c, b"A\t1\tnope\n"), b"3\t1\tunauth\n");
+    assert_eq!(ask(&mut c, b"0\t=\t1\tk1\n"), b"3\t1\tunauth\n");
+}
+
+#[test]
+fn an_overlong_line_closes_only_its_connection() {
+    let s = setup(b"");
+    let address = s.hs.as_ref().unwrap().read_address();
+    let mut good = connect(address);
+    assert_eq!(ask(&mut good, b"P\t0\tdb\tt1\t\tk\n"), b"0\t1\n");
+    let mut bad = connect(address);
+    let chunk = vec![b'x'; 1 << 20];
+    let mut closed = false;
+    for _ in 0..8 {
+        if bad.write_all(&chunk).is_err() {
+            closed = true;
+            break;
+        }
+    }
+    if !closed {
+        let mut buf = [0u8; 16];
+        closed = matches!(bad.read(&mut buf), Ok(0) | Err(_));
+    }
+    assert!(closed, "an endless line must close its connection");
+    assert_eq!(ask(&mut good, b"0\t=\t1\tk1\n"), b"0\t1\tk1\n");
+}
