@@ -30,7 +30,12 @@ pub fn from_text(column: &ColumnDef, text: Option<&[u8]>) -> Result<Value, Strin
         ColumnType::Float => Value::Float(leading_float(text) as f32),
         ColumnType::Double => Value::Double(leading_float(text)),
         ColumnType::Decimal { precision, scale } => {
-            let number = leading_number_text(text);
+            let mut number = leading_number_text(text);
+            if number.iter().any(|b| *b == b'e' || *b == b'E') {
+                // Decimal text has no exponent: write the number out.
+                let f = leading_float(&number);
+                number = format!("{f:.prec$}", prec = scale as usize + 1).into_bytes();
+            }
             let candidate = Value::Bytes(if number.is_empty() {
                 b"0".to_vec()
             } else {

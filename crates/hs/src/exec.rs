@@ -32,15 +32,22 @@ pub struct OpenIndex {
     pub filter_columns: Vec<u16>,
 }
 
-/// A connection's open indexes.
+/// A connection's open indexes, and whether it came in on the write port.
 #[derive(Default)]
-pub struct Indexes(pub HashMap<u32, OpenIndex>);
+pub struct Indexes {
+    pub open: HashMap<u32, OpenIndex>,
+    pub write_port: bool,
+}
 
 impl protocol::OpenIndexes for Indexes {
     fn shape(&self, id: u32) -> Option<(usize, usize)> {
-        self.0
+        self.open
             .get(&id)
             .map(|o| (o.columns.len(), o.filter_columns.len()))
+    }
+
+    fn writable(&self) -> bool {
+        self.write_port
     }
 }
 
@@ -323,11 +330,15 @@ fn select(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Result<Vec<Vec<Va
         (out.len() as u64) < limit
     };
     match &find.in_list {
-        Some((icol, values)) if *icol < key.len() => {
-            let col = &def.columns[open.key_columns[*icol] as usize];
+        // One search per IN value; an IN column past the key is ignored, but the searches are
+        // still made (the plugin's behavior: the same row once per value).
+        Some((icol, values)) => {
             for v in values {
                 let mut k = key.clone();
-                k[*icol] = from_text(col, Some(v)).unwrap_or(Value::Null);
+                if *icol < key.len() {
+                    let col = &def.columns[open.key_columns[*icol] as usize];
+                    k[*icol] = from_text(col, Some(v)).unwrap_or(Value::Null);
+                }
                 let found = index_rows(cluster, open, find.op, &k, 1).map_err(|e| failure(&e))?;
                 match found.into_iter().next() {
                     Some(row) => {
@@ -433,17 +444,24 @@ pub fn find(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Vec<u8> {
                 let mut crosses_zero = false;
                 for (c, v) in open.columns.iter().zip(&modify.values) {
                     let Some(v) = v else { continue };
-                    let amount = sign * atoll(v);
-                    let old = &row[*c as usize];
-                    let old_n = match old {
+                    let amount = sign as i128 * atoll(v) as i128;
+                    let col = &def.columns[*c as usize];
+                    let old_n = match &row[*c as usize] {
                         Value::Int(n) => *n as i128,
                         Value::UInt(n) => *n as i128,
                         _ => continue,
                     };
-                    if sign < 0 && old_n >= 0 && old_n + (amount as i128) < 0 {
+                    let new = old_n + amount;
+                    if sign < 0 && old_n > 0 && new < 0 {
                         crosses_zero = true;
                     }
-                    amounts.push((*c, amount));
+                    // The column stores the sum clamped to its range, as MySQL's Field::store.
+                    let stored = match from_text(col, Some(new.to_string().as_bytes())) {
+                        Ok(Value::Int(n)) => n as i128,
+                        Ok(Value::UInt(n)) => n as i128,
+                        _ => old_n,
+                    };
+                    amounts.push((*c, (stored - old_n) as i64));
                 }
                 if crosses_zero {
                     continue;
@@ -489,7 +507,11 @@ pub fn insert(cluster: &Cluster, open: &OpenIndex, values: &[Field]) -> Vec<u8> 
     let auto = def.auto_increment_column();
     let mut row = Vec::new();
     let mut explicit_auto = false;
-    for (c, v) in open.columns.iter().zip(values) {
+    // Every open_index column is stored; one without a value gets the empty string (as the
+    // plugin does), not the column's default.
+    let empty: Field = Some(Vec::new());
+    let given = values.iter().chain(std::iter::repeat(&empty));
+    for (c, v) in open.columns.iter().zip(given) {
         let col = &def.columns[*c as usize];
         let value = match from_text(col, v.as_deref()) {
             Ok(v) => v,

@@ -183,6 +183,10 @@ pub enum Request {
 /// has (None: not opened).
 pub trait OpenIndexes {
     fn shape(&self, id: u32) -> Option<(usize, usize)>;
+    /// True on the write port, where modify ops are allowed.
+    fn writable(&self) -> bool {
+        true
+    }
 }
 
 /// Parses one request line in the plugin's order; a malformed one gives its error answer.
@@ -282,6 +286,10 @@ fn parse_execute(fields: &[&[u8]], open: &impl OpenIndexes) -> Result<Request, V
             at += 4;
         }
         if at < fields.len() {
+            // Any modify op on the read port, valid or not.
+            if !open.writable() {
+                return Err(error(2, "readonly"));
+            }
             let mop = field(at);
             at += 1;
             let mut values = Vec::with_capacity(columns);

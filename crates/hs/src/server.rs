@@ -224,7 +224,10 @@ impl Server {
                     io,
                     write_port,
                     authed: false,
-                    indexes: Indexes::default(),
+                    indexes: Indexes {
+                        open: HashMap::new(),
+                        write_port,
+                    },
                     input: Vec::new(),
                     lines: VecDeque::new(),
                     answers: Vec::new(),
@@ -442,7 +445,7 @@ fn classify(conn: &mut Conn, config: &HsConfig, line: &[u8]) -> Step {
             Step::Answer(protocol::error(2, "readonly"))
         }
         Request::Find(ref f) => {
-            let Some(open) = conn.indexes.0.get(&f.index_id) else {
+            let Some(open) = conn.indexes.open.get(&f.index_id) else {
                 return Step::Answer(protocol::error(2, "stmtnum"));
             };
             if f.key.len() > open.key_columns.len() {
@@ -470,7 +473,7 @@ fn run_open(cluster: &Cluster, conn: &mut Conn, id: u32, request: Request) -> Ve
     };
     match exec::open_index(cluster, id, &table, &index, &columns, &filter_columns) {
         Ok(open) => {
-            conn.indexes.0.insert(id, open);
+            conn.indexes.open.insert(id, open);
             protocol::ok()
         }
         Err(answer) => answer,
@@ -479,11 +482,11 @@ fn run_open(cluster: &Cluster, conn: &mut Conn, id: u32, request: Request) -> Ve
 
 fn run_alone(cluster: &Cluster, conn: &mut Conn, request: Request) -> Vec<u8> {
     match request {
-        Request::Find(f) => match conn.indexes.0.get(&f.index_id) {
+        Request::Find(f) => match conn.indexes.open.get(&f.index_id) {
             Some(open) => exec::find(cluster, open, &f),
             None => protocol::error(2, "stmtnum"),
         },
-        Request::Insert { index_id, values } => match conn.indexes.0.get(&index_id) {
+        Request::Insert { index_id, values } => match conn.indexes.open.get(&index_id) {
             Some(open) => exec::insert(cluster, open, &values),
             None => protocol::error(2, "stmtnum"),
         },

@@ -2,11 +2,13 @@
 //! front end serving an in-process data node: open_index, finds with every operator, limit and
 //! offset, IN, filters, pipelining, errors, modify ops, inserts and auth.
 
+mod common;
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use base::schema::{ColumnDef, IndexKind};
+use base::schema::ColumnDef;
 use base::types::ColumnType;
 use base::Value;
 use client::{Cluster, TableDef};
@@ -37,18 +39,7 @@ fn setup(write_secret: &[u8]) -> Setup {
     })
     .unwrap();
     let cluster = Cluster::connect(&node.address().to_string()).unwrap();
-    let t1 = TableDef::new(
-        "t1",
-        vec![
-            ColumnDef::new("k", ColumnType::VarChar { length: 30 }),
-            ColumnDef::new("v", ColumnType::VarChar { length: 30 }).nullable(),
-            ColumnDef::new("n", ColumnType::Int { unsigned: false }).nullable(),
-        ],
-        &["k"],
-    )
-    .unwrap()
-    .with_index("iv", IndexKind::Ordered, &["v"])
-    .unwrap();
+    let t1 = common::t1();
     let t = cluster.create_table(t1).unwrap();
     let mut txn = cluster.transaction();
     for (k, v, n) in [
