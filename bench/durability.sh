@@ -20,6 +20,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+# shellcheck source=bench/lib.sh
+source "$root/bench/lib.sh"
 
 ROWS=${ROWS:-1000000}
 DURATION=${DURATION:-15}
@@ -34,10 +36,6 @@ export REF_HS_PORT_WR=${REF_HS_PORT_WR:-29999}
 mariadb_ref=${MARIADB_REF:-$root/../shared/tools/mariadb-ref}
 cairn_address=127.0.0.1:$((CAIRN_BASE_PORT + 2))
 
-die() {
-  echo "durability.sh: $*" >&2
-  exit 1
-}
 
 [[ -x target/release/cairn ]] || die "target/release/cairn is missing: cargo build --release -p cairn"
 command -v sysbench >/dev/null || die "sysbench is missing: apt-get install -y sysbench"
@@ -68,45 +66,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# utime + stime of a process in clock ticks (fields 14 and 15 of /proc/PID/stat, counted after
-# the command name, which may hold spaces).
-cpu_ticks() {
-  local stat
-  stat=$(<"/proc/$1/stat") || die "process $1 is gone"
-  awk '{ print $12 + $13 }' <<<"${stat##*)}"
-}
-clk_tck=$(getconf CLK_TCK)
-
-# Bytes a process caused to be written to storage (write_bytes of /proc/PID/io).
-disk_bytes() {
-  awk '/^write_bytes:/ { print $2 }' "/proc/$1/io" || die "process $1 is gone"
-}
-
-# A field of a flat JSON object (numbers and plain strings only).
-json_field() {
-  sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p" <<<"$1"
-}
-
-# Waits until file $1 has a line equal to $2, for at most $3 seconds, while process $4 lives.
-wait_for_line() {
-  local deadline=$((SECONDS + $3))
-  until grep -qx "$2" "$1" 2>/dev/null; do
-    kill -0 "$4" 2>/dev/null || { cat "$1" >&2; die "process $4 exited before printing '$2'"; }
-    ((SECONDS < deadline)) || { cat "$1" >&2; die "no '$2' line within $3 s"; }
-    sleep 0.1
-  done
-}
-
-# Sends SIGTERM to our child $1 and waits for it to exit, for at most 60 s.
-stop_process() {
-  local deadline=$((SECONDS + 60))
-  kill -TERM "$1"
-  while kill -0 "$1" 2>/dev/null; do
-    ((SECONDS < deadline)) || die "process $1 did not stop within 60 s of SIGTERM"
-    sleep 0.1
-  done
-  wait "$1" 2>/dev/null || true
-}
 
 declare -A ops p99 cpu disk
 configs=()

@@ -142,7 +142,7 @@ fn cpu_seconds(pid: u32) -> Result<f64, Error> {
 
 /// Parses utime and stime (fields 14 and 15) out of a /proc/PID/stat line. The command name
 /// (field 2) may hold spaces and parentheses, so fields are counted after its last ')'.
-fn cpu_seconds_of(stat: &str) -> Option<f64> {
+pub(crate) fn cpu_seconds_of(stat: &str) -> Option<f64> {
     let rest = &stat[stat.rfind(')')? + 1..];
     let mut fields = rest.split_whitespace().skip(11);
     let utime: u64 = fields.next()?.parse().ok()?;
@@ -152,7 +152,7 @@ fn cpu_seconds_of(stat: &str) -> Option<f64> {
 
 /// Bytes a process caused to be written to storage (`write_bytes` of /proc/PID/io); None when
 /// the kernel does not report it.
-fn disk_write_bytes(pid: u32) -> Option<u64> {
+pub(crate) fn disk_write_bytes(pid: u32) -> Option<u64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
     text.lines()
         .find_map(|l| l.strip_prefix("write_bytes:"))
@@ -168,7 +168,7 @@ fn total_cpu(pids: &[u32]) -> Result<f64, Error> {
 }
 
 /// The nearest-rank percentile of sorted samples, in microseconds.
-fn percentile_us(sorted_ns: &[u64], p: f64) -> f64 {
+pub(crate) fn percentile_us(sorted_ns: &[u64], p: f64) -> f64 {
     if sorted_ns.is_empty() {
         return 0.0;
     }

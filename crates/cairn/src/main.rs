@@ -201,6 +201,8 @@ enum BenchCommand {
     /// Closed-loop writes in sysbench's oltp_insert / oltp_update_index shapes: ops/s, latency,
     /// server CPU per operation.
     Write(WriteArgs),
+    /// Closed-loop key lookups over HandlerSocket or memcached: ops/s, latency, server CPU.
+    Kv(KvArgs),
     /// A bare TCP echo server: the ping-pong baseline readperf runs in a process of its own.
     Echo {
         #[arg(long, default_value = "127.0.0.1:0")]
@@ -231,6 +233,48 @@ struct ReadperfArgs {
     /// waits the same way (0: sleep at once, as a plain blocking client).
     #[arg(long, default_value_t = 0)]
     client_spin_us: u64,
+}
+
+#[derive(Args)]
+struct KvArgs {
+    /// hs (HandlerSocket find on PRIMARY) or memcached (get).
+    #[arg(long, default_value = "hs", value_parser = ["hs", "memcached"])]
+    protocol: String,
+    /// Server address (a HandlerSocket read port, or memcached).
+    #[arg(long, default_value = "127.0.0.1:9998")]
+    connect: String,
+    /// Keys are 1..=keys (the sysbench table's ids).
+    #[arg(long, default_value_t = 1_000_000)]
+    keys: u64,
+    #[arg(long, default_value_t = 16)]
+    connections: usize,
+    /// Requests in flight per connection.
+    #[arg(long, default_value_t = 1)]
+    depth: usize,
+    #[arg(long, default_value_t = 10.0)]
+    duration: f64,
+    #[arg(long, default_value_t = 2.0)]
+    warmup: f64,
+    /// Server processes whose CPU time per operation is reported (repeat or comma-separate).
+    #[arg(long = "server-pid", value_delimiter = ',')]
+    server_pids: Vec<u32>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// HandlerSocket database, table and column.
+    #[arg(long, default_value = "sbtest")]
+    db: String,
+    #[arg(long, default_value = "sbtest1")]
+    table: String,
+    #[arg(long, default_value = "c")]
+    column: String,
+    /// memcached key prefix.
+    #[arg(long, default_value = "sbtest1:")]
+    prefix: String,
+    /// memcached: first store the c column of the rows `cairn bench load --seed` makes.
+    #[arg(long)]
+    load: bool,
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -324,6 +368,7 @@ fn main() -> Result<()> {
             Ok(())
         }
         Command::Bench(BenchCommand::Write(args)) => bench_write(args),
+        Command::Bench(BenchCommand::Kv(args)) => bench_kv(args),
         Command::Bench(BenchCommand::Echo { listen }) => {
             let listener = std::net::TcpListener::bind(&listen)
                 .with_context(|| format!("binding {listen}"))?;
@@ -528,6 +573,59 @@ fn readperf(args: ReadperfArgs) -> Result<()> {
         println!("{}", report.json());
     } else {
         print!("{}", report.table());
+    }
+    Ok(())
+}
+
+fn bench_kv(args: KvArgs) -> Result<()> {
+    let protocol = if args.protocol == "memcached" {
+        bench::kv::Protocol::Memcached
+    } else {
+        bench::kv::Protocol::HandlerSocket
+    };
+    if args.load {
+        if protocol != bench::kv::Protocol::Memcached {
+            bail!("--load is for memcached; load Cairn with cairn bench load");
+        }
+        bench::kv::load_memcached(&args.connect, &args.prefix, args.keys, args.seed)
+            .map_err(anyhow::Error::msg)
+            .context("loading memcached")?;
+        eprintln!("stored {} keys in memcached at {}", args.keys, args.connect);
+    }
+    let report = bench::kv::run(&bench::kv::Options {
+        protocol,
+        address: args.connect.clone(),
+        keys: args.keys,
+        connections: args.connections,
+        depth: args.depth,
+        duration: Duration::from_secs_f64(args.duration.max(0.1)),
+        warmup: Duration::from_secs_f64(args.warmup.max(0.0)),
+        server_pids: args.server_pids,
+        seed: args.seed,
+        db: args.db,
+        table: args.table,
+        column: args.column,
+        prefix: args.prefix,
+    })
+    .map_err(anyhow::Error::msg)
+    .context("kv benchmark")?;
+    if args.json {
+        println!("{}", report.json());
+    } else {
+        println!(
+            "{} {} connections x {} in flight: {:.0} ops/s, p50 {:.0} us, p99 {:.0} us, {} errors, {} misses, server CPU {} us/op",
+            args.protocol,
+            args.connections,
+            args.depth,
+            report.ops_per_sec,
+            report.p50_us,
+            report.p99_us,
+            report.errors,
+            report.misses,
+            report
+                .server_cpu_us_per_op
+                .map_or("-".to_string(), |v| format!("{v:.1}"))
+        );
     }
     Ok(())
 }
