@@ -1,0 +1,108 @@
+//! Third-party HandlerSocket clients against Cairn's front end: the npm `node-handlersocket`
+//! package (find, IN, filters, an ordered index, insert, update, increment, decrement-and-get,
+//! delete, a duplicate key) driven by `tests/clients/node/client.js`. Needs Node.js and the
+//! package installed in that directory (`npm install` there; `.ci/run` does it).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use base::schema::{ColumnDef, IndexKind};
+use base::types::ColumnType;
+use base::Value;
+use client::{Cluster, TableDef};
+use datanode::{DataNode, DataNodeConfig};
+use hs::{HsConfig, HsServer};
+
+#[test]
+fn node_handlersocket_works_unchanged() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients/node");
+    assert!(
+        dir.join("node_modules/node-handlersocket").is_dir(),
+        "node-handlersocket is not installed: run `npm install` in {} (.ci/run does)",
+        dir.display()
+    );
+    let node = DataNode::start(DataNodeConfig {
+        listen: "127.0.0.1:0".into(),
+        workers: 2,
+        ..DataNodeConfig::default()
+    })
+    .unwrap();
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    let people = TableDef::new(
+        "people",
+        vec![
+            ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+            ColumnDef::new("name", ColumnType::VarChar { length: 20 }),
+            ColumnDef::new("age", ColumnType::Int { unsigned: false }),
+        ],
+        &["id"],
+    )
+    .unwrap()
+    .with_index("iage", IndexKind::Ordered, &["age"])
+    .unwrap();
+    let t = cluster.create_table(people).unwrap();
+    let mut txn = cluster.transaction();
+    for (id, name, age) in [
+        (1, "Ann", 34),
+        (2, "Bob", 28),
+        (3, "Cleo", 45),
+        (4, "Dan", 40),
+    ] {
+        txn.insert(
+            &t,
+            t.values(&[
+                ("id", Value::Int(id)),
+                ("name", name.into()),
+                ("age", Value::Int(age)),
+            ])
+            .unwrap(),
+        );
+    }
+    txn.commit().unwrap();
+    let front = HsServer::start(HsConfig {
+        datanode: node.address().to_string(),
+        read_listen: "127.0.0.1:0".into(),
+        write_listen: "127.0.0.1:0".into(),
+        ..HsConfig::default()
+    })
+    .unwrap();
+    let run = Command::new("node")
+        .arg("client.js")
+        .current_dir(&dir)
+        .env("HS_READ", front.read_address().port().to_string())
+        .env("HS_WRITE", front.write_address().port().to_string())
+        .output()
+        .expect("node runs (install Node.js)");
+    let stdout = String::from_utf8_lossy(&run.stdout).to_string();
+    assert!(
+        run.status.success(),
+        "client.js failed: {stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let want = [
+        r#"find= [["2","Bob","28"]]"#,
+        r#"find>= [["2","Bob","28"],["3","Cleo","45"]]"#,
+        r#"findIN [["3","Cleo","45"],["1","Ann","34"]]"#,
+        r#"filter [["1","Ann","34"],["3","Cleo","45"],["4","Dan","40"]]"#,
+        r#"index<= [["40","Dan"],["34","Ann"],["28","Bob"]]"#,
+        r#"insert [["10","Ken","41"]]"#,
+        r#"update 1"#,
+        r#"increment 1"#,
+        r#"decrementAndGet [["45"]]"#,
+        r#"after [["10","Kenji","40"]]"#,
+        r#"delete 1"#,
+        r#"gone []"#,
+        r#""error""#,
+    ];
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), want.len(), "{stdout}");
+    for (line, want) in lines.iter().zip(want) {
+        assert!(
+            line.ends_with(want),
+            "got {line:?}, want it to end with {want:?}\n{stdout}"
+        );
+    }
+    front.stop();
+    drop(cluster);
+    node.stop();
+}
