@@ -1,8 +1,10 @@
 //! The HandlerSocket listeners and their event loop: one thread reads every ready connection,
 //! splits complete lines, and runs them in rounds. In each round the plain keyed reads of every
 //! connection go to the data node as ONE batch (the plugin's grouping, without its flaw: a
-//! failed read answers only its own request), then each connection's next other request runs
-//! on its own; answers keep each connection's request order.
+//! failed read answers only its own request), sent without waiting: while batches are out the
+//! loop keeps reading requests and sending further batches, and answers each request when its
+//! batch returns. Any other request (a scan, a modify, an insert) first waits for the batches
+//! out, then runs on its own. Answers keep each connection's request order.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -11,7 +13,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use client::{Cluster, ExecType, LockMode};
+use client::{AsyncSession, Cluster, ExecType, LockMode, OpKind, OpResult, Operation};
 use mio::net::TcpListener;
 use mio::{Events, Interest, Poll, Token, Waker};
 use tracing::{debug, info, warn};
@@ -71,6 +73,9 @@ impl HsServer {
         let cluster = Cluster::connect(&config.datanode).map_err(|e| {
             std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
         })?;
+        // A poll for answers with no time left must still read what has arrived: a reply spin
+        // makes the client try one non-blocking read before it gives up.
+        cluster.set_reply_spin(Duration::from_micros(1));
         let poll = Poll::new()?;
         let listener = |address: &str| -> std::io::Result<TcpListener> {
             let l = transport::listen(address)?;
@@ -91,6 +96,9 @@ impl HsServer {
             poll,
             read,
             write,
+            session: AsyncSession::new(&cluster),
+            batches: HashMap::new(),
+            next_batch: 0,
             cluster,
             config,
             connections: HashMap::new(),
@@ -134,8 +142,10 @@ struct Conn {
     indexes: Indexes,
     input: Vec<u8>,
     lines: VecDeque<Vec<u8>>,
-    /// Answers of this turn, in request order; None while a batched read is out.
-    answers: Vec<Option<Vec<u8>>>,
+    /// Answers not yet written, in request order; None while a batched read is out.
+    answers: VecDeque<Option<Vec<u8>>>,
+    /// Answers written so far: answer n sits at `answers[n - written]`.
+    written: u64,
     last_active: Instant,
     closing: Option<String>,
 }
@@ -145,16 +155,20 @@ struct Server {
     read: TcpListener,
     write: TcpListener,
     cluster: Cluster,
+    /// Batches sent and not yet answered, by token.
+    session: AsyncSession,
+    batches: HashMap<u64, Vec<Pending>>,
+    next_batch: u64,
     config: HsConfig,
     connections: HashMap<usize, Conn>,
     next_token: usize,
     stopping: Arc<AtomicBool>,
 }
 
-/// A keyed read waiting for the round's batch: connection, answer slot, index, key.
+/// A keyed read waiting for the round's batch: connection, answer number, index, key.
 struct Pending {
     token: usize,
-    slot: usize,
+    slot: u64,
     open: OpenIndex,
     key: Vec<base::Value>,
 }
@@ -166,7 +180,14 @@ impl Server {
             if self.stopping.load(Ordering::SeqCst) {
                 return;
             }
-            if let Err(e) = self.poll.poll(&mut events, Some(Duration::from_secs(1))) {
+            // While batches are out, poll without sleeping: their answers arrive on the client's
+            // socket, which this poll does not watch.
+            let timeout = if self.session.in_flight() > 0 {
+                Duration::ZERO
+            } else {
+                Duration::from_secs(1)
+            };
+            if let Err(e) = self.poll.poll(&mut events, Some(timeout)) {
                 if e.kind() != std::io::ErrorKind::Interrupted {
                     warn!("handlersocket poll failed: {e}");
                 }
@@ -180,7 +201,13 @@ impl Server {
                 }
             }
             self.execute();
+            self.collect(false);
             self.flush_and_reap();
+            if self.session.in_flight() > 0 {
+                // Waiting for the data node: let the threads that produce its answer (and the
+                // clients' next requests) run first on a machine with few cores.
+                std::thread::yield_now();
+            }
         }
     }
 
@@ -230,7 +257,8 @@ impl Server {
                     },
                     input: Vec::new(),
                     lines: VecDeque::new(),
-                    answers: Vec::new(),
+                    answers: VecDeque::new(),
+                    written: 0,
                     last_active: Instant::now(),
                     closing: None,
                 },
@@ -282,19 +310,19 @@ impl Server {
                 };
                 while let Some(line) = conn.lines.pop_front() {
                     match classify(conn, &self.config, &line) {
-                        Step::Answer(a) => conn.answers.push(Some(a)),
+                        Step::Answer(a) => conn.answers.push_back(Some(a)),
                         Step::Open(id, req) => {
                             let a = run_open(&self.cluster, conn, id, req);
-                            conn.answers.push(Some(a));
+                            conn.answers.push_back(Some(a));
                         }
                         Step::Batch(open, key) => {
                             batch.push(Pending {
                                 token,
-                                slot: conn.answers.len(),
+                                slot: conn.written + conn.answers.len() as u64,
                                 open,
                                 key,
                             });
-                            conn.answers.push(None);
+                            conn.answers.push_back(None);
                         }
                         Step::Alone(req) => {
                             blocked.push((token, req));
@@ -303,58 +331,109 @@ impl Server {
                     }
                 }
             }
-            self.run_batch(batch);
+            self.send_batch(batch);
+            if !blocked.is_empty() {
+                // Requests that run on their own see every read sent before them answered.
+                self.collect(true);
+            }
             for (token, req) in blocked {
                 let Some(conn) = self.connections.get_mut(&token) else {
                     continue;
                 };
                 let answer = run_alone(&self.cluster, conn, req);
-                conn.answers.push(Some(answer));
+                conn.answers.push_back(Some(answer));
             }
         }
     }
 
-    /// One round trip for every plain keyed read of the round.
-    fn run_batch(&mut self, batch: Vec<Pending>) {
+    /// Sends every plain keyed read of the round as one request, without waiting for it.
+    fn send_batch(&mut self, batch: Vec<Pending>) {
         if batch.is_empty() {
             return;
         }
-        let mut txn = self.cluster.transaction();
-        let ops: Vec<_> = batch
+        let operations: Vec<Operation> = batch
             .iter()
-            .map(|p| match p.open.index {
-                exec::IndexChoice::Unique(n) => txn.read_unique(
-                    &p.open.table,
-                    n,
-                    p.key.clone(),
-                    LockMode::CommittedRead,
-                    p.open.columns.clone(),
-                ),
-                _ => txn.read_with(
-                    &p.open.table,
-                    p.key.clone(),
-                    LockMode::CommittedRead,
-                    p.open.columns.clone(),
-                ),
+            .map(|p| Operation {
+                kind: OpKind::Read(LockMode::CommittedRead),
+                table: p.open.table.id(),
+                index: match p.open.index {
+                    exec::IndexChoice::Unique(n) => Some(n),
+                    _ => None,
+                },
+                key: p.key.clone(),
+                values: Vec::new(),
+                projection: p.open.columns.clone(),
             })
             .collect();
-        let outcome = txn.execute(ExecType::Commit);
-        for (p, op) in batch.iter().zip(ops) {
-            let answer = match &outcome {
-                Ok(()) => {
-                    if p.open.columns.is_empty() {
-                        protocol::rows(0, &[])
-                    } else {
-                        exec::answer_projected(&p.open, txn.row(op))
+        let token = self.next_batch;
+        self.next_batch += 1;
+        let sent = self
+            .session
+            .prepare(token, operations, ExecType::Commit)
+            .and_then(|()| self.session.send());
+        match sent {
+            Ok(()) => {
+                self.batches.insert(token, batch);
+            }
+            Err(e) => self.answer_batch(&batch, Err(e)),
+        }
+    }
+
+    /// Answers the batches that came back; with `all`, waits for every batch out.
+    fn collect(&mut self, all: bool) {
+        while self.session.in_flight() > 0 {
+            let (min, wait) = if all {
+                (self.session.in_flight(), Duration::from_secs(60))
+            } else {
+                (0, Duration::ZERO)
+            };
+            let done = match self.session.poll(min, wait) {
+                Ok(done) => done,
+                Err(e) => {
+                    // The data node connection failed: every batch out fails.
+                    let batches: Vec<Vec<Pending>> = self.batches.drain().map(|(_, b)| b).collect();
+                    for b in batches {
+                        self.answer_batch(&b, Err(e.clone()));
                     }
+                    return;
                 }
+            };
+            if done.is_empty() {
+                return;
+            }
+            for (token, result) in done {
+                if let Some(batch) = self.batches.remove(&token) {
+                    self.answer_batch(&batch, result);
+                }
+            }
+            if !all {
+                return;
+            }
+        }
+    }
+
+    fn answer_batch(&mut self, batch: &[Pending], result: client::Result<Vec<OpResult>>) {
+        for (i, p) in batch.iter().enumerate() {
+            let answer = match &result {
+                Ok(results) => match results.get(i) {
+                    Some(OpResult::Row(values)) => {
+                        exec::answer_projected(&p.open, Some(values.as_slice()))
+                    }
+                    _ => exec::answer_projected(&p.open, None),
+                },
                 Err(e) => exec::failure(e),
             };
             if let Some(conn) = self.connections.get_mut(&p.token) {
-                conn.answers[p.slot] = Some(answer);
+                if let Some(slot) = p
+                    .slot
+                    .checked_sub(conn.written)
+                    .and_then(|i| conn.answers.get_mut(i as usize))
+                {
+                    *slot = Some(answer);
+                }
             }
         }
-        if let Err(e) = outcome {
+        if let Err(e) = result {
             debug!("handlersocket batch failed: {e}");
         }
     }
@@ -364,8 +443,11 @@ impl Server {
         let mut closed = Vec::new();
         for (token, conn) in self.connections.iter_mut() {
             let out = conn.io.output();
-            for a in conn.answers.drain(..).flatten() {
-                out.extend_from_slice(&a);
+            while let Some(Some(_)) = conn.answers.front() {
+                if let Some(Some(a)) = conn.answers.pop_front() {
+                    out.extend_from_slice(&a);
+                    conn.written += 1;
+                }
             }
             if let Err(e) = conn.io.flush(self.poll.registry(), Token(*token)) {
                 conn.closing = Some(format!("write failed: {e}"));
