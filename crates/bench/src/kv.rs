@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::load::{sysbench_row, Rng};
-use crate::write::{cpu_seconds_of, percentile_us};
+use crate::write::{percentile_us, total_cpu};
 
 /// The protocol spoken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,14 +86,9 @@ struct Counts {
     misses: u64,
 }
 
+/// CPU seconds of the server processes.
 fn cpu(pids: &[u32]) -> Result<f64, String> {
-    pids.iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(format!("/proc/{p}/stat"))
-                .map_err(|e| format!("reading /proc/{p}/stat: {e}"))?;
-            cpu_seconds_of(&text).ok_or_else(|| format!("unexpected /proc/{p}/stat"))
-        })
-        .sum()
+    total_cpu(pids).map_err(|e| e.to_string())
 }
 
 /// Runs the load and reports.

@@ -142,7 +142,7 @@ fn cpu_seconds(pid: u32) -> Result<f64, Error> {
 
 /// Parses utime and stime (fields 14 and 15) out of a /proc/PID/stat line. The command name
 /// (field 2) may hold spaces and parentheses, so fields are counted after its last ')'.
-pub(crate) fn cpu_seconds_of(stat: &str) -> Option<f64> {
+fn cpu_seconds_of(stat: &str) -> Option<f64> {
     let rest = &stat[stat.rfind(')')? + 1..];
     let mut fields = rest.split_whitespace().skip(11);
     let utime: u64 = fields.next()?.parse().ok()?;
@@ -163,7 +163,7 @@ fn total_disk_bytes(pids: &[u32]) -> Option<u64> {
     pids.iter().map(|&p| disk_write_bytes(p)).sum()
 }
 
-fn total_cpu(pids: &[u32]) -> Result<f64, Error> {
+pub(crate) fn total_cpu(pids: &[u32]) -> Result<f64, Error> {
     pids.iter().map(|&p| cpu_seconds(p)).sum()
 }
 

@@ -4,6 +4,7 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use base::schema::IndexKind;
 use base::{ErrorCode, Value};
@@ -35,7 +36,8 @@ pub struct OpenIndex {
 /// A connection's open indexes, and whether it came in on the write port.
 #[derive(Default)]
 pub struct Indexes {
-    pub open: HashMap<u32, OpenIndex>,
+    /// Shared, so a batched read holds its index without copying it.
+    pub open: HashMap<u32, Arc<OpenIndex>>,
     pub write_port: bool,
 }
 

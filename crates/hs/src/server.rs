@@ -73,9 +73,6 @@ impl HsServer {
         let cluster = Cluster::connect(&config.datanode).map_err(|e| {
             std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
         })?;
-        // A poll for answers with no time left must still read what has arrived: a reply spin
-        // makes the client try one non-blocking read before it gives up.
-        cluster.set_reply_spin(Duration::from_micros(1));
         let poll = Poll::new()?;
         let listener = |address: &str| -> std::io::Result<TcpListener> {
             let l = transport::listen(address)?;
@@ -169,7 +166,7 @@ struct Server {
 struct Pending {
     token: usize,
     slot: u64,
-    open: OpenIndex,
+    open: Arc<OpenIndex>,
     key: Vec<base::Value>,
 }
 
@@ -479,7 +476,7 @@ impl Server {
 enum Step {
     Answer(Vec<u8>),
     Open(u32, Request),
-    Batch(OpenIndex, Vec<base::Value>),
+    Batch(Arc<OpenIndex>, Vec<base::Value>),
     Alone(Request),
 }
 
@@ -534,7 +531,7 @@ fn classify(conn: &mut Conn, config: &HsConfig, line: &[u8]) -> Step {
                 return Step::Answer(protocol::error(2, "kpnum"));
             }
             match exec::simple_read(open, f) {
-                Some(key) => Step::Batch(open.clone(), key),
+                Some(key) => Step::Batch(Arc::clone(open), key),
                 None => Step::Alone(request),
             }
         }
@@ -555,7 +552,7 @@ fn run_open(cluster: &Cluster, conn: &mut Conn, id: u32, request: Request) -> Ve
     };
     match exec::open_index(cluster, id, &table, &index, &columns, &filter_columns) {
         Ok(open) => {
-            conn.indexes.open.insert(id, open);
+            conn.indexes.open.insert(id, Arc::new(open));
             protocol::ok()
         }
         Err(answer) => answer,

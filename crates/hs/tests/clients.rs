@@ -6,6 +6,8 @@
 //! clients fetched: `npm install` in the node directory, `mvn dependency:copy-dependencies
 //! -DoutputDirectory=lib` in the java one (`.ci/run` does both).
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -13,17 +15,12 @@ use base::schema::{ColumnDef, IndexKind};
 use base::types::ColumnType;
 use base::Value;
 use client::{Cluster, TableDef};
-use datanode::{DataNode, DataNodeConfig};
-use hs::{HsConfig, HsServer};
+use datanode::DataNode;
+use hs::HsServer;
 
 /// A data node with the `people` table and a HandlerSocket front end over it.
 fn serve() -> (DataNode, HsServer) {
-    let node = DataNode::start(DataNodeConfig {
-        listen: "127.0.0.1:0".into(),
-        workers: 2,
-        ..DataNodeConfig::default()
-    })
-    .unwrap();
+    let node = common::start_node();
     let cluster = Cluster::connect(&node.address().to_string()).unwrap();
     let people = TableDef::new(
         "people",
@@ -56,13 +53,7 @@ fn serve() -> (DataNode, HsServer) {
         );
     }
     txn.commit().unwrap();
-    let front = HsServer::start(HsConfig {
-        datanode: node.address().to_string(),
-        read_listen: "127.0.0.1:0".into(),
-        write_listen: "127.0.0.1:0".into(),
-        ..HsConfig::default()
-    })
-    .unwrap();
+    let front = common::start_front(&node, b"", b"");
     drop(cluster);
     (node, front)
 }

@@ -17,8 +17,6 @@ use std::time::{Duration, Instant};
 use base::schema::{ColumnDef, IndexKind};
 use base::types::ColumnType;
 use client::{Cluster, TableDef};
-use datanode::{DataNode, DataNodeConfig};
-use hs::{HsConfig, HsServer};
 
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
@@ -470,25 +468,12 @@ fn handlersocket_answers_like_mariadbs_plugin() {
     let maria = Mariadb::start();
     let (sql, tables) = schema();
     maria.sql(&sql);
-    let node = DataNode::start(DataNodeConfig {
-        listen: "127.0.0.1:0".into(),
-        workers: 2,
-        ..DataNodeConfig::default()
-    })
-    .unwrap();
+    let node = common::start_node();
     let cluster = Cluster::connect(&node.address().to_string()).unwrap();
     for t in tables {
         cluster.create_table(t).unwrap();
     }
-    let cairn = HsServer::start(HsConfig {
-        datanode: node.address().to_string(),
-        read_listen: "127.0.0.1:0".into(),
-        write_listen: "127.0.0.1:0".into(),
-        read_secret: READ_SECRET.as_bytes().to_vec(),
-        write_secret: WRITE_SECRET.as_bytes().to_vec(),
-        ..HsConfig::default()
-    })
-    .unwrap();
+    let cairn = common::start_front(&node, READ_SECRET.as_bytes(), WRITE_SECRET.as_bytes());
     let mut sides = [
         Side::connect(maria.hs_read, maria.hs_write),
         Side::connect(cairn.read_address().port(), cairn.write_address().port()),

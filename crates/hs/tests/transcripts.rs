@@ -12,8 +12,8 @@ use base::schema::ColumnDef;
 use base::types::ColumnType;
 use base::Value;
 use client::{Cluster, TableDef};
-use datanode::{DataNode, DataNodeConfig};
-use hs::{HsConfig, HsServer};
+use datanode::DataNode;
+use hs::HsServer;
 
 struct Setup {
     node: Option<DataNode>,
@@ -32,12 +32,7 @@ impl Drop for Setup {
 }
 
 fn setup(write_secret: &[u8]) -> Setup {
-    let node = DataNode::start(DataNodeConfig {
-        listen: "127.0.0.1:0".into(),
-        workers: 2,
-        ..DataNodeConfig::default()
-    })
-    .unwrap();
+    let node = common::start_node();
     let cluster = Cluster::connect(&node.address().to_string()).unwrap();
     let t1 = common::t1();
     let t = cluster.create_table(t1).unwrap();
@@ -65,14 +60,7 @@ fn setup(write_secret: &[u8]) -> Setup {
     )
     .unwrap();
     cluster.create_table(auto).unwrap();
-    let hs = HsServer::start(HsConfig {
-        datanode: node.address().to_string(),
-        read_listen: "127.0.0.1:0".into(),
-        write_listen: "127.0.0.1:0".into(),
-        write_secret: write_secret.to_vec(),
-        ..HsConfig::default()
-    })
-    .unwrap();
+    let hs = common::start_front(&node, b"", write_secret);
     Setup {
         node: Some(node),
         hs: Some(hs),

@@ -1140,6 +1140,22 @@ mod tests {
         (log, contents.records)
     }
 
+    /// Flips bits of the byte at `offset` in worker 0's segment 1.
+    fn flip(dir: &Path, offset: usize, mask: u8) {
+        let path = segment_path(dir, 0, 1);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[offset] ^= mask;
+        std::fs::write(&path, &bytes).unwrap();
+    }
+
+    /// Reading the log must fail with damage at `offset`.
+    fn expect_corrupt_at(dir: &Path, offset: u64) {
+        match read_log(dir, 0, Position::default()) {
+            Err(RedoError::Corrupt { offset: at, .. }) => assert_eq!(at, offset),
+            other => panic!("expected corruption at {offset}, got {other:?}"),
+        }
+    }
+
     #[test]
     fn records_round_trip_and_a_torn_tail_is_cut() {
         let dir = temp_dir("torn");
@@ -1158,9 +1174,7 @@ mod tests {
             written
         );
         // Tear the last record: it is cut (zeroed) and the others survive.
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[end.offset as usize - 3] ^= 0x55;
-        std::fs::write(&path, &bytes).unwrap();
+        flip(&dir, end.offset as usize - 3, 0x55);
         let contents = read_log(&dir, 0, Position::default()).unwrap();
         assert_eq!(contents.records, written[..4]);
         let cut = contents.cut_at.unwrap().1;
@@ -1190,14 +1204,8 @@ mod tests {
         log.append(&record(3, 2)).unwrap();
         log.flush(true).unwrap();
         drop(log);
-        let path = segment_path(&dir, 0, 1);
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[second.offset as usize + 40] ^= 0xFF;
-        std::fs::write(&path, &bytes).unwrap();
-        match read_log(&dir, 0, Position::default()) {
-            Err(RedoError::Corrupt { offset, .. }) => assert_eq!(offset, second.offset),
-            other => panic!("expected corruption at {}, got {other:?}", second.offset),
-        }
+        flip(&dir, second.offset as usize + 40, 0xFF);
+        expect_corrupt_at(&dir, second.offset);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -1214,14 +1222,8 @@ mod tests {
         log.append(&record(3, 2)).unwrap();
         log.flush(true).unwrap();
         drop(log);
-        let path = segment_path(&dir, 0, 1);
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[first.offset as usize + 40] ^= 0xFF;
-        std::fs::write(&path, &bytes).unwrap();
-        match read_log(&dir, 0, Position::default()) {
-            Err(RedoError::Corrupt { offset, .. }) => assert_eq!(offset, first.offset),
-            other => panic!("expected corruption at {}, got {other:?}", first.offset),
-        }
+        flip(&dir, first.offset as usize + 40, 0xFF);
+        expect_corrupt_at(&dir, first.offset);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -1295,10 +1297,7 @@ mod tests {
         log.append(&record(3, 1)).unwrap();
         log.flush(false).unwrap();
         drop(log);
-        let path = segment_path(&dir, 0, 1);
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[first.offset as usize + 30] ^= 0xFF;
-        std::fs::write(&path, &bytes).unwrap();
+        flip(&dir, first.offset as usize + 30, 0xFF);
         let contents = read_log(&dir, 0, Position::default()).unwrap();
         assert_eq!(contents.records, vec![record(1, 1)]);
         let _ = std::fs::remove_dir_all(&dir);

@@ -79,9 +79,12 @@ impl FrameReader {
             if let Some((h, m)) = self.input.parse()? {
                 return Ok(ReadOutcome::Frame(h, m));
             }
-            if !self.spin.is_zero() {
+            // Poll without blocking for the spin, and once when the deadline has passed, so a
+            // caller asking what has already arrived gets what the socket holds.
+            let now = Instant::now();
+            if !self.spin.is_zero() || deadline.is_some_and(|d| d <= now) {
                 self.set_nonblocking(true)?;
-                let mut until = Instant::now() + self.spin;
+                let mut until = now + self.spin;
                 if let Some(d) = deadline {
                     until = until.min(d);
                 }
