@@ -142,19 +142,7 @@ impl Cluster {
     ) -> Result<()> {
         let start = out.len();
         message.write_frame(out, self.inner.cluster_id, 0, request_id);
-        let body = out.len() - start - wire::HEADER_BYTES;
-        if body > base::limits::FRAME_BODY_BYTES_MAX as usize {
-            out.truncate(start);
-            self.forget(request_id);
-            return Err(ClientError::Failed(Error::new(
-                ErrorCode::LimitExceeded,
-                format!(
-                    "request of {body} bytes exceeds the frame limit of {} bytes",
-                    base::limits::FRAME_BODY_BYTES_MAX
-                ),
-            )));
-        }
-        Ok(())
+        check_frame(out, start).inspect_err(|_| self.forget(request_id))
     }
 
     fn lost_error(&self) -> ClientError {
@@ -365,9 +353,7 @@ impl Cluster {
     }
 
     pub fn drop_table(&self, name: &str) -> Result<()> {
-        if let Ok(mut t) = self.inner.tables.lock() {
-            t.remove(&name.to_ascii_lowercase());
-        }
+        self.forget_table(name);
         match self.call(&Message::DropTable { name: name.into() })? {
             Message::Done => Ok(()),
             other => Err(unexpected(&other)),
@@ -392,6 +378,14 @@ impl Cluster {
                 Ok(t)
             }
             other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Drops a cached table definition, so the next `table` asks the data node (after another
+    /// connection dropped or changed the table).
+    pub fn forget_table(&self, name: &str) {
+        if let Ok(mut t) = self.inner.tables.lock() {
+            t.remove(&name.to_ascii_lowercase());
         }
     }
 
@@ -449,6 +443,23 @@ impl Cluster {
         })?;
         Ok(rows)
     }
+}
+
+/// Refuses (and takes back off `out`) the frame written from `start` if the data node would
+/// reject it for its size.
+pub(crate) fn check_frame(out: &mut Vec<u8>, start: usize) -> Result<()> {
+    let body = out.len() - start - wire::HEADER_BYTES;
+    if body > base::limits::FRAME_BODY_BYTES_MAX as usize {
+        out.truncate(start);
+        return Err(ClientError::Failed(Error::new(
+            ErrorCode::LimitExceeded,
+            format!(
+                "request of {body} bytes exceeds the frame limit of {} bytes",
+                base::limits::FRAME_BODY_BYTES_MAX
+            ),
+        )));
+    }
+    Ok(())
 }
 
 pub(crate) fn unexpected(m: &Message) -> ClientError {

@@ -7,6 +7,7 @@
 //! and never retries by itself a commit whose outcome is unknown.
 
 mod connection;
+mod event;
 mod session;
 mod table;
 mod transaction;
@@ -14,7 +15,8 @@ mod transaction;
 pub use base::filter::{CmpOp, Filter};
 pub use base::{Error, ErrorCode, TableDef, Value};
 pub use connection::Cluster;
-pub use session::AsyncSession;
+pub use event::EventSession;
+pub use session::{AsyncSession, Completion};
 pub use table::{Scan, Table};
 pub use transaction::{OpId, Transaction};
 pub use wire::{

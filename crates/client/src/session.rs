@@ -93,16 +93,20 @@ impl AsyncSession {
             let Some(token) = self.in_flight.remove(&header.request_id) else {
                 continue;
             };
-            let result = match message {
-                Message::ExecuteReply(ExecuteOutcome::Ok(results)) => Ok(results),
-                Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error }) => {
-                    Err(ClientError::Aborted { op_index, error })
-                }
-                Message::Failure(e) => Err(ClientError::Failed(e)),
-                other => Err(unexpected(&other)),
-            };
-            done.push((token, result));
+            done.push((token, outcome(message)));
         }
         Ok(done)
+    }
+}
+
+/// The result an `Execute` reply carries.
+pub(crate) fn outcome(message: Message) -> Result<Vec<OpResult>> {
+    match message {
+        Message::ExecuteReply(ExecuteOutcome::Ok(results)) => Ok(results),
+        Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error }) => {
+            Err(ClientError::Aborted { op_index, error })
+        }
+        Message::Failure(e) => Err(ClientError::Failed(e)),
+        other => Err(unexpected(&other)),
     }
 }

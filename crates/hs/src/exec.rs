@@ -128,7 +128,12 @@ pub fn open_index(
 
 /// The answer to a data-node failure: code 1 and the MySQL handler error number clients know
 /// (121 duplicate key, 146 lock wait timeout), else 1 and the text of Cairn's error code.
-pub fn failure(e: &ClientError) -> Vec<u8> {
+/// The answer to a failed request on `open`. A table gone from the data node (dropped, maybe
+/// created again) also leaves the client's cache, so the next open_index finds what is there now.
+pub fn failure(cluster: &Cluster, open: &OpenIndex, e: &ClientError) -> Vec<u8> {
+    if e.code() == ErrorCode::NoSuchTable {
+        cluster.forget_table(&open.table.def().name);
+    }
     match e.code() {
         ErrorCode::DuplicateKey => protocol::error(1, "121"),
         ErrorCode::LockWaitTimeout => protocol::error(1, "146"),
@@ -341,7 +346,8 @@ fn select(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Result<Vec<Vec<Va
                     let col = &def.columns[open.key_columns[*icol] as usize];
                     k[*icol] = from_text(col, Some(v)).unwrap_or(Value::Null);
                 }
-                let found = index_rows(cluster, open, find.op, &k, 1).map_err(|e| failure(&e))?;
+                let found = index_rows(cluster, open, find.op, &k, 1)
+                    .map_err(|e| failure(cluster, open, &e))?;
                 match found.into_iter().next() {
                     Some(row) => {
                         if !take(row, &mut out) {
@@ -360,7 +366,8 @@ fn select(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Result<Vec<Vec<Va
             } else {
                 u64::MAX
             };
-            let rows = index_rows(cluster, open, find.op, &key, want).map_err(|e| failure(&e))?;
+            let rows = index_rows(cluster, open, find.op, &key, want)
+                .map_err(|e| failure(cluster, open, &e))?;
             for row in rows {
                 if !take(row, &mut out) {
                     break;
@@ -474,7 +481,7 @@ pub fn find(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Vec<u8> {
         changed += 1;
     }
     if let Err(e) = txn.execute(ExecType::Commit) {
-        return failure(&e);
+        return failure(cluster, open, &e);
     }
     if modify.returning {
         answer_rows(open, &rows)
@@ -531,7 +538,7 @@ pub fn insert(cluster: &Cluster, open: &OpenIndex, values: &[Field]) -> Vec<u8> 
     let mut txn = cluster.transaction();
     let op = txn.insert(&open.table, row);
     if let Err(e) = txn.execute(ExecType::Commit) {
-        return failure(&e);
+        return failure(cluster, open, &e);
     }
     match (auto, txn.result(op)) {
         (None, _) => protocol::ok(),

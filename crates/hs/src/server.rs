@@ -1,10 +1,12 @@
 //! The HandlerSocket listeners and their event loop: one thread reads every ready connection,
 //! splits complete lines, and runs them in rounds. In each round the plain keyed reads of every
 //! connection go to the data node as ONE batch (the plugin's grouping, without its flaw: a
-//! failed read answers only its own request), sent without waiting: while batches are out the
-//! loop keeps reading requests and sending further batches, and answers each request when its
-//! batch returns. Any other request (a scan, a modify, an insert) first waits for the batches
-//! out, then runs on its own. Answers keep each connection's request order.
+//! failed read answers only its own request), sent without waiting over an `EventSession`
+//! whose socket sits in the same poll as the clients': while batches are out the loop sleeps
+//! until a client or the data node has something, keeps reading requests and sending further
+//! batches, and answers each request when its batch returns. Any other request (a scan, a
+//! modify, an insert) waits, with the rest of its connection's lines, until every batch sent
+//! before it has returned, then runs on its own. Answers keep each connection's request order.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -13,7 +15,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use client::{AsyncSession, Cluster, ExecType, LockMode, OpKind, OpResult, Operation};
+use client::{Cluster, EventSession, ExecType, LockMode, OpKind, OpResult, Operation};
 use mio::net::TcpListener;
 use mio::{Events, Interest, Poll, Token, Waker};
 use tracing::{debug, info, warn};
@@ -54,7 +56,8 @@ impl Default for HsConfig {
 const READ_LISTENER: Token = Token(0);
 const WRITE_LISTENER: Token = Token(1);
 const WAKER: Token = Token(2);
-const FIRST_CONNECTION: usize = 3;
+const DATANODE: Token = Token(3);
+const FIRST_CONNECTION: usize = 4;
 /// Connections one front end serves at most; more are closed at accept.
 const CONNECTIONS_MAX: usize = 4_096;
 
@@ -74,6 +77,11 @@ impl HsServer {
             std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
         })?;
         let poll = Poll::new()?;
+        let link = EventSession::connect(&config.datanode, Duration::from_secs(10))
+            .and_then(|mut link| link.register(poll.registry(), DATANODE).map(|()| link))
+            .map_err(|e| {
+                std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
+            })?;
         let listener = |address: &str| -> std::io::Result<TcpListener> {
             let l = transport::listen(address)?;
             l.set_nonblocking(true)?;
@@ -93,7 +101,7 @@ impl HsServer {
             poll,
             read,
             write,
-            session: AsyncSession::new(&cluster),
+            link,
             batches: HashMap::new(),
             next_batch: 0,
             cluster,
@@ -145,6 +153,9 @@ struct Conn {
     written: u64,
     last_active: Instant,
     closing: Option<String>,
+    /// A request that runs on its own, waiting (with every line after it) until the batches
+    /// numbered below the first field have returned.
+    waiting: Option<(u64, Request)>,
 }
 
 struct Server {
@@ -152,8 +163,8 @@ struct Server {
     read: TcpListener,
     write: TcpListener,
     cluster: Cluster,
-    /// Batches sent and not yet answered, by token.
-    session: AsyncSession,
+    /// The data node connection the batches go over, and the batches out by number.
+    link: EventSession,
     batches: HashMap<u64, Vec<Pending>>,
     next_batch: u64,
     config: HsConfig,
@@ -177,34 +188,28 @@ impl Server {
             if self.stopping.load(Ordering::SeqCst) {
                 return;
             }
-            // While batches are out, poll without sleeping: their answers arrive on the client's
-            // socket, which this poll does not watch.
-            let timeout = if self.session.in_flight() > 0 {
-                Duration::ZERO
-            } else {
-                Duration::from_secs(1)
-            };
-            if let Err(e) = self.poll.poll(&mut events, Some(timeout)) {
+            // Sleeps until a client or the data node has something; wakes at least each second
+            // for idle timeouts.
+            if let Err(e) = self.poll.poll(&mut events, Some(Duration::from_secs(1))) {
                 if e.kind() != std::io::ErrorKind::Interrupted {
                     warn!("handlersocket poll failed: {e}");
                 }
             }
+            let mut link_ready = false;
             for event in events.iter() {
                 match event.token() {
                     READ_LISTENER => self.accept(false),
                     WRITE_LISTENER => self.accept(true),
                     WAKER => {}
+                    DATANODE => link_ready = true,
                     Token(t) => self.on_socket(t, event.is_writable()),
                 }
             }
-            self.execute();
-            self.collect(false);
-            self.flush_and_reap();
-            if self.session.in_flight() > 0 {
-                // Waiting for the data node: let the threads that produce its answer (and the
-                // clients' next requests) run first on a machine with few cores.
-                std::thread::yield_now();
+            if link_ready {
+                self.collect();
             }
+            self.execute();
+            self.flush_and_reap();
         }
     }
 
@@ -258,6 +263,7 @@ impl Server {
                     written: 0,
                     last_active: Instant::now(),
                     closing: None,
+                    waiting: None,
                 },
             );
             self.on_socket(token, false);
@@ -291,21 +297,41 @@ impl Server {
     fn execute(&mut self) {
         loop {
             let mut batch: Vec<Pending> = Vec::new();
-            let mut blocked: Vec<(usize, Request)> = Vec::new();
-            let tokens: Vec<usize> = self
+            let mut progressed = false;
+            // Requests on their own whose batches have all returned run first.
+            let oldest_out = self
+                .batches
+                .keys()
+                .min()
+                .copied()
+                .unwrap_or(self.next_batch);
+            let ready: Vec<usize> = self
                 .connections
                 .iter()
-                .filter(|(_, c)| !c.lines.is_empty())
+                .filter(|(_, c)| {
+                    c.waiting
+                        .as_ref()
+                        .is_some_and(|(after, _)| oldest_out >= *after)
+                })
                 .map(|(t, _)| *t)
                 .collect();
-            if tokens.is_empty() {
-                return;
-            }
-            for token in tokens {
+            for token in ready {
                 let Some(conn) = self.connections.get_mut(&token) else {
                     continue;
                 };
+                if let Some((_, request)) = conn.waiting.take() {
+                    let answer = run_alone(&self.cluster, conn, request);
+                    conn.answers.push_back(Some(answer));
+                    progressed = true;
+                }
+            }
+            let mut blocked = Vec::new();
+            for (&token, conn) in self.connections.iter_mut() {
+                if conn.waiting.is_some() {
+                    continue;
+                }
                 while let Some(line) = conn.lines.pop_front() {
+                    progressed = true;
                     match classify(conn, &self.config, &line) {
                         Step::Answer(a) => conn.answers.push_back(Some(a)),
                         Step::Open(id, req) => {
@@ -322,23 +348,26 @@ impl Server {
                             conn.answers.push_back(None);
                         }
                         Step::Alone(req) => {
-                            blocked.push((token, req));
+                            blocked.push(token);
+                            conn.waiting = Some((0, req));
                             break;
                         }
                     }
                 }
             }
             self.send_batch(batch);
-            if !blocked.is_empty() {
-                // Requests that run on their own see every read sent before them answered.
-                self.collect(true);
+            // A request on its own waits for every batch sent so far, this round's included.
+            for token in blocked {
+                if let Some((after, _)) = self
+                    .connections
+                    .get_mut(&token)
+                    .and_then(|c| c.waiting.as_mut())
+                {
+                    *after = self.next_batch;
+                }
             }
-            for (token, req) in blocked {
-                let Some(conn) = self.connections.get_mut(&token) else {
-                    continue;
-                };
-                let answer = run_alone(&self.cluster, conn, req);
-                conn.answers.push_back(Some(answer));
+            if !progressed {
+                return;
             }
         }
     }
@@ -365,46 +394,39 @@ impl Server {
         let token = self.next_batch;
         self.next_batch += 1;
         let sent = self
-            .session
+            .link
             .prepare(token, operations, ExecType::Commit)
-            .and_then(|()| self.session.send());
+            .and_then(|()| self.link.flush(self.poll.registry()));
         match sent {
             Ok(()) => {
                 self.batches.insert(token, batch);
             }
-            Err(e) => self.answer_batch(&batch, Err(e)),
+            Err(e) => {
+                self.answer_batch(&batch, Err(e));
+                // A failed write fails every batch out too.
+                let abandoned = self.link.abandon();
+                self.complete(abandoned);
+            }
         }
     }
 
-    /// Answers the batches that came back; with `all`, waits for every batch out.
-    fn collect(&mut self, all: bool) {
-        while self.session.in_flight() > 0 {
-            let (min, wait) = if all {
-                (self.session.in_flight(), Duration::from_secs(60))
-            } else {
-                (0, Duration::ZERO)
-            };
-            let done = match self.session.poll(min, wait) {
-                Ok(done) => done,
-                Err(e) => {
-                    // The data node connection failed: every batch out fails.
-                    let batches: Vec<Vec<Pending>> = self.batches.drain().map(|(_, b)| b).collect();
-                    for b in batches {
-                        self.answer_batch(&b, Err(e.clone()));
-                    }
-                    return;
-                }
-            };
-            if done.is_empty() {
-                return;
-            }
-            for (token, result) in done {
-                if let Some(batch) = self.batches.remove(&token) {
-                    self.answer_batch(&batch, result);
-                }
-            }
-            if !all {
-                return;
+    /// Answers the batches whose replies arrived (or all, failed, if the data node is lost),
+    /// and writes requests the socket did not take before.
+    fn collect(&mut self) {
+        let done = self.link.read();
+        self.complete(done);
+        if let Err(e) = self.link.flush(self.poll.registry()) {
+            warn!("handlersocket lost its data node connection: {e}");
+            self.link.deregister(self.poll.registry());
+            let abandoned = self.link.abandon();
+            self.complete(abandoned);
+        }
+    }
+
+    fn complete(&mut self, done: Vec<client::Completion>) {
+        for (token, result) in done {
+            if let Some(batch) = self.batches.remove(&token) {
+                self.answer_batch(&batch, result);
             }
         }
     }
@@ -418,7 +440,7 @@ impl Server {
                     }
                     _ => exec::answer_projected(&p.open, None),
                 },
-                Err(e) => exec::failure(e),
+                Err(e) => exec::failure(&self.cluster, &p.open, e),
             };
             if let Some(conn) = self.connections.get_mut(&p.token) {
                 if let Some(slot) = p

@@ -227,3 +227,69 @@ fn an_overlong_line_closes_only_its_connection() {
     assert!(closed, "an endless line must close its connection");
     assert_eq!(ask(&mut good, b"0\t=\t1\tk1\n"), b"0\t1\tk1\n");
 }
+
+#[test]
+fn an_open_index_does_not_block_drop_and_answers_cleanly_after() {
+    let s = setup(b"");
+    let node = s.node.as_ref().unwrap();
+    let mut c = connect(s.hs.as_ref().unwrap().read_address());
+    check_all(
+        &mut c,
+        &[
+            (b"P\t0\thstestdb\tt1\tPRIMARY\tk,v\n", b"0\t1\n"),
+            (b"P\t1\thstestdb\tt1\tiv\tv,k\n", b"0\t1\n"),
+            (b"0\t=\t1\tk1\n", b"0\t2\tk1\tv1\n"),
+        ],
+    );
+    // Another client drops the table while the index is open: the drop proceeds.
+    let other = Cluster::connect(&node.address().to_string()).unwrap();
+    other.drop_table("t1").unwrap();
+    check_all(
+        &mut c,
+        &[
+            // A batched keyed read and an index scan on the dropped table: clean errors.
+            (b"0\t=\t1\tk1\n", b"1\t1\topen_table\n"),
+            (b"1\t>=\t1\tv1\n", b"1\t1\topen_table\n"),
+            (b"P\t2\thstestdb\tt1\tPRIMARY\tk\n", b"1\t1\topen_table\n"),
+        ],
+    );
+    // Created again with another schema: a reopened index sees it.
+    let t = other
+        .create_table(
+            TableDef::new(
+                "t1",
+                vec![
+                    ColumnDef::new("k", ColumnType::VarChar { length: 10 }),
+                    ColumnDef::new("w", ColumnType::Int { unsigned: false }),
+                ],
+                &["k"],
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    let mut txn = other.transaction();
+    txn.insert(
+        &t,
+        t.values(&[("k", "k1".into()), ("w", Value::Int(7))])
+            .unwrap(),
+    );
+    txn.commit().unwrap();
+    check_all(
+        &mut c,
+        &[
+            (b"0\t=\t1\tk1\n", b"1\t1\topen_table\n"),
+            (b"P\t0\thstestdb\tt1\tPRIMARY\tk,v\n", b"2\t1\tfld\n"),
+            (b"P\t0\thstestdb\tt1\tPRIMARY\tk,w\n", b"0\t1\n"),
+            (b"0\t=\t1\tk1\n", b"0\t2\tk1\t7\n"),
+        ],
+    );
+    // A connection opened after the change sees the new table too.
+    let mut fresh = connect(s.hs.as_ref().unwrap().read_address());
+    check_all(
+        &mut fresh,
+        &[
+            (b"P\t0\thstestdb\tt1\t\tw\n", b"0\t1\n"),
+            (b"0\t=\t1\tk1\n", b"0\t1\t7\n"),
+        ],
+    );
+}

@@ -48,7 +48,7 @@ pub struct FrameReader {
 }
 
 impl FrameReader {
-    fn new(stream: TcpStream) -> FrameReader {
+    pub fn new(stream: TcpStream) -> FrameReader {
         FrameReader {
             stream,
             input: FrameBuffer::default(),
@@ -196,13 +196,19 @@ pub fn split(stream: TcpStream) -> io::Result<(FrameReader, FrameWriter)> {
 
 /// Connects to a data node, retrying refused connections until `timeout` passes.
 pub fn connect(address: &str, timeout: Duration) -> io::Result<(FrameReader, FrameWriter)> {
+    split(connect_stream(address, timeout)?)
+}
+
+/// Connects a stream, retrying refused connections until `timeout` passes (for event loops,
+/// which hand it to `nonblocking::Connection::new`).
+pub fn connect_stream(address: &str, timeout: Duration) -> io::Result<TcpStream> {
     let deadline = std::time::Instant::now() + timeout;
     let addrs: Vec<SocketAddr> = address.to_socket_addrs()?.collect();
     loop {
         let mut last = io::Error::new(io::ErrorKind::NotFound, format!("no address for {address}"));
         for a in &addrs {
             match TcpStream::connect_timeout(a, timeout.max(Duration::from_millis(10))) {
-                Ok(s) => return split(s),
+                Ok(s) => return Ok(s),
                 Err(e) => last = e,
             }
         }

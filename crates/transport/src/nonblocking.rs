@@ -6,7 +6,8 @@ use std::io::{self, Write};
 use std::net::{Shutdown, SocketAddr};
 
 use mio::net::TcpStream;
-use mio::{Interest, Registry, Token};
+use mio::Interest;
+pub use mio::{Registry, Token};
 use wire::{FrameHeader, Message};
 
 use crate::buffer::FrameBuffer;
@@ -104,6 +105,12 @@ impl Connection {
             }
             match std::io::Read::read(&mut self.stream, &mut chunk) {
                 Ok(0) => return Ok(ReadState::Closed),
+                // A short read drained the socket (as in `read_frames`): skip the read that
+                // would only say WouldBlock.
+                Ok(n) if n < chunk.len() => {
+                    into.extend_from_slice(&chunk[..n]);
+                    return Ok(ReadState::Open);
+                }
                 Ok(n) => into.extend_from_slice(&chunk[..n]),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(ReadState::Open),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

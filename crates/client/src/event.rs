@@ -1,0 +1,180 @@
+//! A data-node connection owned by the caller's event loop: transactions are queued and sent
+//! without blocking, and replies are read when the loop's poll reports the socket readable, so a
+//! front end sleeps in one poll for its clients and the data node alike (no thread waits, none
+//! spins).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::time::Duration;
+
+use transport::nonblocking::{Connection, ReadState, Registry, Token};
+use transport::FrameReader;
+use wire::frame::FLAG_LAST;
+use wire::{ExecType, Message, Operation};
+
+use crate::connection::{check_frame, unexpected};
+use crate::session::{outcome, Completion};
+use crate::{ClientError, Result};
+
+pub struct EventSession {
+    io: Connection,
+    registry_token: Option<Token>,
+    next_request: u64,
+    next_txn: u64,
+    /// Request id -> caller's token.
+    in_flight: HashMap<u64, u64>,
+    /// Set once the connection failed; every later call answers it.
+    lost: Option<String>,
+}
+
+fn lost(why: impl Into<String>) -> ClientError {
+    ClientError::ConnectionLost(why.into())
+}
+
+impl EventSession {
+    /// Connects to a data node at `address` and says hello, blocking up to `timeout`; the
+    /// connection is non-blocking afterwards.
+    pub fn connect(address: &str, timeout: Duration) -> Result<EventSession> {
+        let stream = transport::connect_stream(address, timeout)
+            .map_err(|e| lost(format!("connecting to {address}: {e}")))?;
+        let io_error = |e: std::io::Error| lost(format!("{address}: {e}"));
+        stream.set_nodelay(true).map_err(io_error)?;
+        stream.set_read_timeout(Some(timeout)).map_err(io_error)?;
+        let mut hello = Vec::new();
+        Message::Hello {
+            client_name: "cairn-event-session".into(),
+        }
+        .write_frame(&mut hello, 0, 0, 0);
+        (&stream).write_all(&hello).map_err(io_error)?;
+        // Nothing else was asked, so the reader holds no bytes beyond the reply it returns.
+        let mut reader = FrameReader::new(stream.try_clone().map_err(io_error)?);
+        match reader.read() {
+            Ok(Some((_, Message::HelloReply { .. }))) => {}
+            Ok(Some((_, other))) => return Err(unexpected(&other)),
+            Ok(None) => return Err(lost(format!("{address} closed during hello"))),
+            Err(e) => return Err(lost(format!("{address}: {e}"))),
+        }
+        drop(reader);
+        stream.set_read_timeout(None).map_err(io_error)?;
+        Ok(EventSession {
+            io: Connection::new(stream).map_err(io_error)?,
+            registry_token: None,
+            next_request: 1,
+            next_txn: 1,
+            in_flight: HashMap::new(),
+            lost: None,
+        })
+    }
+
+    /// Puts the connection into the caller's poll under `token` (readable; writable too while
+    /// output waits).
+    pub fn register(&mut self, registry: &Registry, token: Token) -> Result<()> {
+        self.io
+            .register(registry, token)
+            .map_err(|e| lost(format!("register: {e}")))?;
+        self.registry_token = Some(token);
+        Ok(())
+    }
+
+    /// Takes the connection out of the caller's poll (after it failed, so a closed socket does
+    /// not keep waking the loop).
+    pub fn deregister(&mut self, registry: &Registry) {
+        if self.registry_token.take().is_some() {
+            self.io.deregister(registry);
+        }
+    }
+
+    fn check(&self) -> Result<()> {
+        match &self.lost {
+            Some(why) => Err(lost(why.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Queues one transaction (its operations, then `exec`); `token` comes back with its result.
+    /// Nothing is written until `flush`.
+    pub fn prepare(
+        &mut self,
+        token: u64,
+        operations: Vec<Operation>,
+        exec: ExecType,
+    ) -> Result<()> {
+        self.check()?;
+        let out = self.io.output();
+        let start = out.len();
+        let request = self.next_request;
+        Message::Execute {
+            transaction: self.next_txn,
+            exec,
+            operations,
+        }
+        .write_frame(out, 0, 0, request);
+        check_frame(out, start)?;
+        self.next_request += 1;
+        self.next_txn += 1;
+        self.in_flight.insert(request, token);
+        Ok(())
+    }
+
+    /// Writes what the socket takes of the queued requests; the rest goes when the poll reports
+    /// the socket writable (call `flush` again then).
+    pub fn flush(&mut self, registry: &Registry) -> Result<()> {
+        self.check()?;
+        let Some(token) = self.registry_token else {
+            return Err(lost("flush before register"));
+        };
+        if let Err(e) = self.io.flush(registry, token) {
+            return Err(self.fail(format!("write: {e}")));
+        }
+        Ok(())
+    }
+
+    /// Transactions sent and not yet completed.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// Reads every reply that has arrived; returns the transactions they complete. On a lost
+    /// connection, every transaction in flight completes with the error.
+    pub fn read(&mut self) -> Vec<Completion> {
+        let mut done = Vec::new();
+        if self.lost.is_some() {
+            return done;
+        }
+        let in_flight = &mut self.in_flight;
+        let read = self.io.read_frames(|header, message| {
+            if header.flags & FLAG_LAST == 0 {
+                return;
+            }
+            let Some(token) = in_flight.remove(&header.request_id) else {
+                return;
+            };
+            done.push((token, outcome(message)));
+        });
+        let why = match read {
+            Ok(ReadState::Open) => return done,
+            Ok(ReadState::Closed) => "closed by the data node".to_string(),
+            Err(e) => e.to_string(),
+        };
+        let error = self.fail(why);
+        done.extend(self.in_flight.drain().map(|(_, t)| (t, Err(error.clone()))));
+        done
+    }
+
+    /// Marks the connection failed; the error every later call answers.
+    fn fail(&mut self, why: String) -> ClientError {
+        self.io.shutdown();
+        let why = self.lost.get_or_insert(why).clone();
+        lost(why)
+    }
+
+    /// Completions of every transaction in flight, failed: for a caller that gives up on the
+    /// connection (a write failure already reported by `flush`).
+    pub fn abandon(&mut self) -> Vec<Completion> {
+        let error = lost(self.lost.clone().unwrap_or_else(|| "abandoned".into()));
+        self.in_flight
+            .drain()
+            .map(|(_, t)| (t, Err(error.clone())))
+            .collect()
+    }
+}
