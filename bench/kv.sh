@@ -91,7 +91,11 @@ config="memcached"
 configs+=("$config")
 "$memcached_ref" start >/dev/null
 memcached_started=1
-memcached_pid=$(<"/tmp/memcached-ref.$REF_MEMCACHED_PORT.pid")
+# memcached -d may open its port before it writes the pid file.
+pidfile=/tmp/memcached-ref.$REF_MEMCACHED_PORT.pid
+for _ in $(seq 1 100); do [[ -s $pidfile ]] && break; sleep 0.05; done
+[[ -s $pidfile ]] || die "memcached wrote no pid file"
+memcached_pid=$(<"$pidfile")
 "$cairn" bench kv --protocol memcached --connect "127.0.0.1:$REF_MEMCACHED_PORT" --keys "$ROWS" \
   --load --duration 0.1 --warmup 0 --connections 1 >/dev/null
 for depth in 1 "$DEPTH"; do
