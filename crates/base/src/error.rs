@@ -45,13 +45,17 @@ pub enum ErrorCode {
     Internal = 18,
     /// An AUTO_INCREMENT counter reached its column's maximum.
     AutoIncrementExhausted = 19,
+    /// No database with that name.
+    NoSuchDatabase = 20,
+    /// A database with that name exists already.
+    DatabaseExists = 21,
 }
 
 impl ErrorCode {
     /// Decodes a wire code.
     pub fn from_u16(code: u16) -> Option<ErrorCode> {
         use ErrorCode::*;
-        const ALL: [ErrorCode; 19] = [
+        const ALL: [ErrorCode; 21] = [
             DuplicateKey,
             NotFound,
             LockWaitTimeout,
@@ -71,6 +75,8 @@ impl ErrorCode {
             NoSuchIndex,
             Internal,
             AutoIncrementExhausted,
+            NoSuchDatabase,
+            DatabaseExists,
         ];
         ALL.into_iter().find(|c| *c as u16 == code)
     }
@@ -145,6 +151,8 @@ fn name(code: ErrorCode) -> &'static str {
         NoSuchIndex => "no such index",
         Internal => "internal error",
         AutoIncrementExhausted => "auto-increment exhausted",
+        NoSuchDatabase => "no such database",
+        DatabaseExists => "database exists",
     }
 }
 

@@ -198,7 +198,7 @@ impl TableDef {
     /// Checks names, limits and key rules; makes primary-key columns NOT NULL as MySQL does.
     pub fn validate(&mut self) -> Result<()> {
         let bad = |m: String| Err(Error::new(ErrorCode::BadSchema, m));
-        check_name(&self.name, "table")?;
+        check_table_name(&self.name)?;
         if self.columns.is_empty() || self.columns.len() > limits::COLUMNS_MAX {
             return bad(format!("a table has 1..={} columns", limits::COLUMNS_MAX));
         }
@@ -342,7 +342,30 @@ impl TableDef {
     }
 }
 
+/// A table name is `table` or `database/table` (how SQL's databases are kept); each part is
+/// checked as a name.
+fn check_table_name(name: &str) -> Result<()> {
+    match name.split_once('/') {
+        Some((database, table)) => {
+            check_name(database, "database")?;
+            check_name(table, "table")
+        }
+        None => check_name(name, "table"),
+    }
+}
+
+/// Checks a database name (1..=64 bytes, no '$' or '/').
+pub fn check_database_name(name: &str) -> Result<()> {
+    check_name(name, "database")
+}
+
 fn check_name(name: &str, what: &str) -> Result<()> {
+    if name.contains('/') {
+        return Err(Error::new(
+            ErrorCode::BadSchema,
+            format!("{what} name '{name}' must not contain '/'"),
+        ));
+    }
     if name.is_empty() || name.len() > limits::NAME_BYTES_MAX || name.contains('$') {
         return Err(Error::new(
             ErrorCode::BadSchema,

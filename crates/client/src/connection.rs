@@ -381,6 +381,34 @@ impl Cluster {
         }
     }
 
+    /// Creates a database (SQL's schema); its tables are named `database/table`.
+    pub fn create_database(&self, name: &str) -> Result<()> {
+        match self.call(&Message::CreateDatabase { name: name.into() })? {
+            Message::Done => Ok(()),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Drops a database and every table in it.
+    pub fn drop_database(&self, name: &str) -> Result<()> {
+        let prefix = format!("{}/", name.to_ascii_lowercase());
+        if let Ok(mut t) = self.inner.tables.lock() {
+            t.retain(|k, _| !k.starts_with(&prefix));
+        }
+        match self.call(&Message::DropDatabase { name: name.into() })? {
+            Message::Done => Ok(()),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// The databases, in name order.
+    pub fn databases(&self) -> Result<Vec<String>> {
+        match self.call(&Message::ListDatabases)? {
+            Message::TableList { names } => Ok(names),
+            other => Err(unexpected(&other)),
+        }
+    }
+
     /// Drops a cached table definition, so the next `table` asks the data node (after another
     /// connection dropped or changed the table).
     pub fn forget_table(&self, name: &str) {

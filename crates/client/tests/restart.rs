@@ -293,3 +293,52 @@ fn a_fault_stops_the_node(name: &str, faults: storage::redo::Faults) -> String {
     let _ = std::fs::remove_dir_all(&dir);
     failure
 }
+
+#[test]
+fn databases_hold_their_tables_and_survive_a_restart() {
+    let dir = std::env::temp_dir().join(format!("cairn-databases-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let node = start(&dir, 1);
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    let table = |name: &str| {
+        TableDef::new(
+            name,
+            vec![ColumnDef::new("id", ColumnType::Int { unsigned: false })],
+            &["id"],
+        )
+        .unwrap()
+    };
+    let code = |r: client::Result<_>| r.err().map(|e| e.code());
+    assert_eq!(
+        code(cluster.create_table(table("shop/items")).map(|_| ())),
+        Some(client::ErrorCode::NoSuchDatabase)
+    );
+    cluster.create_database("shop").unwrap();
+    cluster.create_database("Other").unwrap();
+    assert_eq!(
+        code(cluster.create_database("SHOP")),
+        Some(client::ErrorCode::DatabaseExists)
+    );
+    assert_eq!(
+        code(cluster.create_database("a/b")),
+        Some(client::ErrorCode::BadSchema)
+    );
+    cluster.create_table(table("shop/items")).unwrap();
+    cluster.create_table(table("other/items")).unwrap();
+    drop(cluster);
+    node.stop();
+
+    let node = start(&dir, 1);
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    assert_eq!(cluster.databases().unwrap(), vec!["Other", "shop"]);
+    cluster.drop_database("shop").unwrap();
+    assert_eq!(cluster.databases().unwrap(), vec!["Other"]);
+    assert_eq!(cluster.list_tables().unwrap(), vec!["other/items"]);
+    assert_eq!(
+        code(cluster.drop_database("shop")),
+        Some(client::ErrorCode::NoSuchDatabase)
+    );
+    drop(cluster);
+    node.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

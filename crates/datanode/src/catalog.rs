@@ -1,7 +1,8 @@
-//! The data node's schema catalog: tables by id and name, their hidden unique-index tables, and the
-//! AUTO_INCREMENT and hidden-key counters. Read by every coordinator, written only by DDL.
+//! The data node's schema catalog: databases, tables by id and name, their hidden unique-index
+//! tables, and the AUTO_INCREMENT and hidden-key counters. Read by every coordinator, written only
+//! by DDL. A table of database `d` is named `d/table`; tables without '/' belong to none.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -36,6 +37,8 @@ pub struct Catalog {
     tables: HashMap<u32, Arc<TableEntry>>,
     by_name: HashMap<String, u32>,
     next_id: u32,
+    /// Databases by lowercased name, each with its name as created.
+    databases: BTreeMap<String, String>,
 }
 
 impl Catalog {
@@ -72,6 +75,14 @@ impl Catalog {
         default_partitions: u32,
     ) -> Result<Vec<Arc<TableDef>>, Error> {
         def.validate()?;
+        if let Some((database, _)) = def.name.split_once('/') {
+            if !self.databases.contains_key(&database.to_ascii_lowercase()) {
+                return Err(Error::new(
+                    ErrorCode::NoSuchDatabase,
+                    format!("unknown database '{database}'"),
+                ));
+            }
+        }
         if self.by_name.contains_key(&def.name.to_ascii_lowercase()) {
             return Err(Error::new(
                 ErrorCode::TableExists,
@@ -127,6 +138,47 @@ impl Catalog {
         Ok(created)
     }
 
+    /// Databases, in name order.
+    pub fn databases(&self) -> Vec<String> {
+        self.databases.values().cloned().collect()
+    }
+
+    pub fn create_database(&mut self, name: &str) -> Result<(), Error> {
+        base::schema::check_database_name(name)?;
+        let key = name.to_ascii_lowercase();
+        if self.databases.contains_key(&key) {
+            return Err(Error::new(
+                ErrorCode::DatabaseExists,
+                format!("database '{name}' already exists"),
+            ));
+        }
+        self.databases.insert(key, name.to_string());
+        Ok(())
+    }
+
+    /// Removes a database and every table in it; returns the ids of the tables removed.
+    pub fn drop_database(&mut self, name: &str) -> Result<Vec<u32>, Error> {
+        if self.databases.remove(&name.to_ascii_lowercase()).is_none() {
+            return Err(Error::new(
+                ErrorCode::NoSuchDatabase,
+                format!("unknown database '{name}'"),
+            ));
+        }
+        let prefix = format!("{}/", name.to_ascii_lowercase());
+        let tables: Vec<String> = self
+            .tables
+            .values()
+            .filter(|t| t.def.index_of.is_none())
+            .filter(|t| t.def.name.to_ascii_lowercase().starts_with(&prefix))
+            .map(|t| t.def.name.clone())
+            .collect();
+        let mut ids = Vec::new();
+        for t in tables {
+            ids.extend(self.drop_table(&t)?);
+        }
+        Ok(ids)
+    }
+
     /// Removes a table and its hidden index tables; returns their ids.
     pub fn drop_table(&mut self, name: &str) -> Result<Vec<u32>, Error> {
         let entry = self
@@ -147,7 +199,8 @@ impl Catalog {
 
 /// The catalog file's first bytes.
 const CATALOG_MAGIC: &[u8; 8] = b"CAIRNCAT";
-const CATALOG_VERSION: u32 = 1;
+/// Version 2 added the databases after the tables.
+const CATALOG_VERSION: u32 = 2;
 /// The catalog file's name inside the data directory.
 pub const CATALOG_FILE: &str = "catalog";
 
@@ -165,6 +218,11 @@ impl Catalog {
         bytes.extend_from_slice(&(ids.len() as u32).to_le_bytes());
         for id in ids {
             wire::message::put_table(&mut bytes, &self.tables[&id].def);
+        }
+        bytes.extend_from_slice(&(self.databases.len() as u32).to_le_bytes());
+        for name in self.databases.values() {
+            bytes.extend_from_slice(&(name.len() as u32).to_le_bytes());
+            bytes.extend_from_slice(name.as_bytes());
         }
         let crc = crc32c::crc32c(&bytes);
         bytes.extend_from_slice(&crc.to_le_bytes());
@@ -204,7 +262,7 @@ impl Catalog {
         }
         let mut r = wire::codec::Reader::new(&body[8..]);
         let version = r.u32().map_err(|e| corrupt(&e.to_string()))?;
-        if version != CATALOG_VERSION {
+        if version != 1 && version != CATALOG_VERSION {
             return Err(corrupt(&format!("unsupported version {version}")));
         }
         let next_id = r.u32().map_err(|e| corrupt(&e.to_string()))?;
@@ -221,6 +279,17 @@ impl Catalog {
             next_id,
             ..Catalog::default()
         };
+        if version >= 2 {
+            let n = r
+                .count("databases", limits::TABLES_MAX, 4)
+                .map_err(|e| corrupt(&e.to_string()))?;
+            for _ in 0..n {
+                let name = r
+                    .string("database name", limits::NAME_BYTES_MAX)
+                    .map_err(|e| corrupt(&e.to_string()))?;
+                catalog.databases.insert(name.to_ascii_lowercase(), name);
+            }
+        }
         for def in &defs {
             let unique_tables = def
                 .indexes

@@ -167,6 +167,39 @@ impl Coordinator {
         message.write_frame(&mut self.out, self.shared.cluster_id, FLAG_LAST, request_id);
     }
 
+    /// Sends a DDL step to every worker; `reply` answers request `id` once all have done it.
+    fn ddl_on_workers(
+        &mut self,
+        id: u64,
+        reply: Message,
+        make: impl Fn(usize, u64, ReplyTo) -> ToWorker,
+    ) {
+        let (tag, waiting) = self.send_to_every_worker(make);
+        self.pending.insert(
+            tag,
+            Pending::Ddl {
+                request_id: id,
+                waiting,
+                reply,
+            },
+        );
+    }
+
+    /// Answers a DROP once every worker dropped the partitions of the tables taken out of the
+    /// catalog.
+    fn drop_tables(&mut self, id: u64, dropped: Result<Vec<u32>, Error>) {
+        match dropped {
+            Ok(ids) => {
+                self.ddl_on_workers(id, Message::Done, |_, tag, reply_to| ToWorker::DropTables {
+                    ids: ids.clone(),
+                    tag,
+                    reply_to,
+                })
+            }
+            Err(e) => self.fail(id, e),
+        }
+    }
+
     fn fail(&mut self, request_id: u64, error: Error) {
         self.reply(request_id, &Message::Failure(error));
     }
@@ -324,7 +357,7 @@ impl Coordinator {
                         index_tables: created[1..].iter().map(|t| (**t).clone()).collect(),
                     };
                     let shared = self.shared.clone();
-                    let (tag, waiting) = self.send_to_every_worker(|w, tag, reply_to| {
+                    self.ddl_on_workers(id, reply, |w, tag, reply_to| {
                         let tables = created
                             .iter()
                             .map(|t| (t.clone(), shared.partitions_of(t, w)))
@@ -335,36 +368,30 @@ impl Coordinator {
                             reply_to,
                         }
                     });
-                    self.pending.insert(
-                        tag,
-                        Pending::Ddl {
-                            request_id: id,
-                            waiting,
-                            reply,
-                        },
-                    );
                 }
                 Err(e) => self.fail(id, e),
             },
-            Message::DropTable { name } => match self.shared.unregister_table(&name) {
-                Ok(ids) => {
-                    let (tag, waiting) =
-                        self.send_to_every_worker(|_, tag, reply_to| ToWorker::DropTables {
-                            ids: ids.clone(),
-                            tag,
-                            reply_to,
-                        });
-                    self.pending.insert(
-                        tag,
-                        Pending::Ddl {
-                            request_id: id,
-                            waiting,
-                            reply: Message::Done,
-                        },
-                    );
-                }
+            Message::CreateDatabase { name } => match self.shared.register_database(&name) {
+                Ok(()) => self.reply(id, &Message::Done),
                 Err(e) => self.fail(id, e),
             },
+            Message::ListDatabases => {
+                let names = self
+                    .shared
+                    .catalog
+                    .read()
+                    .map(|c| c.databases())
+                    .unwrap_or_default();
+                self.reply(id, &Message::TableList { names });
+            }
+            Message::DropTable { name } => {
+                let dropped = self.shared.unregister_table(&name);
+                self.drop_tables(id, dropped);
+            }
+            Message::DropDatabase { name } => {
+                let dropped = self.shared.unregister_database(&name);
+                self.drop_tables(id, dropped);
+            }
             Message::GetTable { name } => {
                 let reply = match self.shared.table_info(&name) {
                     Some(m) => m,

@@ -157,6 +157,29 @@ impl Shared {
         Ok(ids)
     }
 
+    pub fn register_database(&self, name: &str) -> Result<(), Error> {
+        let mut catalog = self
+            .catalog
+            .write()
+            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        catalog.create_database(name)?;
+        self.save_catalog(&catalog)?;
+        info!(database = %name, "created database");
+        Ok(())
+    }
+
+    /// Removes a database and its tables from the catalog; returns the ids of the tables.
+    pub fn unregister_database(&self, name: &str) -> Result<Vec<u32>, Error> {
+        let mut catalog = self
+            .catalog
+            .write()
+            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let ids = catalog.drop_database(name)?;
+        self.save_catalog(&catalog)?;
+        info!(database = %name, tables = ids.len(), "dropped database");
+        Ok(ids)
+    }
+
     pub fn table_info(&self, name: &str) -> Option<Message> {
         let catalog = self.catalog.read().ok()?;
         let entry = catalog.by_name(name).filter(|t| t.def.index_of.is_none())?;

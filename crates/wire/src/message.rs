@@ -221,6 +221,16 @@ pub enum Message {
     /// Write a local checkpoint now; answered when it is published.
     Checkpoint,
     CheckpointReply(CheckpointInfo),
+    /// Databases (SQL's schemas): a table of database `d` is named `d/table`.
+    CreateDatabase {
+        name: String,
+    },
+    /// Drops the database and every table in it; answered by `Done`.
+    DropDatabase {
+        name: String,
+    },
+    /// Answered by `TableList` holding the database names.
+    ListDatabases,
 }
 
 impl Message {
@@ -247,6 +257,9 @@ impl Message {
             Message::Done => 18,
             Message::Checkpoint => 19,
             Message::CheckpointReply(_) => 20,
+            Message::CreateDatabase { .. } => 21,
+            Message::DropDatabase { .. } => 22,
+            Message::ListDatabases => 23,
         }
     }
 
@@ -283,9 +296,10 @@ impl Message {
                     put_table(out, t);
                 }
             }
-            Message::DropTable { name } | Message::GetTable { name } => {
-                out.put_bytes(name.as_bytes())
-            }
+            Message::DropTable { name }
+            | Message::GetTable { name }
+            | Message::CreateDatabase { name }
+            | Message::DropDatabase { name } => out.put_bytes(name.as_bytes()),
             Message::Execute {
                 transaction,
                 exec,
@@ -350,7 +364,11 @@ impl Message {
             }
             Message::Failure(e) => put_error(out, e),
             Message::Ping { payload } | Message::Pong { payload } => out.put_bytes(payload),
-            Message::ListTables | Message::Status | Message::Done | Message::Checkpoint => {}
+            Message::ListTables
+            | Message::ListDatabases
+            | Message::Status
+            | Message::Done
+            | Message::Checkpoint => {}
             Message::CheckpointReply(c) => {
                 out.put_u64(c.id);
                 out.put_u8(c.full as u8);
@@ -404,6 +422,13 @@ impl Message {
             6 => Message::GetTable {
                 name: name(&mut r)?,
             },
+            21 => Message::CreateDatabase {
+                name: name(&mut r)?,
+            },
+            22 => Message::DropDatabase {
+                name: name(&mut r)?,
+            },
+            23 => Message::ListDatabases,
             7 => {
                 let transaction = r.u64()?;
                 let exec = match r.u8()? {
@@ -995,6 +1020,9 @@ mod tests {
                 bytes: 9,
                 micros: 10,
             }),
+            Message::CreateDatabase { name: "db".into() },
+            Message::DropDatabase { name: "db".into() },
+            Message::ListDatabases,
         ];
         for m in &messages {
             assert_eq!(&round_trip(m), m);
