@@ -80,7 +80,7 @@ for mode in commit interval none; do
   configs+=("$config")
   log=$work/cairn-$mode.log
   "$cairn" start --data-dir "$work/cairn-$mode" --base-port "$CAIRN_BASE_PORT" \
-    --durability "$mode" --durability-interval-ms "$INTERVAL_MS" >"$log" 2>&1 &
+    --sql-port 0 --hs-read-port 0 --hs-write-port 0 --durability "$mode" --durability-interval-ms "$INTERVAL_MS" >"$log" 2>&1 &
   cairn_pid=$!
   wait_for_line "$log" ready 120 "$cairn_pid"
   echo "## $config (pid $cairn_pid): $(grep '^durability:' "$log")"

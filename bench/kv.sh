@@ -74,7 +74,7 @@ echo
 # Cairn.
 config="Cairn HandlerSocket"
 configs+=("$config")
-"$cairn" start --data-dir "$work/cairn-data" --base-port 24200 --hs-read-port 24298 \
+"$cairn" start --data-dir "$work/cairn-data" --base-port 24200 --hs-read-port 24298 --sql-port 0 \
   --hs-write-port 24299 >"$work/cairn.log" 2>&1 &
 cairn_pid=$!
 wait_for_line "$work/cairn.log" ready 120 "$cairn_pid"

@@ -11,6 +11,7 @@ pub mod key;
 pub mod limits;
 pub mod placement;
 pub mod schema;
+pub mod text;
 pub mod types;
 pub mod value;
 

@@ -63,6 +63,8 @@ struct StartArgs {
     durability: DurabilityArgs,
     #[command(flatten)]
     hs: HsArgs,
+    #[command(flatten)]
+    sql: SqlArgs,
 }
 
 #[derive(Args, Clone)]
@@ -82,6 +84,27 @@ struct HsArgs {
     /// Seconds an idle HandlerSocket connection stays open.
     #[arg(long, default_value_t = 300)]
     hs_idle_timeout_s: u64,
+}
+
+#[derive(Args, Clone)]
+struct SqlArgs {
+    /// Port of the SQL (MySQL protocol) listener (0 picks a free port).
+    #[arg(long, default_value_t = 3306)]
+    sql_port: u16,
+    /// root's password for SQL connections (empty: none).
+    #[arg(long, default_value = "")]
+    sql_root_password: String,
+}
+
+impl SqlArgs {
+    fn config(&self, bind: &str, datanode: String) -> sql::SqlConfig {
+        sql::SqlConfig {
+            datanode,
+            listen: format!("{bind}:{}", self.sql_port),
+            root_password: self.sql_root_password.clone(),
+            ..sql::SqlConfig::default()
+        }
+    }
 }
 
 impl HsArgs {
@@ -107,6 +130,8 @@ struct ApiArgs {
     bind: String,
     #[command(flatten)]
     hs: HsArgs,
+    #[command(flatten)]
+    sql: SqlArgs,
 }
 
 #[derive(Args, Clone)]
@@ -472,11 +497,15 @@ fn start(args: StartArgs) -> Result<()> {
         hs.read_address(),
         hs.write_address()
     );
+    let sql = sql::SqlServer::start(args.sql.config(&args.bind, address.clone()))
+        .context("starting the SQL listener (move it with --sql-port)")?;
+    println!("sql (mysql protocol): {}", sql.address());
     println!("durability: {}", config.durability);
     println!("checkpoints: {}", args.durability.describe_checkpoints());
     println!("ready");
     wait_for_signal(&node)?;
     println!("stopping");
+    sql.stop();
     hs.stop();
     node.stop();
     println!("stopped");
@@ -492,6 +521,9 @@ fn run_api(args: ApiArgs) -> Result<()> {
         hs.write_address(),
         args.datanode
     );
+    let sql = sql::SqlServer::start(args.sql.config(&args.bind, args.datanode.clone()))
+        .with_context(|| format!("starting the SQL front end for {}", args.datanode))?;
+    println!("sql (mysql protocol): {}", sql.address());
     println!("ready");
     let (tx, rx) = mpsc::channel();
     ctrlc::set_handler(move || {
@@ -499,6 +531,7 @@ fn run_api(args: ApiArgs) -> Result<()> {
     })
     .context("installing the signal handler")?;
     let _ = rx.recv();
+    sql.stop();
     hs.stop();
     Ok(())
 }

@@ -36,6 +36,8 @@ fn start(data_dir: &std::path::Path, port: u16) -> Started {
             "0",
             "--hs-write-port",
             "0",
+            "--sql-port",
+            "0",
             "--data-dir",
         ])
         .arg(data_dir)
@@ -81,6 +83,15 @@ impl Started {
             "no line with {text:?} within {timeout:?}; output so far: {:?}",
             self.output
         );
+    }
+
+    /// The address printed after `prefix` (e.g. "sql (mysql protocol): ").
+    fn listening(&self, prefix: &str) -> String {
+        self.output
+            .iter()
+            .find_map(|l| l.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no line starting {prefix:?}: {:?}", self.output))
+            .to_string()
     }
 
     fn terminate(mut self) {
@@ -173,6 +184,23 @@ fn start_serves_and_stops_cleanly_side_by_side() {
         format!("0\t1\n0\t2\tport\t{port_a}\n")
     );
     drop(hs);
+    // The mysql command-line client (Debian's mariadb-client) on the SQL port it printed.
+    let sql = a.listening("sql (mysql protocol): ");
+    assert_eq!(
+        mysql(
+            &sql,
+            "create database shop; use shop; \
+             create table items (id int unsigned not null auto_increment primary key, \
+             name varchar(20) not null, price decimal(10,2), key by_name (name)); \
+             insert into items (name, price) values ('apple', 1.25), ('pear', NULL); \
+             select last_insert_id(); insert into items values (10, 'fig', 3); \
+             select * from items where price > 1 and id > 5; \
+             select id, name as n from items where price is null; \
+             show tables; select @@version_comment, database()"
+        ),
+        "last_insert_id()\n1\nid\tname\tprice\n10\tfig\t3.00\nid\tn\n2\tpear\n\
+         Tables_in_shop\nitems\n@@version_comment\tdatabase()\nCairn\tshop\n"
+    );
     a.terminate();
     b.terminate();
 
@@ -185,6 +213,32 @@ fn start_serves_and_stops_cleanly_side_by_side() {
     txn.execute(ExecType::Commit).unwrap();
     assert_eq!(txn.row(r).unwrap()[1], Value::Int(port_a.into()));
     drop(cluster);
+    let sql = again.listening("sql (mysql protocol): ");
+    assert_eq!(
+        mysql(
+            &sql,
+            "show databases; select name from shop.items where id = 10"
+        ),
+        "Database\ninformation_schema\nshop\nname\nfig\n"
+    );
     again.terminate();
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Runs `script` through the mysql command-line client in batch mode; its output, or a panic
+/// with its error.
+fn mysql(address: &str, script: &str) -> String {
+    let (host, port) = address.rsplit_once(':').unwrap();
+    let out = Command::new("mysql")
+        .args([
+            "-h", host, "-P", port, "-u", "root", "--batch", "-e", script,
+        ])
+        .output()
+        .expect("the mysql client runs (apt-get install mariadb-client)");
+    assert!(
+        out.status.success(),
+        "mysql failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
 }

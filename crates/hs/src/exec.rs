@@ -10,8 +10,8 @@ use base::schema::IndexKind;
 use base::{ErrorCode, Value};
 use client::{ClientError, Cluster, ExecType, LockMode, OpResult, Scan, ScanOrder, Table};
 
-use crate::convert::{from_text, to_text};
 use crate::protocol::{self, Field, FilterSpec, Find, FindOp, ModifyKind, INDEX_ID_MAX};
+use base::text::{from_text, to_text};
 
 /// Which index an open_index chose.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,6 @@
 //! place for the `Q` debug hook (a denial of service in the plugin). Where Cairn answers
 //! differently from the plugin on purpose, docs/handlersocket.md says so.
 
-pub mod convert;
 pub mod exec;
 pub mod protocol;
 pub mod server;

@@ -1,11 +1,12 @@
-//! Values between HandlerSocket's text and a column's type: input is stored the way MySQL's
+//! Values between MySQL's text form and a column's type (HandlerSocket's fields, SQL's string
+//! literals and text results): input is stored the way MySQL's
 //! `Field::store` stores a string (numbers from their leading numeric part, rounded and clamped to
 //! the column's range; strings cut to the column's length; no character-set conversion), output
 //! is the text MySQL shows for the stored value.
 
-use base::schema::ColumnDef;
-use base::types::ColumnType;
-use base::Value;
+use crate::schema::ColumnDef;
+use crate::types::ColumnType;
+use crate::Value;
 
 /// The value a column stores for `text` (None: NULL). Errors only where MySQL would store a
 /// zero date, which Cairn does not hold (documented in docs/handlersocket.md).
@@ -78,15 +79,18 @@ pub fn from_text(column: &ColumnDef, text: Option<&[u8]>) -> Result<Value, Strin
 
 /// The text MySQL shows for a stored value (None: NULL).
 pub fn to_text(column: &ColumnDef, value: &Value) -> Option<Vec<u8>> {
+    let _ = column;
+    value_text(value)
+}
+
+/// The text MySQL shows for a value (None: NULL).
+pub fn value_text(value: &Value) -> Option<Vec<u8>> {
     Some(match value {
         Value::Null => return None,
         Value::Bytes(b) => b.clone(),
         Value::Float(f) => float_text(*f as f64, 6).into_bytes(),
         Value::Double(d) => float_text(*d, 17).into_bytes(),
-        other => {
-            let _ = column;
-            other.to_string().into_bytes()
-        }
+        other => other.to_string().into_bytes(),
     })
 }
 

@@ -1,0 +1,96 @@
+//! SQL errors as the client sees them: MySQL's error number, SQLSTATE and message, and the
+//! mapping from Cairn's error codes.
+
+use base::ErrorCode;
+use client::ClientError;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SqlError {
+    pub code: u16,
+    pub state: &'static str,
+    pub message: String,
+}
+
+impl SqlError {
+    pub fn new(code: u16, state: &'static str, message: impl Into<String>) -> SqlError {
+        SqlError {
+            code,
+            state,
+            message: message.into(),
+        }
+    }
+
+    /// ER_PARSE_ERROR.
+    pub fn parse(message: impl std::fmt::Display) -> SqlError {
+        SqlError::new(
+            1064,
+            "42000",
+            format!("You have an error in your SQL syntax: {message}"),
+        )
+    }
+
+    /// ER_NOT_SUPPORTED_YET, naming what is not supported.
+    pub fn unsupported(what: impl std::fmt::Display) -> SqlError {
+        SqlError::new(
+            1235,
+            "42000",
+            format!("This version of Cairn doesn't yet support '{what}'"),
+        )
+    }
+
+    /// ER_NO_DB_ERROR.
+    pub fn no_database() -> SqlError {
+        SqlError::new(1046, "3D000", "No database selected")
+    }
+
+    /// ER_BAD_DB_ERROR.
+    pub fn unknown_database(name: &str) -> SqlError {
+        SqlError::new(1049, "42000", format!("Unknown database '{name}'"))
+    }
+
+    /// ER_NO_SUCH_TABLE.
+    pub fn no_table(database: &str, table: &str) -> SqlError {
+        SqlError::new(
+            1146,
+            "42S02",
+            format!("Table '{database}.{table}' doesn't exist"),
+        )
+    }
+
+    /// ER_BAD_FIELD_ERROR.
+    pub fn unknown_column(name: &str, place: &str) -> SqlError {
+        SqlError::new(
+            1054,
+            "42S22",
+            format!("Unknown column '{name}' in '{place}'"),
+        )
+    }
+
+    /// An error of the client library, as MySQL would report its kind.
+    pub fn from_client(e: &ClientError) -> SqlError {
+        let message = e.to_string();
+        match e.code() {
+            ErrorCode::DuplicateKey => SqlError::new(1062, "23000", message),
+            ErrorCode::LockWaitTimeout => SqlError::new(1205, "HY000", message),
+            ErrorCode::NullNotAllowed => SqlError::new(1048, "23000", message),
+            ErrorCode::BadValue => SqlError::new(1366, "22007", message),
+            ErrorCode::TableExists => SqlError::new(1050, "42S01", message),
+            ErrorCode::NoSuchTable => SqlError::new(1146, "42S02", message),
+            ErrorCode::NoSuchDatabase => SqlError::new(1049, "42000", message),
+            ErrorCode::DatabaseExists => SqlError::new(1007, "HY000", message),
+            ErrorCode::BadSchema => SqlError::new(1105, "HY000", message),
+            ErrorCode::ConnectionLost | ErrorCode::ShuttingDown => {
+                SqlError::new(2013, "HY000", message)
+            }
+            _ => SqlError::new(1105, "HY000", message),
+        }
+    }
+}
+
+impl std::fmt::Display for SqlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ERROR {} ({}): {}", self.code, self.state, self.message)
+    }
+}
+
+impl std::error::Error for SqlError {}

@@ -1,0 +1,133 @@
+//! Cairn's SQL front end (an API-node role): a MySQL protocol v10 server whose connections run
+//! SQL, parsed by sqlparser's MySQL dialect, against the data nodes through the native client.
+//!
+//! Today it serves the connection phase (mysql_native_password; root with the configured
+//! password), COM_QUERY (with multi-statements), COM_INIT_DB, COM_PING and COM_QUIT, and the
+//! statements in `exec.rs`; every other statement or command gets a clean MySQL error naming
+//! what is unsupported. One thread per connection, as MySQL itself.
+
+mod conn;
+mod error;
+mod exec;
+
+use std::net::{SocketAddr, TcpListener};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use client::Cluster;
+use tracing::{info, warn};
+
+pub use error::SqlError;
+
+/// Settings of the SQL front end.
+#[derive(Debug, Clone)]
+pub struct SqlConfig {
+    /// The data node to serve from.
+    pub datanode: String,
+    /// Listening address, e.g. "127.0.0.1:3306".
+    pub listen: String,
+    /// root's password (empty: none).
+    pub root_password: String,
+    /// The largest packet accepted (MySQL's max_allowed_packet).
+    pub max_packet: usize,
+}
+
+impl Default for SqlConfig {
+    fn default() -> Self {
+        SqlConfig {
+            datanode: "127.0.0.1:2202".into(),
+            listen: "127.0.0.1:3306".into(),
+            root_password: String::new(),
+            max_packet: 64 << 20,
+        }
+    }
+}
+
+/// Connections served at once; more are refused with ER_CON_COUNT_ERROR.
+pub const CONNECTIONS_MAX: u32 = 1_024;
+
+/// The version string the handshake announces: MySQL 8.0's protocol, Cairn's own version.
+pub const SERVER_VERSION: &str = concat!("8.0.36-Cairn-", env!("CARGO_PKG_VERSION"));
+
+/// A running SQL front end.
+pub struct SqlServer {
+    stopping: Arc<AtomicBool>,
+    address: SocketAddr,
+    thread: Option<JoinHandle<()>>,
+}
+
+pub(crate) struct Shared {
+    pub cluster: Cluster,
+    pub config: SqlConfig,
+    /// SHA1(SHA1(root's password)), empty for none.
+    pub root_hash: Vec<u8>,
+    pub connections: AtomicU32,
+    pub next_id: AtomicU32,
+}
+
+impl SqlServer {
+    /// Binds the listener, connects to the data node and starts accepting.
+    pub fn start(config: SqlConfig) -> std::io::Result<SqlServer> {
+        let cluster = Cluster::connect(&config.datanode).map_err(|e| {
+            std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
+        })?;
+        let listener = transport::listen(&config.listen)?;
+        let address = listener.local_addr()?;
+        let stopping = Arc::new(AtomicBool::new(false));
+        let shared = Arc::new(Shared {
+            cluster,
+            root_hash: myproto::handshake::native_password_hash(config.root_password.as_bytes()),
+            config,
+            connections: AtomicU32::new(0),
+            next_id: AtomicU32::new(1),
+        });
+        let stop = stopping.clone();
+        let thread = std::thread::Builder::new()
+            .name("sql-accept".into())
+            .spawn(move || accept_loop(listener, shared, stop))?;
+        info!(%address, "sql listening");
+        Ok(SqlServer {
+            stopping,
+            address,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Stops accepting; open connections end when their clients leave.
+    pub fn stop(mut self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        // Wake the acceptor with a connection of our own.
+        let _ = std::net::TcpStream::connect(self.address);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn accept_loop(listener: TcpListener, shared: Arc<Shared>, stopping: Arc<AtomicBool>) {
+    for stream in listener.incoming() {
+        if stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let stream = match stream {
+            Ok(s) => s,
+            Err(e) => {
+                warn!("sql accept failed: {e}");
+                continue;
+            }
+        };
+        let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let shared = shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("sql-{id}"))
+            .spawn(move || conn::serve(stream, shared, id));
+        if let Err(e) = spawned {
+            warn!("sql: could not start a connection thread: {e}");
+        }
+    }
+}
