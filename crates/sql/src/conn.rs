@@ -6,6 +6,7 @@ use std::io::{BufReader, Read};
 use std::net::TcpStream;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use myproto::handshake::{self, cap, status, HandshakeResponse, SCRAMBLE_BYTES};
 use myproto::packet::{PacketReader, PacketWriter};
@@ -24,6 +25,8 @@ pub(crate) fn serve(stream: TcpStream, shared: Arc<Shared>, id: u32) {
         .peer_addr()
         .map(|a| a.to_string())
         .unwrap_or_default();
+    // MySQL's connect_timeout for the connection phase; `run` sets wait_timeout after it.
+    let _ = stream.set_read_timeout(Some(CONNECT_TIMEOUT));
     let open = shared.connections.fetch_add(1, Ordering::SeqCst) + 1;
     let result = match stream.try_clone() {
         Ok(write) => {
@@ -49,6 +52,11 @@ pub(crate) fn serve(stream: TcpStream, shared: Arc<Shared>, id: u32) {
         Err(e) => warn!(id, %peer, "sql connection closed: {e}"),
     }
 }
+
+/// How long the connection phase may take (MySQL's connect_timeout).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a connection may sit idle between commands (MySQL's wait_timeout).
+const WAIT_TIMEOUT: Duration = Duration::from_secs(28_800);
 
 struct Conn {
     reader: PacketReader<BufReader<TcpStream>>,
@@ -102,6 +110,10 @@ impl Conn {
         if !self.connect()? {
             return Ok(());
         }
+        self.reader
+            .get_ref()
+            .get_ref()
+            .set_read_timeout(Some(WAIT_TIMEOUT))?;
         loop {
             let Some((_, payload)) = self.reader.read()? else {
                 return Ok(());

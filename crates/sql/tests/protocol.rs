@@ -1,0 +1,145 @@
+//! Bytes from the network never take the SQL front end down: malformed, truncated, oversized and
+//! random packets close only their own connection, and the mysql client still works afterwards.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+use datanode::{DataNode, DataNodeConfig};
+use sql::{SqlConfig, SqlServer};
+
+fn mysql(port: u16, script: &str) -> String {
+    let out = Command::new("mysql")
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-P",
+            &port.to_string(),
+            "-u",
+            "root",
+            "--batch",
+            "-e",
+            script,
+        ])
+        .output()
+        .expect("the mysql client runs (apt-get install mariadb-client)");
+    assert!(
+        out.status.success(),
+        "mysql: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Reads the greeting, sends `bytes`, and reads until the server closes (or 5 s pass).
+fn send_after_greeting(port: u16, bytes: &[u8]) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut buf = [0u8; 4096];
+    let _ = s.read(&mut buf);
+    let _ = s.write_all(bytes);
+    // End our side: a partial packet then reads as a truncated one at once.
+    let _ = s.shutdown(std::net::Shutdown::Write);
+    while let Ok(n) = s.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+    }
+}
+
+#[test]
+fn bad_packets_close_only_their_connection() {
+    let node = DataNode::start(DataNodeConfig {
+        listen: "127.0.0.1:0".into(),
+        ..DataNodeConfig::default()
+    })
+    .unwrap();
+    let server = SqlServer::start(SqlConfig {
+        datanode: node.address().to_string(),
+        listen: "127.0.0.1:0".into(),
+        max_packet: 1 << 20,
+        ..SqlConfig::default()
+    })
+    .unwrap();
+    let port = server.address().port();
+    // A packet header announcing more than max_allowed_packet, a truncated handshake response,
+    // a response without protocol 4.1, and a handshake response cut inside its user name.
+    send_after_greeting(port, &[0xff, 0xff, 0xff, 0x01]);
+    send_after_greeting(port, &[0x05, 0x00, 0x00, 0x01, 0x00, 0x02]);
+    send_after_greeting(port, &[0x04, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00]);
+    let mut cut = vec![0x24, 0x00, 0x00, 0x01, 0x00, 0x02, 0x08, 0x00];
+    cut.extend_from_slice(&[0; 28]);
+    cut.extend_from_slice(b"ro");
+    send_after_greeting(port, &cut);
+    // Random bytes, seeded.
+    let seed = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    println!("random packets seed: {seed}");
+    let mut x = seed | 1;
+    for _ in 0..50 {
+        let len = 1 + (x % 200) as usize;
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        send_after_greeting(port, &bytes);
+    }
+    // Authentication failures answer 1045 and close.
+    let out = Command::new("mysql")
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-P",
+            &port.to_string(),
+            "-u",
+            "nobody",
+            "-e",
+            "select 1",
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1045"));
+    // The server still serves, and errors are MySQL's.
+    assert_eq!(mysql(port, "select 1 as one"), "one\n1\n");
+    let out = Command::new("mysql")
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-P",
+            &port.to_string(),
+            "-u",
+            "root",
+            "-e",
+            "selec 1; update t set a = 1",
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ERROR 1064 (42000)"));
+    let out = Command::new("mysql")
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-P",
+            &port.to_string(),
+            "-u",
+            "root",
+            "-e",
+            "update t set a = 1",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("ERROR 1235 (42000)"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    server.stop();
+    node.stop();
+}
