@@ -77,12 +77,6 @@ pub fn from_text(column: &ColumnDef, text: Option<&[u8]>) -> Result<Value, Strin
         .map_err(|e| e.message)
 }
 
-/// The text MySQL shows for a stored value (None: NULL).
-pub fn to_text(column: &ColumnDef, value: &Value) -> Option<Vec<u8>> {
-    let _ = column;
-    value_text(value)
-}
-
 /// The text MySQL shows for a value (None: NULL).
 pub fn value_text(value: &Value) -> Option<Vec<u8>> {
     Some(match value {

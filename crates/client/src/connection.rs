@@ -354,7 +354,12 @@ impl Cluster {
 
     pub fn drop_table(&self, name: &str) -> Result<()> {
         self.forget_table(name);
-        match self.call(&Message::DropTable { name: name.into() })? {
+        self.call_done(&Message::DropTable { name: name.into() })
+    }
+
+    /// A request answered by `Done`.
+    fn call_done(&self, message: &Message) -> Result<()> {
+        match self.call(message)? {
             Message::Done => Ok(()),
             other => Err(unexpected(&other)),
         }
@@ -383,10 +388,7 @@ impl Cluster {
 
     /// Creates a database (SQL's schema); its tables are named `database/table`.
     pub fn create_database(&self, name: &str) -> Result<()> {
-        match self.call(&Message::CreateDatabase { name: name.into() })? {
-            Message::Done => Ok(()),
-            other => Err(unexpected(&other)),
-        }
+        self.call_done(&Message::CreateDatabase { name: name.into() })
     }
 
     /// Drops a database and every table in it.
@@ -395,10 +397,7 @@ impl Cluster {
         if let Ok(mut t) = self.inner.tables.lock() {
             t.retain(|k, _| !k.starts_with(&prefix));
         }
-        match self.call(&Message::DropDatabase { name: name.into() })? {
-            Message::Done => Ok(()),
-            other => Err(unexpected(&other)),
-        }
+        self.call_done(&Message::DropDatabase { name: name.into() })
     }
 
     /// The databases, in name order.

@@ -156,8 +156,8 @@ impl EventSession {
             Ok(ReadState::Closed) => "closed by the data node".to_string(),
             Err(e) => e.to_string(),
         };
-        let error = self.fail(why);
-        done.extend(self.in_flight.drain().map(|(_, t)| (t, Err(error.clone()))));
+        self.fail(why);
+        done.extend(self.abandon());
         done
     }
 

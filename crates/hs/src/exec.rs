@@ -11,7 +11,7 @@ use base::{ErrorCode, Value};
 use client::{ClientError, Cluster, ExecType, LockMode, OpResult, Scan, ScanOrder, Table};
 
 use crate::protocol::{self, Field, FilterSpec, Find, FindOp, ModifyKind, INDEX_ID_MAX};
-use base::text::{from_text, to_text};
+use base::text::{from_text, value_text};
 
 /// Which index an open_index chose.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -380,13 +380,12 @@ fn select(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Result<Vec<Vec<Va
 
 /// The result-set answer for rows (every column) projected to the open index's columns.
 pub fn answer_rows(open: &OpenIndex, rows: &[Vec<Value>]) -> Vec<u8> {
-    let def = open.table.def();
     let projected: Vec<Vec<Option<Vec<u8>>>> = rows
         .iter()
         .map(|r| {
             open.columns
                 .iter()
-                .map(|c| to_text(&def.columns[*c as usize], &r[*c as usize]))
+                .map(|c| value_text(&r[*c as usize]))
                 .collect()
         })
         .collect();
@@ -395,16 +394,8 @@ pub fn answer_rows(open: &OpenIndex, rows: &[Vec<Value>]) -> Vec<u8> {
 
 /// The answer to a projected row of a batched keyed read (or none found).
 pub fn answer_projected(open: &OpenIndex, row: Option<&[Value]>) -> Vec<u8> {
-    let def = open.table.def();
     let rows: Vec<Vec<Option<Vec<u8>>>> = row
-        .map(|r| {
-            vec![open
-                .columns
-                .iter()
-                .zip(r)
-                .map(|(c, v)| to_text(&def.columns[*c as usize], v))
-                .collect()]
-        })
+        .map(|r| vec![r.iter().take(open.columns.len()).map(value_text).collect()])
         .unwrap_or_default();
     protocol::rows(open.columns.len(), &rows)
 }

@@ -50,7 +50,7 @@ fn done(affected: u64) -> Outcome {
     }
 }
 
-/// An identifier's or object name's last part.
+/// An object name as (database, name): `name` or `database.name`.
 fn ident(name: &ObjectName) -> Result<(Option<String>, String)> {
     let parts: Vec<String> = name
         .0
@@ -411,7 +411,7 @@ impl Session {
         let ast::TableObject::TableName(name) = &i.table else {
             return Err(SqlError::unsupported("INSERT into a table function"));
         };
-        let (table, _, table_name) = self.table(name)?;
+        let (table, _, _) = self.table(name)?;
         let def = table.def().clone();
         let positions: Vec<u16> = if i.columns.is_empty() {
             (0..def.columns.len() as u16)
@@ -467,15 +467,17 @@ impl Session {
         }
         txn.execute(ExecType::Commit)
             .map_err(|e| SqlError::from_client(&e))?;
-        let _ = table_name;
-        let mut first_assigned = 0;
-        for op in ops {
-            if let Some(OpResult::Done { assigned: Some(id) }) = txn.result(op) {
-                if first_assigned == 0 && def.auto_increment_column().is_some() {
-                    first_assigned = *id;
-                }
-            }
-        }
+        // The first AUTO_INCREMENT value handed out (hidden keys are not reported).
+        let first_assigned = if def.auto_increment_column().is_some() {
+            ops.iter()
+                .find_map(|op| match txn.result(*op) {
+                    Some(OpResult::Done { assigned: Some(id) }) => Some(*id),
+                    _ => None,
+                })
+                .unwrap_or(0)
+        } else {
+            0
+        };
         if first_assigned != 0 {
             self.last_insert_id = first_assigned;
         }

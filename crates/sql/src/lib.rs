@@ -102,7 +102,8 @@ impl SqlServer {
     pub fn stop(mut self) {
         self.stopping.store(true, Ordering::SeqCst);
         // Wake the acceptor with a connection of our own.
-        let _ = std::net::TcpStream::connect(self.address);
+        let _ =
+            transport::connect_stream(&self.address.to_string(), std::time::Duration::from_secs(1));
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
