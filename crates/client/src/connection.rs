@@ -386,6 +386,30 @@ impl Cluster {
         }
     }
 
+    /// Adds an ordered index over `columns` to an existing table; the data node indexes the rows
+    /// present before answering. Returns the table's new definition.
+    pub fn add_index(&self, table: &str, name: &str, columns: &[&str]) -> Result<Table> {
+        let columns = self
+            .table(table)?
+            .def()
+            .column_positions(columns)
+            .map_err(ClientError::Failed)?;
+        let reply = self.call(&Message::AddIndex {
+            table: table.into(),
+            name: name.into(),
+            columns,
+        });
+        self.forget_table(table);
+        match reply? {
+            Message::TableInfo { table, .. } => {
+                let t = Table::new(table);
+                self.cache(&t);
+                Ok(t)
+            }
+            other => Err(unexpected(&other)),
+        }
+    }
+
     /// Creates a database (SQL's schema); its tables are named `database/table`.
     pub fn create_database(&self, name: &str) -> Result<()> {
         self.call_done(&Message::CreateDatabase { name: name.into() })

@@ -342,3 +342,72 @@ fn databases_hold_their_tables_and_survive_a_restart() {
     node.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_index_added_to_a_full_table_serves_ranges_and_survives_a_restart() {
+    let dir = std::env::temp_dir().join(format!("cairn-add-index-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let node = start(&dir, 2);
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    let def = TableDef::new(
+        "t",
+        vec![
+            ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+            ColumnDef::new("k", ColumnType::Int { unsigned: false }),
+        ],
+        &["id"],
+    )
+    .unwrap();
+    let table = cluster.create_table(def).unwrap();
+    let mut txn = cluster.transaction();
+    for id in 0..1_000i64 {
+        txn.insert(&table, vec![(0, Value::Int(id)), (1, Value::Int(id % 100))]);
+    }
+    txn.commit().unwrap();
+    let in_range = |cluster: &Cluster| {
+        let table = cluster.table("t").unwrap();
+        let scan = Scan::index("k_1")
+            .from(vec![Value::Int(10)], true)
+            .to(vec![Value::Int(12)], false)
+            .order(ScanOrder::Ascending);
+        cluster.scan(&table, &scan).unwrap()
+    };
+    assert_eq!(
+        cluster
+            .add_index("t", "k", &["nope"])
+            .err()
+            .map(|e| e.code()),
+        Some(client::ErrorCode::BadSchema)
+    );
+    let table = cluster.add_index("t", "k_1", &["k"]).unwrap();
+    assert_eq!(table.def().indexes.len(), 1);
+    assert_eq!(
+        cluster
+            .add_index("t", "k_1", &["id"])
+            .err()
+            .map(|e| e.code()),
+        Some(client::ErrorCode::BadSchema)
+    );
+    let rows = in_range(&cluster);
+    assert_eq!(rows.len(), 20);
+    let ks: Vec<Value> = rows.iter().map(|r| r[1].clone()).collect();
+    assert_eq!(&ks[..10], &vec![Value::Int(10); 10][..]);
+    assert_eq!(&ks[10..], &vec![Value::Int(11); 10][..]);
+    // Writes after the build maintain the new index.
+    let mut txn = cluster.transaction();
+    txn.insert(&table, vec![(0, Value::Int(5_000)), (1, Value::Int(11))]);
+    txn.delete(&table, vec![Value::Int(10)]);
+    txn.commit().unwrap();
+    assert_eq!(in_range(&cluster).len(), 20);
+    drop(cluster);
+    node.stop();
+
+    let node = start(&dir, 2);
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    let rows = in_range(&cluster);
+    assert_eq!(rows.len(), 20);
+    assert!(rows.iter().any(|r| r[0] == Value::Int(5_000)));
+    drop(cluster);
+    node.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

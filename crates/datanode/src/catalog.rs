@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use base::schema::IndexKind;
+use base::schema::{IndexDef, IndexKind};
 use base::{limits, Error, ErrorCode, TableDef};
 
 /// A table with the state coordinators share about it.
@@ -14,8 +14,9 @@ pub struct TableEntry {
     pub def: Arc<TableDef>,
     /// Hidden tables of the unique indexes, in the order of `def.indexes` (None for ordered ones).
     pub unique_tables: Vec<Option<Arc<TableDef>>>,
-    /// Next AUTO_INCREMENT value (or hidden primary key value) to hand out.
-    pub next_auto: AtomicU64,
+    /// Next AUTO_INCREMENT value (or hidden primary key value) to hand out; shared by the
+    /// entries an ALTER replaces, so no value is handed out twice.
+    pub next_auto: Arc<AtomicU64>,
 }
 
 impl TableEntry {
@@ -130,7 +131,7 @@ impl Catalog {
                 } else {
                     Vec::new()
                 },
-                next_auto: AtomicU64::new(1),
+                next_auto: Arc::new(AtomicU64::new(1)),
             };
             self.tables.insert(t.id, Arc::new(entry));
             self.by_name.insert(t.name.to_ascii_lowercase(), t.id);
@@ -139,6 +140,41 @@ impl Catalog {
     }
 
     /// Databases, in name order.
+    /// Adds an ordered index to a table (its rows are indexed by the workers after this);
+    /// returns the table's new definition.
+    pub fn add_index(&mut self, table: &str, index: IndexDef) -> Result<Arc<TableDef>, Error> {
+        let entry = self
+            .by_name(table)
+            .filter(|t| t.def.index_of.is_none())
+            .ok_or_else(|| Error::new(ErrorCode::NoSuchTable, format!("unknown table '{table}'")))?
+            .clone();
+        if index.kind != IndexKind::Ordered {
+            return Err(Error::new(
+                ErrorCode::BadRequest,
+                "only ordered indexes can be added to an existing table",
+            ));
+        }
+        let mut def = (*entry.def).clone();
+        if def.index(&index.name).is_some() {
+            return Err(Error::new(
+                ErrorCode::BadSchema,
+                format!("duplicate key name '{}'", index.name),
+            ));
+        }
+        def.indexes.push(index);
+        def.validate()?;
+        let def = Arc::new(def);
+        let mut unique_tables = entry.unique_tables.clone();
+        unique_tables.push(None);
+        let replaced = TableEntry {
+            def: def.clone(),
+            unique_tables,
+            next_auto: entry.next_auto.clone(),
+        };
+        self.tables.insert(def.id, Arc::new(replaced));
+        Ok(def)
+    }
+
     pub fn databases(&self) -> Vec<String> {
         self.databases.values().cloned().collect()
     }
@@ -302,7 +338,7 @@ impl Catalog {
             let entry = TableEntry {
                 def: def.clone(),
                 unique_tables,
-                next_auto: AtomicU64::new(1),
+                next_auto: Arc::new(AtomicU64::new(1)),
             };
             catalog
                 .by_name

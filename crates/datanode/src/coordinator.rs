@@ -371,6 +371,27 @@ impl Coordinator {
                 }
                 Err(e) => self.fail(id, e),
             },
+            Message::AddIndex {
+                table,
+                name,
+                columns,
+            } => match self.shared.register_index(&table, &name, columns) {
+                Ok(def) => {
+                    let reply = match self.shared.table_info(&table) {
+                        Some(m) => m,
+                        None => Message::Failure(Error::new(
+                            ErrorCode::NoSuchTable,
+                            format!("unknown table '{table}'"),
+                        )),
+                    };
+                    self.ddl_on_workers(id, reply, |_, tag, reply_to| ToWorker::AddIndex {
+                        table: def.clone(),
+                        tag,
+                        reply_to,
+                    });
+                }
+                Err(e) => self.fail(id, e),
+            },
             Message::CreateDatabase { name } => match self.shared.register_database(&name) {
                 Ok(()) => self.reply(id, &Message::Done),
                 Err(e) => self.fail(id, e),

@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use base::schema::{IndexDef, IndexKind};
 use base::{limits, Error, ErrorCode, TableDef};
 use tracing::{info, warn};
 use wire::Message;
@@ -155,6 +156,29 @@ impl Shared {
         self.save_catalog(&catalog)?;
         info!(table = %name, "dropped table");
         Ok(ids)
+    }
+
+    /// Adds an ordered index to a table in the catalog; the workers build it next.
+    pub fn register_index(
+        &self,
+        table: &str,
+        name: &str,
+        columns: Vec<u16>,
+    ) -> Result<Arc<TableDef>, Error> {
+        let mut catalog = self
+            .catalog
+            .write()
+            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let index = IndexDef {
+            name: name.into(),
+            kind: IndexKind::Ordered,
+            columns,
+            index_table: 0,
+        };
+        let def = catalog.add_index(table, index)?;
+        self.save_catalog(&catalog)?;
+        info!(table = %table, index = %def.indexes[def.indexes.len() - 1].name, "added index");
+        Ok(def)
     }
 
     pub fn register_database(&self, name: &str) -> Result<(), Error> {

@@ -138,6 +138,12 @@ pub enum ToWorker {
         tag: u64,
         reply_to: ReplyTo,
     },
+    /// The table gained an ordered index (the last of `table.indexes`): build it.
+    AddIndex {
+        table: Arc<TableDef>,
+        tag: u64,
+        reply_to: ReplyTo,
+    },
     DropTables {
         ids: Vec<u32>,
         tag: u64,

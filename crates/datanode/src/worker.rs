@@ -237,6 +237,18 @@ impl Worker {
                 }
                 self.send(reply_to, Event::Finished { tag });
             }
+            ToWorker::AddIndex {
+                table,
+                tag,
+                reply_to,
+            } => {
+                for ((id, _), part) in self.partitions.iter_mut() {
+                    if *id == table.id {
+                        part.add_ordered_index(table.clone());
+                    }
+                }
+                self.send(reply_to, Event::Finished { tag });
+            }
             ToWorker::DropTables { ids, tag, reply_to } => {
                 self.partitions.retain(|(table, _), _| !ids.contains(table));
                 self.send(reply_to, Event::Finished { tag });

@@ -333,16 +333,39 @@ impl Partition {
     pub fn end_bulk(&mut self) {
         self.bulk = false;
         for i in 0..self.ordered.len() {
-            let mut entries: Vec<(IndexKey, RowId)> = Vec::with_capacity(self.live_rows);
-            for (id, row) in self.rows.iter().enumerate() {
-                if let Some(row) = row {
-                    let mut pk = Vec::new();
-                    self.encode_row_key(row, &self.table.primary_key, false, &mut pk);
-                    entries.push((self.index_key(i, row, &pk), id as RowId));
-                }
+            self.build_ordered(i);
+        }
+    }
+
+    /// Builds ordered index `i` from the rows present, from sorted keys.
+    fn build_ordered(&mut self, i: usize) {
+        let mut entries: Vec<(IndexKey, RowId)> = Vec::with_capacity(self.live_rows);
+        let mut pk = Vec::new();
+        for (id, row) in self.rows.iter().enumerate() {
+            if let Some(row) = row {
+                pk.clear();
+                self.encode_row_key(row, &self.table.primary_key, false, &mut pk);
+                entries.push((self.index_key(i, row, &pk), id as RowId));
             }
-            entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            self.ordered[i].entries = entries.into_iter().collect();
+        }
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        self.ordered[i].entries = entries.into_iter().collect();
+    }
+
+    /// Takes `table`, the partition's table with one more ordered index at the end of its
+    /// indexes (columns unchanged), and builds that index over the rows present.
+    pub fn add_ordered_index(&mut self, table: Arc<TableDef>) {
+        debug_assert_eq!(table.indexes.len(), self.ordered.len() + 1);
+        let Some(index) = table.indexes.last() else {
+            return;
+        };
+        self.ordered.push(OrderedIndex {
+            columns: index.columns.clone(),
+            entries: BTreeMap::new(),
+        });
+        self.table = table;
+        if !self.bulk {
+            self.build_ordered(self.ordered.len() - 1);
         }
     }
 

@@ -231,6 +231,13 @@ pub enum Message {
     },
     /// Answered by `TableList` holding the database names.
     ListDatabases,
+    /// Adds an ordered index to an existing table and indexes its rows; answered by
+    /// `TableInfo` with the new definition.
+    AddIndex {
+        table: String,
+        name: String,
+        columns: Vec<u16>,
+    },
 }
 
 impl Message {
@@ -260,6 +267,7 @@ impl Message {
             Message::CreateDatabase { .. } => 21,
             Message::DropDatabase { .. } => 22,
             Message::ListDatabases => 23,
+            Message::AddIndex { .. } => 24,
         }
     }
 
@@ -300,6 +308,15 @@ impl Message {
             | Message::GetTable { name }
             | Message::CreateDatabase { name }
             | Message::DropDatabase { name } => out.put_bytes(name.as_bytes()),
+            Message::AddIndex {
+                table,
+                name,
+                columns,
+            } => {
+                out.put_bytes(table.as_bytes());
+                out.put_bytes(name.as_bytes());
+                out.put_u16s(columns);
+            }
             Message::Execute {
                 transaction,
                 exec,
@@ -429,6 +446,11 @@ impl Message {
                 name: name(&mut r)?,
             },
             23 => Message::ListDatabases,
+            24 => Message::AddIndex {
+                table: name(&mut r)?,
+                name: name(&mut r)?,
+                columns: r.u16s("index columns", limits::KEY_COLUMNS_MAX)?,
+            },
             7 => {
                 let transaction = r.u64()?;
                 let exec = match r.u8()? {
@@ -1023,6 +1045,11 @@ mod tests {
             Message::CreateDatabase { name: "db".into() },
             Message::DropDatabase { name: "db".into() },
             Message::ListDatabases,
+            Message::AddIndex {
+                table: "db/t".into(),
+                name: "k".into(),
+                columns: vec![1, 2],
+            },
         ];
         for m in &messages {
             assert_eq!(&round_trip(m), m);
@@ -1031,7 +1058,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn random_bodies_never_panic(ty in 0u16..24, body in proptest::collection::vec(any::<u8>(), 0..256)) {
+        fn random_bodies_never_panic(ty in 0u16..26, body in proptest::collection::vec(any::<u8>(), 0..256)) {
             let header = FrameHeader { message_type: ty, cluster_id: 0, flags: 0, request_id: 0, body_len: body.len() as u32, checksum: 0 };
             let _ = Message::decode(&header, &body);
         }
