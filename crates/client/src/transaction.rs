@@ -197,6 +197,12 @@ impl Transaction {
         self.execute(ExecType::Rollback)
     }
 
+    /// True while the data node holds this transaction open (after an execute with NoCommit,
+    /// until Commit, Rollback or an abort).
+    pub fn is_open(&self) -> bool {
+        self.open
+    }
+
     /// The result of an executed operation.
     pub fn result(&self, op: OpId) -> Option<&OpResult> {
         self.results.get(op.0)

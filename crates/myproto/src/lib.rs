@@ -1,8 +1,10 @@
 //! The MySQL client/server protocol (v10, 4.1+), server side, as pure encode/decode: packet
 //! framing with reassembly under a size limit (`packet`), the basic encodings (`codec`), the
 //! connection phase and mysql_native_password (`handshake`), and responses: OK, ERR, EOF,
-//! column definitions, text rows (`response`). It opens no sockets and runs no SQL.
+//! column definitions, text rows (`response`); prepared statements' parameters and binary rows
+//! (`binary`). It opens no sockets and runs no SQL.
 
+pub mod binary;
 pub mod codec;
 pub mod handshake;
 pub mod packet;

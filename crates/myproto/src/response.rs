@@ -61,7 +61,10 @@ pub fn ok(
     put_lenenc(out, last_insert_id);
     out.extend_from_slice(&status.to_le_bytes());
     out.extend_from_slice(&warnings.to_le_bytes());
-    out.extend_from_slice(info.as_bytes());
+    // Length-encoded, as MySQL and MariaDB servers send it and their clients read it.
+    if !info.is_empty() {
+        put_lenenc_bytes(out, info.as_bytes());
+    }
 }
 
 /// An ERR packet: error number, SQLSTATE, message (cut to MySQL's 512 bytes on a char boundary).

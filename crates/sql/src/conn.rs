@@ -8,6 +8,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use base::text::value_text;
+use base::Value;
+use myproto::binary::{self, BinaryRow, Param};
 use myproto::handshake::{self, cap, status, HandshakeResponse, SCRAMBLE_BYTES};
 use myproto::packet::{PacketReader, PacketWriter};
 use myproto::response::{self, Column};
@@ -15,7 +18,7 @@ use myproto::{command, ProtoError};
 use tracing::{debug, warn};
 
 use crate::error::SqlError;
-use crate::exec::{Outcome, Session};
+use crate::exec::{unknown_statement, Outcome, Session};
 use crate::{Shared, CONNECTIONS_MAX, SERVER_VERSION};
 
 /// Runs one connection to its end.
@@ -91,14 +94,104 @@ impl Conn {
     }
 
     fn ok(&mut self, affected: u64, last_insert_id: u64, more: bool) {
+        self.ok_info(affected, last_insert_id, more, "");
+    }
+
+    fn ok_info(&mut self, affected: u64, last_insert_id: u64, more: bool, info: &str) {
         let mut status = self.status();
         if more {
             status |= status::MORE_RESULTS_EXISTS;
         }
         let warnings = self.session.warning_count();
         let p = self.out.begin();
-        response::ok(p, 0, affected, last_insert_id, status, warnings, "");
+        response::ok(p, 0, affected, last_insert_id, status, warnings, info);
         self.out.finish();
+    }
+
+    /// COM_STMT_PREPARE: the statement id, then parameter and column definitions.
+    fn prepare(&mut self, sql: &str) {
+        let id = match self.session.prepare(sql) {
+            Ok(id) => id,
+            Err(e) => return self.error(&e),
+        };
+        let prepared = &self.session.statements[&id];
+        let params = prepared.params;
+        let columns = prepared.columns.clone();
+        binary::prepare_ok(self.out.begin(), id, columns.len() as u16, params as u16, 0);
+        self.out.finish();
+        let deprecate_eof = self.capabilities & cap::DEPRECATE_EOF != 0;
+        if params > 0 {
+            let param = Column::computed("?", response::types::VAR_STRING, 0, 0);
+            for _ in 0..params {
+                param.encode(self.out.begin());
+                self.out.finish();
+            }
+            if !deprecate_eof {
+                let status = self.status();
+                response::eof(self.out.begin(), status, 0);
+                self.out.finish();
+            }
+        }
+        if !columns.is_empty() {
+            for c in &columns {
+                c.encode(self.out.begin());
+                self.out.finish();
+            }
+            if !deprecate_eof {
+                let status = self.status();
+                response::eof(self.out.begin(), status, 0);
+                self.out.finish();
+            }
+        }
+    }
+
+    /// COM_STMT_SEND_LONG_DATA: appends to a parameter's value.
+    fn long_data(&mut self, body: &[u8]) -> Result<(), ProtoError> {
+        let mut d = myproto::codec::Decoder::new(body, "COM_STMT_SEND_LONG_DATA");
+        let id = d.u32()?;
+        let param = d.u16()? as usize;
+        let data = d.rest();
+        if let Some(p) = self.session.statements.get_mut(&id) {
+            if param < p.params {
+                p.long_data.resize(p.params, None);
+                let slot = p.long_data[param].get_or_insert_with(Vec::new);
+                if slot.len() + data.len() <= self.session.shared.config.max_packet {
+                    slot.extend_from_slice(data);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// COM_STMT_EXECUTE: decodes the parameters and answers with OK or a binary result set.
+    fn execute(&mut self, body: &[u8]) -> Result<(), ProtoError> {
+        let id = binary::statement_id(body)?;
+        let Some(p) = self.session.statements.get_mut(&id) else {
+            self.error(&unknown_statement(id));
+            return Ok(());
+        };
+        let request = match binary::parse_execute(body, p.params, &mut p.types, &p.long_data) {
+            Ok(r) => r,
+            Err(e) => {
+                self.error(&SqlError::new(
+                    1210,
+                    "HY000",
+                    format!("Incorrect arguments to mysqld_stmt_execute: {e}"),
+                ));
+                return Ok(());
+            }
+        };
+        let params: Vec<Value> = request.params.into_iter().map(param_value).collect();
+        match self.session.execute_prepared(id, &params) {
+            Outcome::Done {
+                affected,
+                last_insert_id,
+                info,
+            } => self.ok_info(affected, last_insert_id, false, &info),
+            Outcome::Rows { columns, rows } => self.result_set(&columns, &rows, false, true),
+            Outcome::Failed(e) => self.error(&e),
+        }
+        Ok(())
     }
 
     fn refuse(&mut self) -> Result<(), ProtoError> {
@@ -136,6 +229,56 @@ impl Conn {
                         Err(e) => self.error(&e),
                     }
                 }
+                command::STMT_PREPARE => {
+                    let sql = String::from_utf8_lossy(body).into_owned();
+                    self.prepare(&sql);
+                }
+                command::STMT_EXECUTE => self.execute(body)?,
+                command::STMT_CLOSE => {
+                    // No answer, by the protocol.
+                    if let Ok(id) = binary::statement_id(body) {
+                        self.session.statements.remove(&id);
+                    }
+                    continue;
+                }
+                command::STMT_RESET => match binary::statement_id(body) {
+                    Ok(id) => match self.session.statements.get_mut(&id) {
+                        Some(p) => {
+                            p.long_data.clear();
+                            self.ok(0, 0, false);
+                        }
+                        None => self.error(&unknown_statement(id)),
+                    },
+                    Err(e) => return Err(e),
+                },
+                command::STMT_SEND_LONG_DATA => {
+                    // No answer; errors surface at the execute.
+                    self.long_data(body)?;
+                    continue;
+                }
+                command::SET_OPTION => {
+                    // MULTI_STATEMENTS on (0) or off (1): both are served.
+                    let status = self.status();
+                    response::eof(self.out.begin(), status, 0);
+                    self.out.finish();
+                }
+                command::RESET_CONNECTION => {
+                    let shared = self.session.shared.clone();
+                    let user = std::mem::take(&mut self.session.user);
+                    let id = self.session.id;
+                    let found_rows = self.session.found_rows;
+                    self.session = Session::new(shared, id);
+                    self.session.user = user;
+                    self.session.found_rows = found_rows;
+                    self.ok(0, 0, false);
+                }
+                command::STATISTICS => {
+                    let text = format!(
+                        "Uptime: 0  Threads: {}  Questions: 0  Slow queries: 0  Opens: 0  Open tables: 0  Queries per second avg: 0.000",
+                        self.session.shared.connections.load(Ordering::Relaxed)
+                    );
+                    self.out.packet(text.as_bytes());
+                }
                 other => self.error(&SqlError::new(
                     1047,
                     "08S01",
@@ -172,6 +315,7 @@ impl Conn {
             Err(e) => return Err(e),
         };
         self.capabilities = hello.capabilities;
+        self.session.found_rows = hello.capabilities & cap::FOUND_ROWS != 0;
         let mut answer = hello.auth_response.clone();
         let plugin = hello
             .auth_plugin
@@ -226,8 +370,9 @@ impl Conn {
                 Outcome::Done {
                     affected,
                     last_insert_id,
-                } => self.ok(affected, last_insert_id, more),
-                Outcome::Rows { columns, rows } => self.result_set(&columns, &rows, more),
+                    info,
+                } => self.ok_info(affected, last_insert_id, more, &info),
+                Outcome::Rows { columns, rows } => self.result_set(&columns, &rows, more, false),
                 Outcome::Failed(e) => {
                     self.error(&e);
                     return;
@@ -236,7 +381,7 @@ impl Conn {
         }
     }
 
-    fn result_set(&mut self, columns: &[Column], rows: &[Vec<Option<Vec<u8>>>], more: bool) {
+    fn result_set(&mut self, columns: &[Column], rows: &[Vec<Value>], more: bool, binary: bool) {
         let p = self.out.begin();
         myproto::codec::put_lenenc(p, columns.len() as u64);
         self.out.finish();
@@ -254,10 +399,133 @@ impl Conn {
             self.out.finish();
         }
         for row in rows {
-            response::text_row(self.out.begin(), row.iter().map(|v| v.as_deref()));
+            let out = self.out.begin();
+            if binary {
+                binary_row(out, columns, row);
+            } else {
+                let texts: Vec<Option<Vec<u8>>> = row
+                    .iter()
+                    .zip(columns)
+                    .map(|(v, c)| value_text_as(v, c))
+                    .collect();
+                response::text_row(out, texts.iter().map(|v| v.as_deref()));
+            }
             self.out.finish();
         }
         response::end_of(self.out.begin(), self.capabilities, status, warnings);
         self.out.finish();
+    }
+}
+
+/// A parameter as a value.
+fn param_value(p: Param) -> Value {
+    use base::value::{Date, DateTime, Time};
+    match p {
+        Param::Null => Value::Null,
+        Param::Int(i) => Value::Int(i),
+        Param::UInt(u) => Value::UInt(u),
+        Param::Float(f) => Value::Double(f as f64),
+        Param::Double(d) => Value::Double(d),
+        Param::Bytes(b) => Value::Bytes(b),
+        Param::Date { year, month, day } => Value::Date(Date { year, month, day }),
+        Param::DateTime {
+            year,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+            micros,
+        } => Value::DateTime(DateTime {
+            date: Date { year, month, day },
+            hour,
+            minute,
+            second,
+            microsecond: micros,
+        }),
+        Param::Time {
+            negative,
+            days,
+            hours,
+            minutes,
+            seconds,
+            micros,
+        } => Value::Time(Time {
+            negative,
+            hours: (days * 24 + hours as u32).min(u16::MAX as u32) as u16,
+            minutes,
+            seconds,
+            microseconds: micros,
+        }),
+    }
+}
+
+/// A value's text in the text protocol; DECIMAL results show the column's scale.
+fn value_text_as(v: &Value, c: &Column) -> Option<Vec<u8>> {
+    match v {
+        Value::Decimal(d)
+            if c.column_type == response::types::NEWDECIMAL && d.scale < c.decimals =>
+        {
+            d.rescale(c.decimals)
+                .map(|r| r.to_string().into_bytes())
+                .or_else(|| value_text(v))
+        }
+        _ => value_text(v),
+    }
+}
+
+/// One binary-protocol row: each value encoded as its column's type.
+fn binary_row(out: &mut Vec<u8>, columns: &[Column], row: &[Value]) {
+    use crate::expr::as_double;
+    use response::types;
+    let mut w = BinaryRow::begin(out, columns.len());
+    for (v, c) in row.iter().zip(columns) {
+        if v.is_null() {
+            w.null();
+            continue;
+        }
+        match c.column_type {
+            types::TINY
+            | types::SHORT
+            | types::YEAR
+            | types::LONG
+            | types::INT24
+            | types::LONGLONG => {
+                let i = match v {
+                    Value::Int(i) => *i,
+                    Value::UInt(u) => *u as i64,
+                    Value::Year(y) => *y as i64,
+                    other => as_double(other).round() as i64,
+                };
+                w.int(c.column_type, i);
+            }
+            types::FLOAT => w.float(as_double(v) as f32),
+            types::DOUBLE => w.double(as_double(v)),
+            types::DATE | types::DATETIME | types::TIMESTAMP => match v {
+                Value::Date(d) => w.datetime(d.year, d.month, d.day, 0, 0, 0, 0),
+                Value::DateTime(dt) => w.datetime(
+                    dt.date.year,
+                    dt.date.month,
+                    dt.date.day,
+                    dt.hour,
+                    dt.minute,
+                    dt.second,
+                    dt.microsecond,
+                ),
+                other => w.bytes(&value_text(other).unwrap_or_default()),
+            },
+            types::TIME => match v {
+                Value::Time(t) => w.time(
+                    t.negative,
+                    t.hours as u32 / 24,
+                    (t.hours % 24) as u8,
+                    t.minutes,
+                    t.seconds,
+                    t.microseconds,
+                ),
+                other => w.bytes(&value_text(other).unwrap_or_default()),
+            },
+            _ => w.bytes(&value_text_as(v, c).unwrap_or_default()),
+        }
     }
 }

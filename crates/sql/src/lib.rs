@@ -7,8 +7,14 @@
 //! what is unsupported. One thread per connection, as MySQL itself.
 
 mod conn;
+mod ddl;
 mod error;
 mod exec;
+mod explain;
+mod expr;
+mod meta;
+mod plan;
+mod run;
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -43,6 +49,12 @@ impl Default for SqlConfig {
         }
     }
 }
+
+/// The longest string a function builds (REPEAT); longer gives NULL, as max_allowed_packet.
+pub const STRING_RESULT_BYTES_MAX: usize = 16 << 20;
+/// Values GROUP_CONCAT keeps per group, and the bytes of its result (group_concat_max_len).
+pub const GROUP_CONCAT_VALUES_MAX: usize = 65_536;
+pub const GROUP_CONCAT_BYTES_MAX: usize = 1_024;
 
 /// Connections served at once; more are refused with ER_CON_COUNT_ERROR.
 pub const CONNECTIONS_MAX: u32 = 1_024;

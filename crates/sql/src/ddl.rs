@@ -1,0 +1,328 @@
+//! Data definition and catalog statements: CREATE/DROP DATABASE, CREATE/DROP TABLE,
+//! CREATE INDEX, SHOW DATABASES/TABLES; SQL types mapped to Cairn's column types.
+
+use base::schema::{ColumnDef, IndexKind};
+use base::types::{Collation, ColumnType};
+use base::TableDef;
+use myproto::response::{types, Column};
+use sqlparser::ast::{self, ObjectName};
+
+use crate::error::SqlError;
+use crate::exec::{done, ident, row_free_value, store, Outcome, Result, Session};
+
+/// The name of the ordered index every table with a declared primary key gets over it.
+pub const PRIMARY: &str = "PRIMARY";
+
+impl Session {
+    /// CREATE [UNIQUE] INDEX name ON table (columns): an ordered index built over the rows
+    /// present, online.
+    pub(crate) fn create_index(&mut self, c: &ast::CreateIndex) -> Result<Outcome> {
+        if c.unique {
+            return Err(SqlError::unsupported(
+                "CREATE UNIQUE INDEX on an existing table",
+            ));
+        }
+        let (full, _, table) = self.table_name(&c.table_name)?;
+        let columns: Vec<String> = c
+            .columns
+            .iter()
+            .map(|col| match &col.column.expr {
+                ast::Expr::Identifier(i) => Ok(i.value.clone()),
+                other => Err(SqlError::unsupported(format!("an index on {other}"))),
+            })
+            .collect::<Result<_>>()?;
+        let Some(name) = &c.name else {
+            return Err(SqlError::parse("CREATE INDEX needs a name"));
+        };
+        let (_, name) = ident(name)?;
+        let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
+        let cluster = &self.shared.cluster;
+        let def = cluster
+            .table(&full)
+            .map_err(|e| self.table_error(e, &table))?;
+        for col in &cols {
+            if def.def().column(col).is_none() {
+                return Err(SqlError::new(
+                    1072,
+                    "42000",
+                    format!("Key column '{col}' doesn't exist in table"),
+                ));
+            }
+        }
+        if def.def().index(&name).is_some() {
+            return Err(SqlError::new(
+                1061,
+                "42000",
+                format!("Duplicate key name '{name}'"),
+            ));
+        }
+        cluster
+            .add_index(&full, &name, &cols)
+            .map_err(|e| SqlError::from_client(&e))?;
+        Ok(done(0))
+    }
+
+    pub(crate) fn drop(
+        &mut self,
+        object_type: &ast::ObjectType,
+        if_exists: bool,
+        names: &[ObjectName],
+    ) -> Result<Outcome> {
+        let cluster = &self.shared.cluster;
+        match object_type {
+            ast::ObjectType::Database | ast::ObjectType::Schema => {
+                let [name] = names else {
+                    return Err(SqlError::parse("DROP DATABASE takes one name"));
+                };
+                let (_, name) = ident(name)?;
+                match cluster.drop_database(&name) {
+                    Ok(()) => {
+                        if self
+                            .database
+                            .as_deref()
+                            .is_some_and(|d| d.eq_ignore_ascii_case(&name))
+                        {
+                            self.database = None;
+                        }
+                        Ok(done(0))
+                    }
+                    Err(e) if e.code() == base::ErrorCode::NoSuchDatabase => {
+                        if if_exists {
+                            Ok(done(0))
+                        } else {
+                            Err(SqlError::new(
+                                1008,
+                                "HY000",
+                                format!("Can't drop database '{name}'; database doesn't exist"),
+                            ))
+                        }
+                    }
+                    Err(e) => Err(SqlError::from_client(&e)),
+                }
+            }
+            ast::ObjectType::Table => {
+                let mut missing = Vec::new();
+                for name in names {
+                    let (full, db, table) = self.table_name(name)?;
+                    match cluster.drop_table(&full) {
+                        Ok(()) => {}
+                        Err(e) if e.code() == base::ErrorCode::NoSuchTable => {
+                            missing.push(format!("{db}.{table}"))
+                        }
+                        Err(e) => return Err(SqlError::from_client(&e)),
+                    }
+                }
+                if missing.is_empty() || if_exists {
+                    Ok(done(0))
+                } else {
+                    Err(SqlError::new(
+                        1051,
+                        "42S02",
+                        format!("Unknown table '{}'", missing.join(",")),
+                    ))
+                }
+            }
+            other => Err(SqlError::unsupported(format!("DROP {other}"))),
+        }
+    }
+
+    pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<Outcome> {
+        let (full, _, table) = self.table_name(&c.name)?;
+        let mut columns = Vec::new();
+        let mut primary: Vec<String> = Vec::new();
+        let mut indexes: Vec<(String, IndexKind, Vec<String>)> = Vec::new();
+        for col in &c.columns {
+            let ty = column_type(&col.data_type)?;
+            let mut def = ColumnDef::new(&col.name.value, ty);
+            if ty.is_string()
+                && !matches!(
+                    ty,
+                    ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob
+                )
+            {
+                def = def.collation(Collation::Utf8mb4GeneralCi);
+            }
+            let mut nullable = true;
+            let mut default = None;
+            for option in &col.options {
+                match &option.option {
+                    ast::ColumnOption::NotNull => nullable = false,
+                    ast::ColumnOption::Null => nullable = true,
+                    ast::ColumnOption::PrimaryKey(_) => {
+                        nullable = false;
+                        primary = vec![col.name.value.clone()];
+                    }
+                    ast::ColumnOption::Unique(_) => indexes.push((
+                        col.name.value.clone(),
+                        IndexKind::Unique,
+                        vec![col.name.value.clone()],
+                    )),
+                    ast::ColumnOption::Default(e) => default = Some(e.clone()),
+                    ast::ColumnOption::DialectSpecific(tokens)
+                        if tokens
+                            .iter()
+                            .any(|t| t.to_string().eq_ignore_ascii_case("AUTO_INCREMENT")) =>
+                    {
+                        def = def.auto_increment();
+                    }
+                    ast::ColumnOption::Comment(_) => {}
+                    other => return Err(SqlError::unsupported(format!("column option {other}"))),
+                }
+            }
+            if nullable {
+                def = def.nullable();
+            }
+            if let Some(e) = default {
+                let v = row_free_value(&e)?;
+                let v = store(&def, v)?;
+                def = def.default(v);
+            }
+            columns.push(def);
+        }
+        for constraint in &c.constraints {
+            match constraint {
+                ast::TableConstraint::PrimaryKey(p) => {
+                    primary = p
+                        .columns
+                        .iter()
+                        .map(|c| c.column.expr.to_string())
+                        .collect();
+                }
+                ast::TableConstraint::Unique(u) => {
+                    let cols: Vec<String> = u
+                        .columns
+                        .iter()
+                        .map(|c| c.column.expr.to_string())
+                        .collect();
+                    let name = u
+                        .index_name
+                        .as_ref()
+                        .or(u.name.as_ref())
+                        .map(|i| i.value.clone())
+                        .unwrap_or_else(|| cols[0].clone());
+                    indexes.push((name, IndexKind::Unique, cols));
+                }
+                ast::TableConstraint::Index(i) => {
+                    let cols: Vec<String> = i
+                        .columns
+                        .iter()
+                        .map(|c| c.column.expr.to_string())
+                        .collect();
+                    let name = i
+                        .name
+                        .as_ref()
+                        .map(|n| n.value.clone())
+                        .unwrap_or_else(|| cols[0].clone());
+                    indexes.push((name, IndexKind::Ordered, cols));
+                }
+                other => return Err(SqlError::unsupported(format!("constraint {other}"))),
+            }
+        }
+        for key in &primary {
+            if let Some(col) = columns
+                .iter_mut()
+                .find(|c| c.name.eq_ignore_ascii_case(key))
+            {
+                col.nullable = false;
+            }
+        }
+        let pk: Vec<&str> = primary.iter().map(String::as_str).collect();
+        let mut def = TableDef::new(&full, columns, &pk).map_err(|e| schema_error(&table, e))?;
+        if !pk.is_empty() {
+            // As NDB: the primary key is hashed for lookups and also ordered, for ranges.
+            def = def
+                .with_index(PRIMARY, IndexKind::Ordered, &pk)
+                .map_err(|e| schema_error(&table, e))?;
+        }
+        for (name, kind, cols) in &indexes {
+            let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
+            def = def
+                .with_index(name, *kind, &cols)
+                .map_err(|e| schema_error(&table, e))?;
+        }
+        match self.shared.cluster.create_table(def) {
+            Ok(_) => Ok(done(0)),
+            Err(e) if c.if_not_exists && e.code() == base::ErrorCode::TableExists => Ok(done(0)),
+            Err(e) if e.code() == base::ErrorCode::TableExists => Err(SqlError::new(
+                1050,
+                "42S01",
+                format!("Table '{table}' already exists"),
+            )),
+            Err(e) if e.code() == base::ErrorCode::NoSuchDatabase => Err(
+                SqlError::unknown_database(self.database.as_deref().unwrap_or_default()),
+            ),
+            Err(e) => Err(SqlError::from_client(&e)),
+        }
+    }
+}
+
+fn schema_error(table: &str, e: base::Error) -> SqlError {
+    SqlError::new(1105, "HY000", format!("table '{table}': {}", e.message))
+}
+
+/// A one-column result of names (SHOW DATABASES, SHOW TABLES).
+pub(crate) fn one_column(title: &str, names: Vec<String>) -> Outcome {
+    Outcome::Rows {
+        columns: vec![Column::computed(title, types::VAR_STRING, 256, 0)],
+        rows: names
+            .into_iter()
+            .map(|n| vec![base::Value::Bytes(n.into_bytes())])
+            .collect(),
+    }
+}
+
+/// Cairn's column type for a SQL type.
+fn column_type(t: &ast::DataType) -> Result<ColumnType> {
+    use ast::DataType as D;
+    let length = |l: &Option<ast::CharacterLength>, default: u32| -> u32 {
+        match l {
+            Some(ast::CharacterLength::IntegerLength { length, .. }) => *length as u32,
+            _ => default,
+        }
+    };
+    let fsp = |p: &Option<u64>| p.unwrap_or(0).min(6) as u8;
+    Ok(match t {
+        D::TinyInt(_) => ColumnType::TinyInt { unsigned: false },
+        D::TinyIntUnsigned(_) => ColumnType::TinyInt { unsigned: true },
+        D::SmallInt(_) => ColumnType::SmallInt { unsigned: false },
+        D::SmallIntUnsigned(_) => ColumnType::SmallInt { unsigned: true },
+        D::MediumInt(_) => ColumnType::MediumInt { unsigned: false },
+        D::MediumIntUnsigned(_) => ColumnType::MediumInt { unsigned: true },
+        D::Int(_) | D::Integer(_) => ColumnType::Int { unsigned: false },
+        D::IntUnsigned(_) | D::IntegerUnsigned(_) => ColumnType::Int { unsigned: true },
+        D::BigInt(_) => ColumnType::BigInt { unsigned: false },
+        D::BigIntUnsigned(_) => ColumnType::BigInt { unsigned: true },
+        D::Float(_) | D::Real => ColumnType::Float,
+        D::Double(_) | D::DoublePrecision => ColumnType::Double,
+        D::Decimal(info) | D::Numeric(info) => {
+            let (precision, scale) = match info {
+                ast::ExactNumberInfo::None => (10, 0),
+                ast::ExactNumberInfo::Precision(p) => (*p as u8, 0),
+                ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p as u8, *s as u8),
+            };
+            ColumnType::Decimal { precision, scale }
+        }
+        D::Char(l) | D::Character(l) => ColumnType::Char {
+            length: length(l, 1),
+        },
+        D::Varchar(l) | D::CharacterVarying(l) => ColumnType::VarChar {
+            length: length(l, 255),
+        },
+        D::Binary(l) => ColumnType::Binary {
+            length: l.unwrap_or(1) as u32,
+        },
+        D::Varbinary(l) => ColumnType::VarBinary {
+            length: match l {
+                Some(ast::BinaryLength::IntegerLength { length }) => *length as u32,
+                _ => 255,
+            },
+        },
+        D::Text => ColumnType::Text,
+        D::Blob(_) => ColumnType::Blob,
+        D::Date => ColumnType::Date,
+        D::Datetime(p) => ColumnType::DateTime { fsp: fsp(p) },
+        D::Timestamp(p, _) => ColumnType::Timestamp { fsp: fsp(p) },
+        D::Time(p, _) => ColumnType::Time { fsp: fsp(p) },
+        other => return Err(SqlError::unsupported(format!("the type {other}"))),
+    })
+}

@@ -1,0 +1,1557 @@
+//! Compiled SQL expressions: sqlparser's AST resolved against a table's columns and the
+//! statement's `?` parameters into a small tree, evaluated with MySQL's semantics (three-valued
+//! logic, numeric and string comparison rules, integer overflow errors, DECIMAL division), and
+//! typed statically for result-set metadata.
+
+use std::cmp::Ordering;
+
+use base::text::value_text;
+use base::types::Collation;
+use base::value::Decimal;
+use base::{TableDef, Value};
+use sqlparser::ast::{self, Expr as Ast};
+use sqlparser::tokenizer::Location;
+
+use crate::error::SqlError;
+
+type Result<T> = std::result::Result<T, SqlError>;
+
+/// MySQL's div_precision_increment: digits a division adds to the dividend's scale.
+const DIV_PRECISION_INCREMENT: u8 = 4;
+/// The largest DECIMAL scale MySQL keeps.
+const DECIMAL_SCALE_MAX: u8 = 30;
+
+/// An expression ready to evaluate.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Const(Value),
+    /// A column of the input row, by position in it.
+    Column(usize),
+    /// A `?` parameter, by its order in the statement text.
+    Param(usize),
+    /// The value of aggregate `n` of the current group.
+    Agg(usize),
+    /// A system variable (`@@name`).
+    Var(String),
+    Session(SessionFn),
+    Not(Box<Expr>),
+    Neg(Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    IsNull(Box<Expr>, bool),
+    Between(Box<Expr>, Box<Expr>, Box<Expr>, bool),
+    In(Box<Expr>, Vec<Expr>, bool),
+    Like(Box<Expr>, Box<Expr>, bool),
+    Case {
+        operand: Option<Box<Expr>>,
+        whens: Vec<(Expr, Expr)>,
+        otherwise: Option<Box<Expr>>,
+    },
+    Call(Func, Vec<Expr>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    And,
+    Or,
+    Xor,
+    Eq,
+    NullSafeEq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    IntDiv,
+    Mod,
+}
+
+/// Values that come from the session, not the row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionFn {
+    Database,
+    Version,
+    ConnectionId,
+    User,
+    LastInsertId,
+    FoundRows,
+}
+
+/// Scalar functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Func {
+    Concat,
+    ConcatWs,
+    Length,
+    CharLength,
+    Upper,
+    Lower,
+    Substring,
+    Left,
+    Right,
+    Trim,
+    Ltrim,
+    Rtrim,
+    Replace,
+    Repeat,
+    Reverse,
+    Abs,
+    Floor,
+    Ceiling,
+    Round,
+    Sign,
+    Mod,
+    IfNull,
+    Coalesce,
+    If,
+    NullIf,
+    Greatest,
+    Least,
+}
+
+impl Func {
+    fn from_name(name: &str) -> Option<(Func, usize, usize)> {
+        use Func::*;
+        let (f, min, max) = match name {
+            "concat" => (Concat, 1, usize::MAX),
+            "concat_ws" => (ConcatWs, 2, usize::MAX),
+            "length" | "octet_length" => (Length, 1, 1),
+            "char_length" | "character_length" => (CharLength, 1, 1),
+            "upper" | "ucase" => (Upper, 1, 1),
+            "lower" | "lcase" => (Lower, 1, 1),
+            "substring" | "substr" | "mid" => (Substring, 2, 3),
+            "left" => (Left, 2, 2),
+            "right" => (Right, 2, 2),
+            "trim" => (Trim, 1, 1),
+            "ltrim" => (Ltrim, 1, 1),
+            "rtrim" => (Rtrim, 1, 1),
+            "replace" => (Replace, 3, 3),
+            "repeat" => (Repeat, 2, 2),
+            "reverse" => (Reverse, 1, 1),
+            "abs" => (Abs, 1, 1),
+            "floor" => (Floor, 1, 1),
+            "ceiling" | "ceil" => (Ceiling, 1, 1),
+            "round" => (Round, 1, 2),
+            "sign" => (Sign, 1, 1),
+            "mod" => (Mod, 2, 2),
+            "ifnull" => (IfNull, 2, 2),
+            "coalesce" => (Coalesce, 1, usize::MAX),
+            "if" => (If, 3, 3),
+            "nullif" => (NullIf, 2, 2),
+            "greatest" => (Greatest, 2, usize::MAX),
+            "least" => (Least, 2, usize::MAX),
+            _ => return None,
+        };
+        Some((f, min, max))
+    }
+}
+
+/// An aggregate function over the rows of a group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Aggregate {
+    pub kind: AggKind,
+    /// None for COUNT(*).
+    pub arg: Option<Expr>,
+    pub distinct: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggKind {
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    GroupConcat,
+}
+
+/// What evaluation reads besides the row: parameters, aggregates, session state.
+pub struct Env<'a> {
+    pub row: &'a [Value],
+    pub params: &'a [Value],
+    pub aggs: &'a [Value],
+    pub ctx: &'a dyn Context,
+}
+
+/// The session as expressions see it.
+pub trait Context {
+    fn variable(&self, name: &str) -> Value;
+    fn session(&self, f: SessionFn) -> Value;
+}
+
+/// The table a statement reads, as expressions name it.
+pub struct Scope<'a> {
+    pub def: &'a TableDef,
+    /// The name columns may be qualified with (the alias, or the table's name).
+    pub name: &'a str,
+    pub database: &'a str,
+}
+
+/// Resolves AST expressions: columns against the scope, `?` by position in the statement text,
+/// aggregates (when allowed) into `aggregates`.
+pub struct Compiler<'a> {
+    pub scope: Option<Scope<'a>>,
+    /// Where each `?` of the statement starts, in text order.
+    pub placeholders: &'a [Location],
+    /// Some: aggregate calls are allowed and collected here.
+    pub aggregates: Option<Vec<Aggregate>>,
+    /// Where column names are being resolved, for ER_BAD_FIELD_ERROR ("field list", ...).
+    pub place: &'static str,
+}
+
+impl<'a> Compiler<'a> {
+    pub fn new(scope: Option<Scope<'a>>, placeholders: &'a [Location]) -> Compiler<'a> {
+        Compiler {
+            scope,
+            placeholders,
+            aggregates: None,
+            place: "field list",
+        }
+    }
+
+    fn column(&self, qualifier: &[&str], name: &str) -> Result<Expr> {
+        let full = || {
+            let mut parts: Vec<&str> = qualifier.to_vec();
+            parts.push(name);
+            parts.join(".")
+        };
+        let Some(scope) = &self.scope else {
+            return Err(SqlError::unknown_column(&full(), self.place));
+        };
+        let matches_table = match qualifier {
+            [] => true,
+            [t] => t.eq_ignore_ascii_case(scope.name),
+            [d, t] => t.eq_ignore_ascii_case(scope.name) && d.eq_ignore_ascii_case(scope.database),
+            _ => false,
+        };
+        match scope.def.column(name) {
+            Some(p) if matches_table && !scope.def.columns[p].hidden => Ok(Expr::Column(p)),
+            _ => Err(SqlError::unknown_column(&full(), self.place)),
+        }
+    }
+
+    fn param(&self, span: &sqlparser::tokenizer::Span) -> Result<Expr> {
+        match self.placeholders.binary_search(&span.start) {
+            Ok(i) => Ok(Expr::Param(i)),
+            Err(_) => Err(SqlError::parse("a '?' the statement text does not hold")),
+        }
+    }
+
+    pub fn compile(&mut self, e: &Ast) -> Result<Expr> {
+        use ast::BinaryOperator as B;
+        Ok(match e {
+            Ast::Value(v) => match &v.value {
+                ast::Value::Placeholder(p) if p == "?" => self.param(&v.span)?,
+                _ => Expr::Const(literal(&v.value)?),
+            },
+            Ast::Nested(inner) => self.compile(inner)?,
+            Ast::Identifier(i) if i.value.starts_with("@@") => Expr::Var(i.value.clone()),
+            Ast::Identifier(i) if i.quote_style == Some('"') => {
+                Expr::Const(Value::Bytes(i.value.clone().into_bytes()))
+            }
+            Ast::Identifier(i) => self.column(&[], &i.value)?,
+            Ast::CompoundIdentifier(parts) => {
+                let names: Vec<&str> = parts.iter().map(|p| p.value.as_str()).collect();
+                match names.split_last() {
+                    Some((last, rest)) if !rest.is_empty() && rest[0].starts_with("@@") => {
+                        Expr::Var(format!("{}.{last}", rest.join(".")))
+                    }
+                    Some((last, rest)) => self.column(rest, last)?,
+                    None => return Err(SqlError::parse("empty name")),
+                }
+            }
+            Ast::IsNull(inner) => Expr::IsNull(Box::new(self.compile(inner)?), false),
+            Ast::IsNotNull(inner) => Expr::IsNull(Box::new(self.compile(inner)?), true),
+            Ast::IsTrue(inner) => truth(self.compile(inner)?, true, false),
+            Ast::IsFalse(inner) => truth(self.compile(inner)?, false, false),
+            Ast::IsNotTrue(inner) => truth(self.compile(inner)?, true, true),
+            Ast::IsNotFalse(inner) => truth(self.compile(inner)?, false, true),
+            Ast::UnaryOp { op, expr } => {
+                let inner = self.compile(expr)?;
+                match op {
+                    ast::UnaryOperator::Not => Expr::Not(Box::new(inner)),
+                    ast::UnaryOperator::Minus => match inner {
+                        Expr::Const(v) => Expr::Const(negate(v)?),
+                        other => Expr::Neg(Box::new(other)),
+                    },
+                    ast::UnaryOperator::Plus => inner,
+                    other => return Err(SqlError::unsupported(format!("the operator {other}"))),
+                }
+            }
+            Ast::BinaryOp { left, op, right } => {
+                let op = match op {
+                    B::And => BinOp::And,
+                    B::Or => BinOp::Or,
+                    B::Xor => BinOp::Xor,
+                    B::Eq => BinOp::Eq,
+                    B::Spaceship => BinOp::NullSafeEq,
+                    B::NotEq => BinOp::Ne,
+                    B::Lt => BinOp::Lt,
+                    B::LtEq => BinOp::Le,
+                    B::Gt => BinOp::Gt,
+                    B::GtEq => BinOp::Ge,
+                    B::Plus => BinOp::Add,
+                    B::Minus => BinOp::Sub,
+                    B::Multiply => BinOp::Mul,
+                    B::Divide => BinOp::Div,
+                    B::MyIntegerDivide | B::DuckIntegerDivide => BinOp::IntDiv,
+                    B::Modulo => BinOp::Mod,
+                    other => return Err(SqlError::unsupported(format!("the operator {other}"))),
+                };
+                let l = self.compile(left)?;
+                let r = self.compile(right)?;
+                Expr::Binary(op, Box::new(l), Box::new(r))
+            }
+            Ast::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => Expr::Between(
+                Box::new(self.compile(expr)?),
+                Box::new(self.compile(low)?),
+                Box::new(self.compile(high)?),
+                *negated,
+            ),
+            Ast::InList {
+                expr,
+                list,
+                negated,
+            } => {
+                let e = self.compile(expr)?;
+                let list = list
+                    .iter()
+                    .map(|x| self.compile(x))
+                    .collect::<Result<_>>()?;
+                Expr::In(Box::new(e), list, *negated)
+            }
+            Ast::Like {
+                negated,
+                expr,
+                pattern,
+                escape_char: None,
+                any: false,
+            } => Expr::Like(
+                Box::new(self.compile(expr)?),
+                Box::new(self.compile(pattern)?),
+                *negated,
+            ),
+            Ast::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
+                let operand = match operand {
+                    Some(o) => Some(Box::new(self.compile(o)?)),
+                    None => None,
+                };
+                let whens = conditions
+                    .iter()
+                    .map(|w| Ok((self.compile(&w.condition)?, self.compile(&w.result)?)))
+                    .collect::<Result<_>>()?;
+                let otherwise = match else_result {
+                    Some(e) => Some(Box::new(self.compile(e)?)),
+                    None => None,
+                };
+                Expr::Case {
+                    operand,
+                    whens,
+                    otherwise,
+                }
+            }
+            Ast::Function(f) => self.function(f)?,
+            other => return Err(SqlError::unsupported(format!("the expression {other}"))),
+        })
+    }
+
+    fn function(&mut self, f: &ast::Function) -> Result<Expr> {
+        let name = f.name.to_string().to_ascii_lowercase();
+        let (args, distinct) = match &f.args {
+            ast::FunctionArguments::None => (Vec::new(), false),
+            ast::FunctionArguments::List(l) => {
+                let distinct = matches!(
+                    l.duplicate_treatment,
+                    Some(ast::DuplicateTreatment::Distinct)
+                );
+                if !l.clauses.is_empty() {
+                    return Err(SqlError::unsupported(format!("the function {f}")));
+                }
+                (l.args.iter().collect::<Vec<_>>(), distinct)
+            }
+            ast::FunctionArguments::Subquery(_) => {
+                return Err(SqlError::unsupported(format!("the function {f}")))
+            }
+        };
+        if f.filter.is_some() || f.over.is_some() || !f.within_group.is_empty() {
+            return Err(SqlError::unsupported(format!("the function {f}")));
+        }
+        let agg = match name.as_str() {
+            "count" => Some(AggKind::Count),
+            "sum" => Some(AggKind::Sum),
+            "avg" => Some(AggKind::Avg),
+            "min" => Some(AggKind::Min),
+            "max" => Some(AggKind::Max),
+            "group_concat" => Some(AggKind::GroupConcat),
+            _ => None,
+        };
+        if let Some(kind) = agg {
+            let arg = match args.as_slice() {
+                [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)]
+                    if kind == AggKind::Count && !distinct =>
+                {
+                    None
+                }
+                [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e))] => {
+                    // Aggregates do not nest: compile the argument without aggregates.
+                    let saved = self.aggregates.take();
+                    let arg = self.compile(e);
+                    self.aggregates = saved;
+                    Some(arg?)
+                }
+                _ => return Err(SqlError::unsupported(format!("the function {f}"))),
+            };
+            let Some(list) = self.aggregates.as_mut() else {
+                return Err(SqlError::new(
+                    1111,
+                    "HY000",
+                    "Invalid use of group function",
+                ));
+            };
+            list.push(Aggregate {
+                kind,
+                arg,
+                distinct,
+            });
+            return Ok(Expr::Agg(list.len() - 1));
+        }
+        if distinct {
+            return Err(SqlError::unsupported(format!("the function {f}")));
+        }
+        let mut compiled = Vec::with_capacity(args.len());
+        for a in &args {
+            match a {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                    compiled.push(self.compile(e)?)
+                }
+                _ => return Err(SqlError::unsupported(format!("the function {f}"))),
+            }
+        }
+        let session = match name.as_str() {
+            "database" | "schema" => Some(SessionFn::Database),
+            "version" => Some(SessionFn::Version),
+            "connection_id" => Some(SessionFn::ConnectionId),
+            "user" | "current_user" | "session_user" | "system_user" => Some(SessionFn::User),
+            "last_insert_id" => Some(SessionFn::LastInsertId),
+            "found_rows" => Some(SessionFn::FoundRows),
+            _ => None,
+        };
+        if let Some(s) = session {
+            if !compiled.is_empty() {
+                return Err(wrong_arguments(&name));
+            }
+            return Ok(Expr::Session(s));
+        }
+        match Func::from_name(&name) {
+            Some((func, min, max)) => {
+                if compiled.len() < min || compiled.len() > max {
+                    return Err(wrong_arguments(&name));
+                }
+                Ok(Expr::Call(func, compiled))
+            }
+            None => Err(SqlError::unsupported(format!("the function {}", f.name))),
+        }
+    }
+}
+
+fn wrong_arguments(name: &str) -> SqlError {
+    SqlError::new(
+        1582,
+        "42000",
+        format!(
+            "Incorrect parameter count in the call to native function '{}'",
+            name.to_ascii_uppercase()
+        ),
+    )
+}
+
+/// `x IS [NOT] TRUE/FALSE` as an expression that is never NULL.
+fn truth(e: Expr, want: bool, negated: bool) -> Expr {
+    let is = if want {
+        Expr::Call(
+            Func::IfNull,
+            vec![
+                Expr::Not(Box::new(Expr::Not(Box::new(e)))),
+                Expr::Const(Value::Int(0)),
+            ],
+        )
+    } else {
+        Expr::Call(
+            Func::IfNull,
+            vec![Expr::Not(Box::new(e)), Expr::Const(Value::Int(0))],
+        )
+    };
+    if negated {
+        Expr::Not(Box::new(is))
+    } else {
+        is
+    }
+}
+
+/// A SQL literal's value.
+pub fn literal(v: &ast::Value) -> Result<Value> {
+    Ok(match v {
+        ast::Value::Number(n, _) => number(n)?,
+        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+            Value::Bytes(s.clone().into_bytes())
+        }
+        ast::Value::HexStringLiteral(h) => Value::Bytes(
+            (0..h.len() / 2)
+                .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16))
+                .collect::<std::result::Result<_, _>>()
+                .map_err(|_| SqlError::parse(format!("bad hex literal X'{h}'")))?,
+        ),
+        ast::Value::Boolean(b) => Value::Int(*b as i64),
+        ast::Value::Null => Value::Null,
+        other => return Err(SqlError::unsupported(format!("the literal {other}"))),
+    })
+}
+
+/// A numeric literal: integer, DECIMAL when it has a point, DOUBLE with an exponent.
+fn number(n: &str) -> Result<Value> {
+    if let Ok(i) = n.parse::<i64>() {
+        return Ok(Value::Int(i));
+    }
+    if let Ok(u) = n.parse::<u64>() {
+        return Ok(Value::UInt(u));
+    }
+    if !n.contains(['e', 'E']) {
+        if let Some(d) = Decimal::parse(n) {
+            return Ok(Value::Decimal(d));
+        }
+    }
+    n.parse()
+        .map(Value::Double)
+        .map_err(|_| SqlError::parse(format!("bad number {n}")))
+}
+
+fn negate(v: Value) -> Result<Value> {
+    Ok(match v {
+        Value::Null => Value::Null,
+        Value::Int(i) => match i.checked_neg() {
+            Some(n) => Value::Int(n),
+            None => return Err(out_of_range(&format!("-({i})"))),
+        },
+        Value::UInt(u) if u <= i64::MAX as u64 + 1 => Value::Int((u as i128).wrapping_neg() as i64),
+        Value::UInt(u) => return Err(out_of_range(&format!("-({u})"))),
+        Value::Decimal(d) => Value::Decimal(Decimal {
+            mantissa: -d.mantissa,
+            scale: d.scale,
+        }),
+        Value::Double(d) => Value::Double(-d),
+        Value::Float(f) => Value::Double(-(f as f64)),
+        other => Value::Double(-as_double(&other)),
+    })
+}
+
+fn out_of_range(what: &str) -> SqlError {
+    SqlError::new(
+        1690,
+        "22003",
+        format!("BIGINT value is out of range in '{what}'"),
+    )
+}
+
+/// SQL truth: NULL is unknown (None).
+pub fn truth_value(v: &Value) -> Option<bool> {
+    match v {
+        Value::Null => None,
+        Value::Int(i) => Some(*i != 0),
+        Value::UInt(u) => Some(*u != 0),
+        Value::Decimal(d) => Some(d.mantissa != 0),
+        other => Some(as_double(other) != 0.0),
+    }
+}
+
+pub fn truthy(v: &Value) -> bool {
+    truth_value(v) == Some(true)
+}
+
+fn bool_value(b: bool) -> Value {
+    Value::Int(b as i64)
+}
+
+/// A value as a double, strings by their leading number (as MySQL, which warns).
+pub fn as_double(v: &Value) -> f64 {
+    match v {
+        Value::Int(i) => *i as f64,
+        Value::UInt(u) => *u as f64,
+        Value::Double(d) => *d,
+        Value::Float(f) => *f as f64,
+        Value::Decimal(d) => d.mantissa as f64 / 10f64.powi(d.scale as i32),
+        Value::Null => 0.0,
+        Value::Bytes(b) => leading_number(b),
+        Value::Date(d) => (d.year as f64) * 10_000.0 + (d.month as f64) * 100.0 + d.day as f64,
+        Value::DateTime(dt) => {
+            let d = dt.date;
+            let date = (d.year as f64) * 10_000.0 + (d.month as f64) * 100.0 + d.day as f64;
+            date * 1_000_000.0
+                + (dt.hour as f64) * 10_000.0
+                + (dt.minute as f64) * 100.0
+                + dt.second as f64
+                + dt.microsecond as f64 / 1e6
+        }
+        Value::Time(t) => {
+            let v = (t.hours as f64) * 10_000.0
+                + (t.minutes as f64) * 100.0
+                + t.seconds as f64
+                + t.microseconds as f64 / 1e6;
+            if t.negative {
+                -v
+            } else {
+                v
+            }
+        }
+        Value::Year(y) => *y as f64,
+    }
+}
+
+fn leading_number(b: &[u8]) -> f64 {
+    let s = String::from_utf8_lossy(b);
+    let s = s.trim_start();
+    let bytes = s.as_bytes();
+    let mut end = 0;
+    let mut seen_digit = false;
+    let mut seen_point = false;
+    let mut seen_exp = false;
+    while end < bytes.len() {
+        let c = bytes[end];
+        let ok = match c {
+            b'0'..=b'9' => {
+                seen_digit = true;
+                true
+            }
+            b'+' | b'-' => end == 0 || matches!(bytes[end - 1], b'e' | b'E'),
+            b'.' if !seen_point && !seen_exp => {
+                seen_point = true;
+                true
+            }
+            b'e' | b'E' if seen_digit && !seen_exp => {
+                seen_exp = true;
+                true
+            }
+            _ => false,
+        };
+        if !ok {
+            break;
+        }
+        end += 1;
+    }
+    let mut text = &s[..end];
+    while !text.is_empty() && text.parse::<f64>().is_err() {
+        text = &text[..text.len() - 1];
+    }
+    text.parse().unwrap_or(0.0)
+}
+
+/// A number for arithmetic, in the most exact kind that holds it.
+#[derive(Debug, Clone, Copy)]
+enum Num {
+    Int(i128),
+    Dec(Decimal),
+    Dbl(f64),
+}
+
+fn num(v: &Value) -> Num {
+    match v {
+        Value::Int(i) => Num::Int(*i as i128),
+        Value::UInt(u) => Num::Int(*u as i128),
+        Value::Decimal(d) => Num::Dec(*d),
+        Value::Year(y) => Num::Int(*y as i128),
+        other => Num::Dbl(as_double(other)),
+    }
+}
+
+fn dec(n: Num) -> Decimal {
+    match n {
+        Num::Int(i) => Decimal {
+            mantissa: i,
+            scale: 0,
+        },
+        Num::Dec(d) => d,
+        Num::Dbl(f) => Decimal::parse(&format!("{f:.6}")).unwrap_or(Decimal {
+            mantissa: 0,
+            scale: 0,
+        }),
+    }
+}
+
+fn dbl(n: Num) -> f64 {
+    match n {
+        Num::Int(i) => i as f64,
+        Num::Dec(d) => d.mantissa as f64 / 10f64.powi(d.scale as i32),
+        Num::Dbl(f) => f,
+    }
+}
+
+/// An integer result: BIGINT, or BIGINT UNSIGNED above its range, else out of range.
+fn int_value(i: i128, what: impl FnOnce() -> String) -> Result<Value> {
+    if let Ok(v) = i64::try_from(i) {
+        Ok(Value::Int(v))
+    } else if let Ok(v) = u64::try_from(i) {
+        Ok(Value::UInt(v))
+    } else {
+        Err(out_of_range(&what()))
+    }
+}
+
+fn dec_value(d: Decimal) -> Result<Value> {
+    if d.mantissa.unsigned_abs() >= 10u128.pow(38) {
+        return Err(SqlError::new(
+            1690,
+            "22003",
+            "DECIMAL value is out of range",
+        ));
+    }
+    Ok(Value::Decimal(d))
+}
+
+fn arithmetic(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
+    if l.is_null() || r.is_null() {
+        return Ok(Value::Null);
+    }
+    let (a, b) = (num(l), num(r));
+    let what = || format!("{l} {} {r}", op_text(op));
+    match (a, b, op) {
+        (_, _, BinOp::Div) => {
+            if dbl(b) == 0.0 {
+                return Ok(Value::Null);
+            }
+            if let (Num::Dbl(_), _) | (_, Num::Dbl(_)) = (a, b) {
+                return Ok(Value::Double(dbl(a) / dbl(b)));
+            }
+            let (x, y) = (dec(a), dec(b));
+            let scale = (x.scale + DIV_PRECISION_INCREMENT).min(DECIMAL_SCALE_MAX);
+            // x / y at `scale` digits: x.m * 10^(scale - x.scale + y.scale) / y.m, rounded.
+            let shift = u32::from(scale) + u32::from(y.scale) - u32::from(x.scale);
+            let num = 10i128
+                .checked_pow(shift)
+                .and_then(|p| x.mantissa.checked_mul(p))
+                .ok_or_else(|| SqlError::new(1690, "22003", "DECIMAL value is out of range"))?;
+            let q = num / y.mantissa;
+            let rem = num % y.mantissa;
+            let q = if rem.abs() * 2 >= y.mantissa.abs() {
+                q + (num.signum() * y.mantissa.signum())
+            } else {
+                q
+            };
+            dec_value(Decimal { mantissa: q, scale })
+        }
+        (_, _, BinOp::IntDiv) => {
+            if dbl(b) == 0.0 {
+                return Ok(Value::Null);
+            }
+            match (a, b) {
+                (Num::Int(x), Num::Int(y)) => int_value(x / y, what),
+                _ => {
+                    let q = (dbl(a) / dbl(b)).trunc();
+                    int_value(q as i128, what)
+                }
+            }
+        }
+        (_, _, BinOp::Mod) => {
+            if dbl(b) == 0.0 {
+                return Ok(Value::Null);
+            }
+            match (a, b) {
+                (Num::Int(x), Num::Int(y)) => int_value(x % y, what),
+                (Num::Dbl(_), _) | (_, Num::Dbl(_)) => Ok(Value::Double(dbl(a) % dbl(b))),
+                _ => {
+                    let (x, y) = (dec(a), dec(b));
+                    let s = x.scale.max(y.scale);
+                    let (x, y) = (rescaled(x, s)?, rescaled(y, s)?);
+                    dec_value(Decimal {
+                        mantissa: x.mantissa % y.mantissa,
+                        scale: s,
+                    })
+                }
+            }
+        }
+        (Num::Int(x), Num::Int(y), _) => {
+            let v = match op {
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                _ => x.checked_mul(y).ok_or_else(|| out_of_range(&what()))?,
+            };
+            // Signed arithmetic overflows BIGINT unless an operand is unsigned.
+            let unsigned = matches!(l, Value::UInt(_)) || matches!(r, Value::UInt(_));
+            if !unsigned && i64::try_from(v).is_err() {
+                return Err(out_of_range(&what()));
+            }
+            if unsigned && v < 0 {
+                return Err(SqlError::new(
+                    1690,
+                    "22003",
+                    format!("BIGINT UNSIGNED value is out of range in '{}'", what()),
+                ));
+            }
+            int_value(v, what)
+        }
+        (Num::Dbl(_), _, _) | (_, Num::Dbl(_), _) => {
+            let (x, y) = (dbl(a), dbl(b));
+            Ok(Value::Double(match op {
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                _ => x * y,
+            }))
+        }
+        _ => {
+            let (x, y) = (dec(a), dec(b));
+            let overflow = || SqlError::new(1690, "22003", "DECIMAL value is out of range");
+            match op {
+                BinOp::Mul => dec_value(Decimal {
+                    mantissa: x.mantissa.checked_mul(y.mantissa).ok_or_else(overflow)?,
+                    scale: x.scale + y.scale,
+                }),
+                _ => {
+                    let s = x.scale.max(y.scale);
+                    let (x, y) = (rescaled(x, s)?, rescaled(y, s)?);
+                    let m = if op == BinOp::Add {
+                        x.mantissa.checked_add(y.mantissa)
+                    } else {
+                        x.mantissa.checked_sub(y.mantissa)
+                    };
+                    dec_value(Decimal {
+                        mantissa: m.ok_or_else(overflow)?,
+                        scale: s,
+                    })
+                }
+            }
+        }
+    }
+}
+
+fn rescaled(d: Decimal, scale: u8) -> Result<Decimal> {
+    d.rescale(scale)
+        .ok_or_else(|| SqlError::new(1690, "22003", "DECIMAL value is out of range"))
+}
+
+fn op_text(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::IntDiv => "DIV",
+        BinOp::Mod => "%",
+        _ => "?",
+    }
+}
+
+fn is_text(v: &Value) -> bool {
+    matches!(v, Value::Bytes(_))
+}
+
+fn is_temporal(v: &Value) -> bool {
+    matches!(v, Value::Date(_) | Value::DateTime(_) | Value::Time(_))
+}
+
+/// A temporal value of the kind of `like` read from text, if the text is one.
+fn temporal_from_text(like: &Value, text: &[u8]) -> Option<Value> {
+    let s = std::str::from_utf8(text).ok()?.trim();
+    match like {
+        Value::Date(_) | Value::DateTime(_) => {
+            if let Some(dt) = base::value::DateTime::parse(s) {
+                return Some(if matches!(like, Value::Date(_)) && s.len() <= 10 {
+                    Value::Date(base::value::Date::parse(s)?)
+                } else {
+                    Value::DateTime(dt)
+                });
+            }
+            base::value::Date::parse(s).map(|d| match like {
+                Value::DateTime(_) => Value::DateTime(base::value::DateTime {
+                    date: d,
+                    hour: 0,
+                    minute: 0,
+                    second: 0,
+                    microsecond: 0,
+                }),
+                _ => Value::Date(d),
+            })
+        }
+        Value::Time(_) => base::value::Time::parse(s).map(Value::Time),
+        _ => None,
+    }
+}
+
+/// MySQL's comparison of two values (None when either is NULL).
+pub fn compare(l: &Value, r: &Value) -> Option<Ordering> {
+    if l.is_null() || r.is_null() {
+        return None;
+    }
+    match (l, r) {
+        (Value::Bytes(a), Value::Bytes(b)) => {
+            Some(base::collation::compare(a, b, Collation::Utf8mb4GeneralCi))
+        }
+        (a, Value::Bytes(t)) if is_temporal(a) => match temporal_from_text(a, t) {
+            Some(b) => compare_same(a, &b),
+            None => as_double(a).partial_cmp(&as_double(r)),
+        },
+        (Value::Bytes(t), b) if is_temporal(b) => match temporal_from_text(b, t) {
+            Some(a) => compare_same(&a, b),
+            None => as_double(l).partial_cmp(&as_double(b)),
+        },
+        _ if is_text(l) || is_text(r) => as_double(l).partial_cmp(&as_double(r)),
+        _ => compare_same(l, r),
+    }
+}
+
+fn compare_same(l: &Value, r: &Value) -> Option<Ordering> {
+    match (l, r) {
+        (Value::Date(a), Value::DateTime(_)) => compare_same(
+            &Value::DateTime(base::value::DateTime {
+                date: *a,
+                hour: 0,
+                minute: 0,
+                second: 0,
+                microsecond: 0,
+            }),
+            r,
+        ),
+        (Value::DateTime(_), Value::Date(_)) => compare_same(r, l).map(Ordering::reverse),
+        _ => match (num(l), num(r)) {
+            (Num::Int(a), Num::Int(b)) => Some(a.cmp(&b)),
+            (Num::Dbl(_), _) | (_, Num::Dbl(_)) => l
+                .compare(r, Collation::Binary)
+                .or_else(|| as_double(l).partial_cmp(&as_double(r))),
+            (a, b) => {
+                let (x, y) = (dec(a), dec(b));
+                let s = x.scale.max(y.scale);
+                Some(x.rescale(s)?.mantissa.cmp(&y.rescale(s)?.mantissa))
+            }
+        },
+    }
+}
+
+/// Text of a value for string functions (NULL stays None).
+fn text(v: &Value) -> Option<Vec<u8>> {
+    value_text(v)
+}
+
+fn bytes_value(b: Vec<u8>) -> Value {
+    Value::Bytes(b)
+}
+
+fn chars(b: &[u8]) -> Vec<char> {
+    String::from_utf8_lossy(b).chars().collect()
+}
+
+fn int_arg(v: &Value) -> i64 {
+    match num(v) {
+        Num::Int(i) => i.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+        other => dbl(other).round() as i64,
+    }
+}
+
+impl Expr {
+    pub fn eval(&self, env: &Env) -> Result<Value> {
+        Ok(match self {
+            Expr::Const(v) => v.clone(),
+            Expr::Column(p) => env.row.get(*p).cloned().unwrap_or(Value::Null),
+            Expr::Param(i) => env.params.get(*i).cloned().unwrap_or(Value::Null),
+            Expr::Agg(i) => env.aggs.get(*i).cloned().unwrap_or(Value::Null),
+            Expr::Var(name) => env.ctx.variable(name),
+            Expr::Session(f) => env.ctx.session(*f),
+            Expr::Not(e) => match truth_value(&e.eval(env)?) {
+                None => Value::Null,
+                Some(b) => bool_value(!b),
+            },
+            Expr::Neg(e) => negate(e.eval(env)?)?,
+            Expr::Binary(op, l, r) => self.binary(*op, l, r, env)?,
+            Expr::IsNull(e, negated) => bool_value(e.eval(env)?.is_null() != *negated),
+            Expr::Between(e, lo, hi, negated) => {
+                let v = e.eval(env)?;
+                let lo = lo.eval(env)?;
+                let hi = hi.eval(env)?;
+                let ge = compare(&v, &lo).map(|o| o != Ordering::Less);
+                let le = compare(&v, &hi).map(|o| o != Ordering::Greater);
+                let inside = match (ge, le) {
+                    (Some(false), _) | (_, Some(false)) => Some(false),
+                    (Some(true), Some(true)) => Some(true),
+                    _ => None,
+                };
+                match inside {
+                    None => Value::Null,
+                    Some(b) => bool_value(b != *negated),
+                }
+            }
+            Expr::In(e, list, negated) => {
+                let v = e.eval(env)?;
+                if v.is_null() {
+                    return Ok(Value::Null);
+                }
+                let mut unknown = false;
+                let mut found = false;
+                for x in list {
+                    match compare(&v, &x.eval(env)?) {
+                        Some(Ordering::Equal) => {
+                            found = true;
+                            break;
+                        }
+                        None => unknown = true,
+                        _ => {}
+                    }
+                }
+                if found {
+                    bool_value(!*negated)
+                } else if unknown {
+                    Value::Null
+                } else {
+                    bool_value(*negated)
+                }
+            }
+            Expr::Like(e, p, negated) => {
+                let (Some(v), Some(p)) = (text(&e.eval(env)?), text(&p.eval(env)?)) else {
+                    return Ok(Value::Null);
+                };
+                bool_value(base::collation::like(&v, &p, Collation::Utf8mb4GeneralCi) != *negated)
+            }
+            Expr::Case {
+                operand,
+                whens,
+                otherwise,
+            } => {
+                let subject = match operand {
+                    Some(o) => Some(o.eval(env)?),
+                    None => None,
+                };
+                for (when, then) in whens {
+                    let w = when.eval(env)?;
+                    let hit = match &subject {
+                        Some(s) => compare(s, &w) == Some(Ordering::Equal),
+                        None => truthy(&w),
+                    };
+                    if hit {
+                        return then.eval(env);
+                    }
+                }
+                match otherwise {
+                    Some(e) => e.eval(env)?,
+                    None => Value::Null,
+                }
+            }
+            Expr::Call(f, args) => call(*f, args, env)?,
+        })
+    }
+
+    fn binary(&self, op: BinOp, l: &Expr, r: &Expr, env: &Env) -> Result<Value> {
+        match op {
+            BinOp::And => {
+                let a = truth_value(&l.eval(env)?);
+                if a == Some(false) {
+                    return Ok(bool_value(false));
+                }
+                let b = truth_value(&r.eval(env)?);
+                Ok(match (a, b) {
+                    (_, Some(false)) => bool_value(false),
+                    (Some(true), Some(true)) => bool_value(true),
+                    _ => Value::Null,
+                })
+            }
+            BinOp::Or => {
+                let a = truth_value(&l.eval(env)?);
+                if a == Some(true) {
+                    return Ok(bool_value(true));
+                }
+                let b = truth_value(&r.eval(env)?);
+                Ok(match (a, b) {
+                    (_, Some(true)) => bool_value(true),
+                    (Some(false), Some(false)) => bool_value(false),
+                    _ => Value::Null,
+                })
+            }
+            BinOp::Xor => match (truth_value(&l.eval(env)?), truth_value(&r.eval(env)?)) {
+                (Some(a), Some(b)) => Ok(bool_value(a != b)),
+                _ => Ok(Value::Null),
+            },
+            BinOp::NullSafeEq => {
+                let (a, b) = (l.eval(env)?, r.eval(env)?);
+                Ok(bool_value(match (a.is_null(), b.is_null()) {
+                    (true, true) => true,
+                    (false, false) => compare(&a, &b) == Some(Ordering::Equal),
+                    _ => false,
+                }))
+            }
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                let (a, b) = (l.eval(env)?, r.eval(env)?);
+                Ok(match compare(&a, &b) {
+                    None => Value::Null,
+                    Some(o) => bool_value(match op {
+                        BinOp::Eq => o == Ordering::Equal,
+                        BinOp::Ne => o != Ordering::Equal,
+                        BinOp::Lt => o == Ordering::Less,
+                        BinOp::Le => o != Ordering::Greater,
+                        BinOp::Gt => o == Ordering::Greater,
+                        _ => o != Ordering::Less,
+                    }),
+                })
+            }
+            _ => arithmetic(op, &l.eval(env)?, &r.eval(env)?),
+        }
+    }
+
+    /// Calls `f` on every column position the expression reads.
+    pub fn columns(&self, f: &mut impl FnMut(usize)) {
+        self.walk(&mut |e| {
+            if let Expr::Column(p) = e {
+                f(*p)
+            }
+        });
+    }
+
+    /// Visits this node and every node under it.
+    pub fn walk(&self, f: &mut impl FnMut(&Expr)) {
+        f(self);
+        match self {
+            Expr::Not(e) | Expr::Neg(e) | Expr::IsNull(e, _) => e.walk(f),
+            Expr::Binary(_, l, r) | Expr::Like(l, r, _) => {
+                l.walk(f);
+                r.walk(f);
+            }
+            Expr::Between(a, b, c, _) => {
+                a.walk(f);
+                b.walk(f);
+                c.walk(f);
+            }
+            Expr::In(e, list, _) => {
+                e.walk(f);
+                list.iter().for_each(|x| x.walk(f));
+            }
+            Expr::Case {
+                operand,
+                whens,
+                otherwise,
+            } => {
+                if let Some(o) = operand {
+                    o.walk(f);
+                }
+                for (w, t) in whens {
+                    w.walk(f);
+                    t.walk(f);
+                }
+                if let Some(o) = otherwise {
+                    o.walk(f);
+                }
+            }
+            Expr::Call(_, args) => args.iter().for_each(|x| x.walk(f)),
+            _ => {}
+        }
+    }
+
+    /// Rewrites column positions through `map` (table position → fetched-row position).
+    pub fn remap(&mut self, map: &impl Fn(usize) -> usize) {
+        match self {
+            Expr::Column(p) => *p = map(*p),
+            Expr::Not(e) | Expr::Neg(e) | Expr::IsNull(e, _) => e.remap(map),
+            Expr::Binary(_, l, r) | Expr::Like(l, r, _) => {
+                l.remap(map);
+                r.remap(map);
+            }
+            Expr::Between(a, b, c, _) => {
+                a.remap(map);
+                b.remap(map);
+                c.remap(map);
+            }
+            Expr::In(e, list, _) => {
+                e.remap(map);
+                list.iter_mut().for_each(|x| x.remap(map));
+            }
+            Expr::Case {
+                operand,
+                whens,
+                otherwise,
+            } => {
+                if let Some(o) = operand {
+                    o.remap(map);
+                }
+                for (w, t) in whens {
+                    w.remap(map);
+                    t.remap(map);
+                }
+                if let Some(o) = otherwise {
+                    o.remap(map);
+                }
+            }
+            Expr::Call(_, args) => args.iter_mut().for_each(|x| x.remap(map)),
+            _ => {}
+        }
+    }
+
+    /// True when the value depends on no row (constants, parameters, session values).
+    pub fn is_row_free(&self) -> bool {
+        let mut free = true;
+        self.walk(&mut |e| {
+            if matches!(e, Expr::Column(_) | Expr::Agg(_)) {
+                free = false;
+            }
+        });
+        free
+    }
+}
+
+fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
+    use Func::*;
+    // Functions that do not evaluate every argument.
+    match f {
+        IfNull => {
+            let a = args[0].eval(env)?;
+            return if a.is_null() {
+                args[1].eval(env)
+            } else {
+                Ok(a)
+            };
+        }
+        Coalesce => {
+            for a in args {
+                let v = a.eval(env)?;
+                if !v.is_null() {
+                    return Ok(v);
+                }
+            }
+            return Ok(Value::Null);
+        }
+        If => {
+            return if truthy(&args[0].eval(env)?) {
+                args[1].eval(env)
+            } else {
+                args[2].eval(env)
+            }
+        }
+        _ => {}
+    }
+    let values: Vec<Value> = args.iter().map(|a| a.eval(env)).collect::<Result<_>>()?;
+    let v = &values;
+    if f != ConcatWs && f != Greatest && f != Least && f != NullIf && v.iter().any(Value::is_null) {
+        return Ok(Value::Null);
+    }
+    Ok(match f {
+        Concat => bytes_value(v.iter().flat_map(|x| text(x).unwrap_or_default()).collect()),
+        ConcatWs => {
+            let Some(sep) = text(&v[0]) else {
+                return Ok(Value::Null);
+            };
+            let parts: Vec<Vec<u8>> = v[1..].iter().filter_map(text).collect();
+            bytes_value(parts.join(&sep[..]))
+        }
+        Length => Value::Int(text(&v[0]).map_or(0, |t| t.len()) as i64),
+        CharLength => Value::Int(chars(&text(&v[0]).unwrap_or_default()).len() as i64),
+        Upper => bytes_value(
+            String::from_utf8_lossy(&text(&v[0]).unwrap_or_default())
+                .to_uppercase()
+                .into_bytes(),
+        ),
+        Lower => bytes_value(
+            String::from_utf8_lossy(&text(&v[0]).unwrap_or_default())
+                .to_lowercase()
+                .into_bytes(),
+        ),
+        Substring => {
+            let s = chars(&text(&v[0]).unwrap_or_default());
+            let n = s.len() as i64;
+            let pos = int_arg(&v[1]);
+            let start = if pos > 0 {
+                pos - 1
+            } else if pos < 0 {
+                n + pos
+            } else {
+                return Ok(bytes_value(Vec::new()));
+            };
+            if start < 0 || start >= n {
+                return Ok(bytes_value(Vec::new()));
+            }
+            let len = if v.len() > 2 { int_arg(&v[2]) } else { n };
+            if len <= 0 {
+                return Ok(bytes_value(Vec::new()));
+            }
+            let end = (start + len).min(n);
+            bytes_value(
+                s[start as usize..end as usize]
+                    .iter()
+                    .collect::<String>()
+                    .into_bytes(),
+            )
+        }
+        Left | Right => {
+            let s = chars(&text(&v[0]).unwrap_or_default());
+            let k = int_arg(&v[1]).clamp(0, s.len() as i64) as usize;
+            let part = if f == Left {
+                &s[..k]
+            } else {
+                &s[s.len() - k..]
+            };
+            bytes_value(part.iter().collect::<String>().into_bytes())
+        }
+        Trim | Ltrim | Rtrim => {
+            let t = text(&v[0]).unwrap_or_default();
+            let mut a = 0;
+            let mut b = t.len();
+            if f != Rtrim {
+                while a < b && t[a] == b' ' {
+                    a += 1;
+                }
+            }
+            if f != Ltrim {
+                while b > a && t[b - 1] == b' ' {
+                    b -= 1;
+                }
+            }
+            bytes_value(t[a..b].to_vec())
+        }
+        Replace => {
+            let s = String::from_utf8_lossy(&text(&v[0]).unwrap_or_default()).into_owned();
+            let from = String::from_utf8_lossy(&text(&v[1]).unwrap_or_default()).into_owned();
+            let to = String::from_utf8_lossy(&text(&v[2]).unwrap_or_default()).into_owned();
+            if from.is_empty() {
+                bytes_value(s.into_bytes())
+            } else {
+                bytes_value(s.replace(&from, &to).into_bytes())
+            }
+        }
+        Repeat => {
+            let t = text(&v[0]).unwrap_or_default();
+            let n = int_arg(&v[1]).max(0) as usize;
+            if t.len().saturating_mul(n) > crate::STRING_RESULT_BYTES_MAX {
+                return Ok(Value::Null);
+            }
+            bytes_value(t.repeat(n))
+        }
+        Reverse => bytes_value(
+            chars(&text(&v[0]).unwrap_or_default())
+                .into_iter()
+                .rev()
+                .collect::<String>()
+                .into_bytes(),
+        ),
+        Abs => match num(&v[0]) {
+            Num::Int(i) => int_value(i.abs(), || format!("abs({i})"))?,
+            Num::Dec(d) => Value::Decimal(Decimal {
+                mantissa: d.mantissa.abs(),
+                scale: d.scale,
+            }),
+            Num::Dbl(x) => Value::Double(x.abs()),
+        },
+        Floor | Ceiling => match num(&v[0]) {
+            Num::Int(i) => int_value(i, String::new)?,
+            Num::Dec(d) => {
+                let p = 10i128.pow(d.scale as u32);
+                let q = d.mantissa.div_euclid(p);
+                let q = if f == Ceiling && d.mantissa.rem_euclid(p) != 0 {
+                    q + 1
+                } else {
+                    q
+                };
+                int_value(q, || d.to_string())?
+            }
+            Num::Dbl(x) => Value::Double(if f == Floor { x.floor() } else { x.ceil() }),
+        },
+        Round => {
+            let digits = if v.len() > 1 { int_arg(&v[1]) } else { 0 };
+            match num(&v[0]) {
+                Num::Int(i) if digits >= 0 => int_value(i, String::new)?,
+                Num::Dbl(x) => {
+                    let p = 10f64.powi(digits.clamp(-30, 30) as i32);
+                    Value::Double((x * p).round() / p)
+                }
+                n => {
+                    let d = dec(n);
+                    let scale = digits.clamp(0, DECIMAL_SCALE_MAX as i64) as u8;
+                    match d.rescale(scale) {
+                        Some(r) => Value::Decimal(r),
+                        None => Value::Decimal(d),
+                    }
+                }
+            }
+        }
+        Sign => Value::Int(match dbl(num(&v[0])) {
+            x if x > 0.0 => 1,
+            x if x < 0.0 => -1,
+            _ => 0,
+        }),
+        Mod => arithmetic(BinOp::Mod, &v[0], &v[1])?,
+        NullIf => {
+            if compare(&v[0], &v[1]) == Some(Ordering::Equal) {
+                Value::Null
+            } else {
+                v[0].clone()
+            }
+        }
+        Greatest | Least => {
+            if v.iter().any(Value::is_null) {
+                return Ok(Value::Null);
+            }
+            let mut best = v[0].clone();
+            for x in &v[1..] {
+                let o = compare(x, &best);
+                if (f == Greatest && o == Some(Ordering::Greater))
+                    || (f == Least && o == Some(Ordering::Less))
+                {
+                    best = x.clone();
+                }
+            }
+            best
+        }
+        IfNull | Coalesce | If => unreachable!("handled above"),
+    })
+}
+
+/// The running state of one aggregate over a group.
+#[derive(Debug, Clone)]
+pub struct Accumulator {
+    count: u64,
+    sum: Option<Num>,
+    best: Option<Value>,
+    concat: Vec<Vec<u8>>,
+    seen: Option<std::collections::HashSet<Vec<u8>>>,
+}
+
+impl Accumulator {
+    pub fn new(agg: &Aggregate) -> Accumulator {
+        Accumulator {
+            count: 0,
+            sum: None,
+            best: None,
+            concat: Vec::new(),
+            seen: agg.distinct.then(Default::default),
+        }
+    }
+
+    pub fn add(&mut self, agg: &Aggregate, env: &Env) -> Result<()> {
+        let v = match &agg.arg {
+            None => {
+                self.count += 1;
+                return Ok(());
+            }
+            Some(e) => e.eval(env)?,
+        };
+        if v.is_null() {
+            return Ok(());
+        }
+        if let Some(seen) = &mut self.seen {
+            if !seen.insert(group_key(std::slice::from_ref(&v))) {
+                return Ok(());
+            }
+        }
+        self.count += 1;
+        match agg.kind {
+            AggKind::Count => {}
+            AggKind::Sum | AggKind::Avg => {
+                let n = num(&v);
+                self.sum = Some(match (self.sum, n) {
+                    (None, n) => n,
+                    (Some(Num::Int(a)), Num::Int(b)) => Num::Int(a + b),
+                    (Some(Num::Dbl(a)), b) | (Some(b), Num::Dbl(a)) => Num::Dbl(a + dbl(b)),
+                    (Some(a), b) => match arithmetic(BinOp::Add, &num_value(a), &num_value(b))? {
+                        Value::Decimal(d) => Num::Dec(d),
+                        other => num(&other),
+                    },
+                });
+            }
+            AggKind::Min | AggKind::Max => {
+                let replace = match &self.best {
+                    None => true,
+                    Some(b) => {
+                        let o = compare(&v, b);
+                        (agg.kind == AggKind::Min && o == Some(Ordering::Less))
+                            || (agg.kind == AggKind::Max && o == Some(Ordering::Greater))
+                    }
+                };
+                if replace {
+                    self.best = Some(v);
+                }
+            }
+            AggKind::GroupConcat => {
+                if self.concat.len() < crate::GROUP_CONCAT_VALUES_MAX {
+                    self.concat.push(value_text(&v).unwrap_or_default());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn finish(&self, agg: &Aggregate) -> Result<Value> {
+        Ok(match agg.kind {
+            AggKind::Count => Value::Int(self.count as i64),
+            AggKind::Sum => match self.sum {
+                None => Value::Null,
+                Some(Num::Int(i)) => Value::Decimal(Decimal {
+                    mantissa: i,
+                    scale: 0,
+                }),
+                Some(n) => num_value(n),
+            },
+            AggKind::Avg => match self.sum {
+                None => Value::Null,
+                Some(n) => arithmetic(BinOp::Div, &num_value(n), &Value::Int(self.count as i64))?,
+            },
+            AggKind::Min | AggKind::Max => self.best.clone().unwrap_or(Value::Null),
+            AggKind::GroupConcat => {
+                if self.count == 0 {
+                    Value::Null
+                } else {
+                    let mut joined = self.concat.join(&b","[..]);
+                    joined.truncate(crate::GROUP_CONCAT_BYTES_MAX);
+                    Value::Bytes(joined)
+                }
+            }
+        })
+    }
+}
+
+fn num_value(n: Num) -> Value {
+    match n {
+        Num::Int(i) => i64::try_from(i)
+            .map(Value::Int)
+            .unwrap_or(Value::Decimal(Decimal {
+                mantissa: i,
+                scale: 0,
+            })),
+        Num::Dec(d) => Value::Decimal(d),
+        Num::Dbl(f) => Value::Double(f),
+    }
+}
+
+/// A byte key equal for values SQL treats as equal (GROUP BY, DISTINCT): strings by their
+/// utf8mb4_general_ci sort key, numbers by value, NULLs equal to each other.
+pub fn group_key(values: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for v in values {
+        match v {
+            Value::Null => out.push(0),
+            Value::Bytes(b) => {
+                out.push(1);
+                let mut k = Vec::new();
+                base::collation::sort_key(b, Collation::Utf8mb4GeneralCi, &mut k);
+                out.extend_from_slice(&(k.len() as u32).to_le_bytes());
+                out.extend_from_slice(&k);
+            }
+            other => match num(other) {
+                Num::Int(i) => {
+                    out.push(2);
+                    out.extend_from_slice(&i.to_le_bytes());
+                }
+                Num::Dec(d) if d.scale == 0 || d.mantissa % 10i128.pow(d.scale as u32) == 0 => {
+                    out.push(2);
+                    out.extend_from_slice(&(d.mantissa / 10i128.pow(d.scale as u32)).to_le_bytes());
+                }
+                n => {
+                    out.push(3);
+                    out.extend_from_slice(&dbl(n).to_bits().to_le_bytes());
+                }
+            },
+        }
+    }
+    out
+}

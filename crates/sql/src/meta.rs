@@ -1,0 +1,85 @@
+//! Result-set metadata: the column definitions MySQL sends for table columns and for computed
+//! values (type code, display length, decimals, flags, collation).
+
+use base::types::{Collation, ColumnType};
+use base::TableDef;
+use myproto::response::{flags, Column, BINARY_COLLATION_ID, UTF8MB4_GENERAL_CI_ID};
+
+use crate::expr::{Aggregate, Expr};
+use crate::plan::{column_type_code, static_type};
+
+/// The definition of table column `p` shown as `name` (`table` is how the query named it).
+pub fn table_column(
+    db: &str,
+    table: &str,
+    org_table: &str,
+    def: &TableDef,
+    p: usize,
+    name: &str,
+) -> Column {
+    let c = &def.columns[p];
+    let (column_type, length, decimals) = column_type_code(c.ty);
+    let mut f = 0;
+    if !c.nullable {
+        f |= flags::NOT_NULL;
+    }
+    if def.primary_key.contains(&(p as u16)) {
+        f |= flags::PRI_KEY;
+    } else if def
+        .indexes
+        .iter()
+        .any(|i| i.columns.first() == Some(&(p as u16)))
+    {
+        f |= flags::MULTIPLE_KEY;
+    }
+    if c.auto_increment {
+        f |= flags::AUTO_INCREMENT;
+    }
+    if matches!(
+        c.ty,
+        ColumnType::TinyInt { unsigned: true }
+            | ColumnType::SmallInt { unsigned: true }
+            | ColumnType::MediumInt { unsigned: true }
+            | ColumnType::Int { unsigned: true }
+            | ColumnType::BigInt { unsigned: true }
+    ) {
+        f |= flags::UNSIGNED;
+    }
+    let binary = c.collation == Collation::Binary;
+    if c.ty.is_integer()
+        || matches!(
+            c.ty,
+            ColumnType::Float | ColumnType::Double | ColumnType::Decimal { .. }
+        )
+    {
+        f |= flags::NUM;
+    }
+    if binary {
+        f |= flags::BINARY;
+    }
+    if matches!(c.ty, ColumnType::Text | ColumnType::Blob) {
+        f |= flags::BLOB;
+    }
+    Column {
+        schema: db.to_string(),
+        table: table.to_string(),
+        org_table: org_table.to_string(),
+        name: name.to_string(),
+        org_name: c.name.clone(),
+        collation: if c.ty.is_string() && !binary {
+            UTF8MB4_GENERAL_CI_ID
+        } else {
+            BINARY_COLLATION_ID
+        },
+        length,
+        column_type,
+        flags: f,
+        decimals,
+    }
+}
+
+/// The definition of a computed value named `name`.
+pub fn computed(name: &str, e: &Expr, def: Option<&TableDef>, aggregates: &[Aggregate]) -> Column {
+    let (column_type, length, decimals) = static_type(e, def, aggregates);
+    Column::computed(name, column_type, length, decimals)
+}

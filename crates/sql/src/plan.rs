@@ -1,0 +1,1092 @@
+//! The planner: turns a parsed SELECT, UPDATE or DELETE over one table into a plan that names
+//! its access path (primary-key or unique-key lookups, many keys per round trip; an ordered-index
+//! range; or a full scan), the conditions pushed into the data node's scan filter, the columns
+//! fetched, and the work left to the API node (residual WHERE, grouping, ordering, limits).
+//! Plans hold `?` parameters unresolved, so a prepared statement plans once.
+
+use base::schema::IndexKind;
+use base::types::ColumnType;
+use base::Value;
+use client::{CmpOp, LockMode, Table};
+use myproto::response::{types, Column};
+use sqlparser::ast::{self, Expr as Ast, SelectItem, SetExpr, Spanned};
+use sqlparser::tokenizer::Location;
+
+use crate::error::SqlError;
+use crate::expr::{AggKind, Aggregate, BinOp, Compiler, Expr, Func, Scope};
+use crate::meta::table_column;
+
+type Result<T> = std::result::Result<T, SqlError>;
+
+/// How rows are found.
+#[derive(Debug, Clone)]
+pub enum Access {
+    /// Keyed reads: by the primary key (`unique` None) or a unique index, one read per key, all
+    /// in one round trip. Keys are in index-column order.
+    Lookup {
+        unique: Option<(u16, String)>,
+        keys: Vec<Vec<Expr>>,
+    },
+    /// An ordered-index scan: equal values on a prefix of the index columns, then optional
+    /// inclusive bounds on the next column.
+    Range {
+        index: String,
+        columns: Vec<u16>,
+        equal: Vec<Expr>,
+        lower: Option<Expr>,
+        upper: Option<Expr>,
+    },
+    /// Every row of every partition, filtered in the data node.
+    Full,
+}
+
+/// A condition the data node can evaluate: a column against a row-free value.
+#[derive(Debug, Clone)]
+pub enum Pushed {
+    Cmp(u16, CmpOp, Expr),
+    Between(u16, Expr, Expr),
+    In(u16, Vec<Expr>),
+    Like(u16, Expr),
+    IsNull(u16, bool),
+}
+
+/// The table a statement reads and how.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub table: Table,
+    pub name: String,
+    pub access: Access,
+    pub pushed: Vec<Pushed>,
+    /// The whole WHERE, over fetched rows: the access path and pushed filter only narrow.
+    pub filter: Option<Expr>,
+    /// Table column positions fetched; fetched row position i holds column `fetch[i]`.
+    pub fetch: Vec<u16>,
+    pub lock: LockMode,
+}
+
+/// Where an ORDER BY key comes from.
+#[derive(Debug, Clone)]
+pub enum OrderKey {
+    /// The n-th select item.
+    Item(usize),
+    Expr(Expr),
+}
+
+#[derive(Debug, Clone)]
+pub struct SelectPlan {
+    pub source: Option<Source>,
+    pub items: Vec<Expr>,
+    pub columns: Vec<Column>,
+    pub aggregates: Vec<Aggregate>,
+    pub group_by: Vec<Expr>,
+    pub grouped: bool,
+    pub having: Option<Expr>,
+    pub order: Vec<(OrderKey, bool)>,
+    pub distinct: bool,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+}
+
+#[derive(Debug, Clone)]
+pub struct UpdatePlan {
+    pub source: Source,
+    /// (table column, new value over the fetched row).
+    pub assignments: Vec<(u16, Expr)>,
+    pub order: Vec<(OrderKey, bool)>,
+    pub limit: Option<Expr>,
+}
+
+#[derive(Debug, Clone)]
+pub struct DeletePlan {
+    pub source: Source,
+    pub order: Vec<(OrderKey, bool)>,
+    pub limit: Option<Expr>,
+}
+
+/// Where each `?` of `sql` starts, in text order (the parser's spans point at these).
+pub fn placeholders(sql: &str) -> Result<Vec<Location>> {
+    let dialect = sqlparser::dialect::MySqlDialect {};
+    let tokens = sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .map_err(SqlError::parse)?;
+    Ok(tokens
+        .into_iter()
+        .filter(|t| matches!(&t.token, sqlparser::tokenizer::Token::Placeholder(p) if p == "?"))
+        .map(|t| t.span.start)
+        .collect())
+}
+
+/// The byte offset of a location in `sql`.
+fn offset(sql: &str, l: Location) -> Option<usize> {
+    if l.line == 0 || l.column == 0 {
+        return None;
+    }
+    let mut line_start = 0;
+    for _ in 1..l.line {
+        line_start += sql[line_start..].find('\n')? + 1;
+    }
+    let line = &sql[line_start..];
+    let col = line
+        .char_indices()
+        .nth(l.column as usize - 1)
+        .map(|(i, _)| i)
+        .unwrap_or(line.len());
+    Some(line_start + col)
+}
+
+/// The text of the select item starting at the start of `e`, as typed (MySQL names computed
+/// columns by it): its tokens up to the comma or clause keyword that ends it.
+pub fn source_text(sql: &str, e: &Ast) -> String {
+    use sqlparser::keywords::Keyword;
+    use sqlparser::tokenizer::Token;
+    let typed = || -> Option<String> {
+        let start = e.span().start;
+        let dialect = sqlparser::dialect::MySqlDialect {};
+        let tokens = sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
+            .tokenize_with_location()
+            .ok()?;
+        let first = tokens.iter().position(|t| t.span.start == start)?;
+        let mut depth = 0i32;
+        let mut last = first;
+        for (i, t) in tokens.iter().enumerate().skip(first) {
+            match &t.token {
+                Token::LParen => depth += 1,
+                Token::RParen if depth == 0 => break,
+                Token::RParen => depth -= 1,
+                Token::Comma | Token::SemiColon if depth == 0 => break,
+                Token::EOF => break,
+                Token::Whitespace(_) => continue,
+                Token::Word(w)
+                    if depth == 0
+                        && i > first
+                        && matches!(
+                            w.keyword,
+                            Keyword::FROM
+                                | Keyword::WHERE
+                                | Keyword::GROUP
+                                | Keyword::HAVING
+                                | Keyword::ORDER
+                                | Keyword::LIMIT
+                                | Keyword::INTO
+                                | Keyword::UNION
+                                | Keyword::FOR
+                                | Keyword::LOCK
+                                | Keyword::AS
+                        ) =>
+                {
+                    break
+                }
+                _ => {}
+            }
+            last = i;
+        }
+        let a = offset(sql, start)?;
+        let b = offset(sql, tokens[last].span.end)?;
+        (a < b).then(|| sql[a..b].to_string())
+    };
+    typed().unwrap_or_else(|| e.to_string())
+}
+
+/// The conjuncts of a WHERE clause.
+fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::Binary(BinOp::And, l, r) => {
+            conjuncts(l, out);
+            conjuncts(r, out);
+        }
+        other => out.push(other.clone()),
+    }
+}
+
+/// What the WHERE clause says about each column, for choosing an access path.
+#[derive(Default)]
+struct Facts {
+    equal: Vec<(usize, Expr)>,
+    in_list: Vec<(usize, Vec<Expr>)>,
+    lower: Vec<(usize, Expr)>,
+    upper: Vec<(usize, Expr)>,
+}
+
+impl Facts {
+    fn gather(filter: Option<&Expr>) -> (Facts, Vec<Pushed>) {
+        let mut facts = Facts::default();
+        let mut pushed = Vec::new();
+        let mut parts = Vec::new();
+        if let Some(f) = filter {
+            conjuncts(f, &mut parts);
+        }
+        let free = |e: &Expr| e.is_row_free();
+        for part in &parts {
+            match part {
+                Expr::Binary(op, l, r) => {
+                    let (col, value, op) = match (l.as_ref(), r.as_ref()) {
+                        (Expr::Column(c), v) if free(v) => (*c, v, *op),
+                        (v, Expr::Column(c)) if free(v) => (*c, v, flip(*op)),
+                        _ => continue,
+                    };
+                    let cmp = match op {
+                        BinOp::Eq => {
+                            facts.equal.push((col, value.clone()));
+                            CmpOp::Eq
+                        }
+                        BinOp::Ne => CmpOp::Ne,
+                        BinOp::Lt | BinOp::Le => {
+                            facts.upper.push((col, value.clone()));
+                            if op == BinOp::Lt {
+                                CmpOp::Lt
+                            } else {
+                                CmpOp::Le
+                            }
+                        }
+                        BinOp::Gt | BinOp::Ge => {
+                            facts.lower.push((col, value.clone()));
+                            if op == BinOp::Gt {
+                                CmpOp::Gt
+                            } else {
+                                CmpOp::Ge
+                            }
+                        }
+                        _ => continue,
+                    };
+                    pushed.push(Pushed::Cmp(col as u16, cmp, value.clone()));
+                }
+                Expr::Between(e, lo, hi, false) => {
+                    if let (Expr::Column(c), true, true) = (e.as_ref(), free(lo), free(hi)) {
+                        facts.lower.push((*c, (**lo).clone()));
+                        facts.upper.push((*c, (**hi).clone()));
+                        pushed.push(Pushed::Between(*c as u16, (**lo).clone(), (**hi).clone()));
+                    }
+                }
+                Expr::In(e, list, false) => {
+                    if let Expr::Column(c) = e.as_ref() {
+                        if list.iter().all(free) {
+                            facts.in_list.push((*c, list.clone()));
+                            pushed.push(Pushed::In(*c as u16, list.clone()));
+                        }
+                    }
+                }
+                Expr::Like(e, p, false) => {
+                    if let (Expr::Column(c), true) = (e.as_ref(), free(p)) {
+                        pushed.push(Pushed::Like(*c as u16, (**p).clone()));
+                    }
+                }
+                Expr::IsNull(e, negated) => {
+                    if let Expr::Column(c) = e.as_ref() {
+                        pushed.push(Pushed::IsNull(*c as u16, *negated));
+                    }
+                }
+                _ => {}
+            }
+        }
+        (facts, pushed)
+    }
+
+    fn equal(&self, col: u16) -> Option<&Expr> {
+        self.equal
+            .iter()
+            .find(|(c, _)| *c == col as usize)
+            .map(|(_, e)| e)
+    }
+
+    fn in_list(&self, col: u16) -> Option<&Vec<Expr>> {
+        self.in_list
+            .iter()
+            .find(|(c, _)| *c == col as usize)
+            .map(|(_, e)| e)
+    }
+
+    /// Keys covering `columns` by equalities and at most one IN list (at most `max` keys).
+    fn keys(&self, columns: &[u16]) -> Option<Vec<Vec<Expr>>> {
+        let mut keys: Vec<Vec<Expr>> = vec![Vec::new()];
+        let mut used_in = false;
+        for c in columns {
+            if let Some(e) = self.equal(*c) {
+                keys.iter_mut().for_each(|k| k.push(e.clone()));
+            } else if let (Some(list), false) = (self.in_list(*c), used_in) {
+                if list.len() > base::limits::BATCH_OPERATIONS_MAX {
+                    return None;
+                }
+                used_in = true;
+                keys = keys
+                    .into_iter()
+                    .flat_map(|k| {
+                        list.iter().map(move |v| {
+                            let mut k = k.clone();
+                            k.push(v.clone());
+                            k
+                        })
+                    })
+                    .collect();
+            } else {
+                return None;
+            }
+        }
+        Some(keys)
+    }
+}
+
+fn flip(op: BinOp) -> BinOp {
+    match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Le => BinOp::Ge,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::Ge => BinOp::Le,
+        other => other,
+    }
+}
+
+/// Chooses the access path: a full key lookup beats a range, which beats a full scan; among
+/// ranges, the longest equal prefix wins.
+fn choose_access(table: &Table, facts: &Facts) -> Access {
+    let def = table.def();
+    if !def.has_hidden_pk() {
+        if let Some(keys) = facts.keys(&def.primary_key) {
+            return Access::Lookup { unique: None, keys };
+        }
+    }
+    for (i, index) in def.indexes.iter().enumerate() {
+        if index.kind == IndexKind::Unique {
+            // A unique lookup cannot find rows whose key holds NULL; equality never matches
+            // NULL, so that loses nothing.
+            if let Some(keys) = facts.keys(&index.columns) {
+                return Access::Lookup {
+                    unique: Some((i as u16, index.name.clone())),
+                    keys,
+                };
+            }
+        }
+    }
+    let mut best: Option<(usize, Access)> = None;
+    for index in &def.indexes {
+        let mut equal = Vec::new();
+        for c in &index.columns {
+            match facts.equal(*c) {
+                Some(e) => equal.push(e.clone()),
+                None => break,
+            }
+        }
+        let next = index.columns.get(equal.len()).map(|c| *c as usize);
+        let lower = next.and_then(|c| facts.lower.iter().find(|(x, _)| *x == c));
+        let upper = next.and_then(|c| facts.upper.iter().find(|(x, _)| *x == c));
+        let score = equal.len() * 2 + lower.is_some() as usize + upper.is_some() as usize;
+        if score == 0 || best.as_ref().is_some_and(|(s, _)| *s >= score) {
+            continue;
+        }
+        best = Some((
+            score,
+            Access::Range {
+                index: index.name.clone(),
+                columns: index.columns.clone(),
+                equal,
+                lower: lower.map(|(_, e)| e.clone()),
+                upper: upper.map(|(_, e)| e.clone()),
+            },
+        ));
+    }
+    best.map(|(_, a)| a).unwrap_or(Access::Full)
+}
+
+/// A table reference: (database, table, the name columns may be qualified with).
+pub type TableRef = (String, String, String);
+
+/// Everything planning needs from the session.
+pub struct PlanInput<'a> {
+    pub sql: &'a str,
+    pub placeholders: &'a [Location],
+}
+
+/// Builds the source of a single-table statement; `exprs` are compiled against it first (they
+/// decide which columns are fetched), then remapped to fetched positions.
+#[allow(clippy::too_many_arguments)]
+fn source(
+    table: Table,
+    tref: &TableRef,
+    filter: Option<Expr>,
+    lock: LockMode,
+    need_primary_key: bool,
+    exprs: &mut [&mut Expr],
+    keys: &mut [&mut OrderKey],
+    extra: &[u16],
+) -> Source {
+    let def = table.def().clone();
+    let (facts, pushed) = Facts::gather(filter.as_ref());
+    let access = choose_access(&table, &facts);
+    let mut used = vec![false; def.columns.len()];
+    {
+        let mut mark = |p: usize| {
+            if let Some(u) = used.get_mut(p) {
+                *u = true;
+            }
+        };
+        for e in exprs.iter() {
+            e.columns(&mut mark);
+        }
+        for k in keys.iter() {
+            if let OrderKey::Expr(e) = k {
+                e.columns(&mut mark);
+            }
+        }
+        if let Some(f) = &filter {
+            f.columns(&mut mark);
+        }
+        for c in extra {
+            mark(*c as usize);
+        }
+    }
+    if need_primary_key || used.iter().all(|u| !u) {
+        for c in &def.primary_key {
+            used[*c as usize] = true;
+        }
+    }
+    let fetch: Vec<u16> = (0..def.columns.len() as u16)
+        .filter(|c| used[*c as usize])
+        .collect();
+    let mut position = vec![usize::MAX; def.columns.len()];
+    for (i, c) in fetch.iter().enumerate() {
+        position[*c as usize] = i;
+    }
+    let map = |p: usize| position[p];
+    for e in exprs.iter_mut() {
+        e.remap(&map);
+    }
+    for k in keys.iter_mut() {
+        if let OrderKey::Expr(e) = k {
+            e.remap(&map);
+        }
+    }
+    let filter = filter.map(|mut f| {
+        f.remap(&map);
+        f
+    });
+    Source {
+        table,
+        name: tref.1.clone(),
+        access,
+        pushed,
+        filter,
+        fetch,
+        lock,
+    }
+}
+
+/// A LIMIT or OFFSET: a literal or a `?`.
+fn count_expr(c: &mut Compiler, e: &Ast) -> Result<Expr> {
+    let compiled = c.compile(e)?;
+    match &compiled {
+        Expr::Param(_) => Ok(compiled),
+        Expr::Const(Value::Int(i)) if *i >= 0 => Ok(compiled),
+        Expr::Const(Value::UInt(_)) => Ok(compiled),
+        _ => Err(SqlError::parse(format!("near '{e}': LIMIT takes a count"))),
+    }
+}
+
+fn limits(
+    c: &mut Compiler,
+    clause: &Option<ast::LimitClause>,
+) -> Result<(Option<Expr>, Option<Expr>)> {
+    Ok(match clause {
+        None => (None, None),
+        Some(ast::LimitClause::LimitOffset {
+            limit,
+            offset,
+            limit_by,
+        }) => {
+            if !limit_by.is_empty() {
+                return Err(SqlError::unsupported("LIMIT BY"));
+            }
+            let l = limit.as_ref().map(|e| count_expr(c, e)).transpose()?;
+            let o = offset
+                .as_ref()
+                .map(|o| count_expr(c, &o.value))
+                .transpose()?;
+            (l, o)
+        }
+        Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
+            let o = count_expr(c, offset)?;
+            let l = count_expr(c, limit)?;
+            (Some(l), Some(o))
+        }
+    })
+}
+
+fn order_by(
+    c: &mut Compiler,
+    items: &[(String, Option<String>)],
+    exprs: &[ast::OrderByExpr],
+) -> Result<Vec<(OrderKey, bool)>> {
+    let mut out = Vec::new();
+    for o in exprs {
+        let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
+        let key = match &o.expr {
+            Ast::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
+                let n: usize = v.value.to_string().parse().unwrap_or(0);
+                if n == 0 || n > items.len() {
+                    return Err(SqlError::new(
+                        1054,
+                        "42S22",
+                        format!("Unknown column '{}' in 'order clause'", v.value),
+                    ));
+                }
+                OrderKey::Item(n - 1)
+            }
+            Ast::Identifier(i)
+                if items.iter().any(|(_, a)| {
+                    a.as_deref()
+                        .is_some_and(|a| a.eq_ignore_ascii_case(&i.value))
+                }) =>
+            {
+                let n = items
+                    .iter()
+                    .position(|(_, a)| {
+                        a.as_deref()
+                            .is_some_and(|a| a.eq_ignore_ascii_case(&i.value))
+                    })
+                    .unwrap_or(0);
+                OrderKey::Item(n)
+            }
+            other => {
+                c.place = "order clause";
+                OrderKey::Expr(c.compile(other)?)
+            }
+        };
+        out.push((key, desc));
+    }
+    Ok(out)
+}
+
+/// Plans a SELECT. `resolve` finds a table by name.
+pub fn select(
+    input: &PlanInput,
+    q: &ast::Query,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<SelectPlan> {
+    let SetExpr::Select(select) = q.body.as_ref() else {
+        return Err(SqlError::unsupported(format!("{}", q.body)));
+    };
+    if q.with.is_some() || q.fetch.is_some() || select.into.is_some() {
+        return Err(SqlError::unsupported("WITH, FETCH or SELECT INTO"));
+    }
+    let lock = match q.locks.as_slice() {
+        [] => LockMode::CommittedRead,
+        [l] if l.lock_type == ast::LockType::Update => LockMode::Exclusive,
+        [l] if l.lock_type == ast::LockType::Share => LockMode::Shared,
+        _ => return Err(SqlError::unsupported("several locking clauses")),
+    };
+    let from = match select.from.as_slice() {
+        [] => None,
+        [one] if one.joins.is_empty() => match &one.relation {
+            ast::TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                ..
+            } => {
+                let (table, mut tref) = resolve(name)?;
+                if let Some(a) = alias {
+                    tref.2 = a.name.value.clone();
+                }
+                Some((table, tref))
+            }
+            other => return Err(SqlError::unsupported(format!("FROM {other}"))),
+        },
+        _ => return Err(SqlError::unsupported("joins")),
+    };
+    let def = from.as_ref().map(|(t, _)| t.def().clone());
+    let scope = match (&from, &def) {
+        (Some((_, tref)), Some(def)) => Some(Scope {
+            def,
+            name: &tref.2,
+            database: &tref.0,
+        }),
+        _ => None,
+    };
+    let mut c = Compiler::new(scope, input.placeholders);
+    // Select items: (expression, name, alias, table column it shows, if any).
+    let mut items: Vec<Expr> = Vec::new();
+    let mut names: Vec<(String, Option<String>)> = Vec::new();
+    c.aggregates = Some(Vec::new());
+    for item in &select.projection {
+        match item {
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
+                let Some(def) = &def else {
+                    return Err(SqlError::new(1096, "HY000", "No tables used"));
+                };
+                for (p, col) in def.columns.iter().enumerate() {
+                    if !col.hidden {
+                        items.push(Expr::Column(p));
+                        names.push((col.name.clone(), None));
+                    }
+                }
+            }
+            SelectItem::UnnamedExpr(e) => {
+                items.push(c.compile(e)?);
+                let name = match e {
+                    Ast::Identifier(i) => i.value.clone(),
+                    Ast::CompoundIdentifier(parts) => {
+                        parts.last().map(|p| p.value.clone()).unwrap_or_default()
+                    }
+                    other => source_text(input.sql, other),
+                };
+                names.push((name, None));
+            }
+            SelectItem::ExprWithAlias { expr, alias } => {
+                items.push(c.compile(expr)?);
+                names.push((alias.value.clone(), Some(alias.value.clone())));
+            }
+            SelectItem::ExprWithAliases { .. } => {
+                return Err(SqlError::unsupported("several aliases"))
+            }
+        }
+    }
+    let group_exprs = match &select.group_by {
+        ast::GroupByExpr::Expressions(e, modifiers) if modifiers.is_empty() => e.clone(),
+        other => return Err(SqlError::unsupported(format!("{other}"))),
+    };
+    c.place = "group statement";
+    let saved = c.aggregates.take();
+    let group_by: Vec<Expr> = group_exprs
+        .iter()
+        .map(|e| match e {
+            Ast::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
+                let n: usize = v.value.to_string().parse().unwrap_or(0);
+                items.get(n.wrapping_sub(1)).cloned().ok_or_else(|| {
+                    SqlError::new(
+                        1054,
+                        "42S22",
+                        format!("Unknown column '{n}' in 'group statement'"),
+                    )
+                })
+            }
+            Ast::Identifier(i)
+                if names.iter().any(|(_, a)| {
+                    a.as_deref()
+                        .is_some_and(|a| a.eq_ignore_ascii_case(&i.value))
+                }) =>
+            {
+                let n = names
+                    .iter()
+                    .position(|(_, a)| {
+                        a.as_deref()
+                            .is_some_and(|a| a.eq_ignore_ascii_case(&i.value))
+                    })
+                    .unwrap_or(0);
+                Ok(items[n].clone())
+            }
+            other => c.compile(other),
+        })
+        .collect::<Result<_>>()?;
+    c.aggregates = saved;
+    c.place = "having clause";
+    let having = select.having.as_ref().map(|h| c.compile(h)).transpose()?;
+    let order_exprs: &[ast::OrderByExpr] = match &q.order_by {
+        None => &[],
+        Some(ast::OrderBy {
+            kind: ast::OrderByKind::Expressions(e),
+            interpolate: None,
+        }) => e,
+        Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
+    };
+    let mut order = order_by(&mut c, &names, order_exprs)?;
+    let aggregates = c.aggregates.take().unwrap_or_default();
+    c.place = "where clause";
+    let filter = select
+        .selection
+        .as_ref()
+        .map(|w| c.compile(w))
+        .transpose()?;
+    let (limit, offset) = limits(&mut c, &q.limit_clause)?;
+    let grouped = !aggregates.is_empty() || !group_by.is_empty();
+    if having.is_some() && !grouped {
+        // HAVING without grouping filters rows like WHERE, and may use select aliases; keep it.
+    }
+    let distinct = match &select.distinct {
+        None | Some(ast::Distinct::All) => false,
+        Some(ast::Distinct::Distinct) => true,
+        Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
+    };
+    // Metadata from the items before remapping (table positions).
+    let columns = items
+        .iter()
+        .zip(&names)
+        .map(|(e, (name, _))| match (e, &from) {
+            (Expr::Column(p), Some((t, tref))) => {
+                table_column(&tref.0, &tref.2, &tref.1, t.def(), *p, name)
+            }
+            _ => crate::meta::computed(name, e, def.as_ref(), &aggregates),
+        })
+        .collect();
+    let mut aggregates = aggregates;
+    let mut group_by = group_by;
+    let mut having = having;
+    let source = match from {
+        Some((table, tref)) => {
+            let mut exprs: Vec<&mut Expr> = items.iter_mut().collect();
+            exprs.extend(group_by.iter_mut());
+            exprs.extend(having.iter_mut());
+            exprs.extend(aggregates.iter_mut().filter_map(|a| a.arg.as_mut()));
+            let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, _)| k).collect();
+            let locking = lock != LockMode::CommittedRead;
+            Some(source(
+                table,
+                &tref,
+                filter,
+                lock,
+                locking,
+                &mut exprs,
+                &mut keys,
+                &[],
+            ))
+        }
+        None => {
+            if filter.is_some() {
+                // WHERE without FROM: evaluate it as a row filter on the single row.
+                return Ok(SelectPlan {
+                    source: None,
+                    items,
+                    columns,
+                    aggregates,
+                    group_by,
+                    grouped,
+                    having: match (having, filter) {
+                        (Some(h), Some(f)) => {
+                            Some(Expr::Binary(BinOp::And, Box::new(f), Box::new(h)))
+                        }
+                        (h, f) => h.or(f),
+                    },
+                    order,
+                    distinct,
+                    limit,
+                    offset,
+                });
+            }
+            None
+        }
+    };
+    Ok(SelectPlan {
+        source,
+        items,
+        columns,
+        aggregates,
+        group_by,
+        grouped,
+        having,
+        order,
+        distinct,
+        limit,
+        offset,
+    })
+}
+
+fn single_table(
+    from: &[ast::TableWithJoins],
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<(Table, TableRef)> {
+    match from {
+        [one] if one.joins.is_empty() => match &one.relation {
+            ast::TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                ..
+            } => {
+                let (table, mut tref) = resolve(name)?;
+                if let Some(a) = alias {
+                    tref.2 = a.name.value.clone();
+                }
+                Ok((table, tref))
+            }
+            other => Err(SqlError::unsupported(format!("{other}"))),
+        },
+        _ => Err(SqlError::unsupported("multi-table UPDATE or DELETE")),
+    }
+}
+
+pub fn update(
+    input: &PlanInput,
+    u: &ast::Update,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<UpdatePlan> {
+    if u.from.is_some() || u.returning.is_some() || u.or.is_some() {
+        return Err(SqlError::unsupported("UPDATE ... FROM, RETURNING or OR"));
+    }
+    let (table, tref) = single_table(std::slice::from_ref(&u.table), resolve)?;
+    let def = table.def().clone();
+    let scope = Scope {
+        def: &def,
+        name: &tref.2,
+        database: &tref.0,
+    };
+    let mut c = Compiler::new(Some(scope), input.placeholders);
+    let mut assignments = Vec::new();
+    for a in &u.assignments {
+        let ast::AssignmentTarget::ColumnName(name) = &a.target else {
+            return Err(SqlError::unsupported("tuple assignment"));
+        };
+        let column = name
+            .0
+            .last()
+            .and_then(|p| p.as_ident())
+            .map(|i| i.value.clone())
+            .unwrap_or_default();
+        let p = def
+            .column(&column)
+            .filter(|p| !def.columns[*p].hidden)
+            .ok_or_else(|| SqlError::unknown_column(&column, "field list"))?;
+        if def.primary_key.contains(&(p as u16)) {
+            return Err(SqlError::unsupported("UPDATE of a primary key column"));
+        }
+        assignments.push((p as u16, c.compile(&a.value)?));
+    }
+    c.place = "where clause";
+    let filter = u.selection.as_ref().map(|w| c.compile(w)).transpose()?;
+    let mut order = order_by(&mut c, &[], &u.order_by)?;
+    let limit = u
+        .limit
+        .as_ref()
+        .map(|l| count_expr(&mut c, l))
+        .transpose()?;
+    let mut exprs: Vec<&mut Expr> = assignments.iter_mut().map(|(_, e)| e).collect();
+    let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, _)| k).collect();
+    // Every column is fetched: the update compares old and new values.
+    let every: Vec<u16> = (0..def.columns.len() as u16).collect();
+    let source = source(
+        table,
+        &tref,
+        filter,
+        LockMode::Exclusive,
+        true,
+        &mut exprs,
+        &mut keys,
+        &every,
+    );
+    Ok(UpdatePlan {
+        source,
+        assignments,
+        order,
+        limit,
+    })
+}
+
+pub fn delete(
+    input: &PlanInput,
+    d: &ast::Delete,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<DeletePlan> {
+    if !d.tables.is_empty() || d.using.is_some() || d.returning.is_some() {
+        return Err(SqlError::unsupported("multi-table DELETE"));
+    }
+    let from = match &d.from {
+        ast::FromTable::WithFromKeyword(f) | ast::FromTable::WithoutKeyword(f) => f,
+    };
+    let (table, tref) = single_table(from, resolve)?;
+    let def = table.def().clone();
+    let scope = Scope {
+        def: &def,
+        name: &tref.2,
+        database: &tref.0,
+    };
+    let mut c = Compiler::new(Some(scope), input.placeholders);
+    c.place = "where clause";
+    let filter = d.selection.as_ref().map(|w| c.compile(w)).transpose()?;
+    let mut order = order_by(&mut c, &[], &d.order_by)?;
+    let limit = d
+        .limit
+        .as_ref()
+        .map(|l| count_expr(&mut c, l))
+        .transpose()?;
+    let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, _)| k).collect();
+    let source = source(
+        table,
+        &tref,
+        filter,
+        LockMode::Exclusive,
+        true,
+        &mut [],
+        &mut keys,
+        &[],
+    );
+    Ok(DeletePlan {
+        source,
+        order,
+        limit,
+    })
+}
+
+/// True for column types whose values a pushed comparison may hold exactly.
+pub fn pushable(ty: ColumnType) -> bool {
+    !matches!(ty, ColumnType::Float | ColumnType::Double)
+}
+
+/// The static result type of an expression: (MySQL type code, display length, decimals, flags).
+pub fn static_type(
+    e: &Expr,
+    def: Option<&base::TableDef>,
+    aggregates: &[Aggregate],
+) -> (u8, u32, u8) {
+    use Expr::*;
+    match e {
+        Const(v) => match v {
+            Value::Int(i) => (types::LONGLONG, i.to_string().len() as u32, 0),
+            Value::UInt(u) => (types::LONGLONG, u.to_string().len() as u32, 0),
+            Value::Decimal(d) => (types::NEWDECIMAL, d.to_string().len() as u32, d.scale),
+            Value::Double(_) | Value::Float(_) => (types::DOUBLE, 22, 31),
+            Value::Null => (types::NULL, 0, 0),
+            Value::Bytes(b) => (types::VAR_STRING, b.len() as u32 * 4, 31),
+            Value::Date(_) => (types::DATE, 10, 0),
+            Value::DateTime(_) => (types::DATETIME, 19, 0),
+            Value::Time(_) => (types::TIME, 10, 0),
+            Value::Year(_) => (types::YEAR, 4, 0),
+        },
+        Column(p) => match def.map(|d| d.columns[*p].ty) {
+            Some(ty) => column_type_code(ty),
+            None => (types::VAR_STRING, 255, 31),
+        },
+        Param(_) | Var(_) => (types::VAR_STRING, 1024, 31),
+        Session(f) => match f {
+            crate::expr::SessionFn::ConnectionId
+            | crate::expr::SessionFn::LastInsertId
+            | crate::expr::SessionFn::FoundRows => (types::LONGLONG, 21, 0),
+            _ => (types::VAR_STRING, 256, 31),
+        },
+        Agg(i) => match aggregates.get(*i) {
+            Some(a) => match a.kind {
+                AggKind::Count => (types::LONGLONG, 21, 0),
+                AggKind::Sum | AggKind::Avg => {
+                    let inner = a
+                        .arg
+                        .as_ref()
+                        .map(|x| static_type(x, def, aggregates))
+                        .unwrap_or((types::LONGLONG, 21, 0));
+                    match inner.0 {
+                        types::DOUBLE
+                        | types::FLOAT
+                        | types::VAR_STRING
+                        | types::STRING
+                        | types::BLOB => (types::DOUBLE, 23, 31),
+                        _ => {
+                            let scale = if a.kind == AggKind::Avg {
+                                inner.2.min(30) + 4
+                            } else {
+                                inner.2
+                            };
+                            (types::NEWDECIMAL, 33 + scale as u32, scale)
+                        }
+                    }
+                }
+                AggKind::Min | AggKind::Max => a
+                    .arg
+                    .as_ref()
+                    .map(|x| static_type(x, def, aggregates))
+                    .unwrap_or((types::NULL, 0, 0)),
+                AggKind::GroupConcat => (types::BLOB, 1024 * 4, 31),
+            },
+            None => (types::NULL, 0, 0),
+        },
+        Not(_) | IsNull(..) | Between(..) | In(..) | Like(..) => (types::LONGLONG, 1, 0),
+        Neg(x) => static_type(x, def, aggregates),
+        Binary(op, l, r) => match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod => {
+                let (a, b) = (
+                    static_type(l, def, aggregates),
+                    static_type(r, def, aggregates),
+                );
+                let is_int = |t: (u8, u32, u8)| {
+                    matches!(
+                        t.0,
+                        types::TINY
+                            | types::SHORT
+                            | types::INT24
+                            | types::LONG
+                            | types::LONGLONG
+                            | types::YEAR
+                    )
+                };
+                let is_exact = |t: (u8, u32, u8)| is_int(t) || t.0 == types::NEWDECIMAL;
+                if !is_exact(a) || !is_exact(b) {
+                    (types::DOUBLE, 23, 31)
+                } else if *op == BinOp::Div {
+                    let scale = (a.2 + 4).min(30);
+                    (types::NEWDECIMAL, a.1 + b.2 as u32 + 6, scale)
+                } else if is_int(a) && is_int(b) {
+                    (types::LONGLONG, 21, 0)
+                } else {
+                    let scale = if *op == BinOp::Mul {
+                        a.2 + b.2
+                    } else {
+                        a.2.max(b.2)
+                    };
+                    (types::NEWDECIMAL, a.1.max(b.1) + 2, scale.min(30))
+                }
+            }
+            BinOp::IntDiv => (types::LONGLONG, 21, 0),
+            _ => (types::LONGLONG, 1, 0),
+        },
+        Case {
+            whens, otherwise, ..
+        } => whens
+            .first()
+            .map(|(_, t)| static_type(t, def, aggregates))
+            .or_else(|| otherwise.as_ref().map(|o| static_type(o, def, aggregates)))
+            .unwrap_or((types::NULL, 0, 0)),
+        Call(f, args) => match f {
+            Func::Length | Func::CharLength | Func::Sign => (types::LONGLONG, 10, 0),
+            Func::Abs | Func::Floor | Func::Ceiling | Func::Round | Func::Mod => {
+                let t = static_type(&args[0], def, aggregates);
+                match (f, t.0) {
+                    (Func::Floor | Func::Ceiling, types::NEWDECIMAL) => (types::LONGLONG, 21, 0),
+                    (Func::Round, types::NEWDECIMAL) => {
+                        let digits = match args.get(1) {
+                            Some(Const(Value::Int(d))) => (*d).clamp(0, 30) as u8,
+                            _ => 0,
+                        };
+                        (types::NEWDECIMAL, t.1, digits)
+                    }
+                    _ => t,
+                }
+            }
+            Func::IfNull | Func::Coalesce | Func::Greatest | Func::Least | Func::NullIf => args
+                .iter()
+                .map(|a| static_type(a, def, aggregates))
+                .find(|t| t.0 != types::NULL)
+                .unwrap_or((types::NULL, 0, 0)),
+            Func::If => {
+                let t = static_type(&args[1], def, aggregates);
+                if t.0 == types::NULL {
+                    static_type(&args[2], def, aggregates)
+                } else {
+                    t
+                }
+            }
+            _ => (types::VAR_STRING, 1024, 31),
+        },
+    }
+}
+
+/// MySQL's type code, display length and decimals for a column type.
+pub fn column_type_code(ty: ColumnType) -> (u8, u32, u8) {
+    match ty {
+        ColumnType::TinyInt { .. } => (types::TINY, 4, 0),
+        ColumnType::SmallInt { .. } => (types::SHORT, 6, 0),
+        ColumnType::MediumInt { .. } => (types::INT24, 9, 0),
+        ColumnType::Int { .. } => (types::LONG, 11, 0),
+        ColumnType::BigInt { .. } => (types::LONGLONG, 20, 0),
+        ColumnType::Float => (types::FLOAT, 12, 31),
+        ColumnType::Double => (types::DOUBLE, 22, 31),
+        ColumnType::Decimal { precision, scale } => {
+            (types::NEWDECIMAL, precision as u32 + 2, scale)
+        }
+        ColumnType::Char { length } => (types::STRING, length * 4, 0),
+        ColumnType::Binary { length } => (types::STRING, length, 0),
+        ColumnType::VarChar { length } => (types::VAR_STRING, length * 4, 0),
+        ColumnType::VarBinary { length } => (types::VAR_STRING, length, 0),
+        ColumnType::Text => (types::BLOB, 65_535 * 4, 0),
+        ColumnType::Blob => (types::BLOB, 65_535, 0),
+        ColumnType::Date => (types::DATE, 10, 0),
+        ColumnType::DateTime { fsp } => (types::DATETIME, 19 + fsp as u32 + (fsp > 0) as u32, fsp),
+        ColumnType::Timestamp { fsp } => {
+            (types::TIMESTAMP, 19 + fsp as u32 + (fsp > 0) as u32, fsp)
+        }
+        ColumnType::Time { fsp } => (types::TIME, 10 + fsp as u32 + (fsp > 0) as u32, fsp),
+        ColumnType::Year => (types::YEAR, 4, 0),
+    }
+}
