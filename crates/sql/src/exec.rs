@@ -440,8 +440,15 @@ impl Session {
                 names.insert(0, "information_schema".into());
                 Ok(crate::ddl::one_column("Database", names))
             }
-            Statement::ShowTables { .. } => {
-                let Some(db) = self.database.clone() else {
+            Statement::ShowTables { show_options, .. } => {
+                let named = match &show_options.show_in {
+                    Some(ast::ShowStatementIn {
+                        parent_name: Some(name),
+                        ..
+                    }) => Some(ident(name)?.1),
+                    _ => None,
+                };
+                let Some(db) = named.or_else(|| self.database.clone()) else {
                     return Err(SqlError::no_database());
                 };
                 let prefix = format!("{}/", db.to_ascii_lowercase());

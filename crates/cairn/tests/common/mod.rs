@@ -1,0 +1,132 @@
+//! Helpers the `cairn` binary's tests share: a free port, `cairn start` as a child process
+//! (waiting on its printed lines, with deadlines), and the mysql command-line client.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub struct Started {
+    pub child: Child,
+    lines: mpsc::Receiver<String>,
+    pub output: Vec<String>,
+}
+
+pub fn start(data_dir: &std::path::Path, port: u16) -> Started {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args([
+            "start",
+            "--datanode-port",
+            &port.to_string(),
+            "--hs-read-port",
+            "0",
+            "--hs-write-port",
+            "0",
+            "--sql-port",
+            "0",
+            "--data-dir",
+        ])
+        .arg(data_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cairn starts");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut started = Started {
+        child,
+        lines,
+        output: Vec::new(),
+    };
+    started.wait_for("ready", Duration::from_secs(30));
+    started
+}
+
+impl Started {
+    pub fn wait_for(&mut self, text: &str, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(line) = self
+                .lines
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                let found = line.contains(text);
+                self.output.push(line);
+                if found {
+                    return;
+                }
+            }
+        }
+        let _ = self.child.kill();
+        panic!(
+            "no line with {text:?} within {timeout:?}; output so far: {:?}",
+            self.output
+        );
+    }
+
+    /// The address printed after `prefix` (e.g. "sql (mysql protocol): ").
+    pub fn listening(&self, prefix: &str) -> String {
+        self.output
+            .iter()
+            .find_map(|l| l.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no line starting {prefix:?}: {:?}", self.output))
+            .to_string()
+    }
+
+    pub fn terminate(mut self) {
+        // The shell's own kill, so the test needs no procps.
+        let status = Command::new("sh")
+            .args(["-c", &format!("kill -TERM {}", self.child.id())])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        self.wait_for("stopped", Duration::from_secs(30));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "cairn exited with {status}");
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "cairn did not exit after SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// Runs `script` through the mysql command-line client in batch mode; its output, or a panic
+/// with its error.
+pub fn mysql(address: &str, script: &str) -> String {
+    let (host, port) = address.rsplit_once(':').unwrap();
+    let out = Command::new("mysql")
+        .args([
+            "-h", host, "-P", port, "-u", "root", "--batch", "-e", script,
+        ])
+        .output()
+        .expect("the mysql client runs (apt-get install mariadb-client)");
+    assert!(
+        out.status.success(),
+        "mysql failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
