@@ -9,7 +9,7 @@ use std::sync::Arc;
 use base::schema::ColumnDef;
 use base::text::{from_text, value_text};
 use base::Value;
-use client::{ExecType, Transaction};
+use client::{Cluster, ExecType, Transaction};
 use myproto::handshake::status;
 use myproto::response::Column;
 use sqlparser::ast::{self, ObjectName, Statement};
@@ -51,6 +51,9 @@ pub(crate) fn done(affected: u64) -> Outcome {
 /// this bounds one connection).
 pub const PREPARED_MAX: usize = 16_382;
 
+/// How long a new session waits for its own data node connection.
+const DATA_CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A statement planned once.
 pub(crate) enum Compiled {
     Select(SelectPlan),
@@ -73,6 +76,10 @@ pub struct Prepared {
 
 pub struct Session {
     pub shared: Arc<Shared>,
+    /// This session's own connection to the data node, for its reads and writes: replies come
+    /// straight to the session's thread, with no hand-off between sessions sharing a socket.
+    /// Metadata and DDL go through the shared connection, whose table cache all sessions share.
+    pub(crate) data: Cluster,
     pub id: u32,
     pub user: String,
     /// The client asked for matched (not changed) rows as UPDATE's affected count.
@@ -161,7 +168,13 @@ impl Context for Session {
 
 impl Session {
     pub fn new(shared: Arc<Shared>, id: u32) -> Session {
+        let data = Cluster::connect_timeout(&shared.config.datanode, DATA_CONNECT_TIMEOUT)
+            .unwrap_or_else(|e| {
+                tracing::warn!("sql session {id}: no connection of its own ({e}); sharing one");
+                shared.cluster.clone()
+            });
         Session {
+            data,
             shared,
             id,
             user: String::new(),
@@ -366,7 +379,7 @@ impl Session {
         let mut txn = self
             .txn
             .take()
-            .unwrap_or_else(|| self.shared.cluster.transaction());
+            .unwrap_or_else(|| self.data.transaction());
         let was_open = txn.is_open();
         let keep = self.in_transaction();
         let last = if keep {

@@ -319,7 +319,7 @@ impl Session {
         params: &[Value],
     ) -> Result<Vec<Vec<Value>>> {
         let table = &src.table;
-        let def = table.def().clone();
+        let def = table.def();
         let client = |e: client::ClientError| SqlError::from_client(&e);
         let rows = match self.resolve(src, params)? {
             Resolved::Empty => Vec::new(),
@@ -353,7 +353,7 @@ impl Session {
                 if let Some(f) = self.pushed_filter(src, params)? {
                     scan = scan.filter(f);
                 }
-                let rows = self.shared.cluster.scan(table, &scan).map_err(client)?;
+                let rows = self.data.scan(table, &scan).map_err(client)?;
                 if src.lock == LockMode::CommittedRead {
                     rows
                 } else {
