@@ -1,7 +1,12 @@
 //! Real SQL clients against `cairn start`: sysbench's OLTP workloads (prepare, run, cleanup)
 //! with server-side prepared statements (`--db-ps-mode=auto`) and without (`=disable`), each
-//! run required to finish with zero errors.
+//! run required to finish with zero errors; and MySQL Connector/J from Maven Central with
+//! server-side prepared statements (`useServerPrepStmts=true`), driven by
+//! `tests/clients/java/Client.java`. Needs sysbench and a JDK, and Connector/J fetched: `mvn
+//! dependency:copy-dependencies -DoutputDirectory=lib` in tests/clients/java (`scripts/test`
+//! does).
 
+use std::path::PathBuf;
 use std::process::Command;
 
 mod common;
@@ -92,6 +97,45 @@ fn sysbench_oltp_workloads_run_with_zero_errors() {
             assert_eq!(mysql(&sql, "SHOW TABLES FROM sbtest"), "", "{test} cleanup");
         }
     }
+    node.terminate();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn connector_j_with_server_side_prepared_statements() {
+    let java = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients/java");
+    assert!(
+        java.join("lib/mysql-connector-j-8.4.0.jar").is_file(),
+        "Connector/J is not fetched: run `mvn dependency:copy-dependencies -DoutputDirectory=lib` in {} (scripts/test does)",
+        java.display()
+    );
+    let dir = std::env::temp_dir().join(format!("cairn-jdbc-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let classes = dir.join("classes");
+    let javac = Command::new("javac")
+        .arg("-d")
+        .arg(&classes)
+        .arg(java.join("Client.java"))
+        .output()
+        .expect("javac runs (install a JDK)");
+    assert!(
+        javac.status.success(),
+        "javac: {}",
+        String::from_utf8_lossy(&javac.stderr)
+    );
+    let node = start(&dir.join("data"), free_port());
+    let sql = node.listening("sql (mysql protocol): ");
+    let classpath = format!("{}/lib/*:{}", java.display(), classes.display());
+    let run = Command::new("java")
+        .args(["-cp", &classpath, "Client", &sql])
+        .output()
+        .expect("java runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success() && stdout.trim() == "ok",
+        "Client.java failed: {stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     node.terminate();
     let _ = std::fs::remove_dir_all(&dir);
 }

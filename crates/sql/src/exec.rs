@@ -228,6 +228,7 @@ impl Session {
 
     /// Runs every statement of a COM_QUERY; stops after the first failure.
     pub fn run(&mut self, sql: &str) -> Vec<Outcome> {
+        let sql = &share_mode(sql);
         let statements = match Parser::parse_sql(&MySqlDialect {}, sql) {
             Ok(s) => s,
             Err(e) => return vec![Outcome::Failed(SqlError::parse(e))],
@@ -263,6 +264,7 @@ impl Session {
                 format!("Can't create more than max_prepared_stmt_count statements (current value: {PREPARED_MAX})"),
             ));
         }
+        let sql = &share_mode(sql);
         let mut statements = Parser::parse_sql(&MySqlDialect {}, sql).map_err(SqlError::parse)?;
         if statements.len() != 1 {
             return Err(SqlError::new(
@@ -376,10 +378,7 @@ impl Session {
         &mut self,
         work: impl FnOnce(&mut Session, &mut Transaction, ExecType) -> Result<R>,
     ) -> Result<R> {
-        let mut txn = self
-            .txn
-            .take()
-            .unwrap_or_else(|| self.data.transaction());
+        let mut txn = self.txn.take().unwrap_or_else(|| self.data.transaction());
         let was_open = txn.is_open();
         let keep = self.in_transaction();
         let last = if keep {
@@ -644,4 +643,20 @@ pub(crate) fn unknown_statement(id: u32) -> SqlError {
         "HY000",
         format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
     )
+}
+
+/// MySQL's `... LOCK IN SHARE MODE` (which sqlparser does not parse) as `... FOR SHARE`, its
+/// MySQL 8 spelling, when a statement ends with it.
+fn share_mode(sql: &str) -> std::borrow::Cow<'_, str> {
+    const OLD: &str = "lock in share mode";
+    let body = sql.trim_end().trim_end_matches(';').trim_end();
+    let cut = body.len().saturating_sub(OLD.len());
+    match body.get(cut..) {
+        Some(tail)
+            if tail.eq_ignore_ascii_case(OLD) && body[..cut].ends_with(char::is_whitespace) =>
+        {
+            format!("{}FOR SHARE{}", &body[..cut], &sql[body.len()..]).into()
+        }
+        _ => sql.into(),
+    }
 }
