@@ -68,7 +68,12 @@ impl SqlError {
 
     /// An error of the client library, as MySQL would report its kind.
     pub fn from_client(e: &ClientError) -> SqlError {
-        let message = e.to_string();
+        let message = match e {
+            ClientError::Aborted { error, .. } | ClientError::Failed(error) => {
+                error.message.clone()
+            }
+            other => other.to_string(),
+        };
         match e.code() {
             ErrorCode::DuplicateKey => SqlError::new(1062, "23000", message),
             ErrorCode::LockWaitTimeout => SqlError::new(1205, "HY000", message),

@@ -364,6 +364,36 @@ impl<'a> Compiler<'a> {
                 }
             }
             Ast::Function(f) => self.function(f)?,
+            Ast::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                let mut args = vec![self.compile(expr)?];
+                args.push(match substring_from {
+                    Some(f) => self.compile(f)?,
+                    None => Expr::Const(Value::Int(1)),
+                });
+                if let Some(n) = substring_for {
+                    args.push(self.compile(n)?);
+                }
+                Expr::Call(Func::Substring, args)
+            }
+            Ast::Trim {
+                expr,
+                trim_where: None,
+                trim_what: None,
+                trim_characters: None,
+            } => Expr::Call(Func::Trim, vec![self.compile(expr)?]),
+            Ast::Floor {
+                expr,
+                field: ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime),
+            } => Expr::Call(Func::Floor, vec![self.compile(expr)?]),
+            Ast::Ceil {
+                expr,
+                field: ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime),
+            } => Expr::Call(Func::Ceiling, vec![self.compile(expr)?]),
             other => return Err(SqlError::unsupported(format!("the expression {other}"))),
         })
     }
@@ -462,7 +492,11 @@ impl<'a> Compiler<'a> {
                 }
                 Ok(Expr::Call(func, compiled))
             }
-            None => Err(SqlError::unsupported(format!("the function {}", f.name))),
+            None => Err(SqlError::new(
+                1305,
+                "42000",
+                format!("FUNCTION {} does not exist", f.name),
+            )),
         }
     }
 }
@@ -1336,6 +1370,9 @@ fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
                 .into_bytes(),
         ),
         Abs => match num(&v[0]) {
+            Num::Int(i) if matches!(v[0], Value::Int(_)) && i == i64::MIN as i128 => {
+                return Err(out_of_range(&format!("abs({i})")))
+            }
             Num::Int(i) => int_value(i.abs(), || format!("abs({i})"))?,
             Num::Dec(d) => Value::Decimal(Decimal {
                 mantissa: d.mantissa.abs(),
@@ -1361,9 +1398,34 @@ fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
             let digits = if v.len() > 1 { int_arg(&v[1]) } else { 0 };
             match num(&v[0]) {
                 Num::Int(i) if digits >= 0 => int_value(i, String::new)?,
+                Num::Int(i) => {
+                    // Round half away from zero to 10^-digits.
+                    let p = 10i128
+                        .checked_pow((-digits).min(38) as u32)
+                        .unwrap_or(i128::MAX);
+                    let q = i / p;
+                    let r = i % p;
+                    let q = if r.abs() * 2 >= p { q + i.signum() } else { q };
+                    int_value(q.saturating_mul(p), || format!("round({i},{digits})"))?
+                }
                 Num::Dbl(x) => {
+                    // MySQL rounds doubles half to even (rint).
                     let p = 10f64.powi(digits.clamp(-30, 30) as i32);
-                    Value::Double((x * p).round() / p)
+                    Value::Double((x * p).round_ties_even() / p)
+                }
+                Num::Dec(d) if digits < 0 => {
+                    // Round half away from zero to 10^-digits.
+                    let shift = (d.scale as i64 - digits).min(38) as u32;
+                    let p = 10i128.pow(shift);
+                    let q = d.mantissa / p;
+                    let r = d.mantissa % p;
+                    let q = if r.abs() * 2 >= p {
+                        q + d.mantissa.signum()
+                    } else {
+                        q
+                    };
+                    let unit = 10i128.pow((-digits).min(38) as u32);
+                    int_value(q.saturating_mul(unit), || d.to_string())?
                 }
                 n => {
                     let d = dec(n);

@@ -145,7 +145,34 @@ pub fn source_text(sql: &str, e: &Ast) -> String {
         let tokens = sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
             .tokenize_with_location()
             .ok()?;
-        let first = tokens.iter().position(|t| t.span.start == start)?;
+        let at = tokens.iter().position(|t| t.span.start == start)?;
+        // Back to where the item begins: after the comma or SELECT keyword before it (a unary
+        // operator or an opening parenthesis may come before the expression's own start).
+        let mut first = at;
+        let mut depth = 0i32;
+        for i in (0..at).rev() {
+            match &tokens[i].token {
+                Token::RParen => depth += 1,
+                Token::LParen if depth > 0 => depth -= 1,
+                Token::Comma if depth == 0 => break,
+                Token::Word(w)
+                    if depth == 0
+                        && matches!(
+                            w.keyword,
+                            Keyword::SELECT
+                                | Keyword::DISTINCT
+                                | Keyword::ALL
+                                | Keyword::DISTINCTROW
+                        ) =>
+                {
+                    break
+                }
+                Token::Whitespace(_) => continue,
+                _ => {}
+            }
+            first = i;
+        }
+        let start = tokens[first].span.start;
         let mut depth = 0i32;
         let mut last = first;
         for (i, t) in tokens.iter().enumerate().skip(first) {
@@ -575,6 +602,11 @@ pub fn select(
     let from = match select.from.as_slice() {
         [] => None,
         [one] if one.joins.is_empty() => match &one.relation {
+            ast::TableFactor::Table { name, .. }
+                if name.0.len() == 1 && name.to_string().eq_ignore_ascii_case("dual") =>
+            {
+                None
+            }
             ast::TableFactor::Table {
                 name,
                 alias,
@@ -622,6 +654,13 @@ pub fn select(
                 items.push(c.compile(e)?);
                 let name = match e {
                     Ast::Identifier(i) => i.value.clone(),
+                    // MySQL names a string literal by its value.
+                    Ast::Value(v) => match &v.value {
+                        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+                            s.clone()
+                        }
+                        _ => source_text(input.sql, e),
+                    },
                     Ast::CompoundIdentifier(parts) => {
                         parts.last().map(|p| p.value.clone()).unwrap_or_default()
                     }

@@ -63,6 +63,28 @@ pub(crate) fn insert_plan(
             })
             .collect::<Result<_>>()?
     };
+    for (n, c) in columns.iter().enumerate() {
+        if columns[..n].contains(c) {
+            return Err(SqlError::new(
+                1110,
+                "42000",
+                format!("Column '{}' specified twice", def.columns[*c as usize].name),
+            ));
+        }
+    }
+    if let Some(missing) = def.columns.iter().enumerate().find(|(p, c)| {
+        !c.nullable
+            && c.default.is_none()
+            && !c.auto_increment
+            && !c.hidden
+            && !columns.contains(&(*p as u16))
+    }) {
+        return Err(SqlError::new(
+            1364,
+            "HY000",
+            format!("Field '{}' doesn't have a default value", missing.1.name),
+        ));
+    }
     let Some(SetExpr::Values(values)) = i.source.as_ref().map(|q| q.body.as_ref()) else {
         return Err(SqlError::unsupported("INSERT ... SELECT"));
     };
@@ -122,6 +144,112 @@ fn key_value(column: &ColumnDef, v: Value) -> std::result::Result<Option<Value>,
     }
 }
 
+/// A value as `column` stores it under MySQL's strict mode (STRICT_TRANS_TABLES, the default):
+/// what would be changed to fit is refused instead: a value out of range (1264), a string too
+/// long (1406), text that is not a number (1366) or only starts with one (1265), a bad date
+/// (1292). `row` counts from 1.
+fn strict_store(column: &ColumnDef, v: Value, row: usize) -> Result<Value> {
+    use base::types::ColumnType as T;
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    let shown =
+        String::from_utf8_lossy(&base::text::value_text(&v).unwrap_or_default()).into_owned();
+    let name = &column.name;
+    let temporal = matches!(
+        column.ty,
+        T::Date | T::DateTime { .. } | T::Timestamp { .. } | T::Time { .. } | T::Year
+    );
+    let kind = match column.ty {
+        T::Date => "date",
+        T::DateTime { .. } | T::Timestamp { .. } => "datetime",
+        T::Time { .. } => "time",
+        T::Decimal { .. } => "decimal",
+        T::Float | T::Double => "double",
+        _ => "integer",
+    };
+    let stored = match store(column, v.clone()) {
+        Ok(s) => s,
+        Err(_) if temporal => {
+            return Err(SqlError::new(
+                1292,
+                "22007",
+                format!("Incorrect {kind} value: '{shown}' for column '{name}' at row {row}"),
+            ))
+        }
+        Err(_) if column.ty.is_string() => {
+            return Err(SqlError::new(
+                1406,
+                "22001",
+                format!("Data too long for column '{name}' at row {row}"),
+            ))
+        }
+        Err(e) => return Err(e),
+    };
+    let too_long = || {
+        SqlError::new(
+            1406,
+            "22001",
+            format!("Data too long for column '{name}' at row {row}"),
+        )
+    };
+    if column.ty.is_string() {
+        let given = shown.trim_end_matches(' ').chars().count();
+        let kept = String::from_utf8_lossy(&base::text::value_text(&stored).unwrap_or_default())
+            .chars()
+            .count();
+        if matches!(column.ty, T::Binary { .. } | T::VarBinary { .. } | T::Blob) {
+            if shown.len() > base::text::value_text(&stored).map_or(0, |t| t.len()) {
+                return Err(too_long());
+            }
+        } else if given > kept {
+            return Err(too_long());
+        }
+        return Ok(stored);
+    }
+    if temporal {
+        return Ok(stored);
+    }
+    if let Value::Bytes(b) = &v {
+        let text = String::from_utf8_lossy(b);
+        let text = text.trim();
+        if text.parse::<f64>().is_err() {
+            let starts_numeric = text
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit() || c == '-' || c == '+' || c == '.');
+            return Err(if starts_numeric && crate::expr::as_double(&v) != 0.0 {
+                SqlError::new(
+                    1265,
+                    "01000",
+                    format!("Data truncated for column '{name}' at row {row}"),
+                )
+            } else {
+                SqlError::new(
+                    1366,
+                    "22007",
+                    format!("Incorrect {kind} value: '{shown}' for column '{name}' at row {row}"),
+                )
+            });
+        }
+    }
+    let unit = match column.ty {
+        T::Decimal { scale, .. } => 10f64.powi(-(scale as i32)),
+        T::Float | T::Double => return Ok(stored),
+        _ => 1.0,
+    };
+    let (given, kept) = (crate::expr::as_double(&v), crate::expr::as_double(&stored));
+    // Rounding to the column's scale loses at most half a unit; more is out of range.
+    if (given - kept).abs() > unit * (0.5 + 1e-9) {
+        return Err(SqlError::new(
+            1264,
+            "22003",
+            format!("Out of range value for column '{name}' at row {row}"),
+        ));
+    }
+    Ok(stored)
+}
+
 /// A bound value for `column` (rounded conversions still bound a superset); None drops it.
 fn bound_value(column: &ColumnDef, v: Value) -> Option<Value> {
     if column.ty.is_string() && !matches!(v, Value::Bytes(_)) {
@@ -173,7 +301,7 @@ impl Session {
                     None => &def.primary_key,
                     Some((i, _)) => &def.indexes[*i as usize].columns,
                 };
-                let mut out = Vec::with_capacity(keys.len());
+                let mut out: Vec<Vec<Value>> = Vec::with_capacity(keys.len());
                 'keys: for key in keys {
                     let mut values = Vec::with_capacity(key.len());
                     for (e, c) in key.iter().zip(columns) {
@@ -183,7 +311,10 @@ impl Session {
                             Err(()) => return Ok(Resolved::Full),
                         }
                     }
-                    out.push(values);
+                    // IN (3, 3) reads row 3 once.
+                    if !out.contains(&values) {
+                        out.push(values);
+                    }
                 }
                 Ok(if out.is_empty() {
                     Resolved::Empty
@@ -607,18 +738,7 @@ impl Session {
                 let mut values = Vec::new();
                 for (c, e) in &p.assignments {
                     let column = &def.columns[*c as usize];
-                    let v = store(column, e.eval(&env)?).map_err(|m| {
-                        SqlError::new(
-                            m.code,
-                            m.state,
-                            format!(
-                                "{} for column '{}' at row {}",
-                                m.message,
-                                column.name,
-                                n + 1
-                            ),
-                        )
-                    })?;
+                    let v = strict_store(column, e.eval(&env)?, n + 1)?;
                     let old = src.fetch.iter().position(|f| f == c).map(|i| &row[i]);
                     if old != Some(&v) {
                         values.push((*c, v));
@@ -681,18 +801,7 @@ impl Session {
                 if column.auto_increment && v.is_null() {
                     continue;
                 }
-                let v = store(column, v).map_err(|m| {
-                    SqlError::new(
-                        m.code,
-                        m.state,
-                        format!(
-                            "{} for column '{}' at row {}",
-                            m.message,
-                            column.name,
-                            n + 1
-                        ),
-                    )
-                })?;
+                let v = strict_store(column, v, n + 1)?;
                 if v == Value::Int(0) && column.auto_increment {
                     continue;
                 }

@@ -1,0 +1,825 @@
+-- Cases for the SQL differential suite (run.py): each statement runs on MariaDB and on Cairn,
+-- in order, in database `diff`, over one connection each with autocommit on. A statement ends
+-- with ';' at the end of a line. A comment line '-- expect-difference: reason' directly before a
+-- statement marks a known, documented difference.
+--
+-- Results are compared as sorted rows unless the statement has an ORDER BY (then in order), so
+-- every LIMIT here comes with an ORDER BY on a unique key. Strings differing only in case are
+-- equal under utf8mb4_general_ci: queries never show which of several such values a group or
+-- DISTINCT keeps.
+
+-- ---------------------------------------------------------------- schema
+CREATE TABLE items (
+  id INT NOT NULL PRIMARY KEY,
+  code VARCHAR(20) NOT NULL,
+  name VARCHAR(40) NULL,
+  category CHAR(10) NULL,
+  qty INT NULL,
+  price DECIMAL(10,2) NULL,
+  big BIGINT UNSIGNED NULL,
+  added DATE NULL,
+  updated DATETIME NULL,
+  UNIQUE KEY ucode (code),
+  KEY icat (category),
+  KEY iqty (qty)
+);
+CREATE TABLE people (
+  id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  email VARCHAR(60) NOT NULL,
+  first_name VARCHAR(20) NULL,
+  last_name VARCHAR(20) NULL,
+  age SMALLINT NULL,
+  score DOUBLE NULL,
+  balance DECIMAL(10,2) NOT NULL DEFAULT 0.00,
+  country CHAR(2) NULL,
+  UNIQUE KEY uemail (email),
+  KEY iage (age),
+  KEY iname (last_name, first_name)
+);
+CREATE TABLE kv (
+  k VARCHAR(10) NOT NULL PRIMARY KEY,
+  v INT NOT NULL DEFAULT 0,
+  note VARCHAR(20) NULL DEFAULT 'none'
+);
+CREATE TABLE nums (
+  id INT NOT NULL PRIMARY KEY,
+  ti TINYINT NULL,
+  i INT NULL,
+  u INT UNSIGNED NULL,
+  bu BIGINT UNSIGNED NULL,
+  bi BIGINT NULL,
+  d DECIMAL(10,2) NULL,
+  f DOUBLE NULL
+);
+SHOW TABLES;
+
+-- ---------------------------------------------------------------- data
+INSERT INTO items VALUES
+  (1, 'A001', 'Hammer', 'tools', 10, 12.50, 100, '2024-01-15', '2024-01-15 10:00:00'),
+  (2, 'A002', 'hammer', 'Tools', 5, 12.50, 200, '2024-01-16', '2024-01-16 11:30:00'),
+  (3, 'A003', 'HAMMER', 'TOOLS', 0, 13.00, NULL, '2024-02-01', NULL),
+  (4, 'B001', 'Saw', 'tools', 7, 25.99, 18446744073709551615, '2023-12-31', '2023-12-31 23:59:59'),
+  (5, 'B002', 'Screwdriver', 'tools', 30, 4.75, 0, '2024-03-10', '2024-03-10 08:15:00'),
+  (6, 'C001', 'Rake', 'garden', 12, 19.00, 500, '2024-04-01', '2024-04-01 09:00:00'),
+  (7, 'C002', 'Shovel', 'garden', NULL, 22.49, 600, NULL, NULL),
+  (8, 'C003', 'Hose', 'Garden', 3, 35.00, 700, '2024-05-20', '2024-05-20 12:00:00'),
+  (9, 'C004', 'Gloves', 'garden', 100, 5.00, 800, '2024-05-21', '2024-05-21 12:00:00'),
+  (10, 'D001', 'Pan', 'kitchen', 15, 29.95, 900, '2024-06-01', '2024-06-01 00:00:00');
+INSERT INTO items VALUES
+  (11, 'D002', 'Pot', 'kitchen', 8, 39.95, 1000, '2024-06-02', '2024-06-02 00:00:01'),
+  (12, 'D003', 'Knife', 'kitchen', 20, 15.00, 1100, '2024-06-03', NULL),
+  (13, 'D004', 'knife', 'Kitchen', 2, 15.00, 1200, '2024-06-04', '2024-06-04 18:45:00'),
+  (14, 'D005', NULL, 'kitchen', 0, 0.00, 1300, '2024-06-05', NULL),
+  (15, 'E001', 'Ball', 'toys', 50, 2.50, 1400, '2024-07-01', '2024-07-01 07:07:07'),
+  (16, 'E002', 'Doll', 'toys', 25, 9.99, NULL, '2024-07-02', NULL),
+  (17, 'E003', 'Kite', 'TOYS', -1, 14.00, 1600, '2024-07-03', '2024-07-03 15:00:00'),
+  (18, 'E004', 'Yo-yo', 'toys', 40, 1.25, 1700, '2024-07-04', '2024-07-04 15:00:00'),
+  (19, 'F001', 'Lamp', NULL, 6, 45.00, 1800, '2024-08-01', NULL),
+  (20, 'F002', 'lamp', NULL, NULL, NULL, NULL, NULL, NULL);
+INSERT INTO items (id, code, name, category, qty, price, big, added, updated) VALUES
+  (21, 'F003', 'Chair', 'furniture', 4, 89.00, 2000, '2024-08-15', '2024-08-15 10:10:10'),
+  (22, 'F004', 'Table', 'furniture', 2, 149.99, 2100, '2024-08-16', '2024-08-16 10:10:10'),
+  (23, 'F005', 'Desk', 'furniture', 1, 199.00, 2200, '2024-08-17', NULL),
+  (24, 'G001', 'Anvil', 'tools', 1, 250.00, 2300, '2020-01-01', '2020-01-01 00:00:00'),
+  (25, 'G002', 'Zipper', 'misc', 1000, 0.10, 2400, '2024-09-01', '2024-09-01 09:09:09'),
+  (26, 'G003', '', 'misc', 0, 0.01, 2500, '2024-09-02', NULL),
+  (27, 'G004', 'O''Brien mug', 'kitchen', 9, 7.50, 2600, '2024-09-03', '2024-09-03 03:03:03'),
+  (28, 'G005', '50% off', 'misc', 11, 3.33, 2700, '2024-09-04', NULL),
+  (29, 'G006', 'under_score', 'misc', 12, 6.66, 2800, '2024-09-05', NULL),
+  (30, 'G007', 'Café', 'kitchen', 13, 3.20, 2900, '2024-09-06', NULL);
+INSERT INTO items (id, code, name, category, qty, price, big, added) VALUES
+  (31, 'H001', '  padded  ', 'misc', 14, 1.00, 3000, '2024-10-01'),
+  (32, 'H002', 'tab', 'misc', 15, -5.00, 3100, '2024-10-02'),
+  (33, 'H003', 'Nail', 'tools', 5000, 0.02, 3200, '2024-10-03'),
+  (34, 'H004', 'Bolt', 'tools', 2500, 0.05, 3300, '2024-10-04'),
+  (35, 'H005', 'Nut', 'tools', 2500, 0.04, 3400, '2024-10-05'),
+  (36, 'H006', 'Washer', NULL, 300, 0.03, NULL, '2024-10-06'),
+  (37, 'J001', 'Vase', 'garden', 2, 18.00, 3600, '2024-11-01'),
+  (38, 'J002', 'vase', 'garden', 3, 18.00, 3700, '2024-11-02'),
+  (39, 'J003', 'Bench', 'garden', 1, 120.00, 3800, '2024-11-03'),
+  (40, 'J004', 'Fork', 'kitchen', 60, 0.99, 3900, '2024-11-04');
+INSERT INTO people (email, first_name, last_name, age, score, balance, country) VALUES
+  ('ann@example.com', 'Ann', 'Smith', 34, 88.5, 100.00, 'US'),
+  ('bob@example.com', 'Bob', 'Jones', 45, 72.25, -20.50, 'GB'),
+  ('carl@example.com', 'Carl', 'smith', 29, NULL, 0.00, 'US'),
+  ('dana@example.com', 'Dana', NULL, NULL, 91, 1500.75, NULL),
+  ('eve@example.com', 'Eve', 'Adams', 52, 60.125, 12.34, 'DE'),
+  ('FRANK@example.com', 'Frank', 'ADAMS', 19, 99.9, 5.00, 'de'),
+  ('gina@example.com', NULL, 'Brown', 34, 75, 250.00, 'FR'),
+  ('hal@example.com', 'Hal', 'Brown', 61, 55.5, 0.01, 'US');
+INSERT INTO people (email, first_name, last_name, age) VALUES ('ivy@example.com', 'Ivy', 'Clark', 27);
+SELECT LAST_INSERT_ID();
+INSERT INTO people (id, email, first_name, last_name, age, score, country) VALUES (20, 'jon@example.com', 'Jon', 'Doe', 40, 80, 'CA');
+INSERT INTO people (email, first_name) VALUES ('kim@example.com', 'Kim');
+SELECT LAST_INSERT_ID();
+SELECT id, email FROM people WHERE id > 9;
+INSERT INTO kv VALUES ('a', 1, 'first'), ('b', 2, NULL), ('C', 3, 'third');
+INSERT INTO kv (k, v) VALUES ('d', 4);
+INSERT INTO kv (k) VALUES ('e');
+INSERT INTO kv (v, k) VALUES (6, 'f'), (7, 'g');
+INSERT INTO nums VALUES
+  (1, 1, 10, 10, 10, 10, 1.50, 1.5),
+  (2, -1, -10, 0, 0, -10, -1.50, -1.5),
+  (3, 127, 2147483647, 4294967295, 18446744073709551615, 9223372036854775807, 99999999.99, 1e300),
+  (4, -128, -2147483648, 0, 0, -9223372036854775808, -99999999.99, -1e-300),
+  (5, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+  (6, 0, 0, 0, 0, 0, 0.00, 0),
+  (7, 3, 7, 7, 7, 7, 2.50, 2.5),
+  (8, 5, 3, 3, 3, 3, 0.33, 0.1);
+
+-- ---------------------------------------------------------------- whole tables
+SELECT * FROM items;
+SELECT * FROM people;
+SELECT * FROM kv;
+SELECT * FROM nums;
+SELECT COUNT(*) FROM items;
+
+-- ---------------------------------------------------------------- primary and unique key lookups
+SELECT * FROM items WHERE id = 1;
+SELECT name, price FROM items WHERE id = 40;
+SELECT * FROM items WHERE id = 41;
+SELECT * FROM items WHERE id = '7';
+SELECT * FROM items WHERE id = 7.0;
+SELECT * FROM items WHERE id = 7.5;
+SELECT id FROM items WHERE 5 = id;
+SELECT id, name FROM items WHERE code = 'A002';
+SELECT id, name FROM items WHERE code = 'a002';
+SELECT id, name FROM items WHERE code = 'A002 ';
+SELECT id, name FROM items WHERE code = 'Z999';
+SELECT * FROM kv WHERE k = 'c';
+SELECT * FROM kv WHERE k = 'C';
+SELECT * FROM kv WHERE k = 'zz';
+SELECT email FROM people WHERE email = 'frank@example.com';
+SELECT id, first_name FROM people WHERE id = 20;
+SELECT id, first_name FROM people WHERE id = 21;
+SELECT id FROM items WHERE id = NULL;
+SELECT id FROM items WHERE id = 1 AND name = 'hammer';
+SELECT id FROM items WHERE id = 1 AND qty > 100;
+SELECT id FROM items WHERE id = 1 OR id = 2;
+SELECT id FROM items WHERE code = 'A001' OR code = 'b001';
+
+-- ---------------------------------------------------------------- IN lists
+SELECT id, code FROM items WHERE id IN (1, 3, 5);
+SELECT id, code FROM items WHERE id IN (3, 1, 99, 3);
+SELECT id, code FROM items WHERE code IN ('a001', 'B002', 'nope');
+SELECT id FROM items WHERE id IN (1, NULL);
+SELECT id FROM items WHERE id NOT IN (1, 2, 3) AND id < 8;
+SELECT id FROM items WHERE id NOT IN (1, NULL);
+SELECT id FROM items WHERE qty IN (0, 5, 2500);
+SELECT id FROM items WHERE category IN ('TOYS', 'furniture');
+SELECT id FROM items WHERE name IN ('hammer', 'KNIFE');
+SELECT k FROM kv WHERE k IN ('A', 'b', 'c');
+SELECT id FROM items WHERE price IN (12.5, 15, 18.00);
+SELECT id FROM items WHERE added IN ('2024-06-01', '2024-06-02');
+SELECT id FROM items WHERE id IN ('1', '2');
+SELECT 2 IN (1, 2, 3), 4 IN (1, 2, 3), NULL IN (1, 2), 1 IN (NULL, 1), 5 IN (NULL, 1);
+SELECT 'b' IN ('A', 'B'), 3 NOT IN (1, 2), 3 NOT IN (1, NULL);
+
+-- ---------------------------------------------------------------- ranges
+SELECT id FROM items WHERE id BETWEEN 5 AND 10;
+SELECT id FROM items WHERE id BETWEEN 10 AND 5;
+SELECT id FROM items WHERE id NOT BETWEEN 3 AND 38;
+SELECT id FROM items WHERE id < 4;
+SELECT id FROM items WHERE id <= 4;
+SELECT id FROM items WHERE id > 36;
+SELECT id FROM items WHERE id >= 36;
+SELECT id FROM items WHERE id > 10 AND id < 15;
+SELECT id FROM items WHERE id >= 39 OR id <= 2;
+SELECT id FROM items WHERE id > 3.5 AND id < 6.5;
+SELECT id FROM items WHERE id < -1;
+SELECT id, qty FROM items WHERE qty > 100;
+SELECT id, qty FROM items WHERE qty >= 100;
+SELECT id, qty FROM items WHERE qty < 2;
+SELECT id, qty FROM items WHERE qty BETWEEN 10 AND 20;
+SELECT id, qty FROM items WHERE qty BETWEEN 2500 AND 2500;
+SELECT id FROM items WHERE category > 'kitchen';
+SELECT id FROM items WHERE category >= 'Kitchen' AND category < 'toys';
+SELECT id FROM items WHERE category BETWEEN 'g' AND 'l';
+SELECT id FROM items WHERE price BETWEEN 10 AND 20;
+SELECT id FROM items WHERE price > 100;
+SELECT id FROM items WHERE price < 0;
+SELECT id FROM items WHERE big > 3000;
+SELECT id FROM items WHERE big >= 18446744073709551615;
+SELECT id FROM items WHERE big < 0;
+SELECT id FROM items WHERE added BETWEEN '2024-06-01' AND '2024-06-30';
+SELECT id FROM items WHERE added < '2024-01-01';
+SELECT id FROM items WHERE added >= '2024-11-01';
+SELECT id FROM items WHERE updated > '2024-06-01';
+SELECT id FROM items WHERE updated >= '2024-06-01 00:00:00' AND updated < '2024-07-01';
+SELECT id FROM items WHERE added = '2024-06-01';
+SELECT id FROM items WHERE updated = '2024-06-01';
+SELECT id FROM items WHERE name BETWEEN 'a' AND 'h';
+SELECT k FROM kv WHERE k > 'b';
+SELECT k FROM kv WHERE k BETWEEN 'B' AND 'e';
+SELECT id, age FROM people WHERE age BETWEEN 30 AND 50;
+SELECT id FROM people WHERE age < 30;
+SELECT id FROM people WHERE last_name = 'smith';
+SELECT id FROM people WHERE last_name = 'Brown' AND first_name = 'Hal';
+SELECT id FROM people WHERE last_name > 'B';
+
+-- ---------------------------------------------------------------- filters
+SELECT id FROM items WHERE name = 'hammer';
+SELECT id FROM items WHERE name <> 'hammer';
+SELECT id FROM items WHERE name != 'Lamp';
+SELECT id FROM items WHERE name IS NULL;
+SELECT id FROM items WHERE name IS NOT NULL AND category IS NULL;
+SELECT id FROM items WHERE qty IS NULL OR price IS NULL;
+SELECT id FROM items WHERE NOT (qty > 10);
+SELECT id FROM items WHERE NOT qty > 10 AND id < 10;
+SELECT id FROM items WHERE category = 'tools' AND qty > 5;
+SELECT id FROM items WHERE category = 'tools' OR category = 'toys';
+SELECT id FROM items WHERE (category = 'garden' OR category = 'kitchen') AND price > 20;
+SELECT id FROM items WHERE category = 'garden' OR category = 'kitchen' AND price > 20;
+SELECT id FROM items WHERE name = '';
+SELECT id FROM items WHERE name = '  padded';
+SELECT id FROM items WHERE name = 'cafe';
+SELECT id FROM items WHERE category = 'TOOLS ';
+SELECT id FROM items WHERE qty = price;
+SELECT id FROM items WHERE qty * price > 500;
+SELECT id FROM items WHERE qty + 1 = 11;
+SELECT id FROM items WHERE qty <=> NULL;
+SELECT id FROM items WHERE qty XOR 0;
+SELECT id FROM items WHERE 1;
+SELECT id FROM items WHERE 0;
+SELECT id FROM items WHERE NULL;
+SELECT id FROM items WHERE qty;
+SELECT id FROM items WHERE name;
+SELECT id FROM items WHERE id = 1 IS TRUE;
+SELECT id FROM items WHERE (qty > 100) IS NOT TRUE;
+SELECT id FROM items WHERE qty > 10 IS FALSE;
+
+-- ---------------------------------------------------------------- LIKE
+SELECT id FROM items WHERE name LIKE 'h%';
+SELECT id FROM items WHERE name LIKE 'H%';
+SELECT id FROM items WHERE name LIKE '%e';
+SELECT id FROM items WHERE name LIKE '%a%e%';
+SELECT id FROM items WHERE name LIKE '_a_';
+SELECT id FROM items WHERE name LIKE '___';
+SELECT id FROM items WHERE name NOT LIKE '%a%';
+SELECT id FROM items WHERE name LIKE '';
+SELECT id FROM items WHERE name LIKE '%';
+SELECT id FROM items WHERE name LIKE '50\%%';
+SELECT id FROM items WHERE name LIKE '%\_%';
+-- expect-difference: LIKE ... ESCAPE is not supported yet
+SELECT id FROM items WHERE name LIKE '%!_%' ESCAPE '!';
+SELECT id FROM items WHERE name LIKE 'caf_';
+SELECT id FROM items WHERE name LIKE '%''%';
+SELECT id FROM items WHERE code LIKE 'a00_';
+SELECT id FROM items WHERE name LIKE '  %';
+SELECT 'abc' LIKE 'ABC', 'abc' LIKE 'a%', 'abc' LIKE '_b_', 'abc' LIKE 'b%', NULL LIKE 'a', 'a' LIKE NULL;
+SELECT 10 LIKE '1%', 'a%c' LIKE 'a\%c', 'abc' NOT LIKE 'a%';
+
+-- ---------------------------------------------------------------- arithmetic
+SELECT 1 + 2, 7 - 10, 6 * 7, 7 / 2, 7 DIV 2, 7 % 3;
+-- expect-difference: the result type of CASE/IF/IFNULL/COALESCE/GREATEST/LEAST/ABS/FLOOR/MOD over mixed argument types does not follow MySQL's type aggregation yet (values equal, display differs)
+SELECT -7 DIV 2, -7 % 3, 7 % -3, 7.5 % 2, MOD(-7, 3), MOD(10, 2.5);
+SELECT 1 / 3, 2 / 3, 10 / 4, 1.0 / 3, 1 / 3.0, 0.1 + 0.2;
+SELECT 1 / 0, 1 DIV 0, 1 % 0, MOD(5, 0), 0 / 0;
+SELECT 2 * 3 + 4, 2 + 3 * 4, (2 + 3) * 4, 10 - 2 - 3, 100 / 10 / 2;
+SELECT 1.5 + 1, 1.50 * 2, 3.333 * 3, 1e2 + 1, 1.5e0 * 2;
+-- expect-difference: a unary plus is kept in the column name
+SELECT -5, - -5, -(3 + 2), +4;
+SELECT 9223372036854775807, -9223372036854775808, 18446744073709551615;
+SELECT 9223372036854775807 + 1;
+SELECT 18446744073709551615 + 1;
+SELECT -9223372036854775807 - 2;
+SELECT 4294967296 * 4294967296;
+SELECT 9223372036854775807 * 2;
+SELECT 12345678901234567890 / 10;
+SELECT id, qty + 1, qty - 1, qty * 2, qty / 4, qty DIV 4, qty % 4 FROM items WHERE id <= 10;
+SELECT id, price * 2, price / 3, price + qty, price - 0.5, price * price FROM items WHERE id BETWEEN 10 AND 20;
+SELECT id, big + 1, big * 2, big DIV 100 FROM items WHERE id BETWEEN 1 AND 3;
+SELECT big + 1 FROM items WHERE id = 4;
+SELECT big - 101 FROM items WHERE id = 1;
+SELECT big - 100 FROM items WHERE id = 1;
+SELECT id, i + 1, i - 1, i * 2, -i, i / 2, i DIV 2, i % 3 FROM nums;
+SELECT id, u - 1 FROM nums WHERE id = 1;
+SELECT id, u - 1 FROM nums WHERE id = 2;
+SELECT id, bi + 1 FROM nums WHERE id = 3;
+SELECT id, bi - 1 FROM nums WHERE id = 4;
+SELECT id, -bi FROM nums WHERE id = 4;
+SELECT id, bu + bi FROM nums WHERE id IN (1, 2, 7);
+SELECT id, d * 2, d / 3, d + 0.005, d * d FROM nums;
+SELECT id, f * 2, f / 3, f + 1, -f FROM nums WHERE id IN (1, 2, 6, 7, 8);
+SELECT id, ti + ti, ti * 100 FROM nums;
+SELECT id, d + f, i + d, u * f FROM nums WHERE id IN (1, 7, 8);
+SELECT id, i / 0, d / 0, f / 0, i % 0 FROM nums WHERE id = 1;
+SELECT id, qty / (qty - qty) FROM items WHERE id = 1;
+SELECT '10' + 5, '1.5' + 1, '1e2' + 0, 'abc' + 1, '3abc' * 2, '' + 0, ' 7 ' + 0;
+SELECT '10' * '3', '7' / '2', '7' DIV '2', '-3' - 1;
+
+-- ---------------------------------------------------------------- comparisons
+SELECT 1 = 1, 1 = 2, 1 <> 2, 1 != 1, 1 < 2, 2 <= 2, 3 > 4, 4 >= 4;
+SELECT NULL = NULL, NULL <> 1, NULL <=> NULL, 1 <=> NULL, 1 <=> 1;
+SELECT 'a' = 'A', 'a' = 'a ', 'a' < 'B', 'abc' > 'abd', '' = ' ', 'é' = 'e';
+SELECT '10' = 10, '10' < 9, '10' < '9', 'abc' = 0, '1abc' = 1, '' = 0;
+SELECT 1 = 1.0, 0.1 + 0.2 = 0.3, 1e0 = 1, '1.0' = 1, '1.0' = '1';
+SELECT 2 BETWEEN 1 AND 3, 'b' BETWEEN 'A' AND 'C', 5 BETWEEN 6 AND 4, NULL BETWEEN 1 AND 2;
+SELECT 1 AND 1, 1 AND 0, 1 AND NULL, 0 AND NULL, 1 OR NULL, 0 OR NULL, NOT NULL, NOT 0, NOT 5;
+SELECT 1 XOR 1, 1 XOR 0, 1 XOR NULL, TRUE, FALSE, TRUE + TRUE;
+SELECT NULL IS NULL, 1 IS NULL, NULL IS NOT NULL, 0 IS TRUE, 2 IS TRUE, NULL IS FALSE, NULL IS NOT TRUE;
+SELECT id, code = 0, name = 0, qty = '10', qty = '10abc' FROM items WHERE id IN (1, 26, 28);
+SELECT id FROM items WHERE code = 0;
+SELECT id FROM items WHERE name = 50;
+SELECT id FROM items WHERE qty = '10';
+SELECT id FROM items WHERE price = '12.5';
+SELECT id FROM items WHERE price = '12.50abc';
+SELECT id FROM items WHERE added = 20240601;
+SELECT id FROM items WHERE added > '2024-9-1';
+SELECT id FROM items WHERE updated = '2024-06-01 00:00:00';
+SELECT id FROM items WHERE added < updated;
+SELECT id, added = updated FROM items WHERE id IN (1, 10, 24);
+
+-- ---------------------------------------------------------------- CASE, IF, IFNULL, COALESCE, NULLIF
+SELECT id, CASE WHEN qty > 100 THEN 'many' WHEN qty > 10 THEN 'some' ELSE 'few' END AS amount FROM items;
+SELECT id, CASE category WHEN 'tools' THEN 1 WHEN 'toys' THEN 2 END FROM items;
+SELECT id, CASE WHEN qty IS NULL THEN 'unknown' END AS q FROM items WHERE id < 10;
+SELECT CASE 1 WHEN 1 THEN 'one' WHEN 2 THEN 'two' ELSE 'many' END, CASE 3 WHEN 1 THEN 'one' END;
+SELECT CASE WHEN NULL THEN 1 ELSE 2 END, CASE NULL WHEN NULL THEN 'n' ELSE 'x' END;
+-- expect-difference: the result type of CASE/IF/IFNULL/COALESCE/GREATEST/LEAST/ABS/FLOOR/MOD over mixed argument types does not follow MySQL's type aggregation yet (values equal, display differs)
+SELECT CASE WHEN 1 THEN 1 ELSE 2.5 END, CASE WHEN 0 THEN 'a' ELSE 3 END;
+SELECT id, IF(qty > 10, 'yes', 'no') FROM items WHERE id <= 12;
+-- expect-difference: the result type of CASE/IF/IFNULL/COALESCE/GREATEST/LEAST/ABS/FLOOR/MOD over mixed argument types does not follow MySQL's type aggregation yet (values equal, display differs)
+SELECT IF(1, 'a', 'b'), IF(0, 'a', 'b'), IF(NULL, 1, 2), IF('abc', 1, 2), IF(0.0, 1, 2), IF(1, 2, 3.5);
+-- expect-difference: the result type of CASE/IF/IFNULL/COALESCE/GREATEST/LEAST/ABS/FLOOR/MOD over mixed argument types does not follow MySQL's type aggregation yet (values equal, display differs)
+SELECT id, IFNULL(qty, -1), IFNULL(name, 'noname'), IFNULL(price, 0) FROM items WHERE id IN (7, 14, 20);
+SELECT IFNULL(NULL, NULL), IFNULL(1, 2), IFNULL(NULL, 'x'), IFNULL(1.5, 2);
+SELECT id, COALESCE(name, category, code) FROM items WHERE id IN (14, 19, 20);
+SELECT COALESCE(NULL, NULL, 3), COALESCE(NULL), COALESCE(1, 'a'), COALESCE(NULL, 2.50, 1);
+-- expect-difference: the result type of CASE/IF/IFNULL/COALESCE/GREATEST/LEAST/ABS/FLOOR/MOD over mixed argument types does not follow MySQL's type aggregation yet (values equal, display differs)
+SELECT id, COALESCE(updated, added) FROM items WHERE id IN (1, 3, 7);
+SELECT id, NULLIF(qty, 0) FROM items WHERE id IN (1, 3, 14, 20);
+SELECT NULLIF(1, 1), NULLIF(1, 2), NULLIF('a', 'A'), NULLIF(NULL, 1), NULLIF(1, NULL);
+
+-- ---------------------------------------------------------------- string functions
+SELECT CONCAT('a', 'b', 'c'), CONCAT('a', NULL), CONCAT(1, 2), CONCAT(1.50, 'x'), CONCAT('');
+SELECT id, CONCAT(name, '-', code) FROM items WHERE id IN (1, 14, 27);
+SELECT id, CONCAT(price, ''), CONCAT(qty, '/', big) FROM items WHERE id IN (1, 2, 3, 4);
+SELECT id, CONCAT(added, ' ', updated) FROM items WHERE id IN (1, 3);
+SELECT CONCAT_WS(',', 'a', 'b'), CONCAT_WS(',', 'a', NULL, 'c'), CONCAT_WS(NULL, 'a', 'b'), CONCAT_WS('', 1, 2);
+SELECT id, CONCAT_WS(' ', first_name, last_name) FROM people;
+SELECT LENGTH('abc'), LENGTH(''), LENGTH(NULL), LENGTH('Café'), CHAR_LENGTH('Café'), CHAR_LENGTH(''), LENGTH(123), LENGTH(1.50);
+SELECT id, LENGTH(name), CHAR_LENGTH(name), LENGTH(category) FROM items WHERE id IN (1, 14, 26, 30, 31);
+SELECT UPPER('abc'), LOWER('ABC'), UPPER('café'), LOWER('CAFÉ'), UPPER(NULL), UPPER(12);
+SELECT id, UPPER(name), LOWER(code) FROM items WHERE id BETWEEN 1 AND 5;
+SELECT SUBSTRING('hello', 2), SUBSTRING('hello', 2, 3), SUBSTRING('hello', -3), SUBSTRING('hello', -3, 2), SUBSTRING('hello', 0), SUBSTRING('hello', 9);
+SELECT SUBSTRING('hello', 2, 0), SUBSTRING('hello', 2, -1), SUBSTRING('hello', 1, 100), SUBSTRING(NULL, 1), SUBSTRING('héllo', 2, 2), SUBSTR('hello', 3), MID('hello', 2, 2);
+SELECT SUBSTRING('hello' FROM 2 FOR 3);
+SELECT id, SUBSTRING(name, 2, 3) FROM items WHERE id IN (1, 26, 30);
+SELECT LEFT('hello', 2), LEFT('hello', 0), LEFT('hello', 10), LEFT('hello', -1), RIGHT('hello', 3), RIGHT('hello', 0), LEFT(NULL, 1), RIGHT('héllo', 4);
+SELECT id, LEFT(code, 1), RIGHT(code, 3) FROM items WHERE id <= 5;
+SELECT TRIM('  x  '), LTRIM('  x  '), RTRIM('  x  '), TRIM(''), TRIM(NULL), CONCAT('[', TRIM('	 tab'), ']');
+SELECT id, CONCAT('[', TRIM(name), ']'), LENGTH(TRIM(name)), LENGTH(RTRIM(name)), LENGTH(LTRIM(name)) FROM items WHERE id = 31;
+-- expect-difference: TRIM's LEADING/BOTH/TRAILING forms are not supported yet
+SELECT TRIM(LEADING 'x' FROM 'xxaxx'), TRIM(BOTH 'x' FROM 'xxaxx'), TRIM(TRAILING 'x' FROM 'xxaxx');
+SELECT REPLACE('hello', 'l', 'L'), REPLACE('hello', 'L', 'x'), REPLACE('aaa', 'a', ''), REPLACE('abc', '', 'x'), REPLACE(NULL, 'a', 'b');
+SELECT id, REPLACE(name, 'a', 'o') FROM items WHERE id IN (1, 6, 19);
+SELECT REPEAT('ab', 3), REPEAT('x', 0), REPEAT('x', -1), REPEAT(NULL, 2), REPEAT('-', 10), REPEAT(1, 3);
+SELECT REVERSE('abc'), REVERSE(''), REVERSE('Café'), REVERSE(NULL), REVERSE(123);
+SELECT id, REVERSE(code), LENGTH(REPEAT(name, 2)) FROM items WHERE id IN (1, 30);
+SELECT UPPER(CONCAT(LEFT(name, 1), RIGHT(name, 1))) FROM items WHERE id BETWEEN 21 AND 25;
+SELECT id FROM items WHERE LENGTH(name) > 8;
+SELECT id FROM items WHERE UPPER(name) = 'HAMMER';
+SELECT id FROM items WHERE LEFT(code, 1) = 'h';
+SELECT id FROM items WHERE CONCAT(category, code) LIKE 'tools%1';
+
+-- ---------------------------------------------------------------- numeric functions
+-- expect-difference: the result type of CASE/IF/IFNULL/COALESCE/GREATEST/LEAST/ABS/FLOOR/MOD over mixed argument types does not follow MySQL's type aggregation yet (values equal, display differs)
+SELECT ABS(-5), ABS(5), ABS(-2.50), ABS(NULL), ABS(-0), ABS('-3');
+SELECT FLOOR(1.5), FLOOR(-1.5), FLOOR(2), CEILING(1.2), CEILING(-1.2), CEIL(3), FLOOR(NULL);
+-- expect-difference: the result type of CASE/IF/IFNULL/COALESCE/GREATEST/LEAST/ABS/FLOOR/MOD over mixed argument types does not follow MySQL's type aggregation yet (values equal, display differs)
+SELECT FLOOR(1.5e0), CEILING(-1.5e0), FLOOR('2.7'), CEILING('2.1');
+SELECT ROUND(2.5), ROUND(-2.5), ROUND(1.2345, 2), ROUND(1.235, 2), ROUND(1234.5, -2), ROUND(5, 2), ROUND(NULL);
+SELECT ROUND(2.5e0), ROUND(3.5e0), ROUND(-2.5e0), ROUND(1.5e0, 0), ROUND(123.456e0, 1);
+SELECT ROUND(15, -1), ROUND(-15, -1), ROUND(149, -2), ROUND(0.5), ROUND(1.99999, 3);
+SELECT SIGN(-3), SIGN(0), SIGN(7), SIGN(-0.5), SIGN(NULL), SIGN(2.5e0);
+SELECT MOD(10, 3), MOD(-10, 3), MOD(10, -3), MOD(10.5, 3), MOD(NULL, 2), MOD(7, 0);
+SELECT id, ABS(qty), FLOOR(price), CEILING(price), ROUND(price), ROUND(price, 1), SIGN(price) FROM items WHERE id IN (1, 4, 5, 17, 32);
+SELECT id, ROUND(d, 1), FLOOR(d), CEILING(d), ABS(d), ROUND(f, 2), FLOOR(f), SIGN(f) FROM nums WHERE id IN (1, 2, 7, 8);
+SELECT id, ABS(i), SIGN(i), MOD(i, 4), ROUND(i, -1) FROM nums WHERE id IN (1, 2, 3, 6, 7);
+SELECT ABS(bi) FROM nums WHERE id = 4;
+-- expect-difference: the result type of CASE/IF/IFNULL/COALESCE/GREATEST/LEAST/ABS/FLOOR/MOD over mixed argument types does not follow MySQL's type aggregation yet (values equal, display differs)
+SELECT GREATEST(1, 2, 3), LEAST(1, 2, 3), GREATEST(1, NULL), LEAST(NULL, 1), GREATEST(1.5, 2), LEAST(-1, -1.5);
+-- expect-difference: the result type of CASE/IF/IFNULL/COALESCE/GREATEST/LEAST/ABS/FLOOR/MOD over mixed argument types does not follow MySQL's type aggregation yet (values equal, display differs)
+SELECT GREATEST('a', 'B'), LEAST('a', 'B'), GREATEST('10', '9'), GREATEST(10, '9'), LEAST('abc', 'ABD');
+-- expect-difference: the result type of CASE/IF/IFNULL/COALESCE/GREATEST/LEAST/ABS/FLOOR/MOD over mixed argument types does not follow MySQL's type aggregation yet (values equal, display differs)
+SELECT id, GREATEST(qty, 10), LEAST(qty, 10), GREATEST(price, qty) FROM items WHERE id IN (1, 5, 7, 26);
+-- expect-difference: the result type of CASE/IF/IFNULL/COALESCE/GREATEST/LEAST/ABS/FLOOR/MOD over mixed argument types does not follow MySQL's type aggregation yet (values equal, display differs)
+SELECT id, GREATEST(added, '2024-06-01'), LEAST(updated, '2024-03-01') FROM items WHERE id IN (1, 10, 24);
+
+-- ---------------------------------------------------------------- aggregates
+SELECT COUNT(*), COUNT(name), COUNT(qty), COUNT(category), COUNT(updated) FROM items;
+SELECT COUNT(DISTINCT category), COUNT(DISTINCT name), COUNT(DISTINCT qty), COUNT(DISTINCT price) FROM items;
+SELECT SUM(qty), AVG(qty), MIN(qty), MAX(qty) FROM items;
+SELECT SUM(price), AVG(price), MIN(price), MAX(price) FROM items;
+SELECT SUM(big), AVG(big), MIN(big), MAX(big) FROM items WHERE id <> 4;
+SELECT SUM(big) FROM items;
+SELECT MIN(name), MAX(name), MIN(code), MAX(code) FROM items;
+SELECT MIN(added), MAX(added), MIN(updated), MAX(updated) FROM items;
+SELECT SUM(price * qty), AVG(price * qty), SUM(qty) / COUNT(qty), COUNT(*) * 2 FROM items;
+SELECT COUNT(*), SUM(qty), AVG(qty), MIN(qty), MAX(name), COUNT(DISTINCT qty) FROM items WHERE id > 100;
+SELECT COUNT(*) FROM items WHERE category = 'tools';
+SELECT COUNT(*) FROM items WHERE category IS NULL;
+SELECT SUM(DISTINCT qty), AVG(DISTINCT price), COUNT(DISTINCT LOWER(name)) FROM items;
+SELECT SUM(i), AVG(i), SUM(d), AVG(d), SUM(f), MIN(f), MAX(f) FROM nums;
+SELECT SUM(bi) FROM nums WHERE id <> 3;
+SELECT SUM(bu) FROM nums;
+SELECT SUM(bi) FROM nums;
+SELECT SUM(ti), AVG(ti), SUM(u), AVG(u) FROM nums;
+SELECT AVG(score), SUM(score), MIN(score), MAX(score), SUM(balance), AVG(balance), AVG(age) FROM people;
+SELECT SUM(name), AVG(code), SUM('3'), MAX('b'), COUNT(NULL), SUM(NULL) FROM items;
+SELECT COUNT(*), 1 + 1 FROM items;
+SELECT GROUP_CONCAT(code) FROM items WHERE id <= 5;
+SELECT GROUP_CONCAT(name) FROM items WHERE id BETWEEN 19 AND 21;
+SELECT GROUP_CONCAT(DISTINCT qty) FROM items WHERE qty BETWEEN 2500 AND 5000;
+-- expect-difference: GROUP_CONCAT's ORDER BY and SEPARATOR are not supported yet
+SELECT GROUP_CONCAT(code ORDER BY id DESC) FROM items WHERE id <= 5;
+-- expect-difference: GROUP_CONCAT's ORDER BY and SEPARATOR are not supported yet
+SELECT GROUP_CONCAT(code SEPARATOR '|') FROM items WHERE id <= 3;
+SELECT GROUP_CONCAT(qty) FROM items WHERE id > 100;
+
+-- ---------------------------------------------------------------- GROUP BY and HAVING
+SELECT LOWER(category), COUNT(*) FROM items GROUP BY category;
+SELECT LOWER(category) AS c, COUNT(*), SUM(qty), MIN(price), MAX(price) FROM items GROUP BY c;
+SELECT UPPER(category), AVG(price), COUNT(qty) FROM items GROUP BY UPPER(category);
+SELECT qty, COUNT(*) FROM items GROUP BY qty;
+SELECT qty, COUNT(*) FROM items GROUP BY qty HAVING COUNT(*) > 1;
+-- expect-difference: HAVING cannot name a select alias yet
+SELECT LOWER(category), COUNT(*) AS n FROM items GROUP BY category HAVING n >= 5;
+SELECT LOWER(category), SUM(qty) FROM items GROUP BY category HAVING SUM(qty) > 100;
+SELECT LOWER(category), MAX(price) FROM items GROUP BY category HAVING MAX(price) < 20;
+SELECT LOWER(category), COUNT(*) FROM items WHERE price > 10 GROUP BY category;
+SELECT LOWER(category), COUNT(*) FROM items WHERE price > 10 GROUP BY category HAVING COUNT(*) = 1;
+SELECT LEFT(code, 1) AS letter, COUNT(*), SUM(qty) FROM items GROUP BY letter;
+SELECT LEFT(code, 1), COUNT(*) FROM items GROUP BY 1;
+SELECT qty > 10, COUNT(*) FROM items GROUP BY qty > 10;
+SELECT added, COUNT(*) FROM items WHERE added >= '2024-11-01' GROUP BY added;
+SELECT UPPER(country), COUNT(*), AVG(age) FROM people GROUP BY country;
+SELECT age, COUNT(*), GROUP_CONCAT(id) FROM people WHERE age = 34 GROUP BY age;
+SELECT last_name IS NULL, COUNT(*) FROM people GROUP BY last_name IS NULL;
+SELECT COUNT(*) FROM items GROUP BY category HAVING COUNT(*) > 100;
+SELECT LOWER(category), COUNT(DISTINCT LOWER(name)) FROM items GROUP BY category;
+SELECT id % 3 AS r, SUM(id), GROUP_CONCAT(DISTINCT id % 3) FROM items GROUP BY r;
+SELECT LOWER(category) AS c, COUNT(*) AS n FROM items GROUP BY c ORDER BY n DESC, c;
+SELECT LOWER(category) AS c, SUM(qty) AS s FROM items GROUP BY c ORDER BY s;
+SELECT LOWER(category), COUNT(*) FROM items GROUP BY category ORDER BY COUNT(*), 1 LIMIT 3;
+SELECT qty, COUNT(*) FROM items GROUP BY qty ORDER BY qty DESC LIMIT 5;
+SELECT SUM(qty) FROM items HAVING SUM(qty) > 0;
+SELECT SUM(qty) FROM items HAVING SUM(qty) < 0;
+
+-- ---------------------------------------------------------------- DISTINCT
+SELECT DISTINCT LOWER(category) FROM items;
+SELECT DISTINCT qty FROM items WHERE qty < 10;
+SELECT DISTINCT price FROM items WHERE category = 'garden';
+SELECT DISTINCT country IS NULL FROM people;
+SELECT DISTINCT age FROM people ORDER BY age;
+SELECT DISTINCT LEFT(code, 1) FROM items ORDER BY 1 DESC;
+SELECT DISTINCT qty, price FROM items WHERE id IN (12, 13, 34, 35);
+SELECT DISTINCT 1 FROM items;
+-- expect-difference: COUNT(DISTINCT) of several expressions is not supported yet
+SELECT COUNT(DISTINCT qty, price) FROM items;
+
+-- ---------------------------------------------------------------- ORDER BY and LIMIT
+SELECT id, name FROM items ORDER BY id;
+SELECT id, name FROM items ORDER BY id DESC;
+SELECT id, price FROM items ORDER BY price, id;
+SELECT id, price FROM items ORDER BY price DESC, id DESC;
+SELECT id, qty FROM items ORDER BY qty, id;
+SELECT id, qty FROM items ORDER BY qty DESC, id;
+SELECT id, name FROM items ORDER BY name, id;
+SELECT id, name FROM items ORDER BY name DESC, id;
+SELECT id, category FROM items ORDER BY category, id;
+SELECT id, added FROM items ORDER BY added DESC, id;
+SELECT id, updated FROM items ORDER BY updated, id;
+SELECT id, big FROM items ORDER BY big DESC, id;
+SELECT id, price * qty AS total FROM items ORDER BY total DESC, id;
+SELECT id, name AS n FROM items WHERE id < 10 ORDER BY n, id;
+SELECT id, name FROM items WHERE id < 10 ORDER BY 2, 1;
+SELECT id, name FROM items WHERE id < 10 ORDER BY 2 DESC, 1 DESC;
+SELECT name FROM items WHERE id < 10 ORDER BY qty, id;
+SELECT id FROM items ORDER BY LENGTH(name), id;
+SELECT id FROM items ORDER BY qty IS NULL, qty, id;
+SELECT id, code FROM items ORDER BY LEFT(code, 1) DESC, id;
+SELECT id FROM items ORDER BY id LIMIT 5;
+SELECT id FROM items ORDER BY id LIMIT 5 OFFSET 3;
+SELECT id FROM items ORDER BY id LIMIT 3, 5;
+SELECT id FROM items ORDER BY id DESC LIMIT 2;
+SELECT id FROM items ORDER BY id LIMIT 0;
+SELECT id FROM items ORDER BY id LIMIT 100;
+SELECT id FROM items ORDER BY id LIMIT 5 OFFSET 38;
+SELECT id FROM items ORDER BY id LIMIT 5 OFFSET 100;
+SELECT id, price FROM items ORDER BY price DESC, id LIMIT 3;
+SELECT id, qty FROM items WHERE qty > 10 ORDER BY qty, id LIMIT 4;
+SELECT id, name FROM items WHERE category = 'kitchen' ORDER BY name, id LIMIT 2 OFFSET 1;
+SELECT id FROM items WHERE id > 5 ORDER BY id LIMIT 3;
+SELECT id FROM items WHERE id BETWEEN 10 AND 30 ORDER BY id DESC LIMIT 4;
+SELECT id FROM items WHERE code > 'E' ORDER BY code LIMIT 3;
+SELECT k, v FROM kv ORDER BY k;
+SELECT k, v FROM kv ORDER BY k DESC;
+SELECT k FROM kv ORDER BY v DESC LIMIT 2;
+SELECT id, email FROM people ORDER BY email;
+SELECT id, last_name, first_name FROM people ORDER BY last_name, first_name, id;
+SELECT id, score FROM people ORDER BY score DESC, id;
+SELECT id, f FROM nums ORDER BY f, id;
+SELECT id, bu FROM nums ORDER BY bu DESC, id;
+SELECT id, d FROM nums ORDER BY d, id;
+SELECT id FROM items ORDER BY nosuch;
+SELECT id FROM items ORDER BY 5;
+SELECT * FROM items ORDER BY id LIMIT 1;
+SELECT id FROM items LIMIT 0;
+SELECT COUNT(*) FROM items LIMIT 1;
+
+-- ---------------------------------------------------------------- SELECT without FROM
+SELECT 1;
+SELECT 1 AS one, 'two' AS two, NULL AS three, 4.5 AS four;
+SELECT 'hello', "double quoted", 'it''s', 'back\\slash', 'tab\there', 'new\nline';
+SELECT 1, 1.0, 1.00, 1e1, 0.5e-3, -0.0, 007, 1.5e300;
+SELECT 'abc' AS `quoted alias`, 2 `x`;
+SELECT NULL, NULL + 1, NULL * 0, CONCAT(NULL), -NULL;
+SELECT 1 + 2 AS three;
+SELECT 1+2, 1 + 2, 3 * (4 - 1);
+SELECT DATABASE();
+SELECT LAST_INSERT_ID();
+SELECT 'a' 'b' 'c';
+-- expect-difference: bit literals and the binary flag of hex literals are not supported yet
+SELECT X'41', 0x42, b'1000001';
+SELECT 100000000000000000000;
+SELECT 0.1000000000000000000000000001;
+SELECT 1 WHERE 1 = 0;
+SELECT 1 FROM DUAL;
+
+-- ---------------------------------------------------------------- UPDATE
+UPDATE items SET qty = qty + 1 WHERE id = 1;
+SELECT qty FROM items WHERE id = 1;
+UPDATE items SET qty = 10 WHERE id = 1;
+UPDATE items SET qty = 10 WHERE id = 1;
+SELECT qty FROM items WHERE id = 1;
+UPDATE items SET price = price * 2 WHERE category = 'tools';
+SELECT id, price FROM items WHERE LOWER(category) = 'tools' ORDER BY id;
+UPDATE items SET price = price / 2 WHERE category = 'TOOLS';
+SELECT id, price FROM items WHERE category = 'tools' ORDER BY id;
+UPDATE items SET qty = qty + 100 WHERE id > 35 ORDER BY id DESC LIMIT 2;
+SELECT id, qty FROM items WHERE id > 30 ORDER BY id;
+UPDATE items SET name = UPPER(name), category = 'misc' WHERE id IN (25, 26);
+SELECT id, name, category FROM items WHERE id IN (25, 26);
+UPDATE items SET updated = '2025-01-01 12:00:00', added = '2025-01-01' WHERE updated IS NULL AND id < 20;
+SELECT id, added, updated FROM items WHERE id < 20 ORDER BY id;
+UPDATE items SET qty = NULL WHERE id = 2;
+SELECT qty FROM items WHERE id = 2;
+UPDATE items SET qty = 5 WHERE id = 2;
+UPDATE items SET qty = qty WHERE id < 5;
+UPDATE items SET qty = 1 WHERE id = 999;
+UPDATE items SET name = 'x' WHERE 0;
+UPDATE items SET big = big + 1 WHERE id = 4;
+SELECT big FROM items WHERE id = 4;
+UPDATE items SET code = NULL WHERE id = 1;
+UPDATE items SET code = 'A002' WHERE id = 1;
+UPDATE items SET code = 'a002' WHERE id = 1;
+UPDATE items SET code = 'A001' WHERE id = 1;
+UPDATE items SET nosuch = 1 WHERE id = 1;
+UPDATE items SET qty = 1 WHERE nosuch = 1;
+UPDATE nosuch SET a = 1;
+SELECT id, code, qty, name FROM items WHERE id = 1;
+UPDATE items SET qty = qty * 2 WHERE qty > 1000 ORDER BY qty DESC, id LIMIT 1;
+SELECT id, qty FROM items WHERE id IN (33, 34, 35) ORDER BY id;
+UPDATE kv SET v = v + 10, note = CONCAT(note, '!');
+SELECT * FROM kv ORDER BY k;
+UPDATE kv SET v = 0 ORDER BY k LIMIT 3;
+SELECT k, v FROM kv ORDER BY k;
+UPDATE people SET balance = balance - 10.005 WHERE id = 1;
+SELECT balance FROM people WHERE id = 1;
+UPDATE people SET age = age + 1 WHERE age IS NOT NULL AND country = 'us';
+SELECT id, age FROM people ORDER BY id;
+
+-- ---------------------------------------------------------------- DELETE
+DELETE FROM kv WHERE k = 'a';
+SELECT k FROM kv ORDER BY k;
+DELETE FROM kv WHERE k = 'nope';
+DELETE FROM kv WHERE v = 0 ORDER BY k DESC LIMIT 1;
+SELECT k, v FROM kv ORDER BY k;
+DELETE FROM kv WHERE note IS NULL;
+SELECT k, note FROM kv ORDER BY k;
+DELETE FROM kv ORDER BY k LIMIT 1;
+SELECT k FROM kv ORDER BY k;
+DELETE FROM items WHERE id = 40;
+DELETE FROM items WHERE id IN (38, 39) OR name = 'vase';
+SELECT COUNT(*), MAX(id) FROM items;
+DELETE FROM items WHERE nosuch = 1;
+DELETE FROM nosuch;
+DELETE FROM kv;
+SELECT COUNT(*) FROM kv;
+SELECT * FROM kv;
+
+-- ---------------------------------------------------------------- INSERT
+INSERT INTO kv VALUES ('a', 1, 'x'), ('b', 2, 'y'), ('c', 3, 'z'), ('d', 4, NULL);
+SELECT * FROM kv ORDER BY k;
+INSERT INTO kv VALUES ('e', 5, 'e');
+INSERT INTO kv (k, v, note) VALUES ('f', '6', 7);
+INSERT INTO kv (k, v) VALUES ('g', 7.6);
+INSERT INTO kv (k, v) VALUES ('h', -0.5);
+INSERT INTO kv (k, v) VALUES ('i', '8.2');
+SELECT * FROM kv ORDER BY k;
+INSERT INTO kv (k) VALUES ('j'), ('k');
+SELECT k, v, note FROM kv WHERE k IN ('j', 'k');
+INSERT INTO items (id, code, price) VALUES (50, 'K001', 1.005), (51, 'K002', 2.994), (52, 'K003', -0.001);
+SELECT id, price, name, qty FROM items WHERE id >= 50;
+INSERT INTO items (id, code, added, updated) VALUES (53, 'K004', '2024-02-29', '2024-02-29 23:59:59');
+INSERT INTO items (id, code, added, updated) VALUES (54, 'K005', '2024-03-01 10:20:30', '2024-03-01');
+SELECT id, added, updated FROM items WHERE id IN (53, 54);
+INSERT INTO people (email) VALUES ('lou@example.com');
+SELECT LAST_INSERT_ID();
+SELECT id, email, balance FROM people WHERE email = 'lou@example.com';
+INSERT INTO nums (id, ti, u, bu) VALUES (9, 100, 4000000000, 10000000000000000000);
+SELECT * FROM nums WHERE id = 9;
+
+-- ---------------------------------------------------------------- errors
+INSERT INTO items (id, code) VALUES (1, 'Q001');
+INSERT INTO items (id, code) VALUES (60, 'A001');
+INSERT INTO items (id, code) VALUES (60, 'a001');
+INSERT INTO kv (k, v) VALUES ('A', 1);
+INSERT INTO kv VALUES ('dup1', 1, NULL), ('DUP1', 2, NULL);
+INSERT INTO kv VALUES ('ok1', 1, NULL), ('a', 2, NULL);
+SELECT k FROM kv WHERE k IN ('dup1', 'ok1');
+INSERT INTO people (email) VALUES ('ANN@example.com');
+SELECT nosuch FROM items;
+SELECT items.nosuch FROM items;
+SELECT * FROM items WHERE nosuch = 1;
+SELECT COUNT(*) FROM items GROUP BY nosuch;
+SELECT * FROM nosuch;
+SELECT * FROM nosuchdb.items;
+INSERT INTO nosuch VALUES (1);
+DROP TABLE nosuch;
+USE nosuchdb;
+DROP DATABASE nosuchdb;
+CREATE DATABASE diff;
+CREATE TABLE items (id INT PRIMARY KEY);
+INSERT INTO items (id, code) VALUES (61, NULL);
+INSERT INTO kv (k, v) VALUES (NULL, 1);
+INSERT INTO kv (k, v) VALUES ('n', NULL);
+INSERT INTO items (id) VALUES (62);
+INSERT INTO items VALUES (63, 'Q002');
+INSERT INTO kv (k, v) VALUES ('x');
+INSERT INTO kv (k) VALUES ('x', 1);
+INSERT INTO kv VALUES ('x', 1, NULL), ('y', 2);
+INSERT INTO kv (k, nosuch) VALUES ('x', 1);
+SELECT * FROM items WHERE id >= 60;
+SELECT * FROM kv WHERE k IN ('x', 'y');
+SELEC 1;
+SELECT FROM items;
+SELECT 1 +;
+SELECT * FROM items WHERE;
+INSERT INTO kv VALUES ('a',;
+SELECT * FROM items WHERE id = 1 AND;
+SELECT NOSUCHFUNC(1);
+SELECT ABS(1, 2);
+SELECT REVERSE('a', 'b');
+SELECT SUM(SUM(qty)) FROM items;
+SELECT * FROM items WHERE COUNT(*) > 1;
+SELECT big - 101 FROM items WHERE id = 1;
+SELECT bi * 2 FROM nums WHERE id = 3;
+SELECT 1 / 0, 5 DIV 0, 5 % 0, id / 0 FROM items WHERE id = 1;
+SELECT COUNT(*) FROM items WHERE qty / 0 IS NULL;
+
+-- ---------------------------------------------------------------- values converted on the way in
+-- Strict mode (MariaDB's default sql_mode) refuses a value that does not fit its column; a
+-- scratch table keeps those refusals from changing the tables above.
+CREATE TABLE scratch (
+  id INT NOT NULL PRIMARY KEY,
+  ti TINYINT NULL,
+  u INT UNSIGNED NULL,
+  i INT NULL,
+  d DECIMAL(5,2) NULL,
+  s VARCHAR(5) NULL,
+  c CHAR(3) NULL,
+  dt DATE NULL,
+  ts DATETIME NULL,
+  nn INT NOT NULL DEFAULT 0
+);
+INSERT INTO scratch (id) VALUES (1);
+INSERT INTO scratch (id, ti) VALUES (2, 128);
+INSERT INTO scratch (id, ti) VALUES (3, -129);
+INSERT INTO scratch (id, u) VALUES (4, -1);
+INSERT INTO scratch (id, i) VALUES (5, 2147483648);
+INSERT INTO scratch (id, i) VALUES (6, 'abc');
+INSERT INTO scratch (id, i) VALUES (7, '12abc');
+INSERT INTO scratch (id, d) VALUES (8, 1000);
+INSERT INTO scratch (id, d) VALUES (9, 'cheap');
+INSERT INTO scratch (id, s) VALUES (10, 'abcdef');
+INSERT INTO scratch (id, c) VALUES (11, 'abcd');
+INSERT INTO scratch (id, dt) VALUES (12, '2024-13-45');
+INSERT INTO scratch (id, dt) VALUES (13, 'yesterday');
+INSERT INTO scratch (id, ts) VALUES (14, '2024-02-30 10:00:00');
+-- expect-difference: strict mode's division-by-zero error (1365) on writes is not implemented; the value is NULL
+INSERT INTO scratch (id, i) VALUES (15, 1 / 0);
+INSERT INTO scratch (id, nn) VALUES (16, NULL);
+INSERT INTO scratch (id, i, i) VALUES (17, 1, 2);
+INSERT INTO scratch (id, s) VALUES (18, 'ok'), (19, 'too long');
+-- expect-difference: follows from the division-by-zero rows above (1365 not implemented)
+SELECT * FROM scratch;
+UPDATE scratch SET ti = 128 WHERE id = 1;
+UPDATE scratch SET u = -1 WHERE id = 1;
+UPDATE scratch SET i = 'abc' WHERE id = 1;
+UPDATE scratch SET i = 99999999999 WHERE id = 1;
+UPDATE scratch SET d = 1000 WHERE id = 1;
+UPDATE scratch SET s = 'abcdef' WHERE id = 1;
+UPDATE scratch SET dt = '2024-13-45' WHERE id = 1;
+-- expect-difference: strict mode's division-by-zero error (1365) on writes is not implemented; the value is NULL
+UPDATE scratch SET i = 1 / 0 WHERE id = 1;
+UPDATE scratch SET nn = NULL WHERE id = 1;
+-- expect-difference: follows from the division-by-zero rows above (1365 not implemented)
+SELECT * FROM scratch;
+INSERT INTO scratch (id, ti, i, d, s, c, dt, ts) VALUES (20, '7', 7.5, 1.005, 'ab  ', 'x  ', '2024-01-02 03:04:05', '2024-01-02');
+INSERT INTO scratch (id, i, d) VALUES (21, -7.5, -1.005);
+INSERT INTO scratch (id, i, d) VALUES (22, '3.7', '2.345');
+INSERT INTO scratch (id, i, d) VALUES (23, 2.5e0, 1.5e0);
+INSERT INTO scratch (id, ti) VALUES (24, 127), (25, -128);
+UPDATE scratch SET ti = ti + 1 WHERE id = 24;
+UPDATE scratch SET ti = ti - 1 WHERE id = 25;
+UPDATE scratch SET i = 2147483647 WHERE id = 1;
+UPDATE scratch SET i = i + 1 WHERE id = 1;
+UPDATE scratch SET u = u - 1 WHERE id = 20;
+-- expect-difference: follows from the division-by-zero rows above (1365 not implemented)
+SELECT * FROM scratch ORDER BY id;
+SELECT id, LENGTH(s), CONCAT('[', s, ']'), CONCAT('[', c, ']') FROM scratch WHERE id = 20;
+DROP TABLE scratch;
+
+-- ---------------------------------------------------------------- transactions
+BEGIN;
+INSERT INTO kv VALUES ('t1', 100, 'tx');
+SELECT * FROM kv WHERE k = 't1';
+-- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
+SELECT COUNT(*) FROM kv;
+-- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
+SELECT k FROM kv WHERE k > 's' ORDER BY k;
+-- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
+SELECT k FROM kv WHERE v = 100;
+ROLLBACK;
+SELECT * FROM kv WHERE k = 't1';
+START TRANSACTION;
+INSERT INTO kv VALUES ('t2', 200, 'tx');
+UPDATE kv SET v = v + 1 WHERE k = 't2';
+SELECT * FROM kv WHERE k = 't2';
+COMMIT;
+SELECT * FROM kv WHERE k = 't2';
+BEGIN;
+DELETE FROM kv WHERE k = 't2';
+SELECT COUNT(*) FROM kv WHERE k = 't2';
+-- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
+SELECT COUNT(*) FROM kv WHERE v = 201;
+ROLLBACK;
+SELECT COUNT(*) FROM kv WHERE k = 't2';
+BEGIN;
+UPDATE items SET qty = 0 WHERE category = 'toys';
+-- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
+SELECT id, qty FROM items WHERE category = 'toys' ORDER BY id;
+SELECT qty FROM items WHERE id = 15;
+SELECT id, qty FROM items WHERE id IN (15, 16);
+-- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
+SELECT id, qty FROM items WHERE id BETWEEN 15 AND 18 ORDER BY id;
+-- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
+SELECT id, qty FROM items WHERE name = 'Ball';
+-- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
+SELECT id FROM items WHERE qty = 0 ORDER BY id;
+-- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
+SELECT COUNT(*), SUM(qty) FROM items;
+ROLLBACK;
+SELECT id, qty FROM items WHERE category = 'toys' ORDER BY id;
+BEGIN;
+INSERT INTO kv VALUES ('t3', 3, NULL);
+INSERT INTO kv VALUES ('t3', 4, NULL);
+INSERT INTO kv VALUES ('t4', 4, NULL);
+COMMIT;
+-- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
+SELECT k, v FROM kv WHERE k IN ('t3', 't4') ORDER BY k;
+BEGIN;
+SELECT v FROM kv WHERE k = 't4' FOR UPDATE;
+UPDATE kv SET v = 40 WHERE k = 't4';
+COMMIT;
+SELECT v FROM kv WHERE k = 't4';
+ROLLBACK;
+COMMIT;
+BEGIN;
+BEGIN;
+INSERT INTO kv VALUES ('t5', 5, NULL);
+ROLLBACK;
+SELECT k FROM kv WHERE k = 't5';
+SET autocommit = 0;
+INSERT INTO kv VALUES ('t6', 6, NULL);
+ROLLBACK;
+SELECT k FROM kv WHERE k = 't6';
+INSERT INTO kv VALUES ('t7', 7, NULL);
+COMMIT;
+SET autocommit = 1;
+SELECT k FROM kv WHERE k IN ('t6', 't7');
+
+-- ---------------------------------------------------------------- final state
+SELECT * FROM items ORDER BY id;
+SELECT * FROM people ORDER BY id;
+-- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
+SELECT * FROM kv ORDER BY k;
+SELECT * FROM nums ORDER BY id;
+DESCRIBE kv;
+DROP TABLE kv;
+SELECT * FROM kv;
+DROP TABLE IF EXISTS kv;
+SHOW TABLES;

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""Runs the statements of a cases file on MariaDB and on Cairn through PyMySQL and reports every
+statement whose outcome differs.
+
+Outcomes compared, statement by statement:
+- both return rows: the column names and the rows (values as str(), NULL as None), sorted unless
+  the statement has an ORDER BY outside parentheses;
+- both succeed without rows: the affected-row counts;
+- both fail: the MySQL error numbers;
+- one fails and the other succeeds: always a difference.
+
+The cases file: statements end with ';' at the end of a line; lines starting with '--' are
+comments. A comment '-- expect-difference: reason' directly before a statement marks a known,
+documented difference: counted apart, not a failure.
+
+Exit status: 0 when every difference was expected, 1 otherwise, 2 on a usage or connection error.
+"""
+
+import argparse
+import re
+import sys
+
+import pymysql
+import pymysql.converters
+from pymysql.constants import FIELD_TYPE
+
+DATABASE = "diff"
+EXPECT = re.compile(r"^--\s*expect-difference:\s*(.*)$", re.IGNORECASE)
+# Errors after which the connection is gone: reconnect before the next statement.
+CONNECTION_LOST = {2006, 2013, 2014, 2055}
+SHOWN_ROWS_MAX = 25
+
+
+def address(text):
+    host, _, port = text.rpartition(":")
+    return host or "127.0.0.1", int(port)
+
+
+def tolerant(name, convert):
+    """PyMySQL's own converter for a column type, but a value it cannot decode (text that does
+    not fit the type the server announced) becomes a marker string, not an exception that would
+    leave the rest of the result unread and the connection unusable."""
+
+    def decode(text):
+        try:
+            return convert(text)
+        except Exception:
+            return "<%s column, undecodable %r>" % (name, text)
+
+    return decode
+
+
+TYPE_NAMES = {v: k for k, v in vars(FIELD_TYPE).items() if isinstance(v, int)}
+# PyMySQL's conversions (encoders keyed by Python type, decoders by column type), the decoders
+# made tolerant.
+CONVERSIONS = {
+    k: (
+        tolerant(TYPE_NAMES.get(k, str(k)), f)
+        if isinstance(k, int) and f is not pymysql.converters.through
+        else f
+    )
+    for k, f in pymysql.converters.conversions.items()
+}
+
+
+def connect(addr, db=None):
+    host, port = addr
+    return pymysql.connect(
+        host=host,
+        port=port,
+        user="root",
+        password="",
+        database=db,
+        autocommit=True,
+        charset="utf8mb4",
+        conv=CONVERSIONS,
+        connect_timeout=10,
+        read_timeout=60,
+        write_timeout=60,
+    )
+
+
+def parse_cases(path):
+    """Yields (line number, statement text without the ';', expected-difference reason or None)."""
+    pending = []
+    start = None
+    reason = None
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            stripped = line.strip()
+            if not pending:
+                if not stripped:
+                    reason = None
+                    continue
+                if stripped.startswith("--"):
+                    m = EXPECT.match(stripped)
+                    if m:
+                        reason = m.group(1).strip() or "(no reason given)"
+                    continue
+                start = number
+            elif stripped.startswith("--"):
+                continue
+            pending.append(line.rstrip("\n"))
+            if stripped.endswith(";"):
+                text = "\n".join(pending).strip()
+                yield start, text[:-1].rstrip(), reason
+                pending = []
+                reason = None
+    if pending:
+        yield start, "\n".join(pending).strip(), reason
+
+
+def has_order_by(statement):
+    """Whether the statement has ORDER BY at parenthesis depth 0 (not inside GROUP_CONCAT)."""
+    depth = 0
+    top = []
+    quote = None
+    for ch in statement:
+        if quote:
+            if ch == quote:
+                quote = None
+            if depth == 0:
+                top.append(" ")
+            continue
+        if ch in "'\"`":
+            quote = ch
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif depth == 0:
+            top.append(ch)
+    return re.search(r"\border\s+by\b", "".join(top), re.IGNORECASE) is not None
+
+
+def sort_key(row):
+    return tuple((0, "") if v is None else (1, v) for v in row)
+
+
+class Server:
+    def __init__(self, name, addr):
+        self.name = name
+        self.addr = addr
+        self.conn = None
+
+    def reconnect(self, db):
+        try:
+            if self.conn is not None:
+                self.conn.close()
+        except Exception:
+            pass
+        self.conn = connect(self.addr, db)
+
+    def run(self, statement, ordered):
+        """('rows', names, rows) | ('ok', rowcount) | ('error', errno, message)."""
+        if self.conn is None:
+            try:
+                self.reconnect(DATABASE)
+            except pymysql.err.MySQLError as e:
+                return ("error", e.args[0] if e.args else None, "reconnect: %s" % (e,))
+        try:
+            with self.conn.cursor() as cur:
+                cur.execute(statement)
+                if cur.description is None:
+                    return ("ok", cur.rowcount)
+                names = tuple(d[0] for d in cur.description)
+                rows = [tuple(None if v is None else str(v) for v in row) for row in cur.fetchall()]
+                if not ordered:
+                    rows.sort(key=sort_key)
+                return ("rows", names, rows)
+        except pymysql.err.MySQLError as e:
+            errno = e.args[0] if e.args else None
+            message = e.args[1] if len(e.args) > 1 else str(e)
+            if errno in CONNECTION_LOST or not isinstance(errno, int):
+                self.conn = None
+            return ("error", errno, message)
+        except Exception as e:  # a protocol the client could not decode
+            self.conn = None
+            return ("error", None, "%s: %s" % (type(e).__name__, e))
+
+
+def same(a, b):
+    if a[0] != b[0]:
+        return False
+    if a[0] == "rows":
+        return a[1] == b[1] and a[2] == b[2]
+    return a[1] == b[1]
+
+
+def describe(outcome):
+    kind = outcome[0]
+    if kind == "ok":
+        return "OK, %s row(s) affected" % outcome[1]
+    if kind == "error":
+        return "ERROR %s: %s" % (outcome[1], outcome[2])
+    names, rows = outcome[1], outcome[2]
+    lines = ["%d row(s), columns %s" % (len(rows), list(names))]
+    for row in rows[:SHOWN_ROWS_MAX]:
+        lines.append("    %s" % (row,))
+    if len(rows) > SHOWN_ROWS_MAX:
+        lines.append("    ... %d more" % (len(rows) - SHOWN_ROWS_MAX))
+    return "\n".join(lines)
+
+
+def indent(text, prefix):
+    return "\n".join(prefix + line for line in text.splitlines())
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cairn", required=True, help="host:port of Cairn's SQL server")
+    p.add_argument("--mariadb", required=True, help="host:port of MariaDB")
+    p.add_argument("--cases", required=True, help="the cases file")
+    args = p.parse_args()
+
+    servers = [Server("MariaDB", address(args.mariadb)), Server("Cairn", address(args.cairn))]
+    for s in servers:
+        try:
+            s.reconnect(None)
+            with s.conn.cursor() as cur:
+                cur.execute("DROP DATABASE IF EXISTS %s" % DATABASE)
+                cur.execute("CREATE DATABASE %s" % DATABASE)
+            s.conn.select_db(DATABASE)
+        except pymysql.err.MySQLError as e:
+            print("%s: cannot set up database %s: %s" % (s.name, DATABASE, e))
+            return 2
+
+    total = differences = expected = 0
+    unexpected_agreement = []
+    for line, statement, reason in parse_cases(args.cases):
+        total += 1
+        ordered = has_order_by(statement)
+        mariadb, cairn = (s.run(statement, ordered) for s in servers)
+        if same(mariadb, cairn):
+            if reason is not None:
+                unexpected_agreement.append((line, statement, reason))
+            continue
+        if reason is not None:
+            expected += 1
+            print("EXPECTED DIFFERENCE (%s) at line %d: %s" % (reason, line, statement))
+            continue
+        differences += 1
+        print("DIFFERENCE at line %d:" % line)
+        print(indent(statement, "  | "))
+        print("  MariaDB: " + indent(describe(mariadb), "  ").lstrip())
+        print("  Cairn:   " + indent(describe(cairn), "  ").lstrip())
+        print()
+
+    for line, statement, reason in unexpected_agreement:
+        print("NOTE: expected difference (%s) did not occur at line %d: %s" % (reason, line, statement))
+    print("%d statements, %d differences" % (total, differences)
+          + (", %d expected differences" % expected if expected else ""))
+    for s in servers:
+        try:
+            if s.conn is not None:
+                s.conn.close()
+        except Exception:
+            pass
+    return 1 if differences else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
