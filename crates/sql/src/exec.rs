@@ -63,8 +63,24 @@ pub(crate) enum Compiled {
     Other(Box<Statement>),
 }
 
+impl Compiled {
+    /// The catalog name of the table the plan reads or writes.
+    fn table_name(&self) -> Option<String> {
+        let table = match self {
+            Compiled::Select(p) => &p.source.as_ref()?.table,
+            Compiled::Update(p) => &p.source.table,
+            Compiled::Delete(p) => &p.source.table,
+            Compiled::Insert(p) => p.table(),
+            Compiled::Other(_) => return None,
+        };
+        Some(table.def().name.clone())
+    }
+}
+
 /// A prepared statement.
 pub struct Prepared {
+    /// The statement text, to plan again when its table changed under it.
+    sql: String,
     pub(crate) compiled: Compiled,
     pub params: usize,
     pub columns: Vec<Column>,
@@ -285,6 +301,7 @@ impl Session {
         self.statements.insert(
             id,
             Prepared {
+                sql: sql.to_string(),
                 compiled,
                 params: placeholders.len(),
                 columns,
@@ -300,10 +317,29 @@ impl Session {
         let Some(prepared) = self.statements.remove(&id) else {
             return Outcome::Failed(unknown_statement(id));
         };
-        let outcome = self
+        let mut prepared = prepared;
+        let mut outcome = self
             .execute(&prepared.compiled, params)
             .unwrap_or_else(Outcome::Failed);
-        let mut prepared = prepared;
+        if matches!(&outcome, Outcome::Failed(e) if e.code == 1146) {
+            // The table was dropped (and perhaps made again) since the statement was planned:
+            // forget its cached definition and plan once more.
+            if let Some(name) = prepared.compiled.table_name() {
+                self.shared.cluster.forget_table(&name);
+            }
+            let again = Parser::parse_sql(&MySqlDialect {}, &prepared.sql)
+                .map_err(SqlError::parse)
+                .and_then(|mut s| {
+                    let placeholders = plan::placeholders(&prepared.sql)?;
+                    self.compile(s.remove(0), &prepared.sql, &placeholders)
+                });
+            if let Ok(compiled) = again {
+                prepared.compiled = compiled;
+                outcome = self
+                    .execute(&prepared.compiled, params)
+                    .unwrap_or_else(Outcome::Failed);
+            }
+        }
         prepared.long_data.clear();
         self.statements.insert(id, prepared);
         outcome
@@ -463,6 +499,14 @@ impl Session {
                 let Some(db) = named.or_else(|| self.database.clone()) else {
                     return Err(SqlError::no_database());
                 };
+                if !cluster
+                    .databases()
+                    .map_err(client)?
+                    .iter()
+                    .any(|d| d.eq_ignore_ascii_case(&db))
+                {
+                    return Err(SqlError::unknown_database(&db));
+                }
                 let prefix = format!("{}/", db.to_ascii_lowercase());
                 let names = cluster
                     .list_tables()

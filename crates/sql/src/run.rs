@@ -32,6 +32,12 @@ pub struct InsertPlan {
     rows: Vec<Vec<Option<Expr>>>,
 }
 
+impl InsertPlan {
+    pub(crate) fn table(&self) -> &Table {
+        &self.table
+    }
+}
+
 pub(crate) fn insert_plan(
     input: &PlanInput,
     i: &ast::Insert,

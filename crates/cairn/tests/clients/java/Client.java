@@ -1,7 +1,8 @@
 // Drives Cairn's SQL front end with MySQL Connector/J and server-side prepared statements
 // (useServerPrepStmts=true): DDL, inserts and reads through prepared statements with several
 // parameter types, batches, an update and a delete, a transaction rolled back and one committed,
-// and an error with its MySQL error number. Prints "ok" and exits 0 when every check holds.
+// an error with its MySQL error number, and a prepared statement whose table is dropped and
+// made again. Prints "ok" and exits 0 when every check holds.
 // Usage: java -cp lib/*:. Client HOST:PORT
 import java.math.BigDecimal;
 import java.sql.Connection;
@@ -119,6 +120,26 @@ public class Client {
                 check(false, "duplicate key accepted");
             } catch (SQLException e) {
                 check(e.getErrorCode() == 1062, "duplicate key error " + e.getErrorCode());
+            }
+            // A prepared statement outlives its table: dropped and made again with another
+            // schema, the next execute plans again and reads the new table.
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t2 (id INT PRIMARY KEY, v INT)");
+                s.execute("INSERT INTO t2 VALUES (1, 10)");
+            }
+            try (PreparedStatement p = c.prepareStatement("SELECT v FROM t2 WHERE id = ?")) {
+                p.setInt(1, 1);
+                try (ResultSet r = p.executeQuery()) {
+                    check(r.next() && r.getInt(1) == 10, "t2 before");
+                }
+                try (Statement s = c.createStatement()) {
+                    s.execute("DROP TABLE t2");
+                    s.execute("CREATE TABLE t2 (v INT, id INT PRIMARY KEY)");
+                    s.execute("INSERT INTO t2 VALUES (20, 1)");
+                }
+                try (ResultSet r = p.executeQuery()) {
+                    check(r.next() && r.getInt(1) == 20, "t2 made again");
+                }
             }
             try (Statement s = c.createStatement()) {
                 s.execute("DROP DATABASE jdbc");
