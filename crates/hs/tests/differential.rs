@@ -9,155 +9,46 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use base::schema::{ColumnDef, IndexKind};
 use base::types::ColumnType;
 use client::{Cluster, TableDef};
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A private MariaDB with the HandlerSocket plugin, stopped (and its directory removed) on drop.
-struct Mariadb {
-    child: Child,
-    dir: PathBuf,
-    cnf: PathBuf,
-    hs_read: u16,
-    hs_write: u16,
-}
-
-impl Drop for Mariadb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+#[path = "../../../testsupport/mariadb.rs"]
+mod mariadb;
+use mariadb::{free_port, Mariadb};
 
 const READ_SECRET: &str = "rsecret";
 const WRITE_SECRET: &str = "wsecret";
 
-impl Mariadb {
-    fn start() -> Mariadb {
-        for tool in ["mariadbd", "mariadb-install-db", "mariadb"] {
-            let found = Command::new("sh")
-                .args([
-                    "-c",
-                    &format!("command -v {tool} || test -x /usr/sbin/{tool}"),
-                ])
-                .output()
-                .map(|o| o.status.success())
-                .unwrap_or(false);
+/// A private MariaDB with the HandlerSocket plugin on its own read and write ports, once they
+/// accept connections.
+fn mariadb_with_plugin() -> (Mariadb, u16, u16) {
+    let (hs_read, hs_write) = (free_port(), free_port());
+    let m = Mariadb::start(
+        "hs",
+        &format!(
+            "plugin-maturity=beta\nplugin-load-add=handlersocket.so\n\
+             loose_handlersocket_address=127.0.0.1\nloose_handlersocket_port={hs_read}\n\
+             loose_handlersocket_port_wr={hs_write}\nloose_handlersocket_threads=1\n\
+             loose_handlersocket_threads_wr=1\nloose_handlersocket_plain_secret={READ_SECRET}\n\
+             loose_handlersocket_plain_secret_wr={WRITE_SECRET}\n"
+        ),
+    );
+    // The HandlerSocket listeners come up with the server; wait until they accept.
+    for port in [hs_read, hs_write] {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(
-                found,
-                "{tool} is missing: install Debian's mariadb-server and mariadb-client (.ci/run does)"
+                Instant::now() < deadline,
+                "handlersocket port {port} never opened"
             );
+            std::thread::sleep(Duration::from_millis(50));
         }
-        let dir = std::env::temp_dir().join(format!("cairn-hs-mariadb-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("data")).unwrap();
-        std::fs::create_dir_all(dir.join("run")).unwrap();
-        let (port, hs_read, hs_write) = (free_port(), free_port(), free_port());
-        let cnf = dir.join("my.cnf");
-        std::fs::write(
-            &cnf,
-            format!(
-                "[mysqld]\ndatadir={d}/data\nsocket={d}/run/mysqld.sock\npid-file={d}/run/mysqld.pid\n\
-                 port={port}\nbind-address=127.0.0.1\nuser=root\nskip-log-bin\n\
-                 innodb_buffer_pool_size=64M\ninnodb_log_file_size=16M\n\
-                 character-set-server=utf8mb4\ncollation-server=utf8mb4_general_ci\n\
-                 plugin-maturity=beta\nplugin-load-add=handlersocket.so\n\
-                 loose_handlersocket_address=127.0.0.1\nloose_handlersocket_port={hs_read}\n\
-                 loose_handlersocket_port_wr={hs_write}\nloose_handlersocket_threads=1\n\
-                 loose_handlersocket_threads_wr=1\nloose_handlersocket_plain_secret={READ_SECRET}\n\
-                 loose_handlersocket_plain_secret_wr={WRITE_SECRET}\n\
-                 [client]\nsocket={d}/run/mysqld.sock\nuser=root\n",
-                d = dir.display()
-            ),
-        )
-        .unwrap();
-        let install = Command::new("mariadb-install-db")
-            .arg(format!("--defaults-file={}", cnf.display()))
-            .args(["--user=root", "--auth-root-authentication-method=normal"])
-            .output()
-            .expect("mariadb-install-db runs");
-        assert!(
-            install.status.success(),
-            "mariadb-install-db failed: {}",
-            String::from_utf8_lossy(&install.stderr)
-        );
-        let log = std::fs::File::create(dir.join("mariadbd.log")).unwrap();
-        let child = Command::new("mariadbd")
-            .arg(format!("--defaults-file={}", cnf.display()))
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("mariadbd starts");
-        let mut m = Mariadb {
-            child,
-            dir,
-            cnf,
-            hs_read,
-            hs_write,
-        };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if m.sql_status("SELECT 1") {
-                break;
-            }
-            if let Ok(Some(status)) = m.child.try_wait() {
-                panic!(
-                    "mariadbd exited ({status}): {}",
-                    std::fs::read_to_string(m.dir.join("mariadbd.log")).unwrap_or_default()
-                );
-            }
-            assert!(Instant::now() < deadline, "mariadbd did not answer in time");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        // The HandlerSocket listeners come up with the server; wait until they accept.
-        for port in [hs_read, hs_write] {
-            let deadline = Instant::now() + Duration::from_secs(30);
-            while TcpStream::connect(("127.0.0.1", port)).is_err() {
-                assert!(
-                    Instant::now() < deadline,
-                    "handlersocket port {port} never opened"
-                );
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-        m
     }
-
-    fn sql_status(&self, sql: &str) -> bool {
-        Command::new("mariadb")
-            .arg(format!("--defaults-file={}", self.cnf.display()))
-            .args(["-e", sql])
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false)
-    }
-
-    fn sql(&self, sql: &str) {
-        let out = Command::new("mariadb")
-            .arg(format!("--defaults-file={}", self.cnf.display()))
-            .args(["-e", sql])
-            .output()
-            .expect("mariadb runs");
-        assert!(
-            out.status.success(),
-            "{sql}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    (m, hs_read, hs_write)
 }
 
 /// The tables, in MariaDB's SQL and as Cairn definitions.
@@ -465,7 +356,7 @@ impl Side {
 
 #[test]
 fn handlersocket_answers_like_mariadbs_plugin() {
-    let maria = Mariadb::start();
+    let (maria, hs_read, hs_write) = mariadb_with_plugin();
     let (sql, tables) = schema();
     maria.sql(&sql);
     let node = common::start_node();
@@ -475,7 +366,7 @@ fn handlersocket_answers_like_mariadbs_plugin() {
     }
     let cairn = common::start_front(&node, READ_SECRET.as_bytes(), WRITE_SECRET.as_bytes());
     let mut sides = [
-        Side::connect(maria.hs_read, maria.hs_write),
+        Side::connect(hs_read, hs_write),
         Side::connect(cairn.read_address().port(), cairn.write_address().port()),
     ];
     // Auth on the read port: refused before, a wrong type and key, then the secret.

@@ -12,14 +12,16 @@ use base::{TableDef, Value};
 use sqlparser::ast::{self, Expr as Ast};
 use sqlparser::tokenizer::Location;
 
+use crate::aggregate::{AggKind, Aggregate};
 use crate::error::SqlError;
+use crate::funcs::Func;
 
 type Result<T> = std::result::Result<T, SqlError>;
 
 /// MySQL's div_precision_increment: digits a division adds to the dividend's scale.
 const DIV_PRECISION_INCREMENT: u8 = 4;
 /// The largest DECIMAL scale MySQL keeps.
-const DECIMAL_SCALE_MAX: u8 = 30;
+pub(crate) const DECIMAL_SCALE_MAX: u8 = 30;
 
 /// An expression ready to evaluate.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,94 +80,6 @@ pub enum SessionFn {
     User,
     LastInsertId,
     FoundRows,
-}
-
-/// Scalar functions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Func {
-    Concat,
-    ConcatWs,
-    Length,
-    CharLength,
-    Upper,
-    Lower,
-    Substring,
-    Left,
-    Right,
-    Trim,
-    Ltrim,
-    Rtrim,
-    Replace,
-    Repeat,
-    Reverse,
-    Abs,
-    Floor,
-    Ceiling,
-    Round,
-    Sign,
-    Mod,
-    IfNull,
-    Coalesce,
-    If,
-    NullIf,
-    Greatest,
-    Least,
-}
-
-impl Func {
-    fn from_name(name: &str) -> Option<(Func, usize, usize)> {
-        use Func::*;
-        let (f, min, max) = match name {
-            "concat" => (Concat, 1, usize::MAX),
-            "concat_ws" => (ConcatWs, 2, usize::MAX),
-            "length" | "octet_length" => (Length, 1, 1),
-            "char_length" | "character_length" => (CharLength, 1, 1),
-            "upper" | "ucase" => (Upper, 1, 1),
-            "lower" | "lcase" => (Lower, 1, 1),
-            "substring" | "substr" | "mid" => (Substring, 2, 3),
-            "left" => (Left, 2, 2),
-            "right" => (Right, 2, 2),
-            "trim" => (Trim, 1, 1),
-            "ltrim" => (Ltrim, 1, 1),
-            "rtrim" => (Rtrim, 1, 1),
-            "replace" => (Replace, 3, 3),
-            "repeat" => (Repeat, 2, 2),
-            "reverse" => (Reverse, 1, 1),
-            "abs" => (Abs, 1, 1),
-            "floor" => (Floor, 1, 1),
-            "ceiling" | "ceil" => (Ceiling, 1, 1),
-            "round" => (Round, 1, 2),
-            "sign" => (Sign, 1, 1),
-            "mod" => (Mod, 2, 2),
-            "ifnull" => (IfNull, 2, 2),
-            "coalesce" => (Coalesce, 1, usize::MAX),
-            "if" => (If, 3, 3),
-            "nullif" => (NullIf, 2, 2),
-            "greatest" => (Greatest, 2, usize::MAX),
-            "least" => (Least, 2, usize::MAX),
-            _ => return None,
-        };
-        Some((f, min, max))
-    }
-}
-
-/// An aggregate function over the rows of a group.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Aggregate {
-    pub kind: AggKind,
-    /// None for COUNT(*).
-    pub arg: Option<Expr>,
-    pub distinct: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AggKind {
-    Count,
-    Sum,
-    Avg,
-    Min,
-    Max,
-    GroupConcat,
 }
 
 /// What evaluation reads besides the row: parameters, aggregates, session state.
@@ -572,7 +486,7 @@ fn number(n: &str) -> Result<Value> {
         .map_err(|_| SqlError::parse(format!("bad number {n}")))
 }
 
-fn negate(v: Value) -> Result<Value> {
+pub(crate) fn negate(v: Value) -> Result<Value> {
     Ok(match v {
         Value::Null => Value::Null,
         Value::Int(i) => match i.checked_neg() {
@@ -591,7 +505,7 @@ fn negate(v: Value) -> Result<Value> {
     })
 }
 
-fn out_of_range(what: &str) -> SqlError {
+pub(crate) fn out_of_range(what: &str) -> SqlError {
     SqlError::new(
         1690,
         "22003",
@@ -693,13 +607,13 @@ fn leading_number(b: &[u8]) -> f64 {
 
 /// A number for arithmetic, in the most exact kind that holds it.
 #[derive(Debug, Clone, Copy)]
-enum Num {
+pub(crate) enum Num {
     Int(i128),
     Dec(Decimal),
     Dbl(f64),
 }
 
-fn num(v: &Value) -> Num {
+pub(crate) fn num(v: &Value) -> Num {
     match v {
         Value::Int(i) => Num::Int(*i as i128),
         Value::UInt(u) => Num::Int(*u as i128),
@@ -709,7 +623,7 @@ fn num(v: &Value) -> Num {
     }
 }
 
-fn dec(n: Num) -> Decimal {
+pub(crate) fn dec(n: Num) -> Decimal {
     match n {
         Num::Int(i) => Decimal {
             mantissa: i,
@@ -723,7 +637,7 @@ fn dec(n: Num) -> Decimal {
     }
 }
 
-fn dbl(n: Num) -> f64 {
+pub(crate) fn dbl(n: Num) -> f64 {
     match n {
         Num::Int(i) => i as f64,
         Num::Dec(d) => d.mantissa as f64 / 10f64.powi(d.scale as i32),
@@ -732,7 +646,7 @@ fn dbl(n: Num) -> f64 {
 }
 
 /// An integer result: BIGINT, or BIGINT UNSIGNED above its range, else out of range.
-fn int_value(i: i128, what: impl FnOnce() -> String) -> Result<Value> {
+pub(crate) fn int_value(i: i128, what: impl FnOnce() -> String) -> Result<Value> {
     if let Ok(v) = i64::try_from(i) {
         Ok(Value::Int(v))
     } else if let Ok(v) = u64::try_from(i) {
@@ -753,7 +667,7 @@ fn dec_value(d: Decimal) -> Result<Value> {
     Ok(Value::Decimal(d))
 }
 
-fn arithmetic(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
+pub(crate) fn arithmetic(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
     if l.is_null() || r.is_null() {
         return Ok(Value::Null);
     }
@@ -970,26 +884,6 @@ fn compare_same(l: &Value, r: &Value) -> Option<Ordering> {
     }
 }
 
-/// Text of a value for string functions (NULL stays None).
-fn text(v: &Value) -> Option<Vec<u8>> {
-    value_text(v)
-}
-
-fn bytes_value(b: Vec<u8>) -> Value {
-    Value::Bytes(b)
-}
-
-fn chars(b: &[u8]) -> Vec<char> {
-    String::from_utf8_lossy(b).chars().collect()
-}
-
-fn int_arg(v: &Value) -> i64 {
-    match num(v) {
-        Num::Int(i) => i.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
-        other => dbl(other).round() as i64,
-    }
-}
-
 impl Expr {
     pub fn eval(&self, env: &Env) -> Result<Value> {
         Ok(match self {
@@ -1048,7 +942,8 @@ impl Expr {
                 }
             }
             Expr::Like(e, p, negated) => {
-                let (Some(v), Some(p)) = (text(&e.eval(env)?), text(&p.eval(env)?)) else {
+                let (Some(v), Some(p)) = (value_text(&e.eval(env)?), value_text(&p.eval(env)?))
+                else {
                     return Ok(Value::Null);
                 };
                 bool_value(base::collation::like(&v, &p, Collation::Utf8mb4GeneralCi) != *negated)
@@ -1077,7 +972,7 @@ impl Expr {
                     None => Value::Null,
                 }
             }
-            Expr::Call(f, args) => call(*f, args, env)?,
+            Expr::Call(f, args) => crate::funcs::call(*f, args, env)?,
         })
     }
 
@@ -1146,81 +1041,65 @@ impl Expr {
         });
     }
 
-    /// Visits this node and every node under it.
-    pub fn walk(&self, f: &mut impl FnMut(&Expr)) {
-        f(self);
+    /// The expressions directly under this one.
+    fn children(&self) -> Vec<&Expr> {
         match self {
-            Expr::Not(e) | Expr::Neg(e) | Expr::IsNull(e, _) => e.walk(f),
-            Expr::Binary(_, l, r) | Expr::Like(l, r, _) => {
-                l.walk(f);
-                r.walk(f);
-            }
-            Expr::Between(a, b, c, _) => {
-                a.walk(f);
-                b.walk(f);
-                c.walk(f);
-            }
-            Expr::In(e, list, _) => {
-                e.walk(f);
-                list.iter().for_each(|x| x.walk(f));
-            }
+            Expr::Not(e) | Expr::Neg(e) | Expr::IsNull(e, _) => vec![e],
+            Expr::Binary(_, l, r) | Expr::Like(l, r, _) => vec![l, r],
+            Expr::Between(a, b, c, _) => vec![a, b, c],
+            Expr::In(e, list, _) => std::iter::once(&**e).chain(list).collect(),
             Expr::Case {
                 operand,
                 whens,
                 otherwise,
-            } => {
-                if let Some(o) = operand {
-                    o.walk(f);
-                }
-                for (w, t) in whens {
-                    w.walk(f);
-                    t.walk(f);
-                }
-                if let Some(o) = otherwise {
-                    o.walk(f);
-                }
-            }
-            Expr::Call(_, args) => args.iter().for_each(|x| x.walk(f)),
-            _ => {}
+            } => operand
+                .iter()
+                .map(|o| &**o)
+                .chain(whens.iter().flat_map(|(w, t)| [w, t]))
+                .chain(otherwise.iter().map(|o| &**o))
+                .collect(),
+            Expr::Call(_, args) => args.iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// [`Expr::children`], to change them.
+    fn children_mut(&mut self) -> Vec<&mut Expr> {
+        match self {
+            Expr::Not(e) | Expr::Neg(e) | Expr::IsNull(e, _) => vec![e],
+            Expr::Binary(_, l, r) | Expr::Like(l, r, _) => vec![l, r],
+            Expr::Between(a, b, c, _) => vec![a, b, c],
+            Expr::In(e, list, _) => std::iter::once(&mut **e).chain(list).collect(),
+            Expr::Case {
+                operand,
+                whens,
+                otherwise,
+            } => operand
+                .iter_mut()
+                .map(|o| &mut **o)
+                .chain(whens.iter_mut().flat_map(|(w, t)| [w, t]))
+                .chain(otherwise.iter_mut().map(|o| &mut **o))
+                .collect(),
+            Expr::Call(_, args) => args.iter_mut().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Visits this node and every node under it (planning only: it allocates).
+    pub fn walk(&self, f: &mut impl FnMut(&Expr)) {
+        f(self);
+        for c in self.children() {
+            c.walk(f);
         }
     }
 
     /// Rewrites column positions through `map` (table position → fetched-row position).
     pub fn remap(&mut self, map: &impl Fn(usize) -> usize) {
-        match self {
-            Expr::Column(p) => *p = map(*p),
-            Expr::Not(e) | Expr::Neg(e) | Expr::IsNull(e, _) => e.remap(map),
-            Expr::Binary(_, l, r) | Expr::Like(l, r, _) => {
-                l.remap(map);
-                r.remap(map);
-            }
-            Expr::Between(a, b, c, _) => {
-                a.remap(map);
-                b.remap(map);
-                c.remap(map);
-            }
-            Expr::In(e, list, _) => {
-                e.remap(map);
-                list.iter_mut().for_each(|x| x.remap(map));
-            }
-            Expr::Case {
-                operand,
-                whens,
-                otherwise,
-            } => {
-                if let Some(o) = operand {
-                    o.remap(map);
-                }
-                for (w, t) in whens {
-                    w.remap(map);
-                    t.remap(map);
-                }
-                if let Some(o) = otherwise {
-                    o.remap(map);
-                }
-            }
-            Expr::Call(_, args) => args.iter_mut().for_each(|x| x.remap(map)),
-            _ => {}
+        if let Expr::Column(p) = self {
+            *p = map(*p);
+        }
+        for c in self.children_mut() {
+            c.remap(map);
         }
     }
 
@@ -1234,386 +1113,4 @@ impl Expr {
         });
         free
     }
-}
-
-fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
-    use Func::*;
-    // Functions that do not evaluate every argument.
-    match f {
-        IfNull => {
-            let a = args[0].eval(env)?;
-            return if a.is_null() {
-                args[1].eval(env)
-            } else {
-                Ok(a)
-            };
-        }
-        Coalesce => {
-            for a in args {
-                let v = a.eval(env)?;
-                if !v.is_null() {
-                    return Ok(v);
-                }
-            }
-            return Ok(Value::Null);
-        }
-        If => {
-            return if truthy(&args[0].eval(env)?) {
-                args[1].eval(env)
-            } else {
-                args[2].eval(env)
-            }
-        }
-        _ => {}
-    }
-    let values: Vec<Value> = args.iter().map(|a| a.eval(env)).collect::<Result<_>>()?;
-    let v = &values;
-    if f != ConcatWs && f != Greatest && f != Least && f != NullIf && v.iter().any(Value::is_null) {
-        return Ok(Value::Null);
-    }
-    Ok(match f {
-        Concat => bytes_value(v.iter().flat_map(|x| text(x).unwrap_or_default()).collect()),
-        ConcatWs => {
-            let Some(sep) = text(&v[0]) else {
-                return Ok(Value::Null);
-            };
-            let parts: Vec<Vec<u8>> = v[1..].iter().filter_map(text).collect();
-            bytes_value(parts.join(&sep[..]))
-        }
-        Length => Value::Int(text(&v[0]).map_or(0, |t| t.len()) as i64),
-        CharLength => Value::Int(chars(&text(&v[0]).unwrap_or_default()).len() as i64),
-        Upper => bytes_value(
-            String::from_utf8_lossy(&text(&v[0]).unwrap_or_default())
-                .to_uppercase()
-                .into_bytes(),
-        ),
-        Lower => bytes_value(
-            String::from_utf8_lossy(&text(&v[0]).unwrap_or_default())
-                .to_lowercase()
-                .into_bytes(),
-        ),
-        Substring => {
-            let s = chars(&text(&v[0]).unwrap_or_default());
-            let n = s.len() as i64;
-            let pos = int_arg(&v[1]);
-            let start = if pos > 0 {
-                pos - 1
-            } else if pos < 0 {
-                n + pos
-            } else {
-                return Ok(bytes_value(Vec::new()));
-            };
-            if start < 0 || start >= n {
-                return Ok(bytes_value(Vec::new()));
-            }
-            let len = if v.len() > 2 { int_arg(&v[2]) } else { n };
-            if len <= 0 {
-                return Ok(bytes_value(Vec::new()));
-            }
-            let end = (start + len).min(n);
-            bytes_value(
-                s[start as usize..end as usize]
-                    .iter()
-                    .collect::<String>()
-                    .into_bytes(),
-            )
-        }
-        Left | Right => {
-            let s = chars(&text(&v[0]).unwrap_or_default());
-            let k = int_arg(&v[1]).clamp(0, s.len() as i64) as usize;
-            let part = if f == Left {
-                &s[..k]
-            } else {
-                &s[s.len() - k..]
-            };
-            bytes_value(part.iter().collect::<String>().into_bytes())
-        }
-        Trim | Ltrim | Rtrim => {
-            let t = text(&v[0]).unwrap_or_default();
-            let mut a = 0;
-            let mut b = t.len();
-            if f != Rtrim {
-                while a < b && t[a] == b' ' {
-                    a += 1;
-                }
-            }
-            if f != Ltrim {
-                while b > a && t[b - 1] == b' ' {
-                    b -= 1;
-                }
-            }
-            bytes_value(t[a..b].to_vec())
-        }
-        Replace => {
-            let s = String::from_utf8_lossy(&text(&v[0]).unwrap_or_default()).into_owned();
-            let from = String::from_utf8_lossy(&text(&v[1]).unwrap_or_default()).into_owned();
-            let to = String::from_utf8_lossy(&text(&v[2]).unwrap_or_default()).into_owned();
-            if from.is_empty() {
-                bytes_value(s.into_bytes())
-            } else {
-                bytes_value(s.replace(&from, &to).into_bytes())
-            }
-        }
-        Repeat => {
-            let t = text(&v[0]).unwrap_or_default();
-            let n = int_arg(&v[1]).max(0) as usize;
-            if t.len().saturating_mul(n) > crate::STRING_RESULT_BYTES_MAX {
-                return Ok(Value::Null);
-            }
-            bytes_value(t.repeat(n))
-        }
-        Reverse => bytes_value(
-            chars(&text(&v[0]).unwrap_or_default())
-                .into_iter()
-                .rev()
-                .collect::<String>()
-                .into_bytes(),
-        ),
-        Abs => match num(&v[0]) {
-            Num::Int(i) if matches!(v[0], Value::Int(_)) && i == i64::MIN as i128 => {
-                return Err(out_of_range(&format!("abs({i})")))
-            }
-            Num::Int(i) => int_value(i.abs(), || format!("abs({i})"))?,
-            Num::Dec(d) => Value::Decimal(Decimal {
-                mantissa: d.mantissa.abs(),
-                scale: d.scale,
-            }),
-            Num::Dbl(x) => Value::Double(x.abs()),
-        },
-        Floor | Ceiling => match num(&v[0]) {
-            Num::Int(i) => int_value(i, String::new)?,
-            Num::Dec(d) => {
-                let p = 10i128.pow(d.scale as u32);
-                let q = d.mantissa.div_euclid(p);
-                let q = if f == Ceiling && d.mantissa.rem_euclid(p) != 0 {
-                    q + 1
-                } else {
-                    q
-                };
-                int_value(q, || d.to_string())?
-            }
-            Num::Dbl(x) => Value::Double(if f == Floor { x.floor() } else { x.ceil() }),
-        },
-        Round => {
-            let digits = if v.len() > 1 { int_arg(&v[1]) } else { 0 };
-            match num(&v[0]) {
-                Num::Int(i) if digits >= 0 => int_value(i, String::new)?,
-                Num::Int(i) => {
-                    // Round half away from zero to 10^-digits.
-                    let p = 10i128
-                        .checked_pow((-digits).min(38) as u32)
-                        .unwrap_or(i128::MAX);
-                    let q = i / p;
-                    let r = i % p;
-                    let q = if r.abs() * 2 >= p { q + i.signum() } else { q };
-                    int_value(q.saturating_mul(p), || format!("round({i},{digits})"))?
-                }
-                Num::Dbl(x) => {
-                    // MySQL rounds doubles half to even (rint).
-                    let p = 10f64.powi(digits.clamp(-30, 30) as i32);
-                    Value::Double((x * p).round_ties_even() / p)
-                }
-                Num::Dec(d) if digits < 0 => {
-                    // Round half away from zero to 10^-digits.
-                    let shift = (d.scale as i64 - digits).min(38) as u32;
-                    let p = 10i128.pow(shift);
-                    let q = d.mantissa / p;
-                    let r = d.mantissa % p;
-                    let q = if r.abs() * 2 >= p {
-                        q + d.mantissa.signum()
-                    } else {
-                        q
-                    };
-                    let unit = 10i128.pow((-digits).min(38) as u32);
-                    int_value(q.saturating_mul(unit), || d.to_string())?
-                }
-                n => {
-                    let d = dec(n);
-                    let scale = digits.clamp(0, DECIMAL_SCALE_MAX as i64) as u8;
-                    match d.rescale(scale) {
-                        Some(r) => Value::Decimal(r),
-                        None => Value::Decimal(d),
-                    }
-                }
-            }
-        }
-        Sign => Value::Int(match dbl(num(&v[0])) {
-            x if x > 0.0 => 1,
-            x if x < 0.0 => -1,
-            _ => 0,
-        }),
-        Mod => arithmetic(BinOp::Mod, &v[0], &v[1])?,
-        NullIf => {
-            if compare(&v[0], &v[1]) == Some(Ordering::Equal) {
-                Value::Null
-            } else {
-                v[0].clone()
-            }
-        }
-        Greatest | Least => {
-            if v.iter().any(Value::is_null) {
-                return Ok(Value::Null);
-            }
-            let mut best = v[0].clone();
-            for x in &v[1..] {
-                let o = compare(x, &best);
-                if (f == Greatest && o == Some(Ordering::Greater))
-                    || (f == Least && o == Some(Ordering::Less))
-                {
-                    best = x.clone();
-                }
-            }
-            best
-        }
-        IfNull | Coalesce | If => unreachable!("handled above"),
-    })
-}
-
-/// The running state of one aggregate over a group.
-#[derive(Debug, Clone)]
-pub struct Accumulator {
-    count: u64,
-    sum: Option<Num>,
-    best: Option<Value>,
-    concat: Vec<Vec<u8>>,
-    seen: Option<std::collections::HashSet<Vec<u8>>>,
-}
-
-impl Accumulator {
-    pub fn new(agg: &Aggregate) -> Accumulator {
-        Accumulator {
-            count: 0,
-            sum: None,
-            best: None,
-            concat: Vec::new(),
-            seen: agg.distinct.then(Default::default),
-        }
-    }
-
-    pub fn add(&mut self, agg: &Aggregate, env: &Env) -> Result<()> {
-        let v = match &agg.arg {
-            None => {
-                self.count += 1;
-                return Ok(());
-            }
-            Some(e) => e.eval(env)?,
-        };
-        if v.is_null() {
-            return Ok(());
-        }
-        if let Some(seen) = &mut self.seen {
-            if !seen.insert(group_key(std::slice::from_ref(&v))) {
-                return Ok(());
-            }
-        }
-        self.count += 1;
-        match agg.kind {
-            AggKind::Count => {}
-            AggKind::Sum | AggKind::Avg => {
-                let n = num(&v);
-                self.sum = Some(match (self.sum, n) {
-                    (None, n) => n,
-                    (Some(Num::Int(a)), Num::Int(b)) => Num::Int(a + b),
-                    (Some(Num::Dbl(a)), b) | (Some(b), Num::Dbl(a)) => Num::Dbl(a + dbl(b)),
-                    (Some(a), b) => match arithmetic(BinOp::Add, &num_value(a), &num_value(b))? {
-                        Value::Decimal(d) => Num::Dec(d),
-                        other => num(&other),
-                    },
-                });
-            }
-            AggKind::Min | AggKind::Max => {
-                let replace = match &self.best {
-                    None => true,
-                    Some(b) => {
-                        let o = compare(&v, b);
-                        (agg.kind == AggKind::Min && o == Some(Ordering::Less))
-                            || (agg.kind == AggKind::Max && o == Some(Ordering::Greater))
-                    }
-                };
-                if replace {
-                    self.best = Some(v);
-                }
-            }
-            AggKind::GroupConcat => {
-                if self.concat.len() < crate::GROUP_CONCAT_VALUES_MAX {
-                    self.concat.push(value_text(&v).unwrap_or_default());
-                }
-            }
-        }
-        Ok(())
-    }
-
-    pub fn finish(&self, agg: &Aggregate) -> Result<Value> {
-        Ok(match agg.kind {
-            AggKind::Count => Value::Int(self.count as i64),
-            AggKind::Sum => match self.sum {
-                None => Value::Null,
-                Some(Num::Int(i)) => Value::Decimal(Decimal {
-                    mantissa: i,
-                    scale: 0,
-                }),
-                Some(n) => num_value(n),
-            },
-            AggKind::Avg => match self.sum {
-                None => Value::Null,
-                Some(n) => arithmetic(BinOp::Div, &num_value(n), &Value::Int(self.count as i64))?,
-            },
-            AggKind::Min | AggKind::Max => self.best.clone().unwrap_or(Value::Null),
-            AggKind::GroupConcat => {
-                if self.count == 0 {
-                    Value::Null
-                } else {
-                    let mut joined = self.concat.join(&b","[..]);
-                    joined.truncate(crate::GROUP_CONCAT_BYTES_MAX);
-                    Value::Bytes(joined)
-                }
-            }
-        })
-    }
-}
-
-fn num_value(n: Num) -> Value {
-    match n {
-        Num::Int(i) => i64::try_from(i)
-            .map(Value::Int)
-            .unwrap_or(Value::Decimal(Decimal {
-                mantissa: i,
-                scale: 0,
-            })),
-        Num::Dec(d) => Value::Decimal(d),
-        Num::Dbl(f) => Value::Double(f),
-    }
-}
-
-/// A byte key equal for values SQL treats as equal (GROUP BY, DISTINCT): strings by their
-/// utf8mb4_general_ci sort key, numbers by value, NULLs equal to each other.
-pub fn group_key(values: &[Value]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for v in values {
-        match v {
-            Value::Null => out.push(0),
-            Value::Bytes(b) => {
-                out.push(1);
-                let mut k = Vec::new();
-                base::collation::sort_key(b, Collation::Utf8mb4GeneralCi, &mut k);
-                out.extend_from_slice(&(k.len() as u32).to_le_bytes());
-                out.extend_from_slice(&k);
-            }
-            other => match num(other) {
-                Num::Int(i) => {
-                    out.push(2);
-                    out.extend_from_slice(&i.to_le_bytes());
-                }
-                Num::Dec(d) if d.scale == 0 || d.mantissa % 10i128.pow(d.scale as u32) == 0 => {
-                    out.push(2);
-                    out.extend_from_slice(&(d.mantissa / 10i128.pow(d.scale as u32)).to_le_bytes());
-                }
-                n => {
-                    out.push(3);
-                    out.extend_from_slice(&dbl(n).to_bits().to_le_bytes());
-                }
-            },
-        }
-    }
-    out
 }

@@ -6,12 +6,14 @@
 //! statements in `exec.rs`; every other statement or command gets a clean MySQL error naming
 //! what is unsupported. One thread per connection, as MySQL itself.
 
+mod aggregate;
 mod conn;
 mod ddl;
 mod error;
 mod exec;
 mod explain;
 mod expr;
+mod funcs;
 mod meta;
 mod plan;
 mod run;

@@ -5,7 +5,8 @@ use base::types::{Collation, ColumnType};
 use base::TableDef;
 use myproto::response::{flags, Column, BINARY_COLLATION_ID, UTF8MB4_GENERAL_CI_ID};
 
-use crate::expr::{Aggregate, Expr};
+use crate::aggregate::Aggregate;
+use crate::expr::Expr;
 use crate::plan::{column_type_code, static_type};
 
 /// The definition of table column `p` shown as `name` (`table` is how the query named it).

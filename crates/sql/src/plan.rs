@@ -12,8 +12,10 @@ use myproto::response::{types, Column};
 use sqlparser::ast::{self, Expr as Ast, SelectItem, SetExpr, Spanned};
 use sqlparser::tokenizer::Location;
 
+use crate::aggregate::{AggKind, Aggregate};
 use crate::error::SqlError;
-use crate::expr::{AggKind, Aggregate, BinOp, Compiler, Expr, Func, Scope};
+use crate::expr::{BinOp, Compiler, Expr, Scope};
+use crate::funcs::Func;
 use crate::meta::table_column;
 
 type Result<T> = std::result::Result<T, SqlError>;
@@ -536,6 +538,28 @@ fn limits(
     })
 }
 
+/// The select item an ORDER BY or GROUP BY term names, by position (`1`) or by alias.
+fn named_item(e: &Ast, items: &[(String, Option<String>)], clause: &str) -> Result<Option<usize>> {
+    match e {
+        Ast::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
+            let n: usize = v.value.to_string().parse().unwrap_or(0);
+            if n == 0 || n > items.len() {
+                return Err(SqlError::new(
+                    1054,
+                    "42S22",
+                    format!("Unknown column '{}' in '{clause}'", v.value),
+                ));
+            }
+            Ok(Some(n - 1))
+        }
+        Ast::Identifier(i) => Ok(items.iter().position(|(_, a)| {
+            a.as_deref()
+                .is_some_and(|a| a.eq_ignore_ascii_case(&i.value))
+        })),
+        _ => Ok(None),
+    }
+}
+
 fn order_by(
     c: &mut Compiler,
     items: &[(String, Option<String>)],
@@ -544,36 +568,11 @@ fn order_by(
     let mut out = Vec::new();
     for o in exprs {
         let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
-        let key = match &o.expr {
-            Ast::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
-                let n: usize = v.value.to_string().parse().unwrap_or(0);
-                if n == 0 || n > items.len() {
-                    return Err(SqlError::new(
-                        1054,
-                        "42S22",
-                        format!("Unknown column '{}' in 'order clause'", v.value),
-                    ));
-                }
-                OrderKey::Item(n - 1)
-            }
-            Ast::Identifier(i)
-                if items.iter().any(|(_, a)| {
-                    a.as_deref()
-                        .is_some_and(|a| a.eq_ignore_ascii_case(&i.value))
-                }) =>
-            {
-                let n = items
-                    .iter()
-                    .position(|(_, a)| {
-                        a.as_deref()
-                            .is_some_and(|a| a.eq_ignore_ascii_case(&i.value))
-                    })
-                    .unwrap_or(0);
-                OrderKey::Item(n)
-            }
-            other => {
+        let key = match named_item(&o.expr, items, "order clause")? {
+            Some(n) => OrderKey::Item(n),
+            None => {
                 c.place = "order clause";
-                OrderKey::Expr(c.compile(other)?)
+                OrderKey::Expr(c.compile(&o.expr)?)
             }
         };
         out.push((key, desc));
@@ -607,19 +606,7 @@ pub fn select(
             {
                 None
             }
-            ast::TableFactor::Table {
-                name,
-                alias,
-                args: None,
-                ..
-            } => {
-                let (table, mut tref) = resolve(name)?;
-                if let Some(a) = alias {
-                    tref.2 = a.name.value.clone();
-                }
-                Some((table, tref))
-            }
-            other => return Err(SqlError::unsupported(format!("FROM {other}"))),
+            other => Some(relation(other, resolve)?),
         },
         _ => return Err(SqlError::unsupported("joins")),
     };
@@ -685,33 +672,9 @@ pub fn select(
     let saved = c.aggregates.take();
     let group_by: Vec<Expr> = group_exprs
         .iter()
-        .map(|e| match e {
-            Ast::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
-                let n: usize = v.value.to_string().parse().unwrap_or(0);
-                items.get(n.wrapping_sub(1)).cloned().ok_or_else(|| {
-                    SqlError::new(
-                        1054,
-                        "42S22",
-                        format!("Unknown column '{n}' in 'group statement'"),
-                    )
-                })
-            }
-            Ast::Identifier(i)
-                if names.iter().any(|(_, a)| {
-                    a.as_deref()
-                        .is_some_and(|a| a.eq_ignore_ascii_case(&i.value))
-                }) =>
-            {
-                let n = names
-                    .iter()
-                    .position(|(_, a)| {
-                        a.as_deref()
-                            .is_some_and(|a| a.eq_ignore_ascii_case(&i.value))
-                    })
-                    .unwrap_or(0);
-                Ok(items[n].clone())
-            }
-            other => c.compile(other),
+        .map(|e| match named_item(e, &names, "group statement")? {
+            Some(n) => Ok(items[n].clone()),
+            None => c.compile(e),
         })
         .collect::<Result<_>>()?;
     c.aggregates = saved;
@@ -735,9 +698,6 @@ pub fn select(
         .transpose()?;
     let (limit, offset) = limits(&mut c, &q.limit_clause)?;
     let grouped = !aggregates.is_empty() || !group_by.is_empty();
-    if having.is_some() && !grouped {
-        // HAVING without grouping filters rows like WHERE, and may use select aliases; keep it.
-    }
     let distinct = match &select.distinct {
         None | Some(ast::Distinct::All) => false,
         Some(ast::Distinct::Distinct) => true,
@@ -821,22 +781,30 @@ fn single_table(
     resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
 ) -> Result<(Table, TableRef)> {
     match from {
-        [one] if one.joins.is_empty() => match &one.relation {
-            ast::TableFactor::Table {
-                name,
-                alias,
-                args: None,
-                ..
-            } => {
-                let (table, mut tref) = resolve(name)?;
-                if let Some(a) = alias {
-                    tref.2 = a.name.value.clone();
-                }
-                Ok((table, tref))
-            }
-            other => Err(SqlError::unsupported(format!("{other}"))),
-        },
+        [one] if one.joins.is_empty() => relation(&one.relation, resolve),
         _ => Err(SqlError::unsupported("multi-table UPDATE or DELETE")),
+    }
+}
+
+/// A named table (with its alias, if any).
+fn relation(
+    factor: &ast::TableFactor,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<(Table, TableRef)> {
+    match factor {
+        ast::TableFactor::Table {
+            name,
+            alias,
+            args: None,
+            ..
+        } => {
+            let (table, mut tref) = resolve(name)?;
+            if let Some(a) = alias {
+                tref.2 = a.name.value.clone();
+            }
+            Ok((table, tref))
+        }
+        other => Err(SqlError::unsupported(format!("FROM {other}"))),
     }
 }
 

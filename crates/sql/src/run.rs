@@ -9,12 +9,13 @@ use std::collections::HashMap;
 
 use base::schema::ColumnDef;
 use base::Value;
-use client::{CmpOp, ExecType, Filter, LockMode, OpResult, Scan, ScanOrder, Table, Transaction};
+use client::{ExecType, Filter, LockMode, OpResult, Scan, ScanOrder, Table, Transaction};
 use sqlparser::ast::{self, SetExpr};
 
+use crate::aggregate::{group_key, Accumulator};
 use crate::error::SqlError;
 use crate::exec::{ident, store, Outcome, Result, Session};
-use crate::expr::{compare, group_key, truthy, Accumulator, Compiler, Env, Expr};
+use crate::expr::{compare, truthy, Compiler, Env, Expr};
 use crate::plan::{
     pushable, Access, DeletePlan, OrderKey, PlanInput, Pushed, SelectPlan, Source, TableRef,
     UpdatePlan,
@@ -264,13 +265,20 @@ fn bound_value(column: &ColumnDef, v: Value) -> Option<Value> {
     store(column, v).ok()
 }
 
-fn sort_order(a: &Value, b: &Value) -> Ordering {
-    match (a.is_null(), b.is_null()) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Less,
-        (false, true) => Ordering::Greater,
-        _ => compare(a, b).unwrap_or(Ordering::Equal),
+/// ORDER BY's order of two rows' sort keys: NULL first, each key ascending or descending.
+fn by_keys(a: &[Value], b: &[Value], order: &[(OrderKey, bool)]) -> Ordering {
+    for ((x, y), (_, desc)) in a.iter().zip(b).zip(order) {
+        let o = match (x.is_null(), y.is_null()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            _ => compare(x, y).unwrap_or(Ordering::Equal),
+        };
+        if o != Ordering::Equal {
+            return if *desc { o.reverse() } else { o };
+        }
     }
+    Ordering::Equal
 }
 
 fn count_value(v: Value) -> Result<u64> {
@@ -437,7 +445,6 @@ impl Session {
             };
             parts.extend(f);
         }
-        let _ = CmpOp::Eq;
         Ok(match parts.len() {
             0 => None,
             1 => parts.pop(),
@@ -652,15 +659,7 @@ impl Session {
             out.retain(|(items, _)| seen.insert(group_key(items)));
         }
         if !p.order.is_empty() {
-            out.sort_by(|a, b| {
-                for ((x, y), (_, desc)) in a.1.iter().zip(&b.1).zip(&p.order) {
-                    let o = sort_order(x, y);
-                    if o != Ordering::Equal {
-                        return if *desc { o.reverse() } else { o };
-                    }
-                }
-                Ordering::Equal
-            });
+            out.sort_by(|a, b| by_keys(&a.1, &b.1, &p.order));
         }
         self.last_found_rows = out.len() as u64;
         let rows: Vec<Vec<Value>> = out
@@ -697,15 +696,7 @@ impl Session {
                     .collect::<Result<_>>()?;
                 keyed.push((keys, row));
             }
-            keyed.sort_by(|a, b| {
-                for ((x, y), (_, desc)) in a.0.iter().zip(&b.0).zip(order) {
-                    let o = sort_order(x, y);
-                    if o != Ordering::Equal {
-                        return if *desc { o.reverse() } else { o };
-                    }
-                }
-                Ordering::Equal
-            });
+            keyed.sort_by(|a, b| by_keys(&a.0, &b.0, order));
             rows = keyed.into_iter().map(|(_, r)| r).collect();
         }
         if let Some(l) = limit {

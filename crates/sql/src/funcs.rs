@@ -1,0 +1,338 @@
+//! Scalar functions: the names MySQL knows them by with their argument counts, and their
+//! evaluation (string, numeric and NULL-handling functions) with MySQL's semantics.
+
+use std::cmp::Ordering;
+
+use base::text::value_text;
+use base::value::Decimal;
+use base::Value;
+
+use crate::error::SqlError;
+use crate::expr::{
+    arithmetic, compare, dbl, dec, int_value, num, out_of_range, truthy, BinOp, Env, Expr, Num,
+    DECIMAL_SCALE_MAX,
+};
+
+type Result<T> = std::result::Result<T, SqlError>;
+
+/// Scalar functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Func {
+    Concat,
+    ConcatWs,
+    Length,
+    CharLength,
+    Upper,
+    Lower,
+    Substring,
+    Left,
+    Right,
+    Trim,
+    Ltrim,
+    Rtrim,
+    Replace,
+    Repeat,
+    Reverse,
+    Abs,
+    Floor,
+    Ceiling,
+    Round,
+    Sign,
+    Mod,
+    IfNull,
+    Coalesce,
+    If,
+    NullIf,
+    Greatest,
+    Least,
+}
+
+impl Func {
+    pub(crate) fn from_name(name: &str) -> Option<(Func, usize, usize)> {
+        use Func::*;
+        let (f, min, max) = match name {
+            "concat" => (Concat, 1, usize::MAX),
+            "concat_ws" => (ConcatWs, 2, usize::MAX),
+            "length" | "octet_length" => (Length, 1, 1),
+            "char_length" | "character_length" => (CharLength, 1, 1),
+            "upper" | "ucase" => (Upper, 1, 1),
+            "lower" | "lcase" => (Lower, 1, 1),
+            "substring" | "substr" | "mid" => (Substring, 2, 3),
+            "left" => (Left, 2, 2),
+            "right" => (Right, 2, 2),
+            "trim" => (Trim, 1, 1),
+            "ltrim" => (Ltrim, 1, 1),
+            "rtrim" => (Rtrim, 1, 1),
+            "replace" => (Replace, 3, 3),
+            "repeat" => (Repeat, 2, 2),
+            "reverse" => (Reverse, 1, 1),
+            "abs" => (Abs, 1, 1),
+            "floor" => (Floor, 1, 1),
+            "ceiling" | "ceil" => (Ceiling, 1, 1),
+            "round" => (Round, 1, 2),
+            "sign" => (Sign, 1, 1),
+            "mod" => (Mod, 2, 2),
+            "ifnull" => (IfNull, 2, 2),
+            "coalesce" => (Coalesce, 1, usize::MAX),
+            "if" => (If, 3, 3),
+            "nullif" => (NullIf, 2, 2),
+            "greatest" => (Greatest, 2, usize::MAX),
+            "least" => (Least, 2, usize::MAX),
+            _ => return None,
+        };
+        Some((f, min, max))
+    }
+}
+
+/// Text of a value for string functions (NULL stays None).
+fn text(v: &Value) -> Option<Vec<u8>> {
+    value_text(v)
+}
+
+fn bytes_value(b: Vec<u8>) -> Value {
+    Value::Bytes(b)
+}
+
+fn chars(b: &[u8]) -> Vec<char> {
+    String::from_utf8_lossy(b).chars().collect()
+}
+
+fn int_arg(v: &Value) -> i64 {
+    match num(v) {
+        Num::Int(i) => i.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+        other => dbl(other).round() as i64,
+    }
+}
+
+pub(crate) fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
+    use Func::*;
+    // Functions that do not evaluate every argument.
+    match f {
+        IfNull => {
+            let a = args[0].eval(env)?;
+            return if a.is_null() {
+                args[1].eval(env)
+            } else {
+                Ok(a)
+            };
+        }
+        Coalesce => {
+            for a in args {
+                let v = a.eval(env)?;
+                if !v.is_null() {
+                    return Ok(v);
+                }
+            }
+            return Ok(Value::Null);
+        }
+        If => {
+            return if truthy(&args[0].eval(env)?) {
+                args[1].eval(env)
+            } else {
+                args[2].eval(env)
+            }
+        }
+        _ => {}
+    }
+    let values: Vec<Value> = args.iter().map(|a| a.eval(env)).collect::<Result<_>>()?;
+    let v = &values;
+    if f != ConcatWs && f != Greatest && f != Least && f != NullIf && v.iter().any(Value::is_null) {
+        return Ok(Value::Null);
+    }
+    Ok(match f {
+        Concat => bytes_value(v.iter().flat_map(|x| text(x).unwrap_or_default()).collect()),
+        ConcatWs => {
+            let Some(sep) = text(&v[0]) else {
+                return Ok(Value::Null);
+            };
+            let parts: Vec<Vec<u8>> = v[1..].iter().filter_map(text).collect();
+            bytes_value(parts.join(&sep[..]))
+        }
+        Length => Value::Int(text(&v[0]).map_or(0, |t| t.len()) as i64),
+        CharLength => Value::Int(chars(&text(&v[0]).unwrap_or_default()).len() as i64),
+        Upper => bytes_value(
+            String::from_utf8_lossy(&text(&v[0]).unwrap_or_default())
+                .to_uppercase()
+                .into_bytes(),
+        ),
+        Lower => bytes_value(
+            String::from_utf8_lossy(&text(&v[0]).unwrap_or_default())
+                .to_lowercase()
+                .into_bytes(),
+        ),
+        Substring => {
+            let s = chars(&text(&v[0]).unwrap_or_default());
+            let n = s.len() as i64;
+            let pos = int_arg(&v[1]);
+            let start = if pos > 0 {
+                pos - 1
+            } else if pos < 0 {
+                n + pos
+            } else {
+                return Ok(bytes_value(Vec::new()));
+            };
+            if start < 0 || start >= n {
+                return Ok(bytes_value(Vec::new()));
+            }
+            let len = if v.len() > 2 { int_arg(&v[2]) } else { n };
+            if len <= 0 {
+                return Ok(bytes_value(Vec::new()));
+            }
+            let end = (start + len).min(n);
+            bytes_value(
+                s[start as usize..end as usize]
+                    .iter()
+                    .collect::<String>()
+                    .into_bytes(),
+            )
+        }
+        Left | Right => {
+            let s = chars(&text(&v[0]).unwrap_or_default());
+            let k = int_arg(&v[1]).clamp(0, s.len() as i64) as usize;
+            let part = if f == Left {
+                &s[..k]
+            } else {
+                &s[s.len() - k..]
+            };
+            bytes_value(part.iter().collect::<String>().into_bytes())
+        }
+        Trim | Ltrim | Rtrim => {
+            let t = text(&v[0]).unwrap_or_default();
+            let mut a = 0;
+            let mut b = t.len();
+            if f != Rtrim {
+                while a < b && t[a] == b' ' {
+                    a += 1;
+                }
+            }
+            if f != Ltrim {
+                while b > a && t[b - 1] == b' ' {
+                    b -= 1;
+                }
+            }
+            bytes_value(t[a..b].to_vec())
+        }
+        Replace => {
+            let s = String::from_utf8_lossy(&text(&v[0]).unwrap_or_default()).into_owned();
+            let from = String::from_utf8_lossy(&text(&v[1]).unwrap_or_default()).into_owned();
+            let to = String::from_utf8_lossy(&text(&v[2]).unwrap_or_default()).into_owned();
+            if from.is_empty() {
+                bytes_value(s.into_bytes())
+            } else {
+                bytes_value(s.replace(&from, &to).into_bytes())
+            }
+        }
+        Repeat => {
+            let t = text(&v[0]).unwrap_or_default();
+            let n = int_arg(&v[1]).max(0) as usize;
+            if t.len().saturating_mul(n) > crate::STRING_RESULT_BYTES_MAX {
+                return Ok(Value::Null);
+            }
+            bytes_value(t.repeat(n))
+        }
+        Reverse => bytes_value(
+            chars(&text(&v[0]).unwrap_or_default())
+                .into_iter()
+                .rev()
+                .collect::<String>()
+                .into_bytes(),
+        ),
+        Abs => match num(&v[0]) {
+            Num::Int(i) if matches!(v[0], Value::Int(_)) && i == i64::MIN as i128 => {
+                return Err(out_of_range(&format!("abs({i})")))
+            }
+            Num::Int(i) => int_value(i.abs(), || format!("abs({i})"))?,
+            Num::Dec(d) => Value::Decimal(Decimal {
+                mantissa: d.mantissa.abs(),
+                scale: d.scale,
+            }),
+            Num::Dbl(x) => Value::Double(x.abs()),
+        },
+        Floor | Ceiling => match num(&v[0]) {
+            Num::Int(i) => int_value(i, String::new)?,
+            Num::Dec(d) => {
+                let p = 10i128.pow(d.scale as u32);
+                let q = d.mantissa.div_euclid(p);
+                let q = if f == Ceiling && d.mantissa.rem_euclid(p) != 0 {
+                    q + 1
+                } else {
+                    q
+                };
+                int_value(q, || d.to_string())?
+            }
+            Num::Dbl(x) => Value::Double(if f == Floor { x.floor() } else { x.ceil() }),
+        },
+        Round => {
+            let digits = if v.len() > 1 { int_arg(&v[1]) } else { 0 };
+            match num(&v[0]) {
+                Num::Int(i) if digits >= 0 => int_value(i, String::new)?,
+                Num::Int(i) => {
+                    // Round half away from zero to 10^-digits.
+                    let p = 10i128
+                        .checked_pow((-digits).min(38) as u32)
+                        .unwrap_or(i128::MAX);
+                    let q = i / p;
+                    let r = i % p;
+                    let q = if r.abs() * 2 >= p { q + i.signum() } else { q };
+                    int_value(q.saturating_mul(p), || format!("round({i},{digits})"))?
+                }
+                Num::Dbl(x) => {
+                    // MySQL rounds doubles half to even (rint).
+                    let p = 10f64.powi(digits.clamp(-30, 30) as i32);
+                    Value::Double((x * p).round_ties_even() / p)
+                }
+                Num::Dec(d) if digits < 0 => {
+                    // Round half away from zero to 10^-digits.
+                    let shift = (d.scale as i64 - digits).min(38) as u32;
+                    let p = 10i128.pow(shift);
+                    let q = d.mantissa / p;
+                    let r = d.mantissa % p;
+                    let q = if r.abs() * 2 >= p {
+                        q + d.mantissa.signum()
+                    } else {
+                        q
+                    };
+                    let unit = 10i128.pow((-digits).min(38) as u32);
+                    int_value(q.saturating_mul(unit), || d.to_string())?
+                }
+                n => {
+                    let d = dec(n);
+                    let scale = digits.clamp(0, DECIMAL_SCALE_MAX as i64) as u8;
+                    match d.rescale(scale) {
+                        Some(r) => Value::Decimal(r),
+                        None => Value::Decimal(d),
+                    }
+                }
+            }
+        }
+        Sign => Value::Int(match dbl(num(&v[0])) {
+            x if x > 0.0 => 1,
+            x if x < 0.0 => -1,
+            _ => 0,
+        }),
+        Mod => arithmetic(BinOp::Mod, &v[0], &v[1])?,
+        NullIf => {
+            if compare(&v[0], &v[1]) == Some(Ordering::Equal) {
+                Value::Null
+            } else {
+                v[0].clone()
+            }
+        }
+        Greatest | Least => {
+            if v.iter().any(Value::is_null) {
+                return Ok(Value::Null);
+            }
+            let mut best = v[0].clone();
+            for x in &v[1..] {
+                let o = compare(x, &best);
+                if (f == Greatest && o == Some(Ordering::Greater))
+                    || (f == Least && o == Some(Ordering::Less))
+                {
+                    best = x.clone();
+                }
+            }
+            best
+        }
+        IfNull | Coalesce | If => unreachable!("handled above"),
+    })
+}
