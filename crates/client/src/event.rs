@@ -10,11 +10,20 @@ use std::time::Duration;
 use transport::nonblocking::{Connection, ReadState, Registry, Token};
 use transport::FrameReader;
 use wire::frame::FLAG_LAST;
-use wire::{ExecType, Message, Operation};
+use wire::{ExecType, Message, OpResult, Operation, ScanRequest};
 
 use crate::connection::{check_frame, unexpected};
 use crate::session::{outcome, Completion};
 use crate::{ClientError, Result};
+
+/// What a request queued on an `EventSession` completes with.
+#[derive(Debug)]
+pub enum Reply {
+    /// A transaction's operation results, in operation order.
+    Ops(Vec<OpResult>),
+    /// A scan's rows.
+    Rows(Vec<Vec<base::Value>>),
+}
 
 pub struct EventSession {
     io: Connection,
@@ -23,6 +32,8 @@ pub struct EventSession {
     next_txn: u64,
     /// Request id -> caller's token.
     in_flight: HashMap<u64, u64>,
+    /// Request id of a scan in flight -> the rows of its frames so far.
+    scans: HashMap<u64, Vec<Vec<base::Value>>>,
     /// Set once the connection failed; every later call answers it.
     lost: Option<String>,
 }
@@ -62,6 +73,7 @@ impl EventSession {
             next_request: 1,
             next_txn: 1,
             in_flight: HashMap::new(),
+            scans: HashMap::new(),
             lost: None,
         })
     }
@@ -116,6 +128,21 @@ impl EventSession {
         Ok(())
     }
 
+    /// Queues one scan; `token` comes back with all its rows (`Reply::Rows`) once its last
+    /// frame arrived. Nothing is written until `flush`.
+    pub fn prepare_scan(&mut self, token: u64, request: ScanRequest) -> Result<()> {
+        self.check()?;
+        let out = self.io.output();
+        let start = out.len();
+        let id = self.next_request;
+        Message::Scan(request).write_frame(out, 0, 0, id);
+        check_frame(out, start)?;
+        self.next_request += 1;
+        self.in_flight.insert(id, token);
+        self.scans.insert(id, Vec::new());
+        Ok(())
+    }
+
     /// Writes what the socket takes of the queued requests; the rest goes when the poll reports
     /// the socket writable (call `flush` again then).
     pub fn flush(&mut self, registry: &Registry) -> Result<()> {
@@ -135,21 +162,63 @@ impl EventSession {
     }
 
     /// Reads every reply that has arrived; returns the transactions they complete. On a lost
-    /// connection, every transaction in flight completes with the error.
+    /// connection, every transaction in flight completes with the error. For a caller that
+    /// queues no scans.
     pub fn read(&mut self) -> Vec<Completion> {
+        self.read_replies()
+            .into_iter()
+            .map(|(token, reply)| {
+                let ops = reply.and_then(|r| match r {
+                    Reply::Ops(ops) => Ok(ops),
+                    Reply::Rows(_) => Err(lost("scan reply to a caller of read()")),
+                });
+                (token, ops)
+            })
+            .collect()
+    }
+
+    /// Reads every reply that has arrived; returns the transactions and scans they complete.
+    /// On a lost connection, everything in flight completes with the error.
+    pub fn read_replies(&mut self) -> Vec<(u64, Result<Reply>)> {
         let mut done = Vec::new();
         if self.lost.is_some() {
             return done;
         }
         let in_flight = &mut self.in_flight;
+        let scans = &mut self.scans;
         let read = self.io.read_frames(|header, message| {
-            if header.flags & FLAG_LAST == 0 {
+            let id = header.request_id;
+            let last = header.flags & FLAG_LAST != 0;
+            if let Some(rows) = scans.get_mut(&id) {
+                let failed = match message {
+                    Message::ScanRows { rows: batch } => {
+                        rows.extend(batch);
+                        None
+                    }
+                    Message::Failure(e) => Some(ClientError::Failed(e)),
+                    other => Some(unexpected(&other)),
+                };
+                if let Some(e) = failed {
+                    // A failure ends the scan whether or not its frame says so.
+                    scans.remove(&id);
+                    if let Some(token) = in_flight.remove(&id) {
+                        done.push((token, Err(e)));
+                    }
+                } else if last {
+                    let rows = scans.remove(&id).unwrap_or_default();
+                    if let Some(token) = in_flight.remove(&id) {
+                        done.push((token, Ok(Reply::Rows(rows))));
+                    }
+                }
                 return;
             }
-            let Some(token) = in_flight.remove(&header.request_id) else {
+            if !last {
+                return;
+            }
+            let Some(token) = in_flight.remove(&id) else {
                 return;
             };
-            done.push((token, outcome(message)));
+            done.push((token, outcome(message).map(Reply::Ops)));
         });
         let why = match read {
             Ok(ReadState::Open) => return done,
@@ -157,7 +226,11 @@ impl EventSession {
             Err(e) => e.to_string(),
         };
         self.fail(why);
-        done.extend(self.abandon());
+        done.extend(
+            self.abandon()
+                .into_iter()
+                .map(|(t, r)| (t, r.map(Reply::Ops))),
+        );
         done
     }
 
@@ -172,6 +245,7 @@ impl EventSession {
     /// connection (a write failure already reported by `flush`).
     pub fn abandon(&mut self) -> Vec<Completion> {
         let error = lost(self.lost.clone().unwrap_or_else(|| "abandoned".into()));
+        self.scans.clear();
         self.in_flight
             .drain()
             .map(|(_, t)| (t, Err(error.clone())))

@@ -15,12 +15,13 @@ mod transaction;
 pub use base::filter::{CmpOp, Filter};
 pub use base::{Error, ErrorCode, TableDef, Value};
 pub use connection::Cluster;
-pub use event::EventSession;
+pub use event::{EventSession, Reply};
 pub use session::{AsyncSession, Completion};
 pub use table::{Scan, Table};
 pub use transaction::{OpId, Transaction};
 pub use wire::{
     CheckpointInfo, ExecType, LockMode, NodeStatus, OpKind, OpResult, Operation, ScanOrder,
+    ScanRequest,
 };
 
 /// What a client call can fail with. Every variant says whether a retry may succeed.

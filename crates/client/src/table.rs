@@ -141,7 +141,9 @@ impl Scan {
         self
     }
 
-    pub(crate) fn request(&self, table: &Table) -> Result<ScanRequest> {
+    /// The wire request this scan makes of `table` (for callers that send it themselves,
+    /// as `EventSession::prepare_scan`).
+    pub fn request(&self, table: &Table) -> Result<ScanRequest> {
         let index = self.index.as_deref().map(|n| table.index(n)).transpose()?;
         let columns: Vec<&str> = self.columns.iter().map(String::as_str).collect();
         Ok(ScanRequest {

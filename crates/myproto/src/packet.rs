@@ -58,6 +58,40 @@ impl<R: Read> PacketReader<R> {
     }
 }
 
+/// The first whole payload in `buf` (its packets reassembled): the sequence id of its last
+/// packet, the payload, and how many bytes of `buf` it took. Ok(None) while part of it has not
+/// arrived. For event loops that read sockets themselves.
+pub fn parse_payload(buf: &[u8], limit: usize) -> Result<Option<(u8, Vec<u8>, usize)>, ProtoError> {
+    // Find the end of the packet chain first, so nothing is copied before it is whole.
+    let mut at = 0;
+    let mut total = 0usize;
+    let seq = loop {
+        let Some(header) = buf.get(at..at + 4) else {
+            return Ok(None);
+        };
+        let len = u32::from_le_bytes([header[0], header[1], header[2], 0]) as usize;
+        total += len;
+        if total > limit {
+            return Err(ProtoError::TooLarge { size: total, limit });
+        }
+        if buf.len() < at + 4 + len {
+            return Ok(None);
+        }
+        at += 4 + len;
+        if len < PACKET_CHUNK_MAX {
+            break header[3];
+        }
+    };
+    let mut payload = Vec::with_capacity(total);
+    let mut from = 0;
+    while from < at {
+        let len = u32::from_le_bytes([buf[from], buf[from + 1], buf[from + 2], 0]) as usize;
+        payload.extend_from_slice(&buf[from + 4..from + 4 + len]);
+        from += 4 + len;
+    }
+    Ok(Some((seq, payload, at)))
+}
+
 /// Fills `buf`; false if the stream ended before its first byte and `eof_ok`.
 fn read_full(source: &mut impl Read, buf: &mut [u8], eof_ok: bool) -> Result<bool, ProtoError> {
     let mut got = 0;
@@ -146,6 +180,11 @@ impl PacketWriter {
         self.buf.is_empty()
     }
 
+    /// Appends bytes already framed as packets (answers another writer built).
+    pub fn raw(&mut self, packets: &[u8]) {
+        self.buf.extend_from_slice(packets);
+    }
+
     /// Writes everything built so far.
     pub fn flush_to(&mut self, sink: &mut impl Write) -> io::Result<()> {
         if !self.buf.is_empty() {
@@ -160,17 +199,50 @@ impl PacketWriter {
 mod tests {
     use super::*;
 
+    /// Payload sizes around the 16 MiB split.
+    const SIZES: [usize; 6] = [
+        0,
+        1,
+        300,
+        PACKET_CHUNK_MAX - 1,
+        PACKET_CHUNK_MAX,
+        PACKET_CHUNK_MAX + 5,
+    ];
+
+    fn payload(size: usize) -> Vec<u8> {
+        (0..size).map(|i| (i % 251) as u8).collect()
+    }
+
+    #[test]
+    fn parse_payload_waits_for_whole_chains() {
+        for size in SIZES {
+            let payload = payload(size);
+            let mut out = Vec::new();
+            let mut seq = 3;
+            write_packet(&mut out, &mut seq, &payload);
+            out.extend_from_slice(&[1, 0, 0, 9, 0x0e]);
+            let whole = out.len() - 5;
+            for cut in [0, 3, 4, whole - 1] {
+                if cut < whole {
+                    assert!(parse_payload(&out[..cut], 1 << 26).unwrap().is_none());
+                }
+            }
+            let (last, got, used) = parse_payload(&out, 1 << 26).unwrap().unwrap();
+            assert_eq!((last, used), (seq.wrapping_sub(1), whole));
+            assert!(got == payload);
+            if size > 0 {
+                assert!(matches!(
+                    parse_payload(&out, size - 1),
+                    Err(ProtoError::TooLarge { .. })
+                ));
+            }
+        }
+    }
+
     #[test]
     fn small_and_split_payloads_round_trip() {
-        for size in [
-            0usize,
-            1,
-            300,
-            PACKET_CHUNK_MAX - 1,
-            PACKET_CHUNK_MAX,
-            PACKET_CHUNK_MAX + 5,
-        ] {
-            let payload: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+        for size in SIZES {
+            let payload = payload(size);
             let mut w = PacketWriter {
                 seq: 3,
                 ..Default::default()

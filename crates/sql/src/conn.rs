@@ -1,10 +1,13 @@
-//! One client connection: the connection phase (handshake, authentication, auth switch), then
-//! the command phase, each command answered with OK, ERR or result sets. A malformed or oversized
-//! packet closes only this connection.
+//! One client connection and its thread: the connection phase (handshake, authentication, auth
+//! switch), then the command phase, each command answered with OK, ERR or result sets. Between
+//! commands the connection is parked in the reactor (`reactor.rs`), which serves the simple reads
+//! itself and hands anything else back to this thread. A malformed or oversized packet closes
+//! only this connection.
 
 use std::io::{BufReader, Read};
 use std::net::TcpStream;
 use std::sync::atomic::Ordering;
+use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,6 +22,7 @@ use tracing::{debug, warn};
 
 use crate::error::SqlError;
 use crate::exec::{unknown_statement, Outcome, Session};
+use crate::reactor::Parked;
 use crate::{Shared, CONNECTIONS_MAX, SERVER_VERSION};
 
 /// Runs one connection to its end.
@@ -33,13 +37,18 @@ pub(crate) fn serve(stream: TcpStream, shared: Arc<Shared>, id: u32) {
     let open = shared.connections.fetch_add(1, Ordering::SeqCst) + 1;
     let result = match stream.try_clone() {
         Ok(write) => {
-            let mut conn = Conn {
-                reader: PacketReader::new(BufReader::new(stream), shared.config.max_packet),
+            let inbound = Inbound {
+                pending: Vec::new(),
+                at: 0,
+                stream,
+            };
+            let mut conn = Box::new(Conn {
+                reader: PacketReader::new(BufReader::new(inbound), shared.config.max_packet),
                 write,
                 out: PacketWriter::default(),
                 capabilities: 0,
                 session: Session::new(shared.clone(), id),
-            };
+            });
             if open > CONNECTIONS_MAX {
                 conn.refuse()
             } else {
@@ -59,14 +68,37 @@ pub(crate) fn serve(stream: TcpStream, shared: Arc<Shared>, id: u32) {
 /// How long the connection phase may take (MySQL's connect_timeout).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a connection may sit idle between commands (MySQL's wait_timeout).
-const WAIT_TIMEOUT: Duration = Duration::from_secs(28_800);
+pub(crate) const WAIT_TIMEOUT: Duration = Duration::from_secs(28_800);
 
-struct Conn {
-    reader: PacketReader<BufReader<TcpStream>>,
+pub(crate) struct Conn {
+    reader: PacketReader<BufReader<Inbound>>,
     write: TcpStream,
-    out: PacketWriter,
+    pub(crate) out: PacketWriter,
     capabilities: u32,
-    session: Session,
+    pub(crate) session: Session,
+}
+
+/// The client socket, read after the bytes the reactor had already read from it.
+struct Inbound {
+    pending: Vec<u8>,
+    at: usize,
+    stream: TcpStream,
+}
+
+impl Read for Inbound {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.at < self.pending.len() {
+            let n = buf.len().min(self.pending.len() - self.at);
+            buf[..n].copy_from_slice(&self.pending[self.at..self.at + n]);
+            self.at += n;
+            if self.at == self.pending.len() {
+                self.pending = Vec::new();
+                self.at = 0;
+            }
+            return Ok(n);
+        }
+        self.stream.read(buf)
+    }
 }
 
 /// Random printable bytes for the authentication scramble.
@@ -79,6 +111,30 @@ fn scramble() -> [u8; SCRAMBLE_BYTES] {
 }
 
 impl Conn {
+    /// The client socket.
+    pub(crate) fn stream(&self) -> &TcpStream {
+        &self.write
+    }
+
+    pub(crate) fn max_packet(&self) -> usize {
+        self.session.shared.config.max_packet
+    }
+
+    /// Input read from the socket and not yet run.
+    fn buffered(&self) -> bool {
+        let buffer = self.reader.get_ref();
+        !buffer.buffer().is_empty() || buffer.get_ref().at < buffer.get_ref().pending.len()
+    }
+
+    /// Takes the connection back from the reactor: the answers it had not written yet (written
+    /// first), and the input it had read and not run.
+    pub(crate) fn resume(&mut self, unwritten: Vec<u8>, input: Vec<u8>) {
+        self.out.raw(&unwritten);
+        let inbound = self.reader.get_mut().get_mut();
+        inbound.pending = input;
+        inbound.at = 0;
+    }
+
     fn flush(&mut self) -> Result<(), ProtoError> {
         self.out.flush_to(&mut self.write).map_err(ProtoError::Io)
     }
@@ -93,7 +149,7 @@ impl Conn {
         self.session.status_flags()
     }
 
-    fn ok(&mut self, affected: u64, last_insert_id: u64, more: bool) {
+    pub(crate) fn ok(&mut self, affected: u64, last_insert_id: u64, more: bool) {
         self.ok_info(affected, last_insert_id, more, "");
     }
 
@@ -182,16 +238,22 @@ impl Conn {
             }
         };
         let params: Vec<Value> = request.params.into_iter().map(param_value).collect();
-        match self.session.execute_prepared(id, &params) {
+        let outcome = self.session.execute_prepared(id, &params);
+        self.answer(outcome, true);
+        Ok(())
+    }
+
+    /// Answers one statement's outcome (binary rows for an execute).
+    pub(crate) fn answer(&mut self, outcome: Outcome, binary: bool) {
+        match outcome {
             Outcome::Done {
                 affected,
                 last_insert_id,
                 info,
             } => self.ok_info(affected, last_insert_id, false, &info),
-            Outcome::Rows { columns, rows } => self.result_set(&columns, &rows, false, true),
+            Outcome::Rows { columns, rows } => self.result_set(&columns, &rows, false, binary),
             Outcome::Failed(e) => self.error(&e),
         }
-        Ok(())
     }
 
     fn refuse(&mut self) -> Result<(), ProtoError> {
@@ -199,94 +261,123 @@ impl Conn {
         self.flush()
     }
 
-    fn run(&mut self) -> Result<(), ProtoError> {
+    /// Authenticates, then serves commands: those already read here, the rest through the
+    /// reactor, which hands back what it does not serve itself.
+    fn run(mut self: Box<Self>) -> Result<(), ProtoError> {
         if !self.connect()? {
             return Ok(());
         }
-        self.reader
-            .get_ref()
-            .get_ref()
-            .set_read_timeout(Some(WAIT_TIMEOUT))?;
+        self.write.set_read_timeout(Some(WAIT_TIMEOUT))?;
+        let shared = self.session.shared.clone();
+        let mut conn = self;
+        let mut parking = true;
         loop {
-            let Some((_, payload)) = self.reader.read()? else {
-                return Ok(());
-            };
-            self.out.seq = 1;
-            let Some((&cmd, body)) = payload.split_first() else {
-                return Err(ProtoError::Malformed("empty command packet".into()));
-            };
-            match cmd {
-                command::QUIT => return Ok(()),
-                command::PING => self.ok(0, 0, false),
-                command::QUERY => {
-                    let sql = String::from_utf8_lossy(body).into_owned();
-                    self.query(&sql);
-                }
-                command::INIT_DB => {
-                    let name = String::from_utf8_lossy(body).into_owned();
-                    match self.session.use_database(&name) {
-                        Ok(()) => self.ok(0, 0, false),
-                        Err(e) => self.error(&e),
-                    }
-                }
-                command::STMT_PREPARE => {
-                    let sql = String::from_utf8_lossy(body).into_owned();
-                    self.prepare(&sql);
-                }
-                command::STMT_EXECUTE => self.execute(body)?,
-                command::STMT_CLOSE => {
-                    // No answer, by the protocol.
-                    if let Ok(id) = binary::statement_id(body) {
-                        self.session.statements.remove(&id);
-                    }
-                    continue;
-                }
-                command::STMT_RESET => match binary::statement_id(body) {
-                    Ok(id) => match self.session.statements.get_mut(&id) {
-                        Some(p) => {
-                            p.long_data.clear();
-                            self.ok(0, 0, false);
-                        }
-                        None => self.error(&unknown_statement(id)),
-                    },
-                    Err(e) => return Err(e),
-                },
-                command::STMT_SEND_LONG_DATA => {
-                    // No answer; errors surface at the execute.
-                    self.long_data(body)?;
-                    continue;
-                }
-                command::SET_OPTION => {
-                    // MULTI_STATEMENTS on (0) or off (1): both are served.
-                    let status = self.status();
-                    response::eof(self.out.begin(), status, 0);
-                    self.out.finish();
-                }
-                command::RESET_CONNECTION => {
-                    let shared = self.session.shared.clone();
-                    let user = std::mem::take(&mut self.session.user);
-                    let id = self.session.id;
-                    let found_rows = self.session.found_rows;
-                    self.session = Session::new(shared, id);
-                    self.session.user = user;
-                    self.session.found_rows = found_rows;
-                    self.ok(0, 0, false);
-                }
-                command::STATISTICS => {
-                    let text = format!(
-                        "Uptime: 0  Threads: {}  Questions: 0  Slow queries: 0  Opens: 0  Open tables: 0  Queries per second avg: 0.000",
-                        self.session.shared.connections.load(Ordering::Relaxed)
-                    );
-                    self.out.packet(text.as_bytes());
-                }
-                other => self.error(&SqlError::new(
-                    1047,
-                    "08S01",
-                    format!("Unknown command {other:#04x} (not supported by Cairn yet)"),
-                )),
+            if !conn.out.is_empty() {
+                conn.flush()?;
             }
-            self.flush()?;
+            while !parking || conn.buffered() {
+                let Some((_, payload)) = conn.reader.read()? else {
+                    return Ok(());
+                };
+                if !conn.command(payload)? {
+                    return Ok(());
+                }
+                conn.flush()?;
+            }
+            let (back, home) = mpsc::channel();
+            match shared.reactor.park(Parked { conn, back }) {
+                Ok(()) => match home.recv() {
+                    Ok(c) => conn = c,
+                    // The reactor closed it (COM_QUIT, the client left, or a stop).
+                    Err(_) => return Ok(()),
+                },
+                Err(c) => {
+                    // The reactor has stopped: serve the rest here.
+                    conn = c;
+                    parking = false;
+                }
+            }
+            conn.write.set_nonblocking(false)?;
         }
+    }
+
+    /// Runs one command; false for COM_QUIT.
+    fn command(&mut self, payload: Vec<u8>) -> Result<bool, ProtoError> {
+        self.out.seq = 1;
+        let Some((&cmd, body)) = payload.split_first() else {
+            return Err(ProtoError::Malformed("empty command packet".into()));
+        };
+        match cmd {
+            command::QUIT => return Ok(false),
+            command::PING => self.ok(0, 0, false),
+            command::QUERY => {
+                let sql = String::from_utf8_lossy(body).into_owned();
+                self.query(&sql);
+            }
+            command::INIT_DB => {
+                let name = String::from_utf8_lossy(body).into_owned();
+                match self.session.use_database(&name) {
+                    Ok(()) => self.ok(0, 0, false),
+                    Err(e) => self.error(&e),
+                }
+            }
+            command::STMT_PREPARE => {
+                let sql = String::from_utf8_lossy(body).into_owned();
+                self.prepare(&sql);
+            }
+            command::STMT_EXECUTE => self.execute(body)?,
+            command::STMT_CLOSE => {
+                // No answer, by the protocol.
+                if let Ok(id) = binary::statement_id(body) {
+                    self.session.statements.remove(&id);
+                }
+                return Ok(true);
+            }
+            command::STMT_RESET => match binary::statement_id(body) {
+                Ok(id) => match self.session.statements.get_mut(&id) {
+                    Some(p) => {
+                        p.long_data.clear();
+                        self.ok(0, 0, false);
+                    }
+                    None => self.error(&unknown_statement(id)),
+                },
+                Err(e) => return Err(e),
+            },
+            command::STMT_SEND_LONG_DATA => {
+                // No answer; errors surface at the execute.
+                self.long_data(body)?;
+                return Ok(true);
+            }
+            command::SET_OPTION => {
+                // MULTI_STATEMENTS on (0) or off (1): both are served.
+                let status = self.status();
+                response::eof(self.out.begin(), status, 0);
+                self.out.finish();
+            }
+            command::RESET_CONNECTION => {
+                let shared = self.session.shared.clone();
+                let user = std::mem::take(&mut self.session.user);
+                let id = self.session.id;
+                let found_rows = self.session.found_rows;
+                self.session = Session::new(shared, id);
+                self.session.user = user;
+                self.session.found_rows = found_rows;
+                self.ok(0, 0, false);
+            }
+            command::STATISTICS => {
+                let text = format!(
+                    "Uptime: 0  Threads: {}  Questions: 0  Slow queries: 0  Opens: 0  Open tables: 0  Queries per second avg: 0.000",
+                    self.session.shared.connections.load(Ordering::Relaxed)
+                );
+                self.out.packet(text.as_bytes());
+            }
+            other => self.error(&SqlError::new(
+                1047,
+                "08S01",
+                format!("Unknown command {other:#04x} (not supported by Cairn yet)"),
+            )),
+        }
+        Ok(true)
     }
 
     /// The connection phase; false when authentication failed (the client was told).
@@ -418,7 +509,7 @@ impl Conn {
 }
 
 /// A parameter as a value.
-fn param_value(p: Param) -> Value {
+pub(crate) fn param_value(p: Param) -> Value {
     use base::value::{Date, DateTime, Time};
     match p {
         Param::Null => Value::Null,

@@ -368,7 +368,7 @@ impl Session {
         })
     }
 
-    fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Outcome> {
+    pub(crate) fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Outcome> {
         match c {
             Compiled::Select(p) => self.run_select(p, params),
             Compiled::Update(p) => self.run_update(p, params),

@@ -4,7 +4,8 @@
 //! Today it serves the connection phase (mysql_native_password; root with the configured
 //! password), COM_QUERY (with multi-statements), COM_INIT_DB, COM_PING and COM_QUIT, and the
 //! statements in `exec.rs`; every other statement or command gets a clean MySQL error naming
-//! what is unsupported. One thread per connection, as MySQL itself.
+//! what is unsupported. Each connection has a thread for blocking work, but between commands it
+//! is parked in one event loop (`reactor.rs`) that serves simple committed reads itself.
 
 mod aggregate;
 mod conn;
@@ -16,6 +17,7 @@ mod expr;
 mod funcs;
 mod meta;
 mod plan;
+mod reactor;
 mod run;
 
 use std::net::{SocketAddr, TcpListener};
@@ -66,6 +68,7 @@ pub const SERVER_VERSION: &str = concat!("8.0.36-Cairn-", env!("CARGO_PKG_VERSIO
 
 /// A running SQL front end.
 pub struct SqlServer {
+    shared: Arc<Shared>,
     stopping: Arc<AtomicBool>,
     address: SocketAddr,
     thread: Option<JoinHandle<()>>,
@@ -73,6 +76,8 @@ pub struct SqlServer {
 
 pub(crate) struct Shared {
     pub cluster: Cluster,
+    /// The event loop idle connections are parked in.
+    pub reactor: reactor::Reactor,
     pub config: SqlConfig,
     /// SHA1(SHA1(root's password)), empty for none.
     pub root_hash: Vec<u8>,
@@ -89,19 +94,23 @@ impl SqlServer {
         let listener = transport::listen(&config.listen)?;
         let address = listener.local_addr()?;
         let stopping = Arc::new(AtomicBool::new(false));
+        let reactor = reactor::Reactor::start(&config.datanode)?;
         let shared = Arc::new(Shared {
             cluster,
+            reactor,
             root_hash: myproto::handshake::native_password_hash(config.root_password.as_bytes()),
             config,
             connections: AtomicU32::new(0),
             next_id: AtomicU32::new(1),
         });
         let stop = stopping.clone();
+        let held = shared.clone();
         let thread = std::thread::Builder::new()
             .name("sql-accept".into())
             .spawn(move || accept_loop(listener, shared, stop))?;
         info!(%address, "sql listening");
         Ok(SqlServer {
+            shared: held,
             stopping,
             address,
             thread: Some(thread),
@@ -112,8 +121,10 @@ impl SqlServer {
         self.address
     }
 
-    /// Stops accepting; open connections end when their clients leave.
+    /// Stops accepting and closes idle connections; a connection in the middle of a command
+    /// finishes it on its thread and is served there until its client leaves.
     pub fn stop(mut self) {
+        self.shared.reactor.stop();
         self.stopping.store(true, Ordering::SeqCst);
         // Wake the acceptor with a connection of our own.
         let _ =

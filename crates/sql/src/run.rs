@@ -122,6 +122,19 @@ pub(crate) fn insert_plan(
     })
 }
 
+/// What a source needs from the data node for one execution.
+pub(crate) enum Fetch {
+    /// No row can match.
+    Nothing,
+    /// Keyed reads: by primary key, or through unique index `unique`.
+    Keys {
+        unique: Option<u16>,
+        keys: Vec<Vec<Value>>,
+    },
+    /// One scan (ordered-index range or whole table) with its pushed filter.
+    Scan(Box<Scan>),
+}
+
 /// How a plan's access resolved for one execution's parameters.
 enum Resolved {
     Keys(Vec<Vec<Value>>),
@@ -452,28 +465,19 @@ impl Session {
         })
     }
 
-    /// The rows of `src` that satisfy its WHERE, as fetched rows. Keyed reads run in `txn`
-    /// with `exec`; scans read committed rows and, when the source locks, are read again by
-    /// primary key in `txn` with the lock.
-    pub(crate) fn fetch(
-        &mut self,
-        txn: &mut Transaction,
-        exec: ExecType,
-        src: &Source,
-        params: &[Value],
-    ) -> Result<Vec<Vec<Value>>> {
+    /// What `src` asks of the data node for these parameters: keyed reads or one scan.
+    pub(crate) fn fetch_request(&self, src: &Source, params: &[Value]) -> Result<Fetch> {
         let table = &src.table;
         let def = table.def();
-        let client = |e: client::ClientError| SqlError::from_client(&e);
-        let rows = match self.resolve(src, params)? {
-            Resolved::Empty => Vec::new(),
-            Resolved::Keys(keys) => {
-                let unique = match &src.access {
-                    Access::Lookup { unique, .. } => unique.clone(),
+        Ok(match self.resolve(src, params)? {
+            Resolved::Empty => Fetch::Nothing,
+            Resolved::Keys(keys) => Fetch::Keys {
+                unique: match &src.access {
+                    Access::Lookup { unique, .. } => unique.as_ref().map(|u| u.0),
                     _ => None,
-                };
-                self.read_keys(txn, exec, table, unique.map(|u| u.0), keys, src)?
-            }
+                },
+                keys,
+            },
             resolved => {
                 let names: Vec<&str> = src
                     .fetch
@@ -497,6 +501,28 @@ impl Session {
                 if let Some(f) = self.pushed_filter(src, params)? {
                     scan = scan.filter(f);
                 }
+                Fetch::Scan(Box::new(scan))
+            }
+        })
+    }
+
+    /// The rows of `src` that satisfy its WHERE, as fetched rows. Keyed reads run in `txn`
+    /// with `exec`; scans read committed rows and, when the source locks, are read again by
+    /// primary key in `txn` with the lock.
+    pub(crate) fn fetch(
+        &mut self,
+        txn: &mut Transaction,
+        exec: ExecType,
+        src: &Source,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        let table = &src.table;
+        let def = table.def();
+        let client = |e: client::ClientError| SqlError::from_client(&e);
+        let rows = match self.fetch_request(src, params)? {
+            Fetch::Nothing => Vec::new(),
+            Fetch::Keys { unique, keys } => self.read_keys(txn, exec, table, unique, keys, src)?,
+            Fetch::Scan(scan) => {
                 let rows = self.data.scan(table, &scan).map_err(client)?;
                 if src.lock == LockMode::CommittedRead {
                     rows
@@ -515,6 +541,16 @@ impl Session {
                 }
             }
         };
+        self.matching(src, params, rows)
+    }
+
+    /// The fetched rows that satisfy the source's whole WHERE (re-checked in the API node).
+    pub(crate) fn matching(
+        &self,
+        src: &Source,
+        params: &[Value],
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Vec<Vec<Value>>> {
         let Some(filter) = &src.filter else {
             return Ok(rows);
         };
@@ -565,6 +601,17 @@ impl Session {
             None => vec![Vec::new()],
             Some(src) => self.transactional(|s, txn, last| s.fetch(txn, last, src, params))?,
         };
+        self.select_rows(p, params, rows)
+    }
+
+    /// A SELECT's result from its source's matching rows: grouping, aggregates, HAVING, the
+    /// select list, DISTINCT, ORDER BY and LIMIT.
+    pub(crate) fn select_rows(
+        &mut self,
+        p: &SelectPlan,
+        params: &[Value],
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Outcome> {
         let limit = p
             .limit
             .as_ref()

@@ -10,8 +10,9 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use datanode::{DataNode, DataNodeConfig};
-use sql::{SqlConfig, SqlServer};
+use sql::SqlConfig;
+
+mod common;
 
 #[path = "../../../testsupport/mariadb.rs"]
 mod mariadb;
@@ -46,17 +47,7 @@ fn python_with_pymysql() -> String {
 fn same_answers_as_mariadb() {
     let python = python_with_pymysql();
     let mariadb = Mariadb::start("sql", "");
-    let node = DataNode::start(DataNodeConfig {
-        listen: "127.0.0.1:0".into(),
-        ..DataNodeConfig::default()
-    })
-    .unwrap();
-    let server = SqlServer::start(SqlConfig {
-        datanode: node.address().to_string(),
-        listen: "127.0.0.1:0".into(),
-        ..SqlConfig::default()
-    })
-    .unwrap();
+    let (node, server) = common::start(SqlConfig::default().max_packet);
     let cairn_port = server.address().port();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential");
     let out = Command::new(&python)

@@ -6,8 +6,7 @@ use std::net::TcpStream;
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-use datanode::{DataNode, DataNodeConfig};
-use sql::{SqlConfig, SqlServer};
+mod common;
 
 /// Runs `script` through the mysql command-line client as `user`.
 fn run(port: u16, user: &str, script: &str) -> std::process::Output {
@@ -60,18 +59,7 @@ fn send_after_greeting(port: u16, bytes: &[u8]) {
 
 #[test]
 fn bad_packets_close_only_their_connection() {
-    let node = DataNode::start(DataNodeConfig {
-        listen: "127.0.0.1:0".into(),
-        ..DataNodeConfig::default()
-    })
-    .unwrap();
-    let server = SqlServer::start(SqlConfig {
-        datanode: node.address().to_string(),
-        listen: "127.0.0.1:0".into(),
-        max_packet: 1 << 20,
-        ..SqlConfig::default()
-    })
-    .unwrap();
+    let (node, server) = common::start(1 << 20);
     let port = server.address().port();
     // A packet header announcing more than max_allowed_packet, a truncated handshake response,
     // a response without protocol 4.1, and a handshake response cut inside its user name.

@@ -1,0 +1,555 @@
+//! The SQL front end's event loop: it holds every idle connection, reads their commands without
+//! blocking, and serves itself the commands that need at most one round trip of committed reads
+//! (a prepared SELECT by keys, by range or by scan while the session holds nothing on the data
+//! node; BEGIN, COMMIT and ROLLBACK with nothing to end; COM_PING). Those reads go to the data
+//! node over one `EventSession` in the same poll as the clients: every read of a poll round
+//! leaves in one write, and the loop sleeps until a client or the data node has something. Any
+//! other command goes back to the connection's own thread, which runs it with blocking calls
+//! (`conn.rs`) and parks the connection here again once its input is drained.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use base::Value;
+use client::{EventSession, ExecType, OpKind, OpResult, Operation, Reply};
+use mio::{Events, Poll, Token, Waker};
+use myproto::binary;
+use myproto::command;
+use myproto::packet::parse_payload;
+use sqlparser::ast::Statement;
+use tracing::warn;
+use transport::nonblocking::{Connection, ReadState};
+
+use crate::conn::{param_value, Conn, WAIT_TIMEOUT};
+use crate::error::SqlError;
+use crate::exec::{Compiled, Outcome};
+use crate::run::Fetch;
+
+const WAKER: Token = Token(0);
+const DATANODE: Token = Token(1);
+/// Connection tokens start here and are never reused, so a late reply cannot reach a newer
+/// connection.
+const FIRST_CONNECTION: u64 = 2;
+
+/// How long the loop sleeps at most, to notice a stop.
+const POLL_TIMEOUT: Duration = Duration::from_millis(500);
+/// Bytes read from one connection per turn before its commands are looked at.
+const INPUT_BYTES_MAX: usize = 1 << 20;
+
+/// A connection handed to the loop by its thread, with the way back to that thread.
+pub(crate) struct Parked {
+    pub conn: Box<Conn>,
+    pub back: Sender<Box<Conn>>,
+}
+
+/// The handle connection threads park their connections through.
+pub(crate) struct Reactor {
+    parked: Sender<Parked>,
+    waker: Arc<Waker>,
+    stopping: Arc<AtomicBool>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Reactor {
+    /// Connects the loop's own data node session and starts the loop thread.
+    pub fn start(datanode: &str) -> std::io::Result<Reactor> {
+        let mut link = EventSession::connect(datanode, Duration::from_secs(5))
+            .map_err(|e| std::io::Error::other(format!("connecting to {datanode}: {e}")))?;
+        let poll = Poll::new()?;
+        let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
+        link.register(poll.registry(), DATANODE)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let (parked, arrivals) = mpsc::channel();
+        let stopping = Arc::new(AtomicBool::new(false));
+        let mut lp = Loop {
+            poll,
+            link,
+            arrivals,
+            slots: HashMap::new(),
+            next_token: FIRST_CONNECTION,
+            stopping: stopping.clone(),
+        };
+        let thread = std::thread::Builder::new()
+            .name("sql-reactor".into())
+            .spawn(move || lp.run())?;
+        Ok(Reactor {
+            parked,
+            waker,
+            stopping,
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    /// Gives an idle connection to the loop; hands it back if the loop has stopped.
+    pub fn park(&self, p: Parked) -> Result<(), Box<Conn>> {
+        if self.stopping.load(Ordering::SeqCst) {
+            return Err(p.conn);
+        }
+        self.parked.send(p).map_err(|e| e.0.conn)?;
+        let _ = self.waker.wake();
+        Ok(())
+    }
+
+    /// Stops the loop; the connections it holds are closed.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        let _ = self.waker.wake();
+        let thread = self.thread.lock().map(|mut t| t.take()).unwrap_or(None);
+        if let Some(t) = thread {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A statement sent to the data node, waiting for its reply.
+struct Waiting {
+    statement: u32,
+    params: Vec<Value>,
+    /// The command packet, for the connection's thread to run again if the table changed.
+    packet: Vec<u8>,
+}
+
+struct Slot {
+    conn: Box<Conn>,
+    back: Sender<Box<Conn>>,
+    io: Connection,
+    input: Vec<u8>,
+    /// The last read stopped at INPUT_BYTES_MAX: the socket may hold more.
+    more: bool,
+    /// When the client last sent something (for wait_timeout).
+    last: Instant,
+    waiting: Option<Waiting>,
+}
+
+struct Loop {
+    poll: Poll,
+    link: EventSession,
+    arrivals: Receiver<Parked>,
+    slots: HashMap<u64, Slot>,
+    next_token: u64,
+    stopping: Arc<AtomicBool>,
+}
+
+/// What the loop did with one command.
+enum Step {
+    /// Answered; look at the next command.
+    Answered,
+    /// Sent to the data node; the connection waits for the reply.
+    Sent(Waiting),
+    /// COM_QUIT.
+    Quit,
+    /// The connection's thread must run it.
+    Thread,
+}
+
+impl Loop {
+    fn run(&mut self) {
+        let mut events = Events::with_capacity(1024);
+        let mut swept = Instant::now();
+        loop {
+            if let Err(e) = self.poll.poll(&mut events, Some(POLL_TIMEOUT)) {
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    warn!("sql reactor poll failed: {e}");
+                    return;
+                }
+            }
+            if self.stopping.load(Ordering::SeqCst) {
+                return;
+            }
+            if swept.elapsed() >= POLL_TIMEOUT {
+                swept = Instant::now();
+                self.sweep();
+            }
+            for event in events.iter() {
+                match event.token() {
+                    WAKER => self.arrive(),
+                    DATANODE => {
+                        if event.is_writable() {
+                            let _ = self.link.flush(self.poll.registry());
+                        }
+                        if event.is_readable() {
+                            self.replies();
+                        }
+                    }
+                    Token(t) => {
+                        let t = t as u64;
+                        if event.is_writable() {
+                            self.flush(t);
+                        }
+                        if event.is_readable() || event.is_read_closed() {
+                            self.readable(t);
+                        }
+                    }
+                }
+            }
+            if self.link.in_flight() > 0 {
+                if let Err(e) = self.link.flush(self.poll.registry()) {
+                    warn!("sql reactor: data node connection lost: {e}");
+                    self.replies();
+                }
+            }
+        }
+    }
+
+    /// Closes connections idle longer than wait_timeout.
+    fn sweep(&mut self) {
+        let idle: Vec<u64> = self
+            .slots
+            .iter()
+            .filter(|(_, s)| s.waiting.is_none() && s.last.elapsed() > WAIT_TIMEOUT)
+            .map(|(t, _)| *t)
+            .collect();
+        for token in idle {
+            self.close(token);
+        }
+    }
+
+    /// Takes in the connections threads parked.
+    fn arrive(&mut self) {
+        while let Ok(p) = self.arrivals.try_recv() {
+            let token = self.next_token;
+            self.next_token += 1;
+            let io = match p
+                .conn
+                .stream()
+                .try_clone()
+                .and_then(Connection::new)
+                .and_then(|mut io| {
+                    io.register(self.poll.registry(), Token(token as usize))?;
+                    Ok(io)
+                }) {
+                Ok(io) => io,
+                Err(e) => {
+                    // Keep serving it from its thread.
+                    warn!("sql reactor: cannot take a connection: {e}");
+                    let _ = p.back.send(p.conn);
+                    continue;
+                }
+            };
+            self.slots.insert(
+                token,
+                Slot {
+                    conn: p.conn,
+                    back: p.back,
+                    io,
+                    input: Vec::new(),
+                    more: false,
+                    last: Instant::now(),
+                    waiting: None,
+                },
+            );
+            // Bytes may have arrived while the thread still held it.
+            self.readable(token);
+        }
+    }
+
+    fn readable(&mut self, token: u64) {
+        if self.fill(token) {
+            self.commands(token);
+        }
+    }
+
+    /// Reads what the socket holds, up to INPUT_BYTES_MAX buffered; false if it closed.
+    fn fill(&mut self, token: u64) -> bool {
+        let Some(slot) = self.slots.get_mut(&token) else {
+            return false;
+        };
+        slot.last = Instant::now();
+        match slot.io.read_raw(&mut slot.input, INPUT_BYTES_MAX) {
+            Ok(ReadState::Open) => {
+                slot.more = slot.input.len() >= INPUT_BYTES_MAX;
+                true
+            }
+            Ok(ReadState::Closed) | Err(_) => {
+                self.close(token);
+                false
+            }
+        }
+    }
+
+    /// Runs the connection's whole commands until one waits for the data node or needs the
+    /// thread.
+    fn commands(&mut self, token: u64) {
+        loop {
+            let Some(slot) = self.slots.get_mut(&token) else {
+                return;
+            };
+            if slot.waiting.is_some() {
+                return;
+            }
+            let limit = slot.conn.max_packet();
+            let (payload, used) = match parse_payload(&slot.input, limit) {
+                Ok(Some((_, payload, used))) => (payload, used),
+                // A command larger than the loop buffers: the thread reads the rest.
+                Ok(None) if slot.input.len() >= INPUT_BYTES_MAX => return self.hand_back(token),
+                Ok(None) if slot.more => {
+                    if !self.fill(token) {
+                        return;
+                    }
+                    continue;
+                }
+                Ok(None) => break,
+                // The thread reads it again and answers the error as it always does.
+                Err(_) => return self.hand_back(token),
+            };
+            let step = self.step(token, &payload);
+            let Some(slot) = self.slots.get_mut(&token) else {
+                return;
+            };
+            match step {
+                Step::Answered => {
+                    slot.input.drain(..used);
+                }
+                Step::Sent(w) => {
+                    slot.input.drain(..used);
+                    slot.waiting = Some(w);
+                    break;
+                }
+                Step::Quit => return self.close(token),
+                Step::Thread => return self.hand_back(token),
+            }
+        }
+        self.flush(token);
+    }
+
+    /// One command: answered here, sent, or for the thread.
+    fn step(&mut self, token: u64, payload: &[u8]) -> Step {
+        let Some(slot) = self.slots.get_mut(&token) else {
+            return Step::Quit;
+        };
+        let conn = &mut slot.conn;
+        let Some((&cmd, body)) = payload.split_first() else {
+            return Step::Thread;
+        };
+        conn.out.seq = 1;
+        match cmd {
+            command::PING => {
+                conn.ok(0, 0, false);
+                Step::Answered
+            }
+            command::QUIT => Step::Quit,
+            command::STMT_CLOSE => {
+                // No answer, by the protocol.
+                if let Ok(id) = binary::statement_id(body) {
+                    conn.session.statements.remove(&id);
+                }
+                Step::Answered
+            }
+            command::STMT_EXECUTE => {
+                let Ok(id) = binary::statement_id(body) else {
+                    return Step::Thread;
+                };
+                let session = &mut conn.session;
+                let holds = session.txn.as_ref().is_some_and(|t| t.is_open());
+                let Some(p) = session.statements.get_mut(&id) else {
+                    return Step::Thread;
+                };
+                let fast = match &p.compiled {
+                    Compiled::Select(plan) => plan
+                        .source
+                        .as_ref()
+                        .is_none_or(|s| s.lock == client::LockMode::CommittedRead),
+                    Compiled::Other(s) => matches!(
+                        **s,
+                        Statement::StartTransaction { .. }
+                            | Statement::Commit { .. }
+                            | Statement::Rollback { .. }
+                    ),
+                    _ => false,
+                };
+                if !fast || holds {
+                    return Step::Thread;
+                }
+                let Ok(request) = binary::parse_execute(body, p.params, &mut p.types, &p.long_data)
+                else {
+                    return Step::Thread;
+                };
+                let params: Vec<Value> = request.params.into_iter().map(param_value).collect();
+                // Taken out while it runs, as `execute_prepared` does.
+                let Some(mut prepared) = session.statements.remove(&id) else {
+                    return Step::Thread;
+                };
+                prepared.long_data.clear();
+                let step = match &prepared.compiled {
+                    Compiled::Select(plan) => match &plan.source {
+                        None => {
+                            let outcome = session
+                                .select_rows(plan, &params, vec![Vec::new()])
+                                .unwrap_or_else(Outcome::Failed);
+                            conn.answer(outcome, true);
+                            Step::Answered
+                        }
+                        Some(src) => match session.fetch_request(src, &params) {
+                            Err(e) => {
+                                conn.answer(Outcome::Failed(e), true);
+                                Step::Answered
+                            }
+                            Ok(Fetch::Nothing) => {
+                                let outcome = session
+                                    .select_rows(plan, &params, Vec::new())
+                                    .unwrap_or_else(Outcome::Failed);
+                                conn.answer(outcome, true);
+                                Step::Answered
+                            }
+                            Ok(fetch) => {
+                                let sent = match fetch {
+                                    Fetch::Keys { unique, keys }
+                                        if keys.len() <= base::limits::BATCH_OPERATIONS_MAX =>
+                                    {
+                                        let ops = keys
+                                            .into_iter()
+                                            .map(|key| Operation {
+                                                kind: OpKind::Read(src.lock),
+                                                table: src.table.id(),
+                                                index: unique,
+                                                key,
+                                                values: Vec::new(),
+                                                projection: src.fetch.clone(),
+                                            })
+                                            .collect();
+                                        self.link.prepare(token, ops, ExecType::Commit).is_ok()
+                                    }
+                                    Fetch::Scan(scan) => match scan.request(&src.table) {
+                                        Ok(r) => self.link.prepare_scan(token, r).is_ok(),
+                                        Err(_) => false,
+                                    },
+                                    _ => false,
+                                };
+                                if sent {
+                                    Step::Sent(Waiting {
+                                        statement: id,
+                                        params,
+                                        packet: payload.to_vec(),
+                                    })
+                                } else {
+                                    Step::Thread
+                                }
+                            }
+                        },
+                    },
+                    _ => {
+                        // Transaction control with nothing open on the data node: no I/O.
+                        let outcome = session
+                            .execute(&prepared.compiled, &params)
+                            .unwrap_or_else(Outcome::Failed);
+                        conn.answer(outcome, true);
+                        Step::Answered
+                    }
+                };
+                conn.session.statements.insert(id, prepared);
+                step
+            }
+            _ => Step::Thread,
+        }
+    }
+
+    /// Replies from the data node: finishes the statements they answer.
+    fn replies(&mut self) {
+        for (token, reply) in self.link.read_replies() {
+            let Some(slot) = self.slots.get_mut(&token) else {
+                continue;
+            };
+            let Some(w) = slot.waiting.take() else {
+                continue;
+            };
+            let conn = &mut slot.conn;
+            let rows = match reply {
+                Ok(Reply::Ops(results)) => results
+                    .into_iter()
+                    .filter_map(|r| match r {
+                        OpResult::Row(values) => Some(values),
+                        _ => None,
+                    })
+                    .collect(),
+                Ok(Reply::Rows(rows)) => rows,
+                Err(e) => {
+                    let error = SqlError::from_client(&e);
+                    if error.code == 1146 {
+                        // The table changed under the plan: the thread plans it again.
+                        let mut packet = Vec::with_capacity(w.packet.len() + 4);
+                        let mut seq = 0;
+                        myproto::packet::write_packet(&mut packet, &mut seq, &w.packet);
+                        packet.append(&mut slot.input);
+                        slot.input = packet;
+                        self.hand_back(token);
+                        continue;
+                    }
+                    conn.answer(Outcome::Failed(error), true);
+                    self.commands(token);
+                    continue;
+                }
+            };
+            let session = &mut conn.session;
+            let outcome = match session.statements.remove(&w.statement) {
+                Some(prepared) => {
+                    let outcome = match &prepared.compiled {
+                        Compiled::Select(plan) => {
+                            let src = plan.source.as_ref().expect("sent selects have a source");
+                            session
+                                .matching(src, &w.params, rows)
+                                .and_then(|rows| session.select_rows(plan, &w.params, rows))
+                                .unwrap_or_else(Outcome::Failed)
+                        }
+                        _ => Outcome::Failed(SqlError::new(
+                            1105,
+                            "HY000",
+                            "internal: a reply for a statement that sent nothing",
+                        )),
+                    };
+                    session.statements.insert(w.statement, prepared);
+                    outcome
+                }
+                None => Outcome::Failed(crate::exec::unknown_statement(w.statement)),
+            };
+            conn.answer(outcome, true);
+            self.commands(token);
+        }
+    }
+
+    /// Writes what the connection's socket takes of its answers.
+    fn flush(&mut self, token: u64) {
+        let Some(slot) = self.slots.get_mut(&token) else {
+            return;
+        };
+        if slot.conn.out.flush_to(slot.io.output()).is_err()
+            || slot
+                .io
+                .flush(self.poll.registry(), Token(token as usize))
+                .is_err()
+        {
+            self.close(token);
+        }
+    }
+
+    /// Gives the connection back to its thread, with every byte not yet run.
+    fn hand_back(&mut self, token: u64) {
+        let Some(mut slot) = self.slots.remove(&token) else {
+            return;
+        };
+        // Answers not yet written go first, in order.
+        let mut unsent = Vec::new();
+        if slot.conn.out.flush_to(&mut unsent).is_err() {
+            return;
+        }
+        let backlog = slot.io.backlog();
+        let out = slot.io.output();
+        let mut unwritten = out.split_off(out.len() - backlog);
+        unwritten.append(&mut unsent);
+        slot.io.deregister(self.poll.registry());
+        drop(slot.io);
+        let mut conn = slot.conn;
+        conn.resume(unwritten, std::mem::take(&mut slot.input));
+        let _ = slot.back.send(conn);
+    }
+
+    /// Closes the connection; its thread sees the channel close and ends.
+    fn close(&mut self, token: u64) {
+        if let Some(mut slot) = self.slots.remove(&token) {
+            slot.io.deregister(self.poll.registry());
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! The reactor and the connection threads share each connection: commands pipelined in one write
+//! (some served by the reactor, some by the thread) are answered in order with the right
+//! results, and random command packets after login close at most their own connection.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, SystemTime};
+
+mod common;
+
+/// A bare MySQL client: enough of the protocol to log in as root and send raw commands.
+struct Raw {
+    s: TcpStream,
+}
+
+/// One answer, as the test needs it.
+#[derive(Debug, PartialEq)]
+enum Answer {
+    Ok,
+    Err(u16),
+    /// The payloads of the rows.
+    Rows(Vec<Vec<u8>>),
+}
+
+impl Raw {
+    /// Logs in as root, in database `db` if given.
+    fn login_to(port: u16, db: Option<&str>) -> Raw {
+        let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut raw = Raw { s };
+        raw.packet().expect("greeting");
+        // HandshakeResponse41: PROTOCOL_41 | SECURE_CONNECTION | PLUGIN_AUTH (| CONNECT_WITH_DB).
+        let caps: u32 = 0x200 | 0x8000 | 0x80000 | if db.is_some() { 0x8 } else { 0 };
+        let mut p = Vec::new();
+        p.extend_from_slice(&caps.to_le_bytes());
+        p.extend_from_slice(&(1u32 << 24).to_le_bytes());
+        p.push(45);
+        p.extend_from_slice(&[0; 23]);
+        p.extend_from_slice(b"root\0");
+        p.push(0);
+        if let Some(db) = db {
+            p.extend_from_slice(db.as_bytes());
+            p.push(0);
+        }
+        p.extend_from_slice(b"mysql_native_password\0");
+        raw.send(1, &p);
+        assert_eq!(raw.answer(), Answer::Ok, "login");
+        raw
+    }
+
+    fn login(port: u16) -> Raw {
+        Raw::login_to(port, Some("d"))
+    }
+
+    fn send(&mut self, seq: u8, payload: &[u8]) {
+        let mut b = (payload.len() as u32).to_le_bytes()[..3].to_vec();
+        b.push(seq);
+        b.extend_from_slice(payload);
+        self.s.write_all(&b).unwrap();
+    }
+
+    fn packet(&mut self) -> Option<Vec<u8>> {
+        let mut h = [0u8; 4];
+        self.s.read_exact(&mut h).ok()?;
+        let len = u32::from_le_bytes([h[0], h[1], h[2], 0]) as usize;
+        let mut p = vec![0u8; len];
+        self.s.read_exact(&mut p).ok()?;
+        Some(p)
+    }
+
+    /// Reads one whole answer (OK, ERR, or a result set with EOF packets).
+    fn answer(&mut self) -> Answer {
+        let first = self.packet().expect("an answer");
+        match first[0] {
+            0x00 => return Answer::Ok,
+            0xff => return Answer::Err(u16::from_le_bytes([first[1], first[2]])),
+            _ => {}
+        }
+        let columns = first[0] as usize;
+        for _ in 0..columns {
+            self.packet().unwrap();
+        }
+        assert_eq!(self.packet().unwrap()[0], 0xfe, "EOF after the columns");
+        let mut rows = Vec::new();
+        loop {
+            let p = self.packet().unwrap();
+            if p[0] == 0xfe && p.len() < 9 {
+                return Answer::Rows(rows);
+            }
+            rows.push(p);
+        }
+    }
+
+    fn query(&mut self, sql: &str) -> Answer {
+        let mut p = vec![0x03];
+        p.extend_from_slice(sql.as_bytes());
+        self.send(0, &p);
+        self.answer()
+    }
+
+    /// COM_STMT_PREPARE; returns the statement id (after reading its definitions).
+    fn prepare(&mut self, sql: &str) -> u32 {
+        let mut p = vec![0x16];
+        p.extend_from_slice(sql.as_bytes());
+        self.send(0, &p);
+        let ok = self.packet().unwrap();
+        assert_eq!(ok[0], 0, "prepare answered {ok:?}");
+        let id = u32::from_le_bytes([ok[1], ok[2], ok[3], ok[4]]);
+        let columns = u16::from_le_bytes([ok[5], ok[6]]);
+        let params = u16::from_le_bytes([ok[7], ok[8]]);
+        for n in [params, columns] {
+            if n > 0 {
+                for _ in 0..n {
+                    self.packet().unwrap();
+                }
+                assert_eq!(self.packet().unwrap()[0], 0xfe);
+            }
+        }
+        id
+    }
+}
+
+/// COM_STMT_EXECUTE of statement `id` with one BIGINT parameter.
+fn execute(id: u32, param: i64) -> Vec<u8> {
+    let mut p = vec![0x17];
+    p.extend_from_slice(&id.to_le_bytes());
+    p.push(0);
+    p.extend_from_slice(&1u32.to_le_bytes());
+    p.push(0); // null bitmap
+    p.push(1); // types follow
+    p.extend_from_slice(&[8, 0]); // LONGLONG, signed
+    p.extend_from_slice(&param.to_le_bytes());
+    p
+}
+
+/// A binary row of one string column holding `text`.
+fn binary_text_row(text: &str) -> Vec<u8> {
+    let mut r = vec![0x00, 0x00, text.len() as u8];
+    r.extend_from_slice(text.as_bytes());
+    r
+}
+
+fn setup(port: u16) {
+    let mut c = Raw::login_to(port, None);
+    assert_eq!(c.query("CREATE DATABASE d"), Answer::Ok);
+    assert_eq!(
+        c.query("CREATE TABLE d.t (id BIGINT PRIMARY KEY, v VARCHAR(20))"),
+        Answer::Ok
+    );
+    let values: Vec<String> = (1..=50).map(|i| format!("({i}, 'v{i}')")).collect();
+    assert_eq!(
+        c.query(&format!("INSERT INTO d.t VALUES {}", values.join(","))),
+        Answer::Ok
+    );
+}
+
+#[test]
+fn pipelined_commands_keep_their_order_across_reactor_and_thread() {
+    let (node, server) = common::start(1 << 20);
+    let port = server.address().port();
+    setup(port);
+    let mut c = Raw::login(port);
+    let point = c.prepare("SELECT v FROM t WHERE id = ?");
+    let range = c.prepare("SELECT v FROM t WHERE id BETWEEN ? AND 3 ORDER BY v");
+    let begin = c.prepare("BEGIN");
+    let commit = c.prepare("COMMIT");
+    // One write: reactor (execute), thread (query), reactor again, a ping, a miss, a range,
+    // transaction control, and an update in the middle that the thread runs.
+    let mut batch = Vec::new();
+    let mut push = |payload: Vec<u8>| {
+        let mut b = (payload.len() as u32).to_le_bytes()[..3].to_vec();
+        b.push(0);
+        b.extend_from_slice(&payload);
+        batch.extend_from_slice(&b);
+    };
+    let mut begin_exec = vec![0x17];
+    begin_exec.extend_from_slice(&begin.to_le_bytes());
+    begin_exec.extend_from_slice(&[0, 1, 0, 0, 0]);
+    let mut commit_exec = vec![0x17];
+    commit_exec.extend_from_slice(&commit.to_le_bytes());
+    commit_exec.extend_from_slice(&[0, 1, 0, 0, 0]);
+    push(execute(point, 7));
+    push([&[0x03][..], b"SELECT 40 + 2"].concat());
+    push(execute(point, 8));
+    push(vec![0x0e]);
+    push(execute(point, 999));
+    push(begin_exec);
+    push(execute(range, 1));
+    push([&[0x03][..], b"UPDATE t SET v = 'new' WHERE id = 9"].concat());
+    push(execute(point, 9));
+    push(commit_exec);
+    push(execute(point, 9));
+    c.s.write_all(&batch).unwrap();
+    assert_eq!(c.answer(), Answer::Rows(vec![binary_text_row("v7")]));
+    assert_eq!(c.answer(), Answer::Rows(vec![b"\x0242".to_vec()]));
+    assert_eq!(c.answer(), Answer::Rows(vec![binary_text_row("v8")]));
+    assert_eq!(c.answer(), Answer::Ok, "ping");
+    assert_eq!(c.answer(), Answer::Rows(vec![]), "no row 999");
+    assert_eq!(c.answer(), Answer::Ok, "begin");
+    assert_eq!(
+        c.answer(),
+        Answer::Rows(vec![
+            binary_text_row("v1"),
+            binary_text_row("v2"),
+            binary_text_row("v3")
+        ])
+    );
+    assert_eq!(c.answer(), Answer::Ok, "update");
+    // Inside the transaction that wrote it, the read sees its own write.
+    assert_eq!(c.answer(), Answer::Rows(vec![binary_text_row("new")]));
+    assert_eq!(c.answer(), Answer::Ok, "commit");
+    assert_eq!(c.answer(), Answer::Rows(vec![binary_text_row("new")]));
+    // A table dropped and made again under a prepared statement: planned again.
+    let mut other = Raw::login(port);
+    assert_eq!(other.query("DROP TABLE t"), Answer::Ok);
+    assert_eq!(
+        other.query("CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR(20))"),
+        Answer::Ok
+    );
+    assert_eq!(other.query("INSERT INTO t VALUES (7, 'again')"), Answer::Ok);
+    c.send(0, &execute(point, 7));
+    assert_eq!(c.answer(), Answer::Rows(vec![binary_text_row("again")]));
+    // Many connections at once, each with reads in flight through the reactor.
+    let threads: Vec<_> = (0..8)
+        .map(|n| {
+            std::thread::spawn(move || {
+                let mut c = Raw::login(port);
+                let id = c.prepare("SELECT v FROM t WHERE id = ?");
+                for _ in 0..200 {
+                    c.send(0, &execute(id, 7));
+                    assert_eq!(c.answer(), Answer::Rows(vec![binary_text_row("again")]));
+                }
+                n
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    server.stop();
+    node.stop();
+}
+
+#[test]
+fn random_commands_after_login_close_at_most_their_connection() {
+    let (node, server) = common::start(1 << 20);
+    let port = server.address().port();
+    setup(port);
+    let seed = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    println!("random commands seed: {seed}");
+    let mut x = seed | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for _ in 0..20 {
+        let mut c = Raw::login(port);
+        let id = c.prepare("SELECT v FROM t WHERE id = ?");
+        let mut batch = Vec::new();
+        for _ in 0..10 {
+            let len = (next() % 40) as usize;
+            let mut p: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            // Mostly executes of the prepared statement with a random tail, some other commands.
+            match next() % 4 {
+                0 | 1 => {
+                    let mut e = vec![0x17];
+                    e.extend_from_slice(&id.to_le_bytes());
+                    e.append(&mut p);
+                    p = e;
+                }
+                2 => p.insert(0, [0x0e, 0x19, 0x1a, 0x1c][(next() % 4) as usize]),
+                _ => {}
+            }
+            let mut b = (p.len() as u32).to_le_bytes()[..3].to_vec();
+            b.push(0);
+            b.extend_from_slice(&p);
+            batch.extend_from_slice(&b);
+        }
+        let _ = c.s.write_all(&batch);
+        let _ = c.s.shutdown(std::net::Shutdown::Write);
+        let mut sink = [0u8; 4096];
+        while let Ok(n) = c.s.read(&mut sink) {
+            if n == 0 {
+                break;
+            }
+        }
+    }
+    // The server still serves.
+    let mut c = Raw::login(port);
+    let id = c.prepare("SELECT v FROM t WHERE id = ?");
+    c.send(0, &execute(id, 3));
+    assert_eq!(c.answer(), Answer::Rows(vec![binary_text_row("v3")]));
+    server.stop();
+    node.stop();
+}
