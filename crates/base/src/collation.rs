@@ -110,7 +110,7 @@ fn weights(bytes: &[u8], collation: Collation) -> impl Iterator<Item = u32> + '_
 /// Decodes one UTF-8 character; a malformed sequence yields U+FFFD and consumes one byte.
 fn decode_utf8(bytes: &[u8]) -> (char, usize) {
     let width = match bytes.first() {
-        Some(b) if *b < 0x80 => 1,
+        Some(b) if *b < 0x80 => return (char::from(*b), 1),
         Some(b) if *b >> 5 == 0b110 => 2,
         Some(b) if *b >> 4 == 0b1110 => 3,
         Some(b) if *b >> 3 == 0b11110 => 4,
@@ -124,10 +124,23 @@ fn decode_utf8(bytes: &[u8]) -> (char, usize) {
 
 /// Compares two strings under a collation.
 pub fn compare(a: &[u8], b: &[u8], collation: Collation) -> Ordering {
-    if collation == Collation::Binary {
-        return a.cmp(b);
+    match collation {
+        Collation::Binary => a.cmp(b),
+        Collation::Utf8mb4GeneralCi => {
+            // The common case first: while both sides are ASCII, a weight is the uppercase byte.
+            let (a, b) = (trim_spaces(a), trim_spaces(b));
+            let mut i = 0;
+            while i < a.len().min(b.len()) && a[i] < 0x80 && b[i] < 0x80 {
+                let (x, y) = (a[i].to_ascii_uppercase(), b[i].to_ascii_uppercase());
+                if x != y {
+                    return x.cmp(&y);
+                }
+                i += 1;
+            }
+            weights(&a[i..], collation).cmp(weights(&b[i..], collation))
+        }
+        _ => weights(a, collation).cmp(weights(b, collation)),
     }
-    weights(a, collation).cmp(weights(b, collation))
 }
 
 /// Appends the collation's sort key for `bytes`: equal strings give equal keys and byte order of
@@ -240,6 +253,50 @@ mod tests {
         sort_key(b"Hello", ci, &mut k1);
         sort_key("HÉLLO ".as_bytes(), ci, &mut k2);
         assert_eq!(k1, k2);
+    }
+
+    #[test]
+    fn general_ci_compare_agrees_with_its_sort_keys() {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64);
+        println!("seed {seed}");
+        let alphabet = [
+            "a",
+            "A",
+            "z",
+            "~",
+            " ",
+            "é",
+            "É",
+            "ß",
+            "Ä",
+            "0",
+            "\u{1F600}",
+        ];
+        let mut x = seed | 1;
+        let mut word = || {
+            let mut w = String::new();
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for i in 0..(x % 6) {
+                w.push_str(alphabet[((x >> (8 * i)) % alphabet.len() as u64) as usize]);
+            }
+            w
+        };
+        let ci = Collation::Utf8mb4GeneralCi;
+        for _ in 0..5_000 {
+            let (a, b) = (word(), word());
+            let (mut ka, mut kb) = (Vec::new(), Vec::new());
+            sort_key(a.as_bytes(), ci, &mut ka);
+            sort_key(b.as_bytes(), ci, &mut kb);
+            assert_eq!(
+                compare(a.as_bytes(), b.as_bytes(), ci),
+                ka.cmp(&kb),
+                "{a:?} {b:?}"
+            );
+        }
     }
 
     #[test]

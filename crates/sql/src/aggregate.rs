@@ -157,10 +157,12 @@ pub fn group_key(values: &[Value]) -> Vec<u8> {
             Value::Null => out.push(0),
             Value::Bytes(b) => {
                 out.push(1);
-                let mut k = Vec::new();
-                base::collation::sort_key(b, Collation::Utf8mb4GeneralCi, &mut k);
-                out.extend_from_slice(&(k.len() as u32).to_le_bytes());
-                out.extend_from_slice(&k);
+                // The key's length goes before it, filled in once it is written.
+                let at = out.len();
+                out.extend_from_slice(&[0; 4]);
+                base::collation::sort_key(b, Collation::Utf8mb4GeneralCi, &mut out);
+                let len = (out.len() - at - 4) as u32;
+                out[at..at + 4].copy_from_slice(&len.to_le_bytes());
             }
             other => match num(other) {
                 Num::Int(i) => {

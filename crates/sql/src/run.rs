@@ -5,7 +5,6 @@
 //! INSERT, UPDATE and DELETE inside the session's transaction.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 
 use base::schema::ColumnDef;
 use base::Value;
@@ -661,7 +660,7 @@ impl Session {
                 }
             }
         } else {
-            let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+            let mut index: hashbrown::HashMap<Vec<u8>, usize> = hashbrown::HashMap::new();
             let mut groups: Vec<(Vec<Value>, Vec<Accumulator>)> = Vec::new();
             for row in rows {
                 let env = self.env(&row, params, &[]);
@@ -702,7 +701,7 @@ impl Session {
             }
         }
         if p.distinct {
-            let mut seen = std::collections::HashSet::new();
+            let mut seen = hashbrown::HashSet::new();
             out.retain(|(items, _)| seen.insert(group_key(items)));
         }
         if !p.order.is_empty() {
