@@ -56,9 +56,10 @@ struct StartArgs {
     /// Worker threads of the data node (0: cores - 1, at least 1).
     #[arg(long, default_value_t = 0)]
     workers: usize,
-    /// Microseconds a worker polls for work before sleeping (0: sleep at once).
-    #[arg(long, default_value_t = 50)]
-    worker_spin_us: u64,
+    /// Microseconds a worker polls for work before sleeping (0: sleep at once; default 50 on
+    /// 4 or more cores, else 0: spinning on 2 cores takes the CPU other threads need).
+    #[arg(long)]
+    worker_spin_us: Option<u64>,
     #[command(flatten)]
     durability: DurabilityArgs,
     #[command(flatten)]
@@ -94,6 +95,9 @@ struct SqlArgs {
     /// root's password for SQL connections (empty: none).
     #[arg(long, default_value = "")]
     sql_root_password: String,
+    /// Event loops that serve idle SQL connections and their simple reads.
+    #[arg(long, default_value_t = sql::REACTORS_DEFAULT)]
+    sql_reactors: usize,
 }
 
 impl SqlArgs {
@@ -102,6 +106,7 @@ impl SqlArgs {
             datanode,
             listen: format!("{bind}:{}", self.sql_port),
             root_password: self.sql_root_password.clone(),
+            reactors: self.sql_reactors.max(1),
             ..sql::SqlConfig::default()
         }
     }
@@ -191,9 +196,10 @@ struct DataNodeArgs {
     /// Row-lock wait timeout in milliseconds.
     #[arg(long, default_value_t = 1200)]
     lock_wait_timeout_ms: u64,
-    /// Microseconds a worker polls for work before sleeping (0: sleep at once).
-    #[arg(long, default_value_t = 50)]
-    worker_spin_us: u64,
+    /// Microseconds a worker polls for work before sleeping (0: sleep at once; default 50 on
+    /// 4 or more cores, else 0: spinning on 2 cores takes the CPU other threads need).
+    #[arg(long)]
+    worker_spin_us: Option<u64>,
     /// Directory for the catalog and redo logs (none: memory only).
     #[arg(long)]
     data_dir: Option<PathBuf>,
@@ -467,7 +473,9 @@ fn start(args: StartArgs) -> Result<()> {
     let mut config = DataNodeConfig {
         listen: format!("{}:{port}", args.bind),
         workers: args.workers,
-        worker_spin: Duration::from_micros(args.worker_spin_us),
+        worker_spin: args
+            .worker_spin_us
+            .map_or_else(datanode::default_worker_spin, Duration::from_micros),
         data_dir: Some(args.data_dir.clone()),
         ..DataNodeConfig::default()
     };
@@ -560,7 +568,9 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         node_id: args.node_id,
         workers: args.workers,
         lock_wait_timeout: Duration::from_millis(args.lock_wait_timeout_ms),
-        worker_spin: Duration::from_micros(args.worker_spin_us),
+        worker_spin: args
+            .worker_spin_us
+            .map_or_else(datanode::default_worker_spin, Duration::from_micros),
         data_dir: args.data_dir.clone(),
         ..DataNodeConfig::default()
     };

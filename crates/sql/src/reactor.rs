@@ -46,17 +46,57 @@ pub(crate) struct Parked {
     pub back: Sender<Box<Conn>>,
 }
 
-/// The handle connection threads park their connections through.
+/// The handle connection threads park their connections through: one or more loops, each
+/// with its own thread and data node session; a connection always parks in the same one.
 pub(crate) struct Reactor {
+    loops: Vec<LoopHandle>,
+    stopping: Arc<AtomicBool>,
+}
+
+struct LoopHandle {
     parked: Sender<Parked>,
     waker: Arc<Waker>,
-    stopping: Arc<AtomicBool>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Reactor {
-    /// Connects the loop's own data node session and starts the loop thread.
-    pub fn start(datanode: &str) -> std::io::Result<Reactor> {
+    /// Starts `loops` loops (at least one), each connecting its own data node session.
+    pub fn start(datanode: &str, loops: usize) -> std::io::Result<Reactor> {
+        let stopping = Arc::new(AtomicBool::new(false));
+        let loops = (0..loops.max(1))
+            .map(|n| LoopHandle::start(datanode, n, stopping.clone()))
+            .collect::<std::io::Result<_>>()?;
+        Ok(Reactor { loops, stopping })
+    }
+
+    /// Gives an idle connection to its loop; hands it back if the loops have stopped.
+    pub fn park(&self, p: Parked) -> Result<(), Box<Conn>> {
+        if self.stopping.load(Ordering::SeqCst) {
+            return Err(p.conn);
+        }
+        let l = &self.loops[p.conn.session.id as usize % self.loops.len()];
+        l.parked.send(p).map_err(|e| e.0.conn)?;
+        let _ = l.waker.wake();
+        Ok(())
+    }
+
+    /// Stops the loops; the connections they hold are closed.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        for l in &self.loops {
+            let _ = l.waker.wake();
+        }
+        for l in &self.loops {
+            let thread = l.thread.lock().map(|mut t| t.take()).unwrap_or(None);
+            if let Some(t) = thread {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+impl LoopHandle {
+    fn start(datanode: &str, n: usize, stopping: Arc<AtomicBool>) -> std::io::Result<LoopHandle> {
         let mut link = EventSession::connect(datanode, Duration::from_secs(5))
             .map_err(|e| std::io::Error::other(format!("connecting to {datanode}: {e}")))?;
         let poll = Poll::new()?;
@@ -64,44 +104,22 @@ impl Reactor {
         link.register(poll.registry(), DATANODE)
             .map_err(|e| std::io::Error::other(e.to_string()))?;
         let (parked, arrivals) = mpsc::channel();
-        let stopping = Arc::new(AtomicBool::new(false));
         let mut lp = Loop {
             poll,
             link,
             arrivals,
             slots: HashMap::new(),
             next_token: FIRST_CONNECTION,
-            stopping: stopping.clone(),
+            stopping,
         };
         let thread = std::thread::Builder::new()
-            .name("sql-reactor".into())
+            .name(format!("sql-reactor-{n}"))
             .spawn(move || lp.run())?;
-        Ok(Reactor {
+        Ok(LoopHandle {
             parked,
             waker,
-            stopping,
             thread: Mutex::new(Some(thread)),
         })
-    }
-
-    /// Gives an idle connection to the loop; hands it back if the loop has stopped.
-    pub fn park(&self, p: Parked) -> Result<(), Box<Conn>> {
-        if self.stopping.load(Ordering::SeqCst) {
-            return Err(p.conn);
-        }
-        self.parked.send(p).map_err(|e| e.0.conn)?;
-        let _ = self.waker.wake();
-        Ok(())
-    }
-
-    /// Stops the loop; the connections it holds are closed.
-    pub fn stop(&self) {
-        self.stopping.store(true, Ordering::SeqCst);
-        let _ = self.waker.wake();
-        let thread = self.thread.lock().map(|mut t| t.take()).unwrap_or(None);
-        if let Some(t) = thread {
-            let _ = t.join();
-        }
     }
 }
 
