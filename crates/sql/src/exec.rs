@@ -17,6 +17,7 @@ use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Location;
 
+use crate::cache;
 use crate::error::SqlError;
 use crate::expr::{Compiler, Context, Env, SessionFn};
 use crate::plan::{self, DeletePlan, PlanInput, SelectPlan, TableRef, UpdatePlan};
@@ -111,6 +112,8 @@ pub struct Session {
     vars: HashMap<String, Value>,
     pub statements: HashMap<u32, Prepared>,
     next_statement: u32,
+    /// Plans of text queries by normalized text.
+    pub(crate) plans: cache::QueryCache,
 }
 
 /// An object name as (database, name): `name` or `database.name`.
@@ -204,6 +207,7 @@ impl Session {
             vars: HashMap::new(),
             statements: HashMap::new(),
             next_statement: 1,
+            plans: cache::QueryCache::default(),
         }
     }
 
@@ -245,6 +249,9 @@ impl Session {
     /// Runs every statement of a COM_QUERY; stops after the first failure.
     pub fn run(&mut self, sql: &str) -> Vec<Outcome> {
         let sql = &share_mode(sql);
+        if let Some(outcome) = self.run_cached(sql) {
+            return vec![outcome];
+        }
         let statements = match Parser::parse_sql(&MySqlDialect {}, sql) {
             Ok(s) => s,
             Err(e) => return vec![Outcome::Failed(SqlError::parse(e))],
@@ -258,6 +265,18 @@ impl Session {
         }
         let mut outcomes = Vec::new();
         for s in statements {
+            if matches!(
+                s,
+                Statement::CreateTable(_)
+                    | Statement::CreateIndex(_)
+                    | Statement::Drop { .. }
+                    | Statement::AlterTable { .. }
+                    | Statement::Truncate { .. }
+                    | Statement::RenameTable(_)
+            ) {
+                // Plans may name what this changes (or miss an index it adds).
+                self.plans.clear();
+            }
             let outcome = self
                 .compile(s, sql, &[])
                 .and_then(|c| self.execute(&c, &[]))
@@ -269,6 +288,38 @@ impl Session {
             }
         }
         outcomes
+    }
+
+    /// Runs a text query through the plan cache: None when the cache does not serve it (the
+    /// caller parses it as typed, so errors name the text as typed).
+    fn run_cached(&mut self, sql: &str) -> Option<Outcome> {
+        let n = cache::normalize(sql)?;
+        let database = self.database.clone();
+        let compiled = match self.plans.take(&database, &n.text) {
+            Some(c) => c,
+            None => {
+                let mut statements = Parser::parse_sql(&MySqlDialect {}, &n.text).ok()?;
+                if statements.len() != 1 {
+                    return None;
+                }
+                let placeholders = plan::placeholders(&n.text).ok()?;
+                let compiled = self
+                    .compile(statements.remove(0), &n.text, &placeholders)
+                    .ok()?;
+                if matches!(compiled, Compiled::Other(_)) {
+                    return None;
+                }
+                compiled
+            }
+        };
+        match self.execute(&compiled, &n.values) {
+            // The table changed under the plan: plan it again from the text as typed.
+            Err(e) if e.code == 1146 => None,
+            result => {
+                self.plans.put(&database, n.text, compiled);
+                Some(result.unwrap_or_else(Outcome::Failed))
+            }
+        }
     }
 
     /// COM_STMT_PREPARE: parses and plans one statement; returns its id.

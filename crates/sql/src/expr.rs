@@ -469,7 +469,7 @@ pub fn literal(v: &ast::Value) -> Result<Value> {
 }
 
 /// A numeric literal: integer, DECIMAL when it has a point, DOUBLE with an exponent.
-fn number(n: &str) -> Result<Value> {
+pub(crate) fn number(n: &str) -> Result<Value> {
     if let Ok(i) = n.parse::<i64>() {
         return Ok(Value::Int(i));
     }

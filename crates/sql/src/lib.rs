@@ -8,6 +8,7 @@
 //! is parked in one event loop (`reactor.rs`) that serves simple committed reads itself.
 
 mod aggregate;
+mod cache;
 mod conn;
 mod ddl;
 mod error;

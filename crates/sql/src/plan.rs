@@ -119,7 +119,7 @@ pub fn placeholders(sql: &str) -> Result<Vec<Location>> {
 }
 
 /// The byte offset of a location in `sql`.
-fn offset(sql: &str, l: Location) -> Option<usize> {
+pub(crate) fn offset(sql: &str, l: Location) -> Option<usize> {
     if l.line == 0 || l.column == 0 {
         return None;
     }

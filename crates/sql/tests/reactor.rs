@@ -298,3 +298,90 @@ fn random_commands_after_login_close_at_most_their_connection() {
     server.stop();
     node.stop();
 }
+
+/// A text row of one column holding `text`.
+fn text_row(text: &str) -> Vec<u8> {
+    let mut r = vec![text.len() as u8];
+    r.extend_from_slice(text.as_bytes());
+    r
+}
+
+#[test]
+fn cached_text_query_plans_take_each_querys_own_values() {
+    let (node, server) = common::start(1 << 20);
+    let port = server.address().port();
+    setup(port);
+    let mut c = Raw::login(port);
+    // The same statement with other values, each answered with its own row.
+    for id in [4, 9, 4, 50, 51] {
+        let expected = if id <= 50 {
+            vec![text_row(&format!("v{id}"))]
+        } else {
+            vec![]
+        };
+        assert_eq!(
+            c.query(&format!("SELECT v FROM t WHERE id = {id}")),
+            Answer::Rows(expected)
+        );
+    }
+    assert_eq!(
+        c.query("SELECT v FROM t WHERE id BETWEEN 10 AND 12 ORDER BY id DESC"),
+        Answer::Rows(vec![text_row("v12"), text_row("v11"), text_row("v10")])
+    );
+    assert_eq!(
+        c.query("SELECT v FROM t WHERE id BETWEEN 20 AND 21 ORDER BY id DESC"),
+        Answer::Rows(vec![text_row("v21"), text_row("v20")])
+    );
+    assert_eq!(c.query("UPDATE t SET v = 'w' WHERE id = 30"), Answer::Ok);
+    assert_eq!(c.query("INSERT INTO t VALUES (100, 'x100')"), Answer::Ok);
+    assert_eq!(c.query("INSERT INTO t VALUES (101, 'x101')"), Answer::Ok);
+    assert_eq!(
+        c.query("INSERT INTO t VALUES (101, 'again')"),
+        Answer::Err(1062)
+    );
+    assert_eq!(
+        c.query("SELECT v FROM t WHERE id IN (30, 101) ORDER BY id"),
+        Answer::Rows(vec![text_row("w"), text_row("x101")])
+    );
+    // Errors still name the text as typed.
+    assert_eq!(
+        c.query("SELECT nope FROM t WHERE id = 1"),
+        Answer::Err(1054)
+    );
+    assert_eq!(
+        c.query("SELECT nope FROM t WHERE id = 2"),
+        Answer::Err(1054)
+    );
+    // Another session makes the table again with other columns: the plan is made again.
+    let mut other = Raw::login(port);
+    assert_eq!(other.query("DROP TABLE t"), Answer::Ok);
+    assert_eq!(
+        other.query("CREATE TABLE t (id BIGINT PRIMARY KEY, n INT, v VARCHAR(20))"),
+        Answer::Ok
+    );
+    assert_eq!(
+        other.query("INSERT INTO t VALUES (4, 1, 'new4')"),
+        Answer::Ok
+    );
+    assert_eq!(
+        c.query("SELECT v FROM t WHERE id = 4"),
+        Answer::Rows(vec![text_row("new4")])
+    );
+    // And in another database, the same text names another table.
+    assert_eq!(c.query("CREATE DATABASE e"), Answer::Ok);
+    assert_eq!(
+        c.query("CREATE TABLE e.t (id BIGINT PRIMARY KEY, v VARCHAR(20))"),
+        Answer::Ok
+    );
+    assert_eq!(c.query("INSERT INTO e.t VALUES (4, 'e4')"), Answer::Ok);
+    let mut init_db = vec![0x02];
+    init_db.extend_from_slice(b"e");
+    c.send(0, &init_db);
+    assert_eq!(c.answer(), Answer::Ok);
+    assert_eq!(
+        c.query("SELECT v FROM t WHERE id = 4"),
+        Answer::Rows(vec![text_row("e4")])
+    );
+    server.stop();
+    node.stop();
+}
