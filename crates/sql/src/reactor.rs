@@ -24,9 +24,11 @@ use sqlparser::ast::Statement;
 use tracing::warn;
 use transport::nonblocking::{Connection, ReadState};
 
+use crate::cache;
 use crate::conn::{param_value, Conn, WAIT_TIMEOUT};
 use crate::error::SqlError;
-use crate::exec::{Compiled, Outcome};
+use crate::exec::{Compiled, Outcome, Session};
+use crate::plan::SelectPlan;
 use crate::run::Fetch;
 
 const WAKER: Token = Token(0);
@@ -123,9 +125,17 @@ impl LoopHandle {
     }
 }
 
+/// Where a running statement's plan lives.
+enum Origin {
+    /// A prepared statement (binary rows).
+    Prepared(u32),
+    /// A text query's cached plan, by database and normalized text (text rows).
+    Text(Option<String>, String),
+}
+
 /// A statement sent to the data node, waiting for its reply.
 struct Waiting {
-    statement: u32,
+    origin: Origin,
     params: Vec<Value>,
     /// The command packet, for the connection's thread to run again if the table changed.
     packet: Vec<u8>,
@@ -393,62 +403,15 @@ impl Loop {
                 };
                 prepared.long_data.clear();
                 let step = match &prepared.compiled {
-                    Compiled::Select(plan) => match &plan.source {
-                        None => {
-                            let outcome = session
-                                .select_rows(plan, &params, vec![Vec::new()])
-                                .unwrap_or_else(Outcome::Failed);
-                            conn.answer(outcome, true);
-                            Step::Answered
-                        }
-                        Some(src) => match session.fetch_request(src, &params) {
-                            Err(e) => {
-                                conn.answer(Outcome::Failed(e), true);
-                                Step::Answered
-                            }
-                            Ok(Fetch::Nothing) => {
-                                let outcome = session
-                                    .select_rows(plan, &params, Vec::new())
-                                    .unwrap_or_else(Outcome::Failed);
-                                conn.answer(outcome, true);
-                                Step::Answered
-                            }
-                            Ok(fetch) => {
-                                let sent = match fetch {
-                                    Fetch::Keys { unique, keys }
-                                        if keys.len() <= base::limits::BATCH_OPERATIONS_MAX =>
-                                    {
-                                        let ops = keys
-                                            .into_iter()
-                                            .map(|key| Operation {
-                                                kind: OpKind::Read(src.lock),
-                                                table: src.table.id(),
-                                                index: unique,
-                                                key,
-                                                values: Vec::new(),
-                                                projection: src.fetch.clone(),
-                                            })
-                                            .collect();
-                                        self.link.prepare(token, ops, ExecType::Commit).is_ok()
-                                    }
-                                    Fetch::Scan(scan) => match scan.request(&src.table) {
-                                        Ok(r) => self.link.prepare_scan(token, r).is_ok(),
-                                        Err(_) => false,
-                                    },
-                                    _ => false,
-                                };
-                                if sent {
-                                    Step::Sent(Waiting {
-                                        statement: id,
-                                        params,
-                                        packet: payload.to_vec(),
-                                    })
-                                } else {
-                                    Step::Thread
-                                }
-                            }
-                        },
-                    },
+                    Compiled::Select(plan) => start_select(
+                        &mut self.link,
+                        conn,
+                        token,
+                        plan,
+                        params,
+                        payload,
+                        Origin::Prepared(id),
+                    ),
                     _ => {
                         // Transaction control with nothing open on the data node: no I/O.
                         let outcome = session
@@ -459,6 +422,55 @@ impl Loop {
                     }
                 };
                 conn.session.statements.insert(id, prepared);
+                step
+            }
+            command::QUERY => {
+                let session = &mut conn.session;
+                if session.txn.as_ref().is_some_and(|t| t.is_open()) {
+                    return Step::Thread;
+                }
+                let Ok(sql) = std::str::from_utf8(body) else {
+                    return Step::Thread;
+                };
+                let bare = sql.trim().trim_end_matches(';').trim_end();
+                if ["BEGIN", "START TRANSACTION", "COMMIT", "ROLLBACK"]
+                    .iter()
+                    .any(|w| bare.eq_ignore_ascii_case(w))
+                {
+                    // Nothing open on the data node: no I/O.
+                    for outcome in session.run(bare) {
+                        conn.answer(outcome, false);
+                    }
+                    return Step::Answered;
+                }
+                let Some(n) = cache::normalize(sql) else {
+                    return Step::Thread;
+                };
+                let database = session.database.clone();
+                // Only a plan the thread made and cached; the first run of a text is its.
+                let Some(compiled) = session.plans.take(&database, &n.text) else {
+                    return Step::Thread;
+                };
+                let step = match &compiled {
+                    Compiled::Select(plan)
+                        if plan
+                            .source
+                            .as_ref()
+                            .is_none_or(|s| s.lock == client::LockMode::CommittedRead) =>
+                    {
+                        start_select(
+                            &mut self.link,
+                            conn,
+                            token,
+                            plan,
+                            n.values,
+                            payload,
+                            Origin::Text(database.clone(), n.text.clone()),
+                        )
+                    }
+                    _ => Step::Thread,
+                };
+                conn.session.plans.put(&database, n.text, compiled);
                 step
             }
             _ => Step::Thread,
@@ -488,44 +500,58 @@ impl Loop {
                     let error = SqlError::from_client(&e);
                     if error.code == 1146 {
                         // The table changed under the plan: the thread plans it again.
-                        let mut packet = Vec::with_capacity(w.packet.len() + 4);
-                        let mut seq = 0;
-                        myproto::packet::write_packet(&mut packet, &mut seq, &w.packet);
-                        packet.append(&mut slot.input);
-                        slot.input = packet;
-                        self.hand_back(token);
+                        self.replay(token, &w.packet);
                         continue;
                     }
-                    conn.answer(Outcome::Failed(error), true);
+                    conn.answer(
+                        Outcome::Failed(error),
+                        matches!(w.origin, Origin::Prepared(_)),
+                    );
                     self.commands(token);
                     continue;
                 }
             };
             let session = &mut conn.session;
-            let outcome = match session.statements.remove(&w.statement) {
-                Some(prepared) => {
-                    let outcome = match &prepared.compiled {
-                        Compiled::Select(plan) => {
-                            let src = plan.source.as_ref().expect("sent selects have a source");
-                            session
-                                .matching(src, &w.params, rows)
-                                .and_then(|rows| session.select_rows(plan, &w.params, rows))
-                                .unwrap_or_else(Outcome::Failed)
-                        }
-                        _ => Outcome::Failed(SqlError::new(
-                            1105,
-                            "HY000",
-                            "internal: a reply for a statement that sent nothing",
-                        )),
-                    };
-                    session.statements.insert(w.statement, prepared);
-                    outcome
-                }
-                None => Outcome::Failed(crate::exec::unknown_statement(w.statement)),
+            let (outcome, binary) = match &w.origin {
+                Origin::Prepared(id) => match session.statements.remove(id) {
+                    Some(p) => {
+                        let outcome = finish_select(session, &p.compiled, &w.params, rows);
+                        session.statements.insert(*id, p);
+                        (Some(outcome), true)
+                    }
+                    None => (None, true),
+                },
+                Origin::Text(db, text) => match session.plans.take(db, text) {
+                    Some(c) => {
+                        let outcome = finish_select(session, &c, &w.params, rows);
+                        session.plans.put(db, text.clone(), c);
+                        (Some(outcome), false)
+                    }
+                    None => (None, false),
+                },
             };
-            conn.answer(outcome, true);
+            let Some(outcome) = outcome else {
+                // Closed or forgotten meanwhile: the thread runs the command as sent.
+                self.replay(token, &w.packet);
+                continue;
+            };
+            conn.answer(outcome, binary);
             self.commands(token);
         }
+    }
+
+    /// Hands the connection to its thread with `payload` (a command already taken from its
+    /// input) first again.
+    fn replay(&mut self, token: u64, payload: &[u8]) {
+        let Some(slot) = self.slots.get_mut(&token) else {
+            return;
+        };
+        let mut packet = Vec::with_capacity(payload.len() + 4 + slot.input.len());
+        let mut seq = 0;
+        myproto::packet::write_packet(&mut packet, &mut seq, payload);
+        packet.append(&mut slot.input);
+        slot.input = packet;
+        self.hand_back(token);
     }
 
     /// Writes what the connection's socket takes of its answers.
@@ -569,5 +595,93 @@ impl Loop {
         if let Some(mut slot) = self.slots.remove(&token) {
             slot.io.deregister(self.poll.registry());
         }
+    }
+}
+
+/// Starts a committed-read SELECT: answered at once when it needs no data (no source, or no key
+/// can match), else its reads are queued on `link` (Step::Sent), or it is left to the thread.
+fn start_select(
+    link: &mut EventSession,
+    conn: &mut Conn,
+    token: u64,
+    plan: &SelectPlan,
+    params: Vec<Value>,
+    payload: &[u8],
+    origin: Origin,
+) -> Step {
+    let binary = matches!(origin, Origin::Prepared(_));
+    let session = &mut conn.session;
+    let Some(src) = &plan.source else {
+        let outcome = session
+            .select_rows(plan, &params, vec![Vec::new()])
+            .unwrap_or_else(Outcome::Failed);
+        conn.answer(outcome, binary);
+        return Step::Answered;
+    };
+    let sent = match session.fetch_request(src, &params) {
+        Err(e) => {
+            conn.answer(Outcome::Failed(e), binary);
+            return Step::Answered;
+        }
+        Ok(Fetch::Nothing) => {
+            let outcome = session
+                .select_rows(plan, &params, Vec::new())
+                .unwrap_or_else(Outcome::Failed);
+            conn.answer(outcome, binary);
+            return Step::Answered;
+        }
+        Ok(Fetch::Keys { unique, keys }) if keys.len() <= base::limits::BATCH_OPERATIONS_MAX => {
+            let ops = keys
+                .into_iter()
+                .map(|key| Operation {
+                    kind: OpKind::Read(src.lock),
+                    table: src.table.id(),
+                    index: unique,
+                    key,
+                    values: Vec::new(),
+                    projection: src.fetch.clone(),
+                })
+                .collect();
+            link.prepare(token, ops, ExecType::Commit).is_ok()
+        }
+        Ok(Fetch::Scan(scan)) => match scan.request(&src.table) {
+            Ok(r) => link.prepare_scan(token, r).is_ok(),
+            Err(_) => false,
+        },
+        Ok(Fetch::Keys { .. }) => false,
+    };
+    if sent {
+        Step::Sent(Waiting {
+            origin,
+            params,
+            packet: payload.to_vec(),
+        })
+    } else {
+        Step::Thread
+    }
+}
+
+/// A sent SELECT's result from the rows its reads returned.
+fn finish_select(
+    session: &mut Session,
+    compiled: &Compiled,
+    params: &[Value],
+    rows: Vec<Vec<Value>>,
+) -> Outcome {
+    match compiled {
+        Compiled::Select(plan) => match &plan.source {
+            Some(src) => session
+                .matching(src, params, rows)
+                .and_then(|rows| session.select_rows(plan, params, rows))
+                .unwrap_or_else(Outcome::Failed),
+            None => session
+                .select_rows(plan, params, rows)
+                .unwrap_or_else(Outcome::Failed),
+        },
+        _ => Outcome::Failed(SqlError::new(
+            1105,
+            "HY000",
+            "internal: a reply for a statement that sent nothing",
+        )),
     }
 }
