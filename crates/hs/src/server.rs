@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use client::{Cluster, EventSession, ExecType, LockMode, OpKind, OpResult, Operation};
+use client::{Cluster, EventSession, ExecType, LockMode, OpResult, Operation};
 use mio::net::TcpListener;
 use mio::{Events, Interest, Poll, Token, Waker};
 use tracing::{debug, info, warn};
@@ -379,16 +379,18 @@ impl Server {
         }
         let operations: Vec<Operation> = batch
             .iter()
-            .map(|p| Operation {
-                kind: OpKind::Read(LockMode::CommittedRead),
-                table: p.open.table.id(),
-                index: match p.open.index {
+            .map(|p| {
+                let index = match p.open.index {
                     exec::IndexChoice::Unique(n) => Some(n),
                     _ => None,
-                },
-                key: p.key.clone(),
-                values: Vec::new(),
-                projection: p.open.columns.clone(),
+                };
+                Operation::read(
+                    p.open.table.id(),
+                    index,
+                    p.key.clone(),
+                    LockMode::CommittedRead,
+                    p.open.columns.clone(),
+                )
             })
             .collect();
         let token = self.next_batch;

@@ -245,13 +245,26 @@ impl Conn {
 
     /// Answers one statement's outcome (binary rows for an execute).
     pub(crate) fn answer(&mut self, outcome: Outcome, binary: bool) {
+        self.answer_one(outcome, false, binary);
+    }
+
+    /// Answers a COM_QUERY's outcomes in turn (`Session::run` stops at the first failure), each
+    /// but the last saying more results follow.
+    pub(crate) fn answer_text(&mut self, outcomes: Vec<Outcome>) {
+        let n = outcomes.len();
+        for (i, outcome) in outcomes.into_iter().enumerate() {
+            self.answer_one(outcome, i + 1 < n, false);
+        }
+    }
+
+    fn answer_one(&mut self, outcome: Outcome, more: bool, binary: bool) {
         match outcome {
             Outcome::Done {
                 affected,
                 last_insert_id,
                 info,
-            } => self.ok_info(affected, last_insert_id, false, &info),
-            Outcome::Rows { columns, rows } => self.result_set(&columns, &rows, false, binary),
+            } => self.ok_info(affected, last_insert_id, more, &info),
+            Outcome::Rows { columns, rows } => self.result_set(&columns, &rows, more, binary),
             Outcome::Failed(e) => self.error(&e),
         }
     }
@@ -454,22 +467,7 @@ impl Conn {
     /// Runs a COM_QUERY: every statement in it, each answered in turn; the first error ends it.
     fn query(&mut self, sql: &str) {
         let outcomes = self.session.run(sql);
-        let n = outcomes.len();
-        for (i, outcome) in outcomes.into_iter().enumerate() {
-            let more = i + 1 < n;
-            match outcome {
-                Outcome::Done {
-                    affected,
-                    last_insert_id,
-                    info,
-                } => self.ok_info(affected, last_insert_id, more, &info),
-                Outcome::Rows { columns, rows } => self.result_set(&columns, &rows, more, false),
-                Outcome::Failed(e) => {
-                    self.error(&e);
-                    return;
-                }
-            }
-        }
+        self.answer_text(outcomes);
     }
 
     fn result_set(&mut self, columns: &[Column], rows: &[Vec<Value>], more: bool, binary: bool) {

@@ -216,12 +216,17 @@ impl Session {
         self.explicit || !self.autocommit
     }
 
+    /// The data node holds a transaction of this session open.
+    pub(crate) fn holds_transaction(&self) -> bool {
+        self.txn.as_ref().is_some_and(|t| t.is_open())
+    }
+
     pub fn status_flags(&self) -> u16 {
         let mut s = 0;
         if self.autocommit {
             s |= status::AUTOCOMMIT;
         }
-        if self.explicit || self.txn.as_ref().is_some_and(|t| t.is_open()) {
+        if self.explicit || self.holds_transaction() {
             s |= status::IN_TRANS;
         }
         s

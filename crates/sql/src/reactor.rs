@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use base::Value;
-use client::{EventSession, ExecType, OpKind, OpResult, Operation, Reply};
+use client::{EventSession, ExecType, OpResult, Operation, Reply};
 use mio::{Events, Poll, Token, Waker};
 use myproto::binary;
 use myproto::command;
@@ -354,6 +354,9 @@ impl Loop {
             return Step::Thread;
         };
         conn.out.seq = 1;
+        // Reads the data node answers without a transaction, which is only right while the
+        // session holds none open there (else its reads must see its own writes).
+        let holds = conn.session.holds_transaction();
         match cmd {
             command::PING => {
                 conn.ok(0, 0, false);
@@ -372,15 +375,11 @@ impl Loop {
                     return Step::Thread;
                 };
                 let session = &mut conn.session;
-                let holds = session.txn.as_ref().is_some_and(|t| t.is_open());
                 let Some(p) = session.statements.get_mut(&id) else {
                     return Step::Thread;
                 };
                 let fast = match &p.compiled {
-                    Compiled::Select(plan) => plan
-                        .source
-                        .as_ref()
-                        .is_none_or(|s| s.lock == client::LockMode::CommittedRead),
+                    Compiled::Select(plan) => reads_committed(plan),
                     Compiled::Other(s) => matches!(
                         **s,
                         Statement::StartTransaction { .. }
@@ -426,7 +425,7 @@ impl Loop {
             }
             command::QUERY => {
                 let session = &mut conn.session;
-                if session.txn.as_ref().is_some_and(|t| t.is_open()) {
+                if holds {
                     return Step::Thread;
                 }
                 let Ok(sql) = std::str::from_utf8(body) else {
@@ -438,12 +437,16 @@ impl Loop {
                     .any(|w| bare.eq_ignore_ascii_case(w))
                 {
                     // Nothing open on the data node: no I/O.
-                    for outcome in session.run(bare) {
-                        conn.answer(outcome, false);
-                    }
+                    let outcomes = session.run(bare);
+                    conn.answer_text(outcomes);
                     return Step::Answered;
                 }
-                let Some(n) = cache::normalize(sql) else {
+                // Only a SELECT can be served here: anything else goes to the thread without
+                // being tokenized twice.
+                let select = bare
+                    .get(..6)
+                    .is_some_and(|w| w.eq_ignore_ascii_case("SELECT"));
+                let Some(n) = select.then(|| cache::normalize(sql)).flatten() else {
                     return Step::Thread;
                 };
                 let database = session.database.clone();
@@ -452,22 +455,15 @@ impl Loop {
                     return Step::Thread;
                 };
                 let step = match &compiled {
-                    Compiled::Select(plan)
-                        if plan
-                            .source
-                            .as_ref()
-                            .is_none_or(|s| s.lock == client::LockMode::CommittedRead) =>
-                    {
-                        start_select(
-                            &mut self.link,
-                            conn,
-                            token,
-                            plan,
-                            n.values,
-                            payload,
-                            Origin::Text(database.clone(), n.text.clone()),
-                        )
-                    }
+                    Compiled::Select(plan) if reads_committed(plan) => start_select(
+                        &mut self.link,
+                        conn,
+                        token,
+                        plan,
+                        n.values,
+                        payload,
+                        Origin::Text(database.clone(), n.text.clone()),
+                    ),
                     _ => Step::Thread,
                 };
                 conn.session.plans.put(&database, n.text, compiled);
@@ -598,6 +594,13 @@ impl Loop {
     }
 }
 
+/// Whether a SELECT reads only committed rows without locks (what the reactor serves).
+fn reads_committed(plan: &SelectPlan) -> bool {
+    plan.source
+        .as_ref()
+        .is_none_or(|s| s.lock == client::LockMode::CommittedRead)
+}
+
 /// Starts a committed-read SELECT: answered at once when it needs no data (no source, or no key
 /// can match), else its reads are queued on `link` (Step::Sent), or it is left to the thread.
 fn start_select(
@@ -633,13 +636,8 @@ fn start_select(
         Ok(Fetch::Keys { unique, keys }) if keys.len() <= base::limits::BATCH_OPERATIONS_MAX => {
             let ops = keys
                 .into_iter()
-                .map(|key| Operation {
-                    kind: OpKind::Read(src.lock),
-                    table: src.table.id(),
-                    index: unique,
-                    key,
-                    values: Vec::new(),
-                    projection: src.fetch.clone(),
+                .map(|key| {
+                    Operation::read(src.table.id(), unique, key, src.lock, src.fetch.clone())
                 })
                 .collect();
             link.prepare(token, ops, ExecType::Commit).is_ok()

@@ -97,6 +97,27 @@ pub struct Operation {
     pub projection: Vec<u16>,
 }
 
+impl Operation {
+    /// A read of the row with `key`: by primary key, or through unique index `index`;
+    /// `projection` names the columns returned (empty: all visible columns).
+    pub fn read(
+        table: u32,
+        index: Option<u16>,
+        key: Vec<Value>,
+        lock: LockMode,
+        projection: Vec<u16>,
+    ) -> Operation {
+        Operation {
+            kind: OpKind::Read(lock),
+            table,
+            index,
+            key,
+            values: Vec::new(),
+            projection,
+        }
+    }
+}
+
 /// The outcome of one operation.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OpResult {
