@@ -9,7 +9,7 @@ use myproto::response::{types, Column};
 
 use crate::exec::{Compiled, Outcome};
 use crate::expr::Expr;
-use crate::plan::{Access, Pushed, Source};
+use crate::plan::{Access, JoinStep, Pushed, Source};
 
 fn text(s: impl Into<String>) -> Value {
     Value::Bytes(s.into().into_bytes())
@@ -165,9 +165,14 @@ fn source_row(src: &Source, writes: bool) -> Vec<Value> {
 /// EXPLAIN of a planned statement.
 pub(crate) fn explain(c: &Compiled) -> Outcome {
     let row = match c {
-        Compiled::Select(p) => match &p.source {
-            Some(src) => source_row(src, false),
-            None => {
+        Compiled::Select(p) => match (&p.source, &p.joined) {
+            (Some(src), Some(j)) => {
+                let mut rows = vec![source_row(src, false)];
+                rows.extend(j.steps.iter().map(step_row));
+                return explained(rows);
+            }
+            (Some(src), None) => source_row(src, false),
+            (None, _) => {
                 let mut r = vec![Value::Null; 12];
                 r[0] = Value::Int(1);
                 r[1] = text("SIMPLE");
@@ -186,6 +191,45 @@ pub(crate) fn explain(c: &Compiled) -> Outcome {
         }
         Compiled::Other(_) => unreachable!("EXPLAIN of other statements is refused earlier"),
     };
+    explained(vec![row])
+}
+
+/// One EXPLAIN row for a table joined to the rows before it.
+fn step_row(step: &JoinStep) -> Vec<Value> {
+    let mut row = source_row(&step.source, false);
+    let join = if step.outer { "left join" } else { "join" };
+    match &step.lookup {
+        Some((unique, keys)) => {
+            let def = step.source.table.def();
+            let index = unique.map_or("PRIMARY".to_string(), |i| {
+                def.indexes[i as usize].name.clone()
+            });
+            row[4] = text("eq_ref");
+            row[6] = text(index.clone());
+            row[11] = text(format!(
+                "Cairn: {join} by {} lookup on {index}, {} key(s) per joined row, every row's keys \
+                 in batches; round trips: 1 per {} keys",
+                if unique.is_some() { "unique-key" } else { "primary-key" },
+                keys.len(),
+                base::limits::BATCH_OPERATIONS_MAX
+            ));
+        }
+        None => {
+            let how = if step.equal.is_empty() {
+                "nested loop"
+            } else {
+                "hash join"
+            };
+            if let Value::Bytes(b) = &mut row[11] {
+                let extra = format!("; {join}: read once, {how} in the API node");
+                b.extend_from_slice(extra.as_bytes());
+            }
+        }
+    }
+    row
+}
+
+fn explained(rows: Vec<Vec<Value>>) -> Outcome {
     Outcome::Rows {
         columns: columns(&[
             "id",
@@ -201,7 +245,7 @@ pub(crate) fn explain(c: &Compiled) -> Outcome {
             "filtered",
             "Extra",
         ]),
-        rows: vec![row],
+        rows,
     }
 }
 

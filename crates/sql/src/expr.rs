@@ -29,6 +29,9 @@ pub enum Expr {
     Const(Value),
     /// A column of the input row, by position in it.
     Column(usize),
+    /// Planning a join only: a column of the tables joined before the one being planned, by
+    /// position in the joined row (a value fixed for each of those rows, so usable as a key).
+    Outer(usize),
     /// A `?` parameter, by its order in the statement text.
     Param(usize),
     /// The value of aggregate `n` of the current group.
@@ -96,18 +99,24 @@ pub trait Context {
     fn session(&self, f: SessionFn) -> Value;
 }
 
-/// The table a statement reads, as expressions name it.
+/// A table a statement reads, as expressions name it.
 pub struct Scope<'a> {
     pub def: &'a TableDef,
     /// The name columns may be qualified with (the alias, or the table's name).
     pub name: &'a str,
     pub database: &'a str,
+    /// Where its columns start in the input row (0 but for the later tables of a join).
+    pub offset: usize,
 }
 
 /// Resolves AST expressions: columns against the scope, `?` by position in the statement text,
 /// aggregates (when allowed) into `aggregates`.
 pub struct Compiler<'a> {
-    pub scope: Option<Scope<'a>>,
+    /// The tables columns resolve against (several for a join).
+    pub scopes: Vec<Scope<'a>>,
+    /// INSERT ... ON DUPLICATE KEY UPDATE: the scope `VALUES(column)` reads (the row the
+    /// INSERT would have added).
+    pub inserted: Option<usize>,
     /// Where each `?` of the statement starts, in text order.
     pub placeholders: &'a [Location],
     /// Some: aggregate calls are allowed and collected here.
@@ -118,8 +127,13 @@ pub struct Compiler<'a> {
 
 impl<'a> Compiler<'a> {
     pub fn new(scope: Option<Scope<'a>>, placeholders: &'a [Location]) -> Compiler<'a> {
+        Compiler::with_scopes(scope.into_iter().collect(), placeholders)
+    }
+
+    pub fn with_scopes(scopes: Vec<Scope<'a>>, placeholders: &'a [Location]) -> Compiler<'a> {
         Compiler {
-            scope,
+            scopes,
+            inserted: None,
             placeholders,
             aggregates: None,
             place: "field list",
@@ -132,19 +146,39 @@ impl<'a> Compiler<'a> {
             parts.push(name);
             parts.join(".")
         };
-        let Some(scope) = &self.scope else {
-            return Err(SqlError::unknown_column(&full(), self.place));
-        };
-        let matches_table = match qualifier {
-            [] => true,
-            [t] => t.eq_ignore_ascii_case(scope.name),
-            [d, t] => t.eq_ignore_ascii_case(scope.name) && d.eq_ignore_ascii_case(scope.database),
-            _ => false,
-        };
-        match scope.def.column(name) {
-            Some(p) if matches_table && !scope.def.columns[p].hidden => Ok(Expr::Column(p)),
-            _ => Err(SqlError::unknown_column(&full(), self.place)),
+        let mut found = None;
+        for (n, scope) in self.scopes.iter().enumerate() {
+            if Some(n) == self.inserted {
+                // Only VALUES() and the row alias name the inserted row.
+                if qualifier.len() != 1 || !qualifier[0].eq_ignore_ascii_case(scope.name) {
+                    continue;
+                }
+            }
+            let matches_table = match qualifier {
+                [] => true,
+                [t] => t.eq_ignore_ascii_case(scope.name),
+                [d, t] => {
+                    t.eq_ignore_ascii_case(scope.name) && d.eq_ignore_ascii_case(scope.database)
+                }
+                _ => false,
+            };
+            match scope.def.column(name) {
+                Some(p) if matches_table && !scope.def.columns[p].hidden => {
+                    if found.is_some() {
+                        return Err(SqlError::new(
+                            1052,
+                            "23000",
+                            format!("Column '{}' in {} is ambiguous", full(), self.place),
+                        ));
+                    }
+                    found = Some(scope.offset + p);
+                }
+                _ => {}
+            }
         }
+        found
+            .map(Expr::Column)
+            .ok_or_else(|| SqlError::unknown_column(&full(), self.place))
     }
 
     fn param(&self, span: &sqlparser::tokenizer::Span) -> Result<Expr> {
@@ -332,6 +366,25 @@ impl<'a> Compiler<'a> {
         };
         if f.filter.is_some() || f.over.is_some() || !f.within_group.is_empty() {
             return Err(SqlError::unsupported(format!("the function {f}")));
+        }
+        if name == "values" {
+            // ON DUPLICATE KEY UPDATE's VALUES(column): the value the INSERT gave it.
+            let Some(n) = self.inserted else {
+                return Err(SqlError::unsupported(
+                    "VALUES() outside ON DUPLICATE KEY UPDATE",
+                ));
+            };
+            let column = match args.as_slice() {
+                [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(Ast::Identifier(i)))] => {
+                    &i.value
+                }
+                _ => return Err(wrong_arguments("values")),
+            };
+            let scope = &self.scopes[n];
+            return match scope.def.column(column) {
+                Some(p) if !scope.def.columns[p].hidden => Ok(Expr::Column(scope.offset + p)),
+                _ => Err(SqlError::unknown_column(column, self.place)),
+            };
         }
         let agg = match name.as_str() {
             "count" => Some(AggKind::Count),
@@ -889,6 +942,13 @@ impl Expr {
         Ok(match self {
             Expr::Const(v) => v.clone(),
             Expr::Column(p) => env.row.get(*p).cloned().unwrap_or(Value::Null),
+            Expr::Outer(_) => {
+                return Err(SqlError::new(
+                    1105,
+                    "HY000",
+                    "internal: a join key evaluated outside its join",
+                ))
+            }
             Expr::Param(i) => env.params.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Agg(i) => env.aggs.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Var(name) => env.ctx.variable(name),
@@ -1090,6 +1150,17 @@ impl Expr {
         f(self);
         for c in self.children() {
             c.walk(f);
+        }
+    }
+
+    /// Replaces every node `f` gives a replacement for (not looking under it), top down.
+    pub fn rewrite(&mut self, f: &impl Fn(&Expr) -> Option<Expr>) {
+        if let Some(new) = f(self) {
+            *self = new;
+            return;
+        }
+        for c in self.children_mut() {
+            c.rewrite(f);
         }
     }
 

@@ -1,7 +1,8 @@
 //! The planner: turns a parsed SELECT, UPDATE or DELETE over one table into a plan that names
 //! its access path (primary-key or unique-key lookups, many keys per round trip; an ordered-index
 //! range; or a full scan), the conditions pushed into the data node's scan filter, the columns
-//! fetched, and the work left to the API node (residual WHERE, grouping, ordering, limits).
+//! fetched, and the work left to the API node (residual WHERE, grouping, ordering, limits); and
+//! a SELECT over several tables into the order they are joined in and how each is read.
 //! Plans hold `?` parameters unresolved, so a prepared statement plans once.
 
 use base::schema::IndexKind;
@@ -74,9 +75,42 @@ pub enum OrderKey {
     Expr(Expr),
 }
 
+/// One table of a join after the first one read: how its rows are found for the joined rows
+/// so far, and which of them match.
+#[derive(Debug, Clone)]
+pub struct JoinStep {
+    /// The table with its own conditions only: read once, joined in the API node, when `lookup`
+    /// is None or a joined row's key cannot be an exact key value.
+    pub source: Source,
+    /// Keyed reads (primary key, or unique index n) for keys computed from each joined row:
+    /// the keys of all rows go out together, in batches.
+    pub lookup: Option<(Option<u16>, Vec<Vec<Expr>>)>,
+    /// Hash-join pairs for a source read once: (its column, in the joined row; the value it must
+    /// equal, over the joined row).
+    pub equal: Vec<(usize, Expr)>,
+    /// Where its columns start in the joined row.
+    pub offset: usize,
+    /// LEFT JOIN: a joined row without a match goes on with NULLs for this table.
+    pub outer: bool,
+    /// What a match must satisfy, over the joined row.
+    pub on: Option<Expr>,
+}
+
+/// A SELECT over several tables: the plan's `source` is read first (into its place in the joined
+/// row), then each step in turn; the WHERE is applied to the complete rows.
+#[derive(Debug, Clone)]
+pub struct Joined {
+    pub first_offset: usize,
+    pub width: usize,
+    pub steps: Vec<JoinStep>,
+    pub filter: Option<Expr>,
+}
+
 #[derive(Debug, Clone)]
 pub struct SelectPlan {
     pub source: Option<Source>,
+    /// Set for a join; `source` is then the first table read.
+    pub joined: Option<Box<Joined>>,
     pub items: Vec<Expr>,
     pub columns: Vec<Column>,
     pub aggregates: Vec<Aggregate>,
@@ -580,6 +614,141 @@ fn order_by(
     Ok(out)
 }
 
+/// A table of a FROM clause.
+struct FromTable {
+    table: Table,
+    tref: TableRef,
+    /// Joined by LEFT JOIN (or the left side of a RIGHT JOIN): its columns may be NULL-filled.
+    outer: bool,
+    /// Its join condition (ON, or USING's equalities).
+    on: Option<Ast>,
+}
+
+/// The tables of a FROM clause in the order written, the order they are read in (a RIGHT JOIN
+/// of the first two tables reads its right table first), and whether a join names USING columns.
+fn from_tables(
+    from: &[ast::TableWithJoins],
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<(Vec<FromTable>, Vec<usize>, bool)> {
+    let mut tables: Vec<FromTable> = Vec::new();
+    let mut swapped = false;
+    let mut using = false;
+    for item in from {
+        let (table, tref) = relation(&item.relation, resolve)?;
+        tables.push(FromTable {
+            table,
+            tref,
+            outer: false,
+            on: None,
+        });
+        for j in &item.joins {
+            use ast::JoinOperator as J;
+            let (outer, right, constraint) = match &j.join_operator {
+                J::Join(c) | J::Inner(c) | J::CrossJoin(c) | J::StraightJoin(c) => {
+                    (false, false, c)
+                }
+                J::Left(c) | J::LeftOuter(c) => (true, false, c),
+                J::Right(c) | J::RightOuter(c) => (true, true, c),
+                _ => return Err(SqlError::unsupported("this kind of join")),
+            };
+            let (table, tref) = relation(&j.relation, resolve)?;
+            let on = match constraint {
+                ast::JoinConstraint::On(e) => Some(e.clone()),
+                ast::JoinConstraint::None => None,
+                ast::JoinConstraint::Using(names) => {
+                    using = true;
+                    let mut on: Option<Ast> = None;
+                    for n in names {
+                        let column = n.to_string();
+                        let unknown = || {
+                            SqlError::new(
+                                1054,
+                                "42S22",
+                                format!("Unknown column '{column}' in 'from clause'"),
+                            )
+                        };
+                        let left = tables
+                            .iter()
+                            .find(|t| t.table.def().column(&column).is_some())
+                            .ok_or_else(unknown)?;
+                        table.def().column(&column).ok_or_else(unknown)?;
+                        let side = |t: &str| {
+                            Ast::CompoundIdentifier(vec![
+                                ast::Ident::new(t),
+                                ast::Ident::new(column.clone()),
+                            ])
+                        };
+                        let eq = Ast::BinaryOp {
+                            left: Box::new(side(&left.tref.2)),
+                            op: ast::BinaryOperator::Eq,
+                            right: Box::new(side(&tref.2)),
+                        };
+                        on = Some(match on {
+                            None => eq,
+                            Some(prev) => Ast::BinaryOp {
+                                left: Box::new(prev),
+                                op: ast::BinaryOperator::And,
+                                right: Box::new(eq),
+                            },
+                        });
+                    }
+                    on
+                }
+                ast::JoinConstraint::Natural => return Err(SqlError::unsupported("NATURAL JOIN")),
+            };
+            if outer && on.is_none() {
+                return Err(SqlError::parse("an outer join needs ON or USING"));
+            }
+            if right {
+                if tables.len() != 1 {
+                    return Err(SqlError::unsupported("RIGHT JOIN after other joins"));
+                }
+                // t1 RIGHT JOIN t2 is t2 LEFT JOIN t1: read t2 first.
+                tables[0].outer = true;
+                tables[0].on = on;
+                swapped = true;
+                tables.push(FromTable {
+                    table,
+                    tref,
+                    outer: false,
+                    on: None,
+                });
+            } else {
+                tables.push(FromTable {
+                    table,
+                    tref,
+                    outer,
+                    on,
+                });
+            }
+        }
+    }
+    for (n, t) in tables.iter().enumerate() {
+        if tables[..n].iter().any(|o| o.tref.2 == t.tref.2) {
+            return Err(SqlError::new(
+                1066,
+                "42000",
+                format!("Not unique table/alias: '{}'", t.tref.2),
+            ));
+        }
+    }
+    if tables.len() > JOIN_TABLES_MAX {
+        return Err(SqlError::new(
+            1116,
+            "HY000",
+            format!("Too many tables; MariaDB can only use {JOIN_TABLES_MAX} tables in a join"),
+        ));
+    }
+    let mut order: Vec<usize> = (0..tables.len()).collect();
+    if swapped {
+        order.swap(0, 1);
+    }
+    Ok((tables, order, using))
+}
+
+/// The most tables one SELECT joins (MySQL's limit).
+const JOIN_TABLES_MAX: usize = 61;
+
 /// Plans a SELECT. `resolve` finds a table by name.
 pub fn select(
     input: &PlanInput,
@@ -598,28 +767,52 @@ pub fn select(
         [l] if l.lock_type == ast::LockType::Share => LockMode::Shared,
         _ => return Err(SqlError::unsupported("several locking clauses")),
     };
-    let from = match select.from.as_slice() {
-        [] => None,
-        [one] if one.joins.is_empty() => match &one.relation {
+    let dual = match select.from.as_slice() {
+        [] => true,
+        [one] if one.joins.is_empty() => matches!(&one.relation,
             ast::TableFactor::Table { name, .. }
-                if name.0.len() == 1 && name.to_string().eq_ignore_ascii_case("dual") =>
-            {
-                None
-            }
-            other => Some(relation(other, resolve)?),
-        },
-        _ => return Err(SqlError::unsupported("joins")),
+                if name.0.len() == 1 && name.to_string().eq_ignore_ascii_case("dual")),
+        _ => false,
     };
-    let def = from.as_ref().map(|(t, _)| t.def().clone());
-    let scope = match (&from, &def) {
-        (Some((_, tref)), Some(def)) => Some(Scope {
+    let (tables, read_order, using) = if dual {
+        (Vec::new(), Vec::new(), false)
+    } else {
+        from_tables(&select.from, resolve)?
+    };
+    let defs: Vec<base::TableDef> = tables.iter().map(|t| t.table.def().clone()).collect();
+    let mut offsets = Vec::with_capacity(defs.len());
+    let mut width = 0;
+    for d in &defs {
+        offsets.push(width);
+        width += d.columns.len();
+    }
+    // One definition whose columns are the joined row's, for typing computed columns.
+    let def = match defs.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        many => {
+            let mut d = many[0].clone();
+            d.columns = many
+                .iter()
+                .flat_map(|d| d.columns.iter().cloned())
+                .collect();
+            d.primary_key.clear();
+            d.indexes.clear();
+            Some(d)
+        }
+    };
+    let scopes = tables
+        .iter()
+        .zip(&defs)
+        .zip(&offsets)
+        .map(|((t, def), offset)| Scope {
             def,
-            name: &tref.2,
-            database: &tref.0,
-        }),
-        _ => None,
-    };
-    let mut c = Compiler::new(scope, input.placeholders);
+            name: &t.tref.2,
+            database: &t.tref.0,
+            offset: *offset,
+        })
+        .collect();
+    let mut c = Compiler::with_scopes(scopes, input.placeholders);
     // Select items: (expression, name, alias, table column it shows, if any).
     let mut items: Vec<Expr> = Vec::new();
     let mut names: Vec<(String, Option<String>)> = Vec::new();
@@ -627,14 +820,39 @@ pub fn select(
     for item in &select.projection {
         match item {
             SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
-                let Some(def) = &def else {
+                if tables.is_empty() {
                     return Err(SqlError::new(1096, "HY000", "No tables used"));
-                };
-                for (p, col) in def.columns.iter().enumerate() {
-                    if !col.hidden {
-                        items.push(Expr::Column(p));
-                        names.push((col.name.clone(), None));
+                }
+                let only = match item {
+                    SelectItem::QualifiedWildcard(
+                        ast::SelectItemQualifiedWildcardKind::ObjectName(n),
+                        _,
+                    ) => Some(ident_last(n)),
+                    SelectItem::QualifiedWildcard(..) => {
+                        return Err(SqlError::unsupported(format!("{item}")))
                     }
+                    _ if using => return Err(SqlError::unsupported("* with JOIN ... USING")),
+                    _ => None,
+                };
+                let mut any = false;
+                for ((t, d), offset) in tables.iter().zip(&defs).zip(&offsets) {
+                    if only.as_ref().is_some_and(|n| *n != t.tref.2) {
+                        continue;
+                    }
+                    any = true;
+                    for (p, col) in d.columns.iter().enumerate() {
+                        if !col.hidden {
+                            items.push(Expr::Column(offset + p));
+                            names.push((col.name.clone(), None));
+                        }
+                    }
+                }
+                if !any {
+                    return Err(SqlError::new(
+                        1051,
+                        "42S02",
+                        format!("Unknown table '{}'", only.unwrap_or_default()),
+                    ));
                 }
             }
             SelectItem::UnnamedExpr(e) => {
@@ -690,6 +908,11 @@ pub fn select(
     };
     let mut order = order_by(&mut c, &names, order_exprs)?;
     let aggregates = c.aggregates.take().unwrap_or_default();
+    c.place = "on clause";
+    let ons: Vec<Option<Expr>> = tables
+        .iter()
+        .map(|t| t.on.as_ref().map(|e| c.compile(e)).transpose())
+        .collect::<Result<_>>()?;
     c.place = "where clause";
     let filter = select
         .selection
@@ -703,13 +926,19 @@ pub fn select(
         Some(ast::Distinct::Distinct) => true,
         Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
     };
-    // Metadata from the items before remapping (table positions).
+    // Metadata from the items before remapping (joined-row positions).
     let columns = items
         .iter()
         .zip(&names)
-        .map(|(e, (name, _))| match (e, &from) {
-            (Expr::Column(p), Some((t, tref))) => {
-                table_column(&tref.0, &tref.2, &tref.1, t.def(), *p, name)
+        .map(|(e, (name, _))| match e {
+            Expr::Column(p) if !tables.is_empty() => {
+                let t = offsets.iter().rposition(|o| o <= p).unwrap_or(0);
+                let (tref, def) = (&tables[t].tref, &defs[t]);
+                let mut column = table_column(&tref.0, &tref.2, &tref.1, def, p - offsets[t], name);
+                if tables[t].outer {
+                    column.flags &= !myproto::response::flags::NOT_NULL;
+                }
+                column
             }
             _ => crate::meta::computed(name, e, def.as_ref(), &aggregates),
         })
@@ -717,14 +946,26 @@ pub fn select(
     let mut aggregates = aggregates;
     let mut group_by = group_by;
     let mut having = having;
-    let source = match from {
-        Some((table, tref)) => {
+    let locking = lock != LockMode::CommittedRead;
+    let mut joined = None;
+    let source = match tables.len() {
+        0 => {
+            if filter.is_some() {
+                // WHERE without FROM: evaluate it as a row filter on the single row.
+                having = match (having, filter) {
+                    (Some(h), Some(f)) => Some(Expr::Binary(BinOp::And, Box::new(f), Box::new(h))),
+                    (h, f) => h.or(f),
+                };
+            }
+            None
+        }
+        1 => {
+            let FromTable { table, tref, .. } = tables.into_iter().next().expect("one table");
             let mut exprs: Vec<&mut Expr> = items.iter_mut().collect();
             exprs.extend(group_by.iter_mut());
             exprs.extend(having.iter_mut());
             exprs.extend(aggregates.iter_mut().filter_map(|a| a.arg.as_mut()));
             let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, _)| k).collect();
-            let locking = lock != LockMode::CommittedRead;
             Some(source(
                 table,
                 &tref,
@@ -736,33 +977,43 @@ pub fn select(
                 &[],
             ))
         }
-        None => {
-            if filter.is_some() {
-                // WHERE without FROM: evaluate it as a row filter on the single row.
-                return Ok(SelectPlan {
-                    source: None,
-                    items,
-                    columns,
-                    aggregates,
-                    group_by,
-                    grouped,
-                    having: match (having, filter) {
-                        (Some(h), Some(f)) => {
-                            Some(Expr::Binary(BinOp::And, Box::new(f), Box::new(h)))
-                        }
-                        (h, f) => h.or(f),
-                    },
-                    order,
-                    distinct,
-                    limit,
-                    offset,
-                });
+        _ => {
+            // Which columns of the joined row anything reads.
+            let mut used = vec![false; width];
+            {
+                let mut mark = |p: usize| {
+                    if let Some(u) = used.get_mut(p) {
+                        *u = true;
+                    }
+                };
+                let exprs = items
+                    .iter()
+                    .chain(&group_by)
+                    .chain(&having)
+                    .chain(aggregates.iter().filter_map(|a| a.arg.as_ref()))
+                    .chain(ons.iter().flatten())
+                    .chain(&filter)
+                    .chain(order.iter().filter_map(|(k, _)| match k {
+                        OrderKey::Expr(e) => Some(e),
+                        OrderKey::Item(_) => None,
+                    }));
+                for e in exprs {
+                    e.columns(&mut mark);
+                }
             }
-            None
+            let layout = Layout {
+                offsets: &offsets,
+                width,
+                used: &used,
+            };
+            let (first, plan) = join(&layout, tables, &read_order, ons, filter, lock)?;
+            joined = Some(Box::new(plan));
+            Some(first)
         }
     };
     Ok(SelectPlan {
         source,
+        joined,
         items,
         columns,
         aggregates,
@@ -774,6 +1025,206 @@ pub fn select(
         limit,
         offset,
     })
+}
+
+/// The last part of a name (`t` of `db.t`).
+fn ident_last(n: &ast::ObjectName) -> String {
+    n.0.last()
+        .and_then(|p| p.as_ident())
+        .map(|i| i.value.clone())
+        .unwrap_or_default()
+}
+
+/// Where each table's columns sit in the joined row, and which of them are read.
+struct Layout<'a> {
+    offsets: &'a [usize],
+    width: usize,
+    used: &'a [bool],
+}
+
+impl Layout<'_> {
+    fn table_of(&self, p: usize) -> usize {
+        self.offsets.iter().rposition(|o| *o <= p).unwrap_or(0)
+    }
+
+    /// The tables an expression reads, as a bit set.
+    fn tables_in(&self, e: &Expr) -> u64 {
+        let mut m = 0u64;
+        e.columns(&mut |p| m |= 1 << self.table_of(p));
+        m
+    }
+
+    /// `e` over table `t`'s own columns (positions in the table), columns of other tables as
+    /// [`Expr::Outer`].
+    fn localize(&self, e: &Expr, t: usize) -> Expr {
+        let mut e = e.clone();
+        e.rewrite(&|x| match x {
+            Expr::Column(p) if self.table_of(*p) == t => Some(Expr::Column(p - self.offsets[t])),
+            Expr::Column(p) => Some(Expr::Outer(*p)),
+            _ => None,
+        });
+        e
+    }
+}
+
+fn all_of(parts: Vec<Expr>) -> Option<Expr> {
+    parts
+        .into_iter()
+        .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)))
+}
+
+/// Plans a join: the first table read (with the WHERE conditions on it alone), then each other
+/// table in turn, read by keys computed from the rows joined so far when its join condition
+/// gives a whole primary or unique key, else read once with its own conditions and joined in
+/// the API node (hashing on an equality when there is one).
+fn join(
+    layout: &Layout,
+    tables: Vec<FromTable>,
+    order: &[usize],
+    ons: Vec<Option<Expr>>,
+    filter: Option<Expr>,
+    lock: LockMode,
+) -> Result<(Source, Joined)> {
+    let mut wheres = Vec::new();
+    if let Some(f) = &filter {
+        conjuncts(f, &mut wheres);
+    }
+    let locking = lock != LockMode::CommittedRead;
+    let mut done = 0u64;
+    let mut first = None;
+    let mut steps = Vec::new();
+    for (i, &k) in order.iter().enumerate() {
+        let bit = 1u64 << k;
+        let ready = done | bit;
+        let t = &tables[k];
+        // What a match must satisfy here: its ON, and (unless NULLs may fill it) the WHERE
+        // conditions this table completes.
+        let mut parts = Vec::new();
+        if let Some(on) = &ons[k] {
+            conjuncts(on, &mut parts);
+        }
+        if !t.outer {
+            parts.extend(
+                wheres
+                    .iter()
+                    .filter(|w| {
+                        let m = layout.tables_in(w);
+                        m & bit != 0 && m & !ready == 0
+                    })
+                    .cloned(),
+            );
+        }
+        let own: Vec<Expr> = parts
+            .iter()
+            .filter(|p| layout.tables_in(p) == bit)
+            .map(|p| layout.localize(p, k))
+            .collect();
+        let offset = layout.offsets[k];
+        let end = layout.offsets.get(k + 1).copied().unwrap_or(layout.width);
+        let extra: Vec<u16> = (offset..end)
+            .filter(|p| layout.used[*p])
+            .map(|p| (p - offset) as u16)
+            .collect();
+        let read_once = source(
+            t.table.clone(),
+            &t.tref,
+            all_of(own.clone()),
+            lock,
+            locking,
+            &mut [],
+            &mut [],
+            &extra,
+        );
+        if i == 0 {
+            first = Some(read_once);
+            done = ready;
+            continue;
+        }
+        let linked: Vec<&Expr> = parts
+            .iter()
+            .filter(|p| {
+                let m = layout.tables_in(p);
+                m & bit != 0 && m != bit && m & !ready == 0
+            })
+            .collect();
+        let mut lookup = None;
+        if !linked.is_empty() {
+            let mut probe_parts = own;
+            probe_parts.extend(linked.iter().map(|p| layout.localize(p, k)));
+            let probe = source(
+                t.table.clone(),
+                &t.tref,
+                all_of(probe_parts),
+                lock,
+                locking,
+                &mut [],
+                &mut [],
+                &extra,
+            );
+            if let Access::Lookup { unique, keys } = probe.access {
+                let mut outer = false;
+                for key in &keys {
+                    for e in key {
+                        e.walk(&mut |x| outer |= matches!(x, Expr::Outer(_)));
+                    }
+                }
+                if outer {
+                    let keys = keys
+                        .into_iter()
+                        .map(|key| {
+                            key.into_iter()
+                                .map(|mut e| {
+                                    e.rewrite(&|x| match x {
+                                        Expr::Outer(p) => Some(Expr::Column(*p)),
+                                        _ => None,
+                                    });
+                                    e
+                                })
+                                .collect()
+                        })
+                        .collect();
+                    lookup = Some((unique.map(|u| u.0), keys));
+                }
+            }
+        }
+        let equal = linked
+            .iter()
+            .filter_map(|p| match p {
+                Expr::Binary(BinOp::Eq, l, r) => {
+                    let inner = |x: &Expr| matches!(x, Expr::Column(c) if layout.table_of(*c) == k);
+                    let before = |x: &Expr| {
+                        let m = layout.tables_in(x);
+                        m != 0 && m & bit == 0
+                    };
+                    match (l.as_ref(), r.as_ref()) {
+                        (Expr::Column(c), e) if inner(l) && before(e) => Some((*c, e.clone())),
+                        (e, Expr::Column(c)) if inner(r) && before(e) => Some((*c, e.clone())),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+            .collect();
+        steps.push(JoinStep {
+            source: read_once,
+            lookup,
+            equal,
+            offset,
+            outer: t.outer,
+            on: all_of(parts),
+        });
+        done = ready;
+    }
+    let first = first.ok_or_else(|| SqlError::parse("a join without tables"))?;
+    Ok((
+        first,
+        Joined {
+            first_offset: layout.offsets[order[0]],
+            width: layout.width,
+            steps,
+            filter,
+        },
+    ))
 }
 
 fn single_table(
@@ -822,6 +1273,7 @@ pub fn update(
         def: &def,
         name: &tref.2,
         database: &tref.0,
+        offset: 0,
     };
     let mut c = Compiler::new(Some(scope), input.placeholders);
     let mut assignments = Vec::new();
@@ -891,6 +1343,7 @@ pub fn delete(
         def: &def,
         name: &tref.2,
         database: &tref.0,
+        offset: 0,
     };
     let mut c = Compiler::new(Some(scope), input.placeholders);
     c.place = "where clause";
@@ -948,7 +1401,7 @@ pub fn static_type(
             Some(ty) => column_type_code(ty),
             None => (types::VAR_STRING, 255, 31),
         },
-        Param(_) | Var(_) => (types::VAR_STRING, 1024, 31),
+        Param(_) | Var(_) | Outer(_) => (types::VAR_STRING, 1024, 31),
         Session(f) => match f {
             crate::expr::SessionFn::ConnectionId
             | crate::expr::SessionFn::LastInsertId

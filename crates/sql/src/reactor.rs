@@ -596,9 +596,11 @@ impl Loop {
 
 /// Whether a SELECT reads only committed rows without locks (what the reactor serves).
 fn reads_committed(plan: &SelectPlan) -> bool {
-    plan.source
-        .as_ref()
-        .is_none_or(|s| s.lock == client::LockMode::CommittedRead)
+    plan.joined.is_none()
+        && plan
+            .source
+            .as_ref()
+            .is_none_or(|s| s.lock == client::LockMode::CommittedRead)
 }
 
 /// Starts a committed-read SELECT: answered at once when it needs no data (no source, or no key

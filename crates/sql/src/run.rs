@@ -16,9 +16,18 @@ use crate::error::SqlError;
 use crate::exec::{ident, store, Outcome, Result, Session};
 use crate::expr::{compare, truthy, Compiler, Env, Expr};
 use crate::plan::{
-    pushable, Access, DeletePlan, OrderKey, PlanInput, Pushed, SelectPlan, Source, TableRef,
-    UpdatePlan,
+    pushable, Access, DeletePlan, JoinStep, Joined, OrderKey, PlanInput, Pushed, SelectPlan,
+    Source, TableRef, UpdatePlan,
 };
+
+/// Puts a fetched row (`fetch[i]` holds table column i) in its place in a joined row.
+fn place(joined: &mut [Value], offset: usize, fetch: &[u16], row: Vec<Value>) {
+    for (c, v) in fetch.iter().zip(row) {
+        if let Some(slot) = joined.get_mut(offset + *c as usize) {
+            *slot = v;
+        }
+    }
+}
 
 /// Rows per execute of a multi-row INSERT (each a batch of the data node's).
 const INSERT_BATCH_ROWS: usize = 1_000;
@@ -550,7 +559,17 @@ impl Session {
         params: &[Value],
         rows: Vec<Vec<Value>>,
     ) -> Result<Vec<Vec<Value>>> {
-        let Some(filter) = &src.filter else {
+        self.filtered(src.filter.as_ref(), params, rows)
+    }
+
+    /// The rows for which `filter` (if any) is true.
+    fn filtered(
+        &self,
+        filter: Option<&Expr>,
+        params: &[Value],
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let Some(filter) = filter else {
             return Ok(rows);
         };
         let mut kept = Vec::with_capacity(rows.len());
@@ -571,6 +590,20 @@ impl Session {
         keys: Vec<Vec<Value>>,
         src: &Source,
     ) -> Result<Vec<Vec<Value>>> {
+        let rows = self.read_each(txn, exec, table, unique, &keys, src)?;
+        Ok(rows.into_iter().flatten().collect())
+    }
+
+    /// Reads each key (batches of the data node's size), returning the row found for each.
+    fn read_each(
+        &mut self,
+        txn: &mut Transaction,
+        exec: ExecType,
+        table: &Table,
+        unique: Option<u16>,
+        keys: &[Vec<Value>],
+        src: &Source,
+    ) -> Result<Vec<Option<Vec<Value>>>> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
@@ -591,14 +624,201 @@ impl Session {
         }
         Ok(ops
             .into_iter()
-            .filter_map(|op| txn.row(op).map(<[Value]>::to_vec))
+            .map(|op| txn.row(op).map(<[Value]>::to_vec))
             .collect())
     }
 
+    /// The rows of a join ([`Joined`]): the first table's matching rows,
+    /// then each step's matches appended (NULLs for an outer join's unmatched rows), then the
+    /// WHERE over complete rows.
+    fn join(
+        &mut self,
+        txn: &mut Transaction,
+        last: ExecType,
+        src: &Source,
+        j: &Joined,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        let first = self.fetch(txn, ExecType::NoCommit, src, params)?;
+        let mut rows: Vec<Vec<Value>> = first
+            .into_iter()
+            .map(|r| {
+                let mut joined = vec![Value::Null; j.width];
+                place(&mut joined, j.first_offset, &src.fetch, r);
+                joined
+            })
+            .collect();
+        for step in &j.steps {
+            if rows.is_empty() {
+                break;
+            }
+            rows = self.join_step(txn, step, rows, params)?;
+        }
+        if txn.is_open() {
+            txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
+        }
+        self.filtered(j.filter.as_ref(), params, rows)
+    }
+
+    /// Joins one more table to `rows`.
+    fn join_step(
+        &mut self,
+        txn: &mut Transaction,
+        step: &JoinStep,
+        rows: Vec<Vec<Value>>,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        let src = &step.source;
+        // The table's rows, and for each joined row the ones that may match (None: all).
+        let (found, candidates) = match self.join_keys(step, &rows, params)? {
+            Some((unique, keys, wanted)) => {
+                let read =
+                    self.read_each(txn, ExecType::NoCommit, &src.table, unique, &keys, src)?;
+                let mut found = Vec::new();
+                let mut at = Vec::with_capacity(read.len());
+                for r in read {
+                    at.push(r.map(|r| {
+                        found.push(r);
+                        found.len() - 1
+                    }));
+                }
+                let candidates = wanted
+                    .into_iter()
+                    .map(|ks| Some(ks.into_iter().filter_map(|k| at[k]).collect()))
+                    .collect();
+                (found, candidates)
+            }
+            None => {
+                let found = self.fetch(txn, ExecType::NoCommit, src, params)?;
+                let candidates = self.hashed(step, &rows, &found, params)?;
+                (found, candidates)
+            }
+        };
+        let all: Vec<usize> = (0..found.len()).collect();
+        let mut out = Vec::new();
+        for (row, wanted) in rows.into_iter().zip(candidates) {
+            let mut matched = false;
+            for &c in wanted.as_deref().unwrap_or(&all) {
+                let mut joined = row.clone();
+                place(&mut joined, step.offset, &src.fetch, found[c].clone());
+                if let Some(on) = &step.on {
+                    if !truthy(&on.eval(&self.env(&joined, params, &[]))?) {
+                        continue;
+                    }
+                }
+                matched = true;
+                out.push(joined);
+            }
+            if !matched && step.outer {
+                out.push(row);
+            }
+        }
+        Ok(out)
+    }
+
+    /// For a step read by keys: the index (None: primary key), the distinct keys of all
+    /// joined rows, and each row's keys (positions in them). None when the step reads its
+    /// table once instead, or a row's key value is not exact for its column.
+    #[allow(clippy::type_complexity)]
+    fn join_keys(
+        &self,
+        step: &JoinStep,
+        rows: &[Vec<Value>],
+        params: &[Value],
+    ) -> Result<Option<(Option<u16>, Vec<Vec<Value>>, Vec<Vec<usize>>)>> {
+        let Some((unique, keys)) = &step.lookup else {
+            return Ok(None);
+        };
+        let def = step.source.table.def();
+        let columns: &[u16] = match unique {
+            None => &def.primary_key,
+            Some(i) => &def.indexes[*i as usize].columns,
+        };
+        let mut distinct: hashbrown::HashMap<String, usize> = hashbrown::HashMap::new();
+        let mut all = Vec::new();
+        let mut wanted = Vec::with_capacity(rows.len());
+        for row in rows {
+            let env = self.env(row, params, &[]);
+            let mut mine = Vec::new();
+            'keys: for key in keys {
+                let mut values = Vec::with_capacity(key.len());
+                for (e, c) in key.iter().zip(columns) {
+                    match key_value(&def.columns[*c as usize], e.eval(&env)?) {
+                        Ok(Some(v)) => values.push(v),
+                        Ok(None) => continue 'keys,
+                        Err(()) => return Ok(None),
+                    }
+                }
+                let n = *distinct.entry(format!("{values:?}")).or_insert_with(|| {
+                    all.push(values);
+                    all.len() - 1
+                });
+                if !mine.contains(&n) {
+                    mine.push(n);
+                }
+            }
+            wanted.push(mine);
+        }
+        Ok(Some((*unique, all, wanted)))
+    }
+
+    /// For a step read once: each joined row's possible matches by a hashed equality (None:
+    /// every row, when there is no equality to hash or a value compares as another type).
+    fn hashed(
+        &self,
+        step: &JoinStep,
+        rows: &[Vec<Value>],
+        found: &[Vec<Value>],
+        params: &[Value],
+    ) -> Result<Vec<Option<Vec<usize>>>> {
+        let src = &step.source;
+        let def = src.table.def();
+        let pair = step.equal.iter().find_map(|(p, e)| {
+            let c = (p - step.offset) as u16;
+            let column = &def.columns[c as usize];
+            let at = src.fetch.iter().position(|f| *f == c)?;
+            (column.ty.is_integer() || column.ty.is_string()).then_some((column, at, e))
+        });
+        let Some((column, at, e)) = pair else {
+            return Ok(vec![None; rows.len()]);
+        };
+        let mut buckets: hashbrown::HashMap<Vec<u8>, Vec<usize>> = hashbrown::HashMap::new();
+        for (i, r) in found.iter().enumerate() {
+            if !r[at].is_null() {
+                buckets
+                    .entry(group_key(std::slice::from_ref(&r[at])))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        rows.iter()
+            .map(|row| {
+                let v = e.eval(&self.env(row, params, &[]))?;
+                let same_kind = match &v {
+                    Value::Null => return Ok(Some(Vec::new())),
+                    Value::Bytes(_) => column.ty.is_string(),
+                    Value::Int(_) | Value::UInt(_) => column.ty.is_integer(),
+                    _ => false,
+                };
+                Ok(same_kind.then(|| {
+                    buckets
+                        .get(&group_key(std::slice::from_ref(&v)))
+                        .cloned()
+                        .unwrap_or_default()
+                }))
+            })
+            .collect()
+    }
+
     pub(crate) fn run_select(&mut self, p: &SelectPlan, params: &[Value]) -> Result<Outcome> {
-        let rows = match &p.source {
-            None => vec![Vec::new()],
-            Some(src) => self.transactional(|s, txn, last| s.fetch(txn, last, src, params))?,
+        let rows = match (&p.source, &p.joined) {
+            (None, _) => vec![Vec::new()],
+            (Some(src), None) => {
+                self.transactional(|s, txn, last| s.fetch(txn, last, src, params))?
+            }
+            (Some(src), Some(j)) => {
+                self.transactional(|s, txn, last| s.join(txn, last, src, j, params))?
+            }
         };
         self.select_rows(p, params, rows)
     }

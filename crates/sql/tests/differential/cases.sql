@@ -548,6 +548,53 @@ SELECT 0.1000000000000000000000000001;
 SELECT 1 WHERE 1 = 0;
 SELECT 1 FROM DUAL;
 
+-- ---------------------------------------------------------------- joins
+CREATE TABLE orders (
+  id INT NOT NULL PRIMARY KEY,
+  person BIGINT UNSIGNED NULL,
+  item_code VARCHAR(20) NULL,
+  item_id INT NULL,
+  n INT NOT NULL DEFAULT 1,
+  KEY iperson (person)
+);
+INSERT INTO orders VALUES
+  (1, 1, 'A001', 1, 2), (2, 1, 'b002', 5, 1), (3, 2, 'C001', 6, 3), (4, 3, 'A001', 1, 1),
+  (5, 5, 'X999', 99, 4), (6, NULL, 'D001', 10, 1), (7, 8, 'd001', NULL, 2), (8, 2, NULL, 6, 5),
+  (9, 42, 'J004', 40, 1), (10, 1, 'A001', 1, 7);
+SELECT o.id, p.first_name FROM orders o JOIN people p ON o.person = p.id ORDER BY o.id;
+SELECT o.id, p.first_name FROM orders o INNER JOIN people p ON p.id = o.person;
+SELECT o.id, p.email FROM orders o LEFT JOIN people p ON o.person = p.id ORDER BY o.id;
+SELECT o.id, p.email FROM orders o LEFT OUTER JOIN people p ON o.person = p.id WHERE p.id IS NULL ORDER BY o.id;
+SELECT p.first_name, o.id FROM orders o RIGHT JOIN people p ON o.person = p.id ORDER BY p.id, o.id;
+SELECT o.id, i.name FROM orders o JOIN items i ON i.code = o.item_code ORDER BY o.id;
+SELECT o.id, i.name FROM orders o LEFT JOIN items i ON i.id = o.item_id ORDER BY o.id;
+SELECT o.id, i.name, i.price * o.n AS total FROM orders o JOIN items i ON o.item_id = i.id WHERE o.n > 1 ORDER BY total DESC, o.id;
+SELECT LOWER(p.last_name) AS ln, COUNT(*) AS orders, SUM(o.n) FROM people p JOIN orders o ON o.person = p.id GROUP BY ln ORDER BY ln;
+SELECT p.email, COUNT(o.id) FROM people p LEFT JOIN orders o ON o.person = p.id GROUP BY p.email ORDER BY p.email;
+SELECT p.id, o.id FROM people p LEFT JOIN orders o ON o.person = p.id AND o.n > 2 ORDER BY p.id, o.id;
+SELECT o.id, p.first_name, i.name FROM orders o JOIN people p ON p.id = o.person JOIN items i ON i.id = o.item_id ORDER BY o.id;
+SELECT o.id, p.first_name, i.name FROM orders o LEFT JOIN people p ON p.id = o.person LEFT JOIN items i ON i.code = o.item_code ORDER BY o.id;
+SELECT COUNT(*) FROM orders, people;
+SELECT COUNT(*) FROM orders CROSS JOIN kv;
+SELECT o.id, p.id FROM orders o, people p WHERE o.person = p.id AND p.country = 'us' ORDER BY o.id;
+SELECT o.id, p.id FROM orders o JOIN people p ON o.person < p.id WHERE o.id <= 2 ORDER BY o.id, p.id;
+SELECT o.*, p.age FROM orders o JOIN people p ON o.person = p.id WHERE p.age > 40 ORDER BY o.id;
+SELECT p.*, o.id FROM orders o JOIN people p ON o.person = p.id WHERE o.id = 3;
+SELECT * FROM orders o JOIN kv ON kv.v = o.n ORDER BY o.id, kv.k;
+SELECT DISTINCT p.country FROM people p JOIN orders o ON o.person = p.id;
+SELECT o.id FROM orders o JOIN people p ON o.person = p.id WHERE p.email = 'ann@example.com' ORDER BY o.id;
+SELECT o.id, a.id FROM orders o JOIN orders a ON a.item_code = o.item_code AND a.id <> o.id ORDER BY o.id, a.id;
+SELECT o.id, o2.n FROM orders o JOIN orders o2 USING (id) WHERE o.id < 4 ORDER BY o.id;
+SELECT o.id, i.name FROM orders o JOIN items i ON i.id = o.item_id AND i.category = 'tools' ORDER BY o.id;
+SELECT o.id, i.name FROM orders o JOIN items i ON i.id IN (o.item_id, o.item_id + 1) ORDER BY o.id, i.id;
+SELECT id FROM orders o JOIN people p ON o.person = p.id;
+SELECT o.id FROM orders o JOIN people o ON 1 = 1;
+SELECT o.nope FROM orders o JOIN people p ON o.person = p.id;
+SELECT o.id FROM orders o JOIN people p ON o.nope = p.id;
+SELECT x.* FROM orders o JOIN people p ON o.person = p.id;
+SELECT o.id, p.first_name FROM orders o JOIN people p ON o.person = p.id ORDER BY o.id LIMIT 2 OFFSET 1;
+SELECT MAX(i.price), MIN(p.age) FROM orders o JOIN items i ON i.id = o.item_id JOIN people p ON p.id = o.person;
+
 -- ---------------------------------------------------------------- UPDATE
 UPDATE items SET qty = qty + 1 WHERE id = 1;
 SELECT qty FROM items WHERE id = 1;
