@@ -2,11 +2,12 @@
 //! conditions into values of the columns' types (falling back to a wider access when a value
 //! cannot be one), fetches rows (keyed reads batched in one round trip, or a scan), applies the
 //! WHERE, then groups, orders, deduplicates and limits in the API node; and writes with
-//! INSERT, UPDATE and DELETE inside the session's transaction.
+//! INSERT (with IGNORE, REPLACE, ON DUPLICATE KEY UPDATE, SET or SELECT), UPDATE and DELETE
+//! inside the session's transaction.
 
 use std::cmp::Ordering;
 
-use base::schema::ColumnDef;
+use base::schema::{ColumnDef, IndexKind};
 use base::Value;
 use client::{ExecType, Filter, LockMode, OpResult, Scan, ScanOrder, Table, Transaction};
 use sqlparser::ast::{self, SetExpr};
@@ -14,7 +15,7 @@ use sqlparser::ast::{self, SetExpr};
 use crate::aggregate::{group_key, Accumulator};
 use crate::error::SqlError;
 use crate::exec::{ident, store, Outcome, Result, Session};
-use crate::expr::{compare, truthy, Compiler, Env, Expr};
+use crate::expr::{compare, truthy, Compiler, Env, Expr, Scope};
 use crate::plan::{
     pushable, Access, DeletePlan, JoinStep, Joined, OrderKey, PlanInput, Pushed, SelectPlan,
     Source, TableRef, UpdatePlan,
@@ -32,13 +33,31 @@ fn place(joined: &mut [Value], offset: usize, fetch: &[u16], row: Vec<Value>) {
 /// Rows per execute of a multi-row INSERT (each a batch of the data node's).
 const INSERT_BATCH_ROWS: usize = 1_000;
 
-/// INSERT ... VALUES over one table, its values unresolved (`?` allowed).
+/// What an INSERT does with a row whose primary or unique key is taken.
+#[derive(Debug, Clone)]
+pub enum OnDuplicate {
+    /// Fails with error 1062.
+    Fail,
+    /// INSERT IGNORE: skips the row.
+    Ignore,
+    /// REPLACE: deletes the rows in the way, then inserts.
+    Replace,
+    /// ON DUPLICATE KEY UPDATE: (table column, new value) over the existing row's columns
+    /// followed by the row the INSERT gave (`VALUES(col)`, or the row alias).
+    Update(Vec<(u16, Expr)>),
+}
+
+/// INSERT (or REPLACE) over one table, its values unresolved (`?` allowed): VALUES rows, SET,
+/// or a SELECT's rows.
 #[derive(Debug, Clone)]
 pub struct InsertPlan {
     table: Table,
     columns: Vec<u16>,
     /// None: DEFAULT.
     rows: Vec<Vec<Option<Expr>>>,
+    /// INSERT ... SELECT: the rows come from this plan instead.
+    select: Option<Box<SelectPlan>>,
+    duplicate: OnDuplicate,
 }
 
 impl InsertPlan {
@@ -55,27 +74,35 @@ pub(crate) fn insert_plan(
     let ast::TableObject::TableName(name) = &i.table else {
         return Err(SqlError::unsupported("INSERT into a table function"));
     };
-    let (table, _) = resolve(name)?;
+    let (table, tref) = resolve(name)?;
     let def = table.def().clone();
-    if i.ignore || i.on.is_some() || i.replace_into || !i.assignments.is_empty() {
-        return Err(SqlError::unsupported(
-            "INSERT IGNORE, REPLACE, ON DUPLICATE KEY UPDATE or INSERT ... SET",
-        ));
-    }
-    let columns: Vec<u16> = if i.columns.is_empty() {
+    let column_of = |n: &str| {
+        def.column(n)
+            .filter(|p| !def.columns[*p].hidden)
+            .map(|p| p as u16)
+            .ok_or_else(|| SqlError::unknown_column(n, "field list"))
+    };
+    let set_columns: Vec<String> = i
+        .assignments
+        .iter()
+        .map(|a| match &a.target {
+            ast::AssignmentTarget::ColumnName(n) => Ok(ident(n)?.1),
+            _ => Err(SqlError::unsupported("tuple assignment")),
+        })
+        .collect::<Result<_>>()?;
+    let columns: Vec<u16> = if !set_columns.is_empty() {
+        set_columns
+            .iter()
+            .map(|n| column_of(n))
+            .collect::<Result<_>>()?
+    } else if i.columns.is_empty() {
         (0..def.columns.len() as u16)
             .filter(|c| !def.columns[*c as usize].hidden)
             .collect()
     } else {
         i.columns
             .iter()
-            .map(|c| {
-                let (_, n) = ident(c)?;
-                def.column(&n)
-                    .filter(|p| !def.columns[*p].hidden)
-                    .map(|p| p as u16)
-                    .ok_or_else(|| SqlError::unknown_column(&n, "field list"))
-            })
+            .map(|c| column_of(&ident(c)?.1))
             .collect::<Result<_>>()?
     };
     for (n, c) in columns.iter().enumerate() {
@@ -100,34 +127,103 @@ pub(crate) fn insert_plan(
             format!("Field '{}' doesn't have a default value", missing.1.name),
         ));
     }
-    let Some(SetExpr::Values(values)) = i.source.as_ref().map(|q| q.body.as_ref()) else {
-        return Err(SqlError::unsupported("INSERT ... SELECT"));
-    };
     let mut c = Compiler::new(None, input.placeholders);
-    let mut rows = Vec::with_capacity(values.rows.len());
-    for (n, row) in values.rows.iter().enumerate() {
-        if row.content.len() != columns.len() {
-            return Err(SqlError::new(
-                1136,
-                "21S01",
-                format!("Column count doesn't match value count at row {}", n + 1),
-            ));
+    let value = |c: &mut Compiler, e: &ast::Expr| match e {
+        ast::Expr::Identifier(i) if i.value.eq_ignore_ascii_case("default") => Ok(None),
+        e => c.compile(e).map(Some),
+    };
+    let mut rows = Vec::new();
+    let mut select = None;
+    match i.source.as_ref().map(|q| q.body.as_ref()) {
+        None => {
+            rows.push(
+                i.assignments
+                    .iter()
+                    .map(|a| value(&mut c, &a.value))
+                    .collect::<Result<_>>()?,
+            );
         }
-        rows.push(
-            row.content
-                .iter()
-                .map(|e| match e {
-                    ast::Expr::Identifier(i) if i.value.eq_ignore_ascii_case("default") => Ok(None),
-                    e => c.compile(e).map(Some),
-                })
-                .collect::<Result<_>>()?,
-        );
+        Some(SetExpr::Values(values)) => {
+            rows.reserve(values.rows.len());
+            for (n, row) in values.rows.iter().enumerate() {
+                if row.content.len() != columns.len() {
+                    return Err(column_count(n + 1));
+                }
+                rows.push(
+                    row.content
+                        .iter()
+                        .map(|e| value(&mut c, e))
+                        .collect::<Result<_>>()?,
+                );
+            }
+        }
+        Some(_) => {
+            let q = i.source.as_ref().expect("a source");
+            let plan = crate::plan::select(input, q, resolve)?;
+            if plan.items.len() != columns.len() {
+                return Err(column_count(1));
+            }
+            select = Some(Box::new(plan));
+        }
     }
+    let duplicate = match (&i.on, i.ignore, i.replace_into) {
+        (None, false, false) => OnDuplicate::Fail,
+        (None, true, _) => OnDuplicate::Ignore,
+        (None, false, true) => OnDuplicate::Replace,
+        (Some(ast::OnInsert::DuplicateKeyUpdate(assignments)), _, false) => {
+            let alias = match &i.insert_alias {
+                None => String::new(),
+                Some(a) if a.col_aliases.as_ref().is_none_or(Vec::is_empty) => {
+                    ident(&a.row_alias)?.1
+                }
+                Some(_) => return Err(SqlError::unsupported("column aliases of the inserted row")),
+            };
+            let scopes = vec![
+                Scope {
+                    def: &def,
+                    name: &tref.2,
+                    database: &tref.0,
+                    offset: 0,
+                },
+                Scope {
+                    def: &def,
+                    name: &alias,
+                    database: &tref.0,
+                    offset: def.columns.len(),
+                },
+            ];
+            let mut c = Compiler::with_scopes(scopes, input.placeholders);
+            c.inserted = Some(1);
+            let mut out = Vec::with_capacity(assignments.len());
+            for a in assignments {
+                let ast::AssignmentTarget::ColumnName(n) = &a.target else {
+                    return Err(SqlError::unsupported("tuple assignment"));
+                };
+                let column = column_of(&ident(n)?.1)?;
+                if def.primary_key.contains(&column) {
+                    return Err(SqlError::unsupported("UPDATE of a primary key column"));
+                }
+                out.push((column, c.compile(&a.value)?));
+            }
+            OnDuplicate::Update(out)
+        }
+        _ => return Err(SqlError::unsupported("this form of INSERT")),
+    };
     Ok(InsertPlan {
         table,
         columns,
         rows,
+        select,
+        duplicate,
     })
+}
+
+fn column_count(row: usize) -> SqlError {
+    SqlError::new(
+        1136,
+        "21S01",
+        format!("Column count doesn't match value count at row {row}"),
+    )
 }
 
 /// What a source needs from the data node for one execution.
@@ -1050,27 +1146,65 @@ impl Session {
 
     pub(crate) fn run_insert(&mut self, p: &InsertPlan, params: &[Value]) -> Result<Outcome> {
         let def = p.table.def().clone();
+        // The rows' values (None: DEFAULT), from VALUES or SET, or the SELECT's rows (read
+        // first, so INSERT INTO t SELECT ... FROM t sees t as it was).
+        let values: Vec<Vec<Option<Value>>> = match &p.select {
+            Some(plan) => match self.run_select(plan, params)? {
+                Outcome::Rows { rows, .. } => rows
+                    .into_iter()
+                    .map(|r| r.into_iter().map(Some).collect())
+                    .collect(),
+                _ => Vec::new(),
+            },
+            None => p
+                .rows
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|e| e.as_ref().map(|e| self.free(e, params)).transpose())
+                        .collect::<Result<_>>()
+                })
+                .collect::<Result<_>>()?,
+        };
+        let ignore = matches!(p.duplicate, OnDuplicate::Ignore);
         // Values first: a bad value fails the statement before anything is sent.
-        let mut rows = Vec::with_capacity(p.rows.len());
-        for (n, row) in p.rows.iter().enumerate() {
+        let mut rows = Vec::with_capacity(values.len());
+        for (n, row) in values.into_iter().enumerate() {
             let mut given = Vec::with_capacity(p.columns.len());
-            for (c, e) in p.columns.iter().zip(row) {
+            for (c, v) in p.columns.iter().zip(row) {
                 let column = &def.columns[*c as usize];
-                let Some(e) = e else {
+                let Some(v) = v else {
                     // DEFAULT: the data node fills the column.
                     continue;
                 };
-                let v = self.free(e, params)?;
                 if column.auto_increment && v.is_null() {
                     continue;
                 }
-                let v = strict_store(column, v, n + 1)?;
+                let v = match strict_store(column, v.clone(), n + 1) {
+                    // INSERT IGNORE stores what MySQL's non-strict conversion makes of it.
+                    Err(e) if ignore => store(column, v).map_err(|_| e)?,
+                    r => r?,
+                };
                 if v == Value::Int(0) && column.auto_increment {
                     continue;
                 }
                 given.push((*c, v));
             }
             rows.push(given);
+        }
+        if !matches!(p.duplicate, OnDuplicate::Fail) {
+            let found_rows = self.found_rows;
+            let (first, affected) = self.transactional(|s, txn, last| {
+                s.insert_checked(txn, last, p, rows, params, found_rows)
+            })?;
+            if first != 0 {
+                self.last_insert_id = first;
+            }
+            return Ok(Outcome::Done {
+                affected,
+                last_insert_id: first,
+                info: String::new(),
+            });
         }
         let count = rows.len();
         let (first, affected) = self.transactional(|_, txn, last| {
@@ -1108,5 +1242,123 @@ impl Session {
             last_insert_id: first,
             info: String::new(),
         })
+    }
+
+    /// INSERT IGNORE, REPLACE and ON DUPLICATE KEY UPDATE, row by row: each row's primary key
+    /// (unless the data node assigns it) and unique keys are read under exclusive locks, then the
+    /// row is skipped, the rows in its way deleted, or the row found updated. Returns the first
+    /// AUTO_INCREMENT id assigned and the affected rows as MySQL counts them (1 per insert, 1 per
+    /// row REPLACE deletes, 2 per row updated, 0 per row left as it was (1 with
+    /// CLIENT_FOUND_ROWS)).
+    fn insert_checked(
+        &mut self,
+        txn: &mut Transaction,
+        last: ExecType,
+        p: &InsertPlan,
+        rows: Vec<Vec<(u16, Value)>>,
+        params: &[Value],
+        found_rows: bool,
+    ) -> Result<(u64, u64)> {
+        let client = |e: client::ClientError| SqlError::from_client(&e);
+        let def = p.table.def();
+        let all: Vec<u16> = (0..def.columns.len() as u16).collect();
+        let key_of = |row: &[Value]| -> Vec<Value> {
+            def.primary_key
+                .iter()
+                .map(|c| row[*c as usize].clone())
+                .collect()
+        };
+        let auto = def.auto_increment_column().map(|c| c as u16);
+        let (mut first, mut affected) = (0u64, 0u64);
+        for (n, values) in rows.into_iter().enumerate() {
+            // The row as the INSERT gives it: its values, each other column's default.
+            let mut full: Vec<Value> = def
+                .columns
+                .iter()
+                .map(|c| c.default.clone().unwrap_or(Value::Null))
+                .collect();
+            for (c, v) in &values {
+                full[*c as usize] = v.clone();
+            }
+            let assigned = auto.filter(|a| !values.iter().any(|(c, _)| c == a));
+            let mut probes = Vec::new();
+            let keys = std::iter::once((None, &def.primary_key))
+                .filter(|_| !def.has_hidden_pk())
+                .chain(
+                    def.indexes
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, i)| i.kind == IndexKind::Unique)
+                        .map(|(i, index)| (Some(i as u16), &index.columns)),
+                );
+            for (unique, columns) in keys {
+                if assigned.is_some_and(|a| columns.contains(&a)) {
+                    continue;
+                }
+                let key: Vec<Value> = columns.iter().map(|c| full[*c as usize].clone()).collect();
+                if key.iter().any(Value::is_null) {
+                    // NULL never equals a key.
+                    continue;
+                }
+                probes.push(match unique {
+                    None => txn.read_with(&p.table, key, LockMode::Exclusive, all.clone()),
+                    Some(i) => txn.read_unique(&p.table, i, key, LockMode::Exclusive, all.clone()),
+                });
+            }
+            if !probes.is_empty() {
+                txn.execute(ExecType::NoCommit).map_err(client)?;
+            }
+            let mut taken: Vec<Vec<Value>> = Vec::new();
+            for op in probes {
+                if let Some(r) = txn.row(op) {
+                    if !taken.iter().any(|t| t.as_slice() == r) {
+                        taken.push(r.to_vec());
+                    }
+                }
+            }
+            match (&p.duplicate, taken.first()) {
+                (OnDuplicate::Ignore, Some(_)) => {}
+                (OnDuplicate::Update(assignments), Some(existing)) => {
+                    // The existing row, then the row the INSERT gave (VALUES(col)).
+                    let mut row = existing.clone();
+                    row.extend(full);
+                    for (c, e) in assignments {
+                        let v = e.eval(&self.env(&row, params, &[]))?;
+                        row[*c as usize] = strict_store(&def.columns[*c as usize], v, n + 1)?;
+                    }
+                    let changes: Vec<(u16, Value)> = (0..def.columns.len())
+                        .filter(|c| row[*c] != existing[*c])
+                        .map(|c| (c as u16, row[c].clone()))
+                        .collect();
+                    if changes.is_empty() {
+                        affected += found_rows as u64;
+                    } else {
+                        txn.update(&p.table, key_of(existing), changes);
+                        txn.execute(ExecType::NoCommit).map_err(client)?;
+                        affected += 2;
+                    }
+                }
+                _ => {
+                    if matches!(p.duplicate, OnDuplicate::Replace) {
+                        for r in &taken {
+                            txn.delete(&p.table, key_of(r));
+                            affected += 1;
+                        }
+                    }
+                    let op = txn.insert(&p.table, values);
+                    txn.execute(ExecType::NoCommit).map_err(client)?;
+                    affected += 1;
+                    if let (0, Some(OpResult::Done { assigned: Some(id) })) =
+                        (first, txn.result(op))
+                    {
+                        first = *id;
+                    }
+                }
+            }
+        }
+        if txn.is_open() {
+            txn.execute(last).map_err(client)?;
+        }
+        Ok((first, affected))
     }
 }

@@ -1,6 +1,8 @@
 //! The reactor and the connection threads share each connection: commands pipelined in one write
 //! (some served by the reactor, some by the thread) are answered in order with the right
-//! results, and random command packets after login close at most their own connection.
+//! results, and random command packets after login close at most their own connection. Also
+//! statements only the thread runs: joins past one batch of keyed reads, the row alias of
+//! INSERT ... ON DUPLICATE KEY UPDATE.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -384,4 +386,79 @@ fn cached_text_query_plans_take_each_querys_own_values() {
     );
     server.stop();
     node.stop();
+}
+
+/// One text row of `values`.
+fn text_row_of(values: &[&str]) -> Vec<u8> {
+    let mut r = Vec::new();
+    for v in values {
+        r.push(v.len() as u8);
+        r.extend_from_slice(v.as_bytes());
+    }
+    r
+}
+
+#[test]
+fn joins_read_keys_past_one_batch_and_upserts_take_the_row_alias() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let mut c = Raw::login_to(port, None);
+    assert_eq!(c.query("CREATE DATABASE j"), Answer::Ok);
+    assert_eq!(c.query("USE j"), Answer::Ok);
+    assert_eq!(
+        c.query("CREATE TABLE a (id INT PRIMARY KEY, b INT)"),
+        Answer::Ok
+    );
+    assert_eq!(
+        c.query("CREATE TABLE b (id INT PRIMARY KEY, x INT)"),
+        Answer::Ok
+    );
+    // More joined rows than one batch of keyed reads holds.
+    let rows = base::limits::BATCH_OPERATIONS_MAX + 3_000;
+    for start in (0..rows).step_by(5_000) {
+        let end = (start + 5_000).min(rows);
+        let a: Vec<String> = (start..end)
+            .map(|i| format!("({i}, {})", rows - 1 - i))
+            .collect();
+        let b: Vec<String> = (start..end).map(|i| format!("({i}, {})", i % 7)).collect();
+        assert_eq!(
+            c.query(&format!("INSERT INTO a VALUES {}", a.join(","))),
+            Answer::Ok
+        );
+        assert_eq!(
+            c.query(&format!("INSERT INTO b VALUES {}", b.join(","))),
+            Answer::Ok
+        );
+    }
+    let expected_sum: usize = (0..rows).map(|i| i % 7).sum();
+    assert_eq!(
+        c.query("SELECT COUNT(*), SUM(b.x) FROM a JOIN b ON b.id = a.b"),
+        Answer::Rows(vec![text_row_of(&[
+            &rows.to_string(),
+            &expected_sum.to_string()
+        ])])
+    );
+    // A prepared join with a parameter runs on the connection's thread.
+    let id = c.prepare("SELECT b.x FROM a JOIN b ON b.id = a.b WHERE a.id = ?");
+    c.send(0, &execute(id, 10));
+    let x = ((rows - 11) % 7).to_string();
+    assert_eq!(c.answer(), Answer::Rows(vec![binary_text_row_int(&x)]));
+    // MySQL 8's row alias in ON DUPLICATE KEY UPDATE (MariaDB has only VALUES()).
+    assert_eq!(
+        c.query("INSERT INTO b VALUES (5, 100) AS n ON DUPLICATE KEY UPDATE x = n.x + b.x"),
+        Answer::Ok
+    );
+    assert_eq!(
+        c.query("SELECT x FROM b WHERE id = 5"),
+        Answer::Rows(vec![text_row("105")])
+    );
+    drop(server);
+    drop(node);
+}
+
+/// A binary row of one INT column holding `text`'s value.
+fn binary_text_row_int(text: &str) -> Vec<u8> {
+    let mut r = vec![0x00, 0x00];
+    r.extend_from_slice(&text.parse::<i32>().unwrap().to_le_bytes());
+    r
 }
