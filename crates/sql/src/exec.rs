@@ -58,6 +58,9 @@ const DATA_CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs
 /// A statement planned once.
 pub(crate) enum Compiled {
     Select(SelectPlan),
+    Union(Box<plan::UnionPlan>),
+    /// A statement with subqueries: they run first, then it is planned with their results.
+    Deferred(Box<Deferred>),
     Update(UpdatePlan),
     Delete(DeletePlan),
     Insert(InsertPlan),
@@ -72,7 +75,7 @@ impl Compiled {
             Compiled::Update(p) => &p.source.table,
             Compiled::Delete(p) => &p.source.table,
             Compiled::Insert(p) => p.table(),
-            Compiled::Other(_) => return None,
+            Compiled::Union(_) | Compiled::Deferred(_) | Compiled::Other(_) => return None,
         };
         Some(table.def().name.clone())
     }
@@ -350,6 +353,7 @@ impl Session {
         let compiled = self.compile(statement, sql, &placeholders)?;
         let columns = match &compiled {
             Compiled::Select(p) => p.columns.clone(),
+            Compiled::Union(p) => p.columns.clone(),
             _ => Vec::new(),
         };
         let id = self.next_statement;
@@ -402,13 +406,28 @@ impl Session {
     }
 
     /// Plans a statement (SELECT, UPDATE, DELETE, INSERT) or keeps it to run as it is.
-    fn compile(&self, s: Statement, sql: &str, placeholders: &[Location]) -> Result<Compiled> {
+    pub(crate) fn compile(
+        &self,
+        s: Statement,
+        sql: &str,
+        placeholders: &[Location],
+    ) -> Result<Compiled> {
         let input = PlanInput { sql, placeholders };
         let resolve = |name: &ObjectName| -> Result<(client::Table, TableRef)> {
             let (table, db, name) = self.table(name)?;
             Ok((table, (db, name.clone(), name)))
         };
+        if crate::subquery::has_subquery(&s) {
+            return Ok(Compiled::Deferred(Box::new(Deferred {
+                statement: s,
+                sql: sql.to_string(),
+                placeholders: placeholders.to_vec(),
+            })));
+        }
         Ok(match &s {
+            Statement::Query(q) if matches!(*q.body, ast::SetExpr::SetOperation { .. }) => {
+                Compiled::Union(Box::new(plan::union(&input, q, &resolve)?))
+            }
             Statement::Query(q) => Compiled::Select(plan::select(&input, q, &resolve)?),
             Statement::Update(u) => Compiled::Update(plan::update(&input, u, &resolve)?),
             Statement::Delete(d) => Compiled::Delete(plan::delete(&input, d, &resolve)?),
@@ -427,6 +446,16 @@ impl Session {
     pub(crate) fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Outcome> {
         match c {
             Compiled::Select(p) => self.run_select(p, params),
+            Compiled::Union(p) => self.run_union(p, params),
+            Compiled::Deferred(d) => {
+                let mut statement = d.statement.clone();
+                self.inline_subqueries(&mut statement, &d.sql, &d.placeholders, params)?;
+                if crate::subquery::has_subquery(&statement) {
+                    return Err(SqlError::unsupported("a subquery in this place"));
+                }
+                let c = self.compile(statement, &d.sql, &d.placeholders)?;
+                self.execute(&c, params)
+            }
             Compiled::Update(p) => self.run_update(p, params),
             Compiled::Delete(p) => self.run_delete(p, params),
             Compiled::Insert(p) => self.run_insert(p, params),
@@ -608,6 +637,9 @@ impl Session {
                         "EXPLAIN of {}",
                         s.to_string().split_whitespace().next().unwrap_or_default()
                     ))),
+                    Compiled::Union(_) | Compiled::Deferred(_) => {
+                        Err(SqlError::unsupported("EXPLAIN of UNION or subqueries"))
+                    }
                     c => Ok(crate::explain::explain(&c)),
                 }
             }
@@ -735,6 +767,14 @@ impl Session {
             _ => Value::Null,
         }
     }
+}
+
+/// A statement kept to plan at each execution (see [`Compiled::Deferred`]).
+#[derive(Debug, Clone)]
+pub struct Deferred {
+    statement: Statement,
+    sql: String,
+    placeholders: Vec<Location>,
 }
 
 pub(crate) fn unknown_statement(id: u32) -> SqlError {

@@ -20,6 +20,7 @@ mod meta;
 mod plan;
 mod reactor;
 mod run;
+mod subquery;
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};

@@ -1550,3 +1550,120 @@ pub fn column_type_code(ty: ColumnType) -> (u8, u32, u8) {
         ColumnType::Year => (types::YEAR, 4, 0),
     }
 }
+
+/// A UNION: its SELECTs run in turn, duplicates removed where UNION (not UNION ALL) joins a
+/// SELECT, then ORDER BY and LIMIT over all the rows.
+#[derive(Debug, Clone)]
+pub struct UnionPlan {
+    pub branches: Vec<SelectPlan>,
+    /// For each SELECT after the first: whether UNION DISTINCT (the default) joins it, which
+    /// removes duplicates among all the rows so far.
+    pub distinct: Vec<bool>,
+    /// (column, descending).
+    pub order: Vec<(usize, bool)>,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+    /// The first SELECT's columns.
+    pub columns: Vec<Column>,
+}
+
+/// The SELECTs of a chain of UNIONs, left to right, and how each after the first joins.
+fn union_parts<'q>(
+    e: &'q SetExpr,
+    parts: &mut Vec<&'q SetExpr>,
+    distinct: &mut Vec<bool>,
+) -> Result<()> {
+    match e {
+        SetExpr::SetOperation {
+            op: ast::SetOperator::Union,
+            set_quantifier,
+            left,
+            right,
+        } => {
+            union_parts(left, parts, distinct)?;
+            distinct.push(!matches!(set_quantifier, ast::SetQuantifier::All));
+            union_parts(right, parts, distinct)
+        }
+        SetExpr::SetOperation { op, .. } => Err(SqlError::unsupported(format!("{op}"))),
+        other => {
+            parts.push(other);
+            Ok(())
+        }
+    }
+}
+
+/// Plans a UNION [ALL] of SELECTs.
+pub fn union(
+    input: &PlanInput,
+    q: &ast::Query,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<UnionPlan> {
+    if q.with.is_some() || q.fetch.is_some() || !q.locks.is_empty() {
+        return Err(SqlError::unsupported("WITH, FETCH or locks on a UNION"));
+    }
+    let mut parts = Vec::new();
+    let mut distinct = Vec::new();
+    union_parts(&q.body, &mut parts, &mut distinct)?;
+    let mut branches = Vec::with_capacity(parts.len());
+    for part in parts {
+        let plan = match part {
+            SetExpr::Query(inner) => select(input, inner, resolve)?,
+            other => {
+                let mut one = q.clone();
+                *one.body = other.clone();
+                one.order_by = None;
+                one.limit_clause = None;
+                select(input, &one, resolve)?
+            }
+        };
+        if branches
+            .first()
+            .is_some_and(|b: &SelectPlan| b.items.len() != plan.items.len())
+        {
+            return Err(SqlError::new(
+                1222,
+                "21000",
+                "The used SELECT statements have a different number of columns",
+            ));
+        }
+        branches.push(plan);
+    }
+    let columns = branches[0].columns.clone();
+    let mut order = Vec::new();
+    if let Some(o) = &q.order_by {
+        let ast::OrderByKind::Expressions(exprs) = &o.kind else {
+            return Err(SqlError::unsupported(format!("{o}")));
+        };
+        for e in exprs {
+            let desc = matches!(e.options.sort, Some(ast::OrderBySort::Desc));
+            let named = match &e.expr {
+                Ast::Identifier(i) => columns
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(&i.value)),
+                Ast::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
+                    let n: usize = v.value.to_string().parse().unwrap_or(0);
+                    (1..=columns.len()).contains(&n).then(|| n - 1)
+                }
+                _ => None,
+            };
+            let Some(column) = named else {
+                return Err(SqlError::new(
+                    1054,
+                    "42S22",
+                    format!("Unknown column '{}' in 'order clause'", e.expr),
+                ));
+            };
+            order.push((column, desc));
+        }
+    }
+    let mut c = Compiler::new(None, input.placeholders);
+    let (limit, offset) = limits(&mut c, &q.limit_clause)?;
+    Ok(UnionPlan {
+        branches,
+        distinct,
+        order,
+        limit,
+        offset,
+        columns,
+    })
+}

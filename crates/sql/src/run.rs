@@ -18,7 +18,7 @@ use crate::exec::{ident, store, Outcome, Result, Session};
 use crate::expr::{compare, truthy, Compiler, Env, Expr, Scope};
 use crate::plan::{
     pushable, Access, DeletePlan, JoinStep, Joined, OrderKey, PlanInput, Pushed, SelectPlan,
-    Source, TableRef, UpdatePlan,
+    Source, TableRef, UnionPlan, UpdatePlan,
 };
 
 /// Puts a fetched row (`fetch[i]` holds table column i) in its place in a joined row.
@@ -1360,5 +1360,45 @@ impl Session {
             txn.execute(last).map_err(client)?;
         }
         Ok((first, affected))
+    }
+
+    /// Runs a UNION: each SELECT in turn, duplicates removed where UNION DISTINCT says, then
+    /// ORDER BY and LIMIT over all the rows.
+    pub(crate) fn run_union(&mut self, p: &UnionPlan, params: &[Value]) -> Result<Outcome> {
+        let mut rows: Vec<Vec<Value>> = Vec::new();
+        for (i, branch) in p.branches.iter().enumerate() {
+            if let Outcome::Rows { rows: more, .. } = self.run_select(branch, params)? {
+                rows.extend(more);
+            }
+            if i > 0 && p.distinct[i - 1] {
+                let mut seen = hashbrown::HashSet::new();
+                rows.retain(|r| seen.insert(group_key(r)));
+            }
+        }
+        if !p.order.is_empty() {
+            let order: Vec<(OrderKey, bool)> = p
+                .order
+                .iter()
+                .map(|(c, desc)| (OrderKey::Item(*c), *desc))
+                .collect();
+            let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = rows
+                .into_iter()
+                .map(|r| (p.order.iter().map(|(c, _)| r[*c].clone()).collect(), r))
+                .collect();
+            keyed.sort_by(|a, b| by_keys(&a.0, &b.0, &order));
+            rows = keyed.into_iter().map(|(_, r)| r).collect();
+        }
+        self.last_found_rows = rows.len() as u64;
+        let count = |e: &Option<Expr>| -> Result<Option<u64>> {
+            e.as_ref()
+                .map(|e| self.free(e, params).and_then(count_value))
+                .transpose()
+        };
+        let offset = count(&p.offset)?.unwrap_or(0) as usize;
+        let limit = count(&p.limit)?.map_or(usize::MAX, |l| l as usize);
+        Ok(Outcome::Rows {
+            columns: p.columns.clone(),
+            rows: rows.into_iter().skip(offset).take(limit).collect(),
+        })
     }
 }

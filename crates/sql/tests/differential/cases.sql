@@ -595,6 +595,36 @@ SELECT x.* FROM orders o JOIN people p ON o.person = p.id;
 SELECT o.id, p.first_name FROM orders o JOIN people p ON o.person = p.id ORDER BY o.id LIMIT 2 OFFSET 1;
 SELECT MAX(i.price), MIN(p.age) FROM orders o JOIN items i ON i.id = o.item_id JOIN people p ON p.id = o.person;
 
+-- ---------------------------------------------------------------- subqueries and UNION
+SELECT (SELECT MAX(price) FROM items) AS top, (SELECT COUNT(*) FROM people) AS n;
+SELECT id, name FROM items WHERE id IN (SELECT item_id FROM orders) ORDER BY id;
+SELECT id FROM items WHERE id NOT IN (SELECT item_id FROM orders WHERE item_id IS NOT NULL) AND id < 12 ORDER BY id;
+SELECT id FROM items WHERE id NOT IN (SELECT item_id FROM orders) ORDER BY id;
+SELECT id FROM items WHERE code IN (SELECT item_code FROM orders WHERE n > 1) ORDER BY id;
+SELECT email FROM people WHERE id IN (SELECT person FROM orders WHERE item_id IN (SELECT id FROM items WHERE category = 'tools')) ORDER BY email;
+SELECT id FROM people WHERE EXISTS (SELECT 1 FROM orders WHERE n > 6) ORDER BY id LIMIT 3;
+SELECT id FROM people WHERE NOT EXISTS (SELECT 1 FROM orders WHERE n > 100) ORDER BY id LIMIT 3;
+SELECT id, price FROM items WHERE price > (SELECT AVG(price) FROM items) ORDER BY id;
+SELECT id FROM items WHERE price = (SELECT MAX(price) FROM items WHERE category = 'nothing');
+SELECT (SELECT name FROM items WHERE id = 2);
+SELECT (SELECT id FROM items);
+SELECT (SELECT id, name FROM items WHERE id = 1);
+SELECT id FROM items WHERE id IN (SELECT id, name FROM items);
+UPDATE kv SET v = v + 1 WHERE k IN (SELECT 'a' UNION SELECT 'b');
+SELECT * FROM kv WHERE k IN ('a', 'b') ORDER BY k;
+DELETE FROM orders WHERE person NOT IN (SELECT id FROM people);
+SELECT id FROM orders ORDER BY id;
+SELECT id FROM items WHERE id < 3 UNION SELECT id FROM people WHERE id < 5 ORDER BY id;
+SELECT id FROM items WHERE id < 3 UNION ALL SELECT id FROM people WHERE id < 5 ORDER BY id;
+SELECT LOWER(category) AS c FROM items UNION SELECT LOWER(country) FROM people;
+SELECT UPPER(name) AS label FROM items WHERE id < 4 UNION ALL SELECT UPPER(first_name) FROM people WHERE id < 3 ORDER BY label DESC LIMIT 4;
+SELECT 1 AS a, 'x' AS b UNION SELECT 2, 'y' UNION ALL SELECT 1, 'x' ORDER BY 1, 2;
+SELECT 1 UNION ALL SELECT 1 UNION SELECT 1;
+SELECT id FROM items WHERE id = 1 UNION SELECT id, name FROM items;
+SELECT id FROM items WHERE id <= 2 UNION SELECT id FROM items WHERE id <= 2 ORDER BY nope;
+(SELECT id FROM items ORDER BY id DESC LIMIT 2) UNION ALL (SELECT id FROM people ORDER BY id LIMIT 2) ORDER BY id;
+SELECT COUNT(*) FROM items WHERE id IN (SELECT o.item_id FROM orders o JOIN people p ON p.id = o.person);
+
 -- ---------------------------------------------------------------- UPDATE
 UPDATE items SET qty = qty + 1 WHERE id = 1;
 SELECT qty FROM items WHERE id = 1;
