@@ -598,6 +598,10 @@ impl Session {
     pub(crate) fn run_select(&mut self, p: &SelectPlan, params: &[Value]) -> Result<Outcome> {
         let rows = match &p.source {
             None => vec![Vec::new()],
+            Some(src) if crate::infoschema::virtual_of(src).is_some() => {
+                let rows = crate::infoschema::rows(self, src)?;
+                self.matching(src, params, rows)?
+            }
             Some(src) => self.transactional(|s, txn, last| s.fetch(txn, last, src, params))?,
         };
         self.select_rows(p, params, rows)
