@@ -24,6 +24,13 @@ impl Table {
         Table { def: Arc::new(def) }
     }
 
+    /// A table known only by its definition, which no data node holds: an API node's own
+    /// virtual tables (SQL's information_schema), whose rows it makes itself. Requests built
+    /// for it name table id `def.id`, which a data node answers as unknown.
+    pub fn virtual_table(def: TableDef) -> Table {
+        Table::new(def)
+    }
+
     pub fn def(&self) -> &TableDef {
         &self.def
     }

@@ -49,6 +49,7 @@ pub(crate) fn serve(stream: TcpStream, shared: Arc<Shared>, id: u32) {
                 capabilities: 0,
                 session: Session::new(shared.clone(), id),
             });
+            conn.session.activity.set_host(&peer);
             if open > CONNECTIONS_MAX {
                 conn.refuse()
             } else {
@@ -66,7 +67,7 @@ pub(crate) fn serve(stream: TcpStream, shared: Arc<Shared>, id: u32) {
 }
 
 /// How long the connection phase may take (MySQL's connect_timeout).
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a connection may sit idle between commands (MySQL's wait_timeout).
 pub(crate) const WAIT_TIMEOUT: Duration = Duration::from_secs(28_800);
 
@@ -150,15 +151,21 @@ impl Conn {
     }
 
     pub(crate) fn ok(&mut self, affected: u64, last_insert_id: u64, more: bool) {
-        self.ok_info(affected, last_insert_id, more, "");
+        self.ok_info(affected, last_insert_id, more, "", 0);
     }
 
-    fn ok_info(&mut self, affected: u64, last_insert_id: u64, more: bool, info: &str) {
+    fn ok_info(
+        &mut self,
+        affected: u64,
+        last_insert_id: u64,
+        more: bool,
+        info: &str,
+        warnings: u16,
+    ) {
         let mut status = self.status();
         if more {
             status |= status::MORE_RESULTS_EXISTS;
         }
-        let warnings = self.session.warning_count();
         let p = self.out.begin();
         response::ok(p, 0, affected, last_insert_id, status, warnings, info);
         self.out.finish();
@@ -243,28 +250,34 @@ impl Conn {
         Ok(())
     }
 
-    /// Answers one statement's outcome (binary rows for an execute).
+    /// Answers one statement's outcome (binary rows for an execute), ending the statement in
+    /// the session's diagnostics.
     pub(crate) fn answer(&mut self, outcome: Outcome, binary: bool) {
-        self.answer_one(outcome, false, binary);
+        let warnings = self.session.conclude(&outcome);
+        self.answer_one(outcome, false, binary, warnings);
     }
 
-    /// Answers a COM_QUERY's outcomes in turn (`Session::run` stops at the first failure), each
-    /// but the last saying more results follow.
+    /// Answers a COM_QUERY's outcomes in turn (`Session::run` stops at the first failure, and
+    /// ended each statement), each but the last saying more results follow.
     pub(crate) fn answer_text(&mut self, outcomes: Vec<Outcome>) {
         let n = outcomes.len();
+        let counts = self.session.take_counts();
         for (i, outcome) in outcomes.into_iter().enumerate() {
-            self.answer_one(outcome, i + 1 < n, false);
+            let warnings = counts.get(i).copied().unwrap_or(0);
+            self.answer_one(outcome, i + 1 < n, false, warnings);
         }
     }
 
-    fn answer_one(&mut self, outcome: Outcome, more: bool, binary: bool) {
+    fn answer_one(&mut self, outcome: Outcome, more: bool, binary: bool, warnings: u16) {
         match outcome {
             Outcome::Done {
                 affected,
                 last_insert_id,
                 info,
-            } => self.ok_info(affected, last_insert_id, more, &info),
-            Outcome::Rows { columns, rows } => self.result_set(&columns, &rows, more, binary),
+            } => self.ok_info(affected, last_insert_id, more, &info, warnings),
+            Outcome::Rows { columns, rows } => {
+                self.result_set(&columns, &rows, more, binary, warnings)
+            }
             Outcome::Failed(e) => self.error(&e),
         }
     }
@@ -314,12 +327,27 @@ impl Conn {
         }
     }
 
-    /// Runs one command; false for COM_QUIT.
+    /// Runs one command, published in the process list while it runs; false for COM_QUIT.
     fn command(&mut self, payload: Vec<u8>) -> Result<bool, ProtoError> {
         self.out.seq = 1;
         let Some((&cmd, body)) = payload.split_first() else {
             return Err(ProtoError::Malformed("empty command packet".into()));
         };
+        let (name, info) = match cmd {
+            command::QUERY => ("Query", Some(String::from_utf8_lossy(body))),
+            command::STMT_EXECUTE => ("Execute", None),
+            command::STMT_PREPARE => ("Prepare", Some(String::from_utf8_lossy(body))),
+            command::FIELD_LIST => ("Field List", None),
+            command::INIT_DB => ("Init DB", None),
+            _ => ("Query", None),
+        };
+        self.session.publish(name, info.as_deref());
+        let more = self.dispatch(cmd, body);
+        self.session.publish("Sleep", None);
+        more
+    }
+
+    fn dispatch(&mut self, cmd: u8, body: &[u8]) -> Result<bool, ProtoError> {
         match cmd {
             command::QUIT => return Ok(false),
             command::PING => self.ok(0, 0, false),
@@ -378,12 +406,10 @@ impl Conn {
                 self.ok(0, 0, false);
             }
             command::STATISTICS => {
-                let text = format!(
-                    "Uptime: 0  Threads: {}  Questions: 0  Slow queries: 0  Opens: 0  Open tables: 0  Queries per second avg: 0.000",
-                    self.session.shared.connections.load(Ordering::Relaxed)
-                );
+                let text = crate::activity::statistics_line(&self.session);
                 self.out.packet(text.as_bytes());
             }
+            command::FIELD_LIST => self.field_list(body),
             other => self.error(&SqlError::new(
                 1047,
                 "08S01",
@@ -459,9 +485,46 @@ impl Conn {
                 return Ok(false);
             }
         }
+        self.session.publish("Sleep", None);
         self.ok(0, 0, false);
         self.flush()?;
         Ok(true)
+    }
+
+    /// COM_FIELD_LIST: the table's column definitions (those matching the wildcard), each
+    /// with its default value, then EOF, as MySQL sends them.
+    fn field_list(&mut self, body: &[u8]) {
+        let (table, wildcard) = match body.iter().position(|b| *b == 0) {
+            Some(nul) => (&body[..nul], &body[nul + 1..]),
+            None => (body, &[][..]),
+        };
+        let table = String::from_utf8_lossy(table).into_owned();
+        let wildcard = String::from_utf8_lossy(wildcard).into_owned();
+        self.session
+            .begin_statement(crate::diagnostics::Kind::Other { tables: true });
+        let columns = self.session.field_list(&table, &wildcard);
+        let warnings = match &columns {
+            Ok(_) => self.session.conclude(&crate::exec::done(0)),
+            Err(e) => self.session.conclude(&Outcome::Failed(e.clone())),
+        };
+        match columns {
+            Ok(columns) => {
+                for (c, default) in &columns {
+                    let p = self.out.begin();
+                    c.encode(p);
+                    // COM_FIELD_LIST's definitions end with the column's default value.
+                    match default {
+                        Some(d) => myproto::codec::put_lenenc_bytes(p, d),
+                        None => p.push(0xFB),
+                    }
+                    self.out.finish();
+                }
+                let status = self.status();
+                response::end_of(self.out.begin(), self.capabilities, status, warnings);
+                self.out.finish();
+            }
+            Err(e) => self.error(&e),
+        }
     }
 
     /// Runs a COM_QUERY: every statement in it, each answered in turn; the first error ends it.
@@ -470,7 +533,14 @@ impl Conn {
         self.answer_text(outcomes);
     }
 
-    fn result_set(&mut self, columns: &[Column], rows: &[Vec<Value>], more: bool, binary: bool) {
+    fn result_set(
+        &mut self,
+        columns: &[Column],
+        rows: &[Vec<Value>],
+        more: bool,
+        binary: bool,
+        warnings: u16,
+    ) {
         let p = self.out.begin();
         myproto::codec::put_lenenc(p, columns.len() as u64);
         self.out.finish();
@@ -482,7 +552,6 @@ impl Conn {
         if more {
             status |= status::MORE_RESULTS_EXISTS;
         }
-        let warnings = self.session.warning_count();
         if self.capabilities & cap::DEPRECATE_EOF == 0 {
             response::eof(self.out.begin(), status, warnings);
             self.out.finish();

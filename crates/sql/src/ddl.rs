@@ -88,6 +88,8 @@ impl Session {
                     }
                     Err(e) if e.code() == base::ErrorCode::NoSuchDatabase => {
                         if if_exists {
+                            let m = format!("Can't drop database '{name}'; database doesn't exist");
+                            self.note(1008, m);
                             Ok(done(0))
                         } else {
                             Err(SqlError::new(
@@ -112,7 +114,10 @@ impl Session {
                         Err(e) => return Err(SqlError::from_client(&e)),
                     }
                 }
-                if missing.is_empty() || if_exists {
+                if missing.is_empty() {
+                    Ok(done(0))
+                } else if if_exists {
+                    self.note(1051, format!("Unknown table '{}'", missing.join(",")));
                     Ok(done(0))
                 } else {
                     Err(SqlError::new(
@@ -242,7 +247,10 @@ impl Session {
         }
         match self.shared.cluster.create_table(def) {
             Ok(_) => Ok(done(0)),
-            Err(e) if c.if_not_exists && e.code() == base::ErrorCode::TableExists => Ok(done(0)),
+            Err(e) if c.if_not_exists && e.code() == base::ErrorCode::TableExists => {
+                self.note(1050, format!("Table '{table}' already exists"));
+                Ok(done(0))
+            }
             Err(e) if e.code() == base::ErrorCode::TableExists => Err(SqlError::new(
                 1050,
                 "42S01",

@@ -112,11 +112,13 @@ pub struct Session {
     explicit: bool,
     /// The open transaction, between statements of an explicit one.
     pub(crate) txn: Option<Transaction>,
-    vars: HashMap<String, Value>,
+    pub(crate) vars: HashMap<String, Value>,
     pub statements: HashMap<u32, Prepared>,
     next_statement: u32,
     /// Plans of text queries by normalized text.
     pub(crate) plans: cache::QueryCache,
+    pub(crate) diagnostics: crate::diagnostics::Diagnostics,
+    pub(crate) activity: crate::activity::SessionActivity,
 }
 
 /// An object name as (database, name): `name` or `database.name`.
@@ -197,6 +199,7 @@ impl Session {
             });
         Session {
             data,
+            activity: crate::activity::SessionActivity::new(&shared, id),
             shared,
             id,
             user: String::new(),
@@ -211,6 +214,7 @@ impl Session {
             statements: HashMap::new(),
             next_statement: 1,
             plans: cache::QueryCache::default(),
+            diagnostics: Default::default(),
         }
     }
 
@@ -235,11 +239,11 @@ impl Session {
         s
     }
 
-    pub fn warning_count(&self) -> u16 {
-        0
-    }
-
     pub fn use_database(&mut self, name: &str) -> Result<()> {
+        if crate::infoschema::is_schema(name) {
+            self.database = Some(crate::infoschema::NAME.into());
+            return Ok(());
+        }
         let known = self
             .shared
             .cluster
@@ -257,19 +261,20 @@ impl Session {
     /// Runs every statement of a COM_QUERY; stops after the first failure.
     pub fn run(&mut self, sql: &str) -> Vec<Outcome> {
         let sql = &share_mode(sql);
+        self.take_counts();
         if let Some(outcome) = self.run_cached(sql) {
-            return vec![outcome];
+            return vec![self.concluded(outcome)];
         }
         let statements = match Parser::parse_sql(&MySqlDialect {}, sql) {
             Ok(s) => s,
-            Err(e) => return vec![Outcome::Failed(SqlError::parse(e))],
+            Err(e) => return vec![self.concluded(Outcome::Failed(SqlError::parse(e)))],
         };
         if statements.is_empty() {
-            return vec![Outcome::Failed(SqlError::new(
+            return vec![self.concluded(Outcome::Failed(SqlError::new(
                 1065,
                 "42000",
                 "Query was empty",
-            ))];
+            )))];
         }
         let mut outcomes = Vec::new();
         for s in statements {
@@ -289,6 +294,7 @@ impl Session {
                 .compile(s, sql, &[])
                 .and_then(|c| self.execute(&c, &[]))
                 .unwrap_or_else(Outcome::Failed);
+            let outcome = self.concluded(outcome);
             let failed = matches!(outcome, Outcome::Failed(_));
             outcomes.push(outcome);
             if failed {
@@ -412,6 +418,7 @@ impl Session {
         sql: &str,
         placeholders: &[Location],
     ) -> Result<Compiled> {
+        crate::infoschema::refuse_writes(self, &s)?;
         let input = PlanInput { sql, placeholders };
         let resolve = |name: &ObjectName| -> Result<(client::Table, TableRef)> {
             let (table, db, name) = self.table(name)?;
@@ -444,6 +451,7 @@ impl Session {
     }
 
     pub(crate) fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Outcome> {
+        self.begin_statement(crate::diagnostics::Kind::of(c));
         match c {
             Compiled::Select(p) => self.run_select(p, params),
             Compiled::Union(p) => self.run_union(p, params),
@@ -475,6 +483,11 @@ impl Session {
 
     pub(crate) fn table(&self, name: &ObjectName) -> Result<(client::Table, String, String)> {
         let (full, db, table) = self.table_name(name)?;
+        if crate::infoschema::is_schema(&db) {
+            let t = crate::infoschema::table(&table)
+                .ok_or_else(|| crate::infoschema::no_table(&table))?;
+            return Ok((t, db, table));
+        }
         match self.shared.cluster.table(&full) {
             Ok(t) => Ok((t, db, table)),
             Err(e) if e.code() == base::ErrorCode::NoSuchTable => {
@@ -573,6 +586,16 @@ impl Session {
                 names.insert(0, "information_schema".into());
                 Ok(crate::ddl::one_column("Database", names))
             }
+            Statement::ShowTables { show_options, .. }
+                if crate::show::tables_of_information_schema(self, show_options) =>
+            {
+                self.show(s)
+            }
+            Statement::ShowVariables { .. }
+            | Statement::ShowStatus { .. }
+            | Statement::ShowProcessList { .. }
+            | Statement::ShowCreate { .. }
+            | Statement::ShowVariable { .. } => self.show(s),
             Statement::ShowTables { show_options, .. } => {
                 let named = match &show_options.show_in {
                     Some(ast::ShowStatementIn {
@@ -611,6 +634,8 @@ impl Session {
                 match cluster.create_database(&name) {
                     Ok(()) => Ok(done(1)),
                     Err(e) if *if_not_exists && e.code() == base::ErrorCode::DatabaseExists => {
+                        let m = format!("Can't create database '{name}'; database exists");
+                        self.note(1007, m);
                         Ok(done(0))
                     }
                     Err(e) if e.code() == base::ErrorCode::DatabaseExists => Err(SqlError::new(
@@ -729,50 +754,18 @@ impl Session {
 
     /// A system variable's value: set in this session, or the server's.
     fn system_variable(&self, name: &str) -> Value {
-        let name = name.trim_start_matches("@@").to_ascii_lowercase();
-        let name = name
-            .strip_prefix("session.")
-            .or_else(|| name.strip_prefix("global."))
-            .or_else(|| name.strip_prefix("local."))
-            .unwrap_or(&name);
-        if let Some(v) = self.vars.get(name) {
+        let name = crate::variables::plain_name(name);
+        if let Some(v) = self.vars.get(&name) {
             return v.clone();
         }
-        let text = |s: &str| Value::Bytes(s.as_bytes().to_vec());
-        match name {
-            "version_comment" => text("Cairn"),
-            "version" => text(crate::SERVER_VERSION),
-            "autocommit" => Value::Int(self.autocommit as i64),
-            "max_allowed_packet" => Value::Int(self.shared.config.max_packet as i64),
-            "character_set_client" | "character_set_connection" | "character_set_results"
-            | "character_set_server" | "character_set_database" => text("utf8mb4"),
-            "collation_connection" | "collation_server" | "collation_database" => {
-                text("utf8mb4_general_ci")
-            }
-            "sql_mode" => text("STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"),
-            "lower_case_table_names" => Value::Int(0),
-            "transaction_isolation" | "tx_isolation" => text("READ-COMMITTED"),
-            "transaction_read_only" | "tx_read_only" => Value::Int(0),
-            "time_zone" | "system_time_zone" => text("SYSTEM"),
-            "wait_timeout" | "interactive_timeout" => Value::Int(28_800),
-            "net_write_timeout" => Value::Int(60),
-            "net_buffer_length" => Value::Int(16_384),
-            "max_prepared_stmt_count" => Value::Int(PREPARED_MAX as i64),
-            "have_ssl" | "have_openssl" => text("DISABLED"),
-            "query_cache_size" | "query_cache_type" => Value::Int(0),
-            "performance_schema" => Value::Int(0),
-            "license" => text("Apache-2.0"),
-            "init_connect" => text(""),
-            "div_precision_increment" => Value::Int(4),
-            _ => Value::Null,
-        }
+        crate::variables::server_value(self, &name).unwrap_or(Value::Null)
     }
 }
 
 /// A statement kept to plan at each execution (see [`Compiled::Deferred`]).
 #[derive(Debug, Clone)]
 pub struct Deferred {
-    statement: Statement,
+    pub(crate) statement: Statement,
     sql: String,
     placeholders: Vec<Location>,
 }

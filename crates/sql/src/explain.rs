@@ -2,11 +2,10 @@
 //! partition pruning, the condition pushed into the data node, round trips) in MySQL's EXPLAIN
 //! columns, and a table's columns as MySQL's DESCRIBE shows them.
 
-use base::schema::IndexKind;
-use base::types::ColumnType;
 use base::{TableDef, Value};
 use myproto::response::{types, Column};
 
+use crate::definition::{column_key, type_text};
 use crate::exec::{Compiled, Outcome};
 use crate::expr::Expr;
 use crate::plan::{Access, JoinStep, Pushed, Source};
@@ -256,47 +255,6 @@ fn explained(rows: Vec<Vec<Value>>) -> Outcome {
     }
 }
 
-/// MySQL's type text for DESCRIBE and SHOW COLUMNS.
-pub fn type_text(ty: ColumnType) -> String {
-    let int = |name: &str, width: u32, unsigned: bool| {
-        if unsigned {
-            format!("{name}({}) unsigned", width - 1)
-        } else {
-            format!("{name}({width})")
-        }
-    };
-    match ty {
-        ColumnType::TinyInt { unsigned } => int("tinyint", 4, unsigned),
-        ColumnType::SmallInt { unsigned } => int("smallint", 6, unsigned),
-        ColumnType::MediumInt { unsigned } => int("mediumint", 9, unsigned),
-        ColumnType::Int { unsigned } => int("int", 11, unsigned),
-        ColumnType::BigInt { unsigned } => {
-            if unsigned {
-                "bigint(20) unsigned".into()
-            } else {
-                "bigint(20)".into()
-            }
-        }
-        ColumnType::Float => "float".into(),
-        ColumnType::Double => "double".into(),
-        ColumnType::Decimal { precision, scale } => format!("decimal({precision},{scale})"),
-        ColumnType::Char { length } => format!("char({length})"),
-        ColumnType::VarChar { length } => format!("varchar({length})"),
-        ColumnType::Binary { length } => format!("binary({length})"),
-        ColumnType::VarBinary { length } => format!("varbinary({length})"),
-        ColumnType::Text => "text".into(),
-        ColumnType::Blob => "blob".into(),
-        ColumnType::Date => "date".into(),
-        ColumnType::DateTime { fsp: 0 } => "datetime".into(),
-        ColumnType::DateTime { fsp } => format!("datetime({fsp})"),
-        ColumnType::Timestamp { fsp: 0 } => "timestamp".into(),
-        ColumnType::Timestamp { fsp } => format!("timestamp({fsp})"),
-        ColumnType::Time { fsp: 0 } => "time".into(),
-        ColumnType::Time { fsp } => format!("time({fsp})"),
-        ColumnType::Year => "year(4)".into(),
-    }
-}
-
 /// DESCRIBE table: Field, Type, Null, Key, Default, Extra.
 pub(crate) fn describe(def: &TableDef) -> Outcome {
     let mut rows = Vec::new();
@@ -304,20 +262,7 @@ pub(crate) fn describe(def: &TableDef) -> Outcome {
         if c.hidden {
             continue;
         }
-        let p = p as u16;
-        let key = if def.primary_key.contains(&p) {
-            "PRI"
-        } else if def
-            .indexes
-            .iter()
-            .any(|i| i.kind == IndexKind::Unique && i.columns.len() == 1 && i.columns[0] == p)
-        {
-            "UNI"
-        } else if def.indexes.iter().any(|i| i.columns.first() == Some(&p)) {
-            "MUL"
-        } else {
-            ""
-        };
+        let key = column_key(def, p);
         rows.push(vec![
             text(c.name.clone()),
             text(type_text(c.ty)),

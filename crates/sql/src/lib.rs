@@ -7,20 +7,26 @@
 //! what is unsupported. Each connection has a thread for blocking work, but between commands it
 //! is parked in one event loop (`reactor.rs`) that serves simple committed reads itself.
 
+mod activity;
 mod aggregate;
 mod cache;
 mod conn;
 mod ddl;
+mod definition;
+mod diagnostics;
 mod error;
 mod exec;
 mod explain;
 mod expr;
 mod funcs;
+mod infoschema;
 mod meta;
 mod plan;
 mod reactor;
 mod run;
+mod show;
 mod subquery;
+mod variables;
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -92,6 +98,8 @@ pub(crate) struct Shared {
     pub root_hash: Vec<u8>,
     pub connections: AtomicU32,
     pub next_id: AtomicU32,
+    /// Status counters and the registry of live sessions.
+    pub activity: activity::ServerActivity,
 }
 
 impl SqlServer {
@@ -111,6 +119,7 @@ impl SqlServer {
             config,
             connections: AtomicU32::new(0),
             next_id: AtomicU32::new(1),
+            activity: activity::ServerActivity::default(),
         });
         let stop = stopping.clone();
         let held = shared.clone();

@@ -1148,7 +1148,8 @@ fn join(
             })
             .collect();
         let mut lookup = None;
-        if !linked.is_empty() {
+        // information_schema tables are made whole in the API node: never read by key.
+        if !linked.is_empty() && crate::infoschema::virtual_of(&read_once).is_none() {
             let mut probe_parts = own;
             probe_parts.extend(linked.iter().map(|p| layout.localize(p, k)));
             let probe = source(

@@ -596,11 +596,11 @@ impl Loop {
 
 /// Whether a SELECT reads only committed rows without locks (what the reactor serves).
 fn reads_committed(plan: &SelectPlan) -> bool {
+    // A virtual (information_schema) table's rows are made by the session's thread.
     plan.joined.is_none()
-        && plan
-            .source
-            .as_ref()
-            .is_none_or(|s| s.lock == client::LockMode::CommittedRead)
+        && plan.source.as_ref().is_none_or(|s| {
+            s.lock == client::LockMode::CommittedRead && crate::infoschema::virtual_of(s).is_none()
+        })
 }
 
 /// Starts a committed-read SELECT: answered at once when it needs no data (no source, or no key
@@ -616,6 +616,9 @@ fn start_select(
 ) -> Step {
     let binary = matches!(origin, Origin::Prepared(_));
     let session = &mut conn.session;
+    session.begin_statement(crate::diagnostics::Kind::Select {
+        tables: plan.source.is_some(),
+    });
     let Some(src) = &plan.source else {
         let outcome = session
             .select_rows(plan, &params, vec![Vec::new()])

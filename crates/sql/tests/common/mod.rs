@@ -1,6 +1,8 @@
 //! What the SQL front end's tests share: a data node and a SQL front end over it, both in this
 //! process on ports the system picks.
 
+pub mod raw;
+
 use datanode::{DataNode, DataNodeConfig};
 use sql::{SqlConfig, SqlServer};
 

@@ -936,3 +936,161 @@ DROP TABLE kv;
 SELECT * FROM kv;
 DROP TABLE IF EXISTS kv;
 SHOW TABLES;
+
+-- ---------------------------------------------------------------- metadata: SHOW CREATE TABLE
+-- Cairn's tables are NDB-like, so their engine is ndbcluster where MariaDB's are InnoDB
+-- (docs/sql.md): the ENGINE clause is masked, everything else compared byte for byte.
+CREATE TABLE meta_types (
+  id INT NOT NULL AUTO_INCREMENT,
+  ti TINYINT NULL,
+  tu TINYINT UNSIGNED NOT NULL DEFAULT 3,
+  si SMALLINT,
+  su SMALLINT UNSIGNED,
+  mi MEDIUMINT,
+  mu MEDIUMINT UNSIGNED,
+  iu INT UNSIGNED,
+  bi BIGINT DEFAULT -5,
+  fl FLOAT DEFAULT 1.5,
+  db DOUBLE DEFAULT 0.0000001,
+  de DECIMAL(12,4) DEFAULT 1.5,
+  ch CHAR(5) NOT NULL DEFAULT 'it''s',
+  vc VARCHAR(20) DEFAULT 'a\\b',
+  ve VARCHAR(255) DEFAULT '',
+  vb VARBINARY(10) DEFAULT 'ab',
+  bn BINARY(4),
+  tx TEXT,
+  bl BLOB,
+  dt DATE DEFAULT '2024-01-02',
+  dtm DATETIME(3),
+  ts TIMESTAMP NULL,
+  tm TIME,
+  PRIMARY KEY (id),
+  KEY kdt (dt, tm),
+  UNIQUE KEY uch (ch),
+  UNIQUE KEY uvc (vc)
+);
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE meta_types;
+INSERT INTO meta_types (ch, vc) VALUES ('a', 'x'), ('b', 'y');
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE meta_types;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE items;
+-- A failed INSERT above used an AUTO_INCREMENT value in InnoDB; Cairn shows one above the
+-- largest id stored (docs/sql.md).
+-- mask: ENGINE=\w+
+-- mask: AUTO_INCREMENT=\d+
+SHOW CREATE TABLE diff.people;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE nums;
+CREATE TABLE meta_nokey (a INT, b VARCHAR(3) NOT NULL);
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE meta_nokey;
+CREATE INDEX ib ON meta_nokey (b);
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE meta_nokey;
+-- expect-difference: Cairn's tables show ENGINE=ndbcluster, MariaDB's ENGINE=InnoDB (docs/sql.md)
+SHOW CREATE TABLE items;
+SHOW CREATE TABLE nosuch;
+SHOW CREATE TABLE nosuchdb.items;
+
+-- ---------------------------------------------------------------- metadata: SHOW INDEX
+-- Cairn keeps no index statistics: Cardinality is NULL (docs/sql.md).
+-- ignore-column: Cardinality
+SHOW INDEX FROM items;
+-- ignore-column: Cardinality
+SHOW INDEXES FROM people;
+-- ignore-column: Cardinality
+SHOW KEYS FROM meta_types;
+-- ignore-column: Cardinality
+SHOW INDEX FROM items FROM diff;
+-- ignore-column: Cardinality
+SHOW INDEX IN diff.meta_nokey;
+SHOW INDEX FROM nosuch;
+SHOW INDEX FROM items FROM nosuchdb;
+
+-- ---------------------------------------------------------------- metadata: information_schema
+SELECT * FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'diff';
+SELECT schema_name, default_character_set_name FROM information_schema.schemata WHERE schema_name LIKE 'dif%' ORDER BY 1;
+SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, TABLE_COLLATION, TABLE_COMMENT, TEMPORARY FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'diff' ORDER BY TABLE_NAME;
+SELECT TABLE_NAME, AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME <> 'people' ORDER BY TABLE_NAME;
+-- expect-difference: InnoDB used AUTO_INCREMENT values for failed INSERTs; Cairn shows one above the largest id stored (docs/sql.md)
+SELECT TABLE_NAME, AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME = 'people';
+SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'diff';
+SELECT table_name FROM information_schema.tables WHERE table_schema = 'diff' AND table_name LIKE 'meta%' ORDER BY table_name LIMIT 1;
+-- expect-difference: Cairn's tables show ENGINE=ndbcluster, MariaDB's ENGINE=InnoDB (docs/sql.md)
+SELECT TABLE_NAME, ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'diff' ORDER BY TABLE_NAME;
+SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'nosuchdb';
+SELECT * FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME = 'meta_types' ORDER BY ORDINAL_POSITION;
+SELECT * FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME = 'people' ORDER BY ORDINAL_POSITION;
+SELECT * FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME = 'items' ORDER BY ORDINAL_POSITION;
+SELECT TABLE_NAME, COLUMN_NAME, COLUMN_KEY FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'diff' AND COLUMN_KEY <> '' ORDER BY TABLE_NAME, COLUMN_NAME;
+SELECT TABLE_NAME, COUNT(*), MAX(ORDINAL_POSITION) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'diff' GROUP BY TABLE_NAME ORDER BY TABLE_NAME;
+SELECT DISTINCT DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'diff' ORDER BY DATA_TYPE;
+SELECT TABLE_NAME, NON_UNIQUE, INDEX_SCHEMA, INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME, COLLATION, SUB_PART, PACKED, NULLABLE, INDEX_TYPE, COMMENT, INDEX_COMMENT, IGNORED FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'diff' ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX;
+SELECT * FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = 'diff' ORDER BY TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION;
+SELECT COUNT(*) FROM INFORMATION_SCHEMA.key_column_usage WHERE table_schema = 'diff' AND constraint_name = 'PRIMARY';
+SELECT * FROM information_schema.nosuch;
+INSERT INTO information_schema.SCHEMATA (SCHEMA_NAME) VALUES ('x');
+UPDATE information_schema.TABLES SET TABLE_NAME = 'x';
+DELETE FROM information_schema.TABLES;
+CREATE TABLE information_schema.meta_x (a INT);
+DROP TABLE information_schema.TABLES;
+CREATE INDEX ix ON information_schema.TABLES (TABLE_NAME);
+DROP DATABASE information_schema;
+CREATE DATABASE information_schema;
+USE information_schema;
+SELECT TABLE_NAME FROM TABLES WHERE TABLE_SCHEMA = 'diff' ORDER BY TABLE_NAME;
+SELECT COUNT(*) FROM COLUMNS WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME = 'items';
+SHOW TABLES LIKE 'SCHEMATA';
+SELECT DATABASE();
+CREATE TABLE meta_y (a INT);
+USE diff;
+SELECT DATABASE();
+
+-- ---------------------------------------------------------------- metadata: variables, status
+SHOW VARIABLES LIKE 'autocommit';
+SHOW SESSION VARIABLES LIKE 'wait_timeout';
+SHOW GLOBAL VARIABLES LIKE 'max_prepared_stmt_count';
+SHOW VARIABLES WHERE Variable_name IN ('autocommit', 'div_precision_increment', 'net_buffer_length');
+SHOW VARIABLES LIKE 'character_set_client';
+SHOW VARIABLES LIKE 'sql_mode';
+SHOW VARIABLES LIKE 'nosuch%';
+SET autocommit = 0;
+SHOW VARIABLES LIKE 'autocommit';
+SELECT @@autocommit;
+SET autocommit = 1;
+SHOW VARIABLES LIKE 'AUTOCOMMIT';
+SHOW STATUS LIKE 'nosuch%';
+SHOW GLOBAL STATUS LIKE 'nosuch%';
+
+-- ---------------------------------------------------------------- metadata: warnings and errors
+DROP TABLE IF EXISTS nosuch;
+SHOW WARNINGS;
+SHOW COUNT(*) WARNINGS;
+SELECT @@warning_count;
+SELECT 1;
+SHOW WARNINGS;
+SELECT id FROM items WHERE id = 1;
+SHOW WARNINGS;
+SHOW COUNT(*) WARNINGS;
+SELECT * FROM nosuch;
+SHOW WARNINGS;
+SHOW ERRORS;
+SHOW COUNT(*) ERRORS;
+SELECT @@error_count, @@warning_count;
+CREATE TABLE IF NOT EXISTS items (id INT);
+SHOW WARNINGS;
+DROP DATABASE IF EXISTS nosuchdb;
+SHOW WARNINGS;
+CREATE DATABASE IF NOT EXISTS diff;
+SHOW WARNINGS;
+DROP TABLE IF EXISTS nosuch, nosuch2;
+SHOW WARNINGS;
+SHOW ERRORS;
+SET autocommit = 1;
+SHOW WARNINGS;
+SELECT COUNT(*) FROM items;
+SHOW WARNINGS;
+DROP TABLE meta_types;
+DROP TABLE meta_nokey;

@@ -11,7 +11,10 @@ Outcomes compared, statement by statement:
 
 The cases file: statements end with ';' at the end of a line; lines starting with '--' are
 comments. A comment '-- expect-difference: reason' directly before a statement marks a known,
-documented difference: counted apart, not a failure.
+documented difference: counted apart, not a failure. Comments '-- mask: REGEX' and
+'-- ignore-column: NAME' directly before a statement narrow a documented difference to the part
+that differs, so the rest is still compared: every match of REGEX in a value is replaced by
+'<masked>', and the named column's values by '<ignored>', in both answers.
 
 Exit status: 0 when every difference was expected, 1 otherwise, 2 on a usage or connection error.
 """
@@ -26,6 +29,8 @@ from pymysql.constants import FIELD_TYPE
 
 DATABASE = "diff"
 EXPECT = re.compile(r"^--\s*expect-difference:\s*(.*)$", re.IGNORECASE)
+MASK = re.compile(r"^--\s*mask:\s*(.+)$", re.IGNORECASE)
+IGNORE_COLUMN = re.compile(r"^--\s*ignore-column:\s*(\S+)\s*$", re.IGNORECASE)
 # Errors after which the connection is gone: reconnect before the next statement.
 CONNECTION_LOST = {2006, 2013, 2014, 2055}
 SHOWN_ROWS_MAX = 25
@@ -80,22 +85,59 @@ def connect(addr, db=None):
     )
 
 
+class Narrowing:
+    """What of a statement's answers is left out of the comparison (see the cases file format)."""
+
+    def __init__(self):
+        self.masks = []
+        self.columns = []
+
+    def __bool__(self):
+        return bool(self.masks or self.columns)
+
+    def apply(self, outcome):
+        if outcome[0] != "rows" or not self:
+            return outcome
+        names, rows = outcome[1], outcome[2]
+        ignored = {i for i, n in enumerate(names) if n in self.columns}
+
+        def value(i, v):
+            if i in ignored:
+                return "<ignored>"
+            if v is None:
+                return v
+            for m in self.masks:
+                v = m.sub("<masked>", v)
+            return v
+
+        return ("rows", names, [tuple(value(i, v) for i, v in enumerate(r)) for r in rows])
+
+
 def parse_cases(path):
-    """Yields (line number, statement text without the ';', expected-difference reason or None)."""
+    """Yields (line number, statement text without the ';', expected-difference reason or None,
+    Narrowing)."""
     pending = []
     start = None
     reason = None
+    narrowing = Narrowing()
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             stripped = line.strip()
             if not pending:
                 if not stripped:
                     reason = None
+                    narrowing = Narrowing()
                     continue
                 if stripped.startswith("--"):
                     m = EXPECT.match(stripped)
                     if m:
                         reason = m.group(1).strip() or "(no reason given)"
+                    m = MASK.match(stripped)
+                    if m:
+                        narrowing.masks.append(re.compile(m.group(1).strip()))
+                    m = IGNORE_COLUMN.match(stripped)
+                    if m:
+                        narrowing.columns.append(m.group(1))
                     continue
                 start = number
             elif stripped.startswith("--"):
@@ -103,11 +145,12 @@ def parse_cases(path):
             pending.append(line.rstrip("\n"))
             if stripped.endswith(";"):
                 text = "\n".join(pending).strip()
-                yield start, text[:-1].rstrip(), reason
+                yield start, text[:-1].rstrip(), reason, narrowing
                 pending = []
                 reason = None
+                narrowing = Narrowing()
     if pending:
-        yield start, "\n".join(pending).strip(), reason
+        yield start, "\n".join(pending).strip(), reason, narrowing
 
 
 def has_order_by(statement):
@@ -226,12 +269,13 @@ def main():
             print("%s: cannot set up database %s: %s" % (s.name, DATABASE, e))
             return 2
 
-    total = differences = expected = 0
+    total = differences = expected = narrowed = 0
     unexpected_agreement = []
-    for line, statement, reason in parse_cases(args.cases):
+    for line, statement, reason, narrowing in parse_cases(args.cases):
         total += 1
+        narrowed += bool(narrowing)
         ordered = has_order_by(statement)
-        mariadb, cairn = (s.run(statement, ordered) for s in servers)
+        mariadb, cairn = (narrowing.apply(s.run(statement, ordered)) for s in servers)
         if same(mariadb, cairn):
             if reason is not None:
                 unexpected_agreement.append((line, statement, reason))
@@ -250,7 +294,8 @@ def main():
     for line, statement, reason in unexpected_agreement:
         print("NOTE: expected difference (%s) did not occur at line %d: %s" % (reason, line, statement))
     print("%d statements, %d differences" % (total, differences)
-          + (", %d expected differences" % expected if expected else ""))
+          + (", %d expected differences" % expected if expected else "")
+          + (", %d compared in part (mask, ignore-column)" % narrowed if narrowed else ""))
     for s in servers:
         try:
             if s.conn is not None:

@@ -1,0 +1,270 @@
+//! What the SQL server is doing: its status counters (server-wide, and each session's own) for
+//! SHOW STATUS, and the registry of live sessions for SHOW PROCESSLIST. A session publishes its
+//! command, database and statement text when a command starts and ends; readers copy the
+//! registry under its lock and never wait for a session.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use base::Value;
+use myproto::response::{types, Column};
+
+use crate::diagnostics::Kind;
+use crate::exec::{Outcome, Session};
+use crate::Shared;
+
+/// Characters of a statement SHOW PROCESSLIST shows without FULL (MariaDB's 100).
+pub const INFO_CHARS_MAX: usize = 100;
+/// Bytes of a statement's text the registry keeps.
+pub const INFO_BYTES_MAX: usize = 64 << 10;
+
+/// Statement counters, server-wide.
+#[derive(Default)]
+struct Counters {
+    questions: AtomicU64,
+    select: AtomicU64,
+    insert: AtomicU64,
+    update: AtomicU64,
+    delete: AtomicU64,
+}
+
+/// One session as SHOW PROCESSLIST lists it.
+#[derive(Debug, Clone)]
+struct Process {
+    user: String,
+    host: String,
+    database: Option<String>,
+    command: &'static str,
+    since: Instant,
+    info: Option<String>,
+}
+
+/// The server's side: counters, start time and the registry of live sessions.
+pub(crate) struct ServerActivity {
+    started: Instant,
+    counters: Counters,
+    sessions: Mutex<BTreeMap<u32, Arc<Mutex<Process>>>>,
+}
+
+impl Default for ServerActivity {
+    fn default() -> Self {
+        ServerActivity {
+            started: Instant::now(),
+            counters: Counters::default(),
+            sessions: Mutex::new(BTreeMap::new()),
+        }
+    }
+}
+
+/// A session's side: its own counters and its entry in the registry (removed on drop).
+pub(crate) struct SessionActivity {
+    id: u32,
+    shared: Arc<Shared>,
+    process: Arc<Mutex<Process>>,
+    questions: u64,
+    select: u64,
+    insert: u64,
+    update: u64,
+    delete: u64,
+}
+
+impl SessionActivity {
+    /// Registers session `id` (replacing an entry of the same id, as after
+    /// COM_RESET_CONNECTION).
+    pub(crate) fn new(shared: &Arc<Shared>, id: u32) -> SessionActivity {
+        let process = Arc::new(Mutex::new(Process {
+            user: "unauthenticated user".into(),
+            host: String::new(),
+            database: None,
+            command: "Connect",
+            since: Instant::now(),
+            info: None,
+        }));
+        if let Ok(mut sessions) = shared.activity.sessions.lock() {
+            sessions.insert(id, process.clone());
+        }
+        SessionActivity {
+            id,
+            shared: shared.clone(),
+            process,
+            questions: 0,
+            select: 0,
+            insert: 0,
+            update: 0,
+            delete: 0,
+        }
+    }
+
+    /// Counts a statement of `kind` in the Com_ counters.
+    pub(crate) fn count(&mut self, shared: &Shared, kind: Kind) {
+        let (mine, all) = match kind {
+            Kind::Select { .. } => (&mut self.select, &shared.activity.counters.select),
+            Kind::Insert => (&mut self.insert, &shared.activity.counters.insert),
+            Kind::Update => (&mut self.update, &shared.activity.counters.update),
+            Kind::Delete => (&mut self.delete, &shared.activity.counters.delete),
+            Kind::Other { .. } | Kind::Diagnostic => return,
+        };
+        *mine += 1;
+        all.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a statement answered (Questions).
+    pub(crate) fn question(&mut self, shared: &Shared) {
+        self.questions += 1;
+        shared
+            .activity
+            .counters
+            .questions
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Sets the client's address as SHOW PROCESSLIST shows it.
+    pub(crate) fn set_host(&self, host: &str) {
+        if let Ok(mut p) = self.process.lock() {
+            p.host = host.to_string();
+        }
+    }
+}
+
+impl Drop for SessionActivity {
+    fn drop(&mut self) {
+        if let Ok(mut sessions) = self.shared.activity.sessions.lock() {
+            // Only this session's own entry: a session made anew under the same id (after
+            // COM_RESET_CONNECTION) registered its own first.
+            if sessions
+                .get(&self.id)
+                .is_some_and(|p| Arc::ptr_eq(p, &self.process))
+            {
+                sessions.remove(&self.id);
+            }
+        }
+    }
+}
+
+impl Session {
+    /// Publishes what the session does now: `command` (MySQL's names: Query, Execute, Sleep,
+    /// ...) and the statement text, if any.
+    pub(crate) fn publish(&self, command: &'static str, info: Option<&str>) {
+        if let Ok(mut p) = self.activity.process.lock() {
+            if !self.user.is_empty() {
+                p.user.clone_from(&self.user);
+            }
+            p.database.clone_from(&self.database);
+            p.command = command;
+            p.since = Instant::now();
+            p.info = info.map(|i| {
+                let mut end = i.len().min(INFO_BYTES_MAX);
+                while !i.is_char_boundary(end) {
+                    end -= 1;
+                }
+                i[..end].to_string()
+            });
+        }
+    }
+
+    /// SHOW [FULL] PROCESSLIST: Id, User, Host, db, Command, Time, State, Info, Progress.
+    pub(crate) fn process_list(&self, full: bool) -> Outcome {
+        let sessions: Vec<(u32, Process)> = match self.shared.activity.sessions.lock() {
+            Ok(s) => s
+                .iter()
+                .filter_map(|(id, p)| p.lock().ok().map(|p| (*id, p.clone())))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let text = |s: &str| Value::Bytes(s.as_bytes().to_vec());
+        let rows = sessions
+            .into_iter()
+            .map(|(id, p)| {
+                let running = p.command != "Sleep";
+                let info = p.info.as_deref().map(|i| {
+                    if full {
+                        text(i)
+                    } else {
+                        text(&i.chars().take(INFO_CHARS_MAX).collect::<String>())
+                    }
+                });
+                vec![
+                    Value::UInt(id as u64),
+                    text(&p.user),
+                    text(&p.host),
+                    p.database.as_deref().map(text).unwrap_or(Value::Null),
+                    text(p.command),
+                    Value::UInt(p.since.elapsed().as_secs()),
+                    text(if running { "executing" } else { "" }),
+                    info.unwrap_or(Value::Null),
+                    Value::Bytes(b"0.000".to_vec()),
+                ]
+            })
+            .collect();
+        let string =
+            |name: &str, chars: u32| Column::computed(name, types::VAR_STRING, chars * 4, 0);
+        Outcome::Rows {
+            columns: vec![
+                Column::computed("Id", types::LONGLONG, 21, 0),
+                string("User", 128),
+                string("Host", 64),
+                string("db", 64),
+                string("Command", 16),
+                Column::computed("Time", types::LONG, 7, 0),
+                string("State", 64),
+                string("Info", if full { 65_535 } else { 100 }),
+                Column::computed("Progress", types::NEWDECIMAL, 9, 3),
+            ],
+            rows,
+        }
+    }
+}
+
+/// SHOW STATUS's variables as (name, value), in name order: this session's counters, or the
+/// server's for `global`; server-wide values (Uptime, Threads_connected) in both.
+pub(crate) fn status(session: &Session, global: bool) -> Vec<(String, String)> {
+    let a = &session.shared.activity;
+    let c = &a.counters;
+    let me = &session.activity;
+    let pick = |mine: u64, all: &AtomicU64| {
+        if global {
+            all.load(Ordering::Relaxed)
+        } else {
+            mine
+        }
+    };
+    let questions = pick(me.questions, &c.questions);
+    let list = [
+        ("Com_delete", pick(me.delete, &c.delete)),
+        ("Com_insert", pick(me.insert, &c.insert)),
+        ("Com_select", pick(me.select, &c.select)),
+        ("Com_update", pick(me.update, &c.update)),
+        (
+            "Connections",
+            session
+                .shared
+                .next_id
+                .load(Ordering::Relaxed)
+                .saturating_sub(1) as u64,
+        ),
+        ("Queries", questions),
+        ("Questions", questions),
+        (
+            "Threads_connected",
+            session.shared.connections.load(Ordering::Relaxed) as u64,
+        ),
+        ("Uptime", a.started.elapsed().as_secs()),
+    ];
+    list.iter()
+        .map(|(name, v)| (name.to_string(), v.to_string()))
+        .collect()
+}
+
+/// COM_STATISTICS's line, from the same counters.
+pub(crate) fn statistics_line(session: &Session) -> String {
+    let a = &session.shared.activity;
+    let uptime = a.started.elapsed().as_secs();
+    let questions = a.counters.questions.load(Ordering::Relaxed);
+    format!(
+        "Uptime: {uptime}  Threads: {}  Questions: {questions}  Slow queries: 0  Opens: 0  Open tables: 0  Queries per second avg: {:.3}",
+        session.shared.connections.load(Ordering::Relaxed),
+        questions as f64 / uptime.max(1) as f64
+    )
+}

@@ -1,0 +1,227 @@
+//! How MariaDB spells a table's definition: column type texts, DEFAULT clauses, the Key column
+//! of DESCRIBE, the keys in MariaDB's order, and SHOW CREATE TABLE's text. Shared by DESCRIBE,
+//! SHOW CREATE TABLE, SHOW INDEX and information_schema, so they cannot disagree. It reads
+//! definitions only; it never asks the data node anything.
+
+use base::schema::IndexKind;
+use base::types::ColumnType;
+use base::{TableDef, Value};
+
+use crate::ddl::PRIMARY;
+
+/// The engine SHOW CREATE TABLE and information_schema name for Cairn's tables: NDB's, whose
+/// behaviour Cairn's tables share (partitioned, READ COMMITTED, a refused statement rolls back
+/// the transaction); see docs/sql.md.
+pub const ENGINE: &str = "ndbcluster";
+
+/// The table charset and collation every Cairn table has.
+pub const CHARSET: &str = "utf8mb4";
+pub const COLLATION: &str = "utf8mb4_general_ci";
+
+/// MariaDB's type text for DESCRIBE, SHOW COLUMNS, SHOW CREATE TABLE and COLUMN_TYPE: MySQL 8's
+/// spelling with the display widths MariaDB still prints.
+pub fn type_text(ty: ColumnType) -> String {
+    let (name, width, unsigned) = match ty {
+        ColumnType::TinyInt { unsigned } => ("tinyint", 4, unsigned),
+        ColumnType::SmallInt { unsigned } => ("smallint", 6, unsigned),
+        ColumnType::MediumInt { unsigned } => ("mediumint", 9, unsigned),
+        ColumnType::Int { unsigned } => ("int", 11, unsigned),
+        // BIGINT UNSIGNED keeps width 20: its largest value has 20 digits.
+        ColumnType::BigInt { unsigned } => ("bigint", 20 + unsigned as u32, unsigned),
+        ColumnType::Year => return "year(4)".into(),
+        other => return other.sql_name(),
+    };
+    if unsigned {
+        format!("{name}({}) unsigned", width - 1)
+    } else {
+        format!("{name}({width})")
+    }
+}
+
+/// The type's name alone (information_schema's DATA_TYPE).
+pub fn data_type(ty: ColumnType) -> String {
+    let full = ty.sql_name();
+    full.split(['(', ' '])
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// DESCRIBE's Key column for column `p`: PRI, UNI (the one column of a unique index), MUL (the
+/// first column of another index) or empty.
+pub fn column_key(def: &TableDef, p: usize) -> &'static str {
+    let p = p as u16;
+    if def.primary_key.contains(&p) && !def.has_hidden_pk() {
+        "PRI"
+    } else if def
+        .indexes
+        .iter()
+        .any(|i| i.kind == IndexKind::Unique && i.columns.len() == 1 && i.columns[0] == p)
+    {
+        "UNI"
+    } else if def.indexes.iter().any(|i| i.columns.first() == Some(&p)) {
+        "MUL"
+    } else {
+        ""
+    }
+}
+
+/// A key as SHOW CREATE TABLE, SHOW INDEX and information_schema list it.
+pub struct Key<'a> {
+    pub name: &'a str,
+    pub unique: bool,
+    pub columns: &'a [u16],
+}
+
+/// The table's keys in MariaDB's order: PRIMARY, unique keys over NOT NULL columns, the other
+/// unique keys, then the rest, each group in the order declared. The ordered index every
+/// declared primary key also gets (named PRIMARY) is the primary key itself.
+pub fn keys(def: &TableDef) -> Vec<Key<'_>> {
+    let mut keys = Vec::with_capacity(def.indexes.len() + 1);
+    if !def.has_hidden_pk() {
+        keys.push((
+            0,
+            Key {
+                name: PRIMARY,
+                unique: true,
+                columns: &def.primary_key,
+            },
+        ));
+    }
+    for index in &def.indexes {
+        if index.name.eq_ignore_ascii_case(PRIMARY) {
+            continue;
+        }
+        let unique = index.kind == IndexKind::Unique;
+        let nullable = index
+            .columns
+            .iter()
+            .any(|c| def.columns[*c as usize].nullable);
+        let group = match (unique, nullable) {
+            (true, false) => 1,
+            (true, true) => 2,
+            _ => 3,
+        };
+        keys.push((
+            group,
+            Key {
+                name: &index.name,
+                unique,
+                columns: &index.columns,
+            },
+        ));
+    }
+    // A stable sort keeps the declared order within each group.
+    keys.sort_by_key(|(group, _)| *group);
+    keys.into_iter().map(|(_, k)| k).collect()
+}
+
+/// A string as a quoted SQL literal, as SHOW CREATE TABLE writes defaults.
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "''"))
+}
+
+/// The column's default as SHOW CREATE TABLE writes it after DEFAULT (and information_schema's
+/// COLUMN_DEFAULT): numbers bare, other values quoted, `NULL` for a nullable column without
+/// one; None when the column has no default.
+pub fn default_text(column: &base::schema::ColumnDef) -> Option<String> {
+    match &column.default {
+        None | Some(Value::Null) if column.nullable && !column.auto_increment => {
+            Some("NULL".into())
+        }
+        None | Some(Value::Null) => None,
+        Some(v) => {
+            let text = String::from_utf8_lossy(&base::text::value_text(v).unwrap_or_default())
+                .into_owned();
+            let numeric = column.ty.is_integer()
+                || matches!(
+                    column.ty,
+                    ColumnType::Float | ColumnType::Double | ColumnType::Decimal { .. }
+                );
+            Some(if numeric { text } else { quoted(&text) })
+        }
+    }
+}
+
+/// A name quoted with backticks.
+pub fn backticked(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// SHOW CREATE TABLE's text for table `name`; `auto_increment` is the next AUTO_INCREMENT value
+/// (shown when above 1, as MariaDB does).
+pub fn create_table(def: &TableDef, name: &str, auto_increment: Option<u64>) -> String {
+    let mut lines = Vec::new();
+    for c in def.columns.iter().filter(|c| !c.hidden) {
+        let mut line = format!("  {} {}", backticked(&c.name), type_text(c.ty));
+        if !c.nullable {
+            line.push_str(" NOT NULL");
+        } else if matches!(c.ty, ColumnType::Timestamp { .. }) {
+            line.push_str(" NULL");
+        }
+        if let Some(d) = default_text(c) {
+            line.push_str(" DEFAULT ");
+            line.push_str(&d);
+        }
+        if c.auto_increment {
+            line.push_str(" AUTO_INCREMENT");
+        }
+        lines.push(line);
+    }
+    for key in keys(def) {
+        let columns: Vec<String> = key
+            .columns
+            .iter()
+            .map(|c| backticked(&def.columns[*c as usize].name))
+            .collect();
+        let columns = columns.join(",");
+        lines.push(if key.name == PRIMARY {
+            format!("  PRIMARY KEY ({columns})")
+        } else if key.unique {
+            format!("  UNIQUE KEY {} ({columns})", backticked(key.name))
+        } else {
+            format!("  KEY {} ({columns})", backticked(key.name))
+        });
+    }
+    let counter = match auto_increment {
+        Some(n) if n > 1 => format!(" AUTO_INCREMENT={n}"),
+        _ => String::new(),
+    };
+    format!(
+        "CREATE TABLE {} (\n{}\n) ENGINE={ENGINE}{counter} DEFAULT CHARSET={CHARSET} COLLATE={COLLATION}",
+        backticked(name),
+        lines.join(",\n")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base::schema::ColumnDef;
+
+    #[test]
+    fn create_table_text_matches_mariadb() {
+        let columns = vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: true }).auto_increment(),
+            ColumnDef::new("email", ColumnType::VarChar { length: 60 }),
+            ColumnDef::new("note", ColumnType::VarChar { length: 20 })
+                .nullable()
+                .default(Value::Bytes(b"it's a\\b".to_vec())),
+            ColumnDef::new("v", ColumnType::Int { unsigned: false }).default(Value::Int(0)),
+            ColumnDef::new("age", ColumnType::SmallInt { unsigned: false }).nullable(),
+        ];
+        let def = TableDef::new("d/t", columns, &["id"])
+            .and_then(|d| d.with_index(PRIMARY, IndexKind::Ordered, &["id"]))
+            .and_then(|d| d.with_index("iage", IndexKind::Ordered, &["age"]))
+            .and_then(|d| d.with_index("uemail", IndexKind::Unique, &["email"]))
+            .expect("a valid definition");
+        assert_eq!(
+            create_table(&def, "t", Some(4)),
+            "CREATE TABLE `t` (\n  `id` bigint(20) unsigned NOT NULL AUTO_INCREMENT,\n  \
+             `email` varchar(60) NOT NULL,\n  `note` varchar(20) DEFAULT 'it''s a\\\\b',\n  \
+             `v` int(11) NOT NULL DEFAULT 0,\n  `age` smallint(6) DEFAULT NULL,\n  \
+             PRIMARY KEY (`id`),\n  UNIQUE KEY `uemail` (`email`),\n  KEY `iage` (`age`)\n\
+             ) ENGINE=ndbcluster AUTO_INCREMENT=4 DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
+        );
+    }
+}

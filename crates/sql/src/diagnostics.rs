@@ -1,0 +1,237 @@
+//! A session's diagnostics area, as MariaDB keeps it: the notes, warnings and errors of the
+//! last statement that raised any, read by SHOW WARNINGS, SHOW ERRORS, SHOW COUNT(*) ... and
+//! @@warning_count, and the count each OK or EOF packet carries. A statement that raises
+//! conditions replaces the list; one that reads or changes tables and raises none empties it;
+//! others (SET, USE, BEGIN, SELECT without a table, SHOW WARNINGS itself) leave it.
+
+use base::Value;
+use myproto::response::{types, Column};
+
+use crate::exec::{Compiled, Outcome, Session};
+
+/// Conditions kept per statement (MariaDB's max_error_count); more are counted, not kept.
+pub const CONDITIONS_MAX: usize = 64;
+
+/// Statements of one COM_QUERY whose counts are kept for their answers.
+const STATEMENT_COUNTS_MAX: usize = 4_096;
+
+/// A condition's level. Cairn raises notes and errors; no statement of its raises a warning
+/// yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Note,
+    Error,
+}
+
+impl Level {
+    fn name(self) -> &'static str {
+        match self {
+            Level::Note => "Note",
+            Level::Error => "Error",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Condition {
+    pub level: Level,
+    pub code: u16,
+    pub message: String,
+}
+
+/// What kind of statement is running, for the diagnostics rules and the Com_ counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Select {
+        tables: bool,
+    },
+    Insert,
+    Update,
+    Delete,
+    /// Anything else; `tables` when it reads or changes tables (DDL, SHOW, DESCRIBE).
+    Other {
+        tables: bool,
+    },
+    /// SHOW WARNINGS, SHOW ERRORS, SHOW COUNT(*) ...: reads the list and keeps it.
+    Diagnostic,
+}
+
+impl Kind {
+    pub(crate) fn of(c: &Compiled) -> Kind {
+        use sqlparser::ast::Statement as S;
+        match c {
+            Compiled::Select(p) => Kind::Select {
+                tables: p.source.is_some(),
+            },
+            Compiled::Union(_) => Kind::Select { tables: true },
+            Compiled::Insert(_) => Kind::Insert,
+            Compiled::Update(_) => Kind::Update,
+            Compiled::Delete(_) => Kind::Delete,
+            Compiled::Deferred(d) => match &d.statement {
+                S::Insert(_) => Kind::Insert,
+                S::Update(_) => Kind::Update,
+                S::Delete(_) => Kind::Delete,
+                _ => Kind::Select { tables: true },
+            },
+            Compiled::Other(s) => match s.as_ref() {
+                S::ShowVariable { variable } if crate::show::is_diagnostic(variable) => {
+                    Kind::Diagnostic
+                }
+                S::Set(_)
+                | S::Use(_)
+                | S::StartTransaction { .. }
+                | S::Commit { .. }
+                | S::Rollback { .. }
+                | S::CreateDatabase { .. } => Kind::Other { tables: false },
+                S::Drop {
+                    object_type:
+                        sqlparser::ast::ObjectType::Database | sqlparser::ast::ObjectType::Schema,
+                    ..
+                } => Kind::Other { tables: false },
+                _ => Kind::Other { tables: true },
+            },
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Diagnostics {
+    /// The last statement's conditions, at most CONDITIONS_MAX.
+    list: Vec<Condition>,
+    /// Conditions the last statement raised, kept or not.
+    total: usize,
+    /// Raised by the statement running now.
+    raised: Vec<Condition>,
+    raised_total: usize,
+    /// The running statement reads or changes tables.
+    tables: bool,
+    /// The running statement reads the list and keeps it.
+    reading: bool,
+    /// Each statement's count so far in this COM_QUERY, for its answer.
+    counts: Vec<u16>,
+}
+
+impl Diagnostics {
+    /// Conditions of every level in the list (@@warning_count).
+    pub fn warning_count(&self) -> usize {
+        self.total
+    }
+
+    /// Errors in the list (@@error_count).
+    pub fn error_count(&self) -> usize {
+        self.list.iter().filter(|c| c.level == Level::Error).count()
+    }
+
+    fn raise(&mut self, c: Condition) {
+        self.raised_total += 1;
+        if self.raised.len() < CONDITIONS_MAX {
+            self.raised.push(c);
+        }
+    }
+}
+
+impl Session {
+    /// Marks the start of a statement of `kind` (counted in the status counters).
+    pub(crate) fn begin_statement(&mut self, kind: Kind) {
+        self.activity.count(&self.shared, kind);
+        let d = &mut self.diagnostics;
+        d.tables = matches!(
+            kind,
+            Kind::Select { tables: true }
+                | Kind::Insert
+                | Kind::Update
+                | Kind::Delete
+                | Kind::Other { tables: true }
+        );
+        d.reading = kind == Kind::Diagnostic;
+    }
+
+    /// Records a note of the running statement (an IF EXISTS that found nothing, ...).
+    pub(crate) fn note(&mut self, code: u16, message: impl Into<String>) {
+        self.diagnostics.raise(Condition {
+            level: Level::Note,
+            code,
+            message: message.into(),
+        });
+    }
+
+    /// Ends the running statement with `outcome`: updates the list and the Questions counter;
+    /// returns the count its answer carries.
+    pub(crate) fn conclude(&mut self, outcome: &Outcome) -> u16 {
+        self.activity.question(&self.shared);
+        let d = &mut self.diagnostics;
+        if let Outcome::Failed(e) = outcome {
+            d.raise(Condition {
+                level: Level::Error,
+                code: e.code,
+                message: e.message.clone(),
+            });
+        }
+        let raised = std::mem::take(&mut d.raised);
+        let raised_total = std::mem::replace(&mut d.raised_total, 0);
+        let tables = std::mem::replace(&mut d.tables, false);
+        let reading = std::mem::replace(&mut d.reading, false);
+        if raised_total > 0 {
+            d.list = raised;
+            d.total = raised_total;
+        } else if tables && !reading {
+            d.list.clear();
+            d.total = 0;
+        }
+        raised_total.min(u16::MAX as usize) as u16
+    }
+
+    /// Ends one statement of a COM_QUERY, keeping its count for `take_counts`.
+    pub(crate) fn concluded(&mut self, outcome: Outcome) -> Outcome {
+        let count = self.conclude(&outcome);
+        let counts = &mut self.diagnostics.counts;
+        if counts.len() >= STATEMENT_COUNTS_MAX {
+            counts.clear();
+        }
+        counts.push(count);
+        outcome
+    }
+
+    /// The counts of the statements `run` concluded, in order.
+    pub(crate) fn take_counts(&mut self) -> Vec<u16> {
+        std::mem::take(&mut self.diagnostics.counts)
+    }
+
+    /// SHOW WARNINGS (every level) or SHOW ERRORS.
+    pub(crate) fn show_conditions(&mut self, errors_only: bool) -> Outcome {
+        let rows = self
+            .diagnostics
+            .list
+            .iter()
+            .filter(|c| !errors_only || c.level == Level::Error)
+            .map(|c| {
+                vec![
+                    Value::Bytes(c.level.name().as_bytes().to_vec()),
+                    Value::UInt(c.code as u64),
+                    Value::Bytes(c.message.clone().into_bytes()),
+                ]
+            })
+            .collect();
+        Outcome::Rows {
+            columns: vec![
+                Column::computed("Level", types::VAR_STRING, 7 * 4, 0),
+                Column::computed("Code", types::LONG, 4, 0),
+                Column::computed("Message", types::VAR_STRING, 512 * 4, 0),
+            ],
+            rows,
+        }
+    }
+
+    /// SHOW COUNT(*) WARNINGS or SHOW COUNT(*) ERRORS.
+    pub(crate) fn show_condition_count(&mut self, errors_only: bool) -> Outcome {
+        let (name, n) = if errors_only {
+            ("@@session.error_count", self.diagnostics.error_count())
+        } else {
+            ("@@session.warning_count", self.diagnostics.warning_count())
+        };
+        Outcome::Rows {
+            columns: vec![Column::computed(name, types::LONGLONG, 21, 0)],
+            rows: vec![vec![Value::UInt(n as u64)]],
+        }
+    }
+}

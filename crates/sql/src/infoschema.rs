@@ -1,0 +1,675 @@
+//! information_schema: its tables (SCHEMATA, TABLES, COLUMNS, STATISTICS, KEY_COLUMN_USAGE,
+//! with MariaDB's columns) and the internal tables SHOW statements select from, all virtual:
+//! their definitions live here, and their rows are made in the API node from the catalog and
+//! the server's state when a statement reads them. A plan over a virtual table runs the normal
+//! select pipeline over those rows; nothing here is ever sent to a data node. The schema is
+//! read-only: writes and DDL on it answer MariaDB's error 1044.
+
+use std::sync::OnceLock;
+
+use base::schema::ColumnDef;
+use base::types::{Collation, ColumnType};
+use base::{TableDef, Value};
+use client::{Scan, ScanOrder, Table};
+use sqlparser::ast::{self, ObjectName, Statement};
+
+use crate::definition::{self, CHARSET, COLLATION, ENGINE};
+use crate::error::SqlError;
+use crate::exec::{ident, Result, Session};
+use crate::plan::Source;
+
+/// The schema's name, as MariaDB spells it.
+pub const NAME: &str = "information_schema";
+
+/// Whether `name` names information_schema (in any case, as MariaDB allows).
+pub fn is_schema(name: &str) -> bool {
+    name.eq_ignore_ascii_case(NAME)
+}
+
+/// The virtual tables: the public ones, then the internal ones SHOW reads (named with a `$`,
+/// which the public lookup never finds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Virtual {
+    Schemata,
+    Tables,
+    Columns,
+    Statistics,
+    KeyColumnUsage,
+    SessionVariables,
+    GlobalVariables,
+    SessionStatus,
+    GlobalStatus,
+}
+
+impl Virtual {
+    const ALL: [Virtual; 9] = [
+        Virtual::Schemata,
+        Virtual::Tables,
+        Virtual::Columns,
+        Virtual::Statistics,
+        Virtual::KeyColumnUsage,
+        Virtual::SessionVariables,
+        Virtual::GlobalVariables,
+        Virtual::SessionStatus,
+        Virtual::GlobalStatus,
+    ];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Virtual::Schemata => "SCHEMATA",
+            Virtual::Tables => "TABLES",
+            Virtual::Columns => "COLUMNS",
+            Virtual::Statistics => "STATISTICS",
+            Virtual::KeyColumnUsage => "KEY_COLUMN_USAGE",
+            Virtual::SessionVariables => "$session_variables",
+            Virtual::GlobalVariables => "$global_variables",
+            Virtual::SessionStatus => "$session_status",
+            Virtual::GlobalStatus => "$global_status",
+        }
+    }
+
+    /// The internal table called `name`.
+    pub(crate) fn internal_named(name: &str) -> Option<Virtual> {
+        Virtual::ALL
+            .iter()
+            .copied()
+            .find(|v| !v.public() && v.name() == name)
+    }
+
+    fn public(self) -> bool {
+        !self.name().starts_with('$')
+    }
+
+    /// The columns: (name, type, nullable).
+    fn columns(self) -> Vec<(&'static str, ColumnType, bool)> {
+        let text = |n: u32| ColumnType::VarChar { length: n };
+        let count = ColumnType::BigInt { unsigned: true };
+        let named = |names: &[&'static str]| -> Vec<(&'static str, ColumnType, bool)> {
+            names.iter().map(|n| (*n, text(64), false)).collect()
+        };
+        match self {
+            Virtual::Schemata => vec![
+                ("CATALOG_NAME", text(512), false),
+                ("SCHEMA_NAME", text(64), false),
+                ("DEFAULT_CHARACTER_SET_NAME", text(32), false),
+                ("DEFAULT_COLLATION_NAME", text(64), false),
+                ("SQL_PATH", text(512), true),
+                ("SCHEMA_COMMENT", text(1024), false),
+            ],
+            Virtual::Tables => vec![
+                ("TABLE_CATALOG", text(512), false),
+                ("TABLE_SCHEMA", text(64), false),
+                ("TABLE_NAME", text(64), false),
+                ("TABLE_TYPE", text(64), false),
+                ("ENGINE", text(64), true),
+                ("VERSION", count, true),
+                ("ROW_FORMAT", text(10), true),
+                ("TABLE_ROWS", count, true),
+                ("AVG_ROW_LENGTH", count, true),
+                ("DATA_LENGTH", count, true),
+                ("MAX_DATA_LENGTH", count, true),
+                ("INDEX_LENGTH", count, true),
+                ("DATA_FREE", count, true),
+                ("AUTO_INCREMENT", count, true),
+                ("CREATE_TIME", ColumnType::DateTime { fsp: 0 }, true),
+                ("UPDATE_TIME", ColumnType::DateTime { fsp: 0 }, true),
+                ("CHECK_TIME", ColumnType::DateTime { fsp: 0 }, true),
+                ("TABLE_COLLATION", text(64), true),
+                ("CHECKSUM", count, true),
+                ("CREATE_OPTIONS", text(2048), true),
+                ("TABLE_COMMENT", text(2048), false),
+                ("MAX_INDEX_LENGTH", count, true),
+                ("TEMPORARY", text(1), true),
+            ],
+            Virtual::Columns => vec![
+                ("TABLE_CATALOG", text(512), false),
+                ("TABLE_SCHEMA", text(64), false),
+                ("TABLE_NAME", text(64), false),
+                ("COLUMN_NAME", text(64), false),
+                ("ORDINAL_POSITION", count, false),
+                ("COLUMN_DEFAULT", ColumnType::Text, true),
+                ("IS_NULLABLE", text(3), false),
+                ("DATA_TYPE", text(64), false),
+                ("CHARACTER_MAXIMUM_LENGTH", count, true),
+                ("CHARACTER_OCTET_LENGTH", count, true),
+                ("NUMERIC_PRECISION", count, true),
+                ("NUMERIC_SCALE", count, true),
+                ("DATETIME_PRECISION", count, true),
+                ("CHARACTER_SET_NAME", text(32), true),
+                ("COLLATION_NAME", text(64), true),
+                ("COLUMN_TYPE", ColumnType::Text, false),
+                ("COLUMN_KEY", text(3), false),
+                ("EXTRA", text(80), false),
+                ("PRIVILEGES", text(80), false),
+                ("COLUMN_COMMENT", text(1024), false),
+                ("IS_GENERATED", text(6), false),
+                ("GENERATION_EXPRESSION", ColumnType::Text, true),
+            ],
+            Virtual::Statistics => vec![
+                ("TABLE_CATALOG", text(512), false),
+                ("TABLE_SCHEMA", text(64), false),
+                ("TABLE_NAME", text(64), false),
+                ("NON_UNIQUE", ColumnType::BigInt { unsigned: false }, false),
+                ("INDEX_SCHEMA", text(64), false),
+                ("INDEX_NAME", text(64), false),
+                ("SEQ_IN_INDEX", ColumnType::Int { unsigned: true }, false),
+                ("COLUMN_NAME", text(64), false),
+                ("COLLATION", text(1), true),
+                ("CARDINALITY", ColumnType::BigInt { unsigned: false }, true),
+                ("SUB_PART", ColumnType::BigInt { unsigned: false }, true),
+                ("PACKED", text(10), true),
+                ("NULLABLE", text(3), false),
+                ("INDEX_TYPE", text(16), false),
+                ("COMMENT", text(16), true),
+                ("INDEX_COMMENT", text(1024), false),
+                ("IGNORED", text(3), false),
+            ],
+            Virtual::KeyColumnUsage => {
+                let mut c = vec![("CONSTRAINT_CATALOG", text(512), false)];
+                c.extend(named(&["CONSTRAINT_SCHEMA", "CONSTRAINT_NAME"]));
+                c.push(("TABLE_CATALOG", text(512), false));
+                c.extend(named(&["TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME"]));
+                c.push((
+                    "ORDINAL_POSITION",
+                    ColumnType::BigInt { unsigned: false },
+                    false,
+                ));
+                c.push((
+                    "POSITION_IN_UNIQUE_CONSTRAINT",
+                    ColumnType::BigInt { unsigned: false },
+                    true,
+                ));
+                for n in [
+                    "REFERENCED_TABLE_SCHEMA",
+                    "REFERENCED_TABLE_NAME",
+                    "REFERENCED_COLUMN_NAME",
+                ] {
+                    c.push((n, text(64), true));
+                }
+                c
+            }
+            Virtual::SessionVariables
+            | Virtual::GlobalVariables
+            | Virtual::SessionStatus
+            | Virtual::GlobalStatus => vec![
+                ("Variable_name", text(64), false),
+                ("Value", text(2048), true),
+            ],
+        }
+    }
+
+    fn definition(self) -> TableDef {
+        let columns = self
+            .columns()
+            .into_iter()
+            .map(|(name, ty, nullable)| {
+                let c = ColumnDef::new(name, ty);
+                let c = if ty.is_string() {
+                    c.collation(Collation::Utf8mb4GeneralCi)
+                } else {
+                    c
+                };
+                if nullable {
+                    c.nullable()
+                } else {
+                    c
+                }
+            })
+            .collect();
+        // A definition of fixed, valid columns; the hidden key numbers the rows.
+        TableDef::new(&format!("{NAME}/{}", self.name()), columns, &[])
+            .unwrap_or_else(|e| panic!("information_schema.{}: {e:?}", self.name()))
+    }
+}
+
+fn tables() -> &'static [(Virtual, Table)] {
+    static TABLES: OnceLock<Vec<(Virtual, Table)>> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        Virtual::ALL
+            .iter()
+            .map(|v| (*v, Table::virtual_table(v.definition())))
+            .collect()
+    })
+}
+
+/// The public information_schema table called `name` (any case).
+pub fn table(name: &str) -> Option<Table> {
+    tables()
+        .iter()
+        .find(|(v, _)| v.public() && v.name().eq_ignore_ascii_case(name))
+        .map(|(_, t)| t.clone())
+}
+
+/// An internal table SHOW reads.
+pub(crate) fn internal(v: Virtual) -> Table {
+    tables()
+        .iter()
+        .find(|(x, _)| *x == v)
+        .map(|(_, t)| t.clone())
+        .unwrap_or_else(|| Table::virtual_table(v.definition()))
+}
+
+/// The names of the public tables.
+pub fn table_names() -> Vec<String> {
+    Virtual::ALL
+        .iter()
+        .filter(|v| v.public())
+        .map(|v| v.name().to_string())
+        .collect()
+}
+
+/// Which virtual table a source reads, if it reads one.
+pub(crate) fn virtual_of(src: &Source) -> Option<Virtual> {
+    let def = src.table.def();
+    if def.id != 0 {
+        return None;
+    }
+    let name = def.name.strip_prefix(NAME)?.strip_prefix('/')?;
+    Virtual::ALL.iter().copied().find(|v| v.name() == name)
+}
+
+/// MariaDB's ER_UNKNOWN_TABLE for a name information_schema lacks.
+pub fn no_table(name: &str) -> SqlError {
+    SqlError::new(
+        1109,
+        "42S02",
+        format!("Unknown table '{name}' in information_schema"),
+    )
+}
+
+/// MariaDB's ER_DBACCESS_DENIED_ERROR, its answer to writes and DDL on information_schema.
+pub fn read_only(user: &str) -> SqlError {
+    SqlError::new(
+        1044,
+        "42000",
+        format!("Access denied for user '{user}'@'localhost' to database '{NAME}'"),
+    )
+}
+
+/// Refuses a statement that would write to or change information_schema.
+pub(crate) fn refuse_writes(session: &Session, s: &Statement) -> Result<()> {
+    let in_schema = |name: &ObjectName| -> bool {
+        match ident(name) {
+            Ok((Some(db), _)) => is_schema(&db),
+            Ok((None, _)) => session.database.as_deref().is_some_and(is_schema),
+            Err(_) => false,
+        }
+    };
+    let from_tables = |from: &[ast::TableWithJoins]| {
+        from.iter().any(|t| match &t.relation {
+            ast::TableFactor::Table { name, .. } => in_schema(name),
+            _ => false,
+        })
+    };
+    let refused = match s {
+        Statement::Insert(i) => match &i.table {
+            ast::TableObject::TableName(n) => in_schema(n),
+            _ => false,
+        },
+        Statement::Update(u) => from_tables(std::slice::from_ref(&u.table)),
+        Statement::Delete(d) => match &d.from {
+            ast::FromTable::WithFromKeyword(f) | ast::FromTable::WithoutKeyword(f) => {
+                from_tables(f)
+            }
+        },
+        Statement::CreateTable(c) => in_schema(&c.name),
+        Statement::CreateIndex(c) => in_schema(&c.table_name),
+        Statement::AlterTable(a) => in_schema(&a.name),
+        Statement::Truncate(t) => t.table_names.iter().any(|n| in_schema(&n.name)),
+        Statement::Drop {
+            object_type: ast::ObjectType::Database | ast::ObjectType::Schema,
+            names,
+            ..
+        } => names
+            .iter()
+            .any(|n| ident(n).is_ok_and(|(_, d)| is_schema(&d))),
+        Statement::CreateDatabase { db_name, .. } => {
+            ident(db_name).is_ok_and(|(_, d)| is_schema(&d))
+        }
+        Statement::Drop { names, .. } => names.iter().any(in_schema),
+        _ => false,
+    };
+    if refused {
+        Err(read_only(&session.user))
+    } else {
+        Ok(())
+    }
+}
+
+fn text(s: impl Into<String>) -> Value {
+    Value::Bytes(s.into().into_bytes())
+}
+
+fn count(n: u64) -> Value {
+    Value::UInt(n)
+}
+
+/// Every table SQL sees, as (database, table, definition), in name order.
+pub(crate) fn catalog(session: &Session) -> Result<Vec<(String, String, Table)>> {
+    let cluster = &session.shared.cluster;
+    let client = |e: client::ClientError| SqlError::from_client(&e);
+    let mut out = Vec::new();
+    for full in cluster.list_tables().map_err(client)? {
+        let Some((db, name)) = full.split_once('/') else {
+            continue;
+        };
+        match cluster.table(&full) {
+            Ok(t) => out.push((db.to_string(), name.to_string(), t)),
+            // Dropped meanwhile.
+            Err(e) if e.code() == base::ErrorCode::NoSuchTable => {}
+            Err(e) => return Err(client(e)),
+        }
+    }
+    out.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    Ok(out)
+}
+
+/// The next AUTO_INCREMENT value of a table with such a column: one above the largest value
+/// stored (read from the end of an index that starts with the column when there is one).
+pub(crate) fn next_auto_increment(session: &Session, table: &Table) -> Result<Option<u64>> {
+    let def = table.def();
+    let Some(column) = def.auto_increment_column() else {
+        return Ok(None);
+    };
+    let name = def.columns[column].name.as_str();
+    let index = def
+        .indexes
+        .iter()
+        .find(|i| i.columns.first() == Some(&(column as u16)));
+    let scan = match index {
+        Some(i) => Scan::index(&i.name).order(ScanOrder::Descending).limit(1),
+        None => Scan::table(),
+    };
+    let rows = session
+        .data
+        .scan(table, &scan.columns(&[name]))
+        .map_err(|e| SqlError::from_client(&e))?;
+    let largest = rows
+        .iter()
+        .filter_map(|r| match r.first() {
+            Some(Value::UInt(u)) => Some(*u),
+            Some(Value::Int(i)) => Some((*i).max(0) as u64),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    Ok(Some(largest.saturating_add(1)))
+}
+
+/// The rows of the virtual table `src` reads, as fetched rows (its `fetch` columns); the
+/// caller applies the WHERE.
+pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
+    let Some(v) = virtual_of(src) else {
+        return Ok(Vec::new());
+    };
+    let def = src.table.def();
+    let wants = |column: &str| {
+        def.column(column)
+            .is_some_and(|p| src.fetch.contains(&(p as u16)))
+    };
+    let full = match v {
+        Virtual::Schemata => schemata(session)?,
+        Virtual::Tables => tables_rows(session, wants("AUTO_INCREMENT"))?,
+        Virtual::Columns => columns_rows(session)?,
+        Virtual::Statistics => statistics(session)?,
+        Virtual::KeyColumnUsage => key_column_usage(session)?,
+        Virtual::SessionVariables => pairs(crate::variables::shown(session, false)),
+        Virtual::GlobalVariables => pairs(crate::variables::shown(session, true)),
+        Virtual::SessionStatus => pairs(crate::activity::status(session, false)),
+        Virtual::GlobalStatus => pairs(crate::activity::status(session, true)),
+    };
+    Ok(full
+        .into_iter()
+        .enumerate()
+        .map(|(n, mut row)| {
+            // The hidden key, last.
+            row.push(count(n as u64 + 1));
+            src.fetch
+                .iter()
+                .map(|c| row.get(*c as usize).cloned().unwrap_or(Value::Null))
+                .collect()
+        })
+        .collect())
+}
+
+fn pairs(list: Vec<(String, String)>) -> Vec<Vec<Value>> {
+    list.into_iter()
+        .map(|(name, value)| vec![text(name), text(value)])
+        .collect()
+}
+
+fn schemata(session: &Session) -> Result<Vec<Vec<Value>>> {
+    let mut names = session
+        .shared
+        .cluster
+        .databases()
+        .map_err(|e| SqlError::from_client(&e))?;
+    names.insert(0, NAME.to_string());
+    Ok(names
+        .into_iter()
+        .map(|n| {
+            let (charset, collation) = if is_schema(&n) {
+                ("utf8mb3", "utf8mb3_general_ci")
+            } else {
+                (CHARSET, COLLATION)
+            };
+            vec![
+                text("def"),
+                text(n),
+                text(charset),
+                text(collation),
+                Value::Null,
+                text(""),
+            ]
+        })
+        .collect())
+}
+
+/// Every table information_schema describes: its own, then the catalog's.
+fn described(session: &Session) -> Result<Vec<(String, String, Table)>> {
+    let mut all: Vec<(String, String, Table)> = tables()
+        .iter()
+        .filter(|(v, _)| v.public())
+        .map(|(v, t)| (NAME.to_string(), v.name().to_string(), t.clone()))
+        .collect();
+    all.extend(catalog(session)?);
+    Ok(all)
+}
+
+fn tables_rows(session: &Session, auto_increment: bool) -> Result<Vec<Vec<Value>>> {
+    let mut rows = Vec::new();
+    for (db, name, table) in described(session)? {
+        let system = is_schema(&db);
+        let counter = if auto_increment && !system {
+            next_auto_increment(session, &table)?
+        } else {
+            None
+        };
+        let collation = if system {
+            "utf8mb3_general_ci"
+        } else {
+            COLLATION
+        };
+        rows.push(vec![
+            text("def"),
+            text(db),
+            text(name),
+            text(if system { "SYSTEM VIEW" } else { "BASE TABLE" }),
+            text(if system { "MEMORY" } else { ENGINE }),
+            count(10),
+            text(if system { "Fixed" } else { "Dynamic" }),
+            // Cairn keeps no per-table sizes or times.
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            counter.map(count).unwrap_or(Value::Null),
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            text(collation),
+            Value::Null,
+            text(""),
+            text(""),
+            Value::Null,
+            text(if system { "Y" } else { "N" }),
+        ]);
+    }
+    Ok(rows)
+}
+
+/// information_schema's numeric facts of a type: (precision, scale).
+fn numeric(ty: ColumnType) -> (Option<u64>, Option<u64>) {
+    match ty {
+        ColumnType::TinyInt { .. } => (Some(3), Some(0)),
+        ColumnType::SmallInt { .. } => (Some(5), Some(0)),
+        ColumnType::MediumInt { unsigned } => (Some(if unsigned { 8 } else { 7 }), Some(0)),
+        ColumnType::Int { .. } => (Some(10), Some(0)),
+        ColumnType::BigInt { unsigned } => (Some(if unsigned { 20 } else { 19 }), Some(0)),
+        ColumnType::Float => (Some(12), None),
+        ColumnType::Double => (Some(22), None),
+        ColumnType::Decimal { precision, scale } => (Some(precision as u64), Some(scale as u64)),
+        _ => (None, None),
+    }
+}
+
+/// information_schema's character facts of a type: (maximum length, octet length).
+fn characters(ty: ColumnType) -> (Option<u64>, Option<u64>) {
+    match ty {
+        ColumnType::Char { length } | ColumnType::VarChar { length } => {
+            (Some(length as u64), Some(length as u64 * 4))
+        }
+        ColumnType::Binary { length } | ColumnType::VarBinary { length } => {
+            (Some(length as u64), Some(length as u64))
+        }
+        ColumnType::Text | ColumnType::Blob => (Some(65_535), Some(65_535)),
+        _ => (None, None),
+    }
+}
+
+fn columns_rows(session: &Session) -> Result<Vec<Vec<Value>>> {
+    let opt = |v: Option<u64>| v.map(count).unwrap_or(Value::Null);
+    let mut rows = Vec::new();
+    for (db, name, table) in described(session)? {
+        let def = table.def();
+        for (n, (p, c)) in def
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.hidden)
+            .enumerate()
+        {
+            let (length, octets) = characters(c.ty);
+            let (precision, scale) = numeric(c.ty);
+            let fsp = match c.ty {
+                ColumnType::DateTime { fsp }
+                | ColumnType::Timestamp { fsp }
+                | ColumnType::Time { fsp } => Some(fsp as u64),
+                _ => None,
+            };
+            let collated = c.ty.is_string() && c.collation != Collation::Binary;
+            rows.push(vec![
+                text("def"),
+                text(db.clone()),
+                text(name.clone()),
+                text(c.name.clone()),
+                count(n as u64 + 1),
+                definition::default_text(c).map(text).unwrap_or(Value::Null),
+                text(if c.nullable { "YES" } else { "NO" }),
+                text(definition::data_type(c.ty)),
+                opt(length),
+                opt(octets),
+                opt(precision),
+                opt(scale),
+                opt(fsp),
+                if collated { text(CHARSET) } else { Value::Null },
+                if collated {
+                    text(COLLATION)
+                } else {
+                    Value::Null
+                },
+                text(definition::type_text(c.ty)),
+                text(definition::column_key(def, p)),
+                text(if c.auto_increment {
+                    "auto_increment"
+                } else {
+                    ""
+                }),
+                text("select,insert,update,references"),
+                text(""),
+                text("NEVER"),
+                Value::Null,
+            ]);
+        }
+    }
+    Ok(rows)
+}
+
+/// Calls `each` for every column of every key: (database, table, key, column position in
+/// the key from 1, table column).
+fn key_columns(
+    session: &Session,
+    each: &mut dyn FnMut(&str, &str, &definition::Key, usize, &ColumnDef),
+) -> Result<()> {
+    for (db, name, table) in catalog(session)? {
+        let def = table.def();
+        for key in definition::keys(def) {
+            for (seq, c) in key.columns.iter().enumerate() {
+                each(&db, &name, &key, seq + 1, &def.columns[*c as usize]);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn statistics(session: &Session) -> Result<Vec<Vec<Value>>> {
+    let mut rows = Vec::new();
+    key_columns(session, &mut |db, name, key, seq, c| {
+        rows.push(vec![
+            text("def"),
+            text(db),
+            text(name),
+            Value::Int(!key.unique as i64),
+            text(db),
+            text(key.name),
+            count(seq as u64),
+            text(c.name.clone()),
+            text("A"),
+            // Cairn keeps no statistics.
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            text(if c.nullable { "YES" } else { "" }),
+            text("BTREE"),
+            text(""),
+            text(""),
+            text("NO"),
+        ]);
+    })?;
+    Ok(rows)
+}
+
+fn key_column_usage(session: &Session) -> Result<Vec<Vec<Value>>> {
+    let mut rows = Vec::new();
+    key_columns(session, &mut |db, name, key, seq, c| {
+        if key.unique {
+            rows.push(vec![
+                text("def"),
+                text(db),
+                text(key.name),
+                text("def"),
+                text(db),
+                text(name),
+                text(c.name.clone()),
+                Value::Int(seq as i64),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+            ]);
+        }
+    })?;
+    Ok(rows)
+}

@@ -1,0 +1,307 @@
+//! The SHOW statements beyond DATABASES, TABLES and COLUMNS: SHOW CREATE TABLE, SHOW INDEX,
+//! SHOW TABLE STATUS, SHOW VARIABLES, SHOW STATUS, SHOW PROCESSLIST, SHOW WARNINGS / ERRORS /
+//! COUNT(*), SHOW TABLES of information_schema, and COM_FIELD_LIST's column definitions. As
+//! in MariaDB, the filtered ones are SELECTs over information_schema's tables (or internal
+//! ones), planned and run by the normal select pipeline.
+
+use base::Value;
+use myproto::response::{types, Column};
+use sqlparser::ast::{self, Ident, ObjectName, ShowStatementFilter, Statement};
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::Parser;
+
+use crate::error::SqlError;
+use crate::exec::{ident, Outcome, Result, Session};
+use crate::infoschema::{self, Virtual};
+use crate::plan::{self, PlanInput};
+
+/// Whether a `SHOW word ...` that sqlparser left as words reads the diagnostics area.
+pub(crate) fn is_diagnostic(words: &[Ident]) -> bool {
+    let w: Vec<String> = words.iter().map(|i| i.value.to_ascii_uppercase()).collect();
+    matches!(
+        w.iter().map(String::as_str).collect::<Vec<_>>().as_slice(),
+        ["WARNINGS"] | ["ERRORS"] | ["COUNT", "WARNINGS"] | ["COUNT", "ERRORS"]
+    )
+}
+
+/// Whether SHOW TABLES names information_schema (which the catalog does not hold).
+pub(crate) fn tables_of_information_schema(
+    session: &Session,
+    options: &ast::ShowStatementOptions,
+) -> bool {
+    match &options.show_in {
+        Some(ast::ShowStatementIn {
+            parent_name: Some(name),
+            ..
+        }) => ident(name).is_ok_and(|(_, d)| infoschema::is_schema(&d)),
+        _ => session
+            .database
+            .as_deref()
+            .is_some_and(infoschema::is_schema),
+    }
+}
+
+/// LIKE under utf8mb4_general_ci, as names are matched.
+fn like(name: &str, pattern: &str) -> bool {
+    base::collation::like(
+        name.as_bytes(),
+        pattern.as_bytes(),
+        base::types::Collation::Utf8mb4GeneralCi,
+    )
+}
+
+/// A string as a quoted SQL literal.
+fn literal(s: &str) -> String {
+    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
+}
+
+/// `SELECT a AS b, ...` for (column, shown name) pairs.
+fn renamed(pairs: &[(&str, &str)]) -> String {
+    pairs
+        .iter()
+        .map(|(c, n)| format!("`{c}` AS `{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn filter_text(column: &str, filter: &Option<ShowStatementFilter>) -> Result<String> {
+    Ok(match filter {
+        None => String::new(),
+        Some(ShowStatementFilter::Like(p)) | Some(ShowStatementFilter::NoKeyword(p)) => {
+            format!(" WHERE `{column}` LIKE {}", literal(p))
+        }
+        Some(ShowStatementFilter::Where(e)) => format!(" WHERE {e}"),
+        Some(other) => return Err(SqlError::unsupported(format!("SHOW ... {other}"))),
+    })
+}
+
+impl Session {
+    /// Runs a SHOW statement of this module's.
+    pub(crate) fn show(&mut self, s: &Statement) -> Result<Outcome> {
+        match s {
+            Statement::ShowVariables { filter, global, .. } => {
+                let table = [Virtual::SessionVariables, Virtual::GlobalVariables][*global as usize];
+                self.show_pairs(table, filter)
+            }
+            Statement::ShowStatus { filter, global, .. } => {
+                let table = [Virtual::SessionStatus, Virtual::GlobalStatus][*global as usize];
+                self.show_pairs(table, filter)
+            }
+            Statement::ShowProcessList { full } => Ok(self.process_list(*full)),
+            Statement::ShowCreate {
+                obj_type: ast::ShowCreateObject::Table,
+                obj_name,
+            } => self.show_create_table(obj_name),
+            Statement::ShowTables { show_options, .. } => {
+                let pattern = match &show_options.filter_position {
+                    None => None,
+                    Some(
+                        ast::ShowStatementFilterPosition::Infix(f)
+                        | ast::ShowStatementFilterPosition::Suffix(f),
+                    ) => match f {
+                        ShowStatementFilter::Like(p) | ShowStatementFilter::NoKeyword(p) => {
+                            Some(p.clone())
+                        }
+                        other => return Err(SqlError::unsupported(format!("SHOW TABLES {other}"))),
+                    },
+                };
+                let mut names = infoschema::table_names();
+                let mut title = format!("Tables_in_{}", infoschema::NAME);
+                if let Some(p) = &pattern {
+                    names.retain(|n| like(n, p));
+                    title = format!("{title} ({p})");
+                }
+                Ok(crate::ddl::one_column(&title, names))
+            }
+            Statement::ShowVariable { variable } => self.show_words(variable),
+            other => Err(SqlError::unsupported(other)),
+        }
+    }
+
+    /// SHOW forms sqlparser keeps as words: WARNINGS, ERRORS, COUNT(*) WARNINGS/ERRORS,
+    /// INDEX|INDEXES|KEYS FROM t [FROM db], TABLE STATUS [FROM db].
+    fn show_words(&mut self, words: &[Ident]) -> Result<Outcome> {
+        let upper: Vec<String> = words.iter().map(|i| i.value.to_ascii_uppercase()).collect();
+        let w: Vec<&str> = upper.iter().map(String::as_str).collect();
+        let unsupported = || {
+            let text: Vec<&str> = words.iter().map(|i| i.value.as_str()).collect();
+            SqlError::unsupported(format!("SHOW {}", text.join(" ")))
+        };
+        match w.as_slice() {
+            ["WARNINGS"] => Ok(self.show_conditions(false)),
+            ["ERRORS"] => Ok(self.show_conditions(true)),
+            ["COUNT", "WARNINGS"] => Ok(self.show_condition_count(false)),
+            ["COUNT", "ERRORS"] => Ok(self.show_condition_count(true)),
+            ["INDEX" | "INDEXES" | "KEYS", "FROM" | "IN", ..] => {
+                let rest = &words[2..];
+                let from = |i: usize| upper.get(i).is_some_and(|u| u == "FROM" || u == "IN");
+                let name = match rest {
+                    [t] => ObjectName::from(vec![t.clone()]),
+                    [d, t] => ObjectName::from(vec![d.clone(), t.clone()]),
+                    [t, _, d] if from(3) => ObjectName::from(vec![d.clone(), t.clone()]),
+                    _ => return Err(unsupported()),
+                };
+                self.show_index(&name)
+            }
+            ["TABLE", "STATUS"] => self.show_table_status(None),
+            ["TABLE", "STATUS", "FROM" | "IN", _] => {
+                let db = words[3].value.clone();
+                self.show_table_status(Some(db))
+            }
+            _ => Err(unsupported()),
+        }
+    }
+
+    /// Plans and runs a SELECT over virtual tables (`$name` resolves to an internal one).
+    fn select_virtual(&mut self, sql: &str) -> Result<Outcome> {
+        let mut statements = Parser::parse_sql(&MySqlDialect {}, sql).map_err(SqlError::parse)?;
+        let (Some(Statement::Query(q)), 1) = (statements.pop(), statements.len() + 1) else {
+            return Err(SqlError::new(1105, "HY000", "internal: SHOW made no query"));
+        };
+        let input = PlanInput {
+            sql,
+            placeholders: &[],
+        };
+        let plan = {
+            let resolve = |name: &ObjectName| {
+                let (_, t) = ident(name)?;
+                if let Some(v) = Virtual::internal_named(&t) {
+                    let tref = (infoschema::NAME.to_string(), t.clone(), t);
+                    return Ok((infoschema::internal(v), tref));
+                }
+                let (table, db, n) = self.table(name)?;
+                Ok((table, (db, n.clone(), n)))
+            };
+            plan::select(&input, &q, &resolve)?
+        };
+        self.run_select(&plan, &[])
+    }
+
+    fn show_pairs(
+        &mut self,
+        table: Virtual,
+        filter: &Option<ShowStatementFilter>,
+    ) -> Result<Outcome> {
+        let filter = filter_text("Variable_name", filter)?;
+        self.select_virtual(&format!(
+            "SELECT * FROM `{}`{filter} ORDER BY `Variable_name`",
+            table.name()
+        ))
+    }
+
+    /// SHOW CREATE TABLE: Table, Create Table.
+    fn show_create_table(&mut self, name: &ObjectName) -> Result<Outcome> {
+        let (table, db, shown) = self.table(name)?;
+        let counter = if infoschema::is_schema(&db) {
+            None
+        } else {
+            infoschema::next_auto_increment(self, &table)?
+        };
+        let text = crate::definition::create_table(table.def(), &shown, counter);
+        Ok(Outcome::Rows {
+            columns: vec![
+                Column::computed("Table", types::VAR_STRING, 64 * 4, 0),
+                Column::computed("Create Table", types::VAR_STRING, 1024 * 4, 0),
+            ],
+            rows: vec![vec![
+                Value::Bytes(shown.into_bytes()),
+                Value::Bytes(text.into_bytes()),
+            ]],
+        })
+    }
+
+    /// SHOW INDEX: information_schema.STATISTICS under SHOW's column names.
+    fn show_index(&mut self, name: &ObjectName) -> Result<Outcome> {
+        let (_, db, table) = self.table(name)?;
+        let columns = renamed(&[
+            ("TABLE_NAME", "Table"),
+            ("NON_UNIQUE", "Non_unique"),
+            ("INDEX_NAME", "Key_name"),
+            ("SEQ_IN_INDEX", "Seq_in_index"),
+            ("COLUMN_NAME", "Column_name"),
+            ("COLLATION", "Collation"),
+            ("CARDINALITY", "Cardinality"),
+            ("SUB_PART", "Sub_part"),
+            ("PACKED", "Packed"),
+            ("NULLABLE", "Null"),
+            ("INDEX_TYPE", "Index_type"),
+            ("COMMENT", "Comment"),
+            ("INDEX_COMMENT", "Index_comment"),
+            ("IGNORED", "Ignored"),
+        ]);
+        self.select_virtual(&format!(
+            "SELECT {columns} FROM information_schema.STATISTICS \
+             WHERE TABLE_SCHEMA = {} AND TABLE_NAME = {}",
+            literal(&db),
+            literal(&table)
+        ))
+    }
+
+    /// SHOW TABLE STATUS: information_schema.TABLES under SHOW's column names.
+    fn show_table_status(&mut self, database: Option<String>) -> Result<Outcome> {
+        let Some(db) = database.or_else(|| self.database.clone()) else {
+            return Err(SqlError::no_database());
+        };
+        if !infoschema::is_schema(&db) {
+            let known = self
+                .shared
+                .cluster
+                .databases()
+                .map_err(|e| SqlError::from_client(&e))?;
+            if !known.iter().any(|d| d.eq_ignore_ascii_case(&db)) {
+                return Err(SqlError::unknown_database(&db));
+            }
+        }
+        let columns = renamed(&[
+            ("TABLE_NAME", "Name"),
+            ("ENGINE", "Engine"),
+            ("VERSION", "Version"),
+            ("ROW_FORMAT", "Row_format"),
+            ("TABLE_ROWS", "Rows"),
+            ("AVG_ROW_LENGTH", "Avg_row_length"),
+            ("DATA_LENGTH", "Data_length"),
+            ("MAX_DATA_LENGTH", "Max_data_length"),
+            ("INDEX_LENGTH", "Index_length"),
+            ("DATA_FREE", "Data_free"),
+            ("AUTO_INCREMENT", "Auto_increment"),
+            ("CREATE_TIME", "Create_time"),
+            ("UPDATE_TIME", "Update_time"),
+            ("CHECK_TIME", "Check_time"),
+            ("TABLE_COLLATION", "Collation"),
+            ("CHECKSUM", "Checksum"),
+            ("CREATE_OPTIONS", "Create_options"),
+            ("TABLE_COMMENT", "Comment"),
+            ("MAX_INDEX_LENGTH", "Max_index_length"),
+            ("TEMPORARY", "Temporary"),
+        ]);
+        self.select_virtual(&format!(
+            "SELECT {columns} FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} \
+             ORDER BY `TABLE_NAME`",
+            literal(&db)
+        ))
+    }
+
+    /// COM_FIELD_LIST: the definitions of the table's columns whose names match `wildcard`
+    /// (a LIKE pattern; all when empty), as a SELECT * would send them, each with its default
+    /// value's text (None: NULL or none).
+    pub(crate) fn field_list(
+        &mut self,
+        table: &str,
+        wildcard: &str,
+    ) -> Result<Vec<(Column, Option<Vec<u8>>)>> {
+        let name = ObjectName::from(vec![Ident::new(table)]);
+        let (table, db, shown) = self.table(&name)?;
+        let def = table.def();
+        Ok(def
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.hidden)
+            .filter(|(_, c)| wildcard.is_empty() || like(&c.name, wildcard))
+            .map(|(p, c)| {
+                let column = crate::meta::table_column(&db, &shown, &shown, def, p, &c.name);
+                (column, c.default.as_ref().and_then(base::text::value_text))
+            })
+            .collect())
+    }
+}

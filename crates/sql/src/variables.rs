@@ -1,0 +1,141 @@
+//! The system variables Cairn knows, in one list: `SELECT @@name` and `SHOW VARIABLES` both
+//! read it, so they cannot disagree. A value SET in the session overrides the server's for that
+//! session. Booleans read as 1/0 and show as ON/OFF, as in MariaDB. Nothing here changes state.
+
+use base::Value;
+use myproto::handshake::status;
+
+use crate::exec::Session;
+
+/// How SHOW VARIABLES writes a value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    /// 1/0 read, ON/OFF shown.
+    Bool,
+    Plain,
+}
+
+struct Variable {
+    name: &'static str,
+    shown: Shown,
+    value: fn(&Session) -> Value,
+}
+
+fn text(s: &str) -> Value {
+    Value::Bytes(s.as_bytes().to_vec())
+}
+
+macro_rules! variables {
+    ($($name:literal $shown:ident |$s:ident| $value:expr;)*) => {
+        &[$(Variable {
+            name: $name,
+            shown: Shown::$shown,
+            value: |$s: &Session| -> Value {
+                let _ = $s;
+                $value
+            },
+        }),*]
+    };
+}
+
+/// Every variable, in name order.
+const VARIABLES: &[Variable] = variables! {
+    "autocommit" Bool |s| Value::Int((s.status_flags() & status::AUTOCOMMIT != 0) as i64);
+    "character_set_client" Plain |s| text("utf8mb4");
+    "character_set_connection" Plain |s| text("utf8mb4");
+    "character_set_database" Plain |s| text("utf8mb4");
+    "character_set_results" Plain |s| text("utf8mb4");
+    "character_set_server" Plain |s| text("utf8mb4");
+    "collation_connection" Plain |s| text("utf8mb4_general_ci");
+    "collation_database" Plain |s| text("utf8mb4_general_ci");
+    "collation_server" Plain |s| text("utf8mb4_general_ci");
+    "connect_timeout" Plain |s| Value::Int(crate::conn::CONNECT_TIMEOUT.as_secs() as i64);
+    "default_storage_engine" Plain |s| text(crate::definition::ENGINE);
+    "div_precision_increment" Plain |s| Value::Int(4);
+    "error_count" Plain |s| Value::UInt(s.diagnostics.error_count() as u64);
+    "have_openssl" Plain |s| text("DISABLED");
+    "have_ssl" Plain |s| text("DISABLED");
+    "init_connect" Plain |s| text("");
+    "interactive_timeout" Plain |s| Value::Int(crate::conn::WAIT_TIMEOUT.as_secs() as i64);
+    "license" Plain |s| text("Apache-2.0");
+    "lower_case_table_names" Plain |s| Value::Int(0);
+    "max_allowed_packet" Plain |s| Value::Int(s.shared.config.max_packet as i64);
+    "max_connections" Plain |s| Value::Int(crate::CONNECTIONS_MAX as i64);
+    "max_error_count" Plain |s| Value::Int(crate::diagnostics::CONDITIONS_MAX as i64);
+    "max_prepared_stmt_count" Plain |s| Value::Int(crate::exec::PREPARED_MAX as i64);
+    "net_buffer_length" Plain |s| Value::Int(16_384);
+    "net_write_timeout" Plain |s| Value::Int(60);
+    "performance_schema" Bool |s| Value::Int(0);
+    "protocol_version" Plain |s| Value::Int(10);
+    "query_cache_size" Plain |s| Value::Int(0);
+    "query_cache_type" Plain |s| Value::Int(0);
+    "sql_mode" Plain |s| text("STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION");
+    "system_time_zone" Plain |s| text("SYSTEM");
+    "time_zone" Plain |s| text("SYSTEM");
+    "transaction_isolation" Plain |s| text("READ-COMMITTED");
+    "transaction_read_only" Bool |s| Value::Int(0);
+    "tx_isolation" Plain |s| text("READ-COMMITTED");
+    "tx_read_only" Bool |s| Value::Int(0);
+    "version" Plain |s| text(crate::SERVER_VERSION);
+    "version_comment" Plain |s| text("Cairn");
+    "wait_timeout" Plain |s| Value::Int(crate::conn::WAIT_TIMEOUT.as_secs() as i64);
+    "warning_count" Plain |s| Value::UInt(s.diagnostics.warning_count() as u64);
+};
+
+/// A variable's name without `@@` and scope, in lower case.
+pub(crate) fn plain_name(name: &str) -> String {
+    let name = name.trim_start_matches("@@").to_ascii_lowercase();
+    ["session.", "global.", "local."]
+        .iter()
+        .find_map(|p| name.strip_prefix(p))
+        .map(str::to_string)
+        .unwrap_or(name)
+}
+
+/// The server's value of a variable (ignoring the session's SETs), if Cairn knows it.
+pub(crate) fn server_value(session: &Session, name: &str) -> Option<Value> {
+    VARIABLES
+        .iter()
+        .find(|v| v.name == name)
+        .map(|v| (v.value)(session))
+}
+
+/// A value as SHOW VARIABLES writes it.
+fn shown_text(shown: Shown, v: &Value) -> String {
+    if shown == Shown::Bool {
+        let on = match v {
+            Value::Bytes(b) => {
+                let t = String::from_utf8_lossy(b).to_ascii_lowercase();
+                t == "on" || t == "1" || t == "true"
+            }
+            other => crate::expr::truthy(other),
+        };
+        return if on { "ON" } else { "OFF" }.into();
+    }
+    String::from_utf8_lossy(&base::text::value_text(v).unwrap_or_default()).into_owned()
+}
+
+/// Every variable as (name, shown value), in name order: the session's values (its SETs
+/// included), or the server's for `global`.
+pub(crate) fn shown(session: &Session, global: bool) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = VARIABLES
+        .iter()
+        .map(|v| {
+            let value = match session.vars.get(v.name) {
+                Some(set) if !global => set.clone(),
+                _ => (v.value)(session),
+            };
+            (v.name.to_string(), shown_text(v.shown, &value))
+        })
+        .collect();
+    if !global {
+        // Variables the session SET that Cairn does not know keep their values too.
+        for (name, value) in &session.vars {
+            if !VARIABLES.iter().any(|v| v.name == name) {
+                out.push((name.clone(), shown_text(Shown::Plain, value)));
+            }
+        }
+        out.sort();
+    }
+    out
+}

@@ -1,0 +1,119 @@
+//! A bare MySQL client for tests: enough of the protocol to log in as root and send raw
+//! commands, reading answers as OK, ERR or rows.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+/// A bare MySQL client: enough of the protocol to log in as root and send raw commands.
+pub struct Raw {
+    pub s: TcpStream,
+}
+
+/// One answer, as the test needs it.
+#[derive(Debug, PartialEq)]
+pub enum Answer {
+    Ok,
+    Err(u16),
+    /// The payloads of the rows.
+    Rows(Vec<Vec<u8>>),
+}
+
+impl Raw {
+    /// Logs in as root, in database `db` if given.
+    pub fn login_to(port: u16, db: Option<&str>) -> Raw {
+        let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut raw = Raw { s };
+        raw.packet().expect("greeting");
+        // HandshakeResponse41: PROTOCOL_41 | SECURE_CONNECTION | PLUGIN_AUTH (| CONNECT_WITH_DB).
+        let caps: u32 = 0x200 | 0x8000 | 0x80000 | if db.is_some() { 0x8 } else { 0 };
+        let mut p = Vec::new();
+        p.extend_from_slice(&caps.to_le_bytes());
+        p.extend_from_slice(&(1u32 << 24).to_le_bytes());
+        p.push(45);
+        p.extend_from_slice(&[0; 23]);
+        p.extend_from_slice(b"root\0");
+        p.push(0);
+        if let Some(db) = db {
+            p.extend_from_slice(db.as_bytes());
+            p.push(0);
+        }
+        p.extend_from_slice(b"mysql_native_password\0");
+        raw.send(1, &p);
+        assert_eq!(raw.answer(), Answer::Ok, "login");
+        raw
+    }
+
+    pub fn login(port: u16) -> Raw {
+        Raw::login_to(port, Some("d"))
+    }
+
+    pub fn send(&mut self, seq: u8, payload: &[u8]) {
+        let mut b = (payload.len() as u32).to_le_bytes()[..3].to_vec();
+        b.push(seq);
+        b.extend_from_slice(payload);
+        self.s.write_all(&b).unwrap();
+    }
+
+    pub fn packet(&mut self) -> Option<Vec<u8>> {
+        let mut h = [0u8; 4];
+        self.s.read_exact(&mut h).ok()?;
+        let len = u32::from_le_bytes([h[0], h[1], h[2], 0]) as usize;
+        let mut p = vec![0u8; len];
+        self.s.read_exact(&mut p).ok()?;
+        Some(p)
+    }
+
+    /// Reads one whole answer (OK, ERR, or a result set with EOF packets).
+    pub fn answer(&mut self) -> Answer {
+        let first = self.packet().expect("an answer");
+        match first[0] {
+            0x00 => return Answer::Ok,
+            0xff => return Answer::Err(u16::from_le_bytes([first[1], first[2]])),
+            _ => {}
+        }
+        let columns = first[0] as usize;
+        for _ in 0..columns {
+            self.packet().unwrap();
+        }
+        assert_eq!(self.packet().unwrap()[0], 0xfe, "EOF after the columns");
+        let mut rows = Vec::new();
+        loop {
+            let p = self.packet().unwrap();
+            if p[0] == 0xfe && p.len() < 9 {
+                return Answer::Rows(rows);
+            }
+            rows.push(p);
+        }
+    }
+
+    pub fn query(&mut self, sql: &str) -> Answer {
+        let mut p = vec![0x03];
+        p.extend_from_slice(sql.as_bytes());
+        self.send(0, &p);
+        self.answer()
+    }
+
+    /// COM_STMT_PREPARE; returns the statement id (after reading its definitions).
+    pub fn prepare(&mut self, sql: &str) -> u32 {
+        let mut p = vec![0x16];
+        p.extend_from_slice(sql.as_bytes());
+        self.send(0, &p);
+        let ok = self.packet().unwrap();
+        assert_eq!(ok[0], 0, "prepare answered {ok:?}");
+        let id = u32::from_le_bytes([ok[1], ok[2], ok[3], ok[4]]);
+        let columns = u16::from_le_bytes([ok[5], ok[6]]);
+        let params = u16::from_le_bytes([ok[7], ok[8]]);
+        for n in [params, columns] {
+            if n > 0 {
+                for _ in 0..n {
+                    self.packet().unwrap();
+                }
+                assert_eq!(self.packet().unwrap()[0], 0xfe);
+            }
+        }
+        id
+    }
+}

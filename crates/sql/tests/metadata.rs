@@ -1,0 +1,307 @@
+//! Metadata statements through the protocol: SHOW PROCESSLIST lists live sessions and forgets
+//! closed ones, SHOW STATUS counts statements for real (on the connection thread and in the
+//! reactor), COM_FIELD_LIST answers column definitions then EOF, warnings reach the OK packet,
+//! and information_schema answers prepared and cached queries without the data node.
+
+use std::time::{Duration, Instant};
+
+mod common;
+use common::raw::{Answer, Raw};
+
+/// A text row's values (None for NULL).
+fn values(row: &[u8]) -> Vec<Option<String>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < row.len() {
+        let first = row[at];
+        at += 1;
+        let len = match first {
+            0xfb => {
+                out.push(None);
+                continue;
+            }
+            0xfc => {
+                let n = u16::from_le_bytes([row[at], row[at + 1]]) as usize;
+                at += 2;
+                n
+            }
+            0xfd => {
+                let n = u32::from_le_bytes([row[at], row[at + 1], row[at + 2], 0]) as usize;
+                at += 3;
+                n
+            }
+            n => n as usize,
+        };
+        out.push(Some(
+            String::from_utf8_lossy(&row[at..at + len]).into_owned(),
+        ));
+        at += len;
+    }
+    out
+}
+
+fn rows(c: &mut Raw, sql: &str) -> Vec<Vec<Option<String>>> {
+    match c.query(sql) {
+        Answer::Rows(rows) => rows.iter().map(|r| values(r)).collect(),
+        other => panic!("{sql}: {other:?}"),
+    }
+}
+
+/// The value of one status or variable row.
+fn status(c: &mut Raw, sql: &str) -> u64 {
+    let r = rows(c, sql);
+    assert_eq!(r.len(), 1, "{sql}: {r:?}");
+    r[0][1].as_deref().unwrap().parse().unwrap()
+}
+
+fn setup(port: u16) -> Raw {
+    let mut c = Raw::login_to(port, None);
+    assert_eq!(c.query("CREATE DATABASE d"), Answer::Ok);
+    assert_eq!(
+        c.query("CREATE TABLE d.t (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, name VARCHAR(20) DEFAULT 'x', n INT)"),
+        Answer::Ok
+    );
+    c
+}
+
+#[test]
+fn process_list_shows_live_sessions_and_forgets_closed_ones() {
+    let (node, server) = common::start(1 << 20);
+    let port = server.address().port();
+    let mut me = setup(port);
+    let other = Raw::login(port);
+    let list = rows(&mut me, "SHOW FULL PROCESSLIST");
+    assert_eq!(list.len(), 2, "{list:?}");
+    let own = list
+        .iter()
+        .find(|r| r[7].as_deref() == Some("SHOW FULL PROCESSLIST"))
+        .expect("its own row");
+    assert_eq!(own[1].as_deref(), Some("root"));
+    assert_eq!(own[4].as_deref(), Some("Query"));
+    assert!(
+        own[2].as_deref().unwrap().starts_with("127.0.0.1:"),
+        "{own:?}"
+    );
+    let idle = list.iter().find(|r| r[0] != own[0]).unwrap();
+    assert_eq!(idle[3].as_deref(), Some("d"), "db: {idle:?}");
+    assert_eq!(idle[4].as_deref(), Some("Sleep"));
+    assert_eq!(idle[7], None, "no statement while idle");
+    assert_eq!(idle[8].as_deref(), Some("0.000"), "Progress");
+    let short = rows(
+        &mut me,
+        &format!("SHOW PROCESSLIST /* {} */", "x".repeat(200)),
+    );
+    let own = short
+        .iter()
+        .find(|r| r[4].as_deref() == Some("Query"))
+        .unwrap();
+    assert_eq!(
+        own[7].as_deref().unwrap().chars().count(),
+        100,
+        "Info cut without FULL"
+    );
+
+    drop(other);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let n = rows(&mut me, "SHOW PROCESSLIST").len();
+        if n == 1 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the closed session is still listed"
+        );
+        std::thread::yield_now();
+    }
+    server.stop();
+    node.stop();
+}
+
+#[test]
+fn status_counters_count_statements_on_the_thread_and_in_the_reactor() {
+    let (node, server) = common::start(1 << 20);
+    let port = server.address().port();
+    let mut c = setup(port);
+    assert_eq!(c.query("USE d"), Answer::Ok);
+    let selects = status(&mut c, "SHOW STATUS LIKE 'Com_select'");
+    let questions = status(&mut c, "SHOW SESSION STATUS LIKE 'Questions'");
+    assert_eq!(
+        c.query("INSERT INTO t (n) VALUES (1), (2), (3)"),
+        Answer::Ok
+    );
+    assert_eq!(c.query("UPDATE t SET n = 5 WHERE id = 1"), Answer::Ok);
+    assert_eq!(c.query("DELETE FROM t WHERE id = 3"), Answer::Ok);
+    // The same text twice: the second is served by the reactor from the plan cache.
+    for _ in 0..2 {
+        assert_eq!(rows(&mut c, "SELECT n FROM t WHERE id = 2").len(), 1);
+    }
+    let id = c.prepare("SELECT n FROM t WHERE id = ?");
+    let mut execute = vec![0x17];
+    execute.extend_from_slice(&id.to_le_bytes());
+    execute.extend_from_slice(&[0, 1, 0, 0, 0, 0, 1, 8, 0]);
+    execute.extend_from_slice(&1i64.to_le_bytes());
+    c.send(0, &execute);
+    assert!(matches!(c.answer(), Answer::Rows(r) if r.len() == 1));
+    assert_eq!(
+        status(&mut c, "SHOW STATUS LIKE 'Com_select'"),
+        selects + 3,
+        "two text SELECTs and one prepared"
+    );
+    assert_eq!(status(&mut c, "SHOW STATUS LIKE 'Com_insert'"), 1);
+    assert_eq!(status(&mut c, "SHOW STATUS LIKE 'Com_update'"), 1);
+    assert_eq!(status(&mut c, "SHOW STATUS LIKE 'Com_delete'"), 1);
+    // Statements answered since: SHOW STATUS, three writes, three SELECTs, four SHOW STATUS.
+    assert_eq!(
+        status(&mut c, "SHOW STATUS LIKE 'Questions'"),
+        questions + 11
+    );
+
+    let mut other = Raw::login(port);
+    assert!(status(&mut other, "SHOW GLOBAL STATUS LIKE 'Com_select'") >= 3);
+    assert_eq!(status(&mut other, "SHOW STATUS LIKE 'Com_select'"), 0);
+    assert_eq!(
+        status(&mut other, "SHOW STATUS LIKE 'Threads_connected'"),
+        2
+    );
+    let all = rows(&mut other, "SHOW GLOBAL STATUS");
+    let names: Vec<&str> = all.iter().map(|r| r[0].as_deref().unwrap()).collect();
+    for name in ["Connections", "Questions", "Threads_connected", "Uptime"] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    server.stop();
+    node.stop();
+}
+
+#[test]
+fn field_list_answers_column_definitions_then_eof() {
+    let (node, server) = common::start(1 << 20);
+    let port = server.address().port();
+    drop(setup(port));
+    let mut c = Raw::login(port);
+    let field_list = |c: &mut Raw, body: &[u8]| -> Result<Vec<Vec<u8>>, u16> {
+        let mut p = vec![0x04];
+        p.extend_from_slice(body);
+        c.send(0, &p);
+        let mut defs = Vec::new();
+        loop {
+            let packet = c.packet().unwrap();
+            match packet[0] {
+                0xfe if packet.len() < 9 => return Ok(defs),
+                0xff => return Err(u16::from_le_bytes([packet[1], packet[2]])),
+                _ => defs.push(packet),
+            }
+        }
+    };
+    let defs = field_list(&mut c, b"t\0").unwrap();
+    assert_eq!(defs.len(), 3);
+    // Each definition: catalog "def", schema, table, org_table, name, ...; then the default.
+    let name_of = |d: &[u8]| {
+        let mut at = 0;
+        let mut field = Vec::new();
+        for _ in 0..5 {
+            let len = d[at] as usize;
+            field = d[at + 1..at + 1 + len].to_vec();
+            at += 1 + len;
+        }
+        String::from_utf8(field).unwrap()
+    };
+    let names: Vec<String> = defs.iter().map(|d| name_of(d)).collect();
+    assert_eq!(names, ["id", "name", "n"]);
+    assert!(
+        defs[1].ends_with(b"\x01x"),
+        "name's default 'x' ends its definition"
+    );
+    assert_eq!(*defs[2].last().unwrap(), 0xfb, "n has no default");
+    let defs = field_list(&mut c, b"t\0n%").unwrap();
+    assert_eq!(defs.len(), 2, "the wildcard keeps name and n");
+    assert_eq!(field_list(&mut c, b"nosuch\0"), Err(1146));
+    // The connection still serves queries after it.
+    assert_eq!(rows(&mut c, "SELECT 1").len(), 1);
+    server.stop();
+    node.stop();
+}
+
+#[test]
+fn warnings_reach_the_ok_packet_and_show_warnings() {
+    let (node, server) = common::start(1 << 20);
+    let port = server.address().port();
+    let mut c = setup(port);
+    let mut p = vec![0x03];
+    p.extend_from_slice(b"DROP TABLE IF EXISTS d.nosuch");
+    c.send(0, &p);
+    let ok = c.packet().unwrap();
+    assert_eq!(ok[0], 0);
+    // OK: header, affected (0), last id (0), status (2 bytes), warnings (2 bytes).
+    assert_eq!(u16::from_le_bytes([ok[5], ok[6]]), 1, "one warning: {ok:?}");
+    let w = rows(&mut c, "SHOW WARNINGS");
+    assert_eq!(
+        w,
+        vec![vec![
+            Some("Note".into()),
+            Some("1051".into()),
+            Some("Unknown table 'd.nosuch'".into())
+        ]]
+    );
+    assert_eq!(c.query("SELECT * FROM d.nosuch"), Answer::Err(1146));
+    assert_eq!(rows(&mut c, "SHOW ERRORS")[0][1].as_deref(), Some("1146"));
+    assert_eq!(
+        rows(&mut c, "SELECT @@error_count")[0][0].as_deref(),
+        Some("1")
+    );
+    assert_eq!(rows(&mut c, "SELECT n FROM d.t").len(), 0);
+    assert_eq!(
+        rows(&mut c, "SHOW WARNINGS").len(),
+        0,
+        "a table read empties it"
+    );
+    server.stop();
+    node.stop();
+}
+
+#[test]
+fn information_schema_serves_prepared_and_cached_queries() {
+    let (node, server) = common::start(1 << 20);
+    let port = server.address().port();
+    let mut c = setup(port);
+    assert_eq!(c.query("INSERT INTO d.t (n) VALUES (1), (2)"), Answer::Ok);
+    let create = rows(&mut c, "SHOW CREATE TABLE d.t");
+    assert!(
+        create[0][1]
+            .as_deref()
+            .unwrap()
+            .contains(" AUTO_INCREMENT=3 "),
+        "{create:?}"
+    );
+    let sql =
+        "SELECT TABLE_NAME, AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'd'";
+    // Twice: the second run is served from the session's plan cache.
+    for _ in 0..2 {
+        assert_eq!(
+            rows(&mut c, sql),
+            vec![vec![Some("t".into()), Some("3".into())]]
+        );
+    }
+    let id = c.prepare("SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? ORDER BY ORDINAL_POSITION");
+    for _ in 0..2 {
+        let mut execute = vec![0x17];
+        execute.extend_from_slice(&id.to_le_bytes());
+        execute.extend_from_slice(&[0, 1, 0, 0, 0, 0, 1, 253, 0, 1, b'd']);
+        c.send(0, &execute);
+        match c.answer() {
+            Answer::Rows(r) => assert_eq!(r.len(), 3, "id, name, n"),
+            other => panic!("execute: {other:?}"),
+        }
+    }
+    assert_eq!(c.query("USE information_schema"), Answer::Ok);
+    assert_eq!(
+        rows(
+            &mut c,
+            "SELECT COUNT(*) FROM SCHEMATA WHERE SCHEMA_NAME = 'd'"
+        ),
+        vec![vec![Some("1".into())]]
+    );
+    assert_eq!(c.query("DELETE FROM TABLES"), Answer::Err(1044));
+    server.stop();
+    node.stop();
+}
