@@ -897,7 +897,30 @@ pub fn select(
         .collect::<Result<_>>()?;
     c.aggregates = saved;
     c.place = "having clause";
-    let having = select.having.as_ref().map(|h| c.compile(h)).transpose()?;
+    let having = match &select.having {
+        None => None,
+        Some(h) => {
+            // HAVING may name a select item by its alias (before any table column).
+            let mut h = h.clone();
+            let _ = ast::visit_expressions_mut(&mut h, |e| {
+                if let Ast::Identifier(i) = e {
+                    let aliased = select.projection.iter().find_map(|item| match item {
+                        SelectItem::ExprWithAlias { expr, alias }
+                            if alias.value.eq_ignore_ascii_case(&i.value) =>
+                        {
+                            Some(expr.clone())
+                        }
+                        _ => None,
+                    });
+                    if let Some(expr) = aliased {
+                        *e = Ast::Nested(Box::new(expr));
+                    }
+                }
+                std::ops::ControlFlow::<()>::Continue(())
+            });
+            Some(c.compile(&h)?)
+        }
+    };
     let order_exprs: &[ast::OrderByExpr] = match &q.order_by {
         None => &[],
         Some(ast::OrderBy {

@@ -444,8 +444,8 @@ SELECT LOWER(category) AS c, COUNT(*), SUM(qty), MIN(price), MAX(price) FROM ite
 SELECT UPPER(category), AVG(price), COUNT(qty) FROM items GROUP BY UPPER(category);
 SELECT qty, COUNT(*) FROM items GROUP BY qty;
 SELECT qty, COUNT(*) FROM items GROUP BY qty HAVING COUNT(*) > 1;
--- expect-difference: HAVING cannot name a select alias yet
 SELECT LOWER(category), COUNT(*) AS n FROM items GROUP BY category HAVING n >= 5;
+SELECT LOWER(category) AS c, SUM(qty) AS total FROM items GROUP BY c HAVING total > 20 AND c <> 'misc' ORDER BY c;
 SELECT LOWER(category), SUM(qty) FROM items GROUP BY category HAVING SUM(qty) > 100;
 SELECT LOWER(category), MAX(price) FROM items GROUP BY category HAVING MAX(price) < 20;
 SELECT LOWER(category), COUNT(*) FROM items WHERE price > 10 GROUP BY category;
