@@ -1409,6 +1409,19 @@ pub fn static_type(
 ) -> (u8, u32, u8) {
     use Expr::*;
     match e {
+        Cast(_, to) => {
+            use crate::expr::CastTo as C;
+            let fraction = |f: u8| if f > 0 { f as u32 + 1 } else { 0 };
+            match *to {
+                C::Signed | C::Unsigned => (types::LONGLONG, 21, 0),
+                C::Char(n) | C::Binary(n) => (types::VAR_STRING, n.unwrap_or(255) * 4, 31),
+                C::Date => (types::DATE, 10, 0),
+                C::DateTime(f) => (types::DATETIME, 19 + fraction(f), f),
+                C::Time(f) => (types::TIME, 10 + fraction(f), f),
+                C::Decimal(p, s) => (types::NEWDECIMAL, p as u32 + 2, s),
+                C::Double => (types::DOUBLE, 22, 31),
+            }
+        }
         Const(v) => match v {
             Value::Int(i) => (types::LONGLONG, i.to_string().len() as u32, 0),
             Value::UInt(u) => (types::LONGLONG, u.to_string().len() as u32, 0),

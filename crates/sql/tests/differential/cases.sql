@@ -407,6 +407,17 @@ SELECT id, GREATEST(qty, 10), LEAST(qty, 10), GREATEST(price, qty) FROM items WH
 -- expect-difference: the result type of CASE/IF/IFNULL/COALESCE/GREATEST/LEAST/ABS/FLOOR/MOD over mixed argument types does not follow MySQL's type aggregation yet (values equal, display differs)
 SELECT id, GREATEST(added, '2024-06-01'), LEAST(updated, '2024-03-01') FROM items WHERE id IN (1, 10, 24);
 
+-- ---------------------------------------------------------------- CAST and CONVERT
+SELECT CAST(price AS SIGNED), CAST(qty AS CHAR), CAST(added AS DATETIME) FROM items WHERE id IN (1, 2, 7) ORDER BY id;
+SELECT CAST('12abc' AS SIGNED), CAST(' 42' AS UNSIGNED), CAST('-3' AS SIGNED), CAST(-1 AS UNSIGNED), CAST(1.5 AS SIGNED), CAST(-2.5 AS SIGNED);
+SELECT CAST('2024-02-29' AS DATE), CAST('2024-02-30' AS DATE), CAST('2024-01-15 10:20:30' AS DATE), CAST('10:20:30' AS TIME);
+SELECT CAST(123.456 AS DECIMAL(6,2)), CAST('1.005' AS DECIMAL(10,2)), CAST(99999 AS DECIMAL(4,1)), CAST(1 AS DECIMAL);
+SELECT CAST(name AS CHAR(3)), CONVERT(name, CHAR(2)), CONVERT(qty, SIGNED) FROM items WHERE id <= 3 ORDER BY id;
+SELECT CAST(1.25 AS DOUBLE), CAST('3.5e2' AS DOUBLE), CAST(NULL AS SIGNED), CONVERT('abc' USING utf8mb4);
+SELECT id FROM items WHERE CAST(qty AS CHAR) = '10' ORDER BY id;
+SELECT CAST(updated AS DATE) AS d, COUNT(*) FROM items WHERE updated IS NOT NULL GROUP BY d ORDER BY d LIMIT 3;
+SELECT CAST(1 AS DECIMAL(3,5));
+
 -- ---------------------------------------------------------------- aggregates
 SELECT COUNT(*), COUNT(name), COUNT(qty), COUNT(category), COUNT(updated) FROM items;
 SELECT COUNT(DISTINCT category), COUNT(DISTINCT name), COUNT(DISTINCT qty), COUNT(DISTINCT price) FROM items;
