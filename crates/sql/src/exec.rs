@@ -458,11 +458,11 @@ impl Session {
             Compiled::Deferred(d) => {
                 let mut statement = d.statement.clone();
                 self.inline_subqueries(&mut statement, &d.sql, &d.placeholders, params)?;
-                if crate::subquery::has_subquery(&statement) {
-                    return Err(SqlError::unsupported("a subquery in this place"));
+                match self.compile(statement, &d.sql, &d.placeholders)? {
+                    // A subquery left where inlining does not reach.
+                    Compiled::Deferred(_) => Err(SqlError::unsupported("a subquery in this place")),
+                    c => self.execute(&c, params),
                 }
-                let c = self.compile(statement, &d.sql, &d.placeholders)?;
-                self.execute(&c, params)
             }
             Compiled::Update(p) => self.run_update(p, params),
             Compiled::Delete(p) => self.run_delete(p, params),

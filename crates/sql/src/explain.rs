@@ -8,7 +8,8 @@ use myproto::response::{types, Column};
 use crate::definition::{column_key, type_text};
 use crate::exec::{Compiled, Outcome};
 use crate::expr::Expr;
-use crate::plan::{Access, JoinStep, Pushed, Source};
+use crate::join::JoinStep;
+use crate::plan::{Access, Pushed, Source};
 
 fn text(s: impl Into<String>) -> Value {
     Value::Bytes(s.into().into_bytes())

@@ -20,6 +20,7 @@ mod explain;
 mod expr;
 mod funcs;
 mod infoschema;
+mod join;
 mod meta;
 mod plan;
 mod reactor;

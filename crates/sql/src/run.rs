@@ -16,9 +16,10 @@ use crate::aggregate::{group_key, Accumulator};
 use crate::error::SqlError;
 use crate::exec::{ident, store, Outcome, Result, Session};
 use crate::expr::{compare, truthy, Compiler, Env, Expr, Scope};
+use crate::join::{JoinStep, Joined};
 use crate::plan::{
-    pushable, Access, DeletePlan, JoinStep, Joined, OrderKey, PlanInput, Pushed, SelectPlan,
-    Source, TableRef, UnionPlan, UpdatePlan,
+    pushable, Access, DeletePlan, OrderKey, PlanInput, Pushed, SelectPlan, Source, TableRef,
+    UnionPlan, UpdatePlan,
 };
 
 /// Puts a fetched row (`fetch[i]` holds table column i) in its place in a joined row.
