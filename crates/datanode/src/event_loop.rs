@@ -59,6 +59,8 @@ impl WorkerHandle {
 struct Served {
     io: Connection,
     coordinator: Coordinator,
+    /// In `EventLoop::dirty`: it has output to write at the end of this turn.
+    dirty: bool,
 }
 
 pub struct EventLoop {
@@ -70,6 +72,9 @@ pub struct EventLoop {
     /// Messages this worker sent to itself.
     local: VecDeque<ToWorker>,
     connections: HashMap<usize, Served>,
+    /// Connections with output queued this turn, written once before the loop polls again: all
+    /// the replies ready for one peer go out in one write.
+    dirty: Vec<usize>,
     next_token: usize,
     spin: Duration,
     /// Interval durability: redo written but not yet fsynced, and when the last fsync was.
@@ -100,6 +105,7 @@ impl EventLoop {
             inbox,
             local: VecDeque::new(),
             connections: HashMap::new(),
+            dirty: Vec::new(),
             next_token: 1,
             spin,
             unsynced: false,
@@ -138,6 +144,7 @@ impl EventLoop {
                 self.worker.checkpoint_work();
                 worked = true;
             }
+            self.flush_dirty();
             let now = Instant::now();
             if worked {
                 last_work = now;
@@ -363,7 +370,14 @@ impl EventLoop {
             },
             io.peer().to_string(),
         );
-        self.connections.insert(token, Served { io, coordinator });
+        self.connections.insert(
+            token,
+            Served {
+                io,
+                coordinator,
+                dirty: false,
+            },
+        );
         // Bytes may have arrived before registration; read them now.
         self.on_socket(token, true, false);
     }
@@ -387,7 +401,9 @@ impl EventLoop {
                 }
             }
         }
-        let _ = writable;
+        if writable {
+            self.mark_dirty(token);
+        }
         self.after_coordinator(token);
         if let Some(why) = closing {
             self.close(token, &why);
@@ -410,12 +426,35 @@ impl EventLoop {
                 output.append(&mut served.coordinator.out);
             }
         }
-        let failed = served.io.flush(self.poll.registry(), Token(token)).err();
+        let queued = served.io.backlog() > 0;
         for (worker, message) in outbox {
             self.route(worker, message);
         }
-        if let Some(e) = failed {
-            self.close(token, &format!("write failed: {e}"));
+        if queued {
+            self.mark_dirty(token);
+        }
+    }
+
+    fn mark_dirty(&mut self, token: usize) {
+        if let Some(served) = self.connections.get_mut(&token) {
+            if !served.dirty {
+                served.dirty = true;
+                self.dirty.push(token);
+            }
+        }
+    }
+
+    /// Writes every connection's queued replies, one write each (more only when the socket is
+    /// full; the rest then waits for a writable event).
+    fn flush_dirty(&mut self) {
+        for token in std::mem::take(&mut self.dirty) {
+            let Some(served) = self.connections.get_mut(&token) else {
+                continue;
+            };
+            served.dirty = false;
+            if let Err(e) = served.io.flush(self.poll.registry(), Token(token)) {
+                self.close(token, &format!("write failed: {e}"));
+            }
         }
     }
 
@@ -436,6 +475,7 @@ impl EventLoop {
     }
 
     fn stop(mut self) {
+        self.flush_dirty();
         let tokens: Vec<usize> = self.connections.keys().copied().collect();
         for t in tokens {
             self.close(t, "data node stopping");
