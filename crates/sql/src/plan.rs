@@ -63,6 +63,10 @@ pub struct Source {
     pub pushed: Vec<Pushed>,
     /// The whole WHERE, over fetched rows: the access path and pushed filter only narrow.
     pub filter: Option<Expr>,
+    /// Every conjunct of the WHERE is pushed, as a comparison, BETWEEN, IN or IS NULL on an
+    /// integer column, where the data node's filter decides exactly as MySQL does: a scan whose
+    /// pushed values all convert exactly needs no re-check of its committed rows.
+    pub pushed_decides: bool,
     /// Table column positions fetched; fetched row position i holds column `fetch[i]`.
     pub fetch: Vec<u16>,
     pub lock: LockMode,
@@ -241,7 +245,8 @@ struct Facts {
 }
 
 impl Facts {
-    fn gather(filter: Option<&Expr>) -> (Facts, Vec<Pushed>) {
+    /// The facts, the pushed conditions, and whether every conjunct was pushed.
+    fn gather(filter: Option<&Expr>) -> (Facts, Vec<Pushed>, bool) {
         let mut facts = Facts::default();
         let mut pushed = Vec::new();
         let mut parts = Vec::new();
@@ -311,7 +316,8 @@ impl Facts {
                 _ => {}
             }
         }
-        (facts, pushed)
+        let all = pushed.len() == parts.len();
+        (facts, pushed, all)
     }
 
     fn equal(&self, col: u16) -> Option<&Expr> {
@@ -442,8 +448,17 @@ pub(crate) fn source(
     extra: &[u16],
 ) -> Source {
     let def = table.def().clone();
-    let (facts, pushed) = Facts::gather(filter.as_ref());
+    let (facts, pushed, all_pushed) = Facts::gather(filter.as_ref());
     let access = choose_access(&table, &facts);
+    let pushed_decides = all_pushed
+        && pushed.iter().all(|p| {
+            let column = |c: &u16| def.columns[*c as usize].ty.is_integer();
+            match p {
+                Pushed::Cmp(c, ..) | Pushed::Between(c, ..) | Pushed::In(c, _) => column(c),
+                Pushed::IsNull(..) => true,
+                Pushed::Like(..) => false,
+            }
+        });
     let mut used = vec![false; def.columns.len()];
     {
         let mut mark = |p: usize| {
@@ -497,6 +512,7 @@ pub(crate) fn source(
         access,
         pushed,
         filter,
+        pushed_decides,
         fetch,
         lock,
     }

@@ -139,6 +139,8 @@ struct Waiting {
     params: Vec<Value>,
     /// The command packet, for the connection's thread to run again if the table changed.
     packet: Vec<u8>,
+    /// The scan's pushed filter decides the WHERE: its rows need no re-check.
+    decided: bool,
 }
 
 struct Slot {
@@ -511,7 +513,8 @@ impl Loop {
             let (outcome, binary) = match &w.origin {
                 Origin::Prepared(id) => match session.statements.remove(id) {
                     Some(p) => {
-                        let outcome = finish_select(session, &p.compiled, &w.params, rows);
+                        let outcome =
+                            finish_select(session, &p.compiled, &w.params, rows, w.decided);
                         session.statements.insert(*id, p);
                         (Some(outcome), true)
                     }
@@ -519,7 +522,7 @@ impl Loop {
                 },
                 Origin::Text(db, text) => match session.plans.take(db, text) {
                     Some(c) => {
-                        let outcome = finish_select(session, &c, &w.params, rows);
+                        let outcome = finish_select(session, &c, &w.params, rows, w.decided);
                         session.plans.put(db, text.clone(), c);
                         (Some(outcome), false)
                     }
@@ -626,6 +629,7 @@ fn start_select(
         conn.answer(outcome, binary);
         return Step::Answered;
     };
+    let mut decided = false;
     let sent = match session.fetch_request(src, &params) {
         Err(e) => {
             conn.answer(Outcome::Failed(e), binary);
@@ -647,8 +651,11 @@ fn start_select(
                 .collect();
             link.prepare(token, ops, ExecType::Commit).is_ok()
         }
-        Ok(Fetch::Scan(scan)) => match scan.request(&src.table) {
-            Ok(r) => link.prepare_scan(token, r).is_ok(),
+        Ok(Fetch::Scan(scan, decides)) => match scan.request(&src.table) {
+            Ok(r) => {
+                decided = decides;
+                link.prepare_scan(token, r).is_ok()
+            }
             Err(_) => false,
         },
         Ok(Fetch::Keys { .. }) => false,
@@ -658,6 +665,7 @@ fn start_select(
             origin,
             params,
             packet: payload.to_vec(),
+            decided,
         })
     } else {
         Step::Thread
@@ -670,9 +678,13 @@ fn finish_select(
     compiled: &Compiled,
     params: &[Value],
     rows: Vec<Vec<Value>>,
+    decided: bool,
 ) -> Outcome {
     match compiled {
         Compiled::Select(plan) => match &plan.source {
+            Some(_) if decided => session
+                .select_rows(plan, params, rows)
+                .unwrap_or_else(Outcome::Failed),
             Some(src) => session
                 .matching(src, params, rows)
                 .and_then(|rows| session.select_rows(plan, params, rows))

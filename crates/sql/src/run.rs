@@ -236,8 +236,9 @@ pub(crate) enum Fetch {
         unique: Option<u16>,
         keys: Vec<Vec<Value>>,
     },
-    /// One scan (ordered-index range or whole table) with its pushed filter.
-    Scan(Box<Scan>),
+    /// One scan (ordered-index range or whole table) with its pushed filter, and whether that
+    /// filter decides the whole WHERE (`Source::pushed_decides`, every value converted exactly).
+    Scan(Box<Scan>, bool),
 }
 
 /// How a plan's access resolved for one execution's parameters.
@@ -505,8 +506,9 @@ impl Session {
         }
     }
 
-    /// The pushed conditions whose values convert exactly to their columns' types.
-    fn pushed_filter(&self, src: &Source, params: &[Value]) -> Result<Option<Filter>> {
+    /// The pushed conditions whose values convert exactly to their columns' types, and whether
+    /// that is all of them.
+    fn pushed_filter(&self, src: &Source, params: &[Value]) -> Result<(Option<Filter>, bool)> {
         let def = src.table.def();
         let exact = |c: u16, e: &Expr| -> Result<Option<Value>> {
             let column = &def.columns[c as usize];
@@ -563,11 +565,15 @@ impl Session {
             };
             parts.extend(f);
         }
-        Ok(match parts.len() {
-            0 => None,
-            1 => parts.pop(),
-            _ => Some(Filter::And(parts)),
-        })
+        let all = parts.len() == src.pushed.len();
+        Ok((
+            match parts.len() {
+                0 => None,
+                1 => parts.pop(),
+                _ => Some(Filter::And(parts)),
+            },
+            all,
+        ))
     }
 
     /// What `src` asks of the data node for these parameters: keyed reads or one scan.
@@ -603,10 +609,11 @@ impl Session {
                     _ => Scan::table(),
                 };
                 scan = scan.columns(&names).order(ScanOrder::Any);
-                if let Some(f) = self.pushed_filter(src, params)? {
+                let (filter, all) = self.pushed_filter(src, params)?;
+                if let Some(f) = filter {
                     scan = scan.filter(f);
                 }
-                Fetch::Scan(Box::new(scan))
+                Fetch::Scan(Box::new(scan), all && src.pushed_decides)
             }
         })
     }
@@ -632,9 +639,12 @@ impl Session {
         let rows = match self.fetch_request(src, params)? {
             Fetch::Nothing => Vec::new(),
             Fetch::Keys { unique, keys } => self.read_keys(txn, exec, table, unique, keys, src)?,
-            Fetch::Scan(scan) => {
+            Fetch::Scan(scan, decides) => {
                 let rows = self.data.scan(table, &scan).map_err(client)?;
                 if src.lock == LockMode::CommittedRead {
+                    if decides {
+                        return Ok(rows);
+                    }
                     rows
                 } else {
                     // Lock what the scan found, reading each row again under the lock.

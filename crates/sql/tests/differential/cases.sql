@@ -216,6 +216,16 @@ SELECT id FROM people WHERE age < 30;
 SELECT id FROM people WHERE last_name = 'smith';
 SELECT id FROM people WHERE last_name = 'Brown' AND first_name = 'Hal';
 SELECT id FROM people WHERE last_name > 'B';
+-- Integer conditions the data node's scan filter decides alone (no re-check in the API node),
+-- and the values that keep the re-check (inexact, NULL, out of range).
+SELECT id, qty FROM items WHERE id BETWEEN '5' AND '12' AND qty != 5;
+SELECT id, qty FROM items WHERE qty IN (5, 10, '0') AND id < 30;
+SELECT id FROM items WHERE qty IS NULL AND id BETWEEN 1 AND 40;
+SELECT id FROM items WHERE big BETWEEN 100 AND 18446744073709551615;
+SELECT id FROM items WHERE id BETWEEN 5 AND 10.5 AND qty >= 0;
+SELECT id FROM items WHERE qty > NULL AND id > 0;
+SELECT id FROM items WHERE qty <> 10 AND qty < 2.5;
+SELECT id FROM items WHERE id > -5 AND big < 300;
 
 -- ---------------------------------------------------------------- filters
 SELECT id FROM items WHERE name = 'hammer';
