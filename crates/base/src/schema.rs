@@ -87,12 +87,16 @@ pub struct IndexDef {
     pub index_table: u32,
 }
 
-/// Table options carried in NDB's `COMMENT="NDB_TABLE=..."` form.
+/// Table options: those carried in NDB's `COMMENT="NDB_TABLE=..."` form, and the table's
+/// default collation (its `DEFAULT CHARSET`/`COLLATE`; None is MariaDB's utf8mb4_general_ci).
+/// The default only decides what new string columns get and what SHOW CREATE TABLE prints: each
+/// column carries its own collation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TableOptions {
     pub read_backup: bool,
     pub fully_replicated: bool,
     pub nologging: bool,
+    pub collation: Option<Collation>,
 }
 
 /// A table as the catalog holds it.

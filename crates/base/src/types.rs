@@ -12,6 +12,16 @@ pub enum Charset {
     Binary = 3,
 }
 
+impl Charset {
+    pub fn name(self) -> &'static str {
+        match self {
+            Charset::Utf8mb4 => "utf8mb4",
+            Charset::Latin1 => "latin1",
+            Charset::Binary => "binary",
+        }
+    }
+}
+
 /// A collation: how strings compare, sort, match as keys and hash to partitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]

@@ -1,7 +1,7 @@
 //! Data definition and catalog statements: CREATE/DROP DATABASE, CREATE/DROP TABLE,
 //! CREATE INDEX, SHOW DATABASES/TABLES; SQL types mapped to Cairn's column types.
 
-use base::schema::{ColumnDef, IndexKind};
+use base::schema::{ColumnDef, IndexKind, TableOptions};
 use base::types::{Collation, ColumnType};
 use base::TableDef;
 use myproto::response::{types, Column};
@@ -133,19 +133,47 @@ impl Session {
 
     pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<Outcome> {
         let (full, _, table) = self.table_name(&c.name)?;
+        let options = table_options(c)?;
+        let table_collation = options.collation.unwrap_or(Collation::Utf8mb4GeneralCi);
         let mut columns = Vec::new();
         let mut primary: Vec<String> = Vec::new();
         let mut indexes: Vec<(String, IndexKind, Vec<String>)> = Vec::new();
         for col in &c.columns {
-            let ty = column_type(&col.data_type)?;
-            let mut def = ColumnDef::new(&col.name.value, ty);
-            if ty.is_string()
+            let mut ty = column_type(&col.data_type)?;
+            let textual = ty.is_string()
                 && !matches!(
                     ty,
                     ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob
-                )
-            {
-                def = def.collation(Collation::Utf8mb4GeneralCi);
+                );
+            let mut spec = CollationSpec::default();
+            for option in &col.options {
+                match &option.option {
+                    ast::ColumnOption::CharacterSet(n) => spec.charset = Some(n.to_string()),
+                    ast::ColumnOption::Collation(n) => spec.collation = Some(n.to_string()),
+                    _ => {}
+                }
+            }
+            let collation = if spec.is_empty() {
+                table_collation
+            } else if textual {
+                spec.resolve()?
+            } else {
+                return Err(SqlError::parse(format!(
+                    "near 'CHARACTER SET' or 'COLLATE' on column '{}': only string columns have one",
+                    col.name.value
+                )));
+            };
+            if textual && collation == Collation::Binary {
+                // As MariaDB: CHAR/VARCHAR/TEXT in the binary character set are BINARY/VARBINARY/BLOB.
+                ty = match ty {
+                    ColumnType::Char { length } => ColumnType::Binary { length },
+                    ColumnType::VarChar { length } => ColumnType::VarBinary { length },
+                    _ => ColumnType::Blob,
+                };
+            }
+            let mut def = ColumnDef::new(&col.name.value, ty);
+            if textual && collation != Collation::Binary {
+                def = def.collation(collation);
             }
             let mut nullable = true;
             let mut default = None;
@@ -170,7 +198,9 @@ impl Session {
                     {
                         def = def.auto_increment();
                     }
-                    ast::ColumnOption::Comment(_) => {}
+                    ast::ColumnOption::Comment(_)
+                    | ast::ColumnOption::CharacterSet(_)
+                    | ast::ColumnOption::Collation(_) => {}
                     other => return Err(SqlError::unsupported(format!("column option {other}"))),
                 }
             }
@@ -233,6 +263,7 @@ impl Session {
         }
         let pk: Vec<&str> = primary.iter().map(String::as_str).collect();
         let mut def = TableDef::new(&full, columns, &pk).map_err(|e| schema_error(&table, e))?;
+        def.options = options;
         if !pk.is_empty() {
             // As NDB: the primary key is hashed for lookups and also ordered, for ranges.
             def = def
@@ -262,6 +293,178 @@ impl Session {
             Err(e) => Err(SqlError::from_client(&e)),
         }
     }
+}
+
+/// A `CHARACTER SET` and `COLLATE` pair as written (either may be missing).
+#[derive(Default)]
+pub(crate) struct CollationSpec {
+    pub charset: Option<String>,
+    pub collation: Option<String>,
+}
+
+impl CollationSpec {
+    pub fn is_empty(&self) -> bool {
+        self.charset.is_none() && self.collation.is_none()
+    }
+
+    /// The collation named, or the character set's default one, as MariaDB picks it: 1115 for
+    /// an unknown character set, 1273 for an unknown collation, 1253 when they disagree. The
+    /// SQL front end stores utf8mb4 and binary strings; other character sets it would have to
+    /// transcode, and collations its expressions do not compare by yet, are refused with 1235.
+    pub fn resolve(&self) -> Result<Collation> {
+        let charset = match self.charset.as_deref().map(unquote) {
+            None => None,
+            Some(name) => Some(match name.to_ascii_lowercase().as_str() {
+                "utf8mb4" => Collation::Utf8mb4GeneralCi,
+                "binary" => Collation::Binary,
+                "latin1" | "utf8" | "utf8mb3" | "ascii" | "ucs2" | "utf16" | "utf32" => {
+                    return Err(SqlError::unsupported(format!(
+                        "CHARACTER SET {name} (the SQL front end stores utf8mb4 and binary strings)"
+                    )))
+                }
+                _ => {
+                    return Err(SqlError::new(
+                        1115,
+                        "42000",
+                        format!("Unknown character set: '{name}'"),
+                    ))
+                }
+            }),
+        };
+        let Some(name) = self.collation.as_deref().map(unquote) else {
+            return Ok(charset.unwrap_or(Collation::Utf8mb4GeneralCi));
+        };
+        let collation = match Collation::from_name(name) {
+            Some(c @ (Collation::Latin1SwedishCi | Collation::Latin1Bin)) => {
+                return Err(SqlError::unsupported(format!(
+                    "COLLATE {} (the SQL front end stores utf8mb4 and binary strings)",
+                    c.name()
+                )))
+            }
+            Some(c) => c,
+            None if name.contains('_') && !name.starts_with("utf8mb4_") => {
+                return Err(SqlError::unsupported(format!("COLLATE {name}")))
+            }
+            None if name.to_ascii_lowercase().starts_with("utf8mb4_") => {
+                return Err(SqlError::unsupported(format!(
+                    "COLLATE {name} (utf8mb4_general_ci and utf8mb4_bin are supported)"
+                )))
+            }
+            None => {
+                return Err(SqlError::new(
+                    1273,
+                    "HY000",
+                    format!("Unknown collation: '{name}'"),
+                ))
+            }
+        };
+        match charset {
+            _ if collation == Collation::Utf8mb4Bin => Err(SqlError::unsupported(
+                "COLLATE utf8mb4_bin (SQL expressions compare utf8mb4 strings as utf8mb4_general_ci)",
+            )),
+            Some(cs) if cs.charset() != collation.charset() => Err(SqlError::new(
+                1253,
+                "42000",
+                format!(
+                    "COLLATION '{}' is not valid for CHARACTER SET '{}'",
+                    collation.name(),
+                    self.charset.as_deref().map(unquote).unwrap_or_default()
+                ),
+            )),
+            _ => Ok(collation),
+        }
+    }
+}
+
+fn unquote(s: &str) -> &str {
+    s.trim_matches(|c| c == '\'' || c == '"' || c == '`')
+}
+
+/// The table options of CREATE TABLE: the default character set and collation, and NDB's
+/// `COMMENT="NDB_TABLE=..."` options. ENGINE is accepted whatever it names (every table is a
+/// Cairn table); other storage options MariaDB takes are accepted and have no effect.
+fn table_options(c: &ast::CreateTable) -> Result<TableOptions> {
+    let mut options = TableOptions::default();
+    let mut spec = CollationSpec::default();
+    let mut comment = c.comment.as_ref().map(comment_text);
+    let list = match &c.table_options {
+        ast::CreateTableOptions::Plain(l)
+        | ast::CreateTableOptions::With(l)
+        | ast::CreateTableOptions::Options(l)
+        | ast::CreateTableOptions::TableProperties(l) => l.as_slice(),
+        ast::CreateTableOptions::None => &[],
+    };
+    for option in list {
+        match option {
+            ast::SqlOption::KeyValue { key, value } => {
+                let text = value.to_string();
+                match key.value.to_ascii_uppercase().as_str() {
+                    "DEFAULT CHARSET" | "CHARSET" | "DEFAULT CHARACTER SET" | "CHARACTER SET" => {
+                        spec.charset = Some(text)
+                    }
+                    "DEFAULT COLLATE" | "COLLATE" => spec.collation = Some(text),
+                    _ => {}
+                }
+            }
+            ast::SqlOption::Comment(c) => comment = Some(comment_text(c)),
+            _ => {}
+        }
+    }
+    if !spec.is_empty() {
+        options.collation = Some(spec.resolve()?).filter(|c| *c != Collation::Utf8mb4GeneralCi);
+    }
+    if let Some(text) = comment {
+        ndb_table_options(&text, &mut options)?;
+    }
+    Ok(options)
+}
+
+fn comment_text(c: &ast::CommentDef) -> String {
+    match c {
+        ast::CommentDef::WithEq(s) | ast::CommentDef::WithoutEq(s) => s.clone(),
+    }
+}
+
+/// Applies `NDB_TABLE=opt[,opt...]` from a table comment (other comments are kept by no one and
+/// ignored): READ_BACKUP, FULLY_REPLICATED and NOLOGGING take 0 or 1, PARTITION_BALANCE one of
+/// NDB's balances. Anything else is error 1296 with NDB's wording.
+pub(crate) fn ndb_table_options(comment: &str, options: &mut TableOptions) -> Result<()> {
+    let Some(rest) = comment
+        .trim()
+        .strip_prefix("NDB_TABLE=")
+        .or_else(|| comment.trim().strip_prefix("ndb_table="))
+    else {
+        return Ok(());
+    };
+    let bad = |what: &str| {
+        SqlError::new(
+            1296,
+            "HY000",
+            format!("Got error 4501 'Syntax error in COMMENT modifier' from NDB: {what}"),
+        )
+    };
+    for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, value) = part
+            .split_once('=')
+            .ok_or_else(|| bad(&format!("'{part}' needs a value")))?;
+        let flag = || match value.trim() {
+            "1" => Ok(true),
+            "0" => Ok(false),
+            other => Err(bad(&format!("{name}={other}: the value must be 0 or 1"))),
+        };
+        match name.trim().to_ascii_uppercase().as_str() {
+            "READ_BACKUP" => options.read_backup = flag()?,
+            "FULLY_REPLICATED" => options.fully_replicated = flag()?,
+            "NOLOGGING" => options.nologging = flag()?,
+            "PARTITION_BALANCE" => match value.trim().to_ascii_uppercase().as_str() {
+                "FOR_RP_BY_LDM" | "FOR_RA_BY_LDM" | "FOR_RA_BY_LDM_X_2" | "FOR_RA_BY_LDM_X_3"
+                | "FOR_RA_BY_LDM_X_4" | "FOR_RP_BY_NODE" | "FOR_RA_BY_NODE" => {}
+                other => return Err(bad(&format!("unknown PARTITION_BALANCE {other}"))),
+            },
+            other => return Err(bad(&format!("unknown option {other}"))),
+        }
+    }
+    Ok(())
 }
 
 fn schema_error(table: &str, e: base::Error) -> SqlError {

@@ -4,7 +4,7 @@
 //! definitions only; it never asks the data node anything.
 
 use base::schema::IndexKind;
-use base::types::ColumnType;
+use base::types::{Collation, ColumnType};
 use base::{TableDef, Value};
 
 use crate::ddl::PRIMARY;
@@ -148,12 +148,63 @@ pub fn backticked(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
 }
 
+/// The table's default collation (for its new string columns and SHOW CREATE TABLE).
+pub fn table_collation(def: &TableDef) -> Collation {
+    def.options.collation.unwrap_or(Collation::Utf8mb4GeneralCi)
+}
+
+/// A string column's character set and collation when SHOW CREATE TABLE must name them: the
+/// collation differs from the table's.
+fn collation_text(column: &base::schema::ColumnDef, table: Collation) -> Option<String> {
+    let textual = column.ty.is_string() && column.collation != Collation::Binary;
+    if !textual || column.collation == table {
+        return None;
+    }
+    Some(format!(
+        " CHARACTER SET {} COLLATE {}",
+        column.collation.charset().name(),
+        column.collation.name()
+    ))
+}
+
+/// The table options SHOW CREATE TABLE ends with: charset and collation, then NDB's comment
+/// form of the options that are on.
+fn options_text(def: &TableDef) -> String {
+    let collation = table_collation(def);
+    let mut text = if collation == Collation::Binary {
+        " DEFAULT CHARSET=binary".to_string()
+    } else {
+        format!(
+            " DEFAULT CHARSET={} COLLATE={}",
+            collation.charset().name(),
+            collation.name()
+        )
+    };
+    let o = &def.options;
+    let ndb: Vec<&str> = [
+        (o.read_backup, "READ_BACKUP=1"),
+        (o.fully_replicated, "FULLY_REPLICATED=1"),
+        (o.nologging, "NOLOGGING=1"),
+    ]
+    .into_iter()
+    .filter_map(|(on, name)| on.then_some(name))
+    .collect();
+    if !ndb.is_empty() {
+        text.push_str(&format!(" COMMENT='NDB_TABLE={}'", ndb.join(",")));
+    }
+    text
+}
+
 /// SHOW CREATE TABLE's text for table `name`; `auto_increment` is the next AUTO_INCREMENT value
 /// (shown when above 1, as MariaDB does).
 pub fn create_table(def: &TableDef, name: &str, auto_increment: Option<u64>) -> String {
     let mut lines = Vec::new();
+    let collation = table_collation(def);
     for c in def.columns.iter().filter(|c| !c.hidden) {
         let mut line = format!("  {} {}", backticked(&c.name), type_text(c.ty));
+        if let Some(text) = collation_text(c, collation) {
+            line.push_str(&text);
+        }
         if !c.nullable {
             line.push_str(" NOT NULL");
         } else if matches!(c.ty, ColumnType::Timestamp { .. }) {
@@ -188,9 +239,10 @@ pub fn create_table(def: &TableDef, name: &str, auto_increment: Option<u64>) -> 
         _ => String::new(),
     };
     format!(
-        "CREATE TABLE {} (\n{}\n) ENGINE={ENGINE}{counter} DEFAULT CHARSET={CHARSET} COLLATE={COLLATION}",
+        "CREATE TABLE {} (\n{}\n) ENGINE={ENGINE}{counter}{}",
         backticked(name),
-        lines.join(",\n")
+        lines.join(",\n"),
+        options_text(def)
     )
 }
 

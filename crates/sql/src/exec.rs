@@ -261,6 +261,7 @@ impl Session {
     /// Runs every statement of a COM_QUERY; stops after the first failure.
     pub fn run(&mut self, sql: &str) -> Vec<Outcome> {
         let sql = &share_mode(sql);
+        let sql = &double_quoted_comment(sql);
         self.take_counts();
         if let Some(outcome) = self.run_cached(sql) {
             return vec![self.concluded(outcome)];
@@ -628,9 +629,22 @@ impl Session {
             Statement::CreateDatabase {
                 db_name,
                 if_not_exists,
+                default_charset,
+                default_collation,
                 ..
             } => {
                 let (_, name) = ident(db_name)?;
+                let spec = crate::ddl::CollationSpec {
+                    charset: default_charset.clone(),
+                    collation: default_collation.clone(),
+                };
+                if !spec.is_empty() && spec.resolve()? != base::types::Collation::Utf8mb4GeneralCi {
+                    // A database keeps no default of its own yet: its tables would silently get
+                    // utf8mb4_general_ci.
+                    return Err(SqlError::unsupported(
+                        "a database default collation other than utf8mb4_general_ci (give it per table)",
+                    ));
+                }
                 match cluster.create_database(&name) {
                     Ok(()) => Ok(done(1)),
                     Err(e) if *if_not_exists && e.code() == base::ErrorCode::DatabaseExists => {
@@ -780,6 +794,55 @@ pub(crate) fn unknown_statement(id: u32) -> SqlError {
 
 /// MySQL's `... LOCK IN SHARE MODE` (which sqlparser does not parse) as `... FOR SHARE`, its
 /// MySQL 8 spelling, when a statement ends with it.
+/// `COMMENT "text"` (NDB's documented `COMMENT="NDB_TABLE=..."`) with the text single-quoted,
+/// the only form sqlparser reads after COMMENT; MySQL reads both.
+fn double_quoted_comment(sql: &str) -> std::borrow::Cow<'_, str> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    if !sql
+        .as_bytes()
+        .windows(7)
+        .any(|w| w.eq_ignore_ascii_case(b"comment"))
+    {
+        return sql.into();
+    }
+    let Ok(tokens) = Tokenizer::new(&MySqlDialect {}, sql).tokenize_with_location() else {
+        return sql.into();
+    };
+    let mut edits = Vec::new();
+    let mut after_comment = false;
+    for t in &tokens {
+        match &t.token {
+            Token::Whitespace(_) => {}
+            Token::Eq if after_comment => {}
+            Token::DoubleQuotedString(text) if after_comment => {
+                let (Some(a), Some(b)) = (
+                    crate::plan::offset(sql, t.span.start),
+                    crate::plan::offset(sql, t.span.end),
+                ) else {
+                    return sql.into();
+                };
+                let quoted = format!("'{}'", text.replace('\\', "\\\\").replace('\'', "''"));
+                edits.push((a, b, quoted));
+                after_comment = false;
+            }
+            Token::Word(w) => after_comment = w.value.eq_ignore_ascii_case("comment"),
+            _ => after_comment = false,
+        }
+    }
+    if edits.is_empty() {
+        return sql.into();
+    }
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut at = 0;
+    for (a, b, quoted) in edits {
+        out.push_str(&sql[at..a]);
+        out.push_str(&quoted);
+        at = b;
+    }
+    out.push_str(&sql[at..]);
+    out.into()
+}
+
 fn share_mode(sql: &str) -> std::borrow::Cow<'_, str> {
     const OLD: &str = "lock in share mode";
     let body = sql.trim_end().trim_end_matches(';').trim_end();

@@ -488,7 +488,7 @@ fn tables_rows(session: &Session, auto_increment: bool) -> Result<Vec<Vec<Value>
         let collation = if system {
             "utf8mb3_general_ci"
         } else {
-            COLLATION
+            definition::table_collation(table.def()).name()
         };
         rows.push(vec![
             text("def"),
@@ -584,9 +584,13 @@ fn columns_rows(session: &Session) -> Result<Vec<Vec<Value>>> {
                 opt(precision),
                 opt(scale),
                 opt(fsp),
-                if collated { text(CHARSET) } else { Value::Null },
                 if collated {
-                    text(COLLATION)
+                    text(c.collation.charset().name())
+                } else {
+                    Value::Null
+                },
+                if collated {
+                    text(c.collation.name())
                 } else {
                     Value::Null
                 },

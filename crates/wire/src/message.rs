@@ -876,7 +876,8 @@ pub fn put_table(out: &mut Vec<u8>, t: &TableDef) {
     out.put_u8(
         u8::from(t.options.read_backup)
             | u8::from(t.options.fully_replicated) << 1
-            | u8::from(t.options.nologging) << 2,
+            | u8::from(t.options.nologging) << 2
+            | t.options.collation.map_or(0, |c| c as u8) << 3,
     );
     out.put_u32(t.index_of.map_or(u32::MAX, |i| i));
 }
@@ -943,10 +944,18 @@ pub fn get_table(r: &mut Reader) -> DecodeResult<TableDef> {
         });
     }
     let flags = r.u8()?;
+    let collation = match flags >> 3 {
+        0 => None,
+        tag => Some(Collation::from_u8(tag).ok_or(DecodeError::BadTag {
+            what: "table collation",
+            tag,
+        })?),
+    };
     let options = TableOptions {
         read_backup: flags & 1 != 0,
         fully_replicated: flags & 2 != 0,
         nologging: flags & 4 != 0,
+        collation,
     };
     let index_of = match r.u32()? {
         u32::MAX => None,
@@ -982,6 +991,29 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_table_collation_tag_is_refused() {
+        let table = TableDef::new(
+            "t",
+            vec![ColumnDef::new("id", ColumnType::Int { unsigned: false })],
+            &["id"],
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        put_table(&mut out, &table);
+        // The options byte sits before the trailing u32 (index of); tag 7 names no collation.
+        let at = out.len() - 5;
+        out[at] |= 7 << 3;
+        let err = get_table(&mut Reader::new(&out)).unwrap_err();
+        assert!(matches!(
+            err,
+            DecodeError::BadTag {
+                what: "table collation",
+                tag: 7
+            }
+        ));
+    }
+
+    #[test]
     fn messages_round_trip() {
         let table = TableDef::new(
             "t",
@@ -996,7 +1028,15 @@ mod tests {
         .unwrap()
         .with_index("c", IndexKind::Unique, &["c"])
         .unwrap();
+        let mut with_options = table.clone();
+        with_options.options = TableOptions {
+            read_backup: true,
+            fully_replicated: false,
+            nologging: true,
+            collation: Some(Collation::Binary),
+        };
         let messages = vec![
+            Message::CreateTable(with_options),
             Message::CreateTable(table.clone()),
             Message::TableInfo {
                 table: table.clone(),
