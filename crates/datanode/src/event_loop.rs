@@ -197,6 +197,7 @@ impl EventLoop {
                 self.on_socket(
                     event.token().0,
                     event.is_readable() || event.is_read_closed(),
+                    event.is_read_closed(),
                     event.is_writable(),
                 );
             }
@@ -379,20 +380,29 @@ impl EventLoop {
             },
         );
         // Bytes may have arrived before registration; read them now.
-        self.on_socket(token, true, false);
+        self.on_socket(token, true, false, false);
     }
 
-    fn on_socket(&mut self, token: usize, readable: bool, writable: bool) {
+    /// `read_closed`: the peer's FIN arrived with this event. A short read stops before the end
+    /// of input, and no later event will announce a FIN that has already come, so then the
+    /// socket is read once more, to its end.
+    fn on_socket(&mut self, token: usize, readable: bool, read_closed: bool, writable: bool) {
         let Some(served) = self.connections.get_mut(&token) else {
             return;
         };
         let mut closing = None;
         if readable {
             let coordinator = &mut served.coordinator;
-            match served
+            let mut state = served
                 .io
-                .read_frames(|header, message| coordinator.on_frame(header, message))
-            {
+                .read_frames(|header, message| coordinator.on_frame(header, message));
+            // After a FIN every read makes progress, so this ends at the end of input.
+            while read_closed && matches!(state, Ok(ReadState::Open)) {
+                state = served
+                    .io
+                    .read_frames(|header, message| coordinator.on_frame(header, message));
+            }
+            match state {
                 Ok(ReadState::Open) => {}
                 Ok(ReadState::Closed) => closing = Some(String::new()),
                 Err(e) => {
