@@ -131,6 +131,30 @@ impl Session {
         }
     }
 
+    /// TRUNCATE [TABLE] t: the table dropped and created again with the same definition (its
+    /// columns, keys, options and partitioning), so its rows go at once and AUTO_INCREMENT
+    /// starts again at 1, as in MariaDB. Another session may see the table missing meanwhile.
+    pub(crate) fn truncate(&mut self, t: &ast::Truncate) -> Result<Outcome> {
+        if t.partitions.is_some() {
+            return Err(SqlError::unsupported("TRUNCATE ... PARTITION"));
+        }
+        for target in &t.table_names {
+            let (full, _, table) = self.table_name(&target.name)?;
+            let cluster = &self.shared.cluster;
+            let old = cluster
+                .table(&full)
+                .map_err(|e| self.table_error(e, &table))?;
+            let def = recreated(old.def()).map_err(|e| schema_error(&table, e))?;
+            cluster
+                .drop_table(&full)
+                .map_err(|e| self.table_error(e, &table))?;
+            cluster
+                .create_table(def)
+                .map_err(|e| SqlError::from_client(&e))?;
+        }
+        Ok(done(0))
+    }
+
     pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<Outcome> {
         let (full, _, table) = self.table_name(&c.name)?;
         let options = table_options(c)?;
@@ -293,6 +317,29 @@ impl Session {
             Err(e) => Err(SqlError::from_client(&e)),
         }
     }
+}
+
+/// A create request for a table like `old`, without its catalog-assigned ids and rows.
+fn recreated(old: &TableDef) -> std::result::Result<TableDef, base::Error> {
+    let name = |p: &u16| old.columns[*p as usize].name.as_str();
+    let columns = old.columns.iter().filter(|c| !c.hidden).cloned().collect();
+    let pk: Vec<&str> = if old.has_hidden_pk() {
+        Vec::new()
+    } else {
+        old.primary_key.iter().map(name).collect()
+    };
+    let mut def = TableDef::new(&old.name, columns, &pk)?;
+    if !old.has_hidden_pk() {
+        let partition_key: Vec<&str> = old.partition_key.iter().map(name).collect();
+        def = def.with_partition_key(&partition_key)?;
+    }
+    for index in &old.indexes {
+        let columns: Vec<&str> = index.columns.iter().map(name).collect();
+        def = def.with_index(&index.name, index.kind, &columns)?;
+    }
+    def.partition_count = old.partition_count;
+    def.options = old.options;
+    Ok(def)
 }
 
 /// A `CHARACTER SET` and `COLLATE` pair as written (either may be missing).

@@ -667,6 +667,7 @@ impl Session {
                 ..
             } => self.drop(object_type, *if_exists, names),
             Statement::CreateTable(c) => self.create_table(c),
+            Statement::Truncate(t) => self.truncate(t),
             Statement::CreateIndex(c) => self.create_index(c),
             Statement::Analyze { .. } => Ok(done(0)),
             Statement::Explain { statement, .. } => {

@@ -1015,6 +1015,30 @@ SHOW CREATE TABLE items;
 SHOW CREATE TABLE nosuch;
 SHOW CREATE TABLE nosuchdb.items;
 
+-- ---------------------------------------------------------------- TRUNCATE
+CREATE TABLE tr (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(5) NOT NULL, w INT, UNIQUE KEY uv (v), KEY kw (w, id)) COMMENT='NDB_TABLE=READ_BACKUP=1';
+INSERT INTO tr (v, w) VALUES ('a', 1), ('b', 2), ('c', 3);
+TRUNCATE TABLE tr;
+SELECT COUNT(*) FROM tr;
+INSERT INTO tr (v, w) VALUES ('a', 1), ('b', 1);
+SELECT * FROM tr ORDER BY id;
+SELECT id FROM tr WHERE v = 'b';
+SELECT id FROM tr WHERE w = 1 ORDER BY id;
+INSERT INTO tr (v, w) VALUES ('a', 9);
+-- The failed INSERT used an AUTO_INCREMENT value in InnoDB (docs/sql.md).
+-- mask: ENGINE=\w+
+-- mask: AUTO_INCREMENT=\d+
+SHOW CREATE TABLE tr;
+TRUNCATE tr;
+SELECT * FROM tr;
+TRUNCATE TABLE no_such_table;
+CREATE TABLE tr2 (a INT, b VARCHAR(3));
+INSERT INTO tr2 VALUES (1, 'x'), (1, 'x');
+TRUNCATE TABLE tr2;
+INSERT INTO tr2 VALUES (2, 'y');
+SELECT * FROM tr2;
+DROP TABLE tr, tr2;
+
 -- ---------------------------------------------------------------- character sets and collations
 -- The SQL front end stores utf8mb4 (compared as utf8mb4_general_ci) and binary strings.
 CREATE TABLE cs_col (
