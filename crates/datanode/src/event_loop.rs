@@ -393,15 +393,15 @@ impl EventLoop {
         let mut closing = None;
         if readable {
             let coordinator = &mut served.coordinator;
-            let mut state = served
-                .io
-                .read_frames(|header, message| coordinator.on_frame(header, message));
             // After a FIN every read makes progress, so this ends at the end of input.
-            while read_closed && matches!(state, Ok(ReadState::Open)) {
-                state = served
+            let state = loop {
+                let state = served
                     .io
                     .read_frames(|header, message| coordinator.on_frame(header, message));
-            }
+                if !(read_closed && matches!(state, Ok(ReadState::Open))) {
+                    break state;
+                }
+            };
             match state {
                 Ok(ReadState::Open) => {}
                 Ok(ReadState::Closed) => closing = Some(String::new()),

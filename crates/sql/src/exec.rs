@@ -261,11 +261,12 @@ impl Session {
     /// Runs every statement of a COM_QUERY; stops after the first failure.
     pub fn run(&mut self, sql: &str) -> Vec<Outcome> {
         let sql = &share_mode(sql);
-        let sql = &double_quoted_comment(sql);
         self.take_counts();
         if let Some(outcome) = self.run_cached(sql) {
             return vec![self.concluded(outcome)];
         }
+        // Only statements the plan cache does not hold can carry a table comment.
+        let sql = &double_quoted_comment(sql);
         let statements = match Parser::parse_sql(&MySqlDialect {}, sql) {
             Ok(s) => s,
             Err(e) => return vec![self.concluded(Outcome::Failed(SqlError::parse(e)))],
