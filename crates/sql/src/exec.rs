@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::dialect::Cairn;
 use base::schema::ColumnDef;
 use base::text::{from_text, value_text};
 use base::Value;
@@ -13,7 +14,6 @@ use client::{Cluster, ExecType, Transaction};
 use myproto::handshake::status;
 use myproto::response::Column;
 use sqlparser::ast::{self, ObjectName, Statement};
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Location;
 
@@ -119,6 +119,8 @@ pub struct Session {
     pub(crate) plans: cache::QueryCache,
     pub(crate) diagnostics: crate::diagnostics::Diagnostics,
     pub(crate) activity: crate::activity::SessionActivity,
+    /// When the running statement started (Unix microseconds): what NOW() reads.
+    pub(crate) statement_micros: i64,
 }
 
 /// An object name as (database, name): `name` or `database.name`.
@@ -188,6 +190,10 @@ impl Context for Session {
             SessionFn::FoundRows => Value::UInt(self.last_found_rows),
         }
     }
+
+    fn statement_micros(&self) -> i64 {
+        self.statement_micros
+    }
 }
 
 impl Session {
@@ -215,6 +221,7 @@ impl Session {
             next_statement: 1,
             plans: cache::QueryCache::default(),
             diagnostics: Default::default(),
+            statement_micros: crate::temporal::wall_clock_micros(),
         }
     }
 
@@ -265,7 +272,7 @@ impl Session {
         if let Some(outcome) = self.run_cached(sql) {
             return vec![self.concluded(outcome)];
         }
-        let statements = match Parser::parse_sql(&MySqlDialect {}, sql) {
+        let statements = match Parser::parse_sql(&Cairn, sql) {
             Ok(s) => s,
             Err(e) => return vec![self.concluded(Outcome::Failed(SqlError::parse(e)))],
         };
@@ -312,7 +319,7 @@ impl Session {
         let compiled = match self.plans.take(&database, &n.text) {
             Some(c) => c,
             None => {
-                let mut statements = Parser::parse_sql(&MySqlDialect {}, &n.text).ok()?;
+                let mut statements = Parser::parse_sql(&Cairn, &n.text).ok()?;
                 if statements.len() != 1 {
                     return None;
                 }
@@ -346,7 +353,7 @@ impl Session {
             ));
         }
         let sql = &share_mode(sql);
-        let mut statements = Parser::parse_sql(&MySqlDialect {}, sql).map_err(SqlError::parse)?;
+        let mut statements = Parser::parse_sql(&Cairn, sql).map_err(SqlError::parse)?;
         if statements.len() != 1 {
             return Err(SqlError::new(
                 1064,
@@ -393,7 +400,7 @@ impl Session {
             if let Some(name) = prepared.compiled.table_name() {
                 self.shared.cluster.forget_table(&name);
             }
-            let again = Parser::parse_sql(&MySqlDialect {}, &prepared.sql)
+            let again = Parser::parse_sql(&Cairn, &prepared.sql)
                 .map_err(SqlError::parse)
                 .and_then(|mut s| {
                     let placeholders = plan::placeholders(&prepared.sql)?;

@@ -1183,6 +1183,9 @@ pub fn static_type(
             .map(|(_, t)| static_type(t, def, aggregates))
             .or_else(|| otherwise.as_ref().map(|o| static_type(o, def, aggregates)))
             .unwrap_or((types::NULL, 0, 0)),
+        Call(Func::Temporal(t), args) => {
+            crate::temporal::result_type(*t, args, &|a| static_type(a, def, aggregates))
+        }
         Call(f, args) => match f {
             Func::Length | Func::CharLength | Func::Sign => (types::LONGLONG, 10, 0),
             Func::Abs | Func::Floor | Func::Ceiling | Func::Round | Func::Mod => {
