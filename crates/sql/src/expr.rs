@@ -659,7 +659,7 @@ impl<'a> Compiler<'a> {
         match Func::from_name(&name) {
             Some((func, min, max)) => {
                 if compiled.len() < min || compiled.len() > max {
-                    return Err(wrong_arguments(&name));
+                    return Err(crate::temporal::wrong_count(&name));
                 }
                 if let Func::Temporal(t) = func {
                     crate::temporal::check(t, &name, &compiled)?;

@@ -120,6 +120,41 @@ impl Temporal {
         })
     }
 
+    /// Functions MariaDB's grammar names (a wrong argument count there is a syntax error,
+    /// not ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT).
+    pub(crate) fn in_grammar(name: &str) -> bool {
+        matches!(
+            name,
+            "now"
+                | "current_timestamp"
+                | "localtime"
+                | "localtimestamp"
+                | "utc_timestamp"
+                | "sysdate"
+                | "curdate"
+                | "current_date"
+                | "utc_date"
+                | "curtime"
+                | "current_time"
+                | "utc_time"
+                | "year"
+                | "month"
+                | "day"
+                | "hour"
+                | "minute"
+                | "second"
+                | "date"
+                | "time"
+                | "timestamp"
+                | "date_add"
+                | "date_sub"
+                | "adddate"
+                | "subdate"
+                | "timestampadd"
+                | "timestampdiff"
+        )
+    }
+
     /// The functions whose one optional argument is a fractional-seconds precision.
     fn takes_precision(self) -> bool {
         matches!(self, Temporal::Now | Temporal::SysDate | Temporal::CurTime)
@@ -162,7 +197,16 @@ pub(crate) fn compile_call(
     }
 }
 
-fn plain_arg<'a>(a: &'a ast::FunctionArg) -> Result<&'a Ast> {
+/// A wrong argument count: a syntax error for the functions of MariaDB's grammar.
+pub(crate) fn wrong_count(name: &str) -> SqlError {
+    if Temporal::in_grammar(name) {
+        SqlError::parse(format!("{name}() takes other arguments"))
+    } else {
+        crate::expr::wrong_arguments(name)
+    }
+}
+
+fn plain_arg(a: &ast::FunctionArg) -> Result<&Ast> {
     match a {
         ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => Ok(e),
         other => Err(SqlError::unsupported(format!("the argument {other}"))),
@@ -176,7 +220,7 @@ fn date_add(
     subtract: bool,
 ) -> Result<Expr> {
     let [d, amount] = args else {
-        return Err(crate::expr::wrong_arguments(name));
+        return Err(wrong_count(name));
     };
     let d = c.compile(plain_arg(d)?)?;
     match plain_arg(amount)? {
@@ -215,7 +259,7 @@ pub(crate) fn interval_call(
 /// TIMESTAMPADD(unit, n, d) and TIMESTAMPDIFF(unit, a, b).
 fn timestamp_unit_call(c: &mut Compiler, name: &str, args: &[&ast::FunctionArg]) -> Result<Expr> {
     let [unit, a, b] = args else {
-        return Err(crate::expr::wrong_arguments(name));
+        return Err(wrong_count(name));
     };
     let unit = match plain_arg(unit)? {
         Ast::Identifier(i) => Unit::from_name(&i.value),

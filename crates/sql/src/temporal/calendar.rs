@@ -41,23 +41,36 @@ pub fn month_days(year: i64, month: u8) -> u8 {
     }
 }
 
-/// TO_DAYS: 0000-01-01 is day 1. For full dates.
+/// TO_DAYS: 0000-01-01 is day 1, year 0 a common year. Zero months and days count as
+/// MariaDB counts them (the day before the 1st, the month before January), 0000-00-00 is 0.
 pub fn daynr(d: Date) -> i64 {
-    if d.year == 0 {
-        return day_of_year(d);
+    let (mut y, m, day) = (i64::from(d.year), i64::from(d.month), i64::from(d.day));
+    if y == 0 && m == 0 {
+        return 0;
     }
-    d.days_from_epoch() + DAYNR_EPOCH
+    let mut days = 365 * y + 31 * (m - 1) + day;
+    if m <= 2 {
+        y -= 1;
+    } else {
+        // Months after February are shorter than 31 days by this much so far.
+        days -= (m * 4 + 23) / 10;
+    }
+    // Leap days before the year (year -1 has none: Rust's division truncates, as C's).
+    days + y / 4 - (y / 100 + 1) * 3 / 4
 }
 
-/// Day of the year, 1-366 (a full date).
+/// Day of the year, 1-366.
 pub fn day_of_year(d: Date) -> i64 {
-    let before: i64 = (1..d.month)
-        .map(|m| i64::from(month_days(i64::from(d.year), m)))
-        .sum();
-    before + i64::from(d.day)
+    daynr(d)
+        - daynr(Date {
+            month: 1,
+            day: 1,
+            ..d
+        })
+        + 1
 }
 
-/// The date of a day number: None outside 0001-01-01 ..= 9999-12-31.
+/// The date of a day number: None outside 0001-01-01 ..= 9999-12-31 (FROM_DAYS's range).
 pub fn date_of_daynr(n: i64) -> Option<Date> {
     if !(DAYNR_FIRST..=DAYNR_LAST).contains(&n) {
         return None;
@@ -159,6 +172,9 @@ mod tests {
     #[test]
     fn day_numbers_are_mariadbs() {
         assert_eq!(daynr(date(2024, 1, 2)), 739_252);
+        assert_eq!(daynr(date(2024, 3, 1)), 739_312);
+        assert_eq!(daynr(date(2024, 2, 0)), 739_281);
+        assert_eq!(daynr(date(0, 0, 0)), 0);
         assert_eq!(daynr(date(1, 1, 1)), 366);
         assert_eq!(daynr(date(0, 3, 1)), 60);
         assert_eq!(date_of_daynr(739_252), Some(date(2024, 1, 2)));

@@ -61,7 +61,7 @@ pub fn stamp(v: &Value, today: Date) -> Option<Stamp> {
         }
         Value::Double(_) | Value::Float(_) => {
             let x = crate::expr::as_double(v);
-            if !x.is_finite() || x < 0.0 || x > 1e15 {
+            if !x.is_finite() || !(0.0..=1e15).contains(&x) {
                 return None;
             }
             let micros = ((x.fract() * 1e6).round() as u32).min(999_999);
@@ -101,7 +101,7 @@ fn shown_digits(micros: u32) -> u8 {
     if m == 0 {
         return 0;
     }
-    while m % 10 == 0 {
+    while m.is_multiple_of(10) {
         m /= 10;
         digits -= 1;
     }

@@ -78,7 +78,7 @@ fn specifier(p: &Parts, c: u8, out: &mut Vec<u8>) -> Option<()> {
         b'c' => d.month.to_string(),
         b'd' => format!("{:02}", d.day),
         b'e' => d.day.to_string(),
-        b'j' => format!("{:03}", full(d).map(calendar::day_of_year)?),
+        b'j' => format!("{:03}", calendar::day_of_year(with_month(d)?)),
         b'f' => format!("{:06}", p.micros),
         b'H' => format!("{:02}", p.hours),
         b'k' => p.hours.to_string(),
@@ -100,7 +100,7 @@ fn specifier(p: &Parts, c: u8, out: &mut Vec<u8>) -> Option<()> {
         b'v' => format!("{:02}", week_of(d, WEEK_YEAR | WEEK_MONDAY_FIRST)?.1),
         b'X' => format!("{:04}", week_of(d, WEEK_YEAR | WEEK_FIRST_WEEKDAY)?.0),
         b'x' => format!("{:04}", week_of(d, WEEK_YEAR | WEEK_MONDAY_FIRST)?.0),
-        b'w' => calendar::weekday(calendar::daynr(full(d)?), true).to_string(),
+        b'w' => calendar::weekday(calendar::daynr(not_zero(d)?), true).to_string(),
         other => {
             out.push(other);
             return Some(());
@@ -110,8 +110,14 @@ fn specifier(p: &Parts, c: u8, out: &mut Vec<u8>) -> Option<()> {
     Some(())
 }
 
-fn full(d: Date) -> Option<Date> {
-    calendar::is_full(d).then_some(d)
+/// A date not 0000-00-00 (weekdays of other zero parts count as MariaDB's day numbers do).
+fn not_zero(d: Date) -> Option<Date> {
+    (d.year != 0 || d.month != 0).then_some(d)
+}
+
+/// A date with a month (days of the year and weeks need one).
+fn with_month(d: Date) -> Option<Date> {
+    (d.month != 0).then_some(d)
 }
 
 fn month_name(month: u8) -> Option<&'static str> {
@@ -119,12 +125,12 @@ fn month_name(month: u8) -> Option<&'static str> {
 }
 
 fn day_name(d: Date) -> Option<&'static str> {
-    let wd = calendar::weekday(calendar::daynr(full(d)?), false);
+    let wd = calendar::weekday(calendar::daynr(not_zero(d)?), false);
     Some(DAY_NAMES[wd as usize])
 }
 
 fn week_of(d: Date, flags: u8) -> Option<(i64, i64)> {
-    Some(calendar::week(full(d)?, flags))
+    Some(calendar::week(with_month(d)?, flags))
 }
 
 fn am_pm(hours: u64) -> &'static str {
@@ -413,7 +419,11 @@ mod tests {
             text(&p, "%U %u %V %v %X %x").as_deref(),
             Some("00 01 53 01 2023 2024")
         );
-        assert_eq!(text(&parts(2024, 0, 0, 0), "%W"), None);
+        assert_eq!(text(&parts(0, 0, 0, 0), "%W"), None);
+        assert_eq!(
+            text(&parts(2024, 0, 0, 0), "%W").as_deref(),
+            Some("Thursday")
+        );
         assert_eq!(
             text(&parts(0, 0, 0, 100), "%H %k %h %i").as_deref(),
             Some("100 100 04 04")

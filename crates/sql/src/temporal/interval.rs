@@ -282,7 +282,7 @@ pub fn add(dt: DateTime, a: Amount) -> Option<DateTime> {
 /// Months added, the day cut to the new month's length.
 fn add_months(dt: DateTime, months: i128) -> Option<DateTime> {
     let total = i128::from(dt.date.year) * 12 + i128::from(dt.date.month) - 1 + months;
-    if !(12..=9999 * 12 + 11).contains(&total) {
+    if !(0..=9999 * 12 + 11).contains(&total) {
         return None;
     }
     let year = (total / 12) as u16;
