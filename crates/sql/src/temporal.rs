@@ -622,7 +622,7 @@ fn add_interval(v: &Value, unit: Unit, a: interval::Amount, env: &Env) -> Option
             if unit.is_monthly() {
                 return None;
             }
-            let micros = i128::from(t.as_micros()) + a.micros;
+            let micros = i128::from(t.as_micros()).checked_add(a.micros)?;
             convert::time_value_exact(i64::try_from(micros).ok()?)
         }
         Value::Date(d) => {
@@ -712,7 +712,7 @@ fn str_to_date(text: &Value, fmt: &Value) -> Option<Value> {
     };
     let shape = format::shape(&fmt);
     Some(match (shape.date, shape.time) {
-        (true, false) => Value::Date(date),
+        (_, false) => Value::Date(date),
         (false, true) => Value::Time(Time {
             negative: false,
             hours: u16::from(r.hour),
@@ -891,8 +891,86 @@ fn str_to_date_type(fmt: Option<&Expr>) -> (u8, u32, u8) {
     let shape = format::shape(f);
     let fsp = if shape.fraction { FSP_MAX } else { 0 };
     match (shape.date, shape.time) {
-        (true, false) => (types::DATE, 10, 0),
+        (_, false) => (types::DATE, 10, 0),
         (false, true) => time_type(fsp),
         _ => datetime_type(fsp),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Odd text through every reader and formatter: values or NULL, never a panic.
+    #[test]
+    fn odd_input_never_panics() {
+        let texts = [
+            "",
+            " ",
+            "-",
+            ".",
+            ":",
+            "%",
+            "0",
+            "-0",
+            "9999999999999999999999999",
+            "2024-",
+            "2024-01",
+            "2024-01-02 ",
+            "2024-01-02 25:61:61",
+            "2024-01-02 10:11:12.1234567",
+            "838:59:59.9",
+            "-838:59:59",
+            "1 2 3 4 5",
+            "99999:99:99",
+            "é",
+            "2024\u{0}01\u{0}02",
+            "1e400",
+            "-1e400",
+            "20240102030405.999999999",
+            ".5",
+            "T",
+            "2024-01-02T",
+            "00000000000000000000",
+        ];
+        let formats = [
+            "",
+            "%",
+            "%%",
+            "%Y%m%d",
+            "%r %T %p",
+            "%j",
+            "%U%u%V%v%X%x",
+            "%f%f",
+            "%D %W",
+        ];
+        for t in texts {
+            let _ = convert::stamp_from_text(t);
+            let _ = convert::span_from_text(t);
+            let _ = convert::text_is_dated(t);
+            for unit in [
+                Unit::DayMicrosecond,
+                Unit::YearMonth,
+                Unit::Second,
+                Unit::Week,
+            ] {
+                let _ = interval::amount(&Value::from(t), unit);
+            }
+            for f in formats {
+                let _ = format::parse(t.as_bytes(), f.as_bytes());
+                let parts = format::Parts {
+                    hours: u64::MAX,
+                    ..format::Parts::default()
+                };
+                let _ = format::format(&parts, f.as_bytes());
+            }
+        }
+        for n in [i128::MIN, -1, 0, 1, 99_999_999_999_999_999, i128::MAX] {
+            let _ = convert::stamp_from_number(n, 999_999, 6);
+            let _ = convert::span(&Value::Decimal(Decimal {
+                mantissa: n,
+                scale: 38,
+            }));
+        }
     }
 }

@@ -332,7 +332,7 @@ pub fn span(v: &Value) -> Option<Span> {
         Value::Decimal(d) => {
             let negative = d.mantissa < 0;
             let (whole, micros, fsp) = split_decimal(base::value::Decimal {
-                mantissa: d.mantissa.abs(),
+                mantissa: d.mantissa.checked_abs()?,
                 scale: d.scale,
             })?;
             let s = span_from_number(whole, micros, fsp)?;
@@ -448,9 +448,13 @@ fn delimited_time(body: &str) -> Option<Span> {
         .skip(1)
         .find(|(start, _)| clock.as_bytes()[start - 1] == b'.')
         .map_or((0, 0), |(_, t)| fraction(t));
-    let total = ((days.checked_mul(24)?.checked_add(hours)? * 60 + minutes) * 60 + seconds)
+    let total = days
+        .checked_mul(24)?
+        .checked_add(hours)?
+        .checked_mul(3_600)?
+        .checked_add(minutes * 60 + seconds)?
         .checked_mul(SECOND_MICROS)?
-        + i64::from(micros);
+        .checked_add(i64::from(micros))?;
     Some(Span { micros: total, fsp })
 }
 
@@ -498,6 +502,7 @@ mod tests {
         assert_eq!(micros("2024-01-01 01:00:00"), Some(3600));
         assert_eq!(micros("838:00:00"), Some(838 * 3600));
         assert_eq!(micros("abc"), None);
+        assert_eq!(micros("9223372036854775807:00:00"), None);
         assert_eq!(
             span_from_number(103_000, 0, 0).map(|s| s.micros),
             Some(37_800_000_000)

@@ -281,7 +281,8 @@ pub fn add(dt: DateTime, a: Amount) -> Option<DateTime> {
 
 /// Months added, the day cut to the new month's length.
 fn add_months(dt: DateTime, months: i128) -> Option<DateTime> {
-    let total = i128::from(dt.date.year) * 12 + i128::from(dt.date.month) - 1 + months;
+    let total =
+        (i128::from(dt.date.year) * 12 + i128::from(dt.date.month) - 1).checked_add(months)?;
     if !(0..=9999 * 12 + 11).contains(&total) {
         return None;
     }
@@ -371,6 +372,12 @@ mod tests {
             fsp: 0,
         };
         assert_eq!(add(at("2024-01-31"), huge), None);
+        let months = Amount {
+            months: i128::MAX,
+            micros: 0,
+            fsp: 0,
+        };
+        assert_eq!(add(at("2024-01-31"), months), None);
         assert_eq!(
             units_between(Unit::Month, at("2024-01-31"), at("2024-02-29")),
             Some(0)
