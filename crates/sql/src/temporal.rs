@@ -662,11 +662,16 @@ fn time_diff(a: &Value, b: &Value, env: &Env) -> Option<Value> {
     Some(convert::time_value(micros))
 }
 
-/// Whether a value holds a date (a DATE, DATETIME, or text with a date part).
+/// Whether TIMEDIFF reads a value as a datetime: a DATE, a DATETIME, or text of a date and a
+/// time (text of a date alone it reads as a time, as MariaDB).
 fn dated(v: &Value) -> bool {
     match v {
         Value::Date(_) | Value::DateTime(_) => true,
-        Value::Bytes(b) => convert::text_is_dated(&String::from_utf8_lossy(b)),
+        Value::Bytes(b) => {
+            let text = String::from_utf8_lossy(b);
+            convert::text_is_dated(&text)
+                && convert::stamp_from_text(&text).is_some_and(|s| s.has_time)
+        }
         _ => false,
     }
 }

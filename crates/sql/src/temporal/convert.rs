@@ -392,8 +392,10 @@ pub fn text_is_dated(text: &str) -> bool {
 /// Text as a time: '[-][D ]H:MM[:SS][.frac]', packed 'HHMMSS', or a datetime's time of day.
 pub fn span_from_text(text: &str) -> Option<Span> {
     let s = text.trim();
+    // A datetime gives its time of day; a date alone reads as MariaDB reads it, by its leading
+    // digits ('2024-01-01' is 00:20:24).
     if let Some(st) = stamp_from_text(s) {
-        if text_is_dated(s) {
+        if st.has_time && text_is_dated(s) {
             return Some(Span {
                 micros: time_of_day(st.dt),
                 fsp: st.fsp,
@@ -502,6 +504,7 @@ mod tests {
         assert_eq!(micros("2024-01-01 01:00:00"), Some(3600));
         assert_eq!(micros("838:00:00"), Some(838 * 3600));
         assert_eq!(micros("abc"), None);
+        assert_eq!(micros("2024-01-01"), Some(20 * 60 + 24));
         assert_eq!(micros("9223372036854775807:00:00"), None);
         assert_eq!(
             span_from_number(103_000, 0, 0).map(|s| s.micros),
