@@ -39,7 +39,7 @@ pub(crate) fn normalize(sql: &str) -> Option<Normalized> {
     if sql.len() > QUERY_TEXT_BYTES_MAX {
         return None;
     }
-    let dialect = sqlparser::dialect::MySqlDialect {};
+    let dialect = crate::dialect::Cairn;
     let tokens = Tokenizer::new(&dialect, sql)
         .tokenize_with_location()
         .ok()?;

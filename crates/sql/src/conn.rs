@@ -618,9 +618,23 @@ pub(crate) fn param_value(p: Param) -> Value {
     }
 }
 
-/// A value's text in the text protocol; DECIMAL results show the column's scale.
+/// A value's text in the text protocol; DECIMAL results show the column's scale, DATETIME and
+/// TIME results its fractional digits.
 fn value_text_as(v: &Value, c: &Column) -> Option<Vec<u8>> {
+    use base::value::{DateTimeText, TimeText};
+    let fsp = c.decimals.min(6);
     match v {
+        Value::DateTime(dt)
+            if matches!(
+                c.column_type,
+                response::types::DATETIME | response::types::TIMESTAMP
+            ) =>
+        {
+            Some(DateTimeText(*dt, fsp).to_string().into_bytes())
+        }
+        Value::Time(t) if c.column_type == response::types::TIME => {
+            Some(TimeText(*t, fsp).to_string().into_bytes())
+        }
         Value::Decimal(d)
             if c.column_type == response::types::NEWDECIMAL && d.scale < c.decimals =>
         {

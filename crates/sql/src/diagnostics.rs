@@ -131,8 +131,10 @@ impl Diagnostics {
 }
 
 impl Session {
-    /// Marks the start of a statement of `kind` (counted in the status counters).
+    /// Marks the start of a statement of `kind` (counted in the status counters, and the time
+    /// NOW() gives throughout it).
     pub(crate) fn begin_statement(&mut self, kind: Kind) {
+        self.statement_micros = crate::temporal::wall_clock_micros();
         self.activity.count(&self.shared, kind);
         let d = &mut self.diagnostics;
         d.tables = matches!(

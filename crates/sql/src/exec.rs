@@ -13,11 +13,11 @@ use client::{Cluster, ExecType, Transaction};
 use myproto::handshake::status;
 use myproto::response::Column;
 use sqlparser::ast::{self, ObjectName, Statement};
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Location;
 
 use crate::cache;
+use crate::dialect::Cairn;
 use crate::error::SqlError;
 use crate::expr::{Compiler, Context, Env, SessionFn};
 use crate::plan::{self, DeletePlan, PlanInput, SelectPlan, TableRef, UpdatePlan};
@@ -119,6 +119,8 @@ pub struct Session {
     pub(crate) plans: cache::QueryCache,
     pub(crate) diagnostics: crate::diagnostics::Diagnostics,
     pub(crate) activity: crate::activity::SessionActivity,
+    /// When the running statement started (Unix microseconds): what NOW() reads.
+    pub(crate) statement_micros: i64,
 }
 
 /// An object name as (database, name): `name` or `database.name`.
@@ -188,6 +190,10 @@ impl Context for Session {
             SessionFn::FoundRows => Value::UInt(self.last_found_rows),
         }
     }
+
+    fn statement_micros(&self) -> i64 {
+        self.statement_micros
+    }
 }
 
 impl Session {
@@ -215,6 +221,7 @@ impl Session {
             next_statement: 1,
             plans: cache::QueryCache::default(),
             diagnostics: Default::default(),
+            statement_micros: crate::temporal::wall_clock_micros(),
         }
     }
 
@@ -267,7 +274,7 @@ impl Session {
         }
         // Only statements the plan cache does not hold can carry a table comment.
         let sql = &double_quoted_comment(sql);
-        let statements = match Parser::parse_sql(&MySqlDialect {}, sql) {
+        let statements = match Parser::parse_sql(&Cairn, sql) {
             Ok(s) => s,
             Err(e) => return vec![self.concluded(Outcome::Failed(SqlError::parse(e)))],
         };
@@ -314,7 +321,7 @@ impl Session {
         let compiled = match self.plans.take(&database, &n.text) {
             Some(c) => c,
             None => {
-                let mut statements = Parser::parse_sql(&MySqlDialect {}, &n.text).ok()?;
+                let mut statements = Parser::parse_sql(&Cairn, &n.text).ok()?;
                 if statements.len() != 1 {
                     return None;
                 }
@@ -348,7 +355,7 @@ impl Session {
             ));
         }
         let sql = &share_mode(sql);
-        let mut statements = Parser::parse_sql(&MySqlDialect {}, sql).map_err(SqlError::parse)?;
+        let mut statements = Parser::parse_sql(&Cairn, sql).map_err(SqlError::parse)?;
         if statements.len() != 1 {
             return Err(SqlError::new(
                 1064,
@@ -395,7 +402,7 @@ impl Session {
             if let Some(name) = prepared.compiled.table_name() {
                 self.shared.cluster.forget_table(&name);
             }
-            let again = Parser::parse_sql(&MySqlDialect {}, &prepared.sql)
+            let again = Parser::parse_sql(&Cairn, &prepared.sql)
                 .map_err(SqlError::parse)
                 .and_then(|mut s| {
                     let placeholders = plan::placeholders(&prepared.sql)?;
@@ -794,8 +801,6 @@ pub(crate) fn unknown_statement(id: u32) -> SqlError {
     )
 }
 
-/// MySQL's `... LOCK IN SHARE MODE` (which sqlparser does not parse) as `... FOR SHARE`, its
-/// MySQL 8 spelling, when a statement ends with it.
 /// `COMMENT "text"` (NDB's documented `COMMENT="NDB_TABLE=..."`) with the text single-quoted,
 /// the only form sqlparser reads after COMMENT; MySQL reads both.
 fn double_quoted_comment(sql: &str) -> std::borrow::Cow<'_, str> {
@@ -807,7 +812,7 @@ fn double_quoted_comment(sql: &str) -> std::borrow::Cow<'_, str> {
     {
         return sql.into();
     }
-    let Ok(tokens) = Tokenizer::new(&MySqlDialect {}, sql).tokenize_with_location() else {
+    let Ok(tokens) = Tokenizer::new(&Cairn, sql).tokenize_with_location() else {
         return sql.into();
     };
     let mut edits = Vec::new();
@@ -845,6 +850,8 @@ fn double_quoted_comment(sql: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// MySQL's `... LOCK IN SHARE MODE` (which sqlparser does not parse) as `... FOR SHARE`, its
+/// MySQL 8 spelling, when a statement ends with it.
 fn share_mode(sql: &str) -> std::borrow::Cow<'_, str> {
     const OLD: &str = "lock in share mode";
     let body = sql.trim_end().trim_end_matches(';').trim_end();

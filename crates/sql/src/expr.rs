@@ -248,6 +248,10 @@ pub struct Env<'a> {
 pub trait Context {
     fn variable(&self, name: &str) -> Value;
     fn session(&self, f: SessionFn) -> Value;
+    /// When the running statement started (Unix microseconds): NOW()'s value.
+    fn statement_micros(&self) -> i64 {
+        crate::temporal::wall_clock_micros()
+    }
 }
 
 /// A table a statement reads, as expressions name it.
@@ -380,6 +384,26 @@ impl<'a> Compiler<'a> {
                     other => return Err(SqlError::unsupported(format!("the operator {other}"))),
                 }
             }
+            Ast::BinaryOp {
+                left,
+                op: op @ (B::Plus | B::Minus),
+                right,
+            } if matches!(**right, Ast::Interval(_))
+                || (*op == B::Plus && matches!(**left, Ast::Interval(_))) =>
+            {
+                let (d, Ast::Interval(i)) = (match (&**left, &**right) {
+                    (d, i @ Ast::Interval(_)) => (d, i),
+                    (i, d) => (d, i),
+                }) else {
+                    return Err(SqlError::parse("an INTERVAL without a date"));
+                };
+                let d = self.compile(d)?;
+                crate::temporal::interval_call(self, d, i, *op == B::Minus)?
+            }
+            Ast::Extract { field, expr, .. } => {
+                crate::temporal::extract_call(field, self.compile(expr)?)?
+            }
+            Ast::TypedString(ts) => typed_literal(ts)?,
             Ast::BinaryOp { left, op, right } => {
                 let op = match op {
                     B::And => BinOp::And,
@@ -605,6 +629,9 @@ impl<'a> Compiler<'a> {
         if distinct {
             return Err(SqlError::unsupported(format!("the function {f}")));
         }
+        if let Some(call) = crate::temporal::compile_call(self, &name, &args) {
+            return call;
+        }
         let mut compiled = Vec::with_capacity(args.len());
         for a in &args {
             match a {
@@ -632,7 +659,10 @@ impl<'a> Compiler<'a> {
         match Func::from_name(&name) {
             Some((func, min, max)) => {
                 if compiled.len() < min || compiled.len() > max {
-                    return Err(wrong_arguments(&name));
+                    return Err(crate::temporal::wrong_count(&name));
+                }
+                if let Func::Temporal(t) = func {
+                    crate::temporal::check(t, &name, &compiled)?;
                 }
                 Ok(Expr::Call(func, compiled))
             }
@@ -645,7 +675,28 @@ impl<'a> Compiler<'a> {
     }
 }
 
-fn wrong_arguments(name: &str) -> SqlError {
+/// DATE '...', TIME '...', TIMESTAMP '...': the literal as a value of its type (ER 1525 when
+/// the text is not one).
+fn typed_literal(ts: &ast::TypedString) -> Result<Expr> {
+    use base::types::ColumnType as T;
+    let text = match &ts.value.value {
+        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+        other => return Err(SqlError::unsupported(format!("the literal {other}"))),
+    };
+    let (ty, name) = match &ts.data_type {
+        ast::DataType::Date => (T::Date, "DATE"),
+        ast::DataType::Time(..) => (T::Time { fsp: 6 }, "TIME"),
+        ast::DataType::Timestamp(..) | ast::DataType::Datetime(_) => {
+            (T::DateTime { fsp: 6 }, "DATETIME")
+        }
+        other => return Err(SqlError::unsupported(format!("a {other} literal"))),
+    };
+    base::text::from_text(&base::schema::ColumnDef::new("", ty), Some(text.as_bytes()))
+        .map(Expr::Const)
+        .map_err(|_| SqlError::new(1525, "HY000", format!("Incorrect {name} value: '{text}'")))
+}
+
+pub(crate) fn wrong_arguments(name: &str) -> SqlError {
     SqlError::new(
         1582,
         "42000",

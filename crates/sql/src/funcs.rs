@@ -45,6 +45,8 @@ pub enum Func {
     NullIf,
     Greatest,
     Least,
+    /// A date and time function (`temporal.rs`).
+    Temporal(crate::temporal::Temporal),
 }
 
 impl Func {
@@ -78,7 +80,10 @@ impl Func {
             "nullif" => (NullIf, 2, 2),
             "greatest" => (Greatest, 2, usize::MAX),
             "least" => (Least, 2, usize::MAX),
-            _ => return None,
+            _ => {
+                let (t, min, max) = crate::temporal::Temporal::from_name(name)?;
+                (Temporal(t), min, max)
+            }
         };
         Some((f, min, max))
     }
@@ -106,8 +111,9 @@ fn int_arg(v: &Value) -> i64 {
 
 pub(crate) fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
     use Func::*;
-    // Functions that do not evaluate every argument.
+    // Functions that do not evaluate every argument, and those evaluated elsewhere.
     match f {
+        Temporal(t) => return crate::temporal::call(t, args, env),
         IfNull => {
             let a = args[0].eval(env)?;
             return if a.is_null() {
@@ -333,6 +339,6 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
             }
             best
         }
-        IfNull | Coalesce | If => unreachable!("handled above"),
+        IfNull | Coalesce | If | Temporal(_) => unreachable!("handled above"),
     })
 }

@@ -14,6 +14,7 @@ mod conn;
 mod ddl;
 mod definition;
 mod diagnostics;
+mod dialect;
 mod error;
 mod exec;
 mod explain;
@@ -27,6 +28,7 @@ mod reactor;
 mod run;
 mod show;
 mod subquery;
+mod temporal;
 mod variables;
 
 use std::net::{SocketAddr, TcpListener};

@@ -115,7 +115,7 @@ pub struct DeletePlan {
 
 /// Where each `?` of `sql` starts, in text order (the parser's spans point at these).
 pub fn placeholders(sql: &str) -> Result<Vec<Location>> {
-    let dialect = sqlparser::dialect::MySqlDialect {};
+    let dialect = crate::dialect::Cairn;
     let tokens = sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
         .tokenize_with_location()
         .map_err(SqlError::parse)?;
@@ -151,7 +151,7 @@ pub fn source_text(sql: &str, e: &Ast) -> String {
     use sqlparser::tokenizer::Token;
     let typed = || -> Option<String> {
         let start = e.span().start;
-        let dialect = sqlparser::dialect::MySqlDialect {};
+        let dialect = crate::dialect::Cairn;
         let tokens = sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
             .tokenize_with_location()
             .ok()?;
@@ -1183,6 +1183,9 @@ pub fn static_type(
             .map(|(_, t)| static_type(t, def, aggregates))
             .or_else(|| otherwise.as_ref().map(|o| static_type(o, def, aggregates)))
             .unwrap_or((types::NULL, 0, 0)),
+        Call(Func::Temporal(t), args) => {
+            crate::temporal::result_type(*t, args, &|a| static_type(a, def, aggregates))
+        }
         Call(f, args) => match f {
             Func::Length | Func::CharLength | Func::Sign => (types::LONGLONG, 10, 0),
             Func::Abs | Func::Floor | Func::Ceiling | Func::Round | Func::Mod => {

@@ -4,10 +4,10 @@
 //! in MariaDB, the filtered ones are SELECTs over information_schema's tables (or internal
 //! ones), planned and run by the normal select pipeline.
 
+use crate::dialect::Cairn;
 use base::Value;
 use myproto::response::{types, Column};
 use sqlparser::ast::{self, Ident, ObjectName, ShowStatementFilter, Statement};
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
 use crate::error::SqlError;
@@ -154,7 +154,7 @@ impl Session {
 
     /// Plans and runs a SELECT over virtual tables (`$name` resolves to an internal one).
     fn select_virtual(&mut self, sql: &str) -> Result<Outcome> {
-        let mut statements = Parser::parse_sql(&MySqlDialect {}, sql).map_err(SqlError::parse)?;
+        let mut statements = Parser::parse_sql(&Cairn, sql).map_err(SqlError::parse)?;
         let (Some(Statement::Query(q)), 1) = (statements.pop(), statements.len() + 1) else {
             return Err(SqlError::new(1105, "HY000", "internal: SHOW made no query"));
         };

@@ -2,7 +2,8 @@
 //! (some served by the reactor, some by the thread) are answered in order with the right
 //! results, and random command packets after login close at most their own connection. Also
 //! statements only the thread runs: joins past one batch of keyed reads, the row alias of
-//! INSERT ... ON DUPLICATE KEY UPDATE.
+//! INSERT ... ON DUPLICATE KEY UPDATE. And NOW() in cached and prepared plans: read again at
+//! each execution, one value within a statement.
 
 use std::io::{Read, Write};
 use std::time::SystemTime;
@@ -349,4 +350,65 @@ fn binary_text_row_int(text: &str) -> Vec<u8> {
     let mut r = vec![0x00, 0x00];
     r.extend_from_slice(&text.parse::<i32>().unwrap().to_le_bytes());
     r
+}
+
+/// The text of a one-column text row, or of a one-column binary row of a string.
+fn row_text(row: &[u8], binary: bool) -> String {
+    let at = if binary { 2 } else { 0 };
+    let len = row[at] as usize;
+    String::from_utf8(row[at + 1..at + 1 + len].to_vec()).unwrap()
+}
+
+/// Runs `next` (which answers one row of one column) until its text differs from `first`,
+/// for at most a few seconds: the clock moves on between executions.
+fn until_changed(first: &str, mut next: impl FnMut() -> String) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let now = next();
+        if now != first || std::time::Instant::now() > deadline {
+            return now;
+        }
+    }
+}
+
+#[test]
+fn now_is_read_at_each_execution_and_fixed_within_one() {
+    let (node, server) = common::start(1 << 20);
+    let port = server.address().port();
+    setup(port);
+    let mut c = Raw::login(port);
+    // Within one statement every row and every call sees one time.
+    let Answer::Rows(rows) = c.query("SELECT CONCAT(NOW(6), '|', NOW(6)) FROM t") else {
+        panic!("rows expected");
+    };
+    assert_eq!(rows.len(), 50);
+    let first = row_text(&rows[0], false);
+    let (a, b) = first.split_once('|').unwrap();
+    assert_eq!(a, b, "{first}");
+    assert!(rows.iter().all(|r| row_text(r, false) == first));
+    // A prepared statement (by key: the reactor serves it; and without a table) and a text
+    // statement served from the plan cache each read the clock again when they run.
+    for sql in [
+        "SELECT CONCAT(NOW(6)) FROM t WHERE id = ?",
+        "SELECT CONCAT(NOW(6), ?)",
+    ] {
+        let id = c.prepare(sql);
+        let mut run = || {
+            c.send(0, &execute(id, 7));
+            match c.answer() {
+                Answer::Rows(rows) => row_text(&rows[0], true),
+                other => panic!("{sql}: {other:?}"),
+            }
+        };
+        let first = run();
+        assert_ne!(until_changed(&first, run), first, "{sql}");
+    }
+    let mut run = || match c.query("SELECT CONCAT(NOW(6)) FROM t WHERE id = 7") {
+        Answer::Rows(rows) => row_text(&rows[0], false),
+        other => panic!("{other:?}"),
+    };
+    let first = run();
+    assert_ne!(until_changed(&first, run), first, "cached text statement");
+    server.stop();
+    node.stop();
 }

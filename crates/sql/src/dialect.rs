@@ -1,0 +1,169 @@
+//! Cairn's SQL dialect: sqlparser's MySQL dialect, plus the interval units it does not know
+//! (`INTERVAL '1 2' DAY_HOUR`, `EXTRACT(YEAR_MONTH FROM d)`), which it reads as custom fields.
+
+use sqlparser::ast::{DateTimeField, Expr, Ident, Interval, Statement};
+use sqlparser::dialect::{Dialect, MySqlDialect};
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
+
+/// MySQL's dialect with MySQL's compound interval units.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Cairn;
+
+const MYSQL: MySqlDialect = MySqlDialect {};
+
+impl Dialect for Cairn {
+    /// The parser's dialect checks see MySQL.
+    fn dialect(&self) -> std::any::TypeId {
+        std::any::TypeId::of::<MySqlDialect>()
+    }
+
+    fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+        if parser.parse_keyword(Keyword::INTERVAL) {
+            return Some(parse_interval(parser));
+        }
+        None
+    }
+
+    fn allow_extract_custom(&self) -> bool {
+        true
+    }
+
+    fn is_identifier_start(&self, ch: char) -> bool {
+        MYSQL.is_identifier_start(ch)
+    }
+    fn is_identifier_part(&self, ch: char) -> bool {
+        MYSQL.is_identifier_part(ch)
+    }
+    fn is_delimited_identifier_start(&self, ch: char) -> bool {
+        MYSQL.is_delimited_identifier_start(ch)
+    }
+    fn identifier_quote_style(&self, identifier: &str) -> Option<char> {
+        MYSQL.identifier_quote_style(identifier)
+    }
+    fn supports_string_literal_backslash_escape(&self) -> bool {
+        MYSQL.supports_string_literal_backslash_escape()
+    }
+    fn supports_string_literal_concatenation(&self) -> bool {
+        MYSQL.supports_string_literal_concatenation()
+    }
+    fn ignores_wildcard_escapes(&self) -> bool {
+        MYSQL.ignores_wildcard_escapes()
+    }
+    fn supports_numeric_prefix(&self) -> bool {
+        MYSQL.supports_numeric_prefix()
+    }
+    fn supports_bitwise_shift_operators(&self) -> bool {
+        MYSQL.supports_bitwise_shift_operators()
+    }
+    fn supports_multiline_comment_hints(&self) -> bool {
+        MYSQL.supports_multiline_comment_hints()
+    }
+    fn parse_infix(
+        &self,
+        parser: &mut Parser,
+        expr: &Expr,
+        precedence: u8,
+    ) -> Option<Result<Expr, ParserError>> {
+        MYSQL.parse_infix(parser, expr, precedence)
+    }
+    fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
+        MYSQL.parse_statement(parser)
+    }
+    fn require_interval_qualifier(&self) -> bool {
+        MYSQL.require_interval_qualifier()
+    }
+    fn supports_limit_comma(&self) -> bool {
+        MYSQL.supports_limit_comma()
+    }
+    fn supports_create_table_select(&self) -> bool {
+        MYSQL.supports_create_table_select()
+    }
+    fn supports_insert_set(&self) -> bool {
+        MYSQL.supports_insert_set()
+    }
+    fn supports_user_host_grantee(&self) -> bool {
+        MYSQL.supports_user_host_grantee()
+    }
+    fn is_table_factor_alias(&self, explicit: bool, kw: &Keyword, parser: &mut Parser) -> bool {
+        MYSQL.is_table_factor_alias(explicit, kw, parser)
+    }
+    fn supports_table_hints(&self) -> bool {
+        MYSQL.supports_table_hints()
+    }
+    fn requires_single_line_comment_whitespace(&self) -> bool {
+        MYSQL.requires_single_line_comment_whitespace()
+    }
+    fn supports_match_against(&self) -> bool {
+        MYSQL.supports_match_against()
+    }
+    fn supports_select_modifiers(&self) -> bool {
+        MYSQL.supports_select_modifiers()
+    }
+    fn supports_set_names(&self) -> bool {
+        MYSQL.supports_set_names()
+    }
+    fn supports_comma_separated_set_assignments(&self) -> bool {
+        MYSQL.supports_comma_separated_set_assignments()
+    }
+    fn supports_update_order_by(&self) -> bool {
+        MYSQL.supports_update_order_by()
+    }
+    fn supports_data_type_signed_suffix(&self) -> bool {
+        MYSQL.supports_data_type_signed_suffix()
+    }
+    fn supports_cross_join_constraint(&self) -> bool {
+        MYSQL.supports_cross_join_constraint()
+    }
+    fn supports_double_ampersand_operator(&self) -> bool {
+        MYSQL.supports_double_ampersand_operator()
+    }
+    fn supports_binary_kw_as_cast(&self) -> bool {
+        MYSQL.supports_binary_kw_as_cast()
+    }
+    fn supports_comment_optimizer_hint(&self) -> bool {
+        MYSQL.supports_comment_optimizer_hint()
+    }
+    fn supports_constraint_keyword_without_name(&self) -> bool {
+        MYSQL.supports_constraint_keyword_without_name()
+    }
+    fn supports_key_column_option(&self) -> bool {
+        MYSQL.supports_key_column_option()
+    }
+    fn supports_group_by_with_modifier(&self) -> bool {
+        MYSQL.supports_group_by_with_modifier()
+    }
+    fn supports_left_associative_joins_without_parens(&self) -> bool {
+        MYSQL.supports_left_associative_joins_without_parens()
+    }
+}
+
+/// `INTERVAL expr unit`, the unit any word (a compound one becomes a custom field).
+fn parse_interval(parser: &mut Parser) -> Result<Expr, ParserError> {
+    let value = parser.parse_expr()?;
+    let token = parser.next_token();
+    let Token::Word(word) = &token.token else {
+        return parser.expected("an interval unit", token);
+    };
+    let name = word.value.to_ascii_uppercase();
+    let field = match name.as_str() {
+        "YEAR" => DateTimeField::Year,
+        "QUARTER" => DateTimeField::Quarter,
+        "MONTH" => DateTimeField::Month,
+        "WEEK" => DateTimeField::Week(None),
+        "DAY" => DateTimeField::Day,
+        "HOUR" => DateTimeField::Hour,
+        "MINUTE" => DateTimeField::Minute,
+        "SECOND" => DateTimeField::Second,
+        "MICROSECOND" => DateTimeField::Microsecond,
+        _ => DateTimeField::Custom(Ident::new(name)),
+    };
+    Ok(Expr::Interval(Interval {
+        value: Box::new(value),
+        leading_field: Some(field),
+        leading_precision: None,
+        last_field: None,
+        fractional_seconds_precision: None,
+    }))
+}
