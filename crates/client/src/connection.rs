@@ -7,7 +7,7 @@
 //! hop, which is most of a serial round trip's cost.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -54,6 +54,8 @@ pub(crate) struct Inner {
     tables: Mutex<HashMap<String, Table>>,
     closed: AtomicBool,
     pub(crate) cluster_id: u32,
+    /// The data node's worker threads, from its hello (0 until it answers).
+    workers: AtomicU32,
 }
 
 /// A connection to a Cairn cluster (today: one data node). Cheap to clone; clones share the
@@ -86,15 +88,24 @@ impl Cluster {
             tables: Mutex::new(HashMap::new()),
             closed: AtomicBool::new(false),
             cluster_id: 0,
+            workers: AtomicU32::new(0),
         });
         let cluster = Cluster { inner };
         match cluster.call(&Message::Hello {
             client_name: "cairn-client".into(),
         })? {
-            Message::HelloReply { .. } => {}
+            Message::HelloReply { worker_count, .. } => {
+                cluster.inner.workers.store(worker_count, Ordering::Relaxed);
+            }
             other => return Err(unexpected(&other)),
         }
         Ok(cluster)
+    }
+
+    /// The data node's worker threads: the partitions a table gets by default (one per worker,
+    /// NDB's one per LDM thread).
+    pub fn worker_count(&self) -> u32 {
+        self.inner.workers.load(Ordering::Relaxed)
     }
 
     /// Sets how long a thread waiting for a reply polls the socket before it sleeps (NDB's

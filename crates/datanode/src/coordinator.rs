@@ -910,6 +910,11 @@ impl Coordinator {
                 Some(i as usize)
             }
         };
+        if partitions.len() > 1 {
+            if let Some(pruned) = filter_partitions(&table, &filter) {
+                partitions = pruned;
+            }
+        }
         let order = if index.is_none() {
             ScanOrder::Any
         } else {
@@ -1238,4 +1243,147 @@ pub fn resident_bytes() -> u64 {
                 .and_then(|p| p.parse::<u64>().ok())
         })
         .map_or(0, |pages| pages * 4096)
+}
+
+/// Partition-key values a scan's filter may fix at most, across its IN lists (beyond, the scan
+/// reads every partition).
+const PRUNE_KEYS_MAX: usize = 256;
+
+/// The partitions a scan's filter can match, when it fixes every partition-key column: a
+/// conjunction with `col = v` or `col IN (...)` for each (NDB's partition pruning). None when it
+/// does not. Values are the filter's prepared ones, comparable as the key's columns hash.
+fn filter_partitions(table: &base::TableDef, filter: &base::filter::Filter) -> Option<Vec<u32>> {
+    use base::filter::{CmpOp, Filter};
+    let conjuncts = match filter {
+        Filter::And(list) => list.as_slice(),
+        one => std::slice::from_ref(one),
+    };
+    let values_of = |col: u16| -> Option<Vec<&Value>> {
+        conjuncts.iter().find_map(|f| match f {
+            Filter::Cmp {
+                column,
+                op: CmpOp::Eq,
+                value,
+            } if *column == col => Some(vec![value]),
+            Filter::In { column, values } if *column == col => Some(values.iter().collect()),
+            _ => None,
+        })
+    };
+    let mut keys: Vec<Vec<Value>> = vec![Vec::new()];
+    for &column in &table.partition_key {
+        // NULL equals nothing: a key holding one matches no row.
+        let values: Vec<&Value> = values_of(column)?
+            .into_iter()
+            .filter(|v| !v.is_null())
+            .collect();
+        if keys.len() * values.len() > PRUNE_KEYS_MAX {
+            return None;
+        }
+        keys = keys
+            .iter()
+            .flat_map(|k| {
+                values.iter().map(move |v| {
+                    let mut k = k.clone();
+                    k.push((*v).clone());
+                    k
+                })
+            })
+            .collect();
+    }
+    let mut partitions: Vec<u32> = keys
+        .iter()
+        .map(|k| {
+            let mut bytes = Vec::new();
+            table.encode_key(&table.partition_key, k, &mut bytes);
+            base::placement::partition_of(&bytes, table.partition_count)
+        })
+        .collect();
+    partitions.sort_unstable();
+    partitions.dedup();
+    if partitions.is_empty() {
+        // No key can match: one partition, where the filter finds nothing, answers.
+        partitions.push(0);
+    }
+    Some(partitions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base::filter::{CmpOp, Filter};
+    use base::schema::ColumnDef;
+    use base::types::ColumnType;
+
+    fn table() -> base::TableDef {
+        let columns = vec![
+            ColumnDef::new("a", ColumnType::Int { unsigned: false }),
+            ColumnDef::new("b", ColumnType::VarChar { length: 5 }),
+            ColumnDef::new("v", ColumnType::Int { unsigned: false }).nullable(),
+        ];
+        let mut t = base::TableDef::new("t", columns, &["a", "b"])
+            .unwrap()
+            .with_partition_key(&["b"])
+            .unwrap();
+        t.partition_count = 8;
+        t
+    }
+
+    fn eq(column: u16, value: Value) -> Filter {
+        Filter::Cmp {
+            column,
+            op: CmpOp::Eq,
+            value,
+        }
+    }
+
+    fn home(t: &base::TableDef, b: &str) -> u32 {
+        let mut bytes = Vec::new();
+        t.encode_key(&t.partition_key, &[Value::Bytes(b.into())], &mut bytes);
+        base::placement::partition_of(&bytes, t.partition_count)
+    }
+
+    #[test]
+    fn filter_fixing_the_partition_key_prunes() {
+        let t = table();
+        let b = |s: &str| Value::Bytes(s.into());
+        let gt = Filter::Cmp {
+            column: 0,
+            op: CmpOp::Gt,
+            value: Value::Int(1),
+        };
+        assert_eq!(
+            filter_partitions(&t, &eq(1, b("x"))),
+            Some(vec![home(&t, "x")])
+        );
+        assert_eq!(
+            filter_partitions(&t, &Filter::And(vec![gt.clone(), eq(1, b("x"))])),
+            Some(vec![home(&t, "x")])
+        );
+        let mut both = vec![home(&t, "x"), home(&t, "yy")];
+        both.sort_unstable();
+        both.dedup();
+        let listed = Filter::In {
+            column: 1,
+            values: vec![b("x"), Value::Null, b("yy"), b("x")],
+        };
+        assert_eq!(filter_partitions(&t, &listed), Some(both));
+        // Only NULL: nothing can match, one partition answers that.
+        let nulls = Filter::In {
+            column: 1,
+            values: vec![Value::Null],
+        };
+        assert_eq!(filter_partitions(&t, &nulls), Some(vec![0]));
+        // Not fixed: a primary-key column that is not in the partition key, OR, a range.
+        assert_eq!(filter_partitions(&t, &eq(0, Value::Int(1))), None);
+        assert_eq!(filter_partitions(&t, &gt), None);
+        let either = Filter::Or(vec![eq(1, b("x")), eq(1, b("y"))]);
+        assert_eq!(filter_partitions(&t, &either), None);
+        assert_eq!(filter_partitions(&t, &Filter::True), None);
+        // Too many keys to list: every partition.
+        let many = Filter::In {
+            column: 1,
+            values: (0..=PRUNE_KEYS_MAX).map(|i| b(&i.to_string())).collect(),
+        };
+        assert_eq!(filter_partitions(&t, &many), None);
+    }
 }

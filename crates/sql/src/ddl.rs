@@ -9,6 +9,7 @@ use sqlparser::ast::{self, ObjectName};
 
 use crate::error::SqlError;
 use crate::exec::{done, ident, row_free_value, store, Outcome, Result, Session};
+use crate::partition::{self, PartitionBy};
 
 /// The name of the ordered index every table with a declared primary key gets over it.
 pub const PRIMARY: &str = "PRIMARY";
@@ -157,7 +158,7 @@ impl Session {
 
     pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<Outcome> {
         let (full, _, table) = self.table_name(&c.name)?;
-        let options = table_options(c)?;
+        let (options, balance) = table_options(c)?;
         let table_collation = options.collation.unwrap_or(Collation::Utf8mb4GeneralCi);
         let mut columns = Vec::new();
         let mut primary: Vec<String> = Vec::new();
@@ -300,6 +301,8 @@ impl Session {
                 .with_index(name, *kind, &cols)
                 .map_err(|e| schema_error(&table, e))?;
         }
+        let workers = self.shared.cluster.worker_count();
+        def = partitioned(def, partition::of(c), balance, workers)?;
         match self.shared.cluster.create_table(def) {
             Ok(_) => Ok(done(0)),
             Err(e) if c.if_not_exists && e.code() == base::ErrorCode::TableExists => {
@@ -317,6 +320,97 @@ impl Session {
             Err(e) => Err(SqlError::from_client(&e)),
         }
     }
+}
+
+/// A table partitioned as its CREATE TABLE asks: `PARTITION BY KEY (cols)` narrows the partition
+/// key to those primary-key columns, `PARTITIONS n` or NDB's `PARTITION_BALANCE` sets the count
+/// (else one partition per data-node worker). Errors are MariaDB's.
+fn partitioned(
+    mut def: TableDef,
+    by: Option<PartitionBy>,
+    balance: Option<Balance>,
+    workers: u32,
+) -> Result<TableDef> {
+    let explicit = by.is_some();
+    let by = by.unwrap_or(PartitionBy {
+        columns: Vec::new(),
+        partitions: None,
+    });
+    if by.columns.is_empty() && explicit && def.has_hidden_pk() {
+        // KEY () hashes the primary key, and there is none.
+        return Err(SqlError::new(
+            1488,
+            "HY000",
+            "Field in list of fields for partition function not found in table",
+        ));
+    }
+    if !by.columns.is_empty() {
+        let mut positions = Vec::new();
+        for name in &by.columns {
+            let p = def
+                .column(name)
+                .filter(|p| !def.columns[*p].hidden)
+                .ok_or_else(|| {
+                    SqlError::new(
+                        1488,
+                        "HY000",
+                        "Field in list of fields for partition function not found in table",
+                    )
+                })?;
+            if positions.contains(&(p as u16)) {
+                return Err(SqlError::new(
+                    1652,
+                    "HY000",
+                    format!("Duplicate partition field name '{name}'"),
+                ));
+            }
+            positions.push(p as u16);
+        }
+        if def.has_hidden_pk() {
+            return Err(SqlError::unsupported(
+                "PARTITION BY KEY (columns) on a table without a PRIMARY KEY: its rows hash on the hidden key",
+            ));
+        }
+        if !positions.iter().all(|p| def.primary_key.contains(p)) {
+            return Err(SqlError::new(
+                1503,
+                "HY000",
+                "A PRIMARY KEY must include all columns in the table's partitioning function",
+            ));
+        }
+        def.partition_key = positions;
+    }
+    match (by.partitions, balance) {
+        (Some(_), Some(_)) => {
+            return Err(SqlError::new(
+                1296,
+                "HY000",
+                "Got error 4501 'Syntax error in COMMENT modifier' from NDB: PARTITION_BALANCE \
+                 cannot be combined with PARTITIONS",
+            ))
+        }
+        (Some(0), None) => {
+            return Err(SqlError::new(
+                1504,
+                "HY000",
+                "Number of partitions = 0 is not an allowed value",
+            ))
+        }
+        (Some(n), None) if n > base::limits::PARTITIONS_MAX => {
+            return Err(SqlError::new(
+                1499,
+                "HY000",
+                format!(
+                "Too many partitions (including subpartitions) were defined (at most {} in Cairn)",
+                base::limits::PARTITIONS_MAX
+            ),
+            ))
+        }
+        (Some(n), None) => def.partition_count = n,
+        (None, Some(b)) => def.partition_count = b.partitions(workers),
+        (None, None) => {}
+    }
+    Ok(def)
 }
 
 /// A create request for a table like `old`, without its catalog-assigned ids and rows.
@@ -430,7 +524,7 @@ fn unquote(s: &str) -> &str {
 /// The table options of CREATE TABLE: the default character set and collation, and NDB's
 /// `COMMENT="NDB_TABLE=..."` options. ENGINE is accepted whatever it names (every table is a
 /// Cairn table); other storage options MariaDB takes are accepted and have no effect.
-fn table_options(c: &ast::CreateTable) -> Result<TableOptions> {
+fn table_options(c: &ast::CreateTable) -> Result<(TableOptions, Option<Balance>)> {
     let mut options = TableOptions::default();
     let mut spec = CollationSpec::default();
     let mut comment = c.comment.as_ref().map(comment_text);
@@ -460,10 +554,30 @@ fn table_options(c: &ast::CreateTable) -> Result<TableOptions> {
     if !spec.is_empty() {
         options.collation = Some(spec.resolve()?).filter(|c| *c != Collation::Utf8mb4GeneralCi);
     }
-    if let Some(text) = comment {
-        ndb_table_options(&text, &mut options)?;
+    let balance = match comment {
+        Some(text) => ndb_table_options(&text, &mut options)?,
+        None => None,
+    };
+    Ok((options, balance))
+}
+
+/// NDB's `PARTITION_BALANCE`: how many partitions a table gets. Cairn has one data node in one
+/// node group today, so "per node" is one partition and "per LDM" one per worker thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Balance {
+    /// FOR_RP_BY_LDM, FOR_RA_BY_LDM and its _X_2, _X_3, _X_4: that many per worker.
+    PerWorker(u32),
+    /// FOR_RP_BY_NODE, FOR_RA_BY_NODE.
+    PerNode,
+}
+
+impl Balance {
+    fn partitions(self, workers: u32) -> u32 {
+        match self {
+            Balance::PerWorker(k) => workers.max(1) * k,
+            Balance::PerNode => 1,
+        }
     }
-    Ok(options)
 }
 
 fn comment_text(c: &ast::CommentDef) -> String {
@@ -474,8 +588,11 @@ fn comment_text(c: &ast::CommentDef) -> String {
 
 /// Applies `NDB_TABLE=opt[,opt...]` from a table comment (other comments are kept by no one and
 /// ignored): READ_BACKUP, FULLY_REPLICATED and NOLOGGING take 0 or 1, PARTITION_BALANCE one of
-/// NDB's balances. Anything else is error 1296 with NDB's wording.
-pub(crate) fn ndb_table_options(comment: &str, options: &mut TableOptions) -> Result<()> {
+/// NDB's balances (returned). Anything else is error 1296 with NDB's wording.
+pub(crate) fn ndb_table_options(
+    comment: &str,
+    options: &mut TableOptions,
+) -> Result<Option<Balance>> {
     const PREFIX: &str = "NDB_TABLE=";
     let comment = comment.trim();
     let Some(rest) = comment
@@ -483,8 +600,9 @@ pub(crate) fn ndb_table_options(comment: &str, options: &mut TableOptions) -> Re
         .filter(|p| p.eq_ignore_ascii_case(PREFIX))
         .map(|_| &comment[PREFIX.len()..])
     else {
-        return Ok(());
+        return Ok(None);
     };
+    let mut balance = None;
     let bad = |what: &str| {
         SqlError::new(
             1296,
@@ -505,15 +623,20 @@ pub(crate) fn ndb_table_options(comment: &str, options: &mut TableOptions) -> Re
             "READ_BACKUP" => options.read_backup = flag()?,
             "FULLY_REPLICATED" => options.fully_replicated = flag()?,
             "NOLOGGING" => options.nologging = flag()?,
-            "PARTITION_BALANCE" => match value.trim().to_ascii_uppercase().as_str() {
-                "FOR_RP_BY_LDM" | "FOR_RA_BY_LDM" | "FOR_RA_BY_LDM_X_2" | "FOR_RA_BY_LDM_X_3"
-                | "FOR_RA_BY_LDM_X_4" | "FOR_RP_BY_NODE" | "FOR_RA_BY_NODE" => {}
-                other => return Err(bad(&format!("unknown PARTITION_BALANCE {other}"))),
-            },
+            "PARTITION_BALANCE" => {
+                balance = Some(match value.trim().to_ascii_uppercase().as_str() {
+                    "FOR_RP_BY_LDM" | "FOR_RA_BY_LDM" => Balance::PerWorker(1),
+                    "FOR_RA_BY_LDM_X_2" => Balance::PerWorker(2),
+                    "FOR_RA_BY_LDM_X_3" => Balance::PerWorker(3),
+                    "FOR_RA_BY_LDM_X_4" => Balance::PerWorker(4),
+                    "FOR_RP_BY_NODE" | "FOR_RA_BY_NODE" => Balance::PerNode,
+                    other => return Err(bad(&format!("unknown PARTITION_BALANCE {other}"))),
+                })
+            }
             other => return Err(bad(&format!("unknown option {other}"))),
         }
     }
-    Ok(())
+    Ok(balance)
 }
 
 fn schema_error(table: &str, e: base::Error) -> SqlError {

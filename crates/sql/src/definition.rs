@@ -195,9 +195,37 @@ fn options_text(def: &TableDef) -> String {
     text
 }
 
+/// The PARTITION BY clause SHOW CREATE TABLE ends with, in MariaDB's layout: printed when the
+/// table is not partitioned as by default (on its whole primary key, one partition per worker
+/// of the data node, `default_partitions`).
+fn partition_text(def: &TableDef, default_partitions: u32) -> String {
+    if def.partition_key == def.primary_key && def.partition_count == default_partitions {
+        return String::new();
+    }
+    let columns: Vec<String> = if def.partition_key == def.primary_key {
+        Vec::new()
+    } else {
+        def.partition_key
+            .iter()
+            .map(|c| backticked(&def.columns[*c as usize].name))
+            .collect()
+    };
+    format!(
+        "\n PARTITION BY KEY ({})\nPARTITIONS {}",
+        columns.join(","),
+        def.partition_count
+    )
+}
+
 /// SHOW CREATE TABLE's text for table `name`; `auto_increment` is the next AUTO_INCREMENT value
-/// (shown when above 1, as MariaDB does).
-pub fn create_table(def: &TableDef, name: &str, auto_increment: Option<u64>) -> String {
+/// (shown when above 1, as MariaDB does); `default_partitions` the partitions a table gets when
+/// its CREATE TABLE names none.
+pub fn create_table(
+    def: &TableDef,
+    name: &str,
+    auto_increment: Option<u64>,
+    default_partitions: u32,
+) -> String {
     let mut lines = Vec::new();
     let collation = table_collation(def);
     for c in def.columns.iter().filter(|c| !c.hidden) {
@@ -239,10 +267,11 @@ pub fn create_table(def: &TableDef, name: &str, auto_increment: Option<u64>) -> 
         _ => String::new(),
     };
     format!(
-        "CREATE TABLE {} (\n{}\n) ENGINE={ENGINE}{counter}{}",
+        "CREATE TABLE {} (\n{}\n) ENGINE={ENGINE}{counter}{}{}",
         backticked(name),
         lines.join(",\n"),
-        options_text(def)
+        options_text(def),
+        partition_text(def, default_partitions)
     )
 }
 
@@ -268,7 +297,7 @@ mod tests {
             .and_then(|d| d.with_index("uemail", IndexKind::Unique, &["email"]))
             .expect("a valid definition");
         assert_eq!(
-            create_table(&def, "t", Some(4)),
+            create_table(&def, "t", Some(4), 0),
             "CREATE TABLE `t` (\n  `id` bigint(20) unsigned NOT NULL AUTO_INCREMENT,\n  \
              `email` varchar(60) NOT NULL,\n  `note` varchar(20) DEFAULT 'it''s a\\\\b',\n  \
              `v` int(11) NOT NULL DEFAULT 0,\n  `age` smallint(6) DEFAULT NULL,\n  \

@@ -20,6 +20,7 @@ use crate::cache;
 use crate::dialect::Cairn;
 use crate::error::SqlError;
 use crate::expr::{Compiler, Context, Env, SessionFn};
+use crate::partition;
 use crate::plan::{self, DeletePlan, PlanInput, SelectPlan, TableRef, UpdatePlan};
 use crate::run::InsertPlan;
 use crate::Shared;
@@ -272,12 +273,11 @@ impl Session {
         if let Some(outcome) = self.run_cached(sql) {
             return vec![self.concluded(outcome)];
         }
-        // Only statements the plan cache does not hold can carry a table comment.
-        let sql = &double_quoted_comment(sql);
-        let statements = match Parser::parse_sql(&Cairn, sql) {
-            Ok(s) => s,
-            Err(e) => return vec![self.concluded(Outcome::Failed(SqlError::parse(e)))],
+        let (sql, statements) = match parse(sql) {
+            Ok(parsed) => parsed,
+            Err(e) => return vec![self.concluded(Outcome::Failed(e))],
         };
+        let sql = sql.as_ref();
         if statements.is_empty() {
             return vec![self.concluded(Outcome::Failed(SqlError::new(
                 1065,
@@ -354,8 +354,9 @@ impl Session {
                 format!("Can't create more than max_prepared_stmt_count statements (current value: {PREPARED_MAX})"),
             ));
         }
-        let sql = &share_mode(sql);
-        let mut statements = Parser::parse_sql(&Cairn, sql).map_err(SqlError::parse)?;
+        let sql = share_mode(sql);
+        let (sql, mut statements) = parse(&sql)?;
+        let sql = sql.as_ref();
         if statements.len() != 1 {
             return Err(SqlError::new(
                 1064,
@@ -402,12 +403,10 @@ impl Session {
             if let Some(name) = prepared.compiled.table_name() {
                 self.shared.cluster.forget_table(&name);
             }
-            let again = Parser::parse_sql(&Cairn, &prepared.sql)
-                .map_err(SqlError::parse)
-                .and_then(|mut s| {
-                    let placeholders = plan::placeholders(&prepared.sql)?;
-                    self.compile(s.remove(0), &prepared.sql, &placeholders)
-                });
+            let again = parse(&prepared.sql).map(|(_, s)| s).and_then(|mut s| {
+                let placeholders = plan::placeholders(&prepared.sql)?;
+                self.compile(s.remove(0), &prepared.sql, &placeholders)
+            });
             if let Ok(compiled) = again {
                 prepared.compiled = compiled;
                 outcome = self
@@ -848,6 +847,21 @@ fn double_quoted_comment(sql: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(&sql[at..]);
     out.into()
+}
+
+/// The statements of a text the plan cache does not serve, after the rewrites sqlparser needs
+/// (a double-quoted table comment; PARTITION BY clauses taken out and attached to their CREATE
+/// TABLE); and the text they were parsed from, whose positions match the client's.
+fn parse(sql: &str) -> Result<(std::borrow::Cow<'_, str>, Vec<Statement>)> {
+    let commented = double_quoted_comment(sql);
+    let (taken, clauses) = partition::take(&commented)?;
+    let text = match taken {
+        Some(t) => std::borrow::Cow::Owned(t),
+        None => commented,
+    };
+    let mut statements = Parser::parse_sql(&Cairn, &text).map_err(SqlError::parse)?;
+    partition::attach(&mut statements, clauses)?;
+    Ok((text, statements))
 }
 
 /// MySQL's `... LOCK IN SHARE MODE` (which sqlparser does not parse) as `... FOR SHARE`, its

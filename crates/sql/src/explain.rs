@@ -59,6 +59,29 @@ fn pushed_text(def: &TableDef, p: &Pushed) -> String {
     }
 }
 
+/// The partitions a full scan reads: those its pushed condition fixes the partition key to (the
+/// data node prunes by `col = v` and `col IN (...)` on every partition-key column), or all.
+fn scan_partitions(src: &Source) -> &'static str {
+    let def = src.table.def();
+    let mut listed = false;
+    for column in &def.partition_key {
+        let fixed = src.pushed.iter().find_map(|p| match p {
+            Pushed::Cmp(c, client::CmpOp::Eq, _) if c == column => Some(false),
+            Pushed::In(c, _) if c == column => Some(true),
+            _ => None,
+        });
+        match fixed {
+            Some(list) => listed |= list,
+            None => return "all partitions",
+        }
+    }
+    if listed {
+        "pruned to the partitions of the listed keys"
+    } else {
+        "pruned to one partition"
+    }
+}
+
 /// One EXPLAIN row for a source; `writes` adds the write round trip of UPDATE/DELETE.
 fn source_row(src: &Source, writes: bool) -> Vec<Value> {
     let def = src.table.def();
@@ -125,7 +148,7 @@ fn source_row(src: &Source, writes: bool) -> Vec<Value> {
         Access::Full => (
             "ALL",
             None,
-            "full table scan, all partitions".to_string(),
+            format!("full table scan, {}", scan_partitions(src)),
             1,
         ),
     };

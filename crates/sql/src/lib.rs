@@ -23,6 +23,7 @@ mod funcs;
 mod infoschema;
 mod join;
 mod meta;
+mod partition;
 mod plan;
 mod reactor;
 mod run;

@@ -197,7 +197,12 @@ impl Session {
         } else {
             infoschema::next_auto_increment(self, &table)?
         };
-        let text = crate::definition::create_table(table.def(), &shown, counter);
+        let text = crate::definition::create_table(
+            table.def(),
+            &shown,
+            counter,
+            self.shared.cluster.worker_count(),
+        );
         Ok(Outcome::Rows {
             columns: vec![
                 Column::computed("Table", types::VAR_STRING, 64 * 4, 0),
