@@ -202,7 +202,7 @@ impl Server {
                     WRITE_LISTENER => self.accept(true),
                     WAKER => {}
                     DATANODE => link_ready = true,
-                    Token(t) => self.on_socket(t, event.is_writable()),
+                    Token(t) => self.on_socket(t, event.is_read_closed()),
                 }
             }
             if link_ready {
@@ -270,12 +270,16 @@ impl Server {
         }
     }
 
-    fn on_socket(&mut self, token: usize, _writable: bool) {
+    /// Reads what a connection sent; `read_closed`: the event carried the client's FIN.
+    fn on_socket(&mut self, token: usize, read_closed: bool) {
         let Some(conn) = self.connections.get_mut(&token) else {
             return;
         };
         conn.last_active = Instant::now();
-        match conn.io.read_raw(&mut conn.input, LINE_BYTES_MAX + 1) {
+        match conn
+            .io
+            .read_raw(&mut conn.input, LINE_BYTES_MAX + 1, read_closed)
+        {
             Ok(ReadState::Open) => {}
             Ok(ReadState::Closed) => conn.closing = Some(String::new()),
             Err(e) => conn.closing = Some(format!("read failed: {e}")),
@@ -476,9 +480,13 @@ impl Server {
             if now.duration_since(conn.last_active) > self.config.idle_timeout {
                 conn.closing.get_or_insert("idle timeout".into());
             }
-            if conn.closing.is_some()
-                && (conn.io.backlog() == 0 || conn.closing.as_deref() != Some(""))
-            {
+            // A client that closed its side still gets every answer to what it sent, as from
+            // the plugin; a connection closed for a fault goes at once.
+            let drained = conn.lines.is_empty()
+                && conn.waiting.is_none()
+                && conn.answers.is_empty()
+                && conn.io.backlog() == 0;
+            if conn.closing.is_some() && (drained || conn.closing.as_deref() != Some("")) {
                 closed.push(*token);
             }
         }

@@ -229,6 +229,24 @@ fn an_overlong_line_closes_only_its_connection() {
 }
 
 #[test]
+fn a_client_that_sends_and_closes_gets_its_answers_and_the_close() {
+    let s = setup(b"");
+    let address = s.hs.as_ref().unwrap().read_address();
+    for round in 0..20 {
+        let mut c = connect(address);
+        // The requests and the FIN leave together: often one readiness event on the server.
+        c.write_all(b"P\t0\tdb\tt1\tPRIMARY\tk,v\n0\t=\t1\tk2\n")
+            .unwrap();
+        c.shutdown(std::net::Shutdown::Write).unwrap();
+        // Read to the server's close, well before its idle timeout.
+        let mut got = Vec::new();
+        c.read_to_end(&mut got)
+            .unwrap_or_else(|e| panic!("round {round}: no close after the answers: {e}"));
+        assert_eq!(got, b"0\t1\n0\t2\tk2\tv2\n", "round {round}");
+    }
+}
+
+#[test]
 fn an_open_index_does_not_block_drop_and_answers_cleanly_after() {
     let s = setup(b"");
     let node = s.node.as_ref().unwrap();

@@ -153,6 +153,8 @@ struct Slot {
     /// When the client last sent something (for wait_timeout).
     last: Instant,
     waiting: Option<Waiting>,
+    /// The client closed its side: answer what it sent, then close.
+    peer_closed: bool,
 }
 
 struct Loop {
@@ -211,7 +213,7 @@ impl Loop {
                             self.flush(t);
                         }
                         if event.is_readable() || event.is_read_closed() {
-                            self.readable(t);
+                            self.readable(t, event.is_read_closed());
                         }
                     }
                 }
@@ -270,31 +272,43 @@ impl Loop {
                     more: false,
                     last: Instant::now(),
                     waiting: None,
+                    peer_closed: false,
                 },
             );
             // Bytes may have arrived while the thread still held it.
-            self.readable(token);
+            self.readable(token, false);
         }
     }
 
-    fn readable(&mut self, token: u64) {
-        if self.fill(token) {
+    /// `read_closed`: the event carried the client's FIN.
+    fn readable(&mut self, token: u64, read_closed: bool) {
+        if self.fill(token, read_closed) {
             self.commands(token);
         }
     }
 
-    /// Reads what the socket holds, up to INPUT_BYTES_MAX buffered; false if it closed.
-    fn fill(&mut self, token: u64) -> bool {
+    /// Reads what the socket holds, up to INPUT_BYTES_MAX buffered (to its end when the peer
+    /// closed it: `read_closed`); false if the connection is gone. A client that closed its
+    /// side still gets the answers to the commands it sent, as from MariaDB.
+    fn fill(&mut self, token: u64, read_closed: bool) -> bool {
         let Some(slot) = self.slots.get_mut(&token) else {
             return false;
         };
         slot.last = Instant::now();
-        match slot.io.read_raw(&mut slot.input, INPUT_BYTES_MAX) {
+        match slot
+            .io
+            .read_raw(&mut slot.input, INPUT_BYTES_MAX, read_closed)
+        {
             Ok(ReadState::Open) => {
                 slot.more = slot.input.len() >= INPUT_BYTES_MAX;
                 true
             }
-            Ok(ReadState::Closed) | Err(_) => {
+            Ok(ReadState::Closed) => {
+                slot.peer_closed = true;
+                slot.more = false;
+                true
+            }
+            Err(_) => {
                 self.close(token);
                 false
             }
@@ -317,7 +331,7 @@ impl Loop {
                 // A command larger than the loop buffers: the thread reads the rest.
                 Ok(None) if slot.input.len() >= INPUT_BYTES_MAX => return self.hand_back(token),
                 Ok(None) if slot.more => {
-                    if !self.fill(token) {
+                    if !self.fill(token, false) {
                         return;
                     }
                     continue;
@@ -554,6 +568,8 @@ impl Loop {
     }
 
     /// Writes what the connection's socket takes of its answers.
+    /// Writes what the connection has to say; closes it once a client that closed its side has
+    /// every answer.
     fn flush(&mut self, token: u64) {
         let Some(slot) = self.slots.get_mut(&token) else {
             return;
@@ -563,6 +579,7 @@ impl Loop {
                 .io
                 .flush(self.poll.registry(), Token(token as usize))
                 .is_err()
+            || (slot.peer_closed && slot.waiting.is_none() && slot.io.backlog() == 0)
         {
             self.close(token);
         }

@@ -412,3 +412,49 @@ fn now_is_read_at_each_execution_and_fixed_within_one() {
     server.stop();
     node.stop();
 }
+
+#[test]
+fn a_client_that_sends_and_closes_gets_its_answers_and_the_close() {
+    let (node, server) = common::start(1 << 20);
+    let port = server.address().port();
+    setup(port);
+    for round in 0..20 {
+        let mut c = Raw::login(port);
+        let point = c.prepare("SELECT v FROM t WHERE id = ?");
+        let mut batch = Vec::new();
+        for payload in [
+            execute(point, 7),
+            [&[0x03][..], b"SELECT v FROM t WHERE id = 8"].concat(),
+            [&[0x03][..], b"SELECT 40 + 2"].concat(),
+        ] {
+            batch.extend_from_slice(&(payload.len() as u32).to_le_bytes()[..3]);
+            batch.push(0);
+            batch.extend_from_slice(&payload);
+        }
+        // The commands and the FIN leave together: often one readiness event on the server.
+        c.s.write_all(&batch).unwrap();
+        c.s.shutdown(std::net::Shutdown::Write).unwrap();
+        assert_eq!(
+            c.answer(),
+            Answer::Rows(vec![binary_text_row("v7")]),
+            "round {round}"
+        );
+        assert_eq!(
+            c.answer(),
+            Answer::Rows(vec![b"\x02v8".to_vec()]),
+            "round {round}"
+        );
+        assert_eq!(
+            c.answer(),
+            Answer::Rows(vec![b"\x0242".to_vec()]),
+            "round {round}"
+        );
+        // Then the server's close, well before wait_timeout.
+        let mut rest = Vec::new();
+        c.s.read_to_end(&mut rest)
+            .unwrap_or_else(|e| panic!("round {round}: no close after the answers: {e}"));
+        assert!(rest.is_empty(), "round {round}: {rest:?}");
+    }
+    server.stop();
+    node.stop();
+}

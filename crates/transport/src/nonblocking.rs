@@ -97,7 +97,16 @@ impl Connection {
 
     /// Reads every byte that has arrived, appending it to `into` (for text protocols, which
     /// frame their own input); stops once `into` holds `limit` bytes.
-    pub fn read_raw(&mut self, into: &mut Vec<u8>, limit: usize) -> io::Result<ReadState> {
+    ///
+    /// `peer_closed`: the readiness event carried the peer's FIN. Then a short read does not
+    /// end the reading, which goes on to the end of input, so the close is seen now: no further
+    /// event will report it.
+    pub fn read_raw(
+        &mut self,
+        into: &mut Vec<u8>,
+        limit: usize,
+        peer_closed: bool,
+    ) -> io::Result<ReadState> {
         let mut chunk = [0u8; 16 * 1024];
         loop {
             if into.len() >= limit {
@@ -107,7 +116,7 @@ impl Connection {
                 Ok(0) => return Ok(ReadState::Closed),
                 // A short read drained the socket (as in `read_frames`): skip the read that
                 // would only say WouldBlock.
-                Ok(n) if n < chunk.len() => {
+                Ok(n) if n < chunk.len() && !peer_closed => {
                     into.extend_from_slice(&chunk[..n]);
                     return Ok(ReadState::Open);
                 }
