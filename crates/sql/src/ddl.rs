@@ -24,42 +24,83 @@ impl Session {
             ));
         }
         let (full, _, table) = self.table_name(&c.table_name)?;
-        let columns: Vec<String> = c
-            .columns
-            .iter()
-            .map(|col| match &col.column.expr {
-                ast::Expr::Identifier(i) => Ok(i.value.clone()),
-                other => Err(SqlError::unsupported(format!("an index on {other}"))),
-            })
-            .collect::<Result<_>>()?;
+        let columns = index_columns(&c.columns)?;
         let Some(name) = &c.name else {
             return Err(SqlError::parse("CREATE INDEX needs a name"));
         };
         let (_, name) = ident(name)?;
-        let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
-        let cluster = &self.shared.cluster;
-        let def = cluster
+        let def = self
+            .shared
+            .cluster
             .table(&full)
             .map_err(|e| self.table_error(e, &table))?;
-        for col in &cols {
-            if def.def().column(col).is_none() {
-                return Err(SqlError::new(
-                    1072,
-                    "42000",
-                    format!("Key column '{col}' doesn't exist in table"),
-                ));
-            }
-        }
-        if def.def().index(&name).is_some() {
-            return Err(SqlError::new(
-                1061,
-                "42000",
-                format!("Duplicate key name '{name}'"),
-            ));
-        }
-        cluster
-            .add_index(&full, &name, &cols)
+        check_new_index(def.def(), &name, &columns)?;
+        self.add_ordered_index(&full, &name, &columns)?;
+        Ok(done(0))
+    }
+
+    fn add_ordered_index(&self, full: &str, name: &str, columns: &[String]) -> Result<()> {
+        let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
+        self.shared
+            .cluster
+            .add_index(full, name, &cols)
             .map_err(|e| SqlError::from_client(&e))?;
+        Ok(())
+    }
+
+    /// ALTER TABLE t ADD {INDEX|KEY} [name] (cols)[, ADD ...]: ordered indexes built online over
+    /// the rows present, as CREATE INDEX. Every operation is checked before the first runs.
+    /// Other operations are refused with 1235, naming them.
+    pub(crate) fn alter_table(&mut self, a: &ast::AlterTable) -> Result<Outcome> {
+        let (full, _, table) = self.table_name(&a.name)?;
+        let def = self
+            .shared
+            .cluster
+            .table(&full)
+            .map_err(|e| self.table_error(e, &table))?;
+        let mut def = def.def().clone();
+        let mut added = Vec::new();
+        for op in &a.operations {
+            let ast::AlterTableOperation::AddConstraint { constraint, .. } = op else {
+                return Err(SqlError::unsupported(format!(
+                    "ALTER TABLE ... {}",
+                    op_name(op)
+                )));
+            };
+            let ast::TableConstraint::Index(index) = constraint else {
+                return Err(SqlError::unsupported(format!(
+                    "ALTER TABLE ... ADD {} on an existing table",
+                    constraint_name(constraint)
+                )));
+            };
+            let columns = index_columns(&index.columns)?;
+            let name = match &index.name {
+                Some(n) => n.value.clone(),
+                // MariaDB names it after its first column, numbered past names in use.
+                None => {
+                    let first = columns.first().cloned().unwrap_or_default();
+                    let mut name = first.clone();
+                    let mut n = 2;
+                    while def.index(&name).is_some() || name.eq_ignore_ascii_case(PRIMARY) {
+                        name = format!("{first}_{n}");
+                        n += 1;
+                    }
+                    name
+                }
+            };
+            check_new_index(&def, &name, &columns)?;
+            // Later operations see this one's name as taken.
+            def.indexes.push(base::schema::IndexDef {
+                name: name.clone(),
+                kind: IndexKind::Ordered,
+                columns: Vec::new(),
+                index_table: 0,
+            });
+            added.push((name, columns));
+        }
+        for (name, columns) in &added {
+            self.add_ordered_index(&full, name, columns)?;
+        }
         Ok(done(0))
     }
 
@@ -319,6 +360,56 @@ impl Session {
             ),
             Err(e) => Err(SqlError::from_client(&e)),
         }
+    }
+}
+
+/// The column names of an index's column list (an index on an expression is refused).
+fn index_columns(columns: &[ast::IndexColumn]) -> Result<Vec<String>> {
+    columns
+        .iter()
+        .map(|c| match &c.column.expr {
+            ast::Expr::Identifier(i) => Ok(i.value.clone()),
+            other => Err(SqlError::unsupported(format!("an index on {other}"))),
+        })
+        .collect()
+}
+
+/// MariaDB's errors for an index that cannot be added: 1072 a column the table lacks, 1061 a
+/// name in use.
+fn check_new_index(def: &TableDef, name: &str, columns: &[String]) -> Result<()> {
+    for col in columns {
+        if def.column(col).is_none_or(|p| def.columns[p].hidden) {
+            return Err(SqlError::new(
+                1072,
+                "42000",
+                format!("Key column '{col}' doesn't exist in table"),
+            ));
+        }
+    }
+    if def.index(name).is_some() {
+        return Err(SqlError::new(
+            1061,
+            "42000",
+            format!("Duplicate key name '{name}'"),
+        ));
+    }
+    Ok(())
+}
+
+/// How an ALTER TABLE operation is named in a refusal: its first words.
+fn op_name(op: &ast::AlterTableOperation) -> String {
+    let text = op.to_string();
+    let words: Vec<&str> = text.split_whitespace().take(2).collect();
+    words.join(" ")
+}
+
+fn constraint_name(c: &ast::TableConstraint) -> &'static str {
+    match c {
+        ast::TableConstraint::Unique(_) => "UNIQUE",
+        ast::TableConstraint::PrimaryKey(_) => "PRIMARY KEY",
+        ast::TableConstraint::ForeignKey(_) => "FOREIGN KEY",
+        ast::TableConstraint::Check(_) => "CHECK",
+        _ => "this constraint",
     }
 }
 

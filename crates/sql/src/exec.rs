@@ -676,6 +676,7 @@ impl Session {
             Statement::CreateTable(c) => self.create_table(c),
             Statement::Truncate(t) => self.truncate(t),
             Statement::CreateIndex(c) => self.create_index(c),
+            Statement::AlterTable(a) => self.alter_table(a),
             Statement::Analyze { .. } => Ok(done(0)),
             Statement::Explain { statement, .. } => {
                 let text = statement.to_string();
