@@ -1,5 +1,10 @@
 //! Scalar functions: the names MySQL knows them by with their argument counts, and their
-//! evaluation (string, numeric and NULL-handling functions) with MySQL's semantics.
+//! evaluation (string, numeric and NULL-handling functions) with MySQL's semantics. The further
+//! string functions live in `funcs/strings.rs`, the further numeric ones in `funcs/math.rs`,
+//! the date and time functions in `temporal.rs`.
+
+mod math;
+mod strings;
 
 use std::cmp::Ordering;
 
@@ -12,6 +17,9 @@ use crate::expr::{
     arithmetic, compare, dbl, dec, int_value, num, out_of_range, truthy, BinOp, Env, Expr, Num,
     DECIMAL_SCALE_MAX,
 };
+
+pub(crate) use math::MathFn;
+pub(crate) use strings::StrFn;
 
 type Result<T> = std::result::Result<T, SqlError>;
 
@@ -45,6 +53,10 @@ pub enum Func {
     NullIf,
     Greatest,
     Least,
+    /// A further string function (`funcs/strings.rs`).
+    Str(StrFn),
+    /// A further numeric function (`funcs/math.rs`).
+    Math(MathFn),
     /// A date and time function (`temporal.rs`).
     Temporal(crate::temporal::Temporal),
 }
@@ -81,11 +93,41 @@ impl Func {
             "greatest" => (Greatest, 2, usize::MAX),
             "least" => (Least, 2, usize::MAX),
             _ => {
-                let (t, min, max) = crate::temporal::Temporal::from_name(name)?;
-                (Temporal(t), min, max)
+                if let Some((s, min, max)) = StrFn::from_name(name) {
+                    (Str(s), min, max)
+                } else if let Some((m, min, max)) = MathFn::from_name(name) {
+                    (Math(m), min, max)
+                } else {
+                    let (t, min, max) = crate::temporal::Temporal::from_name(name)?;
+                    (Temporal(t), min, max)
+                }
             }
         };
         Some((f, min, max))
+    }
+
+    /// Whether the result is a binary string (sent with the binary collation, as MariaDB).
+    pub(crate) fn binary_result(self) -> bool {
+        matches!(self, Func::Str(s) if s.binary_result())
+    }
+
+    /// Whether the result is an unsigned integer (MariaDB flags the column UNSIGNED).
+    pub(crate) fn unsigned_result(self) -> bool {
+        matches!(self, Func::Str(StrFn::Crc32))
+    }
+}
+
+/// The result type of a further string or numeric function: (type code, display length,
+/// decimals); None for the others, which `plan::static_type` types itself.
+pub(crate) fn result_type(
+    f: Func,
+    args: &[Expr],
+    arg_type: &dyn Fn(&Expr) -> (u8, u32, u8),
+) -> Option<(u8, u32, u8)> {
+    match f {
+        Func::Str(s) => Some(strings::result_type(s, args, arg_type)),
+        Func::Math(m) => Some(math::result_type(m, args, arg_type)),
+        _ => None,
     }
 }
 
@@ -102,6 +144,8 @@ fn chars(b: &[u8]) -> Vec<char> {
     String::from_utf8_lossy(b).chars().collect()
 }
 
+/// An integer argument as MySQL's val_int reads it: doubles rounded, clamped to BIGINT (NaN
+/// reads as 0).
 fn int_arg(v: &Value) -> i64 {
     match num(v) {
         Num::Int(i) => i.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
@@ -114,6 +158,8 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
     // Functions that do not evaluate every argument, and those evaluated elsewhere.
     match f {
         Temporal(t) => return crate::temporal::call(t, args, env),
+        Str(s) => return strings::call(s, args, env),
+        Math(m) => return math::call(m, args, env),
         IfNull => {
             let a = args[0].eval(env)?;
             return if a.is_null() {
@@ -339,6 +385,8 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
             }
             best
         }
-        IfNull | Coalesce | If | Temporal(_) => unreachable!("handled above"),
+        IfNull | Coalesce | If | Str(_) | Math(_) | Temporal(_) => {
+            unreachable!("handled above")
+        }
     })
 }
