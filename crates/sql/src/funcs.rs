@@ -144,12 +144,43 @@ fn chars(b: &[u8]) -> Vec<char> {
     String::from_utf8_lossy(b).chars().collect()
 }
 
-/// An integer argument as MySQL's val_int reads it: doubles rounded, clamped to BIGINT (NaN
-/// reads as 0).
+/// An integer argument as MySQL's val_int reads it: numbers rounded, text by its leading
+/// integer (' 2.7' is 2, as my_strtoll10), clamped to BIGINT (NaN reads as 0).
 fn int_arg(v: &Value) -> i64 {
+    if let Value::Bytes(b) = v {
+        return leading_integer(b);
+    }
     match num(v) {
         Num::Int(i) => i.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
         other => dbl(other).round() as i64,
+    }
+}
+
+/// The integer text starts with, after spaces and a sign; 0 when it has none, clamped to
+/// BIGINT.
+fn leading_integer(b: &[u8]) -> i64 {
+    let text = b.trim_ascii_start();
+    let (negative, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
+        _ => (false, text),
+    };
+    let mut n: i128 = 0;
+    for d in digits.iter().take_while(|d| d.is_ascii_digit()) {
+        // Past BIGINT's range the value only clamps, so stop growing it there.
+        n = (n * 10 + i128::from(d - b'0')).min(i128::from(u64::MAX));
+    }
+    let n = if negative { -n } else { n };
+    n.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+}
+
+/// An argument that is a constant, as an integer (None for other expressions and NULL): what
+/// result types depend on, such as the length of LPAD or the digits of TRUNCATE.
+pub(crate) fn constant_int(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Const(Value::Null) => None,
+        Expr::Const(v) => Some(int_arg(v)),
+        _ => None,
     }
 }
 
@@ -389,4 +420,23 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
             unreachable!("handled above")
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_arguments_read_text_by_its_leading_integer() {
+        let text = |s: &str| Value::Bytes(s.as_bytes().to_vec());
+        assert_eq!(int_arg(&text("2.7")), 2);
+        assert_eq!(int_arg(&text(" -3x")), -3);
+        assert_eq!(int_arg(&text("1e3")), 1);
+        assert_eq!(int_arg(&text("")), 0);
+        assert_eq!(int_arg(&text("99999999999999999999999")), i64::MAX);
+        assert_eq!(int_arg(&text("-99999999999999999999999")), i64::MIN);
+        assert_eq!(int_arg(&Value::Double(2.5)), 3);
+        assert_eq!(int_arg(&Value::Double(f64::NAN)), 0);
+        assert_eq!(int_arg(&Value::UInt(u64::MAX)), i64::MAX);
+    }
 }

@@ -137,6 +137,11 @@ fn in_domain(x: Option<f64>) -> Value {
 
 /// MariaDB's my_double_round with truncation: toward zero at 10^-digits.
 fn truncate_double(x: f64, digits: i64) -> f64 {
+    // Adding 0.0 turns -0.0 into 0.0: MariaDB shows no sign on a zero.
+    truncate_toward_zero(x, digits) + 0.0
+}
+
+fn truncate_toward_zero(x: f64, digits: i64) -> f64 {
     let p = 10f64.powf(digits.unsigned_abs().min(400) as f64);
     if digits < 0 && p.is_infinite() {
         return 0.0;
@@ -359,10 +364,7 @@ pub(crate) fn result_type(
         Conv | Bin | Oct => (types::VAR_STRING, 65 * 4, 39),
         Truncate => {
             let t = args.first().map_or((types::NULL, 0, 0), arg_type);
-            let digits = match args.get(1) {
-                Some(Expr::Const(Value::Int(d))) => Some(*d),
-                _ => None,
-            };
+            let digits = args.get(1).and_then(super::constant_int);
             match (t.0, digits) {
                 (types::NEWDECIMAL, Some(d)) => {
                     let scale = d.clamp(0, DECIMAL_SCALE_MAX);
@@ -422,6 +424,7 @@ mod tests {
         assert_eq!(truncate_double(1.567, 2), 1.56);
         assert_eq!(truncate_double(-1.567, 2), -1.56);
         assert_eq!(truncate_double(1234.5, -2), 1200.0);
+        assert!(truncate_double(-0.5, 0).is_sign_positive());
         assert_eq!(truncate_double(1234.5, i64::MIN), 0.0);
         assert_eq!(truncate_double(1e300, i64::MAX), 1e300);
     }

@@ -178,6 +178,13 @@ fn locate(needle: &[u8], haystack: &[u8], start: Option<i64>) -> i64 {
     if from > h.len() {
         return 0;
     }
+    if needle.is_empty() {
+        // MariaDB answers the byte offset of the start here, not its character position.
+        return match start {
+            Some(_) => char_bounds(haystack).get(from).map_or(0, |b| *b as i64 + 1),
+            None => 1,
+        };
+    }
     match find_chars(&h, &weights(needle), from) {
         Some(i) => i as i64 + 1,
         None => 0,
@@ -423,6 +430,11 @@ fn format_number(x: &Value, decimals: i64) -> String {
             format!("{:.*}", usize::from(decimals), rounded)
         }
     };
+    // A value that rounds to zero shows no sign, as MariaDB.
+    let plain = match plain.strip_prefix('-') {
+        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
+        _ => plain,
+    };
     let (whole, fraction) = match plain.split_once('.') {
         Some((w, f)) => (w, Some(f)),
         None => (plain.as_str(), None),
@@ -586,10 +598,7 @@ pub(crate) fn result_type(
             }
         })
     };
-    let constant = |i: usize| match args.get(i) {
-        Some(Expr::Const(Value::Int(n))) => Some(*n),
-        _ => None,
-    };
+    let constant = |i: usize| args.get(i).and_then(super::constant_int);
     let text_of = |n: u32| (types::VAR_STRING, n.saturating_mul(4), STRING_DECIMALS);
     match f {
         Lpad | Rpad => match constant(1) {
@@ -619,10 +628,8 @@ pub(crate) fn result_type(
         Insert => text_of(chars(0).saturating_add(chars(3))),
         Quote => text_of(chars(0).saturating_mul(2).saturating_add(2)),
         Format => {
-            let decimals = match args.get(1) {
-                Some(Expr::Const(Value::Int(d))) => (*d).clamp(0, FORMAT_DECIMALS_MAX) as u32,
-                _ => FORMAT_DECIMALS_MAX as u32,
-            };
+            let decimals =
+                constant(1).map_or(FORMAT_DECIMALS_MAX, |d| d.clamp(0, FORMAT_DECIMALS_MAX)) as u32;
             // Digits before the point (with the sign's place), as MariaDB counts them.
             let digits = match args.first().map(arg_type) {
                 Some((types::NEWDECIMAL, n, scale)) => n.saturating_sub(u32::from(scale) + 1),
@@ -690,6 +697,7 @@ mod tests {
         assert_eq!(locate(b"", b"abc", Some(3)), 3);
         assert_eq!(locate(b"", b"abc", Some(4)), 0);
         assert_eq!(locate(b"", b"", None), 1);
+        assert_eq!(locate(b"", "éé".as_bytes(), Some(3)), 5);
         assert_eq!(locate(b"abcd", b"abc", None), 0);
         assert_eq!(locate(b"b", b"abc", Some(i64::MAX)), 0);
     }
@@ -754,6 +762,8 @@ mod tests {
             "100,000,000,000,000,000,000.00"
         );
         assert_eq!(format_number(&Value::Int(-123), 1), "-123.0");
+        assert_eq!(format_number(&Value::Double(-0.4), 0), "0");
+        assert_eq!(format_number(&Value::Double(-1e-10), 3), "0.000");
         assert!(format_number(&Value::Double(f64::MAX), 38).len() > 300);
         assert_eq!(
             format_number(&Value::Bytes(b"1234.5".to_vec()), 1),

@@ -1504,4 +1504,13 @@ SELECT TRUNCATE(PI(), 2), TRUNCATE(PI(), 10), PI() / 2, TRUNCATE(2.5e0, 1) * 2, 
 SELECT GREATEST(SQRT(2), 1.5), LEAST(LN(10), 2), COALESCE(SQRT(-1), LOG(-1), 0), IFNULL(ASIN(5), -1);
 SELECT id, ELT(FIELD(n, 3, -2, 0), 'three', 'minus two', 'zero') FROM fn_vals ORDER BY id;
 SELECT UNHEX(CONV(255, 10, 16)), HEX(UNHEX('00FF')), TO_BASE64(UNHEX('00FF10')), FROM_BASE64('AP8Q') = UNHEX('00FF10');
+SELECT SPACE('3'), LPAD('a', '2.5', 'x'), LPAD('a', 2.5, 'x'), ELT('1.6', 'a', 'b'), SUBSTRING_INDEX('a,b,c', ',', '1.5'), TRUNCATE(1.2345, '2');
+SELECT FORMAT(-0.4e0, 0), FORMAT(1.23456789e-5, 10), FORMAT(-1e-10, 3), FORMAT(0.125e0, 2), FORMAT(1e308, 0) = REPEAT('x', 1), FORMAT(-999999.5, 0);
+SELECT HEX(DATE '2024-01-15'), HEX(-0.5), HEX(0.5), HEX(-12.345), HEX(9223372036854775807), HEX('0'), HEX(CHAR_LENGTH('abc'));
+SELECT LOCATE('b', 'ééab', 3), LOCATE('b', 'ééab', 5), LOCATE('', 'éé', 3), INSTR('ééé', 'é'), POSITION('' IN ''), LOCATE('A', 'bab', 2);
+SELECT FIELD(1.5, '1.5', 2), FIELD('abc', 'ABC ', 'abc'), FIELD(NULL, NULL), FIELD('é', 'e'), FIND_IN_SET('e', 'é,e'), STRCMP('é', 'e');
+SELECT ORD('a'), ORD('ab'), ASCII('ab'), ORD(UNHEX('C3')), ORD(UNHEX('FF41')), ASCII(UNHEX('FF'));
+SELECT TRUNCATE(-0.5e0, 0), TRUNCATE(2.675e0, 2), TRUNCATE(-2.675e0, 2), TRUNCATE(1e-20, 5), TRUNCATE(123, 2), TRUNCATE(-123.45, -1);
+SELECT CONV('7fffffffffffffff', 16, -10), CONV('8000000000000000', 16, -10), CONV('-8000000000000001', -16, 10), CONV('1z', 36, 2), CONV('0', 2, 36);
+SELECT LEFT('abcdef', '2.7'), SUBSTRING('abcdef', '2.7'), REPEAT('a', '2.7'), ROUND(1.2345, '1.7'), LEFT('abcdef', ' 3x'), RIGHT('abcdef', '1e1'), TRUNCATE(1.2345, 2.7);
 DROP TABLE fn_vals;
