@@ -425,6 +425,114 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::expr::{Context, SessionFn};
+
+    struct NoSession;
+
+    impl Context for NoSession {
+        fn variable(&self, _: &str) -> Value {
+            Value::Null
+        }
+        fn session(&self, _: SessionFn) -> Value {
+            Value::Null
+        }
+    }
+
+    /// Every string and numeric function over every combination of odd arguments: an error
+    /// is an answer, a panic is a defect. Result types are asked for too.
+    #[test]
+    fn odd_arguments_never_panic() {
+        let names = [
+            "lpad",
+            "rpad",
+            "instr",
+            "locate",
+            "hex",
+            "unhex",
+            "ascii",
+            "ord",
+            "space",
+            "field",
+            "elt",
+            "find_in_set",
+            "substring_index",
+            "strcmp",
+            "insert",
+            "bit_length",
+            "quote",
+            "format",
+            "md5",
+            "sha1",
+            "sha2",
+            "crc32",
+            "to_base64",
+            "from_base64",
+            "pow",
+            "sqrt",
+            "exp",
+            "ln",
+            "log",
+            "log2",
+            "log10",
+            "pi",
+            "truncate",
+            "degrees",
+            "radians",
+            "sin",
+            "cos",
+            "tan",
+            "asin",
+            "acos",
+            "atan",
+            "atan2",
+            "cot",
+            "conv",
+            "bin",
+            "oct",
+        ];
+        let odd = [
+            Value::Null,
+            Value::Int(0),
+            Value::Int(-1),
+            Value::Int(i64::MAX),
+            Value::Int(i64::MIN),
+            Value::UInt(u64::MAX),
+            Value::Double(f64::NAN),
+            Value::Double(f64::INFINITY),
+            Value::Double(-1e308),
+            Value::Decimal(Decimal {
+                mantissa: -(10i128.pow(37)),
+                scale: 30,
+            }),
+            Value::Bytes(Vec::new()),
+            Value::Bytes("é,a".as_bytes().to_vec()),
+            Value::Bytes(vec![0xFF, 0xC3, b',']),
+            Value::Bytes(b"-99999999999999999999999".to_vec()),
+        ];
+        let env = Env {
+            row: &[],
+            params: &[],
+            aggs: &[],
+            ctx: &NoSession,
+        };
+        for name in names {
+            let (f, min, max) = Func::from_name(name).expect("a known function");
+            for arity in min..=max.min(4) {
+                let combinations = odd.len().pow(arity as u32);
+                for mut n in 0..combinations {
+                    let args: Vec<Expr> = (0..arity)
+                        .map(|_| {
+                            let v = odd[n % odd.len()].clone();
+                            n /= odd.len();
+                            Expr::Const(v)
+                        })
+                        .collect();
+                    let _ = call(f, &args, &env);
+                    let _ = result_type(f, &args, &|_| (0xFB, u32::MAX, 39));
+                }
+            }
+        }
+    }
 
     #[test]
     fn integer_arguments_read_text_by_its_leading_integer() {

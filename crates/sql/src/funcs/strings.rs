@@ -501,7 +501,14 @@ pub(crate) fn call(f: StrFn, args: &[Expr], env: &Env) -> Result<Value> {
                 _ => Value::Null,
             });
         }
-        Quote => return Ok(Value::Bytes(quote(value_text(&v[0]).as_deref()))),
+        Quote => {
+            let quoted = quote(value_text(&v[0]).as_deref());
+            return Ok(if quoted.len() > STRING_RESULT_BYTES_MAX {
+                Value::Null
+            } else {
+                Value::Bytes(quoted)
+            });
+        }
         Sha2 => {
             if v[0].is_null() {
                 return Ok(Value::Null);
@@ -641,7 +648,7 @@ pub(crate) fn result_type(
                 _ => DOUBLE_DIGITS_MAX,
             };
             let separators = digits / 3 + u32::from(decimals > 0) + 1;
-            text_of(digits + separators + decimals)
+            text_of(digits.saturating_add(separators).saturating_add(decimals))
         }
         Md5 => text_of(32),
         Sha1 => text_of(40),
@@ -654,7 +661,7 @@ pub(crate) fn result_type(
         ToBase64 => {
             let n = chars(0).saturating_mul(4);
             let encoded = n.div_ceil(3).saturating_mul(4);
-            text_of(encoded + encoded / BASE64_LINE_CHARS as u32)
+            text_of(encoded.saturating_add(encoded / BASE64_LINE_CHARS as u32))
         }
         FromBase64 => (
             types::VAR_STRING,
