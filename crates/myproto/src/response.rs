@@ -22,6 +22,7 @@ pub mod types {
     pub const YEAR: u8 = 0x0D;
     pub const VARCHAR: u8 = 0x0F;
     pub const NEWDECIMAL: u8 = 0xF6;
+    pub const LONG_BLOB: u8 = 0xFB;
     pub const BLOB: u8 = 0xFC;
     pub const VAR_STRING: u8 = 0xFD;
     pub const STRING: u8 = 0xFE;
@@ -121,7 +122,7 @@ impl Column {
     pub fn computed(name: &str, column_type: u8, length: u32, decimals: u8) -> Column {
         let string = matches!(
             column_type,
-            types::VARCHAR | types::VAR_STRING | types::STRING | types::BLOB
+            types::VARCHAR | types::VAR_STRING | types::STRING | types::BLOB | types::LONG_BLOB
         );
         Column {
             schema: String::new(),

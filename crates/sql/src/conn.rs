@@ -618,6 +618,9 @@ pub(crate) fn param_value(p: Param) -> Value {
     }
 }
 
+/// The decimals of a double whose precision is not declared (MySQL's NOT_FIXED_DEC).
+const FLOAT_NOT_FIXED: u8 = 31;
+
 /// A value's text in the text protocol; DECIMAL results show the column's scale, DATETIME and
 /// TIME results its fractional digits.
 fn value_text_as(v: &Value, c: &Column) -> Option<Vec<u8>> {
@@ -634,6 +637,12 @@ fn value_text_as(v: &Value, c: &Column) -> Option<Vec<u8>> {
         }
         Value::Time(t) if c.column_type == response::types::TIME => {
             Some(TimeText(*t, fsp).to_string().into_bytes())
+        }
+        // A double of declared precision (PI(), TRUNCATE(x, d)) shows that many decimals.
+        Value::Double(x)
+            if c.column_type == response::types::DOUBLE && c.decimals < FLOAT_NOT_FIXED =>
+        {
+            Some(format!("{:.*}", usize::from(c.decimals), x).into_bytes())
         }
         Value::Decimal(d)
             if c.column_type == response::types::NEWDECIMAL && d.scale < c.decimals =>

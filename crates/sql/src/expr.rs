@@ -487,6 +487,10 @@ impl<'a> Compiler<'a> {
                 }
             }
             Ast::Function(f) => self.function(f)?,
+            Ast::Position { expr, r#in } => Expr::Call(
+                Func::Str(crate::funcs::StrFn::Locate),
+                vec![self.compile(expr)?, self.compile(r#in)?],
+            ),
             Ast::Substring {
                 expr,
                 substring_from,

@@ -82,5 +82,17 @@ pub fn table_column(
 /// The definition of a computed value named `name`.
 pub fn computed(name: &str, e: &Expr, def: Option<&TableDef>, aggregates: &[Aggregate]) -> Column {
     let (column_type, length, decimals) = static_type(e, def, aggregates);
-    Column::computed(name, column_type, length, decimals)
+    let mut column = Column::computed(name, column_type, length, decimals);
+    if let Expr::Call(f, _) = e {
+        if f.binary_result() {
+            column.collation = BINARY_COLLATION_ID;
+            column.flags |= flags::BINARY;
+        }
+        // A 4-byte result above i32's range (CRC32) reads right in the binary protocol only
+        // when flagged unsigned.
+        if f.unsigned_result() {
+            column.flags |= flags::UNSIGNED;
+        }
+    }
+    column
 }

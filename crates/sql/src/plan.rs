@@ -1158,7 +1158,15 @@ pub fn static_type(
                 };
                 let is_exact = |t: (u8, u32, u8)| is_int(t) || t.0 == types::NEWDECIMAL;
                 if !is_exact(a) || !is_exact(b) {
-                    (types::DOUBLE, 23, 31)
+                    // A double keeps the larger declared precision of its operands (PI() has
+                    // 6 decimals), division 4 more, as MariaDB; 31 means none declared.
+                    let decimals = a.2.max(b.2);
+                    let decimals = if *op == BinOp::Div {
+                        decimals.saturating_add(4)
+                    } else {
+                        decimals
+                    };
+                    (types::DOUBLE, 23, decimals.min(31))
                 } else if *op == BinOp::Div {
                     let scale = (a.2 + 4).min(30);
                     (types::NEWDECIMAL, a.1 + b.2 as u32 + 6, scale)
@@ -1186,6 +1194,12 @@ pub fn static_type(
         Call(Func::Temporal(t), args) => {
             crate::temporal::result_type(*t, args, &|a| static_type(a, def, aggregates))
         }
+        Call(f @ (Func::Str(_) | Func::Math(_)), args) => crate::funcs::result_type(
+            *f,
+            args,
+            &|a| static_type(a, def, aggregates),
+        )
+        .unwrap_or((types::VAR_STRING, 1024, 31)),
         Call(f, args) => match f {
             Func::Length | Func::CharLength | Func::Sign => (types::LONGLONG, 10, 0),
             Func::Abs | Func::Floor | Func::Ceiling | Func::Round | Func::Mod => {

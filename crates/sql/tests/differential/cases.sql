@@ -1404,3 +1404,142 @@ SELECT COUNT(*) FROM items;
 SHOW WARNINGS;
 DROP TABLE meta_types;
 DROP TABLE meta_nokey;
+
+-- ---------------------------------------------------------------- string and numeric functions
+CREATE TABLE fn_vals (
+  id INT NOT NULL PRIMARY KEY,
+  s VARCHAR(40) NULL,
+  c CHAR(10) NULL,
+  n INT NULL,
+  d DECIMAL(10,3) NULL,
+  f DOUBLE NULL,
+  u BIGINT UNSIGNED NULL
+);
+INSERT INTO fn_vals VALUES
+  (1, 'a,b,c', 'Ab', 3, 12.345, 2.5, 7),
+  (2, 'Straße', 'été', -2, -1234567.891, -0.5, 18446744073709551615),
+  (3, 'hello world', 'B', 0, 0.000, 1e20, 0),
+  (4, '', '', 10, 999.999, 1234.5678, 255),
+  (5, NULL, NULL, NULL, NULL, NULL, NULL);
+SELECT id, LPAD(s, 8, '*'), RPAD(s, 8, '-+'), LPAD(c, 3, 'x'), RPAD(c, n, 'z') FROM fn_vals;
+SELECT LPAD('ab', 5, 'xy'), RPAD('ab', 5, 'xy'), LPAD('abc', 2, 'x'), RPAD('abc', 0, 'x'), LPAD('é', 3, 'ü');
+SELECT LPAD('a', -1, 'x'), LPAD('a', 3, ''), RPAD('abc', 2, ''), LPAD(NULL, 2, 'x'), LPAD('a', NULL, 'x'), RPAD('a', 2, NULL);
+SELECT LENGTH(LPAD('a', 4194304, 'x')), LPAD('a', 4194305, 'x') IS NULL, RPAD('a', 9223372036854775807, 'x') IS NULL;
+SELECT id, INSTR(s, 'b'), INSTR(s, 'SS'), LOCATE('o', s), LOCATE('o', s, 6), POSITION('l' IN s) FROM fn_vals;
+SELECT INSTR('aBc', 'b'), INSTR('aBc', ''), INSTR('', ''), INSTR('abc', 'abcd'), INSTR('aÉé', 'é');
+SELECT LOCATE('b', 'abcb', 0), LOCATE('b', 'abcb', -1), LOCATE('b', 'abcb', 3), LOCATE('', 'abc', 2), LOCATE('', 'abc', 4), LOCATE('b', 'abcb', 100);
+SELECT LOCATE('a', NULL), LOCATE(NULL, 'a'), LOCATE('a', 'a', NULL), INSTR(NULL, 'a'), POSITION('X' IN 'abxc'), POSITION(NULL IN 'a');
+SELECT id, HEX(s), HEX(n), HEX(d), HEX(f), HEX(u) FROM fn_vals;
+SELECT HEX(255), HEX(-1), HEX(0), HEX(''), HEX(NULL), HEX('é'), HEX(2.5), HEX(-1.5), HEX(1e30), HEX(18446744073709551615);
+SELECT UNHEX('4142'), UNHEX('6a6B'), UNHEX('414'), UNHEX(''), UNHEX('zz'), UNHEX(NULL), UNHEX(HEX('héllo'));
+SELECT id, UNHEX(HEX(s)), UNHEX(s) FROM fn_vals;
+SELECT id, ASCII(s), ORD(s), ASCII(c), ORD(c), BIT_LENGTH(s), BIT_LENGTH(n) FROM fn_vals;
+SELECT ASCII('A'), ASCII(''), ASCII('é'), ASCII(2), ORD('é'), ORD('€'), ORD(''), ORD(12), ORD(NULL), ASCII(NULL);
+SELECT BIT_LENGTH(''), BIT_LENGTH('é'), BIT_LENGTH(123), BIT_LENGTH(NULL), BIT_LENGTH(1.50);
+SELECT id, CONCAT('[', SPACE(n), ']'), LENGTH(SPACE(n)) FROM fn_vals;
+SELECT SPACE(3), SPACE(0), SPACE(-1), SPACE(NULL), LENGTH(SPACE(16777216)), SPACE(16777217) IS NULL, SPACE(9223372036854775807) IS NULL;
+SELECT id, FIELD(s, 'hello world', 'a,b,c', 'STRASSE', 'straße'), FIELD(n, 0, 3, 10), FIELD(c, 'b', 'ab') FROM fn_vals;
+SELECT FIELD('b', 'a', 'b'), FIELD('B', 'a', 'b'), FIELD('x', 'a', 'b'), FIELD(NULL, 'a', NULL), FIELD('a', NULL, 'a');
+SELECT FIELD(1, '1', 'a'), FIELD('1.0', 1), FIELD(2, 1.5, 2.0), FIELD('a ', 'a'), FIELD(3, 1, 2, 3);
+SELECT id, ELT(n, 'one', 'two', 'three'), ELT(2, s, c), ELT(1, c) FROM fn_vals;
+SELECT ELT(0, 'a'), ELT(3, 'a', 'b'), ELT(-1, 'a'), ELT(NULL, 'a'), ELT(1, NULL, 'b'), ELT(2, NULL, 'b'), ELT(1.6, 'a', 'b'), ELT('2', 'a', 'b');
+SELECT id, FIND_IN_SET('b', s), FIND_IN_SET(c, 'x,AB,b'), FIND_IN_SET(n, '1,2,3,10') FROM fn_vals;
+SELECT FIND_IN_SET('B', 'a,b,c'), FIND_IN_SET('', 'a,,b'), FIND_IN_SET('a,b', 'a,b'), FIND_IN_SET('', ''), FIND_IN_SET('x', ''), FIND_IN_SET('b ', 'a,b');
+SELECT FIND_IN_SET(NULL, 'a'), FIND_IN_SET('a', NULL), FIND_IN_SET('é', 'e,É'), FIND_IN_SET('c', 'a,b,c');
+SELECT id, SUBSTRING_INDEX(s, ',', 1), SUBSTRING_INDEX(s, ',', -1), SUBSTRING_INDEX(s, 'o', 2), SUBSTRING_INDEX(s, 'O', 1) FROM fn_vals;
+SELECT SUBSTRING_INDEX('a,b,c', ',', 0), SUBSTRING_INDEX('a,b,c', ',', 5), SUBSTRING_INDEX('a,b,c', ',', -5), SUBSTRING_INDEX('a,b,c', '', 1), SUBSTRING_INDEX('a::b::c', '::', 2), SUBSTRING_INDEX('a::b::c', '::', -2);
+SELECT SUBSTRING_INDEX(NULL, ',', 1), SUBSTRING_INDEX('abc', NULL, 1), SUBSTRING_INDEX('abc', 'b', NULL), SUBSTRING_INDEX('www.example.com', '.', 2), SUBSTRING_INDEX('ñaña', 'ñ', -1);
+SELECT id, STRCMP(s, 'b'), STRCMP(c, 'ab'), STRCMP(s, s) FROM fn_vals;
+SELECT STRCMP('a', 'A'), STRCMP('a', 'b'), STRCMP('b', 'a'), STRCMP('a ', 'a'), STRCMP(NULL, 'a'), STRCMP('é', 'E'), STRCMP(10, 9);
+SELECT id, INSERT(s, 2, 3, 'XY'), INSERT(s, 1, 0, '>'), INSERT(c, 1, 100, n) FROM fn_vals;
+SELECT INSERT('abcdef', 0, 2, 'X'), INSERT('abcdef', 7, 2, 'X'), INSERT('abcdef', 6, 2, 'X'), INSERT('abcdef', 2, -1, 'X'), INSERT('abcdef', 2, 100, 'X'), INSERT('héllo', 2, 1, 'e');
+SELECT INSERT(NULL, 1, 1, 'x'), INSERT('abc', NULL, 1, 'x'), INSERT('abc', 1, NULL, 'x'), INSERT('abc', 1, 1, NULL);
+SELECT id, QUOTE(s), QUOTE(n), QUOTE(d) FROM fn_vals;
+SELECT QUOTE('a''b'), QUOTE(''), QUOTE('a\\b'), QUOTE('x"y'), QUOTE(12), QUOTE(1.50), QUOTE(CONCAT('a', 'b'));
+SELECT id, FORMAT(d, 2), FORMAT(f, 2), FORMAT(n, 0), FORMAT(u, 1), FORMAT(d, n) FROM fn_vals;
+SELECT FORMAT(1234567.891, 2), FORMAT(1234.5, 0), FORMAT(2.5, 0), FORMAT(-1234567.456, 2), FORMAT(0.5e0, 0), FORMAT(1.5e0, 0), FORMAT(1.005, 2);
+SELECT FORMAT(12345.678, -1), FORMAT(1e20, 2), FORMAT(1234.5678, 40), FORMAT('1234.5', 1), FORMAT(NULL, 2), FORMAT(1, NULL), FORMAT(-0.4, 0), FORMAT(123456789012345678901234567890.12, 1);
+SELECT FORMAT(999.999, 2), FORMAT(-999.5, 0), FORMAT(100, 2), FORMAT(-100000, 0), FORMAT(0, 3), FORMAT(12, 2.6);
+SELECT id, MD5(s), SHA1(s), SHA(c), CRC32(s) FROM fn_vals;
+SELECT MD5(''), MD5('a'), MD5(NULL), MD5(123), SHA1(''), SHA1('abc'), SHA(NULL), CRC32(''), CRC32('a'), CRC32(NULL), CRC32(12);
+SELECT id, SHA2(s, 256), SHA2(s, 224), SHA2(c, 384), SHA2(c, 512) FROM fn_vals;
+SELECT SHA2('a', 0), SHA2('a', NULL), SHA2('a', 100), SHA2(NULL, 256), SHA2('', 512), SHA2('abc', '256');
+SELECT id, TO_BASE64(s), FROM_BASE64(TO_BASE64(s)), FROM_BASE64(s) FROM fn_vals;
+SELECT TO_BASE64(''), TO_BASE64(NULL), TO_BASE64('a'), TO_BASE64('ab'), TO_BASE64('abc'), TO_BASE64(REPEAT('x', 60)), TO_BASE64(123);
+SELECT FROM_BASE64('QUI='), FROM_BASE64(''), FROM_BASE64('YW Jj'), FROM_BASE64('YQ'), FROM_BASE64('YQ=='), FROM_BASE64('!!'), FROM_BASE64(NULL);
+SELECT UPPER(MD5(s)) = UPPER(HEX(UNHEX(MD5(s)))) AS same, LPAD(HEX(n), 4, '0') FROM fn_vals WHERE id < 5 ORDER BY id;
+SELECT id FROM fn_vals WHERE FIND_IN_SET('b', s) > 0 OR LOCATE('wor', s) > 0 ORDER BY id;
+SELECT id, s FROM fn_vals WHERE INSTR(s, 'L') = 3 ORDER BY id;
+SELECT id FROM fn_vals ORDER BY FIELD(id, 3, 1, 2, 4, 5);
+SELECT SUBSTRING_INDEX(s, ',', 1) AS head, COUNT(*) FROM fn_vals GROUP BY SUBSTRING_INDEX(s, ',', 1) ORDER BY head;
+SELECT id, POW(n, 2), POWER(2, n), SQRT(n), SQRT(d), EXP(n) FROM fn_vals;
+SELECT POW(2, 3), POW(2, 0.5), POW('2', '3'), POW(2, -1), POW(-2, 3), POW(0, 0), POW(NULL, 2), POW(2, NULL);
+SELECT POW(0, -1);
+SELECT POW(10, 400);
+SELECT POW(-8, 1/3);
+SELECT SQRT(4), SQRT(2), SQRT(0), SQRT(-1), SQRT('16'), SQRT(NULL), SQRT(1e300);
+SELECT EXP(0), EXP(1), EXP(-1000), EXP(NULL), EXP(709);
+SELECT EXP(1000);
+SELECT id, LN(n), LOG(n), LOG(2, n), LOG2(n), LOG10(n), LN(f), LOG10(d) FROM fn_vals;
+SELECT LN(1), LN(0), LN(-1), LN(NULL), LOG(-1), LOG(10), LOG(2, 8), LOG(1, 8), LOG(0, 8), LOG(2, 0), LOG(-2, 8), LOG(NULL, 8);
+SELECT LOG2(8), LOG2(0), LOG2(-1), LOG2(1024), LOG10(100), LOG10(0.001), LOG10(-1), LOG10(NULL);
+SELECT PI(), PI() * 2, PI() + 0, ROUND(PI(), 3), -PI();
+SELECT id, TRUNCATE(d, 1), TRUNCATE(d, 0), TRUNCATE(d, -2), TRUNCATE(f, 1), TRUNCATE(n, -1), TRUNCATE(u, 0), TRUNCATE(d, n) FROM fn_vals;
+SELECT TRUNCATE(1.567, 2), TRUNCATE(-1.999, 0), TRUNCATE(123.456, -2), TRUNCATE(1.5, 40), TRUNCATE(12345, -10), TRUNCATE(12345, -2), TRUNCATE(-12345, -2);
+SELECT TRUNCATE(1.567e0, 2), TRUNCATE(-1.567e0, 2), TRUNCATE(1.5e0, 0), TRUNCATE(1234.5e0, -2), TRUNCATE('1.567', 2), TRUNCATE(NULL, 1), TRUNCATE(1.5, NULL);
+SELECT TRUNCATE(9223372036854775807, -1), TRUNCATE(-9223372036854775808, -3), TRUNCATE(18446744073709551615, -1), TRUNCATE(1.5, -100), TRUNCATE(1e300, 400);
+SELECT id, DEGREES(f), RADIANS(n), SIN(n), COS(n), TAN(d) FROM fn_vals;
+SELECT DEGREES(PI()), RADIANS(180), DEGREES(NULL), RADIANS(-90), DEGREES(1);
+SELECT SIN(0), COS(0), TAN(1), SIN(PI() / 2), COS(PI()), SIN(NULL), TAN(NULL), SIN('1');
+SELECT ASIN(1), ACOS(1), ASIN(2), ACOS(-2), ASIN(-1), ACOS(0.5), ASIN(NULL), ACOS(NULL);
+SELECT ATAN(1), ATAN(1, 2), ATAN2(1, 2), ATAN(-1, -1), ATAN2(0, -1), ATAN(NULL), ATAN2(NULL, 1), ATAN(0, 0);
+SELECT COT(1), COT(-1), COT(NULL), COT(PI() / 4);
+SELECT COT(0);
+SELECT id, ASIN(f), ACOS(n), ATAN(d), ATAN2(n, f), COT(f) FROM fn_vals WHERE id <> 3;
+SELECT id, CONV(s, 16, 10), CONV(n, 10, 2), BIN(n), OCT(n), BIN(d), OCT(u), CONV(u, 10, 36) FROM fn_vals;
+SELECT CONV('ff', 16, 10), CONV('FF', 16, 2), CONV(-1, 10, 16), CONV('-ff', 16, 10), CONV(255, 10, -16), CONV(-255, -10, -16), CONV('zz', 36, 10);
+SELECT CONV('', 10, 2), CONV(10, 1, 2), CONV(10, 37, 2), CONV('123abc', 10, 16), CONV('abc', 10, 2), CONV(NULL, 10, 2), CONV(10, NULL, 2), CONV(10, 10, NULL);
+SELECT CONV('99999999999999999999999', 10, 10), CONV('-99999999999999999999999', -10, -10), CONV(' 12', 10, 2), CONV('+12', 10, 16), CONV(12.9, 10, 2);
+SELECT BIN(0), BIN(5), BIN(-1), BIN(NULL), BIN('12abc'), OCT(8), OCT(-1), OCT(NULL), BIN(2.9e0);
+SELECT id, n FROM fn_vals WHERE POW(n, 2) > 5 ORDER BY id;
+SELECT id FROM fn_vals WHERE SQRT(n) IS NULL ORDER BY id;
+SELECT id, TRUNCATE(d, 1) AS t FROM fn_vals WHERE d IS NOT NULL ORDER BY t;
+SELECT SUM(TRUNCATE(d, 1)), MAX(LOG10(ABS(d))), MIN(BIN(n)) FROM fn_vals;
+SELECT CONCAT(LPAD(n, 3, '0'), '-', HEX(id)) AS k FROM fn_vals ORDER BY k;
+UPDATE fn_vals SET s = LPAD(s, 12, '.') WHERE id = 1;
+SELECT id, s FROM fn_vals WHERE id = 1;
+UPDATE fn_vals SET d = TRUNCATE(d * 2, 1), c = LEFT(MD5(c), 10) WHERE id IN (3, 4);
+SELECT id, d, c FROM fn_vals ORDER BY id;
+INSERT INTO fn_vals VALUES (6, CONCAT(SPACE(2), QUOTE('x')), LOWER(HEX(10)), FIELD('b', 'a', 'b'), POW(2, 3), SQRT(2), CRC32('x'));
+SELECT * FROM fn_vals WHERE id = 6;
+SELECT id FROM fn_vals WHERE LPAD(n, 3, '0') = '003' ORDER BY id;
+SELECT id FROM fn_vals WHERE LPAD(n, 3, '0') = '010' ORDER BY id;
+SELECT id FROM fn_vals WHERE TRUNCATE(d, 0) = 999 ORDER BY id;
+SELECT id FROM fn_vals WHERE CONV(u, 10, 16) = 'FF' ORDER BY id;
+SELECT id FROM fn_vals WHERE STRCMP(s, 'HELLO WORLD') = 0 ORDER BY id;
+SELECT id FROM fn_vals WHERE ELT(id, 'x', 'y', 'z') = 'Y' ORDER BY id;
+SELECT id, FORMAT(SQRT(ABS(n)), 3), HEX(TRUNCATE(f, 0)), BIN(FIELD(c, 'B', 'Ab')) FROM fn_vals ORDER BY id;
+SELECT id, IFNULL(INSTR(s, 'z'), -1), COALESCE(TO_BASE64(s), 'bad'), IF(LOCATE(',', s) > 0, SUBSTRING_INDEX(s, ',', 2), s) FROM fn_vals ORDER BY id;
+SELECT FIND_IN_SET(category, 'tools,garden') AS pos, COUNT(*) FROM items GROUP BY pos ORDER BY pos;
+SELECT id, LPAD(code, 6, '0'), INSTR(name, 'm'), FORMAT(price * qty, 2), TRUNCATE(price, 0) FROM items ORDER BY id;
+SELECT id, SHA2(email, 256) = SHA2(LOWER(email), 256), STRCMP(first_name, last_name), LOG10(balance + 1), POW(age, 2) FROM people ORDER BY id;
+SELECT id, HEX(big), CONV(big, 10, 2), TRUNCATE(big, -2), QUOTE(category) FROM items ORDER BY id;
+SELECT COUNT(DISTINCT MD5(category)), MAX(CRC32(name)), MIN(ORD(name)) FROM items;
+SELECT LPAD(LPAD('a', 2, 'b'), 4, 'c'), RPAD(REVERSE('abc'), 5, SPACE(1)), CHAR_LENGTH(RPAD('é', 5, 'ü')), LENGTH(RPAD('é', 5, 'ü'));
+SELECT CONCAT(QUOTE(NULLIF('a', 'a')), '!'), QUOTE(IFNULL(NULL, 'x')), INSTR(UPPER('abc'), 'B'), LOCATE(LOWER('B'), 'ABC');
+SELECT SUBSTRING_INDEX(SUBSTRING_INDEX('a,b,c,d', ',', 3), ',', -1), INSERT(INSERT('abcdef', 1, 1, 'X'), 6, 1, 'Y');
+SELECT ROUND(LOG(2, 1024)), FLOOR(LOG10(12345)), CEILING(SQRT(17)), ABS(TRUNCATE(-2.75, 1)), SIGN(LN(0.5)), MOD(POW(2, 10), 7);
+SELECT TRUNCATE(PI(), 2), TRUNCATE(PI(), 10), PI() / 2, TRUNCATE(2.5e0, 1) * 2, DEGREES(ATAN2(1, 1));
+SELECT GREATEST(SQRT(2), 1.5), LEAST(LN(10), 2), COALESCE(SQRT(-1), LOG(-1), 0), IFNULL(ASIN(5), -1);
+SELECT id, ELT(FIELD(n, 3, -2, 0), 'three', 'minus two', 'zero') FROM fn_vals ORDER BY id;
+SELECT UNHEX(CONV(255, 10, 16)), HEX(UNHEX('00FF')), TO_BASE64(UNHEX('00FF10')), FROM_BASE64('AP8Q') = UNHEX('00FF10');
+SELECT SPACE('3'), LPAD('a', '2.5', 'x'), LPAD('a', 2.5, 'x'), ELT('1.6', 'a', 'b'), SUBSTRING_INDEX('a,b,c', ',', '1.5'), TRUNCATE(1.2345, '2');
+SELECT FORMAT(-0.4e0, 0), FORMAT(1.23456789e-5, 10), FORMAT(-1e-10, 3), FORMAT(0.125e0, 2), FORMAT(1e308, 0) = REPEAT('x', 1), FORMAT(-999999.5, 0);
+SELECT HEX(DATE '2024-01-15'), HEX(-0.5), HEX(0.5), HEX(-12.345), HEX(9223372036854775807), HEX('0'), HEX(CHAR_LENGTH('abc'));
+SELECT LOCATE('b', 'ééab', 3), LOCATE('b', 'ééab', 5), LOCATE('', 'éé', 3), INSTR('ééé', 'é'), POSITION('' IN ''), LOCATE('A', 'bab', 2);
+SELECT FIELD(1.5, '1.5', 2), FIELD('abc', 'ABC ', 'abc'), FIELD(NULL, NULL), FIELD('é', 'e'), FIND_IN_SET('e', 'é,e'), STRCMP('é', 'e');
+SELECT ORD('a'), ORD('ab'), ASCII('ab'), ORD(UNHEX('C3')), ORD(UNHEX('FF41')), ASCII(UNHEX('FF'));
+SELECT TRUNCATE(-0.5e0, 0), TRUNCATE(2.675e0, 2), TRUNCATE(-2.675e0, 2), TRUNCATE(1e-20, 5), TRUNCATE(123, 2), TRUNCATE(-123.45, -1);
+SELECT CONV('7fffffffffffffff', 16, -10), CONV('8000000000000000', 16, -10), CONV('-8000000000000001', -16, 10), CONV('1z', 36, 2), CONV('0', 2, 36);
+SELECT LEFT('abcdef', '2.7'), SUBSTRING('abcdef', '2.7'), REPEAT('a', '2.7'), ROUND(1.2345, '1.7'), LEFT('abcdef', ' 3x'), RIGHT('abcdef', '1e1'), TRUNCATE(1.2345, 2.7);
+DROP TABLE fn_vals;
