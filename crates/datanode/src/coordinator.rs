@@ -1292,11 +1292,7 @@ fn filter_partitions(table: &base::TableDef, filter: &base::filter::Filter) -> O
     }
     let mut partitions: Vec<u32> = keys
         .iter()
-        .map(|k| {
-            let mut bytes = Vec::new();
-            table.encode_key(&table.partition_key, k, &mut bytes);
-            base::placement::partition_of(&bytes, table.partition_count)
-        })
+        .map(|k| locate(table, &table.partition_key, k).1)
         .collect();
     partitions.sort_unstable();
     partitions.dedup();
@@ -1336,10 +1332,9 @@ mod tests {
         }
     }
 
+    /// The partition a row with `b` lives in, as writes place it (by its primary key).
     fn home(t: &base::TableDef, b: &str) -> u32 {
-        let mut bytes = Vec::new();
-        t.encode_key(&t.partition_key, &[Value::Bytes(b.into())], &mut bytes);
-        base::placement::partition_of(&bytes, t.partition_count)
+        locate(t, &t.primary_key, &[Value::Int(1), Value::Bytes(b.into())]).1
     }
 
     #[test]

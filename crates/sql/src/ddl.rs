@@ -34,7 +34,7 @@ impl Session {
             .cluster
             .table(&full)
             .map_err(|e| self.table_error(e, &table))?;
-        check_new_index(def.def(), &name, &columns)?;
+        check_new_index(def.def(), &name, &columns, &[])?;
         self.add_ordered_index(&full, &name, &columns)?;
         Ok(done(0))
     }
@@ -58,8 +58,8 @@ impl Session {
             .cluster
             .table(&full)
             .map_err(|e| self.table_error(e, &table))?;
-        let mut def = def.def().clone();
-        let mut added = Vec::new();
+        let def = def.def();
+        let mut added: Vec<(String, Vec<String>)> = Vec::new();
         for op in &a.operations {
             let ast::AlterTableOperation::AddConstraint { constraint, .. } = op else {
                 return Err(SqlError::unsupported(format!(
@@ -81,21 +81,14 @@ impl Session {
                     let first = columns.first().cloned().unwrap_or_default();
                     let mut name = first.clone();
                     let mut n = 2;
-                    while def.index(&name).is_some() || name.eq_ignore_ascii_case(PRIMARY) {
+                    while name_taken(def, &name, &added) || name.eq_ignore_ascii_case(PRIMARY) {
                         name = format!("{first}_{n}");
                         n += 1;
                     }
                     name
                 }
             };
-            check_new_index(&def, &name, &columns)?;
-            // Later operations see this one's name as taken.
-            def.indexes.push(base::schema::IndexDef {
-                name: name.clone(),
-                kind: IndexKind::Ordered,
-                columns: Vec::new(),
-                index_table: 0,
-            });
+            check_new_index(def, &name, &columns, &added)?;
             added.push((name, columns));
         }
         for (name, columns) in &added {
@@ -374,9 +367,20 @@ fn index_columns(columns: &[ast::IndexColumn]) -> Result<Vec<String>> {
         .collect()
 }
 
+/// Whether an index name is in use: by the table, or by an index the same ALTER TABLE adds
+/// before it (`earlier`).
+fn name_taken(def: &TableDef, name: &str, earlier: &[(String, Vec<String>)]) -> bool {
+    def.index(name).is_some() || earlier.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
+}
+
 /// MariaDB's errors for an index that cannot be added: 1072 a column the table lacks, 1061 a
-/// name in use.
-fn check_new_index(def: &TableDef, name: &str, columns: &[String]) -> Result<()> {
+/// name in use (see [`name_taken`]).
+fn check_new_index(
+    def: &TableDef,
+    name: &str,
+    columns: &[String],
+    earlier: &[(String, Vec<String>)],
+) -> Result<()> {
     for col in columns {
         if def.column(col).is_none_or(|p| def.columns[p].hidden) {
             return Err(SqlError::new(
@@ -386,7 +390,7 @@ fn check_new_index(def: &TableDef, name: &str, columns: &[String]) -> Result<()>
             ));
         }
     }
-    if def.index(name).is_some() {
+    if name_taken(def, name, earlier) {
         return Err(SqlError::new(
             1061,
             "42000",

@@ -150,7 +150,8 @@ pub(crate) fn store(column: &ColumnDef, v: Value) -> Result<Value> {
     from_text(column, Some(&text)).map_err(|m| SqlError::new(1366, "22007", m))
 }
 
-struct NoSession;
+/// A context with no session: every variable and session value is NULL.
+pub(crate) struct NoSession;
 
 impl Context for NoSession {
     fn variable(&self, _: &str) -> Value {
@@ -805,11 +806,7 @@ pub(crate) fn unknown_statement(id: u32) -> SqlError {
 /// the only form sqlparser reads after COMMENT; MySQL reads both.
 fn double_quoted_comment(sql: &str) -> std::borrow::Cow<'_, str> {
     use sqlparser::tokenizer::{Token, Tokenizer};
-    if !sql
-        .as_bytes()
-        .windows(7)
-        .any(|w| w.eq_ignore_ascii_case(b"comment"))
-    {
+    if !mentions(sql, "comment") {
         return sql.into();
     }
     let Ok(tokens) = Tokenizer::new(&Cairn, sql).tokenize_with_location() else {
@@ -848,6 +845,13 @@ fn double_quoted_comment(sql: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(&sql[at..]);
     out.into()
+}
+
+/// Whether `word` appears in `sql`, in any case: a cheap test before tokenizing for a rewrite.
+pub(crate) fn mentions(sql: &str, word: &str) -> bool {
+    sql.as_bytes()
+        .windows(word.len())
+        .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
 }
 
 /// The statements of a text the plan cache does not serve, after the rewrites sqlparser needs

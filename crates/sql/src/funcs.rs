@@ -425,18 +425,7 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expr::{Context, SessionFn};
-
-    struct NoSession;
-
-    impl Context for NoSession {
-        fn variable(&self, _: &str) -> Value {
-            Value::Null
-        }
-        fn session(&self, _: SessionFn) -> Value {
-            Value::Null
-        }
-    }
+    use crate::exec::NoSession;
 
     /// Every string and numeric function over every combination of odd arguments: an error
     /// is an answer, a panic is a defect. Result types are asked for too.

@@ -27,7 +27,7 @@ pub(crate) type Clauses = Vec<(usize, PartitionBy)>;
 /// The PARTITION BY clauses of `sql`, and the text without them (None when there were none). A clause is blanked to spaces, so every other token keeps
 /// its position for error messages and column names.
 pub(crate) fn take(sql: &str) -> Result<(Option<String>, Clauses)> {
-    if !contains_word(sql, "partition") {
+    if !crate::exec::mentions(sql, "partition") {
         return Ok((None, Vec::new()));
     }
     let Ok(tokens) = Tokenizer::new(&Cairn, sql).tokenize_with_location() else {
@@ -315,13 +315,6 @@ fn previous_token(tokens: &[TokenWithSpan], i: usize) -> usize {
 /// The byte offset where token `i` starts.
 fn offset_of(sql: &str, tokens: &[TokenWithSpan], i: usize) -> usize {
     crate::plan::offset(sql, tokens[i].span.start).unwrap_or(sql.len())
-}
-
-/// Whether `word` appears in `sql`, in any case (a cheap test before tokenizing).
-fn contains_word(sql: &str, word: &str) -> bool {
-    sql.as_bytes()
-        .windows(word.len())
-        .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
 }
 
 #[cfg(test)]
