@@ -84,6 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let op = Operation {
             kind: OpKind::Insert,
             table: users.id(),
+            version: users.version(),
             index: None,
             key: vec![],
             values: users.values(&[("email", format!("user{i}@example.com").into())])?,

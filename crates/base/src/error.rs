@@ -49,13 +49,16 @@ pub enum ErrorCode {
     NoSuchDatabase = 20,
     /// A database with that name exists already.
     DatabaseExists = 21,
+    /// The request was made against another version of the table's definition than the one the
+    /// data node holds (DDL changed it since): fetch the definition again and retry.
+    SchemaChanged = 22,
 }
 
 impl ErrorCode {
     /// Decodes a wire code.
     pub fn from_u16(code: u16) -> Option<ErrorCode> {
         use ErrorCode::*;
-        const ALL: [ErrorCode; 21] = [
+        const ALL: [ErrorCode; 22] = [
             DuplicateKey,
             NotFound,
             LockWaitTimeout,
@@ -77,6 +80,7 @@ impl ErrorCode {
             AutoIncrementExhausted,
             NoSuchDatabase,
             DatabaseExists,
+            SchemaChanged,
         ];
         ALL.into_iter().find(|c| *c as u16 == code)
     }
@@ -153,6 +157,7 @@ fn name(code: ErrorCode) -> &'static str {
         AutoIncrementExhausted => "auto-increment exhausted",
         NoSuchDatabase => "no such database",
         DatabaseExists => "database exists",
+        SchemaChanged => "schema changed",
     }
 }
 

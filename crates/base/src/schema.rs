@@ -104,6 +104,11 @@ pub struct TableOptions {
 pub struct TableDef {
     /// Assigned by the catalog; 0 in a create request.
     pub id: u32,
+    /// The definition's version, assigned by the catalog: 1 when created, one more after each
+    /// change (an index added or dropped, a rename, new options). Every request names the
+    /// version it was built against, and the data node refuses it (`SchemaChanged`) when the
+    /// table has changed since.
+    pub version: u32,
     pub name: String,
     pub columns: Vec<ColumnDef>,
     pub primary_key: Vec<u16>,
@@ -125,6 +130,7 @@ impl TableDef {
     pub fn new(name: &str, columns: Vec<ColumnDef>, primary_key: &[&str]) -> Result<TableDef> {
         let mut table = TableDef {
             id: 0,
+            version: 0,
             name: name.into(),
             columns,
             primary_key: Vec::new(),
@@ -326,6 +332,7 @@ impl TableDef {
         }
         TableDef {
             id: 0,
+            version: 1,
             name: format!("{}$unique${}", self.name, index.name),
             columns,
             primary_key: (0..key_len).collect(),

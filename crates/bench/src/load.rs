@@ -110,6 +110,7 @@ pub fn load(
                 .map(|i| Operation {
                     kind: OpKind::Insert,
                     table: table.id(),
+                    version: table.version(),
                     index: None,
                     key: Vec::new(),
                     values: make(i),

@@ -98,6 +98,7 @@ fn request_bytes(table: &Table, columns: &[u16]) -> usize {
     let op = wire::Operation {
         kind: wire::OpKind::Read(LockMode::CommittedRead),
         table: table.id(),
+        version: table.version(),
         index: None,
         key: vec![Value::Int(1)],
         values: Vec::new(),

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use base::{Error, ErrorCode, TableDef};
 use transport::{FrameReader, FrameWriter, ReadOutcome};
 use wire::frame::FLAG_LAST;
-use wire::{CheckpointInfo, FrameHeader, Message, NodeStatus};
+use wire::{CheckpointInfo, FrameHeader, Message, NodeStatus, TableChange};
 
 use crate::table::{Scan, Table};
 use crate::transaction::Transaction;
@@ -387,14 +387,7 @@ impl Cluster {
         {
             return Ok(t);
         }
-        match self.call(&Message::GetTable { name: name.into() })? {
-            Message::TableInfo { table, .. } => {
-                let t = Table::new(table);
-                self.cache(&t);
-                Ok(t)
-            }
-            other => Err(unexpected(&other)),
-        }
+        self.cached_info(self.call(&Message::GetTable { name: name.into() })?)
     }
 
     /// Adds an ordered index over `columns` to an existing table; the data node indexes the rows
@@ -411,14 +404,36 @@ impl Cluster {
             columns,
         });
         self.forget_table(table);
-        match reply? {
-            Message::TableInfo { table, .. } => {
-                let t = Table::new(table);
-                self.cache(&t);
-                Ok(t)
-            }
-            other => Err(unexpected(&other)),
+        self.cached_info(reply?)
+    }
+
+    /// Changes a table's definition without moving rows (drop an index, rename, new options);
+    /// returns the new definition (under its new name for a rename). Requests built from the
+    /// old definition are refused with `SchemaChanged` from then on.
+    pub fn alter_table(&self, table: &str, change: TableChange) -> Result<Table> {
+        let renamed = match &change {
+            TableChange::Rename { to } => Some(to.clone()),
+            _ => None,
+        };
+        let reply = self.call(&Message::AlterTable {
+            table: table.into(),
+            change,
+        });
+        self.forget_table(table);
+        if let Some(to) = renamed {
+            self.forget_table(&to);
         }
+        self.cached_info(reply?)
+    }
+
+    /// Drops an index of a table; a unique index's hidden table goes with it.
+    pub fn drop_index(&self, table: &str, name: &str) -> Result<Table> {
+        self.alter_table(table, TableChange::DropIndex { name: name.into() })
+    }
+
+    /// Renames a table (`to` may name another database: `db/table`).
+    pub fn rename_table(&self, table: &str, to: &str) -> Result<Table> {
+        self.alter_table(table, TableChange::Rename { to: to.into() })
     }
 
     /// Creates a database (SQL's schema); its tables are named `database/table`.
@@ -448,6 +463,26 @@ impl Cluster {
     pub fn forget_table(&self, name: &str) {
         if let Ok(mut t) = self.inner.tables.lock() {
             t.remove(&name.to_ascii_lowercase());
+        }
+    }
+
+    /// Drops every cached table definition (after a request was refused with
+    /// `SchemaChanged` and the caller cannot tell which table changed).
+    pub fn forget_tables(&self) {
+        if let Ok(mut t) = self.inner.tables.lock() {
+            t.clear();
+        }
+    }
+
+    /// The definition a DDL reply carries, cached.
+    fn cached_info(&self, reply: Message) -> Result<Table> {
+        match reply {
+            Message::TableInfo { table, .. } => {
+                let t = Table::new(table);
+                self.cache(&t);
+                Ok(t)
+            }
+            other => Err(unexpected(&other)),
         }
     }
 

@@ -21,7 +21,7 @@ pub use table::{Scan, Table};
 pub use transaction::{OpId, Transaction};
 pub use wire::{
     CheckpointInfo, ExecType, LockMode, NodeStatus, OpKind, OpResult, Operation, ScanOrder,
-    ScanRequest,
+    ScanRequest, TableChange,
 };
 
 /// What a client call can fail with. Every variant says whether a retry may succeed.

@@ -35,6 +35,12 @@ impl Table {
         &self.def
     }
 
+    /// The version of the definition this handle holds; requests carry it, and the data node
+    /// refuses them with `SchemaChanged` once the table has changed since.
+    pub fn version(&self) -> u32 {
+        self.def.version
+    }
+
     pub fn id(&self) -> u32 {
         self.def.id
     }
@@ -155,6 +161,7 @@ impl Scan {
         let columns: Vec<&str> = self.columns.iter().map(String::as_str).collect();
         Ok(ScanRequest {
             table: table.id(),
+            version: table.version(),
             index,
             lower: self.lower.clone(),
             upper: self.upper.clone(),

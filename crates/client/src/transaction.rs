@@ -55,6 +55,7 @@ impl Transaction {
         self.push(Operation {
             kind,
             table: table.id(),
+            version: table.version(),
             index,
             key,
             values,

@@ -40,10 +40,11 @@ fn closed_by_peer(stream: &mut TcpStream) -> bool {
     false
 }
 
-fn insert_frame(table: u32, id: i64) -> Vec<u8> {
+fn insert_frame(table: &client::Table, id: i64) -> Vec<u8> {
     let op = client::Operation {
         kind: client::OpKind::Insert,
-        table,
+        table: table.id(),
+        version: table.version(),
         index: None,
         key: vec![],
         values: vec![(0, Value::Int(id))],
@@ -77,7 +78,7 @@ fn bad_frames_close_only_their_connection() {
     txn.insert(&t, vec![(0, Value::Int(1))]);
     txn.commit().unwrap();
 
-    let valid = insert_frame(t.id(), 2);
+    let valid = insert_frame(&t, 2);
     let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
     // A frame cut short, then the sender closes its write side.
     cases.push(("truncated", valid[..valid.len() - 3].to_vec()));

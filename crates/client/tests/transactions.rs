@@ -275,6 +275,7 @@ fn lock_conflict_times_out_with_a_temporary_error() {
         let op = Operation {
             kind: OpKind::Update,
             table: tg.id(),
+            version: tg.version(),
             index: None,
             key: vec![1.into()],
             values: tg.values(&[("age", 99.into())]).unwrap(),
@@ -542,6 +543,7 @@ fn many_transactions_in_flight_from_one_thread() {
         let op = Operation {
             kind: OpKind::Insert,
             table: t.id(),
+            version: t.version(),
             index: None,
             key: vec![],
             values: t.values(&[("id", Value::Int(i as i64))]).unwrap(),
@@ -553,6 +555,7 @@ fn many_transactions_in_flight_from_one_thread() {
     let dup = Operation {
         kind: OpKind::Insert,
         table: t.id(),
+        version: t.version(),
         index: None,
         key: vec![],
         values: t.values(&[("id", Value::Int(5))]).unwrap(),

@@ -106,6 +106,7 @@ impl Catalog {
         }
         self.next_id += 1;
         def.id = self.next_id;
+        def.version = 1;
         let mut created = Vec::new();
         let mut unique_tables = Vec::new();
         for i in 0..def.indexes.len() {
@@ -163,6 +164,7 @@ impl Catalog {
         }
         def.indexes.push(index);
         def.validate()?;
+        def.version = next_version(&def)?;
         let def = Arc::new(def);
         let mut unique_tables = entry.unique_tables.clone();
         unique_tables.push(None);
@@ -172,6 +174,135 @@ impl Catalog {
             next_auto: entry.next_auto.clone(),
         };
         self.tables.insert(def.id, Arc::new(replaced));
+        Ok(def)
+    }
+
+    /// A base table by name, for DDL.
+    fn base_table(&self, name: &str) -> Result<Arc<TableEntry>, Error> {
+        self.by_name(name)
+            .filter(|t| t.def.index_of.is_none())
+            .cloned()
+            .ok_or_else(|| Error::new(ErrorCode::NoSuchTable, format!("unknown table '{name}'")))
+    }
+
+    /// Drops index `name` of `table`. Returns the table's new definition, the index's position
+    /// in the old one, and the id of the hidden table of a unique index (dropped with it).
+    pub fn drop_index(
+        &mut self,
+        table: &str,
+        name: &str,
+    ) -> Result<(Arc<TableDef>, usize, Option<u32>), Error> {
+        let entry = self.base_table(table)?;
+        let position = entry.def.index(name).ok_or_else(|| {
+            Error::new(
+                ErrorCode::NoSuchIndex,
+                format!("table '{table}' has no index '{name}'"),
+            )
+        })?;
+        let mut def = (*entry.def).clone();
+        let dropped = def.indexes.remove(position);
+        def.version = next_version(&def)?;
+        let def = Arc::new(def);
+        let mut unique_tables = entry.unique_tables.clone();
+        let hidden = unique_tables.remove(position).map(|t| t.id);
+        if let Some(id) = hidden {
+            if let Some(t) = self.tables.remove(&id) {
+                self.by_name.remove(&t.def.name.to_ascii_lowercase());
+            }
+        }
+        debug_assert_eq!(dropped.index_table, hidden.unwrap_or(0));
+        let replaced = TableEntry {
+            def: def.clone(),
+            unique_tables,
+            next_auto: entry.next_auto.clone(),
+        };
+        self.tables.insert(def.id, Arc::new(replaced));
+        Ok((def, position, hidden))
+    }
+
+    /// Renames `table` to `to` (which may be in another database), its hidden unique-index
+    /// tables with it. Returns every definition that changed, the base table's first.
+    pub fn rename_table(&mut self, table: &str, to: &str) -> Result<Vec<Arc<TableDef>>, Error> {
+        let entry = self.base_table(table)?;
+        if let Some((database, _)) = to.split_once('/') {
+            if !self.databases.contains_key(&database.to_ascii_lowercase()) {
+                return Err(Error::new(
+                    ErrorCode::NoSuchDatabase,
+                    format!("unknown database '{database}'"),
+                ));
+            }
+        }
+        if self.by_name.contains_key(&to.to_ascii_lowercase()) {
+            return Err(Error::new(
+                ErrorCode::TableExists,
+                format!("table '{to}' already exists"),
+            ));
+        }
+        let mut def = (*entry.def).clone();
+        def.name = to.to_string();
+        def.validate()?;
+        def.version = next_version(&def)?;
+        let def = Arc::new(def);
+        let mut changed = vec![def.clone()];
+        let mut unique_tables = Vec::with_capacity(entry.unique_tables.len());
+        for (index, hidden) in def.indexes.iter().zip(&entry.unique_tables) {
+            let Some(hidden) = hidden else {
+                unique_tables.push(None);
+                continue;
+            };
+            let mut renamed = (**hidden).clone();
+            renamed.name = def.unique_index_table(index).name;
+            renamed.version = next_version(&renamed)?;
+            let renamed = Arc::new(renamed);
+            self.by_name.remove(&hidden.name.to_ascii_lowercase());
+            self.by_name
+                .insert(renamed.name.to_ascii_lowercase(), renamed.id);
+            let old = self.tables.get(&renamed.id).cloned();
+            if let Some(old) = old {
+                self.tables.insert(
+                    renamed.id,
+                    Arc::new(TableEntry {
+                        def: renamed.clone(),
+                        unique_tables: Vec::new(),
+                        next_auto: old.next_auto.clone(),
+                    }),
+                );
+            }
+            changed.push(renamed.clone());
+            unique_tables.push(Some(renamed));
+        }
+        self.by_name.remove(&entry.def.name.to_ascii_lowercase());
+        self.by_name.insert(to.to_ascii_lowercase(), def.id);
+        self.tables.insert(
+            def.id,
+            Arc::new(TableEntry {
+                def,
+                unique_tables,
+                next_auto: entry.next_auto.clone(),
+            }),
+        );
+        Ok(changed)
+    }
+
+    /// Replaces the options of `table`; returns its new definition.
+    pub fn set_options(
+        &mut self,
+        table: &str,
+        options: base::schema::TableOptions,
+    ) -> Result<Arc<TableDef>, Error> {
+        let entry = self.base_table(table)?;
+        let mut def = (*entry.def).clone();
+        def.options = options;
+        def.version = next_version(&def)?;
+        let def = Arc::new(def);
+        self.tables.insert(
+            def.id,
+            Arc::new(TableEntry {
+                def: def.clone(),
+                unique_tables: entry.unique_tables.clone(),
+                next_auto: entry.next_auto.clone(),
+            }),
+        );
         Ok(def)
     }
 
@@ -233,10 +364,20 @@ impl Catalog {
     }
 }
 
+/// The version after `def`'s; an error once 2^32 - 1 changes were made.
+fn next_version(def: &TableDef) -> Result<u32, Error> {
+    def.version.checked_add(1).ok_or_else(|| {
+        Error::new(
+            ErrorCode::LimitExceeded,
+            format!("table '{}' was changed too many times", def.name),
+        )
+    })
+}
+
 /// The catalog file's first bytes.
 const CATALOG_MAGIC: &[u8; 8] = b"CAIRNCAT";
-/// Version 2 added the databases after the tables.
-const CATALOG_VERSION: u32 = 2;
+/// Version 2 added the databases after the tables; version 3 the tables' definition versions.
+const CATALOG_VERSION: u32 = 3;
 /// The catalog file's name inside the data directory.
 pub const CATALOG_FILE: &str = "catalog";
 
@@ -298,7 +439,7 @@ impl Catalog {
         }
         let mut r = wire::codec::Reader::new(&body[8..]);
         let version = r.u32().map_err(|e| corrupt(&e.to_string()))?;
-        if version != 1 && version != CATALOG_VERSION {
+        if !(1..=CATALOG_VERSION).contains(&version) {
             return Err(corrupt(&format!("unsupported version {version}")));
         }
         let next_id = r.u32().map_err(|e| corrupt(&e.to_string()))?;
@@ -307,9 +448,12 @@ impl Catalog {
             .map_err(|e| corrupt(&e.to_string()))?;
         let mut defs = Vec::with_capacity(count);
         for _ in 0..count {
-            defs.push(Arc::new(
-                wire::message::get_table(&mut r).map_err(|e| corrupt(&e.to_string()))?,
-            ));
+            let def = if version >= 3 {
+                wire::message::get_table(&mut r)
+            } else {
+                wire::message::get_table_unversioned(&mut r)
+            };
+            defs.push(Arc::new(def.map_err(|e| corrupt(&e.to_string()))?));
         }
         let mut catalog = Catalog {
             next_id,

@@ -392,6 +392,28 @@ impl Coordinator {
                 }
                 Err(e) => self.fail(id, e),
             },
+            Message::AlterTable { table, change } => {
+                match self.shared.alter_table(&table, &change) {
+                    Ok(redefinition) => {
+                        let name = redefinition.tables[0].name.clone();
+                        let reply = match self.shared.table_info(&name) {
+                            Some(m) => m,
+                            None => Message::Failure(Error::new(
+                                ErrorCode::NoSuchTable,
+                                format!("unknown table '{name}'"),
+                            )),
+                        };
+                        self.ddl_on_workers(id, reply, |_, tag, reply_to| ToWorker::Redefine {
+                            tables: redefinition.tables.clone(),
+                            dropped_index: redefinition.dropped_index,
+                            drop: redefinition.drop.clone(),
+                            tag,
+                            reply_to,
+                        });
+                    }
+                    Err(e) => self.fail(id, e),
+                }
+            }
             Message::CreateDatabase { name } => match self.shared.register_database(&name) {
                 Ok(()) => self.reply(id, &Message::Done),
                 Err(e) => self.fail(id, e),
@@ -851,6 +873,9 @@ impl Coordinator {
                 )
             })?;
         let table = entry.def.clone();
+        if table.version != request.version {
+            return Err(crate::worker::changed(&table, request.version));
+        }
         let projection = prepare::check_projection(&table, request.projection)?;
         let filter = prepare::prepare_filter(&table, request.filter)?;
         let mut partitions: Vec<u32> = (0..table.partition_count).collect();
@@ -1051,6 +1076,7 @@ fn advance(op: &mut OpState, slot: u32, outcome: Option<StepOutcome>) -> Vec<Ste
                 return vec![Step {
                     slot,
                     table: index_table.id,
+                    version: index_table.version,
                     partition,
                     pk,
                     kind: StepKind::Read {
@@ -1170,6 +1196,7 @@ fn base_step(op: &OpState, slot: u32, pk_values: &[Value], want_images: bool) ->
     Step {
         slot,
         table: table.id,
+        version: table.version,
         partition,
         pk,
         kind,
@@ -1211,6 +1238,7 @@ fn maintenance_steps(
             steps.push(Step {
                 slot,
                 table: hidden.id,
+                version: hidden.version,
                 partition,
                 pk,
                 kind: StepKind::Delete,
@@ -1223,6 +1251,7 @@ fn maintenance_steps(
             steps.push(Step {
                 slot,
                 table: hidden.id,
+                version: hidden.version,
                 partition,
                 pk,
                 kind: StepKind::Insert { row },

@@ -26,7 +26,7 @@ use std::time::Duration;
 use base::schema::{IndexDef, IndexKind};
 use base::{limits, Error, ErrorCode, TableDef};
 use tracing::{info, warn};
-use wire::Message;
+use wire::{Message, TableChange};
 
 use crate::catalog::Catalog;
 use crate::event_loop::{EventLoop, WorkerHandle};
@@ -113,6 +113,16 @@ impl Default for DataNodeConfig {
 }
 
 /// State every worker and coordinator shares: the catalog and the ways to reach each worker.
+/// What the workers apply after a change to a table that moves no rows.
+pub struct Redefinition {
+    /// The new definitions, the base table's first.
+    pub tables: Vec<Arc<TableDef>>,
+    /// The position of the index dropped from the base table's old definition.
+    pub dropped_index: Option<usize>,
+    /// Hidden tables to drop (a dropped unique index's).
+    pub drop: Vec<u32>,
+}
+
 pub struct Shared {
     pub node_id: u32,
     pub cluster_id: u32,
@@ -191,6 +201,47 @@ impl Shared {
         self.save_catalog(&catalog)?;
         info!(table = %table, index = %def.indexes[def.indexes.len() - 1].name, "added index");
         Ok(def)
+    }
+
+    /// Applies a change that moves no rows to a table in the catalog. Returns what the workers
+    /// apply next: the new definitions (the base table's first), the position of the index
+    /// dropped from the base table's old definition, and the hidden tables to drop.
+    pub fn alter_table(&self, table: &str, change: &TableChange) -> Result<Redefinition, Error> {
+        let mut catalog = self
+            .catalog
+            .write()
+            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let redefinition = match change {
+            TableChange::DropIndex { name } => {
+                let (def, position, hidden) = catalog.drop_index(table, name)?;
+                info!(table = %table, index = %name, "dropped index");
+                Redefinition {
+                    tables: vec![def],
+                    dropped_index: Some(position),
+                    drop: hidden.into_iter().collect(),
+                }
+            }
+            TableChange::Rename { to } => {
+                let tables = catalog.rename_table(table, to)?;
+                info!(table = %table, to = %to, "renamed table");
+                Redefinition {
+                    tables,
+                    dropped_index: None,
+                    drop: Vec::new(),
+                }
+            }
+            TableChange::Options(options) => {
+                let def = catalog.set_options(table, *options)?;
+                info!(table = %table, "changed table options");
+                Redefinition {
+                    tables: vec![def],
+                    dropped_index: None,
+                    drop: Vec::new(),
+                }
+            }
+        };
+        self.save_catalog(&catalog)?;
+        Ok(redefinition)
     }
 
     pub fn register_database(&self, name: &str) -> Result<(), Error> {

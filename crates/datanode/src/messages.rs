@@ -44,6 +44,9 @@ pub struct Step {
     /// Which operation of the request this step belongs to.
     pub slot: u32,
     pub table: u32,
+    /// The version of the table's definition the step was prepared against: the worker refuses
+    /// the step when its partition holds another (DDL ran in between).
+    pub version: u32,
     pub partition: u32,
     /// Encoded primary key of the target row.
     pub pk: Vec<u8>,
@@ -146,6 +149,17 @@ pub enum ToWorker {
     },
     DropTables {
         ids: Vec<u32>,
+        tag: u64,
+        reply_to: ReplyTo,
+    },
+    /// New definitions of tables whose rows stay as they are (a rename, new options, an index
+    /// dropped): the first is the base table, which lost its ordered index `dropped_index`
+    /// (position in its old definition) when that is set; the partitions of the tables in
+    /// `drop` (a dropped unique index's hidden table) go.
+    Redefine {
+        tables: Vec<Arc<TableDef>>,
+        dropped_index: Option<usize>,
+        drop: Vec<u32>,
         tag: u64,
         reply_to: ReplyTo,
     },

@@ -236,6 +236,9 @@ pub fn prepare(entry: Arc<TableEntry>, op: Operation) -> Result<PreparedOp, Erro
             "hidden index tables are not addressable".into(),
         ));
     }
+    if table.version != op.version {
+        return Err(crate::worker::changed(&table, op.version));
+    }
     let unique_index = match op.index {
         None => None,
         Some(i) => {

@@ -253,6 +253,25 @@ impl Worker {
                 self.partitions.retain(|(table, _), _| !ids.contains(table));
                 self.send(reply_to, Event::Finished { tag });
             }
+            ToWorker::Redefine {
+                tables,
+                dropped_index,
+                drop,
+                tag,
+                reply_to,
+            } => {
+                self.partitions
+                    .retain(|(table, _), _| !drop.contains(table));
+                for (i, table) in tables.iter().enumerate() {
+                    let dropped = if i == 0 { dropped_index } else { None };
+                    for ((id, _), part) in self.partitions.iter_mut() {
+                        if *id == table.id {
+                            part.redefine(table.clone(), dropped);
+                        }
+                    }
+                }
+                self.send(reply_to, Event::Finished { tag });
+            }
             ToWorker::Status { tag, reply_to } => {
                 let mut status = WorkerStatus::default();
                 // Rows of hidden unique-index tables are index entries, not rows.
@@ -382,6 +401,9 @@ impl Worker {
     fn committed_read(&self, step: &Step, projection: &[u16]) -> StepReply {
         let result = match self.partitions.get(&(step.table, step.partition)) {
             None => Err(not_here(step)),
+            Some(part) if part.table().version != step.version => {
+                Err(changed(part.table(), step.version))
+            }
             Some(part) => Ok(match part.get(&step.pk) {
                 None => StepOutcome::NotFound,
                 Some(row) => StepOutcome::Row(project(part.layout(), row, projection)),
@@ -407,15 +429,15 @@ impl Worker {
         let Some(part) = self.partitions.get(&(step.table, step.partition)) else {
             return StepStatus::Done(StepReply {
                 slot: step.slot,
-                result: Err(Error::new(
-                    ErrorCode::NoSuchTable,
-                    format!(
-                        "table {} partition {} is not here",
-                        step.table, step.partition
-                    ),
-                )),
+                result: Err(not_here(&step)),
             });
         };
+        if part.table().version != step.version {
+            return StepStatus::Done(StepReply {
+                slot: step.slot,
+                result: Err(changed(part.table(), step.version)),
+            });
+        }
         let layout = part.layout().clone();
         let lock = match &step.kind {
             StepKind::Read {
@@ -848,6 +870,9 @@ impl Worker {
                     format!("table '{}' partition {p} is not here", plan.table.name),
                 ));
             };
+            if part.table().version != plan.table.version {
+                return Err(changed(part.table(), plan.table.version));
+            }
             let layout = part.layout();
             let project = |row: &[u8]| -> Vec<Value> {
                 plan.projection
@@ -957,6 +982,17 @@ fn direct_reply(cluster_id: u32, request_id: u64, replies: Vec<StepReply>) -> Ve
     let mut out = Vec::with_capacity(128 + estimate);
     message.write_frame(&mut out, cluster_id, FLAG_LAST, request_id);
     out
+}
+
+/// A request built against version `asked` of a table whose partition holds `held`.
+pub(crate) fn changed(held: &TableDef, asked: u32) -> Error {
+    Error::new(
+        ErrorCode::SchemaChanged,
+        format!(
+            "table '{}' is at definition version {}, the request was made for version {asked}",
+            held.name, held.version
+        ),
+    )
 }
 
 fn not_here(step: &Step) -> Error {

@@ -4,6 +4,7 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 use base::schema::IndexKind;
@@ -24,13 +25,55 @@ pub enum IndexChoice {
 }
 
 /// An index a connection opened.
-#[derive(Clone)]
 pub struct OpenIndex {
     pub table: Table,
     pub index: IndexChoice,
     pub key_columns: Vec<u16>,
     pub columns: Vec<u16>,
     pub filter_columns: Vec<u16>,
+    /// The open_index request as the client sent it, to open it again after DDL.
+    pub spec: OpenSpec,
+    /// Set when the data node refused a request built from `table` (its definition changed, or
+    /// the table went): the next request opens the index again from `spec`.
+    pub stale: AtomicBool,
+}
+
+/// What an open_index named: the table, the index and the columns, as sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenSpec {
+    pub id: u32,
+    pub table: Vec<u8>,
+    pub index: Vec<u8>,
+    pub columns: Vec<Vec<u8>>,
+    pub filter_columns: Vec<Vec<u8>>,
+}
+
+impl Indexes {
+    /// Open index `id` as the table is now: opened again from what the client sent when a
+    /// request found its definition out of date (DDL ran since), so the index sees the new
+    /// schema, or the answer the open_index would get now (the table or index is gone).
+    pub fn current(&mut self, cluster: &Cluster, id: u32) -> Result<Arc<OpenIndex>, Vec<u8>> {
+        let open = self
+            .open
+            .get(&id)
+            .ok_or_else(|| protocol::error(2, "stmtnum"))?;
+        if !open.stale.load(AtomicOrdering::Relaxed) {
+            return Ok(Arc::clone(open));
+        }
+        let spec = open.spec.clone();
+        cluster.forget_table(&String::from_utf8_lossy(&spec.table));
+        let again = open_index(
+            cluster,
+            spec.id,
+            &spec.table,
+            &spec.index,
+            &spec.columns,
+            &spec.filter_columns,
+        )?;
+        let again = Arc::new(again);
+        self.open.insert(id, Arc::clone(&again));
+        Ok(again)
+    }
 }
 
 /// A connection's open indexes, and whether it came in on the write port.
@@ -58,7 +101,7 @@ impl protocol::OpenIndexes for Indexes {
 pub fn open_index(
     cluster: &Cluster,
     id: u32,
-    table: &[u8],
+    table_name: &[u8],
     index: &[u8],
     columns: &[Vec<u8>],
     filter_columns: &[Vec<u8>],
@@ -66,7 +109,7 @@ pub fn open_index(
     if id > INDEX_ID_MAX {
         return Err(protocol::error(2, "stmtnum"));
     }
-    let name = String::from_utf8_lossy(table);
+    let name = String::from_utf8_lossy(table_name);
     let table = match cluster.table(&name) {
         Ok(t) => t,
         Err(_) => return Err(protocol::error(1, "open_table")),
@@ -123,16 +166,26 @@ pub fn open_index(
         table,
         index: choice,
         key_columns,
+        spec: OpenSpec {
+            id,
+            table: table_name.to_vec(),
+            index: index.to_vec(),
+            columns: columns.to_vec(),
+            filter_columns: filter_columns.to_vec(),
+        },
+        stale: AtomicBool::new(false),
     })
 }
 
-/// The answer to a data-node failure: code 1 and the MySQL handler error number clients know
-/// (121 duplicate key, 146 lock wait timeout), else 1 and the text of Cairn's error code.
-/// The answer to a failed request on `open`. A table gone from the data node (dropped, maybe
-/// created again) also leaves the client's cache, so the next open_index finds what is there now.
+/// The answer to a data-node failure on `open`: code 1 and the MySQL handler error number
+/// clients know (121 duplicate key, 146 lock wait timeout), else 1 and the text of Cairn's error
+/// code. A table gone from the data node (dropped, maybe created again) or changed by DDL also
+/// leaves the client's cache, and the open index is marked stale, so the next request opens it
+/// again as the table is now.
 pub fn failure(cluster: &Cluster, open: &OpenIndex, e: &ClientError) -> Vec<u8> {
-    if e.code() == ErrorCode::NoSuchTable {
+    if matches!(e.code(), ErrorCode::NoSuchTable | ErrorCode::SchemaChanged) {
         cluster.forget_table(&open.table.def().name);
+        open.stale.store(true, AtomicOrdering::Relaxed);
     }
     match e.code() {
         ErrorCode::DuplicateKey => protocol::error(1, "121"),

@@ -179,6 +179,8 @@ struct Pending {
     slot: u64,
     open: Arc<OpenIndex>,
     key: Vec<base::Value>,
+    /// The find itself, to run on its own if the batch fails as a whole.
+    request: Request,
 }
 
 impl Server {
@@ -342,12 +344,13 @@ impl Server {
                             let a = run_open(&self.cluster, conn, id, req);
                             conn.answers.push_back(Some(a));
                         }
-                        Step::Batch(open, key) => {
+                        Step::Batch(open, key, request) => {
                             batch.push(Pending {
                                 token,
                                 slot: conn.written + conn.answers.len() as u64,
                                 open,
                                 key,
+                                request,
                             });
                             conn.answers.push_back(None);
                         }
@@ -390,6 +393,7 @@ impl Server {
                 };
                 Operation::read(
                     p.open.table.id(),
+                    p.open.table.version(),
                     index,
                     p.key.clone(),
                     LockMode::CommittedRead,
@@ -408,7 +412,7 @@ impl Server {
                 self.batches.insert(token, batch);
             }
             Err(e) => {
-                self.answer_batch(&batch, Err(e));
+                self.answer_batch(batch, Err(e));
                 // A failed write fails every batch out too.
                 let abandoned = self.link.abandon();
                 self.complete(abandoned);
@@ -432,12 +436,33 @@ impl Server {
     fn complete(&mut self, done: Vec<client::Completion>) {
         for (token, result) in done {
             if let Some(batch) = self.batches.remove(&token) {
-                self.answer_batch(&batch, result);
+                self.answer_batch(batch, result);
             }
         }
     }
 
-    fn answer_batch(&mut self, batch: &[Pending], result: client::Result<Vec<OpResult>>) {
+    fn answer_batch(&mut self, batch: Vec<Pending>, result: client::Result<Vec<OpResult>>) {
+        if let Err(e @ client::ClientError::Aborted { .. }) = &result {
+            // One read failed the whole batch (its table was changed or dropped): every read
+            // runs again on its own and answers for itself only (opening its index again when
+            // its table changed).
+            debug!("handlersocket batch failed, its reads run one by one: {e}");
+            let cluster = self.cluster.clone();
+            for p in batch {
+                let Some(conn) = self.connections.get_mut(&p.token) else {
+                    continue;
+                };
+                let answer = run_alone(&cluster, conn, p.request);
+                if let Some(slot) = p
+                    .slot
+                    .checked_sub(conn.written)
+                    .and_then(|i| conn.answers.get_mut(i as usize))
+                {
+                    *slot = Some(answer);
+                }
+            }
+            return;
+        }
         for (i, p) in batch.iter().enumerate() {
             let answer = match &result {
                 Ok(results) => match results.get(i) {
@@ -508,7 +533,7 @@ impl Server {
 enum Step {
     Answer(Vec<u8>),
     Open(u32, Request),
-    Batch(Arc<OpenIndex>, Vec<base::Value>),
+    Batch(Arc<OpenIndex>, Vec<base::Value>, Request),
     Alone(Request),
 }
 
@@ -559,11 +584,15 @@ fn classify(conn: &mut Conn, config: &HsConfig, line: &[u8]) -> Step {
             let Some(open) = conn.indexes.open.get(&f.index_id) else {
                 return Step::Answer(protocol::error(2, "stmtnum"));
             };
+            if open.stale.load(std::sync::atomic::Ordering::Relaxed) {
+                // Opened again (a round trip) when it runs.
+                return Step::Alone(request);
+            }
             if f.key.len() > open.key_columns.len() {
                 return Step::Answer(protocol::error(2, "kpnum"));
             }
             match exec::simple_read(open, f) {
-                Some(key) => Step::Batch(Arc::clone(open), key),
+                Some(key) => Step::Batch(Arc::clone(open), key, request),
                 None => Step::Alone(request),
             }
         }
@@ -591,16 +620,34 @@ fn run_open(cluster: &Cluster, conn: &mut Conn, id: u32, request: Request) -> Ve
     }
 }
 
+/// Runs a request on its own. When the data node refuses it because DDL changed the table since
+/// the index was opened (nothing of it ran), the index is opened again and the request runs once
+/// more, against the table as it is now.
 fn run_alone(cluster: &Cluster, conn: &mut Conn, request: Request) -> Vec<u8> {
-    match request {
-        Request::Find(f) => match conn.indexes.open.get(&f.index_id) {
-            Some(open) => exec::find(cluster, open, &f),
-            None => protocol::error(2, "stmtnum"),
-        },
-        Request::Insert { index_id, values } => match conn.indexes.open.get(&index_id) {
-            Some(open) => exec::insert(cluster, open, &values),
-            None => protocol::error(2, "stmtnum"),
-        },
-        _ => protocol::error(2, "cmd"),
+    let id = match &request {
+        Request::Find(f) => f.index_id,
+        Request::Insert { index_id, .. } => *index_id,
+        _ => return protocol::error(2, "cmd"),
+    };
+    let mut answer = Vec::new();
+    for _ in 0..2 {
+        let open = match conn.indexes.current(cluster, id) {
+            Ok(open) => open,
+            Err(answer) => return answer,
+        };
+        if let Request::Find(f) = &request {
+            if f.key.len() > open.key_columns.len() {
+                return protocol::error(2, "kpnum");
+            }
+        }
+        answer = match &request {
+            Request::Find(f) => exec::find(cluster, &open, f),
+            Request::Insert { values, .. } => exec::insert(cluster, &open, values),
+            _ => protocol::error(2, "cmd"),
+        };
+        if !open.stale.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
     }
+    answer
 }

@@ -29,14 +29,18 @@ impl Session {
             return Err(SqlError::parse("CREATE INDEX needs a name"));
         };
         let (_, name) = ident(name)?;
-        let def = self
-            .shared
-            .cluster
-            .table(&full)
-            .map_err(|e| self.table_error(e, &table))?;
+        let def = self.existing(&full, &table)?;
         check_new_index(def.def(), &name, &columns, &[])?;
         self.add_ordered_index(&full, &name, &columns)?;
         Ok(done(0))
+    }
+
+    /// Table `full` (`table` as the statement named it), which must exist (1146).
+    fn existing(&self, full: &str, table: &str) -> Result<client::Table> {
+        self.shared
+            .cluster
+            .table(full)
+            .map_err(|e| self.table_error(e, table))
     }
 
     fn add_ordered_index(&self, full: &str, name: &str, columns: &[String]) -> Result<()> {
@@ -48,24 +52,51 @@ impl Session {
         Ok(())
     }
 
-    /// ALTER TABLE t ADD {INDEX|KEY} [name] (cols)[, ADD ...]: ordered indexes built online over
-    /// the rows present, as CREATE INDEX. Every operation is checked before the first runs.
-    /// Other operations are refused with 1235, naming them.
+    /// ALTER TABLE t with any of: DROP {INDEX|KEY} name, ADD {INDEX|KEY} [name] (cols), RENAME
+    /// [TO|AS] name. As in MariaDB, drops name indexes of the table as it is, adds are checked
+    /// against the table without the dropped ones, and every operation is checked before the
+    /// first runs; then the drops run, the adds (ordered indexes built online over the rows
+    /// present, as CREATE INDEX), and the rename. Other operations are refused with 1235,
+    /// naming them.
     pub(crate) fn alter_table(&mut self, a: &ast::AlterTable) -> Result<Outcome> {
-        let (full, _, table) = self.table_name(&a.name)?;
-        let def = self
-            .shared
-            .cluster
-            .table(&full)
-            .map_err(|e| self.table_error(e, &table))?;
-        let def = def.def();
+        let (full, db, table) = self.table_name(&a.name)?;
+        let current = self.existing(&full, &table)?;
+        let mut def = current.def().clone();
+        let mut dropped: Vec<String> = Vec::new();
+        let mut rename = None;
+        for op in &a.operations {
+            match op {
+                ast::AlterTableOperation::DropIndex { name } => {
+                    let position = def
+                        .index(&name.value)
+                        .filter(|_| !name.value.eq_ignore_ascii_case(PRIMARY))
+                        .ok_or_else(|| no_index(&name.value))?;
+                    dropped.push(def.indexes.remove(position).name);
+                }
+                ast::AlterTableOperation::DropPrimaryKey { .. } => {
+                    return Err(SqlError::unsupported("ALTER TABLE ... DROP PRIMARY KEY"))
+                }
+                ast::AlterTableOperation::RenameTable { table_name } => {
+                    let (ast::RenameTableNameKind::As(to) | ast::RenameTableNameKind::To(to)) =
+                        table_name;
+                    rename = Some(to.clone());
+                }
+                _ => {}
+            }
+        }
+        let def = &def;
         let mut added: Vec<(String, Vec<String>)> = Vec::new();
         for op in &a.operations {
-            let ast::AlterTableOperation::AddConstraint { constraint, .. } = op else {
-                return Err(SqlError::unsupported(format!(
-                    "ALTER TABLE ... {}",
-                    op_name(op)
-                )));
+            let constraint = match op {
+                ast::AlterTableOperation::AddConstraint { constraint, .. } => constraint,
+                ast::AlterTableOperation::DropIndex { .. }
+                | ast::AlterTableOperation::RenameTable { .. } => continue,
+                _ => {
+                    return Err(SqlError::unsupported(format!(
+                        "ALTER TABLE ... {}",
+                        op_name(op)
+                    )))
+                }
             };
             let ast::TableConstraint::Index(index) = constraint else {
                 return Err(SqlError::unsupported(format!(
@@ -91,10 +122,111 @@ impl Session {
             check_new_index(def, &name, &columns, &added)?;
             added.push((name, columns));
         }
+        let renamed = match &rename {
+            Some(to) => {
+                let (to_full, _, to_table) = self.table_name(to)?;
+                if to_full.eq_ignore_ascii_case(&full) {
+                    // Renamed to itself: nothing to do, as in MariaDB.
+                    None
+                } else {
+                    self.check_rename(&full, &to_full, &to_table)?;
+                    Some(to_full)
+                }
+            }
+            None => None,
+        };
+        let cluster = &self.shared.cluster;
+        for name in &dropped {
+            cluster
+                .drop_index(&full, name)
+                .map_err(|e| self.table_error(e, &table))?;
+        }
         for (name, columns) in &added {
             self.add_ordered_index(&full, name, columns)?;
         }
+        if let Some(to) = renamed {
+            cluster
+                .rename_table(&full, &to)
+                .map_err(|e| rename_error(e, &db, &table, &to))?;
+        }
         Ok(done(0))
+    }
+
+    /// DROP INDEX name ON t.
+    pub(crate) fn drop_index(&mut self, name: &ObjectName, table: &ObjectName) -> Result<Outcome> {
+        let (full, _, table) = self.table_name(table)?;
+        let (_, name) = ident(name)?;
+        let def = self.existing(&full, &table)?;
+        if name.eq_ignore_ascii_case(PRIMARY) {
+            return Err(SqlError::unsupported(
+                "DROP INDEX `PRIMARY` (dropping the primary key)",
+            ));
+        }
+        if def.def().index(&name).is_none() {
+            return Err(no_index(&name));
+        }
+        self.shared
+            .cluster
+            .drop_index(&full, &name)
+            .map_err(|e| self.table_error(e, &table))?;
+        Ok(done(0))
+    }
+
+    /// RENAME TABLE a TO b[, c TO d ...]: in order, each checked against the names as the earlier
+    /// ones left them; when one fails, those done are renamed back, so the statement changes
+    /// nothing, as in MariaDB.
+    pub(crate) fn rename_tables(&mut self, renames: &[ast::RenameTable]) -> Result<Outcome> {
+        let mut done_so_far: Vec<(String, String)> = Vec::new();
+        for r in renames {
+            let result = (|| {
+                let (from, db, table) = self.table_name(&r.old_name)?;
+                let (to, _, to_table) = self.table_name(&r.new_name)?;
+                self.check_rename(&from, &to, &to_table)?;
+                self.shared
+                    .cluster
+                    .rename_table(&from, &to)
+                    .map_err(|e| rename_error(e, &db, &table, &to))?;
+                Ok((from, to))
+            })();
+            match result {
+                Ok(pair) => done_so_far.push(pair),
+                Err(e) => {
+                    for (from, to) in done_so_far.iter().rev() {
+                        if let Err(undo) = self.shared.cluster.rename_table(to, from) {
+                            tracing::warn!(
+                                "RENAME TABLE: renaming {to} back to {from} failed: {undo}"
+                            );
+                        }
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(done(0))
+    }
+
+    /// The checks MariaDB makes before a rename: the source exists (1146), the target does not
+    /// (1050). (A target database that does not exist is the data node's to find: 1025.)
+    fn check_rename(&self, from: &str, to: &str, to_table: &str) -> Result<()> {
+        let cluster = &self.shared.cluster;
+        cluster.forget_table(from);
+        cluster.forget_table(to);
+        let (from_db, from_table) = from.split_once('/').unwrap_or(("", from));
+        match cluster.table(from) {
+            Ok(_) => {}
+            Err(e) if e.code() == base::ErrorCode::NoSuchTable => {
+                return Err(SqlError::no_table(from_db, from_table))
+            }
+            Err(e) => return Err(SqlError::from_client(&e)),
+        }
+        if cluster.table(to).is_ok() {
+            return Err(SqlError::new(
+                1050,
+                "42S01",
+                format!("Table '{to_table}' already exists"),
+            ));
+        }
+        Ok(())
     }
 
     pub(crate) fn drop(
@@ -732,6 +864,242 @@ pub(crate) fn ndb_table_options(
         }
     }
     Ok(balance)
+}
+
+/// MySQL's spellings in ALTER TABLE that sqlparser 0.63 does not read, in the spelling it does:
+/// `DROP KEY k` as `DROP INDEX k`, and `RENAME t` (no TO or AS) as `RENAME TO t`. Other text is
+/// returned as it is.
+pub(crate) fn alter_spellings(sql: &str) -> std::borrow::Cow<'_, str> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let Ok(tokens) = Tokenizer::new(&crate::dialect::Cairn, sql).tokenize_with_location() else {
+        return sql.into();
+    };
+    let words: Vec<(Option<String>, &sqlparser::tokenizer::TokenWithSpan)> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .map(|t| match &t.token {
+            Token::Word(w) if w.quote_style.is_none() => (Some(w.value.to_ascii_uppercase()), t),
+            _ => (None, t),
+        })
+        .collect();
+    let mut edits: Vec<(usize, usize, &str)> = Vec::new();
+    for pair in words.windows(2) {
+        let (Some(first), (second, at)) = (&pair[0].0, &pair[1]) else {
+            continue;
+        };
+        let (Some(start), Some(end)) = (
+            crate::plan::offset(sql, at.span.start),
+            crate::plan::offset(sql, at.span.end),
+        ) else {
+            return sql.into();
+        };
+        match (first.as_str(), second.as_deref()) {
+            ("DROP", Some("KEY")) => edits.push((start, end, "INDEX")),
+            ("RENAME", Some("TO" | "AS" | "INDEX" | "KEY" | "COLUMN")) => {}
+            ("RENAME", _) if matches!(at.token, Token::Word(_)) => {
+                edits.push((start, start, "TO "))
+            }
+            _ => {}
+        }
+    }
+    if edits.is_empty() {
+        return sql.into();
+    }
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut from = 0;
+    for (a, b, text) in edits {
+        out.push_str(&sql[from..a]);
+        out.push_str(text);
+        from = b;
+    }
+    out.push_str(&sql[from..]);
+    out.into()
+}
+
+/// A table option given alone to ALTER TABLE.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum AlterOption {
+    Comment(String),
+    /// ENGINE=...: accepted, every table is a Cairn table.
+    Engine,
+    Charset(String),
+    Collate(String),
+}
+
+/// `ALTER TABLE name option [[,] option ...]` where each option is `COMMENT`, `ENGINE`,
+/// `[DEFAULT] {CHARSET | CHARACTER SET}` or `[DEFAULT] COLLATE`, with or without `=`, which
+/// sqlparser 0.63 does not parse: the table name and the options. None for any other text
+/// (sqlparser then parses it, or names what it could not).
+pub(crate) fn option_alter(sql: &str) -> Option<(ObjectName, Vec<AlterOption>)> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let tokens: Vec<Token> = Tokenizer::new(&crate::dialect::Cairn, sql)
+        .tokenize()
+        .ok()?
+        .into_iter()
+        .filter(|t| !matches!(t, Token::Whitespace(_)))
+        .collect();
+    let word = |t: Option<&Token>, w: &str| matches!(t, Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    let mut at = 0;
+    if !word(tokens.first(), "ALTER") {
+        return None;
+    }
+    at += 1;
+    if word(tokens.get(at), "ONLINE") || word(tokens.get(at), "IGNORE") {
+        at += 1;
+    }
+    if !word(tokens.get(at), "TABLE") {
+        return None;
+    }
+    at += 1;
+    let mut name = Vec::new();
+    loop {
+        let Some(Token::Word(w)) = tokens.get(at) else {
+            return None;
+        };
+        name.push(ast::Ident {
+            value: w.value.clone(),
+            quote_style: w.quote_style,
+            span: sqlparser::tokenizer::Span::empty(),
+        });
+        at += 1;
+        if tokens.get(at) != Some(&Token::Period) {
+            break;
+        }
+        at += 1;
+    }
+    let mut options = Vec::new();
+    loop {
+        match tokens.get(at) {
+            None | Some(Token::SemiColon) if !options.is_empty() => break,
+            Some(Token::Comma) if !options.is_empty() => at += 1,
+            _ => {}
+        }
+        if word(tokens.get(at), "DEFAULT") {
+            at += 1;
+        }
+        let key = if word(tokens.get(at), "CHARACTER") && word(tokens.get(at + 1), "SET") {
+            at += 2;
+            "CHARSET".to_string()
+        } else {
+            let Some(Token::Word(w)) = tokens.get(at) else {
+                return None;
+            };
+            at += 1;
+            w.value.to_ascii_uppercase()
+        };
+        if tokens.get(at) == Some(&Token::Eq) {
+            at += 1;
+        }
+        let value = match tokens.get(at)? {
+            Token::SingleQuotedString(v) | Token::DoubleQuotedString(v) => v.clone(),
+            Token::Word(w) => w.value.clone(),
+            _ => return None,
+        };
+        at += 1;
+        options.push(match key.as_str() {
+            "COMMENT" => AlterOption::Comment(value),
+            "ENGINE" => AlterOption::Engine,
+            "CHARSET" => AlterOption::Charset(value),
+            "COLLATE" => AlterOption::Collate(value),
+            _ => return None,
+        });
+        if options.len() > 64 {
+            return None;
+        }
+    }
+    if tokens.get(at) == Some(&Token::SemiColon) {
+        at += 1;
+    }
+    (at == tokens.len()).then(|| (ObjectName::from(name), options))
+}
+
+impl Session {
+    /// ALTER TABLE t with table options only. A comment replaces the table's: the NDB_TABLE=
+    /// options it names are set, the others go back to their defaults (PARTITION_BALANCE, which
+    /// would move rows between partitions, and a change of NOLOGGING, which would change what
+    /// the redo log holds, are refused with 1235); another comment is accepted and not kept
+    /// (Cairn keeps only NDB_TABLE options). The default character set and collation replace
+    /// the table's; ENGINE is accepted. Online: the table's definition gets a new version and no
+    /// row moves.
+    pub(crate) fn alter_options(
+        &mut self,
+        name: &ObjectName,
+        given: &[AlterOption],
+    ) -> Result<Outcome> {
+        let (full, _, table) = self.table_name(name)?;
+        crate::infoschema::refuse_in_schema(self, name)?;
+        let current = self.existing(&full, &table)?;
+        let mut options = current.def().options;
+        let mut spec = CollationSpec::default();
+        for option in given {
+            match option {
+                AlterOption::Comment(text) => {
+                    let mut changed = TableOptions {
+                        collation: options.collation,
+                        ..TableOptions::default()
+                    };
+                    if ndb_table_options(text, &mut changed)?.is_some() {
+                        return Err(SqlError::unsupported(
+                            "ALTER TABLE ... COMMENT=\"NDB_TABLE=PARTITION_BALANCE=...\" (repartitioning)",
+                        ));
+                    }
+                    if changed.nologging != options.nologging {
+                        return Err(SqlError::unsupported(
+                            "ALTER TABLE ... COMMENT=\"NDB_TABLE=NOLOGGING=...\" on an existing table",
+                        ));
+                    }
+                    options = changed;
+                }
+                AlterOption::Engine => {}
+                AlterOption::Charset(c) => spec.charset = Some(c.clone()),
+                AlterOption::Collate(c) => spec.collation = Some(c.clone()),
+            }
+        }
+        if !spec.is_empty() {
+            options.collation = Some(spec.resolve()?).filter(|c| *c != Collation::Utf8mb4GeneralCi);
+        }
+        if options != current.def().options {
+            self.shared
+                .cluster
+                .alter_table(&full, client::TableChange::Options(options))
+                .map_err(|e| self.table_error(e, &table))?;
+        }
+        Ok(done(0))
+    }
+}
+
+/// ER_CANT_DROP_FIELD_OR_KEY.
+fn no_index(name: &str) -> SqlError {
+    SqlError::new(
+        1091,
+        "42000",
+        format!("Can't DROP INDEX `{name}`; check that it exists"),
+    )
+}
+
+/// A rename the data node refused: MariaDB's 1050 for a name in use, its 1025 for a missing
+/// target database.
+fn rename_error(e: client::ClientError, db: &str, table: &str, to: &str) -> SqlError {
+    match e.code() {
+        base::ErrorCode::TableExists => SqlError::new(
+            1050,
+            "42S01",
+            format!(
+                "Table '{}' already exists",
+                to.split_once('/').map_or(to, |(_, t)| t)
+            ),
+        ),
+        base::ErrorCode::NoSuchDatabase => SqlError::new(
+            1025,
+            "HY000",
+            format!(
+                "Error on rename of './{db}/{table}' to './{}' (errno: 168 \"Unknown (generic) error from engine\")",
+                to
+            ),
+        ),
+        base::ErrorCode::NoSuchTable => SqlError::no_table(db, table),
+        _ => SqlError::from_client(&e),
+    }
 }
 
 fn schema_error(table: &str, e: base::Error) -> SqlError {

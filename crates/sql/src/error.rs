@@ -84,6 +84,11 @@ impl SqlError {
             ErrorCode::NoSuchDatabase => SqlError::new(1049, "42000", message),
             ErrorCode::DatabaseExists => SqlError::new(1007, "HY000", message),
             ErrorCode::BadSchema => SqlError::new(1105, "HY000", message),
+            ErrorCode::SchemaChanged => SqlError::new(
+                1412,
+                "HY000",
+                "Table definition has changed, please retry transaction",
+            ),
             ErrorCode::ConnectionLost | ErrorCode::ShuttingDown => {
                 SqlError::new(2013, "HY000", message)
             }

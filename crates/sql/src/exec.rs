@@ -271,6 +271,16 @@ impl Session {
     pub fn run(&mut self, sql: &str) -> Vec<Outcome> {
         let sql = &share_mode(sql);
         self.take_counts();
+        if starts_with_word(sql, "alter") {
+            if let Some((name, options)) = crate::ddl::option_alter(sql) {
+                self.plans.clear();
+                self.begin_statement(crate::diagnostics::Kind::Other { tables: true });
+                let outcome = self
+                    .alter_options(&name, &options)
+                    .unwrap_or_else(Outcome::Failed);
+                return vec![self.concluded(outcome)];
+            }
+        }
         if let Some(outcome) = self.run_cached(sql) {
             return vec![self.concluded(outcome)];
         }
@@ -287,7 +297,7 @@ impl Session {
             )))];
         }
         let mut outcomes = Vec::new();
-        for s in statements {
+        for (i, s) in statements.into_iter().enumerate() {
             if matches!(
                 s,
                 Statement::CreateTable(_)
@@ -300,10 +310,23 @@ impl Session {
                 // Plans may name what this changes (or miss an index it adds).
                 self.plans.clear();
             }
-            let outcome = self
+            let alone = !self.in_transaction();
+            let mut outcome = self
                 .compile(s, sql, &[])
                 .and_then(|c| self.execute(&c, &[]))
                 .unwrap_or_else(Outcome::Failed);
+            if self.schema_changed(&outcome, alone) {
+                // Planned from a definition DDL has changed since: plan it again from the
+                // definitions as they are now.
+                if let Ok((_, mut again)) = parse(sql) {
+                    if i < again.len() {
+                        outcome = self
+                            .compile(again.swap_remove(i), sql, &[])
+                            .and_then(|c| self.execute(&c, &[]))
+                            .unwrap_or_else(Outcome::Failed);
+                    }
+                }
+            }
             let outcome = self.concluded(outcome);
             let failed = matches!(outcome, Outcome::Failed(_));
             outcomes.push(outcome);
@@ -312,6 +335,20 @@ impl Session {
             }
         }
         outcomes
+    }
+
+    /// Whether `outcome` failed because a table's definition changed under the statement's plan
+    /// (1412) and the statement may simply run again, planned anew: it ran `alone`, in a
+    /// transaction of its own, which the data node aborted whole. Inside a longer transaction
+    /// the client must retry the transaction, as MariaDB says. Either way the cached
+    /// definitions and plans, which may all predate the change, are dropped.
+    pub(crate) fn schema_changed(&mut self, outcome: &Outcome, alone: bool) -> bool {
+        if !matches!(outcome, Outcome::Failed(e) if e.code == 1412) {
+            return false;
+        }
+        self.shared.cluster.forget_tables();
+        self.plans.clear();
+        alone
     }
 
     /// Runs a text query through the plan cache: None when the cache does not serve it (the
@@ -336,9 +373,18 @@ impl Session {
                 compiled
             }
         };
+        let alone = !self.in_transaction();
         match self.execute(&compiled, &n.values) {
             // The table changed under the plan: plan it again from the text as typed.
             Err(e) if e.code == 1146 => None,
+            Err(e) if e.code == 1412 => {
+                let failed = Outcome::Failed(e);
+                if self.schema_changed(&failed, alone) {
+                    None
+                } else {
+                    Some(failed)
+                }
+            }
             result => {
                 self.plans.put(&database, n.text, compiled);
                 Some(result.unwrap_or_else(Outcome::Failed))
@@ -395,12 +441,15 @@ impl Session {
             return Outcome::Failed(unknown_statement(id));
         };
         let mut prepared = prepared;
+        let alone = !self.in_transaction();
         let mut outcome = self
             .execute(&prepared.compiled, params)
             .unwrap_or_else(Outcome::Failed);
-        if matches!(&outcome, Outcome::Failed(e) if e.code == 1146) {
-            // The table was dropped (and perhaps made again) since the statement was planned:
-            // forget its cached definition and plan once more.
+        if matches!(&outcome, Outcome::Failed(e) if e.code == 1146)
+            || self.schema_changed(&outcome, alone)
+        {
+            // The table was dropped (and perhaps made again), renamed or changed since the
+            // statement was planned: forget its cached definition and plan once more.
             if let Some(name) = prepared.compiled.table_name() {
                 self.shared.cluster.forget_table(&name);
             }
@@ -408,11 +457,15 @@ impl Session {
                 let placeholders = plan::placeholders(&prepared.sql)?;
                 self.compile(s.remove(0), &prepared.sql, &placeholders)
             });
-            if let Ok(compiled) = again {
-                prepared.compiled = compiled;
-                outcome = self
-                    .execute(&prepared.compiled, params)
-                    .unwrap_or_else(Outcome::Failed);
+            match again {
+                Ok(compiled) => {
+                    prepared.compiled = compiled;
+                    outcome = self
+                        .execute(&prepared.compiled, params)
+                        .unwrap_or_else(Outcome::Failed);
+                }
+                // What the statement names is no longer there as it was.
+                Err(e) => outcome = Outcome::Failed(e),
             }
         }
         prepared.long_data.clear();
@@ -632,7 +685,7 @@ impl Session {
                     .filter(|n| n.to_ascii_lowercase().starts_with(&prefix))
                     .map(|n| n[prefix.len()..].to_string())
                     .collect();
-                Ok(crate::ddl::one_column(&format!("Tables_in_{db}"), names))
+                crate::show::tables_like(&db, names, show_options)
             }
             Statement::CreateDatabase {
                 db_name,
@@ -669,11 +722,23 @@ impl Session {
                 }
             }
             Statement::Drop {
+                object_type: ast::ObjectType::Index,
+                names,
+                table,
+                ..
+            } => match (names.as_slice(), table) {
+                ([name], Some(table)) => self.drop_index(name, table),
+                _ => Err(SqlError::parse(
+                    "DROP INDEX takes one index name and ON table",
+                )),
+            },
+            Statement::Drop {
                 object_type,
                 if_exists,
                 names,
                 ..
             } => self.drop(object_type, *if_exists, names),
+            Statement::RenameTable(renames) => self.rename_tables(renames),
             Statement::CreateTable(c) => self.create_table(c),
             Statement::Truncate(t) => self.truncate(t),
             Statement::CreateIndex(c) => self.create_index(c),
@@ -847,6 +912,14 @@ fn double_quoted_comment(sql: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// Whether `sql` begins (after white space) with `word`, in any case.
+fn starts_with_word(sql: &str, word: &str) -> bool {
+    let sql = sql.trim_start().as_bytes();
+    sql.len() > word.len()
+        && sql[..word.len()].eq_ignore_ascii_case(word.as_bytes())
+        && !sql[word.len()].is_ascii_alphanumeric()
+}
+
 /// Whether `word` appears in `sql`, in any case: a cheap test before tokenizing for a rewrite.
 pub(crate) fn mentions(sql: &str, word: &str) -> bool {
     sql.as_bytes()
@@ -856,8 +929,15 @@ pub(crate) fn mentions(sql: &str, word: &str) -> bool {
 
 /// The statements of a text the plan cache does not serve, after the rewrites sqlparser needs
 /// (a double-quoted table comment; PARTITION BY clauses taken out and attached to their CREATE
-/// TABLE); and the text they were parsed from, whose positions match the client's.
+/// TABLE; ALTER TABLE's DROP KEY and RENAME without TO); and the text they were parsed from,
+/// whose positions match the client's but in a respelled ALTER TABLE.
 fn parse(sql: &str) -> Result<(std::borrow::Cow<'_, str>, Vec<Statement>)> {
+    if starts_with_word(sql, "alter") {
+        if let std::borrow::Cow::Owned(respelled) = crate::ddl::alter_spellings(sql) {
+            let (text, statements) = parse(&respelled)?;
+            return Ok((std::borrow::Cow::Owned(text.into_owned()), statements));
+        }
+    }
     let commented = double_quoted_comment(sql);
     let (taken, clauses) = partition::take(&commented)?;
     let text = match taken {

@@ -286,15 +286,27 @@ pub fn read_only(user: &str) -> SqlError {
     )
 }
 
+/// Whether table `name`, as the session reads it, is in information_schema.
+fn names_schema(session: &Session, name: &ObjectName) -> bool {
+    match ident(name) {
+        Ok((Some(db), _)) => is_schema(&db),
+        Ok((None, _)) => session.database.as_deref().is_some_and(is_schema),
+        Err(_) => false,
+    }
+}
+
+/// Refuses a change to table `name` of information_schema.
+pub(crate) fn refuse_in_schema(session: &Session, name: &ObjectName) -> Result<()> {
+    if names_schema(session, name) {
+        Err(read_only(&session.user))
+    } else {
+        Ok(())
+    }
+}
+
 /// Refuses a statement that would write to or change information_schema.
 pub(crate) fn refuse_writes(session: &Session, s: &Statement) -> Result<()> {
-    let in_schema = |name: &ObjectName| -> bool {
-        match ident(name) {
-            Ok((Some(db), _)) => is_schema(&db),
-            Ok((None, _)) => session.database.as_deref().is_some_and(is_schema),
-            Err(_) => false,
-        }
-    };
+    let in_schema = |name: &ObjectName| names_schema(session, name);
     let from_tables = |from: &[ast::TableWithJoins]| {
         from.iter().any(|t| match &t.relation {
             ast::TableFactor::Table { name, .. } => in_schema(name),
@@ -326,7 +338,15 @@ pub(crate) fn refuse_writes(session: &Session, s: &Statement) -> Result<()> {
         Statement::CreateDatabase { db_name, .. } => {
             ident(db_name).is_ok_and(|(_, d)| is_schema(&d))
         }
+        Statement::Drop {
+            object_type: ast::ObjectType::Index,
+            table: Some(table),
+            ..
+        } => in_schema(table),
         Statement::Drop { names, .. } => names.iter().any(in_schema),
+        Statement::RenameTable(renames) => renames
+            .iter()
+            .any(|r| in_schema(&r.old_name) || in_schema(&r.new_name)),
         _ => false,
     };
     if refused {

@@ -510,7 +510,7 @@ impl Loop {
                 Ok(Reply::Rows(rows)) => rows,
                 Err(e) => {
                     let error = SqlError::from_client(&e);
-                    if error.code == 1146 {
+                    if error.code == 1146 || error.code == 1412 {
                         // The table changed under the plan: the thread plans it again.
                         self.replay(token, &w.packet);
                         continue;
@@ -663,7 +663,14 @@ fn start_select(
             let ops = keys
                 .into_iter()
                 .map(|key| {
-                    Operation::read(src.table.id(), unique, key, src.lock, src.fetch.clone())
+                    Operation::read(
+                        src.table.id(),
+                        src.table.version(),
+                        unique,
+                        key,
+                        src.lock,
+                        src.fetch.clone(),
+                    )
                 })
                 .collect();
             link.prepare(token, ops, ExecType::Commit).is_ok()

@@ -92,27 +92,11 @@ impl Session {
                 obj_type: ast::ShowCreateObject::Table,
                 obj_name,
             } => self.show_create_table(obj_name),
-            Statement::ShowTables { show_options, .. } => {
-                let pattern = match &show_options.filter_position {
-                    None => None,
-                    Some(
-                        ast::ShowStatementFilterPosition::Infix(f)
-                        | ast::ShowStatementFilterPosition::Suffix(f),
-                    ) => match f {
-                        ShowStatementFilter::Like(p) | ShowStatementFilter::NoKeyword(p) => {
-                            Some(p.clone())
-                        }
-                        other => return Err(SqlError::unsupported(format!("SHOW TABLES {other}"))),
-                    },
-                };
-                let mut names = infoschema::table_names();
-                let mut title = format!("Tables_in_{}", infoschema::NAME);
-                if let Some(p) = &pattern {
-                    names.retain(|n| like(n, p));
-                    title = format!("{title} ({p})");
-                }
-                Ok(crate::ddl::one_column(&title, names))
-            }
+            Statement::ShowTables { show_options, .. } => Ok(tables_like(
+                infoschema::NAME,
+                infoschema::table_names(),
+                show_options,
+            )?),
             Statement::ShowVariable { variable } => self.show_words(variable),
             other => Err(SqlError::unsupported(other)),
         }
@@ -309,4 +293,29 @@ impl Session {
             })
             .collect())
     }
+}
+
+/// SHOW TABLES' answer: `names` of database `db`, those matching its LIKE pattern if it has one
+/// (the column title then names the pattern, as MariaDB's does).
+pub(crate) fn tables_like(
+    db: &str,
+    mut names: Vec<String>,
+    show_options: &ast::ShowStatementOptions,
+) -> Result<Outcome> {
+    let pattern = match &show_options.filter_position {
+        None => None,
+        Some(
+            ast::ShowStatementFilterPosition::Infix(f)
+            | ast::ShowStatementFilterPosition::Suffix(f),
+        ) => match f {
+            ShowStatementFilter::Like(p) | ShowStatementFilter::NoKeyword(p) => Some(p.clone()),
+            other => return Err(SqlError::unsupported(format!("SHOW TABLES {other}"))),
+        },
+    };
+    let mut title = format!("Tables_in_{db}");
+    if let Some(p) = &pattern {
+        names.retain(|n| like(n, p));
+        title = format!("{title} ({p})");
+    }
+    Ok(crate::ddl::one_column(&title, names))
 }

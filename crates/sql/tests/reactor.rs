@@ -458,3 +458,91 @@ fn a_client_that_sends_and_closes_gets_its_answers_and_the_close() {
     server.stop();
     node.stop();
 }
+
+/// A second SQL front end over the same data node, as `cairn start` runs the HandlerSocket one:
+/// its own client connection and its own cache of table definitions.
+fn second_front_end(node: &datanode::DataNode) -> sql::SqlServer {
+    sql::SqlServer::start(sql::SqlConfig {
+        datanode: node.address().to_string(),
+        listen: "127.0.0.1:0".into(),
+        max_packet: 1 << 20,
+        ..sql::SqlConfig::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn plans_made_before_another_front_end_changed_the_table_are_made_again() {
+    let (node, server) = common::start(1 << 20);
+    let port = server.address().port();
+    let other_server = second_front_end(&node);
+    let mut c = Raw::login_to(port, None);
+    assert_eq!(c.query("CREATE DATABASE d"), Answer::Ok);
+    assert_eq!(
+        c.query("CREATE TABLE d.t (id BIGINT PRIMARY KEY, b BIGINT, c VARCHAR(10), KEY kb (b), KEY kc (c))"),
+        Answer::Ok
+    );
+    assert_eq!(
+        c.query("INSERT INTO d.t VALUES (1, 1, 'x'), (2, 2, 'y'), (3, 1, 'y'), (4, 3, 'z')"),
+        Answer::Ok
+    );
+    let mut c = Raw::login(port);
+    let by_b = c.prepare("SELECT c FROM t WHERE b = ? ORDER BY c");
+    let by_c = |c: &mut Raw| c.query("SELECT id FROM t WHERE c = 'y' ORDER BY id");
+    let ids = |list: &[&str]| Answer::Rows(list.iter().map(|v| text_row(v)).collect());
+    assert_eq!(by_c(&mut c), ids(&["2", "3"]));
+    c.send(0, &execute(by_b, 1));
+    assert_eq!(
+        c.answer(),
+        Answer::Rows(vec![binary_text_row("x"), binary_text_row("y")])
+    );
+
+    // The other front end drops kb: kc takes its place among the indexes, so a plan that still
+    // scanned "the index at kc's old position" would read nothing or the wrong rows.
+    let mut o = Raw::login(other_server.address().port());
+    assert_eq!(o.query("DROP INDEX kb ON t"), Answer::Ok);
+    assert_eq!(by_c(&mut c), ids(&["2", "3"]));
+    c.send(0, &execute(by_b, 1));
+    assert_eq!(
+        c.answer(),
+        Answer::Rows(vec![binary_text_row("x"), binary_text_row("y")])
+    );
+    assert_eq!(
+        o.query("ALTER TABLE t ADD INDEX kb (b), DROP INDEX kc"),
+        Answer::Ok
+    );
+    assert_eq!(by_c(&mut c), ids(&["2", "3"]));
+    c.send(0, &execute(by_b, 2));
+    assert_eq!(c.answer(), Answer::Rows(vec![binary_text_row("y")]));
+
+    // Inside a transaction the statement is not run again behind the client's back: 1412,
+    // as MariaDB says, and the next statement works.
+    assert_eq!(c.query("BEGIN"), Answer::Ok);
+    assert_eq!(c.query("UPDATE t SET c = 'w' WHERE id = 4"), Answer::Ok);
+    assert_eq!(
+        o.query("ALTER TABLE t COMMENT='NDB_TABLE=READ_BACKUP=1'"),
+        Answer::Ok
+    );
+    assert_eq!(
+        c.query("UPDATE t SET c = 'v' WHERE id = 1"),
+        Answer::Err(1412)
+    );
+    assert_eq!(c.query("ROLLBACK"), Answer::Ok);
+    assert_eq!(
+        c.query("SELECT c FROM t WHERE id IN (1, 4) ORDER BY id"),
+        Answer::Rows(vec![text_row("x"), text_row("z")])
+    );
+
+    // Renamed away: the old name is unknown to both statements, the new one serves them.
+    assert_eq!(o.query("RENAME TABLE t TO t2"), Answer::Ok);
+    assert_eq!(by_c(&mut c), Answer::Err(1146));
+    c.send(0, &execute(by_b, 1));
+    assert_eq!(c.answer(), Answer::Err(1146));
+    assert_eq!(
+        c.query("SELECT id FROM t2 WHERE c = 'y' ORDER BY id"),
+        ids(&["2", "3"])
+    );
+    other_server.stop();
+    server.stop();
+    node.stop();
+}

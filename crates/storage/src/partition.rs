@@ -369,6 +369,18 @@ impl Partition {
         }
     }
 
+    /// Takes a new definition of the partition's table whose rows and columns are unchanged (a
+    /// rename, new options, or ordered index `dropped` of the old definition removed).
+    pub fn redefine(&mut self, table: Arc<TableDef>, dropped: Option<usize>) {
+        if let Some(i) = dropped {
+            if i < self.ordered.len() {
+                self.ordered.remove(i);
+            }
+        }
+        debug_assert_eq!(table.indexes.len(), self.ordered.len());
+        self.table = table;
+    }
+
     fn add_index_entries(&mut self, row: &[u8], pk: &[u8], id: RowId) {
         if self.bulk {
             return;

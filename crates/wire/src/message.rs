@@ -87,6 +87,8 @@ impl OpKind {
 pub struct Operation {
     pub kind: OpKind,
     pub table: u32,
+    /// The version of the table's definition the operation was built against.
+    pub version: u32,
     /// None: by primary key; Some(i): by unique index i of the table.
     pub index: Option<u16>,
     /// The key values, one per key column; for an insert, taken from `values` when empty.
@@ -102,6 +104,7 @@ impl Operation {
     /// `projection` names the columns returned (empty: all visible columns).
     pub fn read(
         table: u32,
+        version: u32,
         index: Option<u16>,
         key: Vec<Value>,
         lock: LockMode,
@@ -110,6 +113,7 @@ impl Operation {
         Operation {
             kind: OpKind::Read(lock),
             table,
+            version,
             index,
             key,
             values: Vec::new(),
@@ -159,6 +163,8 @@ pub enum ScanOrder {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScanRequest {
     pub table: u32,
+    /// The version of the table's definition the scan was built against.
+    pub version: u32,
     /// None: full table scan; Some(i): ordered index i of the table.
     pub index: Option<u16>,
     pub lower: Option<Bound>,
@@ -259,6 +265,23 @@ pub enum Message {
         name: String,
         columns: Vec<u16>,
     },
+    /// Changes a table's definition in place; answered by `TableInfo` with the new definition
+    /// (its version one more).
+    AlterTable {
+        table: String,
+        change: TableChange,
+    },
+}
+
+/// A change to an existing table that moves no rows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TableChange {
+    /// Drops the index with this name (a unique index's hidden table goes with it).
+    DropIndex { name: String },
+    /// Renames the table (to a name in any database).
+    Rename { to: String },
+    /// Replaces the table options (NDB_TABLE=... and the default collation).
+    Options(TableOptions),
 }
 
 impl Message {
@@ -289,6 +312,7 @@ impl Message {
             Message::DropDatabase { .. } => 22,
             Message::ListDatabases => 23,
             Message::AddIndex { .. } => 24,
+            Message::AlterTable { .. } => 25,
         }
     }
 
@@ -338,6 +362,23 @@ impl Message {
                 out.put_bytes(name.as_bytes());
                 out.put_u16s(columns);
             }
+            Message::AlterTable { table, change } => {
+                out.put_bytes(table.as_bytes());
+                match change {
+                    TableChange::DropIndex { name } => {
+                        out.put_u8(1);
+                        out.put_bytes(name.as_bytes());
+                    }
+                    TableChange::Rename { to } => {
+                        out.put_u8(2);
+                        out.put_bytes(to.as_bytes());
+                    }
+                    TableChange::Options(options) => {
+                        out.put_u8(3);
+                        put_options(out, options);
+                    }
+                }
+            }
             Message::Execute {
                 transaction,
                 exec,
@@ -349,6 +390,7 @@ impl Message {
                 for op in operations {
                     out.put_u8(op.kind.code());
                     out.put_u32(op.table);
+                    out.put_u32(op.version);
                     out.put_u16(op.index.map_or(u16::MAX, |i| i));
                     out.put_values(&op.key);
                     out.put_u32(op.values.len() as u32);
@@ -386,6 +428,7 @@ impl Message {
             },
             Message::Scan(s) => {
                 out.put_u32(s.table);
+                out.put_u32(s.version);
                 out.put_u16(s.index.map_or(u16::MAX, |i| i));
                 put_bound(out, &s.lower);
                 put_bound(out, &s.upper);
@@ -472,6 +515,23 @@ impl Message {
                 name: name(&mut r)?,
                 columns: r.u16s("index columns", limits::KEY_COLUMNS_MAX)?,
             },
+            25 => {
+                let table = name(&mut r)?;
+                let change = match r.u8()? {
+                    1 => TableChange::DropIndex {
+                        name: name(&mut r)?,
+                    },
+                    2 => TableChange::Rename { to: name(&mut r)? },
+                    3 => TableChange::Options(get_options(&mut r)?),
+                    tag => {
+                        return Err(DecodeError::BadTag {
+                            what: "table change",
+                            tag,
+                        })
+                    }
+                };
+                Message::AlterTable { table, change }
+            }
             7 => {
                 let transaction = r.u64()?;
                 let exec = match r.u8()? {
@@ -490,6 +550,7 @@ impl Message {
                 for _ in 0..n {
                     let kind = OpKind::from_code(r.u8()?)?;
                     let table = r.u32()?;
+                    let version = r.u32()?;
                     let index = match r.u16()? {
                         u16::MAX => None,
                         i => Some(i),
@@ -505,6 +566,7 @@ impl Message {
                     operations.push(Operation {
                         kind,
                         table,
+                        version,
                         index,
                         key,
                         values,
@@ -558,6 +620,7 @@ impl Message {
             },
             9 => {
                 let table = r.u32()?;
+                let version = r.u32()?;
                 let index = match r.u16()? {
                     u16::MAX => None,
                     i => Some(i),
@@ -580,6 +643,7 @@ impl Message {
                 };
                 Message::Scan(ScanRequest {
                     table,
+                    version,
                     index,
                     lower,
                     upper,
@@ -843,6 +907,7 @@ fn get_type(r: &mut Reader) -> DecodeResult<ColumnType> {
 /// Appends a table schema in the protocol's encoding (also the catalog file's).
 pub fn put_table(out: &mut Vec<u8>, t: &TableDef) {
     out.put_u32(t.id);
+    out.put_u32(t.version);
     out.put_bytes(t.name.as_bytes());
     out.put_u32(t.columns.len() as u32);
     for c in &t.columns {
@@ -873,19 +938,51 @@ pub fn put_table(out: &mut Vec<u8>, t: &TableDef) {
         out.put_u16s(&i.columns);
         out.put_u32(i.index_table);
     }
-    out.put_u8(
-        u8::from(t.options.read_backup)
-            | u8::from(t.options.fully_replicated) << 1
-            | u8::from(t.options.nologging) << 2
-            | t.options.collation.map_or(0, |c| c as u8) << 3,
-    );
+    put_options(out, &t.options);
     out.put_u32(t.index_of.map_or(u32::MAX, |i| i));
+}
+
+fn put_options(out: &mut Vec<u8>, options: &TableOptions) {
+    out.put_u8(
+        u8::from(options.read_backup)
+            | u8::from(options.fully_replicated) << 1
+            | u8::from(options.nologging) << 2
+            | options.collation.map_or(0, |c| c as u8) << 3,
+    );
+}
+
+fn get_options(r: &mut Reader) -> DecodeResult<TableOptions> {
+    let flags = r.u8()?;
+    let collation = match flags >> 3 {
+        0 => None,
+        tag => Some(Collation::from_u8(tag).ok_or(DecodeError::BadTag {
+            what: "table collation",
+            tag,
+        })?),
+    };
+    Ok(TableOptions {
+        read_backup: flags & 1 != 0,
+        fully_replicated: flags & 2 != 0,
+        nologging: flags & 4 != 0,
+        collation,
+    })
 }
 
 /// Reads a table schema written by [`put_table`].
 pub fn get_table(r: &mut Reader) -> DecodeResult<TableDef> {
+    read_table(r, true)
+}
+
+/// Reads a table schema written before definitions had versions (catalog files of format 1
+/// and 2): the definition is version 1.
+pub fn get_table_unversioned(r: &mut Reader) -> DecodeResult<TableDef> {
+    read_table(r, false)
+}
+
+fn read_table(r: &mut Reader, versioned: bool) -> DecodeResult<TableDef> {
     let name_limit = limits::WIRE_NAME_BYTES_MAX;
     let id = r.u32()?;
+    let version = if versioned { r.u32()? } else { 1 };
     let name = r.string("table name", name_limit)?;
     let n = r.count("columns", limits::COLUMNS_MAX, 14)?;
     let mut columns = Vec::with_capacity(n);
@@ -943,26 +1040,14 @@ pub fn get_table(r: &mut Reader) -> DecodeResult<TableDef> {
             index_table: r.u32()?,
         });
     }
-    let flags = r.u8()?;
-    let collation = match flags >> 3 {
-        0 => None,
-        tag => Some(Collation::from_u8(tag).ok_or(DecodeError::BadTag {
-            what: "table collation",
-            tag,
-        })?),
-    };
-    let options = TableOptions {
-        read_backup: flags & 1 != 0,
-        fully_replicated: flags & 2 != 0,
-        nologging: flags & 4 != 0,
-        collation,
-    };
+    let options = get_options(r)?;
     let index_of = match r.u32()? {
         u32::MAX => None,
         v => Some(v),
     };
     Ok(TableDef {
         id,
+        version,
         name,
         columns,
         primary_key,
@@ -1048,6 +1133,7 @@ mod tests {
                 operations: vec![Operation {
                     kind: OpKind::Write,
                     table: 3,
+                    version: 4,
                     index: Some(0),
                     key: vec![Value::Int(1)],
                     values: vec![(1, Value::from("a")), (2, Value::Null)],
@@ -1065,6 +1151,7 @@ mod tests {
             }),
             Message::Scan(ScanRequest {
                 table: 1,
+                version: 2,
                 index: Some(0),
                 lower: Some(Bound {
                     values: vec![Value::Int(1)],
@@ -1111,6 +1198,23 @@ mod tests {
                 name: "k".into(),
                 columns: vec![1, 2],
             },
+            Message::AlterTable {
+                table: "db/t".into(),
+                change: TableChange::DropIndex { name: "k".into() },
+            },
+            Message::AlterTable {
+                table: "db/t".into(),
+                change: TableChange::Rename { to: "db2/u".into() },
+            },
+            Message::AlterTable {
+                table: "db/t".into(),
+                change: TableChange::Options(TableOptions {
+                    read_backup: true,
+                    fully_replicated: false,
+                    nologging: true,
+                    collation: Some(Collation::Utf8mb4Bin),
+                }),
+            },
         ];
         for m in &messages {
             assert_eq!(&round_trip(m), m);
@@ -1119,7 +1223,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn random_bodies_never_panic(ty in 0u16..26, body in proptest::collection::vec(any::<u8>(), 0..256)) {
+        fn random_bodies_never_panic(ty in 0u16..27, body in proptest::collection::vec(any::<u8>(), 0..256)) {
             let header = FrameHeader { message_type: ty, cluster_id: 0, flags: 0, request_id: 0, body_len: body.len() as u32, checksum: 0 };
             let _ = Message::decode(&header, &body);
         }

@@ -1244,7 +1244,98 @@ ALTER TABLE alt ADD UNIQUE (v);
 ALTER TABLE alt ADD COLUMN w INT;
 DROP TABLE alt;
 
--- ---------------------------------------------------------------- PARTITION BY KEY
+-- ---------------------------------------------------------------- DROP INDEX, RENAME TABLE, table options
+-- Online: the table gets a new definition and no row moves. Drops name indexes of the table as
+-- it was, adds are checked without the dropped ones, as MariaDB does.
+CREATE TABLE ddl_a (id INT PRIMARY KEY, a INT, b INT, c VARCHAR(10), UNIQUE KEY ua (a), KEY kb (b), KEY kc (c));
+INSERT INTO ddl_a VALUES (1,10,1,'x'),(2,20,2,'y'),(3,30,1,'z'),(4,NULL,NULL,NULL);
+SELECT id FROM ddl_a WHERE b = 1 ORDER BY id;
+SELECT id FROM ddl_a WHERE c = 'y';
+DROP INDEX kb ON ddl_a;
+-- ignore-column: Cardinality
+SHOW INDEX FROM ddl_a;
+SELECT id FROM ddl_a WHERE b = 1 ORDER BY id;
+SELECT id FROM ddl_a WHERE c = 'y';
+SELECT id FROM ddl_a WHERE c > 'x' ORDER BY c;
+DROP INDEX kb ON ddl_a;
+DROP INDEX nope ON ddl_a;
+DROP INDEX kb ON nosuch;
+ALTER TABLE ddl_a DROP INDEX ua;
+INSERT INTO ddl_a VALUES (5,10,5,'w');
+SELECT id, a FROM ddl_a WHERE a = 10 ORDER BY id;
+ALTER TABLE ddl_a DROP KEY kc, ADD INDEX kc (c, b);
+-- ignore-column: Cardinality
+SHOW INDEX FROM ddl_a;
+SELECT id FROM ddl_a WHERE c = 'z' AND b = 1;
+SELECT id FROM ddl_a WHERE c >= 'x' ORDER BY c, b;
+ALTER TABLE ddl_a ADD INDEX k2 (b), DROP INDEX k2;
+ALTER TABLE ddl_a DROP INDEX kc, DROP INDEX kc;
+ALTER TABLE ddl_a DROP INDEX nope, ADD INDEX k3 (b);
+-- ignore-column: Cardinality
+SHOW INDEX FROM ddl_a;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE ddl_a;
+CREATE TABLE ddl_pk (id INT PRIMARY KEY, v INT);
+-- expect-difference: dropping the primary key is not supported (1235; docs/sql.md)
+DROP INDEX `PRIMARY` ON ddl_pk;
+DROP TABLE ddl_pk;
+CREATE TABLE ddl_pk (id INT PRIMARY KEY, v INT);
+-- expect-difference: dropping the primary key is not supported (1235; docs/sql.md)
+ALTER TABLE ddl_pk DROP PRIMARY KEY;
+DROP TABLE ddl_pk;
+RENAME TABLE ddl_a TO ddl_b;
+SELECT * FROM ddl_a;
+SELECT * FROM ddl_b ORDER BY id;
+SELECT id FROM ddl_b WHERE c = 'y';
+RENAME TABLE ddl_b TO ddl_c, ddl_c TO ddl_d;
+SHOW TABLES LIKE 'ddl%';
+CREATE TABLE ddl_e (id INT PRIMARY KEY);
+RENAME TABLE ddl_d TO ddl_e;
+RENAME TABLE nosuch TO ddl_f;
+RENAME TABLE ddl_d TO ddl_f, nosuch TO ddl_g;
+RENAME TABLE ddl_d TO ddl_f, ddl_e TO ddl_f;
+SHOW TABLES LIKE 'ddl%';
+RENAME TABLE ddl_d TO nodb.ddl_d;
+ALTER TABLE ddl_d RENAME TO ddl_a;
+ALTER TABLE ddl_a RENAME AS ddl_b, DROP INDEX kc;
+-- ignore-column: Cardinality
+SHOW INDEX FROM ddl_b;
+ALTER TABLE ddl_b RENAME ddl_e;
+ALTER TABLE ddl_b RENAME ddl_b;
+INSERT INTO ddl_b VALUES (6, 60, 6, 'v');
+SELECT COUNT(*), SUM(a) FROM ddl_b;
+ALTER TABLE ddl_b ENGINE=InnoDB;
+ALTER TABLE ddl_b COMMENT='NDB_TABLE=READ_BACKUP=1';
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE ddl_b;
+ALTER TABLE ddl_b COMMENT = "NDB_TABLE=FULLY_REPLICATED=1", ENGINE InnoDB;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE ddl_b;
+ALTER TABLE ddl_b COMMENT='NDB_TABLE=READ_BACKUP=1,FULLY_REPLICATED=1';
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE ddl_b;
+CREATE TABLE ddl_opt (id INT PRIMARY KEY);
+-- expect-difference: Cairn validates NDB_TABLE options as NDB does (1296); MariaDB keeps any comment
+ALTER TABLE ddl_opt COMMENT='NDB_TABLE=READ_BACKUP=2';
+DROP TABLE ddl_opt;
+CREATE TABLE ddl_opt (id INT PRIMARY KEY);
+-- expect-difference: Cairn validates NDB_TABLE options as NDB does (1296); MariaDB keeps any comment
+ALTER TABLE ddl_opt COMMENT='NDB_TABLE=BOGUS=1';
+DROP TABLE ddl_opt;
+CREATE TABLE ddl_opt (id INT PRIMARY KEY);
+-- expect-difference: NDB_TABLE=PARTITION_BALANCE in ALTER TABLE would repartition (1235; docs/sql.md)
+ALTER TABLE ddl_opt COMMENT='NDB_TABLE=PARTITION_BALANCE=FOR_RP_BY_NODE';
+DROP TABLE ddl_opt;
+ALTER TABLE ddl_b DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;
+ALTER TABLE ddl_b DEFAULT CHARACTER SET binary;
+ALTER TABLE ddl_b ADD INDEX kd (c);
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE ddl_b;
+ALTER TABLE ddl_b CHARSET=nosuchset;
+ALTER TABLE nosuch ENGINE=InnoDB;
+SELECT * FROM ddl_b ORDER BY id;
+DROP TABLE ddl_b, ddl_e;
+
 -- Rows hash on the named primary-key columns; a scan that fixes them reads the partitions
 -- they name (EXPLAIN says so), with the same answers as reading them all.
 CREATE TABLE part_k (a INT, b VARCHAR(5), v VARCHAR(10), PRIMARY KEY (a, b)) PARTITION BY KEY (b) PARTITIONS 4;
