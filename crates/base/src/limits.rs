@@ -32,6 +32,8 @@ pub const NAME_BYTES_MAX: usize = 64;
 /// Bytes of a table name on the wire: room for hidden unique-index tables, named
 /// `<table>$unique$<index>`.
 pub const WIRE_NAME_BYTES_MAX: usize = 256;
+/// Bytes of a table comment: MariaDB's 2,048 characters of up to 4 bytes.
+pub const TABLE_COMMENT_BYTES_MAX: usize = 8192;
 /// Bytes of the client name in a Hello.
 pub const CLIENT_NAME_BYTES_MAX: usize = 256;
 /// Bytes of an error message on the wire.

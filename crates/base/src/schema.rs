@@ -120,6 +120,9 @@ pub struct TableDef {
     pub options: TableOptions,
     /// For a hidden unique-index table: the base table's id.
     pub index_of: Option<u32>,
+    /// The table comment as given (SQL's `COMMENT='...'`); NDB_TABLE= options in it are also
+    /// in `options`. At most `TABLE_COMMENT_BYTES_MAX` bytes.
+    pub comment: String,
 }
 
 /// The name of the hidden column added to tables declared without a primary key.
@@ -139,6 +142,7 @@ impl TableDef {
             indexes: Vec::new(),
             options: TableOptions::default(),
             index_of: None,
+            comment: String::new(),
         };
         if primary_key.is_empty() {
             let mut hidden = ColumnDef::new(HIDDEN_PK_NAME, ColumnType::BigInt { unsigned: true });
@@ -209,6 +213,12 @@ impl TableDef {
     pub fn validate(&mut self) -> Result<()> {
         let bad = |m: String| Err(Error::new(ErrorCode::BadSchema, m));
         check_table_name(&self.name)?;
+        if self.comment.len() > limits::TABLE_COMMENT_BYTES_MAX {
+            return bad(format!(
+                "a table comment has at most {} bytes",
+                limits::TABLE_COMMENT_BYTES_MAX
+            ));
+        }
         if self.columns.is_empty() || self.columns.len() > limits::COLUMNS_MAX {
             return bad(format!("a table has 1..={} columns", limits::COLUMNS_MAX));
         }
@@ -341,6 +351,7 @@ impl TableDef {
             indexes: Vec::new(),
             options: self.options,
             index_of: Some(self.id),
+            comment: String::new(),
         }
     }
 

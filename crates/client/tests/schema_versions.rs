@@ -138,9 +138,18 @@ fn requests_from_an_older_definition_are_refused_until_it_is_fetched_again() {
         read_backup: true,
         ..TableOptions::default()
     };
-    let changed = ddl.alter_table("t", TableChange::Options(options)).unwrap();
+    let changed = ddl
+        .alter_table(
+            "t",
+            TableChange::Options {
+                options,
+                comment: "NDB_TABLE=READ_BACKUP=1".into(),
+            },
+        )
+        .unwrap();
     assert_eq!(changed.version(), before + 1);
     assert!(changed.def().options.read_backup);
+    assert_eq!(changed.def().comment, "NDB_TABLE=READ_BACKUP=1");
 }
 
 #[test]

@@ -230,8 +230,8 @@ impl Shared {
                     drop: Vec::new(),
                 }
             }
-            TableChange::Options(options) => {
-                let def = catalog.set_options(table, *options)?;
+            TableChange::Options { options, comment } => {
+                let def = catalog.set_options(table, *options, comment)?;
                 info!(table = %table, "changed table options");
                 Redefinition {
                     tables: vec![def],

@@ -324,7 +324,7 @@ impl Session {
 
     pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<Outcome> {
         let (full, _, table) = self.table_name(&c.name)?;
-        let (options, balance) = table_options(c)?;
+        let (options, balance, comment) = table_options(c)?;
         let table_collation = options.collation.unwrap_or(Collation::Utf8mb4GeneralCi);
         let mut columns = Vec::new();
         let mut primary: Vec<String> = Vec::new();
@@ -455,6 +455,7 @@ impl Session {
         let pk: Vec<&str> = primary.iter().map(String::as_str).collect();
         let mut def = TableDef::new(&full, columns, &pk).map_err(|e| schema_error(&table, e))?;
         def.options = options;
+        def.comment = comment;
         if !pk.is_empty() {
             // As NDB: the primary key is hashed for lookups and also ordered, for ranges.
             def = def
@@ -660,6 +661,7 @@ fn recreated(old: &TableDef) -> std::result::Result<TableDef, base::Error> {
     }
     def.partition_count = old.partition_count;
     def.options = old.options;
+    def.comment = old.comment.clone();
     Ok(def)
 }
 
@@ -751,7 +753,7 @@ fn unquote(s: &str) -> &str {
 /// The table options of CREATE TABLE: the default character set and collation, and NDB's
 /// `COMMENT="NDB_TABLE=..."` options. ENGINE is accepted whatever it names (every table is a
 /// Cairn table); other storage options MariaDB takes are accepted and have no effect.
-fn table_options(c: &ast::CreateTable) -> Result<(TableOptions, Option<Balance>)> {
+fn table_options(c: &ast::CreateTable) -> Result<(TableOptions, Option<Balance>, String)> {
     let mut options = TableOptions::default();
     let mut spec = CollationSpec::default();
     let mut comment = c.comment.as_ref().map(comment_text);
@@ -781,11 +783,23 @@ fn table_options(c: &ast::CreateTable) -> Result<(TableOptions, Option<Balance>)
     if !spec.is_empty() {
         options.collation = Some(spec.resolve()?).filter(|c| *c != Collation::Utf8mb4GeneralCi);
     }
-    let balance = match comment {
-        Some(text) => ndb_table_options(&text, &mut options)?,
-        None => None,
-    };
-    Ok((options, balance))
+    let comment = comment.unwrap_or_default();
+    check_comment(&c.name.to_string(), &comment)?;
+    let balance = ndb_table_options(&comment, &mut options)?;
+    Ok((options, balance, comment))
+}
+
+/// MariaDB's limit on a table comment: 2,048 characters (1628).
+fn check_comment(table: &str, comment: &str) -> Result<()> {
+    const CHARS_MAX: usize = 2048;
+    if comment.chars().count() > CHARS_MAX {
+        return Err(SqlError::new(
+            1628,
+            "HY000",
+            format!("Comment for table '{table}' is too long (max = {CHARS_MAX})"),
+        ));
+    }
+    Ok(())
 }
 
 /// NDB's `PARTITION_BALANCE`: how many partitions a table gets. Cairn has one data node in one
@@ -813,9 +827,9 @@ fn comment_text(c: &ast::CommentDef) -> String {
     }
 }
 
-/// Applies `NDB_TABLE=opt[,opt...]` from a table comment (other comments are kept by no one and
-/// ignored): READ_BACKUP, FULLY_REPLICATED and NOLOGGING take 0 or 1, PARTITION_BALANCE one of
-/// NDB's balances (returned). Anything else is error 1296 with NDB's wording.
+/// Applies `NDB_TABLE=opt[,opt...]` from a table comment (other comments set no option):
+/// READ_BACKUP, FULLY_REPLICATED and NOLOGGING take 0 or 1, PARTITION_BALANCE one of NDB's
+/// balances (returned). Anything else is error 1296 with NDB's wording.
 pub(crate) fn ndb_table_options(
     comment: &str,
     options: &mut TableOptions,
@@ -1017,10 +1031,9 @@ impl Session {
     /// ALTER TABLE t with table options only. A comment replaces the table's: the NDB_TABLE=
     /// options it names are set, the others go back to their defaults (PARTITION_BALANCE, which
     /// would move rows between partitions, and a change of NOLOGGING, which would change what
-    /// the redo log holds, are refused with 1235); another comment is accepted and not kept
-    /// (Cairn keeps only NDB_TABLE options). The default character set and collation replace
-    /// the table's; ENGINE is accepted. Online: the table's definition gets a new version and no
-    /// row moves.
+    /// the redo log holds, are refused with 1235). The default character set and collation
+    /// replace the table's; ENGINE is accepted. Online: the table's definition gets a new version
+    /// and no row moves.
     pub(crate) fn alter_options(
         &mut self,
         name: &ObjectName,
@@ -1030,10 +1043,13 @@ impl Session {
         crate::infoschema::refuse_in_schema(self, name)?;
         let current = self.existing(&full, &table)?;
         let mut options = current.def().options;
+        let mut comment = current.def().comment.clone();
         let mut spec = CollationSpec::default();
         for option in given {
             match option {
                 AlterOption::Comment(text) => {
+                    check_comment(&table, text)?;
+                    comment = text.clone();
                     let mut changed = TableOptions {
                         collation: options.collation,
                         ..TableOptions::default()
@@ -1058,10 +1074,10 @@ impl Session {
         if !spec.is_empty() {
             options.collation = Some(spec.resolve()?).filter(|c| *c != Collation::Utf8mb4GeneralCi);
         }
-        if options != current.def().options {
+        if options != current.def().options || comment != current.def().comment {
             self.shared
                 .cluster
-                .alter_table(&full, client::TableChange::Options(options))
+                .alter_table(&full, client::TableChange::Options { options, comment })
                 .map_err(|e| self.table_error(e, &table))?;
         }
         Ok(done(0))

@@ -167,8 +167,8 @@ fn collation_text(column: &base::schema::ColumnDef, table: Collation) -> Option<
     ))
 }
 
-/// The table options SHOW CREATE TABLE ends with: charset and collation, then NDB's comment
-/// form of the options that are on.
+/// The table options SHOW CREATE TABLE ends with: charset and collation, then the comment as
+/// given, or (for a table made without one) NDB's comment form of the options that are on.
 fn options_text(def: &TableDef) -> String {
     let collation = table_collation(def);
     let mut text = if collation == Collation::Binary {
@@ -180,6 +180,11 @@ fn options_text(def: &TableDef) -> String {
             collation.name()
         )
     };
+    if !def.comment.is_empty() {
+        text.push_str(&format!(" COMMENT={}", quoted(&def.comment)));
+        return text;
+    }
+    // A table made through the native API with options and no comment.
     let o = &def.options;
     let ndb: Vec<&str> = [
         (o.read_backup, "READ_BACKUP=1"),

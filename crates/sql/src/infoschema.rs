@@ -532,7 +532,7 @@ fn tables_rows(session: &Session, auto_increment: bool) -> Result<Vec<Vec<Value>
             text(collation),
             Value::Null,
             text(""),
-            text(""),
+            text(&table.def().comment),
             Value::Null,
             text(if system { "Y" } else { "N" }),
         ]);

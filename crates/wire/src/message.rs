@@ -280,8 +280,11 @@ pub enum TableChange {
     DropIndex { name: String },
     /// Renames the table (to a name in any database).
     Rename { to: String },
-    /// Replaces the table options (NDB_TABLE=... and the default collation).
-    Options(TableOptions),
+    /// Replaces the table options (NDB_TABLE=... and the default collation) and the comment.
+    Options {
+        options: TableOptions,
+        comment: String,
+    },
 }
 
 impl Message {
@@ -373,9 +376,10 @@ impl Message {
                         out.put_u8(2);
                         out.put_bytes(to.as_bytes());
                     }
-                    TableChange::Options(options) => {
+                    TableChange::Options { options, comment } => {
                         out.put_u8(3);
                         put_options(out, options);
+                        out.put_bytes(comment.as_bytes());
                     }
                 }
             }
@@ -522,7 +526,10 @@ impl Message {
                         name: name(&mut r)?,
                     },
                     2 => TableChange::Rename { to: name(&mut r)? },
-                    3 => TableChange::Options(get_options(&mut r)?),
+                    3 => TableChange::Options {
+                        options: get_options(&mut r)?,
+                        comment: r.string("table comment", limits::TABLE_COMMENT_BYTES_MAX)?,
+                    },
                     tag => {
                         return Err(DecodeError::BadTag {
                             what: "table change",
@@ -940,6 +947,7 @@ pub fn put_table(out: &mut Vec<u8>, t: &TableDef) {
     }
     put_options(out, &t.options);
     out.put_u32(t.index_of.map_or(u32::MAX, |i| i));
+    out.put_bytes(t.comment.as_bytes());
 }
 
 fn put_options(out: &mut Vec<u8>, options: &TableOptions) {
@@ -1045,6 +1053,11 @@ fn read_table(r: &mut Reader, versioned: bool) -> DecodeResult<TableDef> {
         u32::MAX => None,
         v => Some(v),
     };
+    let comment = if versioned {
+        r.string("table comment", limits::TABLE_COMMENT_BYTES_MAX)?
+    } else {
+        String::new()
+    };
     Ok(TableDef {
         id,
         version,
@@ -1056,6 +1069,7 @@ fn read_table(r: &mut Reader, versioned: bool) -> DecodeResult<TableDef> {
         indexes,
         options,
         index_of,
+        comment,
     })
 }
 
@@ -1085,8 +1099,9 @@ mod tests {
         .unwrap();
         let mut out = Vec::new();
         put_table(&mut out, &table);
-        // The options byte sits before the trailing u32 (index of); tag 7 names no collation.
-        let at = out.len() - 5;
+        // The options byte sits before the u32 index of and the empty comment (its u32 length);
+        // tag 7 names no collation.
+        let at = out.len() - 9;
         out[at] |= 7 << 3;
         let err = get_table(&mut Reader::new(&out)).unwrap_err();
         assert!(matches!(
@@ -1208,12 +1223,15 @@ mod tests {
             },
             Message::AlterTable {
                 table: "db/t".into(),
-                change: TableChange::Options(TableOptions {
-                    read_backup: true,
-                    fully_replicated: false,
-                    nologging: true,
-                    collation: Some(Collation::Utf8mb4Bin),
-                }),
+                change: TableChange::Options {
+                    options: TableOptions {
+                        read_backup: true,
+                        fully_replicated: false,
+                        nologging: true,
+                        collation: Some(Collation::Utf8mb4Bin),
+                    },
+                    comment: "NDB_TABLE=READ_BACKUP=1,NOLOGGING=1".into(),
+                },
             },
         ];
         for m in &messages {

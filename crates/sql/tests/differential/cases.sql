@@ -1333,8 +1333,21 @@ ALTER TABLE ddl_b ADD INDEX kd (c);
 SHOW CREATE TABLE ddl_b;
 ALTER TABLE ddl_b CHARSET=nosuchset;
 ALTER TABLE nosuch ENGINE=InnoDB;
+ALTER TABLE ddl_b COMMENT 'it''s a \\ comment';
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE ddl_b;
+SELECT TABLE_NAME, TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME LIKE 'ddl%' ORDER BY TABLE_NAME;
+CREATE TABLE ddl_c (id INT PRIMARY KEY) COMMENT='NDB_TABLE=READ_BACKUP=1,PARTITION_BALANCE=FOR_RA_BY_LDM';
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE ddl_c;
+TRUNCATE ddl_c;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE ddl_c;
+ALTER TABLE ddl_c COMMENT='';
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE ddl_c;
 SELECT * FROM ddl_b ORDER BY id;
-DROP TABLE ddl_b, ddl_e;
+DROP TABLE ddl_b, ddl_c, ddl_e;
 
 -- Rows hash on the named primary-key columns; a scan that fixes them reads the partitions
 -- they name (EXPLAIN says so), with the same answers as reading them all.
