@@ -512,8 +512,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("cairn-catalog-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let mut catalog = Catalog::default();
-        catalog.next_id = 1;
+        let catalog = Catalog {
+            next_id: 1,
+            ..Catalog::default()
+        };
         catalog.save(&dir).unwrap();
         let written = std::fs::read(dir.join(CATALOG_FILE)).unwrap();
         let documented: Vec<u8> = [

@@ -63,7 +63,7 @@ impl Kind {
             Compiled::Select(p) => Kind::Select {
                 tables: p.source.is_some(),
             },
-            Compiled::Union(_) => Kind::Select { tables: true },
+            Compiled::Set(_) => Kind::Select { tables: true },
             Compiled::Insert(_) => Kind::Insert,
             Compiled::Update(_) => Kind::Update,
             Compiled::Delete(_) => Kind::Delete,

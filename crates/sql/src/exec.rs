@@ -59,7 +59,8 @@ const DATA_CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs
 /// A statement planned once.
 pub(crate) enum Compiled {
     Select(SelectPlan),
-    Union(Box<plan::UnionPlan>),
+    /// UNION, INTERSECT, EXCEPT.
+    Set(Box<crate::setop::SetPlan>),
     /// A statement with subqueries: they run first, then it is planned with their results.
     Deferred(Box<Deferred>),
     Update(UpdatePlan),
@@ -76,7 +77,7 @@ impl Compiled {
             Compiled::Update(p) => &p.source.table,
             Compiled::Delete(p) => &p.source.table,
             Compiled::Insert(p) => p.table(),
-            Compiled::Union(_) | Compiled::Deferred(_) | Compiled::Other(_) => return None,
+            Compiled::Set(_) | Compiled::Deferred(_) | Compiled::Other(_) => return None,
         };
         Some(table.def().name.clone())
     }
@@ -122,6 +123,8 @@ pub struct Session {
     pub(crate) activity: crate::activity::SessionActivity,
     /// When the running statement started (Unix microseconds): what NOW() reads.
     pub(crate) statement_micros: i64,
+    /// Statements with subqueries running inside one another (`subquery.rs`).
+    pub(crate) subquery_depth: usize,
 }
 
 /// An object name as (database, name): `name` or `database.name`.
@@ -224,6 +227,7 @@ impl Session {
             plans: cache::QueryCache::default(),
             diagnostics: Default::default(),
             statement_micros: crate::temporal::wall_clock_micros(),
+            subquery_depth: 0,
         }
     }
 
@@ -416,7 +420,7 @@ impl Session {
         let compiled = self.compile(statement, sql, &placeholders)?;
         let columns = match &compiled {
             Compiled::Select(p) => p.columns.clone(),
-            Compiled::Union(p) => p.columns.clone(),
+            Compiled::Set(p) => p.columns.clone(),
             _ => Vec::new(),
         };
         let id = self.next_statement;
@@ -481,7 +485,7 @@ impl Session {
         placeholders: &[Location],
     ) -> Result<Compiled> {
         crate::infoschema::refuse_writes(self, &s)?;
-        let input = PlanInput { sql, placeholders };
+        let input = PlanInput::new(sql, placeholders);
         let resolve = |name: &ObjectName| -> Result<(client::Table, TableRef)> {
             let (table, db, name) = self.table(name)?;
             Ok((table, (db, name.clone(), name)))
@@ -494,10 +498,10 @@ impl Session {
             })));
         }
         Ok(match &s {
-            Statement::Query(q) if matches!(*q.body, ast::SetExpr::SetOperation { .. }) => {
-                Compiled::Union(Box::new(plan::union(&input, q, &resolve)?))
-            }
-            Statement::Query(q) => Compiled::Select(plan::select(&input, q, &resolve)?),
+            Statement::Query(q) => match plan::query(&input, q, &resolve)? {
+                plan::QueryPlan::Select(p) => Compiled::Select(*p),
+                plan::QueryPlan::Set(p) => Compiled::Set(p),
+            },
             Statement::Update(u) => Compiled::Update(plan::update(&input, u, &resolve)?),
             Statement::Delete(d) => Compiled::Delete(plan::delete(&input, d, &resolve)?),
             Statement::Insert(i) => Compiled::Insert(crate::run::insert_plan(&input, i, &resolve)?),
@@ -516,7 +520,7 @@ impl Session {
         self.begin_statement(crate::diagnostics::Kind::of(c));
         match c {
             Compiled::Select(p) => self.run_select(p, params),
-            Compiled::Union(p) => self.run_union(p, params),
+            Compiled::Set(p) => self.run_set(p, params),
             Compiled::Deferred(d) => {
                 let mut statement = d.statement.clone();
                 self.inline_subqueries(&mut statement, &d.sql, &d.placeholders, params)?;
@@ -751,9 +755,9 @@ impl Session {
                         "EXPLAIN of {}",
                         s.to_string().split_whitespace().next().unwrap_or_default()
                     ))),
-                    Compiled::Union(_) | Compiled::Deferred(_) => {
-                        Err(SqlError::unsupported("EXPLAIN of UNION or subqueries"))
-                    }
+                    Compiled::Set(_) | Compiled::Deferred(_) => Err(SqlError::unsupported(
+                        "EXPLAIN of UNION, INTERSECT, EXCEPT or subqueries",
+                    )),
                     c => Ok(crate::explain::explain(&c)),
                 }
             }
@@ -944,6 +948,7 @@ fn parse(sql: &str) -> Result<(std::borrow::Cow<'_, str>, Vec<Statement>)> {
         Some(t) => std::borrow::Cow::Owned(t),
         None => commented,
     };
+    crate::setop::check_operations(&text)?;
     let mut statements = Parser::parse_sql(&Cairn, &text).map_err(SqlError::parse)?;
     partition::attach(&mut statements, clauses)?;
     Ok((text, statements))

@@ -85,6 +85,22 @@ fn scan_partitions(src: &Source) -> &'static str {
 /// One EXPLAIN row for a source; `writes` adds the write round trip of UPDATE/DELETE.
 fn source_row(src: &Source, writes: bool) -> Vec<Value> {
     let def = src.table.def();
+    if src.derived.is_some() {
+        let mut extra = vec![
+            "Cairn: derived table: its query runs first and its rows are kept in the API node"
+                .to_string(),
+        ];
+        if src.filter.is_some() {
+            extra.push("Using where".into());
+        }
+        let mut row = vec![Value::Null; 12];
+        row[0] = Value::Int(1);
+        row[1] = text("SIMPLE");
+        row[2] = text(src.name.clone());
+        row[4] = text("ALL");
+        row[11] = text(extra.join("; "));
+        return row;
+    }
     let (kind, key, detail, mut trips) = match &src.access {
         Access::Lookup { unique, keys } => {
             let index = unique
@@ -212,7 +228,7 @@ pub(crate) fn explain(c: &Compiled) -> Outcome {
             r[11] = text("Cairn: inserts in one batch; round trips: 1");
             r
         }
-        Compiled::Union(_) | Compiled::Deferred(_) | Compiled::Other(_) => {
+        Compiled::Set(_) | Compiled::Deferred(_) | Compiled::Other(_) => {
             // The session refuses EXPLAIN of these before planning; say so if one gets here.
             let mut r = vec![Value::Null; 12];
             r[0] = Value::Int(1);

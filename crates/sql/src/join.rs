@@ -1,13 +1,17 @@
 //! Join planning: the tables of a FROM clause and the order they are read in, and for each
 //! table after the first how its rows are found for the rows joined so far (keyed reads computed
-//! from them, batched, or one read of the table) and which of them match.
+//! from them, batched, or one read of the table) and which of them match. A derived table or
+//! common table expression joins like any table read once: its rows exist only in the API node.
+
+use std::sync::Arc;
 
 use client::{LockMode, Table};
 use sqlparser::ast::{self, Expr as Ast};
 
+use crate::derived::Derived;
 use crate::error::SqlError;
 use crate::expr::{BinOp, Expr};
-use crate::plan::{conjuncts, relation, source, Access, Source, TableRef};
+use crate::plan::{conjuncts, relation, source, Access, PlanInput, Source, TableRef};
 
 type Result<T> = std::result::Result<T, SqlError>;
 
@@ -50,24 +54,28 @@ pub(crate) struct FromTable {
     pub(crate) outer: bool,
     /// Its join condition (ON, or USING's equalities).
     pub(crate) on: Option<Ast>,
+    /// A derived table or common table expression: the query its rows come from.
+    pub(crate) derived: Option<Arc<Derived>>,
 }
 
 /// The tables of a FROM clause in the order written, the order they are read in (a RIGHT JOIN
 /// of the first two tables reads its right table first), and whether a join names USING columns.
 pub(crate) fn from_tables(
     from: &[ast::TableWithJoins],
+    input: &PlanInput,
     resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
 ) -> Result<(Vec<FromTable>, Vec<usize>, bool)> {
     let mut tables: Vec<FromTable> = Vec::new();
     let mut swapped = false;
     let mut using = false;
     for item in from {
-        let (table, tref) = relation(&item.relation, resolve)?;
+        let r = relation(&item.relation, input, resolve)?;
         tables.push(FromTable {
-            table,
-            tref,
+            table: r.table,
+            tref: r.tref,
             outer: false,
             on: None,
+            derived: r.derived,
         });
         for j in &item.joins {
             use ast::JoinOperator as J;
@@ -79,7 +87,11 @@ pub(crate) fn from_tables(
                 J::Right(c) | J::RightOuter(c) => (true, true, c),
                 _ => return Err(SqlError::unsupported("this kind of join")),
             };
-            let (table, tref) = relation(&j.relation, resolve)?;
+            let crate::plan::Relation {
+                table,
+                tref,
+                derived,
+            } = relation(&j.relation, input, resolve)?;
             let on = match constraint {
                 ast::JoinConstraint::On(e) => Some(e.clone()),
                 ast::JoinConstraint::None => None,
@@ -140,6 +152,7 @@ pub(crate) fn from_tables(
                     tref,
                     outer: false,
                     on: None,
+                    derived,
                 });
             } else {
                 tables.push(FromTable {
@@ -147,6 +160,7 @@ pub(crate) fn from_tables(
                     tref,
                     outer,
                     on,
+                    derived,
                 });
             }
         }
@@ -273,7 +287,7 @@ pub(crate) fn join(
             .filter(|p| layout.used[*p])
             .map(|p| (p - offset) as u16)
             .collect();
-        let read_once = source(
+        let mut read_once = source(
             t.table.clone(),
             &t.tref,
             all_of(own.clone()),
@@ -283,6 +297,7 @@ pub(crate) fn join(
             &mut [],
             &extra,
         );
+        read_once.derived = t.derived.clone();
         if i == 0 {
             first = Some(read_once);
             done = ready;
@@ -296,8 +311,9 @@ pub(crate) fn join(
             })
             .collect();
         let mut lookup = None;
-        // information_schema tables are made whole in the API node: never read by key.
-        if !linked.is_empty() && crate::infoschema::virtual_of(&read_once).is_none() {
+        // information_schema and derived tables are made whole in the API node: never read by
+        // key.
+        if !linked.is_empty() && !read_once.made_in_api_node() {
             let mut probe_parts = own;
             probe_parts.extend(linked.iter().map(|p| layout.localize(p, k)));
             let probe = source(

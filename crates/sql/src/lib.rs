@@ -13,6 +13,7 @@ mod cache;
 mod conn;
 mod ddl;
 mod definition;
+mod derived;
 mod diagnostics;
 mod dialect;
 mod error;
@@ -27,6 +28,7 @@ mod partition;
 mod plan;
 mod reactor;
 mod run;
+mod setop;
 mod show;
 mod subquery;
 mod temporal;
@@ -78,6 +80,12 @@ pub const STRING_RESULT_BYTES_MAX: usize = 16 << 20;
 /// Values GROUP_CONCAT keeps per group, and the bytes of its result (group_concat_max_len).
 pub const GROUP_CONCAT_VALUES_MAX: usize = 65_536;
 pub const GROUP_CONCAT_BYTES_MAX: usize = 1_024;
+
+/// The stack of a connection's thread. Parsing, planning, running and dropping a statement
+/// walk its tree recursively, so the stack bounds how deep a statement may be; the limits on
+/// set operators (`setop::SET_OPERATIONS_MAX`) and derived tables (`derived::DERIVED_DEPTH_MAX`)
+/// stay well inside it (Linux commits only the pages a thread touches).
+pub const CONNECTION_STACK_BYTES: usize = 16 << 20;
 
 /// Connections served at once; more are refused with ER_CON_COUNT_ERROR.
 pub const CONNECTIONS_MAX: u32 = 1_024;
@@ -173,6 +181,7 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>, stopping: Arc<AtomicB
         let shared = shared.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("sql-{id}"))
+            .stack_size(CONNECTION_STACK_BYTES)
             .spawn(move || conn::serve(stream, shared, id));
         if let Err(e) = spawned {
             warn!("sql: could not start a connection thread: {e}");

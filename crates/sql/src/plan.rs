@@ -2,8 +2,11 @@
 //! its access path (primary-key or unique-key lookups, many keys per round trip; an ordered-index
 //! range; or a full scan), the conditions pushed into the data node's scan filter, the columns
 //! fetched, and the work left to the API node (residual WHERE, grouping, ordering, limits); a
-//! SELECT over several tables through `join.rs`; and a UNION of SELECTs.
+//! SELECT over several tables through `join.rs`, whose tables may be derived tables or common
+//! table expressions (`derived.rs`); set operations are `setop.rs`'s.
 //! Plans hold `?` parameters unresolved, so a prepared statement plans once.
+
+use std::sync::Arc;
 
 use base::schema::IndexKind;
 use base::types::ColumnType;
@@ -14,11 +17,13 @@ use sqlparser::ast::{self, Expr as Ast, SelectItem, SetExpr, Spanned};
 use sqlparser::tokenizer::Location;
 
 use crate::aggregate::{AggKind, Aggregate};
+use crate::derived::{Cte, Derived};
 use crate::error::SqlError;
 use crate::expr::{BinOp, Compiler, Expr, Scope};
 use crate::funcs::Func;
 use crate::join::{from_tables, join, table_at, FromTable, Joined, Layout};
 use crate::meta::table_column;
+use crate::setop::SetPlan;
 
 type Result<T> = std::result::Result<T, SqlError>;
 
@@ -70,6 +75,17 @@ pub struct Source {
     /// Table column positions fetched; fetched row position i holds column `fetch[i]`.
     pub fetch: Vec<u16>,
     pub lock: LockMode,
+    /// A derived table or common table expression: its rows are this query's, run in the API
+    /// node when the statement runs (`table` is then a definition no data node holds).
+    pub derived: Option<Arc<Derived>>,
+}
+
+impl Source {
+    /// Whether the API node makes this source's rows itself (information_schema, a derived
+    /// table): they are never asked of a data node, so never read by key nor by the reactor.
+    pub(crate) fn made_in_api_node(&self) -> bool {
+        self.derived.is_some() || crate::infoschema::virtual_of(self).is_some()
+    }
 }
 
 /// Where an ORDER BY key comes from.
@@ -206,6 +222,8 @@ pub fn source_text(sql: &str, e: &Ast) -> String {
                                 | Keyword::LIMIT
                                 | Keyword::INTO
                                 | Keyword::UNION
+                                | Keyword::INTERSECT
+                                | Keyword::EXCEPT
                                 | Keyword::FOR
                                 | Keyword::LOCK
                                 | Keyword::AS
@@ -432,6 +450,48 @@ pub type TableRef = (String, String, String);
 pub struct PlanInput<'a> {
     pub sql: &'a str,
     pub placeholders: &'a [Location],
+    /// The common table expressions in scope (of enclosing WITH clauses), innermost last.
+    pub ctes: Vec<Arc<Cte>>,
+}
+
+impl<'a> PlanInput<'a> {
+    pub fn new(sql: &'a str, placeholders: &'a [Location]) -> PlanInput<'a> {
+        PlanInput {
+            sql,
+            placeholders,
+            ctes: Vec::new(),
+        }
+    }
+}
+
+/// A planned query: a SELECT, or a set operation (UNION, INTERSECT, EXCEPT) of queries.
+#[derive(Debug, Clone)]
+pub enum QueryPlan {
+    Select(Box<SelectPlan>),
+    Set(Box<SetPlan>),
+}
+
+impl QueryPlan {
+    /// The result's columns.
+    pub fn columns(&self) -> &[Column] {
+        match self {
+            QueryPlan::Select(p) => &p.columns,
+            QueryPlan::Set(p) => &p.columns,
+        }
+    }
+}
+
+/// Plans a query: a SELECT, or any other body (set operations, a parenthesized query) as a
+/// set operation.
+pub(crate) fn query(
+    input: &PlanInput,
+    q: &ast::Query,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<QueryPlan> {
+    Ok(match q.body.as_ref() {
+        SetExpr::Select(_) => QueryPlan::Select(Box::new(select(input, q, resolve)?)),
+        _ => QueryPlan::Set(Box::new(crate::setop::plan(input, q, resolve)?)),
+    })
 }
 
 /// Builds the source of a single-table statement; `exprs` are compiled against it first (they
@@ -515,6 +575,7 @@ pub(crate) fn source(
         pushed_decides,
         fetch,
         lock,
+        derived: None,
     }
 }
 
@@ -529,7 +590,7 @@ fn count_expr(c: &mut Compiler, e: &Ast) -> Result<Expr> {
     }
 }
 
-fn limits(
+pub(crate) fn limits(
     c: &mut Compiler,
     clause: &Option<ast::LimitClause>,
 ) -> Result<(Option<Expr>, Option<Expr>)> {
@@ -607,11 +668,18 @@ pub fn select(
     resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
 ) -> Result<SelectPlan> {
     let SetExpr::Select(select) = q.body.as_ref() else {
-        return Err(SqlError::unsupported(format!("{}", q.body)));
+        // Not shown: a set operation's tree may be deep.
+        return Err(SqlError::unsupported(match q.body.as_ref() {
+            SetExpr::Values(_) => "VALUES as a query",
+            SetExpr::Table(_) => "TABLE as a query",
+            _ => "this form of query here",
+        }));
     };
-    if q.with.is_some() || q.fetch.is_some() || select.into.is_some() {
-        return Err(SqlError::unsupported("WITH, FETCH or SELECT INTO"));
+    if q.fetch.is_some() || select.into.is_some() {
+        return Err(SqlError::unsupported("FETCH or SELECT INTO"));
     }
+    let scoped = crate::derived::scope(input, q.with.as_ref(), resolve)?;
+    let input = scoped.as_ref().unwrap_or(input);
     let lock = match q.locks.as_slice() {
         [] => LockMode::CommittedRead,
         [l] if l.lock_type == ast::LockType::Update => LockMode::Exclusive,
@@ -628,7 +696,7 @@ pub fn select(
     let (tables, read_order, using) = if dual {
         (Vec::new(), Vec::new(), false)
     } else {
-        from_tables(&select.from, resolve)?
+        from_tables(&select.from, input, resolve)?
     };
     let defs: Vec<base::TableDef> = tables.iter().map(|t| t.table.def().clone()).collect();
     let mut offsets = Vec::with_capacity(defs.len());
@@ -834,13 +902,18 @@ pub fn select(
             None
         }
         1 => {
-            let FromTable { table, tref, .. } = tables.into_iter().next().expect("one table");
+            let FromTable {
+                table,
+                tref,
+                derived,
+                ..
+            } = tables.into_iter().next().expect("one table");
             let mut exprs: Vec<&mut Expr> = items.iter_mut().collect();
             exprs.extend(group_by.iter_mut());
             exprs.extend(having.iter_mut());
             exprs.extend(aggregates.iter_mut().filter_map(|a| a.arg.as_mut()));
             let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, _)| k).collect();
-            Some(source(
+            let mut src = source(
                 table,
                 &tref,
                 filter,
@@ -849,7 +922,9 @@ pub fn select(
                 &mut exprs,
                 &mut keys,
                 &[],
-            ))
+            );
+            src.derived = derived;
+            Some(src)
         }
         _ => {
             // Which columns of the joined row anything reads.
@@ -909,21 +984,53 @@ fn ident_last(n: &ast::ObjectName) -> String {
         .unwrap_or_default()
 }
 
+/// The one table an UPDATE or DELETE writes: a named table (MariaDB refuses a derived one:
+/// `UPDATE (SELECT ...) t` is 1288, `DELETE FROM (SELECT ...) t` a syntax error).
 fn single_table(
     from: &[ast::TableWithJoins],
+    input: &PlanInput,
+    statement: &str,
     resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
 ) -> Result<(Table, TableRef)> {
-    match from {
-        [one] if one.joins.is_empty() => relation(&one.relation, resolve),
-        _ => Err(SqlError::unsupported("multi-table UPDATE or DELETE")),
+    let [one] = from else {
+        return Err(SqlError::unsupported(format!("multi-table {statement}")));
+    };
+    if !one.joins.is_empty() {
+        return Err(SqlError::unsupported(format!("multi-table {statement}")));
     }
+    let r = relation(&one.relation, input, resolve)?;
+    if r.derived.is_none() {
+        return Ok((r.table, r.tref));
+    }
+    Err(if statement == "UPDATE" {
+        SqlError::new(
+            1288,
+            "HY000",
+            format!(
+                "The target table {} of the UPDATE is not updatable",
+                r.tref.2
+            ),
+        )
+    } else {
+        SqlError::parse(format!("{statement} from a derived table"))
+    })
 }
 
-/// A named table (with its alias, if any).
+/// A table of a FROM clause as planning sees it.
+pub(crate) struct Relation {
+    pub(crate) table: Table,
+    pub(crate) tref: TableRef,
+    /// A derived table or common table expression: the query its rows come from.
+    pub(crate) derived: Option<Arc<Derived>>,
+}
+
+/// A named table (with its alias, if any), a common table expression in scope, or a derived
+/// table `(SELECT ...) AS alias`.
 pub(crate) fn relation(
     factor: &ast::TableFactor,
+    input: &PlanInput,
     resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
-) -> Result<(Table, TableRef)> {
+) -> Result<Relation> {
     match factor {
         ast::TableFactor::Table {
             name,
@@ -931,11 +1038,49 @@ pub(crate) fn relation(
             args: None,
             ..
         } => {
+            if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
+                // MariaDB's grammar has column lists only after a derived table's alias.
+                return Err(SqlError::parse(format!("near '{factor}'")));
+            }
+            let alias = alias.as_ref().map(|a| a.name.value.clone());
+            if let Some(cte) = crate::derived::cte(input, name) {
+                return Ok(Relation {
+                    table: cte.table.clone(),
+                    tref: (
+                        String::new(),
+                        cte.name.clone(),
+                        alias.unwrap_or_else(|| cte.name.clone()),
+                    ),
+                    derived: Some(cte.derived.clone()),
+                });
+            }
             let (table, mut tref) = resolve(name)?;
             if let Some(a) = alias {
-                tref.2 = a.name.value.clone();
+                tref.2 = a;
             }
-            Ok((table, tref))
+            Ok(Relation {
+                table,
+                tref,
+                derived: None,
+            })
+        }
+        ast::TableFactor::Derived {
+            lateral: false,
+            subquery,
+            alias,
+            sample: None,
+        } => {
+            let Some(alias) = alias else {
+                return Err(crate::derived::no_alias());
+            };
+            let name = alias.name.value.clone();
+            let (table, derived) =
+                crate::derived::plan(input, subquery, &name, &alias.columns, resolve)?;
+            Ok(Relation {
+                table,
+                tref: (String::new(), name.clone(), name),
+                derived: Some(derived),
+            })
         }
         other => Err(SqlError::unsupported(format!("FROM {other}"))),
     }
@@ -949,7 +1094,7 @@ pub fn update(
     if u.from.is_some() || u.returning.is_some() || u.or.is_some() {
         return Err(SqlError::unsupported("UPDATE ... FROM, RETURNING or OR"));
     }
-    let (table, tref) = single_table(std::slice::from_ref(&u.table), resolve)?;
+    let (table, tref) = single_table(std::slice::from_ref(&u.table), input, "UPDATE", resolve)?;
     let def = table.def().clone();
     let scope = Scope {
         def: &def,
@@ -1019,7 +1164,7 @@ pub fn delete(
     let from = match &d.from {
         ast::FromTable::WithFromKeyword(f) | ast::FromTable::WithoutKeyword(f) => f,
     };
-    let (table, tref) = single_table(from, resolve)?;
+    let (table, tref) = single_table(from, input, "DELETE", resolve)?;
     let def = table.def().clone();
     let scope = Scope {
         def: &def,
@@ -1261,121 +1406,4 @@ pub fn column_type_code(ty: ColumnType) -> (u8, u32, u8) {
         ColumnType::Time { fsp } => (types::TIME, 10 + fsp as u32 + (fsp > 0) as u32, fsp),
         ColumnType::Year => (types::YEAR, 4, 0),
     }
-}
-
-/// A UNION: its SELECTs run in turn, duplicates removed where UNION (not UNION ALL) joins a
-/// SELECT, then ORDER BY and LIMIT over all the rows.
-#[derive(Debug, Clone)]
-pub struct UnionPlan {
-    pub branches: Vec<SelectPlan>,
-    /// For each SELECT after the first: whether UNION DISTINCT (the default) joins it, which
-    /// removes duplicates among all the rows so far.
-    pub distinct: Vec<bool>,
-    /// (column, descending).
-    pub order: Vec<(usize, bool)>,
-    pub limit: Option<Expr>,
-    pub offset: Option<Expr>,
-    /// The first SELECT's columns.
-    pub columns: Vec<Column>,
-}
-
-/// The SELECTs of a chain of UNIONs, left to right, and how each after the first joins.
-fn union_parts<'q>(
-    e: &'q SetExpr,
-    parts: &mut Vec<&'q SetExpr>,
-    distinct: &mut Vec<bool>,
-) -> Result<()> {
-    match e {
-        SetExpr::SetOperation {
-            op: ast::SetOperator::Union,
-            set_quantifier,
-            left,
-            right,
-        } => {
-            union_parts(left, parts, distinct)?;
-            distinct.push(!matches!(set_quantifier, ast::SetQuantifier::All));
-            union_parts(right, parts, distinct)
-        }
-        SetExpr::SetOperation { op, .. } => Err(SqlError::unsupported(format!("{op}"))),
-        other => {
-            parts.push(other);
-            Ok(())
-        }
-    }
-}
-
-/// Plans a UNION [ALL] of SELECTs.
-pub fn union(
-    input: &PlanInput,
-    q: &ast::Query,
-    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
-) -> Result<UnionPlan> {
-    if q.with.is_some() || q.fetch.is_some() || !q.locks.is_empty() {
-        return Err(SqlError::unsupported("WITH, FETCH or locks on a UNION"));
-    }
-    let mut parts = Vec::new();
-    let mut distinct = Vec::new();
-    union_parts(&q.body, &mut parts, &mut distinct)?;
-    let mut branches = Vec::with_capacity(parts.len());
-    for part in parts {
-        let plan = match part {
-            SetExpr::Query(inner) => select(input, inner, resolve)?,
-            other => {
-                let mut one = q.clone();
-                *one.body = other.clone();
-                one.order_by = None;
-                one.limit_clause = None;
-                select(input, &one, resolve)?
-            }
-        };
-        if branches
-            .first()
-            .is_some_and(|b: &SelectPlan| b.items.len() != plan.items.len())
-        {
-            return Err(SqlError::new(
-                1222,
-                "21000",
-                "The used SELECT statements have a different number of columns",
-            ));
-        }
-        branches.push(plan);
-    }
-    let columns = branches[0].columns.clone();
-    let mut order = Vec::new();
-    if let Some(o) = &q.order_by {
-        let ast::OrderByKind::Expressions(exprs) = &o.kind else {
-            return Err(SqlError::unsupported(format!("{o}")));
-        };
-        for e in exprs {
-            let desc = matches!(e.options.sort, Some(ast::OrderBySort::Desc));
-            let named = match &e.expr {
-                Ast::Identifier(i) => columns
-                    .iter()
-                    .position(|c| c.name.eq_ignore_ascii_case(&i.value)),
-                Ast::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
-                    let n: usize = v.value.to_string().parse().unwrap_or(0);
-                    (1..=columns.len()).contains(&n).then(|| n - 1)
-                }
-                _ => None,
-            };
-            let Some(column) = named else {
-                return Err(SqlError::new(
-                    1054,
-                    "42S22",
-                    format!("Unknown column '{}' in 'order clause'", e.expr),
-                ));
-            };
-            order.push((column, desc));
-        }
-    }
-    let mut c = Compiler::new(None, input.placeholders);
-    let (limit, offset) = limits(&mut c, &q.limit_clause)?;
-    Ok(UnionPlan {
-        branches,
-        distinct,
-        order,
-        limit,
-        offset,
-        columns,
-    })
 }

@@ -616,11 +616,12 @@ impl Loop {
 
 /// Whether a SELECT reads only committed rows without locks (what the reactor serves).
 fn reads_committed(plan: &SelectPlan) -> bool {
-    // A virtual (information_schema) table's rows are made by the session's thread.
+    // A virtual (information_schema) or derived table's rows are made by the session's thread.
     plan.joined.is_none()
-        && plan.source.as_ref().is_none_or(|s| {
-            s.lock == client::LockMode::CommittedRead && crate::infoschema::virtual_of(s).is_none()
-        })
+        && plan
+            .source
+            .as_ref()
+            .is_none_or(|s| s.lock == client::LockMode::CommittedRead && !s.made_in_api_node())
 }
 
 /// Starts a committed-read SELECT: answered at once when it needs no data (no source, or no key

@@ -1,7 +1,8 @@
 //! The executor: runs plans against the data node. It turns a plan's keys, bounds and pushed
 //! conditions into values of the columns' types (falling back to a wider access when a value
 //! cannot be one), fetches rows (keyed reads batched in one round trip, or a scan), applies the
-//! WHERE, then groups, orders, deduplicates and limits in the API node; and writes with
+//! WHERE (a derived table's rows are its query's, `derived.rs`), then groups, orders,
+//! deduplicates and limits in the API node; and writes with
 //! INSERT (with IGNORE, REPLACE, ON DUPLICATE KEY UPDATE, SET or SELECT), UPDATE and DELETE
 //! inside the session's transaction.
 
@@ -18,8 +19,8 @@ use crate::exec::{ident, store, Outcome, Result, Session};
 use crate::expr::{compare, truthy, Compiler, Env, Expr, Scope};
 use crate::join::{JoinStep, Joined};
 use crate::plan::{
-    pushable, Access, DeletePlan, OrderKey, PlanInput, Pushed, SelectPlan, Source, TableRef,
-    UnionPlan, UpdatePlan,
+    pushable, Access, DeletePlan, OrderKey, PlanInput, Pushed, QueryPlan, SelectPlan, Source,
+    TableRef, UpdatePlan,
 };
 
 /// Puts a fetched row (`fetch[i]` holds table column i) in its place in a joined row.
@@ -56,8 +57,8 @@ pub struct InsertPlan {
     columns: Vec<u16>,
     /// None: DEFAULT.
     rows: Vec<Vec<Option<Expr>>>,
-    /// INSERT ... SELECT: the rows come from this plan instead.
-    select: Option<Box<SelectPlan>>,
+    /// INSERT ... SELECT (or a set operation): the rows come from this plan instead.
+    select: Option<Box<QueryPlan>>,
     duplicate: OnDuplicate,
 }
 
@@ -160,8 +161,8 @@ pub(crate) fn insert_plan(
         }
         Some(_) => {
             let q = i.source.as_ref().expect("a source");
-            let plan = crate::plan::select(input, q, resolve)?;
-            if plan.items.len() != columns.len() {
+            let plan = crate::plan::query(input, q, resolve)?;
+            if plan.columns().len() != columns.len() {
                 return Err(column_count(1));
             }
             select = Some(Box::new(plan));
@@ -385,7 +386,7 @@ fn bound_value(column: &ColumnDef, v: Value) -> Option<Value> {
 }
 
 /// ORDER BY's order of two rows' sort keys: NULL first, each key ascending or descending.
-fn by_keys(a: &[Value], b: &[Value], order: &[(OrderKey, bool)]) -> Ordering {
+pub(crate) fn by_keys(a: &[Value], b: &[Value], order: &[(OrderKey, bool)]) -> Ordering {
     for ((x, y), (_, desc)) in a.iter().zip(b).zip(order) {
         let o = match (x.is_null(), y.is_null()) {
             (true, true) => Ordering::Equal,
@@ -400,7 +401,7 @@ fn by_keys(a: &[Value], b: &[Value], order: &[(OrderKey, bool)]) -> Ordering {
     Ordering::Equal
 }
 
-fn count_value(v: Value) -> Result<u64> {
+pub(crate) fn count_value(v: Value) -> Result<u64> {
     match v {
         Value::Int(i) if i >= 0 => Ok(i as u64),
         Value::UInt(u) => Ok(u),
@@ -422,7 +423,7 @@ impl Session {
         }
     }
 
-    fn free(&self, e: &Expr, params: &[Value]) -> Result<Value> {
+    pub(crate) fn free(&self, e: &Expr, params: &[Value]) -> Result<Value> {
         e.eval(&self.env(&[], params, &[]))
     }
 
@@ -628,6 +629,12 @@ impl Session {
         src: &Source,
         params: &[Value],
     ) -> Result<Vec<Vec<Value>>> {
+        if let Some(d) = &src.derived {
+            // A derived table: its query's rows, made in the API node.
+            let rows = self.derived_rows(txn, exec, d, params)?;
+            let rows = crate::derived::fetched(rows, &src.fetch);
+            return self.matching(src, params, rows);
+        }
         if crate::infoschema::virtual_of(src).is_some() {
             // information_schema: rows made from the catalog, never sent to the data node.
             let rows = crate::infoschema::rows(self, src)?;
@@ -895,6 +902,17 @@ impl Session {
             return Ok(vec![None; rows.len()]);
         };
         let mut buckets: hashbrown::HashMap<Vec<u8>, Vec<usize>> = hashbrown::HashMap::new();
+        let same_kind = |v: &Value| match v {
+            Value::Null => true,
+            Value::Bytes(_) => column.ty.is_string(),
+            Value::Int(_) | Value::UInt(_) => column.ty.is_integer(),
+            _ => false,
+        };
+        // A derived table's column holds what its query computed, whatever its declared type:
+        // hash only when every value is of the type's kind.
+        if !found.iter().all(|r| r.get(at).is_some_and(same_kind)) {
+            return Ok(vec![None; rows.len()]);
+        }
         for (i, r) in found.iter().enumerate() {
             if !r[at].is_null() {
                 buckets
@@ -906,13 +924,10 @@ impl Session {
         rows.iter()
             .map(|row| {
                 let v = e.eval(&self.env(row, params, &[]))?;
-                let same_kind = match &v {
-                    Value::Null => return Ok(Some(Vec::new())),
-                    Value::Bytes(_) => column.ty.is_string(),
-                    Value::Int(_) | Value::UInt(_) => column.ty.is_integer(),
-                    _ => false,
-                };
-                Ok(same_kind.then(|| {
+                if v.is_null() {
+                    return Ok(Some(Vec::new()));
+                }
+                Ok(same_kind(&v).then(|| {
                     buckets
                         .get(&group_key(std::slice::from_ref(&v)))
                         .cloned()
@@ -923,16 +938,35 @@ impl Session {
     }
 
     pub(crate) fn run_select(&mut self, p: &SelectPlan, params: &[Value]) -> Result<Outcome> {
-        let rows = match (&p.source, &p.joined) {
-            (None, _) => vec![Vec::new()],
-            (Some(src), None) => {
-                self.transactional(|s, txn, last| s.fetch(txn, last, src, params))?
-            }
-            (Some(src), Some(j)) => {
-                self.transactional(|s, txn, last| s.join(txn, last, src, j, params))?
-            }
+        let rows = match &p.source {
+            None => vec![Vec::new()],
+            Some(_) => self.transactional(|s, txn, last| s.source_rows(txn, last, p, params))?,
         };
         self.select_rows(p, params, rows)
+    }
+
+    /// Runs a query: a SELECT or a set operation.
+    pub(crate) fn run_query(&mut self, p: &QueryPlan, params: &[Value]) -> Result<Outcome> {
+        match p {
+            QueryPlan::Select(p) => self.run_select(p, params),
+            QueryPlan::Set(p) => self.run_set(p, params),
+        }
+    }
+
+    /// The rows a SELECT's FROM clause gives, joined and filtered by its WHERE: its reads in
+    /// `txn`, the last with `last`.
+    pub(crate) fn source_rows(
+        &mut self,
+        txn: &mut Transaction,
+        last: ExecType,
+        p: &SelectPlan,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        match (&p.source, &p.joined) {
+            (None, _) => Ok(vec![Vec::new()]),
+            (Some(src), None) => self.fetch(txn, last, src, params),
+            (Some(src), Some(j)) => self.join(txn, last, src, j, params),
+        }
     }
 
     /// A SELECT's result from its source's matching rows: grouping, aggregates, HAVING, the
@@ -1165,7 +1199,7 @@ impl Session {
         // The rows' values (None: DEFAULT), from VALUES or SET, or the SELECT's rows (read
         // first, so INSERT INTO t SELECT ... FROM t sees t as it was).
         let values: Vec<Vec<Option<Value>>> = match &p.select {
-            Some(plan) => match self.run_select(plan, params)? {
+            Some(plan) => match self.run_query(plan, params)? {
                 Outcome::Rows { rows, .. } => rows
                     .into_iter()
                     .map(|r| r.into_iter().map(Some).collect())
@@ -1376,45 +1410,5 @@ impl Session {
             txn.execute(last).map_err(client)?;
         }
         Ok((first, affected))
-    }
-
-    /// Runs a UNION: each SELECT in turn, duplicates removed where UNION DISTINCT says, then
-    /// ORDER BY and LIMIT over all the rows.
-    pub(crate) fn run_union(&mut self, p: &UnionPlan, params: &[Value]) -> Result<Outcome> {
-        let mut rows: Vec<Vec<Value>> = Vec::new();
-        for (i, branch) in p.branches.iter().enumerate() {
-            if let Outcome::Rows { rows: more, .. } = self.run_select(branch, params)? {
-                rows.extend(more);
-            }
-            if i > 0 && p.distinct[i - 1] {
-                let mut seen = hashbrown::HashSet::new();
-                rows.retain(|r| seen.insert(group_key(r)));
-            }
-        }
-        if !p.order.is_empty() {
-            let order: Vec<(OrderKey, bool)> = p
-                .order
-                .iter()
-                .map(|(c, desc)| (OrderKey::Item(*c), *desc))
-                .collect();
-            let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = rows
-                .into_iter()
-                .map(|r| (p.order.iter().map(|(c, _)| r[*c].clone()).collect(), r))
-                .collect();
-            keyed.sort_by(|a, b| by_keys(&a.0, &b.0, &order));
-            rows = keyed.into_iter().map(|(_, r)| r).collect();
-        }
-        self.last_found_rows = rows.len() as u64;
-        let count = |e: &Option<Expr>| -> Result<Option<u64>> {
-            e.as_ref()
-                .map(|e| self.free(e, params).and_then(count_value))
-                .transpose()
-        };
-        let offset = count(&p.offset)?.unwrap_or(0) as usize;
-        let limit = count(&p.limit)?.map_or(usize::MAX, |l| l as usize);
-        Ok(Outcome::Rows {
-            columns: p.columns.clone(),
-            rows: rows.into_iter().skip(offset).take(limit).collect(),
-        })
     }
 }

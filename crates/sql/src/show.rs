@@ -142,10 +142,7 @@ impl Session {
         let (Some(Statement::Query(q)), 1) = (statements.pop(), statements.len() + 1) else {
             return Err(SqlError::new(1105, "HY000", "internal: SHOW made no query"));
         };
-        let input = PlanInput {
-            sql,
-            placeholders: &[],
-        };
+        let input = PlanInput::new(sql, &[]);
         let plan = {
             let resolve = |name: &ObjectName| {
                 let (_, t) = ident(name)?;
