@@ -363,6 +363,7 @@ impl Session {
         let compiled = match self.plans.take(&database, &n.text) {
             Some(c) => c,
             None => {
+                crate::guard::check_depth(&n.text).ok()?;
                 let mut statements = Parser::parse_sql(&Cairn, &n.text).ok()?;
                 if statements.len() != 1 {
                     return None;
@@ -949,6 +950,7 @@ fn parse(sql: &str) -> Result<(std::borrow::Cow<'_, str>, Vec<Statement>)> {
         None => commented,
     };
     crate::setop::check_operations(&text)?;
+    crate::guard::check_depth(&text)?;
     let mut statements = Parser::parse_sql(&Cairn, &text).map_err(SqlError::parse)?;
     partition::attach(&mut statements, clauses)?;
     Ok((text, statements))

@@ -21,6 +21,7 @@ mod exec;
 mod explain;
 mod expr;
 mod funcs;
+mod guard;
 mod infoschema;
 mod join;
 mod meta;

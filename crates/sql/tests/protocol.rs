@@ -99,3 +99,27 @@ fn bad_packets_close_only_their_connection() {
     server.stop();
     node.stop();
 }
+
+#[test]
+fn an_expression_too_deep_to_plan_answers_an_error_and_the_server_stays() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let chain = vec!["1"; 50_000].join("+");
+    let err = stderr(port, &format!("SELECT {chain}"));
+    assert!(err.contains("ERROR 1235"), "{err}");
+    let ors: Vec<String> = (0..5_000).map(|i| format!("{i} = 1")).collect();
+    let err = stderr(
+        port,
+        &format!("SELECT 1 FROM DUAL WHERE {}", ors.join(" OR ")),
+    );
+    assert!(err.contains("ERROR 1235"), "{err}");
+    // Wide is fine: a long IN list and a chain inside the limit.
+    let ins: Vec<String> = (0..10_000).map(|i| i.to_string()).collect();
+    let chain = vec!["1"; 400].join("+");
+    assert_eq!(
+        mysql(port, &format!("SELECT 7 IN ({}), {chain}", ins.join(","))),
+        format!("7 IN ({})\t{chain}\n1\t400\n", ins.join(","))
+    );
+    server.stop();
+    node.stop();
+}
