@@ -399,20 +399,28 @@ impl Worker {
 
     /// A committed read of a transaction with no state here: the committed row, read in place.
     fn committed_read(&self, step: &Step, projection: &[u16]) -> StepReply {
-        let result = match self.partitions.get(&(step.table, step.partition)) {
-            None => Err(not_here(step)),
-            Some(part) if part.table().version != step.version => {
-                Err(changed(part.table(), step.version))
-            }
-            Some(part) => Ok(match part.get(&step.pk) {
+        let result = self
+            .partition_of(step)
+            .map(|part| match part.get(&step.pk) {
                 None => StepOutcome::NotFound,
                 Some(row) => StepOutcome::Row(project(part.layout(), row, projection)),
-            }),
-        };
+            });
         StepReply {
             slot: step.slot,
             result,
         }
+    }
+
+    /// The partition `step` addresses, holding the definition version it was prepared for.
+    fn partition_of(&self, step: &Step) -> Result<&Partition, Error> {
+        let part = self
+            .partitions
+            .get(&(step.table, step.partition))
+            .ok_or_else(|| not_here(step))?;
+        if part.table().version != step.version {
+            return Err(changed(part.table(), step.version));
+        }
+        Ok(part)
     }
 
     fn run_step(&mut self, txn: TxnId, step: Step) -> StepStatus {
@@ -426,18 +434,15 @@ impl Worker {
             }
         }
         let key: LockKey = (step.table, step.pk.clone());
-        let Some(part) = self.partitions.get(&(step.table, step.partition)) else {
-            return StepStatus::Done(StepReply {
-                slot: step.slot,
-                result: Err(not_here(&step)),
-            });
+        let part = match self.partition_of(&step) {
+            Ok(part) => part,
+            Err(e) => {
+                return StepStatus::Done(StepReply {
+                    slot: step.slot,
+                    result: Err(e),
+                })
+            }
         };
-        if part.table().version != step.version {
-            return StepStatus::Done(StepReply {
-                slot: step.slot,
-                result: Err(changed(part.table(), step.version)),
-            });
-        }
         let layout = part.layout().clone();
         let lock = match &step.kind {
             StepKind::Read {

@@ -635,11 +635,6 @@ fn run_alone(cluster: &Cluster, conn: &mut Conn, request: Request) -> Vec<u8> {
             Ok(open) => open,
             Err(answer) => return answer,
         };
-        if let Request::Find(f) = &request {
-            if f.key.len() > open.key_columns.len() {
-                return protocol::error(2, "kpnum");
-            }
-        }
         answer = match &request {
             Request::Find(f) => exec::find(cluster, &open, f),
             Request::Insert { values, .. } => exec::insert(cluster, &open, values),

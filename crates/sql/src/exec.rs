@@ -363,7 +363,7 @@ impl Session {
         let compiled = match self.plans.take(&database, &n.text) {
             Some(c) => c,
             None => {
-                crate::guard::check_depth(&n.text).ok()?;
+                crate::guard::check(&n.text).ok()?;
                 let mut statements = Parser::parse_sql(&Cairn, &n.text).ok()?;
                 if statements.len() != 1 {
                     return None;
@@ -949,8 +949,7 @@ fn parse(sql: &str) -> Result<(std::borrow::Cow<'_, str>, Vec<Statement>)> {
         Some(t) => std::borrow::Cow::Owned(t),
         None => commented,
     };
-    crate::setop::check_operations(&text)?;
-    crate::guard::check_depth(&text)?;
+    crate::guard::check(&text)?;
     let mut statements = Parser::parse_sql(&Cairn, &text).map_err(SqlError::parse)?;
     partition::attach(&mut statements, clauses)?;
     Ok((text, statements))

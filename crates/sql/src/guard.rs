@@ -1,14 +1,15 @@
-//! Bounds on a statement text's shape, checked on its tokens before it is parsed: how deep its
-//! expressions nest. sqlparser reads a chain of binary operators (`1+1+...`, `a OR b OR ...`)
-//! in a loop but builds a tree as deep as the chain, which it and the planner then clone, show,
-//! walk and drop recursively on the connection thread's stack; a text long enough would
-//! overflow it and abort the process.
+//! Bounds on a statement text's shape, checked on its tokens before it is parsed: how many set
+//! operators it holds and how deep its expressions nest. sqlparser reads a chain of set
+//! operators or of binary operators (`1+1+...`, `a OR b OR ...`) in a loop but builds a tree as
+//! deep as the chain, which it and the planner then clone, show, walk and drop recursively on
+//! the connection thread's stack; a text long enough would overflow it and abort the process.
 
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
 use crate::error::SqlError;
 use crate::exec::Result;
+use crate::setop::SET_OPERATIONS_MAX;
 
 /// The deepest expression nesting a statement may have: operators chained in one operand list
 /// plus the nesting of the parenthesized operands inside it. Generous for written SQL (an IN
@@ -16,17 +17,34 @@ use crate::exec::Result;
 /// build.
 pub const EXPRESSION_DEPTH_MAX: usize = 500;
 
-/// Refuses a text whose expressions nest deeper than [`EXPRESSION_DEPTH_MAX`] (1235, naming
-/// the limit). A text that does not tokenize passes: the parser names what is wrong with it.
-pub(crate) fn check_depth(sql: &str) -> Result<()> {
-    // Cheap test first: a text with few bytes cannot nest deeply.
-    if sql.len() < EXPRESSION_DEPTH_MAX {
+/// Refuses a text holding more than [`SET_OPERATIONS_MAX`] set operators, or whose expressions
+/// nest deeper than [`EXPRESSION_DEPTH_MAX`] (1235, naming the limit). A text that does not
+/// tokenize passes: the parser names what is wrong with it.
+pub(crate) fn check(sql: &str) -> Result<()> {
+    // Cheap tests first: a short text cannot nest deeply, and set operators are named words.
+    let deep = sql.len() >= EXPRESSION_DEPTH_MAX;
+    let sets = ["union", "intersect", "except"]
+        .iter()
+        .any(|w| crate::exec::mentions(sql, w));
+    if !deep && !sets {
         return Ok(());
     }
     let Ok(tokens) = Tokenizer::new(&crate::dialect::Cairn, sql).tokenize() else {
         return Ok(());
     };
-    if expression_depth(&tokens) > EXPRESSION_DEPTH_MAX {
+    let operations = tokens
+        .iter()
+        .filter(|t| {
+            matches!(t, Token::Word(w)
+                if matches!(w.keyword, Keyword::UNION | Keyword::INTERSECT | Keyword::EXCEPT))
+        })
+        .count();
+    if operations > SET_OPERATIONS_MAX {
+        return Err(SqlError::unsupported(format!(
+            "more than {SET_OPERATIONS_MAX} UNION, INTERSECT or EXCEPT operators in one query"
+        )));
+    }
+    if deep && expression_depth(&tokens) > EXPRESSION_DEPTH_MAX {
         return Err(SqlError::unsupported(format!(
             "expressions nested more than {EXPRESSION_DEPTH_MAX} operators deep"
         )));
@@ -175,10 +193,10 @@ mod tests {
         assert!(depth(&format!("SELECT * FROM t WHERE id IN ({})", ins.join(","))) <= 3);
         let chain = vec!["1"; 3000].join("+");
         assert!(depth(&format!("SELECT {chain}; SELECT 1")) >= 2999);
-        assert!(check_depth(&format!("SELECT {chain}")).is_err());
+        assert!(check(&format!("SELECT {chain}")).is_err());
         let ok = vec!["1"; 450].join("+");
-        assert!(check_depth(&format!("SELECT {ok}")).is_ok());
+        assert!(check(&format!("SELECT {ok}")).is_ok());
         let nested = format!("SELECT {}1{}", "(".repeat(2000), ")".repeat(2000));
-        assert!(check_depth(&nested).is_err());
+        assert!(check(&nested).is_err());
     }
 }

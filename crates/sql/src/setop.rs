@@ -12,8 +12,6 @@ use base::Value;
 use client::{Table, Transaction};
 use myproto::response::Column;
 use sqlparser::ast::{self, Expr as Ast, SetExpr};
-use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, Tokenizer};
 
 use crate::aggregate::group_key;
 use crate::error::SqlError;
@@ -24,36 +22,10 @@ use crate::plan::{limits, select, PlanInput, SelectPlan, TableRef};
 /// The most set operators (UNION, INTERSECT, EXCEPT) one query text holds. Each adds a level
 /// to the parsed statement's tree, which sqlparser clones, shows and drops recursively on the
 /// connection thread's stack (`CONNECTION_STACK_BYTES`; a debug build's clone takes about 16
-/// KiB a level): counted in the text before it is parsed, since even dropping a longer chain
-/// could overflow the stack. Planning and running walk a chain in a loop.
+/// KiB a level): counted in the text before it is parsed (`guard::check`), since even
+/// dropping a longer chain could overflow the stack. Planning and running walk a chain in a
+/// loop.
 pub const SET_OPERATIONS_MAX: usize = 500;
-
-/// Refuses a query text holding more than [`SET_OPERATIONS_MAX`] set operators.
-pub(crate) fn check_operations(sql: &str) -> Result<()> {
-    if !["union", "intersect", "except"]
-        .iter()
-        .any(|w| crate::exec::mentions(sql, w))
-    {
-        return Ok(());
-    }
-    let Ok(tokens) = Tokenizer::new(&crate::dialect::Cairn, sql).tokenize() else {
-        // The parser reports what does not tokenize.
-        return Ok(());
-    };
-    let operators = tokens
-        .iter()
-        .filter(|t| {
-            matches!(t, Token::Word(w)
-                if matches!(w.keyword, Keyword::UNION | Keyword::INTERSECT | Keyword::EXCEPT))
-        })
-        .count();
-    if operators > SET_OPERATIONS_MAX {
-        return Err(SqlError::unsupported(format!(
-            "more than {SET_OPERATIONS_MAX} UNION, INTERSECT or EXCEPT operators in one query"
-        )));
-    }
-    Ok(())
-}
 
 /// A set operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
