@@ -63,6 +63,9 @@ struct Served {
     dirty: bool,
 }
 
+/// Queued reply bytes that are written before the turn ends (see `flush_large`).
+const EARLY_FLUSH_BYTES: usize = 8 * 1024;
+
 pub struct EventLoop {
     index: usize,
     shared: Arc<Shared>,
@@ -135,6 +138,7 @@ impl EventLoop {
                 if !self.dispatch(message) {
                     return self.stop();
                 }
+                self.flush_large();
             }
             self.worker.expire_waits();
             self.write_log();
@@ -451,6 +455,19 @@ impl EventLoop {
                 served.dirty = true;
                 self.dirty.push(token);
             }
+        }
+    }
+
+    /// Writes the replies of connections that have queued at least EARLY_FLUSH_BYTES this turn,
+    /// so the API node can work on a batch's first answers while this worker runs the rest.
+    fn flush_large(&mut self) {
+        let large = self.dirty.iter().any(|t| {
+            self.connections
+                .get(t)
+                .is_some_and(|s| s.io.backlog() >= EARLY_FLUSH_BYTES)
+        });
+        if large {
+            self.flush_dirty();
         }
     }
 

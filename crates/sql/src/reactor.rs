@@ -3,9 +3,10 @@
 //! (a prepared SELECT by keys, by range or by scan while the session holds nothing on the data
 //! node; BEGIN, COMMIT and ROLLBACK with nothing to end; COM_PING). Those reads go to the data
 //! node over one `EventSession` in the same poll as the clients: every read of a poll round
-//! leaves in one write, and the loop sleeps until a client or the data node has something. Any
-//! other command goes back to the connection's own thread, which runs it with blocking calls
-//! (`conn.rs`) and parks the connection here again once its input is drained.
+//! leaves in one write, sent before the round's replies are answered and looked for again every
+//! few answers of a large batch, and the loop sleeps until a client or the data node has
+//! something. Any other command goes back to the connection's own thread, which runs it with
+//! blocking calls (`conn.rs`) and parks the connection here again once its input is drained.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,6 +40,9 @@ const FIRST_CONNECTION: u64 = 2;
 
 /// How long the loop sleeps at most, to notice a stop.
 const POLL_TIMEOUT: Duration = Duration::from_millis(500);
+/// Answers given between two looks at the clients while a batch of replies is answered (see
+/// `Loop::look`).
+const ANSWERS_PER_LOOK: usize = 4;
 /// Bytes read from one connection per turn before its commands are looked at.
 const INPUT_BYTES_MAX: usize = 1 << 20;
 
@@ -113,6 +117,8 @@ impl LoopHandle {
             slots: HashMap::new(),
             next_token: FIRST_CONNECTION,
             stopping,
+            replies_ready: false,
+            look_events: Events::with_capacity(256),
         };
         let thread = std::thread::Builder::new()
             .name(format!("sql-reactor-{n}"))
@@ -164,6 +170,10 @@ struct Loop {
     slots: HashMap<u64, Slot>,
     next_token: u64,
     stopping: Arc<AtomicBool>,
+    /// The data node's socket has replies to read.
+    replies_ready: bool,
+    /// Events of `look`'s polls.
+    look_events: Events,
 }
 
 /// What the loop did with one command.
@@ -197,34 +207,66 @@ impl Loop {
                 self.sweep();
             }
             for event in events.iter() {
-                match event.token() {
-                    WAKER => self.arrive(),
-                    DATANODE => {
-                        if event.is_writable() {
-                            let _ = self.link.flush(self.poll.registry());
-                        }
-                        if event.is_readable() {
-                            self.replies();
-                        }
-                    }
-                    Token(t) => {
-                        let t = t as u64;
-                        if event.is_writable() {
-                            self.flush(t);
-                        }
-                        if event.is_readable() || event.is_read_closed() {
-                            self.readable(t, event.is_read_closed());
-                        }
-                    }
+                self.event(event);
+            }
+            // New reads leave before the replies are answered, so the data node works on them
+            // meanwhile.
+            self.send_reads();
+            while std::mem::take(&mut self.replies_ready) {
+                self.replies();
+                self.send_reads();
+            }
+        }
+    }
+
+    /// Notes or handles one readiness event: the data node's replies are only noted
+    /// (`replies_ready`), so that `look` can run in the middle of answering a batch.
+    fn event(&mut self, event: &mio::event::Event) {
+        match event.token() {
+            WAKER => self.arrive(),
+            DATANODE => {
+                if event.is_writable() {
+                    let _ = self.link.flush(self.poll.registry());
+                }
+                if event.is_readable() {
+                    self.replies_ready = true;
                 }
             }
-            if self.link.in_flight() > 0 {
-                if let Err(e) = self.link.flush(self.poll.registry()) {
-                    warn!("sql reactor: data node connection lost: {e}");
-                    self.replies();
+            Token(t) => {
+                let t = t as u64;
+                if event.is_writable() {
+                    self.flush(t);
+                }
+                if event.is_readable() || event.is_read_closed() {
+                    self.readable(t, event.is_read_closed());
                 }
             }
         }
+    }
+
+    /// Writes the reads queued for the data node.
+    fn send_reads(&mut self) {
+        if self.link.in_flight() > 0 {
+            if let Err(e) = self.link.flush(self.poll.registry()) {
+                warn!("sql reactor: data node connection lost: {e}");
+                self.replies_ready = true;
+            }
+        }
+    }
+
+    /// Takes in, without sleeping, the commands clients sent since the last poll, and sends
+    /// their reads to the data node at once. Run between the answers to a large batch, it lets
+    /// the data node work on the next reads while this loop answers the rest, instead of both
+    /// taking turns with the other idle.
+    fn look(&mut self) {
+        let mut events = std::mem::replace(&mut self.look_events, Events::with_capacity(0));
+        if self.poll.poll(&mut events, Some(Duration::ZERO)).is_ok() {
+            for event in events.iter() {
+                self.event(event);
+            }
+            self.send_reads();
+        }
+        self.look_events = events;
     }
 
     /// Closes connections idle longer than wait_timeout.
@@ -491,66 +533,74 @@ impl Loop {
 
     /// Replies from the data node: finishes the statements they answer.
     fn replies(&mut self) {
-        for (token, reply) in self.link.read_replies() {
-            let Some(slot) = self.slots.get_mut(&token) else {
-                continue;
-            };
-            let Some(w) = slot.waiting.take() else {
-                continue;
-            };
-            let conn = &mut slot.conn;
-            let rows = match reply {
-                Ok(Reply::Ops(results)) => results
-                    .into_iter()
-                    .filter_map(|r| match r {
-                        OpResult::Row(values) => Some(values),
-                        _ => None,
-                    })
-                    .collect(),
-                Ok(Reply::Rows(rows)) => rows,
-                Err(e) => {
-                    let error = SqlError::from_client(&e);
-                    if error.code == 1146 || error.code == 1412 {
-                        // The table changed under the plan: the thread plans it again.
-                        self.replay(token, &w.packet);
-                        continue;
-                    }
-                    conn.answer(
-                        Outcome::Failed(error),
-                        matches!(w.origin, Origin::Prepared(_)),
-                    );
-                    self.commands(token);
-                    continue;
-                }
-            };
-            let session = &mut conn.session;
-            let (outcome, binary) = match &w.origin {
-                Origin::Prepared(id) => match session.statements.remove(id) {
-                    Some(p) => {
-                        let outcome =
-                            finish_select(session, &p.compiled, &w.params, rows, w.decided);
-                        session.statements.insert(*id, p);
-                        (Some(outcome), true)
-                    }
-                    None => (None, true),
-                },
-                Origin::Text(db, text) => match session.plans.take(db, text) {
-                    Some(c) => {
-                        let outcome = finish_select(session, &c, &w.params, rows, w.decided);
-                        session.plans.put(db, text.clone(), c);
-                        (Some(outcome), false)
-                    }
-                    None => (None, false),
-                },
-            };
-            let Some(outcome) = outcome else {
-                // Closed or forgotten meanwhile: the thread runs the command as sent.
-                self.replay(token, &w.packet);
-                continue;
-            };
-            conn.answer(outcome, binary);
-            self.commands(token);
+        for (n, (token, reply)) in self.link.read_replies().into_iter().enumerate() {
+            if n > 0 && n % ANSWERS_PER_LOOK == 0 {
+                self.look();
+            }
+            self.reply(token, reply);
         }
+    }
+
+    /// Answers one statement's reply from the data node, then runs the connection's next
+    /// commands.
+    fn reply(&mut self, token: u64, reply: client::Result<Reply>) {
+        let Some(slot) = self.slots.get_mut(&token) else {
+            return;
+        };
+        let Some(w) = slot.waiting.take() else {
+            return;
+        };
+        let conn = &mut slot.conn;
+        let rows = match reply {
+            Ok(Reply::Ops(results)) => results
+                .into_iter()
+                .filter_map(|r| match r {
+                    OpResult::Row(values) => Some(values),
+                    _ => None,
+                })
+                .collect(),
+            Ok(Reply::Rows(rows)) => rows,
+            Err(e) => {
+                let error = SqlError::from_client(&e);
+                if error.code == 1146 || error.code == 1412 {
+                    // The table changed under the plan: the thread plans it again.
+                    self.replay(token, &w.packet);
+                    return;
+                }
+                conn.answer(
+                    Outcome::Failed(error),
+                    matches!(w.origin, Origin::Prepared(_)),
+                );
+                self.commands(token);
+                return;
+            }
+        };
+        let session = &mut conn.session;
+        let (outcome, binary) = match &w.origin {
+            Origin::Prepared(id) => match session.statements.remove(id) {
+                Some(p) => {
+                    let outcome = finish_select(session, &p.compiled, &w.params, rows, w.decided);
+                    session.statements.insert(*id, p);
+                    (Some(outcome), true)
+                }
+                None => (None, true),
+            },
+            Origin::Text(db, text) => match session.plans.take(db, text) {
+                Some(c) => {
+                    let outcome = finish_select(session, &c, &w.params, rows, w.decided);
+                    session.plans.put(db, text.clone(), c);
+                    (Some(outcome), false)
+                }
+                None => (None, false),
+            },
+        };
+        let Some(outcome) = outcome else {
+            // Closed or forgotten meanwhile: the thread runs the command as sent.
+            self.replay(token, &w.packet);
+            return;
+        };
+        conn.answer(outcome, binary);
+        self.commands(token);
     }
 
     /// Hands the connection to its thread with `payload` (a command already taken from its
