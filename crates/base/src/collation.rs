@@ -151,7 +151,14 @@ pub fn sort_key(bytes: &[u8], collation: Collation, out: &mut Vec<u8>) {
         Collation::Latin1Bin | Collation::Utf8mb4Bin => out.extend_from_slice(trim_spaces(bytes)),
         Collation::Latin1SwedishCi => out.extend(weights(bytes, collation).map(|w| w as u8)),
         Collation::Utf8mb4GeneralCi => {
-            for w in weights(bytes, collation) {
+            // The common case first: an ASCII character's weight is its uppercase byte.
+            let bytes = trim_spaces(bytes);
+            out.reserve(bytes.len() * 2);
+            let ascii = bytes.iter().position(|b| *b >= 0x80).unwrap_or(bytes.len());
+            for b in &bytes[..ascii] {
+                out.extend_from_slice(&[0, b.to_ascii_uppercase()]);
+            }
+            for w in weights(&bytes[ascii..], collation) {
                 out.extend_from_slice(&(w as u16).to_be_bytes());
             }
         }

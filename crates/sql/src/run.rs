@@ -388,14 +388,50 @@ fn bound_value(column: &ColumnDef, v: Value) -> Option<Value> {
 /// ORDER BY's order of two rows' sort keys: NULL first, each key ascending or descending.
 pub(crate) fn by_keys(a: &[Value], b: &[Value], order: &[(OrderKey, bool)]) -> Ordering {
     for ((x, y), (_, desc)) in a.iter().zip(b).zip(order) {
-        let o = match (x.is_null(), y.is_null()) {
-            (true, true) => Ordering::Equal,
-            (true, false) => Ordering::Less,
-            (false, true) => Ordering::Greater,
-            _ => compare(x, y).unwrap_or(Ordering::Equal),
-        };
+        let o = order_values(x, y, *desc);
         if o != Ordering::Equal {
-            return if *desc { o.reverse() } else { o };
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+/// ORDER BY's order of two values: NULLs first, descending reversed.
+fn order_values(x: &Value, y: &Value, desc: bool) -> Ordering {
+    let o = match (x.is_null(), y.is_null()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+        _ => compare(x, y).unwrap_or(Ordering::Equal),
+    };
+    if desc {
+        o.reverse()
+    } else {
+        o
+    }
+}
+
+/// Orders two output rows (items, values of the order keys that are not items) by `order`.
+fn by_row_keys(
+    a: &(Vec<Value>, Vec<Value>),
+    b: &(Vec<Value>, Vec<Value>),
+    order: &[(OrderKey, bool)],
+) -> Ordering {
+    let mut expr = 0;
+    for (k, desc) in order {
+        let (x, y) = match k {
+            OrderKey::Item(i) => (a.0.get(*i), b.0.get(*i)),
+            OrderKey::Expr(_) => {
+                expr += 1;
+                (a.1.get(expr - 1), b.1.get(expr - 1))
+            }
+        };
+        let (Some(x), Some(y)) = (x, y) else {
+            continue;
+        };
+        let o = order_values(x, y, *desc);
+        if o != Ordering::Equal {
+            return o;
         }
     }
     Ordering::Equal
@@ -988,9 +1024,15 @@ impl Session {
             .map(|e| self.free(e, params).and_then(count_value))
             .transpose()?
             .unwrap_or(0);
-        // (items, order keys) per output row.
+        // (items, values of the order keys that are not items) per output row.
         let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
         let early_stop = p.order.is_empty() && !p.distinct;
+        let order_exprs = || {
+            p.order.iter().filter_map(|(k, _)| match k {
+                OrderKey::Expr(e) => Some(e),
+                OrderKey::Item(_) => None,
+            })
+        };
         let emit = |s: &Session,
                     row: &[Value],
                     aggs: &[Value],
@@ -1007,18 +1049,40 @@ impl Session {
                 .iter()
                 .map(|e| e.eval(&env))
                 .collect::<Result<_>>()?;
-            let keys = p
-                .order
-                .iter()
-                .map(|(k, _)| match k {
-                    OrderKey::Item(i) => Ok(items[*i].clone()),
-                    OrderKey::Expr(e) => e.eval(&env),
-                })
-                .collect::<Result<_>>()?;
+            let keys = order_exprs().map(|e| e.eval(&env)).collect::<Result<_>>()?;
             out.push((items, keys));
             Ok(())
         };
-        if !p.grouped {
+        if !p.grouped && p.having.is_none() {
+            // Items that are plain columns move out of the fetched row instead of being copied.
+            for mut row in rows {
+                let env = self.env(&row, params, &[]);
+                let mut items = Vec::with_capacity(p.items.len());
+                for e in &p.items {
+                    items.push(match e {
+                        Expr::Column(_) => Value::Null,
+                        e => e.eval(&env)?,
+                    });
+                }
+                let keys = order_exprs().map(|e| e.eval(&env)).collect::<Result<_>>()?;
+                for (i, e) in p.items.iter().enumerate() {
+                    if let Expr::Column(c) = e {
+                        let earlier = p.items[..i].iter().position(|x| x == e);
+                        items[i] = match earlier {
+                            Some(j) => items[j].clone(),
+                            None => row
+                                .get_mut(*c)
+                                .map(|v| std::mem::replace(v, Value::Null))
+                                .unwrap_or(Value::Null),
+                        };
+                    }
+                }
+                out.push((items, keys));
+                if early_stop && limit.is_some_and(|l| out.len() as u64 >= offset + l) {
+                    break;
+                }
+            }
+        } else if !p.grouped {
             for row in &rows {
                 emit(self, row, &[], &mut out)?;
                 if early_stop && limit.is_some_and(|l| out.len() as u64 >= offset + l) {
@@ -1071,7 +1135,7 @@ impl Session {
             out.retain(|(items, _)| seen.insert(group_key(items)));
         }
         if !p.order.is_empty() {
-            out.sort_by(|a, b| by_keys(&a.1, &b.1, &p.order));
+            out.sort_by(|a, b| by_row_keys(a, b, &p.order));
         }
         self.last_found_rows = out.len() as u64;
         let rows: Vec<Vec<Value>> = out
