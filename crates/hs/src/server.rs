@@ -58,6 +58,8 @@ const WRITE_LISTENER: Token = Token(1);
 const WAKER: Token = Token(2);
 const DATANODE: Token = Token(3);
 const FIRST_CONNECTION: usize = 4;
+/// Connections answered between two looks at the clients in one turn (see `Server::look`).
+const ANSWERS_PER_LOOK: usize = 4;
 /// Connections one front end serves at most; more are closed at accept.
 const CONNECTIONS_MAX: usize = 4_096;
 
@@ -109,6 +111,9 @@ impl HsServer {
             connections: HashMap::new(),
             next_token: FIRST_CONNECTION,
             stopping: stopping.clone(),
+            link_ready: false,
+            look_events: Events::with_capacity(256),
+            looked: false,
         };
         let thread = std::thread::Builder::new()
             .name("handlersocket".into())
@@ -171,6 +176,12 @@ struct Server {
     connections: HashMap<usize, Conn>,
     next_token: usize,
     stopping: Arc<AtomicBool>,
+    /// The data node's socket has replies to read.
+    link_ready: bool,
+    /// Events of `look`'s polls.
+    look_events: Events,
+    /// A look ran this turn.
+    looked: bool,
 }
 
 /// A keyed read waiting for the round's batch: connection, answer number, index, key.
@@ -197,22 +208,49 @@ impl Server {
                     warn!("handlersocket poll failed: {e}");
                 }
             }
-            let mut link_ready = false;
             for event in events.iter() {
-                match event.token() {
-                    READ_LISTENER => self.accept(false),
-                    WRITE_LISTENER => self.accept(true),
-                    WAKER => {}
-                    DATANODE => link_ready = true,
-                    Token(t) => self.on_socket(t, event.is_read_closed()),
+                self.event(event);
+            }
+            loop {
+                if std::mem::take(&mut self.link_ready) {
+                    self.collect();
+                }
+                self.execute();
+                self.flush_and_reap();
+                // A look may have queued answers for connections already written this turn.
+                let again = self.link_ready || std::mem::take(&mut self.looked);
+                if !again || self.stopping.load(Ordering::SeqCst) {
+                    break;
                 }
             }
-            if link_ready {
-                self.collect();
+        }
+    }
+
+    /// Handles one readiness event; the data node's replies are only noted (`link_ready`).
+    fn event(&mut self, event: &mio::event::Event) {
+        match event.token() {
+            READ_LISTENER => self.accept(false),
+            WRITE_LISTENER => self.accept(true),
+            WAKER => {}
+            DATANODE => self.link_ready = true,
+            Token(t) => self.on_socket(t, event.is_read_closed()),
+        }
+    }
+
+    /// Takes in, without sleeping, what clients sent since the last poll and sends its reads to
+    /// the data node at once. Run between the answers of a turn, it lets the data node work on
+    /// the next batch while this loop writes the rest of the answers, instead of both taking
+    /// turns with the other idle.
+    fn look(&mut self) {
+        let mut events = std::mem::replace(&mut self.look_events, Events::with_capacity(0));
+        if self.poll.poll(&mut events, Some(Duration::ZERO)).is_ok() {
+            for event in events.iter() {
+                self.event(event);
             }
             self.execute();
-            self.flush_and_reap();
         }
+        self.looked = true;
+        self.look_events = events;
     }
 
     fn accept(&mut self, write_port: bool) {
@@ -491,15 +529,21 @@ impl Server {
     fn flush_and_reap(&mut self) {
         let now = Instant::now();
         let mut closed = Vec::new();
-        for (token, conn) in self.connections.iter_mut() {
+        let tokens: Vec<usize> = self.connections.keys().copied().collect();
+        let mut answered = 0;
+        for token in tokens {
+            let Some(conn) = self.connections.get_mut(&token) else {
+                continue;
+            };
             let out = conn.io.output();
+            let before = conn.written;
             while let Some(Some(_)) = conn.answers.front() {
                 if let Some(Some(a)) = conn.answers.pop_front() {
                     out.extend_from_slice(&a);
                     conn.written += 1;
                 }
             }
-            if let Err(e) = conn.io.flush(self.poll.registry(), Token(*token)) {
+            if let Err(e) = conn.io.flush(self.poll.registry(), Token(token)) {
                 conn.closing = Some(format!("write failed: {e}"));
             }
             if now.duration_since(conn.last_active) > self.config.idle_timeout {
@@ -512,7 +556,13 @@ impl Server {
                 && conn.answers.is_empty()
                 && conn.io.backlog() == 0;
             if conn.closing.is_some() && (drained || conn.closing.as_deref() != Some("")) {
-                closed.push(*token);
+                closed.push(token);
+            }
+            if conn.written != before {
+                answered += 1;
+                if answered % ANSWERS_PER_LOOK == 0 {
+                    self.look();
+                }
             }
         }
         for token in closed {
