@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use base::text::value_text;
 use base::Value;
+use myproto::auth;
 use myproto::binary::{self, BinaryRow, Param};
 use myproto::handshake::{self, cap, status, HandshakeResponse, SCRAMBLE_BYTES};
 use myproto::packet::{PacketReader, PacketWriter};
@@ -23,6 +24,7 @@ use tracing::{debug, warn};
 use crate::error::SqlError;
 use crate::exec::{unknown_statement, Outcome, Session};
 use crate::reactor::Parked;
+use crate::users::{self, Peer, Plugin};
 use crate::{Shared, CONNECTIONS_MAX, SERVER_VERSION};
 
 /// Runs one connection to its end.
@@ -47,6 +49,7 @@ pub(crate) fn serve(stream: TcpStream, shared: Arc<Shared>, id: u32) {
                 write,
                 out: PacketWriter::default(),
                 capabilities: 0,
+                secure: false,
                 session: Session::new(shared.clone(), id),
             });
             conn.session.activity.set_host(&peer);
@@ -76,6 +79,8 @@ pub(crate) struct Conn {
     write: TcpStream,
     pub(crate) out: PacketWriter,
     capabilities: u32,
+    /// The connection runs over TLS.
+    secure: bool,
     pub(crate) session: Session,
 }
 
@@ -398,10 +403,18 @@ impl Conn {
             command::RESET_CONNECTION => {
                 let shared = self.session.shared.clone();
                 let user = std::mem::take(&mut self.session.user);
+                let host = std::mem::take(&mut self.session.host);
+                let account_host = std::mem::take(&mut self.session.account_host);
+                let privileges = self.session.privileges;
+                let with_password = self.session.with_password;
                 let id = self.session.id;
                 let found_rows = self.session.found_rows;
                 self.session = Session::new(shared, id);
                 self.session.user = user;
+                self.session.host = host;
+                self.session.account_host = account_host;
+                self.session.privileges = privileges;
+                self.session.with_password = with_password;
                 self.session.found_rows = found_rows;
                 self.ok(0, 0, false);
             }
@@ -422,8 +435,14 @@ impl Conn {
     /// The connection phase; false when authentication failed (the client was told).
     fn connect(&mut self) -> Result<bool, ProtoError> {
         let scramble = scramble();
-        let greeting =
-            handshake::initial_handshake(SERVER_VERSION, self.session.id, &scramble, self.status());
+        let greeting = handshake::initial_handshake(
+            SERVER_VERSION,
+            self.session.id,
+            &scramble,
+            self.status(),
+            false,
+            handshake::NATIVE_PASSWORD,
+        );
         self.out.seq = 0;
         self.out.packet(&greeting);
         self.flush()?;
@@ -446,14 +465,31 @@ impl Conn {
         };
         self.capabilities = hello.capabilities;
         self.session.found_rows = hello.capabilities & cap::FOUND_ROWS != 0;
+        let shared = self.session.shared.clone();
+        let peer = Peer::of(self.write.peer_addr().ok());
+        let with_password = !hello.auth_response.is_empty();
+        let accounts = match users::load(&shared.cluster) {
+            Ok(a) => a,
+            Err(e) => {
+                self.error(&e);
+                self.flush()?;
+                return Ok(false);
+            }
+        };
+        let Some(account) = users::choose(&accounts, &hello.user, &peer).cloned() else {
+            return self.deny(&hello.user, &peer, with_password);
+        };
         let mut answer = hello.auth_response.clone();
         let plugin = hello
             .auth_plugin
             .as_deref()
             .unwrap_or(handshake::NATIVE_PASSWORD);
-        if plugin != handshake::NATIVE_PASSWORD {
-            // Ask for mysql_native_password's answer instead.
-            self.out.packet(&handshake::auth_switch_request(&scramble));
+        if plugin != account.plugin.name() {
+            // Ask for the answer of the account's own plugin.
+            self.out.packet(&handshake::auth_switch_request(
+                account.plugin.name(),
+                &scramble,
+            ));
             self.flush()?;
             let Some((seq, payload)) = self.reader.read()? else {
                 return Ok(false);
@@ -461,23 +497,25 @@ impl Conn {
             self.out.seq = seq.wrapping_add(1);
             answer = payload;
         }
-        let shared = self.session.shared.clone();
-        let known = hello.user == "root"
-            && handshake::native_password_matches(&shared.root_hash, &scramble, &answer);
+        let known = match account.plugin {
+            Plugin::Native => match auth::parse_native_hash_text(&account.auth) {
+                Some(stored) => handshake::native_password_matches(&stored, &scramble, &answer),
+                None => false,
+            },
+            Plugin::CachingSha2 => match self.caching_sha2(&account, &peer, &scramble, &answer)? {
+                Some(known) => known,
+                // Refused and told, or the client left.
+                None => return Ok(false),
+            },
+        };
         if !known {
-            let using = if answer.is_empty() { "NO" } else { "YES" };
-            self.error(&SqlError::new(
-                1045,
-                "28000",
-                format!(
-                    "Access denied for user '{}'@'localhost' (using password: {using})",
-                    hello.user
-                ),
-            ));
-            self.flush()?;
-            return Ok(false);
+            return self.deny(&hello.user, &peer, with_password);
         }
         self.session.user = hello.user.clone();
+        self.session.host = peer.name.clone();
+        self.session.account_host = account.host.clone();
+        self.session.privileges = account.privileges;
+        self.session.with_password = with_password;
         if let Some(db) = &hello.database {
             if let Err(e) = self.session.use_database(db) {
                 self.error(&e);
@@ -489,6 +527,72 @@ impl Conn {
         self.ok(0, 0, false);
         self.flush()?;
         Ok(true)
+    }
+
+    /// Answers 1045 (Access denied) and ends the connection phase.
+    fn deny(&mut self, user: &str, peer: &Peer, with_password: bool) -> Result<bool, ProtoError> {
+        self.error(&crate::privilege::access_denied(
+            user,
+            &peer.name,
+            with_password,
+        ));
+        self.flush()?;
+        Ok(false)
+    }
+
+    /// caching_sha2_password after the client's first answer: the fast path when this API node
+    /// holds the account's digest, else full authentication, whose cleartext password is read
+    /// only over TLS. None when the client was refused (and told) or left.
+    fn caching_sha2(
+        &mut self,
+        account: &users::Account,
+        peer: &Peer,
+        scramble: &[u8; SCRAMBLE_BYTES],
+        answer: &[u8],
+    ) -> Result<Option<bool>, ProtoError> {
+        if account.auth.is_empty() || answer.is_empty() {
+            return Ok(Some(account.auth.is_empty() && answer.is_empty()));
+        }
+        let shared = self.session.shared.clone();
+        if let Some(digest) = shared.sha2_cache.get(account) {
+            if !auth::sha2_matches(&digest, scramble, answer) {
+                return Ok(Some(false));
+            }
+            self.out
+                .packet(&auth::more_data(&[auth::FAST_AUTH_SUCCESS]));
+            return Ok(Some(true));
+        }
+        self.out
+            .packet(&auth::more_data(&[auth::PERFORM_FULL_AUTHENTICATION]));
+        self.flush()?;
+        let Some((seq, payload)) = self.reader.read()? else {
+            return Ok(None);
+        };
+        self.out.seq = seq.wrapping_add(1);
+        if !self.secure {
+            // The client asks for the server's RSA key (or sends its password in the clear,
+            // which is refused as MySQL refuses it): without TLS there is no safe way.
+            self.error(&SqlError::new(
+                1045,
+                "28000",
+                format!(
+                    "Access denied for user '{}'@'{}': caching_sha2_password needs TLS for a full \
+                     authentication on this server (it has no RSA key exchange); connect once \
+                     over TLS, or use mysql_native_password",
+                    account.user, peer.name
+                ),
+            ));
+            self.flush()?;
+            return Ok(None);
+        }
+        let Some(password) = auth::cleartext_password(&payload) else {
+            return Ok(Some(false));
+        };
+        if !auth::sha2_stored_matches(&account.auth, password) {
+            return Ok(Some(false));
+        }
+        shared.sha2_cache.put(account, password);
+        Ok(Some(true))
     }
 
     /// COM_FIELD_LIST: the table's column definitions (those matching the wildcard), each
