@@ -43,6 +43,7 @@ pub(crate) fn serve(stream: TcpStream, shared: Arc<Shared>, id: u32) {
                 pending: Vec::new(),
                 at: 0,
                 stream,
+                tls: None,
             };
             let mut conn = Box::new(Conn {
                 reader: PacketReader::new(BufReader::new(inbound), shared.config.max_packet),
@@ -50,6 +51,7 @@ pub(crate) fn serve(stream: TcpStream, shared: Arc<Shared>, id: u32) {
                 out: PacketWriter::default(),
                 capabilities: 0,
                 secure: false,
+                tls: None,
                 session: Session::new(shared.clone(), id),
             });
             conn.session.activity.set_host(&peer);
@@ -81,14 +83,18 @@ pub(crate) struct Conn {
     capabilities: u32,
     /// The connection runs over TLS.
     secure: bool,
+    /// The TLS stream, once the client asked for TLS (writes go through it).
+    tls: Option<crate::tls::Shared>,
     pub(crate) session: Session,
 }
 
-/// The client socket, read after the bytes the reactor had already read from it.
+/// The client socket, read after the bytes the reactor had already read from it; through TLS
+/// once the connection is upgraded.
 struct Inbound {
     pending: Vec<u8>,
     at: usize,
     stream: TcpStream,
+    tls: Option<crate::tls::Shared>,
 }
 
 impl Read for Inbound {
@@ -103,7 +109,10 @@ impl Read for Inbound {
             }
             return Ok(n);
         }
-        self.stream.read(buf)
+        match &self.tls {
+            Some(tls) => crate::tls::read(tls, buf),
+            None => self.stream.read(buf),
+        }
     }
 }
 
@@ -142,7 +151,11 @@ impl Conn {
     }
 
     fn flush(&mut self) -> Result<(), ProtoError> {
-        self.out.flush_to(&mut self.write).map_err(ProtoError::Io)
+        match &self.tls {
+            Some(tls) => self.out.flush_to(&mut crate::tls::Writer(tls)),
+            None => self.out.flush_to(&mut self.write),
+        }
+        .map_err(ProtoError::Io)
     }
 
     fn error(&mut self, e: &SqlError) {
@@ -301,7 +314,8 @@ impl Conn {
         self.write.set_read_timeout(Some(WAIT_TIMEOUT))?;
         let shared = self.session.shared.clone();
         let mut conn = self;
-        let mut parking = true;
+        // A TLS connection stays on its thread: the reactor serves plain sockets only.
+        let mut parking = !conn.secure;
         loop {
             if !conn.out.is_empty() {
                 conn.flush()?;
@@ -435,12 +449,13 @@ impl Conn {
     /// The connection phase; false when authentication failed (the client was told).
     fn connect(&mut self) -> Result<bool, ProtoError> {
         let scramble = scramble();
+        let shared = self.session.shared.clone();
         let greeting = handshake::initial_handshake(
             SERVER_VERSION,
             self.session.id,
             &scramble,
             self.status(),
-            false,
+            shared.tls.is_some(),
             handshake::NATIVE_PASSWORD,
         );
         self.out.seq = 0;
@@ -453,19 +468,33 @@ impl Conn {
         let hello = match HandshakeResponse::parse(&payload) {
             Ok(h) => h,
             Err(ProtoError::SslRequested) => {
-                self.error(&SqlError::new(
-                    1045,
-                    "28000",
-                    "TLS is not available on this server yet",
-                ));
-                self.flush()?;
-                return Ok(false);
+                let Some(config) = &shared.tls else {
+                    self.error(&SqlError::new(
+                        1045,
+                        "28000",
+                        "TLS is not configured on this server",
+                    ));
+                    self.flush()?;
+                    return Ok(false);
+                };
+                self.start_tls(config)?;
+                // The handshake response again, now over TLS.
+                let Some((seq, payload)) = self.reader.read()? else {
+                    return Ok(false);
+                };
+                self.out.seq = seq.wrapping_add(1);
+                match HandshakeResponse::parse(&payload) {
+                    Ok(h) => h,
+                    Err(ProtoError::SslRequested) => {
+                        return Err(ProtoError::Malformed("a second SSL request".into()))
+                    }
+                    Err(e) => return Err(e),
+                }
             }
             Err(e) => return Err(e),
         };
         self.capabilities = hello.capabilities;
         self.session.found_rows = hello.capabilities & cap::FOUND_ROWS != 0;
-        let shared = self.session.shared.clone();
         let peer = Peer::of(self.write.peer_addr().ok());
         let with_password = !hello.auth_response.is_empty();
         let accounts = match users::load(&shared.cluster) {
@@ -529,6 +558,31 @@ impl Conn {
         Ok(true)
     }
 
+    /// Upgrades the connection to TLS after the client's SSLRequest: the bytes read past it
+    /// (the start of the client's TLS hello) go to the TLS handshake, which runs to its end;
+    /// reads and writes then go through TLS.
+    fn start_tls(&mut self, config: &Arc<rustls::ServerConfig>) -> Result<(), ProtoError> {
+        use std::io::BufRead;
+        let buffer = self.reader.get_mut();
+        let mut pending = buffer.buffer().to_vec();
+        let n = pending.len();
+        buffer.consume(n);
+        let inbound = buffer.get_mut();
+        pending.extend_from_slice(inbound.pending.get(inbound.at..).unwrap_or_default());
+        inbound.pending = Vec::new();
+        inbound.at = 0;
+        let socket = crate::tls::Socket {
+            pending,
+            at: 0,
+            stream: self.write.try_clone()?,
+        };
+        let tls = crate::tls::accept(config, socket)?;
+        self.reader.get_mut().get_mut().tls = Some(tls.clone());
+        self.tls = Some(tls);
+        self.secure = true;
+        Ok(())
+    }
+
     /// Answers 1045 (Access denied) and ends the connection phase.
     fn deny(&mut self, user: &str, peer: &Peer, with_password: bool) -> Result<bool, ProtoError> {
         self.error(&crate::privilege::access_denied(
@@ -555,7 +609,13 @@ impl Conn {
         }
         let shared = self.session.shared.clone();
         if let Some(digest) = shared.sha2_cache.get(account) {
-            if !auth::sha2_matches(&digest, scramble, answer) {
+            // After an auth switch PyMySQL hashes the switch request's data whole, the
+            // scramble's trailing NUL included: that answer is taken too.
+            let mut with_nul = [0u8; SCRAMBLE_BYTES + 1];
+            with_nul[..SCRAMBLE_BYTES].copy_from_slice(scramble);
+            if !auth::sha2_matches(&digest, scramble, answer)
+                && !auth::sha2_matches(&digest, &with_nul, answer)
+            {
                 return Ok(Some(false));
             }
             self.out

@@ -35,6 +35,7 @@ mod setop;
 mod show;
 mod subquery;
 mod temporal;
+mod tls;
 mod users;
 mod variables;
 
@@ -47,6 +48,7 @@ use client::Cluster;
 use tracing::{info, warn};
 
 pub use error::SqlError;
+pub use tls::TlsSetting;
 
 /// Settings of the SQL front end.
 #[derive(Debug, Clone)]
@@ -62,6 +64,8 @@ pub struct SqlConfig {
     pub max_packet: usize,
     /// Event loops that serve idle connections and simple reads (at least one).
     pub reactors: usize,
+    /// TLS: off, a self-signed certificate made at start (the default), or PEM files.
+    pub tls: TlsSetting,
 }
 
 impl Default for SqlConfig {
@@ -72,6 +76,7 @@ impl Default for SqlConfig {
             root_password: String::new(),
             max_packet: 64 << 20,
             reactors: REACTORS_DEFAULT,
+            tls: TlsSetting::default(),
         }
     }
 }
@@ -111,6 +116,8 @@ pub(crate) struct Shared {
     /// The event loop idle connections are parked in.
     pub reactor: reactor::Reactor,
     pub config: SqlConfig,
+    /// The TLS configuration connections upgrade with; None when TLS is off.
+    pub tls: Option<Arc<rustls::ServerConfig>>,
     /// caching_sha2_password's fast-path digests, filled after full authentications.
     pub sha2_cache: users::Sha2Cache,
     pub connections: AtomicU32,
@@ -133,6 +140,7 @@ impl SqlServer {
             ),
             Err(e) => return Err(std::io::Error::other(format!("reading the accounts: {e}"))),
         }
+        let tls = tls::server_config(&config.tls)?;
         let listener = transport::listen(&config.listen)?;
         let address = listener.local_addr()?;
         let stopping = Arc::new(AtomicBool::new(false));
@@ -141,6 +149,7 @@ impl SqlServer {
             cluster,
             reactor,
             sha2_cache: users::Sha2Cache::default(),
+            tls,
             config,
             connections: AtomicU32::new(0),
             next_id: AtomicU32::new(1),
