@@ -92,12 +92,23 @@ struct SqlArgs {
     /// Port of the SQL (MySQL protocol) listener (0 picks a free port).
     #[arg(long, default_value_t = 3306)]
     sql_port: u16,
-    /// root's password for SQL connections (empty: none).
+    /// root@localhost's SQL password, set when the accounts table is made at the first start
+    /// (empty: none); later starts keep the accounts the cluster holds (ALTER USER changes it).
     #[arg(long, default_value = "")]
     sql_root_password: String,
     /// Event loops that serve idle SQL connections and their simple reads.
     #[arg(long, default_value_t = sql::REACTORS_DEFAULT)]
     sql_reactors: usize,
+    /// The SQL server's TLS certificate chain, a PEM file (with --sql-tls-key); without both,
+    /// a self-signed certificate is made at each start.
+    #[arg(long, requires = "sql_tls_key")]
+    sql_tls_cert: Option<std::path::PathBuf>,
+    /// The private key of --sql-tls-cert, a PEM file.
+    #[arg(long, requires = "sql_tls_cert")]
+    sql_tls_key: Option<std::path::PathBuf>,
+    /// Serve SQL without TLS (a client that asks for it is refused).
+    #[arg(long, conflicts_with = "sql_tls_cert")]
+    sql_no_tls: bool,
 }
 
 impl SqlArgs {
@@ -107,6 +118,14 @@ impl SqlArgs {
             listen: format!("{bind}:{}", self.sql_port),
             root_password: self.sql_root_password.clone(),
             reactors: self.sql_reactors.max(1),
+            tls: match (&self.sql_tls_cert, &self.sql_tls_key) {
+                _ if self.sql_no_tls => sql::TlsSetting::Off,
+                (Some(cert), Some(key)) => sql::TlsSetting::Files {
+                    cert: cert.clone(),
+                    key: key.clone(),
+                },
+                _ => sql::TlsSetting::SelfSigned,
+            },
             ..sql::SqlConfig::default()
         }
     }

@@ -64,26 +64,36 @@ pub const DEFAULT_COLLATION_ID: u8 = 45;
 pub const SCRAMBLE_BYTES: usize = 20;
 
 /// The server's first packet.
+///
+/// `tls` adds CLIENT_SSL to the capabilities offered; `plugin` is the authentication plugin
+/// whose answer the client should send first.
 pub fn initial_handshake(
     server_version: &str,
     connection_id: u32,
     scramble: &[u8; SCRAMBLE_BYTES],
     status_flags: u16,
+    tls: bool,
+    plugin: &str,
 ) -> Vec<u8> {
+    let offered = if tls {
+        cap::SERVER | cap::SSL
+    } else {
+        cap::SERVER
+    };
     let mut p = Vec::with_capacity(128);
     p.push(10);
     put_nul(&mut p, server_version.as_bytes());
     p.extend_from_slice(&connection_id.to_le_bytes());
     p.extend_from_slice(&scramble[..8]);
     p.push(0);
-    p.extend_from_slice(&(cap::SERVER as u16).to_le_bytes());
+    p.extend_from_slice(&(offered as u16).to_le_bytes());
     p.push(DEFAULT_COLLATION_ID);
     p.extend_from_slice(&status_flags.to_le_bytes());
-    p.extend_from_slice(&((cap::SERVER >> 16) as u16).to_le_bytes());
+    p.extend_from_slice(&((offered >> 16) as u16).to_le_bytes());
     p.push(SCRAMBLE_BYTES as u8 + 1);
     p.extend_from_slice(&[0u8; 10]);
     put_nul(&mut p, &scramble[8..]);
-    put_nul(&mut p, NATIVE_PASSWORD.as_bytes());
+    put_nul(&mut p, plugin.as_bytes());
     p
 }
 
@@ -178,10 +188,10 @@ impl HandshakeResponse {
     }
 }
 
-/// The request to answer the scramble with another plugin (here: mysql_native_password).
-pub fn auth_switch_request(scramble: &[u8; SCRAMBLE_BYTES]) -> Vec<u8> {
+/// The request to answer the scramble with another plugin.
+pub fn auth_switch_request(plugin: &str, scramble: &[u8; SCRAMBLE_BYTES]) -> Vec<u8> {
     let mut p = vec![0xFE];
-    put_nul(&mut p, NATIVE_PASSWORD.as_bytes());
+    put_nul(&mut p, plugin.as_bytes());
     put_nul(&mut p, scramble);
     p
 }

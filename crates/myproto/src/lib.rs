@@ -2,8 +2,10 @@
 //! framing with reassembly under a size limit (`packet`), the basic encodings (`codec`), the
 //! connection phase and mysql_native_password (`handshake`), and responses: OK, ERR, EOF,
 //! column definitions, text rows (`response`); prepared statements' parameters and binary rows
-//! (`binary`). It opens no sockets and runs no SQL.
+//! (`binary`); caching_sha2_password and stored password forms (`auth`). It opens no sockets
+//! and runs no SQL.
 
+pub mod auth;
 pub mod binary;
 pub mod codec;
 pub mod handshake;

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use base::text::value_text;
 use base::Value;
+use myproto::auth;
 use myproto::binary::{self, BinaryRow, Param};
 use myproto::handshake::{self, cap, status, HandshakeResponse, SCRAMBLE_BYTES};
 use myproto::packet::{PacketReader, PacketWriter};
@@ -23,6 +24,7 @@ use tracing::{debug, warn};
 use crate::error::SqlError;
 use crate::exec::{unknown_statement, Outcome, Session};
 use crate::reactor::Parked;
+use crate::users::{self, Peer, Plugin};
 use crate::{Shared, CONNECTIONS_MAX, SERVER_VERSION};
 
 /// Runs one connection to its end.
@@ -41,12 +43,15 @@ pub(crate) fn serve(stream: TcpStream, shared: Arc<Shared>, id: u32) {
                 pending: Vec::new(),
                 at: 0,
                 stream,
+                tls: None,
             };
             let mut conn = Box::new(Conn {
                 reader: PacketReader::new(BufReader::new(inbound), shared.config.max_packet),
                 write,
                 out: PacketWriter::default(),
                 capabilities: 0,
+                secure: false,
+                tls: None,
                 session: Session::new(shared.clone(), id),
             });
             conn.session.activity.set_host(&peer);
@@ -76,14 +81,20 @@ pub(crate) struct Conn {
     write: TcpStream,
     pub(crate) out: PacketWriter,
     capabilities: u32,
+    /// The connection runs over TLS.
+    secure: bool,
+    /// The TLS stream, once the client asked for TLS (writes go through it).
+    tls: Option<crate::tls::Shared>,
     pub(crate) session: Session,
 }
 
-/// The client socket, read after the bytes the reactor had already read from it.
+/// The client socket, read after the bytes the reactor had already read from it; through TLS
+/// once the connection is upgraded.
 struct Inbound {
     pending: Vec<u8>,
     at: usize,
     stream: TcpStream,
+    tls: Option<crate::tls::Shared>,
 }
 
 impl Read for Inbound {
@@ -98,7 +109,10 @@ impl Read for Inbound {
             }
             return Ok(n);
         }
-        self.stream.read(buf)
+        match &self.tls {
+            Some(tls) => crate::tls::read(tls, buf),
+            None => self.stream.read(buf),
+        }
     }
 }
 
@@ -137,7 +151,11 @@ impl Conn {
     }
 
     fn flush(&mut self) -> Result<(), ProtoError> {
-        self.out.flush_to(&mut self.write).map_err(ProtoError::Io)
+        match &self.tls {
+            Some(tls) => self.out.flush_to(&mut crate::tls::Writer(tls)),
+            None => self.out.flush_to(&mut self.write),
+        }
+        .map_err(ProtoError::Io)
     }
 
     fn error(&mut self, e: &SqlError) {
@@ -296,7 +314,8 @@ impl Conn {
         self.write.set_read_timeout(Some(WAIT_TIMEOUT))?;
         let shared = self.session.shared.clone();
         let mut conn = self;
-        let mut parking = true;
+        // A TLS connection stays on its thread: the reactor serves plain sockets only.
+        let mut parking = !conn.secure;
         loop {
             if !conn.out.is_empty() {
                 conn.flush()?;
@@ -398,10 +417,18 @@ impl Conn {
             command::RESET_CONNECTION => {
                 let shared = self.session.shared.clone();
                 let user = std::mem::take(&mut self.session.user);
+                let host = std::mem::take(&mut self.session.host);
+                let account_host = std::mem::take(&mut self.session.account_host);
+                let privileges = self.session.privileges;
+                let with_password = self.session.with_password;
                 let id = self.session.id;
                 let found_rows = self.session.found_rows;
                 self.session = Session::new(shared, id);
                 self.session.user = user;
+                self.session.host = host;
+                self.session.account_host = account_host;
+                self.session.privileges = privileges;
+                self.session.with_password = with_password;
                 self.session.found_rows = found_rows;
                 self.ok(0, 0, false);
             }
@@ -422,8 +449,15 @@ impl Conn {
     /// The connection phase; false when authentication failed (the client was told).
     fn connect(&mut self) -> Result<bool, ProtoError> {
         let scramble = scramble();
-        let greeting =
-            handshake::initial_handshake(SERVER_VERSION, self.session.id, &scramble, self.status());
+        let shared = self.session.shared.clone();
+        let greeting = handshake::initial_handshake(
+            SERVER_VERSION,
+            self.session.id,
+            &scramble,
+            self.status(),
+            shared.tls.is_some(),
+            handshake::NATIVE_PASSWORD,
+        );
         self.out.seq = 0;
         self.out.packet(&greeting);
         self.flush()?;
@@ -434,26 +468,57 @@ impl Conn {
         let hello = match HandshakeResponse::parse(&payload) {
             Ok(h) => h,
             Err(ProtoError::SslRequested) => {
-                self.error(&SqlError::new(
-                    1045,
-                    "28000",
-                    "TLS is not available on this server yet",
-                ));
-                self.flush()?;
-                return Ok(false);
+                let Some(config) = &shared.tls else {
+                    self.error(&SqlError::new(
+                        1045,
+                        "28000",
+                        "TLS is not configured on this server",
+                    ));
+                    self.flush()?;
+                    return Ok(false);
+                };
+                self.start_tls(config)?;
+                // The handshake response again, now over TLS.
+                let Some((seq, payload)) = self.reader.read()? else {
+                    return Ok(false);
+                };
+                self.out.seq = seq.wrapping_add(1);
+                match HandshakeResponse::parse(&payload) {
+                    Ok(h) => h,
+                    Err(ProtoError::SslRequested) => {
+                        return Err(ProtoError::Malformed("a second SSL request".into()))
+                    }
+                    Err(e) => return Err(e),
+                }
             }
             Err(e) => return Err(e),
         };
         self.capabilities = hello.capabilities;
         self.session.found_rows = hello.capabilities & cap::FOUND_ROWS != 0;
+        let peer = Peer::of(self.write.peer_addr().ok());
+        let with_password = !hello.auth_response.is_empty();
+        let accounts = match users::load(&shared.cluster) {
+            Ok(a) => a,
+            Err(e) => {
+                self.error(&e);
+                self.flush()?;
+                return Ok(false);
+            }
+        };
+        let Some(account) = users::choose(&accounts, &hello.user, &peer).cloned() else {
+            return self.deny(&hello.user, &peer, with_password);
+        };
         let mut answer = hello.auth_response.clone();
         let plugin = hello
             .auth_plugin
             .as_deref()
             .unwrap_or(handshake::NATIVE_PASSWORD);
-        if plugin != handshake::NATIVE_PASSWORD {
-            // Ask for mysql_native_password's answer instead.
-            self.out.packet(&handshake::auth_switch_request(&scramble));
+        if plugin != account.plugin.name() {
+            // Ask for the answer of the account's own plugin.
+            self.out.packet(&handshake::auth_switch_request(
+                account.plugin.name(),
+                &scramble,
+            ));
             self.flush()?;
             let Some((seq, payload)) = self.reader.read()? else {
                 return Ok(false);
@@ -461,23 +526,25 @@ impl Conn {
             self.out.seq = seq.wrapping_add(1);
             answer = payload;
         }
-        let shared = self.session.shared.clone();
-        let known = hello.user == "root"
-            && handshake::native_password_matches(&shared.root_hash, &scramble, &answer);
+        let known = match account.plugin {
+            Plugin::Native => match auth::parse_native_hash_text(&account.auth) {
+                Some(stored) => handshake::native_password_matches(&stored, &scramble, &answer),
+                None => false,
+            },
+            Plugin::CachingSha2 => match self.caching_sha2(&account, &peer, &scramble, &answer)? {
+                Some(known) => known,
+                // Refused and told, or the client left.
+                None => return Ok(false),
+            },
+        };
         if !known {
-            let using = if answer.is_empty() { "NO" } else { "YES" };
-            self.error(&SqlError::new(
-                1045,
-                "28000",
-                format!(
-                    "Access denied for user '{}'@'localhost' (using password: {using})",
-                    hello.user
-                ),
-            ));
-            self.flush()?;
-            return Ok(false);
+            return self.deny(&hello.user, &peer, with_password);
         }
         self.session.user = hello.user.clone();
+        self.session.host = peer.name.clone();
+        self.session.account_host = account.host.clone();
+        self.session.privileges = account.privileges;
+        self.session.with_password = with_password;
         if let Some(db) = &hello.database {
             if let Err(e) = self.session.use_database(db) {
                 self.error(&e);
@@ -489,6 +556,103 @@ impl Conn {
         self.ok(0, 0, false);
         self.flush()?;
         Ok(true)
+    }
+
+    /// Upgrades the connection to TLS after the client's SSLRequest: the bytes read past it
+    /// (the start of the client's TLS hello) go to the TLS handshake, which runs to its end;
+    /// reads and writes then go through TLS.
+    fn start_tls(&mut self, config: &Arc<rustls::ServerConfig>) -> Result<(), ProtoError> {
+        use std::io::BufRead;
+        let buffer = self.reader.get_mut();
+        let mut pending = buffer.buffer().to_vec();
+        let n = pending.len();
+        buffer.consume(n);
+        let inbound = buffer.get_mut();
+        pending.extend_from_slice(inbound.pending.get(inbound.at..).unwrap_or_default());
+        inbound.pending = Vec::new();
+        inbound.at = 0;
+        let socket = crate::tls::Socket {
+            pending,
+            at: 0,
+            stream: self.write.try_clone()?,
+        };
+        let tls = crate::tls::accept(config, socket)?;
+        self.reader.get_mut().get_mut().tls = Some(tls.clone());
+        self.tls = Some(tls);
+        self.secure = true;
+        Ok(())
+    }
+
+    /// Answers 1045 (Access denied) and ends the connection phase.
+    fn deny(&mut self, user: &str, peer: &Peer, with_password: bool) -> Result<bool, ProtoError> {
+        self.error(&crate::privilege::access_denied(
+            user,
+            &peer.name,
+            with_password,
+        ));
+        self.flush()?;
+        Ok(false)
+    }
+
+    /// caching_sha2_password after the client's first answer: the fast path when this API node
+    /// holds the account's digest, else full authentication, whose cleartext password is read
+    /// only over TLS. None when the client was refused (and told) or left.
+    fn caching_sha2(
+        &mut self,
+        account: &users::Account,
+        peer: &Peer,
+        scramble: &[u8; SCRAMBLE_BYTES],
+        answer: &[u8],
+    ) -> Result<Option<bool>, ProtoError> {
+        if account.auth.is_empty() || answer.is_empty() {
+            return Ok(Some(account.auth.is_empty() && answer.is_empty()));
+        }
+        let shared = self.session.shared.clone();
+        if let Some(digest) = shared.sha2_cache.get(account) {
+            // After an auth switch PyMySQL hashes the switch request's data whole, the
+            // scramble's trailing NUL included: that answer is taken too.
+            let mut with_nul = [0u8; SCRAMBLE_BYTES + 1];
+            with_nul[..SCRAMBLE_BYTES].copy_from_slice(scramble);
+            if !auth::sha2_matches(&digest, scramble, answer)
+                && !auth::sha2_matches(&digest, &with_nul, answer)
+            {
+                return Ok(Some(false));
+            }
+            self.out
+                .packet(&auth::more_data(&[auth::FAST_AUTH_SUCCESS]));
+            return Ok(Some(true));
+        }
+        self.out
+            .packet(&auth::more_data(&[auth::PERFORM_FULL_AUTHENTICATION]));
+        self.flush()?;
+        let Some((seq, payload)) = self.reader.read()? else {
+            return Ok(None);
+        };
+        self.out.seq = seq.wrapping_add(1);
+        if !self.secure {
+            // The client asks for the server's RSA key (or sends its password in the clear,
+            // which is refused as MySQL refuses it): without TLS there is no safe way.
+            self.error(&SqlError::new(
+                1045,
+                "28000",
+                format!(
+                    "Access denied for user '{}'@'{}': caching_sha2_password needs TLS for a full \
+                     authentication on this server (it has no RSA key exchange); connect once \
+                     over TLS, or use mysql_native_password",
+                    account.user, peer.name
+                ),
+            ));
+            self.flush()?;
+            return Ok(None);
+        }
+        let Some(password) = auth::cleartext_password(&payload) else {
+            return Ok(Some(false));
+        };
+        if !auth::sha2_stored_matches(&account.auth, password) {
+            return Ok(Some(false));
+        }
+        shared.sha2_cache.put(account, password);
+        Ok(Some(true))
     }
 
     /// COM_FIELD_LIST: the table's column definitions (those matching the wildcard), each

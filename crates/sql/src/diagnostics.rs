@@ -108,7 +108,7 @@ pub struct Diagnostics {
     /// The running statement reads the list and keeps it.
     reading: bool,
     /// Each statement's count so far in this COM_QUERY, for its answer.
-    counts: Vec<u16>,
+    pub(crate) counts: Vec<u16>,
 }
 
 impl Diagnostics {

@@ -104,6 +104,15 @@ pub struct Session {
     pub(crate) data: Cluster,
     pub id: u32,
     pub user: String,
+    /// The host the client connects from, as errors and USER() name it (`localhost` for a
+    /// loopback address).
+    pub host: String,
+    /// The host (or pattern) of the account the session authenticated as: CURRENT_USER().
+    pub account_host: String,
+    /// The account's global privileges, read when it authenticated (`privilege.rs`).
+    pub privileges: crate::privilege::Privileges,
+    /// The client gave a password when it authenticated (what 1045 messages say).
+    pub with_password: bool,
     /// The client asked for matched (not changed) rows as UPDATE's affected count.
     pub found_rows: bool,
     pub(crate) database: Option<String>,
@@ -190,7 +199,10 @@ impl Context for Session {
             },
             SessionFn::Version => Value::Bytes(crate::SERVER_VERSION.as_bytes().to_vec()),
             SessionFn::ConnectionId => Value::UInt(self.id as u64),
-            SessionFn::User => Value::Bytes(format!("{}@localhost", self.user).into_bytes()),
+            SessionFn::User => Value::Bytes(format!("{}@{}", self.user, self.host).into_bytes()),
+            SessionFn::CurrentUser => {
+                Value::Bytes(format!("{}@{}", self.user, self.account_host).into_bytes())
+            }
             SessionFn::LastInsertId => Value::UInt(self.last_insert_id),
             SessionFn::FoundRows => Value::UInt(self.last_found_rows),
         }
@@ -214,6 +226,10 @@ impl Session {
             shared,
             id,
             user: String::new(),
+            host: String::new(),
+            account_host: String::new(),
+            privileges: 0,
+            with_password: false,
             found_rows: false,
             database: None,
             last_insert_id: 0,
@@ -253,6 +269,7 @@ impl Session {
     }
 
     pub fn use_database(&mut self, name: &str) -> Result<()> {
+        self.need_database(name)?;
         if crate::infoschema::is_schema(name) {
             self.database = Some(crate::infoschema::NAME.into());
             return Ok(());
@@ -284,6 +301,19 @@ impl Session {
                     .unwrap_or_else(Outcome::Failed);
                 return vec![self.concluded(outcome)];
             }
+        }
+        if let Some((outcome, rest)) = self.run_account_statement(sql) {
+            let outcome = self.concluded(outcome);
+            let failed = matches!(outcome, Outcome::Failed(_));
+            let mut outcomes = vec![outcome];
+            if !failed && !rest.trim().is_empty() {
+                // The statements after it in a multi-statement query.
+                let mut counts = self.take_counts();
+                outcomes.extend(self.run(rest));
+                counts.extend(self.take_counts());
+                self.diagnostics.counts = counts;
+            }
+            return outcomes;
         }
         if let Some(outcome) = self.run_cached(sql) {
             return vec![self.concluded(outcome)];
@@ -486,6 +516,7 @@ impl Session {
         placeholders: &[Location],
     ) -> Result<Compiled> {
         crate::infoschema::refuse_writes(self, &s)?;
+        self.check_statement(&s)?;
         let input = PlanInput::new(sql, placeholders);
         let resolve = |name: &ObjectName| -> Result<(client::Table, TableRef)> {
             let (table, db, name) = self.table(name)?;
@@ -650,6 +681,13 @@ impl Session {
             }
             Statement::ShowDatabases { .. } => {
                 let mut names = cluster.databases().map_err(client)?;
+                if self.privileges
+                    & (crate::privilege::DATABASE_LEVEL | crate::privilege::SHOW_DATABASES)
+                    == 0
+                {
+                    // An account with no privilege on databases sees none of them (as MariaDB).
+                    names.clear();
+                }
                 names.insert(0, "information_schema".into());
                 Ok(crate::ddl::one_column("Database", names))
             }

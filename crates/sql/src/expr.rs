@@ -231,7 +231,10 @@ pub enum SessionFn {
     Database,
     Version,
     ConnectionId,
+    /// USER(): the name the client gave and the host it connects from.
     User,
+    /// CURRENT_USER(): the account the session authenticated as.
+    CurrentUser,
     LastInsertId,
     FoundRows,
 }
@@ -649,7 +652,8 @@ impl<'a> Compiler<'a> {
             "database" | "schema" => Some(SessionFn::Database),
             "version" => Some(SessionFn::Version),
             "connection_id" => Some(SessionFn::ConnectionId),
-            "user" | "current_user" | "session_user" | "system_user" => Some(SessionFn::User),
+            "user" | "session_user" | "system_user" => Some(SessionFn::User),
+            "current_user" => Some(SessionFn::CurrentUser),
             "last_insert_id" => Some(SessionFn::LastInsertId),
             "found_rows" => Some(SessionFn::FoundRows),
             _ => None,

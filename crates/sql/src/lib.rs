@@ -7,6 +7,7 @@
 //! what is unsupported. Each connection has a thread for blocking work, but between commands it
 //! is parked in one event loop (`reactor.rs`) that serves simple committed reads itself.
 
+mod account;
 mod activity;
 mod aggregate;
 mod cache;
@@ -27,12 +28,15 @@ mod join;
 mod meta;
 mod partition;
 mod plan;
+mod privilege;
 mod reactor;
 mod run;
 mod setop;
 mod show;
 mod subquery;
 mod temporal;
+mod tls;
+mod users;
 mod variables;
 
 use std::net::{SocketAddr, TcpListener};
@@ -44,6 +48,7 @@ use client::Cluster;
 use tracing::{info, warn};
 
 pub use error::SqlError;
+pub use tls::TlsSetting;
 
 /// Settings of the SQL front end.
 #[derive(Debug, Clone)]
@@ -52,12 +57,15 @@ pub struct SqlConfig {
     pub datanode: String,
     /// Listening address, e.g. "127.0.0.1:3306".
     pub listen: String,
-    /// root's password (empty: none).
+    /// root@localhost's password at the first start, when the accounts table is made (empty:
+    /// none); later starts keep the accounts the catalog holds.
     pub root_password: String,
     /// The largest packet accepted (MySQL's max_allowed_packet).
     pub max_packet: usize,
     /// Event loops that serve idle connections and simple reads (at least one).
     pub reactors: usize,
+    /// TLS: off, a self-signed certificate made at start (the default), or PEM files.
+    pub tls: TlsSetting,
 }
 
 impl Default for SqlConfig {
@@ -68,6 +76,7 @@ impl Default for SqlConfig {
             root_password: String::new(),
             max_packet: 64 << 20,
             reactors: REACTORS_DEFAULT,
+            tls: TlsSetting::default(),
         }
     }
 }
@@ -107,8 +116,10 @@ pub(crate) struct Shared {
     /// The event loop idle connections are parked in.
     pub reactor: reactor::Reactor,
     pub config: SqlConfig,
-    /// SHA1(SHA1(root's password)), empty for none.
-    pub root_hash: Vec<u8>,
+    /// The TLS configuration connections upgrade with; None when TLS is off.
+    pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// caching_sha2_password's fast-path digests, filled after full authentications.
+    pub sha2_cache: users::Sha2Cache,
     pub connections: AtomicU32,
     pub next_id: AtomicU32,
     /// Status counters and the registry of live sessions.
@@ -121,6 +132,15 @@ impl SqlServer {
         let cluster = Cluster::connect(&config.datanode).map_err(|e| {
             std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
         })?;
+        match users::bootstrap(&cluster, &config.root_password) {
+            Ok(false) => {}
+            Ok(true) => warn!(
+                "root@localhost's password is kept in the catalog from an earlier start: \
+                 --sql-root-password applies at the first start only (ALTER USER changes it)"
+            ),
+            Err(e) => return Err(std::io::Error::other(format!("reading the accounts: {e}"))),
+        }
+        let tls = tls::server_config(&config.tls)?;
         let listener = transport::listen(&config.listen)?;
         let address = listener.local_addr()?;
         let stopping = Arc::new(AtomicBool::new(false));
@@ -128,7 +148,8 @@ impl SqlServer {
         let shared = Arc::new(Shared {
             cluster,
             reactor,
-            root_hash: myproto::handshake::native_password_hash(config.root_password.as_bytes()),
+            sha2_cache: users::Sha2Cache::default(),
+            tls,
             config,
             connections: AtomicU32::new(0),
             next_id: AtomicU32::new(1),

@@ -116,4 +116,29 @@ impl Raw {
         }
         id
     }
+
+    /// COM_STMT_PREPARE that must fail: the error number.
+    pub fn prepare_error(&mut self, sql: &str) -> u16 {
+        let mut p = vec![0x16];
+        p.extend_from_slice(sql.as_bytes());
+        self.send(0, &p);
+        let err = self.packet().unwrap();
+        assert_eq!(err[0], 0xff, "prepare answered {err:?}");
+        u16::from_le_bytes([err[1], err[2]])
+    }
+
+    /// COM_STMT_EXECUTE of a statement with one BIGINT parameter; binary rows are read as the
+    /// text rows are (their payloads).
+    pub fn execute(&mut self, id: u32, param: i64) -> Answer {
+        let mut p = vec![0x17];
+        p.extend_from_slice(&id.to_le_bytes());
+        p.push(0);
+        p.extend_from_slice(&1u32.to_le_bytes());
+        p.push(0); // null bitmap
+        p.push(1); // new parameter types
+        p.extend_from_slice(&[8, 0]); // LONGLONG
+        p.extend_from_slice(&param.to_le_bytes());
+        self.send(0, &p);
+        self.answer()
+    }
 }

@@ -1789,3 +1789,151 @@ SELECT TRUNCATE(-0.5e0, 0), TRUNCATE(2.675e0, 2), TRUNCATE(-2.675e0, 2), TRUNCAT
 SELECT CONV('7fffffffffffffff', 16, -10), CONV('8000000000000000', 16, -10), CONV('-8000000000000001', -16, 10), CONV('1z', 36, 2), CONV('0', 2, 36);
 SELECT LEFT('abcdef', '2.7'), SUBSTRING('abcdef', '2.7'), REPEAT('a', '2.7'), ROUND(1.2345, '1.7'), LEFT('abcdef', ' 3x'), RIGHT('abcdef', '1e1'), TRUNCATE(1.2345, 2.7);
 DROP TABLE fn_vals;
+
+-- ---------------------------------------------------------------- accounts and privileges
+-- Accounts @'localhost' only: the statements marked '-- as:' log in from 127.0.0.1, which
+-- MariaDB resolves to localhost (and its anonymous ''@'localhost' would outrank a '%' host).
+CREATE TABLE acct (id INT NOT NULL PRIMARY KEY, v INT NULL);
+INSERT INTO acct VALUES (1, 10), (2, 20);
+DROP USER IF EXISTS 'dq_none'@'localhost', 'dq_read'@'localhost';
+SHOW WARNINGS;
+CREATE USER 'dq_none'@'localhost' IDENTIFIED BY 'pw';
+CREATE USER 'dq_none'@'localhost' IDENTIFIED BY 'pw';
+CREATE USER IF NOT EXISTS 'dq_none'@'localhost';
+SHOW WARNINGS;
+CREATE USER dq_read@localhost IDENTIFIED BY PASSWORD '*D821809F681A40A6E379B50D0463EFAE20BDD122';
+CREATE USER dq_bad@localhost IDENTIFIED BY PASSWORD '*0123';
+CREATE USER dq_bad@localhost IDENTIFIED WITH mysql_native_password AS 'plain';
+CREATE USER dq_via@localhost IDENTIFIED VIA mysql_native_password USING PASSWORD('pw');
+SHOW GRANTS FOR dq_via@localhost;
+DROP USER dq_via@localhost;
+SHOW GRANTS FOR 'dq_none'@'localhost';
+GRANT SELECT ON *.* TO dq_read@localhost;
+SHOW GRANTS FOR dq_read@localhost;
+GRANT ALL PRIVILEGES ON *.* TO dq_read@localhost WITH GRANT OPTION;
+SHOW GRANTS FOR dq_read@localhost;
+REVOKE ALL PRIVILEGES, GRANT OPTION FROM dq_read@localhost;
+SHOW GRANTS FOR dq_read@localhost;
+GRANT SELECT, PROCESS, SHOW DATABASES ON *.* TO dq_read@localhost;
+SHOW GRANTS FOR dq_read@localhost;
+REVOKE PROCESS, SHOW DATABASES ON *.* FROM dq_read@localhost;
+SHOW GRANTS FOR dq_read@localhost;
+GRANT SELECT ON *.* TO dq_missing@localhost;
+REVOKE SELECT ON *.* FROM dq_missing@localhost;
+SHOW GRANTS FOR dq_missing@localhost;
+ALTER USER dq_missing@localhost IDENTIFIED BY 'x';
+SET PASSWORD FOR dq_missing@localhost = PASSWORD('x');
+SET PASSWORD FOR dq_none@localhost = 'plain';
+GRANT FOO ON *.* TO dq_none@localhost;
+GRANT SELECT, INSERT ON *.* TO dq_made@localhost IDENTIFIED BY 'pw';
+SHOW GRANTS FOR dq_made@localhost;
+SET PASSWORD FOR dq_made@localhost = PASSWORD('other');
+SHOW GRANTS FOR dq_made@localhost;
+ALTER USER dq_made@localhost IDENTIFIED BY 'pw';
+SHOW GRANTS FOR dq_made@localhost;
+DROP USER dq_made@localhost, dq_missing@localhost;
+DROP USER dq_made@localhost;
+DROP USER IF EXISTS dq_made@localhost;
+SHOW WARNINGS;
+SELECT CURRENT_USER(), USER();
+-- A login with a wrong password, or as nobody.
+-- as: dq_none wrong
+SELECT 1;
+-- as: dq_nobody x
+SELECT 1;
+-- An account without privileges.
+-- as: dq_none pw
+SELECT CURRENT_USER(), USER();
+-- as: dq_none pw
+SELECT 1 + 1;
+-- as: dq_none pw
+SELECT * FROM diff.acct;
+-- as: dq_none pw
+SELECT v FROM diff.acct WHERE id = 1;
+-- as: dq_none pw
+SELECT * FROM diff.nonexistent;
+-- as: dq_none pw
+INSERT INTO diff.acct VALUES (3, 30);
+-- as: dq_none pw
+UPDATE diff.acct SET v = 0;
+-- as: dq_none pw
+DELETE FROM diff.acct WHERE id = 1;
+-- as: dq_none pw
+CREATE TABLE diff.acct2 (a INT NOT NULL PRIMARY KEY);
+-- as: dq_none pw
+DROP TABLE diff.acct;
+-- as: dq_none pw
+TRUNCATE TABLE diff.acct;
+-- as: dq_none pw
+CREATE INDEX iv ON diff.acct (v);
+-- as: dq_none pw
+DESCRIBE diff.acct;
+-- as: dq_none pw
+CREATE DATABASE dq_db;
+-- as: dq_none pw
+DROP DATABASE diff;
+-- as: dq_none pw
+USE diff;
+-- as: dq_none pw
+SHOW TABLES FROM diff;
+-- as: dq_none pw
+CREATE USER dq_other@localhost;
+-- as: dq_none pw
+DROP USER dq_read@localhost;
+-- as: dq_none pw
+GRANT SELECT ON *.* TO dq_none@localhost;
+-- as: dq_none pw
+SHOW GRANTS FOR dq_read@localhost;
+-- as: dq_none pw
+SET PASSWORD FOR dq_read@localhost = PASSWORD('x');
+-- as: dq_none pw
+SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'information_schema';
+-- An account that may read only.
+-- as: dq_read pw
+SELECT id, v FROM diff.acct ORDER BY id;
+-- as: dq_read pw
+SELECT a.id, b.v FROM diff.acct a JOIN diff.acct b ON b.id = a.id WHERE a.id IN (SELECT id FROM diff.acct WHERE v > 10);
+-- as: dq_read pw
+SELECT COUNT(*) FROM diff.items;
+-- as: dq_read pw
+INSERT INTO diff.acct VALUES (3, 30);
+-- as: dq_read pw
+INSERT INTO diff.acct SELECT id + 10, v FROM diff.acct;
+-- as: dq_read pw
+REPLACE INTO diff.acct VALUES (1, 11);
+-- as: dq_read pw
+UPDATE diff.acct SET v = 0 WHERE id = 1;
+-- as: dq_read pw
+DELETE FROM diff.acct;
+-- as: dq_read pw
+ALTER TABLE diff.acct ADD INDEX iv (v);
+-- as: dq_read pw
+SHOW GRANTS FOR 'dq_none'@'localhost';
+-- as: dq_read pw
+SHOW TABLES FROM diff;
+-- as: dq_read pw
+SET PASSWORD FOR dq_none@localhost = PASSWORD('x');
+-- as: dq_read pw
+GRANT SELECT ON *.* TO dq_none@localhost;
+GRANT SELECT ON *.* TO dq_read@localhost WITH GRANT OPTION;
+-- as: dq_read pw
+GRANT SELECT ON *.* TO dq_none@localhost;
+-- as: dq_read pw
+GRANT INSERT ON *.* TO dq_none@localhost;
+SHOW GRANTS FOR 'dq_none'@'localhost';
+-- as: dq_none pw
+SELECT v FROM diff.acct WHERE id = 2;
+-- as: dq_read pw
+REVOKE SELECT ON *.* FROM dq_none@localhost;
+-- as: dq_none pw
+SELECT v FROM diff.acct WHERE id = 2;
+-- as: dq_none pw
+SET PASSWORD = PASSWORD('pw2');
+-- as: dq_none pw
+SELECT 1;
+-- as: dq_none pw2
+SELECT 2;
+DROP USER 'dq_none'@'localhost', 'dq_read'@'localhost';
+-- as: dq_read pw
+SELECT 1;
+DROP TABLE acct;

@@ -14,7 +14,11 @@ comments. A comment '-- expect-difference: reason' directly before a statement m
 documented difference: counted apart, not a failure. Comments '-- mask: REGEX' and
 '-- ignore-column: NAME' directly before a statement narrow a documented difference to the part
 that differs, so the rest is still compared: every match of REGEX in a value is replaced by
-'<masked>', and the named column's values by '<ignored>', in both answers.
+'<masked>', and the named column's values by '<ignored>', in both answers. A comment
+'-- as: USER [PASSWORD]' directly before a statement runs it over a connection of its own,
+logged in as USER@localhost with PASSWORD (none if left out) and no database, closed after it: a
+failed login counts as the statement's error (1045), so accounts and privileges are compared
+too, deterministically (each such statement gets a fresh session).
 
 Exit status: 0 when every difference was expected, 1 otherwise, 2 on a usage or connection error.
 """
@@ -31,6 +35,7 @@ DATABASE = "diff"
 EXPECT = re.compile(r"^--\s*expect-difference:\s*(.*)$", re.IGNORECASE)
 MASK = re.compile(r"^--\s*mask:\s*(.+)$", re.IGNORECASE)
 IGNORE_COLUMN = re.compile(r"^--\s*ignore-column:\s*(\S+)\s*$", re.IGNORECASE)
+AS_USER = re.compile(r"^--\s*as:\s*(\S+)(?:\s+(\S+))?\s*$", re.IGNORECASE)
 # Errors after which the connection is gone: reconnect before the next statement.
 CONNECTION_LOST = {2006, 2013, 2014, 2055}
 SHOWN_ROWS_MAX = 25
@@ -68,13 +73,13 @@ CONVERSIONS = {
 }
 
 
-def connect(addr, db=None):
+def connect(addr, db=None, user="root", password=""):
     host, port = addr
     return pymysql.connect(
         host=host,
         port=port,
-        user="root",
-        password="",
+        user=user,
+        password=password,
         database=db,
         autocommit=True,
         charset="utf8mb4",
@@ -91,8 +96,11 @@ class Narrowing:
     def __init__(self):
         self.masks = []
         self.columns = []
+        # (user, password) to run the statement as, or None for the shared root connection.
+        self.login = None
 
     def __bool__(self):
+        """Whether any part of the answers is left out (a login is no narrowing)."""
         return bool(self.masks or self.columns)
 
     def apply(self, outcome):
@@ -138,6 +146,9 @@ def parse_cases(path):
                     m = IGNORE_COLUMN.match(stripped)
                     if m:
                         narrowing.columns.append(m.group(1))
+                    m = AS_USER.match(stripped)
+                    if m:
+                        narrowing.login = (m.group(1), m.group(2) or "")
                     continue
                 start = number
             elif stripped.startswith("--"):
@@ -194,6 +205,23 @@ class Server:
         except Exception:
             pass
         self.conn = connect(self.addr, db)
+
+    def run_as(self, login, statement, ordered):
+        """Runs the statement over a connection of its own, logged in as login = (user,
+        password)."""
+        try:
+            conn = connect(self.addr, None, login[0], login[1])
+        except pymysql.err.MySQLError as e:
+            return ("error", e.args[0] if e.args else None, "login: %s" % (e,))
+        own = Server(self.name, self.addr)
+        own.conn = conn
+        try:
+            return own.run(statement, ordered)
+        finally:
+            try:
+                conn.close()
+            except Exception:
+                pass
 
     def run(self, statement, ordered):
         """('rows', names, rows) | ('ok', rowcount) | ('error', errno, message)."""
@@ -275,7 +303,11 @@ def main():
         total += 1
         narrowed += bool(narrowing)
         ordered = has_order_by(statement)
-        mariadb, cairn = (narrowing.apply(s.run(statement, ordered)) for s in servers)
+        if narrowing.login is not None:
+            answers = (s.run_as(narrowing.login, statement, ordered) for s in servers)
+        else:
+            answers = (s.run(statement, ordered) for s in servers)
+        mariadb, cairn = (narrowing.apply(a) for a in answers)
         if same(mariadb, cairn):
             if reason is not None:
                 unexpected_agreement.append((line, statement, reason))

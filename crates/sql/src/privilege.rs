@@ -1,0 +1,449 @@
+//! Global privileges: their bits, MariaDB's names and order for them, the errors a missing one
+//! gives, and the check every statement passes before it is planned (`Session::check_statement`).
+//!
+//! A session holds its account's privileges as one bitmask, read when it authenticated (as
+//! MySQL, a change to global privileges reaches connections made after it). The check runs where
+//! a plan is made (COM_STMT_PREPARE, a text query the plan cache does not hold yet, DDL and the
+//! rest), so a prepared statement or a cached plan served again, by the thread or by the reactor,
+//! is never checked again: it was made under the same privileges. An account holding every
+//! privilege (root) skips the statement walk after one comparison.
+
+use sqlparser::ast::{self, ObjectName, ObjectType, Statement};
+
+use crate::error::SqlError;
+use crate::exec::{ident, Result, Session};
+
+pub type Privileges = u64;
+
+pub const SELECT: Privileges = 1;
+pub const INSERT: Privileges = 1 << 1;
+pub const UPDATE: Privileges = 1 << 2;
+pub const DELETE: Privileges = 1 << 3;
+pub const CREATE: Privileges = 1 << 4;
+pub const DROP: Privileges = 1 << 5;
+pub const RELOAD: Privileges = 1 << 6;
+pub const SHUTDOWN: Privileges = 1 << 7;
+pub const PROCESS: Privileges = 1 << 8;
+pub const FILE: Privileges = 1 << 9;
+pub const REFERENCES: Privileges = 1 << 10;
+pub const INDEX: Privileges = 1 << 11;
+pub const ALTER: Privileges = 1 << 12;
+pub const SHOW_DATABASES: Privileges = 1 << 13;
+pub const SUPER: Privileges = 1 << 14;
+pub const CREATE_TEMPORARY_TABLES: Privileges = 1 << 15;
+pub const LOCK_TABLES: Privileges = 1 << 16;
+pub const EXECUTE: Privileges = 1 << 17;
+pub const CREATE_VIEW: Privileges = 1 << 20;
+pub const SHOW_VIEW: Privileges = 1 << 21;
+pub const CREATE_ROUTINE: Privileges = 1 << 22;
+pub const ALTER_ROUTINE: Privileges = 1 << 23;
+pub const CREATE_USER: Privileges = 1 << 24;
+pub const EVENT: Privileges = 1 << 25;
+pub const TRIGGER: Privileges = 1 << 26;
+pub const DELETE_HISTORY: Privileges = 1 << 28;
+/// WITH GRANT OPTION: kept apart from the privileges ALL names.
+pub const GRANT_OPTION: Privileges = 1 << 63;
+
+/// Every global privilege by MariaDB 10.11's name, in the order SHOW GRANTS lists them.
+pub const NAMES: &[(&str, Privileges)] = &[
+    ("SELECT", SELECT),
+    ("INSERT", INSERT),
+    ("UPDATE", UPDATE),
+    ("DELETE", DELETE),
+    ("CREATE", CREATE),
+    ("DROP", DROP),
+    ("RELOAD", RELOAD),
+    ("SHUTDOWN", SHUTDOWN),
+    ("PROCESS", PROCESS),
+    ("FILE", FILE),
+    ("REFERENCES", REFERENCES),
+    ("INDEX", INDEX),
+    ("ALTER", ALTER),
+    ("SHOW DATABASES", SHOW_DATABASES),
+    ("SUPER", SUPER),
+    ("CREATE TEMPORARY TABLES", CREATE_TEMPORARY_TABLES),
+    ("LOCK TABLES", LOCK_TABLES),
+    ("EXECUTE", EXECUTE),
+    ("REPLICATION SLAVE", 1 << 18),
+    ("BINLOG MONITOR", 1 << 19),
+    ("CREATE VIEW", CREATE_VIEW),
+    ("SHOW VIEW", SHOW_VIEW),
+    ("CREATE ROUTINE", CREATE_ROUTINE),
+    ("ALTER ROUTINE", ALTER_ROUTINE),
+    ("CREATE USER", CREATE_USER),
+    ("EVENT", EVENT),
+    ("TRIGGER", TRIGGER),
+    ("CREATE TABLESPACE", 1 << 27),
+    ("DELETE HISTORY", DELETE_HISTORY),
+    ("SET USER", 1 << 29),
+    ("FEDERATED ADMIN", 1 << 30),
+    ("CONNECTION ADMIN", 1 << 31),
+    ("READ_ONLY ADMIN", 1 << 32),
+    ("REPLICATION SLAVE ADMIN", 1 << 33),
+    ("REPLICATION MASTER ADMIN", 1 << 34),
+    ("BINLOG ADMIN", 1 << 35),
+    ("BINLOG REPLAY", 1 << 36),
+    ("SLAVE MONITOR", 1 << 37),
+];
+
+/// Other spellings MariaDB accepts for the same privileges.
+const ALIASES: &[(&str, Privileges)] = &[
+    ("REPLICATION CLIENT", 1 << 19),
+    ("SLAVE MONITOR", 1 << 37),
+    ("REPLICA MONITOR", 1 << 37),
+    ("REPLICATION REPLICA", 1 << 18),
+];
+
+/// ALL [PRIVILEGES]: every privilege but GRANT OPTION.
+pub const ALL: Privileges = (1 << 38) - 1;
+
+/// The privileges that apply to databases and tables: holding any of them globally lets an
+/// account see and use every database.
+pub const DATABASE_LEVEL: Privileges = SELECT
+    | INSERT
+    | UPDATE
+    | DELETE
+    | CREATE
+    | DROP
+    | REFERENCES
+    | INDEX
+    | ALTER
+    | CREATE_TEMPORARY_TABLES
+    | LOCK_TABLES
+    | EXECUTE
+    | CREATE_VIEW
+    | SHOW_VIEW
+    | CREATE_ROUTINE
+    | ALTER_ROUTINE
+    | EVENT
+    | TRIGGER
+    | DELETE_HISTORY;
+
+/// A privilege by name (words joined by one space, upper case).
+pub fn by_name(name: &str) -> Option<Privileges> {
+    NAMES
+        .iter()
+        .chain(ALIASES)
+        .find(|(n, _)| *n == name)
+        .map(|(_, p)| *p)
+}
+
+/// The privilege list of a GRANT statement as SHOW GRANTS prints it: ALL PRIVILEGES, the names
+/// in MariaDB's order, or USAGE for none.
+pub fn grant_list(privileges: Privileges) -> String {
+    let p = privileges & ALL;
+    if p == ALL {
+        return "ALL PRIVILEGES".into();
+    }
+    if p == 0 {
+        return "USAGE".into();
+    }
+    NAMES
+        .iter()
+        .filter(|(_, bit)| p & bit != 0)
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// ER_TABLEACCESS_DENIED_ERROR.
+pub fn table_denied(command: &str, user: &str, host: &str, db: &str, table: &str) -> SqlError {
+    SqlError::new(
+        1142,
+        "42000",
+        format!("{command} command denied to user '{user}'@'{host}' for table `{db}`.`{table}`"),
+    )
+}
+
+/// ER_DBACCESS_DENIED_ERROR.
+pub fn database_denied(user: &str, host: &str, db: &str) -> SqlError {
+    SqlError::new(
+        1044,
+        "42000",
+        format!("Access denied for user '{user}'@'{host}' to database '{db}'"),
+    )
+}
+
+/// ER_SPECIFIC_ACCESS_DENIED_ERROR.
+pub fn privilege_needed(name: &str) -> SqlError {
+    SqlError::new(
+        1227,
+        "42000",
+        format!(
+            "Access denied; you need (at least one of) the {name} privilege(s) for this operation"
+        ),
+    )
+}
+
+/// ER_ACCESS_DENIED_ERROR, as the connection phase and GRANT without the grant option give it.
+pub fn access_denied(user: &str, host: &str, password: bool) -> SqlError {
+    let using = if password { "YES" } else { "NO" };
+    SqlError::new(
+        1045,
+        "28000",
+        format!("Access denied for user '{user}'@'{host}' (using password: {using})"),
+    )
+}
+
+/// The tables a statement reads (besides the one it writes), by name.
+fn relations(s: &impl ast::Visit) -> Vec<ObjectName> {
+    let mut names = Vec::new();
+    let _ = ast::visit_relations(s, |n| {
+        names.push(n.clone());
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    names
+}
+
+/// The names a WITH clause anywhere in the statement defines (they are no tables to check).
+fn common_table_names(s: &Statement) -> Vec<String> {
+    let mut names = Vec::new();
+    struct Ctes<'a>(&'a mut Vec<String>);
+    impl ast::Visitor for Ctes<'_> {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &ast::Query) -> std::ops::ControlFlow<()> {
+            if let Some(with) = &q.with {
+                for cte in &with.cte_tables {
+                    self.0.push(cte.alias.name.value.to_ascii_lowercase());
+                }
+            }
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+    let _ = ast::Visit::visit(s, &mut Ctes(&mut names));
+    names
+}
+
+impl Session {
+    /// The user and host errors name (the client's host, as MariaDB's messages do).
+    fn who(&self) -> (&str, &str) {
+        (&self.user, &self.host)
+    }
+
+    /// Whether the session holds every privilege in `needed`.
+    pub(crate) fn holds(&self, needed: Privileges) -> bool {
+        self.privileges & needed == needed
+    }
+
+    /// `name` as (database, table) for an error: the current database when unqualified; None
+    /// when there is none (the statement then fails with 1046 when it is planned).
+    fn qualified(&self, name: &ObjectName) -> Option<(String, String)> {
+        let (db, table) = ident(name).ok()?;
+        Some((db.or_else(|| self.database.clone())?, table))
+    }
+
+    /// Fails with 1142 naming the first table of `names` when the session lacks `needed`
+    /// (information_schema's tables and the statement's common table expressions are exempt).
+    fn need_on_tables(
+        &self,
+        needed: Privileges,
+        command: &str,
+        names: &[ObjectName],
+        ctes: &[String],
+    ) -> Result<()> {
+        if self.holds(needed) {
+            return Ok(());
+        }
+        for n in names {
+            let Some((db, table)) = self.qualified(n) else {
+                continue;
+            };
+            if crate::infoschema::is_schema(&db)
+                || (n.0.len() == 1 && ctes.contains(&table.to_ascii_lowercase()))
+            {
+                continue;
+            }
+            let (user, host) = self.who();
+            return Err(table_denied(command, user, host, &db, &table));
+        }
+        Ok(())
+    }
+
+    /// Fails with 1044 when the session may not use database `db` (it holds no privilege that
+    /// applies to databases).
+    pub(crate) fn need_database(&self, db: &str) -> Result<()> {
+        if self.privileges & DATABASE_LEVEL != 0 || crate::infoschema::is_schema(db) {
+            return Ok(());
+        }
+        let (user, host) = self.who();
+        Err(database_denied(user, host, db))
+    }
+
+    /// Fails with 1227 unless the session holds `needed` (named `name`).
+    pub(crate) fn need_global(&self, needed: Privileges, name: &str) -> Result<()> {
+        if self.holds(needed) {
+            Ok(())
+        } else {
+            Err(privilege_needed(name))
+        }
+    }
+
+    /// Checks that the session may run `s` (see the module comment); called before planning.
+    pub(crate) fn check_statement(&self, s: &Statement) -> Result<()> {
+        if self.privileges & ALL == ALL {
+            return Ok(());
+        }
+        let ctes = common_table_names(s);
+        let reads = |names: Vec<ObjectName>| self.need_on_tables(SELECT, "SELECT", &names, &ctes);
+        match s {
+            Statement::Query(_) => reads(relations(s)),
+            Statement::Insert(i) => {
+                let target = match &i.table {
+                    ast::TableObject::TableName(n) => vec![n.clone()],
+                    _ => Vec::new(),
+                };
+                let needed = if i.replace_into {
+                    INSERT | DELETE
+                } else {
+                    INSERT
+                };
+                let command = if i.replace_into && self.holds(INSERT) {
+                    "DELETE"
+                } else {
+                    "INSERT"
+                };
+                self.need_on_tables(needed, command, &target, &ctes)?;
+                match &i.source {
+                    Some(q) => reads(relations(q)),
+                    None => Ok(()),
+                }
+            }
+            Statement::Update(u) => {
+                let target = relations(&u.table);
+                self.need_on_tables(UPDATE, "UPDATE", &target, &ctes)?;
+                let mut others = relations(s);
+                others.retain(|n| !target.contains(n));
+                self.need_on_tables(SELECT, "SELECT", &others, &ctes)
+            }
+            Statement::Delete(d) => {
+                let target: Vec<ObjectName> = match &d.from {
+                    ast::FromTable::WithFromKeyword(t) | ast::FromTable::WithoutKeyword(t) => {
+                        t.iter().flat_map(relations).collect()
+                    }
+                };
+                self.need_on_tables(DELETE, "DELETE", &target, &ctes)?;
+                let mut others = relations(s);
+                others.retain(|n| !target.contains(n));
+                self.need_on_tables(SELECT, "SELECT", &others, &ctes)
+            }
+            Statement::CreateTable(c) => {
+                self.need_on_tables(CREATE, "CREATE", std::slice::from_ref(&c.name), &ctes)
+            }
+            Statement::CreateIndex(c) => {
+                self.need_on_tables(INDEX, "INDEX", std::slice::from_ref(&c.table_name), &ctes)
+            }
+            Statement::AlterTable(a) => {
+                self.need_on_tables(ALTER, "ALTER", std::slice::from_ref(&a.name), &ctes)
+            }
+            Statement::Truncate(t) => {
+                let names: Vec<ObjectName> = t.table_names.iter().map(|n| n.name.clone()).collect();
+                self.need_on_tables(DROP, "DROP", &names, &ctes)
+            }
+            Statement::RenameTable(renames) => {
+                for r in renames {
+                    self.need_on_tables(
+                        ALTER | DROP,
+                        "ALTER",
+                        std::slice::from_ref(&r.old_name),
+                        &ctes,
+                    )?;
+                    self.need_on_tables(
+                        CREATE | INSERT,
+                        "CREATE",
+                        std::slice::from_ref(&r.new_name),
+                        &ctes,
+                    )?;
+                }
+                Ok(())
+            }
+            Statement::Drop {
+                object_type: ObjectType::Index,
+                table: Some(table),
+                ..
+            } => self.need_on_tables(INDEX, "INDEX", std::slice::from_ref(table), &ctes),
+            Statement::Drop {
+                object_type: ObjectType::Table,
+                names,
+                ..
+            } => self.need_on_tables(DROP, "DROP", names, &ctes),
+            Statement::Drop {
+                object_type: ObjectType::Database | ObjectType::Schema,
+                names,
+                ..
+            } => self.need_on_databases(DROP, names),
+            Statement::CreateDatabase { db_name, .. } => {
+                self.need_on_databases(CREATE, std::slice::from_ref(db_name))
+            }
+            Statement::ExplainTable { table_name, .. } => reads(vec![table_name.clone()]),
+            Statement::ShowColumns { show_options, .. } => match &show_options.show_in {
+                Some(ast::ShowStatementIn {
+                    parent_name: Some(name),
+                    ..
+                }) => reads(vec![name.clone()]),
+                _ => Ok(()),
+            },
+            Statement::ShowCreate { obj_name, .. } => {
+                if self.privileges & DATABASE_LEVEL != 0 {
+                    return Ok(());
+                }
+                self.need_on_tables(
+                    DATABASE_LEVEL,
+                    "SHOW",
+                    std::slice::from_ref(obj_name),
+                    &ctes,
+                )
+            }
+            Statement::ShowTables { show_options, .. } => match &show_options.show_in {
+                Some(ast::ShowStatementIn {
+                    parent_name: Some(name),
+                    ..
+                }) => match ident(name) {
+                    Ok((_, db)) => self.need_database(&db),
+                    Err(_) => Ok(()),
+                },
+                _ => match &self.database {
+                    Some(db) => self.need_database(db),
+                    None => Ok(()),
+                },
+            },
+            Statement::Explain { statement, .. } => self.check_statement(statement),
+            _ => Ok(()),
+        }
+    }
+
+    /// Fails with 1044 naming the first database of `names` when the session lacks `needed`.
+    fn need_on_databases(&self, needed: Privileges, names: &[ObjectName]) -> Result<()> {
+        if self.holds(needed) {
+            return Ok(());
+        }
+        match names.first().map(ident) {
+            Some(Ok((_, db))) => {
+                let (user, host) = self.who();
+                Err(database_denied(user, host, &db))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_lists() {
+        assert_eq!(grant_list(ALL), "ALL PRIVILEGES");
+        assert_eq!(grant_list(ALL | GRANT_OPTION), "ALL PRIVILEGES");
+        assert_eq!(grant_list(0), "USAGE");
+        assert_eq!(grant_list(INSERT | SELECT), "SELECT, INSERT");
+        assert_eq!(by_name("REPLICATION CLIENT"), by_name("BINLOG MONITOR"));
+        assert_eq!(by_name("CREATE USER"), Some(CREATE_USER));
+        assert_eq!(by_name("NOPE"), None);
+        let mut seen = 0;
+        for (_, bit) in NAMES {
+            assert_eq!(seen & bit, 0, "each name has its own bit");
+            seen |= bit;
+        }
+        assert_eq!(seen, ALL);
+    }
+}

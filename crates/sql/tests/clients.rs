@@ -1,0 +1,133 @@
+//! Real clients log in as created accounts: the mysql command-line client (Debian's
+//! mariadb-client, whose caching_sha2_password plugin Debian ships) and PyMySQL, with
+//! mysql_native_password and caching_sha2_password, over TLS (the server's self-signed
+//! certificate) and not; a wrong password is refused with 1045, a missing privilege with 1142.
+
+use std::process::{Command, Output};
+
+mod common;
+
+/// Runs `script` through the mysql client as `user` with `password`, over TLS when `tls`.
+fn mysql(port: u16, user: &str, password: &str, tls: bool, script: &str) -> Output {
+    let mut c = Command::new("mysql");
+    c.args(["-h", "127.0.0.1", "-P", &port.to_string(), "-u", user])
+        .arg(format!("--password={password}"))
+        .args(["--batch", "--skip-column-names"]);
+    // This client asks for TLS by default when the server offers it.
+    c.arg(if tls { "--ssl" } else { "--skip-ssl" });
+    c.args(["-e", script])
+        .output()
+        .expect("the mysql client runs (apt-get install mariadb-client)")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A python3 that can import pymysql (PATH first, then Debian's).
+fn python() -> String {
+    for p in ["python3", "/usr/bin/python3"] {
+        if Command::new(p)
+            .args(["-c", "import pymysql"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            return p.into();
+        }
+    }
+    panic!("python3 with pymysql is missing (apt-get install python3-pymysql; .ci/run does)");
+}
+
+/// Logs in with PyMySQL and runs `sql`: its first row, or `error <number>`.
+fn pymysql(port: u16, user: &str, password: &str, tls: bool, sql: &str) -> String {
+    let script = r#"
+import ssl, sys, pymysql
+port, user, password, tls, sql = sys.argv[1:]
+options = {}
+if tls == "1":
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    options["ssl"] = context
+try:
+    c = pymysql.connect(host="127.0.0.1", port=int(port), user=user, password=password, **options)
+    with c.cursor() as cur:
+        cur.execute(sql)
+        print(cur.fetchone()[0])
+except pymysql.err.MySQLError as e:
+    print("error %s" % e.args[0])
+except Exception as e:
+    print("failed %s" % type(e).__name__)
+"#;
+    let out = Command::new(python())
+        .args(["-c", script, &port.to_string(), user, password])
+        .arg(if tls { "1" } else { "0" })
+        .arg(sql)
+        .output()
+        .expect("python3 runs");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn real_clients_log_in_with_both_plugins_over_tls_and_not() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    // The caching_sha2 accounts get stored hashes, so no cleartext reached this API node: its
+    // fast-path cache is empty until a client authenticates in full, which needs TLS.
+    let salt = myproto::auth::salt_from_random(&[7; 20]);
+    let sha_hash = myproto::auth::sha2_stored(b"spw", &salt);
+    let setup = format!(
+        "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY); INSERT INTO d.t VALUES (7);
+         CREATE USER n@localhost IDENTIFIED BY 'npw';
+         CREATE USER s@localhost IDENTIFIED WITH caching_sha2_password AS '{sha_hash}';
+         CREATE USER p@localhost IDENTIFIED WITH caching_sha2_password AS '{sha_hash}';
+         CREATE USER lim@localhost IDENTIFIED BY 'lpw';
+         GRANT SELECT ON *.* TO n@localhost, s@localhost, p@localhost;"
+    );
+    let out = mysql(port, "root", "", false, &setup);
+    assert!(out.status.success(), "{}", text(&out));
+
+    // mysql_native_password, plain and over TLS.
+    for tls in [false, true] {
+        let out = mysql(port, "n", "npw", tls, "SELECT id FROM d.t");
+        assert_eq!(text(&out), "7\n", "tls {tls}");
+        let out = mysql(port, "n", "nope", tls, "SELECT 1");
+        assert!(text(&out).contains("ERROR 1045"), "{}", text(&out));
+    }
+    // caching_sha2_password: refused without TLS while nothing is cached; over TLS the full
+    // authentication succeeds and fills the cache; then the fast path serves plain logins.
+    let out = mysql(port, "s", "spw", false, "SELECT 1");
+    assert!(!out.status.success(), "{}", text(&out));
+    let out = mysql(port, "s", "spw", true, "SELECT CURRENT_USER()");
+    assert_eq!(text(&out), "s@localhost\n");
+    let out = mysql(port, "s", "spw", false, "SELECT id FROM d.t");
+    assert_eq!(text(&out), "7\n");
+    let out = mysql(port, "s", "bad", true, "SELECT 1");
+    assert!(text(&out).contains("ERROR 1045"), "{}", text(&out));
+    // A missing privilege.
+    let out = mysql(port, "lim", "lpw", true, "SELECT id FROM d.t");
+    assert!(text(&out).contains("ERROR 1142"), "{}", text(&out));
+
+    // PyMySQL, the same ways.
+    assert_eq!(pymysql(port, "n", "npw", false, "SELECT id FROM d.t"), "7");
+    assert_eq!(pymysql(port, "n", "npw", true, "SELECT id FROM d.t"), "7");
+    assert_eq!(pymysql(port, "n", "x", false, "SELECT 1"), "error 1045");
+    assert_ne!(pymysql(port, "p", "spw", false, "SELECT 1"), "1");
+    assert_eq!(pymysql(port, "p", "spw", true, "SELECT id FROM d.t"), "7");
+    assert_eq!(pymysql(port, "p", "spw", false, "SELECT id FROM d.t"), "7");
+    assert_eq!(pymysql(port, "p", "bad", true, "SELECT 1"), "error 1045");
+    assert_eq!(
+        pymysql(port, "lim", "lpw", true, "SELECT id FROM d.t"),
+        "error 1142"
+    );
+    assert_eq!(
+        pymysql(port, "lim", "lpw", false, "INSERT INTO d.t VALUES (8)"),
+        "error 1142"
+    );
+    server.stop();
+    node.stop();
+}
