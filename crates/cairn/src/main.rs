@@ -560,6 +560,7 @@ fn run_api(args: ApiArgs) -> Result<()> {
     let _ = rx.recv();
     sql.stop();
     hs.stop();
+    println!("stopped");
     Ok(())
 }
 

@@ -279,6 +279,12 @@ impl Cluster {
         let _ = woke;
     }
 
+    /// Whether the connection is gone (a call found it closed); every later call fails, so the
+    /// holder connects again.
+    pub fn is_closed(&self) -> bool {
+        self.inner.closed.load(Ordering::Acquire)
+    }
+
     /// Marks the connection closed and tells every waiter.
     fn close(&self, why: &str) {
         if let Ok(mut r) = self.inner.close_reason.lock() {

@@ -42,6 +42,11 @@ fn lost(why: impl Into<String>) -> ClientError {
     ClientError::ConnectionLost(why.into())
 }
 
+/// How often a front end tries again to reach a data node it lost, and how long one try waits
+/// (the front end's loop is blocked meanwhile).
+pub const RECONNECT_EVERY: Duration = Duration::from_secs(1);
+pub const RECONNECT_TIMEOUT: Duration = Duration::from_millis(200);
+
 impl EventSession {
     /// Connects to a data node at `address` and says hello, blocking up to `timeout`; the
     /// connection is non-blocking afterwards.
@@ -94,6 +99,28 @@ impl EventSession {
         if self.registry_token.take().is_some() {
             self.io.deregister(registry);
         }
+    }
+
+    /// Whether the connection is gone; every later request fails, so the holder connects again.
+    pub fn is_lost(&self) -> bool {
+        self.lost.is_some()
+    }
+
+    /// Replaces this session with a new connection to `address`, registered in the same poll
+    /// under `token` (a front end whose data node came back). The caller has completed what
+    /// was in flight on the old connection (`abandon`); on failure this session is unchanged.
+    pub fn reconnect(
+        &mut self,
+        address: &str,
+        timeout: Duration,
+        registry: &Registry,
+        token: Token,
+    ) -> Result<()> {
+        let mut fresh = EventSession::connect(address, timeout)?;
+        fresh.register(registry, token)?;
+        self.deregister(registry);
+        *self = fresh;
+        Ok(())
     }
 
     fn check(&self) -> Result<()> {

@@ -15,7 +15,7 @@ mod transaction;
 pub use base::filter::{CmpOp, Filter};
 pub use base::{Error, ErrorCode, TableDef, Value};
 pub use connection::Cluster;
-pub use event::{EventSession, Reply};
+pub use event::{EventSession, Reply, RECONNECT_EVERY, RECONNECT_TIMEOUT};
 pub use session::{AsyncSession, Completion};
 pub use table::{Scan, Table};
 pub use transaction::{OpId, Transaction};

@@ -15,7 +15,10 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use client::{Cluster, EventSession, ExecType, LockMode, OpResult, Operation};
+use client::{
+    Cluster, EventSession, ExecType, LockMode, OpResult, Operation, RECONNECT_EVERY,
+    RECONNECT_TIMEOUT,
+};
 use mio::net::TcpListener;
 use mio::{Events, Interest, Poll, Token, Waker};
 use tracing::{debug, info, warn};
@@ -114,6 +117,7 @@ impl HsServer {
             link_ready: false,
             look_events: Events::with_capacity(256),
             looked: false,
+            relink_at: Instant::now(),
         };
         let thread = std::thread::Builder::new()
             .name("handlersocket".into())
@@ -182,6 +186,8 @@ struct Server {
     look_events: Events,
     /// A look ran this turn.
     looked: bool,
+    /// When the data node may next be tried again, once lost (`relink`).
+    relink_at: Instant,
 }
 
 /// A keyed read waiting for the round's batch: connection, answer number, index, key.
@@ -208,6 +214,7 @@ impl Server {
                     warn!("handlersocket poll failed: {e}");
                 }
             }
+            self.relink();
             for event in events.iter() {
                 self.event(event);
             }
@@ -224,6 +231,41 @@ impl Server {
                 }
             }
         }
+    }
+
+    /// Connects again to a data node that was lost (it restarted, or the connection broke), at
+    /// most once per `RECONNECT_EVERY`; meanwhile requests that need it answer errors. Open
+    /// indexes stay open: a definition that changed meanwhile is caught by its version.
+    fn relink(&mut self) {
+        let (link_lost, cluster_lost) = (self.link.is_lost(), self.cluster.is_closed());
+        if !(link_lost || cluster_lost) || Instant::now() < self.relink_at {
+            return;
+        }
+        self.relink_at = Instant::now() + RECONNECT_EVERY;
+        let address = self.config.datanode.clone();
+        if link_lost {
+            let abandoned = self.link.abandon();
+            self.complete(abandoned);
+            let registry = self.poll.registry();
+            if let Err(e) = self
+                .link
+                .reconnect(&address, RECONNECT_TIMEOUT, registry, DATANODE)
+            {
+                debug!("handlersocket: data node {address} still unreachable: {e}");
+                return;
+            }
+        }
+        // A lost link means the blocking connection is gone too, though no call found it yet.
+        if cluster_lost || link_lost {
+            match Cluster::connect_timeout(&address, RECONNECT_TIMEOUT) {
+                Ok(cluster) => self.cluster = cluster,
+                Err(e) => {
+                    debug!("handlersocket: data node {address} still unreachable: {e}");
+                    return;
+                }
+            }
+        }
+        info!("handlersocket: connected to the data node {address} again");
     }
 
     /// Handles one readiness event; the data node's replies are only noted (`link_ready`).
@@ -650,8 +692,24 @@ fn classify(conn: &mut Conn, config: &HsConfig, line: &[u8]) -> Step {
     }
 }
 
+/// The table an open_index names: `db/table` (a table made through SQL, in database `db`) when
+/// the database holds it, else the bare name (a table made through the native API without a
+/// database).
+fn qualified(cluster: &Cluster, db: &[u8], table: &[u8]) -> Vec<u8> {
+    if !db.is_empty() {
+        let mut name = db.to_vec();
+        name.push(b'/');
+        name.extend_from_slice(table);
+        if cluster.table(&String::from_utf8_lossy(&name)).is_ok() {
+            return name;
+        }
+    }
+    table.to_vec()
+}
+
 fn run_open(cluster: &Cluster, conn: &mut Conn, id: u32, request: Request) -> Vec<u8> {
     let Request::OpenIndex {
+        db,
         table,
         index,
         columns,
@@ -661,6 +719,7 @@ fn run_open(cluster: &Cluster, conn: &mut Conn, id: u32, request: Request) -> Ve
     else {
         return protocol::error(2, "cmd");
     };
+    let table = qualified(cluster, &db, &table);
     match exec::open_index(cluster, id, &table, &index, &columns, &filter_columns) {
         Ok(open) => {
             conn.indexes.open.insert(id, Arc::new(open));

@@ -535,7 +535,7 @@ impl Session {
     }
 
     fn account_statement(&mut self, s: AccountStatement) -> Result<Outcome> {
-        let cluster = self.shared.cluster.clone();
+        let cluster = self.shared.cluster().clone();
         match s {
             AccountStatement::CreateUser {
                 if_not_exists,

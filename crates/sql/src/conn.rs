@@ -497,7 +497,7 @@ impl Conn {
         self.session.found_rows = hello.capabilities & cap::FOUND_ROWS != 0;
         let peer = Peer::of(self.write.peer_addr().ok());
         let with_password = !hello.auth_response.is_empty();
-        let accounts = match users::load(&shared.cluster) {
+        let accounts = match users::load(&shared.cluster()) {
             Ok(a) => a,
             Err(e) => {
                 self.error(&e);

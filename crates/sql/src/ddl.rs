@@ -38,7 +38,7 @@ impl Session {
     /// Table `full` (`table` as the statement named it), which must exist (1146).
     fn existing(&self, full: &str, table: &str) -> Result<client::Table> {
         self.shared
-            .cluster
+            .cluster()
             .table(full)
             .map_err(|e| self.table_error(e, table))
     }
@@ -46,7 +46,7 @@ impl Session {
     fn add_ordered_index(&self, full: &str, name: &str, columns: &[String]) -> Result<()> {
         let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
         self.shared
-            .cluster
+            .cluster()
             .add_index(full, name, &cols)
             .map_err(|e| SqlError::from_client(&e))?;
         Ok(())
@@ -135,7 +135,7 @@ impl Session {
             }
             None => None,
         };
-        let cluster = &self.shared.cluster;
+        let cluster = &self.shared.cluster();
         for name in &dropped {
             cluster
                 .drop_index(&full, name)
@@ -166,7 +166,7 @@ impl Session {
             return Err(no_index(&name));
         }
         self.shared
-            .cluster
+            .cluster()
             .drop_index(&full, &name)
             .map_err(|e| self.table_error(e, &table))?;
         Ok(done(0))
@@ -183,7 +183,7 @@ impl Session {
                 let (to, _, _) = self.table_name(&r.new_name)?;
                 // The data node makes the checks (rename_error maps its answers).
                 self.shared
-                    .cluster
+                    .cluster()
                     .rename_table(&from, &to)
                     .map_err(|e| rename_error(e, &db, &table, &to))?;
                 Ok((from, to))
@@ -192,7 +192,7 @@ impl Session {
                 Ok(pair) => done_so_far.push(pair),
                 Err(e) => {
                     for (from, to) in done_so_far.iter().rev() {
-                        if let Err(undo) = self.shared.cluster.rename_table(to, from) {
+                        if let Err(undo) = self.shared.cluster().rename_table(to, from) {
                             tracing::warn!(
                                 "RENAME TABLE: renaming {to} back to {from} failed: {undo}"
                             );
@@ -209,7 +209,7 @@ impl Session {
     /// run: the source exists (1146), the target does not (1050). (A target database that does
     /// not exist is the data node's to find: 1025.)
     fn check_rename(&self, from: &str, to: &str, to_table: &str) -> Result<()> {
-        let cluster = &self.shared.cluster;
+        let cluster = &self.shared.cluster();
         cluster.forget_table(from);
         cluster.forget_table(to);
         let (from_db, from_table) = from.split_once('/').unwrap_or(("", from));
@@ -236,7 +236,7 @@ impl Session {
         if_exists: bool,
         names: &[ObjectName],
     ) -> Result<Outcome> {
-        let cluster = &self.shared.cluster;
+        let cluster = &self.shared.cluster();
         match object_type {
             ast::ObjectType::Database | ast::ObjectType::Schema => {
                 let [name] = names else {
@@ -308,7 +308,7 @@ impl Session {
         }
         for target in &t.table_names {
             let (full, _, table) = self.table_name(&target.name)?;
-            let cluster = &self.shared.cluster;
+            let cluster = &self.shared.cluster();
             let old = cluster
                 .table(&full)
                 .map_err(|e| self.table_error(e, &table))?;
@@ -469,9 +469,9 @@ impl Session {
                 .with_index(name, *kind, &cols)
                 .map_err(|e| schema_error(&table, e))?;
         }
-        let workers = self.shared.cluster.worker_count();
+        let workers = self.shared.cluster().worker_count();
         def = partitioned(def, partition::of(c), balance, workers)?;
-        match self.shared.cluster.create_table(def) {
+        match self.shared.cluster().create_table(def) {
             Ok(_) => Ok(done(0)),
             Err(e) if c.if_not_exists && e.code() == base::ErrorCode::TableExists => {
                 self.note(1050, format!("Table '{table}' already exists"));
@@ -1077,7 +1077,7 @@ impl Session {
         }
         if options != current.def().options || comment != current.def().comment {
             self.shared
-                .cluster
+                .cluster()
                 .alter_table(&full, client::TableChange::Options { options, comment })
                 .map_err(|e| self.table_error(e, &table))?;
         }

@@ -218,7 +218,7 @@ impl Session {
         let data = Cluster::connect_timeout(&shared.config.datanode, DATA_CONNECT_TIMEOUT)
             .unwrap_or_else(|e| {
                 tracing::warn!("sql session {id}: no connection of its own ({e}); sharing one");
-                shared.cluster.clone()
+                shared.cluster().clone()
             });
         Session {
             data,
@@ -276,7 +276,7 @@ impl Session {
         }
         let known = self
             .shared
-            .cluster
+            .cluster()
             .databases()
             .map_err(|e| SqlError::from_client(&e))?;
         match known.into_iter().find(|d| d.eq_ignore_ascii_case(name)) {
@@ -288,8 +288,25 @@ impl Session {
         }
     }
 
+    /// Connects the session to the data node again when a statement found its connection lost
+    /// (the data node restarted). The statement that found it failed and rolled back any open
+    /// transaction with it, so nothing is lost by starting over.
+    fn reconnect_if_lost(&mut self) {
+        if !self.data.is_closed() {
+            return;
+        }
+        match Cluster::connect_timeout(&self.shared.config.datanode, client::RECONNECT_TIMEOUT) {
+            Ok(fresh) => {
+                self.txn = None;
+                self.data = fresh;
+            }
+            Err(e) => tracing::debug!("sql session {}: data node unreachable: {e}", self.id),
+        }
+    }
+
     /// Runs every statement of a COM_QUERY; stops after the first failure.
     pub fn run(&mut self, sql: &str) -> Vec<Outcome> {
+        self.reconnect_if_lost();
         let sql = &share_mode(sql);
         self.take_counts();
         if starts_with_word(sql, "alter") {
@@ -380,7 +397,7 @@ impl Session {
         if !matches!(outcome, Outcome::Failed(e) if e.code == 1412) {
             return false;
         }
-        self.shared.cluster.forget_tables();
+        self.shared.cluster().forget_tables();
         self.plans.clear();
         alone
     }
@@ -472,6 +489,7 @@ impl Session {
 
     /// COM_STMT_EXECUTE of a prepared statement with its parameters.
     pub fn execute_prepared(&mut self, id: u32, params: &[Value]) -> Outcome {
+        self.reconnect_if_lost();
         let Some(prepared) = self.statements.remove(&id) else {
             return Outcome::Failed(unknown_statement(id));
         };
@@ -486,7 +504,7 @@ impl Session {
             // The table was dropped (and perhaps made again), renamed or changed since the
             // statement was planned: forget its cached definition and plan once more.
             if let Some(name) = prepared.compiled.table_name() {
-                self.shared.cluster.forget_table(&name);
+                self.shared.cluster().forget_table(&name);
             }
             let again = parse(&prepared.sql).map(|(_, s)| s).and_then(|mut s| {
                 let placeholders = plan::placeholders(&prepared.sql)?;
@@ -586,7 +604,7 @@ impl Session {
                 .ok_or_else(|| crate::infoschema::no_table(&table))?;
             return Ok((t, db, table));
         }
-        match self.shared.cluster.table(&full) {
+        match self.shared.cluster().table(&full) {
             Ok(t) => Ok((t, db, table)),
             Err(e) if e.code() == base::ErrorCode::NoSuchTable => {
                 Err(SqlError::no_table(&db, &table))
@@ -650,7 +668,7 @@ impl Session {
     }
 
     fn statement(&mut self, s: &Statement) -> Result<Outcome> {
-        let cluster = self.shared.cluster.clone();
+        let cluster = self.shared.cluster().clone();
         let client = |e: client::ClientError| SqlError::from_client(&e);
         match s {
             Statement::Set(set) => self.set(set),

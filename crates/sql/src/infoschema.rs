@@ -366,7 +366,7 @@ fn count(n: u64) -> Value {
 
 /// Every table SQL sees, as (database, table, definition), in name order.
 pub(crate) fn catalog(session: &Session) -> Result<Vec<(String, String, Table)>> {
-    let cluster = &session.shared.cluster;
+    let cluster = &session.shared.cluster();
     let client = |e: client::ClientError| SqlError::from_client(&e);
     let mut out = Vec::new();
     for full in cluster.list_tables().map_err(client)? {
@@ -461,7 +461,7 @@ fn pairs(list: Vec<(String, String)>) -> Vec<Vec<Value>> {
 fn schemata(session: &Session) -> Result<Vec<Vec<Value>>> {
     let mut names = session
         .shared
-        .cluster
+        .cluster()
         .databases()
         .map_err(|e| SqlError::from_client(&e))?;
     names.insert(0, NAME.to_string());

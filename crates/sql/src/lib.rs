@@ -112,7 +112,8 @@ pub struct SqlServer {
 }
 
 pub(crate) struct Shared {
-    pub cluster: Cluster,
+    /// The connection DDL, logins and account statements use (see `cluster`).
+    cluster: std::sync::Mutex<Cluster>,
     /// The event loop idle connections are parked in.
     pub reactor: reactor::Reactor,
     pub config: SqlConfig,
@@ -124,6 +125,27 @@ pub(crate) struct Shared {
     pub next_id: AtomicU32,
     /// Status counters and the registry of live sessions.
     pub activity: activity::ServerActivity,
+}
+
+impl Shared {
+    /// The shared data node connection, connected again first if a call found it lost (the
+    /// data node restarted): the call that found it lost failed, the next one works.
+    pub fn cluster(&self) -> Cluster {
+        let mut cluster = self.cluster.lock().unwrap_or_else(|e| e.into_inner());
+        if cluster.is_closed() {
+            match Cluster::connect_timeout(&self.config.datanode, client::RECONNECT_TIMEOUT) {
+                Ok(fresh) => {
+                    info!(
+                        "sql: connected to the data node {} again",
+                        self.config.datanode
+                    );
+                    *cluster = fresh;
+                }
+                Err(e) => warn!("sql: data node {} unreachable: {e}", self.config.datanode),
+            }
+        }
+        cluster.clone()
+    }
 }
 
 impl SqlServer {
@@ -146,7 +168,7 @@ impl SqlServer {
         let stopping = Arc::new(AtomicBool::new(false));
         let reactor = reactor::Reactor::start(&config.datanode, config.reactors)?;
         let shared = Arc::new(Shared {
-            cluster,
+            cluster: std::sync::Mutex::new(cluster),
             reactor,
             sha2_cache: users::Sha2Cache::default(),
             tls,

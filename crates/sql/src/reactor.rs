@@ -16,13 +16,15 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use base::Value;
-use client::{EventSession, ExecType, OpResult, Operation, Reply};
+use client::{
+    EventSession, ExecType, OpResult, Operation, Reply, RECONNECT_EVERY, RECONNECT_TIMEOUT,
+};
 use mio::{Events, Poll, Token, Waker};
 use myproto::binary;
 use myproto::command;
 use myproto::packet::parse_payload;
 use sqlparser::ast::Statement;
-use tracing::warn;
+use tracing::{debug, info, warn};
 use transport::nonblocking::{Connection, ReadState};
 
 use crate::cache;
@@ -119,6 +121,8 @@ impl LoopHandle {
             stopping,
             replies_ready: false,
             look_events: Events::with_capacity(256),
+            datanode: datanode.to_string(),
+            relink_at: Instant::now(),
         };
         let thread = std::thread::Builder::new()
             .name(format!("sql-reactor-{n}"))
@@ -174,6 +178,10 @@ struct Loop {
     replies_ready: bool,
     /// Events of `look`'s polls.
     look_events: Events,
+    /// The data node's address, to connect again once the link is lost (`relink`).
+    datanode: String,
+    /// When the data node may next be tried again.
+    relink_at: Instant,
 }
 
 /// What the loop did with one command.
@@ -206,6 +214,7 @@ impl Loop {
                 swept = Instant::now();
                 self.sweep();
             }
+            self.relink();
             for event in events.iter() {
                 self.event(event);
             }
@@ -241,6 +250,31 @@ impl Loop {
                     self.readable(t, event.is_read_closed());
                 }
             }
+        }
+    }
+
+    /// Connects again to a data node that was lost (it restarted, or the connection broke), at
+    /// most once per `RECONNECT_EVERY`; meanwhile connections' threads serve every command
+    /// (each session has its own data node connection).
+    fn relink(&mut self) {
+        if !self.link.is_lost() || Instant::now() < self.relink_at {
+            return;
+        }
+        self.relink_at = Instant::now() + RECONNECT_EVERY;
+        self.replies();
+        let registry = self.poll.registry();
+        match self
+            .link
+            .reconnect(&self.datanode, RECONNECT_TIMEOUT, registry, DATANODE)
+        {
+            Ok(()) => info!(
+                "sql reactor: connected to the data node {} again",
+                self.datanode
+            ),
+            Err(e) => debug!(
+                "sql reactor: data node {} still unreachable: {e}",
+                self.datanode
+            ),
         }
     }
 
@@ -533,7 +567,17 @@ impl Loop {
 
     /// Replies from the data node: finishes the statements they answer.
     fn replies(&mut self) {
-        for (n, (token, reply)) in self.link.read_replies().into_iter().enumerate() {
+        let mut done = self.link.read_replies();
+        if self.link.is_lost() {
+            // Reads still out on a lost connection fail now (their connections get the error).
+            done.extend(
+                self.link
+                    .abandon()
+                    .into_iter()
+                    .map(|(token, r)| (token, r.map(Reply::Ops))),
+            );
+        }
+        for (n, (token, reply)) in done.into_iter().enumerate() {
             if n > 0 && n % ANSWERS_PER_LOOK == 0 {
                 self.look();
             }

@@ -182,7 +182,7 @@ impl Session {
             table.def(),
             &shown,
             counter,
-            self.shared.cluster.worker_count(),
+            self.shared.cluster().worker_count(),
         );
         Ok(Outcome::Rows {
             columns: vec![
@@ -231,7 +231,7 @@ impl Session {
         if !infoschema::is_schema(&db) {
             let known = self
                 .shared
-                .cluster
+                .cluster()
                 .databases()
                 .map_err(|e| SqlError::from_client(&e))?;
             if !known.iter().any(|d| d.eq_ignore_ascii_case(&db)) {

@@ -1,5 +1,6 @@
-//! Helpers the `cairn` binary's tests share: a free port, `cairn start` as a child process
-//! (waiting on its printed lines, with deadlines), and the mysql command-line client.
+//! Helpers the `cairn` binary's tests share: a free port, `cairn start` (or any other command)
+//! as a child process (waiting on its printed lines, with deadlines), and the mysql
+//! command-line client.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
@@ -23,20 +24,27 @@ pub struct Started {
 }
 
 pub fn start(data_dir: &std::path::Path, port: u16) -> Started {
+    let port = port.to_string();
+    let dir = data_dir.to_string_lossy();
+    let mut args = vec!["start", "--datanode-port", &port, "--data-dir", &dir];
+    args.extend(FREE_FRONT_END_PORTS);
+    spawn(&args)
+}
+
+/// Flags that put every front end's listeners on free ports (printed at start).
+pub const FREE_FRONT_END_PORTS: [&str; 6] = [
+    "--hs-read-port",
+    "0",
+    "--hs-write-port",
+    "0",
+    "--sql-port",
+    "0",
+];
+
+/// Runs `cairn` with `args` and returns once it printed `ready`.
+pub fn spawn(args: &[&str]) -> Started {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args([
-            "start",
-            "--datanode-port",
-            &port.to_string(),
-            "--hs-read-port",
-            "0",
-            "--hs-write-port",
-            "0",
-            "--sql-port",
-            "0",
-            "--data-dir",
-        ])
-        .arg(data_dir)
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

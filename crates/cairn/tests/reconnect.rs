@@ -1,0 +1,124 @@
+//! An API node outlives its data node: `cairn api` keeps serving HandlerSocket and SQL after the
+//! `cairn datanode` it uses is killed and started again on the same address and data directory,
+//! on the connections that were open before as well as on new ones.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+mod common;
+use common::{free_port, mysql, spawn, Started, FREE_FRONT_END_PORTS};
+
+fn datanode(address: &str, dir: &str) -> Started {
+    spawn(&[
+        "datanode",
+        "--listen",
+        address,
+        "--workers",
+        "1",
+        "--data-dir",
+        dir,
+    ])
+}
+
+/// One HandlerSocket request line and its answer line.
+fn ask(hs: &mut BufReader<TcpStream>, line: &str) -> String {
+    hs.get_mut().write_all(line.as_bytes()).unwrap();
+    let mut answer = String::new();
+    hs.read_line(&mut answer).unwrap();
+    answer
+}
+
+#[test]
+fn front_ends_serve_again_when_their_data_node_comes_back() {
+    let root = std::env::temp_dir().join(format!("cairn-reconnect-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let dir = root.to_string_lossy().to_string();
+    let address = format!("127.0.0.1:{}", free_port());
+    let mut node = datanode(&address, &dir);
+    let mut args = vec!["api", "--datanode", &address];
+    args.extend(FREE_FRONT_END_PORTS);
+    let api = spawn(&args);
+    let sql = api.listening("sql (mysql protocol): ");
+    let hs_read = api
+        .listening("handlersocket: read ")
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    mysql(
+        &sql,
+        "create database rc; create table rc.t (id int primary key, v varchar(10)); \
+         insert into rc.t values (1, 'one'), (2, 'two')",
+    );
+    let mut hs = BufReader::new(TcpStream::connect(&hs_read).unwrap());
+    hs.get_mut()
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    assert_eq!(ask(&mut hs, "P\t1\trc\tt\tPRIMARY\tid,v\n"), "0\t1\n");
+    assert_eq!(ask(&mut hs, "1\t=\t1\t2\n"), "0\t2\t2\ttwo\n");
+
+    // Killed hard, then started again on the same address and data directory.
+    node.child.kill().unwrap();
+    node.child.wait().unwrap();
+    let node = datanode(&address, &dir);
+
+    // The open HandlerSocket connection and its open index answer again: the first requests
+    // after the restart may answer an error while the front end connects again.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut last = String::new();
+    while last != "0\t2\t1\tone\n" {
+        assert!(
+            Instant::now() < deadline,
+            "HandlerSocket still answers {last:?} 30 s after its data node came back"
+        );
+        if !last.is_empty() {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        last = ask(&mut hs, "1\t=\t1\t1\n");
+    }
+    // A new HandlerSocket connection too.
+    let mut fresh = BufReader::new(TcpStream::connect(&hs_read).unwrap());
+    assert_eq!(ask(&mut fresh, "P\t7\trc\tt\t\tv\n"), "0\t1\n");
+    assert_eq!(ask(&mut fresh, "7\t>=\t1\t1\t2\n"), "0\t1\tone\ttwo\n");
+
+    // SQL: a new connection logs in (the accounts are read from the data node), reads and
+    // writes, and runs DDL.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let out = std::process::Command::new("mysql")
+            .args(["-h", "127.0.0.1", "-P"])
+            .arg(sql.rsplit_once(':').unwrap().1)
+            .args([
+                "-u",
+                "root",
+                "--batch",
+                "-e",
+                "select v from rc.t where id = 2",
+            ])
+            .output()
+            .expect("the mysql client runs");
+        if out.status.success() {
+            assert_eq!(String::from_utf8_lossy(&out.stdout), "v\ntwo\n");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "SQL still fails 30 s after the data node came back: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = mysql(
+        &sql,
+        "insert into rc.t values (3, 'three'); create table rc.u (id int primary key); \
+         select count(*) from rc.t",
+    );
+    assert_eq!(out, "count(*)\n3\n");
+
+    api.terminate();
+    let mut node = node;
+    node.child.kill().unwrap();
+    node.child.wait().unwrap();
+    let _ = std::fs::remove_dir_all(&root);
+}
