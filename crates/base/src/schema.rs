@@ -376,6 +376,16 @@ fn check_table_name(name: &str) -> Result<()> {
     }
 }
 
+/// The start of the names of tables the front ends keep for themselves (the SQL front end's
+/// accounts, `cairn_sql_users`). No front end opens one on a client's behalf.
+pub const INTERNAL_TABLE_PREFIX: &str = "cairn_";
+
+/// Whether `name` is a table the front ends keep for themselves, or a hidden table (a unique
+/// index's): neither is a client's to open by name.
+pub fn is_internal_table(name: &str) -> bool {
+    name.starts_with(INTERNAL_TABLE_PREFIX) || name.contains('$')
+}
+
 /// Checks a database name (1..=64 bytes, no '$' or '/').
 pub fn check_database_name(name: &str) -> Result<()> {
     check_name(name, "database")

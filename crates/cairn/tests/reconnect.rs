@@ -57,6 +57,11 @@ fn front_ends_serve_again_when_their_data_node_comes_back() {
         .unwrap();
     assert_eq!(ask(&mut hs, "P\t1\trc\tt\tPRIMARY\tid,v\n"), "0\t1\n");
     assert_eq!(ask(&mut hs, "1\t=\t1\t2\n"), "0\t2\t2\ttwo\n");
+    // The SQL front end's accounts are no HandlerSocket client's to open.
+    assert_eq!(
+        ask(&mut hs, "P\t2\trc\tcairn_sql_users\tPRIMARY\tuser,auth\n"),
+        "1\t1\topen_table\n"
+    );
 
     // Killed hard, then started again on the same address and data directory.
     node.child.kill().unwrap();

@@ -110,6 +110,10 @@ pub fn open_index(
         return Err(protocol::error(2, "stmtnum"));
     }
     let name = String::from_utf8_lossy(table_name);
+    if base::schema::is_internal_table(&name) {
+        // The SQL front end's accounts, hidden index tables: as if they did not exist.
+        return Err(protocol::error(1, "open_table"));
+    }
     let table = match cluster.table(&name) {
         Ok(t) => t,
         Err(_) => return Err(protocol::error(1, "open_table")),

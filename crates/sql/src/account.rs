@@ -616,7 +616,9 @@ impl Session {
                 operation_failed("DROP USER", &failed)
             }
             AccountStatement::SetPassword { who, password } => {
-                if !self.is_self(&who) && !self.holds(privilege::UPDATE) {
+                // Another account's password: CREATE USER, not MariaDB's UPDATE on `mysql`,
+                // since Cairn's grants are global and UPDATE would cover every account.
+                if !self.is_self(&who) && !self.holds(privilege::CREATE_USER) {
                     return Err(privilege::database_denied(&self.user, &self.host, "mysql"));
                 }
                 let (user, host) = self.named(&who);
@@ -649,7 +651,14 @@ impl Session {
                     let (user, host) = self.named(&spec.who);
                     let found = users::find(&cluster, &user, &host)?;
                     let mut account = match (found, &spec.password) {
-                        (Some(a), _) => a,
+                        (Some(a), None) => a,
+                        // A new password for an existing account is ALTER USER's work.
+                        (Some(a), Some(_)) => {
+                            if !self.is_self(&spec.who) {
+                                self.need_global(privilege::CREATE_USER, "CREATE USER")?;
+                            }
+                            a
+                        }
                         (None, Some(_)) => {
                             self.need_global(privilege::CREATE_USER, "CREATE USER")?;
                             Account::new(&user, &host)
@@ -698,7 +707,9 @@ impl Session {
                 Ok(done(0))
             }
             AccountStatement::ShowGrants(who) => {
-                if !self.is_self(&who) && !self.holds(privilege::SELECT) {
+                // Another account's grants print its password hash: CREATE USER, not MariaDB's
+                // SELECT on `mysql`, since Cairn's grants are global.
+                if !self.is_self(&who) && !self.holds(privilege::CREATE_USER) {
                     return Err(privilege::database_denied(&self.user, &self.host, "mysql"));
                 }
                 let (user, host) = self.named(&who);

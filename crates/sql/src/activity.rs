@@ -155,6 +155,10 @@ impl Session {
             p.command = command;
             p.since = Instant::now();
             p.info = info.map(|i| {
+                if carries_password(i) {
+                    // Another session's SHOW PROCESSLIST must not see it.
+                    return "<statement with a password hidden>".to_string();
+                }
                 let mut end = i.len().min(INFO_BYTES_MAX);
                 while !i.is_char_boundary(end) {
                     end -= 1;
@@ -266,5 +270,21 @@ pub(crate) fn statistics_line(session: &Session) -> String {
         "Uptime: {uptime}  Threads: {}  Questions: {questions}  Slow queries: 0  Opens: 0  Open tables: 0  Queries per second avg: {:.3}",
         session.shared.connections.load(Ordering::Relaxed),
         questions as f64 / uptime.max(1) as f64
+    )
+}
+
+/// Whether a statement's text may hold a password (CREATE/ALTER USER, SET PASSWORD, GRANT ...
+/// IDENTIFIED BY): such text is not published for SHOW PROCESSLIST.
+fn carries_password(text: &str) -> bool {
+    let head: String = text
+        .trim_start()
+        .chars()
+        .take(16)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let words: Vec<&str> = head.split_whitespace().take(2).collect();
+    matches!(
+        words.as_slice(),
+        ["create", "user"] | ["alter", "user"] | ["set", "password"] | ["grant", ..]
     )
 }

@@ -540,7 +540,9 @@ impl Conn {
         if !known {
             return self.deny(&hello.user, &peer, with_password);
         }
-        self.session.user = hello.user.clone();
+        // The account's own name (empty for an anonymous account), not the one the client
+        // gave: privileges and "self" in account statements follow the account.
+        self.session.user = account.user.clone();
         self.session.host = peer.name.clone();
         self.session.account_host = account.host.clone();
         self.session.privileges = account.privileges;

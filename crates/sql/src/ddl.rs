@@ -1041,6 +1041,7 @@ impl Session {
         given: &[AlterOption],
     ) -> Result<Outcome> {
         let (full, _, table) = self.table_name(name)?;
+        self.check_alter(name)?;
         crate::infoschema::refuse_in_schema(self, name)?;
         let current = self.existing(&full, &table)?;
         let mut options = current.def().options;

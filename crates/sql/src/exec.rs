@@ -320,16 +320,29 @@ impl Session {
             }
         }
         if let Some((outcome, rest)) = self.run_account_statement(sql) {
-            let outcome = self.concluded(outcome);
-            let failed = matches!(outcome, Outcome::Failed(_));
-            let mut outcomes = vec![outcome];
-            if !failed && !rest.trim().is_empty() {
-                // The statements after it in a multi-statement query.
-                let mut counts = self.take_counts();
-                outcomes.extend(self.run(rest));
+            // Account statements one after another in a loop (a long chain must not grow the
+            // stack), then what follows them in a multi-statement query.
+            let mut outcomes = Vec::new();
+            let mut counts = Vec::new();
+            let (mut outcome, mut rest) = (outcome, rest);
+            loop {
+                let outcome_done = self.concluded(outcome);
+                let failed = matches!(outcome_done, Outcome::Failed(_));
+                outcomes.push(outcome_done);
                 counts.extend(self.take_counts());
-                self.diagnostics.counts = counts;
+                if failed || rest.trim().is_empty() {
+                    break;
+                }
+                match self.run_account_statement(rest) {
+                    Some((next, after)) => (outcome, rest) = (next, after),
+                    None => {
+                        outcomes.extend(self.run(rest));
+                        counts.extend(self.take_counts());
+                        break;
+                    }
+                }
             }
+            self.diagnostics.counts = counts;
             return outcomes;
         }
         if let Some(outcome) = self.run_cached(sql) {

@@ -195,25 +195,6 @@ fn relations(s: &impl ast::Visit) -> Vec<ObjectName> {
     names
 }
 
-/// The names a WITH clause anywhere in the statement defines (they are no tables to check).
-fn common_table_names(s: &Statement) -> Vec<String> {
-    let mut names = Vec::new();
-    struct Ctes<'a>(&'a mut Vec<String>);
-    impl ast::Visitor for Ctes<'_> {
-        type Break = ();
-        fn pre_visit_query(&mut self, q: &ast::Query) -> std::ops::ControlFlow<()> {
-            if let Some(with) = &q.with {
-                for cte in &with.cte_tables {
-                    self.0.push(cte.alias.name.value.to_ascii_lowercase());
-                }
-            }
-            std::ops::ControlFlow::Continue(())
-        }
-    }
-    let _ = ast::Visit::visit(s, &mut Ctes(&mut names));
-    names
-}
-
 impl Session {
     /// The user and host errors name (the client's host, as MariaDB's messages do).
     fn who(&self) -> (&str, &str) {
@@ -233,13 +214,13 @@ impl Session {
     }
 
     /// Fails with 1142 naming the first table of `names` when the session lacks `needed`
-    /// (information_schema's tables and the statement's common table expressions are exempt).
+    /// (information_schema's tables are exempt). A common table expression's name is checked as
+    /// a table's: it may hide the table it reads, so a session without SELECT reads neither.
     fn need_on_tables(
         &self,
         needed: Privileges,
         command: &str,
         names: &[ObjectName],
-        ctes: &[String],
     ) -> Result<()> {
         if self.holds(needed) {
             return Ok(());
@@ -248,9 +229,7 @@ impl Session {
             let Some((db, table)) = self.qualified(n) else {
                 continue;
             };
-            if crate::infoschema::is_schema(&db)
-                || (n.0.len() == 1 && ctes.contains(&table.to_ascii_lowercase()))
-            {
+            if crate::infoschema::is_schema(&db) {
                 continue;
             }
             let (user, host) = self.who();
@@ -278,13 +257,18 @@ impl Session {
         }
     }
 
+    /// Checks that the session may change table `name`'s options (ALTER TABLE with options
+    /// only, which does not go through `check_statement`).
+    pub(crate) fn check_alter(&self, name: &ObjectName) -> Result<()> {
+        self.need_on_tables(ALTER, "ALTER", std::slice::from_ref(name))
+    }
+
     /// Checks that the session may run `s` (see the module comment); called before planning.
     pub(crate) fn check_statement(&self, s: &Statement) -> Result<()> {
         if self.privileges & ALL == ALL {
             return Ok(());
         }
-        let ctes = common_table_names(s);
-        let reads = |names: Vec<ObjectName>| self.need_on_tables(SELECT, "SELECT", &names, &ctes);
+        let reads = |names: Vec<ObjectName>| self.need_on_tables(SELECT, "SELECT", &names);
         match s {
             Statement::Query(_) => reads(relations(s)),
             Statement::Insert(i) => {
@@ -292,28 +276,36 @@ impl Session {
                     ast::TableObject::TableName(n) => vec![n.clone()],
                     _ => Vec::new(),
                 };
-                let needed = if i.replace_into {
-                    INSERT | DELETE
+                // REPLACE deletes, and ON DUPLICATE KEY UPDATE updates, as well as inserting.
+                let (needed, command) = if i.replace_into {
+                    let command = if self.holds(INSERT) {
+                        "DELETE"
+                    } else {
+                        "INSERT"
+                    };
+                    (INSERT | DELETE, command)
+                } else if i.on.is_some() {
+                    let command = if self.holds(INSERT) {
+                        "UPDATE"
+                    } else {
+                        "INSERT"
+                    };
+                    (INSERT | UPDATE, command)
                 } else {
-                    INSERT
+                    (INSERT, "INSERT")
                 };
-                let command = if i.replace_into && self.holds(INSERT) {
-                    "DELETE"
-                } else {
-                    "INSERT"
-                };
-                self.need_on_tables(needed, command, &target, &ctes)?;
-                match &i.source {
-                    Some(q) => reads(relations(q)),
-                    None => Ok(()),
-                }
+                self.need_on_tables(needed, command, &target)?;
+                // Every other table it names (its SELECT, subqueries anywhere) is read.
+                let mut others = relations(s);
+                others.retain(|n| !target.contains(n));
+                reads(others)
             }
             Statement::Update(u) => {
                 let target = relations(&u.table);
-                self.need_on_tables(UPDATE, "UPDATE", &target, &ctes)?;
+                self.need_on_tables(UPDATE, "UPDATE", &target)?;
                 let mut others = relations(s);
                 others.retain(|n| !target.contains(n));
-                self.need_on_tables(SELECT, "SELECT", &others, &ctes)
+                self.need_on_tables(SELECT, "SELECT", &others)
             }
             Statement::Delete(d) => {
                 let target: Vec<ObjectName> = match &d.from {
@@ -321,37 +313,31 @@ impl Session {
                         t.iter().flat_map(relations).collect()
                     }
                 };
-                self.need_on_tables(DELETE, "DELETE", &target, &ctes)?;
+                self.need_on_tables(DELETE, "DELETE", &target)?;
                 let mut others = relations(s);
                 others.retain(|n| !target.contains(n));
-                self.need_on_tables(SELECT, "SELECT", &others, &ctes)
+                self.need_on_tables(SELECT, "SELECT", &others)
             }
             Statement::CreateTable(c) => {
-                self.need_on_tables(CREATE, "CREATE", std::slice::from_ref(&c.name), &ctes)
+                self.need_on_tables(CREATE, "CREATE", std::slice::from_ref(&c.name))
             }
             Statement::CreateIndex(c) => {
-                self.need_on_tables(INDEX, "INDEX", std::slice::from_ref(&c.table_name), &ctes)
+                self.need_on_tables(INDEX, "INDEX", std::slice::from_ref(&c.table_name))
             }
             Statement::AlterTable(a) => {
-                self.need_on_tables(ALTER, "ALTER", std::slice::from_ref(&a.name), &ctes)
+                self.need_on_tables(ALTER, "ALTER", std::slice::from_ref(&a.name))
             }
             Statement::Truncate(t) => {
                 let names: Vec<ObjectName> = t.table_names.iter().map(|n| n.name.clone()).collect();
-                self.need_on_tables(DROP, "DROP", &names, &ctes)
+                self.need_on_tables(DROP, "DROP", &names)
             }
             Statement::RenameTable(renames) => {
                 for r in renames {
-                    self.need_on_tables(
-                        ALTER | DROP,
-                        "ALTER",
-                        std::slice::from_ref(&r.old_name),
-                        &ctes,
-                    )?;
+                    self.need_on_tables(ALTER | DROP, "ALTER", std::slice::from_ref(&r.old_name))?;
                     self.need_on_tables(
                         CREATE | INSERT,
                         "CREATE",
                         std::slice::from_ref(&r.new_name),
-                        &ctes,
                     )?;
                 }
                 Ok(())
@@ -360,12 +346,12 @@ impl Session {
                 object_type: ObjectType::Index,
                 table: Some(table),
                 ..
-            } => self.need_on_tables(INDEX, "INDEX", std::slice::from_ref(table), &ctes),
+            } => self.need_on_tables(INDEX, "INDEX", std::slice::from_ref(table)),
             Statement::Drop {
                 object_type: ObjectType::Table,
                 names,
                 ..
-            } => self.need_on_tables(DROP, "DROP", names, &ctes),
+            } => self.need_on_tables(DROP, "DROP", names),
             Statement::Drop {
                 object_type: ObjectType::Database | ObjectType::Schema,
                 names,
@@ -386,12 +372,7 @@ impl Session {
                 if self.privileges & DATABASE_LEVEL != 0 {
                     return Ok(());
                 }
-                self.need_on_tables(
-                    DATABASE_LEVEL,
-                    "SHOW",
-                    std::slice::from_ref(obj_name),
-                    &ctes,
-                )
+                self.need_on_tables(DATABASE_LEVEL, "SHOW", std::slice::from_ref(obj_name))
             }
             Statement::ShowTables { show_options, .. } => match &show_options.show_in {
                 Some(ast::ShowStatementIn {

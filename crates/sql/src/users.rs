@@ -20,7 +20,8 @@ use myproto::handshake::NATIVE_PASSWORD;
 use crate::error::SqlError;
 use crate::privilege::{self, Privileges};
 
-/// The table the accounts live in.
+/// The table the accounts live in: an internal table (`base::schema::is_internal_table`), so no
+/// other front end opens it.
 pub const USERS_TABLE: &str = "cairn_sql_users";
 /// The longest user name (MariaDB's 128 characters; bytes here).
 pub const USER_BYTES_MAX: u32 = 128;
@@ -417,6 +418,11 @@ impl Sha2Cache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_accounts_table_is_internal() {
+        assert!(base::schema::is_internal_table(USERS_TABLE));
+    }
 
     fn peer(ip: &str) -> Peer {
         Peer::of(Some(SocketAddr::new(ip.parse().unwrap(), 1)))

@@ -102,12 +102,20 @@ fn root(port: u16) -> Raw {
     ok(login(port, "root", "", "mysql_native_password"))
 }
 
-#[test]
-fn accounts_passwords_and_privileges() {
+/// A data node and an SQL server, root logged in, and `setup` run as root.
+fn started(setup: &[&str]) -> (datanode::DataNode, SqlServer, u16, Raw) {
     let (node, server) = common::start(16 << 20);
     let port = server.address().port();
     let mut admin = root(port);
-    for sql in [
+    for sql in setup {
+        assert_eq!(admin.query(sql), Answer::Ok, "{sql}");
+    }
+    (node, server, port, admin)
+}
+
+#[test]
+fn accounts_passwords_and_privileges() {
+    let (node, server, port, mut admin) = started(&[
         "CREATE DATABASE d",
         "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)",
         "INSERT INTO d.t VALUES (1, 10), (2, 20)",
@@ -115,9 +123,7 @@ fn accounts_passwords_and_privileges() {
         "CREATE USER 'sha'@'%' IDENTIFIED WITH caching_sha2_password BY 'pw2'",
         "CREATE USER reader@localhost IDENTIFIED BY 'r'",
         "GRANT SELECT ON *.* TO reader@localhost",
-    ] {
-        assert_eq!(admin.query(sql), Answer::Ok, "{sql}");
-    }
+    ]);
     assert_eq!(
         admin.query("CREATE USER 'native'@'localhost'"),
         Answer::Err(1396)
@@ -295,5 +301,69 @@ fn root_password_is_set_at_the_first_start_only() {
     );
     ok(login(port, "root", "secret", "caching_sha2_password"));
     later.stop();
+    node.stop();
+}
+
+/// What a review found an account could do beyond its grants, each refused now.
+#[test]
+fn accounts_stay_within_their_grants() {
+    let (node, server, port, mut admin) = started(&[
+        "CREATE DATABASE d",
+        "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)",
+        "INSERT INTO d.t VALUES (1, 10)",
+        "CREATE USER granter@localhost IDENTIFIED BY 'g'",
+        "GRANT INSERT, UPDATE, SELECT ON *.* TO granter@localhost WITH GRANT OPTION",
+        "CREATE USER inserter@localhost IDENTIFIED BY 'i'",
+        "GRANT INSERT ON *.* TO inserter@localhost",
+    ]);
+    let mut granter = ok(login(port, "granter", "g", "mysql_native_password"));
+    // Another account's password: neither GRANT ... IDENTIFIED nor SET PASSWORD FOR, and its
+    // grants (with the hash) stay hidden, without CREATE USER.
+    assert_eq!(
+        granter.query("GRANT SELECT ON *.* TO root@localhost IDENTIFIED BY 'mine'"),
+        Answer::Err(1227)
+    );
+    assert_eq!(
+        granter.query("SET PASSWORD FOR root@localhost = PASSWORD('mine')"),
+        Answer::Err(1044)
+    );
+    assert_eq!(
+        granter.query("SHOW GRANTS FOR root@localhost"),
+        Answer::Err(1044)
+    );
+    ok(login(port, "root", "", "mysql_native_password"));
+    // Its own password it may change.
+    assert_eq!(granter.query("SET PASSWORD = PASSWORD('g2')"), Answer::Ok);
+    ok(login(port, "granter", "g2", "mysql_native_password"));
+
+    let mut inserter = ok(login(port, "inserter", "i", "mysql_native_password"));
+    // A WITH clause named after the table it reads does not hide the read.
+    assert_eq!(
+        inserter.query("WITH t AS (SELECT * FROM d.t) SELECT * FROM t"),
+        Answer::Err(1142)
+    );
+    // An upsert updates: INSERT alone is not enough; nor for a subquery's table.
+    assert_eq!(
+        inserter.query("INSERT INTO d.t VALUES (1, 11) ON DUPLICATE KEY UPDATE v = 11"),
+        Answer::Err(1142)
+    );
+    assert_eq!(
+        inserter.query("INSERT INTO d.t VALUES (5, (SELECT MAX(v) FROM d.t))"),
+        Answer::Err(1142)
+    );
+    // Option-only ALTER TABLE needs ALTER.
+    assert_eq!(
+        inserter.query("ALTER TABLE d.t COMMENT = 'x'"),
+        Answer::Err(1142)
+    );
+    // A long chain of account statements in one query answers each, and the server stays.
+    // COM_SET_OPTION: multi-statements on.
+    admin.send(0, &[0x1b, 0, 0]);
+    let _ = admin.packet();
+    let chain = "SHOW GRANTS; ".repeat(5_000);
+    let answer = admin.query(&chain);
+    assert!(matches!(answer, Answer::Rows(_)), "{answer:?}");
+    ok(login(port, "root", "", "mysql_native_password"));
+    server.stop();
     node.stop();
 }
