@@ -118,6 +118,7 @@ impl HsServer {
             look_events: Events::with_capacity(256),
             looked: false,
             relink_at: Instant::now(),
+            tokens: Vec::new(),
         };
         let thread = std::thread::Builder::new()
             .name("handlersocket".into())
@@ -188,6 +189,8 @@ struct Server {
     looked: bool,
     /// When the data node may next be tried again, once lost (`relink`).
     relink_at: Instant,
+    /// The connections `flush_and_reap` walks, kept between turns (no allocation per turn).
+    tokens: Vec<usize>,
 }
 
 /// A keyed read waiting for the round's batch: connection, answer number, index, key.
@@ -571,9 +574,12 @@ impl Server {
     fn flush_and_reap(&mut self) {
         let now = Instant::now();
         let mut closed = Vec::new();
-        let tokens: Vec<usize> = self.connections.keys().copied().collect();
+        // A look may add connections meanwhile: walk the ones there are now.
+        let mut tokens = std::mem::take(&mut self.tokens);
+        tokens.clear();
+        tokens.extend(self.connections.keys().copied());
         let mut answered = 0;
-        for token in tokens {
+        for &token in &tokens {
             let Some(conn) = self.connections.get_mut(&token) else {
                 continue;
             };
@@ -607,6 +613,7 @@ impl Server {
                 }
             }
         }
+        self.tokens = tokens;
         for token in closed {
             if let Some(mut conn) = self.connections.remove(&token) {
                 if let Some(why) = conn.closing.as_deref().filter(|w| !w.is_empty()) {

@@ -326,15 +326,15 @@ impl Session {
             let mut counts = Vec::new();
             let (mut outcome, mut rest) = (outcome, rest);
             loop {
-                let outcome_done = self.concluded(outcome);
-                let failed = matches!(outcome_done, Outcome::Failed(_));
-                outcomes.push(outcome_done);
+                let done = self.concluded(outcome);
+                let failed = matches!(done, Outcome::Failed(_));
+                outcomes.push(done);
                 counts.extend(self.take_counts());
                 if failed || rest.trim().is_empty() {
                     break;
                 }
                 match self.run_account_statement(rest) {
-                    Some((next, after)) => (outcome, rest) = (next, after),
+                    Some(next) => (outcome, rest) = next,
                     None => {
                         outcomes.extend(self.run(rest));
                         counts.extend(self.take_counts());

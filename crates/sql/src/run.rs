@@ -1053,10 +1053,15 @@ impl Session {
             out.push((items, keys));
             Ok(())
         };
-        if !p.grouped && p.having.is_none() {
+        if !p.grouped {
             // Items that are plain columns move out of the fetched row instead of being copied.
             for mut row in rows {
                 let env = self.env(&row, params, &[]);
+                if let Some(h) = &p.having {
+                    if !truthy(&h.eval(&env)?) {
+                        continue;
+                    }
+                }
                 let mut items = Vec::with_capacity(p.items.len());
                 for e in &p.items {
                     items.push(match e {
@@ -1078,13 +1083,6 @@ impl Session {
                     }
                 }
                 out.push((items, keys));
-                if early_stop && limit.is_some_and(|l| out.len() as u64 >= offset + l) {
-                    break;
-                }
-            }
-        } else if !p.grouped {
-            for row in &rows {
-                emit(self, row, &[], &mut out)?;
                 if early_stop && limit.is_some_and(|l| out.len() as u64 >= offset + l) {
                     break;
                 }
