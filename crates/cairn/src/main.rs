@@ -60,6 +60,10 @@ struct StartArgs {
     /// 4 or more cores, else 0: spinning on 2 cores takes the CPU other threads need).
     #[arg(long)]
     worker_spin_us: Option<u64>,
+    /// How the HandlerSocket and SQL front ends reach the data node in this process: shm
+    /// (shared-memory rings, NDB's SHM transporter) or tcp (loopback, as a remote API node does).
+    #[arg(long, default_value = "shm", value_parser = ["shm", "tcp"])]
+    api_transport: String,
     #[command(flatten)]
     durability: DurabilityArgs,
     #[command(flatten)]
@@ -222,6 +226,10 @@ struct DataNodeArgs {
     /// Directory for the catalog and redo logs (none: memory only).
     #[arg(long)]
     data_dir: Option<PathBuf>,
+    /// Also accept API nodes on this host over shared memory at this name (an abstract Unix
+    /// socket name, or a socket file path starting with /); they connect to shm:NAME.
+    #[arg(long)]
+    shm_listen: Option<String>,
     #[command(flatten)]
     durability: DurabilityArgs,
     /// Start empty: delete the catalog, checkpoints and redo logs in --data-dir first. Needs --yes, because
@@ -489,8 +497,13 @@ fn start(args: StartArgs) -> Result<()> {
             .checked_add(2)
             .context("--base-port too high")?,
     };
+    // The front ends in this process reach the data node through a transport, as any API node
+    // does; over shared memory unless asked for TCP.
+    let shm_name =
+        (args.api_transport == "shm").then(|| format!("cairn-{}-datanode", std::process::id()));
     let mut config = DataNodeConfig {
         listen: format!("{}:{port}", args.bind),
+        shm_listen: shm_name.clone(),
         workers: args.workers,
         worker_spin: args
             .worker_spin_us
@@ -516,6 +529,14 @@ fn start(args: StartArgs) -> Result<()> {
         "data node (native protocol): {address} ({} worker threads)",
         node.worker_count()
     );
+    let address = match &shm_name {
+        Some(name) => {
+            let shm = format!("{}{name}", transport::shm::ADDRESS_PREFIX);
+            println!("front ends reach the data node over shared memory: {shm}");
+            shm
+        }
+        None => address,
+    };
     let hs = hs::HsServer::start(args.hs.config(&args.bind, address.clone())).context(
         "starting the HandlerSocket listeners (move them with --hs-read-port and --hs-write-port)",
     )?;
@@ -592,6 +613,7 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
             .worker_spin_us
             .map_or_else(datanode::default_worker_spin, Duration::from_micros),
         data_dir: args.data_dir.clone(),
+        shm_listen: args.shm_listen.clone(),
         ..DataNodeConfig::default()
     };
     args.durability.apply(&mut config);
@@ -603,6 +625,9 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         node.address(),
         node.worker_count()
     );
+    if let Some(name) = &args.shm_listen {
+        println!("shared memory: {}{name}", transport::shm::ADDRESS_PREFIX);
+    }
     println!("ready");
     wait_for_signal(&node)?;
     node.stop();

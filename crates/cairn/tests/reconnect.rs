@@ -1,6 +1,7 @@
 //! An API node outlives its data node: `cairn api` keeps serving HandlerSocket and SQL after the
 //! `cairn datanode` it uses is killed and started again on the same address and data directory,
-//! on the connections that were open before as well as on new ones.
+//! on the connections that were open before as well as on new ones; over TCP and over shared
+//! memory (where only the Unix socket beside the rings tells the API node its peer died).
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -9,8 +10,8 @@ use std::time::{Duration, Instant};
 mod common;
 use common::{free_port, mysql, spawn, Started, FREE_FRONT_END_PORTS};
 
-fn datanode(address: &str, dir: &str) -> Started {
-    spawn(&[
+fn datanode(address: &str, dir: &str, shm: Option<&str>) -> Started {
+    let mut args = vec![
         "datanode",
         "--listen",
         address,
@@ -18,7 +19,11 @@ fn datanode(address: &str, dir: &str) -> Started {
         "1",
         "--data-dir",
         dir,
-    ])
+    ];
+    if let Some(name) = shm {
+        args.extend(["--shm-listen", name]);
+    }
+    spawn(&args)
 }
 
 /// One HandlerSocket request line and its answer line.
@@ -31,12 +36,29 @@ fn ask(hs: &mut BufReader<TcpStream>, line: &str) -> String {
 
 #[test]
 fn front_ends_serve_again_when_their_data_node_comes_back() {
-    let root = std::env::temp_dir().join(format!("cairn-reconnect-test-{}", std::process::id()));
+    serve_again(false);
+}
+
+#[test]
+fn front_ends_over_shared_memory_serve_again_when_their_data_node_comes_back() {
+    serve_again(true);
+}
+
+fn serve_again(over_shm: bool) {
+    let tag = if over_shm { "shm" } else { "tcp" };
+    let root =
+        std::env::temp_dir().join(format!("cairn-reconnect-test-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let dir = root.to_string_lossy().to_string();
     let address = format!("127.0.0.1:{}", free_port());
-    let mut node = datanode(&address, &dir);
-    let mut args = vec!["api", "--datanode", &address];
+    let shm_name = format!("cairn-reconnect-test-{}", std::process::id());
+    let shm = over_shm.then_some(shm_name.as_str());
+    let mut node = datanode(&address, &dir, shm);
+    let api_address = match shm {
+        Some(name) => format!("shm:{name}"),
+        None => address.clone(),
+    };
+    let mut args = vec!["api", "--datanode", &api_address];
     args.extend(FREE_FRONT_END_PORTS);
     let api = spawn(&args);
     let sql = api.listening("sql (mysql protocol): ");
@@ -66,7 +88,7 @@ fn front_ends_serve_again_when_their_data_node_comes_back() {
     // Killed hard, then started again on the same address and data directory.
     node.child.kill().unwrap();
     node.child.wait().unwrap();
-    let node = datanode(&address, &dir);
+    let node = datanode(&address, &dir, shm);
 
     // The open HandlerSocket connection and its open index answer again: the first requests
     // after the restart may answer an error while the front end connects again.

@@ -4,7 +4,6 @@
 //! spins).
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::time::Duration;
 
 use transport::nonblocking::{Connection, ReadState, Registry, Token};
@@ -51,17 +50,16 @@ impl EventSession {
     /// Connects to a data node at `address` and says hello, blocking up to `timeout`; the
     /// connection is non-blocking afterwards.
     pub fn connect(address: &str, timeout: Duration) -> Result<EventSession> {
-        let stream = transport::connect_stream(address, timeout)
+        let mut stream = transport::connect_any(address, timeout)
             .map_err(|e| lost(format!("connecting to {address}: {e}")))?;
         let io_error = |e: std::io::Error| lost(format!("{address}: {e}"));
-        stream.set_nodelay(true).map_err(io_error)?;
         stream.set_read_timeout(Some(timeout)).map_err(io_error)?;
         let mut hello = Vec::new();
         Message::Hello {
             client_name: "cairn-event-session".into(),
         }
         .write_frame(&mut hello, 0, 0, 0);
-        (&stream).write_all(&hello).map_err(io_error)?;
+        stream.write_all(&hello).map_err(io_error)?;
         // Nothing else was asked, so the reader holds no bytes beyond the reply it returns.
         let mut reader = FrameReader::new(stream.try_clone().map_err(io_error)?);
         match reader.read() {

@@ -351,7 +351,7 @@ impl EventLoop {
         }
     }
 
-    fn accept(&mut self, stream: std::net::TcpStream) {
+    fn accept(&mut self, stream: transport::Stream) {
         let mut io = match Connection::new(stream) {
             Ok(io) => io,
             Err(e) => {

@@ -15,7 +15,7 @@ pub mod prepare;
 pub mod recovery;
 pub mod worker;
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -75,6 +75,9 @@ pub struct DataNodeConfig {
     pub cluster_id: u32,
     /// Address to listen on for API connections, e.g. "127.0.0.1:2202" (port 0 picks one).
     pub listen: String,
+    /// Also accept shared-memory connections from API nodes on this host, at `shm:NAME`
+    /// (an abstract Unix socket name, or a socket file path starting with `/`).
+    pub shm_listen: Option<String>,
     /// Worker threads; each owns partitions and serves connections. 0 means cores - 1, at least 1.
     pub workers: usize,
     /// How long a row-lock wait may take before the operation fails with a temporary error.
@@ -100,6 +103,7 @@ impl Default for DataNodeConfig {
             node_id: 1,
             cluster_id: 0,
             listen: "127.0.0.1:2202".into(),
+            shm_listen: None,
             workers: 0,
             lock_wait_timeout: Duration::from_millis(1200),
             worker_spin: default_worker_spin(),
@@ -317,6 +321,7 @@ pub struct DataNode {
     shared: Arc<Shared>,
     address: SocketAddr,
     acceptor: Option<JoinHandle<()>>,
+    shm_acceptor: Option<(String, JoinHandle<()>)>,
     workers: Vec<JoinHandle<()>>,
     checkpointer: Option<checkpoint::Checkpointer>,
 }
@@ -413,7 +418,27 @@ impl DataNode {
             let shared = shared.clone();
             std::thread::Builder::new()
                 .name("acceptor".into())
-                .spawn(move || accept_loop(listener, shared))?
+                .spawn(move || {
+                    accept_loop(
+                        || listener.accept().map(|(s, _)| transport::Stream::Tcp(s)),
+                        shared,
+                    )
+                })?
+        };
+        let shm_acceptor = match &config.shm_listen {
+            None => None,
+            Some(name) => {
+                let listener = transport::shm::ShmListener::bind(name)
+                    .map_err(|e| std::io::Error::new(e.kind(), format!("shm:{name}: {e}")))?;
+                let shared = shared.clone();
+                info!(address = %format!("shm:{name}"), "data node listening");
+                Some((
+                    name.clone(),
+                    std::thread::Builder::new()
+                        .name("shm-acceptor".into())
+                        .spawn(move || accept_loop(|| listener.accept().map(Into::into), shared))?,
+                ))
+            }
         };
         let checkpointer = match (&config.data_dir, config.durability) {
             (Some(dir), Durability::Commit | Durability::Interval(_)) => {
@@ -439,6 +464,7 @@ impl DataNode {
             shared,
             address,
             acceptor: Some(acceptor),
+            shm_acceptor,
             workers,
             checkpointer,
         })
@@ -476,9 +502,13 @@ impl DataNode {
         if let Some(c) = self.checkpointer.take() {
             c.stop();
         }
-        // Wake the acceptor blocked in accept().
+        // Wake the acceptors blocked in accept().
         let _ = TcpStream::connect_timeout(&self.address, Duration::from_secs(1));
         if let Some(a) = self.acceptor.take() {
+            let _ = a.join();
+        }
+        if let Some((name, a)) = self.shm_acceptor.take() {
+            let _ = transport::shm::ShmStream::connect(&name, Duration::from_secs(1));
             let _ = a.join();
         }
         for w in &self.shared.workers {
@@ -492,9 +522,13 @@ impl DataNode {
 }
 
 /// Accepts API connections and deals them to the workers in turn.
-fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+fn accept_loop(
+    mut accept: impl FnMut() -> std::io::Result<transport::Stream>,
+    shared: Arc<Shared>,
+) {
     let mut next = 0usize;
-    for stream in listener.incoming() {
+    loop {
+        let stream = accept();
         if shared.stopping.load(Ordering::SeqCst) {
             return;
         }

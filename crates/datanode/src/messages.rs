@@ -170,7 +170,7 @@ pub enum ToWorker {
     /// A step of a local checkpoint (`checkpoint.rs`).
     Checkpoint(CheckpointStep),
     /// A newly accepted API connection for this worker to serve.
-    Connection(std::net::TcpStream),
+    Connection(transport::Stream),
     /// An event for the coordinator of one of this worker's connections.
     ToCoordinator {
         connection: usize,

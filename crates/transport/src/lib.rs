@@ -1,5 +1,6 @@
-//! Moves native-protocol frames between two processes. TCP today (no Nagle delay; every frame ready
-//! for a peer goes out in one write); shared memory later behind the same types.
+//! Moves native-protocol frames between two processes: over TCP (no Nagle delay; every frame
+//! ready for a peer goes out in one write), or over shared memory between processes on one host
+//! (`shm`, addresses `shm:NAME`) behind the same types.
 //!
 //! It is the only crate that opens sockets. It checks frame headers and checksums, so a peer that
 //! sends a bad frame gets a `TransportError` naming why, and only its connection is affected.
@@ -12,8 +13,92 @@ use wire::{DecodeError, FrameHeader, Message};
 
 pub mod buffer;
 pub mod nonblocking;
+pub mod shm;
 
 use buffer::FrameBuffer;
+use shm::ShmStream;
+
+/// A connected stream of either kind.
+pub enum Stream {
+    Tcp(TcpStream),
+    Shm(ShmStream),
+}
+
+impl From<TcpStream> for Stream {
+    fn from(s: TcpStream) -> Stream {
+        Stream::Tcp(s)
+    }
+}
+
+impl From<ShmStream> for Stream {
+    fn from(s: ShmStream) -> Stream {
+        Stream::Shm(s)
+    }
+}
+
+impl Stream {
+    pub fn try_clone(&self) -> io::Result<Stream> {
+        Ok(match self {
+            Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
+            Stream::Shm(s) => Stream::Shm(s.clone()),
+        })
+    }
+
+    /// How long a read waits (None: for ever) before it answers TimedOut or WouldBlock.
+    pub fn set_read_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_read_timeout(timeout),
+            Stream::Shm(s) => {
+                s.set_read_timeout(timeout);
+                Ok(())
+            }
+        }
+    }
+
+    pub fn set_nonblocking(&mut self, on: bool) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_nonblocking(on),
+            Stream::Shm(s) => {
+                s.set_nonblocking(on);
+                Ok(())
+            }
+        }
+    }
+
+    /// Closes both directions, which also ends the peer's reader.
+    pub fn shutdown(&self) {
+        match self {
+            Stream::Tcp(s) => {
+                let _ = s.shutdown(Shutdown::Both);
+            }
+            Stream::Shm(s) => s.shutdown(),
+        }
+    }
+
+    /// The peer, as logs name it.
+    pub fn peer(&self) -> String {
+        match self {
+            Stream::Tcp(s) => s.peer_addr().map(|a| a.to_string()).unwrap_or_default(),
+            Stream::Shm(s) => s.name().to_string(),
+        }
+    }
+
+    pub fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => (&*s).write_all(bytes),
+            Stream::Shm(s) => (&*s).write_all(bytes),
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(buf),
+            Stream::Shm(s) => s.read(buf),
+        }
+    }
+}
 
 /// Why a connection can no longer be used.
 #[derive(Debug, thiserror::Error)]
@@ -40,7 +125,7 @@ pub enum ReadOutcome {
 /// Reads whole frames from one blocking connection, keeping partial frames across calls so a
 /// read may time out and resume.
 pub struct FrameReader {
-    stream: TcpStream,
+    stream: Stream,
     input: FrameBuffer,
     timeout: Option<Duration>,
     spin: Duration,
@@ -48,9 +133,9 @@ pub struct FrameReader {
 }
 
 impl FrameReader {
-    pub fn new(stream: TcpStream) -> FrameReader {
+    pub fn new(stream: impl Into<Stream>) -> FrameReader {
         FrameReader {
-            stream,
+            stream: stream.into(),
             input: FrameBuffer::default(),
             timeout: None,
             spin: Duration::ZERO,
@@ -162,7 +247,7 @@ enum Fill {
 
 /// Writes frames to one connection; callers batch frames into one buffer and send it in one call.
 pub struct FrameWriter {
-    stream: TcpStream,
+    stream: Stream,
 }
 
 impl FrameWriter {
@@ -173,11 +258,12 @@ impl FrameWriter {
 
     /// Closes both directions, which also ends the peer's reader.
     pub fn shutdown(&self) {
-        let _ = self.stream.shutdown(Shutdown::Both);
+        self.stream.shutdown();
     }
 
-    pub fn peer(&self) -> Option<SocketAddr> {
-        self.stream.peer_addr().ok()
+    /// The peer, as logs name it.
+    pub fn peer(&self) -> String {
+        self.stream.peer()
     }
 
     pub fn try_clone(&self) -> io::Result<FrameWriter> {
@@ -188,15 +274,32 @@ impl FrameWriter {
 }
 
 /// Splits a connected stream into a frame reader and writer, with TCP_NODELAY set.
-pub fn split(stream: TcpStream) -> io::Result<(FrameReader, FrameWriter)> {
-    stream.set_nodelay(true)?;
+pub fn split(stream: impl Into<Stream>) -> io::Result<(FrameReader, FrameWriter)> {
+    let stream = stream.into();
+    if let Stream::Tcp(s) = &stream {
+        s.set_nodelay(true)?;
+    }
     let reader = FrameReader::new(stream.try_clone()?);
     Ok((reader, FrameWriter { stream }))
 }
 
-/// Connects to a data node, retrying refused connections until `timeout` passes.
+/// Connects to a data node at `address` (`host:port`, or `shm:NAME` for shared memory),
+/// retrying refused connections until `timeout` passes.
 pub fn connect(address: &str, timeout: Duration) -> io::Result<(FrameReader, FrameWriter)> {
-    split(connect_stream(address, timeout)?)
+    split(connect_any(address, timeout)?)
+}
+
+/// Connects a stream of the kind `address` names (`shm:NAME`, else TCP `host:port`), retrying
+/// refused connections until `timeout` passes; blocking, with TCP_NODELAY.
+pub fn connect_any(address: &str, timeout: Duration) -> io::Result<Stream> {
+    match address.strip_prefix(shm::ADDRESS_PREFIX) {
+        Some(name) => Ok(Stream::Shm(ShmStream::connect(name, timeout)?)),
+        None => {
+            let s = connect_stream(address, timeout)?;
+            s.set_nodelay(true)?;
+            Ok(Stream::Tcp(s))
+        }
+    }
 }
 
 /// Connects a stream, retrying refused connections until `timeout` passes (for event loops,

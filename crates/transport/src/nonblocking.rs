@@ -2,16 +2,47 @@
 //! has arrived without waiting, queue replies, and write as much as the socket takes; what it does
 //! not take stays queued, so a slow peer never blocks the loop.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr};
 
 use mio::net::TcpStream;
+use mio::unix::SourceFd;
 use mio::Interest;
 pub use mio::{Registry, Token};
 use wire::{FrameHeader, Message};
 
 use crate::buffer::FrameBuffer;
-use crate::TransportError;
+use crate::shm::ShmStream;
+use crate::{Stream, TransportError};
+
+/// The socket under a connection. A shared-memory stream has no writable events: every event
+/// of its token may mean room was freed, so reading first writes what waits.
+enum Io {
+    Tcp(TcpStream),
+    Shm(ShmStream),
+}
+
+impl Io {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Io::Tcp(s) => s.read(buf),
+            Io::Shm(s) => s.read(buf),
+        }
+    }
+
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Io::Tcp(s) => s.write(buf),
+            Io::Shm(s) => s.write(buf),
+        }
+    }
+}
+
+impl Read for Io {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        Io::read(self, buf)
+    }
+}
 
 /// Whether a connection is still usable after reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +53,7 @@ pub enum ReadState {
 }
 
 pub struct Connection {
-    stream: TcpStream,
+    stream: Io,
     input: FrameBuffer,
     output: Vec<u8>,
     written: usize,
@@ -31,16 +62,26 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// Takes over an accepted stream: non-blocking, TCP_NODELAY.
-    pub fn new(stream: std::net::TcpStream) -> io::Result<Connection> {
-        stream.set_nodelay(true)?;
-        stream.set_nonblocking(true)?;
-        let peer = stream
-            .peer_addr()
-            .map(|a: SocketAddr| a.to_string())
-            .unwrap_or_default();
+    /// Takes over an accepted or connected stream: non-blocking, TCP_NODELAY.
+    pub fn new(stream: impl Into<Stream>) -> io::Result<Connection> {
+        let (stream, peer) = match stream.into() {
+            Stream::Tcp(stream) => {
+                stream.set_nodelay(true)?;
+                stream.set_nonblocking(true)?;
+                let peer = stream
+                    .peer_addr()
+                    .map(|a: SocketAddr| a.to_string())
+                    .unwrap_or_default();
+                (Io::Tcp(TcpStream::from_std(stream)), peer)
+            }
+            Stream::Shm(mut stream) => {
+                stream.set_nonblocking(true);
+                let peer = stream.name().to_string();
+                (Io::Shm(stream), peer)
+            }
+        };
         Ok(Connection {
-            stream: TcpStream::from_std(stream),
+            stream,
             input: FrameBuffer::default(),
             output: Vec::with_capacity(64 * 1024),
             written: 0,
@@ -54,11 +95,61 @@ impl Connection {
     }
 
     pub fn register(&mut self, registry: &Registry, token: Token) -> io::Result<()> {
-        registry.register(&mut self.stream, token, Interest::READABLE)
+        match &mut self.stream {
+            Io::Tcp(s) => registry.register(s, token, Interest::READABLE),
+            Io::Shm(s) => {
+                for fd in s.poll_fds() {
+                    registry.register(&mut SourceFd(&fd), token, Interest::READABLE)?;
+                }
+                Ok(())
+            }
+        }
     }
 
     pub fn deregister(&mut self, registry: &Registry) {
-        let _ = registry.deregister(&mut self.stream);
+        match &mut self.stream {
+            Io::Tcp(s) => {
+                let _ = registry.deregister(s);
+            }
+            Io::Shm(s) => {
+                for fd in s.poll_fds() {
+                    let _ = registry.deregister(&mut SourceFd(&fd));
+                }
+            }
+        }
+    }
+
+    /// A shared-memory stream's output left over when its ring was full goes out on the next
+    /// event (the peer freed room), before reading.
+    fn write_pending(&mut self) -> io::Result<()> {
+        if matches!(self.stream, Io::Shm(_)) && self.backlog() > 0 {
+            self.write_some()?;
+        }
+        Ok(())
+    }
+
+    /// Writes as much of the queue as the stream takes; true when something is left.
+    fn write_some(&mut self) -> io::Result<bool> {
+        while self.written < self.output.len() {
+            match self.stream.write(&self.output[self.written..]) {
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::WriteZero,
+                        "socket accepted no bytes",
+                    ))
+                }
+                Ok(n) => self.written += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let pending = self.written < self.output.len();
+        if !pending {
+            self.output.clear();
+            self.written = 0;
+        }
+        Ok(pending)
     }
 
     /// Hands every whole frame that has arrived to `each`, reading until the socket is drained.
@@ -66,6 +157,7 @@ impl Connection {
         &mut self,
         mut each: impl FnMut(FrameHeader, Message),
     ) -> Result<ReadState, TransportError> {
+        self.write_pending()?;
         loop {
             while let Some((h, m)) = self.input.parse()? {
                 each(h, m);
@@ -107,12 +199,13 @@ impl Connection {
         limit: usize,
         peer_closed: bool,
     ) -> io::Result<ReadState> {
+        self.write_pending()?;
         let mut chunk = [0u8; 16 * 1024];
         loop {
             if into.len() >= limit {
                 return Ok(ReadState::Open);
             }
-            match std::io::Read::read(&mut self.stream, &mut chunk) {
+            match self.stream.read(&mut chunk) {
                 Ok(0) => return Ok(ReadState::Closed),
                 // A short read drained the socket (as in `read_frames`): skip the read that
                 // would only say WouldBlock.
@@ -136,32 +229,17 @@ impl Connection {
     /// Writes as much of the queue as the socket takes, in as few writes as it allows; asks for
     /// a writable event when something is left.
     pub fn flush(&mut self, registry: &Registry, token: Token) -> io::Result<()> {
-        while self.written < self.output.len() {
-            match self.stream.write(&self.output[self.written..]) {
-                Ok(0) => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::WriteZero,
-                        "socket accepted no bytes",
-                    ))
-                }
-                Ok(n) => self.written += n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        let pending = self.written < self.output.len();
-        if !pending {
-            self.output.clear();
-            self.written = 0;
-        }
+        let pending = self.write_some()?;
+        let Io::Tcp(stream) = &mut self.stream else {
+            return Ok(());
+        };
         if pending != self.writable_interest {
             let interest = if pending {
                 Interest::READABLE | Interest::WRITABLE
             } else {
                 Interest::READABLE
             };
-            registry.reregister(&mut self.stream, token, interest)?;
+            registry.reregister(stream, token, interest)?;
             self.writable_interest = pending;
         }
         Ok(())
@@ -173,6 +251,11 @@ impl Connection {
     }
 
     pub fn shutdown(&self) {
-        let _ = self.stream.shutdown(Shutdown::Both);
+        match &self.stream {
+            Io::Tcp(s) => {
+                let _ = s.shutdown(Shutdown::Both);
+            }
+            Io::Shm(s) => s.shutdown(),
+        }
     }
 }
