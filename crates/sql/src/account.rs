@@ -207,6 +207,8 @@ enum AccountStatement {
         if_exists: bool,
         users: Vec<Who>,
     },
+    /// Pairs of (from, to), renamed in order.
+    RenameUser(Vec<(Who, Who)>),
     SetPassword {
         who: Who,
         password: Password,
@@ -399,7 +401,14 @@ fn statement(c: &mut Cursor) -> Result<AccountStatement> {
         return Ok(AccountStatement::DropUser { if_exists, users });
     }
     if c.words(&["RENAME", "USER"]) {
-        return Err(SqlError::unsupported("RENAME USER"));
+        let pairs = list(c, |c| {
+            let from = who(c)?;
+            if !c.word("TO") {
+                return Err(c.syntax());
+            }
+            Ok((from, who(c)?))
+        })?;
+        return Ok(AccountStatement::RenameUser(pairs));
     }
     if c.words(&["SET", "PASSWORD"]) {
         let target = if c.word("FOR") { who(c)? } else { Who::Current };
@@ -614,6 +623,28 @@ impl Session {
                     }
                 }
                 operation_failed("DROP USER", &failed)
+            }
+            AccountStatement::RenameUser(pairs) => {
+                self.need_global(privilege::CREATE_USER, "CREATE USER")?;
+                // Each pair in turn, as MariaDB: a pair that fails (no such account, or the new
+                // name taken) is named in the error, and the pairs before it stay renamed.
+                let mut failed = Vec::new();
+                for (from, to) in &pairs {
+                    let (user, host) = self.named(from);
+                    let (new_user, new_host) = self.named(to);
+                    let Some(mut account) = users::find(&cluster, &user, &host)? else {
+                        failed.push(quoted(&user, &host));
+                        continue;
+                    };
+                    account.user = new_user;
+                    account.host = new_host;
+                    if !users::insert(&cluster, &account)? {
+                        failed.push(quoted(&user, &host));
+                        continue;
+                    }
+                    users::delete(&cluster, &user, &host)?;
+                }
+                operation_failed("RENAME USER", &failed)
             }
             AccountStatement::SetPassword { who, password } => {
                 // Another account's password: CREATE USER, not MariaDB's UPDATE on `mysql`,
@@ -853,6 +884,23 @@ mod tests {
     }
 
     #[test]
+    fn rename_user_parses_pairs() {
+        assert_eq!(
+            parsed("RENAME USER a TO 'b'@'h', c@localhost TO d"),
+            AccountStatement::RenameUser(vec![
+                (
+                    Who::Named("a".into(), "%".into()),
+                    Who::Named("b".into(), "h".into())
+                ),
+                (
+                    Who::Named("c".into(), "localhost".into()),
+                    Who::Named("d".into(), "%".into())
+                ),
+            ])
+        );
+    }
+
+    #[test]
     fn bad_statements_are_errors() {
         for (sql, code) in [
             ("GRANT FOO ON *.* TO u", 1064),
@@ -862,7 +910,8 @@ mod tests {
             ("CREATE USER", 1064),
             ("CREATE USER 'u", 1064),
             ("REVOKE SELECT FROM u", 1064),
-            ("RENAME USER a TO b", 1235),
+            ("RENAME USER a b", 1064),
+            ("RENAME USER a TO", 1064),
         ] {
             match parse(sql) {
                 Some((Err(e), _)) => assert_eq!(e.code, code, "{sql}: {e}"),

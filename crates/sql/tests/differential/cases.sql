@@ -1835,6 +1835,26 @@ DROP USER dq_made@localhost, dq_missing@localhost;
 DROP USER dq_made@localhost;
 DROP USER IF EXISTS dq_made@localhost;
 SHOW WARNINGS;
+CREATE USER dq_ra@localhost IDENTIFIED BY 'pw';
+GRANT SELECT ON *.* TO dq_ra@localhost;
+CREATE USER dq_rb@localhost;
+RENAME USER dq_ra@localhost TO dq_rb@localhost;
+RENAME USER dq_nosuch@localhost TO dq_rz@localhost;
+RENAME USER dq_ra@localhost TO dq_rc@localhost, dq_nosuch@localhost TO dq_rz@localhost;
+SHOW GRANTS FOR dq_rc@localhost;
+SHOW GRANTS FOR dq_ra@localhost;
+RENAME USER dq_rc@localhost TO dq_rc@localhost;
+RENAME USER dq_rc TO dq_rd@localhost;
+-- as: dq_rc pw
+SELECT v FROM diff.acct WHERE id = 1;
+-- as: dq_rc pw
+RENAME USER dq_rb@localhost TO dq_rx@localhost;
+-- as: dq_ra pw
+SELECT 1;
+RENAME USER dq_rc@localhost TO dq_ra@localhost, dq_rb@localhost TO dq_rc@localhost;
+SHOW GRANTS FOR dq_ra@localhost;
+SHOW GRANTS FOR dq_rc@localhost;
+DROP USER dq_ra@localhost, dq_rc@localhost;
 SELECT CURRENT_USER(), USER();
 -- A login with a wrong password, or as nobody.
 -- as: dq_none wrong
