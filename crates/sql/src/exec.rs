@@ -319,6 +319,24 @@ impl Session {
                 return vec![self.concluded(outcome)];
             }
         }
+        if starts_with_word(sql, "show") {
+            if let Some((if_not_exists, name, rest)) = crate::show::show_create_database(sql) {
+                self.begin_statement(crate::diagnostics::Kind::Other { tables: false });
+                let outcome = self
+                    .show_create_database(&name, if_not_exists)
+                    .unwrap_or_else(Outcome::Failed);
+                let done = self.concluded(outcome);
+                if matches!(done, Outcome::Failed(_)) || rest.trim().is_empty() {
+                    return vec![done];
+                }
+                let mut counts = self.take_counts();
+                let mut outcomes = vec![done];
+                outcomes.extend(self.run(rest));
+                counts.extend(self.take_counts());
+                self.diagnostics.counts = counts;
+                return outcomes;
+            }
+        }
         if let Some((outcome, rest)) = self.run_account_statement(sql) {
             // Account statements one after another in a loop (a long chain must not grow the
             // stack), then what follows them in a multi-statement query.

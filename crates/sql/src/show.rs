@@ -64,6 +64,69 @@ fn renamed(pairs: &[(&str, &str)]) -> String {
         .join(", ")
 }
 
+/// `SHOW CREATE {DATABASE | SCHEMA} [IF NOT EXISTS] name [;]`, which sqlparser does not parse:
+/// whether IF NOT EXISTS was given, the name, and the text after the statement's `;`.
+pub(crate) fn show_create_database(sql: &str) -> Option<(bool, String, &str)> {
+    fn word<'a>(s: &'a str) -> (&'a str, &'a str) {
+        let s = s.trim_start();
+        let end = s
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+            .unwrap_or(s.len());
+        (&s[..end], &s[end..])
+    }
+    let (show, rest) = word(sql);
+    let (create, rest) = word(rest);
+    let (kind, rest) = word(rest);
+    if !show.eq_ignore_ascii_case("show")
+        || !create.eq_ignore_ascii_case("create")
+        || !(kind.eq_ignore_ascii_case("database") || kind.eq_ignore_ascii_case("schema"))
+    {
+        return None;
+    }
+    let mut rest = rest;
+    let mut if_not_exists = false;
+    let (w, after) = word(rest);
+    if w.eq_ignore_ascii_case("if") {
+        let (not, after) = word(after);
+        let (exists, after) = word(after);
+        if !not.eq_ignore_ascii_case("not") || !exists.eq_ignore_ascii_case("exists") {
+            return None;
+        }
+        if_not_exists = true;
+        rest = after;
+    }
+    let rest = rest.trim_start();
+    let (name, rest) = if let Some(quoted) = rest.strip_prefix('`') {
+        // A backquoted name; `` inside it is one backquote.
+        let mut name = String::new();
+        let mut chars = quoted.char_indices().peekable();
+        loop {
+            let (i, c) = chars.next()?;
+            if c == '`' {
+                if matches!(chars.peek(), Some((_, '`'))) {
+                    chars.next();
+                    name.push('`');
+                    continue;
+                }
+                break (name, &quoted[i + 1..]);
+            }
+            name.push(c);
+        }
+    } else {
+        let (w, after) = word(rest);
+        if w.is_empty() {
+            return None;
+        }
+        (w.to_string(), after)
+    };
+    let rest = rest.trim_start();
+    match rest.strip_prefix(';') {
+        Some(after) => Some((if_not_exists, name, after)),
+        None if rest.is_empty() => Some((if_not_exists, name, rest)),
+        None => None,
+    }
+}
+
 fn filter_text(column: &str, filter: &Option<ShowStatementFilter>) -> Result<String> {
     Ok(match filter {
         None => String::new(),
@@ -171,6 +234,48 @@ impl Session {
     }
 
     /// SHOW CREATE TABLE: Table, Create Table.
+    /// SHOW CREATE DATABASE: every database has MariaDB's utf8mb4 defaults (a database keeps no
+    /// character set of its own yet).
+    pub(crate) fn show_create_database(
+        &mut self,
+        name: &str,
+        if_not_exists: bool,
+    ) -> Result<Outcome> {
+        self.need_database(name)?;
+        let shown = if infoschema::is_schema(name) {
+            infoschema::NAME.to_string()
+        } else {
+            self.shared
+                .cluster()
+                .databases()
+                .map_err(|e| SqlError::from_client(&e))?
+                .into_iter()
+                .find(|d| d.eq_ignore_ascii_case(name))
+                .ok_or_else(|| SqlError::unknown_database(name))?
+        };
+        // information_schema's text is in utf8mb3, as MariaDB's.
+        let charset = if infoschema::is_schema(&shown) {
+            "utf8mb3"
+        } else {
+            "utf8mb4"
+        };
+        let text = format!(
+            "CREATE DATABASE {}{} /*!40100 DEFAULT CHARACTER SET {charset} COLLATE {charset}_general_ci */",
+            if if_not_exists { "/*!32312 IF NOT EXISTS*/ " } else { "" },
+            crate::definition::backticked(&shown)
+        );
+        Ok(Outcome::Rows {
+            columns: vec![
+                Column::computed("Database", types::VAR_STRING, 64 * 4, 0),
+                Column::computed("Create Database", types::VAR_STRING, 1024 * 4, 0),
+            ],
+            rows: vec![vec![
+                Value::Bytes(shown.into_bytes()),
+                Value::Bytes(text.into_bytes()),
+            ]],
+        })
+    }
+
     fn show_create_table(&mut self, name: &ObjectName) -> Result<Outcome> {
         let (table, db, shown) = self.table(name)?;
         let counter = if infoschema::is_schema(&db) {
@@ -315,4 +420,34 @@ pub(crate) fn tables_like(
         title = format!("{title} ({p})");
     }
     Ok(crate::ddl::one_column(&title, names))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::show_create_database as parse;
+
+    #[test]
+    fn show_create_database_forms() {
+        assert_eq!(
+            parse("SHOW CREATE DATABASE d"),
+            Some((false, "d".into(), ""))
+        );
+        assert_eq!(
+            parse(" show create schema if not exists `a``b`; SELECT 1"),
+            Some((true, "a`b".into(), " SELECT 1"))
+        );
+        assert_eq!(
+            parse("SHOW CREATE DATABASE d ;"),
+            Some((false, "d".into(), ""))
+        );
+        for other in [
+            "SHOW CREATE TABLE t",
+            "SHOW CREATE DATABASE",
+            "SHOW CREATE DATABASE d e",
+            "SHOW CREATE DATABASE IF EXISTS d",
+            "SHOW CREATE DATABASE `d",
+        ] {
+            assert_eq!(parse(other), None, "{other}");
+        }
+    }
 }

@@ -1205,6 +1205,16 @@ SELECT * FROM kv;
 DROP TABLE IF EXISTS kv;
 SHOW TABLES;
 
+-- ---------------------------------------------------------------- metadata: SHOW CREATE DATABASE
+CREATE DATABASE dq_scd CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci;
+SHOW CREATE DATABASE dq_scd;
+SHOW CREATE SCHEMA IF NOT EXISTS `dq_scd`;
+SHOW CREATE DATABASE information_schema;
+SHOW CREATE DATABASE dq_nosuch;
+SHOW CREATE DATABASE;
+SHOW CREATE DATABASE dq_scd extra;
+DROP DATABASE dq_scd;
+
 -- ---------------------------------------------------------------- metadata: SHOW CREATE TABLE
 -- Cairn's tables are NDB-like, so their engine is ndbcluster where MariaDB's are InnoDB
 -- (docs/sql.md): the ENGINE clause is masked, everything else compared byte for byte.
