@@ -67,7 +67,7 @@ fn renamed(pairs: &[(&str, &str)]) -> String {
 /// `SHOW CREATE {DATABASE | SCHEMA} [IF NOT EXISTS] name [;]`, which sqlparser does not parse:
 /// whether IF NOT EXISTS was given, the name, and the text after the statement's `;`.
 pub(crate) fn show_create_database(sql: &str) -> Option<(bool, String, &str)> {
-    fn word<'a>(s: &'a str) -> (&'a str, &'a str) {
+    fn word(s: &str) -> (&str, &str) {
         let s = s.trim_start();
         let end = s
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
