@@ -405,6 +405,10 @@ fn init_logging() {
 fn main() -> Result<()> {
     let cli = Cli::parse();
     init_logging();
+    // Servers hold a descriptor per client and five per shared-memory connection.
+    if let Err(e) = transport::raise_descriptor_limit() {
+        tracing::warn!("could not raise the open-file limit: {e}");
+    }
     match cli.command {
         Command::Start(args) => start(args),
         Command::Api(args) => run_api(args),

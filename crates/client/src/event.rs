@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use transport::nonblocking::{Connection, ReadState, Registry, Token};
-use transport::FrameReader;
+use transport::{FrameReader, ReadOutcome};
 use wire::frame::FLAG_LAST;
 use wire::{ExecType, Message, OpResult, Operation, ScanRequest};
 
@@ -62,10 +62,15 @@ impl EventSession {
         stream.write_all(&hello).map_err(io_error)?;
         // Nothing else was asked, so the reader holds no bytes beyond the reply it returns.
         let mut reader = FrameReader::new(stream.try_clone().map_err(io_error)?);
-        match reader.read() {
-            Ok(Some((_, Message::HelloReply { .. }))) => {}
-            Ok(Some((_, other))) => return Err(unexpected(&other)),
-            Ok(None) => return Err(lost(format!("{address} closed during hello"))),
+        match reader.read_until(Some(std::time::Instant::now() + timeout)) {
+            Ok(ReadOutcome::Frame(_, Message::HelloReply { .. })) => {}
+            Ok(ReadOutcome::Frame(_, other)) => return Err(unexpected(&other)),
+            Ok(ReadOutcome::Closed) => return Err(lost(format!("{address} closed during hello"))),
+            Ok(ReadOutcome::TimedOut) => {
+                return Err(lost(format!(
+                    "{address} did not answer hello within {timeout:?}"
+                )))
+            }
             Err(e) => return Err(lost(format!("{address}: {e}"))),
         }
         drop(reader);

@@ -521,6 +521,9 @@ impl DataNode {
     }
 }
 
+/// How long an acceptor waits after a failed accept before it tries again.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
 /// Accepts API connections and deals them to the workers in turn.
 fn accept_loop(
     mut accept: impl FnMut() -> std::io::Result<transport::Stream>,
@@ -536,6 +539,12 @@ fn accept_loop(
             Ok(s) => s,
             Err(e) => {
                 warn!("accept failed: {e}");
+                // Out of descriptors or memory (EMFILE, ENFILE, ENOMEM, ENOBUFS): the waiting
+                // connection stays queued and the next accept would fail the same way at once;
+                // give the node time to free some.
+                if matches!(e.raw_os_error(), Some(24 | 23 | 12 | 105)) {
+                    std::thread::sleep(ACCEPT_BACKOFF);
+                }
                 continue;
             }
         };

@@ -98,8 +98,17 @@ impl Connection {
         match &mut self.stream {
             Io::Tcp(s) => registry.register(s, token, Interest::READABLE),
             Io::Shm(s) => {
-                for fd in s.poll_fds() {
-                    registry.register(&mut SourceFd(&fd), token, Interest::READABLE)?;
+                let fds = s.poll_fds();
+                for (i, fd) in fds.iter().enumerate() {
+                    if let Err(e) = registry.register(&mut SourceFd(fd), token, Interest::READABLE)
+                    {
+                        // The peer holds the same eventfds, so closing ours would not take
+                        // them out of the poll: undo what was registered.
+                        for done in &fds[..i] {
+                            let _ = registry.deregister(&mut SourceFd(done));
+                        }
+                        return Err(e);
+                    }
                 }
                 Ok(())
             }
@@ -157,7 +166,17 @@ impl Connection {
         &mut self,
         mut each: impl FnMut(FrameHeader, Message),
     ) -> Result<ReadState, TransportError> {
-        self.write_pending()?;
+        // A failed write is reported after what already arrived is read, as TCP would.
+        let written = self.write_pending();
+        let state = self.read_frames_only(&mut each)?;
+        written?;
+        Ok(state)
+    }
+
+    fn read_frames_only(
+        &mut self,
+        each: &mut impl FnMut(FrameHeader, Message),
+    ) -> Result<ReadState, TransportError> {
         loop {
             while let Some((h, m)) = self.input.parse()? {
                 each(h, m);
@@ -199,7 +218,18 @@ impl Connection {
         limit: usize,
         peer_closed: bool,
     ) -> io::Result<ReadState> {
-        self.write_pending()?;
+        let written = self.write_pending();
+        let state = self.read_raw_only(into, limit, peer_closed)?;
+        written?;
+        Ok(state)
+    }
+
+    fn read_raw_only(
+        &mut self,
+        into: &mut Vec<u8>,
+        limit: usize,
+        peer_closed: bool,
+    ) -> io::Result<ReadState> {
         let mut chunk = [0u8; 16 * 1024];
         loop {
             if into.len() >= limit {

@@ -17,17 +17,21 @@ use std::os::linux::net::SocketAddrExt;
 use std::os::unix::net::{SocketAddr as UnixAddr, UnixListener, UnixStream};
 use std::ptr::NonNull;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use nix::fcntl::{fcntl, FcntlArg, SealFlag};
 use nix::poll::{PollFd, PollFlags, PollTimeout};
 use nix::sys::eventfd::{EfdFlags, EventFd};
 use nix::sys::memfd::{memfd_create, MFdFlags};
 use nix::sys::mman::{mmap, munmap, MapFlags, ProtFlags};
-use nix::sys::socket::{recv, recvmsg, sendmsg, ControlMessage, ControlMessageOwned, MsgFlags};
+use nix::sys::socket::{
+    getsockopt, recv, recvmsg, sendmsg, sockopt, ControlMessage, ControlMessageOwned, MsgFlags,
+};
 
-/// Bytes of each direction's ring. Frames larger than a ring pass through it in pieces.
-pub const RING_BYTES: usize = 4 << 20;
+/// Bytes of each direction's ring. Frames larger than a ring pass through it in pieces. Every
+/// page of a ring is touched once bytes have gone round it, and a connection holds two.
+pub const RING_BYTES: usize = 256 << 10;
 /// The segment's first page: the header and both rings' positions and flags.
 const CONTROL_BYTES: usize = 4096;
 const MAGIC: u64 = u64::from_le_bytes(*b"CAIRNSHM");
@@ -39,13 +43,20 @@ const PASSED_FDS: usize = 5;
 /// `shm:NAME` is the Unix socket NAME in Linux's abstract namespace, `shm:/path` a socket file.
 pub const ADDRESS_PREFIX: &str = "shm:";
 
-/// Where each ring's control block sits in the control page. Each counter has a cache line.
+/// Where each ring's control block sits in the control page. Each field has 128 bytes of its own
+/// (a cache line and the one the hardware prefetches with it), so the writer's and the reader's
+/// stores never share one.
 const RING_CONTROL: [usize; 2] = [256, 1024];
 const HEAD: usize = 0;
-const TAIL: usize = 64;
-const READER_WAITING: usize = 128;
-const WRITER_WAITING: usize = 192;
-const CLOSED: usize = 256;
+const TAIL: usize = 128;
+const READER_WAITING: usize = 256;
+const WRITER_WAITING: usize = 384;
+const CLOSED: usize = 512;
+/// Seals the segment carries before it is passed: neither side can shrink it under the other's
+/// mapping (a fault on every access) or grow it.
+const SEALS: SealFlag = SealFlag::F_SEAL_SHRINK
+    .union(SealFlag::F_SEAL_GROW)
+    .union(SealFlag::F_SEAL_SEAL);
 
 fn unix_address(name: &str) -> io::Result<UnixAddr> {
     if name.starts_with('/') {
@@ -166,6 +177,10 @@ struct Inner {
     /// Our positions: only we move them, so the copies in the segment are never trusted back.
     tx_head: AtomicU64,
     rx_tail: AtomicU64,
+    /// One reader and one writer at a time: clones may be used from several threads, and each
+    /// ring has one producer and one consumer.
+    reading: Mutex<()>,
+    writing: Mutex<()>,
     name: String,
 }
 
@@ -187,7 +202,9 @@ impl Inner {
         let _ = self.socket.shutdown(std::net::Shutdown::Both);
     }
 
-    /// Whether the peer's end of the socket is gone (it closed or died).
+    /// Whether the peer's end of the socket is gone (it closed or died). Nothing is sent on the
+    /// socket after the handshake, so a byte there is a broken peer, treated as gone (waiting
+    /// would never end: the byte keeps the socket readable).
     fn peer_gone(&self) -> bool {
         let mut byte = [0u8; 1];
         match recv(
@@ -195,8 +212,7 @@ impl Inner {
             &mut byte,
             MsgFlags::MSG_PEEK | MsgFlags::MSG_DONTWAIT,
         ) {
-            Ok(0) => true,
-            Ok(_) => false,
+            Ok(_) => true,
             Err(e) => !matches!(e, nix::errno::Errno::EAGAIN | nix::errno::Errno::EINTR),
         }
     }
@@ -205,6 +221,7 @@ impl Inner {
         if buf.is_empty() {
             return Ok(0);
         }
+        let _one_reader = self.reading.lock().unwrap_or_else(|e| e.into_inner());
         let m = &self.map;
         let cap = m.ring_bytes as u64;
         let tail = self.rx_tail.load(Ordering::Relaxed);
@@ -212,7 +229,14 @@ impl Inner {
         // stores its head, then reads this flag; we store the flag, then read its head).
         self.rx.reader_waiting(m).store(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
-        let head = self.rx.head(m).load(Ordering::Acquire);
+        let mut head = self.rx.head(m).load(Ordering::Acquire);
+        if head == tail && (self.rx.closed(m).load(Ordering::Acquire) != 0 || self.peer_gone()) {
+            // Bytes written just before the close are read before the end of the stream.
+            head = self.rx.head(m).load(Ordering::Acquire);
+            if head == tail {
+                return Ok(0);
+            }
+        }
         let available = head.wrapping_sub(tail);
         if available > cap {
             return Err(io::Error::new(
@@ -224,9 +248,6 @@ impl Inner {
             ));
         }
         if available == 0 {
-            if self.rx.closed(m).load(Ordering::Acquire) != 0 || self.peer_gone() {
-                return Ok(0);
-            }
             return Err(io::ErrorKind::WouldBlock.into());
         }
         let n = (available as usize).min(buf.len());
@@ -255,6 +276,7 @@ impl Inner {
         if buf.is_empty() {
             return Ok(0);
         }
+        let _one_writer = self.writing.lock().unwrap_or_else(|e| e.into_inner());
         let m = &self.map;
         let cap = m.ring_bytes as u64;
         if self.tx.closed(m).load(Ordering::Acquire) != 0 {
@@ -373,7 +395,8 @@ impl ShmStream {
                 Err(_) => std::thread::sleep(Duration::from_millis(20)),
             }
         };
-        socket.set_read_timeout(Some(timeout.max(Duration::from_millis(10))))?;
+        let left = deadline.saturating_duration_since(Instant::now());
+        socket.set_read_timeout(Some(left.max(Duration::from_millis(10))))?;
         let mut byte = [0u8; 1];
         let mut iov = [IoSliceMut::new(&mut byte)];
         let mut space = nix::cmsg_space!([RawFd; PASSED_FDS]);
@@ -402,6 +425,12 @@ impl ShmStream {
         }
         let mut fds = fds.into_iter();
         let segment = fds.next().expect("counted");
+        let seals = fcntl(&segment, FcntlArg::F_GET_SEALS).map_err(errno)?;
+        if !SealFlag::from_bits_truncate(seals).contains(SEALS) {
+            return Err(other(format!(
+                "shm:{name}: the segment is not sealed against resizing"
+            )));
+        }
         let len = File::from(segment.try_clone()?).metadata()?.len() as usize;
         if len <= CONTROL_BYTES
             || !(len - CONTROL_BYTES).is_multiple_of(2)
@@ -440,6 +469,8 @@ impl ShmStream {
             socket,
             tx_head: AtomicU64::new(0),
             rx_tail: AtomicU64::new(0),
+            reading: Mutex::new(()),
+            writing: Mutex::new(()),
             name: format!("shm:{name}"),
         }))
     }
@@ -544,8 +575,22 @@ impl ShmListener {
                 format!("shm:{name}: a name of 1 to 100 bytes"),
             ));
         }
-        if name.starts_with('/') && std::fs::symlink_metadata(name).is_ok() {
-            std::fs::remove_file(name)?;
+        if name.starts_with('/') {
+            use std::os::unix::fs::FileTypeExt;
+            if let Ok(meta) = std::fs::symlink_metadata(name) {
+                // Only a socket nobody listens on any more (left by a process that died) is
+                // replaced; anything else at the path is an error, not deleted.
+                let stale = meta.file_type().is_socket()
+                    && UnixStream::connect(name)
+                        .is_err_and(|e| e.kind() == io::ErrorKind::ConnectionRefused);
+                if !stale {
+                    return Err(io::Error::new(
+                        io::ErrorKind::AddrInUse,
+                        format!("shm:{name}: the path is taken"),
+                    ));
+                }
+                std::fs::remove_file(name)?;
+            }
         }
         let listener = UnixListener::bind_addr(&unix_address(name)?)?;
         Ok(ShmListener {
@@ -558,16 +603,35 @@ impl ShmListener {
         &self.name
     }
 
-    /// Waits for the next connection and sets it up; the stream is blocking.
+    /// Waits for the next connection and sets it up; the stream is blocking. Only processes of
+    /// this process's user may connect: the other side shares memory and wake-ups with this
+    /// one, so it is trusted as far as that user is.
     pub fn accept(&self) -> io::Result<ShmStream> {
         let (socket, _) = self.listener.accept()?;
+        let peer = getsockopt(&socket, sockopt::PeerCredentials).map_err(errno)?;
+        let ours = nix::unistd::Uid::effective().as_raw();
+        if peer.uid() != ours {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "shm:{}: refused a process of uid {} (this one runs as {ours})",
+                    self.name,
+                    peer.uid()
+                ),
+            ));
+        }
         self.set_up(socket)
     }
 
     fn set_up(&self, socket: UnixStream) -> io::Result<ShmStream> {
         let len = CONTROL_BYTES + 2 * RING_BYTES;
-        let segment = memfd_create(c"cairn-shm", MFdFlags::MFD_CLOEXEC).map_err(errno)?;
+        let segment = memfd_create(
+            c"cairn-shm",
+            MFdFlags::MFD_CLOEXEC | MFdFlags::MFD_ALLOW_SEALING,
+        )
+        .map_err(errno)?;
         File::from(segment.try_clone()?).set_len(len as u64)?;
+        fcntl(&segment, FcntlArg::F_ADD_SEALS(SEALS)).map_err(errno)?;
         let map = Mapping::map(&segment, len)?;
         map.u32_at(8).store(VERSION, Ordering::Relaxed);
         map.u32_at(12).store(RING_BYTES as u32, Ordering::Relaxed);
@@ -613,8 +677,18 @@ impl ShmListener {
             socket,
             tx_head: AtomicU64::new(0),
             rx_tail: AtomicU64::new(0),
+            reading: Mutex::new(()),
+            writing: Mutex::new(()),
             name: format!("shm:{}", self.name),
         }))
+    }
+}
+
+impl Drop for ShmListener {
+    fn drop(&mut self) {
+        if self.name.starts_with('/') {
+            let _ = std::fs::remove_file(&self.name);
+        }
     }
 }
 
@@ -706,6 +780,43 @@ mod tests {
         );
         drop(client);
         assert_eq!(server.read(&mut buf).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_byte_on_the_socket_ends_the_stream_instead_of_a_busy_wait() {
+        let (server, client) = pair(&unique("byte"));
+        (&server.inner.socket).write_all(&[1]).unwrap();
+        let mut client = client;
+        client.set_read_timeout(Some(Duration::from_secs(10)));
+        let mut buf = [0u8; 4];
+        assert_eq!(client.read(&mut buf).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_socket_file_listener_replaces_only_a_dead_socket() {
+        let path = std::env::temp_dir().join(unique("file.sock"));
+        let path = path.to_str().unwrap().to_string();
+        std::fs::write(&path, b"not a socket").unwrap();
+        assert_eq!(
+            ShmListener::bind(&path).err().unwrap().kind(),
+            io::ErrorKind::AddrInUse
+        );
+        std::fs::remove_file(&path).unwrap();
+        let live = ShmListener::bind(&path).unwrap();
+        assert!(
+            ShmListener::bind(&path).is_err(),
+            "a live listener's path was taken over"
+        );
+        drop(live);
+        assert!(
+            std::fs::symlink_metadata(&path).is_err(),
+            "the socket file stays after drop"
+        );
+        // A socket left by a listener that is gone (here: bound and forgotten) is replaced.
+        let stale = UnixListener::bind(&path).unwrap();
+        drop(stale);
+        let again = ShmListener::bind(&path).unwrap();
+        drop(again);
     }
 
     #[test]
