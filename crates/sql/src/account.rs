@@ -2,7 +2,8 @@
 //! IDENTIFIED clauses): CREATE/ALTER/DROP USER, SET PASSWORD, GRANT and REVOKE of global
 //! privileges (`ON *.*`), and SHOW GRANTS. Each is recognised here on its own small lexer
 //! before the text reaches sqlparser, checked against the session's privileges, and applied to
-//! the accounts table (`users.rs`). Errors and notes are MariaDB 10.11's.
+//! the accounts table (`users.rs`). Errors and notes are MariaDB 10.11's. The lexer and cursor
+//! serve the other statements read before sqlparser too (SHOW CREATE DATABASE).
 
 use crate::error::SqlError;
 use crate::exec::{done, Outcome, Result, Session};
@@ -13,7 +14,7 @@ use crate::users::{self, Account, Plugin};
 const TOKENS_MAX: usize = 4_096;
 
 #[derive(Debug, Clone, PartialEq)]
-enum Token {
+pub(crate) enum Token {
     Word(String),
     /// A quoted string or identifier (its quote character).
     Quoted(String, char),
@@ -22,7 +23,7 @@ enum Token {
 
 /// The text's tokens up to the first `;` outside quotes, and the text after it; None when the
 /// text does not lex (then it is left to sqlparser, which reports the error).
-fn lex(sql: &str) -> Option<(Vec<Token>, &str)> {
+pub(crate) fn lex(sql: &str) -> Option<(Vec<Token>, &str)> {
     let bytes = sql.as_bytes();
     let mut tokens = Vec::new();
     let mut i = 0;
@@ -90,17 +91,21 @@ fn lex(sql: &str) -> Option<(Vec<Token>, &str)> {
 }
 
 /// A cursor over a statement's tokens.
-struct Cursor {
+pub(crate) struct Cursor {
     tokens: Vec<Token>,
     at: usize,
 }
 
 impl Cursor {
+    pub(crate) fn new(tokens: Vec<Token>) -> Cursor {
+        Cursor { tokens, at: 0 }
+    }
+
     fn peek(&self) -> Option<&Token> {
         self.tokens.get(self.at)
     }
 
-    fn word(&mut self, w: &str) -> bool {
+    pub(crate) fn word(&mut self, w: &str) -> bool {
         match self.peek() {
             Some(Token::Word(x)) if x.eq_ignore_ascii_case(w) => {
                 self.at += 1;
@@ -110,7 +115,7 @@ impl Cursor {
         }
     }
 
-    fn words(&mut self, ws: &[&str]) -> bool {
+    pub(crate) fn words(&mut self, ws: &[&str]) -> bool {
         let at = self.at;
         if ws.iter().all(|w| self.word(w)) {
             return true;
@@ -127,7 +132,7 @@ impl Cursor {
         false
     }
 
-    fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         self.at >= self.tokens.len()
     }
 
@@ -139,6 +144,17 @@ impl Cursor {
                 Ok(w)
             }
             _ => Err(self.syntax()),
+        }
+    }
+
+    /// An identifier: a bare word or a backquoted name.
+    pub(crate) fn identifier(&mut self) -> Option<String> {
+        match self.tokens.get(self.at).cloned() {
+            Some(Token::Word(w)) | Some(Token::Quoted(w, '`')) => {
+                self.at += 1;
+                Some(w)
+            }
+            _ => None,
         }
     }
 
@@ -376,7 +392,7 @@ fn parse(sql: &str) -> Option<(Result<AccountStatement>, &str)> {
         return None;
     }
     let (tokens, rest) = lex(sql)?;
-    let mut c = Cursor { tokens, at: 0 };
+    let mut c = Cursor::new(tokens);
     let statement = statement(&mut c).and_then(|s| if c.done() { Ok(s) } else { Err(c.syntax()) });
     Some((statement, rest))
 }

@@ -67,64 +67,14 @@ fn renamed(pairs: &[(&str, &str)]) -> String {
 /// `SHOW CREATE {DATABASE | SCHEMA} [IF NOT EXISTS] name [;]`, which sqlparser does not parse:
 /// whether IF NOT EXISTS was given, the name, and the text after the statement's `;`.
 pub(crate) fn show_create_database(sql: &str) -> Option<(bool, String, &str)> {
-    fn word(s: &str) -> (&str, &str) {
-        let s = s.trim_start();
-        let end = s
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
-            .unwrap_or(s.len());
-        (&s[..end], &s[end..])
-    }
-    let (show, rest) = word(sql);
-    let (create, rest) = word(rest);
-    let (kind, rest) = word(rest);
-    if !show.eq_ignore_ascii_case("show")
-        || !create.eq_ignore_ascii_case("create")
-        || !(kind.eq_ignore_ascii_case("database") || kind.eq_ignore_ascii_case("schema"))
-    {
+    let (tokens, rest) = crate::account::lex(sql)?;
+    let mut c = crate::account::Cursor::new(tokens);
+    if !(c.words(&["SHOW", "CREATE", "DATABASE"]) || c.words(&["SHOW", "CREATE", "SCHEMA"])) {
         return None;
     }
-    let mut rest = rest;
-    let mut if_not_exists = false;
-    let (w, after) = word(rest);
-    if w.eq_ignore_ascii_case("if") {
-        let (not, after) = word(after);
-        let (exists, after) = word(after);
-        if !not.eq_ignore_ascii_case("not") || !exists.eq_ignore_ascii_case("exists") {
-            return None;
-        }
-        if_not_exists = true;
-        rest = after;
-    }
-    let rest = rest.trim_start();
-    let (name, rest) = if let Some(quoted) = rest.strip_prefix('`') {
-        // A backquoted name; `` inside it is one backquote.
-        let mut name = String::new();
-        let mut chars = quoted.char_indices().peekable();
-        loop {
-            let (i, c) = chars.next()?;
-            if c == '`' {
-                if matches!(chars.peek(), Some((_, '`'))) {
-                    chars.next();
-                    name.push('`');
-                    continue;
-                }
-                break (name, &quoted[i + 1..]);
-            }
-            name.push(c);
-        }
-    } else {
-        let (w, after) = word(rest);
-        if w.is_empty() {
-            return None;
-        }
-        (w.to_string(), after)
-    };
-    let rest = rest.trim_start();
-    match rest.strip_prefix(';') {
-        Some(after) => Some((if_not_exists, name, after)),
-        None if rest.is_empty() => Some((if_not_exists, name, rest)),
-        None => None,
-    }
+    let if_not_exists = c.words(&["IF", "NOT", "EXISTS"]);
+    let name = c.identifier()?;
+    c.done().then_some((if_not_exists, name, rest))
 }
 
 fn filter_text(column: &str, filter: &Option<ShowStatementFilter>) -> Result<String> {

@@ -273,12 +273,10 @@ impl FrameWriter {
     }
 }
 
-/// Splits a connected stream into a frame reader and writer, with TCP_NODELAY set.
+/// Splits a connected stream (from `connect_any`, TCP_NODELAY set) into a frame reader and
+/// writer.
 pub fn split(stream: impl Into<Stream>) -> io::Result<(FrameReader, FrameWriter)> {
     let stream = stream.into();
-    if let Stream::Tcp(s) = &stream {
-        s.set_nodelay(true)?;
-    }
     let reader = FrameReader::new(stream.try_clone()?);
     Ok((reader, FrameWriter { stream }))
 }

@@ -263,12 +263,7 @@ impl Inner {
         let tail = tail + n as u64;
         self.rx_tail.store(tail, Ordering::Relaxed);
         self.rx.tail(m).store(tail, Ordering::Release);
-        fence(Ordering::SeqCst);
-        if self.rx.writer_waiting(m).load(Ordering::Relaxed) != 0
-            && self.rx.writer_waiting(m).swap(0, Ordering::AcqRel) != 0
-        {
-            signal(&self.peer_tx_ready);
-        }
+        wake_if_waiting(self.rx.writer_waiting(m), &self.peer_tx_ready);
         Ok(n)
     }
 
@@ -328,12 +323,7 @@ impl Inner {
         let head = head + n as u64;
         self.tx_head.store(head, Ordering::Relaxed);
         self.tx.head(m).store(head, Ordering::Release);
-        fence(Ordering::SeqCst);
-        if self.tx.reader_waiting(m).load(Ordering::Relaxed) != 0
-            && self.tx.reader_waiting(m).swap(0, Ordering::AcqRel) != 0
-        {
-            signal(&self.peer_rx_ready);
-        }
+        wake_if_waiting(self.tx.reader_waiting(m), &self.peer_rx_ready);
         Ok(n)
     }
 
@@ -361,6 +351,16 @@ impl Inner {
         let mut drain = [0u8; 8];
         let _ = (&*fd).read(&mut drain);
         Ok(())
+    }
+}
+
+/// After moving our position: wakes the peer if it said it would wait for that (clearing its
+/// flag, so one wake answers one wait). The fence orders our store before reading the flag, as
+/// the peer stores its flag before reading our position.
+fn wake_if_waiting(flag: &AtomicU32, peer: &File) {
+    fence(Ordering::SeqCst);
+    if flag.load(Ordering::Relaxed) != 0 && flag.swap(0, Ordering::AcqRel) != 0 {
+        signal(peer);
     }
 }
 
