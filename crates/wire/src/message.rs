@@ -273,7 +273,7 @@ pub enum Message {
     },
 }
 
-/// A change to an existing table that moves no rows.
+/// A change to an existing table. Only `Columns` moves rows.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TableChange {
     /// Drops the index with this name (a unique index's hidden table goes with it).
@@ -285,6 +285,26 @@ pub enum TableChange {
         options: TableOptions,
         comment: String,
     },
+    /// Replaces the column list (ALTER TABLE ADD/DROP COLUMN): the table's rows are copied into
+    /// the new layout, each new column taken from an old one or filled with a value. Columns of
+    /// the old list that no new column keeps are dropped (never a key column).
+    Columns { columns: Vec<NewColumn> },
+}
+
+/// One column of a `TableChange::Columns` list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewColumn {
+    pub column: ColumnDef,
+    pub source: ColumnSource,
+}
+
+/// Where a changed table's column takes its values from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ColumnSource {
+    /// The old column at this position, value unchanged (same type).
+    Kept(u16),
+    /// Every existing row gets this value (an added column).
+    Filled(Value),
 }
 
 impl Message {
@@ -380,6 +400,23 @@ impl Message {
                         out.put_u8(3);
                         put_options(out, options);
                         out.put_bytes(comment.as_bytes());
+                    }
+                    TableChange::Columns { columns } => {
+                        out.put_u8(4);
+                        out.put_u32(columns.len() as u32);
+                        for c in columns {
+                            put_column(out, &c.column);
+                            match &c.source {
+                                ColumnSource::Kept(position) => {
+                                    out.put_u8(1);
+                                    out.put_u16(*position);
+                                }
+                                ColumnSource::Filled(value) => {
+                                    out.put_u8(2);
+                                    out.put_value(value);
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -530,6 +567,25 @@ impl Message {
                         options: get_options(&mut r)?,
                         comment: r.string("table comment", limits::TABLE_COMMENT_BYTES_MAX)?,
                     },
+                    4 => {
+                        let n = r.count("columns", limits::COLUMNS_MAX, 17)?;
+                        let mut columns = Vec::with_capacity(n);
+                        for _ in 0..n {
+                            let column = get_column(&mut r)?;
+                            let source = match r.u8()? {
+                                1 => ColumnSource::Kept(r.u16()?),
+                                2 => ColumnSource::Filled(r.value()?),
+                                tag => {
+                                    return Err(DecodeError::BadTag {
+                                        what: "column source",
+                                        tag,
+                                    })
+                                }
+                            };
+                            columns.push(NewColumn { column, source });
+                        }
+                        TableChange::Columns { columns }
+                    }
                     tag => {
                         return Err(DecodeError::BadTag {
                             what: "table change",
@@ -918,19 +974,7 @@ pub fn put_table(out: &mut Vec<u8>, t: &TableDef) {
     out.put_bytes(t.name.as_bytes());
     out.put_u32(t.columns.len() as u32);
     for c in &t.columns {
-        out.put_bytes(c.name.as_bytes());
-        put_type(out, c.ty);
-        out.put_u8(c.collation as u8);
-        out.put_u8(
-            u8::from(c.nullable) | u8::from(c.auto_increment) << 1 | u8::from(c.hidden) << 2,
-        );
-        match &c.default {
-            None => out.put_u8(0),
-            Some(v) => {
-                out.put_u8(1);
-                out.put_value(v);
-            }
-        }
+        put_column(out, c);
     }
     out.put_u16s(&t.primary_key);
     out.put_u16s(&t.partition_key);
@@ -948,6 +992,50 @@ pub fn put_table(out: &mut Vec<u8>, t: &TableDef) {
     put_options(out, &t.options);
     out.put_u32(t.index_of.map_or(u32::MAX, |i| i));
     out.put_bytes(t.comment.as_bytes());
+}
+
+fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
+    out.put_bytes(c.name.as_bytes());
+    put_type(out, c.ty);
+    out.put_u8(c.collation as u8);
+    out.put_u8(u8::from(c.nullable) | u8::from(c.auto_increment) << 1 | u8::from(c.hidden) << 2);
+    match &c.default {
+        None => out.put_u8(0),
+        Some(v) => {
+            out.put_u8(1);
+            out.put_value(v);
+        }
+    }
+}
+
+fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
+    let name = r.string("column name", limits::WIRE_NAME_BYTES_MAX)?;
+    let ty = get_type(r)?;
+    let tag = r.u8()?;
+    let collation = Collation::from_u8(tag).ok_or(DecodeError::BadTag {
+        what: "collation",
+        tag,
+    })?;
+    let flags = r.u8()?;
+    let default = match r.u8()? {
+        0 => None,
+        1 => Some(r.value()?),
+        tag => {
+            return Err(DecodeError::BadTag {
+                what: "default",
+                tag,
+            })
+        }
+    };
+    Ok(ColumnDef {
+        name,
+        ty,
+        collation,
+        nullable: flags & 1 != 0,
+        default,
+        auto_increment: flags & 2 != 0,
+        hidden: flags & 4 != 0,
+    })
 }
 
 fn put_options(out: &mut Vec<u8>, options: &TableOptions) {
@@ -995,33 +1083,7 @@ fn read_table(r: &mut Reader, versioned: bool) -> DecodeResult<TableDef> {
     let n = r.count("columns", limits::COLUMNS_MAX, 14)?;
     let mut columns = Vec::with_capacity(n);
     for _ in 0..n {
-        let cname = r.string("column name", name_limit)?;
-        let ty = get_type(r)?;
-        let tag = r.u8()?;
-        let collation = Collation::from_u8(tag).ok_or(DecodeError::BadTag {
-            what: "collation",
-            tag,
-        })?;
-        let flags = r.u8()?;
-        let default = match r.u8()? {
-            0 => None,
-            1 => Some(r.value()?),
-            tag => {
-                return Err(DecodeError::BadTag {
-                    what: "default",
-                    tag,
-                })
-            }
-        };
-        columns.push(ColumnDef {
-            name: cname,
-            ty,
-            collation,
-            nullable: flags & 1 != 0,
-            default,
-            auto_increment: flags & 2 != 0,
-            hidden: flags & 4 != 0,
-        });
+        columns.push(get_column(r)?);
     }
     let primary_key = r.u16s("primary key", limits::KEY_COLUMNS_MAX)?;
     let partition_key = r.u16s("partition key", limits::KEY_COLUMNS_MAX)?;
@@ -1231,6 +1293,23 @@ mod tests {
                         collation: Some(Collation::Utf8mb4Bin),
                     },
                     comment: "NDB_TABLE=READ_BACKUP=1,NOLOGGING=1".into(),
+                },
+            },
+            Message::AlterTable {
+                table: "db/t".into(),
+                change: TableChange::Columns {
+                    columns: vec![
+                        NewColumn {
+                            column: ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+                            source: ColumnSource::Kept(0),
+                        },
+                        NewColumn {
+                            column: ColumnDef::new("c", ColumnType::Int { unsigned: false })
+                                .nullable()
+                                .default(Value::Int(7)),
+                            source: ColumnSource::Filled(Value::Int(7)),
+                        },
+                    ],
                 },
             },
         ];
