@@ -413,7 +413,7 @@ impl Cluster {
         self.cached_info(reply?)
     }
 
-    /// Changes a table's definition without moving rows (drop an index, rename, new options);
+    /// Changes a table's definition (drop an index, rename, new options, new columns);
     /// returns the new definition (under its new name for a rename). Requests built from the
     /// old definition are refused with `SchemaChanged` from then on.
     pub fn alter_table(&self, table: &str, change: TableChange) -> Result<Table> {
@@ -430,6 +430,14 @@ impl Cluster {
             self.forget_table(&to);
         }
         self.cached_info(reply?)
+    }
+
+    /// Replaces a table's column list (ALTER TABLE ADD/DROP COLUMN): the data node copies the
+    /// rows into the new layout, each column kept from an old one or filled with a value, under
+    /// a new table id. Writes to the table are refused while the rows are copied, and the change
+    /// is refused while a transaction holds a lock on the table.
+    pub fn change_columns(&self, table: &str, columns: Vec<wire::NewColumn>) -> Result<Table> {
+        self.alter_table(table, TableChange::Columns { columns })
     }
 
     /// Drops an index of a table; a unique index's hidden table goes with it.

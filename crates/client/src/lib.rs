@@ -20,8 +20,8 @@ pub use session::{AsyncSession, Completion};
 pub use table::{Scan, Table};
 pub use transaction::{OpId, Transaction};
 pub use wire::{
-    CheckpointInfo, ExecType, LockMode, NodeStatus, OpKind, OpResult, Operation, ScanOrder,
-    ScanRequest, TableChange,
+    CheckpointInfo, ColumnSource, ExecType, LockMode, NewColumn, NodeStatus, OpKind, OpResult,
+    Operation, ScanOrder, ScanRequest, TableChange,
 };
 
 /// What a client call can fail with. Every variant says whether a retry may succeed.

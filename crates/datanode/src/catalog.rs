@@ -2,12 +2,13 @@
 //! tables, and the AUTO_INCREMENT and hidden-key counters. Read by every coordinator, written only
 //! by DDL. A table of database `d` is named `d/table`; tables without '/' belong to none.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use base::schema::{IndexDef, IndexKind};
-use base::{limits, Error, ErrorCode, TableDef};
+use base::{limits, Error, ErrorCode, TableDef, Value};
+use wire::{ColumnSource, NewColumn};
 
 /// A table with the state coordinators share about it.
 pub struct TableEntry {
@@ -40,6 +41,23 @@ pub struct Catalog {
     next_id: u32,
     /// Databases by lowercased name, each with its name as created.
     databases: BTreeMap<String, String>,
+    /// Tables whose rows are being copied into a new layout: no other DDL may touch them.
+    altering: HashSet<u32>,
+    /// Ids that a column change replaced, with the table's name: requests that still name one
+    /// are refused with `SchemaChanged`, so the API node fetches the new definition. Kept until
+    /// the node stops.
+    replaced: HashMap<u32, String>,
+}
+
+/// A table whose rows are being copied into a new column layout (ALTER TABLE ADD/DROP COLUMN).
+/// The new definition has a new id, so redo records and checkpoint entries of the old layout
+/// and the new one can never be mistaken for each other.
+#[derive(Debug)]
+pub struct Conversion {
+    pub from: Arc<TableDef>,
+    pub to: Arc<TableDef>,
+    /// Per column of `to`: where its values come from (fill values already in canonical form).
+    pub sources: Vec<ColumnSource>,
 }
 
 impl Catalog {
@@ -144,11 +162,7 @@ impl Catalog {
     /// Adds an ordered index to a table (its rows are indexed by the workers after this);
     /// returns the table's new definition.
     pub fn add_index(&mut self, table: &str, index: IndexDef) -> Result<Arc<TableDef>, Error> {
-        let entry = self
-            .by_name(table)
-            .filter(|t| t.def.index_of.is_none())
-            .ok_or_else(|| Error::new(ErrorCode::NoSuchTable, format!("unknown table '{table}'")))?
-            .clone();
+        let entry = self.base_table(table)?;
         if index.kind != IndexKind::Ordered {
             return Err(Error::new(
                 ErrorCode::BadRequest,
@@ -178,11 +192,217 @@ impl Catalog {
     }
 
     /// A base table by name, for DDL.
+    /// A base table by name, unless a column change is copying its rows.
     fn base_table(&self, name: &str) -> Result<Arc<TableEntry>, Error> {
-        self.by_name(name)
+        let entry = self
+            .by_name(name)
             .filter(|t| t.def.index_of.is_none())
             .cloned()
-            .ok_or_else(|| Error::new(ErrorCode::NoSuchTable, format!("unknown table '{name}'")))
+            .ok_or_else(|| Error::new(ErrorCode::NoSuchTable, format!("unknown table '{name}'")))?;
+        self.check_idle(&entry.def)?;
+        Ok(entry)
+    }
+
+    fn check_idle(&self, def: &TableDef) -> Result<(), Error> {
+        if self.altering.contains(&def.id) {
+            return Err(Error::new(
+                ErrorCode::LockWaitTimeout,
+                format!("table '{}' is being altered", def.name),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The name of the table a column change replaced under this id, if one did.
+    pub fn replaced(&self, id: u32) -> Option<&str> {
+        self.replaced.get(&id).map(String::as_str)
+    }
+
+    /// Starts a column change of `table`: checks the new column list against the table, and
+    /// returns the new definition (a new id, the next version; keys and indexes follow their
+    /// columns, an ordered index loses dropped columns and goes when none is left). The table
+    /// takes no other DDL until `finish_columns` or `abort_columns`. The new id is taken from
+    /// the counter, which the caller saves before any row is copied under it.
+    pub fn begin_columns(
+        &mut self,
+        table: &str,
+        columns: &[NewColumn],
+    ) -> Result<Conversion, Error> {
+        let entry = self.base_table(table)?;
+        let old = &entry.def;
+        let bad = |why: String| Error::new(ErrorCode::BadSchema, why);
+        if columns.is_empty() {
+            return Err(bad("a table needs at least one column".into()));
+        }
+        let mut new_of_old: Vec<Option<u16>> = vec![None; old.columns.len()];
+        let mut sources = Vec::with_capacity(columns.len());
+        let mut defs = Vec::with_capacity(columns.len());
+        for (position, c) in columns.iter().enumerate() {
+            let mut column = c.column.clone();
+            match &c.source {
+                ColumnSource::Kept(from) => {
+                    let Some(was) = old.columns.get(*from as usize) else {
+                        return Err(bad(format!("column {from} of '{table}' does not exist")));
+                    };
+                    if new_of_old[*from as usize]
+                        .replace(position as u16)
+                        .is_some()
+                    {
+                        return Err(bad(format!("column '{}' is kept twice", was.name)));
+                    }
+                    if (
+                        column.ty,
+                        column.collation,
+                        column.nullable,
+                        column.auto_increment,
+                        column.hidden,
+                    ) != (
+                        was.ty,
+                        was.collation,
+                        was.nullable,
+                        was.auto_increment,
+                        was.hidden,
+                    ) {
+                        return Err(bad(format!(
+                            "column '{}' would change type or attributes; only its name and default may change",
+                            was.name
+                        )));
+                    }
+                    sources.push(ColumnSource::Kept(*from));
+                }
+                ColumnSource::Filled(value) => {
+                    if column.auto_increment || column.hidden {
+                        return Err(bad(format!(
+                            "column '{}': an AUTO_INCREMENT or hidden column cannot be added to an existing table",
+                            column.name
+                        )));
+                    }
+                    let value = match value {
+                        Value::Null if column.nullable => Value::Null,
+                        Value::Null => {
+                            return Err(Error::new(
+                                ErrorCode::NullNotAllowed,
+                                format!("column '{}' cannot be NULL", column.name),
+                            ))
+                        }
+                        v => v
+                            .clone()
+                            .coerce(column.ty, column.collation, &column.name)?,
+                    };
+                    sources.push(ColumnSource::Filled(value));
+                }
+            }
+            if let Some(d) = column.default.take() {
+                column.default = Some(match d {
+                    Value::Null => Value::Null,
+                    d => d.coerce(column.ty, column.collation, &column.name)?,
+                });
+            }
+            defs.push(column);
+        }
+        let moved = |cols: &[u16], what: &str| -> Result<Vec<u16>, Error> {
+            cols.iter()
+                .map(|c| {
+                    new_of_old[*c as usize].ok_or_else(|| {
+                        bad(format!(
+                            "column '{}' is in the {what} and cannot be dropped",
+                            old.columns[*c as usize].name
+                        ))
+                    })
+                })
+                .collect()
+        };
+        let mut def = (**old).clone();
+        def.primary_key = moved(&old.primary_key, "primary key")?;
+        def.partition_key = moved(&old.partition_key, "partition key")?;
+        def.indexes.clear();
+        for index in &old.indexes {
+            let mut index = index.clone();
+            match index.kind {
+                IndexKind::Unique => {
+                    index.columns =
+                        moved(&index.columns, &format!("unique index '{}'", index.name))?
+                }
+                IndexKind::Ordered => {
+                    index.columns = index
+                        .columns
+                        .iter()
+                        .filter_map(|c| new_of_old[*c as usize])
+                        .collect();
+                    if index.columns.is_empty() {
+                        continue;
+                    }
+                }
+            }
+            def.indexes.push(index);
+        }
+        def.columns = defs;
+        def.version = next_version(old)?;
+        def.id = self.next_id + 1;
+        def.validate()?;
+        self.next_id += 1;
+        self.altering.insert(old.id);
+        Ok(Conversion {
+            from: old.clone(),
+            to: Arc::new(def),
+            sources,
+        })
+    }
+
+    /// Ends a column change whose rows every worker copied: the new definition takes the
+    /// table's name, the hidden unique-index tables point at it. Returns the hidden tables'
+    /// new definitions.
+    pub fn finish_columns(&mut self, conversion: &Conversion) -> Vec<Arc<TableDef>> {
+        let from = conversion.from.id;
+        self.altering.remove(&from);
+        let Some(entry) = self.tables.remove(&from) else {
+            return Vec::new();
+        };
+        let to = conversion.to.clone();
+        let mut hidden_defs = Vec::new();
+        // One per index of the new definition (an ordered index may have gone with its columns).
+        let unique_tables =
+            to.indexes
+                .iter()
+                .map(|index| {
+                    let hidden =
+                        entry.unique_tables.iter().flatten().find(|h| {
+                            index.kind == IndexKind::Unique && h.id == index.index_table
+                        })?;
+                    let mut def = (**hidden).clone();
+                    def.index_of = Some(to.id);
+                    def.version = def.version.saturating_add(1);
+                    let def = Arc::new(def);
+                    if let Some(old) = self.tables.get(&def.id).cloned() {
+                        self.tables.insert(
+                            def.id,
+                            Arc::new(TableEntry {
+                                def: def.clone(),
+                                unique_tables: Vec::new(),
+                                next_auto: old.next_auto.clone(),
+                            }),
+                        );
+                    }
+                    hidden_defs.push(def.clone());
+                    Some(def)
+                })
+                .collect();
+        self.by_name.insert(to.name.to_ascii_lowercase(), to.id);
+        self.replaced.insert(from, to.name.clone());
+        self.tables.insert(
+            to.id,
+            Arc::new(TableEntry {
+                def: to,
+                unique_tables,
+                next_auto: entry.next_auto.clone(),
+            }),
+        );
+        hidden_defs
+    }
+
+    /// Ends a column change that failed: the table stays as it was.
+    pub fn abort_columns(&mut self, conversion: &Conversion) {
+        self.altering.remove(&conversion.from.id);
     }
 
     /// Drops index `name` of `table`. Returns the table's new definition, the index's position
@@ -328,13 +548,18 @@ impl Catalog {
 
     /// Removes a database and every table in it; returns the ids of the tables removed.
     pub fn drop_database(&mut self, name: &str) -> Result<Vec<u32>, Error> {
+        let prefix = format!("{}/", name.to_ascii_lowercase());
+        for t in self.tables.values() {
+            if t.def.name.to_ascii_lowercase().starts_with(&prefix) {
+                self.check_idle(&t.def)?;
+            }
+        }
         if self.databases.remove(&name.to_ascii_lowercase()).is_none() {
             return Err(Error::new(
                 ErrorCode::NoSuchDatabase,
                 format!("unknown database '{name}'"),
             ));
         }
-        let prefix = format!("{}/", name.to_ascii_lowercase());
         let tables: Vec<String> = self
             .tables
             .values()
@@ -351,11 +576,7 @@ impl Catalog {
 
     /// Removes a table and its hidden index tables; returns their ids.
     pub fn drop_table(&mut self, name: &str) -> Result<Vec<u32>, Error> {
-        let entry = self
-            .by_name(name)
-            .filter(|t| t.def.index_of.is_none())
-            .cloned()
-            .ok_or_else(|| Error::new(ErrorCode::NoSuchTable, format!("unknown table '{name}'")))?;
+        let entry = self.base_table(name)?;
         let mut ids = vec![entry.def.id];
         ids.extend(entry.unique_tables.iter().flatten().map(|t| t.id));
         for id in &ids {

@@ -80,6 +80,13 @@ enum Pending {
         waiting: usize,
         reply: Message,
     },
+    /// Waiting for every worker to copy its rows for a column change.
+    Convert {
+        request_id: u64,
+        waiting: usize,
+        conversion: Arc<crate::catalog::Conversion>,
+        error: Option<Error>,
+    },
     /// Gathering every worker's status.
     Status {
         request_id: u64,
@@ -200,6 +207,90 @@ impl Coordinator {
         }
     }
 
+    /// ALTER TABLE ADD/DROP COLUMN: the catalog reserves the new table, every worker copies
+    /// its rows into it (`on_converted` goes on once all answered).
+    fn change_columns(&mut self, id: u64, table: &str, columns: &[wire::NewColumn]) {
+        let conversion = match self.shared.begin_columns(table, columns) {
+            Ok(c) => Arc::new(c),
+            Err(e) => return self.fail(id, e),
+        };
+        let shared = self.shared.clone();
+        let (tag, waiting) = self.send_to_every_worker(|_, tag, reply_to| ToWorker::Convert {
+            conversion: conversion.clone(),
+            txn: shared.next_txn.fetch_add(1, Ordering::Relaxed),
+            sequence: shared.sequence.clone(),
+            tag,
+            reply_to,
+        });
+        self.pending.insert(
+            tag,
+            Pending::Convert {
+                request_id: id,
+                waiting,
+                conversion,
+                error: None,
+            },
+        );
+    }
+
+    /// A worker copied its rows for a column change (or could not). Once all answered, the
+    /// catalog names the new table and the old partitions go; after any failure the new ones
+    /// go and the table stays as it was.
+    fn on_converted(&mut self, tag: u64, result: Result<(), Error>) {
+        let Some(Pending::Convert {
+            request_id,
+            waiting,
+            conversion,
+            mut error,
+        }) = self.pending.remove(&tag)
+        else {
+            return;
+        };
+        if let Err(e) = result {
+            error.get_or_insert(e);
+        }
+        if waiting > 1 {
+            self.pending.insert(
+                tag,
+                Pending::Convert {
+                    request_id,
+                    waiting: waiting - 1,
+                    conversion,
+                    error,
+                },
+            );
+            return;
+        }
+        let (reply, done, hidden) = match error {
+            None => match self.shared.finish_columns(&conversion) {
+                Ok(hidden) => {
+                    let name = &conversion.to.name;
+                    let reply = self.shared.table_info(name).unwrap_or_else(|| {
+                        Message::Failure(Error::new(
+                            ErrorCode::NoSuchTable,
+                            format!("unknown table '{name}'"),
+                        ))
+                    });
+                    (reply, true, hidden)
+                }
+                Err(e) => (Message::Failure(e), false, Vec::new()),
+            },
+            Some(e) => {
+                self.shared.abort_columns(&conversion);
+                (Message::Failure(e), false, Vec::new())
+            }
+        };
+        self.ddl_on_workers(request_id, reply, |_, tag, reply_to| {
+            ToWorker::EndConversion {
+                conversion: conversion.clone(),
+                done,
+                hidden: hidden.clone(),
+                tag,
+                reply_to,
+            }
+        });
+    }
+
     fn fail(&mut self, request_id: u64, error: Error) {
         self.reply(request_id, &Message::Failure(error));
     }
@@ -209,6 +300,7 @@ impl Coordinator {
         match event {
             Event::StepsDone { tag, replies } => self.on_steps(tag, replies),
             Event::Finished { tag } => self.on_finished(tag),
+            Event::Converted { tag, result } => self.on_converted(tag, result),
             Event::ScanDone { tag, rows } => self.on_scan_part(tag, rows),
             Event::Status { tag, status } => self.on_status(tag, status),
             Event::CheckpointDone { request_id, result } => match result {
@@ -392,6 +484,10 @@ impl Coordinator {
                 }
                 Err(e) => self.fail(id, e),
             },
+            Message::AlterTable {
+                table,
+                change: wire::TableChange::Columns { columns },
+            } => self.change_columns(id, &table, &columns),
             Message::AlterTable { table, change } => {
                 match self.shared.alter_table(&table, &change) {
                     Ok(redefinition) => {
@@ -543,13 +639,7 @@ impl Coordinator {
             };
             for (i, op) in operations.into_iter().enumerate() {
                 let Some(entry) = catalog.get(op.table).cloned() else {
-                    failure = Some((
-                        i as u32,
-                        Error::new(
-                            ErrorCode::NoSuchTable,
-                            format!("no table with id {}", op.table),
-                        ),
-                    ));
+                    failure = Some((i as u32, unknown_table(&catalog, op.table)));
                     break;
                 };
                 match prepare::prepare(entry, op) {
@@ -860,18 +950,17 @@ impl Coordinator {
     }
 
     fn plan_scan(&self, request: ScanRequest) -> Result<(ScanPlan, Vec<u32>), Error> {
-        let entry = self
-            .shared
-            .catalog
-            .read()
-            .ok()
-            .and_then(|c| c.get(request.table).cloned())
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorCode::NoSuchTable,
-                    format!("no table with id {}", request.table),
-                )
-            })?;
+        let entry = {
+            let catalog = self
+                .shared
+                .catalog
+                .read()
+                .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+            catalog
+                .get(request.table)
+                .cloned()
+                .ok_or_else(|| unknown_table(&catalog, request.table))?
+        };
         let table = entry.def.clone();
         if table.version != request.version {
             return Err(crate::worker::changed(&table, request.version));
@@ -1409,5 +1498,17 @@ mod tests {
             values: (0..=PRUNE_KEYS_MAX).map(|i| b(&i.to_string())).collect(),
         };
         assert_eq!(filter_partitions(&t, &many), None);
+    }
+}
+
+/// The error for a request naming a table id the catalog does not hold: `SchemaChanged` when a
+/// column change replaced it (the API node fetches the definition again), else `NoSuchTable`.
+fn unknown_table(catalog: &crate::catalog::Catalog, id: u32) -> Error {
+    match catalog.replaced(id) {
+        Some(name) => Error::new(
+            ErrorCode::SchemaChanged,
+            format!("table '{name}' was altered"),
+        ),
+        None => Error::new(ErrorCode::NoSuchTable, format!("no table with id {id}")),
     }
 }

@@ -234,6 +234,12 @@ impl Shared {
                     drop: Vec::new(),
                 }
             }
+            TableChange::Columns { .. } => {
+                return Err(Error::new(
+                    ErrorCode::BadRequest,
+                    "a column change copies rows: begin_columns runs it",
+                ))
+            }
             TableChange::Options { options, comment } => {
                 let def = catalog.set_options(table, *options, comment)?;
                 info!(table = %table, "changed table options");
@@ -246,6 +252,48 @@ impl Shared {
         };
         self.save_catalog(&catalog)?;
         Ok(redefinition)
+    }
+
+    /// Starts a column change: the catalog checks it and reserves the new table's id, saved
+    /// before any worker copies a row under that id.
+    pub fn begin_columns(
+        &self,
+        table: &str,
+        columns: &[wire::NewColumn],
+    ) -> Result<catalog::Conversion, Error> {
+        let mut catalog = self
+            .catalog
+            .write()
+            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let conversion = catalog.begin_columns(table, columns)?;
+        if let Err(e) = self.save_catalog(&catalog) {
+            catalog.abort_columns(&conversion);
+            return Err(e);
+        }
+        info!(table = %table, from = conversion.from.id, to = conversion.to.id, "changing columns");
+        Ok(conversion)
+    }
+
+    /// Ends a column change every worker copied: the new definition takes the table's name.
+    /// Returns the hidden unique-index tables' new definitions.
+    pub fn finish_columns(
+        &self,
+        conversion: &catalog::Conversion,
+    ) -> Result<Vec<Arc<TableDef>>, Error> {
+        let mut catalog = self
+            .catalog
+            .write()
+            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let hidden = catalog.finish_columns(conversion);
+        self.save_catalog(&catalog)?;
+        info!(table = %conversion.to.name, id = conversion.to.id, "changed columns");
+        Ok(hidden)
+    }
+
+    pub fn abort_columns(&self, conversion: &catalog::Conversion) {
+        if let Ok(mut catalog) = self.catalog.write() {
+            catalog.abort_columns(conversion);
+        }
     }
 
     pub fn register_database(&self, name: &str) -> Result<(), Error> {

@@ -163,6 +163,28 @@ pub enum ToWorker {
         tag: u64,
         reply_to: ReplyTo,
     },
+    /// Copy the partitions of `conversion.from` into new ones of `conversion.to` (ALTER TABLE
+    /// ADD/DROP COLUMN), log them as one transaction `txn` with a commit number taken from
+    /// `sequence` at that moment, fsync the log, and answer `Converted`. From then on the old
+    /// table takes no writes on this worker (reads go on) until `EndConversion`. Refused while
+    /// a transaction holds a lock on the old table here.
+    Convert {
+        conversion: Arc<crate::catalog::Conversion>,
+        txn: TxnId,
+        sequence: Arc<std::sync::atomic::AtomicU64>,
+        tag: u64,
+        reply_to: ReplyTo,
+    },
+    /// The column change ended: when `done`, the old table's partitions go and the hidden
+    /// unique-index tables take their new definitions (`hidden`); else the new partitions go
+    /// and the old table takes writes again.
+    EndConversion {
+        conversion: Arc<crate::catalog::Conversion>,
+        done: bool,
+        hidden: Vec<Arc<TableDef>>,
+        tag: u64,
+        reply_to: ReplyTo,
+    },
     Status {
         tag: u64,
         reply_to: ReplyTo,
@@ -193,6 +215,11 @@ pub enum Event {
     },
     Finished {
         tag: u64,
+    },
+    /// A worker copied its partitions for a column change, or could not.
+    Converted {
+        tag: u64,
+        result: Result<(), Error>,
     },
     ScanDone {
         tag: u64,

@@ -247,8 +247,13 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
                     entry.observe_explicit(max);
                 }
             }
+            // A table the manifest has no counter for (a column change's new table, made
+            // after the checkpoint's counters were read) may have rows in the checkpoint.
+            restore_counters(&catalog, &partitions, |id| {
+                !m.counters.iter().any(|(table, _)| *table == id)
+            });
         }
-        None => restore_counters(&catalog, &partitions),
+        None => restore_counters(&catalog, &partitions, |_| true),
     }
     let rows: usize = partitions
         .values()
@@ -299,10 +304,15 @@ fn counter_value(v: Value) -> u64 {
     }
 }
 
-/// Sets every AUTO_INCREMENT (or hidden key) counter above the largest value stored (a restart
-/// without a checkpoint, whose rows all came from the redo).
-fn restore_counters(catalog: &Catalog, partitions: &HashMap<(u32, u32), Partition>) {
-    for entry in catalog.entries() {
+/// Sets the AUTO_INCREMENT (or hidden key) counters of the `wanted` tables above the largest
+/// value stored (all of them on a restart without a checkpoint, whose rows all came from the
+/// redo).
+fn restore_counters(
+    catalog: &Catalog,
+    partitions: &HashMap<(u32, u32), Partition>,
+    wanted: impl Fn(u32) -> bool,
+) {
+    for entry in catalog.entries().filter(|e| wanted(e.def.id)) {
         let def = &entry.def;
         let Some(column) = auto_column(def) else {
             continue;

@@ -4,7 +4,7 @@
 //! and scans its partitions with the filter running next to the data. What it answers goes to
 //! `outgoing`; the worker's event loop (`event_loop.rs`) delivers it.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 
 use hashbrown::HashMap;
 use std::ops::Bound;
@@ -131,7 +131,15 @@ pub struct Worker {
     cluster_id: u32,
     /// Events for coordinators, delivered by the event loop after each message.
     pub outgoing: Vec<(ReplyTo, Event)>,
+    /// Tables whose rows this worker copied for a column change still under way: reads go on,
+    /// writes are refused.
+    fenced: HashSet<u32>,
+    /// Tables a column change replaced: a step that still names one is `SchemaChanged`.
+    retired: HashSet<u32>,
 }
+
+/// A column change logs its copied rows in records of about this many bytes.
+const CONVERT_RECORD_BYTES: usize = 1 << 20;
 
 impl Worker {
     pub fn new(
@@ -161,6 +169,8 @@ impl Worker {
             lock_wait,
             cluster_id,
             outgoing: Vec::new(),
+            fenced: HashSet::new(),
+            retired: HashSet::new(),
         }
     }
 
@@ -268,6 +278,43 @@ impl Worker {
                         if *id == table.id {
                             part.redefine(table.clone(), dropped);
                         }
+                    }
+                }
+                self.send(reply_to, Event::Finished { tag });
+            }
+            ToWorker::Convert {
+                conversion,
+                txn,
+                sequence,
+                tag,
+                reply_to,
+            } => {
+                let result = self.convert(&conversion, txn, &sequence);
+                self.send(reply_to, Event::Converted { tag, result });
+            }
+            ToWorker::EndConversion {
+                conversion,
+                done,
+                hidden,
+                tag,
+                reply_to,
+            } => {
+                let (from, to) = (conversion.from.id, conversion.to.id);
+                self.fenced.remove(&from);
+                let gone = if done { from } else { to };
+                self.partitions.retain(|(table, _), _| *table != gone);
+                self.retired.insert(gone);
+                for table in &hidden {
+                    for ((id, _), part) in self.partitions.iter_mut() {
+                        if *id == table.id {
+                            part.redefine(table.clone(), None);
+                        }
+                    }
+                }
+                // Steps that waited for a lock on the old table now fail cleanly.
+                if !self.parked.is_empty() {
+                    for p in std::mem::take(&mut self.parked) {
+                        self.run_parked(p);
                     }
                 }
                 self.send(reply_to, Event::Finished { tag });
@@ -413,14 +460,136 @@ impl Worker {
 
     /// The partition `step` addresses, holding the definition version it was prepared for.
     fn partition_of(&self, step: &Step) -> Result<&Partition, Error> {
-        let part = self
-            .partitions
-            .get(&(step.table, step.partition))
-            .ok_or_else(|| not_here(step))?;
+        let Some(part) = self.partitions.get(&(step.table, step.partition)) else {
+            if self.retired.contains(&step.table) {
+                return Err(Error::new(
+                    ErrorCode::SchemaChanged,
+                    format!("table {} was altered", step.table),
+                ));
+            }
+            return Err(not_here(step));
+        };
         if part.table().version != step.version {
             return Err(changed(part.table(), step.version));
         }
+        if self.fenced.contains(&step.table) && !matches!(step.kind, StepKind::Read { .. }) {
+            return Err(Error::new(
+                ErrorCode::SchemaChanged,
+                format!("table '{}' is being altered", part.table().name),
+            ));
+        }
         Ok(part)
+    }
+
+    /// Copies this worker's partitions of `c.from` into new partitions of `c.to`, each row
+    /// taking its kept columns' values and the added columns' fill values, and logs them (when
+    /// the table is logged) as transaction `txn` under a commit number taken now, fsynced
+    /// before the answer: the catalog names the new table only after every worker answered,
+    /// and a restart then finds its rows in the redo or in a checkpoint taken after this.
+    fn convert(
+        &mut self,
+        c: &crate::catalog::Conversion,
+        txn: TxnId,
+        sequence: &std::sync::atomic::AtomicU64,
+    ) -> Result<(), Error> {
+        use wire::ColumnSource;
+        let from = c.from.id;
+        if self.locks.keys().any(|(table, _)| *table == from) {
+            return Err(Error::new(
+                ErrorCode::LockWaitTimeout,
+                format!(
+                    "table '{}' is in use by an open transaction; commit or roll it back, then alter the table",
+                    c.from.name
+                ),
+            ));
+        }
+        let logged = self.logging.is_some() && !c.to.options.nologging;
+        let layout = storage::RowLayout::new(&c.to);
+        let mut numbers: Vec<u32> = self
+            .partitions
+            .keys()
+            .filter(|(table, _)| *table == from)
+            .map(|(_, p)| *p)
+            .collect();
+        numbers.sort_unstable();
+        let mut built = Vec::with_capacity(numbers.len());
+        for p in numbers {
+            let old = &self.partitions[&(from, p)];
+            let old_layout = old.layout().clone();
+            let mut part = Partition::new(c.to.clone());
+            if logged {
+                // Every copied row is a change, so a checkpoint taken from here on holds it.
+                part.track_changes();
+            }
+            part.reserve(old.row_count());
+            part.begin_bulk();
+            let mut failed = None;
+            old.scan(|row| {
+                let values: Vec<Value> = c
+                    .sources
+                    .iter()
+                    .map(|source| match source {
+                        ColumnSource::Kept(i) => old_layout.value(row, *i as usize),
+                        ColumnSource::Filled(v) => v.clone(),
+                    })
+                    .collect();
+                match layout.encode(&values).and_then(|r| part.insert(r)) {
+                    Ok(_) => true,
+                    Err(e) => {
+                        failed = Some(e);
+                        false
+                    }
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            part.end_bulk();
+            built.push((p, part));
+        }
+        let number = sequence.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if let (true, Some(logging)) = (logged, &mut self.logging) {
+            let mut appended = Ok(());
+            for (p, part) in &built {
+                let mut chunk: Vec<(Vec<u8>, &[u8])> = Vec::new();
+                let mut bytes = 0;
+                for id in 0..part.slots() {
+                    let Some(row) = part.row(id as storage::RowId) else {
+                        continue;
+                    };
+                    let mut key = Vec::new();
+                    part.encode_row_key(row, &c.to.primary_key, false, &mut key);
+                    bytes += key.len() + row.len() + 20;
+                    chunk.push((key, row));
+                    if bytes >= CONVERT_RECORD_BYTES {
+                        appended = appended.and_then(|()| {
+                            log_rows(&mut logging.log, number, txn, c.to.id, *p, &chunk)
+                        });
+                        chunk.clear();
+                        bytes = 0;
+                    }
+                }
+                if !chunk.is_empty() {
+                    appended = appended.and_then(|()| {
+                        log_rows(&mut logging.log, number, txn, c.to.id, *p, &chunk)
+                    });
+                }
+            }
+            if let Err(e) = appended.and_then(|()| logging.log.flush(true)) {
+                self.failure.get_or_insert(e.to_string());
+                return Err(Error::new(
+                    ErrorCode::ShuttingDown,
+                    format!("redo log: {e}"),
+                ));
+            }
+        }
+        let rows: usize = built.iter().map(|(_, part)| part.row_count()).sum();
+        for (p, part) in built {
+            self.partitions.insert((c.to.id, p), part);
+        }
+        self.fenced.insert(from);
+        tracing::info!(table = %c.from.name, rows, "copied rows into the new column layout");
+        Ok(())
     }
 
     fn run_step(&mut self, txn: TxnId, step: Step) -> StepStatus {
@@ -987,6 +1156,24 @@ fn direct_reply(cluster_id: u32, request_id: u64, replies: Vec<StepReply>) -> Ve
     let mut out = Vec::with_capacity(128 + estimate);
     message.write_frame(&mut out, cluster_id, FLAG_LAST, request_id);
     out
+}
+
+/// Appends one redo record putting `rows` (encoded primary key, row image) into a partition.
+fn log_rows(
+    log: &mut storage::redo::RedoLog,
+    sequence: u64,
+    txn: TxnId,
+    table: u32,
+    partition: u32,
+    rows: &[(Vec<u8>, &[u8])],
+) -> Result<(), storage::redo::RedoError> {
+    let refs = rows.iter().map(|(key, row)| storage::redo::ChangeRef {
+        table,
+        partition,
+        key,
+        row: Some(row),
+    });
+    log.append_changes(sequence, txn, 1, refs)
 }
 
 /// A request built against version `asked` of a table whose partition holds `held`.

@@ -1,0 +1,295 @@
+//! Column changes (ALTER TABLE ADD/DROP COLUMN): the rows are copied into the new layout with
+//! kept values and fill values, keys and indexes follow their columns, requests built from the
+//! old definition fail with `SchemaChanged`, a transaction holding a lock on the table makes the
+//! change fail and leaves the table as it was, and the new layout survives restarts from the
+//! redo alone and from a checkpoint taken after the change.
+
+mod common;
+
+use std::time::Duration;
+
+use base::schema::{ColumnDef, IndexKind};
+use base::types::ColumnType;
+use client::{
+    ClientError, Cluster, ColumnSource, ErrorCode, NewColumn, Scan, ScanOrder, TableDef, Value,
+};
+use datanode::{DataNode, DataNodeConfig, Durability};
+
+fn int(name: &str) -> ColumnDef {
+    ColumnDef::new(name, ColumnType::Int { unsigned: false })
+}
+
+/// id (AUTO_INCREMENT), a (unique), b (ordered), c (ordered together with b).
+fn table() -> TableDef {
+    TableDef::new(
+        "t",
+        vec![
+            int("id").auto_increment(),
+            int("a"),
+            int("b"),
+            int("c").nullable(),
+        ],
+        &["id"],
+    )
+    .unwrap()
+    .with_index("ua", IndexKind::Unique, &["a"])
+    .unwrap()
+    .with_index("kb", IndexKind::Ordered, &["b"])
+    .unwrap()
+    .with_index("kbc", IndexKind::Ordered, &["b", "c"])
+    .unwrap()
+}
+
+/// Rows id 1..=50: a = 100 + id, b = id % 5, c = id.
+fn fill(cluster: &Cluster) {
+    let t = cluster.table("t").unwrap();
+    let mut txn = cluster.transaction();
+    for id in 1..=50i64 {
+        txn.insert(
+            &t,
+            vec![
+                (0, Value::Int(id)),
+                (1, Value::Int(100 + id)),
+                (2, Value::Int(id % 5)),
+                (3, Value::Int(id)),
+            ],
+        );
+    }
+    txn.commit().unwrap();
+}
+
+/// id, then a new column d (filled with 7), a, b; c dropped.
+fn change() -> Vec<NewColumn> {
+    vec![
+        NewColumn {
+            column: int("id").auto_increment(),
+            source: ColumnSource::Kept(0),
+        },
+        NewColumn {
+            column: int("d").default(Value::Int(9)),
+            source: ColumnSource::Filled(Value::Int(7)),
+        },
+        NewColumn {
+            column: int("a"),
+            source: ColumnSource::Kept(1),
+        },
+        NewColumn {
+            column: int("b"),
+            source: ColumnSource::Kept(2),
+        },
+    ]
+}
+
+fn code<T>(r: Result<T, ClientError>) -> Option<ErrorCode> {
+    r.err().map(|e| e.code())
+}
+
+fn sorted_rows(cluster: &Cluster) -> Vec<Vec<Value>> {
+    let t = cluster.table("t").unwrap();
+    let mut rows = cluster.scan(&t, &Scan::table()).unwrap();
+    rows.sort_by_key(|r| match r[0] {
+        Value::Int(v) => v,
+        _ => panic!("bad id {:?}", r[0]),
+    });
+    rows
+}
+
+/// Checks the table after `change()`: layout, rows, indexes, unique index, counters.
+fn check_changed(cluster: &Cluster, expect_rows: usize) {
+    let t = cluster.table("t").unwrap();
+    let names: Vec<&str> = t.def().columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, vec!["id", "d", "a", "b"]);
+    let indexes: Vec<(&str, Vec<u16>)> = t
+        .def()
+        .indexes
+        .iter()
+        .map(|i| (i.name.as_str(), i.columns.clone()))
+        .collect();
+    assert_eq!(
+        indexes,
+        vec![("ua", vec![2]), ("kb", vec![3]), ("kbc", vec![3])]
+    );
+    let rows = sorted_rows(cluster);
+    assert_eq!(rows.len(), expect_rows);
+    assert_eq!(
+        rows[0],
+        vec![Value::Int(1), Value::Int(7), Value::Int(101), Value::Int(1)]
+    );
+    // The ordered index on b answers in b order.
+    let b3 = Scan::index("kb")
+        .equal(vec![Value::Int(3)])
+        .columns(&["id"])
+        .order(ScanOrder::Ascending);
+    let found = cluster.scan(&t, &b3).unwrap();
+    assert_eq!(
+        found,
+        (1..=50)
+            .filter(|i| i % 5 == 3)
+            .map(|i| vec![Value::Int(i)])
+            .collect::<Vec<_>>()
+    );
+    // The unique index still finds rows and refuses duplicates.
+    let ua = t.unique_index("ua").unwrap();
+    let mut txn = cluster.transaction();
+    let read = txn.read_unique(
+        &t,
+        ua,
+        vec![Value::Int(117)],
+        client::LockMode::CommittedRead,
+        vec![0, 1],
+    );
+    txn.execute(client::ExecType::NoCommit).unwrap();
+    assert_eq!(txn.row(read).unwrap(), &[Value::Int(17), Value::Int(7)]);
+    txn.rollback().unwrap();
+    let mut txn = cluster.transaction();
+    txn.insert(
+        &t,
+        vec![
+            (0, Value::Int(-5)),
+            (1, Value::Int(0)),
+            (2, Value::Int(117)),
+            (3, Value::Int(0)),
+        ],
+    );
+    assert_eq!(code(txn.commit()), Some(ErrorCode::DuplicateKey));
+}
+
+#[test]
+fn added_and_dropped_columns_copy_the_rows_and_old_requests_are_refused() {
+    let node = common::TestNode::start(2, Duration::from_millis(300));
+    let ddl = node.connect();
+    let other = node.connect();
+    ddl.create_table(table()).unwrap();
+    fill(&ddl);
+    let stale = other.table("t").unwrap();
+
+    // A transaction holding a lock on the table makes the change fail; nothing changes.
+    let holder = node.connect();
+    let mut txn = holder.transaction();
+    txn.update(&stale, vec![Value::Int(1)], vec![(2, Value::Int(1))]);
+    txn.execute(client::ExecType::NoCommit).unwrap();
+    assert_eq!(
+        code(ddl.change_columns("t", change())),
+        Some(ErrorCode::LockWaitTimeout)
+    );
+    txn.commit().unwrap();
+    assert_eq!(ddl.table("t").unwrap().def().columns.len(), 4);
+    assert_eq!(ddl.table("t").unwrap().id(), stale.id());
+
+    // Key columns and unique-index columns cannot be dropped; nothing changes.
+    let mut no_pk = change();
+    no_pk.remove(0);
+    assert_eq!(
+        code(ddl.change_columns("t", no_pk)),
+        Some(ErrorCode::BadSchema)
+    );
+    let mut no_a = change();
+    no_a.remove(2);
+    assert_eq!(
+        code(ddl.change_columns("t", no_a)),
+        Some(ErrorCode::BadSchema)
+    );
+    let mut not_null = change();
+    not_null[1].source = ColumnSource::Filled(Value::Null);
+    assert_eq!(
+        code(ddl.change_columns("t", not_null)),
+        Some(ErrorCode::NullNotAllowed)
+    );
+    assert_eq!(ddl.table("t").unwrap().id(), stale.id());
+
+    let changed = ddl.change_columns("t", change()).unwrap();
+    assert_ne!(changed.id(), stale.id());
+    assert_eq!(changed.version(), stale.version() + 1);
+    check_changed(&ddl, 50);
+
+    // Requests from the old definition are refused, then work once it is fetched again.
+    let mut txn = other.transaction();
+    txn.read(&stale, vec![Value::Int(1)]);
+    assert_eq!(code(txn.commit()), Some(ErrorCode::SchemaChanged));
+    assert_eq!(
+        code(other.scan(&stale, &Scan::table())),
+        Some(ErrorCode::SchemaChanged)
+    );
+    other.forget_table("t");
+    let fresh = other.table("t").unwrap();
+    // AUTO_INCREMENT goes on above the copied rows; an omitted new column takes its default.
+    let mut txn = other.transaction();
+    txn.insert(&fresh, vec![(2, Value::Int(500)), (3, Value::Int(1))]);
+    txn.commit().unwrap();
+    let rows = sorted_rows(&other);
+    assert_eq!(
+        rows.last().unwrap(),
+        &vec![
+            Value::Int(51),
+            Value::Int(9),
+            Value::Int(500),
+            Value::Int(1)
+        ]
+    );
+
+    check_changed(&ddl, 51);
+}
+
+#[test]
+fn a_column_change_survives_restarts_from_the_redo_and_from_a_checkpoint() {
+    let dir = std::env::temp_dir().join(format!("cairn-column-change-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let start = || {
+        DataNode::start(DataNodeConfig {
+            listen: "127.0.0.1:0".into(),
+            workers: 2,
+            lock_wait_timeout: Duration::from_millis(300),
+            data_dir: Some(dir.clone()),
+            durability: Durability::Commit,
+            ..DataNodeConfig::default()
+        })
+        .expect("data node starts")
+    };
+    let node = start();
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    cluster.create_table(table()).unwrap();
+    fill(&cluster);
+    // A checkpoint before the change holds the old layout's rows under the old id.
+    cluster.checkpoint().unwrap();
+    cluster.change_columns("t", change()).unwrap();
+    drop(cluster);
+    node.stop();
+
+    // From the redo: the copied rows were logged under the new id.
+    let node = start();
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    check_changed(&cluster, 50);
+    let t = cluster.table("t").unwrap();
+    let mut txn = cluster.transaction();
+    txn.delete(&t, vec![Value::Int(2)]);
+    txn.insert(&t, vec![(2, Value::Int(600)), (3, Value::Int(4))]);
+    txn.commit().unwrap();
+    // From a checkpoint taken after the change (the redo before it is not read).
+    cluster.checkpoint().unwrap();
+    drop(cluster);
+    node.stop();
+
+    let node = start();
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    let rows = sorted_rows(&cluster);
+    assert_eq!(rows.len(), 50);
+    assert!(rows.iter().all(|r| r[0] != Value::Int(2)));
+    // The counter was restored above every id the rows hold.
+    assert_eq!(
+        rows.last().unwrap(),
+        &vec![
+            Value::Int(51),
+            Value::Int(9),
+            Value::Int(600),
+            Value::Int(4)
+        ]
+    );
+    let t = cluster.table("t").unwrap();
+    let mut txn = cluster.transaction();
+    txn.insert(&t, vec![(2, Value::Int(700)), (3, Value::Int(4))]);
+    txn.commit().unwrap();
+    assert_eq!(sorted_rows(&cluster).last().unwrap()[0], Value::Int(52));
+    drop(cluster);
+    node.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
