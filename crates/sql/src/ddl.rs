@@ -52,12 +52,14 @@ impl Session {
         Ok(())
     }
 
-    /// ALTER TABLE t with any of: DROP {INDEX|KEY} name, ADD {INDEX|KEY} [name] (cols), RENAME
+    /// ALTER TABLE t with any of: DROP {INDEX|KEY} name, ADD [COLUMN] [IF NOT EXISTS] col ...
+    /// [FIRST|AFTER c], DROP [COLUMN] [IF EXISTS] col, ADD {INDEX|KEY} [name] (cols), RENAME
     /// [TO|AS] name. As in MariaDB, drops name indexes of the table as it is, adds are checked
-    /// against the table without the dropped ones, and every operation is checked before the
-    /// first runs; then the drops run, the adds (ordered indexes built online over the rows
-    /// present, as CREATE INDEX), and the rename. Other operations are refused with 1235,
-    /// naming them.
+    /// against the table without the dropped ones and with the new columns, and every operation
+    /// is checked before the first runs; then the index drops run, the column change (the data
+    /// node copies the rows into the new layout: existing rows get the new column's DEFAULT,
+    /// else NULL, else the type's zero), the index adds (built online over the rows present,
+    /// as CREATE INDEX), and the rename. Other operations are refused with 1235, naming them.
     pub(crate) fn alter_table(&mut self, a: &ast::AlterTable) -> Result<Outcome> {
         let (full, db, table) = self.table_name(&a.name)?;
         let current = self.existing(&full, &table)?;
@@ -84,12 +86,39 @@ impl Session {
                 _ => {}
             }
         }
-        let def = &def;
+        let columns = self.new_columns(&def, &table, &a.operations)?;
+        // A unique index whose every column goes is dropped first, as MariaDB drops it.
+        if let Some(columns) = &columns {
+            for index in std::mem::take(&mut def.indexes) {
+                let gone = index.columns.iter().all(|c| {
+                    !columns
+                        .iter()
+                        .any(|n| n.source == client::ColumnSource::Kept(*c))
+                });
+                if gone && index.kind == IndexKind::Unique {
+                    dropped.push(index.name);
+                } else {
+                    def.indexes.push(index);
+                }
+            }
+        }
+        let checked;
+        let def = match &columns {
+            Some(columns) => {
+                let mut with_columns = def.clone();
+                with_columns.columns = columns.iter().map(|c| c.column.clone()).collect();
+                checked = with_columns;
+                &checked
+            }
+            None => &def,
+        };
         let mut added: Vec<(String, Vec<String>)> = Vec::new();
         for op in &a.operations {
             let constraint = match op {
                 ast::AlterTableOperation::AddConstraint { constraint, .. } => constraint,
                 ast::AlterTableOperation::DropIndex { .. }
+                | ast::AlterTableOperation::AddColumn { .. }
+                | ast::AlterTableOperation::DropColumn { .. }
                 | ast::AlterTableOperation::RenameTable { .. } => continue,
                 _ => {
                     return Err(SqlError::unsupported(format!(
@@ -141,6 +170,11 @@ impl Session {
                 .drop_index(&full, name)
                 .map_err(|e| self.table_error(e, &table))?;
         }
+        if let Some(columns) = columns {
+            cluster
+                .change_columns(&full, columns)
+                .map_err(|e| self.table_error(e, &table))?;
+        }
         for (name, columns) in &added {
             self.add_ordered_index(&full, name, columns)?;
         }
@@ -150,6 +184,142 @@ impl Session {
                 .map_err(|e| rename_error(e, &db, &table, &to))?;
         }
         Ok(done(0))
+    }
+
+    /// The column list after ALTER TABLE's ADD COLUMN and DROP COLUMN operations, in order
+    /// (None when there are none or they change nothing): each column kept from `def`'s, or
+    /// added with the value existing rows get. Errors and notes are MariaDB's; dropping a
+    /// primary-key column, or some but not all columns of a unique index, is refused (1235).
+    fn new_columns(
+        &mut self,
+        def: &TableDef,
+        table: &str,
+        operations: &[ast::AlterTableOperation],
+    ) -> Result<Option<Vec<client::NewColumn>>> {
+        use client::{ColumnSource, NewColumn};
+        let mut columns: Vec<NewColumn> = def
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| NewColumn {
+                column: c.clone(),
+                source: ColumnSource::Kept(i as u16),
+            })
+            .collect();
+        let visible = |columns: &[NewColumn], name: &str| {
+            columns
+                .iter()
+                .position(|c| !c.column.hidden && c.column.name.eq_ignore_ascii_case(name))
+        };
+        let table_collation = def.options.collation.unwrap_or(Collation::Utf8mb4GeneralCi);
+        let mut changed = false;
+        for op in operations {
+            match op {
+                ast::AlterTableOperation::AddColumn {
+                    if_not_exists,
+                    column_def,
+                    column_position,
+                    ..
+                } => {
+                    let (column, key) = column_from_ast(column_def, table_collation)?;
+                    if key.is_some() {
+                        return Err(SqlError::unsupported(
+                            "ALTER TABLE ... ADD COLUMN with PRIMARY KEY or UNIQUE",
+                        ));
+                    }
+                    if column.auto_increment {
+                        return Err(SqlError::unsupported(
+                            "ALTER TABLE ... ADD COLUMN ... AUTO_INCREMENT",
+                        ));
+                    }
+                    if visible(&columns, &column.name).is_some() {
+                        let message = format!("Duplicate column name '{}'", column.name);
+                        if *if_not_exists {
+                            self.note(1060, message);
+                            continue;
+                        }
+                        return Err(SqlError::new(1060, "42S21", message));
+                    }
+                    let at = match column_position {
+                        None => columns.len(),
+                        Some(ast::MySQLColumnPosition::First) => 0,
+                        Some(ast::MySQLColumnPosition::After(after)) => {
+                            visible(&columns, &after.value).ok_or_else(|| {
+                                SqlError::new(
+                                    1054,
+                                    "42S22",
+                                    format!("Unknown column '{}' in '{table}'", after.value),
+                                )
+                            })? + 1
+                        }
+                    };
+                    let fill = match &column.default {
+                        Some(v) => v.clone(),
+                        None if column.nullable => base::Value::Null,
+                        None => zero_value(&column)?,
+                    };
+                    columns.insert(
+                        at,
+                        NewColumn {
+                            column,
+                            source: ColumnSource::Filled(fill),
+                        },
+                    );
+                    changed = true;
+                }
+                ast::AlterTableOperation::DropColumn {
+                    column_names,
+                    if_exists,
+                    ..
+                } => {
+                    for name in column_names {
+                        match visible(&columns, &name.value) {
+                            Some(p) => {
+                                columns.remove(p);
+                                changed = true;
+                            }
+                            None => {
+                                let message = format!(
+                                    "Can't DROP COLUMN `{}`; check that it exists",
+                                    name.value
+                                );
+                                if !*if_exists {
+                                    return Err(SqlError::new(1091, "42000", message));
+                                }
+                                self.note(1091, message);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !changed {
+            return Ok(None);
+        }
+        if columns.iter().all(|c| c.column.hidden) {
+            return Err(SqlError::new(
+                1090,
+                "42000",
+                "You can't delete all columns with ALTER TABLE; use DROP TABLE instead",
+            ));
+        }
+        let kept = |c: u16| columns.iter().any(|n| n.source == ColumnSource::Kept(c));
+        if !def.primary_key.iter().all(|c| kept(*c)) {
+            return Err(SqlError::unsupported(
+                "ALTER TABLE ... DROP COLUMN of a primary-key column",
+            ));
+        }
+        for index in def.indexes.iter().filter(|i| i.kind == IndexKind::Unique) {
+            let left = index.columns.iter().filter(|c| kept(**c)).count();
+            if left > 0 && left < index.columns.len() {
+                return Err(SqlError::unsupported(format!(
+                    "ALTER TABLE ... DROP COLUMN of some columns of unique index '{}'",
+                    index.name
+                )));
+            }
+        }
+        Ok(Some(columns))
     }
 
     /// DROP INDEX name ON t.
@@ -331,78 +501,15 @@ impl Session {
         let mut primary: Vec<String> = Vec::new();
         let mut indexes: Vec<(String, IndexKind, Vec<String>)> = Vec::new();
         for col in &c.columns {
-            let mut ty = column_type(&col.data_type)?;
-            let textual = ty.is_string()
-                && !matches!(
-                    ty,
-                    ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob
-                );
-            let mut spec = CollationSpec::default();
-            for option in &col.options {
-                match &option.option {
-                    ast::ColumnOption::CharacterSet(n) => spec.charset = Some(n.to_string()),
-                    ast::ColumnOption::Collation(n) => spec.collation = Some(n.to_string()),
-                    _ => {}
-                }
-            }
-            let collation = if spec.is_empty() {
-                table_collation
-            } else if textual {
-                spec.resolve()?
-            } else {
-                return Err(SqlError::parse(format!(
-                    "near 'CHARACTER SET' or 'COLLATE' on column '{}': only string columns have one",
-                    col.name.value
-                )));
-            };
-            if textual && collation == Collation::Binary {
-                // As MariaDB: CHAR/VARCHAR/TEXT in the binary character set are BINARY/VARBINARY/BLOB.
-                ty = match ty {
-                    ColumnType::Char { length } => ColumnType::Binary { length },
-                    ColumnType::VarChar { length } => ColumnType::VarBinary { length },
-                    _ => ColumnType::Blob,
-                };
-            }
-            let mut def = ColumnDef::new(&col.name.value, ty);
-            if textual && collation != Collation::Binary {
-                def = def.collation(collation);
-            }
-            let mut nullable = true;
-            let mut default = None;
-            for option in &col.options {
-                match &option.option {
-                    ast::ColumnOption::NotNull => nullable = false,
-                    ast::ColumnOption::Null => nullable = true,
-                    ast::ColumnOption::PrimaryKey(_) => {
-                        nullable = false;
-                        primary = vec![col.name.value.clone()];
-                    }
-                    ast::ColumnOption::Unique(_) => indexes.push((
-                        col.name.value.clone(),
-                        IndexKind::Unique,
-                        vec![col.name.value.clone()],
-                    )),
-                    ast::ColumnOption::Default(e) => default = Some(e.clone()),
-                    ast::ColumnOption::DialectSpecific(tokens)
-                        if tokens
-                            .iter()
-                            .any(|t| t.to_string().eq_ignore_ascii_case("AUTO_INCREMENT")) =>
-                    {
-                        def = def.auto_increment();
-                    }
-                    ast::ColumnOption::Comment(_)
-                    | ast::ColumnOption::CharacterSet(_)
-                    | ast::ColumnOption::Collation(_) => {}
-                    other => return Err(SqlError::unsupported(format!("column option {other}"))),
-                }
-            }
-            if nullable {
-                def = def.nullable();
-            }
-            if let Some(e) = default {
-                let v = row_free_value(&e)?;
-                let v = store(&def, v)?;
-                def = def.default(v);
+            let (def, key) = column_from_ast(col, table_collation)?;
+            match key {
+                Some(IndexKind::Unique) => indexes.push((
+                    col.name.value.clone(),
+                    IndexKind::Unique,
+                    vec![col.name.value.clone()],
+                )),
+                Some(IndexKind::Ordered) => primary = vec![col.name.value.clone()],
+                None => {}
             }
             columns.push(def);
         }
@@ -532,6 +639,98 @@ fn check_new_index(
         ));
     }
     Ok(())
+}
+
+/// A column as its definition in CREATE TABLE or ALTER TABLE ADD COLUMN gives it, and the key
+/// it declares inline: `Some(Ordered)` for PRIMARY KEY, `Some(Unique)` for UNIQUE.
+fn column_from_ast(
+    col: &ast::ColumnDef,
+    table_collation: Collation,
+) -> Result<(ColumnDef, Option<IndexKind>)> {
+    let mut ty = column_type(&col.data_type)?;
+    let textual = ty.is_string()
+        && !matches!(
+            ty,
+            ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob
+        );
+    let mut spec = CollationSpec::default();
+    for option in &col.options {
+        match &option.option {
+            ast::ColumnOption::CharacterSet(n) => spec.charset = Some(n.to_string()),
+            ast::ColumnOption::Collation(n) => spec.collation = Some(n.to_string()),
+            _ => {}
+        }
+    }
+    let collation = if spec.is_empty() {
+        table_collation
+    } else if textual {
+        spec.resolve()?
+    } else {
+        return Err(SqlError::parse(format!(
+            "near 'CHARACTER SET' or 'COLLATE' on column '{}': only string columns have one",
+            col.name.value
+        )));
+    };
+    if textual && collation == Collation::Binary {
+        // As MariaDB: CHAR/VARCHAR/TEXT in the binary character set are BINARY/VARBINARY/BLOB.
+        ty = match ty {
+            ColumnType::Char { length } => ColumnType::Binary { length },
+            ColumnType::VarChar { length } => ColumnType::VarBinary { length },
+            _ => ColumnType::Blob,
+        };
+    }
+    let mut def = ColumnDef::new(&col.name.value, ty);
+    if textual && collation != Collation::Binary {
+        def = def.collation(collation);
+    }
+    let mut nullable = true;
+    let mut key = None;
+    let mut default = None;
+    for option in &col.options {
+        match &option.option {
+            ast::ColumnOption::NotNull => nullable = false,
+            ast::ColumnOption::Null => nullable = true,
+            ast::ColumnOption::PrimaryKey(_) => {
+                nullable = false;
+                key = Some(IndexKind::Ordered);
+            }
+            ast::ColumnOption::Unique(_) => key = Some(IndexKind::Unique),
+            ast::ColumnOption::Default(e) => default = Some(e.clone()),
+            ast::ColumnOption::DialectSpecific(tokens)
+                if tokens
+                    .iter()
+                    .any(|t| t.to_string().eq_ignore_ascii_case("AUTO_INCREMENT")) =>
+            {
+                def = def.auto_increment();
+            }
+            ast::ColumnOption::Comment(_)
+            | ast::ColumnOption::CharacterSet(_)
+            | ast::ColumnOption::Collation(_) => {}
+            other => return Err(SqlError::unsupported(format!("column option {other}"))),
+        }
+    }
+    if nullable {
+        def = def.nullable();
+    }
+    if let Some(e) = default {
+        let v = row_free_value(&e)?;
+        let v = store(&def, v)?;
+        def = def.default(v);
+    }
+    Ok((def, key))
+}
+
+/// What a NOT NULL column added without a DEFAULT holds in the existing rows: the type's zero,
+/// as MariaDB fills it (0, '', the zero date and time).
+fn zero_value(column: &ColumnDef) -> Result<base::Value> {
+    let text: &[u8] = match column.ty {
+        ColumnType::Date => b"0000-00-00",
+        ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => b"0000-00-00 00:00:00",
+        ColumnType::Time { .. } => b"00:00:00",
+        ty if ty.is_string() => b"",
+        _ => return store(column, base::Value::Int(0)),
+    };
+    store(column, base::Value::Bytes(text.to_vec()))
 }
 
 /// How an ALTER TABLE operation is named in a refusal: its first words.
