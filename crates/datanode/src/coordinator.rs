@@ -1421,6 +1421,18 @@ fn filter_partitions(table: &base::TableDef, filter: &base::filter::Filter) -> O
     Some(partitions)
 }
 
+/// The error for a request naming a table id the catalog does not hold: `SchemaChanged` when a
+/// column change replaced it (the API node fetches the definition again), else `NoSuchTable`.
+fn unknown_table(catalog: &crate::catalog::Catalog, id: u32) -> Error {
+    match catalog.replaced(id) {
+        Some(name) => Error::new(
+            ErrorCode::SchemaChanged,
+            format!("table '{name}' was altered"),
+        ),
+        None => Error::new(ErrorCode::NoSuchTable, format!("no table with id {id}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1498,17 +1510,5 @@ mod tests {
             values: (0..=PRUNE_KEYS_MAX).map(|i| b(&i.to_string())).collect(),
         };
         assert_eq!(filter_partitions(&t, &many), None);
-    }
-}
-
-/// The error for a request naming a table id the catalog does not hold: `SchemaChanged` when a
-/// column change replaced it (the API node fetches the definition again), else `NoSuchTable`.
-fn unknown_table(catalog: &crate::catalog::Catalog, id: u32) -> Error {
-    match catalog.replaced(id) {
-        Some(name) => Error::new(
-            ErrorCode::SchemaChanged,
-            format!("table '{name}' was altered"),
-        ),
-        None => Error::new(ErrorCode::NoSuchTable, format!("no table with id {id}")),
     }
 }
