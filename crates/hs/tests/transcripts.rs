@@ -372,3 +372,63 @@ fn open_indexes_follow_indexes_added_and_dropped_and_a_rename() {
         ],
     );
 }
+
+/// Columns added and dropped under open indexes: the rows are copied into a new table, and an
+/// open index follows it by name (its columns found again by name), or answers the error
+/// open_index of it would answer now when a column it names is gone.
+#[test]
+fn open_indexes_follow_columns_added_and_dropped() {
+    use client::{ColumnSource, NewColumn};
+    let s = setup(b"");
+    let node = s.node.as_ref().unwrap();
+    let mut c = connect(s.hs.as_ref().unwrap().read_address());
+    check_all(
+        &mut c,
+        &[
+            (b"P\t0\thstestdb\tt1\tPRIMARY\tk,v\n", b"0\t1\n"),
+            (b"P\t1\thstestdb\tt1\tPRIMARY\tk,n\n", b"0\t1\n"),
+            (b"0\t=\t1\tk2\n", b"0\t2\tk2\tv2\n"),
+        ],
+    );
+    let other = Cluster::connect(&node.address().to_string()).unwrap();
+    let t = other.table("t1").unwrap();
+    let kept = |i: usize| NewColumn {
+        column: t.def().columns[i].clone(),
+        source: ColumnSource::Kept(i as u16),
+    };
+    // A column added first: every position moves, the answers do not.
+    let added = NewColumn {
+        column: ColumnDef::new("z", ColumnType::Int { unsigned: false }).nullable(),
+        source: ColumnSource::Filled(Value::Int(4)),
+    };
+    other
+        .change_columns("t1", vec![added, kept(0), kept(1), kept(2)])
+        .unwrap();
+    check_all(
+        &mut c,
+        &[
+            (b"0\t=\t1\tk2\n", b"0\t2\tk2\tv2\n"),
+            (b"1\t=\t1\tk3\n", b"0\t2\tk3\t3\n"),
+            (b"P\t2\thstestdb\tt1\tPRIMARY\tz,k\n", b"0\t1\n"),
+            (b"2\t=\t1\tk1\n", b"0\t2\t4\tk1\n"),
+        ],
+    );
+    // Column v dropped: the index that names it answers as opening it would; the others go on.
+    let t = other.table("t1").unwrap();
+    let keep = |i: usize| NewColumn {
+        column: t.def().columns[i].clone(),
+        source: ColumnSource::Kept(i as u16),
+    };
+    other
+        .change_columns("t1", vec![keep(0), keep(1), keep(3)])
+        .unwrap();
+    check_all(
+        &mut c,
+        &[
+            (b"1\t=\t1\tk1\n", b"0\t2\tk1\t1\n"),
+            (b"0\t=\t1\tk1\n", b"2\t1\tfld\n"),
+            (b"P\t3\thstestdb\tt1\tPRIMARY\tk,v\n", b"2\t1\tfld\n"),
+            (b"2\t=\t1\tk3\n", b"0\t2\t4\tk3\n"),
+        ],
+    );
+}
