@@ -434,8 +434,9 @@ impl Cluster {
 
     /// Replaces a table's column list (ALTER TABLE ADD/DROP COLUMN): the data node copies the
     /// rows into the new layout, each column kept from an old one or filled with a value, under
-    /// a new table id. Writes to the table are refused while the rows are copied, and the change
-    /// is refused while a transaction holds a lock on the table.
+    /// a new table id. Writes to the table are refused (`SchemaChanged`) while the rows are
+    /// copied; the change waits for transactions holding locks on the table to end, and fails
+    /// with `LockWaitTimeout` when one outlasts the data node's lock-wait timeout.
     pub fn change_columns(&self, table: &str, columns: Vec<wire::NewColumn>) -> Result<Table> {
         self.alter_table(table, TableChange::Columns { columns })
     }

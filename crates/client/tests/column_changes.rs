@@ -230,6 +230,32 @@ fn added_and_dropped_columns_copy_the_rows_and_old_requests_are_refused() {
     check_changed(&ddl, 51);
 }
 
+/// A column change waits for a transaction holding a lock on the table to end, and copies
+/// what it committed.
+#[test]
+fn a_column_change_waits_for_a_lock_holder_and_keeps_its_commit() {
+    let node = common::TestNode::start(2, Duration::from_secs(20));
+    let ddl = node.connect();
+    ddl.create_table(table()).unwrap();
+    fill(&ddl);
+    let holder = node.connect();
+    let t = holder.table("t").unwrap();
+    let mut txn = holder.transaction();
+    txn.update(&t, vec![Value::Int(3)], vec![(2, Value::Int(4))]);
+    txn.execute(client::ExecType::NoCommit).unwrap();
+    let alter = std::thread::spawn(move || {
+        ddl.change_columns("t", change()).unwrap();
+        ddl
+    });
+    txn.commit().unwrap();
+    let ddl = alter.join().unwrap();
+    let rows = sorted_rows(&ddl);
+    assert_eq!(
+        rows[2],
+        vec![Value::Int(3), Value::Int(7), Value::Int(103), Value::Int(4)]
+    );
+}
+
 #[test]
 fn a_column_change_survives_restarts_from_the_redo_and_from_a_checkpoint() {
     let dir = std::env::temp_dir().join(format!("cairn-column-change-test-{}", std::process::id()));

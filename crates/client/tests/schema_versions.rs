@@ -13,7 +13,10 @@ use std::time::Duration;
 
 use base::schema::{ColumnDef, IndexKind, TableOptions};
 use base::types::ColumnType;
-use client::{ClientError, Cluster, ErrorCode, Scan, ScanOrder, TableChange, TableDef, Value};
+use client::{
+    ClientError, Cluster, ColumnSource, ErrorCode, NewColumn, Scan, ScanOrder, TableChange,
+    TableDef, Value,
+};
 use datanode::{DataNode, DataNodeConfig, Durability};
 
 fn code<T>(r: Result<T, ClientError>) -> Option<ErrorCode> {
@@ -277,8 +280,8 @@ fn dropped_indexes_and_renames_survive_a_restart() {
 }
 
 /// Writers keep inserting through definitions that go stale under them (they fetch the table
-/// again on `SchemaChanged` and retry) while indexes are dropped and added and the table is
-/// renamed back and forth: every insert that reported success is there at the end.
+/// again on `SchemaChanged` and retry) while indexes are dropped and added, columns are added
+/// and dropped (the rows copied each time) and the table is renamed back and forth: every insert that reported success is there at the end.
 #[test]
 fn writers_racing_ddl_lose_no_committed_row() {
     let node = common::TestNode::start(2, Duration::from_millis(500));
@@ -340,7 +343,28 @@ fn writers_racing_ddl_lose_no_committed_row() {
             2 => {
                 ddl.add_index(from, "kb", &["b"]).unwrap();
             }
-            _ => {}
+            // A column added at the end, then dropped: the rows are copied each time, and the
+            // writers' positions 0..4 stay valid.
+            _ => {
+                let def = ddl.table(from).unwrap().def().clone();
+                let mut columns: Vec<NewColumn> = def
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .take(4)
+                    .map(|(i, c)| NewColumn {
+                        column: c.clone(),
+                        source: ColumnSource::Kept(i as u16),
+                    })
+                    .collect();
+                if def.columns.len() == 4 {
+                    columns.push(NewColumn {
+                        column: ColumnDef::new("x", ColumnType::Int { unsigned: false }).nullable(),
+                        source: ColumnSource::Filled(Value::Int(round as i64)),
+                    });
+                }
+                ddl.change_columns(from, columns).unwrap();
+            }
         }
         ddl.rename_table(from, to).unwrap();
     }

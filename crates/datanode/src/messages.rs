@@ -163,11 +163,12 @@ pub enum ToWorker {
         tag: u64,
         reply_to: ReplyTo,
     },
-    /// Copy the partitions of `conversion.from` into new ones of `conversion.to` (ALTER TABLE
-    /// ADD/DROP COLUMN), log them as one transaction `txn` with a commit number taken from
-    /// `sequence` at that moment, fsync the log, and answer `Converted`. From then on the old
-    /// table takes no writes on this worker (reads go on) until `EndConversion`. Refused while
-    /// a transaction holds a lock on the old table here.
+    /// Fence `conversion.from` (from now on its partitions here take committed reads but no
+    /// step that writes or locks, until `EndConversion`), wait until no transaction holds a
+    /// lock on it here (at most the lock-wait timeout, else answer `LockWaitTimeout`), then copy
+    /// its partitions into new ones of `conversion.to` (ALTER TABLE ADD/DROP COLUMN), log them
+    /// as one transaction `txn` with a commit number taken from `sequence` at that moment, fsync
+    /// the log, and answer `Converted`.
     Convert {
         conversion: Arc<crate::catalog::Conversion>,
         txn: TxnId,

@@ -136,6 +136,18 @@ pub struct Worker {
     fenced: HashSet<u32>,
     /// Tables a column change replaced: a step that still names one is `SchemaChanged`.
     retired: HashSet<u32>,
+    /// Column changes waiting for the transactions that hold locks on their table to end.
+    converts: Vec<WaitingConvert>,
+}
+
+/// A column change fenced on this worker, waiting until no lock on its table is held.
+struct WaitingConvert {
+    conversion: Arc<crate::catalog::Conversion>,
+    txn: TxnId,
+    sequence: Arc<std::sync::atomic::AtomicU64>,
+    tag: u64,
+    reply_to: ReplyTo,
+    deadline: Instant,
 }
 
 /// A column change logs its copied rows in records of about this many bytes.
@@ -171,12 +183,14 @@ impl Worker {
             outgoing: Vec::new(),
             fenced: HashSet::new(),
             retired: HashSet::new(),
+            converts: Vec::new(),
         }
     }
 
     /// The earliest lock-wait deadline, so the event loop knows how long it may sleep.
     pub fn next_deadline(&self) -> Option<Instant> {
-        self.parked.iter().map(|p| p.deadline).min()
+        let converts = self.converts.iter().map(|c| c.deadline);
+        self.parked.iter().map(|p| p.deadline).chain(converts).min()
     }
 
     fn send(&mut self, to: ReplyTo, event: Event) {
@@ -289,8 +303,18 @@ impl Worker {
                 tag,
                 reply_to,
             } => {
-                let result = self.convert(&conversion, txn, &sequence);
-                self.send(reply_to, Event::Converted { tag, result });
+                // Fenced first: no new lock is taken on the table, so the transactions holding
+                // one can only end.
+                self.fenced.insert(conversion.from.id);
+                self.converts.push(WaitingConvert {
+                    conversion,
+                    txn,
+                    sequence,
+                    tag,
+                    reply_to,
+                    deadline: Instant::now() + self.lock_wait,
+                });
+                self.run_converts();
             }
             ToWorker::EndConversion {
                 conversion,
@@ -377,6 +401,29 @@ impl Worker {
     /// Fails the first waiting step of every request whose lock wait passed its deadline.
     pub fn expire_waits(&mut self) {
         let now = Instant::now();
+        let mut c = 0;
+        while c < self.converts.len() {
+            if self.converts[c].deadline <= now {
+                let w = self.converts.swap_remove(c);
+                self.fenced.remove(&w.conversion.from.id);
+                let error = Error::new(
+                    ErrorCode::LockWaitTimeout,
+                    format!(
+                        "table '{}' stayed locked by an open transaction for {:?}; the column change was given up",
+                        w.conversion.from.name, self.lock_wait
+                    ),
+                );
+                self.send(
+                    w.reply_to,
+                    Event::Converted {
+                        tag: w.tag,
+                        result: Err(error),
+                    },
+                );
+            } else {
+                c += 1;
+            }
+        }
         let mut i = 0;
         while i < self.parked.len() {
             if self.parked[i].deadline <= now {
@@ -472,7 +519,14 @@ impl Worker {
         if part.table().version != step.version {
             return Err(changed(part.table(), step.version));
         }
-        if self.fenced.contains(&step.table) && !matches!(step.kind, StepKind::Read { .. }) {
+        let locking = !matches!(
+            step.kind,
+            StepKind::Read {
+                lock: LockMode::CommittedRead,
+                ..
+            }
+        );
+        if locking && self.fenced.contains(&step.table) {
             return Err(Error::new(
                 ErrorCode::SchemaChanged,
                 format!("table '{}' is being altered", part.table().name),
@@ -494,15 +548,6 @@ impl Worker {
     ) -> Result<(), Error> {
         use wire::ColumnSource;
         let from = c.from.id;
-        if self.locks.keys().any(|(table, _)| *table == from) {
-            return Err(Error::new(
-                ErrorCode::LockWaitTimeout,
-                format!(
-                    "table '{}' is in use by an open transaction; commit or roll it back, then alter the table",
-                    c.from.name
-                ),
-            ));
-        }
         let logged = self.logging.is_some() && !c.to.options.nologging;
         let layout = storage::RowLayout::new(&c.to);
         let mut numbers: Vec<u32> = self
@@ -587,7 +632,6 @@ impl Worker {
         for (p, part) in built {
             self.partitions.insert((c.to.id, p), part);
         }
-        self.fenced.insert(from);
         tracing::info!(table = %c.from.name, rows, "copied rows into the new column layout");
         Ok(())
     }
@@ -1026,6 +1070,27 @@ impl Worker {
             for p in std::mem::take(&mut self.parked) {
                 self.run_parked(p);
             }
+        }
+        if !self.converts.is_empty() {
+            self.run_converts();
+        }
+    }
+
+    /// Runs the column changes whose table no transaction holds a lock on any more.
+    fn run_converts(&mut self) {
+        let mut c = 0;
+        while c < self.converts.len() {
+            let from = self.converts[c].conversion.from.id;
+            if self.locks.keys().any(|(table, _)| *table == from) {
+                c += 1;
+                continue;
+            }
+            let w = self.converts.swap_remove(c);
+            let result = self.convert(&w.conversion, w.txn, &w.sequence);
+            if result.is_err() {
+                self.fenced.remove(&from);
+            }
+            self.send(w.reply_to, Event::Converted { tag: w.tag, result });
         }
     }
 
