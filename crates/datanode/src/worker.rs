@@ -526,7 +526,7 @@ impl Worker {
                 ..
             }
         );
-        if locking && self.fenced.contains(&step.table) {
+        if locking && !self.fenced.is_empty() && self.fenced.contains(&step.table) {
             return Err(Error::new(
                 ErrorCode::SchemaChanged,
                 format!("table '{}' is being altered", part.table().name),
