@@ -13,7 +13,6 @@ use base::types::ColumnType;
 use client::{
     ClientError, Cluster, ColumnSource, ErrorCode, NewColumn, Scan, ScanOrder, TableDef, Value,
 };
-use datanode::{DataNode, DataNodeConfig, Durability};
 
 fn int(name: &str) -> ColumnDef {
     ColumnDef::new(name, ColumnType::Int { unsigned: false })
@@ -260,17 +259,7 @@ fn a_column_change_waits_for_a_lock_holder_and_keeps_its_commit() {
 fn a_column_change_survives_restarts_from_the_redo_and_from_a_checkpoint() {
     let dir = std::env::temp_dir().join(format!("cairn-column-change-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let start = || {
-        DataNode::start(DataNodeConfig {
-            listen: "127.0.0.1:0".into(),
-            workers: 2,
-            lock_wait_timeout: Duration::from_millis(300),
-            data_dir: Some(dir.clone()),
-            durability: Durability::Commit,
-            ..DataNodeConfig::default()
-        })
-        .expect("data node starts")
-    };
+    let start = || common::start_durable(&dir, 2);
     let node = start();
     let cluster = Cluster::connect(&node.address().to_string()).unwrap();
     cluster.create_table(table()).unwrap();

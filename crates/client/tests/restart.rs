@@ -2,6 +2,8 @@
 //! indexes, its schema and its AUTO_INCREMENT counters again, and nothing that was rolled back;
 //! also when it restarts with another number of worker threads.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -10,17 +12,7 @@ use base::types::ColumnType;
 use client::{Cluster, ExecType, LockMode, OpResult, Scan, ScanOrder, TableDef, Value};
 use datanode::{DataNode, DataNodeConfig, Durability};
 
-fn start(dir: &std::path::Path, workers: usize) -> DataNode {
-    DataNode::start(DataNodeConfig {
-        listen: "127.0.0.1:0".into(),
-        workers,
-        lock_wait_timeout: Duration::from_millis(500),
-        data_dir: Some(dir.to_path_buf()),
-        durability: Durability::Commit,
-        ..DataNodeConfig::default()
-    })
-    .expect("data node starts")
-}
+use common::start_durable as start;
 
 fn rows(cluster: &Cluster) -> BTreeMap<u64, (String, i64)> {
     let t = cluster.table("accounts").unwrap();

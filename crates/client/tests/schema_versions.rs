@@ -17,7 +17,6 @@ use client::{
     ClientError, Cluster, ColumnSource, ErrorCode, NewColumn, Scan, ScanOrder, TableChange,
     TableDef, Value,
 };
-use datanode::{DataNode, DataNodeConfig, Durability};
 
 fn code<T>(r: Result<T, ClientError>) -> Option<ErrorCode> {
     r.err().map(|e| e.code())
@@ -228,17 +227,7 @@ fn dropped_indexes_and_renames_survive_a_restart() {
     let dir =
         std::env::temp_dir().join(format!("cairn-schema-version-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let start = || {
-        DataNode::start(DataNodeConfig {
-            listen: "127.0.0.1:0".into(),
-            workers: 2,
-            lock_wait_timeout: Duration::from_millis(500),
-            data_dir: Some(dir.clone()),
-            durability: Durability::Commit,
-            ..DataNodeConfig::default()
-        })
-        .expect("data node starts")
-    };
+    let start = || common::start_durable(&dir, 2);
     let node = start();
     let cluster = Cluster::connect(&node.address().to_string()).unwrap();
     cluster.create_table(table("t")).unwrap();

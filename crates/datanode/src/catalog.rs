@@ -361,32 +361,25 @@ impl Catalog {
         let to = conversion.to.clone();
         let mut hidden_defs = Vec::new();
         // One per index of the new definition (an ordered index may have gone with its columns).
-        let unique_tables =
-            to.indexes
+        let mut unique_tables = Vec::with_capacity(to.indexes.len());
+        for index in &to.indexes {
+            let hidden = entry
+                .unique_tables
                 .iter()
-                .map(|index| {
-                    let hidden =
-                        entry.unique_tables.iter().flatten().find(|h| {
-                            index.kind == IndexKind::Unique && h.id == index.index_table
-                        })?;
-                    let mut def = (**hidden).clone();
-                    def.index_of = Some(to.id);
-                    def.version = def.version.saturating_add(1);
-                    let def = Arc::new(def);
-                    if let Some(old) = self.tables.get(&def.id).cloned() {
-                        self.tables.insert(
-                            def.id,
-                            Arc::new(TableEntry {
-                                def: def.clone(),
-                                unique_tables: Vec::new(),
-                                next_auto: old.next_auto.clone(),
-                            }),
-                        );
-                    }
-                    hidden_defs.push(def.clone());
-                    Some(def)
-                })
-                .collect();
+                .flatten()
+                .find(|h| index.kind == IndexKind::Unique && h.id == index.index_table);
+            let Some(hidden) = hidden else {
+                unique_tables.push(None);
+                continue;
+            };
+            let mut def = (**hidden).clone();
+            def.index_of = Some(to.id);
+            def.version = def.version.saturating_add(1);
+            let def = Arc::new(def);
+            self.redefine_hidden(&def);
+            hidden_defs.push(def.clone());
+            unique_tables.push(Some(def));
+        }
         self.by_name.insert(to.name.to_ascii_lowercase(), to.id);
         self.replaced.insert(from, to.name.clone());
         self.tables.insert(
@@ -398,6 +391,20 @@ impl Catalog {
             }),
         );
         hidden_defs
+    }
+
+    /// Gives a hidden unique-index table its new definition.
+    fn redefine_hidden(&mut self, def: &Arc<TableDef>) {
+        if let Some(old) = self.tables.get(&def.id).cloned() {
+            self.tables.insert(
+                def.id,
+                Arc::new(TableEntry {
+                    def: def.clone(),
+                    unique_tables: Vec::new(),
+                    next_auto: old.next_auto.clone(),
+                }),
+            );
+        }
     }
 
     /// Ends a column change that failed: the table stays as it was.
@@ -477,17 +484,7 @@ impl Catalog {
             self.by_name.remove(&hidden.name.to_ascii_lowercase());
             self.by_name
                 .insert(renamed.name.to_ascii_lowercase(), renamed.id);
-            let old = self.tables.get(&renamed.id).cloned();
-            if let Some(old) = old {
-                self.tables.insert(
-                    renamed.id,
-                    Arc::new(TableEntry {
-                        def: renamed.clone(),
-                        unique_tables: Vec::new(),
-                        next_auto: old.next_auto.clone(),
-                    }),
-                );
-            }
+            self.redefine_hidden(&renamed);
             changed.push(renamed.clone());
             unique_tables.push(Some(renamed));
         }

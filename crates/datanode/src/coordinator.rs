@@ -23,6 +23,8 @@ use crate::messages::*;
 use crate::prepare::{self, locate, PreparedOp};
 use crate::Shared;
 
+mod ddl;
+
 /// Where an operation is in its rounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -172,123 +174,6 @@ impl Coordinator {
 
     fn reply(&mut self, request_id: u64, message: &Message) {
         message.write_frame(&mut self.out, self.shared.cluster_id, FLAG_LAST, request_id);
-    }
-
-    /// Sends a DDL step to every worker; `reply` answers request `id` once all have done it.
-    fn ddl_on_workers(
-        &mut self,
-        id: u64,
-        reply: Message,
-        make: impl Fn(usize, u64, ReplyTo) -> ToWorker,
-    ) {
-        let (tag, waiting) = self.send_to_every_worker(make);
-        self.pending.insert(
-            tag,
-            Pending::Ddl {
-                request_id: id,
-                waiting,
-                reply,
-            },
-        );
-    }
-
-    /// Answers a DROP once every worker dropped the partitions of the tables taken out of the
-    /// catalog.
-    fn drop_tables(&mut self, id: u64, dropped: Result<Vec<u32>, Error>) {
-        match dropped {
-            Ok(ids) => {
-                self.ddl_on_workers(id, Message::Done, |_, tag, reply_to| ToWorker::DropTables {
-                    ids: ids.clone(),
-                    tag,
-                    reply_to,
-                })
-            }
-            Err(e) => self.fail(id, e),
-        }
-    }
-
-    /// ALTER TABLE ADD/DROP COLUMN: the catalog reserves the new table, every worker copies
-    /// its rows into it (`on_converted` goes on once all answered).
-    fn change_columns(&mut self, id: u64, table: &str, columns: &[wire::NewColumn]) {
-        let conversion = match self.shared.begin_columns(table, columns) {
-            Ok(c) => Arc::new(c),
-            Err(e) => return self.fail(id, e),
-        };
-        let shared = self.shared.clone();
-        let (tag, waiting) = self.send_to_every_worker(|_, tag, reply_to| ToWorker::Convert {
-            conversion: conversion.clone(),
-            txn: shared.next_txn.fetch_add(1, Ordering::Relaxed),
-            sequence: shared.sequence.clone(),
-            tag,
-            reply_to,
-        });
-        self.pending.insert(
-            tag,
-            Pending::Convert {
-                request_id: id,
-                waiting,
-                conversion,
-                error: None,
-            },
-        );
-    }
-
-    /// A worker copied its rows for a column change (or could not). Once all answered, the
-    /// catalog names the new table and the old partitions go; after any failure the new ones
-    /// go and the table stays as it was.
-    fn on_converted(&mut self, tag: u64, result: Result<(), Error>) {
-        let Some(Pending::Convert {
-            request_id,
-            waiting,
-            conversion,
-            mut error,
-        }) = self.pending.remove(&tag)
-        else {
-            return;
-        };
-        if let Err(e) = result {
-            error.get_or_insert(e);
-        }
-        if waiting > 1 {
-            self.pending.insert(
-                tag,
-                Pending::Convert {
-                    request_id,
-                    waiting: waiting - 1,
-                    conversion,
-                    error,
-                },
-            );
-            return;
-        }
-        let (reply, done, hidden) = match error {
-            None => match self.shared.finish_columns(&conversion) {
-                Ok(hidden) => {
-                    let name = &conversion.to.name;
-                    let reply = self.shared.table_info(name).unwrap_or_else(|| {
-                        Message::Failure(Error::new(
-                            ErrorCode::NoSuchTable,
-                            format!("unknown table '{name}'"),
-                        ))
-                    });
-                    (reply, true, hidden)
-                }
-                Err(e) => (Message::Failure(e), false, Vec::new()),
-            },
-            Some(e) => {
-                self.shared.abort_columns(&conversion);
-                (Message::Failure(e), false, Vec::new())
-            }
-        };
-        self.ddl_on_workers(request_id, reply, |_, tag, reply_to| {
-            ToWorker::EndConversion {
-                conversion: conversion.clone(),
-                done,
-                hidden: hidden.clone(),
-                tag,
-                reply_to,
-            }
-        });
     }
 
     fn fail(&mut self, request_id: u64, error: Error) {
@@ -442,74 +327,17 @@ impl Coordinator {
                 operations,
             } => self.on_execute(id, transaction, exec, operations),
             Message::Scan(request) => self.on_scan(id, request),
-            Message::CreateTable(def) => match self.shared.register_table(def) {
-                Ok(created) => {
-                    let reply = Message::TableInfo {
-                        table: (*created[0]).clone(),
-                        index_tables: created[1..].iter().map(|t| (**t).clone()).collect(),
-                    };
-                    let shared = self.shared.clone();
-                    self.ddl_on_workers(id, reply, |w, tag, reply_to| {
-                        let tables = created
-                            .iter()
-                            .map(|t| (t.clone(), shared.partitions_of(t, w)))
-                            .collect();
-                        ToWorker::CreateTables {
-                            tables,
-                            tag,
-                            reply_to,
-                        }
-                    });
-                }
-                Err(e) => self.fail(id, e),
-            },
+            Message::CreateTable(def) => self.create_table(id, def),
             Message::AddIndex {
                 table,
                 name,
                 columns,
-            } => match self.shared.register_index(&table, &name, columns) {
-                Ok(def) => {
-                    let reply = match self.shared.table_info(&table) {
-                        Some(m) => m,
-                        None => Message::Failure(Error::new(
-                            ErrorCode::NoSuchTable,
-                            format!("unknown table '{table}'"),
-                        )),
-                    };
-                    self.ddl_on_workers(id, reply, |_, tag, reply_to| ToWorker::AddIndex {
-                        table: def.clone(),
-                        tag,
-                        reply_to,
-                    });
-                }
-                Err(e) => self.fail(id, e),
-            },
+            } => self.add_index(id, &table, &name, columns),
             Message::AlterTable {
                 table,
                 change: wire::TableChange::Columns { columns },
             } => self.change_columns(id, &table, &columns),
-            Message::AlterTable { table, change } => {
-                match self.shared.alter_table(&table, &change) {
-                    Ok(redefinition) => {
-                        let name = redefinition.tables[0].name.clone();
-                        let reply = match self.shared.table_info(&name) {
-                            Some(m) => m,
-                            None => Message::Failure(Error::new(
-                                ErrorCode::NoSuchTable,
-                                format!("unknown table '{name}'"),
-                            )),
-                        };
-                        self.ddl_on_workers(id, reply, |_, tag, reply_to| ToWorker::Redefine {
-                            tables: redefinition.tables.clone(),
-                            dropped_index: redefinition.dropped_index,
-                            drop: redefinition.drop.clone(),
-                            tag,
-                            reply_to,
-                        });
-                    }
-                    Err(e) => self.fail(id, e),
-                }
-            }
+            Message::AlterTable { table, change } => self.alter_table(id, &table, &change),
             Message::CreateDatabase { name } => match self.shared.register_database(&name) {
                 Ok(()) => self.reply(id, &Message::Done),
                 Err(e) => self.fail(id, e),

@@ -252,10 +252,7 @@ impl Worker {
             } => {
                 for (table, partitions) in tables {
                     for p in partitions {
-                        let mut part = Partition::new(table.clone());
-                        if self.logging.is_some() && !table.options.nologging {
-                            part.track_changes();
-                        }
+                        let part = self.new_partition(&table);
                         self.partitions.insert((table.id, p), part);
                     }
                 }
@@ -288,11 +285,7 @@ impl Worker {
                     .retain(|(table, _), _| !drop.contains(table));
                 for (i, table) in tables.iter().enumerate() {
                     let dropped = if i == 0 { dropped_index } else { None };
-                    for ((id, _), part) in self.partitions.iter_mut() {
-                        if *id == table.id {
-                            part.redefine(table.clone(), dropped);
-                        }
-                    }
+                    self.redefine(table, dropped);
                 }
                 self.send(reply_to, Event::Finished { tag });
             }
@@ -329,18 +322,10 @@ impl Worker {
                 self.partitions.retain(|(table, _), _| *table != gone);
                 self.retired.insert(gone);
                 for table in &hidden {
-                    for ((id, _), part) in self.partitions.iter_mut() {
-                        if *id == table.id {
-                            part.redefine(table.clone(), None);
-                        }
-                    }
+                    self.redefine(table, None);
                 }
                 // Steps that waited for a lock on the old table now fail cleanly.
-                if !self.parked.is_empty() {
-                    for p in std::mem::take(&mut self.parked) {
-                        self.run_parked(p);
-                    }
-                }
+                self.retry_parked();
                 self.send(reply_to, Event::Finished { tag });
             }
             ToWorker::Status { tag, reply_to } => {
@@ -561,11 +546,8 @@ impl Worker {
         for p in numbers {
             let old = &self.partitions[&(from, p)];
             let old_layout = old.layout().clone();
-            let mut part = Partition::new(c.to.clone());
-            if logged {
-                // Every copied row is a change, so a checkpoint taken from here on holds it.
-                part.track_changes();
-            }
+            // Every copied row is a change, so a checkpoint taken from here on holds it.
+            let mut part = self.new_partition(&c.to);
             part.reserve(old.row_count());
             part.begin_bulk();
             let mut failed = None;
@@ -1066,14 +1048,36 @@ impl Worker {
                 }
             }
         }
-        if !self.parked.is_empty() {
-            for p in std::mem::take(&mut self.parked) {
-                self.run_parked(p);
-            }
-        }
+        self.retry_parked();
         if !self.converts.is_empty() {
             self.run_converts();
         }
+    }
+
+    /// Runs the parked steps again (a lock was released, or a table changed under them).
+    fn retry_parked(&mut self) {
+        for p in std::mem::take(&mut self.parked) {
+            self.run_parked(p);
+        }
+    }
+
+    /// Gives this worker's partitions of `table` its new definition (no row moves).
+    fn redefine(&mut self, table: &Arc<TableDef>, dropped_index: Option<usize>) {
+        for ((id, _), part) in self.partitions.iter_mut() {
+            if *id == table.id {
+                part.redefine(table.clone(), dropped_index);
+            }
+        }
+    }
+
+    /// An empty partition of `table`, recording its changes for checkpoints when the table is
+    /// logged.
+    fn new_partition(&self, table: &Arc<TableDef>) -> Partition {
+        let mut part = Partition::new(table.clone());
+        if self.logging.is_some() && !table.options.nologging {
+            part.track_changes();
+        }
+        part
     }
 
     /// Runs the column changes whose table no transaction holds a lock on any more.

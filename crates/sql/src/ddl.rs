@@ -90,11 +90,7 @@ impl Session {
         // A unique index whose every column goes is dropped first, as MariaDB drops it.
         if let Some(columns) = &columns {
             for index in std::mem::take(&mut def.indexes) {
-                let gone = index.columns.iter().all(|c| {
-                    !columns
-                        .iter()
-                        .any(|n| n.source == client::ColumnSource::Kept(*c))
-                });
+                let gone = !index.columns.iter().any(|c| keeps(columns, *c));
                 if gone && index.kind == IndexKind::Unique {
                     dropped.push(index.name);
                 } else {
@@ -304,7 +300,7 @@ impl Session {
                 "You can't delete all columns with ALTER TABLE; use DROP TABLE instead",
             ));
         }
-        let kept = |c: u16| columns.iter().any(|n| n.source == ColumnSource::Kept(c));
+        let kept = |c: u16| keeps(&columns, c);
         if !def.primary_key.iter().all(|c| kept(*c)) {
             return Err(SqlError::unsupported(
                 "ALTER TABLE ... DROP COLUMN of a primary-key column",
@@ -718,6 +714,13 @@ fn column_from_ast(
         def = def.default(v);
     }
     Ok((def, key))
+}
+
+/// True when the new column list keeps old column `c`.
+fn keeps(columns: &[client::NewColumn], c: u16) -> bool {
+    columns
+        .iter()
+        .any(|n| n.source == client::ColumnSource::Kept(c))
 }
 
 /// What a NOT NULL column added without a DEFAULT holds in the existing rows: the type's zero,

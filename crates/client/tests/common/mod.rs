@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use client::Cluster;
-use datanode::{DataNode, DataNodeConfig};
+use datanode::{DataNode, DataNodeConfig, Durability};
 
 pub struct TestNode {
     pub node: Option<DataNode>,
@@ -39,6 +39,19 @@ impl Drop for TestNode {
             n.stop();
         }
     }
+}
+
+/// A data node on an ephemeral loopback port keeping its files in `dir`, fsyncing every commit.
+pub fn start_durable(dir: &std::path::Path, workers: usize) -> DataNode {
+    DataNode::start(DataNodeConfig {
+        listen: "127.0.0.1:0".into(),
+        workers,
+        lock_wait_timeout: Duration::from_millis(500),
+        data_dir: Some(dir.to_path_buf()),
+        durability: Durability::Commit,
+        ..DataNodeConfig::default()
+    })
+    .expect("data node starts")
 }
 
 /// A small deterministic generator for randomized tests; the seed is printed by the caller.
