@@ -134,6 +134,8 @@ pub struct Session {
     pub(crate) statement_micros: i64,
     /// Statements with subqueries running inside one another (`subquery.rs`).
     pub(crate) subquery_depth: usize,
+    /// The correlated subqueries of the statements running, innermost last (`subquery.rs`).
+    pub(crate) correlated: Vec<crate::subquery::Correlated>,
 }
 
 /// An object name as (database, name): `name` or `database.name`.
@@ -191,6 +193,10 @@ impl Context for Session {
         self.system_variable(name)
     }
 
+    fn correlated(&self, n: usize, args: &[Value]) -> Option<Value> {
+        self.correlated_result(n, args)
+    }
+
     fn session(&self, f: SessionFn) -> Value {
         match f {
             SessionFn::Database => match &self.database {
@@ -244,6 +250,7 @@ impl Session {
             diagnostics: Default::default(),
             statement_micros: crate::temporal::wall_clock_micros(),
             subquery_depth: 0,
+            correlated: Vec::new(),
         }
     }
 
@@ -603,13 +610,22 @@ impl Session {
             Compiled::Select(p) => self.run_select(p, params),
             Compiled::Set(p) => self.run_set(p, params),
             Compiled::Deferred(d) => {
-                let mut statement = d.statement.clone();
-                self.inline_subqueries(&mut statement, &d.sql, &d.placeholders, params)?;
-                match self.compile(statement, &d.sql, &d.placeholders)? {
-                    // A subquery left where inlining does not reach.
-                    Compiled::Deferred(_) => Err(SqlError::unsupported("a subquery in this place")),
-                    c => self.execute(&c, params),
-                }
+                // The correlated subqueries this statement adds go when it ends.
+                let base = self.correlated.len();
+                let mut run = || {
+                    let mut statement = d.statement.clone();
+                    self.inline_subqueries(&mut statement, &d.sql, &d.placeholders, params)?;
+                    match self.compile(statement, &d.sql, &d.placeholders)? {
+                        // A subquery left where inlining does not reach.
+                        Compiled::Deferred(_) => {
+                            Err(SqlError::unsupported("a subquery in this place"))
+                        }
+                        c => self.execute(&c, params),
+                    }
+                };
+                let result = run();
+                self.correlated.truncate(base);
+                result
             }
             Compiled::Update(p) => self.run_update(p, params),
             Compiled::Delete(p) => self.run_delete(p, params),

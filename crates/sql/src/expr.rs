@@ -54,6 +54,14 @@ pub enum Expr {
     Call(Func, Vec<Expr>),
     /// CAST(e AS type), CONVERT(e, type).
     Cast(Box<Expr>, CastTo),
+    /// Correlated subquery `n` of the running statement (`subquery.rs`), given the values of
+    /// `args` (the outer row's columns it names; for IN, first the value looked for): its
+    /// result, run beforehand for the row and read from the session. `ty` is its result type.
+    Correlated {
+        n: usize,
+        args: Vec<Expr>,
+        ty: (u8, u32, u8),
+    },
 }
 
 /// The types CAST and CONVERT convert to (MySQL's list).
@@ -254,6 +262,10 @@ pub trait Context {
     /// When the running statement started (Unix microseconds): NOW()'s value.
     fn statement_micros(&self) -> i64 {
         crate::temporal::wall_clock_micros()
+    }
+    /// The result of correlated subquery `n` for these argument values, if it was run.
+    fn correlated(&self, _n: usize, _args: &[Value]) -> Option<Value> {
+        None
     }
 }
 
@@ -574,6 +586,14 @@ impl<'a> Compiler<'a> {
         };
         if f.filter.is_some() || f.over.is_some() || !f.within_group.is_empty() {
             return Err(SqlError::unsupported(format!("the function {f}")));
+        }
+        if let Some(marker) = crate::subquery::Marker::read(&name, &args) {
+            let (n, ty, refs) = marker?;
+            let args = refs
+                .iter()
+                .map(|a| self.compile(a))
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(Expr::Correlated { n, args, ty });
         }
         if name == "values" {
             // ON DUPLICATE KEY UPDATE's VALUES(column): the value the INSERT gave it.
@@ -1187,6 +1207,16 @@ impl Expr {
                 ))
             }
             Expr::Param(i) => env.params.get(*i).cloned().unwrap_or(Value::Null),
+            Expr::Correlated { n, args, .. } => {
+                let values = args
+                    .iter()
+                    .map(|a| a.eval(env))
+                    .collect::<Result<Vec<_>>>()?;
+                return env
+                    .ctx
+                    .correlated(*n, &values)
+                    .ok_or_else(|| SqlError::unsupported("a correlated subquery in this place"));
+            }
             Expr::Agg(i) => env.aggs.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Var(name) => env.ctx.variable(name),
             Expr::Session(f) => env.ctx.session(*f),
@@ -1355,7 +1385,7 @@ impl Expr {
                 .chain(whens.iter().flat_map(|(w, t)| [w, t]))
                 .chain(otherwise.iter().map(|o| &**o))
                 .collect(),
-            Expr::Call(_, args) => args.iter().collect(),
+            Expr::Call(_, args) | Expr::Correlated { args, .. } => args.iter().collect(),
             _ => Vec::new(),
         }
     }
@@ -1377,7 +1407,7 @@ impl Expr {
                 .chain(whens.iter_mut().flat_map(|(w, t)| [w, t]))
                 .chain(otherwise.iter_mut().map(|o| &mut **o))
                 .collect(),
-            Expr::Call(_, args) => args.iter_mut().collect(),
+            Expr::Call(_, args) | Expr::Correlated { args, .. } => args.iter_mut().collect(),
             _ => Vec::new(),
         }
     }
@@ -1415,10 +1445,17 @@ impl Expr {
     pub fn is_row_free(&self) -> bool {
         let mut free = true;
         self.walk(&mut |e| {
-            if matches!(e, Expr::Column(_) | Expr::Agg(_)) {
+            if matches!(e, Expr::Column(_) | Expr::Agg(_) | Expr::Correlated { .. }) {
                 free = false;
             }
         });
         free
+    }
+
+    /// True when a correlated subquery is part of the expression.
+    pub fn has_correlated(&self) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| found |= matches!(e, Expr::Correlated { .. }));
+        found
     }
 }

@@ -251,6 +251,8 @@ pub(crate) fn join(
     if let Some(f) = &filter {
         conjuncts(f, &mut wheres);
     }
+    // A correlated subquery runs for the joined rows only: its conditions wait for them.
+    wheres.retain(|w| !w.has_correlated());
     let locking = lock != LockMode::CommittedRead;
     let mut done = 0u64;
     let mut first = None;

@@ -1242,6 +1242,7 @@ pub fn static_type(
             None => (types::VAR_STRING, 255, 31),
         },
         Param(_) | Var(_) | Outer(_) => (types::VAR_STRING, 1024, 31),
+        Correlated { ty, .. } => *ty,
         Session(f) => match f {
             crate::expr::SessionFn::ConnectionId
             | crate::expr::SessionFn::LastInsertId

@@ -450,7 +450,12 @@ pub(crate) fn count_value(v: Value) -> Result<u64> {
 }
 
 impl Session {
-    fn env<'a>(&'a self, row: &'a [Value], params: &'a [Value], aggs: &'a [Value]) -> Env<'a> {
+    pub(crate) fn env<'a>(
+        &'a self,
+        row: &'a [Value],
+        params: &'a [Value],
+        aggs: &'a [Value],
+    ) -> Env<'a> {
         Env {
             row,
             params,
@@ -669,11 +674,13 @@ impl Session {
             // A derived table: its query's rows, made in the API node.
             let rows = self.derived_rows(txn, exec, d, params)?;
             let rows = crate::derived::fetched(rows, &src.fetch);
+            self.run_correlated(txn, &src.filter, &rows, params)?;
             return self.matching(src, params, rows);
         }
         if crate::infoschema::virtual_of(src).is_some() {
             // information_schema: rows made from the catalog, never sent to the data node.
             let rows = crate::infoschema::rows(self, src)?;
+            self.run_correlated(txn, &src.filter, &rows, params)?;
             return self.matching(src, params, rows);
         }
         let table = &src.table;
@@ -704,6 +711,7 @@ impl Session {
                 }
             }
         };
+        self.run_correlated(txn, &src.filter, &rows, params)?;
         self.matching(src, params, rows)
     }
 
@@ -809,6 +817,7 @@ impl Session {
             }
             rows = self.join_step(txn, step, rows, params)?;
         }
+        self.run_correlated(txn, &j.filter, &rows, params)?;
         if txn.is_open() {
             txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
         }
@@ -974,6 +983,30 @@ impl Session {
     }
 
     pub(crate) fn run_select(&mut self, p: &SelectPlan, params: &[Value]) -> Result<Outcome> {
+        if !self.correlated.is_empty() {
+            // Correlated subqueries in the items, HAVING or ORDER BY run for the rows found,
+            // in the statement's transaction (still open for them).
+            let rows = self.transactional(|s, txn, _| {
+                let rows = match &p.source {
+                    None => vec![Vec::new()],
+                    Some(_) => s.source_rows(txn, ExecType::NoCommit, p, params)?,
+                };
+                let order = p.order.iter().filter_map(|(k, _)| match k {
+                    OrderKey::Expr(e) => Some(e),
+                    OrderKey::Item(_) => None,
+                });
+                let exprs = p
+                    .items
+                    .iter()
+                    .chain(&p.having)
+                    .chain(&p.group_by)
+                    .chain(order)
+                    .chain(p.aggregates.iter().filter_map(|a| a.arg.as_ref()));
+                s.run_correlated(txn, exprs, &rows, params)?;
+                Ok(rows)
+            })?;
+            return self.select_rows(p, params, rows);
+        }
         let rows = match &p.source {
             None => vec![Vec::new()],
             Some(_) => self.transactional(|s, txn, last| s.source_rows(txn, last, p, params))?,
@@ -1202,6 +1235,7 @@ impl Session {
             let src = &p.source;
             let rows = s.fetch(txn, ExecType::NoCommit, src, params)?;
             let rows = s.order_and_limit(rows, &p.order, &p.limit, params)?;
+            s.run_correlated(txn, p.assignments.iter().map(|(_, e)| e), &rows, params)?;
             let def = src.table.def().clone();
             let mut changed = 0u64;
             for (n, row) in rows.iter().enumerate() {

@@ -2,15 +2,287 @@
 //! first (innermost first) and plans itself with their results in their place as literals, so
 //! `id IN (SELECT ...)` becomes keyed reads like any IN list. A subquery of a statement with a
 //! WITH clause sees the common table expressions defined before the place it stands in.
+//!
+//! A subquery naming columns of the statement's own tables (correlated) is planned once with
+//! those columns as parameters, and stands in the statement as [`Expr::Correlated`]: before
+//! the statement's expressions are evaluated over its rows, the subquery runs once for each
+//! distinct set of outer values, in the statement's transaction, and its results are kept in
+//! the session for the evaluation to read.
 
+use std::collections::HashMap;
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
 use base::Value;
+use client::{ExecType, Transaction};
+use myproto::response::types;
 use sqlparser::ast::{self, Expr as Ast, Spanned, Statement};
 use sqlparser::tokenizer::{Location, Span};
 
 use crate::error::SqlError;
-use crate::exec::{Outcome, Result, Session};
+use crate::exec::{Compiled, Outcome, Result, Session};
+use crate::expr::Expr;
+use crate::plan::SelectPlan;
+
+/// The function name standing for a correlated subquery in a rewritten statement (a NUL
+/// starts it, which no identifier of a client's text holds).
+const MARKER: &str = "\0correlated";
+/// The `?` positions given to a correlated subquery's outer values start on this line, past
+/// every line of a statement's text.
+const OUTER_LINE: u64 = 1 << 40;
+
+/// How a correlated subquery's rows become its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Scalar,
+    Exists { negated: bool },
+    In { negated: bool },
+}
+
+impl Kind {
+    fn code(self) -> u8 {
+        match self {
+            Kind::Scalar => 0,
+            Kind::Exists { negated } => 1 + negated as u8,
+            Kind::In { negated } => 3 + negated as u8,
+        }
+    }
+
+    fn from_code(c: u64) -> Option<Kind> {
+        Some(match c {
+            0 => Kind::Scalar,
+            1 | 2 => Kind::Exists { negated: c == 2 },
+            3 | 4 => Kind::In { negated: c == 4 },
+            _ => return None,
+        })
+    }
+}
+
+/// A correlated subquery of the running statement.
+pub(crate) struct Correlated {
+    plan: Arc<SelectPlan>,
+    kind: Kind,
+    /// Parameters of the statement itself; the outer values follow them.
+    params: usize,
+    /// Results by the exact argument values they were run for.
+    results: HashMap<Vec<u8>, Value>,
+}
+
+/// The marker function [`Expr::Correlated`] is compiled from: `n`, the result type and the
+/// argument expressions, read back by the expression compiler.
+pub(crate) struct Marker;
+
+impl Marker {
+    fn make(n: usize, kind: Kind, ty: (u8, u32, u8), args: Vec<Ast>, at: Span) -> Ast {
+        let number = |v: u64| {
+            ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(Ast::Value(ast::ValueWithSpan {
+                value: ast::Value::Number(v.to_string(), false),
+                span: Span::empty(),
+            })))
+        };
+        let mut list = vec![
+            number(kind.code() as u64),
+            number(n as u64),
+            number(ty.0 as u64),
+            number(ty.1 as u64),
+            number(ty.2 as u64),
+        ];
+        list.extend(
+            args.into_iter()
+                .map(|a| ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(a))),
+        );
+        Ast::Function(ast::Function {
+            name: ast::ObjectName::from(vec![ast::Ident::with_span(at, MARKER)]),
+            uses_odbc_syntax: false,
+            parameters: ast::FunctionArguments::None,
+            args: ast::FunctionArguments::List(ast::FunctionArgumentList {
+                duplicate_treatment: None,
+                args: list,
+                clauses: Vec::new(),
+            }),
+            filter: None,
+            null_treatment: None,
+            over: None,
+            within_group: Vec::new(),
+        })
+    }
+
+    /// For a call of the marker function: the subquery's number, its result type and the
+    /// argument expressions (an error for a malformed call).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn read<'a>(
+        name: &str,
+        args: &[&'a ast::FunctionArg],
+    ) -> Option<Result<(usize, (u8, u32, u8), Vec<&'a Ast>)>> {
+        if name != MARKER {
+            return None;
+        }
+        let exprs: Option<Vec<&Ast>> = args
+            .iter()
+            .map(|a| match a {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => Some(e),
+                _ => None,
+            })
+            .collect();
+        let number = |e: &Ast| match e {
+            Ast::Value(ast::ValueWithSpan {
+                value: ast::Value::Number(n, false),
+                ..
+            }) => n.parse::<u64>().ok(),
+            _ => None,
+        };
+        let read = || {
+            let exprs = exprs?;
+            let head: Vec<u64> = exprs
+                .iter()
+                .take(5)
+                .map(|e| number(e))
+                .collect::<Option<_>>()?;
+            let [kind, n, code, length, decimals] = head[..] else {
+                return None;
+            };
+            Kind::from_code(kind)?;
+            Some((
+                usize::try_from(n).ok()?,
+                (
+                    u8::try_from(code).ok()?,
+                    u32::try_from(length).ok()?,
+                    u8::try_from(decimals).ok()?,
+                ),
+                exprs[5..].to_vec(),
+            ))
+        };
+        Some(read().ok_or_else(|| SqlError::unsupported("the function this name stands for")))
+    }
+}
+
+/// A table of a FROM clause, as its columns may be named.
+struct Named {
+    name: String,
+    database: String,
+    columns: Vec<String>,
+}
+
+impl Named {
+    /// Whether `parts` (column, table.column or db.table.column) names one of its columns.
+    fn has(&self, parts: &[String]) -> bool {
+        let column = |c: &str| self.columns.iter().any(|x| x.eq_ignore_ascii_case(c));
+        match parts {
+            [c] => column(c),
+            [t, c] => t.eq_ignore_ascii_case(&self.name) && column(c),
+            [d, t, c] => {
+                d.eq_ignore_ascii_case(&self.database)
+                    && t.eq_ignore_ascii_case(&self.name)
+                    && column(c)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `parts` is qualified with this table's name.
+    fn qualifies(&self, parts: &[String]) -> bool {
+        match parts {
+            [t, _] => t.eq_ignore_ascii_case(&self.name),
+            [d, t, _] => {
+                d.eq_ignore_ascii_case(&self.database) && t.eq_ignore_ascii_case(&self.name)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The parts of a column reference.
+fn column_parts(e: &Ast) -> Option<Vec<String>> {
+    match e {
+        Ast::Identifier(i) => Some(vec![i.value.clone()]),
+        Ast::CompoundIdentifier(parts) if parts.len() <= 3 => {
+            Some(parts.iter().map(|i| i.value.clone()).collect())
+        }
+        _ => None,
+    }
+}
+
+/// Whether span `inner` lies within `outer`.
+fn within(inner: Span, outer: Span) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
+}
+
+/// The parts of a statement a correlated subquery may stand in: a single SELECT's items,
+/// WHERE, HAVING and ORDER BY; an UPDATE's values and WHERE; a DELETE's WHERE.
+fn correlation_places(s: &Statement) -> Vec<Span> {
+    let mut places = Vec::new();
+    match s {
+        Statement::Query(q) => {
+            if let ast::SetExpr::Select(sel) = &*q.body {
+                for item in &sel.projection {
+                    match item {
+                        ast::SelectItem::UnnamedExpr(e)
+                        | ast::SelectItem::ExprWithAlias { expr: e, .. } => places.push(e.span()),
+                        _ => {}
+                    }
+                }
+                places.extend(sel.selection.iter().map(|e| e.span()));
+                places.extend(sel.having.iter().map(|e| e.span()));
+                if let Some(ast::OrderBy {
+                    kind: ast::OrderByKind::Expressions(exprs),
+                    ..
+                }) = &q.order_by
+                {
+                    places.extend(exprs.iter().map(|o| o.expr.span()));
+                }
+            }
+        }
+        Statement::Update(u) => {
+            places.extend(u.assignments.iter().map(|a| a.value.span()));
+            places.extend(u.selection.iter().map(|e| e.span()));
+        }
+        Statement::Delete(d) => places.extend(d.selection.iter().map(|e| e.span())),
+        _ => {}
+    }
+    places
+}
+
+/// The FROM tables correlation resolves against: a statement's, or a subquery's.
+fn from_of(s: &Statement) -> Option<Vec<&ast::TableWithJoins>> {
+    match s {
+        Statement::Query(q) => match &*q.body {
+            ast::SetExpr::Select(sel) => Some(sel.from.iter().collect()),
+            _ => None,
+        },
+        Statement::Update(u) => Some(vec![&u.table]),
+        Statement::Delete(d) => match &d.from {
+            ast::FromTable::WithFromKeyword(f) | ast::FromTable::WithoutKeyword(f) => {
+                Some(f.iter().collect())
+            }
+        },
+        _ => None,
+    }
+}
+
+/// An exact key of argument values (not collation-folded: a subquery may tell 'a' from 'A').
+fn exact_key(values: &[Value]) -> Vec<u8> {
+    let mut key = Vec::new();
+    for v in values {
+        let tag: u8 = match v {
+            Value::Null => 0,
+            Value::Int(_) => 1,
+            Value::UInt(_) => 2,
+            Value::Decimal(_) => 3,
+            Value::Double(_) => 4,
+            Value::Float(_) => 5,
+            Value::Bytes(_) => 6,
+            Value::Date(_) => 7,
+            Value::DateTime(_) => 8,
+            Value::Time(_) => 9,
+            Value::Year(_) => 10,
+        };
+        key.push(tag);
+        let text = base::text::value_text(v).unwrap_or_default();
+        key.extend_from_slice(&(text.len() as u64).to_le_bytes());
+        key.extend_from_slice(&text);
+    }
+    key
+}
 
 /// How deeply statements with subqueries may nest while they run: each level plans (and may
 /// inline) the next, so this bounds the recursion whatever the text (MariaDB's error 1473).
@@ -86,10 +358,33 @@ impl Session {
                 ),
             ));
         }
+        // Where correlated subqueries may stand, and the tables they may name.
+        let places = correlation_places(s);
+        let mut spans = Vec::new();
+        let mut outer = None;
+        if !places.is_empty() {
+            let _ = ast::visit_expressions(&*s, |e| {
+                if matches!(
+                    e,
+                    Ast::Subquery(_) | Ast::InSubquery { .. } | Ast::Exists { .. }
+                ) {
+                    spans.push(e.span());
+                }
+                ControlFlow::<()>::Continue(())
+            });
+            outer = from_of(s).and_then(|from| self.named_tables(&from));
+        }
         self.subquery_depth += 1;
         let mut failure = None;
         let _ = ast::visit_expressions_mut(s, |e| {
-            match self.subquery_result(e, &ctx) {
+            let at = e.span();
+            // Only a subquery standing directly in the statement's own clauses (not in another
+            // subquery, a derived table or an ON) may name the statement's tables.
+            let outer = outer.as_deref().filter(|_| {
+                places.iter().any(|p| within(at, *p))
+                    && !spans.iter().any(|o| *o != at && within(at, *o))
+            });
+            match self.subquery_result(e, &ctx, outer) {
                 Ok(Some(new)) => *e = new,
                 Ok(None) => {}
                 Err(err) => {
@@ -103,12 +398,35 @@ impl Session {
         failure.map_or(Ok(()), Err)
     }
 
-    /// The literal that replaces `e`, if it is a subquery.
-    fn subquery_result(&mut self, e: &Ast, ctx: &Context) -> Result<Option<Ast>> {
+    /// The literal that replaces `e`, if it is a subquery (or the marker of a correlated one,
+    /// when `outer` gives the statement's tables it may name).
+    fn subquery_result(
+        &mut self,
+        e: &Ast,
+        ctx: &Context,
+        outer: Option<&[Named]>,
+    ) -> Result<Option<Ast>> {
         let span = e.span();
-        Ok(Some(match e {
-            Ast::Subquery(q) => {
-                let mut rows = self.subquery_rows(q, span, ctx)?;
+        let (query, kind, lhs) = match e {
+            Ast::Subquery(q) => (q, Kind::Scalar, None),
+            Ast::InSubquery {
+                expr,
+                subquery,
+                negated,
+            } => (subquery, Kind::In { negated: *negated }, Some(&**expr)),
+            Ast::Exists { subquery, negated } => {
+                (subquery, Kind::Exists { negated: *negated }, None)
+            }
+            _ => return Ok(None),
+        };
+        if let Some(outer) = outer {
+            if let Some(marker) = self.correlate(query, kind, lhs, span, outer, ctx)? {
+                return Ok(Some(marker));
+            }
+        }
+        Ok(Some(match kind {
+            Kind::Scalar => {
+                let mut rows = self.subquery_rows(query, span, ctx)?;
                 if rows.len() > 1 {
                     return Err(SqlError::new(
                         1242,
@@ -120,32 +438,262 @@ impl Session {
                 // Nested, so a select item is named by its text, not by a string's value.
                 Ast::Nested(Box::new(literal(value, span)))
             }
-            Ast::InSubquery {
-                expr,
-                subquery,
-                negated,
-            } => {
-                let rows = self.subquery_rows(subquery, span, ctx)?;
+            Kind::In { negated } => {
+                let rows = self.subquery_rows(query, span, ctx)?;
                 if rows.is_empty() {
                     // Nothing is IN an empty set, not even NULL.
-                    boolean(*negated, span)
+                    boolean(negated, span)
                 } else {
                     Ast::InList {
-                        expr: expr.clone(),
+                        expr: Box::new(lhs.cloned().unwrap_or(Ast::Value(ast::Value::Null.into()))),
                         list: rows
                             .into_iter()
                             .map(|mut r| literal(r.pop().unwrap_or(Value::Null), span))
                             .collect(),
-                        negated: *negated,
+                        negated,
                     }
                 }
             }
-            Ast::Exists { subquery, negated } => {
-                let found = !self.query_rows(subquery, span, ctx)?.1.is_empty();
-                boolean(found != *negated, span)
+            Kind::Exists { negated } => {
+                let found = !self.query_rows(query, span, ctx)?.1.is_empty();
+                boolean(found != negated, span)
             }
-            _ => return Ok(None),
         }))
+    }
+
+    /// The tables of a FROM clause with their columns; None when one is not a stored table
+    /// (a derived table, a CTE, or a table that does not exist).
+    fn named_tables(&self, from: &[&ast::TableWithJoins]) -> Option<Vec<Named>> {
+        let mut out = Vec::new();
+        for t in from {
+            for factor in std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)) {
+                let ast::TableFactor::Table {
+                    name,
+                    alias,
+                    args: None,
+                    ..
+                } = factor
+                else {
+                    return None;
+                };
+                let (table, database, table_name) = self.table(name).ok()?;
+                out.push(Named {
+                    name: alias.as_ref().map_or(table_name, |a| a.name.value.clone()),
+                    database,
+                    columns: table
+                        .def()
+                        .columns
+                        .iter()
+                        .filter(|c| !c.hidden)
+                        .map(|c| c.name.clone())
+                        .collect(),
+                });
+            }
+        }
+        Some(out)
+    }
+
+    /// If subquery `q` names columns of the `outer` tables (and is a single SELECT over stored
+    /// tables): plans it with those columns as parameters and gives the marker that stands
+    /// for it in the statement. None when it names none of them.
+    fn correlate(
+        &mut self,
+        q: &ast::Query,
+        kind: Kind,
+        lhs: Option<&Ast>,
+        at: Span,
+        outer: &[Named],
+        ctx: &Context,
+    ) -> Result<Option<Ast>> {
+        if q.with.is_some() {
+            return Ok(None);
+        }
+        let ast::SetExpr::Select(select) = &*q.body else {
+            return Ok(None);
+        };
+        let Some(inner) = self.named_tables(&select.from.iter().collect::<Vec<_>>()) else {
+            return Ok(None);
+        };
+        let aliases: Vec<&str> = select
+            .projection
+            .iter()
+            .filter_map(|i| match i {
+                ast::SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut q = q.clone();
+        // The outer columns named, each once (lowercase parts), with the text naming it.
+        let mut refs: Vec<(Vec<String>, Ast)> = Vec::new();
+        let _ = ast::visit_expressions_mut(&mut q, |e| {
+            let Some(parts) = column_parts(e) else {
+                return ControlFlow::<()>::Continue(());
+            };
+            let own = inner.iter().any(|t| t.has(&parts) || t.qualifies(&parts))
+                || (parts.len() == 1 && aliases.iter().any(|a| a.eq_ignore_ascii_case(&parts[0])));
+            if own || !outer.iter().any(|t| t.has(&parts)) {
+                return ControlFlow::Continue(());
+            }
+            let key: Vec<String> = parts.iter().map(|p| p.to_ascii_lowercase()).collect();
+            let k = match refs.iter().position(|(p, _)| *p == key) {
+                Some(k) => k,
+                None => {
+                    refs.push((key, e.clone()));
+                    refs.len() - 1
+                }
+            };
+            let line = OUTER_LINE + k as u64;
+            *e = Ast::Value(ast::ValueWithSpan {
+                value: ast::Value::Placeholder("?".to_string()),
+                span: Span::new(Location::new(line, 1), Location::new(line, 2)),
+            });
+            ControlFlow::Continue(())
+        });
+        if refs.is_empty() {
+            return Ok(None);
+        }
+        let mut placeholders = ctx.placeholders.to_vec();
+        placeholders.extend((0..refs.len()).map(|k| Location::new(OUTER_LINE + k as u64, 1)));
+        let statement = Statement::Query(Box::new(q));
+        let Compiled::Select(plan) = self.compile(statement, ctx.sql, &placeholders)? else {
+            return Err(SqlError::unsupported(
+                "a correlated subquery other than one SELECT over stored tables",
+            ));
+        };
+        if kind != (Kind::Exists { negated: false })
+            && kind != (Kind::Exists { negated: true })
+            && plan.columns.len() != 1
+        {
+            return Err(SqlError::new(
+                1241,
+                "21000",
+                "Operand should contain 1 column(s)",
+            ));
+        }
+        let ty = match kind {
+            Kind::Scalar => {
+                let c = &plan.columns[0];
+                (c.column_type, c.length, c.decimals)
+            }
+            _ => (types::LONGLONG, 1, 0),
+        };
+        let n = self.correlated.len();
+        self.correlated.push(Correlated {
+            plan: Arc::new(plan),
+            kind,
+            params: ctx.placeholders.len(),
+            results: HashMap::new(),
+        });
+        let mut args: Vec<Ast> = lhs.cloned().into_iter().collect();
+        args.extend(refs.into_iter().map(|(_, a)| a));
+        Ok(Some(Marker::make(n, kind, ty, args, at)))
+    }
+
+    /// Runs the correlated subqueries `exprs` hold for each of `rows` (once per distinct set
+    /// of outer values), in `txn`, so evaluating `exprs` over those rows finds their results.
+    pub(crate) fn run_correlated<'e>(
+        &mut self,
+        txn: &mut Transaction,
+        exprs: impl IntoIterator<Item = &'e Expr>,
+        rows: &[Vec<Value>],
+        params: &[Value],
+    ) -> Result<()> {
+        if self.correlated.is_empty() {
+            return Ok(());
+        }
+        let mut calls: Vec<(usize, Vec<Expr>)> = Vec::new();
+        for e in exprs {
+            e.walk(&mut |x| {
+                if let Expr::Correlated { n, args, .. } = x {
+                    calls.push((*n, args.clone()));
+                }
+            });
+        }
+        for row in rows {
+            for (n, args) in &calls {
+                let env = self.env(row, params, &[]);
+                let values = args
+                    .iter()
+                    .map(|a| a.eval(&env))
+                    .collect::<Result<Vec<_>>>()?;
+                let key = exact_key(&values);
+                let known = self
+                    .correlated
+                    .get(*n)
+                    .is_none_or(|c| c.results.contains_key(&key));
+                if !known {
+                    let value = self.correlated_value(txn, *n, values, params)?;
+                    self.correlated[*n].results.insert(key, value);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Correlated subquery `n`'s value for the argument `values`.
+    fn correlated_value(
+        &mut self,
+        txn: &mut Transaction,
+        n: usize,
+        mut values: Vec<Value>,
+        params: &[Value],
+    ) -> Result<Value> {
+        let c = &self.correlated[n];
+        let (plan, kind) = (Arc::clone(&c.plan), c.kind);
+        let mut all: Vec<Value> = params.iter().take(c.params).cloned().collect();
+        all.resize(c.params, Value::Null);
+        let lhs = match kind {
+            Kind::In { .. } if !values.is_empty() => Some(values.remove(0)),
+            _ => None,
+        };
+        all.extend(values);
+        // The subquery's rows leave FOUND_ROWS() as the statement's.
+        let found_rows = self.last_found_rows;
+        let rows = self.source_rows(txn, ExecType::NoCommit, &plan, &all);
+        let outcome = rows.and_then(|rows| self.select_rows(&plan, &all, rows));
+        self.last_found_rows = found_rows;
+        let Outcome::Rows { mut rows, .. } = outcome? else {
+            return Err(SqlError::new(
+                1105,
+                "HY000",
+                "internal: a subquery without rows",
+            ));
+        };
+        Ok(match kind {
+            Kind::Scalar => {
+                if rows.len() > 1 {
+                    return Err(SqlError::new(
+                        1242,
+                        "21000",
+                        "Subquery returns more than 1 row",
+                    ));
+                }
+                rows.pop().and_then(|mut r| r.pop()).unwrap_or(Value::Null)
+            }
+            Kind::Exists { negated } => Value::Int((rows.is_empty() == negated) as i64),
+            Kind::In { negated } => {
+                if rows.is_empty() {
+                    // Nothing is IN an empty set, not even NULL.
+                    Value::Int(negated as i64)
+                } else {
+                    let list = rows
+                        .into_iter()
+                        .map(|mut r| Expr::Const(r.pop().unwrap_or(Value::Null)))
+                        .collect();
+                    let lhs = Expr::Const(lhs.unwrap_or(Value::Null));
+                    Expr::In(Box::new(lhs), list, negated).eval(&self.env(&[], params, &[]))?
+                }
+            }
+        })
+    }
+
+    /// The result correlated subquery `n` gave for `args`, if it ran for them.
+    pub(crate) fn correlated_result(&self, n: usize, args: &[Value]) -> Option<Value> {
+        self.correlated
+            .get(n)?
+            .results
+            .get(&exact_key(args))
+            .cloned()
     }
 
     /// The rows of a subquery that must give one column.

@@ -9,21 +9,7 @@ use common::raw::{Answer, Raw};
 
 /// COM_STMT_EXECUTE of statement `id` with BIGINT parameters; the number of rows answered.
 fn execute(c: &mut Raw, id: u32, params: &[i64]) -> usize {
-    let mut p = vec![0x17];
-    p.extend_from_slice(&id.to_le_bytes());
-    // No cursor, one iteration.
-    p.extend_from_slice(&[0, 1, 0, 0, 0]);
-    p.extend(std::iter::repeat_n(0u8, params.len().div_ceil(8)));
-    // New parameter types: BIGINT, signed.
-    p.push(1);
-    for _ in params {
-        p.extend_from_slice(&[8, 0]);
-    }
-    for v in params {
-        p.extend_from_slice(&v.to_le_bytes());
-    }
-    c.send(0, &p);
-    match c.answer() {
+    match c.execute_with(id, params) {
         Answer::Rows(rows) => rows.len(),
         other => panic!("execute {params:?}: {other:?}"),
     }

@@ -130,14 +130,24 @@ impl Raw {
     /// COM_STMT_EXECUTE of a statement with one BIGINT parameter; binary rows are read as the
     /// text rows are (their payloads).
     pub fn execute(&mut self, id: u32, param: i64) -> Answer {
+        self.execute_with(id, &[param])
+    }
+
+    /// COM_STMT_EXECUTE of a statement with BIGINT parameters.
+    pub fn execute_with(&mut self, id: u32, params: &[i64]) -> Answer {
         let mut p = vec![0x17];
         p.extend_from_slice(&id.to_le_bytes());
+        // No cursor, one iteration.
         p.push(0);
         p.extend_from_slice(&1u32.to_le_bytes());
-        p.push(0); // null bitmap
+        p.extend(std::iter::repeat_n(0u8, params.len().div_ceil(8))); // null bitmap
         p.push(1); // new parameter types
-        p.extend_from_slice(&[8, 0]); // LONGLONG
-        p.extend_from_slice(&param.to_le_bytes());
+        for _ in params {
+            p.extend_from_slice(&[8, 0]); // LONGLONG, signed
+        }
+        for v in params {
+            p.extend_from_slice(&v.to_le_bytes());
+        }
         self.send(0, &p);
         self.answer()
     }

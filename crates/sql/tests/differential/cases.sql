@@ -829,6 +829,43 @@ DELETE FROM (SELECT 1) t;
 -- expect-difference: derived-table column lists are MySQL 8's; MariaDB 10.11's grammar has them only for WITH
 SELECT * FROM (SELECT 1, 2) AS t (a, b);
 
+-- ---------------------------------------------------------------- correlated subqueries
+SELECT id FROM people WHERE EXISTS (SELECT 1 FROM orders WHERE orders.person = people.id) ORDER BY id;
+SELECT id FROM people p WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.person = p.id) ORDER BY id;
+SELECT p.id, (SELECT COUNT(*) FROM orders o WHERE o.person = p.id) AS n FROM people p ORDER BY p.id;
+SELECT id, (SELECT SUM(n) FROM orders WHERE person = people.id) FROM people ORDER BY id;
+SELECT id, (SELECT MAX(o.n) FROM orders o WHERE o.person = people.id) AS most FROM people ORDER BY most DESC, id;
+SELECT id, price FROM items i WHERE price > (SELECT AVG(price) FROM items j WHERE j.category = i.category) ORDER BY id;
+SELECT id FROM items i WHERE qty = (SELECT MAX(qty) FROM items j WHERE j.category = i.category) ORDER BY id;
+SELECT id FROM items WHERE id IN (SELECT item_id FROM orders WHERE orders.item_code = items.code) ORDER BY id;
+SELECT id FROM items WHERE id NOT IN (SELECT item_id FROM orders WHERE orders.item_code = items.code) ORDER BY id;
+SELECT id FROM people p WHERE 1 IN (SELECT n FROM orders o WHERE o.person = p.id) ORDER BY id;
+SELECT id FROM people p WHERE 3 NOT IN (SELECT n FROM orders o WHERE o.person = p.id) ORDER BY id;
+SELECT id, (SELECT name FROM items WHERE items.id = orders.item_id) AS item FROM orders ORDER BY id;
+SELECT id, (SELECT first_name FROM people WHERE people.id = orders.person) FROM orders ORDER BY id;
+SELECT o.id FROM orders o WHERE (SELECT category FROM items i WHERE i.id = o.item_id) = 'tools' ORDER BY o.id;
+SELECT o.id, i.name FROM orders o JOIN items i ON i.id = o.item_id WHERE o.n = (SELECT MAX(n) FROM orders x WHERE x.item_id = o.item_id) ORDER BY o.id;
+SELECT LOWER(category) AS c, COUNT(*) FROM items i WHERE EXISTS (SELECT 1 FROM orders o WHERE o.item_id = i.id) GROUP BY c ORDER BY c;
+SELECT id FROM people WHERE EXISTS (SELECT 1 FROM orders WHERE person = people.id AND n > 2) AND age > 20 ORDER BY id;
+SELECT id FROM people WHERE (SELECT COUNT(*) FROM orders WHERE person = people.id) >= 2 ORDER BY id;
+SELECT id, EXISTS (SELECT 1 FROM orders WHERE person = people.id) AS has FROM people ORDER BY id;
+SELECT id FROM people ORDER BY (SELECT COUNT(*) FROM orders WHERE person = people.id) DESC, id LIMIT 4;
+SELECT id, (SELECT COUNT(*) FROM orders WHERE person = people.id) + 1 AS n1 FROM people WHERE id < 6 ORDER BY id;
+SELECT DISTINCT (SELECT COUNT(*) FROM orders WHERE person = people.id) AS n FROM people ORDER BY n;
+SELECT id FROM items i WHERE EXISTS (SELECT 1 FROM orders o WHERE o.item_id = i.id AND o.person IN (SELECT id FROM people WHERE age > 30)) ORDER BY id;
+SELECT id, (SELECT id FROM orders WHERE person = people.id) FROM people ORDER BY id;
+SELECT id FROM people WHERE EXISTS (SELECT person, n FROM orders WHERE person = people.id) ORDER BY id;
+SELECT id, (SELECT person, n FROM orders WHERE person = people.id LIMIT 1) FROM people;
+SELECT id FROM people WHERE EXISTS (SELECT 1 FROM orders WHERE orders.nope = people.id);
+SELECT k FROM kv WHERE v < (SELECT COUNT(*) FROM orders WHERE orders.item_code > kv.k) ORDER BY k;
+SELECT id, (SELECT COUNT(*) FROM items j WHERE j.price < i.price) AS cheaper FROM items i ORDER BY id;
+UPDATE kv SET v = (SELECT COUNT(*) FROM orders WHERE orders.item_code >= kv.k) WHERE k < 'c';
+SELECT * FROM kv ORDER BY k;
+UPDATE people SET balance = balance + (SELECT COALESCE(SUM(n), 0) FROM orders WHERE person = people.id) WHERE id < 5;
+SELECT id, balance FROM people ORDER BY id;
+DELETE FROM orders WHERE NOT EXISTS (SELECT 1 FROM items WHERE items.id = orders.item_id);
+SELECT id FROM orders ORDER BY id;
+
 -- ---------------------------------------------------------------- common table expressions
 WITH a AS (SELECT id, name FROM items WHERE id < 4) SELECT * FROM a ORDER BY id;
 WITH a AS (SELECT 1 AS x), b AS (SELECT x + 1 AS y FROM a) SELECT * FROM a, b;

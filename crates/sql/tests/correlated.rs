@@ -1,0 +1,130 @@
+//! Correlated subqueries through the protocol, for what the differential suite cannot show: a
+//! prepared statement's parameters inside and outside the subquery, rows read again at each
+//! execution, a subquery that sees the transaction's own writes, and the places a correlated
+//! subquery may not stand answering a clean error.
+
+mod common;
+use common::raw::{Answer, Raw};
+
+/// The first column of each text row (a length-encoded string, or NULL).
+fn first_column(a: Answer) -> Vec<Option<String>> {
+    let Answer::Rows(rows) = a else {
+        panic!("expected rows, got {a:?}");
+    };
+    rows.iter()
+        .map(|r| match r[0] {
+            0xfb => None,
+            n if n < 0xfb => Some(String::from_utf8(r[1..=n as usize].to_vec()).unwrap()),
+            _ => panic!("a long value in {r:?}"),
+        })
+        .collect()
+}
+
+fn ids(c: &mut Raw, sql: &str) -> Vec<String> {
+    first_column(c.query(sql)).into_iter().flatten().collect()
+}
+
+fn setup(port: u16) -> Raw {
+    let mut c = Raw::login_to(port, None);
+    for sql in [
+        "CREATE DATABASE d",
+        "USE d",
+        "CREATE TABLE a (id INT NOT NULL PRIMARY KEY, n INT NOT NULL)",
+        "CREATE TABLE b (id INT NOT NULL PRIMARY KEY, a_id INT, n INT, KEY ia (a_id))",
+        "INSERT INTO a VALUES (1, 10), (2, 20), (3, 30), (4, 40)",
+        "INSERT INTO b VALUES (1, 1, 5), (2, 1, 7), (3, 2, 1), (4, 4, 9)",
+    ] {
+        assert_eq!(c.query(sql), Answer::Ok, "{sql}");
+    }
+    c
+}
+
+#[test]
+fn prepared_statements_bind_parameters_inside_and_outside_the_subquery() {
+    let (node, server) = common::start(1 << 20);
+    let mut c = setup(server.address().port());
+    let id = c.prepare(
+        "SELECT id FROM a WHERE n > ? AND EXISTS (SELECT 1 FROM b WHERE b.a_id = a.id AND b.n > ?)",
+    );
+    let rows = |c: &mut Raw, params: &[i64]| match c.execute_with(id, params) {
+        Answer::Rows(rows) => rows.len(),
+        other => panic!("execute {params:?}: {other:?}"),
+    };
+    assert_eq!(rows(&mut c, &[0, 0]), 3, "a 1, 2 and 4 have rows in b");
+    assert_eq!(rows(&mut c, &[15, 0]), 2, "a 2 and 4");
+    assert_eq!(rows(&mut c, &[0, 6]), 2, "a 1 (7) and 4 (9)");
+    // The subquery reads again at each execution.
+    assert_eq!(c.query("INSERT INTO b VALUES (5, 3, 8)"), Answer::Ok);
+    assert_eq!(rows(&mut c, &[0, 6]), 3, "and now a 3");
+    // A scalar subquery between parameters, in the select list.
+    let count = c.prepare(
+        "SELECT id, (SELECT COUNT(*) FROM b WHERE b.a_id = a.id AND b.n < ?) FROM a WHERE id <= ?",
+    );
+    match c.execute_with(count, &[100, 2]) {
+        Answer::Rows(rows) => assert_eq!(rows.len(), 2),
+        other => panic!("{other:?}"),
+    }
+    server.stop();
+    node.stop();
+}
+
+#[test]
+fn a_subquery_sees_the_transactions_own_writes() {
+    let (node, server) = common::start(1 << 20);
+    let mut c = setup(server.address().port());
+    // Read by primary key in the statement's transaction.
+    let sql = "SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.id = a.id * 10) ORDER BY id";
+    assert_eq!(ids(&mut c, sql), Vec::<String>::new());
+    assert_eq!(c.query("BEGIN"), Answer::Ok);
+    assert_eq!(c.query("INSERT INTO b VALUES (20, NULL, NULL)"), Answer::Ok);
+    assert_eq!(ids(&mut c, sql), ["2"]);
+    assert_eq!(
+        ids(
+            &mut c,
+            "SELECT (SELECT COUNT(*) FROM b WHERE b.id = a.id * 10) FROM a ORDER BY id"
+        ),
+        ["0", "1", "0", "0"]
+    );
+    assert_eq!(c.query("ROLLBACK"), Answer::Ok);
+    assert_eq!(ids(&mut c, sql), Vec::<String>::new());
+    // An UPDATE's subquery reads in the UPDATE's transaction too.
+    assert_eq!(c.query("BEGIN"), Answer::Ok);
+    assert_eq!(c.query("INSERT INTO b VALUES (30, 3, 1)"), Answer::Ok);
+    assert_eq!(
+        c.query("UPDATE a SET n = (SELECT COUNT(*) FROM b WHERE b.id = a.id * 10)"),
+        Answer::Ok
+    );
+    assert_eq!(c.query("COMMIT"), Answer::Ok);
+    assert_eq!(
+        ids(&mut c, "SELECT n FROM a ORDER BY id"),
+        ["0", "0", "1", "0"]
+    );
+    server.stop();
+    node.stop();
+}
+
+#[test]
+fn unsupported_places_answer_errors_and_the_connection_goes_on() {
+    let (node, server) = common::start(1 << 20);
+    let mut c = setup(server.address().port());
+    // In an ON clause, and naming a middle query's table from a subquery within a subquery.
+    for sql in [
+        "SELECT a.id FROM a JOIN b ON EXISTS (SELECT 1 FROM b AS x WHERE x.id = a.id)",
+        "SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.a_id = a.id AND EXISTS \
+         (SELECT 1 FROM b AS x WHERE x.id = b.id))",
+    ] {
+        assert_eq!(c.query(sql), Answer::Err(1054), "{sql}");
+    }
+    // FOUND_ROWS() counts the statement's rows, not its subquery's.
+    assert_eq!(
+        ids(
+            &mut c,
+            "SELECT id FROM a WHERE (SELECT COUNT(*) FROM b WHERE b.a_id = a.id) > 0 ORDER BY id"
+        ),
+        ["1", "2", "4"]
+    );
+    assert_eq!(ids(&mut c, "SELECT FOUND_ROWS()"), ["3"]);
+    assert_eq!(ids(&mut c, "SELECT COUNT(*) FROM a"), ["4"]);
+    server.stop();
+    node.stop();
+}
