@@ -3,11 +3,14 @@
 # oltp_point_select and oltp_read_only on the same table (1 table x ROWS rows, made by sysbench
 # prepare on each server), THREADS threads, server-side prepared statements (--db-ps-mode=auto),
 # first against `cairn start` (API node and data node in one process), then against MariaDB
-# (../shared/tools/mariadb-ref). Server CPU per query is measured from /proc over each window.
-# Ends with one markdown table and the ratios.
+# (../shared/tools/mariadb-ref). Each server is measured over loopback TCP and then over its
+# Unix socket file (sysbench --mysql-socket), the two ways a client on the same host connects.
+# Server CPU per query is measured from /proc over each window. Ends with one markdown table
+# and the ratios per transport.
 #
 # Needs: target/release/cairn, sysbench, mariadb-server.
-# Environment: ROWS (1000000), DURATION (10), WARMUP (3), THREADS (16), KEEP=1.
+# Environment: ROWS (1000000), DURATION (10), WARMUP (3), THREADS (16),
+# TRANSPORTS ("tcp socket"), KEEP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -18,6 +21,7 @@ ROWS=${ROWS:-1000000}
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-3}
 THREADS=${THREADS:-16}
+TRANSPORTS=${TRANSPORTS:-tcp socket}
 export REF_MYSQL_PORT=${REF_MYSQL_PORT:-24306}
 cairn_sql_port=24406
 mariadb_ref=${MARIADB_REF:-$root/../shared/tools/mariadb-ref}
@@ -45,17 +49,35 @@ declare -A qps cpu p99
 configs=()
 tests=(oltp_point_select oltp_read_only)
 
-# Runs every test against the server on port $2 (process $3), recording under name $1.
+# sysbench's options to reach a server over transport $1 (tcp: port $2; socket: file $3).
+connect_options() {
+  local transport=$1 port=$2 socket=$3
+  if [[ $transport == socket ]]; then
+    echo "--mysql-socket=$socket"
+  else
+    echo "--mysql-host=127.0.0.1 --mysql-port=$port"
+  fi
+}
+
+# Makes the table on the server at port $2 (name $1).
+prepare() {
+  local config=$1 port=$2 started=$SECONDS
+  sysbench oltp_point_select --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" \
+    --mysql-user=root --mysql-password= --mysql-db=sbtest --tables=1 --table-size="$ROWS" \
+    --threads=2 prepare >"$work/prepare.log" 2>&1 ||
+    { cat "$work/prepare.log" >&2; die "$config: sysbench prepare failed"; }
+  echo "$config: prepared $ROWS rows in $((SECONDS - started)) s"
+}
+
+# Runs every test against a server (process $2) with connection options $3, recording under
+# name $1.
 measure() {
-  local config=$1 port=$2 pid=$3 test before after queries seconds
-  local common=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=root
+  local config=$1 pid=$2 connect=$3 test before after queries seconds
+  # shellcheck disable=SC2206 # the options are words
+  local common=(--db-driver=mysql $connect --mysql-user=root
     --mysql-password= --mysql-db=sbtest --tables=1 --table-size="$ROWS" --rand-type=uniform
     --percentile=99 --db-ps-mode=auto)
   configs+=("$config")
-  local started=$SECONDS
-  sysbench oltp_point_select "${common[@]}" --threads=2 prepare >"$work/prepare.log" 2>&1 ||
-    { cat "$work/prepare.log" >&2; die "$config: sysbench prepare failed"; }
-  echo "$config: prepared $ROWS rows in $((SECONDS - started)) s"
   for test in "${tests[@]}"; do
     sysbench "$test" "${common[@]}" --threads="$THREADS" --time="$WARMUP" run >/dev/null 2>&1 ||
       die "$config: $test warm-up failed"
@@ -78,11 +100,14 @@ echo "ROWS=$ROWS DURATION=$DURATION WARMUP=$WARMUP THREADS=$THREADS"
 echo
 
 "$cairn" start --data-dir "$work/cairn-data" --base-port 24400 --sql-port "$cairn_sql_port" \
-  --hs-read-port 0 --hs-write-port 0 >"$work/cairn.log" 2>&1 &
+  --sql-socket "$work/cairn.sock" --hs-read-port 0 --hs-write-port 0 >"$work/cairn.log" 2>&1 &
 cairn_pid=$!
 wait_for_line "$work/cairn.log" ready 120 "$cairn_pid"
 mysql -h127.0.0.1 -P"$cairn_sql_port" -uroot -e "CREATE DATABASE sbtest"
-measure Cairn "$cairn_sql_port" "$cairn_pid"
+prepare Cairn "$cairn_sql_port"
+for transport in $TRANSPORTS; do
+  measure "Cairn $transport" "$cairn_pid" "$(connect_options "$transport" "$cairn_sql_port" "$work/cairn.sock")"
+done
 stop_process "$cairn_pid"
 cairn_pid=
 echo
@@ -91,7 +116,10 @@ mariadb_dir=$work/mariadb
 "$mariadb_ref" start "$mariadb_dir" >/dev/null
 mariadb_pid=$(<"$mariadb_dir/run/mysqld.pid")
 mariadb --defaults-file="$mariadb_dir/my.cnf" -e "CREATE DATABASE IF NOT EXISTS sbtest"
-measure MariaDB "$REF_MYSQL_PORT" "$mariadb_pid"
+prepare MariaDB "$REF_MYSQL_PORT"
+for transport in $TRANSPORTS; do
+  measure "MariaDB $transport" "$mariadb_pid" "$(connect_options "$transport" "$REF_MYSQL_PORT" "$mariadb_dir/run/mysqld.sock")"
+done
 "$mariadb_ref" stop "$mariadb_dir"
 mariadb_dir=
 echo
@@ -104,8 +132,10 @@ echo "|---|---:|---:|---:|---:|---:|---:|"
 for config in "${configs[@]}"; do
   echo "| $config | ${qps[$config,oltp_point_select]} | ${p99[$config,oltp_point_select]} | ${cpu[$config,oltp_point_select]} | ${qps[$config,oltp_read_only]} | ${p99[$config,oltp_read_only]} | ${cpu[$config,oltp_read_only]} |"
 done
-printf '| Cairn ÷ MariaDB | %s× | | %s× | %s× | | %s× |\n' \
-  "$(ratio "${qps[Cairn,oltp_point_select]}" "${qps[MariaDB,oltp_point_select]}")" \
-  "$(ratio "${cpu[Cairn,oltp_point_select]}" "${cpu[MariaDB,oltp_point_select]}")" \
-  "$(ratio "${qps[Cairn,oltp_read_only]}" "${qps[MariaDB,oltp_read_only]}")" \
-  "$(ratio "${cpu[Cairn,oltp_read_only]}" "${cpu[MariaDB,oltp_read_only]}")"
+for transport in $TRANSPORTS; do
+  printf '| Cairn ÷ MariaDB (%s) | %s× | | %s× | %s× | | %s× |\n' "$transport" \
+    "$(ratio "${qps[Cairn $transport,oltp_point_select]}" "${qps[MariaDB $transport,oltp_point_select]}")" \
+    "$(ratio "${cpu[Cairn $transport,oltp_point_select]}" "${cpu[MariaDB $transport,oltp_point_select]}")" \
+    "$(ratio "${qps[Cairn $transport,oltp_read_only]}" "${qps[MariaDB $transport,oltp_read_only]}")" \
+    "$(ratio "${cpu[Cairn $transport,oltp_read_only]}" "${cpu[MariaDB $transport,oltp_read_only]}")"
+done

@@ -96,6 +96,10 @@ struct SqlArgs {
     /// Port of the SQL (MySQL protocol) listener (0 picks a free port).
     #[arg(long, default_value_t = 3306)]
     sql_port: u16,
+    /// Also serve SQL on this Unix socket file, for clients on this host (mysql -S PATH); a
+    /// socket file left by a stopped server is replaced.
+    #[arg(long)]
+    sql_socket: Option<std::path::PathBuf>,
     /// root@localhost's SQL password, set when the accounts table is made at the first start
     /// (empty: none); later starts keep the accounts the cluster holds (ALTER USER changes it).
     #[arg(long, default_value = "")]
@@ -120,6 +124,7 @@ impl SqlArgs {
         sql::SqlConfig {
             datanode,
             listen: format!("{bind}:{}", self.sql_port),
+            socket: self.sql_socket.clone(),
             root_password: self.sql_root_password.clone(),
             reactors: self.sql_reactors.max(1),
             tls: match (&self.sql_tls_cert, &self.sql_tls_key) {
@@ -550,8 +555,11 @@ fn start(args: StartArgs) -> Result<()> {
         hs.write_address()
     );
     let sql = sql::SqlServer::start(args.sql.config(&args.bind, address.clone()))
-        .context("starting the SQL listener (move it with --sql-port)")?;
+        .context("starting the SQL listener (move it with --sql-port or --sql-socket)")?;
     println!("sql (mysql protocol): {}", sql.address());
+    if let Some(path) = sql.socket() {
+        println!("sql unix socket: {}", path.display());
+    }
     println!("durability: {}", config.durability);
     println!("checkpoints: {}", args.durability.describe_checkpoints());
     println!("ready");
@@ -576,6 +584,9 @@ fn run_api(args: ApiArgs) -> Result<()> {
     let sql = sql::SqlServer::start(args.sql.config(&args.bind, args.datanode.clone()))
         .with_context(|| format!("starting the SQL front end for {}", args.datanode))?;
     println!("sql (mysql protocol): {}", sql.address());
+    if let Some(path) = sql.socket() {
+        println!("sql unix socket: {}", path.display());
+    }
     println!("ready");
     let (tx, rx) = mpsc::channel();
     ctrlc::set_handler(move || {

@@ -5,11 +5,11 @@
 //! only this connection.
 
 use std::io::{BufReader, Read};
-use std::net::TcpStream;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
+use transport::Stream;
 
 use base::text::value_text;
 use base::Value;
@@ -28,12 +28,12 @@ use crate::users::{self, Peer, Plugin};
 use crate::{Shared, CONNECTIONS_MAX, SERVER_VERSION};
 
 /// Runs one connection to its end.
-pub(crate) fn serve(stream: TcpStream, shared: Arc<Shared>, id: u32) {
-    let _ = stream.set_nodelay(true);
-    let peer = stream
-        .peer_addr()
-        .map(|a| a.to_string())
-        .unwrap_or_default();
+pub(crate) fn serve(mut stream: Stream, shared: Arc<Shared>, id: u32) {
+    let _ = stream.set_nodelay();
+    let peer = match stream.peer_addr() {
+        Some(a) => a.to_string(),
+        None => "localhost".to_string(),
+    };
     // MySQL's connect_timeout for the connection phase; `run` sets wait_timeout after it.
     let _ = stream.set_read_timeout(Some(CONNECT_TIMEOUT));
     let open = shared.connections.fetch_add(1, Ordering::SeqCst) + 1;
@@ -78,7 +78,7 @@ pub(crate) const WAIT_TIMEOUT: Duration = Duration::from_secs(28_800);
 
 pub(crate) struct Conn {
     reader: PacketReader<BufReader<Inbound>>,
-    write: TcpStream,
+    write: Stream,
     pub(crate) out: PacketWriter,
     capabilities: u32,
     /// The connection runs over TLS.
@@ -93,7 +93,7 @@ pub(crate) struct Conn {
 struct Inbound {
     pending: Vec<u8>,
     at: usize,
-    stream: TcpStream,
+    stream: Stream,
     tls: Option<crate::tls::Shared>,
 }
 
@@ -127,7 +127,7 @@ fn scramble() -> [u8; SCRAMBLE_BYTES] {
 
 impl Conn {
     /// The client socket.
-    pub(crate) fn stream(&self) -> &TcpStream {
+    pub(crate) fn stream(&self) -> &Stream {
         &self.write
     }
 
@@ -495,7 +495,7 @@ impl Conn {
         };
         self.capabilities = hello.capabilities;
         self.session.found_rows = hello.capabilities & cap::FOUND_ROWS != 0;
-        let peer = Peer::of(self.write.peer_addr().ok());
+        let peer = Peer::of(self.write.peer_addr());
         let with_password = !hello.auth_response.is_empty();
         let accounts = match users::load(&shared.cluster()) {
             Ok(a) => a,

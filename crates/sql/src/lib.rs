@@ -39,7 +39,8 @@ mod tls;
 mod users;
 mod variables;
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -57,6 +58,9 @@ pub struct SqlConfig {
     pub datanode: String,
     /// Listening address, e.g. "127.0.0.1:3306".
     pub listen: String,
+    /// Also listen on this Unix socket file, for clients on this host (`mysql -S`, PyMySQL's
+    /// `unix_socket`, sysbench's `--mysql-socket`).
+    pub socket: Option<PathBuf>,
     /// root@localhost's password at the first start, when the accounts table is made (empty:
     /// none); later starts keep the accounts the catalog holds.
     pub root_password: String,
@@ -73,6 +77,7 @@ impl Default for SqlConfig {
         SqlConfig {
             datanode: "127.0.0.1:2202".into(),
             listen: "127.0.0.1:3306".into(),
+            socket: None,
             root_password: String::new(),
             max_packet: 64 << 20,
             reactors: REACTORS_DEFAULT,
@@ -109,6 +114,8 @@ pub struct SqlServer {
     stopping: Arc<AtomicBool>,
     address: SocketAddr,
     thread: Option<JoinHandle<()>>,
+    /// The Unix socket file and its acceptor, when one was asked for.
+    socket: Option<(PathBuf, JoinHandle<()>)>,
 }
 
 pub(crate) struct Shared {
@@ -165,6 +172,10 @@ impl SqlServer {
         let tls = tls::server_config(&config.tls)?;
         let listener = transport::listen(&config.listen)?;
         let address = listener.local_addr()?;
+        let unix = match &config.socket {
+            Some(path) => Some((path.clone(), transport::listen_unix(path)?)),
+            None => None,
+        };
         let stopping = Arc::new(AtomicBool::new(false));
         let reactor = reactor::Reactor::start(&config.datanode, config.reactors)?;
         let shared = Arc::new(Shared {
@@ -177,22 +188,41 @@ impl SqlServer {
             next_id: AtomicU32::new(1),
             activity: activity::ServerActivity::default(),
         });
+        let socket = match unix {
+            Some((path, listener)) => {
+                let (shared, stop) = (shared.clone(), stopping.clone());
+                let incoming = move || listener.accept().map(|(s, _)| transport::Stream::from(s));
+                let thread = std::thread::Builder::new()
+                    .name("sql-accept-unix".into())
+                    .spawn(move || accept_loop(incoming, shared, stop))?;
+                info!(path = %path.display(), "sql listening on a unix socket");
+                Some((path, thread))
+            }
+            None => None,
+        };
         let stop = stopping.clone();
         let held = shared.clone();
+        let incoming = move || listener.accept().map(|(s, _)| transport::Stream::from(s));
         let thread = std::thread::Builder::new()
             .name("sql-accept".into())
-            .spawn(move || accept_loop(listener, shared, stop))?;
+            .spawn(move || accept_loop(incoming, shared, stop))?;
         info!(%address, "sql listening");
         Ok(SqlServer {
             shared: held,
             stopping,
             address,
             thread: Some(thread),
+            socket,
         })
     }
 
     pub fn address(&self) -> SocketAddr {
         self.address
+    }
+
+    /// The Unix socket file clients on this host may connect to, if one was asked for.
+    pub fn socket(&self) -> Option<&Path> {
+        self.socket.as_ref().map(|(p, _)| p.as_path())
     }
 
     /// Stops accepting and closes idle connections; a connection in the middle of a command
@@ -206,11 +236,22 @@ impl SqlServer {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+        if let Some((path, thread)) = self.socket.take() {
+            let _ = transport::connect_unix(&path);
+            let _ = thread.join();
+            let _ = std::fs::remove_file(&path);
+        }
     }
 }
 
-fn accept_loop(listener: TcpListener, shared: Arc<Shared>, stopping: Arc<AtomicBool>) {
-    for stream in listener.incoming() {
+/// Accepts connections (from `accept`, a listener's) until `stopping`, each on its own thread.
+fn accept_loop(
+    mut accept: impl FnMut() -> std::io::Result<transport::Stream>,
+    shared: Arc<Shared>,
+    stopping: Arc<AtomicBool>,
+) {
+    loop {
+        let stream = accept();
         if stopping.load(Ordering::SeqCst) {
             return;
         }

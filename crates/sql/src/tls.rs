@@ -3,9 +3,9 @@
 //! after the client's SSLRequest. It never reads or serves SQL.
 
 use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use transport::Stream;
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -71,7 +71,7 @@ pub fn server_config(setting: &TlsSetting) -> std::io::Result<Option<Arc<ServerC
 pub(crate) struct Socket {
     pub pending: Vec<u8>,
     pub at: usize,
-    pub stream: TcpStream,
+    pub stream: Stream,
 }
 
 impl Read for Socket {

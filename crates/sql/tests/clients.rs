@@ -131,3 +131,88 @@ fn real_clients_log_in_with_both_plugins_over_tls_and_not() {
     server.stop();
     node.stop();
 }
+
+/// Runs `script` through the mysql client as root over the Unix socket file `socket`.
+fn mysql_socket(socket: &str, script: &str) -> Output {
+    Command::new("mysql")
+        .args([
+            "-S",
+            socket,
+            "-u",
+            "root",
+            "--batch",
+            "--skip-column-names",
+            "-e",
+            script,
+        ])
+        .output()
+        .expect("the mysql client runs (apt-get install mariadb-client)")
+}
+
+#[test]
+fn clients_on_this_host_connect_over_the_unix_socket() {
+    let dir = std::env::temp_dir().join(format!("cairn-sql-socket-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mysql.sock");
+    // A regular file in the way is refused, not removed.
+    std::fs::write(&path, b"not a socket").unwrap();
+    let node = datanode::DataNode::start(datanode::DataNodeConfig {
+        listen: "127.0.0.1:0".into(),
+        ..datanode::DataNodeConfig::default()
+    })
+    .unwrap();
+    let config = sql::SqlConfig {
+        datanode: node.address().to_string(),
+        listen: "127.0.0.1:0".into(),
+        socket: Some(path.clone()),
+        ..sql::SqlConfig::default()
+    };
+    let refused = sql::SqlServer::start(config.clone()).map(|_| ());
+    assert!(refused.is_err(), "{refused:?}");
+    assert_eq!(std::fs::read(&path).unwrap(), b"not a socket");
+    std::fs::remove_file(&path).unwrap();
+
+    let server = sql::SqlServer::start(config.clone()).unwrap();
+    assert_eq!(server.socket(), Some(path.as_path()));
+    // A second server on the same socket is refused while the first answers there.
+    assert!(sql::SqlServer::start(sql::SqlConfig {
+        listen: "127.0.0.1:0".into(),
+        ..config.clone()
+    })
+    .is_err());
+    let socket = path.to_str().unwrap();
+    let out = mysql_socket(
+        socket,
+        "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(10));
+             INSERT INTO d.t VALUES (1, 'one'), (2, 'two');
+             SELECT USER(), COUNT(*) FROM d.t",
+    );
+    assert_eq!(text(&out), "root@localhost\t2\n");
+    // PyMySQL, with server-side reads the event loop serves once the plan is cached.
+    let script = r#"
+import sys, pymysql
+c = pymysql.connect(unix_socket=sys.argv[1], user="root", database="d")
+with c.cursor() as cur:
+    got = []
+    for i in range(40):
+        cur.execute("SELECT v FROM t WHERE id = %s", (1 + i % 2,))
+        got.append(cur.fetchone()[0])
+    print(",".join(sorted(set(got))), len(got))
+"#;
+    let out = Command::new(python())
+        .args(["-c", script, socket])
+        .output()
+        .expect("python3 runs");
+    assert_eq!(text(&out).trim(), "one,two 40");
+    server.stop();
+    assert!(!path.exists(), "the socket file goes when the server stops");
+    // A socket file left by a server that is gone is replaced.
+    let stale = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    drop(stale);
+    let server = sql::SqlServer::start(config).unwrap();
+    let out = mysql_socket(socket, "SELECT COUNT(*) FROM d.t");
+    assert_eq!(text(&out), "2\n");
+    server.stop();
+    node.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

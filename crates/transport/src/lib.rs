@@ -1,12 +1,15 @@
 //! Moves native-protocol frames between two processes: over TCP (no Nagle delay; every frame
 //! ready for a peer goes out in one write), or over shared memory between processes on one host
-//! (`shm`, addresses `shm:NAME`) behind the same types.
+//! (`shm`, addresses `shm:NAME`) behind the same types. Front ends' client streams (TCP, or a
+//! Unix socket file for local clients) are the same `Stream`.
 //!
 //! It is the only crate that opens sockets. It checks frame headers and checksums, so a peer that
 //! sends a bad frame gets a `TransportError` naming why, and only its connection is affected.
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use wire::{DecodeError, FrameHeader, Message};
@@ -22,6 +25,14 @@ use shm::ShmStream;
 pub enum Stream {
     Tcp(TcpStream),
     Shm(ShmStream),
+    /// A local client over a Unix socket file (the SQL front end's `--sql-socket`).
+    Unix(UnixStream),
+}
+
+impl From<UnixStream> for Stream {
+    fn from(s: UnixStream) -> Stream {
+        Stream::Unix(s)
+    }
 }
 
 impl From<TcpStream> for Stream {
@@ -41,13 +52,31 @@ impl Stream {
         Ok(match self {
             Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
             Stream::Shm(s) => Stream::Shm(s.clone()),
+            Stream::Unix(s) => Stream::Unix(s.try_clone()?),
         })
+    }
+
+    /// Sends small writes at once (TCP_NODELAY); nothing to do for the other kinds.
+    pub fn set_nodelay(&self) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_nodelay(true),
+            Stream::Shm(_) | Stream::Unix(_) => Ok(()),
+        }
+    }
+
+    /// The peer's address: None for a peer on this host over shared memory or a Unix socket.
+    pub fn peer_addr(&self) -> Option<SocketAddr> {
+        match self {
+            Stream::Tcp(s) => s.peer_addr().ok(),
+            Stream::Shm(_) | Stream::Unix(_) => None,
+        }
     }
 
     /// How long a read waits (None: for ever) before it answers TimedOut or WouldBlock.
     pub fn set_read_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => s.set_read_timeout(timeout),
+            Stream::Unix(s) => s.set_read_timeout(timeout),
             Stream::Shm(s) => {
                 s.set_read_timeout(timeout);
                 Ok(())
@@ -58,6 +87,7 @@ impl Stream {
     pub fn set_nonblocking(&mut self, on: bool) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => s.set_nonblocking(on),
+            Stream::Unix(s) => s.set_nonblocking(on),
             Stream::Shm(s) => {
                 s.set_nonblocking(on);
                 Ok(())
@@ -71,6 +101,9 @@ impl Stream {
             Stream::Tcp(s) => {
                 let _ = s.shutdown(Shutdown::Both);
             }
+            Stream::Unix(s) => {
+                let _ = s.shutdown(Shutdown::Both);
+            }
             Stream::Shm(s) => s.shutdown(),
         }
     }
@@ -80,6 +113,7 @@ impl Stream {
         match self {
             Stream::Tcp(s) => s.peer_addr().map(|a| a.to_string()).unwrap_or_default(),
             Stream::Shm(s) => s.name().to_string(),
+            Stream::Unix(_) => "local (unix socket)".to_string(),
         }
     }
 
@@ -87,6 +121,7 @@ impl Stream {
         match self {
             Stream::Tcp(s) => (&*s).write_all(bytes),
             Stream::Shm(s) => (&*s).write_all(bytes),
+            Stream::Unix(s) => (&*s).write_all(bytes),
         }
     }
 }
@@ -96,8 +131,58 @@ impl Read for Stream {
         match self {
             Stream::Tcp(s) => s.read(buf),
             Stream::Shm(s) => s.read(buf),
+            Stream::Unix(s) => s.read(buf),
         }
     }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(buf),
+            Stream::Shm(s) => (&*s).write(buf),
+            Stream::Unix(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Listens on the Unix socket file `path` (for clients on this host). A file left there by a
+/// server that is gone is replaced; a socket another server still answers on is an error
+/// (AddrInUse), as is any other file at that path.
+pub fn listen_unix(path: &Path) -> io::Result<UnixListener> {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_socket() => {
+            if UnixStream::connect(path).is_ok() {
+                return Err(io::Error::new(
+                    io::ErrorKind::AddrInUse,
+                    format!("{}: another server listens on this socket", path.display()),
+                ));
+            }
+            std::fs::remove_file(path)?;
+        }
+        Ok(_) => {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!(
+                    "{}: a file that is not a socket is in the way",
+                    path.display()
+                ),
+            ))
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    UnixListener::bind(path)
+}
+
+/// Connects to the Unix socket file `path`.
+pub fn connect_unix(path: &Path) -> io::Result<UnixStream> {
+    UnixStream::connect(path)
 }
 
 /// Why a connection can no longer be used.

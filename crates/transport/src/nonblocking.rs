@@ -5,7 +5,7 @@
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr};
 
-use mio::net::TcpStream;
+use mio::net::{TcpStream, UnixStream};
 use mio::unix::SourceFd;
 use mio::Interest;
 pub use mio::{Registry, Token};
@@ -20,6 +20,7 @@ use crate::{Stream, TransportError};
 enum Io {
     Tcp(TcpStream),
     Shm(ShmStream),
+    Unix(UnixStream),
 }
 
 impl Read for Io {
@@ -27,6 +28,7 @@ impl Read for Io {
         match self {
             Io::Tcp(s) => s.read(buf),
             Io::Shm(s) => s.read(buf),
+            Io::Unix(s) => s.read(buf),
         }
     }
 }
@@ -36,6 +38,7 @@ impl Write for Io {
         match self {
             Io::Tcp(s) => s.write(buf),
             Io::Shm(s) => s.write(buf),
+            Io::Unix(s) => s.write(buf),
         }
     }
 
@@ -79,6 +82,10 @@ impl Connection {
                 let peer = stream.name().to_string();
                 (Io::Shm(stream), peer)
             }
+            Stream::Unix(stream) => {
+                stream.set_nonblocking(true)?;
+                (Io::Unix(UnixStream::from_std(stream)), "local".to_string())
+            }
         };
         Ok(Connection {
             stream,
@@ -97,6 +104,7 @@ impl Connection {
     pub fn register(&mut self, registry: &Registry, token: Token) -> io::Result<()> {
         match &mut self.stream {
             Io::Tcp(s) => registry.register(s, token, Interest::READABLE),
+            Io::Unix(s) => registry.register(s, token, Interest::READABLE),
             Io::Shm(s) => {
                 let fds = s.poll_fds();
                 for (i, fd) in fds.iter().enumerate() {
@@ -118,6 +126,9 @@ impl Connection {
     pub fn deregister(&mut self, registry: &Registry) {
         match &mut self.stream {
             Io::Tcp(s) => {
+                let _ = registry.deregister(s);
+            }
+            Io::Unix(s) => {
                 let _ = registry.deregister(s);
             }
             Io::Shm(s) => {
@@ -260,16 +271,17 @@ impl Connection {
     /// a writable event when something is left.
     pub fn flush(&mut self, registry: &Registry, token: Token) -> io::Result<()> {
         let pending = self.write_some()?;
-        let Io::Tcp(stream) = &mut self.stream else {
-            return Ok(());
-        };
         if pending != self.writable_interest {
             let interest = if pending {
                 Interest::READABLE | Interest::WRITABLE
             } else {
                 Interest::READABLE
             };
-            registry.reregister(stream, token, interest)?;
+            match &mut self.stream {
+                Io::Tcp(s) => registry.reregister(s, token, interest)?,
+                Io::Unix(s) => registry.reregister(s, token, interest)?,
+                Io::Shm(_) => return Ok(()),
+            }
             self.writable_interest = pending;
         }
         Ok(())
@@ -283,6 +295,9 @@ impl Connection {
     pub fn shutdown(&self) {
         match &self.stream {
             Io::Tcp(s) => {
+                let _ = s.shutdown(Shutdown::Both);
+            }
+            Io::Unix(s) => {
                 let _ = s.shutdown(Shutdown::Both);
             }
             Io::Shm(s) => s.shutdown(),
