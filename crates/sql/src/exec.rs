@@ -193,7 +193,7 @@ impl Context for Session {
         self.system_variable(name)
     }
 
-    fn correlated(&self, n: usize, args: &[Value]) -> Option<Value> {
+    fn correlated(&self, n: usize, args: &[Value]) -> Option<Result<Value>> {
         self.correlated_result(n, args)
     }
 

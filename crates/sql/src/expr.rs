@@ -264,7 +264,7 @@ pub trait Context {
         crate::temporal::wall_clock_micros()
     }
     /// The result of correlated subquery `n` for these argument values, if it was run.
-    fn correlated(&self, _n: usize, _args: &[Value]) -> Option<Value> {
+    fn correlated(&self, _n: usize, _args: &[Value]) -> Option<Result<Value>> {
         None
     }
 }
@@ -1212,10 +1212,9 @@ impl Expr {
                     .iter()
                     .map(|a| a.eval(env))
                     .collect::<Result<Vec<_>>>()?;
-                return env
-                    .ctx
-                    .correlated(*n, &values)
-                    .ok_or_else(|| SqlError::unsupported("a correlated subquery in this place"));
+                return env.ctx.correlated(*n, &values).unwrap_or_else(|| {
+                    Err(SqlError::unsupported("a correlated subquery in this place"))
+                });
             }
             Expr::Agg(i) => env.aggs.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Var(name) => env.ctx.variable(name),

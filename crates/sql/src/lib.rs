@@ -115,7 +115,7 @@ pub struct SqlServer {
     address: SocketAddr,
     thread: Option<JoinHandle<()>>,
     /// The Unix socket file and its acceptor, when one was asked for.
-    socket: Option<(PathBuf, JoinHandle<()>)>,
+    socket: Option<(Arc<transport::UnixSocketFile>, JoinHandle<()>)>,
 }
 
 pub(crate) struct Shared {
@@ -173,7 +173,7 @@ impl SqlServer {
         let listener = transport::listen(&config.listen)?;
         let address = listener.local_addr()?;
         let unix = match &config.socket {
-            Some(path) => Some((path.clone(), transport::listen_unix(path)?)),
+            Some(path) => Some(Arc::new(transport::UnixSocketFile::bind(path)?)),
             None => None,
         };
         let stopping = Arc::new(AtomicBool::new(false));
@@ -189,14 +189,13 @@ impl SqlServer {
             activity: activity::ServerActivity::default(),
         });
         let socket = match unix {
-            Some((path, listener)) => {
-                let (shared, stop) = (shared.clone(), stopping.clone());
-                let incoming = move || listener.accept().map(|(s, _)| transport::Stream::from(s));
+            Some(file) => {
+                let (shared, stop, accepting) = (shared.clone(), stopping.clone(), file.clone());
                 let thread = std::thread::Builder::new()
                     .name("sql-accept-unix".into())
-                    .spawn(move || accept_loop(incoming, shared, stop))?;
-                info!(path = %path.display(), "sql listening on a unix socket");
-                Some((path, thread))
+                    .spawn(move || accept_loop(|| accepting.accept(), shared, stop))?;
+                info!(path = %file.path().display(), "sql listening on a unix socket");
+                Some((file, thread))
             }
             None => None,
         };
@@ -222,7 +221,7 @@ impl SqlServer {
 
     /// The Unix socket file clients on this host may connect to, if one was asked for.
     pub fn socket(&self) -> Option<&Path> {
-        self.socket.as_ref().map(|(p, _)| p.as_path())
+        self.socket.as_ref().map(|(f, _)| f.path())
     }
 
     /// Stops accepting and closes idle connections; a connection in the middle of a command
@@ -236,10 +235,9 @@ impl SqlServer {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-        if let Some((path, thread)) = self.socket.take() {
-            let _ = transport::connect_unix(&path);
+        if let Some((file, thread)) = self.socket.take() {
+            file.close();
             let _ = thread.join();
-            let _ = std::fs::remove_file(&path);
         }
     }
 }

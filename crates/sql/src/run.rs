@@ -991,6 +991,13 @@ impl Session {
                     None => vec![Vec::new()],
                     Some(_) => s.source_rows(txn, ExecType::NoCommit, p, params)?,
                 };
+                // Aggregates over no rows still answer one row, evaluated over no columns.
+                let empty = [Vec::new()];
+                let seen: &[Vec<Value>] = if rows.is_empty() && p.grouped && p.group_by.is_empty() {
+                    &empty
+                } else {
+                    &rows
+                };
                 let order = p.order.iter().filter_map(|(k, _)| match k {
                     OrderKey::Expr(e) => Some(e),
                     OrderKey::Item(_) => None,
@@ -1002,7 +1009,7 @@ impl Session {
                     .chain(&p.group_by)
                     .chain(order)
                     .chain(p.aggregates.iter().filter_map(|a| a.arg.as_ref()));
-                s.run_correlated(txn, exprs, &rows, params)?;
+                s.run_correlated(txn, exprs, seen, params)?;
                 Ok(rows)
             })?;
             return self.select_rows(p, params, rows);

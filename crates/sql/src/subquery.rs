@@ -64,8 +64,10 @@ pub(crate) struct Correlated {
     kind: Kind,
     /// Parameters of the statement itself; the outer values follow them.
     params: usize,
-    /// Results by the exact argument values they were run for.
-    results: HashMap<Vec<u8>, Value>,
+    /// Results by the exact argument values they were run for. An error (more than one row
+    /// for a scalar subquery) is raised only if the statement reads it: a condition may never
+    /// need this row's value.
+    results: HashMap<Vec<u8>, Result<Value>>,
 }
 
 /// The marker function [`Expr::Correlated`] is compiled from: `n`, the result type and the
@@ -277,7 +279,12 @@ fn exact_key(values: &[Value]) -> Vec<u8> {
             Value::Year(_) => 10,
         };
         key.push(tag);
-        let text = base::text::value_text(v).unwrap_or_default();
+        // Floating-point values by their bits: their text rounds.
+        let text = match v {
+            Value::Double(d) => d.to_bits().to_le_bytes().to_vec(),
+            Value::Float(f) => f.to_bits().to_le_bytes().to_vec(),
+            _ => base::text::value_text(v).unwrap_or_default(),
+        };
         key.extend_from_slice(&(text.len() as u64).to_le_bytes());
         key.extend_from_slice(&text);
     }
@@ -372,7 +379,10 @@ impl Session {
                 }
                 ControlFlow::<()>::Continue(())
             });
-            outer = from_of(s).and_then(|from| self.named_tables(&from));
+            // A WITH name could hide a stored table of the same name: no correlation there.
+            if ctx.with.is_none() {
+                outer = from_of(s).and_then(|from| self.named_tables(&from));
+            }
         }
         self.subquery_depth += 1;
         let mut failure = None;
@@ -622,7 +632,11 @@ impl Session {
                     .get(*n)
                     .is_none_or(|c| c.results.contains_key(&key));
                 if !known {
-                    let value = self.correlated_value(txn, *n, values, params)?;
+                    let value = match self.correlated_value(txn, *n, values, params) {
+                        // A row too many is this row's answer; a failed read ends the statement.
+                        Err(e) if e.code == 1242 => Err(e),
+                        other => Ok(other?),
+                    };
                     self.correlated[*n].results.insert(key, value);
                 }
             }
@@ -688,7 +702,7 @@ impl Session {
     }
 
     /// The result correlated subquery `n` gave for `args`, if it ran for them.
-    pub(crate) fn correlated_result(&self, n: usize, args: &[Value]) -> Option<Value> {
+    pub(crate) fn correlated_result(&self, n: usize, args: &[Value]) -> Option<Result<Value>> {
         self.correlated
             .get(n)?
             .results
@@ -804,6 +818,20 @@ mod tests {
             .iter()
             .map(|c| c.alias.name.value.clone())
             .collect()
+    }
+
+    #[test]
+    fn argument_keys_tell_apart_what_text_would_round_or_fold() {
+        let key = |v: Value| exact_key(&[v]);
+        assert_ne!(key(Value::Float(1.0)), key(Value::Float(1.000_000_1)));
+        assert_ne!(key(Value::Double(0.1 + 0.2)), key(Value::Double(0.3)));
+        assert_ne!(
+            key(Value::Bytes(b"a".to_vec())),
+            key(Value::Bytes(b"A".to_vec()))
+        );
+        assert_ne!(key(Value::Int(1)), key(Value::Bytes(b"1".to_vec())));
+        assert_ne!(key(Value::Null), key(Value::Bytes(Vec::new())));
+        assert_eq!(key(Value::Int(7)), key(Value::Int(7)));
     }
 
     #[test]

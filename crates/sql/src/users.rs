@@ -327,6 +327,15 @@ impl Peer {
         }
     }
 
+    /// A client on this host's Unix socket: `localhost`, which no address pattern admits.
+    pub fn local() -> Peer {
+        Peer {
+            name: "localhost".into(),
+            loopback: true,
+            address: "localhost".into(),
+        }
+    }
+
     /// Whether an account's host (name, address or pattern with `%` and `_`) admits this peer.
     pub fn matches(&self, host: &str) -> bool {
         if host.eq_ignore_ascii_case("localhost") {

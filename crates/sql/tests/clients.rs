@@ -204,6 +204,36 @@ with c.cursor() as cur:
         .output()
         .expect("python3 runs");
     assert_eq!(text(&out).trim(), "one,two 40");
+    // The socket counts as secure for caching_sha2_password's full authentication (the
+    // clients send the password in the clear there, as over TLS), and its clients are
+    // `localhost`, which an account for 127.0.0.1 does not admit.
+    let salt = myproto::auth::salt_from_random(&[9; 20]);
+    let sha_hash = myproto::auth::sha2_stored(b"spw", &salt);
+    let out = mysql_socket(
+        socket,
+        &format!(
+            "CREATE USER s@localhost IDENTIFIED WITH caching_sha2_password AS '{sha_hash}';
+             CREATE USER ip@'127.0.0.1' IDENTIFIED BY 'ipw';
+             GRANT SELECT ON *.* TO s@localhost, ip@'127.0.0.1'"
+        ),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let as_user = |user: &str, password: &str| {
+        Command::new("mysql")
+            .args(["-S", socket, "-u", user, "--batch", "--skip-column-names"])
+            .arg(format!("--password={password}"))
+            .args(["-e", "SELECT CURRENT_USER()"])
+            .output()
+            .unwrap()
+    };
+    assert_eq!(text(&as_user("s", "spw")), "s@localhost\n");
+    assert!(text(&as_user("s", "bad")).contains("ERROR 1045"));
+    assert!(text(&as_user("ip", "ipw")).contains("ERROR 1045"));
+    let port = server.address().port();
+    assert_eq!(
+        pymysql(port, "ip", "ipw", false, "SELECT CURRENT_USER()"),
+        "ip@127.0.0.1"
+    );
     server.stop();
     assert!(!path.exists(), "the socket file goes when the server stops");
     // A socket file left by a server that is gone is replaced.
@@ -212,7 +242,12 @@ with c.cursor() as cur:
     let server = sql::SqlServer::start(config).unwrap();
     let out = mysql_socket(socket, "SELECT COUNT(*) FROM d.t");
     assert_eq!(text(&out), "2\n");
+    // Stopping returns even when the file went meanwhile, and removes no file that is not
+    // its socket.
+    std::fs::remove_file(&path).unwrap();
+    std::fs::write(&path, b"someone else's").unwrap();
     server.stop();
+    assert_eq!(std::fs::read(&path).unwrap(), b"someone else's");
     node.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

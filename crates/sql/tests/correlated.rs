@@ -115,6 +115,21 @@ fn unsupported_places_answer_errors_and_the_connection_goes_on() {
     ] {
         assert_eq!(c.query(sql), Answer::Err(1054), "{sql}");
     }
+    // In a statement with a WITH clause (whose names could hide the tables named), and with an
+    // outer aggregate as the subquery's argument.
+    for (sql, code) in [
+        (
+            "WITH w AS (SELECT 1 AS x) SELECT id FROM a WHERE EXISTS \
+             (SELECT 1 FROM b WHERE b.a_id = a.id)",
+            1054,
+        ),
+        (
+            "SELECT n FROM a GROUP BY n HAVING SUM(id) IN (SELECT a_id FROM b WHERE b.n = a.n)",
+            1235,
+        ),
+    ] {
+        assert_eq!(c.query(sql), Answer::Err(code), "{sql}");
+    }
     // FOUND_ROWS() counts the statement's rows, not its subquery's.
     assert_eq!(
         ids(

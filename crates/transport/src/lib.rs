@@ -150,39 +150,81 @@ impl Write for Stream {
     }
 }
 
-/// Listens on the Unix socket file `path` (for clients on this host). A file left there by a
-/// server that is gone is replaced; a socket another server still answers on is an error
-/// (AddrInUse), as is any other file at that path.
-pub fn listen_unix(path: &Path) -> io::Result<UnixListener> {
-    use std::os::unix::fs::FileTypeExt;
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_socket() => {
-            if UnixStream::connect(path).is_ok() {
-                return Err(io::Error::new(
-                    io::ErrorKind::AddrInUse,
-                    format!("{}: another server listens on this socket", path.display()),
-                ));
-            }
-            std::fs::remove_file(path)?;
-        }
-        Ok(_) => {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!(
-                    "{}: a file that is not a socket is in the way",
-                    path.display()
-                ),
-            ))
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
-    UnixListener::bind(path)
+/// A Unix socket file listened on (for clients on this host). Binding replaces a file a server
+/// that is gone left there; it refuses a socket another server still answers on, and any other
+/// file at that path. The file is made connectable by every local user (as mysqld's), and
+/// [`UnixSocketFile::close`] removes it only while it is still this socket's.
+pub struct UnixSocketFile {
+    listener: UnixListener,
+    path: std::path::PathBuf,
+    /// The file's device and inode once bound.
+    file: (u64, u64),
 }
 
-/// Connects to the Unix socket file `path`.
-pub fn connect_unix(path: &Path) -> io::Result<UnixStream> {
-    UnixStream::connect(path)
+impl UnixSocketFile {
+    pub fn bind(path: &Path) -> io::Result<UnixSocketFile> {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+        match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_socket() => match UnixStream::connect(path) {
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                    // Nobody listens: a stopped server's file.
+                    std::fs::remove_file(path)?;
+                }
+                Err(e) => {
+                    return Err(io::Error::new(
+                        e.kind(),
+                        format!("{}: a socket that cannot be checked: {e}", path.display()),
+                    ))
+                }
+                Ok(_) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::AddrInUse,
+                        format!("{}: another server listens on this socket", path.display()),
+                    ))
+                }
+            },
+            Ok(_) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!(
+                        "{}: a file that is not a socket is in the way",
+                        path.display()
+                    ),
+                ))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        let listener = UnixListener::bind(path)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o777))?;
+        let m = std::fs::symlink_metadata(path)?;
+        Ok(UnixSocketFile {
+            listener,
+            path: path.to_path_buf(),
+            file: (m.dev(), m.ino()),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Waits for the next client; an error once [`UnixSocketFile::close`] ran.
+    pub fn accept(&self) -> io::Result<Stream> {
+        self.listener.accept().map(|(s, _)| Stream::Unix(s))
+    }
+
+    /// Stops accepting (a thread waiting in `accept` returns at once, whatever became of the
+    /// file) and removes the file if it is still this socket's.
+    pub fn close(&self) {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::MetadataExt;
+        let _ =
+            nix::sys::socket::shutdown(self.listener.as_raw_fd(), nix::sys::socket::Shutdown::Both);
+        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| (m.dev(), m.ino()) == self.file) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// Why a connection can no longer be used.

@@ -859,6 +859,10 @@ SELECT id, (SELECT person, n FROM orders WHERE person = people.id LIMIT 1) FROM 
 SELECT id FROM people WHERE EXISTS (SELECT 1 FROM orders WHERE orders.nope = people.id);
 SELECT k FROM kv WHERE v < (SELECT COUNT(*) FROM orders WHERE orders.item_code > kv.k) ORDER BY k;
 SELECT id, (SELECT COUNT(*) FROM items j WHERE j.price < i.price) AS cheaper FROM items i ORDER BY id;
+SELECT id, CASE WHEN id = 3 THEN (SELECT o.id FROM orders o WHERE o.person = p.id) END AS only3 FROM people p ORDER BY id;
+SELECT COUNT(*), (SELECT o.n FROM orders o WHERE o.person = p.id ORDER BY o.id LIMIT 1) FROM people p WHERE p.id < 0;
+SELECT COUNT(*), MAX((SELECT COUNT(*) FROM orders o WHERE o.person = p.id)) FROM people p;
+SELECT id, (SELECT COUNT(*) FROM nums m WHERE m.f = n.f) AS same_f, (SELECT COUNT(*) FROM nums m WHERE m.d < n.d) AS lower_d FROM nums n ORDER BY id;
 UPDATE kv SET v = (SELECT COUNT(*) FROM orders WHERE orders.item_code >= kv.k) WHERE k < 'c';
 SELECT * FROM kv ORDER BY k;
 UPDATE people SET balance = balance + (SELECT COALESCE(SUM(n), 0) FROM orders WHERE person = people.id) WHERE id < 5;
