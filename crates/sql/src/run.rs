@@ -758,7 +758,7 @@ impl Session {
     }
 
     /// Reads each key (batches of the data node's size), returning the row found for each.
-    fn read_each(
+    pub(crate) fn read_each(
         &mut self,
         txn: &mut Transaction,
         exec: ExecType,

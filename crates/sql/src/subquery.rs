@@ -23,6 +23,7 @@ use crate::error::SqlError;
 use crate::exec::{Compiled, Outcome, Result, Session};
 use crate::expr::Expr;
 use crate::plan::SelectPlan;
+use crate::run::Fetch;
 
 /// The function name standing for a correlated subquery in a rewritten statement (a NUL
 /// starts it, which no identifier of a client's text holds).
@@ -619,6 +620,9 @@ impl Session {
                 }
             });
         }
+        // The argument values each subquery has not run for yet, in the order met.
+        let mut wanted: Vec<(usize, Vec<u8>, Vec<Value>)> = Vec::new();
+        let mut met = std::collections::HashSet::new();
         for row in rows {
             for (n, args) in &calls {
                 let env = self.env(row, params, &[]);
@@ -631,39 +635,121 @@ impl Session {
                     .correlated
                     .get(*n)
                     .is_none_or(|c| c.results.contains_key(&key));
-                if !known {
-                    let value = match self.correlated_value(txn, *n, values, params) {
-                        // A row too many is this row's answer; a failed read ends the statement.
-                        Err(e) if e.code == 1242 => Err(e),
-                        other => Ok(other?),
-                    };
-                    self.correlated[*n].results.insert(key, value);
+                if !known && met.insert((*n, key.clone())) {
+                    wanted.push((*n, key, values));
                 }
             }
+        }
+        let fetched = self.prefetch(txn, &wanted, params)?;
+        for ((n, key, values), rows) in wanted.into_iter().zip(fetched) {
+            let value = match self.correlated_value(txn, n, values, params, rows) {
+                // A row too many is this row's answer; a failed read ends the statement.
+                Err(e) if e.code == 1242 => Err(e),
+                other => Ok(other?),
+            };
+            self.correlated[n].results.insert(key, value);
         }
         Ok(())
     }
 
-    /// Correlated subquery `n`'s value for the argument `values`.
-    fn correlated_value(
+    /// For a correlated subquery reading one table by keys: the rows for each of the `wanted`
+    /// argument values, read in one batch (as a join reads its inner table) instead of one
+    /// round trip each. None for the values of other subqueries, which read on their own.
+    #[allow(clippy::type_complexity)]
+    fn prefetch(
         &mut self,
         txn: &mut Transaction,
+        wanted: &[(usize, Vec<u8>, Vec<Value>)],
+        params: &[Value],
+    ) -> Result<Vec<Option<Vec<Vec<Value>>>>> {
+        let mut out = vec![None; wanted.len()];
+        let mut subqueries: Vec<usize> = wanted.iter().map(|w| w.0).collect();
+        subqueries.sort_unstable();
+        subqueries.dedup();
+        'subquery: for n in subqueries {
+            let plan = Arc::clone(&self.correlated[n].plan);
+            let Some(src) = plan.source.as_ref().filter(|s| {
+                plan.joined.is_none()
+                    && s.derived.is_none()
+                    && crate::infoschema::virtual_of(s).is_none()
+            }) else {
+                continue;
+            };
+            // The index read (None: the primary key), the keys, and each value set's share.
+            let mut index: Option<Option<u16>> = None;
+            let mut keys = Vec::new();
+            let mut shares = Vec::new();
+            for (i, w) in wanted.iter().enumerate().filter(|(_, w)| w.0 == n) {
+                let (_, all) = self.arguments(n, w.2.clone(), params);
+                let start = keys.len();
+                match self.fetch_request(src, &all)? {
+                    Fetch::Nothing => {}
+                    Fetch::Keys { unique, keys: k } if index.is_none_or(|i| i == unique) => {
+                        index = Some(unique);
+                        keys.extend(k);
+                    }
+                    _ => continue 'subquery,
+                }
+                shares.push((i, start, keys.len()));
+            }
+            if shares.len() < 2 {
+                continue;
+            }
+            let unique = index.flatten();
+            let mut found =
+                self.read_each(txn, ExecType::NoCommit, &src.table, unique, &keys, src)?;
+            for (i, start, end) in shares {
+                out[i] = Some(
+                    found[start..end]
+                        .iter_mut()
+                        .filter_map(Option::take)
+                        .collect(),
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    /// Subquery `n`'s `?` values for outer argument `values` (the statement's own, then the
+    /// outer columns), and for IN the value looked for.
+    fn arguments(
+        &self,
         n: usize,
         mut values: Vec<Value>,
         params: &[Value],
-    ) -> Result<Value> {
+    ) -> (Option<Value>, Vec<Value>) {
         let c = &self.correlated[n];
-        let (plan, kind) = (Arc::clone(&c.plan), c.kind);
         let mut all: Vec<Value> = params.iter().take(c.params).cloned().collect();
         all.resize(c.params, Value::Null);
-        let lhs = match kind {
+        let lhs = match c.kind {
             Kind::In { .. } if !values.is_empty() => Some(values.remove(0)),
             _ => None,
         };
         all.extend(values);
+        (lhs, all)
+    }
+
+    /// Correlated subquery `n`'s value for the argument `values`.
+    /// (`fetched`: the rows its keyed reads found, when [`Session::prefetch`] read them.)
+    fn correlated_value(
+        &mut self,
+        txn: &mut Transaction,
+        n: usize,
+        values: Vec<Value>,
+        params: &[Value],
+        fetched: Option<Vec<Vec<Value>>>,
+    ) -> Result<Value> {
+        let (plan, kind) = (
+            Arc::clone(&self.correlated[n].plan),
+            self.correlated[n].kind,
+        );
+        let (lhs, all) = self.arguments(n, values, params);
         // The subquery's rows leave FOUND_ROWS() as the statement's.
         let found_rows = self.last_found_rows;
-        let rows = self.source_rows(txn, ExecType::NoCommit, &plan, &all);
+        let rows = match (fetched, &plan.source) {
+            (Some(rows), Some(src)) => self.matching(src, &all, rows),
+            _ => self.source_rows(txn, ExecType::NoCommit, &plan, &all),
+        };
         let outcome = rows.and_then(|rows| self.select_rows(&plan, &all, rows));
         self.last_found_rows = found_rows;
         let Outcome::Rows { mut rows, .. } = outcome? else {
