@@ -190,24 +190,23 @@ impl SqlServer {
         });
         let socket = match unix {
             Some(file) => {
-                let (shared, stop, accepting) = (shared.clone(), stopping.clone(), file.clone());
-                let thread = std::thread::Builder::new()
-                    .name("sql-accept-unix".into())
-                    .spawn(move || accept_loop(|| accepting.accept(), shared, stop))?;
+                let accepting = file.clone();
+                let thread = spawn_acceptor(
+                    "sql-accept-unix",
+                    move || accepting.accept(),
+                    shared.clone(),
+                    stopping.clone(),
+                )?;
                 info!(path = %file.path().display(), "sql listening on a unix socket");
                 Some((file, thread))
             }
             None => None,
         };
-        let stop = stopping.clone();
-        let held = shared.clone();
         let incoming = move || listener.accept().map(|(s, _)| transport::Stream::from(s));
-        let thread = std::thread::Builder::new()
-            .name("sql-accept".into())
-            .spawn(move || accept_loop(incoming, shared, stop))?;
+        let thread = spawn_acceptor("sql-accept", incoming, shared.clone(), stopping.clone())?;
         info!(%address, "sql listening");
         Ok(SqlServer {
-            shared: held,
+            shared,
             stopping,
             address,
             thread: Some(thread),
@@ -240,6 +239,18 @@ impl SqlServer {
             let _ = thread.join();
         }
     }
+}
+
+/// Starts thread `name` running [`accept_loop`] over `accept`.
+fn spawn_acceptor(
+    name: &str,
+    accept: impl FnMut() -> std::io::Result<transport::Stream> + Send + 'static,
+    shared: Arc<Shared>,
+    stopping: Arc<AtomicBool>,
+) -> std::io::Result<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || accept_loop(accept, shared, stopping))
 }
 
 /// Accepts connections (from `accept`, a listener's) until `stopping`, each on its own thread.

@@ -674,14 +674,12 @@ impl Session {
             // A derived table: its query's rows, made in the API node.
             let rows = self.derived_rows(txn, exec, d, params)?;
             let rows = crate::derived::fetched(rows, &src.fetch);
-            self.run_correlated(txn, &src.filter, &rows, params)?;
-            return self.matching(src, params, rows);
+            return self.matching_in(txn, src, params, rows);
         }
         if crate::infoschema::virtual_of(src).is_some() {
             // information_schema: rows made from the catalog, never sent to the data node.
             let rows = crate::infoschema::rows(self, src)?;
-            self.run_correlated(txn, &src.filter, &rows, params)?;
-            return self.matching(src, params, rows);
+            return self.matching_in(txn, src, params, rows);
         }
         let table = &src.table;
         let def = table.def();
@@ -711,6 +709,17 @@ impl Session {
                 }
             }
         };
+        self.matching_in(txn, src, params, rows)
+    }
+
+    /// [`Session::matching`], once the correlated subqueries its WHERE holds ran for `rows`.
+    fn matching_in(
+        &mut self,
+        txn: &mut Transaction,
+        src: &Source,
+        params: &[Value],
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Vec<Vec<Value>>> {
         self.run_correlated(txn, &src.filter, &rows, params)?;
         self.matching(src, params, rows)
     }
@@ -983,39 +992,13 @@ impl Session {
     }
 
     pub(crate) fn run_select(&mut self, p: &SelectPlan, params: &[Value]) -> Result<Outcome> {
-        if !self.correlated.is_empty() {
-            // Correlated subqueries in the items, HAVING or ORDER BY run for the rows found,
-            // in the statement's transaction (still open for them).
-            let rows = self.transactional(|s, txn, _| {
-                let rows = match &p.source {
-                    None => vec![Vec::new()],
-                    Some(_) => s.source_rows(txn, ExecType::NoCommit, p, params)?,
-                };
-                // Aggregates over no rows still answer one row, evaluated over no columns.
-                let empty = [Vec::new()];
-                let seen: &[Vec<Value>] = if rows.is_empty() && p.grouped && p.group_by.is_empty() {
-                    &empty
-                } else {
-                    &rows
-                };
-                let order = p.order.iter().filter_map(|(k, _)| match k {
-                    OrderKey::Expr(e) => Some(e),
-                    OrderKey::Item(_) => None,
-                });
-                let exprs = p
-                    .items
-                    .iter()
-                    .chain(&p.having)
-                    .chain(&p.group_by)
-                    .chain(order)
-                    .chain(p.aggregates.iter().filter_map(|a| a.arg.as_ref()));
-                s.run_correlated(txn, exprs, seen, params)?;
-                Ok(rows)
-            })?;
-            return self.select_rows(p, params, rows);
-        }
         let rows = match &p.source {
             None => vec![Vec::new()],
+            // Correlated subqueries of the items, HAVING or ORDER BY run for the rows found,
+            // in the statement's transaction, still open for them.
+            Some(_) if !self.correlated.is_empty() => {
+                self.transactional(|s, txn, _| s.correlated_source_rows(txn, p, params))?
+            }
             Some(_) => self.transactional(|s, txn, last| s.source_rows(txn, last, p, params))?,
         };
         self.select_rows(p, params, rows)

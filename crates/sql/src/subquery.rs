@@ -22,7 +22,7 @@ use sqlparser::tokenizer::{Location, Span};
 use crate::error::SqlError;
 use crate::exec::{Compiled, Outcome, Result, Session};
 use crate::expr::Expr;
-use crate::plan::SelectPlan;
+use crate::plan::{OrderKey, SelectPlan};
 use crate::run::Fetch;
 
 /// The function name standing for a correlated subquery in a rewritten statement (a NUL
@@ -571,10 +571,7 @@ impl Session {
                 "a correlated subquery other than one SELECT over stored tables",
             ));
         };
-        if kind != (Kind::Exists { negated: false })
-            && kind != (Kind::Exists { negated: true })
-            && plan.columns.len() != 1
-        {
+        if !matches!(kind, Kind::Exists { .. }) && plan.columns.len() != 1 {
             return Err(SqlError::new(
                 1241,
                 "21000",
@@ -650,6 +647,37 @@ impl Session {
             self.correlated[n].results.insert(key, value);
         }
         Ok(())
+    }
+
+    /// A SELECT's rows (read in `txn` without committing), once the correlated subqueries of
+    /// its items, HAVING, GROUP BY, ORDER BY and aggregates ran for them.
+    pub(crate) fn correlated_source_rows(
+        &mut self,
+        txn: &mut Transaction,
+        p: &SelectPlan,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        let rows = self.source_rows(txn, ExecType::NoCommit, p, params)?;
+        // Aggregates over no rows still answer one row, evaluated over no columns.
+        let empty = [Vec::new()];
+        let seen: &[Vec<Value>] = if rows.is_empty() && p.grouped && p.group_by.is_empty() {
+            &empty
+        } else {
+            &rows
+        };
+        let order = p.order.iter().filter_map(|(k, _)| match k {
+            OrderKey::Expr(e) => Some(e),
+            OrderKey::Item(_) => None,
+        });
+        let exprs = p
+            .items
+            .iter()
+            .chain(&p.having)
+            .chain(&p.group_by)
+            .chain(order)
+            .chain(p.aggregates.iter().filter_map(|a| a.arg.as_ref()));
+        self.run_correlated(txn, exprs, seen, params)?;
+        Ok(rows)
     }
 
     /// For a correlated subquery reading one table by keys: the rows for each of the `wanted`
