@@ -1115,6 +1115,20 @@ impl Session {
             let mut groups: Vec<(Vec<Value>, Vec<Accumulator>)> = Vec::new();
             for row in rows {
                 let env = self.env(&row, params, &[]);
+                if p.group_by.is_empty() {
+                    // One group: no key to hash (comparing empty keys is not free either; glibc's
+                    // memcmp does a masked load from the empty Vec's dangling pointer).
+                    if groups.is_empty() {
+                        groups.push((
+                            row.clone(),
+                            p.aggregates.iter().map(Accumulator::new).collect(),
+                        ));
+                    }
+                    for (acc, agg) in groups[0].1.iter_mut().zip(&p.aggregates) {
+                        acc.add(agg, &env)?;
+                    }
+                    continue;
+                }
                 let key_values: Vec<Value> = p
                     .group_by
                     .iter()

@@ -418,7 +418,7 @@ impl Partition {
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
         descending: bool,
-        mut visit: impl FnMut(&[u8], &[u8]) -> bool,
+        visit: impl FnMut(&[u8], &[u8]) -> bool,
     ) {
         if let (Bound::Included(l) | Bound::Excluded(l), Bound::Included(u) | Bound::Excluded(u)) =
             (lower, upper)
@@ -432,25 +432,50 @@ impl Partition {
             }
         }
         let range = self.ordered[index].entries.range::<[u8], _>((lower, upper));
-        let mut step = |(k, id): (&IndexKey, &RowId)| match self.row(*id) {
-            Some(row) => visit(k, row),
-            None => true,
-        };
         if descending {
-            for entry in range.rev() {
-                if !step(entry) {
-                    return;
-                }
-            }
+            self.visit_batched(range.rev(), visit);
         } else {
-            for entry in range {
-                if !step(entry) {
+            self.visit_batched(range, visit);
+        }
+    }
+}
+
+impl Partition {
+    /// Visits the rows an index range names, [`SCAN_BATCH`] at a time: each batch's row slots
+    /// and then its rows' first and last bytes are read before any row is visited, so their
+    /// cache misses (rows are scattered over the heap) overlap instead of coming one by one.
+    fn visit_batched<'a>(
+        &'a self,
+        mut entries: impl Iterator<Item = (&'a IndexKey, &'a RowId)>,
+        mut visit: impl FnMut(&[u8], &[u8]) -> bool,
+    ) {
+        let mut batch: SmallVec<[(&[u8], &[u8]); SCAN_BATCH]> = SmallVec::new();
+        loop {
+            batch.clear();
+            batch.extend(
+                entries
+                    .by_ref()
+                    .take(SCAN_BATCH)
+                    .filter_map(|(k, id)| Some((k.as_slice(), self.row(*id)?))),
+            );
+            if batch.is_empty() {
+                return;
+            }
+            let touched = batch.iter().fold(0u8, |acc, (_, row)| {
+                acc ^ row.first().copied().unwrap_or(0) ^ row.last().copied().unwrap_or(0)
+            });
+            std::hint::black_box(touched);
+            for (key, row) in batch.drain(..) {
+                if !visit(key, row) {
                     return;
                 }
             }
         }
     }
 }
+
+/// Rows an ordered-index scan touches ahead of visiting them (see `visit_batched`).
+const SCAN_BATCH: usize = 16;
 
 /// Appends the key encoding of `columns` of `row`, reading strings in place.
 fn encode_row_key(

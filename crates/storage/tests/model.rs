@@ -44,6 +44,8 @@ enum Op {
         low: Option<(i32, bool)>,
         high: Option<(i32, bool)>,
         descending: bool,
+        /// The visitor stops after this many rows (scans visit rows in batches).
+        stop: Option<usize>,
     },
     ScanC {
         descending: bool,
@@ -51,7 +53,7 @@ enum Op {
 }
 
 fn op() -> impl Strategy<Value = Op> {
-    let id = 0..40i32;
+    let id = 0..60i32;
     let k = proptest::option::weighted(0.8, -5..5i32);
     let c = "[aAbB\u{e1}]{0,3}";
     let bound = proptest::option::of((-6..6i32, any::<bool>()));
@@ -60,11 +62,18 @@ fn op() -> impl Strategy<Value = Op> {
         (id.clone(), k, "[ab]{0,2}").prop_map(|(i, k, c)| Op::Update(i, k, c)),
         id.clone().prop_map(Op::Delete),
         id.prop_map(Op::Get),
-        (bound.clone(), bound, any::<bool>()).prop_map(|(low, high, descending)| Op::ScanK {
-            low,
-            high,
-            descending
-        }),
+        (
+            bound.clone(),
+            bound,
+            any::<bool>(),
+            proptest::option::of(0..40usize)
+        )
+            .prop_map(|(low, high, descending, stop)| Op::ScanK {
+                low,
+                high,
+                descending,
+                stop
+            }),
         any::<bool>().prop_map(|descending| Op::ScanC { descending }),
     ]
 }
@@ -108,13 +117,13 @@ proptest! {
                     let want = model.get(&id).map(|(k, c)| vec![Value::Int(id.into()), k.map_or(Value::Null, |k| Value::Int(k.into())), Value::from(c.as_str())]);
                     prop_assert_eq!(got, want);
                 }
-                Op::ScanK { low, high, descending } => {
+                Op::ScanK { low, high, descending, stop } => {
                     let enc = |v: i32| { let mut o = Vec::new(); p.encode_index_prefix(0, &[Value::Int(v.into())], &mut o); o };
                     let (lo, hi) = prefix_bounds(low.map(|(v, inc)| (enc(v), inc)), high.map(|(v, inc)| (enc(v), inc)));
                     let mut got = Vec::new();
                     p.scan_index(0, as_ref(&lo), as_ref(&hi), descending, |_, r| {
                         got.push(p.layout().value(r, 0));
-                        true
+                        stop.is_none_or(|n| got.len() < n)
                     });
                     let mut want: Vec<(Option<i32>, i32)> = model.iter().filter(|(_, (k, _))| {
                         // NULL sorts first and is below every bound value.
@@ -124,7 +133,7 @@ proptest! {
                     }).map(|(id, (k, _))| (*k, *id)).collect();
                     want.sort();
                     if descending { want.reverse(); }
-                    let want: Vec<Value> = want.into_iter().map(|(_, id)| Value::Int(id.into())).collect();
+                    let want: Vec<Value> = want.into_iter().map(|(_, id)| Value::Int(id.into())).take(stop.map_or(usize::MAX, |n| n.max(1))).collect();
                     prop_assert_eq!(got, want);
                 }
                 Op::ScanC { descending } => {
