@@ -155,8 +155,10 @@ pub fn sort_key(bytes: &[u8], collation: Collation, out: &mut Vec<u8>) {
             let bytes = trim_spaces(bytes);
             out.reserve(bytes.len() * 2);
             let ascii = bytes.iter().position(|b| *b >= 0x80).unwrap_or(bytes.len());
-            for b in &bytes[..ascii] {
-                out.extend_from_slice(&[0, b.to_ascii_uppercase()]);
+            let start = out.len();
+            out.resize(start + 2 * ascii, 0);
+            for (pair, b) in out[start..].chunks_exact_mut(2).zip(&bytes[..ascii]) {
+                pair[1] = b.to_ascii_uppercase();
             }
             for w in weights(&bytes[ascii..], collation) {
                 out.extend_from_slice(&(w as u16).to_be_bytes());

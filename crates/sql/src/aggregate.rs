@@ -151,7 +151,14 @@ fn num_value(n: Num) -> Value {
 /// A byte key equal for values SQL treats as equal (GROUP BY, DISTINCT): strings by their
 /// utf8mb4_general_ci sort key, numbers by value, NULLs equal to each other.
 pub fn group_key(values: &[Value]) -> Vec<u8> {
-    let mut out = Vec::new();
+    let size: usize = values
+        .iter()
+        .map(|v| match v {
+            Value::Bytes(b) => 5 + 2 * b.len(),
+            _ => 17,
+        })
+        .sum();
+    let mut out = Vec::with_capacity(size);
     for v in values {
         match v {
             Value::Null => out.push(0),

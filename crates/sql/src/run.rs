@@ -1111,7 +1111,11 @@ impl Session {
                 }
             }
         } else {
-            let mut index: hashbrown::HashMap<Vec<u8>, usize> = hashbrown::HashMap::new();
+            let mut index: hashbrown::HashMap<Vec<u8>, usize> = if p.group_by.is_empty() {
+                hashbrown::HashMap::new()
+            } else {
+                hashbrown::HashMap::with_capacity(rows.len().min(1 << 16))
+            };
             let mut groups: Vec<(Vec<Value>, Vec<Accumulator>)> = Vec::new();
             for row in rows {
                 let env = self.env(&row, params, &[]);
@@ -1135,19 +1139,23 @@ impl Session {
                     .map(|e| e.eval(&env))
                     .collect::<Result<_>>()?;
                 let key = group_key(&key_values);
-                let g = match index.get(&key) {
-                    Some(g) => *g,
+                let (g, new) = match index.get(&key) {
+                    Some(g) => (*g, false),
                     None => {
                         index.insert(key, groups.len());
                         groups.push((
-                            row.clone(),
+                            Vec::new(),
                             p.aggregates.iter().map(Accumulator::new).collect(),
                         ));
-                        groups.len() - 1
+                        (groups.len() - 1, true)
                     }
                 };
                 for (acc, agg) in groups[g].1.iter_mut().zip(&p.aggregates) {
                     acc.add(agg, &env)?;
+                }
+                if new {
+                    // A group's first row is kept for its non-aggregate items, moved, not copied.
+                    groups[g].0 = row;
                 }
             }
             if groups.is_empty() && p.group_by.is_empty() {
@@ -1166,7 +1174,7 @@ impl Session {
             }
         }
         if p.distinct {
-            let mut seen = hashbrown::HashSet::new();
+            let mut seen = hashbrown::HashSet::with_capacity(out.len().min(1 << 16));
             out.retain(|(items, _)| seen.insert(group_key(items)));
         }
         if !p.order.is_empty() {
