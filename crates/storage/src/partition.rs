@@ -402,10 +402,26 @@ impl Partition {
     }
 
     /// Visits every row; the visitor returns false to stop.
-    pub fn scan(&self, mut visit: impl FnMut(&[u8]) -> bool) {
-        for row in self.rows.iter().flatten() {
-            if !visit(row) {
+    pub fn scan(&self, visit: impl FnMut(&[u8]) -> bool) {
+        let mut visit = visit;
+        let mut rows = self.rows.iter().flatten();
+        let mut batch: SmallVec<[&[u8]; SCAN_BATCH]> = SmallVec::new();
+        let mut size = 4;
+        loop {
+            batch.clear();
+            batch.extend(
+                rows.by_ref()
+                    .take(std::mem::replace(&mut size, SCAN_BATCH))
+                    .map(|r| &**r),
+            );
+            if batch.is_empty() {
                 return;
+            }
+            touch(batch.iter().copied());
+            for row in batch.drain(..) {
+                if !visit(row) {
+                    return;
+                }
             }
         }
     }
@@ -450,21 +466,20 @@ impl Partition {
         mut visit: impl FnMut(&[u8], &[u8]) -> bool,
     ) {
         let mut batch: SmallVec<[(&[u8], &[u8]); SCAN_BATCH]> = SmallVec::new();
+        // A short first batch: a scan that stops after a row or two (LIMIT 1) touches little.
+        let mut size = 4;
         loop {
             batch.clear();
             batch.extend(
                 entries
                     .by_ref()
-                    .take(SCAN_BATCH)
+                    .take(std::mem::replace(&mut size, SCAN_BATCH))
                     .filter_map(|(k, id)| Some((k.as_slice(), self.row(*id)?))),
             );
             if batch.is_empty() {
                 return;
             }
-            let touched = batch.iter().fold(0u8, |acc, (_, row)| {
-                row.iter().step_by(64).fold(acc, |a, b| a ^ b) ^ row.last().copied().unwrap_or(0)
-            });
-            std::hint::black_box(touched);
+            touch(batch.iter().map(|(_, row)| *row));
             for (key, row) in batch.drain(..) {
                 if !visit(key, row) {
                     return;
@@ -474,8 +489,17 @@ impl Partition {
     }
 }
 
-/// Rows an ordered-index scan touches ahead of visiting them (see `visit_batched`).
+/// Rows a scan touches ahead of visiting them (see `visit_batched`).
 const SCAN_BATCH: usize = 16;
+
+/// Reads a byte of every cache line of `rows`: the loads do not depend on each other, so their
+/// misses are in flight together.
+fn touch<'a>(rows: impl IntoIterator<Item = &'a [u8]>) {
+    let touched = rows.into_iter().fold(0u8, |acc, row| {
+        row.iter().step_by(64).fold(acc, |a, b| a ^ b) ^ row.last().copied().unwrap_or(0)
+    });
+    std::hint::black_box(touched);
+}
 
 /// Appends the key encoding of `columns` of `row`, reading strings in place.
 fn encode_row_key(
