@@ -44,6 +44,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use client::Cluster;
 use tracing::{info, warn};
@@ -253,21 +254,48 @@ fn spawn_acceptor(
         .spawn(move || accept_loop(accept, shared, stopping))
 }
 
+/// The first and the longest pause after a failed accept.
+const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(5);
+const ACCEPT_BACKOFF_MAX: Duration = Duration::from_millis(200);
+
+/// The pause after each of a run of failed accepts: doubling from ACCEPT_BACKOFF_MIN up to
+/// ACCEPT_BACKOFF_MAX.
+#[derive(Default)]
+struct Backoff(Duration);
+
+impl Backoff {
+    fn failed(&mut self) -> Duration {
+        self.0 = (self.0 * 2).clamp(ACCEPT_BACKOFF_MIN, ACCEPT_BACKOFF_MAX);
+        self.0
+    }
+}
+
 /// Accepts connections (from `accept`, a listener's) until `stopping`, each on its own thread.
 fn accept_loop(
     mut accept: impl FnMut() -> std::io::Result<transport::Stream>,
     shared: Arc<Shared>,
     stopping: Arc<AtomicBool>,
 ) {
+    // After a failed accept (EMFILE: out of descriptors) the next waits, longer each time up
+    // to ACCEPT_BACKOFF_MAX, instead of spinning on the same error.
+    let mut backoff = Backoff::default();
     loop {
         let stream = accept();
         if stopping.load(Ordering::SeqCst) {
             return;
         }
         let stream = match stream {
-            Ok(s) => s,
+            Ok(s) => {
+                backoff = Backoff::default();
+                s
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                warn!("sql accept failed: {e}");
+                let pause = backoff.failed();
+                if pause == ACCEPT_BACKOFF_MIN {
+                    warn!("sql accept failed: {e}; retrying with a backoff");
+                }
+                std::thread::sleep(pause);
                 continue;
             }
         };
@@ -280,5 +308,17 @@ fn accept_loop(
         if let Err(e) = spawned {
             warn!("sql: could not start a connection thread: {e}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_accepts_back_off_doubling_to_a_cap() {
+        let mut b = Backoff::default();
+        let pauses: Vec<u64> = (0..8).map(|_| b.failed().as_millis() as u64).collect();
+        assert_eq!(pauses, [5, 10, 20, 40, 80, 160, 200, 200]);
     }
 }
