@@ -64,6 +64,43 @@ impl ColumnDef {
         self.auto_increment = true;
         self
     }
+
+    /// True when `new` holds every value this column holds, unchanged, so a column change may
+    /// copy the values across (compared and ordered alike: the same collation): the same type, a
+    /// wider integer range, a DECIMAL with at least as many digits on each side of the point, a
+    /// longer CHAR, VARCHAR or VARBINARY, a DATETIME, TIMESTAMP or TIME with more fraction
+    /// digits, and NOT NULL to NULL. AUTO_INCREMENT and hidden must stay as they are.
+    pub fn widens_to(&self, new: &ColumnDef) -> bool {
+        use ColumnType as T;
+        let types = match (self.ty, new.ty) {
+            (a, b) if a == b => true,
+            (
+                T::Decimal {
+                    precision: p1,
+                    scale: s1,
+                },
+                T::Decimal {
+                    precision: p2,
+                    scale: s2,
+                },
+            ) => s2 >= s1 && p2 - s2 >= p1 - s1,
+            (T::Char { length: a }, T::Char { length: b })
+            | (T::VarChar { length: a }, T::VarChar { length: b })
+            | (T::VarBinary { length: a }, T::VarBinary { length: b }) => b >= a,
+            (T::DateTime { fsp: a }, T::DateTime { fsp: b })
+            | (T::Timestamp { fsp: a }, T::Timestamp { fsp: b })
+            | (T::Time { fsp: a }, T::Time { fsp: b }) => b >= a,
+            (a, b) => match (a.integer_range(), b.integer_range()) {
+                (Some((lo, hi)), Some((new_lo, new_hi))) => new_lo <= lo && new_hi >= hi,
+                _ => false,
+            },
+        };
+        types
+            && self.collation == new.collation
+            && (new.nullable || !self.nullable)
+            && self.auto_increment == new.auto_increment
+            && self.hidden == new.hidden
+    }
 }
 
 /// What an index is.
@@ -413,6 +450,74 @@ fn check_name(name: &str, what: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_column_widens_only_to_types_holding_every_value() {
+        use ColumnType as T;
+        let col = |ty| ColumnDef::new("c", ty);
+        let widens = |a: T, b: T| col(a).widens_to(&col(b));
+        assert!(widens(
+            T::Int { unsigned: false },
+            T::BigInt { unsigned: false }
+        ));
+        assert!(widens(
+            T::SmallInt { unsigned: true },
+            T::Int { unsigned: false }
+        ));
+        assert!(!widens(
+            T::Int { unsigned: true },
+            T::Int { unsigned: false }
+        ));
+        assert!(!widens(
+            T::BigInt { unsigned: false },
+            T::Int { unsigned: false }
+        ));
+        assert!(widens(
+            T::Decimal {
+                precision: 5,
+                scale: 2
+            },
+            T::Decimal {
+                precision: 8,
+                scale: 3
+            }
+        ));
+        assert!(!widens(
+            T::Decimal {
+                precision: 5,
+                scale: 2
+            },
+            T::Decimal {
+                precision: 6,
+                scale: 4
+            }
+        ));
+        assert!(widens(
+            T::VarChar { length: 10 },
+            T::VarChar { length: 300 }
+        ));
+        assert!(!widens(T::VarChar { length: 10 }, T::VarChar { length: 9 }));
+        assert!(!widens(T::Char { length: 4 }, T::VarChar { length: 8 }));
+        assert!(!widens(T::Binary { length: 4 }, T::Binary { length: 8 }));
+        assert!(!widens(T::Float, T::Double));
+        assert!(widens(T::DateTime { fsp: 0 }, T::DateTime { fsp: 3 }));
+        assert!(!widens(T::DateTime { fsp: 3 }, T::Timestamp { fsp: 3 }));
+        assert!(!widens(
+            T::Int { unsigned: false },
+            T::VarChar { length: 20 }
+        ));
+        let text = col(T::VarChar { length: 4 });
+        assert!(!text.widens_to(&col(T::VarChar { length: 8 }).collation(Collation::Utf8mb4Bin)));
+        assert!(
+            col(T::Int { unsigned: false }).widens_to(&col(T::Int { unsigned: false }).nullable())
+        );
+        assert!(!col(T::Int { unsigned: false })
+            .nullable()
+            .widens_to(&col(T::Int { unsigned: false })));
+        assert!(!col(T::Int { unsigned: false })
+            .auto_increment()
+            .widens_to(&col(T::BigInt { unsigned: false })));
+    }
 
     #[test]
     fn hidden_primary_key_and_validation() {

@@ -552,15 +552,27 @@ impl Worker {
             part.begin_bulk();
             let mut failed = None;
             old.scan(|row| {
-                let values: Vec<Value> = c
+                let values: Result<Vec<Value>, Error> = c
                     .sources
                     .iter()
-                    .map(|source| match source {
-                        ColumnSource::Kept(i) => old_layout.value(row, *i as usize),
-                        ColumnSource::Filled(v) => v.clone(),
+                    .zip(&c.to.columns)
+                    .map(|(source, to)| match source {
+                        ColumnSource::Kept(i) => {
+                            let v = old_layout.value(row, *i as usize);
+                            // A widened column: the value in the new type's canonical form.
+                            if c.from.columns[*i as usize].ty == to.ty {
+                                Ok(v)
+                            } else {
+                                v.coerce(to.ty, to.collation, &to.name)
+                            }
+                        }
+                        ColumnSource::Filled(v) => Ok(v.clone()),
                     })
                     .collect();
-                match layout.encode(&values).and_then(|r| part.insert(r)) {
+                match values
+                    .and_then(|v| layout.encode(&v))
+                    .and_then(|r| part.insert(r))
+                {
                     Ok(_) => true,
                     Err(e) => {
                         failed = Some(e);

@@ -53,7 +53,8 @@ impl Session {
     }
 
     /// ALTER TABLE t with any of: DROP {INDEX|KEY} name, ADD [COLUMN] [IF NOT EXISTS] col ...
-    /// [FIRST|AFTER c], DROP [COLUMN] [IF EXISTS] col, ADD {INDEX|KEY} [name] (cols), RENAME
+    /// [FIRST|AFTER c], DROP [COLUMN] [IF EXISTS] col, MODIFY/CHANGE [COLUMN] (`replace_column`),
+    /// RENAME COLUMN, ALTER [COLUMN] col SET/DROP DEFAULT, ADD {INDEX|KEY} [name] (cols), RENAME
     /// [TO|AS] name. As in MariaDB, drops name indexes of the table as it is, adds are checked
     /// against the table without the dropped ones and with the new columns, and every operation
     /// is checked before the first runs; then the index drops run, the column change (the data
@@ -115,6 +116,10 @@ impl Session {
                 ast::AlterTableOperation::DropIndex { .. }
                 | ast::AlterTableOperation::AddColumn { .. }
                 | ast::AlterTableOperation::DropColumn { .. }
+                | ast::AlterTableOperation::ModifyColumn { .. }
+                | ast::AlterTableOperation::ChangeColumn { .. }
+                | ast::AlterTableOperation::RenameColumn { .. }
+                | ast::AlterTableOperation::AlterColumn { .. }
                 | ast::AlterTableOperation::RenameTable { .. } => continue,
                 _ => {
                     return Err(SqlError::unsupported(format!(
@@ -166,10 +171,21 @@ impl Session {
                 .drop_index(&full, name)
                 .map_err(|e| self.table_error(e, &table))?;
         }
+        let mut affected = 0;
         if let Some(columns) = columns {
-            cluster
+            let copies = copies_rows(current.def(), &columns);
+            let changed = cluster
                 .change_columns(&full, columns)
                 .map_err(|e| self.table_error(e, &table))?;
+            if copies {
+                // MariaDB counts the rows when it rebuilds the table by copying them.
+                let first = &changed.def().columns[changed.def().primary_key[0] as usize].name;
+                affected = self
+                    .data
+                    .scan(&changed, &client::Scan::table().columns(&[first.as_str()]))
+                    .map_err(|e| SqlError::from_client(&e))?
+                    .len() as u64;
+            }
         }
         for (name, columns) in &added {
             self.add_ordered_index(&full, name, columns)?;
@@ -179,10 +195,11 @@ impl Session {
                 .rename_table(&full, &to)
                 .map_err(|e| rename_error(e, &db, &table, &to))?;
         }
-        Ok(done(0))
+        Ok(done(affected))
     }
 
-    /// The column list after ALTER TABLE's ADD COLUMN and DROP COLUMN operations, in order
+    /// The column list after ALTER TABLE's column operations (ADD, DROP, MODIFY, CHANGE, RENAME
+    /// and ALTER COLUMN), in order
     /// (None when there are none or they change nothing): each column kept from `def`'s, or
     /// added with the value existing rows get. Errors and notes are MariaDB's; dropping a
     /// primary-key column, or some but not all columns of a unique index, is refused (1235).
@@ -261,6 +278,67 @@ impl Session {
                             source: ColumnSource::Filled(fill),
                         },
                     );
+                    changed = true;
+                }
+                ast::AlterTableOperation::ModifyColumn {
+                    col_name,
+                    data_type,
+                    options,
+                    column_position,
+                } => {
+                    let change = Change {
+                        verb: "MODIFY",
+                        old: &col_name.value,
+                        new: &col_name.value,
+                        data_type,
+                        options,
+                        position: column_position.as_ref(),
+                    };
+                    replace_column(&mut columns, def, table, table_collation, change)?;
+                    changed = true;
+                }
+                ast::AlterTableOperation::ChangeColumn {
+                    old_name,
+                    new_name,
+                    data_type,
+                    options,
+                    column_position,
+                } => {
+                    let change = Change {
+                        verb: "CHANGE",
+                        old: &old_name.value,
+                        new: &new_name.value,
+                        data_type,
+                        options,
+                        position: column_position.as_ref(),
+                    };
+                    replace_column(&mut columns, def, table, table_collation, change)?;
+                    changed = true;
+                }
+                ast::AlterTableOperation::RenameColumn {
+                    old_column_name,
+                    new_column_name,
+                } => {
+                    let p = visible_column(&columns, &old_column_name.value, table)?;
+                    check_new_name(&columns, p, &new_column_name.value)?;
+                    columns[p].column.name = new_column_name.value.clone();
+                    changed = true;
+                }
+                ast::AlterTableOperation::AlterColumn { column_name, op } => {
+                    let p = visible_column(&columns, &column_name.value, table)?;
+                    let column = &mut columns[p].column;
+                    match op {
+                        ast::AlterColumnOperation::SetDefault { value } => {
+                            let v = row_free_value(value)?;
+                            column.default = Some(store(column, v)?);
+                        }
+                        ast::AlterColumnOperation::DropDefault => column.default = None,
+                        other => {
+                            return Err(SqlError::unsupported(format!(
+                                "ALTER TABLE ... ALTER COLUMN ... {other}"
+                            )))
+                        }
+                    }
                     changed = true;
                 }
                 ast::AlterTableOperation::DropColumn {
@@ -714,6 +792,167 @@ fn column_from_ast(
         def = def.default(v);
     }
     Ok((def, key))
+}
+
+/// One MODIFY or CHANGE COLUMN: column `old` gets the definition `new` `data_type` `options`.
+struct Change<'a> {
+    verb: &'static str,
+    old: &'a str,
+    new: &'a str,
+    data_type: &'a ast::DataType,
+    options: &'a [ast::ColumnOption],
+    position: Option<&'a ast::MySQLColumnPosition>,
+}
+
+/// The position of visible column `name` in the new column list, else MariaDB's 1054.
+fn visible_column(columns: &[client::NewColumn], name: &str, table: &str) -> Result<usize> {
+    columns
+        .iter()
+        .position(|c| !c.column.hidden && c.column.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| {
+            SqlError::new(
+                1054,
+                "42S22",
+                format!("Unknown column '{name}' in '{table}'"),
+            )
+        })
+}
+
+/// MariaDB's 1060 when a column other than the one at `p` is already called `name`.
+fn check_new_name(columns: &[client::NewColumn], p: usize, name: &str) -> Result<()> {
+    let taken = columns
+        .iter()
+        .enumerate()
+        .any(|(i, c)| i != p && !c.column.hidden && c.column.name.eq_ignore_ascii_case(name));
+    if taken {
+        return Err(SqlError::new(
+            1060,
+            "42S21",
+            format!("Duplicate column name '{name}'"),
+        ));
+    }
+    Ok(())
+}
+
+/// Applies one MODIFY or CHANGE COLUMN to the new column list. The column keeps its values, so
+/// its new definition must hold them unchanged (`ColumnDef::widens_to`): the same type or a
+/// wider one, outside every key (a key column's type places rows and fills the unique
+/// indexes); anything else is refused with 1235, naming the change. Name, DEFAULT and position
+/// may change freely.
+fn replace_column(
+    columns: &mut Vec<client::NewColumn>,
+    def: &TableDef,
+    table: &str,
+    table_collation: Collation,
+    change: Change,
+) -> Result<()> {
+    let p = visible_column(columns, change.old, table)?;
+    check_new_name(columns, p, change.new)?;
+    if let Some(ast::MySQLColumnPosition::After(after)) = change.position {
+        visible_column(columns, &after.value, table)?;
+    }
+    let ast_def = ast::ColumnDef {
+        name: ast::Ident::new(change.new),
+        data_type: change.data_type.clone(),
+        options: change
+            .options
+            .iter()
+            .map(|option| ast::ColumnOptionDef {
+                name: None,
+                option: option.clone(),
+            })
+            .collect(),
+    };
+    let (mut column, key) = column_from_ast(&ast_def, table_collation)?;
+    let verb = change.verb;
+    if key.is_some() {
+        return Err(SqlError::unsupported(format!(
+            "ALTER TABLE ... {verb} COLUMN with PRIMARY KEY or UNIQUE"
+        )));
+    }
+    let client::ColumnSource::Kept(from) = columns[p].source else {
+        return Err(SqlError::unsupported(format!(
+            "ALTER TABLE ... {verb} COLUMN of a column added by the same statement"
+        )));
+    };
+    let was = &def.columns[from as usize];
+    if def.primary_key.contains(&from) {
+        // As in MariaDB, a primary-key column is NOT NULL whatever the definition says.
+        column.nullable = false;
+    }
+    let keyed = def.primary_key.contains(&from)
+        || def
+            .indexes
+            .iter()
+            .any(|i| i.kind == IndexKind::Unique && i.columns.contains(&from));
+    let same = (
+        column.ty,
+        column.collation,
+        column.nullable,
+        column.auto_increment,
+    ) == (was.ty, was.collation, was.nullable, was.auto_increment);
+    if !same && (keyed || !was.widens_to(&column)) {
+        let shown = |c: &ColumnDef| {
+            let mut s = c.ty.sql_name();
+            if c.ty.is_string() && c.collation != Collation::Binary {
+                s.push_str(&format!(" COLLATE {}", c.collation.name()));
+            }
+            s.push_str(if c.nullable { " NULL" } else { " NOT NULL" });
+            if c.auto_increment {
+                s.push_str(" AUTO_INCREMENT");
+            }
+            s
+        };
+        let why = if keyed {
+            "a column of a primary or unique key keeps its type"
+        } else {
+            "only a wider type, or NOT NULL to NULL, keeps every value as it is"
+        };
+        return Err(SqlError::unsupported(format!(
+            "ALTER TABLE ... {verb} COLUMN changing '{}' from {} to {} ({why})",
+            was.name,
+            shown(was),
+            shown(&column)
+        )));
+    }
+    let moved = columns.remove(p);
+    let at = match change.position {
+        None => p,
+        Some(ast::MySQLColumnPosition::First) => 0,
+        Some(ast::MySQLColumnPosition::After(after)) => {
+            visible_column(columns, &after.value, table)? + 1
+        }
+    };
+    columns.insert(
+        at,
+        client::NewColumn {
+            column,
+            source: moved.source,
+        },
+    );
+    Ok(())
+}
+
+/// True when MariaDB (InnoDB) would rebuild the table by copying its rows for this column list,
+/// and so report them as affected: a kept column changes type, other than a VARCHAR or
+/// VARBINARY growing within the same length-prefix size (fewer than 256 bytes, or not).
+fn copies_rows(def: &TableDef, columns: &[client::NewColumn]) -> bool {
+    columns.iter().any(|n| {
+        let client::ColumnSource::Kept(from) = n.source else {
+            return false;
+        };
+        let was = &def.columns[from as usize];
+        let bytes = |c: &ColumnDef| match c.ty {
+            ColumnType::VarChar { length } => Some(length as usize * 4),
+            ColumnType::VarBinary { length } => Some(length as usize),
+            _ => None,
+        };
+        match (bytes(was), bytes(&n.column)) {
+            _ if was.ty == n.column.ty => false,
+            (Some(a), Some(b)) => (a < 256) != (b < 256),
+            _ => true,
+        }
+    })
 }
 
 /// True when the new column list keeps old column `c`.

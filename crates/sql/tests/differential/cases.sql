@@ -1490,6 +1490,43 @@ CREATE TABLE acolpk (id INT PRIMARY KEY, v INT);
 ALTER TABLE acolpk DROP COLUMN id;
 DROP TABLE acolpk;
 
+-- ---------------------------------------------------------------- ALTER TABLE MODIFY/CHANGE/ALTER/RENAME COLUMN
+-- The rows are copied; a column keeps its values, so its new type must hold them unchanged.
+CREATE TABLE mcol (id INT PRIMARY KEY, a VARCHAR(10), b INT, d DECIMAL(5,2), s SMALLINT NOT NULL DEFAULT 3, u VARCHAR(4), t DATETIME, UNIQUE KEY uu (u), KEY kb (b));
+INSERT INTO mcol VALUES (1,'12',5,1.25,1,'x','2024-01-02 03:04:05'),(2,'abc',NULL,2.5,2,'y',NULL),(3,'300',70000,3,3,NULL,'2023-12-31 23:59:59'),(4,'Zed',-8,-1.5,4,'w','2024-06-30 00:00:00');
+ALTER TABLE mcol MODIFY b BIGINT;
+ALTER TABLE mcol MODIFY COLUMN a VARCHAR(20) FIRST;
+ALTER TABLE mcol CHANGE s ss INT NULL AFTER id;
+ALTER TABLE mcol MODIFY d DECIMAL(8,3), MODIFY t DATETIME(3);
+ALTER TABLE mcol ALTER COLUMN b SET DEFAULT 9, ALTER COLUMN a SET DEFAULT 'q';
+ALTER TABLE mcol RENAME COLUMN d TO dd;
+SELECT * FROM mcol ORDER BY id;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE mcol;
+DESCRIBE mcol;
+SELECT id FROM mcol WHERE b >= 5 ORDER BY b;
+SELECT id, dd FROM mcol WHERE dd < 0;
+INSERT INTO mcol (id, u, ss) VALUES (5, 'z', 70000);
+SELECT * FROM mcol WHERE id = 5;
+ALTER TABLE mcol ALTER b DROP DEFAULT, CHANGE COLUMN a aa VARCHAR(20) DEFAULT 'r' AFTER dd;
+INSERT INTO mcol (id) VALUES (6);
+SELECT * FROM mcol WHERE id = 6;
+SELECT id, aa FROM mcol WHERE aa = 'zed';
+ALTER TABLE mcol MODIFY nope INT;
+ALTER TABLE mcol CHANGE aa id INT;
+ALTER TABLE mcol RENAME COLUMN nope TO nah;
+ALTER TABLE mcol ALTER COLUMN nope SET DEFAULT 1;
+ALTER TABLE mcol MODIFY b INT AFTER nope;
+ALTER TABLE nosuch MODIFY b INT;
+-- expect-difference: MODIFY to a narrower type is refused (1235; docs/sql.md)
+ALTER TABLE mcol MODIFY b SMALLINT;
+-- expect-difference: MODIFY from text to a number is refused (1235; docs/sql.md)
+ALTER TABLE mcol MODIFY aa INT;
+-- expect-difference: a key column keeps its type (1235; docs/sql.md)
+ALTER TABLE mcol MODIFY id BIGINT;
+SELECT * FROM mcol ORDER BY id;
+DROP TABLE mcol;
+
 -- ---------------------------------------------------------------- DROP INDEX, RENAME TABLE, table options
 -- Online: the table gets a new definition and no row moves. Drops name indexes of the table as
 -- it was, adds are checked without the dropped ones, as MariaDB does.
