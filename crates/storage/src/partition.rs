@@ -473,8 +473,8 @@ impl Partition {
             batch.extend(
                 entries
                     .by_ref()
-                    .take(std::mem::replace(&mut size, SCAN_BATCH))
-                    .filter_map(|(k, id)| Some((k.as_slice(), self.row(*id)?))),
+                    .filter_map(|(k, id)| Some((k.as_slice(), self.row(*id)?)))
+                    .take(std::mem::replace(&mut size, SCAN_BATCH)),
             );
             if batch.is_empty() {
                 return;
@@ -491,12 +491,16 @@ impl Partition {
 
 /// Rows a scan touches ahead of visiting them (see `visit_batched`).
 const SCAN_BATCH: usize = 16;
+/// Bytes of each row `touch` reads ahead.
+const TOUCH_BYTES: usize = 512;
 
 /// Reads a byte of every cache line of `rows`: the loads do not depend on each other, so their
 /// misses are in flight together.
 fn touch<'a>(rows: impl IntoIterator<Item = &'a [u8]>) {
     let touched = rows.into_iter().fold(0u8, |acc, row| {
-        row.iter().step_by(64).fold(acc, |a, b| a ^ b) ^ row.last().copied().unwrap_or(0)
+        // The first TOUCH_BYTES only: a large row's tail is read in sequence anyway.
+        let head = &row[..row.len().min(TOUCH_BYTES)];
+        head.iter().step_by(64).fold(acc, |a, b| a ^ b) ^ head.last().copied().unwrap_or(0)
     });
     std::hint::black_box(touched);
 }

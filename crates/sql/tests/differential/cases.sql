@@ -1518,6 +1518,10 @@ ALTER TABLE mcol RENAME COLUMN nope TO nah;
 ALTER TABLE mcol ALTER COLUMN nope SET DEFAULT 1;
 ALTER TABLE mcol MODIFY b INT AFTER nope;
 ALTER TABLE nosuch MODIFY b INT;
+ALTER TABLE mcol ALTER COLUMN id SET DEFAULT NULL;
+ALTER TABLE mcol ALTER COLUMN ss SET DEFAULT NULL;
+CREATE TABLE mcol_ai (id INT AUTO_INCREMENT DEFAULT 1 PRIMARY KEY);
+CREATE TABLE mcol_nn (id INT PRIMARY KEY, v INT NOT NULL DEFAULT NULL);
 -- expect-difference: MODIFY to a narrower type is refused (1235; docs/sql.md)
 ALTER TABLE mcol MODIFY b SMALLINT;
 -- expect-difference: MODIFY from text to a number is refused (1235; docs/sql.md)
