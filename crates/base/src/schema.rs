@@ -242,6 +242,38 @@ impl TableDef {
         self.primary_key.len() == 1 && self.columns[self.primary_key[0] as usize].hidden
     }
 
+    /// True when column `c` is in the primary key, the partition key or a unique index: its
+    /// encoded values place rows and fill the hidden unique tables.
+    pub fn column_in_key(&self, c: u16) -> bool {
+        self.primary_key.contains(&c)
+            || self.partition_key.contains(&c)
+            || self
+                .indexes
+                .iter()
+                .any(|i| i.kind == IndexKind::Unique && i.columns.contains(&c))
+    }
+
+    /// True when a column change may give column `c` the definition `new` and copy its values
+    /// across: the same type and attributes (the name and default may differ), or, outside
+    /// every key, a widening (`ColumnDef::widens_to`).
+    pub fn keeps_values(&self, c: u16, new: &ColumnDef) -> bool {
+        let was = &self.columns[c as usize];
+        let same = (
+            new.ty,
+            new.collation,
+            new.nullable,
+            new.auto_increment,
+            new.hidden,
+        ) == (
+            was.ty,
+            was.collation,
+            was.nullable,
+            was.auto_increment,
+            was.hidden,
+        );
+        same || (!self.column_in_key(c) && was.widens_to(new))
+    }
+
     pub fn auto_increment_column(&self) -> Option<usize> {
         self.columns.iter().position(|c| c.auto_increment)
     }

@@ -250,32 +250,11 @@ impl Catalog {
                     {
                         return Err(bad(format!("column '{}' is kept twice", was.name)));
                     }
-                    let same = (
-                        column.ty,
-                        column.collation,
-                        column.nullable,
-                        column.auto_increment,
-                        column.hidden,
-                    ) == (
-                        was.ty,
-                        was.collation,
-                        was.nullable,
-                        was.auto_increment,
-                        was.hidden,
-                    );
-                    // A key column's encoded values place rows and fill the hidden unique
-                    // tables, so its type stays; any other column may widen.
-                    let keyed = old.primary_key.contains(from)
-                        || old.partition_key.contains(from)
-                        || old
-                            .indexes
-                            .iter()
-                            .any(|i| i.kind == IndexKind::Unique && i.columns.contains(from));
-                    if !same && (keyed || !was.widens_to(&column)) {
+                    if !old.keeps_values(*from, &column) {
                         return Err(bad(format!(
                             "column '{}' would change type or attributes in a way that can change its values{}",
                             was.name,
-                            if keyed { " (it is in a key)" } else { "" }
+                            if old.column_in_key(*from) { " (it is in a key)" } else { "" }
                         )));
                     }
                     sources.push(ColumnSource::Kept(*from));

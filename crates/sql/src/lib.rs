@@ -11,6 +11,7 @@ mod account;
 mod activity;
 mod aggregate;
 mod cache;
+mod columns;
 mod conn;
 mod ddl;
 mod definition;

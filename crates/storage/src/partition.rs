@@ -402,28 +402,9 @@ impl Partition {
     }
 
     /// Visits every row; the visitor returns false to stop.
-    pub fn scan(&self, visit: impl FnMut(&[u8]) -> bool) {
-        let mut visit = visit;
-        let mut rows = self.rows.iter().flatten();
-        let mut batch: SmallVec<[&[u8]; SCAN_BATCH]> = SmallVec::new();
-        let mut size = 4;
-        loop {
-            batch.clear();
-            batch.extend(
-                rows.by_ref()
-                    .take(std::mem::replace(&mut size, SCAN_BATCH))
-                    .map(|r| &**r),
-            );
-            if batch.is_empty() {
-                return;
-            }
-            touch(batch.iter().copied());
-            for row in batch.drain(..) {
-                if !visit(row) {
-                    return;
-                }
-            }
-        }
+    pub fn scan(&self, mut visit: impl FnMut(&[u8]) -> bool) {
+        let rows = self.rows.iter().flatten().map(|row| (&[][..], &**row));
+        visit_batched(rows, |_, row| visit(row));
     }
 
     /// Visits rows of ordered index `index` between two bounds on encoded keys, in key order (or
@@ -449,41 +430,45 @@ impl Partition {
         }
         let range = self.ordered[index].entries.range::<[u8], _>((lower, upper));
         if descending {
-            self.visit_batched(range.rev(), visit);
+            visit_batched(range.rev().filter_map(|e| self.entry_row(e)), visit);
         } else {
-            self.visit_batched(range, visit);
+            visit_batched(range.filter_map(|e| self.entry_row(e)), visit);
         }
+    }
+
+    /// An ordered-index entry's key and row (None: the row is gone).
+    fn entry_row<'a>(
+        &'a self,
+        (key, id): (&'a IndexKey, &'a RowId),
+    ) -> Option<(&'a [u8], &'a [u8])> {
+        Some((key.as_slice(), self.row(*id)?))
     }
 }
 
-impl Partition {
-    /// Visits the rows an index range names, [`SCAN_BATCH`] at a time: each batch's row slots
-    /// and then a byte of each cache line of its rows are read before any row is visited, so their
-    /// cache misses (rows are scattered over the heap) overlap instead of coming one by one.
-    fn visit_batched<'a>(
-        &'a self,
-        mut entries: impl Iterator<Item = (&'a IndexKey, &'a RowId)>,
-        mut visit: impl FnMut(&[u8], &[u8]) -> bool,
-    ) {
-        let mut batch: SmallVec<[(&[u8], &[u8]); SCAN_BATCH]> = SmallVec::new();
-        // A short first batch: a scan that stops after a row or two (LIMIT 1) touches little.
-        let mut size = 4;
-        loop {
-            batch.clear();
-            batch.extend(
-                entries
-                    .by_ref()
-                    .filter_map(|(k, id)| Some((k.as_slice(), self.row(*id)?)))
-                    .take(std::mem::replace(&mut size, SCAN_BATCH)),
-            );
-            if batch.is_empty() {
+/// Visits (key, row) pairs [`SCAN_BATCH`] at a time: each batch's rows are touched (`touch`)
+/// before any is visited, so their cache misses (rows are scattered over the heap) overlap
+/// instead of coming one by one. The visitor returns false to stop.
+fn visit_batched<'a>(
+    mut entries: impl Iterator<Item = (&'a [u8], &'a [u8])>,
+    mut visit: impl FnMut(&[u8], &[u8]) -> bool,
+) {
+    let mut batch: SmallVec<[(&[u8], &[u8]); SCAN_BATCH]> = SmallVec::new();
+    // A short first batch: a scan that stops after a row or two (LIMIT 1) touches little.
+    let mut size = 4;
+    loop {
+        batch.clear();
+        batch.extend(
+            entries
+                .by_ref()
+                .take(std::mem::replace(&mut size, SCAN_BATCH)),
+        );
+        if batch.is_empty() {
+            return;
+        }
+        touch(batch.iter().map(|(_, row)| *row));
+        for (key, row) in batch.drain(..) {
+            if !visit(key, row) {
                 return;
-            }
-            touch(batch.iter().map(|(_, row)| *row));
-            for (key, row) in batch.drain(..) {
-                if !visit(key, row) {
-                    return;
-                }
             }
         }
     }

@@ -1,0 +1,392 @@
+//! ALTER TABLE's column operations (ADD, DROP, MODIFY, CHANGE, RENAME and ALTER COLUMN): the new
+//! column list the data node copies the rows into, each column kept (its values unchanged, or
+//! widened) or added with the value existing rows get, checked as MariaDB checks it.
+
+use base::schema::{ColumnDef, IndexKind};
+use base::types::{Collation, ColumnType};
+use base::TableDef;
+use sqlparser::ast;
+
+use crate::ddl::{check_default, column_from_ast};
+use crate::error::SqlError;
+use crate::exec::{row_free_value, store, Result, Session};
+
+impl Session {
+    /// The column list after ALTER TABLE's column operations (ADD, DROP, MODIFY, CHANGE, RENAME
+    /// and ALTER COLUMN), in order
+    /// (None when there are none or they change nothing): each column kept from `def`'s, or
+    /// added with the value existing rows get. Errors and notes are MariaDB's; dropping a
+    /// primary-key column, or some but not all columns of a unique index, is refused (1235).
+    pub(crate) fn new_columns(
+        &mut self,
+        def: &TableDef,
+        table: &str,
+        operations: &[ast::AlterTableOperation],
+    ) -> Result<Option<Vec<client::NewColumn>>> {
+        use client::{ColumnSource, NewColumn};
+        let mut columns: Vec<NewColumn> = def
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| NewColumn {
+                column: c.clone(),
+                source: ColumnSource::Kept(i as u16),
+            })
+            .collect();
+        let visible = |columns: &[NewColumn], name: &str| {
+            columns
+                .iter()
+                .position(|c| !c.column.hidden && c.column.name.eq_ignore_ascii_case(name))
+        };
+        let table_collation = def.options.collation.unwrap_or(Collation::Utf8mb4GeneralCi);
+        let mut changed = false;
+        for op in operations {
+            match op {
+                ast::AlterTableOperation::AddColumn {
+                    if_not_exists,
+                    column_def,
+                    column_position,
+                    ..
+                } => {
+                    let (column, key) = column_from_ast(column_def, table_collation)?;
+                    if key.is_some() {
+                        return Err(SqlError::unsupported(
+                            "ALTER TABLE ... ADD COLUMN with PRIMARY KEY or UNIQUE",
+                        ));
+                    }
+                    if column.auto_increment {
+                        return Err(SqlError::unsupported(
+                            "ALTER TABLE ... ADD COLUMN ... AUTO_INCREMENT",
+                        ));
+                    }
+                    if visible(&columns, &column.name).is_some() {
+                        let message = format!("Duplicate column name '{}'", column.name);
+                        if *if_not_exists {
+                            self.note(1060, message);
+                            continue;
+                        }
+                        return Err(SqlError::new(1060, "42S21", message));
+                    }
+                    let at = match column_position {
+                        None => columns.len(),
+                        Some(ast::MySQLColumnPosition::First) => 0,
+                        Some(ast::MySQLColumnPosition::After(after)) => {
+                            visible(&columns, &after.value).ok_or_else(|| {
+                                SqlError::new(
+                                    1054,
+                                    "42S22",
+                                    format!("Unknown column '{}' in '{table}'", after.value),
+                                )
+                            })? + 1
+                        }
+                    };
+                    let fill = match &column.default {
+                        Some(v) => v.clone(),
+                        None if column.nullable => base::Value::Null,
+                        None => zero_value(&column)?,
+                    };
+                    columns.insert(
+                        at,
+                        NewColumn {
+                            column,
+                            source: ColumnSource::Filled(fill),
+                        },
+                    );
+                    changed = true;
+                }
+                ast::AlterTableOperation::ModifyColumn {
+                    col_name: old,
+                    data_type,
+                    options,
+                    column_position,
+                }
+                | ast::AlterTableOperation::ChangeColumn {
+                    old_name: old,
+                    data_type,
+                    options,
+                    column_position,
+                    ..
+                } => {
+                    let (verb, new) = match op {
+                        ast::AlterTableOperation::ChangeColumn { new_name, .. } => {
+                            ("CHANGE", new_name)
+                        }
+                        _ => ("MODIFY", old),
+                    };
+                    let change = Change {
+                        verb,
+                        old: &old.value,
+                        new: &new.value,
+                        data_type,
+                        options,
+                        position: column_position.as_ref(),
+                    };
+                    replace_column(&mut columns, def, table, table_collation, change)?;
+                    changed = true;
+                }
+                ast::AlterTableOperation::RenameColumn {
+                    old_column_name,
+                    new_column_name,
+                } => {
+                    let p = visible_column(&columns, &old_column_name.value, table)?;
+                    check_new_name(&columns, p, &new_column_name.value)?;
+                    columns[p].column.name = new_column_name.value.clone();
+                    changed = true;
+                }
+                ast::AlterTableOperation::AlterColumn { column_name, op } => {
+                    let p = visible_column(&columns, &column_name.value, table)?;
+                    if !matches!(columns[p].source, ColumnSource::Kept(_)) {
+                        return Err(SqlError::unsupported(
+                            "ALTER TABLE ... ALTER COLUMN of a column added by the same statement",
+                        ));
+                    }
+                    let column = &mut columns[p].column;
+                    match op {
+                        ast::AlterColumnOperation::SetDefault { value } => {
+                            let v = row_free_value(value)?;
+                            let v = store(column, v)?;
+                            check_default(column, &v)?;
+                            column.default = Some(v);
+                        }
+                        ast::AlterColumnOperation::DropDefault => column.default = None,
+                        other => {
+                            return Err(SqlError::unsupported(format!(
+                                "ALTER TABLE ... ALTER COLUMN ... {other}"
+                            )))
+                        }
+                    }
+                    changed = true;
+                }
+                ast::AlterTableOperation::DropColumn {
+                    column_names,
+                    if_exists,
+                    ..
+                } => {
+                    for name in column_names {
+                        match visible(&columns, &name.value) {
+                            Some(p) => {
+                                columns.remove(p);
+                                changed = true;
+                            }
+                            None => {
+                                let message = format!(
+                                    "Can't DROP COLUMN `{}`; check that it exists",
+                                    name.value
+                                );
+                                if !*if_exists {
+                                    return Err(SqlError::new(1091, "42000", message));
+                                }
+                                self.note(1091, message);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !changed {
+            return Ok(None);
+        }
+        if columns.iter().all(|c| c.column.hidden) {
+            return Err(SqlError::new(
+                1090,
+                "42000",
+                "You can't delete all columns with ALTER TABLE; use DROP TABLE instead",
+            ));
+        }
+        let kept = |c: u16| keeps(&columns, c);
+        if !def.primary_key.iter().all(|c| kept(*c)) {
+            return Err(SqlError::unsupported(
+                "ALTER TABLE ... DROP COLUMN of a primary-key column",
+            ));
+        }
+        for index in def.indexes.iter().filter(|i| i.kind == IndexKind::Unique) {
+            let left = index.columns.iter().filter(|c| kept(**c)).count();
+            if left > 0 && left < index.columns.len() {
+                return Err(SqlError::unsupported(format!(
+                    "ALTER TABLE ... DROP COLUMN of some columns of unique index '{}'",
+                    index.name
+                )));
+            }
+        }
+        Ok(Some(columns))
+    }
+}
+
+/// One MODIFY or CHANGE COLUMN: column `old` gets the definition `new` `data_type` `options`.
+struct Change<'a> {
+    verb: &'static str,
+    old: &'a str,
+    new: &'a str,
+    data_type: &'a ast::DataType,
+    options: &'a [ast::ColumnOption],
+    position: Option<&'a ast::MySQLColumnPosition>,
+}
+
+/// The position of visible column `name` in the new column list, else MariaDB's 1054.
+fn visible_column(columns: &[client::NewColumn], name: &str, table: &str) -> Result<usize> {
+    columns
+        .iter()
+        .position(|c| !c.column.hidden && c.column.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| {
+            SqlError::new(
+                1054,
+                "42S22",
+                format!("Unknown column '{name}' in '{table}'"),
+            )
+        })
+}
+
+/// MariaDB's 1060 when a column other than the one at `p` is already called `name`.
+fn check_new_name(columns: &[client::NewColumn], p: usize, name: &str) -> Result<()> {
+    let taken = columns
+        .iter()
+        .enumerate()
+        .any(|(i, c)| i != p && !c.column.hidden && c.column.name.eq_ignore_ascii_case(name));
+    if taken {
+        return Err(SqlError::new(
+            1060,
+            "42S21",
+            format!("Duplicate column name '{name}'"),
+        ));
+    }
+    Ok(())
+}
+
+/// Applies one MODIFY or CHANGE COLUMN to the new column list. The column keeps its values, so
+/// its new definition must hold them unchanged (`ColumnDef::widens_to`): the same type or a
+/// wider one, outside every key (a key column's type places rows and fills the unique
+/// indexes); anything else is refused with 1235, naming the change. Name, DEFAULT and position
+/// may change freely.
+fn replace_column(
+    columns: &mut Vec<client::NewColumn>,
+    def: &TableDef,
+    table: &str,
+    table_collation: Collation,
+    change: Change,
+) -> Result<()> {
+    let p = visible_column(columns, change.old, table)?;
+    check_new_name(columns, p, change.new)?;
+    if let Some(ast::MySQLColumnPosition::After(after)) = change.position {
+        visible_column(columns, &after.value, table)?;
+    }
+    let ast_def = ast::ColumnDef {
+        name: ast::Ident::new(change.new),
+        data_type: change.data_type.clone(),
+        options: change
+            .options
+            .iter()
+            .map(|option| ast::ColumnOptionDef {
+                name: None,
+                option: option.clone(),
+            })
+            .collect(),
+    };
+    let (mut column, key) = column_from_ast(&ast_def, table_collation)?;
+    let verb = change.verb;
+    if key.is_some() {
+        return Err(SqlError::unsupported(format!(
+            "ALTER TABLE ... {verb} COLUMN with PRIMARY KEY or UNIQUE"
+        )));
+    }
+    let client::ColumnSource::Kept(from) = columns[p].source else {
+        return Err(SqlError::unsupported(format!(
+            "ALTER TABLE ... {verb} COLUMN of a column added by the same statement"
+        )));
+    };
+    let was = &def.columns[from as usize];
+    if def.primary_key.contains(&from) {
+        // As in MariaDB, a primary-key column is NOT NULL whatever the definition says.
+        column.nullable = false;
+    }
+    if !def.keeps_values(from, &column) {
+        let shown = |c: &ColumnDef| {
+            let mut s = c.ty.sql_name();
+            if c.ty.is_string() && c.collation != Collation::Binary {
+                s.push_str(&format!(" COLLATE {}", c.collation.name()));
+            }
+            s.push_str(if c.nullable { " NULL" } else { " NOT NULL" });
+            if c.auto_increment {
+                s.push_str(" AUTO_INCREMENT");
+            }
+            s
+        };
+        let why = if def.column_in_key(from) {
+            "a column of a primary or unique key keeps its type"
+        } else {
+            "only a wider type, or NOT NULL to NULL, keeps every value as it is"
+        };
+        return Err(SqlError::unsupported(format!(
+            "ALTER TABLE ... {verb} COLUMN changing '{}' from {} to {} ({why})",
+            was.name,
+            shown(was),
+            shown(&column)
+        )));
+    }
+    let moved = columns.remove(p);
+    let at = match change.position {
+        None => p,
+        Some(ast::MySQLColumnPosition::First) => 0,
+        Some(ast::MySQLColumnPosition::After(after)) => {
+            visible_column(columns, &after.value, table)? + 1
+        }
+    };
+    columns.insert(
+        at,
+        client::NewColumn {
+            column,
+            source: moved.source,
+        },
+    );
+    Ok(())
+}
+
+/// True when MariaDB (InnoDB) would rebuild the table by copying its rows for this column list,
+/// and so report them as affected: a kept column changes type, other than a VARCHAR or
+/// VARBINARY growing within the same length-prefix size (fewer than 256 bytes, or not).
+pub(crate) fn copies_rows(def: &TableDef, columns: &[client::NewColumn]) -> bool {
+    columns.iter().any(|n| {
+        let client::ColumnSource::Kept(from) = n.source else {
+            return false;
+        };
+        let was = &def.columns[from as usize];
+        let bytes = |c: &ColumnDef| match c.ty {
+            ColumnType::VarChar { length }
+                if matches!(
+                    c.collation,
+                    Collation::Latin1Bin | Collation::Latin1SwedishCi
+                ) =>
+            {
+                Some(length as usize)
+            }
+            ColumnType::VarChar { length } => Some(length as usize * 4),
+            ColumnType::VarBinary { length } => Some(length as usize),
+            _ => None,
+        };
+        match (bytes(was), bytes(&n.column)) {
+            _ if was.ty == n.column.ty => false,
+            (Some(a), Some(b)) => (a < 256) != (b < 256),
+            _ => true,
+        }
+    })
+}
+
+/// True when the new column list keeps old column `c`.
+pub(crate) fn keeps(columns: &[client::NewColumn], c: u16) -> bool {
+    columns
+        .iter()
+        .any(|n| n.source == client::ColumnSource::Kept(c))
+}
+
+/// What a NOT NULL column added without a DEFAULT holds in the existing rows: the type's zero,
+/// as MariaDB fills it (0, '', the zero date and time).
+fn zero_value(column: &ColumnDef) -> Result<base::Value> {
+    let text: &[u8] = match column.ty {
+        ColumnType::Date => b"0000-00-00",
+        ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => b"0000-00-00 00:00:00",
+        ColumnType::Time { .. } => b"00:00:00",
+        ty if ty.is_string() => b"",
+        _ => return store(column, base::Value::Int(0)),
+    };
+    store(column, base::Value::Bytes(text.to_vec()))
+}
