@@ -6,10 +6,15 @@
 #   - memcached get (../shared/tools/memcached-ref; values: the c column of Cairn's rows),
 # each at 1 and at DEPTH requests in flight per connection, CONNECTIONS connections; then MariaDB
 # SQL point selects (sysbench oltp_point_select, CONNECTIONS threads; sysbench is the SQL client).
-# Server CPU per operation is measured from /proc over each window. Ends with one markdown table.
+# Server CPU per operation is measured from /proc over each window. Last, the floor: the same
+# load against `cairn bench floor --protocol hs`, a server that answers every find with a fixed
+# row and does no other work (as a thread per connection and as one event loop), which is the
+# most any server could serve here with the load generator on the same cores.
+# Ends with one markdown table.
 #
 # Needs: target/release/cairn, sysbench, mariadb-server (with handlersocket.so), memcached.
-# Environment: ROWS (1000000), DURATION (10), WARMUP (2), CONNECTIONS (16), DEPTH (16), KEEP=1.
+# Environment: ROWS (1000000), DURATION (10), WARMUP (2), CONNECTIONS (16), DEPTH (16),
+# FLOOR (1; 0 skips it), KEEP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -36,6 +41,7 @@ work=$(mktemp -d /tmp/cairn-kv.XXXXXX)
 cp target/release/cairn "$work/cairn"
 cairn=$work/cairn
 cairn_pid=
+floor_pid=
 mariadb_dir=
 memcached_started=
 
@@ -44,6 +50,7 @@ cleanup() {
     kill -TERM "$cairn_pid" 2>/dev/null || true
     wait "$cairn_pid" 2>/dev/null || true
   fi
+  [[ -n $floor_pid ]] && { kill "$floor_pid" 2>/dev/null || true; }
   [[ -n $mariadb_dir ]] && { "$mariadb_ref" stop "$mariadb_dir" || true; }
   [[ -n $memcached_started ]] && { "$memcached_ref" stop || true; }
   if [[ ${KEEP:-0} == 1 ]]; then echo "work directory kept: $work" >&2; else rm -rf "$work"; fi
@@ -139,6 +146,23 @@ echo "$config: ${ops[$config,1]} queries/s, p99 ${p99[$config,1]} us, ${cpu[$con
 mariadb_dir=
 echo
 
+if [[ ${FLOOR:-1} == 1 ]]; then
+  for loops in 0 1; do
+    config="floor, $([[ $loops == 0 ]] && echo "thread per connection" || echo "1 event loop")"
+    configs+=("$config")
+    "$cairn" bench floor --protocol hs --listen 127.0.0.1:24598 --loops "$loops" >"$work/floor.log" 2>&1 &
+    floor_pid=$!
+    wait_for_line "$work/floor.log" "floor server listening on 127.0.0.1:24598" 30 "$floor_pid"
+    for depth in 1 "$DEPTH"; do
+      kv "$config" "$depth" hs 127.0.0.1:24598 "$floor_pid"
+    done
+    kill "$floor_pid"
+    wait "$floor_pid" 2>/dev/null || true
+    floor_pid=
+  done
+  echo
+fi
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 echo "## Results: $ROWS rows, $CONNECTIONS connections, $DURATION s after $WARMUP s warm-up"
 echo
@@ -154,3 +178,11 @@ for b in "MariaDB HandlerSocket" memcached; do
     "$(ratio "${ops[$a,1]}" "${ops[$b,1]}")" "$(ratio "${cpu[$a,1]}" "${cpu[$b,1]}")" \
     "$(ratio "${ops[$a,$DEPTH]}" "${ops[$b,$DEPTH]}")" "$(ratio "${cpu[$a,$DEPTH]}" "${cpu[$b,$DEPTH]}")"
 done
+if [[ ${FLOOR:-1} == 1 ]]; then
+  echo
+  for depth in 1 "$DEPTH"; do
+    best=$(awk -v a="${ops[floor, thread per connection,$depth]}" -v b="${ops[floor, 1 event loop,$depth]}" 'BEGIN { printf "%.0f", a > b ? a : b }')
+    echo "At $depth in flight, 1.5x MariaDB's HandlerSocket would be $(awk -v q="${ops[MariaDB HandlerSocket,$depth]}" 'BEGIN { printf "%.0f", q * 1.5 }') ops/s;" \
+      "the floor server's best is $best ($(ratio "$best" "${ops[MariaDB HandlerSocket,$depth]}")x MariaDB's)."
+  done
+fi

@@ -6,11 +6,14 @@
 # (../shared/tools/mariadb-ref). Each server is measured over loopback TCP and then over its
 # Unix socket file (sysbench --mysql-socket), the two ways a client on the same host connects.
 # Server CPU per query is measured from /proc over each window. Ends with one markdown table
-# and the ratios per transport.
+# and the ratios per transport. Last, the floor: point selects against `cairn bench floor`, a
+# server that answers every query with one fixed row and does no other work (over TCP, as a
+# thread per connection and as one event loop), which is the most any server could serve here
+# with sysbench beside it on the same cores.
 #
 # Needs: target/release/cairn, sysbench, mariadb-server.
 # Environment: ROWS (1000000), DURATION (10), WARMUP (3), THREADS (16),
-# TRANSPORTS ("tcp socket"), KEEP=1.
+# TRANSPORTS ("tcp socket"), FLOOR (1; 0 skips it), KEEP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -24,6 +27,7 @@ THREADS=${THREADS:-16}
 TRANSPORTS=${TRANSPORTS:-tcp socket}
 export REF_MYSQL_PORT=${REF_MYSQL_PORT:-24306}
 cairn_sql_port=24406
+floor_port=24506
 mariadb_ref=${MARIADB_REF:-$root/../shared/tools/mariadb-ref}
 
 [[ -x target/release/cairn ]] || die "target/release/cairn is missing: cargo build --release -p cairn"
@@ -33,6 +37,7 @@ work=$(mktemp -d /tmp/cairn-sql.XXXXXX)
 cp target/release/cairn "$work/cairn"
 cairn=$work/cairn
 cairn_pid=
+floor_pid=
 mariadb_dir=
 
 cleanup() {
@@ -40,6 +45,7 @@ cleanup() {
     kill -TERM "$cairn_pid" 2>/dev/null || true
     wait "$cairn_pid" 2>/dev/null || true
   fi
+  [[ -n $floor_pid ]] && { kill "$floor_pid" 2>/dev/null || true; }
   [[ -n $mariadb_dir ]] && { "$mariadb_ref" stop "$mariadb_dir" || true; }
   if [[ ${KEEP:-0} == 1 ]]; then echo "work directory kept: $work" >&2; else rm -rf "$work"; fi
 }
@@ -124,13 +130,30 @@ done
 mariadb_dir=
 echo
 
+floors=()
+if [[ ${FLOOR:-1} == 1 ]]; then
+  tests=(oltp_point_select)
+  for loops in 0 1; do
+    config="floor, $([[ $loops == 0 ]] && echo "thread per connection" || echo "1 event loop") (tcp)"
+    "$cairn" bench floor --protocol mysql --listen "127.0.0.1:$floor_port" --loops "$loops" >"$work/floor.log" 2>&1 &
+    floor_pid=$!
+    wait_for_line "$work/floor.log" "floor server listening on 127.0.0.1:$floor_port" 30 "$floor_pid"
+    measure "$config" "$floor_pid" "$(connect_options tcp "$floor_port" -)"
+    floors+=("$config")
+    kill "$floor_pid"
+    wait "$floor_pid" 2>/dev/null || true
+    floor_pid=
+  done
+  echo
+fi
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 echo "## Results: 1 table x $ROWS rows, $THREADS threads, $DURATION s after $WARMUP s warm-up, --db-ps-mode=auto"
 echo
 echo "| server | point_select queries/s | p99 ms | server CPU us/query | read_only queries/s | p99 ms | server CPU us/query |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
 for config in "${configs[@]}"; do
-  echo "| $config | ${qps[$config,oltp_point_select]} | ${p99[$config,oltp_point_select]} | ${cpu[$config,oltp_point_select]} | ${qps[$config,oltp_read_only]} | ${p99[$config,oltp_read_only]} | ${cpu[$config,oltp_read_only]} |"
+  echo "| $config | ${qps[$config,oltp_point_select]} | ${p99[$config,oltp_point_select]} | ${cpu[$config,oltp_point_select]} | ${qps[$config,oltp_read_only]:--} | ${p99[$config,oltp_read_only]:--} | ${cpu[$config,oltp_read_only]:--} |"
 done
 for transport in $TRANSPORTS; do
   printf '| Cairn ÷ MariaDB (%s) | %s× | | %s× | %s× | | %s× |\n' "$transport" \
@@ -139,3 +162,12 @@ for transport in $TRANSPORTS; do
     "$(ratio "${qps[Cairn $transport,oltp_read_only]}" "${qps[MariaDB $transport,oltp_read_only]}")" \
     "$(ratio "${cpu[Cairn $transport,oltp_read_only]}" "${cpu[MariaDB $transport,oltp_read_only]}")"
 done
+if ((${#floors[@]} > 0)) && [[ -n ${qps[MariaDB tcp,oltp_point_select]:-} ]]; then
+  best=0
+  for config in "${floors[@]}"; do
+    ((${qps[$config,oltp_point_select]} > best)) && best=${qps[$config,oltp_point_select]}
+  done
+  echo
+  echo "1.5x MariaDB's point selects over TCP would be $(awk -v q="${qps[MariaDB tcp,oltp_point_select]}" 'BEGIN { printf "%.0f", q * 1.5 }') queries/s;" \
+    "the floor server's best is $best ($(ratio "$best" "${qps[MariaDB tcp,oltp_point_select]}")x MariaDB's)."
+fi

@@ -3,6 +3,7 @@
 //!
 //! It is not: a test suite (timings here are never asserted), or a user of data node internals.
 
+pub mod floor;
 pub mod kv;
 pub mod load;
 pub mod readperf;

@@ -271,6 +271,22 @@ enum BenchCommand {
         #[arg(long, default_value = "127.0.0.1:0")]
         listen: String,
     },
+    /// A server that answers every HandlerSocket find or MySQL SELECT with one fixed row and does
+    /// no other work: what the load generator and loopback alone cost, the most any server could
+    /// serve here.
+    Floor(FloorArgs),
+}
+
+#[derive(Args)]
+struct FloorArgs {
+    /// hs (HandlerSocket request lines) or mysql (the MySQL protocol; any login is accepted).
+    #[arg(long, default_value = "mysql", value_parser = ["hs", "mysql"])]
+    protocol: String,
+    #[arg(long, default_value = "127.0.0.1:0")]
+    listen: String,
+    /// Event loops serving the connections; 0 for a blocking thread per connection.
+    #[arg(long, default_value_t = 1)]
+    loops: usize,
 }
 
 #[derive(Args)]
@@ -442,6 +458,22 @@ fn main() -> Result<()> {
             println!("echo listening on {}", listener.local_addr()?);
             transport::echo::serve(listener);
             Ok(())
+        }
+        Command::Bench(BenchCommand::Floor(args)) => {
+            let opts = bench::floor::Options {
+                protocol: if args.protocol == "hs" {
+                    bench::floor::Protocol::HandlerSocket
+                } else {
+                    bench::floor::Protocol::Mysql
+                },
+                model: match args.loops {
+                    0 => bench::floor::Model::ThreadPerConnection,
+                    n => bench::floor::Model::Loops(n),
+                },
+                value: bench::floor::sysbench_c(),
+            };
+            bench::floor::run(&opts, &args.listen)
+                .with_context(|| format!("serving on {}", args.listen))
         }
         Command::Admin(AdminCommand::Status { connect }) => {
             let cluster = client::Cluster::connect(&connect)
