@@ -181,7 +181,7 @@ done
 if [[ ${FLOOR:-1} == 1 ]]; then
   echo
   for depth in 1 "$DEPTH"; do
-    best=$(awk -v a="${ops[floor, thread per connection,$depth]}" -v b="${ops[floor, 1 event loop,$depth]}" 'BEGIN { printf "%.0f", a > b ? a : b }')
+    best=$(awk -v a="${ops[floor, thread per connection,$depth]}" -v b="${ops[floor, 1 event loop,$depth]}" 'BEGIN { printf "%.0f", (a > b ? a : b) }')
     echo "At $depth in flight, 1.5x MariaDB's HandlerSocket would be $(awk -v q="${ops[MariaDB HandlerSocket,$depth]}" 'BEGIN { printf "%.0f", q * 1.5 }') ops/s;" \
       "the floor server's best is $best ($(ratio "$best" "${ops[MariaDB HandlerSocket,$depth]}")x MariaDB's)."
   done
