@@ -89,6 +89,9 @@ struct HsArgs {
     /// Seconds an idle HandlerSocket connection stays open.
     #[arg(long, default_value_t = 300)]
     hs_idle_timeout_s: u64,
+    /// Event loops (threads) serving HandlerSocket connections, dealt to them in turn.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=hs::LOOPS_MAX as i64))]
+    hs_loops: u16,
 }
 
 #[derive(Args, Clone)]
@@ -149,6 +152,7 @@ impl HsArgs {
             read_secret: self.hs_read_secret.clone().into_bytes(),
             write_secret: self.hs_write_secret.clone().into_bytes(),
             idle_timeout: Duration::from_secs(self.hs_idle_timeout_s.max(1)),
+            loops: self.hs_loops.into(),
         }
     }
 }

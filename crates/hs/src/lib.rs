@@ -10,4 +10,4 @@ pub mod exec;
 pub mod protocol;
 pub mod server;
 
-pub use server::{HsConfig, HsServer};
+pub use server::{HsConfig, HsServer, LOOPS_MAX};

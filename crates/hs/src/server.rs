@@ -1,5 +1,5 @@
-//! The HandlerSocket listeners and their event loop: one thread reads every ready connection,
-//! splits complete lines, and runs them in rounds. In each round the plain keyed reads of every
+//! The HandlerSocket listeners and their event loops: each loop's thread reads every ready
+//! connection it holds, splits complete lines, and runs them in rounds. In each round the plain keyed reads of every
 //! connection go to the data node as ONE batch (the plugin's grouping, without its flaw: a
 //! failed read answers only its own request), sent without waiting over an `EventSession`
 //! whose socket sits in the same poll as the clients': while batches are out the loop sleeps
@@ -7,11 +7,13 @@
 //! batches, and answers each request when its batch returns. Any other request (a scan, a
 //! modify, an insert) waits, with the rest of its connection's lines, until every batch sent
 //! before it has returned, then runs on its own. Answers keep each connection's request order.
+//! With several loops (`HsConfig::loops`), the first accepts every connection and deals them
+//! out in turn; each loop has its own data node connections and never touches another's.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -41,6 +43,8 @@ pub struct HsConfig {
     pub write_secret: Vec<u8>,
     /// Connections idle this long are closed.
     pub idle_timeout: Duration,
+    /// Event loops (threads) serving the connections, at least 1.
+    pub loops: usize,
 }
 
 impl Default for HsConfig {
@@ -52,6 +56,7 @@ impl Default for HsConfig {
             read_secret: Vec::new(),
             write_secret: Vec::new(),
             idle_timeout: Duration::from_secs(300),
+            loops: 1,
         }
     }
 }
@@ -63,74 +68,86 @@ const DATANODE: Token = Token(3);
 const FIRST_CONNECTION: usize = 4;
 /// Connections answered between two looks at the clients in one turn (see `Server::look`).
 const ANSWERS_PER_LOOK: usize = 4;
-/// Connections one front end serves at most; more are closed at accept.
+/// Connections one event loop serves at most; more are closed at accept.
 const CONNECTIONS_MAX: usize = 4_096;
+/// Event loops one front end runs at most.
+pub const LOOPS_MAX: usize = 64;
 
 /// A running HandlerSocket front end.
 pub struct HsServer {
     stopping: Arc<AtomicBool>,
-    waker: Arc<Waker>,
-    thread: Option<JoinHandle<()>>,
+    wakers: Vec<Arc<Waker>>,
+    threads: Vec<JoinHandle<()>>,
     read_address: SocketAddr,
     write_address: SocketAddr,
 }
 
 impl HsServer {
-    /// Binds both listeners, connects to the data node and starts serving.
+    /// Binds both listeners, connects each loop to the data node and starts serving.
     pub fn start(config: HsConfig) -> std::io::Result<HsServer> {
-        let cluster = Cluster::connect(&config.datanode).map_err(|e| {
-            std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
-        })?;
-        let poll = Poll::new()?;
-        let link = EventSession::connect(&config.datanode, Duration::from_secs(10))
-            .and_then(|mut link| link.register(poll.registry(), DATANODE).map(|()| link))
-            .map_err(|e| {
-                std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
-            })?;
-        let listener = |address: &str| -> std::io::Result<TcpListener> {
-            let l = transport::listen(address)?;
-            l.set_nonblocking(true)?;
-            Ok(TcpListener::from_std(l))
-        };
-        let mut read = listener(&config.read_listen)?;
-        let mut write = listener(&config.write_listen)?;
+        if config.loops == 0 || config.loops > LOOPS_MAX {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "HandlerSocket loops must be 1 to {LOOPS_MAX}, not {}",
+                    config.loops
+                ),
+            ));
+        }
+        let stopping = Arc::new(AtomicBool::new(false));
+        // Every loop but the first, ready before the first accepts anything.
+        let mut peers = Vec::new();
+        let mut later = Vec::new();
+        for _ in 1..config.loops {
+            let (server, waker) = Server::new(config.clone(), stopping.clone(), None)?;
+            let (tx, rx) = mpsc::channel();
+            let mut server = server;
+            server.incoming = Some(rx);
+            peers.push((tx, waker.clone()));
+            later.push((server, waker));
+        }
+        let mut read = Self::listener(&config.read_listen)?;
+        let mut write = Self::listener(&config.write_listen)?;
         let read_address = read.local_addr()?;
         let write_address = write.local_addr()?;
-        poll.registry()
-            .register(&mut read, READ_LISTENER, Interest::READABLE)?;
-        poll.registry()
-            .register(&mut write, WRITE_LISTENER, Interest::READABLE)?;
-        let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
-        let stopping = Arc::new(AtomicBool::new(false));
-        let server = Server {
-            poll,
-            read,
-            write,
-            link,
-            batches: HashMap::new(),
-            next_batch: 0,
-            cluster,
-            config,
-            connections: HashMap::new(),
-            next_token: FIRST_CONNECTION,
-            stopping: stopping.clone(),
-            link_ready: false,
-            look_events: Events::with_capacity(256),
-            looked: false,
-            relink_at: Instant::now(),
-            tokens: Vec::new(),
-        };
-        let thread = std::thread::Builder::new()
-            .name("handlersocket".into())
-            .spawn(move || server.run())?;
-        info!(read = %read_address, write = %write_address, "handlersocket listening");
+        let (mut first, waker) =
+            Server::new(config, stopping.clone(), Some((&mut read, &mut write)))?;
+        first.listeners = Some((read, write));
+        first.peers = peers;
+        let mut wakers = vec![waker];
+        let mut threads = Vec::new();
+        for (i, (server, waker)) in std::iter::once((first, None))
+            .chain(later.into_iter().map(|(s, w)| (s, Some(w))))
+            .enumerate()
+        {
+            if let Some(w) = waker {
+                wakers.push(w);
+            }
+            let name = if i == 0 {
+                "handlersocket".to_string()
+            } else {
+                format!("handlersocket-{i}")
+            };
+            threads.push(
+                std::thread::Builder::new()
+                    .name(name)
+                    .spawn(move || server.run())?,
+            );
+        }
+        info!(read = %read_address, write = %write_address, loops = threads.len(), "handlersocket listening");
         Ok(HsServer {
             stopping,
-            waker,
-            thread: Some(thread),
+            wakers,
+            threads,
             read_address,
             write_address,
         })
+    }
+
+    fn listener(address: &str) -> std::io::Result<TcpListener> {
+        let l = transport::listen(address)?;
+        l.set_nonblocking(true)?;
+        Ok(TcpListener::from_std(l))
     }
 
     pub fn read_address(&self) -> SocketAddr {
@@ -143,13 +160,61 @@ impl HsServer {
 
     pub fn stop(mut self) {
         self.stopping.store(true, Ordering::SeqCst);
-        let _ = self.waker.wake();
-        if let Some(t) = self.thread.take() {
+        for w in &self.wakers {
+            let _ = w.wake();
+        }
+        for t in self.threads.drain(..) {
             let _ = t.join();
         }
     }
 }
 
+impl Server {
+    /// One loop: its poll, its data node connections, and the listeners when it accepts.
+    fn new(
+        config: HsConfig,
+        stopping: Arc<AtomicBool>,
+        listeners: Option<(&mut TcpListener, &mut TcpListener)>,
+    ) -> std::io::Result<(Server, Arc<Waker>)> {
+        let cluster = Cluster::connect(&config.datanode).map_err(|e| {
+            std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
+        })?;
+        let poll = Poll::new()?;
+        let link = EventSession::connect(&config.datanode, Duration::from_secs(10))
+            .and_then(|mut link| link.register(poll.registry(), DATANODE).map(|()| link))
+            .map_err(|e| {
+                std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
+            })?;
+        if let Some((read, write)) = listeners {
+            poll.registry()
+                .register(read, READ_LISTENER, Interest::READABLE)?;
+            poll.registry()
+                .register(write, WRITE_LISTENER, Interest::READABLE)?;
+        }
+        let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
+        let server = Server {
+            poll,
+            listeners: None,
+            peers: Vec::new(),
+            next_loop: 0,
+            incoming: None,
+            link,
+            batches: HashMap::new(),
+            next_batch: 0,
+            cluster,
+            config,
+            connections: HashMap::new(),
+            next_token: FIRST_CONNECTION,
+            stopping,
+            link_ready: false,
+            look_events: Events::with_capacity(256),
+            looked: false,
+            relink_at: Instant::now(),
+            tokens: Vec::new(),
+        };
+        Ok((server, waker))
+    }
+}
 struct Conn {
     io: Connection,
     write_port: bool,
@@ -170,8 +235,14 @@ struct Conn {
 
 struct Server {
     poll: Poll,
-    read: TcpListener,
-    write: TcpListener,
+    /// The read and write listeners, on the loop that accepts (the first).
+    listeners: Option<(TcpListener, TcpListener)>,
+    /// The other loops, which the first deals connections to in turn, and whose turn is next
+    /// (0: this loop).
+    peers: Vec<(mpsc::Sender<Handoff>, Arc<Waker>)>,
+    next_loop: usize,
+    /// Connections the first loop dealt to this one.
+    incoming: Option<mpsc::Receiver<Handoff>>,
     cluster: Cluster,
     /// The data node connection the batches go over, and the batches out by number.
     link: EventSession,
@@ -192,6 +263,9 @@ struct Server {
     /// The connections `flush_and_reap` walks, kept between turns (no allocation per turn).
     tokens: Vec<usize>,
 }
+
+/// An accepted connection dealt to another loop, and whether it came to the write port.
+type Handoff = (std::net::TcpStream, bool);
 
 /// A keyed read waiting for the round's batch: connection, answer number, index, key.
 struct Pending {
@@ -276,7 +350,7 @@ impl Server {
         match event.token() {
             READ_LISTENER => self.accept(false),
             WRITE_LISTENER => self.accept(true),
-            WAKER => {}
+            WAKER => self.adopt(),
             DATANODE => self.link_ready = true,
             Token(t) => self.on_socket(t, event.is_read_closed()),
         }
@@ -300,7 +374,10 @@ impl Server {
 
     fn accept(&mut self, write_port: bool) {
         loop {
-            let listener = if write_port { &self.write } else { &self.read };
+            let Some((read, write)) = &self.listeners else {
+                return;
+            };
+            let listener = if write_port { write } else { read };
             let stream = match listener.accept() {
                 Ok((s, _)) => s,
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
@@ -309,50 +386,75 @@ impl Server {
                     return;
                 }
             };
-            if self.connections.len() >= CONNECTIONS_MAX {
-                warn!("handlersocket: refusing a connection, {CONNECTIONS_MAX} open");
-                continue;
-            }
             // Back to a std stream: the transport crate owns socket setup.
             let std_stream = {
                 use std::os::fd::{FromRawFd, IntoRawFd};
                 // SAFETY: the descriptor comes from the mio stream we give up here.
                 unsafe { std::net::TcpStream::from_raw_fd(stream.into_raw_fd()) }
             };
-            let mut io = match Connection::new(std_stream) {
-                Ok(io) => io,
-                Err(e) => {
-                    warn!("handlersocket: could not set up a connection: {e}");
-                    continue;
-                }
-            };
-            let token = self.next_token;
-            self.next_token += 1;
-            if let Err(e) = io.register(self.poll.registry(), Token(token)) {
-                warn!("handlersocket: could not register a connection: {e}");
+            let turn = self.next_loop;
+            self.next_loop = (self.next_loop + 1) % (self.peers.len() + 1);
+            if turn == 0 {
+                self.add(std_stream, write_port);
                 continue;
             }
-            self.connections.insert(
-                token,
-                Conn {
-                    io,
-                    write_port,
-                    authed: false,
-                    indexes: Indexes {
-                        open: HashMap::new(),
-                        write_port,
-                    },
-                    input: Vec::new(),
-                    lines: VecDeque::new(),
-                    answers: VecDeque::new(),
-                    written: 0,
-                    last_active: Instant::now(),
-                    closing: None,
-                    waiting: None,
-                },
-            );
-            self.on_socket(token, false);
+            let (tx, waker) = &self.peers[turn - 1];
+            if tx.send((std_stream, write_port)).is_err() || waker.wake().is_err() {
+                warn!("handlersocket: loop {turn} is gone; a connection was dropped");
+            }
         }
+    }
+
+    /// Takes the connections the first loop dealt to this one.
+    fn adopt(&mut self) {
+        let Some(incoming) = &self.incoming else {
+            return;
+        };
+        let dealt: Vec<Handoff> = incoming.try_iter().collect();
+        for (stream, write_port) in dealt {
+            self.add(stream, write_port);
+        }
+    }
+
+    /// Starts serving an accepted connection.
+    fn add(&mut self, std_stream: std::net::TcpStream, write_port: bool) {
+        if self.connections.len() >= CONNECTIONS_MAX {
+            warn!("handlersocket: refusing a connection, {CONNECTIONS_MAX} open");
+            return;
+        }
+        let mut io = match Connection::new(std_stream) {
+            Ok(io) => io,
+            Err(e) => {
+                warn!("handlersocket: could not set up a connection: {e}");
+                return;
+            }
+        };
+        let token = self.next_token;
+        self.next_token += 1;
+        if let Err(e) = io.register(self.poll.registry(), Token(token)) {
+            warn!("handlersocket: could not register a connection: {e}");
+            return;
+        }
+        self.connections.insert(
+            token,
+            Conn {
+                io,
+                write_port,
+                authed: false,
+                indexes: Indexes {
+                    open: HashMap::new(),
+                    write_port,
+                },
+                input: Vec::new(),
+                lines: VecDeque::new(),
+                answers: VecDeque::new(),
+                written: 0,
+                last_active: Instant::now(),
+                closing: None,
+                waiting: None,
+            },
+        );
+        self.on_socket(token, false);
     }
 
     /// Reads what a connection sent; `read_closed`: the event carried the client's FIN.

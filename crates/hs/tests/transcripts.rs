@@ -32,6 +32,10 @@ impl Drop for Setup {
 }
 
 fn setup(write_secret: &[u8]) -> Setup {
+    setup_loops(write_secret, 1)
+}
+
+fn setup_loops(write_secret: &[u8], loops: usize) -> Setup {
     let node = common::start_node();
     let cluster = Cluster::connect(&node.address().to_string()).unwrap();
     let t1 = common::t1();
@@ -60,7 +64,7 @@ fn setup(write_secret: &[u8]) -> Setup {
     )
     .unwrap();
     cluster.create_table(auto).unwrap();
-    let hs = common::start_front(&node, b"", write_secret);
+    let hs = common::start_front_loops(&node, b"", write_secret, loops);
     Setup {
         node: Some(node),
         hs: Some(hs),
@@ -431,4 +435,37 @@ fn open_indexes_follow_columns_added_and_dropped() {
             (b"2\t=\t1\tk3\n", b"0\t2\t4\tk3\n"),
         ],
     );
+}
+
+#[test]
+fn several_loops_serve_every_connection_in_turn() {
+    let s = setup_loops(b"", 3);
+    let hs = s.hs.as_ref().unwrap();
+    // Seven connections over three loops: each loop holds two or three, from both ports.
+    let mut conns: Vec<(bool, TcpStream)> = (0..7)
+        .map(|i| {
+            let write = i % 2 == 1;
+            let address = if write { hs.write_address() } else { hs.read_address() };
+            (write, connect(address))
+        })
+        .collect();
+    for (_, c) in &mut conns {
+        check_all(c, &[(b"P\t0\thstestdb\tt1\tPRIMARY\tk,n\n", b"0\t1\n")]);
+    }
+    // Each write connection adds 1 to k1's n in turn; every connection then reads it back.
+    let writers = conns.iter().filter(|(w, _)| *w).count() as i64;
+    for (write, c) in &mut conns {
+        if *write {
+            check_all(c, &[(b"0\t=\t1\tk1\t1\t0\t+\tk1\t1\n", b"0\t1\t1\n")]);
+        }
+    }
+    let want = format!("0\t2\tk1\t{}\n", 1 + writers);
+    for (_, c) in &mut conns {
+        // Pipelined: three finds in one write, answered in order.
+        let got = ask(c, b"0\t=\t1\tk2\n0\t=\t1\tk1\n0\t=\t1\tnone\n");
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            format!("0\t2\tk2\t2\n{want}0\t2\n")
+        );
+    }
 }

@@ -22,12 +22,23 @@ pub fn start_node() -> DataNode {
 /// A HandlerSocket front end over `node`, both listeners on ephemeral ports, with these secrets
 /// (empty: none).
 pub fn start_front(node: &DataNode, read_secret: &[u8], write_secret: &[u8]) -> HsServer {
+    start_front_loops(node, read_secret, write_secret, 1)
+}
+
+/// `start_front` with `loops` event loops.
+pub fn start_front_loops(
+    node: &DataNode,
+    read_secret: &[u8],
+    write_secret: &[u8],
+    loops: usize,
+) -> HsServer {
     HsServer::start(HsConfig {
         datanode: node.address().to_string(),
         read_listen: "127.0.0.1:0".into(),
         write_listen: "127.0.0.1:0".into(),
         read_secret: read_secret.to_vec(),
         write_secret: write_secret.to_vec(),
+        loops,
         ..HsConfig::default()
     })
     .unwrap()
