@@ -436,9 +436,17 @@ impl Cluster {
     /// rows into the new layout, each column kept from an old one or filled with a value, under
     /// a new table id. Writes to the table are refused (`SchemaChanged`) while the rows are
     /// copied; the change waits for transactions holding locks on the table to end, and fails
-    /// with `LockWaitTimeout` when one outlasts the data node's lock-wait timeout.
-    pub fn change_columns(&self, table: &str, columns: Vec<wire::NewColumn>) -> Result<Table> {
-        self.alter_table(table, TableChange::Columns { columns })
+    /// with `LockWaitTimeout` when one outlasts the data node's lock-wait timeout. `version` is
+    /// the definition version the list was made from (`Table::def().version`); the change fails
+    /// with `SchemaChanged` when the table has another, since its kept positions would name
+    /// other columns.
+    pub fn change_columns(
+        &self,
+        table: &str,
+        version: u32,
+        columns: Vec<wire::NewColumn>,
+    ) -> Result<Table> {
+        self.alter_table(table, TableChange::Columns { version, columns })
     }
 
     /// Drops an index of a table; a unique index's hidden table goes with it.

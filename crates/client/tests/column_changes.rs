@@ -168,7 +168,7 @@ fn added_and_dropped_columns_copy_the_rows_and_old_requests_are_refused() {
     txn.update(&stale, vec![Value::Int(1)], vec![(2, Value::Int(1))]);
     txn.execute(client::ExecType::NoCommit).unwrap();
     assert_eq!(
-        code(ddl.change_columns("t", change())),
+        code(ddl.change_columns("t", stale.version(), change())),
         Some(ErrorCode::LockWaitTimeout)
     );
     txn.commit().unwrap();
@@ -179,26 +179,32 @@ fn added_and_dropped_columns_copy_the_rows_and_old_requests_are_refused() {
     let mut no_pk = change();
     no_pk.remove(0);
     assert_eq!(
-        code(ddl.change_columns("t", no_pk)),
+        code(ddl.change_columns("t", stale.version(), no_pk)),
         Some(ErrorCode::BadSchema)
     );
     let mut no_a = change();
     no_a.remove(2);
     assert_eq!(
-        code(ddl.change_columns("t", no_a)),
+        code(ddl.change_columns("t", stale.version(), no_a)),
         Some(ErrorCode::BadSchema)
     );
     let mut not_null = change();
     not_null[1].source = ColumnSource::Filled(Value::Null);
     assert_eq!(
-        code(ddl.change_columns("t", not_null)),
+        code(ddl.change_columns("t", stale.version(), not_null)),
         Some(ErrorCode::NullNotAllowed)
     );
     assert_eq!(ddl.table("t").unwrap().id(), stale.id());
 
-    let changed = ddl.change_columns("t", change()).unwrap();
+    let changed = ddl.change_columns("t", stale.version(), change()).unwrap();
     assert_ne!(changed.id(), stale.id());
     assert_eq!(changed.version(), stale.version() + 1);
+    // A list made from the old definition names its positions: refused, nothing changes.
+    assert_eq!(
+        code(other.change_columns("t", stale.version(), change())),
+        Some(ErrorCode::SchemaChanged)
+    );
+    assert_eq!(ddl.table("t").unwrap().id(), changed.id());
     check_changed(&ddl, 50);
 
     // Requests from the old definition are refused, then work once it is fetched again.
@@ -242,8 +248,9 @@ fn a_column_change_waits_for_a_lock_holder_and_keeps_its_commit() {
     let mut txn = holder.transaction();
     txn.update(&t, vec![Value::Int(3)], vec![(2, Value::Int(4))]);
     txn.execute(client::ExecType::NoCommit).unwrap();
+    let version = t.version();
     let alter = std::thread::spawn(move || {
-        ddl.change_columns("t", change()).unwrap();
+        ddl.change_columns("t", version, change()).unwrap();
         ddl
     });
     txn.commit().unwrap();
@@ -266,7 +273,8 @@ fn a_column_change_survives_restarts_from_the_redo_and_from_a_checkpoint() {
     fill(&cluster);
     // A checkpoint before the change holds the old layout's rows under the old id.
     cluster.checkpoint().unwrap();
-    cluster.change_columns("t", change()).unwrap();
+    let version = cluster.table("t").unwrap().version();
+    cluster.change_columns("t", version, change()).unwrap();
     drop(cluster);
     node.stop();
 

@@ -352,7 +352,7 @@ fn writers_racing_ddl_lose_no_committed_row() {
                         source: ColumnSource::Filled(Value::Int(round as i64)),
                     });
                 }
-                ddl.change_columns(from, columns).unwrap();
+                ddl.change_columns(from, def.version, columns).unwrap();
             }
         }
         ddl.rename_table(from, to).unwrap();

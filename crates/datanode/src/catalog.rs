@@ -222,14 +222,26 @@ impl Catalog {
     /// returns the new definition (a new id, the next version; keys and indexes follow their
     /// columns, an ordered index loses dropped columns and goes when none is left). The table
     /// takes no other DDL until `finish_columns` or `abort_columns`. The new id is taken from
-    /// the counter, which the caller saves before any row is copied under it.
+    /// the counter, which the caller saves before any row is copied under it. `version` is the
+    /// definition the list was built from: another is `SchemaChanged`, since its kept positions
+    /// would name other columns.
     pub fn begin_columns(
         &mut self,
         table: &str,
+        version: u32,
         columns: &[NewColumn],
     ) -> Result<Conversion, Error> {
         let entry = self.base_table(table)?;
         let old = &entry.def;
+        if old.version != version {
+            return Err(Error::new(
+                ErrorCode::SchemaChanged,
+                format!(
+                    "'{table}' is at definition version {}, the column change was made for {version}",
+                    old.version
+                ),
+            ));
+        }
         let bad = |why: String| Error::new(ErrorCode::BadSchema, why);
         if columns.is_empty() {
             return Err(bad("a table needs at least one column".into()));

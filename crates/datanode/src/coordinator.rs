@@ -335,8 +335,8 @@ impl Coordinator {
             } => self.add_index(id, &table, &name, columns),
             Message::AlterTable {
                 table,
-                change: wire::TableChange::Columns { columns },
-            } => self.change_columns(id, &table, &columns),
+                change: wire::TableChange::Columns { version, columns },
+            } => self.change_columns(id, &table, version, &columns),
             Message::AlterTable { table, change } => self.alter_table(id, &table, &change),
             Message::CreateDatabase { name } => match self.shared.register_database(&name) {
                 Ok(()) => self.reply(id, &Message::Done),

@@ -259,13 +259,14 @@ impl Shared {
     pub fn begin_columns(
         &self,
         table: &str,
+        version: u32,
         columns: &[wire::NewColumn],
     ) -> Result<catalog::Conversion, Error> {
         let mut catalog = self
             .catalog
             .write()
             .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
-        let conversion = catalog.begin_columns(table, columns)?;
+        let conversion = catalog.begin_columns(table, version, columns)?;
         if let Err(e) = self.save_catalog(&catalog) {
             catalog.abort_columns(&conversion);
             return Err(e);

@@ -406,7 +406,7 @@ fn open_indexes_follow_columns_added_and_dropped() {
         source: ColumnSource::Filled(Value::Int(4)),
     };
     other
-        .change_columns("t1", vec![added, kept(0), kept(1), kept(2)])
+        .change_columns("t1", t.version(), vec![added, kept(0), kept(1), kept(2)])
         .unwrap();
     check_all(
         &mut c,
@@ -424,7 +424,7 @@ fn open_indexes_follow_columns_added_and_dropped() {
         source: ColumnSource::Kept(i as u16),
     };
     other
-        .change_columns("t1", vec![keep(0), keep(1), keep(3)])
+        .change_columns("t1", t.version(), vec![keep(0), keep(1), keep(3)])
         .unwrap();
     check_all(
         &mut c,
@@ -445,7 +445,11 @@ fn several_loops_serve_every_connection_in_turn() {
     let mut conns: Vec<(bool, TcpStream)> = (0..7)
         .map(|i| {
             let write = i % 2 == 1;
-            let address = if write { hs.write_address() } else { hs.read_address() };
+            let address = if write {
+                hs.write_address()
+            } else {
+                hs.read_address()
+            };
             (write, connect(address))
         })
         .collect();

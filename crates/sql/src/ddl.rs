@@ -167,16 +167,26 @@ impl Session {
             None => None,
         };
         let cluster = &self.shared.cluster();
+        // The definition version the column list below was made from: each drop moves it on
+        // by one, and any other step means another DDL came between, so the positions the
+        // list keeps may name other columns; the data node then refuses it (SchemaChanged).
+        let mut version = current.def().version;
         for name in &dropped {
-            cluster
+            let after = cluster
                 .drop_index(&full, name)
                 .map_err(|e| self.table_error(e, &table))?;
+            version = if after.def().version == version.wrapping_add(1) {
+                after.def().version
+            } else {
+                // Another change came between: the column change below will be refused.
+                after.def().version.wrapping_add(1)
+            };
         }
         let mut affected = 0;
         if let Some(columns) = columns {
             let copies = copies_rows(current.def(), &columns);
             let changed = cluster
-                .change_columns(&full, columns)
+                .change_columns(&full, version, columns)
                 .map_err(|e| self.table_error(e, &table))?;
             if copies {
                 // MariaDB counts the rows when it rebuilds the table by copying them. The change

@@ -287,8 +287,13 @@ pub enum TableChange {
     },
     /// Replaces the column list (ALTER TABLE ADD/DROP COLUMN): the table's rows are copied into
     /// the new layout, each new column taken from an old one or filled with a value. Columns of
-    /// the old list that no new column keeps are dropped (never a key column).
-    Columns { columns: Vec<NewColumn> },
+    /// the old list that no new column keeps are dropped (never a key column). `version` is the
+    /// definition version the list was built from: the positions it keeps name that
+    /// definition's columns, so another version answers `SchemaChanged`.
+    Columns {
+        version: u32,
+        columns: Vec<NewColumn>,
+    },
 }
 
 /// One column of a `TableChange::Columns` list.
@@ -401,8 +406,9 @@ impl Message {
                         put_options(out, options);
                         out.put_bytes(comment.as_bytes());
                     }
-                    TableChange::Columns { columns } => {
+                    TableChange::Columns { version, columns } => {
                         out.put_u8(4);
+                        out.put_u32(*version);
                         out.put_u32(columns.len() as u32);
                         for c in columns {
                             put_column(out, &c.column);
@@ -568,6 +574,7 @@ impl Message {
                         comment: r.string("table comment", limits::TABLE_COMMENT_BYTES_MAX)?,
                     },
                     4 => {
+                        let version = r.u32()?;
                         let n = r.count("columns", limits::COLUMNS_MAX, 17)?;
                         let mut columns = Vec::with_capacity(n);
                         for _ in 0..n {
@@ -584,7 +591,7 @@ impl Message {
                             };
                             columns.push(NewColumn { column, source });
                         }
-                        TableChange::Columns { columns }
+                        TableChange::Columns { version, columns }
                     }
                     tag => {
                         return Err(DecodeError::BadTag {
@@ -1298,6 +1305,7 @@ mod tests {
             Message::AlterTable {
                 table: "db/t".into(),
                 change: TableChange::Columns {
+                    version: 3,
                     columns: vec![
                         NewColumn {
                             column: ColumnDef::new("id", ColumnType::Int { unsigned: false }),

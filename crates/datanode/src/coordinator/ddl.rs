@@ -113,8 +113,14 @@ impl Coordinator {
 
     /// ALTER TABLE ADD/DROP COLUMN: the catalog reserves the new table, every worker copies
     /// its rows into it (`on_converted` goes on once all answered).
-    pub(super) fn change_columns(&mut self, id: u64, table: &str, columns: &[NewColumn]) {
-        let conversion = match self.shared.begin_columns(table, columns) {
+    pub(super) fn change_columns(
+        &mut self,
+        id: u64,
+        table: &str,
+        version: u32,
+        columns: &[NewColumn],
+    ) {
+        let conversion = match self.shared.begin_columns(table, version, columns) {
             Ok(c) => Arc::new(c),
             Err(e) => return self.fail(id, e),
         };
