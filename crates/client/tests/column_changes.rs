@@ -316,3 +316,68 @@ fn a_column_change_survives_restarts_from_the_redo_and_from_a_checkpoint() {
     node.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A change of names and defaults only moves no row: the table keeps its id and rows, takes the
+/// new names and defaults at once (even while a transaction holds a lock on it), and a request
+/// from the definition before is refused until the new one is fetched.
+#[test]
+fn names_and_defaults_change_in_place() {
+    let node = common::TestNode::start(2, Duration::from_millis(300));
+    let ddl = node.connect();
+    let other = node.connect();
+    ddl.create_table(table()).unwrap();
+    fill(&ddl);
+    let before = other.table("t").unwrap();
+    let holder = node.connect();
+    let mut txn = holder.transaction();
+    txn.update(&before, vec![Value::Int(1)], vec![(2, Value::Int(1))]);
+    txn.execute(client::ExecType::NoCommit).unwrap();
+
+    let mut columns: Vec<NewColumn> = before
+        .def()
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| NewColumn {
+            column: c.clone(),
+            source: ColumnSource::Kept(i as u16),
+        })
+        .collect();
+    columns[2].column.name = "bee".into();
+    columns[3].column.default = Some(Value::Int(77));
+    let changed = ddl.change_columns("t", before.version(), columns).unwrap();
+    txn.commit().unwrap();
+    assert_eq!(changed.id(), before.id(), "no copy: the same table id");
+    assert_eq!(changed.version(), before.version() + 1);
+    assert_eq!(changed.def().columns[2].name, "bee");
+    assert_eq!(changed.def().columns[3].default, Some(Value::Int(77)));
+
+    let mut txn = other.transaction();
+    txn.read(&before, vec![Value::Int(1)]);
+    assert_eq!(code(txn.commit()), Some(ErrorCode::SchemaChanged));
+    other.forget_table("t");
+    let fresh = other.table("t").unwrap();
+    let mut txn = other.transaction();
+    txn.insert(&fresh, vec![(1, Value::Int(900)), (2, Value::Int(3))]);
+    txn.commit().unwrap();
+    let rows = sorted_rows(&other);
+    assert_eq!(rows.len(), 51);
+    assert_eq!(
+        rows[0],
+        vec![Value::Int(1), Value::Int(101), Value::Int(1), Value::Int(1)]
+    );
+    assert_eq!(
+        rows[50],
+        vec![
+            Value::Int(51),
+            Value::Int(900),
+            Value::Int(3),
+            Value::Int(77)
+        ]
+    );
+    // The indexes still find the rows through the renamed column.
+    let by_b = other
+        .scan(&fresh, &Scan::index("kb").equal(vec![Value::Int(3)]))
+        .unwrap();
+    assert_eq!(by_b.len(), 11);
+}

@@ -218,6 +218,76 @@ impl Catalog {
         self.replaced.get(&id).map(String::as_str)
     }
 
+    /// A column change that leaves every column's type, collation, nullability and place as
+    /// they are (names and defaults may change: RENAME COLUMN, ALTER COLUMN SET/DROP DEFAULT, a
+    /// CHANGE to the same type) needs no row copied: the table keeps its id and rows and takes
+    /// the new definition, one version on. `None` when the change moves rows
+    /// (`begin_columns`); errors as `begin_columns` gives them.
+    pub fn columns_in_place(
+        &mut self,
+        table: &str,
+        version: u32,
+        columns: &[NewColumn],
+    ) -> Result<Option<Arc<TableDef>>, Error> {
+        let entry = self.base_table(table)?;
+        let old = &entry.def;
+        if old.version != version {
+            return Err(Error::new(
+                ErrorCode::SchemaChanged,
+                format!(
+                    "'{table}' is at definition version {}, the column change was made for {version}",
+                    old.version
+                ),
+            ));
+        }
+        if columns.len() != old.columns.len() {
+            return Ok(None);
+        }
+        let mut defs = Vec::with_capacity(columns.len());
+        for (i, c) in columns.iter().enumerate() {
+            let was = &old.columns[i];
+            let new = &c.column;
+            let same = (
+                new.ty,
+                new.collation,
+                new.nullable,
+                new.auto_increment,
+                new.hidden,
+            ) == (
+                was.ty,
+                was.collation,
+                was.nullable,
+                was.auto_increment,
+                was.hidden,
+            );
+            if c.source != ColumnSource::Kept(i as u16) || !same {
+                return Ok(None);
+            }
+            let mut column = new.clone();
+            if let Some(d) = column.default.take() {
+                column.default = Some(match d {
+                    Value::Null => Value::Null,
+                    d => d.coerce(column.ty, column.collation, &column.name)?,
+                });
+            }
+            defs.push(column);
+        }
+        let mut def = (**old).clone();
+        def.columns = defs;
+        def.version = next_version(old)?;
+        def.validate()?;
+        let def = Arc::new(def);
+        self.tables.insert(
+            def.id,
+            Arc::new(TableEntry {
+                def: def.clone(),
+                unique_tables: entry.unique_tables.clone(),
+                next_auto: entry.next_auto.clone(),
+            }),
+        );
+        Ok(Some(def))
+    }
+
     /// Starts a column change of `table`: checks the new column list against the table, and
     /// returns the new definition (a new id, the next version; keys and indexes follow their
     /// columns, an ordered index loses dropped columns and goes when none is left). The table

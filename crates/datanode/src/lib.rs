@@ -254,6 +254,30 @@ impl Shared {
         Ok(redefinition)
     }
 
+    /// A column change that moves no row (`Catalog::columns_in_place`), applied to the catalog
+    /// and saved; `None` when the change copies rows.
+    pub fn columns_in_place(
+        &self,
+        table: &str,
+        version: u32,
+        columns: &[wire::NewColumn],
+    ) -> Result<Option<Redefinition>, Error> {
+        let mut catalog = self
+            .catalog
+            .write()
+            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let Some(def) = catalog.columns_in_place(table, version, columns)? else {
+            return Ok(None);
+        };
+        self.save_catalog(&catalog)?;
+        info!(table = %table, version = def.version, "changed column names or defaults in place");
+        Ok(Some(Redefinition {
+            tables: vec![def],
+            dropped_index: None,
+            drop: Vec::new(),
+        }))
+    }
+
     /// Starts a column change: the catalog checks it and reserves the new table's id, saved
     /// before any worker copies a row under that id.
     pub fn begin_columns(

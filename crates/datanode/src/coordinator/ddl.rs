@@ -120,6 +120,20 @@ impl Coordinator {
         version: u32,
         columns: &[NewColumn],
     ) {
+        match self.shared.columns_in_place(table, version, columns) {
+            Ok(Some(redefinition)) => {
+                let reply = self.table_reply(&redefinition.tables[0].name);
+                return self.ddl_on_workers(id, reply, |_, tag, reply_to| ToWorker::Redefine {
+                    tables: redefinition.tables.clone(),
+                    dropped_index: None,
+                    drop: Vec::new(),
+                    tag,
+                    reply_to,
+                });
+            }
+            Ok(None) => {}
+            Err(e) => return self.fail(id, e),
+        }
         let conversion = match self.shared.begin_columns(table, version, columns) {
             Ok(c) => Arc::new(c),
             Err(e) => return self.fail(id, e),
