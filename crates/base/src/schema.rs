@@ -65,6 +65,24 @@ impl ColumnDef {
         self
     }
 
+    /// True when `other` stores values exactly as this column does: the same type, collation,
+    /// nullability, AUTO_INCREMENT and hidden flag (the name and default may differ).
+    pub fn stores_as(&self, other: &ColumnDef) -> bool {
+        (
+            self.ty,
+            self.collation,
+            self.nullable,
+            self.auto_increment,
+            self.hidden,
+        ) == (
+            other.ty,
+            other.collation,
+            other.nullable,
+            other.auto_increment,
+            other.hidden,
+        )
+    }
+
     /// True when `new` holds every value this column holds, unchanged, so a column change may
     /// copy the values across (compared and ordered alike: the same collation): the same type, a
     /// wider integer range, a DECIMAL with at least as many digits on each side of the point, a
@@ -258,20 +276,7 @@ impl TableDef {
     /// every key, a widening (`ColumnDef::widens_to`).
     pub fn keeps_values(&self, c: u16, new: &ColumnDef) -> bool {
         let was = &self.columns[c as usize];
-        let same = (
-            new.ty,
-            new.collation,
-            new.nullable,
-            new.auto_increment,
-            new.hidden,
-        ) == (
-            was.ty,
-            was.collation,
-            was.nullable,
-            was.auto_increment,
-            was.hidden,
-        );
-        same || (!self.column_in_key(c) && was.widens_to(new))
+        was.stores_as(new) || (!self.column_in_key(c) && was.widens_to(new))
     }
 
     pub fn auto_increment_column(&self) -> Option<usize> {

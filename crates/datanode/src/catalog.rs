@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use base::schema::{IndexDef, IndexKind};
+use base::schema::{ColumnDef, IndexDef, IndexKind};
 use base::{limits, Error, ErrorCode, TableDef, Value};
 use wire::{ColumnSource, NewColumn};
 
@@ -231,61 +231,22 @@ impl Catalog {
     ) -> Result<Option<Arc<TableDef>>, Error> {
         let entry = self.base_table(table)?;
         let old = &entry.def;
-        if old.version != version {
-            return Err(Error::new(
-                ErrorCode::SchemaChanged,
-                format!(
-                    "'{table}' is at definition version {}, the column change was made for {version}",
-                    old.version
-                ),
-            ));
-        }
+        check_version(old, version)?;
         if columns.len() != old.columns.len() {
             return Ok(None);
         }
         let mut defs = Vec::with_capacity(columns.len());
         for (i, c) in columns.iter().enumerate() {
-            let was = &old.columns[i];
-            let new = &c.column;
-            let same = (
-                new.ty,
-                new.collation,
-                new.nullable,
-                new.auto_increment,
-                new.hidden,
-            ) == (
-                was.ty,
-                was.collation,
-                was.nullable,
-                was.auto_increment,
-                was.hidden,
-            );
-            if c.source != ColumnSource::Kept(i as u16) || !same {
+            if c.source != ColumnSource::Kept(i as u16) || !old.columns[i].stores_as(&c.column) {
                 return Ok(None);
             }
-            let mut column = new.clone();
-            if let Some(d) = column.default.take() {
-                column.default = Some(match d {
-                    Value::Null => Value::Null,
-                    d => d.coerce(column.ty, column.collation, &column.name)?,
-                });
-            }
-            defs.push(column);
+            defs.push(with_default_coerced(c.column.clone())?);
         }
         let mut def = (**old).clone();
         def.columns = defs;
         def.version = next_version(old)?;
         def.validate()?;
-        let def = Arc::new(def);
-        self.tables.insert(
-            def.id,
-            Arc::new(TableEntry {
-                def: def.clone(),
-                unique_tables: entry.unique_tables.clone(),
-                next_auto: entry.next_auto.clone(),
-            }),
-        );
-        Ok(Some(def))
+        Ok(Some(self.redefine_base(&entry, def)))
     }
 
     /// Starts a column change of `table`: checks the new column list against the table, and
@@ -303,15 +264,7 @@ impl Catalog {
     ) -> Result<Conversion, Error> {
         let entry = self.base_table(table)?;
         let old = &entry.def;
-        if old.version != version {
-            return Err(Error::new(
-                ErrorCode::SchemaChanged,
-                format!(
-                    "'{table}' is at definition version {}, the column change was made for {version}",
-                    old.version
-                ),
-            ));
-        }
+        check_version(old, version)?;
         let bad = |why: String| Error::new(ErrorCode::BadSchema, why);
         if columns.is_empty() {
             return Err(bad("a table needs at least one column".into()));
@@ -320,7 +273,7 @@ impl Catalog {
         let mut sources = Vec::with_capacity(columns.len());
         let mut defs = Vec::with_capacity(columns.len());
         for (position, c) in columns.iter().enumerate() {
-            let mut column = c.column.clone();
+            let column = c.column.clone();
             match &c.source {
                 ColumnSource::Kept(from) => {
                     let Some(was) = old.columns.get(*from as usize) else {
@@ -363,13 +316,7 @@ impl Catalog {
                     sources.push(ColumnSource::Filled(value));
                 }
             }
-            if let Some(d) = column.default.take() {
-                column.default = Some(match d {
-                    Value::Null => Value::Null,
-                    d => d.coerce(column.ty, column.collation, &column.name)?,
-                });
-            }
-            defs.push(column);
+            defs.push(with_default_coerced(column)?);
         }
         let moved = |cols: &[u16], what: &str| -> Result<Vec<u16>, Error> {
             cols.iter()
@@ -585,6 +532,12 @@ impl Catalog {
         def.comment = comment.to_string();
         def.validate()?;
         def.version = next_version(&def)?;
+        Ok(self.redefine_base(&entry, def))
+    }
+
+    /// Gives a base table its new definition (the same id), keeping its hidden tables and
+    /// AUTO_INCREMENT counter.
+    fn redefine_base(&mut self, entry: &TableEntry, def: TableDef) -> Arc<TableDef> {
         let def = Arc::new(def);
         self.tables.insert(
             def.id,
@@ -594,7 +547,7 @@ impl Catalog {
                 next_auto: entry.next_auto.clone(),
             }),
         );
-        Ok(def)
+        def
     }
 
     pub fn databases(&self) -> Vec<String> {
@@ -657,6 +610,32 @@ impl Catalog {
 }
 
 /// The version after `def`'s; an error once 2^32 - 1 changes were made.
+/// A column change made for definition `version` of a table now at `def`: another version is
+/// `SchemaChanged`, since the positions the change keeps would name other columns.
+fn check_version(def: &TableDef, version: u32) -> Result<(), Error> {
+    if def.version == version {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::SchemaChanged,
+        format!(
+            "'{}' is at definition version {}, the column change was made for {version}",
+            def.name, def.version
+        ),
+    ))
+}
+
+/// `column` with its default converted to the column's type.
+fn with_default_coerced(mut column: ColumnDef) -> Result<ColumnDef, Error> {
+    if let Some(d) = column.default.take() {
+        column.default = Some(match d {
+            Value::Null => Value::Null,
+            d => d.coerce(column.ty, column.collation, &column.name)?,
+        });
+    }
+    Ok(column)
+}
+
 fn next_version(def: &TableDef) -> Result<u32, Error> {
     def.version.checked_add(1).ok_or_else(|| {
         Error::new(
