@@ -609,7 +609,6 @@ impl Catalog {
     }
 }
 
-/// The version after `def`'s; an error once 2^32 - 1 changes were made.
 /// A column change made for definition `version` of a table now at `def`: another version is
 /// `SchemaChanged`, since the positions the change keeps would name other columns.
 fn check_version(def: &TableDef, version: u32) -> Result<(), Error> {
@@ -636,6 +635,7 @@ fn with_default_coerced(mut column: ColumnDef) -> Result<ColumnDef, Error> {
     Ok(column)
 }
 
+/// The version after `def`'s; an error once 2^32 - 1 changes were made.
 fn next_version(def: &TableDef) -> Result<u32, Error> {
     def.version.checked_add(1).ok_or_else(|| {
         Error::new(

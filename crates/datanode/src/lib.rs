@@ -116,7 +116,14 @@ impl Default for DataNodeConfig {
     }
 }
 
-/// State every worker and coordinator shares: the catalog and the ways to reach each worker.
+/// How a column change goes on once the catalog took it.
+pub enum ColumnChange {
+    /// Names and defaults only: the workers take the new definition, no row moves.
+    InPlace(Redefinition),
+    /// Every worker copies its rows into the new layout.
+    Copy(catalog::Conversion),
+}
+
 /// What the workers apply after a change to a table that moves no rows.
 pub struct Redefinition {
     /// The new definitions, the base table's first.
@@ -127,6 +134,7 @@ pub struct Redefinition {
     pub drop: Vec<u32>,
 }
 
+/// State every worker and coordinator shares: the catalog and the ways to reach each worker.
 pub struct Shared {
     pub node_id: u32,
     pub cluster_id: u32,
@@ -254,49 +262,36 @@ impl Shared {
         Ok(redefinition)
     }
 
-    /// A column change that moves no row (`Catalog::columns_in_place`), applied to the catalog
-    /// and saved; `None` when the change copies rows.
-    pub fn columns_in_place(
-        &self,
-        table: &str,
-        version: u32,
-        columns: &[wire::NewColumn],
-    ) -> Result<Option<Redefinition>, Error> {
-        let mut catalog = self
-            .catalog
-            .write()
-            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
-        let Some(def) = catalog.columns_in_place(table, version, columns)? else {
-            return Ok(None);
-        };
-        self.save_catalog(&catalog)?;
-        info!(table = %table, version = def.version, "changed column names or defaults in place");
-        Ok(Some(Redefinition {
-            tables: vec![def],
-            dropped_index: None,
-            drop: Vec::new(),
-        }))
-    }
-
-    /// Starts a column change: the catalog checks it and reserves the new table's id, saved
-    /// before any worker copies a row under that id.
+    /// Starts a column change. One of names and defaults only is applied to the catalog at
+    /// once (`Catalog::columns_in_place`) and the workers redefine the table; any other has the
+    /// catalog check it and reserve the new table's id, saved before any worker copies a row
+    /// under that id.
     pub fn begin_columns(
         &self,
         table: &str,
         version: u32,
         columns: &[wire::NewColumn],
-    ) -> Result<catalog::Conversion, Error> {
+    ) -> Result<ColumnChange, Error> {
         let mut catalog = self
             .catalog
             .write()
             .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        if let Some(def) = catalog.columns_in_place(table, version, columns)? {
+            self.save_catalog(&catalog)?;
+            info!(table = %table, version = def.version, "changed column names or defaults in place");
+            return Ok(ColumnChange::InPlace(Redefinition {
+                tables: vec![def],
+                dropped_index: None,
+                drop: Vec::new(),
+            }));
+        }
         let conversion = catalog.begin_columns(table, version, columns)?;
         if let Err(e) = self.save_catalog(&catalog) {
             catalog.abort_columns(&conversion);
             return Err(e);
         }
         info!(table = %table, from = conversion.from.id, to = conversion.to.id, "changing columns");
-        Ok(conversion)
+        Ok(ColumnChange::Copy(conversion))
     }
 
     /// Ends a column change every worker copied: the new definition takes the table's name.

@@ -1,7 +1,7 @@
 //! The HandlerSocket listeners and their event loops: each loop's thread reads every ready
-//! connection it holds, splits complete lines, and runs them in rounds. In each round the plain keyed reads of every
-//! connection go to the data node as ONE batch (the plugin's grouping, without its flaw: a
-//! failed read answers only its own request), sent without waiting over an `EventSession`
+//! connection it holds, splits complete lines, and runs them in rounds. In each round the
+//! plain keyed reads of every connection go to the data node as ONE batch (the plugin's
+//! grouping, without its flaw: a failed read answers only its own request), sent without waiting over an `EventSession`
 //! whose socket sits in the same poll as the clients': while batches are out the loop sleeps
 //! until a client or the data node has something, keeps reading requests and sending further
 //! batches, and answers each request when its batch returns. Any other request (a scan, a
@@ -95,45 +95,35 @@ impl HsServer {
             ));
         }
         let stopping = Arc::new(AtomicBool::new(false));
-        // Every loop but the first, ready before the first accepts anything.
-        let mut peers = Vec::new();
-        let mut later = Vec::new();
-        for _ in 1..config.loops {
-            let (server, waker) = Server::new(config.clone(), stopping.clone(), None)?;
-            let (tx, rx) = mpsc::channel();
-            let mut server = server;
-            server.incoming = Some(rx);
-            peers.push((tx, waker.clone()));
-            later.push((server, waker));
-        }
-        let mut read = Self::listener(&config.read_listen)?;
-        let mut write = Self::listener(&config.write_listen)?;
+        let read = Self::listener(&config.read_listen)?;
+        let write = Self::listener(&config.write_listen)?;
         let read_address = read.local_addr()?;
         let write_address = write.local_addr()?;
-        let (mut first, waker) =
-            Server::new(config, stopping.clone(), Some((&mut read, &mut write)))?;
-        first.listeners = Some((read, write));
-        first.peers = peers;
+        // The first loop accepts; every other is ready before it accepts anything.
+        let (first, waker) = Server::new(config.clone(), stopping.clone(), Some((read, write)))?;
+        let mut servers = vec![first];
         let mut wakers = vec![waker];
-        let mut threads = Vec::new();
-        for (i, (server, waker)) in std::iter::once((first, None))
-            .chain(later.into_iter().map(|(s, w)| (s, Some(w))))
+        for _ in 1..config.loops {
+            let (mut server, waker) = Server::new(config.clone(), stopping.clone(), None)?;
+            let (tx, rx) = mpsc::channel();
+            server.incoming = Some(rx);
+            servers[0].peers.push((tx, waker.clone()));
+            servers.push(server);
+            wakers.push(waker);
+        }
+        let threads = servers
+            .into_iter()
             .enumerate()
-        {
-            if let Some(w) = waker {
-                wakers.push(w);
-            }
-            let name = if i == 0 {
-                "handlersocket".to_string()
-            } else {
-                format!("handlersocket-{i}")
-            };
-            threads.push(
+            .map(|(i, server)| {
+                let name = match i {
+                    0 => "handlersocket".to_string(),
+                    i => format!("handlersocket-{i}"),
+                };
                 std::thread::Builder::new()
                     .name(name)
-                    .spawn(move || server.run())?,
-            );
-        }
+                    .spawn(move || server.run())
+            })
+            .collect::<std::io::Result<Vec<_>>>()?;
         info!(read = %read_address, write = %write_address, loops = threads.len(), "handlersocket listening");
         Ok(HsServer {
             stopping,
@@ -174,7 +164,7 @@ impl Server {
     fn new(
         config: HsConfig,
         stopping: Arc<AtomicBool>,
-        listeners: Option<(&mut TcpListener, &mut TcpListener)>,
+        mut listeners: Option<(TcpListener, TcpListener)>,
     ) -> std::io::Result<(Server, Arc<Waker>)> {
         let cluster = Cluster::connect(&config.datanode).map_err(|e| {
             std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
@@ -185,7 +175,7 @@ impl Server {
             .map_err(|e| {
                 std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
             })?;
-        if let Some((read, write)) = listeners {
+        if let Some((read, write)) = &mut listeners {
             poll.registry()
                 .register(read, READ_LISTENER, Interest::READABLE)?;
             poll.registry()
@@ -194,7 +184,7 @@ impl Server {
         let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
         let server = Server {
             poll,
-            listeners: None,
+            listeners,
             peers: Vec::new(),
             next_loop: 0,
             incoming: None,
@@ -215,6 +205,7 @@ impl Server {
         Ok((server, waker))
     }
 }
+
 struct Conn {
     io: Connection,
     write_port: bool,

@@ -167,21 +167,15 @@ impl Session {
             None => None,
         };
         let cluster = &self.shared.cluster();
-        // The definition version the column list below was made from: each drop moves it on
-        // by one, and any other step means another DDL came between, so the positions the
-        // list keeps may name other columns; the data node then refuses it (SchemaChanged).
-        let mut version = current.def().version;
         for name in &dropped {
-            let after = cluster
+            cluster
                 .drop_index(&full, name)
                 .map_err(|e| self.table_error(e, &table))?;
-            version = if after.def().version == version.wrapping_add(1) {
-                after.def().version
-            } else {
-                // Another change came between: the column change below will be refused.
-                after.def().version.wrapping_add(1)
-            };
         }
+        // The definition the column list below was made from, after the drops above (one
+        // version each). Had another DDL come between, the table is at another version and the
+        // data node refuses the list (SchemaChanged), whose kept positions may name other columns.
+        let version = current.def().version.wrapping_add(dropped.len() as u32);
         let mut affected = 0;
         if let Some(columns) = columns {
             let copies = copies_rows(current.def(), &columns);

@@ -53,10 +53,15 @@ impl Coordinator {
     /// A change that moves no rows (drop an index, rename, options): the catalog first, then
     /// every worker takes the new definitions.
     pub(super) fn alter_table(&mut self, id: u64, table: &str, change: &TableChange) {
-        let redefinition = match self.shared.alter_table(table, change) {
-            Ok(r) => r,
-            Err(e) => return self.fail(id, e),
-        };
+        match self.shared.alter_table(table, change) {
+            Ok(redefinition) => self.redefine_on_workers(id, redefinition),
+            Err(e) => self.fail(id, e),
+        }
+    }
+
+    /// Has every worker take the new definitions of a change that moves no rows, then answers
+    /// request `id` with the base table's definition.
+    fn redefine_on_workers(&mut self, id: u64, redefinition: crate::Redefinition) {
         let reply = self.table_reply(&redefinition.tables[0].name);
         self.ddl_on_workers(id, reply, |_, tag, reply_to| ToWorker::Redefine {
             tables: redefinition.tables.clone(),
@@ -111,8 +116,9 @@ impl Coordinator {
         }
     }
 
-    /// ALTER TABLE ADD/DROP COLUMN: the catalog reserves the new table, every worker copies
-    /// its rows into it (`on_converted` goes on once all answered).
+    /// A column change: one of names and defaults only is a redefinition; otherwise the catalog
+    /// reserves the new table, every worker copies its rows into it (`on_converted` goes on
+    /// once all answered).
     pub(super) fn change_columns(
         &mut self,
         id: u64,
@@ -120,22 +126,11 @@ impl Coordinator {
         version: u32,
         columns: &[NewColumn],
     ) {
-        match self.shared.columns_in_place(table, version, columns) {
-            Ok(Some(redefinition)) => {
-                let reply = self.table_reply(&redefinition.tables[0].name);
-                return self.ddl_on_workers(id, reply, |_, tag, reply_to| ToWorker::Redefine {
-                    tables: redefinition.tables.clone(),
-                    dropped_index: None,
-                    drop: Vec::new(),
-                    tag,
-                    reply_to,
-                });
-            }
-            Ok(None) => {}
-            Err(e) => return self.fail(id, e),
-        }
         let conversion = match self.shared.begin_columns(table, version, columns) {
-            Ok(c) => Arc::new(c),
+            Ok(crate::ColumnChange::Copy(c)) => Arc::new(c),
+            Ok(crate::ColumnChange::InPlace(redefinition)) => {
+                return self.redefine_on_workers(id, redefinition)
+            }
             Err(e) => return self.fail(id, e),
         };
         let shared = self.shared.clone();
