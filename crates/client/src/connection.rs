@@ -12,6 +12,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use base::schema::IndexKind;
 use base::{Error, ErrorCode, TableDef};
 use transport::{FrameReader, FrameWriter, ReadOutcome};
 use wire::frame::FLAG_LAST;
@@ -399,14 +400,37 @@ impl Cluster {
     /// Adds an ordered index over `columns` to an existing table; the data node indexes the rows
     /// present before answering. Returns the table's new definition.
     pub fn add_index(&self, table: &str, name: &str, columns: &[&str]) -> Result<Table> {
-        let columns = self
-            .table(table)?
+        self.add_index_of(table, name, IndexKind::Ordered, columns)
+    }
+
+    /// Adds a unique index over `columns` to an existing table. The data node builds it over
+    /// the rows present, with writes to the table refused (`SchemaChanged`) meanwhile, as a
+    /// column change copies; when two rows share a key (NULLs never do) it fails with
+    /// `DuplicateKey`, naming the key, and the table stays as it was. Returns the table's new
+    /// definition.
+    pub fn add_unique_index(&self, table: &str, name: &str, columns: &[&str]) -> Result<Table> {
+        self.add_index_of(table, name, IndexKind::Unique, columns)
+    }
+
+    fn add_index_of(
+        &self,
+        table: &str,
+        name: &str,
+        kind: IndexKind,
+        columns: &[&str],
+    ) -> Result<Table> {
+        // The columns' positions come from the definition the data node holds now.
+        self.forget_table(table);
+        let current = self.table(table)?;
+        let columns = current
             .def()
             .column_positions(columns)
             .map_err(ClientError::Failed)?;
         let reply = self.call(&Message::AddIndex {
             table: table.into(),
+            version: current.def().version,
             name: name.into(),
+            kind,
             columns,
         });
         self.forget_table(table);

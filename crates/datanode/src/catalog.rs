@@ -60,6 +60,19 @@ pub struct Conversion {
     pub sources: Vec<ColumnSource>,
 }
 
+/// A unique index being built over a table's rows (ALTER TABLE ADD UNIQUE, CREATE UNIQUE
+/// INDEX). Every worker, with the table fenced, sends its rows' index entries to the workers
+/// owning their hidden-table partitions, which find any key two rows share.
+#[derive(Debug)]
+pub struct UniqueBuild {
+    /// The table as it is while the build runs.
+    pub from: Arc<TableDef>,
+    /// Its definition with the index (the last of its indexes), one version on.
+    pub to: Arc<TableDef>,
+    /// The index's hidden table, under the id reserved for it.
+    pub hidden: Arc<TableDef>,
+}
+
 impl Catalog {
     pub fn get(&self, id: u32) -> Option<&Arc<TableEntry>> {
         self.tables.get(&id)
@@ -158,28 +171,23 @@ impl Catalog {
         Ok(created)
     }
 
-    /// Databases, in name order.
     /// Adds an ordered index to a table (its rows are indexed by the workers after this);
-    /// returns the table's new definition.
-    pub fn add_index(&mut self, table: &str, index: IndexDef) -> Result<Arc<TableDef>, Error> {
+    /// returns the table's new definition. `version` is the definition the index's column
+    /// positions were taken from.
+    pub fn add_index(
+        &mut self,
+        table: &str,
+        version: u32,
+        index: IndexDef,
+    ) -> Result<Arc<TableDef>, Error> {
         let entry = self.base_table(table)?;
         if index.kind != IndexKind::Ordered {
             return Err(Error::new(
                 ErrorCode::BadRequest,
-                "only ordered indexes can be added to an existing table",
+                "a unique index is built by begin_unique",
             ));
         }
-        let mut def = (*entry.def).clone();
-        if def.index(&index.name).is_some() {
-            return Err(Error::new(
-                ErrorCode::BadSchema,
-                format!("duplicate key name '{}'", index.name),
-            ));
-        }
-        def.indexes.push(index);
-        def.validate()?;
-        def.version = next_version(&def)?;
-        let def = Arc::new(def);
+        let def = with_index(&entry.def, version, index)?;
         let mut unique_tables = entry.unique_tables.clone();
         unique_tables.push(None);
         let replaced = TableEntry {
@@ -191,7 +199,78 @@ impl Catalog {
         Ok(def)
     }
 
-    /// A base table by name, for DDL.
+    /// Starts building unique index `name` over `columns` of a table with rows: checks it,
+    /// reserves its hidden table's id (taken from the counter, which the caller saves before
+    /// any entry is written under it), and returns the build. The table takes no other DDL
+    /// until `finish_unique` or `abort_unique`; the index is named in the catalog only by
+    /// `finish_unique`, once every entry is in place and no two rows shared a key.
+    pub fn begin_unique(
+        &mut self,
+        table: &str,
+        version: u32,
+        name: &str,
+        columns: Vec<u16>,
+    ) -> Result<UniqueBuild, Error> {
+        let entry = self.base_table(table)?;
+        if self.tables.len() + 1 > limits::TABLES_MAX {
+            return Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!("at most {} tables", limits::TABLES_MAX),
+            ));
+        }
+        let id = self.next_id + 1;
+        let index = IndexDef {
+            name: name.into(),
+            kind: IndexKind::Unique,
+            columns,
+            index_table: id,
+        };
+        let to = with_index(&entry.def, version, index)?;
+        let mut hidden = to.unique_index_table(&to.indexes[to.indexes.len() - 1]);
+        hidden.id = id;
+        self.next_id = id;
+        self.altering.insert(to.id);
+        Ok(UniqueBuild {
+            from: entry.def.clone(),
+            to,
+            hidden: Arc::new(hidden),
+        })
+    }
+
+    /// Ends a unique-index build every worker filled: the table takes its new definition and
+    /// the hidden table its place.
+    pub fn finish_unique(&mut self, build: &UniqueBuild) {
+        self.altering.remove(&build.from.id);
+        let Some(entry) = self.tables.get(&build.from.id).cloned() else {
+            return;
+        };
+        let mut unique_tables = entry.unique_tables.clone();
+        unique_tables.push(Some(build.hidden.clone()));
+        self.tables.insert(
+            build.to.id,
+            Arc::new(TableEntry {
+                def: build.to.clone(),
+                unique_tables,
+                next_auto: entry.next_auto.clone(),
+            }),
+        );
+        self.tables.insert(
+            build.hidden.id,
+            Arc::new(TableEntry {
+                def: build.hidden.clone(),
+                unique_tables: Vec::new(),
+                next_auto: Arc::new(AtomicU64::new(1)),
+            }),
+        );
+        self.by_name
+            .insert(build.hidden.name.to_ascii_lowercase(), build.hidden.id);
+    }
+
+    /// Ends a unique-index build that failed: the table stays as it was.
+    pub fn abort_unique(&mut self, build: &UniqueBuild) {
+        self.altering.remove(&build.from.id);
+    }
+
     /// A base table by name, unless a column change is copying its rows.
     fn base_table(&self, name: &str) -> Result<Arc<TableEntry>, Error> {
         let entry = self
@@ -550,6 +629,7 @@ impl Catalog {
         def
     }
 
+    /// Databases, in name order.
     pub fn databases(&self) -> Vec<String> {
         self.databases.values().cloned().collect()
     }
@@ -609,8 +689,8 @@ impl Catalog {
     }
 }
 
-/// A column change made for definition `version` of a table now at `def`: another version is
-/// `SchemaChanged`, since the positions the change keeps would name other columns.
+/// A change made for definition `version` of a table now at `def`: another version is
+/// `SchemaChanged`, since the column positions the change names may now be other columns.
 fn check_version(def: &TableDef, version: u32) -> Result<(), Error> {
     if def.version == version {
         return Ok(());
@@ -618,7 +698,7 @@ fn check_version(def: &TableDef, version: u32) -> Result<(), Error> {
     Err(Error::new(
         ErrorCode::SchemaChanged,
         format!(
-            "'{}' is at definition version {}, the column change was made for {version}",
+            "'{}' is at definition version {}, the change was made for {version}",
             def.name, def.version
         ),
     ))
@@ -636,6 +716,23 @@ fn with_default_coerced(mut column: ColumnDef) -> Result<ColumnDef, Error> {
 }
 
 /// The version after `def`'s; an error once 2^32 - 1 changes were made.
+/// `def` with `index` added last, one version on; `version` is the definition the index's
+/// column positions were taken from.
+fn with_index(def: &TableDef, version: u32, index: IndexDef) -> Result<Arc<TableDef>, Error> {
+    check_version(def, version)?;
+    if def.index(&index.name).is_some() {
+        return Err(Error::new(
+            ErrorCode::BadSchema,
+            format!("duplicate key name '{}'", index.name),
+        ));
+    }
+    let mut def = def.clone();
+    def.indexes.push(index);
+    def.validate()?;
+    def.version = next_version(&def)?;
+    Ok(Arc::new(def))
+}
+
 fn next_version(def: &TableDef) -> Result<u32, Error> {
     def.version.checked_add(1).ok_or_else(|| {
         Error::new(

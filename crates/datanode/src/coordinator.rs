@@ -89,12 +89,26 @@ enum Pending {
         conversion: Arc<crate::catalog::Conversion>,
         error: Option<Error>,
     },
+    /// A unique index being built.
+    Unique(UniqueState),
     /// Gathering every worker's status.
     Status {
         request_id: u64,
         waiting: usize,
         status: NodeStatus,
     },
+}
+
+/// A unique index being built (`ddl.rs`): first collecting every worker's entries, routed to
+/// the workers owning their hidden partitions, then waiting for those to fill them.
+struct UniqueState {
+    request_id: u64,
+    /// Answers still expected in this round.
+    waiting: usize,
+    build: Arc<crate::catalog::UniqueBuild>,
+    /// Per worker, the entries of its hidden partitions.
+    routed: Vec<IndexEntries>,
+    error: Option<Error>,
 }
 
 struct OpenTxn {
@@ -146,7 +160,7 @@ impl Coordinator {
     /// acknowledgements to wait for.
     fn send_to_every_worker(
         &mut self,
-        make: impl Fn(usize, u64, ReplyTo) -> ToWorker,
+        mut make: impl FnMut(usize, u64, ReplyTo) -> ToWorker,
     ) -> (u64, usize) {
         let tag = self.tag();
         for w in 0..self.shared.worker_count() {
@@ -185,7 +199,11 @@ impl Coordinator {
         match event {
             Event::StepsDone { tag, replies } => self.on_steps(tag, replies),
             Event::Finished { tag } => self.on_finished(tag),
-            Event::Converted { tag, result } => self.on_converted(tag, result),
+            Event::Converted { tag, result } => match self.pending.get(&tag) {
+                Some(Pending::Unique(_)) => self.on_filled(tag, result),
+                _ => self.on_converted(tag, result),
+            },
+            Event::Collected { tag, entries } => self.on_collected(tag, entries),
             Event::ScanDone { tag, rows } => self.on_scan_part(tag, rows),
             Event::Status { tag, status } => self.on_status(tag, status),
             Event::CheckpointDone { request_id, result } => match result {
@@ -330,9 +348,11 @@ impl Coordinator {
             Message::CreateTable(def) => self.create_table(id, def),
             Message::AddIndex {
                 table,
+                version,
                 name,
+                kind,
                 columns,
-            } => self.add_index(id, &table, &name, columns),
+            } => self.add_index(id, &table, version, &name, kind, columns),
             Message::AlterTable {
                 table,
                 change: wire::TableChange::Columns { version, columns },

@@ -196,6 +196,7 @@ impl Shared {
     pub fn register_index(
         &self,
         table: &str,
+        version: u32,
         name: &str,
         columns: Vec<u16>,
     ) -> Result<Arc<TableDef>, Error> {
@@ -209,10 +210,50 @@ impl Shared {
             columns,
             index_table: 0,
         };
-        let def = catalog.add_index(table, index)?;
+        let def = catalog.add_index(table, version, index)?;
         self.save_catalog(&catalog)?;
-        info!(table = %table, index = %def.indexes[def.indexes.len() - 1].name, "added index");
+        info!(table = %table, index = %name, "added index");
         Ok(def)
+    }
+
+    /// Starts building a unique index over a table's rows: the catalog checks it and reserves
+    /// its hidden table's id, saved before any worker writes an entry under that id.
+    pub fn begin_unique(
+        &self,
+        table: &str,
+        version: u32,
+        name: &str,
+        columns: Vec<u16>,
+    ) -> Result<catalog::UniqueBuild, Error> {
+        let mut catalog = self
+            .catalog
+            .write()
+            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let build = catalog.begin_unique(table, version, name, columns)?;
+        if let Err(e) = self.save_catalog(&catalog) {
+            catalog.abort_unique(&build);
+            return Err(e);
+        }
+        info!(table = %table, index = %name, hidden = build.hidden.id, "building unique index");
+        Ok(build)
+    }
+
+    /// Ends a unique-index build every worker filled: the catalog names the index.
+    pub fn finish_unique(&self, build: &catalog::UniqueBuild) -> Result<(), Error> {
+        let mut catalog = self
+            .catalog
+            .write()
+            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        catalog.finish_unique(build);
+        self.save_catalog(&catalog)?;
+        info!(table = %build.to.name, index = %build.hidden.name, "added unique index");
+        Ok(())
+    }
+
+    pub fn abort_unique(&self, build: &catalog::UniqueBuild) {
+        if let Ok(mut catalog) = self.catalog.write() {
+            catalog.abort_unique(build);
+        }
     }
 
     /// Applies a change that moves no rows to a table in the catalog. Returns what the workers

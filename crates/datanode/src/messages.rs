@@ -101,6 +101,10 @@ pub struct ReplyTo {
     pub connection: usize,
 }
 
+/// Unique-index entries being built: rows of the index's hidden table, each with the hidden
+/// partition it belongs in.
+pub type IndexEntries = Vec<(u32, Box<[u8]>)>;
+
 /// Requests to a worker thread.
 pub enum ToWorker {
     /// Keyed steps of one request; with `direct` (a request id) the worker answers the client
@@ -186,6 +190,36 @@ pub enum ToWorker {
         tag: u64,
         reply_to: ReplyTo,
     },
+    /// Fence `build.from` (as `Convert` does), wait until no transaction holds a lock on it
+    /// here, then answer `Collected` with the unique-index entries of its rows here (rows with
+    /// a NULL in the key have none), each encoded as a row of `build.hidden` and paired with
+    /// the hidden partition it belongs in.
+    CollectUnique {
+        build: Arc<crate::catalog::UniqueBuild>,
+        tag: u64,
+        reply_to: ReplyTo,
+    },
+    /// Create this worker's `partitions` of `build.hidden` and insert `entries` into them
+    /// (`DuplicateKey`, naming the key, when two share one), log them as one transaction `txn`
+    /// with a commit number taken from `sequence`, fsync, and answer `Converted`.
+    FillUnique {
+        build: Arc<crate::catalog::UniqueBuild>,
+        partitions: Vec<u32>,
+        entries: IndexEntries,
+        txn: TxnId,
+        sequence: Arc<std::sync::atomic::AtomicU64>,
+        tag: u64,
+        reply_to: ReplyTo,
+    },
+    /// The unique-index build ended: when `done`, the table's partitions take `build.to` and
+    /// index their rows by it; else the hidden partitions go. Either way the table takes
+    /// writes again.
+    EndUnique {
+        build: Arc<crate::catalog::UniqueBuild>,
+        done: bool,
+        tag: u64,
+        reply_to: ReplyTo,
+    },
     Status {
         tag: u64,
         reply_to: ReplyTo,
@@ -217,10 +251,16 @@ pub enum Event {
     Finished {
         tag: u64,
     },
-    /// A worker copied its partitions for a column change, or could not.
+    /// A worker copied its partitions for a column change, or filled its part of a unique
+    /// index being built, or could not.
     Converted {
         tag: u64,
         result: Result<(), Error>,
+    },
+    /// A worker's unique-index entries for a build (`CollectUnique`), or why it has none.
+    Collected {
+        tag: u64,
+        entries: Result<IndexEntries, Error>,
     },
     ScanDone {
         tag: u64,

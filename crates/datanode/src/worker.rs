@@ -136,18 +136,50 @@ pub struct Worker {
     fenced: HashSet<u32>,
     /// Tables a column change replaced: a step that still names one is `SchemaChanged`.
     retired: HashSet<u32>,
-    /// Column changes waiting for the transactions that hold locks on their table to end.
-    converts: Vec<WaitingConvert>,
+    /// Column changes and unique-index builds waiting for the transactions that hold locks on
+    /// their table to end.
+    converts: Vec<WaitingFence>,
 }
 
-/// A column change fenced on this worker, waiting until no lock on its table is held.
-struct WaitingConvert {
-    conversion: Arc<crate::catalog::Conversion>,
-    txn: TxnId,
-    sequence: Arc<std::sync::atomic::AtomicU64>,
+/// Work that fenced its table on this worker, waiting until no lock on the table is held.
+struct WaitingFence {
+    work: FencedWork,
     tag: u64,
     reply_to: ReplyTo,
     deadline: Instant,
+}
+
+enum FencedWork {
+    Convert {
+        conversion: Arc<crate::catalog::Conversion>,
+        txn: TxnId,
+        sequence: Arc<std::sync::atomic::AtomicU64>,
+    },
+    CollectUnique(Arc<crate::catalog::UniqueBuild>),
+}
+
+impl FencedWork {
+    /// The table fenced.
+    fn table(&self) -> &TableDef {
+        match self {
+            FencedWork::Convert { conversion, .. } => &conversion.from,
+            FencedWork::CollectUnique(build) => &build.from,
+        }
+    }
+
+    /// The answer to the coordinator when the work failed.
+    fn failed(&self, tag: u64, error: Error) -> Event {
+        match self {
+            FencedWork::Convert { .. } => Event::Converted {
+                tag,
+                result: Err(error),
+            },
+            FencedWork::CollectUnique(_) => Event::Collected {
+                tag,
+                entries: Err(error),
+            },
+        }
+    }
 }
 
 /// A column change logs its copied rows in records of about this many bytes.
@@ -296,18 +328,49 @@ impl Worker {
                 tag,
                 reply_to,
             } => {
-                // Fenced first: no new lock is taken on the table, so the transactions holding
-                // one can only end.
-                self.fenced.insert(conversion.from.id);
-                self.converts.push(WaitingConvert {
+                let work = FencedWork::Convert {
                     conversion,
                     txn,
                     sequence,
-                    tag,
-                    reply_to,
-                    deadline: Instant::now() + self.lock_wait,
-                });
-                self.run_converts();
+                };
+                self.fence(work, tag, reply_to);
+            }
+            ToWorker::CollectUnique {
+                build,
+                tag,
+                reply_to,
+            } => self.fence(FencedWork::CollectUnique(build), tag, reply_to),
+            ToWorker::FillUnique {
+                build,
+                partitions,
+                entries,
+                txn,
+                sequence,
+                tag,
+                reply_to,
+            } => {
+                let result = self.fill_unique(&build, &partitions, entries, txn, &sequence);
+                self.send(reply_to, Event::Converted { tag, result });
+            }
+            ToWorker::EndUnique {
+                build,
+                done,
+                tag,
+                reply_to,
+            } => {
+                self.fenced.remove(&build.from.id);
+                if done {
+                    for ((id, _), part) in self.partitions.iter_mut() {
+                        if *id == build.to.id {
+                            part.add_ordered_index(build.to.clone());
+                        }
+                    }
+                } else {
+                    self.partitions
+                        .retain(|(table, _), _| *table != build.hidden.id);
+                }
+                self.retry_parked();
+                self.send(reply_to, Event::Finished { tag });
             }
             ToWorker::EndConversion {
                 conversion,
@@ -390,21 +453,22 @@ impl Worker {
         while c < self.converts.len() {
             if self.converts[c].deadline <= now {
                 let w = self.converts.swap_remove(c);
-                self.fenced.remove(&w.conversion.from.id);
+                let table = w.work.table();
+                self.fenced.remove(&table.id);
                 let error = Error::new(
                     ErrorCode::LockWaitTimeout,
                     format!(
-                        "table '{}' stayed locked by an open transaction for {:?}; the column change was given up",
-                        w.conversion.from.name, self.lock_wait
+                        "table '{}' stayed locked by an open transaction for {:?}; the {} was given up",
+                        table.name,
+                        self.lock_wait,
+                        match w.work {
+                            FencedWork::Convert { .. } => "column change",
+                            FencedWork::CollectUnique(_) => "unique index build",
+                        }
                     ),
                 );
-                self.send(
-                    w.reply_to,
-                    Event::Converted {
-                        tag: w.tag,
-                        result: Err(error),
-                    },
-                );
+                let event = w.work.failed(w.tag, error);
+                self.send(w.reply_to, event);
             } else {
                 c += 1;
             }
@@ -521,10 +585,8 @@ impl Worker {
     }
 
     /// Copies this worker's partitions of `c.from` into new partitions of `c.to`, each row
-    /// taking its kept columns' values and the added columns' fill values, and logs them (when
-    /// the table is logged) as transaction `txn` under a commit number taken now, fsynced
-    /// before the answer: the catalog names the new table only after every worker answered,
-    /// and a restart then finds its rows in the redo or in a checkpoint taken after this.
+    /// taking its kept columns' values and the added columns' fill values, then logs and
+    /// installs them (`install_logged`).
     fn convert(
         &mut self,
         c: &crate::catalog::Conversion,
@@ -533,7 +595,6 @@ impl Worker {
     ) -> Result<(), Error> {
         use wire::ColumnSource;
         let from = c.from.id;
-        let logged = self.logging.is_some() && !c.to.options.nologging;
         let layout = storage::RowLayout::new(&c.to);
         let mut numbers: Vec<u32> = self
             .partitions
@@ -586,6 +647,127 @@ impl Worker {
             part.end_bulk();
             built.push((p, part));
         }
+        let rows: usize = built.iter().map(|(_, part)| part.row_count()).sum();
+        self.install_logged(&c.to, built, txn, sequence)?;
+        tracing::info!(table = %c.from.name, rows, "copied rows into the new column layout");
+        Ok(())
+    }
+
+    /// Builds this worker's part of a unique index: the entry of every row of its partitions
+    /// of `b.from` whose key has no NULL, as a row of the hidden table with the hidden
+    /// partition it belongs in.
+    fn collect_unique(&self, b: &crate::catalog::UniqueBuild) -> Result<IndexEntries, Error> {
+        let index = &b.to.indexes[b.to.indexes.len() - 1];
+        let key_columns: Vec<u16> = (0..index.columns.len() as u16).collect();
+        let layout = storage::RowLayout::new(&b.hidden);
+        let mut entries = Vec::new();
+        let mut failed = None;
+        for ((table, _), part) in &self.partitions {
+            if *table != b.from.id {
+                continue;
+            }
+            let base = part.layout();
+            entries.reserve(part.row_count());
+            part.scan(|row| {
+                let mut values: Vec<Value> = index
+                    .columns
+                    .iter()
+                    .map(|c| base.value(row, *c as usize))
+                    .collect();
+                // Rows with a NULL in a unique key are not indexed: NULLs never collide.
+                if values.iter().any(Value::is_null) {
+                    return true;
+                }
+                let (_, partition) = crate::prepare::locate(&b.hidden, &key_columns, &values);
+                values.extend(
+                    b.from
+                        .primary_key
+                        .iter()
+                        .map(|c| base.value(row, *c as usize)),
+                );
+                match layout.encode(&values) {
+                    Ok(entry) => {
+                        entries.push((partition, entry));
+                        true
+                    }
+                    Err(e) => {
+                        failed = Some(e);
+                        false
+                    }
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+        }
+        Ok(entries)
+    }
+
+    /// Fills this worker's `partitions` of a unique index's hidden table with `entries`; two
+    /// with one key are `DuplicateKey`, naming the key as MariaDB does. Logged and installed as
+    /// a column change's copy is (`install_logged`).
+    fn fill_unique(
+        &mut self,
+        b: &crate::catalog::UniqueBuild,
+        partitions: &[u32],
+        entries: IndexEntries,
+        txn: TxnId,
+        sequence: &std::sync::atomic::AtomicU64,
+    ) -> Result<(), Error> {
+        let mut built: Vec<(u32, Partition)> = partitions
+            .iter()
+            .map(|p| (*p, self.new_partition(&b.hidden)))
+            .collect();
+        built.sort_unstable_by_key(|(p, _)| *p);
+        let index = &b.to.indexes[b.to.indexes.len() - 1];
+        let count = entries.len();
+        let mut key = Vec::new();
+        for (p, entry) in entries {
+            let Ok(at) = built.binary_search_by_key(&p, |(p, _)| *p) else {
+                return Err(Error::new(
+                    ErrorCode::Internal,
+                    format!("partition {p} of '{}' is not on this worker", b.hidden.name),
+                ));
+            };
+            let part = &mut built[at].1;
+            key.clear();
+            part.encode_row_key(&entry, &b.hidden.primary_key, false, &mut key);
+            if let Some(held) = part.get(&key) {
+                let values: Vec<String> = part.layout().values(held)[..index.columns.len()]
+                    .iter()
+                    .map(|v| match v {
+                        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+                        v => v.to_string(),
+                    })
+                    .collect();
+                return Err(Error::new(
+                    ErrorCode::DuplicateKey,
+                    format!(
+                        "Duplicate entry '{}' for key '{}'",
+                        values.join("-"),
+                        index.name
+                    ),
+                ));
+            }
+            part.insert(entry)?;
+        }
+        self.install_logged(&b.hidden, built, txn, sequence)?;
+        tracing::info!(table = %b.from.name, index = %b.hidden.name, entries = count, "filled unique index");
+        Ok(())
+    }
+
+    /// Logs the rows of `built`, new partitions of `table` (when the table is logged), as
+    /// transaction `txn` under a commit number taken now, fsynced before the caller answers:
+    /// the catalog names the table only after every worker answered, and a restart then finds
+    /// its rows in the redo or in a checkpoint taken after this. Then installs the partitions.
+    fn install_logged(
+        &mut self,
+        table: &TableDef,
+        built: Vec<(u32, Partition)>,
+        txn: TxnId,
+        sequence: &std::sync::atomic::AtomicU64,
+    ) -> Result<(), Error> {
+        let logged = self.logging.is_some() && !table.options.nologging;
         let number = sequence.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         if let (true, Some(logging)) = (logged, &mut self.logging) {
             let mut appended = Ok(());
@@ -597,12 +779,12 @@ impl Worker {
                         continue;
                     };
                     let mut key = Vec::new();
-                    part.encode_row_key(row, &c.to.primary_key, false, &mut key);
+                    part.encode_row_key(row, &table.primary_key, false, &mut key);
                     bytes += key.len() + row.len() + 20;
                     chunk.push((key, row));
                     if bytes >= CONVERT_RECORD_BYTES {
                         appended = appended.and_then(|()| {
-                            log_rows(&mut logging.log, number, txn, c.to.id, *p, &chunk)
+                            log_rows(&mut logging.log, number, txn, table.id, *p, &chunk)
                         });
                         chunk.clear();
                         bytes = 0;
@@ -610,7 +792,7 @@ impl Worker {
                 }
                 if !chunk.is_empty() {
                     appended = appended.and_then(|()| {
-                        log_rows(&mut logging.log, number, txn, c.to.id, *p, &chunk)
+                        log_rows(&mut logging.log, number, txn, table.id, *p, &chunk)
                     });
                 }
             }
@@ -622,11 +804,9 @@ impl Worker {
                 ));
             }
         }
-        let rows: usize = built.iter().map(|(_, part)| part.row_count()).sum();
         for (p, part) in built {
-            self.partitions.insert((c.to.id, p), part);
+            self.partitions.insert((table.id, p), part);
         }
-        tracing::info!(table = %c.from.name, rows, "copied rows into the new column layout");
         Ok(())
     }
 
@@ -1092,21 +1272,56 @@ impl Worker {
         part
     }
 
-    /// Runs the column changes whose table no transaction holds a lock on any more.
+    /// Fences the table `work` is for (no new lock is taken on it, so the transactions holding
+    /// one can only end), and runs the work once none is left.
+    fn fence(&mut self, work: FencedWork, tag: u64, reply_to: ReplyTo) {
+        self.fenced.insert(work.table().id);
+        self.converts.push(WaitingFence {
+            work,
+            tag,
+            reply_to,
+            deadline: Instant::now() + self.lock_wait,
+        });
+        self.run_converts();
+    }
+
+    /// Runs the fenced work whose table no transaction holds a lock on any more. Work that
+    /// fails lifts its fence here; work done keeps it until the coordinator ends the change.
     fn run_converts(&mut self) {
         let mut c = 0;
         while c < self.converts.len() {
-            let from = self.converts[c].conversion.from.id;
+            let from = self.converts[c].work.table().id;
             if self.locks.keys().any(|(table, _)| *table == from) {
                 c += 1;
                 continue;
             }
             let w = self.converts.swap_remove(c);
-            let result = self.convert(&w.conversion, w.txn, &w.sequence);
-            if result.is_err() {
+            let (event, failed) = match &w.work {
+                FencedWork::Convert {
+                    conversion,
+                    txn,
+                    sequence,
+                } => {
+                    let result = self.convert(conversion, *txn, sequence);
+                    let failed = result.is_err();
+                    (Event::Converted { tag: w.tag, result }, failed)
+                }
+                FencedWork::CollectUnique(build) => {
+                    let entries = self.collect_unique(build);
+                    let failed = entries.is_err();
+                    (
+                        Event::Collected {
+                            tag: w.tag,
+                            entries,
+                        },
+                        failed,
+                    )
+                }
+            };
+            if failed {
                 self.fenced.remove(&from);
             }
-            self.send(w.reply_to, Event::Converted { tag: w.tag, result });
+            self.send(w.reply_to, event);
         }
     }
 

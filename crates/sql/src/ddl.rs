@@ -16,14 +16,10 @@ use crate::partition::{self, PartitionBy};
 pub const PRIMARY: &str = "PRIMARY";
 
 impl Session {
-    /// CREATE [UNIQUE] INDEX name ON table (columns): an ordered index built over the rows
-    /// present, online.
+    /// CREATE [UNIQUE] INDEX name ON table (columns): an index built over the rows present.
+    /// An ordered one is built online; a unique one with the table's writes refused meanwhile,
+    /// failing with 1062 when two rows share a key (NULLs never do).
     pub(crate) fn create_index(&mut self, c: &ast::CreateIndex) -> Result<Outcome> {
-        if c.unique {
-            return Err(SqlError::unsupported(
-                "CREATE UNIQUE INDEX on an existing table",
-            ));
-        }
         let (full, _, table) = self.table_name(&c.table_name)?;
         let columns = index_columns(&c.columns)?;
         let Some(name) = &c.name else {
@@ -32,7 +28,12 @@ impl Session {
         let (_, name) = ident(name)?;
         let def = self.existing(&full, &table)?;
         check_new_index(def.def(), &name, &columns, &[])?;
-        self.add_ordered_index(&full, &name, &columns)?;
+        let kind = if c.unique {
+            IndexKind::Unique
+        } else {
+            IndexKind::Ordered
+        };
+        self.add_index(&full, &name, kind, &columns)?;
         Ok(done(0))
     }
 
@@ -44,24 +45,28 @@ impl Session {
             .map_err(|e| self.table_error(e, table))
     }
 
-    fn add_ordered_index(&self, full: &str, name: &str, columns: &[String]) -> Result<()> {
+    fn add_index(&self, full: &str, name: &str, kind: IndexKind, columns: &[String]) -> Result<()> {
         let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
-        self.shared
-            .cluster()
-            .add_index(full, name, &cols)
-            .map_err(|e| SqlError::from_client(&e))?;
+        let cluster = self.shared.cluster();
+        match kind {
+            IndexKind::Ordered => cluster.add_index(full, name, &cols),
+            IndexKind::Unique => cluster.add_unique_index(full, name, &cols),
+        }
+        .map_err(|e| SqlError::from_client(&e))?;
         Ok(())
     }
 
     /// ALTER TABLE t with any of: DROP {INDEX|KEY} name, ADD [COLUMN] [IF NOT EXISTS] col ...
     /// [FIRST|AFTER c], DROP [COLUMN] [IF EXISTS] col, MODIFY/CHANGE [COLUMN] (`replace_column`),
-    /// RENAME COLUMN, ALTER [COLUMN] col SET/DROP DEFAULT, ADD {INDEX|KEY} [name] (cols), RENAME
-    /// [TO|AS] name. As in MariaDB, drops name indexes of the table as it is, adds are checked
-    /// against the table without the dropped ones and with the new columns, and every operation
-    /// is checked before the first runs; then the index drops run, the column change (the data
-    /// node copies the rows into the new layout: existing rows get the new column's DEFAULT,
-    /// else NULL, else the type's zero), the index adds (built online over the rows present,
-    /// as CREATE INDEX), and the rename. Other operations are refused with 1235, naming them.
+    /// RENAME COLUMN, ALTER [COLUMN] col SET/DROP DEFAULT, ADD [UNIQUE] {INDEX|KEY} [name] (cols),
+    /// RENAME [TO|AS] name. As in MariaDB, drops name indexes of the table as it is, adds are
+    /// checked against the table without the dropped ones and with the new columns, and every
+    /// operation is checked before the first runs; then the index drops run, the column change
+    /// (the data node copies the rows into the new layout: existing rows get the new column's
+    /// DEFAULT, else NULL, else the type's zero), the index adds (built over the rows present,
+    /// as CREATE INDEX; when one fails, as a unique one on a duplicate key does, the ones this
+    /// statement added go again), and the rename. Other operations are refused with 1235,
+    /// naming them.
     pub(crate) fn alter_table(&mut self, a: &ast::AlterTable) -> Result<Outcome> {
         let (full, db, table) = self.table_name(&a.name)?;
         let current = self.existing(&full, &table)?;
@@ -110,7 +115,7 @@ impl Session {
             }
             None => &def,
         };
-        let mut added: Vec<(String, Vec<String>)> = Vec::new();
+        let mut added: Vec<(String, IndexKind, Vec<String>)> = Vec::new();
         for op in &a.operations {
             let constraint = match op {
                 ast::AlterTableOperation::AddConstraint { constraint, .. } => constraint,
@@ -129,14 +134,24 @@ impl Session {
                     )))
                 }
             };
-            let ast::TableConstraint::Index(index) = constraint else {
-                return Err(SqlError::unsupported(format!(
-                    "ALTER TABLE ... ADD {} on an existing table",
-                    constraint_name(constraint)
-                )));
+            let (kind, name, columns) = match constraint {
+                ast::TableConstraint::Index(index) => {
+                    (IndexKind::Ordered, index.name.as_ref(), &index.columns)
+                }
+                ast::TableConstraint::Unique(u) => (
+                    IndexKind::Unique,
+                    u.index_name.as_ref().or(u.name.as_ref()),
+                    &u.columns,
+                ),
+                _ => {
+                    return Err(SqlError::unsupported(format!(
+                        "ALTER TABLE ... ADD {} on an existing table",
+                        constraint_name(constraint)
+                    )))
+                }
             };
-            let columns = index_columns(&index.columns)?;
-            let name = match &index.name {
+            let columns = index_columns(columns)?;
+            let name = match name {
                 Some(n) => n.value.clone(),
                 // MariaDB names it after its first column, numbered past names in use.
                 None => {
@@ -151,7 +166,7 @@ impl Session {
                 }
             };
             check_new_index(def, &name, &columns, &added)?;
-            added.push((name, columns));
+            added.push((name, kind, columns));
         }
         let renamed = match &rename {
             Some(to) => {
@@ -195,8 +210,17 @@ impl Session {
                 }
             }
         }
-        for (name, columns) in &added {
-            self.add_ordered_index(&full, name, columns)?;
+        for (i, (name, kind, columns)) in added.iter().enumerate() {
+            if let Err(e) = self.add_index(&full, name, *kind, columns) {
+                for (name, _, _) in added[..i].iter().rev() {
+                    if let Err(undo) = cluster.drop_index(&full, name) {
+                        tracing::warn!(
+                            "ALTER TABLE {full}: dropping index {name} again failed: {undo}"
+                        );
+                    }
+                }
+                return Err(e);
+            }
         }
         if let Some(to) = renamed {
             cluster
@@ -494,8 +518,8 @@ fn index_columns(columns: &[ast::IndexColumn]) -> Result<Vec<String>> {
 
 /// Whether an index name is in use: by the table, or by an index the same ALTER TABLE adds
 /// before it (`earlier`).
-fn name_taken(def: &TableDef, name: &str, earlier: &[(String, Vec<String>)]) -> bool {
-    def.index(name).is_some() || earlier.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
+fn name_taken(def: &TableDef, name: &str, earlier: &[(String, IndexKind, Vec<String>)]) -> bool {
+    def.index(name).is_some() || earlier.iter().any(|(n, _, _)| n.eq_ignore_ascii_case(name))
 }
 
 /// MariaDB's errors for an index that cannot be added: 1072 a column the table lacks, 1061 a
@@ -504,7 +528,7 @@ fn check_new_index(
     def: &TableDef,
     name: &str,
     columns: &[String],
-    earlier: &[(String, Vec<String>)],
+    earlier: &[(String, IndexKind, Vec<String>)],
 ) -> Result<()> {
     for col in columns {
         if def.column(col).is_none_or(|p| def.columns[p].hidden) {

@@ -258,11 +258,15 @@ pub enum Message {
     },
     /// Answered by `TableList` holding the database names.
     ListDatabases,
-    /// Adds an ordered index to an existing table and indexes its rows; answered by
-    /// `TableInfo` with the new definition.
+    /// Adds an index to an existing table and indexes its rows; answered by `TableInfo` with
+    /// the new definition. `version` is the definition `columns` were taken from (another is
+    /// `SchemaChanged`). A unique index over rows that share a key fails with `DuplicateKey`
+    /// and leaves the table as it was.
     AddIndex {
         table: String,
+        version: u32,
         name: String,
+        kind: IndexKind,
         columns: Vec<u16>,
     },
     /// Changes a table's definition in place; answered by `TableInfo` with the new definition
@@ -383,11 +387,15 @@ impl Message {
             | Message::DropDatabase { name } => out.put_bytes(name.as_bytes()),
             Message::AddIndex {
                 table,
+                version,
                 name,
+                kind,
                 columns,
             } => {
                 out.put_bytes(table.as_bytes());
+                out.put_u32(*version);
                 out.put_bytes(name.as_bytes());
+                put_index_kind(out, *kind);
                 out.put_u16s(columns);
             }
             Message::AlterTable { table, change } => {
@@ -559,7 +567,9 @@ impl Message {
             23 => Message::ListDatabases,
             24 => Message::AddIndex {
                 table: name(&mut r)?,
+                version: r.u32()?,
                 name: name(&mut r)?,
+                kind: get_index_kind(&mut r)?,
                 columns: r.u16s("index columns", limits::KEY_COLUMNS_MAX)?,
             },
             25 => {
@@ -989,10 +999,7 @@ pub fn put_table(out: &mut Vec<u8>, t: &TableDef) {
     out.put_u32(t.indexes.len() as u32);
     for i in &t.indexes {
         out.put_bytes(i.name.as_bytes());
-        out.put_u8(match i.kind {
-            IndexKind::Unique => 1,
-            IndexKind::Ordered => 2,
-        });
+        put_index_kind(out, i.kind);
         out.put_u16s(&i.columns);
         out.put_u32(i.index_table);
     }
@@ -1043,6 +1050,24 @@ fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
         auto_increment: flags & 2 != 0,
         hidden: flags & 4 != 0,
     })
+}
+
+fn put_index_kind(out: &mut Vec<u8>, kind: IndexKind) {
+    out.put_u8(match kind {
+        IndexKind::Unique => 1,
+        IndexKind::Ordered => 2,
+    });
+}
+
+fn get_index_kind(r: &mut Reader) -> DecodeResult<IndexKind> {
+    match r.u8()? {
+        1 => Ok(IndexKind::Unique),
+        2 => Ok(IndexKind::Ordered),
+        tag => Err(DecodeError::BadTag {
+            what: "index kind",
+            tag,
+        }),
+    }
 }
 
 fn put_options(out: &mut Vec<u8>, options: &TableOptions) {
@@ -1099,16 +1124,7 @@ fn read_table(r: &mut Reader, versioned: bool) -> DecodeResult<TableDef> {
     let mut indexes = Vec::with_capacity(ni);
     for _ in 0..ni {
         let iname = r.string("index name", name_limit)?;
-        let kind = match r.u8()? {
-            1 => IndexKind::Unique,
-            2 => IndexKind::Ordered,
-            tag => {
-                return Err(DecodeError::BadTag {
-                    what: "index kind",
-                    tag,
-                })
-            }
-        };
+        let kind = get_index_kind(r)?;
         let cols = r.u16s("index columns", limits::KEY_COLUMNS_MAX)?;
         indexes.push(IndexDef {
             name: iname,
@@ -1279,8 +1295,17 @@ mod tests {
             Message::ListDatabases,
             Message::AddIndex {
                 table: "db/t".into(),
+                version: 3,
                 name: "k".into(),
+                kind: IndexKind::Ordered,
                 columns: vec![1, 2],
+            },
+            Message::AddIndex {
+                table: "db/t".into(),
+                version: 4,
+                name: "u".into(),
+                kind: IndexKind::Unique,
+                columns: vec![2],
             },
             Message::AlterTable {
                 table: "db/t".into(),

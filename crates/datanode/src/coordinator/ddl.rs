@@ -5,10 +5,11 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use base::schema::IndexKind;
 use base::{Error, ErrorCode, TableDef};
 use wire::{Message, NewColumn, TableChange};
 
-use super::{Coordinator, Pending};
+use super::{Coordinator, Pending, UniqueState};
 use crate::messages::*;
 
 impl Coordinator {
@@ -36,9 +37,21 @@ impl Coordinator {
         });
     }
 
-    /// An ordered index added to a table: the catalog first, then every worker builds it.
-    pub(super) fn add_index(&mut self, id: u64, table: &str, name: &str, columns: Vec<u16>) {
-        let def = match self.shared.register_index(table, name, columns) {
+    /// An index added to a table. An ordered one: the catalog first, then every worker builds
+    /// it. A unique one is built before the catalog names it (`add_unique_index`).
+    pub(super) fn add_index(
+        &mut self,
+        id: u64,
+        table: &str,
+        version: u32,
+        name: &str,
+        kind: IndexKind,
+        columns: Vec<u16>,
+    ) {
+        if kind == IndexKind::Unique {
+            return self.add_unique_index(id, table, version, name, columns);
+        }
+        let def = match self.shared.register_index(table, version, name, columns) {
             Ok(def) => def,
             Err(e) => return self.fail(id, e),
         };
@@ -47,6 +60,125 @@ impl Coordinator {
             table: def.clone(),
             tag,
             reply_to,
+        });
+    }
+
+    /// A unique index over a table's rows, in three rounds: every worker fences the table and
+    /// collects its rows' entries (`on_collected`); each worker owning hidden partitions
+    /// fills them, finding any key two rows share (`on_filled`); then the catalog names the
+    /// index, or after any failure the table stays as it was, and every worker ends the build.
+    fn add_unique_index(
+        &mut self,
+        id: u64,
+        table: &str,
+        version: u32,
+        name: &str,
+        columns: Vec<u16>,
+    ) {
+        let build = match self.shared.begin_unique(table, version, name, columns) {
+            Ok(build) => Arc::new(build),
+            Err(e) => return self.fail(id, e),
+        };
+        let (tag, waiting) =
+            self.send_to_every_worker(|_, tag, reply_to| ToWorker::CollectUnique {
+                build: build.clone(),
+                tag,
+                reply_to,
+            });
+        let workers = self.shared.worker_count();
+        self.pending.insert(
+            tag,
+            Pending::Unique(UniqueState {
+                request_id: id,
+                waiting,
+                build,
+                routed: (0..workers).map(|_| Vec::new()).collect(),
+                error: None,
+            }),
+        );
+    }
+
+    /// A worker's entries for a unique index: each goes to the worker owning its partition.
+    /// Once every worker answered, those workers fill the hidden table.
+    pub(super) fn on_collected(&mut self, tag: u64, entries: Result<IndexEntries, Error>) {
+        let Some(Pending::Unique(mut state)) = self.pending.remove(&tag) else {
+            return;
+        };
+        match entries {
+            Ok(entries) if state.error.is_none() => {
+                let workers = state.routed.len();
+                for (p, entry) in entries {
+                    state.routed[p as usize % workers].push((p, entry));
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                state.error.get_or_insert(e);
+                state.routed.iter_mut().for_each(Vec::clear);
+            }
+        }
+        state.waiting -= 1;
+        if state.waiting > 0 {
+            self.pending.insert(tag, Pending::Unique(state));
+            return;
+        }
+        if state.error.is_some() {
+            return self.end_unique(state);
+        }
+        let shared = self.shared.clone();
+        let mut routed = std::mem::take(&mut state.routed);
+        let build = state.build.clone();
+        let (tag, waiting) = self.send_to_every_worker(|w, tag, reply_to| ToWorker::FillUnique {
+            build: build.clone(),
+            partitions: shared.partitions_of(&build.hidden, w),
+            entries: std::mem::take(&mut routed[w]),
+            txn: shared.next_txn.fetch_add(1, Ordering::Relaxed),
+            sequence: shared.sequence.clone(),
+            tag,
+            reply_to,
+        });
+        state.waiting = waiting;
+        self.pending.insert(tag, Pending::Unique(state));
+    }
+
+    /// A worker filled its hidden partitions (or found a duplicate key); once all answered,
+    /// the build ends.
+    pub(super) fn on_filled(&mut self, tag: u64, result: Result<(), Error>) {
+        let Some(Pending::Unique(mut state)) = self.pending.remove(&tag) else {
+            return;
+        };
+        if let Err(e) = result {
+            state.error.get_or_insert(e);
+        }
+        state.waiting -= 1;
+        if state.waiting > 0 {
+            self.pending.insert(tag, Pending::Unique(state));
+            return;
+        }
+        self.end_unique(state);
+    }
+
+    /// Ends a unique-index build: the catalog names the index when every round went well, else
+    /// the table stays as it was; every worker ends it, and the request is answered after.
+    fn end_unique(&mut self, state: UniqueState) {
+        let build = state.build;
+        let (reply, done) = match state.error {
+            None => match self.shared.finish_unique(&build) {
+                Ok(()) => (self.table_reply(&build.to.name), true),
+                Err(e) => (Message::Failure(e), false),
+            },
+            Some(e) => {
+                self.shared.abort_unique(&build);
+                (Message::Failure(e), false)
+            }
+        };
+        self.ddl_on_workers(state.request_id, reply, |_, tag, reply_to| {
+            ToWorker::EndUnique {
+                build: build.clone(),
+                done,
+                tag,
+                reply_to,
+            }
         });
     }
 
