@@ -89,6 +89,19 @@ impl ColumnDef {
     /// longer CHAR, VARCHAR or VARBINARY, a DATETIME, TIMESTAMP or TIME with more fraction
     /// digits, and NOT NULL to NULL. AUTO_INCREMENT and hidden must stay as they are.
     pub fn widens_to(&self, new: &ColumnDef) -> bool {
+        self.widening_or_narrowing(new, true)
+    }
+
+    /// True when a column change may give this column definition `new` converting its values:
+    /// another integer range or sign, other DECIMAL digits (rounded half away from zero, as
+    /// MariaDB rounds), another length of CHAR, VARCHAR or VARBINARY, NULL or NOT NULL, with
+    /// the same collation. A value the new definition cannot hold fails the change.
+    pub fn converts_to(&self, new: &ColumnDef) -> bool {
+        self.widening_or_narrowing(new, false)
+    }
+
+    /// `widens_to` (`widen_only`) or `converts_to`.
+    fn widening_or_narrowing(&self, new: &ColumnDef, widen_only: bool) -> bool {
         use ColumnType as T;
         let types = match (self.ty, new.ty) {
             (a, b) if a == b => true,
@@ -101,21 +114,23 @@ impl ColumnDef {
                     precision: p2,
                     scale: s2,
                 },
-            ) => s2 >= s1 && p2 - s2 >= p1 - s1,
+            ) => !widen_only || (s2 >= s1 && p2 - s2 >= p1 - s1),
             (T::Char { length: a }, T::Char { length: b })
             | (T::VarChar { length: a }, T::VarChar { length: b })
-            | (T::VarBinary { length: a }, T::VarBinary { length: b }) => b >= a,
+            | (T::VarBinary { length: a }, T::VarBinary { length: b }) => !widen_only || b >= a,
             (T::DateTime { fsp: a }, T::DateTime { fsp: b })
             | (T::Timestamp { fsp: a }, T::Timestamp { fsp: b })
             | (T::Time { fsp: a }, T::Time { fsp: b }) => b >= a,
             (a, b) => match (a.integer_range(), b.integer_range()) {
-                (Some((lo, hi)), Some((new_lo, new_hi))) => new_lo <= lo && new_hi >= hi,
+                (Some((lo, hi)), Some((new_lo, new_hi))) => {
+                    !widen_only || (new_lo <= lo && new_hi >= hi)
+                }
                 _ => false,
             },
         };
         types
             && self.collation == new.collation
-            && (new.nullable || !self.nullable)
+            && (new.nullable || !self.nullable || !widen_only)
             && self.auto_increment == new.auto_increment
             && self.hidden == new.hidden
     }
@@ -277,6 +292,14 @@ impl TableDef {
     pub fn keeps_values(&self, c: u16, new: &ColumnDef) -> bool {
         let was = &self.columns[c as usize];
         was.stores_as(new) || (!self.column_in_key(c) && was.widens_to(new))
+    }
+
+    /// True when a column change may give column `c` the definition `new`, converting its
+    /// values when it does not keep them (`keeps_values`): outside every key,
+    /// `ColumnDef::converts_to`. A value that does not fit fails the change.
+    pub fn converts_values(&self, c: u16, new: &ColumnDef) -> bool {
+        self.keeps_values(c, new)
+            || (!self.column_in_key(c) && self.columns[c as usize].converts_to(new))
     }
 
     pub fn auto_increment_column(&self) -> Option<usize> {
@@ -554,6 +577,59 @@ mod tests {
         assert!(!col(T::Int { unsigned: false })
             .auto_increment()
             .widens_to(&col(T::BigInt { unsigned: false })));
+    }
+
+    #[test]
+    fn a_column_converts_within_its_type_family() {
+        use ColumnType as T;
+        let col = |ty| ColumnDef::new("c", ty);
+        let converts = |a: T, b: T| col(a).converts_to(&col(b));
+        assert!(converts(
+            T::BigInt { unsigned: false },
+            T::TinyInt { unsigned: true }
+        ));
+        assert!(converts(
+            T::Decimal {
+                precision: 8,
+                scale: 3
+            },
+            T::Decimal {
+                precision: 2,
+                scale: 2
+            }
+        ));
+        assert!(converts(
+            T::VarChar { length: 20 },
+            T::VarChar { length: 2 }
+        ));
+        assert!(converts(
+            T::VarBinary { length: 20 },
+            T::VarBinary { length: 2 }
+        ));
+        assert!(col(T::Int { unsigned: false })
+            .nullable()
+            .converts_to(&col(T::Int { unsigned: false })));
+        // Another family, collation or fraction precision is not a conversion here.
+        assert!(!converts(
+            T::VarChar { length: 20 },
+            T::Int { unsigned: false }
+        ));
+        assert!(!converts(T::VarChar { length: 3 }, T::Char { length: 3 }));
+        assert!(!converts(T::DateTime { fsp: 3 }, T::DateTime { fsp: 0 }));
+        assert!(!col(T::VarChar { length: 4 })
+            .converts_to(&col(T::VarChar { length: 2 }).collation(Collation::Utf8mb4Bin)));
+        // A key column keeps its type.
+        let t = TableDef::new(
+            "t",
+            vec![
+                ColumnDef::new("k", T::Int { unsigned: false }),
+                ColumnDef::new("v", T::Int { unsigned: false }).nullable(),
+            ],
+            &["k"],
+        )
+        .unwrap();
+        assert!(!t.converts_values(0, &ColumnDef::new("k", T::SmallInt { unsigned: false })));
+        assert!(t.converts_values(1, &ColumnDef::new("v", T::SmallInt { unsigned: false })));
     }
 
     #[test]

@@ -381,3 +381,75 @@ fn names_and_defaults_change_in_place() {
         .unwrap();
     assert_eq!(by_b.len(), 11);
 }
+
+/// A column outside every key may narrow: the data node converts each value as it copies, and a
+/// value the new definition cannot hold (out of range, NULL for NOT NULL) fails the change and
+/// leaves the table as it was.
+#[test]
+fn a_narrowing_converts_every_value_or_changes_nothing() {
+    let node = common::TestNode::start(2, Duration::from_millis(300));
+    let ddl = node.connect();
+    ddl.create_table(table()).unwrap();
+    fill(&ddl);
+    let kept = |i: u16, column: ColumnDef| NewColumn {
+        column,
+        source: ColumnSource::Kept(i),
+    };
+    let small = |name: &str| ColumnDef::new(name, ColumnType::TinyInt { unsigned: false });
+    let narrowed = |c: ColumnDef| {
+        vec![
+            kept(0, int("id").auto_increment()),
+            kept(1, int("a")),
+            kept(2, int("b")),
+            kept(3, c),
+        ]
+    };
+    let before = ddl.table("t").unwrap();
+    // c holds 1..=50 and fits TINYINT; NOT NULL fails only while a NULL is there.
+    let mut txn = ddl.transaction();
+    txn.update(&before, vec![Value::Int(7)], vec![(3, Value::Null)]);
+    txn.commit().unwrap();
+    assert_eq!(
+        code(ddl.change_columns("t", before.version(), narrowed(small("c")))),
+        Some(ErrorCode::NullNotAllowed)
+    );
+    let mut txn = ddl.transaction();
+    txn.update(&before, vec![Value::Int(7)], vec![(3, Value::Int(300))]);
+    txn.commit().unwrap();
+    assert_eq!(
+        code(ddl.change_columns("t", before.version(), narrowed(small("c").nullable()))),
+        Some(ErrorCode::BadValue)
+    );
+    let t = ddl.table("t").unwrap();
+    assert_eq!((t.id(), t.version()), (before.id(), before.version()));
+    assert_eq!(sorted_rows(&ddl)[6][3], Value::Int(300));
+
+    let mut txn = ddl.transaction();
+    txn.update(&before, vec![Value::Int(7)], vec![(3, Value::Int(7))]);
+    txn.commit().unwrap();
+    let changed = ddl
+        .change_columns("t", before.version(), narrowed(small("c")))
+        .unwrap();
+    assert_ne!(changed.id(), before.id());
+    assert_eq!(
+        changed.def().columns[3].ty,
+        ColumnType::TinyInt { unsigned: false }
+    );
+    let rows = sorted_rows(&ddl);
+    assert_eq!(rows.len(), 50);
+    assert!(rows
+        .iter()
+        .all(|r| r[3] == r[0] && matches!(r[3], Value::Int(_))));
+    // The ordered index over (b, c) still orders by the converted values.
+    let t = ddl.table("t").unwrap();
+    let found = ddl
+        .scan(
+            &t,
+            &Scan::index("kbc")
+                .equal(vec![Value::Int(2)])
+                .columns(&["c"])
+                .order(ScanOrder::Descending),
+        )
+        .unwrap();
+    assert_eq!(found.first(), Some(&vec![Value::Int(47)]));
+}

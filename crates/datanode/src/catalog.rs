@@ -364,9 +364,9 @@ impl Catalog {
                     {
                         return Err(bad(format!("column '{}' is kept twice", was.name)));
                     }
-                    if !old.keeps_values(*from, &column) {
+                    if !old.converts_values(*from, &column) {
                         return Err(bad(format!(
-                            "column '{}' would change type or attributes in a way that can change its values{}",
+                            "column '{}' would change type or attributes in a way that cannot convert its values{}",
                             was.name,
                             if old.column_in_key(*from) { " (it is in a key)" } else { "" }
                         )));

@@ -620,7 +620,14 @@ impl Worker {
                     .map(|(source, to)| match source {
                         ColumnSource::Kept(i) => {
                             let v = old_layout.value(row, *i as usize);
-                            // A widened column: the value in the new type's canonical form.
+                            if v.is_null() && !to.nullable {
+                                return Err(Error::new(
+                                    ErrorCode::NullNotAllowed,
+                                    format!("column '{}' cannot be NULL", to.name),
+                                ));
+                            }
+                            // A converted column: the value in the new type's canonical form,
+                            // or an error when it does not fit.
                             if c.from.columns[*i as usize].ty == to.ty {
                                 Ok(v)
                             } else {

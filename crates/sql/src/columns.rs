@@ -253,11 +253,12 @@ fn check_new_name(columns: &[client::NewColumn], p: usize, name: &str) -> Result
     Ok(())
 }
 
-/// Applies one MODIFY or CHANGE COLUMN to the new column list. The column keeps its values, so
-/// its new definition must hold them unchanged (`ColumnDef::widens_to`): the same type or a
-/// wider one, outside every key (a key column's type places rows and fills the unique
-/// indexes); anything else is refused with 1235, naming the change. Name, DEFAULT and position
-/// may change freely.
+/// Applies one MODIFY or CHANGE COLUMN to the new column list. Outside every key (a key
+/// column's type places rows and fills the unique indexes) the column may take another integer
+/// range, DECIMAL digits, CHAR/VARCHAR/VARBINARY length or nullability, its values converted
+/// (`TableDef::converts_values`; `check_conversions` finds a value that would not fit before
+/// anything runs); anything else is refused with 1235, naming the change. Name, DEFAULT and
+/// position may change freely.
 fn replace_column(
     columns: &mut Vec<client::NewColumn>,
     def: &TableDef,
@@ -299,7 +300,7 @@ fn replace_column(
         // As in MariaDB, a primary-key column is NOT NULL whatever the definition says.
         column.nullable = false;
     }
-    if !def.keeps_values(from, &column) {
+    if !def.converts_values(from, &column) {
         let shown = |c: &ColumnDef| {
             let mut s = c.ty.sql_name();
             if c.ty.is_string() && c.collation != Collation::Binary {
@@ -314,7 +315,7 @@ fn replace_column(
         let why = if def.column_in_key(from) {
             "a column of a primary or unique key keeps its type"
         } else {
-            "only a wider type, or NOT NULL to NULL, keeps every value as it is"
+            "only another integer range, DECIMAL digits, string length or nullability converts every value"
         };
         return Err(SqlError::unsupported(format!(
             "ALTER TABLE ... {verb} COLUMN changing '{}' from {} to {} ({why})",
@@ -341,6 +342,74 @@ fn replace_column(
     Ok(())
 }
 
+impl Session {
+    /// Before a column change runs, the first value a converted column cannot hold, as MariaDB
+    /// reports it in strict mode: 1264 an integer or DECIMAL out of the new range, 1265 a string
+    /// longer than the new length or a NULL for NOT NULL, each naming the row (in scan order).
+    /// The data node converts the values again as it copies them, failing the change on any
+    /// that a write made since does not fit.
+    pub(crate) fn check_conversions(
+        &self,
+        table: &client::Table,
+        columns: &[client::NewColumn],
+    ) -> Result<()> {
+        let def = table.def();
+        let converted: Vec<(u16, &ColumnDef)> = columns
+            .iter()
+            .filter_map(|n| match n.source {
+                client::ColumnSource::Kept(from) if !def.keeps_values(from, &n.column) => {
+                    Some((from, &n.column))
+                }
+                _ => None,
+            })
+            .collect();
+        if converted.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<&str> = converted
+            .iter()
+            .map(|(from, _)| def.columns[*from as usize].name.as_str())
+            .collect();
+        let rows = self
+            .data
+            .scan(table, &client::Scan::table().columns(&names))
+            .map_err(|e| SqlError::from_client(&e))?;
+        for (n, row) in rows.into_iter().enumerate() {
+            for (value, (_, to)) in row.into_iter().zip(&converted) {
+                let truncated = || {
+                    SqlError::new(
+                        1265,
+                        "01000",
+                        format!("Data truncated for column '{}' at row {}", to.name, n + 1),
+                    )
+                };
+                if value.is_null() {
+                    if !to.nullable {
+                        return Err(truncated());
+                    }
+                    continue;
+                }
+                if value.coerce(to.ty, to.collation, &to.name).is_err() {
+                    return Err(if to.ty.is_string() {
+                        truncated()
+                    } else {
+                        SqlError::new(
+                            1264,
+                            "22003",
+                            format!(
+                                "Out of range value for column '{}' at row {}",
+                                to.name,
+                                n + 1
+                            ),
+                        )
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// True when MariaDB (InnoDB) would rebuild the table by copying its rows for this column list,
 /// and so report them as affected: a kept column changes type, other than a VARCHAR or
 /// VARBINARY growing within the same length-prefix size (fewer than 256 bytes, or not).
@@ -365,7 +434,7 @@ pub(crate) fn copies_rows(def: &TableDef, columns: &[client::NewColumn]) -> bool
         };
         match (bytes(was), bytes(&n.column)) {
             _ if was.ty == n.column.ty => false,
-            (Some(a), Some(b)) => (a < 256) != (b < 256),
+            (Some(a), Some(b)) => b < a || (a < 256) != (b < 256),
             _ => true,
         }
     })

@@ -181,6 +181,9 @@ impl Session {
             }
             None => None,
         };
+        if let Some(columns) = &columns {
+            self.check_conversions(&current, columns)?;
+        }
         let cluster = &self.shared.cluster();
         for name in &dropped {
             cluster

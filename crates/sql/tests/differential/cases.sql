@@ -1575,13 +1575,34 @@ ALTER TABLE mcol ALTER COLUMN id SET DEFAULT NULL;
 ALTER TABLE mcol ALTER COLUMN ss SET DEFAULT NULL;
 CREATE TABLE mcol_ai (id INT AUTO_INCREMENT DEFAULT 1 PRIMARY KEY);
 CREATE TABLE mcol_nn (id INT PRIMARY KEY, v INT NOT NULL DEFAULT NULL);
--- expect-difference: MODIFY to a narrower type is refused (1235; docs/sql.md)
 ALTER TABLE mcol MODIFY b SMALLINT;
 -- expect-difference: MODIFY from text to a number is refused (1235; docs/sql.md)
 ALTER TABLE mcol MODIFY aa INT;
 -- expect-difference: a key column keeps its type (1235; docs/sql.md)
 ALTER TABLE mcol MODIFY id BIGINT;
 SELECT * FROM mcol ORDER BY id;
+-- Narrowing converts the values when every one fits; else 1264 or 1265 and nothing changes.
+UPDATE mcol SET b = 7000 WHERE id = 3;
+ALTER TABLE mcol MODIFY b SMALLINT;
+ALTER TABLE mcol MODIFY b TINYINT UNSIGNED;
+ALTER TABLE mcol MODIFY b SMALLINT UNSIGNED;
+ALTER TABLE mcol MODIFY dd DECIMAL(4,1);
+ALTER TABLE mcol MODIFY dd DECIMAL(2,2);
+ALTER TABLE mcol MODIFY aa VARCHAR(2);
+ALTER TABLE mcol MODIFY aa VARCHAR(3);
+ALTER TABLE mcol MODIFY ss INT NOT NULL;
+UPDATE mcol SET ss = 0 WHERE ss IS NULL;
+ALTER TABLE mcol MODIFY ss INT NOT NULL, MODIFY aa VARCHAR(3) NOT NULL DEFAULT 'n';
+ALTER TABLE mcol MODIFY aa VARCHAR(3) NOT NULL DEFAULT 'm';
+SELECT * FROM mcol ORDER BY id;
+-- The id column is BIGINT on MariaDB since the MODIFY above.
+-- mask: ENGINE=\w+
+-- mask: `id` \w+\(\d+\)
+SHOW CREATE TABLE mcol;
+SELECT id, b FROM mcol WHERE b = 5 ORDER BY id;
+INSERT INTO mcol (id, ss, b) VALUES (7, NULL, 1);
+INSERT INTO mcol (id, ss, b) VALUES (7, 1, 70000);
+INSERT INTO mcol (id, ss, aa) VALUES (7, 1, 'long');
 DROP TABLE mcol;
 
 -- ---------------------------------------------------------------- DROP INDEX, RENAME TABLE, table options
