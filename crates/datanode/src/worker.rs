@@ -20,6 +20,10 @@ use wire::{ExecuteOutcome, LockMode, Message, OpResult, ScanOrder};
 
 use crate::messages::*;
 
+mod ddl;
+
+use ddl::{FencedWork, WaitingFence};
+
 type LockKey = (u32, Vec<u8>);
 
 /// A change borrowed from a transaction's pending images: table, partition, key, row.
@@ -138,52 +142,8 @@ pub struct Worker {
     retired: HashSet<u32>,
     /// Column changes and unique-index builds waiting for the transactions that hold locks on
     /// their table to end.
-    converts: Vec<WaitingFence>,
+    fenced_work: Vec<WaitingFence>,
 }
-
-/// Work that fenced its table on this worker, waiting until no lock on the table is held.
-struct WaitingFence {
-    work: FencedWork,
-    tag: u64,
-    reply_to: ReplyTo,
-    deadline: Instant,
-}
-
-enum FencedWork {
-    Convert {
-        conversion: Arc<crate::catalog::Conversion>,
-        txn: TxnId,
-        sequence: Arc<std::sync::atomic::AtomicU64>,
-    },
-    CollectUnique(Arc<crate::catalog::UniqueBuild>),
-}
-
-impl FencedWork {
-    /// The table fenced.
-    fn table(&self) -> &TableDef {
-        match self {
-            FencedWork::Convert { conversion, .. } => &conversion.from,
-            FencedWork::CollectUnique(build) => &build.from,
-        }
-    }
-
-    /// The answer to the coordinator when the work failed.
-    fn failed(&self, tag: u64, error: Error) -> Event {
-        match self {
-            FencedWork::Convert { .. } => Event::Converted {
-                tag,
-                result: Err(error),
-            },
-            FencedWork::CollectUnique(_) => Event::Collected {
-                tag,
-                entries: Err(error),
-            },
-        }
-    }
-}
-
-/// A column change logs its copied rows in records of about this many bytes.
-const CONVERT_RECORD_BYTES: usize = 1 << 20;
 
 impl Worker {
     pub fn new(
@@ -215,14 +175,14 @@ impl Worker {
             outgoing: Vec::new(),
             fenced: HashSet::new(),
             retired: HashSet::new(),
-            converts: Vec::new(),
+            fenced_work: Vec::new(),
         }
     }
 
     /// The earliest lock-wait deadline, so the event loop knows how long it may sleep.
     pub fn next_deadline(&self) -> Option<Instant> {
-        let converts = self.converts.iter().map(|c| c.deadline);
-        self.parked.iter().map(|p| p.deadline).chain(converts).min()
+        let fenced = self.fenced_work.iter().map(|c| c.deadline);
+        self.parked.iter().map(|p| p.deadline).chain(fenced).min()
     }
 
     fn send(&mut self, to: ReplyTo, event: Event) {
@@ -358,18 +318,7 @@ impl Worker {
                 tag,
                 reply_to,
             } => {
-                self.fenced.remove(&build.from.id);
-                if done {
-                    for ((id, _), part) in self.partitions.iter_mut() {
-                        if *id == build.to.id {
-                            part.add_ordered_index(build.to.clone());
-                        }
-                    }
-                } else {
-                    self.partitions
-                        .retain(|(table, _), _| *table != build.hidden.id);
-                }
-                self.retry_parked();
+                self.end_unique(&build, done);
                 self.send(reply_to, Event::Finished { tag });
             }
             ToWorker::EndConversion {
@@ -379,16 +328,7 @@ impl Worker {
                 tag,
                 reply_to,
             } => {
-                let (from, to) = (conversion.from.id, conversion.to.id);
-                self.fenced.remove(&from);
-                let gone = if done { from } else { to };
-                self.partitions.retain(|(table, _), _| *table != gone);
-                self.retired.insert(gone);
-                for table in &hidden {
-                    self.redefine(table, None);
-                }
-                // Steps that waited for a lock on the old table now fail cleanly.
-                self.retry_parked();
+                self.end_conversion(&conversion, done, &hidden);
                 self.send(reply_to, Event::Finished { tag });
             }
             ToWorker::Status { tag, reply_to } => {
@@ -449,30 +389,7 @@ impl Worker {
     /// Fails the first waiting step of every request whose lock wait passed its deadline.
     pub fn expire_waits(&mut self) {
         let now = Instant::now();
-        let mut c = 0;
-        while c < self.converts.len() {
-            if self.converts[c].deadline <= now {
-                let w = self.converts.swap_remove(c);
-                let table = w.work.table();
-                self.fenced.remove(&table.id);
-                let error = Error::new(
-                    ErrorCode::LockWaitTimeout,
-                    format!(
-                        "table '{}' stayed locked by an open transaction for {:?}; the {} was given up",
-                        table.name,
-                        self.lock_wait,
-                        match w.work {
-                            FencedWork::Convert { .. } => "column change",
-                            FencedWork::CollectUnique(_) => "unique index build",
-                        }
-                    ),
-                );
-                let event = w.work.failed(w.tag, error);
-                self.send(w.reply_to, event);
-            } else {
-                c += 1;
-            }
-        }
+        self.expire_fenced(now);
         let mut i = 0;
         while i < self.parked.len() {
             if self.parked[i].deadline <= now {
@@ -582,239 +499,6 @@ impl Worker {
             ));
         }
         Ok(part)
-    }
-
-    /// Copies this worker's partitions of `c.from` into new partitions of `c.to`, each row
-    /// taking its kept columns' values and the added columns' fill values, then logs and
-    /// installs them (`install_logged`).
-    fn convert(
-        &mut self,
-        c: &crate::catalog::Conversion,
-        txn: TxnId,
-        sequence: &std::sync::atomic::AtomicU64,
-    ) -> Result<(), Error> {
-        use wire::ColumnSource;
-        let from = c.from.id;
-        let layout = storage::RowLayout::new(&c.to);
-        let mut numbers: Vec<u32> = self
-            .partitions
-            .keys()
-            .filter(|(table, _)| *table == from)
-            .map(|(_, p)| *p)
-            .collect();
-        numbers.sort_unstable();
-        let mut built = Vec::with_capacity(numbers.len());
-        for p in numbers {
-            let old = &self.partitions[&(from, p)];
-            let old_layout = old.layout().clone();
-            // Every copied row is a change, so a checkpoint taken from here on holds it.
-            let mut part = self.new_partition(&c.to);
-            part.reserve(old.row_count());
-            part.begin_bulk();
-            let mut failed = None;
-            old.scan(|row| {
-                let values: Result<Vec<Value>, Error> = c
-                    .sources
-                    .iter()
-                    .zip(&c.to.columns)
-                    .map(|(source, to)| match source {
-                        ColumnSource::Kept(i) => {
-                            let v = old_layout.value(row, *i as usize);
-                            if v.is_null() && !to.nullable {
-                                return Err(Error::new(
-                                    ErrorCode::NullNotAllowed,
-                                    format!("column '{}' cannot be NULL", to.name),
-                                ));
-                            }
-                            // A converted column: the value in the new type's canonical form,
-                            // or an error when it does not fit.
-                            if c.from.columns[*i as usize].ty == to.ty {
-                                Ok(v)
-                            } else {
-                                v.coerce(to.ty, to.collation, &to.name)
-                            }
-                        }
-                        ColumnSource::Filled(v) => Ok(v.clone()),
-                    })
-                    .collect();
-                match values
-                    .and_then(|v| layout.encode(&v))
-                    .and_then(|r| part.insert(r))
-                {
-                    Ok(_) => true,
-                    Err(e) => {
-                        failed = Some(e);
-                        false
-                    }
-                }
-            });
-            if let Some(e) = failed {
-                return Err(e);
-            }
-            part.end_bulk();
-            built.push((p, part));
-        }
-        let rows: usize = built.iter().map(|(_, part)| part.row_count()).sum();
-        self.install_logged(&c.to, built, txn, sequence)?;
-        tracing::info!(table = %c.from.name, rows, "copied rows into the new column layout");
-        Ok(())
-    }
-
-    /// Builds this worker's part of a unique index: the entry of every row of its partitions
-    /// of `b.from` whose key has no NULL, as a row of the hidden table with the hidden
-    /// partition it belongs in.
-    fn collect_unique(&self, b: &crate::catalog::UniqueBuild) -> Result<IndexEntries, Error> {
-        let index = &b.to.indexes[b.to.indexes.len() - 1];
-        let key_columns: Vec<u16> = (0..index.columns.len() as u16).collect();
-        let layout = storage::RowLayout::new(&b.hidden);
-        let mut entries = Vec::new();
-        let mut failed = None;
-        for ((table, _), part) in &self.partitions {
-            if *table != b.from.id {
-                continue;
-            }
-            let base = part.layout();
-            entries.reserve(part.row_count());
-            part.scan(|row| {
-                let mut values: Vec<Value> = index
-                    .columns
-                    .iter()
-                    .map(|c| base.value(row, *c as usize))
-                    .collect();
-                // Rows with a NULL in a unique key are not indexed: NULLs never collide.
-                if values.iter().any(Value::is_null) {
-                    return true;
-                }
-                let (_, partition) = crate::prepare::locate(&b.hidden, &key_columns, &values);
-                values.extend(
-                    b.from
-                        .primary_key
-                        .iter()
-                        .map(|c| base.value(row, *c as usize)),
-                );
-                match layout.encode(&values) {
-                    Ok(entry) => {
-                        entries.push((partition, entry));
-                        true
-                    }
-                    Err(e) => {
-                        failed = Some(e);
-                        false
-                    }
-                }
-            });
-            if let Some(e) = failed {
-                return Err(e);
-            }
-        }
-        Ok(entries)
-    }
-
-    /// Fills this worker's `partitions` of a unique index's hidden table with `entries`; two
-    /// with one key are `DuplicateKey`, naming the key as MariaDB does. Logged and installed as
-    /// a column change's copy is (`install_logged`).
-    fn fill_unique(
-        &mut self,
-        b: &crate::catalog::UniqueBuild,
-        partitions: &[u32],
-        entries: IndexEntries,
-        txn: TxnId,
-        sequence: &std::sync::atomic::AtomicU64,
-    ) -> Result<(), Error> {
-        let mut built: Vec<(u32, Partition)> = partitions
-            .iter()
-            .map(|p| (*p, self.new_partition(&b.hidden)))
-            .collect();
-        built.sort_unstable_by_key(|(p, _)| *p);
-        let index = &b.to.indexes[b.to.indexes.len() - 1];
-        let count = entries.len();
-        let mut key = Vec::new();
-        for (p, entry) in entries {
-            let Ok(at) = built.binary_search_by_key(&p, |(p, _)| *p) else {
-                return Err(Error::new(
-                    ErrorCode::Internal,
-                    format!("partition {p} of '{}' is not on this worker", b.hidden.name),
-                ));
-            };
-            let part = &mut built[at].1;
-            key.clear();
-            part.encode_row_key(&entry, &b.hidden.primary_key, false, &mut key);
-            if let Some(held) = part.get(&key) {
-                let values: Vec<String> = part.layout().values(held)[..index.columns.len()]
-                    .iter()
-                    .map(|v| match v {
-                        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-                        v => v.to_string(),
-                    })
-                    .collect();
-                return Err(Error::new(
-                    ErrorCode::DuplicateKey,
-                    format!(
-                        "Duplicate entry '{}' for key '{}'",
-                        values.join("-"),
-                        index.name
-                    ),
-                ));
-            }
-            part.insert(entry)?;
-        }
-        self.install_logged(&b.hidden, built, txn, sequence)?;
-        tracing::info!(table = %b.from.name, index = %b.hidden.name, entries = count, "filled unique index");
-        Ok(())
-    }
-
-    /// Logs the rows of `built`, new partitions of `table` (when the table is logged), as
-    /// transaction `txn` under a commit number taken now, fsynced before the caller answers:
-    /// the catalog names the table only after every worker answered, and a restart then finds
-    /// its rows in the redo or in a checkpoint taken after this. Then installs the partitions.
-    fn install_logged(
-        &mut self,
-        table: &TableDef,
-        built: Vec<(u32, Partition)>,
-        txn: TxnId,
-        sequence: &std::sync::atomic::AtomicU64,
-    ) -> Result<(), Error> {
-        let logged = self.logging.is_some() && !table.options.nologging;
-        let number = sequence.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        if let (true, Some(logging)) = (logged, &mut self.logging) {
-            let mut appended = Ok(());
-            for (p, part) in &built {
-                let mut chunk: Vec<(Vec<u8>, &[u8])> = Vec::new();
-                let mut bytes = 0;
-                for id in 0..part.slots() {
-                    let Some(row) = part.row(id as storage::RowId) else {
-                        continue;
-                    };
-                    let mut key = Vec::new();
-                    part.encode_row_key(row, &table.primary_key, false, &mut key);
-                    bytes += key.len() + row.len() + 20;
-                    chunk.push((key, row));
-                    if bytes >= CONVERT_RECORD_BYTES {
-                        appended = appended.and_then(|()| {
-                            log_rows(&mut logging.log, number, txn, table.id, *p, &chunk)
-                        });
-                        chunk.clear();
-                        bytes = 0;
-                    }
-                }
-                if !chunk.is_empty() {
-                    appended = appended.and_then(|()| {
-                        log_rows(&mut logging.log, number, txn, table.id, *p, &chunk)
-                    });
-                }
-            }
-            if let Err(e) = appended.and_then(|()| logging.log.flush(true)) {
-                self.failure.get_or_insert(e.to_string());
-                return Err(Error::new(
-                    ErrorCode::ShuttingDown,
-                    format!("redo log: {e}"),
-                ));
-            }
-        }
-        for (p, part) in built {
-            self.partitions.insert((table.id, p), part);
-        }
-        Ok(())
     }
 
     fn run_step(&mut self, txn: TxnId, step: Step) -> StepStatus {
@@ -1248,8 +932,8 @@ impl Worker {
             }
         }
         self.retry_parked();
-        if !self.converts.is_empty() {
-            self.run_converts();
+        if !self.fenced_work.is_empty() {
+            self.run_fenced();
         }
     }
 
@@ -1277,59 +961,6 @@ impl Worker {
             part.track_changes();
         }
         part
-    }
-
-    /// Fences the table `work` is for (no new lock is taken on it, so the transactions holding
-    /// one can only end), and runs the work once none is left.
-    fn fence(&mut self, work: FencedWork, tag: u64, reply_to: ReplyTo) {
-        self.fenced.insert(work.table().id);
-        self.converts.push(WaitingFence {
-            work,
-            tag,
-            reply_to,
-            deadline: Instant::now() + self.lock_wait,
-        });
-        self.run_converts();
-    }
-
-    /// Runs the fenced work whose table no transaction holds a lock on any more. Work that
-    /// fails lifts its fence here; work done keeps it until the coordinator ends the change.
-    fn run_converts(&mut self) {
-        let mut c = 0;
-        while c < self.converts.len() {
-            let from = self.converts[c].work.table().id;
-            if self.locks.keys().any(|(table, _)| *table == from) {
-                c += 1;
-                continue;
-            }
-            let w = self.converts.swap_remove(c);
-            let (event, failed) = match &w.work {
-                FencedWork::Convert {
-                    conversion,
-                    txn,
-                    sequence,
-                } => {
-                    let result = self.convert(conversion, *txn, sequence);
-                    let failed = result.is_err();
-                    (Event::Converted { tag: w.tag, result }, failed)
-                }
-                FencedWork::CollectUnique(build) => {
-                    let entries = self.collect_unique(build);
-                    let failed = entries.is_err();
-                    (
-                        Event::Collected {
-                            tag: w.tag,
-                            entries,
-                        },
-                        failed,
-                    )
-                }
-            };
-            if failed {
-                self.fenced.remove(&from);
-            }
-            self.send(w.reply_to, event);
-        }
     }
 
     fn scan(&self, partitions: &[u32], plan: &ScanPlan) -> Result<Vec<ScannedRow>, Error> {
@@ -1462,23 +1093,6 @@ fn direct_reply(cluster_id: u32, request_id: u64, replies: Vec<StepReply>) -> Ve
 }
 
 /// Appends one redo record putting `rows` (encoded primary key, row image) into a partition.
-fn log_rows(
-    log: &mut storage::redo::RedoLog,
-    sequence: u64,
-    txn: TxnId,
-    table: u32,
-    partition: u32,
-    rows: &[(Vec<u8>, &[u8])],
-) -> Result<(), storage::redo::RedoError> {
-    let refs = rows.iter().map(|(key, row)| storage::redo::ChangeRef {
-        table,
-        partition,
-        key,
-        row: Some(row),
-    });
-    log.append_changes(sequence, txn, 1, refs)
-}
-
 /// A request built against version `asked` of a table whose partition holds `held`.
 pub(crate) fn changed(held: &TableDef, asked: u32) -> Error {
     Error::new(
