@@ -9,7 +9,7 @@ use base::value::Decimal;
 use base::Value;
 
 use crate::error::SqlError;
-use crate::expr::{arithmetic, compare, dbl, num, BinOp, Env, Expr, Num};
+use crate::expr::{arithmetic, compare_in, dbl, num, BinOp, Env, Expr, Num};
 
 type Result<T> = std::result::Result<T, SqlError>;
 
@@ -20,6 +20,8 @@ pub struct Aggregate {
     /// None for COUNT(*).
     pub arg: Option<Expr>,
     pub distinct: bool,
+    /// The collation MIN, MAX and DISTINCT compare the argument's strings under.
+    pub collation: Collation,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +67,7 @@ impl Accumulator {
             return Ok(());
         }
         if let Some(seen) = &mut self.seen {
-            if !seen.insert(group_key(std::slice::from_ref(&v))) {
+            if !seen.insert(group_key(std::slice::from_ref(&v), &[agg.collation])) {
                 return Ok(());
             }
         }
@@ -88,7 +90,7 @@ impl Accumulator {
                 let replace = match &self.best {
                     None => true,
                     Some(b) => {
-                        let o = compare(&v, b);
+                        let o = compare_in(&v, b, agg.collation);
                         (agg.kind == AggKind::Min && o == Some(Ordering::Less))
                             || (agg.kind == AggKind::Max && o == Some(Ordering::Greater))
                     }
@@ -148,9 +150,10 @@ fn num_value(n: Num) -> Value {
     }
 }
 
-/// A byte key equal for values SQL treats as equal (GROUP BY, DISTINCT): strings by their
-/// utf8mb4_general_ci sort key, numbers by value, NULLs equal to each other.
-pub fn group_key(values: &[Value]) -> Vec<u8> {
+/// A byte key equal for values SQL treats as equal (GROUP BY, DISTINCT): strings by their sort
+/// key under the value's collation in `collations` (utf8mb4_general_ci past its end), numbers
+/// by value, NULLs equal to each other.
+pub fn group_key(values: &[Value], collations: &[Collation]) -> Vec<u8> {
     let size: usize = values
         .iter()
         .map(|v| match v {
@@ -159,7 +162,7 @@ pub fn group_key(values: &[Value]) -> Vec<u8> {
         })
         .sum();
     let mut out = Vec::with_capacity(size);
-    for v in values {
+    for (i, v) in values.iter().enumerate() {
         match v {
             Value::Null => out.push(0),
             Value::Bytes(b) => {
@@ -167,7 +170,11 @@ pub fn group_key(values: &[Value]) -> Vec<u8> {
                 // The key's length goes before it, filled in once it is written.
                 let at = out.len();
                 out.extend_from_slice(&[0; 4]);
-                base::collation::sort_key(b, Collation::Utf8mb4GeneralCi, &mut out);
+                let c = collations
+                    .get(i)
+                    .copied()
+                    .unwrap_or(Collation::Utf8mb4GeneralCi);
+                base::collation::sort_key(b, c, &mut out);
                 let len = (out.len() - at - 4) as u32;
                 out[at..at + 4].copy_from_slice(&len.to_le_bytes());
             }

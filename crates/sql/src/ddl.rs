@@ -792,7 +792,7 @@ impl CollationSpec {
     /// The collation named, or the character set's default one, as MariaDB picks it: 1115 for
     /// an unknown character set, 1273 for an unknown collation, 1253 when they disagree. The
     /// SQL front end stores utf8mb4 and binary strings; other character sets it would have to
-    /// transcode, and collations its expressions do not compare by yet, are refused with 1235.
+    /// transcode, and are refused with 1235.
     pub fn resolve(&self) -> Result<Collation> {
         let charset = match self.charset.as_deref().map(unquote) {
             None => None,
@@ -823,16 +823,11 @@ impl CollationSpec {
                     c.name()
                 )))
             }
-            Some(Collation::Utf8mb4Bin) => {
-                return Err(SqlError::unsupported(
-                    "COLLATE utf8mb4_bin (SQL expressions compare utf8mb4 strings as utf8mb4_general_ci)",
-                ))
-            }
             Some(c) => c,
             // A name of MariaDB's form that Cairn lacks (utf8mb4_unicode_ci, latin1_german1_ci, ...).
-            None if name.contains('_') => {
+            None if mariadb_form(name) => {
                 return Err(SqlError::unsupported(format!(
-                    "COLLATE {name} (utf8mb4_general_ci is supported)"
+                    "COLLATE {name} (utf8mb4_general_ci and utf8mb4_bin are supported)"
                 )))
             }
             None => {
@@ -856,6 +851,19 @@ impl CollationSpec {
             _ => Ok(collation),
         }
     }
+}
+
+/// Whether a collation name has the form of MariaDB's: a character set it has, then a
+/// `_ci`, `_cs` or `_bin` ending.
+fn mariadb_form(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    let charsets = [
+        "utf8mb4_", "utf8mb3_", "utf8_", "latin1_", "latin2_", "ascii_", "ucs2_", "utf16_",
+        "utf16le_", "utf32_", "cp1250_", "cp1251_", "cp1256_", "cp1257_", "greek_", "hebrew_",
+        "big5_", "gbk_", "gb2312_", "sjis_", "ujis_", "euckr_", "koi8r_", "koi8u_", "tis620_",
+    ];
+    charsets.iter().any(|c| name.starts_with(c))
+        && ["_ci", "_cs", "_bin"].iter().any(|e| name.ends_with(e))
 }
 
 fn unquote(s: &str) -> &str {

@@ -58,7 +58,7 @@ const DATA_CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs
 
 /// A statement planned once.
 pub(crate) enum Compiled {
-    Select(SelectPlan),
+    Select(Box<SelectPlan>),
     /// UNION, INTERSECT, EXCEPT.
     Set(Box<crate::setop::SetPlan>),
     /// A statement with subqueries: they run first, then it is planned with their results.
@@ -587,7 +587,7 @@ impl Session {
         }
         Ok(match &s {
             Statement::Query(q) => match plan::query(&input, q, &resolve)? {
-                plan::QueryPlan::Select(p) => Compiled::Select(*p),
+                plan::QueryPlan::Select(p) => Compiled::Select(p),
                 plan::QueryPlan::Set(p) => Compiled::Set(p),
             },
             Statement::Update(u) => Compiled::Update(plan::update(&input, u, &resolve)?),

@@ -54,6 +54,11 @@ pub enum Expr {
     Call(Func, Vec<Expr>),
     /// CAST(e AS type), CONVERT(e, type).
     Cast(Box<Expr>, CastTo),
+    /// `e COLLATE c`: the value of `e`, compared under `c` wherever it meets other strings.
+    Collate(Box<Expr>, Collation),
+    /// A comparison (or a function that compares strings) whose strings compare under a
+    /// collation other than utf8mb4_general_ci, as derived from its operands (`collate.rs`).
+    Collated(Collation, Box<Expr>),
     /// Correlated subquery `n` of the running statement (`subquery.rs`), given the values of
     /// `args` (the outer row's columns it names; for IN, first the value looked for): its
     /// result, run beforehand for the row and read from the session. `ty` is its result type.
@@ -359,8 +364,130 @@ impl<'a> Compiler<'a> {
     }
 
     pub fn compile(&mut self, e: &Ast) -> Result<Expr> {
+        let compiled = self.compile_node(e)?;
+        self.collated(compiled)
+    }
+
+    /// The collation of the strings of input column `p` (None when it is not a string).
+    pub fn column_collation(&self, p: usize) -> Option<Collation> {
+        self.scopes.iter().find_map(|s| {
+            let i = p.checked_sub(s.offset)?;
+            s.def.columns.get(i).and_then(crate::collate::of_column)
+        })
+    }
+
+    /// The collation and coercibility of a compiled expression's value.
+    pub fn derive(&self, e: &Expr) -> Result<crate::collate::Derived> {
+        let column = |p: usize| self.column_collation(p);
+        let inputs = crate::collate::Inputs {
+            column: &column,
+            aggregates: self.aggregates.as_deref().unwrap_or(&[]),
+        };
+        crate::collate::derive(e, &inputs)
+    }
+
+    /// The collation an expression's strings sort and group by (utf8mb4_general_ci unless
+    /// derived otherwise).
+    pub fn sort_collation(&self, e: &Expr) -> Result<Collation> {
+        let d = self.derive(e)?;
+        Ok(if d.is_string() {
+            d.collation
+        } else {
+            Collation::Utf8mb4GeneralCi
+        })
+    }
+
+    /// Wraps a node that compares strings in [`Expr::Collated`] when its operands derive a
+    /// collation other than utf8mb4_general_ci; fails with 1267 when they conflict.
+    fn collated(&self, e: Expr) -> Result<Expr> {
+        let (operands, op): (Vec<&Expr>, &str) = match &e {
+            Expr::Binary(op, l, r) if !matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) => {
+                if !matches!(
+                    op,
+                    BinOp::Eq
+                        | BinOp::NullSafeEq
+                        | BinOp::Ne
+                        | BinOp::Lt
+                        | BinOp::Le
+                        | BinOp::Gt
+                        | BinOp::Ge
+                ) {
+                    return Ok(e);
+                }
+                (vec![l, r], op_text(*op))
+            }
+            Expr::Between(a, b, c, _) => (vec![a, b, c], "between"),
+            Expr::In(a, list, _) => (std::iter::once(&**a).chain(list).collect(), "in"),
+            Expr::Like(a, b, _) => (vec![a, b], "like"),
+            Expr::Case {
+                operand: Some(o),
+                whens,
+                ..
+            } => (
+                std::iter::once(&**o)
+                    .chain(whens.iter().map(|(w, _)| w))
+                    .collect(),
+                "case",
+            ),
+            Expr::Call(f, args) if f.compares_strings() => (args.iter().collect(), "function"),
+            _ => return Ok(e),
+        };
+        let mut parts = Vec::with_capacity(operands.len());
+        for o in operands {
+            parts.push(self.derive(o)?);
+        }
+        let d = crate::collate::combine_all(parts, op)?;
+        Ok(
+            if !d.is_string() || d.collation == Collation::Utf8mb4GeneralCi {
+                e
+            } else {
+                Expr::Collated(d.collation, Box::new(e))
+            },
+        )
+    }
+
+    /// `e COLLATE name`: 1273 for a name MariaDB does not know, 1253 when the collation is
+    /// not one of the value's character set.
+    fn collate(&mut self, e: &Ast, name: &ast::ObjectName) -> Result<Expr> {
+        let inner = self.compile(e)?;
+        let name = name.to_string();
+        let name = name.trim_matches(|c| c == '\'' || c == '"' || c == '`');
+        let collation = match Collation::from_name(name) {
+            Some(c) => c,
+            None => {
+                return Err(crate::ddl::CollationSpec {
+                    charset: None,
+                    collation: Some(name.to_string()),
+                }
+                .resolve()
+                .err()
+                .unwrap_or_else(|| SqlError::unsupported(format!("COLLATE {name}"))))
+            }
+        };
+        let d = self.derive(&inner)?;
+        let charset = if d.is_string() {
+            d.collation.charset()
+        } else {
+            base::types::Charset::Utf8mb4
+        };
+        if charset != collation.charset() {
+            return Err(SqlError::new(
+                1253,
+                "42000",
+                format!(
+                    "COLLATION '{}' is not valid for CHARACTER SET '{}'",
+                    collation.name(),
+                    charset.name()
+                ),
+            ));
+        }
+        Ok(Expr::Collate(Box::new(inner), collation))
+    }
+
+    fn compile_node(&mut self, e: &Ast) -> Result<Expr> {
         use ast::BinaryOperator as B;
         Ok(match e {
+            Ast::Collate { expr, collation } => self.collate(expr, collation)?,
             Ast::Value(v) => match &v.value {
                 ast::Value::Placeholder(p) if p == "?" => self.param(&v.span)?,
                 _ => Expr::Const(literal(&v.value)?),
@@ -639,6 +766,10 @@ impl<'a> Compiler<'a> {
                 }
                 _ => return Err(SqlError::unsupported(format!("the function {f}"))),
             };
+            let collation = match &arg {
+                Some(a) => self.sort_collation(a)?,
+                None => Collation::Utf8mb4GeneralCi,
+            };
             let Some(list) = self.aggregates.as_mut() else {
                 return Err(SqlError::new(
                     1111,
@@ -650,6 +781,7 @@ impl<'a> Compiler<'a> {
                 kind,
                 arg,
                 distinct,
+                collation,
             });
             return Ok(Expr::Agg(list.len() - 1));
         }
@@ -683,6 +815,21 @@ impl<'a> Compiler<'a> {
                 return Err(wrong_arguments(&name));
             }
             return Ok(Expr::Session(s));
+        }
+        if let ("collation" | "coercibility" | "charset", [arg]) = (name.as_str(), &compiled[..]) {
+            // Known when the statement is planned: the argument's derivation.
+            let d = self.derive(arg)?;
+            let (collation, charset) = if d.is_string() {
+                (d.collation.name(), d.collation.charset().name())
+            } else {
+                ("binary", "binary")
+            };
+            let text = |t: &str| Expr::Const(Value::Bytes(t.as_bytes().to_vec()));
+            return Ok(match name.as_str() {
+                "collation" => text(collation),
+                "charset" => text(charset),
+                _ => Expr::Const(Value::Int(d.coercibility as i64)),
+            });
         }
         match Func::from_name(&name) {
             Some((func, min, max)) => {
@@ -1104,6 +1251,13 @@ fn op_text(op: BinOp) -> &'static str {
         BinOp::Div => "/",
         BinOp::IntDiv => "DIV",
         BinOp::Mod => "%",
+        BinOp::Eq => "=",
+        BinOp::NullSafeEq => "<=>",
+        BinOp::Ne => "<>",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
         _ => "?",
     }
 }
@@ -1144,15 +1298,19 @@ fn temporal_from_text(like: &Value, text: &[u8]) -> Option<Value> {
     }
 }
 
-/// MySQL's comparison of two values (None when either is NULL).
+/// MySQL's comparison of two values (None when either is NULL), strings under
+/// utf8mb4_general_ci.
 pub fn compare(l: &Value, r: &Value) -> Option<Ordering> {
+    compare_in(l, r, Collation::Utf8mb4GeneralCi)
+}
+
+/// MySQL's comparison of two values, strings under collation `c`.
+pub fn compare_in(l: &Value, r: &Value, c: Collation) -> Option<Ordering> {
     if l.is_null() || r.is_null() {
         return None;
     }
     match (l, r) {
-        (Value::Bytes(a), Value::Bytes(b)) => {
-            Some(base::collation::compare(a, b, Collation::Utf8mb4GeneralCi))
-        }
+        (Value::Bytes(a), Value::Bytes(b)) => Some(base::collation::compare(a, b, c)),
         (a, Value::Bytes(t)) if is_temporal(a) => match temporal_from_text(a, t) {
             Some(b) => compare_same(a, &b),
             None => as_double(a).partial_cmp(&as_double(r)),
@@ -1224,14 +1382,23 @@ impl Expr {
                 Some(b) => bool_value(!b),
             },
             Expr::Neg(e) => negate(e.eval(env)?)?,
-            Expr::Binary(op, l, r) => self.binary(*op, l, r, env)?,
             Expr::IsNull(e, negated) => bool_value(e.eval(env)?.is_null() != *negated),
+            Expr::Collate(e, _) => e.eval(env)?,
+            Expr::Collated(c, e) => e.eval_under(env, *c)?,
+            _ => self.eval_under(env, Collation::Utf8mb4GeneralCi)?,
+        })
+    }
+
+    /// Evaluates a node that compares strings, under collation `c`; any other node as `eval`.
+    fn eval_under(&self, env: &Env, c: Collation) -> Result<Value> {
+        Ok(match self {
+            Expr::Binary(op, l, r) => self.binary(*op, l, r, env, c)?,
             Expr::Between(e, lo, hi, negated) => {
                 let v = e.eval(env)?;
                 let lo = lo.eval(env)?;
                 let hi = hi.eval(env)?;
-                let ge = compare(&v, &lo).map(|o| o != Ordering::Less);
-                let le = compare(&v, &hi).map(|o| o != Ordering::Greater);
+                let ge = compare_in(&v, &lo, c).map(|o| o != Ordering::Less);
+                let le = compare_in(&v, &hi, c).map(|o| o != Ordering::Greater);
                 let inside = match (ge, le) {
                     (Some(false), _) | (_, Some(false)) => Some(false),
                     (Some(true), Some(true)) => Some(true),
@@ -1250,7 +1417,7 @@ impl Expr {
                 let mut unknown = false;
                 let mut found = false;
                 for x in list {
-                    match compare(&v, &x.eval(env)?) {
+                    match compare_in(&v, &x.eval(env)?, c) {
                         Some(Ordering::Equal) => {
                             found = true;
                             break;
@@ -1272,7 +1439,7 @@ impl Expr {
                 else {
                     return Ok(Value::Null);
                 };
-                bool_value(base::collation::like(&v, &p, Collation::Utf8mb4GeneralCi) != *negated)
+                bool_value(base::collation::like(&v, &p, c) != *negated)
             }
             Expr::Case {
                 operand,
@@ -1286,7 +1453,7 @@ impl Expr {
                 for (when, then) in whens {
                     let w = when.eval(env)?;
                     let hit = match &subject {
-                        Some(s) => compare(s, &w) == Some(Ordering::Equal),
+                        Some(s) => compare_in(s, &w, c) == Some(Ordering::Equal),
                         None => truthy(&w),
                     };
                     if hit {
@@ -1298,11 +1465,25 @@ impl Expr {
                     None => Value::Null,
                 }
             }
-            Expr::Call(f, args) => crate::funcs::call(*f, args, env)?,
+            Expr::Call(f, args) => crate::funcs::call(*f, args, env, c)?,
+            Expr::Const(_)
+            | Expr::Column(_)
+            | Expr::Outer(_)
+            | Expr::Param(_)
+            | Expr::Agg(_)
+            | Expr::Var(_)
+            | Expr::Session(_)
+            | Expr::Not(_)
+            | Expr::Neg(_)
+            | Expr::IsNull(..)
+            | Expr::Cast(..)
+            | Expr::Collate(..)
+            | Expr::Collated(..)
+            | Expr::Correlated { .. } => self.eval(env)?,
         })
     }
 
-    fn binary(&self, op: BinOp, l: &Expr, r: &Expr, env: &Env) -> Result<Value> {
+    fn binary(&self, op: BinOp, l: &Expr, r: &Expr, env: &Env, c: Collation) -> Result<Value> {
         match op {
             BinOp::And => {
                 let a = truth_value(&l.eval(env)?);
@@ -1336,13 +1517,13 @@ impl Expr {
                 let (a, b) = (l.eval(env)?, r.eval(env)?);
                 Ok(bool_value(match (a.is_null(), b.is_null()) {
                     (true, true) => true,
-                    (false, false) => compare(&a, &b) == Some(Ordering::Equal),
+                    (false, false) => compare_in(&a, &b, c) == Some(Ordering::Equal),
                     _ => false,
                 }))
             }
             BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
                 let (a, b) = (l.eval(env)?, r.eval(env)?);
-                Ok(match compare(&a, &b) {
+                Ok(match compare_in(&a, &b, c) {
                     None => Value::Null,
                     Some(o) => bool_value(match op {
                         BinOp::Eq => o == Ordering::Equal,
@@ -1370,7 +1551,12 @@ impl Expr {
     /// The expressions directly under this one.
     fn children(&self) -> Vec<&Expr> {
         match self {
-            Expr::Not(e) | Expr::Neg(e) | Expr::IsNull(e, _) | Expr::Cast(e, _) => vec![e],
+            Expr::Not(e)
+            | Expr::Neg(e)
+            | Expr::IsNull(e, _)
+            | Expr::Cast(e, _)
+            | Expr::Collate(e, _)
+            | Expr::Collated(_, e) => vec![e],
             Expr::Binary(_, l, r) | Expr::Like(l, r, _) => vec![l, r],
             Expr::Between(a, b, c, _) => vec![a, b, c],
             Expr::In(e, list, _) => std::iter::once(&**e).chain(list).collect(),
@@ -1392,7 +1578,12 @@ impl Expr {
     /// [`Expr::children`], to change them.
     fn children_mut(&mut self) -> Vec<&mut Expr> {
         match self {
-            Expr::Not(e) | Expr::Neg(e) | Expr::IsNull(e, _) | Expr::Cast(e, _) => vec![e],
+            Expr::Not(e)
+            | Expr::Neg(e)
+            | Expr::IsNull(e, _)
+            | Expr::Cast(e, _)
+            | Expr::Collate(e, _)
+            | Expr::Collated(_, e) => vec![e],
             Expr::Binary(_, l, r) | Expr::Like(l, r, _) => vec![l, r],
             Expr::Between(a, b, c, _) => vec![a, b, c],
             Expr::In(e, list, _) => std::iter::once(&mut **e).chain(list).collect(),

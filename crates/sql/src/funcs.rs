@@ -14,7 +14,7 @@ use base::Value;
 
 use crate::error::SqlError;
 use crate::expr::{
-    arithmetic, compare, dbl, dec, int_value, num, out_of_range, truthy, BinOp, Env, Expr, Num,
+    arithmetic, compare_in, dbl, dec, int_value, num, out_of_range, truthy, BinOp, Env, Expr, Num,
     DECIMAL_SCALE_MAX,
 };
 
@@ -111,6 +111,19 @@ impl Func {
         matches!(self, Func::Str(s) if s.binary_result())
     }
 
+    /// Whether the function compares strings (so compares them under its arguments' collation).
+    pub(crate) fn compares_strings(self) -> bool {
+        matches!(
+            self,
+            Func::NullIf
+                | Func::Greatest
+                | Func::Least
+                | Func::Str(
+                    StrFn::Strcmp | StrFn::Field | StrFn::Instr | StrFn::Locate | StrFn::FindInSet
+                )
+        )
+    }
+
     /// Whether the result is an unsigned integer (MariaDB flags the column UNSIGNED).
     pub(crate) fn unsigned_result(self) -> bool {
         matches!(self, Func::Str(StrFn::Crc32))
@@ -184,12 +197,12 @@ pub(crate) fn constant_int(e: &Expr) -> Option<i64> {
     }
 }
 
-pub(crate) fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
+pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation) -> Result<Value> {
     use Func::*;
     // Functions that do not evaluate every argument, and those evaluated elsewhere.
     match f {
         Temporal(t) => return crate::temporal::call(t, args, env),
-        Str(s) => return strings::call(s, args, env),
+        Str(s) => return strings::call(s, args, env, c),
         Math(m) => return math::call(m, args, env),
         IfNull => {
             let a = args[0].eval(env)?;
@@ -395,7 +408,7 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
         }),
         Mod => arithmetic(BinOp::Mod, &v[0], &v[1])?,
         NullIf => {
-            if compare(&v[0], &v[1]) == Some(Ordering::Equal) {
+            if compare_in(&v[0], &v[1], c) == Some(Ordering::Equal) {
                 Value::Null
             } else {
                 v[0].clone()
@@ -407,7 +420,7 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env) -> Result<Value> {
             }
             let mut best = v[0].clone();
             for x in &v[1..] {
-                let o = compare(x, &best);
+                let o = compare_in(x, &best, c);
                 if (f == Greatest && o == Some(Ordering::Greater))
                     || (f == Least && o == Some(Ordering::Less))
                 {
@@ -516,7 +529,7 @@ mod tests {
                             Expr::Const(v)
                         })
                         .collect();
-                    let _ = call(f, &args, &env);
+                    let _ = call(f, &args, &env, base::types::Collation::Utf8mb4Bin);
                     let _ = result_type(f, &args, &|_| (0xFB, u32::MAX, 39));
                 }
             }

@@ -356,20 +356,31 @@ pub(crate) fn join(
         }
         let equal = linked
             .iter()
-            .filter_map(|p| match p {
-                Expr::Binary(BinOp::Eq, l, r) => {
-                    let inner = |x: &Expr| matches!(x, Expr::Column(c) if layout.table_of(*c) == k);
-                    let before = |x: &Expr| {
-                        let m = layout.tables_in(x);
-                        m != 0 && m & bit == 0
-                    };
-                    match (l.as_ref(), r.as_ref()) {
-                        (Expr::Column(c), e) if inner(l) && before(e) => Some((*c, e.clone())),
-                        (e, Expr::Column(c)) if inner(r) && before(e) => Some((*c, e.clone())),
-                        _ => None,
+            .filter_map(|p| {
+                match crate::plan::look_through(p, |c| {
+                    let t = layout.table_of(c);
+                    tables[t]
+                        .table
+                        .def()
+                        .columns
+                        .get(c - layout.offsets[t])
+                        .and_then(crate::collate::of_column)
+                }) {
+                    Expr::Binary(BinOp::Eq, l, r) => {
+                        let inner =
+                            |x: &Expr| matches!(x, Expr::Column(c) if layout.table_of(*c) == k);
+                        let before = |x: &Expr| {
+                            let m = layout.tables_in(x);
+                            m != 0 && m & bit == 0
+                        };
+                        match (l.as_ref(), r.as_ref()) {
+                            (Expr::Column(c), e) if inner(l) && before(e) => Some((*c, e.clone())),
+                            (e, Expr::Column(c)) if inner(r) && before(e) => Some((*c, e.clone())),
+                            _ => None,
+                        }
                     }
+                    _ => None,
                 }
-                _ => None,
             })
             .collect();
         steps.push(JoinStep {

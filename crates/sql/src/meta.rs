@@ -3,7 +3,7 @@
 
 use base::types::{Collation, ColumnType};
 use base::TableDef;
-use myproto::response::{flags, Column, BINARY_COLLATION_ID, UTF8MB4_GENERAL_CI_ID};
+use myproto::response::{flags, types, Column, BINARY_COLLATION_ID, UTF8MB4_GENERAL_CI_ID};
 
 use crate::aggregate::Aggregate;
 use crate::expr::Expr;
@@ -67,8 +67,8 @@ pub fn table_column(
         org_table: org_table.to_string(),
         name: name.to_string(),
         org_name: c.name.clone(),
-        collation: if c.ty.is_string() && !binary {
-            UTF8MB4_GENERAL_CI_ID
+        collation: if c.ty.is_string() {
+            collation_id(c.collation)
         } else {
             BINARY_COLLATION_ID
         },
@@ -95,4 +95,39 @@ pub fn computed(name: &str, e: &Expr, def: Option<&TableDef>, aggregates: &[Aggr
         }
     }
     column
+}
+
+/// MySQL's number for a collation, as result-set metadata carries it.
+pub fn collation_id(c: Collation) -> u16 {
+    match c {
+        Collation::Utf8mb4GeneralCi => UTF8MB4_GENERAL_CI_ID,
+        Collation::Utf8mb4Bin => 46,
+        Collation::Latin1SwedishCi => 8,
+        Collation::Latin1Bin => 47,
+        Collation::Binary => BINARY_COLLATION_ID,
+    }
+}
+
+/// The collation a result column's strings compare under; None when it does not hold strings.
+pub fn collation_of(column: &Column) -> Option<Collation> {
+    let string = matches!(
+        column.column_type,
+        types::VARCHAR | types::VAR_STRING | types::STRING | types::BLOB | types::LONG_BLOB
+    );
+    let collation = match column.collation {
+        46 => Collation::Utf8mb4Bin,
+        8 => Collation::Latin1SwedishCi,
+        47 => Collation::Latin1Bin,
+        BINARY_COLLATION_ID => Collation::Binary,
+        _ => Collation::Utf8mb4GeneralCi,
+    };
+    string.then_some(collation)
+}
+
+/// [`collation_of`] for every column, utf8mb4_general_ci standing for the ones without strings.
+pub fn collations(columns: &[Column]) -> Vec<Collation> {
+    columns
+        .iter()
+        .map(|c| collation_of(c).unwrap_or(Collation::Utf8mb4GeneralCi))
+        .collect()
 }

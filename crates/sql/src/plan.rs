@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use base::schema::IndexKind;
+use base::types::Collation;
 use base::types::ColumnType;
 use base::Value;
 use client::{CmpOp, LockMode, Table};
@@ -105,9 +106,12 @@ pub struct SelectPlan {
     pub columns: Vec<Column>,
     pub aggregates: Vec<Aggregate>,
     pub group_by: Vec<Expr>,
+    /// The collation each GROUP BY key's strings group under.
+    pub group_collations: Vec<Collation>,
     pub grouped: bool,
     pub having: Option<Expr>,
-    pub order: Vec<(OrderKey, bool)>,
+    /// (key, descending, the collation its strings sort under).
+    pub order: Vec<(OrderKey, bool, Collation)>,
     pub distinct: bool,
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,
@@ -118,14 +122,16 @@ pub struct UpdatePlan {
     pub source: Source,
     /// (table column, new value over the fetched row).
     pub assignments: Vec<(u16, Expr)>,
-    pub order: Vec<(OrderKey, bool)>,
+    /// (key, descending, the collation its strings sort under).
+    pub order: Vec<(OrderKey, bool, Collation)>,
     pub limit: Option<Expr>,
 }
 
 #[derive(Debug, Clone)]
 pub struct DeletePlan {
     pub source: Source,
-    pub order: Vec<(OrderKey, bool)>,
+    /// (key, descending, the collation its strings sort under).
+    pub order: Vec<(OrderKey, bool, Collation)>,
     pub limit: Option<Expr>,
 }
 
@@ -253,6 +259,38 @@ pub(crate) fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
     }
 }
 
+/// The comparison under an [`Expr::Collated`] as the planner may use it: the comparison itself
+/// when every column it compares holds strings of that very collation (indexes and the data
+/// node's filters compare by the column's collation, so they then agree with it); the node
+/// unchanged otherwise, which nothing matches.
+pub(crate) fn look_through(
+    e: &Expr,
+    collation_of: impl Fn(usize) -> Option<base::types::Collation>,
+) -> &Expr {
+    let Expr::Collated(c, inner) = e else {
+        return e;
+    };
+    let operands: Vec<&Expr> = match inner.as_ref() {
+        Expr::Binary(_, l, r) => vec![l, r],
+        Expr::Between(x, ..) | Expr::In(x, ..) | Expr::Like(x, ..) => vec![x],
+        _ => return e,
+    };
+    let mut any = false;
+    for o in operands {
+        if let Expr::Column(p) = o {
+            if collation_of(*p) != Some(*c) {
+                return e;
+            }
+            any = true;
+        }
+    }
+    if any {
+        inner
+    } else {
+        e
+    }
+}
+
 /// What the WHERE clause says about each column, for choosing an access path.
 #[derive(Default)]
 struct Facts {
@@ -264,7 +302,7 @@ struct Facts {
 
 impl Facts {
     /// The facts, the pushed conditions, and whether every conjunct was pushed.
-    fn gather(filter: Option<&Expr>) -> (Facts, Vec<Pushed>, bool) {
+    fn gather(filter: Option<&Expr>, def: &base::TableDef) -> (Facts, Vec<Pushed>, bool) {
         let mut facts = Facts::default();
         let mut pushed = Vec::new();
         let mut parts = Vec::new();
@@ -272,8 +310,9 @@ impl Facts {
             conjuncts(f, &mut parts);
         }
         let free = |e: &Expr| e.is_row_free();
+        let collation_of = |p: usize| def.columns.get(p).and_then(crate::collate::of_column);
         for part in &parts {
-            match part {
+            match look_through(part, collation_of) {
                 Expr::Binary(op, l, r) => {
                     let (col, value, op) = match (l.as_ref(), r.as_ref()) {
                         (Expr::Column(c), v) if free(v) => (*c, v, *op),
@@ -508,7 +547,7 @@ pub(crate) fn source(
     extra: &[u16],
 ) -> Source {
     let def = table.def().clone();
-    let (facts, pushed, all_pushed) = Facts::gather(filter.as_ref());
+    let (facts, pushed, all_pushed) = Facts::gather(filter.as_ref(), &def);
     let access = choose_access(&table, &facts);
     let pushed_decides = all_pushed
         && pushed.iter().all(|p| {
@@ -644,19 +683,22 @@ fn named_item(e: &Ast, items: &[(String, Option<String>)], clause: &str) -> Resu
 fn order_by(
     c: &mut Compiler,
     items: &[(String, Option<String>)],
+    item_exprs: &[Expr],
     exprs: &[ast::OrderByExpr],
-) -> Result<Vec<(OrderKey, bool)>> {
+) -> Result<Vec<(OrderKey, bool, Collation)>> {
     let mut out = Vec::new();
     for o in exprs {
         let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
-        let key = match named_item(&o.expr, items, "order clause")? {
-            Some(n) => OrderKey::Item(n),
+        let (key, collation) = match named_item(&o.expr, items, "order clause")? {
+            Some(n) => (OrderKey::Item(n), c.sort_collation(&item_exprs[n])?),
             None => {
                 c.place = "order clause";
-                OrderKey::Expr(c.compile(&o.expr)?)
+                let e = c.compile(&o.expr)?;
+                let collation = c.sort_collation(&e)?;
+                (OrderKey::Expr(e), collation)
             }
         };
-        out.push((key, desc));
+        out.push((key, desc, collation));
     }
     Ok(out)
 }
@@ -814,6 +856,10 @@ pub fn select(
             None => c.compile(e),
         })
         .collect::<Result<_>>()?;
+    let group_collations = group_by
+        .iter()
+        .map(|e| c.sort_collation(e))
+        .collect::<Result<_>>()?;
     c.aggregates = saved;
     c.place = "having clause";
     let having = match &select.having {
@@ -848,7 +894,7 @@ pub fn select(
         }) => e,
         Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
     };
-    let mut order = order_by(&mut c, &names, order_exprs)?;
+    let mut order = order_by(&mut c, &names, &items, order_exprs)?;
     let aggregates = c.aggregates.take().unwrap_or_default();
     c.place = "on clause";
     let ons: Vec<Option<Expr>> = tables
@@ -869,11 +915,12 @@ pub fn select(
         Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
     };
     // Metadata from the items before remapping (joined-row positions).
+    c.aggregates = Some(aggregates.clone());
     let columns = items
         .iter()
         .zip(&names)
         .map(|(e, (name, _))| match e {
-            Expr::Column(p) if !tables.is_empty() => {
+            Expr::Column(p) if !tables.is_empty() => Ok({
                 let t = table_at(&offsets, *p);
                 let (tref, def) = (&tables[t].tref, &defs[t]);
                 let mut column = table_column(&tref.0, &tref.2, &tref.1, def, p - offsets[t], name);
@@ -881,10 +928,20 @@ pub fn select(
                     column.flags &= !myproto::response::flags::NOT_NULL;
                 }
                 column
+            }),
+            _ => {
+                let mut column = crate::meta::computed(name, e, def.as_ref(), &aggregates);
+                let derived = c.derive(e)?;
+                if column.collation == myproto::response::UTF8MB4_GENERAL_CI_ID
+                    && derived.is_string()
+                {
+                    column.collation = crate::meta::collation_id(derived.collation);
+                }
+                Ok(column)
             }
-            _ => crate::meta::computed(name, e, def.as_ref(), &aggregates),
         })
-        .collect();
+        .collect::<Result<_>>()?;
+    c.aggregates = None;
     let mut aggregates = aggregates;
     let mut group_by = group_by;
     let mut having = having;
@@ -912,7 +969,7 @@ pub fn select(
             exprs.extend(group_by.iter_mut());
             exprs.extend(having.iter_mut());
             exprs.extend(aggregates.iter_mut().filter_map(|a| a.arg.as_mut()));
-            let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, _)| k).collect();
+            let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, ..)| k).collect();
             let mut src = source(
                 table,
                 &tref,
@@ -942,7 +999,7 @@ pub fn select(
                     .chain(aggregates.iter().filter_map(|a| a.arg.as_ref()))
                     .chain(ons.iter().flatten())
                     .chain(&filter)
-                    .chain(order.iter().filter_map(|(k, _)| match k {
+                    .chain(order.iter().filter_map(|(k, ..)| match k {
                         OrderKey::Expr(e) => Some(e),
                         OrderKey::Item(_) => None,
                     }));
@@ -967,6 +1024,7 @@ pub fn select(
         columns,
         aggregates,
         group_by,
+        group_collations,
         grouped,
         having,
         order,
@@ -1125,14 +1183,14 @@ pub fn update(
     }
     c.place = "where clause";
     let filter = u.selection.as_ref().map(|w| c.compile(w)).transpose()?;
-    let mut order = order_by(&mut c, &[], &u.order_by)?;
+    let mut order = order_by(&mut c, &[], &[], &u.order_by)?;
     let limit = u
         .limit
         .as_ref()
         .map(|l| count_expr(&mut c, l))
         .transpose()?;
     let mut exprs: Vec<&mut Expr> = assignments.iter_mut().map(|(_, e)| e).collect();
-    let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, _)| k).collect();
+    let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, ..)| k).collect();
     // Every column is fetched: the update compares old and new values.
     let every: Vec<u16> = (0..def.columns.len() as u16).collect();
     let source = source(
@@ -1175,13 +1233,13 @@ pub fn delete(
     let mut c = Compiler::new(Some(scope), input.placeholders);
     c.place = "where clause";
     let filter = d.selection.as_ref().map(|w| c.compile(w)).transpose()?;
-    let mut order = order_by(&mut c, &[], &d.order_by)?;
+    let mut order = order_by(&mut c, &[], &[], &d.order_by)?;
     let limit = d
         .limit
         .as_ref()
         .map(|l| count_expr(&mut c, l))
         .transpose()?;
-    let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, _)| k).collect();
+    let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, ..)| k).collect();
     let source = source(
         table,
         &tref,
@@ -1284,7 +1342,7 @@ pub fn static_type(
             None => (types::NULL, 0, 0),
         },
         Not(_) | IsNull(..) | Between(..) | In(..) | Like(..) => (types::LONGLONG, 1, 0),
-        Neg(x) => static_type(x, def, aggregates),
+        Neg(x) | Collate(x, _) | Collated(_, x) => static_type(x, def, aggregates),
         Binary(op, l, r) => match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod => {
                 let (a, b) = (

@@ -9,6 +9,7 @@
 use std::cmp::Ordering;
 
 use base::schema::{ColumnDef, IndexKind};
+use base::types::Collation;
 use base::Value;
 use client::{ExecType, Filter, LockMode, OpResult, Scan, ScanOrder, Table, Transaction};
 use sqlparser::ast::{self, SetExpr};
@@ -16,7 +17,7 @@ use sqlparser::ast::{self, SetExpr};
 use crate::aggregate::{group_key, Accumulator};
 use crate::error::SqlError;
 use crate::exec::{ident, store, Outcome, Result, Session};
-use crate::expr::{compare, truthy, Compiler, Env, Expr, Scope};
+use crate::expr::{compare, compare_in, truthy, Compiler, Env, Expr, Scope};
 use crate::join::{JoinStep, Joined};
 use crate::plan::{
     pushable, Access, DeletePlan, OrderKey, PlanInput, Pushed, QueryPlan, SelectPlan, Source,
@@ -386,9 +387,9 @@ fn bound_value(column: &ColumnDef, v: Value) -> Option<Value> {
 }
 
 /// ORDER BY's order of two rows' sort keys: NULL first, each key ascending or descending.
-pub(crate) fn by_keys(a: &[Value], b: &[Value], order: &[(OrderKey, bool)]) -> Ordering {
-    for ((x, y), (_, desc)) in a.iter().zip(b).zip(order) {
-        let o = order_values(x, y, *desc);
+pub(crate) fn by_keys(a: &[Value], b: &[Value], order: &[(OrderKey, bool, Collation)]) -> Ordering {
+    for ((x, y), (_, desc, c)) in a.iter().zip(b).zip(order) {
+        let o = order_values(x, y, *desc, *c);
         if o != Ordering::Equal {
             return o;
         }
@@ -396,13 +397,13 @@ pub(crate) fn by_keys(a: &[Value], b: &[Value], order: &[(OrderKey, bool)]) -> O
     Ordering::Equal
 }
 
-/// ORDER BY's order of two values: NULLs first, descending reversed.
-fn order_values(x: &Value, y: &Value, desc: bool) -> Ordering {
+/// ORDER BY's order of two values: NULLs first, strings under `c`, descending reversed.
+fn order_values(x: &Value, y: &Value, desc: bool, c: Collation) -> Ordering {
     let o = match (x.is_null(), y.is_null()) {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Less,
         (false, true) => Ordering::Greater,
-        _ => compare(x, y).unwrap_or(Ordering::Equal),
+        _ => compare_in(x, y, c).unwrap_or(Ordering::Equal),
     };
     if desc {
         o.reverse()
@@ -415,10 +416,10 @@ fn order_values(x: &Value, y: &Value, desc: bool) -> Ordering {
 fn by_row_keys(
     a: &(Vec<Value>, Vec<Value>),
     b: &(Vec<Value>, Vec<Value>),
-    order: &[(OrderKey, bool)],
+    order: &[(OrderKey, bool, Collation)],
 ) -> Ordering {
     let mut expr = 0;
-    for (k, desc) in order {
+    for (k, desc, c) in order {
         let (x, y) = match k {
             OrderKey::Item(i) => (a.0.get(*i), b.0.get(*i)),
             OrderKey::Expr(_) => {
@@ -429,7 +430,7 @@ fn by_row_keys(
         let (Some(x), Some(y)) = (x, y) else {
             continue;
         };
-        let o = order_values(x, y, *desc);
+        let o = order_values(x, y, *desc, *c);
         if o != Ordering::Equal {
             return o;
         }
@@ -956,6 +957,8 @@ impl Session {
             return Ok(vec![None; rows.len()]);
         };
         let mut buckets: hashbrown::HashMap<Vec<u8>, Vec<usize>> = hashbrown::HashMap::new();
+        // The equality compares under the column's own collation (`plan::look_through`).
+        let collation = [crate::collate::of_column(column).unwrap_or(Collation::Utf8mb4GeneralCi)];
         let same_kind = |v: &Value| match v {
             Value::Null => true,
             Value::Bytes(_) => column.ty.is_string(),
@@ -970,7 +973,7 @@ impl Session {
         for (i, r) in found.iter().enumerate() {
             if !r[at].is_null() {
                 buckets
-                    .entry(group_key(std::slice::from_ref(&r[at])))
+                    .entry(group_key(std::slice::from_ref(&r[at]), &collation))
                     .or_default()
                     .push(i);
             }
@@ -983,7 +986,7 @@ impl Session {
                 }
                 Ok(same_kind(&v).then(|| {
                     buckets
-                        .get(&group_key(std::slice::from_ref(&v)))
+                        .get(&group_key(std::slice::from_ref(&v), &collation))
                         .cloned()
                         .unwrap_or_default()
                 }))
@@ -1051,7 +1054,7 @@ impl Session {
         let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
         let early_stop = p.order.is_empty() && !p.distinct;
         let order_exprs = || {
-            p.order.iter().filter_map(|(k, _)| match k {
+            p.order.iter().filter_map(|(k, ..)| match k {
                 OrderKey::Expr(e) => Some(e),
                 OrderKey::Item(_) => None,
             })
@@ -1138,7 +1141,7 @@ impl Session {
                     .iter()
                     .map(|e| e.eval(&env))
                     .collect::<Result<_>>()?;
-                let key = group_key(&key_values);
+                let key = group_key(&key_values, &p.group_collations);
                 let (g, new) = match index.get(&key) {
                     Some(g) => (*g, false),
                     None => {
@@ -1175,7 +1178,8 @@ impl Session {
         }
         if p.distinct {
             let mut seen = hashbrown::HashSet::with_capacity(out.len().min(1 << 16));
-            out.retain(|(items, _)| seen.insert(group_key(items)));
+            let collations = crate::meta::collations(&p.columns);
+            out.retain(|(items, _)| seen.insert(group_key(items, &collations)));
         }
         if !p.order.is_empty() {
             out.sort_by(|a, b| by_row_keys(a, b, &p.order));
@@ -1197,7 +1201,7 @@ impl Session {
     fn order_and_limit(
         &self,
         rows: Vec<Vec<Value>>,
-        order: &[(OrderKey, bool)],
+        order: &[(OrderKey, bool, Collation)],
         limit: &Option<Expr>,
         params: &[Value],
     ) -> Result<Vec<Vec<Value>>> {
@@ -1208,7 +1212,7 @@ impl Session {
                 let env = self.env(&row, params, &[]);
                 let keys = order
                     .iter()
-                    .map(|(k, _)| match k {
+                    .map(|(k, ..)| match k {
                         OrderKey::Expr(e) => e.eval(&env),
                         OrderKey::Item(_) => Ok(Value::Null),
                     })

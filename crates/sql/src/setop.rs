@@ -2,12 +2,14 @@
 //! SELECTs and parenthesized queries (each with its own ORDER BY and LIMIT), then ORDER BY and
 //! LIMIT over the whole result. The precedence is MariaDB's: INTERSECT binds tighter than UNION
 //! and EXCEPT, which bind left to right; sqlparser builds the tree that way, and the executor
-//! evaluates it as it stands. Rows compare as DISTINCT compares them: strings under
-//! utf8mb4_general_ci, numbers by value, NULL equal to NULL.
+//! evaluates it as it stands. Rows compare as DISTINCT compares them: strings under the
+//! column's collation (combined over every SELECT: binary beats `_bin` beats
+//! utf8mb4_general_ci), numbers by value, NULL equal to NULL.
 //!
 //! The result's column names and types are the first SELECT's (MariaDB aggregates the types
 //! of all of them).
 
+use base::types::Collation;
 use base::Value;
 use client::{Table, Transaction};
 use myproto::response::Column;
@@ -59,8 +61,10 @@ pub struct SetPlan {
     pub order: Vec<(usize, bool)>,
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,
-    /// The first SELECT's columns.
+    /// The first SELECT's columns, with the collations of `collations`.
     pub columns: Vec<Column>,
+    /// The collation each column's strings compare under.
+    pub collations: Vec<Collation>,
 }
 
 impl SetNode {
@@ -78,6 +82,50 @@ impl SetNode {
                 }
             }
         }
+    }
+
+    /// The collation of each column: every SELECT's combined, as MariaDB derives them for
+    /// columns of equal standing.
+    fn collations(&self) -> Vec<Collation> {
+        use crate::collate::{combine, Coercibility, Derived};
+        let mut out: Vec<Option<Derived>> = Vec::new();
+        let mut pending = vec![self];
+        while let Some(node) = pending.pop() {
+            let mut add = |c: Option<Collation>, i: usize| {
+                if out.len() <= i {
+                    out.resize(i + 1, None);
+                }
+                if let Some(c) = c {
+                    let d = Derived {
+                        collation: c,
+                        coercibility: Coercibility::Implicit,
+                    };
+                    out[i] = Some(match out[i] {
+                        None => d,
+                        Some(was) => combine(was, d, "UNION").unwrap_or(was),
+                    });
+                }
+            };
+            match node {
+                SetNode::Select(p) => {
+                    for (i, column) in p.columns.iter().enumerate() {
+                        add(crate::meta::collation_of(column), i);
+                    }
+                }
+                SetNode::Nested(p) => {
+                    for (i, c) in p.collations.iter().enumerate() {
+                        add(crate::meta::collation_of(&p.columns[i]).map(|_| *c), i);
+                    }
+                }
+                SetNode::Op { left, right, .. } => {
+                    pending.push(left);
+                    pending.push(right);
+                }
+            }
+        }
+        out.into_iter()
+            .map(|d| d.map_or(Collation::Utf8mb4GeneralCi, |d| d.collation))
+            .collect()
     }
 
     /// The columns of the first SELECT under the node.
@@ -105,7 +153,13 @@ pub(crate) fn plan(
     let scoped = crate::derived::scope(input, q.with.as_ref(), resolve)?;
     let input = scoped.as_ref().unwrap_or(input);
     let tree = node(input, &q.body, resolve)?;
-    let columns = tree.columns().to_vec();
+    let collations = tree.collations();
+    let mut columns = tree.columns().to_vec();
+    for (column, c) in columns.iter_mut().zip(&collations) {
+        if crate::meta::collation_of(column).is_some() {
+            column.collation = crate::meta::collation_id(*c);
+        }
+    }
     let mut order = Vec::new();
     if let Some(o) = &q.order_by {
         let ast::OrderByKind::Expressions(exprs) = &o.kind else {
@@ -141,6 +195,7 @@ pub(crate) fn plan(
         limit,
         offset,
         columns,
+        collations,
     })
 }
 
@@ -247,10 +302,11 @@ fn combine(
     distinct: bool,
     mut left: Vec<Vec<Value>>,
     right: Vec<Vec<Value>>,
+    collations: &[Collation],
 ) -> Vec<Vec<Value>> {
     let dedup = |rows: &mut Vec<Vec<Value>>| {
         let mut seen = hashbrown::HashSet::new();
-        rows.retain(|r| seen.insert(group_key(r)));
+        rows.retain(|r| seen.insert(group_key(r, collations)));
     };
     if op == SetOp::Union {
         left.extend(right);
@@ -262,13 +318,13 @@ fn combine(
     // How many times each row occurs on the right.
     let mut counts: hashbrown::HashMap<Vec<u8>, usize> = hashbrown::HashMap::new();
     for r in &right {
-        *counts.entry(group_key(r)).or_default() += 1;
+        *counts.entry(group_key(r, collations)).or_default() += 1;
     }
     if distinct {
         dedup(&mut left);
     }
     left.retain(|r| {
-        let count = counts.get_mut(&group_key(r));
+        let count = counts.get_mut(&group_key(r, collations));
         match (op, distinct, count) {
             (SetOp::Intersect, true, found) => found.is_some(),
             (SetOp::Except, true, found) => found.is_none(),
@@ -308,12 +364,19 @@ impl Session {
         p: &SetPlan,
         params: &[Value],
     ) -> Result<Vec<Vec<Value>>> {
-        let mut rows = self.node_rows(txn, &p.tree, params)?;
+        let mut rows = self.node_rows(txn, &p.tree, params, &p.collations)?;
         if !p.order.is_empty() {
-            let order: Vec<(crate::plan::OrderKey, bool)> = p
+            let order: Vec<(crate::plan::OrderKey, bool, Collation)> = p
                 .order
                 .iter()
-                .map(|(c, desc)| (crate::plan::OrderKey::Item(*c), *desc))
+                .map(|(c, desc)| {
+                    let collation = p
+                        .collations
+                        .get(*c)
+                        .copied()
+                        .unwrap_or(Collation::Utf8mb4GeneralCi);
+                    (crate::plan::OrderKey::Item(*c), *desc, collation)
+                })
                 .collect();
             let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = rows
                 .into_iter()
@@ -350,6 +413,7 @@ impl Session {
         mut txn: Option<&mut Transaction>,
         node: &SetNode,
         params: &[Value],
+        collations: &[Collation],
     ) -> Result<Vec<Vec<Value>>> {
         let mut operators = Vec::new();
         let mut at = node;
@@ -365,8 +429,8 @@ impl Session {
         }
         let mut rows = self.operand_rows(txn.as_deref_mut(), at, params)?;
         for (op, distinct, right) in operators.into_iter().rev() {
-            let more = self.node_rows(txn.as_deref_mut(), right, params)?;
-            rows = combine(op, distinct, rows, more);
+            let more = self.node_rows(txn.as_deref_mut(), right, params, collations)?;
+            rows = combine(op, distinct, rows, more, collations);
         }
         Ok(rows)
     }
@@ -381,7 +445,7 @@ impl Session {
         let p = match node {
             SetNode::Select(p) => p,
             SetNode::Nested(p) => return self.set_rows(txn, p, params),
-            SetNode::Op { .. } => return self.node_rows(txn, node, params),
+            SetNode::Op { .. } => return self.node_rows(txn, node, params, &node.collations()),
         };
         let outcome = match txn {
             Some(txn) => {
@@ -426,7 +490,7 @@ mod tests {
         ];
         for (op, distinct, want) in cases {
             assert_eq!(
-                sorted(combine(op, distinct, l.clone(), r.clone())),
+                sorted(combine(op, distinct, l.clone(), r.clone(), &[])),
                 rows(want),
                 "{op:?} distinct={distinct}"
             );
@@ -437,13 +501,19 @@ mod tests {
     fn rows_compare_as_distinct_does() {
         let text = |s: &str| vec![Value::Bytes(s.as_bytes().to_vec())];
         // Strings under utf8mb4_general_ci; NULL equals NULL; numbers by value.
-        assert!(combine(SetOp::Except, true, vec![text("a")], vec![text("A")]).is_empty());
+        assert!(combine(SetOp::Except, true, vec![text("a")], vec![text("A")], &[]).is_empty());
+        let bin = [Collation::Utf8mb4Bin];
+        assert_eq!(
+            combine(SetOp::Except, true, vec![text("a")], vec![text("A")], &bin).len(),
+            1
+        );
         assert_eq!(
             combine(
                 SetOp::Intersect,
                 true,
                 vec![vec![Value::Null]],
-                vec![vec![Value::Null]]
+                vec![vec![Value::Null]],
+                &[]
             ),
             vec![vec![Value::Null]]
         );
@@ -452,7 +522,8 @@ mod tests {
                 SetOp::Intersect,
                 true,
                 vec![vec![Value::UInt(5)]],
-                vec![vec![Value::Int(5)]]
+                vec![vec![Value::Int(5)]],
+                &[]
             )
             .len(),
             1

@@ -587,7 +587,7 @@ impl Session {
         };
         let n = self.correlated.len();
         self.correlated.push(Correlated {
-            plan: Arc::new(plan),
+            plan: Arc::new(*plan),
             kind,
             params: ctx.placeholders.len(),
             results: HashMap::new(),
@@ -665,7 +665,7 @@ impl Session {
         } else {
             &rows
         };
-        let order = p.order.iter().filter_map(|(k, _)| match k {
+        let order = p.order.iter().filter_map(|(k, ..)| match k {
             OrderKey::Expr(e) => Some(e),
             OrderKey::Item(_) => None,
         });

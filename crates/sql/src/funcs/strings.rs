@@ -133,22 +133,37 @@ fn utf8_width(b: &[u8]) -> usize {
     }
 }
 
-/// The utf8mb4_general_ci weight of each character (case- and accent-insensitive), from base's
-/// collation; a space weighs as itself (no PAD SPACE trimming inside a search).
-fn weights(b: &[u8]) -> Vec<u32> {
+/// The weight of each character under collation `c` (utf8mb4_general_ci: case- and
+/// accent-insensitive, from base's collation; `_bin`: the code point; binary: each byte); a
+/// space weighs as itself (no PAD SPACE trimming inside a search).
+fn weights(b: &[u8], c: Collation) -> Vec<u32> {
+    if c == Collation::Binary {
+        return b.iter().map(|x| u32::from(*x)).collect();
+    }
+    let folds = c == Collation::Utf8mb4GeneralCi;
     let bounds = char_bounds(b);
     let mut key = Vec::new();
     bounds
         .windows(2)
         .map(|w| {
-            let c = &b[w[0]..w[1]];
-            if let [ascii] = c {
+            let ch = &b[w[0]..w[1]];
+            if let [ascii] = ch {
                 if *ascii < 0x80 {
-                    return u32::from(ascii.to_ascii_uppercase());
+                    return u32::from(if folds {
+                        ascii.to_ascii_uppercase()
+                    } else {
+                        *ascii
+                    });
                 }
             }
+            if !folds {
+                return std::str::from_utf8(ch)
+                    .ok()
+                    .and_then(|s| s.chars().next())
+                    .map_or(0xFFFD, |x| x as u32);
+            }
             key.clear();
-            collation::sort_key(c, Collation::Utf8mb4GeneralCi, &mut key);
+            collation::sort_key(ch, c, &mut key);
             key.iter().fold(0u32, |w, b| (w << 8) | u32::from(*b))
         })
         .collect()
@@ -168,13 +183,13 @@ fn find_chars(haystack: &[u32], needle: &[u32], from: usize) -> Option<usize> {
 
 /// LOCATE(needle, haystack[, start]) as MariaDB computes it: 1-based character positions, 0
 /// when absent or when start is out of range (compared with the byte length, as MariaDB does).
-fn locate(needle: &[u8], haystack: &[u8], start: Option<i64>) -> i64 {
+fn locate(needle: &[u8], haystack: &[u8], start: Option<i64>, c: Collation) -> i64 {
     let from = match start {
         None => 0,
         Some(s) if s <= 0 || s > haystack.len() as i64 => return 0,
         Some(s) => (s - 1) as usize,
     };
-    let h = weights(haystack);
+    let h = weights(haystack, c);
     if from > h.len() {
         return 0;
     }
@@ -185,7 +200,7 @@ fn locate(needle: &[u8], haystack: &[u8], start: Option<i64>) -> i64 {
             None => 1,
         };
     }
-    match find_chars(&h, &weights(needle), from) {
+    match find_chars(&h, &weights(needle, c), from) {
         Some(i) => i as i64 + 1,
         None => 0,
     }
@@ -268,7 +283,7 @@ fn ord(s: &[u8]) -> i64 {
 
 /// FIELD's comparison: as strings under the collation when every value is a string, else as
 /// numbers (MariaDB compares mixed arguments as doubles).
-fn field(v: &[Value]) -> i64 {
+fn field(v: &[Value], c: Collation) -> i64 {
     let target = &v[0];
     if target.is_null() {
         return 0;
@@ -277,9 +292,7 @@ fn field(v: &[Value]) -> i64 {
     for (i, x) in v.iter().enumerate().skip(1) {
         let equal = match (target, x) {
             (_, Value::Null) => false,
-            (Value::Bytes(a), Value::Bytes(b)) if strings => {
-                collation::compare(a, b, Collation::Utf8mb4GeneralCi).is_eq()
-            }
+            (Value::Bytes(a), Value::Bytes(b)) if strings => collation::compare(a, b, c).is_eq(),
             (a, b) => dbl(num(a)) == dbl(num(b)),
         };
         if equal {
@@ -291,13 +304,13 @@ fn field(v: &[Value]) -> i64 {
 
 /// FIND_IN_SET: the 1-based position of `s` in the comma-separated `list`, compared without
 /// PAD SPACE; 0 when absent, when the list is empty or when `s` holds a comma.
-fn find_in_set(s: &[u8], list: &[u8]) -> i64 {
+fn find_in_set(s: &[u8], list: &[u8], c: Collation) -> i64 {
     if list.is_empty() || s.contains(&b',') {
         return 0;
     }
-    let want = weights(s);
+    let want = weights(s, c);
     list.split(|b| *b == b',')
-        .position(|item| weights(item) == want)
+        .position(|item| weights(item, c) == want)
         .map_or(0, |i| i as i64 + 1)
 }
 
@@ -485,12 +498,12 @@ fn from_base64(s: &[u8]) -> Option<Vec<u8>> {
     engine.decode(compact).ok()
 }
 
-pub(crate) fn call(f: StrFn, args: &[Expr], env: &Env) -> Result<Value> {
+pub(crate) fn call(f: StrFn, args: &[Expr], env: &Env, c: Collation) -> Result<Value> {
     use StrFn::*;
     let v: Vec<Value> = args.iter().map(|a| a.eval(env)).collect::<Result<_>>()?;
     // Functions with their own NULL rules; the rest are NULL when any argument is.
     match f {
-        Field => return Ok(Value::Int(field(&v))),
+        Field => return Ok(Value::Int(field(&v, c))),
         Elt => {
             let n = if v[0].is_null() { 0 } else { int_arg(&v[0]) };
             return Ok(match usize::try_from(n) {
@@ -525,8 +538,8 @@ pub(crate) fn call(f: StrFn, args: &[Expr], env: &Env) -> Result<Value> {
     let bytes = |o: Option<Vec<u8>>| o.map_or(Value::Null, Value::Bytes);
     Ok(match f {
         Lpad | Rpad => bytes(pad(&text(&v[0]), int_arg(&v[1]), &text(&v[2]), f == Lpad)),
-        Instr => Value::Int(locate(&text(&v[1]), &text(&v[0]), None)),
-        Locate => Value::Int(locate(&text(&v[0]), &text(&v[1]), v.get(2).map(int_arg))),
+        Instr => Value::Int(locate(&text(&v[1]), &text(&v[0]), None, c)),
+        Locate => Value::Int(locate(&text(&v[0]), &text(&v[1]), v.get(2).map(int_arg), c)),
         Hex => match &v[0] {
             Value::Int(_)
             | Value::UInt(_)
@@ -551,15 +564,13 @@ pub(crate) fn call(f: StrFn, args: &[Expr], env: &Env) -> Result<Value> {
             }
             Value::Bytes(vec![b' '; n as usize])
         }
-        FindInSet => Value::Int(find_in_set(&text(&v[0]), &text(&v[1]))),
+        FindInSet => Value::Int(find_in_set(&text(&v[0]), &text(&v[1]), c)),
         SubstringIndex => Value::Bytes(substring_index(&text(&v[0]), &text(&v[1]), int_arg(&v[2]))),
-        Strcmp => Value::Int(
-            match collation::compare(&text(&v[0]), &text(&v[1]), Collation::Utf8mb4GeneralCi) {
-                std::cmp::Ordering::Less => -1,
-                std::cmp::Ordering::Equal => 0,
-                std::cmp::Ordering::Greater => 1,
-            },
-        ),
+        Strcmp => Value::Int(match collation::compare(&text(&v[0]), &text(&v[1]), c) {
+            std::cmp::Ordering::Less => -1,
+            std::cmp::Ordering::Equal => 0,
+            std::cmp::Ordering::Greater => 1,
+        }),
         Insert => bytes(insert(
             &text(&v[0]),
             int_arg(&v[1]),
@@ -675,6 +686,8 @@ pub(crate) fn result_type(
 mod tests {
     use super::*;
 
+    const G: Collation = Collation::Utf8mb4GeneralCi;
+
     #[test]
     fn pads_in_characters_and_bounds_the_result() {
         assert_eq!(pad(b"ab", 5, b"xy", true).unwrap(), b"xyxab");
@@ -696,30 +709,30 @@ mod tests {
 
     #[test]
     fn locates_case_insensitively_in_characters() {
-        assert_eq!(locate(b"B", b"abc", None), 2);
-        assert_eq!(locate("é".as_bytes(), "aÉé".as_bytes(), None), 2);
-        assert_eq!(locate(b"b", b"abcb", Some(3)), 4);
-        assert_eq!(locate(b"b", b"abcb", Some(0)), 0);
-        assert_eq!(locate(b"b", b"abcb", Some(-1)), 0);
-        assert_eq!(locate(b"", b"abc", Some(3)), 3);
-        assert_eq!(locate(b"", b"abc", Some(4)), 0);
-        assert_eq!(locate(b"", b"", None), 1);
-        assert_eq!(locate(b"", "éé".as_bytes(), Some(3)), 5);
-        assert_eq!(locate(b"abcd", b"abc", None), 0);
-        assert_eq!(locate(b"b", b"abc", Some(i64::MAX)), 0);
+        assert_eq!(locate(b"B", b"abc", None, G), 2);
+        assert_eq!(locate("é".as_bytes(), "aÉé".as_bytes(), None, G), 2);
+        assert_eq!(locate(b"b", b"abcb", Some(3), G), 4);
+        assert_eq!(locate(b"b", b"abcb", Some(0), G), 0);
+        assert_eq!(locate(b"b", b"abcb", Some(-1), G), 0);
+        assert_eq!(locate(b"", b"abc", Some(3), G), 3);
+        assert_eq!(locate(b"", b"abc", Some(4), G), 0);
+        assert_eq!(locate(b"", b"", None, G), 1);
+        assert_eq!(locate(b"", "éé".as_bytes(), Some(3), G), 5);
+        assert_eq!(locate(b"abcd", b"abc", None, G), 0);
+        assert_eq!(locate(b"b", b"abc", Some(i64::MAX), G), 0);
     }
 
     #[test]
     fn lists() {
         let s = |x: &str| Value::Bytes(x.as_bytes().to_vec());
-        assert_eq!(field(&[s("B"), s("a"), s("b")]), 2);
-        assert_eq!(field(&[Value::Null, s("a"), Value::Null]), 0);
-        assert_eq!(field(&[s("1.0"), Value::Int(1)]), 1);
-        assert_eq!(find_in_set(b"B", b"a,b,c"), 2);
-        assert_eq!(find_in_set(b"", b"a,,b"), 2);
-        assert_eq!(find_in_set(b"b ", b"a,b"), 0);
-        assert_eq!(find_in_set(b"a,b", b"a,b"), 0);
-        assert_eq!(find_in_set(b"", b""), 0);
+        assert_eq!(field(&[s("B"), s("a"), s("b")], G), 2);
+        assert_eq!(field(&[Value::Null, s("a"), Value::Null], G), 0);
+        assert_eq!(field(&[s("1.0"), Value::Int(1)], G), 1);
+        assert_eq!(find_in_set(b"B", b"a,b,c", G), 2);
+        assert_eq!(find_in_set(b"", b"a,,b", G), 2);
+        assert_eq!(find_in_set(b"b ", b"a,b", G), 0);
+        assert_eq!(find_in_set(b"a,b", b"a,b", G), 0);
+        assert_eq!(find_in_set(b"", b"", G), 0);
     }
 
     #[test]

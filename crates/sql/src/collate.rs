@@ -1,0 +1,257 @@
+//! Collation derivation: which collation compares, sorts and groups the strings of an
+//! expression, from its operands' collations and coercibility, by the rules MariaDB applies
+//! (an explicit COLLATE beats a column, which beats a literal; at equal strength a binary string
+//! beats text and a `_bin` collation beats a case-insensitive one; two different explicit
+//! collations are an error).
+
+use base::types::{Charset, Collation};
+use base::Value;
+
+use crate::aggregate::{AggKind, Aggregate};
+use crate::error::SqlError;
+use crate::expr::{CastTo, Expr};
+use crate::funcs::{Func, StrFn};
+
+type Result<T> = std::result::Result<T, SqlError>;
+
+/// How strongly a value holds its collation; lower wins (MySQL's COERCIBILITY() numbers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Coercibility {
+    /// `x COLLATE c`.
+    Explicit = 0,
+    /// A column, CAST(... AS CHAR), a function of columns.
+    Implicit = 2,
+    /// USER(), DATABASE(), @@variables.
+    SysConst = 3,
+    /// A string literal or parameter.
+    Coercible = 4,
+    /// A number or temporal value: no collation of its own.
+    Numeric = 5,
+    /// NULL.
+    Ignorable = 6,
+}
+
+impl Coercibility {
+    fn name(self) -> &'static str {
+        match self {
+            Coercibility::Explicit => "EXPLICIT",
+            Coercibility::Implicit => "IMPLICIT",
+            Coercibility::SysConst => "SYSCONST",
+            Coercibility::Coercible => "COERCIBLE",
+            Coercibility::Numeric => "NUMERIC",
+            Coercibility::Ignorable => "IGNORABLE",
+        }
+    }
+}
+
+/// An expression's collation and how strongly it holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Derived {
+    pub collation: Collation,
+    pub coercibility: Coercibility,
+}
+
+impl Derived {
+    const NUMERIC: Derived = Derived {
+        collation: Collation::Utf8mb4GeneralCi,
+        coercibility: Coercibility::Numeric,
+    };
+
+    fn new(collation: Collation, coercibility: Coercibility) -> Derived {
+        Derived {
+            collation,
+            coercibility,
+        }
+    }
+
+    /// Whether the value is a string (not a number, a temporal value or NULL).
+    pub fn is_string(self) -> bool {
+        self.coercibility < Coercibility::Numeric
+    }
+}
+
+/// The collation two operands are compared (or combined) under, or MariaDB's 1267 when neither
+/// gives way. `op` names the operation for the message.
+pub fn combine(a: Derived, b: Derived, op: &str) -> Result<Derived> {
+    if a.coercibility != b.coercibility {
+        return Ok(if a.coercibility < b.coercibility {
+            a
+        } else {
+            b
+        });
+    }
+    if a.collation == b.collation || !a.is_string() {
+        return Ok(a);
+    }
+    let (x, y) = (a.collation, b.collation);
+    let winner = if a.coercibility == Coercibility::Explicit {
+        None
+    } else if x == Collation::Binary || y == Collation::Binary {
+        Some(Collation::Binary)
+    } else if x.charset() != y.charset() {
+        // The Unicode side holds every character the other can.
+        Some(if x.charset() == Charset::Utf8mb4 {
+            x
+        } else {
+            y
+        })
+    } else if matches!(x, Collation::Utf8mb4Bin | Collation::Latin1Bin) {
+        Some(x)
+    } else {
+        Some(y)
+    };
+    match winner {
+        Some(c) => Ok(Derived::new(c, a.coercibility)),
+        None => Err(SqlError::new(
+            1267,
+            "HY000",
+            format!(
+                "Illegal mix of collations ({},{}) and ({},{}) for operation '{op}'",
+                x.name(),
+                a.coercibility.name(),
+                y.name(),
+                b.coercibility.name()
+            ),
+        )),
+    }
+}
+
+/// Combines every operand's derivation, as [`combine`] does for two.
+pub fn combine_all(all: impl IntoIterator<Item = Derived>, op: &str) -> Result<Derived> {
+    let mut out = Derived::new(Collation::Utf8mb4GeneralCi, Coercibility::Ignorable);
+    for d in all {
+        out = combine(out, d, op)?;
+    }
+    Ok(out)
+}
+
+/// What derivation needs to know beyond the expression: the collation of each input column
+/// (None for a column that is not a string) and the statement's aggregates.
+pub struct Inputs<'a> {
+    pub column: &'a dyn Fn(usize) -> Option<Collation>,
+    pub aggregates: &'a [Aggregate],
+}
+
+/// The collation and coercibility of an expression's value.
+pub fn derive(e: &Expr, inputs: &Inputs) -> Result<Derived> {
+    use Coercibility as K;
+    let all = |args: &[Expr], op: &str| -> Result<Derived> {
+        let mut parts = Vec::with_capacity(args.len());
+        for a in args {
+            parts.push(derive(a, inputs)?);
+        }
+        combine_all(parts, op)
+    };
+    Ok(match e {
+        Expr::Const(Value::Null) => Derived::new(Collation::Utf8mb4GeneralCi, K::Ignorable),
+        Expr::Const(Value::Bytes(_)) | Expr::Param(_) => {
+            Derived::new(Collation::Utf8mb4GeneralCi, K::Coercible)
+        }
+        Expr::Const(_) => Derived::NUMERIC,
+        Expr::Column(p) | Expr::Outer(p) => match (inputs.column)(*p) {
+            Some(c) => Derived::new(c, K::Implicit),
+            None => Derived::NUMERIC,
+        },
+        Expr::Var(_) | Expr::Session(_) => Derived::new(Collation::Utf8mb4GeneralCi, K::SysConst),
+        Expr::Collate(_, c) => Derived::new(*c, K::Explicit),
+        Expr::Cast(_, CastTo::Char(_)) => Derived::new(Collation::Utf8mb4GeneralCi, K::Implicit),
+        Expr::Cast(_, CastTo::Binary(_)) => Derived::new(Collation::Binary, K::Implicit),
+        Expr::Agg(i) => match inputs.aggregates.get(*i) {
+            Some(Aggregate {
+                kind: AggKind::Min | AggKind::Max | AggKind::GroupConcat,
+                arg: Some(arg),
+                ..
+            }) => derive(arg, inputs)?,
+            _ => Derived::NUMERIC,
+        },
+        Expr::Case {
+            whens, otherwise, ..
+        } => {
+            let mut parts = Vec::new();
+            for (_, then) in whens {
+                parts.push(derive(then, inputs)?);
+            }
+            if let Some(o) = otherwise {
+                parts.push(derive(o, inputs)?);
+            }
+            combine_all(parts, "case")?
+        }
+        Expr::Call(f, args) => match f {
+            Func::Concat | Func::ConcatWs => all(args, "concat")?,
+            Func::Upper
+            | Func::Lower
+            | Func::Substring
+            | Func::Left
+            | Func::Right
+            | Func::Trim
+            | Func::Ltrim
+            | Func::Rtrim
+            | Func::Repeat
+            | Func::Reverse
+            | Func::NullIf
+            | Func::Str(StrFn::Lpad | StrFn::Rpad | StrFn::SubstringIndex | StrFn::Insert) => {
+                string_of(derive(&args[0], inputs)?)
+            }
+            Func::Replace => all(args, "replace")?,
+            Func::IfNull | Func::Coalesce | Func::Greatest | Func::Least => all(args, "coalesce")?,
+            Func::If => all(&args[1..], "if")?,
+            Func::Str(StrFn::Elt) => all(&args[1..], "elt")?,
+            Func::Str(s) if s.binary_result() => Derived::new(Collation::Binary, K::Implicit),
+            Func::Str(StrFn::Hex | StrFn::Space | StrFn::Quote | StrFn::Format)
+            | Func::Str(StrFn::Md5 | StrFn::Sha1 | StrFn::Sha2 | StrFn::ToBase64) => {
+                Derived::new(Collation::Utf8mb4GeneralCi, K::Coercible)
+            }
+            _ => Derived::NUMERIC,
+        },
+        _ => Derived::NUMERIC,
+    })
+}
+
+/// A string function's result keeps its string argument's collation; a number argument gives
+/// the connection's.
+fn string_of(d: Derived) -> Derived {
+    if d.is_string() {
+        d
+    } else {
+        Derived::new(Collation::Utf8mb4GeneralCi, Coercibility::Coercible)
+    }
+}
+
+/// The collation of a column type's values, None when they are not strings.
+pub fn of_column(column: &base::schema::ColumnDef) -> Option<Collation> {
+    column.ty.is_string().then_some(column.collation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(c: Collation, k: Coercibility) -> Derived {
+        Derived::new(c, k)
+    }
+
+    #[test]
+    fn the_stronger_side_wins_and_explicit_conflicts_are_errors() {
+        use Coercibility as K;
+        use Collation as C;
+        let bin = d(C::Utf8mb4Bin, K::Implicit);
+        let ci = d(C::Utf8mb4GeneralCi, K::Implicit);
+        let literal = d(C::Utf8mb4GeneralCi, K::Coercible);
+        assert_eq!(combine(ci, bin, "=").unwrap().collation, C::Utf8mb4Bin);
+        assert_eq!(combine(literal, bin, "=").unwrap(), bin);
+        let binary = d(C::Binary, K::Implicit);
+        assert_eq!(combine(bin, binary, "=").unwrap().collation, C::Binary);
+        let latin = d(C::Latin1Bin, K::Implicit);
+        assert_eq!(combine(latin, ci, "=").unwrap(), ci);
+        let explicit = d(C::Utf8mb4GeneralCi, K::Explicit);
+        assert_eq!(combine(bin, explicit, "=").unwrap(), explicit);
+        let err = combine(d(C::Utf8mb4Bin, K::Explicit), explicit, "=").unwrap_err();
+        assert_eq!(err.code, 1267);
+        assert!(
+            err.message.contains("(utf8mb4_bin,EXPLICIT)"),
+            "{}",
+            err.message
+        );
+        assert_eq!(combine(Derived::NUMERIC, bin, "=").unwrap(), bin);
+    }
+}
