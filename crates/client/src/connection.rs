@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base::schema::IndexKind;
+use base::types::Collation;
 use base::{Error, ErrorCode, TableDef};
 use transport::{FrameReader, FrameWriter, ReadOutcome};
 use wire::frame::FLAG_LAST;
@@ -485,7 +486,15 @@ impl Cluster {
 
     /// Creates a database (SQL's schema); its tables are named `database/table`.
     pub fn create_database(&self, name: &str) -> Result<()> {
-        self.call_done(&Message::CreateDatabase { name: name.into() })
+        self.create_database_with(name, Collation::Utf8mb4GeneralCi)
+    }
+
+    /// Creates a database whose tables' strings default to `collation`.
+    pub fn create_database_with(&self, name: &str, collation: Collation) -> Result<()> {
+        self.call_done(&Message::CreateDatabase {
+            name: name.into(),
+            collation,
+        })
     }
 
     /// Drops a database and every table in it.
@@ -499,8 +508,17 @@ impl Cluster {
 
     /// The databases, in name order.
     pub fn databases(&self) -> Result<Vec<String>> {
+        Ok(self
+            .database_collations()?
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect())
+    }
+
+    /// The databases, in name order, each with its default collation.
+    pub fn database_collations(&self) -> Result<Vec<(String, Collation)>> {
         match self.call(&Message::ListDatabases)? {
-            Message::TableList { names } => Ok(names),
+            Message::DatabaseList { databases } => Ok(databases),
             other => Err(unexpected(&other)),
         }
     }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use base::schema::{ColumnDef, IndexKind};
-use base::types::ColumnType;
+use base::types::{Collation, ColumnType};
 use client::{Cluster, ExecType, LockMode, OpResult, Scan, ScanOrder, TableDef, Value};
 use datanode::{DataNode, DataNodeConfig, Durability};
 
@@ -306,7 +306,9 @@ fn databases_hold_their_tables_and_survive_a_restart() {
         Some(client::ErrorCode::NoSuchDatabase)
     );
     cluster.create_database("shop").unwrap();
-    cluster.create_database("Other").unwrap();
+    cluster
+        .create_database_with("Other", Collation::Utf8mb4Bin)
+        .unwrap();
     assert_eq!(
         code(cluster.create_database("SHOP")),
         Some(client::ErrorCode::DatabaseExists)
@@ -323,6 +325,14 @@ fn databases_hold_their_tables_and_survive_a_restart() {
     let node = start(&dir, 1);
     let cluster = Cluster::connect(&node.address().to_string()).unwrap();
     assert_eq!(cluster.databases().unwrap(), vec!["Other", "shop"]);
+    // Each keeps its default collation.
+    assert_eq!(
+        cluster.database_collations().unwrap(),
+        vec![
+            ("Other".to_string(), Collation::Utf8mb4Bin),
+            ("shop".to_string(), Collation::Utf8mb4GeneralCi)
+        ]
+    );
     cluster.drop_database("shop").unwrap();
     assert_eq!(cluster.databases().unwrap(), vec!["Other"]);
     assert_eq!(cluster.list_tables().unwrap(), vec!["other/items"]);

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use base::schema::{ColumnDef, IndexDef, IndexKind};
+use base::types::Collation;
 use base::{limits, Error, ErrorCode, TableDef, Value};
 use wire::{ColumnSource, NewColumn};
 
@@ -39,8 +40,8 @@ pub struct Catalog {
     tables: HashMap<u32, Arc<TableEntry>>,
     by_name: HashMap<String, u32>,
     next_id: u32,
-    /// Databases by lowercased name, each with its name as created.
-    databases: BTreeMap<String, String>,
+    /// Databases by lowercased name, each with its name as created and its default collation.
+    databases: BTreeMap<String, (String, Collation)>,
     /// Tables whose rows are being copied into a new layout: no other DDL may touch them.
     altering: HashSet<u32>,
     /// Ids that a column change replaced, with the table's name: requests that still name one
@@ -629,12 +630,12 @@ impl Catalog {
         def
     }
 
-    /// Databases, in name order.
-    pub fn databases(&self) -> Vec<String> {
+    /// Databases, in name order, with their default collations.
+    pub fn databases(&self) -> Vec<(String, Collation)> {
         self.databases.values().cloned().collect()
     }
 
-    pub fn create_database(&mut self, name: &str) -> Result<(), Error> {
+    pub fn create_database(&mut self, name: &str, collation: Collation) -> Result<(), Error> {
         base::schema::check_database_name(name)?;
         let key = name.to_ascii_lowercase();
         if self.databases.contains_key(&key) {
@@ -643,7 +644,7 @@ impl Catalog {
                 format!("database '{name}' already exists"),
             ));
         }
-        self.databases.insert(key, name.to_string());
+        self.databases.insert(key, (name.to_string(), collation));
         Ok(())
     }
 
@@ -744,8 +745,9 @@ fn next_version(def: &TableDef) -> Result<u32, Error> {
 
 /// The catalog file's first bytes.
 const CATALOG_MAGIC: &[u8; 8] = b"CAIRNCAT";
-/// Version 2 added the databases after the tables; version 3 the tables' definition versions.
-const CATALOG_VERSION: u32 = 3;
+/// Version 2 added the databases after the tables; version 3 the tables' definition versions;
+/// version 4 each database's default collation after its name.
+const CATALOG_VERSION: u32 = 4;
 /// The catalog file's name inside the data directory.
 pub const CATALOG_FILE: &str = "catalog";
 
@@ -765,9 +767,10 @@ impl Catalog {
             wire::message::put_table(&mut bytes, &self.tables[&id].def);
         }
         bytes.extend_from_slice(&(self.databases.len() as u32).to_le_bytes());
-        for name in self.databases.values() {
+        for (name, collation) in self.databases.values() {
             bytes.extend_from_slice(&(name.len() as u32).to_le_bytes());
             bytes.extend_from_slice(name.as_bytes());
+            bytes.push(*collation as u8);
         }
         let crc = crc32c::crc32c(&bytes);
         bytes.extend_from_slice(&crc.to_le_bytes());
@@ -835,7 +838,16 @@ impl Catalog {
                 let name = r
                     .string("database name", limits::NAME_BYTES_MAX)
                     .map_err(|e| corrupt(&e.to_string()))?;
-                catalog.databases.insert(name.to_ascii_lowercase(), name);
+                let collation = if version >= 4 {
+                    let tag = r.u8().map_err(|e| corrupt(&e.to_string()))?;
+                    Collation::from_u8(tag)
+                        .ok_or_else(|| corrupt(&format!("database collation {tag}")))?
+                } else {
+                    Collation::Utf8mb4GeneralCi
+                };
+                catalog
+                    .databases
+                    .insert(name.to_ascii_lowercase(), (name, collation));
             }
         }
         for def in &defs {
@@ -870,8 +882,9 @@ impl Catalog {
 mod tests {
     use super::*;
 
-    /// The example catalogs of docs/formats/redo-log.md: version 3 as written now, and version
-    /// 2 as an earlier data directory holds it, both read back.
+    /// The example catalogs of docs/formats/redo-log.md: version 4 as written now, and version
+    /// 2 as an earlier data directory holds it, both read back; a version 3 database takes
+    /// utf8mb4_general_ci, a version 4 one keeps its collation.
     #[test]
     fn documented_catalog_files_load() {
         let dir = std::env::temp_dir().join(format!("cairn-catalog-test-{}", std::process::id()));
@@ -885,9 +898,9 @@ mod tests {
         let written = std::fs::read(dir.join(CATALOG_FILE)).unwrap();
         let documented: Vec<u8> = [
             b"CAIRNCAT".as_slice(),
-            &[3, 0, 0, 0, 1, 0, 0, 0],
+            &[4, 0, 0, 0, 1, 0, 0, 0],
             &[0; 8],
-            &[0xf6, 0xa1, 0xe6, 0x7d],
+            &[0xee, 0x6d, 0x1a, 0xa8],
         ]
         .concat();
         assert_eq!(written, documented);
@@ -902,6 +915,37 @@ mod tests {
         let loaded = Catalog::load(&dir).unwrap();
         assert_eq!(loaded.next_id, 1);
         assert_eq!(loaded.table_count(), 0);
+
+        let with_crc = |body: Vec<u8>| {
+            let crc = crc32c::crc32c(&body);
+            [body, crc.to_le_bytes().to_vec()].concat()
+        };
+        let version_3 = with_crc(
+            [
+                b"CAIRNCAT".as_slice(),
+                &[3, 0, 0, 0, 1, 0, 0, 0],
+                &[0, 0, 0, 0, 1, 0, 0, 0],
+                &[4, 0, 0, 0],
+                b"Shop",
+            ]
+            .concat(),
+        );
+        std::fs::write(dir.join(CATALOG_FILE), version_3).unwrap();
+        let mut loaded = Catalog::load(&dir).unwrap();
+        assert_eq!(
+            loaded.databases(),
+            vec![("Shop".to_string(), Collation::Utf8mb4GeneralCi)]
+        );
+        loaded.create_database("raw", Collation::Binary).unwrap();
+        loaded.save(&dir).unwrap();
+        let loaded = Catalog::load(&dir).unwrap();
+        assert_eq!(
+            loaded.databases(),
+            vec![
+                ("raw".to_string(), Collation::Binary),
+                ("Shop".to_string(), Collation::Utf8mb4GeneralCi)
+            ]
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -358,18 +358,20 @@ impl Coordinator {
                 change: wire::TableChange::Columns { version, columns },
             } => self.change_columns(id, &table, version, &columns),
             Message::AlterTable { table, change } => self.alter_table(id, &table, &change),
-            Message::CreateDatabase { name } => match self.shared.register_database(&name) {
-                Ok(()) => self.reply(id, &Message::Done),
-                Err(e) => self.fail(id, e),
-            },
+            Message::CreateDatabase { name, collation } => {
+                match self.shared.register_database(&name, collation) {
+                    Ok(()) => self.reply(id, &Message::Done),
+                    Err(e) => self.fail(id, e),
+                }
+            }
             Message::ListDatabases => {
-                let names = self
+                let databases = self
                     .shared
                     .catalog
                     .read()
                     .map(|c| c.databases())
                     .unwrap_or_default();
-                self.reply(id, &Message::TableList { names });
+                self.reply(id, &Message::DatabaseList { databases });
             }
             Message::DropTable { name } => {
                 let dropped = self.shared.unregister_table(&name);

@@ -357,12 +357,16 @@ impl Shared {
         }
     }
 
-    pub fn register_database(&self, name: &str) -> Result<(), Error> {
+    pub fn register_database(
+        &self,
+        name: &str,
+        collation: base::types::Collation,
+    ) -> Result<(), Error> {
         let mut catalog = self
             .catalog
             .write()
             .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
-        catalog.create_database(name)?;
+        catalog.create_database(name, collation)?;
         self.save_catalog(&catalog)?;
         info!(database = %name, "created database");
         Ok(())

@@ -324,6 +324,14 @@ impl Session {
                     return Err(SqlError::parse("DROP DATABASE takes one name"));
                 };
                 let (_, name) = ident(name)?;
+                // MariaDB counts the tables dropped.
+                let prefix = format!("{}/", name.to_ascii_lowercase());
+                let tables = cluster
+                    .list_tables()
+                    .map_err(|e| SqlError::from_client(&e))?
+                    .iter()
+                    .filter(|t| t.to_ascii_lowercase().starts_with(&prefix))
+                    .count() as u64;
                 match cluster.drop_database(&name) {
                     Ok(()) => {
                         if self
@@ -333,7 +341,7 @@ impl Session {
                         {
                             self.database = None;
                         }
-                        Ok(done(0))
+                        Ok(done(tables))
                     }
                     Err(e) if e.code() == base::ErrorCode::NoSuchDatabase => {
                         if if_exists {
@@ -405,8 +413,14 @@ impl Session {
     }
 
     pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<Outcome> {
-        let (full, _, table) = self.table_name(&c.name)?;
-        let (options, balance, comment) = table_options(c)?;
+        let (full, db, table) = self.table_name(&c.name)?;
+        let (mut options, balance, comment, named) = table_options(c)?;
+        if !named {
+            // The database's default, as MariaDB takes it.
+            options.collation = self
+                .database_collation(&db)?
+                .filter(|c| *c != Collation::Utf8mb4GeneralCi);
+        }
         let table_collation = options.collation.unwrap_or(Collation::Utf8mb4GeneralCi);
         let mut columns = Vec::new();
         let mut primary: Vec<String> = Vec::new();
@@ -873,7 +887,9 @@ fn unquote(s: &str) -> &str {
 /// The table options of CREATE TABLE: the default character set and collation, and NDB's
 /// `COMMENT="NDB_TABLE=..."` options. ENGINE is accepted whatever it names (every table is a
 /// Cairn table); other storage options MariaDB takes are accepted and have no effect.
-fn table_options(c: &ast::CreateTable) -> Result<(TableOptions, Option<Balance>, String)> {
+/// The collation, when the options name one or a character set, is in `TableOptions` (None
+/// for utf8mb4_general_ci); the last value says whether they did.
+fn table_options(c: &ast::CreateTable) -> Result<(TableOptions, Option<Balance>, String, bool)> {
     let mut options = TableOptions::default();
     let mut spec = CollationSpec::default();
     let mut comment = c.comment.as_ref().map(comment_text);
@@ -906,7 +922,7 @@ fn table_options(c: &ast::CreateTable) -> Result<(TableOptions, Option<Balance>,
     let comment = comment.unwrap_or_default();
     check_comment(&c.name.to_string(), &comment)?;
     let balance = ndb_table_options(&comment, &mut options)?;
-    Ok((options, balance, comment))
+    Ok((options, balance, comment, !spec.is_empty()))
 }
 
 /// MariaDB's limit on a table comment: 2,048 characters (1628).

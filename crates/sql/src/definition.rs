@@ -14,10 +14,6 @@ use crate::ddl::PRIMARY;
 /// the transaction); see docs/sql.md.
 pub const ENGINE: &str = "ndbcluster";
 
-/// The table charset and collation every Cairn table has.
-pub const CHARSET: &str = "utf8mb4";
-pub const COLLATION: &str = "utf8mb4_general_ci";
-
 /// MariaDB's type text for DESCRIBE, SHOW COLUMNS, SHOW CREATE TABLE and COLUMN_TYPE: MySQL 8's
 /// spelling with the display widths MariaDB still prints.
 pub fn type_text(ty: ColumnType) -> String {

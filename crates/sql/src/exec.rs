@@ -635,6 +635,18 @@ impl Session {
     }
 
     /// The catalog name of `db.table` (or `table` in the current database).
+    /// The default collation of database `db` (None when there is no such database).
+    pub(crate) fn database_collation(&self, db: &str) -> Result<Option<base::types::Collation>> {
+        Ok(self
+            .shared
+            .cluster()
+            .database_collations()
+            .map_err(|e| SqlError::from_client(&e))?
+            .into_iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(db))
+            .map(|(_, c)| c))
+    }
+
     pub(crate) fn table_name(&self, name: &ObjectName) -> Result<(String, String, String)> {
         let (db, table) = ident(name)?;
         let db = match db.or_else(|| self.database.clone()) {
@@ -807,14 +819,12 @@ impl Session {
                     charset: default_charset.clone(),
                     collation: default_collation.clone(),
                 };
-                if !spec.is_empty() && spec.resolve()? != base::types::Collation::Utf8mb4GeneralCi {
-                    // A database keeps no default of its own yet: its tables would silently get
-                    // utf8mb4_general_ci.
-                    return Err(SqlError::unsupported(
-                        "a database default collation other than utf8mb4_general_ci (give it per table)",
-                    ));
-                }
-                match cluster.create_database(&name) {
+                let collation = if spec.is_empty() {
+                    base::types::Collation::Utf8mb4GeneralCi
+                } else {
+                    spec.resolve()?
+                };
+                match cluster.create_database_with(&name, collation) {
                     Ok(()) => Ok(done(1)),
                     Err(e) if *if_not_exists && e.code() == base::ErrorCode::DatabaseExists => {
                         let m = format!("Can't create database '{name}'; database exists");

@@ -13,7 +13,7 @@ use base::{TableDef, Value};
 use client::{Scan, ScanOrder, Table};
 use sqlparser::ast::{self, ObjectName, Statement};
 
-use crate::definition::{self, CHARSET, COLLATION, ENGINE};
+use crate::definition::{self, ENGINE};
 use crate::error::SqlError;
 use crate::exec::{ident, Result, Session};
 use crate::plan::Source;
@@ -459,19 +459,21 @@ fn pairs(list: Vec<(String, String)>) -> Vec<Vec<Value>> {
 }
 
 fn schemata(session: &Session) -> Result<Vec<Vec<Value>>> {
-    let mut names = session
+    let mut names: Vec<(String, Option<Collation>)> = session
         .shared
         .cluster()
-        .databases()
-        .map_err(|e| SqlError::from_client(&e))?;
-    names.insert(0, NAME.to_string());
+        .database_collations()
+        .map_err(|e| SqlError::from_client(&e))?
+        .into_iter()
+        .map(|(n, c)| (n, Some(c)))
+        .collect();
+    names.insert(0, (NAME.to_string(), None));
     Ok(names
         .into_iter()
-        .map(|n| {
-            let (charset, collation) = if is_schema(&n) {
-                ("utf8mb3", "utf8mb3_general_ci")
-            } else {
-                (CHARSET, COLLATION)
+        .map(|(n, c)| {
+            let (charset, collation) = match c {
+                None => ("utf8mb3", "utf8mb3_general_ci"),
+                Some(c) => (c.charset().name(), c.name()),
             };
             vec![
                 text("def"),

@@ -184,34 +184,44 @@ impl Session {
     }
 
     /// SHOW CREATE TABLE: Table, Create Table.
-    /// SHOW CREATE DATABASE: every database has MariaDB's utf8mb4 defaults (a database keeps no
-    /// character set of its own yet).
+    /// SHOW CREATE DATABASE, with the database's default character set and collation.
     pub(crate) fn show_create_database(
         &mut self,
         name: &str,
         if_not_exists: bool,
     ) -> Result<Outcome> {
         self.need_database(name)?;
-        let shown = if infoschema::is_schema(name) {
-            infoschema::NAME.to_string()
+        let (shown, charset, collation) = if infoschema::is_schema(name) {
+            // information_schema's text is in utf8mb3, as MariaDB's.
+            (
+                infoschema::NAME.to_string(),
+                "utf8mb3",
+                "utf8mb3_general_ci",
+            )
         } else {
-            self.shared
+            let (shown, c) = self
+                .shared
                 .cluster()
-                .databases()
+                .database_collations()
                 .map_err(|e| SqlError::from_client(&e))?
                 .into_iter()
-                .find(|d| d.eq_ignore_ascii_case(name))
-                .ok_or_else(|| SqlError::unknown_database(name))?
+                .find(|(d, _)| d.eq_ignore_ascii_case(name))
+                .ok_or_else(|| SqlError::unknown_database(name))?;
+            (shown, c.charset().name(), c.name())
         };
-        // information_schema's text is in utf8mb3, as MariaDB's.
-        let charset = if infoschema::is_schema(&shown) {
-            "utf8mb3"
+        // MariaDB names no collation for the binary character set.
+        let collate = if charset == "binary" {
+            String::new()
         } else {
-            "utf8mb4"
+            format!(" COLLATE {collation}")
         };
         let text = format!(
-            "CREATE DATABASE {}{} /*!40100 DEFAULT CHARACTER SET {charset} COLLATE {charset}_general_ci */",
-            if if_not_exists { "/*!32312 IF NOT EXISTS*/ " } else { "" },
+            "CREATE DATABASE {}{} /*!40100 DEFAULT CHARACTER SET {charset}{collate} */",
+            if if_not_exists {
+                "/*!32312 IF NOT EXISTS*/ "
+            } else {
+                ""
+            },
             crate::definition::backticked(&shown)
         );
         Ok(Outcome::Rows {

@@ -248,16 +248,22 @@ pub enum Message {
     /// Write a local checkpoint now; answered when it is published.
     Checkpoint,
     CheckpointReply(CheckpointInfo),
-    /// Databases (SQL's schemas): a table of database `d` is named `d/table`.
+    /// Databases (SQL's schemas): a table of database `d` is named `d/table`. `collation` is
+    /// the default its new tables' strings take.
     CreateDatabase {
         name: String,
+        collation: Collation,
     },
     /// Drops the database and every table in it; answered by `Done`.
     DropDatabase {
         name: String,
     },
-    /// Answered by `TableList` holding the database names.
+    /// Answered by `DatabaseList`.
     ListDatabases,
+    /// Every database, with its default collation.
+    DatabaseList {
+        databases: Vec<(String, Collation)>,
+    },
     /// Adds an index to an existing table and indexes its rows; answered by `TableInfo` with
     /// the new definition. `version` is the definition `columns` were taken from (another is
     /// `SchemaChanged`). A unique index over rows that share a key fails with `DuplicateKey`
@@ -345,6 +351,7 @@ impl Message {
             Message::ListDatabases => 23,
             Message::AddIndex { .. } => 24,
             Message::AlterTable { .. } => 25,
+            Message::DatabaseList { .. } => 26,
         }
     }
 
@@ -383,8 +390,18 @@ impl Message {
             }
             Message::DropTable { name }
             | Message::GetTable { name }
-            | Message::CreateDatabase { name }
             | Message::DropDatabase { name } => out.put_bytes(name.as_bytes()),
+            Message::CreateDatabase { name, collation } => {
+                out.put_bytes(name.as_bytes());
+                out.put_u8(*collation as u8);
+            }
+            Message::DatabaseList { databases } => {
+                out.put_u32(databases.len() as u32);
+                for (name, collation) in databases {
+                    out.put_bytes(name.as_bytes());
+                    out.put_u8(*collation as u8);
+                }
+            }
             Message::AddIndex {
                 table,
                 version,
@@ -560,11 +577,19 @@ impl Message {
             },
             21 => Message::CreateDatabase {
                 name: name(&mut r)?,
+                collation: get_collation(&mut r)?,
             },
             22 => Message::DropDatabase {
                 name: name(&mut r)?,
             },
             23 => Message::ListDatabases,
+            26 => {
+                let n = r.count("databases", limits::TABLES_MAX, 5)?;
+                let databases = (0..n)
+                    .map(|_| Ok((name(&mut r)?, get_collation(&mut r)?)))
+                    .collect::<DecodeResult<_>>()?;
+                Message::DatabaseList { databases }
+            }
             24 => Message::AddIndex {
                 table: name(&mut r)?,
                 version: r.u32()?,
@@ -1022,6 +1047,14 @@ fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
     }
 }
 
+fn get_collation(r: &mut Reader) -> DecodeResult<Collation> {
+    let tag = r.u8()?;
+    Collation::from_u8(tag).ok_or(DecodeError::BadTag {
+        what: "collation",
+        tag,
+    })
+}
+
 fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
     let name = r.string("column name", limits::WIRE_NAME_BYTES_MAX)?;
     let ty = get_type(r)?;
@@ -1290,7 +1323,16 @@ mod tests {
                 bytes: 9,
                 micros: 10,
             }),
-            Message::CreateDatabase { name: "db".into() },
+            Message::CreateDatabase {
+                name: "db".into(),
+                collation: Collation::Utf8mb4Bin,
+            },
+            Message::DatabaseList {
+                databases: vec![
+                    ("a".into(), Collation::Utf8mb4GeneralCi),
+                    ("b".into(), Collation::Binary),
+                ],
+            },
             Message::DropDatabase { name: "db".into() },
             Message::ListDatabases,
             Message::AddIndex {

@@ -1255,6 +1255,32 @@ SHOW CREATE DATABASE dq_nosuch;
 SHOW CREATE DATABASE;
 SHOW CREATE DATABASE dq_scd extra;
 DROP DATABASE dq_scd;
+-- A database's default collation goes to the tables created in it without one of their own.
+CREATE DATABASE dq_bin COLLATE utf8mb4_bin;
+CREATE DATABASE dq_raw CHARACTER SET binary;
+CREATE DATABASE dq_cs CHARACTER SET utf8mb4;
+SHOW CREATE DATABASE dq_bin;
+SHOW CREATE DATABASE dq_raw;
+SHOW CREATE DATABASE dq_cs;
+SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'dq\_%' ORDER BY SCHEMA_NAME;
+CREATE TABLE dq_bin.t (id INT PRIMARY KEY, a VARCHAR(5), b VARCHAR(5) COLLATE utf8mb4_general_ci);
+CREATE TABLE dq_bin.t2 (id INT PRIMARY KEY, a VARCHAR(5)) CHARSET=utf8mb4;
+CREATE TABLE dq_raw.t (id INT PRIMARY KEY, a VARCHAR(5));
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE dq_bin.t;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE dq_bin.t2;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE dq_raw.t;
+INSERT INTO dq_bin.t VALUES (1, 'x', 'x'), (2, 'X', 'X');
+SELECT id FROM dq_bin.t WHERE a = 'x';
+SELECT id FROM dq_bin.t WHERE b = 'x';
+CREATE DATABASE dq_bad COLLATE utf8mb4_nosuch;
+CREATE DATABASE dq_bad CHARACTER SET nosuch;
+CREATE DATABASE dq_bad CHARACTER SET binary COLLATE utf8mb4_bin;
+DROP DATABASE dq_bin;
+DROP DATABASE dq_raw;
+DROP DATABASE dq_cs;
 
 -- ---------------------------------------------------------------- metadata: SHOW CREATE TABLE
 -- Cairn's tables are NDB-like, so their engine is ndbcluster where MariaDB's are InnoDB
