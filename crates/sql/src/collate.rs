@@ -2,14 +2,16 @@
 //! expression, from its operands' collations and coercibility, by the rules MariaDB applies
 //! (an explicit COLLATE beats a column, which beats a literal; at equal strength a binary string
 //! beats text and a `_bin` collation beats a case-insensitive one; two different explicit
-//! collations are an error).
+//! collations are an error), and the compiler's use of it: comparisons wrapped in
+//! `Expr::Collated`, `e COLLATE name`, the collations ORDER BY and GROUP BY keys sort under.
 
 use base::types::{Charset, Collation};
 use base::Value;
+use sqlparser::ast;
 
 use crate::aggregate::{AggKind, Aggregate};
 use crate::error::SqlError;
-use crate::expr::{CastTo, Expr};
+use crate::expr::{op_text, BinOp, CastTo, Compiler, Expr};
 use crate::funcs::{Func, StrFn};
 
 type Result<T> = std::result::Result<T, SqlError>;
@@ -220,6 +222,121 @@ fn string_of(d: Derived) -> Derived {
 /// The collation of a column type's values, None when they are not strings.
 pub fn of_column(column: &base::schema::ColumnDef) -> Option<Collation> {
     column.ty.is_string().then_some(column.collation)
+}
+
+/// Collation derivation as the compiler applies it to what it compiles.
+impl Compiler<'_> {
+    /// The collation of the strings of input column `p` (None when it is not a string).
+    pub fn column_collation(&self, p: usize) -> Option<Collation> {
+        self.scopes.iter().find_map(|s| {
+            let i = p.checked_sub(s.offset)?;
+            s.def.columns.get(i).and_then(of_column)
+        })
+    }
+
+    /// The collation and coercibility of a compiled expression's value.
+    pub fn derive(&self, e: &Expr) -> Result<Derived> {
+        let column = |p: usize| self.column_collation(p);
+        let inputs = Inputs {
+            column: &column,
+            aggregates: self.aggregates.as_deref().unwrap_or(&[]),
+        };
+        derive(e, &inputs)
+    }
+
+    /// The collation an expression's strings sort and group by (utf8mb4_general_ci unless
+    /// derived otherwise).
+    pub fn sort_collation(&self, e: &Expr) -> Result<Collation> {
+        let d = self.derive(e)?;
+        Ok(if d.is_string() {
+            d.collation
+        } else {
+            Collation::Utf8mb4GeneralCi
+        })
+    }
+
+    /// Wraps a node that compares strings in [`Expr::Collated`] when its operands derive a
+    /// collation other than utf8mb4_general_ci; fails with 1267 when they conflict.
+    pub(crate) fn collated(&self, e: Expr) -> Result<Expr> {
+        let (operands, op): (Vec<&Expr>, &str) = match &e {
+            Expr::Binary(
+                op @ (BinOp::Eq
+                | BinOp::NullSafeEq
+                | BinOp::Ne
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge),
+                l,
+                r,
+            ) => (vec![l, r], op_text(*op)),
+            Expr::Between(a, b, c, _) => (vec![a, b, c], "between"),
+            Expr::In(a, list, _) => (std::iter::once(&**a).chain(list).collect(), "in"),
+            Expr::Like(a, b, _) => (vec![a, b], "like"),
+            Expr::Case {
+                operand: Some(o),
+                whens,
+                ..
+            } => (
+                std::iter::once(&**o)
+                    .chain(whens.iter().map(|(w, _)| w))
+                    .collect(),
+                "case",
+            ),
+            Expr::Call(f, args) if f.compares_strings() => (args.iter().collect(), "function"),
+            _ => return Ok(e),
+        };
+        let mut parts = Vec::with_capacity(operands.len());
+        for o in operands {
+            parts.push(self.derive(o)?);
+        }
+        let d = combine_all(parts, op)?;
+        Ok(
+            if !d.is_string() || d.collation == Collation::Utf8mb4GeneralCi {
+                e
+            } else {
+                Expr::Collated(d.collation, Box::new(e))
+            },
+        )
+    }
+
+    /// `e COLLATE name`: 1273 for a name MariaDB does not know, 1253 when the collation is
+    /// not one of the value's character set.
+    pub(crate) fn collate(&mut self, e: &ast::Expr, name: &ast::ObjectName) -> Result<Expr> {
+        let inner = self.compile(e)?;
+        let name = name.to_string();
+        let name = name.trim_matches(|c| c == '\'' || c == '"' || c == '`');
+        let collation = match Collation::from_name(name) {
+            Some(c) => c,
+            None => {
+                return Err(crate::ddl::CollationSpec {
+                    charset: None,
+                    collation: Some(name.to_string()),
+                }
+                .resolve()
+                .err()
+                .unwrap_or_else(|| SqlError::unsupported(format!("COLLATE {name}"))))
+            }
+        };
+        let d = self.derive(&inner)?;
+        let charset = if d.is_string() {
+            d.collation.charset()
+        } else {
+            base::types::Charset::Utf8mb4
+        };
+        if charset != collation.charset() {
+            return Err(SqlError::new(
+                1253,
+                "42000",
+                format!(
+                    "COLLATION '{}' is not valid for CHARACTER SET '{}'",
+                    collation.name(),
+                    charset.name()
+                ),
+            ));
+        }
+        Ok(Expr::Collate(Box::new(inner), collation))
+    }
 }
 
 #[cfg(test)]

@@ -418,7 +418,8 @@ impl Session {
         if !named {
             // The database's default, as MariaDB takes it.
             options.collation = self
-                .database_collation(&db)?
+                .database(&db)?
+                .map(|(_, c)| c)
                 .filter(|c| *c != Collation::Utf8mb4GeneralCi);
         }
         let table_collation = options.collation.unwrap_or(Collation::Utf8mb4GeneralCi);

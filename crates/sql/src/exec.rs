@@ -634,19 +634,19 @@ impl Session {
         }
     }
 
-    /// The catalog name of `db.table` (or `table` in the current database).
-    /// The default collation of database `db` (None when there is no such database).
-    pub(crate) fn database_collation(&self, db: &str) -> Result<Option<base::types::Collation>> {
+    /// Database `db` as created, with its default collation (None when there is no such
+    /// database).
+    pub(crate) fn database(&self, db: &str) -> Result<Option<(String, base::types::Collation)>> {
         Ok(self
             .shared
             .cluster()
             .database_collations()
             .map_err(|e| SqlError::from_client(&e))?
             .into_iter()
-            .find(|(name, _)| name.eq_ignore_ascii_case(db))
-            .map(|(_, c)| c))
+            .find(|(name, _)| name.eq_ignore_ascii_case(db)))
     }
 
+    /// The catalog name of `db.table` (or `table` in the current database).
     pub(crate) fn table_name(&self, name: &ObjectName) -> Result<(String, String, String)> {
         let (db, table) = ident(name)?;
         let db = match db.or_else(|| self.database.clone()) {

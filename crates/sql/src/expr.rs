@@ -13,6 +13,7 @@ use sqlparser::ast::{self, Expr as Ast};
 use sqlparser::tokenizer::Location;
 
 use crate::aggregate::{AggKind, Aggregate};
+pub use crate::cast::CastTo;
 use crate::error::SqlError;
 use crate::funcs::Func;
 
@@ -67,155 +68,6 @@ pub enum Expr {
         args: Vec<Expr>,
         ty: (u8, u32, u8),
     },
-}
-
-/// The types CAST and CONVERT convert to (MySQL's list).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CastTo {
-    Signed,
-    Unsigned,
-    /// CHAR[(n)]: text, at most n characters.
-    Char(Option<u32>),
-    /// BINARY[(n)]: bytes, padded with zero bytes to n.
-    Binary(Option<u32>),
-    Date,
-    DateTime(u8),
-    Time(u8),
-    Decimal(u8, u8),
-    Double,
-}
-
-impl CastTo {
-    fn of(t: &ast::DataType) -> Result<CastTo> {
-        use ast::DataType as D;
-        let small = |n: u64, max: u64, what: &str| {
-            if n > max {
-                Err(SqlError::new(
-                    1426,
-                    "42000",
-                    format!("Too big precision {n} specified for '{what}'. Maximum is {max}"),
-                ))
-            } else {
-                Ok(n as u8)
-            }
-        };
-        Ok(match t {
-            D::Signed | D::SignedInteger => CastTo::Signed,
-            D::Unsigned | D::UnsignedInteger => CastTo::Unsigned,
-            D::Char(None) => CastTo::Char(None),
-            D::Char(Some(ast::CharacterLength::IntegerLength { length, .. })) => {
-                CastTo::Char(Some((*length).min(u32::MAX as u64) as u32))
-            }
-            D::Binary(n) => CastTo::Binary(n.map(|n| n.min(u32::MAX as u64) as u32)),
-            D::Date => CastTo::Date,
-            D::Datetime(fsp) => CastTo::DateTime(small(fsp.unwrap_or(0), 6, "CAST")?),
-            D::Time(fsp, _) => CastTo::Time(small(fsp.unwrap_or(0), 6, "CAST")?),
-            D::Decimal(info) => {
-                let (p, s) = match info {
-                    ast::ExactNumberInfo::None => (10, 0),
-                    ast::ExactNumberInfo::Precision(p) => (*p, 0),
-                    ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p, (*s).max(0) as u64),
-                };
-                let p = small(p, 65, "CAST")?;
-                let s = small(s, DECIMAL_SCALE_MAX as u64, "CAST")?;
-                if s > p {
-                    return Err(SqlError::new(
-                        1427,
-                        "42000",
-                        "For float(M,D), double(M,D) or decimal(M,D), M must be >= D",
-                    ));
-                }
-                CastTo::Decimal(p.max(1), s)
-            }
-            D::Double(_) | D::DoublePrecision | D::Real | D::Float(_) => CastTo::Double,
-            other => return Err(SqlError::unsupported(format!("CAST to {other}"))),
-        })
-    }
-
-    fn convert(self, v: Value) -> Value {
-        use base::types::ColumnType as T;
-        if v.is_null() {
-            return Value::Null;
-        }
-        let text = || value_text(&v).unwrap_or_default();
-        // An integer the way CAST makes one: numbers round, text reads its leading integer.
-        let integer = || -> i128 {
-            match &v {
-                Value::Bytes(b) => {
-                    let t = String::from_utf8_lossy(b);
-                    let t = t.trim_start();
-                    let end = t
-                        .char_indices()
-                        .find(|(i, c)| {
-                            !(c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
-                        })
-                        .map_or(t.len(), |(i, _)| i);
-                    t[..end].parse::<i128>().unwrap_or(0)
-                }
-                other => match num(other) {
-                    Num::Int(i) => i,
-                    Num::Dec(d) => d.rescale(0).map_or(0, |d| d.mantissa),
-                    Num::Dbl(f) => f.round() as i128,
-                },
-            }
-        };
-        let temporal = |ty: T| {
-            base::text::from_text(&base::schema::ColumnDef::new("", ty), Some(&text()))
-                .unwrap_or(Value::Null)
-        };
-        match self {
-            CastTo::Signed => {
-                Value::Int(integer().clamp(i64::MIN as i128, u64::MAX as i128) as u64 as i64)
-            }
-            CastTo::Unsigned => {
-                Value::UInt(integer().clamp(i64::MIN as i128, u64::MAX as i128) as i64 as u64)
-            }
-            CastTo::Char(n) => {
-                let t = text();
-                match (n, std::str::from_utf8(&t)) {
-                    (Some(n), Ok(s)) => {
-                        Value::Bytes(s.chars().take(n as usize).collect::<String>().into_bytes())
-                    }
-                    (Some(n), Err(_)) => Value::Bytes(t.into_iter().take(n as usize).collect()),
-                    (None, _) => Value::Bytes(t),
-                }
-            }
-            CastTo::Binary(n) => {
-                let mut t = text();
-                if let Some(n) = n {
-                    t.resize(n as usize, 0);
-                }
-                Value::Bytes(t)
-            }
-            CastTo::Date => temporal(T::Date),
-            CastTo::DateTime(fsp) => temporal(T::DateTime { fsp }),
-            CastTo::Time(fsp) => temporal(T::Time { fsp }),
-            CastTo::Decimal(p, scale) => {
-                let d = match &v {
-                    Value::Bytes(b) => {
-                        Decimal::parse(String::from_utf8_lossy(b).trim()).unwrap_or(dec(num(&v)))
-                    }
-                    other => dec(num(other)),
-                };
-                let max = 10i128.pow(p as u32) - 1;
-                match d.rescale(scale) {
-                    Some(d) if d.mantissa.abs() <= max => Value::Decimal(d),
-                    // Out of range: the largest value of the type, as MySQL clamps.
-                    r => Value::Decimal(Decimal {
-                        mantissa: if r.is_some_and(|d| d.mantissa < 0)
-                            || (r.is_none() && dbl(num(&v)) < 0.0)
-                        {
-                            -max
-                        } else {
-                            max
-                        },
-                        scale,
-                    }),
-                }
-            }
-            CastTo::Double => Value::Double(dbl(num(&v))),
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -366,122 +218,6 @@ impl<'a> Compiler<'a> {
     pub fn compile(&mut self, e: &Ast) -> Result<Expr> {
         let compiled = self.compile_node(e)?;
         self.collated(compiled)
-    }
-
-    /// The collation of the strings of input column `p` (None when it is not a string).
-    pub fn column_collation(&self, p: usize) -> Option<Collation> {
-        self.scopes.iter().find_map(|s| {
-            let i = p.checked_sub(s.offset)?;
-            s.def.columns.get(i).and_then(crate::collate::of_column)
-        })
-    }
-
-    /// The collation and coercibility of a compiled expression's value.
-    pub fn derive(&self, e: &Expr) -> Result<crate::collate::Derived> {
-        let column = |p: usize| self.column_collation(p);
-        let inputs = crate::collate::Inputs {
-            column: &column,
-            aggregates: self.aggregates.as_deref().unwrap_or(&[]),
-        };
-        crate::collate::derive(e, &inputs)
-    }
-
-    /// The collation an expression's strings sort and group by (utf8mb4_general_ci unless
-    /// derived otherwise).
-    pub fn sort_collation(&self, e: &Expr) -> Result<Collation> {
-        let d = self.derive(e)?;
-        Ok(if d.is_string() {
-            d.collation
-        } else {
-            Collation::Utf8mb4GeneralCi
-        })
-    }
-
-    /// Wraps a node that compares strings in [`Expr::Collated`] when its operands derive a
-    /// collation other than utf8mb4_general_ci; fails with 1267 when they conflict.
-    fn collated(&self, e: Expr) -> Result<Expr> {
-        let (operands, op): (Vec<&Expr>, &str) = match &e {
-            Expr::Binary(op, l, r) if !matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) => {
-                if !matches!(
-                    op,
-                    BinOp::Eq
-                        | BinOp::NullSafeEq
-                        | BinOp::Ne
-                        | BinOp::Lt
-                        | BinOp::Le
-                        | BinOp::Gt
-                        | BinOp::Ge
-                ) {
-                    return Ok(e);
-                }
-                (vec![l, r], op_text(*op))
-            }
-            Expr::Between(a, b, c, _) => (vec![a, b, c], "between"),
-            Expr::In(a, list, _) => (std::iter::once(&**a).chain(list).collect(), "in"),
-            Expr::Like(a, b, _) => (vec![a, b], "like"),
-            Expr::Case {
-                operand: Some(o),
-                whens,
-                ..
-            } => (
-                std::iter::once(&**o)
-                    .chain(whens.iter().map(|(w, _)| w))
-                    .collect(),
-                "case",
-            ),
-            Expr::Call(f, args) if f.compares_strings() => (args.iter().collect(), "function"),
-            _ => return Ok(e),
-        };
-        let mut parts = Vec::with_capacity(operands.len());
-        for o in operands {
-            parts.push(self.derive(o)?);
-        }
-        let d = crate::collate::combine_all(parts, op)?;
-        Ok(
-            if !d.is_string() || d.collation == Collation::Utf8mb4GeneralCi {
-                e
-            } else {
-                Expr::Collated(d.collation, Box::new(e))
-            },
-        )
-    }
-
-    /// `e COLLATE name`: 1273 for a name MariaDB does not know, 1253 when the collation is
-    /// not one of the value's character set.
-    fn collate(&mut self, e: &Ast, name: &ast::ObjectName) -> Result<Expr> {
-        let inner = self.compile(e)?;
-        let name = name.to_string();
-        let name = name.trim_matches(|c| c == '\'' || c == '"' || c == '`');
-        let collation = match Collation::from_name(name) {
-            Some(c) => c,
-            None => {
-                return Err(crate::ddl::CollationSpec {
-                    charset: None,
-                    collation: Some(name.to_string()),
-                }
-                .resolve()
-                .err()
-                .unwrap_or_else(|| SqlError::unsupported(format!("COLLATE {name}"))))
-            }
-        };
-        let d = self.derive(&inner)?;
-        let charset = if d.is_string() {
-            d.collation.charset()
-        } else {
-            base::types::Charset::Utf8mb4
-        };
-        if charset != collation.charset() {
-            return Err(SqlError::new(
-                1253,
-                "42000",
-                format!(
-                    "COLLATION '{}' is not valid for CHARACTER SET '{}'",
-                    collation.name(),
-                    charset.name()
-                ),
-            ));
-        }
-        Ok(Expr::Collate(Box::new(inner), collation))
     }
 
     fn compile_node(&mut self, e: &Ast) -> Result<Expr> {
@@ -1243,7 +979,7 @@ fn rescaled(d: Decimal, scale: u8) -> Result<Decimal> {
         .ok_or_else(|| SqlError::new(1690, "22003", "DECIMAL value is out of range"))
 }
 
-fn op_text(op: BinOp) -> &'static str {
+pub(crate) fn op_text(op: BinOp) -> &'static str {
     match op {
         BinOp::Add => "+",
         BinOp::Sub => "-",

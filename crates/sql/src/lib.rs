@@ -11,6 +11,7 @@ mod account;
 mod activity;
 mod aggregate;
 mod cache;
+mod cast;
 mod collate;
 mod columns;
 mod conn;

@@ -114,13 +114,10 @@ pub fn collation_of(column: &Column) -> Option<Collation> {
         column.column_type,
         types::VARCHAR | types::VAR_STRING | types::STRING | types::BLOB | types::LONG_BLOB
     );
-    let collation = match column.collation {
-        46 => Collation::Utf8mb4Bin,
-        8 => Collation::Latin1SwedishCi,
-        47 => Collation::Latin1Bin,
-        BINARY_COLLATION_ID => Collation::Binary,
-        _ => Collation::Utf8mb4GeneralCi,
-    };
+    let collation = (1..=u8::MAX)
+        .map_while(Collation::from_u8)
+        .find(|c| collation_id(*c) == column.collation)
+        .unwrap_or(Collation::Utf8mb4GeneralCi);
     string.then_some(collation)
 }
 

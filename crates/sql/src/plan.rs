@@ -263,10 +263,7 @@ pub(crate) fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
 /// when every column it compares holds strings of that very collation (indexes and the data
 /// node's filters compare by the column's collation, so they then agree with it); the node
 /// unchanged otherwise, which nothing matches.
-pub(crate) fn look_through(
-    e: &Expr,
-    collation_of: impl Fn(usize) -> Option<base::types::Collation>,
-) -> &Expr {
+pub(crate) fn look_through(e: &Expr, collation_of: impl Fn(usize) -> Option<Collation>) -> &Expr {
     let Expr::Collated(c, inner) = e else {
         return e;
     };
@@ -915,7 +912,7 @@ pub fn select(
         Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
     };
     // Metadata from the items before remapping (joined-row positions).
-    c.aggregates = Some(aggregates.clone());
+    c.aggregates = Some(aggregates);
     let columns = items
         .iter()
         .zip(&names)
@@ -930,7 +927,8 @@ pub fn select(
                 column
             }),
             _ => {
-                let mut column = crate::meta::computed(name, e, def.as_ref(), &aggregates);
+                let aggregates = c.aggregates.as_deref().unwrap_or(&[]);
+                let mut column = crate::meta::computed(name, e, def.as_ref(), aggregates);
                 let derived = c.derive(e)?;
                 if column.collation == myproto::response::UTF8MB4_GENERAL_CI_ID
                     && derived.is_string()
@@ -941,8 +939,7 @@ pub fn select(
             }
         })
         .collect::<Result<_>>()?;
-    c.aggregates = None;
-    let mut aggregates = aggregates;
+    let mut aggregates = c.aggregates.take().unwrap_or_default();
     let mut group_by = group_by;
     let mut having = having;
     let locking = lock != LockMode::CommittedRead;

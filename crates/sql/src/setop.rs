@@ -61,10 +61,9 @@ pub struct SetPlan {
     pub order: Vec<(usize, bool)>,
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,
-    /// The first SELECT's columns, with the collations of `collations`.
+    /// The first SELECT's columns, each with the collation its strings compare under (every
+    /// SELECT's combined).
     pub columns: Vec<Column>,
-    /// The collation each column's strings compare under.
-    pub collations: Vec<Collation>,
 }
 
 impl SetNode {
@@ -91,36 +90,30 @@ impl SetNode {
         let mut out: Vec<Option<Derived>> = Vec::new();
         let mut pending = vec![self];
         while let Some(node) = pending.pop() {
-            let mut add = |c: Option<Collation>, i: usize| {
-                if out.len() <= i {
-                    out.resize(i + 1, None);
-                }
-                if let Some(c) = c {
-                    let d = Derived {
-                        collation: c,
-                        coercibility: Coercibility::Implicit,
-                    };
-                    out[i] = Some(match out[i] {
-                        None => d,
-                        Some(was) => combine(was, d, "UNION").unwrap_or(was),
-                    });
-                }
-            };
-            match node {
-                SetNode::Select(p) => {
-                    for (i, column) in p.columns.iter().enumerate() {
-                        add(crate::meta::collation_of(column), i);
-                    }
-                }
-                SetNode::Nested(p) => {
-                    for (i, c) in p.collations.iter().enumerate() {
-                        add(crate::meta::collation_of(&p.columns[i]).map(|_| *c), i);
-                    }
-                }
+            let columns = match node {
+                SetNode::Select(p) => &p.columns,
+                SetNode::Nested(p) => &p.columns,
                 SetNode::Op { left, right, .. } => {
                     pending.push(left);
                     pending.push(right);
+                    continue;
                 }
+            };
+            if out.len() < columns.len() {
+                out.resize(columns.len(), None);
+            }
+            for (slot, column) in out.iter_mut().zip(columns) {
+                let Some(collation) = crate::meta::collation_of(column) else {
+                    continue;
+                };
+                let d = Derived {
+                    collation,
+                    coercibility: Coercibility::Implicit,
+                };
+                *slot = Some(match *slot {
+                    None => d,
+                    Some(was) => combine(was, d, "UNION").unwrap_or(was),
+                });
             }
         }
         out.into_iter()
@@ -195,7 +188,6 @@ pub(crate) fn plan(
         limit,
         offset,
         columns,
-        collations,
     })
 }
 
@@ -364,14 +356,14 @@ impl Session {
         p: &SetPlan,
         params: &[Value],
     ) -> Result<Vec<Vec<Value>>> {
-        let mut rows = self.node_rows(txn, &p.tree, params, &p.collations)?;
+        let collations = crate::meta::collations(&p.columns);
+        let mut rows = self.node_rows(txn, &p.tree, params, &collations)?;
         if !p.order.is_empty() {
             let order: Vec<(crate::plan::OrderKey, bool, Collation)> = p
                 .order
                 .iter()
                 .map(|(c, desc)| {
-                    let collation = p
-                        .collations
+                    let collation = collations
                         .get(*c)
                         .copied()
                         .unwrap_or(Collation::Utf8mb4GeneralCi);

@@ -200,12 +200,7 @@ impl Session {
             )
         } else {
             let (shown, c) = self
-                .shared
-                .cluster()
-                .database_collations()
-                .map_err(|e| SqlError::from_client(&e))?
-                .into_iter()
-                .find(|(d, _)| d.eq_ignore_ascii_case(name))
+                .database(name)?
                 .ok_or_else(|| SqlError::unknown_database(name))?;
             (shown, c.charset().name(), c.name())
         };

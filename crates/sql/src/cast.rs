@@ -1,0 +1,162 @@
+//! CAST and CONVERT: the types they convert to (MySQL's list) and the conversion itself, with
+//! MySQL's rules (numbers round, text reads its leading number, a bad date is NULL, an
+//! out-of-range DECIMAL clamps).
+
+use base::text::value_text;
+use base::value::Decimal;
+use base::Value;
+use sqlparser::ast;
+
+use crate::error::SqlError;
+use crate::expr::{dbl, dec, num, Num, DECIMAL_SCALE_MAX};
+
+type Result<T> = std::result::Result<T, SqlError>;
+
+/// The types CAST and CONVERT convert to (MySQL's list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CastTo {
+    Signed,
+    Unsigned,
+    /// CHAR[(n)]: text, at most n characters.
+    Char(Option<u32>),
+    /// BINARY[(n)]: bytes, padded with zero bytes to n.
+    Binary(Option<u32>),
+    Date,
+    DateTime(u8),
+    Time(u8),
+    Decimal(u8, u8),
+    Double,
+}
+
+impl CastTo {
+    pub(crate) fn of(t: &ast::DataType) -> Result<CastTo> {
+        use ast::DataType as D;
+        let small = |n: u64, max: u64, what: &str| {
+            if n > max {
+                Err(SqlError::new(
+                    1426,
+                    "42000",
+                    format!("Too big precision {n} specified for '{what}'. Maximum is {max}"),
+                ))
+            } else {
+                Ok(n as u8)
+            }
+        };
+        Ok(match t {
+            D::Signed | D::SignedInteger => CastTo::Signed,
+            D::Unsigned | D::UnsignedInteger => CastTo::Unsigned,
+            D::Char(None) => CastTo::Char(None),
+            D::Char(Some(ast::CharacterLength::IntegerLength { length, .. })) => {
+                CastTo::Char(Some((*length).min(u32::MAX as u64) as u32))
+            }
+            D::Binary(n) => CastTo::Binary(n.map(|n| n.min(u32::MAX as u64) as u32)),
+            D::Date => CastTo::Date,
+            D::Datetime(fsp) => CastTo::DateTime(small(fsp.unwrap_or(0), 6, "CAST")?),
+            D::Time(fsp, _) => CastTo::Time(small(fsp.unwrap_or(0), 6, "CAST")?),
+            D::Decimal(info) => {
+                let (p, s) = match info {
+                    ast::ExactNumberInfo::None => (10, 0),
+                    ast::ExactNumberInfo::Precision(p) => (*p, 0),
+                    ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p, (*s).max(0) as u64),
+                };
+                let p = small(p, 65, "CAST")?;
+                let s = small(s, DECIMAL_SCALE_MAX as u64, "CAST")?;
+                if s > p {
+                    return Err(SqlError::new(
+                        1427,
+                        "42000",
+                        "For float(M,D), double(M,D) or decimal(M,D), M must be >= D",
+                    ));
+                }
+                CastTo::Decimal(p.max(1), s)
+            }
+            D::Double(_) | D::DoublePrecision | D::Real | D::Float(_) => CastTo::Double,
+            other => return Err(SqlError::unsupported(format!("CAST to {other}"))),
+        })
+    }
+
+    pub(crate) fn convert(self, v: Value) -> Value {
+        use base::types::ColumnType as T;
+        if v.is_null() {
+            return Value::Null;
+        }
+        let text = || value_text(&v).unwrap_or_default();
+        // An integer the way CAST makes one: numbers round, text reads its leading integer.
+        let integer = || -> i128 {
+            match &v {
+                Value::Bytes(b) => {
+                    let t = String::from_utf8_lossy(b);
+                    let t = t.trim_start();
+                    let end = t
+                        .char_indices()
+                        .find(|(i, c)| {
+                            !(c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
+                        })
+                        .map_or(t.len(), |(i, _)| i);
+                    t[..end].parse::<i128>().unwrap_or(0)
+                }
+                other => match num(other) {
+                    Num::Int(i) => i,
+                    Num::Dec(d) => d.rescale(0).map_or(0, |d| d.mantissa),
+                    Num::Dbl(f) => f.round() as i128,
+                },
+            }
+        };
+        let temporal = |ty: T| {
+            base::text::from_text(&base::schema::ColumnDef::new("", ty), Some(&text()))
+                .unwrap_or(Value::Null)
+        };
+        match self {
+            CastTo::Signed => {
+                Value::Int(integer().clamp(i64::MIN as i128, u64::MAX as i128) as u64 as i64)
+            }
+            CastTo::Unsigned => {
+                Value::UInt(integer().clamp(i64::MIN as i128, u64::MAX as i128) as i64 as u64)
+            }
+            CastTo::Char(n) => {
+                let t = text();
+                match (n, std::str::from_utf8(&t)) {
+                    (Some(n), Ok(s)) => {
+                        Value::Bytes(s.chars().take(n as usize).collect::<String>().into_bytes())
+                    }
+                    (Some(n), Err(_)) => Value::Bytes(t.into_iter().take(n as usize).collect()),
+                    (None, _) => Value::Bytes(t),
+                }
+            }
+            CastTo::Binary(n) => {
+                let mut t = text();
+                if let Some(n) = n {
+                    t.resize(n as usize, 0);
+                }
+                Value::Bytes(t)
+            }
+            CastTo::Date => temporal(T::Date),
+            CastTo::DateTime(fsp) => temporal(T::DateTime { fsp }),
+            CastTo::Time(fsp) => temporal(T::Time { fsp }),
+            CastTo::Decimal(p, scale) => {
+                let d = match &v {
+                    Value::Bytes(b) => {
+                        Decimal::parse(String::from_utf8_lossy(b).trim()).unwrap_or(dec(num(&v)))
+                    }
+                    other => dec(num(other)),
+                };
+                let max = 10i128.pow(p as u32) - 1;
+                match d.rescale(scale) {
+                    Some(d) if d.mantissa.abs() <= max => Value::Decimal(d),
+                    // Out of range: the largest value of the type, as MySQL clamps.
+                    r => Value::Decimal(Decimal {
+                        mantissa: if r.is_some_and(|d| d.mantissa < 0)
+                            || (r.is_none() && dbl(num(&v)) < 0.0)
+                        {
+                            -max
+                        } else {
+                            max
+                        },
+                        scale,
+                    }),
+                }
+            }
+            CastTo::Double => Value::Double(dbl(num(&v))),
+        }
+    }
+}
