@@ -67,6 +67,8 @@ impl Kind {
             Compiled::Insert(_) => Kind::Insert,
             Compiled::Update(_) => Kind::Update,
             Compiled::Delete(_) => Kind::Delete,
+            Compiled::Multi(p) if p.delete => Kind::Delete,
+            Compiled::Multi(_) => Kind::Update,
             Compiled::Deferred(d) => match &d.statement {
                 S::Insert(_) => Kind::Insert,
                 S::Update(_) => Kind::Update,
@@ -161,6 +163,10 @@ impl Session {
     /// returns the count its answer carries.
     pub(crate) fn conclude(&mut self, outcome: &Outcome) -> u16 {
         self.activity.question(&self.shared);
+        self.row_count = match outcome {
+            Outcome::Done { affected, .. } => (*affected).min(i64::MAX as u64) as i64,
+            Outcome::Rows { .. } | Outcome::Failed(_) => -1,
+        };
         let d = &mut self.diagnostics;
         if let Outcome::Failed(e) = outcome {
             d.raise(Condition {

@@ -1,7 +1,10 @@
 //! Cairn's SQL dialect: sqlparser's MySQL dialect, plus the interval units it does not know
-//! (`INTERVAL '1 2' DAY_HOUR`, `EXTRACT(YEAR_MONTH FROM d)`), which it reads as custom fields.
+//! (`INTERVAL '1 2' DAY_HOUR`, `EXTRACT(YEAR_MONTH FROM d)`), which it reads as custom fields,
+//! and MySQL's multi-table `UPDATE t1, t2 SET ...`.
 
-use sqlparser::ast::{DateTimeField, Expr, Ident, Interval, Statement};
+use sqlparser::ast::{
+    DateTimeField, Expr, Ident, Interval, Statement, Update, UpdateTableFromKind,
+};
 use sqlparser::dialect::{Dialect, MySqlDialect};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
@@ -69,6 +72,9 @@ impl Dialect for Cairn {
         MYSQL.parse_infix(parser, expr, precedence)
     }
     fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
+        if parser.peek_keyword(Keyword::UPDATE) {
+            return Some(parse_update(parser));
+        }
         MYSQL.parse_statement(parser)
     }
     fn require_interval_qualifier(&self) -> bool {
@@ -137,6 +143,51 @@ impl Dialect for Cairn {
     fn supports_left_associative_joins_without_parens(&self) -> bool {
         MYSQL.supports_left_associative_joins_without_parens()
     }
+}
+
+/// MySQL's UPDATE: `UPDATE table_references SET assignments [WHERE ...] [ORDER BY ...]
+/// [LIMIT n]`. The table references after the first (`UPDATE t1, t2 SET ...`) are kept as
+/// `from: BeforeSet`, a place the MySQL form otherwise never fills.
+fn parse_update(parser: &mut Parser) -> Result<Statement, ParserError> {
+    let update_token = parser.next_token();
+    let mut tables = parser.parse_comma_separated(Parser::parse_table_and_joins)?;
+    let table = tables.remove(0);
+    let from = if tables.is_empty() {
+        None
+    } else {
+        Some(UpdateTableFromKind::BeforeSet(tables))
+    };
+    parser.expect_keyword(Keyword::SET)?;
+    let assignments = parser.parse_comma_separated(Parser::parse_assignment)?;
+    let selection = if parser.parse_keyword(Keyword::WHERE) {
+        Some(parser.parse_expr()?)
+    } else {
+        None
+    };
+    let order_by = if parser.parse_keywords(&[Keyword::ORDER, Keyword::BY]) {
+        parser.parse_comma_separated(Parser::parse_order_by_expr)?
+    } else {
+        Vec::new()
+    };
+    let limit = if parser.parse_keyword(Keyword::LIMIT) {
+        Some(parser.parse_expr()?)
+    } else {
+        None
+    };
+    Ok(Update {
+        update_token: update_token.into(),
+        optimizer_hints: Vec::new(),
+        table,
+        assignments,
+        from,
+        selection,
+        returning: None,
+        output: None,
+        or: None,
+        order_by,
+        limit,
+    }
+    .into())
 }
 
 /// `INTERVAL expr unit`, the unit any word (a compound one becomes a custom field).

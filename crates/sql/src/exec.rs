@@ -65,6 +65,8 @@ pub(crate) enum Compiled {
     Deferred(Box<Deferred>),
     Update(UpdatePlan),
     Delete(DeletePlan),
+    /// A multi-table UPDATE or DELETE.
+    Multi(Box<crate::multi::MultiPlan>),
     Insert(InsertPlan),
     Other(Box<Statement>),
 }
@@ -77,7 +79,9 @@ impl Compiled {
             Compiled::Update(p) => &p.source.table,
             Compiled::Delete(p) => &p.source.table,
             Compiled::Insert(p) => p.table(),
-            Compiled::Set(_) | Compiled::Deferred(_) | Compiled::Other(_) => return None,
+            Compiled::Set(_) | Compiled::Deferred(_) | Compiled::Multi(_) | Compiled::Other(_) => {
+                return None
+            }
         };
         Some(table.def().name.clone())
     }
@@ -118,6 +122,9 @@ pub struct Session {
     pub(crate) database: Option<String>,
     pub(crate) last_insert_id: u64,
     pub(crate) last_found_rows: u64,
+    /// ROW_COUNT(): the last statement's affected rows, -1 after one that returned rows or
+    /// failed.
+    pub(crate) row_count: i64,
     autocommit: bool,
     /// BEGIN / START TRANSACTION was said and not yet ended.
     explicit: bool,
@@ -211,6 +218,7 @@ impl Context for Session {
             }
             SessionFn::LastInsertId => Value::UInt(self.last_insert_id),
             SessionFn::FoundRows => Value::UInt(self.last_found_rows),
+            SessionFn::RowCount => Value::Int(self.row_count),
         }
     }
 
@@ -240,6 +248,7 @@ impl Session {
             database: None,
             last_insert_id: 0,
             last_found_rows: 0,
+            row_count: 0,
             autocommit: true,
             explicit: false,
             txn: None,
@@ -590,6 +599,12 @@ impl Session {
                 plan::QueryPlan::Select(p) => Compiled::Select(p),
                 plan::QueryPlan::Set(p) => Compiled::Set(p),
             },
+            Statement::Update(u) if crate::multi::is_multi_update(u) => {
+                Compiled::Multi(Box::new(crate::multi::update(&input, u, &resolve)?))
+            }
+            Statement::Delete(d) if crate::multi::is_multi_delete(d) => {
+                Compiled::Multi(Box::new(crate::multi::delete(&input, d, &resolve)?))
+            }
             Statement::Update(u) => Compiled::Update(plan::update(&input, u, &resolve)?),
             Statement::Delete(d) => Compiled::Delete(plan::delete(&input, d, &resolve)?),
             Statement::Insert(i) => Compiled::Insert(crate::run::insert_plan(&input, i, &resolve)?),
@@ -629,6 +644,7 @@ impl Session {
             }
             Compiled::Update(p) => self.run_update(p, params),
             Compiled::Delete(p) => self.run_delete(p, params),
+            Compiled::Multi(p) => self.run_multi(p, params),
             Compiled::Insert(p) => self.run_insert(p, params),
             Compiled::Other(s) => self.statement(s),
         }

@@ -204,21 +204,9 @@ fn source_row(src: &Source, writes: bool) -> Vec<Value> {
 /// EXPLAIN of a planned statement.
 pub(crate) fn explain(c: &Compiled) -> Outcome {
     let row = match c {
-        Compiled::Select(p) => match (&p.source, &p.joined) {
-            (Some(src), Some(j)) => {
-                let mut rows = vec![source_row(src, false)];
-                rows.extend(j.steps.iter().map(step_row));
-                return explained(rows);
-            }
-            (Some(src), None) => source_row(src, false),
-            (None, _) => {
-                let mut r = vec![Value::Null; 12];
-                r[0] = Value::Int(1);
-                r[1] = text("SIMPLE");
-                r[11] = text("No tables used");
-                r
-            }
-        },
+        Compiled::Select(p) => return explain_select(p),
+        // The join that finds the rows, read with exclusive locks; their writes follow by key.
+        Compiled::Multi(p) => return explain_select(&p.select),
         Compiled::Update(p) => source_row(&p.source, true),
         Compiled::Delete(p) => source_row(&p.source, true),
         Compiled::Insert(_) => {
@@ -234,6 +222,26 @@ pub(crate) fn explain(c: &Compiled) -> Outcome {
             r[0] = Value::Int(1);
             r[1] = text("SIMPLE");
             r[11] = text("Cairn: not explained");
+            r
+        }
+    };
+    explained(vec![row])
+}
+
+/// EXPLAIN of a SELECT plan: its first table, then each table joined to it.
+fn explain_select(p: &crate::plan::SelectPlan) -> Outcome {
+    let row = match (&p.source, &p.joined) {
+        (Some(src), Some(j)) => {
+            let mut rows = vec![source_row(src, false)];
+            rows.extend(j.steps.iter().map(step_row));
+            return explained(rows);
+        }
+        (Some(src), None) => source_row(src, false),
+        (None, _) => {
+            let mut r = vec![Value::Null; 12];
+            r[0] = Value::Int(1);
+            r[1] = text("SIMPLE");
+            r[11] = text("No tables used");
             r
         }
     };

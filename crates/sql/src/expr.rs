@@ -102,6 +102,7 @@ pub enum SessionFn {
     CurrentUser,
     LastInsertId,
     FoundRows,
+    RowCount,
 }
 
 /// What evaluation reads besides the row: parameters, aggregates, session state.
@@ -544,6 +545,7 @@ impl<'a> Compiler<'a> {
             "current_user" => Some(SessionFn::CurrentUser),
             "last_insert_id" => Some(SessionFn::LastInsertId),
             "found_rows" => Some(SessionFn::FoundRows),
+            "row_count" => Some(SessionFn::RowCount),
             _ => None,
         };
         if let Some(s) = session {

@@ -29,6 +29,7 @@ mod guard;
 mod infoschema;
 mod join;
 mod meta;
+mod multi;
 mod partition;
 mod plan;
 mod privilege;

@@ -1301,7 +1301,8 @@ pub fn static_type(
         Session(f) => match f {
             crate::expr::SessionFn::ConnectionId
             | crate::expr::SessionFn::LastInsertId
-            | crate::expr::SessionFn::FoundRows => (types::LONGLONG, 21, 0),
+            | crate::expr::SessionFn::FoundRows
+            | crate::expr::SessionFn::RowCount => (types::LONGLONG, 21, 0),
             _ => (types::VAR_STRING, 256, 31),
         },
         Agg(i) => match aggregates.get(*i) {

@@ -799,6 +799,8 @@ fn finish_select(
     rows: Vec<Vec<Value>>,
     decided: bool,
 ) -> Outcome {
+    // A SELECT leaves ROW_COUNT() at -1 (the thread's statements set it in `conclude`).
+    session.row_count = -1;
     match compiled {
         Compiled::Select(plan) => match &plan.source {
             Some(_) if decided => session

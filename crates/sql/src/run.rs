@@ -276,7 +276,7 @@ fn key_value(column: &ColumnDef, v: Value) -> std::result::Result<Option<Value>,
 /// what would be changed to fit is refused instead: a value out of range (1264), a string too
 /// long (1406), text that is not a number (1366) or only starts with one (1265), a bad date
 /// (1292). `row` counts from 1.
-fn strict_store(column: &ColumnDef, v: Value, row: usize) -> Result<Value> {
+pub(crate) fn strict_store(column: &ColumnDef, v: Value, row: usize) -> Result<Value> {
     use base::types::ColumnType as T;
     if v.is_null() {
         return Ok(Value::Null);
@@ -1255,13 +1255,19 @@ impl Session {
             let def = src.table.def().clone();
             let mut changed = 0u64;
             for (n, row) in rows.iter().enumerate() {
-                let env = s.env(row, params, &[]);
-                let mut values = Vec::new();
+                // Assignments run left to right, each seeing the ones before it (MariaDB's
+                // default, without SIMULTANEOUS_ASSIGNMENT): `SET a = a + 1, b = a`.
+                let mut current = row.clone();
+                let mut values: Vec<(u16, Value)> = Vec::new();
                 for (c, e) in &p.assignments {
                     let column = &def.columns[*c as usize];
-                    let v = strict_store(column, e.eval(&env)?, n + 1)?;
-                    let old = src.fetch.iter().position(|f| f == c).map(|i| &row[i]);
-                    if old != Some(&v) {
+                    let v = strict_store(column, e.eval(&s.env(&current, params, &[]))?, n + 1)?;
+                    let at = src.fetch.iter().position(|f| f == c);
+                    if let Some(i) = at {
+                        current[i] = v.clone();
+                    }
+                    values.retain(|(done, _)| done != c);
+                    if at.map(|i| &row[i]) != Some(&v) {
                         values.push((*c, v));
                     }
                 }

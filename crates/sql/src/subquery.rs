@@ -252,7 +252,18 @@ fn from_of(s: &Statement) -> Option<Vec<&ast::TableWithJoins>> {
             ast::SetExpr::Select(sel) => Some(sel.from.iter().collect()),
             _ => None,
         },
-        Statement::Update(u) => Some(vec![&u.table]),
+        Statement::Update(u) => {
+            let mut from = vec![&u.table];
+            if let Some(
+                ast::UpdateTableFromKind::BeforeSet(more)
+                | ast::UpdateTableFromKind::AfterSet(more),
+            ) = &u.from
+            {
+                from.extend(more);
+            }
+            Some(from)
+        }
+        Statement::Delete(d) if d.using.is_some() => d.using.as_ref().map(|u| u.iter().collect()),
         Statement::Delete(d) => match &d.from {
             ast::FromTable::WithFromKeyword(f) | ast::FromTable::WithoutKeyword(f) => {
                 Some(f.iter().collect())
@@ -263,7 +274,7 @@ fn from_of(s: &Statement) -> Option<Vec<&ast::TableWithJoins>> {
 }
 
 /// An exact key of argument values (not collation-folded: a subquery may tell 'a' from 'A').
-fn exact_key(values: &[Value]) -> Vec<u8> {
+pub(crate) fn exact_key(values: &[Value]) -> Vec<u8> {
     let mut key = Vec::new();
     for v in values {
         let tag: u8 = match v {

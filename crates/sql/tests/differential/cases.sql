@@ -2299,3 +2299,80 @@ DROP USER 'dq_none'@'localhost', 'dq_read'@'localhost';
 -- as: dq_read pw
 SELECT 1;
 DROP TABLE acct;
+
+-- ---------------------------------------------------------------- multi-table UPDATE and DELETE
+CREATE TABLE mt_a (id INT PRIMARY KEY, x INT, y INT, tag VARCHAR(10));
+CREATE TABLE mt_b (id INT PRIMARY KEY, aid INT, v INT, KEY iaid (aid));
+CREATE TABLE mt_c (id INT PRIMARY KEY, bid INT NULL);
+INSERT INTO mt_a VALUES (1, 10, 0, 'one'), (2, 20, 0, 'two'), (3, 30, 0, 'three'), (4, 40, 0, NULL);
+INSERT INTO mt_b VALUES (1, 1, 5), (2, 1, 6), (3, 2, 7), (4, 9, 8);
+INSERT INTO mt_c VALUES (1, 1), (2, 3), (3, NULL);
+-- a row matched by several joined rows is updated once, with the first match's values
+UPDATE mt_a JOIN mt_b ON mt_a.id = mt_b.aid SET mt_a.y = mt_a.y + 1;
+SELECT * FROM mt_a ORDER BY id;
+UPDATE mt_a, mt_b SET mt_a.x = mt_a.x + mt_b.v WHERE mt_a.id = mt_b.aid AND mt_b.v > 6;
+SELECT * FROM mt_a ORDER BY id;
+-- both tables written; each assignment reads the joined row as it was
+UPDATE mt_a a JOIN mt_b b ON a.id = b.aid SET a.tag = 'joined', b.v = a.x + b.v WHERE b.id <> 2;
+SELECT * FROM mt_a ORDER BY id;
+SELECT * FROM mt_b ORDER BY id;
+-- unqualified columns name the one table that has them
+UPDATE mt_a JOIN mt_c ON mt_c.bid = mt_a.id SET x = x * 2, bid = bid + 10;
+SELECT * FROM mt_a ORDER BY id;
+SELECT * FROM mt_c ORDER BY id;
+-- LEFT JOIN: rows without a match on the right write nothing there
+UPDATE mt_a LEFT JOIN mt_b ON mt_b.aid = mt_a.id SET mt_a.y = 100, mt_b.v = 0 WHERE mt_a.id >= 3;
+SELECT * FROM mt_a ORDER BY id;
+SELECT * FROM mt_b ORDER BY id;
+-- ORDER BY and LIMIT count joined rows
+UPDATE mt_a, mt_b SET mt_a.y = mt_a.y + 1 WHERE mt_a.id = mt_b.aid ORDER BY mt_a.id DESC LIMIT 1;
+SELECT id, y FROM mt_a ORDER BY id;
+UPDATE mt_a JOIN mt_b ON mt_a.id = mt_b.aid SET mt_a.y = 7 WHERE mt_a.id = 1 LIMIT 2;
+SELECT id, y FROM mt_a ORDER BY id;
+-- nothing changes, nothing matches
+UPDATE mt_a JOIN mt_b ON mt_a.id = mt_b.aid SET mt_a.y = mt_a.y;
+UPDATE mt_a JOIN mt_b ON mt_a.id = mt_b.aid SET mt_a.y = 1 WHERE mt_b.v > 1000;
+-- subqueries and expressions in the assignments and WHERE
+UPDATE mt_a JOIN mt_b ON mt_a.id = mt_b.aid SET mt_a.tag = CONCAT(mt_a.tag, '-', mt_b.id) WHERE mt_b.id = (SELECT MIN(id) FROM mt_c);
+SELECT id, tag FROM mt_a ORDER BY id;
+-- errors
+UPDATE mt_a, mt_b SET nosuch = 1;
+UPDATE mt_a, mt_b SET mt_c.id = 1;
+UPDATE mt_a, mt_b SET id = 1;
+UPDATE mt_a, mt_b SET mt_a.x = nosuch;
+UPDATE mt_a JOIN (SELECT 1 AS q) d SET d.q = 2;
+UPDATE mt_a, mt_b SET mt_a.y = 'abc' WHERE mt_a.id = mt_b.aid;
+UPDATE mt_a, nosuch SET mt_a.y = 1;
+SELECT * FROM mt_a ORDER BY id;
+-- single-table assignments run left to right, each seeing the ones before it
+UPDATE mt_a SET x = x + 1, y = x WHERE id <= 2;
+SELECT id, x, y FROM mt_a ORDER BY id;
+UPDATE mt_a SET y = y + 1, y = y * 10 WHERE id = 3;
+SELECT id, y FROM mt_a ORDER BY id;
+-- DELETE from one table of a join, from both, and with USING
+DELETE mt_c FROM mt_c JOIN mt_a ON mt_a.id = mt_c.bid - 10 WHERE mt_a.x > 30;
+SELECT * FROM mt_c ORDER BY id;
+DELETE a, b FROM mt_a a JOIN mt_b b ON a.id = b.aid WHERE b.id = 3;
+SELECT * FROM mt_a ORDER BY id;
+SELECT * FROM mt_b ORDER BY id;
+DELETE FROM mt_b USING mt_b LEFT JOIN mt_a ON mt_a.id = mt_b.aid WHERE mt_a.id IS NULL;
+SELECT * FROM mt_b ORDER BY id;
+DELETE mt_a FROM mt_a, mt_b WHERE mt_a.id = mt_b.aid AND mt_b.v < 0;
+DELETE nosuch FROM mt_a JOIN mt_b ON mt_a.id = mt_b.aid;
+DELETE mt_a FROM mt_a JOIN mt_b ON mt_a.id = mt_b.aid LIMIT 1;
+DELETE mt_a, mt_b FROM mt_a JOIN mt_b ON mt_a.id = mt_b.aid;
+SELECT COUNT(*) FROM mt_a;
+SELECT COUNT(*) FROM mt_b;
+SELECT ROW_COUNT();
+INSERT INTO mt_c VALUES (10, 1), (11, 2);
+SELECT ROW_COUNT();
+UPDATE mt_c SET bid = bid + 1 WHERE id >= 10;
+SELECT ROW_COUNT();
+UPDATE mt_c SET bid = bid WHERE id >= 10;
+SELECT ROW_COUNT();
+DELETE FROM mt_c WHERE id = 10;
+SELECT ROW_COUNT();
+UPDATE mt_c SET bid = 'x';
+SELECT ROW_COUNT();
+DROP TABLE mt_a, mt_b, mt_c;
+SELECT ROW_COUNT();

@@ -1,0 +1,407 @@
+//! Multi-table UPDATE and DELETE (`UPDATE t1 JOIN t2 ON ... SET ...`, `UPDATE t1, t2 SET ...`,
+//! `DELETE t1 FROM t1 JOIN t2 ...`, `DELETE FROM t1 USING t1 JOIN t2 ...`): planned as one
+//! locking join SELECT of each target row's primary key (and, for UPDATE, the new and old
+//! values of its assigned columns), then applied by key, each target row once.
+
+use std::collections::HashSet;
+
+use base::Value;
+use client::{ExecType, OpResult, Table};
+use sqlparser::ast::{self, ObjectName, Statement};
+
+use crate::error::SqlError;
+use crate::exec::{Outcome, Result, Session};
+use crate::plan::{PlanInput, SelectPlan, TableRef};
+
+/// A multi-table UPDATE or DELETE, planned.
+#[derive(Debug, Clone)]
+pub(crate) struct MultiPlan {
+    pub delete: bool,
+    /// The join, its WHERE (and for UPDATE its ORDER BY and LIMIT), read with exclusive locks;
+    /// its items are the ones `targets` name.
+    pub select: SelectPlan,
+    pub targets: Vec<Target>,
+}
+
+/// A table the statement writes.
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    pub table: Table,
+    /// The items holding its primary key, in key order.
+    key: Vec<usize>,
+    /// UPDATE: (column, item of its new value, item of its value as read).
+    assignments: Vec<(u16, usize, usize)>,
+}
+
+/// Whether an UPDATE names more than one table.
+pub(crate) fn is_multi_update(u: &ast::Update) -> bool {
+    !u.table.joins.is_empty() || u.from.is_some()
+}
+
+/// Whether a DELETE names more than one table (`DELETE t1 FROM ...` or `... USING ...`).
+pub(crate) fn is_multi_delete(d: &ast::Delete) -> bool {
+    !d.tables.is_empty() || d.using.is_some()
+}
+
+/// A table of the FROM clause, as the statement names it.
+struct Named {
+    table: Table,
+    tref: TableRef,
+    derived: bool,
+}
+
+fn from_clause(
+    from: &[ast::TableWithJoins],
+    input: &PlanInput,
+    resolve: &dyn Fn(&ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<Vec<Named>> {
+    let (tables, _, _) = crate::join::from_tables(from, input, resolve)?;
+    Ok(tables
+        .into_iter()
+        .map(|t| Named {
+            table: t.table,
+            tref: t.tref,
+            derived: t.derived.is_some(),
+        })
+        .collect())
+}
+
+fn name_parts(name: &ObjectName) -> Vec<String> {
+    name.0
+        .iter()
+        .map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_default())
+        .collect()
+}
+
+/// `alias`.`column` as an expression of the join.
+fn column_ref(tref: &TableRef, column: &str) -> ast::Expr {
+    ast::Expr::CompoundIdentifier(vec![
+        ast::Ident::with_quote('`', tref.2.clone()),
+        ast::Ident::with_quote('`', column),
+    ])
+}
+
+fn not_updatable(name: &str, statement: &str) -> SqlError {
+    SqlError::new(
+        1288,
+        "HY000",
+        format!("The target table {name} of the {statement} is not updatable"),
+    )
+}
+
+/// The join SELECT: `items` over `from` with `selection`, read FOR UPDATE.
+fn join_query(
+    items: Vec<ast::Expr>,
+    from: Vec<ast::TableWithJoins>,
+    selection: Option<ast::Expr>,
+    order_by: &[ast::OrderByExpr],
+    limit: Option<&ast::Expr>,
+) -> Result<ast::Query> {
+    let statements = sqlparser::parser::Parser::parse_sql(
+        &crate::dialect::Cairn,
+        "SELECT 1 FROM dual FOR UPDATE",
+    )
+    .map_err(SqlError::parse)?;
+    let Some(Statement::Query(mut q)) = statements.into_iter().next() else {
+        return Err(SqlError::parse("the join of a multi-table statement"));
+    };
+    let ast::SetExpr::Select(select) = q.body.as_mut() else {
+        return Err(SqlError::parse("the join of a multi-table statement"));
+    };
+    select.projection = items
+        .into_iter()
+        .map(ast::SelectItem::UnnamedExpr)
+        .collect();
+    select.from = from;
+    select.selection = selection;
+    if !order_by.is_empty() {
+        q.order_by = Some(ast::OrderBy {
+            kind: ast::OrderByKind::Expressions(order_by.to_vec()),
+            interpolate: None,
+        });
+    }
+    if let Some(limit) = limit {
+        q.limit_clause = Some(ast::LimitClause::LimitOffset {
+            limit: Some(limit.clone()),
+            offset: None,
+            limit_by: Vec::new(),
+        });
+    }
+    Ok(*q)
+}
+
+/// Adds the items of `named`'s primary key; returns their positions.
+fn key_items(named: &Named, items: &mut Vec<ast::Expr>) -> Vec<usize> {
+    let def = named.table.def();
+    def.primary_key
+        .iter()
+        .map(|c| {
+            items.push(column_ref(&named.tref, &def.columns[*c as usize].name));
+            items.len() - 1
+        })
+        .collect()
+}
+
+/// Plans `UPDATE t1 [JOIN t2 ...][, t3 ...] SET ... [WHERE ...] [ORDER BY ...] [LIMIT n]`.
+pub(crate) fn update(
+    input: &PlanInput,
+    u: &ast::Update,
+    resolve: &dyn Fn(&ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<MultiPlan> {
+    let mut from = vec![u.table.clone()];
+    match &u.from {
+        None => {}
+        Some(ast::UpdateTableFromKind::BeforeSet(more)) => from.extend(more.iter().cloned()),
+        Some(ast::UpdateTableFromKind::AfterSet(_)) => {
+            return Err(SqlError::unsupported("UPDATE ... FROM"))
+        }
+    }
+    let tables = from_clause(&from, input, resolve)?;
+    // Each assignment's table (by position in `tables`) and column.
+    let mut assigned: Vec<(usize, u16)> = Vec::with_capacity(u.assignments.len());
+    for a in &u.assignments {
+        let ast::AssignmentTarget::ColumnName(name) = &a.target else {
+            return Err(SqlError::unsupported("tuple assignment"));
+        };
+        let parts = name_parts(name);
+        let (qualifier, column) = match parts.as_slice() {
+            [column] => (None, column),
+            [.., table, column] => (Some(table), column),
+            [] => return Err(SqlError::parse("an empty column name")),
+        };
+        let database = (parts.len() == 3).then(|| &parts[0]);
+        let candidates: Vec<(usize, u16)> = tables
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| {
+                qualifier.is_none_or(|q| t.tref.2.eq_ignore_ascii_case(q))
+                    && database.is_none_or(|d| t.tref.0.eq_ignore_ascii_case(d))
+            })
+            .filter_map(|(n, t)| {
+                let def = t.table.def();
+                def.column(column)
+                    .filter(|p| !def.columns[*p].hidden)
+                    .map(|p| (n, p as u16))
+            })
+            .collect();
+        let (n, c) = match candidates.as_slice() {
+            [one] => *one,
+            [] => {
+                return Err(SqlError::new(
+                    1054,
+                    "42S22",
+                    format!("Unknown column '{}' in 'SET'", parts.join(".")),
+                ))
+            }
+            _ => {
+                return Err(SqlError::new(
+                    1052,
+                    "23000",
+                    format!("Column '{column}' in SET is ambiguous"),
+                ))
+            }
+        };
+        let target = &tables[n];
+        if target.derived {
+            return Err(not_updatable(&target.tref.2, "UPDATE"));
+        }
+        if target.table.def().primary_key.contains(&c) {
+            return Err(SqlError::unsupported(
+                "UPDATE of a primary key column in a multi-table UPDATE",
+            ));
+        }
+        assigned.push((n, c));
+    }
+    // Items: the new values first, then each target's key and the assigned columns as read.
+    let mut items: Vec<ast::Expr> = u.assignments.iter().map(|a| a.value.clone()).collect();
+    let mut targets: Vec<(usize, Target)> = Vec::new();
+    for (i, (n, c)) in assigned.iter().enumerate() {
+        let slot = match targets.iter().position(|(t, _)| t == n) {
+            Some(slot) => slot,
+            None => {
+                let key = key_items(&tables[*n], &mut items);
+                targets.push((
+                    *n,
+                    Target {
+                        table: tables[*n].table.clone(),
+                        key,
+                        assignments: Vec::new(),
+                    },
+                ));
+                targets.len() - 1
+            }
+        };
+        let named = &tables[*n];
+        items.push(column_ref(
+            &named.tref,
+            &named.table.def().columns[*c as usize].name,
+        ));
+        let old = items.len() - 1;
+        targets[slot].1.assignments.push((*c, i, old));
+    }
+    let q = join_query(
+        items,
+        from,
+        u.selection.clone(),
+        &u.order_by,
+        u.limit.as_ref(),
+    )?;
+    Ok(MultiPlan {
+        delete: false,
+        select: crate::plan::select(input, &q, resolve)?,
+        targets: targets.into_iter().map(|(_, t)| t).collect(),
+    })
+}
+
+/// Plans `DELETE t1[, t2] FROM joins [WHERE ...]` and `DELETE FROM t1[, t2] USING joins [WHERE ...]`.
+pub(crate) fn delete(
+    input: &PlanInput,
+    d: &ast::Delete,
+    resolve: &dyn Fn(&ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<MultiPlan> {
+    if d.returning.is_some() {
+        return Err(SqlError::unsupported("DELETE ... RETURNING"));
+    }
+    // MariaDB's grammar has no ORDER BY or LIMIT for a multi-table DELETE.
+    if !d.order_by.is_empty() {
+        return Err(SqlError::parse("ORDER BY in a multi-table DELETE"));
+    }
+    if d.limit.is_some() {
+        return Err(SqlError::parse("LIMIT in a multi-table DELETE"));
+    }
+    let listed = match &d.from {
+        ast::FromTable::WithFromKeyword(f) | ast::FromTable::WithoutKeyword(f) => f,
+    };
+    let (names, from): (Vec<ObjectName>, Vec<ast::TableWithJoins>) = match &d.using {
+        None => (d.tables.clone(), listed.clone()),
+        Some(using) => {
+            let names = listed
+                .iter()
+                .map(|t| match (&t.relation, t.joins.is_empty()) {
+                    (
+                        ast::TableFactor::Table {
+                            name, alias: None, ..
+                        },
+                        true,
+                    ) => Ok(name.clone()),
+                    _ => Err(SqlError::parse("the tables to delete from, before USING")),
+                })
+                .collect::<Result<_>>()?;
+            (names, using.clone())
+        }
+    };
+    let tables = from_clause(&from, input, resolve)?;
+    let mut items = Vec::new();
+    let mut targets: Vec<(usize, Target)> = Vec::new();
+    for name in &names {
+        let parts = name_parts(name);
+        let (database, table) = match parts.as_slice() {
+            [table] => (None, table),
+            [database, table] => (Some(database), table),
+            _ => return Err(SqlError::parse(format!("the table name {name}"))),
+        };
+        let Some(n) = tables.iter().position(|t| {
+            t.tref.2.eq_ignore_ascii_case(table)
+                && database.is_none_or(|d| t.tref.0.eq_ignore_ascii_case(d))
+        }) else {
+            return Err(SqlError::new(
+                1109,
+                "42S02",
+                format!("Unknown table '{table}' in MULTI DELETE"),
+            ));
+        };
+        if tables[n].derived {
+            return Err(not_updatable(table, "DELETE"));
+        }
+        if targets.iter().any(|(t, _)| *t == n) {
+            continue;
+        }
+        let key = key_items(&tables[n], &mut items);
+        targets.push((
+            n,
+            Target {
+                table: tables[n].table.clone(),
+                key,
+                assignments: Vec::new(),
+            },
+        ));
+    }
+    let q = join_query(items, from, d.selection.clone(), &[], None)?;
+    Ok(MultiPlan {
+        delete: true,
+        select: crate::plan::select(input, &q, resolve)?,
+        targets: targets.into_iter().map(|(_, t)| t).collect(),
+    })
+}
+
+impl Session {
+    /// Runs a multi-table UPDATE or DELETE: the locking join, then each target row's change
+    /// by its key, once however many joined rows name it, in one transaction.
+    pub(crate) fn run_multi(&mut self, p: &MultiPlan, params: &[Value]) -> Result<Outcome> {
+        let found_rows = self.found_rows;
+        let kept_found = self.last_found_rows;
+        let outcome = self.transactional(|s, txn, last| {
+            let rows = if s.correlated.is_empty() {
+                s.source_rows(txn, ExecType::NoCommit, &p.select, params)?
+            } else {
+                s.correlated_source_rows(txn, &p.select, params)?
+            };
+            let Outcome::Rows { rows, .. } = s.select_rows(&p.select, params, rows)? else {
+                return Err(SqlError::parse("the join of a multi-table statement"));
+            };
+            let mut seen: HashSet<(usize, Vec<u8>)> = HashSet::new();
+            let mut ops = Vec::new();
+            let (mut matched, mut changed) = (0u64, 0u64);
+            for (n, row) in rows.iter().enumerate() {
+                for (t, target) in p.targets.iter().enumerate() {
+                    let key: Vec<Value> = target.key.iter().map(|i| row[*i].clone()).collect();
+                    // A LEFT JOIN's missing row, or a row already written.
+                    if key.iter().any(Value::is_null)
+                        || !seen.insert((t, crate::subquery::exact_key(&key)))
+                    {
+                        continue;
+                    }
+                    if p.delete {
+                        ops.push(txn.delete(&target.table, key));
+                        continue;
+                    }
+                    matched += 1;
+                    let def = target.table.def();
+                    let mut values = Vec::new();
+                    for (c, new, old) in &target.assignments {
+                        let column = &def.columns[*c as usize];
+                        let v = crate::run::strict_store(column, row[*new].clone(), n + 1)?;
+                        if row[*old] != v {
+                            values.push((*c, v));
+                        }
+                    }
+                    if !values.is_empty() {
+                        txn.update(&target.table, key, values);
+                        changed += 1;
+                    }
+                }
+            }
+            if !ops.is_empty() || changed > 0 || txn.is_open() {
+                txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
+            }
+            if p.delete {
+                let deleted = ops
+                    .iter()
+                    .filter(|op| matches!(txn.result(**op), Some(OpResult::Done { .. })))
+                    .count();
+                return Ok(Outcome::Done {
+                    affected: deleted as u64,
+                    last_insert_id: 0,
+                    info: String::new(),
+                });
+            }
+            Ok(Outcome::Done {
+                affected: if found_rows { matched } else { changed },
+                last_insert_id: 0,
+                info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
+            })
+        });
+        self.last_found_rows = kept_found;
+        outcome
+    }
+}
