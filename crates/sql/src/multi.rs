@@ -31,6 +31,8 @@ pub(crate) struct Target {
     key: Vec<usize>,
     /// UPDATE: (column, item of its new value, item of its value as read).
     assignments: Vec<(u16, usize, usize)>,
+    /// UPDATE of a primary-key column: every column's item, to insert the row anew.
+    whole: Vec<(u16, usize)>,
 }
 
 /// Whether an UPDATE names more than one table.
@@ -205,11 +207,6 @@ pub(crate) fn update(
         if target.derived {
             return Err(not_updatable(&target.tref.2, "UPDATE"));
         }
-        if target.table.def().primary_key.contains(&c) {
-            return Err(SqlError::unsupported(
-                "UPDATE of a primary key column in a multi-table UPDATE",
-            ));
-        }
         assigned.push((n, c));
     }
     // Items: the new values first, then each target's key and the assigned columns as read.
@@ -226,6 +223,7 @@ pub(crate) fn update(
                         table: tables[*n].table.clone(),
                         key,
                         assignments: Vec::new(),
+                        whole: Vec::new(),
                     },
                 ));
                 targets.len() - 1
@@ -238,6 +236,26 @@ pub(crate) fn update(
         ));
         let old = items.len() - 1;
         targets[slot].1.assignments.push((*c, i, old));
+    }
+    // A target whose primary key changes is deleted and inserted whole: every column is read.
+    for (n, target) in &mut targets {
+        let def = tables[*n].table.def();
+        if !target
+            .assignments
+            .iter()
+            .any(|(c, ..)| def.primary_key.contains(c))
+        {
+            continue;
+        }
+        if def.columns.iter().any(|c| c.hidden) {
+            return Err(SqlError::unsupported(
+                "UPDATE of a primary key column of a table with hidden columns",
+            ));
+        }
+        for (c, column) in def.columns.iter().enumerate() {
+            items.push(column_ref(&tables[*n].tref, &column.name));
+            target.whole.push((c as u16, items.len() - 1));
+        }
     }
     let q = join_query(
         items,
@@ -323,6 +341,7 @@ pub(crate) fn delete(
                 table: tables[n].table.clone(),
                 key,
                 assignments: Vec::new(),
+                whole: Vec::new(),
             },
         ));
     }
@@ -375,9 +394,25 @@ impl Session {
                             values.push((*c, v));
                         }
                     }
-                    if !values.is_empty() {
+                    if values.is_empty() {
+                        continue;
+                    }
+                    changed += 1;
+                    if values.iter().any(|(c, _)| def.primary_key.contains(c)) {
+                        // A new primary key is a new row: the old one goes, the whole row is
+                        // inserted under the new key.
+                        let whole = target
+                            .whole
+                            .iter()
+                            .map(|(c, i)| {
+                                let new = values.iter().find(|(v, _)| v == c);
+                                (*c, new.map_or_else(|| row[*i].clone(), |(_, v)| v.clone()))
+                            })
+                            .collect();
+                        txn.delete(&target.table, key);
+                        txn.insert(&target.table, whole);
+                    } else {
                         txn.update(&target.table, key, values);
-                        changed += 1;
                     }
                 }
             }

@@ -1173,9 +1173,6 @@ pub fn update(
             .column(&column)
             .filter(|p| !def.columns[*p].hidden)
             .ok_or_else(|| SqlError::unknown_column(&column, "field list"))?;
-        if def.primary_key.contains(&(p as u16)) {
-            return Err(SqlError::unsupported("UPDATE of a primary key column"));
-        }
         assignments.push((p as u16, c.compile(&a.value)?));
     }
     c.place = "where clause";

@@ -1271,9 +1271,19 @@ impl Session {
                         values.push((*c, v));
                     }
                 }
-                if !values.is_empty() {
+                if values.is_empty() {
+                    continue;
+                }
+                changed += 1;
+                if values.iter().any(|(c, _)| def.primary_key.contains(c)) {
+                    // A new primary key is a new row, maybe in another partition: the old one
+                    // goes and the whole row is inserted under its new key, in this order on
+                    // the data node (a taken key is 1062, as InnoDB's row-by-row update).
+                    txn.delete(&src.table, Session::primary_key(src, row));
+                    let whole = src.fetch.iter().copied().zip(current).collect();
+                    txn.insert(&src.table, whole);
+                } else {
                     txn.update(&src.table, Session::primary_key(src, row), values);
-                    changed += 1;
                 }
             }
             if changed > 0 || txn.is_open() {

@@ -2376,3 +2376,36 @@ UPDATE mt_c SET bid = 'x';
 SELECT ROW_COUNT();
 DROP TABLE mt_a, mt_b, mt_c;
 SELECT ROW_COUNT();
+
+-- ---------------------------------------------------------------- UPDATE of primary-key columns
+CREATE TABLE pku (id INT PRIMARY KEY, u VARCHAR(5), v INT, UNIQUE KEY uu (u));
+INSERT INTO pku VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30), (4, 'd', 40);
+UPDATE pku SET id = id + 10 WHERE id = 1;
+SELECT * FROM pku ORDER BY id;
+UPDATE pku SET id = id + 1 ORDER BY id DESC;
+SELECT * FROM pku ORDER BY id;
+UPDATE pku SET id = 3 WHERE id = 5;
+SELECT * FROM pku ORDER BY id;
+UPDATE pku SET id = 100, u = 'z' WHERE u = 'b';
+SELECT * FROM pku WHERE u = 'z';
+SELECT * FROM pku WHERE id = 100;
+SELECT * FROM pku WHERE id = 3;
+UPDATE pku SET id = id WHERE id = 4;
+UPDATE pku SET v = id, id = v WHERE id = 4;
+SELECT * FROM pku ORDER BY id;
+UPDATE pku SET id = NULL WHERE id = 40;
+UPDATE pku SET id = 'x' WHERE id = 40;
+CREATE TABLE pks (k VARCHAR(5) PRIMARY KEY, n INT);
+INSERT INTO pks VALUES ('x', 1), ('y', 2);
+UPDATE pks SET k = UPPER(k) WHERE k = 'x';
+SELECT * FROM pks ORDER BY k;
+UPDATE pks SET k = 'Y' WHERE k = 'X';
+UPDATE pks SET k = CONCAT(k, k), n = n + 1;
+SELECT * FROM pks ORDER BY k;
+-- in a multi-table UPDATE
+UPDATE pku JOIN pks ON pks.n = pku.id - 1 SET pku.id = pku.id * 1000, pks.k = CONCAT('n', pks.n);
+SELECT * FROM pku ORDER BY id;
+SELECT * FROM pks ORDER BY k;
+UPDATE pku, pks SET pku.id = 3 WHERE pku.id = 100;
+SELECT * FROM pku ORDER BY id;
+DROP TABLE pku, pks;
