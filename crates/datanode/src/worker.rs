@@ -561,6 +561,7 @@ impl Worker {
                     self.partitions
                         .get(&(step.table, step.partition))
                         .map(|p| p.table()),
+                    &row,
                 )),
                 None => self.write(txn, &key, step.partition, &layout, Some(row), None, want),
             },
@@ -1138,13 +1139,39 @@ fn out_of_range(column: &str) -> Error {
     )
 }
 
-fn duplicate(table: Option<&Arc<TableDef>>) -> Error {
-    let name = table.map_or("?", |t| t.name.as_str());
-    let message = match name.split_once("$unique$") {
-        Some((base, index)) => format!("duplicate entry for key '{index}' in table '{base}'"),
-        None => format!("duplicate entry for key 'PRIMARY' in table '{name}'"),
+/// MySQL's 1062 for inserting `row` into `table` (a base table: its primary key; a unique
+/// index's hidden table: that index, whose key is the hidden table's primary key).
+fn duplicate(table: Option<&Arc<TableDef>>, row: &[Value]) -> Error {
+    let Some(table) = table else {
+        return Error::new(ErrorCode::DuplicateKey, "Duplicate entry for a key");
     };
-    Error::new(ErrorCode::DuplicateKey, message)
+    let index = table
+        .name
+        .split_once("$unique$")
+        .map_or("PRIMARY", |(_, index)| index);
+    let key: Vec<&Value> = table
+        .primary_key
+        .iter()
+        .filter_map(|c| row.get(*c as usize))
+        .collect();
+    duplicate_entry(&key, index)
+}
+
+/// `Duplicate entry 'v1-v2' for key 'name'`, MySQL's 1062 text.
+pub(crate) fn duplicate_entry(key: &[&Value], index: &str) -> Error {
+    let values: Vec<String> = key
+        .iter()
+        .map(|v| {
+            base::text::value_text(v).map_or_else(
+                || "NULL".to_string(),
+                |t| String::from_utf8_lossy(&t).into_owned(),
+            )
+        })
+        .collect();
+    Error::new(
+        ErrorCode::DuplicateKey,
+        format!("Duplicate entry '{}' for key '{index}'", values.join("-")),
+    )
 }
 
 fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {

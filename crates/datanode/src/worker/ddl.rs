@@ -338,21 +338,9 @@ impl Worker {
             key.clear();
             part.encode_row_key(&entry, &b.hidden.primary_key, false, &mut key);
             if let Some(held) = part.get(&key) {
-                let values: Vec<String> = part.layout().values(held)[..index.columns.len()]
-                    .iter()
-                    .map(|v| match v {
-                        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-                        v => v.to_string(),
-                    })
-                    .collect();
-                return Err(Error::new(
-                    ErrorCode::DuplicateKey,
-                    format!(
-                        "Duplicate entry '{}' for key '{}'",
-                        values.join("-"),
-                        index.name
-                    ),
-                ));
+                let values = part.layout().values(held);
+                let key: Vec<&Value> = values[..index.columns.len()].iter().collect();
+                return Err(super::duplicate_entry(&key, &index.name));
             }
             part.insert(entry)?;
         }
