@@ -66,7 +66,7 @@ pub(crate) enum Compiled {
     Update(UpdatePlan),
     Delete(DeletePlan),
     /// A multi-table UPDATE or DELETE.
-    Multi(Box<crate::multi::MultiPlan>),
+    Multi(Box<crate::write::MultiPlan>),
     Insert(InsertPlan),
     Other(Box<Statement>),
 }
@@ -599,11 +599,11 @@ impl Session {
                 plan::QueryPlan::Select(p) => Compiled::Select(p),
                 plan::QueryPlan::Set(p) => Compiled::Set(p),
             },
-            Statement::Update(u) if crate::multi::is_multi_update(u) => {
-                Compiled::Multi(Box::new(crate::multi::update(&input, u, &resolve)?))
+            Statement::Update(u) if crate::write::is_multi_update(u) => {
+                Compiled::Multi(Box::new(crate::write::update(&input, u, &resolve)?))
             }
-            Statement::Delete(d) if crate::multi::is_multi_delete(d) => {
-                Compiled::Multi(Box::new(crate::multi::delete(&input, d, &resolve)?))
+            Statement::Delete(d) if crate::write::is_multi_delete(d) => {
+                Compiled::Multi(Box::new(crate::write::delete(&input, d, &resolve)?))
             }
             Statement::Update(u) => Compiled::Update(plan::update(&input, u, &resolve)?),
             Statement::Delete(d) => Compiled::Delete(plan::delete(&input, d, &resolve)?),

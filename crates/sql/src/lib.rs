@@ -29,7 +29,6 @@ mod guard;
 mod infoschema;
 mod join;
 mod meta;
-mod multi;
 mod partition;
 mod plan;
 mod privilege;
@@ -42,6 +41,7 @@ mod temporal;
 mod tls;
 mod users;
 mod variables;
+mod write;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -20,8 +20,7 @@ use crate::exec::{ident, store, Outcome, Result, Session};
 use crate::expr::{compare, compare_in, truthy, Compiler, Env, Expr, Scope};
 use crate::join::{JoinStep, Joined};
 use crate::plan::{
-    pushable, Access, DeletePlan, OrderKey, PlanInput, Pushed, QueryPlan, SelectPlan, Source,
-    TableRef, UpdatePlan,
+    pushable, Access, OrderKey, PlanInput, Pushed, QueryPlan, SelectPlan, Source, TableRef,
 };
 
 /// Puts a fetched row (`fetch[i]` holds table column i) in its place in a joined row.
@@ -1194,131 +1193,6 @@ impl Session {
         Ok(Outcome::Rows {
             columns: p.columns.clone(),
             rows,
-        })
-    }
-
-    /// Orders and limits the rows an UPDATE or DELETE found.
-    fn order_and_limit(
-        &self,
-        rows: Vec<Vec<Value>>,
-        order: &[(OrderKey, bool, Collation)],
-        limit: &Option<Expr>,
-        params: &[Value],
-    ) -> Result<Vec<Vec<Value>>> {
-        let mut rows = rows;
-        if !order.is_empty() {
-            let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
-            for row in rows {
-                let env = self.env(&row, params, &[]);
-                let keys = order
-                    .iter()
-                    .map(|(k, ..)| match k {
-                        OrderKey::Expr(e) => e.eval(&env),
-                        OrderKey::Item(_) => Ok(Value::Null),
-                    })
-                    .collect::<Result<_>>()?;
-                keyed.push((keys, row));
-            }
-            keyed.sort_by(|a, b| by_keys(&a.0, &b.0, order));
-            rows = keyed.into_iter().map(|(_, r)| r).collect();
-        }
-        if let Some(l) = limit {
-            let l = count_value(self.free(l, params)?)?;
-            rows.truncate(l.min(usize::MAX as u64) as usize);
-        }
-        Ok(rows)
-    }
-
-    /// Primary key values of a fetched row.
-    fn primary_key(src: &Source, row: &[Value]) -> Vec<Value> {
-        src.table
-            .def()
-            .primary_key
-            .iter()
-            .map(|c| {
-                src.fetch
-                    .iter()
-                    .position(|f| f == c)
-                    .map(|p| row[p].clone())
-                    .unwrap_or(Value::Null)
-            })
-            .collect()
-    }
-
-    pub(crate) fn run_update(&mut self, p: &UpdatePlan, params: &[Value]) -> Result<Outcome> {
-        let found_rows = self.found_rows;
-        self.transactional(|s, txn, last| {
-            let src = &p.source;
-            let rows = s.fetch(txn, ExecType::NoCommit, src, params)?;
-            let rows = s.order_and_limit(rows, &p.order, &p.limit, params)?;
-            s.run_correlated(txn, p.assignments.iter().map(|(_, e)| e), &rows, params)?;
-            let def = src.table.def().clone();
-            let mut changed = 0u64;
-            for (n, row) in rows.iter().enumerate() {
-                // Assignments run left to right, each seeing the ones before it (MariaDB's
-                // default, without SIMULTANEOUS_ASSIGNMENT): `SET a = a + 1, b = a`.
-                let mut current = row.clone();
-                let mut values: Vec<(u16, Value)> = Vec::new();
-                for (c, e) in &p.assignments {
-                    let column = &def.columns[*c as usize];
-                    let v = strict_store(column, e.eval(&s.env(&current, params, &[]))?, n + 1)?;
-                    let at = src.fetch.iter().position(|f| f == c);
-                    if let Some(i) = at {
-                        current[i] = v.clone();
-                    }
-                    values.retain(|(done, _)| done != c);
-                    if at.map(|i| &row[i]) != Some(&v) {
-                        values.push((*c, v));
-                    }
-                }
-                if values.is_empty() {
-                    continue;
-                }
-                changed += 1;
-                if values.iter().any(|(c, _)| def.primary_key.contains(c)) {
-                    // A new primary key is a new row, maybe in another partition: the old one
-                    // goes and the whole row is inserted under its new key, in this order on
-                    // the data node (a taken key is 1062, as InnoDB's row-by-row update).
-                    txn.delete(&src.table, Session::primary_key(src, row));
-                    let whole = src.fetch.iter().copied().zip(current).collect();
-                    txn.insert(&src.table, whole);
-                } else {
-                    txn.update(&src.table, Session::primary_key(src, row), values);
-                }
-            }
-            if changed > 0 || txn.is_open() {
-                txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
-            }
-            let matched = rows.len() as u64;
-            Ok(Outcome::Done {
-                affected: if found_rows { matched } else { changed },
-                last_insert_id: 0,
-                info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
-            })
-        })
-    }
-
-    pub(crate) fn run_delete(&mut self, p: &DeletePlan, params: &[Value]) -> Result<Outcome> {
-        self.transactional(|s, txn, last| {
-            let src = &p.source;
-            let rows = s.fetch(txn, ExecType::NoCommit, src, params)?;
-            let rows = s.order_and_limit(rows, &p.order, &p.limit, params)?;
-            let ops: Vec<_> = rows
-                .iter()
-                .map(|row| txn.delete(&src.table, Session::primary_key(src, row)))
-                .collect();
-            if !ops.is_empty() || txn.is_open() {
-                txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
-            }
-            let deleted = ops
-                .iter()
-                .filter(|op| matches!(txn.result(**op), Some(OpResult::Done { .. })))
-                .count();
-            Ok(Outcome::Done {
-                affected: deleted as u64,
-                last_insert_id: 0,
-                info: String::new(),
-            })
         })
     }
 

@@ -1,17 +1,23 @@
-//! Multi-table UPDATE and DELETE (`UPDATE t1 JOIN t2 ON ... SET ...`, `UPDATE t1, t2 SET ...`,
-//! `DELETE t1 FROM t1 JOIN t2 ...`, `DELETE FROM t1 USING t1 JOIN t2 ...`): planned as one
-//! locking join SELECT of each target row's primary key (and, for UPDATE, the new and old
-//! values of its assigned columns), then applied by key, each target row once.
+//! UPDATE and DELETE execution. A single-table statement runs its planned `Source` (plan.rs);
+//! a multi-table one (`UPDATE t1 JOIN t2 ON ... SET ...`, `UPDATE t1, t2 SET ...`,
+//! `DELETE t1 FROM t1 JOIN t2 ...`, `DELETE FROM t1 USING t1 JOIN t2 ...`) is planned here as
+//! one locking join SELECT of each target row's primary key (and, for UPDATE, the new and old
+//! values of its assigned columns), then applied by key, each target row once. Both write a
+//! changed row through `write_row`.
 
 use std::collections::HashSet;
 
+use base::types::Collation;
 use base::Value;
-use client::{ExecType, OpResult, Table};
+use client::{ExecType, OpResult, Table, Transaction};
 use sqlparser::ast::{self, ObjectName, Statement};
 
 use crate::error::SqlError;
 use crate::exec::{Outcome, Result, Session};
-use crate::plan::{PlanInput, SelectPlan, TableRef};
+use crate::expr::Expr;
+use crate::join::FromTable;
+use crate::plan::{DeletePlan, OrderKey, PlanInput, SelectPlan, Source, TableRef, UpdatePlan};
+use crate::run::{by_keys, count_value, strict_store};
 
 /// A multi-table UPDATE or DELETE, planned.
 #[derive(Debug, Clone)]
@@ -45,27 +51,12 @@ pub(crate) fn is_multi_delete(d: &ast::Delete) -> bool {
     !d.tables.is_empty() || d.using.is_some()
 }
 
-/// A table of the FROM clause, as the statement names it.
-struct Named {
-    table: Table,
-    tref: TableRef,
-    derived: bool,
-}
-
 fn from_clause(
     from: &[ast::TableWithJoins],
     input: &PlanInput,
     resolve: &dyn Fn(&ObjectName) -> Result<(Table, TableRef)>,
-) -> Result<Vec<Named>> {
-    let (tables, _, _) = crate::join::from_tables(from, input, resolve)?;
-    Ok(tables
-        .into_iter()
-        .map(|t| Named {
-            table: t.table,
-            tref: t.tref,
-            derived: t.derived.is_some(),
-        })
-        .collect())
+) -> Result<Vec<FromTable>> {
+    Ok(crate::join::from_tables(from, input, resolve)?.0)
 }
 
 fn name_parts(name: &ObjectName) -> Vec<String> {
@@ -133,7 +124,7 @@ fn join_query(
 }
 
 /// Adds the items of `named`'s primary key; returns their positions.
-fn key_items(named: &Named, items: &mut Vec<ast::Expr>) -> Vec<usize> {
+fn key_items(named: &FromTable, items: &mut Vec<ast::Expr>) -> Vec<usize> {
     let def = named.table.def();
     def.primary_key
         .iter()
@@ -204,7 +195,7 @@ pub(crate) fn update(
             }
         };
         let target = &tables[n];
-        if target.derived {
+        if target.derived.is_some() {
             return Err(not_updatable(&target.tref.2, "UPDATE"));
         }
         assigned.push((n, c));
@@ -328,7 +319,7 @@ pub(crate) fn delete(
                 format!("Unknown table '{table}' in MULTI DELETE"),
             ));
         };
-        if tables[n].derived {
+        if tables[n].derived.is_some() {
             return Err(not_updatable(table, "DELETE"));
         }
         if targets.iter().any(|(t, _)| *t == n) {
@@ -354,6 +345,131 @@ pub(crate) fn delete(
 }
 
 impl Session {
+    /// Orders and limits the rows an UPDATE or DELETE found.
+    fn order_and_limit(
+        &self,
+        rows: Vec<Vec<Value>>,
+        order: &[(OrderKey, bool, Collation)],
+        limit: &Option<Expr>,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        let mut rows = rows;
+        if !order.is_empty() {
+            let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
+            for row in rows {
+                let env = self.env(&row, params, &[]);
+                let keys = order
+                    .iter()
+                    .map(|(k, ..)| match k {
+                        OrderKey::Expr(e) => e.eval(&env),
+                        OrderKey::Item(_) => Ok(Value::Null),
+                    })
+                    .collect::<Result<_>>()?;
+                keyed.push((keys, row));
+            }
+            keyed.sort_by(|a, b| by_keys(&a.0, &b.0, order));
+            rows = keyed.into_iter().map(|(_, r)| r).collect();
+        }
+        if let Some(l) = limit {
+            let l = count_value(self.free(l, params)?)?;
+            rows.truncate(l.min(usize::MAX as u64) as usize);
+        }
+        Ok(rows)
+    }
+
+    /// Primary key values of a fetched row.
+    fn primary_key(src: &Source, row: &[Value]) -> Vec<Value> {
+        src.table
+            .def()
+            .primary_key
+            .iter()
+            .map(|c| {
+                src.fetch
+                    .iter()
+                    .position(|f| f == c)
+                    .map(|p| row[p].clone())
+                    .unwrap_or(Value::Null)
+            })
+            .collect()
+    }
+
+    pub(crate) fn run_update(&mut self, p: &UpdatePlan, params: &[Value]) -> Result<Outcome> {
+        let found_rows = self.found_rows;
+        self.transactional(|s, txn, last| {
+            let src = &p.source;
+            let rows = s.fetch(txn, ExecType::NoCommit, src, params)?;
+            let rows = s.order_and_limit(rows, &p.order, &p.limit, params)?;
+            s.run_correlated(txn, p.assignments.iter().map(|(_, e)| e), &rows, params)?;
+            let def = src.table.def().clone();
+            let at = |c: &u16| {
+                src.fetch
+                    .iter()
+                    .position(|f| f == c)
+                    .expect("every column is fetched")
+            };
+            let mut changed = 0u64;
+            for (n, row) in rows.iter().enumerate() {
+                // Assignments run left to right, each seeing the ones before it (MariaDB's
+                // default, without SIMULTANEOUS_ASSIGNMENT): `SET a = a + 1, b = a`. Every
+                // column is fetched, so each has its place in the row.
+                let mut current = row.clone();
+                for (c, e) in &p.assignments {
+                    let column = &def.columns[*c as usize];
+                    let v = strict_store(column, e.eval(&s.env(&current, params, &[]))?, n + 1)?;
+                    current[at(c)] = v;
+                }
+                let mut values: Vec<(u16, Value)> = Vec::new();
+                for (c, _) in &p.assignments {
+                    let i = at(c);
+                    if current[i] != row[i] && values.iter().all(|(done, _)| done != c) {
+                        values.push((*c, current[i].clone()));
+                    }
+                }
+                if values.is_empty() {
+                    continue;
+                }
+                changed += 1;
+                let key = Session::primary_key(src, row);
+                write_row(txn, &src.table, key, values, |_| {
+                    src.fetch.iter().copied().zip(current).collect()
+                });
+            }
+            if changed > 0 || txn.is_open() {
+                txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
+            }
+            let matched = rows.len() as u64;
+            Ok(Outcome::Done {
+                affected: if found_rows { matched } else { changed },
+                last_insert_id: 0,
+                info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
+            })
+        })
+    }
+
+    pub(crate) fn run_delete(&mut self, p: &DeletePlan, params: &[Value]) -> Result<Outcome> {
+        self.transactional(|s, txn, last| {
+            let src = &p.source;
+            let rows = s.fetch(txn, ExecType::NoCommit, src, params)?;
+            let rows = s.order_and_limit(rows, &p.order, &p.limit, params)?;
+            let ops: Vec<_> = rows
+                .iter()
+                .map(|row| txn.delete(&src.table, Session::primary_key(src, row)))
+                .collect();
+            if !ops.is_empty() || txn.is_open() {
+                txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
+            }
+            let deleted = ops
+                .iter()
+                .filter(|op| matches!(txn.result(**op), Some(OpResult::Done { .. })))
+                .count();
+            Ok(Outcome::Done {
+                affected: deleted as u64,
+                last_insert_id: 0,
+                info: String::new(),
+            })
+        })
+    }
+
     /// Runs a multi-table UPDATE or DELETE: the locking join, then each target row's change
     /// by its key, once however many joined rows name it, in one transaction.
     pub(crate) fn run_multi(&mut self, p: &MultiPlan, params: &[Value]) -> Result<Outcome> {
@@ -385,11 +501,10 @@ impl Session {
                         continue;
                     }
                     matched += 1;
-                    let def = target.table.def();
                     let mut values = Vec::new();
                     for (c, new, old) in &target.assignments {
-                        let column = &def.columns[*c as usize];
-                        let v = crate::run::strict_store(column, row[*new].clone(), n + 1)?;
+                        let column = &target.table.def().columns[*c as usize];
+                        let v = strict_store(column, row[*new].clone(), n + 1)?;
                         if row[*old] != v {
                             values.push((*c, v));
                         }
@@ -398,22 +513,16 @@ impl Session {
                         continue;
                     }
                     changed += 1;
-                    if values.iter().any(|(c, _)| def.primary_key.contains(c)) {
-                        // A new primary key is a new row: the old one goes, the whole row is
-                        // inserted under the new key.
-                        let whole = target
+                    write_row(txn, &target.table, key, values, |values| {
+                        target
                             .whole
                             .iter()
                             .map(|(c, i)| {
                                 let new = values.iter().find(|(v, _)| v == c);
                                 (*c, new.map_or_else(|| row[*i].clone(), |(_, v)| v.clone()))
                             })
-                            .collect();
-                        txn.delete(&target.table, key);
-                        txn.insert(&target.table, whole);
-                    } else {
-                        txn.update(&target.table, key, values);
-                    }
+                            .collect()
+                    });
                 }
             }
             if !ops.is_empty() || changed > 0 || txn.is_open() {
@@ -438,5 +547,28 @@ impl Session {
         });
         self.last_found_rows = kept_found;
         outcome
+    }
+}
+
+/// Writes an updated row: its changed `values` in place, or, when one of them is a primary-key
+/// column, the row deleted and inserted again `whole` under its new key (maybe in another
+/// partition), in this order on the data node (a key still taken is 1062, as InnoDB's
+/// row-by-row update).
+fn write_row(
+    txn: &mut Transaction,
+    table: &Table,
+    key: Vec<Value>,
+    values: Vec<(u16, Value)>,
+    whole: impl FnOnce(&[(u16, Value)]) -> Vec<(u16, Value)>,
+) {
+    if values
+        .iter()
+        .any(|(c, _)| table.def().primary_key.contains(c))
+    {
+        let row = whole(&values);
+        txn.delete(table, key);
+        txn.insert(table, row);
+    } else {
+        txn.update(table, key, values);
     }
 }
