@@ -79,8 +79,8 @@ fn weights(bytes: &[u8], collation: Collation) -> impl Iterator<Item = u32> + '_
         Collation::Binary => (bytes, 0u8),
         Collation::Latin1Bin => (trim_spaces(bytes), 0),
         Collation::Latin1SwedishCi => (trim_spaces(bytes), 1),
-        Collation::Utf8mb4Bin => (trim_spaces(bytes), 2),
-        Collation::Utf8mb4GeneralCi => (trim_spaces(bytes), 3),
+        Collation::Utf8mb4Bin | Collation::Utf8mb3Bin => (trim_spaces(bytes), 2),
+        Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi => (trim_spaces(bytes), 3),
     };
     let mut rest = bytes;
     std::iter::from_fn(move || {
@@ -124,6 +124,7 @@ fn decode_utf8(bytes: &[u8]) -> (char, usize) {
 
 /// Compares two strings under a collation.
 pub fn compare(a: &[u8], b: &[u8], collation: Collation) -> Ordering {
+    let collation = collation.weighs_as();
     match collation {
         Collation::Binary => a.cmp(b),
         Collation::Utf8mb4GeneralCi => {
@@ -148,9 +149,11 @@ pub fn compare(a: &[u8], b: &[u8], collation: Collation) -> Ordering {
 pub fn sort_key(bytes: &[u8], collation: Collation, out: &mut Vec<u8>) {
     match collation {
         Collation::Binary => out.extend_from_slice(bytes),
-        Collation::Latin1Bin | Collation::Utf8mb4Bin => out.extend_from_slice(trim_spaces(bytes)),
+        Collation::Latin1Bin | Collation::Utf8mb4Bin | Collation::Utf8mb3Bin => {
+            out.extend_from_slice(trim_spaces(bytes))
+        }
         Collation::Latin1SwedishCi => out.extend(weights(bytes, collation).map(|w| w as u8)),
-        Collation::Utf8mb4GeneralCi => {
+        Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi => {
             // The common case first: an ASCII character's weight is its uppercase byte.
             let bytes = trim_spaces(bytes);
             out.reserve(bytes.len() * 2);
@@ -169,6 +172,7 @@ pub fn sort_key(bytes: &[u8], collation: Collation, out: &mut Vec<u8>) {
 
 /// SQL LIKE with `%` and `_` wildcards and `\` as escape, comparing characters by weight.
 pub fn like(value: &[u8], pattern: &[u8], collation: Collation) -> bool {
+    let collation = collation.weighs_as();
     let binary = matches!(
         collation,
         Collation::Binary | Collation::Latin1Bin | Collation::Latin1SwedishCi
@@ -319,5 +323,41 @@ mod tests {
         assert!(!like(b"abc", b"ABC", Collation::Utf8mb4Bin));
         assert!(like(b"", b"%", ci));
         assert!(like(b"aaa", b"%a%a", ci));
+    }
+
+    #[test]
+    fn utf8mb3_weighs_as_utf8mb4_and_is_named_both_ways() {
+        let pairs = [
+            (Collation::Utf8mb3GeneralCi, Collation::Utf8mb4GeneralCi),
+            (Collation::Utf8mb3Bin, Collation::Utf8mb4Bin),
+        ];
+        let words: [&[u8]; 5] = [b"abc", "ÀBC".as_bytes(), b"abd ", "Über".as_bytes(), b""];
+        for (three, four) in pairs {
+            for a in words {
+                for b in words {
+                    assert_eq!(compare(a, b, three), compare(a, b, four));
+                    assert_eq!(like(a, b, three), like(a, b, four));
+                }
+                let (mut x, mut y) = (Vec::new(), Vec::new());
+                sort_key(a, three, &mut x);
+                sort_key(a, four, &mut y);
+                assert_eq!(x, y);
+            }
+        }
+        assert_eq!(
+            Collation::from_name("UTF8_general_ci"),
+            Some(Collation::Utf8mb3GeneralCi)
+        );
+        assert_eq!(
+            Collation::from_name("utf8mb3_bin"),
+            Some(Collation::Utf8mb3Bin)
+        );
+        assert_eq!(Collation::from_name("utf8_nosuch"), None);
+        let text = crate::types::Charset::Utf8mb3;
+        assert_eq!(
+            crate::value::char_count("aé€".as_bytes(), text).ok(),
+            Some(3)
+        );
+        assert!(crate::value::char_count("a😀".as_bytes(), text).is_err());
     }
 }

@@ -10,6 +10,8 @@ pub enum Charset {
     Utf8mb4 = 1,
     Latin1 = 2,
     Binary = 3,
+    /// UTF-8 limited to the Basic Multilingual Plane: at most 3 bytes a character (MySQL's utf8).
+    Utf8mb3 = 4,
 }
 
 impl Charset {
@@ -18,6 +20,16 @@ impl Charset {
             Charset::Utf8mb4 => "utf8mb4",
             Charset::Latin1 => "latin1",
             Charset::Binary => "binary",
+            Charset::Utf8mb3 => "utf8mb3",
+        }
+    }
+
+    /// The most bytes one character takes.
+    pub fn max_len(self) -> usize {
+        match self {
+            Charset::Utf8mb4 => 4,
+            Charset::Utf8mb3 => 3,
+            Charset::Latin1 | Charset::Binary => 1,
         }
     }
 }
@@ -36,12 +48,28 @@ pub enum Collation {
     Latin1Bin = 4,
     /// Byte order, every byte significant.
     Binary = 5,
+    /// utf8mb4_general_ci's weights over utf8mb3's repertoire.
+    Utf8mb3GeneralCi = 6,
+    /// Code point order over utf8mb3's repertoire, trailing spaces ignored.
+    Utf8mb3Bin = 7,
 }
+
+/// Every collation, in tag order.
+const ALL: [Collation; 7] = [
+    Collation::Utf8mb4GeneralCi,
+    Collation::Utf8mb4Bin,
+    Collation::Latin1SwedishCi,
+    Collation::Latin1Bin,
+    Collation::Binary,
+    Collation::Utf8mb3GeneralCi,
+    Collation::Utf8mb3Bin,
+];
 
 impl Collation {
     pub fn charset(self) -> Charset {
         match self {
             Collation::Utf8mb4GeneralCi | Collation::Utf8mb4Bin => Charset::Utf8mb4,
+            Collation::Utf8mb3GeneralCi | Collation::Utf8mb3Bin => Charset::Utf8mb3,
             Collation::Latin1SwedishCi | Collation::Latin1Bin => Charset::Latin1,
             Collation::Binary => Charset::Binary,
         }
@@ -54,31 +82,40 @@ impl Collation {
             Collation::Latin1SwedishCi => "latin1_swedish_ci",
             Collation::Latin1Bin => "latin1_bin",
             Collation::Binary => "binary",
+            Collation::Utf8mb3GeneralCi => "utf8mb3_general_ci",
+            Collation::Utf8mb3Bin => "utf8mb3_bin",
         }
     }
 
+    /// The collation of that name; `utf8_` is MariaDB's other spelling of `utf8mb3_`.
     pub fn from_name(name: &str) -> Option<Collation> {
-        let all = [
-            Collation::Utf8mb4GeneralCi,
-            Collation::Utf8mb4Bin,
-            Collation::Latin1SwedishCi,
-            Collation::Latin1Bin,
-            Collation::Binary,
-        ];
-        all.into_iter()
-            .find(|c| c.name().eq_ignore_ascii_case(name))
+        let lower = name.to_ascii_lowercase();
+        let name = match lower.strip_prefix("utf8_") {
+            Some(rest) => format!("utf8mb3_{rest}"),
+            None => lower,
+        };
+        ALL.into_iter().find(|c| c.name() == name)
     }
 
     pub fn from_u8(tag: u8) -> Option<Collation> {
-        [
-            Collation::Utf8mb4GeneralCi,
-            Collation::Utf8mb4Bin,
-            Collation::Latin1SwedishCi,
-            Collation::Latin1Bin,
-            Collation::Binary,
-        ]
-        .into_iter()
-        .find(|c| *c as u8 == tag)
+        ALL.into_iter().find(|c| *c as u8 == tag)
+    }
+
+    /// The collation whose weights this one compares by: utf8mb3's are utf8mb4's.
+    pub fn weighs_as(self) -> Collation {
+        match self {
+            Collation::Utf8mb3GeneralCi => Collation::Utf8mb4GeneralCi,
+            Collation::Utf8mb3Bin => Collation::Utf8mb4Bin,
+            c => c,
+        }
+    }
+
+    /// Whether it is a `_bin` collation of a character set (not `binary` itself).
+    pub fn is_bin(self) -> bool {
+        matches!(
+            self,
+            Collation::Utf8mb4Bin | Collation::Utf8mb3Bin | Collation::Latin1Bin
+        )
     }
 }
 

@@ -431,6 +431,18 @@ pub fn char_count(bytes: &[u8], charset: Charset) -> Result<usize> {
                     e.valid_up_to()
                 ))
             }),
+        Charset::Utf8mb3 => {
+            let text = std::str::from_utf8(bytes).map_err(|e| {
+                bad(format!(
+                    "incorrect utf8mb3 string value at byte {}",
+                    e.valid_up_to()
+                ))
+            })?;
+            match text.char_indices().find(|(_, c)| c.len_utf8() > 3) {
+                Some((at, _)) => Err(bad(format!("incorrect utf8mb3 string value at byte {at}"))),
+                None => Ok(text.chars().count()),
+            }
+        }
         Charset::Latin1 | Charset::Binary => Ok(bytes.len()),
     }
 }

@@ -3,6 +3,7 @@
 //! out-of-range DECIMAL clamps).
 
 use base::text::value_text;
+use base::types::{Charset, Collation};
 use base::value::Decimal;
 use base::Value;
 use sqlparser::ast;
@@ -26,6 +27,12 @@ pub enum CastTo {
     Time(u8),
     Decimal(u8, u8),
     Double,
+    /// CONVERT(e USING charset) to a character set other than utf8mb4 and binary: text in that
+    /// set's default collation, a character it lacks becoming `?`.
+    Charset(Collation),
+    /// A string literal with a character set introducer (`_utf8mb3'x'`, `_binary'x'`): the
+    /// literal itself, in that set's default collation.
+    Introduced(Collation),
 }
 
 impl CastTo {
@@ -157,6 +164,20 @@ impl CastTo {
                 }
             }
             CastTo::Double => Value::Double(dbl(num(&v))),
+            CastTo::Charset(c) if c.charset() == Charset::Utf8mb3 => {
+                let t = text();
+                match std::str::from_utf8(&t) {
+                    Ok(s) if s.chars().any(|c| c.len_utf8() > 3) => Value::Bytes(
+                        s.chars()
+                            .map(|c| if c.len_utf8() > 3 { '?' } else { c })
+                            .collect::<String>()
+                            .into_bytes(),
+                    ),
+                    _ => Value::Bytes(t),
+                }
+            }
+            CastTo::Charset(_) => Value::Bytes(text()),
+            CastTo::Introduced(_) => v,
         }
     }
 }

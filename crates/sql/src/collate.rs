@@ -91,13 +91,14 @@ pub fn combine(a: Derived, b: Derived, op: &str) -> Result<Derived> {
     } else if x == Collation::Binary || y == Collation::Binary {
         Some(Collation::Binary)
     } else if x.charset() != y.charset() {
-        // The Unicode side holds every character the other can.
-        Some(if x.charset() == Charset::Utf8mb4 {
-            x
-        } else {
-            y
-        })
-    } else if matches!(x, Collation::Utf8mb4Bin | Collation::Latin1Bin) {
+        // The wider character set holds every character the other can.
+        let width = |c: Collation| match c.charset() {
+            Charset::Utf8mb4 => 3,
+            Charset::Utf8mb3 => 2,
+            _ => 1,
+        };
+        Some(if width(x) > width(y) { x } else { y })
+    } else if x.is_bin() {
         Some(x)
     } else {
         Some(y)
@@ -158,6 +159,8 @@ pub fn derive(e: &Expr, inputs: &Inputs) -> Result<Derived> {
         Expr::Collate(_, c) => Derived::new(*c, K::Explicit),
         Expr::Cast(_, CastTo::Char(_)) => Derived::new(Collation::Utf8mb4GeneralCi, K::Implicit),
         Expr::Cast(_, CastTo::Binary(_)) => Derived::new(Collation::Binary, K::Implicit),
+        Expr::Cast(_, CastTo::Charset(c)) => Derived::new(*c, K::Implicit),
+        Expr::Cast(_, CastTo::Introduced(c)) => Derived::new(*c, K::Coercible),
         Expr::Agg(i) => match inputs.aggregates.get(*i) {
             Some(Aggregate {
                 kind: AggKind::Min | AggKind::Max | AggKind::GroupConcat,
@@ -287,10 +290,29 @@ impl Compiler<'_> {
             _ => return Ok(e),
         };
         let mut parts = Vec::with_capacity(operands.len());
-        for o in operands {
+        for o in &operands {
             parts.push(self.derive(o)?);
         }
         let d = combine_all(parts, op)?;
+        // A literal gives way to a utf8mb3 operand only when utf8mb3 can hold its characters.
+        if d.collation.charset() == Charset::Utf8mb3 {
+            let wide = |o: &&Expr| match o {
+                Expr::Const(Value::Bytes(b)) => b.iter().any(|x| *x >= 0xF0),
+                _ => false,
+            };
+            if operands.iter().any(wide) {
+                return Err(SqlError::new(
+                    1267,
+                    "HY000",
+                    format!(
+                        "Illegal mix of collations ({},{}) and (utf8mb4_general_ci,COERCIBLE) \
+                         for operation '{op}'",
+                        d.collation.name(),
+                        d.coercibility.name()
+                    ),
+                ));
+            }
+        }
         Ok(
             if !d.is_string() || d.collation == Collation::Utf8mb4GeneralCi {
                 e

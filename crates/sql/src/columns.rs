@@ -420,15 +420,9 @@ pub(crate) fn copies_rows(def: &TableDef, columns: &[client::NewColumn]) -> bool
         };
         let was = &def.columns[from as usize];
         let bytes = |c: &ColumnDef| match c.ty {
-            ColumnType::VarChar { length }
-                if matches!(
-                    c.collation,
-                    Collation::Latin1Bin | Collation::Latin1SwedishCi
-                ) =>
-            {
-                Some(length as usize)
+            ColumnType::VarChar { length } => {
+                Some(length as usize * c.collation.charset().max_len())
             }
-            ColumnType::VarChar { length } => Some(length as usize * 4),
             ColumnType::VarBinary { length } => Some(length as usize),
             _ => None,
         };

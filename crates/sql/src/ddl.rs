@@ -813,10 +813,11 @@ impl CollationSpec {
             None => None,
             Some(name) => Some(match name.to_ascii_lowercase().as_str() {
                 "utf8mb4" => Collation::Utf8mb4GeneralCi,
+                "utf8mb3" | "utf8" => Collation::Utf8mb3GeneralCi,
                 "binary" => Collation::Binary,
-                "latin1" | "utf8" | "utf8mb3" | "ascii" | "ucs2" | "utf16" | "utf32" => {
+                "latin1" | "ascii" | "ucs2" | "utf16" | "utf32" => {
                     return Err(SqlError::unsupported(format!(
-                        "CHARACTER SET {name} (the SQL front end stores utf8mb4 and binary strings)"
+                        "CHARACTER SET {name} (the SQL front end stores utf8mb4, utf8mb3 and binary strings)"
                     )))
                 }
                 _ => {
@@ -834,7 +835,7 @@ impl CollationSpec {
         let collation = match Collation::from_name(name) {
             Some(c @ (Collation::Latin1SwedishCi | Collation::Latin1Bin)) => {
                 return Err(SqlError::unsupported(format!(
-                    "COLLATE {} (the SQL front end stores utf8mb4 and binary strings)",
+                    "COLLATE {} (the SQL front end stores utf8mb4, utf8mb3 and binary strings)",
                     c.name()
                 )))
             }
@@ -842,7 +843,7 @@ impl CollationSpec {
             // A name of MariaDB's form that Cairn lacks (utf8mb4_unicode_ci, latin1_german1_ci, ...).
             None if mariadb_form(name) => {
                 return Err(SqlError::unsupported(format!(
-                    "COLLATE {name} (utf8mb4_general_ci and utf8mb4_bin are supported)"
+                    "COLLATE {name} (the _general_ci and _bin collations of utf8mb4 and utf8mb3 are supported)"
                 )))
             }
             None => {

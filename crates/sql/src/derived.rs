@@ -187,7 +187,13 @@ fn definition(table: &str, columns: &[Column], names: &[String]) -> Result<Table
                 format!("Duplicate column name '{name}'"),
             ));
         }
-        let def = base::schema::ColumnDef::new(name, column_type(column));
+        let mut def = base::schema::ColumnDef::new(name, column_type(column));
+        // Strings keep the collation the inner query derived (a `_bin` column stays `_bin`).
+        if let Some(c) = crate::meta::collation_of(column).filter(|_| def.ty.is_string()) {
+            if def.collation != base::types::Collation::Binary {
+                def = def.collation(c);
+            }
+        }
         defs.push(if column.flags & flags::NOT_NULL == 0 {
             def.nullable()
         } else {

@@ -793,6 +793,8 @@ impl Session {
             | Statement::ShowStatus { .. }
             | Statement::ShowProcessList { .. }
             | Statement::ShowCreate { .. }
+            | Statement::ShowCollation { .. }
+            | Statement::ShowCharset(_)
             | Statement::ShowVariable { .. } => self.show(s),
             Statement::ShowTables { show_options, .. } => {
                 let named = match &show_options.show_in {
@@ -893,9 +895,11 @@ impl Session {
             }
             Statement::ExplainTable { table_name, .. } => {
                 let (table, _, _) = self.table(table_name)?;
-                Ok(crate::explain::describe(table.def()))
+                Ok(crate::explain::describe(table.def(), false, None))
             }
-            Statement::ShowColumns { show_options, .. } => {
+            Statement::ShowColumns {
+                show_options, full, ..
+            } => {
                 let Some(ast::ShowStatementIn {
                     parent_name: Some(name),
                     ..
@@ -903,8 +907,13 @@ impl Session {
                 else {
                     return Err(SqlError::parse("SHOW COLUMNS needs FROM table"));
                 };
+                let like = crate::show::like_pattern("SHOW COLUMNS", show_options)?;
                 let (table, _, _) = self.table(name)?;
-                Ok(crate::explain::describe(table.def()))
+                Ok(crate::explain::describe(
+                    table.def(),
+                    *full,
+                    like.as_deref(),
+                ))
             }
             other => {
                 let text = other.to_string();

@@ -303,17 +303,31 @@ fn explained(rows: Vec<Vec<Value>>) -> Outcome {
     }
 }
 
-/// DESCRIBE table: Field, Type, Null, Key, Default, Extra.
-pub(crate) fn describe(def: &TableDef) -> Outcome {
+/// DESCRIBE table and SHOW [FULL] COLUMNS: Field, Type, (FULL: Collation,) Null, Key,
+/// Default, Extra (FULL: then Privileges, Comment), for the columns whose names match `like`.
+pub(crate) fn describe(def: &TableDef, full: bool, like: Option<&str>) -> Outcome {
     let mut rows = Vec::new();
     for (p, c) in def.columns.iter().enumerate() {
         if c.hidden {
             continue;
         }
+        if let Some(pattern) = like {
+            let ci = base::types::Collation::Utf8mb4GeneralCi;
+            if !base::collation::like(c.name.as_bytes(), pattern.as_bytes(), ci) {
+                continue;
+            }
+        }
         let key = column_key(def, p);
-        rows.push(vec![
-            text(c.name.clone()),
-            text(type_text(c.ty)),
+        let mut row = vec![text(c.name.clone()), text(type_text(c.ty))];
+        if full {
+            let textual = c.ty.is_string() && c.collation != base::types::Collation::Binary;
+            row.push(if textual {
+                text(c.collation.name())
+            } else {
+                Value::Null
+            });
+        }
+        row.extend([
             text(if c.nullable { "YES" } else { "NO" }),
             text(key),
             match &c.default {
@@ -328,9 +342,29 @@ pub(crate) fn describe(def: &TableDef) -> Outcome {
                 ""
             }),
         ]);
+        if full {
+            // The privileges information_schema.COLUMNS shows too; columns have no comments.
+            row.extend([text("select,insert,update,references"), text("")]);
+        }
+        rows.push(row);
     }
+    let names: &[&str] = if full {
+        &[
+            "Field",
+            "Type",
+            "Collation",
+            "Null",
+            "Key",
+            "Default",
+            "Extra",
+            "Privileges",
+            "Comment",
+        ]
+    } else {
+        &["Field", "Type", "Null", "Key", "Default", "Extra"]
+    };
     Outcome::Rows {
-        columns: columns(&["Field", "Type", "Null", "Key", "Default", "Extra"]),
+        columns: columns(names),
         rows,
     }
 }

@@ -420,11 +420,20 @@ impl<'a> Compiler<'a> {
                 is_try: false,
                 expr,
                 data_type: None,
-                charset: Some(_),
+                charset: Some(name),
                 ..
             } => {
                 // CONVERT(e USING charset): text is utf8mb4 already.
-                Expr::Cast(Box::new(self.compile(expr)?), CastTo::Char(None))
+                let to = match charset_collation(&name.to_string())? {
+                    Collation::Utf8mb4GeneralCi => CastTo::Char(None),
+                    Collation::Binary => CastTo::Binary(None),
+                    c => CastTo::Charset(c),
+                };
+                Expr::Cast(Box::new(self.compile(expr)?), to)
+            }
+            Ast::Prefixed { prefix, value } if prefix.value.starts_with('_') => {
+                let c = charset_collation(&prefix.value[1..])?;
+                Expr::Cast(Box::new(self.compile(value)?), CastTo::Introduced(c))
             }
             other => return Err(SqlError::unsupported(format!("the expression {other}"))),
         })
@@ -1386,4 +1395,14 @@ impl Expr {
         self.walk(&mut |e| found |= matches!(e, Expr::Correlated { .. }));
         found
     }
+}
+
+/// The default collation of character set `name` (CONVERT ... USING, `_charset'text'`), or
+/// MariaDB's error for a set Cairn lacks.
+fn charset_collation(name: &str) -> Result<Collation> {
+    crate::ddl::CollationSpec {
+        charset: Some(name.to_string()),
+        collation: None,
+    }
+    .resolve()
 }

@@ -35,6 +35,8 @@ pub(crate) enum Virtual {
     Columns,
     Statistics,
     KeyColumnUsage,
+    Collations,
+    CharacterSets,
     SessionVariables,
     GlobalVariables,
     SessionStatus,
@@ -42,12 +44,14 @@ pub(crate) enum Virtual {
 }
 
 impl Virtual {
-    const ALL: [Virtual; 9] = [
+    const ALL: [Virtual; 11] = [
         Virtual::Schemata,
         Virtual::Tables,
         Virtual::Columns,
         Virtual::Statistics,
         Virtual::KeyColumnUsage,
+        Virtual::Collations,
+        Virtual::CharacterSets,
         Virtual::SessionVariables,
         Virtual::GlobalVariables,
         Virtual::SessionStatus,
@@ -61,6 +65,8 @@ impl Virtual {
             Virtual::Columns => "COLUMNS",
             Virtual::Statistics => "STATISTICS",
             Virtual::KeyColumnUsage => "KEY_COLUMN_USAGE",
+            Virtual::Collations => "COLLATIONS",
+            Virtual::CharacterSets => "CHARACTER_SETS",
             Virtual::SessionVariables => "$session_variables",
             Virtual::GlobalVariables => "$global_variables",
             Virtual::SessionStatus => "$session_status",
@@ -188,6 +194,20 @@ impl Virtual {
                 }
                 c
             }
+            Virtual::Collations => vec![
+                ("COLLATION_NAME", text(64), false),
+                ("CHARACTER_SET_NAME", text(32), true),
+                ("ID", ColumnType::BigInt { unsigned: false }, true),
+                ("IS_DEFAULT", text(3), true),
+                ("IS_COMPILED", text(3), false),
+                ("SORTLEN", ColumnType::BigInt { unsigned: false }, false),
+            ],
+            Virtual::CharacterSets => vec![
+                ("CHARACTER_SET_NAME", text(32), false),
+                ("DEFAULT_COLLATE_NAME", text(64), false),
+                ("DESCRIPTION", text(60), false),
+                ("MAXLEN", ColumnType::BigInt { unsigned: false }, false),
+            ],
             Virtual::SessionVariables
             | Virtual::GlobalVariables
             | Virtual::SessionStatus
@@ -433,6 +453,8 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
         Virtual::Columns => columns_rows(session)?,
         Virtual::Statistics => statistics(session)?,
         Virtual::KeyColumnUsage => key_column_usage(session)?,
+        Virtual::Collations => collations(),
+        Virtual::CharacterSets => character_sets(),
         Virtual::SessionVariables => pairs(crate::variables::shown(session, false)),
         Virtual::GlobalVariables => pairs(crate::variables::shown(session, true)),
         Virtual::SessionStatus => pairs(crate::activity::status(session, false)),
@@ -455,6 +477,59 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
 fn pairs(list: Vec<(String, String)>) -> Vec<Vec<Value>> {
     list.into_iter()
         .map(|(name, value)| vec![text(name), text(value)])
+        .collect()
+}
+
+/// The collations Cairn's SQL front end stores, with MariaDB's numbers.
+const COLLATIONS: [Collation; 5] = [
+    Collation::Utf8mb3GeneralCi,
+    Collation::Binary,
+    Collation::Utf8mb4GeneralCi,
+    Collation::Utf8mb4Bin,
+    Collation::Utf8mb3Bin,
+];
+
+/// The default collation of each character set Cairn's SQL front end stores.
+fn is_default(c: Collation) -> bool {
+    matches!(
+        c,
+        Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi | Collation::Binary
+    )
+}
+
+fn collations() -> Vec<Vec<Value>> {
+    COLLATIONS
+        .iter()
+        .map(|c| {
+            vec![
+                text(c.name()),
+                text(c.charset().name()),
+                Value::Int(i64::from(crate::meta::collation_id(*c))),
+                text(if is_default(*c) { "Yes" } else { "" }),
+                text("Yes"),
+                Value::Int(1),
+            ]
+        })
+        .collect()
+}
+
+fn character_sets() -> Vec<Vec<Value>> {
+    COLLATIONS
+        .iter()
+        .filter(|c| is_default(**c))
+        .map(|c| {
+            let charset = c.charset();
+            let description = match charset {
+                base::types::Charset::Binary => "Binary pseudo charset",
+                _ => "UTF-8 Unicode",
+            };
+            vec![
+                text(charset.name()),
+                text(c.name()),
+                text(description),
+                Value::Int(charset.max_len() as i64),
+            ]
+        })
         .collect()
 }
 
@@ -558,11 +633,12 @@ fn numeric(ty: ColumnType) -> (Option<u64>, Option<u64>) {
 }
 
 /// information_schema's character facts of a type: (maximum length, octet length).
-fn characters(ty: ColumnType) -> (Option<u64>, Option<u64>) {
+fn characters(ty: ColumnType, collation: Collation) -> (Option<u64>, Option<u64>) {
     match ty {
-        ColumnType::Char { length } | ColumnType::VarChar { length } => {
-            (Some(length as u64), Some(length as u64 * 4))
-        }
+        ColumnType::Char { length } | ColumnType::VarChar { length } => (
+            Some(length as u64),
+            Some(length as u64 * collation.charset().max_len() as u64),
+        ),
         ColumnType::Binary { length } | ColumnType::VarBinary { length } => {
             (Some(length as u64), Some(length as u64))
         }
@@ -583,7 +659,7 @@ fn columns_rows(session: &Session) -> Result<Vec<Vec<Value>>> {
             .filter(|(_, c)| !c.hidden)
             .enumerate()
         {
-            let (length, octets) = characters(c.ty);
+            let (length, octets) = characters(c.ty, c.collation);
             let (precision, scale) = numeric(c.ty);
             let fsp = match c.ty {
                 ColumnType::DateTime { fsp }

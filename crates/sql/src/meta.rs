@@ -104,6 +104,8 @@ pub fn collation_id(c: Collation) -> u16 {
         Collation::Utf8mb4Bin => 46,
         Collation::Latin1SwedishCi => 8,
         Collation::Latin1Bin => 47,
+        Collation::Utf8mb3GeneralCi => 33,
+        Collation::Utf8mb3Bin => 83,
         Collation::Binary => BINARY_COLLATION_ID,
     }
 }

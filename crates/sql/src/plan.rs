@@ -104,6 +104,8 @@ pub struct SelectPlan {
     pub joined: Option<Box<Joined>>,
     pub items: Vec<Expr>,
     pub columns: Vec<Column>,
+    /// Each item's collation and coercibility, for the set operations it takes part in.
+    pub derived: Vec<crate::collate::Derived>,
     pub aggregates: Vec<Aggregate>,
     pub group_by: Vec<Expr>,
     /// The collation each GROUP BY key's strings group under.
@@ -815,19 +817,26 @@ pub fn select(
             }
             SelectItem::UnnamedExpr(e) => {
                 items.push(c.compile(e)?);
-                let name = match e {
-                    Ast::Identifier(i) => i.value.clone(),
-                    // MySQL names a string literal by its value.
-                    Ast::Value(v) => match &v.value {
-                        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
-                            s.clone()
-                        }
-                        _ => source_text(input.sql, e),
+                // MySQL names a string literal by its value, introduced (`_utf8mb4'x'`) or not.
+                let literal = match e {
+                    Ast::Prefixed { value, .. } => match &**value {
+                        Ast::Value(v) => Some(&v.value),
+                        _ => None,
                     },
-                    Ast::CompoundIdentifier(parts) => {
+                    Ast::Value(v) => Some(&v.value),
+                    _ => None,
+                };
+                let name = match (e, literal) {
+                    (
+                        _,
+                        Some(ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s)),
+                    ) => s.clone(),
+                    (Ast::Identifier(i), _) => i.value.clone(),
+                    (Ast::Value(_) | Ast::Prefixed { .. }, _) => source_text(input.sql, e),
+                    (Ast::CompoundIdentifier(parts), _) => {
                         parts.last().map(|p| p.value.clone()).unwrap_or_default()
                     }
-                    other => source_text(input.sql, other),
+                    (other, _) => source_text(input.sql, other),
                 };
                 names.push((name, None));
             }
@@ -913,6 +922,10 @@ pub fn select(
     };
     // Metadata from the items before remapping (joined-row positions).
     c.aggregates = Some(aggregates);
+    let derived = items
+        .iter()
+        .map(|e| c.derive(e))
+        .collect::<Result<Vec<_>>>()?;
     let columns = items
         .iter()
         .zip(&names)
@@ -1019,6 +1032,7 @@ pub fn select(
         joined,
         items,
         columns,
+        derived,
         aggregates,
         group_by,
         group_collations,
@@ -1264,7 +1278,7 @@ pub fn static_type(
 ) -> (u8, u32, u8) {
     use Expr::*;
     match e {
-        Cast(_, to) => {
+        Cast(_inner, to) => {
             use crate::expr::CastTo as C;
             let fraction = |f: u8| if f > 0 { f as u32 + 1 } else { 0 };
             match *to {
@@ -1275,6 +1289,11 @@ pub fn static_type(
                 C::Time(f) => (types::TIME, 10 + fraction(f), f),
                 C::Decimal(p, s) => (types::NEWDECIMAL, p as u32 + 2, s),
                 C::Double => (types::DOUBLE, 22, 31),
+                C::Charset(_) => (types::VAR_STRING, 255 * 4, 31),
+                C::Introduced(_) => match &**_inner {
+                    Const(Value::Bytes(b)) => (types::VAR_STRING, b.len() as u32 * 4, 31),
+                    _ => (types::VAR_STRING, 255 * 4, 31),
+                },
             }
         }
         Const(v) => match v {

@@ -274,11 +274,19 @@ fn key_value(column: &ColumnDef, v: Value) -> std::result::Result<Option<Value>,
 /// A value as `column` stores it under MySQL's strict mode (STRICT_TRANS_TABLES, the default):
 /// what would be changed to fit is refused instead: a value out of range (1264), a string too
 /// long (1406), text that is not a number (1366) or only starts with one (1265), a bad date
-/// (1292). `row` counts from 1.
-pub(crate) fn strict_store(column: &ColumnDef, v: Value, row: usize) -> Result<Value> {
+/// (1292), a character the column's character set lacks (1366). `row` counts from 1.
+pub(crate) fn strict_store(
+    table: &base::TableDef,
+    column: &ColumnDef,
+    v: Value,
+    row: usize,
+) -> Result<Value> {
     use base::types::ColumnType as T;
     if v.is_null() {
         return Ok(Value::Null);
+    }
+    if column.ty.is_string() {
+        check_repertoire(table, column, &v, row)?;
     }
     let shown =
         String::from_utf8_lossy(&base::text::value_text(&v).unwrap_or_default()).into_owned();
@@ -375,6 +383,46 @@ pub(crate) fn strict_store(column: &ColumnDef, v: Value, row: usize) -> Result<V
         ));
     }
     Ok(stored)
+}
+
+/// MariaDB's 1366 for a string holding a character `column`'s character set cannot store (a
+/// 4-byte character in utf8mb3): the bytes from the first such character, six at most, printable
+/// ASCII as itself and the rest as `\xNN`.
+fn check_repertoire(
+    table: &base::TableDef,
+    column: &ColumnDef,
+    v: &Value,
+    row: usize,
+) -> Result<()> {
+    if column.collation.charset() != base::types::Charset::Utf8mb3 {
+        return Ok(());
+    }
+    let Value::Bytes(b) = v else {
+        return Ok(());
+    };
+    let Some(at) = b.iter().position(|x| *x >= 0xF0) else {
+        return Ok(());
+    };
+    let mut shown = String::new();
+    for x in b[at..].iter().take(6) {
+        if (0x20..0x7F).contains(x) {
+            shown.push(char::from(*x));
+        } else {
+            shown.push_str(&format!("\\x{x:02X}"));
+        }
+    }
+    if b.len() - at > 6 {
+        shown.push_str("...");
+    }
+    let (db, name) = table.name.split_once('/').unwrap_or(("", &table.name));
+    Err(SqlError::new(
+        1366,
+        "22007",
+        format!(
+            "Incorrect string value: '{shown}' for column `{db}`.`{name}`.`{}` at row {row}",
+            column.name
+        ),
+    ))
 }
 
 /// A bound value for `column` (rounded conversions still bound a superset); None drops it.
@@ -1232,7 +1280,7 @@ impl Session {
                 if column.auto_increment && v.is_null() {
                     continue;
                 }
-                let v = match strict_store(column, v.clone(), n + 1) {
+                let v = match strict_store(&def, column, v.clone(), n + 1) {
                     // INSERT IGNORE stores what MySQL's non-strict conversion makes of it.
                     Err(e) if ignore => store(column, v).map_err(|_| e)?,
                     r => r?,
@@ -1376,7 +1424,7 @@ impl Session {
                     row.extend(full);
                     for (c, e) in assignments {
                         let v = e.eval(&self.env(&row, params, &[]))?;
-                        row[*c as usize] = strict_store(&def.columns[*c as usize], v, n + 1)?;
+                        row[*c as usize] = strict_store(def, &def.columns[*c as usize], v, n + 1)?;
                     }
                     let changes: Vec<(u16, Value)> = (0..def.columns.len())
                         .filter(|c| row[*c] != existing[*c])

@@ -90,25 +90,36 @@ impl SetNode {
         let mut out: Vec<Option<Derived>> = Vec::new();
         let mut pending = vec![self];
         while let Some(node) = pending.pop() {
-            let columns = match node {
-                SetNode::Select(p) => &p.columns,
-                SetNode::Nested(p) => &p.columns,
+            // A SELECT's items as it derived them (a literal gives way to a column); a nested
+            // set operation's columns as columns.
+            let derived: Vec<Option<Derived>> = match node {
+                SetNode::Select(p) => p
+                    .derived
+                    .iter()
+                    .map(|d| d.is_string().then_some(*d))
+                    .collect(),
+                SetNode::Nested(p) => p
+                    .columns
+                    .iter()
+                    .map(|c| {
+                        crate::meta::collation_of(c).map(|collation| Derived {
+                            collation,
+                            coercibility: Coercibility::Implicit,
+                        })
+                    })
+                    .collect(),
                 SetNode::Op { left, right, .. } => {
                     pending.push(left);
                     pending.push(right);
                     continue;
                 }
             };
-            if out.len() < columns.len() {
-                out.resize(columns.len(), None);
+            if out.len() < derived.len() {
+                out.resize(derived.len(), None);
             }
-            for (slot, column) in out.iter_mut().zip(columns) {
-                let Some(collation) = crate::meta::collation_of(column) else {
+            for (slot, d) in out.iter_mut().zip(derived) {
+                let Some(d) = d else {
                     continue;
-                };
-                let d = Derived {
-                    collation,
-                    coercibility: Coercibility::Implicit,
                 };
                 *slot = Some(match *slot {
                     None => d,

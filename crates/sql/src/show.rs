@@ -111,6 +111,28 @@ impl Session {
                 show_options,
             )?),
             Statement::ShowVariable { variable } => self.show_words(variable),
+            Statement::ShowCollation { filter } => self.show_renamed(
+                "COLLATIONS",
+                &[
+                    ("COLLATION_NAME", "Collation"),
+                    ("CHARACTER_SET_NAME", "Charset"),
+                    ("ID", "Id"),
+                    ("IS_DEFAULT", "Default"),
+                    ("IS_COMPILED", "Compiled"),
+                    ("SORTLEN", "Sortlen"),
+                ],
+                filter,
+            ),
+            Statement::ShowCharset(ast::ShowCharset { filter, .. }) => self.show_renamed(
+                "CHARACTER_SETS",
+                &[
+                    ("CHARACTER_SET_NAME", "Charset"),
+                    ("DESCRIPTION", "Description"),
+                    ("DEFAULT_COLLATE_NAME", "Default collation"),
+                    ("MAXLEN", "Maxlen"),
+                ],
+                filter,
+            ),
             other => Err(SqlError::unsupported(other)),
         }
     }
@@ -169,6 +191,23 @@ impl Session {
             plan::select(&input, &q, &resolve)?
         };
         self.run_select(&plan, &[])
+    }
+
+    /// A SHOW over information_schema table `table` under SHOW's column names (`pairs`), its
+    /// LIKE matching and rows ordered by the first.
+    fn show_renamed(
+        &mut self,
+        table: &str,
+        pairs: &[(&str, &str)],
+        filter: &Option<ShowStatementFilter>,
+    ) -> Result<Outcome> {
+        let first = pairs.first().map_or("", |(_, shown)| *shown);
+        let filter = filter_text(first, filter)?;
+        self.select_virtual(&format!(
+            "SELECT * FROM (SELECT {} FROM information_schema.{table}) AS c{filter} \
+             ORDER BY `{first}`",
+            renamed(pairs)
+        ))
     }
 
     fn show_pairs(
@@ -352,6 +391,23 @@ impl Session {
     }
 }
 
+/// The LIKE pattern of a SHOW's options (`what` names the statement when a WHERE is refused).
+pub(crate) fn like_pattern(
+    what: &str,
+    options: &ast::ShowStatementOptions,
+) -> Result<Option<String>> {
+    Ok(match &options.filter_position {
+        None => None,
+        Some(
+            ast::ShowStatementFilterPosition::Infix(f)
+            | ast::ShowStatementFilterPosition::Suffix(f),
+        ) => match f {
+            ShowStatementFilter::Like(p) | ShowStatementFilter::NoKeyword(p) => Some(p.clone()),
+            other => return Err(SqlError::unsupported(format!("{what} {other}"))),
+        },
+    })
+}
+
 /// SHOW TABLES' answer: `names` of database `db`, those matching its LIKE pattern if it has one
 /// (the column title then names the pattern, as MariaDB's does).
 pub(crate) fn tables_like(
@@ -359,16 +415,7 @@ pub(crate) fn tables_like(
     mut names: Vec<String>,
     show_options: &ast::ShowStatementOptions,
 ) -> Result<Outcome> {
-    let pattern = match &show_options.filter_position {
-        None => None,
-        Some(
-            ast::ShowStatementFilterPosition::Infix(f)
-            | ast::ShowStatementFilterPosition::Suffix(f),
-        ) => match f {
-            ShowStatementFilter::Like(p) | ShowStatementFilter::NoKeyword(p) => Some(p.clone()),
-            other => return Err(SqlError::unsupported(format!("SHOW TABLES {other}"))),
-        },
-    };
+    let pattern = like_pattern("SHOW TABLES", show_options)?;
     let mut title = format!("Tables_in_{db}");
     if let Some(p) = &pattern {
         names.retain(|n| like(n, p));

@@ -415,7 +415,8 @@ impl Session {
                 let mut current = row.clone();
                 for (c, e) in &p.assignments {
                     let column = &def.columns[*c as usize];
-                    let v = strict_store(column, e.eval(&s.env(&current, params, &[]))?, n + 1)?;
+                    let v =
+                        strict_store(&def, column, e.eval(&s.env(&current, params, &[]))?, n + 1)?;
                     current[at(c)] = v;
                 }
                 let mut values: Vec<(u16, Value)> = Vec::new();
@@ -503,8 +504,9 @@ impl Session {
                     matched += 1;
                     let mut values = Vec::new();
                     for (c, new, old) in &target.assignments {
-                        let column = &target.table.def().columns[*c as usize];
-                        let v = strict_store(column, row[*new].clone(), n + 1)?;
+                        let def = target.table.def();
+                        let column = &def.columns[*c as usize];
+                        let v = strict_store(def, column, row[*new].clone(), n + 1)?;
                         if row[*old] != v {
                             values.push((*c, v));
                         }

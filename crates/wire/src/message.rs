@@ -1218,15 +1218,15 @@ mod tests {
         let mut out = Vec::new();
         put_table(&mut out, &table);
         // The options byte sits before the u32 index of and the empty comment (its u32 length);
-        // tag 7 names no collation.
+        // tag 31 names no collation.
         let at = out.len() - 9;
-        out[at] |= 7 << 3;
+        out[at] |= 31 << 3;
         let err = get_table(&mut Reader::new(&out)).unwrap_err();
         assert!(matches!(
             err,
             DecodeError::BadTag {
                 what: "table collation",
-                tag: 7
+                tag: 31
             }
         ));
     }

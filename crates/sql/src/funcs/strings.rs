@@ -140,7 +140,7 @@ fn weights(b: &[u8], c: Collation) -> Vec<u32> {
     if c == Collation::Binary {
         return b.iter().map(|x| u32::from(*x)).collect();
     }
-    let folds = c == Collation::Utf8mb4GeneralCi;
+    let folds = c.weighs_as() == Collation::Utf8mb4GeneralCi;
     let bounds = char_bounds(b);
     let mut key = Vec::new();
     bounds

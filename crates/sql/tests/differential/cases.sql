@@ -1411,7 +1411,7 @@ CREATE TABLE cs_bad4 (id INT PRIMARY KEY) DEFAULT CHARSET=nosuch;
 CREATE TABLE cs_bad5 (id INT PRIMARY KEY) DEFAULT CHARSET=binary COLLATE=utf8mb4_general_ci;
 CREATE TABLE cs_other (id INT PRIMARY KEY, a VARCHAR(3) COLLATE utf8mb4_bin);
 DROP TABLE cs_other;
--- expect-difference: the SQL front end stores utf8mb4 and binary strings only (1235; docs/sql.md)
+-- expect-difference: the SQL front end stores utf8mb4, utf8mb3 and binary strings only (1235; docs/sql.md)
 CREATE TABLE cs_other (id INT PRIMARY KEY, a VARCHAR(3) CHARACTER SET latin1);
 DROP TABLE IF EXISTS cs_other;
 DROP TABLE cs_col, cs_tab, cs_coll_only, cs_bin_tab;
@@ -2409,3 +2409,77 @@ SELECT * FROM pks ORDER BY k;
 UPDATE pku, pks SET pku.id = 3 WHERE pku.id = 100;
 SELECT * FROM pku ORDER BY id;
 DROP TABLE pku, pks;
+
+-- ---------------------------------------------------------------- utf8mb3 (utf8)
+-- utf8mb3_general_ci weighs as utf8mb4_general_ci; a 4-byte character is refused (1366);
+-- utf8mb4 beats utf8mb3 when both are columns; a literal gives way to a utf8mb3 column.
+CREATE TABLE u3 (id INT PRIMARY KEY, a VARCHAR(10) CHARACTER SET utf8, b CHAR(3) COLLATE utf8_bin, c TEXT, m VARCHAR(10), KEY ka (a)) DEFAULT CHARSET=utf8mb3;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE u3;
+SHOW FULL COLUMNS FROM u3;
+SHOW FULL FIELDS FROM u3 LIKE '_';
+SHOW COLUMNS FROM u3 LIKE 'c%';
+SELECT COLUMN_NAME, CHARACTER_SET_NAME, COLLATION_NAME, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME = 'u3' ORDER BY ORDINAL_POSITION;
+SELECT TABLE_COLLATION FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME = 'u3';
+INSERT INTO u3 VALUES (1, 'abc', 'x', 'Über', 'abc'), (2, 'ÀBC', 'X', 'uber', 'ABC'), (3, 'abd ', 'y', 'é', 'abd'), (4, NULL, NULL, NULL, NULL);
+INSERT INTO u3 VALUES (5, 'a😀', 'x', 'y', 'z');
+INSERT INTO u3 VALUES (5, 'a', 'x', '😀b', 'z');
+INSERT INTO u3 VALUES (5, 'a', 'x', 'ab😀c😀defghijklmnopq', 'z');
+INSERT INTO u3 (id, m) VALUES (5, 'a😀');
+UPDATE u3 SET a = 'x😀' WHERE id = 1;
+UPDATE u3 SET a = 'abcdefghijk' WHERE id = 1;
+SELECT id FROM u3 WHERE a = 'ABC';
+SELECT id FROM u3 WHERE a = 'abd';
+SELECT id FROM u3 WHERE b = 'X';
+SELECT id FROM u3 WHERE b = 'x' COLLATE utf8mb3_general_ci;
+SELECT id FROM u3 WHERE c = 'UBER';
+SELECT id FROM u3 WHERE a = m;
+SELECT id FROM u3 WHERE a LIKE 'a_c';
+SELECT id FROM u3 WHERE b LIKE 'X%';
+SELECT id FROM u3 WHERE a = '😀';
+SELECT id, a FROM u3 ORDER BY a, id;
+SELECT id, b FROM u3 ORDER BY b, id;
+SELECT COUNT(*) FROM u3 GROUP BY a;
+SELECT COUNT(DISTINCT b) FROM u3;
+SELECT MIN(b), MAX(b) FROM u3;
+SELECT COLLATION(a), CHARSET(a), COERCIBILITY(a), COLLATION(b), CHARSET(b) FROM u3 WHERE id = 1;
+SELECT COLLATION(CONCAT(a, 'x')), COLLATION(CONCAT(a, m)), COLLATION(CONCAT(b, m)), COLLATION(CONCAT(a, b)) FROM u3 WHERE id = 1;
+SELECT COLLATION(a COLLATE utf8mb3_bin), COLLATION(a COLLATE utf8_bin) FROM u3 WHERE id = 1;
+SELECT a COLLATE utf8mb4_bin FROM u3;
+SELECT 'x' COLLATE utf8mb3_bin;
+SELECT UPPER(a), LOWER(b), LENGTH(c), CHAR_LENGTH(c), CONCAT(a, '-', b), REVERSE(c) FROM u3 ORDER BY id;
+SELECT COUNT(*) FROM (SELECT a FROM u3 UNION SELECT m FROM u3) d;
+SELECT x FROM (SELECT b AS x FROM u3 UNION ALL SELECT 'Y') d WHERE x = 'y';
+SELECT COUNT(*) FROM (SELECT b FROM u3) d WHERE b = 'X';
+SELECT COLLATION(x) FROM (SELECT a AS x FROM u3 UNION SELECT m FROM u3) d;
+SELECT COLLATION(x) FROM (SELECT a AS x FROM u3 UNION SELECT b FROM u3) d;
+SELECT u3.id FROM u3 JOIN items ON items.name = u3.a ORDER BY u3.id;
+-- CONVERT ... USING, and introducers
+SELECT CONVERT('a😀b' USING utf8) AS c1, CONVERT('abc' USING utf8mb3) AS c2, CONVERT('x' USING utf8mb4) AS c3, CONVERT('x' USING binary) AS c4;
+SELECT COLLATION(CONVERT('x' USING utf8mb3)), COERCIBILITY(CONVERT('x' USING utf8)), COLLATION(CONVERT('x' USING binary)), COLLATION(CONVERT(1 USING utf8mb4));
+SELECT CONVERT('x' USING nosuch);
+SELECT _utf8mb4'x', _utf8'y', _utf8mb3 'é', _binary'z', _binary X'41';
+SELECT COLLATION(_binary'x'), COERCIBILITY(_binary'x'), COLLATION(_utf8'z'), COERCIBILITY(_utf8'z'), COLLATION(_utf8mb4'x');
+SELECT 'abc' = _binary'ABC', _utf8mb4'x' = 'X', _utf8'x' = 'X';
+SELECT id FROM u3 WHERE m = _binary'ABC';
+SELECT id FROM u3 WHERE m = CAST('ABC' AS BINARY);
+-- expect-difference: MariaDB reads an unknown introducer as a column name (1054); Cairn names the character set (1115)
+SELECT _nosuch'x';
+-- databases, SHOW COLLATION and SHOW CHARACTER SET
+CREATE DATABASE dq_u3 CHARACTER SET utf8;
+SHOW CREATE DATABASE dq_u3;
+SELECT DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'dq_u3';
+CREATE TABLE dq_u3.t (id INT PRIMARY KEY, s VARCHAR(5));
+SELECT COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'dq_u3' AND TABLE_NAME = 't' AND COLUMN_NAME = 's';
+DROP DATABASE dq_u3;
+CREATE DATABASE dq_u3b COLLATE utf8mb3_bin;
+SHOW CREATE DATABASE dq_u3b;
+DROP DATABASE dq_u3b;
+CREATE DATABASE dq_u3c CHARACTER SET utf8mb3 COLLATE utf8mb4_bin;
+SHOW COLLATION WHERE Collation IN ('utf8mb3_general_ci', 'utf8mb3_bin', 'utf8mb4_general_ci', 'utf8mb4_bin', 'binary');
+SHOW COLLATION LIKE 'utf8mb4_bin';
+SHOW CHARACTER SET WHERE Charset IN ('utf8mb3', 'utf8mb4', 'binary');
+SHOW CHARSET LIKE 'utf8mb3';
+SELECT COLLATION_NAME, CHARACTER_SET_NAME, ID, IS_DEFAULT FROM information_schema.COLLATIONS WHERE COLLATION_NAME IN ('utf8mb3_general_ci', 'utf8mb3_bin', 'utf8mb4_general_ci', 'utf8mb4_bin', 'binary');
+SELECT CHARACTER_SET_NAME, DEFAULT_COLLATE_NAME, MAXLEN FROM information_schema.CHARACTER_SETS WHERE CHARACTER_SET_NAME IN ('utf8mb3', 'utf8mb4', 'binary');
+DROP TABLE u3;
