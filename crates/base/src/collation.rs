@@ -4,23 +4,30 @@
 
 use std::cmp::Ordering;
 
-use crate::types::Collation;
+use crate::types::{Charset, Collation};
 
 /// Base letters (upper case) for U+00C0..=U+00FF under the case- and accent-insensitive collations;
 /// 0 keeps the character's own code point.
 const LATIN1_FOLD: [u8; 64] =
     *b"AAAAAA\0CEEEEIIII\0NOOOOO\0\0UUUUY\0SAAAAAA\0CEEEEIIII\0NOOOOO\0\0UUUUY\0Y";
 
-/// Weights of latin1_swedish_ci's own letters, which sort after Z.
-fn swedish_weight(byte: u8) -> Option<u16> {
-    Some(match byte {
-        0xC5 | 0xE5 => 0x5B,               // Å
-        0xC4 | 0xE4 | 0xC6 | 0xE6 => 0x5C, // Ä Æ
-        0xD6 | 0xF6 | 0xD8 | 0xF8 => 0x5D, // Ö Ø
-        0xDC | 0xFC => 0x59,               // Ü sorts as Y
-        _ => return None,
-    })
-}
+/// latin1_swedish_ci's weights of U+00C0..=U+00FF (latin1 bytes 0xC0..=0xFF), as MariaDB 10.11
+/// gives them (WEIGHT_STRING): accents fold to their letter, Å Ä Æ Ö sort after Z, Ü and Ý as Y;
+/// Ð weighs as D, Ø Þ ß × ÷ ÿ as themselves (lower case as upper).
+const LATIN1_SWEDISH_HIGH: [u8; 64] = [
+    0x41, 0x41, 0x41, 0x41, 0x5C, 0x5B, 0x5C, 0x43, 0x45, 0x45, 0x45, 0x45, 0x49, 0x49, 0x49, 0x49,
+    0x44, 0x4E, 0x4F, 0x4F, 0x4F, 0x4F, 0x5D, 0xD7, 0xD8, 0x55, 0x55, 0x55, 0x59, 0x59, 0xDE, 0xDF,
+    0x41, 0x41, 0x41, 0x41, 0x5C, 0x5B, 0x5C, 0x43, 0x45, 0x45, 0x45, 0x45, 0x49, 0x49, 0x49, 0x49,
+    0x44, 0x4E, 0x4F, 0x4F, 0x4F, 0x4F, 0x5D, 0xF7, 0xD8, 0x55, 0x55, 0x55, 0x59, 0x59, 0xDE, 0xFF,
+];
+
+/// The characters of latin1 bytes 0x80..=0x9F: MariaDB's latin1 is Windows-1252, its five
+/// unassigned bytes standing for the C1 controls of the same number.
+const LATIN1_C1: [u16; 32] = [
+    0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039,
+    0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
+    0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
+];
 
 fn fold_latin1_range(code: u32) -> u16 {
     if (0xC0..=0xFF).contains(&code) {
@@ -58,10 +65,53 @@ fn general_ci_weight(c: char) -> u16 {
 }
 
 fn latin1_ci_weight(byte: u8) -> u16 {
-    if byte < 0x80 {
-        return u16::from(byte.to_ascii_uppercase());
+    u16::from(match byte {
+        0..=0x7F => byte.to_ascii_uppercase(),
+        0x80..=0xBF => byte,
+        _ => LATIN1_SWEDISH_HIGH[usize::from(byte - 0xC0)],
+    })
+}
+
+/// The latin1 byte of character `c`, or None when latin1 lacks it.
+pub fn latin1_byte(c: char) -> Option<u8> {
+    let code = c as u32;
+    match code {
+        0..=0x7F | 0xA0..=0xFF => Some(code as u8),
+        _ => LATIN1_C1
+            .iter()
+            .position(|x| u32::from(*x) == code)
+            .map(|i| 0x80 + i as u8),
     }
-    swedish_weight(byte).unwrap_or_else(|| fold_latin1_range(u32::from(byte)))
+}
+
+/// The character of latin1 byte `b`.
+pub fn latin1_char(b: u8) -> char {
+    match b {
+        0x80..=0x9F => char::from_u32(u32::from(LATIN1_C1[usize::from(b - 0x80)])).unwrap_or('?'),
+        _ => char::from(b),
+    }
+}
+
+/// Whether every character of `text` is one `charset` holds.
+pub fn fits(text: &str, charset: Charset) -> bool {
+    match charset {
+        Charset::Utf8mb4 | Charset::Binary => true,
+        Charset::Utf8mb3 => text.chars().all(|c| c.len_utf8() <= 3),
+        Charset::Latin1 => text.chars().all(|c| latin1_byte(c).is_some()),
+    }
+}
+
+/// `text` with every character `charset` lacks replaced by `?`, as a conversion to it does.
+pub fn convert_lossy(text: &str, charset: Charset) -> String {
+    text.chars()
+        .map(|c| {
+            if fits(c.encode_utf8(&mut [0; 4]), charset) {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect()
 }
 
 fn trim_spaces(bytes: &[u8]) -> &[u8] {
@@ -81,6 +131,8 @@ fn weights(bytes: &[u8], collation: Collation) -> impl Iterator<Item = u32> + '_
         Collation::Latin1SwedishCi => (trim_spaces(bytes), 1),
         Collation::Utf8mb4Bin | Collation::Utf8mb3Bin => (trim_spaces(bytes), 2),
         Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi => (trim_spaces(bytes), 3),
+        Collation::Latin1TextSwedishCi => (trim_spaces(bytes), 4),
+        Collation::Latin1TextBin => (trim_spaces(bytes), 5),
     };
     let mut rest = bytes;
     std::iter::from_fn(move || {
@@ -97,10 +149,13 @@ fn weights(bytes: &[u8], collation: Collation) -> impl Iterator<Item = u32> + '_
             _ => {
                 let (c, used) = decode_utf8(rest);
                 rest = &rest[used..];
-                Some(if mode == 2 {
-                    c as u32
-                } else {
-                    u32::from(general_ci_weight(c))
+                // A character latin1 lacks weighs as `?`, as converting it to latin1 makes it.
+                let latin1 = || latin1_byte(c).unwrap_or(b'?');
+                Some(match mode {
+                    2 => c as u32,
+                    3 => u32::from(general_ci_weight(c)),
+                    4 => u32::from(latin1_ci_weight(latin1())),
+                    _ => u32::from(latin1()),
                 })
             }
         }
@@ -152,7 +207,9 @@ pub fn sort_key(bytes: &[u8], collation: Collation, out: &mut Vec<u8>) {
         Collation::Latin1Bin | Collation::Utf8mb4Bin | Collation::Utf8mb3Bin => {
             out.extend_from_slice(trim_spaces(bytes))
         }
-        Collation::Latin1SwedishCi => out.extend(weights(bytes, collation).map(|w| w as u8)),
+        Collation::Latin1SwedishCi | Collation::Latin1TextSwedishCi | Collation::Latin1TextBin => {
+            out.extend(weights(bytes, collation).map(|w| w as u8))
+        }
         Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi => {
             // The common case first: an ASCII character's weight is its uppercase byte.
             let bytes = trim_spaces(bytes);
@@ -191,12 +248,15 @@ pub fn like(value: &[u8], pattern: &[u8], collation: Collation) -> bool {
             out
         }
     };
+    let latin1 = |c: u32| char::from_u32(c).and_then(latin1_byte).unwrap_or(b'?');
     let weigh = |c: u32| -> u32 {
         match collation {
             Collation::Utf8mb4GeneralCi => {
                 char::from_u32(c).map_or(c, |c| u32::from(general_ci_weight(c)))
             }
             Collation::Latin1SwedishCi => u32::from(latin1_ci_weight(c as u8)),
+            Collation::Latin1TextSwedishCi => u32::from(latin1_ci_weight(latin1(c))),
+            Collation::Latin1TextBin => u32::from(latin1(c)),
             _ => c,
         }
     };
@@ -359,5 +419,31 @@ mod tests {
             Some(3)
         );
         assert!(crate::value::char_count("a😀".as_bytes(), text).is_err());
+    }
+
+    #[test]
+    fn latin1_text_weighs_by_latin1_bytes() {
+        let ci = Collation::Latin1TextSwedishCi;
+        let bin = Collation::Latin1TextBin;
+        assert_eq!(compare("ÀBC".as_bytes(), b"abc ", ci), Ordering::Equal);
+        assert_eq!(compare("Über".as_bytes(), b"yber", ci), Ordering::Equal);
+        assert_eq!(compare("Åsa".as_bytes(), b"Zebra", ci), Ordering::Greater);
+        assert_eq!(compare("Ø".as_bytes(), "ø".as_bytes(), ci), Ordering::Equal);
+        assert_eq!(compare("€".as_bytes(), "é".as_bytes(), bin), Ordering::Less);
+        assert_eq!(compare(b"X", b"x", bin), Ordering::Less);
+        assert!(like("Ärlig".as_bytes(), "ä%".as_bytes(), ci));
+        // The byte collation and the text one agree on every latin1 character.
+        for b in 0..=255u8 {
+            let text = latin1_char(b).to_string();
+            assert_eq!(latin1_byte(latin1_char(b)), Some(b));
+            let (mut x, mut y) = (Vec::new(), Vec::new());
+            sort_key(&[b], Collation::Latin1SwedishCi, &mut x);
+            sort_key(text.as_bytes(), ci, &mut y);
+            assert_eq!(x, y, "byte {b:#x}");
+        }
+        assert!(fits("aé€", Charset::Latin1));
+        assert!(!fits("a中", Charset::Latin1));
+        assert_eq!(convert_lossy("a中é", Charset::Latin1), "a?é");
+        assert_eq!(Collation::Latin1Bin.text_form(), bin);
     }
 }

@@ -52,10 +52,15 @@ pub enum Collation {
     Utf8mb3GeneralCi = 6,
     /// Code point order over utf8mb3's repertoire, trailing spaces ignored.
     Utf8mb3Bin = 7,
+    /// latin1_swedish_ci over latin1's characters kept as UTF-8 text (the SQL front end's latin1
+    /// columns: values travel as utf8mb4 and compare by their latin1 bytes' weights).
+    Latin1TextSwedishCi = 8,
+    /// latin1_bin over latin1's characters kept as UTF-8 text: latin1 byte order.
+    Latin1TextBin = 9,
 }
 
 /// Every collation, in tag order.
-const ALL: [Collation; 7] = [
+const ALL: [Collation; 9] = [
     Collation::Utf8mb4GeneralCi,
     Collation::Utf8mb4Bin,
     Collation::Latin1SwedishCi,
@@ -63,6 +68,8 @@ const ALL: [Collation; 7] = [
     Collation::Binary,
     Collation::Utf8mb3GeneralCi,
     Collation::Utf8mb3Bin,
+    Collation::Latin1TextSwedishCi,
+    Collation::Latin1TextBin,
 ];
 
 impl Collation {
@@ -70,7 +77,10 @@ impl Collation {
         match self {
             Collation::Utf8mb4GeneralCi | Collation::Utf8mb4Bin => Charset::Utf8mb4,
             Collation::Utf8mb3GeneralCi | Collation::Utf8mb3Bin => Charset::Utf8mb3,
-            Collation::Latin1SwedishCi | Collation::Latin1Bin => Charset::Latin1,
+            Collation::Latin1SwedishCi
+            | Collation::Latin1Bin
+            | Collation::Latin1TextSwedishCi
+            | Collation::Latin1TextBin => Charset::Latin1,
             Collation::Binary => Charset::Binary,
         }
     }
@@ -79,8 +89,8 @@ impl Collation {
         match self {
             Collation::Utf8mb4GeneralCi => "utf8mb4_general_ci",
             Collation::Utf8mb4Bin => "utf8mb4_bin",
-            Collation::Latin1SwedishCi => "latin1_swedish_ci",
-            Collation::Latin1Bin => "latin1_bin",
+            Collation::Latin1SwedishCi | Collation::Latin1TextSwedishCi => "latin1_swedish_ci",
+            Collation::Latin1Bin | Collation::Latin1TextBin => "latin1_bin",
             Collation::Binary => "binary",
             Collation::Utf8mb3GeneralCi => "utf8mb3_general_ci",
             Collation::Utf8mb3Bin => "utf8mb3_bin",
@@ -114,7 +124,28 @@ impl Collation {
     pub fn is_bin(self) -> bool {
         matches!(
             self,
-            Collation::Utf8mb4Bin | Collation::Utf8mb3Bin | Collation::Latin1Bin
+            Collation::Utf8mb4Bin
+                | Collation::Utf8mb3Bin
+                | Collation::Latin1Bin
+                | Collation::Latin1TextBin
+        )
+    }
+
+    /// The form the SQL front end stores: latin1 as UTF-8 text ([`Collation::Latin1TextSwedishCi`]
+    /// for latin1_swedish_ci), every other collation as itself.
+    pub fn text_form(self) -> Collation {
+        match self {
+            Collation::Latin1SwedishCi => Collation::Latin1TextSwedishCi,
+            Collation::Latin1Bin => Collation::Latin1TextBin,
+            c => c,
+        }
+    }
+
+    /// Whether its strings are UTF-8 text holding only latin1's characters.
+    pub fn is_latin1_text(self) -> bool {
+        matches!(
+            self,
+            Collation::Latin1TextSwedishCi | Collation::Latin1TextBin
         )
     }
 }

@@ -447,6 +447,24 @@ pub fn char_count(bytes: &[u8], charset: Charset) -> Result<usize> {
     }
 }
 
+/// Counts characters of `bytes` as a column of `collation` stores them: latin1 kept as UTF-8
+/// text must be valid UTF-8 holding latin1's characters only.
+pub fn char_count_in(bytes: &[u8], collation: Collation) -> Result<usize> {
+    if !collation.is_latin1_text() {
+        return char_count(bytes, collation.charset());
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        bad(format!(
+            "incorrect latin1 string value at byte {}",
+            e.valid_up_to()
+        ))
+    })?;
+    if !crate::collation::fits(text, Charset::Latin1) {
+        return Err(bad("incorrect latin1 string value".to_string()));
+    }
+    Ok(text.chars().count())
+}
+
 fn round_half_away(v: f64) -> f64 {
     v.round()
 }
@@ -607,7 +625,7 @@ impl Value {
                         bytes.pop();
                     }
                 }
-                let chars = char_count(&bytes, collation.charset())?;
+                let chars = char_count_in(&bytes, collation)?;
                 if chars > length as usize {
                     return Err(bad(format!("data too long for column '{column}'")));
                 }
@@ -634,7 +652,7 @@ impl Value {
                     return Err(bad(format!("data too long for column '{column}'")));
                 }
                 if ty == ColumnType::Text {
-                    char_count(&bytes, collation.charset())?;
+                    char_count_in(&bytes, collation)?;
                 }
                 Ok(Value::Bytes(bytes))
             }

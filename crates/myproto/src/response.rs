@@ -146,8 +146,16 @@ impl Column {
         }
     }
 
-    /// Appends its ColumnDefinition41 payload.
+    /// Appends its ColumnDefinition41 payload. Results are sent in utf8mb4 whatever the column
+    /// stores, as a server with `character_set_results=utf8mb4` sends them: a text column
+    /// announces utf8mb4_general_ci (45), flagged BINARY when its own collation is a `_bin` one
+    /// (utf8mb4_bin 46, latin1_bin 47, utf8mb3_bin 83); binary strings and numbers announce 63.
     pub fn encode(&self, out: &mut Vec<u8>) {
+        let (collation, flags) = match self.collation {
+            BINARY_COLLATION_ID => (BINARY_COLLATION_ID, self.flags),
+            46 | 47 | 83 => (UTF8MB4_GENERAL_CI_ID, self.flags | flags::BINARY),
+            _ => (UTF8MB4_GENERAL_CI_ID, self.flags),
+        };
         put_lenenc_bytes(out, b"def");
         put_lenenc_bytes(out, self.schema.as_bytes());
         put_lenenc_bytes(out, self.table.as_bytes());
@@ -155,10 +163,10 @@ impl Column {
         put_lenenc_bytes(out, self.name.as_bytes());
         put_lenenc_bytes(out, self.org_name.as_bytes());
         out.push(0x0C);
-        out.extend_from_slice(&self.collation.to_le_bytes());
+        out.extend_from_slice(&collation.to_le_bytes());
         out.extend_from_slice(&self.length.to_le_bytes());
         out.push(self.column_type);
-        out.extend_from_slice(&self.flags.to_le_bytes());
+        out.extend_from_slice(&flags.to_le_bytes());
         out.push(self.decimals);
         out.extend_from_slice(&[0, 0]);
     }

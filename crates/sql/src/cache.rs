@@ -105,9 +105,9 @@ pub(crate) fn normalize(sql: &str) -> Option<Normalized> {
             {
                 let value = match token {
                     Token::Number(..) => crate::expr::number(n).ok()?,
-                    // A 4-byte character decides whether a utf8mb3 operand may take the literal
-                    // (1267 when not), which the plan checks on the literal itself.
-                    _ if n.chars().any(|c| c.len_utf8() == 4) => return None,
+                    // A non-ASCII literal's characters decide whether a utf8mb3 or latin1 operand
+                    // may take it (1267 when not), which the plan checks on the literal itself.
+                    _ if !n.is_ascii() => return None,
                     _ => Value::Bytes(n.clone().into_bytes()),
                 };
                 let start = crate::plan::offset(sql, t.span.start)?;
@@ -248,9 +248,11 @@ mod tests {
         );
         // Multi-line text keeps its other lines as typed.
         assert_eq!(
-            norm("SELECT\n  'é' AS x\nFROM t\nWHERE v = 'ü' AND id = 7").map(|n| n.0),
+            norm("SELECT\n  'é' AS x\nFROM t\nWHERE v = 'u' AND id = 7").map(|n| n.0),
             Some("SELECT\n  'é' AS x\nFROM t\nWHERE v = ? AND id = ?".into())
         );
+        // A non-ASCII value literal is planned with the statement, not cached.
+        assert_eq!(norm("SELECT a FROM t WHERE v = 'ü'").map(|n| n.0), None);
     }
 
     #[test]

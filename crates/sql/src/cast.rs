@@ -3,7 +3,7 @@
 //! out-of-range DECIMAL clamps).
 
 use base::text::value_text;
-use base::types::{Charset, Collation};
+use base::types::Collation;
 use base::value::Decimal;
 use base::Value;
 use sqlparser::ast;
@@ -33,6 +33,9 @@ pub enum CastTo {
     /// A string literal with a character set introducer (`_utf8mb3'x'`, `_binary'x'`): the
     /// literal itself, in that set's default collation.
     Introduced(Collation),
+    /// A latin1 string's bytes in latin1 (values travel as UTF-8): what HEX(), MD5() and the
+    /// other byte-level functions read of a latin1 argument, and CAST(... AS BINARY) makes.
+    Latin1Bytes,
 }
 
 impl CastTo {
@@ -164,20 +167,22 @@ impl CastTo {
                 }
             }
             CastTo::Double => Value::Double(dbl(num(&v))),
-            CastTo::Charset(c) if c.charset() == Charset::Utf8mb3 => {
+            CastTo::Charset(c) => {
                 let t = text();
                 match std::str::from_utf8(&t) {
-                    Ok(s) if s.chars().any(|c| c.len_utf8() > 3) => Value::Bytes(
-                        s.chars()
-                            .map(|c| if c.len_utf8() > 3 { '?' } else { c })
-                            .collect::<String>()
-                            .into_bytes(),
-                    ),
+                    Ok(s) if !base::collation::fits(s, c.charset()) => {
+                        Value::Bytes(base::collation::convert_lossy(s, c.charset()).into_bytes())
+                    }
                     _ => Value::Bytes(t),
                 }
             }
-            CastTo::Charset(_) => Value::Bytes(text()),
             CastTo::Introduced(_) => v,
+            CastTo::Latin1Bytes => Value::Bytes(
+                String::from_utf8_lossy(&text())
+                    .chars()
+                    .map(|c| base::collation::latin1_byte(c).unwrap_or(b'?'))
+                    .collect(),
+            ),
         }
     }
 }

@@ -157,9 +157,11 @@ pub fn derive(e: &Expr, inputs: &Inputs) -> Result<Derived> {
         },
         Expr::Var(_) | Expr::Session(_) => Derived::new(Collation::Utf8mb4GeneralCi, K::SysConst),
         Expr::Collate(_, c) => Derived::new(*c, K::Explicit),
+        Expr::Collated(_, inner) => derive(inner, inputs)?,
         Expr::Cast(_, CastTo::Char(_)) => Derived::new(Collation::Utf8mb4GeneralCi, K::Implicit),
         Expr::Cast(_, CastTo::Binary(_)) => Derived::new(Collation::Binary, K::Implicit),
         Expr::Cast(_, CastTo::Charset(c)) => Derived::new(*c, K::Implicit),
+        Expr::Cast(_, CastTo::Latin1Bytes) => Derived::new(Collation::Binary, K::Implicit),
         Expr::Cast(_, CastTo::Introduced(c)) => Derived::new(*c, K::Coercible),
         Expr::Agg(i) => match inputs.aggregates.get(*i) {
             Some(Aggregate {
@@ -294,10 +296,14 @@ impl Compiler<'_> {
             parts.push(self.derive(o)?);
         }
         let d = combine_all(parts, op)?;
-        // A literal gives way to a utf8mb3 operand only when utf8mb3 can hold its characters.
-        if d.collation.charset() == Charset::Utf8mb3 {
+        // A literal gives way to a utf8mb3 or latin1 operand only when that character set can
+        // hold its characters.
+        if matches!(d.collation.charset(), Charset::Utf8mb3 | Charset::Latin1) {
+            let charset = d.collation.charset();
             let wide = |o: &&Expr| match o {
-                Expr::Const(Value::Bytes(b)) => b.iter().any(|x| *x >= 0xF0),
+                Expr::Const(Value::Bytes(b)) => {
+                    !base::collation::fits(&String::from_utf8_lossy(b), charset)
+                }
                 _ => false,
             };
             if operands.iter().any(wide) {
@@ -329,7 +335,7 @@ impl Compiler<'_> {
         let name = name.to_string();
         let name = name.trim_matches(|c| c == '\'' || c == '"' || c == '`');
         let collation = match Collation::from_name(name) {
-            Some(c) => c,
+            Some(c) => c.text_form(),
             None => {
                 return Err(crate::ddl::CollationSpec {
                     charset: None,

@@ -815,9 +815,10 @@ impl CollationSpec {
                 "utf8mb4" => Collation::Utf8mb4GeneralCi,
                 "utf8mb3" | "utf8" => Collation::Utf8mb3GeneralCi,
                 "binary" => Collation::Binary,
-                "latin1" | "ascii" | "ucs2" | "utf16" | "utf32" => {
+                "latin1" => Collation::Latin1TextSwedishCi,
+                "ascii" | "ucs2" | "utf16" | "utf32" => {
                     return Err(SqlError::unsupported(format!(
-                        "CHARACTER SET {name} (the SQL front end stores utf8mb4, utf8mb3 and binary strings)"
+                        "CHARACTER SET {name} (the SQL front end stores utf8mb4, utf8mb3, latin1 and binary strings)"
                     )))
                 }
                 _ => {
@@ -833,17 +834,11 @@ impl CollationSpec {
             return Ok(charset.unwrap_or(Collation::Utf8mb4GeneralCi));
         };
         let collation = match Collation::from_name(name) {
-            Some(c @ (Collation::Latin1SwedishCi | Collation::Latin1Bin)) => {
-                return Err(SqlError::unsupported(format!(
-                    "COLLATE {} (the SQL front end stores utf8mb4, utf8mb3 and binary strings)",
-                    c.name()
-                )))
-            }
-            Some(c) => c,
+            Some(c) => c.text_form(),
             // A name of MariaDB's form that Cairn lacks (utf8mb4_unicode_ci, latin1_german1_ci, ...).
             None if mariadb_form(name) => {
                 return Err(SqlError::unsupported(format!(
-                    "COLLATE {name} (the _general_ci and _bin collations of utf8mb4 and utf8mb3 are supported)"
+                    "COLLATE {name} (utf8mb4's and utf8mb3's _general_ci and _bin, latin1_swedish_ci and latin1_bin are supported)"
                 )))
             }
             None => {

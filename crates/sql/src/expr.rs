@@ -15,7 +15,7 @@ use sqlparser::tokenizer::Location;
 use crate::aggregate::{AggKind, Aggregate};
 pub use crate::cast::CastTo;
 use crate::error::SqlError;
-use crate::funcs::Func;
+use crate::funcs::{Func, StrFn};
 
 type Result<T> = std::result::Result<T, SqlError>;
 
@@ -405,7 +405,14 @@ impl<'a> Compiler<'a> {
                 expr,
                 data_type,
                 format: None,
-            } => Expr::Cast(Box::new(self.compile(expr)?), CastTo::of(data_type)?),
+            } => {
+                let to = CastTo::of(data_type)?;
+                let mut inner = self.compile(expr)?;
+                if matches!(to, CastTo::Binary(_)) {
+                    inner = self.latin1_bytes(inner)?;
+                }
+                Expr::Cast(Box::new(inner), to)
+            }
             Ast::Convert {
                 is_try: false,
                 expr,
@@ -436,6 +443,21 @@ impl<'a> Compiler<'a> {
                 Expr::Cast(Box::new(self.compile(value)?), CastTo::Introduced(c))
             }
             other => return Err(SqlError::unsupported(format!("the expression {other}"))),
+        })
+    }
+
+    /// Whether `e` is a string in latin1.
+    fn is_latin1(&self, e: &Expr) -> Result<bool> {
+        let d = self.derive(e)?;
+        Ok(d.is_string() && d.collation.charset() == base::types::Charset::Latin1)
+    }
+
+    /// `e` as latin1 bytes when it is a latin1 string, else itself.
+    fn latin1_bytes(&self, e: Expr) -> Result<Expr> {
+        Ok(if self.is_latin1(&e)? {
+            Expr::Cast(Box::new(e), CastTo::Latin1Bytes)
+        } else {
+            e
         })
     }
 
@@ -585,6 +607,29 @@ impl<'a> Compiler<'a> {
                 }
                 if let Func::Temporal(t) = func {
                     crate::temporal::check(t, &name, &compiled)?;
+                }
+                // A latin1 string is one byte a character in its own character set, and the
+                // functions of bytes read those bytes.
+                if func == Func::Length && self.is_latin1(&compiled[0])? {
+                    return Ok(Expr::Call(Func::CharLength, compiled));
+                }
+                // UPPER and LOWER of latin1 change the letters latin1's case table pairs.
+                if matches!(func, Func::Upper | Func::Lower) && self.is_latin1(&compiled[0])? {
+                    let latin1 = Collation::Latin1TextSwedishCi;
+                    return Ok(Expr::Collated(latin1, Box::new(Expr::Call(func, compiled))));
+                }
+                let mut compiled = compiled;
+                if let Func::Str(
+                    StrFn::Hex
+                    | StrFn::Md5
+                    | StrFn::Sha1
+                    | StrFn::Sha2
+                    | StrFn::Crc32
+                    | StrFn::ToBase64,
+                ) = func
+                {
+                    let first = std::mem::replace(&mut compiled[0], Expr::Const(Value::Null));
+                    compiled[0] = self.latin1_bytes(first)?;
                 }
                 Ok(Expr::Call(func, compiled))
             }

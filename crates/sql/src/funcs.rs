@@ -246,6 +246,13 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
         }
         Length => Value::Int(text(&v[0]).map_or(0, |t| t.len()) as i64),
         CharLength => Value::Int(chars(&text(&v[0]).unwrap_or_default()).len() as i64),
+        Upper | Lower if c.is_latin1_text() => bytes_value(
+            String::from_utf8_lossy(&text(&v[0]).unwrap_or_default())
+                .chars()
+                .map(|ch| latin1_case(ch, f == Upper))
+                .collect::<String>()
+                .into_bytes(),
+        ),
         Upper => bytes_value(
             String::from_utf8_lossy(&text(&v[0]).unwrap_or_default())
                 .to_uppercase()
@@ -433,6 +440,26 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
             unreachable!("handled above")
         }
     })
+}
+
+/// Character `c` in upper (or lower) case by latin1's case table: ASCII letters and the
+/// accented letters U+00C0..=U+00DE and U+00E0..=U+00FE pair up (not × and ÷); ß, ÿ and the
+/// letters of 0x80..=0x9F (Š, Œ, Ž, Ÿ) keep their case.
+fn latin1_case(c: char, upper: bool) -> char {
+    let code = c as u32;
+    let shifted = match (upper, code) {
+        (_, 0..=0x7F) => {
+            return if upper {
+                c.to_ascii_uppercase()
+            } else {
+                c.to_ascii_lowercase()
+            }
+        }
+        (true, 0xE0..=0xFE) if code != 0xF7 => code - 0x20,
+        (false, 0xC0..=0xDE) if code != 0xD7 => code + 0x20,
+        _ => code,
+    };
+    char::from_u32(shifted).unwrap_or(c)
 }
 
 #[cfg(test)]

@@ -481,10 +481,12 @@ fn pairs(list: Vec<(String, String)>) -> Vec<Vec<Value>> {
 }
 
 /// The collations Cairn's SQL front end stores, with MariaDB's numbers.
-const COLLATIONS: [Collation; 5] = [
+const COLLATIONS: [Collation; 7] = [
+    Collation::Latin1TextSwedishCi,
     Collation::Utf8mb3GeneralCi,
     Collation::Binary,
     Collation::Utf8mb4GeneralCi,
+    Collation::Latin1TextBin,
     Collation::Utf8mb4Bin,
     Collation::Utf8mb3Bin,
 ];
@@ -493,7 +495,10 @@ const COLLATIONS: [Collation; 5] = [
 fn is_default(c: Collation) -> bool {
     matches!(
         c,
-        Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi | Collation::Binary
+        Collation::Utf8mb4GeneralCi
+            | Collation::Utf8mb3GeneralCi
+            | Collation::Latin1TextSwedishCi
+            | Collation::Binary
     )
 }
 
@@ -521,6 +526,7 @@ fn character_sets() -> Vec<Vec<Value>> {
             let charset = c.charset();
             let description = match charset {
                 base::types::Charset::Binary => "Binary pseudo charset",
+                base::types::Charset::Latin1 => "cp1252 West European",
                 _ => "UTF-8 Unicode",
             };
             vec![

@@ -102,8 +102,8 @@ pub fn collation_id(c: Collation) -> u16 {
     match c {
         Collation::Utf8mb4GeneralCi => UTF8MB4_GENERAL_CI_ID,
         Collation::Utf8mb4Bin => 46,
-        Collation::Latin1SwedishCi => 8,
-        Collation::Latin1Bin => 47,
+        Collation::Latin1SwedishCi | Collation::Latin1TextSwedishCi => 8,
+        Collation::Latin1Bin | Collation::Latin1TextBin => 47,
         Collation::Utf8mb3GeneralCi => 33,
         Collation::Utf8mb3Bin => 83,
         Collation::Binary => BINARY_COLLATION_ID,
@@ -119,7 +119,7 @@ pub fn collation_of(column: &Column) -> Option<Collation> {
     let collation = (1..=u8::MAX)
         .map_while(Collation::from_u8)
         .find(|c| collation_id(*c) == column.collation)
-        .unwrap_or(Collation::Utf8mb4GeneralCi);
+        .map_or(Collation::Utf8mb4GeneralCi, Collation::text_form);
     string.then_some(collation)
 }
 

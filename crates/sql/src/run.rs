@@ -394,13 +394,23 @@ fn check_repertoire(
     v: &Value,
     row: usize,
 ) -> Result<()> {
-    if column.collation.charset() != base::types::Charset::Utf8mb3 {
+    let charset = column.collation.charset();
+    if !matches!(
+        charset,
+        base::types::Charset::Utf8mb3 | base::types::Charset::Latin1
+    ) {
         return Ok(());
     }
     let Value::Bytes(b) = v else {
         return Ok(());
     };
-    let Some(at) = b.iter().position(|x| *x >= 0xF0) else {
+    let Ok(text) = std::str::from_utf8(b) else {
+        return Ok(());
+    };
+    let Some((at, _)) = text
+        .char_indices()
+        .find(|(_, c)| !base::collation::fits(c.encode_utf8(&mut [0; 4]), charset))
+    else {
         return Ok(());
     };
     let mut shown = String::new();

@@ -1411,7 +1411,6 @@ CREATE TABLE cs_bad4 (id INT PRIMARY KEY) DEFAULT CHARSET=nosuch;
 CREATE TABLE cs_bad5 (id INT PRIMARY KEY) DEFAULT CHARSET=binary COLLATE=utf8mb4_general_ci;
 CREATE TABLE cs_other (id INT PRIMARY KEY, a VARCHAR(3) COLLATE utf8mb4_bin);
 DROP TABLE cs_other;
--- expect-difference: the SQL front end stores utf8mb4, utf8mb3 and binary strings only (1235; docs/sql.md)
 CREATE TABLE cs_other (id INT PRIMARY KEY, a VARCHAR(3) CHARACTER SET latin1);
 DROP TABLE IF EXISTS cs_other;
 DROP TABLE cs_col, cs_tab, cs_coll_only, cs_bin_tab;
@@ -2483,3 +2482,57 @@ SHOW CHARSET LIKE 'utf8mb3';
 SELECT COLLATION_NAME, CHARACTER_SET_NAME, ID, IS_DEFAULT FROM information_schema.COLLATIONS WHERE COLLATION_NAME IN ('utf8mb3_general_ci', 'utf8mb3_bin', 'utf8mb4_general_ci', 'utf8mb4_bin', 'binary');
 SELECT CHARACTER_SET_NAME, DEFAULT_COLLATE_NAME, MAXLEN FROM information_schema.CHARACTER_SETS WHERE CHARACTER_SET_NAME IN ('utf8mb3', 'utf8mb4', 'binary');
 DROP TABLE u3;
+
+-- ---------------------------------------------------------------- latin1
+-- latin1_swedish_ci (Å Ä Æ Ö after Z, Ü as Y, accents folded) and latin1_bin (latin1 byte
+-- order: € before é); a character latin1 lacks is refused (1366); LENGTH, HEX and the hashes
+-- read latin1 bytes; a utf8mb4 column beats a latin1 one.
+CREATE TABLE l1 (id INT PRIMARY KEY, a VARCHAR(10), b CHAR(5) COLLATE latin1_bin, c TEXT, m VARCHAR(10) CHARACTER SET utf8mb4, KEY ka (a), UNIQUE KEY uc (b)) DEFAULT CHARSET=latin1;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE l1;
+SHOW FULL COLUMNS FROM l1;
+SELECT COLUMN_NAME, CHARACTER_SET_NAME, COLLATION_NAME, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME = 'l1' ORDER BY ORDINAL_POSITION;
+INSERT INTO l1 VALUES (1, 'abc', 'x', 'Åsa', 'abc'), (2, 'ÀBC', 'X', 'Öl', 'ÀBC'), (3, 'Zebra', '€', 'Ärlig', 'zebra'), (4, 'Über', 'é', 'ÿ', 'yber'), (5, 'Yxa', 'Ø', 'ø', 'Yxa'), (6, 'Ðað', 'Š', 'œ', NULL), (7, NULL, NULL, NULL, NULL);
+INSERT INTO l1 VALUES (9, '中文abcdefg', 'y', 'z', 'z');
+INSERT INTO l1 VALUES (9, 'x', 'y', 'a😀', 'z');
+INSERT INTO l1 VALUES (9, 'x', 'É', 'z', 'z');
+INSERT INTO l1 VALUES (9, 'x', 'é', 'z', 'z');
+UPDATE l1 SET a = 'Ω' WHERE id = 1;
+SELECT id FROM l1 WHERE a = 'abc';
+SELECT id FROM l1 WHERE a = 'yber';
+SELECT id FROM l1 WHERE a = 'DAD';
+SELECT id FROM l1 WHERE a > 'X' ORDER BY id;
+SELECT id FROM l1 WHERE a BETWEEN 'a' AND 'z' ORDER BY id;
+SELECT id FROM l1 WHERE b = 'X';
+SELECT id FROM l1 WHERE b = 'x' COLLATE latin1_swedish_ci;
+SELECT id FROM l1 WHERE c LIKE 'ä%';
+SELECT id FROM l1 WHERE b LIKE '_';
+SELECT id FROM l1 WHERE a = m ORDER BY id;
+SELECT id FROM l1 WHERE a = '中';
+SELECT id, c FROM l1 ORDER BY c, id;
+SELECT id, b FROM l1 ORDER BY b, id;
+SELECT id, a FROM l1 ORDER BY a DESC, id;
+SELECT COUNT(*) FROM l1 GROUP BY a;
+SELECT COUNT(DISTINCT a), COUNT(DISTINCT b) FROM l1;
+SELECT MIN(b), MAX(b), MIN(c), MAX(c) FROM l1;
+SELECT LENGTH(a), LENGTH(c), CHAR_LENGTH(c), LENGTH(CONCAT(c, 'é')), HEX(b), MD5(c), CRC32(b), HEX(CAST(b AS BINARY)) FROM l1 ORDER BY id;
+SELECT UPPER(c), LOWER(b), REVERSE(c), SUBSTRING(c, 2), CONCAT(a, '-', m) FROM l1 ORDER BY id;
+SELECT COLLATION(a), CHARSET(a), COLLATION(b), COLLATION(CONCAT(a, 'x')), COLLATION(CONCAT(a, m)), COLLATION(a COLLATE latin1_bin) FROM l1 WHERE id = 1;
+SELECT a COLLATE utf8mb4_bin FROM l1;
+SELECT COUNT(*) FROM (SELECT a FROM l1 UNION SELECT c FROM l1) d;
+SELECT COLLATION(x) FROM (SELECT a AS x FROM l1 UNION SELECT m FROM l1) d;
+SELECT l1.id FROM l1 JOIN items ON items.name = l1.a ORDER BY l1.id;
+SELECT CONVERT('a中é' USING latin1) AS c1, LENGTH(CONVERT('aé' USING latin1)) AS c2, HEX(CONVERT('€' USING latin1)) AS c3, _latin1'x', COLLATION(_latin1'x'), COLLATION(CONVERT('x' USING latin1));
+REPLACE INTO l1 VALUES (5, 'yxa', 'ø', 'Ø', 'q');
+SELECT * FROM l1 WHERE id = 5;
+DELETE FROM l1 WHERE a = 'ABC';
+SELECT id FROM l1 ORDER BY id;
+CREATE DATABASE dq_l1 CHARACTER SET latin1;
+SHOW CREATE DATABASE dq_l1;
+CREATE TABLE dq_l1.t (id INT PRIMARY KEY, s VARCHAR(5));
+SELECT COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'dq_l1' AND TABLE_NAME = 't' AND COLUMN_NAME = 's';
+DROP DATABASE dq_l1;
+SHOW COLLATION WHERE Collation IN ('latin1_swedish_ci', 'latin1_bin');
+SHOW CHARACTER SET LIKE 'latin1';
+CREATE TABLE l1_bad (id INT PRIMARY KEY, a VARCHAR(3) CHARACTER SET latin1 COLLATE utf8mb4_bin);
+DROP TABLE l1;
