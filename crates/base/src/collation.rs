@@ -92,25 +92,24 @@ pub fn latin1_char(b: u8) -> char {
     }
 }
 
-/// Whether every character of `text` is one `charset` holds.
-pub fn fits(text: &str, charset: Charset) -> bool {
+/// Whether `charset` holds character `c`.
+pub fn holds(c: char, charset: Charset) -> bool {
     match charset {
         Charset::Utf8mb4 | Charset::Binary => true,
-        Charset::Utf8mb3 => text.chars().all(|c| c.len_utf8() <= 3),
-        Charset::Latin1 => text.chars().all(|c| latin1_byte(c).is_some()),
+        Charset::Utf8mb3 => c.len_utf8() <= 3,
+        Charset::Latin1 => latin1_byte(c).is_some(),
     }
+}
+
+/// Whether every character of `text` is one `charset` holds.
+pub fn fits(text: &str, charset: Charset) -> bool {
+    text.chars().all(|c| holds(c, charset))
 }
 
 /// `text` with every character `charset` lacks replaced by `?`, as a conversion to it does.
 pub fn convert_lossy(text: &str, charset: Charset) -> String {
     text.chars()
-        .map(|c| {
-            if fits(c.encode_utf8(&mut [0; 4]), charset) {
-                c
-            } else {
-                '?'
-            }
-        })
+        .map(|c| if holds(c, charset) { c } else { '?' })
         .collect()
 }
 

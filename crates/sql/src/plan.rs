@@ -929,7 +929,8 @@ pub fn select(
     let columns = items
         .iter()
         .zip(&names)
-        .map(|(e, (name, _))| match e {
+        .zip(&derived)
+        .map(|((e, (name, _)), derived)| match e {
             Expr::Column(p) if !tables.is_empty() => Ok({
                 let t = table_at(&offsets, *p);
                 let (tref, def) = (&tables[t].tref, &defs[t]);
@@ -942,7 +943,6 @@ pub fn select(
             _ => {
                 let aggregates = c.aggregates.as_deref().unwrap_or(&[]);
                 let mut column = crate::meta::computed(name, e, def.as_ref(), aggregates);
-                let derived = c.derive(e)?;
                 if column.collation == myproto::response::UTF8MB4_GENERAL_CI_ID
                     && derived.is_string()
                 {

@@ -409,7 +409,7 @@ fn check_repertoire(
     };
     let Some((at, _)) = text
         .char_indices()
-        .find(|(_, c)| !base::collation::fits(c.encode_utf8(&mut [0; 4]), charset))
+        .find(|(_, c)| !base::collation::holds(*c, charset))
     else {
         return Ok(());
     };
