@@ -1,6 +1,7 @@
 //! Account statements, which sqlparser does not read as MySQL writes them (`'u'@'h'` names,
-//! IDENTIFIED clauses): CREATE/ALTER/DROP USER, SET PASSWORD, GRANT and REVOKE of global
-//! privileges (`ON *.*`), and SHOW GRANTS. Each is recognised here on its own small lexer
+//! IDENTIFIED clauses): CREATE/ALTER/DROP/RENAME USER, SET PASSWORD, GRANT and REVOKE of
+//! privileges on everything (`ON *.*`), on a database or database pattern (`ON db.*`) and on a
+//! table (`ON db.t`), and SHOW GRANTS. Each is recognised here on its own small lexer
 //! before the text reaches sqlparser, checked against the session's privileges, and applied to
 //! the accounts table (`users.rs`). Errors and notes are MariaDB 10.11's. The lexer and cursor
 //! serve the other statements read before sqlparser too (SHOW CREATE DATABASE).
@@ -8,7 +9,7 @@
 use crate::error::SqlError;
 use crate::exec::{done, Outcome, Result, Session};
 use crate::privilege::{self, Privileges, GRANT_OPTION};
-use crate::users::{self, Account, Plugin};
+use crate::users::{self, Account, Grant, Plugin};
 
 /// Words of an account statement at most (a bound on what the lexer keeps).
 const TOKENS_MAX: usize = 4_096;
@@ -231,14 +232,34 @@ enum AccountStatement {
     },
     Grant {
         privileges: Privileges,
+        target: Target,
         specs: Vec<Spec>,
     },
+    /// No target: every privilege at every level (`REVOKE ALL PRIVILEGES, GRANT OPTION`).
     Revoke {
         privileges: Privileges,
+        target: Option<Target>,
         users: Vec<Who>,
     },
     ShowGrants(Who),
 }
+
+/// What GRANT and REVOKE apply to.
+#[derive(Debug, Clone, PartialEq)]
+enum Target {
+    /// `*.*`.
+    Global,
+    /// `db.*` (a name or a pattern with `%` and `_`), or `*`: the current database (None).
+    Database(Option<String>),
+    /// `db.t`, or `t` in the current database (None).
+    Table(Option<String>, String),
+    /// `PROCEDURE db.p` or `FUNCTION db.f`: Cairn has no stored routines, so none exists.
+    Routine(Option<String>, String),
+}
+
+/// ER_ILLEGAL_GRANT_FOR_TABLE's text.
+const ILLEGAL_GRANT: &str =
+    "Illegal GRANT/REVOKE command; please consult the manual to see which privileges can be used";
 
 fn who(c: &mut Cursor) -> Result<Who> {
     if c.word("CURRENT_USER") {
@@ -334,6 +355,11 @@ fn privileges(c: &mut Cursor) -> Result<Privileges> {
             if name.is_empty() {
                 return Err(c.syntax());
             }
+            if c.peek() == Some(&Token::Punct('(')) {
+                return Err(SqlError::unsupported(
+                    "column privileges (grant on the table instead)",
+                ));
+            }
             match privilege::by_name(&name.join(" ")) {
                 Some(p) => bits |= p,
                 None => return Err(c.syntax()),
@@ -345,30 +371,64 @@ fn privileges(c: &mut Cursor) -> Result<Privileges> {
     }
 }
 
-/// The object of GRANT/REVOKE ... ON: only `*.*` is served.
-fn global_target(c: &mut Cursor) -> Result<()> {
-    let start = c.at;
-    let mut text = String::new();
+/// The object of GRANT/REVOKE ... ON, up to TO or FROM.
+fn target(c: &mut Cursor) -> Result<Target> {
+    #[derive(PartialEq)]
+    enum Part {
+        Name(String),
+        Dot,
+        Star,
+    }
+    let routine = c.word("PROCEDURE") || c.word("FUNCTION");
+    if !routine {
+        c.word("TABLE");
+    }
+    let mut parts = Vec::new();
     while let Some(t) = c.peek() {
         match t {
             Token::Word(w) if w.eq_ignore_ascii_case("TO") || w.eq_ignore_ascii_case("FROM") => {
                 break
             }
-            Token::Word(w) => text.push_str(w),
-            Token::Quoted(s, q) => text.push_str(&format!("{q}{s}{q}")),
-            Token::Punct(p) => text.push(*p),
+            // `db.t` and `db.` lex as one word.
+            Token::Word(w) => {
+                for (n, piece) in w.split('.').enumerate() {
+                    if n > 0 {
+                        parts.push(Part::Dot);
+                    }
+                    if !piece.is_empty() {
+                        parts.push(Part::Name(piece.to_string()));
+                    }
+                }
+            }
+            Token::Quoted(s, '`') => parts.push(Part::Name(s.clone())),
+            Token::Punct('.') => parts.push(Part::Dot),
+            Token::Punct('*') => parts.push(Part::Star),
+            _ => return Err(c.syntax()),
         }
         c.at += 1;
     }
-    if text == "*.*" {
-        return Ok(());
+    use Part::{Dot, Name, Star};
+    if routine {
+        return match parts.as_mut_slice() {
+            [Name(name)] => Ok(Target::Routine(None, std::mem::take(name))),
+            [Name(db), Dot, Name(name)] => Ok(Target::Routine(
+                Some(std::mem::take(db)),
+                std::mem::take(name),
+            )),
+            _ => Err(SqlError::new(1144, "42000", ILLEGAL_GRANT)),
+        };
     }
-    if c.at == start {
-        return Err(c.syntax());
+    match parts.as_mut_slice() {
+        [Star, Dot, Star] => Ok(Target::Global),
+        [Star] => Ok(Target::Database(None)),
+        [Name(db), Dot, Star] => Ok(Target::Database(Some(std::mem::take(db)))),
+        [Name(table)] => Ok(Target::Table(None, std::mem::take(table))),
+        [Name(db), Dot, Name(table)] => Ok(Target::Table(
+            Some(std::mem::take(db)),
+            std::mem::take(table),
+        )),
+        _ => Err(c.syntax()),
     }
-    Err(SqlError::unsupported(format!(
-        "privileges ON {text} (only global privileges, ON *.*, are kept)"
-    )))
 }
 
 /// Parses an account statement; None when the text is no account statement.
@@ -457,7 +517,7 @@ fn statement(c: &mut Cursor) -> Result<AccountStatement> {
         if !c.word("ON") {
             return Err(c.syntax());
         }
-        global_target(c)?;
+        let target = target(c)?;
         if !c.word("TO") {
             return Err(c.syntax());
         }
@@ -474,21 +534,32 @@ fn statement(c: &mut Cursor) -> Result<AccountStatement> {
         if c.word("REQUIRE") {
             return Err(SqlError::unsupported("GRANT ... REQUIRE"));
         }
-        return Ok(AccountStatement::Grant { privileges, specs });
+        return Ok(AccountStatement::Grant {
+            privileges,
+            target,
+            specs,
+        });
     }
     if c.word("REVOKE") {
         let privileges = privileges(c)?;
-        if c.word("ON") {
-            global_target(c)?;
+        // Only `REVOKE ALL PRIVILEGES, GRANT OPTION FROM ...` goes without ON: it takes every
+        // grant, at every level (no target).
+        let target = if c.word("ON") {
+            Some(target(c)?)
         } else if privileges & privilege::ALL != privilege::ALL || privileges & GRANT_OPTION == 0 {
-            // Only `REVOKE ALL PRIVILEGES, GRANT OPTION FROM ...` goes without ON.
             return Err(c.syntax());
-        }
+        } else {
+            None
+        };
         if !c.word("FROM") {
             return Err(c.syntax());
         }
         let users = list(c, who)?;
-        return Ok(AccountStatement::Revoke { privileges, users });
+        return Ok(AccountStatement::Revoke {
+            privileges,
+            target,
+            users,
+        });
     }
     Err(c.syntax())
 }
@@ -627,6 +698,7 @@ impl Session {
                 for who in &users {
                     let (user, host) = self.named(who);
                     if users::delete(&cluster, &user, &host)? {
+                        users::drop_grants(&cluster, &user, &host)?;
                         continue;
                     }
                     if if_exists {
@@ -659,6 +731,7 @@ impl Session {
                         continue;
                     }
                     users::delete(&cluster, &user, &host)?;
+                    users::rename_grants(&cluster, (&user, &host), (&account.user, &account.host))?;
                 }
                 operation_failed("RENAME USER", &failed)
             }
@@ -686,14 +759,14 @@ impl Session {
                 self.remember(&account, &password);
                 Ok(done(0))
             }
-            AccountStatement::Grant { privileges, specs } => {
-                if !self.holds(privileges | GRANT_OPTION) {
-                    return Err(privilege::access_denied(
-                        &self.user,
-                        &self.host,
-                        self.with_password,
-                    ));
-                }
+            AccountStatement::Grant {
+                privileges,
+                target,
+                specs,
+            } => {
+                let scope = self.scope(target, privileges, None)?;
+                let privileges = scope.privileges(privileges)?;
+                self.may_grant(&scope, privileges)?;
                 for spec in &specs {
                     let (user, host) = self.named(&spec.who);
                     let found = users::find(&cluster, &user, &host)?;
@@ -721,7 +794,14 @@ impl Session {
                     if let Some(p) = &spec.password {
                         (account.plugin, account.auth) = Self::stored(p)?;
                     }
-                    account.privileges |= privileges;
+                    match &scope {
+                        Scope::Global => account.privileges |= privileges,
+                        _ => {
+                            let mut grant = scope.grant_of(&cluster, &account)?;
+                            grant.privileges |= privileges;
+                            users::put_grant(&cluster, &grant)?;
+                        }
+                    }
                     if !users::update(&cluster, &account)? {
                         users::insert(&cluster, &account)?;
                     }
@@ -731,25 +811,50 @@ impl Session {
                 }
                 Ok(done(0))
             }
-            AccountStatement::Revoke { privileges, users } => {
-                let everything =
-                    privileges & privilege::ALL == privilege::ALL && privileges & GRANT_OPTION != 0;
-                if everything {
+            AccountStatement::Revoke {
+                privileges,
+                target,
+                users,
+            } => {
+                let Some(target) = target else {
+                    // REVOKE ALL PRIVILEGES, GRANT OPTION: everything, at every level.
                     self.need_global(privilege::CREATE_USER, "CREATE USER")?;
-                } else if !self.holds(privileges | GRANT_OPTION) {
-                    return Err(privilege::access_denied(
-                        &self.user,
-                        &self.host,
-                        self.with_password,
-                    ));
-                }
+                    for who in &users {
+                        let (user, host) = self.named(who);
+                        let Some(mut account) = users::find(&cluster, &user, &host)? else {
+                            return Err(no_grant(&user, &host));
+                        };
+                        account.privileges = 0;
+                        users::update(&cluster, &account)?;
+                        users::drop_grants(&cluster, &user, &host)?;
+                    }
+                    return Ok(done(0));
+                };
+                let scope = self.scope(target, privileges, users.first())?;
+                let privileges = scope.privileges(privileges)?;
+                self.may_grant(&scope, privileges)?;
                 for who in &users {
                     let (user, host) = self.named(who);
                     let Some(mut account) = users::find(&cluster, &user, &host)? else {
                         return Err(no_grant(&user, &host));
                     };
-                    account.privileges &= !privileges;
-                    users::update(&cluster, &account)?;
+                    match &scope {
+                        Scope::Global => {
+                            account.privileges &= !privileges;
+                            users::update(&cluster, &account)?;
+                        }
+                        Scope::Database(_) | Scope::Table(..) => {
+                            let mut grant = scope.grant_of(&cluster, &account)?;
+                            if grant.privileges == 0 {
+                                return Err(match &scope {
+                                    Scope::Table(_, table) => no_table_grant(&user, &host, table),
+                                    _ => no_grant(&user, &host),
+                                });
+                            }
+                            grant.privileges &= !privileges;
+                            users::put_grant(&cluster, &grant)?;
+                        }
+                    }
                 }
                 Ok(done(0))
             }
@@ -763,11 +868,154 @@ impl Session {
                 let Some(account) = users::find(&cluster, &user, &host)? else {
                     return Err(no_grant(&user, &host));
                 };
+                let mut lines = vec![grant_text(&account)];
+                for g in users::grants_of(&cluster, &user, &host)? {
+                    lines.push(scoped_grant_text(&g));
+                }
                 Ok(crate::ddl::one_column(
                     &format!("Grants for {user}@{host}"),
-                    vec![grant_text(&account)],
+                    lines,
                 ))
             }
+        }
+    }
+}
+
+/// A GRANT or REVOKE target with its database resolved.
+#[derive(Debug, Clone, PartialEq)]
+enum Scope {
+    Global,
+    Database(String),
+    Table(String, String),
+}
+
+impl Scope {
+    /// What ALL PRIVILEGES means at this level, and every privilege the level may hold.
+    fn all(&self) -> Privileges {
+        match self {
+            Scope::Global => privilege::ALL,
+            Scope::Database(_) => privilege::DATABASE_LEVEL,
+            Scope::Table(..) => privilege::TABLE_LEVEL,
+        }
+    }
+
+    /// A statement's privilege list at this level (ALL as the level's all); 1221 or 1144
+    /// when it names one the level cannot hold.
+    fn privileges(&self, named: Privileges) -> Result<Privileges> {
+        let option = named & GRANT_OPTION;
+        let named = named & privilege::ALL;
+        let named = if named == privilege::ALL {
+            self.all()
+        } else {
+            named
+        };
+        if named & !self.all() != 0 {
+            return Err(match self {
+                Scope::Table(..) => SqlError::new(1144, "42000", ILLEGAL_GRANT),
+                _ => SqlError::new(
+                    1221,
+                    "HY000",
+                    "Incorrect usage of DB GRANT and GLOBAL PRIVILEGES",
+                ),
+            });
+        }
+        Ok(named | option)
+    }
+
+    /// The account's grant on this database or table (with no privileges when it has none).
+    fn grant_of(&self, cluster: &client::Cluster, account: &Account) -> Result<Grant> {
+        let (database, table) = match self {
+            Scope::Database(db) => (db.clone(), String::new()),
+            Scope::Table(db, t) => (db.clone(), t.clone()),
+            Scope::Global => (String::new(), String::new()),
+        };
+        let held = users::grants_of(cluster, &account.user, &account.host)?
+            .into_iter()
+            .find(|g| g.database == database && g.table.eq_ignore_ascii_case(&table));
+        Ok(held.unwrap_or(Grant {
+            user: account.user.clone(),
+            host: account.host.clone(),
+            database,
+            table,
+            privileges: 0,
+        }))
+    }
+}
+
+impl Session {
+    /// Resolves a target against the current database; 1046 without one. A table a GRANT
+    /// names must exist (1146); information_schema takes no grants (1044).
+    /// `revokes_from` is the first account a REVOKE names (None for GRANT).
+    fn scope(
+        &self,
+        target: Target,
+        privileges: Privileges,
+        revokes_from: Option<&Who>,
+    ) -> Result<Scope> {
+        let granting = revokes_from.is_none();
+        let current = || self.database.clone().ok_or_else(SqlError::no_database);
+        let scope = match target {
+            Target::Global => return Ok(Scope::Global),
+            Target::Routine(db, name) => {
+                let routine = privilege::EXECUTE | privilege::ALTER_ROUTINE | GRANT_OPTION;
+                if privileges & !routine != 0 {
+                    return Err(SqlError::new(1144, "42000", ILLEGAL_GRANT));
+                }
+                db.map_or_else(current, Ok)?;
+                return Err(match revokes_from {
+                    None => SqlError::new(
+                        1305,
+                        "42000",
+                        format!("FUNCTION or PROCEDURE {name} does not exist"),
+                    ),
+                    Some(who) => {
+                        let (user, host) = self.named(who);
+                        SqlError::new(
+                            1403,
+                            "42000",
+                            format!("There is no such grant defined for user '{user}' on host '{host}' on routine '{name}'"),
+                        )
+                    }
+                });
+            }
+            Target::Database(db) => Scope::Database(db.map_or_else(current, Ok)?),
+            Target::Table(db, table) => Scope::Table(db.map_or_else(current, Ok)?, table),
+        };
+        let (Scope::Database(db) | Scope::Table(db, _)) = &scope else {
+            return Ok(scope);
+        };
+        if crate::infoschema::is_schema(db) {
+            return Err(privilege::database_denied(&self.user, &self.host, db));
+        }
+        if let (Scope::Table(db, table), true) = (&scope, granting) {
+            match self.shared.cluster().table(&format!("{db}/{table}")) {
+                Ok(_) => {}
+                Err(e) if e.code() == base::ErrorCode::NoSuchTable => {
+                    return Err(SqlError::no_table(db, table))
+                }
+                Err(e) => return Err(SqlError::from_client(&e)),
+            }
+        }
+        Ok(scope)
+    }
+
+    /// Fails unless the session may grant (or revoke) `privileges` at `scope`: it holds them
+    /// and the grant option there (1045 globally, else 1044 or 1142 as MariaDB).
+    fn may_grant(&self, scope: &Scope, privileges: Privileges) -> Result<()> {
+        let needed = privileges | GRANT_OPTION;
+        match scope {
+            Scope::Global if self.holds(needed) => Ok(()),
+            Scope::Global => Err(privilege::access_denied(
+                &self.user,
+                &self.host,
+                self.with_password,
+            )),
+            Scope::Database(db) if self.on_database(db) & needed == needed => Ok(()),
+            Scope::Database(db) => Err(privilege::database_denied(&self.user, &self.host, db)),
+            Scope::Table(db, t) if self.on_table(db, t) & needed == needed => Ok(()),
+            Scope::Table(db, t) => Err(privilege::table_denied(
+                "GRANT", &self.user, &self.host, db, t,
+            )),
         }
     }
 }
@@ -782,6 +1030,17 @@ fn no_grant(user: &str, host: &str) -> SqlError {
         1141,
         "42000",
         format!("There is no such grant defined for user '{user}' on host '{host}'"),
+    )
+}
+
+/// ER_NONEXISTING_TABLE_GRANT.
+fn no_table_grant(user: &str, host: &str, table: &str) -> SqlError {
+    SqlError::new(
+        1147,
+        "42000",
+        format!(
+            "There is no such grant defined for user '{user}' on host '{host}' on table '{table}'"
+        ),
     )
 }
 
@@ -817,6 +1076,32 @@ fn grant_text(a: &Account) -> String {
         text.push_str(" IDENTIFIED VIA caching_sha2_password");
     }
     if a.privileges & GRANT_OPTION != 0 {
+        text.push_str(" WITH GRANT OPTION");
+    }
+    text
+}
+
+/// A database or table grant's SHOW GRANTS line, as MariaDB 10.11 prints it.
+fn scoped_grant_text(g: &Grant) -> String {
+    let tick = |s: &str| format!("`{}`", s.replace('`', "``"));
+    let (object, all) = if g.table.is_empty() {
+        (
+            format!("{}.*", tick(&g.database)),
+            privilege::DATABASE_LEVEL,
+        )
+    } else {
+        (
+            format!("{}.{}", tick(&g.database), tick(&g.table)),
+            privilege::TABLE_LEVEL,
+        )
+    };
+    let mut text = format!(
+        "GRANT {} ON {object} TO {}@{}",
+        privilege::grant_list_of(g.privileges, all),
+        tick(&g.user),
+        tick(&g.host)
+    );
+    if g.privileges & GRANT_OPTION != 0 {
         text.push_str(" WITH GRANT OPTION");
     }
     text
@@ -871,6 +1156,7 @@ mod tests {
                     | privilege::INSERT
                     | privilege::by_name("SHOW DATABASES").unwrap()
                     | GRANT_OPTION,
+                target: Target::Global,
                 specs: vec![Spec {
                     who: Who::Named("u".into(), "%".into()),
                     password: None
@@ -900,6 +1186,41 @@ mod tests {
     }
 
     #[test]
+    fn grant_targets_parse_in_every_spelling() {
+        let target = |sql: &str| match parsed(sql) {
+            AccountStatement::Grant { target, .. } => target,
+            other => panic!("{sql} parsed as {other:?}"),
+        };
+        let db = |d: &str| Target::Database(Some(d.into()));
+        let table = |d: Option<&str>, t: &str| Target::Table(d.map(Into::into), t.into());
+        assert_eq!(target("GRANT SELECT ON *.* TO u"), Target::Global);
+        assert_eq!(target("GRANT SELECT ON * TO u"), Target::Database(None));
+        assert_eq!(target("GRANT SELECT ON app.* TO u"), db("app"));
+        assert_eq!(target("GRANT SELECT ON `app`.* TO u"), db("app"));
+        assert_eq!(target("GRANT SELECT ON `a\\_%`.* TO u"), db("a\\_%"));
+        assert_eq!(
+            target("GRANT SELECT ON app.t TO u"),
+            table(Some("app"), "t")
+        );
+        assert_eq!(
+            target("GRANT SELECT ON TABLE `app`.`t 1` TO u"),
+            table(Some("app"), "t 1")
+        );
+        assert_eq!(target("GRANT SELECT ON t TO u"), table(None, "t"));
+        assert_eq!(
+            target("GRANT EXECUTE ON PROCEDURE app.p TO u"),
+            Target::Routine(Some("app".into()), "p".into())
+        );
+        assert!(matches!(
+            parsed("REVOKE ALL PRIVILEGES, GRANT OPTION ON app.* FROM u"),
+            AccountStatement::Revoke {
+                target: Some(Target::Database(_)),
+                ..
+            }
+        ));
+    }
+
+    #[test]
     fn rename_user_parses_pairs() {
         assert_eq!(
             parsed("RENAME USER a TO 'b'@'h', c@localhost TO d"),
@@ -920,7 +1241,10 @@ mod tests {
     fn bad_statements_are_errors() {
         for (sql, code) in [
             ("GRANT FOO ON *.* TO u", 1064),
-            ("GRANT SELECT ON db.* TO u", 1235),
+            ("GRANT SELECT (a) ON db.t TO u", 1235),
+            ("GRANT SELECT ON 'db'.* TO u", 1064),
+            ("GRANT SELECT ON db.*.* TO u", 1064),
+            ("GRANT SELECT ON PROCEDURE db.* TO u", 1144),
             ("GRANT SELECT ON *.* TO u WITH MAX_QUERIES_PER_HOUR 1", 1235),
             ("CREATE USER u IDENTIFIED VIA ed25519", 1524),
             ("CREATE USER", 1064),

@@ -23,6 +23,7 @@ use tracing::{debug, warn};
 
 use crate::error::SqlError;
 use crate::exec::{unknown_statement, Outcome, Session};
+use crate::privilege;
 use crate::reactor::Parked;
 use crate::users::{self, Peer, Plugin};
 use crate::{Shared, CONNECTIONS_MAX, SERVER_VERSION};
@@ -420,6 +421,7 @@ impl Conn {
                 let host = std::mem::take(&mut self.session.host);
                 let account_host = std::mem::take(&mut self.session.account_host);
                 let privileges = self.session.privileges;
+                let scoped = std::mem::take(&mut self.session.scoped);
                 let with_password = self.session.with_password;
                 let id = self.session.id;
                 let found_rows = self.session.found_rows;
@@ -428,6 +430,7 @@ impl Conn {
                 self.session.host = host;
                 self.session.account_host = account_host;
                 self.session.privileges = privileges;
+                self.session.scoped = scoped;
                 self.session.with_password = with_password;
                 self.session.found_rows = found_rows;
                 self.ok(0, 0, false);
@@ -550,6 +553,17 @@ impl Conn {
         self.session.host = peer.name.clone();
         self.session.account_host = account.host.clone();
         self.session.privileges = account.privileges;
+        // An account holding every privilege globally needs no narrower grant.
+        if account.privileges & privilege::ALL != privilege::ALL {
+            match users::grants_of(&shared.cluster(), &account.user, &account.host) {
+                Ok(grants) => self.session.scoped = privilege::Scoped::new(grants),
+                Err(e) => {
+                    self.error(&e);
+                    self.flush()?;
+                    return Ok(false);
+                }
+            }
+        }
         self.session.with_password = with_password;
         if let Some(db) = &hello.database {
             if let Err(e) = self.session.use_database(db) {

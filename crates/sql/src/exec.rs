@@ -115,6 +115,8 @@ pub struct Session {
     pub account_host: String,
     /// The account's global privileges, read when it authenticated (`privilege.rs`).
     pub privileges: crate::privilege::Privileges,
+    /// The account's grants on databases and tables, read when it authenticated.
+    pub scoped: crate::privilege::Scoped,
     /// The client gave a password when it authenticated (what 1045 messages say).
     pub with_password: bool,
     /// The client asked for matched (not changed) rows as UPDATE's affected count.
@@ -243,6 +245,7 @@ impl Session {
             host: String::new(),
             account_host: String::new(),
             privileges: 0,
+            scoped: Default::default(),
             with_password: false,
             found_rows: false,
             database: None,
@@ -774,13 +777,8 @@ impl Session {
             }
             Statement::ShowDatabases { .. } => {
                 let mut names = cluster.databases().map_err(client)?;
-                if self.privileges
-                    & (crate::privilege::DATABASE_LEVEL | crate::privilege::SHOW_DATABASES)
-                    == 0
-                {
-                    // An account with no privilege on databases sees none of them (as MariaDB).
-                    names.clear();
-                }
+                // An account sees the databases it holds a privilege on (as MariaDB).
+                names.retain(|db| self.sees_database(db));
                 names.insert(0, "information_schema".into());
                 Ok(crate::ddl::one_column("Database", names))
             }
@@ -822,6 +820,7 @@ impl Session {
                     .into_iter()
                     .filter(|n| n.to_ascii_lowercase().starts_with(&prefix))
                     .map(|n| n[prefix.len()..].to_string())
+                    .filter(|n| self.sees_table(&db, n))
                     .collect();
                 crate::show::tables_like(&db, names, show_options)
             }

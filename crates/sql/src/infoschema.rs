@@ -1,5 +1,6 @@
 //! information_schema: its tables (SCHEMATA, TABLES, COLUMNS, STATISTICS, KEY_COLUMN_USAGE,
-//! with MariaDB's columns) and the internal tables SHOW statements select from, all virtual:
+//! COLLATIONS, CHARACTER_SETS, USER_PRIVILEGES, SCHEMA_PRIVILEGES, TABLE_PRIVILEGES, with
+//! MariaDB's columns) and the internal tables SHOW statements select from, all virtual:
 //! their definitions live here, and their rows are made in the API node from the catalog and
 //! the server's state when a statement reads them. A plan over a virtual table runs the normal
 //! select pipeline over those rows; nothing here is ever sent to a data node. The schema is
@@ -37,6 +38,9 @@ pub(crate) enum Virtual {
     KeyColumnUsage,
     Collations,
     CharacterSets,
+    UserPrivileges,
+    SchemaPrivileges,
+    TablePrivileges,
     SessionVariables,
     GlobalVariables,
     SessionStatus,
@@ -44,7 +48,7 @@ pub(crate) enum Virtual {
 }
 
 impl Virtual {
-    const ALL: [Virtual; 11] = [
+    const ALL: [Virtual; 14] = [
         Virtual::Schemata,
         Virtual::Tables,
         Virtual::Columns,
@@ -52,6 +56,9 @@ impl Virtual {
         Virtual::KeyColumnUsage,
         Virtual::Collations,
         Virtual::CharacterSets,
+        Virtual::UserPrivileges,
+        Virtual::SchemaPrivileges,
+        Virtual::TablePrivileges,
         Virtual::SessionVariables,
         Virtual::GlobalVariables,
         Virtual::SessionStatus,
@@ -67,6 +74,9 @@ impl Virtual {
             Virtual::KeyColumnUsage => "KEY_COLUMN_USAGE",
             Virtual::Collations => "COLLATIONS",
             Virtual::CharacterSets => "CHARACTER_SETS",
+            Virtual::UserPrivileges => "USER_PRIVILEGES",
+            Virtual::SchemaPrivileges => "SCHEMA_PRIVILEGES",
+            Virtual::TablePrivileges => "TABLE_PRIVILEGES",
             Virtual::SessionVariables => "$session_variables",
             Virtual::GlobalVariables => "$global_variables",
             Virtual::SessionStatus => "$session_status",
@@ -208,6 +218,21 @@ impl Virtual {
                 ("DESCRIPTION", text(60), false),
                 ("MAXLEN", ColumnType::BigInt { unsigned: false }, false),
             ],
+            Virtual::UserPrivileges | Virtual::SchemaPrivileges | Virtual::TablePrivileges => {
+                let mut c = vec![
+                    ("GRANTEE", text(385), false),
+                    ("TABLE_CATALOG", text(512), false),
+                ];
+                if self != Virtual::UserPrivileges {
+                    c.push(("TABLE_SCHEMA", text(64), false));
+                }
+                if self == Virtual::TablePrivileges {
+                    c.push(("TABLE_NAME", text(64), false));
+                }
+                c.push(("PRIVILEGE_TYPE", text(64), false));
+                c.push(("IS_GRANTABLE", text(3), false));
+                c
+            }
             Virtual::SessionVariables
             | Virtual::GlobalVariables
             | Virtual::SessionStatus
@@ -393,6 +418,9 @@ pub(crate) fn catalog(session: &Session) -> Result<Vec<(String, String, Table)>>
         let Some((db, name)) = full.split_once('/') else {
             continue;
         };
+        if !session.sees_table(db, name) {
+            continue;
+        }
         match cluster.table(&full) {
             Ok(t) => out.push((db.to_string(), name.to_string(), t)),
             // Dropped meanwhile.
@@ -455,6 +483,9 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
         Virtual::KeyColumnUsage => key_column_usage(session)?,
         Virtual::Collations => collations(),
         Virtual::CharacterSets => character_sets(),
+        Virtual::UserPrivileges | Virtual::SchemaPrivileges | Virtual::TablePrivileges => {
+            privilege_rows(session, v)?
+        }
         Virtual::SessionVariables => pairs(crate::variables::shown(session, false)),
         Virtual::GlobalVariables => pairs(crate::variables::shown(session, true)),
         Virtual::SessionStatus => pairs(crate::activity::status(session, false)),
@@ -539,6 +570,62 @@ fn character_sets() -> Vec<Vec<Value>> {
         .collect()
 }
 
+/// The rows of USER_PRIVILEGES, SCHEMA_PRIVILEGES or TABLE_PRIVILEGES: one per privilege an
+/// account holds at that level (USER_PRIVILEGES shows USAGE for none), of every account when
+/// the session may read every account's (it holds SELECT globally, as MariaDB's SELECT on
+/// `mysql`), else of its own.
+fn privilege_rows(session: &Session, v: Virtual) -> Result<Vec<Vec<Value>>> {
+    use crate::privilege::{self, GRANT_OPTION};
+    let cluster = session.shared.cluster();
+    let everyone = session.privileges & privilege::SELECT != 0;
+    let mine =
+        |user: &str, host: &str| everyone || (user == session.user && host == session.account_host);
+    let grantee = |user: &str, host: &str| text(format!("'{user}'@'{host}'"));
+    let grantable = |p: u64| text(if p & GRANT_OPTION != 0 { "YES" } else { "NO" });
+    let names = |p: u64| {
+        privilege::NAMES
+            .iter()
+            .filter(move |(_, bit)| p & bit != 0)
+            .map(|(name, _)| *name)
+    };
+    let mut rows = Vec::new();
+    if v == Virtual::UserPrivileges {
+        for a in crate::users::load(&cluster)? {
+            if !mine(&a.user, &a.host) {
+                continue;
+            }
+            let mut held: Vec<&str> = names(a.privileges).collect();
+            if held.is_empty() {
+                held.push("USAGE");
+            }
+            for name in held {
+                rows.push(vec![
+                    grantee(&a.user, &a.host),
+                    text("def"),
+                    text(name),
+                    grantable(a.privileges),
+                ]);
+            }
+        }
+        return Ok(rows);
+    }
+    for g in crate::users::all_grants(&cluster)? {
+        if !mine(&g.user, &g.host) || g.table.is_empty() != (v == Virtual::SchemaPrivileges) {
+            continue;
+        }
+        for name in names(g.privileges) {
+            let mut row = vec![grantee(&g.user, &g.host), text("def"), text(&g.database)];
+            if v == Virtual::TablePrivileges {
+                row.push(text(&g.table));
+            }
+            row.push(text(name));
+            row.push(grantable(g.privileges));
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
 fn schemata(session: &Session) -> Result<Vec<Vec<Value>>> {
     let mut names: Vec<(String, Option<Collation>)> = session
         .shared
@@ -546,6 +633,7 @@ fn schemata(session: &Session) -> Result<Vec<Vec<Value>>> {
         .database_collations()
         .map_err(|e| SqlError::from_client(&e))?
         .into_iter()
+        .filter(|(n, _)| session.sees_database(n))
         .map(|(n, c)| (n, Some(c)))
         .collect();
     names.insert(0, (NAME.to_string(), None));

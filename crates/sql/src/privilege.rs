@@ -1,8 +1,11 @@
-//! Global privileges: their bits, MariaDB's names and order for them, the errors a missing one
-//! gives, and the check every statement passes before it is planned (`Session::check_statement`).
+//! Privileges: their bits, MariaDB's names and order for them, the levels they apply at (global,
+//! a database or database pattern, a table), the errors a missing one gives, what a session may
+//! see, and the check every statement passes before it is planned (`Session::check_statement`).
 //!
-//! A session holds its account's privileges as one bitmask, read when it authenticated (as
-//! MySQL, a change to global privileges reaches connections made after it). The check runs where
+//! A session holds its account's global privileges as one bitmask and its grants on databases
+//! and tables (`Scoped`), all read when it authenticated: a change to grants reaches connections
+//! made after it (as MySQL for global privileges; MariaDB applies database grants at the next
+//! USE and table grants at once). The check runs where
 //! a plan is made (COM_STMT_PREPARE, a text query the plan cache does not hold yet, DDL and the
 //! rest), so a prepared statement or a cached plan served again, by the thread or by the reactor,
 //! is never checked again: it was made under the same privileges. An account holding every
@@ -97,9 +100,8 @@ const ALIASES: &[(&str, Privileges)] = &[
 /// ALL [PRIVILEGES]: every privilege but GRANT OPTION.
 pub const ALL: Privileges = (1 << 38) - 1;
 
-/// The privileges that apply to databases and tables: holding any of them globally lets an
-/// account see and use every database.
-pub const DATABASE_LEVEL: Privileges = SELECT
+/// The privileges a grant on one table may hold.
+pub const TABLE_LEVEL: Privileges = SELECT
     | INSERT
     | UPDATE
     | DELETE
@@ -108,16 +110,67 @@ pub const DATABASE_LEVEL: Privileges = SELECT
     | REFERENCES
     | INDEX
     | ALTER
+    | CREATE_VIEW
+    | SHOW_VIEW
+    | TRIGGER
+    | DELETE_HISTORY;
+
+/// The privileges that apply to databases (and a grant on one may hold): holding any of them
+/// globally lets an account see and use every database.
+pub const DATABASE_LEVEL: Privileges = TABLE_LEVEL
     | CREATE_TEMPORARY_TABLES
     | LOCK_TABLES
     | EXECUTE
-    | CREATE_VIEW
-    | SHOW_VIEW
     | CREATE_ROUTINE
     | ALTER_ROUTINE
-    | EVENT
-    | TRIGGER
-    | DELETE_HISTORY;
+    | EVENT;
+
+/// A session's grants below the global level, as `users::grants_of` gives them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scoped {
+    /// (database name or pattern, privileges): the first that matches a database is the one
+    /// that applies to it, as in MariaDB, so exact names (listed first) win over patterns.
+    databases: Vec<(String, Privileges)>,
+    /// (database, table, privileges).
+    tables: Vec<(String, String, Privileges)>,
+}
+
+impl Scoped {
+    pub fn new(grants: Vec<crate::users::Grant>) -> Scoped {
+        let mut scoped = Scoped::default();
+        for g in grants {
+            if g.table.is_empty() {
+                scoped.databases.push((g.database, g.privileges));
+            } else {
+                scoped.tables.push((g.database, g.table, g.privileges));
+            }
+        }
+        scoped
+    }
+
+    /// The privileges a database grant gives on database `db`.
+    pub fn on_database(&self, db: &str) -> Privileges {
+        self.databases
+            .iter()
+            .find(|(pattern, _)| crate::users::like(pattern.as_bytes(), db.as_bytes(), true))
+            .map_or(0, |(_, p)| *p)
+    }
+
+    /// The privileges a table grant gives on `db`.`table`.
+    pub fn on_table(&self, db: &str, table: &str) -> Privileges {
+        self.tables
+            .iter()
+            .filter(|(d, t, _)| d.eq_ignore_ascii_case(db) && t.eq_ignore_ascii_case(table))
+            .fold(0, |all, (_, _, p)| all | p)
+    }
+
+    /// Whether a table grant names a table of `db`.
+    pub fn any_table_in(&self, db: &str) -> bool {
+        self.tables
+            .iter()
+            .any(|(d, _, _)| d.eq_ignore_ascii_case(db))
+    }
+}
 
 /// A privilege by name (words joined by one space, upper case).
 pub fn by_name(name: &str) -> Option<Privileges> {
@@ -131,8 +184,13 @@ pub fn by_name(name: &str) -> Option<Privileges> {
 /// The privilege list of a GRANT statement as SHOW GRANTS prints it: ALL PRIVILEGES, the names
 /// in MariaDB's order, or USAGE for none.
 pub fn grant_list(privileges: Privileges) -> String {
+    grant_list_of(privileges, ALL)
+}
+
+/// A privilege list at a level whose privileges are `all` (ALL PRIVILEGES when it holds them).
+pub fn grant_list_of(privileges: Privileges, all: Privileges) -> String {
     let p = privileges & ALL;
-    if p == ALL {
+    if p == all {
         return "ALL PRIVILEGES".into();
     }
     if p == 0 {
@@ -185,6 +243,24 @@ pub fn access_denied(user: &str, host: &str, password: bool) -> SqlError {
     )
 }
 
+/// The first column `node` names, if any (an identifier in one of its expressions).
+fn first_column(node: &impl ast::Visit) -> Option<String> {
+    let mut found = None;
+    let _ = ast::visit_expressions(node, |e| {
+        found = match e {
+            ast::Expr::Identifier(i) => Some(i.value.clone()),
+            ast::Expr::CompoundIdentifier(parts) => parts.last().map(|i| i.value.clone()),
+            _ => None,
+        };
+        if found.is_some() {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    });
+    found
+}
+
 /// The tables a statement reads (besides the one it writes), by name.
 fn relations(s: &impl ast::Visit) -> Vec<ObjectName> {
     let mut names = Vec::new();
@@ -213,7 +289,45 @@ impl Session {
         Some((db.or_else(|| self.database.clone())?, table))
     }
 
-    /// Fails with 1142 naming the first table of `names` when the session lacks `needed`
+    /// The privileges the session holds on database `db`: global and the database grant's.
+    pub(crate) fn on_database(&self, db: &str) -> Privileges {
+        self.privileges | self.scoped.on_database(db)
+    }
+
+    /// The privileges the session holds on table `db`.`table`, at every level.
+    pub(crate) fn on_table(&self, db: &str, table: &str) -> Privileges {
+        self.on_database(db) | self.scoped.on_table(db, table)
+    }
+
+    /// The privileges the session holds on the table `name` names (the global ones when it
+    /// names no database and none is current).
+    fn privileges_on(&self, name: &ObjectName) -> Privileges {
+        match self.qualified(name) {
+            Some((db, table)) => self.on_table(&db, &table),
+            None => self.privileges,
+        }
+    }
+
+    /// Whether SHOW DATABASES and information_schema list database `db` to the session: it
+    /// holds a privilege that applies to databases globally, or SHOW DATABASES, or a grant on
+    /// `db` or on one of its tables.
+    pub(crate) fn sees_database(&self, db: &str) -> bool {
+        self.privileges & (DATABASE_LEVEL | SHOW_DATABASES) != 0
+            || crate::infoschema::is_schema(db)
+            || self.scoped.on_database(db) != 0
+            || self.scoped.any_table_in(db)
+    }
+
+    /// Whether SHOW TABLES and information_schema list table `db`.`table` to the session: it
+    /// holds some privilege on it, at any level.
+    pub(crate) fn sees_table(&self, db: &str, table: &str) -> bool {
+        self.on_database(db) & DATABASE_LEVEL != 0
+            || crate::infoschema::is_schema(db)
+            || self.scoped.on_database(db) != 0
+            || self.scoped.on_table(db, table) != 0
+    }
+
+    /// Fails with 1142 naming the first table of `names` on which the session lacks `needed`
     /// (information_schema's tables are exempt). A common table expression's name is checked as
     /// a table's: it may hide the table it reads, so a session without SELECT reads neither.
     fn need_on_tables(
@@ -229,7 +343,7 @@ impl Session {
             let Some((db, table)) = self.qualified(n) else {
                 continue;
             };
-            if crate::infoschema::is_schema(&db) {
+            if crate::infoschema::is_schema(&db) || self.on_table(&db, &table) & needed == needed {
                 continue;
             }
             let (user, host) = self.who();
@@ -238,10 +352,55 @@ impl Session {
         Ok(())
     }
 
-    /// Fails with 1044 when the session may not use database `db` (it holds no privilege that
-    /// applies to databases).
+    /// Fails with 1142 (naming `command`) unless the session holds some privilege on table
+    /// `name`.
+    fn need_any(&self, name: &ObjectName, command: &str) -> Result<()> {
+        match self.qualified(name) {
+            Some((db, table)) if !self.sees_table(&db, &table) => {
+                let (user, host) = self.who();
+                Err(table_denied(command, user, host, &db, &table))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Fails with 1143 when a statement that writes the tables `target` reads column `read`
+    /// (in its WHERE, its assignments, its ORDER BY or its joins) and the session lacks SELECT
+    /// on one of them, as MariaDB, which asks SELECT of each column a write reads. The column
+    /// is not matched to its table: a column of another table read by a multi-table write asks
+    /// SELECT of the written tables too (stricter than MariaDB, never looser).
+    fn need_columns(&self, target: &[ObjectName], read: Option<String>) -> Result<()> {
+        let Some(column) = read else {
+            return Ok(());
+        };
+        if self.holds(SELECT) {
+            return Ok(());
+        }
+        for n in target {
+            let Some((db, table)) = self.qualified(n) else {
+                continue;
+            };
+            if crate::infoschema::is_schema(&db) || self.on_table(&db, &table) & SELECT != 0 {
+                continue;
+            }
+            let (user, host) = self.who();
+            return Err(SqlError::new(
+                1143,
+                "42000",
+                format!("SELECT command denied to user '{user}'@'{host}' for column '{column}' in table '{table}'"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Fails with 1044 when the session may not use database `db`: it holds no privilege that
+    /// applies to databases, globally or on `db` or on one of its tables.
     pub(crate) fn need_database(&self, db: &str) -> Result<()> {
-        if self.privileges & DATABASE_LEVEL != 0 || crate::infoschema::is_schema(db) {
+        if self.privileges & DATABASE_LEVEL != 0
+            || crate::infoschema::is_schema(db)
+            || self.scoped.on_database(db) != 0
+            || self.scoped.any_table_in(db)
+        {
             return Ok(());
         }
         let (user, host) = self.who();
@@ -277,15 +436,18 @@ impl Session {
                     _ => Vec::new(),
                 };
                 // REPLACE deletes, and ON DUPLICATE KEY UPDATE updates, as well as inserting.
+                let held = target
+                    .first()
+                    .map_or(self.privileges, |n| self.privileges_on(n));
                 let (needed, command) = if i.replace_into {
-                    let command = if self.holds(INSERT) {
+                    let command = if held & INSERT != 0 {
                         "DELETE"
                     } else {
                         "INSERT"
                     };
                     (INSERT | DELETE, command)
                 } else if i.on.is_some() {
-                    let command = if self.holds(INSERT) {
+                    let command = if held & INSERT != 0 {
                         "UPDATE"
                     } else {
                         "INSERT"
@@ -303,6 +465,11 @@ impl Session {
             Statement::Update(u) => {
                 let target = relations(&u.table);
                 self.need_on_tables(UPDATE, "UPDATE", &target)?;
+                let read = first_column(&u.selection)
+                    .or_else(|| u.assignments.iter().find_map(|a| first_column(&a.value)))
+                    .or_else(|| first_column(&u.order_by))
+                    .or_else(|| first_column(&u.table));
+                self.need_columns(&target, read)?;
                 let mut others = relations(s);
                 others.retain(|n| !target.contains(n));
                 self.need_on_tables(SELECT, "SELECT", &others)
@@ -314,6 +481,11 @@ impl Session {
                     }
                 };
                 self.need_on_tables(DELETE, "DELETE", &target)?;
+                let read = first_column(&d.selection)
+                    .or_else(|| first_column(&d.order_by))
+                    .or_else(|| first_column(&d.from))
+                    .or_else(|| first_column(&d.using));
+                self.need_columns(&target, read)?;
                 let mut others = relations(s);
                 others.retain(|n| !target.contains(n));
                 self.need_on_tables(SELECT, "SELECT", &others)
@@ -360,20 +532,16 @@ impl Session {
             Statement::CreateDatabase { db_name, .. } => {
                 self.need_on_databases(CREATE, std::slice::from_ref(db_name))
             }
-            Statement::ExplainTable { table_name, .. } => reads(vec![table_name.clone()]),
+            // Describing a table asks some privilege on it, as MariaDB.
+            Statement::ExplainTable { table_name, .. } => self.need_any(table_name, "SELECT"),
             Statement::ShowColumns { show_options, .. } => match &show_options.show_in {
                 Some(ast::ShowStatementIn {
                     parent_name: Some(name),
                     ..
-                }) => reads(vec![name.clone()]),
+                }) => self.need_any(name, "SELECT"),
                 _ => Ok(()),
             },
-            Statement::ShowCreate { obj_name, .. } => {
-                if self.privileges & DATABASE_LEVEL != 0 {
-                    return Ok(());
-                }
-                self.need_on_tables(DATABASE_LEVEL, "SHOW", std::slice::from_ref(obj_name))
-            }
+            Statement::ShowCreate { obj_name, .. } => self.need_any(obj_name, "SHOW"),
             Statement::ShowTables { show_options, .. } => match &show_options.show_in {
                 Some(ast::ShowStatementIn {
                     parent_name: Some(name),
@@ -398,6 +566,7 @@ impl Session {
             return Ok(());
         }
         match names.first().map(ident) {
+            Some(Ok((_, db))) if self.on_database(&db) & needed == needed => Ok(()),
             Some(Ok((_, db))) => {
                 let (user, host) = self.who();
                 Err(database_denied(user, host, &db))

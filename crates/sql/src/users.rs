@@ -1,7 +1,9 @@
-//! Accounts of the SQL front end: kept as rows of the hidden table `cairn_sql_users` on the data
-//! node (no database, so SQL never lists or reaches it), so every API node sees the same
-//! accounts and they are logged and checkpointed like any row. Also the host matching that picks
-//! a connecting client's account, and each API node's caching_sha2_password fast-path cache.
+//! Accounts of the SQL front end and their grants: kept as rows of the hidden tables
+//! `cairn_sql_users` (accounts with their global privileges) and `cairn_sql_grants` (privileges
+//! on one database, or database pattern, or one table) on the data node (no database, so SQL
+//! never lists or reaches them), so every API node sees the same accounts and they are logged
+//! and checkpointed like any row. Also the host matching that picks a connecting client's
+//! account, and each API node's caching_sha2_password fast-path cache.
 //!
 //! It never keeps a cleartext password: native accounts store `*HEX` (SHA1(SHA1(pw))),
 //! caching_sha2 accounts MySQL's salted `$A$005$` SHA-256 crypt.
@@ -29,6 +31,13 @@ pub const USER_BYTES_MAX: u32 = 128;
 pub const HOST_BYTES_MAX: u32 = 255;
 /// The longest stored authentication string.
 pub const AUTH_BYTES_MAX: u32 = 255;
+/// The table grants on databases and tables live in (internal too).
+pub const GRANTS_TABLE: &str = "cairn_sql_grants";
+/// The longest database name or pattern a grant names: 64 characters of up to 4 bytes, each
+/// possibly escaped.
+pub const GRANT_DATABASE_BYTES_MAX: u32 = 512;
+/// The longest table name a grant names (64 characters of up to 4 bytes).
+pub const GRANT_TABLE_BYTES_MAX: u32 = 256;
 
 /// An authentication plugin an account may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,19 +179,9 @@ fn definition() -> TableDef {
 /// accounts, nothing changes: the catalog's accounts win over the flag (the return says
 /// whether root's stored password differs from `root_password`, for a warning).
 pub fn bootstrap(cluster: &Cluster, root_password: &str) -> Result<bool, SqlError> {
-    let client = |e: client::ClientError| SqlError::from_client(&e);
-    let table = match cluster.table(USERS_TABLE) {
-        Ok(t) => t,
-        Err(e) if e.code() == ErrorCode::NoSuchTable => match cluster.create_table(definition()) {
-            Ok(t) => t,
-            // Another API node made it meanwhile.
-            Err(e) if e.code() == ErrorCode::TableExists => {
-                cluster.table(USERS_TABLE).map_err(client)?
-            }
-            Err(e) => return Err(client(e)),
-        },
-        Err(e) => return Err(client(e)),
-    };
+    let table = ensure(cluster, definition())?;
+    // Data directories made before grants below the global level lack their table.
+    ensure(cluster, grants_definition())?;
     let accounts = load_from(cluster, &table)?;
     if accounts.is_empty() {
         let root = Account {
@@ -204,6 +203,22 @@ pub fn bootstrap(cluster: &Cluster, root_password: &str) -> Result<bool, SqlErro
     }))
 }
 
+/// The internal table `def` names, created when it is missing.
+fn ensure(cluster: &Cluster, def: TableDef) -> Result<Table, SqlError> {
+    let client = |e: client::ClientError| SqlError::from_client(&e);
+    let name = def.name.clone();
+    match cluster.table(&name) {
+        Ok(t) => Ok(t),
+        Err(e) if e.code() == ErrorCode::NoSuchTable => match cluster.create_table(def) {
+            Ok(t) => Ok(t),
+            // Another API node made it meanwhile.
+            Err(e) if e.code() == ErrorCode::TableExists => cluster.table(&name).map_err(client),
+            Err(e) => Err(client(e)),
+        },
+        Err(e) => Err(client(e)),
+    }
+}
+
 fn users_table(cluster: &Cluster) -> Result<Table, SqlError> {
     cluster
         .table(USERS_TABLE)
@@ -216,18 +231,33 @@ pub fn load(cluster: &Cluster) -> Result<Vec<Account>, SqlError> {
 }
 
 fn load_from(cluster: &Cluster, table: &Table) -> Result<Vec<Account>, SqlError> {
-    let scan = Scan::table().columns(&["user", "host", "plugin", "auth", "privileges"]);
-    let rows = match cluster.scan(table, &scan) {
-        Ok(rows) => rows,
-        Err(e) if e.code() == ErrorCode::SchemaChanged => {
-            cluster.forget_table(USERS_TABLE);
-            cluster
-                .scan(&users_table(cluster)?, &scan)
-                .map_err(|e| SqlError::from_client(&e))?
-        }
-        Err(e) => return Err(SqlError::from_client(&e)),
-    };
+    let columns = ["user", "host", "plugin", "auth", "privileges"];
+    let rows = scan_all(cluster, table, &columns)?;
     Ok(rows.into_iter().filter_map(|r| account_of(&r)).collect())
+}
+
+/// Every row of internal table `table` (`columns` of it), read again under its new definition
+/// when it changed since this node cached it.
+fn scan_all(
+    cluster: &Cluster,
+    table: &Table,
+    columns: &[&str],
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    let scan = Scan::table().columns(columns);
+    match cluster.scan(table, &scan) {
+        Ok(rows) => Ok(rows),
+        Err(e) if e.code() == ErrorCode::SchemaChanged => {
+            let name = table.def().name.clone();
+            cluster.forget_table(&name);
+            let table = cluster
+                .table(&name)
+                .map_err(|e| SqlError::from_client(&e))?;
+            cluster
+                .scan(&table, &scan)
+                .map_err(|e| SqlError::from_client(&e))
+        }
+        Err(e) => Err(SqlError::from_client(&e)),
+    }
 }
 
 fn account_of(row: &[Value]) -> Option<Account> {
@@ -295,6 +325,158 @@ pub fn delete(cluster: &Cluster, user: &str, host: &str) -> Result<bool, SqlErro
     Ok(found)
 }
 
+/// A grant below the global level: privileges on a database (or every database a pattern
+/// matches) when `table` is empty, else on one table of `database`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    pub user: String,
+    /// The account's host, in lower case.
+    pub host: String,
+    pub database: String,
+    pub table: String,
+    pub privileges: Privileges,
+}
+
+impl Grant {
+    fn key(&self) -> Vec<Value> {
+        let mut key = key(&self.user, &self.host);
+        key.push(Value::Bytes(self.database.clone().into_bytes()));
+        key.push(Value::Bytes(self.table.clone().into_bytes()));
+        key
+    }
+}
+
+/// The grants table's definition.
+fn grants_definition() -> TableDef {
+    let bytes = |name: &str, length: u32| ColumnDef::new(name, ColumnType::VarBinary { length });
+    let columns = vec![
+        bytes("user", USER_BYTES_MAX),
+        bytes("host", HOST_BYTES_MAX),
+        bytes("db", GRANT_DATABASE_BYTES_MAX),
+        bytes("tbl", GRANT_TABLE_BYTES_MAX),
+        ColumnDef::new("privileges", ColumnType::BigInt { unsigned: true }),
+    ];
+    match TableDef::new(GRANTS_TABLE, columns, &["user", "host", "db", "tbl"]) {
+        Ok(def) => def,
+        // A fixed definition: failing to build it is a defect of this file.
+        Err(e) => panic!("the grants table's definition is invalid: {e}"),
+    }
+}
+
+fn grants_table(cluster: &Cluster) -> Result<Table, SqlError> {
+    cluster
+        .table(GRANTS_TABLE)
+        .map_err(|e| SqlError::from_client(&e))
+}
+
+/// Every grant below the global level, of every account.
+pub fn all_grants(cluster: &Cluster) -> Result<Vec<Grant>, SqlError> {
+    let columns = ["user", "host", "db", "tbl", "privileges"];
+    let rows = scan_all(cluster, &grants_table(cluster)?, &columns)?;
+    let text = |v: &Value| match v {
+        Value::Bytes(b) => String::from_utf8(b.clone()).ok(),
+        _ => None,
+    };
+    Ok(rows
+        .iter()
+        .filter_map(|row| {
+            let [user, host, db, tbl, privileges] = row.as_slice() else {
+                return None;
+            };
+            Some(Grant {
+                user: text(user)?,
+                host: text(host)?,
+                database: text(db)?,
+                table: text(tbl)?,
+                privileges: match privileges {
+                    Value::UInt(p) => *p,
+                    _ => return None,
+                },
+            })
+        })
+        .collect())
+}
+
+/// The grants of account `user`@`host` below the global level: database grants first, exact
+/// names before patterns (a pattern that leaves its wildcard later before one that has it
+/// sooner, as MariaDB sorts them), then table grants, each by name.
+pub fn grants_of(cluster: &Cluster, user: &str, host: &str) -> Result<Vec<Grant>, SqlError> {
+    let host = host.to_ascii_lowercase();
+    let mut grants: Vec<Grant> = all_grants(cluster)?
+        .into_iter()
+        .filter(|g| g.user == user && g.host == host)
+        .collect();
+    grants.sort_by_cached_key(|g| {
+        let rank = match g.database.find(['%', '_']) {
+            Some(at) if is_pattern(&g.database) => usize::MAX - at,
+            _ => 0,
+        };
+        (
+            !g.table.is_empty(),
+            rank,
+            g.database.clone(),
+            g.table.clone(),
+        )
+    });
+    Ok(grants)
+}
+
+/// Stores a grant, replacing the one on the same object; one holding no privileges is removed.
+pub fn put_grant(cluster: &Cluster, grant: &Grant) -> Result<(), SqlError> {
+    let table = grants_table(cluster)?;
+    let mut txn = cluster.transaction();
+    if grant.privileges == 0 {
+        txn.delete(&table, grant.key());
+    } else {
+        let values = table
+            .values(&[
+                ("user", Value::Bytes(grant.user.clone().into_bytes())),
+                ("host", Value::Bytes(grant.host.clone().into_bytes())),
+                ("db", Value::Bytes(grant.database.clone().into_bytes())),
+                ("tbl", Value::Bytes(grant.table.clone().into_bytes())),
+                ("privileges", Value::UInt(grant.privileges)),
+            ])
+            .map_err(|e| SqlError::from_client(&e))?;
+        txn.write(&table, grant.key(), values);
+    }
+    txn.commit().map_err(|e| SqlError::from_client(&e))
+}
+
+/// Removes every grant of `user`@`host` below the global level (DROP USER, REVOKE ALL).
+pub fn drop_grants(cluster: &Cluster, user: &str, host: &str) -> Result<(), SqlError> {
+    for mut grant in grants_of(cluster, user, host)? {
+        grant.privileges = 0;
+        put_grant(cluster, &grant)?;
+    }
+    Ok(())
+}
+
+/// Moves every grant of one account to another's name (RENAME USER).
+pub fn rename_grants(
+    cluster: &Cluster,
+    (user, host): (&str, &str),
+    (new_user, new_host): (&str, &str),
+) -> Result<(), SqlError> {
+    for grant in grants_of(cluster, user, host)? {
+        put_grant(
+            cluster,
+            &Grant {
+                user: new_user.into(),
+                host: new_host.to_ascii_lowercase(),
+                ..grant.clone()
+            },
+        )?;
+        put_grant(
+            cluster,
+            &Grant {
+                privileges: 0,
+                ..grant
+            },
+        )?;
+    }
+    Ok(())
+}
+
 /// Where a client connects from: the host name its errors and USER() show (`localhost` for a
 /// loopback address, as MariaDB resolves it, else the address) and the names its accounts'
 /// hosts are matched against.
@@ -341,22 +523,51 @@ impl Peer {
         if host.eq_ignore_ascii_case("localhost") {
             return self.loopback;
         }
-        like(host.as_bytes(), self.address.as_bytes())
-            || (self.loopback && like(host.as_bytes(), b"localhost"))
+        like(host.as_bytes(), self.address.as_bytes(), false)
+            || (self.loopback && like(host.as_bytes(), b"localhost", false))
     }
 }
 
-/// SQL LIKE without escapes, ASCII case-insensitive: `%` any run, `_` one byte.
-fn like(pattern: &[u8], text: &[u8]) -> bool {
+/// One element of a LIKE pattern.
+#[derive(Clone, Copy)]
+enum Pat {
+    /// `%`: any run of bytes.
+    Any,
+    /// `_`: one byte.
+    One,
+    Byte(u8),
+}
+
+/// SQL LIKE, ASCII case-insensitive: `%` any run, `_` one byte; with `escapes`, `\` makes the
+/// byte after it literal (database names in grants; account hosts take no escapes).
+pub(crate) fn like(pattern: &[u8], text: &[u8], escapes: bool) -> bool {
+    let mut pat = Vec::with_capacity(pattern.len());
+    let mut i = 0;
+    while i < pattern.len() {
+        pat.push(match pattern[i] {
+            b'\\' if escapes && i + 1 < pattern.len() => {
+                i += 1;
+                Pat::Byte(pattern[i])
+            }
+            b'%' => Pat::Any,
+            b'_' => Pat::One,
+            c => Pat::Byte(c),
+        });
+        i += 1;
+    }
     let (mut p, mut t) = (0, 0);
     let mut back: Option<(usize, usize)> = None;
     while t < text.len() {
-        match pattern.get(p) {
-            Some(b'%') => {
+        match pat.get(p) {
+            Some(Pat::Any) => {
                 back = Some((p, t));
                 p += 1;
             }
-            Some(c) if *c == b'_' || c.eq_ignore_ascii_case(&text[t]) => {
+            Some(Pat::One) => {
+                p += 1;
+                t += 1;
+            }
+            Some(Pat::Byte(c)) if c.eq_ignore_ascii_case(&text[t]) => {
                 p += 1;
                 t += 1;
             }
@@ -370,7 +581,22 @@ fn like(pattern: &[u8], text: &[u8]) -> bool {
             },
         }
     }
-    pattern[p.min(pattern.len())..].iter().all(|c| *c == b'%')
+    pat[p.min(pat.len())..]
+        .iter()
+        .all(|c| matches!(c, Pat::Any))
+}
+
+/// Whether a grant's database name holds a wildcard (`%` or `_` not escaped by `\\`).
+pub(crate) fn is_pattern(name: &str) -> bool {
+    let mut escaped = false;
+    for c in name.bytes() {
+        match c {
+            b'\\' if !escaped => escaped = true,
+            b'%' | b'_' if !escaped => return true,
+            _ => escaped = false,
+        }
+    }
+    false
 }
 
 /// How specific an account's host is, most specific first (MySQL's sort): a literal host, then
@@ -455,6 +681,50 @@ mod tests {
         assert!(!remote.matches("10.1.2.4"));
         assert!(peer("::ffff:127.0.0.1").loopback);
         assert!(peer("::1").matches("localhost"));
+    }
+
+    #[test]
+    fn database_patterns_match_as_mariadb_grants_do() {
+        let m = |p: &str, t: &str| like(p.as_bytes(), t.as_bytes(), true);
+        assert!(m("app", "app"));
+        assert!(m("app", "APP"));
+        assert!(!m("app", "app2"));
+        assert!(m("app_%", "app_one"));
+        assert!(m("app_db", "appxdb"), "an unescaped _ is a wildcard");
+        assert!(!m("app\\_db", "appxdb"));
+        assert!(m("app\\_db", "app_db"));
+        assert!(m("a\\%", "a%"));
+        assert!(!m("a\\%", "ab"));
+        assert!(m("%", ""));
+        assert!(!is_pattern("app\\_db"));
+        assert!(is_pattern("app_db"));
+        assert!(is_pattern("a%"));
+        assert!(!is_pattern("plain"));
+        // Hosts take no escapes.
+        assert!(like(b"10.\\%", b"10.\\1", false));
+    }
+
+    #[test]
+    fn the_first_matching_database_grant_applies() {
+        let grant = |db: &str, table: &str, privileges| Grant {
+            user: "u".into(),
+            host: "%".into(),
+            database: db.into(),
+            table: table.into(),
+            privileges,
+        };
+        let scoped = privilege::Scoped::new(vec![
+            grant("app", "", privilege::SELECT),
+            grant("a%", "", privilege::INSERT),
+            grant("app", "t", privilege::UPDATE),
+        ]);
+        assert_eq!(scoped.on_database("app"), privilege::SELECT);
+        assert_eq!(scoped.on_database("abc"), privilege::INSERT);
+        assert_eq!(scoped.on_database("zzz"), 0);
+        assert_eq!(scoped.on_table("APP", "T"), privilege::UPDATE);
+        assert_eq!(scoped.on_table("app", "u"), 0);
+        assert!(scoped.any_table_in("app"));
+        assert!(!scoped.any_table_in("abc"));
     }
 
     #[test]

@@ -2299,6 +2299,238 @@ DROP USER 'dq_none'@'localhost', 'dq_read'@'localhost';
 SELECT 1;
 DROP TABLE acct;
 
+-- ---------------------------------------------------------------- database and table grants
+CREATE DATABASE dg_one CHARACTER SET utf8mb4;
+CREATE DATABASE dg_two CHARACTER SET utf8mb4;
+CREATE DATABASE dg_x_1 CHARACTER SET utf8mb4;
+CREATE DATABASE dgzx_2 CHARACTER SET utf8mb4;
+CREATE TABLE dg_one.t1 (id INT NOT NULL PRIMARY KEY, v INT NULL);
+CREATE TABLE dg_one.t2 (id INT NOT NULL PRIMARY KEY, v INT NULL);
+CREATE TABLE dg_two.t3 (id INT NOT NULL PRIMARY KEY, v INT NULL);
+CREATE TABLE dg_x_1.t4 (id INT NOT NULL PRIMARY KEY);
+CREATE TABLE dgzx_2.t5 (id INT NOT NULL PRIMARY KEY);
+INSERT INTO dg_one.t1 VALUES (1, 10), (2, 20);
+INSERT INTO dg_one.t2 VALUES (1, 100);
+INSERT INTO dg_two.t3 VALUES (1, 1000);
+INSERT INTO dg_x_1.t4 VALUES (7);
+INSERT INTO dgzx_2.t5 VALUES (8);
+DROP USER IF EXISTS dg_app@localhost, dg_tab@localhost, dg_pat@localhost;
+CREATE USER dg_app@localhost IDENTIFIED BY 'pw';
+CREATE USER dg_tab@localhost IDENTIFIED BY 'pw';
+CREATE USER dg_pat@localhost IDENTIFIED BY 'pw';
+GRANT ALL PRIVILEGES ON dg_one.* TO dg_app@localhost;
+GRANT SELECT, INSERT ON `dg_two`.* TO dg_app@localhost WITH GRANT OPTION;
+GRANT SELECT ON dg_one.t1 TO dg_tab@localhost;
+GRANT UPDATE, DELETE ON TABLE dg_one.t2 TO dg_tab@localhost;
+GRANT INSERT ON `dg_one`.`t1` TO dg_tab@localhost;
+GRANT SELECT ON `dg\_x\_%`.* TO dg_pat@localhost;
+SHOW GRANTS FOR dg_app@localhost;
+SHOW GRANTS FOR dg_tab@localhost;
+SHOW GRANTS FOR dg_pat@localhost;
+GRANT ALL ON dg_one.t2 TO dg_pat@localhost;
+SHOW GRANTS FOR dg_pat@localhost;
+REVOKE ALL ON dg_one.t2 FROM dg_pat@localhost;
+SHOW GRANTS FOR dg_pat@localhost;
+-- privileges a level cannot hold, missing tables, information_schema, column lists
+GRANT RELOAD ON dg_one.* TO dg_app@localhost;
+GRANT CREATE USER, SELECT ON dg_one.* TO dg_app@localhost;
+GRANT PROCESS ON dg_one.t1 TO dg_tab@localhost;
+GRANT EXECUTE ON dg_one.t1 TO dg_tab@localhost;
+GRANT SELECT ON dg_one.nosuch TO dg_tab@localhost;
+GRANT SELECT ON dg_nosuch.nosuch TO dg_tab@localhost;
+GRANT SELECT ON dg_nosuch.* TO dg_nobody@localhost;
+GRANT SELECT ON information_schema.* TO dg_app@localhost;
+GRANT SELECT ON dg_one.* TO dg_nobody@localhost;
+GRANT SELECT ON PROCEDURE dg_one.p TO dg_app@localhost;
+CREATE USER dg_col@localhost;
+-- expect-difference: column privileges are not kept (1235 names them; MariaDB grants them)
+GRANT SELECT (v) ON dg_one.t1 TO dg_col@localhost;
+DROP USER dg_col@localhost;
+GRANT EXECUTE ON PROCEDURE dg_one.p TO dg_app@localhost;
+-- ON * and ON t name the current database (diff here)
+GRANT SELECT ON * TO dg_pat@localhost;
+GRANT INSERT ON items TO dg_pat@localhost;
+SHOW GRANTS FOR dg_pat@localhost;
+REVOKE SELECT ON * FROM dg_pat@localhost;
+REVOKE INSERT ON items FROM dg_pat@localhost;
+SHOW GRANTS FOR dg_pat@localhost;
+-- an account with every privilege on one database and some on another
+-- as: dg_app pw
+SELECT id, v FROM dg_one.t1 ORDER BY id;
+-- as: dg_app pw
+INSERT INTO dg_one.t1 VALUES (3, 30);
+-- as: dg_app pw
+UPDATE dg_one.t2 SET v = v + 1 WHERE id = 1;
+-- as: dg_app pw
+CREATE TABLE dg_one.t6 (a INT NOT NULL PRIMARY KEY);
+-- as: dg_app pw
+CREATE INDEX iv ON dg_one.t6 (a);
+-- as: dg_app pw
+DROP TABLE dg_one.t6;
+-- as: dg_app pw
+SELECT * FROM dg_two.t3;
+-- as: dg_app pw
+INSERT INTO dg_two.t3 SELECT id + 10, v FROM dg_one.t1;
+-- as: dg_app pw
+SELECT id, v FROM dg_two.t3 ORDER BY id;
+-- as: dg_app pw
+DELETE FROM dg_two.t3 WHERE id > 10;
+-- as: dg_app pw
+UPDATE dg_two.t3 SET v = 0;
+-- as: dg_app pw
+INSERT INTO dg_one.t1 SELECT id + 20, v FROM dg_two.t3;
+-- as: dg_app pw
+SELECT t1.v, t3.v FROM dg_one.t1 JOIN dg_two.t3 ON t3.id = t1.id;
+-- as: dg_app pw
+SELECT * FROM diff.items WHERE id = 1;
+-- as: dg_app pw
+SELECT * FROM dg_one.nosuch;
+-- as: dg_app pw
+SELECT * FROM dg_x_1.t4;
+-- as: dg_app pw
+USE dg_two;
+-- as: dg_app pw
+USE diff;
+-- as: dg_app pw
+CREATE DATABASE dg_one;
+-- as: dg_app pw
+CREATE DATABASE dg_three;
+-- as: dg_app pw
+SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'dg%' ORDER BY SCHEMA_NAME;
+-- as: dg_app pw
+SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA LIKE 'dg%' ORDER BY TABLE_NAME;
+-- as: dg_app pw
+SHOW TABLES FROM dg_two;
+-- as: dg_app pw
+SHOW TABLES FROM diff;
+-- with the grant option on dg_two: SELECT and INSERT there, at the database or table level
+-- as: dg_app pw
+GRANT SELECT ON dg_two.* TO dg_tab@localhost;
+-- as: dg_app pw
+GRANT INSERT ON dg_two.t3 TO dg_pat@localhost;
+-- as: dg_app pw
+GRANT DELETE ON dg_two.* TO dg_tab@localhost;
+-- as: dg_app pw
+GRANT SELECT ON dg_one.* TO dg_tab@localhost;
+-- as: dg_app pw
+GRANT SELECT ON dg_one.t1 TO dg_tab@localhost;
+-- as: dg_app pw
+GRANT SELECT ON *.* TO dg_tab@localhost;
+SHOW GRANTS FOR dg_tab@localhost;
+SHOW GRANTS FOR dg_pat@localhost;
+SELECT * FROM information_schema.USER_PRIVILEGES WHERE GRANTEE LIKE '%dg\_%';
+SELECT * FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE LIKE '%dg\_%';
+SELECT * FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE LIKE '%dg\_%';
+SELECT GRANTEE, PRIVILEGE_TYPE FROM information_schema.TABLE_PRIVILEGES WHERE TABLE_SCHEMA = 'dg_one' AND TABLE_NAME = 't2' ORDER BY PRIVILEGE_TYPE;
+-- as: dg_tab pw
+SELECT * FROM information_schema.USER_PRIVILEGES;
+-- as: dg_tab pw
+SELECT * FROM information_schema.SCHEMA_PRIVILEGES;
+-- as: dg_tab pw
+SELECT * FROM information_schema.TABLE_PRIVILEGES;
+-- an account with grants on some tables only
+-- as: dg_tab pw
+SELECT id, v FROM dg_one.t1 ORDER BY id;
+-- as: dg_tab pw
+INSERT INTO dg_one.t1 VALUES (4, 40);
+-- as: dg_tab pw
+SELECT * FROM dg_one.t2;
+-- as: dg_tab pw
+UPDATE dg_one.t2 SET v = 5;
+-- as: dg_tab pw
+UPDATE dg_one.t2 SET v = v + 1;
+-- as: dg_tab pw
+UPDATE dg_one.t2 SET v = 1 WHERE id = 1;
+-- as: dg_tab pw
+DELETE FROM dg_one.t2 WHERE id = 99;
+-- as: dg_tab pw
+INSERT INTO dg_one.t1 VALUES (5, 5) ON DUPLICATE KEY UPDATE v = 6;
+-- as: dg_tab pw
+REPLACE INTO dg_one.t1 VALUES (5, 5);
+-- mask: ENGINE=\w+
+-- as: dg_tab pw
+SHOW CREATE TABLE dg_one.t2;
+-- as: dg_tab pw
+DESCRIBE dg_one.t2;
+-- as: dg_tab pw
+SHOW COLUMNS FROM dg_one.t2;
+-- as: dg_tab pw
+SHOW CREATE TABLE dg_x_1.t4;
+-- as: dg_tab pw
+DESCRIBE dg_x_1.t4;
+-- as: dg_tab pw
+USE dg_one;
+-- as: dg_tab pw
+USE dg_x_1;
+-- as: dg_tab pw
+SHOW TABLES FROM dg_one;
+-- as: dg_tab pw
+CREATE DATABASE dg_one;
+-- as: dg_tab pw
+SELECT * FROM dg_one.nosuch;
+-- as: dg_tab pw
+SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'dg%';
+-- as: dg_tab pw
+SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA LIKE 'dg%';
+-- as: dg_tab pw
+SELECT * FROM dg_two.t3;
+-- a database pattern
+-- as: dg_pat pw
+SELECT * FROM dg_x_1.t4;
+-- as: dg_pat pw
+SELECT * FROM dgzx_2.t5;
+-- as: dg_pat pw
+INSERT INTO dg_x_1.t4 VALUES (9);
+-- as: dg_pat pw
+INSERT INTO dg_two.t3 VALUES (9, 9);
+-- as: dg_pat pw
+SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'dg%';
+-- as: dg_pat pw
+SHOW TABLES FROM dg_x_1;
+-- REVOKE at each level
+REVOKE INSERT ON dg_two.* FROM dg_app@localhost;
+SHOW GRANTS FOR dg_app@localhost;
+REVOKE ALL PRIVILEGES ON dg_two.* FROM dg_app@localhost;
+SHOW GRANTS FOR dg_app@localhost;
+REVOKE GRANT OPTION ON dg_two.* FROM dg_app@localhost;
+SHOW GRANTS FOR dg_app@localhost;
+REVOKE SELECT ON dg_nosuch.* FROM dg_app@localhost;
+REVOKE SELECT ON dg_two.* FROM dg_nobody@localhost;
+REVOKE SELECT ON dg_one.nosuch FROM dg_tab@localhost;
+REVOKE SELECT ON dg_one.t2 FROM dg_tab@localhost;
+REVOKE SELECT ON dg_one.t1 FROM dg_tab@localhost;
+REVOKE RELOAD ON dg_one.t1 FROM dg_tab@localhost;
+SHOW GRANTS FOR dg_tab@localhost;
+-- as: dg_tab pw
+SELECT * FROM dg_one.t1;
+-- as: dg_app pw
+REVOKE SELECT ON dg_two.* FROM dg_tab@localhost;
+-- RENAME USER and DROP USER carry the grants along
+RENAME USER dg_tab@localhost TO dg_tab2@localhost;
+SHOW GRANTS FOR dg_tab2@localhost;
+-- as: dg_tab2 pw
+INSERT INTO dg_one.t1 VALUES (6, 60);
+DROP USER dg_tab2@localhost;
+CREATE USER dg_tab2@localhost IDENTIFIED BY 'pw';
+SHOW GRANTS FOR dg_tab2@localhost;
+-- as: dg_tab2 pw
+INSERT INTO dg_one.t1 VALUES (7, 70);
+GRANT SELECT ON dg_one.* TO dg_made@localhost IDENTIFIED BY 'pw';
+SHOW GRANTS FOR dg_made@localhost;
+-- as: dg_made pw
+SELECT COUNT(*) FROM dg_one.t1;
+REVOKE ALL PRIVILEGES, GRANT OPTION FROM dg_app@localhost, dg_made@localhost;
+SHOW GRANTS FOR dg_app@localhost;
+SHOW GRANTS FOR dg_made@localhost;
+-- as: dg_app pw
+SELECT * FROM dg_one.t1;
+SELECT id, v FROM dg_one.t1 ORDER BY id;
+DROP USER dg_app@localhost, dg_pat@localhost, dg_tab2@localhost, dg_made@localhost;
+DROP DATABASE dg_one;
+DROP DATABASE dg_two;
+DROP DATABASE dg_x_1;
+DROP DATABASE dgzx_2;
+
 -- ---------------------------------------------------------------- multi-table UPDATE and DELETE
 CREATE TABLE mt_a (id INT PRIMARY KEY, x INT, y INT, tag VARCHAR(10));
 CREATE TABLE mt_b (id INT PRIMARY KEY, aid INT, v INT, KEY iaid (aid));
