@@ -1,10 +1,12 @@
 //! Collations: the weight of each character, comparison with PAD SPACE, sort keys for indexes and
-//! the partition hash, and LIKE matching. Equal weights mean equal keys: under utf8mb4_general_ci
+//! the partition hash, and LIKE matching (the Unicode Collation Algorithm's weights themselves
+//! are `uca.rs`'s). Equal weights mean equal keys: under utf8mb4_general_ci
 //! 'ABC', 'abc' and 'àbç' are one key and land in one partition.
 
 use std::cmp::Ordering;
 
 use crate::types::{Charset, Collation};
+use crate::uca::{self, CharWeights};
 
 /// Base letters (upper case) for U+00C0..=U+00FF under the case- and accent-insensitive collations;
 /// 0 keeps the character's own code point.
@@ -132,6 +134,9 @@ fn weights(bytes: &[u8], collation: Collation) -> impl Iterator<Item = u32> + '_
         Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi => (trim_spaces(bytes), 3),
         Collation::Latin1TextSwedishCi => (trim_spaces(bytes), 4),
         Collation::Latin1TextBin => (trim_spaces(bytes), 5),
+        // Several weights a character, or none: `UcaWeights` (compare and sort_key take that
+        // path first); code point order would be utf8mb4_bin's.
+        Collation::Utf8mb4UnicodeCi | Collation::Utf8mb3UnicodeCi => (trim_spaces(bytes), 2),
     };
     let mut rest = bytes;
     std::iter::from_fn(move || {
@@ -176,11 +181,109 @@ fn decode_utf8(bytes: &[u8]) -> (char, usize) {
     }
 }
 
+/// The UCA weights of a UTF-8 string, character after character (malformed bytes weigh as
+/// U+FFFD).
+#[derive(Clone)]
+struct UcaWeights<'a> {
+    rest: &'a [u8],
+    pending: CharWeights,
+    at: usize,
+}
+
+impl<'a> UcaWeights<'a> {
+    fn new(bytes: &'a [u8]) -> UcaWeights<'a> {
+        UcaWeights {
+            rest: bytes,
+            pending: CharWeights::Listed(&[]),
+            at: 0,
+        }
+    }
+}
+
+impl Iterator for UcaWeights<'_> {
+    type Item = u16;
+
+    fn next(&mut self) -> Option<u16> {
+        loop {
+            if let Some(w) = self.pending.as_slice().get(self.at) {
+                self.at += 1;
+                return Some(*w);
+            }
+            if self.rest.is_empty() {
+                return None;
+            }
+            let (c, used) = decode_utf8(self.rest);
+            self.rest = &self.rest[used..];
+            self.pending = uca::weights(c);
+            self.at = 0;
+        }
+    }
+}
+
+/// Compares under a UCA collation with PAD SPACE, as MariaDB does: weights in turn, the
+/// shorter string padded with spaces' weight (so 'a' = 'a ' = 'a' + NBSP, and 'a' + TAB, whose
+/// weight is below a space's, sorts before 'a').
+fn uca_compare(a: &[u8], b: &[u8]) -> Ordering {
+    let (mut x, mut y) = (UcaWeights::new(a), UcaWeights::new(b));
+    loop {
+        let (from_x, from_y) = (x.clone(), y.clone());
+        match (x.next(), y.next()) {
+            (None, None) => return Ordering::Equal,
+            (Some(u), Some(v)) if u == v => continue,
+            (u, v) => {
+                // They part here; against a side left with spaces only (or nothing), the other
+                // side's first weight that is not a space's decides.
+                let beyond = |mut rest: UcaWeights| rest.find(|w| *w != uca::SPACE);
+                return match (beyond(from_x), beyond(from_y)) {
+                    (None, None) => Ordering::Equal,
+                    (None, Some(w)) => uca::SPACE.cmp(&w),
+                    (Some(w), None) => w.cmp(&uca::SPACE),
+                    (Some(_), Some(_)) => u.cmp(&v),
+                };
+            }
+        }
+    }
+}
+
+/// Appends the UCA sort key of `bytes`, ordered as `uca_compare`. A weight follows the spaces
+/// before it (their count, k); the string ends in spaces without end. A weight with no space
+/// before it is its two bytes, which no other token begins with 0x0209 (the space's weight);
+/// the others begin with 0x0209 and a byte placing them between the weights below a space's
+/// and those above, as padding compares: 01 and k ascending, then the weight, for a weight
+/// below a space's; 02 for the end; 03 and k descending, then the weight, for one above. A run
+/// of more than 65,535 spaces inside a string (longer than any key) counts as 65,535.
+fn uca_sort_key(bytes: &[u8], out: &mut Vec<u8>) {
+    let space = uca::SPACE.to_be_bytes();
+    let mut k: u32 = 0;
+    for w in UcaWeights::new(bytes) {
+        if w == uca::SPACE {
+            k += 1;
+            continue;
+        }
+        if k > 0 {
+            let k16 = k.min(u32::from(u16::MAX)) as u16;
+            out.extend_from_slice(&space);
+            if w < uca::SPACE {
+                out.push(0x01);
+                out.extend_from_slice(&k16.to_be_bytes());
+            } else {
+                out.push(0x03);
+                out.extend_from_slice(&(u16::MAX - k16).to_be_bytes());
+            }
+            k = 0;
+        }
+        out.extend_from_slice(&w.to_be_bytes());
+    }
+    out.extend_from_slice(&space);
+    out.push(0x02);
+}
+
 /// Compares two strings under a collation.
 pub fn compare(a: &[u8], b: &[u8], collation: Collation) -> Ordering {
     let collation = collation.weighs_as();
     match collation {
         Collation::Binary => a.cmp(b),
+        Collation::Utf8mb4UnicodeCi => uca_compare(a, b),
         Collation::Utf8mb4GeneralCi => {
             // The common case first: while both sides are ASCII, a weight is the uppercase byte.
             let (a, b) = (trim_spaces(a), trim_spaces(b));
@@ -209,6 +312,7 @@ pub fn sort_key(bytes: &[u8], collation: Collation, out: &mut Vec<u8>) {
         Collation::Latin1SwedishCi | Collation::Latin1TextSwedishCi | Collation::Latin1TextBin => {
             out.extend(weights(bytes, collation).map(|w| w as u8))
         }
+        Collation::Utf8mb4UnicodeCi | Collation::Utf8mb3UnicodeCi => uca_sort_key(bytes, out),
         Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi => {
             // The common case first: an ASCII character's weight is its uppercase byte.
             let bytes = trim_spaces(bytes);
@@ -248,20 +352,22 @@ pub fn like(value: &[u8], pattern: &[u8], collation: Collation) -> bool {
         }
     };
     let latin1 = |c: u32| char::from_u32(c).and_then(latin1_byte).unwrap_or(b'?');
-    let weigh = |c: u32| -> u32 {
+    let weigh = |c: u32| -> u64 {
         match collation {
             Collation::Utf8mb4GeneralCi => {
-                char::from_u32(c).map_or(c, |c| u32::from(general_ci_weight(c)))
+                char::from_u32(c).map_or(u64::from(c), |c| u64::from(general_ci_weight(c)))
             }
-            Collation::Latin1SwedishCi => u32::from(latin1_ci_weight(c as u8)),
-            Collation::Latin1TextSwedishCi => u32::from(latin1_ci_weight(latin1(c))),
-            Collation::Latin1TextBin => u32::from(latin1(c)),
-            _ => c,
+            Collation::Utf8mb4UnicodeCi => char::from_u32(c).map_or(u64::from(c), uca::identity),
+            Collation::Latin1SwedishCi => u64::from(latin1_ci_weight(c as u8)),
+            Collation::Latin1TextSwedishCi => u64::from(latin1_ci_weight(latin1(c))),
+            Collation::Latin1TextBin => u64::from(latin1(c)),
+            _ => u64::from(c),
         }
     };
-    let text: Vec<u32> = split(value).into_iter().map(weigh).collect();
-    // Pattern items: Some(weight) for a literal, None for '_' and u32::MAX for '%'.
-    let mut items: Vec<Option<u32>> = Vec::new();
+    let text: Vec<u64> = split(value).into_iter().map(weigh).collect();
+    // Pattern items: Some(weight) for a literal, None for '_' and u64::MAX for '%' (no weight
+    // or identity is all ones).
+    let mut items: Vec<Option<u64>> = Vec::new();
     let raw = split(pattern);
     let mut i = 0;
     while i < raw.len() {
@@ -270,7 +376,7 @@ pub fn like(value: &[u8], pattern: &[u8], collation: Collation) -> bool {
                 items.push(Some(weigh(raw[i + 1])));
                 i += 1;
             }
-            0x25 => items.push(Some(u32::MAX)),
+            0x25 => items.push(Some(u64::MAX)),
             0x5F => items.push(None),
             c => items.push(Some(weigh(c))),
         }
@@ -281,7 +387,7 @@ pub fn like(value: &[u8], pattern: &[u8], collation: Collation) -> bool {
     let mut star: Option<(usize, usize)> = None;
     while t < text.len() {
         match items.get(p) {
-            Some(Some(u32::MAX)) => {
+            Some(Some(u64::MAX)) => {
                 star = Some((p, t));
                 p += 1;
             }
@@ -303,7 +409,7 @@ pub fn like(value: &[u8], pattern: &[u8], collation: Collation) -> bool {
             },
         }
     }
-    items[p..].iter().all(|i| *i == Some(u32::MAX))
+    items[p..].iter().all(|i| *i == Some(u64::MAX))
 }
 
 #[cfg(test)]
@@ -329,6 +435,45 @@ mod tests {
 
     #[test]
     fn general_ci_compare_agrees_with_its_sort_keys() {
+        compare_agrees_with_sort_keys(Collation::Utf8mb4GeneralCi);
+    }
+
+    #[test]
+    fn unicode_ci_compare_agrees_with_its_sort_keys() {
+        compare_agrees_with_sort_keys(Collation::Utf8mb4UnicodeCi);
+        compare_agrees_with_sort_keys(Collation::Utf8mb3UnicodeCi);
+    }
+
+    #[test]
+    fn unicode_ci_folds_as_mariadb() {
+        let ci = Collation::Utf8mb4UnicodeCi;
+        let eq = |a: &str, b: &str| compare(a.as_bytes(), b.as_bytes(), ci);
+        // Each pair as MariaDB 10.11 compares it under utf8mb4_unicode_ci.
+        assert_eq!(eq("a", "á"), Ordering::Equal);
+        assert_eq!(eq("ABC", "abc"), Ordering::Equal);
+        assert_eq!(eq("ß", "ss"), Ordering::Equal);
+        assert_eq!(eq("Straße", "STRASSE"), Ordering::Equal);
+        assert_eq!(eq("æ", "ae"), Ordering::Greater);
+        assert_eq!(eq("a ", "a"), Ordering::Equal);
+        assert_eq!(eq("a\u{00A0}", "a"), Ordering::Equal);
+        assert_eq!(eq("a\u{3000} ", "a"), Ordering::Equal);
+        assert_eq!(eq("a b", "ab"), Ordering::Less);
+        assert_eq!(eq("a\t", "a"), Ordering::Less, "a tab weighs below a space");
+        assert_eq!(eq("a\u{2028}", "a "), Ordering::Less);
+        assert_eq!(eq("a \t", "a"), Ordering::Less);
+        assert_eq!(eq("a z", "a"), Ordering::Greater);
+        assert_eq!(eq("a\0b", "ab"), Ordering::Equal, "U+0000 is ignorable");
+        assert_eq!(eq("😀", "😁"), Ordering::Equal);
+        assert_eq!(eq("z", "ä"), Ordering::Greater);
+        assert!(like("Straße".as_bytes(), b"stra%e", ci));
+        assert!(like("ÀBC".as_bytes(), b"a_c", ci));
+        assert!(!like(b"abd", b"a_c", ci));
+        // LIKE compares character by character: ß is one character, not two.
+        assert!(!like("ß".as_bytes(), b"ss", ci));
+        assert!(like("ß".as_bytes(), b"_", ci));
+    }
+
+    fn compare_agrees_with_sort_keys(ci: Collation) {
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64);
@@ -345,6 +490,13 @@ mod tests {
             "Ä",
             "0",
             "\u{1F600}",
+            "\u{00A0}",
+            "\t",
+            "\0",
+            "ss",
+            "\u{3000}",
+            "一",
+            "\u{2028}",
         ];
         let mut x = seed | 1;
         let mut word = || {
@@ -357,7 +509,6 @@ mod tests {
             }
             w
         };
-        let ci = Collation::Utf8mb4GeneralCi;
         for _ in 0..5_000 {
             let (a, b) = (word(), word());
             let (mut ka, mut kb) = (Vec::new(), Vec::new());

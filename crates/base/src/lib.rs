@@ -13,6 +13,7 @@ pub mod placement;
 pub mod schema;
 pub mod text;
 pub mod types;
+pub mod uca;
 pub mod value;
 
 pub use error::{Error, ErrorCode};

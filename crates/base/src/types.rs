@@ -57,10 +57,15 @@ pub enum Collation {
     Latin1TextSwedishCi = 8,
     /// latin1_bin over latin1's characters kept as UTF-8 text: latin1 byte order.
     Latin1TextBin = 9,
+    /// The Unicode Collation Algorithm (4.0.0) at the primary level: case- and
+    /// accent-insensitive, expansions (ß = ss), ignorable characters, trailing spaces ignored.
+    Utf8mb4UnicodeCi = 10,
+    /// utf8mb4_unicode_ci's weights over utf8mb3's repertoire.
+    Utf8mb3UnicodeCi = 11,
 }
 
 /// Every collation, in tag order.
-const ALL: [Collation; 9] = [
+const ALL: [Collation; 11] = [
     Collation::Utf8mb4GeneralCi,
     Collation::Utf8mb4Bin,
     Collation::Latin1SwedishCi,
@@ -70,13 +75,19 @@ const ALL: [Collation; 9] = [
     Collation::Utf8mb3Bin,
     Collation::Latin1TextSwedishCi,
     Collation::Latin1TextBin,
+    Collation::Utf8mb4UnicodeCi,
+    Collation::Utf8mb3UnicodeCi,
 ];
 
 impl Collation {
     pub fn charset(self) -> Charset {
         match self {
-            Collation::Utf8mb4GeneralCi | Collation::Utf8mb4Bin => Charset::Utf8mb4,
-            Collation::Utf8mb3GeneralCi | Collation::Utf8mb3Bin => Charset::Utf8mb3,
+            Collation::Utf8mb4GeneralCi | Collation::Utf8mb4Bin | Collation::Utf8mb4UnicodeCi => {
+                Charset::Utf8mb4
+            }
+            Collation::Utf8mb3GeneralCi | Collation::Utf8mb3Bin | Collation::Utf8mb3UnicodeCi => {
+                Charset::Utf8mb3
+            }
             Collation::Latin1SwedishCi
             | Collation::Latin1Bin
             | Collation::Latin1TextSwedishCi
@@ -94,6 +105,8 @@ impl Collation {
             Collation::Binary => "binary",
             Collation::Utf8mb3GeneralCi => "utf8mb3_general_ci",
             Collation::Utf8mb3Bin => "utf8mb3_bin",
+            Collation::Utf8mb4UnicodeCi => "utf8mb4_unicode_ci",
+            Collation::Utf8mb3UnicodeCi => "utf8mb3_unicode_ci",
         }
     }
 
@@ -116,6 +129,7 @@ impl Collation {
         match self {
             Collation::Utf8mb3GeneralCi => Collation::Utf8mb4GeneralCi,
             Collation::Utf8mb3Bin => Collation::Utf8mb4Bin,
+            Collation::Utf8mb3UnicodeCi => Collation::Utf8mb4UnicodeCi,
             c => c,
         }
     }

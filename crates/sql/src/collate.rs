@@ -21,6 +21,10 @@ type Result<T> = std::result::Result<T, SqlError>;
 pub enum Coercibility {
     /// `x COLLATE c`.
     Explicit = 0,
+    /// Two different collations of one character set at equal strength, neither `_bin`
+    /// (`CONCAT(unicode_ci_col, general_ci_col)`): the set's `_bin` collation, which a
+    /// comparison refuses (1267).
+    None = 1,
     /// A column, CAST(... AS CHAR), a function of columns.
     Implicit = 2,
     /// USER(), DATABASE(), @@variables.
@@ -37,6 +41,7 @@ impl Coercibility {
     fn name(self) -> &'static str {
         match self {
             Coercibility::Explicit => "EXPLICIT",
+            Coercibility::None => "NONE",
             Coercibility::Implicit => "IMPLICIT",
             Coercibility::SysConst => "SYSCONST",
             Coercibility::Coercible => "COERCIBLE",
@@ -100,8 +105,17 @@ pub fn combine(a: Derived, b: Derived, op: &str) -> Result<Derived> {
         Some(if width(x) > width(y) { x } else { y })
     } else if x.is_bin() {
         Some(x)
-    } else {
+    } else if y.is_bin() {
         Some(y)
+    } else {
+        // Neither gives way: the character set's `_bin`, with no coercibility left.
+        let bin = match x.charset() {
+            Charset::Utf8mb4 => Collation::Utf8mb4Bin,
+            Charset::Utf8mb3 => Collation::Utf8mb3Bin,
+            Charset::Latin1 => Collation::Latin1TextBin,
+            Charset::Binary => Collation::Binary,
+        };
+        return Ok(Derived::new(bin, Coercibility::None));
     };
     match winner {
         Some(c) => Ok(Derived::new(c, a.coercibility)),
@@ -117,6 +131,35 @@ pub fn combine(a: Derived, b: Derived, op: &str) -> Result<Derived> {
             ),
         )),
     }
+}
+
+/// MariaDB's 1267 for a comparison whose operands leave no collation: it names the first two
+/// of the strongest that disagree.
+fn conflict(parts: &[Derived], op: &str) -> SqlError {
+    let strings: Vec<&Derived> = parts.iter().filter(|p| p.is_string()).collect();
+    let strongest = strings.iter().map(|p| p.coercibility).min();
+    let a = strings
+        .iter()
+        .find(|p| Some(p.coercibility) == strongest)
+        .copied();
+    let b = strings
+        .iter()
+        .find(|p| Some(**p) != a && Some(p.collation) != a.map(|a| a.collation))
+        .copied();
+    let describe = |p: Option<&Derived>| {
+        p.map_or_else(String::new, |p| {
+            format!("{},{}", p.collation.name(), p.coercibility.name())
+        })
+    };
+    SqlError::new(
+        1267,
+        "HY000",
+        format!(
+            "Illegal mix of collations ({}) and ({}) for operation '{op}'",
+            describe(a),
+            describe(b)
+        ),
+    )
 }
 
 /// Combines every operand's derivation, as [`combine`] does for two.
@@ -295,7 +338,10 @@ impl Compiler<'_> {
         for o in &operands {
             parts.push(self.derive(o)?);
         }
-        let d = combine_all(parts, op)?;
+        let d = combine_all(parts.iter().copied(), op)?;
+        if d.coercibility == Coercibility::None {
+            return Err(conflict(&parts, op));
+        }
         // A literal gives way to a utf8mb3 or latin1 operand only when that character set can
         // hold its characters.
         if matches!(d.collation.charset(), Charset::Utf8mb3 | Charset::Latin1) {
@@ -398,5 +444,20 @@ mod tests {
             err.message
         );
         assert_eq!(combine(Derived::NUMERIC, bin, "=").unwrap(), bin);
+        // Two case-insensitive collations of one set: neither gives way.
+        let unicode = d(C::Utf8mb4UnicodeCi, K::Implicit);
+        assert_eq!(
+            combine(unicode, ci, "concat").unwrap(),
+            d(C::Utf8mb4Bin, K::None)
+        );
+        assert_eq!(combine(unicode, bin, "=").unwrap(), bin);
+        let err = conflict(&[unicode, ci], "=");
+        assert_eq!(err.code, 1267);
+        assert!(
+            err.message
+                .contains("(utf8mb4_unicode_ci,IMPLICIT) and (utf8mb4_general_ci,IMPLICIT)"),
+            "{}",
+            err.message
+        );
     }
 }

@@ -253,14 +253,11 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
                 .collect::<String>()
                 .into_bytes(),
         ),
-        Upper => bytes_value(
+        Upper | Lower => bytes_value(
             String::from_utf8_lossy(&text(&v[0]).unwrap_or_default())
-                .to_uppercase()
-                .into_bytes(),
-        ),
-        Lower => bytes_value(
-            String::from_utf8_lossy(&text(&v[0]).unwrap_or_default())
-                .to_lowercase()
+                .chars()
+                .map(|ch| unicode_case(ch, f == Upper))
+                .collect::<String>()
                 .into_bytes(),
         ),
         Substring => {
@@ -440,6 +437,21 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
             unreachable!("handled above")
         }
     })
+}
+
+/// One character's case as MariaDB maps it: the simple one-to-one mapping, so ß, ŉ and ﬁ keep
+/// their case (their upper case is two characters) and Σ lowers to σ wherever it stands; İ
+/// lowers to i.
+pub(crate) fn unicode_case(ch: char, upper: bool) -> char {
+    if upper {
+        let mut u = ch.to_uppercase();
+        match (u.next(), u.next()) {
+            (Some(one), None) => one,
+            _ => ch,
+        }
+    } else {
+        ch.to_lowercase().next().unwrap_or(ch)
+    }
 }
 
 /// Character `c` in upper (or lower) case by latin1's case table: ASCII letters and the

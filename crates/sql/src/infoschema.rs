@@ -512,7 +512,7 @@ fn pairs(list: Vec<(String, String)>) -> Vec<Vec<Value>> {
 }
 
 /// The collations Cairn's SQL front end stores, with MariaDB's numbers.
-const COLLATIONS: [Collation; 7] = [
+const COLLATIONS: [Collation; 9] = [
     Collation::Latin1TextSwedishCi,
     Collation::Utf8mb3GeneralCi,
     Collation::Binary,
@@ -520,6 +520,8 @@ const COLLATIONS: [Collation; 7] = [
     Collation::Latin1TextBin,
     Collation::Utf8mb4Bin,
     Collation::Utf8mb3Bin,
+    Collation::Utf8mb3UnicodeCi,
+    Collation::Utf8mb4UnicodeCi,
 ];
 
 /// The default collation of each character set Cairn's SQL front end stores.
@@ -543,7 +545,12 @@ fn collations() -> Vec<Vec<Value>> {
                 Value::Int(i64::from(crate::meta::collation_id(*c))),
                 text(if is_default(*c) { "Yes" } else { "" }),
                 text("Yes"),
-                Value::Int(1),
+                // Bytes of sort key per character at most, as MariaDB counts them.
+                Value::Int(if c.weighs_as() == Collation::Utf8mb4UnicodeCi {
+                    8
+                } else {
+                    1
+                }),
             ]
         })
         .collect()

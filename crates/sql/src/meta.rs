@@ -106,6 +106,8 @@ pub fn collation_id(c: Collation) -> u16 {
         Collation::Latin1Bin | Collation::Latin1TextBin => 47,
         Collation::Utf8mb3GeneralCi => 33,
         Collation::Utf8mb3Bin => 83,
+        Collation::Utf8mb4UnicodeCi => 224,
+        Collation::Utf8mb3UnicodeCi => 192,
         Collation::Binary => BINARY_COLLATION_ID,
     }
 }
