@@ -6,10 +6,10 @@ Usage: scripts/uca-weights.py COLLATION OUT.bin [--port 3411]
   e.g. scripts/uca-weights.py utf8mb4_unicode_ci crates/base/data/utf8mb4_unicode_ci.bin
 
 Start a reference server first (../shared/tools/mariadb-ref start DIR with REF_MYSQL_PORT=3411).
-For every code point of the Basic Multilingual Plane but the surrogates it asks the server for
-WEIGHT_STRING(character COLLATE collation), the character's primary weights (none for an
-ignorable character, several for an expansion such as ß). One character above U+FFFF is asked
-too: these collations give every such character one weight.
+For every code point but the surrogates it asks the server for WEIGHT_STRING(character COLLATE
+collation), the character's primary weights (none for an ignorable character, several for an
+expansion such as ß). When every character above U+FFFF weighs one and the same weight (UCA
+4.0.0 collations), only that weight is kept for them.
 
 Most code points weigh by UCA's implicit rule, two weights derived from the code point:
   (base + (cp >> 15), (cp & 0x7FFF) | 0x8000)
@@ -17,10 +17,10 @@ with base 0xFB40 (CJK unified ideographs), 0xFB80 (other CJK ideographs) or 0xFB
 code points). The file keeps those as ranges and lists every other code point's weights.
 
 Format, little-endian:
-  b"CAIRNUCA", u32 version (1)
-  u16 weight of every character above U+FFFF
+  b"CAIRNUCA", u32 version (2)
+  u16 weight of every character above U+FFFF, or 0: they weigh by the ranges and entries too
   u32 range count, then per range: u32 first, u32 last, u16 base
-  u32 entry count, then per entry: u16 code point, u8 weight count, that many u16 weights
+  u32 entry count, then per entry: u32 code point, u8 weight count, that many u16 weights
 Code points in no range and no entry weigh by the implicit rule with base 0xFBC0 (checked here).
 """
 
@@ -30,7 +30,7 @@ import sys
 
 import pymysql
 
-BATCH = 500
+BATCH = 1000
 DEFAULT_BASE = 0xFBC0
 
 
@@ -62,13 +62,17 @@ def main():
     ap.add_argument("--port", type=int, default=3411)
     args = ap.parse_args()
     conn = pymysql.connect(host="127.0.0.1", port=args.port, user="root", charset="utf8mb4")
-    cps = [cp for cp in range(0x10000) if not 0xD800 <= cp <= 0xDFFF]
-    weights = measure(conn, args.collation, cps)
+    bmp = [cp for cp in range(0x10000) if not 0xD800 <= cp <= 0xDFFF]
+    weights = measure(conn, args.collation, bmp)
     above = measure(conn, args.collation, [0x1F600, 0x10000, 0x2A700])
-    supplementary = {tuple(w) for w in above.values()}
-    if len(supplementary) != 1 or len(next(iter(supplementary))) != 1:
-        sys.exit("characters above U+FFFF do not all weigh one and the same weight: %r" % above)
-    (sup_weight,) = next(iter(supplementary))
+    distinct = {tuple(w) for w in above.values()}
+    sup_weight = 0
+    cps = bmp
+    if len(distinct) == 1 and len(next(iter(distinct))) == 1:
+        (sup_weight,) = next(iter(distinct))
+    else:
+        cps = bmp + list(range(0x10000, 0x110000))
+        weights.update(measure(conn, args.collation, cps[len(bmp):]))
 
     ranges = []  # [first, last, base]
     entries = []  # (cp, weights)
@@ -89,19 +93,25 @@ def main():
             entries.append((cp, w))
 
     blob = bytearray(b"CAIRNUCA")
-    blob += struct.pack("<IH", 1, sup_weight)
+    blob += struct.pack("<IH", 2, sup_weight)
     blob += struct.pack("<I", len(ranges))
     for first, last, base in ranges:
         blob += struct.pack("<IIH", first, last, base)
     blob += struct.pack("<I", len(entries))
     for cp, w in entries:
-        blob += struct.pack("<HB", cp, len(w))
+        blob += struct.pack("<IB", cp, len(w))
         blob += struct.pack("<%dH" % len(w), *w)
     with open(args.out, "wb") as f:
         f.write(blob)
     print(
-        "%s: %d ranges, %d entries, %d bytes, U+10000 and above weigh %04X"
-        % (args.collation, len(ranges), len(entries), len(blob), sup_weight)
+        "%s: %d ranges, %d entries, %d bytes, U+10000 and above weigh %s"
+        % (
+            args.collation,
+            len(ranges),
+            len(entries),
+            len(blob),
+            "%04X" % sup_weight if sup_weight else "by the table",
+        )
     )
 
 

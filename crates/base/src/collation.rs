@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 
 use crate::types::{Charset, Collation};
-use crate::uca::{self, CharWeights};
+use crate::uca::{self, CharWeights, Uca};
 
 /// Base letters (upper case) for U+00C0..=U+00FF under the case- and accent-insensitive collations;
 /// 0 keeps the character's own code point.
@@ -136,7 +136,10 @@ fn weights(bytes: &[u8], collation: Collation) -> impl Iterator<Item = u32> + '_
         Collation::Latin1TextBin => (trim_spaces(bytes), 5),
         // Several weights a character, or none: `UcaWeights` (compare and sort_key take that
         // path first); code point order would be utf8mb4_bin's.
-        Collation::Utf8mb4UnicodeCi | Collation::Utf8mb3UnicodeCi => (trim_spaces(bytes), 2),
+        Collation::Utf8mb4UnicodeCi
+        | Collation::Utf8mb3UnicodeCi
+        | Collation::Utf8mb4Unicode520Ci
+        | Collation::Utf8mb3Unicode520Ci => (trim_spaces(bytes), 2),
     };
     let mut rest = bytes;
     std::iter::from_fn(move || {
@@ -185,14 +188,16 @@ fn decode_utf8(bytes: &[u8]) -> (char, usize) {
 /// U+FFFD).
 #[derive(Clone)]
 struct UcaWeights<'a> {
+    uca: Uca,
     rest: &'a [u8],
     pending: CharWeights,
     at: usize,
 }
 
 impl<'a> UcaWeights<'a> {
-    fn new(bytes: &'a [u8]) -> UcaWeights<'a> {
+    fn new(uca: Uca, bytes: &'a [u8]) -> UcaWeights<'a> {
         UcaWeights {
+            uca,
             rest: bytes,
             pending: CharWeights::Listed(&[]),
             at: 0,
@@ -214,7 +219,7 @@ impl Iterator for UcaWeights<'_> {
             }
             let (c, used) = decode_utf8(self.rest);
             self.rest = &self.rest[used..];
-            self.pending = uca::weights(c);
+            self.pending = uca::weights(self.uca, c);
             self.at = 0;
         }
     }
@@ -223,8 +228,9 @@ impl Iterator for UcaWeights<'_> {
 /// Compares under a UCA collation with PAD SPACE, as MariaDB does: weights in turn, the
 /// shorter string padded with spaces' weight (so 'a' = 'a ' = 'a' + NBSP, and 'a' + TAB, whose
 /// weight is below a space's, sorts before 'a').
-fn uca_compare(a: &[u8], b: &[u8]) -> Ordering {
-    let (mut x, mut y) = (UcaWeights::new(a), UcaWeights::new(b));
+fn uca_compare(uca: Uca, a: &[u8], b: &[u8]) -> Ordering {
+    let space = uca::space(uca);
+    let (mut x, mut y) = (UcaWeights::new(uca, a), UcaWeights::new(uca, b));
     loop {
         let (from_x, from_y) = (x.clone(), y.clone());
         match (x.next(), y.next()) {
@@ -233,11 +239,11 @@ fn uca_compare(a: &[u8], b: &[u8]) -> Ordering {
             (u, v) => {
                 // They part here; against a side left with spaces only (or nothing), the other
                 // side's first weight that is not a space's decides.
-                let beyond = |mut rest: UcaWeights| rest.find(|w| *w != uca::SPACE);
+                let beyond = |mut rest: UcaWeights| rest.find(|w| *w != space);
                 return match (beyond(from_x), beyond(from_y)) {
                     (None, None) => Ordering::Equal,
-                    (None, Some(w)) => uca::SPACE.cmp(&w),
-                    (Some(w), None) => w.cmp(&uca::SPACE),
+                    (None, Some(w)) => space.cmp(&w),
+                    (Some(w), None) => w.cmp(&space),
                     (Some(_), Some(_)) => u.cmp(&v),
                 };
             }
@@ -252,18 +258,18 @@ fn uca_compare(a: &[u8], b: &[u8]) -> Ordering {
 /// and those above, as padding compares: 01 and k ascending, then the weight, for a weight
 /// below a space's; 02 for the end; 03 and k descending, then the weight, for one above. A run
 /// of more than 65,535 spaces inside a string (longer than any key) counts as 65,535.
-fn uca_sort_key(bytes: &[u8], out: &mut Vec<u8>) {
-    let space = uca::SPACE.to_be_bytes();
+fn uca_sort_key(uca: Uca, bytes: &[u8], out: &mut Vec<u8>) {
+    let space = uca::space(uca);
     let mut k: u32 = 0;
-    for w in UcaWeights::new(bytes) {
-        if w == uca::SPACE {
+    for w in UcaWeights::new(uca, bytes) {
+        if w == space {
             k += 1;
             continue;
         }
         if k > 0 {
             let k16 = k.min(u32::from(u16::MAX)) as u16;
-            out.extend_from_slice(&space);
-            if w < uca::SPACE {
+            out.extend_from_slice(&space.to_be_bytes());
+            if w < space {
                 out.push(0x01);
                 out.extend_from_slice(&k16.to_be_bytes());
             } else {
@@ -274,7 +280,7 @@ fn uca_sort_key(bytes: &[u8], out: &mut Vec<u8>) {
         }
         out.extend_from_slice(&w.to_be_bytes());
     }
-    out.extend_from_slice(&space);
+    out.extend_from_slice(&space.to_be_bytes());
     out.push(0x02);
 }
 
@@ -283,7 +289,8 @@ pub fn compare(a: &[u8], b: &[u8], collation: Collation) -> Ordering {
     let collation = collation.weighs_as();
     match collation {
         Collation::Binary => a.cmp(b),
-        Collation::Utf8mb4UnicodeCi => uca_compare(a, b),
+        Collation::Utf8mb4UnicodeCi => uca_compare(Uca::V400, a, b),
+        Collation::Utf8mb4Unicode520Ci => uca_compare(Uca::V520, a, b),
         Collation::Utf8mb4GeneralCi => {
             // The common case first: while both sides are ASCII, a weight is the uppercase byte.
             let (a, b) = (trim_spaces(a), trim_spaces(b));
@@ -312,7 +319,12 @@ pub fn sort_key(bytes: &[u8], collation: Collation, out: &mut Vec<u8>) {
         Collation::Latin1SwedishCi | Collation::Latin1TextSwedishCi | Collation::Latin1TextBin => {
             out.extend(weights(bytes, collation).map(|w| w as u8))
         }
-        Collation::Utf8mb4UnicodeCi | Collation::Utf8mb3UnicodeCi => uca_sort_key(bytes, out),
+        Collation::Utf8mb4UnicodeCi | Collation::Utf8mb3UnicodeCi => {
+            uca_sort_key(Uca::V400, bytes, out)
+        }
+        Collation::Utf8mb4Unicode520Ci | Collation::Utf8mb3Unicode520Ci => {
+            uca_sort_key(Uca::V520, bytes, out)
+        }
         Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi => {
             // The common case first: an ASCII character's weight is its uppercase byte.
             let bytes = trim_spaces(bytes);
@@ -357,7 +369,12 @@ pub fn like(value: &[u8], pattern: &[u8], collation: Collation) -> bool {
             Collation::Utf8mb4GeneralCi => {
                 char::from_u32(c).map_or(u64::from(c), |c| u64::from(general_ci_weight(c)))
             }
-            Collation::Utf8mb4UnicodeCi => char::from_u32(c).map_or(u64::from(c), uca::identity),
+            Collation::Utf8mb4UnicodeCi => {
+                char::from_u32(c).map_or(u64::from(c), |c| uca::identity(Uca::V400, c))
+            }
+            Collation::Utf8mb4Unicode520Ci => {
+                char::from_u32(c).map_or(u64::from(c), |c| uca::identity(Uca::V520, c))
+            }
             Collation::Latin1SwedishCi => u64::from(latin1_ci_weight(c as u8)),
             Collation::Latin1TextSwedishCi => u64::from(latin1_ci_weight(latin1(c))),
             Collation::Latin1TextBin => u64::from(latin1(c)),
@@ -442,6 +459,26 @@ mod tests {
     fn unicode_ci_compare_agrees_with_its_sort_keys() {
         compare_agrees_with_sort_keys(Collation::Utf8mb4UnicodeCi);
         compare_agrees_with_sort_keys(Collation::Utf8mb3UnicodeCi);
+        compare_agrees_with_sort_keys(Collation::Utf8mb4Unicode520Ci);
+    }
+
+    #[test]
+    fn unicode_520_ci_weighs_characters_above_the_bmp_apart() {
+        let ci = Collation::Utf8mb4Unicode520Ci;
+        let eq = |a: &str, b: &str| compare(a.as_bytes(), b.as_bytes(), ci);
+        assert_eq!(eq("Straße", "STRASSE"), Ordering::Equal);
+        assert_eq!(eq("a\u{00A0} ", "a"), Ordering::Equal);
+        assert_eq!(eq("a\t", "a"), Ordering::Less);
+        assert_eq!(eq("😀", "😁"), Ordering::Less);
+        assert_eq!(
+            compare(
+                "😀".as_bytes(),
+                "😁".as_bytes(),
+                Collation::Utf8mb4UnicodeCi
+            ),
+            Ordering::Equal
+        );
+        assert!(!like("😀".as_bytes(), "😁".as_bytes(), ci));
     }
 
     #[test]

@@ -62,10 +62,14 @@ pub enum Collation {
     Utf8mb4UnicodeCi = 10,
     /// utf8mb4_unicode_ci's weights over utf8mb3's repertoire.
     Utf8mb3UnicodeCi = 11,
+    /// As utf8mb4_unicode_ci with UCA 5.2.0's weights (characters above U+FFFF weigh apart).
+    Utf8mb4Unicode520Ci = 12,
+    /// utf8mb4_unicode_520_ci's weights over utf8mb3's repertoire.
+    Utf8mb3Unicode520Ci = 13,
 }
 
 /// Every collation, in tag order.
-const ALL: [Collation; 11] = [
+const ALL: [Collation; 13] = [
     Collation::Utf8mb4GeneralCi,
     Collation::Utf8mb4Bin,
     Collation::Latin1SwedishCi,
@@ -77,17 +81,21 @@ const ALL: [Collation; 11] = [
     Collation::Latin1TextBin,
     Collation::Utf8mb4UnicodeCi,
     Collation::Utf8mb3UnicodeCi,
+    Collation::Utf8mb4Unicode520Ci,
+    Collation::Utf8mb3Unicode520Ci,
 ];
 
 impl Collation {
     pub fn charset(self) -> Charset {
         match self {
-            Collation::Utf8mb4GeneralCi | Collation::Utf8mb4Bin | Collation::Utf8mb4UnicodeCi => {
-                Charset::Utf8mb4
-            }
-            Collation::Utf8mb3GeneralCi | Collation::Utf8mb3Bin | Collation::Utf8mb3UnicodeCi => {
-                Charset::Utf8mb3
-            }
+            Collation::Utf8mb4GeneralCi
+            | Collation::Utf8mb4Bin
+            | Collation::Utf8mb4UnicodeCi
+            | Collation::Utf8mb4Unicode520Ci => Charset::Utf8mb4,
+            Collation::Utf8mb3GeneralCi
+            | Collation::Utf8mb3Bin
+            | Collation::Utf8mb3UnicodeCi
+            | Collation::Utf8mb3Unicode520Ci => Charset::Utf8mb3,
             Collation::Latin1SwedishCi
             | Collation::Latin1Bin
             | Collation::Latin1TextSwedishCi
@@ -107,6 +115,8 @@ impl Collation {
             Collation::Utf8mb3Bin => "utf8mb3_bin",
             Collation::Utf8mb4UnicodeCi => "utf8mb4_unicode_ci",
             Collation::Utf8mb3UnicodeCi => "utf8mb3_unicode_ci",
+            Collation::Utf8mb4Unicode520Ci => "utf8mb4_unicode_520_ci",
+            Collation::Utf8mb3Unicode520Ci => "utf8mb3_unicode_520_ci",
         }
     }
 
@@ -130,6 +140,7 @@ impl Collation {
             Collation::Utf8mb3GeneralCi => Collation::Utf8mb4GeneralCi,
             Collation::Utf8mb3Bin => Collation::Utf8mb4Bin,
             Collation::Utf8mb3UnicodeCi => Collation::Utf8mb4UnicodeCi,
+            Collation::Utf8mb3Unicode520Ci => Collation::Utf8mb4Unicode520Ci,
             c => c,
         }
     }

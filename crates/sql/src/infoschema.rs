@@ -512,7 +512,7 @@ fn pairs(list: Vec<(String, String)>) -> Vec<Vec<Value>> {
 }
 
 /// The collations Cairn's SQL front end stores, with MariaDB's numbers.
-const COLLATIONS: [Collation; 9] = [
+const COLLATIONS: [Collation; 11] = [
     Collation::Latin1TextSwedishCi,
     Collation::Utf8mb3GeneralCi,
     Collation::Binary,
@@ -521,7 +521,9 @@ const COLLATIONS: [Collation; 9] = [
     Collation::Utf8mb4Bin,
     Collation::Utf8mb3Bin,
     Collation::Utf8mb3UnicodeCi,
+    Collation::Utf8mb3Unicode520Ci,
     Collation::Utf8mb4UnicodeCi,
+    Collation::Utf8mb4Unicode520Ci,
 ];
 
 /// The default collation of each character set Cairn's SQL front end stores.
@@ -546,11 +548,16 @@ fn collations() -> Vec<Vec<Value>> {
                 text(if is_default(*c) { "Yes" } else { "" }),
                 text("Yes"),
                 // Bytes of sort key per character at most, as MariaDB counts them.
-                Value::Int(if c.weighs_as() == Collation::Utf8mb4UnicodeCi {
-                    8
-                } else {
-                    1
-                }),
+                Value::Int(
+                    if matches!(
+                        c.weighs_as(),
+                        Collation::Utf8mb4UnicodeCi | Collation::Utf8mb4Unicode520Ci
+                    ) {
+                        8
+                    } else {
+                        1
+                    },
+                ),
             ]
         })
         .collect()

@@ -108,6 +108,8 @@ pub fn collation_id(c: Collation) -> u16 {
         Collation::Utf8mb3Bin => 83,
         Collation::Utf8mb4UnicodeCi => 224,
         Collation::Utf8mb3UnicodeCi => 192,
+        Collation::Utf8mb4Unicode520Ci => 246,
+        Collation::Utf8mb3Unicode520Ci => 214,
         Collation::Binary => BINARY_COLLATION_ID,
     }
 }

@@ -1507,8 +1507,8 @@ SELECT id, b FROM coll ORDER BY id;
 DELETE FROM coll WHERE a = 'b';
 SELECT id FROM coll ORDER BY id;
 SELECT COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME IN ('coll', 'coll_tab') ORDER BY TABLE_NAME, ORDINAL_POSITION;
--- expect-difference: utf8mb4_unicode_520_ci (UCA 5.2.0) is not a collation Cairn has (1235; docs/sql.md)
-CREATE TABLE coll_bad (id INT PRIMARY KEY, a VARCHAR(3) COLLATE utf8mb4_unicode_520_ci);
+-- expect-difference: latin1_german1_ci is not a collation Cairn has (1235; docs/sql.md)
+CREATE TABLE coll_bad (id INT PRIMARY KEY, a VARCHAR(3) CHARACTER SET latin1 COLLATE latin1_german1_ci);
 DROP TABLE IF EXISTS coll_bad;
 DROP TABLE coll, coll_tab;
 
@@ -1542,6 +1542,29 @@ SELECT id FROM uca_chars WHERE c < '' ORDER BY id;
 SELECT id FROM uca_chars WHERE c > 'a' AND c < 'b' ORDER BY c, id;
 SELECT id FROM uca_chars WHERE c >= 'я' ORDER BY c DESC, id DESC;
 SELECT MIN(c) = 'a', MAX(id) FROM uca_chars WHERE c < 'b' AND id < 128;
+-- the same characters and more above U+FFFF under utf8mb4_unicode_520_ci (UCA 5.2.0)
+CREATE TABLE uca_chars5 (id INT NOT NULL PRIMARY KEY, c VARCHAR(4) COLLATE utf8mb4_unicode_520_ci NOT NULL, KEY ic (c));
+INSERT INTO uca_chars5 SELECT id, c FROM uca_chars;
+INSERT INTO uca_chars5 VALUES (128513, '😁'), (128514, '😂'), (119070, '𝄞'), (66560, '𐐀'), (66600, '𐐨'), (131073, '𠀁'), (194587, '𣦺');
+SELECT id FROM uca_chars5 ORDER BY c, id;
+SELECT MIN(id), MAX(id), COUNT(*) FROM uca_chars5 GROUP BY c HAVING COUNT(*) > 1 ORDER BY MIN(id);
+SELECT id FROM uca_chars5 WHERE c = '𐐀' ORDER BY id;
+SELECT id FROM uca_chars5 WHERE c > 'ω' AND c < 'б' ORDER BY id;
+SELECT id FROM uca_chars5 WHERE c <= ' ' ORDER BY id;
+SELECT id FROM uca_chars5 WHERE c LIKE '😀' ORDER BY id;
+SELECT COLLATION(c), COERCIBILITY(c) FROM uca_chars5 WHERE id = 65;
+DROP TABLE uca_chars5;
+CREATE TABLE uca5 (id INT PRIMARY KEY, s VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci, t VARCHAR(20) CHARACTER SET utf8 COLLATE utf8_unicode_520_ci, UNIQUE KEY us (s)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_520_ci;
+INSERT INTO uca5 VALUES (1, 'Straße', 'Straße'), (2, '😀', 'x');
+INSERT INTO uca5 VALUES (3, 'STRASSE', 'y');
+INSERT INTO uca5 VALUES (4, '😁', 'z');
+INSERT INTO uca5 VALUES (5, 'q', '😀');
+SELECT id FROM uca5 WHERE s = 'strasse' AND t = 'STRASSE';
+SELECT id FROM uca5 ORDER BY s, id;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE uca5;
+SELECT COLLATION_NAME, ID, SORTLEN FROM information_schema.COLLATIONS WHERE COLLATION_NAME LIKE 'utf8%unicode_520_ci' ORDER BY ID;
+DROP TABLE uca5;
 DROP TABLE uca_chars;
 CREATE TABLE uca (id INT NOT NULL PRIMARY KEY, s VARCHAR(40) COLLATE utf8mb4_unicode_ci, g VARCHAR(40), UNIQUE KEY us (s));
 INSERT INTO uca VALUES (1, 'Straße', 'Straße'), (2, 'Ærø', 'Ærø'), (3, 'résumé', 'résumé'), (4, 'ﬁsh', 'ﬁsh'), (5, 'Ǆemal', 'Ǆemal'), (6, 'naïve', 'naïve'), (7, 'ＡＢＣ', 'ＡＢＣ'), (8, 'a b', 'a b'), (9, 'Zoë', 'Zoë'), (10, '東京', '東京');
