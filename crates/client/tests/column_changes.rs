@@ -333,16 +333,7 @@ fn names_and_defaults_change_in_place() {
     txn.update(&before, vec![Value::Int(1)], vec![(2, Value::Int(1))]);
     txn.execute(client::ExecType::NoCommit).unwrap();
 
-    let mut columns: Vec<NewColumn> = before
-        .def()
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| NewColumn {
-            column: c.clone(),
-            source: ColumnSource::Kept(i as u16),
-        })
-        .collect();
+    let mut columns = NewColumn::all_kept(before.def());
     columns[2].column.name = "bee".into();
     columns[3].column.default = Some(Value::Int(77));
     let changed = ddl.change_columns("t", before.version(), columns).unwrap();

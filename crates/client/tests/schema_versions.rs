@@ -336,16 +336,8 @@ fn writers_racing_ddl_lose_no_committed_row() {
             // writers' positions 0..4 stay valid.
             _ => {
                 let def = ddl.table(from).unwrap().def().clone();
-                let mut columns: Vec<NewColumn> = def
-                    .columns
-                    .iter()
-                    .enumerate()
-                    .take(4)
-                    .map(|(i, c)| NewColumn {
-                        column: c.clone(),
-                        source: ColumnSource::Kept(i as u16),
-                    })
-                    .collect();
+                let mut columns = NewColumn::all_kept(&def);
+                columns.truncate(4);
                 if def.columns.len() == 4 {
                     columns.push(NewColumn {
                         column: ColumnDef::new("x", ColumnType::Int { unsigned: false }).nullable(),

@@ -396,10 +396,7 @@ fn open_indexes_follow_columns_added_and_dropped() {
     );
     let other = Cluster::connect(&node.address().to_string()).unwrap();
     let t = other.table("t1").unwrap();
-    let kept = |i: usize| NewColumn {
-        column: t.def().columns[i].clone(),
-        source: ColumnSource::Kept(i as u16),
-    };
+    let kept = |i: usize| NewColumn::kept(t.def(), i);
     // A column added first: every position moves, the answers do not.
     let added = NewColumn {
         column: ColumnDef::new("z", ColumnType::Int { unsigned: false }).nullable(),
@@ -419,10 +416,7 @@ fn open_indexes_follow_columns_added_and_dropped() {
     );
     // Column v dropped: the index that names it answers as opening it would; the others go on.
     let t = other.table("t1").unwrap();
-    let keep = |i: usize| NewColumn {
-        column: t.def().columns[i].clone(),
-        source: ColumnSource::Kept(i as u16),
-    };
+    let keep = |i: usize| NewColumn::kept(t.def(), i);
     other
         .change_columns("t1", t.version(), vec![keep(0), keep(1), keep(3)])
         .unwrap();

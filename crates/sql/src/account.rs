@@ -794,15 +794,21 @@ impl Session {
                     if let Some(p) = &spec.password {
                         (account.plugin, account.auth) = Self::stored(p)?;
                     }
-                    match &scope {
-                        Scope::Global => account.privileges |= privileges,
-                        _ => {
-                            let mut grant = scope.grant_of(&cluster, &account)?;
-                            grant.privileges |= privileges;
-                            users::put_grant(&cluster, &grant)?;
+                    // The account's row changes with global privileges or a password (which a
+                    // new account has).
+                    let changed = match scope.object() {
+                        None => {
+                            account.privileges |= privileges;
+                            true
                         }
-                    }
-                    if !users::update(&cluster, &account)? {
+                        Some(object) => {
+                            let mut grant = grant_of(&cluster, &account, object)?;
+                            grant.privileges |= privileges;
+                            users::put_grants(&cluster, &[grant])?;
+                            spec.password.is_some()
+                        }
+                    };
+                    if changed && !users::update(&cluster, &account)? {
                         users::insert(&cluster, &account)?;
                     }
                     if let Some(p) = &spec.password {
@@ -838,21 +844,22 @@ impl Session {
                     let Some(mut account) = users::find(&cluster, &user, &host)? else {
                         return Err(no_grant(&user, &host));
                     };
-                    match &scope {
-                        Scope::Global => {
+                    match scope.object() {
+                        None => {
                             account.privileges &= !privileges;
                             users::update(&cluster, &account)?;
                         }
-                        Scope::Database(_) | Scope::Table(..) => {
-                            let mut grant = scope.grant_of(&cluster, &account)?;
+                        Some(object) => {
+                            let mut grant = grant_of(&cluster, &account, object)?;
                             if grant.privileges == 0 {
-                                return Err(match &scope {
-                                    Scope::Table(_, table) => no_table_grant(&user, &host, table),
-                                    _ => no_grant(&user, &host),
+                                return Err(if grant.table.is_empty() {
+                                    no_grant(&user, &host)
+                                } else {
+                                    no_table_grant(&user, &host, &grant.table)
                                 });
                             }
                             grant.privileges &= !privileges;
-                            users::put_grant(&cluster, &grant)?;
+                            users::put_grants(&cluster, &[grant])?;
                         }
                     }
                 }
@@ -922,24 +929,33 @@ impl Scope {
         Ok(named | option)
     }
 
-    /// The account's grant on this database or table (with no privileges when it has none).
-    fn grant_of(&self, cluster: &client::Cluster, account: &Account) -> Result<Grant> {
-        let (database, table) = match self {
-            Scope::Database(db) => (db.clone(), String::new()),
-            Scope::Table(db, t) => (db.clone(), t.clone()),
-            Scope::Global => (String::new(), String::new()),
-        };
-        let held = users::grants_of(cluster, &account.user, &account.host)?
-            .into_iter()
-            .find(|g| g.database == database && g.table.eq_ignore_ascii_case(&table));
-        Ok(held.unwrap_or(Grant {
-            user: account.user.clone(),
-            host: account.host.clone(),
-            database,
-            table,
-            privileges: 0,
-        }))
+    /// The (database, table) a grant below the global level names (table empty for a
+    /// database); None for `*.*`.
+    fn object(&self) -> Option<(&str, &str)> {
+        match self {
+            Scope::Global => None,
+            Scope::Database(db) => Some((db, "")),
+            Scope::Table(db, t) => Some((db, t)),
+        }
     }
+}
+
+/// The account's grant on `(database, table)` (with no privileges when it has none).
+fn grant_of(
+    cluster: &client::Cluster,
+    account: &Account,
+    (database, table): (&str, &str),
+) -> Result<Grant> {
+    let held = users::grants_of(cluster, &account.user, &account.host)?
+        .into_iter()
+        .find(|g| g.database == database && g.table.eq_ignore_ascii_case(table));
+    Ok(held.unwrap_or(Grant {
+        user: account.user.clone(),
+        host: account.host.clone(),
+        database: database.into(),
+        table: table.into(),
+        privileges: 0,
+    }))
 }
 
 impl Session {

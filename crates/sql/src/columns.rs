@@ -24,15 +24,7 @@ impl Session {
         operations: &[ast::AlterTableOperation],
     ) -> Result<Option<Vec<client::NewColumn>>> {
         use client::{ColumnSource, NewColumn};
-        let mut columns: Vec<NewColumn> = def
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| NewColumn {
-                column: c.clone(),
-                source: ColumnSource::Kept(i as u16),
-            })
-            .collect();
+        let mut columns = NewColumn::all_kept(def);
         let visible = |columns: &[NewColumn], name: &str| {
             columns
                 .iter()

@@ -312,7 +312,14 @@ impl Session {
     /// holds a privilege that applies to databases globally, or SHOW DATABASES, or a grant on
     /// `db` or on one of its tables.
     pub(crate) fn sees_database(&self, db: &str) -> bool {
-        self.privileges & (DATABASE_LEVEL | SHOW_DATABASES) != 0
+        self.privileges & SHOW_DATABASES != 0 || self.uses_database(db)
+    }
+
+    /// Whether the session holds anything in database `db`: a privilege that applies to
+    /// databases globally, or a grant on `db` or on one of its tables (information_schema is
+    /// everyone's).
+    fn uses_database(&self, db: &str) -> bool {
+        self.privileges & DATABASE_LEVEL != 0
             || crate::infoschema::is_schema(db)
             || self.scoped.on_database(db) != 0
             || self.scoped.any_table_in(db)
@@ -321,10 +328,9 @@ impl Session {
     /// Whether SHOW TABLES and information_schema list table `db`.`table` to the session: it
     /// holds some privilege on it, at any level.
     pub(crate) fn sees_table(&self, db: &str, table: &str) -> bool {
-        self.on_database(db) & DATABASE_LEVEL != 0
+        self.privileges & DATABASE_LEVEL != 0
             || crate::infoschema::is_schema(db)
-            || self.scoped.on_database(db) != 0
-            || self.scoped.on_table(db, table) != 0
+            || self.scoped.on_database(db) | self.scoped.on_table(db, table) != 0
     }
 
     /// Fails with 1142 naming the first table of `names` on which the session lacks `needed`
@@ -396,11 +402,7 @@ impl Session {
     /// Fails with 1044 when the session may not use database `db`: it holds no privilege that
     /// applies to databases, globally or on `db` or on one of its tables.
     pub(crate) fn need_database(&self, db: &str) -> Result<()> {
-        if self.privileges & DATABASE_LEVEL != 0
-            || crate::infoschema::is_schema(db)
-            || self.scoped.on_database(db) != 0
-            || self.scoped.any_table_in(db)
-        {
+        if self.uses_database(db) {
             return Ok(());
         }
         let (user, host) = self.who();

@@ -421,13 +421,16 @@ pub fn grants_of(cluster: &Cluster, user: &str, host: &str) -> Result<Vec<Grant>
     Ok(grants)
 }
 
-/// Stores a grant, replacing the one on the same object; one holding no privileges is removed.
-pub fn put_grant(cluster: &Cluster, grant: &Grant) -> Result<(), SqlError> {
+/// Stores grants in one transaction, each replacing the one on the same object; one holding
+/// no privileges is removed.
+pub fn put_grants(cluster: &Cluster, grants: &[Grant]) -> Result<(), SqlError> {
     let table = grants_table(cluster)?;
     let mut txn = cluster.transaction();
-    if grant.privileges == 0 {
-        txn.delete(&table, grant.key());
-    } else {
+    for grant in grants {
+        if grant.privileges == 0 {
+            txn.delete(&table, grant.key());
+            continue;
+        }
         let values = table
             .values(&[
                 ("user", Value::Bytes(grant.user.clone().into_bytes())),
@@ -444,11 +447,11 @@ pub fn put_grant(cluster: &Cluster, grant: &Grant) -> Result<(), SqlError> {
 
 /// Removes every grant of `user`@`host` below the global level (DROP USER, REVOKE ALL).
 pub fn drop_grants(cluster: &Cluster, user: &str, host: &str) -> Result<(), SqlError> {
-    for mut grant in grants_of(cluster, user, host)? {
-        grant.privileges = 0;
-        put_grant(cluster, &grant)?;
-    }
-    Ok(())
+    let gone: Vec<Grant> = grants_of(cluster, user, host)?
+        .into_iter()
+        .map(|g| Grant { privileges: 0, ..g })
+        .collect();
+    put_grants(cluster, &gone)
 }
 
 /// Moves every grant of one account to another's name (RENAME USER).
@@ -457,24 +460,19 @@ pub fn rename_grants(
     (user, host): (&str, &str),
     (new_user, new_host): (&str, &str),
 ) -> Result<(), SqlError> {
+    let mut moves = Vec::new();
     for grant in grants_of(cluster, user, host)? {
-        put_grant(
-            cluster,
-            &Grant {
-                user: new_user.into(),
-                host: new_host.to_ascii_lowercase(),
-                ..grant.clone()
-            },
-        )?;
-        put_grant(
-            cluster,
-            &Grant {
-                privileges: 0,
-                ..grant
-            },
-        )?;
+        moves.push(Grant {
+            user: new_user.into(),
+            host: new_host.to_ascii_lowercase(),
+            ..grant.clone()
+        });
+        moves.push(Grant {
+            privileges: 0,
+            ..grant
+        });
     }
-    Ok(())
+    put_grants(cluster, &moves)
 }
 
 /// Where a client connects from: the host name its errors and USER() show (`localhost` for a

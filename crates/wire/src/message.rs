@@ -313,6 +313,23 @@ pub struct NewColumn {
     pub source: ColumnSource,
 }
 
+impl NewColumn {
+    /// Column `i` of `def`, kept as it is.
+    pub fn kept(def: &TableDef, i: usize) -> NewColumn {
+        NewColumn {
+            column: def.columns[i].clone(),
+            source: ColumnSource::Kept(i as u16),
+        }
+    }
+
+    /// Every column of `def`, kept as it is: the list a change starts from.
+    pub fn all_kept(def: &TableDef) -> Vec<NewColumn> {
+        (0..def.columns.len())
+            .map(|i| NewColumn::kept(def, i))
+            .collect()
+    }
+}
+
 /// Where a changed table's column takes its values from.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ColumnSource {
