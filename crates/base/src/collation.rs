@@ -308,6 +308,39 @@ pub fn compare(a: &[u8], b: &[u8], collation: Collation) -> Ordering {
     }
 }
 
+/// The first eight bytes of `sort_key(bytes, collation)` as a big-endian number, zero-filled when
+/// the key is shorter, for the collations whose key is each character's weight in turn (None for
+/// the UCA ones). Two strings whose prefixes differ order as their prefixes do; equal prefixes
+/// decide nothing. A sort compares these first and weighs whole strings only on a tie.
+pub fn sort_key_prefix(bytes: &[u8], collation: Collation) -> Option<u64> {
+    let mut key = [0u8; 8];
+    let fill = |key: &mut [u8; 8], from: &[u8]| {
+        let n = from.len().min(8);
+        key[..n].copy_from_slice(&from[..n]);
+    };
+    match collation {
+        Collation::Binary => fill(&mut key, bytes),
+        Collation::Latin1Bin | Collation::Utf8mb4Bin | Collation::Utf8mb3Bin => {
+            fill(&mut key, trim_spaces(bytes))
+        }
+        Collation::Latin1SwedishCi | Collation::Latin1TextSwedishCi | Collation::Latin1TextBin => {
+            for (k, w) in key.iter_mut().zip(weights(bytes, collation)) {
+                *k = w as u8;
+            }
+        }
+        Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi => {
+            for (k, w) in key.chunks_exact_mut(2).zip(weights(bytes, collation)) {
+                k.copy_from_slice(&(w as u16).to_be_bytes());
+            }
+        }
+        Collation::Utf8mb4UnicodeCi
+        | Collation::Utf8mb3UnicodeCi
+        | Collation::Utf8mb4Unicode520Ci
+        | Collation::Utf8mb3Unicode520Ci => return None,
+    }
+    Some(u64::from_be_bytes(key))
+}
+
 /// Appends the collation's sort key for `bytes`: equal strings give equal keys and byte order of
 /// keys is the collation's order. The key is not self-delimiting; `key::encode_value` frames it.
 pub fn sort_key(bytes: &[u8], collation: Collation, out: &mut Vec<u8>) {
@@ -556,6 +589,21 @@ mod tests {
                 ka.cmp(&kb),
                 "{a:?} {b:?}"
             );
+            if let Some(prefix) = sort_key_prefix(a.as_bytes(), ci) {
+                let mut first = [0u8; 8];
+                let n = ka.len().min(8);
+                first[..n].copy_from_slice(&ka[..n]);
+                assert_eq!(prefix, u64::from_be_bytes(first), "{a:?} under {ci:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn sort_key_prefixes_are_the_keys_first_bytes() {
+        for ci in (0..=u8::MAX).filter_map(Collation::from_u8) {
+            compare_agrees_with_sort_keys(ci);
+            let has_prefix = sort_key_prefix(b"abc", ci).is_some();
+            assert_eq!(has_prefix, !ci.name().contains("unicode"), "{ci:?}");
         }
     }
 

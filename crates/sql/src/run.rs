@@ -469,30 +469,68 @@ fn order_values(x: &Value, y: &Value, desc: bool, c: Collation) -> Ordering {
     }
 }
 
-/// Orders two output rows (items, values of the order keys that are not items) by `order`.
-fn by_row_keys(
-    a: &(Vec<Value>, Vec<Value>),
-    b: &(Vec<Value>, Vec<Value>),
+/// The value of `row` (items, values of the order keys that are not items) for its `key`-th
+/// order key.
+fn order_value<'a>(
+    row: &'a (Vec<Value>, Vec<Value>),
     order: &[(OrderKey, bool, Collation)],
-) -> Ordering {
-    let mut expr = 0;
-    for (k, desc, c) in order {
-        let (x, y) = match k {
-            OrderKey::Item(i) => (a.0.get(*i), b.0.get(*i)),
-            OrderKey::Expr(_) => {
-                expr += 1;
-                (a.1.get(expr - 1), b.1.get(expr - 1))
-            }
-        };
-        let (Some(x), Some(y)) = (x, y) else {
-            continue;
-        };
-        let o = order_values(x, y, *desc, *c);
-        if o != Ordering::Equal {
-            return o;
+    key: usize,
+) -> Option<&'a Value> {
+    match order[key].0 {
+        OrderKey::Item(i) => row.0.get(i),
+        OrderKey::Expr(_) => {
+            let nth = order[..key]
+                .iter()
+                .filter(|(k, ..)| matches!(k, OrderKey::Expr(_)))
+                .count();
+            row.1.get(nth)
         }
     }
-    Ordering::Equal
+}
+
+/// The order of `rows` (items, values of the order keys that are not items) under `order`, as
+/// indices, stable. Sorting indices moves 4 bytes per swap instead of a row's two vectors, and
+/// a string first key is compared by its sort key's first eight bytes, weighed once per row,
+/// before whole values are compared.
+fn sorted_order(
+    rows: &[(Vec<Value>, Vec<Value>)],
+    order: &[(OrderKey, bool, Collation)],
+) -> Vec<u32> {
+    let mut index: Vec<u32> = (0..rows.len() as u32).collect();
+    if rows.len() < 2 {
+        return index;
+    }
+    let prefixes: Vec<Option<u64>> = match order.first() {
+        Some((_, _, collation)) => rows
+            .iter()
+            .map(|row| match order_value(row, order, 0) {
+                Some(Value::Bytes(b)) => base::collation::sort_key_prefix(b, *collation),
+                _ => None,
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    index.sort_by(|&a, &b| {
+        if let (Some(Some(x)), Some(Some(y))) = (prefixes.get(a as usize), prefixes.get(b as usize))
+        {
+            if x != y {
+                return if order[0].1 { y.cmp(x) } else { x.cmp(y) };
+            }
+        }
+        let (a, b) = (&rows[a as usize], &rows[b as usize]);
+        for (key, (_, desc, collation)) in order.iter().enumerate() {
+            let (Some(x), Some(y)) = (order_value(a, order, key), order_value(b, order, key))
+            else {
+                continue;
+            };
+            let o = order_values(x, y, *desc, *collation);
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    });
+    index
 }
 
 pub(crate) fn count_value(v: Value) -> Result<u64> {
@@ -1238,16 +1276,25 @@ impl Session {
             let collations = crate::meta::collations(&p.columns);
             out.retain(|(items, _)| seen.insert(group_key(items, &collations)));
         }
-        if !p.order.is_empty() {
-            out.sort_by(|a, b| by_row_keys(a, b, &p.order));
-        }
         self.last_found_rows = out.len() as u64;
-        let rows: Vec<Vec<Value>> = out
-            .into_iter()
-            .skip(offset as usize)
-            .take(limit.map_or(usize::MAX, |l| l as usize))
-            .map(|(items, _)| items)
-            .collect();
+        let take = limit.map_or(usize::MAX, |l| l as usize);
+        let rows: Vec<Vec<Value>> = if p.order.is_empty() {
+            out.into_iter()
+                .skip(offset as usize)
+                .take(take)
+                .map(|(items, _)| items)
+                .collect()
+        } else {
+            let order = sorted_order(&out, &p.order);
+            let mut out: Vec<Option<Vec<Value>>> =
+                out.into_iter().map(|(items, _)| Some(items)).collect();
+            order
+                .into_iter()
+                .skip(offset as usize)
+                .take(take)
+                .filter_map(|i| out[i as usize].take())
+                .collect()
+        };
         Ok(Outcome::Rows {
             columns: p.columns.clone(),
             rows,
