@@ -19,9 +19,49 @@ pub struct Aggregate {
     pub kind: AggKind,
     /// None for COUNT(*).
     pub arg: Option<Expr>,
+    /// Further arguments: GROUP_CONCAT concatenates them after `arg`, COUNT(DISTINCT a, b)
+    /// counts distinct lists; a row where any is NULL is skipped.
+    pub more: Vec<Expr>,
     pub distinct: bool,
     /// The collation MIN, MAX and DISTINCT compare the argument's strings under.
     pub collation: Collation,
+    /// DISTINCT's collations for `more`, in order.
+    pub more_collations: Vec<Collation>,
+    /// GROUP_CONCAT's ORDER BY: each key, whether descending, its collation.
+    pub order: Vec<(Expr, bool, Collation)>,
+    /// GROUP_CONCAT's SEPARATOR (a comma unless given).
+    pub separator: Vec<u8>,
+}
+
+impl Aggregate {
+    /// An aggregate of one argument (None: COUNT(*)).
+    pub fn new(kind: AggKind, arg: Option<Expr>, distinct: bool, collation: Collation) -> Self {
+        Aggregate {
+            kind,
+            arg,
+            more: Vec::new(),
+            distinct,
+            collation,
+            more_collations: Vec::new(),
+            order: Vec::new(),
+            separator: b",".to_vec(),
+        }
+    }
+
+    /// Every expression the aggregate evaluates over a row.
+    pub fn exprs(&self) -> impl Iterator<Item = &Expr> {
+        self.arg
+            .iter()
+            .chain(&self.more)
+            .chain(self.order.iter().map(|(e, ..)| e))
+    }
+
+    pub fn exprs_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
+        self.arg
+            .iter_mut()
+            .chain(&mut self.more)
+            .chain(self.order.iter_mut().map(|(e, ..)| e))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +81,8 @@ pub struct Accumulator {
     sum: Option<Num>,
     best: Option<Value>,
     concat: Vec<Vec<u8>>,
+    /// GROUP_CONCAT with ORDER BY: each value's order keys beside its text.
+    ordered: Vec<(Vec<Value>, Vec<u8>)>,
     seen: Option<std::collections::HashSet<Vec<u8>>>,
 }
 
@@ -51,6 +93,7 @@ impl Accumulator {
             sum: None,
             best: None,
             concat: Vec::new(),
+            ordered: Vec::new(),
             seen: agg.distinct.then(Default::default),
         }
     }
@@ -66,8 +109,27 @@ impl Accumulator {
         if v.is_null() {
             return Ok(());
         }
+        let mut more = Vec::with_capacity(agg.more.len());
+        for e in &agg.more {
+            let m = e.eval(env)?;
+            if m.is_null() {
+                return Ok(());
+            }
+            more.push(m);
+        }
         if let Some(seen) = &mut self.seen {
-            if !seen.insert(group_key(std::slice::from_ref(&v), &[agg.collation])) {
+            let key = if more.is_empty() {
+                group_key(std::slice::from_ref(&v), &[agg.collation])
+            } else {
+                let all: Vec<Value> = std::iter::once(v.clone())
+                    .chain(more.iter().cloned())
+                    .collect();
+                let collations: Vec<Collation> = std::iter::once(agg.collation)
+                    .chain(agg.more_collations.iter().copied())
+                    .collect();
+                group_key(&all, &collations)
+            };
+            if !seen.insert(key) {
                 return Ok(());
             }
         }
@@ -100,8 +162,22 @@ impl Accumulator {
                 }
             }
             AggKind::GroupConcat => {
-                if self.concat.len() < crate::GROUP_CONCAT_VALUES_MAX {
-                    self.concat.push(value_text(&v).unwrap_or_default());
+                if self.concat.len() + self.ordered.len() >= crate::GROUP_CONCAT_VALUES_MAX {
+                    return Ok(());
+                }
+                let mut text = value_text(&v).unwrap_or_default();
+                for m in &more {
+                    text.extend(value_text(m).unwrap_or_default());
+                }
+                if agg.order.is_empty() {
+                    self.concat.push(text);
+                } else {
+                    let keys = agg
+                        .order
+                        .iter()
+                        .map(|(e, ..)| e.eval(env))
+                        .collect::<Result<Vec<_>>>()?;
+                    self.ordered.push((keys, text));
                 }
             }
         }
@@ -128,8 +204,32 @@ impl Accumulator {
                 if self.count == 0 {
                     Value::Null
                 } else {
-                    let mut joined = self.concat.join(&b","[..]);
-                    joined.truncate(crate::GROUP_CONCAT_BYTES_MAX);
+                    let mut joined = if agg.order.is_empty() {
+                        self.concat.join(&agg.separator[..])
+                    } else {
+                        let mut ordered: Vec<&(Vec<Value>, Vec<u8>)> =
+                            self.ordered.iter().collect();
+                        ordered.sort_by(|(a, _), (b, _)| {
+                            a.iter()
+                                .zip(b)
+                                .zip(&agg.order)
+                                .map(|((x, y), (_, desc, c))| {
+                                    crate::run::order_values(x, y, *desc, *c)
+                                })
+                                .find(|o| *o != Ordering::Equal)
+                                .unwrap_or(Ordering::Equal)
+                        });
+                        let texts: Vec<&[u8]> = ordered.iter().map(|(_, t)| &t[..]).collect();
+                        texts.join(&agg.separator[..])
+                    };
+                    if joined.len() > crate::GROUP_CONCAT_BYTES_MAX {
+                        // Cut at a character's start, as MariaDB does (it keeps whole characters).
+                        let mut end = crate::GROUP_CONCAT_BYTES_MAX;
+                        while end > 0 && (joined[end] & 0xC0) == 0x80 {
+                            end -= 1;
+                        }
+                        joined.truncate(end);
+                    }
                     Value::Bytes(joined)
                 }
             }

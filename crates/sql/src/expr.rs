@@ -334,13 +334,15 @@ impl<'a> Compiler<'a> {
                 negated,
                 expr,
                 pattern,
-                escape_char: None,
+                escape_char,
                 any: false,
-            } => Expr::Like(
-                Box::new(self.compile(expr)?),
-                Box::new(self.compile(pattern)?),
-                *negated,
-            ),
+            } => {
+                let mut p = self.compile(pattern)?;
+                if let Some(escape) = escape_char {
+                    p = self.like_escape(p, escape)?;
+                }
+                Expr::Like(Box::new(self.compile(expr)?), Box::new(p), *negated)
+            }
             Ast::Case {
                 operand,
                 conditions,
@@ -388,10 +390,21 @@ impl<'a> Compiler<'a> {
             }
             Ast::Trim {
                 expr,
-                trim_where: None,
-                trim_what: None,
+                trim_where,
+                trim_what,
                 trim_characters: None,
-            } => Expr::Call(Func::Trim, vec![self.compile(expr)?]),
+            } => {
+                let f = match trim_where {
+                    None | Some(ast::TrimWhereField::Both) => Func::Trim,
+                    Some(ast::TrimWhereField::Leading) => Func::Ltrim,
+                    Some(ast::TrimWhereField::Trailing) => Func::Rtrim,
+                };
+                let mut args = vec![self.compile(expr)?];
+                if let Some(w) = trim_what {
+                    args.push(self.compile(w)?);
+                }
+                Expr::Call(f, args)
+            }
             Ast::Floor {
                 expr,
                 field: ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime),
@@ -446,6 +459,52 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// The pattern of `LIKE pattern ESCAPE escape` in the backslash form `Expr::Like` reads.
+    /// The escape must be a constant of at most one character (1210 otherwise, as MariaDB);
+    /// another character than a backslash needs a constant pattern.
+    fn like_escape(&mut self, pattern: Expr, escape: &Ast) -> Result<Expr> {
+        let bad = || SqlError::new(1210, "HY000", "Incorrect arguments to ESCAPE");
+        let escape = match self.compile(escape)? {
+            Expr::Const(v) => value_text(&v).ok_or_else(bad)?,
+            _ => return Err(bad()),
+        };
+        let escape = match std::str::from_utf8(&escape).map(|t| {
+            let mut chars = t.chars();
+            (chars.next(), chars.next())
+        }) {
+            Ok((Some(c), None)) => Some(c),
+            Ok((None, _)) => None,
+            _ => return Err(bad()),
+        };
+        if escape == Some('\\') {
+            return Ok(pattern);
+        }
+        match pattern {
+            Expr::Const(v) if v.is_null() => Ok(Expr::Const(v)),
+            Expr::Const(v) => {
+                let text =
+                    String::from_utf8_lossy(&value_text(&v).unwrap_or_default()).into_owned();
+                let mut out = String::with_capacity(text.len() + 4);
+                let mut chars = text.chars();
+                while let Some(c) = chars.next() {
+                    if Some(c) == escape {
+                        // The next character stands for itself (an escape at the end, too).
+                        out.push('\\');
+                        out.push(chars.next().unwrap_or(c));
+                    } else if c == '\\' {
+                        out.push_str("\\\\");
+                    } else {
+                        out.push(c);
+                    }
+                }
+                Ok(Expr::Const(Value::Bytes(out.into_bytes())))
+            }
+            _ => Err(SqlError::unsupported(
+                "LIKE ... ESCAPE with a pattern that is not a constant",
+            )),
+        }
+    }
+
     /// Whether `e` is a string in latin1.
     fn is_latin1(&self, e: &Expr) -> Result<bool> {
         let d = self.derive(e)?;
@@ -461,19 +520,92 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// An aggregate call: its arguments (several for GROUP_CONCAT, and for COUNT with DISTINCT),
+    /// and GROUP_CONCAT's ORDER BY and SEPARATOR.
+    fn aggregate(
+        &mut self,
+        f: &ast::Function,
+        kind: AggKind,
+        args: &[&ast::FunctionArg],
+        distinct: bool,
+        clauses: &[ast::FunctionArgumentClause],
+    ) -> Result<Aggregate> {
+        let several = kind == AggKind::GroupConcat || (kind == AggKind::Count && distinct);
+        let mut exprs = Vec::with_capacity(args.len());
+        for a in args {
+            match a {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)
+                    if kind == AggKind::Count && !distinct && args.len() == 1 =>
+                {
+                    return Ok(Aggregate::new(
+                        kind,
+                        None,
+                        false,
+                        Collation::Utf8mb4GeneralCi,
+                    ));
+                }
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e))
+                    if args.len() == 1 || several =>
+                {
+                    exprs.push(self.compile(e)?)
+                }
+                _ if args.len() > 1 && !several => {
+                    // MariaDB's grammar has one argument here.
+                    return Err(SqlError::new(
+                        1064,
+                        "42000",
+                        format!("You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '{}'", args[1]),
+                    ));
+                }
+                _ => return Err(SqlError::unsupported(format!("the function {f}"))),
+            }
+        }
+        let mut exprs = exprs.into_iter();
+        let Some(arg) = exprs.next() else {
+            return Err(SqlError::unsupported(format!("the function {f}")));
+        };
+        let mut aggregate = Aggregate::new(kind, None, distinct, self.sort_collation(&arg)?);
+        aggregate.arg = Some(arg);
+        for e in exprs {
+            aggregate.more_collations.push(self.sort_collation(&e)?);
+            aggregate.more.push(e);
+        }
+        for clause in clauses {
+            match clause {
+                ast::FunctionArgumentClause::OrderBy(keys) => {
+                    for o in keys {
+                        let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
+                        let e = self.compile(&o.expr)?;
+                        let collation = self.sort_collation(&e)?;
+                        aggregate.order.push((e, desc, collation));
+                    }
+                }
+                ast::FunctionArgumentClause::Separator(v) => {
+                    aggregate.separator = match literal(&v.value)? {
+                        Value::Bytes(b) => b,
+                        _ => return Err(SqlError::unsupported(format!("the function {f}"))),
+                    };
+                }
+                _ => return Err(SqlError::unsupported(format!("the function {f}"))),
+            }
+        }
+        Ok(aggregate)
+    }
+
     fn function(&mut self, f: &ast::Function) -> Result<Expr> {
         let name = f.name.to_string().to_ascii_lowercase();
-        let (args, distinct) = match &f.args {
-            ast::FunctionArguments::None => (Vec::new(), false),
+        let (args, distinct, clauses) = match &f.args {
+            ast::FunctionArguments::None => (Vec::new(), false, &[][..]),
             ast::FunctionArguments::List(l) => {
                 let distinct = matches!(
                     l.duplicate_treatment,
                     Some(ast::DuplicateTreatment::Distinct)
                 );
-                if !l.clauses.is_empty() {
+                // ORDER BY and SEPARATOR belong to GROUP_CONCAT alone.
+                if !l.clauses.is_empty() && name != "group_concat" {
                     return Err(SqlError::unsupported(format!("the function {f}")));
                 }
-                (l.args.iter().collect::<Vec<_>>(), distinct)
+                (l.args.iter().collect::<Vec<_>>(), distinct, &l.clauses[..])
             }
             ast::FunctionArguments::Subquery(_) => {
                 return Err(SqlError::unsupported(format!("the function {f}")))
@@ -519,25 +651,11 @@ impl<'a> Compiler<'a> {
             _ => None,
         };
         if let Some(kind) = agg {
-            let arg = match args.as_slice() {
-                [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)]
-                    if kind == AggKind::Count && !distinct =>
-                {
-                    None
-                }
-                [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e))] => {
-                    // Aggregates do not nest: compile the argument without aggregates.
-                    let saved = self.aggregates.take();
-                    let arg = self.compile(e);
-                    self.aggregates = saved;
-                    Some(arg?)
-                }
-                _ => return Err(SqlError::unsupported(format!("the function {f}"))),
-            };
-            let collation = match &arg {
-                Some(a) => self.sort_collation(a)?,
-                None => Collation::Utf8mb4GeneralCi,
-            };
+            // Aggregates do not nest: their arguments compile without aggregates.
+            let saved = self.aggregates.take();
+            let compiled = self.aggregate(f, kind, &args, distinct, clauses);
+            self.aggregates = saved;
+            let aggregate = compiled?;
             let Some(list) = self.aggregates.as_mut() else {
                 return Err(SqlError::new(
                     1111,
@@ -545,12 +663,7 @@ impl<'a> Compiler<'a> {
                     "Invalid use of group function",
                 ));
             };
-            list.push(Aggregate {
-                kind,
-                arg,
-                distinct,
-                collation,
-            });
+            list.push(aggregate);
             return Ok(Expr::Agg(list.len() - 1));
         }
         if distinct {

@@ -297,17 +297,21 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
             bytes_value(part.iter().collect::<String>().into_bytes())
         }
         Trim | Ltrim | Rtrim => {
+            // TRIM([BOTH|LEADING|TRAILING] [remove FROM] s): whole repeats of `remove` (a space
+            // unless given) come off, compared byte for byte as in MariaDB.
             let t = text(&v[0]).unwrap_or_default();
-            let mut a = 0;
-            let mut b = t.len();
-            if f != Rtrim {
-                while a < b && t[a] == b' ' {
-                    a += 1;
+            let remove = v.get(1).and_then(text).unwrap_or_else(|| b" ".to_vec());
+            let (mut a, mut b) = (0, t.len());
+            if !remove.is_empty() {
+                if f != Rtrim {
+                    while t[a..b].starts_with(&remove) {
+                        a += remove.len();
+                    }
                 }
-            }
-            if f != Ltrim {
-                while b > a && t[b - 1] == b' ' {
-                    b -= 1;
+                if f != Ltrim {
+                    while t[a..b].ends_with(&remove) {
+                        b -= remove.len();
+                    }
                 }
             }
             bytes_value(t[a..b].to_vec())

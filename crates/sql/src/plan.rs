@@ -978,7 +978,7 @@ pub fn select(
             let mut exprs: Vec<&mut Expr> = items.iter_mut().collect();
             exprs.extend(group_by.iter_mut());
             exprs.extend(having.iter_mut());
-            exprs.extend(aggregates.iter_mut().filter_map(|a| a.arg.as_mut()));
+            exprs.extend(aggregates.iter_mut().flat_map(|a| a.exprs_mut()));
             let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, ..)| k).collect();
             let mut src = source(
                 table,
@@ -1006,7 +1006,7 @@ pub fn select(
                     .iter()
                     .chain(&group_by)
                     .chain(&having)
-                    .chain(aggregates.iter().filter_map(|a| a.arg.as_ref()))
+                    .chain(aggregates.iter().flat_map(|a| a.exprs()))
                     .chain(ons.iter().flatten())
                     .chain(&filter)
                     .chain(order.iter().filter_map(|(k, ..)| match k {

@@ -455,7 +455,7 @@ pub(crate) fn by_keys(a: &[Value], b: &[Value], order: &[(OrderKey, bool, Collat
 }
 
 /// ORDER BY's order of two values: NULLs first, strings under `c`, descending reversed.
-fn order_values(x: &Value, y: &Value, desc: bool, c: Collation) -> Ordering {
+pub(crate) fn order_values(x: &Value, y: &Value, desc: bool, c: Collation) -> Ordering {
     let o = match (x.is_null(), y.is_null()) {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Less,

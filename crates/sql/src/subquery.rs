@@ -686,7 +686,7 @@ impl Session {
             .chain(&p.having)
             .chain(&p.group_by)
             .chain(order)
-            .chain(p.aggregates.iter().filter_map(|a| a.arg.as_ref()));
+            .chain(p.aggregates.iter().flat_map(|a| a.exprs()));
         self.run_correlated(txn, exprs, seen, params)?;
         Ok(rows)
     }

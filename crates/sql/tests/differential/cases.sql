@@ -270,8 +270,11 @@ SELECT id FROM items WHERE name LIKE '';
 SELECT id FROM items WHERE name LIKE '%';
 SELECT id FROM items WHERE name LIKE '50\%%';
 SELECT id FROM items WHERE name LIKE '%\_%';
--- expect-difference: LIKE ... ESCAPE is not supported yet
 SELECT id FROM items WHERE name LIKE '%!_%' ESCAPE '!';
+SELECT 'a_c' LIKE 'a!_c' ESCAPE '!', 'abc' LIKE 'a!_c' ESCAPE '!', 'a%' LIKE 'a|%' ESCAPE '|', 'a\\b' LIKE 'a\\b' ESCAPE '!', 'a!' LIKE 'a!' ESCAPE '!', 'ab' LIKE 'a_' ESCAPE '', 'a_' LIKE 'a\\_' ESCAPE '\\';
+SELECT 'x' LIKE 'x' ESCAPE 'ab';
+SELECT id FROM items WHERE code LIKE 'A#%' ESCAPE '#' OR code LIKE 'B0_1' ESCAPE '#' ORDER BY id;
+SELECT 'a' LIKE NULL ESCAPE '!', NULL LIKE 'a' ESCAPE '!', 'A' NOT LIKE 'a' ESCAPE '!';
 SELECT id FROM items WHERE name LIKE 'caf_';
 SELECT id FROM items WHERE name LIKE '%''%';
 SELECT id FROM items WHERE code LIKE 'a00_';
@@ -380,8 +383,12 @@ SELECT LEFT('hello', 2), LEFT('hello', 0), LEFT('hello', 10), LEFT('hello', -1),
 SELECT id, LEFT(code, 1), RIGHT(code, 3) FROM items WHERE id <= 5;
 SELECT TRIM('  x  '), LTRIM('  x  '), RTRIM('  x  '), TRIM(''), TRIM(NULL), CONCAT('[', TRIM('	 tab'), ']');
 SELECT id, CONCAT('[', TRIM(name), ']'), LENGTH(TRIM(name)), LENGTH(RTRIM(name)), LENGTH(LTRIM(name)) FROM items WHERE id = 31;
--- expect-difference: TRIM's LEADING/BOTH/TRAILING forms are not supported yet
 SELECT TRIM(LEADING 'x' FROM 'xxaxx'), TRIM(BOTH 'x' FROM 'xxaxx'), TRIM(TRAILING 'x' FROM 'xxaxx');
+SELECT TRIM('ab' FROM 'ababcab'), TRIM('' FROM 'xx'), TRIM(NULL FROM 'a'), TRIM('a' FROM NULL);
+-- expect-difference: TRIM(LEADING FROM s) without the string to remove does not parse (sqlparser); TRIM(LEADING ' ' FROM s) does
+SELECT TRIM(LEADING FROM '  a  ');
+SELECT TRIM(LEADING 'X' FROM 'xxa'), TRIM('é' FROM 'ééaé'), TRIM(BOTH 'aa' FROM 'aaaaa'), TRIM(LEADING 1 FROM 1121), TRIM(TRAILING '0' FROM 1.500);
+SELECT id, TRIM(TRAILING 'r' FROM name), TRIM(LEADING 'H' FROM name) FROM items WHERE id <= 4 ORDER BY id;
 SELECT REPLACE('hello', 'l', 'L'), REPLACE('hello', 'L', 'x'), REPLACE('aaa', 'a', ''), REPLACE('abc', '', 'x'), REPLACE(NULL, 'a', 'b');
 SELECT id, REPLACE(name, 'a', 'o') FROM items WHERE id IN (1, 6, 19);
 SELECT REPEAT('ab', 3), REPEAT('x', 0), REPEAT('x', -1), REPEAT(NULL, 2), REPEAT('-', 10), REPEAT(1, 3);
@@ -453,11 +460,24 @@ SELECT COUNT(*), 1 + 1 FROM items;
 SELECT GROUP_CONCAT(code) FROM items WHERE id <= 5;
 SELECT GROUP_CONCAT(name) FROM items WHERE id BETWEEN 19 AND 21;
 SELECT GROUP_CONCAT(DISTINCT qty) FROM items WHERE qty BETWEEN 2500 AND 5000;
--- expect-difference: GROUP_CONCAT's ORDER BY and SEPARATOR are not supported yet
 SELECT GROUP_CONCAT(code ORDER BY id DESC) FROM items WHERE id <= 5;
--- expect-difference: GROUP_CONCAT's ORDER BY and SEPARATOR are not supported yet
 SELECT GROUP_CONCAT(code SEPARATOR '|') FROM items WHERE id <= 3;
 SELECT GROUP_CONCAT(qty) FROM items WHERE id > 100;
+SELECT GROUP_CONCAT(name ORDER BY name DESC, id SEPARATOR '; ') FROM items WHERE id <= 12;
+SELECT GROUP_CONCAT(DISTINCT LOWER(category) ORDER BY LOWER(category)) FROM items;
+SELECT GROUP_CONCAT(DISTINCT LOWER(category) ORDER BY LOWER(category) DESC SEPARATOR '') FROM items;
+SELECT LOWER(category), GROUP_CONCAT(id ORDER BY qty, id) FROM items GROUP BY category ORDER BY category;
+SELECT LOWER(category), GROUP_CONCAT(code, '=', qty ORDER BY code SEPARATOR ',') FROM items GROUP BY category ORDER BY category;
+SELECT GROUP_CONCAT(id, name ORDER BY id) FROM items WHERE id <= 8;
+SELECT GROUP_CONCAT(DISTINCT LOWER(category), qty % 2 ORDER BY LOWER(category), qty % 2) FROM items;
+SELECT GROUP_CONCAT(price ORDER BY price IS NULL, price DESC, id) FROM items WHERE id <= 10;
+SELECT GROUP_CONCAT(name ORDER BY LENGTH(name), name, id SEPARATOR 0x2c20) FROM items WHERE id <= 6;
+SELECT GROUP_CONCAT(code ORDER BY 1) FROM items WHERE id <= 4;
+SELECT LENGTH(GROUP_CONCAT(name, name, name, name SEPARATOR '-----')) FROM items;
+SELECT COUNT(DISTINCT category, qty), COUNT(DISTINCT name, category, price) FROM items;
+SELECT LOWER(category), COUNT(DISTINCT qty, price) FROM items GROUP BY category ORDER BY category;
+SELECT COUNT(category, qty) FROM items;
+SELECT SUM(qty, price) FROM items;
 
 -- ---------------------------------------------------------------- GROUP BY and HAVING
 SELECT LOWER(category), COUNT(*) FROM items GROUP BY category;
@@ -497,7 +517,6 @@ SELECT DISTINCT age FROM people ORDER BY age;
 SELECT DISTINCT LEFT(code, 1) FROM items ORDER BY 1 DESC;
 SELECT DISTINCT qty, price FROM items WHERE id IN (12, 13, 34, 35);
 SELECT DISTINCT 1 FROM items;
--- expect-difference: COUNT(DISTINCT) of several expressions is not supported yet
 SELECT COUNT(DISTINCT qty, price) FROM items;
 
 -- ---------------------------------------------------------------- ORDER BY and LIMIT
