@@ -1481,7 +1481,7 @@ impl Expr {
     }
 
     /// [`Expr::children`], to change them.
-    fn children_mut(&mut self) -> Vec<&mut Expr> {
+    pub(crate) fn children_mut(&mut self) -> Vec<&mut Expr> {
         match self {
             Expr::Not(e)
             | Expr::Neg(e)

@@ -901,6 +901,13 @@ pub fn select(
         Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
     };
     let mut order = order_by(&mut c, &names, &items, order_exprs)?;
+    for (key, _, collation) in &mut order {
+        if let OrderKey::Expr(e) = key {
+            // Sorted by the type MySQL aggregates for it (IF of a string and a number: strings).
+            unify_branches(e, def.as_ref(), &c);
+            *collation = c.sort_collation(e)?;
+        }
+    }
     let aggregates = c.aggregates.take().unwrap_or_default();
     c.place = "on clause";
     let ons: Vec<Option<Expr>> = tables
@@ -922,6 +929,9 @@ pub fn select(
     };
     // Metadata from the items before remapping (joined-row positions).
     c.aggregates = Some(aggregates);
+    for e in &mut items {
+        unify_branches(e, def.as_ref(), &c);
+    }
     let derived = items
         .iter()
         .map(|e| c.derive(e))
@@ -1404,11 +1414,13 @@ pub fn static_type(
         },
         Case {
             whens, otherwise, ..
-        } => whens
-            .first()
-            .map(|(_, t)| static_type(t, def, aggregates))
-            .or_else(|| otherwise.as_ref().map(|o| static_type(o, def, aggregates)))
-            .unwrap_or((types::NULL, 0, 0)),
+        } => aggregate_type(
+            whens
+                .iter()
+                .map(|(_, t)| t)
+                .chain(otherwise.as_deref())
+                .map(|b| static_type(b, def, aggregates)),
+        ),
         Call(Func::Temporal(t), args) => {
             crate::temporal::result_type(*t, args, &|a| static_type(a, def, aggregates))
         }
@@ -1420,8 +1432,25 @@ pub fn static_type(
         .unwrap_or((types::VAR_STRING, 1024, 31)),
         Call(f, args) => match f {
             Func::Length | Func::CharLength | Func::Sign => (types::LONGLONG, 10, 0),
-            Func::Abs | Func::Floor | Func::Ceiling | Func::Round | Func::Mod => {
+            Func::Mod => {
+                let (a, b) = (
+                    static_type(&args[0], def, aggregates),
+                    static_type(&args[1], def, aggregates),
+                );
+                match (class_of(a), class_of(b)) {
+                    (Class::Int, Class::Int) => (types::LONGLONG, a.1.max(b.1), 0),
+                    (Class::Int | Class::Decimal(_), Class::Int | Class::Decimal(_)) => {
+                        (types::NEWDECIMAL, a.1.max(b.1), a.2.max(b.2))
+                    }
+                    _ => (types::DOUBLE, 22, 31),
+                }
+            }
+            Func::Abs | Func::Floor | Func::Ceiling | Func::Round => {
                 let t = static_type(&args[0], def, aggregates);
+                if class_of(t) == Class::String {
+                    // A string argument is read as a number: a DOUBLE, as MariaDB.
+                    return (types::DOUBLE, 22, 31);
+                }
                 match (f, t.0) {
                     (Func::Floor | Func::Ceiling, types::NEWDECIMAL) => (types::LONGLONG, 21, 0),
                     (Func::Round, types::NEWDECIMAL) => {
@@ -1434,23 +1463,186 @@ pub fn static_type(
                     _ => t,
                 }
             }
-            Func::IfNull | Func::Coalesce | Func::Greatest | Func::Least | Func::NullIf => args
+            Func::IfNull | Func::Coalesce => {
+                aggregate_type(args.iter().map(|a| static_type(a, def, aggregates)))
+            }
+            Func::Greatest | Func::Least | Func::NullIf => args
                 .iter()
                 .map(|a| static_type(a, def, aggregates))
                 .find(|t| t.0 != types::NULL)
                 .unwrap_or((types::NULL, 0, 0)),
-            Func::If => {
-                let t = static_type(&args[1], def, aggregates);
-                if t.0 == types::NULL {
-                    static_type(&args[2], def, aggregates)
-                } else {
-                    t
-                }
-            }
+            Func::If => aggregate_type(args[1..].iter().map(|a| static_type(a, def, aggregates))),
             _ => (types::VAR_STRING, 1024, 31),
         },
     }
 }
+
+/// The type of a CASE, IF, IFNULL or COALESCE over branches of these types: a string when one
+/// is a string, else the first that is not NULL ([`unify_branches`] has made numeric branches
+/// alike).
+fn aggregate_type(branches: impl Iterator<Item = (u8, u32, u8)>) -> (u8, u32, u8) {
+    let mut first = None;
+    let mut string: Option<u32> = None;
+    for t in branches {
+        if class_of(t) == Class::String {
+            string = Some(string.unwrap_or(0).max(t.1));
+        }
+        if first.is_none() && t.0 != types::NULL {
+            first = Some(t);
+        }
+    }
+    match (string, first) {
+        (Some(len), Some(f)) if class_of(f) != Class::String => {
+            (types::VAR_STRING, len.max(f.1), 31)
+        }
+        (_, f) => f.unwrap_or((types::NULL, 0, 0)),
+    }
+}
+
+/// The class of a static type, for [`unify_branches`].
+#[derive(Clone, Copy, PartialEq)]
+enum Class {
+    Null,
+    Int,
+    Decimal(u8),
+    Double,
+    String,
+    Date,
+    DateTime(u8),
+    Other,
+}
+
+fn class_of(t: (u8, u32, u8)) -> Class {
+    match t.0 {
+        types::NULL => Class::Null,
+        types::TINY | types::SHORT | types::INT24 | types::LONG | types::LONGLONG => Class::Int,
+        types::NEWDECIMAL => Class::Decimal(t.2),
+        types::DOUBLE | types::FLOAT => Class::Double,
+        types::VAR_STRING | types::STRING | types::BLOB => Class::String,
+        types::DATE => Class::Date,
+        types::DATETIME | types::TIMESTAMP => Class::DateTime(t.2.min(6)),
+        _ => Class::Other,
+    }
+}
+
+/// The value branches of a CASE, IF, IFNULL, COALESCE, GREATEST or LEAST, whose result type
+/// MySQL aggregates over them, and whether they are compared (GREATEST, LEAST); None for other
+/// nodes.
+fn branches_mut(e: &mut Expr) -> Option<(Vec<&mut Expr>, bool)> {
+    match e {
+        Expr::Case {
+            whens, otherwise, ..
+        } => Some((
+            whens
+                .iter_mut()
+                .map(|(_, t)| t)
+                .chain(otherwise.iter_mut().map(|o| &mut **o))
+                .collect(),
+            false,
+        )),
+        Expr::Call(
+            f @ (Func::If | Func::IfNull | Func::Coalesce | Func::Greatest | Func::Least),
+            args,
+        ) => {
+            let skip = usize::from(*f == Func::If);
+            let compared = matches!(f, Func::Greatest | Func::Least);
+            Some((args.iter_mut().skip(skip).collect(), compared))
+        }
+        _ => None,
+    }
+}
+
+/// Gives the branches of CASE, IF, IFNULL, COALESCE, GREATEST and LEAST the type MySQL
+/// aggregates for them, so values show and sort as MariaDB's do: integers with decimals become
+/// DECIMAL at the largest scale (`IF(c, 2, 3.50)` gives 2.00); with a double, DOUBLE; DATE
+/// with DATETIME, DATETIME. A string among numbers makes the numbers strings (of the first
+/// string's collation), but for GREATEST and LEAST, which compare them as numbers (DOUBLE), or
+/// as the date among them when there is one.
+pub fn unify_branches(e: &mut Expr, def: Option<&base::TableDef>, c: &Compiler) {
+    use crate::expr::CastTo;
+    for child in e.children_mut() {
+        unify_branches(child, def, c);
+    }
+    let aggregates = c.aggregates.as_deref().unwrap_or(&[]);
+    let Some((branches, compared)) = branches_mut(e) else {
+        return;
+    };
+    let classes: Vec<Class> = branches
+        .iter()
+        .map(|b| class_of(static_type(b, def, aggregates)))
+        .collect();
+    let (mut scale, mut double, mut string, mut number) = (None::<u8>, false, false, false);
+    let (mut date, mut datetime) = (false, None::<u8>);
+    for class in &classes {
+        match *class {
+            Class::Null => {}
+            Class::Int => number = true,
+            Class::Decimal(s) => {
+                number = true;
+                scale = Some(scale.map_or(s, |m| m.max(s)));
+            }
+            Class::Double => {
+                number = true;
+                double = true;
+            }
+            Class::String => string = true,
+            Class::Date => date = true,
+            Class::DateTime(f) => datetime = Some(datetime.map_or(f, |m| m.max(f))),
+            Class::Other => return,
+        }
+    }
+    let temporal = date || datetime.is_some();
+    let target = if temporal {
+        if number || (string && !compared) {
+            return;
+        }
+        match datetime {
+            Some(f) => CastTo::DateTime(f),
+            None => CastTo::Date,
+        }
+    } else if string {
+        if !number {
+            return;
+        }
+        if compared {
+            CastTo::Double
+        } else {
+            let first = branches
+                .iter()
+                .zip(&classes)
+                .find(|(_, class)| **class == Class::String)
+                .map(|(b, _)| c.sort_collation(b));
+            match first {
+                Some(Ok(collation)) => CastTo::Charset(collation),
+                _ => return,
+            }
+        }
+    } else if double {
+        CastTo::Double
+    } else if let Some(s) = scale {
+        CastTo::Decimal(DECIMAL_DIGITS_MAX, s.min(30))
+    } else {
+        return;
+    };
+    for (b, class) in branches.into_iter().zip(classes) {
+        let wrap = match (class, target) {
+            (Class::Null, _) => false,
+            (Class::Decimal(s), CastTo::Decimal(_, t)) => s < t,
+            (Class::Double, CastTo::Double) => false,
+            (Class::Int | Class::Decimal(_) | Class::Double, _) => true,
+            (Class::String, CastTo::Double | CastTo::Date | CastTo::DateTime(_)) => true,
+            (Class::Date, CastTo::DateTime(_)) => true,
+            _ => false,
+        };
+        if wrap {
+            let inner = std::mem::replace(b, Expr::Const(Value::Null));
+            *b = Expr::Cast(Box::new(inner), target);
+        }
+    }
+}
+
+/// The most digits a DECIMAL made by [`unify_branches`] holds (what an i128 mantissa holds).
+const DECIMAL_DIGITS_MAX: u8 = 38;
 
 /// MySQL's type code, display length and decimals for a column type.
 pub fn column_type_code(ty: ColumnType) -> (u8, u32, u8) {
