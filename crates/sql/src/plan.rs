@@ -1419,7 +1419,7 @@ pub fn static_type(
                 .iter()
                 .map(|(_, t)| t)
                 .chain(otherwise.as_deref())
-                .map(|b| static_type(b, def, aggregates)),
+                .map(|b| branch_type(b, def, aggregates)),
         ),
         Call(Func::Temporal(t), args) => {
             crate::temporal::result_type(*t, args, &|a| static_type(a, def, aggregates))
@@ -1464,26 +1464,44 @@ pub fn static_type(
                 }
             }
             Func::IfNull | Func::Coalesce => {
-                aggregate_type(args.iter().map(|a| static_type(a, def, aggregates)))
+                aggregate_type(args.iter().map(|a| branch_type(a, def, aggregates)))
             }
             Func::Greatest | Func::Least | Func::NullIf => args
                 .iter()
                 .map(|a| static_type(a, def, aggregates))
                 .find(|t| t.0 != types::NULL)
                 .unwrap_or((types::NULL, 0, 0)),
-            Func::If => aggregate_type(args[1..].iter().map(|a| static_type(a, def, aggregates))),
+            Func::If => aggregate_type(args[1..].iter().map(|a| branch_type(a, def, aggregates))),
             _ => (types::VAR_STRING, 1024, 31),
         },
     }
 }
 
-/// The type of a CASE, IF, IFNULL or COALESCE over branches of these types: a string when one
-/// is a string, else the first that is not NULL ([`unify_branches`] has made numeric branches
-/// alike).
-fn aggregate_type(branches: impl Iterator<Item = (u8, u32, u8)>) -> (u8, u32, u8) {
+/// The static type of a branch for the aggregation of its function's type; None for a `?` or
+/// a user variable, whose type is not known when the plan is made.
+fn branch_type(
+    b: &Expr,
+    def: Option<&base::TableDef>,
+    aggregates: &[Aggregate],
+) -> Option<(u8, u32, u8)> {
+    match b {
+        Expr::Param(_) | Expr::Var(_) => None,
+        _ => Some(static_type(b, def, aggregates)),
+    }
+}
+
+/// The type of a CASE, IF, IFNULL or COALESCE over branches of these types (None: not known):
+/// a string when one is a string, else the first that is not NULL ([`unify_branches`] has
+/// made numeric branches alike), else a string when one is not known.
+fn aggregate_type(branches: impl Iterator<Item = Option<(u8, u32, u8)>>) -> (u8, u32, u8) {
     let mut first = None;
     let mut string: Option<u32> = None;
+    let mut unknown = false;
     for t in branches {
+        let Some(t) = t else {
+            unknown = true;
+            continue;
+        };
         if class_of(t) == Class::String {
             string = Some(string.unwrap_or(0).max(t.1));
         }
@@ -1495,7 +1513,9 @@ fn aggregate_type(branches: impl Iterator<Item = (u8, u32, u8)>) -> (u8, u32, u8
         (Some(len), Some(f)) if class_of(f) != Class::String => {
             (types::VAR_STRING, len.max(f.1), 31)
         }
-        (_, f) => f.unwrap_or((types::NULL, 0, 0)),
+        (_, Some(f)) => f,
+        (_, None) if unknown => (types::VAR_STRING, 1024, 31),
+        (_, None) => (types::NULL, 0, 0),
     }
 }
 
@@ -1569,7 +1589,7 @@ pub fn unify_branches(e: &mut Expr, def: Option<&base::TableDef>, c: &Compiler) 
     };
     let classes: Vec<Class> = branches
         .iter()
-        .map(|b| class_of(static_type(b, def, aggregates)))
+        .map(|b| branch_type(b, def, aggregates).map_or(Class::Null, class_of))
         .collect();
     let (mut scale, mut double, mut string, mut number) = (None::<u8>, false, false, false);
     let (mut date, mut datetime) = (false, None::<u8>);
