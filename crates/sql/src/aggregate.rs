@@ -209,16 +209,7 @@ impl Accumulator {
                     } else {
                         let mut ordered: Vec<&(Vec<Value>, Vec<u8>)> =
                             self.ordered.iter().collect();
-                        ordered.sort_by(|(a, _), (b, _)| {
-                            a.iter()
-                                .zip(b)
-                                .zip(&agg.order)
-                                .map(|((x, y), (_, desc, c))| {
-                                    crate::run::order_values(x, y, *desc, *c)
-                                })
-                                .find(|o| *o != Ordering::Equal)
-                                .unwrap_or(Ordering::Equal)
-                        });
+                        ordered.sort_by(|(a, _), (b, _)| crate::run::by_keys(a, b, &agg.order));
                         let texts: Vec<&[u8]> = ordered.iter().map(|(_, t)| &t[..]).collect();
                         texts.join(&agg.separator[..])
                     };

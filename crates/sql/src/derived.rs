@@ -205,7 +205,7 @@ fn definition(table: &str, columns: &[Column], names: &[String]) -> Result<Table
         .map_err(|e| SqlError::new(1105, "HY000", format!("derived table {table}: {e}")))
 }
 
-/// The column type a result column announces: the inverse of `plan::column_type_code`, so the
+/// The column type a result column announces: the inverse of `typing::column_type_code`, so the
 /// outer query shows a derived table's columns as the inner query did.
 fn column_type(c: &Column) -> ColumnType {
     let unsigned = c.flags & flags::UNSIGNED != 0;

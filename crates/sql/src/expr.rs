@@ -551,11 +551,7 @@ impl<'a> Compiler<'a> {
                 }
                 _ if args.len() > 1 && !several => {
                     // MariaDB's grammar has one argument here.
-                    return Err(SqlError::new(
-                        1064,
-                        "42000",
-                        format!("You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '{}'", args[1]),
-                    ));
+                    return Err(SqlError::parse(format!("near '{}'", args[1])));
                 }
                 _ => return Err(SqlError::unsupported(format!("the function {f}"))),
             }

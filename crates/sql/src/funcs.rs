@@ -131,7 +131,7 @@ impl Func {
 }
 
 /// The result type of a further string or numeric function: (type code, display length,
-/// decimals); None for the others, which `plan::static_type` types itself.
+/// decimals); None for the others, which `typing::static_type` types itself.
 pub(crate) fn result_type(
     f: Func,
     args: &[Expr],

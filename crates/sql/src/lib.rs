@@ -39,6 +39,7 @@ mod show;
 mod subquery;
 mod temporal;
 mod tls;
+mod typing;
 mod users;
 mod variables;
 mod write;

@@ -7,7 +7,7 @@ use myproto::response::{flags, types, Column, BINARY_COLLATION_ID, UTF8MB4_GENER
 
 use crate::aggregate::Aggregate;
 use crate::expr::Expr;
-use crate::plan::{column_type_code, static_type};
+use crate::typing::{column_type_code, static_type};
 
 /// The definition of table column `p` shown as `name` (`table` is how the query named it).
 pub fn table_column(

@@ -443,8 +443,9 @@ fn bound_value(column: &ColumnDef, v: Value) -> Option<Value> {
     store(column, v).ok()
 }
 
-/// ORDER BY's order of two rows' sort keys: NULL first, each key ascending or descending.
-pub(crate) fn by_keys(a: &[Value], b: &[Value], order: &[(OrderKey, bool, Collation)]) -> Ordering {
+/// ORDER BY's order of two rows' sort keys: NULL first, each key ascending or descending (the
+/// keys' descriptions `order` are ORDER BY's, or GROUP_CONCAT's).
+pub(crate) fn by_keys<K>(a: &[Value], b: &[Value], order: &[(K, bool, Collation)]) -> Ordering {
     for ((x, y), (_, desc, c)) in a.iter().zip(b).zip(order) {
         let o = order_values(x, y, *desc, *c);
         if o != Ordering::Equal {
@@ -469,22 +470,27 @@ pub(crate) fn order_values(x: &Value, y: &Value, desc: bool, c: Collation) -> Or
     }
 }
 
-/// The value of `row` (items, values of the order keys that are not items) for its `key`-th
-/// order key.
-fn order_value<'a>(
-    row: &'a (Vec<Value>, Vec<Value>),
-    order: &[(OrderKey, bool, Collation)],
-    key: usize,
-) -> Option<&'a Value> {
-    match order[key].0 {
-        OrderKey::Item(i) => row.0.get(i),
-        OrderKey::Expr(_) => {
-            let nth = order[..key]
-                .iter()
-                .filter(|(k, ..)| matches!(k, OrderKey::Expr(_)))
-                .count();
-            row.1.get(nth)
-        }
+/// Where each order key's value sits in an output row (items, values of the order keys that
+/// are not items): in the items (true) or among the other values, at that index.
+fn order_slots(order: &[(OrderKey, bool, Collation)]) -> Vec<(bool, usize)> {
+    let mut exprs = 0;
+    order
+        .iter()
+        .map(|(k, ..)| match k {
+            OrderKey::Item(i) => (true, *i),
+            OrderKey::Expr(_) => {
+                exprs += 1;
+                (false, exprs - 1)
+            }
+        })
+        .collect()
+}
+
+fn slot_value(row: &(Vec<Value>, Vec<Value>), (item, i): (bool, usize)) -> Option<&Value> {
+    if item {
+        row.0.get(i)
+    } else {
+        row.1.get(i)
     }
 }
 
@@ -497,30 +503,26 @@ fn sorted_order(
     order: &[(OrderKey, bool, Collation)],
 ) -> Vec<u32> {
     let mut index: Vec<u32> = (0..rows.len() as u32).collect();
-    if rows.len() < 2 {
+    let (Some(&(_, first_desc, first_collation)), true) = (order.first(), rows.len() > 1) else {
         return index;
-    }
-    let prefixes: Vec<Option<u64>> = match order.first() {
-        Some((_, _, collation)) => rows
-            .iter()
-            .map(|row| match order_value(row, order, 0) {
-                Some(Value::Bytes(b)) => base::collation::sort_key_prefix(b, *collation),
-                _ => None,
-            })
-            .collect(),
-        None => Vec::new(),
     };
+    let slots = order_slots(order);
+    let prefixes: Vec<Option<u64>> = rows
+        .iter()
+        .map(|row| match slot_value(row, slots[0]) {
+            Some(Value::Bytes(b)) => base::collation::sort_key_prefix(b, first_collation),
+            _ => None,
+        })
+        .collect();
     index.sort_by(|&a, &b| {
-        if let (Some(Some(x)), Some(Some(y))) = (prefixes.get(a as usize), prefixes.get(b as usize))
-        {
+        if let (Some(x), Some(y)) = (prefixes[a as usize], prefixes[b as usize]) {
             if x != y {
-                return if order[0].1 { y.cmp(x) } else { x.cmp(y) };
+                return if first_desc { y.cmp(&x) } else { x.cmp(&y) };
             }
         }
         let (a, b) = (&rows[a as usize], &rows[b as usize]);
-        for (key, (_, desc, collation)) in order.iter().enumerate() {
-            let (Some(x), Some(y)) = (order_value(a, order, key), order_value(b, order, key))
-            else {
+        for (slot, (_, desc, collation)) in slots.iter().zip(order) {
+            let (Some(x), Some(y)) = (slot_value(a, *slot), slot_value(b, *slot)) else {
                 continue;
             };
             let o = order_values(x, y, *desc, *collation);
