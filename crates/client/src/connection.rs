@@ -17,7 +17,7 @@ use base::types::Collation;
 use base::{Error, ErrorCode, TableDef};
 use transport::{FrameReader, FrameWriter, ReadOutcome};
 use wire::frame::FLAG_LAST;
-use wire::{CheckpointInfo, FrameHeader, Message, NodeStatus, TableChange};
+use wire::{CheckpointInfo, FrameHeader, Message, NodeStatus, ScanRequest, TableChange};
 
 use crate::table::{Scan, Table};
 use crate::transaction::Transaction;
@@ -594,7 +594,11 @@ impl Cluster {
 
     /// Runs a scan and returns its rows (projected columns, in the order asked for).
     pub fn scan(&self, table: &Table, scan: &Scan) -> Result<Vec<Vec<base::Value>>> {
-        let request = scan.request(table)?;
+        self.scan_request(scan.request(table)?)
+    }
+
+    /// Runs a scan request as it is (see [`Scan::request`]).
+    pub(crate) fn scan_request(&self, request: ScanRequest) -> Result<Vec<Vec<base::Value>>> {
         let mut rows = Vec::new();
         self.call_multi(&Message::Scan(request), |m| match m {
             Message::ScanRows { rows: batch } => {

@@ -169,6 +169,7 @@ impl Scan {
             projection: table.columns(&columns)?,
             limit: self.limit,
             order: self.order.unwrap_or(ScanOrder::Any),
+            transaction: 0,
         })
     }
 }

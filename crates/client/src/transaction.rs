@@ -6,7 +6,7 @@ use base::Value;
 use wire::{ExecType, ExecuteOutcome, LockMode, Message, OpKind, OpResult, Operation};
 
 use crate::connection::{unexpected, Cluster};
-use crate::table::Table;
+use crate::table::{Scan, Table};
 use crate::{ClientError, Result};
 
 /// Refers to one operation of a transaction, to read its result after `execute`.
@@ -196,6 +196,18 @@ impl Transaction {
     pub fn rollback(mut self) -> Result<()> {
         self.pending.clear();
         self.execute(ExecType::Rollback)
+    }
+
+    /// Runs a scan that sees this transaction's changes sent by earlier executes (its inserts
+    /// and updated rows in place of the committed ones, not its deleted rows), and committed
+    /// rows for the rest. It takes no locks. Operations defined but not yet executed are not
+    /// seen.
+    pub fn scan(&self, table: &Table, scan: &Scan) -> Result<Vec<Vec<Value>>> {
+        let mut request = scan.request(table)?;
+        if self.open {
+            request.transaction = self.id;
+        }
+        self.cluster.scan_request(request)
     }
 
     /// True while the data node holds this transaction open (after an execute with NoCommit,

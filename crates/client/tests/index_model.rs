@@ -12,7 +12,8 @@ use base::collation;
 use base::schema::{ColumnDef, IndexKind};
 use base::types::{Collation, ColumnType};
 use client::{
-    ClientError, ErrorCode, ExecType, LockMode, OpResult, Scan, ScanOrder, TableDef, Value,
+    ClientError, CmpOp, ErrorCode, ExecType, Filter, LockMode, OpResult, Scan, ScanOrder, TableDef,
+    Value,
 };
 use common::{Rng, TestNode};
 
@@ -246,4 +247,140 @@ fn unique_and_ordered_indexes_match_a_model() {
             .map(|(_, id)| Value::Int(id))
             .collect::<Vec<_>>()
     );
+}
+
+/// What a scan of the model returns: ids of rows with `k` in [lo, hi) (and `v` = `odd` when
+/// asked), in (k, id) order, reversed when descending, cut at `limit` (0: none).
+fn model_scan(
+    model: &BTreeMap<i64, (i64, i64)>,
+    lo: i64,
+    hi: i64,
+    odd: Option<i64>,
+    descending: bool,
+    limit: usize,
+) -> Vec<Value> {
+    let mut want: Vec<(i64, i64)> = model
+        .iter()
+        .filter(|(_, (k, v))| *k >= lo && *k < hi && odd.is_none_or(|o| *v == o))
+        .map(|(id, (k, _))| (*k, *id))
+        .collect();
+    want.sort();
+    if descending {
+        want.reverse();
+    }
+    if limit > 0 {
+        want.truncate(limit);
+    }
+    want.into_iter().map(|(_, id)| Value::Int(id)).collect()
+}
+
+#[test]
+fn scans_in_a_transaction_see_its_changes() {
+    let mut rng = Rng::from_env_or_time("scans_in_a_transaction_see_its_changes");
+    let node = TestNode::start(3, Duration::from_millis(300));
+    let cluster = node.connect();
+    let other = node.connect();
+    let mut def = TableDef::new(
+        "s",
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+            ColumnDef::new("k", ColumnType::Int { unsigned: false }),
+            ColumnDef::new("v", ColumnType::Int { unsigned: false }),
+        ],
+        &["id"],
+    )
+    .unwrap()
+    .with_index("k", IndexKind::Ordered, &["k"])
+    .unwrap();
+    def.partition_count = 6;
+    let t = cluster.create_table(def).unwrap();
+    // id -> (k, v), committed.
+    let mut committed: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+
+    for round in 0..120 {
+        let mut txn = cluster.transaction();
+        let mut mine = committed.clone();
+        for step in 0..1 + rng.below(6) {
+            // A few changes, each sent on its own (NoCommit), then scans checked against `mine`.
+            for _ in 0..1 + rng.below(4) {
+                let id = rng.below(40) as i64;
+                if rng.below(4) == 0 {
+                    txn.delete(&t, vec![id.into()]);
+                    mine.remove(&id);
+                } else {
+                    let (k, v) = (rng.below(8) as i64, rng.below(2) as i64);
+                    txn.write(&t, vec![id.into()], vec![(1, k.into()), (2, v.into())]);
+                    mine.insert(id, (k, v));
+                }
+            }
+            txn.execute(ExecType::NoCommit).unwrap();
+
+            let (lo, hi) = (rng.below(9) as i64, rng.below(9) as i64);
+            let descending = rng.below(2) == 0;
+            let limit = rng.below(4) as usize * 3;
+            let odd = (rng.below(2) == 0).then(|| rng.below(2) as i64);
+            let mut scan = Scan::index("k")
+                .from(vec![lo.into()], true)
+                .to(vec![hi.into()], false)
+                .columns(&["id"])
+                .limit(limit as u64)
+                .order(if descending {
+                    ScanOrder::Descending
+                } else {
+                    ScanOrder::Ascending
+                });
+            if let Some(o) = odd {
+                scan = scan.filter(Filter::Cmp {
+                    column: 2,
+                    op: CmpOp::Eq,
+                    value: o.into(),
+                });
+            }
+            let ids = |rows: Vec<Vec<Value>>| -> Vec<Value> {
+                rows.into_iter().map(|r| r[0].clone()).collect()
+            };
+            let context = format!(
+                "round {round} step {step}: k in [{lo}, {hi}) v={odd:?} descending={descending} limit={limit}"
+            );
+            assert_eq!(
+                ids(txn.scan(&t, &scan).unwrap()),
+                model_scan(&mine, lo, hi, odd, descending, limit),
+                "{context}, in the transaction"
+            );
+            assert_eq!(
+                ids(other.scan(&t, &scan).unwrap()),
+                model_scan(&committed, lo, hi, odd, descending, limit),
+                "{context}, from another connection"
+            );
+
+            // A full table scan: every row the transaction sees, unordered.
+            let mut all: Vec<(i64, i64, i64)> = txn
+                .scan(&t, &Scan::table())
+                .unwrap()
+                .into_iter()
+                .map(|r| match r[..] {
+                    [Value::Int(id), Value::Int(k), Value::Int(v)] => (id, k, v),
+                    _ => panic!("{context}: bad row {r:?}"),
+                })
+                .collect();
+            all.sort();
+            let want: Vec<(i64, i64, i64)> =
+                mine.iter().map(|(id, (k, v))| (*id, *k, *v)).collect();
+            assert_eq!(all, want, "{context}, full scan in the transaction");
+            if limit > 0 {
+                let cut = txn.scan(&t, &Scan::table().limit(limit as u64)).unwrap();
+                assert_eq!(
+                    cut.len(),
+                    limit.min(mine.len()),
+                    "{context}, full scan limit"
+                );
+            }
+        }
+        if rng.below(3) == 0 {
+            txn.execute(ExecType::Rollback).unwrap();
+        } else {
+            txn.execute(ExecType::Commit).unwrap();
+            committed = mine;
+        }
+    }
 }

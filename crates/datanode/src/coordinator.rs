@@ -759,6 +759,11 @@ impl Coordinator {
     }
 
     fn on_scan(&mut self, request_id: u64, request: ScanRequest) {
+        // Only workers that received a write of the transaction hold changes a scan must see.
+        let (txn, written) = match self.txns.get(&request.transaction) {
+            Some(t) if request.transaction != 0 => (Some(t.id), t.written),
+            _ => (None, 0),
+        };
         match self.plan_scan(request) {
             Err(e) => self.fail(request_id, e),
             Ok((plan, partitions)) => {
@@ -778,6 +783,7 @@ impl Coordinator {
                         tag,
                         partitions: group,
                         plan: plan.clone(),
+                        txn: txn.filter(|_| written & (1 << w) != 0),
                         reply_to: self.me,
                     };
                     self.outbox.push((w, message));

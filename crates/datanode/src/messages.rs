@@ -138,6 +138,8 @@ pub enum ToWorker {
         tag: u64,
         partitions: Vec<u32>,
         plan: Arc<ScanPlan>,
+        /// The transaction whose uncommitted changes the scan sees.
+        txn: Option<TxnId>,
         reply_to: ReplyTo,
     },
     CreateTables {

@@ -232,9 +232,10 @@ impl Worker {
                 tag,
                 partitions,
                 plan,
+                txn,
                 reply_to,
             } => {
-                let rows = self.scan(&partitions, &plan);
+                let rows = self.scan(&partitions, &plan, txn);
                 self.send(reply_to, Event::ScanDone { tag, rows });
             }
             ToWorker::CreateTables {
@@ -964,13 +965,24 @@ impl Worker {
         part
     }
 
-    fn scan(&self, partitions: &[u32], plan: &ScanPlan) -> Result<Vec<ScannedRow>, Error> {
+    /// Scans `partitions` as `plan` says. With `txn`, the transaction's uncommitted images
+    /// stand in for the committed rows of their keys: a changed or deleted row is skipped where
+    /// the partition has it, and each image still present is matched on its own (bounds, filter)
+    /// and merged in key order.
+    fn scan(
+        &self,
+        partitions: &[u32],
+        plan: &ScanPlan,
+        txn: Option<TxnId>,
+    ) -> Result<Vec<ScannedRow>, Error> {
         let limit = if plan.limit == 0 {
             u64::MAX
         } else {
             plan.limit
         };
         let ordered = plan.order != ScanOrder::Any;
+        let changes = txn.map_or_else(HashMap::new, |t| self.changes_of(t, plan.table.id));
+        let mut merged = false;
         let mut out: Vec<ScannedRow> = Vec::new();
         for p in partitions {
             let Some(part) = self.partitions.get(&(plan.table.id, *p)) else {
@@ -989,6 +1001,16 @@ impl Worker {
                     .map(|c| layout.value(row, *c as usize))
                     .collect()
             };
+            let mine = changes.get(p);
+            // Whether the transaction changed the row: its committed image is not what it sees.
+            let mut pk = Vec::new();
+            let mut changed_here = |row: &[u8]| {
+                mine.is_some_and(|m| {
+                    pk.clear();
+                    part.encode_row_key(row, &plan.table.primary_key, false, &mut pk);
+                    m.contains_key(pk.as_slice())
+                })
+            };
             // Per partition at most `limit` rows can be among the first `limit` overall.
             let mut taken = 0u64;
             let budget = if ordered {
@@ -1000,13 +1022,21 @@ impl Worker {
                 break;
             }
             match plan.index {
-                None => part.scan(|row| {
-                    if matches(&plan.filter, &plan.table, layout, row) {
-                        out.push((Vec::new(), project(row)));
-                        taken += 1;
+                None => {
+                    part.scan(|row| {
+                        if !changed_here(row) && matches(&plan.filter, &plan.table, layout, row) {
+                            out.push((Vec::new(), project(row)));
+                            taken += 1;
+                        }
+                        taken < budget
+                    });
+                    for image in mine.into_iter().flat_map(|m| m.values().flatten()) {
+                        if matches(&plan.filter, &plan.table, layout, image) {
+                            out.push((Vec::new(), project(image)));
+                            merged = true;
+                        }
                     }
-                    taken < budget
-                }),
+                }
                 Some(index) => {
                     let enc = |b: &Option<(Vec<Value>, bool)>| {
                         b.as_ref().map(|(values, inclusive)| {
@@ -1022,7 +1052,8 @@ impl Worker {
                         as_ref(&upper),
                         plan.order == ScanOrder::Descending,
                         |key, row| {
-                            if matches(&plan.filter, &plan.table, layout, row) {
+                            if !changed_here(row) && matches(&plan.filter, &plan.table, layout, row)
+                            {
                                 out.push((
                                     if ordered { key.to_vec() } else { Vec::new() },
                                     project(row),
@@ -1032,18 +1063,46 @@ impl Worker {
                             taken < budget
                         },
                     );
+                    for image in mine.into_iter().flat_map(|m| m.values().flatten()) {
+                        let key = part.index_key_of(index, image);
+                        let range = (as_ref(&lower), as_ref(&upper));
+                        if std::ops::RangeBounds::contains(&range, key.as_slice())
+                            && matches(&plan.filter, &plan.table, layout, image)
+                        {
+                            out.push((if ordered { key } else { Vec::new() }, project(image)));
+                            merged = true;
+                        }
+                    }
                 }
             }
         }
-        if ordered && partitions.len() > 1 {
+        if ordered && (partitions.len() > 1 || merged) {
             if plan.order == ScanOrder::Descending {
                 out.sort_by(|a, b| b.0.cmp(&a.0));
             } else {
                 out.sort_by(|a, b| a.0.cmp(&b.0));
             }
-            out.truncate(limit.min(usize::MAX as u64) as usize);
         }
+        out.truncate(limit.min(usize::MAX as u64) as usize);
         Ok(out)
+    }
+
+    /// The uncommitted images `txn` holds for `table` on this worker, by partition and encoded
+    /// primary key (None: deleted).
+    fn changes_of(&self, txn: TxnId, table: u32) -> HashMap<u32, HashMap<&[u8], Option<&[u8]>>> {
+        let mut by_partition: HashMap<u32, HashMap<&[u8], Option<&[u8]>>> = HashMap::new();
+        let Some(state) = self.txns.get(&txn) else {
+            return by_partition;
+        };
+        for ((t, pk), (partition, image)) in &state.pending {
+            if *t == table {
+                by_partition
+                    .entry(*partition)
+                    .or_default()
+                    .insert(pk.as_slice(), image.as_deref());
+            }
+        }
+        by_partition
     }
 }
 

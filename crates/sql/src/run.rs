@@ -759,8 +759,8 @@ impl Session {
     }
 
     /// The rows of `src` that satisfy its WHERE, as fetched rows. Keyed reads run in `txn`
-    /// with `exec`; scans read committed rows and, when the source locks, are read again by
-    /// primary key in `txn` with the lock.
+    /// with `exec`; scans read committed rows and `txn`'s own changes and, when the source
+    /// locks, are read again by primary key in `txn` with the lock.
     pub(crate) fn fetch(
         &mut self,
         txn: &mut Transaction,
@@ -786,7 +786,7 @@ impl Session {
             Fetch::Nothing => Vec::new(),
             Fetch::Keys { unique, keys } => self.read_keys(txn, exec, table, unique, keys, src)?,
             Fetch::Scan(scan, decides) => {
-                let rows = self.data.scan(table, &scan).map_err(client)?;
+                let rows = txn.scan(table, &scan).map_err(client)?;
                 if src.lock == LockMode::CommittedRead {
                     if decides {
                         return Ok(rows);

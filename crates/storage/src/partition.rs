@@ -311,6 +311,15 @@ impl Partition {
         Some(old)
     }
 
+    /// The key `row` has (or would have) in ordered index `index`: its columns, then the
+    /// primary key.
+    pub fn index_key_of(&self, index: usize, row: &[u8]) -> Vec<u8> {
+        let mut key = Vec::new();
+        self.encode_row_key(row, &self.ordered[index].columns, true, &mut key);
+        self.encode_row_key(row, &self.table.primary_key, false, &mut key);
+        key
+    }
+
     fn index_key(&self, index: usize, row: &[u8], pk: &[u8]) -> IndexKey {
         self.with_scratch(|buf| {
             self.encode_row_key(row, &self.ordered[index].columns, true, buf);

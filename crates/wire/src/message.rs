@@ -175,6 +175,9 @@ pub struct ScanRequest {
     /// 0 means no limit.
     pub limit: u64,
     pub order: ScanOrder,
+    /// The client's handle of a transaction whose changes the scan sees (as it sees committed
+    /// rows for the rest); 0: none, committed rows only.
+    pub transaction: u64,
 }
 
 /// Node status, for tools and benchmarks.
@@ -525,6 +528,7 @@ impl Message {
                 out.put_u16s(&s.projection);
                 out.put_u64(s.limit);
                 out.put_u8(s.order as u8);
+                out.put_u64(s.transaction);
             }
             Message::ScanRows { rows } => {
                 out.put_u32(rows.len() as u32);
@@ -763,6 +767,7 @@ impl Message {
                         })
                     }
                 };
+                let transaction = r.u64()?;
                 Message::Scan(ScanRequest {
                     table,
                     version,
@@ -773,6 +778,7 @@ impl Message {
                     projection,
                     limit,
                     order,
+                    transaction,
                 })
             }
             10 => {
@@ -1321,6 +1327,7 @@ mod tests {
                 projection: vec![],
                 limit: 10,
                 order: ScanOrder::Descending,
+                transaction: 7,
             }),
             Message::ScanRows {
                 rows: vec![vec![Value::Null, Value::Year(2001)]],

@@ -1177,11 +1177,8 @@ DROP TABLE scratch;
 BEGIN;
 INSERT INTO kv VALUES ('t1', 100, 'tx');
 SELECT * FROM kv WHERE k = 't1';
--- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
 SELECT COUNT(*) FROM kv;
--- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
 SELECT k FROM kv WHERE k > 's' ORDER BY k;
--- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
 SELECT k FROM kv WHERE v = 100;
 ROLLBACK;
 SELECT * FROM kv WHERE k = 't1';
@@ -1194,23 +1191,17 @@ SELECT * FROM kv WHERE k = 't2';
 BEGIN;
 DELETE FROM kv WHERE k = 't2';
 SELECT COUNT(*) FROM kv WHERE k = 't2';
--- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
 SELECT COUNT(*) FROM kv WHERE v = 201;
 ROLLBACK;
 SELECT COUNT(*) FROM kv WHERE k = 't2';
 BEGIN;
 UPDATE items SET qty = 0 WHERE category = 'toys';
--- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
 SELECT id, qty FROM items WHERE category = 'toys' ORDER BY id;
 SELECT qty FROM items WHERE id = 15;
 SELECT id, qty FROM items WHERE id IN (15, 16);
--- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
 SELECT id, qty FROM items WHERE id BETWEEN 15 AND 18 ORDER BY id;
--- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
 SELECT id, qty FROM items WHERE name = 'Ball';
--- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
 SELECT id FROM items WHERE qty = 0 ORDER BY id;
--- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
 SELECT COUNT(*), SUM(qty) FROM items;
 ROLLBACK;
 SELECT id, qty FROM items WHERE category = 'toys' ORDER BY id;
@@ -1219,7 +1210,7 @@ INSERT INTO kv VALUES ('t3', 3, NULL);
 INSERT INTO kv VALUES ('t3', 4, NULL);
 INSERT INTO kv VALUES ('t4', 4, NULL);
 COMMIT;
--- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
+-- expect-difference: a refused statement rolls back the whole transaction, as in NDB (InnoDB rolls back the statement); see docs/sql.md Transactions
 SELECT k, v FROM kv WHERE k IN ('t3', 't4') ORDER BY k;
 BEGIN;
 SELECT v FROM kv WHERE k = 't4' FOR UPDATE;
@@ -1241,11 +1232,38 @@ INSERT INTO kv VALUES ('t7', 7, NULL);
 COMMIT;
 SET autocommit = 1;
 SELECT k FROM kv WHERE k IN ('t6', 't7');
+-- scans inside a transaction see its own inserts, updates and deletes
+BEGIN;
+INSERT INTO kv VALUES ('u1', 500, 'scan'), ('u2', 501, 'scan'), ('u3', 502, 'scan');
+UPDATE kv SET v = v + 10 WHERE note = 'scan';
+SELECT k, v FROM kv WHERE note = 'scan' ORDER BY k;
+DELETE FROM kv WHERE v = 511;
+SELECT k, v FROM kv WHERE v > 400 ORDER BY v DESC;
+SELECT note, COUNT(*), SUM(v) FROM kv WHERE note = 'scan' GROUP BY note;
+UPDATE kv SET note = 'moved' WHERE k = 'u1';
+SELECT k FROM kv WHERE note = 'scan' ORDER BY k;
+SELECT k, note FROM kv WHERE k LIKE 'u%' ORDER BY k DESC LIMIT 2;
+-- expect-difference: a refused statement rolls back the whole transaction, as in NDB (InnoDB rolls back the statement); see docs/sql.md Transactions
+SELECT COUNT(*) FROM kv WHERE k > 'a';
+ROLLBACK;
+SELECT COUNT(*) FROM kv WHERE note IN ('scan', 'moved');
+BEGIN;
+UPDATE items SET category = 'tmp' WHERE id IN (15, 16);
+SELECT id FROM items WHERE category = 'tmp' ORDER BY id;
+SELECT LOWER(category), COUNT(*) FROM items GROUP BY LOWER(category) ORDER BY 1;
+SELECT i.id, k.k FROM items i JOIN kv k ON k.v = i.id WHERE i.category = 'tmp' ORDER BY i.id;
+INSERT INTO items (id, code, name, category, qty) SELECT id + 1000, CONCAT('X', id), name, 'copy', qty FROM items WHERE category = 'tmp';
+SELECT id, code, category FROM items WHERE id > 1000 ORDER BY id;
+DELETE FROM items WHERE category = 'copy';
+SELECT COUNT(*) FROM items WHERE id > 1000;
+COMMIT;
+SELECT id, category FROM items WHERE id IN (15, 16) ORDER BY id;
+UPDATE items SET category = 'toys' WHERE id IN (15, 16);
 
 -- ---------------------------------------------------------------- final state
 SELECT * FROM items ORDER BY id;
 SELECT * FROM people ORDER BY id;
--- expect-difference: inside a transaction, scans read committed rows (NDB's default) and a refused statement rolls back the whole transaction; see docs/sql.md Transactions
+-- expect-difference: a refused statement rolls back the whole transaction, as in NDB (InnoDB rolls back the statement); see docs/sql.md Transactions
 SELECT * FROM kv ORDER BY k;
 SELECT * FROM nums ORDER BY id;
 DESCRIBE kv;
