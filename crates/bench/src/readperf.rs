@@ -107,6 +107,7 @@ fn request_bytes(table: &Table, columns: &[u16]) -> usize {
     let mut out = Vec::new();
     wire::Message::Execute {
         transaction: 1,
+        statement: 0,
         exec: ExecType::NoCommit,
         operations: vec![op],
     }

@@ -147,6 +147,7 @@ impl EventSession {
         let request = self.next_request;
         Message::Execute {
             transaction: self.next_txn,
+            statement: 0,
             exec,
             operations,
         }

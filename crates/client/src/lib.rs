@@ -30,6 +30,10 @@ pub enum ClientError {
     /// The transaction was aborted (nothing it did remains) because operation `op_index` failed.
     #[error("transaction aborted at operation {op_index}: {error}")]
     Aborted { op_index: u32, error: Error },
+    /// Operation `op_index` failed and the changes of the current statement were undone
+    /// (`Transaction::begin_statement`); the transaction is still open.
+    #[error("statement undone at operation {op_index}: {error}")]
+    StatementUndone { op_index: u32, error: Error },
     /// The request failed as a whole.
     #[error("{0}")]
     Failed(Error),
@@ -42,7 +46,9 @@ impl ClientError {
     /// True when running the same transaction again may succeed (lock timeout, overload).
     pub fn is_temporary(&self) -> bool {
         match self {
-            ClientError::Aborted { error, .. } | ClientError::Failed(error) => error.is_temporary(),
+            ClientError::Aborted { error, .. }
+            | ClientError::StatementUndone { error, .. }
+            | ClientError::Failed(error) => error.is_temporary(),
             ClientError::ConnectionLost(_) => false,
         }
     }
@@ -50,7 +56,9 @@ impl ClientError {
     /// The stable error code.
     pub fn code(&self) -> ErrorCode {
         match self {
-            ClientError::Aborted { error, .. } | ClientError::Failed(error) => error.code,
+            ClientError::Aborted { error, .. }
+            | ClientError::StatementUndone { error, .. }
+            | ClientError::Failed(error) => error.code,
             ClientError::ConnectionLost(_) => ErrorCode::ConnectionLost,
         }
     }

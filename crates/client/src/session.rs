@@ -51,6 +51,7 @@ impl AsyncSession {
         self.cluster.frame(
             &Message::Execute {
                 transaction,
+                statement: 0,
                 exec,
                 operations,
             },
@@ -105,6 +106,9 @@ pub(crate) fn outcome(message: Message) -> Result<Vec<OpResult>> {
         Message::ExecuteReply(ExecuteOutcome::Ok(results)) => Ok(results),
         Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error }) => {
             Err(ClientError::Aborted { op_index, error })
+        }
+        Message::ExecuteReply(ExecuteOutcome::StatementUndone { op_index, error }) => {
+            Err(ClientError::StatementUndone { op_index, error })
         }
         Message::Failure(e) => Err(ClientError::Failed(e)),
         other => Err(unexpected(&other)),

@@ -23,6 +23,10 @@ pub struct Transaction {
     results: Vec<OpResult>,
     /// The data node may hold state for this transaction.
     open: bool,
+    /// The current statement (`begin_statement`); 0: none, a failure aborts the transaction.
+    statement: u32,
+    /// The current statement sent a write.
+    wrote: bool,
 }
 
 impl Transaction {
@@ -34,6 +38,8 @@ impl Transaction {
             pending: Vec::new(),
             results: Vec::new(),
             open: false,
+            statement: 0,
+            wrote: false,
         }
     }
 
@@ -153,13 +159,57 @@ impl Transaction {
         )
     }
 
+    /// Starts a statement: from now on, until the next one, a failed operation of a NoCommit
+    /// execute undoes only what this statement changed (`ClientError::StatementUndone`) and
+    /// the transaction stays open with its locks, as a failed statement inside an InnoDB
+    /// transaction; `undo_statement` does the same on demand. Before the first call, a
+    /// failure aborts the whole transaction.
+    pub fn begin_statement(&mut self) {
+        self.statement = self.statement.wrapping_add(1).max(1);
+        self.wrote = false;
+    }
+
+    /// Undoes what the current statement changed on the data node (nothing when it wrote
+    /// nothing); the transaction stays open with every lock it took.
+    pub fn undo_statement(&mut self) -> Result<()> {
+        self.pending.clear();
+        if !self.open || self.statement == 0 || !self.wrote {
+            return Ok(());
+        }
+        self.wrote = false;
+        match self.cluster.call(&Message::Execute {
+            transaction: self.id,
+            statement: self.statement,
+            exec: ExecType::UndoStatement,
+            operations: Vec::new(),
+        }) {
+            Ok(Message::ExecuteReply(ExecuteOutcome::Ok(_))) => Ok(()),
+            Ok(other) => {
+                self.open = false;
+                Err(unexpected(&other))
+            }
+            Err(e) => {
+                self.open = false;
+                Err(e)
+            }
+        }
+    }
+
     /// Sends every operation defined since the last execute, in one request, and waits.
-    /// On failure the whole transaction is rolled back and the error names the failed operation.
+    /// On failure the whole transaction is rolled back (or, within a statement and with
+    /// NoCommit, that statement's changes) and the error names the failed operation.
     pub fn execute(&mut self, exec: ExecType) -> Result<()> {
         let operations = std::mem::take(&mut self.pending);
         let count = operations.len();
+        if operations
+            .iter()
+            .any(|op| !matches!(op.kind, OpKind::Read(_)))
+        {
+            self.wrote = true;
+        }
         let reply = self.cluster.call(&Message::Execute {
             transaction: self.id,
+            statement: self.statement,
             exec,
             operations,
         });
@@ -177,6 +227,13 @@ impl Transaction {
             Ok(Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error })) => {
                 self.open = false;
                 Err(ClientError::Aborted {
+                    op_index: op_index + (self.results.len() as u32),
+                    error,
+                })
+            }
+            Ok(Message::ExecuteReply(ExecuteOutcome::StatementUndone { op_index, error })) => {
+                self.wrote = false;
+                Err(ClientError::StatementUndone {
                     op_index: op_index + (self.results.len() as u32),
                     error,
                 })
@@ -237,6 +294,7 @@ impl Drop for Transaction {
             let mut out = Vec::new();
             let message = Message::Execute {
                 transaction: self.id,
+                statement: 0,
                 exec: ExecType::Rollback,
                 operations: Vec::new(),
             };

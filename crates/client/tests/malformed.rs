@@ -53,6 +53,7 @@ fn insert_frame(table: &client::Table, id: i64) -> Vec<u8> {
     let mut out = Vec::new();
     Message::Execute {
         transaction: 1,
+        statement: 0,
         exec: ExecType::Commit,
         operations: vec![op],
     }

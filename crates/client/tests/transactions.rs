@@ -675,3 +675,121 @@ fn increment_adds_in_the_data_node_and_keeps_ranges_and_indexes() {
         ]
     );
 }
+
+/// Ids and emails of every row `txn` sees, by id.
+fn seen(txn: &client::Transaction, t: &client::Table) -> Vec<(Value, Value)> {
+    let mut rows: Vec<(Value, Value)> = txn
+        .scan(t, &Scan::table().columns(&["id", "email"]))
+        .unwrap()
+        .into_iter()
+        .map(|r| (r[0].clone(), r[1].clone()))
+        .collect();
+    rows.sort_by_key(|(id, _)| match id {
+        Value::Int(i) => *i,
+        _ => i64::MAX,
+    });
+    rows
+}
+
+#[test]
+fn a_failed_statement_is_undone_alone_and_keeps_its_locks() {
+    let node = TestNode::start(3, Duration::from_millis(300));
+    let cluster = node.connect();
+    let other = node.connect();
+    let mut def = people();
+    def.partition_count = 6;
+    let t = cluster.create_table(def).unwrap();
+    let row = |id: i64, email: &str| {
+        t.values(&[("id", id.into()), ("email", email.into())])
+            .unwrap()
+    };
+    let mut txn = cluster.transaction();
+    txn.insert(&t, row(1, "one@x"));
+    txn.commit().unwrap();
+
+    let mut txn = cluster.transaction();
+    // Statement 1 stays.
+    txn.begin_statement();
+    txn.insert(&t, row(2, "two@x"));
+    txn.update(&t, vec![1.into()], t.values(&[("age", 41.into())]).unwrap());
+    txn.execute(ExecType::NoCommit).unwrap();
+    // Statement 2: two requests; the second fails on the unique email, and both go.
+    txn.begin_statement();
+    for id in 3..9 {
+        txn.insert(&t, row(id, &format!("s2-{id}@x")));
+    }
+    txn.delete(&t, vec![2.into()]);
+    txn.execute(ExecType::NoCommit).unwrap();
+    txn.insert(&t, row(9, "s2-9@x"));
+    txn.insert(&t, row(10, "ONE@X"));
+    let err = txn.execute(ExecType::NoCommit).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ClientError::StatementUndone {
+                error: client::Error {
+                    code: ErrorCode::DuplicateKey,
+                    ..
+                },
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(txn.is_open(), "the transaction goes on");
+    assert_eq!(
+        seen(&txn, &t),
+        vec![(1.into(), "one@x".into()), (2.into(), "two@x".into())]
+    );
+    // The unique values statement 2 took are free again within the transaction.
+    txn.begin_statement();
+    txn.insert(&t, row(3, "s2-3@x"));
+    txn.execute(ExecType::NoCommit).unwrap();
+    // An undo asked for by the client (a statement that failed in the API node).
+    txn.begin_statement();
+    txn.insert(&t, row(20, "twenty@x"));
+    txn.update(&t, vec![3.into()], t.values(&[("age", 3.into())]).unwrap());
+    txn.execute(ExecType::NoCommit).unwrap();
+    txn.undo_statement().unwrap();
+    assert!(txn.is_open());
+
+    // The failed statements' locks stay until the transaction ends: another writer waits.
+    let mut blocked = other.transaction();
+    blocked.insert(&t, row(5, "other@x"));
+    let err = blocked.execute(ExecType::Commit).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::LockWaitTimeout, "{err}");
+
+    txn.commit().unwrap();
+    let reader = other.transaction();
+    assert_eq!(
+        seen(&reader, &t),
+        vec![
+            (1.into(), "one@x".into()),
+            (2.into(), "two@x".into()),
+            (3.into(), "s2-3@x".into())
+        ]
+    );
+    let mut r = other.transaction();
+    let one = r.read(&t, vec![1.into()]);
+    let three = r.read(&t, vec![3.into()]);
+    r.execute(ExecType::Commit).unwrap();
+    assert_eq!(r.row(one).unwrap()[3], Value::Int(41));
+    assert_eq!(r.row(three).unwrap()[3], Value::Null);
+    // Once it ended, its keys are free.
+    let mut after = other.transaction();
+    after.insert(&t, row(5, "other@x"));
+    after.commit().unwrap();
+
+    // Without begin_statement a failure still aborts the whole transaction.
+    let mut txn = cluster.transaction();
+    txn.insert(&t, row(30, "thirty@x"));
+    txn.execute(ExecType::NoCommit).unwrap();
+    txn.insert(&t, row(31, "one@x"));
+    let err = txn.execute(ExecType::NoCommit).unwrap_err();
+    assert!(matches!(err, ClientError::Aborted { .. }), "{err}");
+    assert!(!txn.is_open());
+    let mut r = other.transaction();
+    let thirty = r.read(&t, vec![30.into()]);
+    r.execute(ExecType::Commit).unwrap();
+    assert!(r.row(thirty).is_none());
+}

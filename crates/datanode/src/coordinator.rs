@@ -49,6 +49,8 @@ struct ExecState {
     request_id: u64,
     client_txn: u64,
     txn: TxnId,
+    /// The client's statement number (0: a failure aborts the transaction).
+    statement: u32,
     exec: ExecType,
     ops: Vec<OpState>,
     /// Replies still expected in this round.
@@ -69,6 +71,14 @@ struct ScanState {
 
 enum Pending {
     Execute(Box<ExecState>),
+    /// Waiting for the workers to undo a statement's changes before answering with
+    /// `StatementUndone` (the failed operation) or `Ok` (an `UndoStatement` request).
+    Undo {
+        request_id: u64,
+        client_txn: u64,
+        waiting: usize,
+        failure: Option<(u32, Error)>,
+    },
     /// Waiting for commit acknowledgements before answering.
     Commit {
         request_id: u64,
@@ -341,9 +351,10 @@ impl Coordinator {
             Message::Ping { payload } => self.reply(id, &Message::Pong { payload }),
             Message::Execute {
                 transaction,
+                statement,
                 exec,
                 operations,
-            } => self.on_execute(id, transaction, exec, operations),
+            } => self.on_execute(id, transaction, statement, exec, operations),
             Message::Scan(request) => self.on_scan(id, request),
             Message::CreateTable(def) => self.create_table(id, def),
             Message::AddIndex {
@@ -442,6 +453,7 @@ impl Coordinator {
         &mut self,
         request_id: u64,
         client_txn: u64,
+        statement: u32,
         exec: ExecType,
         operations: Vec<Operation>,
     ) {
@@ -475,6 +487,9 @@ impl Coordinator {
         };
         if exec == ExecType::Rollback {
             return self.end_txn(request_id, client_txn, false, Vec::new());
+        }
+        if exec == ExecType::UndoStatement {
+            return self.undo_statement(request_id, client_txn, statement, None);
         }
         // Prepare every operation against the catalog before anything runs.
         let mut ops = Vec::with_capacity(operations.len());
@@ -517,6 +532,7 @@ impl Coordinator {
                     txn: txn_id,
                     tag,
                     steps,
+                    statement: 0,
                     reply_to: self.me,
                     direct: Some(request_id),
                 };
@@ -528,6 +544,7 @@ impl Coordinator {
             request_id,
             client_txn,
             txn: txn_id,
+            statement,
             exec,
             ops,
             waiting: 0,
@@ -578,6 +595,7 @@ impl Coordinator {
                 txn: state.txn,
                 tag,
                 steps: group,
+                statement: state.statement,
                 reply_to: self.me,
                 direct: None,
             };
@@ -627,6 +645,20 @@ impl Coordinator {
     /// Every round is done (or one failed): commit, keep open, or abort, and answer.
     fn conclude(&mut self, state: ExecState) {
         if let Some((op_index, error)) = state.failure {
+            // Within a statement of a transaction that stays open, only the statement goes, as
+            // InnoDB rolls back a failed statement. A changed definition still ends the whole
+            // transaction: the client plans its statements again.
+            if state.statement != 0
+                && state.exec == ExecType::NoCommit
+                && error.code != ErrorCode::SchemaChanged
+            {
+                return self.undo_statement(
+                    state.request_id,
+                    state.client_txn,
+                    state.statement,
+                    Some((op_index, error)),
+                );
+            }
             if let Some(txn) = self.txns.remove(&state.client_txn) {
                 self.abort_on_workers(txn.id, txn.touched);
             }
@@ -650,10 +682,79 @@ impl Coordinator {
                     &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
                 );
             }
-            ExecType::Commit | ExecType::Rollback => {
+            ExecType::Commit | ExecType::Rollback | ExecType::UndoStatement => {
                 self.end_txn(state.request_id, state.client_txn, true, results)
             }
         }
+    }
+
+    /// Has every worker the transaction touched undo `statement`'s changes, then answers: with
+    /// `StatementUndone` for a failed operation, else `Ok`. The transaction stays open.
+    fn undo_statement(
+        &mut self,
+        request_id: u64,
+        client_txn: u64,
+        statement: u32,
+        failure: Option<(u32, Error)>,
+    ) {
+        let tag = self.tag();
+        let Some(txn) = self.txns.get(&client_txn) else {
+            return self.reply(
+                request_id,
+                &Message::ExecuteReply(ExecuteOutcome::Ok(Vec::new())),
+            );
+        };
+        let (id, touched) = (txn.id, txn.touched);
+        if touched == 0 {
+            // Nothing is held anywhere (an UndoStatement before any write): nothing to keep.
+            self.txns.remove(&client_txn);
+        }
+        let mut waiting = 0;
+        for w in 0..self.shared.worker_count() {
+            if touched & (1 << w) != 0 {
+                self.outbox.push((
+                    w,
+                    ToWorker::UndoStatement {
+                        txn: id,
+                        statement,
+                        tag,
+                        reply_to: self.me,
+                    },
+                ));
+                waiting += 1;
+            }
+        }
+        let state = Pending::Undo {
+            request_id,
+            client_txn,
+            waiting,
+            failure,
+        };
+        if waiting == 0 {
+            return self.undone(state);
+        }
+        self.pending.insert(tag, state);
+    }
+
+    /// Answers a request once its statement's changes are undone everywhere.
+    fn undone(&mut self, state: Pending) {
+        let Pending::Undo {
+            request_id,
+            client_txn,
+            failure,
+            ..
+        } = state
+        else {
+            return;
+        };
+        if let Some(t) = self.txns.get_mut(&client_txn) {
+            t.busy = false;
+        }
+        let outcome = match failure {
+            Some((op_index, error)) => ExecuteOutcome::StatementUndone { op_index, error },
+            None => ExecuteOutcome::Ok(Vec::new()),
+        };
+        self.reply(request_id, &Message::ExecuteReply(outcome));
     }
 
     /// Commits or aborts on every worker the transaction touched; a commit answers after all acks.
@@ -711,6 +812,25 @@ impl Coordinator {
 
     fn on_finished(&mut self, tag: u64) {
         let (request_id, waiting, results) = match self.pending.remove(&tag) {
+            Some(Pending::Undo {
+                request_id,
+                client_txn,
+                waiting,
+                failure,
+            }) => {
+                let state = Pending::Undo {
+                    request_id,
+                    client_txn,
+                    waiting: waiting - 1,
+                    failure,
+                };
+                if waiting > 1 {
+                    self.pending.insert(tag, state);
+                } else {
+                    self.undone(state);
+                }
+                return;
+            }
             Some(Pending::Commit {
                 request_id,
                 waiting,

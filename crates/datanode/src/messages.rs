@@ -113,8 +113,19 @@ pub enum ToWorker {
         txn: TxnId,
         tag: u64,
         steps: Vec<Step>,
+        /// The client's statement the steps belong to (0: none); a worker keeps what undoes
+        /// the changes of a transaction's latest statement.
+        statement: u32,
         reply_to: ReplyTo,
         direct: Option<u64>,
+    },
+    /// Undoes the changes `statement` made to the transaction's uncommitted images on this
+    /// worker (locks stay); answered with `Finished`.
+    UndoStatement {
+        txn: TxnId,
+        statement: u32,
+        tag: u64,
+        reply_to: ReplyTo,
     },
     /// Commits the transaction's part on this worker. `participants` workers wrote in it; this
     /// one is among them when `counted`, and then logs its part (even an empty one) so replay

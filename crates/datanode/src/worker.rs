@@ -43,12 +43,18 @@ struct WorkerTxn {
     locks: Vec<LockKey>,
     /// The latest uncommitted image per key (None: deleted), with the key's partition.
     pending: HashMap<LockKey, PendingImage>,
+    /// The statement `undo` belongs to (0: none).
+    statement: u32,
+    /// What `pending` held for each key before each change of `statement`, oldest first.
+    undo: Vec<(LockKey, Option<PendingImage>)>,
 }
 
 /// Steps of one request, run in order; parked while one waits for a lock.
 struct Parked {
     txn: TxnId,
     tag: u64,
+    /// The client's statement (0: none), see `WorkerTxn::undo`.
+    statement: u32,
     steps: VecDeque<Step>,
     replies: Vec<StepReply>,
     reply_to: ReplyTo,
@@ -131,6 +137,8 @@ pub struct Worker {
     locks: HashMap<LockKey, LockEntry>,
     txns: HashMap<TxnId, WorkerTxn>,
     parked: Vec<Parked>,
+    /// The statement of the request whose steps are running (see `WorkerTxn::undo`).
+    statement: u32,
     lock_wait: Duration,
     cluster_id: u32,
     /// Events for coordinators, delivered by the event loop after each message.
@@ -170,6 +178,7 @@ impl Worker {
             locks: HashMap::new(),
             txns: HashMap::new(),
             parked: Vec::new(),
+            statement: 0,
             lock_wait,
             cluster_id,
             outgoing: Vec::new(),
@@ -196,12 +205,14 @@ impl Worker {
                 txn,
                 tag,
                 steps,
+                statement,
                 reply_to,
                 direct,
             } => {
                 let parked = Parked {
                     txn,
                     tag,
+                    statement,
                     steps: steps.into(),
                     replies: Vec::new(),
                     reply_to,
@@ -220,6 +231,15 @@ impl Worker {
             } => {
                 self.log_commit(txn, participants, counted, sequence);
                 self.finish(txn, true);
+                self.send(reply_to, Event::Finished { tag });
+            }
+            ToWorker::UndoStatement {
+                txn,
+                statement,
+                tag,
+                reply_to,
+            } => {
+                self.undo_statement(txn, statement);
                 self.send(reply_to, Event::Finished { tag });
             }
             ToWorker::Abort { txn, tag, reply_to } => {
@@ -354,6 +374,7 @@ impl Worker {
 
     /// Runs steps in order until one blocks on a lock (park the rest) or fails (stop there).
     fn run_parked(&mut self, mut parked: Parked) {
+        self.statement = parked.statement;
         while let Some(step) = parked.steps.pop_front() {
             match self.run_step(parked.txn, step) {
                 StepStatus::Done(reply) => {
@@ -678,11 +699,15 @@ impl Worker {
             Some(values) => Some(layout.encode(values)?),
             None => None,
         };
-        self.txns
-            .entry(txn)
-            .or_default()
-            .pending
-            .insert(key.clone(), (partition, image));
+        let state = self.txns.entry(txn).or_default();
+        let before = state.pending.insert(key.clone(), (partition, image));
+        if self.statement != 0 {
+            if state.statement != self.statement {
+                state.statement = self.statement;
+                state.undo.clear();
+            }
+            state.undo.push((key.clone(), before));
+        }
         Ok(if want {
             StepOutcome::Written { old, new }
         } else {
@@ -889,6 +914,24 @@ impl Worker {
     /// True when redo records wait to be written.
     pub fn log_pending(&self) -> bool {
         self.logging.as_ref().is_some_and(|l| l.log.has_pending())
+    }
+
+    /// Puts back the uncommitted images `txn` had before `statement` changed them (nothing
+    /// when its latest statement is another). Locks stay, as InnoDB keeps a failed
+    /// statement's locks.
+    fn undo_statement(&mut self, txn: TxnId, statement: u32) {
+        let Some(state) = self.txns.get_mut(&txn) else {
+            return;
+        };
+        if state.statement != statement {
+            return;
+        }
+        while let Some((key, before)) = state.undo.pop() {
+            match before {
+                Some(image) => state.pending.insert(key, image),
+                None => state.pending.remove(&key),
+            };
+        }
     }
 
     /// Commits (applies the pending images) or aborts (drops them), then releases the locks and

@@ -69,9 +69,9 @@ impl SqlError {
     /// An error of the client library, as MySQL would report its kind.
     pub fn from_client(e: &ClientError) -> SqlError {
         let message = match e {
-            ClientError::Aborted { error, .. } | ClientError::Failed(error) => {
-                error.message.clone()
-            }
+            ClientError::Aborted { error, .. }
+            | ClientError::StatementUndone { error, .. }
+            | ClientError::Failed(error) => error.message.clone(),
             other => other.to_string(),
         };
         match e.code() {

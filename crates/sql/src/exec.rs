@@ -700,8 +700,10 @@ impl Session {
     }
 
     /// Runs `work` in the session's transaction, or in one of its own that commits with the
-    /// statement's last batch (`work` is told which exec type its last batch takes). A failure
-    /// the data node answered aborted the transaction: the session leaves it.
+    /// statement's last batch (`work` is told which exec type its last batch takes). Inside
+    /// the session's transaction, a failure undoes the statement's changes and the transaction
+    /// goes on; when the data node aborted the whole transaction (a changed definition, a lost
+    /// connection), the session leaves it.
     pub(crate) fn transactional<R>(
         &mut self,
         work: impl FnOnce(&mut Session, &mut Transaction, ExecType) -> Result<R>,
@@ -709,6 +711,10 @@ impl Session {
         let mut txn = self.txn.take().unwrap_or_else(|| self.data.transaction());
         let was_open = txn.is_open();
         let keep = self.in_transaction();
+        if keep {
+            // A failure undoes this statement alone, as InnoDB rolls back a failed statement.
+            txn.begin_statement();
+        }
         let last = if keep {
             ExecType::NoCommit
         } else {
@@ -725,8 +731,15 @@ impl Session {
             }
             Err(_) => {
                 if keep && txn.is_open() {
-                    // The statement failed before the data node aborted anything.
-                    self.txn = Some(txn);
+                    // The data node undid the statement's changes, or the statement failed in
+                    // the API node: what it sent is undone (nothing when the data node did it).
+                    match txn.undo_statement() {
+                        Ok(()) => self.txn = Some(txn),
+                        Err(e) => {
+                            tracing::debug!("sql session {}: undoing a statement: {e}", self.id);
+                            self.explicit = false;
+                        }
+                    }
                 } else if was_open {
                     // The data node rolled the transaction back.
                     self.explicit = false;

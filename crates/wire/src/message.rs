@@ -17,6 +17,9 @@ pub enum ExecType {
     Commit = 2,
     /// Discard everything the transaction did (operations in this request are not run).
     Rollback = 3,
+    /// Undo the changes the request's statement made (operations in this request are not
+    /// run); the transaction stays open with every lock it holds.
+    UndoStatement = 4,
 }
 
 /// Lock mode of a read.
@@ -140,6 +143,9 @@ pub enum ExecuteOutcome {
     Ok(Vec<OpResult>),
     /// The transaction was aborted (all its changes undone) because operation `op_index` failed.
     Aborted { op_index: u32, error: Error },
+    /// Operation `op_index` of a NoCommit request naming a statement failed: the changes of
+    /// that statement were undone, and the transaction stays open with every lock it holds.
+    StatementUndone { op_index: u32, error: Error },
 }
 
 /// A bound of an ordered-index scan over a prefix of the index columns.
@@ -225,6 +231,11 @@ pub enum Message {
     },
     Execute {
         transaction: u64,
+        /// 0: a failed operation aborts the transaction. Otherwise the number of the
+        /// statement (chosen by the client, per transaction) the operations belong to: a failed
+        /// operation of a NoCommit request undoes that statement's changes only
+        /// (`ExecuteOutcome::StatementUndone`), and `ExecType::UndoStatement` names it.
+        statement: u32,
         exec: ExecType,
         operations: Vec<Operation>,
     },
@@ -473,10 +484,12 @@ impl Message {
             }
             Message::Execute {
                 transaction,
+                statement,
                 exec,
                 operations,
             } => {
                 out.put_u64(*transaction);
+                out.put_u32(*statement);
                 out.put_u8(*exec as u8);
                 out.put_u32(operations.len() as u32);
                 for op in operations {
@@ -514,6 +527,11 @@ impl Message {
                 }
                 ExecuteOutcome::Aborted { op_index, error } => {
                     out.put_u8(1);
+                    out.put_u32(*op_index);
+                    put_error(out, error);
+                }
+                ExecuteOutcome::StatementUndone { op_index, error } => {
+                    out.put_u8(2);
                     out.put_u32(*op_index);
                     put_error(out, error);
                 }
@@ -660,10 +678,12 @@ impl Message {
             }
             7 => {
                 let transaction = r.u64()?;
+                let statement = r.u32()?;
                 let exec = match r.u8()? {
                     1 => ExecType::NoCommit,
                     2 => ExecType::Commit,
                     3 => ExecType::Rollback,
+                    4 => ExecType::UndoStatement,
                     tag => {
                         return Err(DecodeError::BadTag {
                             what: "exec type",
@@ -701,6 +721,7 @@ impl Message {
                 }
                 Message::Execute {
                     transaction,
+                    statement,
                     exec,
                     operations,
                 }
@@ -733,6 +754,13 @@ impl Message {
                 1 => {
                     let op_index = r.u32()?;
                     Message::ExecuteReply(ExecuteOutcome::Aborted {
+                        op_index,
+                        error: get_error(&mut r)?,
+                    })
+                }
+                2 => {
+                    let op_index = r.u32()?;
+                    Message::ExecuteReply(ExecuteOutcome::StatementUndone {
                         op_index,
                         error: get_error(&mut r)?,
                     })
@@ -1285,6 +1313,7 @@ mod tests {
             },
             Message::Execute {
                 transaction: 9,
+                statement: 3,
                 exec: ExecType::Commit,
                 operations: vec![Operation {
                     kind: OpKind::Write,
@@ -1304,6 +1333,10 @@ mod tests {
             Message::ExecuteReply(ExecuteOutcome::Aborted {
                 op_index: 3,
                 error: Error::new(ErrorCode::DuplicateKey, "k"),
+            }),
+            Message::ExecuteReply(ExecuteOutcome::StatementUndone {
+                op_index: 2,
+                error: Error::new(ErrorCode::LockWaitTimeout, "t"),
             }),
             Message::Scan(ScanRequest {
                 table: 1,
@@ -1434,6 +1467,7 @@ mod tests {
     fn forged_counts_are_refused_before_allocating() {
         let mut body = Vec::new();
         body.put_u64(1);
+        body.put_u32(0);
         body.put_u8(2);
         body.put_u32(u32::MAX);
         let header = FrameHeader {

@@ -1210,7 +1210,6 @@ INSERT INTO kv VALUES ('t3', 3, NULL);
 INSERT INTO kv VALUES ('t3', 4, NULL);
 INSERT INTO kv VALUES ('t4', 4, NULL);
 COMMIT;
--- expect-difference: a refused statement rolls back the whole transaction, as in NDB (InnoDB rolls back the statement); see docs/sql.md Transactions
 SELECT k, v FROM kv WHERE k IN ('t3', 't4') ORDER BY k;
 BEGIN;
 SELECT v FROM kv WHERE k = 't4' FOR UPDATE;
@@ -1243,7 +1242,6 @@ SELECT note, COUNT(*), SUM(v) FROM kv WHERE note = 'scan' GROUP BY note;
 UPDATE kv SET note = 'moved' WHERE k = 'u1';
 SELECT k FROM kv WHERE note = 'scan' ORDER BY k;
 SELECT k, note FROM kv WHERE k LIKE 'u%' ORDER BY k DESC LIMIT 2;
--- expect-difference: a refused statement rolls back the whole transaction, as in NDB (InnoDB rolls back the statement); see docs/sql.md Transactions
 SELECT COUNT(*) FROM kv WHERE k > 'a';
 ROLLBACK;
 SELECT COUNT(*) FROM kv WHERE note IN ('scan', 'moved');
@@ -1259,11 +1257,35 @@ SELECT COUNT(*) FROM items WHERE id > 1000;
 COMMIT;
 SELECT id, category FROM items WHERE id IN (15, 16) ORDER BY id;
 UPDATE items SET category = 'toys' WHERE id IN (15, 16);
+-- a failed statement inside a transaction is undone alone; the transaction goes on
+BEGIN;
+UPDATE items SET qty = qty + 1 WHERE id = 1;
+INSERT INTO kv VALUES ('v1', 1, NULL), ('v2', 2, NULL), ('a', 3, NULL);
+SELECT k FROM kv WHERE k IN ('v1', 'v2') ORDER BY k;
+UPDATE items SET code = 'NEW1' WHERE id IN (4, 5) ORDER BY id;
+UPDATE items SET code = 'B002' WHERE id IN (4, 5) ORDER BY id DESC;
+SELECT id, code FROM items WHERE id IN (4, 5) ORDER BY id;
+INSERT INTO kv VALUES ('v3', 1, NULL), ('a', 5, NULL) ON DUPLICATE KEY UPDATE v = v + 2147483647;
+SELECT k, v FROM kv WHERE k IN ('v3', 'a') ORDER BY k;
+DELETE FROM kv WHERE k = 'v9';
+INSERT INTO kv VALUES ('v4', 4, NULL);
+SELECT COUNT(*) FROM kv WHERE k LIKE 'v%';
+COMMIT;
+SELECT qty FROM items WHERE id = 1;
+SELECT k, v FROM kv WHERE k LIKE 'v%' OR k = 'a' ORDER BY k;
+SET autocommit = 0;
+INSERT INTO kv VALUES ('v5', 5, NULL);
+INSERT INTO kv VALUES ('v6', 6, NULL), ('v5', 7, NULL);
+SELECT k FROM kv WHERE k IN ('v5', 'v6') ORDER BY k;
+ROLLBACK;
+SET autocommit = 1;
+SELECT k FROM kv WHERE k IN ('v5', 'v6') ORDER BY k;
+UPDATE items SET qty = qty - 1 WHERE id = 1;
+DELETE FROM kv WHERE k = 'v4';
 
 -- ---------------------------------------------------------------- final state
 SELECT * FROM items ORDER BY id;
 SELECT * FROM people ORDER BY id;
--- expect-difference: a refused statement rolls back the whole transaction, as in NDB (InnoDB rolls back the statement); see docs/sql.md Transactions
 SELECT * FROM kv ORDER BY k;
 SELECT * FROM nums ORDER BY id;
 DESCRIBE kv;
