@@ -212,6 +212,21 @@ fn cut_chars(text: &[u8], chars: usize) -> Vec<u8> {
     }
 }
 
+/// MySQL's 1062 text for a key's values: `Duplicate entry 'v1-v2' for key 'name'` (NULL as
+/// `NULL`).
+pub fn duplicate_entry(key: &[&Value], index: &str) -> String {
+    let values: Vec<String> = key
+        .iter()
+        .map(|v| {
+            value_text(v).map_or_else(
+                || "NULL".to_string(),
+                |t| String::from_utf8_lossy(&t).into_owned(),
+            )
+        })
+        .collect();
+    format!("Duplicate entry '{}' for key '{index}'", values.join("-"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

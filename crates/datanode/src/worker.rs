@@ -1261,18 +1261,9 @@ fn duplicate(table: Option<&Arc<TableDef>>, row: &[Value]) -> Error {
 
 /// `Duplicate entry 'v1-v2' for key 'name'`, MySQL's 1062 text.
 pub(crate) fn duplicate_entry(key: &[&Value], index: &str) -> Error {
-    let values: Vec<String> = key
-        .iter()
-        .map(|v| {
-            base::text::value_text(v).map_or_else(
-                || "NULL".to_string(),
-                |t| String::from_utf8_lossy(&t).into_owned(),
-            )
-        })
-        .collect();
     Error::new(
         ErrorCode::DuplicateKey,
-        format!("Duplicate entry '{}' for key '{index}'", values.join("-")),
+        base::text::duplicate_entry(key, index),
     )
 }
 

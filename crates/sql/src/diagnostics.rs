@@ -4,6 +4,8 @@
 //! conditions replaces the list; one that reads or changes tables and raises none empties it;
 //! others (SET, USE, BEGIN, SELECT without a table, SHOW WARNINGS itself) leave it.
 
+use std::cell::{Cell, RefCell};
+
 use base::Value;
 use myproto::response::{types, Column};
 
@@ -15,11 +17,11 @@ pub const CONDITIONS_MAX: usize = 64;
 /// Statements of one COM_QUERY whose counts are kept for their answers.
 const STATEMENT_COUNTS_MAX: usize = 4_096;
 
-/// A condition's level. Cairn raises notes and errors; no statement of its raises a warning
-/// yet.
+/// A condition's level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
     Note,
+    Warning,
     Error,
 }
 
@@ -27,9 +29,22 @@ impl Level {
     fn name(self) -> &'static str {
         match self {
             Level::Note => "Note",
+            Level::Warning => "Warning",
             Level::Error => "Error",
         }
     }
+}
+
+/// What storing a value means for a division by zero in its expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Storing {
+    /// Not storing (a SELECT, a WHERE): warning 1365, NULL.
+    #[default]
+    No,
+    /// INSERT, UPDATE: strict mode's error 1365.
+    Strict,
+    /// INSERT IGNORE: warning 1365, NULL stored.
+    Ignoring,
 }
 
 #[derive(Debug, Clone)]
@@ -111,6 +126,12 @@ pub struct Diagnostics {
     reading: bool,
     /// Each statement's count so far in this COM_QUERY, for its answer.
     pub(crate) counts: Vec<u16>,
+    /// Warnings raised while evaluating expressions (which see the session shared), and how
+    /// many.
+    evaluated: RefCell<Vec<Condition>>,
+    evaluated_total: Cell<usize>,
+    /// Whether expressions being evaluated make values to store.
+    pub(crate) storing: Cell<Storing>,
 }
 
 impl Diagnostics {
@@ -122,6 +143,30 @@ impl Diagnostics {
     /// Errors in the list (@@error_count).
     pub fn error_count(&self) -> usize {
         self.list.iter().filter(|c| c.level == Level::Error).count()
+    }
+
+    /// Records a warning of the running statement from where the session is shared.
+    pub(crate) fn warn(&self, code: u16, message: impl Into<String>) {
+        self.evaluated_total.set(self.evaluated_total.get() + 1);
+        let mut list = self.evaluated.borrow_mut();
+        if list.len() < CONDITIONS_MAX {
+            list.push(Condition {
+                level: Level::Warning,
+                code,
+                message: message.into(),
+            });
+        }
+    }
+
+    /// Moves the warnings expressions raised into the running statement's conditions.
+    fn take_evaluated(&mut self) {
+        let total = self.evaluated_total.replace(0);
+        let list = std::mem::take(self.evaluated.get_mut());
+        let kept = list.len();
+        for c in list {
+            self.raise(c);
+        }
+        self.raised_total += total - kept;
     }
 
     fn raise(&mut self, c: Condition) {
@@ -150,6 +195,14 @@ impl Session {
         d.reading = kind == Kind::Diagnostic;
     }
 
+    /// Runs `f` with expressions making values to store as `storing` says (division by zero).
+    pub(crate) fn storing<R>(&self, storing: Storing, f: impl FnOnce() -> R) -> R {
+        let before = self.diagnostics.storing.replace(storing);
+        let r = f();
+        self.diagnostics.storing.set(before);
+        r
+    }
+
     /// Records a note of the running statement (an IF EXISTS that found nothing, ...).
     pub(crate) fn note(&mut self, code: u16, message: impl Into<String>) {
         self.diagnostics.raise(Condition {
@@ -168,6 +221,7 @@ impl Session {
             Outcome::Rows { .. } | Outcome::Failed(_) => -1,
         };
         let d = &mut self.diagnostics;
+        d.take_evaluated();
         if let Outcome::Failed(e) = outcome {
             d.raise(Condition {
                 level: Level::Error,

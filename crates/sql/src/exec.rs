@@ -169,6 +169,12 @@ pub(crate) fn store(column: &ColumnDef, v: Value) -> Result<Value> {
     if v.is_null() {
         return Ok(Value::Null);
     }
+    // A double goes into an integer column rounded half to even (C's rint, as MySQL does):
+    // 2.5e0 stores 2. Its text would round half away from zero, as a DECIMAL does.
+    let v = match v {
+        Value::Double(x) if column.ty.is_integer() => Value::Double(x.round_ties_even()),
+        v => v,
+    };
     let text = value_text(&v).unwrap_or_default();
     from_text(column, Some(&text)).map_err(|m| SqlError::new(1366, "22007", m))
 }
@@ -204,6 +210,17 @@ impl Context for Session {
 
     fn correlated(&self, n: usize, args: &[Value]) -> Option<Result<Value>> {
         self.correlated_result(n, args)
+    }
+
+    fn division_by_zero(&self) -> Result<()> {
+        use crate::diagnostics::Storing;
+        match self.diagnostics.storing.get() {
+            Storing::Strict => Err(SqlError::new(1365, "22012", "Division by 0")),
+            Storing::No | Storing::Ignoring => {
+                self.diagnostics.warn(1365, "Division by 0");
+                Ok(())
+            }
+        }
     }
 
     fn session(&self, f: SessionFn) -> Value {

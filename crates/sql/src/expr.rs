@@ -125,6 +125,19 @@ pub trait Context {
     fn correlated(&self, _n: usize, _args: &[Value]) -> Option<Result<Value>> {
         None
     }
+    /// A division (`/`, DIV, `%`, MOD) by zero, whose value is NULL: an error when the value
+    /// is being stored (strict mode's ERROR_FOR_DIVISION_BY_ZERO), else warning 1365.
+    fn division_by_zero(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Whether `l op r` divides by zero (its value is NULL).
+pub(crate) fn divides_by_zero(op: BinOp, l: &Value, r: &Value) -> bool {
+    matches!(op, BinOp::Div | BinOp::IntDiv | BinOp::Mod)
+        && !l.is_null()
+        && !r.is_null()
+        && dbl(num(r)) == 0.0
 }
 
 /// A table a statement reads, as expressions name it.
@@ -1436,7 +1449,13 @@ impl Expr {
                     }),
                 })
             }
-            _ => arithmetic(op, &l.eval(env)?, &r.eval(env)?),
+            _ => {
+                let (a, b) = (l.eval(env)?, r.eval(env)?);
+                if divides_by_zero(op, &a, &b) {
+                    env.ctx.division_by_zero()?;
+                }
+                arithmetic(op, &a, &b)
+            }
         }
     }
 

@@ -414,7 +414,12 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
             x if x < 0.0 => -1,
             _ => 0,
         }),
-        Mod => arithmetic(BinOp::Mod, &v[0], &v[1])?,
+        Mod => {
+            if crate::expr::divides_by_zero(BinOp::Mod, &v[0], &v[1]) {
+                env.ctx.division_by_zero()?;
+            }
+            arithmetic(BinOp::Mod, &v[0], &v[1])?
+        }
         NullIf => {
             if compare_in(&v[0], &v[1], c) == Some(Ordering::Equal) {
                 Value::Null

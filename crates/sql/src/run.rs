@@ -15,6 +15,7 @@ use client::{ExecType, Filter, LockMode, OpResult, Scan, ScanOrder, Table, Trans
 use sqlparser::ast::{self, SetExpr};
 
 use crate::aggregate::{group_key, Accumulator};
+use crate::diagnostics::Storing;
 use crate::error::SqlError;
 use crate::exec::{ident, store, Outcome, Result, Session};
 use crate::expr::{compare, compare_in, truthy, Compiler, Env, Expr, Scope};
@@ -1315,15 +1316,23 @@ impl Session {
                     .collect(),
                 _ => Vec::new(),
             },
-            None => p
-                .rows
-                .iter()
-                .map(|row| {
-                    row.iter()
-                        .map(|e| e.as_ref().map(|e| self.free(e, params)).transpose())
+            None => {
+                let storing = if matches!(p.duplicate, OnDuplicate::Ignore) {
+                    Storing::Ignoring
+                } else {
+                    Storing::Strict
+                };
+                self.storing(storing, || {
+                    p.rows
+                        .iter()
+                        .map(|row| {
+                            row.iter()
+                                .map(|e| e.as_ref().map(|e| self.free(e, params)).transpose())
+                                .collect::<Result<_>>()
+                        })
                         .collect::<Result<_>>()
-                })
-                .collect::<Result<_>>()?,
+                })?
+            }
         };
         let ignore = matches!(p.duplicate, OnDuplicate::Ignore);
         // Values first: a bad value fails the statement before anything is sent.
@@ -1441,6 +1450,8 @@ impl Session {
             }
             let assigned = auto.filter(|a| !values.iter().any(|(c, _)| c == a));
             let mut probes = Vec::new();
+            // Per probe, the key's name and values, for IGNORE's warning.
+            let mut probed: Vec<(&str, Vec<Value>)> = Vec::new();
             let keys = std::iter::once((None, &def.primary_key))
                 .filter(|_| !def.has_hidden_pk())
                 .chain(
@@ -1459,6 +1470,8 @@ impl Session {
                     // NULL never equals a key.
                     continue;
                 }
+                let name = unique.map_or("PRIMARY", |i| def.indexes[i as usize].name.as_str());
+                probed.push((name, key.clone()));
                 probes.push(match unique {
                     None => txn.read_with(&p.table, key, LockMode::Exclusive, all.clone()),
                     Some(i) => txn.read_unique(&p.table, i, key, LockMode::Exclusive, all.clone()),
@@ -1468,21 +1481,31 @@ impl Session {
                 txn.execute(ExecType::NoCommit).map_err(client)?;
             }
             let mut taken: Vec<Vec<Value>> = Vec::new();
-            for op in probes {
+            let mut first_taken = None;
+            for (op, (name, key)) in probes.into_iter().zip(&probed) {
                 if let Some(r) = txn.row(op) {
+                    first_taken.get_or_insert((*name, key));
                     if !taken.iter().any(|t| t.as_slice() == r) {
                         taken.push(r.to_vec());
                     }
                 }
             }
             match (&p.duplicate, taken.first()) {
-                (OnDuplicate::Ignore, Some(_)) => {}
+                (OnDuplicate::Ignore, Some(_)) => {
+                    // MariaDB's warning for the first key found taken.
+                    if let Some((name, key)) = first_taken {
+                        let key: Vec<&Value> = key.iter().collect();
+                        self.diagnostics
+                            .warn(1062, base::text::duplicate_entry(&key, name));
+                    }
+                }
                 (OnDuplicate::Update(assignments), Some(existing)) => {
                     // The existing row, then the row the INSERT gave (VALUES(col)).
                     let mut row = existing.clone();
                     row.extend(full);
                     for (c, e) in assignments {
-                        let v = e.eval(&self.env(&row, params, &[]))?;
+                        let v =
+                            self.storing(Storing::Strict, || e.eval(&self.env(&row, params, &[])))?;
                         row[*c as usize] = strict_store(def, &def.columns[*c as usize], v, n + 1)?;
                     }
                     let changes: Vec<(u16, Value)> = (0..def.columns.len())

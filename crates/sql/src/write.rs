@@ -12,6 +12,7 @@ use base::Value;
 use client::{ExecType, OpResult, Table, Transaction};
 use sqlparser::ast::{self, ObjectName, Statement};
 
+use crate::diagnostics::Storing;
 use crate::error::SqlError;
 use crate::exec::{Outcome, Result, Session};
 use crate::expr::Expr;
@@ -415,8 +416,8 @@ impl Session {
                 let mut current = row.clone();
                 for (c, e) in &p.assignments {
                     let column = &def.columns[*c as usize];
-                    let v =
-                        strict_store(&def, column, e.eval(&s.env(&current, params, &[]))?, n + 1)?;
+                    let v = s.storing(Storing::Strict, || e.eval(&s.env(&current, params, &[])))?;
+                    let v = strict_store(&def, column, v, n + 1)?;
                     current[at(c)] = v;
                 }
                 let mut values: Vec<(u16, Value)> = Vec::new();
