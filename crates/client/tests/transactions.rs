@@ -780,6 +780,41 @@ fn a_failed_statement_is_undone_alone_and_keeps_its_locks() {
     after.insert(&t, row(5, "other@x"));
     after.commit().unwrap();
 
+    // A lock wait timeout aborts the whole transaction even within a statement: with no
+    // deadlock detection, releasing the locks is what breaks a deadlock.
+    let mut holder = other.transaction();
+    holder.read_with(&t, vec![1.into()], LockMode::Exclusive, vec![]);
+    holder.execute(ExecType::NoCommit).unwrap();
+    let mut txn = cluster.transaction();
+    txn.begin_statement();
+    txn.insert(&t, row(40, "forty@x"));
+    txn.execute(ExecType::NoCommit).unwrap();
+    txn.begin_statement();
+    txn.update(&t, vec![1.into()], t.values(&[("age", 1.into())]).unwrap());
+    let err = txn.execute(ExecType::NoCommit).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ClientError::Aborted {
+                error: client::Error {
+                    code: ErrorCode::LockWaitTimeout,
+                    ..
+                },
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(!txn.is_open());
+    holder.commit().unwrap();
+    let mut r = other.transaction();
+    let forty = r.read(&t, vec![40.into()]);
+    r.execute(ExecType::Commit).unwrap();
+    assert!(
+        r.row(forty).is_none(),
+        "the whole transaction was rolled back"
+    );
+
     // Without begin_statement a failure still aborts the whole transaction.
     let mut txn = cluster.transaction();
     txn.insert(&t, row(30, "thirty@x"));

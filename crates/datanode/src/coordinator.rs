@@ -647,10 +647,15 @@ impl Coordinator {
         if let Some((op_index, error)) = state.failure {
             // Within a statement of a transaction that stays open, only the statement goes, as
             // InnoDB rolls back a failed statement. A changed definition still ends the whole
-            // transaction: the client plans its statements again.
+            // transaction (the client plans its statements again), and so does a lock wait
+            // timeout, as InnoDB's innodb_rollback_on_timeout: with no deadlock detection, the
+            // timeout is what breaks a deadlock, and only by releasing the locks.
             if state.statement != 0
                 && state.exec == ExecType::NoCommit
-                && error.code != ErrorCode::SchemaChanged
+                && !matches!(
+                    error.code,
+                    ErrorCode::SchemaChanged | ErrorCode::LockWaitTimeout
+                )
             {
                 return self.undo_statement(
                     state.request_id,
