@@ -184,12 +184,11 @@ impl Transaction {
             operations: Vec::new(),
         }) {
             Ok(Message::ExecuteReply(ExecuteOutcome::Ok(_))) => Ok(()),
-            Ok(other) => {
-                self.open = false;
-                Err(unexpected(&other))
-            }
+            // The data node may still hold the transaction: it stays open, so that dropping
+            // it rolls it back.
+            Ok(other) => Err(unexpected(&other)),
             Err(e) => {
-                self.open = false;
+                self.open = !matches!(e, ClientError::ConnectionLost(_));
                 Err(e)
             }
         }
@@ -213,10 +212,12 @@ impl Transaction {
             exec,
             operations,
         });
-        self.open = exec == ExecType::NoCommit;
+        self.open = matches!(exec, ExecType::NoCommit | ExecType::UndoStatement);
         match reply {
             Ok(Message::ExecuteReply(ExecuteOutcome::Ok(results))) => {
-                if exec != ExecType::Rollback && results.len() != count {
+                if !matches!(exec, ExecType::Rollback | ExecType::UndoStatement)
+                    && results.len() != count
+                {
                     return Err(unexpected(&Message::ExecuteReply(ExecuteOutcome::Ok(
                         results,
                     ))));
@@ -240,7 +241,9 @@ impl Transaction {
             }
             Ok(other) => Err(unexpected(&other)),
             Err(e) => {
-                self.open = false;
+                // A request refused as a whole ran nothing: the data node may still hold the
+                // transaction, so it stays open and dropping it rolls it back.
+                self.open = matches!(e, ClientError::Failed(_));
                 Err(e)
             }
         }

@@ -58,6 +58,9 @@ struct ExecState {
     /// Replies gathered in this round.
     replies: Vec<StepReply>,
     failure: Option<(u32, Error)>,
+    /// Some operation failed in a way that ends the whole transaction even within a statement
+    /// (`ends_transaction`), whichever failure is reported.
+    fatal: bool,
 }
 
 struct ScanState {
@@ -549,6 +552,7 @@ impl Coordinator {
             ops,
             waiting: 0,
             replies: Vec::new(),
+            fatal: failure.as_ref().is_some_and(|(_, e)| ends_transaction(e)),
             failure,
         });
         if state.failure.is_some() {
@@ -625,6 +629,7 @@ impl Coordinator {
             let slot = reply.slot;
             match reply.result {
                 Err(e) => {
+                    state.fatal |= ends_transaction(&e);
                     if state.failure.as_ref().is_none_or(|(s, _)| *s > slot) {
                         state.failure = Some((slot, e));
                     }
@@ -646,17 +651,8 @@ impl Coordinator {
     fn conclude(&mut self, state: ExecState) {
         if let Some((op_index, error)) = state.failure {
             // Within a statement of a transaction that stays open, only the statement goes, as
-            // InnoDB rolls back a failed statement. A changed definition still ends the whole
-            // transaction (the client plans its statements again), and so does a lock wait
-            // timeout, as InnoDB's innodb_rollback_on_timeout: with no deadlock detection, the
-            // timeout is what breaks a deadlock, and only by releasing the locks.
-            if state.statement != 0
-                && state.exec == ExecType::NoCommit
-                && !matches!(
-                    error.code,
-                    ErrorCode::SchemaChanged | ErrorCode::LockWaitTimeout
-                )
-            {
+            // InnoDB rolls back a failed statement, unless a failure `ends_transaction`.
+            if state.statement != 0 && state.exec == ExecType::NoCommit && !state.fatal {
                 return self.undo_statement(
                     state.request_id,
                     state.client_txn,
@@ -1412,6 +1408,17 @@ fn unknown_table(catalog: &crate::catalog::Catalog, id: u32) -> Error {
         ),
         None => Error::new(ErrorCode::NoSuchTable, format!("no table with id {id}")),
     }
+}
+
+/// A failure that aborts the whole transaction even within a statement: a changed definition
+/// (the client plans its statements again) and a lock wait timeout (as InnoDB's
+/// innodb_rollback_on_timeout: with no deadlock detection, the timeout is what breaks a
+/// deadlock, and only by releasing the locks).
+fn ends_transaction(e: &Error) -> bool {
+    matches!(
+        e.code,
+        ErrorCode::SchemaChanged | ErrorCode::LockWaitTimeout
+    )
 }
 
 #[cfg(test)]

@@ -173,6 +173,10 @@ impl Diagnostics {
         self.raised_total += 1;
         if self.raised.len() < CONDITIONS_MAX {
             self.raised.push(c);
+        } else if c.level == Level::Error {
+            // The statement's error is kept over the last warning (SHOW ERRORS,
+            // @@error_count).
+            self.raised[CONDITIONS_MAX - 1] = c;
         }
     }
 }
@@ -193,6 +197,9 @@ impl Session {
                 | Kind::Other { tables: true }
         );
         d.reading = kind == Kind::Diagnostic;
+        // A statement the reactor started and gave to the thread runs again from the start.
+        d.evaluated.get_mut().clear();
+        d.evaluated_total.set(0);
     }
 
     /// Runs `f` with expressions making values to store as `storing` says (division by zero).
@@ -295,5 +302,34 @@ impl Session {
             columns: vec![Column::computed(name, types::LONGLONG, 21, 0)],
             rows: vec![vec![Value::UInt(n as u64)]],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_is_kept_past_the_warnings_limit_and_every_warning_counted() {
+        let mut d = Diagnostics::default();
+        for _ in 0..CONDITIONS_MAX + 6 {
+            d.warn(1365, "Division by 0");
+        }
+        d.take_evaluated();
+        d.raise(Condition {
+            level: Level::Error,
+            code: 1690,
+            message: "out of range".into(),
+        });
+        assert_eq!(d.raised.len(), CONDITIONS_MAX);
+        assert_eq!(d.raised_total, CONDITIONS_MAX + 7);
+        assert_eq!(d.raised.last().map(|c| c.code), Some(1690));
+        assert_eq!(
+            d.raised
+                .iter()
+                .filter(|c| c.level == Level::Warning)
+                .count(),
+            CONDITIONS_MAX - 1
+        );
     }
 }

@@ -1308,31 +1308,35 @@ impl Session {
         let def = p.table.def().clone();
         // The rows' values (None: DEFAULT), from VALUES or SET, or the SELECT's rows (read
         // first, so INSERT INTO t SELECT ... FROM t sees t as it was).
+        let storing = if matches!(p.duplicate, OnDuplicate::Ignore) {
+            Storing::Ignoring
+        } else {
+            Storing::Strict
+        };
         let values: Vec<Vec<Option<Value>>> = match &p.select {
-            Some(plan) => match self.run_query(plan, params)? {
-                Outcome::Rows { rows, .. } => rows
-                    .into_iter()
-                    .map(|r| r.into_iter().map(Some).collect())
-                    .collect(),
-                _ => Vec::new(),
-            },
-            None => {
-                let storing = if matches!(p.duplicate, OnDuplicate::Ignore) {
-                    Storing::Ignoring
-                } else {
-                    Storing::Strict
-                };
-                self.storing(storing, || {
-                    p.rows
-                        .iter()
-                        .map(|row| {
-                            row.iter()
-                                .map(|e| e.as_ref().map(|e| self.free(e, params)).transpose())
-                                .collect::<Result<_>>()
-                        })
-                        .collect::<Result<_>>()
-                })?
+            Some(plan) => {
+                // The query makes the values to store (a division by zero is 1365).
+                let before = self.diagnostics.storing.replace(storing);
+                let rows = self.run_query(plan, params);
+                self.diagnostics.storing.set(before);
+                match rows? {
+                    Outcome::Rows { rows, .. } => rows
+                        .into_iter()
+                        .map(|r| r.into_iter().map(Some).collect())
+                        .collect(),
+                    _ => Vec::new(),
+                }
             }
+            None => self.storing(storing, || {
+                p.rows
+                    .iter()
+                    .map(|row| {
+                        row.iter()
+                            .map(|e| e.as_ref().map(|e| self.free(e, params)).transpose())
+                            .collect::<Result<_>>()
+                    })
+                    .collect::<Result<_>>()
+            })?,
         };
         let ignore = matches!(p.duplicate, OnDuplicate::Ignore);
         // Values first: a bad value fails the statement before anything is sent.
