@@ -214,9 +214,9 @@ fn cut_chars(text: &[u8], chars: usize) -> Vec<u8> {
 
 /// MySQL's 1062 text for a key's values: `Duplicate entry 'v1-v2' for key 'name'` (NULL as
 /// `NULL`).
-pub fn duplicate_entry(key: &[&Value], index: &str) -> String {
+pub fn duplicate_entry<'a>(key: impl IntoIterator<Item = &'a Value>, index: &str) -> String {
     let values: Vec<String> = key
-        .iter()
+        .into_iter()
         .map(|v| {
             value_text(v).map_or_else(
                 || "NULL".to_string(),

@@ -177,21 +177,7 @@ impl Transaction {
             return Ok(());
         }
         self.wrote = false;
-        match self.cluster.call(&Message::Execute {
-            transaction: self.id,
-            statement: self.statement,
-            exec: ExecType::UndoStatement,
-            operations: Vec::new(),
-        }) {
-            Ok(Message::ExecuteReply(ExecuteOutcome::Ok(_))) => Ok(()),
-            // The data node may still hold the transaction: it stays open, so that dropping
-            // it rolls it back.
-            Ok(other) => Err(unexpected(&other)),
-            Err(e) => {
-                self.open = !matches!(e, ClientError::ConnectionLost(_));
-                Err(e)
-            }
-        }
+        self.execute(ExecType::UndoStatement)
     }
 
     /// Sends every operation defined since the last execute, in one request, and waits.

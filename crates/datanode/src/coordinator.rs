@@ -72,16 +72,18 @@ struct ScanState {
     failure: Option<Error>,
 }
 
+/// Waiting for the workers to undo a statement's changes before answering with
+/// `StatementUndone` (the failed operation) or `Ok` (an `UndoStatement` request).
+struct UndoState {
+    request_id: u64,
+    client_txn: u64,
+    waiting: usize,
+    failure: Option<(u32, Error)>,
+}
+
 enum Pending {
     Execute(Box<ExecState>),
-    /// Waiting for the workers to undo a statement's changes before answering with
-    /// `StatementUndone` (the failed operation) or `Ok` (an `UndoStatement` request).
-    Undo {
-        request_id: u64,
-        client_txn: u64,
-        waiting: usize,
-        failure: Option<(u32, Error)>,
-    },
+    Undo(UndoState),
     /// Waiting for commit acknowledgements before answering.
     Commit {
         request_id: u64,
@@ -698,7 +700,6 @@ impl Coordinator {
         statement: u32,
         failure: Option<(u32, Error)>,
     ) {
-        let tag = self.tag();
         let Some(txn) = self.txns.get(&client_txn) else {
             return self.reply(
                 request_id,
@@ -706,6 +707,7 @@ impl Coordinator {
             );
         };
         let (id, touched) = (txn.id, txn.touched);
+        let tag = self.tag();
         if touched == 0 {
             // Nothing is held anywhere (an UndoStatement before any write): nothing to keep.
             self.txns.remove(&client_txn);
@@ -725,7 +727,7 @@ impl Coordinator {
                 waiting += 1;
             }
         }
-        let state = Pending::Undo {
+        let state = UndoState {
             request_id,
             client_txn,
             waiting,
@@ -734,28 +736,19 @@ impl Coordinator {
         if waiting == 0 {
             return self.undone(state);
         }
-        self.pending.insert(tag, state);
+        self.pending.insert(tag, Pending::Undo(state));
     }
 
     /// Answers a request once its statement's changes are undone everywhere.
-    fn undone(&mut self, state: Pending) {
-        let Pending::Undo {
-            request_id,
-            client_txn,
-            failure,
-            ..
-        } = state
-        else {
-            return;
-        };
-        if let Some(t) = self.txns.get_mut(&client_txn) {
+    fn undone(&mut self, state: UndoState) {
+        if let Some(t) = self.txns.get_mut(&state.client_txn) {
             t.busy = false;
         }
-        let outcome = match failure {
+        let outcome = match state.failure {
             Some((op_index, error)) => ExecuteOutcome::StatementUndone { op_index, error },
             None => ExecuteOutcome::Ok(Vec::new()),
         };
-        self.reply(request_id, &Message::ExecuteReply(outcome));
+        self.reply(state.request_id, &Message::ExecuteReply(outcome));
     }
 
     /// Commits or aborts on every worker the transaction touched; a commit answers after all acks.
@@ -813,20 +806,10 @@ impl Coordinator {
 
     fn on_finished(&mut self, tag: u64) {
         let (request_id, waiting, results) = match self.pending.remove(&tag) {
-            Some(Pending::Undo {
-                request_id,
-                client_txn,
-                waiting,
-                failure,
-            }) => {
-                let state = Pending::Undo {
-                    request_id,
-                    client_txn,
-                    waiting: waiting - 1,
-                    failure,
-                };
-                if waiting > 1 {
-                    self.pending.insert(tag, state);
+            Some(Pending::Undo(mut state)) => {
+                state.waiting -= 1;
+                if state.waiting > 0 {
+                    self.pending.insert(tag, Pending::Undo(state));
                 } else {
                     self.undone(state);
                 }

@@ -1251,16 +1251,15 @@ fn duplicate(table: Option<&Arc<TableDef>>, row: &[Value]) -> Error {
         .name
         .split_once("$unique$")
         .map_or("PRIMARY", |(_, index)| index);
-    let key: Vec<&Value> = table
+    let key = table
         .primary_key
         .iter()
-        .filter_map(|c| row.get(*c as usize))
-        .collect();
-    duplicate_entry(&key, index)
+        .filter_map(|c| row.get(*c as usize));
+    duplicate_entry(key, index)
 }
 
 /// `Duplicate entry 'v1-v2' for key 'name'`, MySQL's 1062 text.
-pub(crate) fn duplicate_entry(key: &[&Value], index: &str) -> Error {
+pub(crate) fn duplicate_entry<'a>(key: impl IntoIterator<Item = &'a Value>, index: &str) -> Error {
     Error::new(
         ErrorCode::DuplicateKey,
         base::text::duplicate_entry(key, index),

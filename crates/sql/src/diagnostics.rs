@@ -117,21 +117,18 @@ pub struct Diagnostics {
     list: Vec<Condition>,
     /// Conditions the last statement raised, kept or not.
     total: usize,
-    /// Raised by the statement running now.
-    raised: Vec<Condition>,
-    raised_total: usize,
+    /// Raised by the statement running now, kept or not; expressions raise warnings into it
+    /// from where the session is shared (`expr::Context`).
+    raised: RefCell<Vec<Condition>>,
+    raised_total: Cell<usize>,
     /// The running statement reads or changes tables.
     tables: bool,
     /// The running statement reads the list and keeps it.
     reading: bool,
     /// Each statement's count so far in this COM_QUERY, for its answer.
     pub(crate) counts: Vec<u16>,
-    /// Warnings raised while evaluating expressions (which see the session shared), and how
-    /// many.
-    evaluated: RefCell<Vec<Condition>>,
-    evaluated_total: Cell<usize>,
     /// Whether expressions being evaluated make values to store.
-    pub(crate) storing: Cell<Storing>,
+    pub(crate) storing: Storing,
 }
 
 impl Diagnostics {
@@ -145,38 +142,24 @@ impl Diagnostics {
         self.list.iter().filter(|c| c.level == Level::Error).count()
     }
 
-    /// Records a warning of the running statement from where the session is shared.
+    /// Records a warning of the running statement.
     pub(crate) fn warn(&self, code: u16, message: impl Into<String>) {
-        self.evaluated_total.set(self.evaluated_total.get() + 1);
-        let mut list = self.evaluated.borrow_mut();
-        if list.len() < CONDITIONS_MAX {
-            list.push(Condition {
-                level: Level::Warning,
-                code,
-                message: message.into(),
-            });
-        }
+        self.raise(Condition {
+            level: Level::Warning,
+            code,
+            message: message.into(),
+        });
     }
 
-    /// Moves the warnings expressions raised into the running statement's conditions.
-    fn take_evaluated(&mut self) {
-        let total = self.evaluated_total.replace(0);
-        let list = std::mem::take(self.evaluated.get_mut());
-        let kept = list.len();
-        for c in list {
-            self.raise(c);
-        }
-        self.raised_total += total - kept;
-    }
-
-    fn raise(&mut self, c: Condition) {
-        self.raised_total += 1;
-        if self.raised.len() < CONDITIONS_MAX {
-            self.raised.push(c);
+    fn raise(&self, c: Condition) {
+        self.raised_total.set(self.raised_total.get() + 1);
+        let mut raised = self.raised.borrow_mut();
+        if raised.len() < CONDITIONS_MAX {
+            raised.push(c);
         } else if c.level == Level::Error {
             // The statement's error is kept over the last warning (SHOW ERRORS,
             // @@error_count).
-            self.raised[CONDITIONS_MAX - 1] = c;
+            raised[CONDITIONS_MAX - 1] = c;
         }
     }
 }
@@ -198,15 +181,15 @@ impl Session {
         );
         d.reading = kind == Kind::Diagnostic;
         // A statement the reactor started and gave to the thread runs again from the start.
-        d.evaluated.get_mut().clear();
-        d.evaluated_total.set(0);
+        d.raised.get_mut().clear();
+        d.raised_total.set(0);
     }
 
     /// Runs `f` with expressions making values to store as `storing` says (division by zero).
-    pub(crate) fn storing<R>(&self, storing: Storing, f: impl FnOnce() -> R) -> R {
-        let before = self.diagnostics.storing.replace(storing);
-        let r = f();
-        self.diagnostics.storing.set(before);
+    pub(crate) fn storing<R>(&mut self, storing: Storing, f: impl FnOnce(&mut Session) -> R) -> R {
+        let before = std::mem::replace(&mut self.diagnostics.storing, storing);
+        let r = f(self);
+        self.diagnostics.storing = before;
         r
     }
 
@@ -228,7 +211,6 @@ impl Session {
             Outcome::Rows { .. } | Outcome::Failed(_) => -1,
         };
         let d = &mut self.diagnostics;
-        d.take_evaluated();
         if let Outcome::Failed(e) = outcome {
             d.raise(Condition {
                 level: Level::Error,
@@ -236,8 +218,8 @@ impl Session {
                 message: e.message.clone(),
             });
         }
-        let raised = std::mem::take(&mut d.raised);
-        let raised_total = std::mem::replace(&mut d.raised_total, 0);
+        let raised = d.raised.take();
+        let raised_total = d.raised_total.replace(0);
         let tables = std::mem::replace(&mut d.tables, false);
         let reading = std::mem::replace(&mut d.reading, false);
         if raised_total > 0 {
@@ -311,24 +293,21 @@ mod tests {
 
     #[test]
     fn an_error_is_kept_past_the_warnings_limit_and_every_warning_counted() {
-        let mut d = Diagnostics::default();
+        let d = Diagnostics::default();
         for _ in 0..CONDITIONS_MAX + 6 {
             d.warn(1365, "Division by 0");
         }
-        d.take_evaluated();
         d.raise(Condition {
             level: Level::Error,
             code: 1690,
             message: "out of range".into(),
         });
-        assert_eq!(d.raised.len(), CONDITIONS_MAX);
-        assert_eq!(d.raised_total, CONDITIONS_MAX + 7);
-        assert_eq!(d.raised.last().map(|c| c.code), Some(1690));
+        let raised = d.raised.take();
+        assert_eq!(raised.len(), CONDITIONS_MAX);
+        assert_eq!(d.raised_total.get(), CONDITIONS_MAX + 7);
+        assert_eq!(raised.last().map(|c| c.code), Some(1690));
         assert_eq!(
-            d.raised
-                .iter()
-                .filter(|c| c.level == Level::Warning)
-                .count(),
+            raised.iter().filter(|c| c.level == Level::Warning).count(),
             CONDITIONS_MAX - 1
         );
     }

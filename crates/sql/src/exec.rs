@@ -214,7 +214,7 @@ impl Context for Session {
 
     fn division_by_zero(&self) -> Result<()> {
         use crate::diagnostics::Storing;
-        match self.diagnostics.storing.get() {
+        match self.diagnostics.storing {
             Storing::Strict => Err(SqlError::new(1365, "22012", "Division by 0")),
             Storing::No | Storing::Ignoring => {
                 self.diagnostics.warn(1365, "Division by 0");

@@ -1308,37 +1308,31 @@ impl Session {
         let def = p.table.def().clone();
         // The rows' values (None: DEFAULT), from VALUES or SET, or the SELECT's rows (read
         // first, so INSERT INTO t SELECT ... FROM t sees t as it was).
-        let storing = if matches!(p.duplicate, OnDuplicate::Ignore) {
+        let ignore = matches!(p.duplicate, OnDuplicate::Ignore);
+        // The values to store: a division by zero in them is 1365 (a warning under IGNORE).
+        let storing = if ignore {
             Storing::Ignoring
         } else {
             Storing::Strict
         };
-        let values: Vec<Vec<Option<Value>>> = match &p.select {
-            Some(plan) => {
-                // The query makes the values to store (a division by zero is 1365).
-                let before = self.diagnostics.storing.replace(storing);
-                let rows = self.run_query(plan, params);
-                self.diagnostics.storing.set(before);
-                match rows? {
-                    Outcome::Rows { rows, .. } => rows
-                        .into_iter()
-                        .map(|r| r.into_iter().map(Some).collect())
-                        .collect(),
-                    _ => Vec::new(),
-                }
-            }
-            None => self.storing(storing, || {
-                p.rows
-                    .iter()
-                    .map(|row| {
-                        row.iter()
-                            .map(|e| e.as_ref().map(|e| self.free(e, params)).transpose())
-                            .collect::<Result<_>>()
-                    })
-                    .collect::<Result<_>>()
-            })?,
-        };
-        let ignore = matches!(p.duplicate, OnDuplicate::Ignore);
+        let values: Vec<Vec<Option<Value>>> = self.storing(storing, |s| match &p.select {
+            Some(plan) => match s.run_query(plan, params)? {
+                Outcome::Rows { rows, .. } => Ok(rows
+                    .into_iter()
+                    .map(|r| r.into_iter().map(Some).collect())
+                    .collect()),
+                _ => Ok(Vec::new()),
+            },
+            None => p
+                .rows
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|e| e.as_ref().map(|e| s.free(e, params)).transpose())
+                        .collect::<Result<_>>()
+                })
+                .collect::<Result<_>>(),
+        })?;
         // Values first: a bad value fails the statement before anything is sent.
         let mut rows = Vec::with_capacity(values.len());
         for (n, row) in values.into_iter().enumerate() {
@@ -1453,9 +1447,8 @@ impl Session {
                 full[*c as usize] = v.clone();
             }
             let assigned = auto.filter(|a| !values.iter().any(|(c, _)| c == a));
+            // Each probe's read, with its key's name and values (for IGNORE's warning).
             let mut probes = Vec::new();
-            // Per probe, the key's name and values, for IGNORE's warning.
-            let mut probed: Vec<(&str, Vec<Value>)> = Vec::new();
             let keys = std::iter::once((None, &def.primary_key))
                 .filter(|_| !def.has_hidden_pk())
                 .chain(
@@ -1475,19 +1468,21 @@ impl Session {
                     continue;
                 }
                 let name = unique.map_or("PRIMARY", |i| def.indexes[i as usize].name.as_str());
-                probed.push((name, key.clone()));
-                probes.push(match unique {
-                    None => txn.read_with(&p.table, key, LockMode::Exclusive, all.clone()),
-                    Some(i) => txn.read_unique(&p.table, i, key, LockMode::Exclusive, all.clone()),
-                });
+                let read = match unique {
+                    None => txn.read_with(&p.table, key.clone(), LockMode::Exclusive, all.clone()),
+                    Some(i) => {
+                        txn.read_unique(&p.table, i, key.clone(), LockMode::Exclusive, all.clone())
+                    }
+                };
+                probes.push((read, name, key));
             }
             if !probes.is_empty() {
                 txn.execute(ExecType::NoCommit).map_err(client)?;
             }
             let mut taken: Vec<Vec<Value>> = Vec::new();
             let mut first_taken = None;
-            for (op, (name, key)) in probes.into_iter().zip(&probed) {
-                if let Some(r) = txn.row(op) {
+            for (op, name, key) in &probes {
+                if let Some(r) = txn.row(*op) {
                     first_taken.get_or_insert((*name, key));
                     if !taken.iter().any(|t| t.as_slice() == r) {
                         taken.push(r.to_vec());
@@ -1498,9 +1493,8 @@ impl Session {
                 (OnDuplicate::Ignore, Some(_)) => {
                     // MariaDB's warning for the first key found taken.
                     if let Some((name, key)) = first_taken {
-                        let key: Vec<&Value> = key.iter().collect();
                         self.diagnostics
-                            .warn(1062, base::text::duplicate_entry(&key, name));
+                            .warn(1062, base::text::duplicate_entry(key, name));
                     }
                 }
                 (OnDuplicate::Update(assignments), Some(existing)) => {
@@ -1509,7 +1503,7 @@ impl Session {
                     row.extend(full);
                     for (c, e) in assignments {
                         let v =
-                            self.storing(Storing::Strict, || e.eval(&self.env(&row, params, &[])))?;
+                            self.storing(Storing::Strict, |s| e.eval(&s.env(&row, params, &[])))?;
                         row[*c as usize] = strict_store(def, &def.columns[*c as usize], v, n + 1)?;
                     }
                     let changes: Vec<(u16, Value)> = (0..def.columns.len())

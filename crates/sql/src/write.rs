@@ -416,7 +416,8 @@ impl Session {
                 let mut current = row.clone();
                 for (c, e) in &p.assignments {
                     let column = &def.columns[*c as usize];
-                    let v = s.storing(Storing::Strict, || e.eval(&s.env(&current, params, &[])))?;
+                    let v =
+                        s.storing(Storing::Strict, |s| e.eval(&s.env(&current, params, &[])))?;
                     let v = strict_store(&def, column, v, n + 1)?;
                     current[at(c)] = v;
                 }

@@ -339,8 +339,10 @@ impl Worker {
             part.encode_row_key(&entry, &b.hidden.primary_key, false, &mut key);
             if let Some(held) = part.get(&key) {
                 let values = part.layout().values(held);
-                let key: Vec<&Value> = values[..index.columns.len()].iter().collect();
-                return Err(super::duplicate_entry(&key, &index.name));
+                return Err(super::duplicate_entry(
+                    &values[..index.columns.len()],
+                    &index.name,
+                ));
             }
             part.insert(entry)?;
         }
