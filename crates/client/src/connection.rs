@@ -497,6 +497,14 @@ impl Cluster {
         })
     }
 
+    /// Sets the default collation of the database's new tables; its tables keep theirs.
+    pub fn alter_database(&self, name: &str, collation: Collation) -> Result<()> {
+        self.call_done(&Message::AlterDatabase {
+            name: name.into(),
+            collation,
+        })
+    }
+
     /// Drops a database and every table in it.
     pub fn drop_database(&self, name: &str) -> Result<()> {
         let prefix = format!("{}/", name.to_ascii_lowercase());

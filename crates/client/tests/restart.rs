@@ -319,6 +319,13 @@ fn databases_hold_their_tables_and_survive_a_restart() {
     );
     cluster.create_table(table("shop/items")).unwrap();
     cluster.create_table(table("other/items")).unwrap();
+    cluster
+        .alter_database("SHOP", Collation::Latin1TextSwedishCi)
+        .unwrap();
+    assert_eq!(
+        code(cluster.alter_database("nosuch", Collation::Binary)),
+        Some(client::ErrorCode::NoSuchDatabase)
+    );
     drop(cluster);
     node.stop();
 
@@ -330,7 +337,7 @@ fn databases_hold_their_tables_and_survive_a_restart() {
         cluster.database_collations().unwrap(),
         vec![
             ("Other".to_string(), Collation::Utf8mb4Bin),
-            ("shop".to_string(), Collation::Utf8mb4GeneralCi)
+            ("shop".to_string(), Collation::Latin1TextSwedishCi)
         ]
     );
     cluster.drop_database("shop").unwrap();

@@ -648,6 +648,20 @@ impl Catalog {
         Ok(())
     }
 
+    /// Sets the default collation of a database's new tables.
+    pub fn alter_database(&mut self, name: &str, collation: Collation) -> Result<(), Error> {
+        match self.databases.get_mut(&name.to_ascii_lowercase()) {
+            Some(entry) => {
+                entry.1 = collation;
+                Ok(())
+            }
+            None => Err(Error::new(
+                ErrorCode::NoSuchDatabase,
+                format!("no database '{name}'"),
+            )),
+        }
+    }
+
     /// Removes a database and every table in it; returns the ids of the tables removed.
     pub fn drop_database(&mut self, name: &str) -> Result<Vec<u32>, Error> {
         let prefix = format!("{}/", name.to_ascii_lowercase());

@@ -372,6 +372,12 @@ impl Coordinator {
                     Err(e) => self.fail(id, e),
                 }
             }
+            Message::AlterDatabase { name, collation } => {
+                match self.shared.alter_database(&name, collation) {
+                    Ok(()) => self.reply(id, &Message::Done),
+                    Err(e) => self.fail(id, e),
+                }
+            }
             Message::ListDatabases => {
                 let databases = self
                     .shared

@@ -170,10 +170,7 @@ impl Shared {
     /// Registers a table in the catalog; returns it and its hidden index tables. The coordinator
     /// then has every worker create its partitions before it answers.
     pub fn register_table(&self, def: TableDef) -> Result<Vec<Arc<TableDef>>, Error> {
-        let mut catalog = self
-            .catalog
-            .write()
-            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let mut catalog = self.catalog_mut()?;
         let created = catalog.create(def, self.workers.len() as u32)?;
         self.save_catalog(&catalog)?;
         info!(table = %created[0].name, id = created[0].id, partitions = created[0].partition_count, "created table");
@@ -182,10 +179,7 @@ impl Shared {
 
     /// Removes a table and its hidden index tables from the catalog; returns their ids.
     pub fn unregister_table(&self, name: &str) -> Result<Vec<u32>, Error> {
-        let mut catalog = self
-            .catalog
-            .write()
-            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let mut catalog = self.catalog_mut()?;
         let ids = catalog.drop_table(name)?;
         self.save_catalog(&catalog)?;
         info!(table = %name, "dropped table");
@@ -200,10 +194,7 @@ impl Shared {
         name: &str,
         columns: Vec<u16>,
     ) -> Result<Arc<TableDef>, Error> {
-        let mut catalog = self
-            .catalog
-            .write()
-            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let mut catalog = self.catalog_mut()?;
         let index = IndexDef {
             name: name.into(),
             kind: IndexKind::Ordered,
@@ -225,10 +216,7 @@ impl Shared {
         name: &str,
         columns: Vec<u16>,
     ) -> Result<catalog::UniqueBuild, Error> {
-        let mut catalog = self
-            .catalog
-            .write()
-            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let mut catalog = self.catalog_mut()?;
         let build = catalog.begin_unique(table, version, name, columns)?;
         if let Err(e) = self.save_catalog(&catalog) {
             catalog.abort_unique(&build);
@@ -240,10 +228,7 @@ impl Shared {
 
     /// Ends a unique-index build every worker filled: the catalog names the index.
     pub fn finish_unique(&self, build: &catalog::UniqueBuild) -> Result<(), Error> {
-        let mut catalog = self
-            .catalog
-            .write()
-            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let mut catalog = self.catalog_mut()?;
         catalog.finish_unique(build);
         self.save_catalog(&catalog)?;
         info!(table = %build.to.name, index = %build.hidden.name, "added unique index");
@@ -260,10 +245,7 @@ impl Shared {
     /// apply next: the new definitions (the base table's first), the position of the index
     /// dropped from the base table's old definition, and the hidden tables to drop.
     pub fn alter_table(&self, table: &str, change: &TableChange) -> Result<Redefinition, Error> {
-        let mut catalog = self
-            .catalog
-            .write()
-            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let mut catalog = self.catalog_mut()?;
         let redefinition = match change {
             TableChange::DropIndex { name } => {
                 let (def, position, hidden) = catalog.drop_index(table, name)?;
@@ -313,10 +295,7 @@ impl Shared {
         version: u32,
         columns: &[wire::NewColumn],
     ) -> Result<ColumnChange, Error> {
-        let mut catalog = self
-            .catalog
-            .write()
-            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let mut catalog = self.catalog_mut()?;
         if let Some(def) = catalog.columns_in_place(table, version, columns)? {
             self.save_catalog(&catalog)?;
             info!(table = %table, version = def.version, "changed column names or defaults in place");
@@ -341,10 +320,7 @@ impl Shared {
         &self,
         conversion: &catalog::Conversion,
     ) -> Result<Vec<Arc<TableDef>>, Error> {
-        let mut catalog = self
-            .catalog
-            .write()
-            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let mut catalog = self.catalog_mut()?;
         let hidden = catalog.finish_columns(conversion);
         self.save_catalog(&catalog)?;
         info!(table = %conversion.to.name, id = conversion.to.id, "changed columns");
@@ -357,27 +333,41 @@ impl Shared {
         }
     }
 
+    /// The catalog, to change.
+    fn catalog_mut(&self) -> Result<std::sync::RwLockWriteGuard<'_, Catalog>, Error> {
+        self.catalog
+            .write()
+            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))
+    }
+
     pub fn register_database(
         &self,
         name: &str,
         collation: base::types::Collation,
     ) -> Result<(), Error> {
-        let mut catalog = self
-            .catalog
-            .write()
-            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let mut catalog = self.catalog_mut()?;
         catalog.create_database(name, collation)?;
         self.save_catalog(&catalog)?;
         info!(database = %name, "created database");
         Ok(())
     }
 
+    /// Sets a database's default collation (ALTER DATABASE) and saves the catalog.
+    pub fn alter_database(
+        &self,
+        name: &str,
+        collation: base::types::Collation,
+    ) -> Result<(), Error> {
+        let mut catalog = self.catalog_mut()?;
+        catalog.alter_database(name, collation)?;
+        self.save_catalog(&catalog)?;
+        info!(database = %name, collation = collation.name(), "altered database");
+        Ok(())
+    }
+
     /// Removes a database and its tables from the catalog; returns the ids of the tables.
     pub fn unregister_database(&self, name: &str) -> Result<Vec<u32>, Error> {
-        let mut catalog = self
-            .catalog
-            .write()
-            .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
+        let mut catalog = self.catalog_mut()?;
         let ids = catalog.drop_database(name)?;
         self.save_catalog(&catalog)?;
         info!(database = %name, tables = ids.len(), "dropped database");

@@ -4,7 +4,7 @@
 //! table (`ON db.t`), and SHOW GRANTS. Each is recognised here on its own small lexer
 //! before the text reaches sqlparser, checked against the session's privileges, and applied to
 //! the accounts table (`users.rs`). Errors and notes are MariaDB 10.11's. The lexer and cursor
-//! serve the other statements read before sqlparser too (SHOW CREATE DATABASE).
+//! serve the other statements read before sqlparser too (SHOW CREATE DATABASE, ALTER DATABASE).
 
 use crate::error::SqlError;
 use crate::exec::{done, Outcome, Result, Session};
@@ -125,7 +125,12 @@ impl Cursor {
         false
     }
 
-    fn punct(&mut self, p: char) -> bool {
+    /// Whether the next token is the word `w` (not taking it).
+    pub(crate) fn at_word(&self, w: &str) -> bool {
+        matches!(self.peek(), Some(Token::Word(x)) if x.eq_ignore_ascii_case(w))
+    }
+
+    pub(crate) fn punct(&mut self, p: char) -> bool {
         if self.peek() == Some(&Token::Punct(p)) {
             self.at += 1;
             return true;
@@ -138,7 +143,7 @@ impl Cursor {
     }
 
     /// A name or host: a quoted string or identifier, or a bare word.
-    fn name(&mut self) -> Result<String> {
+    pub(crate) fn name(&mut self) -> Result<String> {
         match self.tokens.get(self.at).cloned() {
             Some(Token::Word(w)) | Some(Token::Quoted(w, _)) => {
                 self.at += 1;
@@ -170,7 +175,7 @@ impl Cursor {
         }
     }
 
-    fn syntax(&self) -> SqlError {
+    pub(crate) fn syntax(&self) -> SqlError {
         let near = self
             .tokens
             .get(self.at)

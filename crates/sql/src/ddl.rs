@@ -1,4 +1,4 @@
-//! Data definition and catalog statements: CREATE/DROP DATABASE, CREATE/DROP TABLE,
+//! Data definition and catalog statements: CREATE/ALTER/DROP DATABASE, CREATE/DROP TABLE,
 //! CREATE INDEX, SHOW DATABASES/TABLES; SQL types mapped to Cairn's column types.
 
 use base::schema::{ColumnDef, IndexKind, TableOptions};
@@ -861,6 +861,102 @@ impl CollationSpec {
             )),
             _ => Ok(collation),
         }
+    }
+}
+
+/// An ALTER DATABASE statement: the database named (None for the session's), and the
+/// character set and collation given.
+pub(crate) type AlterDatabase = (Option<String>, CollationSpec);
+
+/// `ALTER {DATABASE | SCHEMA} [name] option ...`, which sqlparser does not read as MariaDB
+/// writes it, and the text after the statement's `;`. None when the text is no such statement.
+pub(crate) fn alter_database(sql: &str) -> Option<(Result<AlterDatabase>, &str)> {
+    let (tokens, rest) = crate::account::lex(sql)?;
+    let mut c = crate::account::Cursor::new(tokens);
+    if !(c.words(&["ALTER", "DATABASE"]) || c.words(&["ALTER", "SCHEMA"])) {
+        return None;
+    }
+    Some((alter_database_options(&mut c), rest))
+}
+
+fn alter_database_options(c: &mut crate::account::Cursor) -> Result<AlterDatabase> {
+    // As in MariaDB, a name is absent only before a reserved word: `ALTER DATABASE charset x`
+    // names a database `charset`.
+    let name = if ["DEFAULT", "CHARACTER", "COLLATE"]
+        .iter()
+        .any(|w| c.at_word(w))
+    {
+        None
+    } else {
+        Some(c.identifier().ok_or_else(|| c.syntax())?)
+    };
+    let mut spec = CollationSpec {
+        charset: None,
+        collation: None,
+    };
+    if c.done() {
+        return Err(c.syntax());
+    }
+    while !c.done() {
+        c.word("DEFAULT");
+        let (slot, what) = if c.words(&["CHARACTER", "SET"]) || c.word("CHARSET") {
+            (&mut spec.charset, "CHARACTER SET")
+        } else if c.word("COLLATE") {
+            (&mut spec.collation, "COLLATE")
+        } else if c.word("COMMENT") {
+            return Err(SqlError::unsupported(
+                "ALTER DATABASE ... COMMENT (a database keeps no comment)",
+            ));
+        } else {
+            return Err(c.syntax());
+        };
+        c.punct('=');
+        let value = c.name()?;
+        match slot {
+            Some(old) if !old.eq_ignore_ascii_case(&value) => {
+                return Err(SqlError::new(
+                    1302,
+                    "HY000",
+                    format!("Conflicting declarations: '{what} {old}' and '{what} {value}'"),
+                ))
+            }
+            _ => *slot = Some(value),
+        }
+    }
+    Ok((name, spec))
+}
+
+impl Session {
+    /// ALTER DATABASE: the default character set and collation the database's new tables
+    /// take; its tables keep theirs.
+    pub(crate) fn alter_database(
+        &mut self,
+        name: Option<String>,
+        spec: &CollationSpec,
+    ) -> Result<Outcome> {
+        let name = match name.or_else(|| self.database.clone()) {
+            Some(n) => n,
+            None => return Err(SqlError::no_database()),
+        };
+        if crate::infoschema::is_schema(&name) {
+            return Err(crate::privilege::database_denied(
+                &self.user, &self.host, &name,
+            ));
+        }
+        self.need_on_database(crate::privilege::ALTER, &name)?;
+        let (_, current) = self
+            .database(&name)?
+            .ok_or_else(|| SqlError::unknown_database(&name))?;
+        // Only a collation keeps the character set's default unless named with it.
+        let collation = match (&spec.charset, &spec.collation) {
+            (None, None) => current,
+            _ => spec.resolve()?,
+        };
+        self.shared
+            .cluster()
+            .alter_database(&name, collation)
+            .map_err(|e| SqlError::from_client(&e))?;
+        Ok(done(1))
     }
 }
 

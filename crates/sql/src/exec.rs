@@ -355,22 +355,22 @@ impl Session {
                 return vec![self.concluded(outcome)];
             }
         }
+        if starts_with_word(sql, "alter") {
+            if let Some((parsed, rest)) = crate::ddl::alter_database(sql) {
+                self.begin_statement(crate::diagnostics::Kind::Other { tables: false });
+                let outcome = parsed
+                    .and_then(|(name, spec)| self.alter_database(name, &spec))
+                    .unwrap_or_else(Outcome::Failed);
+                return self.then_run(outcome, rest);
+            }
+        }
         if starts_with_word(sql, "show") {
             if let Some((if_not_exists, name, rest)) = crate::show::show_create_database(sql) {
                 self.begin_statement(crate::diagnostics::Kind::Other { tables: false });
                 let outcome = self
                     .show_create_database(&name, if_not_exists)
                     .unwrap_or_else(Outcome::Failed);
-                let done = self.concluded(outcome);
-                if matches!(done, Outcome::Failed(_)) || rest.trim().is_empty() {
-                    return vec![done];
-                }
-                let mut counts = self.take_counts();
-                let mut outcomes = vec![done];
-                outcomes.extend(self.run(rest));
-                counts.extend(self.take_counts());
-                self.diagnostics.counts = counts;
-                return outcomes;
+                return self.then_run(outcome, rest);
             }
         }
         if let Some((outcome, rest)) = self.run_account_statement(sql) {
@@ -452,6 +452,21 @@ impl Session {
                 break;
             }
         }
+        outcomes
+    }
+
+    /// Concludes a statement read before sqlparser, then runs the statements after it in a
+    /// multi-statement query unless it failed.
+    fn then_run(&mut self, outcome: Outcome, rest: &str) -> Vec<Outcome> {
+        let done = self.concluded(outcome);
+        if matches!(done, Outcome::Failed(_)) || rest.trim().is_empty() {
+            return vec![done];
+        }
+        let mut counts = self.take_counts();
+        let mut outcomes = vec![done];
+        outcomes.extend(self.run(rest));
+        counts.extend(self.take_counts());
+        self.diagnostics.counts = counts;
         outcomes
     }
 

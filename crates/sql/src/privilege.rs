@@ -564,17 +564,19 @@ impl Session {
 
     /// Fails with 1044 naming the first database of `names` when the session lacks `needed`.
     fn need_on_databases(&self, needed: Privileges, names: &[ObjectName]) -> Result<()> {
-        if self.holds(needed) {
-            return Ok(());
-        }
         match names.first().map(ident) {
-            Some(Ok((_, db))) if self.on_database(&db) & needed == needed => Ok(()),
-            Some(Ok((_, db))) => {
-                let (user, host) = self.who();
-                Err(database_denied(user, host, &db))
-            }
+            Some(Ok((_, db))) => self.need_on_database(needed, &db),
             _ => Ok(()),
         }
+    }
+
+    /// Fails with 1044 when the session lacks `needed` on database `db`.
+    pub(crate) fn need_on_database(&self, needed: Privileges, db: &str) -> Result<()> {
+        if self.holds(needed) || self.on_database(db) & needed == needed {
+            return Ok(());
+        }
+        let (user, host) = self.who();
+        Err(database_denied(user, host, db))
     }
 }
 

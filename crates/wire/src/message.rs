@@ -268,6 +268,12 @@ pub enum Message {
         name: String,
         collation: Collation,
     },
+    /// Sets the default collation of the database's new tables (ALTER DATABASE); its tables
+    /// keep theirs. Answered by `Done`.
+    AlterDatabase {
+        name: String,
+        collation: Collation,
+    },
     /// Drops the database and every table in it; answered by `Done`.
     DropDatabase {
         name: String,
@@ -383,6 +389,7 @@ impl Message {
             Message::AddIndex { .. } => 24,
             Message::AlterTable { .. } => 25,
             Message::DatabaseList { .. } => 26,
+            Message::AlterDatabase { .. } => 27,
         }
     }
 
@@ -422,7 +429,8 @@ impl Message {
             Message::DropTable { name }
             | Message::GetTable { name }
             | Message::DropDatabase { name } => out.put_bytes(name.as_bytes()),
-            Message::CreateDatabase { name, collation } => {
+            Message::CreateDatabase { name, collation }
+            | Message::AlterDatabase { name, collation } => {
                 out.put_bytes(name.as_bytes());
                 out.put_u8(*collation as u8);
             }
@@ -620,6 +628,10 @@ impl Message {
             },
             22 => Message::DropDatabase {
                 name: name(&mut r)?,
+            },
+            27 => Message::AlterDatabase {
+                name: name(&mut r)?,
+                collation: get_collation(&mut r)?,
             },
             23 => Message::ListDatabases,
             26 => {
@@ -1383,6 +1395,10 @@ mod tests {
             Message::CreateDatabase {
                 name: "db".into(),
                 collation: Collation::Utf8mb4Bin,
+            },
+            Message::AlterDatabase {
+                name: "db".into(),
+                collation: Collation::Latin1TextSwedishCi,
             },
             Message::DatabaseList {
                 databases: vec![

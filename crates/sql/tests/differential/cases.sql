@@ -1347,9 +1347,38 @@ SELECT id FROM dq_bin.t WHERE b = 'x';
 CREATE DATABASE dq_bad COLLATE utf8mb4_nosuch;
 CREATE DATABASE dq_bad CHARACTER SET nosuch;
 CREATE DATABASE dq_bad CHARACTER SET binary COLLATE utf8mb4_bin;
+-- ALTER DATABASE: new tables take the new default, the tables there keep theirs.
+ALTER DATABASE dq_bin CHARACTER SET latin1;
+SHOW CREATE DATABASE dq_bin;
+CREATE TABLE dq_bin.t3 (id INT PRIMARY KEY, a VARCHAR(5));
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE dq_bin.t3;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE dq_bin.t;
+ALTER SCHEMA dq_bin DEFAULT COLLATE = utf8mb4_bin;
+SHOW CREATE DATABASE dq_bin;
+ALTER DATABASE `dq_cs` DEFAULT CHARSET = utf8mb3 DEFAULT CHARACTER SET utf8mb3;
+SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'dq_cs';
+ALTER DATABASE dq_cs COLLATE utf8mb4_bin CHARACTER SET utf8mb4;
+SHOW CREATE DATABASE dq_cs;
+ALTER DATABASE dq_cs CHARACTER SET utf8mb4 COLLATE latin1_bin;
+ALTER DATABASE dq_cs CHARACTER SET latin1 CHARACTER SET utf8mb4;
+ALTER DATABASE dq_cs COLLATE utf8mb4_bin COLLATE utf8mb4_general_ci;
+ALTER DATABASE dq_cs CHARACTER SET nosuch;
+ALTER DATABASE dq_cs COLLATE utf8mb4_nosuch;
+ALTER DATABASE dq_cs;
+ALTER DATABASE dq_cs CHARACTER SET;
+ALTER DATABASE charset latin1;
+ALTER DATABASE information_schema CHARACTER SET latin1;
+-- expect-difference: MariaDB answers error 1 (it fails to write the missing database's db.opt file); Cairn 1049, as MySQL
+ALTER DATABASE dq_nosuch CHARACTER SET latin1;
+SHOW CREATE DATABASE dq_cs;
 DROP DATABASE dq_bin;
 DROP DATABASE dq_raw;
 DROP DATABASE dq_cs;
+USE diff;
+ALTER DATABASE CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci;
+SHOW CREATE DATABASE diff;
 
 -- ---------------------------------------------------------------- metadata: SHOW CREATE TABLE
 -- Cairn's tables are NDB-like, so their engine is ndbcluster where MariaDB's are InnoDB
@@ -2579,6 +2608,12 @@ USE diff;
 CREATE DATABASE dg_one;
 -- as: dg_app pw
 CREATE DATABASE dg_three;
+-- as: dg_app pw
+ALTER DATABASE dg_one CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+-- as: dg_app pw
+ALTER DATABASE dg_two CHARACTER SET latin1;
+-- as: dg_app pw
+ALTER DATABASE diff CHARACTER SET latin1;
 -- as: dg_app pw
 SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'dg%' ORDER BY SCHEMA_NAME;
 -- as: dg_app pw
