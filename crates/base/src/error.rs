@@ -52,13 +52,16 @@ pub enum ErrorCode {
     /// The request was made against another version of the table's definition than the one the
     /// data node holds (DDL changed it since): fetch the definition again and retry.
     SchemaChanged = 22,
+    /// Waiting for a row lock would have closed a cycle of transactions each waiting for the
+    /// next; the transaction was aborted instead. Retry it.
+    Deadlock = 23,
 }
 
 impl ErrorCode {
     /// Decodes a wire code.
     pub fn from_u16(code: u16) -> Option<ErrorCode> {
         use ErrorCode::*;
-        const ALL: [ErrorCode; 22] = [
+        const ALL: [ErrorCode; 23] = [
             DuplicateKey,
             NotFound,
             LockWaitTimeout,
@@ -81,6 +84,7 @@ impl ErrorCode {
             NoSuchDatabase,
             DatabaseExists,
             SchemaChanged,
+            Deadlock,
         ];
         ALL.into_iter().find(|c| *c as u16 == code)
     }
@@ -89,7 +93,10 @@ impl ErrorCode {
     pub fn is_temporary(self) -> bool {
         matches!(
             self,
-            ErrorCode::LockWaitTimeout | ErrorCode::Overloaded | ErrorCode::ShuttingDown
+            ErrorCode::LockWaitTimeout
+                | ErrorCode::Deadlock
+                | ErrorCode::Overloaded
+                | ErrorCode::ShuttingDown
         )
     }
 }
@@ -158,6 +165,7 @@ fn name(code: ErrorCode) -> &'static str {
         NoSuchDatabase => "no such database",
         DatabaseExists => "database exists",
         SchemaChanged => "schema changed",
+        Deadlock => "deadlock",
     }
 }
 

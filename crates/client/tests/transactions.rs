@@ -828,3 +828,126 @@ fn a_failed_statement_is_undone_alone_and_keeps_its_locks() {
     r.execute(ExecType::Commit).unwrap();
     assert!(r.row(thirty).is_none());
 }
+
+/// Locks row `key` of `t` exclusively in `txn` (a read under the lock, not committed).
+fn lock_row(txn: &mut client::Transaction, t: &client::Table, key: i32, mode: LockMode) {
+    txn.read_with(t, vec![key.into()], mode, vec![]);
+}
+
+#[test]
+fn a_deadlock_fails_one_transaction_at_once_and_the_others_go_on() {
+    // A lock-wait timeout far longer than the test: only deadlock detection ends the waits.
+    let timeout = Duration::from_secs(60);
+    let node = TestNode::start(2, timeout);
+    let setup = node.connect();
+    let t = setup.create_table(people()).unwrap();
+    let mut txn = setup.transaction();
+    for id in 1..=3 {
+        txn.insert(&t, t.values(&[("id", id.into())]).unwrap());
+    }
+    txn.commit().unwrap();
+
+    // Three transactions on three connections each hold one row and then ask for the next
+    // one's: 1 -> 2 -> 3 -> 1, over both workers. The wait that closes the cycle, whichever
+    // comes last, fails with Deadlock; its transaction is aborted, so the others get their
+    // rows in turn as each commits.
+    let started = Instant::now();
+    let clusters: Vec<_> = (0..3).map(|_| node.connect()).collect();
+    let mut txns: Vec<_> = clusters
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let t = c.table("people").unwrap();
+            let mut txn = c.transaction();
+            lock_row(&mut txn, &t, i as i32 + 1, LockMode::Exclusive);
+            txn.execute(ExecType::NoCommit).unwrap();
+            (txn, t)
+        })
+        .collect();
+    let outcomes: Vec<Option<ErrorCode>> = std::thread::scope(|s| {
+        let handles: Vec<_> = txns
+            .drain(..)
+            .enumerate()
+            .map(|(i, (mut txn, t))| {
+                s.spawn(move || {
+                    lock_row(&mut txn, &t, (i as i32 + 1) % 3 + 1, LockMode::Exclusive);
+                    match txn.execute(ExecType::NoCommit) {
+                        Ok(_) => {
+                            txn.update(
+                                &t,
+                                vec![(i as i32 + 1).into()],
+                                t.values(&[("age", (i as i32 + 10).into())]).unwrap(),
+                            );
+                            txn.commit().unwrap();
+                            None
+                        }
+                        Err(e) => {
+                            assert!(e.is_temporary(), "{e}");
+                            Some(e.code())
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(
+        started.elapsed() < timeout / 4,
+        "waited {:?}",
+        started.elapsed()
+    );
+    let failed: Vec<usize> = (0..3).filter(|i| outcomes[*i].is_some()).collect();
+    assert_eq!(failed.len(), 1, "one transaction gives way: {outcomes:?}");
+    assert_eq!(outcomes[failed[0]], Some(ErrorCode::Deadlock));
+    // The victim's update never happened; the other two committed theirs.
+    let mut txn = setup.transaction();
+    let reads: Vec<_> = (1..=3).map(|id| txn.read(&t, vec![id.into()])).collect();
+    txn.execute(ExecType::Commit).unwrap();
+    for (i, r) in reads.into_iter().enumerate() {
+        let age = match txn.result(r) {
+            Some(OpResult::Row(row)) => row[3].clone(),
+            other => panic!("row {}: {other:?}", i + 1),
+        };
+        let expected = if i == failed[0] {
+            Value::Null
+        } else {
+            Value::from(i as i64 + 10)
+        };
+        assert_eq!(age, expected, "row {}", i + 1);
+    }
+
+    // Two holders of a shared lock that both ask to upgrade it: the second gives way.
+    let (a, b) = (node.connect(), node.connect());
+    let (ta, tb) = (a.table("people").unwrap(), b.table("people").unwrap());
+    let (mut x, mut y) = (a.transaction(), b.transaction());
+    lock_row(&mut x, &ta, 1, LockMode::Shared);
+    x.execute(ExecType::NoCommit).unwrap();
+    lock_row(&mut y, &tb, 1, LockMode::Shared);
+    y.execute(ExecType::NoCommit).unwrap();
+    let outcomes: Vec<Option<ErrorCode>> = std::thread::scope(|s| {
+        [(x, ta), (y, tb)]
+            .map(|(mut txn, t)| {
+                s.spawn(move || {
+                    lock_row(&mut txn, &t, 1, LockMode::Exclusive);
+                    match txn.execute(ExecType::NoCommit) {
+                        Ok(_) => {
+                            txn.commit().unwrap();
+                            None
+                        }
+                        Err(e) => Some(e.code()),
+                    }
+                })
+            })
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .collect()
+    });
+    let mut sorted = outcomes.clone();
+    sorted.sort_by_key(|o| o.is_some());
+    assert_eq!(
+        sorted,
+        vec![None, Some(ErrorCode::Deadlock)],
+        "{outcomes:?}"
+    );
+    assert!(started.elapsed() < timeout / 4);
+}

@@ -1115,12 +1115,12 @@ fn unknown_table(catalog: &crate::catalog::Catalog, id: u32) -> Error {
 }
 
 /// A failure that aborts the whole transaction even within a statement: a changed definition
-/// (the client plans its statements again) and a lock wait timeout (as InnoDB's
-/// innodb_rollback_on_timeout: with no deadlock detection, the timeout is what breaks a
-/// deadlock, and only by releasing the locks).
+/// (the client plans its statements again), a deadlock (as InnoDB: releasing the victim's
+/// locks is what lets the others go on) and a lock wait timeout (as InnoDB's
+/// innodb_rollback_on_timeout).
 fn ends_transaction(e: &Error) -> bool {
     matches!(
         e.code,
-        ErrorCode::SchemaChanged | ErrorCode::LockWaitTimeout
+        ErrorCode::SchemaChanged | ErrorCode::LockWaitTimeout | ErrorCode::Deadlock
     )
 }

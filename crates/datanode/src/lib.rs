@@ -13,6 +13,7 @@ pub mod event_loop;
 pub mod messages;
 pub mod prepare;
 pub mod recovery;
+pub mod waits;
 pub mod worker;
 
 use std::net::{SocketAddr, TcpStream};
@@ -480,6 +481,7 @@ impl DataNode {
             failure: Mutex::new(None),
         });
         let mut workers = Vec::with_capacity(worker_count);
+        let waits = Arc::new(waits::WaitGraph::default());
         for (w, ((poll, rx), partitions)) in loops.into_iter().zip(recovered.partitions).enumerate()
         {
             let logging = match (&config.data_dir, config.durability) {
@@ -503,6 +505,7 @@ impl DataNode {
             };
             let worker = Worker::new(
                 config.lock_wait_timeout,
+                (waits.clone(), w),
                 config.cluster_id,
                 partitions,
                 logging,

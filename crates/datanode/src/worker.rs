@@ -1,6 +1,7 @@
 //! A worker's data: the partitions it owns and alone touches (rows, indexes, row locks). It runs
 //! keyed steps for transactions (keeping their uncommitted images and locks until commit or
-//! abort), parks steps that wait for a lock until it is released or the lock-wait timeout passes,
+//! abort), parks steps that wait for a lock until it is released or the lock-wait timeout passes
+//! (or fails one at once whose wait would close a deadlock, found in the node's `WaitGraph`),
 //! and scans its partitions with the filter running next to the data. What it answers goes to
 //! `outgoing`; the worker's event loop (`event_loop.rs`) delivers it.
 
@@ -23,6 +24,8 @@ use crate::messages::*;
 mod ddl;
 
 use ddl::{FencedWork, WaitingFence};
+
+use crate::waits::WaitGraph;
 
 type LockKey = (u32, Vec<u8>);
 
@@ -61,6 +64,8 @@ struct Parked {
     /// The request id when the worker answers the client itself.
     direct: Option<u64>,
     deadline: Instant,
+    /// The number its wait is recorded under in the waits-for graph, while it waits.
+    wait: Option<u64>,
 }
 
 enum StepStatus {
@@ -140,6 +145,13 @@ pub struct Worker {
     /// The statement of the request whose steps are running (see `WorkerTxn::undo`).
     statement: u32,
     lock_wait: Duration,
+    /// The node's waits-for graph and this worker's number in it.
+    waits: Arc<WaitGraph>,
+    index: usize,
+    /// The next number a parked request's wait is recorded under.
+    next_wait: u64,
+    /// The transactions holding the lock the last step that blocked waits for.
+    blocked_by: Vec<TxnId>,
     cluster_id: u32,
     /// Events for coordinators, delivered by the event loop after each message.
     pub outgoing: Vec<(ReplyTo, Event)>,
@@ -156,6 +168,7 @@ pub struct Worker {
 impl Worker {
     pub fn new(
         lock_wait: Duration,
+        waits: (Arc<WaitGraph>, usize),
         cluster_id: u32,
         partitions: Vec<((u32, u32), Partition)>,
         logging: Option<Logging>,
@@ -180,6 +193,10 @@ impl Worker {
             parked: Vec::new(),
             statement: 0,
             lock_wait,
+            waits: waits.0,
+            index: waits.1,
+            next_wait: 0,
+            blocked_by: Vec::new(),
             cluster_id,
             outgoing: Vec::new(),
             fenced: HashSet::new(),
@@ -218,6 +235,7 @@ impl Worker {
                     reply_to,
                     direct,
                     deadline: Instant::now() + self.lock_wait,
+                    wait: None,
                 };
                 self.run_parked(parked);
             }
@@ -385,9 +403,32 @@ impl Worker {
                     }
                 }
                 StepStatus::Blocked(step) => {
-                    parked.steps.push_front(step);
-                    self.parked.push(parked);
-                    return;
+                    let wait = *parked.wait.get_or_insert_with(|| {
+                        self.next_wait += 1;
+                        self.next_wait
+                    });
+                    if self
+                        .waits
+                        .wait(parked.txn, (self.index, wait), &self.blocked_by)
+                    {
+                        parked.steps.push_front(step);
+                        self.parked.push(parked);
+                        return;
+                    }
+                    // Waiting would close a cycle of transactions each waiting for the next:
+                    // this one gives way at once, and its coordinator aborts it whole.
+                    parked.wait = None;
+                    parked.replies.push(StepReply {
+                        slot: step.slot,
+                        result: Err(Error::new(
+                            ErrorCode::Deadlock,
+                            format!(
+                                "deadlock on a row of table {}: transaction {} waits for {:?}, which wait for it",
+                                step.table, parked.txn, self.blocked_by
+                            ),
+                        )),
+                    });
+                    break;
                 }
             }
         }
@@ -396,6 +437,9 @@ impl Worker {
 
     /// Reports a finished request: to the coordinator, or straight to the client for direct reads.
     fn complete(&mut self, parked: Parked) {
+        if let Some(wait) = parked.wait {
+            self.waits.clear(parked.txn, (self.index, wait));
+        }
         let event = match parked.direct {
             Some(request_id) => {
                 Event::Frames(direct_reply(self.cluster_id, request_id, parked.replies))
@@ -452,20 +496,22 @@ impl Worker {
             Some(entry) => {
                 let holds = entry.holders.contains(&txn);
                 if holds {
-                    if exclusive && !entry.exclusive {
-                        if entry.holders.len() == 1 {
-                            entry.exclusive = true;
-                            return true;
-                        }
-                        return false;
+                    if !exclusive || entry.exclusive {
+                        return true;
                     }
-                    return true;
-                }
-                if !exclusive && !entry.exclusive {
+                    if entry.holders.len() == 1 {
+                        entry.exclusive = true;
+                        return true;
+                    }
+                    // An upgrade waits for the other holders of the shared lock.
+                } else if !exclusive && !entry.exclusive {
                     entry.holders.push(txn);
                     self.txns.entry(txn).or_default().locks.push(key.clone());
                     return true;
                 }
+                self.blocked_by.clear();
+                self.blocked_by
+                    .extend(entry.holders.iter().filter(|t| **t != txn));
                 false
             }
         }
@@ -939,7 +985,16 @@ impl Worker {
     fn finish(&mut self, txn: TxnId, commit: bool) {
         // Steps of this transaction still waiting for a lock die with it; left parked, they would
         // take locks for a transaction nobody will finish.
-        self.parked.retain(|p| p.txn != txn);
+        let (index, waits) = (self.index, &self.waits);
+        self.parked.retain(|p| {
+            if p.txn != txn {
+                return true;
+            }
+            if let Some(wait) = p.wait {
+                waits.clear(txn, (index, wait));
+            }
+            false
+        });
         let Some(state) = self.txns.remove(&txn) else {
             return;
         };

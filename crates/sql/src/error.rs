@@ -77,6 +77,11 @@ impl SqlError {
         match e.code() {
             ErrorCode::DuplicateKey => SqlError::new(1062, "23000", message),
             ErrorCode::LockWaitTimeout => SqlError::new(1205, "HY000", message),
+            ErrorCode::Deadlock => SqlError::new(
+                1213,
+                "40001",
+                "Deadlock found when trying to get lock; try restarting transaction",
+            ),
             ErrorCode::NullNotAllowed => SqlError::new(1048, "23000", message),
             ErrorCode::BadValue => SqlError::new(1366, "22007", message),
             ErrorCode::TableExists => SqlError::new(1050, "42S01", message),

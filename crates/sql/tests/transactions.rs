@@ -1,0 +1,66 @@
+//! Transactions of several sessions against each other through the SQL front end: a deadlock
+//! answers MariaDB's 1213 at once to the session whose wait closes it, rolls its transaction
+//! back, and lets the other session go on.
+
+mod common;
+
+use common::raw::{Answer, Raw};
+
+/// A text row's values (length-encoded strings shorter than 251 bytes).
+fn values(row: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < row.len() {
+        let len = row[at] as usize;
+        out.push(String::from_utf8_lossy(&row[at + 1..at + 1 + len]).into_owned());
+        at += 1 + len;
+    }
+    out
+}
+
+#[test]
+fn a_deadlock_answers_1213_at_once_and_rolls_back_its_transaction() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let mut setup = Raw::login_to(port, None);
+    for sql in [
+        "CREATE DATABASE d",
+        "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)",
+        "INSERT INTO d.t VALUES (1, 0), (2, 0), (3, 0)",
+    ] {
+        assert_eq!(setup.query(sql), Answer::Ok, "{sql}");
+    }
+    let (mut a, mut b) = (Raw::login(port), Raw::login(port));
+    for (s, id) in [(&mut a, 1), (&mut b, 2)] {
+        assert_eq!(s.query("BEGIN"), Answer::Ok);
+        let sql = format!("UPDATE t SET v = {id} WHERE id = {id}");
+        assert_eq!(s.query(&sql), Answer::Ok);
+    }
+    // A change of a's on a row nobody else wants: kept or undone with a's transaction.
+    assert_eq!(a.query("UPDATE t SET v = 1 WHERE id = 3"), Answer::Ok);
+    // Each asks for the other's row. The data node's lock-wait timeout (1.2 s) would answer
+    // 1205, so 1213 shows the cycle was found.
+    let (ra, rb) = std::thread::scope(|s| {
+        let ha = s.spawn(|| a.query("UPDATE t SET v = 10 WHERE id = 2"));
+        let hb = s.spawn(|| b.query("UPDATE t SET v = 20 WHERE id = 1"));
+        (ha.join().unwrap(), hb.join().unwrap())
+    });
+    let (winner, expected) = match (&ra, &rb) {
+        (Answer::Ok, Answer::Err(1213)) => (&mut a, [[1, 1], [2, 10], [3, 1]]),
+        (Answer::Err(1213), Answer::Ok) => (&mut b, [[1, 20], [2, 2], [3, 0]]),
+        other => panic!("one session gives way with 1213: {other:?}"),
+    };
+    assert_eq!(winner.query("COMMIT"), Answer::Ok);
+    let rows = match setup.query("SELECT id, v FROM d.t ORDER BY id") {
+        Answer::Rows(rows) => rows,
+        other => panic!("{other:?}"),
+    };
+    let got: Vec<Vec<String>> = rows.iter().map(|r| values(r)).collect();
+    let expected: Vec<Vec<String>> = expected
+        .iter()
+        .map(|r| r.iter().map(|v| v.to_string()).collect())
+        .collect();
+    assert_eq!(got, expected, "the winner's changes only");
+    server.stop();
+    node.stop();
+}
