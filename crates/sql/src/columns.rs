@@ -435,7 +435,7 @@ pub(crate) fn keeps(columns: &[client::NewColumn], c: u16) -> bool {
 
 /// What a NOT NULL column added without a DEFAULT holds in the existing rows: the type's zero,
 /// as MariaDB fills it (0, '', the zero date and time).
-fn zero_value(column: &ColumnDef) -> Result<base::Value> {
+pub(crate) fn zero_value(column: &ColumnDef) -> Result<base::Value> {
     let text: &[u8] = match column.ty {
         ColumnType::Date => b"0000-00-00",
         ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => b"0000-00-00 00:00:00",

@@ -292,6 +292,11 @@ pub(crate) fn strict_store(
     let shown =
         String::from_utf8_lossy(&base::text::value_text(&v).unwrap_or_default()).into_owned();
     let name = &column.name;
+    // MariaDB names the column in full in 1292 and 1366.
+    let full = {
+        let (db, t) = table.name.split_once('/').unwrap_or(("", &table.name));
+        format!("`{db}`.`{t}`.`{name}`")
+    };
     let temporal = matches!(
         column.ty,
         T::Date | T::DateTime { .. } | T::Timestamp { .. } | T::Time { .. } | T::Year
@@ -310,7 +315,14 @@ pub(crate) fn strict_store(
             return Err(SqlError::new(
                 1292,
                 "22007",
-                format!("Incorrect {kind} value: '{shown}' for column '{name}' at row {row}"),
+                format!("Incorrect {kind} value: '{shown}' for column {full} at row {row}"),
+            ))
+        }
+        Err(_) if matches!(column.ty, T::Float | T::Double) => {
+            return Err(SqlError::new(
+                1264,
+                "22003",
+                format!("Out of range value for column '{name}' at row {row}"),
             ))
         }
         Err(_) if column.ty.is_string() => {
@@ -364,7 +376,7 @@ pub(crate) fn strict_store(
                 SqlError::new(
                     1366,
                     "22007",
-                    format!("Incorrect {kind} value: '{shown}' for column '{name}' at row {row}"),
+                    format!("Incorrect {kind} value: '{shown}' for column {full} at row {row}"),
                 )
             });
         }
@@ -383,6 +395,44 @@ pub(crate) fn strict_store(
             format!("Out of range value for column '{name}' at row {row}"),
         ));
     }
+    Ok(stored)
+}
+
+/// A value as INSERT IGNORE stores it: what strict mode refuses is changed to fit, as MySQL's
+/// non-strict conversion does, and `warn` gets MariaDB's warning for it: 1264 with the value
+/// clipped to the column's range, 1366 or 1265 with the number the text holds or starts with,
+/// 1265 with a string cut to the column's length or a bad date or time stored as the type's
+/// zero. A character the column's character set lacks still fails (1366).
+pub(crate) fn lenient_store(
+    table: &base::TableDef,
+    column: &ColumnDef,
+    v: Value,
+    row: usize,
+    warn: impl FnOnce(u16, String),
+) -> Result<Value> {
+    let e = match strict_store(table, column, v.clone(), row) {
+        Ok(stored) => return Ok(stored),
+        Err(e) => e,
+    };
+    let truncated = || format!("Data truncated for column '{}' at row {row}", column.name);
+    let (stored, code, message) = match e.code {
+        1292 => (crate::columns::zero_value(column), 1265, truncated()),
+        1406 => (store(column, v), 1265, truncated()),
+        1264 => {
+            let stored = match (column.ty, store(column, v.clone())) {
+                (_, Ok(s)) => Ok(s),
+                (base::types::ColumnType::Float, _) => Ok(Value::Float(
+                    f32::MAX.copysign(crate::expr::as_double(&v) as f32),
+                )),
+                (_, Err(e)) => Err(e),
+            };
+            (stored, 1264, e.message.clone())
+        }
+        1265 | 1366 if !column.ty.is_string() => (store(column, v), e.code, e.message.clone()),
+        _ => return Err(e),
+    };
+    let stored = stored.map_err(|_| e)?;
+    warn(code, message);
     Ok(stored)
 }
 
@@ -1346,10 +1396,12 @@ impl Session {
                 if column.auto_increment && v.is_null() {
                     continue;
                 }
-                let v = match strict_store(&def, column, v.clone(), n + 1) {
-                    // INSERT IGNORE stores what MySQL's non-strict conversion makes of it.
-                    Err(e) if ignore => store(column, v).map_err(|_| e)?,
-                    r => r?,
+                let v = if ignore {
+                    lenient_store(&def, column, v, n + 1, |code, m| {
+                        self.diagnostics.warn(code, m)
+                    })?
+                } else {
+                    strict_store(&def, column, v, n + 1)?
                 };
                 if v == Value::Int(0) && column.auto_increment {
                     continue;
