@@ -84,6 +84,10 @@ pub struct Accumulator {
     /// GROUP_CONCAT with ORDER BY: each value's order keys beside its text.
     ordered: Vec<(Vec<Value>, Vec<u8>)>,
     seen: Option<std::collections::HashSet<Vec<u8>>>,
+    /// GROUP_CONCAT: the bytes of the values and separators so far, and the statement's row
+    /// (from 1) whose value took them past group_concat_max_len.
+    bytes: usize,
+    cut_at: Option<u64>,
 }
 
 impl Accumulator {
@@ -95,10 +99,20 @@ impl Accumulator {
             concat: Vec::new(),
             ordered: Vec::new(),
             seen: agg.distinct.then(Default::default),
+            bytes: 0,
+            cut_at: None,
         }
     }
 
-    pub fn add(&mut self, agg: &Aggregate, env: &Env) -> Result<()> {
+    /// The row (from 1) whose value a GROUP_CONCAT cut at group_concat_max_len, for MariaDB's
+    /// warning 1260.
+    pub fn cut_at(&self) -> Option<u64> {
+        self.cut_at
+    }
+
+    /// Adds the statement's row `row` (from 1) to the group; a GROUP_CONCAT keeps at most
+    /// `max_len` bytes (group_concat_max_len).
+    pub fn add(&mut self, agg: &Aggregate, env: &Env, row: u64, max_len: usize) -> Result<()> {
         let v = match &agg.arg {
             None => {
                 self.count += 1;
@@ -162,12 +176,27 @@ impl Accumulator {
                 }
             }
             AggKind::GroupConcat => {
-                if self.concat.len() + self.ordered.len() >= crate::GROUP_CONCAT_VALUES_MAX {
+                if self.cut_at.is_some() && agg.order.is_empty() {
+                    // Past the cut in the order values come, nothing more is shown.
                     return Ok(());
                 }
                 let mut text = value_text(&v).unwrap_or_default();
                 for m in &more {
                     text.extend(value_text(m).unwrap_or_default());
+                }
+                if self.count > 1 {
+                    self.bytes += agg.separator.len();
+                }
+                self.bytes += text.len();
+                if self.bytes > max_len && self.cut_at.is_none() {
+                    self.cut_at = Some(row);
+                }
+                if self.bytes > crate::GROUP_CONCAT_SORTED_BYTES_MAX {
+                    // Only an ORDER BY keeps values past the cut: all are sorted first.
+                    return Err(SqlError::unsupported(format!(
+                        "GROUP_CONCAT ... ORDER BY over more than {} MiB of values in one group",
+                        crate::GROUP_CONCAT_SORTED_BYTES_MAX >> 20
+                    )));
                 }
                 if agg.order.is_empty() {
                     self.concat.push(text);
@@ -184,7 +213,8 @@ impl Accumulator {
         Ok(())
     }
 
-    pub fn finish(&self, agg: &Aggregate) -> Result<Value> {
+    /// The group's value; a GROUP_CONCAT cut at `max_len` bytes (group_concat_max_len).
+    pub fn finish(&self, agg: &Aggregate, max_len: usize) -> Result<Value> {
         Ok(match agg.kind {
             AggKind::Count => Value::Int(self.count as i64),
             AggKind::Sum => match self.sum {
@@ -213,9 +243,9 @@ impl Accumulator {
                         let texts: Vec<&[u8]> = ordered.iter().map(|(_, t)| &t[..]).collect();
                         texts.join(&agg.separator[..])
                     };
-                    if joined.len() > crate::GROUP_CONCAT_BYTES_MAX {
+                    if joined.len() > max_len {
                         // Cut at a character's start, as MariaDB does (it keeps whole characters).
-                        let mut end = crate::GROUP_CONCAT_BYTES_MAX;
+                        let mut end = max_len;
                         while end > 0 && (joined[end] & 0xC0) == 0x80 {
                             end -= 1;
                         }

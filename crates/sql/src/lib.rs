@@ -98,9 +98,13 @@ pub const REACTORS_DEFAULT: usize = 1;
 
 /// The longest string a function builds (REPEAT); longer gives NULL, as max_allowed_packet.
 pub const STRING_RESULT_BYTES_MAX: usize = 16 << 20;
-/// Values GROUP_CONCAT keeps per group, and the bytes of its result (group_concat_max_len).
-pub const GROUP_CONCAT_VALUES_MAX: usize = 65_536;
-pub const GROUP_CONCAT_BYTES_MAX: usize = 1_024;
+/// The bytes of a GROUP_CONCAT's result unless the session sets group_concat_max_len
+/// (MariaDB's default); a session may set from 4 to `STRING_RESULT_BYTES_MAX`.
+pub const GROUP_CONCAT_MAX_LEN_DEFAULT: usize = 1 << 20;
+/// The bytes of values and separators a GROUP_CONCAT with ORDER BY keeps in one group to sort
+/// them (past group_concat_max_len too: the cut falls after sorting); more fails the
+/// statement (1235) rather than show a wrong result.
+pub const GROUP_CONCAT_SORTED_BYTES_MAX: usize = 64 << 20;
 
 /// The stack of a connection's thread. Parsing, planning, running and dropping a statement
 /// walk its tree recursively, so the stack bounds how deep a statement may be; the limits on

@@ -1268,7 +1268,9 @@ impl Session {
                 hashbrown::HashMap::with_capacity(rows.len().min(1 << 16))
             };
             let mut groups: Vec<(Vec<Value>, Vec<Accumulator>)> = Vec::new();
-            for row in rows {
+            let max_len = self.group_concat_max_len();
+            for (n, row) in rows.into_iter().enumerate() {
+                let n = n as u64 + 1;
                 let env = self.env(&row, params, &[]);
                 if p.group_by.is_empty() {
                     // One group: no key to hash (comparing empty keys is not free either; glibc's
@@ -1280,7 +1282,7 @@ impl Session {
                         ));
                     }
                     for (acc, agg) in groups[0].1.iter_mut().zip(&p.aggregates) {
-                        acc.add(agg, &env)?;
+                        acc.add(agg, &env, n, max_len)?;
                     }
                     continue;
                 }
@@ -1302,7 +1304,7 @@ impl Session {
                     }
                 };
                 for (acc, agg) in groups[g].1.iter_mut().zip(&p.aggregates) {
-                    acc.add(agg, &env)?;
+                    acc.add(agg, &env, n, max_len)?;
                 }
                 if new {
                     // A group's first row is kept for its non-aggregate items, moved, not copied.
@@ -1319,8 +1321,12 @@ impl Session {
                 let aggs: Vec<Value> = accs
                     .iter()
                     .zip(&p.aggregates)
-                    .map(|(a, agg)| a.finish(agg))
+                    .map(|(a, agg)| a.finish(agg, max_len))
                     .collect::<Result<_>>()?;
+                for row in accs.iter().filter_map(Accumulator::cut_at) {
+                    let m = format!("Row {row} was cut by GROUP_CONCAT()");
+                    self.diagnostics.warn(1260, m);
+                }
                 emit(self, first, &aggs, &mut out)?;
             }
         }

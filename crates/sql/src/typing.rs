@@ -92,7 +92,14 @@ pub fn static_type(
                     .as_ref()
                     .map(|x| static_type(x, def, aggregates))
                     .unwrap_or((types::NULL, 0, 0)),
-                AggKind::GroupConcat => (types::BLOB, 1024 * 4, 31),
+                // As MariaDB types it at its default group_concat_max_len (more than 512
+                // characters: a BLOB of 16 bytes per byte kept); a session's own setting does
+                // not change the announced type.
+                AggKind::GroupConcat => (
+                    types::BLOB,
+                    (crate::GROUP_CONCAT_MAX_LEN_DEFAULT * 16).min(u32::MAX as usize) as u32,
+                    0,
+                ),
             },
             None => (types::NULL, 0, 0),
         },

@@ -53,6 +53,7 @@ const VARIABLES: &[Variable] = variables! {
     "default_storage_engine" Plain |s| text(crate::definition::ENGINE);
     "div_precision_increment" Plain |s| Value::Int(4);
     "error_count" Plain |s| Value::UInt(s.diagnostics.error_count() as u64);
+    "group_concat_max_len" Plain |s| Value::UInt(crate::GROUP_CONCAT_MAX_LEN_DEFAULT as u64);
     "have_openssl" Plain |s| text("DISABLED");
     "have_ssl" Plain |s| text("DISABLED");
     "init_connect" Plain |s| text("");
@@ -81,6 +82,20 @@ const VARIABLES: &[Variable] = variables! {
     "wait_timeout" Plain |s| Value::Int(crate::conn::WAIT_TIMEOUT.as_secs() as i64);
     "warning_count" Plain |s| Value::UInt(s.diagnostics.warning_count() as u64);
 };
+
+impl Session {
+    /// The bytes a GROUP_CONCAT keeps: the session's group_concat_max_len, within 4 (MariaDB's
+    /// least) and `STRING_RESULT_BYTES_MAX`.
+    pub(crate) fn group_concat_max_len(&self) -> usize {
+        match self.vars.get("group_concat_max_len") {
+            None => crate::GROUP_CONCAT_MAX_LEN_DEFAULT,
+            Some(v) => {
+                let n = crate::expr::as_double(v);
+                (n.max(4.0).min(crate::STRING_RESULT_BYTES_MAX as f64)) as usize
+            }
+        }
+    }
+}
 
 /// A variable's name without `@@` and scope, in lower case.
 pub(crate) fn plain_name(name: &str) -> String {
