@@ -1,9 +1,10 @@
 //! Cairn's SQL dialect: sqlparser's MySQL dialect, plus the interval units it does not know
 //! (`INTERVAL '1 2' DAY_HOUR`, `EXTRACT(YEAR_MONTH FROM d)`), which it reads as custom fields,
-//! and MySQL's multi-table `UPDATE t1, t2 SET ...`.
+//! MySQL's multi-table `UPDATE t1, t2 SET ...`, and the modifiers of UPDATE and DELETE
+//! (LOW_PRIORITY, QUICK, IGNORE).
 
 use sqlparser::ast::{
-    DateTimeField, Expr, Ident, Interval, Statement, Update, UpdateTableFromKind,
+    DateTimeField, Expr, Ident, Interval, SqliteOnConflict, Statement, Update, UpdateTableFromKind,
 };
 use sqlparser::dialect::{Dialect, MySqlDialect};
 use sqlparser::keywords::Keyword;
@@ -75,6 +76,9 @@ impl Dialect for Cairn {
         if parser.peek_keyword(Keyword::UPDATE) {
             return Some(parse_update(parser));
         }
+        if parser.peek_keyword(Keyword::DELETE) {
+            return Some(parse_delete(parser));
+        }
         MYSQL.parse_statement(parser)
     }
     fn require_interval_qualifier(&self) -> bool {
@@ -145,11 +149,15 @@ impl Dialect for Cairn {
     }
 }
 
-/// MySQL's UPDATE: `UPDATE table_references SET assignments [WHERE ...] [ORDER BY ...]
-/// [LIMIT n]`. The table references after the first (`UPDATE t1, t2 SET ...`) are kept as
-/// `from: BeforeSet`, a place the MySQL form otherwise never fills.
+/// MySQL's UPDATE: `UPDATE [LOW_PRIORITY] [IGNORE] table_references SET assignments
+/// [WHERE ...] [ORDER BY ...] [LIMIT n]`. The table references after the first (`UPDATE t1,
+/// t2 SET ...`) are kept as `from: BeforeSet`, a place the MySQL form otherwise never fills;
+/// IGNORE as `or: Ignore` (SQLite's `UPDATE OR IGNORE`, which means the same). LOW_PRIORITY
+/// changes nothing here: Cairn has no table locks to wait for.
 fn parse_update(parser: &mut Parser) -> Result<Statement, ParserError> {
     let update_token = parser.next_token();
+    let _ = parser.parse_keyword(Keyword::LOW_PRIORITY);
+    let ignore = parser.parse_keyword(Keyword::IGNORE);
     let mut tables = parser.parse_comma_separated(Parser::parse_table_and_joins)?;
     let table = tables.remove(0);
     let from = if tables.is_empty() {
@@ -183,11 +191,25 @@ fn parse_update(parser: &mut Parser) -> Result<Statement, ParserError> {
         selection,
         returning: None,
         output: None,
-        or: None,
+        or: ignore.then_some(SqliteOnConflict::Ignore),
         order_by,
         limit,
     }
     .into())
+}
+
+/// MySQL's DELETE with its modifiers, `DELETE [LOW_PRIORITY] [QUICK] [IGNORE] ...`, which
+/// change nothing in Cairn (no table locks to wait for, no index pages to merge, and no error a
+/// DELETE could ignore: there are no foreign keys); the rest is sqlparser's.
+fn parse_delete(parser: &mut Parser) -> Result<Statement, ParserError> {
+    let delete_token = parser.next_token();
+    let _ = parser.parse_keyword(Keyword::LOW_PRIORITY);
+    if matches!(&parser.peek_token().token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("QUICK"))
+    {
+        parser.next_token();
+    }
+    let _ = parser.parse_keyword(Keyword::IGNORE);
+    parser.parse_delete(delete_token)
 }
 
 /// `INTERVAL expr unit`, the unit any word (a compound one becomes a custom field).

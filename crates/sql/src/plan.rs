@@ -127,6 +127,9 @@ pub struct UpdatePlan {
     /// (key, descending, the collation its strings sort under).
     pub order: Vec<(OrderKey, bool, Collation)>,
     pub limit: Option<Expr>,
+    /// UPDATE IGNORE: a row whose new key is taken is skipped, a value strict mode refuses is
+    /// changed to fit with a warning.
+    pub ignore: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -1170,8 +1173,13 @@ pub fn update(
     u: &ast::Update,
     resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
 ) -> Result<UpdatePlan> {
-    if u.from.is_some() || u.returning.is_some() || u.or.is_some() {
-        return Err(SqlError::unsupported("UPDATE ... FROM, RETURNING or OR"));
+    let ignore = match u.or {
+        None => false,
+        Some(ast::SqliteOnConflict::Ignore) => true,
+        Some(_) => return Err(SqlError::unsupported("UPDATE OR ...")),
+    };
+    if u.from.is_some() || u.returning.is_some() {
+        return Err(SqlError::unsupported("UPDATE ... FROM or RETURNING"));
     }
     let (table, tref) = single_table(std::slice::from_ref(&u.table), input, "UPDATE", resolve)?;
     let def = table.def().clone();
@@ -1226,6 +1234,7 @@ pub fn update(
         assignments,
         order,
         limit,
+        ignore,
     })
 }
 

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use base::types::Collation;
 use base::Value;
-use client::{ExecType, OpResult, Table, Transaction};
+use client::{ClientError, ExecType, OpResult, Table, Transaction};
 use sqlparser::ast::{self, ObjectName, Statement};
 
 use crate::diagnostics::Storing;
@@ -18,7 +18,7 @@ use crate::exec::{Outcome, Result, Session};
 use crate::expr::Expr;
 use crate::join::FromTable;
 use crate::plan::{DeletePlan, OrderKey, PlanInput, SelectPlan, Source, TableRef, UpdatePlan};
-use crate::run::{by_keys, count_value, strict_store};
+use crate::run::{by_keys, count_value, lenient_store, strict_store};
 
 /// A multi-table UPDATE or DELETE, planned.
 #[derive(Debug, Clone)]
@@ -142,6 +142,9 @@ pub(crate) fn update(
     u: &ast::Update,
     resolve: &dyn Fn(&ObjectName) -> Result<(Table, TableRef)>,
 ) -> Result<MultiPlan> {
+    if u.or.is_some() {
+        return Err(SqlError::unsupported("multi-table UPDATE IGNORE"));
+    }
     let mut from = vec![u.table.clone()];
     match &u.from {
         None => {}
@@ -409,6 +412,11 @@ impl Session {
                     .expect("every column is fetched")
             };
             let mut changed = 0u64;
+            let storing = if p.ignore {
+                Storing::Ignoring
+            } else {
+                Storing::Strict
+            };
             for (n, row) in rows.iter().enumerate() {
                 // Assignments run left to right, each seeing the ones before it (MariaDB's
                 // default, without SIMULTANEOUS_ASSIGNMENT): `SET a = a + 1, b = a`. Every
@@ -416,9 +424,14 @@ impl Session {
                 let mut current = row.clone();
                 for (c, e) in &p.assignments {
                     let column = &def.columns[*c as usize];
-                    let v =
-                        s.storing(Storing::Strict, |s| e.eval(&s.env(&current, params, &[])))?;
-                    let v = strict_store(&def, column, v, n + 1)?;
+                    let v = s.storing(storing, |s| e.eval(&s.env(&current, params, &[])))?;
+                    let v = if p.ignore {
+                        lenient_store(&def, column, v, n + 1, |code, m| {
+                            s.diagnostics.warn(code, m)
+                        })?
+                    } else {
+                        strict_store(&def, column, v, n + 1)?
+                    };
                     current[at(c)] = v;
                 }
                 let mut values: Vec<(u16, Value)> = Vec::new();
@@ -431,11 +444,28 @@ impl Session {
                 if values.is_empty() {
                     continue;
                 }
-                changed += 1;
                 let key = Session::primary_key(src, row);
+                if p.ignore {
+                    // Each row is written on its own, as a statement of its own: a row whose
+                    // new key is taken is undone alone and skipped, silently, as MariaDB
+                    // skips it.
+                    txn.begin_statement();
+                }
                 write_row(txn, &src.table, key, values, |_| {
                     src.fetch.iter().copied().zip(current).collect()
                 });
+                if p.ignore {
+                    match txn.execute(ExecType::NoCommit) {
+                        Ok(_) => {}
+                        Err(ClientError::StatementUndone { error, .. })
+                            if error.code == base::ErrorCode::DuplicateKey =>
+                        {
+                            continue
+                        }
+                        Err(e) => return Err(SqlError::from_client(&e)),
+                    }
+                }
+                changed += 1;
             }
             if changed > 0 || txn.is_open() {
                 txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
