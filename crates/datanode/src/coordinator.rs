@@ -1115,12 +1115,9 @@ fn unknown_table(catalog: &crate::catalog::Catalog, id: u32) -> Error {
 }
 
 /// A failure that aborts the whole transaction even within a statement: a changed definition
-/// (the client plans its statements again), a deadlock (as InnoDB: releasing the victim's
-/// locks is what lets the others go on) and a lock wait timeout (as InnoDB's
-/// innodb_rollback_on_timeout).
+/// (the client plans its statements again) and a deadlock (as InnoDB: releasing the victim's
+/// locks is what lets the others go on). A lock wait timeout undoes only the statement, as
+/// InnoDB's default (innodb_rollback_on_timeout=OFF): deadlocks are found without it.
 fn ends_transaction(e: &Error) -> bool {
-    matches!(
-        e.code,
-        ErrorCode::SchemaChanged | ErrorCode::LockWaitTimeout | ErrorCode::Deadlock
-    )
+    matches!(e.code, ErrorCode::SchemaChanged | ErrorCode::Deadlock)
 }

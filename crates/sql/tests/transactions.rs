@@ -1,6 +1,7 @@
 //! Transactions of several sessions against each other through the SQL front end: a deadlock
 //! answers MariaDB's 1213 at once to the session whose wait closes it, rolls its transaction
-//! back, and lets the other session go on.
+//! back, and lets the other session go on; a lock wait timeout (1205) undoes only its
+//! statement, as InnoDB's default.
 
 mod common;
 
@@ -18,18 +19,25 @@ fn values(row: &[u8]) -> Vec<String> {
     out
 }
 
-#[test]
-fn a_deadlock_answers_1213_at_once_and_rolls_back_its_transaction() {
+/// A data node and a SQL front end over it with table `d.t (id, v)` holding `rows`, and a
+/// session outside database `d`.
+fn start_with(rows: &str) -> (datanode::DataNode, sql::SqlServer, u16, Raw) {
     let (node, server) = common::start(16 << 20);
     let port = server.address().port();
     let mut setup = Raw::login_to(port, None);
     for sql in [
         "CREATE DATABASE d",
         "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)",
-        "INSERT INTO d.t VALUES (1, 0), (2, 0), (3, 0)",
+        &format!("INSERT INTO d.t VALUES {rows}"),
     ] {
         assert_eq!(setup.query(sql), Answer::Ok, "{sql}");
     }
+    (node, server, port, setup)
+}
+
+#[test]
+fn a_deadlock_answers_1213_at_once_and_rolls_back_its_transaction() {
+    let (node, server, port, mut setup) = start_with("(1, 0), (2, 0), (3, 0)");
     let (mut a, mut b) = (Raw::login(port), Raw::login(port));
     for (s, id) in [(&mut a, 1), (&mut b, 2)] {
         assert_eq!(s.query("BEGIN"), Answer::Ok);
@@ -61,6 +69,32 @@ fn a_deadlock_answers_1213_at_once_and_rolls_back_its_transaction() {
         .map(|r| r.iter().map(|v| v.to_string()).collect())
         .collect();
     assert_eq!(got, expected, "the winner's changes only");
+    server.stop();
+    node.stop();
+}
+
+#[test]
+fn a_lock_wait_timeout_undoes_its_statement_and_the_transaction_goes_on() {
+    let (node, server, port, mut setup) = start_with("(1, 0)");
+    let (mut a, mut b) = (Raw::login(port), Raw::login(port));
+    assert_eq!(a.query("BEGIN"), Answer::Ok);
+    assert_eq!(a.query("UPDATE t SET v = 1 WHERE id = 1"), Answer::Ok);
+    assert_eq!(b.query("BEGIN"), Answer::Ok);
+    assert_eq!(b.query("INSERT INTO t VALUES (10, 10)"), Answer::Ok);
+    // Waits out the data node's lock-wait timeout (1.2 s): InnoDB's 1205, statement only.
+    assert_eq!(
+        b.query("UPDATE t SET v = 2 WHERE id = 1"),
+        Answer::Err(1205)
+    );
+    assert_eq!(a.query("COMMIT"), Answer::Ok);
+    assert_eq!(b.query("UPDATE t SET v = 2 WHERE id = 1"), Answer::Ok);
+    assert_eq!(b.query("COMMIT"), Answer::Ok);
+    let rows = match setup.query("SELECT id, v FROM d.t ORDER BY id") {
+        Answer::Rows(rows) => rows,
+        other => panic!("{other:?}"),
+    };
+    let got: Vec<Vec<String>> = rows.iter().map(|r| values(r)).collect();
+    assert_eq!(got, vec![vec!["1", "2"], vec!["10", "10"]]);
     server.stop();
     node.stop();
 }
