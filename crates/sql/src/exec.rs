@@ -212,6 +212,10 @@ impl Context for Session {
         self.correlated_result(n, args)
     }
 
+    fn warn(&self, code: u16, message: String) {
+        self.diagnostics.warn(code, message);
+    }
+
     fn division_by_zero(&self) -> Result<()> {
         use crate::diagnostics::Storing;
         match self.diagnostics.storing {

@@ -130,6 +130,8 @@ pub trait Context {
     fn division_by_zero(&self) -> Result<()> {
         Ok(())
     }
+    /// A warning for the running statement (SHOW WARNINGS); a context without a session drops it.
+    fn warn(&self, _code: u16, _message: String) {}
 }
 
 /// Whether `l op r` divides by zero (its value is NULL).
@@ -1270,7 +1272,28 @@ impl Expr {
         Ok(match self {
             Expr::Const(v) => v.clone(),
             Expr::Column(p) => env.row.get(*p).cloned().unwrap_or(Value::Null),
-            Expr::Cast(e, to) => to.convert(e.eval(env)?),
+            Expr::Cast(e, to) => {
+                let v = e.eval(env)?;
+                let text = matches!(to, CastTo::Date | CastTo::DateTime(_) | CastTo::Time(_))
+                    .then(|| base::text::value_text(&v))
+                    .flatten();
+                let out = to.convert(v);
+                if let (Some(text), true) = (text, out.is_null()) {
+                    // A date, datetime or time CAST cannot read: MariaDB's warning 1292.
+                    let kind = match to {
+                        CastTo::Time(_) => "time",
+                        _ => "datetime",
+                    };
+                    env.ctx.warn(
+                        1292,
+                        format!(
+                            "Incorrect {kind} value: '{}'",
+                            String::from_utf8_lossy(&text)
+                        ),
+                    );
+                }
+                out
+            }
             Expr::Outer(_) => {
                 return Err(SqlError::new(
                     1105,

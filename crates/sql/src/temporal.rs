@@ -335,9 +335,7 @@ fn evaluate(t: Temporal, v: &[Value], env: &Env) -> Option<Value> {
             let mode = v.get(1).map_or(0, |m| interval::integer(m) as i64);
             day_part(t, full_stamp(&v[0], env)?.dt.date, mode)
         }
-        Hour | Minute | Second | Microsecond | Time | TimeToSec => {
-            time_part(t, convert::span(&v[0])?)
-        }
+        Hour | Minute | Second | Microsecond | Time | TimeToSec => time_part(t, span(&v[0], env)?),
         Extract(unit) => extract(unit, &v[0], env),
         FromDays => {
             Some(Value::Date(
@@ -382,18 +380,57 @@ fn evaluate(t: Temporal, v: &[Value], env: &Env) -> Option<Value> {
             let s = stamp(&v[0], env)?;
             formatted(&datetime_parts(s.dt), &v[1])
         }
-        TimeFormat => formatted(&span_parts(convert::span(&v[0])?), &v[1]),
-        StrToDate => str_to_date(&v[0], &v[1]),
+        TimeFormat => formatted(&span_parts(span(&v[0], env)?), &v[1]),
+        StrToDate => str_to_date(&v[0], &v[1]).or_else(|| {
+            let text = base::text::value_text(&v[0]).unwrap_or_default();
+            let text = String::from_utf8_lossy(&text);
+            env.ctx.warn(
+                1411,
+                format!("Incorrect datetime value: '{text}' for function str_to_date"),
+            );
+            None
+        }),
         FromUnixtime => from_unixtime(v),
     }
 }
 
+/// `v` read as a date and time; when it is none, MariaDB's warning 1292.
 fn stamp(v: &Value, env: &Env) -> Option<Stamp> {
-    convert::stamp(v, today(env))
+    convert::stamp(v, today(env)).or_else(|| incorrect(v, env))
 }
 
+/// `v` read as a date with no zero part; when it is none, warning 1292.
 fn full_stamp(v: &Value, env: &Env) -> Option<Stamp> {
-    convert::full_stamp(v, today(env))
+    convert::full_stamp(v, today(env)).or_else(|| incorrect(v, env))
+}
+
+/// `v` read as a time span; when it is none, warning 1292.
+fn span(v: &Value, env: &Env) -> Option<convert::Span> {
+    convert::span(v).or_else(|| incorrect_as("time", v, env))
+}
+
+/// Raises MariaDB's warning 1292 for a value no date function can read; None.
+fn incorrect<T>(v: &Value, env: &Env) -> Option<T> {
+    incorrect_as("datetime", v, env)
+}
+
+fn incorrect_as<T>(kind: &str, v: &Value, env: &Env) -> Option<T> {
+    let text = base::text::value_text(v).unwrap_or_default();
+    env.ctx.warn(
+        1292,
+        format!(
+            "Incorrect {kind} value: '{}'",
+            String::from_utf8_lossy(&text)
+        ),
+    );
+    None
+}
+
+/// Raises MariaDB's warning 1441 for a date moved past the calendar's ends; None.
+fn overflow<T>(env: &Env) -> Option<T> {
+    env.ctx
+        .warn(1441, "Datetime function: datetime field overflow".into());
+    None
 }
 
 /// NOW(), SYSDATE(), CURDATE(), CURTIME(), UNIX_TIMESTAMP(...).
@@ -545,7 +582,7 @@ fn extract(unit: Unit, v: &Value, env: &Env) -> Option<Value> {
             _ => (((day * 100 + h) * 100 + mi) * 100 + sec) * 1_000_000 + us,
         }));
     }
-    let s = convert::span(v)?;
+    let s = span(v, env)?;
     let m = s.micros.unsigned_abs() as i64;
     let (h, mi, sec, us) = (
         m / 3_600_000_000,
@@ -626,17 +663,19 @@ fn add_interval(v: &Value, unit: Unit, a: interval::Amount, env: &Env) -> Option
             convert::time_value_exact(i64::try_from(micros).ok()?)
         }
         Value::Date(d) => {
-            let dt = interval::add(convert::midnight(*d), a)?;
+            let dt = interval::add(convert::midnight(*d), a).or_else(|| overflow(env))?;
             Some(if unit.is_date_only() {
                 Value::Date(dt.date)
             } else {
                 Value::DateTime(dt)
             })
         }
-        Value::DateTime(dt) => interval::add(*dt, a).map(Value::DateTime),
+        Value::DateTime(dt) => interval::add(*dt, a)
+            .map(Value::DateTime)
+            .or_else(|| overflow(env)),
         other => {
             let s = stamp(other, env)?;
-            let dt = interval::add(s.dt, a)?;
+            let dt = interval::add(s.dt, a).or_else(|| overflow(env))?;
             Some(Value::Bytes(if !s.has_time && unit.is_date_only() {
                 dt.date.to_string().into_bytes()
             } else {
@@ -656,7 +695,7 @@ fn time_diff(a: &Value, b: &Value, env: &Env) -> Option<Value> {
             }
             convert::to_micros(x.dt) - convert::to_micros(y.dt)
         }
-        (false, false) => convert::span(a)?.micros - convert::span(b)?.micros,
+        (false, false) => span(a, env)?.micros - span(b, env)?.micros,
         _ => return None,
     };
     Some(convert::time_value(micros))

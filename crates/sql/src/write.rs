@@ -402,9 +402,25 @@ impl Session {
         self.transactional(|s, txn, last| {
             let src = &p.source;
             let rows = s.fetch(txn, ExecType::NoCommit, src, params)?;
-            let rows = s.order_and_limit(rows, &p.order, &p.limit, params)?;
-            s.run_correlated(txn, p.assignments.iter().map(|(_, e)| e), &rows, params)?;
+            let mut rows = s.order_and_limit(rows, &p.order, &p.limit, params)?;
             let def = src.table.def().clone();
+            if p.ignore && p.order.is_empty() {
+                // Which rows IGNORE skips depends on the order they are written in: InnoDB
+                // writes them in primary-key order, its clustered index's.
+                let order: Vec<((), bool, Collation)> = def
+                    .primary_key
+                    .iter()
+                    .map(|c| ((), false, def.columns[*c as usize].collation))
+                    .collect();
+                rows.sort_by(|a, b| {
+                    by_keys(
+                        &Session::primary_key(src, a),
+                        &Session::primary_key(src, b),
+                        &order,
+                    )
+                });
+            }
+            s.run_correlated(txn, p.assignments.iter().map(|(_, e)| e), &rows, params)?;
             let at = |c: &u16| {
                 src.fetch
                     .iter()
