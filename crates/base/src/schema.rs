@@ -97,7 +97,67 @@ impl ColumnDef {
     /// MariaDB rounds), another length of CHAR, VARCHAR or VARBINARY, NULL or NOT NULL, with
     /// the same collation. A value the new definition cannot hold fails the change.
     pub fn converts_to(&self, new: &ColumnDef) -> bool {
+        self.converts_in_family(new) || self.converts_by_text(new)
+    }
+
+    /// `converts_to` within the type family, where `Value::coerce` converts exactly.
+    pub fn converts_in_family(&self, new: &ColumnDef) -> bool {
         self.widening_or_narrowing(new, false)
+    }
+
+    /// True when a column change may give this column definition `new` converting its values
+    /// across types as MySQL does, through each value's text (`text::store`): any type to any
+    /// other, or a string to another collation, except a binary string into text (its bytes
+    /// need not be text) and latin1 stored as bytes (the native client's); the same flags.
+    pub fn converts_by_text(&self, new: &ColumnDef) -> bool {
+        use ColumnType as T;
+        let binary = |c: &ColumnDef| c.ty.is_string() && c.collation == Collation::Binary;
+        let latin1_bytes = |c: &ColumnDef| {
+            c.ty.is_string()
+                && matches!(
+                    c.collation,
+                    Collation::Latin1SwedishCi | Collation::Latin1Bin
+                )
+        };
+        let bytes_into_text = binary(self) && new.ty.is_string() && !binary(new);
+        !bytes_into_text
+            && !latin1_bytes(self)
+            && !latin1_bytes(new)
+            && self.ty != T::Year
+            && new.ty != T::Year
+            && self.auto_increment == new.auto_increment
+            && self.hidden == new.hidden
+    }
+
+    /// A value of this column as column `new` holds it after a column change: unchanged when
+    /// it stores alike, `Value::coerce`'s exact conversion within the family (a value that does
+    /// not fit is an error), else MySQL's through the value's text (`text::store`), where a
+    /// character `new`'s character set lacks is an error.
+    pub fn convert_value(&self, new: &ColumnDef, v: Value) -> Result<Value> {
+        if v.is_null() || (self.ty == new.ty && self.collation == new.collation) {
+            return Ok(v);
+        }
+        if self.converts_in_family(new) {
+            return v.coerce(new.ty, new.collation, &new.name);
+        }
+        let bad = |m: String| Error::new(ErrorCode::BadValue, m);
+        let stored = crate::text::store(new, v).map_err(bad)?;
+        if let (Value::Bytes(b), true) = (&stored, new.ty.is_string()) {
+            let charset = new.collation.charset();
+            let text = std::str::from_utf8(b);
+            let fits = match charset {
+                crate::types::Charset::Binary => true,
+                _ => text.is_ok_and(|t| t.chars().all(|c| crate::collation::holds(c, charset))),
+            };
+            if !fits {
+                return Err(bad(format!(
+                    "a value of column '{}' has a character {} lacks",
+                    new.name,
+                    charset.name()
+                )));
+            }
+        }
+        Ok(stored)
     }
 
     /// `widens_to` (`widen_only`) or `converts_to`.
@@ -609,15 +669,48 @@ mod tests {
         assert!(col(T::Int { unsigned: false })
             .nullable()
             .converts_to(&col(T::Int { unsigned: false })));
-        // Another family, collation or fraction precision is not a conversion here.
-        assert!(!converts(
-            T::VarChar { length: 20 },
-            T::Int { unsigned: false }
-        ));
-        assert!(!converts(T::VarChar { length: 3 }, T::Char { length: 3 }));
-        assert!(!converts(T::DateTime { fsp: 3 }, T::DateTime { fsp: 0 }));
-        assert!(!col(T::VarChar { length: 4 })
+        // Another family, collation or fraction precision converts through the value's text.
+        let in_family = |a: T, b: T| col(a).converts_in_family(&col(b));
+        for (a, b) in [
+            (T::VarChar { length: 20 }, T::Int { unsigned: false }),
+            (T::VarChar { length: 3 }, T::Char { length: 3 }),
+            (T::DateTime { fsp: 3 }, T::DateTime { fsp: 0 }),
+            (T::Date, T::VarChar { length: 10 }),
+            (T::Float, T::Double),
+        ] {
+            assert!(!in_family(a, b) && converts(a, b), "{a:?} to {b:?}");
+        }
+        assert!(col(T::VarChar { length: 4 })
             .converts_to(&col(T::VarChar { length: 2 }).collation(Collation::Utf8mb4Bin)));
+        // Bytes do not become text, nor does latin1 kept as bytes take part.
+        let bytes = col(T::VarBinary { length: 4 }).collation(Collation::Binary);
+        assert!(!bytes.converts_to(&col(T::VarChar { length: 4 })));
+        assert!(col(T::VarChar { length: 4 }).converts_to(&bytes));
+        assert!(!col(T::VarChar { length: 4 })
+            .converts_to(&col(T::VarChar { length: 4 }).collation(Collation::Latin1SwedishCi)));
+        // The values: exact within the family, MySQL's text conversion across.
+        let int = col(T::Int { unsigned: false });
+        let text = col(T::VarChar { length: 5 });
+        assert_eq!(
+            text.convert_value(&int, Value::from("42")).unwrap(),
+            Value::Int(42)
+        );
+        assert_eq!(
+            int.convert_value(&text, Value::Int(-7)).unwrap(),
+            Value::from("-7")
+        );
+        assert_eq!(
+            col(T::Double)
+                .convert_value(&int, Value::Double(2.5))
+                .unwrap(),
+            Value::Int(2)
+        );
+        assert!(col(T::BigInt { unsigned: false })
+            .convert_value(&col(T::TinyInt { unsigned: false }), Value::Int(300))
+            .is_err());
+        let latin1 = col(T::VarChar { length: 5 }).collation(Collation::Latin1TextSwedishCi);
+        assert!(text.convert_value(&latin1, Value::from("é")).is_ok());
+        assert!(text.convert_value(&latin1, Value::from("Ā")).is_err());
         // A key column keeps its type.
         let t = TableDef::new(
             "t",

@@ -8,6 +8,22 @@ use crate::schema::ColumnDef;
 use crate::types::ColumnType;
 use crate::Value;
 
+/// The value `column` stores for `v`, as MySQL's `Field::store` makes it from the value's text
+/// (a DOUBLE into an integer column rounded half to even, as C's rint: 2.5e0 stores 2, where
+/// its text would round half away from zero, as a DECIMAL does): what an INSERT of `v` stores,
+/// and what a column change across types makes of each value.
+pub fn store(column: &ColumnDef, v: Value) -> Result<Value, String> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    let v = match v {
+        Value::Double(x) if column.ty.is_integer() => Value::Double(x.round_ties_even()),
+        v => v,
+    };
+    let text = value_text(&v).unwrap_or_default();
+    from_text(column, Some(&text))
+}
+
 /// The value a column stores for `text` (None: NULL). Errors only where MySQL would store a
 /// zero date, which Cairn does not hold (documented in docs/handlersocket.md).
 pub fn from_text(column: &ColumnDef, text: Option<&[u8]>) -> Result<Value, String> {

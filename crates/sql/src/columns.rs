@@ -307,7 +307,7 @@ fn replace_column(
         let why = if def.column_in_key(from) {
             "a column of a primary or unique key keeps its type"
         } else {
-            "only another integer range, DECIMAL digits, string length or nullability converts every value"
+            "binary strings do not become text, YEAR is not a type Cairn has, and AUTO_INCREMENT stays as it is"
         };
         return Err(SqlError::unsupported(format!(
             "ALTER TABLE ... {verb} COLUMN changing '{}' from {} to {} ({why})",
@@ -367,7 +367,7 @@ impl Session {
             .scan(table, &client::Scan::table().columns(&names))
             .map_err(|e| SqlError::from_client(&e))?;
         for (n, row) in rows.into_iter().enumerate() {
-            for (value, (_, to)) in row.into_iter().zip(&converted) {
+            for (value, (from, to)) in row.into_iter().zip(&converted) {
                 let truncated = || {
                     SqlError::new(
                         1265,
@@ -378,6 +378,15 @@ impl Session {
                 if value.is_null() {
                     if !to.nullable {
                         return Err(truncated());
+                    }
+                    continue;
+                }
+                let was = &def.columns[*from as usize];
+                if !was.converts_in_family(to) {
+                    // Across types, as an INSERT of the value would store it under strict
+                    // mode, with the errors MariaDB's ALTER gives.
+                    if let Err(e) = crate::run::strict_store(def, to, value.clone(), n + 1) {
+                        return Err(alter_error(e, &value, to, def, n + 1));
                     }
                     continue;
                 }
@@ -399,6 +408,46 @@ impl Session {
             }
         }
         Ok(())
+    }
+}
+
+/// MariaDB's error for a value an ALTER TABLE cannot convert across types, from the error an
+/// INSERT under strict mode gives (`strict_store`): text that is no number is 1292
+/// `Truncated incorrect INTEGER value` (DECIMAL, DOUBLE), a bad date or time 1292 naming a
+/// datetime; the others as INSERT's (1264, 1406, 1366 for a character the column lacks).
+fn alter_error(
+    e: SqlError,
+    value: &base::Value,
+    to: &ColumnDef,
+    def: &TableDef,
+    row: usize,
+) -> SqlError {
+    let shown =
+        String::from_utf8_lossy(&base::text::value_text(value).unwrap_or_default()).into_owned();
+    let number = match to.ty {
+        ColumnType::Decimal { .. } => Some("DECIMAL"),
+        ColumnType::Float | ColumnType::Double => Some("DOUBLE"),
+        t if t.is_integer() => Some("INTEGER"),
+        _ => None,
+    };
+    match (e.code, number) {
+        (1366 | 1265, Some(kind)) => SqlError::new(
+            1292,
+            "22007",
+            format!("Truncated incorrect {kind} value: '{shown}'"),
+        ),
+        (1292, _) => {
+            let (db, t) = def.name.split_once('/').unwrap_or(("", &def.name));
+            SqlError::new(
+                1292,
+                "22007",
+                format!(
+                    "Incorrect datetime value: '{shown}' for column `{db}`.`{t}`.`{}` at row {row}",
+                    to.name
+                ),
+            )
+        }
+        _ => e,
     }
 }
 

@@ -7,7 +7,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use base::schema::ColumnDef;
-use base::text::{from_text, value_text};
 use base::Value;
 use client::{Cluster, ExecType, Transaction};
 use myproto::handshake::status;
@@ -164,19 +163,9 @@ pub(crate) fn ident(name: &ObjectName) -> Result<(Option<String>, String)> {
     }
 }
 
-/// A value as `column` stores it (MySQL's conversion from the value's text).
+/// A value as `column` stores it (MySQL's conversion from the value's text, `text::store`).
 pub(crate) fn store(column: &ColumnDef, v: Value) -> Result<Value> {
-    if v.is_null() {
-        return Ok(Value::Null);
-    }
-    // A double goes into an integer column rounded half to even (C's rint, as MySQL does):
-    // 2.5e0 stores 2. Its text would round half away from zero, as a DECIMAL does.
-    let v = match v {
-        Value::Double(x) if column.ty.is_integer() => Value::Double(x.round_ties_even()),
-        v => v,
-    };
-    let text = value_text(&v).unwrap_or_default();
-    from_text(column, Some(&text)).map_err(|m| SqlError::new(1366, "22007", m))
+    base::text::store(column, v).map_err(|m| SqlError::new(1366, "22007", m))
 }
 
 /// A context with no session: every variable and session value is NULL.

@@ -224,13 +224,9 @@ impl Worker {
                                     format!("column '{}' cannot be NULL", to.name),
                                 ));
                             }
-                            // A converted column: the value in the new type's canonical form,
-                            // or an error when it does not fit.
-                            if c.from.columns[*i as usize].ty == to.ty {
-                                Ok(v)
-                            } else {
-                                v.coerce(to.ty, to.collation, &to.name)
-                            }
+                            // A converted column: the value as the new definition holds it, or
+                            // an error when it does not fit.
+                            c.from.columns[*i as usize].convert_value(to, v)
                         }
                         ColumnSource::Filled(v) => Ok(v.clone()),
                     })
