@@ -101,6 +101,9 @@ pub fn end_of(out: &mut Vec<u8>, capabilities: u32, status: u16, warnings: u16) 
     }
 }
 
+/// How a column definition's names are written for a connection in another character set.
+pub type NameEncoder<'a> = &'a dyn Fn(&str) -> Vec<u8>;
+
 /// One column of a result set's metadata.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Column {
@@ -151,17 +154,28 @@ impl Column {
     /// announces utf8mb4_general_ci (45), flagged BINARY when its own collation is a `_bin` one
     /// (utf8mb4_bin 46, latin1_bin 47, utf8mb3_bin 83); binary strings and numbers announce 63.
     pub fn encode(&self, out: &mut Vec<u8>) {
+        self.encode_in(out, UTF8MB4_GENERAL_CI_ID, None);
+    }
+
+    /// The definition as a connection whose results are in another character set sees it:
+    /// a text column announces `text_collation`, and each name is written as `name` encodes it
+    /// (as it is without).
+    pub fn encode_in(&self, out: &mut Vec<u8>, text_collation: u16, name: Option<NameEncoder<'_>>) {
+        let put_name = |out: &mut Vec<u8>, s: &str| match name {
+            Some(f) => put_lenenc_bytes(out, &f(s)),
+            None => put_lenenc_bytes(out, s.as_bytes()),
+        };
         let (collation, flags) = match self.collation {
             BINARY_COLLATION_ID => (BINARY_COLLATION_ID, self.flags),
-            46 | 47 | 83 => (UTF8MB4_GENERAL_CI_ID, self.flags | flags::BINARY),
-            _ => (UTF8MB4_GENERAL_CI_ID, self.flags),
+            46 | 47 | 83 => (text_collation, self.flags | flags::BINARY),
+            _ => (text_collation, self.flags),
         };
         put_lenenc_bytes(out, b"def");
-        put_lenenc_bytes(out, self.schema.as_bytes());
-        put_lenenc_bytes(out, self.table.as_bytes());
-        put_lenenc_bytes(out, self.org_table.as_bytes());
-        put_lenenc_bytes(out, self.name.as_bytes());
-        put_lenenc_bytes(out, self.org_name.as_bytes());
+        put_name(out, &self.schema);
+        put_name(out, &self.table);
+        put_name(out, &self.org_table);
+        put_name(out, &self.name);
+        put_name(out, &self.org_name);
         out.push(0x0C);
         out.extend_from_slice(&collation.to_le_bytes());
         out.extend_from_slice(&self.length.to_le_bytes());

@@ -161,7 +161,9 @@ impl Conn {
 
     fn error(&mut self, e: &SqlError) {
         let p = self.out.begin();
-        response::err(p, e.code, e.state, &e.message);
+        // MariaDB sends the message in character_set_results.
+        let message = self.session.charsets.encode(e.message.as_bytes());
+        response::err(p, e.code, e.state, &String::from_utf8_lossy(&message));
         self.out.finish();
     }
 
@@ -263,7 +265,12 @@ impl Conn {
                 return Ok(());
             }
         };
-        let params: Vec<Value> = request.params.into_iter().map(param_value).collect();
+        let charsets = self.session.charsets;
+        let params: Vec<Value> = request
+            .params
+            .into_iter()
+            .map(|p| param_value(p, &charsets))
+            .collect();
         let outcome = self.session.execute_prepared(id, &params);
         self.answer(outcome, true);
         Ok(())
@@ -353,10 +360,11 @@ impl Conn {
         let Some((&cmd, body)) = payload.split_first() else {
             return Err(ProtoError::Malformed("empty command packet".into()));
         };
+        let charsets = self.session.charsets;
         let (name, info) = match cmd {
-            command::QUERY => ("Query", Some(String::from_utf8_lossy(body))),
+            command::QUERY => ("Query", Some(charsets.decode(body))),
             command::STMT_EXECUTE => ("Execute", None),
-            command::STMT_PREPARE => ("Prepare", Some(String::from_utf8_lossy(body))),
+            command::STMT_PREPARE => ("Prepare", Some(charsets.decode(body))),
             command::FIELD_LIST => ("Field List", None),
             command::INIT_DB => ("Init DB", None),
             _ => ("Query", None),
@@ -372,18 +380,18 @@ impl Conn {
             command::QUIT => return Ok(false),
             command::PING => self.ok(0, 0, false),
             command::QUERY => {
-                let sql = String::from_utf8_lossy(body).into_owned();
+                let sql = self.session.charsets.decode(body).into_owned();
                 self.query(&sql);
             }
             command::INIT_DB => {
-                let name = String::from_utf8_lossy(body).into_owned();
+                let name = self.session.charsets.decode(body).into_owned();
                 match self.session.use_database(&name) {
                     Ok(()) => self.ok(0, 0, false),
                     Err(e) => self.error(&e),
                 }
             }
             command::STMT_PREPARE => {
-                let sql = String::from_utf8_lossy(body).into_owned();
+                let sql = self.session.charsets.decode(body).into_owned();
                 self.prepare(&sql);
             }
             command::STMT_EXECUTE => self.execute(body)?,
@@ -425,7 +433,10 @@ impl Conn {
                 let with_password = self.session.with_password;
                 let id = self.session.id;
                 let found_rows = self.session.found_rows;
+                let charsets = self.session.handshake_charsets;
                 self.session = Session::new(shared, id);
+                self.session.charsets = charsets;
+                self.session.handshake_charsets = charsets;
                 self.session.user = user;
                 self.session.host = host;
                 self.session.account_host = account_host;
@@ -498,6 +509,8 @@ impl Conn {
         };
         self.capabilities = hello.capabilities;
         self.session.found_rows = hello.capabilities & cap::FOUND_ROWS != 0;
+        self.session.charsets = crate::charset::Charsets::for_collation_id(hello.collation);
+        self.session.handshake_charsets = self.session.charsets;
         let peer = match &self.write {
             // A client on the socket file is `localhost` only, never a loopback address.
             Stream::Unix(_) => Peer::local(),
@@ -685,8 +698,8 @@ impl Conn {
             Some(nul) => (&body[..nul], &body[nul + 1..]),
             None => (body, &[][..]),
         };
-        let table = String::from_utf8_lossy(table).into_owned();
-        let wildcard = String::from_utf8_lossy(wildcard).into_owned();
+        let table = self.session.charsets.decode(table).into_owned();
+        let wildcard = self.session.charsets.decode(wildcard).into_owned();
         self.session
             .begin_statement(crate::diagnostics::Kind::Other { tables: true });
         let columns = self.session.field_list(&table, &wildcard);
@@ -696,9 +709,10 @@ impl Conn {
         };
         match columns {
             Ok(columns) => {
+                let charsets = self.session.charsets;
                 for (c, default) in &columns {
                     let p = self.out.begin();
-                    c.encode(p);
+                    encode_column(c, p, &charsets);
                     // COM_FIELD_LIST's definitions end with the column's default value.
                     match default {
                         Some(d) => myproto::codec::put_lenenc_bytes(p, d),
@@ -731,8 +745,9 @@ impl Conn {
         let p = self.out.begin();
         myproto::codec::put_lenenc(p, columns.len() as u64);
         self.out.finish();
+        let charsets = self.session.charsets;
         for c in columns {
-            c.encode(self.out.begin());
+            encode_column(c, self.out.begin(), &charsets);
             self.out.finish();
         }
         let mut status = self.status();
@@ -746,12 +761,15 @@ impl Conn {
         for row in rows {
             let out = self.out.begin();
             if binary {
-                binary_row(out, columns, row);
+                binary_row(out, columns, row, &charsets);
             } else {
                 let texts: Vec<Option<Vec<u8>>> = row
                     .iter()
                     .zip(columns)
-                    .map(|(v, c)| value_text_as(v, c))
+                    .map(|(v, c)| {
+                        let text = value_text_as(v, c)?;
+                        Some(in_results(text, c, &charsets))
+                    })
                     .collect();
                 response::text_row(out, texts.iter().map(|v| v.as_deref()));
             }
@@ -762,8 +780,39 @@ impl Conn {
     }
 }
 
-/// A parameter as a value.
-pub(crate) fn param_value(p: Param) -> Value {
+/// A column definition as the connection's results character set shows it.
+fn encode_column(c: &Column, out: &mut Vec<u8>, charsets: &crate::charset::Charsets) {
+    if charsets.results_as_stored() {
+        return c.encode(out);
+    }
+    let text_collation = charsets.result_collation(45);
+    let names = |s: &str| -> Vec<u8> { charsets.encode(s.as_bytes()).into_owned() };
+    let names: Option<response::NameEncoder<'_>> = Some(&names);
+    match charsets.results {
+        // A text column's display length counts the results' bytes per character.
+        Some(cs) if c.collation != crate::charset::BINARY_COLLATION_ID => {
+            let mut shown = c.clone();
+            shown.length = (c.length.div_ceil(4)).saturating_mul(cs.max_len() as u32);
+            shown.encode_in(out, text_collation, names);
+        }
+        _ => c.encode_in(out, text_collation, names),
+    }
+}
+
+/// A text value of column `c` in the results character set (bytes of a binary column as
+/// they are).
+fn in_results(text: Vec<u8>, c: &Column, charsets: &crate::charset::Charsets) -> Vec<u8> {
+    if c.collation == crate::charset::BINARY_COLLATION_ID {
+        return text;
+    }
+    match charsets.encode(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(o) => o,
+    }
+}
+
+/// A parameter as a value (a string's bytes read in the client's character set).
+pub(crate) fn param_value(p: Param, charsets: &crate::charset::Charsets) -> Value {
     use base::value::{Date, DateTime, Time};
     match p {
         Param::Null => Value::Null,
@@ -771,7 +820,7 @@ pub(crate) fn param_value(p: Param) -> Value {
         Param::UInt(u) => Value::UInt(u),
         Param::Float(f) => Value::Double(f as f64),
         Param::Double(d) => Value::Double(d),
-        Param::Bytes(b) => Value::Bytes(b),
+        Param::Bytes(b) => Value::Bytes(charsets.decode_bytes(b)),
         Param::Date { year, month, day } => Value::Date(Date { year, month, day }),
         Param::DateTime {
             year,
@@ -843,7 +892,12 @@ fn value_text_as(v: &Value, c: &Column) -> Option<Vec<u8>> {
 }
 
 /// One binary-protocol row: each value encoded as its column's type.
-fn binary_row(out: &mut Vec<u8>, columns: &[Column], row: &[Value]) {
+fn binary_row(
+    out: &mut Vec<u8>,
+    columns: &[Column],
+    row: &[Value],
+    charsets: &crate::charset::Charsets,
+) {
     use crate::expr::as_double;
     use response::types;
     let mut w = BinaryRow::begin(out, columns.len());
@@ -893,7 +947,11 @@ fn binary_row(out: &mut Vec<u8>, columns: &[Column], row: &[Value]) {
                 ),
                 other => w.bytes(&value_text(other).unwrap_or_default()),
             },
-            _ => w.bytes(&value_text_as(v, c).unwrap_or_default()),
+            _ => w.bytes(&in_results(
+                value_text_as(v, c).unwrap_or_default(),
+                c,
+                charsets,
+            )),
         }
     }
 }

@@ -1,10 +1,11 @@
 //! Cairn's SQL dialect: sqlparser's MySQL dialect, plus the interval units it does not know
 //! (`INTERVAL '1 2' DAY_HOUR`, `EXTRACT(YEAR_MONTH FROM d)`), which it reads as custom fields,
-//! MySQL's multi-table `UPDATE t1, t2 SET ...`, and the modifiers of UPDATE and DELETE
-//! (LOW_PRIORITY, QUICK, IGNORE).
+//! MySQL's multi-table `UPDATE t1, t2 SET ...`, the modifiers of UPDATE and DELETE
+//! (LOW_PRIORITY, QUICK, IGNORE), and `SET CHARACTER SET`.
 
 use sqlparser::ast::{
-    DateTimeField, Expr, Ident, Interval, SqliteOnConflict, Statement, Update, UpdateTableFromKind,
+    DateTimeField, Expr, Ident, Interval, ObjectName, Set, SetAssignment, SqliteOnConflict,
+    Statement, Update, UpdateTableFromKind,
 };
 use sqlparser::dialect::{Dialect, MySqlDialect};
 use sqlparser::keywords::Keyword;
@@ -78,6 +79,23 @@ impl Dialect for Cairn {
         }
         if parser.peek_keyword(Keyword::DELETE) {
             return Some(parse_delete(parser));
+        }
+        if parser.peek_keyword(Keyword::SET) {
+            let word = |n: usize| match parser.peek_nth_token(n).token {
+                Token::Word(w) => w.keyword,
+                _ => Keyword::NoKeyword,
+            };
+            let taken = match (word(1), word(2)) {
+                (Keyword::CHARACTER, Keyword::SET) => 3,
+                (Keyword::CHARSET, _) => 2,
+                _ => 0,
+            };
+            if taken > 0 {
+                for _ in 0..taken {
+                    parser.next_token();
+                }
+                return Some(parse_set_charset(parser));
+            }
         }
         MYSQL.parse_statement(parser)
     }
@@ -210,6 +228,32 @@ fn parse_delete(parser: &mut Parser) -> Result<Statement, ParserError> {
     }
     let _ = parser.parse_keyword(Keyword::IGNORE);
     parser.parse_delete(delete_token)
+}
+
+/// `SET {CHARACTER SET | CHARSET} {name | DEFAULT}`, which sqlparser does not read: the client's
+/// and the results' character set become `name`, the connection's the database's, as in
+/// MariaDB; read as the three variable assignments it makes.
+fn parse_set_charset(parser: &mut Parser) -> Result<Statement, ParserError> {
+    let value = if parser.parse_keyword(Keyword::DEFAULT) {
+        Expr::Identifier(Ident::new("DEFAULT"))
+    } else {
+        parser.parse_expr()?
+    };
+    let assign = |name: &str, value: Expr| SetAssignment {
+        scope: None,
+        name: ObjectName::from(vec![Ident::new(name)]),
+        value,
+    };
+    Ok(Statement::Set(Set::MultipleAssignments {
+        assignments: vec![
+            assign("character_set_client", value.clone()),
+            assign("character_set_results", value),
+            assign(
+                "character_set_connection",
+                Expr::Identifier(Ident::new("@@character_set_database")),
+            ),
+        ],
+    }))
 }
 
 /// `INTERVAL expr unit`, the unit any word (a compound one becomes a custom field).

@@ -144,6 +144,10 @@ pub struct Session {
     pub(crate) subquery_depth: usize,
     /// The correlated subqueries of the statements running, innermost last (`subquery.rs`).
     pub(crate) correlated: Vec<crate::subquery::Correlated>,
+    /// The connection's character sets (SET NAMES), and those its handshake asked for, which
+    /// COM_RESET_CONNECTION restores.
+    pub(crate) charsets: crate::charset::Charsets,
+    pub(crate) handshake_charsets: crate::charset::Charsets,
 }
 
 /// An object name as (database, name): `name` or `database.name`.
@@ -273,6 +277,8 @@ impl Session {
             statement_micros: crate::temporal::wall_clock_micros(),
             subquery_depth: 0,
             correlated: Vec::new(),
+            charsets: Default::default(),
+            handshake_charsets: Default::default(),
         }
     }
 
@@ -976,8 +982,36 @@ impl Session {
                 .iter()
                 .map(|a| (a.name.to_string(), &a.value))
                 .collect(),
-            // SET NAMES, SET CHARACTER SET, SET TRANSACTION ...: utf8mb4 and READ COMMITTED
-            // are what Cairn serves.
+            ast::Set::SetNames {
+                charset_name,
+                collation_name,
+            } => {
+                let charset = crate::charset::named(&charset_name.value)?;
+                let collation = match collation_name {
+                    None => None,
+                    Some(name) => {
+                        let (of, name) = crate::charset::named_collation(name)?;
+                        if of != charset {
+                            return Err(SqlError::new(
+                                1253,
+                                "42000",
+                                format!(
+                                    "COLLATION '{name}' is not valid for CHARACTER SET '{}'",
+                                    charset.name()
+                                ),
+                            ));
+                        }
+                        Some(name)
+                    }
+                };
+                self.charsets = crate::charset::Charsets::all(charset, collation);
+                return Ok(done(0));
+            }
+            ast::Set::SetNamesDefault {} => {
+                self.charsets = crate::charset::Charsets::default();
+                return Ok(done(0));
+            }
+            // SET TRANSACTION ...: READ COMMITTED is what Cairn serves.
             _ => return Ok(done(0)),
         };
         for (name, value) in assignments {
@@ -989,6 +1023,10 @@ impl Session {
                 .trim_start_matches("global.")
                 .to_string();
             let v = match value {
+                // `SET x = @@y`.
+                ast::Expr::Identifier(i) if i.value.starts_with("@@") => {
+                    self.system_variable(&i.value)
+                }
                 // `SET x = ON/OFF/DEFAULT` and other bare words.
                 ast::Expr::Identifier(i) => Value::Bytes(i.value.clone().into_bytes()),
                 e => {
@@ -1014,6 +1052,9 @@ impl Session {
                     self.end_transaction(true)?;
                 }
                 self.autocommit = on;
+                continue;
+            }
+            if self.set_charset_variable(&key, &v)? {
                 continue;
             }
             self.vars.insert(key, v);

@@ -12,6 +12,7 @@ mod activity;
 mod aggregate;
 mod cache;
 mod cast;
+mod charset;
 mod collate;
 mod columns;
 mod conn;

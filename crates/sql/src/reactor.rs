@@ -487,7 +487,12 @@ impl Loop {
                 else {
                     return Step::Thread;
                 };
-                let params: Vec<Value> = request.params.into_iter().map(param_value).collect();
+                let charsets = session.charsets;
+                let params: Vec<Value> = request
+                    .params
+                    .into_iter()
+                    .map(|p| param_value(p, &charsets))
+                    .collect();
                 // Taken out while it runs, as `execute_prepared` does.
                 let Some(mut prepared) = session.statements.remove(&id) else {
                     return Step::Thread;
@@ -523,6 +528,10 @@ impl Loop {
                 let Ok(sql) = std::str::from_utf8(body) else {
                     return Step::Thread;
                 };
+                if !session.charsets.client_is_utf8() && !body.is_ascii() {
+                    // The thread reads the client's latin1.
+                    return Step::Thread;
+                }
                 let bare = sql.trim().trim_end_matches(';').trim_end();
                 if ["BEGIN", "START TRANSACTION", "COMMIT", "ROLLBACK"]
                     .iter()

@@ -251,3 +251,67 @@ with c.cursor() as cur:
     node.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs a PyMySQL script (`c` connects with the character set given) against `port`; its
+/// printed lines.
+fn pymysql_script(port: u16, body: &str) -> String {
+    let script = format!(
+        r#"
+import sys, pymysql
+def connect(charset):
+    return pymysql.connect(host="127.0.0.1", port={port}, user="root", charset=charset, autocommit=True)
+{body}
+"#
+    );
+    let out = Command::new(python())
+        .args(["-c", &script])
+        .output()
+        .expect("python3 runs");
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn a_latin1_client_writes_and_reads_its_own_characters() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let out = pymysql_script(
+        port,
+        r#"
+u = connect("utf8mb4").cursor()
+u.execute("CREATE DATABASE d")
+u.execute("CREATE TABLE d.t (id INT PRIMARY KEY, s VARCHAR(10), l VARCHAR(10) CHARACTER SET latin1)")
+# The handshake asks for latin1 (collation 8): PyMySQL sends cp1252 bytes.
+l = connect("latin1").cursor()
+l.execute("SELECT @@character_set_client, @@character_set_results, @@collation_connection")
+print(l.fetchone())
+l.execute("INSERT INTO d.t VALUES (1, 'ñ€', 'ñ€')")
+l.execute("INSERT INTO d.t VALUES (%s, %s, %s)", (2, "é", "é"))
+u.execute("SELECT id, s, l, CHAR_LENGTH(s) FROM d.t ORDER BY id")
+print(u.fetchall())
+l.execute("SELECT s, l FROM d.t WHERE s = 'ñ€'")
+print(l.fetchall(), [f.charsetnr for f in l._result.fields])
+# A character latin1 lacks reaches a latin1 client as '?', as from MariaDB.
+u.execute("INSERT INTO d.t VALUES (3, 'żx', 'x')")
+l.execute("SELECT s FROM d.t WHERE id = 3")
+print(l.fetchall())
+l.execute("SET NAMES utf8mb4")
+l.execute("SELECT @@character_set_client")
+print(l.fetchone())
+"#,
+    );
+    assert_eq!(
+        out,
+        "('latin1', 'latin1', 'latin1_swedish_ci')\n\
+         ((1, 'ñ€', 'ñ€', 2), (2, 'é', 'é', 1))\n\
+         (('ñ€', 'ñ€'),) [8, 8]\n\
+         (('?x',),)\n\
+         ('utf8mb4',)\n",
+        "{out}"
+    );
+    server.stop();
+    node.stop();
+}

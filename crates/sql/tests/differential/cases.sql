@@ -3112,6 +3112,32 @@ SHOW COLLATION WHERE Collation IN ('latin1_swedish_ci', 'latin1_bin');
 SHOW CHARACTER SET LIKE 'latin1';
 CREATE TABLE l1_bad (id INT PRIMARY KEY, a VARCHAR(3) CHARACTER SET latin1 COLLATE utf8mb4_bin);
 DROP TABLE l1;
+-- The connection's character sets: SET NAMES, SET CHARACTER SET and the variables. This
+-- suite's client writes and reads UTF-8 whatever it announces, so with latin1 results both
+-- servers answer the same bytes, compared as the client reads them.
+SELECT @@character_set_client, @@character_set_results, @@character_set_connection, @@collation_connection;
+SET NAMES latin1;
+SELECT @@character_set_client, @@character_set_results, @@character_set_connection, @@collation_connection;
+SELECT 'é', CHAR_LENGTH('é');
+-- expect-difference: a string literal is utf8mb4 text in Cairn whatever the connection's character set, so HEX and LENGTH show its UTF-8 bytes; MariaDB's is in character_set_connection (docs/sql.md)
+SELECT HEX('é');
+SET NAMES 'latin1' COLLATE 'latin1_bin';
+SELECT @@collation_connection;
+SET NAMES utf8 COLLATE utf8mb4_bin;
+SET NAMES foo;
+SET NAMES utf8;
+SELECT @@character_set_client, @@character_set_results, @@collation_connection;
+SET character_set_results = NULL;
+SELECT @@character_set_results IS NULL;
+SET character_set_results = latin1, character_set_client = utf8mb4;
+SELECT @@character_set_client, @@character_set_results;
+SET character_set_client = nosuch;
+SET collation_connection = utf8mb4_bin;
+SELECT @@character_set_connection, @@collation_connection;
+SET NAMES DEFAULT;
+SELECT @@character_set_client, @@character_set_results, @@collation_connection;
+SET NAMES utf8mb4;
+SELECT @@character_set_client, @@character_set_results, @@character_set_connection, @@collation_connection;
 
 -- ---------------------------------------------------------------- sorting by string prefixes
 -- The sort compares a string key's first weights before whole values: strings sharing their
