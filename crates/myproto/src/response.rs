@@ -70,6 +70,15 @@ pub fn ok(
 
 /// An ERR packet: error number, SQLSTATE, message (cut to MySQL's 512 bytes on a char boundary).
 pub fn err(out: &mut Vec<u8>, code: u16, sqlstate: &str, message: &str) {
+    let mut end = message.len().min(512);
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    err_bytes(out, code, sqlstate, &message.as_bytes()[..end]);
+}
+
+/// An ERR packet whose message is already in the client's character set (at most 512 bytes).
+pub fn err_bytes(out: &mut Vec<u8>, code: u16, sqlstate: &str, message: &[u8]) {
     out.push(0xFF);
     out.extend_from_slice(&code.to_le_bytes());
     out.push(b'#');
@@ -78,11 +87,7 @@ pub fn err(out: &mut Vec<u8>, code: u16, sqlstate: &str, message: &str) {
     for _ in state.len()..5 {
         out.push(b'0');
     }
-    let mut end = message.len().min(512);
-    while !message.is_char_boundary(end) {
-        end -= 1;
-    }
-    out.extend_from_slice(&message.as_bytes()[..end]);
+    out.extend_from_slice(&message[..message.len().min(512)]);
 }
 
 /// An EOF packet (only for clients without DEPRECATE_EOF).

@@ -161,9 +161,14 @@ impl Conn {
 
     fn error(&mut self, e: &SqlError) {
         let p = self.out.begin();
-        // MariaDB sends the message in character_set_results.
-        let message = self.session.charsets.encode(e.message.as_bytes());
-        response::err(p, e.code, e.state, &String::from_utf8_lossy(&message));
+        // MariaDB sends the message in character_set_results, cut to 512 bytes first on a
+        // character's boundary (encoding it never makes it longer).
+        let mut end = e.message.len().min(512);
+        while !e.message.is_char_boundary(end) {
+            end -= 1;
+        }
+        let message = self.session.charsets.encode(&e.message.as_bytes()[..end]);
+        response::err_bytes(p, e.code, e.state, &message);
         self.out.finish();
     }
 
@@ -265,12 +270,7 @@ impl Conn {
                 return Ok(());
             }
         };
-        let charsets = self.session.charsets;
-        let params: Vec<Value> = request
-            .params
-            .into_iter()
-            .map(|p| param_value(p, &charsets))
-            .collect();
+        let params = param_values(request.params, &p.types, &self.session.charsets);
         let outcome = self.session.execute_prepared(id, &params);
         self.answer(outcome, true);
         Ok(())
@@ -811,8 +811,41 @@ fn in_results(text: Vec<u8>, c: &Column, charsets: &crate::charset::Charsets) ->
     }
 }
 
-/// A parameter as a value (a string's bytes read in the client's character set).
-pub(crate) fn param_value(p: Param, charsets: &crate::charset::Charsets) -> Value {
+/// The parameters of an execute as values: a parameter the client typed as text (VARCHAR,
+/// VAR_STRING, STRING, ENUM, SET) read in its character set, other bytes (a BLOB, long data)
+/// as they came.
+pub(crate) fn param_values(
+    params: Vec<Param>,
+    types: &[(u8, bool)],
+    charsets: &crate::charset::Charsets,
+) -> Vec<Value> {
+    const ENUM: u8 = 0xF7;
+    const SET: u8 = 0xF8;
+    params
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| match p {
+            Param::Bytes(b)
+                if types.get(i).is_some_and(|(t, _)| {
+                    matches!(
+                        *t,
+                        response::types::VARCHAR
+                            | response::types::VAR_STRING
+                            | response::types::STRING
+                            | ENUM
+                            | SET
+                    )
+                }) =>
+            {
+                Value::Bytes(charsets.decode_bytes(b))
+            }
+            p => param_value(p),
+        })
+        .collect()
+}
+
+/// A parameter as a value.
+fn param_value(p: Param) -> Value {
     use base::value::{Date, DateTime, Time};
     match p {
         Param::Null => Value::Null,
@@ -820,7 +853,7 @@ pub(crate) fn param_value(p: Param, charsets: &crate::charset::Charsets) -> Valu
         Param::UInt(u) => Value::UInt(u),
         Param::Float(f) => Value::Double(f as f64),
         Param::Double(d) => Value::Double(d),
-        Param::Bytes(b) => Value::Bytes(charsets.decode_bytes(b)),
+        Param::Bytes(b) => Value::Bytes(b),
         Param::Date { year, month, day } => Value::Date(Date { year, month, day }),
         Param::DateTime {
             year,

@@ -956,6 +956,13 @@ impl Session {
             .cluster()
             .alter_database(&name, collation)
             .map_err(|e| SqlError::from_client(&e))?;
+        if self
+            .database
+            .as_deref()
+            .is_some_and(|d| d.eq_ignore_ascii_case(&name))
+        {
+            self.database_collation = collation;
+        }
         Ok(done(1))
     }
 }

@@ -128,7 +128,7 @@ pub struct Session {
     pub(crate) row_count: i64,
     autocommit: bool,
     /// BEGIN / START TRANSACTION was said and not yet ended.
-    explicit: bool,
+    pub(crate) explicit: bool,
     /// The open transaction, between statements of an explicit one.
     pub(crate) txn: Option<Transaction>,
     pub(crate) vars: HashMap<String, Value>,
@@ -148,6 +148,9 @@ pub struct Session {
     /// COM_RESET_CONNECTION restores.
     pub(crate) charsets: crate::charset::Charsets,
     pub(crate) handshake_charsets: crate::charset::Charsets,
+    /// The default collation of `database`, read at USE (as MariaDB reads db.opt then):
+    /// @@collation_database, and the connection's with SET CHARACTER SET.
+    pub(crate) database_collation: base::types::Collation,
 }
 
 /// An object name as (database, name): `name` or `database.name`.
@@ -279,6 +282,7 @@ impl Session {
             correlated: Vec::new(),
             charsets: Default::default(),
             handshake_charsets: Default::default(),
+            database_collation: base::types::Collation::Utf8mb4GeneralCi,
         }
     }
 
@@ -317,6 +321,9 @@ impl Session {
         match known.into_iter().find(|d| d.eq_ignore_ascii_case(name)) {
             Some(d) => {
                 self.database = Some(d);
+                self.database_collation = self
+                    .database(name)?
+                    .map_or(base::types::Collation::Utf8mb4GeneralCi, |(_, c)| c);
                 Ok(())
             }
             None => Err(SqlError::unknown_database(name)),
@@ -1057,6 +1064,18 @@ impl Session {
             if self.set_charset_variable(&key, &v)? {
                 continue;
             }
+            if matches!(value, ast::Expr::Identifier(i) if i.value.eq_ignore_ascii_case("default"))
+            {
+                // The server's value again.
+                self.vars.remove(&key);
+                continue;
+            }
+            let v = if key == "group_concat_max_len" {
+                // Kept as the length in use, as MariaDB shows it.
+                Value::UInt(crate::variables::group_concat_max_len(&v) as u64)
+            } else {
+                v
+            };
             self.vars.insert(key, v);
         }
         Ok(done(0))

@@ -28,7 +28,7 @@ use tracing::{debug, info, warn};
 use transport::nonblocking::{Connection, ReadState};
 
 use crate::cache;
-use crate::conn::{param_value, Conn, WAIT_TIMEOUT};
+use crate::conn::{param_values, Conn, WAIT_TIMEOUT};
 use crate::error::SqlError;
 use crate::exec::{Compiled, Outcome, Session};
 use crate::plan::SelectPlan;
@@ -487,12 +487,7 @@ impl Loop {
                 else {
                     return Step::Thread;
                 };
-                let charsets = session.charsets;
-                let params: Vec<Value> = request
-                    .params
-                    .into_iter()
-                    .map(|p| param_value(p, &charsets))
-                    .collect();
+                let params = param_values(request.params, &p.types, &session.charsets);
                 // Taken out while it runs, as `execute_prepared` does.
                 let Some(mut prepared) = session.statements.remove(&id) else {
                     return Step::Thread;

@@ -293,7 +293,7 @@ pub(crate) fn strict_store(
         String::from_utf8_lossy(&base::text::value_text(&v).unwrap_or_default()).into_owned();
     let name = &column.name;
     // MariaDB names the column in full in 1292 and 1366.
-    let full = {
+    let full = || {
         let (db, t) = table.name.split_once('/').unwrap_or(("", &table.name));
         format!("`{db}`.`{t}`.`{name}`")
     };
@@ -315,7 +315,10 @@ pub(crate) fn strict_store(
             return Err(SqlError::new(
                 1292,
                 "22007",
-                format!("Incorrect {kind} value: '{shown}' for column {full} at row {row}"),
+                format!(
+                    "Incorrect {kind} value: '{shown}' for column {} at row {row}",
+                    full()
+                ),
             ))
         }
         Err(_) if matches!(column.ty, T::Float | T::Double) => {
@@ -376,7 +379,10 @@ pub(crate) fn strict_store(
                 SqlError::new(
                     1366,
                     "22007",
-                    format!("Incorrect {kind} value: '{shown}' for column {full} at row {row}"),
+                    format!(
+                        "Incorrect {kind} value: '{shown}' for column {} at row {row}",
+                        full()
+                    ),
                 )
             });
         }
@@ -424,6 +430,9 @@ pub(crate) fn lenient_store(
                 (base::types::ColumnType::Float, _) => Ok(Value::Float(
                     f32::MAX.copysign(crate::expr::as_double(&v) as f32),
                 )),
+                (base::types::ColumnType::Double, _) => {
+                    Ok(Value::Double(f64::MAX.copysign(crate::expr::as_double(&v))))
+                }
                 (_, Err(e)) => Err(e),
             };
             (stored, 1264, e.message.clone())

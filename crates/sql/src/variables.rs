@@ -43,11 +43,11 @@ const VARIABLES: &[Variable] = variables! {
     "autocommit" Bool |s| Value::Int((s.status_flags() & status::AUTOCOMMIT != 0) as i64);
     "character_set_client" Plain |s| text(s.charsets.client.name());
     "character_set_connection" Plain |s| text(s.charsets.connection.name());
-    "character_set_database" Plain |s| text(s.database_collation().charset().name());
+    "character_set_database" Plain |s| text(s.database_collation.charset().name());
     "character_set_results" Plain |s| s.charsets.results.map_or(Value::Null, |c| text(c.name()));
     "character_set_server" Plain |s| text("utf8mb4");
     "collation_connection" Plain |s| text(s.charsets.collation);
-    "collation_database" Plain |s| text(s.database_collation().name());
+    "collation_database" Plain |s| text(s.database_collation.name());
     "collation_server" Plain |s| text("utf8mb4_general_ci");
     "connect_timeout" Plain |s| Value::Int(crate::conn::CONNECT_TIMEOUT.as_secs() as i64);
     "default_storage_engine" Plain |s| text(crate::definition::ENGINE);
@@ -84,25 +84,19 @@ const VARIABLES: &[Variable] = variables! {
 };
 
 impl Session {
-    /// The default collation of the session's database (utf8mb4_general_ci with none).
-    fn database_collation(&self) -> base::types::Collation {
-        self.database
-            .as_deref()
-            .and_then(|db| self.database(db).ok().flatten())
-            .map_or(base::types::Collation::Utf8mb4GeneralCi, |(_, c)| c)
-    }
-
     /// The bytes a GROUP_CONCAT keeps: the session's group_concat_max_len, within 4 (MariaDB's
     /// least) and `STRING_RESULT_BYTES_MAX`.
     pub(crate) fn group_concat_max_len(&self) -> usize {
-        match self.vars.get("group_concat_max_len") {
-            None => crate::GROUP_CONCAT_MAX_LEN_DEFAULT,
-            Some(v) => {
-                let n = crate::expr::as_double(v);
-                (n.max(4.0).min(crate::STRING_RESULT_BYTES_MAX as f64)) as usize
-            }
-        }
+        self.vars
+            .get("group_concat_max_len")
+            .map_or(crate::GROUP_CONCAT_MAX_LEN_DEFAULT, group_concat_max_len)
     }
+}
+
+/// A group_concat_max_len SET to `v`, within 4 (MariaDB's least) and `STRING_RESULT_BYTES_MAX`.
+pub(crate) fn group_concat_max_len(v: &Value) -> usize {
+    let n = crate::expr::as_double(v);
+    n.clamp(4.0, crate::STRING_RESULT_BYTES_MAX as f64) as usize
 }
 
 /// A variable's name without `@@` and scope, in lower case.

@@ -427,61 +427,81 @@ impl Session {
                     .position(|f| f == c)
                     .expect("every column is fetched")
             };
-            let mut changed = 0u64;
             let storing = if p.ignore {
                 Storing::Ignoring
             } else {
                 Storing::Strict
             };
-            for (n, row) in rows.iter().enumerate() {
-                // Assignments run left to right, each seeing the ones before it (MariaDB's
-                // default, without SIMULTANEOUS_ASSIGNMENT): `SET a = a + 1, b = a`. Every
-                // column is fetched, so each has its place in the row.
-                let mut current = row.clone();
-                for (c, e) in &p.assignments {
-                    let column = &def.columns[*c as usize];
-                    let v = s.storing(storing, |s| e.eval(&s.env(&current, params, &[])))?;
-                    let v = if p.ignore {
-                        lenient_store(&def, column, v, n + 1, |code, m| {
-                            s.diagnostics.warn(code, m)
-                        })?
-                    } else {
-                        strict_store(&def, column, v, n + 1)?
-                    };
-                    current[at(c)] = v;
-                }
-                let mut values: Vec<(u16, Value)> = Vec::new();
-                for (c, _) in &p.assignments {
-                    let i = at(c);
-                    if current[i] != row[i] && values.iter().all(|(done, _)| done != c) {
-                        values.push((*c, current[i].clone()));
+            let write_all = |s: &mut Session,
+                             txn: &mut Transaction,
+                             changed: &mut u64,
+                             wrote: &mut bool|
+             -> Result<()> {
+                for (n, row) in rows.iter().enumerate() {
+                    // Assignments run left to right, each seeing the ones before it (MariaDB's
+                    // default, without SIMULTANEOUS_ASSIGNMENT): `SET a = a + 1, b = a`. Every
+                    // column is fetched, so each has its place in the row.
+                    let mut current = row.clone();
+                    for (c, e) in &p.assignments {
+                        let column = &def.columns[*c as usize];
+                        let v = s.storing(storing, |s| e.eval(&s.env(&current, params, &[])))?;
+                        let v = if p.ignore {
+                            lenient_store(&def, column, v, n + 1, |code, m| {
+                                s.diagnostics.warn(code, m)
+                            })?
+                        } else {
+                            strict_store(&def, column, v, n + 1)?
+                        };
+                        current[at(c)] = v;
                     }
-                }
-                if values.is_empty() {
-                    continue;
-                }
-                let key = Session::primary_key(src, row);
-                if p.ignore {
-                    // Each row is written on its own, as a statement of its own: a row whose
-                    // new key is taken is undone alone and skipped, silently, as MariaDB
-                    // skips it.
-                    txn.begin_statement();
-                }
-                write_row(txn, &src.table, key, values, |_| {
-                    src.fetch.iter().copied().zip(current).collect()
-                });
-                if p.ignore {
-                    match txn.execute(ExecType::NoCommit) {
-                        Ok(_) => {}
-                        Err(ClientError::StatementUndone { error, .. })
-                            if error.code == base::ErrorCode::DuplicateKey =>
-                        {
-                            continue
+                    let mut values: Vec<(u16, Value)> = Vec::new();
+                    for (c, _) in &p.assignments {
+                        let i = at(c);
+                        if current[i] != row[i] && values.iter().all(|(done, _)| done != c) {
+                            values.push((*c, current[i].clone()));
                         }
-                        Err(e) => return Err(SqlError::from_client(&e)),
                     }
+                    if values.is_empty() {
+                        continue;
+                    }
+                    let key = Session::primary_key(src, row);
+                    if p.ignore {
+                        // Each row is written on its own, as a statement of its own: a row
+                        // whose new key is taken is undone alone and skipped, silently, as
+                        // MariaDB skips it.
+                        txn.begin_statement();
+                    }
+                    write_row(txn, &src.table, key, values, |_| {
+                        src.fetch.iter().copied().zip(current).collect()
+                    });
+                    if p.ignore {
+                        let written = txn.execute(ExecType::NoCommit);
+                        *wrote = true;
+                        match written {
+                            Ok(_) => {}
+                            Err(ClientError::StatementUndone { error, .. })
+                                if error.code == base::ErrorCode::DuplicateKey =>
+                            {
+                                continue
+                            }
+                            Err(e) => return Err(SqlError::from_client(&e)),
+                        }
+                    }
+                    *changed += 1;
                 }
-                changed += 1;
+                Ok(())
+            };
+            let (mut changed, mut wrote) = (0u64, false);
+            if let Err(e) = write_all(s, txn, &mut changed, &mut wrote) {
+                if wrote && txn.is_open() {
+                    // The rows of an UPDATE IGNORE went as statements of their own, and the
+                    // data node undoes only a transaction's latest statement: rather than
+                    // leave the rows before the failed one written, the whole transaction is
+                    // rolled back.
+                    let _ = txn.execute(ExecType::Rollback);
+                    s.explicit = false;
+                }
+                return Err(e);
             }
             if changed > 0 || txn.is_open() {
                 txn.execute(last).map_err(|e| SqlError::from_client(&e))?;

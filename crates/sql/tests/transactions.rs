@@ -98,3 +98,30 @@ fn a_lock_wait_timeout_undoes_its_statement_and_the_transaction_goes_on() {
     server.stop();
     node.stop();
 }
+
+#[test]
+fn an_update_ignore_failing_midway_in_a_transaction_leaves_nothing_half_done() {
+    let (node, server, port, mut setup) = start_with("(1, 0), (2, 0), (3, 0)");
+    assert_eq!(
+        setup.query("ALTER TABLE d.t ADD COLUMN l VARCHAR(5) CHARACTER SET latin1"),
+        Answer::Ok
+    );
+    let mut a = Raw::login(port);
+    assert_eq!(a.query("BEGIN"), Answer::Ok);
+    assert_eq!(a.query("INSERT INTO t VALUES (4, 4, 'x')"), Answer::Ok);
+    // Rows 1 and 2 are written (each as a statement of its own) before row 3's value fails:
+    // the whole transaction goes rather than leave them half done.
+    assert_eq!(
+        a.query("UPDATE IGNORE t SET v = 9, l = IF(id = 3, '\u{1F600}', 'y') WHERE id <= 3"),
+        Answer::Err(1366)
+    );
+    assert_eq!(a.query("COMMIT"), Answer::Ok);
+    let rows = match setup.query("SELECT id, v FROM d.t ORDER BY id") {
+        Answer::Rows(rows) => rows,
+        other => panic!("{other:?}"),
+    };
+    let got: Vec<Vec<String>> = rows.iter().map(|r| values(r)).collect();
+    assert_eq!(got, vec![vec!["1", "0"], vec!["2", "0"], vec!["3", "0"]]);
+    server.stop();
+    node.stop();
+}

@@ -484,7 +484,10 @@ SHOW WARNINGS;
 SELECT a % 2 k, GROUP_CONCAT(a ORDER BY a) g FROM (SELECT 11 a UNION ALL SELECT 22 UNION ALL SELECT 33 UNION ALL SELECT 44) q GROUP BY k ORDER BY k;
 SELECT GROUP_CONCAT(a SEPARATOR '') FROM (SELECT 'é' a UNION ALL SELECT 'é' UNION ALL SELECT 'é') q;
 SELECT GROUP_CONCAT(a ORDER BY a DESC) FROM (SELECT 11 a UNION ALL SELECT 22 UNION ALL SELECT 33) q;
-SET SESSION group_concat_max_len = 1048576;
+SET SESSION group_concat_max_len = 1;
+SELECT @@group_concat_max_len;
+SET SESSION group_concat_max_len = DEFAULT;
+SELECT @@group_concat_max_len;
 SELECT LENGTH(GROUP_CONCAT(REPEAT('x', 600))) FROM (SELECT 1 UNION ALL SELECT 2) q;
 SELECT COUNT(DISTINCT category, qty), COUNT(DISTINCT name, category, price) FROM items;
 SELECT LOWER(category), COUNT(DISTINCT qty, price) FROM items GROUP BY category ORDER BY category;
@@ -3116,6 +3119,7 @@ DROP TABLE l1;
 -- suite's client writes and reads UTF-8 whatever it announces, so with latin1 results both
 -- servers answer the same bytes, compared as the client reads them.
 SELECT @@character_set_client, @@character_set_results, @@character_set_connection, @@collation_connection;
+SELECT @@character_set_database, @@collation_database;
 SET NAMES latin1;
 SELECT @@character_set_client, @@character_set_results, @@character_set_connection, @@collation_connection;
 SELECT 'é', CHAR_LENGTH('é');
