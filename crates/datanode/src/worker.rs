@@ -66,6 +66,8 @@ struct Parked {
     deadline: Instant,
     /// The number its wait is recorded under in the waits-for graph, while it waits.
     wait: Option<u64>,
+    /// The lock it waits for, and whether exclusive (a shared request queues behind it).
+    blocked_on: Option<(LockKey, bool)>,
 }
 
 enum StepStatus {
@@ -150,8 +152,9 @@ pub struct Worker {
     index: usize,
     /// The next number a parked request's wait is recorded under.
     next_wait: u64,
-    /// The transactions holding the lock the last step that blocked waits for.
+    /// The transactions the last step that blocked waits for, and its lock.
     blocked_by: Vec<TxnId>,
+    blocked_on: Option<(LockKey, bool)>,
     cluster_id: u32,
     /// Events for coordinators, delivered by the event loop after each message.
     pub outgoing: Vec<(ReplyTo, Event)>,
@@ -197,6 +200,7 @@ impl Worker {
             index: waits.1,
             next_wait: 0,
             blocked_by: Vec::new(),
+            blocked_on: None,
             cluster_id,
             outgoing: Vec::new(),
             fenced: HashSet::new(),
@@ -236,6 +240,7 @@ impl Worker {
                     direct,
                     deadline: Instant::now() + self.lock_wait,
                     wait: None,
+                    blocked_on: None,
                 };
                 self.run_parked(parked);
             }
@@ -411,10 +416,12 @@ impl Worker {
                         .waits
                         .wait(parked.txn, (self.index, wait), &self.blocked_by)
                     {
+                        parked.blocked_on = self.blocked_on.take();
                         parked.steps.push_front(step);
                         self.parked.push(parked);
                         return;
                     }
+                    self.blocked_on = None;
                     // Waiting would close a cycle of transactions each waiting for the next:
                     // this one gives way at once, and its coordinator aborts it whole.
                     parked.wait = None;
@@ -505,13 +512,39 @@ impl Worker {
                     }
                     // An upgrade waits for the other holders of the shared lock.
                 } else if !exclusive && !entry.exclusive {
-                    entry.holders.push(txn);
-                    self.txns.entry(txn).or_default().locks.push(key.clone());
-                    return true;
+                    // A shared request queues behind a request of another transaction waiting
+                    // for this lock exclusively: joining the holders would keep that one
+                    // waiting as long as readers come, and it would wait for a holder its
+                    // recorded wait does not name (a deadlock found late).
+                    let writers: Vec<TxnId> = self
+                        .parked
+                        .iter()
+                        .filter(|p| {
+                            p.txn != txn
+                                && p.blocked_on
+                                    .as_ref()
+                                    .is_some_and(|(k, exclusive)| *exclusive && k == key)
+                        })
+                        .map(|p| p.txn)
+                        .collect();
+                    let Some(entry) = self.locks.get_mut(key) else {
+                        return false;
+                    };
+                    if writers.is_empty() {
+                        entry.holders.push(txn);
+                        self.txns.entry(txn).or_default().locks.push(key.clone());
+                        return true;
+                    }
+                    self.blocked_by.clear();
+                    self.blocked_by.extend(entry.holders.iter().copied());
+                    self.blocked_by.extend(writers);
+                    self.blocked_on = Some((key.clone(), false));
+                    return false;
                 }
                 self.blocked_by.clear();
                 self.blocked_by
                     .extend(entry.holders.iter().filter(|t| **t != txn));
+                self.blocked_on = Some((key.clone(), exclusive));
                 false
             }
         }
