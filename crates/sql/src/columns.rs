@@ -338,8 +338,11 @@ impl Session {
     /// Before a column change runs, the first value a converted column cannot hold, as MariaDB
     /// reports it in strict mode: 1264 an integer or DECIMAL out of the new range, 1265 a string
     /// longer than the new length or a NULL for NOT NULL, each naming the row (in scan order).
-    /// The data node converts the values again as it copies them, failing the change on any
-    /// that a write made since does not fit.
+    /// Across types, the errors of MariaDB's ALTER for what strict mode's INSERT refuses
+    /// (`alter_error`). The data node converts the values again as it copies them: within a
+    /// family it fails the change on any that a write made since does not fit; across types it
+    /// stores such a value as a non-strict INSERT would (only a character the new character
+    /// set lacks fails it), a window docs/sql.md names.
     pub(crate) fn check_conversions(
         &self,
         table: &client::Table,
