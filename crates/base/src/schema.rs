@@ -130,9 +130,9 @@ impl ColumnDef {
     }
 
     /// A value of this column as column `new` holds it after a column change: unchanged when
-    /// it stores alike, `Value::coerce`'s exact conversion within the family (a value that does
-    /// not fit is an error), else MySQL's through the value's text (`text::store`), where a
-    /// character `new`'s character set lacks is an error.
+    /// it stores alike, `Value::coerce`'s exact conversion within the family, else MySQL's
+    /// through the value's text under strict mode (`text::store_strict`). A value that does
+    /// not convert so is an error.
     pub fn convert_value(&self, new: &ColumnDef, v: Value) -> Result<Value> {
         if v.is_null() || (self.ty == new.ty && self.collation == new.collation) {
             return Ok(v);
@@ -140,24 +140,16 @@ impl ColumnDef {
         if self.converts_in_family(new) {
             return v.coerce(new.ty, new.collation, &new.name);
         }
-        let bad = |m: String| Error::new(ErrorCode::BadValue, m);
-        let stored = crate::text::store(new, v).map_err(bad)?;
-        if let (Value::Bytes(b), true) = (&stored, new.ty.is_string()) {
-            let charset = new.collation.charset();
-            let text = std::str::from_utf8(b);
-            let fits = match charset {
-                crate::types::Charset::Binary => true,
-                _ => text.is_ok_and(|t| t.chars().all(|c| crate::collation::holds(c, charset))),
-            };
-            if !fits {
-                return Err(bad(format!(
-                    "a value of column '{}' has a character {} lacks",
+        crate::text::store_strict(new, v).map_err(|why| {
+            Error::new(
+                ErrorCode::BadValue,
+                format!(
+                    "a value of column '{}' does not convert to {} ({why:?})",
                     new.name,
-                    charset.name()
-                )));
-            }
-        }
-        Ok(stored)
+                    new.ty.sql_name()
+                ),
+            )
+        })
     }
 
     /// `widens_to` (`widen_only`) or `converts_to`.
@@ -711,6 +703,12 @@ mod tests {
         let latin1 = col(T::VarChar { length: 5 }).collation(Collation::Latin1TextSwedishCi);
         assert!(text.convert_value(&latin1, Value::from("é")).is_ok());
         assert!(text.convert_value(&latin1, Value::from("Ā")).is_err());
+        // Strict mode's refusals: text that is no number, a string too long for a CHAR.
+        assert!(text.convert_value(&int, Value::from("abc")).is_err());
+        assert!(text.convert_value(&int, Value::from("12abc")).is_err());
+        assert!(int
+            .convert_value(&col(T::Char { length: 2 }), Value::Int(12345))
+            .is_err());
         // A key column keeps its type.
         let t = TableDef::new(
             "t",

@@ -2,7 +2,8 @@
 //! literals and text results): input is stored the way MySQL's
 //! `Field::store` stores a string (numbers from their leading numeric part, rounded and clamped to
 //! the column's range; strings cut to the column's length; no character-set conversion), output
-//! is the text MySQL shows for the stored value.
+//! is the text MySQL shows for the stored value; `store_strict` refuses what strict mode
+//! would change to fit; `number_value` reads any value as MySQL's numeric context does.
 
 use crate::schema::ColumnDef;
 use crate::types::ColumnType;
@@ -22,6 +23,175 @@ pub fn store(column: &ColumnDef, v: Value) -> Result<Value, String> {
     };
     let text = value_text(&v).unwrap_or_default();
     from_text(column, Some(&text))
+}
+
+/// Why MySQL's strict mode refuses a value for a column (`store_strict`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// A date or time the column cannot read (MariaDB's 1292).
+    BadTemporal,
+    /// A number outside the column's range (1264).
+    OutOfRange,
+    /// A string longer than the column (1406).
+    TooLong,
+    /// Text that is not a number (1366).
+    NotNumber,
+    /// Text that only starts with a number (1265).
+    Truncated,
+    /// A character the column's character set lacks, at this byte of the value (1366).
+    Repertoire(usize),
+}
+
+/// The value `column` stores for `v` under MySQL's strict mode (STRICT_TRANS_TABLES): what
+/// `store` would change to fit is refused instead, and why. Rounding a number to the column's
+/// scale is not a change; a string's trailing spaces may be cut.
+pub fn store_strict(column: &ColumnDef, v: Value) -> Result<Value, Refusal> {
+    use crate::types::{Charset, ColumnType as T};
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    if column.ty.is_string() {
+        let charset = column.collation.charset();
+        if let (Value::Bytes(b), Charset::Utf8mb3 | Charset::Latin1) = (&v, charset) {
+            if let Ok(text) = std::str::from_utf8(b) {
+                if let Some((at, _)) = text
+                    .char_indices()
+                    .find(|(_, c)| !crate::collation::holds(*c, charset))
+                {
+                    return Err(Refusal::Repertoire(at));
+                }
+            }
+        }
+    }
+    let temporal = matches!(
+        column.ty,
+        T::Date | T::DateTime { .. } | T::Timestamp { .. } | T::Time { .. } | T::Year
+    );
+    let shown = value_text(&v).unwrap_or_default();
+    let stored = match store(column, v.clone()) {
+        Ok(s) => s,
+        Err(_) if temporal => return Err(Refusal::BadTemporal),
+        Err(_) if column.ty.is_string() => return Err(Refusal::TooLong),
+        Err(_) if matches!(column.ty, T::Float | T::Double) => return Err(Refusal::OutOfRange),
+        Err(_) => return Err(Refusal::NotNumber),
+    };
+    if column.ty.is_string() {
+        let kept = value_text(&stored).unwrap_or_default();
+        let longer = if matches!(column.ty, T::Binary { .. } | T::VarBinary { .. } | T::Blob) {
+            shown.len() > kept.len()
+        } else {
+            let given = String::from_utf8_lossy(&shown);
+            given.trim_end_matches(' ').chars().count()
+                > String::from_utf8_lossy(&kept).chars().count()
+        };
+        return if longer {
+            Err(Refusal::TooLong)
+        } else {
+            Ok(stored)
+        };
+    }
+    if temporal {
+        return Ok(stored);
+    }
+    if let Value::Bytes(b) = &v {
+        let text = String::from_utf8_lossy(b);
+        let text = text.trim();
+        if text.parse::<f64>().is_err() {
+            let starts_numeric = text
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit() || c == '-' || c == '+' || c == '.');
+            return Err(if starts_numeric && number_value(&v) != 0.0 {
+                Refusal::Truncated
+            } else {
+                Refusal::NotNumber
+            });
+        }
+    }
+    let unit = match column.ty {
+        T::Decimal { scale, .. } => 10f64.powi(-(scale as i32)),
+        T::Float | T::Double => return Ok(stored),
+        _ => 1.0,
+    };
+    // Rounding to the column's scale loses at most half a unit; more is out of range.
+    if (number_value(&v) - number_value(&stored)).abs() > unit * (0.5 + 1e-9) {
+        return Err(Refusal::OutOfRange);
+    }
+    Ok(stored)
+}
+
+/// A value as a number, as MySQL reads one in a numeric context: text by its leading number,
+/// a date as YYYYMMDD, a datetime as YYYYMMDDhhmmss.ffffff, a time as hhmmss.ffffff.
+pub fn number_value(v: &Value) -> f64 {
+    match v {
+        Value::Int(i) => *i as f64,
+        Value::UInt(u) => *u as f64,
+        Value::Double(d) => *d,
+        Value::Float(f) => *f as f64,
+        Value::Decimal(d) => d.mantissa as f64 / 10f64.powi(d.scale as i32),
+        Value::Null => 0.0,
+        Value::Bytes(b) => leading_number(b),
+        Value::Date(d) => (d.year as f64) * 10_000.0 + (d.month as f64) * 100.0 + d.day as f64,
+        Value::DateTime(dt) => {
+            let d = dt.date;
+            let date = (d.year as f64) * 10_000.0 + (d.month as f64) * 100.0 + d.day as f64;
+            date * 1_000_000.0
+                + (dt.hour as f64) * 10_000.0
+                + (dt.minute as f64) * 100.0
+                + dt.second as f64
+                + dt.microsecond as f64 / 1e6
+        }
+        Value::Time(t) => {
+            let v = (t.hours as f64) * 10_000.0
+                + (t.minutes as f64) * 100.0
+                + t.seconds as f64
+                + t.microseconds as f64 / 1e6;
+            if t.negative {
+                -v
+            } else {
+                v
+            }
+        }
+        Value::Year(y) => *y as f64,
+    }
+}
+
+fn leading_number(b: &[u8]) -> f64 {
+    let s = String::from_utf8_lossy(b);
+    let s = s.trim_start();
+    let bytes = s.as_bytes();
+    let mut end = 0;
+    let mut seen_digit = false;
+    let mut seen_point = false;
+    let mut seen_exp = false;
+    while end < bytes.len() {
+        let c = bytes[end];
+        let ok = match c {
+            b'0'..=b'9' => {
+                seen_digit = true;
+                true
+            }
+            b'+' | b'-' => end == 0 || matches!(bytes[end - 1], b'e' | b'E'),
+            b'.' if !seen_point && !seen_exp => {
+                seen_point = true;
+                true
+            }
+            b'e' | b'E' if seen_digit && !seen_exp => {
+                seen_exp = true;
+                true
+            }
+            _ => false,
+        };
+        if !ok {
+            break;
+        }
+        end += 1;
+    }
+    let mut text = &s[..end];
+    while !text.is_empty() && text.parse::<f64>().is_err() {
+        text = &text[..text.len() - 1];
+    }
+    text.parse().unwrap_or(0.0)
 }
 
 /// The value a column stores for `text` (None: NULL). Errors only where MySQL would store a

@@ -339,10 +339,9 @@ impl Session {
     /// reports it in strict mode: 1264 an integer or DECIMAL out of the new range, 1265 a string
     /// longer than the new length or a NULL for NOT NULL, each naming the row (in scan order).
     /// Across types, the errors of MariaDB's ALTER for what strict mode's INSERT refuses
-    /// (`alter_error`). The data node converts the values again as it copies them: within a
-    /// family it fails the change on any that a write made since does not fit; across types it
-    /// stores such a value as a non-strict INSERT would (only a character the new character
-    /// set lacks fails it), a window docs/sql.md names.
+    /// (`alter_error`). The data node converts the values again as it copies them, under the
+    /// same rules (`ColumnDef::convert_value`), failing the change on any that a write made
+    /// since does not convert.
     pub(crate) fn check_conversions(
         &self,
         table: &client::Table,

@@ -906,75 +906,7 @@ fn bool_value(b: bool) -> Value {
 
 /// A value as a double, strings by their leading number (as MySQL, which warns).
 pub fn as_double(v: &Value) -> f64 {
-    match v {
-        Value::Int(i) => *i as f64,
-        Value::UInt(u) => *u as f64,
-        Value::Double(d) => *d,
-        Value::Float(f) => *f as f64,
-        Value::Decimal(d) => d.mantissa as f64 / 10f64.powi(d.scale as i32),
-        Value::Null => 0.0,
-        Value::Bytes(b) => leading_number(b),
-        Value::Date(d) => (d.year as f64) * 10_000.0 + (d.month as f64) * 100.0 + d.day as f64,
-        Value::DateTime(dt) => {
-            let d = dt.date;
-            let date = (d.year as f64) * 10_000.0 + (d.month as f64) * 100.0 + d.day as f64;
-            date * 1_000_000.0
-                + (dt.hour as f64) * 10_000.0
-                + (dt.minute as f64) * 100.0
-                + dt.second as f64
-                + dt.microsecond as f64 / 1e6
-        }
-        Value::Time(t) => {
-            let v = (t.hours as f64) * 10_000.0
-                + (t.minutes as f64) * 100.0
-                + t.seconds as f64
-                + t.microseconds as f64 / 1e6;
-            if t.negative {
-                -v
-            } else {
-                v
-            }
-        }
-        Value::Year(y) => *y as f64,
-    }
-}
-
-fn leading_number(b: &[u8]) -> f64 {
-    let s = String::from_utf8_lossy(b);
-    let s = s.trim_start();
-    let bytes = s.as_bytes();
-    let mut end = 0;
-    let mut seen_digit = false;
-    let mut seen_point = false;
-    let mut seen_exp = false;
-    while end < bytes.len() {
-        let c = bytes[end];
-        let ok = match c {
-            b'0'..=b'9' => {
-                seen_digit = true;
-                true
-            }
-            b'+' | b'-' => end == 0 || matches!(bytes[end - 1], b'e' | b'E'),
-            b'.' if !seen_point && !seen_exp => {
-                seen_point = true;
-                true
-            }
-            b'e' | b'E' if seen_digit && !seen_exp => {
-                seen_exp = true;
-                true
-            }
-            _ => false,
-        };
-        if !ok {
-            break;
-        }
-        end += 1;
-    }
-    let mut text = &s[..end];
-    while !text.is_empty() && text.parse::<f64>().is_err() {
-        text = &text[..text.len() - 1];
-    }
-    text.parse().unwrap_or(0.0)
+    base::text::number_value(v)
 }
 
 /// A number for arithmetic, in the most exact kind that holds it.

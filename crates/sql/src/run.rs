@@ -282,25 +282,18 @@ pub(crate) fn strict_store(
     v: Value,
     row: usize,
 ) -> Result<Value> {
+    use base::text::Refusal;
     use base::types::ColumnType as T;
-    if v.is_null() {
-        return Ok(Value::Null);
-    }
-    if column.ty.is_string() {
-        check_repertoire(table, column, &v, row)?;
-    }
+    let refusal = match base::text::store_strict(column, v.clone()) {
+        Ok(stored) => return Ok(stored),
+        Err(r) => r,
+    };
     let shown =
         String::from_utf8_lossy(&base::text::value_text(&v).unwrap_or_default()).into_owned();
     let name = &column.name;
     // MariaDB names the column in full in 1292 and 1366.
-    let full = || {
-        let (db, t) = table.name.split_once('/').unwrap_or(("", &table.name));
-        format!("`{db}`.`{t}`.`{name}`")
-    };
-    let temporal = matches!(
-        column.ty,
-        T::Date | T::DateTime { .. } | T::Timestamp { .. } | T::Time { .. } | T::Year
-    );
+    let (db, t) = table.name.split_once('/').unwrap_or(("", &table.name));
+    let full = format!("`{db}`.`{t}`.`{name}`");
     let kind = match column.ty {
         T::Date => "date",
         T::DateTime { .. } | T::Timestamp { .. } => "datetime",
@@ -309,99 +302,58 @@ pub(crate) fn strict_store(
         T::Float | T::Double => "double",
         _ => "integer",
     };
-    let stored = match store(column, v.clone()) {
-        Ok(s) => s,
-        Err(_) if temporal => {
-            return Err(SqlError::new(
-                1292,
-                "22007",
-                format!(
-                    "Incorrect {kind} value: '{shown}' for column {} at row {row}",
-                    full()
-                ),
-            ))
-        }
-        Err(_) if matches!(column.ty, T::Float | T::Double) => {
-            return Err(SqlError::new(
-                1264,
-                "22003",
-                format!("Out of range value for column '{name}' at row {row}"),
-            ))
-        }
-        Err(_) if column.ty.is_string() => {
-            return Err(SqlError::new(
-                1406,
-                "22001",
-                format!("Data too long for column '{name}' at row {row}"),
-            ))
-        }
-        Err(e) => return Err(e),
-    };
-    let too_long = || {
-        SqlError::new(
-            1406,
-            "22001",
-            format!("Data too long for column '{name}' at row {row}"),
-        )
-    };
-    if column.ty.is_string() {
-        let given = shown.trim_end_matches(' ').chars().count();
-        let kept = String::from_utf8_lossy(&base::text::value_text(&stored).unwrap_or_default())
-            .chars()
-            .count();
-        if matches!(column.ty, T::Binary { .. } | T::VarBinary { .. } | T::Blob) {
-            if shown.len() > base::text::value_text(&stored).map_or(0, |t| t.len()) {
-                return Err(too_long());
-            }
-        } else if given > kept {
-            return Err(too_long());
-        }
-        return Ok(stored);
-    }
-    if temporal {
-        return Ok(stored);
-    }
-    if let Value::Bytes(b) = &v {
-        let text = String::from_utf8_lossy(b);
-        let text = text.trim();
-        if text.parse::<f64>().is_err() {
-            let starts_numeric = text
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_digit() || c == '-' || c == '+' || c == '.');
-            return Err(if starts_numeric && crate::expr::as_double(&v) != 0.0 {
-                SqlError::new(
-                    1265,
-                    "01000",
-                    format!("Data truncated for column '{name}' at row {row}"),
-                )
-            } else {
-                SqlError::new(
-                    1366,
-                    "22007",
-                    format!(
-                        "Incorrect {kind} value: '{shown}' for column {} at row {row}",
-                        full()
-                    ),
-                )
-            });
-        }
-    }
-    let unit = match column.ty {
-        T::Decimal { scale, .. } => 10f64.powi(-(scale as i32)),
-        T::Float | T::Double => return Ok(stored),
-        _ => 1.0,
-    };
-    let (given, kept) = (crate::expr::as_double(&v), crate::expr::as_double(&stored));
-    // Rounding to the column's scale loses at most half a unit; more is out of range.
-    if (given - kept).abs() > unit * (0.5 + 1e-9) {
-        return Err(SqlError::new(
+    Err(match refusal {
+        Refusal::BadTemporal => SqlError::new(
+            1292,
+            "22007",
+            format!("Incorrect {kind} value: '{shown}' for column {full} at row {row}"),
+        ),
+        Refusal::OutOfRange => SqlError::new(
             1264,
             "22003",
             format!("Out of range value for column '{name}' at row {row}"),
-        ));
-    }
-    Ok(stored)
+        ),
+        Refusal::TooLong => SqlError::new(
+            1406,
+            "22001",
+            format!("Data too long for column '{name}' at row {row}"),
+        ),
+        Refusal::Truncated => SqlError::new(
+            1265,
+            "01000",
+            format!("Data truncated for column '{name}' at row {row}"),
+        ),
+        Refusal::NotNumber => SqlError::new(
+            1366,
+            "22007",
+            format!("Incorrect {kind} value: '{shown}' for column {full} at row {row}"),
+        ),
+        Refusal::Repertoire(at) => {
+            // MariaDB shows the bytes from the first such character, six at most, printable
+            // ASCII as itself and the rest as `\xNN`.
+            let b = match &v {
+                Value::Bytes(b) => &b[..],
+                _ => &[][..],
+            };
+            let from = b.get(at..).unwrap_or_default();
+            let mut shown = String::new();
+            for x in from.iter().take(6) {
+                if (0x20..0x7F).contains(x) {
+                    shown.push(char::from(*x));
+                } else {
+                    shown.push_str(&format!("\\x{x:02X}"));
+                }
+            }
+            if from.len() > 6 {
+                shown.push_str("...");
+            }
+            SqlError::new(
+                1366,
+                "22007",
+                format!("Incorrect string value: '{shown}' for column {full} at row {row}"),
+            )
+        }
+    })
 }
 
 /// A value as INSERT IGNORE stores it: what strict mode refuses is changed to fit, as MySQL's
@@ -443,56 +395,6 @@ pub(crate) fn lenient_store(
     let stored = stored.map_err(|_| e)?;
     warn(code, message);
     Ok(stored)
-}
-
-/// MariaDB's 1366 for a string holding a character `column`'s character set cannot store (a
-/// 4-byte character in utf8mb3): the bytes from the first such character, six at most, printable
-/// ASCII as itself and the rest as `\xNN`.
-fn check_repertoire(
-    table: &base::TableDef,
-    column: &ColumnDef,
-    v: &Value,
-    row: usize,
-) -> Result<()> {
-    let charset = column.collation.charset();
-    if !matches!(
-        charset,
-        base::types::Charset::Utf8mb3 | base::types::Charset::Latin1
-    ) {
-        return Ok(());
-    }
-    let Value::Bytes(b) = v else {
-        return Ok(());
-    };
-    let Ok(text) = std::str::from_utf8(b) else {
-        return Ok(());
-    };
-    let Some((at, _)) = text
-        .char_indices()
-        .find(|(_, c)| !base::collation::holds(*c, charset))
-    else {
-        return Ok(());
-    };
-    let mut shown = String::new();
-    for x in b[at..].iter().take(6) {
-        if (0x20..0x7F).contains(x) {
-            shown.push(char::from(*x));
-        } else {
-            shown.push_str(&format!("\\x{x:02X}"));
-        }
-    }
-    if b.len() - at > 6 {
-        shown.push_str("...");
-    }
-    let (db, name) = table.name.split_once('/').unwrap_or(("", &table.name));
-    Err(SqlError::new(
-        1366,
-        "22007",
-        format!(
-            "Incorrect string value: '{shown}' for column `{db}`.`{name}`.`{}` at row {row}",
-            column.name
-        ),
-    ))
 }
 
 /// A bound value for `column` (rounded conversions still bound a superset); None drops it.
