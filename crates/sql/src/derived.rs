@@ -288,7 +288,7 @@ impl Session {
     ) -> Result<Vec<Vec<Value>>> {
         let rows = match &d.query {
             QueryPlan::Select(p) => {
-                let rows = self.source_rows(txn, exec, p, params)?;
+                let rows = self.select_source_rows(txn, exec, p, params)?;
                 match self.select_rows(p, params, rows)? {
                     Outcome::Rows { rows, .. } => rows,
                     _ => Vec::new(),

@@ -928,6 +928,18 @@ impl Session {
             }
         };
         let all: Vec<usize> = (0..found.len()).collect();
+        if step.on.is_some() && !self.correlated.is_empty() {
+            // The correlated subqueries of the ON run first for every pair it will check.
+            let mut pairs = Vec::new();
+            for (row, wanted) in rows.iter().zip(&candidates) {
+                for &c in wanted.as_deref().unwrap_or(&all) {
+                    let mut joined = row.clone();
+                    place(&mut joined, step.offset, &src.fetch, found[c].clone());
+                    pairs.push(joined);
+                }
+            }
+            self.run_correlated(txn, &step.on, &pairs, params)?;
+        }
         let mut out = Vec::new();
         for (row, wanted) in rows.into_iter().zip(candidates) {
             let mut matched = false;

@@ -452,7 +452,7 @@ impl Session {
         };
         let outcome = match txn {
             Some(txn) => {
-                let rows = self.source_rows(txn, client::ExecType::NoCommit, p, params)?;
+                let rows = self.select_source_rows(txn, client::ExecType::NoCommit, p, params)?;
                 self.select_rows(p, params, rows)?
             }
             None => self.run_select(p, params)?,

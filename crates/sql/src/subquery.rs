@@ -210,39 +210,110 @@ fn within(inner: Span, outer: Span) -> bool {
     outer.start <= inner.start && inner.end <= outer.end
 }
 
-/// The parts of a statement a correlated subquery may stand in: a single SELECT's items,
-/// WHERE, HAVING and ORDER BY; an UPDATE's values and WHERE; a DELETE's WHERE.
-fn correlation_places(s: &Statement) -> Vec<Span> {
-    let mut places = Vec::new();
+/// A SELECT (or UPDATE, DELETE) of a statement a correlated subquery may stand in: the parts
+/// of it where one may stand (a SELECT's items, WHERE, HAVING and ORDER BY; an UPDATE's values
+/// and WHERE; a DELETE's WHERE), and the FROM tables it may name.
+struct CorrelationScope<'a> {
+    places: Vec<Span>,
+    from: Vec<&'a ast::TableWithJoins>,
+}
+
+/// The scopes of a statement: its own SELECT, and those of its set operations' members, its
+/// derived tables and its WITH clause's bodies, at any depth, outside expression subqueries
+/// (each of those is planned with its own scopes).
+fn correlation_scopes(s: &Statement) -> Vec<CorrelationScope<'_>> {
+    let mut scopes = Vec::new();
     match s {
-        Statement::Query(q) => {
-            if let ast::SetExpr::Select(sel) = &*q.body {
-                for item in &sel.projection {
-                    match item {
-                        ast::SelectItem::UnnamedExpr(e)
-                        | ast::SelectItem::ExprWithAlias { expr: e, .. } => places.push(e.span()),
-                        _ => {}
+        Statement::Query(q) => query_scopes(q, &mut scopes),
+        Statement::Update(u) => scopes.push(CorrelationScope {
+            places: u
+                .assignments
+                .iter()
+                .map(|a| a.value.span())
+                .chain(u.selection.iter().map(|e| e.span()))
+                .collect(),
+            from: from_of(s).unwrap_or_default(),
+        }),
+        Statement::Delete(d) => scopes.push(CorrelationScope {
+            places: d.selection.iter().map(|e| e.span()).collect(),
+            from: from_of(s).unwrap_or_default(),
+        }),
+        _ => {}
+    }
+    scopes
+}
+
+fn query_scopes<'a>(q: &'a ast::Query, scopes: &mut Vec<CorrelationScope<'a>>) {
+    if let Some(with) = &q.with {
+        for cte in &with.cte_tables {
+            query_scopes(&cte.query, scopes);
+        }
+    }
+    let order: Vec<Span> = match &q.order_by {
+        Some(ast::OrderBy {
+            kind: ast::OrderByKind::Expressions(exprs),
+            ..
+        }) => exprs.iter().map(|o| o.expr.span()).collect(),
+        _ => Vec::new(),
+    };
+    set_expr_scopes(&q.body, order, scopes);
+}
+
+fn set_expr_scopes<'a>(
+    body: &'a ast::SetExpr,
+    order: Vec<Span>,
+    scopes: &mut Vec<CorrelationScope<'a>>,
+) {
+    match body {
+        ast::SetExpr::Select(sel) => {
+            let mut places = Vec::new();
+            for item in &sel.projection {
+                match item {
+                    ast::SelectItem::UnnamedExpr(e)
+                    | ast::SelectItem::ExprWithAlias { expr: e, .. } => places.push(e.span()),
+                    _ => {}
+                }
+            }
+            places.extend(sel.selection.iter().map(|e| e.span()));
+            places.extend(sel.having.iter().map(|e| e.span()));
+            places.extend(order);
+            // A join's ON, run over the joined rows it is checked against.
+            use ast::JoinOperator as J;
+            for j in sel.from.iter().flat_map(|t| &t.joins) {
+                if let J::Join(c)
+                | J::Inner(c)
+                | J::Left(c)
+                | J::LeftOuter(c)
+                | J::Right(c)
+                | J::RightOuter(c)
+                | J::StraightJoin(c) = &j.join_operator
+                {
+                    if let ast::JoinConstraint::On(e) = c {
+                        places.push(e.span());
                     }
                 }
-                places.extend(sel.selection.iter().map(|e| e.span()));
-                places.extend(sel.having.iter().map(|e| e.span()));
-                if let Some(ast::OrderBy {
-                    kind: ast::OrderByKind::Expressions(exprs),
-                    ..
-                }) = &q.order_by
+            }
+            scopes.push(CorrelationScope {
+                places,
+                from: sel.from.iter().collect(),
+            });
+            for t in &sel.from {
+                for factor in
+                    std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation))
                 {
-                    places.extend(exprs.iter().map(|o| o.expr.span()));
+                    if let ast::TableFactor::Derived { subquery, .. } = factor {
+                        query_scopes(subquery, scopes);
+                    }
                 }
             }
         }
-        Statement::Update(u) => {
-            places.extend(u.assignments.iter().map(|a| a.value.span()));
-            places.extend(u.selection.iter().map(|e| e.span()));
+        ast::SetExpr::SetOperation { left, right, .. } => {
+            set_expr_scopes(left, Vec::new(), scopes);
+            set_expr_scopes(right, Vec::new(), scopes);
         }
-        Statement::Delete(d) => places.extend(d.selection.iter().map(|e| e.span())),
+        ast::SetExpr::Query(q) => query_scopes(q, scopes),
         _ => {}
     }
-    places
 }
 
 /// The FROM tables correlation resolves against: a statement's, or a subquery's.
@@ -377,11 +448,41 @@ impl Session {
                 ),
             ));
         }
-        // Where correlated subqueries may stand, and the tables they may name.
-        let places = correlation_places(s);
+        // Where correlated subqueries may stand, and the tables each place may name. A WITH
+        // name could hide a stored table of the same name: no correlation with a FROM naming
+        // one.
+        let cte_names: Vec<String> = ctx
+            .with
+            .map(|w| {
+                w.cte_tables
+                    .iter()
+                    .map(|c| c.alias.name.value.to_ascii_lowercase())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let scopes: Vec<(Vec<Span>, Option<Vec<Named>>)> = correlation_scopes(s)
+            .into_iter()
+            .filter(|scope| !scope.places.is_empty())
+            .map(|scope| {
+                let hidden = scope.from.iter().any(|t| {
+                    std::iter::once(&t.relation)
+                        .chain(t.joins.iter().map(|j| &j.relation))
+                        .any(|f| match f {
+                            ast::TableFactor::Table { name, .. } => {
+                                name.0.len() == 1
+                                    && name.0[0].as_ident().is_some_and(|i| {
+                                        cte_names.contains(&i.value.to_ascii_lowercase())
+                                    })
+                            }
+                            _ => false,
+                        })
+                });
+                let named = (!hidden).then(|| self.named_tables(&scope.from)).flatten();
+                (scope.places, named)
+            })
+            .collect();
         let mut spans = Vec::new();
-        let mut outer = None;
-        if !places.is_empty() {
+        if !scopes.is_empty() {
             let _ = ast::visit_expressions(&*s, |e| {
                 if matches!(
                     e,
@@ -391,26 +492,33 @@ impl Session {
                 }
                 ControlFlow::<()>::Continue(())
             });
-            // A WITH name could hide a stored table of the same name: no correlation there.
-            if ctx.with.is_none() {
-                outer = from_of(s).and_then(|from| self.named_tables(&from));
-            }
         }
         self.subquery_depth += 1;
         let mut failure = None;
         let _ = ast::visit_expressions_mut(s, |e| {
             let at = e.span();
-            // Only a subquery standing directly in the statement's own clauses (not in another
-            // subquery, a derived table or an ON) may name the statement's tables.
-            let outer = outer.as_deref().filter(|_| {
-                places.iter().any(|p| within(at, *p))
-                    && !spans.iter().any(|o| *o != at && within(at, *o))
-            });
+            // Only a subquery standing directly in a SELECT's clauses (not in another subquery
+            // or an ON) may name that SELECT's tables.
+            let scope = scopes
+                .iter()
+                .find(|(places, _)| places.iter().any(|p| within(at, *p)))
+                .filter(|_| !spans.iter().any(|o| *o != at && within(at, *o)));
+            let outer = scope.and_then(|(_, named)| named.as_deref());
             match self.subquery_result(e, &ctx, outer) {
                 Ok(Some(new)) => *e = new,
                 Ok(None) => {}
                 Err(err) => {
-                    failure = Some(err);
+                    // A column the subquery cannot find may be one of a derived or WITH table
+                    // around it, which correlation cannot name yet: say so.
+                    let unresolved = scope.is_some_and(|(_, named)| named.is_none());
+                    failure = Some(if err.code == 1054 && unresolved {
+                        SqlError::unsupported(format!(
+                            "a correlated subquery in a SELECT reading a derived table or a WITH table ({})",
+                            err.message
+                        ))
+                    } else {
+                        err
+                    });
                     return ControlFlow::Break(());
                 }
             }
@@ -658,6 +766,22 @@ impl Session {
             self.correlated[n].results.insert(key, value);
         }
         Ok(())
+    }
+
+    /// A SELECT's rows read in `txn`: once its correlated subqueries ran for them when the
+    /// statement has any (`correlated_source_rows`), else as `source_rows` reads them.
+    pub(crate) fn select_source_rows(
+        &mut self,
+        txn: &mut Transaction,
+        exec: ExecType,
+        p: &SelectPlan,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        if self.correlated.is_empty() {
+            self.source_rows(txn, exec, p, params)
+        } else {
+            self.correlated_source_rows(txn, p, params)
+        }
     }
 
     /// A SELECT's rows (read in `txn` without committing), once the correlated subqueries of

@@ -1,7 +1,8 @@
 //! Correlated subqueries through the protocol, for what the differential suite cannot show: a
 //! prepared statement's parameters inside and outside the subquery, rows read again at each
-//! execution, a subquery that sees the transaction's own writes, and the places a correlated
-//! subquery may not stand answering a clean error.
+//! execution, a subquery that sees the transaction's own writes, the places a correlated
+//! subquery may stand beyond a SELECT's own clauses, and those it may not answering a clean
+//! error.
 
 mod common;
 use common::raw::{Answer, Raw};
@@ -107,21 +108,36 @@ fn a_subquery_sees_the_transactions_own_writes() {
 fn unsupported_places_answer_errors_and_the_connection_goes_on() {
     let (node, server) = common::start(1 << 20);
     let mut c = setup(server.address().port());
-    // In an ON clause, and naming a middle query's table from a subquery within a subquery.
-    for sql in [
-        "SELECT a.id FROM a JOIN b ON EXISTS (SELECT 1 FROM b AS x WHERE x.id = a.id)",
-        "SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.a_id = a.id AND EXISTS \
-         (SELECT 1 FROM b AS x WHERE x.id = b.id))",
-    ] {
-        assert_eq!(c.query(sql), Answer::Err(1054), "{sql}");
-    }
-    // In a statement with a WITH clause (whose names could hide the tables named), and with an
-    // outer aggregate as the subquery's argument.
-    for (sql, code) in [
+    // In an ON clause and in a statement with a WITH clause: served, as their WHERE forms are.
+    for (sql, same) in [
+        (
+            "SELECT a.id FROM a JOIN b ON EXISTS (SELECT 1 FROM b AS x WHERE x.id = a.id) \
+             ORDER BY a.id, b.id",
+            "SELECT a.id FROM a JOIN b WHERE EXISTS (SELECT 1 FROM b AS x WHERE x.id = a.id) \
+             ORDER BY a.id, b.id",
+        ),
         (
             "WITH w AS (SELECT 1 AS x) SELECT id FROM a WHERE EXISTS \
-             (SELECT 1 FROM b WHERE b.a_id = a.id)",
+             (SELECT 1 FROM b WHERE b.a_id = a.id) ORDER BY id",
+            "SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.a_id = a.id) ORDER BY id",
+        ),
+    ] {
+        let got = ids(&mut c, sql);
+        assert!(!got.is_empty(), "{sql}");
+        assert_eq!(got, ids(&mut c, same), "{sql}");
+    }
+    // Naming the columns of a WITH table, the table of the subquery it stands in from a
+    // subquery within it, and an outer aggregate as the subquery's argument.
+    for (sql, code) in [
+        (
+            "SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.a_id = a.id AND EXISTS \
+             (SELECT 1 FROM b AS x WHERE x.id = b.id))",
             1054,
+        ),
+        (
+            "WITH w AS (SELECT id FROM a) SELECT id FROM w WHERE EXISTS \
+             (SELECT 1 FROM b WHERE b.a_id = w.id)",
+            1235,
         ),
         (
             "SELECT n FROM a GROUP BY n HAVING SUM(id) IN (SELECT a_id FROM b WHERE b.n = a.n)",

@@ -920,6 +920,18 @@ UPDATE kv SET v = (SELECT COUNT(*) FROM orders WHERE orders.item_code >= kv.k) W
 SELECT * FROM kv ORDER BY k;
 UPDATE people SET balance = balance + (SELECT COALESCE(SUM(n), 0) FROM orders WHERE person = people.id) WHERE id < 5;
 SELECT id, balance FROM people ORDER BY id;
+-- in a derived table, a WITH body, a set operation's members and a join's ON
+SELECT * FROM (SELECT p.id, (SELECT COUNT(*) FROM orders o WHERE o.person = p.id) AS n FROM people p) d ORDER BY id;
+SELECT id FROM (SELECT p.id FROM people p WHERE EXISTS (SELECT 1 FROM orders o WHERE o.person = p.id)) d WHERE id > 1 ORDER BY id;
+WITH c AS (SELECT p.id, (SELECT MAX(n) FROM orders o WHERE o.person = p.id) AS most FROM people p) SELECT * FROM c ORDER BY id;
+-- expect-difference: a correlated subquery cannot name a derived table's or WITH table's columns yet (1235, naming it)
+WITH c AS (SELECT id FROM people) SELECT c.id, (SELECT COUNT(*) FROM orders o WHERE o.person = c.id) FROM c ORDER BY c.id;
+SELECT p.id FROM people p WHERE EXISTS (SELECT 1 FROM orders o WHERE o.person = p.id) UNION SELECT 99 ORDER BY 1;
+SELECT i.id FROM items i WHERE i.qty > (SELECT AVG(qty) FROM items j WHERE j.category = i.category) UNION ALL SELECT p.id + 100 FROM people p WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.person = p.id) ORDER BY 1;
+SELECT o.id, i.id FROM orders o JOIN items i ON i.id = o.item_id AND o.n = (SELECT MAX(n) FROM orders x WHERE x.item_id = i.id) ORDER BY o.id;
+SELECT p.id, o.id FROM people p LEFT JOIN orders o ON o.person = p.id AND o.n = (SELECT MAX(x.n) FROM orders x WHERE x.person = p.id) ORDER BY p.id, o.id;
+SELECT p.id FROM people p LEFT JOIN orders o ON o.person = p.id AND EXISTS (SELECT 1 FROM items i WHERE i.id = o.item_id AND i.qty > 10) ORDER BY p.id, o.id;
+SELECT * FROM (SELECT * FROM (SELECT p.id, (SELECT COUNT(*) FROM orders o WHERE o.person = p.id) AS n FROM people p) d1 WHERE n > 0) d2 ORDER BY id;
 DELETE FROM orders WHERE NOT EXISTS (SELECT 1 FROM items WHERE items.id = orders.item_id);
 SELECT id FROM orders ORDER BY id;
 
