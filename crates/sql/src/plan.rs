@@ -911,6 +911,16 @@ pub fn select(
             *collation = c.sort_collation(e)?;
         }
     }
+    if order_exprs.is_empty() && !group_by.is_empty() {
+        // MariaDB sorts a GROUP BY's rows by its keys, ascending, when no ORDER BY says
+        // otherwise (`ORDER BY NULL` leaves them unsorted).
+        order = group_by
+            .iter()
+            .cloned()
+            .zip(&group_collations)
+            .map(|(e, c): (Expr, &Collation)| (OrderKey::Expr(e), false, *c))
+            .collect();
+    }
     let aggregates = c.aggregates.take().unwrap_or_default();
     c.place = "on clause";
     let ons: Vec<Option<Expr>> = tables

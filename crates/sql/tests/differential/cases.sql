@@ -473,6 +473,13 @@ SELECT GROUP_CONCAT(price ORDER BY price IS NULL, price DESC, id) FROM items WHE
 SELECT GROUP_CONCAT(name ORDER BY LENGTH(name), name, id SEPARATOR 0x2c20) FROM items WHERE id <= 6;
 SELECT GROUP_CONCAT(code ORDER BY 1) FROM items WHERE id <= 4;
 SELECT LENGTH(GROUP_CONCAT(name, name, name, name SEPARATOR '-----')) FROM items;
+-- GROUP BY sorts by its keys without an ORDER BY (compared in order), ORDER BY NULL does not
+SELECT LOWER(category), COUNT(*) FROM items GROUP BY category;
+SELECT qty % 3 AS k, SUM(qty) FROM items GROUP BY k;
+SELECT LOWER(category), qty > 10 AS big, COUNT(*) FROM items GROUP BY 1, 2;
+SELECT COUNT(*) FROM (SELECT category FROM items GROUP BY category ORDER BY NULL) q;
+-- expect-difference: GROUP BY ... DESC is not read (1064); MariaDB sorts the groups descending
+SELECT category, COUNT(*) FROM items GROUP BY category DESC;
 -- group_concat_max_len: 1 MiB by default, cut with warning 1260 naming the row
 SELECT @@group_concat_max_len;
 SELECT LENGTH(GROUP_CONCAT(REPEAT('x', 600))) FROM (SELECT 1 UNION ALL SELECT 2) q;

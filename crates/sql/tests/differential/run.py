@@ -4,7 +4,7 @@ statement whose outcome differs.
 
 Outcomes compared, statement by statement:
 - both return rows: the column names and the rows (values as str(), NULL as None), sorted unless
-  the statement has an ORDER BY outside parentheses;
+  the statement has an ORDER BY or a GROUP BY (MariaDB sorts by its keys) outside parentheses;
 - both succeed without rows: the affected-row counts;
 - both fail: the MySQL error numbers;
 - one fails and the other succeeds: always a difference.
@@ -165,7 +165,8 @@ def parse_cases(path):
 
 
 def has_order_by(statement):
-    """Whether the statement has ORDER BY at parenthesis depth 0 (not inside GROUP_CONCAT)."""
+    """Whether the statement's rows come in a defined order: it has ORDER BY or GROUP BY at
+    parenthesis depth 0 (not inside GROUP_CONCAT or a subquery)."""
     depth = 0
     top = []
     quote = None
@@ -185,7 +186,7 @@ def has_order_by(statement):
             depth -= 1
         elif depth == 0:
             top.append(ch)
-    return re.search(r"\border\s+by\b", "".join(top), re.IGNORECASE) is not None
+    return re.search(r"\b(order|group)\s+by\b", "".join(top), re.IGNORECASE) is not None
 
 
 def sort_key(row):
