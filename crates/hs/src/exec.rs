@@ -200,6 +200,34 @@ pub fn failure(cluster: &Cluster, open: &OpenIndex, e: &ClientError) -> Vec<u8> 
     }
 }
 
+/// A field as column `col` stores it (`text::from_text`). A latin1 column of a table made
+/// through SQL keeps its text as UTF-8, so the client's latin1 bytes are read as latin1's
+/// characters first: MariaDB's plugin reads and writes a latin1 column's bytes.
+fn field_value(col: &base::schema::ColumnDef, v: Option<&[u8]>) -> Result<Value, String> {
+    match v {
+        Some(b) if col.collation.is_latin1_text() && !b.is_ascii() => {
+            let text: String = b.iter().map(|x| base::collation::latin1_char(*x)).collect();
+            from_text(col, Some(text.as_bytes()))
+        }
+        v => from_text(col, v),
+    }
+}
+
+/// A value's text as the client reads it: a latin1 column's characters as latin1's bytes.
+fn field_text(col: &base::schema::ColumnDef, v: &Value) -> Option<Vec<u8>> {
+    let text = value_text(v)?;
+    if col.collation.is_latin1_text() && !text.is_ascii() {
+        if let Ok(s) = std::str::from_utf8(&text) {
+            return Some(
+                s.chars()
+                    .map(|c| base::collation::latin1_byte(c).unwrap_or(b'?'))
+                    .collect(),
+            );
+        }
+    }
+    Some(text)
+}
+
 /// Converts the key values of a find to the index's column types.
 fn key_values(open: &OpenIndex, key: &[Field]) -> Result<Vec<Value>, Vec<u8>> {
     if key.len() > open.key_columns.len() {
@@ -209,7 +237,7 @@ fn key_values(open: &OpenIndex, key: &[Field]) -> Result<Vec<Value>, Vec<u8>> {
     key.iter()
         .zip(&open.key_columns)
         .map(|(v, c)| {
-            from_text(&def.columns[*c as usize], v.as_deref())
+            field_value(&def.columns[*c as usize], v.as_deref())
                 .map_err(|_| protocol::error(2, "kpnum"))
         })
         .collect()
@@ -374,7 +402,7 @@ fn select(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Result<Vec<Vec<Va
         {
             return Err(protocol::error(2, "filterblob"));
         }
-        let value = from_text(col, f.value.as_deref()).unwrap_or(Value::Null);
+        let value = field_value(col, f.value.as_deref()).unwrap_or(Value::Null);
         filters.push((f.clone(), value));
     }
     let (limit, offset) = (find.limit as u64, find.offset as u64);
@@ -402,7 +430,7 @@ fn select(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Result<Vec<Vec<Va
                 let mut k = key.clone();
                 if *icol < key.len() {
                     let col = &def.columns[open.key_columns[*icol] as usize];
-                    k[*icol] = from_text(col, Some(v)).unwrap_or(Value::Null);
+                    k[*icol] = field_value(col, Some(v)).unwrap_or(Value::Null);
                 }
                 let found = index_rows(cluster, open, find.op, &k, 1)
                     .map_err(|e| failure(cluster, open, &e))?;
@@ -438,12 +466,13 @@ fn select(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Result<Vec<Vec<Va
 
 /// The result-set answer for rows (every column) projected to the open index's columns.
 pub fn answer_rows(open: &OpenIndex, rows: &[Vec<Value>]) -> Vec<u8> {
+    let def = open.table.def();
     let projected: Vec<Vec<Option<Vec<u8>>>> = rows
         .iter()
         .map(|r| {
             open.columns
                 .iter()
-                .map(|c| value_text(&r[*c as usize]))
+                .map(|c| field_text(&def.columns[*c as usize], &r[*c as usize]))
                 .collect()
         })
         .collect();
@@ -452,8 +481,15 @@ pub fn answer_rows(open: &OpenIndex, rows: &[Vec<Value>]) -> Vec<u8> {
 
 /// The answer to a projected row of a batched keyed read (or none found).
 pub fn answer_projected(open: &OpenIndex, row: Option<&[Value]>) -> Vec<u8> {
+    let def = open.table.def();
     let rows: Vec<Vec<Option<Vec<u8>>>> = row
-        .map(|r| vec![r.iter().take(open.columns.len()).map(value_text).collect()])
+        .map(|r| {
+            vec![r
+                .iter()
+                .zip(&open.columns)
+                .map(|(v, c)| field_text(&def.columns[*c as usize], v))
+                .collect()]
+        })
         .unwrap_or_default();
     protocol::rows(open.columns.len(), &rows)
 }
@@ -485,7 +521,7 @@ pub fn find(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Vec<u8> {
                 let mut values = Vec::with_capacity(open.columns.len());
                 for (c, v) in open.columns.iter().zip(&modify.values) {
                     let col = &def.columns[*c as usize];
-                    match from_text(col, v.as_deref()) {
+                    match field_value(col, v.as_deref()) {
                         Ok(value) => values.push((*c, value)),
                         Err(_) => return protocol::error(1, "1292"),
                     }
@@ -571,7 +607,7 @@ pub fn insert(cluster: &Cluster, open: &OpenIndex, values: &[Field]) -> Vec<u8> 
     let given = values.iter().chain(std::iter::repeat(&empty));
     for (c, v) in open.columns.iter().zip(given) {
         let col = &def.columns[*c as usize];
-        let value = match from_text(col, v.as_deref()) {
+        let value = match field_value(col, v.as_deref()) {
             Ok(v) => v,
             Err(_) => return protocol::error(1, "1292"),
         };

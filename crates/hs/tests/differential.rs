@@ -63,7 +63,9 @@ fn schema() -> (String, Vec<TableDef>) {
             name VARCHAR(10) NOT NULL DEFAULT '', UNIQUE KEY uname (name))
             ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;
         CREATE TABLE dates (id INT NOT NULL PRIMARY KEY, dt DATE NULL, ts DATETIME NULL)
-            ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;"
+            ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;
+        CREATE TABLE lat (k INT NOT NULL PRIMARY KEY, v VARCHAR(10) NULL, KEY iv (v))
+            ENGINE=InnoDB DEFAULT CHARSET=latin1 COLLATE=latin1_swedish_ci;"
         .to_string();
     let t1 = common::t1();
     let nums = TableDef::new(
@@ -110,7 +112,42 @@ fn schema() -> (String, Vec<TableDef>) {
         &["id"],
     )
     .unwrap();
-    (sql, vec![t1, nums, ai, dates])
+    // A latin1 column as a table made through SQL holds it: latin1's characters kept as
+    // UTF-8 text, which the client writes and reads as latin1 bytes.
+    let lat = TableDef::new(
+        "lat",
+        vec![
+            ColumnDef::new("k", ColumnType::Int { unsigned: false }),
+            ColumnDef::new("v", ColumnType::VarChar { length: 10 })
+                .collation(base::types::Collation::Latin1TextSwedishCi)
+                .nullable(),
+        ],
+        &["k"],
+    )
+    .unwrap()
+    .with_index("iv", IndexKind::Ordered, &["v"])
+    .unwrap();
+    (sql, vec![t1, nums, ai, dates, lat])
+}
+
+/// Request lines with latin1 bytes (not UTF-8) for the latin1 table.
+fn latin1_requests() -> Vec<(bool, Vec<u8>)> {
+    let lines: &[&[u8]] = &[
+        b"P\t14\thstestdb\tlat\tPRIMARY\tk,v\n",
+        b"14\t+\t2\t1\tcaf\xe9\n",
+        b"14\t+\t2\t2\t\x80uro\n",
+        b"14\t+\t2\t3\tplain\n",
+        b"14\t=\t1\t1\n",
+        b"14\t=\t1\t2\n",
+        b"14\t>=\t1\t1\t10\t0\n",
+        b"P\t15\thstestdb\tlat\tiv\tk,v\n",
+        b"15\t=\t1\tCAF\xc9\n",
+        b"15\t>\t1\tcaf\xe9\t10\t0\n",
+        b"14\t=\t1\t3\t1\t0\tU\t3\tna\xefve\n",
+        b"14\t=\t1\t3\n",
+        b"15\t=\t1\tNA\xcfVE\n",
+    ];
+    lines.iter().map(|l| (true, l.to_vec())).collect()
 }
 
 /// The request lines, in order, each with the port it goes to (true: write port).
@@ -381,6 +418,7 @@ fn handlersocket_answers_like_mariadbs_plugin() {
     lines.push((true, b"0\t+\t1\tx\n".to_vec()));
     lines.push((true, b"A\t1\twsecret\n".to_vec()));
     lines.extend(requests());
+    lines.extend(latin1_requests());
     let mut differences = Vec::new();
     for (i, (write, line)) in lines.iter().enumerate() {
         let answers: Vec<Vec<u8>> = sides
