@@ -166,6 +166,8 @@ pub struct Compiler<'a> {
     pub aggregates: Option<Vec<Aggregate>>,
     /// Where column names are being resolved, for ER_BAD_FIELD_ERROR ("field list", ...).
     pub place: &'static str,
+    /// Unqualified names of a join's USING columns, each with the one position it names.
+    pub coalesced: Vec<(String, usize)>,
 }
 
 impl<'a> Compiler<'a> {
@@ -180,6 +182,7 @@ impl<'a> Compiler<'a> {
             placeholders,
             aggregates: None,
             place: "field list",
+            coalesced: Vec::new(),
         }
     }
 
@@ -189,6 +192,15 @@ impl<'a> Compiler<'a> {
             parts.push(name);
             parts.join(".")
         };
+        if qualifier.is_empty() {
+            if let Some((_, p)) = self
+                .coalesced
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            {
+                return Ok(Expr::Column(*p));
+            }
+        }
         let mut found = None;
         for (n, scope) in self.scopes.iter().enumerate() {
             if Some(n) == self.inserted {

@@ -56,18 +56,20 @@ pub(crate) struct FromTable {
     pub(crate) on: Option<Ast>,
     /// A derived table or common table expression: the query its rows come from.
     pub(crate) derived: Option<Arc<Derived>>,
+    /// The columns its join names in USING (or NATURAL JOIN finds in common), which `*` shows
+    /// once, first.
+    pub(crate) using: Vec<String>,
 }
 
-/// The tables of a FROM clause in the order written, the order they are read in (a RIGHT JOIN
-/// of the first two tables reads its right table first), and whether a join names USING columns.
+/// The tables of a FROM clause in the order written, and the order they are read in (a RIGHT
+/// JOIN of the first two tables reads its right table first).
 pub(crate) fn from_tables(
     from: &[ast::TableWithJoins],
     input: &PlanInput,
     resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
-) -> Result<(Vec<FromTable>, Vec<usize>, bool)> {
+) -> Result<(Vec<FromTable>, Vec<usize>)> {
     let mut tables: Vec<FromTable> = Vec::new();
     let mut swapped = false;
-    let mut using = false;
     for item in from {
         let r = relation(&item.relation, input, resolve)?;
         tables.push(FromTable {
@@ -76,6 +78,7 @@ pub(crate) fn from_tables(
             outer: false,
             on: None,
             derived: r.derived,
+            using: Vec::new(),
         });
         for j in &item.joins {
             use ast::JoinOperator as J;
@@ -92,26 +95,63 @@ pub(crate) fn from_tables(
                 tref,
                 derived,
             } = relation(&j.relation, input, resolve)?;
+            // NATURAL JOIN: USING the visible columns the right table shares with the tables
+            // before it, in their order.
+            let left = result_columns(&tables);
+            let natural: Vec<String> = match constraint {
+                ast::JoinConstraint::Natural => {
+                    let right_def = table.def();
+                    let mut common: Vec<String> = Vec::new();
+                    for (_, _, name) in &left {
+                        let shared = right_def
+                            .column(name)
+                            .is_some_and(|p| !right_def.columns[p].hidden);
+                        if shared && !common.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+                            common.push(name.clone());
+                        }
+                    }
+                    common
+                }
+                _ => Vec::new(),
+            };
+            let named: Vec<String> = match constraint {
+                ast::JoinConstraint::Using(names) => names.iter().map(|n| n.to_string()).collect(),
+                _ => natural,
+            };
             let on = match constraint {
                 ast::JoinConstraint::On(e) => Some(e.clone()),
                 ast::JoinConstraint::None => None,
-                ast::JoinConstraint::Using(names) => {
-                    using = true;
+                ast::JoinConstraint::Natural if named.is_empty() => None,
+                ast::JoinConstraint::Using(_) | ast::JoinConstraint::Natural => {
                     let mut on: Option<Ast> = None;
-                    for n in names {
-                        let column = n.to_string();
+                    for column in &named {
+                        let column = column.clone();
                         let unknown = || {
                             SqlError::new(
                                 1054,
                                 "42S22",
-                                format!("Unknown column '{column}' in 'from clause'"),
+                                format!("Unknown column '{column}' in 'FROM'"),
                             )
                         };
-                        let left = tables
+                        // The one column of that name the tables before show (coalesced by
+                        // their own USING); two are ambiguous, as in MariaDB.
+                        let mut sides = left
                             .iter()
-                            .find(|t| t.table.def().column(&column).is_some())
+                            .filter(|(_, _, n)| n.eq_ignore_ascii_case(&column));
+                        let (i, _, _) = sides.next().ok_or_else(unknown)?;
+                        if sides.next().is_some() {
+                            return Err(SqlError::new(
+                                1052,
+                                "23000",
+                                format!("Column '{column}' in FROM is ambiguous"),
+                            ));
+                        }
+                        let left = &tables[*i];
+                        table
+                            .def()
+                            .column(&column)
+                            .filter(|p| !table.def().columns[*p].hidden)
                             .ok_or_else(unknown)?;
-                        table.def().column(&column).ok_or_else(unknown)?;
                         let side = |t: &str| {
                             Ast::CompoundIdentifier(vec![
                                 ast::Ident::new(t),
@@ -134,7 +174,6 @@ pub(crate) fn from_tables(
                     }
                     on
                 }
-                ast::JoinConstraint::Natural => return Err(SqlError::unsupported("NATURAL JOIN")),
             };
             if outer && on.is_none() {
                 return Err(SqlError::parse("an outer join needs ON or USING"));
@@ -153,6 +192,7 @@ pub(crate) fn from_tables(
                     outer: false,
                     on: None,
                     derived,
+                    using: named,
                 });
             } else {
                 tables.push(FromTable {
@@ -161,6 +201,7 @@ pub(crate) fn from_tables(
                     outer,
                     on,
                     derived,
+                    using: named,
                 });
             }
         }
@@ -185,7 +226,50 @@ pub(crate) fn from_tables(
     if swapped {
         order.swap(0, 1);
     }
-    Ok((tables, order, using))
+    Ok((tables, order))
+}
+
+/// The columns `*` over the FROM tables shows, in MySQL's order, each as (table, position in
+/// it, name): a column a join names in USING (or NATURAL JOIN shares) once, first, its value
+/// the left side's (the right side's for a RIGHT JOIN), then the rest of the tables before it,
+/// then the joined table's others.
+pub(crate) fn result_columns(tables: &[FromTable]) -> Vec<(usize, usize, String)> {
+    let mut shown: Vec<(usize, usize, String)> = Vec::new();
+    for (i, t) in tables.iter().enumerate() {
+        let own: Vec<(usize, usize, String)> = t
+            .table
+            .def()
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.hidden)
+            .map(|(p, c)| (i, p, c.name.clone()))
+            .collect();
+        if t.using.is_empty() {
+            shown.extend(own);
+            continue;
+        }
+        let named = |n: &str| t.using.iter().any(|u| u.eq_ignore_ascii_case(n));
+        let mut next = Vec::with_capacity(shown.len() + own.len());
+        // t1 RIGHT JOIN t2: t1 is marked outer, and t2's columns lead.
+        if i == 1 && tables[0].outer {
+            for u in &t.using {
+                next.extend(own.iter().find(|c| c.2.eq_ignore_ascii_case(u)).cloned());
+            }
+            next.extend(own.iter().filter(|c| !named(&c.2)).cloned());
+            next.extend(shown.drain(..).filter(|c| !named(&c.2)));
+        } else {
+            for u in &t.using {
+                if let Some(k) = shown.iter().position(|c| c.2.eq_ignore_ascii_case(u)) {
+                    next.push(shown.remove(k));
+                }
+            }
+            next.append(&mut shown);
+            next.extend(own.into_iter().filter(|c| !named(&c.2)));
+        }
+        shown = next;
+    }
+    shown
 }
 
 /// The most tables one SELECT joins (MySQL's limit).

@@ -737,8 +737,8 @@ pub fn select(
                 if name.0.len() == 1 && name.to_string().eq_ignore_ascii_case("dual")),
         _ => false,
     };
-    let (tables, read_order, using) = if dual {
-        (Vec::new(), Vec::new(), false)
+    let (tables, read_order) = if dual {
+        (Vec::new(), Vec::new())
     } else {
         from_tables(&select.from, input, resolve)?
     };
@@ -776,6 +776,18 @@ pub fn select(
         })
         .collect();
     let mut c = Compiler::with_scopes(scopes, input.placeholders);
+    if tables.iter().any(|t| !t.using.is_empty()) {
+        // An unqualified USING column names its one coalesced value, not either side's.
+        let shown = crate::join::result_columns(&tables);
+        for t in &tables {
+            for u in &t.using {
+                let mut same = shown.iter().filter(|(_, _, n)| n.eq_ignore_ascii_case(u));
+                if let (Some((i, p, _)), None) = (same.next(), same.next()) {
+                    c.coalesced.push((u.clone(), offsets[*i] + p));
+                }
+            }
+        }
+    }
     // Select items: (expression, name, alias, table column it shows, if any).
     let mut items: Vec<Expr> = Vec::new();
     let mut names: Vec<(String, Option<String>)> = Vec::new();
@@ -794,9 +806,16 @@ pub fn select(
                     SelectItem::QualifiedWildcard(..) => {
                         return Err(SqlError::unsupported(format!("{item}")))
                     }
-                    _ if using => return Err(SqlError::unsupported("* with JOIN ... USING")),
                     _ => None,
                 };
+                if only.is_none() && tables.iter().any(|t| !t.using.is_empty()) {
+                    // A join's USING columns once, first, as MySQL lists them.
+                    for (t, p, name) in crate::join::result_columns(&tables) {
+                        items.push(Expr::Column(offsets[t] + p));
+                        names.push((name, None));
+                    }
+                    continue;
+                }
                 let mut any = false;
                 for ((t, d), offset) in tables.iter().zip(&defs).zip(&offsets) {
                     if only.as_ref().is_some_and(|n| *n != t.tref.2) {

@@ -889,6 +889,31 @@ DELETE FROM (SELECT 1) t;
 -- expect-difference: derived-table column lists are MySQL 8's; MariaDB 10.11's grammar has them only for WITH
 SELECT * FROM (SELECT 1, 2) AS t (a, b);
 
+-- ---------------------------------------------------------------- JOIN ... USING and NATURAL JOIN with *
+CREATE TABLE uja (id INT PRIMARY KEY, x INT, k INT);
+CREATE TABLE ujb (id INT PRIMARY KEY, y INT, k INT);
+CREATE TABLE ujc (k INT PRIMARY KEY, z INT);
+INSERT INTO uja VALUES (1, 10, 1), (2, 20, 2), (3, 30, 9);
+INSERT INTO ujb VALUES (1, 5, 1), (2, 6, 3), (4, 7, 2);
+INSERT INTO ujc VALUES (1, 100), (2, 200), (3, 300);
+SELECT * FROM uja JOIN ujb USING (id) ORDER BY id;
+SELECT * FROM uja LEFT JOIN ujb USING (id) ORDER BY id;
+SELECT * FROM uja RIGHT JOIN ujb USING (id) ORDER BY id;
+SELECT * FROM uja JOIN ujb USING (id, k) ORDER BY id;
+SELECT * FROM uja NATURAL JOIN ujb ORDER BY id;
+SELECT * FROM uja NATURAL LEFT JOIN ujb ORDER BY uja.id;
+SELECT * FROM uja NATURAL JOIN ujc ORDER BY id;
+SELECT * FROM uja JOIN ujb USING (id) JOIN ujc USING (k) ORDER BY id;
+SELECT * FROM uja JOIN ujb USING (k) ORDER BY uja.id;
+SELECT uja.*, ujb.y FROM uja JOIN ujb USING (id) ORDER BY id;
+SELECT id FROM uja JOIN ujb USING (id) WHERE id > 1;
+SELECT uja.id, ujb.id, id FROM uja LEFT JOIN ujb USING (id) ORDER BY 1;
+SELECT k, COUNT(*) FROM uja JOIN ujb USING (k) GROUP BY k;
+SELECT COUNT(*) FROM uja NATURAL JOIN ujb NATURAL JOIN ujc;
+SELECT id, k FROM uja JOIN ujb USING (id) ORDER BY id;
+SELECT * FROM uja JOIN ujb USING (nope);
+DROP TABLE uja, ujb, ujc;
+
 -- ---------------------------------------------------------------- correlated subqueries
 SELECT id FROM people WHERE EXISTS (SELECT 1 FROM orders WHERE orders.person = people.id) ORDER BY id;
 SELECT id FROM people p WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.person = p.id) ORDER BY id;
