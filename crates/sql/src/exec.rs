@@ -371,6 +371,13 @@ impl Session {
             }
         }
         if starts_with_word(sql, "show") {
+            if let Some((db, filter, rest)) = crate::show::show_table_status_filtered(sql) {
+                self.begin_statement(crate::diagnostics::Kind::Other { tables: false });
+                let outcome = self
+                    .show_table_status(db, &filter)
+                    .unwrap_or_else(Outcome::Failed);
+                return self.then_run(outcome, rest);
+            }
             if let Some((if_not_exists, name, rest)) = crate::show::show_create_database(sql) {
                 self.begin_statement(crate::diagnostics::Kind::Other { tables: false });
                 let outcome = self

@@ -77,6 +77,65 @@ pub(crate) fn show_create_database(sql: &str) -> Option<(bool, String, &str)> {
     c.done().then_some((if_not_exists, name, rest))
 }
 
+/// `SHOW TABLE STATUS [{FROM | IN} db] {LIKE 'pattern' | WHERE expr}`, whose pattern or
+/// condition sqlparser drops: the database, the filter as the text of a WHERE over SHOW's
+/// column names, and the text after the statement's `;`. None for any other text (and for the
+/// forms without a filter, which sqlparser reads).
+pub(crate) fn show_table_status_filtered(sql: &str) -> Option<(Option<String>, String, &str)> {
+    let (tokens, rest) = crate::account::lex(sql)?;
+    let mut c = crate::account::Cursor::new(tokens);
+    if !c.words(&["SHOW", "TABLE", "STATUS"]) {
+        return None;
+    }
+    let db = if c.word("FROM") || c.word("IN") {
+        Some(c.identifier()?)
+    } else {
+        None
+    };
+    if c.word("LIKE") {
+        let pattern = c.name().ok()?;
+        return c
+            .done()
+            .then(|| (db, format!(" WHERE `Name` LIKE {}", literal(&pattern)), rest));
+    }
+    if !c.at_word("WHERE") {
+        return None;
+    }
+    // The condition's text: from the first WHERE outside quotes to the statement's end.
+    let body = &sql[..sql.len() - rest.len()];
+    let body = body.trim_end().trim_end_matches(';');
+    let at = top_level_word(body, "where")?;
+    Some((db, format!(" WHERE {}", &body[at..]), rest))
+}
+
+/// The byte just past the first place word `w` (ASCII, any case) stands in `text` outside
+/// quotes.
+fn top_level_word(text: &str, w: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if matches!(c, b'\'' | b'"' | b'`') => quote = Some(c),
+            None => {
+                let starts = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+                let end = i + w.len();
+                if starts
+                    && b.get(i..end).is_some_and(|s| s.eq_ignore_ascii_case(w.as_bytes()))
+                    && b.get(end).is_none_or(|n| !(n.is_ascii_alphanumeric() || *n == b'_'))
+                {
+                    return Some(end);
+                }
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
 fn filter_text(column: &str, filter: &Option<ShowStatementFilter>) -> Result<String> {
     Ok(match filter {
         None => String::new(),
@@ -162,10 +221,10 @@ impl Session {
                 };
                 self.show_index(&name)
             }
-            ["TABLE", "STATUS"] => self.show_table_status(None),
+            ["TABLE", "STATUS"] => self.show_table_status(None, ""),
             ["TABLE", "STATUS", "FROM" | "IN", _] => {
                 let db = words[3].value.clone();
-                self.show_table_status(Some(db))
+                self.show_table_status(Some(db), "")
             }
             _ => Err(unsupported()),
         }
@@ -322,8 +381,13 @@ impl Session {
         ))
     }
 
-    /// SHOW TABLE STATUS: information_schema.TABLES under SHOW's column names.
-    fn show_table_status(&mut self, database: Option<String>) -> Result<Outcome> {
+    /// SHOW TABLE STATUS: information_schema.TABLES under SHOW's column names, filtered by
+    /// `filter` (a ` WHERE ...` over those names, or empty).
+    pub(crate) fn show_table_status(
+        &mut self,
+        database: Option<String>,
+        filter: &str,
+    ) -> Result<Outcome> {
         let Some(db) = database.or_else(|| self.database.clone()) else {
             return Err(SqlError::no_database());
         };
@@ -360,8 +424,8 @@ impl Session {
             ("TEMPORARY", "Temporary"),
         ]);
         self.select_virtual(&format!(
-            "SELECT {columns} FROM information_schema.TABLES WHERE TABLE_SCHEMA = {} \
-             ORDER BY `TABLE_NAME`",
+            "SELECT * FROM (SELECT {columns} FROM information_schema.TABLES \
+             WHERE TABLE_SCHEMA = {}) AS s{filter} ORDER BY `Name`",
             literal(&db)
         ))
     }

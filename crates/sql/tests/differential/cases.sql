@@ -889,6 +889,85 @@ DELETE FROM (SELECT 1) t;
 -- expect-difference: derived-table column lists are MySQL 8's; MariaDB 10.11's grammar has them only for WITH
 SELECT * FROM (SELECT 1, 2) AS t (a, b);
 
+-- ---------------------------------------------------------------- SHOW TABLE STATUS LIKE / WHERE (mysqldump sends the LIKE form)
+CREATE TABLE tst_one (id INT PRIMARY KEY) COMMENT 'first';
+CREATE TABLE tst_two (id INT PRIMARY KEY, s VARCHAR(3) COLLATE utf8mb4_bin);
+-- ignore-column: Engine
+-- ignore-column: Version
+-- ignore-column: Row_format
+-- ignore-column: Rows
+-- ignore-column: Avg_row_length
+-- ignore-column: Data_length
+-- ignore-column: Max_data_length
+-- ignore-column: Index_length
+-- ignore-column: Data_free
+-- ignore-column: Create_time
+-- ignore-column: Update_time
+-- ignore-column: Check_time
+-- ignore-column: Checksum
+-- ignore-column: Create_options
+-- ignore-column: Max_index_length
+-- ignore-column: Temporary
+-- ignore-column: Auto_increment
+SHOW TABLE STATUS LIKE 'tst_one';
+-- ignore-column: Engine
+-- ignore-column: Version
+-- ignore-column: Row_format
+-- ignore-column: Rows
+-- ignore-column: Avg_row_length
+-- ignore-column: Data_length
+-- ignore-column: Max_data_length
+-- ignore-column: Index_length
+-- ignore-column: Data_free
+-- ignore-column: Create_time
+-- ignore-column: Update_time
+-- ignore-column: Check_time
+-- ignore-column: Checksum
+-- ignore-column: Create_options
+-- ignore-column: Max_index_length
+-- ignore-column: Temporary
+-- ignore-column: Auto_increment
+SHOW TABLE STATUS FROM diff LIKE 'tst\_%';
+-- ignore-column: Engine
+-- ignore-column: Version
+-- ignore-column: Row_format
+-- ignore-column: Rows
+-- ignore-column: Avg_row_length
+-- ignore-column: Data_length
+-- ignore-column: Max_data_length
+-- ignore-column: Index_length
+-- ignore-column: Data_free
+-- ignore-column: Create_time
+-- ignore-column: Update_time
+-- ignore-column: Check_time
+-- ignore-column: Checksum
+-- ignore-column: Create_options
+-- ignore-column: Max_index_length
+-- ignore-column: Temporary
+-- ignore-column: Auto_increment
+SHOW TABLE STATUS WHERE Name IN ('tst_one', 'tst_two') AND Comment = 'first';
+-- ignore-column: Engine
+-- ignore-column: Version
+-- ignore-column: Row_format
+-- ignore-column: Rows
+-- ignore-column: Avg_row_length
+-- ignore-column: Data_length
+-- ignore-column: Max_data_length
+-- ignore-column: Index_length
+-- ignore-column: Data_free
+-- ignore-column: Create_time
+-- ignore-column: Update_time
+-- ignore-column: Check_time
+-- ignore-column: Checksum
+-- ignore-column: Create_options
+-- ignore-column: Max_index_length
+-- ignore-column: Temporary
+-- ignore-column: Auto_increment
+SHOW TABLE STATUS IN diff WHERE `Name` LIKE 'tst%' AND Collation LIKE 'utf8mb4%';
+SHOW TABLE STATUS LIKE 'nothing_like_it';
+SHOW TABLE STATUS FROM nosuchdb LIKE 'x';
+DROP TABLE tst_one, tst_two;
+
 -- ---------------------------------------------------------------- JOIN ... USING and NATURAL JOIN with *
 CREATE TABLE uja (id INT PRIMARY KEY, x INT, k INT);
 CREATE TABLE ujb (id INT PRIMARY KEY, y INT, k INT);
