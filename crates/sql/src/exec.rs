@@ -349,7 +349,7 @@ impl Session {
     /// Runs every statement of a COM_QUERY; stops after the first failure.
     pub fn run(&mut self, sql: &str) -> Vec<Outcome> {
         self.reconnect_if_lost();
-        let sql = &share_mode(sql);
+        let sql = &share_mode(executable_comment(sql));
         self.take_counts();
         if starts_with_word(sql, "alter") {
             if let Some((name, options)) = crate::ddl::option_alter(sql) {
@@ -362,6 +362,14 @@ impl Session {
             }
         }
         if starts_with_word(sql, "alter") {
+            if let Some((name, rest)) = crate::ddl::alter_keys(sql) {
+                self.begin_statement(crate::diagnostics::Kind::Other { tables: true });
+                let outcome = self
+                    .table(&name)
+                    .map(|_| done(0))
+                    .unwrap_or_else(Outcome::Failed);
+                return self.then_run(outcome, rest);
+            }
             if let Some((parsed, rest)) = crate::ddl::alter_database(sql) {
                 self.begin_statement(crate::diagnostics::Kind::Other { tables: false });
                 let outcome = parsed
@@ -937,6 +945,21 @@ impl Session {
             Statement::CreateIndex(c) => self.create_index(c),
             Statement::AlterTable(a) => self.alter_table(a),
             Statement::Analyze { .. } => Ok(done(0)),
+            Statement::LockTables { tables } => {
+                // Cairn takes no table locks (a warning says so): the tables must exist, as in
+                // MariaDB, and a transaction in progress commits first, so mysqldump's
+                // `LOCK TABLES t READ LOCAL` runs; writes by others are not held off.
+                self.end_transaction(true)?;
+                for t in tables {
+                    self.table(&ObjectName::from(vec![t.table.clone()]))?;
+                }
+                self.diagnostics.warn(
+                    1235,
+                    "This version of Cairn doesn't yet support 'table locks': LOCK TABLES takes none",
+                );
+                Ok(done(0))
+            }
+            Statement::UnlockTables => Ok(done(0)),
             Statement::Explain { statement, .. } => {
                 let text = statement.to_string();
                 match self.compile((**statement).clone(), &text, &[])? {
@@ -1041,6 +1064,13 @@ impl Session {
                 ast::Expr::Identifier(i) if i.value.starts_with("@@") => {
                     self.system_variable(&i.value)
                 }
+                // `SET x = @y`: a user variable an earlier SET kept (NULL when none did), as
+                // mysqldump's output restores character_set_client.
+                ast::Expr::Identifier(i) if i.value.starts_with('@') => self
+                    .vars
+                    .get(&i.value.to_ascii_lowercase())
+                    .cloned()
+                    .unwrap_or(Value::Null),
                 // `SET x = ON/OFF/DEFAULT` and other bare words.
                 ast::Expr::Identifier(i) => Value::Bytes(i.value.clone().into_bytes()),
                 e => {
@@ -1199,6 +1229,21 @@ fn parse(sql: &str) -> Result<(std::borrow::Cow<'_, str>, Vec<Statement>)> {
 
 /// MySQL's `... LOCK IN SHARE MODE` (which sqlparser does not parse) as `... FOR SHARE`, its
 /// MySQL 8 spelling, when a statement ends with it.
+/// The statement inside a text that is one executable comment, `/*!NNNNN statement */` (how
+/// mysqldump writes what only some servers run; MariaDB and MySQL run it whatever the
+/// version, as Cairn does), else the text itself.
+fn executable_comment(sql: &str) -> &str {
+    let t = sql.trim();
+    let t = t.strip_suffix(';').unwrap_or(t).trim_end();
+    let Some(inner) = t.strip_prefix("/*!").and_then(|r| r.strip_suffix("*/")) else {
+        return sql;
+    };
+    if inner.contains("*/") {
+        return sql;
+    }
+    inner.trim_start_matches(|c: char| c.is_ascii_digit())
+}
+
 fn share_mode(sql: &str) -> std::borrow::Cow<'_, str> {
     const OLD: &str = "lock in share mode";
     let body = sql.trim_end().trim_end_matches(';').trim_end();

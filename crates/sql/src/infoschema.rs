@@ -41,6 +41,10 @@ pub(crate) enum Virtual {
     UserPrivileges,
     SchemaPrivileges,
     TablePrivileges,
+    /// Cairn has no triggers nor views: these answer no rows, for the tools that ask
+    /// (mysqldump reads TRIGGERS for each table it dumps).
+    Triggers,
+    Views,
     SessionVariables,
     GlobalVariables,
     SessionStatus,
@@ -48,7 +52,7 @@ pub(crate) enum Virtual {
 }
 
 impl Virtual {
-    const ALL: [Virtual; 14] = [
+    const ALL: [Virtual; 16] = [
         Virtual::Schemata,
         Virtual::Tables,
         Virtual::Columns,
@@ -59,6 +63,8 @@ impl Virtual {
         Virtual::UserPrivileges,
         Virtual::SchemaPrivileges,
         Virtual::TablePrivileges,
+        Virtual::Triggers,
+        Virtual::Views,
         Virtual::SessionVariables,
         Virtual::GlobalVariables,
         Virtual::SessionStatus,
@@ -77,6 +83,8 @@ impl Virtual {
             Virtual::UserPrivileges => "USER_PRIVILEGES",
             Virtual::SchemaPrivileges => "SCHEMA_PRIVILEGES",
             Virtual::TablePrivileges => "TABLE_PRIVILEGES",
+            Virtual::Triggers => "TRIGGERS",
+            Virtual::Views => "VIEWS",
             Virtual::SessionVariables => "$session_variables",
             Virtual::GlobalVariables => "$global_variables",
             Virtual::SessionStatus => "$session_status",
@@ -231,6 +239,57 @@ impl Virtual {
                 }
                 c.push(("PRIVILEGE_TYPE", text(64), false));
                 c.push(("IS_GRANTABLE", text(3), false));
+                c
+            }
+            Virtual::Triggers => {
+                let mut c = named(&[
+                    "TRIGGER_CATALOG",
+                    "TRIGGER_SCHEMA",
+                    "TRIGGER_NAME",
+                    "EVENT_MANIPULATION",
+                    "EVENT_OBJECT_CATALOG",
+                    "EVENT_OBJECT_SCHEMA",
+                    "EVENT_OBJECT_TABLE",
+                ]);
+                c.push((
+                    "ACTION_ORDER",
+                    ColumnType::BigInt { unsigned: false },
+                    false,
+                ));
+                c.extend([
+                    ("ACTION_CONDITION", ColumnType::Text, true),
+                    ("ACTION_STATEMENT", ColumnType::Text, false),
+                ]);
+                c.extend(named(&[
+                    "ACTION_ORIENTATION",
+                    "ACTION_TIMING",
+                    "ACTION_REFERENCE_OLD_TABLE",
+                    "ACTION_REFERENCE_NEW_TABLE",
+                    "ACTION_REFERENCE_OLD_ROW",
+                    "ACTION_REFERENCE_NEW_ROW",
+                ]));
+                c.push(("CREATED", ColumnType::DateTime { fsp: 2 }, true));
+                c.extend(named(&[
+                    "SQL_MODE",
+                    "DEFINER",
+                    "CHARACTER_SET_CLIENT",
+                    "COLLATION_CONNECTION",
+                    "DATABASE_COLLATION",
+                ]));
+                c
+            }
+            Virtual::Views => {
+                let mut c = named(&["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME"]);
+                c.push(("VIEW_DEFINITION", ColumnType::Text, false));
+                c.extend(named(&[
+                    "CHECK_OPTION",
+                    "IS_UPDATABLE",
+                    "DEFINER",
+                    "SECURITY_TYPE",
+                    "CHARACTER_SET_CLIENT",
+                    "COLLATION_CONNECTION",
+                    "ALGORITHM",
+                ]));
                 c
             }
             Virtual::SessionVariables
@@ -486,6 +545,7 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
         Virtual::UserPrivileges | Virtual::SchemaPrivileges | Virtual::TablePrivileges => {
             privilege_rows(session, v)?
         }
+        Virtual::Triggers | Virtual::Views => Vec::new(),
         Virtual::SessionVariables => pairs(crate::variables::shown(session, false)),
         Virtual::GlobalVariables => pairs(crate::variables::shown(session, true)),
         Virtual::SessionStatus => pairs(crate::activity::status(session, false)),

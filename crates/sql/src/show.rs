@@ -94,9 +94,13 @@ pub(crate) fn show_table_status_filtered(sql: &str) -> Option<(Option<String>, S
     };
     if c.word("LIKE") {
         let pattern = c.name().ok()?;
-        return c
-            .done()
-            .then(|| (db, format!(" WHERE `Name` LIKE {}", literal(&pattern)), rest));
+        return c.done().then(|| {
+            (
+                db,
+                format!(" WHERE `Name` LIKE {}", literal(&pattern)),
+                rest,
+            )
+        });
     }
     if !c.at_word("WHERE") {
         return None;
@@ -124,8 +128,10 @@ fn top_level_word(text: &str, w: &str) -> Option<usize> {
                 let starts = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
                 let end = i + w.len();
                 if starts
-                    && b.get(i..end).is_some_and(|s| s.eq_ignore_ascii_case(w.as_bytes()))
-                    && b.get(end).is_none_or(|n| !(n.is_ascii_alphanumeric() || *n == b'_'))
+                    && b.get(i..end)
+                        .is_some_and(|s| s.eq_ignore_ascii_case(w.as_bytes()))
+                    && b.get(end)
+                        .is_none_or(|n| !(n.is_ascii_alphanumeric() || *n == b'_'))
                 {
                     return Some(end);
                 }

@@ -315,3 +315,91 @@ print(l.fetchone())
     server.stop();
     node.stop();
 }
+
+/// A MariaDB client program (`mysqldump`, `mysql`) as root against `port`, without TLS, with
+/// `args` after the connection's.
+fn as_root(program: &str, port: u16, args: &[&str]) -> Command {
+    let mut c = Command::new(program);
+    c.args([
+        "-h",
+        "127.0.0.1",
+        "-P",
+        &port.to_string(),
+        "-u",
+        "root",
+        "--skip-ssl",
+    ])
+    .args(args);
+    c
+}
+
+#[test]
+fn mysqldump_backs_up_a_database_and_the_mysql_client_restores_it() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let setup = "CREATE DATABASE src; USE src;
+        CREATE TABLE people (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, email VARCHAR(40) NOT NULL,
+            name VARCHAR(20) CHARACTER SET latin1 NULL, born DATE NULL, balance DECIMAL(10,2) NOT NULL DEFAULT 0,
+            UNIQUE KEY uemail (email), KEY iname (name)) COMMENT 'who';
+        CREATE TABLE notes (id BIGINT UNSIGNED NOT NULL PRIMARY KEY, person INT NOT NULL, body TEXT,
+            at DATETIME(3) NULL, KEY iperson (person));
+        INSERT INTO people (email, name, born, balance) VALUES
+            ('a@x', 'Ann', '1990-01-02', 10.5), ('b@x', 'Bé\\'s', NULL, -3),
+            ('c@x', NULL, '2001-12-31', 0), ('d@x', 'Zoë \"Z\"', '1970-01-01', 99999999.99);
+        INSERT INTO notes VALUES (1, 1, 'first\\nline', '2024-01-02 03:04:05.678'),
+            (18446744073709551615, 2, NULL, NULL), (3, 4, '', '1999-09-09 09:09:09.000');";
+    let out = mysql(port, "root", "", false, setup);
+    assert!(out.status.success(), "{}", text(&out));
+    let dump = as_root("mysqldump", port, &["src"])
+        .output()
+        .expect("mysqldump runs (apt-get install mariadb-client)");
+    assert!(dump.status.success(), "{}", text(&dump));
+    let sql = String::from_utf8(dump.stdout).expect("the dump is UTF-8");
+    assert!(sql.contains("CREATE TABLE `people`"), "{sql}");
+    // Restore into another database through the mysql client, as a user would.
+    let out = mysql(port, "root", "", false, "CREATE DATABASE dst");
+    assert!(out.status.success(), "{}", text(&out));
+    let mut restore = as_root("mysql", port, &["dst"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the mysql client runs");
+    {
+        use std::io::Write;
+        let mut stdin = restore.stdin.take().unwrap();
+        stdin.write_all(sql.as_bytes()).unwrap();
+    }
+    let restored = restore.wait_with_output().unwrap();
+    assert!(restored.status.success(), "{}", text(&restored));
+    for (query, shown) in [
+        ("SELECT * FROM {} ORDER BY id", true),
+        ("SELECT * FROM {} ORDER BY id DESC", true),
+        ("SHOW CREATE TABLE {}", false),
+    ] {
+        for table in ["people", "notes"] {
+            let run = |db: &str| {
+                let q = query.replace("{}", &format!("{db}.{table}"));
+                let o = mysql(port, "root", "", false, &q);
+                assert!(o.status.success(), "{}", text(&o));
+                String::from_utf8_lossy(&o.stdout).replace(db, "DB")
+            };
+            let (a, b) = (run("src"), run("dst"));
+            assert_eq!(a, b, "{query} on {table}");
+            if shown {
+                assert!(a.lines().count() >= 3, "{a}");
+            }
+        }
+    }
+    // The next AUTO_INCREMENT value came back too.
+    let out = mysql(
+        port,
+        "root",
+        "",
+        false,
+        "INSERT INTO dst.people (email) VALUES ('e@x'); SELECT MAX(id) FROM dst.people",
+    );
+    assert_eq!(text(&out), "5\n");
+    server.stop();
+    node.stop();
+}
