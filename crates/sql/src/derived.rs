@@ -1,5 +1,5 @@
-//! Derived tables (`FROM (SELECT ...) AS t`) and non-recursive common table expressions
-//! (`WITH a AS (SELECT ...) ...`): a query planned with the statement that reads it, whose
+//! Derived tables (`FROM (SELECT ...) AS t`) and common table expressions (`WITH a AS
+//! (SELECT ...) ...`, and `WITH RECURSIVE`): a query planned with the statement that reads it, whose
 //! result the API node materializes when the statement runs and then reads as a table. This
 //! module owns the table definition made from the query's result columns, the names a WITH
 //! clause brings into scope, and materialization under [`DERIVED_TABLE_ROWS_MAX`].
@@ -39,7 +39,34 @@ pub struct Derived {
     pub query: QueryPlan,
     /// 1, plus the depth of the deepest derived table its query reads.
     pub depth: usize,
+    /// What else makes its rows: a recursive common table expression's steps, or the rows of
+    /// the recursion's last step that its recursive part reads.
+    pub kind: DerivedKind,
 }
+
+/// How a derived table's rows are made beyond running its query.
+#[derive(Debug)]
+pub enum DerivedKind {
+    /// Its query's rows.
+    Query,
+    /// WITH RECURSIVE: `query` (the anchor) gives the first rows; `step`, which reads the rows
+    /// the step before added as table `working`, runs until it adds none. `distinct`: UNION
+    /// DISTINCT, a row already there is not added again.
+    Recursive {
+        step: QueryPlan,
+        working: u64,
+        distinct: bool,
+    },
+    /// The rows the running recursion's last step added (read by its recursive part).
+    Working(u64),
+}
+
+/// The most steps one recursive common table expression runs, MariaDB's max_recursive_iterations
+/// default: past it the recursion stops with what it has and warning 1931, as in MariaDB.
+pub const RECURSION_STEPS_MAX: usize = 1_000;
+
+/// Numbers the working tables of recursive common table expressions.
+static WORKING_TABLES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// A common table expression in scope: planned once where its WITH clause names it; every
 /// reference reads the same plan, materialized for itself.
@@ -83,9 +110,6 @@ pub(crate) fn scope<'a>(
     let Some(with) = with else {
         return Ok(None);
     };
-    if with.recursive {
-        return Err(SqlError::unsupported("WITH RECURSIVE"));
-    }
     let mut scoped = PlanInput {
         sql: input.sql,
         placeholders: input.placeholders,
@@ -106,7 +130,11 @@ pub(crate) fn scope<'a>(
         if cte.from.is_some() {
             return Err(SqlError::unsupported("WITH ... AS (...) FROM"));
         }
-        let (table, derived) = plan(&scoped, &cte.query, &name, &cte.alias.columns, resolve)?;
+        let (table, derived) = if with.recursive && names_itself(&cte.query, &name) {
+            plan_recursive(&mut scoped, &cte.query, &name, &cte.alias.columns, resolve)?
+        } else {
+            plan(&scoped, &cte.query, &name, &cte.alias.columns, resolve)?
+        };
         scoped.ctes.push(Arc::new(Cte {
             name,
             table,
@@ -114,6 +142,102 @@ pub(crate) fn scope<'a>(
         }));
     }
     Ok(Some(scoped))
+}
+
+/// Whether query `q` reads a table called `name` (a recursive common table expression).
+fn names_itself(q: &ast::Query, name: &str) -> bool {
+    ast::visit_relations(q, |r| {
+        if r.0.len() == 1
+            && r.0[0]
+                .as_ident()
+                .is_some_and(|i| i.value.eq_ignore_ascii_case(name))
+        {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    })
+    .is_break()
+}
+
+/// Plans a recursive common table expression `anchor UNION [ALL | DISTINCT] step`: the anchor
+/// (which must not read `name`) gives the table's columns; the step is planned with `name`
+/// standing for the working table, the rows the step before added.
+fn plan_recursive(
+    scoped: &mut PlanInput,
+    q: &ast::Query,
+    name: &str,
+    renames: &[ast::TableAliasColumnDef],
+    resolve: &dyn Fn(&ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<(Table, Arc<Derived>)> {
+    let unsupported = || {
+        SqlError::unsupported(format!(
+            "a recursive WITH query `{name}` other than anchor UNION [ALL] one recursive SELECT"
+        ))
+    };
+    let ast::SetExpr::SetOperation {
+        op: ast::SetOperator::Union,
+        set_quantifier,
+        left,
+        right,
+    } = q.body.as_ref()
+    else {
+        return Err(unsupported());
+    };
+    if q.order_by.is_some() || q.limit_clause.is_some() || q.with.is_some() {
+        return Err(unsupported());
+    }
+    let distinct = match set_quantifier {
+        ast::SetQuantifier::All => false,
+        ast::SetQuantifier::None | ast::SetQuantifier::Distinct => true,
+        _ => return Err(unsupported()),
+    };
+    let part = |body: &ast::SetExpr| {
+        let mut part = q.clone();
+        part.body = Box::new(body.clone());
+        part
+    };
+    let (anchor, step) = (part(left), part(right));
+    if names_itself(&anchor, name) || !matches!(right.as_ref(), ast::SetExpr::Select(_)) {
+        return Err(unsupported());
+    }
+    let (table, anchor) = plan(scoped, &anchor, name, renames, resolve)?;
+    let working = WORKING_TABLES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let anchor = Arc::into_inner(anchor).ok_or_else(unsupported)?;
+    // The step reads the working table under the query's name.
+    scoped.ctes.push(Arc::new(Cte {
+        name: name.to_string(),
+        table: table.clone(),
+        derived: Arc::new(Derived {
+            name: name.to_string(),
+            query: anchor.query.clone(),
+            depth: anchor.depth,
+            kind: DerivedKind::Working(working),
+        }),
+    }));
+    let step = crate::plan::query(scoped, &step, resolve);
+    scoped.ctes.pop();
+    let step = step?;
+    if step.columns().len() != anchor.query.columns().len() {
+        return Err(SqlError::new(
+            1222,
+            "21000",
+            "The used SELECT statements have a different number of columns",
+        ));
+    }
+    Ok((
+        table,
+        Arc::new(Derived {
+            name: name.to_string(),
+            query: anchor.query,
+            depth: anchor.depth,
+            kind: DerivedKind::Recursive {
+                step,
+                working,
+                distinct,
+            },
+        }),
+    ))
 }
 
 /// Plans a derived table's query and makes its table definition: the result's columns, named
@@ -156,6 +280,7 @@ pub(crate) fn plan(
             name: name.to_string(),
             query,
             depth,
+            kind: DerivedKind::Query,
         }),
     ))
 }
@@ -286,7 +411,36 @@ impl Session {
         d: &Derived,
         params: &[Value],
     ) -> Result<Vec<Vec<Value>>> {
-        let rows = match &d.query {
+        match &d.kind {
+            DerivedKind::Query => {}
+            DerivedKind::Working(id) => {
+                return Ok(self
+                    .working_tables
+                    .iter()
+                    .rev()
+                    .find(|(w, _)| w == id)
+                    .map(|(_, rows)| rows.clone())
+                    .unwrap_or_default())
+            }
+            DerivedKind::Recursive {
+                step,
+                working,
+                distinct,
+            } => return self.recursive_rows(txn, d, step, *working, *distinct, params),
+        }
+        let rows = self.query_plan_rows(txn, exec, &d.query, params)?;
+        bounded(rows, &d.name, DERIVED_TABLE_ROWS_MAX)
+    }
+
+    /// A derived table's query's rows, read in `txn`.
+    fn query_plan_rows(
+        &mut self,
+        txn: &mut Transaction,
+        exec: ExecType,
+        query: &QueryPlan,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        Ok(match query {
             QueryPlan::Select(p) => {
                 let rows = self.select_source_rows(txn, exec, p, params)?;
                 match self.select_rows(p, params, rows)? {
@@ -295,8 +449,55 @@ impl Session {
                 }
             }
             QueryPlan::Set(p) => self.set_rows(Some(txn), p, params)?,
+        })
+    }
+
+    /// A recursive common table expression's rows: the anchor's, then each step's new rows
+    /// (read with the step before's as the working table) until a step adds none.
+    fn recursive_rows(
+        &mut self,
+        txn: &mut Transaction,
+        d: &Derived,
+        step: &QueryPlan,
+        working: u64,
+        distinct: bool,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        let collations = crate::meta::collations(d.query.columns());
+        let mut seen = hashbrown::HashSet::new();
+        let mut keep = |rows: Vec<Vec<Value>>| -> Vec<Vec<Value>> {
+            if !distinct {
+                return rows;
+            }
+            rows.into_iter()
+                .filter(|r| seen.insert(crate::aggregate::group_key(r, &collations)))
+                .collect()
         };
-        bounded(rows, &d.name, DERIVED_TABLE_ROWS_MAX)
+        let first = self.query_plan_rows(txn, ExecType::NoCommit, &d.query, params)?;
+        let mut all = keep(first);
+        let mut last = all.clone();
+        let mut steps = 0;
+        while !last.is_empty() {
+            steps += 1;
+            if steps > RECURSION_STEPS_MAX {
+                self.diagnostics.warn(
+                    1931,
+                    format!(
+                        "Query execution was interrupted. The query exceeded max_recursive_iterations = {RECURSION_STEPS_MAX}. The query result may be incomplete"
+                    ),
+                );
+                break;
+            }
+            self.working_tables.push((working, last));
+            let rows = self.query_plan_rows(txn, ExecType::NoCommit, step, params);
+            self.working_tables.pop();
+            last = keep(rows?);
+            all.extend(last.iter().cloned());
+            if all.len() > DERIVED_TABLE_ROWS_MAX {
+                return bounded(all, &d.name, DERIVED_TABLE_ROWS_MAX);
+            }
+        }
+        Ok(all)
     }
 }
 

@@ -151,6 +151,9 @@ pub struct Session {
     /// The default collation of `database`, read at USE (as MariaDB reads db.opt then):
     /// @@collation_database, and the connection's with SET CHARACTER SET.
     pub(crate) database_collation: base::types::Collation,
+    /// The working tables of the recursive common table expressions running, innermost last:
+    /// each one's id and the rows its last step added (`derived.rs`).
+    pub(crate) working_tables: Vec<(u64, Vec<Vec<Value>>)>,
 }
 
 /// An object name as (database, name): `name` or `database.name`.
@@ -283,6 +286,7 @@ impl Session {
             charsets: Default::default(),
             handshake_charsets: Default::default(),
             database_collation: base::types::Collation::Utf8mb4GeneralCi,
+            working_tables: Vec::new(),
         }
     }
 

@@ -64,6 +64,7 @@ const VARIABLES: &[Variable] = variables! {
     "max_connections" Plain |s| Value::Int(crate::CONNECTIONS_MAX as i64);
     "max_error_count" Plain |s| Value::Int(crate::diagnostics::CONDITIONS_MAX as i64);
     "max_prepared_stmt_count" Plain |s| Value::Int(crate::exec::PREPARED_MAX as i64);
+    "max_recursive_iterations" Plain |s| Value::Int(crate::derived::RECURSION_STEPS_MAX as i64);
     "net_buffer_length" Plain |s| Value::Int(16_384);
     "net_write_timeout" Plain |s| Value::Int(60);
     "performance_schema" Bool |s| Value::Int(0);

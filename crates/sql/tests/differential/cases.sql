@@ -1073,8 +1073,22 @@ WITH a AS (SELECT 1 AS x) SELECT * FROM a, a;
 WITH a AS (SELECT 1 AS x) SELECT * FROM diff.a;
 WITH a AS (SELECT 1 AS x) SELECT y FROM a;
 WITH b AS (SELECT * FROM items WHERE id IN (SELECT id FROM b)) SELECT * FROM b;
--- expect-difference: WITH RECURSIVE is not supported yet (1235, naming it)
 WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r;
+-- WITH RECURSIVE: anchor UNION [ALL] one recursive SELECT, run until a step adds no row
+CREATE TABLE emp (id INT PRIMARY KEY, boss INT, name VARCHAR(10));
+INSERT INTO emp VALUES (1, NULL, 'ceo'), (2, 1, 'vp1'), (3, 1, 'vp2'), (4, 2, 'dev1'), (5, 2, 'dev2'), (6, 4, 'intern');
+WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5) SELECT * FROM n;
+WITH RECURSIVE n AS (SELECT 1 AS i UNION SELECT i + 1 FROM n WHERE i < 3) SELECT SUM(i), COUNT(*) FROM n;
+WITH RECURSIVE chain AS (SELECT id, name, 0 AS depth FROM emp WHERE boss IS NULL UNION ALL SELECT e.id, e.name, c.depth + 1 FROM emp e JOIN chain c ON e.boss = c.id) SELECT * FROM chain ORDER BY depth, id;
+WITH RECURSIVE up AS (SELECT id, boss FROM emp WHERE id = 6 UNION ALL SELECT e.id, e.boss FROM emp e JOIN up ON e.id = up.boss) SELECT id FROM up ORDER BY id;
+WITH RECURSIVE c AS (SELECT 1 AS x UNION SELECT x FROM c) SELECT * FROM c;
+WITH RECURSIVE a AS (SELECT 1 AS v), b AS (SELECT v FROM a UNION ALL SELECT v + 1 FROM b WHERE v < 3) SELECT * FROM b ORDER BY v;
+WITH RECURSIVE f (n, fact) AS (SELECT 1, 1 UNION ALL SELECT n + 1, fact * (n + 1) FROM f WHERE n < 10) SELECT n, fact FROM f ORDER BY n;
+WITH RECURSIVE t AS (SELECT id, CAST(name AS CHAR(60)) AS path FROM emp WHERE boss IS NULL UNION ALL SELECT e.id, CONCAT(t.path, '/', e.name) FROM emp e JOIN t ON e.boss = t.id) SELECT path FROM t ORDER BY path;
+WITH RECURSIVE bad AS (SELECT 1 UNION ALL SELECT 1 FROM bad) SELECT COUNT(*) FROM bad;
+SHOW WARNINGS;
+SELECT @@max_recursive_iterations;
+DROP TABLE emp;
 
 -- ---------------------------------------------------------------- INTERSECT and EXCEPT
 SELECT id FROM items WHERE id < 6 INTERSECT SELECT id FROM people ORDER BY id;
