@@ -35,7 +35,7 @@ pub(crate) fn lex(sql: &str) -> Option<(Vec<Token>, &str)> {
         let c = bytes[i];
         if c.is_ascii_whitespace() {
             i += 1;
-        } else if c == b'-' && bytes.get(i + 1) == Some(&b'-') {
+        } else if (c == b'-' && bytes.get(i + 1) == Some(&b'-')) || c == b'#' {
             while i < bytes.len() && bytes[i] != b'\n' {
                 i += 1;
             }
@@ -60,6 +60,10 @@ pub(crate) fn lex(sql: &str) -> Option<(Vec<Token>, &str)> {
                 }
                 if b == b'\\' && c != b'`' {
                     let next = *bytes.get(i + 1)?;
+                    if matches!(next, b'_' | b'%') {
+                        // MySQL keeps `\_` and `\%` as written: LIKE reads them.
+                        text.push(b);
+                    }
                     text.push(match next {
                         b'n' => b'\n',
                         b't' => b'\t',

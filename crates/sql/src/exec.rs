@@ -369,7 +369,12 @@ impl Session {
             if let Some((name, rest)) = crate::ddl::alter_keys(sql) {
                 self.begin_statement(crate::diagnostics::Kind::Other { tables: true });
                 let outcome = self
-                    .table(&name)
+                    .need_on_tables(
+                        crate::privilege::ALTER,
+                        "ALTER",
+                        std::slice::from_ref(&name),
+                    )
+                    .and_then(|()| self.table(&name))
                     .map(|_| done(0))
                     .unwrap_or_else(Outcome::Failed);
                 return self.then_run(outcome, rest);

@@ -1436,6 +1436,12 @@ impl Expr {
     }
 
     /// The expressions directly under this one.
+    /// Whether a correlated subquery stands anywhere in it.
+    pub(crate) fn holds_correlated(&self) -> bool {
+        matches!(self, Expr::Correlated { .. })
+            || self.children().into_iter().any(Expr::holds_correlated)
+    }
+
     fn children(&self) -> Vec<&Expr> {
         match self {
             Expr::Not(e)

@@ -59,6 +59,9 @@ pub(crate) struct FromTable {
     /// The columns its join names in USING (or NATURAL JOIN finds in common), which `*` shows
     /// once, first.
     pub(crate) using: Vec<String>,
+    /// The first table of a comma-separated item of FROM: USING and NATURAL JOIN look back
+    /// only to it (`a, b JOIN c USING (x)` joins b and c).
+    pub(crate) item_start: bool,
 }
 
 /// The tables of a FROM clause in the order written, and the order they are read in (a RIGHT
@@ -79,7 +82,9 @@ pub(crate) fn from_tables(
             on: None,
             derived: r.derived,
             using: Vec::new(),
+            item_start: true,
         });
+        let item_at = tables.len() - 1;
         for j in &item.joins {
             use ast::JoinOperator as J;
             let (outer, right, constraint) = match &j.join_operator {
@@ -97,7 +102,10 @@ pub(crate) fn from_tables(
             } = relation(&j.relation, input, resolve)?;
             // NATURAL JOIN: USING the visible columns the right table shares with the tables
             // before it, in their order.
-            let left = result_columns(&tables);
+            let left: Vec<(usize, usize, String)> = result_columns(&tables[item_at..])
+                .into_iter()
+                .map(|(t, p, n)| (item_at + t, p, n))
+                .collect();
             let natural: Vec<String> = match constraint {
                 ast::JoinConstraint::Natural => {
                     let right_def = table.def();
@@ -121,7 +129,10 @@ pub(crate) fn from_tables(
             let on = match constraint {
                 ast::JoinConstraint::On(e) => Some(e.clone()),
                 ast::JoinConstraint::None => None,
-                ast::JoinConstraint::Natural if named.is_empty() => None,
+                // Nothing shared: a cross join (every pair matches, for a LEFT JOIN too).
+                ast::JoinConstraint::Natural if named.is_empty() => {
+                    Some(Ast::Value(ast::Value::Boolean(true).into()))
+                }
                 ast::JoinConstraint::Using(_) | ast::JoinConstraint::Natural => {
                     let mut on: Option<Ast> = None;
                     for column in &named {
@@ -193,6 +204,7 @@ pub(crate) fn from_tables(
                     on: None,
                     derived,
                     using: named,
+                    item_start: false,
                 });
             } else {
                 tables.push(FromTable {
@@ -202,6 +214,7 @@ pub(crate) fn from_tables(
                     on,
                     derived,
                     using: named,
+                    item_start: false,
                 });
             }
         }
@@ -234,6 +247,25 @@ pub(crate) fn from_tables(
 /// the left side's (the right side's for a RIGHT JOIN), then the rest of the tables before it,
 /// then the joined table's others.
 pub(crate) fn result_columns(tables: &[FromTable]) -> Vec<(usize, usize, String)> {
+    let mut all = Vec::new();
+    let mut start = 0;
+    while start < tables.len() {
+        // One comma-separated item of FROM at a time.
+        let end = (start + 1..tables.len())
+            .find(|i| tables[*i].item_start)
+            .unwrap_or(tables.len());
+        all.extend(
+            item_columns(&tables[start..end])
+                .into_iter()
+                .map(|(t, p, n)| (start + t, p, n)),
+        );
+        start = end;
+    }
+    all
+}
+
+/// `result_columns` of one comma-separated item of FROM.
+fn item_columns(tables: &[FromTable]) -> Vec<(usize, usize, String)> {
     let mut shown: Vec<(usize, usize, String)> = Vec::new();
     for (i, t) in tables.iter().enumerate() {
         let own: Vec<(usize, usize, String)> = t

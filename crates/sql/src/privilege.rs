@@ -336,7 +336,7 @@ impl Session {
     /// Fails with 1142 naming the first table of `names` on which the session lacks `needed`
     /// (information_schema's tables are exempt). A common table expression's name is checked as
     /// a table's: it may hide the table it reads, so a session without SELECT reads neither.
-    fn need_on_tables(
+    pub(crate) fn need_on_tables(
         &self,
         needed: Privileges,
         command: &str,
@@ -558,6 +558,13 @@ impl Session {
                 },
             },
             Statement::Explain { statement, .. } => self.check_statement(statement),
+            Statement::LockTables { tables } => {
+                let names: Vec<ObjectName> = tables
+                    .iter()
+                    .map(|t| ObjectName::from(vec![t.table.clone()]))
+                    .collect();
+                self.need_on_tables(SELECT | LOCK_TABLES, "LOCK TABLES", &names)
+            }
             _ => Ok(()),
         }
     }

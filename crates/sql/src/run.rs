@@ -928,7 +928,7 @@ impl Session {
             }
         };
         let all: Vec<usize> = (0..found.len()).collect();
-        if step.on.is_some() && !self.correlated.is_empty() {
+        if step.on.as_ref().is_some_and(Expr::holds_correlated) {
             // The correlated subqueries of the ON run first for every pair it will check.
             let mut pairs = Vec::new();
             for (row, wanted) in rows.iter().zip(&candidates) {

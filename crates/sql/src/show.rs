@@ -116,6 +116,7 @@ pub(crate) fn show_table_status_filtered(sql: &str) -> Option<(Option<String>, S
 /// quotes.
 fn top_level_word(text: &str, w: &str) -> Option<usize> {
     let b = text.as_bytes();
+    let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_' || x >= 0x80;
     let mut quote: Option<u8> = None;
     let mut i = 0;
     while i < b.len() {
@@ -124,14 +125,19 @@ fn top_level_word(text: &str, w: &str) -> Option<usize> {
             Some(q) if c == q => quote = None,
             Some(_) => {}
             None if matches!(c, b'\'' | b'"' | b'`') => quote = Some(c),
+            // Comments hold no word.
+            None if c == b'/' && b.get(i + 1) == Some(&b'*') => {
+                i = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 1);
+            }
+            None if c == b'#' || (c == b'-' && b.get(i + 1) == Some(&b'-')) => {
+                i = text[i..].find('\n').map_or(b.len(), |e| i + e);
+            }
             None => {
-                let starts = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
                 let end = i + w.len();
-                if starts
+                if (i == 0 || !word(b[i - 1]))
                     && b.get(i..end)
                         .is_some_and(|s| s.eq_ignore_ascii_case(w.as_bytes()))
-                    && b.get(end)
-                        .is_none_or(|n| !(n.is_ascii_alphanumeric() || *n == b'_'))
+                    && b.get(end).is_none_or(|n| !word(*n))
                 {
                     return Some(end);
                 }

@@ -964,6 +964,29 @@ SHOW TABLE STATUS WHERE Name IN ('tst_one', 'tst_two') AND Comment = 'first';
 -- ignore-column: Temporary
 -- ignore-column: Auto_increment
 SHOW TABLE STATUS IN diff WHERE `Name` LIKE 'tst%' AND Collation LIKE 'utf8mb4%';
+CREATE TABLE tstxone (id INT PRIMARY KEY);
+-- ignore-column: Engine
+-- ignore-column: Version
+-- ignore-column: Row_format
+-- ignore-column: Rows
+-- ignore-column: Avg_row_length
+-- ignore-column: Data_length
+-- ignore-column: Max_data_length
+-- ignore-column: Index_length
+-- ignore-column: Data_free
+-- ignore-column: Create_time
+-- ignore-column: Update_time
+-- ignore-column: Check_time
+-- ignore-column: Checksum
+-- ignore-column: Create_options
+-- ignore-column: Max_index_length
+-- ignore-column: Temporary
+-- ignore-column: Auto_increment
+SHOW TABLE STATUS LIKE 'tst\_one';
+SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME LIKE 'tst\_%';
+SHOW TABLE STATUS WHERE Name = 'tst_nope' # a comment; DROP TABLE tst_one;
+SELECT COUNT(*) FROM tst_one;
+DROP TABLE tstxone;
 SHOW TABLE STATUS LIKE 'nothing_like_it';
 SHOW TABLE STATUS FROM nosuchdb LIKE 'x';
 DROP TABLE tst_one, tst_two;
@@ -991,6 +1014,9 @@ SELECT k, COUNT(*) FROM uja JOIN ujb USING (k) GROUP BY k;
 SELECT COUNT(*) FROM uja NATURAL JOIN ujb NATURAL JOIN ujc;
 SELECT id, k FROM uja JOIN ujb USING (id) ORDER BY id;
 SELECT * FROM uja JOIN ujb USING (nope);
+SELECT * FROM ujc, uja JOIN ujb USING (id) ORDER BY ujc.k, id;
+SELECT COUNT(*) FROM uja, ujb NATURAL JOIN ujc;
+SELECT * FROM ujc NATURAL LEFT JOIN (SELECT 1 AS q) d ORDER BY k;
 DROP TABLE uja, ujb, ujc;
 
 -- ---------------------------------------------------------------- correlated subqueries
