@@ -587,6 +587,12 @@ impl Session {
         let outcome = statement
             .and_then(|s| self.account_statement(s))
             .unwrap_or_else(Outcome::Failed);
+        if !matches!(outcome, Outcome::Failed(_)) {
+            // Every session reads its grants again before its next statement.
+            self.shared
+                .grants_epoch
+                .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        }
         Some((outcome, rest))
     }
 

@@ -566,6 +566,11 @@ impl Conn {
         self.session.host = peer.name.clone();
         self.session.account_host = account.host.clone();
         self.session.privileges = account.privileges;
+        // Read before the grants: an account statement in between makes the first statement
+        // read them again.
+        self.session.grants_epoch = shared
+            .grants_epoch
+            .load(std::sync::atomic::Ordering::Acquire);
         // An account holding every privilege globally needs no narrower grant.
         if account.privileges & privilege::ALL != privilege::ALL {
             match users::grants_of(&shared.cluster(), &account.user, &account.host) {

@@ -88,8 +88,10 @@ impl Compiled {
 
 /// A prepared statement.
 pub struct Prepared {
-    /// The statement text, to plan again when its table changed under it.
+    /// The statement text, to plan again when its table changed under it, or the session's
+    /// grants did (`epoch`, the grants it was checked under).
     sql: String,
+    epoch: u64,
     pub(crate) compiled: Compiled,
     pub params: usize,
     pub columns: Vec<Column>,
@@ -154,6 +156,8 @@ pub struct Session {
     /// The working tables of the recursive common table expressions running, innermost last:
     /// each one's id and the rows its last step added (`derived.rs`).
     pub(crate) working_tables: Vec<(u64, Vec<Vec<Value>>)>,
+    /// `Shared::grants_epoch` when this session read its grants.
+    pub(crate) grants_epoch: u64,
 }
 
 /// An object name as (database, name): `name` or `database.name`.
@@ -287,6 +291,7 @@ impl Session {
             handshake_charsets: Default::default(),
             database_collation: base::types::Collation::Utf8mb4GeneralCi,
             working_tables: Vec::new(),
+            grants_epoch: 0,
         }
     }
 
@@ -350,9 +355,36 @@ impl Session {
         }
     }
 
+    /// Reads the session's grants again when an account statement ran since it read them
+    /// (GRANT and REVOKE on databases and tables take effect at the next statement, as in
+    /// MariaDB; global privileges stay as they were at login, as MariaDB keeps them), and
+    /// forgets the plans checked under the old ones.
+    pub(crate) fn refresh_grants(&mut self) {
+        let now = self
+            .shared
+            .grants_epoch
+            .load(std::sync::atomic::Ordering::Acquire);
+        if now == self.grants_epoch {
+            return;
+        }
+        if self.privileges & crate::privilege::ALL != crate::privilege::ALL {
+            match crate::users::grants_of(&self.shared.cluster(), &self.user, &self.account_host) {
+                Ok(grants) => self.scoped = crate::privilege::Scoped::new(grants),
+                Err(e) => {
+                    // Kept as they were; the next statement tries again.
+                    tracing::warn!("sql session {}: reading its grants again: {e}", self.id);
+                    return;
+                }
+            }
+        }
+        self.plans.clear();
+        self.grants_epoch = now;
+    }
+
     /// Runs every statement of a COM_QUERY; stops after the first failure.
     pub fn run(&mut self, sql: &str) -> Vec<Outcome> {
         self.reconnect_if_lost();
+        self.refresh_grants();
         let sql = &share_mode(executable_comment(sql));
         self.take_counts();
         if starts_with_word(sql, "alter") {
@@ -589,6 +621,7 @@ impl Session {
             id,
             Prepared {
                 sql: sql.to_string(),
+                epoch: self.grants_epoch,
                 compiled,
                 params: placeholders.len(),
                 columns,
@@ -602,10 +635,24 @@ impl Session {
     /// COM_STMT_EXECUTE of a prepared statement with its parameters.
     pub fn execute_prepared(&mut self, id: u32, params: &[Value]) -> Outcome {
         self.reconnect_if_lost();
+        self.refresh_grants();
         let Some(prepared) = self.statements.remove(&id) else {
             return Outcome::Failed(unknown_statement(id));
         };
         let mut prepared = prepared;
+        if prepared.epoch != self.grants_epoch {
+            // Checked under grants that changed since: planned (and checked) again.
+            match self.replan(&prepared.sql) {
+                Ok(compiled) => {
+                    prepared.compiled = compiled;
+                    prepared.epoch = self.grants_epoch;
+                }
+                Err(e) => {
+                    self.statements.insert(id, prepared);
+                    return Outcome::Failed(e);
+                }
+            }
+        }
         let alone = !self.in_transaction();
         let mut outcome = self
             .execute(&prepared.compiled, params)
@@ -618,11 +665,7 @@ impl Session {
             if let Some(name) = prepared.compiled.table_name() {
                 self.shared.cluster().forget_table(&name);
             }
-            let again = parse(&prepared.sql).map(|(_, s)| s).and_then(|mut s| {
-                let placeholders = plan::placeholders(&prepared.sql)?;
-                self.compile(s.remove(0), &prepared.sql, &placeholders)
-            });
-            match again {
+            match self.replan(&prepared.sql) {
                 Ok(compiled) => {
                     prepared.compiled = compiled;
                     outcome = self
@@ -636,6 +679,13 @@ impl Session {
         prepared.long_data.clear();
         self.statements.insert(id, prepared);
         outcome
+    }
+
+    /// Plans a prepared statement's text again.
+    fn replan(&self, sql: &str) -> Result<Compiled> {
+        let (_, mut statements) = parse(sql)?;
+        let placeholders = plan::placeholders(sql)?;
+        self.compile(statements.remove(0), sql, &placeholders)
     }
 
     /// Plans a statement (SELECT, UPDATE, DELETE, INSERT) or keeps it to run as it is.

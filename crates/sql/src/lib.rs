@@ -143,6 +143,10 @@ pub(crate) struct Shared {
     pub next_id: AtomicU32,
     /// Status counters and the registry of live sessions.
     pub activity: activity::ServerActivity,
+    /// One more at each account statement this API node runs (GRANT, REVOKE, DROP USER, ...):
+    /// a session that read its grants under another value reads them again before its next
+    /// statement, and plans it again.
+    pub grants_epoch: std::sync::atomic::AtomicU64,
 }
 
 impl Shared {
@@ -198,6 +202,7 @@ impl SqlServer {
             connections: AtomicU32::new(0),
             next_id: AtomicU32::new(1),
             activity: activity::ServerActivity::default(),
+            grants_epoch: std::sync::atomic::AtomicU64::new(0),
         });
         let socket = match unix {
             Some(file) => {

@@ -448,7 +448,15 @@ impl Loop {
         conn.out.seq = 1;
         // Reads the data node answers without a transaction, which is only right while the
         // session holds none open there (else its reads must see its own writes).
-        let holds = conn.session.holds_transaction();
+        // A session whose grants changed since it read them (an account statement ran) reads
+        // them again on its thread before anything is served.
+        let holds = conn.session.holds_transaction()
+            || conn.session.grants_epoch
+                != conn
+                    .session
+                    .shared
+                    .grants_epoch
+                    .load(std::sync::atomic::Ordering::Acquire);
         match cmd {
             command::PING => {
                 conn.ok(0, 0, false);

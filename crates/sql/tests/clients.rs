@@ -403,3 +403,35 @@ fn mysqldump_backs_up_a_database_and_the_mysql_client_restores_it() {
     server.stop();
     node.stop();
 }
+
+#[test]
+fn grants_and_revokes_reach_connected_sessions_at_their_next_statement() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let out = pymysql_script(
+        port,
+        r#"
+root = connect("utf8mb4").cursor()
+for sql in ["CREATE DATABASE g", "CREATE TABLE g.t (id INT PRIMARY KEY)", "INSERT INTO g.t VALUES (1), (2)",
+            "CREATE USER u@localhost IDENTIFIED BY 'pw'", "GRANT SELECT ON g.* TO u@localhost"]:
+    root.execute(sql)
+u = pymysql.connect(host="127.0.0.1", port=PORT, user="u", password="pw", autocommit=True).cursor()
+def count():
+    try:
+        u.execute("SELECT COUNT(*) FROM g.t")
+        return u.fetchone()[0]
+    except pymysql.err.MySQLError as e:
+        return "error %d" % e.args[0]
+print(count())
+root.execute("REVOKE SELECT ON g.* FROM u@localhost")
+print(count())
+root.execute("GRANT SELECT ON g.t TO u@localhost")
+print(count())
+"#
+        .replace("PORT", &port.to_string())
+        .as_str(),
+    );
+    assert_eq!(out, "2\nerror 1142\n2\n", "{out}");
+    server.stop();
+    node.stop();
+}
