@@ -550,7 +550,15 @@ impl Session {
             } else {
                 s.correlated_source_rows(txn, &p.select, params)?
             };
-            let Outcome::Rows { rows, .. } = s.select_rows(&p.select, params, rows)? else {
+            // The new values are the select's items: a division by zero in one fails the
+            // UPDATE (strict mode's 1365), as a single-table UPDATE's assignments do.
+            let storing = if p.delete {
+                Storing::No
+            } else {
+                Storing::Strict
+            };
+            let selected = s.storing(storing, |s| s.select_rows(&p.select, params, rows))?;
+            let Outcome::Rows { rows, .. } = selected else {
                 return Err(SqlError::parse("the join of a multi-table statement"));
             };
             let mut seen: HashSet<(usize, Vec<u8>)> = HashSet::new();
