@@ -27,6 +27,8 @@ pub struct Transaction {
     statement: u32,
     /// The current statement sent a write.
     wrote: bool,
+    /// Write operations sent by this transaction's executes, all statements together.
+    writes_sent: u64,
 }
 
 impl Transaction {
@@ -40,6 +42,7 @@ impl Transaction {
             open: false,
             statement: 0,
             wrote: false,
+            writes_sent: 0,
         }
     }
 
@@ -169,6 +172,12 @@ impl Transaction {
         self.wrote = false;
     }
 
+    /// How many write operations this transaction's executes have sent so far (a savepoint
+    /// with none since has nothing to undo).
+    pub fn writes_sent(&self) -> u64 {
+        self.writes_sent
+    }
+
     /// Undoes what the current statement changed on the data node (nothing when it wrote
     /// nothing); the transaction stays open with every lock it took.
     pub fn undo_statement(&mut self) -> Result<()> {
@@ -186,11 +195,13 @@ impl Transaction {
     pub fn execute(&mut self, exec: ExecType) -> Result<()> {
         let operations = std::mem::take(&mut self.pending);
         let count = operations.len();
-        if operations
+        let writes = operations
             .iter()
-            .any(|op| !matches!(op.kind, OpKind::Read(_)))
-        {
+            .filter(|op| !matches!(op.kind, OpKind::Read(_)))
+            .count() as u64;
+        if writes > 0 {
             self.wrote = true;
+            self.writes_sent += writes;
         }
         let reply = self.cluster.call(&Message::Execute {
             transaction: self.id,

@@ -158,6 +158,9 @@ pub struct Session {
     pub(crate) working_tables: Vec<(u64, Vec<Vec<Value>>)>,
     /// `Shared::grants_epoch` when this session read its grants.
     pub(crate) grants_epoch: u64,
+    /// The open transaction's savepoints: each name and the writes its transaction had sent
+    /// then (ROLLBACK TO one with writes since is not supported yet).
+    savepoints: Vec<(String, u64)>,
 }
 
 /// An object name as (database, name): `name` or `database.name`.
@@ -292,6 +295,7 @@ impl Session {
             database_collation: base::types::Collation::Utf8mb4GeneralCi,
             working_tables: Vec::new(),
             grants_epoch: 0,
+            savepoints: Vec::new(),
         }
     }
 
@@ -386,6 +390,16 @@ impl Session {
         self.reconnect_if_lost();
         self.refresh_grants();
         let sql = &share_mode(executable_comment(sql));
+        if consistent_snapshot(sql) {
+            // mysqldump --single-transaction's: a transaction, whose reads are READ COMMITTED
+            // as all of Cairn's are (no snapshot across tables; a warning says so).
+            let outcomes = self.run("START TRANSACTION");
+            self.diagnostics.warn(
+                1235,
+                "This version of Cairn doesn't yet support 'WITH CONSISTENT SNAPSHOT': the transaction reads committed rows",
+            );
+            return outcomes;
+        }
         self.take_counts();
         if starts_with_word(sql, "alter") {
             if let Some((name, options)) = crate::ddl::option_alter(sql) {
@@ -420,6 +434,10 @@ impl Session {
             }
         }
         if starts_with_word(sql, "show") {
+            if let Some(rest) = crate::show::show_routine_status(sql) {
+                self.begin_statement(crate::diagnostics::Kind::Other { tables: false });
+                return self.then_run(crate::show::routine_status(), rest);
+            }
             if let Some((db, filter, rest)) = crate::show::show_table_status_filtered(sql) {
                 self.begin_statement(crate::diagnostics::Kind::Other { tables: false });
                 let outcome = self
@@ -861,8 +879,21 @@ impl Session {
         result
     }
 
+    /// Where savepoint `name` of the open transaction is (1305 when it has none of that name).
+    fn savepoint(&self, name: &str) -> Result<usize> {
+        let none = || SqlError::new(1305, "42000", format!("SAVEPOINT {name} does not exist"));
+        if !self.in_transaction() {
+            return Err(none());
+        }
+        self.savepoints
+            .iter()
+            .rposition(|(n, _)| n.eq_ignore_ascii_case(name))
+            .ok_or_else(none)
+    }
+
     fn end_transaction(&mut self, commit: bool) -> Result<()> {
         self.explicit = false;
+        self.savepoints.clear();
         let Some(txn) = self.txn.take() else {
             return Ok(());
         };
@@ -883,6 +914,35 @@ impl Session {
             }
             Statement::Commit { .. } => {
                 self.end_transaction(true)?;
+                Ok(done(0))
+            }
+            Statement::Savepoint { name } => {
+                if self.in_transaction() {
+                    let writes = self.txn.as_ref().map_or(0, Transaction::writes_sent);
+                    self.savepoints
+                        .retain(|(n, _)| !n.eq_ignore_ascii_case(&name.value));
+                    self.savepoints.push((name.value.clone(), writes));
+                }
+                Ok(done(0))
+            }
+            Statement::ReleaseSavepoint { name } => {
+                let at = self.savepoint(&name.value)?;
+                self.savepoints.truncate(at);
+                Ok(done(0))
+            }
+            Statement::Rollback {
+                savepoint: Some(name),
+                ..
+            } => {
+                let at = self.savepoint(&name.value)?;
+                let writes = self.txn.as_ref().map_or(0, Transaction::writes_sent);
+                if writes != self.savepoints[at].1 {
+                    return Err(SqlError::unsupported(
+                        "ROLLBACK TO SAVEPOINT after the transaction wrote since the savepoint",
+                    ));
+                }
+                // Nothing written since: nothing to undo (mysqldump --single-transaction's).
+                self.savepoints.truncate(at + 1);
                 Ok(done(0))
             }
             Statement::Rollback {
@@ -1288,6 +1348,19 @@ fn parse(sql: &str) -> Result<(std::borrow::Cow<'_, str>, Vec<Statement>)> {
 
 /// MySQL's `... LOCK IN SHARE MODE` (which sqlparser does not parse) as `... FOR SHARE`, its
 /// MySQL 8 spelling, when a statement ends with it.
+/// Whether the text is `START TRANSACTION WITH CONSISTENT SNAPSHOT`, the last three words maybe
+/// in an executable comment (`/*!40100 ... */`, as mysqldump writes it).
+fn consistent_snapshot(sql: &str) -> bool {
+    let text = sql.replace("/*!40100", " ").replace("*/", " ");
+    let words: Vec<String> = text
+        .trim()
+        .trim_end_matches(';')
+        .split_whitespace()
+        .map(str::to_ascii_lowercase)
+        .collect();
+    words == ["start", "transaction", "with", "consistent", "snapshot"]
+}
+
 /// The statement inside a text that is one executable comment, `/*!NNNNN statement */` (how
 /// mysqldump writes what only some servers run; MariaDB and MySQL run it whatever the
 /// version, as Cairn does), else the text itself.

@@ -991,6 +991,31 @@ SHOW TABLE STATUS LIKE 'nothing_like_it';
 SHOW TABLE STATUS FROM nosuchdb LIKE 'x';
 DROP TABLE tst_one, tst_two;
 
+-- ---------------------------------------------------------------- what mysqldump sends besides
+SHOW EVENTS;
+SHOW TRIGGERS;
+SHOW TRIGGERS LIKE 'items';
+SHOW FUNCTION STATUS WHERE Db = 'diff';
+SHOW PROCEDURE STATUS WHERE Db = 'diff';
+SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = DATABASE();
+SELECT COUNT(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = DATABASE();
+START TRANSACTION /*!40100 WITH CONSISTENT SNAPSHOT */;
+SAVEPOINT sp;
+SELECT COUNT(*) FROM items;
+ROLLBACK TO SAVEPOINT sp;
+RELEASE SAVEPOINT sp;
+ROLLBACK TO SAVEPOINT sp;
+RELEASE SAVEPOINT nosuch;
+COMMIT;
+SAVEPOINT outside;
+ROLLBACK TO SAVEPOINT outside;
+LOCK TABLES items READ LOCAL, people WRITE;
+UNLOCK TABLES;
+LOCK TABLES nosuch READ;
+/*!40000 ALTER TABLE items DISABLE KEYS */;
+/*!40000 ALTER TABLE items ENABLE KEYS */;
+ALTER TABLE nosuch DISABLE KEYS;
+
 -- ---------------------------------------------------------------- JOIN ... USING and NATURAL JOIN with *
 CREATE TABLE uja (id INT PRIMARY KEY, x INT, k INT);
 CREATE TABLE ujb (id INT PRIMARY KEY, y INT, k INT);
