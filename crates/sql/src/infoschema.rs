@@ -45,6 +45,14 @@ pub(crate) enum Virtual {
     /// (mysqldump reads TRIGGERS for each table it dumps).
     Triggers,
     Views,
+    /// PRIMARY KEY and UNIQUE constraints, one row each, as KEY_COLUMN_USAGE's keys.
+    TableConstraints,
+    /// Cairn has no foreign keys, stored routines nor their parameters: no rows.
+    ReferentialConstraints,
+    Routines,
+    Parameters,
+    /// The one engine every table has.
+    Engines,
     SessionVariables,
     GlobalVariables,
     SessionStatus,
@@ -52,7 +60,7 @@ pub(crate) enum Virtual {
 }
 
 impl Virtual {
-    const ALL: [Virtual; 16] = [
+    const ALL: [Virtual; 21] = [
         Virtual::Schemata,
         Virtual::Tables,
         Virtual::Columns,
@@ -65,6 +73,11 @@ impl Virtual {
         Virtual::TablePrivileges,
         Virtual::Triggers,
         Virtual::Views,
+        Virtual::TableConstraints,
+        Virtual::ReferentialConstraints,
+        Virtual::Routines,
+        Virtual::Parameters,
+        Virtual::Engines,
         Virtual::SessionVariables,
         Virtual::GlobalVariables,
         Virtual::SessionStatus,
@@ -85,6 +98,11 @@ impl Virtual {
             Virtual::TablePrivileges => "TABLE_PRIVILEGES",
             Virtual::Triggers => "TRIGGERS",
             Virtual::Views => "VIEWS",
+            Virtual::TableConstraints => "TABLE_CONSTRAINTS",
+            Virtual::ReferentialConstraints => "REFERENTIAL_CONSTRAINTS",
+            Virtual::Routines => "ROUTINES",
+            Virtual::Parameters => "PARAMETERS",
+            Virtual::Engines => "ENGINES",
             Virtual::SessionVariables => "$session_variables",
             Virtual::GlobalVariables => "$global_variables",
             Virtual::SessionStatus => "$session_status",
@@ -292,6 +310,139 @@ impl Virtual {
                 ]));
                 c
             }
+            Virtual::TableConstraints => {
+                let mut c = vec![("CONSTRAINT_CATALOG", text(512), false)];
+                c.extend(named(&[
+                    "CONSTRAINT_SCHEMA",
+                    "CONSTRAINT_NAME",
+                    "TABLE_SCHEMA",
+                    "TABLE_NAME",
+                    "CONSTRAINT_TYPE",
+                ]));
+                c
+            }
+            Virtual::ReferentialConstraints => {
+                let mut c = vec![("CONSTRAINT_CATALOG", text(512), false)];
+                c.extend(named(&["CONSTRAINT_SCHEMA", "CONSTRAINT_NAME"]));
+                c.push(("UNIQUE_CONSTRAINT_CATALOG", text(512), false));
+                c.extend(named(&[
+                    "UNIQUE_CONSTRAINT_SCHEMA",
+                    "UNIQUE_CONSTRAINT_NAME",
+                    "MATCH_OPTION",
+                    "UPDATE_RULE",
+                    "DELETE_RULE",
+                    "TABLE_NAME",
+                    "REFERENCED_TABLE_NAME",
+                ]));
+                c
+            }
+            Virtual::Routines => {
+                let mut c = named(&[
+                    "SPECIFIC_NAME",
+                    "ROUTINE_CATALOG",
+                    "ROUTINE_SCHEMA",
+                    "ROUTINE_NAME",
+                    "ROUTINE_TYPE",
+                    "DATA_TYPE",
+                ]);
+                c.extend([
+                    (
+                        "CHARACTER_MAXIMUM_LENGTH",
+                        ColumnType::Int { unsigned: false },
+                        true,
+                    ),
+                    (
+                        "CHARACTER_OCTET_LENGTH",
+                        ColumnType::Int { unsigned: false },
+                        true,
+                    ),
+                    (
+                        "NUMERIC_PRECISION",
+                        ColumnType::Int { unsigned: false },
+                        true,
+                    ),
+                    ("NUMERIC_SCALE", ColumnType::Int { unsigned: false }, true),
+                    (
+                        "DATETIME_PRECISION",
+                        ColumnType::BigInt { unsigned: true },
+                        true,
+                    ),
+                ]);
+                c.extend(named(&[
+                    "CHARACTER_SET_NAME",
+                    "COLLATION_NAME",
+                    "DTD_IDENTIFIER",
+                    "ROUTINE_BODY",
+                ]));
+                c.push(("ROUTINE_DEFINITION", ColumnType::Text, true));
+                c.extend(named(&[
+                    "EXTERNAL_NAME",
+                    "EXTERNAL_LANGUAGE",
+                    "PARAMETER_STYLE",
+                    "IS_DETERMINISTIC",
+                    "SQL_DATA_ACCESS",
+                    "SQL_PATH",
+                    "SECURITY_TYPE",
+                ]));
+                c.extend([
+                    ("CREATED", ColumnType::DateTime { fsp: 0 }, false),
+                    ("LAST_ALTERED", ColumnType::DateTime { fsp: 0 }, false),
+                ]);
+                c.extend(named(&["SQL_MODE"]));
+                c.push(("ROUTINE_COMMENT", ColumnType::Text, false));
+                c.extend(named(&[
+                    "DEFINER",
+                    "CHARACTER_SET_CLIENT",
+                    "COLLATION_CONNECTION",
+                    "DATABASE_COLLATION",
+                ]));
+                c
+            }
+            Virtual::Parameters => {
+                let mut c = vec![("SPECIFIC_CATALOG", text(512), false)];
+                c.extend(named(&["SPECIFIC_SCHEMA", "SPECIFIC_NAME"]));
+                c.push((
+                    "ORDINAL_POSITION",
+                    ColumnType::Int { unsigned: false },
+                    false,
+                ));
+                c.extend(named(&["PARAMETER_MODE", "PARAMETER_NAME", "DATA_TYPE"]));
+                c.extend([
+                    (
+                        "CHARACTER_MAXIMUM_LENGTH",
+                        ColumnType::Int { unsigned: false },
+                        true,
+                    ),
+                    (
+                        "CHARACTER_OCTET_LENGTH",
+                        ColumnType::Int { unsigned: false },
+                        true,
+                    ),
+                    (
+                        "NUMERIC_PRECISION",
+                        ColumnType::Int { unsigned: false },
+                        true,
+                    ),
+                    ("NUMERIC_SCALE", ColumnType::Int { unsigned: false }, true),
+                    (
+                        "DATETIME_PRECISION",
+                        ColumnType::BigInt { unsigned: true },
+                        true,
+                    ),
+                ]);
+                c.extend(named(&["CHARACTER_SET_NAME", "COLLATION_NAME"]));
+                c.push(("DTD_IDENTIFIER", ColumnType::Text, false));
+                c.extend(named(&["ROUTINE_TYPE"]));
+                c
+            }
+            Virtual::Engines => vec![
+                ("ENGINE", text(64), false),
+                ("SUPPORT", text(8), false),
+                ("COMMENT", text(160), false),
+                ("TRANSACTIONS", text(3), true),
+                ("XA", text(3), true),
+                ("SAVEPOINTS", text(3), true),
+            ],
             Virtual::SessionVariables
             | Virtual::GlobalVariables
             | Virtual::SessionStatus
@@ -545,7 +696,13 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
         Virtual::UserPrivileges | Virtual::SchemaPrivileges | Virtual::TablePrivileges => {
             privilege_rows(session, v)?
         }
-        Virtual::Triggers | Virtual::Views => Vec::new(),
+        Virtual::Triggers
+        | Virtual::Views
+        | Virtual::ReferentialConstraints
+        | Virtual::Routines
+        | Virtual::Parameters => Vec::new(),
+        Virtual::TableConstraints => table_constraints(session)?,
+        Virtual::Engines => engines(),
         Virtual::SessionVariables => pairs(crate::variables::shown(session, false)),
         Virtual::GlobalVariables => pairs(crate::variables::shown(session, true)),
         Virtual::SessionStatus => pairs(crate::activity::status(session, false)),
@@ -919,6 +1076,42 @@ fn statistics(session: &Session) -> Result<Vec<Vec<Value>>> {
         ]);
     })?;
     Ok(rows)
+}
+
+/// TABLE_CONSTRAINTS: a row per primary or unique key.
+fn table_constraints(session: &Session) -> Result<Vec<Vec<Value>>> {
+    let mut rows = Vec::new();
+    key_columns(session, &mut |db, name, key, seq, _| {
+        if key.unique && seq == 1 {
+            let kind = if key.name == crate::ddl::PRIMARY {
+                "PRIMARY KEY"
+            } else {
+                "UNIQUE"
+            };
+            rows.push(vec![
+                text("def"),
+                text(db),
+                text(key.name),
+                text(db),
+                text(name),
+                text(kind),
+            ]);
+        }
+    })?;
+    Ok(rows)
+}
+
+/// ENGINES (and SHOW ENGINES): Cairn's tables have one engine, which SHOW CREATE TABLE names.
+pub(crate) fn engines() -> Vec<Vec<Value>> {
+    vec![vec![
+        text(crate::definition::ENGINE),
+        text("DEFAULT"),
+        text("Cairn: in-memory, partitioned, transactional tables"),
+        text("YES"),
+        text("NO"),
+        // ROLLBACK TO SAVEPOINT undoes nothing yet (only one after no writes runs).
+        text("NO"),
+    ]]
 }
 
 fn key_column_usage(session: &Session) -> Result<Vec<Vec<Value>>> {

@@ -177,12 +177,17 @@ pub(crate) fn routine_status() -> Outcome {
 /// A SHOW's answer with no rows.
 fn empty_list(names: &[&str]) -> Outcome {
     Outcome::Rows {
-        columns: names
-            .iter()
-            .map(|n| Column::computed(n, types::VAR_STRING, 64 * 4, 0))
-            .collect(),
+        columns: list_columns(names),
         rows: Vec::new(),
     }
+}
+
+/// A SHOW's columns of text, named `names`.
+fn list_columns(names: &[&str]) -> Vec<Column> {
+    names
+        .iter()
+        .map(|n| Column::computed(n, types::VAR_STRING, 64 * 4, 0))
+        .collect()
 }
 
 fn filter_text(column: &str, filter: &Option<ShowStatementFilter>) -> Result<String> {
@@ -281,6 +286,20 @@ impl Session {
                 ]))
             }
             ["FUNCTION" | "PROCEDURE", "STATUS", ..] => Ok(routine_status()),
+            ["ENGINES"] | ["STORAGE", "ENGINES"] => {
+                let names = [
+                    "Engine",
+                    "Support",
+                    "Comment",
+                    "Transactions",
+                    "XA",
+                    "Savepoints",
+                ];
+                Ok(Outcome::Rows {
+                    columns: list_columns(&names),
+                    rows: infoschema::engines(),
+                })
+            }
             ["TRIGGERS", ..] => Ok(empty_list(&[
                 "Trigger",
                 "Event",
