@@ -345,29 +345,7 @@ impl Virtual {
                     "ROUTINE_TYPE",
                     "DATA_TYPE",
                 ]);
-                c.extend([
-                    (
-                        "CHARACTER_MAXIMUM_LENGTH",
-                        ColumnType::Int { unsigned: false },
-                        true,
-                    ),
-                    (
-                        "CHARACTER_OCTET_LENGTH",
-                        ColumnType::Int { unsigned: false },
-                        true,
-                    ),
-                    (
-                        "NUMERIC_PRECISION",
-                        ColumnType::Int { unsigned: false },
-                        true,
-                    ),
-                    ("NUMERIC_SCALE", ColumnType::Int { unsigned: false }, true),
-                    (
-                        "DATETIME_PRECISION",
-                        ColumnType::BigInt { unsigned: true },
-                        true,
-                    ),
-                ]);
+                c.extend(type_columns());
                 c.extend(named(&[
                     "CHARACTER_SET_NAME",
                     "COLLATION_NAME",
@@ -407,29 +385,7 @@ impl Virtual {
                     false,
                 ));
                 c.extend(named(&["PARAMETER_MODE", "PARAMETER_NAME", "DATA_TYPE"]));
-                c.extend([
-                    (
-                        "CHARACTER_MAXIMUM_LENGTH",
-                        ColumnType::Int { unsigned: false },
-                        true,
-                    ),
-                    (
-                        "CHARACTER_OCTET_LENGTH",
-                        ColumnType::Int { unsigned: false },
-                        true,
-                    ),
-                    (
-                        "NUMERIC_PRECISION",
-                        ColumnType::Int { unsigned: false },
-                        true,
-                    ),
-                    ("NUMERIC_SCALE", ColumnType::Int { unsigned: false }, true),
-                    (
-                        "DATETIME_PRECISION",
-                        ColumnType::BigInt { unsigned: true },
-                        true,
-                    ),
-                ]);
+                c.extend(type_columns());
                 c.extend(named(&["CHARACTER_SET_NAME", "COLLATION_NAME"]));
                 c.push(("DTD_IDENTIFIER", ColumnType::Text, false));
                 c.extend(named(&["ROUTINE_TYPE"]));
@@ -1076,6 +1032,22 @@ fn statistics(session: &Session) -> Result<Vec<Vec<Value>>> {
         ]);
     })?;
     Ok(rows)
+}
+
+/// The columns ROUTINES and PARAMETERS describe a type with (after DATA_TYPE).
+fn type_columns() -> [(&'static str, ColumnType, bool); 5] {
+    let int = ColumnType::Int { unsigned: false };
+    [
+        ("CHARACTER_MAXIMUM_LENGTH", int, true),
+        ("CHARACTER_OCTET_LENGTH", int, true),
+        ("NUMERIC_PRECISION", int, true),
+        ("NUMERIC_SCALE", int, true),
+        (
+            "DATETIME_PRECISION",
+            ColumnType::BigInt { unsigned: true },
+            true,
+        ),
+    ]
 }
 
 /// TABLE_CONSTRAINTS: a row per primary or unique key.
