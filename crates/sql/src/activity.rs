@@ -170,10 +170,14 @@ impl Session {
 
     /// SHOW [FULL] PROCESSLIST: Id, User, Host, db, Command, Time, State, Info, Progress.
     pub(crate) fn process_list(&self, full: bool) -> Outcome {
+        // Without the PROCESS privilege a session sees its account's own sessions only, as in
+        // MariaDB: another user's statement text is not for it.
+        let everyone = self.holds(crate::privilege::PROCESS);
         let sessions: Vec<(u32, Process)> = match self.shared.activity.sessions.lock() {
             Ok(s) => s
                 .iter()
                 .filter_map(|(id, p)| p.lock().ok().map(|p| (*id, p.clone())))
+                .filter(|(_, p)| everyone || p.user == self.user)
                 .collect(),
             Err(_) => Vec::new(),
         };

@@ -428,7 +428,7 @@ fn mysqldump_backs_up_a_database_and_the_mysql_client_restores_it() {
 }
 
 #[test]
-fn grants_and_revokes_reach_connected_sessions_at_their_next_statement() {
+fn grants_and_revokes_reach_connected_sessions_and_processlist_needs_process() {
     let (node, server) = common::start(16 << 20);
     let port = server.address().port();
     let out = pymysql_script(
@@ -450,11 +450,16 @@ root.execute("REVOKE SELECT ON g.* FROM u@localhost")
 print(count())
 root.execute("GRANT SELECT ON g.t TO u@localhost")
 print(count())
+# Without PROCESS, SHOW PROCESSLIST lists the account's own sessions only.
+u.execute("SHOW PROCESSLIST")
+print(sorted(set(r[1] for r in u.fetchall())))
+root.execute("SHOW PROCESSLIST")
+print(sorted(set(r[1] for r in root.fetchall())))
 "#
         .replace("PORT", &port.to_string())
         .as_str(),
     );
-    assert_eq!(out, "2\nerror 1142\n2\n", "{out}");
+    assert_eq!(out, "2\nerror 1142\n2\n['u']\n['root', 'u']\n", "{out}");
     server.stop();
     node.stop();
 }
