@@ -723,19 +723,7 @@ fn a_failed_statement_is_undone_alone_and_keeps_its_locks() {
     txn.insert(&t, row(9, "s2-9@x"));
     txn.insert(&t, row(10, "ONE@X"));
     let err = txn.execute(ExecType::NoCommit).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ClientError::StatementUndone {
-                error: client::Error {
-                    code: ErrorCode::DuplicateKey,
-                    ..
-                },
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_undone(&err, ErrorCode::DuplicateKey);
     assert!(txn.is_open(), "the transaction goes on");
     assert_eq!(
         seen(&txn, &t),
@@ -792,19 +780,7 @@ fn a_failed_statement_is_undone_alone_and_keeps_its_locks() {
     txn.begin_statement();
     txn.update(&t, vec![1.into()], t.values(&[("age", 1.into())]).unwrap());
     let err = txn.execute(ExecType::NoCommit).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ClientError::StatementUndone {
-                error: client::Error {
-                    code: ErrorCode::LockWaitTimeout,
-                    ..
-                },
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_undone(&err, ErrorCode::LockWaitTimeout);
     assert!(txn.is_open());
     holder.commit().unwrap();
     // The statement may run again once the lock is free.
@@ -831,6 +807,14 @@ fn a_failed_statement_is_undone_alone_and_keeps_its_locks() {
     let thirty = r.read(&t, vec![30.into()]);
     r.execute(ExecType::Commit).unwrap();
     assert!(r.row(thirty).is_none());
+}
+
+/// Asserts `err` undid only its statement, for a failure of `code`.
+fn assert_undone(err: &ClientError, code: ErrorCode) {
+    assert!(
+        matches!(err, ClientError::StatementUndone { error, .. } if error.code == code),
+        "{err}"
+    );
 }
 
 /// Locks row `key` of `t` exclusively in `txn` (a read under the lock, not committed).

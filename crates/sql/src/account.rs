@@ -25,8 +25,14 @@ pub(crate) enum Token {
 /// The text's tokens up to the first `;` outside quotes, and the text after it; None when the
 /// text does not lex (then it is left to sqlparser, which reports the error).
 pub(crate) fn lex(sql: &str) -> Option<(Vec<Token>, &str)> {
+    lex_ends(sql).map(|(tokens, _, rest)| (tokens, rest))
+}
+
+/// `lex`, with the byte each token ends at (to take the raw text after one).
+pub(crate) fn lex_ends(sql: &str) -> Option<(Vec<Token>, Vec<usize>, &str)> {
     let bytes = sql.as_bytes();
     let mut tokens = Vec::new();
+    let mut ends = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         if tokens.len() > TOKENS_MAX {
@@ -43,7 +49,7 @@ pub(crate) fn lex(sql: &str) -> Option<(Vec<Token>, &str)> {
             let end = sql.get(i + 2..)?.find("*/")?;
             i += end + 4;
         } else if c == b';' {
-            return Some((tokens, &sql[i + 1..]));
+            return Some((tokens, ends, &sql[i + 1..]));
         } else if matches!(c, b'\'' | b'"' | b'`') {
             let mut text = Vec::new();
             i += 1;
@@ -77,6 +83,7 @@ pub(crate) fn lex(sql: &str) -> Option<(Vec<Token>, &str)> {
                 i += 1;
             }
             tokens.push(Token::Quoted(String::from_utf8(text).ok()?, char::from(c)));
+            ends.push(i);
         } else if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'%') || c >= 0x80 {
             let start = i;
             while i < bytes.len()
@@ -87,12 +94,14 @@ pub(crate) fn lex(sql: &str) -> Option<(Vec<Token>, &str)> {
                 i += 1;
             }
             tokens.push(Token::Word(sql.get(start..i)?.to_string()));
+            ends.push(i);
         } else {
             tokens.push(Token::Punct(char::from(c)));
             i += 1;
+            ends.push(i);
         }
     }
-    Some((tokens, ""))
+    Some((tokens, ends, ""))
 }
 
 /// A cursor over a statement's tokens.
@@ -140,6 +149,11 @@ impl Cursor {
             return true;
         }
         false
+    }
+
+    /// Which token the cursor is at (an index into `lex_ends`'s ends).
+    pub(crate) fn index(&self) -> usize {
+        self.at
     }
 
     pub(crate) fn done(&self) -> bool {

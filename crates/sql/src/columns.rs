@@ -387,7 +387,7 @@ impl Session {
                 if !was.converts_in_family(to) {
                     // Across types, as an INSERT of the value would store it under strict
                     // mode, with the errors MariaDB's ALTER gives.
-                    if let Err(e) = crate::run::strict_store(def, to, value.clone(), n + 1) {
+                    if let Err(e) = crate::stored::strict_store(def, to, value.clone(), n + 1) {
                         return Err(alter_error(e, &value, to, def, n + 1));
                     }
                     continue;

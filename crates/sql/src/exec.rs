@@ -1179,27 +1179,23 @@ impl Session {
                 .trim_start_matches("global.")
                 .to_string();
             let v = match value {
-                // `SET x = @@y`.
-                ast::Expr::Identifier(i) if i.value.starts_with("@@") => {
-                    self.system_variable(&i.value)
-                }
                 // `SET x = @y`: a user variable an earlier SET kept (NULL when none did), as
                 // mysqldump's output restores character_set_client.
-                ast::Expr::Identifier(i) if i.value.starts_with('@') => self
-                    .vars
-                    .get(&i.value.to_ascii_lowercase())
-                    .cloned()
-                    .unwrap_or(Value::Null),
-                // `SET x = ON/OFF/DEFAULT` and other bare words.
-                ast::Expr::Identifier(i) => Value::Bytes(i.value.clone().into_bytes()),
+                ast::Expr::Identifier(i)
+                    if i.value.starts_with('@') && !i.value.starts_with("@@") =>
+                {
+                    self.vars
+                        .get(&i.value.to_ascii_lowercase())
+                        .cloned()
+                        .unwrap_or(Value::Null)
+                }
+                // `SET x = ON/OFF/DEFAULT` and other bare words (`@@y` is an expression).
+                ast::Expr::Identifier(i) if !i.value.starts_with('@') => {
+                    Value::Bytes(i.value.clone().into_bytes())
+                }
                 e => {
-                    let mut c = Compiler::new(None, &[]);
-                    c.compile(e)?.eval(&Env {
-                        row: &[],
-                        params: &[],
-                        aggs: &[],
-                        ctx: &*self,
-                    })?
+                    let compiled = Compiler::new(None, &[]).compile(e)?;
+                    self.free(&compiled, &[])?
                 }
             };
             if key == "autocommit" {

@@ -37,6 +37,7 @@ mod reactor;
 mod run;
 mod setop;
 mod show;
+mod stored;
 mod subquery;
 mod temporal;
 mod tls;

@@ -23,6 +23,7 @@ use crate::join::{JoinStep, Joined};
 use crate::plan::{
     pushable, Access, OrderKey, PlanInput, Pushed, QueryPlan, SelectPlan, Source, TableRef,
 };
+use crate::stored::{lenient_store, strict_store};
 
 /// Puts a fetched row (`fetch[i]` holds table column i) in its place in a joined row.
 fn place(joined: &mut [Value], offset: usize, fetch: &[u16], row: Vec<Value>) {
@@ -270,131 +271,6 @@ fn key_value(column: &ColumnDef, v: Value) -> std::result::Result<Option<Value>,
     } else {
         Ok(None)
     }
-}
-
-/// A value as `column` stores it under MySQL's strict mode (STRICT_TRANS_TABLES, the default):
-/// what would be changed to fit is refused instead: a value out of range (1264), a string too
-/// long (1406), text that is not a number (1366) or only starts with one (1265), a bad date
-/// (1292), a character the column's character set lacks (1366). `row` counts from 1.
-pub(crate) fn strict_store(
-    table: &base::TableDef,
-    column: &ColumnDef,
-    v: Value,
-    row: usize,
-) -> Result<Value> {
-    use base::text::Refusal;
-    use base::types::ColumnType as T;
-    let refusal = match base::text::store_strict(column, v.clone()) {
-        Ok(stored) => return Ok(stored),
-        Err(r) => r,
-    };
-    let shown =
-        String::from_utf8_lossy(&base::text::value_text(&v).unwrap_or_default()).into_owned();
-    let name = &column.name;
-    // MariaDB names the column in full in 1292 and 1366.
-    let (db, t) = table.name.split_once('/').unwrap_or(("", &table.name));
-    let full = format!("`{db}`.`{t}`.`{name}`");
-    let kind = match column.ty {
-        T::Date => "date",
-        T::DateTime { .. } | T::Timestamp { .. } => "datetime",
-        T::Time { .. } => "time",
-        T::Decimal { .. } => "decimal",
-        T::Float | T::Double => "double",
-        _ => "integer",
-    };
-    Err(match refusal {
-        Refusal::BadTemporal => SqlError::new(
-            1292,
-            "22007",
-            format!("Incorrect {kind} value: '{shown}' for column {full} at row {row}"),
-        ),
-        Refusal::OutOfRange => SqlError::new(
-            1264,
-            "22003",
-            format!("Out of range value for column '{name}' at row {row}"),
-        ),
-        Refusal::TooLong => SqlError::new(
-            1406,
-            "22001",
-            format!("Data too long for column '{name}' at row {row}"),
-        ),
-        Refusal::Truncated => SqlError::new(
-            1265,
-            "01000",
-            format!("Data truncated for column '{name}' at row {row}"),
-        ),
-        Refusal::NotNumber => SqlError::new(
-            1366,
-            "22007",
-            format!("Incorrect {kind} value: '{shown}' for column {full} at row {row}"),
-        ),
-        Refusal::Repertoire(at) => {
-            // MariaDB shows the bytes from the first such character, six at most, printable
-            // ASCII as itself and the rest as `\xNN`.
-            let b = match &v {
-                Value::Bytes(b) => &b[..],
-                _ => &[][..],
-            };
-            let from = b.get(at..).unwrap_or_default();
-            let mut shown = String::new();
-            for x in from.iter().take(6) {
-                if (0x20..0x7F).contains(x) {
-                    shown.push(char::from(*x));
-                } else {
-                    shown.push_str(&format!("\\x{x:02X}"));
-                }
-            }
-            if from.len() > 6 {
-                shown.push_str("...");
-            }
-            SqlError::new(
-                1366,
-                "22007",
-                format!("Incorrect string value: '{shown}' for column {full} at row {row}"),
-            )
-        }
-    })
-}
-
-/// A value as INSERT IGNORE stores it: what strict mode refuses is changed to fit, as MySQL's
-/// non-strict conversion does, and `warn` gets MariaDB's warning for it: 1264 with the value
-/// clipped to the column's range, 1366 or 1265 with the number the text holds or starts with,
-/// 1265 with a string cut to the column's length or a bad date or time stored as the type's
-/// zero. A character the column's character set lacks still fails (1366).
-pub(crate) fn lenient_store(
-    table: &base::TableDef,
-    column: &ColumnDef,
-    v: Value,
-    row: usize,
-    warn: impl FnOnce(u16, String),
-) -> Result<Value> {
-    let e = match strict_store(table, column, v.clone(), row) {
-        Ok(stored) => return Ok(stored),
-        Err(e) => e,
-    };
-    let truncated = || format!("Data truncated for column '{}' at row {row}", column.name);
-    let (stored, code, message) = match e.code {
-        1292 => (crate::columns::zero_value(column), 1265, truncated()),
-        1406 => (store(column, v), 1265, truncated()),
-        1264 => {
-            let stored = match (column.ty, store(column, v.clone())) {
-                (_, Ok(s)) => Ok(s),
-                (base::types::ColumnType::Float, _) => Ok(Value::Float(
-                    f32::MAX.copysign(crate::expr::as_double(&v) as f32),
-                )),
-                (base::types::ColumnType::Double, _) => {
-                    Ok(Value::Double(f64::MAX.copysign(crate::expr::as_double(&v))))
-                }
-                (_, Err(e)) => Err(e),
-            };
-            (stored, 1264, e.message.clone())
-        }
-        1265 | 1366 if !column.ty.is_string() => (store(column, v), e.code, e.message.clone()),
-        _ => return Err(e),
-    };
-    let stored = stored.map_err(|_| e)?;
-    warn(code, message);
-    Ok(stored)
 }
 
 /// A bound value for `column` (rounded conversions still bound a superset); None drops it.

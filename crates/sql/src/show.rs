@@ -82,7 +82,7 @@ pub(crate) fn show_create_database(sql: &str) -> Option<(bool, String, &str)> {
 /// column names, and the text after the statement's `;`. None for any other text (and for the
 /// forms without a filter, which sqlparser reads).
 pub(crate) fn show_table_status_filtered(sql: &str) -> Option<(Option<String>, String, &str)> {
-    let (tokens, rest) = crate::account::lex(sql)?;
+    let (tokens, ends, rest) = crate::account::lex_ends(sql)?;
     let mut c = crate::account::Cursor::new(tokens);
     if !c.words(&["SHOW", "TABLE", "STATUS"]) {
         return None;
@@ -105,47 +105,12 @@ pub(crate) fn show_table_status_filtered(sql: &str) -> Option<(Option<String>, S
     if !c.at_word("WHERE") {
         return None;
     }
-    // The condition's text: from the first WHERE outside quotes to the statement's end.
+    // The condition's text: from the WHERE to the statement's end.
     let body = &sql[..sql.len() - rest.len()];
-    let body = body.trim_end().trim_end_matches(';');
-    let at = top_level_word(body, "where")?;
-    Some((db, format!(" WHERE {}", &body[at..]), rest))
-}
-
-/// The byte just past the first place word `w` (ASCII, any case) stands in `text` outside
-/// quotes.
-fn top_level_word(text: &str, w: &str) -> Option<usize> {
-    let b = text.as_bytes();
-    let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_' || x >= 0x80;
-    let mut quote: Option<u8> = None;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None if matches!(c, b'\'' | b'"' | b'`') => quote = Some(c),
-            // Comments hold no word.
-            None if c == b'/' && b.get(i + 1) == Some(&b'*') => {
-                i = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 1);
-            }
-            None if c == b'#' || (c == b'-' && b.get(i + 1) == Some(&b'-')) => {
-                i = text[i..].find('\n').map_or(b.len(), |e| i + e);
-            }
-            None => {
-                let end = i + w.len();
-                if (i == 0 || !word(b[i - 1]))
-                    && b.get(i..end)
-                        .is_some_and(|s| s.eq_ignore_ascii_case(w.as_bytes()))
-                    && b.get(end).is_none_or(|n| !word(*n))
-                {
-                    return Some(end);
-                }
-            }
-        }
-        i += 1;
-    }
-    None
+    let condition = body.get(*ends.get(c.index())?..)?;
+    let condition = condition.trim_end().trim_end_matches(';');
+    // A line of its own: a comment ending the condition ends there.
+    Some((db, format!(" WHERE {condition}\n"), rest))
 }
 
 /// `SHOW {FUNCTION | PROCEDURE} STATUS [LIKE ... | WHERE ...]`, whose WHERE sqlparser does not

@@ -18,7 +18,8 @@ use crate::exec::{Outcome, Result, Session};
 use crate::expr::Expr;
 use crate::join::FromTable;
 use crate::plan::{DeletePlan, OrderKey, PlanInput, SelectPlan, Source, TableRef, UpdatePlan};
-use crate::run::{by_keys, count_value, lenient_store, strict_store};
+use crate::run::{by_keys, count_value};
+use crate::stored::{lenient_store, strict_store};
 
 /// A multi-table UPDATE or DELETE, planned.
 #[derive(Debug, Clone)]
