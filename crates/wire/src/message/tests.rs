@@ -1,0 +1,244 @@
+//! Round trips and malformed bodies of every message.
+use super::*;
+use crate::frame::{FrameHeader, HEADER_BYTES};
+use proptest::prelude::*;
+
+fn round_trip(m: &Message) -> Message {
+    let mut out = Vec::new();
+    m.write_frame(&mut out, 7, 0, 42);
+    let header_bytes: [u8; HEADER_BYTES] = out[..HEADER_BYTES].try_into().unwrap();
+    let header = FrameHeader::decode(&header_bytes).unwrap();
+    header.verify(&header_bytes, &out[HEADER_BYTES..]).unwrap();
+    assert_eq!(header.request_id, 42);
+    Message::decode(&header, &out[HEADER_BYTES..]).unwrap()
+}
+
+#[test]
+fn a_bad_table_collation_tag_is_refused() {
+    let table = TableDef::new(
+        "t",
+        vec![ColumnDef::new("id", ColumnType::Int { unsigned: false })],
+        &["id"],
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    put_table(&mut out, &table);
+    // The options byte sits before the u32 index of and the empty comment (its u32 length);
+    // tag 31 names no collation.
+    let at = out.len() - 9;
+    out[at] |= 31 << 3;
+    let err = get_table(&mut Reader::new(&out)).unwrap_err();
+    assert!(matches!(
+        err,
+        DecodeError::BadTag {
+            what: "table collation",
+            tag: 31
+        }
+    ));
+}
+
+#[test]
+fn messages_round_trip() {
+    let table = TableDef::new(
+        "t",
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+            ColumnDef::new("c", ColumnType::VarChar { length: 10 })
+                .nullable()
+                .default(Value::from("x")),
+        ],
+        &["id"],
+    )
+    .unwrap()
+    .with_index("c", IndexKind::Unique, &["c"])
+    .unwrap();
+    let mut with_options = table.clone();
+    with_options.options = TableOptions {
+        read_backup: true,
+        fully_replicated: false,
+        nologging: true,
+        collation: Some(Collation::Binary),
+    };
+    let messages = vec![
+        Message::CreateTable(with_options),
+        Message::CreateTable(table.clone()),
+        Message::TableInfo {
+            table: table.clone(),
+            index_tables: vec![table],
+        },
+        Message::Execute {
+            transaction: 9,
+            statement: 3,
+            exec: ExecType::Commit,
+            operations: vec![Operation {
+                kind: OpKind::Write,
+                table: 3,
+                version: 4,
+                index: Some(0),
+                key: vec![Value::Int(1)],
+                values: vec![(1, Value::from("a")), (2, Value::Null)],
+                projection: vec![0, 1],
+            }],
+        },
+        Message::ExecuteReply(ExecuteOutcome::Ok(vec![
+            OpResult::Row(vec![Value::Double(1.5)]),
+            OpResult::Done { assigned: Some(7) },
+            OpResult::NotFound,
+        ])),
+        Message::ExecuteReply(ExecuteOutcome::Aborted {
+            op_index: 3,
+            error: Error::new(ErrorCode::DuplicateKey, "k"),
+        }),
+        Message::ExecuteReply(ExecuteOutcome::StatementUndone {
+            op_index: 2,
+            error: Error::new(ErrorCode::LockWaitTimeout, "t"),
+        }),
+        Message::Scan(ScanRequest {
+            table: 1,
+            version: 2,
+            index: Some(0),
+            lower: Some(Bound {
+                values: vec![Value::Int(1)],
+                inclusive: true,
+            }),
+            upper: None,
+            filter: Filter::Not(Box::new(Filter::And(vec![
+                Filter::Like {
+                    column: 1,
+                    pattern: b"a%".to_vec(),
+                },
+                Filter::In {
+                    column: 0,
+                    values: vec![Value::Int(1)],
+                },
+            ]))),
+            projection: vec![],
+            limit: 10,
+            order: ScanOrder::Descending,
+            transaction: 7,
+        }),
+        Message::ScanRows {
+            rows: vec![vec![Value::Null, Value::Year(2001)]],
+        },
+        Message::StatusReply(NodeStatus {
+            node_id: 1,
+            worker_count: 2,
+            resident_bytes: 3,
+            table_count: 4,
+            row_count: 5,
+        }),
+        Message::Checkpoint,
+        Message::CheckpointReply(CheckpointInfo {
+            id: 7,
+            full: true,
+            entries: 8,
+            bytes: 9,
+            micros: 10,
+        }),
+        Message::CreateDatabase {
+            name: "db".into(),
+            collation: Collation::Utf8mb4Bin,
+        },
+        Message::AlterDatabase {
+            name: "db".into(),
+            collation: Collation::Latin1TextSwedishCi,
+        },
+        Message::DatabaseList {
+            databases: vec![
+                ("a".into(), Collation::Utf8mb4GeneralCi),
+                ("b".into(), Collation::Binary),
+            ],
+        },
+        Message::DropDatabase { name: "db".into() },
+        Message::ListDatabases,
+        Message::AddIndex {
+            table: "db/t".into(),
+            version: 3,
+            name: "k".into(),
+            kind: IndexKind::Ordered,
+            columns: vec![1, 2],
+        },
+        Message::AddIndex {
+            table: "db/t".into(),
+            version: 4,
+            name: "u".into(),
+            kind: IndexKind::Unique,
+            columns: vec![2],
+        },
+        Message::AlterTable {
+            table: "db/t".into(),
+            change: TableChange::DropIndex { name: "k".into() },
+        },
+        Message::AlterTable {
+            table: "db/t".into(),
+            change: TableChange::Rename { to: "db2/u".into() },
+        },
+        Message::AlterTable {
+            table: "db/t".into(),
+            change: TableChange::Options {
+                options: TableOptions {
+                    read_backup: true,
+                    fully_replicated: false,
+                    nologging: true,
+                    collation: Some(Collation::Utf8mb4Bin),
+                },
+                comment: "NDB_TABLE=READ_BACKUP=1,NOLOGGING=1".into(),
+            },
+        },
+        Message::AlterTable {
+            table: "db/t".into(),
+            change: TableChange::Columns {
+                version: 3,
+                columns: vec![
+                    NewColumn {
+                        column: ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+                        source: ColumnSource::Kept(0),
+                    },
+                    NewColumn {
+                        column: ColumnDef::new("c", ColumnType::Int { unsigned: false })
+                            .nullable()
+                            .default(Value::Int(7)),
+                        source: ColumnSource::Filled(Value::Int(7)),
+                    },
+                ],
+            },
+        },
+    ];
+    for m in &messages {
+        assert_eq!(&round_trip(m), m);
+    }
+}
+
+proptest! {
+    #[test]
+    fn random_bodies_never_panic(ty in 0u16..28, body in proptest::collection::vec(any::<u8>(), 0..256)) {
+        let header = FrameHeader { message_type: ty, cluster_id: 0, flags: 0, request_id: 0, body_len: body.len() as u32, checksum: 0 };
+        let _ = Message::decode(&header, &body);
+    }
+
+    #[test]
+    fn random_headers_never_panic(bytes in proptest::array::uniform32(any::<u8>())) {
+        let _ = FrameHeader::decode(&bytes);
+    }
+}
+
+#[test]
+fn forged_counts_are_refused_before_allocating() {
+    let mut body = Vec::new();
+    body.put_u64(1);
+    body.put_u32(0);
+    body.put_u8(2);
+    body.put_u32(u32::MAX);
+    let header = FrameHeader {
+        message_type: 7,
+        cluster_id: 0,
+        flags: 0,
+        request_id: 0,
+        body_len: 0,
+        checksum: 0,
+    };
+    assert!(matches!(
+        Message::decode(&header, &body),
+        Err(DecodeError::TooLong { .. })
+    ));
+}
