@@ -108,6 +108,7 @@ fn request_bytes(table: &Table, columns: &[u16]) -> usize {
     wire::Message::Execute {
         transaction: 1,
         statement: 0,
+        keep_from: 0,
         exec: ExecType::NoCommit,
         operations: vec![op],
     }

@@ -148,6 +148,7 @@ impl EventSession {
         Message::Execute {
             transaction: self.next_txn,
             statement: 0,
+            keep_from: 0,
             exec,
             operations,
         }

@@ -52,6 +52,7 @@ impl AsyncSession {
             &Message::Execute {
                 transaction,
                 statement: 0,
+                keep_from: 0,
                 exec,
                 operations,
             },

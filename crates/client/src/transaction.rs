@@ -27,6 +27,8 @@ pub struct Transaction {
     statement: u32,
     /// The current statement sent a write.
     wrote: bool,
+    /// The oldest statement `undo_from` may name (0: none, see `keep_undo_from`).
+    keep_from: u32,
     /// Write operations sent by this transaction's executes, all statements together.
     writes_sent: u64,
 }
@@ -42,6 +44,7 @@ impl Transaction {
             open: false,
             statement: 0,
             wrote: false,
+            keep_from: 0,
             writes_sent: 0,
         }
     }
@@ -172,6 +175,39 @@ impl Transaction {
         self.wrote = false;
     }
 
+    /// The number the next `begin_statement` gives its statement (a savepoint's place).
+    pub fn next_statement(&self) -> u32 {
+        self.statement.wrapping_add(1).max(1)
+    }
+
+    /// Keeps what undoes every statement from `statement` on (0: only the current one's), so
+    /// that `undo_from(statement)` can roll back to that point, as to an SQL savepoint. Takes
+    /// effect from the next execute; what earlier executes' statements before `statement`
+    /// wrote is no longer kept once a later execute writes on the same worker.
+    pub fn keep_undo_from(&mut self, statement: u32) {
+        self.keep_from = statement;
+    }
+
+    /// The statement set by `keep_undo_from` (0: none).
+    pub fn kept_undo_from(&self) -> u32 {
+        self.keep_from
+    }
+
+    /// Undoes what `statement` (kept with `keep_undo_from`) and every later statement changed
+    /// on the data node; the transaction stays open with every lock it took, as InnoDB's
+    /// ROLLBACK TO SAVEPOINT keeps them.
+    pub fn undo_from(&mut self, statement: u32) -> Result<()> {
+        self.pending.clear();
+        if !self.open {
+            return Ok(());
+        }
+        self.wrote = false;
+        let current = std::mem::replace(&mut self.statement, statement);
+        let r = self.execute(ExecType::UndoStatement);
+        self.statement = current;
+        r
+    }
+
     /// How many write operations this transaction's executes have sent so far (a savepoint
     /// with none since has nothing to undo).
     pub fn writes_sent(&self) -> u64 {
@@ -206,6 +242,7 @@ impl Transaction {
         let reply = self.cluster.call(&Message::Execute {
             transaction: self.id,
             statement: self.statement,
+            keep_from: self.keep_from,
             exec,
             operations,
         });
@@ -295,6 +332,7 @@ impl Drop for Transaction {
             let message = Message::Execute {
                 transaction: self.id,
                 statement: 0,
+                keep_from: 0,
                 exec: ExecType::Rollback,
                 operations: Vec::new(),
             };

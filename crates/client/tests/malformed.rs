@@ -54,6 +54,7 @@ fn insert_frame(table: &client::Table, id: i64) -> Vec<u8> {
     Message::Execute {
         transaction: 1,
         statement: 0,
+        keep_from: 0,
         exec: ExecType::Commit,
         operations: vec![op],
     }

@@ -691,18 +691,27 @@ fn seen(txn: &client::Transaction, t: &client::Table) -> Vec<(Value, Value)> {
     rows
 }
 
-#[test]
-fn a_failed_statement_is_undone_alone_and_keeps_its_locks() {
-    let node = TestNode::start(3, Duration::from_millis(300));
+/// A connection to `node` (three workers) and `people` over six partitions, so over every worker.
+fn people_on_three_workers(node: &TestNode) -> (client::Cluster, client::Table) {
     let cluster = node.connect();
-    let other = node.connect();
     let mut def = people();
     def.partition_count = 6;
     let t = cluster.create_table(def).unwrap();
-    let row = |id: i64, email: &str| {
-        t.values(&[("id", id.into()), ("email", email.into())])
-            .unwrap()
-    };
+    (cluster, t)
+}
+
+/// A `people` row's id and email.
+fn person(t: &client::Table, id: i64, email: &str) -> Vec<(u16, Value)> {
+    t.values(&[("id", id.into()), ("email", email.into())])
+        .unwrap()
+}
+
+#[test]
+fn a_failed_statement_is_undone_alone_and_keeps_its_locks() {
+    let node = TestNode::start(3, Duration::from_millis(300));
+    let (cluster, t) = people_on_three_workers(&node);
+    let other = node.connect();
+    let row = |id: i64, email: &str| person(&t, id, email);
     let mut txn = cluster.transaction();
     txn.insert(&t, row(1, "one@x"));
     txn.commit().unwrap();
@@ -807,6 +816,79 @@ fn a_failed_statement_is_undone_alone_and_keeps_its_locks() {
     let thirty = r.read(&t, vec![30.into()]);
     r.execute(ExecType::Commit).unwrap();
     assert!(r.row(thirty).is_none());
+}
+
+#[test]
+fn undo_from_a_savepoint_puts_back_every_statement_since_on_every_worker() {
+    let node = TestNode::start(3, Duration::from_millis(300));
+    let (cluster, t) = people_on_three_workers(&node);
+    let row = |id: i64, email: &str| person(&t, id, email);
+    let mut txn = cluster.transaction();
+    for id in 1..4 {
+        txn.insert(&t, row(id, &format!("{id}@x")));
+    }
+    txn.commit().unwrap();
+
+    let mut txn = cluster.transaction();
+    txn.begin_statement();
+    txn.insert(&t, row(10, "ten@x"));
+    txn.execute(ExecType::NoCommit).unwrap();
+    // The savepoint: statements from the next one on stay undoable.
+    let savepoint = txn.next_statement();
+    txn.keep_undo_from(savepoint);
+    // Rows spread over the partitions, so over every worker.
+    txn.begin_statement();
+    for id in 20..32 {
+        txn.insert(&t, row(id, &format!("s1-{id}@x")));
+    }
+    txn.update(&t, vec![1.into()], t.values(&[("age", 7.into())]).unwrap());
+    txn.execute(ExecType::NoCommit).unwrap();
+    txn.begin_statement();
+    txn.delete(&t, vec![2.into()]);
+    txn.update(&t, vec![1.into()], t.values(&[("age", 8.into())]).unwrap());
+    txn.execute(ExecType::NoCommit).unwrap();
+    // A failed statement after the savepoint is undone alone; the ones before it stay.
+    txn.begin_statement();
+    txn.insert(&t, row(40, "forty@x"));
+    txn.insert(&t, row(41, "3@X"));
+    assert_undone(
+        &txn.execute(ExecType::NoCommit).unwrap_err(),
+        ErrorCode::DuplicateKey,
+    );
+    assert_eq!(seen(&txn, &t).len(), 3 - 1 + 1 + 12);
+    txn.undo_from(savepoint).unwrap();
+    assert!(txn.is_open());
+    assert_eq!(
+        seen(&txn, &t),
+        vec![
+            (1.into(), "1@x".into()),
+            (2.into(), "2@x".into()),
+            (3.into(), "3@x".into()),
+            (10.into(), "ten@x".into())
+        ]
+    );
+    // The savepoint stays usable: more statements, undone again.
+    txn.begin_statement();
+    txn.delete(&t, vec![3.into()]);
+    txn.execute(ExecType::NoCommit).unwrap();
+    txn.undo_from(savepoint).unwrap();
+    txn.keep_undo_from(0);
+    txn.begin_statement();
+    txn.update(&t, vec![2.into()], t.values(&[("age", 2.into())]).unwrap());
+    txn.execute(ExecType::NoCommit).unwrap();
+    txn.commit().unwrap();
+
+    let mut r = cluster.transaction();
+    let one = r.read(&t, vec![1.into()]);
+    let two = r.read(&t, vec![2.into()]);
+    r.execute(ExecType::Commit).unwrap();
+    assert_eq!(
+        r.row(one).unwrap()[3],
+        Value::Null,
+        "row 1's updates undone"
+    );
+    assert_eq!(r.row(two).unwrap()[3], Value::Int(2));
+    assert_eq!(seen(&cluster.transaction(), &t).len(), 4);
 }
 
 /// Asserts `err` undid only its statement, for a failure of `code`.

@@ -52,6 +52,8 @@ struct ExecState {
     txn: TxnId,
     /// The client's statement number (0: a failure aborts the transaction).
     statement: u32,
+    /// The oldest statement whose undo the workers keep (0: the latest only).
+    keep_from: u32,
     exec: ExecType,
     ops: Vec<OpState>,
     /// Replies still expected in this round.
@@ -349,9 +351,10 @@ impl Coordinator {
             Message::Execute {
                 transaction,
                 statement,
+                keep_from,
                 exec,
                 operations,
-            } => self.on_execute(id, transaction, statement, exec, operations),
+            } => self.on_execute(id, transaction, (statement, keep_from), exec, operations),
             Message::Scan(request) => self.on_scan(id, request),
             Message::CreateTable(def) => self.create_table(id, def),
             Message::AddIndex {
@@ -456,7 +459,7 @@ impl Coordinator {
         &mut self,
         request_id: u64,
         client_txn: u64,
-        statement: u32,
+        (statement, keep_from): (u32, u32),
         exec: ExecType,
         operations: Vec<Operation>,
     ) {
@@ -536,6 +539,7 @@ impl Coordinator {
                     tag,
                     steps,
                     statement: 0,
+                    keep_from: 0,
                     reply_to: self.me,
                     direct: Some(request_id),
                 };
@@ -548,6 +552,7 @@ impl Coordinator {
             client_txn,
             txn: txn_id,
             statement,
+            keep_from,
             exec,
             ops,
             waiting: 0,
@@ -600,6 +605,7 @@ impl Coordinator {
                 tag,
                 steps: group,
                 statement: state.statement,
+                keep_from: state.keep_from,
                 reply_to: self.me,
                 direct: None,
             };
@@ -689,7 +695,8 @@ impl Coordinator {
         }
     }
 
-    /// Has every worker the transaction touched undo `statement`'s changes, then answers: with
+    /// Has every worker the transaction touched undo the changes of `statement` and every later
+    /// statement, then answers: with
     /// `StatementUndone` for a failed operation, else `Ok`. The transaction stays open.
     fn undo_statement(
         &mut self,

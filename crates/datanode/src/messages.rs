@@ -116,11 +116,14 @@ pub enum ToWorker {
         /// The client's statement the steps belong to (0: none); a worker keeps what undoes
         /// the changes of a transaction's latest statement.
         statement: u32,
+        /// The oldest statement whose undo is kept too (0: the latest only; see
+        /// `Message::Execute`).
+        keep_from: u32,
         reply_to: ReplyTo,
         direct: Option<u64>,
     },
-    /// Undoes the changes `statement` made to the transaction's uncommitted images on this
-    /// worker (locks stay); answered with `Finished`.
+    /// Undoes the changes `statement` and every later statement made to the transaction's
+    /// uncommitted images on this worker (locks stay); answered with `Finished`.
     UndoStatement {
         txn: TxnId,
         statement: u32,

@@ -46,10 +46,10 @@ struct WorkerTxn {
     locks: Vec<LockKey>,
     /// The latest uncommitted image per key (None: deleted), with the key's partition.
     pending: HashMap<LockKey, PendingImage>,
-    /// The statement `undo` belongs to (0: none).
-    statement: u32,
-    /// What `pending` held for each key before each change of `statement`, oldest first.
-    undo: Vec<(LockKey, Option<PendingImage>)>,
+    /// What `pending` held for each key before each change, with the statement that made the
+    /// change, oldest first: the latest statement's changes, or with a savepoint
+    /// (`Parked::keep_from`) every statement's from it on.
+    undo: Vec<(u32, LockKey, Option<PendingImage>)>,
 }
 
 /// Steps of one request, run in order; parked while one waits for a lock.
@@ -58,6 +58,8 @@ struct Parked {
     tag: u64,
     /// The client's statement (0: none), see `WorkerTxn::undo`.
     statement: u32,
+    /// The oldest statement whose undo is kept (0: the latest only).
+    keep_from: u32,
     steps: VecDeque<Step>,
     replies: Vec<StepReply>,
     reply_to: ReplyTo,
@@ -144,8 +146,9 @@ pub struct Worker {
     locks: HashMap<LockKey, LockEntry>,
     txns: HashMap<TxnId, WorkerTxn>,
     parked: Vec<Parked>,
-    /// The statement of the request whose steps are running (see `WorkerTxn::undo`).
-    statement: u32,
+    /// The statement of the request whose steps are running, and the oldest whose undo is
+    /// kept (see `WorkerTxn::undo`).
+    statement: (u32, u32),
     lock_wait: Duration,
     /// The node's waits-for graph and this worker's number in it.
     waits: Arc<WaitGraph>,
@@ -194,7 +197,7 @@ impl Worker {
             locks: HashMap::new(),
             txns: HashMap::new(),
             parked: Vec::new(),
-            statement: 0,
+            statement: (0, 0),
             lock_wait,
             waits: waits.0,
             index: waits.1,
@@ -227,6 +230,7 @@ impl Worker {
                 tag,
                 steps,
                 statement,
+                keep_from,
                 reply_to,
                 direct,
             } => {
@@ -234,6 +238,7 @@ impl Worker {
                     txn,
                     tag,
                     statement,
+                    keep_from,
                     steps: steps.into(),
                     replies: Vec::new(),
                     reply_to,
@@ -397,7 +402,7 @@ impl Worker {
 
     /// Runs steps in order until one blocks on a lock (park the rest) or fails (stop there).
     fn run_parked(&mut self, mut parked: Parked) {
-        self.statement = parked.statement;
+        self.statement = (parked.statement, parked.keep_from);
         while let Some(step) = parked.steps.pop_front() {
             match self.run_step(parked.txn, step) {
                 StepStatus::Done(reply) => {
@@ -780,12 +785,16 @@ impl Worker {
         };
         let state = self.txns.entry(txn).or_default();
         let before = state.pending.insert(key.clone(), (partition, image));
-        if self.statement != 0 {
-            if state.statement != self.statement {
-                state.statement = self.statement;
-                state.undo.clear();
+        let (statement, keep_from) = self.statement;
+        if statement != 0 {
+            // Drop what no undo can name any more: earlier statements' changes, or with a
+            // savepoint those of statements before it.
+            let oldest = if keep_from == 0 { statement } else { keep_from };
+            if state.undo.first().is_some_and(|(s, ..)| *s < oldest) {
+                let keep = state.undo.partition_point(|(s, ..)| *s < oldest);
+                state.undo.drain(..keep);
             }
-            state.undo.push((key.clone(), before));
+            state.undo.push((statement, key.clone(), before));
         }
         Ok(if want {
             StepOutcome::Written { old, new }
@@ -995,17 +1004,17 @@ impl Worker {
         self.logging.as_ref().is_some_and(|l| l.log.has_pending())
     }
 
-    /// Puts back the uncommitted images `txn` had before `statement` changed them (nothing
-    /// when its latest statement is another). Locks stay, as InnoDB keeps a failed
-    /// statement's locks.
+    /// Puts back the uncommitted images `txn` had before `statement` and the statements after
+    /// it changed them (nothing for changes no longer kept). Locks stay, as InnoDB keeps a
+    /// failed statement's locks and those taken after a savepoint.
     fn undo_statement(&mut self, txn: TxnId, statement: u32) {
         let Some(state) = self.txns.get_mut(&txn) else {
             return;
         };
-        if state.statement != statement {
-            return;
-        }
-        while let Some((key, before)) = state.undo.pop() {
+        while state.undo.last().is_some_and(|(s, ..)| *s >= statement) {
+            let Some((_, key, before)) = state.undo.pop() else {
+                break;
+            };
             match before {
                 Some(image) => state.pending.insert(key, image),
                 None => state.pending.remove(&key),

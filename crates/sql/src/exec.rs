@@ -158,9 +158,10 @@ pub struct Session {
     pub(crate) working_tables: Vec<(u64, Vec<Vec<Value>>)>,
     /// `Shared::grants_epoch` when this session read its grants.
     pub(crate) grants_epoch: u64,
-    /// The open transaction's savepoints: each name and the writes its transaction had sent
-    /// then (ROLLBACK TO one with writes since is not supported yet).
-    savepoints: Vec<(String, u64)>,
+    /// The open transaction's savepoints, oldest first: each name, the writes its transaction
+    /// had sent then, and the number its next statement took (`Transaction::next_statement`),
+    /// from which ROLLBACK TO undoes.
+    savepoints: Vec<(String, u64, u32)>,
 }
 
 /// An object name as (database, name): `name` or `database.name`.
@@ -353,6 +354,7 @@ impl Session {
         match Cluster::connect_timeout(&self.shared.config.datanode, client::RECONNECT_TIMEOUT) {
             Ok(fresh) => {
                 self.txn = None;
+                self.savepoints.clear();
                 self.data = fresh;
             }
             Err(e) => tracing::debug!("sql session {}: data node unreachable: {e}", self.id),
@@ -868,11 +870,13 @@ impl Session {
                         Err(e) => {
                             tracing::debug!("sql session {}: undoing a statement: {e}", self.id);
                             self.explicit = false;
+                            self.savepoints.clear();
                         }
                     }
                 } else if was_open {
                     // The data node rolled the transaction back.
                     self.explicit = false;
+                    self.savepoints.clear();
                 }
             }
         }
@@ -887,8 +891,17 @@ impl Session {
         }
         self.savepoints
             .iter()
-            .rposition(|(n, _)| n.eq_ignore_ascii_case(name))
+            .rposition(|(n, ..)| n.eq_ignore_ascii_case(name))
             .ok_or_else(none)
+    }
+
+    /// Has the session's transaction keep what undoes every statement since its oldest
+    /// savepoint (only the latest statement's without one).
+    fn keep_savepoints_undo(&mut self) {
+        let from = self.savepoints.first().map_or(0, |s| s.2);
+        if let Some(txn) = self.txn.as_mut() {
+            txn.keep_undo_from(from);
+        }
     }
 
     fn end_transaction(&mut self, commit: bool) -> Result<()> {
@@ -918,16 +931,20 @@ impl Session {
             }
             Statement::Savepoint { name } => {
                 if self.in_transaction() {
-                    let writes = self.txn.as_ref().map_or(0, Transaction::writes_sent);
+                    let data = &self.data;
+                    let txn = self.txn.get_or_insert_with(|| data.transaction());
+                    let place = (txn.writes_sent(), txn.next_statement());
                     self.savepoints
-                        .retain(|(n, _)| !n.eq_ignore_ascii_case(&name.value));
-                    self.savepoints.push((name.value.clone(), writes));
+                        .retain(|(n, ..)| !n.eq_ignore_ascii_case(&name.value));
+                    self.savepoints.push((name.value.clone(), place.0, place.1));
+                    self.keep_savepoints_undo();
                 }
                 Ok(done(0))
             }
             Statement::ReleaseSavepoint { name } => {
                 let at = self.savepoint(&name.value)?;
                 self.savepoints.truncate(at);
+                self.keep_savepoints_undo();
                 Ok(done(0))
             }
             Statement::Rollback {
@@ -935,14 +952,26 @@ impl Session {
                 ..
             } => {
                 let at = self.savepoint(&name.value)?;
-                let writes = self.txn.as_ref().map_or(0, Transaction::writes_sent);
-                if writes != self.savepoints[at].1 {
-                    return Err(SqlError::unsupported(
-                        "ROLLBACK TO SAVEPOINT after the transaction wrote since the savepoint",
-                    ));
-                }
-                // Nothing written since: nothing to undo (mysqldump --single-transaction's).
+                let (_, writes, statement) = self.savepoints[at];
+                // The savepoint stays; those made after it go, as in MySQL.
                 self.savepoints.truncate(at + 1);
+                let Some(txn) = self.txn.as_mut() else {
+                    return Ok(done(0));
+                };
+                if txn.writes_sent() == writes {
+                    // Nothing written since: nothing to undo (mysqldump --single-transaction's).
+                    return Ok(done(0));
+                }
+                // Undone on the data node; the locks taken since stay, as InnoDB keeps them.
+                if let Err(e) = txn.undo_from(statement) {
+                    if !txn.is_open() {
+                        // The data node ended the transaction.
+                        self.txn = None;
+                        self.explicit = false;
+                        self.savepoints.clear();
+                    }
+                    return Err(SqlError::from_client(&e));
+                }
                 Ok(done(0))
             }
             Statement::Rollback {

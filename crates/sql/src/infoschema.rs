@@ -1081,8 +1081,7 @@ pub(crate) fn engines() -> Vec<Vec<Value>> {
         text("Cairn: in-memory, partitioned, transactional tables"),
         text("YES"),
         text("NO"),
-        // ROLLBACK TO SAVEPOINT undoes nothing yet (only one after no writes runs).
-        text("NO"),
+        text("YES"),
     ]]
 }
 

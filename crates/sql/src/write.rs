@@ -492,15 +492,22 @@ impl Session {
                 }
                 Ok(())
             };
+            // The rows of an UPDATE IGNORE in a transaction go as statements of their own: the
+            // data node keeps what undoes all of them, so that a failure undoes the whole
+            // UPDATE and the transaction goes on, as in InnoDB.
+            let kept = txn.kept_undo_from();
+            let first = (p.ignore && last == ExecType::NoCommit).then(|| txn.next_statement());
+            if let (Some(first), 0) = (first, kept) {
+                txn.keep_undo_from(first);
+            }
             let (mut changed, mut wrote) = (0u64, false);
-            if let Err(e) = write_all(s, txn, &mut changed, &mut wrote) {
-                if wrote && txn.is_open() {
-                    // The rows of an UPDATE IGNORE went as statements of their own, and the
-                    // data node undoes only a transaction's latest statement: rather than
-                    // leave the rows before the failed one written, the whole transaction is
-                    // rolled back.
-                    let _ = txn.execute(ExecType::Rollback);
-                    s.explicit = false;
+            let written = write_all(s, txn, &mut changed, &mut wrote);
+            txn.keep_undo_from(kept);
+            if let Err(e) = written {
+                if let (Some(first), true) = (first, wrote && txn.is_open()) {
+                    if let Err(undo) = txn.undo_from(first) {
+                        tracing::debug!("sql session {}: undoing an UPDATE IGNORE: {undo}", s.id);
+                    }
                 }
                 return Err(e);
             }

@@ -1,7 +1,7 @@
 //! Transactions of several sessions against each other through the SQL front end: a deadlock
 //! answers MariaDB's 1213 at once to the session whose wait closes it, rolls its transaction
 //! back, and lets the other session go on; a lock wait timeout (1205) undoes only its
-//! statement, as InnoDB's default.
+//! statement, as InnoDB's default; ROLLBACK TO SAVEPOINT keeps the locks taken since.
 
 mod common;
 
@@ -17,6 +17,25 @@ fn values(row: &[u8]) -> Vec<String> {
         at += 1 + len;
     }
     out
+}
+
+/// `d.t`'s rows in key order, as text.
+fn table_rows(s: &mut Raw) -> Vec<Vec<String>> {
+    match s.query("SELECT id, v FROM d.t ORDER BY id") {
+        Answer::Rows(rows) => rows.iter().map(|r| values(r)).collect(),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `waiter`'s update of row 1 waits out the data node's lock-wait timeout (1.2 s) behind
+/// `holder`'s lock, failing with InnoDB's 1205 (its statement only), then runs once `holder`
+/// commits; `waiter` commits it.
+fn waits_for_row_1(holder: &mut Raw, waiter: &mut Raw) {
+    let update = "UPDATE t SET v = 2 WHERE id = 1";
+    assert_eq!(waiter.query(update), Answer::Err(1205));
+    assert_eq!(holder.query("COMMIT"), Answer::Ok);
+    assert_eq!(waiter.query(update), Answer::Ok);
+    assert_eq!(waiter.query("COMMIT"), Answer::Ok);
 }
 
 /// A data node and a SQL front end over it with table `d.t (id, v)` holding `rows`, and a
@@ -59,11 +78,7 @@ fn a_deadlock_answers_1213_at_once_and_rolls_back_its_transaction() {
         other => panic!("one session gives way with 1213: {other:?}"),
     };
     assert_eq!(winner.query("COMMIT"), Answer::Ok);
-    let rows = match setup.query("SELECT id, v FROM d.t ORDER BY id") {
-        Answer::Rows(rows) => rows,
-        other => panic!("{other:?}"),
-    };
-    let got: Vec<Vec<String>> = rows.iter().map(|r| values(r)).collect();
+    let got = table_rows(&mut setup);
     let expected: Vec<Vec<String>> = expected
         .iter()
         .map(|r| r.iter().map(|v| v.to_string()).collect())
@@ -81,26 +96,15 @@ fn a_lock_wait_timeout_undoes_its_statement_and_the_transaction_goes_on() {
     assert_eq!(a.query("UPDATE t SET v = 1 WHERE id = 1"), Answer::Ok);
     assert_eq!(b.query("BEGIN"), Answer::Ok);
     assert_eq!(b.query("INSERT INTO t VALUES (10, 10)"), Answer::Ok);
-    // Waits out the data node's lock-wait timeout (1.2 s): InnoDB's 1205, statement only.
-    assert_eq!(
-        b.query("UPDATE t SET v = 2 WHERE id = 1"),
-        Answer::Err(1205)
-    );
-    assert_eq!(a.query("COMMIT"), Answer::Ok);
-    assert_eq!(b.query("UPDATE t SET v = 2 WHERE id = 1"), Answer::Ok);
-    assert_eq!(b.query("COMMIT"), Answer::Ok);
-    let rows = match setup.query("SELECT id, v FROM d.t ORDER BY id") {
-        Answer::Rows(rows) => rows,
-        other => panic!("{other:?}"),
-    };
-    let got: Vec<Vec<String>> = rows.iter().map(|r| values(r)).collect();
+    waits_for_row_1(&mut a, &mut b);
+    let got = table_rows(&mut setup);
     assert_eq!(got, vec![vec!["1", "2"], vec!["10", "10"]]);
     server.stop();
     node.stop();
 }
 
 #[test]
-fn an_update_ignore_failing_midway_in_a_transaction_leaves_nothing_half_done() {
+fn an_update_ignore_failing_midway_in_a_transaction_is_undone_whole_and_the_transaction_goes_on() {
     let (node, server, port, mut setup) = start_with("(1, 0), (2, 0), (3, 0)");
     assert_eq!(
         setup.query("ALTER TABLE d.t ADD COLUMN l VARCHAR(5) CHARACTER SET latin1"),
@@ -110,18 +114,64 @@ fn an_update_ignore_failing_midway_in_a_transaction_leaves_nothing_half_done() {
     assert_eq!(a.query("BEGIN"), Answer::Ok);
     assert_eq!(a.query("INSERT INTO t VALUES (4, 4, 'x')"), Answer::Ok);
     // Rows 1 and 2 are written (each as a statement of its own) before row 3's value fails:
-    // the whole transaction goes rather than leave them half done.
+    // all three are undone, the transaction's earlier INSERT stays, as in InnoDB.
     assert_eq!(
         a.query("UPDATE IGNORE t SET v = 9, l = IF(id = 3, '\u{1F600}', 'y') WHERE id <= 3"),
         Answer::Err(1366)
     );
     assert_eq!(a.query("COMMIT"), Answer::Ok);
-    let rows = match setup.query("SELECT id, v FROM d.t ORDER BY id") {
-        Answer::Rows(rows) => rows,
-        other => panic!("{other:?}"),
+    let got = table_rows(&mut setup);
+    assert_eq!(
+        got,
+        vec![
+            vec!["1", "0"],
+            vec!["2", "0"],
+            vec!["3", "0"],
+            vec!["4", "4"]
+        ]
+    );
+    server.stop();
+    node.stop();
+}
+
+#[test]
+fn rollback_to_savepoint_undoes_the_writes_since_and_keeps_their_locks() {
+    let (node, server, port, mut setup) = start_with("(1, 0), (2, 0)");
+    let (mut a, mut b) = (Raw::login(port), Raw::login(port));
+    let table = |pairs: &[(i32, i32)]| -> Vec<Vec<String>> {
+        pairs
+            .iter()
+            .map(|(id, v)| vec![id.to_string(), v.to_string()])
+            .collect()
     };
-    let got: Vec<Vec<String>> = rows.iter().map(|r| values(r)).collect();
-    assert_eq!(got, vec![vec!["1", "0"], vec!["2", "0"], vec!["3", "0"]]);
+    for sql in [
+        "BEGIN",
+        "INSERT INTO t VALUES (10, 10)",
+        "SAVEPOINT first",
+        "UPDATE t SET v = 5 WHERE id = 1",
+        "INSERT INTO t VALUES (11, 11)",
+        "SAVEPOINT second",
+        "DELETE FROM t WHERE id = 2",
+        "UPDATE t SET v = 6 WHERE id = 1",
+    ] {
+        assert_eq!(a.query(sql), Answer::Ok, "{sql}");
+    }
+    assert_eq!(table_rows(&mut a), table(&[(1, 6), (10, 10), (11, 11)]));
+    assert_eq!(a.query("ROLLBACK TO SAVEPOINT second"), Answer::Ok);
+    assert_eq!(
+        table_rows(&mut a),
+        table(&[(1, 5), (2, 0), (10, 10), (11, 11)])
+    );
+    assert_eq!(a.query("ROLLBACK TO SAVEPOINT first"), Answer::Ok);
+    assert_eq!(table_rows(&mut a), table(&[(1, 0), (2, 0), (10, 10)]));
+    // `second` went with the rollback to `first`; `first` stays.
+    assert_eq!(a.query("ROLLBACK TO SAVEPOINT second"), Answer::Err(1305));
+    assert_eq!(a.query("UPDATE t SET v = 7 WHERE id = 2"), Answer::Ok);
+    assert_eq!(a.query("ROLLBACK TO SAVEPOINT first"), Answer::Ok);
+    // Row 1's lock, taken after `first`, is still a's (InnoDB keeps it): b waits it out.
+    assert_eq!(b.query("BEGIN"), Answer::Ok);
+    waits_for_row_1(&mut a, &mut b);
+    assert_eq!(table_rows(&mut setup), table(&[(1, 2), (2, 0), (10, 10)]));
     server.stop();
     node.stop();
 }

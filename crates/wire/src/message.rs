@@ -17,8 +17,8 @@ pub enum ExecType {
     Commit = 2,
     /// Discard everything the transaction did (operations in this request are not run).
     Rollback = 3,
-    /// Undo the changes the request's statement made (operations in this request are not
-    /// run); the transaction stays open with every lock it holds.
+    /// Undo the changes the request's statement and every later statement made (operations in
+    /// this request are not run); the transaction stays open with every lock it holds.
     UndoStatement = 4,
 }
 
@@ -234,8 +234,13 @@ pub enum Message {
         /// 0: a failed operation aborts the transaction. Otherwise the number of the
         /// statement (chosen by the client, per transaction) the operations belong to: a failed
         /// operation of a NoCommit request undoes that statement's changes only
-        /// (`ExecuteOutcome::StatementUndone`), and `ExecType::UndoStatement` names it.
+        /// (`ExecuteOutcome::StatementUndone`), and `ExecType::UndoStatement` names the first
+        /// statement to undo: it and every later one go.
         statement: u32,
+        /// 0: the data node keeps what undoes the latest statement only. Otherwise the oldest
+        /// statement an `UndoStatement` may still name (a savepoint's): what undoes it and every
+        /// later statement is kept until the transaction ends or an execute raises this.
+        keep_from: u32,
         exec: ExecType,
         operations: Vec<Operation>,
     },
@@ -493,11 +498,13 @@ impl Message {
             Message::Execute {
                 transaction,
                 statement,
+                keep_from,
                 exec,
                 operations,
             } => {
                 out.put_u64(*transaction);
                 out.put_u32(*statement);
+                out.put_u32(*keep_from);
                 out.put_u8(*exec as u8);
                 out.put_u32(operations.len() as u32);
                 for op in operations {
@@ -691,6 +698,7 @@ impl Message {
             7 => {
                 let transaction = r.u64()?;
                 let statement = r.u32()?;
+                let keep_from = r.u32()?;
                 let exec = match r.u8()? {
                     1 => ExecType::NoCommit,
                     2 => ExecType::Commit,
@@ -734,6 +742,7 @@ impl Message {
                 Message::Execute {
                     transaction,
                     statement,
+                    keep_from,
                     exec,
                     operations,
                 }

@@ -69,6 +69,7 @@ fn messages_round_trip() {
         Message::Execute {
             transaction: 9,
             statement: 3,
+            keep_from: 2,
             exec: ExecType::Commit,
             operations: vec![Operation {
                 kind: OpKind::Write,
@@ -226,6 +227,7 @@ proptest! {
 fn forged_counts_are_refused_before_allocating() {
     let mut body = Vec::new();
     body.put_u64(1);
+    body.put_u32(0);
     body.put_u32(0);
     body.put_u8(2);
     body.put_u32(u32::MAX);
