@@ -31,6 +31,8 @@ pub struct Transaction {
     keep_from: u32,
     /// Write operations sent by this transaction's executes, all statements together.
     writes_sent: u64,
+    /// An execute was sent.
+    sent: bool,
 }
 
 impl Transaction {
@@ -46,6 +48,7 @@ impl Transaction {
             wrote: false,
             keep_from: 0,
             writes_sent: 0,
+            sent: false,
         }
     }
 
@@ -208,6 +211,12 @@ impl Transaction {
         r
     }
 
+    /// Whether an execute was sent: a transaction that is not open then was ended by the data
+    /// node (or by its commit or rollback), while one that never sent any holds nothing yet.
+    pub fn has_executed(&self) -> bool {
+        self.sent
+    }
+
     /// How many write operations this transaction's executes have sent so far (a savepoint
     /// with none since has nothing to undo).
     pub fn writes_sent(&self) -> u64 {
@@ -239,6 +248,7 @@ impl Transaction {
             self.wrote = true;
             self.writes_sent += writes;
         }
+        self.sent = true;
         let reply = self.cluster.call(&Message::Execute {
             transaction: self.id,
             statement: self.statement,

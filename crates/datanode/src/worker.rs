@@ -789,7 +789,11 @@ impl Worker {
         if statement != 0 {
             // Drop what no undo can name any more: earlier statements' changes, or with a
             // savepoint those of statements before it.
-            let oldest = if keep_from == 0 { statement } else { keep_from };
+            let oldest = if keep_from == 0 {
+                statement
+            } else {
+                keep_from.min(statement)
+            };
             if state.undo.first().is_some_and(|(s, ..)| *s < oldest) {
                 let keep = state.undo.partition_point(|(s, ..)| *s < oldest);
                 state.undo.drain(..keep);
@@ -1011,6 +1015,9 @@ impl Worker {
         let Some(state) = self.txns.get_mut(&txn) else {
             return;
         };
+        if statement == 0 {
+            return;
+        }
         while state.undo.last().is_some_and(|(s, ..)| *s >= statement) {
             let Some((_, key, before)) = state.undo.pop() else {
                 break;

@@ -873,10 +873,14 @@ impl Session {
                             self.savepoints.clear();
                         }
                     }
-                } else if was_open {
+                } else if was_open || txn.has_executed() {
                     // The data node rolled the transaction back.
                     self.explicit = false;
                     self.savepoints.clear();
+                } else if keep {
+                    // It failed before reaching the data node: the transaction is still the
+                    // session's, as its savepoints are (and what they keep).
+                    self.txn = Some(txn);
                 }
             }
         }

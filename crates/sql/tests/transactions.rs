@@ -172,6 +172,25 @@ fn rollback_to_savepoint_undoes_the_writes_since_and_keeps_their_locks() {
     assert_eq!(b.query("BEGIN"), Answer::Ok);
     waits_for_row_1(&mut a, &mut b);
     assert_eq!(table_rows(&mut setup), table(&[(1, 2), (2, 0), (10, 10)]));
+    // A statement failing in the API node before the transaction sent anything (its scans
+    // read, then a subquery gave two rows) keeps the savepoint set before it whole.
+    for sql in [
+        "BEGIN",
+        "SAVEPOINT s",
+        "SELECT id FROM t WHERE v = (SELECT x.v FROM t AS x WHERE x.id <> t.id)",
+        "INSERT INTO t VALUES (20, 20)",
+        "UPDATE t SET v = 21 WHERE id = 20",
+        "ROLLBACK TO SAVEPOINT s",
+        "COMMIT",
+    ] {
+        let expected = if sql.starts_with("SELECT") {
+            Answer::Err(1242)
+        } else {
+            Answer::Ok
+        };
+        assert_eq!(a.query(sql), expected, "{sql}");
+    }
+    assert_eq!(table_rows(&mut setup), table(&[(1, 2), (2, 0), (10, 10)]));
     server.stop();
     node.stop();
 }
