@@ -215,8 +215,8 @@ impl Context for Session {
         self.system_variable(name)
     }
 
-    fn correlated(&self, n: usize, params: &[Value], args: &[Value]) -> Option<Result<Value>> {
-        self.correlated_result(n, params, args)
+    fn correlated(&self, n: usize, args: &[Value]) -> Option<Result<Value>> {
+        self.correlated_result(n, args)
     }
 
     fn warn(&self, code: u16, message: String) {

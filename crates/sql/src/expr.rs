@@ -121,9 +121,8 @@ pub trait Context {
     fn statement_micros(&self) -> i64 {
         crate::temporal::wall_clock_micros()
     }
-    /// The result of correlated subquery `n` for these argument values, under the running
-    /// statement's `params`, if it was run.
-    fn correlated(&self, _n: usize, _params: &[Value], _args: &[Value]) -> Option<Result<Value>> {
+    /// The result of correlated subquery `n` for these argument values, if it was run.
+    fn correlated(&self, _n: usize, _args: &[Value]) -> Option<Result<Value>> {
         None
     }
     /// A division (`/`, DIV, `%`, MOD) by zero, whose value is NULL: an error when the value
@@ -1252,12 +1251,9 @@ impl Expr {
                     .iter()
                     .map(|a| a.eval(env))
                     .collect::<Result<Vec<_>>>()?;
-                return env
-                    .ctx
-                    .correlated(*n, env.params, &values)
-                    .unwrap_or_else(|| {
-                        Err(SqlError::unsupported("a correlated subquery in this place"))
-                    });
+                return env.ctx.correlated(*n, &values).unwrap_or_else(|| {
+                    Err(SqlError::unsupported("a correlated subquery in this place"))
+                });
             }
             Expr::Agg(i) => env.aggs.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Var(name) => env.ctx.variable(name),

@@ -65,9 +65,9 @@ pub(crate) struct Correlated {
     kind: Kind,
     /// Parameters of the statement itself; the outer values follow them.
     params: usize,
-    /// Results by the exact parameter and argument values they were run for
-    /// (`Session::result_key`). An error (more than one row for a scalar subquery) is raised
-    /// only if the statement reads it: a condition may never need this row's value.
+    /// Results by the exact argument values they were run for. An error (more than one row
+    /// for a scalar subquery) is raised only if the statement reads it: a condition may never
+    /// need this row's value.
     results: HashMap<Vec<u8>, Result<Value>>,
 }
 
@@ -203,19 +203,6 @@ fn column_parts(e: &Ast) -> Option<Vec<String>> {
         }
         _ => None,
     }
-}
-
-/// Whether a subquery holds the `?` of an outer value of a correlated subquery it stands in
-/// (see [`OUTER_LINE`]).
-fn reads_outer_values(q: &ast::Query) -> bool {
-    ast::visit_expressions(q, |e| match e {
-        Ast::Value(ast::ValueWithSpan {
-            value: ast::Value::Placeholder(_),
-            span,
-        }) if span.start.line >= OUTER_LINE => ControlFlow::Break(()),
-        _ => ControlFlow::Continue(()),
-    })
-    .is_break()
 }
 
 /// Whether span `inner` lies within `outer`.
@@ -461,51 +448,72 @@ impl Session {
                 ),
             ));
         }
-        // Where correlated subqueries may stand, and the tables each place may name (stored
-        // tables, derived tables and the WITH tables in scope there).
+        // Where correlated subqueries may stand, and the tables each place may name. A WITH
+        // name could hide a stored table of the same name: no correlation with a FROM naming
+        // one.
+        let cte_names: Vec<String> = ctx
+            .with
+            .map(|w| {
+                w.cte_tables
+                    .iter()
+                    .map(|c| c.alias.name.value.to_ascii_lowercase())
+                    .collect()
+            })
+            .unwrap_or_default();
         let scopes: Vec<(Vec<Span>, Option<Vec<Named>>)> = correlation_scopes(s)
             .into_iter()
             .filter(|scope| !scope.places.is_empty())
             .map(|scope| {
-                let with = ctx.with.map(|w| visible(w, scope.places[0].start, None));
-                let named = self.named_tables(&scope.from, with.as_ref());
+                let hidden = scope.from.iter().any(|t| {
+                    std::iter::once(&t.relation)
+                        .chain(t.joins.iter().map(|j| &j.relation))
+                        .any(|f| match f {
+                            ast::TableFactor::Table { name, .. } => {
+                                name.0.len() == 1
+                                    && name.0[0].as_ident().is_some_and(|i| {
+                                        cte_names.contains(&i.value.to_ascii_lowercase())
+                                    })
+                            }
+                            _ => false,
+                        })
+                });
+                let named = (!hidden).then(|| self.named_tables(&scope.from)).flatten();
                 (scope.places, named)
             })
             .collect();
         let mut spans = Vec::new();
-        let _ = ast::visit_expressions(&*s, |e| {
-            if matches!(
-                e,
-                Ast::Subquery(_) | Ast::InSubquery { .. } | Ast::Exists { .. }
-            ) {
-                spans.push(e.span());
-            }
-            ControlFlow::<()>::Continue(())
-        });
+        if !scopes.is_empty() {
+            let _ = ast::visit_expressions(&*s, |e| {
+                if matches!(
+                    e,
+                    Ast::Subquery(_) | Ast::InSubquery { .. } | Ast::Exists { .. }
+                ) {
+                    spans.push(e.span());
+                }
+                ControlFlow::<()>::Continue(())
+            });
+        }
         self.subquery_depth += 1;
         let mut failure = None;
         let _ = ast::visit_expressions_mut(s, |e| {
             let at = e.span();
-            // A subquery within another is left to it: planning the outer one inlines it
-            // there, where it may name the outer one's tables.
-            if spans.iter().any(|o| *o != at && within(at, *o)) {
-                return ControlFlow::Continue(());
-            }
-            // A subquery standing in a SELECT's clauses may name that SELECT's tables.
+            // Only a subquery standing directly in a SELECT's clauses (not in another subquery
+            // or an ON) may name that SELECT's tables.
             let scope = scopes
                 .iter()
-                .find(|(places, _)| places.iter().any(|p| within(at, *p)));
+                .find(|(places, _)| places.iter().any(|p| within(at, *p)))
+                .filter(|_| !spans.iter().any(|o| *o != at && within(at, *o)));
             let outer = scope.and_then(|(_, named)| named.as_deref());
             match self.subquery_result(e, &ctx, outer) {
                 Ok(Some(new)) => *e = new,
                 Ok(None) => {}
                 Err(err) => {
-                    // A column the subquery cannot find may be one of a table around it whose
-                    // columns correlation cannot tell (a table function, VALUES): say so.
+                    // A column the subquery cannot find may be one of a derived or WITH table
+                    // around it, which correlation cannot name yet: say so.
                     let unresolved = scope.is_some_and(|(_, named)| named.is_none());
                     failure = Some(if err.code == 1054 && unresolved {
                         SqlError::unsupported(format!(
-                            "a correlated subquery in a SELECT reading this kind of table ({})",
+                            "a correlated subquery in a SELECT reading a derived table or a WITH table ({})",
                             err.message
                         ))
                     } else {
@@ -546,13 +554,6 @@ impl Session {
                 return Ok(Some(marker));
             }
         }
-        if reads_outer_values(query) {
-            // Within a correlated subquery, a subquery reading its outer values where they
-            // cannot be passed to it: running it now would read them as NULL.
-            return Err(SqlError::unsupported(
-                "a subquery in this place naming the columns of a query around it",
-            ));
-        }
         Ok(Some(match kind {
             Kind::Scalar => {
                 let mut rows = self.subquery_rows(query, span, ctx)?;
@@ -590,77 +591,23 @@ impl Session {
         }))
     }
 
-    /// The tables of a FROM clause with their columns: stored tables, derived tables and the
-    /// tables of `with` (the common table expressions in scope, which hide stored tables of
-    /// the same name). None when one is none of those (a table function, VALUES, or a table
-    /// that does not exist).
-    fn named_tables(
-        &self,
-        from: &[&ast::TableWithJoins],
-        with: Option<&ast::With>,
-    ) -> Option<Vec<Named>> {
+    /// The tables of a FROM clause with their columns; None when one is not a stored table
+    /// (a derived table, a CTE, or a table that does not exist).
+    fn named_tables(&self, from: &[&ast::TableWithJoins]) -> Option<Vec<Named>> {
         let mut out = Vec::new();
         for t in from {
             for factor in std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)) {
-                out.push(self.named_table(factor, with)?);
-            }
-        }
-        Some(out)
-    }
-
-    fn named_table(&self, factor: &ast::TableFactor, with: Option<&ast::With>) -> Option<Named> {
-        let aliased = |alias: &Option<ast::TableAlias>, name: String, columns: Vec<String>| {
-            let Some(a) = alias else {
-                return Named {
+                let ast::TableFactor::Table {
                     name,
-                    database: String::new(),
-                    columns,
+                    alias,
+                    args: None,
+                    ..
+                } = factor
+                else {
+                    return None;
                 };
-            };
-            Named {
-                name: a.name.value.clone(),
-                database: String::new(),
-                columns: if a.columns.is_empty() {
-                    columns
-                } else {
-                    a.columns.iter().map(|c| c.name.value.clone()).collect()
-                },
-            }
-        };
-        match factor {
-            ast::TableFactor::Table {
-                name,
-                alias,
-                args: None,
-                ..
-            } => {
-                let cte = match &name.0[..] {
-                    [part] => part.as_ident().and_then(|i| {
-                        with.into_iter()
-                            .flat_map(|w| w.cte_tables.iter())
-                            .rev()
-                            .find(|c| c.alias.name.value.eq_ignore_ascii_case(&i.value))
-                    }),
-                    _ => None,
-                };
-                if let Some(cte) = cte {
-                    let mut named = Named {
-                        name: cte.alias.name.value.clone(),
-                        database: String::new(),
-                        columns: cte
-                            .alias
-                            .columns
-                            .iter()
-                            .map(|c| c.name.value.clone())
-                            .collect(),
-                    };
-                    if named.columns.is_empty() {
-                        named.columns = self.output_names(&cte.query, with)?;
-                    }
-                    return Some(aliased(alias, named.name, named.columns));
-                }
                 let (table, database, table_name) = self.table(name).ok()?;
-                Some(Named {
+                out.push(Named {
                     name: alias.as_ref().map_or(table_name, |a| a.name.value.clone()),
                     database,
                     columns: table
@@ -670,70 +617,10 @@ impl Session {
                         .filter(|c| !c.hidden)
                         .map(|c| c.name.clone())
                         .collect(),
-                })
-            }
-            ast::TableFactor::Derived {
-                subquery, alias, ..
-            } => {
-                let columns = self.output_names(subquery, with)?;
-                Some(aliased(alias, String::new(), columns))
-            }
-            _ => None,
-        }
-    }
-
-    /// The names of a query's result columns, as a derived table or a WITH table of it shows
-    /// them (its first SELECT's); None when they cannot be told without planning it.
-    fn output_names(&self, q: &ast::Query, with: Option<&ast::With>) -> Option<Vec<String>> {
-        let own;
-        let with = match (&q.with, with) {
-            (Some(mine), Some(outer)) => {
-                own = visible(outer, Location::new(u64::MAX, 0), Some(mine.clone()));
-                Some(&own)
-            }
-            (Some(mine), None) => Some(mine),
-            (None, outer) => outer,
-        };
-        let mut body = &*q.body;
-        let select = loop {
-            match body {
-                ast::SetExpr::Select(select) => break select,
-                ast::SetExpr::SetOperation { left, .. } => body = left,
-                ast::SetExpr::Query(q) => body = &q.body,
-                _ => return None,
-            }
-        };
-        let mut names = Vec::new();
-        for item in &select.projection {
-            match item {
-                ast::SelectItem::ExprWithAlias { alias, .. } => names.push(alias.value.clone()),
-                ast::SelectItem::UnnamedExpr(e) => names.push(match e {
-                    Ast::Identifier(i) => i.value.clone(),
-                    Ast::CompoundIdentifier(parts) => parts.last()?.value.clone(),
-                    e => e.to_string(),
-                }),
-                ast::SelectItem::Wildcard(_) => {
-                    let from: Vec<_> = select.from.iter().collect();
-                    for t in self.named_tables(&from, with)? {
-                        names.extend(t.columns);
-                    }
-                }
-                ast::SelectItem::QualifiedWildcard(kind, _) => {
-                    let ast::SelectItemQualifiedWildcardKind::ObjectName(name) = kind else {
-                        return None;
-                    };
-                    let table = name.0.last()?.as_ident()?.value.clone();
-                    let from: Vec<_> = select.from.iter().collect();
-                    let t = self
-                        .named_tables(&from, with)?
-                        .into_iter()
-                        .find(|t| t.name.eq_ignore_ascii_case(&table))?;
-                    names.extend(t.columns);
-                }
-                _ => return None,
+                });
             }
         }
-        Some(names)
+        Some(out)
     }
 
     /// If subquery `q` names columns of the `outer` tables (and is a single SELECT over stored
@@ -754,13 +641,7 @@ impl Session {
         let ast::SetExpr::Select(select) = &*q.body else {
             return Ok(None);
         };
-        // The WITH tables in scope where the subquery stands, which it may read.
-        let with = ctx
-            .with
-            .map(|w| visible(w, at.start, None))
-            .filter(|w| !w.cte_tables.is_empty());
-        let Some(inner) = self.named_tables(&select.from.iter().collect::<Vec<_>>(), with.as_ref())
-        else {
+        let Some(inner) = self.named_tables(&select.from.iter().collect::<Vec<_>>()) else {
             return Ok(None);
         };
         let aliases: Vec<&str> = select
@@ -772,9 +653,6 @@ impl Session {
             })
             .collect();
         let mut q = q.clone();
-        // Its outer values' `?` go on lines of their own, past those of any subquery it stands
-        // in (whose outer values are among `ctx.placeholders`).
-        let first_line = OUTER_LINE + ctx.placeholders.len() as u64;
         // The outer columns named, each once (lowercase parts), with the text naming it.
         let mut refs: Vec<(Vec<String>, Ast)> = Vec::new();
         let _ = ast::visit_expressions_mut(&mut q, |e| {
@@ -794,25 +672,19 @@ impl Session {
                     refs.len() - 1
                 }
             };
-            let line = first_line + k as u64;
+            let line = OUTER_LINE + k as u64;
             *e = Ast::Value(ast::ValueWithSpan {
                 value: ast::Value::Placeholder("?".to_string()),
                 span: Span::new(Location::new(line, 1), Location::new(line, 2)),
             });
             ControlFlow::Continue(())
         });
-        // Within a correlated subquery, one reading that subquery's outer values (and none of
-        // its tables' columns) runs again for each of them too.
-        if refs.is_empty() && !reads_outer_values(&q) {
+        if refs.is_empty() {
             return Ok(None);
         }
         let mut placeholders = ctx.placeholders.to_vec();
-        placeholders.extend((0..refs.len()).map(|k| Location::new(first_line + k as u64, 1)));
-        q.with = with;
-        let mut statement = Statement::Query(Box::new(q));
-        // Its own subqueries are planned now, within it: a correlated one among them is run
-        // for each of its rows, with its parameters (the outer values) as they are then.
-        self.inline_subqueries(&mut statement, ctx.sql, &placeholders, ctx.params)?;
+        placeholders.extend((0..refs.len()).map(|k| Location::new(OUTER_LINE + k as u64, 1)));
+        let statement = Statement::Query(Box::new(q));
         let Compiled::Select(plan) = self.compile(statement, ctx.sql, &placeholders)? else {
             return Err(SqlError::unsupported(
                 "a correlated subquery other than one SELECT over stored tables",
@@ -874,7 +746,7 @@ impl Session {
                     .iter()
                     .map(|a| a.eval(&env))
                     .collect::<Result<Vec<_>>>()?;
-                let key = self.result_key(*n, params, &values);
+                let key = exact_key(&values);
                 let known = self
                     .correlated
                     .get(*n)
@@ -1078,28 +950,13 @@ impl Session {
         })
     }
 
-    /// The result correlated subquery `n` gave for `args` under `params`, if it ran for them.
-    pub(crate) fn correlated_result(
-        &self,
-        n: usize,
-        params: &[Value],
-        args: &[Value],
-    ) -> Option<Result<Value>> {
+    /// The result correlated subquery `n` gave for `args`, if it ran for them.
+    pub(crate) fn correlated_result(&self, n: usize, args: &[Value]) -> Option<Result<Value>> {
         self.correlated
             .get(n)?
             .results
-            .get(&self.result_key(n, params, args))
+            .get(&exact_key(args))
             .cloned()
-    }
-
-    /// What subquery `n`'s result for `args` is kept under: with the parameters it reads too,
-    /// which for a subquery within a correlated subquery hold that one's outer values and so
-    /// change while the statement runs.
-    fn result_key(&self, n: usize, params: &[Value], args: &[Value]) -> Vec<u8> {
-        let count = self.correlated.get(n).map_or(0, |c| c.params);
-        let mut key = exact_key(&params[..count.min(params.len())]);
-        key.extend(exact_key(args));
-        key
     }
 
     /// The rows of a subquery that must give one column.
