@@ -226,12 +226,11 @@ impl Transaction {
     /// Undoes what the current statement changed on the data node (nothing when it wrote
     /// nothing); the transaction stays open with every lock it took.
     pub fn undo_statement(&mut self) -> Result<()> {
-        self.pending.clear();
-        if !self.open || self.statement == 0 || !self.wrote {
+        if self.statement == 0 || !self.wrote {
+            self.pending.clear();
             return Ok(());
         }
-        self.wrote = false;
-        self.execute(ExecType::UndoStatement)
+        self.undo_from(self.statement)
     }
 
     /// Sends every operation defined since the last execute, in one request, and waits.

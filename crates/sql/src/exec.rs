@@ -158,10 +158,18 @@ pub struct Session {
     pub(crate) working_tables: Vec<(u64, Vec<Vec<Value>>)>,
     /// `Shared::grants_epoch` when this session read its grants.
     pub(crate) grants_epoch: u64,
-    /// The open transaction's savepoints, oldest first: each name, the writes its transaction
-    /// had sent then, and the number its next statement took (`Transaction::next_statement`),
-    /// from which ROLLBACK TO undoes.
-    savepoints: Vec<(String, u64, u32)>,
+    /// The open transaction's savepoints, oldest first.
+    savepoints: Vec<Savepoint>,
+}
+
+/// A savepoint of the session's open transaction.
+struct Savepoint {
+    name: String,
+    /// The writes its transaction had sent when it was set.
+    writes: u64,
+    /// The number the transaction's next statement took then (`Transaction::next_statement`):
+    /// ROLLBACK TO undoes from it on.
+    statement: u32,
 }
 
 /// An object name as (database, name): `name` or `database.name`.
@@ -895,14 +903,14 @@ impl Session {
         }
         self.savepoints
             .iter()
-            .rposition(|(n, ..)| n.eq_ignore_ascii_case(name))
+            .rposition(|s| s.name.eq_ignore_ascii_case(name))
             .ok_or_else(none)
     }
 
     /// Has the session's transaction keep what undoes every statement since its oldest
     /// savepoint (only the latest statement's without one).
     fn keep_savepoints_undo(&mut self) {
-        let from = self.savepoints.first().map_or(0, |s| s.2);
+        let from = self.savepoints.first().map_or(0, |s| s.statement);
         if let Some(txn) = self.txn.as_mut() {
             txn.keep_undo_from(from);
         }
@@ -937,10 +945,14 @@ impl Session {
                 if self.in_transaction() {
                     let data = &self.data;
                     let txn = self.txn.get_or_insert_with(|| data.transaction());
-                    let place = (txn.writes_sent(), txn.next_statement());
+                    let savepoint = Savepoint {
+                        name: name.value.clone(),
+                        writes: txn.writes_sent(),
+                        statement: txn.next_statement(),
+                    };
                     self.savepoints
-                        .retain(|(n, ..)| !n.eq_ignore_ascii_case(&name.value));
-                    self.savepoints.push((name.value.clone(), place.0, place.1));
+                        .retain(|s| !s.name.eq_ignore_ascii_case(&savepoint.name));
+                    self.savepoints.push(savepoint);
                     self.keep_savepoints_undo();
                 }
                 Ok(done(0))
@@ -956,7 +968,9 @@ impl Session {
                 ..
             } => {
                 let at = self.savepoint(&name.value)?;
-                let (_, writes, statement) = self.savepoints[at];
+                let Savepoint {
+                    writes, statement, ..
+                } = self.savepoints[at];
                 // The savepoint stays; those made after it go, as in MySQL.
                 self.savepoints.truncate(at + 1);
                 let Some(txn) = self.txn.as_mut() else {
