@@ -1442,7 +1442,7 @@ impl Expr {
             || self.children().into_iter().any(Expr::holds_correlated)
     }
 
-    fn children(&self) -> Vec<&Expr> {
+    pub(crate) fn children(&self) -> Vec<&Expr> {
         match self {
             Expr::Not(e)
             | Expr::Neg(e)

@@ -620,7 +620,14 @@ impl Session {
         let table = &src.table;
         let def = table.def();
         let client = |e: client::ClientError| SqlError::from_client(&e);
-        let rows = match self.fetch_request(src, params)? {
+        // The keys and bounds read no row: a division by zero there warns, as MariaDB works
+        // them out while optimizing, even where one met row by row fails the statement.
+        let request = if self.diagnostics.storing == Storing::Strict {
+            self.storing(Storing::No, |s| s.fetch_request(src, params))?
+        } else {
+            self.fetch_request(src, params)?
+        };
+        let rows = match request {
             Fetch::Nothing => Vec::new(),
             Fetch::Keys { unique, keys } => self.read_keys(txn, exec, table, unique, keys, src)?,
             Fetch::Scan(scan, decides) => {
@@ -677,8 +684,17 @@ impl Session {
         params: &[Value],
         rows: Vec<Vec<Value>>,
     ) -> Result<Vec<Vec<Value>>> {
-        let Some(filter) = filter else {
+        let Some(filter) = filter.filter(|_| !rows.is_empty()) else {
             return Ok(rows);
+        };
+        // Where a division by zero fails the statement, one in a part that reads no row only
+        // warns: MariaDB works those parts out once, while optimizing.
+        let folded;
+        let filter = if self.diagnostics.storing == Storing::Strict && divides(filter) {
+            folded = self.fold_row_free(filter, params)?;
+            &folded
+        } else {
+            filter
         };
         let mut kept = Vec::with_capacity(rows.len());
         for row in rows {
@@ -687,6 +703,29 @@ impl Session {
             }
         }
         Ok(kept)
+    }
+
+    /// `e` with each part that reads no row and divides replaced by its value, a division by
+    /// zero there a warning.
+    fn fold_row_free(&self, e: &Expr, params: &[Value]) -> Result<Expr> {
+        if !divides(e) {
+            return Ok(e.clone());
+        }
+        if e.is_row_free() {
+            let ctx = Folding(self);
+            let env = Env {
+                row: &[],
+                params,
+                aggs: &[],
+                ctx: &ctx,
+            };
+            return Ok(Expr::Const(e.eval(&env)?));
+        }
+        let mut out = e.clone();
+        for (c, folded) in out.children_mut().into_iter().zip(e.children()) {
+            *c = self.fold_row_free(folded, params)?;
+        }
+        Ok(out)
     }
 
     fn read_keys(
@@ -1397,5 +1436,47 @@ impl Session {
             txn.execute(last).map_err(client)?;
         }
         Ok((first, affected))
+    }
+}
+
+/// Whether `e` divides (`/`, DIV, `%`, MOD) anywhere.
+fn divides(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        found |= matches!(
+            x,
+            Expr::Binary(
+                crate::expr::BinOp::Div | crate::expr::BinOp::IntDiv | crate::expr::BinOp::Mod,
+                ..
+            )
+        )
+    });
+    found
+}
+
+/// The session, as the parts of an expression that read no row see it while they are worked
+/// out ahead: a division by zero there is a warning.
+struct Folding<'a>(&'a Session);
+
+impl crate::expr::Context for Folding<'_> {
+    fn variable(&self, name: &str) -> Value {
+        self.0.variable(name)
+    }
+
+    fn session(&self, f: crate::expr::SessionFn) -> Value {
+        self.0.session(f)
+    }
+
+    fn statement_micros(&self) -> i64 {
+        self.0.statement_micros()
+    }
+
+    fn division_by_zero(&self) -> Result<()> {
+        self.0.warn(1365, "Division by 0".into());
+        Ok(())
+    }
+
+    fn warn(&self, code: u16, message: String) {
+        self.0.warn(code, message);
     }
 }

@@ -402,7 +402,14 @@ impl Session {
         let found_rows = self.found_rows;
         self.transactional(|s, txn, last| {
             let src = &p.source;
-            let rows = s.fetch(txn, ExecType::NoCommit, src, params)?;
+            // A division by zero met row by row in the WHERE fails an UPDATE, as strict mode
+            // makes MariaDB's (a DELETE's only warns; constants warn while planning).
+            let storing = if p.ignore {
+                Storing::Ignoring
+            } else {
+                Storing::Strict
+            };
+            let rows = s.storing(storing, |s| s.fetch(txn, ExecType::NoCommit, src, params))?;
             let mut rows = s.order_and_limit(rows, &p.order, &p.limit, params)?;
             let def = src.table.def().clone();
             if p.ignore && p.order.is_empty() {
@@ -428,11 +435,6 @@ impl Session {
                     .position(|f| f == c)
                     .expect("every column is fetched")
             };
-            let storing = if p.ignore {
-                Storing::Ignoring
-            } else {
-                Storing::Strict
-            };
             let write_all = |s: &mut Session,
                              txn: &mut Transaction,
                              changed: &mut u64,
@@ -443,8 +445,13 @@ impl Session {
                     // default, without SIMULTANEOUS_ASSIGNMENT): `SET a = a + 1, b = a`. Every
                     // column is fetched, so each has its place in the row.
                     let mut current = row.clone();
-                    for (c, e) in &p.assignments {
+                    for (i, (c, e)) in p.assignments.iter().enumerate() {
                         let column = &def.columns[*c as usize];
+                        if i > 0 && e.has_correlated() && current != *row {
+                            // A subquery reading a column assigned before it runs for the
+                            // new value (the batch above ran for the row as fetched).
+                            s.run_correlated(txn, [e], std::slice::from_ref(&current), params)?;
+                        }
                         let v = s.storing(storing, |s| e.eval(&s.env(&current, params, &[])))?;
                         let v = if p.ignore {
                             lenient_store(&def, column, v, n + 1, |code, m| {
@@ -553,18 +560,21 @@ impl Session {
         let found_rows = self.found_rows;
         let kept_found = self.last_found_rows;
         let outcome = self.transactional(|s, txn, last| {
-            let rows = if s.correlated.is_empty() {
-                s.source_rows(txn, ExecType::NoCommit, &p.select, params)?
-            } else {
-                s.correlated_source_rows(txn, &p.select, params)?
-            };
-            // The new values are the select's items: a division by zero in one fails the
-            // UPDATE (strict mode's 1365), as a single-table UPDATE's assignments do.
+            // The new values are the select's items: a division by zero in one, or met row
+            // by row in the WHERE, fails the UPDATE (strict mode's 1365), as a single-table
+            // UPDATE's does.
             let storing = if p.delete {
                 Storing::No
             } else {
                 Storing::Strict
             };
+            let rows = s.storing(storing, |s| {
+                if s.correlated.is_empty() {
+                    s.source_rows(txn, ExecType::NoCommit, &p.select, params)
+                } else {
+                    s.correlated_source_rows(txn, &p.select, params)
+                }
+            })?;
             let selected = s.storing(storing, |s| s.select_rows(&p.select, params, rows))?;
             let Outcome::Rows { rows, .. } = selected else {
                 return Err(SqlError::parse("the join of a multi-table statement"));

@@ -3126,6 +3126,34 @@ DROP DATABASE dg_two;
 DROP DATABASE dg_x_1;
 DROP DATABASE dgzx_2;
 
+-- ---------------------------------------------------------------- UPDATE: assignments in order, divisions in WHERE
+CREATE TABLE ua_t (id INT PRIMARY KEY, a INT, b INT);
+CREATE TABLE ua_u (k INT PRIMARY KEY, v INT);
+INSERT INTO ua_t VALUES (1, 1, 0), (2, 2, 0), (3, 5, 0);
+INSERT INTO ua_u VALUES (1, 10), (2, 20), (3, 30), (6, 60);
+-- a correlated subquery after an assignment reads the assigned value
+UPDATE ua_t SET a = a + 1, b = (SELECT v FROM ua_u WHERE ua_u.k = ua_t.a);
+SELECT * FROM ua_t ORDER BY id;
+UPDATE ua_t SET a = a + 1, b = (SELECT COUNT(*) FROM ua_u WHERE ua_u.k <= ua_t.a) WHERE id > 1;
+SELECT * FROM ua_t ORDER BY id;
+UPDATE ua_t SET b = (SELECT v FROM ua_u WHERE ua_u.k = ua_t.a), a = a - 1;
+SELECT * FROM ua_t ORDER BY id;
+UPDATE ua_t SET a = 2, b = EXISTS (SELECT * FROM ua_u WHERE ua_u.k = ua_t.a) WHERE id = 3;
+SELECT * FROM ua_t ORDER BY id;
+-- a division by zero met row by row in the WHERE fails an UPDATE, and only warns for a DELETE
+UPDATE ua_t SET b = 7 WHERE a / 0 IS NULL;
+UPDATE ua_t SET b = 8 WHERE a / (id - id) IS NULL AND id = 2;
+UPDATE IGNORE ua_t SET b = 9 WHERE a / 0 IS NULL;
+SHOW WARNINGS;
+SELECT * FROM ua_t ORDER BY id;
+UPDATE ua_t SET b = 10 WHERE 1 / 0 IS NULL;
+SHOW WARNINGS;
+DELETE FROM ua_t WHERE a / 0 IS NOT NULL;
+SHOW WARNINGS;
+SELECT * FROM ua_t ORDER BY id;
+DROP TABLE ua_t;
+DROP TABLE ua_u;
+
 -- ---------------------------------------------------------------- multi-table UPDATE and DELETE
 CREATE TABLE mt_a (id INT PRIMARY KEY, x INT, y INT, tag VARCHAR(10));
 CREATE TABLE mt_b (id INT PRIMARY KEY, aid INT, v INT, KEY iaid (aid));
@@ -3136,7 +3164,6 @@ INSERT INTO mt_c VALUES (1, 1), (2, 3), (3, NULL);
 -- a row matched by several joined rows is updated once, with the first match's values
 UPDATE mt_a JOIN mt_b ON mt_a.id = mt_b.aid SET mt_a.y = mt_a.y + 1;
 UPDATE mt_a JOIN mt_b ON mt_a.id = mt_b.aid SET mt_a.y = mt_a.y / 0;
--- expect-difference: a division by zero met row by row in an UPDATE's WHERE is a warning in Cairn; MariaDB fails the UPDATE (1365) for it, but warns for a constant one
 UPDATE mt_a JOIN mt_b ON mt_a.id = mt_b.aid SET mt_a.y = mt_a.y WHERE mt_b.aid / 0 IS NULL;
 SELECT * FROM mt_a ORDER BY id;
 UPDATE mt_a, mt_b SET mt_a.x = mt_a.x + mt_b.v WHERE mt_a.id = mt_b.aid AND mt_b.v > 6;
