@@ -223,8 +223,8 @@ impl Context for Session {
         self.system_variable(name)
     }
 
-    fn correlated(&self, n: usize, args: &[Value]) -> Option<Result<Value>> {
-        self.correlated_result(n, args)
+    fn correlated(&self, n: usize, params: &[Value], args: &[Value]) -> Option<Result<Value>> {
+        self.correlated_result(n, params, args)
     }
 
     fn warn(&self, code: u16, message: String) {

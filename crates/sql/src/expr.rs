@@ -121,8 +121,9 @@ pub trait Context {
     fn statement_micros(&self) -> i64 {
         crate::temporal::wall_clock_micros()
     }
-    /// The result of correlated subquery `n` for these argument values, if it was run.
-    fn correlated(&self, _n: usize, _args: &[Value]) -> Option<Result<Value>> {
+    /// The result of correlated subquery `n` for these argument values (and the parameters
+    /// of the level it stands at), if it was run.
+    fn correlated(&self, _n: usize, _params: &[Value], _args: &[Value]) -> Option<Result<Value>> {
         None
     }
     /// A division (`/`, DIV, `%`, MOD) by zero, whose value is NULL: an error when the value
@@ -254,6 +255,10 @@ impl<'a> Compiler<'a> {
             Ast::Collate { expr, collation } => self.collate(expr, collation)?,
             Ast::Value(v) => match &v.value {
                 ast::Value::Placeholder(p) if p == "?" => self.param(&v.span)?,
+                // A correlated subquery's outer value: the parameter it names.
+                ast::Value::Placeholder(p) if crate::subquery::outer_param_index(p).is_some() => {
+                    Expr::Param(crate::subquery::outer_param_index(p).unwrap_or_default())
+                }
                 _ => Expr::Const(literal(&v.value)?),
             },
             Ast::Nested(inner) => self.compile(inner)?,
@@ -1251,9 +1256,12 @@ impl Expr {
                     .iter()
                     .map(|a| a.eval(env))
                     .collect::<Result<Vec<_>>>()?;
-                return env.ctx.correlated(*n, &values).unwrap_or_else(|| {
-                    Err(SqlError::unsupported("a correlated subquery in this place"))
-                });
+                return env
+                    .ctx
+                    .correlated(*n, env.params, &values)
+                    .unwrap_or_else(|| {
+                        Err(SqlError::unsupported("a correlated subquery in this place"))
+                    });
             }
             Expr::Agg(i) => env.aggs.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Var(name) => env.ctx.variable(name),

@@ -28,9 +28,6 @@ use crate::run::Fetch;
 /// The function name standing for a correlated subquery in a rewritten statement (a NUL
 /// starts it, which no identifier of a client's text holds).
 const MARKER: &str = "\0correlated";
-/// The `?` positions given to a correlated subquery's outer values start on this line, past
-/// every line of a statement's text.
-const OUTER_LINE: u64 = 1 << 40;
 
 /// How a correlated subquery's rows become its value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,8 +60,15 @@ impl Kind {
 pub(crate) struct Correlated {
     plan: Arc<SelectPlan>,
     kind: Kind,
-    /// Parameters of the statement itself; the outer values follow them.
+    /// Parameters of the statement itself (and, nested, the outer values of the correlated
+    /// subqueries around it); the outer values follow them.
     params: usize,
+    /// How many of those parameters key its results with the arguments: none for one of the
+    /// statement's own level, whose parameters stay as they are while it runs; all for one
+    /// reading the outer values of a correlated subquery around it.
+    keyed: usize,
+    /// Its plan holds correlated subqueries of its own.
+    nested: bool,
     /// Results by the exact argument values they were run for. An error (more than one row
     /// for a scalar subquery) is raised only if the statement reads it: a condition may never
     /// need this row's value.
@@ -162,23 +166,24 @@ impl Marker {
 /// A table of a FROM clause, as its columns may be named.
 struct Named {
     name: String,
+    /// Empty for a derived table or a WITH table.
     database: String,
-    columns: Vec<String>,
+    /// None when they are not known before planning (a derived or WITH table selecting `*`, a
+    /// table that does not exist): then only names qualified with the table's are its own.
+    columns: Option<Vec<String>>,
 }
 
 impl Named {
     /// Whether `parts` (column, table.column or db.table.column) names one of its columns.
     fn has(&self, parts: &[String]) -> bool {
-        let column = |c: &str| self.columns.iter().any(|x| x.eq_ignore_ascii_case(c));
+        let column = |c: &str| {
+            self.columns
+                .as_ref()
+                .is_none_or(|cs| cs.iter().any(|x| x.eq_ignore_ascii_case(c)))
+        };
         match parts {
-            [c] => column(c),
-            [t, c] => t.eq_ignore_ascii_case(&self.name) && column(c),
-            [d, t, c] => {
-                d.eq_ignore_ascii_case(&self.database)
-                    && t.eq_ignore_ascii_case(&self.name)
-                    && column(c)
-            }
-            _ => false,
+            [c] => self.columns.is_some() && column(c),
+            _ => self.qualifies(parts) && column(&parts[parts.len() - 1]),
         }
     }
 
@@ -187,11 +192,18 @@ impl Named {
         match parts {
             [t, _] => t.eq_ignore_ascii_case(&self.name),
             [d, t, _] => {
-                d.eq_ignore_ascii_case(&self.database) && t.eq_ignore_ascii_case(&self.name)
+                !self.database.is_empty()
+                    && d.eq_ignore_ascii_case(&self.database)
+                    && t.eq_ignore_ascii_case(&self.name)
             }
             _ => false,
         }
     }
+}
+
+/// Whether one of `scope`'s tables owns the column `parts` name.
+fn owns(scope: &[Named], parts: &[String]) -> bool {
+    scope.iter().any(|t| t.has(parts) || t.qualifies(parts))
 }
 
 /// The parts of a column reference.
@@ -205,124 +217,63 @@ fn column_parts(e: &Ast) -> Option<Vec<String>> {
     }
 }
 
-/// Whether span `inner` lies within `outer`.
-fn within(inner: Span, outer: Span) -> bool {
-    outer.start <= inner.start && inner.end <= outer.end
-}
-
-/// A SELECT (or UPDATE, DELETE) of a statement a correlated subquery may stand in: the parts
-/// of it where one may stand (a SELECT's items, WHERE, HAVING and ORDER BY; an UPDATE's values
-/// and WHERE; a DELETE's WHERE), and the FROM tables it may name.
-struct CorrelationScope<'a> {
-    places: Vec<Span>,
-    from: Vec<&'a ast::TableWithJoins>,
-}
-
-/// The scopes of a statement: its own SELECT, and those of its set operations' members, its
-/// derived tables and its WITH clause's bodies, at any depth, outside expression subqueries
-/// (each of those is planned with its own scopes).
-fn correlation_scopes(s: &Statement) -> Vec<CorrelationScope<'_>> {
-    let mut scopes = Vec::new();
-    match s {
-        Statement::Query(q) => query_scopes(q, &mut scopes),
-        Statement::Update(u) => scopes.push(CorrelationScope {
-            places: u
-                .assignments
-                .iter()
-                .map(|a| a.value.span())
-                .chain(u.selection.iter().map(|e| e.span()))
-                .collect(),
-            from: from_of(s).unwrap_or_default(),
-        }),
-        Statement::Delete(d) => scopes.push(CorrelationScope {
-            places: d.selection.iter().map(|e| e.span()).collect(),
-            from: from_of(s).unwrap_or_default(),
-        }),
-        _ => {}
+/// The query of an expression subquery (scalar, IN or EXISTS).
+fn subquery_of(e: &Ast) -> Option<&ast::Query> {
+    match e {
+        Ast::Subquery(q)
+        | Ast::InSubquery { subquery: q, .. }
+        | Ast::Exists { subquery: q, .. } => Some(q),
+        _ => None,
     }
-    scopes
 }
 
-fn query_scopes<'a>(q: &'a ast::Query, scopes: &mut Vec<CorrelationScope<'a>>) {
-    if let Some(with) = &q.with {
-        for cte in &with.cte_tables {
-            query_scopes(&cte.query, scopes);
+/// The names of a query's columns as its text gives them (those of its first SELECT), or
+/// None when it selects `*`.
+fn projection_columns(q: &ast::Query) -> Option<Vec<String>> {
+    let mut body = &*q.body;
+    loop {
+        match body {
+            ast::SetExpr::SetOperation { left, .. } => body = left,
+            ast::SetExpr::Query(q) => body = &q.body,
+            _ => break,
         }
     }
-    let order: Vec<Span> = match &q.order_by {
-        Some(ast::OrderBy {
-            kind: ast::OrderByKind::Expressions(exprs),
-            ..
-        }) => exprs.iter().map(|o| o.expr.span()).collect(),
-        _ => Vec::new(),
+    let ast::SetExpr::Select(select) = body else {
+        return None;
     };
-    set_expr_scopes(&q.body, order, scopes);
+    select
+        .projection
+        .iter()
+        .map(|item| match item {
+            ast::SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
+            ast::SelectItem::UnnamedExpr(Ast::Identifier(i)) => Some(i.value.clone()),
+            ast::SelectItem::UnnamedExpr(Ast::CompoundIdentifier(parts)) => {
+                parts.last().map(|i| i.value.clone())
+            }
+            ast::SelectItem::UnnamedExpr(e) => Some(e.to_string()),
+            _ => None,
+        })
+        .collect()
 }
 
-fn set_expr_scopes<'a>(
-    body: &'a ast::SetExpr,
-    order: Vec<Span>,
-    scopes: &mut Vec<CorrelationScope<'a>>,
-) {
-    match body {
-        ast::SetExpr::Select(sel) => {
-            let mut places = Vec::new();
-            for item in &sel.projection {
-                match item {
-                    ast::SelectItem::UnnamedExpr(e)
-                    | ast::SelectItem::ExprWithAlias { expr: e, .. } => places.push(e.span()),
-                    _ => {}
-                }
-            }
-            places.extend(sel.selection.iter().map(|e| e.span()));
-            places.extend(sel.having.iter().map(|e| e.span()));
-            places.extend(order);
-            // A join's ON, run over the joined rows it is checked against.
-            use ast::JoinOperator as J;
-            for j in sel.from.iter().flat_map(|t| &t.joins) {
-                if let J::Join(c)
-                | J::Inner(c)
-                | J::Left(c)
-                | J::LeftOuter(c)
-                | J::Right(c)
-                | J::RightOuter(c)
-                | J::StraightJoin(c) = &j.join_operator
-                {
-                    if let ast::JoinConstraint::On(e) = c {
-                        places.push(e.span());
-                    }
-                }
-            }
-            scopes.push(CorrelationScope {
-                places,
-                from: sel.from.iter().collect(),
-            });
-            for t in &sel.from {
-                for factor in
-                    std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation))
-                {
-                    if let ast::TableFactor::Derived { subquery, .. } = factor {
-                        query_scopes(subquery, scopes);
-                    }
-                }
-            }
-        }
-        ast::SetExpr::SetOperation { left, right, .. } => {
-            set_expr_scopes(left, Vec::new(), scopes);
-            set_expr_scopes(right, Vec::new(), scopes);
-        }
-        ast::SetExpr::Query(q) => query_scopes(q, scopes),
-        _ => {}
+/// A WITH table's column names: its column list, else its query's.
+fn cte_columns(cte: &ast::Cte) -> Option<Vec<String>> {
+    if cte.alias.columns.is_empty() {
+        projection_columns(&cte.query)
+    } else {
+        Some(
+            cte.alias
+                .columns
+                .iter()
+                .map(|c| c.name.value.clone())
+                .collect(),
+        )
     }
 }
 
-/// The FROM tables correlation resolves against: a statement's, or a subquery's.
+/// The FROM tables of an UPDATE or DELETE, which its subqueries may name.
 fn from_of(s: &Statement) -> Option<Vec<&ast::TableWithJoins>> {
     match s {
-        Statement::Query(q) => match &*q.body {
-            ast::SetExpr::Select(sel) => Some(sel.from.iter().collect()),
-            _ => None,
-        },
         Statement::Update(u) => {
             let mut from = vec![&u.table];
             if let Some(
@@ -341,6 +292,231 @@ fn from_of(s: &Statement) -> Option<Vec<&ast::TableWithJoins>> {
             }
         },
         _ => None,
+    }
+}
+
+/// The name of a placeholder standing for an outer value in a correlated subquery: this, then
+/// the index of the parameter it reads (a NUL starts it, which no client's text holds). Its
+/// span is empty, so the spans of the expressions holding it stay those of the text.
+const OUTER_PARAM: &str = "\0param";
+
+fn outer_param(index: usize) -> Ast {
+    Ast::Value(ast::ValueWithSpan {
+        value: ast::Value::Placeholder(format!("{OUTER_PARAM}{index}")),
+        span: Span::empty(),
+    })
+}
+
+/// The parameter an outer value's placeholder reads.
+pub(crate) fn outer_param_index(name: &str) -> Option<usize> {
+    name.strip_prefix(OUTER_PARAM)?.parse().ok()
+}
+
+/// Whether `q` holds an outer value's placeholder (it depends on the values of a correlated
+/// subquery around it).
+fn reads_outer_params(q: &ast::Query) -> bool {
+    ast::visit_expressions(q, |e| match e {
+        Ast::Value(v) if matches!(&v.value, ast::Value::Placeholder(p) if outer_param_index(p).is_some()) => {
+            ControlFlow::Break(())
+        }
+        _ => ControlFlow::Continue(()),
+    })
+    .is_break()
+}
+
+/// Walks a statement's expressions, keeping the tables of the SELECTs around them: each
+/// SELECT's, pushed when it is entered (a query's ORDER BY sees the tables of its SELECT).
+/// Expression subqueries are left whole when `enter_subqueries` is false.
+struct Scoping<'a> {
+    with: Option<&'a ast::With>,
+    enter_subqueries: bool,
+    scopes: Vec<Vec<Named>>,
+    /// Per query entered: whether it is an expression subquery's left whole, and whether it
+    /// pushed the scope of the SELECT that is its body.
+    queries: Vec<(bool, bool)>,
+    /// The queries of the expression subqueries left whole, and how many of them hold the walk.
+    subqueries: Vec<*const ast::Query>,
+    inside: usize,
+    /// SELECTs whose scope their query pushed.
+    owned: Vec<*const ast::Select>,
+}
+
+impl<'a> Scoping<'a> {
+    fn new(with: Option<&'a ast::With>, enter_subqueries: bool) -> Self {
+        Scoping {
+            with,
+            enter_subqueries,
+            scopes: Vec::new(),
+            queries: Vec::new(),
+            subqueries: Vec::new(),
+            inside: 0,
+            owned: Vec::new(),
+        }
+    }
+
+    /// Whether the walk is at the level it works on (not inside a subquery left whole).
+    fn here(&self) -> bool {
+        self.inside == 0
+    }
+
+    fn pre_expr(&mut self, e: &Ast) {
+        if let Some(q) = subquery_of(e) {
+            if !self.enter_subqueries && self.here() {
+                self.subqueries.push(q as *const ast::Query);
+            }
+        }
+    }
+
+    fn pre_query(&mut self, q: &ast::Query, session: &Session) {
+        let of_subquery = self.subqueries.contains(&(q as *const ast::Query));
+        if of_subquery {
+            self.inside += 1;
+        }
+        let mut pushed = false;
+        if self.here() {
+            if let ast::SetExpr::Select(select) = &*q.body {
+                self.scopes
+                    .push(session.named_tables(select.from.iter(), self.with));
+                self.owned.push(&**select as *const ast::Select);
+                pushed = true;
+            }
+        }
+        self.queries.push((of_subquery, pushed));
+    }
+
+    fn post_query(&mut self) {
+        if let Some((of_subquery, pushed)) = self.queries.pop() {
+            if pushed {
+                self.scopes.pop();
+                self.owned.pop();
+            }
+            if of_subquery {
+                self.inside -= 1;
+                self.subqueries.pop();
+            }
+        }
+    }
+
+    fn pre_select(&mut self, select: &ast::Select, session: &Session) {
+        if self.here() && !self.owned.contains(&(select as *const ast::Select)) {
+            self.scopes
+                .push(session.named_tables(select.from.iter(), self.with));
+        }
+    }
+
+    fn post_select(&mut self, select: &ast::Select) {
+        if self.here() && !self.owned.contains(&(select as *const ast::Select)) {
+            self.scopes.pop();
+        }
+    }
+}
+
+/// The visitor methods that keep a walk's [`Scoping`] (in a struct with `scoping` and
+/// `session` fields).
+macro_rules! scoped_walk {
+    () => {
+        fn pre_visit_query(&mut self, q: &mut ast::Query) -> ControlFlow<()> {
+            self.scoping.pre_query(q, self.session);
+            ControlFlow::Continue(())
+        }
+
+        fn post_visit_query(&mut self, _: &mut ast::Query) -> ControlFlow<()> {
+            self.scoping.post_query();
+            ControlFlow::Continue(())
+        }
+
+        fn pre_visit_select(&mut self, s: &mut ast::Select) -> ControlFlow<()> {
+            self.scoping.pre_select(s, self.session);
+            ControlFlow::Continue(())
+        }
+
+        fn post_visit_select(&mut self, s: &mut ast::Select) -> ControlFlow<()> {
+            self.scoping.post_select(s);
+            ControlFlow::Continue(())
+        }
+    };
+}
+
+/// Replaces a correlated subquery's names of the outer tables' columns by outer values'
+/// placeholders, numbered from `base` (one per distinct name), wherever in the subquery they
+/// stand, but for names a table of the subquery, or of a query within it, owns.
+struct OuterNames<'a> {
+    session: &'a Session,
+    scoping: Scoping<'a>,
+    outer: &'a [Named],
+    /// The select items' aliases of the subquery itself, which its clauses may name.
+    aliases: Vec<String>,
+    base: usize,
+    /// The names replaced (lowercase parts), with the text naming each.
+    refs: Vec<(Vec<String>, Ast)>,
+}
+
+impl ast::VisitorMut for OuterNames<'_> {
+    type Break = ();
+
+    scoped_walk!();
+
+    fn pre_visit_expr(&mut self, e: &mut Ast) -> ControlFlow<()> {
+        let Some(parts) = column_parts(e) else {
+            return ControlFlow::Continue(());
+        };
+        let own = self.scoping.scopes.iter().any(|s| owns(s, &parts))
+            || (parts.len() == 1
+                && self
+                    .aliases
+                    .iter()
+                    .any(|a| a.eq_ignore_ascii_case(&parts[0])));
+        if own || !self.outer.iter().any(|t| t.has(&parts)) {
+            return ControlFlow::Continue(());
+        }
+        let key: Vec<String> = parts.iter().map(|p| p.to_ascii_lowercase()).collect();
+        let k = match self.refs.iter().position(|(p, _)| *p == key) {
+            Some(k) => k,
+            None => {
+                self.refs.push((key, e.clone()));
+                self.refs.len() - 1
+            }
+        };
+        *e = outer_param(self.base + k);
+        ControlFlow::Continue(())
+    }
+}
+
+/// Replaces the subqueries standing at a statement's own level (not those inside another
+/// subquery, planned with it) by their results or markers, after what stands inside them
+/// (the left side of an IN first). Each correlates with the tables of the SELECT it stands
+/// in (an UPDATE's or DELETE's for theirs).
+struct Inliner<'s, 'c> {
+    session: &'s mut Session,
+    ctx: &'c Context<'c>,
+    scoping: Scoping<'c>,
+    failure: Option<SqlError>,
+}
+
+impl ast::VisitorMut for Inliner<'_, '_> {
+    type Break = ();
+
+    scoped_walk!();
+
+    fn pre_visit_expr(&mut self, e: &mut Ast) -> ControlFlow<()> {
+        self.scoping.pre_expr(e);
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, e: &mut Ast) -> ControlFlow<()> {
+        if !self.scoping.here() || subquery_of(e).is_none() {
+            return ControlFlow::Continue(());
+        }
+        let outer = self.scoping.scopes.last().map(|s| s.as_slice());
+        match self.session.subquery_result(e, self.ctx, outer) {
+            Ok(Some(new)) => *e = new,
+            Ok(None) => {}
+            Err(err) => {
+                self.failure = Some(err);
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
     }
 }
 
@@ -421,7 +597,8 @@ fn boolean(b: bool, span: Span) -> Ast {
 }
 
 impl Session {
-    /// Replaces every subquery of `s` by its result, innermost first.
+    /// Replaces every subquery of `s` by its result (or, when correlated, by the marker
+    /// standing for it), innermost first.
     pub(crate) fn inline_subqueries(
         &mut self,
         s: &mut Statement,
@@ -438,7 +615,15 @@ impl Session {
             placeholders,
             params,
             with: with.as_ref(),
+            param_count: placeholders.len(),
+            nested: false,
         };
+        self.inline_in(s, &ctx)
+    }
+
+    /// [`Session::inline_subqueries`] with `ctx`: in a correlated subquery's body (`nested`),
+    /// a subquery reading its tables or the outer values becomes a marker too.
+    fn inline_in(&mut self, s: &mut Statement, ctx: &Context) -> Result<()> {
         if self.subquery_depth >= SUBQUERY_DEPTH_MAX {
             return Err(SqlError::new(
                 1473,
@@ -448,88 +633,27 @@ impl Session {
                 ),
             ));
         }
-        // Where correlated subqueries may stand, and the tables each place may name. A WITH
-        // name could hide a stored table of the same name: no correlation with a FROM naming
-        // one.
-        let cte_names: Vec<String> = ctx
-            .with
-            .map(|w| {
-                w.cte_tables
-                    .iter()
-                    .map(|c| c.alias.name.value.to_ascii_lowercase())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let scopes: Vec<(Vec<Span>, Option<Vec<Named>>)> = correlation_scopes(s)
-            .into_iter()
-            .filter(|scope| !scope.places.is_empty())
-            .map(|scope| {
-                let hidden = scope.from.iter().any(|t| {
-                    std::iter::once(&t.relation)
-                        .chain(t.joins.iter().map(|j| &j.relation))
-                        .any(|f| match f {
-                            ast::TableFactor::Table { name, .. } => {
-                                name.0.len() == 1
-                                    && name.0[0].as_ident().is_some_and(|i| {
-                                        cte_names.contains(&i.value.to_ascii_lowercase())
-                                    })
-                            }
-                            _ => false,
-                        })
-                });
-                let named = (!hidden).then(|| self.named_tables(&scope.from)).flatten();
-                (scope.places, named)
-            })
-            .collect();
-        let mut spans = Vec::new();
-        if !scopes.is_empty() {
-            let _ = ast::visit_expressions(&*s, |e| {
-                if matches!(
-                    e,
-                    Ast::Subquery(_) | Ast::InSubquery { .. } | Ast::Exists { .. }
-                ) {
-                    spans.push(e.span());
-                }
-                ControlFlow::<()>::Continue(())
-            });
+        let mut scoping = Scoping::new(ctx.with, false);
+        if let Some(from) = from_of(s) {
+            scoping
+                .scopes
+                .push(self.named_tables(from.into_iter(), ctx.with));
         }
         self.subquery_depth += 1;
-        let mut failure = None;
-        let _ = ast::visit_expressions_mut(s, |e| {
-            let at = e.span();
-            // Only a subquery standing directly in a SELECT's clauses (not in another subquery
-            // or an ON) may name that SELECT's tables.
-            let scope = scopes
-                .iter()
-                .find(|(places, _)| places.iter().any(|p| within(at, *p)))
-                .filter(|_| !spans.iter().any(|o| *o != at && within(at, *o)));
-            let outer = scope.and_then(|(_, named)| named.as_deref());
-            match self.subquery_result(e, &ctx, outer) {
-                Ok(Some(new)) => *e = new,
-                Ok(None) => {}
-                Err(err) => {
-                    // A column the subquery cannot find may be one of a derived or WITH table
-                    // around it, which correlation cannot name yet: say so.
-                    let unresolved = scope.is_some_and(|(_, named)| named.is_none());
-                    failure = Some(if err.code == 1054 && unresolved {
-                        SqlError::unsupported(format!(
-                            "a correlated subquery in a SELECT reading a derived table or a WITH table ({})",
-                            err.message
-                        ))
-                    } else {
-                        err
-                    });
-                    return ControlFlow::Break(());
-                }
-            }
-            ControlFlow::Continue(())
-        });
+        let mut inliner = Inliner {
+            session: self,
+            ctx,
+            scoping,
+            failure: None,
+        };
+        let _ = ast::VisitMut::visit(s, &mut inliner);
+        let failure = inliner.failure.take();
         self.subquery_depth -= 1;
         failure.map_or(Ok(()), Err)
     }
 
     /// The literal that replaces `e`, if it is a subquery (or the marker of a correlated one,
-    /// when `outer` gives the statement's tables it may name).
+    /// when `outer` gives the tables of the SELECT it stands in).
     fn subquery_result(
         &mut self,
         e: &Ast,
@@ -549,10 +673,14 @@ impl Session {
             }
             _ => return Ok(None),
         };
-        if let Some(outer) = outer {
-            if let Some(marker) = self.correlate(query, kind, lhs, span, outer, ctx)? {
-                return Ok(Some(marker));
-            }
+        if let Some(marker) = self.correlate(query, kind, lhs, span, outer.unwrap_or(&[]), ctx)? {
+            return Ok(Some(marker));
+        }
+        if ctx.nested && reads_outer_params(query) {
+            // It would need the outer values, which the marker's subquery does not have.
+            return Err(SqlError::unsupported(
+                "a subquery other than one SELECT naming an outer query's columns",
+            ));
         }
         Ok(Some(match kind {
             Kind::Scalar => {
@@ -591,41 +719,108 @@ impl Session {
         }))
     }
 
-    /// The tables of a FROM clause with their columns; None when one is not a stored table
-    /// (a derived table, a CTE, or a table that does not exist).
-    fn named_tables(&self, from: &[&ast::TableWithJoins]) -> Option<Vec<Named>> {
+    /// The tables of a FROM clause with the names of their columns: a stored table's, a
+    /// derived table's or a WITH table's (of `with`) as their queries' text gives them.
+    fn named_tables<'t>(
+        &self,
+        from: impl Iterator<Item = &'t ast::TableWithJoins>,
+        with: Option<&ast::With>,
+    ) -> Vec<Named> {
         let mut out = Vec::new();
         for t in from {
-            for factor in std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)) {
-                let ast::TableFactor::Table {
-                    name,
-                    alias,
-                    args: None,
-                    ..
-                } = factor
-                else {
-                    return None;
-                };
-                let (table, database, table_name) = self.table(name).ok()?;
-                out.push(Named {
-                    name: alias.as_ref().map_or(table_name, |a| a.name.value.clone()),
-                    database,
-                    columns: table
-                        .def()
-                        .columns
-                        .iter()
-                        .filter(|c| !c.hidden)
-                        .map(|c| c.name.clone())
-                        .collect(),
-                });
+            self.named_factors(&t.relation, with, &mut out);
+            for j in &t.joins {
+                self.named_factors(&j.relation, with, &mut out);
             }
         }
-        Some(out)
+        out
     }
 
-    /// If subquery `q` names columns of the `outer` tables (and is a single SELECT over stored
-    /// tables): plans it with those columns as parameters and gives the marker that stands
-    /// for it in the statement. None when it names none of them.
+    fn named_factors(
+        &self,
+        factor: &ast::TableFactor,
+        with: Option<&ast::With>,
+        out: &mut Vec<Named>,
+    ) {
+        let alias_of = |a: &Option<ast::TableAlias>| a.as_ref().map(|a| a.name.value.clone());
+        match factor {
+            ast::TableFactor::Table { name, alias, .. } => {
+                let single = match &name.0[..] {
+                    [part] => part.as_ident().map(|i| i.value.clone()),
+                    _ => None,
+                };
+                let cte = single.as_ref().and_then(|n| {
+                    with?
+                        .cte_tables
+                        .iter()
+                        .find(|c| c.alias.name.value.eq_ignore_ascii_case(n))
+                });
+                if let Some(cte) = cte {
+                    out.push(Named {
+                        name: alias_of(alias).unwrap_or_else(|| cte.alias.name.value.clone()),
+                        database: String::new(),
+                        columns: cte_columns(cte),
+                    });
+                    return;
+                }
+                match self.table(name) {
+                    Ok((table, database, table_name)) => out.push(Named {
+                        name: alias_of(alias).unwrap_or(table_name),
+                        database,
+                        columns: Some(
+                            table
+                                .def()
+                                .columns
+                                .iter()
+                                .filter(|c| !c.hidden)
+                                .map(|c| c.name.clone())
+                                .collect(),
+                        ),
+                    }),
+                    Err(_) => out.push(Named {
+                        name: alias_of(alias)
+                            .or_else(|| {
+                                name.0
+                                    .last()
+                                    .and_then(|p| p.as_ident())
+                                    .map(|i| i.value.clone())
+                            })
+                            .unwrap_or_default(),
+                        database: String::new(),
+                        columns: None,
+                    }),
+                }
+            }
+            ast::TableFactor::Derived {
+                subquery, alias, ..
+            } => {
+                let listed = alias.as_ref().filter(|a| !a.columns.is_empty());
+                out.push(Named {
+                    name: alias_of(alias).unwrap_or_default(),
+                    database: String::new(),
+                    columns: match listed {
+                        Some(a) => Some(a.columns.iter().map(|c| c.name.value.clone()).collect()),
+                        None => projection_columns(subquery),
+                    },
+                });
+            }
+            ast::TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => {
+                out.extend(self.named_tables(std::iter::once(&**table_with_joins), with));
+            }
+            _ => out.push(Named {
+                name: String::new(),
+                database: String::new(),
+                columns: None,
+            }),
+        }
+    }
+
+    /// If subquery `q` names columns of the `outer` tables (and is a single SELECT), or, in a
+    /// correlated subquery's body, reads its outer values: plans it with those columns as
+    /// parameters and gives the marker that stands for it in the statement. None when it
+    /// names none of them.
     fn correlate(
         &mut self,
         q: &ast::Query,
@@ -641,53 +836,54 @@ impl Session {
         let ast::SetExpr::Select(select) = &*q.body else {
             return Ok(None);
         };
-        let Some(inner) = self.named_tables(&select.from.iter().collect::<Vec<_>>()) else {
-            return Ok(None);
-        };
-        let aliases: Vec<&str> = select
+        let aliases: Vec<String> = select
             .projection
             .iter()
             .filter_map(|i| match i {
-                ast::SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.as_str()),
+                ast::SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
                 _ => None,
             })
             .collect();
+        // In a correlated subquery's body, one reading the outer values runs for each set of
+        // them, as a marker without arguments of its own.
+        let dependent = ctx.nested && reads_outer_params(q);
         let mut q = q.clone();
-        // The outer columns named, each once (lowercase parts), with the text naming it.
-        let mut refs: Vec<(Vec<String>, Ast)> = Vec::new();
-        let _ = ast::visit_expressions_mut(&mut q, |e| {
-            let Some(parts) = column_parts(e) else {
-                return ControlFlow::<()>::Continue(());
-            };
-            let own = inner.iter().any(|t| t.has(&parts) || t.qualifies(&parts))
-                || (parts.len() == 1 && aliases.iter().any(|a| a.eq_ignore_ascii_case(&parts[0])));
-            if own || !outer.iter().any(|t| t.has(&parts)) {
-                return ControlFlow::Continue(());
-            }
-            let key: Vec<String> = parts.iter().map(|p| p.to_ascii_lowercase()).collect();
-            let k = match refs.iter().position(|(p, _)| *p == key) {
-                Some(k) => k,
-                None => {
-                    refs.push((key, e.clone()));
-                    refs.len() - 1
-                }
-            };
-            let line = OUTER_LINE + k as u64;
-            *e = Ast::Value(ast::ValueWithSpan {
-                value: ast::Value::Placeholder("?".to_string()),
-                span: Span::new(Location::new(line, 1), Location::new(line, 2)),
-            });
-            ControlFlow::Continue(())
-        });
-        if refs.is_empty() {
+        let mut names = OuterNames {
+            session: self,
+            scoping: Scoping::new(ctx.with, true),
+            outer,
+            aliases,
+            base: ctx.param_count,
+            refs: Vec::new(),
+        };
+        let _ = ast::VisitMut::visit(&mut q, &mut names);
+        let refs = names.refs;
+        if refs.is_empty() && !dependent {
             return Ok(None);
         }
-        let mut placeholders = ctx.placeholders.to_vec();
-        placeholders.extend((0..refs.len()).map(|k| Location::new(OUTER_LINE + k as u64, 1)));
-        let statement = Statement::Query(Box::new(q));
-        let Compiled::Select(plan) = self.compile(statement, ctx.sql, &placeholders)? else {
+        // It sees the WITH tables defined before it.
+        if let Some(with) = ctx.with {
+            let with = visible(with, at.start, None);
+            q.with = (!with.cte_tables.is_empty() || with.recursive).then_some(with);
+        }
+        let param_count = ctx.param_count + refs.len();
+        let mut statement = Statement::Query(Box::new(q));
+        let before = self.correlated.len();
+        if has_subquery(&statement) {
+            let inner = Context {
+                sql: ctx.sql,
+                placeholders: ctx.placeholders,
+                params: ctx.params,
+                with: ctx.with,
+                param_count,
+                nested: true,
+            };
+            self.inline_in(&mut statement, &inner)?;
+        }
+        let nested = self.correlated.len() > before;
+        let Compiled::Select(plan) = self.compile(statement, ctx.sql, ctx.placeholders)? else {
             return Err(SqlError::unsupported(
-                "a correlated subquery other than one SELECT over stored tables",
+                "a correlated subquery other than one SELECT",
             ));
         };
         if !matches!(kind, Kind::Exists { .. }) && plan.columns.len() != 1 {
@@ -708,14 +904,15 @@ impl Session {
         self.correlated.push(Correlated {
             plan: Arc::new(*plan),
             kind,
-            params: ctx.placeholders.len(),
+            params: ctx.param_count,
+            keyed: if dependent { ctx.param_count } else { 0 },
+            nested,
             results: HashMap::new(),
         });
         let mut args: Vec<Ast> = lhs.cloned().into_iter().collect();
         args.extend(refs.into_iter().map(|(_, a)| a));
         Ok(Some(Marker::make(n, kind, ty, args, at)))
     }
-
     /// Runs the correlated subqueries `exprs` hold for each of `rows` (once per distinct set
     /// of outer values), in `txn`, so evaluating `exprs` over those rows finds their results.
     pub(crate) fn run_correlated<'e>(
@@ -746,7 +943,7 @@ impl Session {
                     .iter()
                     .map(|a| a.eval(&env))
                     .collect::<Result<Vec<_>>>()?;
-                let key = exact_key(&values);
+                let key = self.result_key(*n, params, &values);
                 let known = self
                     .correlated
                     .get(*n)
@@ -830,6 +1027,10 @@ impl Session {
         subqueries.sort_unstable();
         subqueries.dedup();
         'subquery: for n in subqueries {
+            if self.correlated[n].nested {
+                // Its rows need its own subqueries run for them: read as a SELECT reads.
+                continue;
+            }
             let plan = Arc::clone(&self.correlated[n].plan);
             let Some(src) = plan.source.as_ref().filter(|s| {
                 plan.joined.is_none()
@@ -911,6 +1112,7 @@ impl Session {
         let found_rows = self.last_found_rows;
         let rows = match (fetched, &plan.source) {
             (Some(rows), Some(src)) => self.matching(src, &all, rows),
+            _ if self.correlated[n].nested => self.correlated_source_rows(txn, &plan, &all),
             _ => self.source_rows(txn, ExecType::NoCommit, &plan, &all),
         };
         let outcome = rows.and_then(|rows| self.select_rows(&plan, &all, rows));
@@ -951,12 +1153,26 @@ impl Session {
     }
 
     /// The result correlated subquery `n` gave for `args`, if it ran for them.
-    pub(crate) fn correlated_result(&self, n: usize, args: &[Value]) -> Option<Result<Value>> {
+    pub(crate) fn correlated_result(
+        &self,
+        n: usize,
+        params: &[Value],
+        args: &[Value],
+    ) -> Option<Result<Value>> {
         self.correlated
             .get(n)?
             .results
-            .get(&exact_key(args))
+            .get(&self.result_key(n, params, args))
             .cloned()
+    }
+
+    /// What correlated subquery `n`'s result for `args` is kept under, with the parameters
+    /// `params` of the level it runs at.
+    fn result_key(&self, n: usize, params: &[Value], args: &[Value]) -> Vec<u8> {
+        let keyed = self.correlated.get(n).map_or(0, |c| c.keyed);
+        let mut key = exact_key(&params[..keyed.min(params.len())]);
+        key.extend(exact_key(args));
+        key
     }
 
     /// The rows of a subquery that must give one column.
@@ -1010,6 +1226,11 @@ struct Context<'a> {
     params: &'a [Value],
     /// The statement's WITH clause.
     with: Option<&'a ast::With>,
+    /// How many parameters the level being inlined reads: the statement's, then the outer
+    /// values of the correlated subqueries around it.
+    param_count: usize,
+    /// Inlining a correlated subquery's body.
+    nested: bool,
 }
 
 /// The WITH clause a subquery starting at `at` runs with: the statement's common table

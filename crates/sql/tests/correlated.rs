@@ -65,6 +65,35 @@ fn prepared_statements_bind_parameters_inside_and_outside_the_subquery() {
         Answer::Rows(rows) => assert_eq!(rows.len(), 2),
         other => panic!("{other:?}"),
     }
+    // Nested: the innermost subquery names the middle one's table, the statement's and a
+    // parameter; its results are kept per outer row, not only per b row.
+    let nested = c.prepare(
+        "SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.a_id = a.id AND EXISTS \
+         (SELECT 1 FROM b AS x WHERE x.id = b.id AND x.n + a.n > ?)) ORDER BY id",
+    );
+    // Binary rows: a header byte, the NULL bitmap, then `id` as 4 little-endian bytes.
+    let found = |c: &mut Raw, limit: i64| match c.execute_with(nested, &[limit]) {
+        Answer::Rows(rows) => rows
+            .iter()
+            .map(|r| i32::from_le_bytes(r[2..6].try_into().unwrap()))
+            .collect::<Vec<_>>(),
+        other => panic!("{other:?}"),
+    };
+    // b rows (a_id, n): (1, 5), (1, 7), (2, 1), (4, 9), (3, 8); a.n is 10 * id.
+    assert_eq!(found(&mut c, 0), [1, 2, 3, 4]);
+    assert_eq!(found(&mut c, 18), [2, 3, 4]);
+    assert_eq!(found(&mut c, 21), [3, 4]);
+    assert_eq!(found(&mut c, 38), [4]);
+    assert_eq!(found(&mut c, 49), []);
+    // The innermost names a b row the middle one reads for every a row, and the a row too.
+    assert_eq!(
+        ids(
+            &mut c,
+            "SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.n < 100 AND EXISTS \
+             (SELECT 1 FROM b AS x WHERE x.id = b.id AND x.a_id = a.id AND x.n > 6)) ORDER BY id"
+        ),
+        ["1", "3", "4"]
+    );
     server.stop();
     node.stop();
 }
@@ -121,23 +150,28 @@ fn unsupported_places_answer_errors_and_the_connection_goes_on() {
              (SELECT 1 FROM b WHERE b.a_id = a.id) ORDER BY id",
             "SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.a_id = a.id) ORDER BY id",
         ),
+        // Naming a WITH table's columns, and from a subquery within it, the table of the
+        // subquery it stands in.
+        (
+            "WITH w AS (SELECT id FROM a) SELECT id FROM w WHERE EXISTS \
+             (SELECT 1 FROM b WHERE b.a_id = w.id) ORDER BY id",
+            "SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.a_id = a.id) ORDER BY id",
+        ),
+        (
+            "SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.a_id = a.id AND EXISTS \
+             (SELECT 1 FROM b AS x WHERE x.id = b.id)) ORDER BY id",
+            "SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.a_id = a.id) ORDER BY id",
+        ),
     ] {
         let got = ids(&mut c, sql);
         assert!(!got.is_empty(), "{sql}");
         assert_eq!(got, ids(&mut c, same), "{sql}");
     }
-    // Naming the columns of a WITH table, the table of the subquery it stands in from a
-    // subquery within it, and an outer aggregate as the subquery's argument.
+    // A correlated UNION, and an outer aggregate as the subquery's argument.
     for (sql, code) in [
         (
-            "SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.a_id = a.id AND EXISTS \
-             (SELECT 1 FROM b AS x WHERE x.id = b.id))",
+            "SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.a_id = a.id UNION SELECT 2)",
             1054,
-        ),
-        (
-            "WITH w AS (SELECT id FROM a) SELECT id FROM w WHERE EXISTS \
-             (SELECT 1 FROM b WHERE b.a_id = w.id)",
-            1235,
         ),
         (
             "SELECT n FROM a GROUP BY n HAVING SUM(id) IN (SELECT a_id FROM b WHERE b.n = a.n)",

@@ -1146,8 +1146,38 @@ SELECT id, balance FROM people ORDER BY id;
 SELECT * FROM (SELECT p.id, (SELECT COUNT(*) FROM orders o WHERE o.person = p.id) AS n FROM people p) d ORDER BY id;
 SELECT id FROM (SELECT p.id FROM people p WHERE EXISTS (SELECT 1 FROM orders o WHERE o.person = p.id)) d WHERE id > 1 ORDER BY id;
 WITH c AS (SELECT p.id, (SELECT MAX(n) FROM orders o WHERE o.person = p.id) AS most FROM people p) SELECT * FROM c ORDER BY id;
--- expect-difference: a correlated subquery cannot name a derived table's or WITH table's columns yet (1235, naming it)
 WITH c AS (SELECT id FROM people) SELECT c.id, (SELECT COUNT(*) FROM orders o WHERE o.person = c.id) FROM c ORDER BY c.id;
+-- naming a derived table's or a WITH table's columns, reading one, and nested (a subquery
+-- naming the tables of the subquery it stands in, and those of the statement)
+SELECT * FROM (SELECT id, age FROM people) d WHERE EXISTS (SELECT 1 FROM orders o WHERE o.person = d.id) ORDER BY id;
+SELECT d.k, (SELECT COUNT(*) FROM orders o WHERE o.person = d.k) AS n FROM (SELECT id AS k FROM people WHERE id < 6) AS d ORDER BY d.k;
+SELECT * FROM (SELECT * FROM orders) d WHERE d.n > (SELECT AVG(n) FROM orders x WHERE x.person = d.person) ORDER BY id;
+SELECT * FROM (SELECT id, age FROM people) d WHERE d.age IN (SELECT age FROM people p2 WHERE p2.id <> d.id) ORDER BY id;
+WITH c AS (SELECT person, COUNT(*) AS n FROM orders GROUP BY person) SELECT id, (SELECT n FROM c WHERE c.person = people.id) AS n FROM people ORDER BY id;
+WITH c AS (SELECT person, COUNT(*) AS n FROM orders GROUP BY person) SELECT id FROM people WHERE EXISTS (SELECT 1 FROM c WHERE c.person = people.id AND c.n > 1) ORDER BY id;
+WITH a AS (SELECT id FROM people), b AS (SELECT id, (SELECT COUNT(*) FROM orders o WHERE o.person = a.id) AS n FROM a) SELECT * FROM b WHERE n > 0 ORDER BY id;
+WITH c (pid) AS (SELECT id FROM people) SELECT pid, EXISTS (SELECT 1 FROM orders WHERE person = c.pid) AS has FROM c ORDER BY pid;
+WITH c AS (SELECT person AS id FROM orders WHERE n > 1) SELECT id, (SELECT email FROM people WHERE people.id = c.id) AS e FROM c ORDER BY id;
+SELECT id FROM people p WHERE NOT EXISTS (SELECT 1 FROM (SELECT person FROM orders) oo WHERE oo.person = p.id) ORDER BY id;
+SELECT id FROM people p WHERE EXISTS (SELECT 1 FROM orders o WHERE o.person = p.id AND EXISTS (SELECT 1 FROM items i WHERE i.id = o.item_id AND i.qty > p.age)) ORDER BY id;
+SELECT id, (SELECT MAX(o.id) FROM orders o WHERE o.person <= p.id AND o.item_id IN (SELECT i.id FROM items i WHERE i.qty >= p.age - 10)) AS m FROM people p ORDER BY id;
+SELECT i.id FROM items i WHERE EXISTS (SELECT 1 FROM orders o WHERE o.item_id = i.id AND EXISTS (SELECT 1 FROM people p WHERE p.id = o.person AND p.age > 20 AND i.qty > 0)) ORDER BY i.id;
+SELECT p.id, (SELECT COUNT(*) FROM orders o WHERE o.person = p.id AND o.n = (SELECT MAX(x.n) FROM orders x WHERE x.person = o.person)) AS top FROM people p ORDER BY p.id;
+SELECT id FROM people p WHERE EXISTS (SELECT 1 FROM orders o WHERE o.person = p.id AND o.n > (SELECT COUNT(*) FROM items WHERE qty < p.age)) ORDER BY id;
+SELECT * FROM orders o WHERE o.n = (SELECT MAX(n) FROM orders x WHERE x.person = o.person) ORDER BY id;
+SELECT p.id, (SELECT COUNT(*) FROM orders o WHERE o.person = p.id AND o.n > (SELECT AVG(n) FROM orders)) AS big FROM people p ORDER BY p.id;
+-- two nested subqueries side by side, and one in a correlated subquery's select list
+SELECT id FROM people p WHERE EXISTS (SELECT 1 FROM orders o WHERE o.person = p.id AND EXISTS (SELECT 1 FROM items i WHERE i.id = o.item_id) AND NOT EXISTS (SELECT 1 FROM items j WHERE j.id = o.item_id AND j.qty > 100)) ORDER BY id;
+SELECT p.id, (SELECT MAX((SELECT i.qty FROM items i WHERE i.id = o.item_id)) FROM orders o WHERE o.person = p.id) AS q FROM people p ORDER BY p.id;
+SELECT p.id, (SELECT SUM(o.n) + (SELECT COUNT(*) FROM items WHERE qty > p.age) FROM orders o WHERE o.person = p.id) AS s FROM people p ORDER BY p.id;
+-- a subquery on the left of IN (subquery)
+SELECT id FROM people WHERE (SELECT MAX(person) FROM orders) IN (SELECT person FROM orders WHERE n > 3) ORDER BY id;
+SELECT id FROM people p WHERE (SELECT COUNT(*) FROM orders o WHERE o.person = p.id) IN (SELECT n FROM orders WHERE n < 3) ORDER BY id;
+-- an outer table's name used again inside a derived table or a nested FROM names that one
+SELECT p.id, (SELECT COUNT(*) FROM (SELECT p.id FROM people p WHERE p.age > 30) d WHERE d.id = p.id) AS c FROM people p ORDER BY p.id;
+SELECT p.id FROM people p WHERE EXISTS (SELECT 1 FROM orders o WHERE o.person = p.id AND o.item_id IN (SELECT p.id FROM people p WHERE p.age > 20)) ORDER BY p.id;
+-- a WITH table reading a stored table of its own name
+WITH orders AS (SELECT * FROM orders WHERE n > 1) SELECT id, (SELECT COUNT(*) FROM people WHERE people.id = orders.person) AS c FROM orders ORDER BY id;
 SELECT p.id FROM people p WHERE EXISTS (SELECT 1 FROM orders o WHERE o.person = p.id) UNION SELECT 99 ORDER BY 1;
 SELECT i.id FROM items i WHERE i.qty > (SELECT AVG(qty) FROM items j WHERE j.category = i.category) UNION ALL SELECT p.id + 100 FROM people p WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.person = p.id) ORDER BY 1;
 SELECT o.id, i.id FROM orders o JOIN items i ON i.id = o.item_id AND o.n = (SELECT MAX(n) FROM orders x WHERE x.item_id = i.id) ORDER BY o.id;
