@@ -150,7 +150,7 @@ impl CastTo {
                     }
                     other => dec(num(other)),
                 };
-                let max = 10i128.pow(p as u32) - 1;
+                let max = 10i128.checked_pow(p as u32).map_or(i128::MAX, |m| m - 1);
                 match d.rescale(scale) {
                     Some(d) if d.mantissa.abs() <= max => Value::Decimal(d),
                     // Out of range: the largest value of the type, as MySQL clamps.

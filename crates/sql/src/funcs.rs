@@ -278,7 +278,7 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
             if len <= 0 {
                 return Ok(bytes_value(Vec::new()));
             }
-            let end = (start + len).min(n);
+            let end = start.saturating_add(len).min(n);
             bytes_value(
                 s[start as usize..end as usize]
                     .iter()
@@ -373,7 +373,7 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
                 Num::Int(i) => {
                     // Round half away from zero to 10^-digits.
                     let p = 10i128
-                        .checked_pow((-digits).min(38) as u32)
+                        .checked_pow(digits.saturating_neg().min(38) as u32)
                         .unwrap_or(i128::MAX);
                     let q = i / p;
                     let r = i % p;
@@ -387,7 +387,7 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
                 }
                 Num::Dec(d) if digits < 0 => {
                     // Round half away from zero to 10^-digits.
-                    let shift = (d.scale as i64 - digits).min(38) as u32;
+                    let shift = (d.scale as i64).saturating_sub(digits).min(38) as u32;
                     let p = 10i128.pow(shift);
                     let q = d.mantissa / p;
                     let r = d.mantissa % p;
@@ -396,7 +396,7 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
                     } else {
                         q
                     };
-                    let unit = 10i128.pow((-digits).min(38) as u32);
+                    let unit = 10i128.pow(digits.saturating_neg().min(38) as u32);
                     int_value(q.saturating_mul(unit), || d.to_string())?
                 }
                 n => {

@@ -674,6 +674,14 @@ impl Session {
         params: &[Value],
         rows: Vec<Vec<Value>>,
     ) -> Result<Vec<Vec<Value>>> {
+        // Where a division by zero fails the statement, one MariaDB works out while optimizing
+        // only warns: in a condition reading no row, or in the value a key is compared with.
+        if let Some(f) = src.filter.as_ref().filter(|f| {
+            !rows.is_empty() && self.diagnostics.storing == Storing::Strict && divides(f)
+        }) {
+            let folded = self.fold_optimized(src, f, params)?;
+            return self.filtered(Some(&folded), params, rows);
+        }
         self.filtered(src.filter.as_ref(), params, rows)
     }
 
@@ -687,15 +695,6 @@ impl Session {
         let Some(filter) = filter.filter(|_| !rows.is_empty()) else {
             return Ok(rows);
         };
-        // Where a division by zero fails the statement, one in a part that reads no row only
-        // warns: MariaDB works those parts out once, while optimizing.
-        let folded;
-        let filter = if self.diagnostics.storing == Storing::Strict && divides(filter) {
-            folded = self.fold_row_free(filter, params)?;
-            &folded
-        } else {
-            filter
-        };
         let mut kept = Vec::with_capacity(rows.len());
         for row in rows {
             if truthy(&filter.eval(&self.env(&row, params, &[]))?) {
@@ -705,13 +704,24 @@ impl Session {
         Ok(kept)
     }
 
-    /// `e` with each part that reads no row and divides replaced by its value, a division by
-    /// zero there a warning.
-    fn fold_row_free(&self, e: &Expr, params: &[Value]) -> Result<Expr> {
-        if !divides(e) {
-            return Ok(e.clone());
-        }
-        if e.is_row_free() {
+    /// `e` (a WHERE) with the parts MariaDB's optimizer works out ahead replaced by their
+    /// values, a division by zero there a warning: its AND-ed conditions that read no row, and
+    /// the values an indexed column is compared with (`id = 1/0`, `id BETWEEN 1/0 AND 3`; not
+    /// an IN list's, which MariaDB evaluates row by row).
+    fn fold_optimized(&self, src: &Source, e: &Expr, params: &[Value]) -> Result<Expr> {
+        use crate::expr::BinOp as B;
+        let indexed = |c: &Expr| match c {
+            Expr::Column(p) => src.fetch.get(*p).is_some_and(|col| {
+                let def = src.table.def();
+                def.primary_key.first() == Some(col)
+                    || def.indexes.iter().any(|i| i.columns.first() == Some(col))
+            }),
+            _ => false,
+        };
+        let fold = |x: &Expr| -> Result<Expr> {
+            if !x.is_row_free() || !divides(x) {
+                return Ok(x.clone());
+            }
             let ctx = Folding(self);
             let env = Env {
                 row: &[],
@@ -719,13 +729,25 @@ impl Session {
                 aggs: &[],
                 ctx: &ctx,
             };
-            return Ok(Expr::Const(e.eval(&env)?));
-        }
-        let mut out = e.clone();
-        for (c, folded) in out.children_mut().into_iter().zip(e.children()) {
-            *c = self.fold_row_free(folded, params)?;
-        }
-        Ok(out)
+            Ok(Expr::Const(x.eval(&env)?))
+        };
+        Ok(match e {
+            Expr::Binary(B::And, l, r) => Expr::Binary(
+                B::And,
+                Box::new(self.fold_optimized(src, l, params)?),
+                Box::new(self.fold_optimized(src, r, params)?),
+            ),
+            _ if e.is_row_free() => fold(e)?,
+            Expr::Binary(op @ (B::Eq | B::NullSafeEq | B::Lt | B::Le | B::Gt | B::Ge), l, r)
+                if indexed(l) || indexed(r) =>
+            {
+                Expr::Binary(*op, Box::new(fold(l)?), Box::new(fold(r)?))
+            }
+            Expr::Between(c, lo, hi, not) if indexed(c) => {
+                Expr::Between(c.clone(), Box::new(fold(lo)?), Box::new(fold(hi)?), *not)
+            }
+            _ => e.clone(),
+        })
     }
 
     fn read_keys(

@@ -201,9 +201,12 @@ impl Named {
     }
 }
 
-/// Whether one of `scope`'s tables owns the column `parts` name.
+/// Whether one of `scope`'s tables owns the column `parts` name, or may: an unqualified name
+/// may be a column of a table whose columns are not known.
 fn owns(scope: &[Named], parts: &[String]) -> bool {
-    scope.iter().any(|t| t.has(parts) || t.qualifies(parts))
+    scope
+        .iter()
+        .any(|t| t.has(parts) || t.qualifies(parts) || (parts.len() == 1 && t.columns.is_none()))
 }
 
 /// The parts of a column reference.
@@ -227,49 +230,9 @@ fn subquery_of(e: &Ast) -> Option<&ast::Query> {
     }
 }
 
-/// The names of a query's columns as its text gives them (those of its first SELECT), or
-/// None when it selects `*`.
-fn projection_columns(q: &ast::Query) -> Option<Vec<String>> {
-    let mut body = &*q.body;
-    loop {
-        match body {
-            ast::SetExpr::SetOperation { left, .. } => body = left,
-            ast::SetExpr::Query(q) => body = &q.body,
-            _ => break,
-        }
-    }
-    let ast::SetExpr::Select(select) = body else {
-        return None;
-    };
-    select
-        .projection
-        .iter()
-        .map(|item| match item {
-            ast::SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
-            ast::SelectItem::UnnamedExpr(Ast::Identifier(i)) => Some(i.value.clone()),
-            ast::SelectItem::UnnamedExpr(Ast::CompoundIdentifier(parts)) => {
-                parts.last().map(|i| i.value.clone())
-            }
-            ast::SelectItem::UnnamedExpr(e) => Some(e.to_string()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// A WITH table's column names: its column list, else its query's.
-fn cte_columns(cte: &ast::Cte) -> Option<Vec<String>> {
-    if cte.alias.columns.is_empty() {
-        projection_columns(&cte.query)
-    } else {
-        Some(
-            cte.alias
-                .columns
-                .iter()
-                .map(|c| c.name.value.clone())
-                .collect(),
-        )
-    }
-}
+/// How many derived or WITH tables deep a `*` is expanded to name columns (a WITH table may
+/// name itself: past this its columns are not known).
+const NAMES_DEPTH_MAX: usize = 8;
 
 /// The FROM tables of an UPDATE or DELETE, which its subqueries may name.
 fn from_of(s: &Statement) -> Option<Vec<&ast::TableWithJoins>> {
@@ -726,20 +689,111 @@ impl Session {
         from: impl Iterator<Item = &'t ast::TableWithJoins>,
         with: Option<&ast::With>,
     ) -> Vec<Named> {
+        self.named_tables_at(from, with, 0)
+    }
+
+    /// [`Session::named_tables`] `depth` derived or WITH tables down (each may name more).
+    fn named_tables_at<'t>(
+        &self,
+        from: impl Iterator<Item = &'t ast::TableWithJoins>,
+        with: Option<&ast::With>,
+        depth: usize,
+    ) -> Vec<Named> {
         let mut out = Vec::new();
         for t in from {
-            self.named_factors(&t.relation, with, &mut out);
+            self.named_factors(&t.relation, with, depth, &mut out);
             for j in &t.joins {
-                self.named_factors(&j.relation, with, &mut out);
+                self.named_factors(&j.relation, with, depth, &mut out);
             }
         }
         out
+    }
+
+    /// The names of a query's columns as its text gives them (those of its first SELECT, `*`
+    /// as the columns of the tables it names), or None when they are not known.
+    fn projection_columns(
+        &self,
+        q: &ast::Query,
+        with: Option<&ast::With>,
+        depth: usize,
+    ) -> Option<Vec<String>> {
+        let mut body = &*q.body;
+        loop {
+            match body {
+                ast::SetExpr::SetOperation { left, .. } => body = left,
+                ast::SetExpr::Query(q) => body = &q.body,
+                _ => break,
+            }
+        }
+        let ast::SetExpr::Select(select) = body else {
+            return None;
+        };
+        let mut out = Vec::new();
+        let mut from: Option<Vec<Named>> = None;
+        for item in &select.projection {
+            match item {
+                ast::SelectItem::ExprWithAlias { alias, .. } => out.push(alias.value.clone()),
+                ast::SelectItem::UnnamedExpr(Ast::Identifier(i)) => out.push(i.value.clone()),
+                ast::SelectItem::UnnamedExpr(Ast::CompoundIdentifier(parts)) => {
+                    out.push(parts.last()?.value.clone())
+                }
+                ast::SelectItem::UnnamedExpr(e) => out.push(e.to_string()),
+                ast::SelectItem::ExprWithAliases { .. } => return None,
+                ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
+                    // The columns of the tables it reads (`t.*`: of that one).
+                    if depth >= NAMES_DEPTH_MAX {
+                        return None;
+                    }
+                    let tables = from.get_or_insert_with(|| {
+                        self.named_tables_at(select.from.iter(), with, depth + 1)
+                    });
+                    let wanted: Option<String> = match item {
+                        ast::SelectItem::QualifiedWildcard(
+                            ast::SelectItemQualifiedWildcardKind::ObjectName(name),
+                            _,
+                        ) => Some(name.0.last()?.as_ident()?.value.clone()),
+                        ast::SelectItem::QualifiedWildcard(..) => return None,
+                        _ => None,
+                    };
+                    for t in tables.iter() {
+                        if wanted
+                            .as_ref()
+                            .is_none_or(|w| w.eq_ignore_ascii_case(&t.name))
+                        {
+                            out.extend(t.columns.clone()?);
+                        }
+                    }
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// A WITH table's column names: its column list, else its query's.
+    fn cte_columns(
+        &self,
+        cte: &ast::Cte,
+        with: Option<&ast::With>,
+        depth: usize,
+    ) -> Option<Vec<String>> {
+        if cte.alias.columns.is_empty() {
+            self.projection_columns(&cte.query, with, depth)
+        } else {
+            Some(
+                cte.alias
+                    .columns
+                    .iter()
+                    .map(|c| c.name.value.clone())
+                    .collect(),
+            )
+        }
     }
 
     fn named_factors(
         &self,
         factor: &ast::TableFactor,
         with: Option<&ast::With>,
+        depth: usize,
         out: &mut Vec<Named>,
     ) {
         let alias_of = |a: &Option<ast::TableAlias>| a.as_ref().map(|a| a.name.value.clone());
@@ -759,7 +813,7 @@ impl Session {
                     out.push(Named {
                         name: alias_of(alias).unwrap_or_else(|| cte.alias.name.value.clone()),
                         database: String::new(),
-                        columns: cte_columns(cte),
+                        columns: self.cte_columns(cte, with, depth),
                     });
                     return;
                 }
@@ -800,14 +854,14 @@ impl Session {
                     database: String::new(),
                     columns: match listed {
                         Some(a) => Some(a.columns.iter().map(|c| c.name.value.clone()).collect()),
-                        None => projection_columns(subquery),
+                        None => self.projection_columns(subquery, with, depth),
                     },
                 });
             }
             ast::TableFactor::NestedJoin {
                 table_with_joins, ..
             } => {
-                out.extend(self.named_tables(std::iter::once(&**table_with_joins), with));
+                out.extend(self.named_tables_at(std::iter::once(&**table_with_joins), with, depth));
             }
             _ => out.push(Named {
                 name: String::new(),
@@ -925,19 +979,48 @@ impl Session {
         if self.correlated.is_empty() {
             return Ok(());
         }
-        let mut calls: Vec<(usize, Vec<Expr>)> = Vec::new();
+        // Each call with how many markers deep its arguments hold others (a correlated left
+        // side of a correlated IN): those run first, their results read by the arguments.
+        let mut calls: Vec<(usize, usize, Vec<Expr>)> = Vec::new();
         for e in exprs {
             e.walk(&mut |x| {
                 if let Expr::Correlated { n, args, .. } = x {
-                    calls.push((*n, args.clone()));
+                    let mut inner = 0;
+                    for a in args {
+                        a.walk(&mut |y| inner += matches!(y, Expr::Correlated { .. }) as usize);
+                    }
+                    calls.push((inner, *n, args.clone()));
                 }
             });
         }
+        calls.sort_by_key(|c| c.0);
+        let mut from = 0;
+        while from < calls.len() {
+            let level = calls[from].0;
+            let to = calls[from..]
+                .iter()
+                .position(|c| c.0 != level)
+                .map_or(calls.len(), |k| from + k);
+            self.run_calls(txn, &calls[from..to], rows, params)?;
+            from = to;
+        }
+        Ok(())
+    }
+
+    /// Runs each of `calls` (a subquery and its argument expressions) for each of `rows`,
+    /// once per distinct set of argument values it has no result for yet.
+    fn run_calls(
+        &mut self,
+        txn: &mut Transaction,
+        calls: &[(usize, usize, Vec<Expr>)],
+        rows: &[Vec<Value>],
+        params: &[Value],
+    ) -> Result<()> {
         // The argument values each subquery has not run for yet, in the order met.
         let mut wanted: Vec<(usize, Vec<u8>, Vec<Value>)> = Vec::new();
         let mut met = std::collections::HashSet::new();
         for row in rows {
-            for (n, args) in &calls {
+            for (_, n, args) in calls {
                 let env = self.env(row, params, &[]);
                 let values = args
                     .iter()

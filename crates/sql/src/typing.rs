@@ -24,7 +24,9 @@ pub fn static_type(
             let fraction = |f: u8| if f > 0 { f as u32 + 1 } else { 0 };
             match *to {
                 C::Signed | C::Unsigned => (types::LONGLONG, 21, 0),
-                C::Char(n) | C::Binary(n) => (types::VAR_STRING, n.unwrap_or(255) * 4, 31),
+                C::Char(n) | C::Binary(n) => {
+                    (types::VAR_STRING, n.unwrap_or(255).saturating_mul(4), 31)
+                }
                 C::Date => (types::DATE, 10, 0),
                 C::DateTime(f) => (types::DATETIME, 19 + fraction(f), f),
                 C::Time(f) => (types::TIME, 10 + fraction(f), f),

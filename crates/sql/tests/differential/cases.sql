@@ -3156,6 +3156,31 @@ DROP DATABASE dg_two;
 DROP DATABASE dg_x_1;
 DROP DATABASE dgzx_2;
 
+-- ---------------------------------------------------------------- subqueries over tables selecting *, correlated on both sides of IN
+CREATE TABLE rv_t (id INT PRIMARY KEY, a INT, b INT, k INT);
+CREATE TABLE rv_u (k INT PRIMARY KEY, v INT, a INT);
+CREATE TABLE rv_w (id INT PRIMARY KEY, k INT, x INT);
+INSERT INTO rv_t VALUES (1, 1, 10, 3), (2, 2, 20, 1), (3, 3, 30, 2), (4, NULL, 40, 9);
+INSERT INTO rv_u VALUES (1, 100, 3), (2, 200, 1), (3, 300, 2), (9, 900, 4);
+INSERT INTO rv_w VALUES (1, 1, 5), (2, 1, 6), (3, 2, 7), (4, 3, 8);
+-- a name a derived or WITH table selecting * has is that table's, not the outer query's
+SELECT id FROM rv_t WHERE a IN (SELECT k FROM (SELECT * FROM rv_u) d) ORDER BY id;
+WITH c AS (SELECT * FROM rv_u) SELECT id FROM rv_t WHERE EXISTS (SELECT 1 FROM c WHERE k = 1) ORDER BY id;
+SELECT id, (SELECT v FROM (SELECT * FROM rv_u) d WHERE k = rv_t.a) FROM rv_t ORDER BY id;
+WITH c AS (SELECT * FROM rv_u) SELECT id, (SELECT COUNT(*) FROM c WHERE a = 3) FROM rv_t ORDER BY id;
+SELECT id, (SELECT COUNT(*) FROM (SELECT rv_u.*, 1 AS one FROM rv_u) d WHERE d.k = rv_t.a AND one = 1) FROM rv_t ORDER BY id;
+WITH c AS (SELECT * FROM rv_u), c2 AS (SELECT * FROM c) SELECT id, (SELECT v FROM c2 WHERE c2.k = rv_t.a) FROM rv_t ORDER BY id;
+SELECT id, (SELECT v FROM rv_u WHERE rv_u.k = aa) FROM (SELECT * FROM (SELECT id, a AS aa FROM rv_t) e) d ORDER BY id;
+UPDATE rv_t SET b = b + 1 WHERE a IN (SELECT k FROM (SELECT * FROM rv_u) d);
+SELECT * FROM rv_t ORDER BY id;
+-- correlated subqueries on both sides of IN
+SELECT id FROM rv_t WHERE (SELECT v FROM rv_u WHERE rv_u.k = rv_t.a) IN (SELECT v FROM rv_u WHERE rv_u.a = rv_t.k) ORDER BY id;
+SELECT id, (SELECT v FROM rv_u WHERE rv_u.k = rv_t.a) IN (SELECT v FROM rv_u WHERE rv_u.a = rv_t.k) FROM rv_t ORDER BY id;
+SELECT id FROM rv_t WHERE (SELECT k FROM rv_u WHERE rv_u.v = rv_t.b * 10) IN (SELECT k FROM rv_w WHERE rv_w.id = rv_t.id) ORDER BY id;
+DROP TABLE rv_t;
+DROP TABLE rv_u;
+DROP TABLE rv_w;
+
 -- ---------------------------------------------------------------- UPDATE: assignments in order, divisions in WHERE
 CREATE TABLE ua_t (id INT PRIMARY KEY, a INT, b INT);
 CREATE TABLE ua_u (k INT PRIMARY KEY, v INT);
@@ -3178,6 +3203,21 @@ SHOW WARNINGS;
 SELECT * FROM ua_t ORDER BY id;
 UPDATE ua_t SET b = 10 WHERE 1 / 0 IS NULL;
 SHOW WARNINGS;
+CREATE TABLE ua_k (id INT PRIMARY KEY, a INT, c INT, KEY ia (a));
+INSERT INTO ua_k VALUES (1, 1, 0), (2, 2, 0), (3, 3, 0);
+-- MariaDB works out ahead (a warning) only the values an indexed column is compared with
+UPDATE ua_k SET c = 8 WHERE c + 1/0 IS NULL;
+UPDATE ua_k SET c = 8 WHERE c > 1/0 OR id = 2;
+UPDATE ua_k SET c = 8 WHERE CASE WHEN id = 1 THEN 1/0 ELSE 0 END IS NULL;
+UPDATE ua_k SET c = 9 WHERE id > 1/0;
+UPDATE ua_k SET c = 9 WHERE id BETWEEN 1/0 AND 3;
+SHOW WARNINGS;
+UPDATE ua_k SET c = 10 WHERE a > 1/0;
+SHOW WARNINGS;
+UPDATE ua_k SET c = 10 WHERE a IN (1/0, 2);
+UPDATE ua_k SET c = 10 WHERE id = 1 AND c % 0 IS NULL;
+SELECT * FROM ua_k ORDER BY id;
+DROP TABLE ua_k;
 DELETE FROM ua_t WHERE a / 0 IS NOT NULL;
 SHOW WARNINGS;
 SELECT * FROM ua_t ORDER BY id;
