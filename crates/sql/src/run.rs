@@ -677,7 +677,9 @@ impl Session {
         // Where a division by zero fails the statement, one MariaDB works out while optimizing
         // only warns: in a condition reading no row, or in the value a key is compared with.
         if let Some(f) = src.filter.as_ref().filter(|f| {
-            !rows.is_empty() && self.diagnostics.storing == Storing::Strict && divides(f)
+            !rows.is_empty()
+                && self.diagnostics.storing == Storing::Strict
+                && crate::diagnostics::divides(f)
         }) {
             let folded = self.fold_optimized(src, f, params)?;
             return self.filtered(Some(&folded), params, rows);
@@ -702,52 +704,6 @@ impl Session {
             }
         }
         Ok(kept)
-    }
-
-    /// `e` (a WHERE) with the parts MariaDB's optimizer works out ahead replaced by their
-    /// values, a division by zero there a warning: its AND-ed conditions that read no row, and
-    /// the values an indexed column is compared with (`id = 1/0`, `id BETWEEN 1/0 AND 3`; not
-    /// an IN list's, which MariaDB evaluates row by row).
-    fn fold_optimized(&self, src: &Source, e: &Expr, params: &[Value]) -> Result<Expr> {
-        use crate::expr::BinOp as B;
-        let indexed = |c: &Expr| match c {
-            Expr::Column(p) => src.fetch.get(*p).is_some_and(|col| {
-                let def = src.table.def();
-                def.primary_key.first() == Some(col)
-                    || def.indexes.iter().any(|i| i.columns.first() == Some(col))
-            }),
-            _ => false,
-        };
-        let fold = |x: &Expr| -> Result<Expr> {
-            if !x.is_row_free() || !divides(x) {
-                return Ok(x.clone());
-            }
-            let ctx = Folding(self);
-            let env = Env {
-                row: &[],
-                params,
-                aggs: &[],
-                ctx: &ctx,
-            };
-            Ok(Expr::Const(x.eval(&env)?))
-        };
-        Ok(match e {
-            Expr::Binary(B::And, l, r) => Expr::Binary(
-                B::And,
-                Box::new(self.fold_optimized(src, l, params)?),
-                Box::new(self.fold_optimized(src, r, params)?),
-            ),
-            _ if e.is_row_free() => fold(e)?,
-            Expr::Binary(op @ (B::Eq | B::NullSafeEq | B::Lt | B::Le | B::Gt | B::Ge), l, r)
-                if indexed(l) || indexed(r) =>
-            {
-                Expr::Binary(*op, Box::new(fold(l)?), Box::new(fold(r)?))
-            }
-            Expr::Between(c, lo, hi, not) if indexed(c) => {
-                Expr::Between(c.clone(), Box::new(fold(lo)?), Box::new(fold(hi)?), *not)
-            }
-            _ => e.clone(),
-        })
     }
 
     fn read_keys(
@@ -1458,47 +1414,5 @@ impl Session {
             txn.execute(last).map_err(client)?;
         }
         Ok((first, affected))
-    }
-}
-
-/// Whether `e` divides (`/`, DIV, `%`, MOD) anywhere.
-fn divides(e: &Expr) -> bool {
-    let mut found = false;
-    e.walk(&mut |x| {
-        found |= matches!(
-            x,
-            Expr::Binary(
-                crate::expr::BinOp::Div | crate::expr::BinOp::IntDiv | crate::expr::BinOp::Mod,
-                ..
-            )
-        )
-    });
-    found
-}
-
-/// The session, as the parts of an expression that read no row see it while they are worked
-/// out ahead: a division by zero there is a warning.
-struct Folding<'a>(&'a Session);
-
-impl crate::expr::Context for Folding<'_> {
-    fn variable(&self, name: &str) -> Value {
-        self.0.variable(name)
-    }
-
-    fn session(&self, f: crate::expr::SessionFn) -> Value {
-        self.0.session(f)
-    }
-
-    fn statement_micros(&self) -> i64 {
-        self.0.statement_micros()
-    }
-
-    fn division_by_zero(&self) -> Result<()> {
-        self.0.warn(1365, "Division by 0".into());
-        Ok(())
-    }
-
-    fn warn(&self, code: u16, message: String) {
-        self.0.warn(code, message);
     }
 }

@@ -289,10 +289,9 @@ fn reads_outer_params(q: &ast::Query) -> bool {
 
 /// Walks a statement's expressions, keeping the tables of the SELECTs around them: each
 /// SELECT's, pushed when it is entered (a query's ORDER BY sees the tables of its SELECT).
-/// Expression subqueries are left whole when `enter_subqueries` is false.
+/// Expression subqueries the walk was told of (`pre_expr`) are left whole.
 struct Scoping<'a> {
     with: Option<&'a ast::With>,
-    enter_subqueries: bool,
     scopes: Vec<Vec<Named>>,
     /// Per query entered: whether it is an expression subquery's left whole, and whether it
     /// pushed the scope of the SELECT that is its body.
@@ -305,10 +304,9 @@ struct Scoping<'a> {
 }
 
 impl<'a> Scoping<'a> {
-    fn new(with: Option<&'a ast::With>, enter_subqueries: bool) -> Self {
+    fn new(with: Option<&'a ast::With>) -> Self {
         Scoping {
             with,
-            enter_subqueries,
             scopes: Vec::new(),
             queries: Vec::new(),
             subqueries: Vec::new(),
@@ -324,7 +322,7 @@ impl<'a> Scoping<'a> {
 
     fn pre_expr(&mut self, e: &Ast) {
         if let Some(q) = subquery_of(e) {
-            if !self.enter_subqueries && self.here() {
+            if self.here() {
                 self.subqueries.push(q as *const ast::Query);
             }
         }
@@ -596,7 +594,7 @@ impl Session {
                 ),
             ));
         }
-        let mut scoping = Scoping::new(ctx.with, false);
+        let mut scoping = Scoping::new(ctx.with);
         if let Some(from) = from_of(s) {
             scoping
                 .scopes
@@ -904,7 +902,7 @@ impl Session {
         let mut q = q.clone();
         let mut names = OuterNames {
             session: self,
-            scoping: Scoping::new(ctx.with, true),
+            scoping: Scoping::new(ctx.with),
             outer,
             aliases,
             base: ctx.param_count,
