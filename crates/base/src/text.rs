@@ -232,7 +232,7 @@ pub fn from_text(column: &ColumnDef, text: Option<&[u8]>) -> Result<Value, Strin
                 Ok(v) => v,
                 // Out of range: the largest (or smallest) value the column holds.
                 Err(_) => {
-                    let nines = "9".repeat((precision - scale) as usize);
+                    let nines = "9".repeat(precision.saturating_sub(scale) as usize);
                     let frac = "9".repeat(scale as usize);
                     let max = if scale > 0 {
                         format!("{nines}.{frac}")

@@ -3,7 +3,7 @@
 
 use base::schema::{ColumnDef, IndexKind, TableOptions};
 use base::types::{Collation, ColumnType};
-use base::TableDef;
+use base::{limits, TableDef};
 use myproto::response::{types, Column};
 use sqlparser::ast::{self, ObjectName};
 
@@ -401,7 +401,7 @@ impl Session {
             let old = cluster
                 .table(&full)
                 .map_err(|e| self.table_error(e, &table))?;
-            let def = recreated(old.def()).map_err(|e| schema_error(&table, e))?;
+            let def = recreated(old.def(), &full).map_err(|e| schema_error(&table, e))?;
             cluster
                 .drop_table(&full)
                 .map_err(|e| self.table_error(e, &table))?;
@@ -412,13 +412,188 @@ impl Session {
         Ok(done(0))
     }
 
+    /// CREATE TABLE, as defined or LIKE another table (CREATE TABLE ... SELECT is
+    /// [`Session::create_table_select`]).
     pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<Outcome> {
-        let (full, db, table) = self.table_name(&c.name)?;
+        let Some((full, table)) = self.create_target(c)? else {
+            return Ok(done(0));
+        };
+        let def = match &c.like {
+            Some(
+                ast::CreateTableLikeKind::Plain(like)
+                | ast::CreateTableLikeKind::Parenthesized(like),
+            ) => {
+                let (old, db, old_table) = self.table(&like.name)?;
+                if crate::infoschema::is_schema(&db) {
+                    return Err(SqlError::unsupported(
+                        "CREATE TABLE ... LIKE a table of information_schema",
+                    ));
+                }
+                recreated(old.def(), &full).map_err(|e| schema_error(&old_table, e))?
+            }
+            None => self.table_definition(c, &full, &table, Vec::new())?,
+        };
+        self.create_defined(c, def, &full, &table)
+    }
+
+    /// CREATE TABLE ... SELECT: the SELECT runs first, and its result columns, but those the
+    /// statement defines itself, become the new table's last columns, typed as the result
+    /// announces them. Its rows are then inserted as INSERT ... SELECT would, strict about their
+    /// values; when that fails the table is dropped again, so the statement leaves nothing
+    /// behind. Like any DDL it commits the transaction before it, and its own rows at once.
+    pub(crate) fn create_table_select(
+        &mut self,
+        d: &crate::exec::Deferred,
+        params: &[base::Value],
+    ) -> Result<Outcome> {
+        let ast::Statement::CreateTable(c) = &d.statement else {
+            return Err(SqlError::unsupported(
+                "this statement as CREATE TABLE ... SELECT",
+            ));
+        };
+        let Some(query) = &c.query else {
+            return self.create_table(c);
+        };
+        if c.like.is_some() {
+            return Err(SqlError::parse(
+                "near 'SELECT': CREATE TABLE ... LIKE takes no SELECT",
+            ));
+        }
+        self.end_transaction(true)?;
+        let Some((full, table)) = self.create_target(c)? else {
+            return Ok(done(0));
+        };
+        let select = ast::Statement::Query(query.clone());
+        let compiled = self.compile(select, &d.sql, &d.placeholders)?;
+        let (columns, rows) = match self.storing(crate::diagnostics::Storing::Strict, |s| {
+            s.execute(&compiled, params)
+        })? {
+            Outcome::Rows { columns, rows } => (columns, rows),
+            _ => {
+                return Err(SqlError::unsupported(
+                    "CREATE TABLE ... SELECT of this query",
+                ))
+            }
+        };
+        let mut added = Vec::new();
+        for (n, column) in columns.iter().enumerate() {
+            if columns[..n]
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&column.name))
+            {
+                return Err(SqlError::new(
+                    1060,
+                    "42S21",
+                    format!("Duplicate column name '{}'", column.name),
+                ));
+            }
+            let mut def = crate::derived::result_column(column, &column.name);
+            def.ty = holding(def.ty, rows.iter().map(|r| &r[n]));
+            added.push(def);
+        }
+        let def = self.table_definition(c, &full, &table, added)?;
+        self.create_defined(c, def, &full, &table)?;
+        let created = self
+            .shared
+            .cluster()
+            .table(&full)
+            .map_err(|e| self.table_error(e, &table))?;
+        let targets: Vec<u16> = columns
+            .iter()
+            .map(|column| created.def().column(&column.name).unwrap_or_default() as u16)
+            .collect();
+        let plan = crate::run::InsertPlan::of_rows(created, targets, rows);
+        match self.run_insert(&plan, &[]).and_then(|outcome| {
+            self.end_transaction(true)?;
+            Ok(outcome)
+        }) {
+            Ok(outcome) => Ok(outcome),
+            Err(e) => {
+                // Nothing is left of a statement that failed: the table goes too.
+                let _ = self.end_transaction(false);
+                let _ = self.shared.cluster().drop_table(&full);
+                self.plans.clear();
+                Err(e)
+            }
+        }
+    }
+
+    /// The table a CREATE TABLE makes, as (catalog name, table name), after refusing what Cairn
+    /// does not create; None when IF NOT EXISTS found it there (with MariaDB's note).
+    fn create_target(&mut self, c: &ast::CreateTable) -> Result<Option<(String, String)>> {
+        if c.temporary {
+            // NDB's answer: temporary tables are another engine's.
+            return Err(SqlError::new(
+                1478,
+                "HY000",
+                "Table storage engine 'ndbcluster' does not support the create option 'TEMPORARY'",
+            ));
+        }
+        if c.or_replace && c.if_not_exists {
+            return Err(SqlError::new(
+                1221,
+                "HY000",
+                "Incorrect usage of OR REPLACE and IF NOT EXISTS",
+            ));
+        }
+        let (full, _, table) = self.table_name(&c.name)?;
+        if c.if_not_exists && self.shared.cluster().table(&full).is_ok() {
+            self.note(1050, format!("Table '{table}' already exists"));
+            return Ok(None);
+        }
+        Ok(Some((full, table)))
+    }
+
+    /// Creates the table `def` defines, dropping the one it replaces first under CREATE OR
+    /// REPLACE.
+    fn create_defined(
+        &mut self,
+        c: &ast::CreateTable,
+        def: TableDef,
+        full: &str,
+        table: &str,
+    ) -> Result<Outcome> {
+        let cluster = self.shared.cluster().clone();
+        if c.or_replace {
+            match cluster.drop_table(full) {
+                Ok(()) => self.plans.clear(),
+                Err(e) if e.code() == base::ErrorCode::NoSuchTable => {}
+                Err(e) => return Err(SqlError::from_client(&e)),
+            }
+        }
+        match cluster.create_table(def) {
+            Ok(_) => Ok(done(0)),
+            Err(e) if c.if_not_exists && e.code() == base::ErrorCode::TableExists => {
+                self.note(1050, format!("Table '{table}' already exists"));
+                Ok(done(0))
+            }
+            Err(e) if e.code() == base::ErrorCode::TableExists => Err(SqlError::new(
+                1050,
+                "42S01",
+                format!("Table '{table}' already exists"),
+            )),
+            Err(e) if e.code() == base::ErrorCode::NoSuchDatabase => Err(
+                SqlError::unknown_database(self.database.as_deref().unwrap_or_default()),
+            ),
+            Err(e) => Err(SqlError::from_client(&e)),
+        }
+    }
+
+    /// The definition CREATE TABLE gives: its columns (with `added`, CREATE TABLE ... SELECT's
+    /// result columns, after them), its keys, options and partitioning.
+    fn table_definition(
+        &mut self,
+        c: &ast::CreateTable,
+        full: &str,
+        table: &str,
+        added: Vec<ColumnDef>,
+    ) -> Result<TableDef> {
+        let db = full.split('/').next().unwrap_or_default();
         let (mut options, balance, comment, named) = table_options(c)?;
         if !named {
             // The database's default, as MariaDB takes it.
             options.collation = self
-                .database(&db)?
+                .database(db)?
                 .map(|(_, c)| c)
                 .filter(|c| *c != Collation::Utf8mb4GeneralCi);
         }
@@ -438,6 +613,30 @@ impl Session {
                 None => {}
             }
             columns.push(def);
+        }
+        if !added.is_empty() {
+            // As MariaDB orders them: the columns only the statement defines, then the
+            // SELECT's, each as the statement defines it if it does.
+            let (mut both, only): (Vec<ColumnDef>, Vec<ColumnDef>) = columns
+                .into_iter()
+                .partition(|c| added.iter().any(|a| a.name.eq_ignore_ascii_case(&c.name)));
+            columns = only;
+            for a in added {
+                match both
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(&a.name))
+                {
+                    Some(at) => columns.push(both.swap_remove(at)),
+                    None => columns.push(a),
+                }
+            }
+        }
+        if columns.is_empty() {
+            return Err(SqlError::new(
+                1113,
+                "42000",
+                "A table must have at least 1 column",
+            ));
         }
         for constraint in &c.constraints {
             match constraint {
@@ -475,40 +674,93 @@ impl Session {
             }
         }
         let pk: Vec<&str> = primary.iter().map(String::as_str).collect();
-        let mut def = TableDef::new(&full, columns, &pk).map_err(|e| schema_error(&table, e))?;
+        let mut def = TableDef::new(full, columns, &pk).map_err(|e| schema_error(table, e))?;
         def.options = options;
         def.comment = comment;
         if !pk.is_empty() {
             // As NDB: the primary key is hashed for lookups and also ordered, for ranges.
             def = def
                 .with_index(PRIMARY, IndexKind::Ordered, &pk)
-                .map_err(|e| schema_error(&table, e))?;
+                .map_err(|e| schema_error(table, e))?;
         }
         for (name, kind, cols) in &indexes {
             let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
             def = def
                 .with_index(name, *kind, &cols)
-                .map_err(|e| schema_error(&table, e))?;
+                .map_err(|e| schema_error(table, e))?;
         }
         let workers = self.shared.cluster().worker_count();
         def = partitioned(def, partition::of(c), balance, workers)?;
-        match self.shared.cluster().create_table(def) {
-            Ok(_) => Ok(done(0)),
-            Err(e) if c.if_not_exists && e.code() == base::ErrorCode::TableExists => {
-                self.note(1050, format!("Table '{table}' already exists"));
-                Ok(done(0))
-            }
-            Err(e) if e.code() == base::ErrorCode::TableExists => Err(SqlError::new(
-                1050,
-                "42S01",
-                format!("Table '{table}' already exists"),
-            )),
-            Err(e) if e.code() == base::ErrorCode::NoSuchDatabase => Err(
-                SqlError::unknown_database(self.database.as_deref().unwrap_or_default()),
-            ),
-            Err(e) => Err(SqlError::from_client(&e)),
-        }
+        Ok(def)
     }
+}
+
+/// Column type `ty`, widened where values of `values` would not fit it: a result column's
+/// announced length can be shorter than what its rows hold (a decimal's digits before the
+/// point, a string's characters), and CREATE TABLE ... SELECT must store them all.
+fn holding<'v>(ty: ColumnType, values: impl Iterator<Item = &'v base::Value>) -> ColumnType {
+    use base::Value as V;
+    let mut ty = ty;
+    for v in values {
+        ty = match (ty, v) {
+            (ColumnType::Decimal { precision, scale }, V::Decimal(_) | V::Int(_) | V::UInt(_)) => {
+                let text = match v {
+                    V::Decimal(d) => d.to_string(),
+                    other => other.to_string(),
+                };
+                let whole = text.split('.').next().unwrap_or_default();
+                let digits = whole.bytes().filter(u8::is_ascii_digit).count() as u8;
+                ColumnType::Decimal {
+                    precision: precision
+                        .max(digits.saturating_add(scale))
+                        .min(limits::DECIMAL_PRECISION_MAX),
+                    scale,
+                }
+            }
+            (ColumnType::VarChar { length }, V::Bytes(b)) => {
+                let chars = String::from_utf8_lossy(b).chars().count() as u32;
+                if chars as usize > limits::VARCHAR_BYTES_MAX / 4 {
+                    ColumnType::Text
+                } else {
+                    ColumnType::VarChar {
+                        length: length.max(chars),
+                    }
+                }
+            }
+            (ColumnType::Char { length }, V::Bytes(b)) => {
+                let chars = String::from_utf8_lossy(b).chars().count() as u32;
+                if chars > limits::CHAR_LENGTH_MAX {
+                    ColumnType::VarChar { length: chars }
+                } else {
+                    ColumnType::Char {
+                        length: length.max(chars),
+                    }
+                }
+            }
+            (ColumnType::VarBinary { length }, V::Bytes(b)) => {
+                if b.len() > limits::VARCHAR_BYTES_MAX {
+                    ColumnType::Blob
+                } else {
+                    ColumnType::VarBinary {
+                        length: length.max(b.len() as u32),
+                    }
+                }
+            }
+            (ColumnType::Binary { length }, V::Bytes(b)) => {
+                if b.len() > limits::CHAR_LENGTH_MAX as usize {
+                    ColumnType::VarBinary {
+                        length: b.len() as u32,
+                    }
+                } else {
+                    ColumnType::Binary {
+                        length: length.max(b.len() as u32),
+                    }
+                }
+            }
+            (ty, _) => ty,
+        };
+    }
+    ty
 }
 
 /// The column names of an index's column list (an index on an expression is refused).
@@ -561,7 +813,7 @@ pub(crate) fn column_from_ast(
     col: &ast::ColumnDef,
     table_collation: Collation,
 ) -> Result<(ColumnDef, Option<IndexKind>)> {
-    let mut ty = column_type(&col.data_type)?;
+    let mut ty = column_type(&col.name.value, &col.data_type)?;
     let textual = ty.is_string()
         && !matches!(
             ty,
@@ -756,8 +1008,9 @@ fn partitioned(
     Ok(def)
 }
 
-/// A create request for a table like `old`, without its catalog-assigned ids and rows.
-fn recreated(old: &TableDef) -> std::result::Result<TableDef, base::Error> {
+/// A create request for a table like `old` named `name` (TRUNCATE, CREATE TABLE ... LIKE),
+/// without its catalog-assigned ids and rows.
+fn recreated(old: &TableDef, table: &str) -> std::result::Result<TableDef, base::Error> {
     let name = |p: &u16| old.columns[*p as usize].name.as_str();
     let columns = old.columns.iter().filter(|c| !c.hidden).cloned().collect();
     let pk: Vec<&str> = if old.has_hidden_pk() {
@@ -765,7 +1018,7 @@ fn recreated(old: &TableDef) -> std::result::Result<TableDef, base::Error> {
     } else {
         old.primary_key.iter().map(name).collect()
     };
-    let mut def = TableDef::new(&old.name, columns, &pk)?;
+    let mut def = TableDef::new(table, columns, &pk)?;
     if !old.has_hidden_pk() {
         let partition_key: Vec<&str> = old.partition_key.iter().map(name).collect();
         def = def.with_partition_key(&partition_key)?;
@@ -1380,15 +1633,85 @@ pub(crate) fn one_column(title: &str, names: Vec<String>) -> Outcome {
 }
 
 /// Cairn's column type for a SQL type.
-fn column_type(t: &ast::DataType) -> Result<ColumnType> {
+/// The column type `t` names, its parameters checked against Cairn's limits with MariaDB's
+/// errors, naming `column`: 1425/1426/1427 for a decimal's or float's scale and precision,
+/// 1074 for a string too long, 1439 for a width no 32-bit count holds, 1063 for FLOAT(p > 53).
+fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
     use ast::DataType as D;
-    let length = |l: &Option<ast::CharacterLength>, default: u32| -> u32 {
-        match l {
-            Some(ast::CharacterLength::IntegerLength { length, .. }) => *length as u32,
-            _ => default,
+    let too_long = |max: u64| {
+        SqlError::new(
+            1074,
+            "42000",
+            format!("Column length too big for column '{column}' (max = {max}); use BLOB or TEXT instead"),
+        )
+    };
+    let length = |l: Option<u64>, default: u64, max: u64| -> Result<u32> {
+        match l.unwrap_or(default) {
+            n if n > u64::from(u32::MAX) => Err(SqlError::new(
+                1439,
+                "42000",
+                format!(
+                    "Display width out of range for '{column}' (max = {})",
+                    u32::MAX
+                ),
+            )),
+            n if n > max => Err(too_long(max)),
+            n => Ok(n as u32),
         }
     };
-    let fsp = |p: &Option<u64>| p.unwrap_or(0).min(6) as u8;
+    let char_length = |l: &Option<ast::CharacterLength>| match l {
+        Some(ast::CharacterLength::IntegerLength { length, .. }) => Some(*length),
+        _ => None,
+    };
+    let scale_error = |max: u64| {
+        SqlError::new(
+            1425,
+            "42000",
+            format!("Too big scale specified for '{column}'. Maximum is {max}"),
+        )
+    };
+    let precision_error = |max: u64| {
+        SqlError::new(
+            1426,
+            "42000",
+            format!("Too big precision specified for '{column}'. Maximum is {max}"),
+        )
+    };
+    let order_error = || {
+        SqlError::new(
+            1427,
+            "42000",
+            format!(
+                "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{column}')"
+            ),
+        )
+    };
+    // FLOAT(M,D) and DOUBLE(M,D): MariaDB's limits, then the value is kept as a float.
+    let float_digits = |info: &ast::ExactNumberInfo| -> Result<()> {
+        if let ast::ExactNumberInfo::PrecisionAndScale(m, d) = info {
+            let d = u64::try_from(*d).unwrap_or(u64::MAX);
+            if d > 30 {
+                return Err(scale_error(30));
+            }
+            if *m > 255 {
+                return Err(SqlError::new(
+                    1439,
+                    "42000",
+                    format!("Display width out of range for '{column}' (max = 255)"),
+                ));
+            }
+            if d > *m {
+                return Err(order_error());
+            }
+        }
+        Ok(())
+    };
+    let fsp = |p: &Option<u64>| -> Result<u8> {
+        match p.unwrap_or(0) {
+            p if p > 6 => Err(precision_error(6)),
+            p => Ok(p as u8),
+        }
+    };
     Ok(match t {
         D::TinyInt(_) => ColumnType::TinyInt { unsigned: false },
         D::TinyIntUnsigned(_) => ColumnType::TinyInt { unsigned: true },
@@ -1400,37 +1723,78 @@ fn column_type(t: &ast::DataType) -> Result<ColumnType> {
         D::IntUnsigned(_) | D::IntegerUnsigned(_) => ColumnType::Int { unsigned: true },
         D::BigInt(_) => ColumnType::BigInt { unsigned: false },
         D::BigIntUnsigned(_) => ColumnType::BigInt { unsigned: true },
-        D::Float(_) | D::Real => ColumnType::Float,
-        D::Double(_) | D::DoublePrecision => ColumnType::Double,
+        // FLOAT(p): single precision up to 24 bits, double up to 53, as MariaDB.
+        D::Float(ast::ExactNumberInfo::Precision(p)) => match p {
+            0..=24 => ColumnType::Float,
+            25..=53 => ColumnType::Double,
+            _ => {
+                return Err(SqlError::new(
+                    1063,
+                    "42000",
+                    format!("Incorrect column specifier for column '{column}'"),
+                ))
+            }
+        },
+        D::Float(info) => {
+            float_digits(info)?;
+            ColumnType::Float
+        }
+        D::Real => ColumnType::Float,
+        D::Double(info) => {
+            float_digits(info)?;
+            ColumnType::Double
+        }
+        D::DoublePrecision => ColumnType::Double,
         D::Decimal(info) | D::Numeric(info) => {
             let (precision, scale) = match info {
                 ast::ExactNumberInfo::None => (10, 0),
-                ast::ExactNumberInfo::Precision(p) => (*p as u8, 0),
-                ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p as u8, *s as u8),
+                ast::ExactNumberInfo::Precision(p) => (*p, 0),
+                ast::ExactNumberInfo::PrecisionAndScale(p, s) => {
+                    (*p, u64::try_from(*s).unwrap_or(u64::MAX))
+                }
             };
-            ColumnType::Decimal { precision, scale }
+            // MariaDB's order: the scale, then the precision, then the one against the other.
+            if scale > u64::from(limits::DECIMAL_SCALE_MAX) {
+                return Err(scale_error(limits::DECIMAL_SCALE_MAX.into()));
+            }
+            if precision > u64::from(limits::DECIMAL_PRECISION_MAX) {
+                return Err(precision_error(limits::DECIMAL_PRECISION_MAX.into()));
+            }
+            if scale > precision {
+                return Err(order_error());
+            }
+            // DECIMAL(0) is MariaDB's default precision.
+            let precision = if precision == 0 { 10 } else { precision };
+            ColumnType::Decimal {
+                precision: precision as u8,
+                scale: scale as u8,
+            }
         }
         D::Char(l) | D::Character(l) => ColumnType::Char {
-            length: length(l, 1),
+            length: length(char_length(l), 1, limits::CHAR_LENGTH_MAX.into())?,
         },
         D::Varchar(l) | D::CharacterVarying(l) => ColumnType::VarChar {
-            length: length(l, 255),
+            length: length(char_length(l), 255, limits::VARCHAR_BYTES_MAX as u64)?,
         },
         D::Binary(l) => ColumnType::Binary {
-            length: l.unwrap_or(1) as u32,
+            length: length(*l, 1, limits::CHAR_LENGTH_MAX.into())?,
         },
         D::Varbinary(l) => ColumnType::VarBinary {
-            length: match l {
-                Some(ast::BinaryLength::IntegerLength { length }) => *length as u32,
-                _ => 255,
-            },
+            length: length(
+                match l {
+                    Some(ast::BinaryLength::IntegerLength { length }) => Some(*length),
+                    _ => None,
+                },
+                255,
+                limits::VARCHAR_BYTES_MAX as u64,
+            )?,
         },
         D::Text => ColumnType::Text,
         D::Blob(_) => ColumnType::Blob,
         D::Date => ColumnType::Date,
-        D::Datetime(p) => ColumnType::DateTime { fsp: fsp(p) },
-        D::Timestamp(p, _) => ColumnType::Timestamp { fsp: fsp(p) },
-        D::Time(p, _) => ColumnType::Time { fsp: fsp(p) },
+        D::Datetime(p) => ColumnType::DateTime { fsp: fsp(p)? },
+        D::Timestamp(p, _) => ColumnType::Timestamp { fsp: fsp(p)? },
+        D::Time(p, _) => ColumnType::Time { fsp: fsp(p)? },
         other => return Err(SqlError::unsupported(format!("the type {other}"))),
     })
 }

@@ -312,22 +312,28 @@ fn definition(table: &str, columns: &[Column], names: &[String]) -> Result<Table
                 format!("Duplicate column name '{name}'"),
             ));
         }
-        let mut def = base::schema::ColumnDef::new(name, column_type(column));
-        // Strings keep the collation the inner query derived (a `_bin` column stays `_bin`).
-        if let Some(c) = crate::meta::collation_of(column).filter(|_| def.ty.is_string()) {
-            if def.collation != base::types::Collation::Binary {
-                def = def.collation(c);
-            }
-        }
-        defs.push(if column.flags & flags::NOT_NULL == 0 {
-            def.nullable()
-        } else {
-            def
-        });
+        defs.push(result_column(column, name));
     }
     // No primary key of its own: the hidden key numbers the rows.
     TableDef::new(&format!("$derived/{table}"), defs, &[])
         .map_err(|e| SqlError::new(1105, "HY000", format!("derived table {table}: {e}")))
+}
+
+/// A table column named `name` holding result column `column`'s values: its type, collation and
+/// nullability as the result announces them.
+pub(crate) fn result_column(column: &Column, name: &str) -> base::schema::ColumnDef {
+    let mut def = base::schema::ColumnDef::new(name, column_type(column));
+    // Strings keep the collation the inner query derived (a `_bin` column stays `_bin`).
+    if let Some(c) = crate::meta::collation_of(column).filter(|_| def.ty.is_string()) {
+        if def.collation != base::types::Collation::Binary {
+            def = def.collation(c);
+        }
+    }
+    if column.flags & flags::NOT_NULL == 0 {
+        def.nullable()
+    } else {
+        def
+    }
 }
 
 /// The column type a result column announces: the inverse of `typing::column_type_code`, so the

@@ -92,6 +92,7 @@ impl Kind {
                 S::Insert(_) => Kind::Insert,
                 S::Update(_) => Kind::Update,
                 S::Delete(_) => Kind::Delete,
+                S::CreateTable(_) => Kind::Other { tables: true },
                 _ => Kind::Select { tables: true },
             },
             Compiled::Other(s) => match s.as_ref() {

@@ -730,7 +730,10 @@ impl Session {
             let (table, db, name) = self.table(name)?;
             Ok((table, (db, name.clone(), name)))
         };
-        if crate::subquery::has_subquery(&s) {
+        // CREATE TABLE ... SELECT plans its SELECT when it runs (the statement text names its
+        // columns), so it is kept whole, subqueries and all.
+        let creates_from_select = matches!(&s, Statement::CreateTable(c) if c.query.is_some());
+        if creates_from_select || crate::subquery::has_subquery(&s) {
             return Ok(Compiled::Deferred(Box::new(Deferred {
                 statement: s,
                 sql: sql.to_string(),
@@ -767,6 +770,9 @@ impl Session {
         match c {
             Compiled::Select(p) => self.run_select(p, params),
             Compiled::Set(p) => self.run_set(p, params),
+            Compiled::Deferred(d) if matches!(d.statement, Statement::CreateTable(_)) => {
+                self.create_table_select(d, params)
+            }
             Compiled::Deferred(d) => {
                 // The correlated subqueries this statement adds go when it ends.
                 let base = self.correlated.len();
@@ -916,7 +922,7 @@ impl Session {
         }
     }
 
-    fn end_transaction(&mut self, commit: bool) -> Result<()> {
+    pub(crate) fn end_transaction(&mut self, commit: bool) -> Result<()> {
         self.explicit = false;
         self.savepoints.clear();
         let Some(txn) = self.txn.take() else {
@@ -929,6 +935,11 @@ impl Session {
     fn statement(&mut self, s: &Statement) -> Result<Outcome> {
         let cluster = self.shared.cluster().clone();
         let client = |e: client::ClientError| SqlError::from_client(&e);
+        if commits_first(s) {
+            // As MariaDB: DDL commits the transaction in progress before it runs (whether or not
+            // it then succeeds), so a ROLLBACK after it cannot undo what came before.
+            self.end_transaction(true)?;
+        }
         match s {
             Statement::Set(set) => self.set(set),
             Statement::StartTransaction { .. } => {
@@ -1294,8 +1305,23 @@ impl Session {
 #[derive(Debug, Clone)]
 pub struct Deferred {
     pub(crate) statement: Statement,
-    sql: String,
-    placeholders: Vec<Location>,
+    pub(crate) sql: String,
+    pub(crate) placeholders: Vec<Location>,
+}
+
+/// The statements that commit the transaction in progress before they run: those that change
+/// the schema (but for a temporary table, which Cairn refuses anyway).
+fn commits_first(s: &Statement) -> bool {
+    match s {
+        Statement::CreateTable(c) => !c.temporary,
+        Statement::Drop { temporary, .. } => !temporary,
+        Statement::CreateIndex(_)
+        | Statement::AlterTable(_)
+        | Statement::RenameTable(_)
+        | Statement::Truncate(_)
+        | Statement::CreateDatabase { .. } => true,
+        _ => false,
+    }
 }
 
 pub(crate) fn unknown_statement(id: u32) -> SqlError {

@@ -68,6 +68,21 @@ impl InsertPlan {
     pub(crate) fn table(&self) -> &Table {
         &self.table
     }
+
+    /// An INSERT of rows already computed, each value into the column of `columns` at its
+    /// position (CREATE TABLE ... SELECT).
+    pub(crate) fn of_rows(table: Table, columns: Vec<u16>, rows: Vec<Vec<Value>>) -> InsertPlan {
+        InsertPlan {
+            table,
+            columns,
+            rows: rows
+                .into_iter()
+                .map(|r| r.into_iter().map(|v| Some(Expr::Const(v))).collect())
+                .collect(),
+            select: None,
+            duplicate: OnDuplicate::Fail,
+        }
+    }
 }
 
 pub(crate) fn insert_plan(

@@ -6,7 +6,8 @@
 //!
 //! `CAIRN_FUZZ_SEED` replays a seed (`time` draws one); `CAIRN_FUZZ_ROUNDS` sets how many statements are sent;
 //! `CAIRN_FUZZ_LOG` names a file that gets them (each as its length in bytes on a line, then
-//! its text and a newline).
+//! its text and a newline); `CAIRN_FUZZ_REPLAY` names such a file to send instead of mutating
+//! (cut it short to find which statement left the state a failure needs).
 
 mod common;
 
@@ -129,6 +130,23 @@ fn cases() -> Vec<String> {
             pending.clear();
             other_account = false;
         }
+    }
+    out
+}
+
+/// The statements of a `CAIRN_FUZZ_LOG` file, in order.
+fn read_log(path: &Path) -> Vec<String> {
+    let data = std::fs::read(path).expect("the replay file");
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(nl) = data[at..].iter().position(|&b| b == b'\n') {
+        let len: usize = std::str::from_utf8(&data[at..at + nl])
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .expect("a statement's length");
+        let start = at + nl + 1;
+        out.push(String::from_utf8_lossy(&data[start..start + len]).into_owned());
+        at = start + len + 1;
     }
     out
 }
@@ -272,11 +290,19 @@ fn mutated_statements_never_lose_the_connection() {
     let mut log = std::env::var("CAIRN_FUZZ_LOG")
         .ok()
         .map(|p| std::fs::File::create(p).expect("the log file"));
+    // CAIRN_FUZZ_REPLAY sends a log's statements in place of drawn ones.
+    let mut replay = std::env::var("CAIRN_FUZZ_REPLAY")
+        .ok()
+        .map(|p| read_log(Path::new(&p)).into_iter());
+    let rounds = replay.as_ref().map_or(rounds, |r| r.len());
     let mut failed = 0;
     // The statements sent last, which a failure names (state they left may be the cause).
     let mut last: std::collections::VecDeque<String> = std::collections::VecDeque::new();
     for _ in 0..rounds {
-        let sql = mutate(pool[rng.below(pool.len())], &mut rng);
+        let sql = match replay.as_mut() {
+            Some(r) => r.next().unwrap_or_default(),
+            None => mutate(pool[rng.below(pool.len())], &mut rng),
+        };
         if let Some(log) = log.as_mut() {
             use std::io::Write;
             let _ = writeln!(log, "{}\n{sql}", sql.len());
@@ -292,7 +318,7 @@ fn mutated_statements_never_lose_the_connection() {
                 Vec::from(last).join(";\n")
             ),
         }
-        if rng.below(50) == 0 {
+        if replay.is_none() && rng.below(50) == 0 {
             // Now and then from a clean state: no transaction left open, the database in use.
             run(&mut c, "ROLLBACK", seed);
             run(&mut c, "USE diff", seed);
