@@ -85,7 +85,7 @@ fn coerce(table: &TableDef, c: u16, v: Value) -> Result<Value, Error> {
     if v.is_null() && !col.nullable {
         return Err(bad(
             ErrorCode::NullNotAllowed,
-            format!("column '{}' cannot be null", col.name),
+            format!("Column '{}' cannot be null", col.name),
         ));
     }
     Ok(v)

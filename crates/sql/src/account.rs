@@ -598,10 +598,13 @@ impl Session {
     pub(crate) fn run_account_statement<'a>(&mut self, sql: &'a str) -> Option<(Outcome, &'a str)> {
         let (statement, rest) = parse(sql)?;
         self.begin_statement(crate::diagnostics::Kind::Other { tables: true });
-        // Like DDL, an account statement commits the transaction in progress first.
+        // Like DDL, an account statement (but SHOW GRANTS) commits the transaction in
+        // progress first.
         let outcome = statement
             .and_then(|s| {
-                self.end_transaction(true)?;
+                if !matches!(s, AccountStatement::ShowGrants(_)) {
+                    self.end_transaction(true)?;
+                }
                 self.account_statement(s)
             })
             .unwrap_or_else(Outcome::Failed);

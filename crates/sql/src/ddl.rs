@@ -415,6 +415,20 @@ impl Session {
     /// CREATE TABLE, as defined or LIKE another table (CREATE TABLE ... SELECT is
     /// [`Session::create_table_select`]).
     pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<Outcome> {
+        create_checks(c)?;
+        if let Some(
+            ast::CreateTableLikeKind::Plain(like) | ast::CreateTableLikeKind::Parenthesized(like),
+        ) = &c.like
+        {
+            let (target, _, table) = self.table_name(&c.name)?;
+            if self.table_name(&like.name)?.0.eq_ignore_ascii_case(&target) {
+                return Err(SqlError::new(
+                    1066,
+                    "42000",
+                    format!("Not unique table/alias: '{table}'"),
+                ));
+            }
+        }
         let Some((full, table)) = self.create_target(c)? else {
             return Ok(done(0));
         };
@@ -459,7 +473,28 @@ impl Session {
                 "near 'SELECT': CREATE TABLE ... LIKE takes no SELECT",
             ));
         }
+        create_checks(c)?;
         self.end_transaction(true)?;
+        if c.or_replace {
+            // The table it replaces is gone before the SELECT could read it (MariaDB's 1093).
+            let (target, _, table) = self.table_name(&c.name)?;
+            let mut reads_target = false;
+            let _ = ast::visit_relations(query.as_ref(), |name| {
+                reads_target |= self
+                    .table_name(name)
+                    .is_ok_and(|(full, ..)| full.eq_ignore_ascii_case(&target));
+                std::ops::ControlFlow::<()>::Continue(())
+            });
+            if reads_target {
+                return Err(SqlError::new(
+                    1093,
+                    "HY000",
+                    format!(
+                        "Table '{table}' is specified twice, both as a target for 'CREATE' and as a separate source for data"
+                    ),
+                ));
+            }
+        }
         let Some((full, table)) = self.create_target(c)? else {
             return Ok(done(0));
         };
@@ -475,6 +510,8 @@ impl Session {
                 ))
             }
         };
+        // The SELECT began as a statement of its own; this one changes a table whatever it read.
+        self.changes_tables();
         let mut added = Vec::new();
         for (n, column) in columns.iter().enumerate() {
             if columns[..n]
@@ -487,9 +524,8 @@ impl Session {
                     format!("Duplicate column name '{}'", column.name),
                 ));
             }
-            let mut def = crate::derived::result_column(column, &column.name);
-            def.ty = holding(def.ty, rows.iter().map(|r| &r[n]));
-            added.push(def);
+            let def = crate::derived::result_column(column, &column.name);
+            added.push(holding(def, rows.iter().map(|r| &r[n])));
         }
         let def = self.table_definition(c, &full, &table, added)?;
         self.create_defined(c, def, &full, &table)?;
@@ -502,11 +538,12 @@ impl Session {
             .iter()
             .map(|column| created.def().column(&column.name).unwrap_or_default() as u16)
             .collect();
-        let plan = crate::run::InsertPlan::of_rows(created, targets, rows);
-        match self.run_insert(&plan, &[]).and_then(|outcome| {
-            self.end_transaction(true)?;
-            Ok(outcome)
-        }) {
+        match crate::run::InsertPlan::of_rows(created, targets, rows)
+            .and_then(|plan| self.run_insert(&plan, &[]))
+            .and_then(|outcome| {
+                self.end_transaction(true)?;
+                Ok(outcome)
+            }) {
             Ok(outcome) => Ok(outcome),
             Err(e) => {
                 // Nothing is left of a statement that failed: the table goes too.
@@ -518,24 +555,9 @@ impl Session {
         }
     }
 
-    /// The table a CREATE TABLE makes, as (catalog name, table name), after refusing what Cairn
-    /// does not create; None when IF NOT EXISTS found it there (with MariaDB's note).
+    /// The table a CREATE TABLE makes, as (catalog name, table name); None when IF NOT EXISTS
+    /// found it there (with MariaDB's note).
     fn create_target(&mut self, c: &ast::CreateTable) -> Result<Option<(String, String)>> {
-        if c.temporary {
-            // NDB's answer: temporary tables are another engine's.
-            return Err(SqlError::new(
-                1478,
-                "HY000",
-                "Table storage engine 'ndbcluster' does not support the create option 'TEMPORARY'",
-            ));
-        }
-        if c.or_replace && c.if_not_exists {
-            return Err(SqlError::new(
-                1221,
-                "HY000",
-                "Incorrect usage of OR REPLACE and IF NOT EXISTS",
-            ));
-        }
         let (full, _, table) = self.table_name(&c.name)?;
         if c.if_not_exists && self.shared.cluster().table(&full).is_ok() {
             self.note(1050, format!("Table '{table}' already exists"));
@@ -695,30 +717,113 @@ impl Session {
     }
 }
 
-/// Column type `ty`, widened where values of `values` would not fit it: a result column's
-/// announced length can be shorter than what its rows hold (a decimal's digits before the
-/// point, a string's characters), and CREATE TABLE ... SELECT must store them all.
-fn holding<'v>(ty: ColumnType, values: impl Iterator<Item = &'v base::Value>) -> ColumnType {
+/// Result column `def`, widened where a value of `values` would not fit it: the type a result
+/// announces can be narrower than its rows (a set operation's is its first query's; a `?`'s
+/// or an expression's can be a guess), and CREATE TABLE ... SELECT must store every value as
+/// it is. Integers grow to BIGINT (or DECIMAL past both of its ranges), a DECIMAL takes the
+/// digits its values have on either side of the point, DATE takes a DATETIME, a column of only
+/// NULLs takes its values' type, strings their length, anything a string; a NULL makes it
+/// nullable.
+fn holding<'v>(def: ColumnDef, values: impl Iterator<Item = &'v base::Value>) -> ColumnDef {
     use base::Value as V;
-    let mut ty = ty;
-    for v in values {
-        ty = match (ty, v) {
-            (ColumnType::Decimal { precision, scale }, V::Decimal(_) | V::Int(_) | V::UInt(_)) => {
-                let text = match v {
-                    V::Decimal(d) => d.to_string(),
-                    other => other.to_string(),
-                };
-                let whole = text.split('.').next().unwrap_or_default();
-                let digits = whole.bytes().filter(u8::is_ascii_digit).count() as u8;
-                ColumnType::Decimal {
-                    precision: precision
-                        .max(digits.saturating_add(scale))
-                        .min(limits::DECIMAL_PRECISION_MAX),
-                    scale,
+    let values: Vec<&V> = values.collect();
+    let mut def = def;
+    // Fractional digits a DATETIME or TIME needs for its values.
+    let fsp = |micros: u32| if micros == 0 { 0 } else { 6 };
+    let text = |v: &V| match v {
+        V::Bytes(b) => String::from_utf8_lossy(b).chars().count() as u32,
+        other => other.to_string().chars().count() as u32,
+    };
+    // Digits before and after the point.
+    let digits = |v: &V| -> (u32, u32) {
+        let t = match v {
+            V::Decimal(d) => d.to_string(),
+            other => other.to_string(),
+        };
+        let mut parts = t.trim_start_matches('-').splitn(2, '.');
+        let whole = parts.next().unwrap_or_default().len() as u32;
+        let frac = parts.next().map_or(0, |f| f.len() as u32);
+        (whole, frac)
+    };
+    let decimal = |whole: u32, scale: u32| {
+        let scale = scale.min(u32::from(limits::DECIMAL_SCALE_MAX));
+        ColumnType::Decimal {
+            precision: (whole + scale).clamp(1, u32::from(limits::DECIMAL_PRECISION_MAX)) as u8,
+            scale: scale as u8,
+        }
+    };
+    // Twice: a type the later values change is then wide enough for the earlier ones too.
+    for v in values.iter().chain(&values) {
+        let v: &V = v;
+        if v.is_null() {
+            def.nullable = true;
+            continue;
+        }
+        let ty = def.ty;
+        def.ty = match (ty, v) {
+            // A column of only NULLs so far: its first value's type.
+            (ColumnType::Binary { length: 0 }, _) if def.collation == Collation::Binary => {
+                if matches!(v, V::Bytes(_)) {
+                    def.collation = Collation::Utf8mb4GeneralCi;
+                }
+                match v {
+                    V::Int(_) => ColumnType::BigInt { unsigned: false },
+                    V::UInt(_) => ColumnType::BigInt { unsigned: true },
+                    V::Float(_) | V::Double(_) => ColumnType::Double,
+                    V::Decimal(_) => {
+                        let (whole, frac) = digits(v);
+                        decimal(whole, frac)
+                    }
+                    V::Date(_) => ColumnType::Date,
+                    V::DateTime(d) => ColumnType::DateTime {
+                        fsp: fsp(d.microsecond),
+                    },
+                    V::Time(t) => ColumnType::Time {
+                        fsp: fsp(t.microseconds),
+                    },
+                    V::Year(_) => ColumnType::Year,
+                    _ => ColumnType::VarChar { length: text(v) },
                 }
             }
-            (ColumnType::VarChar { length }, V::Bytes(b)) => {
-                let chars = String::from_utf8_lossy(b).chars().count() as u32;
+            (t, V::Int(_) | V::UInt(_)) if t.is_integer() => {
+                let fits = v.clone().coerce(t, def.collation, &def.name).is_ok();
+                match (fits, v, t) {
+                    (true, ..) => t,
+                    (false, V::Int(_), ColumnType::BigInt { unsigned: true }) => decimal(20, 0),
+                    (false, V::UInt(u), ColumnType::BigInt { unsigned: false })
+                        if *u > i64::MAX as u64 =>
+                    {
+                        decimal(20, 0)
+                    }
+                    (false, V::UInt(u), _) if *u > i64::MAX as u64 => {
+                        ColumnType::BigInt { unsigned: true }
+                    }
+                    _ => ColumnType::BigInt { unsigned: false },
+                }
+            }
+            (t, V::Decimal(_)) if t.is_integer() => {
+                let (whole, frac) = digits(v);
+                decimal(whole.max(20), frac)
+            }
+            (ColumnType::Decimal { precision, scale }, V::Decimal(_) | V::Int(_) | V::UInt(_)) => {
+                let (whole, frac) = digits(v);
+                let had = u32::from(precision.saturating_sub(scale));
+                decimal(had.max(whole), u32::from(scale).max(frac))
+            }
+            (t, V::Float(_) | V::Double(_))
+                if t.is_integer() || matches!(t, ColumnType::Decimal { .. }) =>
+            {
+                ColumnType::Double
+            }
+            (ColumnType::Float, V::Double(_)) => ColumnType::Double,
+            (ColumnType::Date, V::DateTime(d)) => ColumnType::DateTime {
+                fsp: fsp(d.microsecond),
+            },
+            (ColumnType::DateTime { fsp: had }, V::DateTime(d)) => ColumnType::DateTime {
+                fsp: had.max(fsp(d.microsecond)),
+            },
+            (ColumnType::VarChar { length }, _) => {
+                let chars = text(v);
                 if chars as usize > limits::VARCHAR_BYTES_MAX / 4 {
                     ColumnType::Text
                 } else {
@@ -727,8 +832,8 @@ fn holding<'v>(ty: ColumnType, values: impl Iterator<Item = &'v base::Value>) ->
                     }
                 }
             }
-            (ColumnType::Char { length }, V::Bytes(b)) => {
-                let chars = String::from_utf8_lossy(b).chars().count() as u32;
+            (ColumnType::Char { length }, _) => {
+                let chars = text(v);
                 if chars > limits::CHAR_LENGTH_MAX {
                     ColumnType::VarChar { length: chars }
                 } else {
@@ -757,10 +862,15 @@ fn holding<'v>(ty: ColumnType, values: impl Iterator<Item = &'v base::Value>) ->
                     }
                 }
             }
-            (ty, _) => ty,
+            // A string among numbers or dates: the column is a string.
+            (t, V::Bytes(_)) if !t.is_string() => {
+                def.collation = Collation::Utf8mb4GeneralCi;
+                ColumnType::VarChar { length: text(v) }
+            }
+            (t, _) => t,
         };
     }
-    ty
+    def
 }
 
 /// The column names of an index's column list (an index on an expression is refused).
@@ -844,6 +954,19 @@ pub(crate) fn column_from_ast(
             ColumnType::VarChar { length } => ColumnType::VarBinary { length },
             _ => ColumnType::Blob,
         };
+    }
+    if let ColumnType::VarChar { length } = ty {
+        let max = VARCHAR_MAX / collation.charset().max_len() as u64;
+        if u64::from(length) > max {
+            return Err(SqlError::new(
+                1074,
+                "42000",
+                format!(
+                    "Column length too big for column '{}' (max = {max}); use BLOB or TEXT instead",
+                    col.name.value
+                ),
+            ));
+        }
     }
     let mut def = ColumnDef::new(&col.name.value, ty);
     if textual && collation != Collation::Binary {
@@ -1006,6 +1129,56 @@ fn partitioned(
         (None, None) => {}
     }
     Ok(def)
+}
+
+/// What MariaDB refuses in a CREATE TABLE before anything runs (so before the transaction in
+/// progress commits): a temporary table (NDB's 1478), OR REPLACE with IF NOT EXISTS (1221), and
+/// a column type's bad parameters.
+pub(crate) fn create_checks(c: &ast::CreateTable) -> Result<()> {
+    if c.temporary {
+        // NDB's answer: temporary tables are another engine's.
+        return Err(SqlError::new(
+            1478,
+            "HY000",
+            "Table storage engine 'ndbcluster' does not support the create option 'TEMPORARY'",
+        ));
+    }
+    if c.or_replace && c.if_not_exists {
+        return Err(SqlError::new(
+            1221,
+            "HY000",
+            "Incorrect usage of OR REPLACE and IF NOT EXISTS",
+        ));
+    }
+    for column in &c.columns {
+        column_type(&column.name.value, &column.data_type)?;
+    }
+    Ok(())
+}
+
+/// [`create_checks`] for ALTER TABLE: the types of the columns it adds or changes.
+pub(crate) fn alter_checks(a: &ast::AlterTable) -> Result<()> {
+    for op in &a.operations {
+        match op {
+            ast::AlterTableOperation::AddColumn { column_def, .. } => {
+                column_type(&column_def.name.value, &column_def.data_type)?;
+            }
+            ast::AlterTableOperation::ModifyColumn {
+                col_name,
+                data_type,
+                ..
+            }
+            | ast::AlterTableOperation::ChangeColumn {
+                new_name: col_name,
+                data_type,
+                ..
+            } => {
+                column_type(&col_name.value, data_type)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// A create request for a table like `old` named `name` (TRUNCATE, CREATE TABLE ... LIKE),
@@ -1636,6 +1809,11 @@ pub(crate) fn one_column(title: &str, names: Vec<String>) -> Outcome {
 /// The column type `t` names, its parameters checked against Cairn's limits with MariaDB's
 /// errors, naming `column`: 1425/1426/1427 for a decimal's or float's scale and precision,
 /// 1074 for a string too long, 1439 for a width no 32-bit count holds, 1063 for FLOAT(p > 53).
+/// MariaDB's longest VARCHAR or VARBINARY, in bytes: a row's 65,535 less the length prefix and
+/// the null flags. A VARCHAR of a character set of several bytes a character holds this many
+/// bytes' worth of its widest characters.
+const VARCHAR_MAX: u64 = 65_532;
+
 fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
     use ast::DataType as D;
     let too_long = |max: u64| {
@@ -1774,7 +1952,7 @@ fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
             length: length(char_length(l), 1, limits::CHAR_LENGTH_MAX.into())?,
         },
         D::Varchar(l) | D::CharacterVarying(l) => ColumnType::VarChar {
-            length: length(char_length(l), 255, limits::VARCHAR_BYTES_MAX as u64)?,
+            length: length(char_length(l), 255, VARCHAR_MAX)?,
         },
         D::Binary(l) => ColumnType::Binary {
             length: length(*l, 1, limits::CHAR_LENGTH_MAX.into())?,
@@ -1786,7 +1964,7 @@ fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
                     _ => None,
                 },
                 255,
-                limits::VARCHAR_BYTES_MAX as u64,
+                VARCHAR_MAX,
             )?,
         },
         D::Text => ColumnType::Text,

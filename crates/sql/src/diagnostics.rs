@@ -198,6 +198,12 @@ impl Session {
         r
     }
 
+    /// Marks the running statement as one that changes tables (so it empties the conditions
+    /// list), whatever kind it began as.
+    pub(crate) fn changes_tables(&mut self) {
+        self.diagnostics.tables = true;
+    }
+
     /// Records a note of the running statement (an IF EXISTS that found nothing, ...).
     pub(crate) fn note(&mut self, code: u16, message: impl Into<String>) {
         self.diagnostics.raise(Condition {

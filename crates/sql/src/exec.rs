@@ -937,7 +937,13 @@ impl Session {
         let client = |e: client::ClientError| SqlError::from_client(&e);
         if commits_first(s) {
             // As MariaDB: DDL commits the transaction in progress before it runs (whether or not
-            // it then succeeds), so a ROLLBACK after it cannot undo what came before.
+            // it then succeeds), so a ROLLBACK after it cannot undo what came before; what its
+            // parser refuses commits nothing.
+            match s {
+                Statement::CreateTable(c) => crate::ddl::create_checks(c)?,
+                Statement::AlterTable(a) => crate::ddl::alter_checks(a)?,
+                _ => {}
+            }
             self.end_transaction(true)?;
         }
         match s {

@@ -111,6 +111,9 @@ pub struct SelectPlan {
     /// The collation each GROUP BY key's strings group under.
     pub group_collations: Vec<Collation>,
     pub grouped: bool,
+    /// GROUP BY ... WITH ROLLUP: after each group, a row per shorter prefix of its keys that
+    /// ends there, aggregating all the rows of that prefix, the keys past it NULL.
+    pub rollup: bool,
     pub having: Option<Expr>,
     /// (key, descending, the collation its strings sort under).
     pub order: Vec<(OrderKey, bool, Collation)>,
@@ -871,8 +874,13 @@ pub fn select(
             }
         }
     }
-    let group_exprs = match &select.group_by {
-        ast::GroupByExpr::Expressions(e, modifiers) if modifiers.is_empty() => e.clone(),
+    let (group_exprs, rollup) = match &select.group_by {
+        ast::GroupByExpr::Expressions(e, modifiers) if modifiers.is_empty() => (e.clone(), false),
+        ast::GroupByExpr::Expressions(e, modifiers)
+            if !e.is_empty() && modifiers == &[ast::GroupByWithModifier::Rollup] =>
+        {
+            (e.clone(), true)
+        }
         other => return Err(SqlError::unsupported(format!("{other}"))),
     };
     c.place = "group statement";
@@ -922,6 +930,14 @@ pub fn select(
         }) => e,
         Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
     };
+    if rollup && !order_exprs.is_empty() {
+        // As MariaDB 10.11: the super-aggregate rows have their places in the grouped order.
+        return Err(SqlError::new(
+            1221,
+            "HY000",
+            "Incorrect usage of CUBE/ROLLUP and ORDER BY",
+        ));
+    }
     let mut order = order_by(&mut c, &names, &items, order_exprs)?;
     for (key, _, collation) in &mut order {
         if let OrderKey::Expr(e) = key {
@@ -1079,6 +1095,7 @@ pub fn select(
         group_by,
         group_collations,
         grouped,
+        rollup,
         having,
         order,
         distinct,

@@ -37,6 +37,14 @@ fn place(joined: &mut [Value], offset: usize, fetch: &[u16], row: Vec<Value>) {
 /// Rows per execute of a multi-row INSERT (each a batch of the data node's).
 const INSERT_BATCH_ROWS: usize = 1_000;
 
+/// The groups of one prefix length of WITH ROLLUP's keys: by key, the group's first row and
+/// accumulators.
+#[derive(Default)]
+struct Level {
+    index: hashbrown::HashMap<Vec<u8>, usize>,
+    groups: Vec<(Vec<Value>, Vec<Accumulator>)>,
+}
+
 /// What an INSERT does with a row whose primary or unique key is taken.
 #[derive(Debug, Clone)]
 pub enum OnDuplicate {
@@ -71,8 +79,13 @@ impl InsertPlan {
 
     /// An INSERT of rows already computed, each value into the column of `columns` at its
     /// position (CREATE TABLE ... SELECT).
-    pub(crate) fn of_rows(table: Table, columns: Vec<u16>, rows: Vec<Vec<Value>>) -> InsertPlan {
-        InsertPlan {
+    pub(crate) fn of_rows(
+        table: Table,
+        columns: Vec<u16>,
+        rows: Vec<Vec<Value>>,
+    ) -> Result<InsertPlan> {
+        defaults_for_the_rest(table.def(), &columns)?;
+        Ok(InsertPlan {
             table,
             columns,
             rows: rows
@@ -81,8 +94,27 @@ impl InsertPlan {
                 .collect(),
             select: None,
             duplicate: OnDuplicate::Fail,
-        }
+        })
     }
+}
+
+/// MariaDB's 1364 for a NOT NULL column without a default that an INSERT into `columns` leaves
+/// out.
+fn defaults_for_the_rest(def: &base::TableDef, columns: &[u16]) -> Result<()> {
+    if let Some(missing) = def.columns.iter().enumerate().find(|(p, c)| {
+        !c.nullable
+            && c.default.is_none()
+            && !c.auto_increment
+            && !c.hidden
+            && !columns.contains(&(*p as u16))
+    }) {
+        return Err(SqlError::new(
+            1364,
+            "HY000",
+            format!("Field '{}' doesn't have a default value", missing.1.name),
+        ));
+    }
+    Ok(())
 }
 
 pub(crate) fn insert_plan(
@@ -133,19 +165,7 @@ pub(crate) fn insert_plan(
             ));
         }
     }
-    if let Some(missing) = def.columns.iter().enumerate().find(|(p, c)| {
-        !c.nullable
-            && c.default.is_none()
-            && !c.auto_increment
-            && !c.hidden
-            && !columns.contains(&(*p as u16))
-    }) {
-        return Err(SqlError::new(
-            1364,
-            "HY000",
-            format!("Field '{}' doesn't have a default value", missing.1.name),
-        ));
-    }
+    defaults_for_the_rest(&def, &columns)?;
     let mut c = Compiler::new(None, input.placeholders);
     let value = |c: &mut Compiler, e: &ast::Expr| match e {
         ast::Expr::Identifier(i) if i.value.eq_ignore_ascii_case("default") => Ok(None),
@@ -1100,6 +1120,14 @@ impl Session {
             };
             let mut groups: Vec<(Vec<Value>, Vec<Accumulator>)> = Vec::new();
             let max_len = self.group_concat_max_len();
+            // WITH ROLLUP: each group's key values, and the groups of each shorter prefix of
+            // them (by its length), each with its first row and its own accumulators.
+            let mut group_keys: Vec<Vec<Value>> = Vec::new();
+            let mut levels: Vec<Level> = if p.rollup {
+                (0..p.group_by.len()).map(|_| Level::default()).collect()
+            } else {
+                Vec::new()
+            };
             for (n, row) in rows.into_iter().enumerate() {
                 let n = n as u64 + 1;
                 let env = self.env(&row, params, &[]);
@@ -1137,6 +1165,28 @@ impl Session {
                 for (acc, agg) in groups[g].1.iter_mut().zip(&p.aggregates) {
                     acc.add(agg, &env, n, max_len)?;
                 }
+                if p.rollup {
+                    for (len, level) in levels.iter_mut().enumerate() {
+                        let key = group_key(&key_values[..len], &p.group_collations[..len]);
+                        let at = match level.index.get(&key) {
+                            Some(at) => *at,
+                            None => {
+                                level.index.insert(key, level.groups.len());
+                                level.groups.push((
+                                    row.clone(),
+                                    p.aggregates.iter().map(Accumulator::new).collect(),
+                                ));
+                                level.groups.len() - 1
+                            }
+                        };
+                        for (acc, agg) in level.groups[at].1.iter_mut().zip(&p.aggregates) {
+                            acc.add(agg, &env, n, max_len)?;
+                        }
+                    }
+                    if new {
+                        group_keys.push(key_values);
+                    }
+                }
                 if new {
                     // A group's first row is kept for its non-aggregate items, moved, not copied.
                     groups[g].0 = row;
@@ -1148,17 +1198,79 @@ impl Session {
                     p.aggregates.iter().map(Accumulator::new).collect(),
                 ));
             }
-            for (first, accs) in &groups {
-                let aggs: Vec<Value> = accs
-                    .iter()
-                    .zip(&p.aggregates)
-                    .map(|(a, agg)| a.finish(agg, max_len))
-                    .collect::<Result<_>>()?;
+            let finish = |s: &mut Session, accs: &[Accumulator]| -> Result<Vec<Value>> {
                 for row in accs.iter().filter_map(Accumulator::cut_at) {
                     let m = format!("Row {row} was cut by GROUP_CONCAT()");
-                    self.diagnostics.warn(1260, m);
+                    s.diagnostics.warn(1260, m);
                 }
-                emit(self, first, &aggs, &mut out)?;
+                accs.iter()
+                    .zip(&p.aggregates)
+                    .map(|(a, agg)| a.finish(agg, max_len))
+                    .collect()
+            };
+            if !p.rollup {
+                for (first, accs) in &groups {
+                    let aggs = finish(self, accs)?;
+                    emit(self, first, &aggs, &mut out)?;
+                }
+            } else {
+                // The groups in their keys' order, each followed by the prefixes ending with it:
+                // those its next group does not share, longest first.
+                let keys = p.group_by.len();
+                let mut sorted: Vec<usize> = (0..groups.len()).collect();
+                sorted.sort_by(|&a, &b| {
+                    group_keys[a]
+                        .iter()
+                        .zip(&group_keys[b])
+                        .zip(&p.group_collations)
+                        .map(|((x, y), c)| order_values(x, y, false, *c))
+                        .find(|o| *o != Ordering::Equal)
+                        .unwrap_or(Ordering::Equal)
+                });
+                for (i, &g) in sorted.iter().enumerate() {
+                    let aggs = finish(self, &groups[g].1)?;
+                    emit(self, &groups[g].0, &aggs, &mut out)?;
+                    let mine = &group_keys[g];
+                    let shortest = match sorted.get(i + 1) {
+                        Some(&next) => (0..keys)
+                            .find(|&k| {
+                                let c = &p.group_collations[k..=k];
+                                group_key(&mine[k..=k], c) != group_key(&group_keys[next][k..=k], c)
+                            })
+                            .map_or(keys, |k| k + 1),
+                        None => 0,
+                    };
+                    for len in (shortest..keys).rev() {
+                        let level = &levels[len];
+                        let key = group_key(&mine[..len], &p.group_collations[..len]);
+                        let Some((first, accs)) =
+                            level.index.get(&key).map(|at| &level.groups[*at])
+                        else {
+                            continue;
+                        };
+                        // The keys past the prefix are NULL, and so are the items they are.
+                        let mut row = first.clone();
+                        for e in &p.group_by[len..] {
+                            if let Some(v) = match e {
+                                Expr::Column(c) => row.get_mut(*c),
+                                _ => None,
+                            } {
+                                *v = Value::Null;
+                            }
+                        }
+                        let aggs = finish(self, accs)?;
+                        let before = out.len();
+                        emit(self, &row, &aggs, &mut out)?;
+                        if let Some((items, _)) = out.get_mut(before..).and_then(|o| o.first_mut())
+                        {
+                            for (item, e) in items.iter_mut().zip(&p.items) {
+                                if p.group_by[len..].contains(e) {
+                                    *item = Value::Null;
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
         if p.distinct {
@@ -1168,7 +1280,7 @@ impl Session {
         }
         self.last_found_rows = out.len() as u64;
         let take = limit.map_or(usize::MAX, |l| l as usize);
-        let rows: Vec<Vec<Value>> = if p.order.is_empty() {
+        let rows: Vec<Vec<Value>> = if p.order.is_empty() || p.rollup {
             out.into_iter()
                 .skip(offset as usize)
                 .take(take)

@@ -194,9 +194,11 @@ pub fn static_type(
                 match (f, t.0) {
                     (Func::Floor | Func::Ceiling, types::NEWDECIMAL) => (types::LONGLONG, 21, 0),
                     (Func::Round, types::NEWDECIMAL) => {
+                        // Digits not known before the row: the argument's scale, as MariaDB.
                         let digits = match args.get(1) {
                             Some(Const(Value::Int(d))) => (*d).clamp(0, 30) as u8,
-                            _ => 0,
+                            Some(Const(_)) | None => 0,
+                            Some(_) => t.2,
                         };
                         (types::NEWDECIMAL, t.1, digits)
                     }

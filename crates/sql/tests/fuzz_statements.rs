@@ -79,6 +79,7 @@ const TOKENS: &[&str] = &[
     "UNION SELECT 1",
     "ORDER BY 1",
     "GROUP BY 1",
+    "WITH ROLLUP",
     "LIMIT 1",
     "JOIN people ON TRUE",
     "WITH w AS (SELECT 1 AS id)",
