@@ -156,6 +156,16 @@ impl Diagnostics {
         });
     }
 
+    /// Records a note of the running statement where only the session is at hand (an
+    /// expression's context).
+    pub(crate) fn note_shared(&self, code: u16, message: impl Into<String>) {
+        self.raise(Condition {
+            level: Level::Note,
+            code,
+            message: message.into(),
+        });
+    }
+
     fn raise(&self, c: Condition) {
         self.raised_total.set(self.raised_total.get() + 1);
         let mut raised = self.raised.borrow_mut();
@@ -385,6 +395,10 @@ impl crate::expr::Context for Folding<'_> {
 
     fn warn(&self, code: u16, message: String) {
         self.0.warn(code, message);
+    }
+
+    fn truncated(&self, kind: &str, text: &[u8], spaces_only: bool) -> Result<()> {
+        self.0.truncated(kind, text, spaces_only)
     }
 }
 

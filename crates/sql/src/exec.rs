@@ -231,6 +231,25 @@ impl Context for Session {
         self.diagnostics.warn(code, message);
     }
 
+    fn truncated(&self, kind: &str, text: &[u8], spaces_only: bool) -> Result<()> {
+        use crate::diagnostics::Storing;
+        let message = format!(
+            "Truncated incorrect {kind} value: '{}'",
+            String::from_utf8_lossy(text)
+        );
+        if spaces_only {
+            self.diagnostics.note_shared(1292, message);
+            return Ok(());
+        }
+        match self.diagnostics.storing {
+            Storing::Strict => Err(SqlError::new(1292, "22007", message)),
+            Storing::No | Storing::Ignoring => {
+                self.diagnostics.warn(1292, message);
+                Ok(())
+            }
+        }
+    }
+
     fn division_by_zero(&self) -> Result<()> {
         use crate::diagnostics::Storing;
         match self.diagnostics.storing {

@@ -133,6 +133,57 @@ pub trait Context {
     }
     /// A warning for the running statement (SHOW WARNINGS); a context without a session drops it.
     fn warn(&self, _code: u16, _message: String) {}
+    /// A string read as a number (`kind`: DOUBLE, DECIMAL, INTEGER) that is not one whole, as
+    /// [`number_rest`] tells: MariaDB's 1292, a note when only spaces follow the number, else a
+    /// warning, or strict mode's error when the value is being stored.
+    fn truncated(&self, _kind: &str, _text: &[u8], _spaces_only: bool) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// How `text` reads as a number of `kind` (an INTEGER has no point nor exponent): None when it
+/// is one whole (spaces before it allowed), Some(true) when only spaces follow the number,
+/// Some(false) when anything else does or there is no number.
+pub(crate) fn number_rest(text: &[u8], integer: bool) -> Option<bool> {
+    let digits = |at: usize| text[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut at = text.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    if matches!(text.get(at), Some(b'+' | b'-')) {
+        at += 1;
+    }
+    let whole = digits(at);
+    at += whole;
+    let mut fraction = 0;
+    if !integer && text.get(at) == Some(&b'.') {
+        fraction = digits(at + 1);
+        at += 1 + fraction;
+    }
+    if whole + fraction == 0 {
+        return Some(false);
+    }
+    if !integer && matches!(text.get(at), Some(b'e' | b'E')) {
+        let mut e = at + 1;
+        if matches!(text.get(e), Some(b'+' | b'-')) {
+            e += 1;
+        }
+        match digits(e) {
+            0 => return Some(false),
+            n => at = e + n,
+        }
+    }
+    match &text[at..] {
+        [] => None,
+        rest => Some(rest.iter().all(|b| *b == b' ')),
+    }
+}
+
+/// Raises [`Context::truncated`] for `v` when it is a string that is not one whole number.
+fn check_number(env: &Env, v: &Value, kind: &str) -> Result<()> {
+    if let Value::Bytes(text) = v {
+        if let Some(spaces_only) = number_rest(text, kind == "INTEGER") {
+            env.ctx.truncated(kind, text, spaces_only)?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether `l op r` divides by zero (its value is NULL).
@@ -1223,6 +1274,12 @@ impl Expr {
             Expr::Column(p) => env.row.get(*p).cloned().unwrap_or(Value::Null),
             Expr::Cast(e, to) => {
                 let v = e.eval(env)?;
+                match to {
+                    CastTo::Signed | CastTo::Unsigned => check_number(env, &v, "INTEGER")?,
+                    CastTo::Decimal(..) => check_number(env, &v, "DECIMAL")?,
+                    CastTo::Double => check_number(env, &v, "DOUBLE")?,
+                    _ => {}
+                }
                 let text = matches!(to, CastTo::Date | CastTo::DateTime(_) | CastTo::Time(_))
                     .then(|| base::text::value_text(&v))
                     .flatten();
@@ -1426,6 +1483,8 @@ impl Expr {
             }
             _ => {
                 let (a, b) = (l.eval(env)?, r.eval(env)?);
+                check_number(env, &a, "DOUBLE")?;
+                check_number(env, &b, "DOUBLE")?;
                 if divides_by_zero(op, &a, &b) {
                     env.ctx.division_by_zero()?;
                 }

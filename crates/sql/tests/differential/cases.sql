@@ -3703,3 +3703,23 @@ CREATE TABLE ctas2_v (a VARCHAR(20000));
 CREATE TABLE ctas2_v (a VARCHAR(16383));
 CREATE TABLE ctas2_v2 (a VARBINARY(65535));
 CREATE TABLE ctas2_v3 (a VARCHAR(20000) CHARACTER SET latin1);
+
+-- ---------------------------------------------------------------- strings read as numbers: 1292 (a note for trailing spaces), strict mode's error when stored
+SELECT ''+1, ' 1 '+1, '1e'+1, '.5'+1, '-'+1, '0x10'+1, '1.5e3'+1, '1.'+1, '+2'+1, ' 1x'+1, '1 x'+1, 'abc' * 'x1';
+SHOW WARNINGS;
+SELECT cast('abc' as decimal(5,1)), cast('1x' as double), cast(' 12 ' as signed), cast('' as unsigned), cast('12abc' as unsigned), cast('1.5' as signed), cast('1e3' as signed);
+SHOW WARNINGS;
+CREATE TABLE trunc_ws (id int primary key, a int, s varchar(5));
+INSERT into trunc_ws values (1, 1, 'x');
+INSERT into trunc_ws values (2, 'abc'+1, 'y');
+INSERT into trunc_ws values (3, '5 '+1, 'y');
+SHOW WARNINGS;
+UPDATE trunc_ws set a = 'abc' + 1;
+UPDATE trunc_ws set a = 5 where s + 0 = 0;
+SHOW WARNINGS;
+INSERT ignore into trunc_ws values (4, 'abc'+1, 'y');
+SHOW WARNINGS;
+INSERT into trunc_ws select 5, cast('abc' as signed), 'z';
+SELECT * from trunc_ws;
+SELECT s + 1 from trunc_ws order by id;
+SHOW WARNINGS;
