@@ -1108,7 +1108,8 @@ impl Session {
                     }
                 }
                 out.push((items, keys));
-                if early_stop && limit.is_some_and(|l| out.len() as u64 >= offset + l) {
+                if early_stop && limit.is_some_and(|l| out.len() as u64 >= offset.saturating_add(l))
+                {
                     break;
                 }
             }

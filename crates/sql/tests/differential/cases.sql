@@ -3723,3 +3723,4 @@ INSERT into trunc_ws select 5, cast('abc' as signed), 'z';
 SELECT * from trunc_ws;
 SELECT s + 1 from trunc_ws order by id;
 SHOW WARNINGS;
+SELECT COUNT(*) FROM (SELECT id FROM items LIMIT 1, 18446744073709551615) d;
