@@ -7,7 +7,7 @@ use base::types::{Collation, ColumnType};
 use base::TableDef;
 use sqlparser::ast;
 
-use crate::ddl::{check_default, column_from_ast};
+use crate::create::{check_default, column_from_ast};
 use crate::error::SqlError;
 use crate::exec::{row_free_value, store, Result, Session};
 

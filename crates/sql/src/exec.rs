@@ -954,15 +954,15 @@ impl Session {
     fn statement(&mut self, s: &Statement) -> Result<Outcome> {
         let cluster = self.shared.cluster().clone();
         let client = |e: client::ClientError| SqlError::from_client(&e);
+        // What MariaDB's parser refuses fails first, committing nothing.
+        match s {
+            Statement::CreateTable(c) => crate::create::create_checks(c)?,
+            Statement::AlterTable(a) => crate::create::alter_checks(a)?,
+            _ => {}
+        }
         if commits_first(s) {
             // As MariaDB: DDL commits the transaction in progress before it runs (whether or not
-            // it then succeeds), so a ROLLBACK after it cannot undo what came before; what its
-            // parser refuses commits nothing.
-            match s {
-                Statement::CreateTable(c) => crate::ddl::create_checks(c)?,
-                Statement::AlterTable(a) => crate::ddl::alter_checks(a)?,
-                _ => {}
-            }
+            // it then succeeds), so a ROLLBACK after it cannot undo what came before.
             self.end_transaction(true)?;
         }
         match s {

@@ -16,6 +16,7 @@ mod charset;
 mod collate;
 mod columns;
 mod conn;
+mod create;
 mod ddl;
 mod definition;
 mod derived;

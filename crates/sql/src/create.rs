@@ -1,0 +1,804 @@
+//! CREATE TABLE, as defined, LIKE another table or from a SELECT's result, and the column
+//! definitions CREATE TABLE and ALTER TABLE share: SQL types mapped to Cairn's column types with
+//! MariaDB's errors for their parameters, DEFAULTs checked.
+
+use base::schema::{ColumnDef, IndexKind};
+use base::types::{Collation, ColumnType};
+use base::{limits, TableDef};
+use sqlparser::ast;
+
+use crate::ddl::{
+    index_columns, partitioned, recreated, schema_error, table_options, CollationSpec, PRIMARY,
+};
+use crate::error::SqlError;
+use crate::exec::{done, row_free_value, store, Outcome, Result, Session};
+use crate::partition;
+
+impl Session {
+    /// CREATE TABLE, as defined or LIKE another table (CREATE TABLE ... SELECT is
+    /// [`Session::create_table_select`]), after [`create_checks`] ran before the implicit commit.
+    pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<Outcome> {
+        if let Some(
+            ast::CreateTableLikeKind::Plain(like) | ast::CreateTableLikeKind::Parenthesized(like),
+        ) = &c.like
+        {
+            let (target, _, table) = self.table_name(&c.name)?;
+            if self.table_name(&like.name)?.0.eq_ignore_ascii_case(&target) {
+                return Err(SqlError::new(
+                    1066,
+                    "42000",
+                    format!("Not unique table/alias: '{table}'"),
+                ));
+            }
+        }
+        let Some((full, table)) = self.create_target(c)? else {
+            return Ok(done(0));
+        };
+        let def = match &c.like {
+            Some(
+                ast::CreateTableLikeKind::Plain(like)
+                | ast::CreateTableLikeKind::Parenthesized(like),
+            ) => {
+                let (old, db, old_table) = self.table(&like.name)?;
+                if crate::infoschema::is_schema(&db) {
+                    return Err(SqlError::unsupported(
+                        "CREATE TABLE ... LIKE a table of information_schema",
+                    ));
+                }
+                recreated(old.def(), &full).map_err(|e| schema_error(&old_table, e))?
+            }
+            None => self.table_definition(c, &full, &table, Vec::new())?,
+        };
+        self.create_defined(c, def, &full, &table)
+    }
+
+    /// CREATE TABLE ... SELECT: the SELECT runs first, and its result columns, but those the
+    /// statement defines itself, become the new table's last columns, typed as the result
+    /// announces them. Its rows are then inserted as INSERT ... SELECT would, strict about their
+    /// values; when that fails the table is dropped again, so the statement leaves nothing
+    /// behind. Like any DDL it commits the transaction before it, and its own rows at once.
+    pub(crate) fn create_table_select(
+        &mut self,
+        d: &crate::exec::Deferred,
+        params: &[base::Value],
+    ) -> Result<Outcome> {
+        let ast::Statement::CreateTable(c) = &d.statement else {
+            return Err(SqlError::unsupported(
+                "this statement as CREATE TABLE ... SELECT",
+            ));
+        };
+        create_checks(c)?;
+        let Some(query) = &c.query else {
+            return self.create_table(c);
+        };
+        if c.like.is_some() {
+            return Err(SqlError::parse(
+                "near 'SELECT': CREATE TABLE ... LIKE takes no SELECT",
+            ));
+        }
+        self.end_transaction(true)?;
+        if c.or_replace {
+            // The table it replaces is gone before the SELECT could read it (MariaDB's 1093).
+            let (target, _, table) = self.table_name(&c.name)?;
+            let mut reads_target = false;
+            let _ = ast::visit_relations(query.as_ref(), |name| {
+                reads_target |= self
+                    .table_name(name)
+                    .is_ok_and(|(full, ..)| full.eq_ignore_ascii_case(&target));
+                std::ops::ControlFlow::<()>::Continue(())
+            });
+            if reads_target {
+                return Err(SqlError::new(
+                    1093,
+                    "HY000",
+                    format!(
+                        "Table '{table}' is specified twice, both as a target for 'CREATE' and as a separate source for data"
+                    ),
+                ));
+            }
+        }
+        let Some((full, table)) = self.create_target(c)? else {
+            return Ok(done(0));
+        };
+        let select = ast::Statement::Query(query.clone());
+        let compiled = self.compile(select, &d.sql, &d.placeholders)?;
+        let (columns, rows) = match self.storing(crate::diagnostics::Storing::Strict, |s| {
+            s.execute(&compiled, params)
+        })? {
+            Outcome::Rows { columns, rows } => (columns, rows),
+            _ => {
+                return Err(SqlError::unsupported(
+                    "CREATE TABLE ... SELECT of this query",
+                ))
+            }
+        };
+        // The SELECT began as a statement of its own; this one changes a table whatever it read.
+        self.changes_tables();
+        let mut added = Vec::new();
+        for (n, column) in columns.iter().enumerate() {
+            if columns[..n]
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&column.name))
+            {
+                return Err(SqlError::new(
+                    1060,
+                    "42S21",
+                    format!("Duplicate column name '{}'", column.name),
+                ));
+            }
+            let def = crate::derived::result_column(column, &column.name);
+            added.push(holding(def, rows.iter().map(|r| &r[n])));
+        }
+        let def = self.table_definition(c, &full, &table, added)?;
+        self.create_defined(c, def, &full, &table)?;
+        let created = self
+            .shared
+            .cluster()
+            .table(&full)
+            .map_err(|e| self.table_error(e, &table))?;
+        let targets: Vec<u16> = columns
+            .iter()
+            .map(|column| created.def().column(&column.name).unwrap_or_default() as u16)
+            .collect();
+        match crate::run::InsertPlan::of_rows(created, targets, rows)
+            .and_then(|plan| self.run_insert(&plan, &[]))
+            .and_then(|outcome| {
+                self.end_transaction(true)?;
+                Ok(outcome)
+            }) {
+            Ok(outcome) => Ok(outcome),
+            Err(e) => {
+                // Nothing is left of a statement that failed: the table goes too.
+                let _ = self.end_transaction(false);
+                let _ = self.shared.cluster().drop_table(&full);
+                self.plans.clear();
+                Err(e)
+            }
+        }
+    }
+
+    /// The table a CREATE TABLE makes, as (catalog name, table name); None when IF NOT EXISTS
+    /// found it there (with MariaDB's note).
+    fn create_target(&mut self, c: &ast::CreateTable) -> Result<Option<(String, String)>> {
+        let (full, _, table) = self.table_name(&c.name)?;
+        if c.if_not_exists && self.shared.cluster().table(&full).is_ok() {
+            self.note(1050, format!("Table '{table}' already exists"));
+            return Ok(None);
+        }
+        Ok(Some((full, table)))
+    }
+
+    /// Creates the table `def` defines, dropping the one it replaces first under CREATE OR
+    /// REPLACE.
+    fn create_defined(
+        &mut self,
+        c: &ast::CreateTable,
+        def: TableDef,
+        full: &str,
+        table: &str,
+    ) -> Result<Outcome> {
+        let cluster = self.shared.cluster().clone();
+        if c.or_replace {
+            match cluster.drop_table(full) {
+                Ok(()) => self.plans.clear(),
+                Err(e) if e.code() == base::ErrorCode::NoSuchTable => {}
+                Err(e) => return Err(SqlError::from_client(&e)),
+            }
+        }
+        match cluster.create_table(def) {
+            Ok(_) => Ok(done(0)),
+            Err(e) if c.if_not_exists && e.code() == base::ErrorCode::TableExists => {
+                self.note(1050, format!("Table '{table}' already exists"));
+                Ok(done(0))
+            }
+            Err(e) if e.code() == base::ErrorCode::TableExists => Err(SqlError::new(
+                1050,
+                "42S01",
+                format!("Table '{table}' already exists"),
+            )),
+            Err(e) if e.code() == base::ErrorCode::NoSuchDatabase => Err(
+                SqlError::unknown_database(self.database.as_deref().unwrap_or_default()),
+            ),
+            Err(e) => Err(SqlError::from_client(&e)),
+        }
+    }
+
+    /// The definition CREATE TABLE gives: its columns (with `added`, CREATE TABLE ... SELECT's
+    /// result columns, after them), its keys, options and partitioning.
+    fn table_definition(
+        &mut self,
+        c: &ast::CreateTable,
+        full: &str,
+        table: &str,
+        added: Vec<ColumnDef>,
+    ) -> Result<TableDef> {
+        let db = full.split('/').next().unwrap_or_default();
+        let (mut options, balance, comment, named) = table_options(c)?;
+        if !named {
+            // The database's default, as MariaDB takes it.
+            options.collation = self
+                .database(db)?
+                .map(|(_, c)| c)
+                .filter(|c| *c != Collation::Utf8mb4GeneralCi);
+        }
+        let table_collation = options.collation.unwrap_or(Collation::Utf8mb4GeneralCi);
+        let mut columns = Vec::new();
+        let mut primary: Vec<String> = Vec::new();
+        let mut indexes: Vec<(String, IndexKind, Vec<String>)> = Vec::new();
+        for col in &c.columns {
+            let (def, key) = column_from_ast(col, table_collation)?;
+            match key {
+                Some(IndexKind::Unique) => indexes.push((
+                    col.name.value.clone(),
+                    IndexKind::Unique,
+                    vec![col.name.value.clone()],
+                )),
+                Some(IndexKind::Ordered) => primary = vec![col.name.value.clone()],
+                None => {}
+            }
+            columns.push(def);
+        }
+        if !added.is_empty() {
+            // As MariaDB orders them: the columns only the statement defines, then the
+            // SELECT's, each as the statement defines it if it does.
+            let (mut both, only): (Vec<ColumnDef>, Vec<ColumnDef>) = columns
+                .into_iter()
+                .partition(|c| added.iter().any(|a| a.name.eq_ignore_ascii_case(&c.name)));
+            columns = only;
+            for a in added {
+                match both
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(&a.name))
+                {
+                    Some(at) => columns.push(both.swap_remove(at)),
+                    None => columns.push(a),
+                }
+            }
+        }
+        if columns.is_empty() {
+            return Err(SqlError::new(
+                1113,
+                "42000",
+                "A table must have at least 1 column",
+            ));
+        }
+        for constraint in &c.constraints {
+            match constraint {
+                ast::TableConstraint::PrimaryKey(p) => {
+                    primary = index_columns(&p.columns)?;
+                }
+                ast::TableConstraint::Unique(u) => {
+                    let cols: Vec<String> = index_columns(&u.columns)?;
+                    let name = u
+                        .index_name
+                        .as_ref()
+                        .or(u.name.as_ref())
+                        .map(|i| i.value.clone())
+                        .unwrap_or_else(|| cols[0].clone());
+                    indexes.push((name, IndexKind::Unique, cols));
+                }
+                ast::TableConstraint::Index(i) => {
+                    let cols: Vec<String> = index_columns(&i.columns)?;
+                    let name = i
+                        .name
+                        .as_ref()
+                        .map(|n| n.value.clone())
+                        .unwrap_or_else(|| cols[0].clone());
+                    indexes.push((name, IndexKind::Ordered, cols));
+                }
+                other => return Err(SqlError::unsupported(format!("constraint {other}"))),
+            }
+        }
+        for key in &primary {
+            if let Some(col) = columns
+                .iter_mut()
+                .find(|c| c.name.eq_ignore_ascii_case(key))
+            {
+                col.nullable = false;
+            }
+        }
+        let pk: Vec<&str> = primary.iter().map(String::as_str).collect();
+        let mut def = TableDef::new(full, columns, &pk).map_err(|e| schema_error(table, e))?;
+        def.options = options;
+        def.comment = comment;
+        if !pk.is_empty() {
+            // As NDB: the primary key is hashed for lookups and also ordered, for ranges.
+            def = def
+                .with_index(PRIMARY, IndexKind::Ordered, &pk)
+                .map_err(|e| schema_error(table, e))?;
+        }
+        for (name, kind, cols) in &indexes {
+            let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
+            def = def
+                .with_index(name, *kind, &cols)
+                .map_err(|e| schema_error(table, e))?;
+        }
+        let workers = self.shared.cluster().worker_count();
+        def = partitioned(def, partition::of(c), balance, workers)?;
+        Ok(def)
+    }
+}
+
+/// Result column `def`, widened where a value of `values` would not fit it: the type a result
+/// announces can be narrower than its rows (a set operation's is its first query's; a `?`'s
+/// or an expression's can be a guess), and CREATE TABLE ... SELECT must store every value as
+/// it is. Integers grow to BIGINT (or DECIMAL past both of its ranges), a DECIMAL takes the
+/// digits its values have on either side of the point, DATE takes a DATETIME, a column of only
+/// NULLs takes its values' type, strings their length, anything a string; a NULL makes it
+/// nullable.
+fn holding<'v>(def: ColumnDef, values: impl Iterator<Item = &'v base::Value>) -> ColumnDef {
+    use base::Value as V;
+    let values: Vec<&V> = values.collect();
+    let mut def = def;
+    // Fractional digits a DATETIME or TIME needs for its values.
+    let fsp = |micros: u32| if micros == 0 { 0 } else { 6 };
+    let text = |v: &V| match v {
+        V::Bytes(b) => String::from_utf8_lossy(b).chars().count() as u32,
+        other => other.to_string().chars().count() as u32,
+    };
+    // Digits before and after the point.
+    let digits = |v: &V| -> (u32, u32) {
+        let t = match v {
+            V::Decimal(d) => d.to_string(),
+            other => other.to_string(),
+        };
+        let mut parts = t.trim_start_matches('-').splitn(2, '.');
+        let whole = parts.next().unwrap_or_default().len() as u32;
+        let frac = parts.next().map_or(0, |f| f.len() as u32);
+        (whole, frac)
+    };
+    let decimal = |whole: u32, scale: u32| {
+        let scale = scale.min(u32::from(limits::DECIMAL_SCALE_MAX));
+        ColumnType::Decimal {
+            precision: (whole + scale).clamp(1, u32::from(limits::DECIMAL_PRECISION_MAX)) as u8,
+            scale: scale as u8,
+        }
+    };
+    // Twice: a type the later values change is then wide enough for the earlier ones too.
+    for v in values.iter().chain(&values) {
+        let v: &V = v;
+        if v.is_null() {
+            def.nullable = true;
+            continue;
+        }
+        let ty = def.ty;
+        def.ty = match (ty, v) {
+            // A column of only NULLs so far: its first value's type.
+            (ColumnType::Binary { length: 0 }, _) if def.collation == Collation::Binary => {
+                if matches!(v, V::Bytes(_)) {
+                    def.collation = Collation::Utf8mb4GeneralCi;
+                }
+                match v {
+                    V::Int(_) => ColumnType::BigInt { unsigned: false },
+                    V::UInt(_) => ColumnType::BigInt { unsigned: true },
+                    V::Float(_) | V::Double(_) => ColumnType::Double,
+                    V::Decimal(_) => {
+                        let (whole, frac) = digits(v);
+                        decimal(whole, frac)
+                    }
+                    V::Date(_) => ColumnType::Date,
+                    V::DateTime(d) => ColumnType::DateTime {
+                        fsp: fsp(d.microsecond),
+                    },
+                    V::Time(t) => ColumnType::Time {
+                        fsp: fsp(t.microseconds),
+                    },
+                    V::Year(_) => ColumnType::Year,
+                    _ => ColumnType::VarChar { length: text(v) },
+                }
+            }
+            (t, V::Int(_) | V::UInt(_)) if t.is_integer() => {
+                let fits = v.clone().coerce(t, def.collation, &def.name).is_ok();
+                match (fits, v, t) {
+                    (true, ..) => t,
+                    (false, V::Int(_), ColumnType::BigInt { unsigned: true }) => decimal(20, 0),
+                    (false, V::UInt(u), ColumnType::BigInt { unsigned: false })
+                        if *u > i64::MAX as u64 =>
+                    {
+                        decimal(20, 0)
+                    }
+                    (false, V::UInt(u), _) if *u > i64::MAX as u64 => {
+                        ColumnType::BigInt { unsigned: true }
+                    }
+                    _ => ColumnType::BigInt { unsigned: false },
+                }
+            }
+            (t, V::Decimal(_)) if t.is_integer() => {
+                let (whole, frac) = digits(v);
+                decimal(whole.max(20), frac)
+            }
+            (ColumnType::Decimal { precision, scale }, V::Decimal(_) | V::Int(_) | V::UInt(_)) => {
+                let (whole, frac) = digits(v);
+                let had = u32::from(precision.saturating_sub(scale));
+                decimal(had.max(whole), u32::from(scale).max(frac))
+            }
+            (t, V::Float(_) | V::Double(_))
+                if t.is_integer() || matches!(t, ColumnType::Decimal { .. }) =>
+            {
+                ColumnType::Double
+            }
+            (ColumnType::Float, V::Double(_)) => ColumnType::Double,
+            (ColumnType::Date, V::DateTime(d)) => ColumnType::DateTime {
+                fsp: fsp(d.microsecond),
+            },
+            (ColumnType::DateTime { fsp: had }, V::DateTime(d)) => ColumnType::DateTime {
+                fsp: had.max(fsp(d.microsecond)),
+            },
+            (ColumnType::VarChar { length }, _) => {
+                let chars = text(v);
+                if chars as usize > limits::VARCHAR_BYTES_MAX / 4 {
+                    ColumnType::Text
+                } else {
+                    ColumnType::VarChar {
+                        length: length.max(chars),
+                    }
+                }
+            }
+            (ColumnType::Char { length }, _) => {
+                let chars = text(v);
+                if chars > limits::CHAR_LENGTH_MAX {
+                    ColumnType::VarChar { length: chars }
+                } else {
+                    ColumnType::Char {
+                        length: length.max(chars),
+                    }
+                }
+            }
+            (ColumnType::VarBinary { length }, V::Bytes(b)) => {
+                if b.len() > limits::VARCHAR_BYTES_MAX {
+                    ColumnType::Blob
+                } else {
+                    ColumnType::VarBinary {
+                        length: length.max(b.len() as u32),
+                    }
+                }
+            }
+            (ColumnType::Binary { length }, V::Bytes(b)) => {
+                if b.len() > limits::CHAR_LENGTH_MAX as usize {
+                    ColumnType::VarBinary {
+                        length: b.len() as u32,
+                    }
+                } else {
+                    ColumnType::Binary {
+                        length: length.max(b.len() as u32),
+                    }
+                }
+            }
+            // A string among numbers or dates: the column is a string.
+            (t, V::Bytes(_)) if !t.is_string() => {
+                def.collation = Collation::Utf8mb4GeneralCi;
+                ColumnType::VarChar { length: text(v) }
+            }
+            (t, _) => t,
+        };
+    }
+    def
+}
+
+/// What MariaDB refuses in a CREATE TABLE before anything runs (so before the transaction in
+/// progress commits): a temporary table (NDB's 1478), OR REPLACE with IF NOT EXISTS (1221), and
+/// a column type's bad parameters.
+pub(crate) fn create_checks(c: &ast::CreateTable) -> Result<()> {
+    if c.temporary {
+        // NDB's answer: temporary tables are another engine's.
+        return Err(SqlError::new(
+            1478,
+            "HY000",
+            "Table storage engine 'ndbcluster' does not support the create option 'TEMPORARY'",
+        ));
+    }
+    if c.or_replace && c.if_not_exists {
+        return Err(SqlError::new(
+            1221,
+            "HY000",
+            "Incorrect usage of OR REPLACE and IF NOT EXISTS",
+        ));
+    }
+    for column in &c.columns {
+        column_type(&column.name.value, &column.data_type)?;
+    }
+    Ok(())
+}
+
+/// [`create_checks`] for ALTER TABLE: the types of the columns it adds or changes.
+pub(crate) fn alter_checks(a: &ast::AlterTable) -> Result<()> {
+    for op in &a.operations {
+        match op {
+            ast::AlterTableOperation::AddColumn { column_def, .. } => {
+                column_type(&column_def.name.value, &column_def.data_type)?;
+            }
+            ast::AlterTableOperation::ModifyColumn {
+                col_name,
+                data_type,
+                ..
+            }
+            | ast::AlterTableOperation::ChangeColumn {
+                new_name: col_name,
+                data_type,
+                ..
+            } => {
+                column_type(&col_name.value, data_type)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// A column as its definition in CREATE TABLE or ALTER TABLE ADD COLUMN gives it, and the key
+/// it declares inline: `Some(Ordered)` for PRIMARY KEY, `Some(Unique)` for UNIQUE.
+pub(crate) fn column_from_ast(
+    col: &ast::ColumnDef,
+    table_collation: Collation,
+) -> Result<(ColumnDef, Option<IndexKind>)> {
+    let mut ty = column_type(&col.name.value, &col.data_type)?;
+    let textual = ty.is_string()
+        && !matches!(
+            ty,
+            ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob
+        );
+    let mut spec = CollationSpec::default();
+    for option in &col.options {
+        match &option.option {
+            ast::ColumnOption::CharacterSet(n) => spec.charset = Some(n.to_string()),
+            ast::ColumnOption::Collation(n) => spec.collation = Some(n.to_string()),
+            _ => {}
+        }
+    }
+    let collation = if spec.is_empty() {
+        table_collation
+    } else if textual {
+        spec.resolve()?
+    } else {
+        return Err(SqlError::parse(format!(
+            "near 'CHARACTER SET' or 'COLLATE' on column '{}': only string columns have one",
+            col.name.value
+        )));
+    };
+    if textual && collation == Collation::Binary {
+        // As MariaDB: CHAR/VARCHAR/TEXT in the binary character set are BINARY/VARBINARY/BLOB.
+        ty = match ty {
+            ColumnType::Char { length } => ColumnType::Binary { length },
+            ColumnType::VarChar { length } => ColumnType::VarBinary { length },
+            _ => ColumnType::Blob,
+        };
+    }
+    if let ColumnType::VarChar { length } = ty {
+        let max = VARCHAR_MAX / collation.charset().max_len() as u64;
+        if u64::from(length) > max {
+            return Err(SqlError::new(
+                1074,
+                "42000",
+                format!(
+                    "Column length too big for column '{}' (max = {max}); use BLOB or TEXT instead",
+                    col.name.value
+                ),
+            ));
+        }
+    }
+    let mut def = ColumnDef::new(&col.name.value, ty);
+    if textual && collation != Collation::Binary {
+        def = def.collation(collation);
+    }
+    let mut nullable = true;
+    let mut key = None;
+    let mut default = None;
+    for option in &col.options {
+        match &option.option {
+            ast::ColumnOption::NotNull => nullable = false,
+            ast::ColumnOption::Null => nullable = true,
+            ast::ColumnOption::PrimaryKey(_) => {
+                nullable = false;
+                key = Some(IndexKind::Ordered);
+            }
+            ast::ColumnOption::Unique(_) => key = Some(IndexKind::Unique),
+            ast::ColumnOption::Default(e) => default = Some(e.clone()),
+            ast::ColumnOption::DialectSpecific(tokens)
+                if tokens
+                    .iter()
+                    .any(|t| t.to_string().eq_ignore_ascii_case("AUTO_INCREMENT")) =>
+            {
+                def = def.auto_increment();
+            }
+            ast::ColumnOption::Comment(_)
+            | ast::ColumnOption::CharacterSet(_)
+            | ast::ColumnOption::Collation(_) => {}
+            other => return Err(SqlError::unsupported(format!("column option {other}"))),
+        }
+    }
+    if nullable {
+        def = def.nullable();
+    }
+    if let Some(e) = default {
+        let v = row_free_value(&e)?;
+        let v = store(&def, v)?;
+        check_default(&def, &v)?;
+        def = def.default(v);
+    }
+    Ok((def, key))
+}
+
+/// MariaDB's 1067 for a DEFAULT a column cannot have: any on an AUTO_INCREMENT column, NULL on
+/// a NOT NULL one.
+pub(crate) fn check_default(column: &ColumnDef, v: &base::Value) -> Result<()> {
+    if column.auto_increment || (v.is_null() && !column.nullable) {
+        return Err(SqlError::new(
+            1067,
+            "42000",
+            format!("Invalid default value for '{}'", column.name),
+        ));
+    }
+    Ok(())
+}
+
+/// MariaDB's longest VARCHAR or VARBINARY, in bytes: a row's 65,535 less the length prefix and
+/// the null flags. A VARCHAR of a character set of several bytes a character holds this many
+/// bytes' worth of its widest characters.
+const VARCHAR_MAX: u64 = 65_532;
+
+/// Cairn's column type for the SQL type `t`, its parameters checked against Cairn's limits with
+/// MariaDB's errors, naming `column`: 1425/1426/1427 for a decimal's or float's scale and
+/// precision, 1074 for a string too long, 1439 for a width no 32-bit count holds, 1063 for
+/// FLOAT(p > 53).
+fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
+    use ast::DataType as D;
+    let too_long = |max: u64| {
+        SqlError::new(
+            1074,
+            "42000",
+            format!("Column length too big for column '{column}' (max = {max}); use BLOB or TEXT instead"),
+        )
+    };
+    let length = |l: Option<u64>, default: u64, max: u64| -> Result<u32> {
+        match l.unwrap_or(default) {
+            n if n > u64::from(u32::MAX) => Err(SqlError::new(
+                1439,
+                "42000",
+                format!(
+                    "Display width out of range for '{column}' (max = {})",
+                    u32::MAX
+                ),
+            )),
+            n if n > max => Err(too_long(max)),
+            n => Ok(n as u32),
+        }
+    };
+    let char_length = |l: &Option<ast::CharacterLength>| match l {
+        Some(ast::CharacterLength::IntegerLength { length, .. }) => Some(*length),
+        _ => None,
+    };
+    let scale_error = |max: u64| {
+        SqlError::new(
+            1425,
+            "42000",
+            format!("Too big scale specified for '{column}'. Maximum is {max}"),
+        )
+    };
+    let precision_error = |max: u64| {
+        SqlError::new(
+            1426,
+            "42000",
+            format!("Too big precision specified for '{column}'. Maximum is {max}"),
+        )
+    };
+    let order_error = || {
+        SqlError::new(
+            1427,
+            "42000",
+            format!(
+                "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{column}')"
+            ),
+        )
+    };
+    // FLOAT(M,D) and DOUBLE(M,D): MariaDB's limits, then the value is kept as a float.
+    let float_digits = |info: &ast::ExactNumberInfo| -> Result<()> {
+        if let ast::ExactNumberInfo::PrecisionAndScale(m, d) = info {
+            let d = u64::try_from(*d).unwrap_or(u64::MAX);
+            if d > 30 {
+                return Err(scale_error(30));
+            }
+            if *m > 255 {
+                return Err(SqlError::new(
+                    1439,
+                    "42000",
+                    format!("Display width out of range for '{column}' (max = 255)"),
+                ));
+            }
+            if d > *m {
+                return Err(order_error());
+            }
+        }
+        Ok(())
+    };
+    let fsp = |p: &Option<u64>| -> Result<u8> {
+        match p.unwrap_or(0) {
+            p if p > 6 => Err(precision_error(6)),
+            p => Ok(p as u8),
+        }
+    };
+    Ok(match t {
+        D::TinyInt(_) => ColumnType::TinyInt { unsigned: false },
+        D::TinyIntUnsigned(_) => ColumnType::TinyInt { unsigned: true },
+        D::SmallInt(_) => ColumnType::SmallInt { unsigned: false },
+        D::SmallIntUnsigned(_) => ColumnType::SmallInt { unsigned: true },
+        D::MediumInt(_) => ColumnType::MediumInt { unsigned: false },
+        D::MediumIntUnsigned(_) => ColumnType::MediumInt { unsigned: true },
+        D::Int(_) | D::Integer(_) => ColumnType::Int { unsigned: false },
+        D::IntUnsigned(_) | D::IntegerUnsigned(_) => ColumnType::Int { unsigned: true },
+        D::BigInt(_) => ColumnType::BigInt { unsigned: false },
+        D::BigIntUnsigned(_) => ColumnType::BigInt { unsigned: true },
+        // FLOAT(p): single precision up to 24 bits, double up to 53, as MariaDB.
+        D::Float(ast::ExactNumberInfo::Precision(p)) => match p {
+            0..=24 => ColumnType::Float,
+            25..=53 => ColumnType::Double,
+            _ => {
+                return Err(SqlError::new(
+                    1063,
+                    "42000",
+                    format!("Incorrect column specifier for column '{column}'"),
+                ))
+            }
+        },
+        D::Float(info) => {
+            float_digits(info)?;
+            ColumnType::Float
+        }
+        D::Real => ColumnType::Float,
+        D::Double(info) => {
+            float_digits(info)?;
+            ColumnType::Double
+        }
+        D::DoublePrecision => ColumnType::Double,
+        D::Decimal(info) | D::Numeric(info) => {
+            let (precision, scale) = match info {
+                ast::ExactNumberInfo::None => (10, 0),
+                ast::ExactNumberInfo::Precision(p) => (*p, 0),
+                ast::ExactNumberInfo::PrecisionAndScale(p, s) => {
+                    (*p, u64::try_from(*s).unwrap_or(u64::MAX))
+                }
+            };
+            // MariaDB's order: the scale, then the precision, then the one against the other.
+            if scale > u64::from(limits::DECIMAL_SCALE_MAX) {
+                return Err(scale_error(limits::DECIMAL_SCALE_MAX.into()));
+            }
+            if precision > u64::from(limits::DECIMAL_PRECISION_MAX) {
+                return Err(precision_error(limits::DECIMAL_PRECISION_MAX.into()));
+            }
+            if scale > precision {
+                return Err(order_error());
+            }
+            // DECIMAL(0) is MariaDB's default precision.
+            let precision = if precision == 0 { 10 } else { precision };
+            ColumnType::Decimal {
+                precision: precision as u8,
+                scale: scale as u8,
+            }
+        }
+        D::Char(l) | D::Character(l) => ColumnType::Char {
+            length: length(char_length(l), 1, limits::CHAR_LENGTH_MAX.into())?,
+        },
+        D::Varchar(l) | D::CharacterVarying(l) => ColumnType::VarChar {
+            length: length(char_length(l), 255, VARCHAR_MAX)?,
+        },
+        D::Binary(l) => ColumnType::Binary {
+            length: length(*l, 1, limits::CHAR_LENGTH_MAX.into())?,
+        },
+        D::Varbinary(l) => ColumnType::VarBinary {
+            length: length(
+                match l {
+                    Some(ast::BinaryLength::IntegerLength { length }) => Some(*length),
+                    _ => None,
+                },
+                255,
+                VARCHAR_MAX,
+            )?,
+        },
+        D::Text => ColumnType::Text,
+        D::Blob(_) => ColumnType::Blob,
+        D::Date => ColumnType::Date,
+        D::Datetime(p) => ColumnType::DateTime { fsp: fsp(p)? },
+        D::Timestamp(p, _) => ColumnType::Timestamp { fsp: fsp(p)? },
+        D::Time(p, _) => ColumnType::Time { fsp: fsp(p)? },
+        other => return Err(SqlError::unsupported(format!("the type {other}"))),
+    })
+}
