@@ -16,13 +16,16 @@ pub const KEY_COLUMNS_MAX: usize = 32;
 pub const INDEXES_MAX: usize = 64;
 /// Bytes in an encoded index key.
 pub const KEY_BYTES_MAX: usize = 3_072;
-/// Bytes in one stored row.
-pub const ROW_BYTES_MAX: usize = 512 * 1024;
-/// Bytes in a TEXT or BLOB value.
-pub const BLOB_BYTES_MAX: usize = 65_535;
-/// Bytes in one value on the wire: above every column's maximum, so an oversized value is refused
-/// as a bad value for its column rather than as a broken frame.
-pub const VALUE_BYTES_MAX: usize = 1024 * 1024;
+/// Bytes in one stored row: room for a few values of [`LOB_BYTES_MAX`].
+pub const ROW_BYTES_MAX: usize = 4 * 1024 * 1024;
+/// Bytes in one MEDIUMTEXT, LONGTEXT, MEDIUMBLOB or LONGBLOB value. MySQL allows 16 MiB and
+/// 4 GiB; Cairn keeps each row whole in memory, in one allocation, and holds them to 1 MiB.
+/// TINY- and plain TEXT and BLOB keep MySQL's 255 and 65,535.
+pub const LOB_BYTES_MAX: usize = 1024 * 1024;
+/// Bytes in one value on the wire and in a row: above every column's maximum, so an oversized
+/// value is refused as a bad value for its column rather than as a broken frame; the most a
+/// row's three-byte length prefix holds.
+pub const VALUE_BYTES_MAX: usize = (1 << 21) - 1;
 /// Bytes in a VARCHAR or VARBINARY value (MySQL's row limit).
 pub const VARCHAR_BYTES_MAX: usize = 65_535;
 /// Characters in CHAR(n) and bytes in BINARY(n).

@@ -27,7 +27,7 @@ impl ColumnDef {
     pub fn new(name: &str, ty: ColumnType) -> ColumnDef {
         let collation = if matches!(
             ty,
-            ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob
+            ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob { .. }
         ) || !ty.is_string()
         {
             Collation::Binary
@@ -385,7 +385,9 @@ impl TableDef {
             if c.ty.is_string() {
                 let binary_type = matches!(
                     c.ty,
-                    ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob
+                    ColumnType::Binary { .. }
+                        | ColumnType::VarBinary { .. }
+                        | ColumnType::Blob { .. }
                 );
                 if binary_type != (c.collation == Collation::Binary) {
                     return bad(format!(
@@ -417,7 +419,7 @@ impl TableDef {
                 let Some(col) = self.columns.get(*c as usize) else {
                     return bad(format!("{what} names column {c} of {n}"));
                 };
-                if matches!(col.ty, ColumnType::Text | ColumnType::Blob) {
+                if col.ty.is_lob() {
                     return bad(format!("{what} cannot use TEXT/BLOB column '{}'", col.name));
                 }
                 if cols[..i].contains(c) {
@@ -734,7 +736,7 @@ mod tests {
         t.validate().unwrap();
         assert!(t.has_hidden_pk());
         let mut bad =
-            TableDef::new("t", vec![ColumnDef::new("a", ColumnType::Text)], &["a"]).unwrap();
+            TableDef::new("t", vec![ColumnDef::new("a", ColumnType::TEXT)], &["a"]).unwrap();
         assert_eq!(bad.validate().unwrap_err().code, ErrorCode::BadSchema);
     }
 }

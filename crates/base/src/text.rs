@@ -77,7 +77,10 @@ pub fn store_strict(column: &ColumnDef, v: Value) -> Result<Value, Refusal> {
     };
     if column.ty.is_string() {
         let kept = value_text(&stored).unwrap_or_default();
-        let longer = if matches!(column.ty, T::Binary { .. } | T::VarBinary { .. } | T::Blob) {
+        let longer = if matches!(
+            column.ty,
+            T::Binary { .. } | T::VarBinary { .. } | T::Blob { .. }
+        ) {
             shown.len() > kept.len()
         } else {
             let given = String::from_utf8_lossy(&shown);
@@ -248,11 +251,15 @@ pub fn from_text(column: &ColumnDef, text: Option<&[u8]>) -> Result<Value, Strin
         ColumnType::Char { length } | ColumnType::VarChar { length } => {
             Value::Bytes(cut_chars(text, length as usize))
         }
-        ColumnType::Text => Value::Bytes(text[..text.len().min(65_535)].to_vec()),
+        ColumnType::Text { size } => {
+            Value::Bytes(text[..text.len().min(size.stored_bytes())].to_vec())
+        }
         ColumnType::Binary { length } | ColumnType::VarBinary { length } => {
             Value::Bytes(text[..text.len().min(length as usize)].to_vec())
         }
-        ColumnType::Blob => Value::Bytes(text[..text.len().min(65_535)].to_vec()),
+        ColumnType::Blob { size } => {
+            Value::Bytes(text[..text.len().min(size.stored_bytes())].to_vec())
+        }
         ColumnType::Date
         | ColumnType::DateTime { .. }
         | ColumnType::Timestamp { .. }

@@ -190,8 +190,8 @@ pub enum ColumnType {
     VarChar { length: u32 },
     Binary { length: u32 },
     VarBinary { length: u32 },
-    Text,
-    Blob,
+    Text { size: LobSize },
+    Blob { size: LobSize },
     Date,
     DateTime { fsp: u8 },
     Timestamp { fsp: u8 },
@@ -199,7 +199,74 @@ pub enum ColumnType {
     Year,
 }
 
+/// The four sizes of MySQL's TEXT and BLOB types (TINY-, plain, MEDIUM-, LONG-), named by the
+/// largest value each may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LobSize {
+    Tiny,
+    Regular,
+    Medium,
+    Long,
+}
+
+impl LobSize {
+    pub const ALL: [LobSize; 4] = [
+        LobSize::Tiny,
+        LobSize::Regular,
+        LobSize::Medium,
+        LobSize::Long,
+    ];
+
+    /// MySQL's largest value of this size in bytes (the range of its length prefix), as
+    /// metadata and information_schema report it.
+    pub fn declared_bytes(self) -> u64 {
+        match self {
+            LobSize::Tiny => 255,
+            LobSize::Regular => 65_535,
+            LobSize::Medium => 16_777_215,
+            LobSize::Long => 4_294_967_295,
+        }
+    }
+
+    /// The most bytes Cairn stores in one value of this size: MySQL's, held to
+    /// [`limits::LOB_BYTES_MAX`] since rows live whole in memory.
+    pub fn stored_bytes(self) -> usize {
+        self.declared_bytes().min(limits::LOB_BYTES_MAX as u64) as usize
+    }
+
+    /// The smallest size that holds `bytes` (MySQL's TEXT(n) and BLOB(n)), None above LONG's.
+    pub fn holding(bytes: u64) -> Option<LobSize> {
+        LobSize::ALL
+            .into_iter()
+            .find(|s| bytes <= s.declared_bytes())
+    }
+
+    /// The size's prefix in the type's name: "tiny", "", "medium", "long".
+    pub fn prefix(self) -> &'static str {
+        match self {
+            LobSize::Tiny => "tiny",
+            LobSize::Regular => "",
+            LobSize::Medium => "medium",
+            LobSize::Long => "long",
+        }
+    }
+}
+
 impl ColumnType {
+    /// TEXT: 65,535 bytes.
+    pub const TEXT: ColumnType = ColumnType::Text {
+        size: LobSize::Regular,
+    };
+    /// BLOB: 65,535 bytes.
+    pub const BLOB: ColumnType = ColumnType::Blob {
+        size: LobSize::Regular,
+    };
+
+    /// True for the TEXT and BLOB types of every size.
+    pub fn is_lob(self) -> bool {
+        matches!(self, ColumnType::Text { .. } | ColumnType::Blob { .. })
+    }
+
     /// Checks the type's own parameters against MySQL's and Cairn's limits.
     pub fn validate(self) -> Result<()> {
         let bad = |m: String| Err(Error::new(ErrorCode::BadSchema, m));
@@ -248,8 +315,8 @@ impl ColumnType {
                 | ColumnType::VarChar { .. }
                 | ColumnType::Binary { .. }
                 | ColumnType::VarBinary { .. }
-                | ColumnType::Text
-                | ColumnType::Blob
+                | ColumnType::Text { .. }
+                | ColumnType::Blob { .. }
         )
     }
 
@@ -328,8 +395,8 @@ impl ColumnType {
             ColumnType::VarChar { length } => format!("varchar({length})"),
             ColumnType::Binary { length } => format!("binary({length})"),
             ColumnType::VarBinary { length } => format!("varbinary({length})"),
-            ColumnType::Text => "text".into(),
-            ColumnType::Blob => "blob".into(),
+            ColumnType::Text { size } => format!("{}text", size.prefix()),
+            ColumnType::Blob { size } => format!("{}blob", size.prefix()),
             ColumnType::Date => "date".into(),
             ColumnType::DateTime { fsp: f } => fsp("datetime", f),
             ColumnType::Timestamp { fsp: f } => fsp("timestamp", f),

@@ -6,7 +6,6 @@ use std::fmt;
 
 use crate::collation;
 use crate::error::{Error, ErrorCode, Result};
-use crate::limits;
 use crate::types::{Charset, Collation, ColumnType};
 
 /// A calendar date; month and day may be 0 as MySQL allows without NO_ZERO_IN_DATE.
@@ -646,12 +645,12 @@ impl Value {
                 }
                 Ok(Value::Bytes(bytes))
             }
-            ColumnType::Text | ColumnType::Blob => {
+            ColumnType::Text { size } | ColumnType::Blob { size } => {
                 let bytes = self.into_bytes(column)?;
-                if bytes.len() > limits::BLOB_BYTES_MAX {
+                if bytes.len() > size.stored_bytes() {
                     return Err(bad(format!("data too long for column '{column}'")));
                 }
-                if ty == ColumnType::Text {
+                if matches!(ty, ColumnType::Text { .. }) {
                     char_count_in(&bytes, collation)?;
                 }
                 Ok(Value::Bytes(bytes))

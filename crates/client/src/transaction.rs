@@ -236,7 +236,24 @@ impl Transaction {
     /// Sends every operation defined since the last execute, in one request, and waits.
     /// On failure the whole transaction is rolled back (or, within a statement and with
     /// NoCommit, that statement's changes) and the error names the failed operation.
+    ///
+    /// Operations whose values pass one frame's room ([`REQUEST_BYTES`]: many large rows) go
+    /// in several requests, one after another, all but the last with NoCommit, so the data
+    /// node runs them as it would the one batch.
     pub fn execute(&mut self, exec: ExecType) -> Result<()> {
+        let mut operations = std::mem::take(&mut self.pending);
+        while let Some(cut) = first_cut(&operations) {
+            let rest = operations.split_off(cut);
+            self.pending = operations;
+            self.execute_one(ExecType::NoCommit)?;
+            operations = rest;
+        }
+        self.pending = operations;
+        self.execute_one(exec)
+    }
+
+    /// Sends the pending operations in one request and waits.
+    fn execute_one(&mut self, exec: ExecType) -> Result<()> {
         let operations = std::mem::take(&mut self.pending);
         let count = operations.len();
         let writes = operations
@@ -331,6 +348,30 @@ impl Transaction {
             _ => None,
         }
     }
+}
+
+/// Bytes of operations one execute request carries before the rest go in another: well under
+/// the frame limit, which one operation (a row of at most `ROW_BYTES_MAX`) stays within.
+pub const REQUEST_BYTES: usize = 8 << 20;
+
+/// Where `operations` must be cut to keep a request within [`REQUEST_BYTES`]: the count of
+/// those that fit (at least one), None when all do.
+fn first_cut(operations: &[Operation]) -> Option<usize> {
+    let value = |v: &Value| match v {
+        Value::Bytes(b) => 5 + b.len(),
+        _ => 18,
+    };
+    let mut bytes = 0;
+    for (i, op) in operations.iter().enumerate() {
+        bytes += 64
+            + 2 * op.projection.len()
+            + op.key.iter().map(value).sum::<usize>()
+            + op.values.iter().map(|(_, v)| 2 + value(v)).sum::<usize>();
+        if bytes > REQUEST_BYTES && i > 0 {
+            return Some(i);
+        }
+    }
+    None
 }
 
 impl Drop for Transaction {

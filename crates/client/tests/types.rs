@@ -5,8 +5,9 @@ mod common;
 
 use std::time::Duration;
 
+use base::limits::LOB_BYTES_MAX;
 use base::schema::ColumnDef;
-use base::types::{Collation, ColumnType};
+use base::types::{Collation, ColumnType, LobSize};
 use base::value::{Date, DateTime, Decimal, Time};
 use client::{ClientError, ErrorCode, ExecType, TableDef, Value};
 use common::TestNode;
@@ -36,14 +37,38 @@ fn all_types() -> Vec<ColumnDef> {
         ("vc", ColumnType::VarChar { length: 16383 }),
         ("bin", ColumnType::Binary { length: 8 }),
         ("vb", ColumnType::VarBinary { length: 65535 }),
-        ("tx", ColumnType::Text),
-        ("bl", ColumnType::Blob),
+        ("tx", ColumnType::TEXT),
+        ("bl", ColumnType::BLOB),
         ("dt", ColumnType::Date),
         ("dtm", ColumnType::DateTime { fsp: 6 }),
         ("ts", ColumnType::Timestamp { fsp: 0 }),
         ("tm", ColumnType::Time { fsp: 3 }),
         ("y", ColumnType::Year),
         ("l1", ColumnType::VarChar { length: 10 }),
+        (
+            "ttx",
+            ColumnType::Text {
+                size: LobSize::Tiny,
+            },
+        ),
+        (
+            "mtx",
+            ColumnType::Text {
+                size: LobSize::Medium,
+            },
+        ),
+        (
+            "ltx",
+            ColumnType::Text {
+                size: LobSize::Long,
+            },
+        ),
+        (
+            "lbl",
+            ColumnType::Blob {
+                size: LobSize::Long,
+            },
+        ),
     ];
     types
         .into_iter()
@@ -130,6 +155,10 @@ fn boundary_rows() -> Vec<Vec<(Value, Value)>> {
         ),
         (Value::Int(1901), Value::Year(1901)),
         same(Value::Bytes(vec![0xE5, b'a'])),
+        same(Value::from("")),
+        same(Value::from("")),
+        same(Value::from("")),
+        same(Value::Bytes(vec![])),
     ];
     let high = vec![
         same(Value::Int(127)),
@@ -182,6 +211,10 @@ fn boundary_rows() -> Vec<Vec<(Value, Value)>> {
         ),
         (Value::Int(2155), Value::Year(2155)),
         same(Value::from("abcdefghij")),
+        same(Value::from("x".repeat(255).as_str())),
+        same(Value::from("ü".repeat(LOB_BYTES_MAX / 2).as_str())),
+        same(Value::from("x".repeat(LOB_BYTES_MAX).as_str())),
+        same(Value::Bytes(vec![9; LOB_BYTES_MAX])),
     ];
     let nulls = low.iter().map(|_| (Value::Null, Value::Null)).collect();
     vec![low, high, nulls]
@@ -255,6 +288,9 @@ fn out_of_range_values_are_refused_and_change_nothing() {
         ("tm", Value::from("839:00:00")),
         ("y", Value::Int(1900)),
         ("l1", Value::from("abcdefghijk")),
+        ("ttx", Value::from("x".repeat(256).as_str())),
+        ("mtx", Value::from("x".repeat(LOB_BYTES_MAX + 1).as_str())),
+        ("lbl", Value::Bytes(vec![0; LOB_BYTES_MAX + 1])),
     ];
     for (i, (column, value)) in bad.into_iter().enumerate() {
         let mut txn = cluster.transaction();
@@ -286,4 +322,67 @@ fn out_of_range_values_are_refused_and_change_nothing() {
     // The good first insert of every failed transaction was rolled back too.
     let rows = cluster.scan(&table, &client::Scan::table()).unwrap();
     assert!(rows.is_empty(), "{} rows left behind", rows.len());
+}
+
+/// Forty rows of 1 MiB each: the insert goes in several requests and the read's reply in several
+/// frames (each under the 16 MiB frame limit), and both behave as one batch; a failure in a
+/// later request names its operation and undoes the earlier requests' rows too.
+#[test]
+fn batches_of_large_rows_cross_frames_whole() {
+    let node = TestNode::start(2, Duration::from_millis(500));
+    let cluster = node.connect();
+    let columns = vec![
+        ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+        ColumnDef::new(
+            "b",
+            ColumnType::Blob {
+                size: LobSize::Long,
+            },
+        ),
+    ];
+    let table = cluster
+        .create_table(TableDef::new("large", columns, &["id"]).unwrap())
+        .unwrap();
+    let value = |id: i64| {
+        let mut v = vec![id as u8; LOB_BYTES_MAX];
+        v[..8].copy_from_slice(&id.to_le_bytes());
+        Value::Bytes(v)
+    };
+    const ROWS: i64 = 40;
+    let mut txn = cluster.transaction();
+    for id in 0..ROWS {
+        txn.insert(&table, vec![(0, Value::Int(id)), (1, value(id))]);
+    }
+    txn.commit().expect("40 MiB of rows in one commit");
+
+    let mut txn = cluster.transaction();
+    let ops: Vec<_> = (0..ROWS)
+        .map(|id| txn.read(&table, vec![Value::Int(id)]))
+        .collect();
+    txn.execute(ExecType::Commit)
+        .expect("40 MiB of rows read at once");
+    for (id, op) in (0..ROWS).zip(ops) {
+        let row = txn.row(op).expect("row read");
+        assert_eq!(row, &[Value::Int(id), value(id)][..], "row {id}");
+    }
+
+    // The 31st insert repeats a key: every insert before it, in every request, is undone.
+    let mut txn = cluster.transaction();
+    for id in 0..ROWS {
+        let key = if id == 30 { 5 } else { 100 + id };
+        txn.insert(&table, vec![(0, Value::Int(key)), (1, value(id))]);
+    }
+    match txn.execute(ExecType::Commit) {
+        Err(ClientError::Aborted { op_index, error }) => {
+            assert_eq!(op_index, 30, "{error}");
+            assert_eq!(error.code, ErrorCode::DuplicateKey, "{error}");
+        }
+        other => panic!("a repeated key should abort the transaction, got {other:?}"),
+    }
+    let rows = cluster.scan(&table, &client::Scan::table()).unwrap();
+    assert_eq!(
+        rows.len(),
+        ROWS as usize,
+        "only the first commit's rows are left"
+    );
 }

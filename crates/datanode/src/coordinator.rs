@@ -12,7 +12,6 @@ use std::sync::Arc;
 use base::schema::IndexKind;
 use base::{limits, Error, ErrorCode, Value};
 use tracing::warn;
-use wire::frame::FLAG_LAST;
 use wire::{
     ExecType, ExecuteOutcome, FrameHeader, LockMode, Message, NodeStatus, OpKind, OpResult,
     Operation,
@@ -196,7 +195,7 @@ impl Coordinator {
     }
 
     fn reply(&mut self, request_id: u64, message: &Message) {
-        message.write_frame(&mut self.out, self.shared.cluster_id, FLAG_LAST, request_id);
+        message.write_reply(&mut self.out, self.shared.cluster_id, request_id);
     }
 
     fn fail(&mut self, request_id: u64, error: Error) {

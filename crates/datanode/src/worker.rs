@@ -16,7 +16,6 @@ use base::{Error, ErrorCode, TableDef, Value};
 use storage::filter::matches;
 use storage::partition::prefix_bounds;
 use storage::Partition;
-use wire::frame::FLAG_LAST;
 use wire::{ExecuteOutcome, LockMode, Message, OpResult, ScanOrder};
 
 use crate::messages::*;
@@ -1295,7 +1294,7 @@ fn direct_reply(cluster_id: u32, request_id: u64, replies: Vec<StepReply>) -> Ve
         .sum();
     let message = Message::ExecuteReply(outcome.unwrap_or(ExecuteOutcome::Ok(results)));
     let mut out = Vec::with_capacity(128 + estimate);
-    message.write_frame(&mut out, cluster_id, FLAG_LAST, request_id);
+    message.write_reply(&mut out, cluster_id, request_id);
     out
 }
 

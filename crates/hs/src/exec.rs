@@ -395,11 +395,7 @@ fn select(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Result<Vec<Vec<Va
     for f in &find.filters {
         let c = open.filter_columns[f.column];
         let col = &def.columns[c as usize];
-        if matches!(
-            col.ty,
-            base::types::ColumnType::Text | base::types::ColumnType::Blob
-        ) && f.value.is_some()
-        {
+        if col.ty.is_lob() && f.value.is_some() {
             return Err(protocol::error(2, "filterblob"));
         }
         let value = field_value(col, f.value.as_deref()).unwrap_or(Value::Null);

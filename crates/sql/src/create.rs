@@ -3,7 +3,7 @@
 //! MariaDB's errors for their parameters, DEFAULTs checked.
 
 use base::schema::{ColumnDef, IndexKind};
-use base::types::{Collation, ColumnType};
+use base::types::{Collation, ColumnType, LobSize};
 use base::{limits, TableDef};
 use sqlparser::ast;
 
@@ -319,6 +319,28 @@ impl Session {
     }
 }
 
+/// The TEXT or BLOB size MariaDB makes of TEXT(n) or BLOB(n): the smallest that holds n
+/// characters of `bytes_per_char` bytes; the plain size for 0.
+fn lob_of_length(n: u64, bytes_per_char: u64) -> LobSize {
+    if n == 0 {
+        LobSize::Regular
+    } else {
+        lob_holding(n.saturating_mul(bytes_per_char))
+    }
+}
+
+/// The smallest TEXT or BLOB size that holds `bytes`, LONG past them all.
+fn lob_holding(bytes: u64) -> LobSize {
+    LobSize::holding(bytes).unwrap_or(LobSize::Long)
+}
+
+/// The length of a `TEXT(n)` type (which sqlparser reads as a custom type): None when the type
+/// is not one, Some(None) when its length is not a number.
+fn text_length(name: &ast::ObjectName, modifiers: &[String]) -> Option<Option<u64>> {
+    let text = name.0.len() == 1 && name.to_string().eq_ignore_ascii_case("TEXT");
+    (text && modifiers.len() == 1).then(|| modifiers[0].parse().ok())
+}
+
 /// Result column `def`, widened where a value of `values` would not fit it: the type a result
 /// announces can be narrower than its rows (a set operation's is its first query's; a `?`'s
 /// or an expression's can be a guess), and CREATE TABLE ... SELECT must store every value as
@@ -427,7 +449,9 @@ fn holding<'v>(def: ColumnDef, values: impl Iterator<Item = &'v base::Value>) ->
             (ColumnType::VarChar { length }, _) => {
                 let chars = text(v);
                 if chars as usize > limits::VARCHAR_BYTES_MAX / 4 {
-                    ColumnType::Text
+                    ColumnType::Text {
+                        size: lob_holding(u64::from(chars) * 4),
+                    }
                 } else {
                     ColumnType::VarChar {
                         length: length.max(chars),
@@ -446,7 +470,9 @@ fn holding<'v>(def: ColumnDef, values: impl Iterator<Item = &'v base::Value>) ->
             }
             (ColumnType::VarBinary { length }, V::Bytes(b)) => {
                 if b.len() > limits::VARCHAR_BYTES_MAX {
-                    ColumnType::Blob
+                    ColumnType::Blob {
+                        size: lob_holding(b.len() as u64),
+                    }
                 } else {
                     ColumnType::VarBinary {
                         length: length.max(b.len() as u32),
@@ -462,6 +488,16 @@ fn holding<'v>(def: ColumnDef, values: impl Iterator<Item = &'v base::Value>) ->
                     ColumnType::Binary {
                         length: length.max(b.len() as u32),
                     }
+                }
+            }
+            (ColumnType::Text { size }, V::Bytes(b)) if b.len() > size.stored_bytes() => {
+                ColumnType::Text {
+                    size: lob_holding(b.len() as u64),
+                }
+            }
+            (ColumnType::Blob { size }, V::Bytes(b)) if b.len() > size.stored_bytes() => {
+                ColumnType::Blob {
+                    size: lob_holding(b.len() as u64),
                 }
             }
             // A string among numbers or dates: the column is a string.
@@ -535,7 +571,7 @@ pub(crate) fn column_from_ast(
     let textual = ty.is_string()
         && !matches!(
             ty,
-            ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob
+            ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob { .. }
         );
     let mut spec = CollationSpec::default();
     for option in &col.options {
@@ -555,12 +591,19 @@ pub(crate) fn column_from_ast(
             col.name.value
         )));
     };
+    if let ast::DataType::Custom(name, modifiers) = &col.data_type {
+        if let Some(Some(n)) = text_length(name, modifiers) {
+            let size = lob_of_length(n, collation.charset().max_len() as u64);
+            ty = ColumnType::Text { size };
+        }
+    }
     if textual && collation == Collation::Binary {
         // As MariaDB: CHAR/VARCHAR/TEXT in the binary character set are BINARY/VARBINARY/BLOB.
         ty = match ty {
             ColumnType::Char { length } => ColumnType::Binary { length },
             ColumnType::VarChar { length } => ColumnType::VarBinary { length },
-            _ => ColumnType::Blob,
+            ColumnType::Text { size } => ColumnType::Blob { size },
+            other => other,
         };
     }
     if let ColumnType::VarChar { length } = ty {
@@ -793,8 +836,38 @@ fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
                 VARCHAR_MAX,
             )?,
         },
-        D::Text => ColumnType::Text,
-        D::Blob(_) => ColumnType::Blob,
+        D::Text => ColumnType::TEXT,
+        D::TinyText => ColumnType::Text {
+            size: LobSize::Tiny,
+        },
+        D::MediumText => ColumnType::Text {
+            size: LobSize::Medium,
+        },
+        D::LongText => ColumnType::Text {
+            size: LobSize::Long,
+        },
+        // TEXT(n): sized for n characters of one byte here; `column_from_ast` sizes it again for
+        // the column's character set.
+        D::Custom(name, modifiers) if text_length(name, modifiers).is_some() => {
+            let n = text_length(name, modifiers).flatten().ok_or_else(|| {
+                SqlError::parse(format!("near '{}' in the type of '{column}'", modifiers[0]))
+            })?;
+            ColumnType::Text {
+                size: lob_of_length(u64::from(length(Some(n), 0, u64::MAX)?), 1),
+            }
+        }
+        D::Blob(n) => ColumnType::Blob {
+            size: lob_of_length(u64::from(length(*n, 0, u64::MAX)?), 1),
+        },
+        D::TinyBlob => ColumnType::Blob {
+            size: LobSize::Tiny,
+        },
+        D::MediumBlob => ColumnType::Blob {
+            size: LobSize::Medium,
+        },
+        D::LongBlob => ColumnType::Blob {
+            size: LobSize::Long,
+        },
         D::Date => ColumnType::Date,
         D::Datetime(p) => ColumnType::DateTime { fsp: fsp(p)? },
         D::Timestamp(p, _) => ColumnType::Timestamp { fsp: fsp(p)? },

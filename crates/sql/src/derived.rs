@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use base::types::ColumnType;
+use base::types::{ColumnType, LobSize};
 use base::{TableDef, Value};
 use client::{ExecType, Table, Transaction};
 use myproto::response::{flags, types, Column, BINARY_COLLATION_ID};
@@ -367,8 +367,12 @@ fn column_type(c: &Column) -> ColumnType {
         types::STRING => ColumnType::Char {
             length: c.length / 4,
         },
-        types::BLOB | types::LONG_BLOB if binary => ColumnType::Blob,
-        types::BLOB | types::LONG_BLOB => ColumnType::Text,
+        types::BLOB | types::LONG_BLOB if binary => ColumnType::Blob {
+            size: LobSize::holding(c.length.into()).unwrap_or(LobSize::Long),
+        },
+        types::BLOB | types::LONG_BLOB => ColumnType::Text {
+            size: LobSize::holding((c.length / 4).into()).unwrap_or(LobSize::Long),
+        },
         // SELECT NULL: MariaDB makes a BINARY(0) column.
         types::NULL => ColumnType::Binary { length: 0 },
         _ if binary => ColumnType::VarBinary { length: c.length },
@@ -531,8 +535,20 @@ mod tests {
             },
             ColumnType::VarChar { length: 40 },
             ColumnType::Char { length: 10 },
-            ColumnType::Text,
-            ColumnType::Blob,
+            ColumnType::TEXT,
+            ColumnType::BLOB,
+            ColumnType::Text {
+                size: LobSize::Tiny,
+            },
+            ColumnType::Text {
+                size: LobSize::Medium,
+            },
+            ColumnType::Text {
+                size: LobSize::Long,
+            },
+            ColumnType::Blob {
+                size: LobSize::Long,
+            },
             ColumnType::VarBinary { length: 16 },
             ColumnType::Date,
             ColumnType::DateTime { fsp: 3 },

@@ -169,7 +169,7 @@ impl Virtual {
                 ("TABLE_NAME", text(64), false),
                 ("COLUMN_NAME", text(64), false),
                 ("ORDINAL_POSITION", count, false),
-                ("COLUMN_DEFAULT", ColumnType::Text, true),
+                ("COLUMN_DEFAULT", ColumnType::TEXT, true),
                 ("IS_NULLABLE", text(3), false),
                 ("DATA_TYPE", text(64), false),
                 ("CHARACTER_MAXIMUM_LENGTH", count, true),
@@ -179,13 +179,13 @@ impl Virtual {
                 ("DATETIME_PRECISION", count, true),
                 ("CHARACTER_SET_NAME", text(32), true),
                 ("COLLATION_NAME", text(64), true),
-                ("COLUMN_TYPE", ColumnType::Text, false),
+                ("COLUMN_TYPE", ColumnType::TEXT, false),
                 ("COLUMN_KEY", text(3), false),
                 ("EXTRA", text(80), false),
                 ("PRIVILEGES", text(80), false),
                 ("COLUMN_COMMENT", text(1024), false),
                 ("IS_GENERATED", text(6), false),
-                ("GENERATION_EXPRESSION", ColumnType::Text, true),
+                ("GENERATION_EXPRESSION", ColumnType::TEXT, true),
             ],
             Virtual::Statistics => vec![
                 ("TABLE_CATALOG", text(512), false),
@@ -275,8 +275,8 @@ impl Virtual {
                     false,
                 ));
                 c.extend([
-                    ("ACTION_CONDITION", ColumnType::Text, true),
-                    ("ACTION_STATEMENT", ColumnType::Text, false),
+                    ("ACTION_CONDITION", ColumnType::TEXT, true),
+                    ("ACTION_STATEMENT", ColumnType::TEXT, false),
                 ]);
                 c.extend(named(&[
                     "ACTION_ORIENTATION",
@@ -298,7 +298,7 @@ impl Virtual {
             }
             Virtual::Views => {
                 let mut c = named(&["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME"]);
-                c.push(("VIEW_DEFINITION", ColumnType::Text, false));
+                c.push(("VIEW_DEFINITION", ColumnType::TEXT, false));
                 c.extend(named(&[
                     "CHECK_OPTION",
                     "IS_UPDATABLE",
@@ -352,7 +352,7 @@ impl Virtual {
                     "DTD_IDENTIFIER",
                     "ROUTINE_BODY",
                 ]));
-                c.push(("ROUTINE_DEFINITION", ColumnType::Text, true));
+                c.push(("ROUTINE_DEFINITION", ColumnType::TEXT, true));
                 c.extend(named(&[
                     "EXTERNAL_NAME",
                     "EXTERNAL_LANGUAGE",
@@ -367,7 +367,7 @@ impl Virtual {
                     ("LAST_ALTERED", ColumnType::DateTime { fsp: 0 }, false),
                 ]);
                 c.extend(named(&["SQL_MODE"]));
-                c.push(("ROUTINE_COMMENT", ColumnType::Text, false));
+                c.push(("ROUTINE_COMMENT", ColumnType::TEXT, false));
                 c.extend(named(&[
                     "DEFINER",
                     "CHARACTER_SET_CLIENT",
@@ -387,7 +387,7 @@ impl Virtual {
                 c.extend(named(&["PARAMETER_MODE", "PARAMETER_NAME", "DATA_TYPE"]));
                 c.extend(type_columns());
                 c.extend(named(&["CHARACTER_SET_NAME", "COLLATION_NAME"]));
-                c.push(("DTD_IDENTIFIER", ColumnType::Text, false));
+                c.push(("DTD_IDENTIFIER", ColumnType::TEXT, false));
                 c.extend(named(&["ROUTINE_TYPE"]));
                 c
             }
@@ -923,7 +923,9 @@ fn characters(ty: ColumnType, collation: Collation) -> (Option<u64>, Option<u64>
         ColumnType::Binary { length } | ColumnType::VarBinary { length } => {
             (Some(length as u64), Some(length as u64))
         }
-        ColumnType::Text | ColumnType::Blob => (Some(65_535), Some(65_535)),
+        ColumnType::Text { size } | ColumnType::Blob { size } => {
+            (Some(size.declared_bytes()), Some(size.declared_bytes()))
+        }
         _ => (None, None),
     }
 }

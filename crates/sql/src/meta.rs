@@ -58,7 +58,7 @@ pub fn table_column(
     if binary {
         f |= flags::BINARY;
     }
-    if matches!(c.ty, ColumnType::Text | ColumnType::Blob) {
+    if c.ty.is_lob() {
         f |= flags::BLOB;
     }
     Column {

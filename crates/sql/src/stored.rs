@@ -53,7 +53,14 @@ pub(crate) fn strict_store(
         Refusal::TooLong => SqlError::new(
             1406,
             "22001",
-            format!("Data too long for column '{name}' at row {row}"),
+            match held_back(column, &v) {
+                Some(max) => format!(
+                    "Data too long for column '{name}' at row {row}: Cairn stores at most \
+                     {max} bytes in a {} value",
+                    column.ty.sql_name().to_uppercase()
+                ),
+                None => format!("Data too long for column '{name}' at row {row}"),
+            },
         ),
         Refusal::Truncated => SqlError::new(
             1265,
@@ -112,6 +119,8 @@ pub(crate) fn lenient_store(
     let truncated = || format!("Data truncated for column '{}' at row {row}", column.name);
     let (stored, code, message) = match e.code {
         1292 => (crate::columns::zero_value(column), 1265, truncated()),
+        // Cut to Cairn's limit, a value MariaDB would keep whole: refused even here.
+        1406 if held_back(column, &v).is_some() => return Err(e),
         1406 => (store(column, v), 1265, truncated()),
         1264 => {
             let stored = match (column.ty, store(column, v.clone())) {
@@ -132,4 +141,15 @@ pub(crate) fn lenient_store(
     let stored = stored.map_err(|_| e)?;
     warn(code, message);
     Ok(stored)
+}
+
+/// Cairn's limit on a MEDIUM- or LONGTEXT/BLOB value (`base::limits::LOB_BYTES_MAX`) when `v`
+/// is refused by it only: longer than Cairn stores, within what the type holds in MySQL.
+fn held_back(column: &ColumnDef, v: &Value) -> Option<usize> {
+    use base::types::ColumnType as T;
+    let (T::Text { size } | T::Blob { size }) = column.ty else {
+        return None;
+    };
+    let len = base::text::value_text(v).map_or(0, |t| t.len()) as u64;
+    (len > size.stored_bytes() as u64 && len <= size.declared_bytes()).then(|| size.stored_bytes())
 }

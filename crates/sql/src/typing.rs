@@ -423,8 +423,12 @@ pub fn column_type_code(ty: ColumnType) -> (u8, u32, u8) {
         ColumnType::Binary { length } => (types::STRING, length, 0),
         ColumnType::VarChar { length } => (types::VAR_STRING, length * 4, 0),
         ColumnType::VarBinary { length } => (types::VAR_STRING, length, 0),
-        ColumnType::Text => (types::BLOB, 65_535 * 4, 0),
-        ColumnType::Blob => (types::BLOB, 65_535, 0),
+        ColumnType::Text { size } => (
+            types::BLOB,
+            (size.declared_bytes() * 4).min(u32::MAX.into()) as u32,
+            0,
+        ),
+        ColumnType::Blob { size } => (types::BLOB, size.declared_bytes() as u32, 0),
         ColumnType::Date => (types::DATE, 10, 0),
         ColumnType::DateTime { fsp } => (types::DATETIME, 19 + fsp as u32 + (fsp > 0) as u32, fsp),
         ColumnType::Timestamp { fsp } => {

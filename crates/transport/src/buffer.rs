@@ -1,8 +1,12 @@
 //! The receive buffer shared by blocking and non-blocking connections: bytes in, whole checked
-//! frames out, partial frames kept for the next read.
+//! frames out, partial frames kept for the next read, and an execute reply sent in several frames
+//! (`Message::write_reply`) joined into one.
 
+use std::collections::HashMap;
 use std::io::{self, Read};
 
+use wire::frame::FLAG_LAST;
+use wire::{ExecuteOutcome, OpResult};
 use wire::{FrameHeader, Message, HEADER_BYTES};
 
 use crate::TransportError;
@@ -14,6 +18,8 @@ pub struct FrameBuffer {
     buf: Vec<u8>,
     start: usize,
     end: usize,
+    /// The results of execute replies whose last frame has not arrived, by request.
+    joining: HashMap<u64, Vec<OpResult>>,
 }
 
 impl Default for FrameBuffer {
@@ -22,6 +28,7 @@ impl Default for FrameBuffer {
             buf: vec![0; READ_BUFFER_BYTES],
             start: 0,
             end: 0,
+            joining: HashMap::new(),
         }
     }
 }
@@ -44,8 +51,65 @@ impl FrameBuffer {
         Ok((n, n == offered))
     }
 
-    /// Takes one whole frame off the buffer if it holds one; makes room for the rest otherwise.
+    /// Takes one whole message off the buffer if it holds one (an execute reply in several
+    /// frames once its last has arrived); makes room for the rest otherwise.
     pub fn parse(&mut self) -> Result<Option<(FrameHeader, Message)>, TransportError> {
+        loop {
+            let Some((header, message)) = self.parse_frame()? else {
+                return Ok(None);
+            };
+            if let Some(whole) = self.join(header, message)? {
+                return Ok(Some(whole));
+            }
+        }
+    }
+
+    /// Keeps the results of an execute reply's frame that is not its last; gives them, before its
+    /// own, to the last. Everything else passes as it is.
+    fn join(
+        &mut self,
+        header: FrameHeader,
+        message: Message,
+    ) -> Result<Option<(FrameHeader, Message)>, TransportError> {
+        let last = header.flags & FLAG_LAST != 0;
+        match message {
+            Message::ExecuteReply(ExecuteOutcome::Ok(results)) if !last => {
+                let kept = self.joining.entry(header.request_id).or_default();
+                kept.extend(results);
+                if kept.len() > base::limits::BATCH_OPERATIONS_MAX {
+                    return Err(TransportError::Decode(wire::DecodeError::TooLong {
+                        what: "execute reply",
+                        length: kept.len(),
+                        limit: base::limits::BATCH_OPERATIONS_MAX,
+                    }));
+                }
+                Ok(None)
+            }
+            Message::ExecuteReply(ExecuteOutcome::Ok(results)) if !self.joining.is_empty() => {
+                let whole = match self.joining.remove(&header.request_id) {
+                    Some(mut kept) => {
+                        kept.extend(results);
+                        kept
+                    }
+                    None => results,
+                };
+                Ok(Some((
+                    header,
+                    Message::ExecuteReply(ExecuteOutcome::Ok(whole)),
+                )))
+            }
+            other => {
+                if last && !self.joining.is_empty() {
+                    // A reply that ends in a failure drops what came before it.
+                    self.joining.remove(&header.request_id);
+                }
+                Ok(Some((header, other)))
+            }
+        }
+    }
+
+    /// Takes one whole frame off the buffer if it holds one; makes room for the rest otherwise.
+    fn parse_frame(&mut self) -> Result<Option<(FrameHeader, Message)>, TransportError> {
         let available = self.end - self.start;
         if available >= HEADER_BYTES {
             let mut header_bytes = [0u8; HEADER_BYTES];
@@ -80,5 +144,108 @@ impl FrameBuffer {
         self.buf.copy_within(self.start..self.end, 0);
         self.end -= self.start;
         self.start = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base::{Error, ErrorCode, Value};
+
+    fn row(n: usize) -> OpResult {
+        OpResult::Row(vec![Value::Int(n as i64), Value::Bytes(vec![7; 1 << 20])])
+    }
+
+    fn parse_all(bytes: &[u8]) -> Vec<(FrameHeader, Message)> {
+        let mut buffer = FrameBuffer::default();
+        let mut source = bytes;
+        let mut out = Vec::new();
+        loop {
+            while let Some(m) = buffer.parse().unwrap() {
+                out.push(m);
+            }
+            if buffer.fill(&mut source).unwrap().0 == 0 {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn a_reply_in_several_frames_is_joined_around_other_replies() {
+        let many: Vec<OpResult> = (0..20).map(row).collect();
+        let mut bytes = Vec::new();
+        Message::ExecuteReply(ExecuteOutcome::Ok(many.clone())).write_reply(&mut bytes, 1, 7);
+        let frames = {
+            let mut count = 0;
+            let mut at = 0;
+            while at < bytes.len() {
+                let header = FrameHeader::decode(bytes[at..at + HEADER_BYTES].try_into().unwrap());
+                at += HEADER_BYTES + header.unwrap().body_len as usize;
+                count += 1;
+            }
+            count
+        };
+        assert!(frames >= 3, "20 MiB of rows in {frames} frames");
+        // Another request's reply arrives between the first frame and the rest.
+        let first = HEADER_BYTES
+            + FrameHeader::decode(bytes[..HEADER_BYTES].try_into().unwrap())
+                .unwrap()
+                .body_len as usize;
+        let mut stream = bytes[..first].to_vec();
+        Message::ExecuteReply(ExecuteOutcome::Ok(vec![OpResult::NotFound])).write_reply(
+            &mut stream,
+            1,
+            8,
+        );
+        stream.extend_from_slice(&bytes[first..]);
+        let got = parse_all(&stream);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].0.request_id, 8);
+        assert_eq!(got[1].0.request_id, 7);
+        assert_eq!(got[1].1, Message::ExecuteReply(ExecuteOutcome::Ok(many)));
+    }
+
+    #[test]
+    fn parts_of_a_reply_that_ends_in_a_failure_are_dropped() {
+        let mut stream = Vec::new();
+        Message::ExecuteReply(ExecuteOutcome::Ok(vec![row(1)])).write_frame(&mut stream, 1, 0, 7);
+        let failure = Message::Failure(Error::new(ErrorCode::Internal, "gone"));
+        failure.write_reply(&mut stream, 1, 7);
+        Message::ExecuteReply(ExecuteOutcome::Ok(vec![OpResult::NotFound])).write_reply(
+            &mut stream,
+            1,
+            7,
+        );
+        let got = parse_all(&stream);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].1, failure);
+        assert_eq!(
+            got[1].1,
+            Message::ExecuteReply(ExecuteOutcome::Ok(vec![OpResult::NotFound]))
+        );
+    }
+
+    #[test]
+    fn endless_parts_are_refused() {
+        let mut stream = Vec::new();
+        let results = vec![OpResult::NotFound; 4096];
+        for _ in 0..5 {
+            Message::ExecuteReply(ExecuteOutcome::Ok(results.clone())).write_frame(
+                &mut stream,
+                1,
+                0,
+                7,
+            );
+        }
+        let mut buffer = FrameBuffer::default();
+        let mut source = &stream[..];
+        let refused = loop {
+            match buffer.parse() {
+                Err(e) => break e,
+                Ok(Some(m)) => panic!("nothing is whole: {m:?}"),
+                Ok(None) => assert!(buffer.fill(&mut source).unwrap().0 > 0, "never refused"),
+            }
+        };
+        assert!(refused.to_string().contains("execute reply"), "{refused}");
     }
 }

@@ -4,7 +4,7 @@ use crate::codec::{DecodeError, DecodeResult, Reader, Writer};
 use crate::frame::{write_frame, FrameHeader};
 use base::filter::{CmpOp, Filter};
 use base::schema::{ColumnDef, IndexDef, IndexKind, TableDef, TableOptions};
-use base::types::{Collation, ColumnType};
+use base::types::{Collation, ColumnType, LobSize};
 use base::{limits, Error, ErrorCode, Value};
 
 /// How an execute request ends the transaction.
@@ -410,6 +410,45 @@ impl Message {
         );
     }
 
+    /// Writes the message as the reply to `request_id`, its last frame flagged
+    /// [`FLAG_LAST`](crate::frame::FLAG_LAST). An `ExecuteReply` whose results pass
+    /// [`REPLY_FRAME_BYTES`] (many rows, or large ones) goes in several frames of whole results,
+    /// which the receiver's frame buffer joins; every other message is one frame.
+    pub fn write_reply(&self, out: &mut Vec<u8>, cluster_id: u32, request_id: u64) {
+        use crate::frame::FLAG_LAST;
+        let start = out.len();
+        self.write_frame(out, cluster_id, FLAG_LAST, request_id);
+        let Message::ExecuteReply(ExecuteOutcome::Ok(results)) = self else {
+            return;
+        };
+        if out.len() - start <= REPLY_FRAME_BYTES {
+            return;
+        }
+        out.truncate(start);
+        let mut rest = &results[..];
+        while !rest.is_empty() {
+            let mut take = 0;
+            let mut bytes = 0;
+            while take < rest.len()
+                && (take == 0 || bytes + result_bytes(&rest[take]) <= REPLY_FRAME_BYTES)
+            {
+                bytes += result_bytes(&rest[take]);
+                take += 1;
+            }
+            let (chunk, after) = rest.split_at(take);
+            let flags = if after.is_empty() { FLAG_LAST } else { 0 };
+            write_frame(
+                out,
+                self.type_code(),
+                cluster_id,
+                flags,
+                request_id,
+                |body| put_results(body, chunk),
+            );
+            rest = after;
+        }
+    }
+
     pub fn encode_body(&self, out: &mut Vec<u8>) {
         match self {
             Message::Hello { client_name } => out.put_bytes(client_name.as_bytes()),
@@ -522,24 +561,7 @@ impl Message {
                 }
             }
             Message::ExecuteReply(outcome) => match outcome {
-                ExecuteOutcome::Ok(results) => {
-                    out.put_u8(0);
-                    out.put_u32(results.len() as u32);
-                    for r in results {
-                        match r {
-                            OpResult::Row(values) => {
-                                out.put_u8(1);
-                                out.put_values(values);
-                            }
-                            OpResult::Done { assigned } => {
-                                out.put_u8(2);
-                                out.put_u8(u8::from(assigned.is_some()));
-                                out.put_u64(assigned.unwrap_or(0));
-                            }
-                            OpResult::NotFound => out.put_u8(3),
-                        }
-                    }
-                }
+                ExecuteOutcome::Ok(results) => put_results(out, results),
                 ExecuteOutcome::Aborted { op_index, error } => {
                     out.put_u8(1);
                     out.put_u32(*op_index);
@@ -1034,8 +1056,8 @@ fn put_type(out: &mut Vec<u8>, ty: ColumnType) {
         ColumnType::VarChar { length } => (10, 0, 0, length),
         ColumnType::Binary { length } => (11, 0, 0, length),
         ColumnType::VarBinary { length } => (12, 0, 0, length),
-        ColumnType::Text => (13, 0, 0, 0),
-        ColumnType::Blob => (14, 0, 0, 0),
+        ColumnType::Text { size } => (13, lob_size_tag(size), 0, 0),
+        ColumnType::Blob { size } => (14, lob_size_tag(size), 0, 0),
         ColumnType::Date => (15, 0, 0, 0),
         ColumnType::DateTime { fsp } => (16, fsp, 0, 0),
         ColumnType::Timestamp { fsp } => (17, fsp, 0, 0),
@@ -1065,8 +1087,8 @@ fn get_type(r: &mut Reader) -> DecodeResult<ColumnType> {
         10 => ColumnType::VarChar { length },
         11 => ColumnType::Binary { length },
         12 => ColumnType::VarBinary { length },
-        13 => ColumnType::Text,
-        14 => ColumnType::Blob,
+        13 => ColumnType::Text { size: lob_size(a)? },
+        14 => ColumnType::Blob { size: lob_size(a)? },
         15 => ColumnType::Date,
         16 => ColumnType::DateTime { fsp: a },
         17 => ColumnType::Timestamp { fsp: a },
@@ -1075,6 +1097,72 @@ fn get_type(r: &mut Reader) -> DecodeResult<ColumnType> {
         tag => {
             return Err(DecodeError::BadTag {
                 what: "column type",
+                tag,
+            })
+        }
+    })
+}
+
+/// Bytes of results one `ExecuteReply` frame carries before the reply goes on in another: well
+/// under the frame limit, which one result (a row of at most `ROW_BYTES_MAX`) stays within.
+pub const REPLY_FRAME_BYTES: usize = 8 << 20;
+
+/// An `ExecuteOutcome::Ok`'s body: the outcome's tag and its results.
+fn put_results(out: &mut Vec<u8>, results: &[OpResult]) {
+    out.put_u8(0);
+    out.put_u32(results.len() as u32);
+    for r in results {
+        match r {
+            OpResult::Row(values) => {
+                out.put_u8(1);
+                out.put_values(values);
+            }
+            OpResult::Done { assigned } => {
+                out.put_u8(2);
+                out.put_u8(u8::from(assigned.is_some()));
+                out.put_u64(assigned.unwrap_or(0));
+            }
+            OpResult::NotFound => out.put_u8(3),
+        }
+    }
+}
+
+/// The most bytes `put_results` writes for one result.
+fn result_bytes(r: &OpResult) -> usize {
+    match r {
+        OpResult::Row(values) => {
+            5 + values
+                .iter()
+                .map(|v| match v {
+                    Value::Bytes(b) => 5 + b.len(),
+                    _ => 18,
+                })
+                .sum::<usize>()
+        }
+        _ => 10,
+    }
+}
+
+/// A TEXT or BLOB size's byte in a column type: 0 for the plain size, so catalogs written before
+/// the sizes existed read as TEXT and BLOB.
+fn lob_size_tag(size: LobSize) -> u8 {
+    match size {
+        LobSize::Regular => 0,
+        LobSize::Tiny => 1,
+        LobSize::Medium => 2,
+        LobSize::Long => 3,
+    }
+}
+
+fn lob_size(tag: u8) -> DecodeResult<LobSize> {
+    Ok(match tag {
+        0 => LobSize::Regular,
+        1 => LobSize::Tiny,
+        2 => LobSize::Medium,
+        3 => LobSize::Long,
+        tag => {
+            return Err(DecodeError::BadTag {
+                what: "TEXT or BLOB size",
                 tag,
             })
         }

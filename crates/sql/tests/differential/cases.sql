@@ -3724,3 +3724,38 @@ SELECT * from trunc_ws;
 SELECT s + 1 from trunc_ws order by id;
 SHOW WARNINGS;
 SELECT COUNT(*) FROM (SELECT id FROM items LIMIT 1, 18446744073709551615) d;
+
+-- ---------------------------------------------------------------- TINY-, MEDIUM- and LONGTEXT and BLOB; TEXT(n) and BLOB(n) sized as MariaDB sizes them
+CREATE TABLE lobs (id INT PRIMARY KEY, a TEXT(60), b TEXT(64), c TINYTEXT, d MEDIUMTEXT, e LONGTEXT, f TINYBLOB, g MEDIUMBLOB, h LONGBLOB, i TEXT(0), j BLOB(300), k TEXT(2) CHARACTER SET binary, l TEXT(100) CHARACTER SET latin1, m TEXT(4294967295)) DEFAULT CHARSET=utf8mb4;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE lobs;
+SELECT column_name, data_type, column_type, character_maximum_length, character_octet_length FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'lobs' ORDER BY ordinal_position;
+SHOW COLUMNS FROM lobs;
+INSERT INTO lobs (id, c, f) VALUES (1, REPEAT('x', 255), REPEAT('y', 255));
+INSERT INTO lobs (id, c) VALUES (2, REPEAT('x', 256));
+INSERT INTO lobs (id, f) VALUES (3, REPEAT('y', 256));
+INSERT INTO lobs (id, a) VALUES (4, REPEAT('é', 127));
+INSERT INTO lobs (id, d, e, g, h) VALUES (5, REPEAT('ü', 300000), REPEAT('x', 1000000), REPEAT('z', 70000), REPEAT('w', 1048576));
+SELECT id, LENGTH(a), LENGTH(c), CHAR_LENGTH(d), LENGTH(d), LENGTH(e), LENGTH(g), LENGTH(h), MD5(e), LEFT(d, 3), RIGHT(h, 2) FROM lobs ORDER BY id;
+SELECT id FROM lobs WHERE e LIKE 'xxx%' AND d > 'ü';
+INSERT IGNORE INTO lobs (id, c) VALUES (6, REPEAT('x', 300));
+SHOW WARNINGS;
+SELECT id, LENGTH(c) FROM lobs WHERE id = 6;
+UPDATE lobs SET c = REPEAT('z', 256) WHERE id = 1;
+UPDATE lobs SET e = CONCAT(e, '!') WHERE id = 5;
+SELECT LENGTH(e), RIGHT(e, 2) FROM lobs WHERE id = 5;
+CREATE TABLE lobs2 AS SELECT id, d, e, h FROM lobs WHERE id = 5;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE lobs2;
+SELECT id, LENGTH(d), LENGTH(e), LENGTH(h) FROM lobs2;
+CREATE TABLE lobs3 (a TEXT(4294967296));
+CREATE TABLE lobs3 (a BLOB(4294967296));
+ALTER TABLE lobs MODIFY c TEXT;
+SELECT id, LENGTH(c) FROM lobs ORDER BY id;
+ALTER TABLE lobs MODIFY d TINYTEXT;
+SELECT id, LENGTH(d) FROM lobs ORDER BY id;
+CREATE TABLE lobs4 (id INT PRIMARY KEY, e LONGTEXT);
+-- expect-difference: Cairn stores at most 1 MiB in a MEDIUM- or LONGTEXT or BLOB value (rows live whole in memory; base::limits::LOB_BYTES_MAX); MariaDB 16 MiB and 4 GiB
+INSERT INTO lobs4 VALUES (1, REPEAT('x', 1048577));
+INSERT INTO lobs4 VALUES (2, REPEAT('x', 1048576));
+SELECT id, LENGTH(e) FROM lobs4 WHERE id = 2;
