@@ -120,11 +120,7 @@ impl Session {
                 .iter()
                 .any(|o| o.name.eq_ignore_ascii_case(&column.name))
             {
-                return Err(SqlError::new(
-                    1060,
-                    "42S21",
-                    format!("Duplicate column name '{}'", column.name),
-                ));
+                return Err(duplicate_column(&column.name));
             }
             let def = crate::derived::result_column(column, &column.name);
             added.push(holding(def, rows.iter().map(|r| &r[n])));
@@ -224,16 +220,19 @@ impl Session {
         let table_collation = options.collation.unwrap_or(Collation::Utf8mb4GeneralCi);
         let mut columns = Vec::new();
         let mut primary: Vec<String> = Vec::new();
-        let mut indexes: Vec<(String, IndexKind, Vec<String>)> = Vec::new();
+        let mut primaries = 0;
+        // Keys in declaration order; None: unnamed, named after its first column below.
+        let mut indexes: Vec<(Option<String>, IndexKind, Vec<String>)> = Vec::new();
         for col in &c.columns {
             let (def, key) = column_from_ast(col, table_collation)?;
             match key {
-                Some(IndexKind::Unique) => indexes.push((
-                    col.name.value.clone(),
-                    IndexKind::Unique,
-                    vec![col.name.value.clone()],
-                )),
-                Some(IndexKind::Ordered) => primary = vec![col.name.value.clone()],
+                Some(IndexKind::Unique) => {
+                    indexes.push((None, IndexKind::Unique, vec![col.name.value.clone()]))
+                }
+                Some(IndexKind::Ordered) => {
+                    primary = vec![col.name.value.clone()];
+                    primaries += 1;
+                }
                 None => {}
             }
             columns.push(def);
@@ -266,29 +265,26 @@ impl Session {
             match constraint {
                 ast::TableConstraint::PrimaryKey(p) => {
                     primary = index_columns(&p.columns)?;
+                    primaries += 1;
                 }
                 ast::TableConstraint::Unique(u) => {
                     let cols: Vec<String> = index_columns(&u.columns)?;
-                    let name = u
-                        .index_name
-                        .as_ref()
-                        .or(u.name.as_ref())
-                        .map(|i| i.value.clone())
-                        .unwrap_or_else(|| cols[0].clone());
-                    indexes.push((name, IndexKind::Unique, cols));
+                    let name = u.index_name.as_ref().or(u.name.as_ref());
+                    indexes.push((name.map(|i| i.value.clone()), IndexKind::Unique, cols));
                 }
                 ast::TableConstraint::Index(i) => {
                     let cols: Vec<String> = index_columns(&i.columns)?;
-                    let name = i
-                        .name
-                        .as_ref()
-                        .map(|n| n.value.clone())
-                        .unwrap_or_else(|| cols[0].clone());
+                    let name = i.name.as_ref().map(|n| n.value.clone());
                     indexes.push((name, IndexKind::Ordered, cols));
                 }
                 other => return Err(SqlError::unsupported(format!("constraint {other}"))),
             }
         }
+        if primaries > 1 {
+            return Err(SqlError::new(1068, "42000", "Multiple primary key defined"));
+        }
+        let indexes = index_names(indexes);
+        check_definition(table, &columns, &primary, &indexes)?;
         for key in &primary {
             if let Some(col) = columns
                 .iter_mut()
@@ -317,6 +313,160 @@ impl Session {
         def = partitioned(def, partition::of(c), balance, workers)?;
         Ok(def)
     }
+}
+
+/// Names the unnamed keys as MariaDB does: after their first column, numbered from 2 past
+/// the names the keys before it have (a later key given such a name is then 1061).
+fn index_names(
+    keys: Vec<(Option<String>, IndexKind, Vec<String>)>,
+) -> Vec<(String, IndexKind, Vec<String>)> {
+    let mut named: Vec<(String, IndexKind, Vec<String>)> = Vec::new();
+    for (name, kind, cols) in keys {
+        let name = name.unwrap_or_else(|| {
+            let first = cols.first().cloned().unwrap_or_default();
+            let taken = |n: &str| {
+                n.eq_ignore_ascii_case(PRIMARY)
+                    || named.iter().any(|(m, ..)| m.eq_ignore_ascii_case(n))
+            };
+            let mut name = first.clone();
+            let mut n = 2;
+            while taken(&name) {
+                name = format!("{first}_{n}");
+                n += 1;
+            }
+            name
+        });
+        named.push((name, kind, cols));
+    }
+    named
+}
+
+/// MariaDB's errors for a table definition the catalog would refuse: 1103 a table name too
+/// long, 1059 a column or key name too long, 1166 a column name ending in a space, 1060 a
+/// column named twice (in the table or in one key), 1072 a key column the table lacks, 1061 a
+/// key name used twice, 1170 a TEXT or BLOB column in a key, 1063 AUTO_INCREMENT on a column
+/// that is not a number, 1075 more than one AUTO_INCREMENT column or one that does not begin a
+/// key.
+fn check_definition(
+    table: &str,
+    columns: &[ColumnDef],
+    primary: &[String],
+    indexes: &[(String, IndexKind, Vec<String>)],
+) -> Result<()> {
+    let too_long = |name: &str| {
+        SqlError::new(
+            1059,
+            "42000",
+            format!("Identifier name '{name}' is too long"),
+        )
+    };
+    if table.len() > limits::NAME_BYTES_MAX {
+        return Err(SqlError::new(
+            1103,
+            "42000",
+            format!("Incorrect table name '{table}'"),
+        ));
+    }
+    for (n, c) in columns.iter().enumerate() {
+        if c.name.len() > limits::NAME_BYTES_MAX {
+            return Err(too_long(&c.name));
+        }
+        if c.name.ends_with(' ') || c.name.is_empty() {
+            return Err(SqlError::new(
+                1166,
+                "42000",
+                format!("Incorrect column name '{}'", c.name),
+            ));
+        }
+        if columns[..n]
+            .iter()
+            .any(|o| o.name.eq_ignore_ascii_case(&c.name))
+        {
+            return Err(duplicate_column(&c.name));
+        }
+    }
+    let keys = (!primary.is_empty())
+        .then_some((PRIMARY, primary))
+        .into_iter()
+        .chain(indexes.iter().map(|(n, _, c)| (n.as_str(), c.as_slice())));
+    for (k, (name, ..)) in indexes.iter().enumerate() {
+        if indexes[..k]
+            .iter()
+            .any(|(n, ..)| n.eq_ignore_ascii_case(name))
+        {
+            return Err(SqlError::new(
+                1061,
+                "42000",
+                format!("Duplicate key name '{name}'"),
+            ));
+        }
+    }
+    for (name, cols) in keys {
+        if name.len() > limits::NAME_BYTES_MAX {
+            return Err(too_long(name));
+        }
+        for (i, col) in cols.iter().enumerate() {
+            let Some(def) = columns.iter().find(|c| c.name.eq_ignore_ascii_case(col)) else {
+                return Err(SqlError::new(
+                    1072,
+                    "42000",
+                    format!("Key column '{col}' doesn't exist in table"),
+                ));
+            };
+            if cols[..i].iter().any(|o| o.eq_ignore_ascii_case(col)) {
+                return Err(duplicate_column(col));
+            }
+            if def.ty.is_lob() {
+                return Err(lob_in_key(col));
+            }
+        }
+    }
+    let mut autos = columns.iter().filter(|c| c.auto_increment);
+    if let Some(auto) = autos.next() {
+        if matches!(auto.ty, ColumnType::Float | ColumnType::Double) {
+            return Err(SqlError::unsupported(format!(
+                "AUTO_INCREMENT on the {} column '{}'",
+                auto.ty.sql_name().to_uppercase(),
+                auto.name
+            )));
+        }
+        if !auto.ty.is_integer() {
+            return Err(SqlError::new(
+                1063,
+                "42000",
+                format!("Incorrect column specifier for column '{}'", auto.name),
+            ));
+        }
+        let begins_key = primary
+            .first()
+            .into_iter()
+            .chain(indexes.iter().filter_map(|(_, _, c)| c.first()))
+            .any(|first| first.eq_ignore_ascii_case(&auto.name));
+        if autos.next().is_some() || !begins_key {
+            return Err(SqlError::new(
+                1075,
+                "42000",
+                "Incorrect table definition; there can be only one auto column and it must be \
+                 defined as a key",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// MariaDB's 1060 for a column named twice.
+pub(crate) fn duplicate_column(name: &str) -> SqlError {
+    SqlError::new(1060, "42S21", format!("Duplicate column name '{name}'"))
+}
+
+/// MariaDB's 1170 for a TEXT or BLOB column in a key: MariaDB indexes a prefix of it (or a hash
+/// for UNIQUE); Cairn's keys hold whole values, so it refuses the key.
+pub(crate) fn lob_in_key(name: &str) -> SqlError {
+    SqlError::new(
+        1170,
+        "42000",
+        format!("BLOB/TEXT column '{name}' used in key specification without a key length"),
+    )
 }
 
 /// The TEXT or BLOB size MariaDB makes of TEXT(n) or BLOB(n): the smallest that holds n

@@ -144,6 +144,9 @@ impl Session {
                     u.index_name.as_ref().or(u.name.as_ref()),
                     &u.columns,
                 ),
+                ast::TableConstraint::PrimaryKey(_) if def.index(PRIMARY).is_some() => {
+                    return Err(SqlError::new(1068, "42000", "Multiple primary key defined"))
+                }
                 _ => {
                     return Err(SqlError::unsupported(format!(
                         "ALTER TABLE ... ADD {} on an existing table",
@@ -431,22 +434,36 @@ fn name_taken(def: &TableDef, name: &str, earlier: &[(String, IndexKind, Vec<Str
     def.index(name).is_some() || earlier.iter().any(|(n, _, _)| n.eq_ignore_ascii_case(name))
 }
 
-/// MariaDB's errors for an index that cannot be added: 1072 a column the table lacks, 1061 a
-/// name in use (see [`name_taken`]).
+/// MariaDB's errors for an index that cannot be added: 1072 a column the table lacks, 1060 a
+/// column named twice, 1170 a TEXT or BLOB column, 1059 a name too long, 1061 a name in use
+/// (see [`name_taken`]).
 fn check_new_index(
     def: &TableDef,
     name: &str,
     columns: &[String],
     earlier: &[(String, IndexKind, Vec<String>)],
 ) -> Result<()> {
-    for col in columns {
-        if def.column(col).is_none_or(|p| def.columns[p].hidden) {
+    for (i, col) in columns.iter().enumerate() {
+        let Some(p) = def.column(col).filter(|p| !def.columns[*p].hidden) else {
             return Err(SqlError::new(
                 1072,
                 "42000",
                 format!("Key column '{col}' doesn't exist in table"),
             ));
+        };
+        if columns[..i].iter().any(|o| o.eq_ignore_ascii_case(col)) {
+            return Err(crate::create::duplicate_column(col));
         }
+        if def.columns[p].ty.is_lob() {
+            return Err(crate::create::lob_in_key(col));
+        }
+    }
+    if name.len() > base::limits::NAME_BYTES_MAX {
+        return Err(SqlError::new(
+            1059,
+            "42000",
+            format!("Identifier name '{name}' is too long"),
+        ));
     }
     if name_taken(def, name, earlier) {
         return Err(SqlError::new(
