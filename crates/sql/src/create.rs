@@ -193,7 +193,7 @@ impl Session {
                 format!("Table '{table}' already exists"),
             )),
             Err(e) if e.code() == base::ErrorCode::NoSuchDatabase => Err(
-                SqlError::unknown_database(self.database.as_deref().unwrap_or_default()),
+                SqlError::unknown_database(full.split('/').next().unwrap_or_default()),
             ),
             Err(e) => Err(SqlError::from_client(&e)),
         }
@@ -909,6 +909,36 @@ fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
             p => Ok(p as u8),
         }
     };
+    // An integer's display width: at most 255, as MariaDB.
+    let width = |w: &Option<u64>| match w {
+        Some(w) if *w > 255 => Err(SqlError::new(
+            1439,
+            "42000",
+            format!("Display width out of range for '{column}' (max = 255)"),
+        )),
+        _ => Ok(()),
+    };
+    match t {
+        D::TinyInt(w)
+        | D::TinyIntUnsigned(w)
+        | D::SmallInt(w)
+        | D::SmallIntUnsigned(w)
+        | D::MediumInt(w)
+        | D::MediumIntUnsigned(w)
+        | D::Int(w)
+        | D::Integer(w)
+        | D::IntUnsigned(w)
+        | D::IntegerUnsigned(w)
+        | D::BigInt(w)
+        | D::BigIntUnsigned(w) => width(w)?,
+        // DOUBLE takes (M,D) or nothing; DOUBLE(M) is a syntax error in MariaDB.
+        D::Double(ast::ExactNumberInfo::Precision(_)) => {
+            return Err(SqlError::parse(format!(
+                "near ')': DOUBLE of '{column}' takes (M,D) or no digits"
+            )))
+        }
+        _ => {}
+    }
     Ok(match t {
         D::TinyInt(_) => ColumnType::TinyInt { unsigned: false },
         D::TinyIntUnsigned(_) => ColumnType::TinyInt { unsigned: true },

@@ -462,6 +462,18 @@ impl Session {
                 return self.then_run(outcome, rest);
             }
         }
+        if ["analyze", "check", "optimize", "repair"]
+            .iter()
+            .any(|w| starts_with_word(sql, w))
+        {
+            if let Some((parsed, rest)) = crate::maintenance::parse(sql) {
+                self.begin_statement(crate::diagnostics::Kind::Other { tables: true });
+                let outcome = parsed
+                    .and_then(|(op, names)| self.maintain(op, &names))
+                    .unwrap_or_else(Outcome::Failed);
+                return self.then_run(outcome, rest);
+            }
+        }
         if starts_with_word(sql, "show") {
             if let Some(rest) = crate::show::show_routine_status(sql) {
                 self.begin_statement(crate::diagnostics::Kind::Other { tables: false });
@@ -1146,7 +1158,12 @@ impl Session {
             Statement::Truncate(t) => self.truncate(t),
             Statement::CreateIndex(c) => self.create_index(c),
             Statement::AlterTable(a) => self.alter_table(a),
-            Statement::Analyze { .. } => Ok(done(0)),
+            Statement::Analyze(a) => match &a.table_name {
+                Some(name) => {
+                    self.maintain(crate::maintenance::Op::Analyze, std::slice::from_ref(name))
+                }
+                None => Err(SqlError::parse("ANALYZE needs TABLE and a table name")),
+            },
             Statement::LockTables { tables } => {
                 // Cairn takes no table locks (a warning says so): the tables must exist, as in
                 // MariaDB, and a transaction in progress commits first, so mysqldump's

@@ -30,6 +30,7 @@ mod funcs;
 mod guard;
 mod infoschema;
 mod join;
+mod maintenance;
 mod meta;
 mod partition;
 mod plan;

@@ -3791,3 +3791,25 @@ ALTER TABLE se18 ADD INDEX kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk
 CREATE INDEX it ON se18 (t);
 -- expect-difference: as above (1170; MariaDB makes a hash-based unique key)
 CREATE TABLE se13 (a int, b text, unique key (b));
+
+-- ---------------------------------------------------------------- ANALYZE, CHECK, OPTIMIZE, REPAIR TABLE (before: OK without a result set, or 1064); implicit commit; display widths; the database CREATE TABLE names
+-- expect-difference: Cairn keeps no statistics, files or pages, so these answer with MariaDB's note for an engine without the operation; InnoDB's answer is "status OK"
+ANALYZE TABLE trunc_ws;
+ANALYZE TABLE no_such_table, trunc_ws_none;
+CHECK TABLE no_such_table;
+OPTIMIZE NO_WRITE_TO_BINLOG TABLE no_such_table;
+REPAIR LOCAL TABLE no_such_table QUICK;
+ANALYZE TABLE trunc_ws,;
+CREATE TABLE mt_commit (id INT PRIMARY KEY);
+BEGIN;
+INSERT INTO mt_commit VALUES (1);
+ANALYZE TABLE no_such_table;
+ROLLBACK;
+SELECT * FROM mt_commit;
+CREATE TABLE no_such_db.t (a INT);
+CREATE TABLE dw1 (a DOUBLE(10));
+CREATE TABLE dw1 (a INT(300));
+CREATE TABLE dw1 (a TINYINT(256) UNSIGNED);
+CREATE TABLE dw1 (a INT(255), b BIGINT(20) UNSIGNED, c DOUBLE(10,2));
+-- expect-difference: Cairn keeps no display width (int(255) shows as int(11)) and keeps DOUBLE(M,D) as DOUBLE (docs/sql.md)
+SHOW COLUMNS FROM dw1;
