@@ -6,7 +6,7 @@
 //! would change to fit; `number_value` reads any value as MySQL's numeric context does.
 
 use crate::schema::ColumnDef;
-use crate::types::ColumnType;
+use crate::types::{ColumnType, LobSize};
 use crate::Value;
 
 /// The value `column` stores for `v`, as MySQL's `Field::store` makes it from the value's text
@@ -251,14 +251,19 @@ pub fn from_text(column: &ColumnDef, text: Option<&[u8]>) -> Result<Value, Strin
         ColumnType::Char { length } | ColumnType::VarChar { length } => {
             Value::Bytes(cut_chars(text, length as usize))
         }
-        ColumnType::Text { size } => {
-            Value::Bytes(text[..text.len().min(size.stored_bytes())].to_vec())
-        }
+        ColumnType::Text { size } => Value::Bytes(cut_lob(text, size, |t, n| {
+            if column.collation.is_latin1_text() {
+                // Kept as UTF-8, counted in latin1's one byte per character.
+                cut_chars(t, n)
+            } else {
+                cut_text_bytes(t, n)
+            }
+        })),
         ColumnType::Binary { length } | ColumnType::VarBinary { length } => {
             Value::Bytes(text[..text.len().min(length as usize)].to_vec())
         }
         ColumnType::Blob { size } => {
-            Value::Bytes(text[..text.len().min(size.stored_bytes())].to_vec())
+            Value::Bytes(cut_lob(text, size, |t, n| t[..n.min(t.len())].to_vec()))
         }
         ColumnType::Date
         | ColumnType::DateTime { .. }
@@ -398,6 +403,26 @@ fn leading_number_text(text: &[u8]) -> Vec<u8> {
 }
 
 /// The first `chars` characters of UTF-8 text (bytes that are not UTF-8 count one each).
+/// A TEXT or BLOB value cut (by `cut`, to a count of bytes) to the most its size holds. A size
+/// Cairn holds less of than MySQL (MEDIUM, LONG) keeps the value whole, for the store to refuse
+/// rather than cut what MySQL would keep.
+fn cut_lob(text: &[u8], size: LobSize, cut: impl Fn(&[u8], usize) -> Vec<u8>) -> Vec<u8> {
+    let declared = size.declared_bytes().min(usize::MAX as u64) as usize;
+    if size.stored_bytes() < declared {
+        return text.to_vec();
+    }
+    cut(text, declared)
+}
+
+/// The longest start of UTF-8 `text` of at most `bytes` bytes that ends on a character.
+fn cut_text_bytes(text: &[u8], bytes: usize) -> Vec<u8> {
+    let mut end = bytes.min(text.len());
+    while end > 0 && end < text.len() && (text[end] & 0xC0) == 0x80 {
+        end -= 1;
+    }
+    text[..end].to_vec()
+}
+
 fn cut_chars(text: &[u8], chars: usize) -> Vec<u8> {
     match std::str::from_utf8(text) {
         Ok(s) => s.chars().take(chars).collect::<String>().into_bytes(),
@@ -426,6 +451,38 @@ mod tests {
 
     fn col(ty: ColumnType) -> ColumnDef {
         ColumnDef::new("c", ty)
+    }
+
+    #[test]
+    fn text_and_blob_values_are_cut_on_a_character_to_their_size() {
+        let bytes = |v: Result<Value, String>| match v {
+            Ok(Value::Bytes(b)) => b,
+            other => panic!("{other:?}"),
+        };
+        let tiny = col(ColumnType::Text {
+            size: LobSize::Tiny,
+        });
+        // 400 bytes of two-byte characters: 127 of them, not 255 bytes ending mid-character.
+        let cut = bytes(from_text(&tiny, Some("é".repeat(200).as_bytes())));
+        assert_eq!(cut, "é".repeat(127).as_bytes());
+        // latin1 text is kept as UTF-8 and counted in latin1's one byte per character.
+        let latin1 = tiny
+            .clone()
+            .collation(crate::types::Collation::Latin1TextSwedishCi);
+        let cut = bytes(from_text(&latin1, Some("é".repeat(300).as_bytes())));
+        assert_eq!(cut, "é".repeat(255).as_bytes());
+        let blob = col(ColumnType::Blob {
+            size: LobSize::Tiny,
+        });
+        assert_eq!(bytes(from_text(&blob, Some(&[7; 300]))), vec![7; 255]);
+        // Past what Cairn holds of a MEDIUMTEXT but within MySQL's size: refused rather than
+        // cut, as MySQL would keep it whole.
+        let medium = col(ColumnType::Text {
+            size: LobSize::Medium,
+        });
+        let long = vec![b'x'; crate::limits::LOB_BYTES_MAX + 1];
+        assert!(from_text(&medium, Some(&long)).is_err());
+        assert_eq!(bytes(from_text(&medium, Some(&long[1..]))), &long[1..]);
     }
 
     #[test]

@@ -647,11 +647,16 @@ impl Value {
             }
             ColumnType::Text { size } | ColumnType::Blob { size } => {
                 let bytes = self.into_bytes(column)?;
-                if bytes.len() > size.stored_bytes() {
-                    return Err(bad(format!("data too long for column '{column}'")));
-                }
+                // Counted in the column's character set: latin1 text is kept as UTF-8.
+                let mut len = bytes.len();
                 if matches!(ty, ColumnType::Text { .. }) {
-                    char_count_in(&bytes, collation)?;
+                    let chars = char_count_in(&bytes, collation)?;
+                    if collation.is_latin1_text() {
+                        len = chars;
+                    }
+                }
+                if len > size.stored_bytes() {
+                    return Err(bad(format!("data too long for column '{column}'")));
                 }
                 Ok(Value::Bytes(bytes))
             }

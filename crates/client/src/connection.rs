@@ -78,8 +78,9 @@ impl Cluster {
     }
 
     pub fn connect_timeout(address: &str, timeout: Duration) -> Result<Cluster> {
-        let (reader, writer) = transport::connect(address, timeout)
+        let (mut reader, writer) = transport::connect(address, timeout)
             .map_err(|e| lost(format!("connecting to {address}: {e}")))?;
+        reader.join_replies();
         let inner = Arc::new(Inner {
             writer: Mutex::new(writer),
             reader: Mutex::new(reader),

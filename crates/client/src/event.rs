@@ -75,8 +75,10 @@ impl EventSession {
         }
         drop(reader);
         stream.set_read_timeout(None).map_err(io_error)?;
+        let mut io = Connection::new(stream).map_err(io_error)?;
+        io.join_replies();
         Ok(EventSession {
-            io: Connection::new(stream).map_err(io_error)?,
+            io,
             registry_token: None,
             next_request: 1,
             next_txn: 1,

@@ -237,9 +237,9 @@ impl Transaction {
     /// On failure the whole transaction is rolled back (or, within a statement and with
     /// NoCommit, that statement's changes) and the error names the failed operation.
     ///
-    /// Operations whose values pass one frame's room ([`REQUEST_BYTES`]: many large rows) go
-    /// in several requests, one after another, all but the last with NoCommit, so the data
-    /// node runs them as it would the one batch.
+    /// Operations whose values pass one frame's room ([`REQUEST_BYTES`]: many large rows), or
+    /// more than `BATCH_OPERATIONS_MAX` of them, go in several requests, one after another, all
+    /// but the last with NoCommit, so the data node runs them as it would the one batch.
     pub fn execute(&mut self, exec: ExecType) -> Result<()> {
         let mut operations = std::mem::take(&mut self.pending);
         while let Some(cut) = first_cut(&operations) {
@@ -354,9 +354,20 @@ impl Transaction {
 /// the frame limit, which one operation (a row of at most `ROW_BYTES_MAX`) stays within.
 pub const REQUEST_BYTES: usize = 8 << 20;
 
-/// Where `operations` must be cut to keep a request within [`REQUEST_BYTES`]: the count of
-/// those that fit (at least one), None when all do.
+/// Where `operations` must be cut to keep a request within [`REQUEST_BYTES`] and
+/// `BATCH_OPERATIONS_MAX` operations: the count of those that fit (at least one), None when all
+/// do.
 fn first_cut(operations: &[Operation]) -> Option<usize> {
+    let max = base::limits::BATCH_OPERATIONS_MAX;
+    let by_bytes = first_cut_by_bytes(&operations[..operations.len().min(max + 1)]);
+    if operations.len() > max {
+        Some(by_bytes.map_or(max, |cut| cut.min(max)))
+    } else {
+        by_bytes
+    }
+}
+
+fn first_cut_by_bytes(operations: &[Operation]) -> Option<usize> {
     let value = |v: &Value| match v {
         Value::Bytes(b) => 5 + b.len(),
         _ => 18,

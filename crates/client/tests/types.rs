@@ -386,3 +386,37 @@ fn batches_of_large_rows_cross_frames_whole() {
         "only the first commit's rows are left"
     );
 }
+
+/// More operations than one request holds (`BATCH_OPERATIONS_MAX`) go in several and behave as
+/// one batch (before: the data node refused the frame and closed the connection).
+#[test]
+fn more_operations_than_one_request_holds() {
+    let node = TestNode::start(1, Duration::from_millis(500));
+    let cluster = node.connect();
+    let columns = vec![
+        ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+        ColumnDef::new("v", ColumnType::Int { unsigned: false }),
+    ];
+    let table = cluster
+        .create_table(TableDef::new("many", columns, &["id"]).unwrap())
+        .unwrap();
+    let rows = base::limits::BATCH_OPERATIONS_MAX as i64 * 2 + 10;
+    let mut txn = cluster.transaction();
+    for id in 0..rows {
+        txn.insert(&table, vec![(0, Value::Int(id)), (1, Value::Int(id * 2))]);
+    }
+    txn.commit()
+        .expect("more operations than one request holds");
+    let mut txn = cluster.transaction();
+    let ops: Vec<_> = (0..rows)
+        .map(|id| txn.read(&table, vec![Value::Int(id)]))
+        .collect();
+    txn.execute(ExecType::Commit).expect("as many reads");
+    for (id, op) in (0..rows).zip(ops) {
+        assert_eq!(
+            txn.row(op),
+            Some(&[Value::Int(id), Value::Int(id * 2)][..]),
+            "row {id}"
+        );
+    }
+}

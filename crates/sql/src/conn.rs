@@ -797,7 +797,10 @@ fn encode_column(c: &Column, out: &mut Vec<u8>, charsets: &crate::charset::Chars
         // A text column's display length counts the results' bytes per character.
         Some(cs) if c.collation != crate::charset::BINARY_COLLATION_ID => {
             let mut shown = c.clone();
-            shown.length = (c.length.div_ceil(4)).saturating_mul(cs.max_len() as u32);
+            // LONGTEXT's length is already the most a u32 holds, whatever the character set.
+            if c.length != u32::MAX {
+                shown.length = (c.length.div_ceil(4)).saturating_mul(cs.max_len() as u32);
+            }
             shown.encode_in(out, text_collation, names);
         }
         _ => c.encode_in(out, text_collation, names),

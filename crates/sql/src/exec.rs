@@ -1055,12 +1055,18 @@ impl Session {
                 self.use_database(&db)?;
                 Ok(done(0))
             }
-            Statement::ShowDatabases { .. } => {
+            Statement::ShowDatabases { show_options, .. } => {
+                let pattern = crate::show::like_pattern("SHOW DATABASES", show_options)?;
                 let mut names = cluster.databases().map_err(client)?;
                 // An account sees the databases it holds a privilege on (as MariaDB).
                 names.retain(|db| self.sees_database(db));
                 names.insert(0, "information_schema".into());
-                Ok(crate::ddl::one_column("Database", names))
+                let mut title = "Database".to_string();
+                if let Some(p) = &pattern {
+                    names.retain(|n| crate::show::like(n, p));
+                    title = format!("{title} ({p})");
+                }
+                Ok(crate::ddl::one_column(&title, names))
             }
             Statement::ShowTables { show_options, .. }
                 if crate::show::tables_of_information_schema(self, show_options) =>

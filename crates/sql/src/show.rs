@@ -42,7 +42,7 @@ pub(crate) fn tables_of_information_schema(
 }
 
 /// LIKE under utf8mb4_general_ci, as names are matched.
-fn like(name: &str, pattern: &str) -> bool {
+pub(crate) fn like(name: &str, pattern: &str) -> bool {
     base::collation::like(
         name.as_bytes(),
         pattern.as_bytes(),

@@ -150,6 +150,12 @@ fn held_back(column: &ColumnDef, v: &Value) -> Option<usize> {
     let (T::Text { size } | T::Blob { size }) = column.ty else {
         return None;
     };
-    let len = base::text::value_text(v).map_or(0, |t| t.len()) as u64;
+    let text = base::text::value_text(v).unwrap_or_default();
+    // Counted in the column's character set: latin1 text is kept as UTF-8.
+    let len = if column.collation.is_latin1_text() {
+        String::from_utf8_lossy(&text).chars().count()
+    } else {
+        text.len()
+    } as u64;
     (len > size.stored_bytes() as u64 && len <= size.declared_bytes()).then(|| size.stored_bytes())
 }

@@ -18,9 +18,16 @@ pub struct FrameBuffer {
     buf: Vec<u8>,
     start: usize,
     end: usize,
-    /// The results of execute replies whose last frame has not arrived, by request.
-    joining: HashMap<u64, Vec<OpResult>>,
+    /// The results of execute replies whose last frame has not arrived, by request, and their
+    /// bytes; None on a connection that receives requests, not replies (then such a frame passes
+    /// on as it is, for its receiver to refuse).
+    joining: Option<HashMap<u64, Vec<OpResult>>>,
+    joined_bytes: usize,
 }
+
+/// The most bytes of results a connection keeps of execute replies not yet whole
+/// ([`FrameBuffer::join_replies`]); more is a broken stream.
+pub const JOINED_BYTES_MAX: usize = 1 << 30;
 
 impl Default for FrameBuffer {
     fn default() -> Self {
@@ -28,12 +35,19 @@ impl Default for FrameBuffer {
             buf: vec![0; READ_BUFFER_BYTES],
             start: 0,
             end: 0,
-            joining: HashMap::new(),
+            joining: None,
+            joined_bytes: 0,
         }
     }
 }
 
 impl FrameBuffer {
+    /// Joins an execute reply the data node sent in several frames into one message (the
+    /// client's side of a connection; see `Message::write_reply`).
+    pub fn join_replies(&mut self) {
+        self.joining.get_or_insert_with(HashMap::new);
+    }
+
     /// True when part of a frame is buffered.
     pub fn is_partial(&self) -> bool {
         self.start != self.end
@@ -71,40 +85,49 @@ impl FrameBuffer {
         header: FrameHeader,
         message: Message,
     ) -> Result<Option<(FrameHeader, Message)>, TransportError> {
+        let Some(joining) = self.joining.as_mut() else {
+            return Ok(Some((header, message)));
+        };
         let last = header.flags & FLAG_LAST != 0;
         match message {
             Message::ExecuteReply(ExecuteOutcome::Ok(results)) if !last => {
-                let kept = self.joining.entry(header.request_id).or_default();
+                self.joined_bytes += results.iter().map(wire::result_bytes).sum::<usize>();
+                let kept = joining.entry(header.request_id).or_default();
                 kept.extend(results);
+                let too_long = |what, length, limit| {
+                    Err(TransportError::Decode(wire::DecodeError::TooLong {
+                        what,
+                        length,
+                        limit,
+                    }))
+                };
                 if kept.len() > base::limits::BATCH_OPERATIONS_MAX {
-                    return Err(TransportError::Decode(wire::DecodeError::TooLong {
-                        what: "execute reply",
-                        length: kept.len(),
-                        limit: base::limits::BATCH_OPERATIONS_MAX,
-                    }));
+                    return too_long(
+                        "execute reply",
+                        kept.len(),
+                        base::limits::BATCH_OPERATIONS_MAX,
+                    );
+                }
+                if self.joined_bytes > JOINED_BYTES_MAX {
+                    return too_long("execute replies", self.joined_bytes, JOINED_BYTES_MAX);
                 }
                 Ok(None)
             }
-            Message::ExecuteReply(ExecuteOutcome::Ok(results)) if !self.joining.is_empty() => {
-                let whole = match self.joining.remove(&header.request_id) {
-                    Some(mut kept) => {
-                        kept.extend(results);
-                        kept
-                    }
-                    None => results,
+            message if last && !joining.is_empty() => {
+                let Some(mut kept) = joining.remove(&header.request_id) else {
+                    return Ok(Some((header, message)));
                 };
-                Ok(Some((
-                    header,
-                    Message::ExecuteReply(ExecuteOutcome::Ok(whole)),
-                )))
-            }
-            other => {
-                if last && !self.joining.is_empty() {
+                self.joined_bytes -= kept.iter().map(wire::result_bytes).sum::<usize>();
+                Ok(Some(match message {
+                    Message::ExecuteReply(ExecuteOutcome::Ok(results)) => {
+                        kept.extend(results);
+                        (header, Message::ExecuteReply(ExecuteOutcome::Ok(kept)))
+                    }
                     // A reply that ends in a failure drops what came before it.
-                    self.joining.remove(&header.request_id);
-                }
-                Ok(Some((header, other)))
+                    other => (header, other),
+                }))
             }
+            other => Ok(Some((header, other))),
         }
     }
 
@@ -158,6 +181,7 @@ mod tests {
 
     fn parse_all(bytes: &[u8]) -> Vec<(FrameHeader, Message)> {
         let mut buffer = FrameBuffer::default();
+        buffer.join_replies();
         let mut source = bytes;
         let mut out = Vec::new();
         loop {
@@ -226,6 +250,18 @@ mod tests {
     }
 
     #[test]
+    fn a_receiver_of_requests_joins_nothing() {
+        let mut stream = Vec::new();
+        let part = Message::ExecuteReply(ExecuteOutcome::Ok(vec![OpResult::NotFound]));
+        part.write_frame(&mut stream, 1, 0, 7);
+        let mut buffer = FrameBuffer::default();
+        let mut source = &stream[..];
+        buffer.fill(&mut source).unwrap();
+        let (header, message) = buffer.parse().unwrap().expect("the frame as it is");
+        assert_eq!((header.request_id, message), (7, part));
+    }
+
+    #[test]
     fn endless_parts_are_refused() {
         let mut stream = Vec::new();
         let results = vec![OpResult::NotFound; 4096];
@@ -238,6 +274,7 @@ mod tests {
             );
         }
         let mut buffer = FrameBuffer::default();
+        buffer.join_replies();
         let mut source = &stream[..];
         let refused = loop {
             match buffer.parse() {

@@ -270,6 +270,11 @@ impl FrameReader {
         }
     }
 
+    /// Joins an execute reply sent in several frames into one message (a client's reader).
+    pub fn join_replies(&mut self) {
+        self.input.join_replies();
+    }
+
     /// Reads the next frame and decodes its message. Ok(None) on a clean close between frames.
     pub fn read(&mut self) -> Result<Option<(FrameHeader, Message)>, TransportError> {
         match self.read_until(None)? {

@@ -172,6 +172,11 @@ impl Connection {
         Ok(pending)
     }
 
+    /// Joins an execute reply sent in several frames into one message (a client's connection).
+    pub fn join_replies(&mut self) {
+        self.input.join_replies();
+    }
+
     /// Hands every whole frame that has arrived to `each`, reading until the socket is drained.
     pub fn read_frames(
         &mut self,

@@ -1128,7 +1128,7 @@ fn put_results(out: &mut Vec<u8>, results: &[OpResult]) {
 }
 
 /// The most bytes `put_results` writes for one result.
-fn result_bytes(r: &OpResult) -> usize {
+pub fn result_bytes(r: &OpResult) -> usize {
     match r {
         OpResult::Row(values) => {
             5 + values

@@ -3813,3 +3813,23 @@ CREATE TABLE dw1 (a TINYINT(256) UNSIGNED);
 CREATE TABLE dw1 (a INT(255), b BIGINT(20) UNSIGNED, c DOUBLE(10,2));
 -- expect-difference: Cairn keeps no display width (int(255) shows as int(11)) and keeps DOUBLE(M,D) as DOUBLE (docs/sql.md)
 SHOW COLUMNS FROM dw1;
+
+-- ---------------------------------------------------------------- review of the TEXT sizes: cuts on a character, latin1 counted in latin1 bytes, SHOW DATABASES LIKE
+CREATE TABLE lobs5 (id INT PRIMARY KEY, tt TINYTEXT, x TEXT, l1 TINYTEXT CHARACTER SET latin1, l2 TEXT CHARACTER SET latin1, l3 MEDIUMTEXT CHARACTER SET latin1);
+INSERT IGNORE INTO lobs5 (id, tt) VALUES (1, REPEAT('é', 200));
+-- expect-difference: both store 127 characters; MariaDB's warning for a cut that falls inside a character is 1366 (Incorrect string value), Cairn's is 1265 (Data truncated)
+SHOW WARNINGS;
+INSERT IGNORE INTO lobs5 (id, tt) VALUES (2, REPEAT('😀', 100));
+INSERT IGNORE INTO lobs5 (id, x) VALUES (3, CONCAT('a', REPEAT('€', 30000)));
+INSERT INTO lobs5 (id, l1) VALUES (4, REPEAT('é', 255));
+INSERT INTO lobs5 (id, l1) VALUES (5, REPEAT('é', 256));
+INSERT IGNORE INTO lobs5 (id, l1) VALUES (6, REPEAT('é', 300));
+INSERT INTO lobs5 (id, l2) VALUES (7, REPEAT('é', 65535));
+INSERT INTO lobs5 (id, l3) VALUES (8, REPEAT('é', 600000));
+SELECT id, LENGTH(tt), CHAR_LENGTH(tt), LENGTH(x), CHAR_LENGTH(x), CHAR_LENGTH(l1), CHAR_LENGTH(l2), CHAR_LENGTH(l3) FROM lobs5 ORDER BY id;
+UPDATE IGNORE lobs5 SET tt = REPEAT('ü', 130) WHERE id = 4;
+SELECT CHAR_LENGTH(tt) FROM lobs5 WHERE id = 4;
+CREATE DATABASE IF NOT EXISTS showdb_likex;
+SHOW DATABASES LIKE 'showdb\_like%';
+SHOW DATABASES LIKE 'no_such_db_zz%';
+DROP DATABASE showdb_likex;
