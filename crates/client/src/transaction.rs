@@ -368,16 +368,15 @@ fn first_cut(operations: &[Operation]) -> Option<usize> {
 }
 
 fn first_cut_by_bytes(operations: &[Operation]) -> Option<usize> {
-    let value = |v: &Value| match v {
-        Value::Bytes(b) => 5 + b.len(),
-        _ => 18,
-    };
     let mut bytes = 0;
     for (i, op) in operations.iter().enumerate() {
         bytes += 64
             + 2 * op.projection.len()
-            + op.key.iter().map(value).sum::<usize>()
-            + op.values.iter().map(|(_, v)| 2 + value(v)).sum::<usize>();
+            + op.key.iter().map(wire::value_bytes).sum::<usize>()
+            + op.values
+                .iter()
+                .map(|(_, v)| 2 + wire::value_bytes(v))
+                .sum::<usize>();
         if bytes > REQUEST_BYTES && i > 0 {
             return Some(i);
         }

@@ -1274,24 +1274,7 @@ fn direct_reply(cluster_id: u32, request_id: u64, replies: Vec<StepReply>) -> Ve
     }
     // Sized up front: growing a large reply by doubling costs copies and, in glibc, heap
     // consolidation on every large allocation.
-    let estimate: usize = results
-        .iter()
-        .map(|r| match r {
-            OpResult::Row(values) => {
-                5 + values
-                    .iter()
-                    .map(|v| {
-                        if let Value::Bytes(b) = v {
-                            b.len() + 5
-                        } else {
-                            17
-                        }
-                    })
-                    .sum::<usize>()
-            }
-            _ => 10,
-        })
-        .sum();
+    let estimate: usize = results.iter().map(wire::result_bytes).sum();
     let message = Message::ExecuteReply(outcome.unwrap_or(ExecuteOutcome::Ok(results)));
     let mut out = Vec::with_capacity(128 + estimate);
     message.write_reply(&mut out, cluster_id, request_id);

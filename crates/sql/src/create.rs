@@ -323,22 +323,59 @@ fn index_names(
     let mut named: Vec<(String, IndexKind, Vec<String>)> = Vec::new();
     for (name, kind, cols) in keys {
         let name = name.unwrap_or_else(|| {
-            let first = cols.first().cloned().unwrap_or_default();
-            let taken = |n: &str| {
-                n.eq_ignore_ascii_case(PRIMARY)
-                    || named.iter().any(|(m, ..)| m.eq_ignore_ascii_case(n))
-            };
-            let mut name = first.clone();
-            let mut n = 2;
-            while taken(&name) {
-                name = format!("{first}_{n}");
-                n += 1;
-            }
-            name
+            unnamed_key(&cols, |n| {
+                named.iter().any(|(m, ..)| m.eq_ignore_ascii_case(n))
+            })
         });
         named.push((name, kind, cols));
     }
     named
+}
+
+/// The name MariaDB gives a key declared without one: its first column's, numbered from 2 past
+/// the names `taken` says are in use (and PRIMARY).
+pub(crate) fn unnamed_key(columns: &[String], taken: impl Fn(&str) -> bool) -> String {
+    let first = columns.first().cloned().unwrap_or_default();
+    let mut name = first.clone();
+    let mut n = 2;
+    while taken(&name) || name.eq_ignore_ascii_case(PRIMARY) {
+        name = format!("{first}_{n}");
+        n += 1;
+    }
+    name
+}
+
+/// MariaDB's errors for a key's columns: 1072 one the table lacks (`column` gives the type of
+/// each the table has), 1060 one named twice, 1170 a TEXT or BLOB column.
+pub(crate) fn check_key_columns(
+    columns: &[String],
+    column: impl Fn(&str) -> Option<ColumnType>,
+) -> Result<()> {
+    for (i, col) in columns.iter().enumerate() {
+        let Some(ty) = column(col) else {
+            return Err(SqlError::new(
+                1072,
+                "42000",
+                format!("Key column '{col}' doesn't exist in table"),
+            ));
+        };
+        if columns[..i].iter().any(|o| o.eq_ignore_ascii_case(col)) {
+            return Err(duplicate_column(col));
+        }
+        if ty.is_lob() {
+            return Err(lob_in_key(col));
+        }
+    }
+    Ok(())
+}
+
+/// MariaDB's 1059 for a column or key name over 64 bytes.
+pub(crate) fn name_too_long(name: &str) -> SqlError {
+    SqlError::new(
+        1059,
+        "42000",
+        format!("Identifier name '{name}' is too long"),
+    )
 }
 
 /// MariaDB's errors for a table definition the catalog would refuse: 1103 a table name too
@@ -353,13 +390,6 @@ fn check_definition(
     primary: &[String],
     indexes: &[(String, IndexKind, Vec<String>)],
 ) -> Result<()> {
-    let too_long = |name: &str| {
-        SqlError::new(
-            1059,
-            "42000",
-            format!("Identifier name '{name}' is too long"),
-        )
-    };
     if table.len() > limits::NAME_BYTES_MAX {
         return Err(SqlError::new(
             1103,
@@ -369,7 +399,7 @@ fn check_definition(
     }
     for (n, c) in columns.iter().enumerate() {
         if c.name.len() > limits::NAME_BYTES_MAX {
-            return Err(too_long(&c.name));
+            return Err(name_too_long(&c.name));
         }
         if c.name.ends_with(' ') || c.name.is_empty() {
             return Err(SqlError::new(
@@ -403,23 +433,14 @@ fn check_definition(
     }
     for (name, cols) in keys {
         if name.len() > limits::NAME_BYTES_MAX {
-            return Err(too_long(name));
+            return Err(name_too_long(name));
         }
-        for (i, col) in cols.iter().enumerate() {
-            let Some(def) = columns.iter().find(|c| c.name.eq_ignore_ascii_case(col)) else {
-                return Err(SqlError::new(
-                    1072,
-                    "42000",
-                    format!("Key column '{col}' doesn't exist in table"),
-                ));
-            };
-            if cols[..i].iter().any(|o| o.eq_ignore_ascii_case(col)) {
-                return Err(duplicate_column(col));
-            }
-            if def.ty.is_lob() {
-                return Err(lob_in_key(col));
-            }
-        }
+        check_key_columns(cols, |col| {
+            columns
+                .iter()
+                .find(|c| c.name.eq_ignore_ascii_case(col))
+                .map(|c| c.ty)
+        })?;
     }
     let mut autos = columns.iter().filter(|c| c.auto_increment);
     if let Some(auto) = autos.next() {
@@ -461,7 +482,7 @@ pub(crate) fn duplicate_column(name: &str) -> SqlError {
 
 /// MariaDB's 1170 for a TEXT or BLOB column in a key: MariaDB indexes a prefix of it (or a hash
 /// for UNIQUE); Cairn's keys hold whole values, so it refuses the key.
-pub(crate) fn lob_in_key(name: &str) -> SqlError {
+fn lob_in_key(name: &str) -> SqlError {
     SqlError::new(
         1170,
         "42000",

@@ -158,16 +158,7 @@ impl Session {
             let name = match name {
                 Some(n) => n.value.clone(),
                 // MariaDB names it after its first column, numbered past names in use.
-                None => {
-                    let first = columns.first().cloned().unwrap_or_default();
-                    let mut name = first.clone();
-                    let mut n = 2;
-                    while name_taken(def, &name, &added) || name.eq_ignore_ascii_case(PRIMARY) {
-                        name = format!("{first}_{n}");
-                        n += 1;
-                    }
-                    name
-                }
+                None => crate::create::unnamed_key(&columns, |n| name_taken(def, n, &added)),
             };
             check_new_index(def, &name, &columns, &added)?;
             added.push((name, kind, columns));
@@ -443,27 +434,12 @@ fn check_new_index(
     columns: &[String],
     earlier: &[(String, IndexKind, Vec<String>)],
 ) -> Result<()> {
-    for (i, col) in columns.iter().enumerate() {
-        let Some(p) = def.column(col).filter(|p| !def.columns[*p].hidden) else {
-            return Err(SqlError::new(
-                1072,
-                "42000",
-                format!("Key column '{col}' doesn't exist in table"),
-            ));
-        };
-        if columns[..i].iter().any(|o| o.eq_ignore_ascii_case(col)) {
-            return Err(crate::create::duplicate_column(col));
-        }
-        if def.columns[p].ty.is_lob() {
-            return Err(crate::create::lob_in_key(col));
-        }
-    }
+    crate::create::check_key_columns(columns, |col| {
+        let p = def.column(col).filter(|p| !def.columns[*p].hidden)?;
+        Some(def.columns[p].ty)
+    })?;
     if name.len() > base::limits::NAME_BYTES_MAX {
-        return Err(SqlError::new(
-            1059,
-            "42000",
-            format!("Identifier name '{name}' is too long"),
-        ));
+        return Err(crate::create::name_too_long(name));
     }
     if name_taken(def, name, earlier) {
         return Err(SqlError::new(

@@ -462,17 +462,12 @@ impl Session {
                 return self.then_run(outcome, rest);
             }
         }
-        if ["analyze", "check", "optimize", "repair"]
-            .iter()
-            .any(|w| starts_with_word(sql, w))
-        {
-            if let Some((parsed, rest)) = crate::maintenance::parse(sql) {
-                self.begin_statement(crate::diagnostics::Kind::Other { tables: true });
-                let outcome = parsed
-                    .and_then(|(op, names)| self.maintain(op, &names))
-                    .unwrap_or_else(Outcome::Failed);
-                return self.then_run(outcome, rest);
-            }
+        if let Some((parsed, rest)) = crate::maintenance::parse(sql) {
+            self.begin_statement(crate::diagnostics::Kind::Other { tables: true });
+            let outcome = parsed
+                .and_then(|(op, names)| self.maintain(op, &names))
+                .unwrap_or_else(Outcome::Failed);
+            return self.then_run(outcome, rest);
         }
         if starts_with_word(sql, "show") {
             if let Some(rest) = crate::show::show_routine_status(sql) {
@@ -1056,17 +1051,10 @@ impl Session {
                 Ok(done(0))
             }
             Statement::ShowDatabases { show_options, .. } => {
-                let pattern = crate::show::like_pattern("SHOW DATABASES", show_options)?;
                 let mut names = cluster.databases().map_err(client)?;
                 // An account sees the databases it holds a privilege on (as MariaDB).
                 names.retain(|db| self.sees_database(db));
-                names.insert(0, "information_schema".into());
-                let mut title = "Database".to_string();
-                if let Some(p) = &pattern {
-                    names.retain(|n| crate::show::like(n, p));
-                    title = format!("{title} ({p})");
-                }
-                Ok(crate::ddl::one_column(&title, names))
+                crate::show::databases_like(names, show_options)
             }
             Statement::ShowTables { show_options, .. }
                 if crate::show::tables_of_information_schema(self, show_options) =>
@@ -1426,7 +1414,7 @@ fn double_quoted_comment(sql: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Whether `sql` begins (after white space) with `word`, in any case.
-fn starts_with_word(sql: &str, word: &str) -> bool {
+pub(crate) fn starts_with_word(sql: &str, word: &str) -> bool {
     let sql = sql.trim_start().as_bytes();
     sql.len() > word.len()
         && sql[..word.len()].eq_ignore_ascii_case(word.as_bytes())

@@ -42,7 +42,7 @@ pub(crate) fn tables_of_information_schema(
 }
 
 /// LIKE under utf8mb4_general_ci, as names are matched.
-pub(crate) fn like(name: &str, pattern: &str) -> bool {
+fn like(name: &str, pattern: &str) -> bool {
     base::collation::like(
         name.as_bytes(),
         pattern.as_bytes(),
@@ -547,13 +547,38 @@ pub(crate) fn like_pattern(
 /// (the column title then names the pattern, as MariaDB's does).
 pub(crate) fn tables_like(
     db: &str,
+    names: Vec<String>,
+    show_options: &ast::ShowStatementOptions,
+) -> Result<Outcome> {
+    names_like(
+        "SHOW TABLES",
+        &format!("Tables_in_{db}"),
+        names,
+        show_options,
+    )
+}
+
+/// SHOW DATABASES' answer: `names` (information_schema first), those matching its LIKE pattern
+/// if it has one.
+pub(crate) fn databases_like(
     mut names: Vec<String>,
     show_options: &ast::ShowStatementOptions,
 ) -> Result<Outcome> {
-    let pattern = like_pattern("SHOW TABLES", show_options)?;
-    let mut title = format!("Tables_in_{db}");
-    if let Some(p) = &pattern {
-        names.retain(|n| like(n, p));
+    names.insert(0, "information_schema".into());
+    names_like("SHOW DATABASES", "Database", names, show_options)
+}
+
+/// A one-column list of `names` titled `title`, those matching the statement's LIKE pattern if
+/// it has one (the title then names the pattern, as MariaDB's does).
+fn names_like(
+    what: &str,
+    title: &str,
+    mut names: Vec<String>,
+    show_options: &ast::ShowStatementOptions,
+) -> Result<Outcome> {
+    let mut title = title.to_string();
+    if let Some(p) = like_pattern(what, show_options)? {
+        names.retain(|n| like(n, &p));
         title = format!("{title} ({p})");
     }
     Ok(crate::ddl::one_column(&title, names))

@@ -1130,16 +1130,17 @@ fn put_results(out: &mut Vec<u8>, results: &[OpResult]) {
 /// The most bytes `put_results` writes for one result.
 pub fn result_bytes(r: &OpResult) -> usize {
     match r {
-        OpResult::Row(values) => {
-            5 + values
-                .iter()
-                .map(|v| match v {
-                    Value::Bytes(b) => 5 + b.len(),
-                    _ => 18,
-                })
-                .sum::<usize>()
-        }
+        OpResult::Row(values) => 5 + values.iter().map(value_bytes).sum::<usize>(),
         _ => 10,
+    }
+}
+
+/// The most bytes `put_value` writes for one value (its tag, a length and the bytes, or the
+/// widest fixed-size value, a DECIMAL).
+pub fn value_bytes(v: &Value) -> usize {
+    match v {
+        Value::Bytes(b) => 5 + b.len(),
+        _ => 18,
     }
 }
 

@@ -208,7 +208,7 @@ impl Coordinator {
         let mut batch_bytes = 0usize;
         let total = rows.len();
         for (i, (_, values)) in rows.into_iter().enumerate() {
-            batch_bytes += values.iter().map(value_bytes).sum::<usize>() + 8;
+            batch_bytes += values.iter().map(wire::value_bytes).sum::<usize>() + 8;
             batch.push(values);
             let last = i + 1 == total;
             if !last
@@ -235,13 +235,6 @@ impl Coordinator {
 
 /// Bytes of scan rows gathered into one frame before it is cut.
 const SCAN_BATCH_BYTES: usize = 1024 * 1024;
-
-fn value_bytes(v: &Value) -> usize {
-    match v {
-        Value::Bytes(b) => b.len() + 5,
-        _ => 17,
-    }
-}
 
 /// Partition-key values a scan's filter may fix at most, across its IN lists (beyond, the scan
 /// reads every partition).
