@@ -111,6 +111,18 @@ pub fn encode_string(bytes: &[u8], collation: Collation, out: &mut Vec<u8>) {
     escape_tail(out, start);
 }
 
+/// Appends the encoding an index column cut to its first `chars` characters holds for a string:
+/// the collation's sort key cut to [`Collation::prefix_key_bytes`] bytes. A cut sort key keeps
+/// the order of whole ones (a >= b gives cut(a) >= cut(b)) and equal strings give equal cuts,
+/// so a range over cut keys finds every row the whole values would, and more; the reader
+/// checks the whole values.
+pub fn encode_string_prefix(bytes: &[u8], collation: Collation, chars: u32, out: &mut Vec<u8>) {
+    let start = out.len();
+    collation::sort_key(bytes, collation, out);
+    out.truncate(out.len().min(start + collation.prefix_key_bytes(chars)));
+    escape_tail(out, start);
+}
+
 /// Escapes bytes written since `start` so the string is prefix-free: 0x00 becomes 0x00 0xFF and the
 /// string ends with 0x00 0x01, which sorts below any continuation.
 fn escape_tail(out: &mut Vec<u8>, start: usize) {

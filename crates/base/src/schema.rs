@@ -65,6 +65,36 @@ impl ColumnDef {
         self
     }
 
+    /// The start of a value of this (string) column holding at most `chars` characters (bytes
+    /// for binary strings and latin1 kept as bytes).
+    pub fn prefix_of<'a>(&self, value: &'a [u8], chars: u32) -> &'a [u8] {
+        let chars = chars as usize;
+        if self.collation.counts_bytes() {
+            return &value[..value.len().min(chars)];
+        }
+        match std::str::from_utf8(value) {
+            Ok(s) => match s.char_indices().nth(chars) {
+                Some((end, _)) => &value[..end],
+                None => value,
+            },
+            Err(_) => &value[..value.len().min(chars)],
+        }
+    }
+
+    /// The longest prefix an index may take of this column, in characters (bytes for binary
+    /// strings), as MySQL counts it: its declared length (a TEXT's in bytes). None for a type
+    /// that is no string.
+    pub fn prefix_limit(&self) -> Option<u64> {
+        match self.ty {
+            ColumnType::Char { length } | ColumnType::Binary { length } => Some(u64::from(length)),
+            ColumnType::VarChar { length } | ColumnType::VarBinary { length } => {
+                Some(u64::from(length))
+            }
+            ColumnType::Text { size } | ColumnType::Blob { size } => Some(size.declared_bytes()),
+            _ => None,
+        }
+    }
+
     /// True when `other` stores values exactly as this column does: the same type, collation,
     /// nullability, AUTO_INCREMENT and hidden flag (the name and default may differ).
     pub fn stores_as(&self, other: &ColumnDef) -> bool {
@@ -188,6 +218,70 @@ impl ColumnDef {
     }
 }
 
+/// Why a key part cannot be made as a statement gives it (MySQL's 1089, 1391 and 1170).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyPartError {
+    /// A prefix of a column that is no string.
+    NotString,
+    /// A prefix longer than the column.
+    TooLong,
+    /// A prefix of 0.
+    Zero,
+    /// A TEXT or BLOB column without a prefix in a unique key.
+    LobWhole,
+    /// A prefix of a TEXT or BLOB column in a unique key past 65,535 bytes (MySQL's 4159),
+    /// or past the longest VARCHAR its hidden table can hold.
+    PartTooLong,
+}
+
+/// The prefix (0: the whole column) an index holds of `column` given `given` (None: none
+/// given), by MySQL's rules: a prefix as long as a CHAR, VARCHAR, BINARY or VARBINARY column
+/// is the whole column; one of a TEXT or BLOB column is at most the column's length in bytes
+/// (counted as characters), and without one the column takes all an ordinary key holds; an
+/// ordinary (not unique) key holds at most [`limits::KEY_BYTES_MAX`] bytes of a column, and a
+/// longer part is cut to them (MySQL's note 1071: the second value is true then).
+pub fn key_part(
+    column: &ColumnDef,
+    given: Option<u64>,
+    unique: bool,
+) -> std::result::Result<(u32, bool), KeyPartError> {
+    let limit = column.prefix_limit();
+    let lob = column.ty.is_lob();
+    let per_char = column.collation.charset().max_len() as u64;
+    let mut prefix = match (given, limit) {
+        (Some(0), _) => return Err(KeyPartError::Zero),
+        (Some(_), None) => return Err(KeyPartError::NotString),
+        (Some(n), Some(_))
+            if lob
+                && unique
+                && (n.saturating_mul(per_char) > KEY_PART_BYTES_MAX
+                    || n > limits::VARCHAR_BYTES_MAX as u64) =>
+        {
+            return Err(KeyPartError::PartTooLong)
+        }
+        (Some(n), Some(max)) if lob => n.min(max),
+        (Some(n), Some(max)) if n > max => return Err(KeyPartError::TooLong),
+        (Some(n), Some(max)) if n == max => 0,
+        (Some(n), Some(_)) => n,
+        (None, Some(_)) if lob && unique => return Err(KeyPartError::LobWhole),
+        (None, Some(max)) if lob => max,
+        (None, _) => 0,
+    };
+    let mut cut = false;
+    if let (Some(max), false) = (limit, unique) {
+        let held = limits::KEY_BYTES_MAX as u64 / per_char;
+        let chars = if prefix == 0 { max } else { prefix };
+        if chars > held {
+            prefix = held;
+            cut = true;
+        }
+    }
+    Ok((prefix as u32, cut))
+}
+
+/// The most bytes one key part may take (MySQL's 4159).
+const KEY_PART_BYTES_MAX: u64 = 65_535;
+
 /// What an index is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndexKind {
@@ -205,8 +299,58 @@ pub struct IndexDef {
     pub kind: IndexKind,
     /// Column positions in the base table.
     pub columns: Vec<u16>,
+    /// Per column, how much of its values the index holds: the first n characters (bytes for a
+    /// binary string), MySQL's `KEY (c(n))`; 0 the whole value. Empty when no column is cut.
+    pub prefixes: Vec<u32>,
     /// The hidden index table's id for unique indexes (assigned by the catalog), else 0.
     pub index_table: u32,
+}
+
+impl IndexDef {
+    /// An index over whole columns.
+    pub fn new(name: &str, kind: IndexKind, columns: Vec<u16>) -> IndexDef {
+        IndexDef {
+            name: name.into(),
+            kind,
+            columns,
+            prefixes: Vec::new(),
+            index_table: 0,
+        }
+    }
+
+    /// The prefix of the index's `i`-th column, None when the index holds whole values.
+    pub fn prefix(&self, i: usize) -> Option<u32> {
+        self.prefixes.get(i).copied().filter(|p| *p > 0)
+    }
+
+    /// Whether some column of the index holds only a prefix of its values: such an index
+    /// finds rows by their prefixes, so a reader must check the whole values (a lookup by a
+    /// unique one finds the row whose prefixes the key's are).
+    pub fn has_prefix(&self) -> bool {
+        self.prefixes.iter().any(|p| *p > 0)
+    }
+
+    /// The index's values for a row of its table (NULLs kept), each cut to its prefix: what a
+    /// unique index's hidden table holds.
+    pub fn key_values(&self, table: &TableDef, row: &[Value]) -> Vec<Value> {
+        (0..self.columns.len())
+            .map(|i| self.cut(table, i, row[self.columns[i] as usize].clone()))
+            .collect()
+    }
+
+    /// A value of the index's `i`-th column cut to the column's prefix.
+    pub fn cut(&self, table: &TableDef, i: usize, value: Value) -> Value {
+        match (self.prefix(i), value) {
+            (Some(n), Value::Bytes(b)) => {
+                let column = &table.columns[self.columns[i] as usize];
+                let kept = column.prefix_of(&b, n).len();
+                let mut b = b;
+                b.truncate(kept);
+                Value::Bytes(b)
+            }
+            (_, v) => v,
+        }
+    }
 }
 
 /// Table options: those carried in NDB's `COMMENT="NDB_TABLE=..."` form, and the table's
@@ -281,13 +425,21 @@ impl TableDef {
     /// Adds a unique or ordered index over named columns.
     pub fn with_index(mut self, name: &str, kind: IndexKind, columns: &[&str]) -> Result<TableDef> {
         let columns = self.column_positions(columns)?;
-        self.indexes.push(IndexDef {
-            name: name.into(),
-            kind,
-            columns,
-            index_table: 0,
-        });
+        self.indexes.push(IndexDef::new(name, kind, columns));
         Ok(self)
+    }
+
+    /// Cuts the columns of the index added last to prefixes (one per column, 0 the whole
+    /// column): `KEY (c(n))`.
+    pub fn with_prefixes(mut self, prefixes: &[u32]) -> TableDef {
+        if let Some(index) = self.indexes.last_mut() {
+            index.prefixes = if prefixes.iter().any(|p| *p > 0) {
+                prefixes.to_vec()
+            } else {
+                Vec::new()
+            };
+        }
+        self
     }
 
     /// Narrows the partition key to named primary-key columns (PARTITION BY KEY).
@@ -408,19 +560,32 @@ impl TableDef {
             return bad("only one AUTO_INCREMENT column per table".into());
         }
         let n = self.columns.len();
-        let check_key = |cols: &[u16], what: &str| -> Result<()> {
+        let check_key = |cols: &[u16], prefixes: &[u32], what: &str| -> Result<()> {
             if cols.is_empty() || cols.len() > limits::KEY_COLUMNS_MAX {
                 return bad(format!(
                     "{what} has 1..={} columns",
                     limits::KEY_COLUMNS_MAX
                 ));
             }
+            if !prefixes.is_empty() && prefixes.len() != cols.len() {
+                return bad(format!("{what} has a prefix length for some columns only"));
+            }
             for (i, c) in cols.iter().enumerate() {
                 let Some(col) = self.columns.get(*c as usize) else {
                     return bad(format!("{what} names column {c} of {n}"));
                 };
-                if col.ty.is_lob() {
-                    return bad(format!("{what} cannot use TEXT/BLOB column '{}'", col.name));
+                let prefix = prefixes.get(i).copied().unwrap_or(0);
+                if prefix > 0 && col.prefix_limit().is_none_or(|max| u64::from(prefix) > max) {
+                    return bad(format!(
+                        "{what} cannot take a prefix of {prefix} of column '{}'",
+                        col.name
+                    ));
+                }
+                if col.ty.is_lob() && prefix == 0 {
+                    return bad(format!(
+                        "{what} needs a prefix length for TEXT/BLOB column '{}'",
+                        col.name
+                    ));
                 }
                 if cols[..i].contains(c) {
                     return bad(format!("{what} repeats column '{}'", col.name));
@@ -428,8 +593,8 @@ impl TableDef {
             }
             Ok(())
         };
-        check_key(&self.primary_key, "primary key")?;
-        check_key(&self.partition_key, "partition key")?;
+        check_key(&self.primary_key, &[], "primary key")?;
+        check_key(&self.partition_key, &[], "partition key")?;
         if !self
             .partition_key
             .iter()
@@ -442,7 +607,11 @@ impl TableDef {
         }
         for (i, index) in self.indexes.iter().enumerate() {
             check_name(&index.name, "index")?;
-            check_key(&index.columns, &format!("index '{}'", index.name))?;
+            check_key(
+                &index.columns,
+                &index.prefixes,
+                &format!("index '{}'", index.name),
+            )?;
             if self.indexes[..i]
                 .iter()
                 .any(|o| o.name.eq_ignore_ascii_case(&index.name))
@@ -477,10 +646,19 @@ impl TableDef {
             .iter()
             .map(|c| self.columns[*c as usize].clone())
             .collect();
-        for c in &mut columns {
+        for (i, c) in columns.iter_mut().enumerate() {
             c.auto_increment = false;
             c.default = None;
             c.nullable = false;
+            if let Some(length) = index.prefix(i) {
+                // The hidden table holds the prefixes: unique among themselves, as MySQL's
+                // unique prefix index.
+                c.ty = if c.collation == Collation::Binary {
+                    ColumnType::VarBinary { length }
+                } else {
+                    ColumnType::VarChar { length }
+                };
+            }
         }
         let key_len = columns.len() as u16;
         for pk in &self.primary_key {

@@ -166,6 +166,29 @@ impl Collation {
         }
     }
 
+    /// The bytes of sort key an index keeps for a string cut to `chars` characters: the most
+    /// one character's weights take in the common case (a UCA expansion or a space run may
+    /// take more; the cut then holds fewer characters, which only makes a range wider).
+    pub fn prefix_key_bytes(self, chars: u32) -> usize {
+        let per_char = match self.weighs_as() {
+            Collation::Utf8mb4Bin => 4,
+            Collation::Utf8mb4GeneralCi
+            | Collation::Utf8mb4UnicodeCi
+            | Collation::Utf8mb4Unicode520Ci => 2,
+            _ => 1,
+        };
+        chars as usize * per_char
+    }
+
+    /// Whether its values are counted in bytes, one per character: `binary`, and latin1 kept
+    /// as latin1 bytes (every other collation's strings are UTF-8).
+    pub fn counts_bytes(self) -> bool {
+        matches!(
+            self,
+            Collation::Binary | Collation::Latin1SwedishCi | Collation::Latin1Bin
+        )
+    }
+
     /// Whether its strings are UTF-8 text holding only latin1's characters.
     pub fn is_latin1_text(self) -> bool {
         matches!(

@@ -402,7 +402,7 @@ impl Cluster {
     /// Adds an ordered index over `columns` to an existing table; the data node indexes the rows
     /// present before answering. Returns the table's new definition.
     pub fn add_index(&self, table: &str, name: &str, columns: &[&str]) -> Result<Table> {
-        self.add_index_of(table, name, IndexKind::Ordered, columns)
+        self.add_index_of(table, name, IndexKind::Ordered, columns, &[])
     }
 
     /// Adds a unique index over `columns` to an existing table. The data node builds it over
@@ -411,15 +411,19 @@ impl Cluster {
     /// `DuplicateKey`, naming the key, and the table stays as it was. Returns the table's new
     /// definition.
     pub fn add_unique_index(&self, table: &str, name: &str, columns: &[&str]) -> Result<Table> {
-        self.add_index_of(table, name, IndexKind::Unique, columns)
+        self.add_index_of(table, name, IndexKind::Unique, columns, &[])
     }
 
-    fn add_index_of(
+    /// Adds an index of either kind whose columns may hold prefixes of their values (one
+    /// length per column, 0 the whole value; empty for none), as [`Cluster::add_index`]
+    /// and [`Cluster::add_unique_index`] do.
+    pub fn add_index_of(
         &self,
         table: &str,
         name: &str,
         kind: IndexKind,
         columns: &[&str],
+        prefixes: &[u32],
     ) -> Result<Table> {
         // The columns' positions come from the definition the data node holds now.
         self.forget_table(table);
@@ -434,6 +438,7 @@ impl Cluster {
             name: name.into(),
             kind,
             columns,
+            prefixes: prefixes.to_vec(),
         });
         self.forget_table(table);
         self.cached_info(reply?)

@@ -9,7 +9,7 @@ mod common;
 
 use std::time::Duration;
 
-use base::schema::ColumnDef;
+use base::schema::{ColumnDef, IndexKind};
 use base::types::{Collation, ColumnType};
 use client::{ClientError, Cluster, ErrorCode, LockMode, TableDef, Value};
 
@@ -256,6 +256,132 @@ fn a_unique_index_survives_restarts_from_the_redo_and_from_a_checkpoint() {
         code(cluster.add_unique_index("t", "uc", &["c"])),
         Some(ErrorCode::DuplicateKey)
     );
+    drop(cluster);
+    node.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The id of the row unique index `index` of `t` finds for `key`.
+fn found_by(cluster: &Cluster, index: &str, key: &str) -> Option<Value> {
+    let t = cluster.table("t").unwrap();
+    let mut txn = cluster.transaction();
+    let read = txn.read_unique(
+        &t,
+        t.unique_index(index).unwrap(),
+        vec![Value::from(key)],
+        LockMode::CommittedRead,
+        vec![0],
+    );
+    txn.execute(client::ExecType::NoCommit).unwrap();
+    let id = txn.row(read).map(|r| r[0].clone());
+    txn.rollback().unwrap();
+    id
+}
+
+/// Ids of the rows an equality scan of ordered index `index` returns for `key`.
+fn scanned(cluster: &Cluster, index: &str, key: &str) -> Vec<Value> {
+    let t = cluster.table("t").unwrap();
+    let scan = client::Scan::index(index)
+        .equal(vec![Value::from(key)])
+        .columns(&["id"]);
+    let mut ids: Vec<Value> = cluster
+        .scan(&t, &scan)
+        .unwrap()
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
+    ids.sort_by_key(|v| match v {
+        Value::Int(n) => *n,
+        _ => i64::MAX,
+    });
+    ids
+}
+
+/// Indexes holding prefixes of their column (MySQL's `KEY (s(2))`): a unique one keeps the
+/// prefixes unique (as the column's collation compares them), naming the prefix in its 1062,
+/// and a lookup by a longer value finds the row whose prefix it shares; an ordered one finds
+/// every row sharing the prefix of the value scanned for. Both are built over rows, and both
+/// survive restarts from the redo and from a checkpoint.
+#[test]
+fn prefix_indexes_keep_prefixes_and_survive_restarts() {
+    let dir = std::env::temp_dir().join(format!("cairn-prefix-index-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let start = || common::start_durable(&dir, 2);
+    let node = start();
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    cluster.create_table(table()).unwrap();
+    fill(&cluster);
+    // s is "k{id}": "k1", "k10".."k19", "k100".. share the prefix "k1".
+    let failed = cluster
+        .add_index_of("t", "us2", IndexKind::Unique, &["s"], &[2])
+        .unwrap_err();
+    assert_eq!(failed.code(), ErrorCode::DuplicateKey);
+    assert!(
+        failed
+            .to_string()
+            .contains("Duplicate entry 'k1' for key 'us2'"),
+        "{failed}"
+    );
+    cluster
+        .add_index_of("t", "ks2", IndexKind::Ordered, &["s"], &[2])
+        .unwrap();
+    let with_k1: Vec<Value> = (1..=ROWS)
+        .filter(|id| id.to_string().starts_with('1'))
+        .map(Value::Int)
+        .collect();
+    assert_eq!(scanned(&cluster, "ks2", "k1"), with_k1);
+    assert_eq!(scanned(&cluster, "ks2", "K1xyz"), with_k1);
+
+    // Keep only ids 1..=9: each prefix of 2 characters ("k1".."k9") is then one row's.
+    let t = cluster.table("t").unwrap();
+    let mut txn = cluster.transaction();
+    for id in 10..=ROWS {
+        txn.delete(&t, vec![Value::Int(id)]);
+    }
+    txn.commit().unwrap();
+    cluster
+        .add_index_of("t", "us2", IndexKind::Unique, &["s"], &[2])
+        .unwrap();
+    let check = |cluster: &Cluster| {
+        assert_eq!(found_by(cluster, "us2", "k5"), Some(Value::Int(5)));
+        assert_eq!(found_by(cluster, "us2", "K5-anything"), Some(Value::Int(5)));
+        assert_eq!(found_by(cluster, "us2", "k"), None);
+        let t = cluster.table("t").unwrap();
+        let mut txn = cluster.transaction();
+        let mut taken = row(50, 1050);
+        taken[4] = (4, Value::from("K50"));
+        txn.insert(&t, taken);
+        let refused = txn.commit().unwrap_err();
+        assert_eq!(refused.code(), ErrorCode::DuplicateKey);
+        assert!(
+            refused
+                .to_string()
+                .contains("Duplicate entry 'K5' for key 'us2'"),
+            "{refused}"
+        );
+        assert_eq!(scanned(cluster, "ks2", "k5"), vec![Value::Int(5)]);
+    };
+    check(&cluster);
+    drop(cluster);
+    node.stop();
+
+    // From the redo.
+    let node = start();
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    let t = cluster.table("t").unwrap();
+    assert_eq!(
+        t.def().indexes[t.index("us2").unwrap() as usize].prefixes,
+        vec![2]
+    );
+    check(&cluster);
+    cluster.checkpoint().unwrap();
+    drop(cluster);
+    node.stop();
+
+    // From a checkpoint.
+    let node = start();
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    check(&cluster);
     drop(cluster);
     node.stop();
     let _ = std::fs::remove_dir_all(&dir);

@@ -200,7 +200,7 @@ impl Catalog {
         Ok(def)
     }
 
-    /// Starts building unique index `name` over `columns` of a table with rows: checks it,
+    /// Starts building unique `index` over a table with rows: checks it,
     /// reserves its hidden table's id (taken from the counter, which the caller saves before
     /// any entry is written under it), and returns the build. The table takes no other DDL
     /// until `finish_unique` or `abort_unique`; the index is named in the catalog only by
@@ -209,8 +209,7 @@ impl Catalog {
         &mut self,
         table: &str,
         version: u32,
-        name: &str,
-        columns: Vec<u16>,
+        index: IndexDef,
     ) -> Result<UniqueBuild, Error> {
         let entry = self.base_table(table)?;
         if self.tables.len() + 1 > limits::TABLES_MAX {
@@ -221,10 +220,9 @@ impl Catalog {
         }
         let id = self.next_id + 1;
         let index = IndexDef {
-            name: name.into(),
             kind: IndexKind::Unique,
-            columns,
             index_table: id,
+            ..index
         };
         let to = with_index(&entry.def, version, index)?;
         let mut hidden = to.unique_index_table(&to.indexes[to.indexes.len() - 1]);
@@ -422,14 +420,28 @@ impl Catalog {
                         moved(&index.columns, &format!("unique index '{}'", index.name))?
                 }
                 IndexKind::Ordered => {
-                    index.columns = index
-                        .columns
-                        .iter()
-                        .filter_map(|c| new_of_old[*c as usize])
-                        .collect();
-                    if index.columns.is_empty() {
+                    let mut prefixes = Vec::new();
+                    let mut columns = Vec::new();
+                    for (i, c) in index.columns.iter().enumerate() {
+                        let Some(new) = new_of_old[*c as usize] else {
+                            continue;
+                        };
+                        columns.push(new);
+                        prefixes.push(refit_prefix(
+                            &old.columns[*c as usize],
+                            &defs[new as usize],
+                            index.prefix(i).unwrap_or(0),
+                        ));
+                    }
+                    if columns.is_empty() {
                         continue;
                     }
+                    index.columns = columns;
+                    index.prefixes = if prefixes.iter().any(|p| *p > 0) {
+                        prefixes
+                    } else {
+                        Vec::new()
+                    };
                 }
             }
             def.indexes.push(index);
@@ -890,6 +902,21 @@ impl Catalog {
     pub fn entries(&self) -> impl Iterator<Item = &Arc<TableEntry>> {
         self.tables.values()
     }
+}
+
+/// The prefix an ordered index keeps of a column whose definition a column change turns from
+/// `was` to `now`, as MySQL refits it: none of a column that is no string any more, the whole
+/// column when it is now no longer than the prefix (TEXT and BLOB: the most they hold), all an
+/// ordinary key holds of a TEXT or BLOB column indexed whole before.
+fn refit_prefix(was: &ColumnDef, now: &ColumnDef, prefix: u32) -> u32 {
+    if was.ty == now.ty && was.collation == now.collation {
+        return prefix;
+    }
+    let given = match (prefix, now.prefix_limit()) {
+        (0, _) | (_, None) => None,
+        (p, Some(max)) => Some(u64::from(p).min(max)),
+    };
+    base::schema::key_part(now, given, false).map_or(0, |(p, _)| p)
 }
 
 #[cfg(test)]

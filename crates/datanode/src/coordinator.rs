@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use base::schema::IndexKind;
+use base::schema::{IndexDef, IndexKind};
 use base::{limits, Error, ErrorCode, Value};
 use tracing::warn;
 use wire::{
@@ -362,7 +362,12 @@ impl Coordinator {
                 name,
                 kind,
                 columns,
-            } => self.add_index(id, &table, version, &name, kind, columns),
+                prefixes,
+            } => {
+                let mut index = IndexDef::new(&name, kind, columns);
+                index.prefixes = prefixes;
+                self.add_index(id, &table, version, index)
+            }
             Message::AlterTable {
                 table,
                 change: wire::TableChange::Columns { version, columns },
@@ -1052,12 +1057,7 @@ fn maintenance_steps(
             continue;
         };
         let key_of = |row: Option<&[Value]>| -> Option<Vec<Value>> {
-            let row = row?;
-            let key: Vec<Value> = index
-                .columns
-                .iter()
-                .map(|c| row[*c as usize].clone())
-                .collect();
+            let key = index.key_values(table, row?);
             // Rows with a NULL in a unique key are not indexed: NULLs never collide.
             (!key.iter().any(Value::is_null)).then_some(key)
         };

@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use base::schema::{IndexDef, IndexKind};
+use base::schema::IndexDef;
 use base::{limits, Error, ErrorCode, TableDef};
 use tracing::{info, warn};
 use wire::{Message, TableChange};
@@ -192,16 +192,10 @@ impl Shared {
         &self,
         table: &str,
         version: u32,
-        name: &str,
-        columns: Vec<u16>,
+        index: IndexDef,
     ) -> Result<Arc<TableDef>, Error> {
         let mut catalog = self.catalog_mut()?;
-        let index = IndexDef {
-            name: name.into(),
-            kind: IndexKind::Ordered,
-            columns,
-            index_table: 0,
-        };
+        let name = index.name.clone();
         let def = catalog.add_index(table, version, index)?;
         self.save_catalog(&catalog)?;
         info!(table = %table, index = %name, "added index");
@@ -214,11 +208,11 @@ impl Shared {
         &self,
         table: &str,
         version: u32,
-        name: &str,
-        columns: Vec<u16>,
+        index: IndexDef,
     ) -> Result<catalog::UniqueBuild, Error> {
         let mut catalog = self.catalog_mut()?;
-        let build = catalog.begin_unique(table, version, name, columns)?;
+        let name = index.name.clone();
+        let build = catalog.begin_unique(table, version, index)?;
         if let Err(e) = self.save_catalog(&catalog) {
             catalog.abort_unique(&build);
             return Err(e);

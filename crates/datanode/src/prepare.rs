@@ -356,6 +356,17 @@ pub fn prepare(entry: Arc<TableEntry>, op: Operation) -> Result<PreparedOp, Erro
             .map(|(c, v)| coerce(&table, *c, v))
             .collect::<Result<Vec<_>, _>>()?
     };
+    // A unique index holding column prefixes finds the row whose prefixes the key's are.
+    let key = match unique_index {
+        Some(i) if table.indexes[i].has_prefix() => {
+            let index = &table.indexes[i];
+            key.into_iter()
+                .enumerate()
+                .map(|(at, v)| index.cut(&table, at, v))
+                .collect()
+        }
+        _ => key,
+    };
     if let (Some(r), None) = (&row, unique_index) {
         // For insert and write by primary key, the key given must agree with the row.
         for (c, k) in key_columns.iter().zip(&key) {

@@ -2,7 +2,7 @@
 //! definitions CREATE TABLE and ALTER TABLE share: SQL types mapped to Cairn's column types with
 //! MariaDB's errors for their parameters, DEFAULTs checked.
 
-use base::schema::{ColumnDef, IndexKind};
+use base::schema::{ColumnDef, IndexKind, KeyPartError};
 use base::types::{Collation, ColumnType, LobSize};
 use base::{limits, TableDef};
 use sqlparser::ast;
@@ -219,18 +219,20 @@ impl Session {
         }
         let table_collation = options.collation.unwrap_or(Collation::Utf8mb4GeneralCi);
         let mut columns = Vec::new();
-        let mut primary: Vec<String> = Vec::new();
+        let mut primary = KeyColumns::default();
         let mut primaries = 0;
         // Keys in declaration order; None: unnamed, named after its first column below.
-        let mut indexes: Vec<(Option<String>, IndexKind, Vec<String>)> = Vec::new();
+        let mut indexes: Vec<(Option<String>, IndexKind, KeyColumns)> = Vec::new();
         for col in &c.columns {
             let (def, key) = column_from_ast(col, table_collation)?;
             match key {
-                Some(IndexKind::Unique) => {
-                    indexes.push((None, IndexKind::Unique, vec![col.name.value.clone()]))
-                }
+                Some(IndexKind::Unique) => indexes.push((
+                    None,
+                    IndexKind::Unique,
+                    KeyColumns::whole(vec![col.name.value.clone()]),
+                )),
                 Some(IndexKind::Ordered) => {
-                    primary = vec![col.name.value.clone()];
+                    primary = KeyColumns::whole(vec![col.name.value.clone()]);
                     primaries += 1;
                 }
                 None => {}
@@ -268,12 +270,12 @@ impl Session {
                     primaries += 1;
                 }
                 ast::TableConstraint::Unique(u) => {
-                    let cols: Vec<String> = index_columns(&u.columns)?;
+                    let cols = index_columns(&u.columns)?;
                     let name = u.index_name.as_ref().or(u.name.as_ref());
                     indexes.push((name.map(|i| i.value.clone()), IndexKind::Unique, cols));
                 }
                 ast::TableConstraint::Index(i) => {
-                    let cols: Vec<String> = index_columns(&i.columns)?;
+                    let cols = index_columns(&i.columns)?;
                     let name = i.name.as_ref().map(|n| n.value.clone());
                     indexes.push((name, IndexKind::Ordered, cols));
                 }
@@ -284,7 +286,21 @@ impl Session {
             return Err(SqlError::new(1068, "42000", "Multiple primary key defined"));
         }
         let indexes = index_names(indexes);
-        check_definition(table, &columns, &primary, &indexes)?;
+        let prefixes = check_definition(table, &columns, &primary, &indexes)?;
+        for _ in prefixes.iter().flatten().filter(|(_, cut)| *cut) {
+            self.note(1071, KEY_TOO_LONG);
+        }
+        let parts = |k: usize| -> Vec<u32> { prefixes[k].iter().map(|(p, _)| *p).collect() };
+        for (k, (name, kind, cols)) in indexes.iter().enumerate() {
+            let repeats = |j: usize| {
+                let (_, other_kind, other) = &indexes[j];
+                other_kind == kind && same_names(&other.names, &cols.names) && parts(j) == parts(k)
+            };
+            if (0..k).any(repeats) {
+                self.note(1831, duplicate_index(name));
+            }
+        }
+        let primary = primary.names;
         for key in &primary {
             if let Some(col) = columns
                 .iter_mut()
@@ -303,11 +319,13 @@ impl Session {
                 .with_index(PRIMARY, IndexKind::Ordered, &pk)
                 .map_err(|e| schema_error(table, e))?;
         }
-        for (name, kind, cols) in &indexes {
-            let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
+        for ((name, kind, cols), parts) in indexes.iter().zip(&prefixes) {
+            let cols: Vec<&str> = cols.names.iter().map(String::as_str).collect();
+            let parts: Vec<u32> = parts.iter().map(|(p, _)| *p).collect();
             def = def
                 .with_index(name, *kind, &cols)
-                .map_err(|e| schema_error(table, e))?;
+                .map_err(|e| schema_error(table, e))?
+                .with_prefixes(&parts);
         }
         let workers = self.shared.cluster().worker_count();
         def = partitioned(def, partition::of(c), balance, workers)?;
@@ -318,12 +336,12 @@ impl Session {
 /// Names the unnamed keys as MariaDB does: after their first column, numbered from 2 past
 /// the names the keys before it have (a later key given such a name is then 1061).
 fn index_names(
-    keys: Vec<(Option<String>, IndexKind, Vec<String>)>,
-) -> Vec<(String, IndexKind, Vec<String>)> {
-    let mut named: Vec<(String, IndexKind, Vec<String>)> = Vec::new();
+    keys: Vec<(Option<String>, IndexKind, KeyColumns)>,
+) -> Vec<(String, IndexKind, KeyColumns)> {
+    let mut named: Vec<(String, IndexKind, KeyColumns)> = Vec::new();
     for (name, kind, cols) in keys {
         let name = name.unwrap_or_else(|| {
-            unnamed_key(&cols, |n| {
+            unnamed_key(&cols.names, |n| {
                 named.iter().any(|(m, ..)| m.eq_ignore_ascii_case(n))
             })
         });
@@ -345,28 +363,83 @@ pub(crate) fn unnamed_key(columns: &[String], taken: impl Fn(&str) -> bool) -> S
     name
 }
 
-/// MariaDB's errors for a key's columns: 1072 one the table lacks (`column` gives the type of
-/// each the table has), 1060 one named twice, 1170 a TEXT or BLOB column.
+/// A key's columns as a statement lists them: each name, with the prefix length it gives
+/// (`c(n)`; None for the whole column).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KeyColumns {
+    pub names: Vec<String>,
+    pub lengths: Vec<Option<u64>>,
+}
+
+impl KeyColumns {
+    /// Whole columns.
+    pub fn whole(names: Vec<String>) -> KeyColumns {
+        let lengths = vec![None; names.len()];
+        KeyColumns { names, lengths }
+    }
+}
+
+/// MariaDB's note 1831 for a key over the same columns, of the same kind, as an earlier one.
+pub(crate) fn duplicate_index(name: &str) -> String {
+    format!(
+        "Duplicate index `{name}`. This is deprecated and will be disallowed in a future release"
+    )
+}
+
+/// Whether two lists of column names name the same columns in the same order.
+pub(crate) fn same_names(a: &[String], b: &[String]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.eq_ignore_ascii_case(y))
+}
+
+/// MariaDB's note 1071 for a key part cut to what a key holds.
+pub(crate) const KEY_TOO_LONG: &str = "Specified key was too long; max key length is 3072 bytes";
+
+/// MariaDB's errors for a key's columns: 1072 one the table lacks (`column` gives the
+/// definition of each the table has), 1060 one named twice, 1089 a prefix of a column that is
+/// no string or longer than the column, 1391 a prefix of 0, 1170 a TEXT or BLOB column without
+/// a prefix in a unique key, 4159 a prefix of one past 65,535 bytes in a unique key. Returns each column's prefix (0: whole) and whether it was cut to
+/// what an ordinary key holds (`base::schema::key_part`).
 pub(crate) fn check_key_columns(
-    columns: &[String],
-    column: impl Fn(&str) -> Option<ColumnType>,
-) -> Result<()> {
-    for (i, col) in columns.iter().enumerate() {
-        let Some(ty) = column(col) else {
+    key: &KeyColumns,
+    unique: bool,
+    column: impl Fn(&str) -> Option<ColumnDef>,
+) -> Result<Vec<(u32, bool)>> {
+    let mut parts = Vec::with_capacity(key.names.len());
+    for (i, (col, length)) in key.names.iter().zip(&key.lengths).enumerate() {
+        let Some(def) = column(col) else {
             return Err(SqlError::new(
                 1072,
                 "42000",
                 format!("Key column '{col}' doesn't exist in table"),
             ));
         };
-        if columns[..i].iter().any(|o| o.eq_ignore_ascii_case(col)) {
+        if key.names[..i].iter().any(|o| o.eq_ignore_ascii_case(col)) {
             return Err(duplicate_column(col));
         }
-        if ty.is_lob() {
-            return Err(lob_in_key(col));
-        }
+        parts.push(
+            base::schema::key_part(&def, *length, unique).map_err(|e| match e {
+                KeyPartError::NotString | KeyPartError::TooLong => SqlError::new(
+                    1089,
+                    "HY000",
+                    "Incorrect prefix key; the used key part isn't a string, the used length is \
+                     longer than the key part, or the storage engine doesn't support unique \
+                     prefix keys",
+                ),
+                KeyPartError::Zero => SqlError::new(
+                    1391,
+                    "HY000",
+                    format!("Key part '{col}' length cannot be 0"),
+                ),
+                KeyPartError::LobWhole => lob_in_key(col),
+                KeyPartError::PartTooLong => SqlError::new(
+                    4159,
+                    "42000",
+                    "Specified key part was too long; max key part length is 65535 bytes",
+                ),
+            })?,
+        );
     }
-    Ok(())
+    Ok(parts)
 }
 
 /// MariaDB's 1059 for a column or key name over 64 bytes.
@@ -381,15 +454,15 @@ pub(crate) fn name_too_long(name: &str) -> SqlError {
 /// MariaDB's errors for a table definition the catalog would refuse: 1103 a table name too
 /// long, 1059 a column or key name too long, 1166 a column name ending in a space, 1060 a
 /// column named twice (in the table or in one key), 1072 a key column the table lacks, 1061 a
-/// key name used twice, 1170 a TEXT or BLOB column in a key, 1063 AUTO_INCREMENT on a column
-/// that is not a number, 1075 more than one AUTO_INCREMENT column or one that does not begin a
-/// key.
+/// key name used twice, the key-part errors of [`check_key_columns`], 1063 AUTO_INCREMENT on a
+/// column that is not a number, 1075 more than one AUTO_INCREMENT column or one that does not
+/// begin a key. Returns each index's key parts as `check_key_columns` does.
 fn check_definition(
     table: &str,
     columns: &[ColumnDef],
-    primary: &[String],
-    indexes: &[(String, IndexKind, Vec<String>)],
-) -> Result<()> {
+    primary: &KeyColumns,
+    indexes: &[(String, IndexKind, KeyColumns)],
+) -> Result<Vec<Vec<(u32, bool)>>> {
     if table.len() > limits::NAME_BYTES_MAX {
         return Err(SqlError::new(
             1103,
@@ -415,10 +488,6 @@ fn check_definition(
             return Err(duplicate_column(&c.name));
         }
     }
-    let keys = (!primary.is_empty())
-        .then_some((PRIMARY, primary))
-        .into_iter()
-        .chain(indexes.iter().map(|(n, _, c)| (n.as_str(), c.as_slice())));
     for (k, (name, ..)) in indexes.iter().enumerate() {
         if indexes[..k]
             .iter()
@@ -431,16 +500,24 @@ fn check_definition(
             ));
         }
     }
-    for (name, cols) in keys {
+    let column = |name: &str| {
+        columns
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name))
+            .cloned()
+    };
+    if !primary.names.is_empty() {
+        let parts = check_key_columns(primary, true, column)?;
+        if parts.iter().any(|(p, _)| *p > 0) {
+            return Err(SqlError::unsupported("a prefix of a PRIMARY KEY column"));
+        }
+    }
+    let mut prefixes = Vec::with_capacity(indexes.len());
+    for (name, kind, cols) in indexes {
         if name.len() > limits::NAME_BYTES_MAX {
             return Err(name_too_long(name));
         }
-        check_key_columns(cols, |col| {
-            columns
-                .iter()
-                .find(|c| c.name.eq_ignore_ascii_case(col))
-                .map(|c| c.ty)
-        })?;
+        prefixes.push(check_key_columns(cols, *kind == IndexKind::Unique, column)?);
     }
     let mut autos = columns.iter().filter(|c| c.auto_increment);
     if let Some(auto) = autos.next() {
@@ -459,9 +536,10 @@ fn check_definition(
             ));
         }
         let begins_key = primary
+            .names
             .first()
             .into_iter()
-            .chain(indexes.iter().filter_map(|(_, _, c)| c.first()))
+            .chain(indexes.iter().filter_map(|(_, _, c)| c.names.first()))
             .any(|first| first.eq_ignore_ascii_case(&auto.name));
         if autos.next().is_some() || !begins_key {
             return Err(SqlError::new(
@@ -472,7 +550,7 @@ fn check_definition(
             ));
         }
     }
-    Ok(())
+    Ok(prefixes)
 }
 
 /// MariaDB's 1060 for a column named twice.
@@ -480,8 +558,8 @@ pub(crate) fn duplicate_column(name: &str) -> SqlError {
     SqlError::new(1060, "42S21", format!("Duplicate column name '{name}'"))
 }
 
-/// MariaDB's 1170 for a TEXT or BLOB column in a key: MariaDB indexes a prefix of it (or a hash
-/// for UNIQUE); Cairn's keys hold whole values, so it refuses the key.
+/// MariaDB's 1170 for a TEXT or BLOB column without a prefix length in a unique key: MariaDB
+/// indexes a hash of it; Cairn refuses the key. (An ordinary key takes a prefix.)
 fn lob_in_key(name: &str) -> SqlError {
     SqlError::new(
         1170,

@@ -9,6 +9,7 @@ use myproto::response::{types, Column};
 use sqlparser::ast::{self, ObjectName};
 
 use crate::columns::{copies_rows, keeps};
+use crate::create::KeyColumns;
 use crate::error::SqlError;
 use crate::exec::{done, ident, Outcome, Result, Session};
 use crate::partition::PartitionBy;
@@ -28,13 +29,14 @@ impl Session {
         };
         let (_, name) = ident(name)?;
         let def = self.existing(&full, &table)?;
-        check_new_index(def.def(), &name, &columns, &[])?;
         let kind = if c.unique {
             IndexKind::Unique
         } else {
             IndexKind::Ordered
         };
-        self.add_index(&full, &name, kind, &columns)?;
+        let key =
+            self.check_new_index(def.def(), name, kind, &columns, &keys_of(def.def()), &[])?;
+        self.add_index(&full, &key)?;
         Ok(done(0))
     }
 
@@ -46,14 +48,12 @@ impl Session {
             .map_err(|e| self.table_error(e, table))
     }
 
-    fn add_index(&self, full: &str, name: &str, kind: IndexKind, columns: &[String]) -> Result<()> {
-        let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
-        let cluster = self.shared.cluster();
-        match kind {
-            IndexKind::Ordered => cluster.add_index(full, name, &cols),
-            IndexKind::Unique => cluster.add_unique_index(full, name, &cols),
-        }
-        .map_err(|e| SqlError::from_client(&e))?;
+    fn add_index(&self, full: &str, key: &NewKey) -> Result<()> {
+        let cols: Vec<&str> = key.columns.iter().map(String::as_str).collect();
+        self.shared
+            .cluster()
+            .add_index_of(full, &key.name, key.kind, &cols, &key.prefixes)
+            .map_err(|e| SqlError::from_client(&e))?;
         Ok(())
     }
 
@@ -106,6 +106,8 @@ impl Session {
                 }
             }
         }
+        // The keys the table keeps, named by its columns as they are (before the change).
+        let kept = keys_of(&def);
         let checked;
         let def = match &columns {
             Some(columns) => {
@@ -116,7 +118,7 @@ impl Session {
             }
             None => &def,
         };
-        let mut added: Vec<(String, IndexKind, Vec<String>)> = Vec::new();
+        let mut added: Vec<NewKey> = Vec::new();
         for op in &a.operations {
             let constraint = match op {
                 ast::AlterTableOperation::AddConstraint { constraint, .. } => constraint,
@@ -158,10 +160,10 @@ impl Session {
             let name = match name {
                 Some(n) => n.value.clone(),
                 // MariaDB names it after its first column, numbered past names in use.
-                None => crate::create::unnamed_key(&columns, |n| name_taken(def, n, &added)),
+                None => crate::create::unnamed_key(&columns.names, |n| name_taken(def, n, &added)),
             };
-            check_new_index(def, &name, &columns, &added)?;
-            added.push((name, kind, columns));
+            let key = self.check_new_index(def, name, kind, &columns, &kept, &added)?;
+            added.push(key);
         }
         let renamed = match &rename {
             Some(to) => {
@@ -208,9 +210,9 @@ impl Session {
                 }
             }
         }
-        for (i, (name, kind, columns)) in added.iter().enumerate() {
-            if let Err(e) = self.add_index(&full, name, *kind, columns) {
-                for (name, _, _) in added[..i].iter().rev() {
+        for (i, key) in added.iter().enumerate() {
+            if let Err(e) = self.add_index(&full, key) {
+                for NewKey { name, .. } in added[..i].iter().rev() {
                     if let Err(undo) = cluster.drop_index(&full, name) {
                         tracing::warn!(
                             "ALTER TABLE {full}: dropping index {name} again failed: {undo}"
@@ -408,47 +410,128 @@ impl Session {
     }
 }
 
-/// The column names of an index's column list (an index on an expression is refused).
-pub(crate) fn index_columns(columns: &[ast::IndexColumn]) -> Result<Vec<String>> {
-    columns
+/// An index's column list: each column's name and the prefix length given, `c(n)` (an index
+/// on an expression is refused).
+pub(crate) fn index_columns(columns: &[ast::IndexColumn]) -> Result<KeyColumns> {
+    let mut key = KeyColumns::default();
+    for c in columns {
+        let (name, length) = match &c.column.expr {
+            ast::Expr::Identifier(i) => (i.value.clone(), None),
+            ast::Expr::Function(f) => match (f.name.0.as_slice(), prefix_length(&f.args)) {
+                ([ast::ObjectNamePart::Identifier(i)], Some(n)) => (i.value.clone(), Some(n)),
+                _ => return Err(SqlError::unsupported(format!("an index on {f}"))),
+            },
+            other => return Err(SqlError::unsupported(format!("an index on {other}"))),
+        };
+        key.names.push(name);
+        key.lengths.push(length);
+    }
+    Ok(key)
+}
+
+/// The n of a key part `c(n)`, which sqlparser reads as a call of c.
+fn prefix_length(args: &ast::FunctionArguments) -> Option<u64> {
+    let ast::FunctionArguments::List(list) = args else {
+        return None;
+    };
+    match list.args.as_slice() {
+        [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Value(v)))]
+            if list.duplicate_treatment.is_none() && list.clauses.is_empty() =>
+        {
+            match &v.value {
+                ast::Value::Number(n, _) => n.parse().ok(),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// An index an ALTER TABLE or CREATE INDEX adds, checked.
+struct NewKey {
+    name: String,
+    kind: IndexKind,
+    columns: Vec<String>,
+    /// One per column (0: whole), or empty.
+    prefixes: Vec<u32>,
+}
+
+/// The table's indexes but PRIMARY, as keys over its columns' names.
+fn keys_of(def: &TableDef) -> Vec<NewKey> {
+    def.indexes
         .iter()
-        .map(|c| match &c.column.expr {
-            ast::Expr::Identifier(i) => Ok(i.value.clone()),
-            other => Err(SqlError::unsupported(format!("an index on {other}"))),
+        .filter(|i| !i.name.eq_ignore_ascii_case(PRIMARY))
+        .map(|i| NewKey {
+            name: i.name.clone(),
+            kind: i.kind,
+            columns: i
+                .columns
+                .iter()
+                .map(|c| def.columns[*c as usize].name.clone())
+                .collect(),
+            prefixes: i.prefixes.clone(),
         })
         .collect()
 }
 
 /// Whether an index name is in use: by the table, or by an index the same ALTER TABLE adds
 /// before it (`earlier`).
-fn name_taken(def: &TableDef, name: &str, earlier: &[(String, IndexKind, Vec<String>)]) -> bool {
-    def.index(name).is_some() || earlier.iter().any(|(n, _, _)| n.eq_ignore_ascii_case(name))
+fn name_taken(def: &TableDef, name: &str, earlier: &[NewKey]) -> bool {
+    def.index(name).is_some() || earlier.iter().any(|k| k.name.eq_ignore_ascii_case(name))
 }
 
-/// MariaDB's errors for an index that cannot be added: 1072 a column the table lacks, 1060 a
-/// column named twice, 1170 a TEXT or BLOB column, 1059 a name too long, 1061 a name in use
-/// (see [`name_taken`]).
-fn check_new_index(
-    def: &TableDef,
-    name: &str,
-    columns: &[String],
-    earlier: &[(String, IndexKind, Vec<String>)],
-) -> Result<()> {
-    crate::create::check_key_columns(columns, |col| {
-        let p = def.column(col).filter(|p| !def.columns[*p].hidden)?;
-        Some(def.columns[p].ty)
-    })?;
-    if name.len() > base::limits::NAME_BYTES_MAX {
-        return Err(crate::create::name_too_long(name));
+impl Session {
+    /// MariaDB's errors for an index that cannot be added: those of
+    /// [`crate::create::check_key_columns`], 1059 a name too long, 1061 a name in use (see
+    /// [`name_taken`]). A key part cut to what a key holds is noted (1071), and so is a key of
+    /// the kind, columns and prefixes of one the table keeps (`kept`) or the statement adds
+    /// before it (`earlier`) (1831).
+    fn check_new_index(
+        &mut self,
+        def: &TableDef,
+        name: String,
+        kind: IndexKind,
+        columns: &KeyColumns,
+        kept: &[NewKey],
+        earlier: &[NewKey],
+    ) -> Result<NewKey> {
+        let parts = crate::create::check_key_columns(columns, kind == IndexKind::Unique, |col| {
+            let p = def.column(col).filter(|p| !def.columns[*p].hidden)?;
+            Some(def.columns[p].clone())
+        })?;
+        if name.len() > base::limits::NAME_BYTES_MAX {
+            return Err(crate::create::name_too_long(&name));
+        }
+        if name_taken(def, &name, earlier) {
+            return Err(SqlError::new(
+                1061,
+                "42000",
+                format!("Duplicate key name '{name}'"),
+            ));
+        }
+        for _ in parts.iter().filter(|(_, cut)| *cut) {
+            self.note(1071, crate::create::KEY_TOO_LONG);
+        }
+        let prefixes: Vec<u32> = if parts.iter().any(|(p, _)| *p > 0) {
+            parts.iter().map(|(p, _)| *p).collect()
+        } else {
+            Vec::new()
+        };
+        let repeats = kept.iter().chain(earlier).any(|k| {
+            k.kind == kind
+                && crate::create::same_names(&k.columns, &columns.names)
+                && k.prefixes == prefixes
+        });
+        if repeats {
+            self.note(1831, crate::create::duplicate_index(&name));
+        }
+        Ok(NewKey {
+            name,
+            kind,
+            columns: columns.names.clone(),
+            prefixes,
+        })
     }
-    if name_taken(def, name, earlier) {
-        return Err(SqlError::new(
-            1061,
-            "42000",
-            format!("Duplicate key name '{name}'"),
-        ));
-    }
-    Ok(())
 }
 
 /// How an ALTER TABLE operation is named in a refusal: its first words.
@@ -576,7 +659,9 @@ pub(crate) fn recreated(old: &TableDef, table: &str) -> std::result::Result<Tabl
     }
     for index in &old.indexes {
         let columns: Vec<&str> = index.columns.iter().map(name).collect();
-        def = def.with_index(&index.name, index.kind, &columns)?;
+        def = def
+            .with_index(&index.name, index.kind, &columns)?
+            .with_prefixes(&index.prefixes);
     }
     def.partition_count = old.partition_count;
     def.options = old.options;

@@ -67,6 +67,15 @@ pub struct Key<'a> {
     pub name: &'a str,
     pub unique: bool,
     pub columns: &'a [u16],
+    /// Per column, the prefix the key holds (0: whole), or empty.
+    pub prefixes: &'a [u32],
+}
+
+impl Key<'_> {
+    /// The prefix the key holds of its `i`-th column, None for the whole column.
+    pub fn prefix(&self, i: usize) -> Option<u32> {
+        self.prefixes.get(i).copied().filter(|p| *p > 0)
+    }
 }
 
 /// The table's keys in MariaDB's order: PRIMARY, unique keys over NOT NULL columns, the other
@@ -81,6 +90,7 @@ pub fn keys(def: &TableDef) -> Vec<Key<'_>> {
                 name: PRIMARY,
                 unique: true,
                 columns: &def.primary_key,
+                prefixes: &[],
             },
         ));
     }
@@ -104,6 +114,7 @@ pub fn keys(def: &TableDef) -> Vec<Key<'_>> {
                 name: &index.name,
                 unique,
                 columns: &index.columns,
+                prefixes: &index.prefixes,
             },
         ));
     }
@@ -252,7 +263,14 @@ pub fn create_table(
         let columns: Vec<String> = key
             .columns
             .iter()
-            .map(|c| backticked(&def.columns[*c as usize].name))
+            .enumerate()
+            .map(|(i, c)| {
+                let name = backticked(&def.columns[*c as usize].name);
+                match key.prefix(i) {
+                    Some(n) => format!("{name}({n})"),
+                    None => name,
+                }
+            })
             .collect();
         let columns = columns.join(",");
         lines.push(if key.name == PRIMARY {

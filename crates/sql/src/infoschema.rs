@@ -1024,7 +1024,8 @@ fn statistics(session: &Session) -> Result<Vec<Vec<Value>>> {
             text("A"),
             // Cairn keeps no statistics.
             Value::Null,
-            Value::Null,
+            key.prefix(seq - 1)
+                .map_or(Value::Null, |n| count(u64::from(n))),
             Value::Null,
             text(if c.nullable { "YES" } else { "" }),
             text("BTREE"),

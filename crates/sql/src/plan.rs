@@ -446,7 +446,8 @@ fn choose_access(table: &Table, facts: &Facts) -> Access {
         }
     }
     for (i, index) in def.indexes.iter().enumerate() {
-        if index.kind == IndexKind::Unique {
+        // An index holding column prefixes is only ever scanned: its rows are checked whole.
+        if index.kind == IndexKind::Unique && !index.has_prefix() {
             // A unique lookup cannot find rows whose key holds NULL; equality never matches
             // NULL, so that loses nothing.
             if let Some(keys) = facts.keys(&index.columns) {

@@ -1470,13 +1470,18 @@ impl Session {
                     continue;
                 }
                 let name = unique.map_or("PRIMARY", |i| def.indexes[i as usize].name.as_str());
+                // A key holding prefixes is named by them (the data node cuts the key too).
+                let shown = match unique {
+                    Some(i) => def.indexes[i as usize].key_values(def, &full),
+                    None => key.clone(),
+                };
                 let read = match unique {
                     None => txn.read_with(&p.table, key.clone(), LockMode::Exclusive, all.clone()),
                     Some(i) => {
                         txn.read_unique(&p.table, i, key.clone(), LockMode::Exclusive, all.clone())
                     }
                 };
-                probes.push((read, name, key));
+                probes.push((read, name, shown));
             }
             if !probes.is_empty() {
                 txn.execute(ExecType::NoCommit).map_err(client)?;

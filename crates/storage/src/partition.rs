@@ -26,6 +26,8 @@ type IndexKey = SmallVec<[u8; 16]>;
 
 struct OrderedIndex {
     columns: Vec<u16>,
+    /// Per column, the characters of its values the keys hold (0 all); empty for none.
+    prefixes: Vec<u32>,
     entries: BTreeMap<IndexKey, RowId>,
 }
 
@@ -96,6 +98,7 @@ impl Partition {
             .iter()
             .map(|i| OrderedIndex {
                 columns: i.columns.clone(),
+                prefixes: i.prefixes.clone(),
                 entries: BTreeMap::new(),
             })
             .collect();
@@ -157,13 +160,45 @@ impl Partition {
     }
 
     /// Appends the encoding of a prefix of ordered index `index`, given as canonical values.
+    /// A column the index holds a prefix of takes the value's cut sort key, as the rows'
+    /// keys do.
     pub fn encode_index_prefix(&self, index: usize, values: &[Value], out: &mut Vec<u8>) {
-        for (c, v) in self.ordered[index].columns.iter().zip(values) {
+        let ordered = &self.ordered[index];
+        for (i, (c, v)) in ordered.columns.iter().zip(values).enumerate() {
             let col = &self.table.columns[*c as usize];
+            let prefix = ordered.prefixes.get(i).copied().unwrap_or(0);
+            match v {
+                Value::Bytes(b) if prefix > 0 => {
+                    if col.nullable {
+                        out.push(key::VALUE_TAG);
+                    }
+                    key::encode_string_prefix(b, col.collation, prefix, out);
+                }
+                _ if col.nullable => key::encode_nullable(v, col.ty, col.collation, out),
+                _ => key::encode_value(v, col.ty, col.collation, out),
+            }
+        }
+    }
+
+    /// Appends the key `row` has in ordered index `index`, without its primary key.
+    fn encode_index_columns(&self, index: usize, row: &[u8], out: &mut Vec<u8>) {
+        let ordered = &self.ordered[index];
+        if ordered.prefixes.is_empty() {
+            return self.encode_row_key(row, &ordered.columns, true, out);
+        }
+        for (c, prefix) in ordered.columns.iter().zip(&ordered.prefixes) {
+            let c = *c as usize;
+            let col = &self.table.columns[c];
             if col.nullable {
-                key::encode_nullable(v, col.ty, col.collation, out);
-            } else {
-                key::encode_value(v, col.ty, col.collation, out);
+                if self.layout.is_null(row, c) {
+                    out.push(key::NULL_TAG);
+                    continue;
+                }
+                out.push(key::VALUE_TAG);
+            }
+            match *prefix {
+                0 => self.encode_row_key(row, &[c as u16], false, out),
+                n => key::encode_string_prefix(self.layout.bytes(row, c), col.collation, n, out),
             }
         }
     }
@@ -315,14 +350,14 @@ impl Partition {
     /// primary key.
     pub fn index_key_of(&self, index: usize, row: &[u8]) -> Vec<u8> {
         let mut key = Vec::new();
-        self.encode_row_key(row, &self.ordered[index].columns, true, &mut key);
+        self.encode_index_columns(index, row, &mut key);
         self.encode_row_key(row, &self.table.primary_key, false, &mut key);
         key
     }
 
     fn index_key(&self, index: usize, row: &[u8], pk: &[u8]) -> IndexKey {
         self.with_scratch(|buf| {
-            self.encode_row_key(row, &self.ordered[index].columns, true, buf);
+            self.encode_index_columns(index, row, buf);
             buf.extend_from_slice(pk);
             IndexKey::from_slice(buf)
         })
@@ -370,6 +405,7 @@ impl Partition {
         };
         self.ordered.push(OrderedIndex {
             columns: index.columns.clone(),
+            prefixes: index.prefixes.clone(),
             entries: BTreeMap::new(),
         });
         self.table = table;

@@ -299,6 +299,8 @@ pub enum Message {
         name: String,
         kind: IndexKind,
         columns: Vec<u16>,
+        /// Per column, the prefix the index holds (0 the whole value); empty for none.
+        prefixes: Vec<u32>,
     },
     /// Changes a table's definition in place; answered by `TableInfo` with the new definition
     /// (its version one more).
@@ -491,12 +493,12 @@ impl Message {
                 name,
                 kind,
                 columns,
+                prefixes,
             } => {
                 out.put_bytes(table.as_bytes());
                 out.put_u32(*version);
                 out.put_bytes(name.as_bytes());
-                put_index_kind(out, *kind);
-                out.put_u16s(columns);
+                put_index_columns(out, *kind, columns, prefixes);
             }
             Message::AlterTable { table, change } => {
                 out.put_bytes(table.as_bytes());
@@ -670,13 +672,18 @@ impl Message {
                     .collect::<DecodeResult<_>>()?;
                 Message::DatabaseList { databases }
             }
-            24 => Message::AddIndex {
-                table: name(&mut r)?,
-                version: r.u32()?,
-                name: name(&mut r)?,
-                kind: get_index_kind(&mut r)?,
-                columns: r.u16s("index columns", limits::KEY_COLUMNS_MAX)?,
-            },
+            24 => {
+                let (table, version, name) = (name(&mut r)?, r.u32()?, name(&mut r)?);
+                let (kind, columns, prefixes) = get_index_columns(&mut r)?;
+                Message::AddIndex {
+                    table,
+                    version,
+                    name,
+                    kind,
+                    columns,
+                    prefixes,
+                }
+            }
             25 => {
                 let table = name(&mut r)?;
                 let change = match r.u8()? {
@@ -1185,8 +1192,7 @@ pub fn put_table(out: &mut Vec<u8>, t: &TableDef) {
     out.put_u32(t.indexes.len() as u32);
     for i in &t.indexes {
         out.put_bytes(i.name.as_bytes());
-        put_index_kind(out, i.kind);
-        out.put_u16s(&i.columns);
+        put_index_columns(out, i.kind, &i.columns, &i.prefixes);
         out.put_u32(i.index_table);
     }
     put_options(out, &t.options);
@@ -1246,22 +1252,55 @@ fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
     })
 }
 
-fn put_index_kind(out: &mut Vec<u8>, kind: IndexKind) {
-    out.put_u8(match kind {
+/// An index's kind and columns: the kind's byte, with [`PREFIXES_FOLLOW`] when some column
+/// has a prefix length (older catalogs have none), the columns, then a u32 prefix length per
+/// column when flagged.
+fn put_index_columns(out: &mut Vec<u8>, kind: IndexKind, columns: &[u16], prefixes: &[u32]) {
+    let tag = match kind {
         IndexKind::Unique => 1,
         IndexKind::Ordered => 2,
-    });
+    };
+    let cut = prefixes.iter().any(|p| *p > 0);
+    out.put_u8(if cut { tag | PREFIXES_FOLLOW } else { tag });
+    out.put_u16s(columns);
+    if cut {
+        for i in 0..columns.len() {
+            out.put_u32(prefixes.get(i).copied().unwrap_or(0));
+        }
+    }
 }
 
-fn get_index_kind(r: &mut Reader) -> DecodeResult<IndexKind> {
-    match r.u8()? {
-        1 => Ok(IndexKind::Unique),
-        2 => Ok(IndexKind::Ordered),
-        tag => Err(DecodeError::BadTag {
-            what: "index kind",
-            tag,
-        }),
-    }
+/// Reads what [`put_index_columns`] writes.
+fn get_index_columns(r: &mut Reader) -> DecodeResult<(IndexKind, Vec<u16>, Vec<u32>)> {
+    let (kind, cut) = get_index_kind(r)?;
+    let columns = r.u16s("index columns", limits::KEY_COLUMNS_MAX)?;
+    let prefixes = if cut {
+        (0..columns.len())
+            .map(|_| r.u32())
+            .collect::<DecodeResult<_>>()?
+    } else {
+        Vec::new()
+    };
+    Ok((kind, columns, prefixes))
+}
+
+/// In an index's kind byte: a u32 prefix length per column follows the columns.
+const PREFIXES_FOLLOW: u8 = 0x80;
+
+/// The index kind, and whether prefix lengths follow.
+fn get_index_kind(r: &mut Reader) -> DecodeResult<(IndexKind, bool)> {
+    let byte = r.u8()?;
+    let kind = match byte & !PREFIXES_FOLLOW {
+        1 => IndexKind::Unique,
+        2 => IndexKind::Ordered,
+        _ => {
+            return Err(DecodeError::BadTag {
+                what: "index kind",
+                tag: byte,
+            })
+        }
+    };
+    Ok((kind, byte & PREFIXES_FOLLOW != 0))
 }
 
 fn put_options(out: &mut Vec<u8>, options: &TableOptions) {
@@ -1318,12 +1357,12 @@ fn read_table(r: &mut Reader, versioned: bool) -> DecodeResult<TableDef> {
     let mut indexes = Vec::with_capacity(ni);
     for _ in 0..ni {
         let iname = r.string("index name", name_limit)?;
-        let kind = get_index_kind(r)?;
-        let cols = r.u16s("index columns", limits::KEY_COLUMNS_MAX)?;
+        let (kind, columns, prefixes) = get_index_columns(r)?;
         indexes.push(IndexDef {
             name: iname,
             kind,
-            columns: cols,
+            columns,
+            prefixes,
             index_table: r.u32()?,
         });
     }

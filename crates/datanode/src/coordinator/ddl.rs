@@ -5,7 +5,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use base::schema::IndexKind;
+use base::schema::{IndexDef, IndexKind};
 use base::{Error, ErrorCode, TableDef};
 use wire::{Message, NewColumn, TableChange};
 
@@ -39,19 +39,11 @@ impl Coordinator {
 
     /// An index added to a table. An ordered one: the catalog first, then every worker builds
     /// it. A unique one is built before the catalog names it (`add_unique_index`).
-    pub(super) fn add_index(
-        &mut self,
-        id: u64,
-        table: &str,
-        version: u32,
-        name: &str,
-        kind: IndexKind,
-        columns: Vec<u16>,
-    ) {
-        if kind == IndexKind::Unique {
-            return self.add_unique_index(id, table, version, name, columns);
+    pub(super) fn add_index(&mut self, id: u64, table: &str, version: u32, index: IndexDef) {
+        if index.kind == IndexKind::Unique {
+            return self.add_unique_index(id, table, version, index);
         }
-        let def = match self.shared.register_index(table, version, name, columns) {
+        let def = match self.shared.register_index(table, version, index) {
             Ok(def) => def,
             Err(e) => return self.fail(id, e),
         };
@@ -67,15 +59,8 @@ impl Coordinator {
     /// collects its rows' entries (`on_collected`); each worker owning hidden partitions
     /// fills them, finding any key two rows share (`on_filled`); then the catalog names the
     /// index, or after any failure the table stays as it was, and every worker ends the build.
-    fn add_unique_index(
-        &mut self,
-        id: u64,
-        table: &str,
-        version: u32,
-        name: &str,
-        columns: Vec<u16>,
-    ) {
-        let build = match self.shared.begin_unique(table, version, name, columns) {
+    fn add_unique_index(&mut self, id: u64, table: &str, version: u32, index: IndexDef) {
+        let build = match self.shared.begin_unique(table, version, index) {
             Ok(build) => Arc::new(build),
             Err(e) => return self.fail(id, e),
         };

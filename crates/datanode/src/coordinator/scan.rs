@@ -127,9 +127,11 @@ impl Coordinator {
                             .partition_key
                             .iter()
                             .map(|pc| {
+                                // A column the index holds a prefix of fixes only the prefix.
                                 def.columns
                                     .iter()
                                     .position(|c| c == pc)
+                                    .filter(|at| def.prefix(*at).is_none())
                                     .and_then(|at| lv.get(at))
                                     .cloned()
                             })

@@ -273,7 +273,8 @@ impl Worker {
                 let mut values: Vec<Value> = index
                     .columns
                     .iter()
-                    .map(|c| base.value(row, *c as usize))
+                    .enumerate()
+                    .map(|(i, c)| index.cut(&b.from, i, base.value(row, *c as usize)))
                     .collect();
                 // Rows with a NULL in a unique key are not indexed: NULLs never collide.
                 if values.iter().any(Value::is_null) {

@@ -52,7 +52,11 @@ fn messages_round_trip() {
     .unwrap()
     .with_index("c", IndexKind::Unique, &["c"])
     .unwrap();
-    let mut with_options = table.clone();
+    let mut with_options = table
+        .clone()
+        .with_index("p", IndexKind::Ordered, &["c", "id"])
+        .unwrap()
+        .with_prefixes(&[4, 0]);
     with_options.options = TableOptions {
         read_backup: true,
         fully_replicated: false,
@@ -158,6 +162,7 @@ fn messages_round_trip() {
             name: "k".into(),
             kind: IndexKind::Ordered,
             columns: vec![1, 2],
+            prefixes: Vec::new(),
         },
         Message::AddIndex {
             table: "db/t".into(),
@@ -165,6 +170,7 @@ fn messages_round_trip() {
             name: "u".into(),
             kind: IndexKind::Unique,
             columns: vec![2],
+            prefixes: vec![10],
         },
         Message::AlterTable {
             table: "db/t".into(),
