@@ -287,20 +287,35 @@ pub fn value_text(value: &Value) -> Option<Vec<u8>> {
 }
 
 /// A float as MySQL prints it: the shortest text that reads back to the value, with at most
-/// `digits` significant digits.
+/// `digits` significant digits; in exponent form (`1e308`, `1.5e-16`) when the first digit's
+/// power of ten is 15 or more or below -15, as MariaDB prints.
 fn float_text(v: f64, digits: usize) -> String {
     if v == 0.0 {
         return "0".into();
     }
-    let shortest = format!("{v}");
-    let significant = shortest.chars().filter(|c| c.is_ascii_digit()).count();
-    if significant <= digits {
-        return shortest;
+    let shortest = format!("{v:e}");
+    let significant = shortest
+        .split('e')
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| c.is_ascii_digit())
+        .count();
+    let v = if significant <= digits {
+        v
+    } else {
+        format!("{:.*e}", digits - 1, v).parse().unwrap_or(v)
+    };
+    let exponent = format!("{v:e}");
+    let power: i32 = exponent
+        .split_once('e')
+        .and_then(|(_, p)| p.parse().ok())
+        .unwrap_or(0);
+    if !(-15..15).contains(&power) {
+        exponent
+    } else {
+        format!("{v}")
     }
-    let formatted = format!("{:.*e}", digits - 1, v);
-    let parsed: f64 = formatted.parse().unwrap_or(v);
-    let plain = format!("{parsed}");
-    plain
 }
 
 fn int_range(ty: ColumnType, unsigned: bool) -> (i128, i128) {
@@ -522,5 +537,17 @@ mod tests {
         assert_eq!(float_text(1.5, 6), "1.5");
         assert_eq!(float_text(2.718_281_7_f32 as f64, 6), "2.71828");
         assert_eq!(float_text(0.1, 17), "0.1");
+        // MariaDB's exponent form from 1e15 and below 1e-15.
+        assert_eq!(float_text(1e308, 17), "1e308");
+        assert_eq!(float_text(1e15, 17), "1e15");
+        assert_eq!(float_text(999_999_999_999_999.9, 17), "999999999999999.9");
+        assert_eq!(
+            float_text(12_345_678_901_234_567_890.0, 17),
+            "1.2345678901234567e19"
+        );
+        assert_eq!(float_text(1e-15, 17), "0.000000000000001");
+        assert_eq!(float_text(-1.5e-16, 17), "-1.5e-16");
+        assert_eq!(float_text(1e20, 6), "1e20");
+        assert_eq!(float_text(1_234_567.0, 6), "1234570");
     }
 }

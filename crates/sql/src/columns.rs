@@ -7,9 +7,9 @@ use base::types::{Collation, ColumnType};
 use base::TableDef;
 use sqlparser::ast;
 
-use crate::create::{check_default, column_from_ast};
+use crate::create::{column_from_ast, default_value};
 use crate::error::SqlError;
-use crate::exec::{row_free_value, store, Result, Session};
+use crate::exec::{store, Result, Session};
 
 impl Session {
     /// The column list after ALTER TABLE's column operations (ADD, DROP, MODIFY, CHANGE, RENAME
@@ -135,10 +135,7 @@ impl Session {
                     let column = &mut columns[p].column;
                     match op {
                         ast::AlterColumnOperation::SetDefault { value } => {
-                            let v = row_free_value(value)?;
-                            let v = store(column, v)?;
-                            check_default(column, &v)?;
-                            column.default = Some(v);
+                            column.default = Some(default_value(column, value)?);
                         }
                         ast::AlterColumnOperation::DropDefault => column.default = None,
                         other => {

@@ -11,7 +11,7 @@ use crate::ddl::{
     index_columns, partitioned, recreated, schema_error, table_options, CollationSpec, PRIMARY,
 };
 use crate::error::SqlError;
-use crate::exec::{done, row_free_value, store, Outcome, Result, Session};
+use crate::exec::{done, row_free_value, Outcome, Result, Session};
 use crate::partition;
 
 impl Session {
@@ -397,7 +397,8 @@ pub(crate) const KEY_TOO_LONG: &str = "Specified key was too long; max key lengt
 /// MariaDB's errors for a key's columns: 1072 one the table lacks (`column` gives the
 /// definition of each the table has), 1060 one named twice, 1089 a prefix of a column that is
 /// no string or longer than the column, 1391 a prefix of 0, 1170 a TEXT or BLOB column without
-/// a prefix in a unique key, 4159 a prefix of one past 65,535 bytes in a unique key. Returns each column's prefix (0: whole) and whether it was cut to
+/// a prefix in a unique key, 4159 a prefix of one past 65,535 bytes in a unique key, 1071 an
+/// ordinary key of more than 3072 bytes in all. Returns each column's prefix (0: whole) and whether it was cut to
 /// what an ordinary key holds (`base::schema::key_part`).
 pub(crate) fn check_key_columns(
     key: &KeyColumns,
@@ -405,6 +406,7 @@ pub(crate) fn check_key_columns(
     column: impl Fn(&str) -> Option<ColumnDef>,
 ) -> Result<Vec<(u32, bool)>> {
     let mut parts = Vec::with_capacity(key.names.len());
+    let mut bytes = 0u64;
     for (i, (col, length)) in key.names.iter().zip(&key.lengths).enumerate() {
         let Some(def) = column(col) else {
             return Err(SqlError::new(
@@ -438,6 +440,19 @@ pub(crate) fn check_key_columns(
                 ),
             })?,
         );
+        let chars = match parts[i].0 {
+            0 => def.prefix_limit(),
+            n => Some(u64::from(n)),
+        };
+        bytes += match chars {
+            Some(n) => n * def.collation.charset().max_len() as u64,
+            None => def.ty.fixed_width().unwrap_or(8) as u64,
+        };
+    }
+    // An ordinary key holds at most 3072 bytes in all (MariaDB makes a long unique key a
+    // hash of its values instead; Cairn's unique keys hold whole values).
+    if !unique && bytes > limits::KEY_BYTES_MAX as u64 {
+        return Err(SqlError::new(1071, "42000", KEY_TOO_LONG));
     }
     Ok(parts)
 }
@@ -902,25 +917,43 @@ pub(crate) fn column_from_ast(
         def = def.nullable();
     }
     if let Some(e) = default {
-        let v = row_free_value(&e)?;
-        let v = store(&def, v)?;
-        check_default(&def, &v)?;
+        let v = default_value(&def, &e)?;
         def = def.default(v);
     }
     Ok((def, key))
 }
 
-/// MariaDB's 1067 for a DEFAULT a column cannot have: any on an AUTO_INCREMENT column, NULL on
-/// a NOT NULL one.
-pub(crate) fn check_default(column: &ColumnDef, v: &base::Value) -> Result<()> {
-    if column.auto_increment || (v.is_null() && !column.nullable) {
-        return Err(SqlError::new(
+/// The value a DEFAULT `e` gives `column`, or MariaDB's 1067 for one the column cannot have:
+/// any on an AUTO_INCREMENT column, NULL on a NOT NULL one, and a value strict mode would not
+/// store as it is (a string longer than the column, even by trailing spaces; a number out of
+/// range or not a number; a date that is none). Rounding a number to the column's scale is
+/// no change, as in MariaDB.
+pub(crate) fn default_value(column: &ColumnDef, e: &ast::Expr) -> Result<base::Value> {
+    let invalid = || {
+        SqlError::new(
             1067,
             "42000",
             format!("Invalid default value for '{}'", column.name),
-        ));
+        )
+    };
+    let v = row_free_value(e)?;
+    if column.auto_increment || (v.is_null() && !column.nullable) {
+        return Err(invalid());
     }
-    Ok(())
+    let given = base::text::value_text(&v).unwrap_or_default();
+    let longer = match column.ty {
+        ColumnType::Char { length } | ColumnType::VarChar { length } => {
+            String::from_utf8_lossy(&given).chars().count() > length as usize
+        }
+        ColumnType::Binary { length } | ColumnType::VarBinary { length } => {
+            given.len() > length as usize
+        }
+        _ => false,
+    };
+    if longer {
+        return Err(invalid());
+    }
+    base::text::store_strict(column, v).map_err(|_| invalid())
 }
 
 /// MariaDB's longest VARCHAR or VARBINARY, in bytes: a row's 65,535 less the length prefix and

@@ -417,8 +417,16 @@ pub(crate) fn index_columns(columns: &[ast::IndexColumn]) -> Result<KeyColumns> 
     for c in columns {
         let (name, length) = match &c.column.expr {
             ast::Expr::Identifier(i) => (i.value.clone(), None),
-            ast::Expr::Function(f) => match (f.name.0.as_slice(), prefix_length(&f.args)) {
-                ([ast::ObjectNamePart::Identifier(i)], Some(n)) => (i.value.clone(), Some(n)),
+            ast::Expr::Function(f) => match f.name.0.as_slice() {
+                [ast::ObjectNamePart::Identifier(i)] => match prefix_length(&f.args) {
+                    Some(n) => (i.value.clone(), Some(n)),
+                    // MariaDB's grammar takes only a whole number of 32 bits there.
+                    None => {
+                        return Err(SqlError::parse(format!(
+                            "a key part's length must be a whole number: {f}"
+                        )))
+                    }
+                },
                 _ => return Err(SqlError::unsupported(format!("an index on {f}"))),
             },
             other => return Err(SqlError::unsupported(format!("an index on {other}"))),
@@ -439,7 +447,7 @@ fn prefix_length(args: &ast::FunctionArguments) -> Option<u64> {
             if list.duplicate_treatment.is_none() && list.clauses.is_empty() =>
         {
             match &v.value {
-                ast::Value::Number(n, _) => n.parse().ok(),
+                ast::Value::Number(n, _) => n.parse::<u32>().ok().map(u64::from),
                 _ => None,
             }
         }

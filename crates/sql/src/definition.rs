@@ -79,8 +79,9 @@ impl Key<'_> {
 }
 
 /// The table's keys in MariaDB's order: PRIMARY, unique keys over NOT NULL columns, the other
-/// unique keys, then the rest, each group in the order declared. The ordered index every
-/// declared primary key also gets (named PRIMARY) is the primary key itself.
+/// unique keys (whole-column ones before those holding prefixes, in each of the two), then the
+/// rest, each group in the order declared. The ordered index every declared primary key also
+/// gets (named PRIMARY) is the primary key itself. Inserts probe unique keys in this order too.
 pub fn keys(def: &TableDef) -> Vec<Key<'_>> {
     let mut keys = Vec::with_capacity(def.indexes.len() + 1);
     if !def.has_hidden_pk() {
@@ -103,10 +104,12 @@ pub fn keys(def: &TableDef) -> Vec<Key<'_>> {
             .columns
             .iter()
             .any(|c| def.columns[*c as usize].nullable);
-        let group = match (unique, nullable) {
-            (true, false) => 1,
-            (true, true) => 2,
-            _ => 3,
+        let group = match (unique, nullable, index.has_prefix()) {
+            (true, false, false) => 1,
+            (true, false, true) => 2,
+            (true, true, false) => 3,
+            (true, true, true) => 4,
+            _ => 5,
         };
         keys.push((
             group,

@@ -8,7 +8,7 @@
 
 use std::cmp::Ordering;
 
-use base::schema::{ColumnDef, IndexKind};
+use base::schema::ColumnDef;
 use base::types::Collation;
 use base::Value;
 use client::{ExecType, Filter, LockMode, OpResult, Scan, ScanOrder, Table, Transaction};
@@ -1437,6 +1437,11 @@ impl Session {
                 .collect()
         };
         let auto = def.auto_increment_column().map(|c| c as u16);
+        let unique_order: Vec<u16> = crate::definition::keys(def)
+            .iter()
+            .filter(|k| k.unique && k.name != crate::ddl::PRIMARY)
+            .filter_map(|k| def.index(k.name).map(|i| i as u16))
+            .collect();
         let (mut first, mut affected) = (0u64, 0u64);
         for (n, values) in rows.into_iter().enumerate() {
             // The row as the INSERT gives it: its values, each other column's default.
@@ -1451,15 +1456,14 @@ impl Session {
             let assigned = auto.filter(|a| !values.iter().any(|(c, _)| c == a));
             // Each probe's read, with its key's name and values (for IGNORE's warning).
             let mut probes = Vec::new();
+            // In MariaDB's order of keys: the first taken is the one a warning names and
+            // ON DUPLICATE KEY UPDATE changes.
             let keys = std::iter::once((None, &def.primary_key))
                 .filter(|_| !def.has_hidden_pk())
-                .chain(
-                    def.indexes
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, i)| i.kind == IndexKind::Unique)
-                        .map(|(i, index)| (Some(i as u16), &index.columns)),
-                );
+                .chain(unique_order.iter().map(|i| {
+                    let index = &def.indexes[*i as usize];
+                    (Some(*i), &index.columns)
+                }));
             for (unique, columns) in keys {
                 if assigned.is_some_and(|a| columns.contains(&a)) {
                     continue;

@@ -4010,3 +4010,59 @@ CREATE TABLE pke11 (id INT PRIMARY KEY, d VARCHAR(1000) CHARACTER SET utf8mb4, U
 -- expect-difference: a unique key over more than 3072 bytes is a hash-based unique key in MariaDB (SHOW CREATE TABLE adds USING HASH); Cairn's is as any unique key
 -- mask: ENGINE=\w+
 SHOW CREATE TABLE pke11;
+
+-- ---------------------------------------------------------------- DEFAULT values the column cannot hold: 1067 (before: cut or clamped silently)
+CREATE TABLE dflt1 (a VARCHAR(3) DEFAULT 'abcd');
+CREATE TABLE dflt1 (a VARCHAR(3) DEFAULT 'ab  ');
+CREATE TABLE dflt1 (a TINYINT DEFAULT 300);
+CREATE TABLE dflt1 (a INT DEFAULT 'x');
+CREATE TABLE dflt1 (a INT DEFAULT '12abc');
+CREATE TABLE dflt1 (a DATE DEFAULT '2020-13-01');
+CREATE TABLE dflt1 (a TINYINT UNSIGNED DEFAULT -1);
+CREATE TABLE dflt1 (a CHAR(2) DEFAULT 'abc');
+CREATE TABLE dflt1 (a BINARY(2) DEFAULT 'abc');
+CREATE TABLE dflt1 (a VARCHAR(2) CHARACTER SET latin1 DEFAULT 'é€x');
+CREATE TABLE dflt1 (a CHAR(3) DEFAULT 'ab ', b VARCHAR(3) DEFAULT 'ab ', c BINARY(2) DEFAULT 'ab', d TINYINT DEFAULT '127', e DATE DEFAULT '2020-01-01', f TIME DEFAULT '10:00', h INT DEFAULT NULL, k DOUBLE DEFAULT 1e308, m DECIMAL(3,1) DEFAULT 99.94, n BIGINT UNSIGNED DEFAULT 18446744073709551615, o VARCHAR(2) CHARACTER SET latin1 DEFAULT 'é€', p INT DEFAULT 1.5, q INT DEFAULT ' 12 ');
+
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE dflt1;
+
+ALTER TABLE dflt1 ALTER COLUMN d SET DEFAULT 'zz';
+ALTER TABLE dflt1 ALTER COLUMN d SET DEFAULT '5';
+ALTER TABLE dflt1 ADD COLUMN r VARCHAR(2) DEFAULT 'abc';
+ALTER TABLE dflt1 ADD COLUMN r VARCHAR(2) DEFAULT 'ab';
+ALTER TABLE dflt1 MODIFY d SMALLINT DEFAULT 70000;
+
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE dflt1;
+SELECT 1e308, 1e15, 1e16, 12345678901234567890e0, 1.5e-7, 0.00001e0, 123.456e0, 2e0/3, 1e14+0.5, -1e20, 1e-15, 1.5e-16, 9.99e14;
+CREATE TABLE dflt2 (a FLOAT, b DOUBLE);
+INSERT INTO dflt2 VALUES (1e20, 1e20), (1234567, 1234567), (1e-5, 1e-5), (1.5e-7, 1.5e-7), (1e15, 1e15), (1e14, 1e14);
+SELECT a, b FROM dflt2 ORDER BY b;
+
+-- ---------------------------------------------------------------- review of prefix keys: MariaDB's key order (unique whole-column keys before prefix ones) for probes, warnings and SHOW; long keys; key-part syntax
+CREATE TABLE pko1 (id INT PRIMARY KEY, a VARCHAR(10), b VARCHAR(10), v INT DEFAULT 0, UNIQUE KEY ua (a(3)), UNIQUE KEY ub (b)) DEFAULT CHARSET=utf8mb4;
+INSERT INTO pko1 (id, a, b) VALUES (1, 'abc1', 'x'), (2, 'zzz', 'y');
+INSERT INTO pko1 (id, a, b) VALUES (3, 'abc2', 'y') ON DUPLICATE KEY UPDATE v = v + 1;
+SELECT * FROM pko1 ORDER BY id;
+INSERT INTO pko1 (id, a, b) VALUES (4, 'abc3', 'y');
+INSERT IGNORE INTO pko1 (id, a, b) VALUES (4, 'abc3', 'y');
+SHOW WARNINGS;
+REPLACE INTO pko1 (id, a, b) VALUES (5, 'abc4', 'y');
+SELECT * FROM pko1 ORDER BY id;
+
+-- ignore-column: Cardinality
+SHOW INDEX FROM pko1;
+
+CREATE TABLE pko2 (id INT PRIMARY KEY, a VARCHAR(10), b VARCHAR(10) NOT NULL, v INT DEFAULT 0, UNIQUE KEY ua (a), UNIQUE KEY ub (b)) DEFAULT CHARSET=utf8mb4;
+INSERT INTO pko2 (id, a, b) VALUES (1, 'p', 'x'), (2, 'q', 'y');
+INSERT INTO pko2 (id, a, b) VALUES (3, 'p', 'y') ON DUPLICATE KEY UPDATE v = v + 1;
+SELECT * FROM pko2 ORDER BY id;
+INSERT IGNORE INTO pko2 (id, a, b) VALUES (4, 'p', 'y');
+SHOW WARNINGS;
+CREATE TABLE pko3 (id INT PRIMARY KEY, c VARCHAR(1000), d VARCHAR(1000), KEY (c(700), d(700))) DEFAULT CHARSET=utf8mb4;
+CREATE TABLE pko3 (id INT PRIMARY KEY, c VARCHAR(1000), d VARCHAR(1000), KEY (c, d)) DEFAULT CHARSET=utf8mb4;
+CREATE TABLE pko3 (id INT PRIMARY KEY, c VARCHAR(1000), d INT, KEY (c(760), d)) DEFAULT CHARSET=utf8mb4;
+CREATE TABLE pko4 (id INT PRIMARY KEY, c VARCHAR(10), KEY (c(3.5)));
+CREATE TABLE pko4 (id INT PRIMARY KEY, c VARCHAR(10), KEY (c('3')));
+CREATE TABLE pko4 (id INT PRIMARY KEY, c TEXT, KEY (c(4294967296)));
