@@ -927,7 +927,8 @@ pub(crate) fn column_from_ast(
 /// any on an AUTO_INCREMENT column, NULL on a NOT NULL one, and a value strict mode would not
 /// store as it is (a string longer than the column, even by trailing spaces; a number out of
 /// range or not a number; a date that is none). Rounding a number to the column's scale is
-/// no change, as in MariaDB.
+/// no change, as in MariaDB. A default that calls a function (CURRENT_TIMESTAMP, NOW(), ...)
+/// is refused with 1235: MariaDB computes it for each row.
 pub(crate) fn default_value(column: &ColumnDef, e: &ast::Expr) -> Result<base::Value> {
     let invalid = || {
         SqlError::new(
@@ -936,6 +937,18 @@ pub(crate) fn default_value(column: &ColumnDef, e: &ast::Expr) -> Result<base::V
             format!("Invalid default value for '{}'", column.name),
         )
     };
+    let calls = ast::visit_expressions(e, |x| match x {
+        ast::Expr::Function(_) => std::ops::ControlFlow::Break(()),
+        _ => std::ops::ControlFlow::Continue(()),
+    });
+    if calls.is_break() {
+        // MariaDB computes such a default for each row it fills (CURRENT_TIMESTAMP at the
+        // insert); Cairn keeps a default as one value, which would be the CREATE's time.
+        return Err(SqlError::unsupported(format!(
+            "DEFAULT {e} for column '{}' (a default computed for each row)",
+            column.name
+        )));
+    }
     let v = row_free_value(e)?;
     if column.auto_increment || (v.is_null() && !column.nullable) {
         return Err(invalid());
