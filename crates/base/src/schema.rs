@@ -279,6 +279,16 @@ pub fn key_part(
     Ok((prefix as u32, cut))
 }
 
+/// An index's prefix lengths as `IndexDef::prefixes` keeps them: empty when no column is cut,
+/// so two indexes over whole columns compare equal however they were made.
+pub fn kept_prefixes(prefixes: Vec<u32>) -> Vec<u32> {
+    if prefixes.iter().any(|p| *p > 0) {
+        prefixes
+    } else {
+        Vec::new()
+    }
+}
+
 /// The most bytes one key part may take (MySQL's 4159).
 const KEY_PART_BYTES_MAX: u64 = 65_535;
 
@@ -341,11 +351,9 @@ impl IndexDef {
     /// A value of the index's `i`-th column cut to the column's prefix.
     pub fn cut(&self, table: &TableDef, i: usize, value: Value) -> Value {
         match (self.prefix(i), value) {
-            (Some(n), Value::Bytes(b)) => {
+            (Some(n), Value::Bytes(mut b)) => {
                 let column = &table.columns[self.columns[i] as usize];
-                let kept = column.prefix_of(&b, n).len();
-                let mut b = b;
-                b.truncate(kept);
+                b.truncate(column.prefix_of(&b, n).len());
                 Value::Bytes(b)
             }
             (_, v) => v,
@@ -433,11 +441,7 @@ impl TableDef {
     /// column): `KEY (c(n))`.
     pub fn with_prefixes(mut self, prefixes: &[u32]) -> TableDef {
         if let Some(index) = self.indexes.last_mut() {
-            index.prefixes = if prefixes.iter().any(|p| *p > 0) {
-                prefixes.to_vec()
-            } else {
-                Vec::new()
-            };
+            index.prefixes = kept_prefixes(prefixes.to_vec());
         }
         self
     }

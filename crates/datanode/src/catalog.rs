@@ -437,11 +437,7 @@ impl Catalog {
                         continue;
                     }
                     index.columns = columns;
-                    index.prefixes = if prefixes.iter().any(|p| *p > 0) {
-                        prefixes
-                    } else {
-                        Vec::new()
-                    };
+                    index.prefixes = base::schema::kept_prefixes(prefixes);
                 }
             }
             def.indexes.push(index);

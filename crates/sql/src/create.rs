@@ -286,17 +286,17 @@ impl Session {
             return Err(SqlError::new(1068, "42000", "Multiple primary key defined"));
         }
         let indexes = index_names(indexes);
-        let prefixes = check_definition(table, &columns, &primary, &indexes)?;
-        for _ in prefixes.iter().flatten().filter(|(_, cut)| *cut) {
+        let parts = check_definition(table, &columns, &primary, &indexes)?;
+        for _ in parts.iter().flatten().filter(|(_, cut)| *cut) {
             self.note(1071, KEY_TOO_LONG);
         }
-        let parts = |k: usize| -> Vec<u32> { prefixes[k].iter().map(|(p, _)| *p).collect() };
+        let prefixes: Vec<Vec<u32>> = parts
+            .iter()
+            .map(|p| base::schema::kept_prefixes(p.iter().map(|(n, _)| *n).collect()))
+            .collect();
         for (k, (name, kind, cols)) in indexes.iter().enumerate() {
-            let repeats = |j: usize| {
-                let (_, other_kind, other) = &indexes[j];
-                other_kind == kind && same_names(&other.names, &cols.names) && parts(j) == parts(k)
-            };
-            if (0..k).any(repeats) {
+            let earlier = (0..k).map(|j| (indexes[j].1, &indexes[j].2.names[..], &prefixes[j][..]));
+            if repeats(*kind, &cols.names, &prefixes[k], earlier) {
                 self.note(1831, duplicate_index(name));
             }
         }
@@ -319,13 +319,12 @@ impl Session {
                 .with_index(PRIMARY, IndexKind::Ordered, &pk)
                 .map_err(|e| schema_error(table, e))?;
         }
-        for ((name, kind, cols), parts) in indexes.iter().zip(&prefixes) {
+        for ((name, kind, cols), prefixes) in indexes.iter().zip(&prefixes) {
             let cols: Vec<&str> = cols.names.iter().map(String::as_str).collect();
-            let parts: Vec<u32> = parts.iter().map(|(p, _)| *p).collect();
             def = def
                 .with_index(name, *kind, &cols)
                 .map_err(|e| schema_error(table, e))?
-                .with_prefixes(&parts);
+                .with_prefixes(prefixes);
         }
         let workers = self.shared.cluster().worker_count();
         def = partitioned(def, partition::of(c), balance, workers)?;
@@ -386,9 +385,23 @@ pub(crate) fn duplicate_index(name: &str) -> String {
     )
 }
 
-/// Whether two lists of column names name the same columns in the same order.
-pub(crate) fn same_names(a: &[String], b: &[String]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.eq_ignore_ascii_case(y))
+/// Whether a key of `kind` over `names` holding `prefixes` (as `kept_prefixes` keeps them)
+/// repeats one of `others`: the same kind, columns and prefixes (MariaDB's note 1831).
+pub(crate) fn repeats<'a>(
+    kind: IndexKind,
+    names: &[String],
+    prefixes: &[u32],
+    mut others: impl Iterator<Item = (IndexKind, &'a [String], &'a [u32])>,
+) -> bool {
+    others.any(|(other_kind, other, other_prefixes)| {
+        other_kind == kind
+            && other.len() == names.len()
+            && other
+                .iter()
+                .zip(names)
+                .all(|(x, y)| x.eq_ignore_ascii_case(y))
+            && other_prefixes == prefixes
+    })
 }
 
 /// MariaDB's note 1071 for a key part cut to what a key holds.

@@ -520,17 +520,12 @@ impl Session {
         for _ in parts.iter().filter(|(_, cut)| *cut) {
             self.note(1071, crate::create::KEY_TOO_LONG);
         }
-        let prefixes: Vec<u32> = if parts.iter().any(|(p, _)| *p > 0) {
-            parts.iter().map(|(p, _)| *p).collect()
-        } else {
-            Vec::new()
-        };
-        let repeats = kept.iter().chain(earlier).any(|k| {
-            k.kind == kind
-                && crate::create::same_names(&k.columns, &columns.names)
-                && k.prefixes == prefixes
-        });
-        if repeats {
+        let prefixes = base::schema::kept_prefixes(parts.iter().map(|(p, _)| *p).collect());
+        let others = kept
+            .iter()
+            .chain(earlier)
+            .map(|k| (k.kind, &k.columns[..], &k.prefixes[..]));
+        if crate::create::repeats(kind, &columns.names, &prefixes, others) {
             self.note(1831, crate::create::duplicate_index(&name));
         }
         Ok(NewKey {

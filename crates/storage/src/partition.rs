@@ -183,24 +183,14 @@ impl Partition {
     /// Appends the key `row` has in ordered index `index`, without its primary key.
     fn encode_index_columns(&self, index: usize, row: &[u8], out: &mut Vec<u8>) {
         let ordered = &self.ordered[index];
-        if ordered.prefixes.is_empty() {
-            return self.encode_row_key(row, &ordered.columns, true, out);
-        }
-        for (c, prefix) in ordered.columns.iter().zip(&ordered.prefixes) {
-            let c = *c as usize;
-            let col = &self.table.columns[c];
-            if col.nullable {
-                if self.layout.is_null(row, c) {
-                    out.push(key::NULL_TAG);
-                    continue;
-                }
-                out.push(key::VALUE_TAG);
-            }
-            match *prefix {
-                0 => self.encode_row_key(row, &[c as u16], false, out),
-                n => key::encode_string_prefix(self.layout.bytes(row, c), col.collation, n, out),
-            }
-        }
+        encode_key_columns(
+            &self.table,
+            &self.layout,
+            row,
+            (&ordered.columns, &ordered.prefixes),
+            true,
+            out,
+        );
     }
 
     fn with_scratch<R>(&self, f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
@@ -544,7 +534,20 @@ fn encode_row_key(
     tagged: bool,
     out: &mut Vec<u8>,
 ) {
-    for c in columns {
+    encode_key_columns(table, layout, row, (columns, &[]), tagged, out);
+}
+
+/// [`encode_row_key`] for `columns` of which those with a prefix in `prefixes` (one per
+/// column, 0 the whole value; or empty) take their cut sort key.
+fn encode_key_columns(
+    table: &TableDef,
+    layout: &RowLayout,
+    row: &[u8],
+    (columns, prefixes): (&[u16], &[u32]),
+    tagged: bool,
+    out: &mut Vec<u8>,
+) {
+    for (i, c) in columns.iter().enumerate() {
         let c = *c as usize;
         let col = &table.columns[c];
         if tagged && col.nullable {
@@ -554,7 +557,10 @@ fn encode_row_key(
             }
             out.push(key::VALUE_TAG);
         }
-        if col.ty.is_string() {
+        let prefix = prefixes.get(i).copied().unwrap_or(0);
+        if prefix > 0 {
+            key::encode_string_prefix(layout.bytes(row, c), col.collation, prefix, out);
+        } else if col.ty.is_string() {
             key::encode_string(layout.bytes(row, c), col.collation, out);
         } else {
             key::encode_value(&layout.value(row, c), col.ty, col.collation, out);
