@@ -5,7 +5,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::key;
 use crate::limits;
 use crate::types::{Collation, ColumnType};
-use crate::value::Value;
+use crate::value::{DateTime, Value};
 
 /// One column.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,8 +15,15 @@ pub struct ColumnDef {
     /// For string types; `Binary` for every other type.
     pub collation: Collation,
     pub nullable: bool,
-    /// None: no default (an insert must give a value unless the column is nullable).
+    /// None: no default value (an insert must give a value unless the column is nullable or
+    /// `default_now` is set).
     pub default: Option<Value>,
+    /// `DEFAULT CURRENT_TIMESTAMP(fsp)` of a DATETIME or TIMESTAMP column: the default is the
+    /// time the row is written, with `fsp` fraction digits (`default` is then None).
+    pub default_now: Option<u8>,
+    /// `ON UPDATE CURRENT_TIMESTAMP` of a DATETIME or TIMESTAMP column: an SQL update that
+    /// changes the row without assigning this column sets it to the statement's time.
+    pub on_update_now: bool,
     pub auto_increment: bool,
     /// The hidden 8-byte primary key of a table declared without one.
     pub hidden: bool,
@@ -40,6 +47,8 @@ impl ColumnDef {
             collation,
             nullable: false,
             default: None,
+            default_now: None,
+            on_update_now: false,
             auto_increment: false,
             hidden: false,
         }
@@ -58,6 +67,50 @@ impl ColumnDef {
     pub fn default(mut self, value: Value) -> ColumnDef {
         self.default = Some(value);
         self
+    }
+
+    /// `DEFAULT CURRENT_TIMESTAMP(fsp)`: see [`ColumnDef::default_now`].
+    pub fn default_current_time(mut self, fsp: u8) -> ColumnDef {
+        self.default = None;
+        self.default_now = Some(fsp);
+        self
+    }
+
+    /// `ON UPDATE CURRENT_TIMESTAMP`: see [`ColumnDef::on_update_now`].
+    pub fn on_update_current_time(mut self) -> ColumnDef {
+        self.on_update_now = true;
+        self
+    }
+
+    /// True when an insert leaving the column out stores something other than NULL for want of
+    /// a value: a default value or the current time.
+    pub fn has_default(&self) -> bool {
+        self.default.is_some() || self.default_now.is_some()
+    }
+
+    /// The value the column takes by default in a row written at `micros` (Unix microseconds,
+    /// UTC): its default value, the time cut to its `default_now` digits (at most its own), or
+    /// None.
+    pub fn default_at(&self, micros: i64) -> Option<Value> {
+        match self.default_now {
+            Some(fsp) => Some(self.time_cut(micros, fsp)),
+            None => self.default.clone(),
+        }
+    }
+
+    /// The time `micros` (Unix microseconds, UTC) as this DATETIME or TIMESTAMP column holds
+    /// it: cut to its fraction digits (ON UPDATE CURRENT_TIMESTAMP's value).
+    pub fn time_at(&self, micros: i64) -> Value {
+        self.time_cut(micros, 6)
+    }
+
+    /// The time `micros` with at most `fsp` fraction digits and at most the column's.
+    fn time_cut(&self, micros: i64, fsp: u8) -> Value {
+        let kept = match self.ty {
+            ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => fsp,
+            _ => 0,
+        };
+        Value::DateTime(DateTime::from_unix_micros(micros, fsp.min(kept)).unwrap_or_default())
     }
 
     pub fn auto_increment(mut self) -> ColumnDef {
@@ -559,6 +612,24 @@ impl TableDef {
                     c.name
                 ));
             }
+            let temporal = matches!(
+                c.ty,
+                ColumnType::DateTime { .. } | ColumnType::Timestamp { .. }
+            );
+            if (c.default_now.is_some() || c.on_update_now) && !temporal {
+                return bad(format!(
+                    "column '{}' takes the current time but is no DATETIME or TIMESTAMP",
+                    c.name
+                ));
+            }
+            if c.default_now.is_some_and(|fsp| fsp > 6)
+                || (c.default_now.is_some() && c.default.is_some())
+            {
+                return bad(format!(
+                    "column '{}' has a bad current-time default",
+                    c.name
+                ));
+            }
         }
         if self.columns.iter().filter(|c| c.auto_increment).count() > 1 {
             return bad("only one AUTO_INCREMENT column per table".into());
@@ -653,6 +724,8 @@ impl TableDef {
         for (i, c) in columns.iter_mut().enumerate() {
             c.auto_increment = false;
             c.default = None;
+            c.default_now = None;
+            c.on_update_now = false;
             c.nullable = false;
             if let Some(length) = index.prefix(i) {
                 // The hidden table holds the prefixes: unique among themselves, as MySQL's
@@ -671,6 +744,8 @@ impl TableDef {
             c.auto_increment = false;
             c.hidden = false;
             c.default = None;
+            c.default_now = None;
+            c.on_update_now = false;
             columns.push(c);
         }
         TableDef {

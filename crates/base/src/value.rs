@@ -124,6 +124,13 @@ fn bad(message: String) -> Error {
     Error::new(ErrorCode::BadValue, message)
 }
 
+/// The wall clock: microseconds since the Unix epoch (0 before it).
+pub fn unix_micros_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+}
+
 pub fn days_in_month(year: u16, month: u8) -> u8 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
@@ -213,6 +220,40 @@ impl DateTime {
             + i64::from(self.hour) * 3600
             + i64::from(self.minute) * 60
             + i64::from(self.second)
+    }
+
+    /// The time `micros` microseconds after the Unix epoch (UTC), with `fsp` fraction digits
+    /// kept (the rest cut, as NOW(fsp) cuts); None outside years 1..=9999.
+    pub fn from_unix_micros(micros: i64, fsp: u8) -> Option<DateTime> {
+        const DAY: i64 = 86_400_000_000;
+        let days = micros.div_euclid(DAY);
+        let t = micros.rem_euclid(DAY);
+        // Days since 0000-03-01, counted in 400-year eras of 146,097 days.
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z.rem_euclid(146_097);
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        if !(1..=9999).contains(&year) {
+            return None;
+        }
+        let unit = 10u32.pow(6 - u32::from(fsp.min(6)));
+        let microsecond = (t % 1_000_000) as u32 / unit * unit;
+        Some(DateTime {
+            date: Date {
+                year: year as u16,
+                month: month as u8,
+                day: day as u8,
+            },
+            hour: (t / 3_600_000_000) as u8,
+            minute: (t / 60_000_000 % 60) as u8,
+            second: (t / 1_000_000 % 60) as u8,
+            microsecond,
+        })
     }
 
     /// True for MySQL's TIMESTAMP range (UTC) or the zero value.
@@ -846,6 +887,46 @@ mod tests {
 
     fn c(v: Value, ty: ColumnType) -> Result<Value> {
         v.coerce(ty, Collation::Utf8mb4GeneralCi, "c")
+    }
+
+    #[test]
+    fn unix_micros_give_the_calendar_dates_back() {
+        // Every day from 0001-01-01 to 9999-12-31 converts back to its own day number.
+        let first = Date {
+            year: 1,
+            month: 1,
+            day: 1,
+        }
+        .days_from_epoch();
+        let last = Date {
+            year: 9999,
+            month: 12,
+            day: 31,
+        }
+        .days_from_epoch();
+        for days in first..=last {
+            let dt = DateTime::from_unix_micros(days * 86_400_000_000, 6).unwrap();
+            assert!(dt.is_valid(), "{dt:?}");
+            assert_eq!(dt.date.days_from_epoch(), days);
+        }
+        assert_eq!(
+            DateTime::from_unix_micros((first - 1) * 86_400_000_000, 0),
+            None
+        );
+        assert_eq!(
+            DateTime::from_unix_micros((last + 1) * 86_400_000_000, 0),
+            None
+        );
+        // 2026-11-23 04:10:28.994033 UTC, cut to 3 and 0 digits.
+        let micros = 1_795_407_028_994_033;
+        let dt = DateTime::from_unix_micros(micros, 3).unwrap();
+        assert_eq!(
+            DateTimeText(dt, 6).to_string(),
+            "2026-11-23 04:10:28.994000"
+        );
+        assert_eq!(dt.unix_seconds(), micros / 1_000_000);
+        let dt = DateTime::from_unix_micros(-1, 0).unwrap();
+        assert_eq!(DateTimeText(dt, 0).to_string(), "1969-12-31 23:59:59");
     }
 
     #[test]

@@ -183,6 +183,87 @@ fn restart_finds_committed_rows_indexes_and_counters() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Unix microseconds of a stored DATETIME/TIMESTAMP value.
+fn micros_of(v: &Value) -> i64 {
+    match v {
+        Value::DateTime(dt) => dt.unix_seconds() * 1_000_000 + i64::from(dt.microsecond),
+        other => panic!("not a time: {other:?}"),
+    }
+}
+
+#[test]
+fn current_time_defaults_fill_rows_and_survive_restarts() {
+    let dir = std::env::temp_dir().join(format!("cairn-now-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let node = start(&dir, 2);
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    let def = TableDef::new(
+        "stamps",
+        vec![
+            ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+            ColumnDef::new("at", ColumnType::Timestamp { fsp: 3 })
+                .default_current_time(2)
+                .on_update_current_time(),
+            ColumnDef::new("v", ColumnType::Int { unsigned: false }).nullable(),
+        ],
+        &["id"],
+    )
+    .unwrap();
+    cluster.create_table(def).unwrap();
+    // A row left without `at` takes the data node's clock, cut to two digits.
+    let insert = |cluster: &Cluster, id: i32| -> (i64, i64) {
+        let t = cluster.table("stamps").unwrap();
+        let before = base::value::unix_micros_now();
+        let mut txn = cluster.transaction();
+        txn.insert(&t, t.values(&[("id", Value::Int(id.into()))]).unwrap());
+        txn.commit().unwrap();
+        (before, base::value::unix_micros_now())
+    };
+    let read = |cluster: &Cluster, id: i32| -> Vec<Value> {
+        let t = cluster.table("stamps").unwrap();
+        let mut txn = cluster.transaction();
+        let op = txn.read(&t, vec![Value::Int(id.into())]);
+        txn.execute(ExecType::Commit).unwrap();
+        txn.row(op).unwrap().to_vec()
+    };
+    let (before, after) = insert(&cluster, 1);
+    let row = read(&cluster, 1);
+    let at = micros_of(&row[1]);
+    assert!(
+        (before - before % 10_000..=after).contains(&at),
+        "{before} <= {at} <= {after}"
+    );
+    assert_eq!(at % 10_000, 0, "cut to two digits: {:?}", row[1]);
+    // ON UPDATE CURRENT_TIMESTAMP is SQL's: a native update leaves the column as it was.
+    let t = cluster.table("stamps").unwrap();
+    let mut txn = cluster.transaction();
+    txn.update(
+        &t,
+        vec![Value::Int(1)],
+        t.values(&[("v", Value::Int(5))]).unwrap(),
+    );
+    txn.commit().unwrap();
+    assert_eq!(
+        read(&cluster, 1),
+        vec![Value::Int(1), row[1].clone(), Value::Int(5)]
+    );
+    drop(cluster);
+    node.stop();
+
+    let node = start(&dir, 2);
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    let t = cluster.table("stamps").unwrap();
+    let column = &t.def().columns[1];
+    assert_eq!((column.default_now, column.on_update_now), (Some(2), true));
+    assert_eq!(read(&cluster, 1)[1], row[1]);
+    let (before, after) = insert(&cluster, 2);
+    let at = micros_of(&read(&cluster, 2)[1]);
+    assert!((before - before % 10_000..=after).contains(&at));
+    drop(cluster);
+    node.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_failed_fsync_stops_the_node_and_acknowledged_commits_survive() {
     let failure = a_fault_stops_the_node("fsync", storage::redo::Faults::fail_sync(3));

@@ -157,7 +157,14 @@ fn insert_row(
     assigned: &mut Option<u64>,
 ) -> Result<Vec<Value>, Error> {
     let table = &entry.def;
-    let mut row: Vec<Option<Value>> = table.columns.iter().map(|c| c.default.clone()).collect();
+    // A DEFAULT CURRENT_TIMESTAMP column left out takes the data node's clock (SQL gives
+    // every column its statement's time).
+    let now = if table.columns.iter().any(|c| c.default_now.is_some()) {
+        base::value::unix_micros_now()
+    } else {
+        0
+    };
+    let mut row: Vec<Option<Value>> = table.columns.iter().map(|c| c.default_at(now)).collect();
     for (c, v) in values {
         let col = table.columns.get(*c as usize).ok_or_else(|| {
             bad(

@@ -72,8 +72,9 @@ impl Session {
                             })? + 1
                         }
                     };
-                    let fill = match &column.default {
-                        Some(v) => v.clone(),
+                    // Rows there take the default as rows inserted now would.
+                    let fill = match column.default_at(self.statement_micros) {
+                        Some(v) => v,
                         None if column.nullable => base::Value::Null,
                         None => zero_value(&column)?,
                     };
@@ -135,9 +136,12 @@ impl Session {
                     let column = &mut columns[p].column;
                     match op {
                         ast::AlterColumnOperation::SetDefault { value } => {
-                            column.default = Some(default_value(column, value)?);
+                            default_value(column, value, true)?.apply(column);
                         }
-                        ast::AlterColumnOperation::DropDefault => column.default = None,
+                        ast::AlterColumnOperation::DropDefault => {
+                            column.default = None;
+                            column.default_now = None;
+                        }
                         other => {
                             return Err(SqlError::unsupported(format!(
                                 "ALTER TABLE ... ALTER COLUMN ... {other}"

@@ -903,6 +903,7 @@ pub(crate) fn column_from_ast(
     let mut nullable = true;
     let mut key = None;
     let mut default = None;
+    let mut on_update = None;
     for option in &col.options {
         match &option.option {
             ast::ColumnOption::NotNull => nullable = false,
@@ -913,6 +914,7 @@ pub(crate) fn column_from_ast(
             }
             ast::ColumnOption::Unique(_) => key = Some(IndexKind::Unique),
             ast::ColumnOption::Default(e) => default = Some(e.clone()),
+            ast::ColumnOption::OnUpdate(e) => on_update = Some(e.clone()),
             ast::ColumnOption::DialectSpecific(tokens)
                 if tokens
                     .iter()
@@ -930,19 +932,105 @@ pub(crate) fn column_from_ast(
         def = def.nullable();
     }
     if let Some(e) = default {
-        let v = default_value(&def, &e)?;
-        def = def.default(v);
+        default_value(&def, &e, false)?.apply(&mut def);
+    }
+    if let Some(e) = on_update {
+        def.on_update_now = on_update_now(&def, &e)?;
     }
     Ok((def, key))
+}
+
+/// What a DEFAULT clause gives a column: a value, or the time each row is written.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ColumnDefault {
+    Value(base::Value),
+    /// CURRENT_TIMESTAMP, with this many fraction digits.
+    Now(u8),
+}
+
+impl ColumnDefault {
+    pub(crate) fn apply(self, column: &mut ColumnDef) {
+        match self {
+            ColumnDefault::Value(v) => {
+                column.default = Some(v);
+                column.default_now = None;
+            }
+            ColumnDefault::Now(fsp) => {
+                column.default = None;
+                column.default_now = Some(fsp);
+            }
+        }
+    }
+}
+
+/// For a call of CURRENT_TIMESTAMP, NOW, LOCALTIME or LOCALTIMESTAMP (in parentheses or not),
+/// the fraction digits it gives: `Some(None)` without an argument. None for anything else.
+fn current_time_call(e: &ast::Expr) -> Option<Option<u64>> {
+    match e {
+        ast::Expr::Nested(inner) => current_time_call(inner),
+        ast::Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_lowercase();
+            if !matches!(
+                name.as_str(),
+                "current_timestamp" | "now" | "localtime" | "localtimestamp"
+            ) {
+                return None;
+            }
+            match &f.args {
+                ast::FunctionArguments::None => Some(None),
+                ast::FunctionArguments::List(list) if list.args.is_empty() => Some(None),
+                args => crate::ddl::prefix_length(args).map(Some),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The fraction digits of a DATETIME or TIMESTAMP column; None for other types.
+fn time_digits(column: &ColumnDef) -> Option<u8> {
+    match column.ty {
+        ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => Some(fsp),
+        _ => None,
+    }
+}
+
+/// Checks `ON UPDATE e` for `column` (true: it takes the update's time), with MariaDB's errors:
+/// 1064 for anything but a call of CURRENT_TIMESTAMP (or a synonym), 1294 for a column that is
+/// no DATETIME or TIMESTAMP or a call asking for fewer fraction digits than the column keeps.
+fn on_update_now(column: &ColumnDef, e: &ast::Expr) -> Result<bool> {
+    let Some(digits) = current_time_call(e) else {
+        return Err(SqlError::parse(format!("near '{e}'")));
+    };
+    let invalid = || {
+        SqlError::new(
+            1294,
+            "HY000",
+            format!("Invalid ON UPDATE clause for '{}' column", column.name),
+        )
+    };
+    let fsp = time_digits(column).ok_or_else(invalid)?;
+    match digits {
+        Some(n) if n < u64::from(fsp) => Err(invalid()),
+        _ => Ok(true),
+    }
 }
 
 /// The value a DEFAULT `e` gives `column`, or MariaDB's 1067 for one the column cannot have:
 /// any on an AUTO_INCREMENT column, NULL on a NOT NULL one, and a value strict mode would not
 /// store as it is (a string longer than the column, even by trailing spaces; a number out of
 /// range or not a number; a date that is none). Rounding a number to the column's scale is
-/// no change, as in MariaDB. A default that calls a function (CURRENT_TIMESTAMP, NOW(), ...)
-/// is refused with 1235: MariaDB computes it for each row.
-pub(crate) fn default_value(column: &ColumnDef, e: &ast::Expr) -> Result<base::Value> {
+/// no change, as in MariaDB. CURRENT_TIMESTAMP (or NOW, LOCALTIME, LOCALTIMESTAMP) of a
+/// DATETIME or TIMESTAMP column is the time each row is written; any other default calling a
+/// function is refused with 1235 (MariaDB computes it for each row).
+///
+/// `set_default` is ALTER COLUMN ... SET DEFAULT, where MariaDB keeps the digits a
+/// CURRENT_TIMESTAMP call gives (none: 0); a column definition takes the column's digits when
+/// the call gives none, 0 or more.
+pub(crate) fn default_value(
+    column: &ColumnDef,
+    e: &ast::Expr,
+    set_default: bool,
+) -> Result<ColumnDefault> {
     let invalid = || {
         SqlError::new(
             1067,
@@ -950,15 +1038,28 @@ pub(crate) fn default_value(column: &ColumnDef, e: &ast::Expr) -> Result<base::V
             format!("Invalid default value for '{}'", column.name),
         )
     };
+    if column.auto_increment {
+        return Err(invalid());
+    }
+    if let (Some(digits), Some(fsp)) = (current_time_call(e), time_digits(column)) {
+        let digits = match digits {
+            Some(n) if set_default => n.min(6) as u8,
+            None if set_default => 0,
+            Some(n) if n > 0 => n.min(u64::from(fsp)) as u8,
+            _ => fsp,
+        };
+        return Ok(ColumnDefault::Now(digits));
+    }
     let calls = ast::visit_expressions(e, |x| match x {
         ast::Expr::Function(_) => std::ops::ControlFlow::Break(()),
         _ => std::ops::ControlFlow::Continue(()),
     });
     if calls.is_break() {
-        // MariaDB computes such a default for each row it fills (CURRENT_TIMESTAMP at the
-        // insert); Cairn keeps a default as one value, which would be the CREATE's time.
+        // MariaDB computes such a default for each row it fills; Cairn keeps a default as one
+        // value or the current time of a DATETIME or TIMESTAMP column.
         return Err(SqlError::unsupported(format!(
-            "DEFAULT {e} for column '{}' (a default computed for each row)",
+            "DEFAULT {e} for column '{}' (a default computed for each row, other than \
+             CURRENT_TIMESTAMP of a DATETIME or TIMESTAMP column)",
             column.name
         )));
     }
@@ -979,7 +1080,9 @@ pub(crate) fn default_value(column: &ColumnDef, e: &ast::Expr) -> Result<base::V
     if longer {
         return Err(invalid());
     }
-    base::text::store_strict(column, v).map_err(|_| invalid())
+    base::text::store_strict(column, v)
+        .map(ColumnDefault::Value)
+        .map_err(|_| invalid())
 }
 
 /// MariaDB's longest VARCHAR or VARBINARY, in bytes: a row's 65,535 less the length prefix and

@@ -437,8 +437,9 @@ pub(crate) fn index_columns(columns: &[ast::IndexColumn]) -> Result<KeyColumns> 
     Ok(key)
 }
 
-/// The n of a key part `c(n)`, which sqlparser reads as a call of c.
-fn prefix_length(args: &ast::FunctionArguments) -> Option<u64> {
+/// The n of a key part `c(n)`, which sqlparser reads as a call of c (and of `NOW(n)`): the
+/// one argument, a whole number below 2^32.
+pub(crate) fn prefix_length(args: &ast::FunctionArguments) -> Option<u64> {
     let ast::FunctionArguments::List(list) = args else {
         return None;
     };

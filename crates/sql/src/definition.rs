@@ -135,13 +135,16 @@ fn quoted(text: &str) -> String {
 /// COLUMN_DEFAULT): numbers bare, other values quoted, `NULL` for a nullable column without
 /// one; None when the column has no default.
 pub fn default_text(column: &base::schema::ColumnDef) -> Option<String> {
+    if let Some(fsp) = column.default_now {
+        return Some(current_time_text(fsp));
+    }
     match &column.default {
         None | Some(Value::Null) if column.nullable && !column.auto_increment => {
             Some("NULL".into())
         }
         None | Some(Value::Null) => None,
         Some(v) => {
-            let text = String::from_utf8_lossy(&base::text::value_text(v).unwrap_or_default())
+            let text = String::from_utf8_lossy(&default_value_text(column, v).unwrap_or_default())
                 .into_owned();
             let numeric = column.ty.is_integer()
                 || matches!(
@@ -150,6 +153,44 @@ pub fn default_text(column: &base::schema::ColumnDef) -> Option<String> {
                 );
             Some(if numeric { text } else { quoted(&text) })
         }
+    }
+}
+
+/// A default value's text: a time with the column's fraction digits, as MariaDB shows it.
+pub(crate) fn default_value_text(column: &base::schema::ColumnDef, v: &Value) -> Option<Vec<u8>> {
+    match v {
+        Value::DateTime(_) | Value::Time(_) => v.to_text(column.ty),
+        v => base::text::value_text(v),
+    }
+}
+
+/// CURRENT_TIMESTAMP with `fsp` fraction digits, as MariaDB shows it in a column's DEFAULT or
+/// ON UPDATE.
+fn current_time_text(fsp: u8) -> String {
+    if fsp == 0 {
+        "current_timestamp()".into()
+    } else {
+        format!("current_timestamp({fsp})")
+    }
+}
+
+/// The column's ON UPDATE clause, as SHOW CREATE TABLE writes it after ON UPDATE.
+fn on_update_text(column: &base::schema::ColumnDef) -> Option<String> {
+    let fsp = match column.ty {
+        ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => fsp,
+        _ => 0,
+    };
+    column.on_update_now.then(|| current_time_text(fsp))
+}
+
+/// The column's Extra, as DESCRIBE and information_schema.COLUMNS.EXTRA show it.
+pub fn extra_text(column: &base::schema::ColumnDef) -> String {
+    if column.auto_increment {
+        "auto_increment".into()
+    } else if let Some(clause) = on_update_text(column) {
+        format!("on update {clause}")
+    } else {
+        String::new()
     }
 }
 
@@ -256,6 +297,10 @@ pub fn create_table(
         if let Some(d) = default_text(c) {
             line.push_str(" DEFAULT ");
             line.push_str(&d);
+        }
+        if let Some(clause) = on_update_text(c) {
+            line.push_str(" ON UPDATE ");
+            line.push_str(&clause);
         }
         if c.auto_increment {
             line.push_str(" AUTO_INCREMENT");

@@ -330,17 +330,8 @@ pub(crate) fn describe(def: &TableDef, full: bool, like: Option<&str>) -> Outcom
         row.extend([
             text(if c.nullable { "YES" } else { "NO" }),
             text(key),
-            match &c.default {
-                Some(v) => base::text::value_text(v)
-                    .map(Value::Bytes)
-                    .unwrap_or(Value::Null),
-                None => Value::Null,
-            },
-            text(if c.auto_increment {
-                "auto_increment"
-            } else {
-                ""
-            }),
+            described_default(c),
+            text(crate::definition::extra_text(c)),
         ]);
         if full {
             // The privileges information_schema.COLUMNS shows too; columns have no comments.
@@ -366,5 +357,19 @@ pub(crate) fn describe(def: &TableDef, full: bool, like: Option<&str>) -> Outcom
     Outcome::Rows {
         columns: columns(names),
         rows,
+    }
+}
+
+/// A column's Default as DESCRIBE shows it: the value unquoted, `current_timestamp()` for the
+/// current time, NULL without one.
+pub(crate) fn described_default(c: &base::schema::ColumnDef) -> Value {
+    if c.default_now.is_some() {
+        return crate::definition::default_text(c).map_or(Value::Null, |t| Value::Bytes(t.into()));
+    }
+    match &c.default {
+        Some(v) => crate::definition::default_value_text(c, v)
+            .map(Value::Bytes)
+            .unwrap_or(Value::Null),
+        None => Value::Null,
     }
 }

@@ -977,11 +977,7 @@ fn columns_rows(session: &Session) -> Result<Vec<Vec<Value>>> {
                 },
                 text(definition::type_text(c.ty)),
                 text(definition::column_key(def, p)),
-                text(if c.auto_increment {
-                    "auto_increment"
-                } else {
-                    ""
-                }),
+                text(definition::extra_text(c)),
                 text("select,insert,update,references"),
                 text(""),
                 text("NEVER"),

@@ -1252,7 +1252,13 @@ pub fn update(
             .column(&column)
             .filter(|p| !def.columns[*p].hidden)
             .ok_or_else(|| SqlError::unknown_column(&column, "field list"))?;
-        assignments.push((p as u16, c.compile(&a.value)?));
+        let e = match &a.value {
+            Ast::Identifier(i) if i.value.eq_ignore_ascii_case("default") => {
+                default_of(&def.columns[p])?
+            }
+            e => c.compile(e)?,
+        };
+        assignments.push((p as u16, e));
     }
     c.place = "where clause";
     let filter = u.selection.as_ref().map(|w| c.compile(w)).transpose()?;
@@ -1283,6 +1289,27 @@ pub fn update(
         limit,
         ignore,
     })
+}
+
+/// `SET column = DEFAULT`: the column's default value, the statement's time for a DEFAULT
+/// CURRENT_TIMESTAMP, NULL for a nullable column without one; MariaDB's 1364 for a NOT NULL
+/// column without one.
+fn default_of(column: &base::schema::ColumnDef) -> Result<Expr> {
+    if let Some(fsp) = column.default_now {
+        return Ok(Expr::Call(
+            crate::funcs::Func::Temporal(crate::temporal::Temporal::Now),
+            vec![Expr::Const(Value::Int(i64::from(fsp)))],
+        ));
+    }
+    match &column.default {
+        Some(v) => Ok(Expr::Const(v.clone())),
+        None if column.nullable || column.auto_increment => Ok(Expr::Const(Value::Null)),
+        None => Err(SqlError::new(
+            1364,
+            "HY000",
+            format!("Field '{}' doesn't have a default value", column.name),
+        )),
+    }
 }
 
 pub fn delete(

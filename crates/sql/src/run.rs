@@ -23,7 +23,9 @@ use crate::join::{JoinStep, Joined};
 use crate::plan::{
     pushable, Access, OrderKey, PlanInput, Pushed, QueryPlan, SelectPlan, Source, TableRef,
 };
-use crate::stored::{lenient_store, strict_store};
+use crate::stored::{
+    add_current_defaults, lenient_store, on_update_values, strict_store, timestamped,
+};
 
 /// Puts a fetched row (`fetch[i]` holds table column i) in its place in a joined row.
 fn place(joined: &mut [Value], offset: usize, fetch: &[u16], row: Vec<Value>) {
@@ -103,7 +105,7 @@ impl InsertPlan {
 fn defaults_for_the_rest(def: &base::TableDef, columns: &[u16]) -> Result<()> {
     if let Some(missing) = def.columns.iter().enumerate().find(|(p, c)| {
         !c.nullable
-            && c.default.is_none()
+            && !c.has_default()
             && !c.auto_increment
             && !c.hidden
             && !columns.contains(&(*p as u16))
@@ -1335,17 +1337,20 @@ impl Session {
         })?;
         // Values first: a bad value fails the statement before anything is sent.
         let mut rows = Vec::with_capacity(values.len());
+        let now = self.statement_micros;
+        let timed = def.columns.iter().any(|c| c.default_now.is_some());
         for (n, row) in values.into_iter().enumerate() {
             let mut given = Vec::with_capacity(p.columns.len());
             for (c, v) in p.columns.iter().zip(row) {
                 let column = &def.columns[*c as usize];
                 let Some(v) = v else {
-                    // DEFAULT: the data node fills the column.
+                    // DEFAULT: the data node fills the column (SQL the current time, below).
                     continue;
                 };
                 if column.auto_increment && v.is_null() {
                     continue;
                 }
+                let v = timestamped(column, v, now);
                 let v = if ignore {
                     lenient_store(&def, column, v, n + 1, |code, m| {
                         self.diagnostics.warn(code, m)
@@ -1357,6 +1362,10 @@ impl Session {
                     continue;
                 }
                 given.push((*c, v));
+            }
+            if timed {
+                // The statement's time, the same in every row, as MariaDB's.
+                add_current_defaults(&def, &mut given, now);
             }
             rows.push(given);
         }
@@ -1512,15 +1521,22 @@ impl Session {
                     // The existing row, then the row the INSERT gave (VALUES(col)).
                     let mut row = existing.clone();
                     row.extend(full);
+                    let now = self.statement_micros;
                     for (c, e) in assignments {
                         let v =
                             self.storing(Storing::Strict, |s| e.eval(&s.env(&row, params, &[])))?;
-                        row[*c as usize] = strict_store(def, &def.columns[*c as usize], v, n + 1)?;
+                        let column = &def.columns[*c as usize];
+                        let v = timestamped(column, v, now);
+                        row[*c as usize] = strict_store(def, column, v, n + 1)?;
                     }
-                    let changes: Vec<(u16, Value)> = (0..def.columns.len())
+                    let mut changes: Vec<(u16, Value)> = (0..def.columns.len())
                         .filter(|c| row[*c] != existing[*c])
                         .map(|c| (c as u16, row[c].clone()))
                         .collect();
+                    if !changes.is_empty() {
+                        let assigned = |c: u16| assignments.iter().any(|(a, _)| *a == c);
+                        changes.extend(on_update_values(def, assigned, now));
+                    }
                     if changes.is_empty() {
                         affected += found_rows as u64;
                     } else {

@@ -520,7 +520,11 @@ impl Session {
             .filter(|(_, c)| wildcard.is_empty() || like(&c.name, wildcard))
             .map(|(p, c)| {
                 let column = crate::meta::table_column(&db, &shown, &shown, def, p, &c.name);
-                (column, c.default.as_ref().and_then(base::text::value_text))
+                let default = match crate::explain::described_default(c) {
+                    Value::Bytes(b) => Some(b),
+                    _ => None,
+                };
+                (column, default)
             })
             .collect())
     }

@@ -1,13 +1,51 @@
 //! Values as a column stores them for a statement that stores them: under MySQL's strict mode
 //! (`strict_store`, MariaDB's errors for what it refuses, from `base::text::store_strict`), and
 //! under IGNORE (`lenient_store`, what strict mode refuses changed to fit, with MariaDB's
-//! warnings). INSERT, UPDATE and ALTER TABLE's checks store through them.
+//! warnings). INSERT, UPDATE and ALTER TABLE's checks store through them. Also the values
+//! that take the statement's time: a DEFAULT CURRENT_TIMESTAMP left out, ON UPDATE
+//! CURRENT_TIMESTAMP, and NULL stored in a TIMESTAMP NOT NULL column.
 
-use base::schema::ColumnDef;
-use base::Value;
+use base::schema::{ColumnDef, TableDef};
+use base::{ColumnType, Value};
 
 use crate::error::SqlError;
 use crate::exec::{store, Result};
+
+/// `v` as given to `column` by a statement started at `micros` (Unix microseconds): NULL
+/// given to a TIMESTAMP NOT NULL column is that time, as in MariaDB; any other value as it is.
+pub(crate) fn timestamped(column: &ColumnDef, v: Value, micros: i64) -> Value {
+    if v.is_null() && !column.nullable && matches!(column.ty, ColumnType::Timestamp { .. }) {
+        column.time_at(micros)
+    } else {
+        v
+    }
+}
+
+/// The DEFAULT CURRENT_TIMESTAMP columns of `def`, with their value in a row an INSERT started
+/// at `micros` writes without them: pushed onto `given` for each such column it lacks.
+pub(crate) fn add_current_defaults(def: &TableDef, given: &mut Vec<(u16, Value)>, micros: i64) {
+    for (c, column) in def.columns.iter().enumerate() {
+        let c = c as u16;
+        if column.default_now.is_some() && given.iter().all(|(g, _)| *g != c) {
+            given.extend(column.default_at(micros).map(|v| (c, v)));
+        }
+    }
+}
+
+/// The ON UPDATE CURRENT_TIMESTAMP columns of `def` an update started at `micros` leaves
+/// unassigned, with that time: the values to add to a row it changes.
+pub(crate) fn on_update_values(
+    def: &TableDef,
+    assigned: impl Fn(u16) -> bool,
+    micros: i64,
+) -> Vec<(u16, Value)> {
+    def.columns
+        .iter()
+        .enumerate()
+        .filter(|(c, column)| column.on_update_now && !assigned(*c as u16))
+        .map(|(c, column)| (c as u16, column.time_at(micros)))
+        .collect()
+}
 
 /// A value as `column` stores it under MySQL's strict mode (STRICT_TRANS_TABLES, the default):
 /// what would be changed to fit is refused instead: a value out of range (1264), a string too

@@ -287,9 +287,7 @@ pub(crate) fn extract_call(field: &ast::DateTimeField, e: Expr) -> Result<Expr> 
 
 /// Microseconds since the Unix epoch now (UTC).
 pub(crate) fn wall_clock_micros() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+    base::value::unix_micros_now()
 }
 
 /// A Unix time in microseconds as a datetime (UTC); None outside years 1-9999.

@@ -19,7 +19,7 @@ use crate::expr::Expr;
 use crate::join::FromTable;
 use crate::plan::{DeletePlan, OrderKey, PlanInput, SelectPlan, Source, TableRef, UpdatePlan};
 use crate::run::{by_keys, count_value};
-use crate::stored::{lenient_store, strict_store};
+use crate::stored::{lenient_store, on_update_values, strict_store, timestamped};
 
 /// A multi-table UPDATE or DELETE, planned.
 #[derive(Debug, Clone)]
@@ -429,6 +429,8 @@ impl Session {
                 });
             }
             s.run_correlated(txn, p.assignments.iter().map(|(_, e)| e), &rows, params)?;
+            let now = s.statement_micros;
+            let assigned = |c: u16| p.assignments.iter().any(|(a, _)| *a == c);
             let at = |c: &u16| {
                 src.fetch
                     .iter()
@@ -453,6 +455,7 @@ impl Session {
                             s.run_correlated(txn, [e], std::slice::from_ref(&current), params)?;
                         }
                         let v = s.storing(storing, |s| e.eval(&s.env(&current, params, &[])))?;
+                        let v = timestamped(column, v, now);
                         let v = if p.ignore {
                             lenient_store(&def, column, v, n + 1, |code, m| {
                                 s.diagnostics.warn(code, m)
@@ -471,6 +474,10 @@ impl Session {
                     }
                     if values.is_empty() {
                         continue;
+                    }
+                    for (c, v) in on_update_values(&def, assigned, now) {
+                        current[at(&c)] = v.clone();
+                        values.push((c, v));
                     }
                     let key = Session::primary_key(src, row);
                     if p.ignore {
@@ -597,10 +604,11 @@ impl Session {
                     }
                     matched += 1;
                     let mut values = Vec::new();
+                    let def = target.table.def();
                     for (c, new, old) in &target.assignments {
-                        let def = target.table.def();
                         let column = &def.columns[*c as usize];
-                        let v = strict_store(def, column, row[*new].clone(), n + 1)?;
+                        let v = timestamped(column, row[*new].clone(), s.statement_micros);
+                        let v = strict_store(def, column, v, n + 1)?;
                         if row[*old] != v {
                             values.push((*c, v));
                         }
@@ -608,6 +616,8 @@ impl Session {
                     if values.is_empty() {
                         continue;
                     }
+                    let assigned = |c: u16| target.assignments.iter().any(|(a, ..)| *a == c);
+                    values.extend(on_update_values(def, assigned, s.statement_micros));
                     changed += 1;
                     write_row(txn, &target.table, key, values, |values| {
                         target

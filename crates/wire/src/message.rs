@@ -1204,13 +1204,22 @@ fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
     out.put_bytes(c.name.as_bytes());
     put_type(out, c.ty);
     out.put_u8(c.collation as u8);
-    out.put_u8(u8::from(c.nullable) | u8::from(c.auto_increment) << 1 | u8::from(c.hidden) << 2);
+    out.put_u8(
+        u8::from(c.nullable)
+            | u8::from(c.auto_increment) << 1
+            | u8::from(c.hidden) << 2
+            | u8::from(c.default_now.is_some()) << 3
+            | u8::from(c.on_update_now) << 4,
+    );
     match &c.default {
         None => out.put_u8(0),
         Some(v) => {
             out.put_u8(1);
             out.put_value(v);
         }
+    }
+    if let Some(fsp) = c.default_now {
+        out.put_u8(fsp);
     }
 }
 
@@ -1241,12 +1250,17 @@ fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
             })
         }
     };
+    // Bit 3: a current-time default, its fraction digits after the default (older catalogs
+    // never set it).
+    let default_now = if flags & 8 != 0 { Some(r.u8()?) } else { None };
     Ok(ColumnDef {
         name,
         ty,
         collation,
         nullable: flags & 1 != 0,
         default,
+        default_now,
+        on_update_now: flags & 16 != 0,
         auto_increment: flags & 2 != 0,
         hidden: flags & 4 != 0,
     })

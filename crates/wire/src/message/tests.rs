@@ -46,6 +46,12 @@ fn messages_round_trip() {
             ColumnDef::new("c", ColumnType::VarChar { length: 10 })
                 .nullable()
                 .default(Value::from("x")),
+            ColumnDef::new("t", ColumnType::Timestamp { fsp: 3 })
+                .default_current_time(2)
+                .on_update_current_time(),
+            ColumnDef::new("u", ColumnType::DateTime { fsp: 0 })
+                .nullable()
+                .on_update_current_time(),
         ],
         &["id"],
     )
