@@ -59,6 +59,7 @@ pub(crate) fn strict_store(
 ) -> Result<Value> {
     use base::text::Refusal;
     use base::types::ColumnType as T;
+    let v = crate::temporal::number_as_temporal(column.ty, v);
     let refusal = match base::text::store_strict(column, v.clone()) {
         Ok(stored) => return Ok(stored),
         Err(r) => r,
@@ -156,6 +157,15 @@ pub(crate) fn lenient_store(
     };
     let truncated = || format!("Data truncated for column '{}' at row {row}", column.name);
     let (stored, code, message) = match e.code {
+        // A date a TIMESTAMP cannot hold (before 1970, after 2038) is out of its range.
+        1292 if outside_timestamps(column, &v) => (
+            crate::columns::zero_value(column),
+            1264,
+            format!(
+                "Out of range value for column '{}' at row {row}",
+                column.name
+            ),
+        ),
         1292 => (crate::columns::zero_value(column), 1265, truncated()),
         // Cut to Cairn's limit, a value MariaDB would keep whole: refused even here.
         1406 if held_back(column, &v).is_some() => return Err(e),
@@ -183,6 +193,17 @@ pub(crate) fn lenient_store(
 
 /// Cairn's limit on a MEDIUM- or LONGTEXT/BLOB value (`base::limits::LOB_BYTES_MAX`) when `v`
 /// is refused by it only: longer than Cairn stores, within what the type holds in MySQL.
+/// True when `column` is a TIMESTAMP and `v` a real date and time outside its range.
+fn outside_timestamps(column: &ColumnDef, v: &Value) -> bool {
+    let ColumnType::Timestamp { fsp } = column.ty else {
+        return false;
+    };
+    let mut wider = column.clone();
+    wider.ty = ColumnType::DateTime { fsp };
+    let v = crate::temporal::number_as_temporal(wider.ty, v.clone());
+    base::text::store_strict(&wider, v).is_ok()
+}
+
 fn held_back(column: &ColumnDef, v: &Value) -> Option<usize> {
     use base::types::ColumnType as T;
     let (T::Text { size } | T::Blob { size }) = column.ty else {

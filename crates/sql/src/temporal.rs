@@ -311,6 +311,38 @@ fn today(env: &Env) -> Date {
     statement_now(env, 0).date
 }
 
+// ------------------------------------------------------------------ storing numbers
+
+/// A number stored into a DATE, DATETIME, TIMESTAMP or TIME column, read as MariaDB reads it:
+/// packed digits (20200101, 200101, 20200101101010; HHMMSS for a TIME), a fraction as
+/// fractional seconds, 0 the zero value. Any other value, or a number that is no date or
+/// time, is returned as it is (storing it then fails as before).
+pub(crate) fn number_as_temporal(ty: base::ColumnType, v: Value) -> Value {
+    use base::ColumnType as T;
+    let numeric = matches!(
+        v,
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) | Value::Float(_)
+    );
+    if !numeric {
+        return v;
+    }
+    match ty {
+        T::Date => match convert::stamp(&v, Date::default()) {
+            Some(s) => Value::Date(s.dt.date),
+            None => v,
+        },
+        T::DateTime { .. } | T::Timestamp { .. } => match convert::stamp(&v, Date::default()) {
+            Some(s) => Value::DateTime(s.dt),
+            None => v,
+        },
+        T::Time { .. } => match convert::span(&v) {
+            Some(s) => Value::Time(Time::from_micros(s.micros)),
+            None => v,
+        },
+        _ => v,
+    }
+}
+
 // ------------------------------------------------------------------ evaluation
 
 pub(crate) fn call(t: Temporal, args: &[Expr], env: &Env) -> Result<Value> {
