@@ -4,7 +4,7 @@
 
 use base::text::value_text;
 use base::types::Collation;
-use base::value::Decimal;
+use base::value::{DateTimeText, Decimal, TimeText};
 use base::Value;
 use sqlparser::ast;
 
@@ -36,6 +36,10 @@ pub enum CastTo {
     /// A latin1 string's bytes in latin1 (values travel as UTF-8): what HEX(), MD5() and the
     /// other byte-level functions read of a latin1 argument, and CAST(... AS BINARY) makes.
     Latin1Bytes,
+    /// A DATETIME, TIMESTAMP or TIME value as text with this many fraction digits, as MySQL
+    /// shows one where a string is wanted (CONCAT of a DATETIME(2) column gives `...:00.00`);
+    /// any other value as its text.
+    Shown(u8),
 }
 
 impl CastTo {
@@ -177,6 +181,11 @@ impl CastTo {
                 }
             }
             CastTo::Introduced(_) => v,
+            CastTo::Shown(fsp) => Value::Bytes(match &v {
+                Value::DateTime(dt) => DateTimeText(*dt, fsp).to_string().into_bytes(),
+                Value::Time(t) => TimeText(*t, fsp).to_string().into_bytes(),
+                _ => text(),
+            }),
             CastTo::Latin1Bytes => Value::Bytes(
                 String::from_utf8_lossy(&text())
                     .chars()

@@ -205,6 +205,7 @@ pub fn derive(e: &Expr, inputs: &Inputs) -> Result<Derived> {
         Expr::Cast(_, CastTo::Binary(_)) => Derived::new(Collation::Binary, K::Implicit),
         Expr::Cast(_, CastTo::Charset(c)) => Derived::new(*c, K::Implicit),
         Expr::Cast(_, CastTo::Latin1Bytes) => Derived::new(Collation::Binary, K::Implicit),
+        Expr::Cast(inner, CastTo::Shown(_)) => derive(inner, inputs)?,
         Expr::Cast(_, CastTo::Introduced(c)) => Derived::new(*c, K::Coercible),
         Expr::Agg(i) => match inputs.aggregates.get(*i) {
             Some(Aggregate {

@@ -33,6 +33,7 @@ pub fn static_type(
                 C::Decimal(p, s) => (types::NEWDECIMAL, p as u32 + 2, s),
                 C::Double => (types::DOUBLE, 22, 31),
                 C::Charset(_) | C::Latin1Bytes => (types::VAR_STRING, 255 * 4, 31),
+                C::Shown(f) => (types::VAR_STRING, (19 + fraction(f)) * 4, 31),
                 C::Introduced(_) => match &**_inner {
                     Const(Value::Bytes(b)) => (types::VAR_STRING, b.len() as u32 * 4, 31),
                     _ => (types::VAR_STRING, 255 * 4, 31),
@@ -271,6 +272,7 @@ enum Class {
     String,
     Date,
     DateTime(u8),
+    Time,
     Other,
 }
 
@@ -283,6 +285,7 @@ fn class_of(t: (u8, u32, u8)) -> Class {
         types::VAR_STRING | types::STRING | types::BLOB => Class::String,
         types::DATE => Class::Date,
         types::DATETIME | types::TIMESTAMP => Class::DateTime(t.2.min(6)),
+        types::TIME => Class::Time,
         _ => Class::Other,
     }
 }
@@ -326,6 +329,7 @@ pub fn unify_branches(e: &mut Expr, def: Option<&base::TableDef>, c: &Compiler) 
         unify_branches(child, def, c);
     }
     let aggregates = c.aggregates.as_deref().unwrap_or(&[]);
+    show_temporal_arguments(e, def, aggregates);
     let Some((branches, compared)) = branches_mut(e) else {
         return;
     };
@@ -334,7 +338,7 @@ pub fn unify_branches(e: &mut Expr, def: Option<&base::TableDef>, c: &Compiler) 
         .map(|b| branch_type(b, def, aggregates).map_or(Class::Null, class_of))
         .collect();
     let (mut scale, mut double, mut string, mut number) = (None::<u8>, false, false, false);
-    let (mut date, mut datetime) = (false, None::<u8>);
+    let (mut date, mut datetime, mut time) = (false, None::<u8>, false);
     for class in &classes {
         match *class {
             Class::Null => {}
@@ -350,12 +354,41 @@ pub fn unify_branches(e: &mut Expr, def: Option<&base::TableDef>, c: &Compiler) 
             Class::String => string = true,
             Class::Date => date = true,
             Class::DateTime(f) => datetime = Some(datetime.map_or(f, |m| m.max(f))),
+            Class::Time => time = true,
             Class::Other => return,
         }
     }
     let temporal = date || datetime.is_some();
+    if (temporal || time) && (string || number) && !compared {
+        // The result is a string: dates and times in it show their fraction digits, numbers
+        // become text of the first string's collation (utf8mb4_general_ci without one).
+        let first = branches
+            .iter()
+            .zip(&classes)
+            .find(|(_, class)| **class == Class::String)
+            .map(|(b, _)| c.sort_collation(b));
+        let numbers_to = match first {
+            None => CastTo::Char(None),
+            Some(Ok(collation)) => CastTo::Charset(collation),
+            Some(Err(_)) => return,
+        };
+        for (b, class) in branches.into_iter().zip(classes) {
+            match class {
+                Class::Date | Class::DateTime(_) | Class::Time => show_as_text(b, def, aggregates),
+                Class::Int | Class::Decimal(_) | Class::Double => {
+                    let inner = std::mem::replace(b, Expr::Const(Value::Null));
+                    *b = Expr::Cast(Box::new(inner), numbers_to);
+                }
+                _ => {}
+            }
+        }
+        return;
+    }
+    if time {
+        return;
+    }
     let target = if temporal {
-        if number || (string && !compared) {
+        if number {
             return;
         }
         match datetime {
@@ -400,6 +433,46 @@ pub fn unify_branches(e: &mut Expr, def: Option<&base::TableDef>, c: &Compiler) 
             let inner = std::mem::replace(b, Expr::Const(Value::Null));
             *b = Expr::Cast(Box::new(inner), target);
         }
+    }
+}
+
+/// Wraps the date-and-time arguments the string functions read as text (CONCAT, LENGTH, UPPER,
+/// SUBSTRING's string, CAST AS CHAR, ...) so they show their type's fraction digits, as in
+/// MariaDB: `CONCAT(c)` of a DATETIME(2) column is `2000-01-01 00:00:00.00`.
+fn show_temporal_arguments(e: &mut Expr, def: Option<&base::TableDef>, aggregates: &[Aggregate]) {
+    use crate::expr::CastTo;
+    let args: Vec<&mut Expr> = match e {
+        Expr::Call(
+            Func::Concat
+            | Func::ConcatWs
+            | Func::Length
+            | Func::CharLength
+            | Func::Upper
+            | Func::Lower
+            | Func::Reverse
+            | Func::Trim
+            | Func::Ltrim
+            | Func::Rtrim,
+            args,
+        ) => args.iter_mut().collect(),
+        Expr::Call(
+            Func::Substring | Func::Left | Func::Right | Func::Replace | Func::Repeat,
+            args,
+        ) => args.iter_mut().take(1).collect(),
+        Expr::Cast(inner, CastTo::Char(_) | CastTo::Charset(_)) => vec![&mut **inner],
+        _ => return,
+    };
+    for a in args {
+        show_as_text(a, def, aggregates);
+    }
+}
+
+/// `e` as text with its fraction digits when its type is DATETIME, TIMESTAMP or TIME.
+fn show_as_text(e: &mut Expr, def: Option<&base::TableDef>, aggregates: &[Aggregate]) {
+    let (code, _, decimals) = static_type(e, def, aggregates);
+    if matches!(code, types::DATETIME | types::TIMESTAMP | types::TIME) && decimals <= 6 {
+        let inner = std::mem::replace(e, Expr::Const(Value::Null));
+        *e = Expr::Cast(Box::new(inner), crate::expr::CastTo::Shown(decimals));
     }
 }
 

@@ -4205,3 +4205,14 @@ INSERT IGNORE INTO numts VALUES (4, 19600101);
 SHOW WARNINGS;
 INSERT INTO numts VALUES (5, '1960-01-01');
 SELECT * FROM numts ORDER BY id;
+
+-- ---------------------------------------------------------------- dates and times read as text show their type's fraction digits
+CREATE TABLE shown1 (id INT PRIMARY KEY, a DATETIME(2), b TIME(3), c TIMESTAMP(1) NULL, d DATETIME, e DATE) DEFAULT CHARSET=utf8mb4;
+INSERT INTO shown1 VALUES (1, '2000-01-01', '10:00:00', '2001-01-01 10:00:00', '2002-02-02 02:02:02', '2003-03-03'), (2, '2000-01-01 10:00:00.5', '-10:00:00.25', '2001-01-01 10:00:00.9', NULL, NULL);
+SELECT id, CONCAT(a), CONCAT('x', b, c), LENGTH(a), CHAR_LENGTH(b), UPPER(c), LOWER(d), CONCAT(e) FROM shown1 ORDER BY id;
+SELECT id, SUBSTRING(a, 12), LEFT(b, 20), RIGHT(c, 4), REPLACE(a, '-', '/'), REVERSE(b), TRIM(c), CONCAT_WS(',', a, b, c, d) FROM shown1 ORDER BY id;
+SELECT id, CAST(a AS CHAR), CAST(b AS CHAR(20)), CONVERT(c USING utf8mb4), CAST(a AS DATETIME(1)), CAST(b AS TIME) FROM shown1 ORDER BY id;
+SELECT id, IF(id = 1, a, 'x'), IFNULL(d, 'none'), COALESCE(NULL, b, 'y'), CASE WHEN id = 2 THEN c ELSE 'z' END, IF(id = 1, a, 5) FROM shown1 ORDER BY id;
+SELECT id, IF(id = 1, a, d), GREATEST(a, d), LEAST(b, '11:00:00') FROM shown1 ORDER BY id;
+SELECT CONCAT(NOW(3) > '2020-01-01'), LENGTH(NOW(3)), LENGTH(NOW()), LENGTH(CURTIME(2)), LENGTH(a + INTERVAL 1 SECOND), CONCAT(a + INTERVAL 1 SECOND) FROM shown1 WHERE id = 1;
+SELECT id, IF(id = 1, b, 2.5), COALESCE(e, 7), CASE id WHEN 1 THEN c WHEN 2 THEN 3e0 END FROM shown1 ORDER BY id;
