@@ -299,6 +299,31 @@ pub fn group_key(values: &[Value], collations: &[Collation]) -> Vec<u8> {
                 let len = (out.len() - at - 4) as u32;
                 out[at..at + 4].copy_from_slice(&len.to_le_bytes());
             }
+            // Exactly (a double would merge times microseconds apart).
+            Value::Date(_) | Value::DateTime(_) => {
+                let dt = match v {
+                    Value::DateTime(dt) => *dt,
+                    Value::Date(d) => base::value::DateTime {
+                        date: *d,
+                        ..Default::default()
+                    },
+                    _ => unreachable!("matched above"),
+                };
+                let packed = ((i128::from(dt.date.year) * 100 + i128::from(dt.date.month)) * 100
+                    + i128::from(dt.date.day))
+                    * 1_000_000
+                    + i128::from(dt.hour) * 10_000
+                    + i128::from(dt.minute) * 100
+                    + i128::from(dt.second);
+                out.push(4);
+                out.extend_from_slice(
+                    &(packed * 1_000_000 + i128::from(dt.microsecond)).to_le_bytes(),
+                );
+            }
+            Value::Time(t) => {
+                out.push(5);
+                out.extend_from_slice(&t.as_micros().to_le_bytes());
+            }
             other => match num(other) {
                 Num::Int(i) => {
                     out.push(2);

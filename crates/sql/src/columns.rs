@@ -135,10 +135,19 @@ impl Session {
                     }
                     let column = &mut columns[p].column;
                     match op {
+                        // As in MariaDB, a column whose default was the current time loses
+                        // its ON UPDATE with it.
                         ast::AlterColumnOperation::SetDefault { value } => {
-                            default_value(column, value, true)?.apply(column);
+                            let new = default_value(column, value, true)?;
+                            if column.default_now.is_some() {
+                                column.on_update_now = false;
+                            }
+                            new.apply(column);
                         }
                         ast::AlterColumnOperation::DropDefault => {
+                            if column.default_now.is_some() {
+                                column.on_update_now = false;
+                            }
                             column.default = None;
                             column.default_now = None;
                         }
@@ -388,7 +397,8 @@ impl Session {
                 if !was.converts_in_family(to) {
                     // Across types, as an INSERT of the value would store it under strict
                     // mode, with the errors MariaDB's ALTER gives.
-                    if let Err(e) = crate::stored::strict_store(def, to, value.clone(), n + 1) {
+                    if let Err(e) = crate::stored::strict_store_as_is(def, to, value.clone(), n + 1)
+                    {
                         return Err(alter_error(e, &value, to, def, n + 1));
                     }
                     continue;

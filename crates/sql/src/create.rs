@@ -998,7 +998,11 @@ fn time_digits(column: &ColumnDef) -> Option<u8> {
 /// 1064 for anything but a call of CURRENT_TIMESTAMP (or a synonym), 1294 for a column that is
 /// no DATETIME or TIMESTAMP or a call asking for fewer fraction digits than the column keeps.
 fn on_update_now(column: &ColumnDef, e: &ast::Expr) -> Result<bool> {
-    let Some(digits) = current_time_call(e) else {
+    let call = match e {
+        ast::Expr::Nested(_) => None,
+        e => current_time_call(e),
+    };
+    let Some(digits) = call else {
         return Err(SqlError::parse(format!("near '{e}'")));
     };
     let invalid = || {
@@ -1080,6 +1084,7 @@ pub(crate) fn default_value(
     if longer {
         return Err(invalid());
     }
+    let v = crate::temporal::number_as_temporal(column.ty, v);
     base::text::store_strict(column, v)
         .map(ColumnDefault::Value)
         .map_err(|_| invalid())

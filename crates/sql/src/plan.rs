@@ -1253,7 +1253,9 @@ pub fn update(
             .filter(|p| !def.columns[*p].hidden)
             .ok_or_else(|| SqlError::unknown_column(&column, "field list"))?;
         let e = match &a.value {
-            Ast::Identifier(i) if i.value.eq_ignore_ascii_case("default") => {
+            Ast::Identifier(i)
+                if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default") =>
+            {
                 default_of(&def.columns[p])?
             }
             e => c.compile(e)?,

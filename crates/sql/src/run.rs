@@ -170,7 +170,11 @@ pub(crate) fn insert_plan(
     defaults_for_the_rest(&def, &columns)?;
     let mut c = Compiler::new(None, input.placeholders);
     let value = |c: &mut Compiler, e: &ast::Expr| match e {
-        ast::Expr::Identifier(i) if i.value.eq_ignore_ascii_case("default") => Ok(None),
+        ast::Expr::Identifier(i)
+            if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default") =>
+        {
+            Ok(None)
+        }
         e => c.compile(e).map(Some),
     };
     let mut rows = Vec::new();

@@ -51,21 +51,45 @@ pub(crate) fn on_update_values(
 /// what would be changed to fit is refused instead: a value out of range (1264), a string too
 /// long (1406), text that is not a number (1366) or only starts with one (1265), a bad date
 /// (1292), a character the column's character set lacks (1366). `row` counts from 1.
+/// A number given to a DATE, DATETIME, TIMESTAMP or TIME column is read as MariaDB reads it
+/// (`temporal::number_as_temporal`).
 pub(crate) fn strict_store(
     table: &base::TableDef,
     column: &ColumnDef,
     v: Value,
     row: usize,
 ) -> Result<Value> {
+    let read = crate::temporal::number_as_temporal(column.ty, v.clone());
+    store_refusing(table, column, read, &v, row)
+}
+
+/// [`strict_store`] without reading numbers as dates and times: what the data node's copy
+/// of ALTER TABLE stores (`base::text::store_strict`), which refuses them.
+pub(crate) fn strict_store_as_is(
+    table: &base::TableDef,
+    column: &ColumnDef,
+    v: Value,
+    row: usize,
+) -> Result<Value> {
+    store_refusing(table, column, v.clone(), &v, row)
+}
+
+/// `v` stored under strict mode, or MariaDB's error naming the value as `given`.
+fn store_refusing(
+    table: &base::TableDef,
+    column: &ColumnDef,
+    v: Value,
+    given: &Value,
+    row: usize,
+) -> Result<Value> {
     use base::text::Refusal;
     use base::types::ColumnType as T;
-    let v = crate::temporal::number_as_temporal(column.ty, v);
     let refusal = match base::text::store_strict(column, v.clone()) {
         Ok(stored) => return Ok(stored),
         Err(r) => r,
     };
     let shown =
-        String::from_utf8_lossy(&base::text::value_text(&v).unwrap_or_default()).into_owned();
+        String::from_utf8_lossy(&base::text::value_text(given).unwrap_or_default()).into_owned();
     let name = &column.name;
     // MariaDB names the column in full in 1292 and 1366.
     let (db, t) = table.name.split_once('/').unwrap_or(("", &table.name));
@@ -201,7 +225,9 @@ fn outside_timestamps(column: &ColumnDef, v: &Value) -> bool {
     let mut wider = column.clone();
     wider.ty = ColumnType::DateTime { fsp };
     let v = crate::temporal::number_as_temporal(wider.ty, v.clone());
-    base::text::store_strict(&wider, v).is_ok()
+    // A real date (no zero month or day), which a DATETIME holds.
+    matches!(base::text::store_strict(&wider, v), Ok(Value::DateTime(dt))
+        if dt.date.month > 0 && dt.date.day > 0)
 }
 
 fn held_back(column: &ColumnDef, v: &Value) -> Option<usize> {
