@@ -106,10 +106,7 @@ impl ColumnDef {
 
     /// The time `micros` with at most `fsp` fraction digits and at most the column's.
     fn time_cut(&self, micros: i64, fsp: u8) -> Value {
-        let kept = match self.ty {
-            ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => fsp,
-            _ => 0,
-        };
+        let kept = self.ty.datetime_digits().unwrap_or(0);
         Value::DateTime(DateTime::from_unix_micros(micros, fsp.min(kept)).unwrap_or_default())
     }
 
@@ -612,11 +609,7 @@ impl TableDef {
                     c.name
                 ));
             }
-            let temporal = matches!(
-                c.ty,
-                ColumnType::DateTime { .. } | ColumnType::Timestamp { .. }
-            );
-            if (c.default_now.is_some() || c.on_update_now) && !temporal {
+            if (c.default_now.is_some() || c.on_update_now) && c.ty.datetime_digits().is_none() {
                 return bad(format!(
                     "column '{}' takes the current time but is no DATETIME or TIMESTAMP",
                     c.name

@@ -355,6 +355,15 @@ impl ColumnType {
         )
     }
 
+    /// The fraction digits of a DATETIME or TIMESTAMP (the types that take the current time);
+    /// None for other types.
+    pub fn datetime_digits(self) -> Option<u8> {
+        match self {
+            ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => Some(fsp),
+            _ => None,
+        }
+    }
+
     /// Bytes a value of this type takes in the fixed part of a row, or None for variable-size types.
     pub fn fixed_width(self) -> Option<usize> {
         Some(match self {

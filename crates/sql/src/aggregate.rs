@@ -274,6 +274,18 @@ fn num_value(n: Num) -> Value {
 /// A byte key equal for values SQL treats as equal (GROUP BY, DISTINCT): strings by their sort
 /// key under the value's collation in `collations` (utf8mb4_general_ci past its end), numbers
 /// by value, NULLs equal to each other.
+/// A date and time in a group key, exactly: its digits packed as YYYYMMDDhhmmssffffff (zero
+/// months and days kept; a date is its midnight).
+fn push_datetime(out: &mut Vec<u8>, dt: base::value::DateTime) {
+    let date = (i128::from(dt.date.year) * 100 + i128::from(dt.date.month)) * 100
+        + i128::from(dt.date.day);
+    let time = i128::from(dt.hour) * 10_000 + i128::from(dt.minute) * 100 + i128::from(dt.second);
+    out.push(4);
+    out.extend_from_slice(
+        &((date * 1_000_000 + time) * 1_000_000 + i128::from(dt.microsecond)).to_le_bytes(),
+    );
+}
+
 pub fn group_key(values: &[Value], collations: &[Collation]) -> Vec<u8> {
     let size: usize = values
         .iter()
@@ -300,26 +312,14 @@ pub fn group_key(values: &[Value], collations: &[Collation]) -> Vec<u8> {
                 out[at..at + 4].copy_from_slice(&len.to_le_bytes());
             }
             // Exactly (a double would merge times microseconds apart).
-            Value::Date(_) | Value::DateTime(_) => {
-                let dt = match v {
-                    Value::DateTime(dt) => *dt,
-                    Value::Date(d) => base::value::DateTime {
-                        date: *d,
-                        ..Default::default()
-                    },
-                    _ => unreachable!("matched above"),
-                };
-                let packed = ((i128::from(dt.date.year) * 100 + i128::from(dt.date.month)) * 100
-                    + i128::from(dt.date.day))
-                    * 1_000_000
-                    + i128::from(dt.hour) * 10_000
-                    + i128::from(dt.minute) * 100
-                    + i128::from(dt.second);
-                out.push(4);
-                out.extend_from_slice(
-                    &(packed * 1_000_000 + i128::from(dt.microsecond)).to_le_bytes(),
-                );
-            }
+            Value::Date(d) => push_datetime(
+                &mut out,
+                base::value::DateTime {
+                    date: *d,
+                    ..Default::default()
+                },
+            ),
+            Value::DateTime(dt) => push_datetime(&mut out, *dt),
             Value::Time(t) => {
                 out.push(5);
                 out.extend_from_slice(&t.as_micros().to_le_bytes());

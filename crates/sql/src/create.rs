@@ -986,14 +986,6 @@ fn current_time_call(e: &ast::Expr) -> Option<Option<u64>> {
     }
 }
 
-/// The fraction digits of a DATETIME or TIMESTAMP column; None for other types.
-fn time_digits(column: &ColumnDef) -> Option<u8> {
-    match column.ty {
-        ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => Some(fsp),
-        _ => None,
-    }
-}
-
 /// Checks `ON UPDATE e` for `column` (true: it takes the update's time), with MariaDB's errors:
 /// 1064 for anything but a call of CURRENT_TIMESTAMP (or a synonym), 1294 for a column that is
 /// no DATETIME or TIMESTAMP or a call asking for fewer fraction digits than the column keeps.
@@ -1012,7 +1004,7 @@ fn on_update_now(column: &ColumnDef, e: &ast::Expr) -> Result<bool> {
             format!("Invalid ON UPDATE clause for '{}' column", column.name),
         )
     };
-    let fsp = time_digits(column).ok_or_else(invalid)?;
+    let fsp = column.ty.datetime_digits().ok_or_else(invalid)?;
     match digits {
         Some(n) if n < u64::from(fsp) => Err(invalid()),
         _ => Ok(true),
@@ -1045,7 +1037,7 @@ pub(crate) fn default_value(
     if column.auto_increment {
         return Err(invalid());
     }
-    if let (Some(digits), Some(fsp)) = (current_time_call(e), time_digits(column)) {
+    if let (Some(digits), Some(fsp)) = (current_time_call(e), column.ty.datetime_digits()) {
         let digits = match digits {
             Some(n) if set_default => n.min(6) as u8,
             None if set_default => 0,

@@ -176,10 +176,7 @@ fn current_time_text(fsp: u8) -> String {
 
 /// The column's ON UPDATE clause, as SHOW CREATE TABLE writes it after ON UPDATE.
 fn on_update_text(column: &base::schema::ColumnDef) -> Option<String> {
-    let fsp = match column.ty {
-        ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => fsp,
-        _ => 0,
-    };
+    let fsp = column.ty.datetime_digits().unwrap_or(0);
     column.on_update_now.then(|| current_time_text(fsp))
 }
 
