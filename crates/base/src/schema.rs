@@ -27,6 +27,9 @@ pub struct ColumnDef {
     pub auto_increment: bool,
     /// The hidden 8-byte primary key of a table declared without one.
     pub hidden: bool,
+    /// Declared JSON (MariaDB's alias for LONGTEXT utf8mb4_bin with a `json_valid` check):
+    /// SQL stores only valid JSON text in it, and JSON functions embed its values as JSON.
+    pub json: bool,
 }
 
 impl ColumnDef {
@@ -51,6 +54,7 @@ impl ColumnDef {
             on_update_now: false,
             auto_increment: false,
             hidden: false,
+            json: false,
         }
     }
 
@@ -66,6 +70,12 @@ impl ColumnDef {
 
     pub fn default(mut self, value: Value) -> ColumnDef {
         self.default = Some(value);
+        self
+    }
+
+    /// Declared JSON: see [`ColumnDef::json`].
+    pub fn json(mut self) -> ColumnDef {
+        self.json = true;
         self
     }
 

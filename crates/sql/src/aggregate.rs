@@ -1,5 +1,6 @@
-//! Aggregates: COUNT, SUM, AVG, MIN, MAX and GROUP_CONCAT (DISTINCT too) accumulated over a
-//! group's rows, and the key that makes values SQL treats as equal group together.
+//! Aggregates: COUNT, SUM, AVG, MIN, MAX, GROUP_CONCAT, JSON_ARRAYAGG and JSON_OBJECTAGG
+//! (DISTINCT too) accumulated over a group's rows, and the key that makes values SQL treats as
+//! equal group together.
 
 use std::cmp::Ordering;
 
@@ -72,6 +73,10 @@ pub enum AggKind {
     Min,
     Max,
     GroupConcat,
+    /// JSON_ARRAYAGG: GROUP_CONCAT of the values as JSON (NULL as null) in brackets.
+    JsonArrayAgg,
+    /// JSON_OBJECTAGG(key, value): GROUP_CONCAT of the members in braces; NULL keys skipped.
+    JsonObjectAgg,
 }
 
 /// The running state of one aggregate over a group.
@@ -120,13 +125,14 @@ impl Accumulator {
             }
             Some(e) => e.eval(env)?,
         };
-        if v.is_null() {
+        // JSON_ARRAYAGG keeps NULLs (as null), JSON_OBJECTAGG NULL values.
+        if v.is_null() && agg.kind != AggKind::JsonArrayAgg {
             return Ok(());
         }
         let mut more = Vec::with_capacity(agg.more.len());
         for e in &agg.more {
             let m = e.eval(env)?;
-            if m.is_null() {
+            if m.is_null() && agg.kind != AggKind::JsonObjectAgg {
                 return Ok(());
             }
             more.push(m);
@@ -175,15 +181,27 @@ impl Accumulator {
                     self.best = Some(v);
                 }
             }
-            AggKind::GroupConcat => {
+            AggKind::GroupConcat | AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
                 if self.cut_at.is_some() && agg.order.is_empty() {
                     // Past the cut in the order values come, nothing more is shown.
                     return Ok(());
                 }
-                let mut text = value_text(&v).unwrap_or_default();
-                for m in &more {
-                    text.extend(value_text(m).unwrap_or_default());
-                }
+                let text = match (agg.kind, &agg.arg, agg.more.first(), more.pop()) {
+                    (AggKind::JsonArrayAgg, Some(e), ..) => crate::funcs::json::element_text(e, v),
+                    (AggKind::JsonObjectAgg, _, Some(e), Some(m)) => {
+                        let mut member = crate::funcs::json::key_text(&v);
+                        member.push(b':');
+                        member.extend(crate::funcs::json::element_text(e, m));
+                        member
+                    }
+                    (_, _, _, last) => {
+                        let mut text = value_text(&v).unwrap_or_default();
+                        for m in more.iter().chain(last.as_ref()) {
+                            text.extend(value_text(m).unwrap_or_default());
+                        }
+                        text
+                    }
+                };
                 if self.count > 1 {
                     self.bytes += agg.separator.len();
                 }
@@ -230,7 +248,7 @@ impl Accumulator {
                 Some(n) => arithmetic(BinOp::Div, &num_value(n), &Value::Int(self.count as i64))?,
             },
             AggKind::Min | AggKind::Max => self.best.clone().unwrap_or(Value::Null),
-            AggKind::GroupConcat => {
+            AggKind::GroupConcat | AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
                 if self.count == 0 {
                     Value::Null
                 } else {
@@ -250,6 +268,15 @@ impl Accumulator {
                             end -= 1;
                         }
                         joined.truncate(end);
+                    }
+                    let brackets = match agg.kind {
+                        AggKind::JsonArrayAgg => Some((b'[', b']')),
+                        AggKind::JsonObjectAgg => Some((b'{', b'}')),
+                        _ => None,
+                    };
+                    if let Some((open, close)) = brackets {
+                        joined.insert(0, open);
+                        joined.push(close);
                     }
                     Value::Bytes(joined)
                 }

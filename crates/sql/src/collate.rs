@@ -12,7 +12,7 @@ use sqlparser::ast;
 use crate::aggregate::{AggKind, Aggregate};
 use crate::error::SqlError;
 use crate::expr::{op_text, BinOp, CastTo, Compiler, Expr};
-use crate::funcs::{Func, StrFn};
+use crate::funcs::{Func, JsonFn, StrFn};
 
 type Result<T> = std::result::Result<T, SqlError>;
 
@@ -213,6 +213,10 @@ pub fn derive(e: &Expr, inputs: &Inputs) -> Result<Derived> {
                 arg: Some(arg),
                 ..
             }) => derive(arg, inputs)?,
+            Some(Aggregate {
+                kind: AggKind::JsonArrayAgg | AggKind::JsonObjectAgg,
+                ..
+            }) => Derived::new(Collation::Utf8mb4GeneralCi, K::Coercible),
             _ => Derived::NUMERIC,
         },
         Expr::Case {
@@ -248,6 +252,10 @@ pub fn derive(e: &Expr, inputs: &Inputs) -> Result<Derived> {
             Func::If => all(&args[1..], "if")?,
             Func::Str(StrFn::Elt) => all(&args[1..], "elt")?,
             Func::Str(s) if s.binary_result() => Derived::new(Collation::Binary, K::Implicit),
+            Func::Json(JsonFn::AsJson | JsonFn::AsBool) => derive(&args[0], inputs)?,
+            Func::Json(j) if j.returns_text() => {
+                Derived::new(Collation::Utf8mb4GeneralCi, K::Coercible)
+            }
             Func::Str(StrFn::Hex | StrFn::Space | StrFn::Quote | StrFn::Format)
             | Func::Str(StrFn::Md5 | StrFn::Sha1 | StrFn::Sha2 | StrFn::ToBase64) => {
                 Derived::new(Collation::Utf8mb4GeneralCi, K::Coercible)

@@ -858,8 +858,14 @@ pub(crate) fn column_from_ast(
             _ => {}
         }
     }
+    let json = matches!(col.data_type, ast::DataType::JSON);
     let collation = if spec.is_empty() {
-        table_collation
+        // JSON is MariaDB's LONGTEXT in utf8mb4_bin.
+        if json {
+            Collation::Utf8mb4Bin
+        } else {
+            table_collation
+        }
     } else if textual {
         spec.resolve()?
     } else {
@@ -922,12 +928,17 @@ pub(crate) fn column_from_ast(
             {
                 def = def.auto_increment();
             }
+            // MariaDB's own form of a JSON column (SHOW CREATE TABLE, mysqldump).
+            ast::ColumnOption::Check(c) if textual && is_json_check(&c.expr, &col.name.value) => {
+                def.json = true;
+            }
             ast::ColumnOption::Comment(_)
             | ast::ColumnOption::CharacterSet(_)
             | ast::ColumnOption::Collation(_) => {}
             other => return Err(SqlError::unsupported(format!("column option {other}"))),
         }
     }
+    def.json |= json;
     if nullable {
         def = def.nullable();
     }
@@ -938,6 +949,24 @@ pub(crate) fn column_from_ast(
         def.on_update_now = on_update_now(&def, &e)?;
     }
     Ok((def, key))
+}
+
+/// Whether a column's CHECK is `json_valid(column)`, the check of a JSON column.
+fn is_json_check(e: &ast::Expr, column: &str) -> bool {
+    match e {
+        ast::Expr::Nested(inner) => is_json_check(inner, column),
+        ast::Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("json_valid") => {
+            match &f.args {
+                ast::FunctionArguments::List(list) => matches!(
+                    list.args.as_slice(),
+                    [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Identifier(i)))]
+                        if i.value.eq_ignore_ascii_case(column)
+                ),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
 }
 
 /// What a DEFAULT clause gives a column: a value, or the time each row is written.
@@ -1281,7 +1310,7 @@ fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
         D::MediumText => ColumnType::Text {
             size: LobSize::Medium,
         },
-        D::LongText => ColumnType::Text {
+        D::LongText | D::JSON => ColumnType::Text {
             size: LobSize::Long,
         },
         // TEXT(n): sized for n characters of one byte here; `column_from_ast` sizes it again for

@@ -302,6 +302,9 @@ pub fn create_table(
         if c.auto_increment {
             line.push_str(" AUTO_INCREMENT");
         }
+        if c.json {
+            line.push_str(&format!(" CHECK (json_valid({}))", backticked(&c.name)));
+        }
         lines.push(line);
     }
     for key in keys(def) {

@@ -15,7 +15,7 @@ use sqlparser::tokenizer::Location;
 use crate::aggregate::{AggKind, Aggregate};
 pub use crate::cast::CastTo;
 use crate::error::SqlError;
-use crate::funcs::{Func, StrFn};
+use crate::funcs::{Func, JsonFn, StrFn};
 
 type Result<T> = std::result::Result<T, SqlError>;
 
@@ -589,6 +589,36 @@ impl<'a> Compiler<'a> {
     }
 
     /// Whether `e` is a string in latin1.
+    /// An argument whose value a JSON function puts into a document, marked when it is a truth
+    /// value (`a` is TRUE or FALSE, or `e` a comparison) or a JSON column's, which go in as
+    /// true/false and as JSON rather than as a number or string.
+    fn json_marked(&self, e: Expr, a: &ast::FunctionArg) -> Expr {
+        let literal = matches!(
+            a,
+            ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(Ast::Value(v)))
+                if matches!(v.value, ast::Value::Boolean(_))
+        );
+        if literal || is_truth_value(&e) {
+            Expr::Call(Func::Json(JsonFn::AsBool), vec![e])
+        } else if self.is_json_column(&e) {
+            Expr::Call(Func::Json(JsonFn::AsJson), vec![e])
+        } else {
+            e
+        }
+    }
+
+    /// Whether `e` reads a column declared JSON.
+    fn is_json_column(&self, e: &Expr) -> bool {
+        let Expr::Column(p) = e else {
+            return false;
+        };
+        self.scopes.iter().any(|s| {
+            p.checked_sub(s.offset)
+                .and_then(|i| s.def.columns.get(i))
+                .is_some_and(|c| c.json)
+        })
+    }
+
     fn is_latin1(&self, e: &Expr) -> Result<bool> {
         let d = self.derive(e)?;
         Ok(d.is_string() && d.collation.charset() == base::types::Charset::Latin1)
@@ -613,7 +643,13 @@ impl<'a> Compiler<'a> {
         distinct: bool,
         clauses: &[ast::FunctionArgumentClause],
     ) -> Result<Aggregate> {
-        let several = kind == AggKind::GroupConcat || (kind == AggKind::Count && distinct);
+        let several = kind == AggKind::GroupConcat
+            || kind == AggKind::JsonObjectAgg
+            || (kind == AggKind::Count && distinct);
+        if kind == AggKind::JsonObjectAgg && args.len() != 2 {
+            // MariaDB's grammar has two arguments here.
+            return Err(SqlError::parse(format!("near '{f}'")));
+        }
         let mut exprs = Vec::with_capacity(args.len());
         for a in args {
             match a {
@@ -630,7 +666,17 @@ impl<'a> Compiler<'a> {
                 ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e))
                     if args.len() == 1 || several =>
                 {
-                    exprs.push(self.compile(e)?)
+                    let compiled = self.compile(e)?;
+                    let value_at = usize::from(kind == AggKind::JsonObjectAgg);
+                    exprs.push(
+                        if matches!(kind, AggKind::JsonArrayAgg | AggKind::JsonObjectAgg)
+                            && exprs.len() == value_at
+                        {
+                            self.json_marked(compiled, a)
+                        } else {
+                            compiled
+                        },
+                    )
                 }
                 _ if args.len() > 1 && !several => {
                     // MariaDB's grammar has one argument here.
@@ -659,6 +705,10 @@ impl<'a> Compiler<'a> {
                         aggregate.order.push((e, desc, collation));
                     }
                 }
+                ast::FunctionArgumentClause::Separator(v) if kind != AggKind::GroupConcat => {
+                    // SEPARATOR belongs to GROUP_CONCAT's grammar alone.
+                    return Err(SqlError::parse(format!("near 'SEPARATOR {v}'")));
+                }
                 ast::FunctionArgumentClause::Separator(v) => {
                     aggregate.separator = match literal(&v.value)? {
                         Value::Bytes(b) => b,
@@ -667,6 +717,18 @@ impl<'a> Compiler<'a> {
                 }
                 _ => return Err(SqlError::unsupported(format!("the function {f}"))),
             }
+        }
+        match kind {
+            // MariaDB gives DISTINCT values in their order.
+            AggKind::JsonArrayAgg if distinct && aggregate.order.is_empty() => {
+                if let Some(arg) = &aggregate.arg {
+                    aggregate
+                        .order
+                        .push((arg.clone(), false, aggregate.collation));
+                }
+            }
+            AggKind::JsonObjectAgg => aggregate.separator = b", ".to_vec(),
+            _ => {}
         }
         Ok(aggregate)
     }
@@ -681,7 +743,7 @@ impl<'a> Compiler<'a> {
                     Some(ast::DuplicateTreatment::Distinct)
                 );
                 // ORDER BY and SEPARATOR belong to GROUP_CONCAT alone.
-                if !l.clauses.is_empty() && name != "group_concat" {
+                if !l.clauses.is_empty() && name != "group_concat" && name != "json_arrayagg" {
                     return Err(SqlError::unsupported(format!("the function {f}")));
                 }
                 (l.args.iter().collect::<Vec<_>>(), distinct, &l.clauses[..])
@@ -727,6 +789,8 @@ impl<'a> Compiler<'a> {
             "min" => Some(AggKind::Min),
             "max" => Some(AggKind::Max),
             "group_concat" => Some(AggKind::GroupConcat),
+            "json_arrayagg" => Some(AggKind::JsonArrayAgg),
+            "json_objectagg" => Some(AggKind::JsonObjectAgg),
             _ => None,
         };
         if let Some(kind) = agg {
@@ -800,6 +864,23 @@ impl<'a> Compiler<'a> {
                 if let Func::Temporal(t) = func {
                     crate::temporal::check(t, &name, &compiled)?;
                 }
+                if let Func::Json(j) = func {
+                    j.check_count(&name, compiled.len())?;
+                    let n = compiled.len();
+                    let compiled = compiled
+                        .into_iter()
+                        .zip(&args)
+                        .enumerate()
+                        .map(|(i, (e, a))| {
+                            if j.takes_value_at(i, n) {
+                                self.json_marked(e, a)
+                            } else {
+                                e
+                            }
+                        })
+                        .collect();
+                    return Ok(Expr::Call(func, compiled));
+                }
                 // A latin1 string is one byte a character in its own character set, and the
                 // functions of bytes read those bytes.
                 if func == Func::Length && self.is_latin1(&compiled[0])? {
@@ -831,6 +912,29 @@ impl<'a> Compiler<'a> {
                 format!("FUNCTION {} does not exist", f.name),
             )),
         }
+    }
+}
+
+/// Whether `e` is a truth value as MariaDB types one (a comparison, a logical operator, IS
+/// NULL, IN, BETWEEN, LIKE): JSON functions make it true or false.
+fn is_truth_value(e: &Expr) -> bool {
+    match e {
+        Expr::Binary(op, ..) => matches!(
+            op,
+            BinOp::And
+                | BinOp::Or
+                | BinOp::Xor
+                | BinOp::Eq
+                | BinOp::NullSafeEq
+                | BinOp::Ne
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+        ),
+        Expr::Collated(_, inner) => is_truth_value(inner),
+        Expr::Not(_) | Expr::IsNull(..) | Expr::Between(..) | Expr::In(..) | Expr::Like(..) => true,
+        _ => false,
     }
 }
 

@@ -3,6 +3,7 @@
 //! string functions live in `funcs/strings.rs`, the further numeric ones in `funcs/math.rs`,
 //! the date and time functions in `temporal.rs`.
 
+pub(crate) mod json;
 mod math;
 mod strings;
 
@@ -18,6 +19,7 @@ use crate::expr::{
     DECIMAL_SCALE_MAX,
 };
 
+pub(crate) use json::JsonFn;
 pub(crate) use math::MathFn;
 pub(crate) use strings::StrFn;
 
@@ -59,6 +61,8 @@ pub enum Func {
     Math(MathFn),
     /// A date and time function (`temporal.rs`).
     Temporal(crate::temporal::Temporal),
+    /// A JSON function (`funcs/json.rs`).
+    Json(JsonFn),
 }
 
 impl Func {
@@ -97,6 +101,8 @@ impl Func {
                     (Str(s), min, max)
                 } else if let Some((m, min, max)) = MathFn::from_name(name) {
                     (Math(m), min, max)
+                } else if let Some((j, min, max)) = JsonFn::from_name(name) {
+                    (Json(j), min, max)
                 } else {
                     let (t, min, max) = crate::temporal::Temporal::from_name(name)?;
                     (Temporal(t), min, max)
@@ -140,6 +146,7 @@ pub(crate) fn result_type(
     match f {
         Func::Str(s) => Some(strings::result_type(s, args, arg_type)),
         Func::Math(m) => Some(math::result_type(m, args, arg_type)),
+        Func::Json(j) => Some(json::result_type(j)),
         _ => None,
     }
 }
@@ -204,6 +211,7 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
         Temporal(t) => return crate::temporal::call(t, args, env),
         Str(s) => return strings::call(s, args, env, c),
         Math(m) => return math::call(m, args, env),
+        Json(j) => return json::call(j, args, env, c),
         IfNull => {
             let a = args[0].eval(env)?;
             return if a.is_null() {
@@ -442,7 +450,7 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
             }
             best
         }
-        IfNull | Coalesce | If | Str(_) | Math(_) | Temporal(_) => {
+        IfNull | Coalesce | If | Str(_) | Math(_) | Temporal(_) | Json(_) => {
             unreachable!("handled above")
         }
     })

@@ -3,7 +3,8 @@
 //! under IGNORE (`lenient_store`, what strict mode refuses changed to fit, with MariaDB's
 //! warnings). INSERT, UPDATE and ALTER TABLE's checks store through them. Also the values
 //! that take the statement's time: a DEFAULT CURRENT_TIMESTAMP left out, ON UPDATE
-//! CURRENT_TIMESTAMP, and NULL stored in a TIMESTAMP NOT NULL column.
+//! CURRENT_TIMESTAMP, and NULL stored in a TIMESTAMP NOT NULL column. A JSON column takes
+//! only valid JSON text.
 
 use base::schema::{ColumnDef, TableDef};
 use base::{ColumnType, Value};
@@ -74,6 +75,22 @@ pub(crate) fn strict_store_as_is(
     store_refusing(table, column, v.clone(), &v, row)
 }
 
+/// A value for a JSON column: valid JSON text (or NULL), else MariaDB's 4025 for the
+/// column's `json_valid` check.
+fn json_checked(table: &base::TableDef, column: &ColumnDef, v: Value) -> Result<Value> {
+    match &v {
+        Value::Bytes(text) if column.json && !crate::funcs::json::valid(text) => {
+            let (db, t) = table.name.split_once('/').unwrap_or(("", &table.name));
+            Err(SqlError::new(
+                4025,
+                "23000",
+                format!("CONSTRAINT `{t}.{}` failed for `{db}`.`{t}`", column.name),
+            ))
+        }
+        _ => Ok(v),
+    }
+}
+
 /// `v` stored under strict mode, or MariaDB's error naming the value as `given`.
 fn store_refusing(
     table: &base::TableDef,
@@ -85,7 +102,7 @@ fn store_refusing(
     use base::text::Refusal;
     use base::types::ColumnType as T;
     let refusal = match base::text::store_strict(column, v.clone()) {
-        Ok(stored) => return Ok(stored),
+        Ok(stored) => return json_checked(table, column, stored),
         Err(r) => r,
     };
     let shown =

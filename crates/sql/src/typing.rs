@@ -98,7 +98,7 @@ pub fn static_type(
                 // As MariaDB types it at its default group_concat_max_len (more than 512
                 // characters: a BLOB of 16 bytes per byte kept); a session's own setting does
                 // not change the announced type.
-                AggKind::GroupConcat => (
+                AggKind::GroupConcat | AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => (
                     types::BLOB,
                     (crate::GROUP_CONCAT_MAX_LEN_DEFAULT * 16).min(u32::MAX as usize) as u32,
                     0,
@@ -165,12 +165,13 @@ pub fn static_type(
         Call(Func::Temporal(t), args) => {
             crate::temporal::result_type(*t, args, &|a| static_type(a, def, aggregates))
         }
-        Call(f @ (Func::Str(_) | Func::Math(_)), args) => crate::funcs::result_type(
-            *f,
-            args,
-            &|a| static_type(a, def, aggregates),
-        )
-        .unwrap_or((types::VAR_STRING, 1024, 31)),
+        Call(f @ (Func::Str(_) | Func::Math(_) | Func::Json(_)), args) => {
+            crate::funcs::result_type(*f, args, &|a| static_type(a, def, aggregates)).unwrap_or((
+                types::VAR_STRING,
+                1024,
+                31,
+            ))
+        }
         Call(f, args) => match f {
             Func::Length | Func::CharLength | Func::Sign => (types::LONGLONG, 10, 0),
             Func::Mod => {

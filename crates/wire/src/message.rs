@@ -1209,7 +1209,8 @@ fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
             | u8::from(c.auto_increment) << 1
             | u8::from(c.hidden) << 2
             | u8::from(c.default_now.is_some()) << 3
-            | u8::from(c.on_update_now) << 4,
+            | u8::from(c.on_update_now) << 4
+            | u8::from(c.json) << 5,
     );
     match &c.default {
         None => out.put_u8(0),
@@ -1263,6 +1264,7 @@ fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
         on_update_now: flags & 16 != 0,
         auto_increment: flags & 2 != 0,
         hidden: flags & 4 != 0,
+        json: flags & 32 != 0,
     })
 }
 

@@ -56,6 +56,8 @@ pub enum StrFn {
     Crc32,
     ToBase64,
     FromBase64,
+    /// CHAR(n, ...): the bytes of each code.
+    Char,
 }
 
 impl StrFn {
@@ -87,13 +89,14 @@ impl StrFn {
             "crc32" => (Crc32, 1, 1),
             "to_base64" => (ToBase64, 1, 1),
             "from_base64" => (FromBase64, 1, 1),
+            "char" => (Char, 1, usize::MAX),
             _ => return None,
         })
     }
 
     /// Whether the result is a binary string (MariaDB sends it with the binary collation).
     pub(crate) fn binary_result(self) -> bool {
-        matches!(self, StrFn::Unhex | StrFn::FromBase64)
+        matches!(self, StrFn::Unhex | StrFn::FromBase64 | StrFn::Char)
     }
 }
 
@@ -522,6 +525,18 @@ pub(crate) fn call(f: StrFn, args: &[Expr], env: &Env, c: Collation) -> Result<V
                 Value::Bytes(quoted)
             });
         }
+        // Each code's low 32 bits, without leading zero bytes (0 is one zero byte); NULLs
+        // are skipped.
+        Char => {
+            let mut out = Vec::with_capacity(v.len());
+            for code in v.iter().filter(|x| !x.is_null()) {
+                let n = int_arg(code) as u32;
+                let bytes = n.to_be_bytes();
+                let skip = (n.leading_zeros() / 8).min(3) as usize;
+                out.extend_from_slice(&bytes[skip..]);
+            }
+            return Ok(Value::Bytes(out));
+        }
         Sha2 => {
             if v[0].is_null() {
                 return Ok(Value::Null);
@@ -590,7 +605,7 @@ pub(crate) fn call(f: StrFn, args: &[Expr], env: &Env, c: Collation) -> Result<V
         Crc32 => Value::Int(i64::from(crc32fast::hash(&text(&v[0])))),
         ToBase64 => bytes(to_base64(&text(&v[0]))),
         FromBase64 => bytes(from_base64(&text(&v[0]))),
-        Field | Elt | Quote | Sha2 => unreachable!("handled above"),
+        Field | Elt | Quote | Sha2 | Char => unreachable!("handled above"),
     })
 }
 
@@ -674,6 +689,7 @@ pub(crate) fn result_type(
             let encoded = n.div_ceil(3).saturating_mul(4);
             text_of(encoded.saturating_add(encoded / BASE64_LINE_CHARS as u32))
         }
+        Char => (types::VAR_STRING, 4 * args.len() as u32, STRING_DECIMALS),
         FromBase64 => (
             types::VAR_STRING,
             chars(0).saturating_mul(3),

@@ -4255,3 +4255,164 @@ SELECT COUNT(DISTINCT a), COUNT(a) FROM rvn5;
 SELECT a, COUNT(*) FROM rvn5 WHERE a IS NOT NULL GROUP BY a ORDER BY a;
 SELECT DISTINCT a FROM rvn5 WHERE a IS NOT NULL ORDER BY a;
 SELECT a FROM rvn5 WHERE id = 4 UNION SELECT a FROM rvn5 WHERE id > 4;
+
+-- JSON: functions, JSON columns, aggregates
+SELECT json_extract('{"a": [1, 2], "b" :  {"c":"x"}}', '$.a') e1, json_extract('{"a": [1,2], "b" :  {"c":"x"}}', '$.a') e2, json_extract('{"a":1,"b":{"c":"x"}}', '$.b') e3, json_extract('{"a":1,"b":{"c":"x"}}', '$.b.c') e4;
+SELECT json_extract('{"a":1,"b":{"c":"x"}}', '$.a', '$.b') e5, json_extract('[1,2,3]', '$[*]') e6, json_extract('[1,2,3]', '$[1]') e7, json_extract('[1,  2 ,3]', '$[1 to 2]') e8;
+SELECT json_object('a',1,'b','x','c',null,'d',1.5,'e',true) o1, json_array(1,'a',null,2.50, json_array()) a1, json_object('k', json_object('z',1)) o2, json_object('k', '{"z":1}') o3;
+SELECT json_set('{"a":1}', '$.b', 2) s1, json_set('{"a" : 1 ,"b":2}', '$.b', 'x') s2, json_insert('[1,2]', '$[5]', 3) s3, json_replace('{"a":1}', '$.a', json_array(1)) s4, json_remove('{"a":1, "b":2}', '$.a') s5, json_remove('[1, 2, 3]', '$[1]') s6;
+SELECT json_unquote('"a\\tb"') u1, json_quote('a"b') q1, json_type('{}') t1, json_type('1.5') t2, json_type('1') t3, json_type('"x"') t4, json_type('null') t5, json_type('true') t6, json_length('[1,2,{"a":1}]') l1, json_depth('[1,[2]]') d1, json_keys('{"a":1,"b":{"c":2}}') k1;
+SELECT json_valid('{"a":1}') v1, json_valid('{a:1}') v2, json_valid(null) v3, json_valid('') v4, json_valid('1') v5;
+SELECT json_contains('[1,2,3]', '2') c1, json_contains('{"a":1,"b":2}', '{"a":1}') c2, json_contains_path('{"a":1}', 'one', '$.a', '$.b') c3, json_search('["abc","x"]', 'one', 'abc') s1, json_value('{"a":"x"}', '$.a') v1, json_query('{"a":[1]}', '$.a') q1;
+SELECT json_merge_patch('{"a":1}', '{"b":2,"a":null}') m1, json_merge_preserve('{"a":1}', '{"a":2}') m2, json_array_append('[1]', '$', 2) aa, json_array_insert('[1,2]', '$[1]', 9) ai, json_compact('{ "a" : 1 }') c;
+SELECT json_extract('{a:1}', '$.a') x;
+SHOW WARNINGS;
+SELECT json_extract('{"a":1}', 'a') x;
+SHOW WARNINGS;
+SELECT json_extract('{"a":1}', '$.b') x, json_extract('{"a":1}', null) y, json_extract(null, '$') z;
+SELECT json_extract('{"a": 1, "a": 2}', '$.a') d1, json_extract('{"a" : "x\\u0041"}', '$.a') d2, json_extract('[1e5, -0.0, 1E+2]', '$') d3, json_extract('  true ', '$') d4;
+SELECT json_type(json_object()) t, json_object() o, json_array() a, json_length('{}') l, json_length('1') l2, json_depth('1') d, json_depth('{}') d2, json_depth('[[]]') d3;
+SELECT json_valid('[1,'), json_valid('{"a":1,}'), json_valid('[01]'), json_valid('[1.]'), json_valid('"\\x"'), json_valid('[tru]'), json_valid(' {} '), json_valid('{}x'), json_valid('"a\tb"'), json_valid(repeat('[', 32)), json_valid(concat(repeat('[', 32), repeat(']', 32))), json_valid(concat(repeat('[', 31), repeat(']', 31)));
+SELECT json_length('[1,');
+SHOW WARNINGS;
+SELECT json_length('[1,2] x');
+SHOW WARNINGS;
+SELECT json_length('{"a":1, x}');
+SHOW WARNINGS;
+SELECT json_length('');
+SHOW WARNINGS;
+SELECT json_extract('[1]', '$[a]');
+SHOW WARNINGS;
+SELECT json_extract('{"a":1}', '$.');
+SHOW WARNINGS;
+SELECT json_depth(concat(repeat('[', 32), repeat(']', 32))) c;
+SHOW WARNINGS;
+SELECT json_extract('{"a b":1}', '$."a b"') q, json_extract('{"a":{"b":{"c":3}}}', '$**.c') w, json_extract('{"a":1,"b":2}', '$.*') st, json_extract('[1,2,3]', '$[last]') l, json_extract('[1,2,3]', '$[last-1]') l2, json_extract('[1,2,3]', '$[0 to last]') r;
+SELECT json_quote('a/b\n\t\\"é\0x') q, json_quote(1) q2, json_quote(null) q3, json_unquote('"\\u00e9\\n"') u, json_unquote('x') u2, json_unquote('"x') u3, json_unquote('[1]') u4;
+SELECT json_set('1', '$[0]', 2) a, json_set('1', '$[1]', 2) b, json_set('{"a":1}', '$[0]', 2) c, json_set('{"a":1}', '$.b.c', 2) d, json_insert('{"a":1}', '$.a', 2) e, json_replace('[1]', '$[3]', 2) f, json_set('[1]', '$[*]', 2) g;
+SHOW WARNINGS;
+SELECT json_remove('{"a":1}', '$') a;
+SHOW WARNINGS;
+SELECT json_remove('[1,2,3]', '$[0]', '$[0]') a, json_array_append('{"a":1}', '$.a', 2) b, json_array_append('[1,[2]]', '$[1]', 3, '$', 4) c, json_array_insert('[1]', '$[9]', 2) d;
+SELECT json_contains('{"a":[1,2]}', '1', '$.a') a, json_contains('[1,[2,3]]', '[2]') b, json_contains('[1,2]', '[1,3]') c, json_contains('"x"', '"x"') d, json_contains('1', '1.0') e, json_contains('{"a":1}', '1') f;
+SELECT json_search('{"a":"abc","b":["abc","d"]}', 'all', 'abc') a, json_search('["a%c","x"]', 'one', 'a%') b, json_search('["abc"]', 'one', 'ABC') c;
+SELECT json_search('[1]', 'bad', 'x') d;
+SHOW WARNINGS;
+SELECT json_value('{"a":[1]}', '$.a') a, json_value('{"a":"\\u00e9"}', '$.a') b, json_query('{"a":1}', '$.a') c, json_value('{"a":true}', '$.a') d, json_value('{"a":null}', '$.a') e;
+SELECT json_type('1e2'), json_type('-1'), json_type('1.0'), json_type('[]'), json_type('false'), json_type('18446744073709551616');
+SELECT json_length('{"a":[1,2]}', '$.a') a, json_length('{"a":[1,2]}', '$.b') b, json_keys('{"a":{"x":1,"y":2}}', '$.a') c, json_keys('[1]') d, json_depth('{"a":[1,{"b":2}]}') e;
+SELECT json_merge('[1]', '[2]') a, json_merge_preserve('{"a":1}', '[2]') b, json_merge_preserve('1', '2') c, json_merge_patch('[1]', '{"a":1}') d, json_merge_patch('{"a":{"b":1}}', '{"a":{"c":2}}') e, json_merge_patch('{"a":1}', null) f;
+SELECT json_contains_path('{"a":1}', 'all', '$.a', '$.b') a, json_exists('{"a":1}', '$.a') c;
+SELECT json_contains_path('{"a":1}', 'x', '$.a') b;
+SHOW WARNINGS;
+SELECT json_array(1.5e0, 1e20, 0.1+0.2, -0.0, cast(1 as unsigned), date '2020-01-01', true, false, 'A') a;
+SELECT json_object('a', 1, 'a', 2) a, json_object(1, 2) b, json_object(null, 1) c;
+SELECT json_object('a') a;
+SELECT json_set('{}', '$.a') a;
+SELECT json_array(1=1, null is null, 'true', 1 in (1, 2), not 1) a, json_object('a', json_extract('{"x":[1]}', '$.x')) b, json_array(json_unquote('"x"')) c, json_array(json_quote('x')) d, json_array(json_compact('[1, 2]')) e, json_array(json_value('[1]','$[0]')) f;
+SELECT json_extract('{"a":"x\\"y"}', '$.a') a, json_unquote(json_extract('{"a":"x\\"y"}', '$.a')) b, json_extract('{"a":1}', '$') c, json_extract('[1,2]', '$[5]') d, json_extract('[1,2]', '$[0]', '$[5]') e, json_extract('[[1,2],[3]]', '$[*][0]') f, json_extract('1', '$[0]') g, json_extract('{"a":1}', '$[0]') h;
+SELECT json_length('[1,2]', '$[*]') a;
+SHOW WARNINGS;
+SELECT json_set('{"a":[1,2]}', '$.a[0]', 9, '$.a[5]', 8, '$.b', json_array(1)) a, json_insert('{}', '$.x', 'y', '$.x', 'z') b, json_set('[]', '$[0]', 1) c, json_replace('{"a":{"b":1}}', '$.a.b', null) d, json_array_append('[1]', '$[0]', 2) e, json_array_insert('[1,2]', '$[0]', 0) f, json_array_insert('{"a":[1]}', '$.a[0]', 0) g;
+SELECT json_unquote('"\\t\\\\\\/\\b\\f\\r\\u0041\\ud83d\\ude00"') a, hex(json_unquote('"\\u0000"')) b;
+SELECT json_keys('{"a":1,"a":2,"b":3}') a, json_length('{"a":1,"a":2}') b, json_contains('[1,2,1]', '[1,1]') c, json_contains('{"a":[1,2]}', '{"a":1}') d, json_contains('[[1,2]]', '1') e, json_contains(null, '1') f, json_contains('1', null) g;
+SELECT json_search('{"a":"x"}', 'one', 'x', null, '$.a') a, json_search('["a_c"]', 'one', 'a|_c', '|') b, json_search('[1, "1"]', 'all', '1') c, json_search('{"a":["x"]}', 'all', 'x', null, '$.b') d;
+SELECT json_compact('{"a" : [1 , {"b" : 2 } ] }') a, json_quote('') b, json_unquote('') c, json_unquote(null) d, json_type(null) e, json_keys('{}') f, json_array(null, 'a') g, json_object() h;
+SELECT json_extract('{"a":1}', '$.a', '$.a') a, json_extract('[1,2,3]', '$[2 to 1]') b, json_extract('[1,2,3]', '$[last-5]') c, json_extract('{"a":{"a":1}}', '$**.a') d, json_extract('[[1]]', '$**[0]') e;
+SELECT json_quote(concat(char(31), char(8), char(12), char(13), char(127))) f;
+SELECT json_search('{"a b":"x","c":{"d":["x"]}}', 'all', 'x') g, json_search('{"a":"x"}', 'one', 'x', null, '$') h, json_search('{"a":["x","y"]}', 'all', 'x', null, '$.a') i;
+SELECT json_extract('[1,2]', '$[*]') a, json_extract('1', '$[*]') b, json_extract('{"a":1}', '$[*]') c, json_extract('[1]', '$.*') d, json_extract('{"x":[1,2]}', '$.x[*]') e;
+SELECT json_value('{"a":false}', '$.a') a, json_value('{"a":1.50}', '$.a') b, json_value('[1,2]', '$[*]') c, json_query('[[1],[2]]', '$[*]') d;
+SELECT json_object('a', 1.0e0, 'b', 100000000000000000000e0, 'c', 1/3, 'd', cast(3 as double)) a;
+SELECT json_loose('{"a":[1,2],"b":{}}') d;
+CREATE TABLE js1 (id INT PRIMARY KEY, j JSON, s TEXT) DEFAULT CHARSET=utf8mb4;
+
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE js1;
+
+INSERT INTO js1 VALUES (1, '{"a": 1,"b":[1,2]}', '{"a":1}');
+INSERT INTO js1 VALUES (2, '{bad', 'x');
+INSERT INTO js1 VALUES (3, NULL, NULL);
+INSERT INTO js1 VALUES (4, '', NULL);
+INSERT INTO js1 VALUES (5, '[1, "x", {"k": [true, null]}]', 'y'), (6, '"str"', 'z'), (7, '3.25', NULL);
+SELECT id, j, json_object('j', j), json_object('s', s), json_array(j, s) FROM js1 ORDER BY id;
+SELECT id, json_extract(j, '$.b[1]'), json_type(j), json_length(j), json_valid(s) FROM js1 ORDER BY id;
+SELECT id FROM js1 WHERE json_extract(j, '$.a') = 1;
+SELECT id FROM js1 WHERE json_contains(j, '"x"') ORDER BY id;
+SELECT json_unquote(json_extract(j, '$[2].k[0]')) FROM js1 WHERE id = 5;
+UPDATE js1 SET j = json_set(j, '$.c', 'x') WHERE id = 1;
+UPDATE js1 SET j = json_array_append(j, '$', 4) WHERE id = 5;
+UPDATE js1 SET j = 'nope' WHERE id = 6;
+SELECT id, j FROM js1 ORDER BY id;
+DESCRIBE js1;
+SELECT column_name, data_type, column_type, character_set_name, collation_name FROM information_schema.columns WHERE table_name = 'js1' AND table_schema = DATABASE() ORDER BY ordinal_position;
+CREATE TABLE js2 (id INT PRIMARY KEY, doc LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin CHECK (json_valid(`doc`))) DEFAULT CHARSET=utf8mb4;
+INSERT INTO js2 VALUES (1, '[]');
+INSERT INTO js2 VALUES (2, '[');
+
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE js2;
+
+SELECT id, json_array_append(doc, '$', id) FROM js2;
+SELECT json_object('n', id, 'j', j) FROM js1 WHERE id IN (1, 5) ORDER BY id;
+SELECT id, json_extract(j, '$**.k') FROM js1 WHERE json_valid(j) ORDER BY id;
+SELECT group_concat(json_extract(j, '$[0]') ORDER BY id) FROM js1;
+SELECT hex(char(1, 256, 65536, NULL, 'x', -1, 0, 4294967296 + 65)) a, char(77, 121, 83, 81, '76') b, char(NULL) c, hex(char(16777216)) d;
+CREATE TABLE js3 (id INT PRIMARY KEY, s TEXT, j JSON) DEFAULT CHARSET=utf8mb4;
+INSERT INTO js3 VALUES (1, 'x', '[1]'), (2, '{"a":2}', '{}');
+ALTER TABLE js3 MODIFY s JSON;
+SELECT * FROM js3 ORDER BY id;
+DELETE FROM js3 WHERE id = 1;
+ALTER TABLE js3 MODIFY s JSON;
+
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE js3;
+
+ALTER TABLE js3 MODIFY j TEXT;
+
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE js3;
+
+INSERT INTO js3 (id, s) SELECT 10, 'nope';
+INSERT INTO js3 (id, s) SELECT 11, json_object('k', 'v');
+INSERT INTO js3 VALUES (2, '[]', NULL) ON DUPLICATE KEY UPDATE s = 'bad';
+INSERT INTO js3 VALUES (2, '[]', NULL) ON DUPLICATE KEY UPDATE s = json_array(s);
+SELECT * FROM js3 ORDER BY id;
+CREATE TABLE js4 LIKE js3;
+
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE js4;
+
+ALTER TABLE js4 ADD COLUMN k JSON DEFAULT '{}';
+INSERT INTO js4 (id) VALUES (1);
+SELECT * FROM js4;
+ALTER TABLE js4 ADD COLUMN m JSON DEFAULT 'x';
+CREATE TABLE js5 (id INT PRIMARY KEY, j JSON NOT NULL) DEFAULT CHARSET=utf8mb4;
+INSERT INTO js5 VALUES (1, json_object('id', 1, 'tags', json_array('a', 'b')));
+INSERT INTO js5 VALUES (2, json_object('id', 2, 'tags', json_array('b')));
+SELECT id FROM js5 WHERE json_contains(j, '"b"', '$.tags') ORDER BY id;
+SELECT json_unquote(json_extract(j, '$.tags[0]')) t, count(*) FROM js5 GROUP BY t ORDER BY t;
+SELECT id, json_length(j, '$.tags') FROM js5 ORDER BY json_length(j, '$.tags') DESC, id;
+SELECT j FROM js5 ORDER BY j;
+SELECT max(json_extract(j, '$.id')) FROM js5;
+SELECT json_extract(j, '$.id') + 1 FROM js5 ORDER BY id;
+SELECT CAST(json_extract(j, '$.id') AS UNSIGNED) FROM js5 ORDER BY id;
+SELECT concat('x', json_extract(j, '$.tags')) FROM js5 ORDER BY id;
+SELECT json_extract(j, '$.tags') = '["b"]' FROM js5 ORDER BY id;
+SELECT upper(json_type(j)) FROM js5 LIMIT 1;
+SELECT json_object('a', 'b') = '{"a": "b"}';
+SELECT json_valid(1), json_valid(1.5), json_length(2), json_type(3);
+SELECT json_keys(s) FROM js3 ORDER BY id;
+CREATE TABLE jg (id INT PRIMARY KEY, k VARCHAR(10), v INT, j JSON) DEFAULT CHARSET=utf8mb4;
+INSERT INTO jg VALUES (1,'a',1,'[1]'),(2,'b',NULL,'{"x": 1}'),(3,'a',3,NULL),(4,NULL,1,'2');
+SELECT json_arrayagg(v ORDER BY id), json_arrayagg(k ORDER BY id), json_arrayagg(j ORDER BY id), json_arrayagg(v = 1 ORDER BY id) FROM jg;
+SELECT json_arrayagg(DISTINCT v), json_arrayagg(v ORDER BY id DESC) FROM jg;
+SELECT k, json_arrayagg(id ORDER BY id) FROM jg GROUP BY k ORDER BY k;
+SELECT json_objectagg(k, v) FROM jg WHERE k = 'b';
+SELECT json_objectagg(id, j) FROM jg WHERE id IN (1, 2);
+SELECT id, json_objectagg(k, j) FROM jg GROUP BY id ORDER BY id;
+SELECT json_arrayagg(v) FROM jg WHERE id > 10;
+SELECT json_objectagg(k) FROM jg;
+SELECT json_arrayagg(json_object('id', id, 'k', k) ORDER BY id) FROM jg;
+SELECT json_arrayagg(k SEPARATOR ';') FROM jg;
+SELECT length(json_arrayagg(v)), json_valid(json_arrayagg(v)), json_length(json_arrayagg(v)) FROM jg;

@@ -52,6 +52,15 @@ fn messages_round_trip() {
             ColumnDef::new("u", ColumnType::DateTime { fsp: 0 })
                 .nullable()
                 .on_update_current_time(),
+            ColumnDef::new(
+                "j",
+                ColumnType::Text {
+                    size: base::types::LobSize::Long,
+                },
+            )
+            .collation(base::types::Collation::Utf8mb4Bin)
+            .nullable()
+            .json(),
         ],
         &["id"],
     )
