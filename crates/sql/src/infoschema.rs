@@ -45,8 +45,11 @@ pub(crate) enum Virtual {
     /// (mysqldump reads TRIGGERS for each table it dumps).
     Triggers,
     Views,
-    /// PRIMARY KEY and UNIQUE constraints, one row each, as KEY_COLUMN_USAGE's keys.
+    /// PRIMARY KEY and UNIQUE constraints, one row each, as KEY_COLUMN_USAGE's keys, and each
+    /// JSON column's CHECK.
     TableConstraints,
+    /// The `json_valid` check of each JSON column, as MariaDB lists it.
+    CheckConstraints,
     /// Cairn has no foreign keys, stored routines nor their parameters: no rows.
     ReferentialConstraints,
     Routines,
@@ -60,7 +63,7 @@ pub(crate) enum Virtual {
 }
 
 impl Virtual {
-    const ALL: [Virtual; 21] = [
+    const ALL: [Virtual; 22] = [
         Virtual::Schemata,
         Virtual::Tables,
         Virtual::Columns,
@@ -74,6 +77,7 @@ impl Virtual {
         Virtual::Triggers,
         Virtual::Views,
         Virtual::TableConstraints,
+        Virtual::CheckConstraints,
         Virtual::ReferentialConstraints,
         Virtual::Routines,
         Virtual::Parameters,
@@ -99,6 +103,7 @@ impl Virtual {
             Virtual::Triggers => "TRIGGERS",
             Virtual::Views => "VIEWS",
             Virtual::TableConstraints => "TABLE_CONSTRAINTS",
+            Virtual::CheckConstraints => "CHECK_CONSTRAINTS",
             Virtual::ReferentialConstraints => "REFERENTIAL_CONSTRAINTS",
             Virtual::Routines => "ROUTINES",
             Virtual::Parameters => "PARAMETERS",
@@ -319,6 +324,17 @@ impl Virtual {
                     "TABLE_NAME",
                     "CONSTRAINT_TYPE",
                 ]));
+                c
+            }
+            Virtual::CheckConstraints => {
+                let mut c = vec![("CONSTRAINT_CATALOG", text(512), false)];
+                c.extend(named(&[
+                    "CONSTRAINT_SCHEMA",
+                    "TABLE_NAME",
+                    "CONSTRAINT_NAME",
+                    "LEVEL",
+                ]));
+                c.push(("CHECK_CLAUSE", ColumnType::TEXT, false));
                 c
             }
             Virtual::ReferentialConstraints => {
@@ -658,6 +674,7 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
         | Virtual::Routines
         | Virtual::Parameters => Vec::new(),
         Virtual::TableConstraints => table_constraints(session)?,
+        Virtual::CheckConstraints => check_constraints(session)?,
         Virtual::Engines => engines(),
         Virtual::SessionVariables => pairs(crate::variables::shown(session, false)),
         Virtual::GlobalVariables => pairs(crate::variables::shown(session, true)),
@@ -1049,7 +1066,7 @@ fn type_columns() -> [(&'static str, ColumnType, bool); 5] {
     ]
 }
 
-/// TABLE_CONSTRAINTS: a row per primary or unique key.
+/// TABLE_CONSTRAINTS: a row per primary or unique key, and per JSON column's check.
 fn table_constraints(session: &Session) -> Result<Vec<Vec<Value>>> {
     let mut rows = Vec::new();
     key_columns(session, &mut |db, name, key, seq, _| {
@@ -1069,7 +1086,46 @@ fn table_constraints(session: &Session) -> Result<Vec<Vec<Value>>> {
             ]);
         }
     })?;
+    for (db, name, column) in json_columns(session)? {
+        rows.push(vec![
+            text("def"),
+            text(db.clone()),
+            text(column.clone()),
+            text(db),
+            text(name),
+            text("CHECK"),
+        ]);
+    }
     Ok(rows)
+}
+
+/// Each JSON column's database, table and name.
+fn json_columns(session: &Session) -> Result<Vec<(String, String, String)>> {
+    let mut columns = Vec::new();
+    for (db, name, table) in catalog(session)? {
+        for c in table.def().columns.iter().filter(|c| c.json) {
+            columns.push((db.clone(), name.clone(), c.name.clone()));
+        }
+    }
+    Ok(columns)
+}
+
+/// CHECK_CONSTRAINTS: a JSON column's check, named after the column, as MariaDB.
+fn check_constraints(session: &Session) -> Result<Vec<Vec<Value>>> {
+    Ok(json_columns(session)?
+        .into_iter()
+        .map(|(db, name, column)| {
+            let clause = format!("json_valid({})", crate::definition::backticked(&column));
+            vec![
+                text("def"),
+                text(db),
+                text(name),
+                text(column),
+                text("Column"),
+                text(clause),
+            ]
+        })
+        .collect())
 }
 
 /// ENGINES (and SHOW ENGINES): Cairn's tables have one engine, which SHOW CREATE TABLE names.

@@ -59,6 +59,9 @@ const EXPRESSIONS: &[&str] = &[
     "'a' COLLATE utf8mb4_bin",
     "IF(NULL, 1, 'a')",
     "CASE WHEN 1 THEN NULL END",
+    "JSON_EXTRACT('{\"a\": [1, {\"b\": null}]}', '$**.b')",
+    "JSON_SET(REPEAT('[', 40), '$[0]', 1)",
+    "JSON_ARRAYAGG(DISTINCT id)",
 ];
 
 /// Syntax a mutation may put anywhere.

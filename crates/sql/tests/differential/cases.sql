@@ -4416,3 +4416,5 @@ SELECT json_objectagg(k) FROM jg;
 SELECT json_arrayagg(json_object('id', id, 'k', k) ORDER BY id) FROM jg;
 SELECT json_arrayagg(k SEPARATOR ';') FROM jg;
 SELECT length(json_arrayagg(v)), json_valid(json_arrayagg(v)), json_length(json_arrayagg(v)) FROM jg;
+SELECT constraint_schema = DATABASE(), table_name, constraint_name, level, check_clause FROM information_schema.check_constraints WHERE constraint_schema = DATABASE() ORDER BY table_name, constraint_name;
+SELECT table_name, constraint_name, constraint_type FROM information_schema.table_constraints WHERE table_schema = DATABASE() AND table_name LIKE 'js%' ORDER BY table_name, constraint_type, constraint_name;
