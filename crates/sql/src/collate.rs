@@ -12,7 +12,7 @@ use sqlparser::ast;
 use crate::aggregate::{AggKind, Aggregate};
 use crate::error::SqlError;
 use crate::expr::{op_text, BinOp, CastTo, Compiler, Expr};
-use crate::funcs::{Func, JsonFn, StrFn};
+use crate::funcs::{Func, JsonFn, MiscFn, StrFn};
 
 type Result<T> = std::result::Result<T, SqlError>;
 
@@ -244,15 +244,23 @@ pub fn derive(e: &Expr, inputs: &Inputs) -> Result<Derived> {
             | Func::Repeat
             | Func::Reverse
             | Func::NullIf
-            | Func::Str(StrFn::Lpad | StrFn::Rpad | StrFn::SubstringIndex | StrFn::Insert) => {
-                string_of(derive(&args[0], inputs)?)
-            }
+            | Func::Str(
+                StrFn::Lpad
+                | StrFn::Rpad
+                | StrFn::SubstringIndex
+                | StrFn::Insert
+                | StrFn::RegexpReplace
+                | StrFn::RegexpSubstr,
+            ) => string_of(derive(&args[0], inputs)?),
             Func::Replace => all(args, "replace")?,
             Func::IfNull | Func::Coalesce | Func::Greatest | Func::Least => all(args, "coalesce")?,
             Func::If => all(&args[1..], "if")?,
             Func::Str(StrFn::Elt) => all(&args[1..], "elt")?,
             Func::Str(s) if s.binary_result() => Derived::new(Collation::Binary, K::Implicit),
             Func::Json(JsonFn::AsJson | JsonFn::AsBool) => derive(&args[0], inputs)?,
+            Func::Misc(MiscFn::Uuid | MiscFn::InetNtoa) => {
+                Derived::new(Collation::Utf8mb4GeneralCi, K::Coercible)
+            }
             Func::Json(j) if j.returns_text() => {
                 Derived::new(Collation::Utf8mb4GeneralCi, K::Coercible)
             }

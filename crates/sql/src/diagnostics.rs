@@ -184,6 +184,7 @@ impl Session {
     /// NOW() gives throughout it).
     pub(crate) fn begin_statement(&mut self, kind: Kind) {
         self.statement_micros = crate::temporal::wall_clock_micros();
+        self.randoms.get_mut().statement_starts();
         self.activity.count(&self.shared, kind);
         let d = &mut self.diagnostics;
         d.tables = matches!(
@@ -391,6 +392,10 @@ impl crate::expr::Context for Folding<'_> {
     fn division_by_zero(&self) -> Result<()> {
         self.0.warn(1365, "Division by 0".into());
         Ok(())
+    }
+
+    fn random(&self, seed: Option<(usize, u32)>) -> f64 {
+        self.0.random(seed)
     }
 
     fn warn(&self, code: u16, message: String) {

@@ -1,7 +1,8 @@
 //! Cairn's SQL dialect: sqlparser's MySQL dialect, plus the interval units it does not know
 //! (`INTERVAL '1 2' DAY_HOUR`, `EXTRACT(YEAR_MONTH FROM d)`), which it reads as custom fields,
 //! MySQL's multi-table `UPDATE t1, t2 SET ...`, the modifiers of UPDATE and DELETE
-//! (LOW_PRIORITY, QUICK, IGNORE), and `SET CHARACTER SET`.
+//! (LOW_PRIORITY, QUICK, IGNORE), `SET CHARACTER SET`, and MySQL's precedence of `^`, `<<`
+//! and `>>`.
 
 use sqlparser::ast::{
     DateTimeField, Expr, Ident, Interval, ObjectName, Set, SetAssignment, SqliteOnConflict,
@@ -18,6 +19,11 @@ pub struct Cairn;
 
 const MYSQL: MySqlDialect = MySqlDialect {};
 
+/// `^`: above sqlparser's `*` (40), below its `::` (50).
+const BIT_XOR_PRECEDENCE: u8 = 45;
+/// `<<` and `>>`: below sqlparser's `+` (30), above its `&` (23).
+const SHIFT_PRECEDENCE: u8 = 25;
+
 impl Dialect for Cairn {
     /// The parser's dialect checks see MySQL.
     fn dialect(&self) -> std::any::TypeId {
@@ -33,6 +39,16 @@ impl Dialect for Cairn {
 
     fn allow_extract_custom(&self) -> bool {
         true
+    }
+
+    /// MySQL's order of the bit operators: `^` binds tighter than `*`, and `<<`, `>>` between
+    /// `+` and `&` (sqlparser puts all three below `&`).
+    fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
+        match parser.peek_token().token {
+            Token::Caret => Some(Ok(BIT_XOR_PRECEDENCE)),
+            Token::ShiftLeft | Token::ShiftRight => Some(Ok(SHIFT_PRECEDENCE)),
+            _ => None,
+        }
     }
 
     fn is_identifier_start(&self, ch: char) -> bool {

@@ -142,6 +142,8 @@ pub struct Session {
     pub(crate) activity: crate::activity::SessionActivity,
     /// When the running statement started (Unix microseconds): what NOW() reads.
     pub(crate) statement_micros: i64,
+    /// RAND's generators (the session's, and the running statement's RAND(n) calls').
+    pub(crate) randoms: std::cell::RefCell<crate::funcs::Randoms>,
     /// Statements with subqueries running inside one another (`subquery.rs`).
     pub(crate) subquery_depth: usize,
     /// The correlated subqueries of the statements running, innermost last (`subquery.rs`).
@@ -282,6 +284,10 @@ impl Context for Session {
     fn statement_micros(&self) -> i64 {
         self.statement_micros
     }
+
+    fn random(&self, seed: Option<(usize, u32)>) -> f64 {
+        self.randoms.borrow_mut().next(seed)
+    }
 }
 
 impl Session {
@@ -316,6 +322,7 @@ impl Session {
             plans: cache::QueryCache::default(),
             diagnostics: Default::default(),
             statement_micros: crate::temporal::wall_clock_micros(),
+            randoms: Default::default(),
             subquery_depth: 0,
             correlated: Vec::new(),
             charsets: Default::default(),

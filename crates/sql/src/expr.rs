@@ -15,7 +15,7 @@ use sqlparser::tokenizer::Location;
 use crate::aggregate::{AggKind, Aggregate};
 pub use crate::cast::CastTo;
 use crate::error::SqlError;
-use crate::funcs::{Func, JsonFn, StrFn};
+use crate::funcs::{Func, JsonFn, MathFn, StrFn};
 
 type Result<T> = std::result::Result<T, SqlError>;
 
@@ -133,6 +133,15 @@ pub trait Context {
     }
     /// A warning for the running statement (SHOW WARNINGS); a context without a session drops it.
     fn warn(&self, _code: u16, _message: String) {}
+    /// RAND's next value: from the session's generator (None), or from the generator of the
+    /// RAND(n) call at a place in the plan, seeded with n at its first call in the statement.
+    /// A context without a session draws from a new generator each time.
+    fn random(&self, seed: Option<(usize, u32)>) -> f64 {
+        match seed {
+            Some((_, n)) => crate::funcs::Rng::seeded(n).next(),
+            None => crate::funcs::system_rng().next(),
+        }
+    }
     /// A string read as a number (`kind`: DOUBLE, DECIMAL, INTEGER) that is not one whole, as
     /// [`number_rest`] tells: MariaDB's 1292, a note when only spaces follow the number, else a
     /// warning, or strict mode's error when the value is being stored.
@@ -343,6 +352,9 @@ impl<'a> Compiler<'a> {
                         other => Expr::Neg(Box::new(other)),
                     },
                     ast::UnaryOperator::Plus => inner,
+                    ast::UnaryOperator::BitwiseNot => {
+                        Expr::Call(Func::Math(MathFn::BitNot), vec![inner])
+                    }
                     other => return Err(SqlError::unsupported(format!("the operator {other}"))),
                 }
             }
@@ -384,6 +396,24 @@ impl<'a> Compiler<'a> {
                     B::Divide => BinOp::Div,
                     B::MyIntegerDivide | B::DuckIntegerDivide => BinOp::IntDiv,
                     B::Modulo => BinOp::Mod,
+                    B::BitwiseAnd | B::BitwiseOr | B::BitwiseXor => {
+                        let f = match op {
+                            B::BitwiseAnd => MathFn::BitAnd,
+                            B::BitwiseOr => MathFn::BitOr,
+                            _ => MathFn::BitXor,
+                        };
+                        let args = vec![self.compile(left)?, self.compile(right)?];
+                        return Ok(Expr::Call(Func::Math(f), args));
+                    }
+                    B::PGBitwiseShiftLeft | B::PGBitwiseShiftRight => {
+                        let f = if *op == B::PGBitwiseShiftLeft {
+                            MathFn::ShiftLeft
+                        } else {
+                            MathFn::ShiftRight
+                        };
+                        let args = vec![self.compile(left)?, self.compile(right)?];
+                        return Ok(Expr::Call(Func::Math(f), args));
+                    }
                     other => return Err(SqlError::unsupported(format!("the operator {other}"))),
                 };
                 let l = self.compile(left)?;
@@ -425,6 +455,20 @@ impl<'a> Compiler<'a> {
                     p = self.like_escape(p, escape)?;
                 }
                 Expr::Like(Box::new(self.compile(expr)?), Box::new(p), *negated)
+            }
+            Ast::RLike {
+                negated,
+                expr,
+                pattern,
+                ..
+            } => {
+                let args = vec![self.compile(expr)?, self.compile(pattern)?];
+                let matched = self.collated(Expr::Call(Func::Str(StrFn::Regexp), args))?;
+                if *negated {
+                    Expr::Not(Box::new(matched))
+                } else {
+                    matched
+                }
             }
             Ast::Case {
                 operand,
@@ -933,6 +977,7 @@ fn is_truth_value(e: &Expr) -> bool {
                 | BinOp::Ge
         ),
         Expr::Collated(_, inner) => is_truth_value(inner),
+        Expr::Call(Func::Str(StrFn::Regexp), _) => true,
         Expr::Not(_) | Expr::IsNull(..) | Expr::Between(..) | Expr::In(..) | Expr::Like(..) => true,
         _ => false,
     }
@@ -1699,7 +1744,10 @@ impl Expr {
     pub fn is_row_free(&self) -> bool {
         let mut free = true;
         self.walk(&mut |e| {
-            if matches!(e, Expr::Column(_) | Expr::Agg(_) | Expr::Correlated { .. }) {
+            // RAND and UUID give another value at each call, as if they read the row.
+            if matches!(e, Expr::Column(_) | Expr::Agg(_) | Expr::Correlated { .. })
+                || matches!(e, Expr::Call(f, _) if f.is_volatile())
+            {
                 free = false;
             }
         });

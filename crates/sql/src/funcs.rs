@@ -5,6 +5,8 @@
 
 pub(crate) mod json;
 mod math;
+mod misc;
+mod regexp;
 mod strings;
 
 use std::cmp::Ordering;
@@ -20,7 +22,8 @@ use crate::expr::{
 };
 
 pub(crate) use json::JsonFn;
-pub(crate) use math::MathFn;
+pub(crate) use math::{system_rng, MathFn, Randoms, Rng};
+pub(crate) use misc::MiscFn;
 pub(crate) use strings::StrFn;
 
 type Result<T> = std::result::Result<T, SqlError>;
@@ -63,6 +66,8 @@ pub enum Func {
     Temporal(crate::temporal::Temporal),
     /// A JSON function (`funcs/json.rs`).
     Json(JsonFn),
+    /// UUID, UUID_SHORT, INET_ATON, INET_NTOA (`funcs/misc.rs`).
+    Misc(MiscFn),
 }
 
 impl Func {
@@ -103,6 +108,8 @@ impl Func {
                     (Math(m), min, max)
                 } else if let Some((j, min, max)) = JsonFn::from_name(name) {
                     (Json(j), min, max)
+                } else if let Some((m, min, max)) = MiscFn::from_name(name) {
+                    (Misc(m), min, max)
                 } else {
                     let (t, min, max) = crate::temporal::Temporal::from_name(name)?;
                     (Temporal(t), min, max)
@@ -125,14 +132,38 @@ impl Func {
                 | Func::Greatest
                 | Func::Least
                 | Func::Str(
-                    StrFn::Strcmp | StrFn::Field | StrFn::Instr | StrFn::Locate | StrFn::FindInSet
+                    StrFn::Strcmp
+                        | StrFn::Field
+                        | StrFn::Instr
+                        | StrFn::Locate
+                        | StrFn::FindInSet
+                        | StrFn::Regexp
+                        | StrFn::RegexpReplace
+                        | StrFn::RegexpSubstr
+                        | StrFn::RegexpInstr
                 )
         )
     }
 
     /// Whether the result is an unsigned integer (MariaDB flags the column UNSIGNED).
     pub(crate) fn unsigned_result(self) -> bool {
-        matches!(self, Func::Str(StrFn::Crc32))
+        matches!(
+            self,
+            Func::Str(StrFn::Crc32)
+                | Func::Math(
+                    MathFn::BitAnd
+                        | MathFn::BitOr
+                        | MathFn::BitXor
+                        | MathFn::ShiftLeft
+                        | MathFn::ShiftRight
+                        | MathFn::BitNot
+                )
+        ) || matches!(self, Func::Misc(m) if m.unsigned_result())
+    }
+
+    /// Whether each call gives another value (RAND): never worked out ahead of the rows.
+    pub(crate) fn is_volatile(self) -> bool {
+        matches!(self, Func::Math(MathFn::Rand)) || matches!(self, Func::Misc(m) if m.is_volatile())
     }
 }
 
@@ -147,6 +178,7 @@ pub(crate) fn result_type(
         Func::Str(s) => Some(strings::result_type(s, args, arg_type)),
         Func::Math(m) => Some(math::result_type(m, args, arg_type)),
         Func::Json(j) => Some(json::result_type(j)),
+        Func::Misc(m) => Some(misc::result_type(m)),
         _ => None,
     }
 }
@@ -212,6 +244,7 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
         Str(s) => return strings::call(s, args, env, c),
         Math(m) => return math::call(m, args, env),
         Json(j) => return json::call(j, args, env, c),
+        Misc(m) => return misc::call(m, args, env),
         IfNull => {
             let a = args[0].eval(env)?;
             return if a.is_null() {
@@ -450,7 +483,7 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
             }
             best
         }
-        IfNull | Coalesce | If | Str(_) | Math(_) | Temporal(_) | Json(_) => {
+        IfNull | Coalesce | If | Str(_) | Math(_) | Temporal(_) | Json(_) | Misc(_) => {
             unreachable!("handled above")
         }
     })

@@ -165,7 +165,7 @@ pub fn static_type(
         Call(Func::Temporal(t), args) => {
             crate::temporal::result_type(*t, args, &|a| static_type(a, def, aggregates))
         }
-        Call(f @ (Func::Str(_) | Func::Math(_) | Func::Json(_)), args) => {
+        Call(f @ (Func::Str(_) | Func::Math(_) | Func::Json(_) | Func::Misc(_)), args) => {
             crate::funcs::result_type(*f, args, &|a| static_type(a, def, aggregates)).unwrap_or((
                 types::VAR_STRING,
                 1024,

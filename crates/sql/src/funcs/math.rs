@@ -1,7 +1,9 @@
 //! Numeric functions beyond the basic ones of `funcs.rs`: powers, logarithms, trigonometry,
 //! TRUNCATE and base conversion (CONV, BIN, OCT), with MariaDB 10.11's values, NULL rules and
 //! result types: a logarithm or root outside its domain is NULL, a result that is not a finite
-//! double is error 1690, and TRUNCATE keeps an exact argument exact.
+//! double is error 1690, and TRUNCATE keeps an exact argument exact. Also the bit operators
+//! (`& | ^ ~ << >>`, BIT_COUNT) over 64-bit unsigned integers, and RAND with MariaDB's
+//! generator, so a seeded RAND(n) gives MariaDB's sequence.
 
 use base::text::value_text;
 use base::value::Decimal;
@@ -49,6 +51,16 @@ pub enum MathFn {
     Conv,
     Bin,
     Oct,
+    /// `a & b`, `a | b`, `a ^ b`, `a << b`, `a >> b`, `~a`, and BIT_COUNT(a).
+    BitAnd,
+    BitOr,
+    BitXor,
+    ShiftLeft,
+    ShiftRight,
+    BitNot,
+    BitCount,
+    /// RAND([seed]).
+    Rand,
 }
 
 impl MathFn {
@@ -78,6 +90,8 @@ impl MathFn {
             "conv" => (Conv, 3, 3),
             "bin" => (Bin, 1, 1),
             "oct" => (Oct, 1, 1),
+            "bit_count" => (BitCount, 1, 1),
+            "rand" => (Rand, 0, 1),
             _ => return None,
         })
     }
@@ -106,6 +120,14 @@ impl MathFn {
             Conv => "conv",
             Bin => "bin",
             Oct => "oct",
+            BitAnd => "&",
+            BitOr => "|",
+            BitXor => "^",
+            ShiftLeft => "<<",
+            ShiftRight => ">>",
+            BitNot => "~",
+            BitCount => "bit_count",
+            Rand => "rand",
         }
     }
 }
@@ -302,6 +324,9 @@ fn conv(text: &[u8], from: i64, to: i64) -> Option<String> {
 
 pub(crate) fn call(f: MathFn, args: &[Expr], env: &Env) -> Result<Value> {
     use MathFn::*;
+    if f == Rand {
+        return rand(args, env);
+    }
     let v: Vec<Value> = args.iter().map(|a| a.eval(env)).collect::<Result<_>>()?;
     if v.iter().any(Value::is_null) {
         return Ok(Value::Null);
@@ -337,6 +362,14 @@ pub(crate) fn call(f: MathFn, args: &[Expr], env: &Env) -> Result<Value> {
         Atan if v.len() == 2 => finite(f, &v, x(0).atan2(x(1)))?,
         Atan => finite(f, &v, x(0).atan())?,
         Cot => finite(f, &v, 1.0 / x(0).tan())?,
+        BitAnd => Value::UInt(bits(&v[0]) & bits(&v[1])),
+        BitOr => Value::UInt(bits(&v[0]) | bits(&v[1])),
+        BitXor => Value::UInt(bits(&v[0]) ^ bits(&v[1])),
+        ShiftLeft => Value::UInt(bits(&v[0]).checked_shl(shift(&v[1])).unwrap_or(0)),
+        ShiftRight => Value::UInt(bits(&v[0]).checked_shr(shift(&v[1])).unwrap_or(0)),
+        BitNot => Value::UInt(!bits(&v[0])),
+        BitCount => Value::Int(i64::from(bits(&v[0]).count_ones())),
+        Rand => unreachable!("evaluated above"),
         Conv | Bin | Oct => {
             let text = value_text(&v[0]).unwrap_or_default();
             let (from, to) = match f {
@@ -352,6 +385,127 @@ pub(crate) fn call(f: MathFn, args: &[Expr], env: &Env) -> Result<Value> {
     })
 }
 
+/// A value as the bit operators read it: an integer rounded half away from zero, as 64 bits
+/// (a negative one in two's complement, a larger one clamped).
+fn bits(v: &Value) -> u64 {
+    let whole = |i: i128| {
+        if i < 0 {
+            i.max(i128::from(i64::MIN)) as i64 as u64
+        } else {
+            i.min(i128::from(u64::MAX)) as u64
+        }
+    };
+    match num(v) {
+        Num::Int(i) => whole(i),
+        Num::Dec(d) => {
+            let unit = 10i128.pow(u32::from(d.scale));
+            let (q, r) = (d.mantissa / unit, d.mantissa % unit);
+            whole(if r.abs() * 2 >= unit {
+                q + r.signum()
+            } else {
+                q
+            })
+        }
+        Num::Dbl(x) if x.is_nan() => 0,
+        Num::Dbl(x) if x < 0.0 => x.round().max(i64::MIN as f64) as i64 as u64,
+        Num::Dbl(x) => x.round().min(u64::MAX as f64) as u64,
+    }
+}
+
+/// A shift count: past 63 every bit is shifted out.
+fn shift(v: &Value) -> u32 {
+    u32::try_from(bits(v)).unwrap_or(u32::MAX)
+}
+
+/// MariaDB's random number generator (my_rnd): two seeds below 2^30 - 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Rng {
+    seed1: u64,
+    seed2: u64,
+}
+
+impl Rng {
+    const MAX: u64 = 0x3FFF_FFFF;
+
+    pub(crate) fn new(seed1: u64, seed2: u64) -> Rng {
+        Rng {
+            seed1: seed1 % Rng::MAX,
+            seed2: seed2 % Rng::MAX,
+        }
+    }
+
+    /// The generator RAND(n) starts from: n's low 32 bits spread over both seeds.
+    pub(crate) fn seeded(n: u32) -> Rng {
+        let n = u64::from(n);
+        Rng::new(
+            u64::from((n * 0x10001 + 55_555_555) as u32),
+            u64::from((n * 0x1000_0001) as u32),
+        )
+    }
+
+    /// The next value in [0, 1).
+    pub(crate) fn next(&mut self) -> f64 {
+        self.seed1 = (self.seed1 * 3 + self.seed2) % Rng::MAX;
+        self.seed2 = (self.seed1 + self.seed2 + 33) % Rng::MAX;
+        self.seed1 as f64 / Rng::MAX as f64
+    }
+}
+
+/// The generators a session's RAND calls draw from: the session's own (seeded from the
+/// system's randomness when first used), and those of RAND(n) calls in the running statement.
+#[derive(Debug, Default)]
+pub(crate) struct Randoms {
+    session: Option<Rng>,
+    seeded: Vec<(usize, Rng)>,
+}
+
+impl Randoms {
+    /// The next value of the session's generator (None), or of the generator of the call at
+    /// `place` seeded with `seed`.
+    pub(crate) fn next(&mut self, seed: Option<(usize, u32)>) -> f64 {
+        let Some((place, seed)) = seed else {
+            return self.session.get_or_insert_with(system_rng).next();
+        };
+        if let Some((_, rng)) = self.seeded.iter_mut().find(|(p, _)| *p == place) {
+            return rng.next();
+        }
+        let mut rng = Rng::seeded(seed);
+        let x = rng.next();
+        self.seeded.push((place, rng));
+        x
+    }
+
+    /// A statement starts: RAND(n) calls start their sequences again.
+    pub(crate) fn statement_starts(&mut self) {
+        self.seeded.clear();
+    }
+}
+
+/// A generator seeded from the system's randomness.
+pub(crate) fn system_rng() -> Rng {
+    let seeds: [u8; 8] = crate::users::random();
+    Rng::new(
+        u64::from(u32::from_le_bytes([seeds[0], seeds[1], seeds[2], seeds[3]])),
+        u64::from(u32::from_le_bytes([seeds[4], seeds[5], seeds[6], seeds[7]])),
+    )
+}
+
+/// RAND(): the session's generator. RAND(n): with a constant n, one generator seeded at its
+/// first call in the statement, going on from row to row (the session keeps it under the
+/// call's place in the plan); with n read from the row, seeded again for each row, as MariaDB.
+fn rand(args: &[Expr], env: &Env) -> Result<Value> {
+    let Some(arg) = args.first() else {
+        return Ok(Value::Double(env.ctx.random(None)));
+    };
+    let v = arg.eval(env)?;
+    let seed = if v.is_null() { 0 } else { int_arg(&v) as u32 };
+    Ok(Value::Double(if arg.is_row_free() {
+        env.ctx.random(Some((args.as_ptr() as usize, seed)))
+    } else {
+        Rng::seeded(seed).next()
+    }))
+}
+
 /// The result type MariaDB reports: (type code, display length, decimals).
 pub(crate) fn result_type(
     f: MathFn,
@@ -362,6 +516,8 @@ pub(crate) fn result_type(
     match f {
         Pi => (types::DOUBLE, 8, 6),
         Conv | Bin | Oct => (types::VAR_STRING, 65 * 4, 39),
+        BitAnd | BitOr | BitXor | ShiftLeft | ShiftRight | BitNot => (types::LONGLONG, 21, 0),
+        BitCount => (types::LONG, 2, 0),
         Truncate => {
             let t = args.first().map_or((types::NULL, 0, 0), arg_type);
             let digits = args.get(1).and_then(super::constant_int);
@@ -407,6 +563,28 @@ mod tests {
 
     fn dec(s: &str) -> Decimal {
         Decimal::parse(s).unwrap()
+    }
+
+    #[test]
+    fn rand_follows_mariadbs_sequence() {
+        assert_eq!(Rng::seeded(1).next(), 0.40540353712197724);
+        assert_eq!(Rng::seeded(2).next(), 0.6555866465490187);
+        assert_eq!(Rng::seeded(0).next(), 0.15522042769493574);
+        let mut three = Rng::seeded(3);
+        let run: Vec<f64> = (0..3).map(|_| three.next()).collect();
+        assert_eq!(
+            run,
+            [0.9057697559760601, 0.37307905813034536, 0.14808605345719125]
+        );
+    }
+
+    #[test]
+    fn bits_round_and_wrap_as_mariadb() {
+        assert_eq!(bits(&Value::Int(-1)), u64::MAX);
+        assert_eq!(bits(&Value::Decimal(dec("2.5"))), 3);
+        assert_eq!(bits(&Value::Decimal(dec("-1.5"))), u64::MAX - 1);
+        assert_eq!(bits(&Value::Double(1.5e19)), 15_000_000_000_000_000_000);
+        assert_eq!(bits(&Value::Double(2.4)), 2);
     }
 
     #[test]

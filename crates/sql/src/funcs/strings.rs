@@ -58,6 +58,11 @@ pub enum StrFn {
     FromBase64,
     /// CHAR(n, ...): the bytes of each code.
     Char,
+    /// `s REGEXP pattern` (and RLIKE): 1 or 0 (`funcs/regexp.rs`).
+    Regexp,
+    RegexpReplace,
+    RegexpSubstr,
+    RegexpInstr,
 }
 
 impl StrFn {
@@ -90,6 +95,9 @@ impl StrFn {
             "to_base64" => (ToBase64, 1, 1),
             "from_base64" => (FromBase64, 1, 1),
             "char" => (Char, 1, usize::MAX),
+            "regexp_replace" => (RegexpReplace, 3, 3),
+            "regexp_substr" => (RegexpSubstr, 2, 2),
+            "regexp_instr" => (RegexpInstr, 2, 2),
             _ => return None,
         })
     }
@@ -605,6 +613,25 @@ pub(crate) fn call(f: StrFn, args: &[Expr], env: &Env, c: Collation) -> Result<V
         Crc32 => Value::Int(i64::from(crc32fast::hash(&text(&v[0])))),
         ToBase64 => bytes(to_base64(&text(&v[0]))),
         FromBase64 => bytes(from_base64(&text(&v[0]))),
+        Regexp => Value::Int(i64::from(
+            super::regexp::compiled(&text(&v[1]), c)?.is_match(&text(&v[0])),
+        )),
+        RegexpReplace => {
+            let r = super::regexp::compiled(&text(&v[1]), c)?;
+            bytes(Some(super::regexp::replace(&text(&v[0]), &r, &text(&v[2]))))
+        }
+        RegexpSubstr => {
+            let r = super::regexp::compiled(&text(&v[1]), c)?;
+            let subject = text(&v[0]);
+            Value::Bytes(
+                r.find(&subject)
+                    .map_or(Vec::new(), |m| m.as_bytes().to_vec()),
+            )
+        }
+        RegexpInstr => {
+            let r = super::regexp::compiled(&text(&v[1]), c)?;
+            Value::Int(super::regexp::instr(&text(&v[0]), &r))
+        }
         Field | Elt | Quote | Sha2 | Char => unreachable!("handled above"),
     })
 }
@@ -690,6 +717,10 @@ pub(crate) fn result_type(
             text_of(encoded.saturating_add(encoded / BASE64_LINE_CHARS as u32))
         }
         Char => (types::VAR_STRING, 4 * args.len() as u32, STRING_DECIMALS),
+        Regexp => (types::LONG, 1, 0),
+        RegexpInstr => (types::LONG, 11, 0),
+        RegexpSubstr => text_of(chars(0)),
+        RegexpReplace => (types::LONG_BLOB, LONG_BLOB_LENGTH, STRING_DECIMALS),
         FromBase64 => (
             types::VAR_STRING,
             chars(0).saturating_mul(3),
