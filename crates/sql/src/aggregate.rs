@@ -206,7 +206,11 @@ impl Accumulator {
                     self.bytes += agg.separator.len();
                 }
                 self.bytes += text.len();
-                if self.bytes > max_len && self.cut_at.is_none() {
+                // MariaDB never cuts a JSON_OBJECTAGG.
+                if self.bytes > max_len
+                    && self.cut_at.is_none()
+                    && agg.kind != AggKind::JsonObjectAgg
+                {
                     self.cut_at = Some(row);
                 }
                 if self.bytes > crate::GROUP_CONCAT_SORTED_BYTES_MAX {
@@ -261,7 +265,7 @@ impl Accumulator {
                         let texts: Vec<&[u8]> = ordered.iter().map(|(_, t)| &t[..]).collect();
                         texts.join(&agg.separator[..])
                     };
-                    if joined.len() > max_len {
+                    if joined.len() > max_len && agg.kind != AggKind::JsonObjectAgg {
                         // Cut at a character's start, as MariaDB does (it keeps whole characters).
                         let mut end = max_len;
                         while end > 0 && (joined[end] & 0xC0) == 0x80 {

@@ -261,6 +261,16 @@ pub fn derive(e: &Expr, inputs: &Inputs) -> Result<Derived> {
             Func::Misc(MiscFn::Uuid | MiscFn::InetNtoa) => {
                 Derived::new(Collation::Utf8mb4GeneralCi, K::Coercible)
             }
+            // MariaDB: JSON_UNQUOTE is utf8mb4_bin; what is taken out of a document has the
+            // document's collation.
+            Func::Json(JsonFn::Unquote) => Derived::new(Collation::Utf8mb4Bin, K::Implicit),
+            Func::Json(
+                JsonFn::Extract
+                | JsonFn::ExtractScalar
+                | JsonFn::Scalar
+                | JsonFn::Query
+                | JsonFn::Search,
+            ) => string_of(derive(&args[0], inputs)?),
             Func::Json(j) if j.returns_text() => {
                 Derived::new(Collation::Utf8mb4GeneralCi, K::Coercible)
             }

@@ -416,8 +416,10 @@ impl<'a> Compiler<'a> {
                     }
                     other => return Err(SqlError::unsupported(format!("the operator {other}"))),
                 };
-                let l = self.compile(left)?;
-                let r = self.compile(right)?;
+                let (mut l, mut r) = (self.compile(left)?, self.compile(right)?);
+                if !matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) {
+                    (l, r) = (json_scalar(l), json_scalar(r));
+                }
                 Expr::Binary(op, Box::new(l), Box::new(r))
             }
             Ast::Between {
@@ -426,7 +428,7 @@ impl<'a> Compiler<'a> {
                 low,
                 high,
             } => Expr::Between(
-                Box::new(self.compile(expr)?),
+                Box::new(json_scalar(self.compile(expr)?)),
                 Box::new(self.compile(low)?),
                 Box::new(self.compile(high)?),
                 *negated,
@@ -436,7 +438,7 @@ impl<'a> Compiler<'a> {
                 list,
                 negated,
             } => {
-                let e = self.compile(expr)?;
+                let e = json_scalar(self.compile(expr)?);
                 let list = list
                     .iter()
                     .map(|x| self.compile(x))
@@ -644,11 +646,52 @@ impl<'a> Compiler<'a> {
         );
         if literal || is_truth_value(&e) {
             Expr::Call(Func::Json(JsonFn::AsBool), vec![e])
-        } else if self.is_json_column(&e) {
+        } else if self.is_json(&e) && !matches!(e, Expr::Call(Func::Json(_), _)) {
             Expr::Call(Func::Json(JsonFn::AsJson), vec![e])
         } else {
             e
         }
+    }
+
+    /// Whether `e`'s value is JSON text MariaDB types as JSON: a JSON column's, a JSON
+    /// aggregate's, MIN or MAX of a JSON column, or IFNULL, COALESCE, IF, NULLIF or CASE
+    /// giving one (or a JSON function's result).
+    fn is_json(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Call(Func::Json(f), _) => f.returns_json(),
+            Expr::Agg(i) => self
+                .aggregates
+                .as_deref()
+                .and_then(|list| list.get(*i))
+                .is_some_and(|a| match a.kind {
+                    AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => true,
+                    AggKind::Min | AggKind::Max => a.arg.as_ref().is_some_and(|x| self.is_json(x)),
+                    _ => false,
+                }),
+            // JSON when every branch that is not NULL is.
+            Expr::Call(Func::IfNull | Func::Coalesce, args) => self.all_json(args.iter()),
+            Expr::Call(Func::NullIf, args) => self.is_json(&args[0]),
+            Expr::Call(Func::If, args) => self.all_json(args[1..].iter()),
+            Expr::Case {
+                whens, otherwise, ..
+            } => self.all_json(whens.iter().map(|(_, t)| t).chain(otherwise.as_deref())),
+            other => self.is_json_column(other),
+        }
+    }
+
+    /// Whether every branch but NULL ones is JSON, and one is.
+    fn all_json<'e>(&self, branches: impl Iterator<Item = &'e Expr>) -> bool {
+        let mut any = false;
+        for b in branches {
+            if matches!(b, Expr::Const(Value::Null)) {
+                continue;
+            }
+            if !self.is_json(b) {
+                return false;
+            }
+            any = true;
+        }
+        any
     }
 
     /// Whether `e` reads a column declared JSON.
@@ -732,6 +775,11 @@ impl<'a> Compiler<'a> {
         let mut exprs = exprs.into_iter();
         let Some(arg) = exprs.next() else {
             return Err(SqlError::unsupported(format!("the function {f}")));
+        };
+        let arg = if matches!(kind, AggKind::Sum | AggKind::Avg) {
+            json_scalar(arg)
+        } else {
+            arg
         };
         let mut aggregate = Aggregate::new(kind, None, distinct, self.sort_collation(&arg)?);
         aggregate.arg = Some(arg);
@@ -956,6 +1004,17 @@ impl<'a> Compiler<'a> {
                 format!("FUNCTION {} does not exist", f.name),
             )),
         }
+    }
+}
+
+/// A JSON_EXTRACT compared or computed with: its value as MariaDB reads it there, a string
+/// unquoted and true/false as 1/0 (JSON_EXTRACT(j, '$.name') = 'Alice').
+pub(crate) fn json_scalar(e: Expr) -> Expr {
+    match e {
+        Expr::Call(Func::Json(JsonFn::Extract), args) => {
+            Expr::Call(Func::Json(JsonFn::ExtractScalar), args)
+        }
+        other => other,
     }
 }
 

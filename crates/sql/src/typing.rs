@@ -461,6 +461,16 @@ fn show_temporal_arguments(e: &mut Expr, def: Option<&base::TableDef>, aggregate
             args,
         ) => args.iter_mut().take(1).collect(),
         Expr::Cast(inner, CastTo::Char(_) | CastTo::Charset(_)) => vec![&mut **inner],
+        // The values JSON functions put into documents (a date or time as a JSON string).
+        Expr::Call(Func::Json(f), args) => {
+            let n = args.len();
+            let f = *f;
+            args.iter_mut()
+                .enumerate()
+                .filter(|(i, _)| f.takes_value_at(*i, n))
+                .map(|(_, a)| a)
+                .collect()
+        }
         _ => return,
     };
     for a in args {

@@ -19,22 +19,27 @@ use doc::{
     type_name, unescape, Json, ParseError, Style,
 };
 use path::{
-    backslash_pattern, has_wildcard, locate_mut, matches, parse_path, remove_at, search, select,
-    write_at, PathError, Step, Write,
+    backslash_pattern, has_wildcard, locate_mut, matches, matches_in_order, parse_path, remove_at,
+    search, select, write_at, PathError, Step, Write,
 };
 
 type Result<T> = std::result::Result<T, SqlError>;
 
 /// The decimals MariaDB reports for a string result (NOT_FIXED_DEC).
 const STRING_DECIMALS: u8 = 39;
-/// The display length given to a JSON text result.
-const JSON_RESULT_LENGTH: u32 = 4 * 1024 * 1024;
+/// The display length given to a JSON document result (a LONGTEXT's).
+const JSON_RESULT_LENGTH: u32 = u32::MAX;
+/// The display length given to a string taken out of a document (a VARCHAR(16383)'s).
+const STRING_RESULT_LENGTH: u32 = 65_532;
 
 /// JSON functions, and two markers the compiler wraps arguments in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JsonFn {
     Valid,
     Extract,
+    /// JSON_EXTRACT where a comparison or arithmetic reads it: a single scalar as its SQL
+    /// value (a string unquoted, true/false as 1/0).
+    ExtractScalar,
     Unquote,
     Quote,
     Object,
@@ -126,9 +131,9 @@ impl JsonFn {
             Object => i % 2 == 1,
             Set | Insert | Replace | ArrayAppend | ArrayInsert => i >= 2 && i.is_multiple_of(2),
             Contains => i < 2,
-            MergePatch | MergePreserve | Extract | Length | Keys | Depth | Type | Valid
-            | Unquote | ContainsPath | Exists | Scalar | Query | Remove | Compact | Loose
-            | Search => i == 0 || matches!(self, MergePatch | MergePreserve),
+            MergePatch | MergePreserve | Extract | ExtractScalar | Length | Keys | Depth | Type
+            | Valid | Unquote | ContainsPath | Exists | Scalar | Query | Remove | Compact
+            | Loose | Search => i == 0 || matches!(self, MergePatch | MergePreserve),
             Quote | AsJson | AsBool => false,
         }
     }
@@ -171,7 +176,7 @@ impl JsonFn {
         use JsonFn::*;
         match self {
             Valid => "json_valid",
-            Extract => "json_extract",
+            Extract | ExtractScalar => "json_extract",
             Unquote => "json_unquote",
             Quote => "json_quote",
             Object => "json_object",
@@ -208,7 +213,8 @@ pub(crate) fn result_type(f: JsonFn) -> (u8, u32, u8) {
         Valid | Contains | ContainsPath | Exists | AsBool => (types::LONG, 1, 0),
         Length | Depth => (types::LONG, 10, 0),
         Type => (types::VAR_STRING, 48, STRING_DECIMALS),
-        _ => (types::VAR_STRING, JSON_RESULT_LENGTH, STRING_DECIMALS),
+        Quote | Unquote | Scalar => (types::VAR_STRING, STRING_RESULT_LENGTH, STRING_DECIMALS),
+        _ => (types::LONG_BLOB, JSON_RESULT_LENGTH, STRING_DECIMALS),
     }
 }
 
@@ -239,7 +245,9 @@ fn to_json(e: &Expr, v: Value) -> Json {
             Json::Verbatim(String::from_utf8_lossy(&text(&v)).into_owned())
         }
         Expr::Call(crate::funcs::Func::Json(f), _) if f.returns_json() => {
-            parse(&text(&v)).unwrap_or(Json::Null)
+            let t = text(&v);
+            // Deeper than a document may be read: kept as made.
+            parse(&t).unwrap_or_else(|_| Json::Verbatim(String::from_utf8_lossy(&t).into_owned()))
         }
         _ => match v {
             Value::Int(_)
@@ -474,17 +482,20 @@ pub(crate) fn call(f: JsonFn, args: &[Expr], env: &Env, c: Collation) -> Result<
             string(out)
         }
         Loose => json_text(&doc!(0)),
-        Extract => {
+        Extract | ExtractScalar => {
             let d = doc!(0);
-            let mut found = Vec::new();
+            let mut paths = Vec::with_capacity(args.len() - 1);
             let mut wrap = args.len() > 2;
             for i in 1..args.len() {
                 let steps = path!(i, true);
                 wrap |= has_wildcard(&steps);
-                found.extend(matches(&d, &steps));
+                paths.push(steps);
             }
+            let found = matches_in_order(&d, &paths);
             match found.as_slice() {
                 [] => Value::Null,
+                [Json::Str(s)] if !wrap && f == ExtractScalar => string(unescape(s)),
+                [Json::Bool(b)] if !wrap && f == ExtractScalar => Value::Int(i64::from(*b)),
                 [one] if !wrap => json_text(one),
                 _ => json_text(&Json::Array(found.into_iter().cloned().collect())),
             }
@@ -526,7 +537,7 @@ pub(crate) fn call(f: JsonFn, args: &[Expr], env: &Env, c: Collation) -> Result<
                 let steps = path!(2, false);
                 match matches(&d, &steps).first() {
                     Some(t) => (*t).clone(),
-                    None => return Ok(Value::Null),
+                    None => return Ok(Value::Int(0)),
                 }
             } else {
                 d
@@ -578,14 +589,14 @@ pub(crate) fn call(f: JsonFn, args: &[Expr], env: &Env, c: Collation) -> Result<
                     Insert => write_at(&mut d, &steps, value, Write::Insert),
                     Replace => write_at(&mut d, &steps, value, Write::Replace),
                     ArrayAppend => {
-                        if let Some(target) = locate_mut(&mut d, &steps) {
-                            match target {
-                                Json::Array(items) => items.push(value),
-                                other => {
-                                    let old = std::mem::replace(other, Json::Null);
-                                    *other = Json::Array(vec![old, value]);
-                                }
+                        // A path to nothing makes the whole result NULL, as MariaDB.
+                        match locate_mut(&mut d, &steps) {
+                            Some(Json::Array(items)) => items.push(value),
+                            Some(other) => {
+                                let old = std::mem::replace(other, Json::Null);
+                                *other = Json::Array(vec![old, value]);
                             }
+                            None => return Ok(Value::Null),
                         }
                     }
                     _ => {
@@ -593,7 +604,13 @@ pub(crate) fn call(f: JsonFn, args: &[Expr], env: &Env, c: Collation) -> Result<
                             return Ok(Value::Null);
                         };
                         if let Some(Json::Array(items)) = locate_mut(&mut d, parents) {
-                            let n = i.at(items.len()).unwrap_or(0).min(items.len());
+                            // `last` is past the last item here, as MariaDB reads it.
+                            let n = match i {
+                                path::Index::Last(back) => {
+                                    items.len().saturating_sub(*back as usize)
+                                }
+                                path::Index::From(n) => (*n as usize).min(items.len()),
+                            };
                             items.insert(n, value);
                         }
                     }

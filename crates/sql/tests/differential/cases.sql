@@ -4446,3 +4446,22 @@ SELECT id FROM bt WHERE name NOT RLIKE '[0-9]$' ORDER BY id;
 SELECT regexp_replace(name, '[aeiou]', '*') FROM bt ORDER BY id;
 SELECT name REGEXP 'alpha' COLLATE utf8mb4_bin FROM bt WHERE id = 1;
 SELECT json_array('a' REGEXP 'a', 1 & 1) j;
+
+-- JSON: values typed as JSON, JSON_EXTRACT compared and computed with, collations, CTAS
+CREATE TABLE jr (id INT PRIMARY KEY, j JSON, d DATETIME(3), t TIME(2), s VARCHAR(10), doc TEXT) DEFAULT CHARSET=utf8mb4;
+INSERT INTO jr VALUES (1, '[1,  2]', '2020-01-02 03:04:05.1', '00:00:01', 'Ab', '{"name": "Alice", "age": "25", "ok": true}'), (2, '{"a":  1}', '2020-01-02 03:04:05', '00:00:00', 'ab', '{"name": "BOB", "age": 30, "ok": false}');
+SELECT json_object('items', json_arrayagg(json_object('id', id) ORDER BY id)) x FROM jr;
+SELECT json_array(ifnull(NULL, json_array(1, 2)), coalesce(j, 1)) z FROM jr ORDER BY id;
+SELECT json_object('d', d, 't', t) FROM jr ORDER BY id;
+SELECT json_array(max(j)) FROM jr;
+SELECT json_extract('{"a":"x"}', '$.a') = 'x' a, json_extract('{"a":"x"}', '$.a') = '"x"' b, json_extract('{"a":"10"}', '$.a') + 0 c, json_extract('{"a":"10"}', '$.a') IN (1, 10) d, json_extract('{"a":"10"}', '$.a') > 5 e, json_extract('{"a":true}', '$.a') = 1 f, json_extract('{"a":"x"}', '$.a') IN ('x') g, json_extract('{"a":"x"}', '$.a') LIKE 'x' h;
+SELECT id FROM jr WHERE json_extract(doc, '$.name') = 'Alice';
+SELECT id FROM jr WHERE json_unquote(json_extract(doc, '$.name')) = 'bob';
+SELECT id FROM jr WHERE json_value(doc, '$.name') = 'alice';
+SELECT avg(json_extract(doc, '$.age')) FROM jr;
+SELECT json_extract('{"a":1,"b":2}', '$.b', '$.a') a, json_extract('{"a":{"k":1},"k":2}', '$**.k') b, json_extract('[[1,2],[3,4]]', '$[-1]') c, json_set('[1,2]', '$[-1]', 9) d;
+SELECT json_array_append('[1]', '$.x', 2) a, json_contains('[1,2]', '1', '$[5]') b, json_array_insert('[1,2]', '$[last]', 9) c, json_array_insert('[1,2]', '$[last-1]', 9) d;
+CREATE TABLE jr2 AS SELECT json_object('id', id) o, json_extract(j, '$[0]') e, json_unquote(json_extract(doc, '$.name')) n FROM jr;
+SELECT * FROM jr2 ORDER BY n;
+DROP TABLE jr2;
+SELECT json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(1))))))))))))))))))))))))))))))))) deep;

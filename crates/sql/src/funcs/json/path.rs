@@ -175,6 +175,15 @@ pub(super) fn path_index(text: &[u8], at: &mut usize) -> std::result::Result<Ind
             .and_then(|t| t.parse().ok())
             .ok_or(PathError::Syntax(start + 1))
     };
+    // MariaDB 10.9's negative index: -1 is the last item.
+    if text.get(*at) == Some(&b'-') {
+        *at += 1;
+        let n = number(at)?;
+        return match n.checked_sub(1) {
+            Some(back) => Ok(Index::Last(back)),
+            None => Err(PathError::Syntax(*at)),
+        };
+    }
     if text[*at..].starts_with(b"last") {
         *at += 4;
         while text.get(*at).is_some_and(u8::is_ascii_whitespace) {
@@ -204,15 +213,25 @@ pub(super) fn has_wildcard(steps: &[Step]) -> bool {
 /// A step of a concrete location, for JSON_SEARCH's answers.
 #[derive(Debug, Clone)]
 pub(super) enum Place {
-    Key(String),
+    /// A member: its place among the object's members, and its key.
+    Key(usize, String),
     Index(usize),
+}
+
+impl Place {
+    /// Where it stands among its siblings.
+    pub(super) fn position(&self) -> usize {
+        match self {
+            Place::Key(n, _) | Place::Index(n) => *n,
+        }
+    }
 }
 
 pub(super) fn place_text(places: &[Place]) -> String {
     let mut out = String::from("$");
     for p in places {
         match p {
-            Place::Key(k) => {
+            Place::Key(_, k) => {
                 out.push('.');
                 out.push_str(k);
             }
@@ -235,15 +254,19 @@ pub(super) fn select<'a>(
     };
     match (step, node) {
         (Step::Key(k), Json::Object(members)) => {
-            if let Some((key, value)) = members.iter().find(|(key, _)| key_is(key, k)) {
-                places.push(Place::Key(key.clone()));
+            if let Some((n, (key, value))) = members
+                .iter()
+                .enumerate()
+                .find(|(_, (key, _))| key_is(key, k))
+            {
+                places.push(Place::Key(n, key.clone()));
                 select(value, rest, places, found);
                 places.pop();
             }
         }
         (Step::AnyKey, Json::Object(members)) => {
-            for (key, value) in members {
-                places.push(Place::Key(key.clone()));
+            for (n, (key, value)) in members.iter().enumerate() {
+                places.push(Place::Key(n, key.clone()));
                 select(value, rest, places, found);
                 places.pop();
             }
@@ -285,8 +308,8 @@ pub(super) fn select<'a>(
                     }
                 }
                 Json::Object(members) => {
-                    for (key, value) in members {
-                        places.push(Place::Key(key.clone()));
+                    for (n, (key, value)) in members.iter().enumerate() {
+                        places.push(Place::Key(n, key.clone()));
                         select(value, steps, places, found);
                         places.pop();
                     }
@@ -296,6 +319,19 @@ pub(super) fn select<'a>(
         }
         _ => {}
     }
+}
+
+/// The values several paths reach, in document order (a value two paths reach comes twice),
+/// as MariaDB's JSON_EXTRACT gives them.
+pub(super) fn matches_in_order<'a>(node: &'a Json, paths: &[Vec<Step>]) -> Vec<&'a Json> {
+    let mut found: Vec<(Vec<usize>, &'a Json)> = Vec::new();
+    for steps in paths {
+        select(node, steps, &mut Vec::new(), &mut |j, places| {
+            found.push((places.iter().map(Place::position).collect(), j))
+        });
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found.into_iter().map(|(_, j)| j).collect()
 }
 
 pub(super) fn matches<'a>(node: &'a Json, steps: &[Step]) -> Vec<&'a Json> {
@@ -426,8 +462,8 @@ pub(super) fn search(
             }
         }
         Json::Object(members) => {
-            for (key, value) in members {
-                places.push(Place::Key(key.clone()));
+            for (n, (key, value)) in members.iter().enumerate() {
+                places.push(Place::Key(n, key.clone()));
                 search(value, pattern, c, places, found);
                 places.pop();
             }
