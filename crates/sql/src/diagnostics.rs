@@ -398,6 +398,10 @@ impl crate::expr::Context for Folding<'_> {
         self.0.random(seed)
     }
 
+    fn lock_owner(&self) -> Option<u32> {
+        self.0.lock_owner()
+    }
+
     fn warn(&self, code: u16, message: String) {
         self.0.warn(code, message);
     }

@@ -288,6 +288,17 @@ impl Context for Session {
     fn random(&self, seed: Option<(usize, u32)>) -> f64 {
         self.randoms.borrow_mut().next(seed)
     }
+
+    fn lock_owner(&self) -> Option<u32> {
+        Some(self.id)
+    }
+}
+
+impl Drop for Session {
+    /// A session's named locks go with it.
+    fn drop(&mut self) {
+        crate::named_locks::release_all(self.id);
+    }
 }
 
 impl Session {

@@ -90,6 +90,9 @@ pub enum BinOp {
     Mod,
 }
 
+/// The longest SLEEP (a year).
+pub(crate) const SLEEP_SECONDS_MAX: f64 = 365.0 * 24.0 * 3600.0;
+
 /// Values that come from the session, not the row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SessionFn {
@@ -133,6 +136,17 @@ pub trait Context {
     }
     /// A warning for the running statement (SHOW WARNINGS); a context without a session drops it.
     fn warn(&self, _code: u16, _message: String) {}
+    /// SLEEP: waits `seconds` on the session's thread.
+    fn sleep(&self, seconds: f64) {
+        std::thread::sleep(std::time::Duration::from_secs_f64(
+            seconds.min(SLEEP_SECONDS_MAX),
+        ));
+    }
+    /// Who holds named locks taken here (the session's id); None: no session, and the lock
+    /// functions are NULL.
+    fn lock_owner(&self) -> Option<u32> {
+        None
+    }
     /// RAND's next value: from the session's generator (None), or from the generator of the
     /// RAND(n) call at a place in the plan, seeded with n at its first call in the statement.
     /// A context without a session draws from a new generator each time.

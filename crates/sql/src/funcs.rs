@@ -161,6 +161,12 @@ impl Func {
         ) || matches!(self, Func::Misc(m) if m.unsigned_result())
     }
 
+    /// Whether a call may wait (SLEEP, GET_LOCK): the statement runs on the connection's own
+    /// thread, never in the event loop.
+    pub(crate) fn waits(self) -> bool {
+        matches!(self, Func::Misc(m) if m.waits())
+    }
+
     /// Whether each call gives another value (RAND): never worked out ahead of the rows.
     pub(crate) fn is_volatile(self) -> bool {
         matches!(self, Func::Math(MathFn::Rand)) || matches!(self, Func::Misc(m) if m.is_volatile())

@@ -32,6 +32,7 @@ mod infoschema;
 mod join;
 mod maintenance;
 mod meta;
+mod named_locks;
 mod partition;
 mod plan;
 mod privilege;

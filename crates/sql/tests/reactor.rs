@@ -3,7 +3,8 @@
 //! results, and random command packets after login close at most their own connection. Also
 //! statements only the thread runs: joins past one batch of keyed reads, the row alias of
 //! INSERT ... ON DUPLICATE KEY UPDATE. And NOW() in cached and prepared plans: read again at
-//! each execution, one value within a statement.
+//! each execution, one value within a statement. And SLEEP and GET_LOCK, which wait on the
+//! connection's thread without holding up other clients.
 
 use std::io::{Read, Write};
 use std::time::SystemTime;
@@ -543,6 +544,45 @@ fn plans_made_before_another_front_end_changed_the_table_are_made_again() {
         ids(&["2", "3"])
     );
     other_server.stop();
+    server.stop();
+    node.stop();
+}
+
+/// SLEEP and GET_LOCK wait on the connection's own thread: another client's prepared point
+/// select (served by the event loop) is answered while one sleeps, and a lock one session waits
+/// for is taken as soon as its holder's connection ends.
+#[test]
+fn waiting_statements_hold_up_no_other_client() {
+    let (node, server) = common::start(1 << 20);
+    let port = server.address().port();
+    setup(port);
+    let int_row = |n: &str| Answer::Rows(vec![format!("\x01{n}").into_bytes()]);
+    let mut holder = Raw::login(port);
+    assert_eq!(holder.query("SELECT GET_LOCK('m', 0)"), int_row("1"));
+    let mut other = Raw::login(port);
+    assert_eq!(other.query("SELECT GET_LOCK('m', 0)"), int_row("0"));
+    assert_eq!(other.query("SELECT IS_FREE_LOCK('m')"), int_row("0"));
+
+    let mut sleeper = Raw::login(port);
+    let sleep = sleeper.prepare("SELECT SLEEP(?)");
+    sleeper.send(0, &execute(sleep, 3));
+    let point = other.prepare("SELECT v FROM t WHERE id = ?");
+    let started = std::time::Instant::now();
+    assert_eq!(
+        other.execute(point, 7),
+        Answer::Rows(vec![binary_text_row("v7")])
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "a point select waited {:?} behind SLEEP(3)",
+        started.elapsed()
+    );
+
+    drop(holder);
+    assert_eq!(other.query("SELECT GET_LOCK('m', 10)"), int_row("1"));
+    assert_eq!(other.query("SELECT RELEASE_ALL_LOCKS()"), int_row("1"));
+    // SLEEP's answer: one binary row holding INT 0.
+    assert_eq!(sleeper.answer(), Answer::Rows(vec![vec![0, 0, 0, 0, 0, 0]]));
     server.stop();
     node.stop();
 }

@@ -1,5 +1,6 @@
 //! Miscellaneous functions, with MariaDB 10.11's values and result types: UUID (time-based,
-//! version 1), UUID_SHORT, and the IPv4 address conversions INET_ATON and INET_NTOA.
+//! version 1), UUID_SHORT, the IPv4 address conversions INET_ATON and INET_NTOA, SLEEP, and
+//! the named locks (`named_locks.rs`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -27,6 +28,12 @@ pub enum MiscFn {
     UuidShort,
     InetAton,
     InetNtoa,
+    Sleep,
+    GetLock,
+    ReleaseLock,
+    IsFreeLock,
+    IsUsedLock,
+    ReleaseAllLocks,
 }
 
 impl MiscFn {
@@ -38,13 +45,24 @@ impl MiscFn {
             "uuid_short" => (UuidShort, 0, 0),
             "inet_aton" => (InetAton, 1, 1),
             "inet_ntoa" => (InetNtoa, 1, 1),
+            "sleep" => (Sleep, 1, 1),
+            "get_lock" => (GetLock, 2, 2),
+            "release_lock" => (ReleaseLock, 1, 1),
+            "is_free_lock" => (IsFreeLock, 1, 1),
+            "is_used_lock" => (IsUsedLock, 1, 1),
+            "release_all_locks" => (ReleaseAllLocks, 0, 0),
             _ => return None,
         })
     }
 
-    /// Whether each call gives another value.
+    /// Whether each call gives another value (or waits, or changes a lock).
     pub(crate) fn is_volatile(self) -> bool {
-        matches!(self, MiscFn::Uuid | MiscFn::UuidShort)
+        !matches!(self, MiscFn::InetAton | MiscFn::InetNtoa)
+    }
+
+    /// Whether a call may wait (so runs on the connection's own thread).
+    pub(crate) fn waits(self) -> bool {
+        matches!(self, MiscFn::Sleep | MiscFn::GetLock)
     }
 
     /// Whether the result is an unsigned integer.
@@ -135,7 +153,47 @@ fn inet_aton(text: &[u8]) -> Option<u64> {
 }
 
 pub(crate) fn call(f: MiscFn, args: &[Expr], env: &Env) -> Result<Value> {
+    use crate::named_locks;
+    let name = |i: usize| -> Result<Option<String>> {
+        Ok(value_text(&args[i].eval(env)?).map(|t| String::from_utf8_lossy(&t).into_owned()))
+    };
+    let int = |b: bool| Value::Int(i64::from(b));
     Ok(match f {
+        MiscFn::Sleep => {
+            let v = args[0].eval(env)?;
+            let seconds = if v.is_null() {
+                0.0
+            } else {
+                crate::expr::as_double(&v)
+            };
+            if seconds > 0.0 {
+                env.ctx.sleep(seconds);
+            }
+            Value::Int(0)
+        }
+        MiscFn::GetLock | MiscFn::ReleaseLock | MiscFn::IsFreeLock | MiscFn::IsUsedLock => {
+            let (Some(owner), Some(lock)) = (env.ctx.lock_owner(), name(0)?) else {
+                return Ok(Value::Null);
+            };
+            match f {
+                MiscFn::GetLock => {
+                    let t = args[1].eval(env)?;
+                    let timeout = if t.is_null() {
+                        0.0
+                    } else {
+                        crate::expr::as_double(&t)
+                    };
+                    int(named_locks::get(&lock, owner, timeout))
+                }
+                MiscFn::ReleaseLock => named_locks::release(&lock, owner).map_or(Value::Null, int),
+                MiscFn::IsFreeLock => int(named_locks::owner(&lock).is_none()),
+                _ => named_locks::owner(&lock).map_or(Value::Null, |o| Value::UInt(u64::from(o))),
+            }
+        }
+        MiscFn::ReleaseAllLocks => match env.ctx.lock_owner() {
+            Some(owner) => Value::UInt(named_locks::release_all(owner)),
+            None => Value::Null,
+        },
         MiscFn::Uuid => Value::Bytes(uuid().into_bytes()),
         MiscFn::UuidShort => Value::UInt(uuid_short()),
         MiscFn::InetAton => match args[0].eval(env)? {
@@ -158,6 +216,11 @@ pub(crate) fn result_type(f: MiscFn) -> (u8, u32, u8) {
         MiscFn::Uuid => (types::VAR_STRING, 36 * 3, 0),
         MiscFn::UuidShort | MiscFn::InetAton => (types::LONGLONG, 21, 0),
         MiscFn::InetNtoa => (types::VAR_STRING, 31 * 4, 0),
+        MiscFn::Sleep | MiscFn::GetLock | MiscFn::ReleaseLock | MiscFn::IsFreeLock => {
+            (types::LONG, 1, 0)
+        }
+        MiscFn::IsUsedLock => (types::LONGLONG, 10, 0),
+        MiscFn::ReleaseAllLocks => (types::LONG, 11, 0),
     }
 }
 

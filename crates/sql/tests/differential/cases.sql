@@ -4465,3 +4465,8 @@ CREATE TABLE jr2 AS SELECT json_object('id', id) o, json_extract(j, '$[0]') e, j
 SELECT * FROM jr2 ORDER BY n;
 DROP TABLE jr2;
 SELECT json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(json_array(1))))))))))))))))))))))))))))))))) deep;
+
+-- SLEEP and named locks (one session)
+SELECT sleep(0) a, sleep(0.01) b, get_lock('L1', 0) c, get_lock('l1', 0) d, is_free_lock('L1') e, is_used_lock('L1') = connection_id() f, release_lock('L1') g, release_lock('L1') h, release_lock('nope') j, get_lock('x', 0) + get_lock('y', 0) k, release_all_locks() l, is_free_lock('x') m, get_lock(NULL, 0) n, is_used_lock('zz') o, sleep(NULL) p;
+SELECT get_lock('x', 0), get_lock('x', 0), release_lock('x'), release_lock('x'), release_lock('x'), get_lock('x', 0), get_lock('x', 0), release_all_locks();
+SELECT sleep(-1);
