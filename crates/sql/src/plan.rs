@@ -120,6 +120,9 @@ pub struct SelectPlan {
     pub distinct: bool,
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,
+    /// Whether it calls a function that may wait (SLEEP, GET_LOCK): the event loop leaves it
+    /// to the connection's thread.
+    pub waits: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -1086,7 +1089,7 @@ pub fn select(
             Some(first)
         }
     };
-    Ok(SelectPlan {
+    let mut plan = SelectPlan {
         source,
         joined,
         items,
@@ -1102,7 +1105,28 @@ pub fn select(
         distinct,
         limit,
         offset,
-    })
+        waits: false,
+    };
+    plan.waits = calls_waiting(&plan);
+    Ok(plan)
+}
+
+/// Whether a SELECT calls a function that may wait.
+fn calls_waiting(plan: &SelectPlan) -> bool {
+    let mut found = false;
+    let mut look = |e: &Expr| e.walk(&mut |x| found |= matches!(x, Expr::Call(f, _) if f.waits()));
+    plan.items.iter().for_each(&mut look);
+    plan.group_by.iter().for_each(&mut look);
+    plan.aggregates
+        .iter()
+        .flat_map(|a| a.exprs())
+        .for_each(&mut look);
+    plan.having.iter().for_each(&mut look);
+    plan.limit.iter().chain(&plan.offset).for_each(&mut look);
+    if let Some(f) = plan.source.as_ref().and_then(|s| s.filter.as_ref()) {
+        look(f);
+    }
+    found
 }
 
 /// The last part of a name (`t` of `db.t`).

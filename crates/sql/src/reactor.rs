@@ -725,31 +725,11 @@ fn reads_committed(plan: &SelectPlan) -> bool {
     // A virtual (information_schema) or derived table's rows are made by the session's thread,
     // and so are statements that may wait (SLEEP, GET_LOCK).
     plan.joined.is_none()
-        && !waits(plan)
+        && !plan.waits
         && plan
             .source
             .as_ref()
             .is_none_or(|s| s.lock == client::LockMode::CommittedRead && !s.made_in_api_node())
-}
-
-/// Whether a SELECT calls a function that may wait.
-fn waits(plan: &SelectPlan) -> bool {
-    let mut found = false;
-    let mut look = |e: &crate::expr::Expr| {
-        e.walk(&mut |x| found |= matches!(x, crate::expr::Expr::Call(f, _) if f.waits()))
-    };
-    plan.items.iter().for_each(&mut look);
-    plan.group_by.iter().for_each(&mut look);
-    plan.aggregates
-        .iter()
-        .flat_map(|a| a.exprs())
-        .for_each(&mut look);
-    plan.having.iter().for_each(&mut look);
-    plan.limit.iter().chain(&plan.offset).for_each(&mut look);
-    if let Some(f) = plan.source.as_ref().and_then(|s| s.filter.as_ref()) {
-        look(f);
-    }
-    found
 }
 
 /// Starts a committed-read SELECT: answered at once when it needs no data (no source, or no key

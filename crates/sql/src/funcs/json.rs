@@ -1,7 +1,9 @@
 //! JSON functions: MariaDB 10.11's JSON_* functions and their arguments, results and warnings
 //! (4037 to 4051, with NULL for a document or path they cannot read). Documents are in
-//! `json/doc.rs`, paths in `json/path.rs`; JSON columns' checks call [`valid`].
+//! `json/doc.rs`, paths in `json/path.rs`, the compiler's marking of arguments in
+//! `json/args.rs`; JSON columns' checks call [`valid`].
 
+mod args;
 mod doc;
 mod path;
 
@@ -13,6 +15,7 @@ use myproto::response::types;
 use crate::error::SqlError;
 use crate::expr::{truthy, Env, Expr};
 use crate::STRING_RESULT_BYTES_MAX;
+pub(crate) use args::json_scalar;
 pub use doc::valid;
 use doc::{
     contains, depth, escape, merge_patch, merge_preserve, parse, print, printed, resolved,

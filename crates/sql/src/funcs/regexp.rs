@@ -22,16 +22,9 @@ thread_local! {
     static PATTERNS: RefCell<HashMap<(Vec<u8>, bool), Regex>> = RefCell::new(HashMap::new());
 }
 
-/// Whether strings under `c` match letters of either case (a `_ci` collation).
+/// Whether strings under `c` match letters of either case (not binary, not a `_bin`).
 fn caseless(c: Collation) -> bool {
-    !matches!(
-        c,
-        Collation::Binary
-            | Collation::Utf8mb4Bin
-            | Collation::Utf8mb3Bin
-            | Collation::Latin1Bin
-            | Collation::Latin1TextBin
-    )
+    c != Collation::Binary && !c.is_bin()
 }
 
 /// `pattern` compiled (from the thread's cache when it was before).
