@@ -52,6 +52,13 @@ pub fn store_strict(column: &ColumnDef, v: Value) -> Result<Value, Refusal> {
     }
     if column.ty.is_string() {
         let charset = column.collation.charset();
+        if let (Value::Bytes(b), Charset::Utf8mb4 | Charset::Utf8mb3) = (&v, charset) {
+            // Bytes that are no UTF-8 (a hex or binary literal, or raw bytes a client sent) are
+            // no text of the column's character set: MariaDB's 1366, at the first such byte.
+            if let Err(e) = std::str::from_utf8(b) {
+                return Err(Refusal::Repertoire(e.valid_up_to()));
+            }
+        }
         if let (Value::Bytes(b), Charset::Utf8mb3 | Charset::Latin1) = (&v, charset) {
             if let Ok(text) = std::str::from_utf8(b) {
                 if let Some((at, _)) = text

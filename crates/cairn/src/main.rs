@@ -186,6 +186,9 @@ struct DurabilityArgs {
     /// A local checkpoint starts after this many KiB of redo (0: never on its own).
     #[arg(long, default_value_t = 262144)]
     checkpoint_redo_kib: u64,
+    /// Fault injection for tests: a worker panics after this many data messages.
+    #[arg(long, hide = true)]
+    fault_worker_panic_after: Option<u64>,
 }
 
 impl DurabilityArgs {
@@ -204,6 +207,7 @@ impl DurabilityArgs {
         config.durability = self.mode();
         config.redo_segment_bytes = self.redo_segment_kib.saturating_mul(1024);
         config.checkpoint_redo_bytes = self.checkpoint_redo_kib.saturating_mul(1024);
+        config.fault_worker_panic_after = self.fault_worker_panic_after;
     }
 
     fn describe_checkpoints(&self) -> String {
@@ -427,9 +431,13 @@ fn init_logging() {
         .init();
 }
 
+/// The exit code of a process whose node failed (fail-stop): a failed write or fsync, or a panic.
+const EXIT_FAILED: i32 = 70;
+
 fn main() -> Result<()> {
     let cli = Cli::parse();
     init_logging();
+    fail_stop_on_panic();
     // Servers hold a descriptor per client and five per shared-memory connection.
     if let Err(e) = transport::raise_descriptor_limit() {
         tracing::warn!("could not raise the open-file limit: {e}");
@@ -511,6 +519,22 @@ fn main() -> Result<()> {
     }
 }
 
+/// Makes a panic on any thread end the process with `EXIT_FAILED` once its message is printed: a
+/// panic means a broken invariant, and a node that lost a worker or a front end's thread must
+/// not run on half-alive (its peers and clients must see it dead, and it restarts from its files).
+fn fail_stop_on_panic() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        eprintln!(
+            "cairn: a thread panicked; the process stops (fail-stop), exit code {EXIT_FAILED}"
+        );
+        // No unwinding and no destructors: other threads may hold the state the panic found broken.
+        // SAFETY: _exit ends the process at once; it is async-signal-safe and touches no Rust state.
+        unsafe { libc::_exit(EXIT_FAILED) };
+    }));
+}
+
 /// Blocks until Ctrl-C or SIGTERM; exits the process if the node fails (fail-stop), so it restarts
 /// from its files.
 fn wait_for_signal(node: &DataNode) -> Result<()> {
@@ -525,7 +549,7 @@ fn wait_for_signal(node: &DataNode) -> Result<()> {
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if let Some(why) = node.failure() {
                     eprintln!("data node failed: {why}; exiting for recovery");
-                    std::process::exit(70);
+                    std::process::exit(EXIT_FAILED);
                 }
             }
         }

@@ -143,6 +143,142 @@ fn writer(
     (model, None)
 }
 
+/// The rows of `kv` at `address`, checked against what each writer saw: every acknowledged commit,
+/// and the transaction in flight at the failure whole or not at all; each writer's rows.
+fn recovered(address: &str, outcomes: Vec<(Model, Option<Ops>)>, round: usize) -> Vec<Model> {
+    let cluster = Cluster::connect(address).unwrap();
+    let t = cluster.table("kv").unwrap();
+    let stored: Model = cluster
+        .scan(&t, &Scan::table())
+        .unwrap()
+        .into_iter()
+        .map(|r| match (&r[0], &r[1]) {
+            (Value::Int(k), Value::Int(v)) => (*k, *v),
+            other => panic!("unexpected row {other:?}"),
+        })
+        .collect();
+    let mut models = Vec::new();
+    for (w, (acked, in_flight)) in outcomes.into_iter().enumerate() {
+        let base = w as i64 * 1000;
+        let mine: Model = stored
+            .range(base..base + 1000)
+            .map(|(k, v)| (*k, *v))
+            .collect();
+        let mut with_in_flight = acked.clone();
+        if let Some(ops) = &in_flight {
+            apply(&mut with_in_flight, ops);
+        }
+        assert!(
+            mine == acked || mine == with_in_flight,
+            "round {round}, writer {w}: stored state is neither the acknowledged one nor it plus the whole in-flight transaction {in_flight:?}"
+        );
+        models.push(mine);
+    }
+    models
+}
+
+/// A fresh data directory named `name` in the temporary directory, a free port and its address.
+fn place(name: &str) -> (std::path::PathBuf, u16, String) {
+    let dir = std::env::temp_dir().join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    (dir, port, format!("127.0.0.1:{port}"))
+}
+
+/// Creates the `kv` table the writers use.
+fn create_kv(address: &str) {
+    let cluster = Cluster::connect(address).unwrap();
+    let def = TableDef::new(
+        "kv",
+        vec![
+            ColumnDef::new("k", ColumnType::BigInt { unsigned: false }),
+            ColumnDef::new("v", ColumnType::BigInt { unsigned: false }),
+        ],
+        &["k"],
+    )
+    .unwrap();
+    cluster.create_table(def).unwrap();
+}
+
+/// Fail-stop: a worker that panics (the hidden fault switch) under load takes the whole process
+/// down with exit code 70 within a second of the panic, never leaving it half-alive with a dead
+/// worker; a restart on its files keeps every acknowledged commit.
+#[test]
+fn a_worker_panic_stops_the_node_at_once_and_a_restart_keeps_every_acknowledged_commit() {
+    let (dir, port, address) = place(&format!("cairn-panic-test-{}", std::process::id()));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args([
+            "datanode",
+            "--workers",
+            "2",
+            "--listen",
+            &address,
+            "--data-dir",
+        ])
+        .arg(&dir)
+        .args(["--fault-worker-panic-after", "4000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cairn datanode starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    assert!(
+        lines.any(|l| l.is_ok_and(|l| l.contains("ready"))),
+        "the data node exited before it was ready"
+    );
+    std::thread::spawn(move || for _ in lines {});
+    // The moment the panic is reported on stderr.
+    let (panicked_tx, panicked) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("panicked") {
+                let _ = panicked_tx.send(Instant::now());
+            }
+        }
+    });
+    create_kv(&address);
+    let stop = Arc::new(AtomicBool::new(false));
+    let handles: Vec<_> = (0..3i64)
+        .map(|w| {
+            let (address, stop) = (address.clone(), stop.clone());
+            std::thread::spawn(move || writer(address, w * 1000, Model::new(), 7 + w as u64, stop))
+        })
+        .collect();
+    let at = panicked
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the worker panicked under load");
+    let deadline = at + Duration::from_secs(1);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the process still runs a second after its worker panicked"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    eprintln!("exited {:?} after the panic", at.elapsed());
+    assert_eq!(status.code(), Some(70), "the documented failure code");
+    stop.store(true, Ordering::Relaxed);
+    let outcomes: Vec<(Model, Option<Ops>)> =
+        handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert!(
+        outcomes.iter().any(|(m, _)| !m.is_empty()),
+        "commits were acknowledged before the panic"
+    );
+    let mut child = start(&dir, port, "commit");
+    recovered(&address, outcomes, 0);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn acknowledged_commits_survive_sigkill() {
     sigkill_rounds("commit");
@@ -167,31 +303,12 @@ fn sigkill_rounds(mode: &str) {
         });
     eprintln!("sigkill rounds in {mode} mode: seed {seed} (rerun with CAIRN_TEST_SEED={seed})");
     let mut rng = Rng::new(seed);
-    let dir = std::env::temp_dir().join(format!("cairn-crash-test-{mode}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let address = format!("127.0.0.1:{port}");
+    let (dir, port, address) = place(&format!("cairn-crash-test-{mode}-{}", std::process::id()));
     let writers = 3i64;
     let mut models: Vec<Model> = vec![Model::new(); writers as usize];
 
     let mut child = start(&dir, port, mode);
-    {
-        let cluster = Cluster::connect(&address).unwrap();
-        let def = TableDef::new(
-            "kv",
-            vec![
-                ColumnDef::new("k", ColumnType::BigInt { unsigned: false }),
-                ColumnDef::new("v", ColumnType::BigInt { unsigned: false }),
-            ],
-            &["k"],
-        )
-        .unwrap();
-        cluster.create_table(def).unwrap();
-    }
+    create_kv(&address);
     for round in 0..20 {
         let stop = Arc::new(AtomicBool::new(false));
         let handles: Vec<_> = (0..writers)
@@ -214,33 +331,7 @@ fn sigkill_rounds(mode: &str) {
             handles.into_iter().map(|h| h.join().unwrap()).collect();
 
         child = start(&dir, port, mode);
-        let cluster = Cluster::connect(&address).unwrap();
-        let t = cluster.table("kv").unwrap();
-        let stored: Model = cluster
-            .scan(&t, &Scan::table())
-            .unwrap()
-            .into_iter()
-            .map(|r| match (&r[0], &r[1]) {
-                (Value::Int(k), Value::Int(v)) => (*k, *v),
-                other => panic!("unexpected row {other:?}"),
-            })
-            .collect();
-        for (w, (acked, in_flight)) in outcomes.into_iter().enumerate() {
-            let base = w as i64 * 1000;
-            let mine: Model = stored
-                .range(base..base + 1000)
-                .map(|(k, v)| (*k, *v))
-                .collect();
-            let mut with_in_flight = acked.clone();
-            if let Some(ops) = &in_flight {
-                apply(&mut with_in_flight, ops);
-            }
-            assert!(
-                mine == acked || mine == with_in_flight,
-                "round {round}, writer {w}: stored state is neither the acknowledged one nor it plus the whole in-flight transaction {in_flight:?}"
-            );
-            models[w] = mine;
-        }
+        models = recovered(&address, outcomes, round);
     }
     child.kill().unwrap();
     child.wait().unwrap();
@@ -264,14 +355,7 @@ fn sigkill_rounds(mode: &str) {
 
 #[test]
 fn initial_start_wipes_only_when_confirmed() {
-    let dir = std::env::temp_dir().join(format!("cairn-initial-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let address = format!("127.0.0.1:{port}");
+    let (dir, port, address) = place(&format!("cairn-initial-test-{}", std::process::id()));
     let mut child = start(&dir, port, "commit");
     let def = TableDef::new(
         "kept",

@@ -89,6 +89,8 @@ pub struct EventLoop {
     barriers: Vec<(bool, std::sync::mpsc::SyncSender<CheckpointReply>)>,
     /// Redo bytes already counted in `Shared::redo_bytes`.
     counted_redo: u64,
+    /// Fault injection (tests only): data messages left before this worker panics.
+    pub(crate) fault_panic_after: Option<u64>,
 }
 
 impl EventLoop {
@@ -116,6 +118,7 @@ impl EventLoop {
             failed: false,
             barriers: Vec::new(),
             counted_redo: 0,
+            fault_panic_after: None,
         }
     }
 
@@ -221,6 +224,10 @@ impl EventLoop {
                 }
             }
             data => {
+                if let Some(left) = &mut self.fault_panic_after {
+                    assert!(*left > 0, "fault injection: worker {} panics", self.index);
+                    *left -= 1;
+                }
                 self.worker.handle(data);
                 // A record the log refused (poisoned, or too large) must not be acknowledged.
                 if self.worker.failure.is_some() {

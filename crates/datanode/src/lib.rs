@@ -96,6 +96,9 @@ pub struct DataNodeConfig {
     /// A local checkpoint starts once this many redo bytes were written since the last began
     /// (0: only when asked, through [`DataNode::checkpoint`]).
     pub checkpoint_redo_bytes: u64,
+    /// Fault injection (tests only): worker 0 panics once it has handled this many data
+    /// messages, to show the node stops as a whole (fail-stop) instead of running on half-alive.
+    pub fault_worker_panic_after: Option<u64>,
 }
 
 impl Default for DataNodeConfig {
@@ -113,6 +116,7 @@ impl Default for DataNodeConfig {
             redo_faults: None,
             redo_segment_bytes: storage::redo::SEGMENT_BYTES_DEFAULT,
             checkpoint_redo_bytes: 256 << 20,
+            fault_worker_panic_after: None,
         }
     }
 }
@@ -504,12 +508,25 @@ impl DataNode {
                 partitions,
                 logging,
             );
-            let event_loop =
+            let mut event_loop =
                 EventLoop::new(w, shared.clone(), worker, poll, rx, config.worker_spin);
+            if w == 0 {
+                event_loop.fault_panic_after = config.fault_worker_panic_after;
+            }
+            let failing = shared.clone();
             workers.push(
                 std::thread::Builder::new()
                     .name(format!("worker-{w}"))
-                    .spawn(move || event_loop.run())?,
+                    .spawn(move || {
+                        // A worker that panicked broke an invariant: the node must not run on
+                        // without it (its partitions unserved, commits waiting on it forever).
+                        // The `cairn` binary's panic hook exits first; this marks the node failed
+                        // where a program embeds it.
+                        let run = std::panic::AssertUnwindSafe(move || event_loop.run());
+                        if std::panic::catch_unwind(run).is_err() {
+                            failing.fail(format!("worker {w} panicked"));
+                        }
+                    })?,
             );
         }
         let listener = transport::listen(&config.listen)?;

@@ -632,7 +632,7 @@ impl Session {
     /// The stored form and plugin a password clause sets; 1372 or 1827 for a bad hash.
     fn stored(password: &Password) -> Result<(Plugin, String)> {
         match password {
-            Password::Clear(p, pw) => Ok((*p, p.stored(pw.as_bytes()))),
+            Password::Clear(p, pw) => Ok((*p, p.stored(pw.as_bytes())?)),
             Password::Stored(p, hash) => {
                 // SET PASSWORD = 'hash' takes either plugin's form.
                 let plugin = if *p == Plugin::Native && auth_is_sha2(hash) {

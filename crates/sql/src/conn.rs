@@ -117,13 +117,10 @@ impl Read for Inbound {
     }
 }
 
-/// Random printable bytes for the authentication scramble.
-fn scramble() -> [u8; SCRAMBLE_BYTES] {
-    let mut raw = [0u8; SCRAMBLE_BYTES];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        let _ = f.read_exact(&mut raw);
-    }
-    raw.map(|b| 33 + b % 94)
+/// Random printable bytes for the authentication scramble; an error when the operating system
+/// has no random bytes to give (the login is refused, never run on a guessable scramble).
+fn scramble() -> Result<[u8; SCRAMBLE_BYTES], SqlError> {
+    Ok(crate::users::random::<SCRAMBLE_BYTES>()?.map(|b| 33 + b % 94))
 }
 
 impl Conn {
@@ -329,10 +326,10 @@ impl Conn {
                 conn.flush()?;
             }
             while !parking || conn.buffered() {
-                let Some((_, payload)) = conn.reader.read()? else {
+                let Some((seq, payload)) = conn.reader.read()? else {
                     return Ok(());
                 };
-                if !conn.command(payload)? {
+                if !conn.command(seq, payload)? {
                     return Ok(());
                 }
                 conn.flush()?;
@@ -355,8 +352,10 @@ impl Conn {
     }
 
     /// Runs one command, published in the process list while it runs; false for COM_QUIT.
-    fn command(&mut self, payload: Vec<u8>) -> Result<bool, ProtoError> {
-        self.out.seq = 1;
+    /// `seq` is the sequence id of the command's last packet: the answer's numbers follow it
+    /// (a command of 16 MiB or more came in several packets).
+    fn command(&mut self, seq: u8, payload: Vec<u8>) -> Result<bool, ProtoError> {
+        self.out.seq = seq.wrapping_add(1);
         let Some((&cmd, body)) = payload.split_first() else {
             return Err(ProtoError::Malformed("empty command packet".into()));
         };
@@ -380,7 +379,8 @@ impl Conn {
             command::QUIT => return Ok(false),
             command::PING => self.ok(0, 0, false),
             command::QUERY => {
-                let sql = self.session.charsets.decode(body).into_owned();
+                let sql =
+                    crate::literals::statement_text(&self.session.charsets, body).into_owned();
                 self.query(&sql);
             }
             command::INIT_DB => {
@@ -391,7 +391,8 @@ impl Conn {
                 }
             }
             command::STMT_PREPARE => {
-                let sql = self.session.charsets.decode(body).into_owned();
+                let sql =
+                    crate::literals::statement_text(&self.session.charsets, body).into_owned();
                 self.prepare(&sql);
             }
             command::STMT_EXECUTE => self.execute(body)?,
@@ -462,7 +463,15 @@ impl Conn {
 
     /// The connection phase; false when authentication failed (the client was told).
     fn connect(&mut self) -> Result<bool, ProtoError> {
-        let scramble = scramble();
+        let scramble = match scramble() {
+            Ok(s) => s,
+            Err(e) => {
+                self.out.seq = 0;
+                self.error(&e);
+                self.flush()?;
+                return Ok(false);
+            }
+        };
         let shared = self.session.shared.clone();
         let greeting = handshake::initial_handshake(
             SERVER_VERSION,

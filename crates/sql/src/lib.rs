@@ -30,6 +30,7 @@ mod funcs;
 mod guard;
 mod infoschema;
 mod join;
+mod literals;
 mod maintenance;
 mod meta;
 mod named_locks;

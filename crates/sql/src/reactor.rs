@@ -402,8 +402,8 @@ impl Loop {
                 return;
             }
             let limit = slot.conn.max_packet();
-            let (payload, used) = match parse_payload(&slot.input, limit) {
-                Ok(Some((_, payload, used))) => (payload, used),
+            let (seq, payload, used) = match parse_payload(&slot.input, limit) {
+                Ok(Some((seq, payload, used))) => (seq, payload, used),
                 // A command larger than the loop buffers: the thread reads the rest.
                 Ok(None) if slot.input.len() >= INPUT_BYTES_MAX => return self.hand_back(token),
                 Ok(None) if slot.more => {
@@ -416,7 +416,7 @@ impl Loop {
                 // The thread reads it again and answers the error as it always does.
                 Err(_) => return self.hand_back(token),
             };
-            let step = self.step(token, &payload);
+            let step = self.step(token, seq, &payload);
             let Some(slot) = self.slots.get_mut(&token) else {
                 return;
             };
@@ -437,7 +437,7 @@ impl Loop {
     }
 
     /// One command: answered here, sent, or for the thread.
-    fn step(&mut self, token: u64, payload: &[u8]) -> Step {
+    fn step(&mut self, token: u64, seq: u8, payload: &[u8]) -> Step {
         let Some(slot) = self.slots.get_mut(&token) else {
             return Step::Quit;
         };
@@ -445,7 +445,7 @@ impl Loop {
         let Some((&cmd, body)) = payload.split_first() else {
             return Step::Thread;
         };
-        conn.out.seq = 1;
+        conn.out.seq = seq.wrapping_add(1);
         // Reads the data node answers without a transaction, which is only right while the
         // session holds none open there (else its reads must see its own writes).
         // A session whose grants changed since it read them (an account statement ran) reads

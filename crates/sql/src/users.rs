@@ -65,13 +65,13 @@ impl Plugin {
     }
 
     /// The stored form of `password` under this plugin (`random` salts caching_sha2's).
-    pub fn stored(self, password: &[u8]) -> String {
-        match self {
+    pub fn stored(self, password: &[u8]) -> Result<String, SqlError> {
+        Ok(match self {
             Plugin::Native => {
                 auth::native_hash_text(&myproto::handshake::native_password_hash(password))
             }
-            Plugin::CachingSha2 => auth::sha2_stored(password, &auth::salt_from_random(&random())),
-        }
+            Plugin::CachingSha2 => auth::sha2_stored(password, &auth::salt_from_random(&random()?)),
+        })
     }
 
     /// Whether `stored` is a valid stored form for this plugin (`AS 'hash'`).
@@ -83,14 +83,37 @@ impl Plugin {
     }
 }
 
-/// Random bytes from the kernel (salts and scrambles).
-pub(crate) fn random<const N: usize>() -> [u8; N] {
-    use std::io::Read;
+/// Random bytes from the operating system (salts, login scrambles); an error when it has none to
+/// give, so no salt or scramble is ever made of constant bytes (authentication fails closed).
+pub(crate) fn random<const N: usize>() -> Result<[u8; N], SqlError> {
     let mut raw = [0u8; N];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        let _ = f.read_exact(&mut raw);
-    }
-    raw
+    getrandom::getrandom(&mut raw).map_err(|e| {
+        SqlError::new(
+            1105,
+            "HY000",
+            format!("the operating system gave no random bytes: {e}"),
+        )
+    })?;
+    Ok(raw)
+}
+
+/// Random bytes where chance is all that matters (RAND's seeds, UUID's node): the operating
+/// system's, else ones mixed from the clock and the process id.
+pub(crate) fn random_or_clock<const N: usize>() -> [u8; N] {
+    random().unwrap_or_else(|_| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        let mut x = nanos ^ (u64::from(std::process::id()) << 32);
+        std::array::from_fn(|_| {
+            // splitmix64's step: spreads the clock's few changing bits over every byte.
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) as u8
+        })
+    })
 }
 
 /// One account: `user`@`host` with its plugin, stored password and global privileges.
@@ -186,7 +209,7 @@ pub fn bootstrap(cluster: &Cluster, root_password: &str) -> Result<bool, SqlErro
     if accounts.is_empty() {
         let root = Account {
             privileges: privilege::ALL | privilege::GRANT_OPTION,
-            auth: Plugin::Native.stored(root_password.as_bytes()),
+            auth: Plugin::Native.stored(root_password.as_bytes())?,
             ..Account::new("root", "localhost")
         };
         match insert(cluster, &root) {
@@ -195,11 +218,11 @@ pub fn bootstrap(cluster: &Cluster, root_password: &str) -> Result<bool, SqlErro
         }
         return Ok(false);
     }
+    let wanted = Plugin::Native.stored(root_password.as_bytes())?;
     Ok(accounts.iter().any(|a| {
         a.user == "root"
             && a.host == "localhost"
-            && !(a.plugin == Plugin::Native
-                && a.auth == Plugin::Native.stored(root_password.as_bytes()))
+            && !(a.plugin == Plugin::Native && a.auth == wanted)
     }))
 }
 
@@ -743,8 +766,8 @@ mod tests {
 
     #[test]
     fn stored_forms_are_valid() {
-        assert!(Plugin::Native.valid_stored(&Plugin::Native.stored(b"x")));
-        assert!(Plugin::CachingSha2.valid_stored(&Plugin::CachingSha2.stored(b"x")));
+        assert!(Plugin::Native.valid_stored(&Plugin::Native.stored(b"x").unwrap()));
+        assert!(Plugin::CachingSha2.valid_stored(&Plugin::CachingSha2.stored(b"x").unwrap()));
         assert!(!Plugin::Native.valid_stored("plain"));
         assert!(Plugin::Native.valid_stored(""));
     }

@@ -463,3 +463,71 @@ print(sorted(set(r[1] for r in root.fetchall())))
     server.stop();
     node.stop();
 }
+
+/// Bytes are bytes: every byte value, and a 1 MiB random blob, written as string literals over
+/// the text protocol (PyMySQL sends Python bytes as quoted raw bytes, or `_binary'...'` with
+/// binary_prefix) come back exactly; a literal that is no UTF-8 aimed at a utf8mb4 column is
+/// refused with 1366 as in MariaDB's strict mode, and a prepared statement's BLOB parameter
+/// keeps its bytes too.
+#[test]
+fn binary_data_in_text_literals_and_parameters_is_stored_byte_for_byte() {
+    let (node, server) = common::start(64 << 20);
+    let port = server.address().port();
+    let out = pymysql_script(
+        port,
+        r#"
+import random
+seed = random.randrange(1 << 32)
+print("seed", seed, file=sys.stderr)
+rng = random.Random(seed)
+c = connect("utf8mb4").cursor()
+c.execute("CREATE DATABASE d")
+c.execute("CREATE TABLE d.b (id INT PRIMARY KEY, b MEDIUMBLOB, v VARBINARY(300), t VARCHAR(300))")
+every = bytes(range(256))
+big = bytes(rng.getrandbits(8) for _ in range(1 << 20))
+c.execute("INSERT INTO d.b (id, b, v) VALUES (%s, %s, %s)", (1, every, every))
+c.execute("INSERT INTO d.b (id, b) VALUES (%s, %s)", (2, big))
+p = pymysql.connect(host="127.0.0.1", port=PORT, user="root", autocommit=True, binary_prefix=True).cursor()
+p.execute("INSERT INTO d.b (id, b, v) VALUES (%s, %s, %s)", (3, every[::-1], every[::-1]))
+c.execute("SELECT id, b, v FROM d.b ORDER BY id")
+rows = c.fetchall()
+print([(r[0], r[1] == {1: every, 2: big, 3: every[::-1]}[r[0]], r[2] == {1: every, 2: None, 3: every[::-1]}[r[0]]) for r in rows])
+c.execute("SELECT LENGTH(b), LENGTH(v) FROM d.b WHERE id = 1")
+print(c.fetchone())
+# Found by their bytes, too.
+c.execute("SELECT id FROM d.b WHERE v = %s", (every,))
+print(c.fetchall())
+try:
+    c.execute("INSERT INTO d.b (id, t) VALUES (%s, %s)", (4, b"ok \xff\xfe"))
+    print("stored")
+except pymysql.err.MySQLError as e:
+    print("error", e.args[0])
+"#
+        .replace("PORT", &port.to_string())
+        .as_str(),
+    );
+    // The script prints its seed on stderr, after what it printed on stdout.
+    assert!(
+        out.starts_with(
+            "[(1, True, True), (2, True, True), (3, True, True)]\n(256, 256)\n((1,),)\nerror 1366\nseed "
+        ),
+        "{out}"
+    );
+    // A server-side prepared statement's BLOB parameter.
+    let mut raw = common::raw::Raw::login(port);
+    let id = raw.prepare("INSERT INTO d.b (id, b) VALUES (?, ?)");
+    let every: Vec<u8> = (0..=255).collect();
+    assert_eq!(
+        raw.execute_int_and_bytes(id, 5, &every),
+        common::raw::Answer::Ok
+    );
+    let hex: String = every.iter().map(|b| format!("{b:02X}")).collect();
+    let mut row = vec![0xfc, 0, 2];
+    row.extend_from_slice(hex.as_bytes());
+    assert_eq!(
+        raw.query("SELECT HEX(b) FROM d.b WHERE id = 5"),
+        common::raw::Answer::Rows(vec![row])
+    );
+    server.stop();
+    node.stop();
+}

@@ -123,3 +123,46 @@ fn an_expression_too_deep_to_plan_answers_an_error_and_the_server_stays() {
     server.stop();
     node.stop();
 }
+
+/// A command of 16 MiB or more comes in several packets; the answer's sequence ids follow the
+/// last one's (PyMySQL refuses any other: "Packet sequence number wrong").
+#[test]
+fn a_command_split_over_packets_is_answered_in_sequence() {
+    let (node, server) = common::start(64 << 20);
+    let port = server.address().port();
+    let mut raw = common::raw::Raw::login_to(port, None);
+    let text = format!("SELECT LENGTH('{}')", "x".repeat(17 << 20));
+    let mut command = vec![0x03];
+    command.extend_from_slice(text.as_bytes());
+    let last = raw.send_split(&command);
+    assert_eq!(last, 1);
+    let (seq, first) = raw.packet_with_seq().expect("an answer");
+    assert_eq!(
+        (seq, first[0]),
+        (2, 1),
+        "a result set of one column, numbered after the command"
+    );
+    let mut expected_seq = 3u8;
+    let mut rows = Vec::new();
+    loop {
+        let (seq, p) = raw.packet_with_seq().expect("the rest of the result set");
+        assert_eq!(seq, expected_seq);
+        expected_seq = expected_seq.wrapping_add(1);
+        if p[0] == 0xfe && p.len() < 9 {
+            if !rows.is_empty() {
+                break;
+            }
+            rows.push(Vec::new());
+            continue;
+        }
+        if !rows.is_empty() {
+            rows.push(p);
+        }
+    }
+    assert_eq!(
+        rows[1..],
+        [[8, b'1', b'7', b'8', b'2', b'5', b'7', b'9', b'2']]
+    );
+    server.stop();
+    node.stop();
+}

@@ -58,12 +58,7 @@ impl Raw {
     }
 
     pub fn packet(&mut self) -> Option<Vec<u8>> {
-        let mut h = [0u8; 4];
-        self.s.read_exact(&mut h).ok()?;
-        let len = u32::from_le_bytes([h[0], h[1], h[2], 0]) as usize;
-        let mut p = vec![0u8; len];
-        self.s.read_exact(&mut p).ok()?;
-        Some(p)
+        self.packet_with_seq().map(|(_, p)| p)
     }
 
     /// Reads one whole answer (OK, ERR, or a result set with EOF packets).
@@ -131,6 +126,52 @@ impl Raw {
     /// text rows are (their payloads).
     pub fn execute(&mut self, id: u32, param: i64) -> Answer {
         self.execute_with(id, &[param])
+    }
+
+    /// COM_STMT_EXECUTE of a statement with a BIGINT parameter and then a BLOB one.
+    pub fn execute_int_and_bytes(&mut self, id: u32, int: i64, bytes: &[u8]) -> Answer {
+        let mut p = vec![0x17];
+        p.extend_from_slice(&id.to_le_bytes());
+        p.push(0);
+        p.extend_from_slice(&1u32.to_le_bytes());
+        p.push(0); // null bitmap
+        p.push(1);
+        p.extend_from_slice(&[8, 0, 0xfc, 0]); // LONGLONG, BLOB
+        p.extend_from_slice(&int.to_le_bytes());
+        // A length-encoded string (3-byte length: enough for a test's values).
+        assert!(bytes.len() < 1 << 24);
+        p.push(0xfd);
+        p.extend_from_slice(&(bytes.len() as u32).to_le_bytes()[..3]);
+        p.extend_from_slice(bytes);
+        self.send_split(&p);
+        self.answer()
+    }
+
+    /// Sends a payload of any size as the protocol splits it (packets of 16 MiB - 1 bytes and a
+    /// shorter last one, numbered from 0); the sequence id of the last.
+    pub fn send_split(&mut self, payload: &[u8]) -> u8 {
+        const CHUNK: usize = 0xFF_FFFF;
+        let mut seq = 0u8;
+        let mut rest = payload;
+        loop {
+            let n = rest.len().min(CHUNK);
+            self.send(seq, &rest[..n]);
+            rest = &rest[n..];
+            if n < CHUNK {
+                return seq;
+            }
+            seq = seq.wrapping_add(1);
+        }
+    }
+
+    /// The next packet's sequence id and payload.
+    pub fn packet_with_seq(&mut self) -> Option<(u8, Vec<u8>)> {
+        let mut h = [0u8; 4];
+        self.s.read_exact(&mut h).ok()?;
+        let len = u32::from_le_bytes([h[0], h[1], h[2], 0]) as usize;
+        let mut p = vec![0u8; len];
+        self.s.read_exact(&mut p).ok()?;
+        Some((h[3], p))
     }
 
     /// COM_STMT_EXECUTE of a statement with BIGINT parameters.

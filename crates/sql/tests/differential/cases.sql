@@ -4470,3 +4470,12 @@ SELECT json_array(json_array(json_array(json_array(json_array(json_array(json_ar
 SELECT sleep(0) a, sleep(0.01) b, get_lock('L1', 0) c, get_lock('l1', 0) d, is_free_lock('L1') e, is_used_lock('L1') = connection_id() f, release_lock('L1') g, release_lock('L1') h, release_lock('nope') j, get_lock('x', 0) + get_lock('y', 0) k, release_all_locks() l, is_free_lock('x') m, get_lock(NULL, 0) n, is_used_lock('zz') o, sleep(NULL) p;
 SELECT get_lock('x', 0), get_lock('x', 0), release_lock('x'), release_lock('x'), release_lock('x'), get_lock('x', 0), get_lock('x', 0), release_all_locks();
 SELECT sleep(-1);
+
+-- Bytes that are no UTF-8 into text columns: 1366 at the first such byte, under IGNORE a warning
+CREATE TABLE bin8 (id INT PRIMARY KEY, t VARCHAR(20), v VARBINARY(20), b BLOB) DEFAULT CHARSET=utf8mb4;
+INSERT INTO bin8 VALUES (1, 'ok', X'00FF80', _binary'a\0b');
+INSERT INTO bin8 (id, t) VALUES (2, X'6F6BFFFE');
+INSERT INTO bin8 (id, t) VALUES (3, _binary'ab');
+SELECT id, t, HEX(v), HEX(b), LENGTH(b) FROM bin8 ORDER BY id;
+SELECT HEX(_binary'x\ny'), HEX(_BINARY "q''r\\s"), LENGTH(_binary'\Z');
+DROP TABLE bin8;

@@ -1,0 +1,236 @@
+//! Statement text from the client's bytes: a string literal whose bytes are no UTF-8 (from a
+//! UTF-8 client), or a latin1 client's `_binary` literal, becomes a hex literal before the text
+//! is decoded into the UTF-8 the parser reads, so binary data sent over the text protocol (what
+//! PyMySQL does with Python bytes) reaches its column byte for byte instead of as U+FFFD.
+//!
+//! It lexes only as far as it must to find literals: quoted strings (backslash escapes and
+//! doubled quotes, as MariaDB reads them), backticked names and comments, whose quotes are not
+//! literals. An executable comment's body (`/*!...*/`) is read as statement text.
+
+use std::borrow::Cow;
+
+use base::types::Charset;
+
+use crate::charset::Charsets;
+
+/// The introducer whose literal is bytes whatever the client's character set.
+const BINARY_INTRODUCER: &[u8] = b"_binary";
+
+/// The statement as text for the parser.
+pub fn statement_text<'a>(charsets: &Charsets, bytes: &'a [u8]) -> Cow<'a, str> {
+    let utf8 = charsets.client != Charset::Latin1;
+    let plain = if utf8 {
+        std::str::from_utf8(bytes).is_ok()
+    } else {
+        !contains_binary_introducer(bytes)
+    };
+    if plain {
+        // The common case: nothing to carry as bytes.
+        return charsets.decode(bytes);
+    }
+    match rewrite(bytes, utf8) {
+        Some(text) => Cow::Owned(charsets.decode(&text).into_owned()),
+        None => charsets.decode(bytes),
+    }
+}
+
+fn contains_binary_introducer(bytes: &[u8]) -> bool {
+    bytes
+        .windows(BINARY_INTRODUCER.len())
+        .any(|w| w.eq_ignore_ascii_case(BINARY_INTRODUCER))
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+/// The text with the literals that must be bytes written as `X'..'`; None when none is.
+fn rewrite(bytes: &[u8], utf8: bool) -> Option<Vec<u8>> {
+    let mut out: Vec<u8> = Vec::new();
+    // How much of `bytes` is in `out` (or replaced there).
+    let mut copied = 0;
+    // Whether a `_binary` introducer comes right before the next token.
+    let mut introducer = false;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\'' | b'"' => {
+                let Some((end, content)) = string(bytes, i) else {
+                    // Unterminated: the parser reports it.
+                    break;
+                };
+                // A latin1 client's `_binary` literal would otherwise be decoded as text (é
+                // becoming two bytes); a UTF-8 client's decodes to itself when it is UTF-8.
+                let binary = introducer && !utf8;
+                if binary || (utf8 && std::str::from_utf8(&content).is_err()) {
+                    // An introducer stays: `_binary X'..'` is a binary string, as the literal was.
+                    out.extend_from_slice(&bytes[copied..i]);
+                    if i > 0 && is_word_byte(bytes[i - 1]) {
+                        out.push(b' ');
+                    }
+                    out.extend_from_slice(b"X'");
+                    for x in &content {
+                        out.extend_from_slice(format!("{x:02X}").as_bytes());
+                    }
+                    out.push(b'\'');
+                    copied = end;
+                }
+                introducer = false;
+                i = end;
+            }
+            b'`' => {
+                introducer = false;
+                i = quoted_name_end(bytes, i);
+            }
+            b'#' => i = line_end(bytes, i),
+            b'-' if bytes.get(i + 1) == Some(&b'-')
+                && bytes.get(i + 2).is_none_or(|c| *c <= b' ') =>
+            {
+                i = line_end(bytes, i)
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                introducer = false;
+                let executable = match bytes.get(i + 2) {
+                    Some(b'!') => Some(i + 3),
+                    Some(b'M') if bytes.get(i + 3) == Some(&b'!') => Some(i + 4),
+                    _ => None,
+                };
+                i = match executable {
+                    Some(body) => body,
+                    None => block_comment_end(bytes, i + 2),
+                };
+            }
+            _ if is_word_byte(b) => {
+                let start = i;
+                while bytes.get(i).is_some_and(|c| is_word_byte(*c)) {
+                    i += 1;
+                }
+                introducer = bytes[start..i].eq_ignore_ascii_case(BINARY_INTRODUCER);
+            }
+            _ if b.is_ascii_whitespace() => i += 1,
+            _ => {
+                introducer = false;
+                i += 1;
+            }
+        }
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.extend_from_slice(&bytes[copied..]);
+    Some(out)
+}
+
+/// The quoted string starting at `start`: where it ends (after its closing quote) and its bytes
+/// with escapes resolved as MariaDB resolves them; None when it does not end.
+fn string(bytes: &[u8], start: usize) -> Option<(usize, Vec<u8>)> {
+    let quote = bytes[start];
+    let mut content = Vec::new();
+    let mut i = start + 1;
+    loop {
+        let b = *bytes.get(i)?;
+        if b == b'\\' {
+            let next = *bytes.get(i + 1)?;
+            match next {
+                b'0' => content.push(0),
+                b'b' => content.push(8),
+                b'n' => content.push(b'\n'),
+                b'r' => content.push(b'\r'),
+                b't' => content.push(b'\t'),
+                b'Z' => content.push(0x1A),
+                // Kept with their backslash, for LIKE patterns.
+                b'%' | b'_' => content.extend_from_slice(&[b'\\', next]),
+                other => content.push(other),
+            }
+            i += 2;
+        } else if b == quote {
+            if bytes.get(i + 1) == Some(&quote) {
+                content.push(quote);
+                i += 2;
+            } else {
+                return Some((i + 1, content));
+            }
+        } else {
+            content.push(b);
+            i += 1;
+        }
+    }
+}
+
+/// After a backticked name starting at `start` (a doubled backtick is part of it).
+fn quoted_name_end(bytes: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'`' {
+            if bytes.get(i + 1) == Some(&b'`') {
+                i += 2;
+                continue;
+            }
+            return i + 1;
+        }
+        i += 1;
+    }
+    bytes.len()
+}
+
+fn line_end(bytes: &[u8], start: usize) -> usize {
+    bytes[start..]
+        .iter()
+        .position(|b| *b == b'\n')
+        .map_or(bytes.len(), |p| start + p + 1)
+}
+
+fn block_comment_end(bytes: &[u8], from: usize) -> usize {
+    bytes[from..]
+        .windows(2)
+        .position(|w| w == b"*/")
+        .map_or(bytes.len(), |p| from + p + 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(bytes: &[u8]) -> String {
+        statement_text(&Charsets::default(), bytes).into_owned()
+    }
+
+    #[test]
+    fn literals_that_are_no_utf8_become_hex_and_the_rest_is_untouched() {
+        assert_eq!(text(b"SELECT 'a\xffb'"), "SELECT X'61FF62'");
+        assert_eq!(
+            text(b"INSERT INTO t VALUES (1, '\x80\\0\\\\\\'x''y\\%')"),
+            "INSERT INTO t VALUES (1, X'80005C277827795C25')"
+        );
+        assert_eq!(text("SELECT 'é', `a'b`".as_bytes()), "SELECT 'é', `a'b`");
+        assert_eq!(text(b"SELECT \"\xfe\""), "SELECT X'FE'");
+        // Quotes inside comments and names are not literals.
+        assert_eq!(
+            text(b"SELECT 1 # it's\n, '\xff' -- don't\n/* 'x */"),
+            "SELECT 1 # it's\n, X'FF' -- don't\n/* 'x */"
+        );
+        // An executable comment's body is statement text.
+        assert_eq!(
+            text(b"/*!40101 SELECT '\xff' */"),
+            "/*!40101 SELECT X'FF' */"
+        );
+        // An unterminated literal is left to the parser.
+        assert_eq!(text(b"SELECT '\xff"), "SELECT '\u{fffd}");
+    }
+
+    #[test]
+    fn binary_introduced_literals_are_bytes_in_every_character_set() {
+        // UTF-8 decodes to itself: the text stays as the client wrote it (it names columns).
+        assert_eq!(text(b"SELECT _binary'abc'"), "SELECT _binary'abc'");
+        assert_eq!(
+            text(b"SELECT _BINARY  '\xff', _binary2'\xfe'"),
+            "SELECT _BINARY  X'FF', _binary2 X'FE'"
+        );
+        assert_eq!(text(b"SELECT `_binary`"), "SELECT `_binary`");
+        let latin1 = Charsets::all(Charset::Latin1, None);
+        assert_eq!(
+            statement_text(&latin1, b"SELECT _binary'\xe9', '\xe9', _binary 'a'"),
+            "SELECT _binary X'E9', 'é', _binary X'61'"
+        );
+    }
+}
