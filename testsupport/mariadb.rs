@@ -106,6 +106,11 @@ impl Mariadb {
         m
     }
 
+    /// The server's process id (to read its resident memory).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Whether the server answers a query over TCP.
     pub fn answers(&self) -> bool {
         Command::new("mariadb")

@@ -55,13 +55,17 @@ pub enum ErrorCode {
     /// Waiting for a row lock would have closed a cycle of transactions each waiting for the
     /// next; the transaction was aborted instead. Retry it.
     Deadlock = 23,
+    /// The transaction held locks or changes while its client sent nothing for longer than the
+    /// data node's inactive-transaction timeout (NDB's TransactionInactiveTimeout); it was
+    /// rolled back and its locks freed. Retry it.
+    TransactionTimedOut = 24,
 }
 
 impl ErrorCode {
     /// Decodes a wire code.
     pub fn from_u16(code: u16) -> Option<ErrorCode> {
         use ErrorCode::*;
-        const ALL: [ErrorCode; 23] = [
+        const ALL: [ErrorCode; 24] = [
             DuplicateKey,
             NotFound,
             LockWaitTimeout,
@@ -85,6 +89,7 @@ impl ErrorCode {
             DatabaseExists,
             SchemaChanged,
             Deadlock,
+            TransactionTimedOut,
         ];
         ALL.into_iter().find(|c| *c as u16 == code)
     }
@@ -95,6 +100,7 @@ impl ErrorCode {
             self,
             ErrorCode::LockWaitTimeout
                 | ErrorCode::Deadlock
+                | ErrorCode::TransactionTimedOut
                 | ErrorCode::Overloaded
                 | ErrorCode::ShuttingDown
         )
@@ -166,6 +172,7 @@ fn name(code: ErrorCode) -> &'static str {
         DatabaseExists => "database exists",
         SchemaChanged => "schema changed",
         Deadlock => "deadlock",
+        TransactionTimedOut => "transaction timed out",
     }
 }
 

@@ -40,6 +40,20 @@ fn closed_by_peer(stream: &mut TcpStream) -> bool {
     false
 }
 
+/// Creates table `t` of one BIGINT key column, `id`.
+fn id_table(cluster: &client::Cluster) -> client::Table {
+    cluster
+        .create_table(
+            TableDef::new(
+                "t",
+                vec![ColumnDef::new("id", ColumnType::BigInt { unsigned: false })],
+                &["id"],
+            )
+            .unwrap(),
+        )
+        .unwrap()
+}
+
 fn insert_frame(table: &client::Table, id: i64) -> Vec<u8> {
     let op = client::Operation {
         kind: client::OpKind::Insert,
@@ -66,16 +80,7 @@ fn insert_frame(table: &client::Table, id: i64) -> Vec<u8> {
 fn bad_frames_close_only_their_connection() {
     let node = TestNode::start(2, Duration::from_millis(300));
     let good = node.connect();
-    let t = good
-        .create_table(
-            TableDef::new(
-                "t",
-                vec![ColumnDef::new("id", ColumnType::BigInt { unsigned: false })],
-                &["id"],
-            )
-            .unwrap(),
-        )
-        .unwrap();
+    let t = id_table(&good);
     let mut txn = good.transaction();
     txn.insert(&t, vec![(0, Value::Int(1))]);
     txn.commit().unwrap();
@@ -151,4 +156,60 @@ fn bad_frames_close_only_their_connection() {
     txn.insert(&again.table("t").unwrap(), vec![(0, Value::Int(2))]);
     txn.commit().unwrap();
     assert_eq!(good.status().unwrap().row_count, 2);
+}
+
+/// A connection that sends part of a frame and stalls (half a header, or a whole header whose
+/// body never comes) is closed once it has waited the frame timeout, not before, while the node
+/// goes on serving other clients.
+#[test]
+fn a_stalled_partial_frame_is_closed_after_the_frame_timeout() {
+    let timeout = Duration::from_millis(700);
+    let node = TestNode::with(datanode::DataNodeConfig {
+        workers: 2,
+        frame_timeout: timeout,
+        ..datanode::DataNodeConfig::default()
+    });
+    let address = node.address.clone();
+    let good = node.connect();
+    let t = id_table(&good);
+    let frame = insert_frame(&t, 7);
+    // Half a header; a header and part of its body (one connection per worker, dealt in turn).
+    let mut stalled: Vec<TcpStream> = [12, wire::HEADER_BYTES + 3]
+        .iter()
+        .map(|n| {
+            let mut s = TcpStream::connect(&address).unwrap();
+            s.write_all(&frame[..*n]).unwrap();
+            s
+        })
+        .collect();
+    let sent = Instant::now();
+    for s in &mut stalled {
+        s.set_read_timeout(Some(Duration::from_millis(10))).unwrap();
+    }
+    // Served meanwhile, and the stalled connections stay open until the timeout.
+    let mut served = 0;
+    while sent.elapsed() < timeout * 3 / 4 {
+        let mut txn = good.transaction();
+        txn.insert(&t, vec![(0, Value::Int(1000 + served))]);
+        txn.execute(ExecType::Commit).unwrap();
+        served += 1;
+        for s in &mut stalled {
+            let mut b = [0u8; 16];
+            let still_open =
+                matches!(s.read(&mut b), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock);
+            assert!(
+                still_open || sent.elapsed() >= timeout,
+                "closed before the timeout"
+            );
+        }
+    }
+    for (i, s) in stalled.iter_mut().enumerate() {
+        assert!(closed_by_peer(s), "stalled connection {i} was never closed");
+    }
+    let waited = sent.elapsed();
+    assert!(waited >= timeout, "closed after {waited:?}");
+    eprintln!("closed after {waited:?} (timeout {timeout:?}); {served} commits served meanwhile");
+    // The stalled insert never ran; the others did.
+    let rows = good.scan(&t, &client::Scan::table()).unwrap();
+    assert_eq!(rows.len(), served as usize);
 }

@@ -31,6 +31,18 @@ fn people() -> TableDef {
     .unwrap()
 }
 
+/// Creates `people` holding person 1, aged 30.
+fn one_person_aged_30(cluster: &client::Cluster) -> client::Table {
+    let t = cluster.create_table(people()).unwrap();
+    let mut txn = cluster.transaction();
+    txn.insert(
+        &t,
+        t.values(&[("id", 1.into()), ("age", 30.into())]).unwrap(),
+    );
+    txn.commit().unwrap();
+    t
+}
+
 #[test]
 fn unique_violation_is_duplicate_key_and_changes_nothing() {
     let node = TestNode::start(2, Duration::from_millis(500));
@@ -218,13 +230,7 @@ fn lock_conflict_times_out_with_a_temporary_error() {
     let node = TestNode::start(2, Duration::from_millis(300));
     let holder = node.connect();
     let waiter = node.connect();
-    let t = holder.create_table(people()).unwrap();
-    let mut txn = holder.transaction();
-    txn.insert(
-        &t,
-        t.values(&[("id", 1.into()), ("age", 30.into())]).unwrap(),
-    );
-    txn.commit().unwrap();
+    let t = one_person_aged_30(&holder);
 
     let mut a = holder.transaction();
     a.read_with(&t, vec![1.into()], LockMode::Exclusive, vec![]);
@@ -1020,4 +1026,58 @@ fn a_deadlock_fails_one_transaction_at_once_and_the_others_go_on() {
         "{outcomes:?}"
     );
     assert!(started.elapsed() < timeout / 4);
+}
+
+/// A transaction left idle holding a lock is rolled back after the inactive-transaction timeout
+/// (NDB's TransactionInactiveTimeout): the writer waiting for the lock proceeds, and the idle
+/// client hears of it, as a temporary error, at its next request.
+#[test]
+fn an_idle_transaction_holding_a_lock_is_rolled_back_and_the_waiter_proceeds() {
+    let idle = Duration::from_millis(400);
+    let node = TestNode::with(datanode::DataNodeConfig {
+        workers: 2,
+        lock_wait_timeout: Duration::from_secs(5),
+        transaction_inactive_timeout: idle,
+        ..datanode::DataNodeConfig::default()
+    });
+    let holder = node.connect();
+    let waiter = node.connect();
+    let t = one_person_aged_30(&holder);
+
+    // A transaction that only reads without locks holds nothing and never times out.
+    let mut reader = holder.transaction();
+    reader.read(&t, vec![1.into()]);
+    reader.execute(ExecType::NoCommit).unwrap();
+
+    let mut a = holder.transaction();
+    a.update(&t, vec![1.into()], t.values(&[("age", 40.into())]).unwrap());
+    a.execute(ExecType::NoCommit).unwrap();
+    let locked = Instant::now();
+
+    let tw = waiter.table("people").unwrap();
+    let mut b = waiter.transaction();
+    b.update(
+        &tw,
+        vec![1.into()],
+        tw.values(&[("age", 31.into())]).unwrap(),
+    );
+    b.execute(ExecType::Commit).unwrap();
+    let waited = locked.elapsed();
+    assert!(
+        waited >= idle && waited < idle * 2 + Duration::from_millis(500),
+        "the waiter got the lock after {waited:?} (timeout {idle:?})"
+    );
+
+    let err = a.execute(ExecType::Commit).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::TransactionTimedOut, "{err}");
+    assert!(err.is_temporary());
+    let mut c = waiter.transaction();
+    let r = c.read(&tw, vec![1.into()]);
+    c.execute(ExecType::Commit).unwrap();
+    assert_eq!(
+        c.row(r).unwrap()[3],
+        Value::Int(31),
+        "the idle writer's change is gone"
+    );
+    reader.commit().unwrap();
 }

@@ -5,9 +5,10 @@
 //! never touches partitions itself: everything for workers goes through `outbox`, which the event
 //! loop delivers (to its own worker without leaving the thread).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use base::schema::{IndexDef, IndexKind};
 use base::{limits, Error, ErrorCode, Value};
@@ -126,7 +127,14 @@ struct OpenTxn {
     /// Bit w set: worker w received a write of this transaction (it logs its part at commit).
     written: u64,
     busy: bool,
+    /// When its last request ended (or began, while `busy`): the inactive-transaction timeout
+    /// counts from here.
+    last_active: Instant,
 }
+
+/// How many rolled-back transactions' ids a connection remembers to tell their clients: past
+/// it, the oldest are forgotten (their next request then starts a new transaction).
+const TIMED_OUT_REMEMBERED_MAX: usize = 1024;
 
 pub struct Coordinator {
     shared: Arc<Shared>,
@@ -140,6 +148,9 @@ pub struct Coordinator {
     pending: HashMap<u64, Pending>,
     next_tag: u64,
     peer: String,
+    /// Transactions rolled back for inactivity whose clients have not heard of it yet, oldest
+    /// first.
+    timed_out: VecDeque<u64>,
 }
 
 impl Coordinator {
@@ -147,13 +158,48 @@ impl Coordinator {
         Coordinator {
             shared,
             me,
-            out: Vec::with_capacity(64 * 1024),
+            out: Vec::new(),
             outbox: Vec::new(),
             txns: HashMap::new(),
             pending: HashMap::new(),
             next_tag: 1,
             peer,
+            timed_out: VecDeque::new(),
         }
+    }
+
+    /// Rolls back the transactions idle (no request in flight) for `timeout` or longer that hold
+    /// state on a worker (locks, changes), as NDB's TransactionInactiveTimeout does, so a client
+    /// that went away holding locks does not stall the writers waiting for them. The client
+    /// hears of it at its next request on the transaction (`TransactionTimedOut`).
+    pub fn expire_idle(&mut self, now: Instant, timeout: Duration) {
+        let idle: Vec<u64> = self
+            .txns
+            .iter()
+            .filter(|(_, t)| {
+                !t.busy && t.touched != 0 && now.saturating_duration_since(t.last_active) >= timeout
+            })
+            .map(|(client_txn, _)| *client_txn)
+            .collect();
+        for client_txn in idle {
+            let Some(txn) = self.txns.remove(&client_txn) else {
+                continue;
+            };
+            warn!(
+                peer = %self.peer,
+                "rolled back transaction {client_txn}: idle {timeout:?} while holding locks or changes"
+            );
+            self.abort_on_workers(txn.id, txn.touched);
+            if self.timed_out.len() == TIMED_OUT_REMEMBERED_MAX {
+                self.timed_out.pop_front();
+            }
+            self.timed_out.push_back(client_txn);
+        }
+    }
+
+    /// Whether the connection holds a transaction that could time out.
+    pub fn holds_idle_state(&self) -> bool {
+        self.txns.values().any(|t| !t.busy && t.touched != 0)
     }
 
     /// Aborts the transactions the connection left open.
@@ -467,6 +513,27 @@ impl Coordinator {
         exec: ExecType,
         operations: Vec<Operation>,
     ) {
+        if let Some(at) = self.timed_out.iter().position(|t| *t == client_txn) {
+            self.timed_out.remove(at);
+            if exec == ExecType::Rollback {
+                // Already rolled back: nothing more to do.
+                return self.reply(
+                    request_id,
+                    &Message::ExecuteReply(ExecuteOutcome::Ok(vec![])),
+                );
+            }
+            let error = Error::new(
+                ErrorCode::TransactionTimedOut,
+                format!(
+                    "transaction rolled back: it was idle past the data node's inactive-transaction timeout ({:?})",
+                    self.shared.transaction_inactive_timeout
+                ),
+            );
+            return self.reply(
+                request_id,
+                &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 0, error }),
+            );
+        }
         let txn_id = match self.txns.get_mut(&client_txn) {
             Some(t) if t.busy => {
                 return self.fail(
@@ -479,6 +546,7 @@ impl Coordinator {
             }
             Some(t) => {
                 t.busy = true;
+                t.last_active = Instant::now();
                 t.id
             }
             None => {
@@ -490,6 +558,7 @@ impl Coordinator {
                         touched: 0,
                         written: 0,
                         busy: true,
+                        last_active: Instant::now(),
                     },
                 );
                 id
@@ -687,6 +756,7 @@ impl Coordinator {
             ExecType::NoCommit => {
                 if let Some(t) = self.txns.get_mut(&state.client_txn) {
                     t.busy = false;
+                    t.last_active = Instant::now();
                 }
                 self.reply(
                     state.request_id,
@@ -752,6 +822,7 @@ impl Coordinator {
     fn undone(&mut self, state: UndoState) {
         if let Some(t) = self.txns.get_mut(&state.client_txn) {
             t.busy = false;
+            t.last_active = Instant::now();
         }
         let outcome = match state.failure {
             Some((op_index, error)) => ExecuteOutcome::StatementUndone { op_index, error },

@@ -61,6 +61,8 @@ struct Served {
     coordinator: Coordinator,
     /// In `EventLoop::dirty`: it has output to write at the end of this turn.
     dirty: bool,
+    /// Since when part of a frame has waited for the rest (counted in `EventLoop::partial`).
+    partial_since: Option<Instant>,
 }
 
 /// Queued reply bytes that are written before the turn ends (see `flush_large`).
@@ -91,6 +93,13 @@ pub struct EventLoop {
     counted_redo: u64,
     /// Fault injection (tests only): data messages left before this worker panics.
     pub(crate) fault_panic_after: Option<u64>,
+    /// Connections holding part of a frame.
+    partial: usize,
+    /// When connections holding part of a frame are next checked against the frame timeout.
+    next_frame_check: Instant,
+    /// When the connections' idle transactions are next checked against the inactive-
+    /// transaction timeout.
+    next_txn_check: Instant,
 }
 
 impl EventLoop {
@@ -119,6 +128,9 @@ impl EventLoop {
             barriers: Vec::new(),
             counted_redo: 0,
             fault_panic_after: None,
+            partial: 0,
+            next_frame_check: Instant::now(),
+            next_txn_check: Instant::now(),
         }
     }
 
@@ -144,6 +156,8 @@ impl EventLoop {
                 self.flush_large();
             }
             self.worker.expire_waits();
+            self.expire_partial_frames();
+            self.expire_idle_transactions();
             self.write_log();
             self.deliver_worker_output();
             self.pass_barriers();
@@ -182,9 +196,14 @@ impl EventLoop {
                     Durability::Interval(every) if self.unsynced => Some(self.last_sync + every),
                     _ => None,
                 };
+                let frame_deadline = (self.partial > 0).then_some(self.next_frame_check);
+                let txn_deadline = (!self.shared.transaction_inactive_timeout.is_zero())
+                    .then_some(self.next_txn_check);
                 lock_deadline
                     .into_iter()
                     .chain(sync_deadline)
+                    .chain(frame_deadline)
+                    .chain(txn_deadline)
                     .min()
                     .map(|d| d.saturating_duration_since(now))
             };
@@ -388,6 +407,7 @@ impl EventLoop {
                 io,
                 coordinator,
                 dirty: false,
+                partial_since: None,
             },
         );
         // Bytes may have arrived before registration; read them now.
@@ -402,6 +422,7 @@ impl EventLoop {
             return;
         };
         let mut closing = None;
+        let mut partial_change = 0isize;
         if readable {
             let coordinator = &mut served.coordinator;
             // After a FIN every read makes progress, so this ends at the end of input.
@@ -413,6 +434,17 @@ impl EventLoop {
                     break state;
                 }
             };
+            match (served.io.is_partial(), served.partial_since) {
+                (true, None) => {
+                    served.partial_since = Some(Instant::now());
+                    partial_change = 1;
+                }
+                (false, Some(_)) => {
+                    served.partial_since = None;
+                    partial_change = -1;
+                }
+                _ => {}
+            }
             match state {
                 Ok(ReadState::Open) => {}
                 Ok(ReadState::Closed) => closing = Some(String::new()),
@@ -422,12 +454,68 @@ impl EventLoop {
                 }
             }
         }
+        self.partial = self.partial.wrapping_add_signed(partial_change);
         if writable {
             self.mark_dirty(token);
         }
         self.after_coordinator(token);
         if let Some(why) = closing {
             self.close(token, &why);
+        }
+    }
+
+    /// Closes the connections that have held part of a frame for longer than the frame timeout
+    /// (a peer that stalled mid-frame, or sends a header whose body never comes). Looked at a
+    /// few times per timeout, and only while some connection holds part of a frame.
+    fn expire_partial_frames(&mut self) {
+        let now = Instant::now();
+        if self.partial == 0 || now < self.next_frame_check {
+            return;
+        }
+        let timeout = self.shared.frame_timeout;
+        self.next_frame_check = now + (timeout / 8).max(Duration::from_millis(10));
+        let stalled: Vec<usize> = self
+            .connections
+            .iter()
+            .filter(|(_, s)| {
+                s.partial_since
+                    .is_some_and(|t| now.duration_since(t) >= timeout)
+            })
+            .map(|(t, _)| *t)
+            .collect();
+        for token in stalled {
+            let peer = self
+                .connections
+                .get(&token)
+                .map(|s| s.io.peer().to_string());
+            warn!(
+                peer,
+                "closing connection: part of a frame waited {timeout:?} for the rest"
+            );
+            self.close(token, "frame timeout");
+        }
+    }
+
+    /// Rolls back the transactions idle past the inactive-transaction timeout, looking a few
+    /// times per timeout (so one is rolled back within 1.25 times the timeout).
+    fn expire_idle_transactions(&mut self) {
+        let timeout = self.shared.transaction_inactive_timeout;
+        let now = Instant::now();
+        if timeout.is_zero() || now < self.next_txn_check {
+            return;
+        }
+        self.next_txn_check = now + (timeout / 4).max(Duration::from_millis(10));
+        let holding: Vec<usize> = self
+            .connections
+            .iter()
+            .filter(|(_, s)| s.coordinator.holds_idle_state())
+            .map(|(t, _)| *t)
+            .collect();
+        for token in holding {
+            if let Some(served) = self.connections.get_mut(&token) {
+                served.coordinator.expire_idle(now, timeout);
+            }
+            self.after_coordinator(token);
         }
     }
 
@@ -496,6 +584,9 @@ impl EventLoop {
         let Some(mut served) = self.connections.remove(&token) else {
             return;
         };
+        if served.partial_since.is_some() {
+            self.partial -= 1;
+        }
         if !why.is_empty() {
             debug!(peer = served.io.peer(), "connection closed: {why}");
         }

@@ -83,6 +83,13 @@ pub struct DataNodeConfig {
     pub workers: usize,
     /// How long a row-lock wait may take before the operation fails with a temporary error.
     pub lock_wait_timeout: Duration,
+    /// How long a connection may hold part of a frame (a header whose body has not come, or
+    /// part of a header) before it is closed: a stalled or hostile peer holds no connection
+    /// and its buffer forever.
+    pub frame_timeout: Duration,
+    /// How long a transaction holding locks or changes may wait for its client's next request
+    /// before it is rolled back (NDB's TransactionInactiveTimeout); zero never rolls back.
+    pub transaction_inactive_timeout: Duration,
     /// How long a worker keeps polling after its last piece of work before it sleeps (NDB's spin
     /// time); zero sleeps at once, saving CPU at the cost of a wake-up per request.
     pub worker_spin: Duration,
@@ -110,6 +117,8 @@ impl Default for DataNodeConfig {
             shm_listen: None,
             workers: 0,
             lock_wait_timeout: Duration::from_millis(1200),
+            frame_timeout: FRAME_TIMEOUT_DEFAULT,
+            transaction_inactive_timeout: TRANSACTION_INACTIVE_TIMEOUT_DEFAULT,
             worker_spin: default_worker_spin(),
             data_dir: None,
             durability: Durability::Commit,
@@ -151,6 +160,10 @@ pub struct Shared {
     /// The node-wide commit sequence, continued across restarts.
     pub sequence: Arc<AtomicU64>,
     pub data_dir: Option<PathBuf>,
+    /// `DataNodeConfig::transaction_inactive_timeout`.
+    pub transaction_inactive_timeout: Duration,
+    /// How long a connection may hold part of a frame (`DataNodeConfig::frame_timeout`).
+    pub frame_timeout: Duration,
     pub durability: Durability,
     /// Redo bytes written by all workers since the start (what triggers checkpoints).
     pub redo_bytes: AtomicU64,
@@ -474,6 +487,8 @@ impl DataNode {
             sequence: sequence.clone(),
             data_dir: config.data_dir.clone(),
             durability: config.durability,
+            frame_timeout: config.frame_timeout,
+            transaction_inactive_timeout: config.transaction_inactive_timeout,
             redo_bytes: AtomicU64::new(0),
             checkpoints: Mutex::new(None),
             failure: Mutex::new(None),
@@ -640,6 +655,14 @@ impl DataNode {
 
 /// How long an acceptor waits after a failed accept before it tries again.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
+/// [`DataNodeConfig::frame_timeout`] by default: long enough for a 16 MiB frame over a slow link.
+pub const FRAME_TIMEOUT_DEFAULT: Duration = Duration::from_secs(30);
+
+/// [`DataNodeConfig::transaction_inactive_timeout`] by default: far above any pause an
+/// application makes inside a transaction on purpose, short enough that a client that went away
+/// holding locks does not stall others for long (NDB's own default is effectively never).
+pub const TRANSACTION_INACTIVE_TIMEOUT_DEFAULT: Duration = Duration::from_secs(60);
 
 /// Accepts API connections and deals them to the workers in turn.
 fn accept_loop(

@@ -375,7 +375,7 @@ impl Session {
             .map(|(from, _)| def.columns[*from as usize].name.as_str())
             .collect();
         let rows = self
-            .data
+            .reading()
             .scan(table, &client::Scan::table().columns(&names))
             .map_err(|e| SqlError::from_client(&e))?;
         for (n, row) in rows.into_iter().enumerate() {

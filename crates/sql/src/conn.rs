@@ -6,7 +6,6 @@
 
 use std::io::{BufReader, Read};
 use std::sync::atomic::Ordering;
-use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 use transport::Stream;
@@ -26,7 +25,7 @@ use crate::exec::{unknown_statement, Outcome, Session};
 use crate::privilege;
 use crate::reactor::Parked;
 use crate::users::{self, Peer, Plugin};
-use crate::{Shared, CONNECTIONS_MAX, SERVER_VERSION};
+use crate::{Shared, SERVER_VERSION};
 
 /// Runs one connection to its end.
 pub(crate) fn serve(mut stream: Stream, shared: Arc<Shared>, id: u32) {
@@ -38,37 +37,76 @@ pub(crate) fn serve(mut stream: Stream, shared: Arc<Shared>, id: u32) {
     // MySQL's connect_timeout for the connection phase; `run` sets wait_timeout after it.
     let _ = stream.set_read_timeout(Some(CONNECT_TIMEOUT));
     let open = shared.connections.fetch_add(1, Ordering::SeqCst) + 1;
-    let result = match stream.try_clone() {
-        Ok(write) => {
-            let inbound = Inbound {
-                pending: Vec::new(),
-                at: 0,
-                stream,
-                tls: None,
-            };
-            let mut conn = Box::new(Conn {
-                reader: PacketReader::new(BufReader::new(inbound), shared.config.max_packet),
-                write,
-                out: PacketWriter::default(),
-                capabilities: 0,
-                secure: false,
-                tls: None,
-                session: Session::new(shared.clone(), id),
-            });
-            conn.session.activity.set_host(&peer);
-            if open > CONNECTIONS_MAX {
-                conn.refuse()
-            } else {
-                conn.run()
-            }
+    let write = match stream.try_clone() {
+        Ok(write) => write,
+        Err(e) => {
+            shared.connections.fetch_sub(1, Ordering::SeqCst);
+            warn!(id, %peer, "sql connection closed: {e}");
+            return;
         }
-        Err(e) => Err(ProtoError::Io(e)),
     };
-    shared.connections.fetch_sub(1, Ordering::SeqCst);
+    let inbound = Inbound {
+        pending: Vec::new(),
+        at: 0,
+        stream,
+        tls: None,
+    };
+    // Counted in `Shared::connections` from here until the connection is dropped.
+    let mut conn = Box::new(Conn {
+        reader: PacketReader::new(BufReader::new(inbound), shared.config.max_packet),
+        write,
+        out: PacketWriter::default(),
+        capabilities: 0,
+        secure: false,
+        tls: None,
+        session: Session::new(shared.clone(), id),
+    });
+    conn.session.activity.set_host(&peer);
+    let result = if open > shared.config.max_connections {
+        conn.refuse()
+    } else {
+        conn.run()
+    };
+    ended(id, result);
+}
+
+/// Logs how a connection's work on a thread ended (a parked connection's is not over).
+fn ended(id: u32, result: Result<(), ProtoError>) {
     match result {
-        Ok(()) => debug!(id, %peer, "sql connection closed"),
+        Ok(()) => {}
         Err(ProtoError::Io(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {}
-        Err(e) => warn!(id, %peer, "sql connection closed: {e}"),
+        Err(e) => warn!(id, "sql connection closed: {e}"),
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        debug!(id = self.session.id, "sql connection closed");
+        self.session
+            .shared
+            .connections
+            .fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Serves a connection the reactor handed back (a command it does not run itself) on a thread of
+/// the cache; the connection is closed if no thread can be had.
+pub(crate) fn resume_on_a_thread(mut conn: Box<Conn>) {
+    let threads = conn.session.shared.threads.clone();
+    let id = conn.session.id;
+    let job = move || {
+        // The reactor's copy of the socket made it non-blocking (one file description).
+        let result = match conn.write.set_nonblocking(false) {
+            Ok(()) => conn.serve_commands(true),
+            Err(e) => Err(ProtoError::Io(e)),
+        };
+        ended(id, result);
+    };
+    if let Err(e) = threads.run(Box::new(job)) {
+        warn!(
+            id,
+            "sql: no thread to serve a connection's command ({e}); closing it"
+        );
     }
 }
 
@@ -317,10 +355,17 @@ impl Conn {
             return Ok(());
         }
         self.write.set_read_timeout(Some(WAIT_TIMEOUT))?;
+        // A TLS connection stays on its thread: the reactor serves plain sockets only.
+        let parking = !self.secure;
+        self.serve_commands(parking)
+    }
+
+    /// Serves commands on this thread while the client has sent some; then parks the connection
+    /// in the reactor (when `parking`) and returns, leaving the thread free: the reactor hands
+    /// it back (`resume_on_a_thread`) when a command needs a thread again.
+    fn serve_commands(self: Box<Self>, mut parking: bool) -> Result<(), ProtoError> {
         let shared = self.session.shared.clone();
         let mut conn = self;
-        // A TLS connection stays on its thread: the reactor serves plain sockets only.
-        let mut parking = !conn.secure;
         loop {
             if !conn.out.is_empty() {
                 conn.flush()?;
@@ -334,13 +379,9 @@ impl Conn {
                 }
                 conn.flush()?;
             }
-            let (back, home) = mpsc::channel();
-            match shared.reactor.park(Parked { conn, back }) {
-                Ok(()) => match home.recv() {
-                    Ok(c) => conn = c,
-                    // The reactor closed it (COM_QUIT, the client left, or a stop).
-                    Err(_) => return Ok(()),
-                },
+            match shared.reactor.park(Parked { conn }) {
+                // The reactor holds it now, and hands it to a thread when it must.
+                Ok(()) => return Ok(()),
                 Err(c) => {
                     // The reactor has stopped: serve the rest here.
                     conn = c;

@@ -202,7 +202,7 @@ impl Session {
                 // is made: a count that fails only leaves the count at 0.
                 let first = &changed.def().columns[changed.def().primary_key[0] as usize].name;
                 match self
-                    .data
+                    .data()
                     .scan(&changed, &client::Scan::table().columns(&[first.as_str()]))
                 {
                     Ok(rows) => affected = rows.len() as u64,

@@ -77,6 +77,12 @@ impl SqlError {
         match e.code() {
             ErrorCode::DuplicateKey => SqlError::new(1062, "23000", message),
             ErrorCode::LockWaitTimeout => SqlError::new(1205, "HY000", message),
+            // The whole transaction is gone, as after a deadlock; 1205 is what drivers retry.
+            ErrorCode::TransactionTimedOut => SqlError::new(
+                1205,
+                "HY000",
+                format!("Lock wait timeout exceeded; try restarting transaction ({message})"),
+            ),
             ErrorCode::Deadlock => SqlError::new(
                 1213,
                 "40001",

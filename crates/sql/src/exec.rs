@@ -106,7 +106,9 @@ pub struct Session {
     /// This session's own connection to the data node, for its reads and writes: replies come
     /// straight to the session's thread, with no hand-off between sessions sharing a socket.
     /// Metadata and DDL go through the shared connection, whose table cache all sessions share.
-    pub(crate) data: Cluster,
+    /// Made at its first use (`data`): a session that only logged in, or whose reads the
+    /// reactor serves, holds none.
+    data: Option<Cluster>,
     pub id: u32,
     pub user: String,
     /// The host the client connects from, as errors and USER() name it (`localhost` for a
@@ -303,13 +305,8 @@ impl Drop for Session {
 
 impl Session {
     pub fn new(shared: Arc<Shared>, id: u32) -> Session {
-        let data = Cluster::connect_timeout(&shared.config.datanode, DATA_CONNECT_TIMEOUT)
-            .unwrap_or_else(|e| {
-                tracing::warn!("sql session {id}: no connection of its own ({e}); sharing one");
-                shared.cluster().clone()
-            });
         Session {
-            data,
+            data: None,
             activity: crate::activity::SessionActivity::new(&shared, id),
             shared,
             id,
@@ -389,18 +386,37 @@ impl Session {
         }
     }
 
+    /// The session's own data node connection, made now if it has none yet.
+    pub(crate) fn data(&mut self) -> &Cluster {
+        let (shared, id) = (&self.shared, self.id);
+        self.data.get_or_insert_with(|| {
+            Cluster::connect_timeout(&shared.config.datanode, DATA_CONNECT_TIMEOUT).unwrap_or_else(
+                |e| {
+                    tracing::warn!("sql session {id}: no connection of its own ({e}); sharing one");
+                    shared.cluster()
+                },
+            )
+        })
+    }
+
+    /// The session's own connection if it has one, else the shared one: for a committed read
+    /// made where the session is not borrowed mutably.
+    pub(crate) fn reading(&self) -> Cluster {
+        self.data.clone().unwrap_or_else(|| self.shared.cluster())
+    }
+
     /// Connects the session to the data node again when a statement found its connection lost
     /// (the data node restarted). The statement that found it failed and rolled back any open
     /// transaction with it, so nothing is lost by starting over.
     fn reconnect_if_lost(&mut self) {
-        if !self.data.is_closed() {
+        if !self.data.as_ref().is_some_and(Cluster::is_closed) {
             return;
         }
         match Cluster::connect_timeout(&self.shared.config.datanode, client::RECONNECT_TIMEOUT) {
             Ok(fresh) => {
                 self.txn = None;
                 self.savepoints.clear();
-                self.data = fresh;
+                self.data = Some(fresh);
             }
             Err(e) => tracing::debug!("sql session {}: data node unreachable: {e}", self.id),
         }
@@ -898,7 +914,10 @@ impl Session {
         &mut self,
         work: impl FnOnce(&mut Session, &mut Transaction, ExecType) -> Result<R>,
     ) -> Result<R> {
-        let mut txn = self.txn.take().unwrap_or_else(|| self.data.transaction());
+        let mut txn = match self.txn.take() {
+            Some(txn) => txn,
+            None => self.data().transaction(),
+        };
         let was_open = txn.is_open();
         let keep = self.in_transaction();
         if keep {
@@ -1004,8 +1023,12 @@ impl Session {
             }
             Statement::Savepoint { name } => {
                 if self.in_transaction() {
-                    let data = &self.data;
-                    let txn = self.txn.get_or_insert_with(|| data.transaction());
+                    if self.txn.is_none() {
+                        self.txn = Some(self.data().transaction());
+                    }
+                    let Some(txn) = self.txn.as_mut() else {
+                        return Ok(done(0));
+                    };
                     let savepoint = Savepoint {
                         name: name.value.clone(),
                         writes: txn.writes_sent(),

@@ -631,7 +631,7 @@ pub(crate) fn next_auto_increment(session: &Session, table: &Table) -> Result<Op
         None => Scan::table(),
     };
     let rows = session
-        .data
+        .reading()
         .scan(table, &scan.columns(&[name]))
         .map_err(|e| SqlError::from_client(&e))?;
     let largest = rows

@@ -44,6 +44,7 @@ mod show;
 mod stored;
 mod subquery;
 mod temporal;
+mod threads;
 mod tls;
 mod typing;
 mod users;
@@ -82,6 +83,8 @@ pub struct SqlConfig {
     pub reactors: usize,
     /// TLS: off, a self-signed certificate made at start (the default), or PEM files.
     pub tls: TlsSetting,
+    /// Connections served at once (MySQL's max_connections); one more is refused with 1040.
+    pub max_connections: u32,
 }
 
 impl Default for SqlConfig {
@@ -94,6 +97,7 @@ impl Default for SqlConfig {
             max_packet: 64 << 20,
             reactors: REACTORS_DEFAULT,
             tls: TlsSetting::default(),
+            max_connections: CONNECTIONS_MAX,
         }
     }
 }
@@ -118,7 +122,8 @@ pub const GROUP_CONCAT_SORTED_BYTES_MAX: usize = 64 << 20;
 /// stay well inside it (Linux commits only the pages a thread touches).
 pub const CONNECTION_STACK_BYTES: usize = 16 << 20;
 
-/// Connections served at once; more are refused with ER_CON_COUNT_ERROR.
+/// Connections served at once by default (`SqlConfig::max_connections`); more are refused
+/// with ER_CON_COUNT_ERROR. An idle connection holds no thread, only its buffers and session.
 pub const CONNECTIONS_MAX: u32 = 1_024;
 
 /// The version string the handshake announces: MySQL 8.0's protocol, Cairn's own version.
@@ -152,6 +157,8 @@ pub(crate) struct Shared {
     /// a session that read its grants under another value reads them again before its next
     /// statement, and plans it again.
     pub grants_epoch: std::sync::atomic::AtomicU64,
+    /// The threads connections' logins and commands run on.
+    pub threads: threads::Threads,
 }
 
 impl Shared {
@@ -208,6 +215,7 @@ impl SqlServer {
             next_id: AtomicU32::new(1),
             activity: activity::ServerActivity::default(),
             grants_epoch: std::sync::atomic::AtomicU64::new(0),
+            threads: threads::Threads::new(CONNECTION_STACK_BYTES),
         });
         let socket = match unix {
             Some(file) => {
@@ -290,7 +298,8 @@ impl Backoff {
     }
 }
 
-/// Accepts connections (from `accept`, a listener's) until `stopping`, each on its own thread.
+/// Accepts connections (from `accept`, a listener's) until `stopping`, each logging in on a
+/// thread of `Shared::threads`.
 fn accept_loop(
     mut accept: impl FnMut() -> std::io::Result<transport::Stream>,
     shared: Arc<Shared>,
@@ -320,12 +329,11 @@ fn accept_loop(
             }
         };
         let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let shared = shared.clone();
-        let spawned = std::thread::Builder::new()
-            .name(format!("sql-{id}"))
-            .stack_size(CONNECTION_STACK_BYTES)
-            .spawn(move || conn::serve(stream, shared, id));
-        if let Err(e) = spawned {
+        let serving = shared.clone();
+        if let Err(e) = shared
+            .threads
+            .run(Box::new(move || conn::serve(stream, serving, id)))
+        {
             warn!("sql: could not start a connection thread: {e}");
         }
     }

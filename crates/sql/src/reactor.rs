@@ -5,8 +5,9 @@
 //! node over one `EventSession` in the same poll as the clients: every read of a poll round
 //! leaves in one write, sent before the round's replies are answered and looked for again every
 //! few answers of a large batch, and the loop sleeps until a client or the data node has
-//! something. Any other command goes back to the connection's own thread, which runs it with
-//! blocking calls (`conn.rs`) and parks the connection here again once its input is drained.
+//! something. Any other command goes to a thread (`threads.rs`), which runs it with blocking
+//! calls (`conn.rs`) and parks the connection here again once its input is drained; an idle
+//! connection holds no thread.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -48,10 +49,9 @@ const ANSWERS_PER_LOOK: usize = 4;
 /// Bytes read from one connection per turn before its commands are looked at.
 const INPUT_BYTES_MAX: usize = 1 << 20;
 
-/// A connection handed to the loop by its thread, with the way back to that thread.
+/// A connection handed to the loop by the thread that served its last command.
 pub(crate) struct Parked {
     pub conn: Box<Conn>,
-    pub back: Sender<Box<Conn>>,
 }
 
 /// The handle connection threads park their connections through: one or more loops, each
@@ -155,7 +155,6 @@ struct Waiting {
 
 struct Slot {
     conn: Box<Conn>,
-    back: Sender<Box<Conn>>,
     io: Connection,
     input: Vec<u8>,
     /// The last read stopped at INPUT_BYTES_MAX: the socket may hold more.
@@ -334,7 +333,7 @@ impl Loop {
                 Err(e) => {
                     // Keep serving it from its thread.
                     warn!("sql reactor: cannot take a connection: {e}");
-                    let _ = p.back.send(p.conn);
+                    crate::conn::resume_on_a_thread(p.conn);
                     continue;
                 }
             };
@@ -342,7 +341,6 @@ impl Loop {
                 token,
                 Slot {
                     conn: p.conn,
-                    back: p.back,
                     io,
                     input: Vec::new(),
                     more: false,
@@ -691,7 +689,7 @@ impl Loop {
         }
     }
 
-    /// Gives the connection back to its thread, with every byte not yet run.
+    /// Gives the connection to a thread, with every byte not yet run.
     fn hand_back(&mut self, token: u64) {
         let Some(mut slot) = self.slots.remove(&token) else {
             return;
@@ -709,10 +707,10 @@ impl Loop {
         drop(slot.io);
         let mut conn = slot.conn;
         conn.resume(unwritten, std::mem::take(&mut slot.input));
-        let _ = slot.back.send(conn);
+        crate::conn::resume_on_a_thread(conn);
     }
 
-    /// Closes the connection; its thread sees the channel close and ends.
+    /// Closes the connection (dropping it ends its session).
     fn close(&mut self, token: u64) {
         if let Some(mut slot) = self.slots.remove(&token) {
             slot.io.deregister(self.poll.registry());

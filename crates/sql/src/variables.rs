@@ -61,7 +61,7 @@ const VARIABLES: &[Variable] = variables! {
     "license" Plain |s| text("Apache-2.0");
     "lower_case_table_names" Plain |s| Value::Int(0);
     "max_allowed_packet" Plain |s| Value::Int(s.shared.config.max_packet as i64);
-    "max_connections" Plain |s| Value::Int(crate::CONNECTIONS_MAX as i64);
+    "max_connections" Plain |s| Value::Int(s.shared.config.max_connections as i64);
     "max_error_count" Plain |s| Value::Int(crate::diagnostics::CONDITIONS_MAX as i64);
     "max_prepared_stmt_count" Plain |s| Value::Int(crate::exec::PREPARED_MAX as i64);
     "max_recursive_iterations" Plain |s| Value::Int(crate::derived::RECURSION_STEPS_MAX as i64);

@@ -11,9 +11,16 @@ use wire::{FrameHeader, Message, HEADER_BYTES};
 
 use crate::TransportError;
 
-/// Bytes asked of the socket at once; a larger frame grows the buffer up to the frame limit.
+/// Bytes asked of the socket at once once a connection is busy; a larger frame grows the buffer
+/// up to the frame limit, and it shrinks back to this once that frame is taken.
 pub const READ_BUFFER_BYTES: usize = 256 * 1024;
 
+/// The buffer's size at its first read: an idle connection costs this, not
+/// [`READ_BUFFER_BYTES`]. It doubles while reads fill it, up to `READ_BUFFER_BYTES`.
+pub const READ_BUFFER_BYTES_MIN: usize = 4 * 1024;
+
+/// Empty at first: the buffer grows at the first read (`READ_BUFFER_BYTES_MIN`).
+#[derive(Default)]
 pub struct FrameBuffer {
     buf: Vec<u8>,
     start: usize,
@@ -23,23 +30,13 @@ pub struct FrameBuffer {
     /// on as it is, for its receiver to refuse).
     joining: Option<HashMap<u64, Vec<OpResult>>>,
     joined_bytes: usize,
+    /// The last read filled all the space it was offered (more was probably waiting).
+    filled_last: bool,
 }
 
 /// The most bytes of results a connection keeps of execute replies not yet whole
 /// ([`FrameBuffer::join_replies`]); more is a broken stream.
 pub const JOINED_BYTES_MAX: usize = 1 << 30;
-
-impl Default for FrameBuffer {
-    fn default() -> Self {
-        FrameBuffer {
-            buf: vec![0; READ_BUFFER_BYTES],
-            start: 0,
-            end: 0,
-            joining: None,
-            joined_bytes: 0,
-        }
-    }
-}
 
 impl FrameBuffer {
     /// Joins an execute reply the data node sent in several frames into one message (the
@@ -59,9 +56,17 @@ impl FrameBuffer {
         if self.end == self.buf.len() {
             self.compact();
         }
+        // The last read filled all it was offered, or less than half is free: a busy
+        // connection, whose reads deserve a larger buffer.
+        let busy = self.filled_last || (self.buf.len() - self.end) * 2 < self.buf.len() + 1;
+        if busy && self.buf.len() < READ_BUFFER_BYTES {
+            let grown = (self.buf.len() * 2).clamp(READ_BUFFER_BYTES_MIN, READ_BUFFER_BYTES);
+            self.buf.resize(grown, 0);
+        }
         let offered = self.buf.len() - self.end;
         let n = source.read(&mut self.buf[self.end..])?;
         self.end += n;
+        self.filled_last = n == offered;
         Ok((n, n == offered))
     }
 
@@ -148,6 +153,10 @@ impl FrameBuffer {
                 if self.start == self.end {
                     self.start = 0;
                     self.end = 0;
+                    if self.buf.len() > READ_BUFFER_BYTES {
+                        // Grown for one large frame: give the memory back.
+                        self.buf = vec![0; READ_BUFFER_BYTES];
+                    }
                 }
                 return Ok(Some((header, message)));
             }

@@ -90,11 +90,17 @@ impl Connection {
         Ok(Connection {
             stream,
             input: FrameBuffer::default(),
-            output: Vec::with_capacity(64 * 1024),
+            // Grows with the first answers; an idle connection holds none.
+            output: Vec::new(),
             written: 0,
             peer,
             writable_interest: false,
         })
+    }
+
+    /// True while part of a frame is buffered, waiting for the rest.
+    pub fn is_partial(&self) -> bool {
+        self.input.is_partial()
     }
 
     pub fn peer(&self) -> &str {

@@ -28,6 +28,20 @@ impl TestNode {
         }
     }
 
+    /// A node with `config`, listening on an ephemeral loopback port.
+    pub fn with(config: DataNodeConfig) -> TestNode {
+        let node = DataNode::start(DataNodeConfig {
+            listen: "127.0.0.1:0".into(),
+            ..config
+        })
+        .expect("data node starts");
+        let address = node.address().to_string();
+        TestNode {
+            node: Some(node),
+            address,
+        }
+    }
+
     pub fn connect(&self) -> Cluster {
         Cluster::connect(&self.address).expect("client connects")
     }
