@@ -59,13 +59,17 @@ pub enum ErrorCode {
     /// data node's inactive-transaction timeout (NDB's TransactionInactiveTimeout); it was
     /// rolled back and its locks freed. Retry it.
     TransactionTimedOut = 24,
+    /// Storing the row would take the data node past its data memory limit (NDB's
+    /// DataMemory): nothing was changed. Reads, deletes and writes that need no more memory go
+    /// on; deleting rows makes room. The message names the table as `'name'`.
+    TableFull = 25,
 }
 
 impl ErrorCode {
     /// Decodes a wire code.
     pub fn from_u16(code: u16) -> Option<ErrorCode> {
         use ErrorCode::*;
-        const ALL: [ErrorCode; 24] = [
+        const ALL: [ErrorCode; 25] = [
             DuplicateKey,
             NotFound,
             LockWaitTimeout,
@@ -90,6 +94,7 @@ impl ErrorCode {
             SchemaChanged,
             Deadlock,
             TransactionTimedOut,
+            TableFull,
         ];
         ALL.into_iter().find(|c| *c as u16 == code)
     }
@@ -173,6 +178,7 @@ fn name(code: ErrorCode) -> &'static str {
         SchemaChanged => "schema changed",
         Deadlock => "deadlock",
         TransactionTimedOut => "transaction timed out",
+        TableFull => "table full",
     }
 }
 

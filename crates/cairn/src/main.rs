@@ -96,9 +96,14 @@ struct StartArgs {
     sql: SqlArgs,
 }
 
-/// A data node's limits in time on what its clients leave hanging.
+/// A data node's limits: memory, and time on what its clients leave hanging.
 #[derive(Args, Clone)]
 struct TimeoutArgs {
+    /// The most the node's rows and indexes may hold (NDB's DataMemory), in bytes or with a
+    /// K, M or G suffix; a write past it fails with "table is full". Default: half the
+    /// machine's memory.
+    #[arg(long, value_parser = parse_size)]
+    data_memory: Option<u64>,
     /// Milliseconds a transaction holding locks or changes may wait for its client's next
     /// request before it is rolled back and its locks freed (NDB's TransactionInactiveTimeout;
     /// 0: never).
@@ -111,10 +116,31 @@ struct TimeoutArgs {
 
 impl TimeoutArgs {
     fn apply(&self, config: &mut DataNodeConfig) {
+        if let Some(bytes) = self.data_memory {
+            config.data_memory = bytes;
+        }
         config.transaction_inactive_timeout =
             Duration::from_millis(self.transaction_inactive_timeout_ms);
         config.frame_timeout = Duration::from_millis(self.frame_timeout_ms.max(1));
     }
+}
+
+/// A size in bytes: digits with an optional K, M or G (binary multiples), as NDB's config.ini
+/// writes DataMemory.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (digits, shift) = match text.char_indices().last() {
+        Some((at, 'k' | 'K')) => (&text[..at], 10),
+        Some((at, 'm' | 'M')) => (&text[..at], 20),
+        Some((at, 'g' | 'G')) => (&text[..at], 30),
+        _ => (text, 0),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is no size (bytes, or a number with K, M or G)"))?;
+    n.checked_mul(1 << shift)
+        .filter(|b| *b >= 1 << 20)
+        .ok_or_else(|| format!("{text:?}: a size from 1M to 16E is needed"))
 }
 
 #[derive(Args, Clone)]
@@ -550,6 +576,12 @@ fn main() -> Result<()> {
                 s.row_count,
                 s.resident_bytes >> 20
             );
+            println!(
+                "data memory: {} MiB used of {} MiB ({} MiB free)",
+                s.data_memory_bytes >> 20,
+                s.data_memory_limit >> 20,
+                s.data_memory_limit.saturating_sub(s.data_memory_bytes) >> 20
+            );
             println!("tables: {}", cluster.list_tables()?.join(", "));
             Ok(())
         }
@@ -674,6 +706,10 @@ fn start(args: StartArgs) -> Result<()> {
     }
     println!("durability: {}", config.durability);
     println!("checkpoints: {}", args.durability.describe_checkpoints());
+    println!(
+        "data memory: {} MiB (--data-memory)",
+        config.data_memory >> 20
+    );
     println!("ready");
     wait_for_signal(&node)?;
     println!("stopping");
@@ -756,6 +792,10 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
     if let Some(name) = &args.shm_listen {
         println!("shared memory: {}{name}", transport::shm::ADDRESS_PREFIX);
     }
+    println!(
+        "data memory: {} MiB (--data-memory)",
+        config.data_memory >> 20
+    );
     println!("ready");
     wait_for_signal(&node)?;
     node.stop();

@@ -331,6 +331,7 @@ impl Coordinator {
             return;
         };
         status.row_count += worker.rows;
+        status.data_memory_bytes += worker.memory_bytes;
         if waiting > 1 {
             self.pending.insert(
                 tag,
@@ -482,6 +483,8 @@ impl Coordinator {
                         .map(|c| c.table_count() as u32)
                         .unwrap_or(0),
                     row_count: 0,
+                    data_memory_bytes: 0,
+                    data_memory_limit: self.shared.data_memory.limit,
                 };
                 self.pending.insert(
                     tag,

@@ -90,6 +90,9 @@ pub struct DataNodeConfig {
     /// How long a transaction holding locks or changes may wait for its client's next request
     /// before it is rolled back (NDB's TransactionInactiveTimeout); zero never rolls back.
     pub transaction_inactive_timeout: Duration,
+    /// The most the node's rows and indexes may hold, in bytes (NDB's DataMemory; estimated by
+    /// `Partition::memory_bytes`): a write that would pass it fails with `TableFull`.
+    pub data_memory: u64,
     /// How long a worker keeps polling after its last piece of work before it sleeps (NDB's spin
     /// time); zero sleeps at once, saving CPU at the cost of a wake-up per request.
     pub worker_spin: Duration,
@@ -119,6 +122,7 @@ impl Default for DataNodeConfig {
             lock_wait_timeout: Duration::from_millis(1200),
             frame_timeout: FRAME_TIMEOUT_DEFAULT,
             transaction_inactive_timeout: TRANSACTION_INACTIVE_TIMEOUT_DEFAULT,
+            data_memory: default_data_memory(),
             worker_spin: default_worker_spin(),
             data_dir: None,
             durability: Durability::Commit,
@@ -160,6 +164,8 @@ pub struct Shared {
     /// The node-wide commit sequence, continued across restarts.
     pub sequence: Arc<AtomicU64>,
     pub data_dir: Option<PathBuf>,
+    /// The data memory limit and what each worker's partitions hold.
+    pub data_memory: Arc<DataMemory>,
     /// `DataNodeConfig::transaction_inactive_timeout`.
     pub transaction_inactive_timeout: Duration,
     /// How long a connection may hold part of a frame (`DataNodeConfig::frame_timeout`).
@@ -476,7 +482,9 @@ impl DataNode {
             handles.push(WorkerHandle::new(tx, &poll)?);
             loops.push((poll, rx));
         }
+        let data_memory = Arc::new(DataMemory::new(config.data_memory, worker_count));
         let shared = Arc::new(Shared {
+            data_memory: data_memory.clone(),
             node_id: config.node_id,
             cluster_id: config.cluster_id,
             catalog: RwLock::new(recovered.catalog),
@@ -522,6 +530,7 @@ impl DataNode {
                 config.cluster_id,
                 partitions,
                 logging,
+                data_memory.clone(),
             );
             let mut event_loop =
                 EventLoop::new(w, shared.clone(), worker, poll, rx, config.worker_spin);
@@ -658,6 +667,58 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
 /// [`DataNodeConfig::frame_timeout`] by default: long enough for a 16 MiB frame over a slow link.
 pub const FRAME_TIMEOUT_DEFAULT: Duration = Duration::from_secs(30);
+
+/// A node's data memory: its limit and, per worker, what its partitions hold (each worker
+/// publishes its own; a write checks the sum).
+pub struct DataMemory {
+    pub limit: u64,
+    used: Vec<AtomicU64>,
+}
+
+impl DataMemory {
+    pub fn new(limit: u64, workers: usize) -> DataMemory {
+        DataMemory {
+            limit,
+            used: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// What every worker's partitions hold, as last published.
+    pub fn used(&self) -> u64 {
+        self.used.iter().map(|u| u.load(Ordering::Relaxed)).sum()
+    }
+
+    /// What every worker but `worker` holds.
+    pub fn used_by_others(&self, worker: usize) -> u64 {
+        self.used
+            .iter()
+            .enumerate()
+            .filter(|(w, _)| *w != worker)
+            .map(|(_, u)| u.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    pub fn publish(&self, worker: usize, bytes: u64) {
+        if let Some(u) = self.used.get(worker) {
+            u.store(bytes, Ordering::Relaxed);
+        }
+    }
+}
+
+/// [`DataNodeConfig::data_memory`] by default: half the machine's memory (the rest is the
+/// process's overhead, redo and checkpoint buffers, the front ends, and the system's), at least
+/// 64 MiB; 4 GiB where the machine's size cannot be read.
+pub fn default_data_memory() -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map(|kib| kib * 1024);
+    total.map_or(4 << 30, |bytes| (bytes / 2).max(64 << 20))
+}
 
 /// [`DataNodeConfig::transaction_inactive_timeout`] by default: far above any pause an
 /// application makes inside a transaction on purpose, short enough that a client that went away

@@ -256,6 +256,8 @@ pub enum ToWorker {
 pub struct WorkerStatus {
     pub rows: u64,
     pub row_bytes: u64,
+    /// What the worker's partitions hold (`Partition::memory_bytes`).
+    pub memory_bytes: u64,
 }
 
 /// What a coordinator receives from workers.

@@ -49,6 +49,9 @@ struct WorkerTxn {
     /// change, oldest first: the latest statement's changes, or with a savepoint
     /// (`Parked::keep_from`) every statement's from it on.
     undo: Vec<(u32, LockKey, Option<PendingImage>)>,
+    /// Data memory its uncommitted images will take (counted in `Worker::reserved_bytes`
+    /// until it ends), so the transactions in flight together cannot pass the limit.
+    reserved_bytes: usize,
 }
 
 /// Steps of one request, run in order; parked while one waits for a lock.
@@ -137,6 +140,12 @@ const CHECKPOINT_BYTES_PER_TURN: usize = 1024 * 1024;
 
 pub struct Worker {
     partitions: HashMap<(u32, u32), Partition>,
+    /// The node's data memory, where this worker publishes what its partitions hold.
+    data_memory: Arc<crate::DataMemory>,
+    /// What this worker's partitions hold (`Partition::memory_bytes` summed), kept current, and
+    /// what its open transactions' images will add: both are published as its use.
+    memory_bytes: usize,
+    reserved_bytes: usize,
     logging: Option<Logging>,
     /// The checkpoint this worker is writing, if one is.
     pub checkpoint: Option<CheckpointTask>,
@@ -177,6 +186,7 @@ impl Worker {
         cluster_id: u32,
         partitions: Vec<((u32, u32), Partition)>,
         logging: Option<Logging>,
+        data_memory: Arc<crate::DataMemory>,
     ) -> Worker {
         let mut partitions: HashMap<(u32, u32), Partition> = partitions.into_iter().collect();
         if logging.is_some() {
@@ -188,8 +198,11 @@ impl Worker {
                 p.track_changes();
             }
         }
-        Worker {
+        let mut worker = Worker {
             partitions,
+            data_memory,
+            memory_bytes: 0,
+            reserved_bytes: 0,
             checkpoint: None,
             logging,
             failure: None,
@@ -208,7 +221,68 @@ impl Worker {
             fenced: HashSet::new(),
             retired: HashSet::new(),
             fenced_work: Vec::new(),
+        };
+        worker.recount_memory();
+        worker
+    }
+
+    /// Counts what every partition of this worker holds again and publishes it (after anything
+    /// but a commit changed partitions: DDL, copies, recovery).
+    fn recount_memory(&mut self) {
+        self.memory_bytes = self.partitions.values().map(|p| p.memory_bytes()).sum();
+        self.publish_memory();
+    }
+
+    fn publish_memory(&self) {
+        self.data_memory
+            .publish(self.index, (self.memory_bytes + self.reserved_bytes) as u64);
+    }
+
+    /// Refuses a row image of `row_bytes` for `key` when storing it would take the node past
+    /// its data memory limit. Rows replaced by no larger ones, and deletes, always pass, so a
+    /// full node keeps serving the writes that free memory.
+    /// Returns the bytes to reserve for it.
+    fn check_memory(
+        &self,
+        key: &LockKey,
+        partition: u32,
+        row_bytes: usize,
+    ) -> Result<usize, Error> {
+        let Some(part) = self.partitions.get(&(key.0, partition)) else {
+            return Ok(0);
+        };
+        let used = self.data_memory.used_by_others(self.index)
+            + (self.memory_bytes + self.reserved_bytes) as u64;
+        // Far from the limit (the common case): reserve what a new row takes, without looking
+        // for the row it may replace.
+        let most = part.row_memory_bytes(row_bytes);
+        if used.saturating_add(most as u64) <= self.data_memory.limit {
+            return Ok(most);
         }
+        let grows = match part.get(&key.1) {
+            Some(old) => row_bytes.saturating_sub(old.len()),
+            None => part.row_memory_bytes(row_bytes),
+        };
+        if grows == 0 {
+            return Ok(0);
+        }
+        if used.saturating_add(grows as u64) <= self.data_memory.limit {
+            return Ok(grows);
+        }
+        let table = part.table();
+        let name = match table.index_of {
+            // A hidden unique-index table's row belongs to its base table.
+            Some(_) => table.name.split('$').next().unwrap_or(&table.name),
+            None => &table.name,
+        };
+        Err(Error::new(
+            ErrorCode::TableFull,
+            format!(
+                "table '{name}' is full: the data node's data memory ({} MiB, --data-memory) is used up ({} MiB held)",
+                self.data_memory.limit >> 20,
+                used >> 20
+            ),
+        ))
     }
 
     /// The earliest lock-wait deadline, so the event loop knows how long it may sleep.
@@ -223,6 +297,24 @@ impl Worker {
 
     /// Handles one data message (connections and coordinator events belong to the event loop).
     pub fn handle(&mut self, message: ToWorker) {
+        // Commits keep the count current as they go; other changes to partitions (DDL, copies,
+        // unique index builds) are counted again after their message.
+        let recount = !matches!(
+            message,
+            ToWorker::Steps { .. }
+                | ToWorker::Commit { .. }
+                | ToWorker::UndoStatement { .. }
+                | ToWorker::Abort { .. }
+                | ToWorker::Scan { .. }
+                | ToWorker::Status { .. }
+        );
+        self.handle_message(message);
+        if recount {
+            self.recount_memory();
+        }
+    }
+
+    fn handle_message(&mut self, message: ToWorker) {
         match message {
             ToWorker::Steps {
                 txn,
@@ -390,6 +482,7 @@ impl Worker {
                     status.rows += p.row_count() as u64;
                     status.row_bytes += p.row_bytes() as u64;
                 }
+                status.memory_bytes = self.memory_bytes as u64;
                 self.send(reply_to, Event::Status { tag, status });
             }
             ToWorker::Connection(_)
@@ -782,7 +875,16 @@ impl Worker {
             Some(values) => Some(layout.encode(values)?),
             None => None,
         };
+        let reserve = match &image {
+            Some(row) => self.check_memory(key, partition, row.len())?,
+            None => 0,
+        };
+        if reserve > 0 {
+            self.reserved_bytes += reserve;
+            self.publish_memory();
+        }
         let state = self.txns.entry(txn).or_default();
+        state.reserved_bytes += reserve;
         let before = state.pending.insert(key.clone(), (partition, image));
         let (statement, keep_from) = self.statement;
         if statement != 0 {
@@ -1046,11 +1148,17 @@ impl Worker {
         let Some(state) = self.txns.remove(&txn) else {
             return;
         };
+        self.reserved_bytes -= state.reserved_bytes;
+        if !commit && state.reserved_bytes > 0 {
+            self.publish_memory();
+        }
         if commit {
+            let mut memory = self.memory_bytes;
             for ((table, pk), (partition, image)) in state.pending {
                 let Some(part) = self.partitions.get_mut(&(table, partition)) else {
                     continue;
                 };
+                let before = part.memory_bytes();
                 let applied = match image {
                     Some(row) => {
                         if part.find(&pk).is_some() {
@@ -1069,7 +1177,10 @@ impl Worker {
                     applied.is_ok(),
                     "commit of a prepared row failed: {applied:?}"
                 );
+                memory = memory.saturating_sub(before) + part.memory_bytes();
             }
+            self.memory_bytes = memory;
+            self.publish_memory();
         }
         for key in state.locks {
             if let Some(entry) = self.locks.get_mut(&key) {
@@ -1082,6 +1193,7 @@ impl Worker {
         self.retry_parked();
         if !self.fenced_work.is_empty() {
             self.run_fenced();
+            self.recount_memory();
         }
     }
 

@@ -182,7 +182,7 @@ pub fn open_index(
 }
 
 /// The answer to a data-node failure on `open`: code 1 and the MySQL handler error number
-/// clients know (121 duplicate key, 146 lock wait timeout, 149 deadlock), else 1 and the text of Cairn's error
+/// clients know (121 duplicate key, 135 table full, 146 lock wait timeout, 149 deadlock), else 1 and the text of Cairn's error
 /// code. A table gone from the data node (dropped, maybe created again) or changed by DDL also
 /// leaves the client's cache, and the open index is marked stale, so the next request opens it
 /// again as the table is now.
@@ -195,6 +195,8 @@ pub fn failure(cluster: &Cluster, open: &OpenIndex, e: &ClientError) -> Vec<u8> 
         ErrorCode::DuplicateKey => protocol::error(1, "121"),
         ErrorCode::LockWaitTimeout => protocol::error(1, "146"),
         ErrorCode::Deadlock => protocol::error(1, "149"),
+        // HA_ERR_RECORD_FILE_FULL, what the plugin answers when the engine is out of space.
+        ErrorCode::TableFull => protocol::error(1, "135"),
         ErrorCode::NoSuchTable => protocol::error(1, "open_table"),
         other => protocol::error(1, &format!("{}", other as u16 + 1000)),
     }

@@ -89,6 +89,15 @@ impl SqlError {
                 "Deadlock found when trying to get lock; try restarting transaction",
             ),
             ErrorCode::NullNotAllowed => SqlError::new(1048, "23000", message),
+            ErrorCode::TableFull => {
+                // The data node names the table 'db/t' (or a bare name) first in its message.
+                let table = message
+                    .split('\'')
+                    .nth(1)
+                    .map(|t| t.rsplit('/').next().unwrap_or(t))
+                    .unwrap_or_default();
+                SqlError::new(1114, "HY000", format!("The table '{table}' is full"))
+            }
             ErrorCode::BadValue => SqlError::new(1366, "22007", message),
             ErrorCode::TableExists => SqlError::new(1050, "42S01", message),
             ErrorCode::NoSuchTable => SqlError::new(1146, "42S02", message),

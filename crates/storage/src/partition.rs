@@ -17,6 +17,13 @@ use crate::row::RowLayout;
 /// A row's slot in the partition's slab; stable while the row exists.
 pub type RowId = u32;
 
+/// What the allocator adds to a row image on average (rounding up to its size class).
+const ROW_ALLOCATION_BYTES: usize = 16;
+
+/// What one entry of an ordered index holds on average: its inline key and row id, in B-tree
+/// nodes about two-thirds full.
+const INDEX_ENTRY_BYTES: usize = 48;
+
 /// A bound on encoded ordered-index keys.
 pub type IndexBound = Bound<Vec<u8>>;
 
@@ -147,6 +154,27 @@ impl Partition {
     /// Bytes held by row images (not counting index overhead).
     pub fn row_bytes(&self) -> usize {
         self.row_bytes
+    }
+
+    /// An estimate of the memory the partition holds, what a data node's data memory limit
+    /// bounds: the row images with their allocations' rounding, the slab of row slots, the
+    /// primary-key hash table and the ordered indexes' entries. Cheap: no walk over rows.
+    pub fn memory_bytes(&self) -> usize {
+        self.row_bytes
+            + self.live_rows * (ROW_ALLOCATION_BYTES + self.ordered.len() * INDEX_ENTRY_BYTES)
+            + self.rows.len() * std::mem::size_of::<Option<Box<[u8]>>>()
+            + self.live_rows * (std::mem::size_of::<RowId>() + 1)
+    }
+
+    /// What one more row of `row_bytes` adds to [`Partition::memory_bytes`] (its slot and hash
+    /// entry counted as they are on average).
+    pub fn row_memory_bytes(&self, row_bytes: usize) -> usize {
+        row_bytes
+            + ROW_ALLOCATION_BYTES
+            + self.ordered.len() * INDEX_ENTRY_BYTES
+            + std::mem::size_of::<Option<Box<[u8]>>>()
+            + std::mem::size_of::<RowId>()
+            + 1
     }
 
     /// Appends the encoding of columns `columns` of `row`; nullable columns get a tag byte.

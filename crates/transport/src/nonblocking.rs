@@ -55,6 +55,10 @@ pub enum ReadState {
     Closed,
 }
 
+/// The most output buffer an idle connection keeps for its next answers; one grown past it
+/// for a large answer is freed once that is written.
+pub const OUTPUT_RETAINED_BYTES: usize = 1 << 20;
+
 pub struct Connection {
     stream: Io,
     input: FrameBuffer,
@@ -172,7 +176,12 @@ impl Connection {
         }
         let pending = self.written < self.output.len();
         if !pending {
-            self.output.clear();
+            if self.output.capacity() > OUTPUT_RETAINED_BYTES {
+                // Grown for one large answer (a scan's rows): give the memory back.
+                self.output = Vec::new();
+            } else {
+                self.output.clear();
+            }
             self.written = 0;
         }
         Ok(pending)

@@ -194,6 +194,9 @@ pub struct NodeStatus {
     pub resident_bytes: u64,
     pub table_count: u32,
     pub row_count: u64,
+    /// What the node's rows and indexes hold (its estimate), and its limit (`--data-memory`).
+    pub data_memory_bytes: u64,
+    pub data_memory_limit: u64,
 }
 
 /// What a local checkpoint wrote.
@@ -619,6 +622,8 @@ impl Message {
                 out.put_u64(s.resident_bytes);
                 out.put_u32(s.table_count);
                 out.put_u64(s.row_count);
+                out.put_u64(s.data_memory_bytes);
+                out.put_u64(s.data_memory_limit);
             }
         }
     }
@@ -890,6 +895,8 @@ impl Message {
                 resident_bytes: r.u64()?,
                 table_count: r.u32()?,
                 row_count: r.u64()?,
+                data_memory_bytes: r.u64()?,
+                data_memory_limit: r.u64()?,
             }),
             18 => Message::Done,
             19 => Message::Checkpoint,

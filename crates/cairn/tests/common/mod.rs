@@ -124,6 +124,12 @@ impl Started {
 /// Runs `script` through the mysql command-line client in batch mode; its output, or a panic
 /// with its error.
 pub fn mysql(address: &str, script: &str) -> String {
+    try_mysql(address, script).unwrap_or_else(|e| panic!("mysql failed: {e}"))
+}
+
+/// Runs `script` through the mysql command-line client in batch mode: its output, or what it
+/// printed on stderr (the error) when it failed.
+pub fn try_mysql(address: &str, script: &str) -> Result<String, String> {
     let (host, port) = address.rsplit_once(':').unwrap();
     let out = Command::new("mysql")
         .args([
@@ -131,10 +137,9 @@ pub fn mysql(address: &str, script: &str) -> String {
         ])
         .output()
         .expect("the mysql client runs (apt-get install mariadb-client)");
-    assert!(
-        out.status.success(),
-        "mysql failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    if out.status.success() {
+        Ok(String::from_utf8(out.stdout).unwrap())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
 }

@@ -146,6 +146,8 @@ fn messages_round_trip() {
             resident_bytes: 3,
             table_count: 4,
             row_count: 5,
+            data_memory_bytes: 6,
+            data_memory_limit: 7,
         }),
         Message::Checkpoint,
         Message::CheckpointReply(CheckpointInfo {
