@@ -109,6 +109,13 @@ struct TimeoutArgs {
     /// 0: never).
     #[arg(long, default_value_t = datanode::TRANSACTION_INACTIVE_TIMEOUT_DEFAULT.as_millis() as u64)]
     transaction_inactive_timeout_ms: u64,
+    /// Transactions open on the data node at once (NDB's MaxNoOfConcurrentTransactions); one
+    /// more is refused with a temporary error.
+    #[arg(long, default_value_t = datanode::TRANSACTIONS_MAX_DEFAULT)]
+    transactions_max: usize,
+    /// Operations one transaction may carry; past it, it is rolled back.
+    #[arg(long, default_value_t = datanode::TRANSACTION_OPERATIONS_MAX_DEFAULT)]
+    transaction_operations_max: usize,
     /// Milliseconds a native connection may hold part of a frame before it is closed.
     #[arg(long, default_value_t = datanode::FRAME_TIMEOUT_DEFAULT.as_millis() as u64)]
     frame_timeout_ms: u64,
@@ -122,6 +129,8 @@ impl TimeoutArgs {
         config.transaction_inactive_timeout =
             Duration::from_millis(self.transaction_inactive_timeout_ms);
         config.frame_timeout = Duration::from_millis(self.frame_timeout_ms.max(1));
+        config.transactions_max = self.transactions_max;
+        config.transaction_operations_max = self.transaction_operations_max;
     }
 }
 

@@ -1081,3 +1081,58 @@ fn an_idle_transaction_holding_a_lock_is_rolled_back_and_the_waiter_proceeds() {
     );
     reader.commit().unwrap();
 }
+
+/// A transaction past the operations limit is rolled back whole (its locks freed, nothing of it
+/// kept), and one more transaction than the node's limit is refused with a temporary error
+/// until another ends.
+#[test]
+fn oversized_and_surplus_transactions_are_refused_cleanly() {
+    let node = TestNode::with(datanode::DataNodeConfig {
+        workers: 2,
+        transaction_operations_max: 100,
+        transactions_max: 3,
+        ..datanode::DataNodeConfig::default()
+    });
+    let cluster = node.connect();
+    let t = cluster.create_table(people()).unwrap();
+    let insert = |txn: &mut client::Transaction, ids: std::ops::Range<i32>| {
+        for id in ids {
+            txn.insert(&t, t.values(&[("id", id.into())]).unwrap());
+        }
+    };
+    let mut big = cluster.transaction();
+    insert(&mut big, 0..60);
+    big.execute(ExecType::NoCommit).unwrap();
+    insert(&mut big, 60..120);
+    let err = big.execute(ExecType::NoCommit).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::LimitExceeded, "{err}");
+    assert!(err.to_string().contains("100 operations"), "{err}");
+    // Nothing of it stays, and its locks are free: the same rows go in at once.
+    assert!(cluster.scan(&t, &Scan::table()).unwrap().is_empty());
+    let mut again = cluster.transaction();
+    insert(&mut again, 0..60);
+    again.execute(ExecType::Commit).unwrap();
+
+    // Three open at once; a fourth waits for one of them to end.
+    let mut open: Vec<_> = (0..3)
+        .map(|i| {
+            let mut txn = cluster.transaction();
+            insert(&mut txn, 1000 + i..1001 + i);
+            txn.execute(ExecType::NoCommit).unwrap();
+            txn
+        })
+        .collect();
+    let mut surplus = cluster.transaction();
+    insert(&mut surplus, 2000..2001);
+    let err = surplus.execute(ExecType::Commit).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Overloaded, "{err}");
+    assert!(err.is_temporary());
+    open.pop().unwrap().commit().unwrap();
+    let mut retry = cluster.transaction();
+    insert(&mut retry, 2000..2001);
+    retry.execute(ExecType::Commit).unwrap();
+    for txn in open {
+        txn.commit().unwrap();
+    }
+    assert_eq!(cluster.scan(&t, &Scan::table()).unwrap().len(), 64);
+}

@@ -130,6 +130,75 @@ struct OpenTxn {
     /// When its last request ended (or began, while `busy`): the inactive-transaction timeout
     /// counts from here.
     last_active: Instant,
+    /// Operations its requests carried, held to `Shared::transaction_operations_max`.
+    operations: usize,
+}
+
+/// A connection's open transactions by the client's id, counted in the node's
+/// `Shared::open_transactions` while they are open.
+struct OpenTxns {
+    shared: Arc<Shared>,
+    open: HashMap<u64, OpenTxn>,
+}
+
+impl OpenTxns {
+    fn new(shared: Arc<Shared>) -> OpenTxns {
+        OpenTxns {
+            shared,
+            open: HashMap::new(),
+        }
+    }
+
+    fn insert(&mut self, client_txn: u64, txn: OpenTxn) {
+        if self.open.insert(client_txn, txn).is_none() {
+            self.shared
+                .open_transactions
+                .fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn remove(&mut self, client_txn: &u64) -> Option<OpenTxn> {
+        let removed = self.open.remove(client_txn);
+        if removed.is_some() {
+            self.shared
+                .open_transactions
+                .fetch_sub(1, Ordering::Relaxed);
+        }
+        removed
+    }
+
+    fn drain(&mut self) -> Vec<OpenTxn> {
+        let all: Vec<OpenTxn> = self.open.drain().map(|(_, t)| t).collect();
+        self.shared
+            .open_transactions
+            .fetch_sub(all.len(), Ordering::Relaxed);
+        all
+    }
+
+    fn get(&self, client_txn: &u64) -> Option<&OpenTxn> {
+        self.open.get(client_txn)
+    }
+
+    fn get_mut(&mut self, client_txn: &u64) -> Option<&mut OpenTxn> {
+        self.open.get_mut(client_txn)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&u64, &OpenTxn)> {
+        self.open.iter()
+    }
+
+    fn values(&self) -> impl Iterator<Item = &OpenTxn> {
+        self.open.values()
+    }
+}
+
+impl Drop for OpenTxns {
+    fn drop(&mut self) {
+        // A coordinator dropped without `close` (the node stopping) still gives its count back.
+        self.shared
+            .open_transactions
+            .fetch_sub(self.open.len(), Ordering::Relaxed);
+    }
 }
 
 /// How many rolled-back transactions' ids a connection remembers to tell their clients: past
@@ -144,7 +213,7 @@ pub struct Coordinator {
     pub out: Vec<u8>,
     /// Messages for workers; the event loop delivers them.
     pub outbox: Vec<(usize, ToWorker)>,
-    txns: HashMap<u64, OpenTxn>,
+    txns: OpenTxns,
     pending: HashMap<u64, Pending>,
     next_tag: u64,
     peer: String,
@@ -156,11 +225,11 @@ pub struct Coordinator {
 impl Coordinator {
     pub fn new(shared: Arc<Shared>, me: ReplyTo, peer: String) -> Coordinator {
         Coordinator {
+            txns: OpenTxns::new(shared.clone()),
             shared,
             me,
             out: Vec::new(),
             outbox: Vec::new(),
-            txns: HashMap::new(),
             pending: HashMap::new(),
             next_tag: 1,
             peer,
@@ -204,7 +273,7 @@ impl Coordinator {
 
     /// Aborts the transactions the connection left open.
     pub fn close(&mut self) {
-        let open: Vec<OpenTxn> = self.txns.drain().map(|(_, t)| t).collect();
+        let open: Vec<OpenTxn> = self.txns.drain();
         for txn in open {
             self.abort_on_workers(txn.id, txn.touched);
         }
@@ -553,6 +622,20 @@ impl Coordinator {
                 t.id
             }
             None => {
+                if self.shared.open_transactions.load(Ordering::Relaxed)
+                    >= self.shared.transactions_max
+                {
+                    return self.fail(
+                        request_id,
+                        Error::new(
+                            ErrorCode::Overloaded,
+                            format!(
+                                "too many transactions open on the data node ({}, --transactions-max); retry",
+                                self.shared.transactions_max
+                            ),
+                        ),
+                    );
+                }
                 let id = self.shared.next_txn.fetch_add(1, Ordering::Relaxed);
                 self.txns.insert(
                     client_txn,
@@ -562,11 +645,31 @@ impl Coordinator {
                         written: 0,
                         busy: true,
                         last_active: Instant::now(),
+                        operations: 0,
                     },
                 );
                 id
             }
         };
+        if let Some(t) = self.txns.get_mut(&client_txn) {
+            t.operations += operations.len();
+            if t.operations > self.shared.transaction_operations_max {
+                let error = Error::new(
+                    ErrorCode::LimitExceeded,
+                    format!(
+                        "transaction rolled back: it passed {} operations (--transaction-operations-max)",
+                        self.shared.transaction_operations_max
+                    ),
+                );
+                if let Some(txn) = self.txns.remove(&client_txn) {
+                    self.abort_on_workers(txn.id, txn.touched);
+                }
+                return self.reply(
+                    request_id,
+                    &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 0, error }),
+                );
+            }
+        }
         if exec == ExecType::Rollback {
             return self.end_txn(request_id, client_txn, false, Vec::new());
         }

@@ -90,6 +90,12 @@ pub struct DataNodeConfig {
     /// How long a transaction holding locks or changes may wait for its client's next request
     /// before it is rolled back (NDB's TransactionInactiveTimeout); zero never rolls back.
     pub transaction_inactive_timeout: Duration,
+    /// Transactions open on the node at once (NDB's MaxNoOfConcurrentTransactions); a request
+    /// that would open one more fails with the temporary `Overloaded`.
+    pub transactions_max: usize,
+    /// Operations one transaction may carry (every request's together); past it the transaction
+    /// is rolled back with `LimitExceeded`.
+    pub transaction_operations_max: usize,
     /// The most the node's rows and indexes may hold, in bytes (NDB's DataMemory; estimated by
     /// `Partition::memory_bytes`): a write that would pass it fails with `TableFull`.
     pub data_memory: u64,
@@ -123,6 +129,8 @@ impl Default for DataNodeConfig {
             frame_timeout: FRAME_TIMEOUT_DEFAULT,
             transaction_inactive_timeout: TRANSACTION_INACTIVE_TIMEOUT_DEFAULT,
             data_memory: default_data_memory(),
+            transactions_max: TRANSACTIONS_MAX_DEFAULT,
+            transaction_operations_max: TRANSACTION_OPERATIONS_MAX_DEFAULT,
             worker_spin: default_worker_spin(),
             data_dir: None,
             durability: Durability::Commit,
@@ -164,6 +172,10 @@ pub struct Shared {
     /// The node-wide commit sequence, continued across restarts.
     pub sequence: Arc<AtomicU64>,
     pub data_dir: Option<PathBuf>,
+    /// Transactions open on the node now (every coordinator's), and their limits.
+    pub open_transactions: AtomicUsize,
+    pub transactions_max: usize,
+    pub transaction_operations_max: usize,
     /// The data memory limit and what each worker's partitions hold.
     pub data_memory: Arc<DataMemory>,
     /// `DataNodeConfig::transaction_inactive_timeout`.
@@ -485,6 +497,9 @@ impl DataNode {
         let data_memory = Arc::new(DataMemory::new(config.data_memory, worker_count));
         let shared = Arc::new(Shared {
             data_memory: data_memory.clone(),
+            open_transactions: AtomicUsize::new(0),
+            transactions_max: config.transactions_max.max(1),
+            transaction_operations_max: config.transaction_operations_max.max(1),
             node_id: config.node_id,
             cluster_id: config.cluster_id,
             catalog: RwLock::new(recovered.catalog),
@@ -667,6 +682,14 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
 /// [`DataNodeConfig::frame_timeout`] by default: long enough for a 16 MiB frame over a slow link.
 pub const FRAME_TIMEOUT_DEFAULT: Duration = Duration::from_secs(30);
+
+/// [`DataNodeConfig::transactions_max`] by default: every SQL connection's transaction and
+/// thousands of asynchronous ones besides.
+pub const TRANSACTIONS_MAX_DEFAULT: usize = 16_384;
+
+/// [`DataNodeConfig::transaction_operations_max`] by default: a million rows changed in one
+/// transaction, each holding a lock and an image until it ends.
+pub const TRANSACTION_OPERATIONS_MAX_DEFAULT: usize = 1_000_000;
 
 /// A node's data memory: its limit and, per worker, what its partitions hold (each worker
 /// publishes its own; a write checks the sum).

@@ -1148,6 +1148,12 @@ impl Worker {
         let Some(state) = self.txns.remove(&txn) else {
             return;
         };
+        assert!(
+            self.reserved_bytes >= state.reserved_bytes,
+            "data memory: transaction {txn} reserved {} bytes of the worker's {}",
+            state.reserved_bytes,
+            self.reserved_bytes
+        );
         self.reserved_bytes -= state.reserved_bytes;
         if !commit && state.reserved_bytes > 0 {
             self.publish_memory();
@@ -1184,6 +1190,12 @@ impl Worker {
         }
         for key in state.locks {
             if let Some(entry) = self.locks.get_mut(&key) {
+                // An exclusive lock has one holder; a shared one only shared holders.
+                assert!(
+                    !entry.exclusive || entry.holders == [txn],
+                    "lock table: transaction {txn} ends holding an exclusive lock with {:?}",
+                    entry.holders
+                );
                 entry.holders.retain(|t| *t != txn);
                 if entry.holders.is_empty() {
                     self.locks.remove(&key);

@@ -496,6 +496,24 @@ impl Session {
                 return self.then_run(outcome, rest);
             }
         }
+        if starts_with_word(sql, "do") {
+            // DO e[, e ...]: the expressions are evaluated (their warnings and errors kept) and
+            // their values dropped, as MariaDB's DO.
+            if let Some((_, _, rest)) = crate::account::lex_ends(sql) {
+                let statement = &sql[..sql.len() - rest.len()];
+                let body = statement
+                    .trim_start()
+                    .get(2..)
+                    .unwrap_or_default()
+                    .trim_end()
+                    .trim_end_matches(';');
+                let outcome = match self.run(&format!("SELECT {body}")).pop() {
+                    Some(Outcome::Failed(e)) => Outcome::Failed(e),
+                    _ => done(0),
+                };
+                return self.then_run(outcome, rest);
+            }
+        }
         if let Some((parsed, rest)) = crate::maintenance::parse(sql) {
             self.begin_statement(crate::diagnostics::Kind::Other { tables: true });
             let outcome = parsed

@@ -305,3 +305,31 @@ fn information_schema_serves_prepared_and_cached_queries() {
     server.stop();
     node.stop();
 }
+
+/// SHOW PLUGINS lists the authentication plugins a client may log in with (PyMySQL's own tests
+/// read it to choose theirs) and the storage engine, as MariaDB's columns.
+#[test]
+fn show_plugins_lists_the_authentication_plugins() {
+    let (node, server) = common::start(16 << 20);
+    let mut c = setup(server.address().port());
+    let listed: Vec<(String, String, String)> = rows(&mut c, "SHOW PLUGINS")
+        .into_iter()
+        .map(|r| {
+            assert_eq!(r.len(), 5, "Name, Status, Type, Library, License");
+            (
+                r[0].clone().unwrap(),
+                r[1].clone().unwrap(),
+                r[2].clone().unwrap(),
+            )
+        })
+        .collect();
+    for plugin in ["mysql_native_password", "caching_sha2_password"] {
+        assert!(
+            listed.contains(&(plugin.into(), "ACTIVE".into(), "AUTHENTICATION".into())),
+            "{listed:?}"
+        );
+    }
+    drop(c);
+    server.stop();
+    node.stop();
+}

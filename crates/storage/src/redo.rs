@@ -593,7 +593,14 @@ impl RedoLog {
             if let Err(e) = self.current.file.sync() {
                 return Err(self.poison(e));
             }
-            self.synced = self.position();
+            let synced = self.position();
+            // Records are only ever appended: a durable point never moves back.
+            assert!(
+                synced >= self.synced,
+                "redo: synced position moved back from {} to {synced}",
+                self.synced
+            );
+            self.synced = synced;
         }
         Ok(())
     }
@@ -609,6 +616,12 @@ impl RedoLog {
     /// A checkpoint covers everything before `upto`: segments wholly before it become free,
     /// to be reused as later segments (a few are kept; the rest are deleted).
     pub fn release(&mut self, upto: Position) {
+        // A checkpoint covers only records the log has been given.
+        assert!(
+            upto <= self.position(),
+            "redo: a checkpoint covers {upto}, past the log's end {}",
+            self.position()
+        );
         while self.live.len() > 1 && self.live.front().is_some_and(|s| *s < upto.segment) {
             let Some(number) = self.live.pop_front() else {
                 break;

@@ -4479,3 +4479,11 @@ INSERT INTO bin8 (id, t) VALUES (3, _binary'ab');
 SELECT id, t, HEX(v), HEX(b), LENGTH(b) FROM bin8 ORDER BY id;
 SELECT HEX(_binary'x\ny'), HEX(_BINARY "q''r\\s"), LENGTH(_binary'\Z');
 DROP TABLE bin8;
+
+-- DO: expressions evaluated, values dropped
+DO 1;
+DO 1 + 1, 'a';
+DO 1 / 0;
+SHOW WARNINGS;
+DO get_lock('do_lock', 0), release_lock('do_lock');
+DO (SELECT 1 FROM no_such_table_for_do);
