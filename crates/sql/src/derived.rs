@@ -114,6 +114,7 @@ pub(crate) fn scope<'a>(
         sql: input.sql,
         placeholders: input.placeholders,
         ctes: input.ctes.clone(),
+        source: std::cell::OnceCell::new(),
     };
     for (n, cte) in with.cte_tables.iter().enumerate() {
         let name = cte.alias.name.value.clone();

@@ -159,36 +159,100 @@ pub fn placeholders(sql: &str) -> Result<Vec<Location>> {
         .collect())
 }
 
-/// The byte offset of a location in `sql`.
+/// The byte offset of a location in `sql` (for a single lookup; `SourceIndex` answers many).
 pub(crate) fn offset(sql: &str, l: Location) -> Option<usize> {
-    if l.line == 0 || l.column == 0 {
-        return None;
-    }
-    let mut line_start = 0;
-    for _ in 1..l.line {
-        line_start += sql[line_start..].find('\n')? + 1;
-    }
-    let line = &sql[line_start..];
-    let col = line
-        .char_indices()
-        .nth(l.column as usize - 1)
-        .map(|(i, _)| i)
-        .unwrap_or(line.len());
-    Some(line_start + col)
+    Lines::new(sql).offset(sql, l)
 }
 
-/// The text of the select item starting at the start of `e`, as typed (MySQL names computed
-/// columns by it): its tokens up to the comma or clause keyword that ends it.
-pub fn source_text(sql: &str, e: &Ast) -> String {
-    use sqlparser::keywords::Keyword;
-    use sqlparser::tokenizer::Token;
-    let typed = || -> Option<String> {
-        let start = e.span().start;
+/// Characters between the byte offsets a line of other than ASCII keeps: a location in it is
+/// found by walking at most this many characters.
+const LINE_MARK_CHARS: usize = 256;
+
+/// Where a text's lines start, so that a location (line and character column, as sqlparser
+/// gives them) becomes a byte offset without walking the text from its start.
+struct Lines {
+    /// Per line: its first byte, its length (with its newline), and for a line of other than
+    /// ASCII the byte offset (from the line's start) of every `LINE_MARK_CHARS`th character.
+    lines: Vec<(usize, usize, Option<Vec<usize>>)>,
+}
+
+impl Lines {
+    fn new(sql: &str) -> Lines {
+        let mut lines = Vec::new();
+        let mut start = 0;
+        for line in sql.split_inclusive('\n') {
+            let marks = (!line.is_ascii()).then(|| {
+                line.char_indices()
+                    .step_by(LINE_MARK_CHARS)
+                    .map(|(i, _)| i)
+                    .collect()
+            });
+            lines.push((start, line.len(), marks));
+            start += line.len();
+        }
+        Lines { lines }
+    }
+
+    fn offset(&self, sql: &str, l: Location) -> Option<usize> {
+        if l.line == 0 || l.column == 0 {
+            return None;
+        }
+        let (start, length, marks) = self.lines.get(l.line as usize - 1)?;
+        let line = sql.get(*start..start + length)?;
+        let column = l.column as usize - 1;
+        let in_line = match marks {
+            None => column.min(line.len()),
+            Some(marks) => {
+                let from = marks
+                    .get(column / LINE_MARK_CHARS)
+                    .copied()
+                    .unwrap_or(line.len());
+                line[from..]
+                    .char_indices()
+                    .nth(column % LINE_MARK_CHARS)
+                    .map_or(line.len(), |(i, _)| from + i)
+            }
+        };
+        Some(start + in_line)
+    }
+}
+
+/// A statement's tokens and line offsets, made once per statement at the first select item
+/// named by its text: naming every item of a wide SELECT then costs one tokenization, where a
+/// tokenization per item grew with the square of the item count.
+pub struct SourceIndex {
+    tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
+    lines: Lines,
+}
+
+impl SourceIndex {
+    fn new(sql: &str) -> Option<SourceIndex> {
         let dialect = crate::dialect::Cairn;
         let tokens = sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
             .tokenize_with_location()
             .ok()?;
-        let at = tokens.iter().position(|t| t.span.start == start)?;
+        Some(SourceIndex {
+            tokens,
+            lines: Lines::new(sql),
+        })
+    }
+}
+
+/// The text of the select item starting at the start of `e`, as typed (MySQL names computed
+/// columns by it): its tokens up to the comma or clause keyword that ends it.
+pub fn source_text(input: &PlanInput, e: &Ast) -> String {
+    use sqlparser::keywords::Keyword;
+    use sqlparser::tokenizer::Token;
+    let sql = input.sql;
+    let typed = || -> Option<String> {
+        let start = e.span().start;
+        let index = input
+            .source
+            .get_or_init(|| SourceIndex::new(sql))
+            .as_ref()?;
+        let tokens = &index.tokens;
+        // Tokens come in text order: the item's first is found by its start.
+        let at = tokens.binary_search_by(|t| t.span.start.cmp(&start)).ok()?;
         // Back to where the item begins: after the comma or SELECT keyword before it (a unary
         // operator or an opening parenthesis may come before the expression's own start).
         let mut first = at;
@@ -252,8 +316,8 @@ pub fn source_text(sql: &str, e: &Ast) -> String {
             }
             last = i;
         }
-        let a = offset(sql, start)?;
-        let b = offset(sql, tokens[last].span.end)?;
+        let a = index.lines.offset(sql, start)?;
+        let b = index.lines.offset(sql, tokens[last].span.end)?;
         (a < b).then(|| sql[a..b].to_string())
     };
     typed().unwrap_or_else(|| e.to_string())
@@ -500,6 +564,9 @@ pub struct PlanInput<'a> {
     pub placeholders: &'a [Location],
     /// The common table expressions in scope (of enclosing WITH clauses), innermost last.
     pub ctes: Vec<Arc<Cte>>,
+    /// The statement's tokens, made when a select item is first named by its text (None
+    /// inside: the text does not tokenize).
+    pub source: std::cell::OnceCell<Option<SourceIndex>>,
 }
 
 impl<'a> PlanInput<'a> {
@@ -508,6 +575,7 @@ impl<'a> PlanInput<'a> {
             sql,
             placeholders,
             ctes: Vec::new(),
+            source: std::cell::OnceCell::new(),
         }
     }
 }
@@ -861,11 +929,11 @@ pub fn select(
                         Some(ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s)),
                     ) => s.clone(),
                     (Ast::Identifier(i), _) => i.value.clone(),
-                    (Ast::Value(_) | Ast::Prefixed { .. }, _) => source_text(input.sql, e),
+                    (Ast::Value(_) | Ast::Prefixed { .. }, _) => source_text(input, e),
                     (Ast::CompoundIdentifier(parts), _) => {
                         parts.last().map(|p| p.value.clone()).unwrap_or_default()
                     }
-                    (other, _) => source_text(input.sql, other),
+                    (other, _) => source_text(input, other),
                 };
                 names.push((name, None));
             }
@@ -1387,4 +1455,39 @@ pub fn delete(
 /// True for column types whose values a pushed comparison may hold exactly.
 pub fn pushable(ty: ColumnType) -> bool {
     !matches!(ty, ColumnType::Float | ColumnType::Double)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A location's byte offset the slow way: walking the text from its start.
+    fn walked(sql: &str, l: Location) -> usize {
+        let mut line_start = 0;
+        for _ in 1..l.line {
+            line_start += sql[line_start..].find('\n').unwrap() + 1;
+        }
+        let line = &sql[line_start..];
+        let line = &line[..line.find('\n').map_or(line.len(), |n| n + 1)];
+        line_start
+            + line
+                .char_indices()
+                .nth(l.column as usize - 1)
+                .map_or(line.len(), |(i, _)| i)
+    }
+
+    #[test]
+    fn locations_become_the_offsets_a_walk_finds() {
+        let long: String = (0..700)
+            .map(|i| if i % 3 == 0 { 'é' } else { 'x' })
+            .collect();
+        let sql = format!("SELECT 1,\n  'ü€😀', {long}\nFROM t\n");
+        let lines = Lines::new(&sql);
+        for (line, text) in sql.split_inclusive('\n').enumerate() {
+            for column in 1..=text.chars().count() as u64 + 1 {
+                let l = Location::new(line as u64 + 1, column);
+                assert_eq!(lines.offset(&sql, l), Some(walked(&sql, l)), "{l:?}");
+            }
+        }
+    }
 }

@@ -69,7 +69,11 @@ impl Raw {
             0xff => return Answer::Err(u16::from_le_bytes([first[1], first[2]])),
             _ => {}
         }
-        let columns = first[0] as usize;
+        // A length-encoded column count (one byte below 251, else 0xfc and two bytes).
+        let columns = match first[0] {
+            0xfc => u16::from_le_bytes([first[1], first[2]]) as usize,
+            n => n as usize,
+        };
         for _ in 0..columns {
             self.packet().unwrap();
         }
