@@ -12,6 +12,7 @@ use base::Value;
 use myproto::response::{types, Column};
 
 use crate::diagnostics::Kind;
+use crate::error::SqlError;
 use crate::exec::{Outcome, Session};
 use crate::Shared;
 
@@ -30,8 +31,8 @@ struct Counters {
     delete: AtomicU64,
 }
 
-/// One session as SHOW PROCESSLIST lists it.
-#[derive(Debug, Clone)]
+/// One session as SHOW PROCESSLIST lists it, and the way to stop it (KILL).
+#[derive(Clone)]
 struct Process {
     user: String,
     host: String,
@@ -39,6 +40,88 @@ struct Process {
     command: &'static str,
     since: Instant,
     info: Option<String>,
+    interrupt: Arc<Interrupt>,
+}
+
+/// No kill asked.
+const RUNNING: u8 = 0;
+/// KILL QUERY: the running statement stops (1317); the connection goes on.
+const KILLED_QUERY: u8 = 1;
+/// KILL [CONNECTION]: the running statement stops and the connection is closed.
+const KILLED_CONNECTION: u8 = 2;
+
+/// How a session's running statement is stopped from outside: a KILL from another session, or
+/// its client going away. A statement looks while it waits (SLEEP, GET_LOCK), a tenth of a
+/// second at a time, so it stops within that of either.
+#[derive(Default)]
+pub(crate) struct Interrupt {
+    state: std::sync::atomic::AtomicU8,
+    /// The client's socket: to see that it went away, and for KILL CONNECTION to close it.
+    client: Mutex<Option<transport::Stream>>,
+}
+
+impl Interrupt {
+    pub fn set_client(&self, client: transport::Stream) {
+        if let Ok(mut c) = self.client.lock() {
+            *c = Some(client);
+        }
+    }
+
+    /// KILL QUERY (`connection` false) or KILL CONNECTION: the latter also closes the client's
+    /// socket, which ends an idle connection at once and a busy one when its statement stops.
+    pub fn kill(&self, connection: bool) {
+        if connection {
+            self.state.store(KILLED_CONNECTION, Ordering::SeqCst);
+            if let Ok(c) = self.client.lock() {
+                if let Some(c) = c.as_ref() {
+                    c.shutdown();
+                }
+            }
+        } else {
+            let _ = self.state.compare_exchange(
+                RUNNING,
+                KILLED_QUERY,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            );
+        }
+    }
+
+    /// A statement starts: a KILL QUERY that came between statements stopped nothing, as in
+    /// MariaDB, and is forgotten.
+    pub fn statement_starts(&self) {
+        let _ =
+            self.state
+                .compare_exchange(KILLED_QUERY, RUNNING, Ordering::SeqCst, Ordering::SeqCst);
+    }
+
+    /// Whether the running statement must stop: KILL, or the client is gone.
+    pub fn check(&self) -> Result<(), SqlError> {
+        match self.state.load(Ordering::SeqCst) {
+            KILLED_QUERY => Err(SqlError::new(
+                1317,
+                "70100",
+                "Query execution was interrupted",
+            )),
+            KILLED_CONNECTION => Err(SqlError::new(1927, "70100", "Connection was killed")),
+            _ => {
+                let gone = self
+                    .client
+                    .lock()
+                    .map(|c| c.as_ref().is_some_and(transport::Stream::peer_closed))
+                    .unwrap_or(false);
+                if gone {
+                    Err(SqlError::new(
+                        1927,
+                        "70100",
+                        "Connection was killed: the client went away",
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    }
 }
 
 /// The server's side: counters, start time and the registry of live sessions.
@@ -63,6 +146,8 @@ pub(crate) struct SessionActivity {
     id: u32,
     shared: Arc<Shared>,
     process: Arc<Mutex<Process>>,
+    /// How KILL or the client's going away stops this session's statement.
+    pub interrupt: Arc<Interrupt>,
     questions: u64,
     select: u64,
     insert: u64,
@@ -74,6 +159,7 @@ impl SessionActivity {
     /// Registers session `id` (replacing an entry of the same id, as after
     /// COM_RESET_CONNECTION).
     pub(crate) fn new(shared: &Arc<Shared>, id: u32) -> SessionActivity {
+        let interrupt = Arc::new(Interrupt::default());
         let process = Arc::new(Mutex::new(Process {
             user: "unauthenticated user".into(),
             host: String::new(),
@@ -81,6 +167,7 @@ impl SessionActivity {
             command: "Connect",
             since: Instant::now(),
             info: None,
+            interrupt: interrupt.clone(),
         }));
         if let Ok(mut sessions) = shared.activity.sessions.lock() {
             sessions.insert(id, process.clone());
@@ -89,6 +176,7 @@ impl SessionActivity {
             id,
             shared: shared.clone(),
             process,
+            interrupt,
             questions: 0,
             select: 0,
             insert: 0,
@@ -166,6 +254,39 @@ impl Session {
                 i[..end].to_string()
             });
         }
+    }
+
+    /// KILL [CONNECTION | QUERY] id: stops session `id`'s running statement (1317 there), and
+    /// for CONNECTION closes it too, its transaction rolled back and its locks freed. Another
+    /// account's session needs SUPER (MariaDB's 1095 without); an unknown id is 1094.
+    pub(crate) fn kill(&self, id: u64, connection: bool) -> Result<Outcome, SqlError> {
+        let unknown = || SqlError::new(1094, "HY000", format!("Unknown thread id: {id}"));
+        let target = u32::try_from(id).map_err(|_| unknown())?;
+        let process = self
+            .shared
+            .activity
+            .sessions
+            .lock()
+            .ok()
+            .and_then(|s| s.get(&target).cloned())
+            .ok_or_else(unknown)?;
+        let (user, interrupt) = match process.lock() {
+            Ok(p) => (p.user.clone(), p.interrupt.clone()),
+            Err(_) => return Err(unknown()),
+        };
+        if user != self.user && !self.holds(crate::privilege::SUPER) {
+            return Err(SqlError::new(
+                1095,
+                "HY000",
+                format!("You are not owner of thread {id}"),
+            ));
+        }
+        interrupt.kill(connection);
+        if target == self.id && connection {
+            // The session killed itself: MariaDB answers it with 1927 before closing.
+            return Err(SqlError::new(1927, "70100", "Connection was killed"));
+        }
+        Ok(crate::exec::done(0))
     }
 
     /// SHOW [FULL] PROCESSLIST: Id, User, Host, db, Command, Time, State, Info, Progress.

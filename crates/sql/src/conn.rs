@@ -62,6 +62,9 @@ pub(crate) fn serve(mut stream: Stream, shared: Arc<Shared>, id: u32) {
         session: Session::new(shared.clone(), id),
     });
     conn.session.activity.set_host(&peer);
+    if let Ok(client) = conn.write.try_clone() {
+        conn.session.activity.interrupt.set_client(client);
+    }
     let result = if open > shared.config.max_connections {
         conn.refuse()
     } else {
@@ -397,6 +400,7 @@ impl Conn {
     /// (a command of 16 MiB or more came in several packets).
     fn command(&mut self, seq: u8, payload: Vec<u8>) -> Result<bool, ProtoError> {
         self.out.seq = seq.wrapping_add(1);
+        self.session.activity.interrupt.statement_starts();
         let Some((&cmd, body)) = payload.split_first() else {
             return Err(ProtoError::Malformed("empty command packet".into()));
         };
@@ -477,6 +481,9 @@ impl Conn {
                 let found_rows = self.session.found_rows;
                 let charsets = self.session.handshake_charsets;
                 self.session = Session::new(shared, id);
+                if let Ok(client) = self.write.try_clone() {
+                    self.session.activity.interrupt.set_client(client);
+                }
                 self.session.charsets = charsets;
                 self.session.handshake_charsets = charsets;
                 self.session.user = user;

@@ -227,6 +227,24 @@ impl Context for Session {
         self.system_variable(name)
     }
 
+    fn sleep(&self, seconds: f64) -> Result<()> {
+        // In slices, looking between them whether the statement must stop.
+        let deadline = std::time::Instant::now()
+            + std::time::Duration::from_secs_f64(seconds.min(crate::expr::SLEEP_SECONDS_MAX));
+        loop {
+            self.interrupted()?;
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            std::thread::sleep(left.min(std::time::Duration::from_millis(100)));
+        }
+    }
+
+    fn interrupted(&self) -> Result<()> {
+        self.activity.interrupt.check()
+    }
+
     fn correlated(&self, n: usize, params: &[Value], args: &[Value]) -> Option<Result<Value>> {
         self.correlated_result(n, params, args)
     }
@@ -1039,6 +1057,11 @@ impl Session {
                 self.end_transaction(true)?;
                 Ok(done(0))
             }
+            Statement::Kill { modifier, id } => match modifier {
+                None | Some(ast::KillType::Connection) => self.kill(*id, true),
+                Some(ast::KillType::Query) => self.kill(*id, false),
+                Some(other) => Err(SqlError::unsupported(format!("KILL {other}"))),
+            },
             Statement::Savepoint { name } => {
                 if self.in_transaction() {
                     if self.txn.is_none() {

@@ -137,11 +137,18 @@ pub trait Context {
     }
     /// A warning for the running statement (SHOW WARNINGS); a context without a session drops it.
     fn warn(&self, _code: u16, _message: String) {}
-    /// SLEEP: waits `seconds` on the session's thread.
-    fn sleep(&self, seconds: f64) {
+    /// SLEEP: waits `seconds` on the session's thread; an error when the statement must stop
+    /// first (KILL, or the client went away).
+    fn sleep(&self, seconds: f64) -> Result<()> {
         std::thread::sleep(std::time::Duration::from_secs_f64(
             seconds.min(SLEEP_SECONDS_MAX),
         ));
+        Ok(())
+    }
+    /// Whether the running statement must stop (KILL, or the client went away): looked at by
+    /// statements that wait (GET_LOCK), a tenth of a second at a time.
+    fn interrupted(&self) -> Result<()> {
+        Ok(())
     }
     /// Who holds named locks taken here (the session's id); None: no session, and the lock
     /// functions are NULL.

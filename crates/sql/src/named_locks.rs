@@ -33,9 +33,18 @@ fn held() -> MutexGuard<'static, HashMap<String, Held>> {
     locks().held.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// How long a wait sleeps at most before it looks whether its statement must stop.
+const WAIT_SLICE: Duration = Duration::from_millis(100);
+
 /// GET_LOCK: takes `name` for `owner` (once more if it holds it), waiting up to `timeout`
-/// seconds while another session holds it; false when the wait ran out.
-pub(crate) fn get(name: &str, owner: u32, timeout: f64) -> bool {
+/// seconds while another session holds it; false when the wait ran out, `stop`'s error when
+/// the statement must stop first (KILL, or the client went away).
+pub(crate) fn get(
+    name: &str,
+    owner: u32,
+    timeout: f64,
+    stop: &dyn Fn() -> crate::exec::Result<()>,
+) -> crate::exec::Result<bool> {
     let wait = if timeout.is_finite() && timeout >= 0.0 {
         Duration::from_secs_f64(timeout.min(WAIT_MAX.as_secs_f64()))
     } else {
@@ -47,20 +56,26 @@ pub(crate) fn get(name: &str, owner: u32, timeout: f64) -> bool {
         match map.get_mut(name) {
             None => {
                 map.insert(name.to_string(), Held { owner, count: 1 });
-                return true;
+                return Ok(true);
             }
             Some(h) if h.owner == owner => {
                 h.count += 1;
-                return true;
+                return Ok(true);
             }
             Some(_) => {
                 let now = Instant::now();
                 if now >= deadline {
-                    return false;
+                    return Ok(false);
+                }
+                drop(map);
+                stop()?;
+                map = held();
+                if map.get(name).is_none_or(|h| h.owner == owner) {
+                    continue;
                 }
                 map = locks()
                     .released
-                    .wait_timeout(map, deadline - now)
+                    .wait_timeout(map, (deadline - now).min(WAIT_SLICE))
                     .unwrap_or_else(|e| e.into_inner())
                     .0;
             }
@@ -110,6 +125,24 @@ pub(crate) fn owner(name: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn go_on() -> crate::exec::Result<()> {
+        Ok(())
+    }
+
+    fn get(name: &str, owner: u32, timeout: f64) -> bool {
+        super::get(name, owner, timeout, &go_on).unwrap()
+    }
+
+    #[test]
+    fn a_wait_stops_when_its_statement_must() {
+        assert!(get("t-stop", 1, 0.0));
+        let stopped = super::get("t-stop", 2, 60.0, &|| {
+            Err(crate::error::SqlError::new(1317, "70100", "interrupted"))
+        });
+        assert!(stopped.is_err_and(|e| e.code == 1317));
+        assert_eq!(release_all(1), 1);
+    }
 
     #[test]
     fn locks_count_wait_and_go_with_their_session() {

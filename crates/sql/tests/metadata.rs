@@ -6,39 +6,7 @@
 use std::time::{Duration, Instant};
 
 mod common;
-use common::raw::{Answer, Raw};
-
-/// A text row's values (None for NULL).
-fn values(row: &[u8]) -> Vec<Option<String>> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    while at < row.len() {
-        let first = row[at];
-        at += 1;
-        let len = match first {
-            0xfb => {
-                out.push(None);
-                continue;
-            }
-            0xfc => {
-                let n = u16::from_le_bytes([row[at], row[at + 1]]) as usize;
-                at += 2;
-                n
-            }
-            0xfd => {
-                let n = u32::from_le_bytes([row[at], row[at + 1], row[at + 2], 0]) as usize;
-                at += 3;
-                n
-            }
-            n => n as usize,
-        };
-        out.push(Some(
-            String::from_utf8_lossy(&row[at..at + len]).into_owned(),
-        ));
-        at += len;
-    }
-    out
-}
+use common::raw::{values, Answer, Raw};
 
 fn rows(c: &mut Raw, sql: &str) -> Vec<Vec<Option<String>>> {
     match c.query(sql) {

@@ -38,25 +38,9 @@ fn waits_for_row_1(holder: &mut Raw, waiter: &mut Raw) {
     assert_eq!(waiter.query("COMMIT"), Answer::Ok);
 }
 
-/// A data node and a SQL front end over it with table `d.t (id, v)` holding `rows`, and a
-/// session outside database `d`.
-fn start_with(rows: &str) -> (datanode::DataNode, sql::SqlServer, u16, Raw) {
-    let (node, server) = common::start(16 << 20);
-    let port = server.address().port();
-    let mut setup = Raw::login_to(port, None);
-    for sql in [
-        "CREATE DATABASE d",
-        "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)",
-        &format!("INSERT INTO d.t VALUES {rows}"),
-    ] {
-        assert_eq!(setup.query(sql), Answer::Ok, "{sql}");
-    }
-    (node, server, port, setup)
-}
-
 #[test]
 fn a_deadlock_answers_1213_at_once_and_rolls_back_its_transaction() {
-    let (node, server, port, mut setup) = start_with("(1, 0), (2, 0), (3, 0)");
+    let (node, server, port, mut setup) = common::start_with("(1, 0), (2, 0), (3, 0)");
     let (mut a, mut b) = (Raw::login(port), Raw::login(port));
     for (s, id) in [(&mut a, 1), (&mut b, 2)] {
         assert_eq!(s.query("BEGIN"), Answer::Ok);
@@ -90,7 +74,7 @@ fn a_deadlock_answers_1213_at_once_and_rolls_back_its_transaction() {
 
 #[test]
 fn a_lock_wait_timeout_undoes_its_statement_and_the_transaction_goes_on() {
-    let (node, server, port, mut setup) = start_with("(1, 0)");
+    let (node, server, port, mut setup) = common::start_with("(1, 0)");
     let (mut a, mut b) = (Raw::login(port), Raw::login(port));
     assert_eq!(a.query("BEGIN"), Answer::Ok);
     assert_eq!(a.query("UPDATE t SET v = 1 WHERE id = 1"), Answer::Ok);
@@ -105,7 +89,7 @@ fn a_lock_wait_timeout_undoes_its_statement_and_the_transaction_goes_on() {
 
 #[test]
 fn an_update_ignore_failing_midway_in_a_transaction_is_undone_whole_and_the_transaction_goes_on() {
-    let (node, server, port, mut setup) = start_with("(1, 0), (2, 0), (3, 0)");
+    let (node, server, port, mut setup) = common::start_with("(1, 0), (2, 0), (3, 0)");
     assert_eq!(
         setup.query("ALTER TABLE d.t ADD COLUMN l VARCHAR(5) CHARACTER SET latin1"),
         Answer::Ok
@@ -136,7 +120,7 @@ fn an_update_ignore_failing_midway_in_a_transaction_is_undone_whole_and_the_tran
 
 #[test]
 fn rollback_to_savepoint_undoes_the_writes_since_and_keeps_their_locks() {
-    let (node, server, port, mut setup) = start_with("(1, 0), (2, 0)");
+    let (node, server, port, mut setup) = common::start_with("(1, 0), (2, 0)");
     let (mut a, mut b) = (Raw::login(port), Raw::login(port));
     let table = |pairs: &[(i32, i32)]| -> Vec<Vec<String>> {
         pairs

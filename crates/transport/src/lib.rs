@@ -95,6 +95,26 @@ impl Stream {
         }
     }
 
+    /// Whether the peer closed its side (or the connection broke), looked at without reading
+    /// or waiting: bytes it sent and nobody read yet mean it is still there. A shared-memory
+    /// stream answers false (its peers are this host's processes, which its end notices).
+    pub fn peer_closed(&self) -> bool {
+        use nix::sys::socket::{recv, MsgFlags};
+        use std::os::fd::AsRawFd;
+        let fd = match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+            Stream::Shm(_) => return false,
+        };
+        let mut byte = [0u8; 1];
+        match recv(fd, &mut byte, MsgFlags::MSG_PEEK | MsgFlags::MSG_DONTWAIT) {
+            Ok(0) => true,
+            Ok(_) => false,
+            Err(nix::errno::Errno::EAGAIN) | Err(nix::errno::Errno::EINTR) => false,
+            Err(_) => true,
+        }
+    }
+
     /// Closes both directions, which also ends the peer's reader.
     pub fn shutdown(&self) {
         match self {

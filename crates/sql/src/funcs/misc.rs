@@ -167,7 +167,7 @@ pub(crate) fn call(f: MiscFn, args: &[Expr], env: &Env) -> Result<Value> {
                 crate::expr::as_double(&v)
             };
             if seconds > 0.0 {
-                env.ctx.sleep(seconds);
+                env.ctx.sleep(seconds)?;
             }
             Value::Int(0)
         }
@@ -183,7 +183,9 @@ pub(crate) fn call(f: MiscFn, args: &[Expr], env: &Env) -> Result<Value> {
                     } else {
                         crate::expr::as_double(&t)
                     };
-                    int(named_locks::get(&lock, owner, timeout))
+                    int(named_locks::get(&lock, owner, timeout, &|| {
+                        env.ctx.interrupted()
+                    })?)
                 }
                 MiscFn::ReleaseLock => named_locks::release(&lock, owner).map_or(Value::Null, int),
                 MiscFn::IsFreeLock => int(named_locks::owner(&lock).is_none()),

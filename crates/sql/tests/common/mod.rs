@@ -1,5 +1,6 @@
 //! What the SQL front end's tests share: a data node and a SQL front end over it, both in this
 //! process on ports the system picks.
+#![allow(dead_code)]
 
 pub mod raw;
 
@@ -21,4 +22,20 @@ pub fn start(max_packet: usize) -> (DataNode, SqlServer) {
     })
     .unwrap();
     (node, server)
+}
+
+/// A data node and a SQL front end over it with table `d.t (id, v)` holding `rows`, and a
+/// session outside database `d`.
+pub fn start_with(rows: &str) -> (DataNode, SqlServer, u16, raw::Raw) {
+    let (node, server) = start(16 << 20);
+    let port = server.address().port();
+    let mut setup = raw::Raw::login_to(port, None);
+    for sql in [
+        "CREATE DATABASE d",
+        "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)",
+        &format!("INSERT INTO d.t VALUES {rows}"),
+    ] {
+        assert_eq!(setup.query(sql), raw::Answer::Ok, "{sql}");
+    }
+    (node, server, port, setup)
 }

@@ -1,0 +1,117 @@
+//! Stopping what a session runs from outside: KILL QUERY stops a running statement (1317) and
+//! the connection goes on; KILL CONNECTION closes a session, rolling back its transaction so
+//! its row locks are freed at once; a client that goes away in the middle of a statement frees
+//! its session within a second; an unknown id is 1094.
+
+use std::time::{Duration, Instant};
+
+mod common;
+use common::raw::{values, Answer, Raw};
+
+/// The session id of `c` (CONNECTION_ID()).
+fn id_of(c: &mut Raw) -> u64 {
+    match c.query("SELECT CONNECTION_ID()") {
+        Answer::Rows(rows) => std::str::from_utf8(&rows[0][1..]).unwrap().parse().unwrap(),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The statement session `id` runs (Info), if SHOW FULL PROCESSLIST lists it: None when it is
+/// gone, Some(None) while it is idle.
+fn running(observer: &mut Raw, id: u64) -> Option<Option<String>> {
+    match observer.query("SHOW FULL PROCESSLIST") {
+        Answer::Rows(rows) => rows
+            .iter()
+            .map(|r| values(r))
+            .find(|v| v[0].as_deref() == Some(id.to_string().as_str()))
+            .map(|v| v[7].clone()),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Whether session `id` is in SHOW PROCESSLIST, as `observer` sees it.
+fn listed(observer: &mut Raw, id: u64) -> bool {
+    running(observer, id).is_some()
+}
+
+#[test]
+fn kill_query_stops_a_sleep_and_the_connection_goes_on() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let mut sleeper = Raw::login_to(port, None);
+    let id = id_of(&mut sleeper);
+    let started = Instant::now();
+    let sleeping = std::thread::spawn(move || {
+        let answer = sleeper.query("SELECT SLEEP(100)");
+        (answer, sleeper)
+    });
+    let mut killer = Raw::login_to(port, None);
+    // KILL once the statement runs: poll for it with a deadline.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while running(&mut killer, id) != Some(Some("SELECT SLEEP(100)".into())) {
+        assert!(Instant::now() < deadline, "the sleep never showed");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(killer.query(&format!("KILL QUERY {id}")), Answer::Ok);
+    let (answer, mut sleeper) = sleeping.join().unwrap();
+    assert_eq!(answer, Answer::Err(1317));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // The connection goes on, and a later statement is not stopped.
+    assert_eq!(id_of(&mut sleeper), id);
+    assert_eq!(killer.query("KILL 987654"), Answer::Err(1094));
+    server.stop();
+    node.stop();
+}
+
+#[test]
+fn kill_connection_rolls_back_and_frees_the_locks() {
+    let (node, server, port, mut setup) = common::start_with("(1, 1)");
+    let mut holder = Raw::login_to(port, Some("d"));
+    let id = id_of(&mut holder);
+    assert_eq!(holder.query("BEGIN"), Answer::Ok);
+    assert_eq!(holder.query("UPDATE t SET v = 2 WHERE id = 1"), Answer::Ok);
+    assert_eq!(setup.query(&format!("KILL {id}")), Answer::Ok);
+    // Its row lock is free at once: well inside the lock wait timeout.
+    let started = Instant::now();
+    assert_eq!(setup.query("UPDATE d.t SET v = 3 WHERE id = 1"), Answer::Ok);
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        started.elapsed()
+    );
+    match setup.query("SELECT v FROM d.t WHERE id = 1") {
+        Answer::Rows(rows) => assert_eq!(rows[0][1..], *b"3"),
+        other => panic!("{other:?}"),
+    }
+    // The killed client finds its connection closed.
+    assert!(holder.packet().is_none() || holder.query("SELECT 1") != Answer::Ok);
+    server.stop();
+    node.stop();
+}
+
+#[test]
+fn a_client_that_leaves_mid_statement_frees_its_session_within_a_second() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let mut leaver = Raw::login_to(port, None);
+    let id = id_of(&mut leaver);
+    let mut observer = Raw::login_to(port, None);
+    leaver.send(0, b"\x03SELECT SLEEP(100)");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while running(&mut observer, id) != Some(Some("SELECT SLEEP(100)".into())) {
+        assert!(Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    drop(leaver);
+    let left = Instant::now();
+    while listed(&mut observer, id) {
+        assert!(
+            left.elapsed() < Duration::from_secs(1),
+            "the session outlived its client by a second"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    eprintln!("freed {:?} after the client left", left.elapsed());
+    server.stop();
+    node.stop();
+}
