@@ -374,6 +374,12 @@ impl Conn {
                 conn.flush()?;
             }
             while !parking || conn.buffered() {
+                if !parking {
+                    // A connection kept on its thread (TLS) waits for its next command as long
+                    // as its session's wait_timeout.
+                    let idle = conn.session.wait_timeout();
+                    conn.write.set_read_timeout(Some(idle))?;
+                }
                 let Some((seq, payload)) = conn.reader.read()? else {
                     return Ok(());
                 };

@@ -1409,6 +1409,17 @@ impl Session {
         Ok(done(0))
     }
 
+    /// How long the connection may sit idle between commands before it is closed: the
+    /// session's wait_timeout (MariaDB's), 1 s to a year.
+    pub(crate) fn wait_timeout(&self) -> std::time::Duration {
+        match self.vars.get("wait_timeout") {
+            Some(v) => std::time::Duration::from_secs_f64(
+                crate::expr::as_double(v).clamp(1.0, 365.0 * 24.0 * 3600.0),
+            ),
+            None => crate::conn::WAIT_TIMEOUT,
+        }
+    }
+
     /// A system variable's value: set in this session, or the server's.
     fn system_variable(&self, name: &str) -> Value {
         let name = crate::variables::plain_name(name);

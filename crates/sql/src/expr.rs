@@ -345,6 +345,10 @@ impl<'a> Compiler<'a> {
             },
             Ast::Nested(inner) => self.compile(inner)?,
             Ast::Identifier(i) if i.value.starts_with("@@") => Expr::Var(i.value.clone()),
+            // A user variable: what the session SET it to, NULL when it never did.
+            Ast::Identifier(i) if i.value.starts_with('@') && i.quote_style.is_none() => {
+                Expr::Var(i.value.clone())
+            }
             Ast::Identifier(i) if i.quote_style == Some('"') => {
                 Expr::Const(Value::Bytes(i.value.clone().into_bytes()))
             }

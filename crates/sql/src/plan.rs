@@ -930,6 +930,12 @@ pub fn select(
                     ) => s.clone(),
                     (Ast::Identifier(i), _) => i.value.clone(),
                     (Ast::Value(_) | Ast::Prefixed { .. }, _) => source_text(input, e),
+                    // `@@session.x` is named as written; `t.c` by its column.
+                    (Ast::CompoundIdentifier(parts), _)
+                        if parts.first().is_some_and(|p| p.value.starts_with("@@")) =>
+                    {
+                        source_text(input, e)
+                    }
                     (Ast::CompoundIdentifier(parts), _) => {
                         parts.last().map(|p| p.value.clone()).unwrap_or_default()
                     }

@@ -29,7 +29,7 @@ use tracing::{debug, info, warn};
 use transport::nonblocking::{Connection, ReadState};
 
 use crate::cache;
-use crate::conn::{param_values, Conn, WAIT_TIMEOUT};
+use crate::conn::{param_values, Conn};
 use crate::error::SqlError;
 use crate::exec::{Compiled, Outcome, Session};
 use crate::plan::SelectPlan;
@@ -302,12 +302,14 @@ impl Loop {
         self.look_events = events;
     }
 
-    /// Closes connections idle longer than wait_timeout.
+    /// Closes connections idle longer than their session's wait_timeout.
     fn sweep(&mut self) {
         let idle: Vec<u64> = self
             .slots
             .iter()
-            .filter(|(_, s)| s.waiting.is_none() && s.last.elapsed() > WAIT_TIMEOUT)
+            .filter(|(_, s)| {
+                s.waiting.is_none() && s.last.elapsed() > s.conn.session.wait_timeout()
+            })
             .map(|(t, _)| *t)
             .collect();
         for token in idle {

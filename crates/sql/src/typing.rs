@@ -56,6 +56,7 @@ pub fn static_type(
             Some(ty) => column_type_code(ty),
             None => (types::VAR_STRING, 255, 31),
         },
+        Var(name) if crate::variables::is_integer(name) => (types::LONGLONG, 21, 0),
         Param(_) | Var(_) | Outer(_) => (types::VAR_STRING, 1024, 31),
         Correlated { ty, .. } => *ty,
         Session(f) => match f {

@@ -7,11 +7,13 @@ use myproto::handshake::status;
 
 use crate::exec::Session;
 
-/// How SHOW VARIABLES writes a value.
+/// How SHOW VARIABLES writes a value, and what type `SELECT @@name` announces.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Shown {
-    /// 1/0 read, ON/OFF shown.
+    /// 1/0 read (an integer), ON/OFF shown.
     Bool,
+    /// A number: an integer column, as MariaDB's (a client must not read '0' as a true string).
+    Int,
     Plain,
 }
 
@@ -49,28 +51,29 @@ const VARIABLES: &[Variable] = variables! {
     "collation_connection" Plain |s| text(s.charsets.collation);
     "collation_database" Plain |s| text(s.database_collation.name());
     "collation_server" Plain |s| text("utf8mb4_general_ci");
-    "connect_timeout" Plain |s| Value::Int(crate::conn::CONNECT_TIMEOUT.as_secs() as i64);
+    "connect_timeout" Int |s| Value::Int(crate::conn::CONNECT_TIMEOUT.as_secs() as i64);
     "default_storage_engine" Plain |s| text(crate::definition::ENGINE);
-    "div_precision_increment" Plain |s| Value::Int(4);
-    "error_count" Plain |s| Value::UInt(s.diagnostics.error_count() as u64);
-    "group_concat_max_len" Plain |s| Value::UInt(crate::GROUP_CONCAT_MAX_LEN_DEFAULT as u64);
+    "div_precision_increment" Int |s| Value::Int(4);
+    "error_count" Int |s| Value::UInt(s.diagnostics.error_count() as u64);
+    "group_concat_max_len" Int |s| Value::UInt(crate::GROUP_CONCAT_MAX_LEN_DEFAULT as u64);
     "have_openssl" Plain |s| text("DISABLED");
     "have_ssl" Plain |s| text("DISABLED");
     "init_connect" Plain |s| text("");
-    "interactive_timeout" Plain |s| Value::Int(crate::conn::WAIT_TIMEOUT.as_secs() as i64);
+    "interactive_timeout" Int |s| Value::Int(crate::conn::WAIT_TIMEOUT.as_secs() as i64);
     "license" Plain |s| text("Apache-2.0");
-    "lower_case_table_names" Plain |s| Value::Int(0);
-    "max_allowed_packet" Plain |s| Value::Int(s.shared.config.max_packet as i64);
-    "max_connections" Plain |s| Value::Int(s.shared.config.max_connections as i64);
-    "max_error_count" Plain |s| Value::Int(crate::diagnostics::CONDITIONS_MAX as i64);
-    "max_prepared_stmt_count" Plain |s| Value::Int(crate::exec::PREPARED_MAX as i64);
-    "max_recursive_iterations" Plain |s| Value::Int(crate::derived::RECURSION_STEPS_MAX as i64);
-    "net_buffer_length" Plain |s| Value::Int(16_384);
-    "net_write_timeout" Plain |s| Value::Int(60);
+    "lower_case_table_names" Int |s| Value::Int(0);
+    "max_allowed_packet" Int |s| Value::Int(s.shared.config.max_packet as i64);
+    "max_connections" Int |s| Value::Int(s.shared.config.max_connections as i64);
+    "max_error_count" Int |s| Value::Int(crate::diagnostics::CONDITIONS_MAX as i64);
+    "max_prepared_stmt_count" Int |s| Value::Int(crate::exec::PREPARED_MAX as i64);
+    "max_recursive_iterations" Int |s| Value::Int(crate::derived::RECURSION_STEPS_MAX as i64);
+    "net_buffer_length" Int |s| Value::Int(16_384);
+    "net_write_timeout" Int |s| Value::Int(60);
     "performance_schema" Bool |s| Value::Int(0);
-    "protocol_version" Plain |s| Value::Int(10);
-    "query_cache_size" Plain |s| Value::Int(0);
-    "query_cache_type" Plain |s| Value::Int(0);
+    "protocol_version" Int |s| Value::Int(10);
+    "query_cache_size" Int |s| Value::Int(0);
+    "query_cache_type" Int |s| Value::Int(0);
+    "socket" Plain |s| s.shared.config.socket.as_ref().map_or(Value::Null, |p| text(&p.display().to_string()));
     "sql_mode" Plain |s| text("STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION");
     "system_time_zone" Plain |s| text("SYSTEM");
     "time_zone" Plain |s| text("SYSTEM");
@@ -80,8 +83,8 @@ const VARIABLES: &[Variable] = variables! {
     "tx_read_only" Bool |s| Value::Int(0);
     "version" Plain |s| text(crate::SERVER_VERSION);
     "version_comment" Plain |s| text("Cairn");
-    "wait_timeout" Plain |s| Value::Int(crate::conn::WAIT_TIMEOUT.as_secs() as i64);
-    "warning_count" Plain |s| Value::UInt(s.diagnostics.warning_count() as u64);
+    "wait_timeout" Int |s| Value::Int(crate::conn::WAIT_TIMEOUT.as_secs() as i64);
+    "warning_count" Int |s| Value::UInt(s.diagnostics.warning_count() as u64);
 };
 
 impl Session {
@@ -98,6 +101,14 @@ impl Session {
 pub(crate) fn group_concat_max_len(v: &Value) -> usize {
     let n = crate::expr::as_double(v);
     n.clamp(4.0, crate::STRING_RESULT_BYTES_MAX as f64) as usize
+}
+
+/// Whether `SELECT @@name` is an integer (BIGINT) column: a number or a boolean variable.
+pub(crate) fn is_integer(name: &str) -> bool {
+    let name = plain_name(name);
+    VARIABLES
+        .iter()
+        .any(|v| v.name == name && matches!(v.shown, Shown::Bool | Shown::Int))
 }
 
 /// A variable's name without `@@` and scope, in lower case.

@@ -1,7 +1,8 @@
 //! Stopping what a session runs from outside: KILL QUERY stops a running statement (1317) and
 //! the connection goes on; KILL CONNECTION closes a session, rolling back its transaction so
 //! its row locks are freed at once; a client that goes away in the middle of a statement frees
-//! its session within a second; an unknown id is 1094.
+//! its session within a second; an unknown id is 1094; a connection idle past its session's
+//! wait_timeout is closed.
 
 use std::time::{Duration, Instant};
 
@@ -112,6 +113,36 @@ fn a_client_that_leaves_mid_statement_frees_its_session_within_a_second() {
         std::thread::sleep(Duration::from_millis(10));
     }
     eprintln!("freed {:?} after the client left", left.elapsed());
+    server.stop();
+    node.stop();
+}
+
+#[test]
+fn a_connection_idle_past_its_wait_timeout_is_closed() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let mut idle = Raw::login_to(port, None);
+    let id = id_of(&mut idle);
+    assert_eq!(idle.query("SET SESSION wait_timeout = 1"), Answer::Ok);
+    let mut observer = Raw::login_to(port, None);
+    let set = Instant::now();
+    while listed(&mut observer, id) {
+        assert!(
+            set.elapsed() < Duration::from_secs(10),
+            "an idle connection outlived its wait_timeout of 1 s by far"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        set.elapsed() >= Duration::from_secs(1),
+        "closed before its timeout"
+    );
+    assert!(
+        idle.packet().is_none(),
+        "the client finds its connection closed"
+    );
+    // Others are not affected.
+    assert!(id_of(&mut observer) > 0);
     server.stop();
     node.stop();
 }

@@ -4487,3 +4487,9 @@ DO 1 / 0;
 SHOW WARNINGS;
 DO get_lock('do_lock', 0), release_lock('do_lock');
 DO (SELECT 1 FROM no_such_table_for_do);
+
+-- User variables: an unset one is NULL; system variables that are numbers are integers
+SELECT @never_set_uv, @never_set_uv IS NULL;
+SET @uv_a = 5;
+SELECT @uv_a IS NULL, @uv_a + 1 = 6;
+SELECT @@autocommit + 0, @@max_allowed_packet > 0, @@wait_timeout, @@session.autocommit;
