@@ -594,11 +594,17 @@ impl Session {
         };
         let sql = sql.as_ref();
         if statements.is_empty() {
-            return vec![self.concluded(Outcome::Failed(SqlError::new(
-                1065,
-                "42000",
-                "Query was empty",
-            )))];
+            // Nothing but comments is a statement that does nothing, as MariaDB answers it (an
+            // OK); nothing at all, or only `;`, is empty.
+            let commented = sql
+                .trim_matches(|c: char| c.is_whitespace() || c == ';')
+                .starts_with(['/', '-', '#']);
+            let outcome = if commented {
+                done(0)
+            } else {
+                Outcome::Failed(SqlError::new(1065, "42000", "Query was empty"))
+            };
+            return vec![self.concluded(outcome)];
         }
         let mut outcomes = Vec::new();
         for (i, s) in statements.into_iter().enumerate() {

@@ -4493,3 +4493,6 @@ SELECT @never_set_uv, @never_set_uv IS NULL;
 SET @uv_a = 5;
 SELECT @uv_a IS NULL, @uv_a + 1 = 6;
 SELECT @@autocommit + 0, @@max_allowed_packet > 0, @@wait_timeout, @@session.autocommit;
+
+-- Comment-only statements answer OK, as MariaDB; only `;` or nothing is empty
+/* only a comment */;
