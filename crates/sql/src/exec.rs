@@ -133,6 +133,8 @@ pub struct Session {
     autocommit: bool,
     /// BEGIN / START TRANSACTION was said and not yet ended.
     pub(crate) explicit: bool,
+    /// The explicit transaction was started READ ONLY: its writes answer 1792.
+    pub(crate) read_only: bool,
     /// The open transaction, between statements of an explicit one.
     pub(crate) txn: Option<Transaction>,
     pub(crate) vars: HashMap<String, Value>,
@@ -341,6 +343,7 @@ impl Session {
             row_count: 0,
             autocommit: true,
             explicit: false,
+            read_only: false,
             txn: None,
             vars: HashMap::new(),
             statements: HashMap::new(),
@@ -869,6 +872,26 @@ impl Session {
 
     pub(crate) fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Outcome> {
         self.begin_statement(crate::diagnostics::Kind::of(c));
+        if self.read_only && self.explicit {
+            let writes = match c {
+                Compiled::Update(_)
+                | Compiled::Delete(_)
+                | Compiled::Insert(_)
+                | Compiled::Multi(_) => true,
+                Compiled::Deferred(d) => matches!(
+                    d.statement,
+                    Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_)
+                ),
+                _ => false,
+            };
+            if writes {
+                return Err(SqlError::new(
+                    1792,
+                    "25006",
+                    "Cannot execute statement in a READ ONLY transaction",
+                ));
+            }
+        }
         match c {
             Compiled::Select(p) => self.run_select(p, params),
             Compiled::Set(p) => self.run_set(p, params),
@@ -1053,10 +1076,16 @@ impl Session {
         }
         match s {
             Statement::Set(set) => self.set(set),
-            Statement::StartTransaction { .. } => {
+            Statement::StartTransaction { modes, .. } => {
                 // BEGIN commits a transaction in progress, as MySQL does.
                 self.end_transaction(true)?;
                 self.explicit = true;
+                self.read_only = modes.iter().any(|m| {
+                    matches!(
+                        m,
+                        ast::TransactionMode::AccessMode(ast::TransactionAccessMode::ReadOnly)
+                    )
+                });
                 Ok(done(0))
             }
             Statement::Commit { .. } => {

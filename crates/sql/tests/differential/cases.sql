@@ -4496,3 +4496,18 @@ SELECT @@autocommit + 0, @@max_allowed_packet > 0, @@wait_timeout, @@session.aut
 
 -- Comment-only statements answer OK, as MariaDB; only `;` or nothing is empty
 /* only a comment */;
+
+-- START TRANSACTION READ ONLY: reads go on, writes answer 1792
+CREATE TABLE ro_t (id INT PRIMARY KEY, v INT);
+INSERT INTO ro_t VALUES (1, 1);
+START TRANSACTION READ ONLY;
+SELECT v FROM ro_t WHERE id = 1;
+INSERT INTO ro_t VALUES (2, 2);
+UPDATE ro_t SET v = 5 WHERE id = 1;
+DELETE FROM ro_t;
+COMMIT;
+START TRANSACTION READ WRITE;
+UPDATE ro_t SET v = 6 WHERE id = 1;
+COMMIT;
+SELECT id, v FROM ro_t ORDER BY id;
+DROP TABLE ro_t;
