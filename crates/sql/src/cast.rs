@@ -146,7 +146,10 @@ impl CastTo {
             }
             CastTo::Date => temporal(T::Date),
             CastTo::DateTime(fsp) => temporal(T::DateTime { fsp }),
-            CastTo::Time(fsp) => temporal(T::Time { fsp }),
+            CastTo::Time(fsp) => match temporal(T::Time { fsp }) {
+                Value::Null => time_from_other(&text(), fsp),
+                time => time,
+            },
             CastTo::Decimal(p, scale) => {
                 let d = match &v {
                     Value::Bytes(b) => {
@@ -193,5 +196,53 @@ impl CastTo {
                     .collect(),
             ),
         }
+    }
+}
+
+/// CAST(text AS TIME) where the text is no TIME as it stands, read as MariaDB reads it: a
+/// DATETIME gives its time of day; hours past 838 clamp to 838:59:59 (either sign). NULL else.
+fn time_from_other(text: &[u8], fsp: u8) -> Value {
+    use base::types::ColumnType as T;
+    let column = |ty| base::schema::ColumnDef::new("", ty);
+    if let Ok(Value::DateTime(dt)) =
+        base::text::from_text(&column(T::DateTime { fsp: 6 }), Some(text))
+    {
+        let time = base::value::Time {
+            negative: false,
+            hours: u16::from(dt.hour),
+            minutes: dt.minute,
+            seconds: dt.second,
+            microseconds: dt.microsecond,
+        };
+        // Cut to the cast's digits as a TIME column would.
+        let shown = Value::Time(time).to_string();
+        return base::text::from_text(&column(T::Time { fsp }), Some(shown.as_bytes()))
+            .unwrap_or(Value::Null);
+    }
+    let Ok(s) = std::str::from_utf8(text) else {
+        return Value::Null;
+    };
+    let s = s.trim();
+    let (negative, body) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let mut parts = body.splitn(3, ':');
+    let hours: Option<u64> = parts.next().and_then(|h| h.parse().ok());
+    let valid_rest = parts.all(|p| {
+        let whole = p.split('.').next().unwrap_or_default();
+        !whole.is_empty() && whole.len() <= 2 && whole.bytes().all(|b| b.is_ascii_digit())
+    });
+    match hours {
+        Some(h) if h > u64::from(base::value::Time::MAX_HOURS) && valid_rest => {
+            Value::Time(base::value::Time {
+                negative,
+                hours: base::value::Time::MAX_HOURS,
+                minutes: 59,
+                seconds: 59,
+                microseconds: 0,
+            })
+        }
+        _ => Value::Null,
     }
 }

@@ -1227,7 +1227,8 @@ fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
         _ => {}
     }
     Ok(match t {
-        D::TinyInt(_) => ColumnType::TinyInt { unsigned: false },
+        // MariaDB's BOOL and BOOLEAN are TINYINT(1).
+        D::TinyInt(_) | D::Bool | D::Boolean => ColumnType::TinyInt { unsigned: false },
         D::TinyIntUnsigned(_) => ColumnType::TinyInt { unsigned: true },
         D::SmallInt(_) => ColumnType::SmallInt { unsigned: false },
         D::SmallIntUnsigned(_) => ColumnType::SmallInt { unsigned: true },

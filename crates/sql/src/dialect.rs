@@ -47,6 +47,10 @@ impl Dialect for Cairn {
         match parser.peek_token().token {
             Token::Caret => Some(Ok(BIT_XOR_PRECEDENCE)),
             Token::ShiftLeft | Token::ShiftRight => Some(Ok(SHIFT_PRECEDENCE)),
+            // `a MOD b`, MySQL's `%` spelled as a word.
+            Token::Word(w) if w.keyword == Keyword::MOD => Some(Ok(
+                self.prec_value(sqlparser::dialect::Precedence::MulDivModOp)
+            )),
             _ => None,
         }
     }
@@ -87,6 +91,17 @@ impl Dialect for Cairn {
         expr: &Expr,
         precedence: u8,
     ) -> Option<Result<Expr, ParserError>> {
+        if parser.parse_keyword(Keyword::MOD) {
+            return Some(
+                parser
+                    .parse_subexpr(precedence)
+                    .map(|right| Expr::BinaryOp {
+                        left: Box::new(expr.clone()),
+                        op: sqlparser::ast::BinaryOperator::Modulo,
+                        right: Box::new(right),
+                    }),
+            );
+        }
         MYSQL.parse_infix(parser, expr, precedence)
     }
     fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
