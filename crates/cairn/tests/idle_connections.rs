@@ -1,7 +1,8 @@
 //! What an idle SQL connection costs: 2,000 clients log in to `cairn start` and to MariaDB (the
 //! peer, started by this test) and stay idle; each server's resident memory must grow by less
 //! than 100 MB for them (Cairn's bound), and both figures are printed side by side. Before
-//! connections shared threads, each held a thread whose allocator pages cost 4.4 MiB.
+//! connections shared threads, each held a thread whose allocator pages cost 4.4 MiB. And the
+//! connection past --sql-max-connections is refused cleanly.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -110,4 +111,62 @@ fn two_thousand_idle_sql_connections_cost_less_than_100_mb() {
         "Cairn grew by {cairn_kib} KiB for {CONNECTIONS} idle connections"
     );
     drop(peer);
+}
+
+/// With --sql-max-connections 1000, the 1,001st client is refused with 1040 (Too many
+/// connections) and the others go on; once one leaves, a new login is served.
+#[test]
+fn the_connection_past_the_limit_is_refused_cleanly() {
+    let dir = std::env::temp_dir().join(format!("cairn-limit-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let port = common::free_port().to_string();
+    let data_dir = dir.to_string_lossy().to_string();
+    let mut args = vec!["start", "--datanode-port", &port, "--data-dir", &data_dir];
+    args.extend(common::FREE_FRONT_END_PORTS);
+    args.extend(["--sql-max-connections", "1000"]);
+    let cairn = common::spawn(&args);
+    let sql = cairn
+        .listening("sql (mysql protocol): 127.0.0.1:")
+        .trim()
+        .to_string();
+    let script = r#"
+import resource, sys, pymysql
+resource.setrlimit(resource.RLIMIT_NOFILE, (8192, 8192))
+port = int(sys.argv[1])
+def login():
+    return pymysql.connect(host="127.0.0.1", port=port, user="root", ssl_disabled=True)
+held = [login() for _ in range(1000)]
+try:
+    login()
+    print("1001st served")
+except pymysql.err.OperationalError as e:
+    print("1001st refused", e.args[0])
+cur = held[0].cursor()
+cur.execute("SELECT 1")
+print("held ones served", cur.fetchone()[0])
+held.pop().close()
+for _ in range(100):
+    try:
+        c = login()
+        break
+    except pymysql.err.OperationalError:
+        # The server frees a closed connection's slot as soon as it reads the close.
+        import time
+        time.sleep(0.01)
+c.cursor().execute("SELECT 1")
+print("after one left: served")
+"#;
+    let out = Command::new(python())
+        .args(["-c", script, &sql])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text,
+        "1001st refused 1040\nheld ones served 1\nafter one left: served\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    cairn.terminate();
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -117,6 +117,8 @@ pub(crate) fn resume_on_a_thread(mut conn: Box<Conn>) {
 pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a connection may sit idle between commands (MySQL's wait_timeout).
 pub(crate) const WAIT_TIMEOUT: Duration = Duration::from_secs(28_800);
+/// How long a client may take to send the rest of a command (MySQL's net_read_timeout).
+pub(crate) const NET_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 pub(crate) struct Conn {
     reader: PacketReader<BufReader<Inbound>>,

@@ -1447,11 +1447,22 @@ impl Session {
     /// How long the connection may sit idle between commands before it is closed: the
     /// session's wait_timeout (MariaDB's), 1 s to a year.
     pub(crate) fn wait_timeout(&self) -> std::time::Duration {
-        match self.vars.get("wait_timeout") {
+        self.seconds_variable("wait_timeout", crate::conn::WAIT_TIMEOUT)
+    }
+
+    /// How long the client may take to send the rest of a command it began: the session's
+    /// net_read_timeout (MariaDB's, 30 s by default).
+    pub(crate) fn net_read_timeout(&self) -> std::time::Duration {
+        self.seconds_variable("net_read_timeout", crate::conn::NET_READ_TIMEOUT)
+    }
+
+    /// A timeout variable the session SET (1 s to a year), else `default`.
+    fn seconds_variable(&self, name: &str, default: std::time::Duration) -> std::time::Duration {
+        match self.vars.get(name) {
             Some(v) => std::time::Duration::from_secs_f64(
                 crate::expr::as_double(v).clamp(1.0, 365.0 * 24.0 * 3600.0),
             ),
-            None => crate::conn::WAIT_TIMEOUT,
+            None => default,
         }
     }
 

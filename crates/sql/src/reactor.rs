@@ -302,13 +302,21 @@ impl Loop {
         self.look_events = events;
     }
 
-    /// Closes connections idle longer than their session's wait_timeout.
+    /// Closes connections idle longer than their session's wait_timeout, or holding part of a
+    /// command longer than its net_read_timeout.
     fn sweep(&mut self) {
         let idle: Vec<u64> = self
             .slots
             .iter()
             .filter(|(_, s)| {
-                s.waiting.is_none() && s.last.elapsed() > s.conn.session.wait_timeout()
+                // Idle past wait_timeout, or stalled inside a command's packets past
+                // net_read_timeout (a client that sent part of a command and no more).
+                let limit = if s.input.is_empty() {
+                    s.conn.session.wait_timeout()
+                } else {
+                    s.conn.session.net_read_timeout()
+                };
+                s.waiting.is_none() && s.last.elapsed() > limit
             })
             .map(|(t, _)| *t)
             .collect();

@@ -68,6 +68,7 @@ const VARIABLES: &[Variable] = variables! {
     "max_prepared_stmt_count" Int |s| Value::Int(crate::exec::PREPARED_MAX as i64);
     "max_recursive_iterations" Int |s| Value::Int(crate::derived::RECURSION_STEPS_MAX as i64);
     "net_buffer_length" Int |s| Value::Int(16_384);
+    "net_read_timeout" Int |s| Value::Int(crate::conn::NET_READ_TIMEOUT.as_secs() as i64);
     "net_write_timeout" Int |s| Value::Int(60);
     "performance_schema" Bool |s| Value::Int(0);
     "protocol_version" Int |s| Value::Int(10);

@@ -2,7 +2,7 @@
 //! the connection goes on; KILL CONNECTION closes a session, rolling back its transaction so
 //! its row locks are freed at once; a client that goes away in the middle of a statement frees
 //! its session within a second; an unknown id is 1094; a connection idle past its session's
-//! wait_timeout is closed.
+//! wait_timeout, or stalled inside a command past its net_read_timeout, is closed.
 
 use std::time::{Duration, Instant};
 
@@ -143,6 +143,48 @@ fn a_connection_idle_past_its_wait_timeout_is_closed() {
     );
     // Others are not affected.
     assert!(id_of(&mut observer) > 0);
+    server.stop();
+    node.stop();
+}
+
+#[test]
+fn a_client_stalled_inside_a_command_is_closed_after_net_read_timeout() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let mut stalled = Raw::login_to(port, None);
+    assert_eq!(
+        stalled.query("SET SESSION net_read_timeout = 1"),
+        Answer::Ok
+    );
+    // A packet announcing 100 bytes, of which 10 come.
+    use std::io::Write;
+    stalled.s.write_all(&[100, 0, 0, 0, 0x03]).unwrap();
+    stalled.s.write_all(b"SELECT 1 ").unwrap();
+    let sent = Instant::now();
+    let mut other = Raw::login_to(port, None);
+    stalled
+        .s
+        .set_read_timeout(Some(Duration::from_millis(20)))
+        .unwrap();
+    loop {
+        // Others are served meanwhile.
+        assert!(id_of(&mut other) > 0);
+        let mut byte = [0u8; 1];
+        match std::io::Read::read(&mut stalled.s, &mut byte) {
+            Ok(0) | Err(_) if sent.elapsed() >= Duration::from_secs(1) => {
+                if matches!(std::io::Read::read(&mut stalled.s, &mut byte), Ok(0)) {
+                    break;
+                }
+            }
+            Ok(0) => panic!("closed before its net_read_timeout"),
+            _ => {}
+        }
+        assert!(
+            sent.elapsed() < Duration::from_secs(10),
+            "a stalled command held its connection past net_read_timeout"
+        );
+    }
+    eprintln!("closed {:?} after the stall", sent.elapsed());
     server.stop();
     node.stop();
 }
