@@ -539,6 +539,38 @@ impl TableDef {
             .position(|i| i.name.eq_ignore_ascii_case(name))
     }
 
+    /// The positions in `indexes` of the table's keys after its primary key, in MySQL's order:
+    /// unique keys over NOT NULL columns, the other unique keys (whole-column ones before those
+    /// holding prefixes, in each of the two), then the rest, each group in the order declared.
+    /// The ordered index named PRIMARY (a declared primary key's own) is the primary key, not
+    /// one of these. SHOW's key order and HandlerSocket's key numbers follow it.
+    pub fn secondary_keys_in_mysql_order(&self) -> Vec<usize> {
+        let mut keys: Vec<(u8, usize)> = self
+            .indexes
+            .iter()
+            .enumerate()
+            .filter(|(_, index)| !index.name.eq_ignore_ascii_case("PRIMARY"))
+            .map(|(at, index)| {
+                let unique = index.kind == IndexKind::Unique;
+                let nullable = index
+                    .columns
+                    .iter()
+                    .any(|c| self.columns.get(*c as usize).is_some_and(|c| c.nullable));
+                let group = match (unique, nullable, index.has_prefix()) {
+                    (true, false, false) => 1,
+                    (true, false, true) => 2,
+                    (true, true, false) => 3,
+                    (true, true, true) => 4,
+                    _ => 5,
+                };
+                (group, at)
+            })
+            .collect();
+        // A stable sort keeps the declared order within each group.
+        keys.sort_by_key(|(group, _)| *group);
+        keys.into_iter().map(|(_, at)| at).collect()
+    }
+
     pub fn has_hidden_pk(&self) -> bool {
         self.primary_key.len() == 1 && self.columns[self.primary_key[0] as usize].hidden
     }

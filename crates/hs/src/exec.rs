@@ -122,11 +122,16 @@ pub fn open_index(
     let choice = if index.is_empty() || index == b"PRIMARY" {
         Some(IndexChoice::Primary)
     } else if index[0].is_ascii_digit() {
+        // MySQL's numbering: 0 is the primary key, then the other keys in MySQL's order
+        // (unique ones first; the ordered index a SQL table has over its primary key is the
+        // primary key's, not one more).
         match protocol::number(index) as usize {
             0 => Some(IndexChoice::Primary),
-            n => def.indexes.get(n - 1).map(|i| match i.kind {
-                IndexKind::Unique => IndexChoice::Unique((n - 1) as u16),
-                IndexKind::Ordered => IndexChoice::Ordered(i.name.clone()),
+            n => def.secondary_keys_in_mysql_order().get(n - 1).map(|at| {
+                match def.indexes[*at].kind {
+                    IndexKind::Unique => IndexChoice::Unique(*at as u16),
+                    IndexKind::Ordered => IndexChoice::Ordered(def.indexes[*at].name.clone()),
+                }
             }),
         }
     } else {
@@ -200,6 +205,19 @@ pub fn failure(cluster: &Cluster, open: &OpenIndex, e: &ClientError) -> Vec<u8> 
         ErrorCode::NoSuchTable => protocol::error(1, "open_table"),
         other => protocol::error(1, &format!("{}", other as u16 + 1000)),
     }
+}
+
+/// The value the plugin's empty record holds for `col`: '' for strings, 0 for numbers; None
+/// for dates and times, whose empty value is a zero date Cairn does not hold.
+fn empty_value(col: &base::schema::ColumnDef) -> Option<Value> {
+    use base::types::ColumnType as T;
+    if matches!(
+        col.ty,
+        T::Date | T::DateTime { .. } | T::Timestamp { .. } | T::Time { .. } | T::Year
+    ) {
+        return None;
+    }
+    field_value(col, Some(b"")).ok().filter(|v| !v.is_null())
 }
 
 /// A field as column `col` stores it (`text::from_text`). A latin1 column of a table made
@@ -606,6 +624,9 @@ pub fn insert(cluster: &Cluster, open: &OpenIndex, values: &[Field]) -> Vec<u8> 
     for (c, v) in open.columns.iter().zip(given) {
         let col = &def.columns[*c as usize];
         let value = match field_value(col, v.as_deref()) {
+            // NULL into a NOT NULL column stores the type's empty value, as the plugin's
+            // Field::store does (0, ''), where it has one.
+            Ok(Value::Null) if !col.nullable => empty_value(col).unwrap_or(Value::Null),
             Ok(v) => v,
             Err(_) => return protocol::error(1, "1292"),
         };
@@ -617,6 +638,21 @@ pub fn insert(cluster: &Cluster, open: &OpenIndex, values: &[Field]) -> Vec<u8> 
             explicit_auto = true;
         }
         row.push((*c, value));
+    }
+    // A column the open_index does not name gets what the plugin's empty record holds: its
+    // DEFAULT, else the type's empty value even where the column is nullable (the plugin
+    // clears the record's NULL bits).
+    for (c, col) in def.columns.iter().enumerate() {
+        let named = open.columns.iter().any(|o| *o as usize == c);
+        if named || col.default.is_some() || col.default_now.is_some() || col.auto_increment {
+            continue;
+        }
+        if col.hidden {
+            continue;
+        }
+        if let Some(v) = empty_value(col) {
+            row.push((c as u16, v));
+        }
     }
     let mut txn = cluster.transaction();
     let op = txn.insert(&open.table, row);

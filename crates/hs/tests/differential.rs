@@ -357,6 +357,17 @@ fn requests() -> Vec<(bool, Vec<u8>)> {
     w("13\t=\t1\t1");
     w("13\t=\t1\t2\t1\t0\t+\t1");
     w("13\t=\t1\t2");
+    // Columns the open index leaves out get what the plugin's empty record holds: the DEFAULT,
+    // else 0 or '' even where the column is nullable; NULL into a NOT NULL column stores 0.
+    w("P\t20\thstestdb\tnums\tPRIMARY\tid");
+    w("20\t+\t1\t50");
+    w("P\t21\thstestdb\tnums\tPRIMARY\tid,ti");
+    w("21\t+\t2\t51\t\u{0}");
+    w("P\t22\thstestdb\tt1\tPRIMARY\tk");
+    w("22\t+\t1\tleftout");
+    w("1\t=\t1\t50");
+    w("1\t=\t1\t51");
+    w("0\t=\t1\tleftout");
     r.into_iter().map(|(p, l)| (p, l.into_bytes())).collect()
 }
 

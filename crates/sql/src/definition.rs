@@ -85,45 +85,23 @@ impl Key<'_> {
 pub fn keys(def: &TableDef) -> Vec<Key<'_>> {
     let mut keys = Vec::with_capacity(def.indexes.len() + 1);
     if !def.has_hidden_pk() {
-        keys.push((
-            0,
-            Key {
-                name: PRIMARY,
-                unique: true,
-                columns: &def.primary_key,
-                prefixes: &[],
-            },
-        ));
+        keys.push(Key {
+            name: PRIMARY,
+            unique: true,
+            columns: &def.primary_key,
+            prefixes: &[],
+        });
     }
-    for index in &def.indexes {
-        if index.name.eq_ignore_ascii_case(PRIMARY) {
-            continue;
-        }
-        let unique = index.kind == IndexKind::Unique;
-        let nullable = index
-            .columns
-            .iter()
-            .any(|c| def.columns[*c as usize].nullable);
-        let group = match (unique, nullable, index.has_prefix()) {
-            (true, false, false) => 1,
-            (true, false, true) => 2,
-            (true, true, false) => 3,
-            (true, true, true) => 4,
-            _ => 5,
-        };
-        keys.push((
-            group,
-            Key {
-                name: &index.name,
-                unique,
-                columns: &index.columns,
-                prefixes: &index.prefixes,
-            },
-        ));
+    for at in def.secondary_keys_in_mysql_order() {
+        let index = &def.indexes[at];
+        keys.push(Key {
+            name: &index.name,
+            unique: index.kind == IndexKind::Unique,
+            columns: &index.columns,
+            prefixes: &index.prefixes,
+        });
     }
-    // A stable sort keeps the declared order within each group.
-    keys.sort_by_key(|(group, _)| *group);
-    keys.into_iter().map(|(_, k)| k).collect()
+    keys
 }
 
 /// A string as a quoted SQL literal, as SHOW CREATE TABLE writes defaults.
