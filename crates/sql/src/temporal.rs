@@ -319,6 +319,21 @@ fn today(env: &Env) -> Date {
 /// time, is returned as it is (storing it then fails as before).
 pub(crate) fn number_as_temporal(ty: base::ColumnType, v: Value) -> Value {
     use base::ColumnType as T;
+    let temporal = matches!(
+        ty,
+        T::Date | T::DateTime { .. } | T::Timestamp { .. } | T::Time { .. }
+    );
+    // A string of digits (and a fraction) is read as the same digits as a number, as MariaDB
+    // reads '20110101183025' or '183025'; other strings are left to the text reader.
+    if let (true, Value::Bytes(b)) = (temporal, &v) {
+        if let Some(number) = digits_as_number(b) {
+            return match number_as_temporal(ty, number) {
+                Value::Decimal(_) | Value::UInt(_) => v,
+                read => read,
+            };
+        }
+        return v;
+    }
     let numeric = matches!(
         v,
         Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) | Value::Float(_)
@@ -340,6 +355,24 @@ pub(crate) fn number_as_temporal(ty: base::ColumnType, v: Value) -> Value {
             None => v,
         },
         _ => v,
+    }
+}
+
+/// `text` as a number when it is digits with at most one `.` and digits after it (no sign, no
+/// spaces): an unsigned integer, or a decimal.
+fn digits_as_number(text: &[u8]) -> Option<Value> {
+    let s = std::str::from_utf8(text).ok()?;
+    let (whole, fraction) = match s.split_once('.') {
+        Some((w, f)) => (w, Some(f)),
+        None => (s, None),
+    };
+    let digits = |t: &str| !t.is_empty() && t.len() <= 20 && t.bytes().all(|b| b.is_ascii_digit());
+    if !digits(whole) || fraction.is_some_and(|f| !digits(f)) {
+        return None;
+    }
+    match fraction {
+        None => whole.parse().ok().map(Value::UInt),
+        Some(_) => base::value::Decimal::parse(s).map(Value::Decimal),
     }
 }
 
