@@ -647,6 +647,8 @@ impl Session {
         src: &Source,
         params: &[Value],
     ) -> Result<Vec<Vec<Value>>> {
+        // A KILL QUERY stops a statement between the tables and batches it reads.
+        self.activity.interrupt.check_killed()?;
         if let Some(d) = &src.derived {
             // A derived table: its query's rows, made in the API node.
             let rows = self.derived_rows(txn, exec, d, params)?;
