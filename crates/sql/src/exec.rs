@@ -593,7 +593,40 @@ impl Session {
         }
         let (sql, statements) = match parse(sql) {
             Ok(parsed) => parsed,
-            Err(e) => return vec![self.concluded(Outcome::Failed(e))],
+            Err(e) => {
+                // Several statements of which a later one does not parse: MariaDB runs those
+                // before it and answers their results first, the error in its place. One at a
+                // time, in a loop (a long text must not deepen the stack).
+                let mut outcomes = Vec::new();
+                let mut counts = Vec::new();
+                let mut text: &str = sql;
+                loop {
+                    let split = crate::account::lex_ends(text)
+                        .map(|(_, _, rest)| (&text[..text.len() - rest.len()], rest))
+                        .filter(|(first, rest)| !rest.trim().is_empty() && parse(first).is_ok());
+                    let Some((first, rest)) = split else {
+                        if outcomes.is_empty() {
+                            return vec![self.concluded(Outcome::Failed(e))];
+                        }
+                        outcomes.extend(self.run(text));
+                        counts.extend(self.take_counts());
+                        break;
+                    };
+                    outcomes.extend(self.run(first));
+                    counts.extend(self.take_counts());
+                    if outcomes.iter().any(|o| matches!(o, Outcome::Failed(_))) {
+                        break;
+                    }
+                    if parse(rest).is_ok() {
+                        outcomes.extend(self.run(rest));
+                        counts.extend(self.take_counts());
+                        break;
+                    }
+                    text = rest;
+                }
+                self.diagnostics.counts = counts;
+                return outcomes;
+            }
         };
         let sql = sql.as_ref();
         if statements.is_empty() {

@@ -531,3 +531,35 @@ except pymysql.err.MySQLError as e:
     server.stop();
     node.stop();
 }
+
+/// Several statements in one text, a later one not parsing: the ones before it answer first
+/// and the error comes in its place, as from MariaDB (PyMySQL's test_nextset_error).
+#[test]
+fn a_statement_that_does_not_parse_fails_after_the_ones_before_it() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let out = pymysql_script(
+        port,
+        r#"
+from pymysql.constants import CLIENT
+c = pymysql.connect(host="127.0.0.1", port=PORT, user="root", client_flag=CLIENT.MULTI_STATEMENTS)
+cur = c.cursor()
+cur.execute("SELECT 0; SELECT 1; xyzzy; SELECT 3")
+print(cur.fetchall())
+cur.nextset()
+print(cur.fetchall())
+try:
+    cur.nextset()
+    print("no error")
+except pymysql.err.ProgrammingError as e:
+    print("error", e.args[0])
+cur.execute("SELECT 42")
+print(cur.fetchall())
+"#
+        .replace("PORT", &port.to_string())
+        .as_str(),
+    );
+    assert_eq!(out, "((0,),)\n((1,),)\nerror 1064\n((42,),)\n", "{out}");
+    server.stop();
+    node.stop();
+}
