@@ -55,6 +55,8 @@ pub mod status {
     pub const AUTOCOMMIT: u16 = 2;
     pub const MORE_RESULTS_EXISTS: u16 = 8;
     pub const NO_INDEX_USED: u16 = 32;
+    /// The session's sql_mode holds NO_BACKSLASH_ESCAPES: clients escape quotes by doubling.
+    pub const NO_BACKSLASH_ESCAPES: u16 = 0x200;
 }
 
 pub const NATIVE_PASSWORD: &str = "mysql_native_password";

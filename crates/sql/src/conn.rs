@@ -432,8 +432,12 @@ impl Conn {
             command::QUIT => return Ok(false),
             command::PING => self.ok(0, 0, false),
             command::QUERY => {
-                let sql =
-                    crate::literals::statement_text(&self.session.charsets, body).into_owned();
+                let sql = crate::literals::statement_text(
+                    &self.session.charsets,
+                    body,
+                    self.session.no_backslash_escapes(),
+                )
+                .into_owned();
                 self.query(&sql);
             }
             command::INIT_DB => {
@@ -444,8 +448,12 @@ impl Conn {
                 }
             }
             command::STMT_PREPARE => {
-                let sql =
-                    crate::literals::statement_text(&self.session.charsets, body).into_owned();
+                let sql = crate::literals::statement_text(
+                    &self.session.charsets,
+                    body,
+                    self.session.no_backslash_escapes(),
+                )
+                .into_owned();
                 self.prepare(&sql);
             }
             command::STMT_EXECUTE => self.execute(body)?,

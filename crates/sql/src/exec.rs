@@ -381,7 +381,21 @@ impl Session {
         if self.explicit || self.holds_transaction() {
             s |= status::IN_TRANS;
         }
+        if self.no_backslash_escapes() {
+            s |= status::NO_BACKSLASH_ESCAPES;
+        }
         s
+    }
+
+    /// The session's sql_mode holds NO_BACKSLASH_ESCAPES: a backslash in a string literal is
+    /// an ordinary character.
+    pub(crate) fn no_backslash_escapes(&self) -> bool {
+        self.vars.get("sql_mode").is_some_and(|v| match v {
+            Value::Bytes(b) => b
+                .split(|c| *c == b',')
+                .any(|m| m.trim_ascii().eq_ignore_ascii_case(b"NO_BACKSLASH_ESCAPES")),
+            _ => false,
+        })
     }
 
     pub fn use_database(&mut self, name: &str) -> Result<()> {

@@ -16,19 +16,25 @@ use crate::charset::Charsets;
 /// The introducer whose literal is bytes whatever the client's character set.
 const BINARY_INTRODUCER: &[u8] = b"_binary";
 
-/// The statement as text for the parser.
-pub fn statement_text<'a>(charsets: &Charsets, bytes: &'a [u8]) -> Cow<'a, str> {
+/// The statement as text for the parser. With `no_backslash_escapes` (the session's sql_mode
+/// holds NO_BACKSLASH_ESCAPES), a backslash in a string literal is an ordinary character: such
+/// a literal is written again with its backslashes doubled, as the parser reads them.
+pub fn statement_text<'a>(
+    charsets: &Charsets,
+    bytes: &'a [u8],
+    no_backslash_escapes: bool,
+) -> Cow<'a, str> {
     let utf8 = charsets.client != Charset::Latin1;
     let plain = if utf8 {
         std::str::from_utf8(bytes).is_ok()
     } else {
         !contains_binary_introducer(bytes)
     };
-    if plain {
+    if plain && !(no_backslash_escapes && bytes.contains(&b'\\')) {
         // The common case: nothing to carry as bytes.
         return charsets.decode(bytes);
     }
-    match rewrite(bytes, utf8) {
+    match rewrite(bytes, utf8, no_backslash_escapes) {
         Some(text) => Cow::Owned(charsets.decode(&text).into_owned()),
         None => charsets.decode(bytes),
     }
@@ -45,7 +51,7 @@ fn is_word_byte(b: u8) -> bool {
 }
 
 /// The text with the literals that must be bytes written as `X'..'`; None when none is.
-fn rewrite(bytes: &[u8], utf8: bool) -> Option<Vec<u8>> {
+fn rewrite(bytes: &[u8], utf8: bool, no_backslash_escapes: bool) -> Option<Vec<u8>> {
     let mut out: Vec<u8> = Vec::new();
     // How much of `bytes` is in `out` (or replaced there).
     let mut copied = 0;
@@ -55,14 +61,29 @@ fn rewrite(bytes: &[u8], utf8: bool) -> Option<Vec<u8>> {
     while let Some(&b) = bytes.get(i) {
         match b {
             b'\'' | b'"' => {
-                let Some((end, content)) = string(bytes, i) else {
+                let Some((end, content)) = string(bytes, i, no_backslash_escapes) else {
                     // Unterminated: the parser reports it.
                     break;
                 };
                 // A latin1 client's `_binary` literal would otherwise be decoded as text (é
                 // becoming two bytes); a UTF-8 client's decodes to itself when it is UTF-8.
                 let binary = introducer && !utf8;
-                if binary || (utf8 && std::str::from_utf8(&content).is_err()) {
+                let bytes_only = binary || (utf8 && std::str::from_utf8(&content).is_err());
+                if !bytes_only && no_backslash_escapes && content.contains(&b'\\') {
+                    // Written again as the parser reads literals: backslashes doubled.
+                    out.extend_from_slice(&bytes[copied..i]);
+                    let quote = bytes[i];
+                    out.push(quote);
+                    for &x in &content {
+                        match x {
+                            b'\\' => out.extend_from_slice(b"\\\\"),
+                            x if x == quote => out.extend_from_slice(&[quote, quote]),
+                            x => out.push(x),
+                        }
+                    }
+                    out.push(quote);
+                    copied = end;
+                } else if bytes_only {
                     // An introducer stays: `_binary X'..'` is a binary string, as the literal was.
                     out.extend_from_slice(&bytes[copied..i]);
                     if i > 0 && is_word_byte(bytes[i - 1]) {
@@ -123,13 +144,13 @@ fn rewrite(bytes: &[u8], utf8: bool) -> Option<Vec<u8>> {
 
 /// The quoted string starting at `start`: where it ends (after its closing quote) and its bytes
 /// with escapes resolved as MariaDB resolves them; None when it does not end.
-fn string(bytes: &[u8], start: usize) -> Option<(usize, Vec<u8>)> {
+fn string(bytes: &[u8], start: usize, no_backslash_escapes: bool) -> Option<(usize, Vec<u8>)> {
     let quote = bytes[start];
     let mut content = Vec::new();
     let mut i = start + 1;
     loop {
         let b = *bytes.get(i)?;
-        if b == b'\\' {
+        if b == b'\\' && !no_backslash_escapes {
             let next = *bytes.get(i + 1)?;
             match next {
                 b'0' => content.push(0),
@@ -192,7 +213,7 @@ mod tests {
     use super::*;
 
     fn text(bytes: &[u8]) -> String {
-        statement_text(&Charsets::default(), bytes).into_owned()
+        statement_text(&Charsets::default(), bytes, false).into_owned()
     }
 
     #[test]
@@ -219,6 +240,15 @@ mod tests {
     }
 
     #[test]
+    fn without_backslash_escapes_a_backslash_is_a_character() {
+        let text = |b: &[u8]| statement_text(&Charsets::default(), b, true).into_owned();
+        assert_eq!(text(b"SELECT 'a\\b', 'it''s'"), "SELECT 'a\\\\b', 'it''s'");
+        assert_eq!(text(b"SELECT 'x\\'"), "SELECT 'x\\\\'");
+        assert_eq!(text(b"SELECT 'plain'"), "SELECT 'plain'");
+        assert_eq!(text(b"SELECT '\\\xff'"), "SELECT X'5CFF'");
+    }
+
+    #[test]
     fn binary_introduced_literals_are_bytes_in_every_character_set() {
         // UTF-8 decodes to itself: the text stays as the client wrote it (it names columns).
         assert_eq!(text(b"SELECT _binary'abc'"), "SELECT _binary'abc'");
@@ -229,7 +259,7 @@ mod tests {
         assert_eq!(text(b"SELECT `_binary`"), "SELECT `_binary`");
         let latin1 = Charsets::all(Charset::Latin1, None);
         assert_eq!(
-            statement_text(&latin1, b"SELECT _binary'\xe9', '\xe9', _binary 'a'"),
+            statement_text(&latin1, b"SELECT _binary'\xe9', '\xe9', _binary 'a'", false),
             "SELECT _binary X'E9', 'é', _binary X'61'"
         );
     }

@@ -543,6 +543,10 @@ impl Loop {
                     // The thread reads the client's latin1.
                     return Step::Thread;
                 }
+                if body.contains(&b'\\') && session.no_backslash_escapes() {
+                    // The thread reads literals whose backslashes are characters.
+                    return Step::Thread;
+                }
                 let bare = sql.trim().trim_end_matches(';').trim_end();
                 if ["BEGIN", "START TRANSACTION", "COMMIT", "ROLLBACK"]
                     .iter()

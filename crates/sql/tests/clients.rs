@@ -563,3 +563,29 @@ print(cur.fetchall())
     server.stop();
     node.stop();
 }
+
+/// NO_BACKSLASH_ESCAPES sets its status flag, so a client escapes quotes by doubling them
+/// (PyMySQL's test_escape_string), and the server reads backslashes as characters.
+#[test]
+fn no_backslash_escapes_is_announced_and_followed() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let out = pymysql_script(
+        port,
+        r#"
+c = connect("utf8mb4")
+print(c.escape("foo'bar"))
+cur = c.cursor()
+cur.execute("SET sql_mode='NO_BACKSLASH_ESCAPES'")
+print(c.escape("foo'bar"), bool(c.server_status & 0x200))
+cur.execute("SELECT %s, LENGTH(%s)", ("a\\b'c", "a\\b'c"))
+print(cur.fetchone())
+"#,
+    );
+    assert_eq!(
+        out, "'foo\\'bar'\n'foo''bar' True\n(\"a\\\\b'c\", 5)\n",
+        "{out}"
+    );
+    server.stop();
+    node.stop();
+}

@@ -4528,3 +4528,9 @@ INSERT INTO pkd VALUES (3, '20110101183025.5', '20110102', '12');
 SELECT * FROM pkd ORDER BY id;
 INSERT INTO pkd VALUES (4, '2011010118302', NULL, NULL);
 DROP TABLE pkd;
+
+-- NO_BACKSLASH_ESCAPES: a backslash in a literal is a character
+SET sql_mode = 'NO_BACKSLASH_ESCAPES';
+SELECT 'a\b', LENGTH('a\b') AS n, 'it''s', 'x\';
+SET sql_mode = DEFAULT;
+SELECT LENGTH('a\\b'), 'a\tb' = CONCAT('a', CHAR(9), 'b');
