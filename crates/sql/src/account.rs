@@ -348,6 +348,27 @@ fn spec(c: &mut Cursor) -> Result<Spec> {
     Ok(Spec { who, password })
 }
 
+/// CREATE and ALTER USER's options that ask for what Cairn's accounts are anyway: a password
+/// that never expires (`PASSWORD EXPIRE NEVER` or `DEFAULT`, MySQL 8's test setups write it) and
+/// an unlocked account (`ACCOUNT UNLOCK`). Others (an expiry, a lock, TLS requirements,
+/// resource limits) are refused naming them, never ignored.
+fn account_options(c: &mut Cursor) -> Result<()> {
+    loop {
+        if c.words(&["PASSWORD", "EXPIRE", "NEVER"])
+            || c.words(&["PASSWORD", "EXPIRE", "DEFAULT"])
+            || c.words(&["ACCOUNT", "UNLOCK"])
+        {
+            continue;
+        }
+        if c.word("PASSWORD") || c.word("ACCOUNT") || c.word("REQUIRE") || c.word("WITH") {
+            return Err(SqlError::unsupported(
+                "account options other than PASSWORD EXPIRE NEVER and ACCOUNT UNLOCK",
+            ));
+        }
+        return Ok(());
+    }
+}
+
 fn list<T>(c: &mut Cursor, item: impl Fn(&mut Cursor) -> Result<T>) -> Result<Vec<T>> {
     let mut items = vec![item(c)?];
     while c.punct(',') {
@@ -484,6 +505,7 @@ fn statement(c: &mut Cursor) -> Result<AccountStatement> {
     if c.words(&["CREATE", "USER"]) {
         let if_not_exists = c.words(&["IF", "NOT", "EXISTS"]);
         let specs = list(c, spec)?;
+        account_options(c)?;
         return Ok(AccountStatement::CreateUser {
             if_not_exists,
             specs,
@@ -492,6 +514,7 @@ fn statement(c: &mut Cursor) -> Result<AccountStatement> {
     if c.words(&["ALTER", "USER"]) {
         let if_exists = c.words(&["IF", "EXISTS"]);
         let specs = list(c, spec)?;
+        account_options(c)?;
         return Ok(AccountStatement::AlterUser { if_exists, specs });
     }
     if c.words(&["DROP", "USER"]) {

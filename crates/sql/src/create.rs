@@ -1308,9 +1308,17 @@ fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
         D::TinyText => ColumnType::Text {
             size: LobSize::Tiny,
         },
+        // MariaDB's LONG (and LONG VARCHAR) is MEDIUMTEXT.
         D::MediumText => ColumnType::Text {
             size: LobSize::Medium,
         },
+        D::Custom(name, modifiers)
+            if modifiers.is_empty() && name.to_string().eq_ignore_ascii_case("LONG") =>
+        {
+            ColumnType::Text {
+                size: LobSize::Medium,
+            }
+        }
         D::LongText | D::JSON => ColumnType::Text {
             size: LobSize::Long,
         },

@@ -1139,6 +1139,24 @@ impl Session {
                 self.end_transaction(true)?;
                 Ok(done(0))
             }
+            // Nothing to reload: account statements reach every session at its next statement
+            // (grants_epoch), and the API node keeps no tables open to close.
+            Statement::Flush {
+                object_type: ast::FlushType::Privileges | ast::FlushType::Tables,
+                read_lock: false,
+                export: false,
+                tables,
+                ..
+            } if tables.is_empty() => {
+                if !self.holds(crate::privilege::RELOAD) {
+                    return Err(SqlError::new(
+                        1227,
+                        "42000",
+                        "Access denied; you need (at least one of) the RELOAD privilege(s) for this operation",
+                    ));
+                }
+                Ok(done(0))
+            }
             Statement::Kill { modifier, id } => match modifier {
                 None | Some(ast::KillType::Connection) => self.kill(*id, true),
                 Some(ast::KillType::Query) => self.kill(*id, false),
