@@ -58,6 +58,10 @@ pub(crate) struct Interrupt {
     state: std::sync::atomic::AtomicU8,
     /// The client's socket: to see that it went away, and for KILL CONNECTION to close it.
     client: Mutex<Option<transport::Stream>>,
+    /// The running statement has a time limit (`deadline` holds it): looked at without a lock.
+    limited: std::sync::atomic::AtomicBool,
+    /// When the running statement must stop, and the error it then answers.
+    deadline: Mutex<Option<(Instant, SqlError)>>,
 }
 
 impl Interrupt {
@@ -87,6 +91,26 @@ impl Interrupt {
         }
     }
 
+    /// Gives the statement now starting a time limit (None: none), and the error it answers
+    /// past it: max_statement_time's 1969 or max_execution_time's 3024.
+    pub fn limit(&self, limit: Option<(std::time::Duration, SqlError)>) {
+        let deadline = limit.map(|(after, e)| (Instant::now() + after, e));
+        self.limited.store(deadline.is_some(), Ordering::SeqCst);
+        if let Ok(mut d) = self.deadline.lock() {
+            *d = deadline;
+        }
+    }
+
+    fn past_deadline(&self) -> Result<(), SqlError> {
+        if !self.limited.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        match self.deadline.lock().ok().and_then(|d| d.clone()) {
+            Some((at, e)) if Instant::now() >= at => Err(e),
+            _ => Ok(()),
+        }
+    }
+
     /// A statement starts: a KILL QUERY that came between statements stopped nothing, as in
     /// MariaDB, and is forgotten.
     pub fn statement_starts(&self) {
@@ -99,7 +123,7 @@ impl Interrupt {
     /// batch of rows a statement reads (`check` also looks at the client's socket).
     pub fn check_killed(&self) -> Result<(), SqlError> {
         match self.state.load(Ordering::Relaxed) {
-            RUNNING => Ok(()),
+            RUNNING => self.past_deadline(),
             _ => self.check(),
         }
     }
@@ -114,6 +138,7 @@ impl Interrupt {
             )),
             KILLED_CONNECTION => Err(SqlError::new(1927, "70100", "Connection was killed")),
             _ => {
+                self.past_deadline()?;
                 let gone = self
                     .client
                     .lock()

@@ -412,6 +412,8 @@ impl Conn {
         let Some((&cmd, body)) = payload.split_first() else {
             return Err(ProtoError::Malformed("empty command packet".into()));
         };
+        let limit = self.session.statement_time_limit(cmd, body);
+        self.session.activity.interrupt.limit(limit);
         let charsets = self.session.charsets;
         let (name, info) = match cmd {
             command::QUERY => ("Query", Some(charsets.decode(body))),

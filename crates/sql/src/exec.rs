@@ -1521,6 +1521,62 @@ impl Session {
         self.seconds_variable("net_read_timeout", crate::conn::NET_READ_TIMEOUT)
     }
 
+    /// The time the command `cmd` (with `body`) may run and the error past it: MariaDB's
+    /// max_statement_time (seconds, every statement; 1969), else for a SELECT sent as text
+    /// MySQL's `/*+ MAX_EXECUTION_TIME(ms) */` hint or max_execution_time (ms; 3024). None: no
+    /// limit (0, the default).
+    pub(crate) fn statement_time_limit(
+        &self,
+        cmd: u8,
+        body: &[u8],
+    ) -> Option<(std::time::Duration, SqlError)> {
+        use std::time::Duration;
+        let seconds = self
+            .vars
+            .get("max_statement_time")
+            .map_or(0.0, crate::expr::as_double);
+        if seconds > 0.0 {
+            return Some((
+                Duration::from_secs_f64(seconds.min(365.0 * 24.0 * 3600.0)),
+                SqlError::new(
+                    1969,
+                    "70100",
+                    "Query execution was interrupted (max_statement_time exceeded)",
+                ),
+            ));
+        }
+        if cmd != myproto::command::QUERY {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&body[..body.len().min(256)]);
+        if !starts_with_word(&text, "select") {
+            return None;
+        }
+        let hinted = text.find("/*+").and_then(|at| {
+            let hint = &text[at..];
+            let hint = &hint[..hint.find("*/")?];
+            let upper = hint.to_ascii_uppercase();
+            let from = upper.find("MAX_EXECUTION_TIME(")? + "MAX_EXECUTION_TIME(".len();
+            let to = upper[from..].find(')')? + from;
+            upper[from..to].trim().parse::<u64>().ok()
+        });
+        let millis = hinted.unwrap_or_else(|| {
+            self.vars
+                .get("max_execution_time")
+                .map_or(0.0, crate::expr::as_double) as u64
+        });
+        (millis > 0).then(|| {
+            (
+                Duration::from_millis(millis),
+                SqlError::new(
+                    3024,
+                    "HY000",
+                    "Query execution was interrupted, maximum statement execution time exceeded",
+                ),
+            )
+        })
+    }
+
     /// A timeout variable the session SET (1 s to a year), else `default`.
     fn seconds_variable(&self, name: &str, default: std::time::Duration) -> std::time::Duration {
         match self.vars.get(name) {

@@ -65,8 +65,10 @@ const VARIABLES: &[Variable] = variables! {
     "max_allowed_packet" Int |s| Value::Int(s.shared.config.max_packet as i64);
     "max_connections" Int |s| Value::Int(s.shared.config.max_connections as i64);
     "max_error_count" Int |s| Value::Int(crate::diagnostics::CONDITIONS_MAX as i64);
+    "max_execution_time" Int |s| Value::Int(0);
     "max_prepared_stmt_count" Int |s| Value::Int(crate::exec::PREPARED_MAX as i64);
     "max_recursive_iterations" Int |s| Value::Int(crate::derived::RECURSION_STEPS_MAX as i64);
+    "max_statement_time" Plain |s| text("0.000000");
     "net_buffer_length" Int |s| Value::Int(16_384);
     "net_read_timeout" Int |s| Value::Int(crate::conn::NET_READ_TIMEOUT.as_secs() as i64);
     "net_write_timeout" Int |s| Value::Int(60);

@@ -2,7 +2,8 @@
 //! the connection goes on; KILL CONNECTION closes a session, rolling back its transaction so
 //! its row locks are freed at once; a client that goes away in the middle of a statement frees
 //! its session within a second; an unknown id is 1094; a connection idle past its session's
-//! wait_timeout, or stalled inside a command past its net_read_timeout, is closed.
+//! wait_timeout, or stalled inside a command past its net_read_timeout, is closed; a
+//! statement past max_statement_time (MariaDB's) or MAX_EXECUTION_TIME (MySQL's) stops.
 
 use std::time::{Duration, Instant};
 
@@ -185,6 +186,34 @@ fn a_client_stalled_inside_a_command_is_closed_after_net_read_timeout() {
         );
     }
     eprintln!("closed {:?} after the stall", sent.elapsed());
+    server.stop();
+    node.stop();
+}
+
+#[test]
+fn statements_past_their_time_limit_stop() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let mut c = Raw::login_to(port, None);
+    let timed = |c: &mut Raw, sql: &str| {
+        let started = Instant::now();
+        let answer = c.query(sql);
+        (answer, started.elapsed())
+    };
+    let (answer, took) = timed(&mut c, "SELECT /*+ MAX_EXECUTION_TIME(200) */ SLEEP(10)");
+    assert_eq!(answer, Answer::Err(3024));
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert_eq!(c.query("SET SESSION max_statement_time = 0.3"), Answer::Ok);
+    let (answer, took) = timed(&mut c, "SELECT SLEEP(10)");
+    assert_eq!(answer, Answer::Err(1969));
+    assert!(
+        took >= Duration::from_millis(300) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+    // Within the limit, and without one, statements run to their end.
+    assert!(matches!(c.query("SELECT SLEEP(0.05)"), Answer::Rows(_)));
+    assert_eq!(c.query("SET SESSION max_statement_time = 0"), Answer::Ok);
+    assert!(matches!(c.query("SELECT SLEEP(0.5)"), Answer::Rows(_)));
     server.stop();
     node.stop();
 }
