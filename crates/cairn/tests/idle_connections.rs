@@ -43,7 +43,9 @@ fn python() -> String {
 fn growth_for_idle_connections(pid: u32, port: u16) -> u64 {
     let script = r#"
 import resource, sys, pymysql
-resource.setrlimit(resource.RLIMIT_NOFILE, (8192, 8192))
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+want = 8192 if hard == resource.RLIM_INFINITY else min(8192, hard)
+resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, want), hard))
 port, n = int(sys.argv[1]), int(sys.argv[2])
 def login():
     return pymysql.connect(host="127.0.0.1", port=port, user="root", ssl_disabled=True)
@@ -131,7 +133,9 @@ fn the_connection_past_the_limit_is_refused_cleanly() {
         .to_string();
     let script = r#"
 import resource, sys, pymysql
-resource.setrlimit(resource.RLIMIT_NOFILE, (8192, 8192))
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+want = 8192 if hard == resource.RLIM_INFINITY else min(8192, hard)
+resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, want), hard))
 port = int(sys.argv[1])
 def login():
     return pymysql.connect(host="127.0.0.1", port=port, user="root", ssl_disabled=True)
