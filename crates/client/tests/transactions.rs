@@ -1070,6 +1070,7 @@ fn an_idle_transaction_holding_a_lock_is_rolled_back_and_the_waiter_proceeds() {
 
     let err = a.execute(ExecType::Commit).unwrap_err();
     assert_eq!(err.code(), ErrorCode::TransactionTimedOut, "{err}");
+
     assert!(err.is_temporary());
     let mut c = waiter.transaction();
     let r = c.read(&tw, vec![1.into()]);
@@ -1079,6 +1080,17 @@ fn an_idle_transaction_holding_a_lock_is_rolled_back_and_the_waiter_proceeds() {
         Value::Int(31),
         "the idle writer's change is gone"
     );
+
+    // Reading in the transaction (scans) is activity: it keeps it from timing out.
+    let mut busy = holder.transaction();
+    busy.update(&t, vec![1.into()], t.values(&[("age", 50.into())]).unwrap());
+    busy.execute(ExecType::NoCommit).unwrap();
+    let started = Instant::now();
+    while started.elapsed() < idle * 3 {
+        busy.scan(&t, &Scan::table()).unwrap();
+        std::thread::sleep(idle / 8);
+    }
+    busy.commit().unwrap();
     reader.commit().unwrap();
 }
 

@@ -245,15 +245,17 @@ impl Coordinator {
         let idle: Vec<u64> = self
             .txns
             .iter()
-            .filter(|(_, t)| {
-                !t.busy && t.touched != 0 && now.saturating_duration_since(t.last_active) >= timeout
-            })
+            .filter(|(_, t)| !t.busy && now.saturating_duration_since(t.last_active) >= timeout)
             .map(|(client_txn, _)| *client_txn)
             .collect();
         for client_txn in idle {
             let Some(txn) = self.txns.remove(&client_txn) else {
                 continue;
             };
+            if txn.touched == 0 {
+                // It holds nothing: forgotten, and its next request opens it again unawares.
+                continue;
+            }
             warn!(
                 peer = %self.peer,
                 "rolled back transaction {client_txn}: idle {timeout:?} while holding locks or changes"
@@ -266,9 +268,20 @@ impl Coordinator {
         }
     }
 
+    /// What a request of a transaction rolled back for inactivity answers.
+    pub(super) fn timed_out_error(&self) -> Error {
+        Error::new(
+            ErrorCode::TransactionTimedOut,
+            format!(
+                "transaction rolled back: it was idle past the data node's inactive-transaction timeout ({:?})",
+                self.shared.transaction_inactive_timeout
+            ),
+        )
+    }
+
     /// Whether the connection holds a transaction that could time out.
     pub fn holds_idle_state(&self) -> bool {
-        self.txns.values().any(|t| !t.busy && t.touched != 0)
+        self.txns.values().any(|t| !t.busy)
     }
 
     /// Aborts the transactions the connection left open.
@@ -594,13 +607,7 @@ impl Coordinator {
                     &Message::ExecuteReply(ExecuteOutcome::Ok(vec![])),
                 );
             }
-            let error = Error::new(
-                ErrorCode::TransactionTimedOut,
-                format!(
-                    "transaction rolled back: it was idle past the data node's inactive-transaction timeout ({:?})",
-                    self.shared.transaction_inactive_timeout
-                ),
-            );
+            let error = self.timed_out_error();
             return self.reply(
                 request_id,
                 &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 0, error }),

@@ -425,11 +425,13 @@ impl EventLoop {
         let mut partial_change = 0isize;
         if readable {
             let coordinator = &mut served.coordinator;
+            let mut frames = 0usize;
             // After a FIN every read makes progress, so this ends at the end of input.
             let state = loop {
-                let state = served
-                    .io
-                    .read_frames(|header, message| coordinator.on_frame(header, message));
+                let state = served.io.read_frames(|header, message| {
+                    frames += 1;
+                    coordinator.on_frame(header, message)
+                });
                 if !(read_closed && matches!(state, Ok(ReadState::Open))) {
                     break state;
                 }
@@ -439,6 +441,9 @@ impl EventLoop {
                     served.partial_since = Some(Instant::now());
                     partial_change = 1;
                 }
+                // A frame completed: the wait counts from there (a pipelining peer whose reads
+                // keep ending inside a frame is not stalled).
+                (true, Some(_)) if frames > 0 => served.partial_since = Some(Instant::now()),
                 (false, Some(_)) => {
                     served.partial_since = None;
                     partial_change = -1;

@@ -247,6 +247,7 @@ impl Worker {
         key: &LockKey,
         partition: u32,
         row_bytes: usize,
+        replaces: bool,
     ) -> Result<usize, Error> {
         let Some(part) = self.partitions.get(&(key.0, partition)) else {
             return Ok(0);
@@ -254,10 +255,10 @@ impl Worker {
         let used = self.data_memory.used_by_others(self.index)
             + (self.memory_bytes + self.reserved_bytes) as u64;
         // Far from the limit (the common case): reserve what a new row takes, without looking
-        // for the row it may replace.
+        // for the row it may replace (an update reserves nothing there).
         let most = part.row_memory_bytes(row_bytes);
         if used.saturating_add(most as u64) <= self.data_memory.limit {
-            return Ok(most);
+            return Ok(if replaces { 0 } else { most });
         }
         let grows = match part.get(&key.1) {
             Some(old) => row_bytes.saturating_sub(old.len()),
@@ -875,9 +876,17 @@ impl Worker {
             Some(values) => Some(layout.encode(values)?),
             None => None,
         };
+        // A key this transaction already wrote holds its reservation; a row that exists (an
+        // update) is checked for what it grows by.
+        let rewritten = self
+            .txns
+            .get(&txn)
+            .is_some_and(|t| t.pending.contains_key(key));
         let reserve = match &image {
-            Some(row) => self.check_memory(key, partition, row.len())?,
-            None => 0,
+            Some(row) if !rewritten => {
+                self.check_memory(key, partition, row.len(), old.is_some())?
+            }
+            _ => 0,
         };
         if reserve > 0 {
             self.reserved_bytes += reserve;

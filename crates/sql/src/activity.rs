@@ -111,6 +111,17 @@ impl Interrupt {
         }
     }
 
+    /// KILL of the session's own connection: ended once its answer is written (closing the
+    /// socket now would lose the answer).
+    pub fn kill_self(&self) {
+        self.state.store(KILLED_CONNECTION, Ordering::SeqCst);
+    }
+
+    /// Whether a KILL CONNECTION ended this session.
+    pub fn connection_killed(&self) -> bool {
+        self.state.load(Ordering::SeqCst) == KILLED_CONNECTION
+    }
+
     /// A statement starts: a KILL QUERY that came between statements stopped nothing, as in
     /// MariaDB, and is forgotten.
     pub fn statement_starts(&self) {
@@ -315,11 +326,12 @@ impl Session {
                 format!("You are not owner of thread {id}"),
             ));
         }
-        interrupt.kill(connection);
         if target == self.id && connection {
-            // The session killed itself: MariaDB answers it with 1927 before closing.
+            // The session killed itself: MariaDB answers it with 1927, then closes it.
+            interrupt.kill_self();
             return Err(SqlError::new(1927, "70100", "Connection was killed"));
         }
+        interrupt.kill(connection);
         Ok(crate::exec::done(0))
     }
 

@@ -94,13 +94,25 @@ impl Drop for Conn {
 
 /// Serves a connection the reactor handed back (a command it does not run itself) on a thread of
 /// the cache; the connection is closed if no thread can be had.
-pub(crate) fn resume_on_a_thread(mut conn: Box<Conn>) {
+/// `parking` false keeps it on that thread (the reactor could not take it).
+pub(crate) fn resume_on_a_thread(mut conn: Box<Conn>, parking: bool) {
     let threads = conn.session.shared.threads.clone();
     let id = conn.session.id;
     let job = move || {
-        // The reactor's copy of the socket made it non-blocking (one file description).
-        let result = match conn.write.set_nonblocking(false) {
-            Ok(()) => conn.serve_commands(true),
+        // The reactor's copy of the socket made it non-blocking (one file description). A
+        // parked connection comes back for a command it began: the rest of it must come within
+        // net_read_timeout.
+        let idle = if parking {
+            conn.session.net_read_timeout()
+        } else {
+            conn.session.wait_timeout()
+        };
+        let result = match conn
+            .write
+            .set_nonblocking(false)
+            .and_then(|()| conn.write.set_read_timeout(Some(idle)))
+        {
+            Ok(()) => conn.serve_commands(parking),
             Err(e) => Err(ProtoError::Io(e)),
         };
         ended(id, result);
@@ -386,6 +398,11 @@ impl Conn {
                     return Ok(());
                 };
                 if !conn.command(seq, payload)? {
+                    return Ok(());
+                }
+                if conn.session.activity.interrupt.connection_killed() {
+                    // KILL of its own connection: the answer went out, then the connection ends.
+                    conn.flush()?;
                     return Ok(());
                 }
                 conn.flush()?;

@@ -610,30 +610,32 @@ impl Session {
             Err(e) => {
                 // Several statements of which a later one does not parse: MariaDB runs those
                 // before it and answers their results first, the error in its place. One at a
-                // time, in a loop (a long text must not deepen the stack).
+                // time in a loop (a long text must not deepen the stack), each parsed alone
+                // (the rest is never parsed again and again), looking for a KILL between them.
                 let mut outcomes = Vec::new();
                 let mut counts = Vec::new();
                 let mut text: &str = sql;
-                loop {
+                while !text.trim().is_empty() {
                     let split = crate::account::lex_ends(text)
-                        .map(|(_, _, rest)| (&text[..text.len() - rest.len()], rest))
-                        .filter(|(first, rest)| !rest.trim().is_empty() && parse(first).is_ok());
-                    let Some((first, rest)) = split else {
-                        if outcomes.is_empty() {
-                            return vec![self.concluded(Outcome::Failed(e))];
-                        }
-                        outcomes.extend(self.run(text));
+                        .map(|(_, _, rest)| (&text[..text.len() - rest.len()], rest));
+                    let Some((first, rest)) = split.filter(|(first, _)| parse(first).is_ok())
+                    else {
+                        let error = match parse(text) {
+                            Err(e) => e,
+                            Ok(_) => e.clone(),
+                        };
+                        outcomes.push(self.concluded(Outcome::Failed(error)));
                         counts.extend(self.take_counts());
                         break;
                     };
+                    if let Err(killed) = self.activity.interrupt.check_killed() {
+                        outcomes.push(self.concluded(Outcome::Failed(killed)));
+                        counts.extend(self.take_counts());
+                        break;
+                    }
                     outcomes.extend(self.run(first));
                     counts.extend(self.take_counts());
                     if outcomes.iter().any(|o| matches!(o, Outcome::Failed(_))) {
-                        break;
-                    }
-                    if parse(rest).is_ok() {
-                        outcomes.extend(self.run(rest));
-                        counts.extend(self.take_counts());
                         break;
                     }
                     text = rest;

@@ -343,7 +343,7 @@ impl Loop {
                 Err(e) => {
                     // Keep serving it from its thread.
                     warn!("sql reactor: cannot take a connection: {e}");
-                    crate::conn::resume_on_a_thread(p.conn);
+                    crate::conn::resume_on_a_thread(p.conn, false);
                     continue;
                 }
             };
@@ -721,7 +721,7 @@ impl Loop {
         drop(slot.io);
         let mut conn = slot.conn;
         conn.resume(unwritten, std::mem::take(&mut slot.input));
-        crate::conn::resume_on_a_thread(conn);
+        crate::conn::resume_on_a_thread(conn, true);
     }
 
     /// Closes the connection (dropping it ends its session).

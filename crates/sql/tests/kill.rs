@@ -61,6 +61,10 @@ fn kill_query_stops_a_sleep_and_the_connection_goes_on() {
     // The connection goes on, and a later statement is not stopped.
     assert_eq!(id_of(&mut sleeper), id);
     assert_eq!(killer.query("KILL 987654"), Answer::Err(1094));
+    // A session killing itself gets MariaDB's 1927, then its connection closes.
+    let own = id_of(&mut killer);
+    assert_eq!(killer.query(&format!("KILL {own}")), Answer::Err(1927));
+    assert!(killer.packet().is_none());
     server.stop();
     node.stop();
 }

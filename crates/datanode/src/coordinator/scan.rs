@@ -24,6 +24,14 @@ pub(super) struct ScanState {
 
 impl Coordinator {
     pub(super) fn on_scan(&mut self, request_id: u64, request: ScanRequest) {
+        if request.transaction != 0 && self.timed_out.contains(&request.transaction) {
+            // Rolled back for inactivity: its reads would no longer see its writes.
+            return self.fail(request_id, self.timed_out_error());
+        }
+        if let Some(t) = self.txns.get_mut(&request.transaction) {
+            // A read of the transaction is activity: it does not time out meanwhile.
+            t.last_active = std::time::Instant::now();
+        }
         // Only workers that received a write of the transaction hold changes a scan must see.
         let (txn, written) = match self.txns.get(&request.transaction) {
             Some(t) if request.transaction != 0 => (Some(t.id), t.written),
