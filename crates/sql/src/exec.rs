@@ -660,6 +660,12 @@ impl Session {
         }
         let mut outcomes = Vec::new();
         for (i, s) in statements.into_iter().enumerate() {
+            if i > 0 {
+                // Each statement of a text gets its own max_statement_time (the first got it,
+                // or its MAX_EXECUTION_TIME hint, when the command began).
+                let limit = self.statement_time_limit(0, b"");
+                self.activity.interrupt.limit(limit);
+            }
             if matches!(
                 s,
                 Statement::CreateTable(_)

@@ -214,8 +214,17 @@ fn statements_past_their_time_limit_stop() {
         took >= Duration::from_millis(300) && took < Duration::from_secs(5),
         "{took:?}"
     );
-    // Within the limit, and without one, statements run to their end.
+    // Within the limit, and without one, statements run to their end; each statement of a
+    // text has a limit of its own.
     assert!(matches!(c.query("SELECT SLEEP(0.05)"), Answer::Rows(_)));
+    let many = vec!["SELECT SLEEP(0.2)"; 3].join("; ");
+    c.send(0, &[&[0x03u8][..], many.as_bytes()].concat());
+    for _ in 0..3 {
+        assert!(
+            matches!(c.answer(), Answer::Rows(_)),
+            "each within its own 0.3 s"
+        );
+    }
     assert_eq!(c.query("SET SESSION max_statement_time = 0"), Answer::Ok);
     assert!(matches!(c.query("SELECT SLEEP(0.5)"), Answer::Rows(_)));
     server.stop();
