@@ -217,7 +217,7 @@ fn statements_past_their_time_limit_stop() {
     // Within the limit, and without one, statements run to their end; each statement of a
     // text has a limit of its own.
     assert!(matches!(c.query("SELECT SLEEP(0.05)"), Answer::Rows(_)));
-    let many = vec!["SELECT SLEEP(0.2)"; 3].join("; ");
+    let many = ["SELECT SLEEP(0.2)"; 3].join("; ");
     c.send(0, &[&[0x03u8][..], many.as_bytes()].concat());
     for _ in 0..3 {
         assert!(
