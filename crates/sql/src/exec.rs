@@ -387,17 +387,6 @@ impl Session {
         s
     }
 
-    /// The session's sql_mode holds NO_BACKSLASH_ESCAPES: a backslash in a string literal is
-    /// an ordinary character.
-    pub(crate) fn no_backslash_escapes(&self) -> bool {
-        self.vars.get("sql_mode").is_some_and(|v| match v {
-            Value::Bytes(b) => b
-                .split(|c| *c == b',')
-                .any(|m| m.trim_ascii().eq_ignore_ascii_case(b"NO_BACKSLASH_ESCAPES")),
-            _ => false,
-        })
-    }
-
     pub fn use_database(&mut self, name: &str) -> Result<()> {
         self.need_database(name)?;
         if crate::infoschema::is_schema(name) {
@@ -1515,84 +1504,6 @@ impl Session {
             self.vars.insert(key, v);
         }
         Ok(done(0))
-    }
-
-    /// How long the connection may sit idle between commands before it is closed: the
-    /// session's wait_timeout (MariaDB's), 1 s to a year.
-    pub(crate) fn wait_timeout(&self) -> std::time::Duration {
-        self.seconds_variable("wait_timeout", crate::conn::WAIT_TIMEOUT)
-    }
-
-    /// How long the client may take to send the rest of a command it began: the session's
-    /// net_read_timeout (MariaDB's, 30 s by default).
-    pub(crate) fn net_read_timeout(&self) -> std::time::Duration {
-        self.seconds_variable("net_read_timeout", crate::conn::NET_READ_TIMEOUT)
-    }
-
-    /// The time the command `cmd` (with `body`) may run and the error past it: MariaDB's
-    /// max_statement_time (seconds, every statement; 1969), else for a SELECT sent as text
-    /// MySQL's `/*+ MAX_EXECUTION_TIME(ms) */` hint or max_execution_time (ms; 3024). None: no
-    /// limit (0, the default).
-    pub(crate) fn statement_time_limit(
-        &self,
-        cmd: u8,
-        body: &[u8],
-    ) -> Option<(std::time::Duration, SqlError)> {
-        use std::time::Duration;
-        let seconds = self
-            .vars
-            .get("max_statement_time")
-            .map_or(0.0, crate::expr::as_double);
-        if seconds > 0.0 {
-            return Some((
-                Duration::from_secs_f64(seconds.min(365.0 * 24.0 * 3600.0)),
-                SqlError::new(
-                    1969,
-                    "70100",
-                    "Query execution was interrupted (max_statement_time exceeded)",
-                ),
-            ));
-        }
-        if cmd != myproto::command::QUERY {
-            return None;
-        }
-        let text = String::from_utf8_lossy(&body[..body.len().min(256)]);
-        if !starts_with_word(&text, "select") {
-            return None;
-        }
-        let hinted = text.find("/*+").and_then(|at| {
-            let hint = &text[at..];
-            let hint = &hint[..hint.find("*/")?];
-            let upper = hint.to_ascii_uppercase();
-            let from = upper.find("MAX_EXECUTION_TIME(")? + "MAX_EXECUTION_TIME(".len();
-            let to = upper[from..].find(')')? + from;
-            upper[from..to].trim().parse::<u64>().ok()
-        });
-        let millis = hinted.unwrap_or_else(|| {
-            self.vars
-                .get("max_execution_time")
-                .map_or(0.0, crate::expr::as_double) as u64
-        });
-        (millis > 0).then(|| {
-            (
-                Duration::from_millis(millis),
-                SqlError::new(
-                    3024,
-                    "HY000",
-                    "Query execution was interrupted, maximum statement execution time exceeded",
-                ),
-            )
-        })
-    }
-
-    /// A timeout variable the session SET (1 s to a year), else `default`.
-    fn seconds_variable(&self, name: &str, default: std::time::Duration) -> std::time::Duration {
-        match self.vars.get(name) {
-            Some(v) => std::time::Duration::from_secs_f64(
-                crate::expr::as_double(v).clamp(1.0, 365.0 * 24.0 * 3600.0),
-            ),
-            None => default,
-        }
     }
 
     /// A system variable's value: set in this session, or the server's.
