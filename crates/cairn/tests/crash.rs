@@ -36,18 +36,25 @@ fn start(dir: &std::path::Path, port: u16, mode: &str) -> Child {
     )
 }
 
-/// Starts `cairn datanode` with `extra` flags and returns once it printed `ready`.
-fn start_with(dir: &std::path::Path, port: u16, extra: &[&str]) -> Child {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
+/// `cairn datanode` with two workers on `address` and `dir`.
+fn datanode(dir: &std::path::Path, address: &str) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cairn"));
+    command
         .args([
             "datanode",
             "--workers",
             "2",
             "--listen",
-            &format!("127.0.0.1:{port}"),
+            address,
             "--data-dir",
         ])
-        .arg(dir)
+        .arg(dir);
+    command
+}
+
+/// Starts `cairn datanode` with `extra` flags and returns once it printed `ready`.
+fn start_with(dir: &std::path::Path, port: u16, extra: &[&str]) -> Child {
+    let mut child = datanode(dir, &format!("127.0.0.1:{port}"))
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -210,16 +217,7 @@ fn create_kv(address: &str) {
 #[test]
 fn a_worker_panic_stops_the_node_at_once_and_a_restart_keeps_every_acknowledged_commit() {
     let (dir, port, address) = place(&format!("cairn-panic-test-{}", std::process::id()));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args([
-            "datanode",
-            "--workers",
-            "2",
-            "--listen",
-            &address,
-            "--data-dir",
-        ])
-        .arg(&dir)
+    let mut child = datanode(&dir, &address)
         .args(["--fault-worker-panic-after", "4000"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -90,20 +90,19 @@ fn resident_bytes(pid: u32) -> u64 {
         * 1024
 }
 
-fn start(dir: &std::path::Path, port: &str) -> common::Started {
-    let data_dir = dir.to_string_lossy().to_string();
-    let mut args = vec!["start", "--datanode-port", port, "--data-dir", &data_dir];
-    args.extend(common::FREE_FRONT_END_PORTS);
-    args.extend(["--data-memory", "64M", "--api-transport", "tcp"]);
-    common::spawn(&args)
+fn start(dir: &std::path::Path, port: u16) -> common::Started {
+    common::start_with(
+        dir,
+        port,
+        &["--data-memory", "64M", "--api-transport", "tcp"],
+    )
 }
 
 #[test]
 fn writes_past_the_data_memory_are_refused_everywhere_and_nothing_is_lost() {
-    let dir = std::env::temp_dir().join(format!("cairn-data-memory-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let port = common::free_port().to_string();
-    let node = start(&dir, &port);
+    let dir = common::fresh_dir("cairn-data-memory");
+    let port = common::free_port();
+    let node = start(&dir, port);
     assert!(
         node.output
             .iter()
@@ -206,7 +205,7 @@ fn writes_past_the_data_memory_are_refused_everywhere_and_nothing_is_lost() {
     // A restart recovers exactly the committed rows.
     drop(cluster);
     node.terminate();
-    let node = start(&dir, &port);
+    let node = start(&dir, port);
     let cluster = Cluster::connect(&address).unwrap();
     check_rows(&cluster, 0..kept + 1);
     let sql = node.listening("sql (mysql protocol): ").trim().to_string();

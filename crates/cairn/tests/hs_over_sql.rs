@@ -11,10 +11,8 @@ use common::mysql;
 
 #[test]
 fn an_index_named_by_number_is_the_tables_nth_key() {
-    let dir = std::env::temp_dir().join(format!("cairn-hs-sql-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let port = common::free_port().to_string();
-    let cairn = common::start(&dir, port.parse().unwrap());
+    let dir = common::fresh_dir("cairn-hs-sql");
+    let cairn = common::start(&dir, common::free_port());
     let sql = cairn.listening("sql (mysql protocol): ").trim().to_string();
     let hs_read = cairn
         .listening("handlersocket: read ")

@@ -82,14 +82,12 @@ sys.stdin.readline()
 
 #[test]
 fn two_thousand_idle_sql_connections_cost_less_than_100_mb() {
-    let dir = std::env::temp_dir().join(format!("cairn-idle-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let port = common::free_port().to_string();
-    let data_dir = dir.to_string_lossy().to_string();
-    let mut args = vec!["start", "--datanode-port", &port, "--data-dir", &data_dir];
-    args.extend(common::FREE_FRONT_END_PORTS);
-    args.extend(["--sql-max-connections", "2100"]);
-    let cairn = common::spawn(&args);
+    let dir = common::fresh_dir("cairn-idle-test");
+    let cairn = common::start_with(
+        &dir,
+        common::free_port(),
+        &["--sql-max-connections", "2100"],
+    );
     let sql: u16 = cairn
         .listening("sql (mysql protocol): 127.0.0.1:")
         .trim()
@@ -119,14 +117,12 @@ fn two_thousand_idle_sql_connections_cost_less_than_100_mb() {
 /// connections) and the others go on; once one leaves, a new login is served.
 #[test]
 fn the_connection_past_the_limit_is_refused_cleanly() {
-    let dir = std::env::temp_dir().join(format!("cairn-limit-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let port = common::free_port().to_string();
-    let data_dir = dir.to_string_lossy().to_string();
-    let mut args = vec!["start", "--datanode-port", &port, "--data-dir", &data_dir];
-    args.extend(common::FREE_FRONT_END_PORTS);
-    args.extend(["--sql-max-connections", "1000"]);
-    let cairn = common::spawn(&args);
+    let dir = common::fresh_dir("cairn-limit-test");
+    let cairn = common::start_with(
+        &dir,
+        common::free_port(),
+        &["--sql-max-connections", "1000"],
+    );
     let sql = cairn
         .listening("sql (mysql protocol): 127.0.0.1:")
         .trim()

@@ -24,11 +24,25 @@ pub struct Started {
 }
 
 pub fn start(data_dir: &std::path::Path, port: u16) -> Started {
+    start_with(data_dir, port, &[])
+}
+
+/// `cairn start` on `data_dir`, the data node on `port`, the front ends on free ports, with
+/// `extra` flags.
+pub fn start_with(data_dir: &std::path::Path, port: u16, extra: &[&str]) -> Started {
     let port = port.to_string();
     let dir = data_dir.to_string_lossy();
     let mut args = vec!["start", "--datanode-port", &port, "--data-dir", &dir];
     args.extend(FREE_FRONT_END_PORTS);
+    args.extend(extra);
     spawn(&args)
+}
+
+/// A data directory named `name` (and this process) in the temporary directory, emptied.
+pub fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
 }
 
 /// Flags that put every front end's listeners on free ports (printed at start).
