@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
+mod sim;
+
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use datanode::{DataNode, DataNodeConfig};
@@ -59,6 +61,9 @@ enum Command {
     /// Management client.
     #[command(subcommand)]
     Admin(AdminCommand),
+    /// Runs the deterministic cluster simulator: whole clusters in one thread from a seed, with
+    /// injected faults and checkers.
+    Sim(sim::SimArgs),
 }
 
 #[derive(Args)]
@@ -530,6 +535,7 @@ fn main() -> Result<()> {
     }
     match cli.command {
         Command::Start(args) => start(args),
+        Command::Sim(args) => sim::run(args),
         Command::Api(args) => run_api(args),
         Command::Datanode(args) => run_datanode(args),
         Command::Bench(BenchCommand::Readperf(args)) => readperf(args),

@@ -1,0 +1,914 @@
+//! One data node's protocol state: membership (heartbeats, read leases, suspicion, proposing and
+//! learning views), its part in the takeover after a view change, and the dispatch of messages to
+//! its coordinator and participant. Fed by `handle` with the time; answers through `Output`s.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::agreement::{Acceptor, Proposal};
+use crate::coordinator::Coordinator;
+use crate::layout::{Epoch, Layout, NodeId, Time, View, ARBITRATOR};
+use crate::msg::{Ballot, ClientReply, Msg, Refusal, TxnId};
+use crate::participant::{Participant, PrepareError};
+use crate::{partition_of, Mutation, Observation, Output, Timing};
+
+/// What a node is given.
+#[derive(Clone, Debug)]
+pub enum Input {
+    Message {
+        from: NodeId,
+        msg: Msg,
+    },
+    /// Time passed; the runtime ticks every node at least every few milliseconds.
+    Tick,
+}
+
+/// How many past views a node keeps, to tell nodes that lag what was chosen.
+pub const HISTORY_MAX: usize = 256;
+
+/// The installer's side of a takeover: every member's doubts, then every member's applying the
+/// decisions, then the view opens.
+#[derive(Debug)]
+struct Takeover {
+    epoch: Epoch,
+    reports: BTreeMap<NodeId, (Vec<TxnId>, Vec<TxnId>)>,
+    decided: Option<(Vec<TxnId>, Vec<TxnId>)>,
+    acks: BTreeSet<NodeId>,
+    retry_at: Time,
+}
+
+#[derive(Debug)]
+pub struct DataNode {
+    id: NodeId,
+    layout: Layout,
+    timing: Timing,
+    mutation: Option<Mutation>,
+    view: View,
+    history: BTreeMap<Epoch, (BTreeSet<NodeId>, NodeId)>,
+    /// The view's takeover is applied here and every member applied it: the node may coordinate.
+    ready: bool,
+    /// This node applied its view's takeover decisions.
+    resolved: bool,
+    last_heard: BTreeMap<NodeId, Time>,
+    /// The newest `sent` time of each member's beats, echoed back in ours.
+    their_sent: BTreeMap<NodeId, Time>,
+    /// The newest of our beats each member echoed: the lease rests on these.
+    echoed: BTreeMap<NodeId, Time>,
+    next_beat: Time,
+    suspect_since: Option<Time>,
+    propose_at: Option<Time>,
+    round_seen: u64,
+    acceptor: Acceptor,
+    proposal: Option<Proposal>,
+    takeover: Option<Takeover>,
+    query_at: Time,
+    coordinator: Coordinator,
+    participant: Participant,
+    stopped: bool,
+}
+
+impl DataNode {
+    /// A node of a cluster starting from its configuration: every data node is a member of view 1,
+    /// which is open at once.
+    pub fn new(
+        id: NodeId,
+        layout: Layout,
+        timing: Timing,
+        mutation: Option<Mutation>,
+        now: Time,
+    ) -> DataNode {
+        let members: BTreeSet<NodeId> = layout.data_nodes().collect();
+        let peers: BTreeMap<NodeId, Time> = members
+            .iter()
+            .filter(|n| **n != id)
+            .map(|n| (*n, now))
+            .collect();
+        DataNode {
+            id,
+            layout,
+            timing,
+            mutation,
+            history: [(1, (members.clone(), 1))].into(),
+            view: View { epoch: 1, members },
+            ready: true,
+            resolved: true,
+            last_heard: peers.clone(),
+            their_sent: BTreeMap::new(),
+            echoed: peers,
+            next_beat: now,
+            suspect_since: None,
+            propose_at: None,
+            round_seen: 0,
+            acceptor: Acceptor::default(),
+            proposal: None,
+            takeover: None,
+            query_at: 0,
+            coordinator: Coordinator::default(),
+            participant: Participant::default(),
+            stopped: false,
+        }
+    }
+
+    pub fn id(&self) -> NodeId {
+        self.id
+    }
+
+    pub fn view(&self) -> &View {
+        &self.view
+    }
+
+    pub fn participant(&self) -> &Participant {
+        &self.participant
+    }
+
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.ready
+    }
+
+    /// Whether this node serves reads and starts transactions now: its view is open, no member
+    /// is suspected, and every member echoed a beat of ours within the lease.
+    pub fn serving(&self, now: Time) -> bool {
+        !self.stopped
+            && self.ready
+            && self.suspect_since.is_none()
+            && self
+                .echoed
+                .iter()
+                .all(|(_, sent)| sent + self.timing.lease > now)
+    }
+
+    pub fn handle(&mut self, now: Time, input: Input, out: &mut Vec<Output>) {
+        if self.stopped {
+            return;
+        }
+        match input {
+            Input::Tick => self.tick(now, out),
+            Input::Message { from, msg } => self.on_message(now, from, msg, out),
+        }
+    }
+
+    fn stop(&mut self, reason: String, out: &mut Vec<Output>) {
+        self.stopped = true;
+        out.push(Output::Stop(reason));
+    }
+
+    fn violation(&mut self, what: String, out: &mut Vec<Output>) {
+        out.push(Output::Observe(Observation::Violation {
+            node: self.id,
+            what: what.clone(),
+        }));
+        self.stop(format!("invariant broken: {what}"), out);
+    }
+
+    fn send(&self, to: NodeId, msg: Msg, out: &mut Vec<Output>) {
+        out.push(Output::Send { to, msg });
+    }
+
+    fn peers(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.view
+            .members
+            .iter()
+            .copied()
+            .filter(move |n| *n != self.id)
+    }
+
+    fn tick(&mut self, now: Time, out: &mut Vec<Output>) {
+        if now >= self.next_beat {
+            self.next_beat = now + self.timing.heartbeat_interval;
+            let peers: Vec<NodeId> = self.peers().collect();
+            for peer in peers {
+                let msg = Msg::Heartbeat {
+                    epoch: self.view.epoch,
+                    ready: self.ready,
+                    sent: now,
+                    echo: self.their_sent.get(&peer).copied(),
+                    done_below: self.coordinator.done_below(),
+                };
+                self.send(peer, msg, out);
+            }
+        }
+        self.watch_members(now, out);
+        if self.stopped {
+            return;
+        }
+        if let Some(p) = &self.proposal {
+            if p.deadline <= now {
+                self.proposal = None;
+                self.propose_at = Some(now + self.backoff());
+            }
+        }
+        if self.propose_at.is_some_and(|at| at <= now) && self.proposal.is_none() {
+            self.propose(now, out);
+        }
+        self.takeover_tick(now, out);
+        self.coordinator.tick(now, self.timing.retry_interval, out);
+        self.participant
+            .advance(self.id, self.coordinator.done_below());
+        if now >= self.timing.status_after {
+            let stale = self
+                .participant
+                .stale_prepared(self.view.epoch, now - self.timing.status_after);
+            for (txn, partition) in stale {
+                if self.view.members.contains(&txn.coordinator) {
+                    let msg = Msg::TxStatus {
+                        epoch: self.view.epoch,
+                        txn,
+                        partition,
+                    };
+                    if txn.coordinator == self.id {
+                        self.coordinator
+                            .on_status(txn, self.view.epoch, partition, self.id, out);
+                    } else {
+                        self.send(txn.coordinator, msg, out);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Suspects members unheard for too long, schedules a proposal without them, and stops the
+    /// node if no new view comes in time.
+    fn watch_members(&mut self, now: Time, out: &mut Vec<Output>) {
+        let suspects = self.suspects(now);
+        if suspects.is_empty() {
+            self.suspect_since = None;
+            if self.proposal.is_none() {
+                self.propose_at = None;
+            }
+            return;
+        }
+        let since = *self.suspect_since.get_or_insert(now);
+        if self.propose_at.is_none() && self.proposal.is_none() {
+            self.propose_at = Some(now + self.backoff());
+        }
+        if now >= since + self.timing.stop_after {
+            self.stop(
+                format!(
+                    "node {}: members {suspects:?} unheard and no new view agreed in epoch {}",
+                    self.id, self.view.epoch
+                ),
+                out,
+            );
+        }
+    }
+
+    fn suspects(&self, now: Time) -> BTreeSet<NodeId> {
+        self.last_heard
+            .iter()
+            .filter(|(n, heard)| {
+                self.view.members.contains(n) && **heard + self.timing.suspect_after <= now
+            })
+            .map(|(n, _)| *n)
+            .collect()
+    }
+
+    /// Nodes propose in turn, lowest id first, so two rarely race.
+    fn backoff(&self) -> Time {
+        let rank = self
+            .view
+            .members
+            .iter()
+            .position(|n| *n == self.id)
+            .unwrap_or(0) as Time;
+        (rank + 1) * self.timing.retry_interval
+    }
+
+    fn propose(&mut self, now: Time, out: &mut Vec<Output>) {
+        self.propose_at = None;
+        let candidate: BTreeSet<NodeId> = self
+            .view
+            .members
+            .difference(&self.suspects(now))
+            .copied()
+            .collect();
+        if !self.layout.viable(&candidate) || !candidate.contains(&self.id) {
+            return;
+        }
+        if self.mutation == Some(Mutation::DeadWithoutArbitration) {
+            let epoch = self.view.epoch + 1;
+            self.chosen(now, epoch, candidate, self.view.members.clone(), out);
+            return;
+        }
+        self.round_seen += 1;
+        let ballot = Ballot {
+            round: self.round_seen,
+            node: self.id,
+        };
+        let deadline = now + 3 * self.timing.retry_interval;
+        let proposal = Proposal::new(self.view.clone(), ballot, candidate, deadline);
+        let epoch = proposal.epoch;
+        let voters: Vec<NodeId> = proposal.voters().filter(|v| *v != self.id).collect();
+        self.proposal = Some(proposal);
+        for voter in voters {
+            self.send(voter, Msg::ViewPrepare { epoch, ballot }, out);
+        }
+        let own = self.acceptor.on_prepare(epoch, ballot);
+        self.on_message(now, self.id, own, out);
+    }
+
+    /// A view is chosen for `epoch`: tells the voters of the view before, and installs it here.
+    fn chosen(
+        &mut self,
+        now: Time,
+        epoch: Epoch,
+        members: BTreeSet<NodeId>,
+        base: BTreeSet<NodeId>,
+        out: &mut Vec<Output>,
+    ) {
+        self.proposal = None;
+        let tell = base
+            .iter()
+            .copied()
+            .filter(|n| *n != self.id)
+            .chain(std::iter::once(ARBITRATOR));
+        for to in tell.collect::<Vec<_>>() {
+            self.send(
+                to,
+                Msg::ViewChosen {
+                    epoch,
+                    members: members.clone(),
+                    installer: self.id,
+                },
+                out,
+            );
+        }
+        self.install(now, epoch, members, self.id, out);
+    }
+
+    fn install(
+        &mut self,
+        now: Time,
+        epoch: Epoch,
+        members: BTreeSet<NodeId>,
+        installer: NodeId,
+        out: &mut Vec<Output>,
+    ) {
+        if epoch != self.view.epoch + 1 {
+            return;
+        }
+        self.history.insert(epoch, (members.clone(), installer));
+        while self.history.len() > HISTORY_MAX {
+            self.history.pop_first();
+        }
+        if !members.contains(&self.id) {
+            self.stop(
+                format!("node {}: not a member of view {epoch} {members:?}", self.id),
+                out,
+            );
+            return;
+        }
+        self.view = View { epoch, members };
+        out.push(Output::Observe(Observation::Installed {
+            node: self.id,
+            view: self.view.clone(),
+        }));
+        self.ready = false;
+        self.resolved = false;
+        self.proposal = None;
+        self.propose_at = None;
+        self.suspect_since = None;
+        let peers: Vec<NodeId> = self.peers().collect();
+        self.last_heard = peers.iter().map(|n| (*n, now)).collect();
+        self.echoed.retain(|n, _| peers.contains(n));
+        self.acceptor.forget_below(epoch + 1);
+        self.coordinator.on_view(epoch);
+        self.takeover = (installer == self.id).then(|| Takeover {
+            epoch,
+            reports: BTreeMap::new(),
+            decided: None,
+            acks: BTreeSet::new(),
+            retry_at: now + self.timing.retry_interval,
+        });
+        self.report_doubts(now, installer, out);
+    }
+
+    fn report_doubts(&mut self, now: Time, installer: NodeId, out: &mut Vec<Output>) {
+        let (prepared, mut committed) = self.participant.in_doubt(self.view.epoch);
+        // The coordinator's own decisions count as commits: a replica that committed may be gone.
+        committed.extend(self.coordinator.decided(self.view.epoch));
+        committed.sort_unstable();
+        committed.dedup();
+        let msg = Msg::InDoubt {
+            epoch: self.view.epoch,
+            prepared,
+            committed,
+        };
+        if installer == self.id {
+            self.on_message(now, self.id, msg, out);
+        } else {
+            self.send(installer, msg, out);
+        }
+    }
+
+    fn takeover_tick(&mut self, now: Time, out: &mut Vec<Output>) {
+        let Some(t) = &mut self.takeover else { return };
+        if t.retry_at > now {
+            return;
+        }
+        t.retry_at = now + self.timing.retry_interval;
+        let epoch = t.epoch;
+        let members = self.view.members.clone();
+        let msgs: Vec<(NodeId, Msg)> = match &t.decided {
+            None => members
+                .iter()
+                .filter(|n| !t.reports.contains_key(n))
+                .map(|n| {
+                    (
+                        *n,
+                        Msg::ViewChosen {
+                            epoch,
+                            members: members.clone(),
+                            installer: self.id,
+                        },
+                    )
+                })
+                .collect(),
+            Some((commit, abort)) => members
+                .iter()
+                .filter(|n| !t.acks.contains(n))
+                .map(|n| {
+                    (
+                        *n,
+                        Msg::Resolve {
+                            epoch,
+                            commit: commit.clone(),
+                            abort: abort.clone(),
+                        },
+                    )
+                })
+                .collect(),
+        };
+        for (to, msg) in msgs {
+            if to != self.id {
+                self.send(to, msg, out);
+            }
+        }
+    }
+
+    /// Any message carrying a newer epoch means this node lags: it asks for the next view.
+    fn lagging(&mut self, now: Time, from: NodeId, epoch: Epoch, out: &mut Vec<Output>) -> bool {
+        if epoch <= self.view.epoch {
+            return false;
+        }
+        if now >= self.query_at {
+            self.query_at = now + self.timing.retry_interval;
+            self.send(
+                from,
+                Msg::ViewQuery {
+                    epoch: self.view.epoch + 1,
+                },
+                out,
+            );
+        }
+        true
+    }
+
+    fn tell_view(&self, to: NodeId, epoch: Epoch, out: &mut Vec<Output>) {
+        if let Some((members, installer)) = self.history.get(&epoch) {
+            let msg = Msg::ViewChosen {
+                epoch,
+                members: members.clone(),
+                installer: *installer,
+            };
+            out.push(Output::Send { to, msg });
+        }
+    }
+
+    fn on_message(&mut self, now: Time, from: NodeId, msg: Msg, out: &mut Vec<Output>) {
+        let epoch_now = self.view.epoch;
+        match msg {
+            Msg::Heartbeat {
+                epoch,
+                ready,
+                sent,
+                echo,
+                done_below,
+            } => {
+                if self.lagging(now, from, epoch, out) {
+                    return;
+                }
+                if epoch < epoch_now || !self.view.members.contains(&from) {
+                    // A node behind, or no longer a member: tell it the view after its own.
+                    self.tell_view(from, epoch + 1, out);
+                    return;
+                }
+                self.last_heard.insert(from, now);
+                self.participant.advance(from, done_below);
+                let theirs = self.their_sent.entry(from).or_insert(sent);
+                *theirs = (*theirs).max(sent);
+                if let Some(echo) = echo {
+                    let mine = self.echoed.entry(from).or_insert(echo);
+                    *mine = (*mine).max(echo);
+                }
+                if ready && self.resolved && !self.ready {
+                    self.open(now, out);
+                }
+            }
+            Msg::ViewPrepare { epoch, ballot } => self.vote(now, from, epoch, ballot, None, out),
+            Msg::ViewAccept {
+                epoch,
+                ballot,
+                members,
+            } => self.vote(now, from, epoch, ballot, Some(members), out),
+            Msg::ViewPromise {
+                epoch,
+                ballot,
+                accepted,
+            } => {
+                let Some(p) = &mut self.proposal else { return };
+                if p.epoch != epoch || p.ballot != ballot {
+                    return;
+                }
+                if let Some(value) = p.on_promise(from, accepted) {
+                    let voters: Vec<NodeId> = p.voters().filter(|v| *v != self.id).collect();
+                    for voter in voters {
+                        self.send(
+                            voter,
+                            Msg::ViewAccept {
+                                epoch,
+                                ballot,
+                                members: value.clone(),
+                            },
+                            out,
+                        );
+                    }
+                    let own = self.acceptor.on_accept(epoch, ballot, value);
+                    self.on_message(now, self.id, own, out);
+                }
+            }
+            Msg::ViewAccepted { epoch, ballot } => {
+                let Some(p) = &mut self.proposal else { return };
+                if p.epoch == epoch && p.ballot == ballot && p.on_accepted(from) {
+                    let members = p.value.clone().unwrap_or_default();
+                    let base = p.base.members.clone();
+                    self.chosen(now, epoch, members, base, out);
+                }
+            }
+            Msg::ViewNack { epoch, promised } => {
+                self.round_seen = self.round_seen.max(promised.round);
+                if self.proposal.as_ref().is_some_and(|p| p.epoch == epoch) {
+                    self.proposal = None;
+                    self.propose_at = Some(now + self.backoff());
+                }
+            }
+            Msg::ViewChosen {
+                epoch,
+                members,
+                installer,
+            } => {
+                if epoch == epoch_now + 1 {
+                    self.install(now, epoch, members, installer, out);
+                } else if epoch > epoch_now + 1 {
+                    self.lagging(now, from, epoch - 1, out);
+                } else if epoch == epoch_now && !self.ready {
+                    // The installer did not get our doubts yet.
+                    self.report_doubts(now, installer, out);
+                }
+            }
+            Msg::ViewQuery { epoch } => self.tell_view(from, epoch, out),
+            Msg::InDoubt {
+                epoch,
+                prepared,
+                committed,
+            } => self.on_in_doubt(now, from, epoch, prepared, committed, out),
+            Msg::Resolve {
+                epoch,
+                commit,
+                abort,
+            } => {
+                if !self.current(now, from, epoch, out) {
+                    return;
+                }
+                if !self.resolved {
+                    let applied = self.participant.resolve(epoch, &commit, &abort);
+                    self.observe_applied(applied, out);
+                    self.coordinator.on_resolve(&commit, out);
+                    self.resolved = true;
+                }
+                let ack = Msg::ResolveAck { epoch };
+                if from == self.id {
+                    self.on_message(now, self.id, ack, out);
+                } else {
+                    self.send(from, ack, out);
+                }
+            }
+            Msg::ResolveAck { epoch } => {
+                let Some(t) = &mut self.takeover else { return };
+                if t.epoch != epoch || t.decided.is_none() {
+                    return;
+                }
+                t.acks.insert(from);
+                if self.view.members.iter().all(|m| t.acks.contains(m)) {
+                    self.takeover = None;
+                    let peers: Vec<NodeId> = self.peers().collect();
+                    for peer in peers {
+                        self.send(peer, Msg::Ready { epoch }, out);
+                    }
+                    self.open(now, out);
+                }
+            }
+            Msg::Ready { epoch } => {
+                if epoch == epoch_now && self.resolved && !self.ready {
+                    self.open(now, out);
+                }
+            }
+            Msg::TxPrepare {
+                epoch,
+                txn,
+                partition,
+                ops,
+                primary,
+            } => {
+                let stale_ok =
+                    self.mutation == Some(Mutation::SkipEpochCheckOnPrepare) && epoch < epoch_now;
+                if self.lagging(now, from, epoch, out) || (epoch != epoch_now && !stale_ok) {
+                    return;
+                }
+                let answer = match self
+                    .participant
+                    .prepare(now, epoch, txn, partition, ops, primary)
+                {
+                    Ok(reads) => Msg::TxPrepared {
+                        epoch,
+                        txn,
+                        partition,
+                        reads,
+                    },
+                    Err(PrepareError::Locked | PrepareError::Finished) => Msg::TxRefused {
+                        epoch,
+                        txn,
+                        partition,
+                    },
+                };
+                self.reply_to(now, from, answer, out);
+            }
+            Msg::TxCommit { .. } | Msg::TxAbort { .. } | Msg::TxComplete { .. } => {
+                self.on_phase(now, from, msg, out)
+            }
+            Msg::TxPrepared {
+                epoch,
+                txn,
+                partition,
+                reads,
+            } => {
+                self.coordinator
+                    .on_prepared(txn, epoch, partition, from, reads, self.mutation, out)
+            }
+            Msg::TxRefused { epoch, txn, .. } => self.coordinator.on_refused(txn, epoch, out),
+            Msg::TxCommitted {
+                epoch,
+                txn,
+                partition,
+            } => self
+                .coordinator
+                .on_committed(txn, epoch, partition, from, self.mutation, out),
+            Msg::TxAborted {
+                epoch,
+                txn,
+                partition,
+            }
+            | Msg::TxCompleted {
+                epoch,
+                txn,
+                partition,
+            } => self
+                .coordinator
+                .on_finished(txn, epoch, partition, from, out),
+            Msg::TxStatus {
+                epoch,
+                txn,
+                partition,
+            } => {
+                if epoch == epoch_now {
+                    self.coordinator.on_status(txn, epoch, partition, from, out);
+                }
+            }
+            Msg::ClientTxn { request, ops } => {
+                if !self.serving(now) {
+                    let msg = Msg::ClientReply {
+                        request,
+                        reply: ClientReply::Refused(Refusal::NotServing),
+                    };
+                    self.send(from, msg, out);
+                    return;
+                }
+                let retry = self.timing.retry_interval;
+                let (id, layout, view) = (self.id, self.layout.clone(), self.view.clone());
+                let mut sent = Vec::new();
+                self.coordinator.begin(
+                    id, now, retry, &layout, &view, from, request, ops, &mut sent,
+                );
+                self.route(now, sent, out);
+            }
+            Msg::ClientRead {
+                request,
+                key,
+                backup_ok,
+            } => {
+                let partition = partition_of(&self.layout, key);
+                let replicas = self.view.replicas(&self.layout, partition);
+                let role_ok = if backup_ok {
+                    replicas.contains(&self.id)
+                } else {
+                    replicas.first() == Some(&self.id)
+                };
+                let reply = if self.serving(now) && role_ok {
+                    ClientReply::Value(if replicas.first() == Some(&self.id) {
+                        self.participant.read(partition, key)
+                    } else {
+                        self.participant.read_backup(partition, key)
+                    })
+                } else {
+                    ClientReply::Refused(Refusal::NotServing)
+                };
+                self.send(from, Msg::ClientReply { request, reply }, out);
+            }
+            Msg::ClientReply { .. } => {}
+        }
+    }
+
+    /// A replica's part of a transaction's commit, abort or complete phase, answered to the
+    /// coordinator.
+    fn on_phase(&mut self, now: Time, from: NodeId, msg: Msg, out: &mut Vec<Output>) {
+        let answer = match msg {
+            Msg::TxCommit {
+                epoch,
+                txn,
+                partition,
+            } if self.current(now, from, epoch, out) => {
+                let applied = self.participant.commit(txn, partition);
+                self.observe_applied(applied, out);
+                Msg::TxCommitted {
+                    epoch,
+                    txn,
+                    partition,
+                }
+            }
+            Msg::TxAbort {
+                epoch,
+                txn,
+                partition,
+            } if self.current(now, from, epoch, out) => {
+                self.participant.abort(epoch, txn, partition);
+                Msg::TxAborted {
+                    epoch,
+                    txn,
+                    partition,
+                }
+            }
+            Msg::TxComplete {
+                epoch,
+                txn,
+                partition,
+            } if self.current(now, from, epoch, out) => {
+                self.participant.complete(txn, partition);
+                Msg::TxCompleted {
+                    epoch,
+                    txn,
+                    partition,
+                }
+            }
+            _ => return,
+        };
+        self.reply_to(now, from, answer, out);
+    }
+
+    fn observe_applied(&self, applied: Vec<crate::Applied>, out: &mut Vec<Output>) {
+        for applied in applied {
+            out.push(Output::Observe(Observation::Applied {
+                node: self.id,
+                applied,
+            }));
+        }
+    }
+
+    /// Answers a voter's part of view agreement: phase 1 (`members` is None) or phase 2.
+    fn vote(
+        &mut self,
+        now: Time,
+        from: NodeId,
+        epoch: Epoch,
+        ballot: Ballot,
+        members: Option<BTreeSet<NodeId>>,
+        out: &mut Vec<Output>,
+    ) {
+        self.round_seen = self.round_seen.max(ballot.round);
+        if epoch <= self.view.epoch {
+            self.tell_view(from, epoch, out);
+        } else if epoch == self.view.epoch + 1 {
+            let answer = match members {
+                None => self.acceptor.on_prepare(epoch, ballot),
+                Some(members) => self.acceptor.on_accept(epoch, ballot, members),
+            };
+            self.send(from, answer, out);
+        } else {
+            self.lagging(now, from, epoch - 1, out);
+        }
+    }
+
+    /// Whether a transaction message belongs to this node's epoch (asking for a newer view if
+    /// it comes from one).
+    fn current(&mut self, now: Time, from: NodeId, epoch: Epoch, out: &mut Vec<Output>) -> bool {
+        !self.lagging(now, from, epoch, out) && epoch == self.view.epoch
+    }
+
+    /// Sends a reply, or handles it here when it is addressed to this node's own coordinator.
+    fn reply_to(&mut self, now: Time, to: NodeId, msg: Msg, out: &mut Vec<Output>) {
+        if to == self.id {
+            self.on_message(now, self.id, msg, out);
+        } else {
+            self.send(to, msg, out);
+        }
+    }
+
+    /// Carries out a coordinator's messages: those to this node are handled here at once.
+    fn route(&mut self, now: Time, outputs: Vec<Output>, out: &mut Vec<Output>) {
+        for output in outputs {
+            match output {
+                Output::Send { to, msg } if to == self.id => {
+                    self.on_message(now, self.id, msg, out)
+                }
+                other => out.push(other),
+            }
+        }
+    }
+
+    fn on_in_doubt(
+        &mut self,
+        now: Time,
+        from: NodeId,
+        epoch: Epoch,
+        prepared: Vec<TxnId>,
+        committed: Vec<TxnId>,
+        out: &mut Vec<Output>,
+    ) {
+        let Some(t) = &mut self.takeover else { return };
+        if t.epoch != epoch || t.decided.is_some() || !self.view.members.contains(&from) {
+            return;
+        }
+        t.reports.insert(from, (prepared, committed));
+        if !self.view.members.iter().all(|m| t.reports.contains_key(m)) {
+            return;
+        }
+        let commit: BTreeSet<TxnId> = t
+            .reports
+            .values()
+            .flat_map(|(_, c)| c.iter().copied())
+            .collect();
+        let abort: BTreeSet<TxnId> = t
+            .reports
+            .values()
+            .flat_map(|(p, _)| p.iter().copied())
+            .filter(|x| !commit.contains(x))
+            .collect();
+        let (commit, abort): (Vec<TxnId>, Vec<TxnId>) =
+            (commit.into_iter().collect(), abort.into_iter().collect());
+        t.decided = Some((commit.clone(), abort.clone()));
+        t.retry_at = now + self.timing.retry_interval;
+        let peers: Vec<NodeId> = self.peers().collect();
+        for peer in peers {
+            self.send(
+                peer,
+                Msg::Resolve {
+                    epoch,
+                    commit: commit.clone(),
+                    abort: abort.clone(),
+                },
+                out,
+            );
+        }
+        self.on_message(
+            now,
+            self.id,
+            Msg::Resolve {
+                epoch,
+                commit,
+                abort,
+            },
+            out,
+        );
+    }
+
+    /// Every member applied the takeover: the view opens.
+    fn open(&mut self, now: Time, out: &mut Vec<Output>) {
+        let _ = now;
+        self.ready = true;
+        let left = self.participant.open_epoch(self.view.epoch);
+        out.push(Output::Observe(Observation::Opened {
+            node: self.id,
+            epoch: self.view.epoch,
+        }));
+        if !left.is_empty() {
+            self.violation(
+                format!(
+                    "view {} opened with transactions of older epochs still prepared: {left:?}",
+                    self.view.epoch
+                ),
+                out,
+            );
+        }
+    }
+}
