@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
+mod protocol_node;
 mod sim;
 
 use anyhow::{bail, Context, Result};
@@ -64,6 +65,9 @@ enum Command {
     /// Runs the deterministic cluster simulator: whole clusters in one thread from a seed, with
     /// injected faults and checkers.
     Sim(sim::SimArgs),
+    /// One node of the cluster protocols' real-process runtime (for the failover test).
+    #[command(hide = true)]
+    ProtocolNode(protocol_node::ProtocolNodeArgs),
 }
 
 #[derive(Args)]
@@ -536,6 +540,7 @@ fn main() -> Result<()> {
     match cli.command {
         Command::Start(args) => start(args),
         Command::Sim(args) => sim::run(args),
+        Command::ProtocolNode(args) => protocol_node::run(args),
         Command::Api(args) => run_api(args),
         Command::Datanode(args) => run_datanode(args),
         Command::Bench(BenchCommand::Readperf(args)) => readperf(args),

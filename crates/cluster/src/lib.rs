@@ -10,6 +10,7 @@
 
 pub mod agreement;
 pub mod arbitrator;
+pub mod codec;
 pub mod coordinator;
 pub mod layout;
 pub mod msg;

@@ -8,6 +8,7 @@
 
 pub mod catalog;
 pub mod checkpoint;
+pub mod cluster_host;
 pub mod coordinator;
 pub mod event_loop;
 pub mod messages;

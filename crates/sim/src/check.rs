@@ -151,10 +151,9 @@ impl Checker {
     /// The end-of-run checks over the nodes still running.
     pub fn finish(
         &mut self,
-        now: Time,
         layout: &Layout,
         nodes: &[FinalNode],
-        quiet_from: Time,
+        progress_from: Option<Time>,
     ) -> Vec<String> {
         let mut failures = Vec::new();
         let newest = nodes.iter().map(|n| n.view.epoch).max().unwrap_or(0);
@@ -243,18 +242,17 @@ impl Checker {
                     ));
                 }
             }
-            let settle = quiet_from + 5_000_000;
-            if !self
-                .writes
-                .iter()
-                .any(|w| w.outcome == Outcome::Committed && w.invoke >= settle)
-                && now > settle
-            {
-                failures.push(format!(
-                    "no commit after {} though faults stopped at {}",
-                    show_time(settle),
-                    show_time(quiet_from)
-                ));
+            if let Some(from) = progress_from {
+                if !self
+                    .writes
+                    .iter()
+                    .any(|w| w.outcome == Outcome::Committed && w.invoke >= from)
+                {
+                    failures.push(format!(
+                        "no commit begun after {} though faults had stopped",
+                        show_time(from)
+                    ));
+                }
             }
         }
         failures

@@ -741,10 +741,9 @@ impl World {
         self.report.cluster_lost = !self.layout.viable(&self.running());
         let mut failures = std::mem::take(&mut self.checker.failures);
         if failures.is_empty() {
-            failures.extend(
-                self.checker
-                    .finish(self.now, &self.layout, &finals, self.quiet_from),
-            );
+            let settle = self.quiet_from + 5_000_000;
+            let progress_from = (self.clients_stop > settle).then_some(settle);
+            failures.extend(self.checker.finish(&self.layout, &finals, progress_from));
         }
         failures.truncate(20);
         self.report.failures = failures;

@@ -103,6 +103,18 @@ impl Started {
         );
     }
 
+    /// Every line printed until the process ends (or `timeout` passes).
+    pub fn lines_until_exit(&mut self, timeout: Duration) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        while let Ok(line) = self
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            self.output.push(line);
+        }
+        std::mem::take(&mut self.output)
+    }
+
     /// The address printed after `prefix` (e.g. "sql (mysql protocol): ").
     pub fn listening(&self, prefix: &str) -> String {
         self.output

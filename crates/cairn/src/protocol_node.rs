@@ -1,0 +1,115 @@
+//! `cairn protocol-node` (hidden): one node of a cluster that runs the cluster protocol machines
+//! (`crates/cluster`) on real processes, clock and TCP, over the protocol's integer key-value
+//! model. It is the real runtime the simulator's runs are compared with, and what the
+//! real-process failover test kills; the data node process does not run these machines yet.
+//!
+//! It prints one line per observation on stdout (`applied`, `installed`, `opened`, `violation`),
+//! and on SIGTERM a `final` line, for the test's checkers.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use cluster::{Layout, NodeId, Observation, Timing};
+use datanode::cluster_host::{self, Ended, HostConfig};
+
+#[derive(Args)]
+pub struct ProtocolNodeArgs {
+    /// This node's id (0: the arbitrator).
+    #[arg(long)]
+    id: NodeId,
+    /// Every node's address: `0=HOST:PORT,1=HOST:PORT,...` (0 is the arbitrator).
+    #[arg(long)]
+    nodes: String,
+    #[arg(long, default_value_t = 2)]
+    replicas: u16,
+    #[arg(long, default_value_t = 4)]
+    partitions_per_group: u32,
+}
+
+pub fn run(args: ProtocolNodeArgs) -> Result<()> {
+    let mut addresses = BTreeMap::new();
+    for part in args.nodes.split(',').filter(|p| !p.is_empty()) {
+        let (id, address) = part
+            .split_once('=')
+            .context("--nodes takes ID=HOST:PORT items")?;
+        addresses.insert(
+            id.trim().parse::<NodeId>().context("a node id")?,
+            address.trim().to_string(),
+        );
+    }
+    let data_nodes = addresses
+        .keys()
+        .filter(|id| **id != cluster::ARBITRATOR)
+        .count() as u16;
+    let layout = Layout::new(data_nodes, args.replicas, args.partitions_per_group)
+        .map_err(anyhow::Error::msg)?;
+    if !layout.data_nodes().all(|n| addresses.contains_key(&n)) {
+        bail!("data nodes must be numbered 1..={data_nodes}");
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed))
+            .context("installing the SIGTERM handler")?;
+    }
+    let config = HostConfig {
+        id: args.id,
+        addresses,
+        layout,
+        timing: Timing::default(),
+    };
+    let id = args.id;
+    let mut stdout = std::io::stdout().lock();
+    let ended = cluster_host::run(
+        config,
+        stop,
+        || println!("node {id} ready"),
+        |o| {
+            let line = match o {
+                Observation::Applied { node, applied: a } => format!(
+                    "applied {node} {} {} {} {} {} {}",
+                    a.partition, a.key, a.txn.coordinator, a.txn.seq, a.value, a.version
+                ),
+                Observation::Installed { node, view } => {
+                    format!("installed {node} {} {}", view.epoch, join(&view.members))
+                }
+                Observation::Opened { node, epoch } => format!("opened {node} {epoch}"),
+                Observation::Violation { node, what } => format!("violation {node} {what}"),
+            };
+            let _ = writeln!(stdout, "{line}");
+        },
+        |node| {
+            if let Some(n) = node {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(
+                    out,
+                    "final {id} {} {} {} {}",
+                    n.view().epoch,
+                    join(&n.view().members),
+                    n.is_ready(),
+                    n.participant().prepared_count()
+                );
+                let _ = out.flush();
+            }
+        },
+    )?;
+    match ended {
+        Ended::Stopped => Ok(()),
+        Ended::Failed(reason) => {
+            println!("stopped {id} {reason}");
+            std::process::exit(crate::EXIT_FAILED);
+        }
+    }
+}
+
+fn join(members: &std::collections::BTreeSet<NodeId>) -> String {
+    members
+        .iter()
+        .map(|m| m.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}

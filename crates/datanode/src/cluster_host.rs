@@ -1,0 +1,262 @@
+//! Runs one node's cluster protocol machine (a data node's, or the arbitrator's) on the real
+//! clock and TCP links: the real runtime beside the simulator's, feeding the same
+//! `cluster::node::DataNode` its messages and ticks and carrying out its outputs.
+//!
+//! Every peer link is a TCP connection this node dials, announcing its id in a hello frame;
+//! replies to clients go back on the connection they came in on. A link's writer has a bounded
+//! queue; what does not fit, or finds the peer unreachable, is dropped, and the protocol
+//! retransmits. Threads: the acceptor, a reader per inbound connection, a writer per peer, and
+//! the protocol loop (the caller's thread), which alone touches the machine.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use cluster::arbitrator::Arbitrator;
+use cluster::codec::{self, CLUSTER_MESSAGE};
+use cluster::node::{DataNode, Input};
+use cluster::{Layout, Msg, NodeId, Observation, Output, Time, Timing, ARBITRATOR};
+use wire::frame::{write_frame, FrameHeader, HEADER_BYTES};
+
+/// The frame a dialing node sends first: its node id in the request id field, no body.
+pub const CLUSTER_HELLO: u16 = 0x7c00;
+/// How often the protocol is ticked.
+pub const TICK: Duration = Duration::from_millis(5);
+/// Frames queued for one peer before more are dropped.
+pub const LINK_QUEUE_MAX: usize = 4096;
+/// Messages from all connections waiting for the protocol loop.
+pub const INBOX_MAX: usize = 65_536;
+/// The largest cluster frame body accepted.
+pub const CLUSTER_FRAME_BYTES_MAX: usize = 64 << 20;
+
+/// Where every node of the cluster listens, and the shape of the cluster.
+#[derive(Clone, Debug)]
+pub struct HostConfig {
+    pub id: NodeId,
+    pub addresses: BTreeMap<NodeId, String>,
+    pub layout: Layout,
+    pub timing: Timing,
+}
+
+/// Why the protocol loop ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Asked to stop (`stop` was set).
+    Stopped,
+    /// The node stopped itself (fail-stop): the reason.
+    Failed(String),
+}
+
+type ClientWriters = Arc<Mutex<BTreeMap<NodeId, TcpStream>>>;
+
+/// Runs the node until `stop` is set or the protocol stops it. `observe` sees every observation
+/// and, when the loop ends, the data node itself (for a final report).
+pub fn run(
+    config: HostConfig,
+    stop: Arc<AtomicBool>,
+    listening: impl FnOnce(),
+    mut observe: impl FnMut(&Observation),
+    mut at_end: impl FnMut(Option<&DataNode>),
+) -> io::Result<Ended> {
+    let own = config.addresses.get(&config.id).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("no address for node {}", config.id),
+        )
+    })?;
+    let listener = transport::listen(own)?;
+    listening();
+    let (inbox, messages) = mpsc::sync_channel::<(NodeId, Msg)>(INBOX_MAX);
+    let clients: ClientWriters = Arc::new(Mutex::new(BTreeMap::new()));
+    {
+        let (inbox, clients) = (inbox.clone(), clients.clone());
+        thread::Builder::new()
+            .name("cluster-accept".into())
+            .spawn(move || {
+                for stream in listener.incoming().flatten() {
+                    let (inbox, clients) = (inbox.clone(), clients.clone());
+                    let _ = thread::Builder::new()
+                        .name("cluster-read".into())
+                        .spawn(move || read_loop(stream, inbox, clients));
+                }
+            })?;
+    }
+    let links: BTreeMap<NodeId, SyncSender<Vec<u8>>> = config
+        .addresses
+        .iter()
+        .filter(|(id, _)| **id != config.id)
+        .map(|(id, address)| Ok((*id, spawn_link(config.id, address.clone())?)))
+        .collect::<io::Result<_>>()?;
+    let origin = Instant::now();
+    let now = || origin.elapsed().as_micros() as Time;
+    let mut node = (config.id != ARBITRATOR).then(|| {
+        DataNode::new(
+            config.id,
+            config.layout.clone(),
+            config.timing.clone(),
+            None,
+            now(),
+        )
+    });
+    let mut arbitrator = Arbitrator::default();
+    let mut out = Vec::new();
+    let mut own: VecDeque<(NodeId, Msg)> = VecDeque::new();
+    let mut next_tick = Instant::now();
+    let ended = loop {
+        if stop.load(Ordering::Relaxed) {
+            break Ended::Stopped;
+        }
+        // Ticks come first when due, so a steady stream of messages cannot starve heartbeats.
+        let input = if let Some((from, msg)) = own.pop_front() {
+            Input::Message { from, msg }
+        } else if Instant::now() >= next_tick {
+            next_tick = Instant::now() + TICK;
+            Input::Tick
+        } else {
+            match messages.recv_timeout(next_tick.saturating_duration_since(Instant::now())) {
+                Ok((from, msg)) => Input::Message { from, msg },
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => break Ended::Stopped,
+            }
+        };
+        match (&mut node, input) {
+            (Some(node), input) => node.handle(now(), input, &mut out),
+            (None, Input::Message { from, msg }) => arbitrator.handle(from, msg, &mut out),
+            (None, Input::Tick) => {}
+        }
+        let mut failed = None;
+        for output in out.drain(..) {
+            match output {
+                // What a node sends itself comes back as its next input, as the simulator's
+                // network delivers it.
+                Output::Send { to, msg } if to == config.id => own.push_back((to, msg)),
+                Output::Send { to, msg } => send(&links, &clients, to, &msg),
+                Output::Observe(o) => observe(&o),
+                Output::Stop(reason) => failed = Some(reason),
+            }
+        }
+        if let Some(reason) = failed {
+            break Ended::Failed(reason);
+        }
+    };
+    at_end(node.as_ref());
+    Ok(ended)
+}
+
+fn send(
+    links: &BTreeMap<NodeId, SyncSender<Vec<u8>>>,
+    clients: &ClientWriters,
+    to: NodeId,
+    msg: &Msg,
+) {
+    let mut frame = Vec::new();
+    codec::encode(msg, &mut frame);
+    if let Some(link) = links.get(&to) {
+        // A full queue means the peer is not keeping up or is gone: the protocol retransmits.
+        if let Err(TrySendError::Full(_)) = link.try_send(frame) {
+            tracing::debug!("link to node {to} full; message dropped");
+        }
+        return;
+    }
+    let mut clients = clients.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(stream) = clients.get_mut(&to) {
+        if stream.write_all(&frame).is_err() {
+            clients.remove(&to);
+        }
+    }
+}
+
+/// A peer's writer: dials on demand, and drops what it cannot deliver.
+fn spawn_link(me: NodeId, address: String) -> io::Result<SyncSender<Vec<u8>>> {
+    let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(LINK_QUEUE_MAX);
+    thread::Builder::new()
+        .name("cluster-link".into())
+        .spawn(move || write_loop(me, &address, rx))?;
+    Ok(tx)
+}
+
+fn write_loop(me: NodeId, address: &str, frames: Receiver<Vec<u8>>) {
+    let mut stream: Option<TcpStream> = None;
+    let mut retry_at = Instant::now();
+    while let Ok(frame) = frames.recv() {
+        if stream.is_none() && Instant::now() >= retry_at {
+            retry_at = Instant::now() + Duration::from_millis(50);
+            stream = transport::connect_stream(address, Duration::from_millis(50))
+                .ok()
+                .and_then(|mut s| {
+                    s.set_nodelay(true).ok()?;
+                    s.write_all(&hello(me)).ok()?;
+                    Some(s)
+                });
+        }
+        if let Some(s) = &mut stream {
+            if s.write_all(&frame).is_err() {
+                stream = None;
+            }
+        }
+    }
+}
+
+/// Reads one connection's frames into the inbox, after its hello; a client's connection is also
+/// where its replies go. A bad frame closes only this connection.
+fn read_loop(mut stream: TcpStream, inbox: SyncSender<(NodeId, Msg)>, clients: ClientWriters) {
+    let _ = stream.set_nodelay(true);
+    let from = match read_frame(&mut stream) {
+        Ok((h, _)) if h.message_type == CLUSTER_HELLO && h.request_id <= u64::from(NodeId::MAX) => {
+            h.request_id as NodeId
+        }
+        _ => return,
+    };
+    if let Ok(writer) = stream.try_clone() {
+        clients
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(from, writer);
+    }
+    loop {
+        let msg = match read_frame(&mut stream) {
+            Ok((h, body)) if h.message_type == CLUSTER_MESSAGE => match codec::decode(&body) {
+                Ok(msg) => msg,
+                Err(e) => {
+                    tracing::warn!("closing the link from node {from}: {e}");
+                    return;
+                }
+            },
+            Ok(_) | Err(_) => return,
+        };
+        if inbox.send((from, msg)).is_err() {
+            return;
+        }
+    }
+}
+
+/// The hello frame a connection to a cluster node starts with.
+pub fn hello(me: NodeId) -> Vec<u8> {
+    let mut frame = Vec::new();
+    write_frame(&mut frame, CLUSTER_HELLO, 0, 0, u64::from(me), |_| {});
+    frame
+}
+
+/// Reads one whole cluster frame, checking its header, length and checksum.
+pub fn read_frame(stream: &mut impl Read) -> io::Result<(FrameHeader, Vec<u8>)> {
+    let mut header = [0u8; HEADER_BYTES];
+    stream.read_exact(&mut header)?;
+    let h =
+        FrameHeader::decode(&header).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    if h.body_len as usize > CLUSTER_FRAME_BYTES_MAX {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "cluster frame too long",
+        ));
+    }
+    let mut body = vec![0u8; h.body_len as usize];
+    stream.read_exact(&mut body)?;
+    h.verify(&header, &body)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    Ok((h, body))
+}
