@@ -28,6 +28,9 @@ pub struct ProtocolNodeArgs {
     replicas: u16,
     #[arg(long, default_value_t = 4)]
     partitions_per_group: u32,
+    /// Fault injection for tests: a file naming the nodes whose links to this node are cut.
+    #[arg(long)]
+    fault_cut_file: Option<std::path::PathBuf>,
 }
 
 pub fn run(args: ProtocolNodeArgs) -> Result<()> {
@@ -61,6 +64,7 @@ pub fn run(args: ProtocolNodeArgs) -> Result<()> {
         addresses,
         layout,
         timing: Timing::default(),
+        fault_cut_file: args.fault_cut_file,
     };
     let id = args.id;
     let mut stdout = std::io::stdout().lock();

@@ -5,6 +5,11 @@
 //! acknowledged commit on every surviving replica, replicas identical, transactions all or
 //! nothing, reads linearizable; and commits on the killed node's group resume within 3 s.
 //!
+//! A second test cuts the network between two halves of such a cluster (through the runtime's
+//! fault-injection seam) with the arbitrator on either side, and alone: exactly the side with the
+//! arbitrator keeps committing, the other stops serving within the lease and then stops, and with
+//! the arbitrator alone no side commits.
+//!
 //! The same protocol code runs here and in `cairn sim`; only the runtime differs.
 
 mod common;
@@ -31,10 +36,13 @@ const CLIENTS: usize = 8;
 const KEYS: u64 = 48;
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(1);
 
+#[derive(Default)]
 struct History {
     writes: Vec<WriteRecord>,
     reads: Vec<ReadRecord>,
     errors: BTreeMap<&'static str, u64>,
+    /// Each acknowledged commit's invoke time and the node that coordinated it.
+    coordinators: Vec<(Time, NodeId)>,
 }
 
 fn micros(origin: Instant) -> Time {
@@ -104,6 +112,7 @@ fn client(
         match (&msg, answer) {
             (Msg::ClientTxn { .. }, Some(ClientReply::Committed { .. })) => {
                 attempt = 0;
+                h.coordinators.push((invoke, target));
                 h.writes.push(WriteRecord {
                     value,
                     keys,
@@ -208,86 +217,172 @@ struct Round {
     errors: BTreeMap<&'static str, u64>,
 }
 
-fn run_round(round: usize, seed: u64, layout: &Layout) -> Round {
-    let ports: Vec<u16> = (0..=4).map(|_| free_port()).collect();
-    let addresses: BTreeMap<NodeId, String> = (0..=4u16)
-        .map(|i| (i, format!("127.0.0.1:{}", ports[i as usize])))
-        .collect();
-    let nodes_flag = addresses
-        .iter()
-        .map(|(i, a)| format!("{i}={a}"))
-        .collect::<Vec<_>>()
-        .join(",");
-    let mut procs: BTreeMap<NodeId, Started> = (0..=4u16)
-        .map(|i| {
-            (
-                i,
-                spawn(&[
+/// A cluster of `cairn protocol-node` processes with clients running against it.
+struct Run {
+    procs: BTreeMap<NodeId, Started>,
+    gone: BTreeMap<NodeId, Started>,
+    cut_files: BTreeMap<NodeId, std::path::PathBuf>,
+    origin: Instant,
+    stop: Arc<AtomicBool>,
+    history: Arc<Mutex<History>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Run {
+    fn start(name: &str, seed: u64, layout: &Layout) -> Run {
+        let ports: Vec<u16> = (0..=4).map(|_| free_port()).collect();
+        let addresses: BTreeMap<NodeId, String> = (0..=4u16)
+            .map(|i| (i, format!("127.0.0.1:{}", ports[i as usize])))
+            .collect();
+        let nodes_flag = addresses
+            .iter()
+            .map(|(i, a)| format!("{i}={a}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let dir = common::fresh_dir(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let cut_files: BTreeMap<NodeId, std::path::PathBuf> = (0..=4u16)
+            .map(|i| (i, dir.join(format!("cut-{i}"))))
+            .collect();
+        let procs = (0..=4u16)
+            .map(|i| {
+                let id = i.to_string();
+                let cut = cut_files[&i].to_string_lossy().to_string();
+                let args = [
                     "protocol-node",
                     "--id",
-                    &i.to_string(),
+                    &id,
                     "--nodes",
                     &nodes_flag,
                     "--replicas",
                     "2",
-                ]),
-            )
-        })
-        .collect();
-    let origin = Instant::now();
-    let stop = Arc::new(AtomicBool::new(false));
-    let history = Arc::new(Mutex::new(History {
-        writes: Vec::new(),
-        reads: Vec::new(),
-        errors: BTreeMap::new(),
-    }));
-    let threads: Vec<_> = (0..CLIENTS)
-        .map(|i| {
-            let (addresses, layout, stop, history) = (
-                addresses.clone(),
-                layout.clone(),
-                stop.clone(),
-                history.clone(),
-            );
-            let seed = seed.wrapping_add(round as u64 * 7919);
-            std::thread::spawn(move || client(i, seed, addresses, layout, origin, stop, history))
-        })
-        .collect();
+                    "--fault-cut-file",
+                    &cut,
+                ];
+                (i, spawn(&args))
+            })
+            .collect();
+        let origin = Instant::now();
+        let stop = Arc::new(AtomicBool::new(false));
+        let history = Arc::new(Mutex::new(History::default()));
+        let threads = (0..CLIENTS)
+            .map(|i| {
+                let (addresses, layout, stop, history) = (
+                    addresses.clone(),
+                    layout.clone(),
+                    stop.clone(),
+                    history.clone(),
+                );
+                std::thread::spawn(move || {
+                    client(i, seed, addresses, layout, origin, stop, history)
+                })
+            })
+            .collect();
+        Run {
+            procs,
+            gone: BTreeMap::new(),
+            cut_files,
+            origin,
+            stop,
+            history,
+            threads,
+        }
+    }
+
+    fn now(&self) -> Time {
+        micros(self.origin)
+    }
+
+    fn kill(&mut self, id: NodeId) -> Time {
+        let mut p = self.procs.remove(&id).unwrap();
+        p.child.kill().unwrap();
+        let at = self.now();
+        let _ = p.child.wait();
+        self.gone.insert(id, p);
+        at
+    }
+
+    /// Cuts every link between nodes of different `sides`.
+    fn cut(&self, sides: &[&[NodeId]]) -> Time {
+        for (id, file) in &self.cut_files {
+            let mine = sides
+                .iter()
+                .find(|side| side.contains(id))
+                .copied()
+                .unwrap_or(&[]);
+            let others: Vec<String> = (0..=4u16)
+                .filter(|n| n != id && !mine.contains(n))
+                .map(|n| n.to_string())
+                .collect();
+            std::fs::write(file, others.join(",")).unwrap();
+        }
+        self.now()
+    }
+
+    fn heal(&self) {
+        for file in self.cut_files.values() {
+            std::fs::write(file, "").unwrap();
+        }
+    }
+
+    /// Stops the clients, leaves the cluster quiet, stops every node still running, and returns
+    /// every node's printed lines and the clients' history.
+    fn finish(mut self) -> (BTreeMap<NodeId, Vec<String>>, History) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            t.join().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        let mut outputs = BTreeMap::new();
+        for (id, mut p) in std::mem::take(&mut self.gone) {
+            outputs.insert(id, p.lines_until_exit(Duration::from_secs(5)));
+        }
+        for (id, mut p) in std::mem::take(&mut self.procs) {
+            let _ = std::process::Command::new("sh")
+                .args(["-c", &format!("kill -TERM {}", p.child.id())])
+                .status();
+            outputs.insert(id, p.lines_until_exit(Duration::from_secs(10)));
+            let _ = p.child.wait();
+        }
+        let history = std::mem::take(&mut *self.history.lock().unwrap());
+        (outputs, history)
+    }
+}
+
+fn run_round(round: usize, seed: u64, layout: &Layout) -> Round {
+    let mut run = Run::start(
+        "protocol-kill",
+        seed.wrapping_add(round as u64 * 7919),
+        layout,
+    );
     let mut rng = Rng::new(seed.wrapping_add(round as u64));
     std::thread::sleep(Duration::from_millis(1500));
     let victim = rng.between(1, 4) as NodeId;
-    let mut dead = procs.remove(&victim).unwrap();
-    dead.child.kill().unwrap();
-    let killed_at = micros(origin);
-    let _ = dead.child.wait();
+    let killed_at = run.kill(victim);
     // Clients go on through the failover, then stop; the cluster is left quiet before the end.
     std::thread::sleep(Duration::from_millis(3500));
-    stop.store(true, Ordering::Relaxed);
-    for t in threads {
-        t.join().unwrap();
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    let mut outputs: BTreeMap<NodeId, Vec<String>> = BTreeMap::new();
-    outputs.insert(victim, dead.lines_until_exit(Duration::from_secs(5)));
-    for (id, mut p) in procs {
-        let _ = std::process::Command::new("sh")
-            .args(["-c", &format!("kill -TERM {}", p.child.id())])
-            .status();
-        outputs.insert(id, p.lines_until_exit(Duration::from_secs(10)));
-        let _ = p.child.wait();
-    }
-    let h = Arc::try_unwrap(history).ok().unwrap().into_inner().unwrap();
-    judge(round, victim, killed_at, layout, &outputs, h)
+    let (outputs, history) = run.finish();
+    let survivors: BTreeSet<NodeId> = (1..=4).filter(|n| *n != victim).collect();
+    judge(
+        &format!("round {round} (node {victim} killed)"),
+        Some(victim),
+        killed_at,
+        layout,
+        &outputs,
+        history,
+        &survivors,
+    )
 }
 
 /// Feeds the round's observations and histories to the simulator's checkers.
 fn judge(
-    round: usize,
-    victim: NodeId,
+    round: &str,
+    victim: Option<NodeId>,
     killed_at: Time,
     layout: &Layout,
     outputs: &BTreeMap<NodeId, Vec<String>>,
     h: History,
+    survivors: &BTreeSet<NodeId>,
 ) -> Round {
     let mut checker = Checker::default();
     let mut rows: BTreeMap<NodeId, BTreeMap<u32, BTreeMap<u64, Versioned>>> = BTreeMap::new();
@@ -363,6 +458,12 @@ fn judge(
             }
         }
     }
+    // A node that stopped itself (fail-stop) is not running at the end.
+    for (id, lines) in outputs {
+        if lines.iter().any(|l| l.starts_with("stopped")) {
+            finals.remove(id);
+        }
+    }
     let empty = BTreeMap::new();
     let final_nodes: Vec<FinalNode> = finals
         .iter()
@@ -374,12 +475,16 @@ fn judge(
             prepared: *prepared,
         })
         .collect();
-    let group: Vec<NodeId> = layout
-        .groups()
-        .iter()
-        .find(|g| g.contains(&victim))
-        .unwrap()
-        .clone();
+    // The keys whose partitions had a replica on the killed node (all keys after a partition).
+    let group: Vec<NodeId> = match victim {
+        Some(v) => layout
+            .groups()
+            .iter()
+            .find(|g| g.contains(&v))
+            .unwrap()
+            .clone(),
+        None => layout.data_nodes().collect(),
+    };
     let affected: BTreeSet<u64> = (0..KEYS)
         .filter(|k| {
             layout
@@ -407,22 +512,33 @@ fn judge(
     checker.writes = h.writes;
     checker.reads = h.reads;
     let mut failures = std::mem::take(&mut checker.failures);
-    failures.extend(checker.finish(layout, &final_nodes, Some(killed_at + 3_000_000)));
+    let progress_from = (!survivors.is_empty()).then_some(killed_at + 3_000_000);
+    failures.extend(checker.finish(layout, &final_nodes, progress_from));
     let stopped: Vec<String> = outputs
         .values()
         .flatten()
         .filter(|l| l.starts_with("stopped"))
         .cloned()
         .collect();
-    assert!(failures.is_empty(), "round {round} (node {victim} killed): {failures:#?}\nstops: {stopped:?}\nfinals: {finals:?}");
     assert!(
-        stopped.is_empty(),
-        "round {round}: a surviving node stopped: {stopped:?}"
+        failures.is_empty(),
+        "{round}: {failures:#?}\nstops: {stopped:?}\nfinals: {finals:?}"
     );
+    for line in &stopped {
+        let id: NodeId = line
+            .split(' ')
+            .nth(1)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        assert!(
+            !survivors.contains(&id),
+            "{round}: node {id} should have survived: {line}"
+        );
+    }
+    let reported: BTreeSet<NodeId> = finals.keys().copied().collect();
     assert_eq!(
-        finals.len(),
-        3,
-        "round {round}: every survivor reports its final state: {finals:?}"
+        &reported, survivors,
+        "{round}: the survivors report their final state: {finals:?}"
     );
     Round {
         kill_to_group_commit,
@@ -470,4 +586,96 @@ fn a_killed_data_node_loses_no_acknowledged_commit_and_its_group_commits_again_w
         times[times.len() / 2].as_secs_f64() * 1e3,
         times[times.len() - 1].as_secs_f64() * 1e3
     );
+}
+
+/// Cuts the network between {1, 3} and {2, 4} (each half holds one replica of every partition),
+/// with the arbitrator on `arbitrator_side` (1: with {1, 3}; 2: with {2, 4}; 0: alone).
+fn partition_round(seed: u64, layout: &Layout, arbitrator_side: u8) {
+    let name = ["alone", "with {1, 3}", "with {2, 4}"][arbitrator_side as usize];
+    let mut run = Run::start(
+        "protocol-partition",
+        seed.wrapping_add(u64::from(arbitrator_side)),
+        layout,
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    let (a, b): (Vec<NodeId>, Vec<NodeId>) = match arbitrator_side {
+        1 => (vec![0, 1, 3], vec![2, 4]),
+        2 => (vec![1, 3], vec![0, 2, 4]),
+        _ => (vec![1, 3], vec![2, 4]),
+    };
+    let cut_at = run.cut(&[&a, &b, &[0]]);
+    let winners: BTreeSet<NodeId> = match arbitrator_side {
+        1 => [1, 3].into(),
+        2 => [2, 4].into(),
+        _ => BTreeSet::new(),
+    };
+    let losers: BTreeSet<NodeId> = (1..=4).filter(|n| !winners.contains(n)).collect();
+    // The losers stop once no view is agreed within 3 s of suspecting; then the network heals.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for id in &losers {
+        let p = run.procs.get_mut(id).unwrap();
+        while p.child.try_wait().unwrap().is_none() {
+            assert!(
+                Instant::now() < deadline,
+                "arbitrator {name}: node {id} did not stop"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let stopped_after = Duration::from_micros(run.now() - cut_at);
+        println!(
+            "arbitrator {name}: node {id} stopped {:.0} ms after the cut",
+            stopped_after.as_secs_f64() * 1e3
+        );
+        let p = run.procs.remove(id).unwrap();
+        run.gone.insert(*id, p);
+    }
+    run.heal();
+    std::thread::sleep(Duration::from_millis(1500));
+    let (outputs, history) = run.finish();
+    // No side but the winners' commits past the lease (0.45 s) plus a round trip's slack.
+    let late: Vec<(Time, NodeId)> = history
+        .coordinators
+        .iter()
+        .copied()
+        .filter(|(invoke, coordinator)| {
+            *invoke > cut_at + 600_000 && !winners.contains(coordinator)
+        })
+        .collect();
+    assert!(
+        late.is_empty(),
+        "arbitrator {name}: the losing side committed after the cut: {late:?}"
+    );
+    // The nodes read the cut from their files within 100 ms.
+    let cut_effective = cut_at + 200_000;
+    let r = judge(
+        &format!("arbitrator {name}"),
+        None,
+        cut_effective,
+        layout,
+        &outputs,
+        history,
+        &winners,
+    );
+    match r.kill_to_group_commit {
+        Some(t) => println!("arbitrator {name}: {} commits; first commit begun after the cut took effect, {:.0} ms after it", r.commits, t.as_secs_f64() * 1e3),
+        None => println!("arbitrator {name}: {} commits, none after the cut", r.commits),
+    }
+    assert_eq!(
+        r.kill_to_group_commit.is_some(),
+        !winners.is_empty(),
+        "arbitrator {name}: commits after the cut"
+    );
+}
+
+#[test]
+fn a_network_partition_leaves_only_the_arbitrators_side_committing() {
+    let seed = std::env::var("CAIRN_TEST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(7);
+    println!("seed {seed}");
+    let layout = Layout::new(4, 2, 4).unwrap();
+    for side in [1, 2, 0] {
+        partition_round(seed, &layout, side);
+    }
 }

@@ -8,7 +8,7 @@
 //! retransmits. Threads: the acceptor, a reader per inbound connection, a writer per peer, and
 //! the protocol loop (the caller's thread), which alone touches the machine.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,6 +41,20 @@ pub struct HostConfig {
     pub addresses: BTreeMap<NodeId, String>,
     pub layout: Layout,
     pub timing: Timing,
+    /// A fault-injection seam for tests: a file naming (comma-separated) the nodes this node's
+    /// links to and from are cut, re-read every 100 ms. Clients are never cut.
+    pub fault_cut_file: Option<std::path::PathBuf>,
+}
+
+/// How often the fault file is re-read.
+const FAULT_FILE_EVERY: Duration = Duration::from_millis(100);
+
+fn read_cut(path: &std::path::Path) -> BTreeSet<NodeId> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|id| id.trim().parse().ok())
+        .collect()
 }
 
 /// Why the protocol loop ended.
@@ -107,9 +121,17 @@ pub fn run(
     let mut out = Vec::new();
     let mut own: VecDeque<(NodeId, Msg)> = VecDeque::new();
     let mut next_tick = Instant::now();
+    let mut cut: BTreeSet<NodeId> = BTreeSet::new();
+    let mut cut_read_at = Instant::now();
     let ended = loop {
         if stop.load(Ordering::Relaxed) {
             break Ended::Stopped;
+        }
+        if let Some(path) = &config.fault_cut_file {
+            if Instant::now() >= cut_read_at {
+                cut_read_at = Instant::now() + FAULT_FILE_EVERY;
+                cut = read_cut(path);
+            }
         }
         // Ticks come first when due, so a steady stream of messages cannot starve heartbeats.
         let input = if let Some((from, msg)) = own.pop_front() {
@@ -119,6 +141,7 @@ pub fn run(
             Input::Tick
         } else {
             match messages.recv_timeout(next_tick.saturating_duration_since(Instant::now())) {
+                Ok((from, _)) if cut.contains(&from) => continue,
                 Ok((from, msg)) => Input::Message { from, msg },
                 Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => break Ended::Stopped,
@@ -135,6 +158,7 @@ pub fn run(
                 // What a node sends itself comes back as its next input, as the simulator's
                 // network delivers it.
                 Output::Send { to, msg } if to == config.id => own.push_back((to, msg)),
+                Output::Send { to, .. } if cut.contains(&to) => {}
                 Output::Send { to, msg } => send(&links, &clients, to, &msg),
                 Output::Observe(o) => observe(&o),
                 Output::Stop(reason) => failed = Some(reason),
