@@ -319,23 +319,27 @@ impl DataNode {
         out: &mut Vec<Output>,
     ) {
         self.proposal = None;
+        // The takeover is run by a member: the value chosen may be an earlier proposer's that
+        // leaves this node out (then it stops once it has told everyone).
+        let installer = if members.contains(&self.id) {
+            self.id
+        } else {
+            members.first().copied().unwrap_or(self.id)
+        };
         let tell = base
             .iter()
             .copied()
             .filter(|n| *n != self.id)
             .chain(std::iter::once(ARBITRATOR));
         for to in tell.collect::<Vec<_>>() {
-            self.send(
-                to,
-                Msg::ViewChosen {
-                    epoch,
-                    members: members.clone(),
-                    installer: self.id,
-                },
-                out,
-            );
+            let msg = Msg::ViewChosen {
+                epoch,
+                members: members.clone(),
+                installer,
+            };
+            self.send(to, msg, out);
         }
-        self.install(now, epoch, members, self.id, out);
+        self.install(now, epoch, members, installer, out);
     }
 
     fn install(
