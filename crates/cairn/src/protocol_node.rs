@@ -79,7 +79,12 @@ pub fn run(args: ProtocolNodeArgs) -> Result<()> {
                     a.partition, a.key, a.txn.coordinator, a.txn.seq, a.value, a.version
                 ),
                 Observation::Installed { node, view } => {
-                    format!("installed {node} {} {}", view.epoch, join(&view.members))
+                    format!(
+                        "installed {node} {} {} {}",
+                        view.epoch,
+                        join(&view.members),
+                        join(&view.starting)
+                    )
                 }
                 Observation::Opened { node, epoch } => format!("opened {node} {epoch}"),
                 Observation::Violation { node, what } => format!("violation {node} {what}"),
@@ -91,9 +96,11 @@ pub fn run(args: ProtocolNodeArgs) -> Result<()> {
                 let mut out = std::io::stdout().lock();
                 let _ = writeln!(
                     out,
-                    "final {id} {} {} {} {}",
+                    "final {id} {} {} {} {} {} {}",
                     n.view().epoch,
                     join(&n.view().members),
+                    join(&n.view().starting),
+                    n.is_starting(),
                     n.is_ready(),
                     n.participant().prepared_count()
                 );
@@ -110,7 +117,11 @@ pub fn run(args: ProtocolNodeArgs) -> Result<()> {
     }
 }
 
+/// A set of node ids as `1,2,3`, or `-` when empty.
 fn join(members: &std::collections::BTreeSet<NodeId>) -> String {
+    if members.is_empty() {
+        return "-".into();
+    }
     members
         .iter()
         .map(|m| m.to_string())

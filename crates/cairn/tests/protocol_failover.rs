@@ -386,11 +386,11 @@ fn judge(
 ) -> Round {
     let mut checker = Checker::default();
     let mut rows: BTreeMap<NodeId, BTreeMap<u32, BTreeMap<u64, Versioned>>> = BTreeMap::new();
-    let mut finals: BTreeMap<NodeId, (View, bool, usize)> = BTreeMap::new();
+    let mut finals: BTreeMap<NodeId, (View, bool, bool, usize)> = BTreeMap::new();
     let number = |s: &str| -> u64 { s.parse().unwrap_or_else(|_| panic!("a number, not {s:?}")) };
     let set = |s: &str| -> BTreeSet<NodeId> {
         s.split(',')
-            .filter(|x| !x.is_empty())
+            .filter(|x| !x.is_empty() && *x != "-")
             .map(|x| x.parse().unwrap())
             .collect()
     };
@@ -401,6 +401,7 @@ fn judge(
                 let view = View {
                     epoch: number(w[2]),
                     members: set(w[3]),
+                    starting: set(w[4]),
                 };
                 checker.observe(
                     0,
@@ -448,9 +449,11 @@ fn judge(
                             View {
                                 epoch: number(w[2]),
                                 members: set(w[3]),
+                                starting: set(w[4]),
                             },
-                            w[4] == "true",
-                            number(w[5]) as usize,
+                            w[5] == "true",
+                            w[6] == "true",
+                            number(w[7]) as usize,
                         ),
                     );
                 }
@@ -467,12 +470,13 @@ fn judge(
     let empty = BTreeMap::new();
     let final_nodes: Vec<FinalNode> = finals
         .iter()
-        .map(|(id, (view, ready, prepared))| FinalNode {
+        .map(|(id, (view, starting, ready, prepared))| FinalNode {
             id: *id,
             view,
             ready: *ready,
             rows: rows.get(id).unwrap_or(&empty),
             prepared: *prepared,
+            starting: *starting,
         })
         .collect();
     // The keys whose partitions had a replica on the killed node (all keys after a partition).

@@ -6,14 +6,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::layout::{Epoch, NodeId, Time, View, ARBITRATOR};
+use crate::layout::{Epoch, Membership, NodeId, Time, View, ARBITRATOR};
 use crate::msg::{Ballot, Msg};
 
 /// A voter's promises and accepted values, per epoch being agreed.
 #[derive(Debug, Default)]
 pub struct Acceptor {
     promised: BTreeMap<Epoch, Ballot>,
-    accepted: BTreeMap<Epoch, (Ballot, BTreeSet<NodeId>)>,
+    accepted: BTreeMap<Epoch, (Ballot, Membership)>,
 }
 
 impl Acceptor {
@@ -33,7 +33,7 @@ impl Acceptor {
     }
 
     /// Answers phase 2: accepts the value unless a higher ballot was promised.
-    pub fn on_accept(&mut self, epoch: Epoch, ballot: Ballot, members: BTreeSet<NodeId>) -> Msg {
+    pub fn on_accept(&mut self, epoch: Epoch, ballot: Ballot, members: Membership) -> Msg {
         match self.promised.get(&epoch) {
             Some(&promised) if promised > ballot => Msg::ViewNack { epoch, promised },
             _ => {
@@ -58,21 +58,16 @@ pub struct Proposal {
     pub ballot: Ballot,
     pub base: View,
     /// The members this proposer would choose, if no voter has accepted another value.
-    pub candidate: BTreeSet<NodeId>,
-    promises: BTreeMap<NodeId, Option<(Ballot, BTreeSet<NodeId>)>>,
+    pub candidate: Membership,
+    promises: BTreeMap<NodeId, Option<(Ballot, Membership)>>,
     /// Phase 2's value, once a quorum promised.
-    pub value: Option<BTreeSet<NodeId>>,
+    pub value: Option<Membership>,
     accepts: BTreeSet<NodeId>,
     pub deadline: Time,
 }
 
 impl Proposal {
-    pub fn new(
-        base: View,
-        ballot: Ballot,
-        candidate: BTreeSet<NodeId>,
-        deadline: Time,
-    ) -> Proposal {
+    pub fn new(base: View, ballot: Ballot, candidate: Membership, deadline: Time) -> Proposal {
         Proposal {
             epoch: base.epoch + 1,
             ballot,
@@ -103,8 +98,8 @@ impl Proposal {
     pub fn on_promise(
         &mut self,
         from: NodeId,
-        accepted: Option<(Ballot, BTreeSet<NodeId>)>,
-    ) -> Option<BTreeSet<NodeId>> {
+        accepted: Option<(Ballot, Membership)>,
+    ) -> Option<Membership> {
         if self.value.is_some() || self.base.weight(from) == 0 {
             return None;
         }
@@ -146,10 +141,11 @@ mod tests {
         let base = View {
             epoch: 1,
             members: [1, 2, 3, 4].into(),
+            starting: BTreeSet::new(),
         };
         let mut a: Vec<Acceptor> = (0..5).map(|_| Acceptor::default()).collect();
         // Proposer 1 gets {1,2,3} accepted by voters 1 and 2 only, then dies.
-        let first: BTreeSet<NodeId> = [1, 2, 3].into();
+        let first: Membership = [1, 2, 3].into();
         for v in [1, 2] {
             a[v].on_prepare(2, ballot(1, 1));
             a[v].on_accept(2, ballot(1, 1), first.clone());

@@ -2,10 +2,10 @@
 //! exactly half of the data nodes can continue with it, and never both halves), and a memory of
 //! the views chosen, for nodes that ask.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::agreement::Acceptor;
-use crate::layout::{Epoch, NodeId};
+use crate::layout::{Epoch, Membership, NodeId};
 use crate::msg::Msg;
 use crate::Output;
 
@@ -15,7 +15,7 @@ pub const VIEWS_REMEMBERED_MAX: usize = 256;
 #[derive(Debug, Default)]
 pub struct Arbitrator {
     acceptor: Acceptor,
-    chosen: BTreeMap<Epoch, (BTreeSet<NodeId>, NodeId)>,
+    chosen: BTreeMap<Epoch, (Membership, NodeId)>,
 }
 
 impl Arbitrator {

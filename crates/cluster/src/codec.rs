@@ -6,13 +6,15 @@ use std::collections::BTreeSet;
 
 use wire::codec::{DecodeError, DecodeResult, Reader, Writer};
 
-use crate::layout::{NodeId, DATA_NODES_MAX};
+use crate::layout::{Membership, NodeId, DATA_NODES_MAX};
 use crate::msg::{Ballot, ClientReply, Msg, Op, Refusal, TxnId, Versioned};
 
 /// The frame type of every cluster protocol message.
 pub const CLUSTER_MESSAGE: u16 = 0x7c01;
 /// The most operations one partition's part of a transaction may carry.
 pub const OPS_MAX: usize = 4096;
+/// The most rows one partition copy may carry.
+pub const ROWS_MAX: usize = 1 << 20;
 /// The most transactions one takeover message may name.
 pub const TXNS_MAX: usize = 1 << 20;
 
@@ -21,10 +23,20 @@ pub fn encode(msg: &Msg, out: &mut Vec<u8>) {
     wire::frame::write_frame(out, CLUSTER_MESSAGE, 0, 0, 0, |b| body(msg, b));
 }
 
-fn put_members(b: &mut Vec<u8>, members: &BTreeSet<NodeId>) {
-    b.put_u32(members.len() as u32);
-    for m in members {
-        b.put_u16(*m);
+fn put_members(b: &mut Vec<u8>, membership: &Membership) {
+    for set in [&membership.members, &membership.starting] {
+        b.put_u32(set.len() as u32);
+        for m in set {
+            b.put_u16(*m);
+        }
+    }
+}
+
+fn put_versions(b: &mut Vec<u8>, versions: &[(u64, u64)]) {
+    b.put_u32(versions.len() as u32);
+    for (key, version) in versions {
+        b.put_u64(*key);
+        b.put_u64(*version);
     }
 }
 
@@ -188,9 +200,11 @@ fn body(msg: &Msg, b: &mut Vec<u8>) {
             txn,
             partition,
             reads,
+            versions,
         } => {
             put_step(b, 14, *epoch, *txn, *partition);
             put_reads(b, reads);
+            put_versions(b, versions);
         }
         Msg::TxRefused {
             epoch,
@@ -201,7 +215,36 @@ fn body(msg: &Msg, b: &mut Vec<u8>) {
             epoch,
             txn,
             partition,
-        } => put_step(b, 16, *epoch, *txn, *partition),
+            versions,
+        } => {
+            put_step(b, 16, *epoch, *txn, *partition);
+            put_versions(b, versions);
+        }
+        Msg::Join => b.put_u8(26),
+        Msg::CopyRequest { epoch, partition } => {
+            b.put_u8(27);
+            b.put_u64(*epoch);
+            b.put_u32(*partition);
+        }
+        Msg::CopyRows {
+            epoch,
+            partition,
+            rows,
+        } => {
+            b.put_u8(28);
+            b.put_u64(*epoch);
+            b.put_u32(*partition);
+            b.put_u32(rows.len() as u32);
+            for (key, v) in rows {
+                b.put_u64(*key);
+                b.put_u64(v.value);
+                b.put_u64(v.version);
+            }
+        }
+        Msg::CaughtUp { epoch } => {
+            b.put_u8(29);
+            b.put_u64(*epoch);
+        }
         Msg::TxCommitted {
             epoch,
             txn,
@@ -311,9 +354,20 @@ fn txn_at(r: &mut Reader) -> DecodeResult<TxnId> {
     })
 }
 
-fn members_at(r: &mut Reader) -> DecodeResult<BTreeSet<NodeId>> {
-    let n = r.count("view members", DATA_NODES_MAX as usize, 2)?;
-    (0..n).map(|_| r.u16()).collect()
+fn members_at(r: &mut Reader) -> DecodeResult<Membership> {
+    let mut set = || -> DecodeResult<BTreeSet<NodeId>> {
+        let n = r.count("view members", DATA_NODES_MAX as usize, 2)?;
+        (0..n).map(|_| r.u16()).collect()
+    };
+    Ok(Membership {
+        members: set()?,
+        starting: set()?,
+    })
+}
+
+fn versions_at(r: &mut Reader) -> DecodeResult<Vec<(u64, u64)>> {
+    let n = r.count("versions", OPS_MAX, 16)?;
+    (0..n).map(|_| Ok((r.u64()?, r.u64()?))).collect()
 }
 
 fn txns_at(r: &mut Reader) -> DecodeResult<Vec<TxnId>> {
@@ -436,6 +490,7 @@ pub fn decode(body: &[u8]) -> DecodeResult<Msg> {
                     txn,
                     partition,
                     reads: reads_at(&mut r)?,
+                    versions: versions_at(&mut r)?,
                 },
                 15 => Msg::TxRefused {
                     epoch,
@@ -446,6 +501,7 @@ pub fn decode(body: &[u8]) -> DecodeResult<Msg> {
                     epoch,
                     txn,
                     partition,
+                    versions: versions_at(&mut r)?,
                 },
                 17 => Msg::TxCommitted {
                     epoch,
@@ -515,6 +571,33 @@ pub fn decode(body: &[u8]) -> DecodeResult<Msg> {
             };
             Msg::ClientReply { request, reply }
         }
+        26 => Msg::Join,
+        27 => Msg::CopyRequest {
+            epoch: r.u64()?,
+            partition: r.u32()?,
+        },
+        28 => {
+            let (epoch, partition) = (r.u64()?, r.u32()?);
+            let n = r.count("copied rows", ROWS_MAX, 24)?;
+            let rows = (0..n)
+                .map(|_| {
+                    let key = r.u64()?;
+                    Ok((
+                        key,
+                        Versioned {
+                            value: r.u64()?,
+                            version: r.u64()?,
+                        },
+                    ))
+                })
+                .collect::<DecodeResult<_>>()?;
+            Msg::CopyRows {
+                epoch,
+                partition,
+                rows,
+            }
+        }
+        29 => Msg::CaughtUp { epoch: r.u64()? },
         tag => {
             return Err(DecodeError::BadTag {
                 what: "cluster message",
@@ -556,7 +639,10 @@ mod tests {
             value: 5,
             version: 6,
         });
-        let members: BTreeSet<NodeId> = [1, 2, 4].into();
+        let members = Membership {
+            members: [1, 2, 4].into(),
+            starting: [3].into(),
+        };
         for msg in [
             Msg::Heartbeat {
                 epoch: 3,
@@ -623,7 +709,25 @@ mod tests {
                 txn,
                 partition: 3,
                 reads: vec![(1, v), (2, None)],
+                versions: vec![(2, 7)],
             },
+            Msg::Join,
+            Msg::CopyRequest {
+                epoch: 3,
+                partition: 1,
+            },
+            Msg::CopyRows {
+                epoch: 3,
+                partition: 1,
+                rows: vec![(
+                    4,
+                    Versioned {
+                        value: 1,
+                        version: 2,
+                    },
+                )],
+            },
+            Msg::CaughtUp { epoch: 3 },
             Msg::TxRefused {
                 epoch: 1,
                 txn,
@@ -633,6 +737,7 @@ mod tests {
                 epoch: 1,
                 txn,
                 partition: 3,
+                versions: vec![(2, 7)],
             },
             Msg::TxCommitted {
                 epoch: 1,

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::layout::{Epoch, Layout, NodeId, PartitionId, Time, View};
 use crate::msg::{ClientReply, Msg, Op, Refusal, TxnId, Versioned};
+use crate::participant::Prepared;
 use crate::{Mutation, Output};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +37,8 @@ struct Txn {
     phase: Phase,
     pending: BTreeSet<(PartitionId, NodeId)>,
     reads: Vec<(u64, Option<Versioned>)>,
+    /// Per partition, the versions its primary named for the writes.
+    versions: BTreeMap<PartitionId, Vec<(u64, u64)>>,
     answered: bool,
     /// Every replica prepared and commits were sent: the takeover must commit it.
     decided: bool,
@@ -93,6 +96,7 @@ impl Coordinator {
             phase: Phase::Preparing,
             pending: BTreeSet::new(),
             reads: Vec::new(),
+            versions: BTreeMap::new(),
             answered: false,
             decided: false,
             retry_at: now + retry,
@@ -108,7 +112,7 @@ impl Coordinator {
         epoch: Epoch,
         partition: PartitionId,
         from: NodeId,
-        reads: Vec<(u64, Option<Versioned>)>,
+        answer: Prepared,
         mutation: Option<Mutation>,
         out: &mut Vec<Output>,
     ) {
@@ -122,7 +126,8 @@ impl Coordinator {
             return;
         }
         if txn.parts[&partition].0.first() == Some(&from) {
-            txn.reads.extend(reads);
+            txn.reads.extend(answer.reads);
+            txn.versions.insert(partition, answer.versions);
         }
         let primaries_done = !txn
             .pending
@@ -290,6 +295,13 @@ impl Coordinator {
         }
     }
 
+    /// Starts this coordinator's sequence numbers at `base` at least: a restarted node joins with
+    /// a base above any its earlier life used (the epoch it joins in, shifted), so replicas'
+    /// memory of its old transactions never refuses its new ones.
+    pub fn rebase(&mut self, base: u64) {
+        self.next_seq = self.next_seq.max(base);
+    }
+
     /// The sequence number below which every transaction of this coordinator is finished.
     pub fn done_below(&self) -> u64 {
         self.txns
@@ -354,6 +366,7 @@ fn send_phase(id: TxnId, txn: &Txn, out: &mut Vec<Output>) {
                 epoch,
                 txn: id,
                 partition,
+                versions: txn.versions.get(&partition).cloned().unwrap_or_default(),
             },
             Phase::Completing => Msg::TxComplete {
                 epoch,

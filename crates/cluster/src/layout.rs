@@ -98,17 +98,78 @@ impl Layout {
     }
 }
 
-/// One agreed membership: the data nodes that serve in `epoch`. At most one view exists per epoch
-/// (view agreement guarantees it and the simulator checks it).
+/// What view agreement decides for an epoch: the members, and the nodes starting (restarted and
+/// copying their partitions: they take every new commit but serve nothing and vote on nothing).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Membership {
+    pub members: BTreeSet<NodeId>,
+    pub starting: BTreeSet<NodeId>,
+}
+
+/// A membership of these members, none starting.
+impl<const N: usize> From<[NodeId; N]> for Membership {
+    fn from(members: [NodeId; N]) -> Membership {
+        Membership {
+            members: members.into(),
+            starting: BTreeSet::new(),
+        }
+    }
+}
+
+impl Membership {
+    pub fn contains(&self, node: NodeId) -> bool {
+        self.members.contains(&node) || self.starting.contains(&node)
+    }
+}
+
+/// One agreed membership: the data nodes that serve in `epoch`, and those starting. At most one
+/// view exists per epoch (view agreement guarantees it and the simulator checks it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct View {
     pub epoch: Epoch,
     pub members: BTreeSet<NodeId>,
+    pub starting: BTreeSet<NodeId>,
 }
 
 impl View {
-    /// The live replicas of `partition` in this view, primary first.
+    pub fn new(epoch: Epoch, membership: Membership) -> View {
+        View {
+            epoch,
+            members: membership.members,
+            starting: membership.starting,
+        }
+    }
+
+    pub fn membership(&self) -> Membership {
+        Membership {
+            members: self.members.clone(),
+            starting: self.starting.clone(),
+        }
+    }
+
+    /// Members and starting nodes: everyone who takes part in the view.
+    pub fn nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.members.union(&self.starting).copied()
+    }
+
+    /// Every replica of `partition` a commit must reach in this view, primary first: the
+    /// primary, then the other members and the starting nodes in preference order. Empty if no
+    /// member holds it.
     pub fn replicas(&self, layout: &Layout, partition: PartitionId) -> Vec<NodeId> {
+        let Some(primary) = self.primary(layout, partition) else {
+            return Vec::new();
+        };
+        let mut all = vec![primary];
+        all.extend(
+            layout.replicas(partition).into_iter().filter(|n| {
+                *n != primary && (self.members.contains(n) || self.starting.contains(n))
+            }),
+        );
+        all
+    }
+
+    /// The replicas of `partition` that serve reads: its members.
+    pub fn serving(&self, layout: &Layout, partition: PartitionId) -> Vec<NodeId> {
         layout
             .replicas(partition)
             .into_iter()
@@ -116,7 +177,7 @@ impl View {
             .collect()
     }
 
-    /// The partition's primary in this view: its first live replica in preference order.
+    /// The partition's primary in this view: its first member in preference order.
     pub fn primary(&self, layout: &Layout, partition: PartitionId) -> Option<NodeId> {
         layout
             .replicas(partition)
@@ -158,9 +219,12 @@ mod tests {
         let view = View {
             epoch: 1,
             members: [2, 3, 4].into(),
+            starting: [1].into(),
         };
         assert_eq!(view.primary(&layout, 0), Some(2));
         assert_eq!(view.replicas(&layout, 1), vec![3, 4]);
+        assert_eq!(view.replicas(&layout, 0), vec![2, 1]);
+        assert_eq!(view.serving(&layout, 0), vec![2]);
     }
 
     #[test]
@@ -168,6 +232,7 @@ mod tests {
         let view = View {
             epoch: 1,
             members: [1, 2, 3, 4].into(),
+            starting: BTreeSet::new(),
         };
         let weight = |voters: &[NodeId]| voters.iter().map(|v| view.weight(*v)).sum::<u32>();
         assert!(weight(&[1, 2, 3]) >= view.next_quorum());
@@ -177,7 +242,9 @@ mod tests {
         let pair = View {
             epoch: 1,
             members: [1, 2].into(),
+            starting: [3].into(),
         };
+        assert_eq!(pair.weight(3), 0);
         assert!(pair.weight(1) < pair.next_quorum());
         assert!(pair.weight(1) + pair.weight(ARBITRATOR) >= pair.next_quorum());
     }

@@ -17,7 +17,7 @@ pub mod msg;
 pub mod node;
 pub mod participant;
 
-pub use layout::{Epoch, Layout, NodeId, PartitionId, Time, View, ARBITRATOR};
+pub use layout::{Epoch, Layout, Membership, NodeId, PartitionId, Time, View, ARBITRATOR};
 pub use msg::{Ballot, ClientReply, Msg, Op, Refusal, TxnId, Versioned};
 pub use participant::Applied;
 
@@ -102,13 +102,16 @@ pub enum Mutation {
     SkipEpochCheckOnPrepare,
     /// A node that suspects others installs a view without them, without agreement or arbitration.
     DeadWithoutArbitration,
+    /// A restarted node serves reads while it is still copying its partitions.
+    ServeBeforeCaughtUp,
 }
 
 impl Mutation {
-    pub const ALL: [Mutation; 3] = [
+    pub const ALL: [Mutation; 4] = [
         Mutation::AckBeforeBackupsPrepared,
         Mutation::SkipEpochCheckOnPrepare,
         Mutation::DeadWithoutArbitration,
+        Mutation::ServeBeforeCaughtUp,
     ];
 
     pub fn name(self) -> &'static str {
@@ -116,6 +119,7 @@ impl Mutation {
             Mutation::AckBeforeBackupsPrepared => "ack-before-backups-prepared",
             Mutation::SkipEpochCheckOnPrepare => "skip-epoch-check-on-prepare",
             Mutation::DeadWithoutArbitration => "dead-without-arbitration",
+            Mutation::ServeBeforeCaughtUp => "serve-before-caught-up",
         }
     }
 

@@ -1,9 +1,7 @@
 //! Every message the cluster protocols exchange, between data nodes, the arbitrator and clients.
 //! Plain data: the runtime (sockets, or the simulator's network) moves them.
 
-use std::collections::BTreeSet;
-
-use crate::layout::{Epoch, NodeId, PartitionId, Time};
+use crate::layout::{Epoch, Membership, NodeId, PartitionId, Time};
 
 /// A proposal number in view agreement: rounds first, ties broken by the proposer's id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -90,12 +88,12 @@ pub enum Msg {
     ViewPromise {
         epoch: Epoch,
         ballot: Ballot,
-        accepted: Option<(Ballot, BTreeSet<NodeId>)>,
+        accepted: Option<(Ballot, Membership)>,
     },
     ViewAccept {
         epoch: Epoch,
         ballot: Ballot,
-        members: BTreeSet<NodeId>,
+        members: Membership,
     },
     ViewAccepted {
         epoch: Epoch,
@@ -108,7 +106,7 @@ pub enum Msg {
     /// The view of `epoch` is decided. `installer` resolves the transactions left in doubt.
     ViewChosen {
         epoch: Epoch,
-        members: BTreeSet<NodeId>,
+        members: Membership,
         installer: NodeId,
     },
     /// Asks for the view of `epoch` (a node that saw a newer epoch than its own).
@@ -145,21 +143,26 @@ pub enum Msg {
         ops: Vec<Op>,
         primary: bool,
     },
+    /// A replica prepared; a primary also answers the locked reads and the version each write
+    /// will make.
     TxPrepared {
         epoch: Epoch,
         txn: TxnId,
         partition: PartitionId,
         reads: Vec<(u64, Option<Versioned>)>,
+        versions: Vec<(u64, u64)>,
     },
     TxRefused {
         epoch: Epoch,
         txn: TxnId,
         partition: PartitionId,
     },
+    /// Commit, at the versions the primary named.
     TxCommit {
         epoch: Epoch,
         txn: TxnId,
         partition: PartitionId,
+        versions: Vec<(u64, u64)>,
     },
     TxCommitted {
         epoch: Epoch,
@@ -191,6 +194,23 @@ pub enum Msg {
         epoch: Epoch,
         txn: TxnId,
         partition: PartitionId,
+    },
+
+    // Node restart: a restarted node asks to join; it is added to a view as starting, copies
+    // each of its partitions from the primary while taking every new commit, says it caught up,
+    // and is made a member by the next view.
+    Join,
+    CopyRequest {
+        epoch: Epoch,
+        partition: PartitionId,
+    },
+    CopyRows {
+        epoch: Epoch,
+        partition: PartitionId,
+        rows: Vec<(u64, Versioned)>,
+    },
+    CaughtUp {
+        epoch: Epoch,
     },
 
     // Clients.
@@ -236,6 +256,10 @@ impl Msg {
             Msg::TxComplete { .. } => "tx-complete",
             Msg::TxCompleted { .. } => "tx-completed",
             Msg::TxStatus { .. } => "tx-status",
+            Msg::Join => "join",
+            Msg::CopyRequest { .. } => "copy-request",
+            Msg::CopyRows { .. } => "copy-rows",
+            Msg::CaughtUp { .. } => "caught-up",
             Msg::ClientTxn { .. } => "client-txn",
             Msg::ClientRead { .. } => "client-read",
             Msg::ClientReply { .. } => "client-reply",

@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::agreement::{Acceptor, Proposal};
 use crate::coordinator::Coordinator;
-use crate::layout::{Epoch, Layout, NodeId, Time, View, ARBITRATOR};
+use crate::layout::{Epoch, Layout, Membership, NodeId, PartitionId, Time, View, ARBITRATOR};
 use crate::msg::{Ballot, ClientReply, Msg, Refusal, TxnId};
-use crate::participant::{Participant, PrepareError};
+use crate::participant::{Participant, PrepareError, Prepared};
 use crate::{partition_of, Mutation, Observation, Output, Timing};
 
 /// What a node is given.
@@ -43,7 +43,7 @@ pub struct DataNode {
     timing: Timing,
     mutation: Option<Mutation>,
     view: View,
-    history: BTreeMap<Epoch, (BTreeSet<NodeId>, NodeId)>,
+    history: BTreeMap<Epoch, (Membership, NodeId)>,
     /// The view's takeover is applied here and every member applied it: the node may coordinate.
     ready: bool,
     /// This node applied its view's takeover decisions.
@@ -64,6 +64,15 @@ pub struct DataNode {
     coordinator: Coordinator,
     participant: Participant,
     stopped: bool,
+    /// Restarted and in no view yet: asking to join.
+    joining: bool,
+    join_at: Time,
+    /// Nodes that asked to join, and starting nodes that caught up: the next view takes them in.
+    joiners: BTreeSet<NodeId>,
+    caught_up: BTreeSet<NodeId>,
+    /// As a starting node: the partitions still to copy from their primaries.
+    copies: BTreeSet<PartitionId>,
+    copy_at: Time,
 }
 
 impl DataNode {
@@ -87,8 +96,22 @@ impl DataNode {
             layout,
             timing,
             mutation,
-            history: [(1, (members.clone(), 1))].into(),
-            view: View { epoch: 1, members },
+            history: [(
+                1,
+                (
+                    Membership {
+                        members: members.clone(),
+                        starting: BTreeSet::new(),
+                    },
+                    1,
+                ),
+            )]
+            .into(),
+            view: View {
+                epoch: 1,
+                members,
+                starting: BTreeSet::new(),
+            },
             ready: true,
             resolved: true,
             last_heard: peers.clone(),
@@ -105,7 +128,42 @@ impl DataNode {
             coordinator: Coordinator::default(),
             participant: Participant::default(),
             stopped: false,
+            joining: false,
+            join_at: now,
+            joiners: BTreeSet::new(),
+            caught_up: BTreeSet::new(),
+            copies: BTreeSet::new(),
+            copy_at: now,
         }
+    }
+
+    /// A node restarted with nothing: it is in no view, and asks the cluster to take it back. It
+    /// then copies its partitions from their primaries before it serves.
+    pub fn restarted(
+        id: NodeId,
+        layout: Layout,
+        timing: Timing,
+        mutation: Option<Mutation>,
+        now: Time,
+    ) -> DataNode {
+        let mut node = DataNode::new(id, layout, timing, mutation, now);
+        node.view = View {
+            epoch: 0,
+            members: BTreeSet::new(),
+            starting: BTreeSet::new(),
+        };
+        node.history.clear();
+        node.ready = false;
+        node.resolved = false;
+        node.last_heard.clear();
+        node.echoed.clear();
+        node.joining = true;
+        node
+    }
+
+    /// Whether this node is starting (copying its partitions) or still joining.
+    pub fn is_starting(&self) -> bool {
+        self.joining || self.view.starting.contains(&self.id)
     }
 
     pub fn id(&self) -> NodeId {
@@ -128,10 +186,12 @@ impl DataNode {
         self.ready
     }
 
-    /// Whether this node serves reads and starts transactions now: its view is open, no member
-    /// is suspected, and every member echoed a beat of ours within the lease.
+    /// Whether this node serves reads and starts transactions now: it is a member (not starting),
+    /// its view is open, no member is suspected, and every member echoed a beat of ours within
+    /// the lease.
     pub fn serving(&self, now: Time) -> bool {
         !self.stopped
+            && self.view.members.contains(&self.id)
             && self.ready
             && self.suspect_since.is_none()
             && self
@@ -167,15 +227,29 @@ impl DataNode {
         out.push(Output::Send { to, msg });
     }
 
+    /// Everyone else in the view: members and starting nodes.
     fn peers(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.view
-            .members
-            .iter()
-            .copied()
-            .filter(move |n| *n != self.id)
+        self.view.nodes().filter(move |n| *n != self.id)
+    }
+
+    /// The member that proposes the views that take in joining and caught-up nodes.
+    fn lowest_member(&self) -> Option<NodeId> {
+        self.view.members.first().copied()
     }
 
     fn tick(&mut self, now: Time, out: &mut Vec<Output>) {
+        if self.joining {
+            if now >= self.join_at {
+                self.join_at = now + self.timing.retry_interval;
+                let nodes: Vec<NodeId> =
+                    self.layout.data_nodes().filter(|n| *n != self.id).collect();
+                for n in nodes {
+                    self.send(n, Msg::Join, out);
+                }
+            }
+            return;
+        }
+        self.copy_tick(now, out);
         if now >= self.next_beat {
             self.next_beat = now + self.timing.heartbeat_interval;
             let peers: Vec<NodeId> = self.peers().collect();
@@ -235,8 +309,11 @@ impl DataNode {
         let suspects = self.suspects(now);
         if suspects.is_empty() {
             self.suspect_since = None;
-            if self.proposal.is_none() {
-                self.propose_at = None;
+            let admits = (!self.joiners.is_empty() || !self.caught_up.is_empty())
+                && self.ready
+                && self.lowest_member() == Some(self.id);
+            if self.proposal.is_none() && !(admits && self.propose_at.is_some()) {
+                self.propose_at = admits.then_some(now);
             }
             return;
         }
@@ -259,7 +336,8 @@ impl DataNode {
         self.last_heard
             .iter()
             .filter(|(n, heard)| {
-                self.view.members.contains(n) && **heard + self.timing.suspect_after <= now
+                (self.view.members.contains(n) || self.view.starting.contains(n))
+                    && **heard + self.timing.suspect_after <= now
             })
             .map(|(n, _)| *n)
             .collect()
@@ -278,18 +356,37 @@ impl DataNode {
 
     fn propose(&mut self, now: Time, out: &mut Vec<Output>) {
         self.propose_at = None;
-        let candidate: BTreeSet<NodeId> = self
-            .view
-            .members
-            .difference(&self.suspects(now))
+        let suspects = self.suspects(now);
+        let promoted: BTreeSet<NodeId> = self
+            .caught_up
+            .intersection(&self.view.starting)
             .copied()
             .collect();
-        if !self.layout.viable(&candidate) || !candidate.contains(&self.id) {
+        let members: BTreeSet<NodeId> = self
+            .view
+            .members
+            .union(&promoted)
+            .filter(|n| !suspects.contains(n))
+            .copied()
+            .collect();
+        let starting: BTreeSet<NodeId> = self
+            .view
+            .starting
+            .union(&self.joiners)
+            .filter(|n| !suspects.contains(n) && !members.contains(n))
+            .copied()
+            .collect();
+        if !self.layout.viable(&members) || !members.contains(&self.id) {
+            return;
+        }
+        let candidate = Membership { members, starting };
+        if candidate == self.view.membership() {
             return;
         }
         if self.mutation == Some(Mutation::DeadWithoutArbitration) {
             let epoch = self.view.epoch + 1;
-            self.chosen(now, epoch, candidate, self.view.members.clone(), out);
+            let base = self.view.nodes().collect();
+            self.chosen(now, epoch, candidate, base, out);
             return;
         }
         self.round_seen += 1;
@@ -314,24 +411,26 @@ impl DataNode {
         &mut self,
         now: Time,
         epoch: Epoch,
-        members: BTreeSet<NodeId>,
+        members: Membership,
         base: BTreeSet<NodeId>,
         out: &mut Vec<Output>,
     ) {
         self.proposal = None;
         // The takeover is run by a member: the value chosen may be an earlier proposer's that
         // leaves this node out (then it stops once it has told everyone).
-        let installer = if members.contains(&self.id) {
+        let installer = if members.members.contains(&self.id) {
             self.id
         } else {
-            members.first().copied().unwrap_or(self.id)
+            members.members.first().copied().unwrap_or(self.id)
         };
-        let tell = base
+        let tell: BTreeSet<NodeId> = base
             .iter()
+            .chain(members.starting.iter())
             .copied()
             .filter(|n| *n != self.id)
-            .chain(std::iter::once(ARBITRATOR));
-        for to in tell.collect::<Vec<_>>() {
+            .chain(std::iter::once(ARBITRATOR))
+            .collect();
+        for to in tell {
             let msg = Msg::ViewChosen {
                 epoch,
                 members: members.clone(),
@@ -346,25 +445,51 @@ impl DataNode {
         &mut self,
         now: Time,
         epoch: Epoch,
-        members: BTreeSet<NodeId>,
+        members: Membership,
         installer: NodeId,
         out: &mut Vec<Output>,
     ) {
-        if epoch != self.view.epoch + 1 {
+        // A joining node takes the first view that names it as starting, whatever its epoch: it
+        // holds no data, so a view naming it a member is an old one, from before its restart.
+        let joins = self.joining && members.starting.contains(&self.id);
+        if self.joining && !joins {
+            return;
+        }
+        if epoch != self.view.epoch + 1 && !joins {
             return;
         }
         self.history.insert(epoch, (members.clone(), installer));
         while self.history.len() > HISTORY_MAX {
             self.history.pop_first();
         }
-        if !members.contains(&self.id) {
+        if !members.contains(self.id) {
             self.stop(
-                format!("node {}: not a member of view {epoch} {members:?}", self.id),
+                format!("node {}: not in view {epoch} {members:?}", self.id),
                 out,
             );
             return;
         }
-        self.view = View { epoch, members };
+        let was_copying = self.joining || !self.copies.is_empty();
+        if self.joining {
+            self.joining = false;
+            // Sequence numbers above any this node used before its restart.
+            self.coordinator.rebase(epoch << 40);
+        }
+        self.view = View::new(epoch, members);
+        self.joiners.retain(|n| !self.view.nodes().any(|m| m == *n));
+        // A starting node says it caught up again in each view: the copy may have been redone.
+        self.caught_up.clear();
+        if self.view.starting.contains(&self.id) && was_copying {
+            // Copy every partition this node holds, from scratch, in this view: a copy a view
+            // change interrupted may miss commits the takeover decided. A node that finished
+            // its copy is a full replica already, taking every commit since.
+            let partitions: BTreeSet<PartitionId> = (0..self.layout.partition_count())
+                .filter(|p| self.layout.replicas(*p).contains(&self.id))
+                .collect();
+            self.participant.start_copy(&partitions);
+            self.copies = partitions;
+            self.copy_at = now;
+        }
         out.push(Output::Observe(Observation::Installed {
             node: self.id,
             view: self.view.clone(),
@@ -414,9 +539,10 @@ impl DataNode {
         }
         t.retry_at = now + self.timing.retry_interval;
         let epoch = t.epoch;
-        let members = self.view.members.clone();
+        let everyone: BTreeSet<NodeId> = self.view.nodes().collect();
+        let membership = self.view.membership();
         let msgs: Vec<(NodeId, Msg)> = match &t.decided {
-            None => members
+            None => everyone
                 .iter()
                 .filter(|n| !t.reports.contains_key(n))
                 .map(|n| {
@@ -424,13 +550,13 @@ impl DataNode {
                         *n,
                         Msg::ViewChosen {
                             epoch,
-                            members: members.clone(),
+                            members: membership.clone(),
                             installer: self.id,
                         },
                     )
                 })
                 .collect(),
-            Some((commit, abort)) => members
+            Some((commit, abort)) => everyone
                 .iter()
                 .filter(|n| !t.acks.contains(n))
                 .map(|n| {
@@ -483,6 +609,17 @@ impl DataNode {
 
     fn on_message(&mut self, now: Time, from: NodeId, msg: Msg, out: &mut Vec<Output>) {
         let epoch_now = self.view.epoch;
+        if self.joining {
+            // A restarted node knows nothing and takes part in nothing until a view takes it in.
+            match msg {
+                Msg::ViewChosen { .. } => {}
+                Msg::ClientTxn { request, .. } | Msg::ClientRead { request, .. } => {
+                    let reply = ClientReply::Refused(Refusal::NotServing);
+                    return self.send(from, Msg::ClientReply { request, reply }, out);
+                }
+                _ => return,
+            }
+        }
         match msg {
             Msg::Heartbeat {
                 epoch,
@@ -494,7 +631,7 @@ impl DataNode {
                 if self.lagging(now, from, epoch, out) {
                     return;
                 }
-                if epoch < epoch_now || !self.view.members.contains(&from) {
+                if epoch < epoch_now || !self.view.nodes().any(|n| n == from) {
                     // A node behind, or no longer a member: tell it the view after its own.
                     self.tell_view(from, epoch + 1, out);
                     return;
@@ -547,7 +684,7 @@ impl DataNode {
                 let Some(p) = &mut self.proposal else { return };
                 if p.epoch == epoch && p.ballot == ballot && p.on_accepted(from) {
                     let members = p.value.clone().unwrap_or_default();
-                    let base = p.base.members.clone();
+                    let base = p.base.nodes().collect();
                     self.chosen(now, epoch, members, base, out);
                 }
             }
@@ -563,7 +700,7 @@ impl DataNode {
                 members,
                 installer,
             } => {
-                if epoch == epoch_now + 1 {
+                if epoch == epoch_now + 1 || self.joining {
                     self.install(now, epoch, members, installer, out);
                 } else if epoch > epoch_now + 1 {
                     self.lagging(now, from, epoch - 1, out);
@@ -587,8 +724,10 @@ impl DataNode {
                     return;
                 }
                 if !self.resolved {
-                    let applied = self.participant.resolve(epoch, &commit, &abort);
-                    self.observe_applied(applied, out);
+                    match self.participant.resolve(epoch, &commit, &abort) {
+                        Ok(applied) => self.observe_applied(applied, out),
+                        Err(what) => return self.violation(what, out),
+                    }
                     self.coordinator.on_resolve(&commit, out);
                     self.resolved = true;
                 }
@@ -605,7 +744,7 @@ impl DataNode {
                     return;
                 }
                 t.acks.insert(from);
-                if self.view.members.iter().all(|m| t.acks.contains(m)) {
+                if self.view.nodes().all(|m| t.acks.contains(&m)) {
                     self.takeover = None;
                     let peers: Vec<NodeId> = self.peers().collect();
                     for peer in peers {
@@ -635,11 +774,12 @@ impl DataNode {
                     .participant
                     .prepare(now, epoch, txn, partition, ops, primary)
                 {
-                    Ok(reads) => Msg::TxPrepared {
+                    Ok(answer) => Msg::TxPrepared {
                         epoch,
                         txn,
                         partition,
-                        reads,
+                        reads: answer.reads,
+                        versions: answer.versions,
                     },
                     Err(PrepareError::Locked | PrepareError::Finished) => Msg::TxRefused {
                         epoch,
@@ -657,9 +797,18 @@ impl DataNode {
                 txn,
                 partition,
                 reads,
+                versions,
             } => {
-                self.coordinator
-                    .on_prepared(txn, epoch, partition, from, reads, self.mutation, out)
+                let answer = Prepared { reads, versions };
+                self.coordinator.on_prepared(
+                    txn,
+                    epoch,
+                    partition,
+                    from,
+                    answer,
+                    self.mutation,
+                    out,
+                )
             }
             Msg::TxRefused { epoch, txn, .. } => self.coordinator.on_refused(txn, epoch, out),
             Msg::TxCommitted {
@@ -713,13 +862,22 @@ impl DataNode {
                 backup_ok,
             } => {
                 let partition = partition_of(&self.layout, key);
-                let replicas = self.view.replicas(&self.layout, partition);
+                // A starting node serves no read: it may not have copied the row yet.
+                let replicas = if self.mutation == Some(Mutation::ServeBeforeCaughtUp) {
+                    self.view.replicas(&self.layout, partition)
+                } else {
+                    self.view.serving(&self.layout, partition)
+                };
                 let role_ok = if backup_ok {
                     replicas.contains(&self.id)
                 } else {
                     replicas.first() == Some(&self.id)
                 };
-                let reply = if self.serving(now) && role_ok {
+                let serving = self.serving(now)
+                    || (self.mutation == Some(Mutation::ServeBeforeCaughtUp)
+                        && !self.joining
+                        && self.ready);
+                let reply = if serving && role_ok {
                     ClientReply::Value(if replicas.first() == Some(&self.id) {
                         self.participant.read(partition, key)
                     } else {
@@ -730,7 +888,78 @@ impl DataNode {
                 };
                 self.send(from, Msg::ClientReply { request, reply }, out);
             }
+            Msg::Join => {
+                if !self.view.nodes().any(|n| n == from)
+                    && self.layout.data_nodes().any(|n| n == from)
+                {
+                    self.joiners.insert(from);
+                }
+            }
+            Msg::CopyRequest { epoch, partition } => {
+                // Only an open view's primary answers: every commit after this copy reaches the
+                // starting node too.
+                if epoch == epoch_now
+                    && self.ready
+                    && self.view.primary(&self.layout, partition) == Some(self.id)
+                {
+                    let rows = self.participant.snapshot(partition);
+                    self.send(
+                        from,
+                        Msg::CopyRows {
+                            epoch,
+                            partition,
+                            rows,
+                        },
+                        out,
+                    );
+                }
+            }
+            Msg::CopyRows {
+                epoch,
+                partition,
+                rows,
+            } => {
+                if epoch == epoch_now && self.copies.remove(&partition) {
+                    self.participant.merge_copy(partition, rows);
+                    if self.copies.is_empty() {
+                        self.copy_at = now;
+                    }
+                }
+            }
+            Msg::CaughtUp { epoch } => {
+                if epoch == epoch_now && self.view.starting.contains(&from) {
+                    self.caught_up.insert(from);
+                }
+            }
             Msg::ClientReply { .. } => {}
+        }
+    }
+
+    /// A starting node asks each primary for the partitions it has not copied yet, and, once it
+    /// has them all, tells the lowest member it caught up; both until the view changes.
+    fn copy_tick(&mut self, now: Time, out: &mut Vec<Output>) {
+        if !self.view.starting.contains(&self.id) || now < self.copy_at || !self.ready {
+            return;
+        }
+        self.copy_at = now + self.timing.retry_interval;
+        let epoch = self.view.epoch;
+        if self.copies.is_empty() {
+            if let Some(lowest) = self.lowest_member() {
+                self.send(lowest, Msg::CaughtUp { epoch }, out);
+            }
+            return;
+        }
+        let asks: Vec<(NodeId, PartitionId)> = self
+            .copies
+            .iter()
+            .filter_map(|p| {
+                self.view
+                    .primary(&self.layout, *p)
+                    .map(|primary| (primary, *p))
+            })
+            .collect();
+        for (primary, partition) in asks {
+            self.send(primary, Msg::CopyRequest { epoch, partition }, out);
         }
     }
 
@@ -742,9 +971,12 @@ impl DataNode {
                 epoch,
                 txn,
                 partition,
+                versions,
             } if self.current(now, from, epoch, out) => {
-                let applied = self.participant.commit(txn, partition);
-                self.observe_applied(applied, out);
+                match self.participant.commit(txn, partition, &versions) {
+                    Ok(applied) => self.observe_applied(applied, out),
+                    Err(what) => return self.violation(what, out),
+                }
                 Msg::TxCommitted {
                     epoch,
                     txn,
@@ -796,10 +1028,14 @@ impl DataNode {
         from: NodeId,
         epoch: Epoch,
         ballot: Ballot,
-        members: Option<BTreeSet<NodeId>>,
+        members: Option<Membership>,
         out: &mut Vec<Output>,
     ) {
         self.round_seen = self.round_seen.max(ballot.round);
+        if self.joining {
+            // A restarted node lost its promises: it must not vote.
+            return;
+        }
         if epoch <= self.view.epoch {
             self.tell_view(from, epoch, out);
         } else if epoch == self.view.epoch + 1 {
@@ -850,11 +1086,11 @@ impl DataNode {
         out: &mut Vec<Output>,
     ) {
         let Some(t) = &mut self.takeover else { return };
-        if t.epoch != epoch || t.decided.is_some() || !self.view.members.contains(&from) {
+        if t.epoch != epoch || t.decided.is_some() || !self.view.nodes().any(|n| n == from) {
             return;
         }
         t.reports.insert(from, (prepared, committed));
-        if !self.view.members.iter().all(|m| t.reports.contains_key(m)) {
+        if !self.view.nodes().all(|m| t.reports.contains_key(&m)) {
             return;
         }
         let commit: BTreeSet<TxnId> = t

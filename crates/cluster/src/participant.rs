@@ -18,12 +18,20 @@ pub struct Applied {
 }
 
 #[derive(Debug)]
-struct Prepared {
+struct Pending {
     ops: Vec<Op>,
     /// Whether this replica took the keys' locks (it is the primary).
     locked: bool,
-    reads: Vec<(u64, Option<Versioned>)>,
+    answer: Prepared,
     since: Time,
+}
+
+/// A primary's answer to a prepare: the locked reads' values, and the version each written key
+/// will have once committed. A backup answers with neither.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prepared {
+    pub reads: Vec<(u64, Option<Versioned>)>,
+    pub versions: Vec<(u64, u64)>,
 }
 
 /// What a replica knows of one transaction on one of its partitions. Finished transactions are
@@ -32,7 +40,7 @@ struct Prepared {
 /// applies anything a second time.
 #[derive(Debug)]
 enum State {
-    Prepared(Prepared),
+    Prepared(Pending),
     /// Committed here; `completed` once the coordinator said every replica has it.
     Committed {
         completed: bool,
@@ -72,6 +80,8 @@ pub struct Participant {
     /// answers the value before the oldest of them (the client's answer waits for Complete, so it
     /// still reads its own writes).
     uncompleted: BTreeMap<(PartitionId, u64), VecDeque<Uncompleted>>,
+    /// Partitions this replica is copying from their primary after a restart.
+    copying: BTreeSet<PartitionId>,
 }
 
 impl Participant {
@@ -86,10 +96,10 @@ impl Participant {
         partition: PartitionId,
         ops: Vec<Op>,
         primary: bool,
-    ) -> Result<Vec<(u64, Option<Versioned>)>, PrepareError> {
+    ) -> Result<Prepared, PrepareError> {
         match self.records.get(&(txn, partition)).map(|r| &r.state) {
-            Some(State::Prepared(p)) => return Ok(p.reads.clone()),
-            Some(State::Committed { .. }) => return Ok(Vec::new()),
+            Some(State::Prepared(p)) => return Ok(p.answer.clone()),
+            Some(State::Committed { .. }) => return Ok(Prepared::default()),
             Some(State::Aborted) => return Err(PrepareError::Finished),
             None if self.finished(txn) => return Err(PrepareError::Finished),
             None => {}
@@ -108,17 +118,27 @@ impl Participant {
             }
         }
         let rows = self.data.get(&partition);
-        let reads: Vec<(u64, Option<Versioned>)> = ops
-            .iter()
-            .filter_map(|op| match op {
-                Op::Read(key) if primary => Some((*key, rows.and_then(|r| r.get(key)).copied())),
-                _ => None,
-            })
-            .collect();
-        let prepared = Prepared {
+        let current = |key: &u64| rows.and_then(|r| r.get(key)).copied();
+        let mut answer = Prepared::default();
+        if primary {
+            // The primary holds the keys' locks until it commits, so it alone knows the version
+            // each write will make; every replica applies exactly that version.
+            for op in &ops {
+                match op {
+                    Op::Read(key) => answer.reads.push((*key, current(key))),
+                    Op::Write(key, _) if !answer.versions.iter().any(|(k, _)| k == key) => {
+                        answer
+                            .versions
+                            .push((*key, current(key).map_or(0, |v| v.version) + 1));
+                    }
+                    Op::Write(..) => {}
+                }
+            }
+        }
+        let prepared = Pending {
             ops,
             locked: primary,
-            reads: reads.clone(),
+            answer: answer.clone(),
             since: now,
         };
         self.records.insert(
@@ -128,7 +148,7 @@ impl Participant {
                 state: State::Prepared(prepared),
             },
         );
-        Ok(reads)
+        Ok(answer)
     }
 
     fn finished(&self, txn: TxnId) -> bool {
@@ -137,25 +157,33 @@ impl Participant {
             .is_some_and(|w| txn.seq < *w)
     }
 
-    /// Applies a prepared transaction's writes on one partition and releases its locks. A commit of
-    /// a transaction not prepared here (a duplicate, or one whose prepare never arrived) does
-    /// nothing.
-    pub fn commit(&mut self, txn: TxnId, partition: PartitionId) -> Vec<Applied> {
+    /// Applies a prepared transaction's writes on one partition, at the versions the primary
+    /// named (or, in a takeover's commit, each key's next), and releases its locks. A commit of a
+    /// transaction not prepared here (a duplicate, or one whose prepare never arrived) does
+    /// nothing. A replica catching up (`copying`) keeps whichever of its row and the commit's is
+    /// newer; any other replica must be at the version just before, or replicas have applied
+    /// commits in different orders: an error.
+    pub fn commit(
+        &mut self,
+        txn: TxnId,
+        partition: PartitionId,
+        versions: &[(u64, u64)],
+    ) -> Result<Vec<Applied>, String> {
         let Some(record) = self.records.get_mut(&(txn, partition)) else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
-        if !matches!(record.state, State::Prepared(_)) {
-            return Vec::new();
+        let State::Prepared(p) = &record.state else {
+            return Ok(Vec::new());
+        };
+        // The last write to each key is the one that counts.
+        let mut writes: Vec<(u64, u64)> = Vec::new();
+        for op in &p.ops {
+            if let Op::Write(key, value) = *op {
+                writes.retain(|(k, _)| *k != key);
+                writes.push((key, value));
+            }
         }
-        let keys: Vec<u64> = match &record.state {
-            State::Prepared(p) => p
-                .ops
-                .iter()
-                .filter(|op| matches!(op, Op::Write(..)))
-                .map(|op| op.key())
-                .collect(),
-            _ => Vec::new(),
-        };
+        let keys: Vec<u64> = writes.iter().map(|(k, _)| *k).collect();
         let epoch = record.epoch;
         let State::Prepared(p) = std::mem::replace(
             &mut record.state,
@@ -164,32 +192,45 @@ impl Participant {
                 keys,
             },
         ) else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         self.release(txn, partition, &p);
+        let copying = self.copying.contains(&partition);
         let rows = self.data.entry(partition).or_default();
         let mut applied = Vec::new();
-        for op in &p.ops {
-            if let Op::Write(key, value) = *op {
-                let before = rows.get(&key).copied();
-                let version = before.map_or(0, |v| v.version) + 1;
-                rows.insert(key, Versioned { value, version });
-                applied.push(Applied {
-                    partition,
-                    key,
-                    txn,
-                    value,
-                    version,
-                });
-                if !p.locked {
-                    self.uncompleted
-                        .entry((partition, key))
-                        .or_default()
-                        .push_back((txn, epoch, before));
+        for (key, value) in writes {
+            let before = rows.get(&key).copied();
+            let next = before.map_or(0, |v| v.version) + 1;
+            let version = versions
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map_or(next, |(_, v)| *v);
+            if copying {
+                if version < next {
+                    continue;
                 }
+            } else if version != next {
+                return Err(format!(
+                    "partition {partition} key {key}: commit of {txn:?} makes version {version}, but this replica is at {}",
+                    next - 1
+                ));
+            }
+            rows.insert(key, Versioned { value, version });
+            applied.push(Applied {
+                partition,
+                key,
+                txn,
+                value,
+                version,
+            });
+            if !p.locked {
+                self.uncompleted
+                    .entry((partition, key))
+                    .or_default()
+                    .push_back((txn, epoch, before));
             }
         }
-        applied
+        Ok(applied)
     }
 
     /// Drops a prepared transaction on one partition and releases its locks; an abort that comes
@@ -262,7 +303,7 @@ impl Participant {
         });
     }
 
-    fn release(&mut self, txn: TxnId, partition: PartitionId, p: &Prepared) {
+    fn release(&mut self, txn: TxnId, partition: PartitionId, p: &Pending) {
         if p.locked {
             for op in &p.ops {
                 if self.locks.get(&(partition, op.key())) == Some(&txn) {
@@ -293,7 +334,12 @@ impl Participant {
     }
 
     /// Applies a takeover's decisions to every partition a transaction was prepared on here.
-    pub fn resolve(&mut self, epoch: Epoch, commit: &[TxnId], abort: &[TxnId]) -> Vec<Applied> {
+    pub fn resolve(
+        &mut self,
+        epoch: Epoch,
+        commit: &[TxnId],
+        abort: &[TxnId],
+    ) -> Result<Vec<Applied>, String> {
         let mut applied = Vec::new();
         let prepared: Vec<(TxnId, PartitionId)> = self
             .records
@@ -303,12 +349,12 @@ impl Participant {
             .collect();
         for (txn, partition) in prepared {
             if commit.binary_search(&txn).is_ok() {
-                applied.extend(self.commit(txn, partition));
+                applied.extend(self.commit(txn, partition, &[])?);
             } else if abort.binary_search(&txn).is_ok() {
                 self.abort(epoch, txn, partition);
             }
         }
-        applied
+        Ok(applied)
     }
 
     /// Forgets finished transactions of epochs before `epoch`, once every member applied that
@@ -338,6 +384,39 @@ impl Participant {
             })
             .map(|(k, _)| *k)
             .collect()
+    }
+
+    /// Drops everything held for `partitions` and starts copying them: a restarted node, or one
+    /// whose copy a view change interrupted, takes them afresh from their primaries.
+    pub fn start_copy(&mut self, partitions: &BTreeSet<PartitionId>) {
+        for p in partitions {
+            self.data.remove(p);
+        }
+        self.records.retain(|(_, p), _| !partitions.contains(p));
+        self.locks.retain(|(p, _), _| !partitions.contains(p));
+        self.uncompleted.retain(|(p, _), _| !partitions.contains(p));
+        self.copying = partitions.clone();
+    }
+
+    /// A partition's committed rows, for a starting replica.
+    pub fn snapshot(&self, partition: PartitionId) -> Vec<(u64, Versioned)> {
+        self.data
+            .get(&partition)
+            .map(|rows| rows.iter().map(|(k, v)| (*k, *v)).collect())
+            .unwrap_or_default()
+    }
+
+    /// Takes a primary's copy of a partition: each row unless this replica already has it at a
+    /// newer version (a commit that reached it after the copy was read). The partition is then
+    /// a full replica.
+    pub fn merge_copy(&mut self, partition: PartitionId, rows: Vec<(u64, Versioned)>) {
+        let mine = self.data.entry(partition).or_default();
+        for (key, row) in rows {
+            if mine.get(&key).is_none_or(|v| v.version < row.version) {
+                mine.insert(key, row);
+            }
+        }
+        self.copying.remove(&partition);
     }
 
     /// A committed read on the primary.
@@ -402,12 +481,13 @@ mod tests {
             primary.prepare(0, 1, T2, 0, vec![Op::Read(5)], true),
             Err(PrepareError::Locked)
         );
-        let applied = primary.commit(T1, 0);
+        let applied = primary.commit(T1, 0, &[(5, 1)]).unwrap();
         assert_eq!(applied[0].version, 1);
+        let answer = primary
+            .prepare(0, 1, T2, 0, vec![Op::Read(5), Op::Write(5, 12)], true)
+            .unwrap();
         assert_eq!(
-            primary
-                .prepare(0, 1, T2, 0, vec![Op::Read(5)], true)
-                .unwrap(),
+            answer.reads,
             vec![(
                 5,
                 Some(Versioned {
@@ -416,6 +496,7 @@ mod tests {
                 })
             )]
         );
+        assert_eq!(answer.versions, vec![(5, 2)]);
         let mut backup = Participant::default();
         backup
             .prepare(0, 1, T1, 0, vec![Op::Write(5, 10)], false)
@@ -430,9 +511,9 @@ mod tests {
         let mut p = Participant::default();
         p.prepare(0, 1, T1, 0, vec![Op::Write(1, 1)], true).unwrap();
         p.prepare(0, 1, T2, 1, vec![Op::Write(2, 2)], true).unwrap();
-        p.commit(T2, 1);
+        p.commit(T2, 1, &[]).unwrap();
         assert_eq!(p.in_doubt(2), (vec![T1], vec![T2]));
-        let applied = p.resolve(2, &[T1], &[]);
+        let applied = p.resolve(2, &[T1], &[]).unwrap();
         assert_eq!(applied.len(), 1);
         assert!(p.open_epoch(2).is_empty());
         assert_eq!(p.in_doubt(2), (vec![], vec![]));
@@ -443,23 +524,73 @@ mod tests {
         let mut p = Participant::default();
         p.prepare(0, 1, T1, 0, vec![Op::Write(1, 1)], false)
             .unwrap();
-        assert_eq!(p.commit(T1, 0).len(), 1);
+        assert_eq!(p.commit(T1, 0, &[(1, 1)]).unwrap().len(), 1);
         p.complete(T1, 0);
         // A late copy of the prepare, then of the commit.
         assert!(p.prepare(0, 1, T1, 0, vec![Op::Write(1, 1)], false).is_ok());
-        assert!(p.commit(T1, 0).is_empty());
+        assert!(p.commit(T1, 0, &[(1, 1)]).unwrap().is_empty());
         p.advance(1, T1.seq + 1);
         assert_eq!(p.remembered(), 0);
         assert_eq!(
             p.prepare(0, 1, T1, 0, vec![Op::Write(1, 1)], false),
             Err(PrepareError::Finished)
         );
-        assert!(p.commit(T1, 0).is_empty());
+        assert!(p.commit(T1, 0, &[(1, 1)]).unwrap().is_empty());
         // An abort before its prepare.
         p.abort(1, T2, 0);
         assert_eq!(
             p.prepare(0, 1, T2, 0, vec![Op::Write(1, 2)], true),
             Err(PrepareError::Finished)
+        );
+    }
+
+    #[test]
+    fn replicas_apply_the_primarys_versions_and_a_copying_one_keeps_the_newer() {
+        let mut backup = Participant::default();
+        backup
+            .prepare(0, 1, T1, 0, vec![Op::Write(1, 1)], false)
+            .unwrap();
+        // Out of order: this replica is at version 0, the primary says 2.
+        assert!(backup.commit(T1, 0, &[(1, 2)]).is_err());
+        let mut starter = Participant::default();
+        starter.start_copy(&[0].into());
+        starter
+            .prepare(0, 1, T2, 0, vec![Op::Write(1, 7)], false)
+            .unwrap();
+        assert_eq!(starter.commit(T2, 0, &[(1, 5)]).unwrap()[0].version, 5);
+        // The copy was read before that commit: the newer row stays.
+        starter.merge_copy(
+            0,
+            vec![
+                (
+                    1,
+                    Versioned {
+                        value: 6,
+                        version: 4,
+                    },
+                ),
+                (
+                    2,
+                    Versioned {
+                        value: 9,
+                        version: 3,
+                    },
+                ),
+            ],
+        );
+        assert_eq!(
+            starter.read(0, 1),
+            Some(Versioned {
+                value: 7,
+                version: 5
+            })
+        );
+        assert_eq!(
+            starter.read(0, 2),
+            Some(Versioned {
+                value: 9,
+                version: 3
+            })
         );
     }
 }

@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use cluster::{
-    partition_of, Epoch, Layout, NodeId, Observation, PartitionId, Time, Versioned, View,
+    partition_of, Epoch, Layout, Membership, NodeId, Observation, PartitionId, Time, Versioned,
+    View,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,18 +49,18 @@ pub struct FinalNode<'a> {
     pub ready: bool,
     pub rows: &'a BTreeMap<PartitionId, BTreeMap<u64, Versioned>>,
     pub prepared: usize,
+    /// Restarted and not yet a member again.
+    pub starting: bool,
 }
 
 #[derive(Default)]
 pub struct Checker {
-    views: BTreeMap<Epoch, BTreeSet<NodeId>>,
+    views: BTreeMap<Epoch, Membership>,
     /// Per key, each version's value and the replicas that applied it.
     versions: BTreeMap<u64, BTreeMap<u64, (u64, BTreeSet<NodeId>)>>,
     /// The members of the newest view installed: a replica outside it no longer counts.
     members: BTreeSet<NodeId>,
     newest: Epoch,
-    /// Per node, the (key, value) commits it applied.
-    applied: BTreeMap<NodeId, BTreeSet<(u64, u64)>>,
     pub writes: Vec<WriteRecord>,
     pub reads: Vec<ReadRecord>,
     pub failures: Vec<String>,
@@ -113,10 +114,6 @@ impl Checker {
                     );
                     self.fail(now, what);
                 }
-                self.applied
-                    .entry(*node)
-                    .or_default()
-                    .insert((applied.key, applied.value));
             }
             Observation::Violation { node, what } => self.fail(now, format!("node {node}: {what}")),
             Observation::Opened { .. } => {}
@@ -124,17 +121,27 @@ impl Checker {
     }
 
     fn installed(&mut self, now: Time, node: NodeId, view: &View) {
+        let membership = view.membership();
         match self.views.get(&view.epoch) {
-            Some(members) if *members != view.members => {
+            Some(other) if *other != membership => {
                 let what = format!(
-                    "two views for epoch {}: {members:?} and {:?} (installed by node {node})",
-                    view.epoch, view.members
+                    "two views for epoch {}: {:?} and {:?} (installed by node {node})",
+                    view.epoch, other.members, view.members
                 );
                 self.fail(now, what);
             }
             Some(_) => {}
             None => {
-                self.views.insert(view.epoch, view.members.clone());
+                self.views.insert(view.epoch, membership);
+            }
+        }
+    }
+
+    /// A node crashed or stopped: what it applied is gone with it (a restart copies rows anew).
+    pub fn forget(&mut self, node: NodeId) {
+        for versions in self.versions.values_mut() {
+            for (_, appliers) in versions.values_mut() {
+                appliers.remove(&node);
             }
         }
     }
@@ -158,19 +165,16 @@ impl Checker {
         let mut failures = Vec::new();
         let newest = nodes.iter().map(|n| n.view.epoch).max().unwrap_or(0);
         let current: Vec<&FinalNode> = nodes.iter().filter(|n| n.view.epoch == newest).collect();
-        for n in nodes.iter().filter(|n| n.view.epoch != newest) {
-            failures.push(format!(
-                "node {} still runs in epoch {} while others are in {newest}",
-                n.id, n.view.epoch
-            ));
-        }
-        // Replicas converge.
-        for partition in 0..layout.partition_count() {
-            let holders: Vec<&&FinalNode> = current
+        // Replicas (the members of the newest view) converge.
+        let holders = |partition| -> Vec<&&FinalNode> {
+            current
                 .iter()
-                .filter(|n| n.view.replicas(layout, partition).contains(&n.id))
-                .collect();
-            let empty = BTreeMap::new();
+                .filter(|n| n.view.serving(layout, partition).contains(&n.id))
+                .collect()
+        };
+        let empty = BTreeMap::new();
+        for partition in 0..layout.partition_count() {
+            let holders = holders(partition);
             let rows: Vec<&BTreeMap<u64, Versioned>> = holders
                 .iter()
                 .map(|n| n.rows.get(&partition).unwrap_or(&empty))
@@ -182,42 +186,47 @@ impl Checker {
                 ));
             }
         }
-        // Acknowledged commits are on every replica; every transaction is all or nothing.
-        let live_replicas = |key: u64| -> Vec<NodeId> {
-            let p = partition_of(layout, key);
-            current
-                .iter()
-                .filter(|n| n.view.replicas(layout, p).contains(&n.id))
-                .map(|n| n.id)
-                .collect()
-        };
-        let has = |node: NodeId, key: u64, value: u64| {
-            self.applied
-                .get(&node)
-                .is_some_and(|a| a.contains(&(key, value)))
+        // A write took effect on a key if its version is still its value's and the key's row has
+        // reached that version (a restarted replica copies rows, not their history).
+        let final_version = |key: u64| -> Option<u64> {
+            let partition = partition_of(layout, key);
+            let holder = holders(partition).into_iter().next()?;
+            Some(
+                holder
+                    .rows
+                    .get(&partition)
+                    .and_then(|r| r.get(&key))
+                    .map_or(0, |v| v.version),
+            )
         };
         for w in &self.writes {
-            let mut on_all = 0;
-            let mut on_some = 0;
+            let mut took = 0;
+            let mut known = 0;
             for &key in &w.keys {
-                let holders = live_replicas(key);
-                let count = holders.iter().filter(|n| has(**n, key, w.value)).count();
-                if count == holders.len() && !holders.is_empty() {
-                    on_all += 1;
-                } else if count > 0 {
-                    on_some += 1;
+                let Some(at) = final_version(key) else {
+                    continue;
+                };
+                known += 1;
+                if self.version_of(key, w.value).is_some_and(|v| v <= at) {
+                    took += 1;
                 }
             }
-            if w.outcome == Outcome::Committed && on_all != w.keys.len() && !current.is_empty() {
+            if known < w.keys.len() {
+                continue;
+            }
+            if w.outcome == Outcome::Committed && took != w.keys.len() {
                 failures.push(format!(
                     "acknowledged commit lost: value {} keys {:?} (acknowledged at {})",
                     w.value,
                     w.keys,
                     show_time(w.complete)
                 ));
-            } else if on_some > 0 || (on_all > 0 && on_all != w.keys.len()) {
-                failures.push(format!("transaction partly committed: value {} keys {:?} ({on_all} keys on every replica, {on_some} on some)", w.value, w.keys));
-            } else if w.outcome == Outcome::Refused && on_all > 0 {
+            } else if took > 0 && took != w.keys.len() {
+                failures.push(format!(
+                    "transaction partly committed: value {} keys {:?} ({took} of them)",
+                    w.value, w.keys
+                ));
+            } else if w.outcome == Outcome::Refused && took > 0 {
                 failures.push(format!(
                     "refused transaction committed: value {} keys {:?}",
                     w.value, w.keys
@@ -226,9 +235,22 @@ impl Checker {
         }
         failures.extend(self.linearizable());
         // Progress once faults stop, when enough of the cluster is left to make any.
-        let running: BTreeSet<NodeId> = current.iter().map(|n| n.id).collect();
+        let running: BTreeSet<NodeId> = current
+            .iter()
+            .filter(|n| !n.starting)
+            .map(|n| n.id)
+            .collect();
         if layout.viable(&running) {
+            for n in nodes.iter().filter(|n| n.view.epoch != newest) {
+                failures.push(format!(
+                    "node {} still runs in epoch {} while others are in {newest}",
+                    n.id, n.view.epoch
+                ));
+            }
             for n in &current {
+                if n.starting {
+                    failures.push(format!("node {} is still starting when quiet", n.id));
+                }
                 if !n.ready {
                     failures.push(format!(
                         "node {} never opened view {newest} after faults stopped",
@@ -465,6 +487,7 @@ mod tests {
         let view = |members: &[NodeId]| View {
             epoch: 2,
             members: members.iter().copied().collect(),
+            starting: BTreeSet::new(),
         };
         c.observe(
             0,

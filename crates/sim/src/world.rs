@@ -87,6 +87,8 @@ pub struct Config {
     pub keep_tail: bool,
     /// Print every event as it happens.
     pub trace: bool,
+    /// Restart crashed and stopped nodes (empty), 1 to 5 s later.
+    pub restarts: bool,
 }
 
 impl Config {
@@ -105,6 +107,7 @@ impl Config {
             timing: Timing::default(),
             keep_tail: false,
             trace: false,
+            restarts: true,
         }
     }
 }
@@ -138,7 +141,11 @@ impl Report {
 }
 
 enum Event {
-    Deliver { from: NodeId, to: NodeId, msg: Msg },
+    Deliver {
+        from: NodeId,
+        to: NodeId,
+        msg: Msg,
+    },
     Tick(NodeId),
     ClientNext(usize),
     ClientTimeout(usize, u64),
@@ -146,6 +153,8 @@ enum Event {
     Heal,
     Unslow(NodeId),
     ArbitratorUp,
+    /// A crashed or stopped node's process comes back (empty: the model keeps no disk).
+    Restart(NodeId),
 }
 
 struct Scheduled {
@@ -413,6 +422,26 @@ impl World {
                 self.hash(&[self.now, 7, u64::from(id)]);
                 self.slow.remove(&id);
             }
+            Event::Restart(id) => {
+                self.hash(&[self.now, 10, u64::from(id)]);
+                // With no member left running the cluster is gone (the model keeps nothing on
+                // disk): a restarted node would have no one to copy from.
+                let alive = self.nodes.values().any(|n| !n.is_starting());
+                if !self.nodes.contains_key(&id) && alive {
+                    self.note(|| format!("node {id} restarts"));
+                    self.count_fault("node restarted");
+                    let node = DataNode::restarted(
+                        id,
+                        self.layout.clone(),
+                        self.config.timing.clone(),
+                        self.config.mutation,
+                        self.now,
+                    );
+                    self.nodes.insert(id, node);
+                    self.crashed.remove(&id);
+                    self.schedule(self.now + TICK, Event::Tick(id));
+                }
+            }
             Event::ArbitratorUp => {
                 self.hash(&[self.now, 8]);
                 self.note(|| "arbitrator restarted".into());
@@ -457,6 +486,7 @@ impl World {
                         .stops
                         .push(format!("{}: {reason}", show_time(self.now)));
                     self.nodes.remove(&from);
+                    self.down(from);
                 }
             }
         }
@@ -488,8 +518,13 @@ impl World {
         self.schedule(self.now + latency, Event::Deliver { from, to, msg });
     }
 
-    fn running(&self) -> BTreeSet<NodeId> {
-        self.nodes.keys().copied().collect()
+    /// A node's process ended: what it held is gone, and a supervisor restarts it a little later.
+    fn down(&mut self, id: NodeId) {
+        self.checker.forget(id);
+        if self.config.restarts {
+            let after = self.rng.between(1_000_000, 5_000_000);
+            self.schedule(self.now + after, Event::Restart(id));
+        }
     }
 
     fn inject(&mut self) {
@@ -499,9 +534,10 @@ impl World {
             // Never the last running member of a node group: without node restart the group's
             // data would be gone for good.
             let running: BTreeSet<NodeId> = self
-                .running()
-                .intersection(&self.members)
-                .copied()
+                .nodes
+                .iter()
+                .filter(|(id, n)| self.members.contains(id) && !n.is_starting())
+                .map(|(id, _)| *id)
                 .collect();
             let candidates: Vec<NodeId> = running
                 .iter()
@@ -517,6 +553,7 @@ impl World {
                 self.count_fault("node crashed");
                 self.nodes.remove(&victim);
                 self.crashed.insert(victim);
+                self.down(victim);
             }
         }
         if self.cut.is_none() && self.rng.chance(rates.partition_per_s * per_tick) {
@@ -736,9 +773,16 @@ impl World {
                 ready: n.is_ready(),
                 rows: n.participant().rows(),
                 prepared: n.participant().prepared_count(),
+                starting: n.is_starting(),
             })
             .collect();
-        self.report.cluster_lost = !self.layout.viable(&self.running());
+        let members: BTreeSet<NodeId> = self
+            .nodes
+            .iter()
+            .filter(|(_, n)| !n.is_starting())
+            .map(|(id, _)| *id)
+            .collect();
+        self.report.cluster_lost = !self.layout.viable(&members);
         let mut failures = std::mem::take(&mut self.checker.failures);
         if failures.is_empty() {
             let settle = self.quiet_from + 5_000_000;
