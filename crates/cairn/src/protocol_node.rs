@@ -4,7 +4,7 @@
 //! real-process failover test kills; the data node process does not run these machines yet.
 //!
 //! It prints one line per observation on stdout (`applied`, `installed`, `opened`, `violation`),
-//! and on SIGTERM a `final` line, for the test's checkers.
+//! and on SIGTERM a `final` line and a `row` line per row it holds, for the test's checkers.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -31,6 +31,9 @@ pub struct ProtocolNodeArgs {
     /// Fault injection for tests: a file naming the nodes whose links to this node are cut.
     #[arg(long)]
     fault_cut_file: Option<std::path::PathBuf>,
+    /// Restart a node of a running cluster: it joins as starting and copies its partitions.
+    #[arg(long)]
+    join: bool,
 }
 
 pub fn run(args: ProtocolNodeArgs) -> Result<()> {
@@ -65,6 +68,7 @@ pub fn run(args: ProtocolNodeArgs) -> Result<()> {
         layout,
         timing: Timing::default(),
         fault_cut_file: args.fault_cut_file,
+        restarted: args.join,
     };
     let id = args.id;
     let mut stdout = std::io::stdout().lock();
@@ -104,6 +108,11 @@ pub fn run(args: ProtocolNodeArgs) -> Result<()> {
                     n.is_ready(),
                     n.participant().prepared_count()
                 );
+                for (partition, rows) in n.participant().rows() {
+                    for (key, v) in rows {
+                        let _ = writeln!(out, "row {partition} {key} {} {}", v.value, v.version);
+                    }
+                }
                 let _ = out.flush();
             }
         },

@@ -220,7 +220,9 @@ struct Round {
 /// A cluster of `cairn protocol-node` processes with clients running against it.
 struct Run {
     procs: BTreeMap<NodeId, Started>,
-    gone: BTreeMap<NodeId, Started>,
+    /// Processes that ended, in the order they did (a restarted node's earlier life first).
+    gone: Vec<(NodeId, Started)>,
+    nodes_flag: String,
     cut_files: BTreeMap<NodeId, std::path::PathBuf>,
     origin: Instant,
     stop: Arc<AtomicBool>,
@@ -280,7 +282,8 @@ impl Run {
             .collect();
         Run {
             procs,
-            gone: BTreeMap::new(),
+            gone: Vec::new(),
+            nodes_flag,
             cut_files,
             origin,
             stop,
@@ -298,7 +301,27 @@ impl Run {
         p.child.kill().unwrap();
         let at = self.now();
         let _ = p.child.wait();
-        self.gone.insert(id, p);
+        self.gone.push((id, p));
+        at
+    }
+
+    /// Starts a killed node again, empty: it asks the cluster to take it back.
+    fn restart(&mut self, id: NodeId) -> Time {
+        let cut = self.cut_files[&id].to_string_lossy().to_string();
+        let args = [
+            "protocol-node",
+            "--id",
+            &id.to_string(),
+            "--nodes",
+            &self.nodes_flag,
+            "--replicas",
+            "2",
+            "--fault-cut-file",
+            &cut,
+            "--join",
+        ];
+        let at = self.now();
+        self.procs.insert(id, spawn(&args));
         at
     }
 
@@ -333,15 +356,17 @@ impl Run {
             t.join().unwrap();
         }
         std::thread::sleep(Duration::from_millis(500));
-        let mut outputs = BTreeMap::new();
+        let mut outputs: BTreeMap<NodeId, Vec<String>> = BTreeMap::new();
         for (id, mut p) in std::mem::take(&mut self.gone) {
-            outputs.insert(id, p.lines_until_exit(Duration::from_secs(5)));
+            let lines = p.lines_until_exit(Duration::from_secs(5));
+            outputs.entry(id).or_default().extend(lines);
         }
         for (id, mut p) in std::mem::take(&mut self.procs) {
             let _ = std::process::Command::new("sh")
                 .args(["-c", &format!("kill -TERM {}", p.child.id())])
                 .status();
-            outputs.insert(id, p.lines_until_exit(Duration::from_secs(10)));
+            let lines = p.lines_until_exit(Duration::from_secs(10));
+            outputs.entry(id).or_default().extend(lines);
             let _ = p.child.wait();
         }
         let history = std::mem::take(&mut *self.history.lock().unwrap());
@@ -428,20 +453,20 @@ fn judge(
                         value: number(w[6]),
                         version: number(w[7]),
                     };
-                    rows.entry(*id)
-                        .or_default()
-                        .entry(applied.partition)
-                        .or_default()
-                        .insert(
-                            applied.key,
-                            Versioned {
-                                value: applied.value,
-                                version: applied.version,
-                            },
-                        );
                     checker.observe(0, &Observation::Applied { node: *id, applied });
                 }
                 "violation" => checker.fail(0, format!("node {id}: {line}")),
+                "row" => {
+                    let row = Versioned {
+                        value: number(w[3]),
+                        version: number(w[4]),
+                    };
+                    rows.entry(*id)
+                        .or_default()
+                        .entry(number(w[1]) as u32)
+                        .or_default()
+                        .insert(number(w[2]), row);
+                }
                 "final" => {
                     finals.insert(
                         *id,
@@ -631,7 +656,7 @@ fn partition_round(seed: u64, layout: &Layout, arbitrator_side: u8) {
             stopped_after.as_secs_f64() * 1e3
         );
         let p = run.procs.remove(id).unwrap();
-        run.gone.insert(*id, p);
+        run.gone.push((*id, p));
     }
     run.heal();
     std::thread::sleep(Duration::from_millis(1500));
@@ -681,5 +706,73 @@ fn a_network_partition_leaves_only_the_arbitrators_side_committing() {
     let layout = Layout::new(4, 2, 4).unwrap();
     for side in [1, 2, 0] {
         partition_round(seed, &layout, side);
+    }
+}
+
+/// Kills a data node, restarts it empty, waits until it has copied its partitions and is a member
+/// again, then kills the other node of its group: everything acknowledged must be on the
+/// restarted node alone.
+#[test]
+fn a_restarted_node_catches_up_and_then_holds_its_group_alone() {
+    let seed: u64 = std::env::var("CAIRN_TEST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(11);
+    println!("seed {seed}");
+    let layout = Layout::new(4, 2, 4).unwrap();
+    for round in 0..3u64 {
+        let mut run = Run::start("protocol-restart", seed.wrapping_add(round), &layout);
+        let mut rng = Rng::new(seed.wrapping_add(round));
+        std::thread::sleep(Duration::from_millis(1500));
+        let restarted = rng.between(1, 4) as NodeId;
+        run.kill(restarted);
+        // Its group runs on one replica until the node is back.
+        std::thread::sleep(Duration::from_millis(1200));
+        let back_at = run.restart(restarted);
+        let member = |line: &str| {
+            let w: Vec<&str> = line.split(' ').collect();
+            w.first() == Some(&"installed")
+                && w.get(3)
+                    .is_some_and(|m| m.split(',').any(|n| n == restarted.to_string()))
+        };
+        run.procs
+            .get_mut(&restarted)
+            .unwrap()
+            .wait_until(member, Duration::from_secs(10));
+        let caught_up = Duration::from_micros(run.now() - back_at);
+        std::thread::sleep(Duration::from_millis(500));
+        let group = layout
+            .groups()
+            .iter()
+            .find(|g| g.contains(&restarted))
+            .unwrap()
+            .clone();
+        let partner = *group.iter().find(|n| **n != restarted).unwrap();
+        let killed_at = run.kill(partner);
+        std::thread::sleep(Duration::from_millis(3000));
+        let (outputs, history) = run.finish();
+        let survivors: BTreeSet<NodeId> = (1..=4).filter(|n| *n != partner).collect();
+        let name =
+            format!("round {round} (node {restarted} restarted, then node {partner} killed)");
+        let r = judge(
+            &name,
+            Some(partner),
+            killed_at,
+            &layout,
+            &outputs,
+            history,
+            &survivors,
+        );
+        println!(
+            "{name}: member again {:.0} ms after its restart; {} commits; its group committed again {:.0} ms after the partner's kill",
+            caught_up.as_secs_f64() * 1e3,
+            r.commits,
+            r.kill_to_group_commit.map_or(f64::NAN, |t| t.as_secs_f64() * 1e3)
+        );
+        assert!(
+            r.kill_to_group_commit
+                .is_some_and(|t| t <= Duration::from_secs(3)),
+            "{name}: no commit on the group after the kill"
+        );
     }
 }

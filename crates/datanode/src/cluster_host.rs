@@ -44,6 +44,8 @@ pub struct HostConfig {
     /// A fault-injection seam for tests: a file naming (comma-separated) the nodes this node's
     /// links to and from are cut, re-read every 100 ms. Clients are never cut.
     pub fault_cut_file: Option<std::path::PathBuf>,
+    /// The node restarts: it holds nothing and asks the cluster to take it back.
+    pub restarted: bool,
 }
 
 /// How often the fault file is re-read.
@@ -109,7 +111,12 @@ pub fn run(
     let origin = Instant::now();
     let now = || origin.elapsed().as_micros() as Time;
     let mut node = (config.id != ARBITRATOR).then(|| {
-        DataNode::new(
+        let start = if config.restarted {
+            DataNode::restarted
+        } else {
+            DataNode::new
+        };
+        start(
             config.id,
             config.layout.clone(),
             config.timing.clone(),

@@ -103,6 +103,26 @@ impl Started {
         );
     }
 
+    /// Waits for a printed line that satisfies `found`, returning it.
+    pub fn wait_until(&mut self, found: impl Fn(&str) -> bool, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(line) = self
+                .lines
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                self.output.push(line.clone());
+                if found(&line) {
+                    return line;
+                }
+            }
+        }
+        panic!(
+            "no such line within {timeout:?}; output so far: {:?}",
+            self.output
+        );
+    }
+
     /// Every line printed until the process ends (or `timeout` passes).
     pub fn lines_until_exit(&mut self, timeout: Duration) -> Vec<String> {
         let deadline = Instant::now() + timeout;
