@@ -68,6 +68,9 @@ enum Command {
     /// One node of the cluster protocols' real-process runtime (for the failover test).
     #[command(hide = true)]
     ProtocolNode(protocol_node::ProtocolNodeArgs),
+    /// Runs the management node: holds the cluster configuration file and hands it to the nodes
+    /// that start with --mgm, and is the arbitrator of membership.
+    Mgmd(protocol_node::MgmdArgs),
 }
 
 #[derive(Args)]
@@ -505,6 +508,12 @@ enum AdminCommand {
         #[arg(long, default_value = "127.0.0.1:2202")]
         connect: String,
     },
+    /// Shows the nodes of a cluster run by `cairn mgmd` and their states in the newest view.
+    Cluster {
+        /// The management node's address.
+        #[arg(long, default_value = "127.0.0.1:1186")]
+        mgm: String,
+    },
 }
 
 fn init_logging() {
@@ -541,6 +550,7 @@ fn main() -> Result<()> {
         Command::Start(args) => start(args),
         Command::Sim(args) => sim::run(args),
         Command::ProtocolNode(args) => protocol_node::run(args),
+        Command::Mgmd(args) => protocol_node::run_mgmd(args),
         Command::Api(args) => run_api(args),
         Command::Datanode(args) => run_datanode(args),
         Command::Bench(BenchCommand::Readperf(args)) => readperf(args),
@@ -603,6 +613,17 @@ fn main() -> Result<()> {
                 s.data_memory_limit.saturating_sub(s.data_memory_bytes) >> 20
             );
             println!("tables: {}", cluster.list_tables()?.join(", "));
+            Ok(())
+        }
+        Command::Admin(AdminCommand::Cluster { mgm }) => {
+            let status = datanode::cluster_host::ask_management_node(
+                &mgm,
+                999,
+                true,
+                Duration::from_secs(5),
+            )
+            .with_context(|| format!("asking the management node at {mgm}"))?;
+            print!("{status}");
             Ok(())
         }
         Command::Admin(AdminCommand::Checkpoint { connect }) => {

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use cluster::config::ClusterConfig;
 use cluster::{Layout, NodeId, Observation, Timing};
 use datanode::cluster_host::{self, Ended, HostConfig};
 
@@ -21,9 +22,12 @@ pub struct ProtocolNodeArgs {
     /// This node's id (0: the arbitrator).
     #[arg(long)]
     id: NodeId,
-    /// Every node's address: `0=HOST:PORT,1=HOST:PORT,...` (0 is the arbitrator).
-    #[arg(long)]
-    nodes: String,
+    /// Every node's address: `0=HOST:PORT,1=HOST:PORT,...` (0 is the arbitrator); or --mgm.
+    #[arg(long, required_unless_present = "mgm")]
+    nodes: Option<String>,
+    /// The management node to take the cluster's configuration from.
+    #[arg(long, conflicts_with = "nodes")]
+    mgm: Option<String>,
     #[arg(long, default_value_t = 2)]
     replicas: u16,
     #[arg(long, default_value_t = 4)]
@@ -36,9 +40,82 @@ pub struct ProtocolNodeArgs {
     join: bool,
 }
 
+#[derive(Args)]
+pub struct MgmdArgs {
+    /// The cluster's configuration file (TOML: see docs/cluster-protocol.md).
+    #[arg(long)]
+    config: std::path::PathBuf,
+}
+
+/// `cairn mgmd`: reads and checks the configuration, then serves it and arbitrates.
+pub fn run_mgmd(args: MgmdArgs) -> Result<()> {
+    let text = read_config(&args.config)?;
+    let config = ClusterConfig::parse(&text).map_err(anyhow::Error::msg)?;
+    let address = config.addresses[&cluster::ARBITRATOR].clone();
+    let host = HostConfig {
+        id: cluster::ARBITRATOR,
+        addresses: config.addresses,
+        layout: config.layout,
+        timing: config.timing,
+        fault_cut_file: None,
+        restarted: false,
+        config_text: Some(Arc::new(text)),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed))
+            .context("installing the SIGTERM handler")?;
+    }
+    cluster_host::run(
+        host,
+        stop,
+        || println!("mgmd on {address} ready"),
+        |_| {},
+        |_| {},
+    )
+    .with_context(|| format!("running the management node on {address}"))?;
+    println!("mgmd stopped");
+    Ok(())
+}
+
+fn read_config(path: &std::path::Path) -> Result<String> {
+    let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    if meta.len() > cluster::config::CONFIG_BYTES_MAX as u64 {
+        bail!(
+            "{} is {} bytes; a configuration may have {}",
+            path.display(),
+            meta.len(),
+            cluster::config::CONFIG_BYTES_MAX
+        );
+    }
+    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+}
+
 pub fn run(args: ProtocolNodeArgs) -> Result<()> {
+    if let Some(mgm) = &args.mgm {
+        let text = cluster_host::ask_management_node(
+            mgm,
+            args.id,
+            false,
+            std::time::Duration::from_secs(10),
+        )
+        .with_context(|| format!("asking the management node at {mgm} for the configuration"))?;
+        let config = ClusterConfig::parse(&text)
+            .map_err(|e| anyhow::anyhow!("the management node's configuration: {e}"))?;
+        if !config.addresses.contains_key(&args.id) || args.id == cluster::ARBITRATOR {
+            bail!("node id {} is not a data node of this cluster", args.id);
+        }
+        return run_host(&args, config.addresses, config.layout, config.timing);
+    }
     let mut addresses = BTreeMap::new();
-    for part in args.nodes.split(',').filter(|p| !p.is_empty()) {
+    for part in args
+        .nodes
+        .as_deref()
+        .unwrap_or_default()
+        .split(',')
+        .filter(|p| !p.is_empty())
+    {
         let (id, address) = part
             .split_once('=')
             .context("--nodes takes ID=HOST:PORT items")?;
@@ -56,6 +133,15 @@ pub fn run(args: ProtocolNodeArgs) -> Result<()> {
     if !layout.data_nodes().all(|n| addresses.contains_key(&n)) {
         bail!("data nodes must be numbered 1..={data_nodes}");
     }
+    run_host(&args, addresses, layout, Timing::default())
+}
+
+fn run_host(
+    args: &ProtocolNodeArgs,
+    addresses: BTreeMap<NodeId, String>,
+    layout: Layout,
+    timing: Timing,
+) -> Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = stop.clone();
@@ -66,9 +152,10 @@ pub fn run(args: ProtocolNodeArgs) -> Result<()> {
         id: args.id,
         addresses,
         layout,
-        timing: Timing::default(),
-        fault_cut_file: args.fault_cut_file,
+        timing,
+        fault_cut_file: args.fault_cut_file.clone(),
         restarted: args.join,
+        config_text: None,
     };
     let id = args.id;
     let mut stdout = std::io::stdout().lock();

@@ -57,6 +57,11 @@ impl Arbitrator {
         });
     }
 
+    /// The newest view it has been told was chosen.
+    pub fn latest(&self) -> Option<(Epoch, &Membership)> {
+        self.chosen.last_key_value().map(|(e, (m, _))| (*e, m))
+    }
+
     fn known(&self, epoch: Epoch) -> Option<Msg> {
         self.chosen
             .get(&epoch)

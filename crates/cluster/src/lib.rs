@@ -11,6 +11,7 @@
 pub mod agreement;
 pub mod arbitrator;
 pub mod codec;
+pub mod config;
 pub mod coordinator;
 pub mod layout;
 pub mod msg;

@@ -25,6 +25,12 @@ use wire::frame::{write_frame, FrameHeader, HEADER_BYTES};
 
 /// The frame a dialing node sends first: its node id in the request id field, no body.
 pub const CLUSTER_HELLO: u16 = 0x7c00;
+/// Asks the management node for the cluster's configuration file; the reply's body is its text.
+pub const CLUSTER_CONFIG_REQUEST: u16 = 0x7c02;
+pub const CLUSTER_CONFIG_REPLY: u16 = 0x7c03;
+/// Asks the management node for the nodes' states; the reply's body is a text table.
+pub const CLUSTER_STATUS_REQUEST: u16 = 0x7c04;
+pub const CLUSTER_STATUS_REPLY: u16 = 0x7c05;
 /// How often the protocol is ticked.
 pub const TICK: Duration = Duration::from_millis(5);
 /// Frames queued for one peer before more are dropped.
@@ -46,7 +52,12 @@ pub struct HostConfig {
     pub fault_cut_file: Option<std::path::PathBuf>,
     /// The node restarts: it holds nothing and asks the cluster to take it back.
     pub restarted: bool,
+    /// On the management node: the configuration file's text, handed to nodes that ask.
+    pub config_text: Option<Arc<String>>,
 }
+
+/// What the management node tells `cairn admin cluster`: the newest view it knows.
+type Known = Arc<Mutex<Option<(cluster::Epoch, cluster::Membership)>>>;
 
 /// How often the fault file is re-read.
 const FAULT_FILE_EVERY: Duration = Duration::from_millis(100);
@@ -89,16 +100,24 @@ pub fn run(
     listening();
     let (inbox, messages) = mpsc::sync_channel::<(NodeId, Msg)>(INBOX_MAX);
     let clients: ClientWriters = Arc::new(Mutex::new(BTreeMap::new()));
+    let known: Known = Arc::new(Mutex::new(None));
+    let answers = Answers {
+        config: config.config_text.clone(),
+        known: known.clone(),
+        addresses: config.addresses.clone(),
+    };
     {
         let (inbox, clients) = (inbox.clone(), clients.clone());
+        let answers = Arc::new(answers);
         thread::Builder::new()
             .name("cluster-accept".into())
             .spawn(move || {
                 for stream in listener.incoming().flatten() {
-                    let (inbox, clients) = (inbox.clone(), clients.clone());
+                    let (inbox, clients, answers) =
+                        (inbox.clone(), clients.clone(), answers.clone());
                     let _ = thread::Builder::new()
                         .name("cluster-read".into())
-                        .spawn(move || read_loop(stream, inbox, clients));
+                        .spawn(move || read_loop(stream, inbox, clients, &answers));
                 }
             })?;
     }
@@ -156,7 +175,11 @@ pub fn run(
         };
         match (&mut node, input) {
             (Some(node), input) => node.handle(now(), input, &mut out),
-            (None, Input::Message { from, msg }) => arbitrator.handle(from, msg, &mut out),
+            (None, Input::Message { from, msg }) => {
+                arbitrator.handle(from, msg, &mut out);
+                *known.lock().unwrap_or_else(|e| e.into_inner()) =
+                    arbitrator.latest().map(|(e, m)| (e, m.clone()));
+            }
             (None, Input::Tick) => {}
         }
         let mut failed = None;
@@ -235,7 +258,41 @@ fn write_loop(me: NodeId, address: &str, frames: Receiver<Vec<u8>>) {
 
 /// Reads one connection's frames into the inbox, after its hello; a client's connection is also
 /// where its replies go. A bad frame closes only this connection.
-fn read_loop(mut stream: TcpStream, inbox: SyncSender<(NodeId, Msg)>, clients: ClientWriters) {
+/// What a connection's reader answers by itself, without the protocol loop.
+struct Answers {
+    config: Option<Arc<String>>,
+    known: Known,
+    addresses: BTreeMap<NodeId, String>,
+}
+
+impl Answers {
+    /// One line per node: id, address, and its state in the newest view the arbitrator knows.
+    fn status(&self) -> String {
+        let known = self.known.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut text = match &known {
+            Some((epoch, _)) => format!("view {epoch}\n"),
+            None => "view 1 (as configured)\n".to_string(),
+        };
+        for (id, address) in &self.addresses {
+            let state = match (&known, *id) {
+                (_, ARBITRATOR) => "management node (arbitrator)",
+                (None, _) => "member",
+                (Some((_, m)), id) if m.members.contains(&id) => "member",
+                (Some((_, m)), id) if m.starting.contains(&id) => "starting",
+                _ => "not in the view (dead or stopped)",
+            };
+            text.push_str(&format!("node {id} {address} {state}\n"));
+        }
+        text
+    }
+}
+
+fn read_loop(
+    mut stream: TcpStream,
+    inbox: SyncSender<(NodeId, Msg)>,
+    clients: ClientWriters,
+    answers: &Answers,
+) {
     let _ = stream.set_nodelay(true);
     let from = match read_frame(&mut stream) {
         Ok((h, _)) if h.message_type == CLUSTER_HELLO && h.request_id <= u64::from(NodeId::MAX) => {
@@ -251,6 +308,25 @@ fn read_loop(mut stream: TcpStream, inbox: SyncSender<(NodeId, Msg)>, clients: C
     }
     loop {
         let msg = match read_frame(&mut stream) {
+            Ok((h, _))
+                if h.message_type == CLUSTER_CONFIG_REQUEST
+                    || h.message_type == CLUSTER_STATUS_REQUEST =>
+            {
+                let (kind, text) = if h.message_type == CLUSTER_CONFIG_REQUEST {
+                    let Some(text) = &answers.config else { return };
+                    (CLUSTER_CONFIG_REPLY, text.to_string())
+                } else {
+                    (CLUSTER_STATUS_REPLY, answers.status())
+                };
+                let mut reply = Vec::new();
+                write_frame(&mut reply, kind, 0, 0, 0, |b| {
+                    b.extend_from_slice(text.as_bytes())
+                });
+                if stream.write_all(&reply).is_err() {
+                    return;
+                }
+                continue;
+            }
             Ok((h, body)) if h.message_type == CLUSTER_MESSAGE => match codec::decode(&body) {
                 Ok(msg) => msg,
                 Err(e) => {
@@ -264,6 +340,35 @@ fn read_loop(mut stream: TcpStream, inbox: SyncSender<(NodeId, Msg)>, clients: C
             return;
         }
     }
+}
+
+/// Asks the management node at `mgm` for the configuration file (`status`: false) or the nodes'
+/// states (true), as node `me`.
+pub fn ask_management_node(
+    mgm: &str,
+    me: NodeId,
+    status: bool,
+    timeout: Duration,
+) -> io::Result<String> {
+    let mut stream = transport::connect_stream(mgm, timeout)?;
+    stream.set_read_timeout(Some(timeout))?;
+    let mut request = hello(me);
+    let kind = if status {
+        CLUSTER_STATUS_REQUEST
+    } else {
+        CLUSTER_CONFIG_REQUEST
+    };
+    write_frame(&mut request, kind, 0, 0, 0, |_| {});
+    stream.write_all(&request)?;
+    let (h, body) = read_frame(&mut stream)?;
+    if h.message_type != kind + 1 || body.len() > cluster::config::CONFIG_BYTES_MAX {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the management node answered something else",
+        ));
+    }
+    String::from_utf8(body)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "the answer is not UTF-8"))
 }
 
 /// The hello frame a connection to a cluster node starts with.

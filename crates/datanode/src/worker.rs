@@ -1345,7 +1345,7 @@ impl Worker {
                     for image in mine.into_iter().flat_map(|m| m.values().flatten()) {
                         let key = part.index_key_of(index, image);
                         let range = (as_ref(&lower), as_ref(&upper));
-                        if std::ops::RangeBounds::contains(&range, key.as_slice())
+                        if std::ops::RangeBounds::<[u8]>::contains(&range, key.as_slice())
                             && matches(&plan.filter, &plan.table, layout, image)
                         {
                             out.push((if ordered { key } else { Vec::new() }, project(image)));

@@ -1,0 +1,100 @@
+//! `cairn mgmd` with a configuration file: data nodes that start with only `--mgm` and an id
+//! take their configuration from it, `cairn admin cluster` shows the nodes' states, a killed node
+//! shows as out of the view once the others agree, and a bad file is refused with its reason.
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::{free_port, fresh_dir, spawn};
+
+fn admin_cluster(mgm: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["admin", "cluster", "--mgm", mgm])
+        .output()
+        .expect("cairn admin runs");
+    assert!(
+        out.status.success(),
+        "admin cluster failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn data_nodes_take_their_configuration_from_the_management_node() {
+    let dir = fresh_dir("mgmd");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mgm = format!("127.0.0.1:{}", free_port());
+    let mut config = format!("[cluster]\nreplicas = 2\n\n[mgmd]\naddress = \"{mgm}\"\n");
+    for _ in 1..=4 {
+        config.push_str(&format!(
+            "\n[[datanode]]\naddress = \"127.0.0.1:{}\"\n",
+            free_port()
+        ));
+    }
+    let file = dir.join("cluster.toml");
+    std::fs::write(&file, &config).unwrap();
+    let mut mgmd = spawn(&["mgmd", "--config", file.to_str().unwrap()]);
+    let mut nodes: Vec<_> = (1..=4)
+        .map(|id| spawn(&["protocol-node", "--mgm", &mgm, "--id", &id.to_string()]))
+        .collect();
+    let status = admin_cluster(&mgm);
+    assert!(status.contains("node 3 127.0.0.1:"), "{status}");
+    assert_eq!(status.matches(" member").count(), 4, "{status}");
+
+    // Node 3 dies: the others agree on a view without it, and the arbitrator hears of it.
+    nodes[2].child.kill().unwrap();
+    let _ = nodes[2].child.wait();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let status = admin_cluster(&mgm);
+        if status
+            .lines()
+            .any(|l| l.starts_with("node 3 ") && l.ends_with("not in the view (dead or stopped)"))
+        {
+            assert_eq!(status.matches(" member").count(), 3, "{status}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "node 3 never left the view: {status}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    // A node id the file does not have is refused with the reason.
+    let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["protocol-node", "--mgm", &mgm, "--id", "9"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a data node of this cluster"));
+
+    for n in nodes.iter_mut() {
+        let _ = n.child.kill();
+        let _ = n.child.wait();
+    }
+    let _ = mgmd.child.kill();
+    let _ = mgmd.child.wait();
+}
+
+#[test]
+fn a_bad_configuration_is_refused_with_its_reason() {
+    let dir = fresh_dir("mgmd-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("cluster.toml");
+    std::fs::write(
+        &file,
+        "[cluster]\nreplicas = 2\n[mgmd]\naddress = \"127.0.0.1:1\"\n[[datanode]]\naddress = \"127.0.0.1:2\"\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["mgmd", "--config", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("multiple of replicas"), "{stderr}");
+}
