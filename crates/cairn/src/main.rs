@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
+mod exposure;
 mod protocol_node;
 mod sim;
 
@@ -84,9 +85,15 @@ struct StartArgs {
     /// Port of the data node's native protocol listener (default: base port + 2).
     #[arg(long)]
     datanode_port: Option<u16>,
-    /// Address the listeners bind to.
+    /// Address the listeners bind to. Off loopback, every listener must have its credentials
+    /// set (HandlerSocket secrets, SQL root password) and the native protocol, which has no
+    /// authentication yet, needs --insecure.
     #[arg(long, default_value = "127.0.0.1")]
     bind: String,
+    /// Listen off loopback even where no credentials guard a listener (a lab network only;
+    /// every open listener is named in a warning).
+    #[arg(long)]
+    insecure: bool,
     /// Worker threads of the data node (0: cores - 1, at least 1).
     #[arg(long, default_value_t = 0)]
     workers: usize,
@@ -218,6 +225,15 @@ struct SqlArgs {
 }
 
 impl SqlArgs {
+    fn listener(&self, bind: &str) -> exposure::Listener {
+        exposure::Listener {
+            what: "SQL",
+            bind: format!("{bind}:{}", self.sql_port),
+            guarded: !self.sql_root_password.is_empty(),
+            how: exposure::SQL_HOW,
+        }
+    }
+
     fn config(&self, bind: &str, datanode: String) -> sql::SqlConfig {
         sql::SqlConfig {
             datanode,
@@ -240,6 +256,23 @@ impl SqlArgs {
 }
 
 impl HsArgs {
+    fn listeners(&self, bind: &str) -> [exposure::Listener; 2] {
+        [
+            exposure::Listener {
+                what: "HandlerSocket read port",
+                bind: format!("{bind}:{}", self.hs_read_port),
+                guarded: !self.hs_read_secret.is_empty(),
+                how: exposure::HS_READ_HOW,
+            },
+            exposure::Listener {
+                what: "HandlerSocket write port",
+                bind: format!("{bind}:{}", self.hs_write_port),
+                guarded: !self.hs_write_secret.is_empty(),
+                how: exposure::HS_WRITE_HOW,
+            },
+        ]
+    }
+
     fn config(&self, bind: &str, datanode: String) -> hs::HsConfig {
         hs::HsConfig {
             datanode,
@@ -258,9 +291,15 @@ struct ApiArgs {
     /// The data node to serve from.
     #[arg(long, default_value = "127.0.0.1:2202")]
     datanode: String,
-    /// Address the listeners bind to.
+    /// Address the listeners bind to. Off loopback, every listener must have its credentials
+    /// set (HandlerSocket secrets, SQL root password) and the native protocol, which has no
+    /// authentication yet, needs --insecure.
     #[arg(long, default_value = "127.0.0.1")]
     bind: String,
+    /// Listen off loopback even where no credentials guard a listener (a lab network only;
+    /// every open listener is named in a warning).
+    #[arg(long)]
+    insecure: bool,
     #[command(flatten)]
     hs: HsArgs,
     #[command(flatten)]
@@ -317,9 +356,13 @@ impl DurabilityArgs {
 
 #[derive(Args)]
 struct DataNodeArgs {
-    /// Address to listen on for API connections.
+    /// Address to listen on for API connections. The native protocol has no authentication
+    /// yet: off loopback it needs --insecure.
     #[arg(long, default_value = "127.0.0.1:2202")]
     listen: String,
+    /// Listen off loopback with no authentication (a lab network only).
+    #[arg(long)]
+    insecure: bool,
     #[arg(long, default_value_t = 1)]
     node_id: u32,
     /// Worker threads (0: cores - 1, at least 1).
@@ -681,6 +724,17 @@ fn wait_for_signal(node: &DataNode) -> Result<()> {
 }
 
 fn start(args: StartArgs) -> Result<()> {
+    let native = exposure::Listener {
+        what: "native protocol (data node)",
+        bind: args.bind.clone(),
+        guarded: false,
+        how: exposure::NATIVE_HOW,
+    };
+    let [hs_read, hs_write] = args.hs.listeners(&args.bind);
+    exposure::check(
+        &[native, hs_read, hs_write, args.sql.listener(&args.bind)],
+        args.insecure,
+    )?;
     std::fs::create_dir_all(&args.data_dir)
         .with_context(|| format!("creating data directory {}", args.data_dir.display()))?;
     let port = match args.datanode_port {
@@ -762,6 +816,11 @@ fn start(args: StartArgs) -> Result<()> {
 }
 
 fn run_api(args: ApiArgs) -> Result<()> {
+    let [hs_read, hs_write] = args.hs.listeners(&args.bind);
+    exposure::check(
+        &[hs_read, hs_write, args.sql.listener(&args.bind)],
+        args.insecure,
+    )?;
     let hs = hs::HsServer::start(args.hs.config(&args.bind, args.datanode.clone()))
         .with_context(|| format!("starting the HandlerSocket front end for {}", args.datanode))?;
     println!(
@@ -790,6 +849,13 @@ fn run_api(args: ApiArgs) -> Result<()> {
 }
 
 fn run_datanode(args: DataNodeArgs) -> Result<()> {
+    let native = exposure::Listener {
+        what: "native protocol",
+        bind: args.listen.clone(),
+        guarded: false,
+        how: exposure::NATIVE_HOW,
+    };
+    exposure::check(&[native], args.insecure)?;
     if args.initial {
         let dir = args
             .data_dir

@@ -1,0 +1,125 @@
+//! No open doors off loopback: `cairn start`, `cairn datanode` and `cairn api` refuse to listen on
+//! an address other hosts can reach while a listener there has no credentials, say what to set,
+//! and start nothing; `--insecure` lets them start with a warning; with the credentials set the
+//! front ends start.
+
+mod common;
+
+use std::process::Command;
+
+use common::{free_port, fresh_dir, spawn, FREE_FRONT_END_PORTS};
+
+fn run(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(args)
+        .output()
+        .expect("cairn runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn start_off_loopback_without_credentials_is_refused_and_starts_nothing() {
+    let dir = fresh_dir("exposure-start");
+    let port = free_port().to_string();
+    let dir_arg = dir.to_string_lossy().to_string();
+    let mut args = vec![
+        "start",
+        "--bind",
+        "0.0.0.0",
+        "--datanode-port",
+        &port,
+        "--data-dir",
+        &dir_arg,
+    ];
+    args.extend(FREE_FRONT_END_PORTS);
+    let (ok, stderr) = run(&args);
+    assert!(!ok, "started off loopback with no credentials");
+    for expected in [
+        "native protocol",
+        "--hs-read-secret",
+        "--hs-write-secret",
+        "--sql-root-password",
+        "--insecure",
+    ] {
+        assert!(
+            stderr.contains(expected),
+            "the refusal should name {expected}: {stderr}"
+        );
+    }
+    assert!(!dir.exists(), "a refused start created its data directory");
+
+    // With every credential but the native protocol's (which has none yet), still refused.
+    args.extend([
+        "--hs-read-secret",
+        "r",
+        "--hs-write-secret",
+        "w",
+        "--sql-root-password",
+        "p",
+    ]);
+    let (ok, stderr) = run(&args);
+    assert!(
+        !ok && stderr.contains("native protocol") && !stderr.contains("--hs-read-secret"),
+        "{stderr}"
+    );
+
+    // --insecure starts, naming what is open.
+    args.push("--insecure");
+    let started = spawn(&args);
+    assert!(
+        started
+            .output
+            .iter()
+            .any(|l| l.contains("WARNING: --insecure")),
+        "{:?}",
+        started.output
+    );
+    assert!(
+        started
+            .output
+            .iter()
+            .any(|l| l.starts_with("sql (mysql protocol): 0.0.0.0:")),
+        "{:?}",
+        started.output
+    );
+    started.terminate();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn datanode_and_api_off_loopback() {
+    let port = free_port();
+    let listen = format!("0.0.0.0:{port}");
+    let (ok, stderr) = run(&["datanode", "--listen", &listen]);
+    assert!(
+        !ok && stderr.contains("native protocol has no authentication"),
+        "{stderr}"
+    );
+
+    // A data node on loopback, and front ends off loopback over it.
+    let local = format!("127.0.0.1:{port}");
+    let datanode = spawn(&["datanode", "--listen", &local]);
+    let mut api_args = vec!["api", "--bind", "0.0.0.0", "--datanode", &local];
+    api_args.extend(FREE_FRONT_END_PORTS);
+    let (ok, stderr) = run(&api_args);
+    assert!(
+        !ok && stderr.contains("--hs-write-secret") && stderr.contains("--sql-root-password"),
+        "{stderr}"
+    );
+    api_args.extend([
+        "--hs-read-secret",
+        "r",
+        "--hs-write-secret",
+        "w",
+        "--sql-root-password",
+        "secret",
+    ]);
+    let api = spawn(&api_args);
+    api.terminate();
+    let mut datanode = datanode;
+    let _ = datanode.child.kill();
+    let _ = datanode.child.wait();
+}
