@@ -74,9 +74,9 @@ pub fn check(listeners: &[Listener], insecure: bool) -> Result<()> {
     )
 }
 
-/// What guards the native protocol today: nothing.
+/// What guards the native protocol: the cluster key.
 pub const NATIVE_HOW: &str =
-    "the native protocol has no authentication yet: anyone who reaches it can read, write and drop every table (only --insecure allows it)";
+    "set --cluster-key-file (without it anyone who reaches the native protocol can read, write and drop every table)";
 pub const HS_READ_HOW: &str = "set --hs-read-secret (HandlerSocket bypasses SQL accounts)";
 pub const HS_WRITE_HOW: &str = "set --hs-write-secret (HandlerSocket bypasses SQL accounts)";
 pub const SQL_HOW: &str =

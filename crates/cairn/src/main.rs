@@ -47,6 +47,19 @@ static COMMIT_MEMORY_AS_USED: extern "C" fn() = commit_memory_as_used;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The cluster key file (16 to 4096 bytes, e.g. `head -c 32 /dev/urandom > cluster.key`):
+    /// a data node makes every TCP client prove it before anything else, and this process's
+    /// clients prove it to data nodes. Needed to open the native protocol off loopback.
+    #[arg(long, global = true)]
+    cluster_key_file: Option<PathBuf>,
+}
+
+/// The cluster key of this process, when --cluster-key-file names one.
+static CLUSTER_KEY: std::sync::OnceLock<std::sync::Arc<transport::auth::ClusterKey>> =
+    std::sync::OnceLock::new();
+
+fn cluster_key() -> Option<std::sync::Arc<transport::auth::ClusterKey>> {
+    CLUSTER_KEY.get().cloned()
 }
 
 #[derive(Subcommand)]
@@ -86,8 +99,8 @@ struct StartArgs {
     #[arg(long)]
     datanode_port: Option<u16>,
     /// Address the listeners bind to. Off loopback, every listener must have its credentials
-    /// set (HandlerSocket secrets, SQL root password) and the native protocol, which has no
-    /// authentication yet, needs --insecure.
+    /// set: HandlerSocket secrets, the SQL root password, and --cluster-key-file for the native
+    /// protocol (or --insecure).
     #[arg(long, default_value = "127.0.0.1")]
     bind: String,
     /// Listen off loopback even where no credentials guard a listener (a lab network only;
@@ -292,8 +305,8 @@ struct ApiArgs {
     #[arg(long, default_value = "127.0.0.1:2202")]
     datanode: String,
     /// Address the listeners bind to. Off loopback, every listener must have its credentials
-    /// set (HandlerSocket secrets, SQL root password) and the native protocol, which has no
-    /// authentication yet, needs --insecure.
+    /// set: HandlerSocket secrets, the SQL root password, and --cluster-key-file for the native
+    /// protocol (or --insecure).
     #[arg(long, default_value = "127.0.0.1")]
     bind: String,
     /// Listen off loopback even where no credentials guard a listener (a lab network only;
@@ -356,8 +369,8 @@ impl DurabilityArgs {
 
 #[derive(Args)]
 struct DataNodeArgs {
-    /// Address to listen on for API connections. The native protocol has no authentication
-    /// yet: off loopback it needs --insecure.
+    /// Address to listen on for API connections. Off loopback it needs --cluster-key-file (or
+    /// --insecure).
     #[arg(long, default_value = "127.0.0.1:2202")]
     listen: String,
     /// Listen off loopback with no authentication (a lab network only).
@@ -585,6 +598,12 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     init_logging();
     fail_stop_on_panic();
+    if let Some(path) = &cli.cluster_key_file {
+        let load = || transport::auth::ClusterKey::load(path);
+        let key = load().with_context(|| format!("reading the cluster key {}", path.display()))?;
+        transport::auth::set_client_key(load()?);
+        let _ = CLUSTER_KEY.set(std::sync::Arc::new(key));
+    }
     // Servers hold a descriptor per client and five per shared-memory connection.
     if let Err(e) = transport::raise_descriptor_limit() {
         tracing::warn!("could not raise the open-file limit: {e}");
@@ -727,7 +746,7 @@ fn start(args: StartArgs) -> Result<()> {
     let native = exposure::Listener {
         what: "native protocol (data node)",
         bind: args.bind.clone(),
-        guarded: false,
+        guarded: cluster_key().is_some(),
         how: exposure::NATIVE_HOW,
     };
     let [hs_read, hs_write] = args.hs.listeners(&args.bind);
@@ -749,6 +768,7 @@ fn start(args: StartArgs) -> Result<()> {
     let shm_name =
         (args.api_transport == "shm").then(|| format!("cairn-{}-datanode", std::process::id()));
     let mut config = DataNodeConfig {
+        cluster_key: cluster_key(),
         listen: format!("{}:{port}", args.bind),
         shm_listen: shm_name.clone(),
         workers: args.workers,
@@ -852,7 +872,7 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
     let native = exposure::Listener {
         what: "native protocol",
         bind: args.listen.clone(),
-        guarded: false,
+        guarded: cluster_key().is_some(),
         how: exposure::NATIVE_HOW,
     };
     exposure::check(&[native], args.insecure)?;
@@ -875,6 +895,7 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         );
     }
     let mut config = DataNodeConfig {
+        cluster_key: cluster_key(),
         listen: args.listen,
         node_id: args.node_id,
         workers: args.workers,

@@ -95,7 +95,7 @@ fn datanode_and_api_off_loopback() {
     let listen = format!("0.0.0.0:{port}");
     let (ok, stderr) = run(&["datanode", "--listen", &listen]);
     assert!(
-        !ok && stderr.contains("native protocol has no authentication"),
+        !ok && stderr.contains("--cluster-key-file"),
         "{stderr}"
     );
 
@@ -122,4 +122,51 @@ fn datanode_and_api_off_loopback() {
     let mut datanode = datanode;
     let _ = datanode.child.kill();
     let _ = datanode.child.wait();
+}
+
+#[test]
+fn with_the_cluster_key_only_clients_that_prove_it_are_served() {
+    let dir = fresh_dir("exposure-key");
+    std::fs::create_dir_all(&dir).unwrap();
+    let key = dir.join("cluster.key");
+    std::fs::write(&key, b"an example cluster key, 32 bytes").unwrap();
+    let other = dir.join("other.key");
+    std::fs::write(&other, b"another cluster key, also 32 byt").unwrap();
+    let short = dir.join("short.key");
+    std::fs::write(&short, b"short").unwrap();
+    let (ok, stderr) = run(&["--cluster-key-file", short.to_str().unwrap(), "datanode"]);
+    assert!(!ok && stderr.contains("16 to 4096 bytes"), "{stderr}");
+
+    // Off loopback with the key: no --insecure needed.
+    let port = free_port();
+    let listen = format!("0.0.0.0:{port}");
+    let local = format!("127.0.0.1:{port}");
+    let datanode = spawn(&[
+        "--cluster-key-file",
+        key.to_str().unwrap(),
+        "datanode",
+        "--listen",
+        &listen,
+    ]);
+    let status = |key_file: Option<&std::path::Path>| {
+        let mut args = vec![];
+        if let Some(k) = key_file {
+            args.extend(["--cluster-key-file", k.to_str().unwrap()]);
+        }
+        args.extend(["admin", "status", "--connect", &local]);
+        run(&args)
+    };
+    let (ok, stderr) = status(Some(&key));
+    assert!(ok, "a client with the key is served: {stderr}");
+    let (ok, _) = status(None);
+    assert!(!ok, "a client without the key is served");
+    let (ok, stderr) = status(Some(&other));
+    assert!(
+        !ok && stderr.contains("cluster key"),
+        "a client with another key is served: {stderr}"
+    );
+    let mut datanode = datanode;
+    let _ = datanode.child.kill();
+    let _ = datanode.child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
 }

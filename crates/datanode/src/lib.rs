@@ -108,6 +108,8 @@ pub struct DataNodeConfig {
     pub durability: Durability,
     /// Fault injection for the redo logs' I/O (tests only).
     pub redo_faults: Option<Arc<storage::redo::Faults>>,
+    /// TCP clients must prove this key before anything else (shared memory skips it).
+    pub cluster_key: Option<Arc<transport::auth::ClusterKey>>,
     /// Size of each redo segment file.
     pub redo_segment_bytes: u64,
     /// A local checkpoint starts once this many redo bytes were written since the last began
@@ -136,6 +138,7 @@ impl Default for DataNodeConfig {
             data_dir: None,
             durability: Durability::Commit,
             redo_faults: None,
+            cluster_key: None,
             redo_segment_bytes: storage::redo::SEGMENT_BYTES_DEFAULT,
             checkpoint_redo_bytes: 256 << 20,
             fault_worker_panic_after: None,
@@ -573,14 +576,19 @@ impl DataNode {
         let address = listener.local_addr()?;
         let acceptor = {
             let shared = shared.clone();
-            std::thread::Builder::new()
-                .name("acceptor".into())
-                .spawn(move || {
-                    accept_loop(
-                        || listener.accept().map(|(s, _)| transport::Stream::Tcp(s)),
-                        shared,
-                    )
-                })?
+            match config.cluster_key.clone() {
+                None => std::thread::Builder::new()
+                    .name("acceptor".into())
+                    .spawn(move || {
+                        accept_loop(
+                            || listener.accept().map(|(s, _)| transport::Stream::Tcp(s)),
+                            shared,
+                        )
+                    })?,
+                Some(key) => std::thread::Builder::new()
+                    .name("acceptor".into())
+                    .spawn(move || accept_with_key(listener, key, shared))?,
+            }
         };
         let shm_acceptor = match &config.shm_listen {
             None => None,
@@ -675,6 +683,75 @@ impl DataNode {
             let _ = w.join();
         }
         info!("data node stopped");
+    }
+}
+
+/// Handshakes with the cluster key in progress at once; past it, a new connection is closed.
+pub const HANDSHAKES_MAX: usize = 64;
+
+/// Accepts TCP connections that must prove the cluster key: each handshake runs on a thread of
+/// its own (a client that stalls holds up no one), and connections that pass are dealt to the
+/// workers as any other.
+fn accept_with_key(
+    listener: std::net::TcpListener,
+    key: Arc<transport::auth::ClusterKey>,
+    shared: Arc<Shared>,
+) {
+    let (passed, proven) = mpsc::sync_channel::<TcpStream>(HANDSHAKES_MAX);
+    let dealer = {
+        let shared = shared.clone();
+        std::thread::Builder::new()
+            .name("dealer".into())
+            .spawn(move || {
+                accept_loop(
+                    || {
+                        proven
+                            .recv()
+                            .map(transport::Stream::Tcp)
+                            .map_err(|_| std::io::Error::other("acceptor stopped"))
+                    },
+                    shared,
+                )
+            })
+    };
+    let pending = Arc::new(AtomicUsize::new(0));
+    loop {
+        let accepted = listener.accept();
+        if shared.stopping.load(Ordering::SeqCst) {
+            break;
+        }
+        let (mut stream, peer) = match accepted {
+            Ok(a) => a,
+            Err(e) => {
+                warn!("accept failed: {e}");
+                std::thread::sleep(ACCEPT_BACKOFF);
+                continue;
+            }
+        };
+        if pending.load(Ordering::Relaxed) >= HANDSHAKES_MAX {
+            warn!("refusing {peer}: {HANDSHAKES_MAX} cluster key handshakes in progress");
+            continue;
+        }
+        pending.fetch_add(1, Ordering::Relaxed);
+        let (passed, key, in_progress) = (passed.clone(), key.clone(), pending.clone());
+        let spawned = std::thread::Builder::new()
+            .name("handshake".into())
+            .spawn(move || {
+                match transport::auth::server_handshake(&mut stream, &key) {
+                    Ok(()) => {
+                        let _ = passed.send(stream);
+                    }
+                    Err(e) => warn!("refusing {peer}: {e}"),
+                }
+                in_progress.fetch_sub(1, Ordering::Relaxed);
+            });
+        if spawned.is_err() {
+            pending.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+    drop(passed);
+    if let Ok(dealer) = dealer {
+        let _ = dealer.join();
     }
 }
 

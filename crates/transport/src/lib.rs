@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use wire::{DecodeError, FrameHeader, Message};
 
+pub mod auth;
 pub mod buffer;
 pub mod nonblocking;
 pub mod shm;
@@ -445,8 +446,11 @@ pub fn connect_any(address: &str, timeout: Duration) -> io::Result<Stream> {
     match address.strip_prefix(shm::ADDRESS_PREFIX) {
         Some(name) => Ok(Stream::Shm(ShmStream::connect(name, timeout)?)),
         None => {
-            let s = connect_stream(address, timeout)?;
+            let mut s = connect_stream(address, timeout)?;
             s.set_nodelay(true)?;
+            if let Some(key) = auth::client_key() {
+                auth::client_handshake(&mut s, key)?;
+            }
             Ok(Stream::Tcp(s))
         }
     }

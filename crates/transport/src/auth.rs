@@ -1,0 +1,200 @@
+//! The cluster key handshake: on a TCP connection to a data node that has a cluster key, both
+//! sides prove they hold the key before any native frame (challenge-response with HMAC-SHA256
+//! over fresh nonces; the key never crosses the wire). Drawn in docs/formats/native-protocol.md.
+//! Shared-memory connections (same host, same user) skip it.
+
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use ring::hmac;
+use ring::rand::{SecureRandom, SystemRandom};
+
+/// "CAIA": the first bytes of a handshake message.
+pub const MAGIC: [u8; 4] = *b"CAIA";
+pub const VERSION: u8 = 1;
+pub const NONCE_BYTES: usize = 32;
+/// The shortest and longest key file accepted.
+pub const KEY_BYTES_MIN: usize = 16;
+pub const KEY_BYTES_MAX: usize = 4096;
+/// How long a peer has to finish the handshake.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The secret every node and API node of a cluster holds. Its bytes are never printed.
+pub struct ClusterKey(hmac::Key);
+
+impl std::fmt::Debug for ClusterKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ClusterKey(hidden)")
+    }
+}
+
+impl ClusterKey {
+    pub fn new(bytes: &[u8]) -> io::Result<ClusterKey> {
+        if !(KEY_BYTES_MIN..=KEY_BYTES_MAX).contains(&bytes.len()) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "a cluster key has {KEY_BYTES_MIN} to {KEY_BYTES_MAX} bytes, not {}",
+                    bytes.len()
+                ),
+            ));
+        }
+        Ok(ClusterKey(hmac::Key::new(hmac::HMAC_SHA256, bytes)))
+    }
+
+    /// Reads a key file (e.g. made with `head -c 32 /dev/urandom > cluster.key`).
+    pub fn load(path: &std::path::Path) -> io::Result<ClusterKey> {
+        let len = std::fs::metadata(path)?.len();
+        if len > KEY_BYTES_MAX as u64 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is too long for a key", path.display()),
+            ));
+        }
+        ClusterKey::new(&std::fs::read(path)?)
+    }
+
+    fn proof(&self, role: &[u8], first: &[u8], second: &[u8]) -> hmac::Tag {
+        let mut ctx = hmac::Context::with_key(&self.0);
+        ctx.update(role);
+        ctx.update(first);
+        ctx.update(second);
+        ctx.sign()
+    }
+
+    fn verify(&self, role: &[u8], first: &[u8], second: &[u8], tag: &[u8]) -> bool {
+        let mut message = Vec::with_capacity(role.len() + first.len() + second.len());
+        message.extend_from_slice(role);
+        message.extend_from_slice(first);
+        message.extend_from_slice(second);
+        hmac::verify(&self.0, &message, tag).is_ok()
+    }
+}
+
+static CLIENT_KEY: OnceLock<ClusterKey> = OnceLock::new();
+
+/// Sets the key this process's clients prove when they connect to data nodes over TCP (once).
+pub fn set_client_key(key: ClusterKey) {
+    let _ = CLIENT_KEY.set(key);
+}
+
+pub fn client_key() -> Option<&'static ClusterKey> {
+    CLIENT_KEY.get()
+}
+
+fn nonce() -> io::Result<[u8; NONCE_BYTES]> {
+    let mut n = [0u8; NONCE_BYTES];
+    SystemRandom::new()
+        .fill(&mut n)
+        .map_err(|_| io::Error::other("no randomness for a nonce"))?;
+    Ok(n)
+}
+
+fn refused(why: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::PermissionDenied, why.to_string())
+}
+
+const CLIENT_ROLE: &[u8] = b"cairn cluster key, client";
+const SERVER_ROLE: &[u8] = b"cairn cluster key, server";
+
+/// The data node's side: challenge, check the client's proof, prove the key back.
+pub fn server_handshake(stream: &mut TcpStream, key: &ClusterKey) -> io::Result<()> {
+    stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT))?;
+    let server_nonce = nonce()?;
+    let mut challenge = Vec::with_capacity(5 + NONCE_BYTES);
+    challenge.extend_from_slice(&MAGIC);
+    challenge.push(VERSION);
+    challenge.extend_from_slice(&server_nonce);
+    stream.write_all(&challenge)?;
+    let mut answer = [0u8; 4 + NONCE_BYTES + 32];
+    stream.read_exact(&mut answer)?;
+    if answer[..4] != MAGIC {
+        return Err(refused(
+            "the client did not answer the cluster key challenge",
+        ));
+    }
+    let client_nonce = &answer[4..4 + NONCE_BYTES];
+    if !key.verify(
+        CLIENT_ROLE,
+        &server_nonce,
+        client_nonce,
+        &answer[4 + NONCE_BYTES..],
+    ) {
+        let _ = stream.write_all(&[0u8; 33]);
+        return Err(refused("the client's cluster key is wrong"));
+    }
+    let mut done = vec![1u8];
+    done.extend_from_slice(key.proof(SERVER_ROLE, client_nonce, &server_nonce).as_ref());
+    stream.write_all(&done)?;
+    stream.set_read_timeout(None)
+}
+
+/// The client's side: answer the challenge, then check the data node proved the key too.
+pub fn client_handshake(stream: &mut TcpStream, key: &ClusterKey) -> io::Result<()> {
+    stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT))?;
+    let mut challenge = [0u8; 5 + NONCE_BYTES];
+    stream.read_exact(&mut challenge).map_err(|e| {
+        refused(&format!(
+            "the data node sent no cluster key challenge (does it have a key?): {e}"
+        ))
+    })?;
+    if challenge[..4] != MAGIC || challenge[4] != VERSION {
+        return Err(refused(
+            "the data node does not speak the cluster key handshake",
+        ));
+    }
+    let server_nonce = &challenge[5..];
+    let client_nonce = nonce()?;
+    let mut answer = Vec::with_capacity(4 + NONCE_BYTES + 32);
+    answer.extend_from_slice(&MAGIC);
+    answer.extend_from_slice(&client_nonce);
+    answer.extend_from_slice(key.proof(CLIENT_ROLE, server_nonce, &client_nonce).as_ref());
+    stream.write_all(&answer)?;
+    let mut done = [0u8; 33];
+    stream.read_exact(&mut done)?;
+    if done[0] != 1 {
+        return Err(refused("the data node refused this cluster key"));
+    }
+    if !key.verify(SERVER_ROLE, &client_nonce, server_nonce, &done[1..]) {
+        return Err(refused("the data node did not prove the cluster key"));
+    }
+    stream.set_read_timeout(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    fn pair(
+        server_key: &'static [u8],
+        client_key: &'static [u8],
+    ) -> (io::Result<()>, io::Result<()>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let server = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            server_handshake(&mut s, &ClusterKey::new(server_key).unwrap())
+        });
+        let mut c = TcpStream::connect(address).unwrap();
+        let client = client_handshake(&mut c, &ClusterKey::new(client_key).unwrap());
+        (server.join().unwrap(), client)
+    }
+
+    #[test]
+    fn the_same_key_passes_and_another_fails_on_both_sides() {
+        let (s, c) = pair(b"0123456789abcdef", b"0123456789abcdef");
+        assert!(s.is_ok() && c.is_ok(), "{s:?} {c:?}");
+        let (s, c) = pair(b"0123456789abcdef", b"0123456789abcdeX");
+        assert!(s.is_err() && c.is_err(), "{s:?} {c:?}");
+    }
+
+    #[test]
+    fn short_keys_are_refused_and_keys_never_print() {
+        assert!(ClusterKey::new(b"short").is_err());
+        let key = ClusterKey::new(b"0123456789abcdef").unwrap();
+        assert!(!format!("{key:?}").contains("0123"));
+    }
+}
