@@ -94,10 +94,7 @@ fn datanode_and_api_off_loopback() {
     let port = free_port();
     let listen = format!("0.0.0.0:{port}");
     let (ok, stderr) = run(&["datanode", "--listen", &listen]);
-    assert!(
-        !ok && stderr.contains("--cluster-key-file"),
-        "{stderr}"
-    );
+    assert!(!ok && stderr.contains("--cluster-key-file"), "{stderr}");
 
     // A data node on loopback, and front ends off loopback over it.
     let local = format!("127.0.0.1:{port}");
