@@ -682,6 +682,7 @@ fn main() -> Result<()> {
                 &mgm,
                 999,
                 true,
+                cluster_key().as_deref(),
                 Duration::from_secs(5),
             )
             .with_context(|| format!("asking the management node at {mgm}"))?;

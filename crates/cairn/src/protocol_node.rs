@@ -60,6 +60,7 @@ pub fn run_mgmd(args: MgmdArgs) -> Result<()> {
         fault_cut_file: None,
         restarted: false,
         config_text: Some(Arc::new(text)),
+        cluster_key: crate::cluster_key(),
     };
     let stop = Arc::new(AtomicBool::new(false));
     {
@@ -98,6 +99,7 @@ pub fn run(args: ProtocolNodeArgs) -> Result<()> {
             mgm,
             args.id,
             false,
+            crate::cluster_key().as_deref(),
             std::time::Duration::from_secs(10),
         )
         .with_context(|| format!("asking the management node at {mgm} for the configuration"))?;
@@ -156,6 +158,7 @@ fn run_host(
         fault_cut_file: args.fault_cut_file.clone(),
         restarted: args.join,
         config_text: None,
+        cluster_key: crate::cluster_key(),
     };
     let id = args.id;
     let mut stdout = std::io::stdout().lock();

@@ -98,3 +98,112 @@ fn a_bad_configuration_is_refused_with_its_reason() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("multiple of replicas"), "{stderr}");
 }
+
+#[test]
+fn with_a_cluster_key_every_link_proves_it() {
+    let dir = fresh_dir("mgmd-key");
+    std::fs::create_dir_all(&dir).unwrap();
+    let key = dir.join("cluster.key");
+    std::fs::write(&key, b"the cluster key of this test....").unwrap();
+    let wrong = dir.join("wrong.key");
+    std::fs::write(&wrong, b"not the cluster key of this test").unwrap();
+    let mgm = format!("127.0.0.1:{}", free_port());
+    let mut config = format!("[cluster]\nreplicas = 2\n\n[mgmd]\naddress = \"{mgm}\"\n");
+    for _ in 1..=2 {
+        config.push_str(&format!(
+            "\n[[datanode]]\naddress = \"127.0.0.1:{}\"\n",
+            free_port()
+        ));
+    }
+    let file = dir.join("cluster.toml");
+    std::fs::write(&file, &config).unwrap();
+    let k = key.to_str().unwrap();
+    let mut mgmd = spawn(&[
+        "--cluster-key-file",
+        k,
+        "mgmd",
+        "--config",
+        file.to_str().unwrap(),
+    ]);
+    let mut nodes: Vec<_> = (1..=2)
+        .map(|id| {
+            spawn(&[
+                "--cluster-key-file",
+                k,
+                "protocol-node",
+                "--mgm",
+                &mgm,
+                "--id",
+                &id.to_string(),
+            ])
+        })
+        .collect();
+    let with_key = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["--cluster-key-file", k, "admin", "cluster", "--mgm", &mgm])
+        .output()
+        .unwrap();
+    assert!(with_key.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&with_key.stdout)
+            .matches(" member")
+            .count(),
+        2
+    );
+    for args in [
+        vec!["admin", "cluster", "--mgm", &mgm],
+        vec![
+            "--cluster-key-file",
+            wrong.to_str().unwrap(),
+            "admin",
+            "cluster",
+            "--mgm",
+            &mgm,
+        ],
+        vec![
+            "--cluster-key-file",
+            wrong.to_str().unwrap(),
+            "protocol-node",
+            "--mgm",
+            &mgm,
+            "--id",
+            "1",
+        ],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(
+            !out.status.success(),
+            "{args:?} was served without the cluster key"
+        );
+    }
+    // The links carry the protocol: node 2 dies, node 1 and the arbitrator agree without it.
+    nodes[1].child.kill().unwrap();
+    let _ = nodes[1].child.wait();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
+            .args(["--cluster-key-file", k, "admin", "cluster", "--mgm", &mgm])
+            .output()
+            .unwrap();
+        let status = String::from_utf8_lossy(&out.stdout).to_string();
+        if status
+            .lines()
+            .any(|l| l.starts_with("node 2 ") && l.ends_with("not in the view (dead or stopped)"))
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "node 2 never left the view: {status}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for n in nodes.iter_mut() {
+        let _ = n.child.kill();
+        let _ = n.child.wait();
+    }
+    let _ = mgmd.child.kill();
+    let _ = mgmd.child.wait();
+}

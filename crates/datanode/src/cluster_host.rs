@@ -21,6 +21,7 @@ use cluster::arbitrator::Arbitrator;
 use cluster::codec::{self, CLUSTER_MESSAGE};
 use cluster::node::{DataNode, Input};
 use cluster::{Layout, Msg, NodeId, Observation, Output, Time, Timing, ARBITRATOR};
+use transport::auth::ClusterKey;
 use wire::frame::{write_frame, FrameHeader, HEADER_BYTES};
 
 /// The frame a dialing node sends first: its node id in the request id field, no body.
@@ -54,6 +55,8 @@ pub struct HostConfig {
     pub restarted: bool,
     /// On the management node: the configuration file's text, handed to nodes that ask.
     pub config_text: Option<Arc<String>>,
+    /// Every link, both ways, proves this key before its hello (transport::auth).
+    pub cluster_key: Option<Arc<ClusterKey>>,
 }
 
 /// What the management node tells `cairn admin cluster`: the newest view it knows.
@@ -102,6 +105,7 @@ pub fn run(
     let clients: ClientWriters = Arc::new(Mutex::new(BTreeMap::new()));
     let known: Known = Arc::new(Mutex::new(None));
     let answers = Answers {
+        key: config.cluster_key.clone(),
         config: config.config_text.clone(),
         known: known.clone(),
         addresses: config.addresses.clone(),
@@ -125,7 +129,12 @@ pub fn run(
         .addresses
         .iter()
         .filter(|(id, _)| **id != config.id)
-        .map(|(id, address)| Ok((*id, spawn_link(config.id, address.clone())?)))
+        .map(|(id, address)| {
+            Ok((
+                *id,
+                spawn_link(config.id, address.clone(), config.cluster_key.clone())?,
+            ))
+        })
         .collect::<io::Result<_>>()?;
     let origin = Instant::now();
     let now = || origin.elapsed().as_micros() as Time;
@@ -226,15 +235,19 @@ fn send(
 }
 
 /// A peer's writer: dials on demand, and drops what it cannot deliver.
-fn spawn_link(me: NodeId, address: String) -> io::Result<SyncSender<Vec<u8>>> {
+fn spawn_link(
+    me: NodeId,
+    address: String,
+    key: Option<Arc<ClusterKey>>,
+) -> io::Result<SyncSender<Vec<u8>>> {
     let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(LINK_QUEUE_MAX);
     thread::Builder::new()
         .name("cluster-link".into())
-        .spawn(move || write_loop(me, &address, rx))?;
+        .spawn(move || write_loop(me, &address, key.as_deref(), rx))?;
     Ok(tx)
 }
 
-fn write_loop(me: NodeId, address: &str, frames: Receiver<Vec<u8>>) {
+fn write_loop(me: NodeId, address: &str, key: Option<&ClusterKey>, frames: Receiver<Vec<u8>>) {
     let mut stream: Option<TcpStream> = None;
     let mut retry_at = Instant::now();
     while let Ok(frame) = frames.recv() {
@@ -244,6 +257,9 @@ fn write_loop(me: NodeId, address: &str, frames: Receiver<Vec<u8>>) {
                 .ok()
                 .and_then(|mut s| {
                     s.set_nodelay(true).ok()?;
+                    if let Some(key) = key {
+                        transport::auth::client_handshake(&mut s, key).ok()?;
+                    }
                     s.write_all(&hello(me)).ok()?;
                     Some(s)
                 });
@@ -260,6 +276,7 @@ fn write_loop(me: NodeId, address: &str, frames: Receiver<Vec<u8>>) {
 /// where its replies go. A bad frame closes only this connection.
 /// What a connection's reader answers by itself, without the protocol loop.
 struct Answers {
+    key: Option<Arc<ClusterKey>>,
     config: Option<Arc<String>>,
     known: Known,
     addresses: BTreeMap<NodeId, String>,
@@ -294,6 +311,12 @@ fn read_loop(
     answers: &Answers,
 ) {
     let _ = stream.set_nodelay(true);
+    if let Some(key) = &answers.key {
+        if let Err(e) = transport::auth::server_handshake(&mut stream, key) {
+            tracing::warn!("refusing a cluster link: {e}");
+            return;
+        }
+    }
     let from = match read_frame(&mut stream) {
         Ok((h, _)) if h.message_type == CLUSTER_HELLO && h.request_id <= u64::from(NodeId::MAX) => {
             h.request_id as NodeId
@@ -348,9 +371,13 @@ pub fn ask_management_node(
     mgm: &str,
     me: NodeId,
     status: bool,
+    key: Option<&ClusterKey>,
     timeout: Duration,
 ) -> io::Result<String> {
     let mut stream = transport::connect_stream(mgm, timeout)?;
+    if let Some(key) = key {
+        transport::auth::client_handshake(&mut stream, key)?;
+    }
     stream.set_read_timeout(Some(timeout))?;
     let mut request = hello(me);
     let kind = if status {

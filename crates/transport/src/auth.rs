@@ -102,6 +102,11 @@ const SERVER_ROLE: &[u8] = b"cairn cluster key, server";
 /// The data node's side: challenge, check the client's proof, prove the key back.
 pub fn server_handshake(stream: &mut TcpStream, key: &ClusterKey) -> io::Result<()> {
     stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT))?;
+    server_exchange(stream, key)?;
+    stream.set_read_timeout(None)
+}
+
+fn server_exchange(stream: &mut (impl Read + Write), key: &ClusterKey) -> io::Result<()> {
     let server_nonce = nonce()?;
     let mut challenge = Vec::with_capacity(5 + NONCE_BYTES);
     challenge.extend_from_slice(&MAGIC);
@@ -127,13 +132,17 @@ pub fn server_handshake(stream: &mut TcpStream, key: &ClusterKey) -> io::Result<
     }
     let mut done = vec![1u8];
     done.extend_from_slice(key.proof(SERVER_ROLE, client_nonce, &server_nonce).as_ref());
-    stream.write_all(&done)?;
-    stream.set_read_timeout(None)
+    stream.write_all(&done)
 }
 
 /// The client's side: answer the challenge, then check the data node proved the key too.
 pub fn client_handshake(stream: &mut TcpStream, key: &ClusterKey) -> io::Result<()> {
     stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT))?;
+    client_exchange(stream, key)?;
+    stream.set_read_timeout(None)
+}
+
+fn client_exchange(stream: &mut (impl Read + Write), key: &ClusterKey) -> io::Result<()> {
     let mut challenge = [0u8; 5 + NONCE_BYTES];
     stream.read_exact(&mut challenge).map_err(|e| {
         refused(&format!(
@@ -160,7 +169,7 @@ pub fn client_handshake(stream: &mut TcpStream, key: &ClusterKey) -> io::Result<
     if !key.verify(SERVER_ROLE, &client_nonce, server_nonce, &done[1..]) {
         return Err(refused("the data node did not prove the cluster key"));
     }
-    stream.set_read_timeout(None)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -189,6 +198,47 @@ mod tests {
         assert!(s.is_ok() && c.is_ok(), "{s:?} {c:?}");
         let (s, c) = pair(b"0123456789abcdef", b"0123456789abcdeX");
         assert!(s.is_err() && c.is_err(), "{s:?} {c:?}");
+    }
+
+    /// A peer that reads from `input` and writes to nowhere.
+    struct Scripted(io::Cursor<Vec<u8>>);
+    impl Read for Scripted {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.0.read(buf)
+        }
+    }
+    impl Write for Scripted {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Random and damaged answers never pass either side's check, and never panic.
+    #[test]
+    fn random_answers_never_pass() {
+        let seed = 0xa11ce_u64;
+        println!("seed {seed}");
+        let mut state = seed;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let key = ClusterKey::new(b"0123456789abcdef").unwrap();
+        for _ in 0..5000 {
+            let len = (next() % 120) as usize;
+            let mut bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            if next() % 2 == 0 && bytes.len() >= 5 {
+                bytes[..4].copy_from_slice(&MAGIC);
+                bytes[4] = VERSION;
+            }
+            assert!(server_exchange(&mut Scripted(io::Cursor::new(bytes.clone())), &key).is_err());
+            assert!(client_exchange(&mut Scripted(io::Cursor::new(bytes)), &key).is_err());
+        }
     }
 
     #[test]
