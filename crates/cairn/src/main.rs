@@ -722,14 +722,20 @@ fn fail_stop_on_panic() {
     }));
 }
 
-/// Blocks until Ctrl-C or SIGTERM; exits the process if the node fails (fail-stop), so it restarts
-/// from its files.
-fn wait_for_signal(node: &DataNode) -> Result<()> {
+/// Installs the Ctrl-C and SIGTERM handler; done before `ready` is printed, so a signal sent as
+/// soon as it is read stops the process cleanly instead of killing it.
+fn stop_signal() -> Result<mpsc::Receiver<()>> {
     let (tx, rx) = mpsc::channel();
     ctrlc::set_handler(move || {
         let _ = tx.send(());
     })
     .context("installing the signal handler")?;
+    Ok(rx)
+}
+
+/// Blocks until Ctrl-C or SIGTERM; exits the process if the node fails (fail-stop), so it restarts
+/// from its files.
+fn wait_for_signal(node: &DataNode, rx: mpsc::Receiver<()>) -> Result<()> {
     loop {
         match rx.recv_timeout(Duration::from_millis(200)) {
             Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
@@ -826,8 +832,9 @@ fn start(args: StartArgs) -> Result<()> {
         "data memory: {} MiB (--data-memory)",
         config.data_memory >> 20
     );
+    let stop = stop_signal()?;
     println!("ready");
-    wait_for_signal(&node)?;
+    wait_for_signal(&node, stop)?;
     println!("stopping");
     sql.stop();
     hs.stop();
@@ -856,13 +863,9 @@ fn run_api(args: ApiArgs) -> Result<()> {
     if let Some(path) = sql.socket() {
         println!("sql unix socket: {}", path.display());
     }
+    let stop = stop_signal()?;
     println!("ready");
-    let (tx, rx) = mpsc::channel();
-    ctrlc::set_handler(move || {
-        let _ = tx.send(());
-    })
-    .context("installing the signal handler")?;
-    let _ = rx.recv();
+    let _ = stop.recv();
     sql.stop();
     hs.stop();
     println!("stopped");
@@ -925,8 +928,9 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         "data memory: {} MiB (--data-memory)",
         config.data_memory >> 20
     );
+    let stop = stop_signal()?;
     println!("ready");
-    wait_for_signal(&node)?;
+    wait_for_signal(&node, stop)?;
     node.stop();
     Ok(())
 }

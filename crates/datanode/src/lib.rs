@@ -715,6 +715,7 @@ fn accept_with_key(
             })
     };
     let pending = Arc::new(AtomicUsize::new(0));
+    let failures = Arc::new(Mutex::new(transport::auth::FailedLogins::default()));
     loop {
         let accepted = listener.accept();
         if shared.stopping.load(Ordering::SeqCst) {
@@ -728,16 +729,36 @@ fn accept_with_key(
                 continue;
             }
         };
+        let allowed = failures
+            .lock()
+            .map(|f| f.allowed(peer.ip(), std::time::Instant::now()))
+            .unwrap_or(true);
+        if !allowed {
+            // Closed at once: the address failed the handshake too often lately.
+            continue;
+        }
         if pending.load(Ordering::Relaxed) >= HANDSHAKES_MAX {
             warn!("refusing {peer}: {HANDSHAKES_MAX} cluster key handshakes in progress");
             continue;
         }
         pending.fetch_add(1, Ordering::Relaxed);
-        let (passed, key, in_progress) = (passed.clone(), key.clone(), pending.clone());
+        let (passed, key, in_progress, failures) = (
+            passed.clone(),
+            key.clone(),
+            pending.clone(),
+            failures.clone(),
+        );
         let spawned = std::thread::Builder::new()
             .name("handshake".into())
             .spawn(move || {
-                match transport::auth::server_handshake(&mut stream, &key) {
+                let result = transport::auth::server_handshake(&mut stream, &key);
+                if let Ok(mut f) = failures.lock() {
+                    match &result {
+                        Ok(()) => f.passed(peer.ip()),
+                        Err(_) => f.failed(peer.ip(), std::time::Instant::now()),
+                    }
+                }
+                match result {
                     Ok(()) => {
                         let _ = passed.send(stream);
                     }

@@ -6,7 +6,7 @@
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ring::hmac;
 use ring::rand::{SecureRandom, SystemRandom};
@@ -70,6 +70,57 @@ impl ClusterKey {
         message.extend_from_slice(first);
         message.extend_from_slice(second);
         hmac::verify(&self.0, &message, tag).is_ok()
+    }
+}
+
+/// Failed handshakes per client address before it is turned away.
+pub const FAILURES_BEFORE_BLOCK: u32 = 5;
+/// How long an address is turned away once it failed that often (doubling with each further
+/// failure, up to `BLOCK_MAX`).
+pub const BLOCK_FIRST: Duration = Duration::from_secs(1);
+pub const BLOCK_MAX: Duration = Duration::from_secs(300);
+/// The most addresses remembered; the oldest is forgotten first.
+pub const ADDRESSES_MAX: usize = 4096;
+
+/// Failed cluster key handshakes per client address: a guesser is slowed down, and a stranger's
+/// failures never lock out anyone else.
+#[derive(Default)]
+pub struct FailedLogins {
+    by_address: std::collections::HashMap<std::net::IpAddr, (u32, Instant, Instant)>,
+}
+
+impl FailedLogins {
+    /// Whether `address` may try now.
+    pub fn allowed(&self, address: std::net::IpAddr, now: Instant) -> bool {
+        self.by_address
+            .get(&address)
+            .is_none_or(|(_, _, until)| now >= *until)
+    }
+
+    /// Notes a failure; past `FAILURES_BEFORE_BLOCK` the address waits, longer each time.
+    pub fn failed(&mut self, address: std::net::IpAddr, now: Instant) {
+        if self.by_address.len() >= ADDRESSES_MAX && !self.by_address.contains_key(&address) {
+            if let Some(oldest) = self
+                .by_address
+                .iter()
+                .min_by_key(|(_, (_, last, _))| *last)
+                .map(|(a, _)| *a)
+            {
+                self.by_address.remove(&oldest);
+            }
+        }
+        let entry = self.by_address.entry(address).or_insert((0, now, now));
+        entry.0 += 1;
+        entry.1 = now;
+        if entry.0 >= FAILURES_BEFORE_BLOCK {
+            let doublings = (entry.0 - FAILURES_BEFORE_BLOCK).min(16);
+            entry.2 = now + (BLOCK_FIRST * 2u32.pow(doublings)).min(BLOCK_MAX);
+        }
+    }
+
+    /// A success forgets the address's failures.
+    pub fn passed(&mut self, address: std::net::IpAddr) {
+        self.by_address.remove(&address);
     }
 }
 
@@ -239,6 +290,26 @@ mod tests {
             assert!(server_exchange(&mut Scripted(io::Cursor::new(bytes.clone())), &key).is_err());
             assert!(client_exchange(&mut Scripted(io::Cursor::new(bytes)), &key).is_err());
         }
+    }
+
+    #[test]
+    fn repeated_failures_turn_one_address_away_for_longer_and_longer() {
+        let mut f = FailedLogins::default();
+        let (guesser, other): (std::net::IpAddr, std::net::IpAddr) =
+            ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        let t = Instant::now();
+        for _ in 0..FAILURES_BEFORE_BLOCK {
+            assert!(f.allowed(guesser, t));
+            f.failed(guesser, t);
+        }
+        assert!(!f.allowed(guesser, t) && f.allowed(other, t));
+        assert!(f.allowed(guesser, t + BLOCK_FIRST));
+        f.failed(guesser, t + BLOCK_FIRST);
+        assert!(
+            !f.allowed(guesser, t + BLOCK_FIRST * 2) && f.allowed(guesser, t + BLOCK_FIRST * 3)
+        );
+        f.passed(guesser);
+        assert!(f.allowed(guesser, t));
     }
 
     #[test]
