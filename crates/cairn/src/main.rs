@@ -50,7 +50,7 @@ struct Cli {
     /// The cluster key file (16 to 4096 bytes, e.g. `head -c 32 /dev/urandom > cluster.key`):
     /// a data node makes every TCP client prove it before anything else, and this process's
     /// clients prove it to data nodes. Needed to open the native protocol off loopback.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, env = "CAIRN_CLUSTER_KEY_FILE")]
     cluster_key_file: Option<PathBuf>,
 }
 
@@ -193,10 +193,21 @@ struct HsArgs {
     #[arg(long, default_value_t = 9999)]
     hs_write_port: u16,
     /// Secret a read-port connection must send with `A` before anything else (empty: none).
-    #[arg(long, default_value = "")]
+    /// Prefer the environment variable: a flag's value shows in the process list.
+    #[arg(
+        long,
+        default_value = "",
+        env = "CAIRN_HS_READ_SECRET",
+        hide_env_values = true
+    )]
     hs_read_secret: String,
-    /// Secret for the write port.
-    #[arg(long, default_value = "")]
+    /// Secret for the write port (or CAIRN_HS_WRITE_SECRET).
+    #[arg(
+        long,
+        default_value = "",
+        env = "CAIRN_HS_WRITE_SECRET",
+        hide_env_values = true
+    )]
     hs_write_secret: String,
     /// Seconds an idle HandlerSocket connection stays open.
     #[arg(long, default_value_t = 300)]
@@ -217,7 +228,13 @@ struct SqlArgs {
     sql_socket: Option<std::path::PathBuf>,
     /// root@localhost's SQL password, set when the accounts table is made at the first start
     /// (empty: none); later starts keep the accounts the cluster holds (ALTER USER changes it).
-    #[arg(long, default_value = "")]
+    /// Prefer the environment variable: a flag's value shows in the process list.
+    #[arg(
+        long,
+        default_value = "",
+        env = "CAIRN_SQL_ROOT_PASSWORD",
+        hide_env_values = true
+    )]
     sql_root_password: String,
     /// Event loops that serve idle SQL connections and their simple reads.
     #[arg(long, default_value_t = sql::REACTORS_DEFAULT)]

@@ -167,3 +167,49 @@ fn with_the_cluster_key_only_clients_that_prove_it_are_served() {
     let _ = datanode.child.wait();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn credentials_can_come_from_the_environment_out_of_the_process_list() {
+    let dir = fresh_dir("exposure-env");
+    std::fs::create_dir_all(&dir).unwrap();
+    let key = dir.join("cluster.key");
+    std::fs::write(&key, b"an example cluster key, 32 bytes").unwrap();
+    let port = free_port().to_string();
+    let data = dir.join("data");
+    let data_arg = data.to_string_lossy().to_string();
+    let mut args = vec![
+        "start",
+        "--bind",
+        "0.0.0.0",
+        "--datanode-port",
+        &port,
+        "--data-dir",
+        &data_arg,
+    ];
+    args.extend(FREE_FRONT_END_PORTS);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(&args)
+        .env("CAIRN_HS_READ_SECRET", "r")
+        .env("CAIRN_HS_WRITE_SECRET", "w")
+        .env("CAIRN_SQL_ROOT_PASSWORD", "p")
+        .env("CAIRN_CLUSTER_KEY_FILE", &key)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // It starts (no refusal, no --insecure): read until `ready`.
+    use std::io::BufRead;
+    let stdout = child.stdout.take().unwrap();
+    let ready = std::io::BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .any(|l| l == "ready");
+    let _ = child.kill();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        ready,
+        "no ready: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
