@@ -737,6 +737,17 @@ fn secret<'a>(conn: &Conn, config: &'a HsConfig) -> &'a [u8] {
     }
 }
 
+/// Compares a key with the secret in time that does not depend on where they differ, so the
+/// secret cannot be guessed a byte at a time from answer times.
+fn same_secret(key: &[u8], secret: &[u8]) -> bool {
+    key.len() == secret.len()
+        && key
+            .iter()
+            .zip(secret)
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+}
+
 fn classify(conn: &mut Conn, config: &HsConfig, line: &[u8]) -> Step {
     let request = match protocol::parse(line, &conn.indexes) {
         Ok(r) => r,
@@ -756,7 +767,7 @@ fn classify(conn: &mut Conn, config: &HsConfig, line: &[u8]) -> Step {
         if kind.as_slice() != b"1" {
             return Step::Answer(protocol::error(3, "authtype"));
         }
-        if key.as_slice() == secret(conn, config) {
+        if same_secret(key, secret(conn, config)) {
             conn.authed = true;
             return Step::Answer(protocol::ok());
         }

@@ -1,0 +1,84 @@
+//! The HandlerSocket auth line under random input: with secrets on both ports, no random or
+//! damaged `A` line (nor any other line) authenticates a connection, nothing panics, and a client
+//! with the secret is still served.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+const SECRET: &[u8] = b"the write secret of this test";
+
+fn open_after(stream: &mut TcpStream, reader: &mut BufReader<TcpStream>, line: &[u8]) -> String {
+    stream.write_all(&[line, b"\n"].concat()).unwrap();
+    let mut answer = String::new();
+    reader.read_line(&mut answer).unwrap();
+    stream.write_all(b"P\t1\ttest\tt\tPRIMARY\tk,v\n").unwrap();
+    let mut open = String::new();
+    reader.read_line(&mut open).unwrap();
+    open
+}
+
+#[test]
+fn random_auth_lines_never_authenticate() {
+    let node = common::start_node();
+    let front = common::start_front(&node, b"the read secret", SECRET);
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
+    println!("seed {seed}");
+    let mut x = seed;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for address in [front.write_address(), front.read_address()] {
+        for _ in 0..10 {
+            let mut stream = TcpStream::connect(address).unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(10)))
+                .unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            for _ in 0..100 {
+                let len = (next() % 48) as usize;
+                let mut noise: Vec<u8> = (0..len)
+                    .map(|_| next() as u8)
+                    .filter(|b| *b != b'\n')
+                    .collect();
+                let line = match next() % 4 {
+                    // A well-formed auth line with a random key, a damaged secret, or noise.
+                    0 => [b"A\t1\t".as_slice(), &noise].concat(),
+                    1 => {
+                        let mut damaged = SECRET.to_vec();
+                        let at = (next() as usize) % damaged.len();
+                        damaged[at] ^= 1 + (next() % 255) as u8;
+                        [b"A\t1\t".as_slice(), &damaged].concat()
+                    }
+                    2 => [b"A\t".as_slice(), &noise].concat(),
+                    _ => {
+                        noise.retain(|b| *b != b'\t');
+                        noise
+                    }
+                };
+                let open = open_after(&mut stream, &mut reader, &line);
+                assert!(!open.starts_with("0\t"), "{line:?} authenticated: {open:?}");
+            }
+        }
+    }
+    // The secret still works.
+    let mut stream = TcpStream::connect(front.write_address()).unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let open = open_after(
+        &mut stream,
+        &mut reader,
+        &[b"A\t1\t".as_slice(), SECRET].concat(),
+    );
+    assert!(!open.contains("unauth"), "{open:?}");
+    front.stop();
+    node.stop();
+}
