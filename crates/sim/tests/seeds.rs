@@ -45,6 +45,27 @@ fn the_ci_seeds_pass_every_check() {
     );
 }
 
+/// Other shapes: one node group of two (every failure needs the arbitrator), three replicas, and
+/// more node groups.
+#[test]
+fn other_shapes_pass_every_check() {
+    let mut failed = Vec::new();
+    for (data_nodes, replicas) in [(2, 2), (3, 3), (6, 3), (8, 2)] {
+        for seed in 1..=8 {
+            let mut config = Config::new(seed);
+            config.data_nodes = data_nodes;
+            config.replicas = replicas;
+            if !simulate(config).passed() {
+                failed.push((data_nodes, replicas, seed));
+            }
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "(data nodes, replicas, seed) failed: {failed:?}"
+    );
+}
+
 #[test]
 fn a_run_without_faults_keeps_one_view_and_commits_steadily() {
     let mut config = Config::new(42);
