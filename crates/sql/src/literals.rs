@@ -61,43 +61,66 @@ fn rewrite(bytes: &[u8], utf8: bool, no_backslash_escapes: bool) -> Option<Vec<u
     while let Some(&b) = bytes.get(i) {
         match b {
             b'\'' | b'"' => {
-                let Some((end, content)) = string(bytes, i, no_backslash_escapes) else {
+                // A run of adjacent literals ('a' 'b') is one string to the parser: it is bytes
+                // as a whole, or not at all.
+                let mut run: Vec<(usize, usize, Vec<u8>)> = Vec::new();
+                let mut at = i;
+                while let Some((end, content)) = string(bytes, at, no_backslash_escapes) {
+                    run.push((at, end, content));
+                    at = end;
+                    while bytes.get(at).is_some_and(|c| c.is_ascii_whitespace()) {
+                        at += 1;
+                    }
+                    if !matches!(bytes.get(at), Some(b'\'' | b'"')) {
+                        break;
+                    }
+                }
+                let Some(&(_, run_end, _)) = run.last() else {
                     // Unterminated: the parser reports it.
                     break;
                 };
+                let whole: Vec<u8> = run.iter().flat_map(|(_, _, c)| c.iter().copied()).collect();
                 // A latin1 client's `_binary` literal would otherwise be decoded as text (é
                 // becoming two bytes); a UTF-8 client's decodes to itself when it is UTF-8.
                 let binary = introducer && !utf8;
-                let bytes_only = binary || (utf8 && std::str::from_utf8(&content).is_err());
-                if !bytes_only && no_backslash_escapes && content.contains(&b'\\') {
-                    // Written again as the parser reads literals: backslashes doubled.
-                    out.extend_from_slice(&bytes[copied..i]);
-                    let quote = bytes[i];
-                    out.push(quote);
-                    for &x in &content {
-                        match x {
-                            b'\\' => out.extend_from_slice(b"\\\\"),
-                            x if x == quote => out.extend_from_slice(&[quote, quote]),
-                            x => out.push(x),
-                        }
-                    }
-                    out.push(quote);
-                    copied = end;
-                } else if bytes_only {
+                let bytes_only = binary
+                    || (utf8
+                        && (std::str::from_utf8(&whole).is_err()
+                            || run.iter().any(|(_, _, c)| std::str::from_utf8(c).is_err())));
+                if bytes_only {
                     // An introducer stays: `_binary X'..'` is a binary string, as the literal was.
                     out.extend_from_slice(&bytes[copied..i]);
                     if i > 0 && is_word_byte(bytes[i - 1]) {
                         out.push(b' ');
                     }
                     out.extend_from_slice(b"X'");
-                    for x in &content {
+                    for x in &whole {
                         out.extend_from_slice(format!("{x:02X}").as_bytes());
                     }
                     out.push(b'\'');
-                    copied = end;
+                    copied = run_end;
+                } else if no_backslash_escapes {
+                    for (start, end, content) in &run {
+                        if !content.contains(&b'\\') {
+                            continue;
+                        }
+                        // Written again as the parser reads literals: backslashes doubled.
+                        out.extend_from_slice(&bytes[copied..*start]);
+                        let quote = bytes[*start];
+                        out.push(quote);
+                        for &x in content {
+                            match x {
+                                b'\\' => out.extend_from_slice(b"\\\\"),
+                                x if x == quote => out.extend_from_slice(&[quote, quote]),
+                                x => out.push(x),
+                            }
+                        }
+                        out.push(quote);
+                        copied = *end;
+                    }
                 }
                 introducer = false;
-                i = end;
+                i = run_end;
             }
             b'`' => {
                 introducer = false;
@@ -237,6 +260,18 @@ mod tests {
         );
         // An unterminated literal is left to the parser.
         assert_eq!(text(b"SELECT '\xff"), "SELECT '\u{fffd}");
+    }
+
+    #[test]
+    fn adjacent_literals_are_bytes_together() {
+        assert_eq!(text(b"SELECT 'a' '\xff'"), "SELECT X'61FF'");
+        assert_eq!(
+            text(b"SELECT 'a'\n  \"b\xfe\", 'c'"),
+            "SELECT X'6162FE', 'c'"
+        );
+        // A character split over two literals is whole again.
+        assert_eq!(text(b"SELECT '\xc3' '\xa9'"), "SELECT X'C3A9'");
+        assert_eq!(text("SELECT 'a' 'é'".as_bytes()), "SELECT 'a' 'é'");
     }
 
     #[test]
