@@ -100,11 +100,20 @@ impl HsServer {
         let read_address = read.local_addr()?;
         let write_address = write.local_addr()?;
         // The first loop accepts; every other is ready before it accepts anything.
-        let (first, waker) = Server::new(config.clone(), stopping.clone(), Some((read, write)))?;
+        let failures = Arc::new(std::sync::Mutex::new(
+            transport::auth::FailedLogins::default(),
+        ));
+        let (first, waker) = Server::new(
+            config.clone(),
+            stopping.clone(),
+            Some((read, write)),
+            failures.clone(),
+        )?;
         let mut servers = vec![first];
         let mut wakers = vec![waker];
         for _ in 1..config.loops {
-            let (mut server, waker) = Server::new(config.clone(), stopping.clone(), None)?;
+            let (mut server, waker) =
+                Server::new(config.clone(), stopping.clone(), None, failures.clone())?;
             let (tx, rx) = mpsc::channel();
             server.incoming = Some(rx);
             servers[0].peers.push((tx, waker.clone()));
@@ -165,6 +174,7 @@ impl Server {
         config: HsConfig,
         stopping: Arc<AtomicBool>,
         mut listeners: Option<(TcpListener, TcpListener)>,
+        failures: Arc<std::sync::Mutex<transport::auth::FailedLogins>>,
     ) -> std::io::Result<(Server, Arc<Waker>)> {
         let cluster = Cluster::connect(&config.datanode).map_err(|e| {
             std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
@@ -198,6 +208,7 @@ impl Server {
             stopping,
             link_ready: false,
             look_events: Events::with_capacity(256),
+            failures,
             looked: false,
             relink_at: Instant::now(),
             tokens: Vec::new(),
@@ -210,6 +221,8 @@ struct Conn {
     io: Connection,
     write_port: bool,
     authed: bool,
+    /// The client's address, when it is off this host (counted for failed authentication).
+    remote: Option<std::net::IpAddr>,
     indexes: Indexes,
     input: Vec<u8>,
     lines: VecDeque<Vec<u8>>,
@@ -253,6 +266,9 @@ struct Server {
     relink_at: Instant,
     /// The connections `flush_and_reap` walks, kept between turns (no allocation per turn).
     tokens: Vec<usize>,
+    /// Failed `A` lines per client address off this host, shared by every loop: a secret
+    /// guesser is turned away for longer and longer (loopback never is).
+    failures: Arc<std::sync::Mutex<transport::auth::FailedLogins>>,
 }
 
 /// An accepted connection dealt to another loop, and whether it came to the write port.
@@ -370,6 +386,11 @@ impl Server {
             };
             let listener = if write_port { write } else { read };
             let stream = match listener.accept() {
+                Ok((s, peer)) if self.blocked(peer.ip()) => {
+                    // Closed at once: the address failed authentication too often lately.
+                    drop(s);
+                    continue;
+                }
                 Ok((s, _)) => s,
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
                 Err(e) => {
@@ -396,6 +417,16 @@ impl Server {
         }
     }
 
+    /// Whether an address off this host failed authentication too often lately.
+    fn blocked(&self, ip: std::net::IpAddr) -> bool {
+        !ip.is_loopback()
+            && self
+                .failures
+                .lock()
+                .map(|f| !f.allowed(ip, Instant::now()))
+                .unwrap_or(false)
+    }
+
     /// Takes the connections the first loop dealt to this one.
     fn adopt(&mut self) {
         let Some(incoming) = &self.incoming else {
@@ -409,6 +440,11 @@ impl Server {
 
     /// Starts serving an accepted connection.
     fn add(&mut self, std_stream: std::net::TcpStream, write_port: bool) {
+        let remote = std_stream
+            .peer_addr()
+            .ok()
+            .map(|a| a.ip())
+            .filter(|ip| !ip.is_loopback());
         if self.connections.len() >= CONNECTIONS_MAX {
             warn!("handlersocket: refusing a connection, {CONNECTIONS_MAX} open");
             return;
@@ -432,6 +468,7 @@ impl Server {
                 io,
                 write_port,
                 authed: false,
+                remote,
                 indexes: Indexes {
                     open: HashMap::new(),
                     write_port,
@@ -514,7 +551,7 @@ impl Server {
                 }
                 while let Some(line) = conn.lines.pop_front() {
                     progressed = true;
-                    match classify(conn, &self.config, &line) {
+                    match classify(conn, &self.config, &self.failures, &line) {
                         Step::Answer(a) => conn.answers.push_back(Some(a)),
                         Step::Open(id, req) => {
                             let a = run_open(&self.cluster, conn, id, req);
@@ -748,7 +785,12 @@ fn same_secret(key: &[u8], secret: &[u8]) -> bool {
             == 0
 }
 
-fn classify(conn: &mut Conn, config: &HsConfig, line: &[u8]) -> Step {
+fn classify(
+    conn: &mut Conn,
+    config: &HsConfig,
+    failures: &std::sync::Mutex<transport::auth::FailedLogins>,
+    line: &[u8],
+) -> Step {
     let request = match protocol::parse(line, &conn.indexes) {
         Ok(r) => r,
         Err(answer) => {
@@ -767,7 +809,15 @@ fn classify(conn: &mut Conn, config: &HsConfig, line: &[u8]) -> Step {
         if kind.as_slice() != b"1" {
             return Step::Answer(protocol::error(3, "authtype"));
         }
-        if same_secret(key, secret(conn, config)) {
+        let passed = same_secret(key, secret(conn, config));
+        if let (Some(ip), Ok(mut f)) = (conn.remote, failures.lock()) {
+            if passed {
+                f.passed(ip);
+            } else {
+                f.failed(ip, Instant::now());
+            }
+        }
+        if passed {
             conn.authed = true;
             return Step::Answer(protocol::ok());
         }

@@ -82,3 +82,65 @@ fn random_auth_lines_never_authenticate() {
     front.stop();
     node.stop();
 }
+
+/// An address of this host that is not loopback, if it has one.
+fn outside_address() -> Option<std::net::IpAddr> {
+    let probe = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    probe.connect("192.0.2.1:9").ok()?;
+    let ip = probe.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+/// Sends one auth line on a new connection; None when the connection was closed unanswered.
+fn auth(address: std::net::SocketAddr, secret: &[u8]) -> Option<String> {
+    let mut stream = TcpStream::connect(address).ok()?;
+    stream.set_nodelay(true).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    stream
+        .write_all(&[b"A\t1\t".as_slice(), secret, b"\n"].concat())
+        .ok()?;
+    let mut answer = String::new();
+    match reader.read_line(&mut answer) {
+        Ok(n) if n > 0 => Some(answer),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_secret_guesser_off_this_host_is_turned_away() {
+    let node = common::start_node();
+    let front = hs::HsServer::start(hs::HsConfig {
+        datanode: node.address().to_string(),
+        read_listen: "0.0.0.0:0".into(),
+        write_listen: "0.0.0.0:0".into(),
+        read_secret: b"read".to_vec(),
+        write_secret: SECRET.to_vec(),
+        ..hs::HsConfig::default()
+    })
+    .unwrap();
+    let Some(ip) = outside_address() else {
+        println!("this host has no address off loopback: the test cannot run");
+        return;
+    };
+    let outside = std::net::SocketAddr::new(ip, front.write_address().port());
+    let local = std::net::SocketAddr::from(([127, 0, 0, 1], front.write_address().port()));
+    for _ in 0..transport::auth::FAILURES_BEFORE_BLOCK {
+        assert_eq!(auth(outside, b"guess").as_deref(), Some("3\t1\tunauth\n"));
+    }
+    // Turned away: closed unanswered, even with the secret; loopback is not.
+    assert_eq!(auth(outside, SECRET), None);
+    assert_eq!(auth(local, SECRET).as_deref(), Some("0\t1\n"));
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while auth(outside, SECRET).as_deref() != Some("0\t1\n") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still turned away after 10 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    front.stop();
+    node.stop();
+}

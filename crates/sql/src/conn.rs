@@ -609,6 +609,30 @@ impl Conn {
             other => Peer::of(other.peer_addr()),
         };
         let with_password = !hello.auth_response.is_empty();
+        // Only addresses off this host are counted and blocked.
+        let remote = match &self.write {
+            Stream::Unix(_) => None,
+            other => other
+                .peer_addr()
+                .map(|a| a.ip())
+                .filter(|ip| !ip.is_loopback()),
+        };
+        if let Some(ip) = remote {
+            let allowed = shared
+                .failed_logins
+                .lock()
+                .map(|f| f.allowed(ip, std::time::Instant::now()))
+                .unwrap_or(true);
+            if !allowed {
+                self.error(&SqlError::new(
+                    1129,
+                    "HY000",
+                    format!("Host '{ip}' is blocked for a while after too many failed logins; try again later"),
+                ));
+                self.flush()?;
+                return Ok(false);
+            }
+        }
         let accounts = match users::load(&shared.cluster()) {
             Ok(a) => a,
             Err(e) => {
@@ -618,6 +642,7 @@ impl Conn {
             }
         };
         let Some(account) = users::choose(&accounts, &hello.user, &peer).cloned() else {
+            self.count_login(remote, false);
             return self.deny(&hello.user, &peer, with_password);
         };
         let mut answer = hello.auth_response.clone();
@@ -649,6 +674,7 @@ impl Conn {
                 None => return Ok(false),
             },
         };
+        self.count_login(remote, known);
         if !known {
             return self.deny(&hello.user, &peer, with_password);
         }
@@ -711,6 +737,19 @@ impl Conn {
         self.tls = Some(tls);
         self.secure = true;
         Ok(())
+    }
+
+    /// Counts a login from an address off this host: a failure toward its block, a success
+    /// forgets its failures.
+    fn count_login(&self, remote: Option<std::net::IpAddr>, passed: bool) {
+        let Some(ip) = remote else { return };
+        if let Ok(mut f) = self.session.shared.failed_logins.lock() {
+            if passed {
+                f.passed(ip);
+            } else {
+                f.failed(ip, std::time::Instant::now());
+            }
+        }
     }
 
     /// Answers 1045 (Access denied) and ends the connection phase.

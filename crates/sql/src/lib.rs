@@ -149,6 +149,9 @@ pub(crate) struct Shared {
     pub tls: Option<Arc<rustls::ServerConfig>>,
     /// caching_sha2_password's fast-path digests, filled after full authentications.
     pub sha2_cache: users::Sha2Cache,
+    /// Failed logins per client address off this host: a password guesser is turned away for
+    /// longer and longer (loopback and the socket file are never blocked).
+    pub failed_logins: std::sync::Mutex<transport::auth::FailedLogins>,
     pub connections: AtomicU32,
     pub next_id: AtomicU32,
     /// Status counters and the registry of live sessions.
@@ -209,6 +212,7 @@ impl SqlServer {
             cluster: std::sync::Mutex::new(cluster),
             reactor,
             sha2_cache: users::Sha2Cache::default(),
+            failed_logins: std::sync::Mutex::new(transport::auth::FailedLogins::default()),
             tls,
             config,
             connections: AtomicU32::new(0),

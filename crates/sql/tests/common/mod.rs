@@ -9,18 +9,25 @@ use sql::{SqlConfig, SqlServer};
 
 /// A data node and a SQL front end over it; `max_packet` is max_allowed_packet.
 pub fn start(max_packet: usize) -> (DataNode, SqlServer) {
+    start_configured(SqlConfig {
+        max_packet,
+        ..SqlConfig::default()
+    })
+}
+
+/// A data node and a SQL front end over it with `config` (listening on a free loopback port
+/// unless `config.listen` says otherwise).
+pub fn start_configured(mut config: SqlConfig) -> (DataNode, SqlServer) {
     let node = DataNode::start(DataNodeConfig {
         listen: "127.0.0.1:0".into(),
         ..DataNodeConfig::default()
     })
     .unwrap();
-    let server = SqlServer::start(SqlConfig {
-        datanode: node.address().to_string(),
-        listen: "127.0.0.1:0".into(),
-        max_packet,
-        ..SqlConfig::default()
-    })
-    .unwrap();
+    config.datanode = node.address().to_string();
+    if config.listen == SqlConfig::default().listen {
+        config.listen = "127.0.0.1:0".into();
+    }
+    let server = SqlServer::start(config).unwrap();
     (node, server)
 }
 
