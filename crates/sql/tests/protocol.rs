@@ -41,8 +41,9 @@ fn mysql(port: u16, script: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// Reads the greeting, sends `bytes`, and reads until the server closes (or 5 s pass).
-fn send_after_greeting(port: u16, bytes: &[u8]) {
+/// Reads the greeting, sends `bytes`, and reads until the server closes (or 5 s pass); what the
+/// server answered after the greeting.
+fn send_after_greeting(port: u16, bytes: &[u8]) -> Vec<u8> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     let mut buf = [0u8; 4096];
@@ -50,11 +51,57 @@ fn send_after_greeting(port: u16, bytes: &[u8]) {
     let _ = s.write_all(bytes);
     // End our side: a partial packet then reads as a truncated one at once.
     let _ = s.shutdown(std::net::Shutdown::Write);
+    let mut answer = Vec::new();
     while let Ok(n) = s.read(&mut buf) {
         if n == 0 {
             break;
         }
+        answer.extend_from_slice(&buf[..n]);
     }
+    answer
+}
+
+/// Random handshake responses never log in to a server whose only account has a password:
+/// no answer to one is an OK packet.
+#[test]
+fn random_handshake_responses_never_log_in() {
+    let (node, server) = common::start_configured(sql::SqlConfig {
+        root_password: "a password".into(),
+        ..sql::SqlConfig::default()
+    });
+    let port = server.address().port();
+    let seed = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    println!("random handshake responses seed: {seed}");
+    let mut x = seed | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for _ in 0..200 {
+        // A plausible header (length, sequence 1), protocol 4.1 flags, then random bytes, some
+        // with the user name root.
+        let mut body: Vec<u8> = vec![0x85, 0xa6, 0x0f, 0x00, 0, 0, 0, 1, 0x21];
+        body.extend_from_slice(&[0u8; 23]);
+        if next() % 2 == 0 {
+            body.extend_from_slice(b"root\0");
+        }
+        body.extend((0..next() % 80).map(|_| next() as u8));
+        let mut packet = (body.len() as u32).to_le_bytes()[..3].to_vec();
+        packet.push(1);
+        packet.extend_from_slice(&body);
+        let answer = send_after_greeting(port, &packet);
+        assert!(
+            answer.get(4) != Some(&0x00),
+            "logged in with random bytes: {packet:?}"
+        );
+    }
+    server.stop();
+    node.stop();
 }
 
 #[test]
