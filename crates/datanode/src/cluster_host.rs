@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -38,6 +38,8 @@ pub const TICK: Duration = Duration::from_millis(5);
 pub const LINK_QUEUE_MAX: usize = 4096;
 /// Messages from all connections waiting for the protocol loop.
 pub const INBOX_MAX: usize = 65_536;
+/// Inbound connections (peers, clients, admin) served at once; one more is closed.
+pub const INBOUND_MAX: usize = 1024;
 /// The largest cluster frame body accepted.
 pub const CLUSTER_FRAME_BYTES_MAX: usize = 64 << 20;
 
@@ -116,12 +118,29 @@ pub fn run(
         thread::Builder::new()
             .name("cluster-accept".into())
             .spawn(move || {
+                let open = Arc::new(AtomicUsize::new(0));
                 for stream in listener.incoming().flatten() {
-                    let (inbox, clients, answers) =
-                        (inbox.clone(), clients.clone(), answers.clone());
-                    let _ = thread::Builder::new()
-                        .name("cluster-read".into())
-                        .spawn(move || read_loop(stream, inbox, clients, &answers));
+                    if open.load(Ordering::Relaxed) >= INBOUND_MAX {
+                        tracing::warn!("refusing a cluster connection: {INBOUND_MAX} open");
+                        continue;
+                    }
+                    open.fetch_add(1, Ordering::Relaxed);
+                    let (inbox, clients, answers, done) = (
+                        inbox.clone(),
+                        clients.clone(),
+                        answers.clone(),
+                        open.clone(),
+                    );
+                    let spawned =
+                        thread::Builder::new()
+                            .name("cluster-read".into())
+                            .spawn(move || {
+                                read_loop(stream, inbox, clients, &answers);
+                                done.fetch_sub(1, Ordering::Relaxed);
+                            });
+                    if spawned.is_err() {
+                        open.fetch_sub(1, Ordering::Relaxed);
+                    }
                 }
             })?;
     }
