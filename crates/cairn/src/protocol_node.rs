@@ -45,6 +45,9 @@ pub struct MgmdArgs {
     /// The cluster's configuration file (TOML: see docs/cluster-protocol.md).
     #[arg(long)]
     config: std::path::PathBuf,
+    /// Listen off loopback with no cluster key (a lab network only).
+    #[arg(long)]
+    insecure: bool,
 }
 
 /// `cairn mgmd`: reads and checks the configuration, then serves it and arbitrates.
@@ -52,6 +55,13 @@ pub fn run_mgmd(args: MgmdArgs) -> Result<()> {
     let text = read_config(&args.config)?;
     let config = ClusterConfig::parse(&text).map_err(anyhow::Error::msg)?;
     let address = config.addresses[&cluster::ARBITRATOR].clone();
+    let listener = crate::exposure::Listener {
+        what: "management node",
+        bind: address.clone(),
+        guarded: crate::cluster_key().is_some(),
+        how: "set --cluster-key-file (without it anyone who reaches it can read the configuration and vote on the cluster's membership)",
+    };
+    crate::exposure::check(&[listener], args.insecure)?;
     let host = HostConfig {
         id: cluster::ARBITRATOR,
         addresses: config.addresses,

@@ -38,6 +38,8 @@ pub const TICK: Duration = Duration::from_millis(5);
 pub const LINK_QUEUE_MAX: usize = 4096;
 /// Messages from all connections waiting for the protocol loop.
 pub const INBOX_MAX: usize = 65_536;
+/// How long an inbound connection has to send its hello.
+pub const HELLO_TIMEOUT: Duration = Duration::from_secs(3);
 /// Inbound connections (peers, clients, admin) served at once; one more is closed.
 pub const INBOUND_MAX: usize = 1024;
 /// The largest cluster frame body accepted.
@@ -336,7 +338,11 @@ fn read_loop(
             return;
         }
     }
-    let from = match read_frame(&mut stream) {
+    // A connection must say who it is promptly: an idle one would hold a slot for good.
+    let _ = stream.set_read_timeout(Some(HELLO_TIMEOUT));
+    let hello = read_frame(&mut stream);
+    let _ = stream.set_read_timeout(None);
+    let from = match hello {
         Ok((h, _)) if h.message_type == CLUSTER_HELLO && h.request_id <= u64::from(NodeId::MAX) => {
             h.request_id as NodeId
         }

@@ -809,6 +809,18 @@ fn classify(
         if kind.as_slice() != b"1" {
             return Step::Answer(protocol::error(3, "authtype"));
         }
+        // A blocked address is not even compared: guesses pipelined on one connection are held
+        // to the same pace as new connections.
+        let blocked = conn.remote.is_some_and(|ip| {
+            failures
+                .lock()
+                .map(|f| !f.allowed(ip, Instant::now()))
+                .unwrap_or(false)
+        });
+        if blocked {
+            conn.authed = false;
+            return Step::Answer(protocol::error(3, "unauth"));
+        }
         let passed = same_secret(key, secret(conn, config));
         if let (Some(ip), Ok(mut f)) = (conn.remote, failures.lock()) {
             if passed {

@@ -127,11 +127,25 @@ fn a_secret_guesser_off_this_host_is_turned_away() {
     };
     let outside = std::net::SocketAddr::new(ip, front.write_address().port());
     let local = std::net::SocketAddr::from(([127, 0, 0, 1], front.write_address().port()));
+    let mut early = TcpStream::connect(outside).unwrap();
+    early.set_nodelay(true).unwrap();
+    early
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut early_reader = BufReader::new(early.try_clone().unwrap());
     for _ in 0..transport::auth::FAILURES_BEFORE_BLOCK {
         assert_eq!(auth(outside, b"guess").as_deref(), Some("3\t1\tunauth\n"));
     }
     // Turned away: closed unanswered, even with the secret; loopback is not.
     assert_eq!(auth(outside, SECRET), None);
+    // Nor can a connection opened before the block go on guessing on it: even the secret is
+    // refused there until the block ends.
+    early
+        .write_all(&[b"A\t1\t".as_slice(), SECRET, b"\n"].concat())
+        .unwrap();
+    let mut answer = String::new();
+    early_reader.read_line(&mut answer).unwrap();
+    assert_eq!(answer, "3\t1\tunauth\n");
     assert_eq!(auth(local, SECRET).as_deref(), Some("0\t1\n"));
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while auth(outside, SECRET).as_deref() != Some("0\t1\n") {

@@ -150,10 +150,47 @@ fn refused(why: &str) -> io::Error {
 const CLIENT_ROLE: &[u8] = b"cairn cluster key, client";
 const SERVER_ROLE: &[u8] = b"cairn cluster key, server";
 
+/// A stream whose reads all end by one deadline: a peer that trickles its bytes cannot hold the
+/// handshake open past `HANDSHAKE_TIMEOUT` in all.
+struct ByDeadline<'a> {
+    stream: &'a mut TcpStream,
+    deadline: Instant,
+}
+
+impl Read for ByDeadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the cluster key handshake took too long",
+            ));
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        self.stream.read(buf)
+    }
+}
+
+impl Write for ByDeadline<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.stream.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.stream.flush()
+    }
+}
+
 /// The data node's side: challenge, check the client's proof, prove the key back.
 pub fn server_handshake(stream: &mut TcpStream, key: &ClusterKey) -> io::Result<()> {
-    stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT))?;
-    server_exchange(stream, key)?;
+    stream.set_write_timeout(Some(HANDSHAKE_TIMEOUT))?;
+    server_exchange(
+        &mut ByDeadline {
+            stream,
+            deadline: Instant::now() + HANDSHAKE_TIMEOUT,
+        },
+        key,
+    )?;
+    stream.set_write_timeout(None)?;
     stream.set_read_timeout(None)
 }
 
@@ -188,8 +225,15 @@ fn server_exchange(stream: &mut (impl Read + Write), key: &ClusterKey) -> io::Re
 
 /// The client's side: answer the challenge, then check the data node proved the key too.
 pub fn client_handshake(stream: &mut TcpStream, key: &ClusterKey) -> io::Result<()> {
-    stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT))?;
-    client_exchange(stream, key)?;
+    stream.set_write_timeout(Some(HANDSHAKE_TIMEOUT))?;
+    client_exchange(
+        &mut ByDeadline {
+            stream,
+            deadline: Instant::now() + HANDSHAKE_TIMEOUT,
+        },
+        key,
+    )?;
+    stream.set_write_timeout(None)?;
     stream.set_read_timeout(None)
 }
 
@@ -241,6 +285,35 @@ mod tests {
         let mut c = TcpStream::connect(address).unwrap();
         let client = client_handshake(&mut c, &ClusterKey::new(client_key).unwrap());
         (server.join().unwrap(), client)
+    }
+
+    #[test]
+    fn a_trickling_client_is_cut_off_at_the_handshake_deadline() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let client = std::thread::spawn(move || {
+            let mut c = TcpStream::connect(address).unwrap();
+            let mut challenge = [0u8; 37];
+            c.read_exact(&mut challenge).unwrap();
+            // One byte a second: each read is quick, the whole is not.
+            for _ in 0..6 {
+                if c.write_all(b"C").is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        });
+        let (mut s, _) = listener.accept().unwrap();
+        let started = Instant::now();
+        let result = server_handshake(&mut s, &ClusterKey::new(b"0123456789abcdef").unwrap());
+        assert!(result.is_err());
+        assert!(
+            started.elapsed() < HANDSHAKE_TIMEOUT + Duration::from_millis(900),
+            "{:?}",
+            started.elapsed()
+        );
+        drop(s);
+        client.join().unwrap();
     }
 
     #[test]
