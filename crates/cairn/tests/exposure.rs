@@ -20,21 +20,23 @@ fn run(args: &[&str]) -> (bool, String) {
     )
 }
 
+/// `cairn start` on every interface, the data node on a free port, over `data_dir`.
+fn start_off_loopback(data_dir: &std::path::Path) -> Vec<String> {
+    let mut args: Vec<String> = ["start", "--bind", "0.0.0.0", "--datanode-port"]
+        .map(String::from)
+        .to_vec();
+    args.push(free_port().to_string());
+    args.push("--data-dir".into());
+    args.push(data_dir.to_string_lossy().to_string());
+    args.extend(FREE_FRONT_END_PORTS.map(String::from));
+    args
+}
+
 #[test]
 fn start_off_loopback_without_credentials_is_refused_and_starts_nothing() {
     let dir = fresh_dir("exposure-start");
-    let port = free_port().to_string();
-    let dir_arg = dir.to_string_lossy().to_string();
-    let mut args = vec![
-        "start",
-        "--bind",
-        "0.0.0.0",
-        "--datanode-port",
-        &port,
-        "--data-dir",
-        &dir_arg,
-    ];
-    args.extend(FREE_FRONT_END_PORTS);
+    let owned = start_off_loopback(&dir);
+    let mut args: Vec<&str> = owned.iter().map(String::as_str).collect();
     let (ok, stderr) = run(&args);
     assert!(!ok, "started off loopback with no credentials");
     for expected in [
@@ -174,19 +176,7 @@ fn credentials_can_come_from_the_environment_out_of_the_process_list() {
     std::fs::create_dir_all(&dir).unwrap();
     let key = dir.join("cluster.key");
     std::fs::write(&key, b"an example cluster key, 32 bytes").unwrap();
-    let port = free_port().to_string();
-    let data = dir.join("data");
-    let data_arg = data.to_string_lossy().to_string();
-    let mut args = vec![
-        "start",
-        "--bind",
-        "0.0.0.0",
-        "--datanode-port",
-        &port,
-        "--data-dir",
-        &data_arg,
-    ];
-    args.extend(FREE_FRONT_END_PORTS);
+    let args = start_off_loopback(&dir.join("data"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
         .args(&args)
         .env("CAIRN_HS_READ_SECRET", "r")

@@ -182,14 +182,19 @@ impl Write for ByDeadline<'_> {
 
 /// The data node's side: challenge, check the client's proof, prove the key back.
 pub fn server_handshake(stream: &mut TcpStream, key: &ClusterKey) -> io::Result<()> {
+    within_deadline(stream, key, |s, k| server_exchange(s, k))
+}
+
+/// Runs one side of the handshake with every read ending by one deadline, then gives the
+/// stream back without timeouts.
+fn within_deadline(
+    stream: &mut TcpStream,
+    key: &ClusterKey,
+    exchange: impl FnOnce(&mut ByDeadline<'_>, &ClusterKey) -> io::Result<()>,
+) -> io::Result<()> {
     stream.set_write_timeout(Some(HANDSHAKE_TIMEOUT))?;
-    server_exchange(
-        &mut ByDeadline {
-            stream,
-            deadline: Instant::now() + HANDSHAKE_TIMEOUT,
-        },
-        key,
-    )?;
+    let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+    exchange(&mut ByDeadline { stream, deadline }, key)?;
     stream.set_write_timeout(None)?;
     stream.set_read_timeout(None)
 }
@@ -225,16 +230,7 @@ fn server_exchange(stream: &mut (impl Read + Write), key: &ClusterKey) -> io::Re
 
 /// The client's side: answer the challenge, then check the data node proved the key too.
 pub fn client_handshake(stream: &mut TcpStream, key: &ClusterKey) -> io::Result<()> {
-    stream.set_write_timeout(Some(HANDSHAKE_TIMEOUT))?;
-    client_exchange(
-        &mut ByDeadline {
-            stream,
-            deadline: Instant::now() + HANDSHAKE_TIMEOUT,
-        },
-        key,
-    )?;
-    stream.set_write_timeout(None)?;
-    stream.set_read_timeout(None)
+    within_deadline(stream, key, |s, k| client_exchange(s, k))
 }
 
 fn client_exchange(stream: &mut (impl Read + Write), key: &ClusterKey) -> io::Result<()> {
