@@ -400,6 +400,33 @@ fn run_round(round: usize, seed: u64, layout: &Layout) -> Round {
 }
 
 /// Feeds the round's observations and histories to the simulator's checkers.
+/// Writes every node's observations and the clients' writes of a failed round to a file, for
+/// the diagnosis; returns a line naming it.
+fn dump_round(
+    round: &str,
+    outputs: &BTreeMap<NodeId, Vec<String>>,
+    writes: &[WriteRecord],
+) -> String {
+    let path = std::env::temp_dir().join(format!(
+        "cairn-protocol-failure-{}-{}.txt",
+        std::process::id(),
+        round.split(' ').nth(1).unwrap_or("x")
+    ));
+    let mut text = String::new();
+    for (id, lines) in outputs {
+        for line in lines {
+            text.push_str(&format!("node {id}: {line}\n"));
+        }
+    }
+    for w in writes {
+        text.push_str(&format!("write {w:?}\n"));
+    }
+    match std::fs::write(&path, text) {
+        Ok(()) => format!("the round's outputs are in {}", path.display()),
+        Err(e) => format!("could not write {}: {e}", path.display()),
+    }
+}
+
 fn judge(
     round: &str,
     victim: Option<NodeId>,
@@ -549,9 +576,14 @@ fn judge(
         .filter(|l| l.starts_with("stopped"))
         .cloned()
         .collect();
+    let dump = if failures.is_empty() {
+        String::new()
+    } else {
+        dump_round(round, outputs, &checker.writes)
+    };
     assert!(
         failures.is_empty(),
-        "{round}: {failures:#?}\nstops: {stopped:?}\nfinals: {finals:?}"
+        "{round}: {failures:#?}\nstops: {stopped:?}\nfinals: {finals:?}\n{dump}"
     );
     for line in &stopped {
         let id: NodeId = line
