@@ -3,8 +3,9 @@
 //! model. It is the real runtime the simulator's runs are compared with, and what the
 //! real-process failover test kills; the data node process does not run these machines yet.
 //!
-//! It prints one line per observation on stdout (`applied`, `installed`, `opened`, `violation`),
-//! and on SIGTERM a `final` line and a `row` line per row it holds, for the test's checkers.
+//! It prints one line per observation on stdout (`applied`, `installed`, `opened`, `violation`,
+//! `saved`, `durable`), and on SIGTERM a `final` line and a `row` line per row it holds, for the
+//! test's checkers. It keeps no redo log: its fsyncs are done at once.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -179,8 +180,8 @@ fn run_host(
         |o| {
             let line = match o {
                 Observation::Applied { node, applied: a } => format!(
-                    "applied {node} {} {} {} {} {} {}",
-                    a.partition, a.key, a.txn.coordinator, a.txn.seq, a.value, a.version
+                    "applied {node} {} {} {} {} {} {} {}",
+                    a.partition, a.key, a.txn.coordinator, a.txn.seq, a.value, a.version, a.gci
                 ),
                 Observation::Installed { node, view } => {
                     format!(
@@ -192,6 +193,8 @@ fn run_host(
                 }
                 Observation::Opened { node, epoch } => format!("opened {node} {epoch}"),
                 Observation::Violation { node, what } => format!("violation {node} {what}"),
+                Observation::Saved { node, gci, .. } => format!("saved {node} {gci}"),
+                Observation::Durable { gci } => format!("durable {gci}"),
             };
             let _ = writeln!(stdout, "{line}");
         },

@@ -36,7 +36,8 @@ pub struct SimArgs {
     #[arg(long, default_value_t = 48)]
     keys: u64,
     /// Switches on a deliberate bug, to show the checkers catch it: ack-before-backups-prepared,
-    /// skip-epoch-check-on-prepare or dead-without-arbitration.
+    /// skip-epoch-check-on-prepare, dead-without-arbitration, serve-before-caught-up or
+    /// skip-gcp-fsync.
     #[arg(long)]
     mutation: Option<String>,
     /// Injects no faults at all.
@@ -60,6 +61,12 @@ pub struct SimArgs {
     slow_rate: Option<f64>,
     #[arg(long)]
     arbitrator_crash_rate: Option<f64>,
+    /// Probability that an fsync fails (the node stops).
+    #[arg(long)]
+    fsync_fail: Option<f64>,
+    /// Disks filling up per simulated second.
+    #[arg(long)]
+    disk_full_rate: Option<f64>,
     /// On a failure, look for the shortest run with the same seed that still fails.
     #[arg(long)]
     shrink: bool,
@@ -114,6 +121,8 @@ impl SimArgs {
         f.arbitrator_crash_per_s = self
             .arbitrator_crash_rate
             .unwrap_or(f.arbitrator_crash_per_s);
+        f.fsync_fail = self.fsync_fail.unwrap_or(f.fsync_fail);
+        f.disk_full_per_s = self.disk_full_rate.unwrap_or(f.disk_full_per_s);
         config.faults = f;
         Ok(config)
     }
@@ -167,7 +176,7 @@ pub fn run(args: SimArgs) -> Result<()> {
 fn print_run(r: &Report) {
     let faults: Vec<String> = r.faults.iter().map(|(k, v)| format!("{k} {v}")).collect();
     println!(
-        "seed {} {}: {:.1} simulated s in {:.2} s, {} events, digest {:016x}; {} commits ({} after faults), {} refused, {} unknown, {} reads; views up to {}; {} nodes stopped{}; faults: {}",
+        "seed {} {}: {:.1} simulated s in {:.2} s, {} events, digest {:016x}; {} commits ({} after faults), {} refused, {} unknown, {} reads; views up to {}; checkpoints durable up to {}; {} nodes stopped{}; faults: {}",
         r.seed,
         if r.passed() { "passed" } else { "FAILED" },
         r.simulated as f64 / 1e6,
@@ -180,6 +189,7 @@ fn print_run(r: &Report) {
         r.unknown,
         r.reads,
         r.newest_epoch,
+        r.durable_gci,
         r.stops.len(),
         if r.cluster_lost { ", cluster lost" } else { "" },
         if faults.is_empty() { "none".into() } else { faults.join(", ") },

@@ -479,6 +479,7 @@ fn judge(
                         },
                         value: number(w[6]),
                         version: number(w[7]),
+                        gci: number(w[8]),
                     };
                     checker.observe(0, &Observation::Applied { node: *id, applied });
                 }

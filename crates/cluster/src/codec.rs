@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 
 use wire::codec::{DecodeError, DecodeResult, Reader, Writer};
 
-use crate::layout::{Membership, NodeId, DATA_NODES_MAX};
-use crate::msg::{Ballot, ClientReply, Msg, Op, Refusal, TxnId, Versioned};
+use crate::layout::{Epoch, Membership, NodeId, DATA_NODES_MAX};
+use crate::msg::{Ballot, ClientReply, Gci, Msg, Op, Refusal, TxnId, Versioned};
 
 /// The frame type of every cluster protocol message.
 pub const CLUSTER_MESSAGE: u16 = 0x7c01;
@@ -54,6 +54,14 @@ fn put_txns(b: &mut Vec<u8>, txns: &[TxnId]) {
     b.put_u32(txns.len() as u32);
     for t in txns {
         put_txn(b, *t);
+    }
+}
+
+fn put_txn_gcis(b: &mut Vec<u8>, txns: &[(TxnId, Gci)]) {
+    b.put_u32(txns.len() as u32);
+    for (t, gci) in txns {
+        put_txn(b, *t);
+        b.put_u64(*gci);
     }
 }
 
@@ -164,7 +172,7 @@ fn body(msg: &Msg, b: &mut Vec<u8>) {
             b.put_u8(9);
             b.put_u64(*epoch);
             put_txns(b, prepared);
-            put_txns(b, committed);
+            put_txn_gcis(b, committed);
         }
         Msg::Resolve {
             epoch,
@@ -173,7 +181,7 @@ fn body(msg: &Msg, b: &mut Vec<u8>) {
         } => {
             b.put_u8(10);
             b.put_u64(*epoch);
-            put_txns(b, commit);
+            put_txn_gcis(b, commit);
             put_txns(b, abort);
         }
         Msg::ResolveAck { epoch } => {
@@ -201,10 +209,12 @@ fn body(msg: &Msg, b: &mut Vec<u8>) {
             partition,
             reads,
             versions,
+            gci,
         } => {
             put_step(b, 14, *epoch, *txn, *partition);
             put_reads(b, reads);
             put_versions(b, versions);
+            b.put_u64(*gci);
         }
         Msg::TxRefused {
             epoch,
@@ -216,9 +226,11 @@ fn body(msg: &Msg, b: &mut Vec<u8>) {
             txn,
             partition,
             versions,
+            gci,
         } => {
             put_step(b, 16, *epoch, *txn, *partition);
             put_versions(b, versions);
+            b.put_u64(*gci);
         }
         Msg::Join => b.put_u8(26),
         Msg::CopyRequest { epoch, partition } => {
@@ -230,10 +242,12 @@ fn body(msg: &Msg, b: &mut Vec<u8>) {
             epoch,
             partition,
             rows,
+            gci,
         } => {
             b.put_u8(28);
             b.put_u64(*epoch);
             b.put_u32(*partition);
+            b.put_u64(*gci);
             b.put_u32(rows.len() as u32);
             for (key, v) in rows {
                 b.put_u64(*key);
@@ -241,6 +255,10 @@ fn body(msg: &Msg, b: &mut Vec<u8>) {
                 b.put_u64(v.version);
             }
         }
+        Msg::GcpStart { epoch, gci } => put_gcp(b, 30, *epoch, *gci),
+        Msg::GcpStarted { epoch, gci } => put_gcp(b, 31, *epoch, *gci),
+        Msg::GcpSave { epoch, gci } => put_gcp(b, 32, *epoch, *gci),
+        Msg::GcpSaved { epoch, gci } => put_gcp(b, 33, *epoch, *gci),
         Msg::CaughtUp { epoch } => {
             b.put_u8(29);
             b.put_u64(*epoch);
@@ -315,6 +333,12 @@ fn body(msg: &Msg, b: &mut Vec<u8>) {
     }
 }
 
+fn put_gcp(b: &mut Vec<u8>, tag: u8, epoch: Epoch, gci: Gci) {
+    b.put_u8(tag);
+    b.put_u64(epoch);
+    b.put_u64(gci);
+}
+
 fn put_ops(b: &mut Vec<u8>, ops: &[Op]) {
     b.put_u32(ops.len() as u32);
     for op in ops {
@@ -373,6 +397,11 @@ fn versions_at(r: &mut Reader) -> DecodeResult<Vec<(u64, u64)>> {
 fn txns_at(r: &mut Reader) -> DecodeResult<Vec<TxnId>> {
     let n = r.count("transactions", TXNS_MAX, 10)?;
     (0..n).map(|_| txn_at(r)).collect()
+}
+
+fn txn_gcis_at(r: &mut Reader) -> DecodeResult<Vec<(TxnId, Gci)>> {
+    let n = r.count("transactions", TXNS_MAX, 18)?;
+    (0..n).map(|_| Ok((txn_at(r)?, r.u64()?))).collect()
 }
 
 fn versioned_at(r: &mut Reader) -> DecodeResult<Option<Versioned>> {
@@ -463,11 +492,11 @@ pub fn decode(body: &[u8]) -> DecodeResult<Msg> {
         9 => Msg::InDoubt {
             epoch: r.u64()?,
             prepared: txns_at(&mut r)?,
-            committed: txns_at(&mut r)?,
+            committed: txn_gcis_at(&mut r)?,
         },
         10 => Msg::Resolve {
             epoch: r.u64()?,
-            commit: txns_at(&mut r)?,
+            commit: txn_gcis_at(&mut r)?,
             abort: txns_at(&mut r)?,
         },
         11 => Msg::ResolveAck { epoch: r.u64()? },
@@ -491,6 +520,7 @@ pub fn decode(body: &[u8]) -> DecodeResult<Msg> {
                     partition,
                     reads: reads_at(&mut r)?,
                     versions: versions_at(&mut r)?,
+                    gci: r.u64()?,
                 },
                 15 => Msg::TxRefused {
                     epoch,
@@ -502,6 +532,7 @@ pub fn decode(body: &[u8]) -> DecodeResult<Msg> {
                     txn,
                     partition,
                     versions: versions_at(&mut r)?,
+                    gci: r.u64()?,
                 },
                 17 => Msg::TxCommitted {
                     epoch,
@@ -577,7 +608,7 @@ pub fn decode(body: &[u8]) -> DecodeResult<Msg> {
             partition: r.u32()?,
         },
         28 => {
-            let (epoch, partition) = (r.u64()?, r.u32()?);
+            let (epoch, partition, gci) = (r.u64()?, r.u32()?, r.u64()?);
             let n = r.count("copied rows", ROWS_MAX, 24)?;
             let rows = (0..n)
                 .map(|_| {
@@ -595,9 +626,19 @@ pub fn decode(body: &[u8]) -> DecodeResult<Msg> {
                 epoch,
                 partition,
                 rows,
+                gci,
             }
         }
         29 => Msg::CaughtUp { epoch: r.u64()? },
+        30..=33 => {
+            let (epoch, gci) = (r.u64()?, r.u64()?);
+            match tag {
+                30 => Msg::GcpStart { epoch, gci },
+                31 => Msg::GcpStarted { epoch, gci },
+                32 => Msg::GcpSave { epoch, gci },
+                _ => Msg::GcpSaved { epoch, gci },
+            }
+        }
         tag => {
             return Err(DecodeError::BadTag {
                 what: "cluster message",
@@ -688,11 +729,11 @@ mod tests {
             Msg::InDoubt {
                 epoch: 2,
                 prepared: vec![txn],
-                committed: vec![],
+                committed: vec![(txn, 4)],
             },
             Msg::Resolve {
                 epoch: 2,
-                commit: vec![],
+                commit: vec![(txn, 5)],
                 abort: vec![txn, txn],
             },
             Msg::ResolveAck { epoch: 2 },
@@ -710,6 +751,7 @@ mod tests {
                 partition: 3,
                 reads: vec![(1, v), (2, None)],
                 versions: vec![(2, 7)],
+                gci: 9,
             },
             Msg::Join,
             Msg::CopyRequest {
@@ -726,7 +768,12 @@ mod tests {
                         version: 2,
                     },
                 )],
+                gci: 6,
             },
+            Msg::GcpStart { epoch: 3, gci: 10 },
+            Msg::GcpStarted { epoch: 3, gci: 10 },
+            Msg::GcpSave { epoch: 3, gci: 9 },
+            Msg::GcpSaved { epoch: 3, gci: 9 },
             Msg::CaughtUp { epoch: 3 },
             Msg::TxRefused {
                 epoch: 1,
@@ -738,6 +785,7 @@ mod tests {
                 txn,
                 partition: 3,
                 versions: vec![(2, 7)],
+                gci: 2,
             },
             Msg::TxCommitted {
                 epoch: 1,

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::layout::{Epoch, Layout, NodeId, PartitionId, Time, View};
-use crate::msg::{ClientReply, Msg, Op, Refusal, TxnId, Versioned};
+use crate::msg::{ClientReply, Gci, Msg, Op, Refusal, TxnId, Versioned};
 use crate::participant::Prepared;
 use crate::{Mutation, Output};
 
@@ -42,6 +42,9 @@ struct Txn {
     answered: bool,
     /// Every replica prepared and commits were sent: the takeover must commit it.
     decided: bool,
+    /// The global checkpoint it commits in: the highest of its primaries' and this node's when
+    /// every replica had prepared.
+    gci: Gci,
     retry_at: Time,
 }
 
@@ -99,6 +102,7 @@ impl Coordinator {
             versions: BTreeMap::new(),
             answered: false,
             decided: false,
+            gci: 0,
             retry_at: now + retry,
         };
         enter(id, &mut txn, Phase::Preparing, out);
@@ -113,6 +117,7 @@ impl Coordinator {
         partition: PartitionId,
         from: NodeId,
         answer: Prepared,
+        floor: Gci,
         mutation: Option<Mutation>,
         out: &mut Vec<Output>,
     ) {
@@ -128,7 +133,9 @@ impl Coordinator {
         if txn.parts[&partition].0.first() == Some(&from) {
             txn.reads.extend(answer.reads);
             txn.versions.insert(partition, answer.versions);
+            txn.gci = txn.gci.max(answer.gci);
         }
+        txn.gci = txn.gci.max(floor);
         let primaries_done = !txn
             .pending
             .iter()
@@ -221,12 +228,13 @@ impl Coordinator {
         }
     }
 
-    /// The transactions of epochs before `epoch` this coordinator decided to commit.
-    pub fn decided(&self, epoch: Epoch) -> impl Iterator<Item = TxnId> + '_ {
+    /// The transactions of epochs before `epoch` this coordinator decided to commit, with their
+    /// global checkpoints.
+    pub fn decided(&self, epoch: Epoch) -> impl Iterator<Item = (TxnId, Gci)> + '_ {
         self.txns
             .iter()
             .filter(move |(_, t)| t.decided && t.epoch < epoch)
-            .map(|(id, _)| *id)
+            .map(|(id, t)| (*id, t.gci))
     }
 
     /// A replica asks about a transaction it has held prepared for long: one this coordinator no
@@ -275,7 +283,7 @@ impl Coordinator {
     }
 
     /// The takeover decided: answers the clients of this coordinator's transactions left waiting.
-    pub fn on_resolve(&mut self, commit: &[TxnId], out: &mut Vec<Output>) {
+    pub fn on_resolve(&mut self, commit: &[(TxnId, Gci)], out: &mut Vec<Output>) {
         let waiting: Vec<TxnId> = self
             .txns
             .iter()
@@ -286,7 +294,7 @@ impl Coordinator {
             let Some(txn) = self.txns.remove(&id) else {
                 continue;
             };
-            let answer = if commit.binary_search(&id).is_ok() {
+            let answer = if commit.binary_search_by_key(&id, |(t, _)| *t).is_ok() {
                 ClientReply::Committed { reads: txn.reads }
             } else {
                 ClientReply::Refused(Refusal::ViewChanged)
@@ -300,6 +308,11 @@ impl Coordinator {
     /// memory of its old transactions never refuses its new ones.
     pub fn rebase(&mut self, base: u64) {
         self.next_seq = self.next_seq.max(base);
+    }
+
+    /// The sequence number of the newest transaction begun.
+    pub fn newest(&self) -> u64 {
+        self.next_seq
     }
 
     /// The sequence number below which every transaction of this coordinator is finished.
@@ -367,6 +380,7 @@ fn send_phase(id: TxnId, txn: &Txn, out: &mut Vec<Output>) {
                 txn: id,
                 partition,
                 versions: txn.versions.get(&partition).cloned().unwrap_or_default(),
+                gci: txn.gci,
             },
             Phase::Completing => Msg::TxComplete {
                 epoch,

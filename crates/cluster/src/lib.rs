@@ -1,10 +1,12 @@
 //! Cairn's cluster protocols, written as deterministic state machines: membership with heartbeats
 //! and read leases, view agreement with the arbitrator's vote, the replicated commit protocol,
-//! and the takeover of transactions a view change leaves in doubt.
+//! the takeover of transactions a view change leaves in doubt, and global checkpoints (what each
+//! node writes to its redo log, and when it must be on disk).
 //!
 //! It is not: a place that reads a clock, draws a random number, opens a socket, starts a thread
-//! or touches a file. A runtime feeds each node its inputs (messages, ticks) with the time, and
-//! carries out its outputs (messages to send, a stop); the simulator (`sim` crate) is one such
+//! or touches a file. A runtime feeds each node its inputs (messages, ticks, disk completions)
+//! with the time, and carries out its outputs (messages to send, records to write, fsyncs, a
+//! stop); the simulator (`sim` crate) is one such
 //! runtime, the real data node's event loop the other. So any run is reproducible from the
 //! simulator's seed.
 
@@ -13,13 +15,14 @@ pub mod arbitrator;
 pub mod codec;
 pub mod config;
 pub mod coordinator;
+pub mod gcp;
 pub mod layout;
 pub mod msg;
 pub mod node;
 pub mod participant;
 
 pub use layout::{Epoch, Layout, Membership, NodeId, PartitionId, Time, View, ARBITRATOR};
-pub use msg::{Ballot, ClientReply, Msg, Op, Refusal, TxnId, Versioned};
+pub use msg::{Ballot, ClientReply, Gci, Msg, Op, Refusal, TxnId, Versioned};
 pub use participant::Applied;
 
 /// The key → partition function of the simulated key space. (The SQL and native paths place rows
@@ -35,10 +38,44 @@ pub enum Output {
         to: NodeId,
         msg: Msg,
     },
+    /// Append a record to this node's redo log (written, not yet on disk).
+    Persist(Record),
+    /// Make every record appended so far durable (fsync); the runtime answers with
+    /// `Input::Synced` for the same checkpoint.
+    Sync {
+        gci: Gci,
+    },
     /// A fact for the checkers and logs; the real runtime may ignore it.
     Observe(Observation),
     /// The node must stop now (fail-stop): the reason.
     Stop(String),
+}
+
+/// One record of a node's redo log. A node restored at global checkpoint `g` holds, per key, the
+/// newest version among its records of checkpoints up to `g`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Record {
+    /// A commit applied to one key.
+    Write(Applied),
+    /// A primary's copy of a partition, taken by a starting node: rows of checkpoint `gci` or
+    /// before. The partition restores at `gci` or later.
+    Copy {
+        partition: PartitionId,
+        rows: Vec<(u64, Versioned)>,
+        gci: Gci,
+    },
+    /// Every commit of checkpoint `gci` and before is in the records before this one.
+    Saved { gci: Gci },
+}
+
+/// How an fsync ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncResult {
+    Done,
+    /// No space left: nothing is lost yet, the node tries again later.
+    Full,
+    /// An I/O error: what was written may be gone, so the node stops (fail-stop).
+    Failed,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,6 +91,18 @@ pub enum Observation {
     Applied {
         node: NodeId,
         applied: Applied,
+    },
+    /// A node told the checkpoint's master that its redo is on disk through `gci`: restored
+    /// from its disk at `gci`, it must hold exactly the commits of checkpoints up to `gci` in
+    /// `partitions` (those it held whole since a checkpoint no later than `gci`).
+    Saved {
+        node: NodeId,
+        gci: Gci,
+        partitions: Vec<PartitionId>,
+    },
+    /// Every member saved `gci`: the cluster could restart from it.
+    Durable {
+        gci: Gci,
     },
     /// A broken invariant: always a bug.
     Violation {
@@ -77,6 +126,8 @@ pub struct Timing {
     pub stop_after: Time,
     /// A prepared transaction this old makes its replica ask the coordinator about it.
     pub status_after: Time,
+    /// Between global checkpoints (NDB's TimeBetweenGlobalCheckpoints).
+    pub gcp_interval: Time,
 }
 
 impl Default for Timing {
@@ -88,6 +139,7 @@ impl Default for Timing {
             retry_interval: 100_000,
             stop_after: 3_000_000,
             status_after: 1_000_000,
+            gcp_interval: 2_000_000,
         }
     }
 }
@@ -105,14 +157,17 @@ pub enum Mutation {
     DeadWithoutArbitration,
     /// A restarted node serves reads while it is still copying its partitions.
     ServeBeforeCaughtUp,
+    /// A node tells the checkpoint's master it saved a global checkpoint without the fsync.
+    SkipGcpFsync,
 }
 
 impl Mutation {
-    pub const ALL: [Mutation; 4] = [
+    pub const ALL: [Mutation; 5] = [
         Mutation::AckBeforeBackupsPrepared,
         Mutation::SkipEpochCheckOnPrepare,
         Mutation::DeadWithoutArbitration,
         Mutation::ServeBeforeCaughtUp,
+        Mutation::SkipGcpFsync,
     ];
 
     pub fn name(self) -> &'static str {
@@ -121,6 +176,7 @@ impl Mutation {
             Mutation::SkipEpochCheckOnPrepare => "skip-epoch-check-on-prepare",
             Mutation::DeadWithoutArbitration => "dead-without-arbitration",
             Mutation::ServeBeforeCaughtUp => "serve-before-caught-up",
+            Mutation::SkipGcpFsync => "skip-gcp-fsync",
         }
     }
 

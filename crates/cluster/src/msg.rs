@@ -10,6 +10,11 @@ pub struct Ballot {
     pub node: NodeId,
 }
 
+/// A global checkpoint's number (NDB's GCI). Every commit belongs to one; once every member has
+/// fsynced its redo through a GCI, every commit of it and of those before is on disk everywhere,
+/// and a restart of the whole cluster recovers exactly them.
+pub type Gci = u64;
+
 /// A transaction's id: its coordinator and that coordinator's sequence number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TxnId {
@@ -117,14 +122,15 @@ pub enum Msg {
     // Takeover: after a view change the installer gathers every member's undecided and committed
     // transactions from older epochs, decides each (commit if any replica committed), and opens
     // the view once every member applied the decisions.
+    /// Committed transactions carry their global checkpoint, so the takeover commits them in it.
     InDoubt {
         epoch: Epoch,
         prepared: Vec<TxnId>,
-        committed: Vec<TxnId>,
+        committed: Vec<(TxnId, Gci)>,
     },
     Resolve {
         epoch: Epoch,
-        commit: Vec<TxnId>,
+        commit: Vec<(TxnId, Gci)>,
         abort: Vec<TxnId>,
     },
     ResolveAck {
@@ -143,26 +149,30 @@ pub enum Msg {
         ops: Vec<Op>,
         primary: bool,
     },
-    /// A replica prepared; a primary also answers the locked reads and the version each write
-    /// will make.
+    /// A replica prepared; a primary also answers the locked reads, the version each write
+    /// will make and its global checkpoint (the transaction commits in the highest of its
+    /// primaries' and its coordinator's, so a commit that follows another on a key never falls in
+    /// an earlier checkpoint).
     TxPrepared {
         epoch: Epoch,
         txn: TxnId,
         partition: PartitionId,
         reads: Vec<(u64, Option<Versioned>)>,
         versions: Vec<(u64, u64)>,
+        gci: Gci,
     },
     TxRefused {
         epoch: Epoch,
         txn: TxnId,
         partition: PartitionId,
     },
-    /// Commit, at the versions the primary named.
+    /// Commit, at the versions the primary named, in global checkpoint `gci`.
     TxCommit {
         epoch: Epoch,
         txn: TxnId,
         partition: PartitionId,
         versions: Vec<(u64, u64)>,
+        gci: Gci,
     },
     TxCommitted {
         epoch: Epoch,
@@ -204,13 +214,37 @@ pub enum Msg {
         epoch: Epoch,
         partition: PartitionId,
     },
+    /// A primary's rows, every one committed in global checkpoint `gci` or before.
     CopyRows {
         epoch: Epoch,
         partition: PartitionId,
         rows: Vec<(u64, Versioned)>,
+        gci: Gci,
     },
     CaughtUp {
         epoch: Epoch,
+    },
+
+    // Global checkpoints, run by the lowest member of an open view. `GcpStart` raises every
+    // node's checkpoint to `gci`; a node answers once every transaction it coordinated before is
+    // finished, so every commit of an earlier checkpoint is then applied on all its replicas.
+    // `GcpSave` has every node write and fsync its redo through `gci`; with every answer, the
+    // checkpoint is durable.
+    GcpStart {
+        epoch: Epoch,
+        gci: Gci,
+    },
+    GcpStarted {
+        epoch: Epoch,
+        gci: Gci,
+    },
+    GcpSave {
+        epoch: Epoch,
+        gci: Gci,
+    },
+    GcpSaved {
+        epoch: Epoch,
+        gci: Gci,
     },
 
     // Clients.
@@ -260,6 +294,10 @@ impl Msg {
             Msg::CopyRequest { .. } => "copy-request",
             Msg::CopyRows { .. } => "copy-rows",
             Msg::CaughtUp { .. } => "caught-up",
+            Msg::GcpStart { .. } => "gcp-start",
+            Msg::GcpStarted { .. } => "gcp-started",
+            Msg::GcpSave { .. } => "gcp-save",
+            Msg::GcpSaved { .. } => "gcp-saved",
             Msg::ClientTxn { .. } => "client-txn",
             Msg::ClientRead { .. } => "client-read",
             Msg::ClientReply { .. } => "client-reply",

@@ -6,10 +6,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::agreement::{Acceptor, Proposal};
 use crate::coordinator::Coordinator;
+use crate::gcp::{Checkpoints, Save, Synced};
 use crate::layout::{Epoch, Layout, Membership, NodeId, PartitionId, Time, View, ARBITRATOR};
-use crate::msg::{Ballot, ClientReply, Msg, Refusal, TxnId};
+use crate::msg::{Ballot, ClientReply, Gci, Msg, Refusal, TxnId};
 use crate::participant::{Participant, PrepareError, Prepared};
-use crate::{partition_of, Mutation, Observation, Output, Timing};
+use crate::{partition_of, Mutation, Observation, Output, Record, SyncResult, Timing};
 
 /// What a node is given.
 #[derive(Clone, Debug)]
@@ -20,18 +21,29 @@ pub enum Input {
     },
     /// Time passed; the runtime ticks every node at least every few milliseconds.
     Tick,
+    /// An `Output::Sync` of checkpoint `gci` ended.
+    Synced {
+        gci: Gci,
+        result: SyncResult,
+    },
 }
 
 /// How many past views a node keeps, to tell nodes that lag what was chosen.
 pub const HISTORY_MAX: usize = 256;
+
+/// A node's report to a takeover: what it holds prepared, and what it committed (or, as
+/// coordinator, decided) with the global checkpoint.
+type Doubts = (Vec<TxnId>, Vec<(TxnId, Gci)>);
+/// A takeover's decision: what to commit, in which checkpoint, and what to abort.
+type Decision = (Vec<(TxnId, Gci)>, Vec<TxnId>);
 
 /// The installer's side of a takeover: every member's doubts, then every member's applying the
 /// decisions, then the view opens.
 #[derive(Debug)]
 struct Takeover {
     epoch: Epoch,
-    reports: BTreeMap<NodeId, (Vec<TxnId>, Vec<TxnId>)>,
-    decided: Option<(Vec<TxnId>, Vec<TxnId>)>,
+    reports: BTreeMap<NodeId, Doubts>,
+    decided: Option<Decision>,
     acks: BTreeSet<NodeId>,
     retry_at: Time,
 }
@@ -73,6 +85,8 @@ pub struct DataNode {
     /// As a starting node: the partitions still to copy from their primaries.
     copies: BTreeSet<PartitionId>,
     copy_at: Time,
+    /// Global checkpoints: this node's, its redo's, and the rounds it runs as master.
+    gcp: Checkpoints,
 }
 
 impl DataNode {
@@ -86,6 +100,7 @@ impl DataNode {
         now: Time,
     ) -> DataNode {
         let members: BTreeSet<NodeId> = layout.data_nodes().collect();
+        let gcp_interval = timing.gcp_interval;
         let peers: BTreeMap<NodeId, Time> = members
             .iter()
             .filter(|n| **n != id)
@@ -93,7 +108,6 @@ impl DataNode {
             .collect();
         DataNode {
             id,
-            layout,
             timing,
             mutation,
             history: [(
@@ -134,6 +148,12 @@ impl DataNode {
             caught_up: BTreeSet::new(),
             copies: BTreeSet::new(),
             copy_at: now,
+            gcp: Checkpoints::new(
+                (0..layout.partition_count()).filter(|p| layout.replicas(*p).contains(&id)),
+                now,
+                gcp_interval,
+            ),
+            layout,
         }
     }
 
@@ -158,6 +178,7 @@ impl DataNode {
         node.last_heard.clear();
         node.echoed.clear();
         node.joining = true;
+        node.gcp = Checkpoints::new(std::iter::empty(), now, node.timing.gcp_interval);
         node
     }
 
@@ -206,6 +227,7 @@ impl DataNode {
         }
         match input {
             Input::Tick => self.tick(now, out),
+            Input::Synced { gci, result } => self.on_synced(now, gci, result, out),
             Input::Message { from, msg } => self.on_message(now, from, msg, out),
         }
     }
@@ -278,6 +300,7 @@ impl DataNode {
             self.propose(now, out);
         }
         self.takeover_tick(now, out);
+        self.gcp_tick(now, out);
         self.coordinator.tick(now, self.timing.retry_interval, out);
         self.participant
             .advance(self.id, self.coordinator.done_below());
@@ -487,6 +510,7 @@ impl DataNode {
                 .filter(|p| self.layout.replicas(*p).contains(&self.id))
                 .collect();
             self.participant.start_copy(&partitions);
+            self.gcp.copying(&partitions);
             self.copies = partitions;
             self.copy_at = now;
         }
@@ -504,6 +528,7 @@ impl DataNode {
         self.echoed.retain(|n, _| peers.contains(n));
         self.acceptor.forget_below(epoch + 1);
         self.coordinator.on_view(epoch);
+        self.gcp.on_view(now);
         self.takeover = (installer == self.id).then(|| Takeover {
             epoch,
             reports: BTreeMap::new(),
@@ -770,6 +795,15 @@ impl DataNode {
                 if self.lagging(now, from, epoch, out) || (epoch != epoch_now && !stale_ok) {
                     return;
                 }
+                if primary && self.gcp.disk_full() {
+                    // No room for the redo: no new writes as primary until there is.
+                    let refused = Msg::TxRefused {
+                        epoch,
+                        txn,
+                        partition,
+                    };
+                    return self.reply_to(now, from, refused, out);
+                }
                 let answer = match self
                     .participant
                     .prepare(now, epoch, txn, partition, ops, primary)
@@ -780,6 +814,7 @@ impl DataNode {
                         partition,
                         reads: answer.reads,
                         versions: answer.versions,
+                        gci: if primary { self.gcp.current() } else { 0 },
                     },
                     Err(PrepareError::Locked | PrepareError::Finished) => Msg::TxRefused {
                         epoch,
@@ -798,14 +833,20 @@ impl DataNode {
                 partition,
                 reads,
                 versions,
+                gci,
             } => {
-                let answer = Prepared { reads, versions };
+                let answer = Prepared {
+                    reads,
+                    versions,
+                    gci,
+                };
                 self.coordinator.on_prepared(
                     txn,
                     epoch,
                     partition,
                     from,
                     answer,
+                    self.gcp.current(),
                     self.mutation,
                     out,
                 )
@@ -903,12 +944,15 @@ impl DataNode {
                     && self.view.primary(&self.layout, partition) == Some(self.id)
                 {
                     let rows = self.participant.snapshot(partition);
+                    // Every row is of this node's checkpoint or an earlier one.
+                    let gci = self.gcp.current();
                     self.send(
                         from,
                         Msg::CopyRows {
                             epoch,
                             partition,
                             rows,
+                            gci,
                         },
                         out,
                     );
@@ -918,8 +962,15 @@ impl DataNode {
                 epoch,
                 partition,
                 rows,
+                gci,
             } => {
                 if epoch == epoch_now && self.copies.remove(&partition) {
+                    out.push(Output::Persist(Record::Copy {
+                        partition,
+                        rows: rows.clone(),
+                        gci,
+                    }));
+                    self.gcp.copied(partition, gci);
                     self.participant.merge_copy(partition, rows);
                     if self.copies.is_empty() {
                         self.copy_at = now;
@@ -931,7 +982,90 @@ impl DataNode {
                     self.caught_up.insert(from);
                 }
             }
+            Msg::GcpStart { epoch, gci } => {
+                if self.current(now, from, epoch, out) {
+                    self.gcp
+                        .on_start(epoch, gci, from, self.coordinator.newest());
+                    self.gcp_tick(now, out);
+                }
+            }
+            Msg::GcpStarted { epoch, gci } | Msg::GcpSaved { epoch, gci } => {
+                if epoch == epoch_now {
+                    let saved = matches!(msg, Msg::GcpSaved { .. });
+                    let nodes: BTreeSet<NodeId> = self.view.nodes().collect();
+                    if let Some(durable) = self.gcp.on_answer(now, epoch, gci, saved, from, &nodes)
+                    {
+                        out.push(Output::Observe(Observation::Durable { gci: durable }));
+                    }
+                    self.gcp_tick(now, out);
+                }
+            }
+            Msg::GcpSave { epoch, gci } => {
+                if !self.current(now, from, epoch, out) {
+                    return;
+                }
+                match self.gcp.on_save(epoch, gci, from) {
+                    Save::Answer(to, msg) => self.reply_to(now, to, msg, out),
+                    Save::Sync(gci) => self.sync(now, gci, out),
+                    Save::Nothing => {}
+                }
+            }
             Msg::ClientReply { .. } => {}
+        }
+    }
+
+    /// The checkpoint master's rounds, the answer to a start once older transactions are
+    /// finished, and a full disk's fsync tried again.
+    fn gcp_tick(&mut self, now: Time, out: &mut Vec<Output>) {
+        let epoch = self.view.epoch;
+        if self.ready && self.lowest_member() == Some(self.id) {
+            let nodes: BTreeSet<NodeId> = self.view.nodes().collect();
+            let sends = self
+                .gcp
+                .master_tick(now, self.timing.retry_interval, epoch, &nodes);
+            for (to, msg) in sends {
+                self.reply_to(now, to, msg, out);
+            }
+        }
+        if let Some((to, msg)) = self.gcp.start_answer(epoch, self.coordinator.done_below()) {
+            self.reply_to(now, to, msg, out);
+        }
+        if let Some(gci) = self.gcp.retry_sync(now, self.timing.retry_interval) {
+            self.sync(now, gci, out);
+        }
+    }
+
+    /// Appends the `Saved` record of `gci` and asks for the fsync.
+    fn sync(&mut self, now: Time, gci: Gci, out: &mut Vec<Output>) {
+        out.push(Output::Persist(Record::Saved { gci }));
+        if self.mutation == Some(Mutation::SkipGcpFsync) {
+            return self.on_synced(now, gci, SyncResult::Done, out);
+        }
+        out.push(Output::Sync { gci });
+    }
+
+    fn on_synced(&mut self, now: Time, gci: Gci, result: SyncResult, out: &mut Vec<Output>) {
+        let retry = self.timing.retry_interval;
+        match self.gcp.on_synced(now, retry, self.view.epoch, gci, result) {
+            Synced::Saved {
+                gci,
+                answer,
+                partitions,
+            } => {
+                out.push(Output::Observe(Observation::Saved {
+                    node: self.id,
+                    gci,
+                    partitions,
+                }));
+                if let Some((to, msg)) = answer {
+                    self.reply_to(now, to, msg, out);
+                }
+            }
+            Synced::Failed => self.stop(
+                format!("node {}: an fsync of the redo log failed", self.id),
+                out,
+            ),
+            Synced::Full | Synced::Nothing => {}
         }
     }
 
@@ -972,8 +1106,9 @@ impl DataNode {
                 txn,
                 partition,
                 versions,
+                gci,
             } if self.current(now, from, epoch, out) => {
-                match self.participant.commit(txn, partition, &versions) {
+                match self.participant.commit(txn, partition, &versions, gci) {
                     Ok(applied) => self.observe_applied(applied, out),
                     Err(what) => return self.violation(what, out),
                 }
@@ -1012,8 +1147,11 @@ impl DataNode {
         self.reply_to(now, from, answer, out);
     }
 
-    fn observe_applied(&self, applied: Vec<crate::Applied>, out: &mut Vec<Output>) {
+    /// Each commit applied goes to the redo log and raises this node's checkpoint.
+    fn observe_applied(&mut self, applied: Vec<crate::Applied>, out: &mut Vec<Output>) {
         for applied in applied {
+            self.gcp.applied(applied.gci);
+            out.push(Output::Persist(Record::Write(applied.clone())));
             out.push(Output::Observe(Observation::Applied {
                 node: self.id,
                 applied,
@@ -1082,7 +1220,7 @@ impl DataNode {
         from: NodeId,
         epoch: Epoch,
         prepared: Vec<TxnId>,
-        committed: Vec<TxnId>,
+        committed: Vec<(TxnId, Gci)>,
         out: &mut Vec<Output>,
     ) {
         let Some(t) = &mut self.takeover else { return };
@@ -1093,18 +1231,26 @@ impl DataNode {
         if !self.view.nodes().all(|m| t.reports.contains_key(&m)) {
             return;
         }
-        let commit: BTreeSet<TxnId> = t
-            .reports
-            .values()
-            .flat_map(|(_, c)| c.iter().copied())
-            .collect();
+        let mut commit: BTreeMap<TxnId, Gci> = BTreeMap::new();
+        let mut disagree = None;
+        for (txn, gci) in t.reports.values().flat_map(|(_, c)| c.iter().copied()) {
+            if commit.insert(txn, gci).is_some_and(|g| g != gci) {
+                disagree = Some(txn);
+            }
+        }
+        if let Some(txn) = disagree {
+            return self.violation(
+                format!("the reports of {txn:?} name different global checkpoints"),
+                out,
+            );
+        }
         let abort: BTreeSet<TxnId> = t
             .reports
             .values()
             .flat_map(|(p, _)| p.iter().copied())
-            .filter(|x| !commit.contains(x))
+            .filter(|x| !commit.contains_key(x))
             .collect();
-        let (commit, abort): (Vec<TxnId>, Vec<TxnId>) =
+        let (commit, abort): (Vec<(TxnId, Gci)>, Vec<TxnId>) =
             (commit.into_iter().collect(), abort.into_iter().collect());
         t.decided = Some((commit.clone(), abort.clone()));
         t.retry_at = now + self.timing.retry_interval;

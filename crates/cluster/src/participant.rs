@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::layout::{Epoch, NodeId, PartitionId, Time};
-use crate::msg::{Op, TxnId, Versioned};
+use crate::msg::{Gci, Op, TxnId, Versioned};
 
 /// A commit applied to one key: what the simulator's checkers observe.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,6 +15,8 @@ pub struct Applied {
     pub txn: TxnId,
     pub value: u64,
     pub version: u64,
+    /// The global checkpoint of the transaction.
+    pub gci: Gci,
 }
 
 #[derive(Debug)]
@@ -32,6 +34,8 @@ struct Pending {
 pub struct Prepared {
     pub reads: Vec<(u64, Option<Versioned>)>,
     pub versions: Vec<(u64, u64)>,
+    /// The primary's global checkpoint (the node fills it in).
+    pub gci: Gci,
 }
 
 /// What a replica knows of one transaction on one of its partitions. Finished transactions are
@@ -45,6 +49,7 @@ enum State {
     Committed {
         completed: bool,
         keys: Vec<u64>,
+        gci: Gci,
     },
     Aborted,
 }
@@ -168,6 +173,7 @@ impl Participant {
         txn: TxnId,
         partition: PartitionId,
         versions: &[(u64, u64)],
+        gci: Gci,
     ) -> Result<Vec<Applied>, String> {
         let Some(record) = self.records.get_mut(&(txn, partition)) else {
             return Ok(Vec::new());
@@ -190,6 +196,7 @@ impl Participant {
             State::Committed {
                 completed: false,
                 keys,
+                gci,
             },
         ) else {
             return Ok(Vec::new());
@@ -222,6 +229,7 @@ impl Participant {
                 txn,
                 value,
                 version,
+                gci,
             });
             if !p.locked {
                 self.uncompleted
@@ -262,7 +270,9 @@ impl Participant {
     /// Notes that every replica has a commit.
     pub fn complete(&mut self, txn: TxnId, partition: PartitionId) {
         if let Some(Record {
-            state: State::Committed { completed, keys },
+            state: State::Committed {
+                completed, keys, ..
+            },
             ..
         }) = self.records.get_mut(&(txn, partition))
         {
@@ -315,14 +325,14 @@ impl Participant {
 
     /// The transactions of epochs before `epoch` prepared here and not decided, and those
     /// committed here: what a view's takeover needs from this replica.
-    pub fn in_doubt(&self, epoch: Epoch) -> (Vec<TxnId>, Vec<TxnId>) {
+    pub fn in_doubt(&self, epoch: Epoch) -> (Vec<TxnId>, Vec<(TxnId, Gci)>) {
         let mut prepared = BTreeSet::new();
         let mut committed = BTreeSet::new();
         for ((txn, _), r) in self.records.range(..) {
             if r.epoch < epoch {
                 match r.state {
                     State::Prepared(_) => prepared.insert(*txn),
-                    State::Committed { .. } => committed.insert(*txn),
+                    State::Committed { gci, .. } => committed.insert((*txn, gci)),
                     State::Aborted => false,
                 };
             }
@@ -333,11 +343,12 @@ impl Participant {
         )
     }
 
-    /// Applies a takeover's decisions to every partition a transaction was prepared on here.
+    /// Applies a takeover's decisions to every partition a transaction was prepared on here;
+    /// each commit in the global checkpoint its replicas or coordinator gave it.
     pub fn resolve(
         &mut self,
         epoch: Epoch,
-        commit: &[TxnId],
+        commit: &[(TxnId, Gci)],
         abort: &[TxnId],
     ) -> Result<Vec<Applied>, String> {
         let mut applied = Vec::new();
@@ -348,8 +359,8 @@ impl Participant {
             .map(|(k, _)| *k)
             .collect();
         for (txn, partition) in prepared {
-            if commit.binary_search(&txn).is_ok() {
-                applied.extend(self.commit(txn, partition, &[])?);
+            if let Ok(at) = commit.binary_search_by_key(&txn, |(t, _)| *t) {
+                applied.extend(self.commit(txn, partition, &[], commit[at].1)?);
             } else if abort.binary_search(&txn).is_ok() {
                 self.abort(epoch, txn, partition);
             }
@@ -481,7 +492,7 @@ mod tests {
             primary.prepare(0, 1, T2, 0, vec![Op::Read(5)], true),
             Err(PrepareError::Locked)
         );
-        let applied = primary.commit(T1, 0, &[(5, 1)]).unwrap();
+        let applied = primary.commit(T1, 0, &[(5, 1)], 1).unwrap();
         assert_eq!(applied[0].version, 1);
         let answer = primary
             .prepare(0, 1, T2, 0, vec![Op::Read(5), Op::Write(5, 12)], true)
@@ -511,9 +522,9 @@ mod tests {
         let mut p = Participant::default();
         p.prepare(0, 1, T1, 0, vec![Op::Write(1, 1)], true).unwrap();
         p.prepare(0, 1, T2, 1, vec![Op::Write(2, 2)], true).unwrap();
-        p.commit(T2, 1, &[]).unwrap();
-        assert_eq!(p.in_doubt(2), (vec![T1], vec![T2]));
-        let applied = p.resolve(2, &[T1], &[]).unwrap();
+        p.commit(T2, 1, &[], 1).unwrap();
+        assert_eq!(p.in_doubt(2), (vec![T1], vec![(T2, 1)]));
+        let applied = p.resolve(2, &[(T1, 1)], &[]).unwrap();
         assert_eq!(applied.len(), 1);
         assert!(p.open_epoch(2).is_empty());
         assert_eq!(p.in_doubt(2), (vec![], vec![]));
@@ -524,18 +535,18 @@ mod tests {
         let mut p = Participant::default();
         p.prepare(0, 1, T1, 0, vec![Op::Write(1, 1)], false)
             .unwrap();
-        assert_eq!(p.commit(T1, 0, &[(1, 1)]).unwrap().len(), 1);
+        assert_eq!(p.commit(T1, 0, &[(1, 1)], 1).unwrap().len(), 1);
         p.complete(T1, 0);
         // A late copy of the prepare, then of the commit.
         assert!(p.prepare(0, 1, T1, 0, vec![Op::Write(1, 1)], false).is_ok());
-        assert!(p.commit(T1, 0, &[(1, 1)]).unwrap().is_empty());
+        assert!(p.commit(T1, 0, &[(1, 1)], 1).unwrap().is_empty());
         p.advance(1, T1.seq + 1);
         assert_eq!(p.remembered(), 0);
         assert_eq!(
             p.prepare(0, 1, T1, 0, vec![Op::Write(1, 1)], false),
             Err(PrepareError::Finished)
         );
-        assert!(p.commit(T1, 0, &[(1, 1)]).unwrap().is_empty());
+        assert!(p.commit(T1, 0, &[(1, 1)], 1).unwrap().is_empty());
         // An abort before its prepare.
         p.abort(1, T2, 0);
         assert_eq!(
@@ -551,13 +562,13 @@ mod tests {
             .prepare(0, 1, T1, 0, vec![Op::Write(1, 1)], false)
             .unwrap();
         // Out of order: this replica is at version 0, the primary says 2.
-        assert!(backup.commit(T1, 0, &[(1, 2)]).is_err());
+        assert!(backup.commit(T1, 0, &[(1, 2)], 1).is_err());
         let mut starter = Participant::default();
         starter.start_copy(&[0].into());
         starter
             .prepare(0, 1, T2, 0, vec![Op::Write(1, 7)], false)
             .unwrap();
-        assert_eq!(starter.commit(T2, 0, &[(1, 5)]).unwrap()[0].version, 5);
+        assert_eq!(starter.commit(T2, 0, &[(1, 5)], 1).unwrap()[0].version, 5);
         // The copy was read before that commit: the newer row stays.
         starter.merge_copy(
             0,

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use cluster::arbitrator::Arbitrator;
 use cluster::codec::{self, CLUSTER_MESSAGE};
 use cluster::node::{DataNode, Input};
-use cluster::{Layout, Msg, NodeId, Observation, Output, Time, Timing, ARBITRATOR};
+use cluster::{Layout, Msg, NodeId, Observation, Output, SyncResult, Time, Timing, ARBITRATOR};
 use transport::auth::ClusterKey;
 use wire::frame::{write_frame, FrameHeader, HEADER_BYTES};
 
@@ -176,6 +176,7 @@ pub fn run(
     let mut arbitrator = Arbitrator::default();
     let mut out = Vec::new();
     let mut own: VecDeque<(NodeId, Msg)> = VecDeque::new();
+    let mut synced: VecDeque<cluster::Gci> = VecDeque::new();
     let mut next_tick = Instant::now();
     let mut cut: BTreeSet<NodeId> = BTreeSet::new();
     let mut cut_read_at = Instant::now();
@@ -192,6 +193,11 @@ pub fn run(
         // Ticks come first when due, so a steady stream of messages cannot starve heartbeats.
         let input = if let Some((from, msg)) = own.pop_front() {
             Input::Message { from, msg }
+        } else if let Some(gci) = synced.pop_front() {
+            Input::Synced {
+                gci,
+                result: SyncResult::Done,
+            }
         } else if Instant::now() >= next_tick {
             next_tick = Instant::now() + TICK;
             Input::Tick
@@ -210,7 +216,7 @@ pub fn run(
                 *known.lock().unwrap_or_else(|e| e.into_inner()) =
                     arbitrator.latest().map(|(e, m)| (e, m.clone()));
             }
-            (None, Input::Tick) => {}
+            (None, Input::Tick | Input::Synced { .. }) => {}
         }
         let mut failed = None;
         for output in out.drain(..) {
@@ -221,6 +227,10 @@ pub fn run(
                 Output::Send { to, .. } if cut.contains(&to) => {}
                 Output::Send { to, msg } => send(&links, &clients, to, &msg),
                 Output::Observe(o) => observe(&o),
+                // This runtime runs the protocol over the model's rows and keeps no redo log: an
+                // fsync is done at once. (The data node's redo and checkpoints are its own.)
+                Output::Persist(_) => {}
+                Output::Sync { gci } => synced.push_back(gci),
                 Output::Stop(reason) => failed = Some(reason),
             }
         }

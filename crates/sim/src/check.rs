@@ -116,7 +116,9 @@ impl Checker {
                 }
             }
             Observation::Violation { node, what } => self.fail(now, format!("node {node}: {what}")),
-            Observation::Opened { .. } => {}
+            Observation::Opened { .. }
+            | Observation::Saved { .. }
+            | Observation::Durable { .. } => {}
         }
     }
 
@@ -406,6 +408,7 @@ mod tests {
             },
             value,
             version,
+            gci: 1,
         };
         checker.observe(0, &Observation::Applied { node: 1, applied });
     }

@@ -8,6 +8,7 @@
 //! data node process runs; the simulator only decides what happens when, from its seed.
 
 pub mod check;
+pub mod disk;
 pub mod rng;
 mod world;
 

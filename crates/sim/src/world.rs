@@ -7,11 +7,12 @@ use std::time::{Duration, Instant};
 use cluster::arbitrator::Arbitrator;
 use cluster::node::{DataNode, Input};
 use cluster::{
-    partition_of, ClientReply, Layout, Msg, Mutation, NodeId, Observation, Op, Output, Refusal,
-    Time, Timing, ARBITRATOR,
+    partition_of, ClientReply, Gci, Layout, Msg, Mutation, NodeId, Observation, Op, Output,
+    PartitionId, Refusal, SyncResult, Time, Timing, ARBITRATOR,
 };
 
 use crate::check::{show_time, Checker, FinalNode, Outcome, ReadRecord, WriteRecord};
+use crate::disk::{self, Disk};
 use crate::rng::Rng;
 
 /// Clients' node ids start here.
@@ -37,6 +38,10 @@ pub struct FaultRates {
     pub partition_per_s: f64,
     pub slow_per_s: f64,
     pub arbitrator_crash_per_s: f64,
+    /// Probability that an fsync fails (the node then stops).
+    pub fsync_fail: f64,
+    /// A node's disk fills up for a while.
+    pub disk_full_per_s: f64,
 }
 
 impl Default for FaultRates {
@@ -50,6 +55,8 @@ impl Default for FaultRates {
             partition_per_s: 0.1,
             slow_per_s: 0.1,
             arbitrator_crash_per_s: 0.03,
+            fsync_fail: 0.002,
+            disk_full_per_s: 0.03,
         }
     }
 }
@@ -65,6 +72,8 @@ impl FaultRates {
             partition_per_s: 0.0,
             slow_per_s: 0.0,
             arbitrator_crash_per_s: 0.0,
+            fsync_fail: 0.0,
+            disk_full_per_s: 0.0,
         }
     }
 }
@@ -125,6 +134,8 @@ pub struct Report {
     pub unknown: u64,
     pub reads: u64,
     pub newest_epoch: u64,
+    /// The newest global checkpoint every member saved.
+    pub durable_gci: Gci,
     /// Commits begun after faults stopped.
     pub quiet_commits: u64,
     /// The nodes left running could not serve: some node group had no member left.
@@ -153,8 +164,17 @@ enum Event {
     Heal,
     Unslow(NodeId),
     ArbitratorUp,
-    /// A crashed or stopped node's process comes back (empty: the model keeps no disk).
+    /// A crashed or stopped node's process comes back, empty (its disk is checked when it goes
+    /// down, then wiped: a node restart copies everything from its peers).
     Restart(NodeId),
+    /// An fsync of the first `upto` records of a node's log ends (if the node's process is still
+    /// the same `life`).
+    SyncDone {
+        id: NodeId,
+        life: u64,
+        gci: Gci,
+        upto: usize,
+    },
 }
 
 struct Scheduled {
@@ -224,6 +244,11 @@ struct World {
     quiet_from: Time,
     clients_stop: Time,
     outputs: Vec<Output>,
+    disks: BTreeMap<NodeId, Disk>,
+    lives: BTreeMap<NodeId, u64>,
+    /// Per partition and checkpoint, the state the first node that saved it restores: every other
+    /// node that saves it must restore the same.
+    saved_states: BTreeMap<(PartitionId, Gci), disk::State>,
 }
 
 /// Runs one simulation to its end and checks it.
@@ -294,6 +319,9 @@ impl World {
             quiet_from,
             clients_stop,
             outputs: Vec::new(),
+            disks: BTreeMap::new(),
+            lives: BTreeMap::new(),
+            saved_states: BTreeMap::new(),
         }
     }
 
@@ -438,9 +466,41 @@ impl World {
                         self.now,
                     );
                     self.nodes.insert(id, node);
+                    self.disks.insert(id, Disk::default());
+                    *self.lives.entry(id).or_default() += 1;
                     self.crashed.remove(&id);
                     self.schedule(self.now + TICK, Event::Tick(id));
                 }
+            }
+            Event::SyncDone {
+                id,
+                life,
+                gci,
+                upto,
+            } => {
+                self.hash(&[self.now, 11, u64::from(id), gci]);
+                if !self.nodes.contains_key(&id)
+                    || self.lives.get(&id).copied().unwrap_or(0) != life
+                {
+                    return;
+                }
+                let full = self.disks.get(&id).is_some_and(|d| d.full_until > self.now);
+                let result = if self.now < self.quiet_from
+                    && self.rng.chance(self.config.faults.fsync_fail)
+                {
+                    self.count_fault("fsync failed");
+                    SyncResult::Failed
+                } else if full {
+                    self.count_fault("fsync on a full disk");
+                    SyncResult::Full
+                } else {
+                    if let Some(d) = self.disks.get_mut(&id) {
+                        d.synced(upto);
+                    }
+                    SyncResult::Done
+                };
+                self.note(|| format!("node {id}: fsync of checkpoint {gci}: {result:?}"));
+                self.feed(id, Input::Synced { gci, result });
             }
             Event::ArbitratorUp => {
                 self.hash(&[self.now, 8]);
@@ -469,7 +529,36 @@ impl World {
         for output in out.drain(..) {
             match output {
                 Output::Send { to, msg } => self.send(from, to, msg),
+                Output::Persist(record) => {
+                    self.disks.entry(from).or_default().append(record);
+                }
+                Output::Sync { gci } => {
+                    let upto = self.disks.get(&from).map_or(0, Disk::written);
+                    let latency = self.rng.between(1_000, 20_000)
+                        + self.slow.get(&from).copied().unwrap_or(0);
+                    let life = self.lives.get(&from).copied().unwrap_or(0);
+                    self.schedule(
+                        self.now + latency,
+                        Event::SyncDone {
+                            id: from,
+                            life,
+                            gci,
+                            upto,
+                        },
+                    );
+                }
                 Output::Observe(observation) => {
+                    match &observation {
+                        Observation::Saved {
+                            node,
+                            gci,
+                            partitions,
+                        } => self.saved(*node, *gci, partitions),
+                        Observation::Durable { gci } => {
+                            self.report.durable_gci = self.report.durable_gci.max(*gci);
+                        }
+                        _ => {}
+                    }
                     if let Observation::Installed { view, .. } = &observation {
                         if view.epoch > self.report.newest_epoch {
                             self.report.newest_epoch = view.epoch;
@@ -518,8 +607,67 @@ impl World {
         self.schedule(self.now + latency, Event::Deliver { from, to, msg });
     }
 
+    /// A node said its redo is on disk through `gci` for `partitions`: what its log restores
+    /// there must be what every other node that saved the checkpoint restores.
+    fn saved(&mut self, node: NodeId, gci: Gci, partitions: &[PartitionId]) {
+        let Some(d) = self.disks.get_mut(&node) else {
+            return;
+        };
+        d.claim(gci, partitions.iter().copied().collect());
+        for p in partitions {
+            let state = disk::restore(d.records(), gci, &[*p].into());
+            match self.saved_states.get(&(*p, gci)) {
+                None => {
+                    self.saved_states.insert((*p, gci), state);
+                }
+                Some(first) => {
+                    if let Some(diff) = disk::difference(first, &state) {
+                        let what = format!(
+                            "node {node} saved checkpoint {gci} with other commits than a node that saved it before: {diff}"
+                        );
+                        self.checker.fail(self.now, what);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A node's process ended: its unsynced records may be lost (and the last one torn), but
+    /// every checkpoint it said it saved must restore from what is left as from what it wrote.
+    fn lose_disk(&mut self, id: NodeId) {
+        let Some(d) = self.disks.remove(&id) else {
+            return;
+        };
+        let survivors = d.crash(&mut self.rng);
+        if survivors.lost > 0 {
+            self.count_fault("unsynced records lost");
+        }
+        if survivors.torn {
+            self.count_fault("torn write");
+        }
+        let Some((gci, partitions)) = d.claimed() else {
+            return;
+        };
+        let wrote = disk::restore(d.records(), *gci, partitions);
+        let left = disk::restore(&survivors.records, *gci, partitions);
+        if let Some(diff) = disk::difference(&wrote, &left) {
+            let what = format!(
+                "node {id} said checkpoint {gci} was on disk, but after its crash the disk restores otherwise: {diff}"
+            );
+            self.checker.fail(self.now, what);
+        }
+        let marked = disk::saved(&survivors.records);
+        if marked < *gci {
+            let what = format!(
+                "node {id} said checkpoint {gci} was on disk, but its disk's newest saved checkpoint is {marked}"
+            );
+            self.checker.fail(self.now, what);
+        }
+    }
+
     /// A node's process ended: what it held is gone, and a supervisor restarts it a little later.
     fn down(&mut self, id: NodeId) {
+        self.lose_disk(id);
         self.checker.forget(id);
         if self.config.restarts {
             let after = self.rng.between(1_000_000, 5_000_000);
@@ -585,6 +733,16 @@ impl World {
             self.slow.insert(id, extra);
             self.schedule(self.now + lasts, Event::Unslow(id));
         }
+        if self.rng.chance(rates.disk_full_per_s * per_tick) {
+            let id = self.rng.between(1, u64::from(self.config.data_nodes)) as NodeId;
+            let lasts = self.rng.between(300_000, 4_000_000);
+            let until = self.now + lasts;
+            if let Some(d) = self.disks.get_mut(&id) {
+                d.full_until = until;
+                self.count_fault("disk full");
+                self.note(|| format!("node {id}'s disk is full for {}", show_time(lasts)));
+            }
+        }
         if self.arbitrator_up && self.rng.chance(rates.arbitrator_crash_per_s * per_tick) {
             // Its votes are on disk: it comes back with them.
             self.count_fault("arbitrator crashed");
@@ -598,6 +756,9 @@ impl World {
     /// Faults stop: the network heals, slow nodes recover, the arbitrator is up.
     fn calm(&mut self) {
         self.cut = None;
+        for d in self.disks.values_mut() {
+            d.full_until = 0;
+        }
         self.slow.clear();
         self.arbitrator_up = true;
     }

@@ -23,10 +23,11 @@ fn simulate(config: Config) -> Report {
 #[test]
 fn the_ci_seeds_pass_every_check() {
     let mut failed = Vec::new();
-    let (mut views, mut commits, mut lost) = (0, 0, 0);
+    let (mut views, mut commits, mut lost, mut checkpoints) = (0, 0, 0, 0);
     for seed in CI_SEEDS {
         let r = simulate(Config::new(seed));
         views += r.newest_epoch - 1;
+        checkpoints += r.durable_gci;
         commits += r.commits;
         lost += u64::from(r.cluster_lost);
         if !r.passed() {
@@ -34,14 +35,14 @@ fn the_ci_seeds_pass_every_check() {
         }
     }
     println!(
-        "{} seeds: {views} view changes, {commits} commits, {lost} runs lost a node group",
+        "{} seeds: {views} view changes, {commits} commits, {checkpoints} durable global checkpoints, {lost} runs lost a node group",
         CI_SEEDS.count()
     );
     assert!(failed.is_empty(), "seeds failed: {failed:?}");
     // The seeds must reach what they test: view changes, and commits around them.
     assert!(
-        views >= 60 && commits >= 100_000,
-        "too little happened: {views} view changes, {commits} commits"
+        views >= 60 && commits >= 100_000 && checkpoints >= 300,
+        "too little happened: {views} view changes, {commits} commits, {checkpoints} checkpoints"
     );
 }
 
@@ -74,6 +75,12 @@ fn a_run_without_faults_keeps_one_view_and_commits_steadily() {
     assert!(r.passed());
     assert_eq!(r.newest_epoch, 1);
     assert!(r.stops.is_empty(), "{:?}", r.stops);
+    // A global checkpoint every 2 s of the 40.
+    assert!(
+        r.durable_gci >= 15,
+        "checkpoints durable up to {}",
+        r.durable_gci
+    );
     assert!(
         r.quiet_commits > 10_000,
         "{} commits after faults stopped",
@@ -95,10 +102,11 @@ fn a_seed_replays_its_run_exactly() {
 #[test]
 fn every_deliberate_bug_is_caught_within_the_ci_seeds() {
     for mutation in Mutation::ALL {
-        let caught = CI_SEEDS.clone().find(|seed| {
-            let mut config = Config::new(*seed);
+        let caught = CI_SEEDS.clone().find_map(|seed| {
+            let mut config = Config::new(seed);
             config.mutation = Some(mutation);
-            !run(config).expect("a valid layout").passed()
+            let r = run(config).expect("a valid layout");
+            (!r.passed()).then(|| (seed, r.failures[0].clone()))
         });
         println!("{}: caught by seed {caught:?}", mutation.name());
         assert!(
