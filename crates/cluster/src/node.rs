@@ -87,6 +87,9 @@ pub struct DataNode {
     copy_at: Time,
     /// Global checkpoints: this node's, its redo's, and the rounds it runs as master.
     gcp: Checkpoints,
+    /// The transactions this view's takeover committed: their waiting clients are answered when
+    /// the view opens (every member applied the decision), not before.
+    decisions: Vec<(TxnId, Gci)>,
 }
 
 impl DataNode {
@@ -153,6 +156,7 @@ impl DataNode {
                 now,
                 gcp_interval,
             ),
+            decisions: Vec::new(),
             layout,
         }
     }
@@ -216,9 +220,15 @@ impl DataNode {
             && self.ready
             && self.suspect_since.is_none()
             && self
-                .echoed
+                .view
+                .members
                 .iter()
-                .all(|(_, sent)| sent + self.timing.lease > now)
+                .filter(|m| **m != self.id)
+                .all(|m| {
+                    self.echoed
+                        .get(m)
+                        .is_some_and(|sent| sent.saturating_add(self.timing.lease) > now)
+                })
     }
 
     pub fn handle(&mut self, now: Time, input: Input, out: &mut Vec<Output>) {
@@ -439,13 +449,10 @@ impl DataNode {
         out: &mut Vec<Output>,
     ) {
         self.proposal = None;
-        // The takeover is run by a member: the value chosen may be an earlier proposer's that
-        // leaves this node out (then it stops once it has told everyone).
-        let installer = if members.members.contains(&self.id) {
-            self.id
-        } else {
-            members.members.first().copied().unwrap_or(self.id)
-        };
+        // The takeover is run by the view's lowest member: a function of the value chosen, so two
+        // proposers that both see it chosen name the same installer (and the value may be an
+        // earlier proposer's that leaves this node out: then it stops once it told everyone).
+        let installer = members.members.first().copied().unwrap_or(self.id);
         let tell: BTreeSet<NodeId> = base
             .iter()
             .chain(members.starting.iter())
@@ -498,6 +505,7 @@ impl DataNode {
             // Sequence numbers above any this node used before its restart.
             self.coordinator.rebase(epoch << 40);
         }
+        let before: BTreeSet<NodeId> = self.view.nodes().collect();
         self.view = View::new(epoch, members);
         self.joiners.retain(|n| !self.view.nodes().any(|m| m == *n));
         // A starting node says it caught up again in each view: the copy may have been redone.
@@ -519,13 +527,18 @@ impl DataNode {
             view: self.view.clone(),
         }));
         self.ready = false;
+        self.decisions.clear();
         self.resolved = false;
         self.proposal = None;
         self.propose_at = None;
         self.suspect_since = None;
         let peers: Vec<NodeId> = self.peers().collect();
         self.last_heard = peers.iter().map(|n| (*n, now)).collect();
-        self.echoed.retain(|n, _| peers.contains(n));
+        // A node new to the view (restarted, its clock begun again) starts with a clean slate: an
+        // earlier life's beat times would be echoed back to it and never match its own clock.
+        let kept = |n: &NodeId| peers.contains(n) && before.contains(n);
+        self.echoed.retain(|n, _| kept(n));
+        self.their_sent.retain(|n, _| kept(n));
         self.acceptor.forget_below(epoch + 1);
         self.coordinator.on_view(epoch);
         self.gcp.on_view(now);
@@ -665,7 +678,9 @@ impl DataNode {
                 self.participant.advance(from, done_below);
                 let theirs = self.their_sent.entry(from).or_insert(sent);
                 *theirs = (*theirs).max(sent);
-                if let Some(echo) = echo {
+                // An echo from the future is of a beat an earlier life of this process sent (its
+                // clock began again at a restart): it proves nothing about this one.
+                if let Some(echo) = echo.filter(|e| *e <= now) {
                     let mine = self.echoed.entry(from).or_insert(echo);
                     *mine = (*mine).max(echo);
                 }
@@ -748,12 +763,18 @@ impl DataNode {
                 if !self.current(now, from, epoch, out) {
                     return;
                 }
+                if self.history.get(&epoch).map(|(_, installer)| *installer) != Some(from) {
+                    // Only the view's installer decides its takeover.
+                    return;
+                }
                 if !self.resolved {
                     match self.participant.resolve(epoch, &commit, &abort) {
                         Ok(applied) => self.observe_applied(applied, out),
                         Err(what) => return self.violation(what, out),
                     }
-                    self.coordinator.on_resolve(&commit, out);
+                    // The clients waiting on these are answered when the view opens, once every
+                    // member applied the decisions: until then a crash could still lose them.
+                    self.decisions = commit.clone();
                     self.resolved = true;
                 }
                 let ack = Msg::ResolveAck { epoch };
@@ -1282,6 +1303,8 @@ impl DataNode {
     fn open(&mut self, now: Time, out: &mut Vec<Output>) {
         let _ = now;
         self.ready = true;
+        let decisions = std::mem::take(&mut self.decisions);
+        self.coordinator.on_resolve(&decisions, out);
         let left = self.participant.open_epoch(self.view.epoch);
         out.push(Output::Observe(Observation::Opened {
             node: self.id,

@@ -246,6 +246,9 @@ struct World {
     outputs: Vec<Output>,
     disks: BTreeMap<NodeId, Disk>,
     lives: BTreeMap<NodeId, u64>,
+    /// When each node's process started: its clock reads the time since, as a real process's
+    /// monotonic clock does (a restarted node's clock begins again).
+    life_start: BTreeMap<NodeId, Time>,
     /// Per partition and checkpoint, the state the first node that saved it restores: every other
     /// node that saves it must restore the same.
     saved_states: BTreeMap<(PartitionId, Gci), disk::State>,
@@ -321,6 +324,7 @@ impl World {
             outputs: Vec::new(),
             disks: BTreeMap::new(),
             lives: BTreeMap::new(),
+            life_start: BTreeMap::new(),
             saved_states: BTreeMap::new(),
         }
     }
@@ -463,9 +467,10 @@ impl World {
                         self.layout.clone(),
                         self.config.timing.clone(),
                         self.config.mutation,
-                        self.now,
+                        0,
                     );
                     self.nodes.insert(id, node);
+                    self.life_start.insert(id, self.now);
                     self.disks.insert(id, Disk::default());
                     *self.lives.entry(id).or_default() += 1;
                     self.crashed.remove(&id);
@@ -517,8 +522,9 @@ impl World {
 
     fn feed(&mut self, id: NodeId, input: Input) {
         let mut out = std::mem::take(&mut self.outputs);
+        let clock = self.now - self.life_start.get(&id).copied().unwrap_or(0);
         if let Some(node) = self.nodes.get_mut(&id) {
-            node.handle(self.now, input, &mut out);
+            node.handle(clock, input, &mut out);
         }
         self.carry(id, &mut out);
         self.outputs = out;
