@@ -4,8 +4,9 @@
 //! real-process failover test kills; the data node process does not run these machines yet.
 //!
 //! It prints one line per observation on stdout (`applied`, `installed`, `opened`, `violation`,
-//! `saved`, `durable`), and on SIGTERM a `final` line and a `row` line per row it holds, for the
-//! test's checkers. It keeps no redo log: its fsyncs are done at once.
+//! `saved`, `durable`; first `redo` and its file with `--redo-file`), and on SIGTERM a `final`
+//! line and a `row` line per row it holds, for the test's checkers. Without `--redo-file` it
+//! keeps no redo log and its fsyncs are done at once.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -36,6 +37,10 @@ pub struct ProtocolNodeArgs {
     /// Fault injection for tests: a file naming the nodes whose links to this node are cut.
     #[arg(long)]
     fault_cut_file: Option<std::path::PathBuf>,
+    /// Write the node's redo log (its commits, copies and saved global checkpoints) to this
+    /// file, made anew, and fsync it at every global checkpoint.
+    #[arg(long)]
+    redo_file: Option<std::path::PathBuf>,
     /// Restart a node of a running cluster: it joins as starting and copies its partitions.
     #[arg(long)]
     join: bool,
@@ -72,6 +77,7 @@ pub fn run_mgmd(args: MgmdArgs) -> Result<()> {
         restarted: false,
         config_text: Some(Arc::new(text)),
         cluster_key: crate::cluster_key(),
+        redo_file: None,
     };
     let stop = Arc::new(AtomicBool::new(false));
     {
@@ -170,8 +176,12 @@ fn run_host(
         restarted: args.join,
         config_text: None,
         cluster_key: crate::cluster_key(),
+        redo_file: args.redo_file.clone(),
     };
     let id = args.id;
+    if let Some(path) = &args.redo_file {
+        println!("redo {}", path.display());
+    }
     let mut stdout = std::io::stdout().lock();
     let ended = cluster_host::run(
         config,
@@ -193,7 +203,20 @@ fn run_host(
                 }
                 Observation::Opened { node, epoch } => format!("opened {node} {epoch}"),
                 Observation::Violation { node, what } => format!("violation {node} {what}"),
-                Observation::Saved { node, gci, .. } => format!("saved {node} {gci}"),
+                Observation::Saved {
+                    node,
+                    gci,
+                    partitions,
+                } => {
+                    let partitions: Vec<String> =
+                        partitions.iter().map(|p| p.to_string()).collect();
+                    let partitions = if partitions.is_empty() {
+                        "-".to_string()
+                    } else {
+                        partitions.join(",")
+                    };
+                    format!("saved {node} {gci} {partitions}")
+                }
                 Observation::Durable { gci } => format!("durable {gci}"),
             };
             let _ = writeln!(stdout, "{line}");

@@ -227,6 +227,9 @@ struct Run {
     gone: Vec<(NodeId, Started)>,
     nodes_flag: String,
     cut_files: BTreeMap<NodeId, std::path::PathBuf>,
+    dir: std::path::PathBuf,
+    /// Processes started per node: each life writes its own redo file.
+    lives: BTreeMap<NodeId, u32>,
     origin: Instant,
     stop: Arc<AtomicBool>,
     history: Arc<Mutex<History>>,
@@ -253,7 +256,11 @@ impl Run {
             .map(|i| {
                 let id = i.to_string();
                 let cut = cut_files[&i].to_string_lossy().to_string();
-                let args = [
+                let redo = dir
+                    .join(format!("redo-{i}-0"))
+                    .to_string_lossy()
+                    .to_string();
+                let mut args = vec![
                     "protocol-node",
                     "--id",
                     &id,
@@ -264,6 +271,9 @@ impl Run {
                     "--fault-cut-file",
                     &cut,
                 ];
+                if i != cluster::ARBITRATOR {
+                    args.extend(["--redo-file", &redo]);
+                }
                 (i, spawn(&args))
             })
             .collect();
@@ -288,6 +298,8 @@ impl Run {
             gone: Vec::new(),
             nodes_flag,
             cut_files,
+            dir,
+            lives: BTreeMap::new(),
             origin,
             stop,
             history,
@@ -311,6 +323,10 @@ impl Run {
     /// Starts a killed node again, empty: it asks the cluster to take it back.
     fn restart(&mut self, id: NodeId) -> Time {
         let cut = self.cut_files[&id].to_string_lossy().to_string();
+        let life = self.lives.entry(id).or_insert(0);
+        *life += 1;
+        let redo = self.dir.join(format!("redo-{id}-{life}"));
+        let redo = redo.to_string_lossy().to_string();
         let args = [
             "protocol-node",
             "--id",
@@ -322,6 +338,8 @@ impl Run {
             "--fault-cut-file",
             &cut,
             "--join",
+            "--redo-file",
+            &redo,
         ];
         let at = self.now();
         self.procs.insert(id, spawn(&args));
@@ -434,6 +452,66 @@ fn dump_round(
     }
 }
 
+/// Each process's redo file against what it said: the file's newest `Saved` record covers every
+/// checkpoint the process said it saved, and every process that saved a checkpoint restores the
+/// same commits in each partition it claimed. (A SIGKILL loses nothing the kernel has, so an
+/// fsync's worth is the simulator's to check; this checks the real runtime's files and the
+/// checkpoint rounds on real processes.)
+fn check_redo(lives: &[(usize, &NodeId, &[String])]) -> Vec<String> {
+    let mut failures = Vec::new();
+    let mut first: BTreeMap<(u32, u64), (NodeId, cluster::log::State)> = BTreeMap::new();
+    let mut claimed = 0;
+    for (_, id, lines) in lives {
+        let Some(path) = lines.iter().find_map(|l| l.strip_prefix("redo ")) else {
+            continue;
+        };
+        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+        let read = cluster::log::read(&bytes);
+        let claims: Vec<(u64, BTreeSet<u32>)> = lines
+            .iter()
+            .filter_map(|l| l.strip_prefix("saved "))
+            .map(|l| {
+                let w: Vec<&str> = l.split(' ').collect();
+                let partitions = w[2]
+                    .split(',')
+                    .filter(|p| *p != "-")
+                    .map(|p| p.parse().unwrap())
+                    .collect();
+                (w[1].parse().unwrap(), partitions)
+            })
+            .collect();
+        let newest = claims.iter().map(|(g, _)| *g).max().unwrap_or(0);
+        let marked = cluster::log::saved(&read.records);
+        if marked < newest {
+            failures.push(format!(
+                "node {id} said it saved checkpoint {newest}, but its redo file's newest is {marked}"
+            ));
+        }
+        for (gci, partitions) in claims {
+            for p in partitions {
+                claimed += 1;
+                let state = cluster::log::restore(&read.records, gci, &[p].into());
+                match first.get(&(p, gci)) {
+                    None => {
+                        first.insert((p, gci), (**id, state));
+                    }
+                    Some((other, expected)) => {
+                        if let Some(diff) = cluster::log::difference(expected, &state) {
+                            failures.push(format!(
+                                "checkpoint {gci}: node {id}'s redo file restores other commits than node {other}'s: {diff}"
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if claimed == 0 {
+        failures.push("no node saved a global checkpoint".into());
+    }
+    failures
+}
+
 fn judge(
     round: &str,
     victim: Option<NodeId>,
@@ -489,6 +567,7 @@ fn judge(
         lives.push((usize::MAX, id, &lines[from..]));
     }
     lives.sort_by_key(|(order, id, _)| (*order, **id));
+    let redo_failures = check_redo(&lives);
     for (_, id, lines) in lives {
         for line in lines {
             let w: Vec<&str> = line.split(' ').collect();
@@ -594,6 +673,7 @@ fn judge(
     checker.writes = h.writes;
     checker.reads = h.reads;
     let mut failures = std::mem::take(&mut checker.failures);
+    failures.extend(redo_failures);
     let progress_from = (!survivors.is_empty()).then_some(killed_at + 3_000_000);
     failures.extend(checker.finish(layout, &final_nodes, progress_from));
     let stopped: Vec<String> = outputs

@@ -17,6 +17,7 @@ pub mod config;
 pub mod coordinator;
 pub mod gcp;
 pub mod layout;
+pub mod log;
 pub mod msg;
 pub mod node;
 pub mod participant;

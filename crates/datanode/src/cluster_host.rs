@@ -5,8 +5,9 @@
 //! Every peer link is a TCP connection this node dials, announcing its id in a hello frame;
 //! replies to clients go back on the connection they came in on. A link's writer has a bounded
 //! queue; what does not fit, or finds the peer unreachable, is dropped, and the protocol
-//! retransmits. Threads: the acceptor, a reader per inbound connection, a writer per peer, and
-//! the protocol loop (the caller's thread), which alone touches the machine.
+//! retransmits. Threads: the acceptor, a reader per inbound connection, a writer per peer, the
+//! redo log's fsyncs (with a redo file), and the protocol loop (the caller's thread), which
+//! alone touches the machine.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::{self, Read, Write};
@@ -20,7 +21,9 @@ use std::time::{Duration, Instant};
 use cluster::arbitrator::Arbitrator;
 use cluster::codec::{self, CLUSTER_MESSAGE};
 use cluster::node::{DataNode, Input};
-use cluster::{Layout, Msg, NodeId, Observation, Output, SyncResult, Time, Timing, ARBITRATOR};
+use cluster::{
+    Gci, Layout, Msg, NodeId, Observation, Output, Record, SyncResult, Time, Timing, ARBITRATOR,
+};
 use transport::auth::ClusterKey;
 use wire::frame::{write_frame, FrameHeader, HEADER_BYTES};
 
@@ -61,6 +64,75 @@ pub struct HostConfig {
     pub config_text: Option<Arc<String>>,
     /// Every link, both ways, proves this key before its hello (transport::auth).
     pub cluster_key: Option<Arc<ClusterKey>>,
+    /// The node's redo log (`cluster::log` records), made anew at start; without one, the
+    /// protocol's fsyncs are done at once.
+    pub redo_file: Option<std::path::PathBuf>,
+}
+
+/// The redo log on a real file: records are written through a buffer as the protocol appends
+/// them; an fsync flushes the buffer and hands the file to the syncing thread, whose answers
+/// come back as `Input::Synced`.
+struct Redo {
+    writer: io::BufWriter<std::fs::File>,
+    to_sync: SyncSender<Gci>,
+    synced: Receiver<(Gci, SyncResult)>,
+    /// A write failed: every fsync from now on fails.
+    broken: bool,
+}
+
+impl Redo {
+    fn create(path: &std::path::Path) -> io::Result<Redo> {
+        let file = std::fs::File::create(path)?;
+        let syncing = file.try_clone()?;
+        let (to_sync, requests) = mpsc::sync_channel::<Gci>(64);
+        let (done, synced) = mpsc::sync_channel(64);
+        thread::Builder::new()
+            .name("cluster-redo".into())
+            .spawn(move || {
+                for gci in requests {
+                    let result = match syncing.sync_data() {
+                        Ok(()) => SyncResult::Done,
+                        Err(e) if e.kind() == io::ErrorKind::StorageFull => SyncResult::Full,
+                        Err(_) => SyncResult::Failed,
+                    };
+                    if done.send((gci, result)).is_err() {
+                        return;
+                    }
+                }
+            })?;
+        Ok(Redo {
+            writer: io::BufWriter::with_capacity(1 << 16, file),
+            to_sync,
+            synced,
+            broken: false,
+        })
+    }
+
+    fn append(&mut self, record: &Record) {
+        let mut bytes = Vec::new();
+        cluster::log::encode(record, &mut bytes);
+        if self.writer.write_all(&bytes).is_err() {
+            self.broken = true;
+        }
+    }
+
+    /// Starts an fsync; an answer that is known at once is returned.
+    fn sync(&mut self, gci: Gci) -> Option<SyncResult> {
+        if self.broken {
+            return Some(SyncResult::Failed);
+        }
+        match self.writer.flush() {
+            // What was not written stays in the buffer for the next try.
+            Err(e) if e.kind() == io::ErrorKind::StorageFull => Some(SyncResult::Full),
+            Err(_) => Some(SyncResult::Failed),
+            Ok(()) => match self.to_sync.try_send(gci) {
+                Ok(()) => None,
+                // Too many fsyncs queued: say full, so the protocol tries again later.
+                Err(TrySendError::Full(_)) => Some(SyncResult::Full),
+                Err(TrySendError::Disconnected(_)) => Some(SyncResult::Failed),
+            },
+        }
+    }
 }
 
 /// What the management node tells `cairn admin cluster`: the newest view it knows.
@@ -176,7 +248,8 @@ pub fn run(
     let mut arbitrator = Arbitrator::default();
     let mut out = Vec::new();
     let mut own: VecDeque<(NodeId, Msg)> = VecDeque::new();
-    let mut synced: VecDeque<cluster::Gci> = VecDeque::new();
+    let mut synced: VecDeque<(Gci, SyncResult)> = VecDeque::new();
+    let mut redo = config.redo_file.as_deref().map(Redo::create).transpose()?;
     let mut next_tick = Instant::now();
     let mut cut: BTreeSet<NodeId> = BTreeSet::new();
     let mut cut_read_at = Instant::now();
@@ -191,13 +264,13 @@ pub fn run(
             }
         }
         // Ticks come first when due, so a steady stream of messages cannot starve heartbeats.
+        if let Some(Ok(done)) = redo.as_ref().map(|r| r.synced.try_recv()) {
+            synced.push_back(done);
+        }
         let input = if let Some((from, msg)) = own.pop_front() {
             Input::Message { from, msg }
-        } else if let Some(gci) = synced.pop_front() {
-            Input::Synced {
-                gci,
-                result: SyncResult::Done,
-            }
+        } else if let Some((gci, result)) = synced.pop_front() {
+            Input::Synced { gci, result }
         } else if Instant::now() >= next_tick {
             next_tick = Instant::now() + TICK;
             Input::Tick
@@ -227,10 +300,21 @@ pub fn run(
                 Output::Send { to, .. } if cut.contains(&to) => {}
                 Output::Send { to, msg } => send(&links, &clients, to, &msg),
                 Output::Observe(o) => observe(&o),
-                // This runtime runs the protocol over the model's rows and keeps no redo log: an
-                // fsync is done at once. (The data node's redo and checkpoints are its own.)
-                Output::Persist(_) => {}
-                Output::Sync { gci } => synced.push_back(gci),
+                // (The data node's own redo and checkpoints are not these: this runtime runs the
+                // protocol over the model's rows.)
+                Output::Persist(record) => {
+                    if let Some(redo) = &mut redo {
+                        redo.append(&record);
+                    }
+                }
+                Output::Sync { gci } => match &mut redo {
+                    None => synced.push_back((gci, SyncResult::Done)),
+                    Some(redo) => {
+                        if let Some(result) = redo.sync(gci) {
+                            synced.push_back((gci, result));
+                        }
+                    }
+                },
                 Output::Stop(reason) => failed = Some(reason),
             }
         }

@@ -9,18 +9,38 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+/// A port nothing listens on now, and one this test process has not handed out before (the
+/// kernel may give a just-released port again, and two nodes of one cluster then collide).
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    // Held until a new port is found, so the kernel does not offer the same one again.
+    let mut held = Vec::new();
+    loop {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+        held.push(listener);
+    }
 }
 
 pub struct Started {
     pub child: Child,
     lines: mpsc::Receiver<String>,
     pub output: Vec<String>,
+}
+
+impl Drop for Started {
+    /// A process a test no longer holds is killed, so a failing test leaves none running.
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
 }
 
 pub fn start(data_dir: &std::path::Path, port: u16) -> Started {
