@@ -148,6 +148,10 @@ struct TimeoutArgs {
     /// Operations one transaction may carry; past it, it is rolled back.
     #[arg(long, default_value_t = datanode::TRANSACTION_OPERATIONS_MAX_DEFAULT)]
     transaction_operations_max: usize,
+    /// Messages a worker's queue may hold before the data node refuses new requests with a
+    /// temporary error (what is already running goes on).
+    #[arg(long, default_value_t = datanode::WORKER_QUEUE_MAX_DEFAULT)]
+    worker_queue_max: usize,
     /// Milliseconds a native connection may hold part of a frame before it is closed.
     #[arg(long, default_value_t = datanode::FRAME_TIMEOUT_DEFAULT.as_millis() as u64)]
     frame_timeout_ms: u64,
@@ -163,6 +167,7 @@ impl TimeoutArgs {
         config.frame_timeout = Duration::from_millis(self.frame_timeout_ms.max(1));
         config.transactions_max = self.transactions_max;
         config.transaction_operations_max = self.transaction_operations_max;
+        config.worker_queue_max = self.worker_queue_max;
     }
 }
 

@@ -255,7 +255,7 @@ impl EventSession {
             done.push((token, outcome(message).map(Reply::Ops)));
         });
         let why = match read {
-            Ok(ReadState::Open) => return done,
+            Ok(ReadState::Open | ReadState::Stopped) => return done,
             Ok(ReadState::Closed) => "closed by the data node".to_string(),
             Err(e) => e.to_string(),
         };

@@ -1148,3 +1148,71 @@ fn oversized_and_surplus_transactions_are_refused_cleanly() {
     }
     assert_eq!(cluster.scan(&t, &Scan::table()).unwrap().len(), 64);
 }
+
+/// A worker whose queue holds its bound refuses new requests with a temporary error rather than
+/// queueing without end: under load across two workers with a bound of one message, some
+/// transactions are refused; every one that committed is there, none refused is, and the node
+/// serves on.
+#[test]
+fn a_full_worker_queue_refuses_new_requests_with_a_temporary_error() {
+    let node = TestNode::with(datanode::DataNodeConfig {
+        workers: 2,
+        worker_queue_max: 1,
+        ..datanode::DataNodeConfig::default()
+    });
+    let t = node.connect().create_table(people()).unwrap();
+    let committed = std::sync::Mutex::new(Vec::new());
+    let refused = std::sync::atomic::AtomicUsize::new(0);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    std::thread::scope(|s| {
+        for thread in 0..8 {
+            let (node, t, committed, refused) = (&node, &t, &committed, &refused);
+            s.spawn(move || {
+                let cluster = node.connect();
+                let mut n = 0;
+                // Until a refusal is seen (polled, with a deadline), and at least some work.
+                while (refused.load(std::sync::atomic::Ordering::Relaxed) == 0 || n < 50)
+                    && Instant::now() < deadline
+                {
+                    let ids: Vec<i32> = (0..4).map(|k| thread * 1_000_000 + n * 4 + k).collect();
+                    n += 1;
+                    let mut txn = cluster.transaction();
+                    for id in &ids {
+                        txn.insert(t, t.values(&[("id", (*id).into())]).unwrap());
+                    }
+                    match txn.execute(ExecType::Commit) {
+                        Ok(_) => committed.lock().unwrap().extend(ids),
+                        Err(e) => {
+                            assert_eq!(e.code(), ErrorCode::Overloaded, "{e}");
+                            assert!(e.is_temporary() && e.to_string().contains("queue"), "{e}");
+                            refused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let refused = refused.into_inner();
+    let mut committed = committed.into_inner().unwrap();
+    println!(
+        "{} rows committed, {refused} transactions refused",
+        committed.len()
+    );
+    assert!(refused > 0, "no transaction was refused within 30 s");
+    let cluster = node.connect();
+    let mut stored: Vec<i32> = cluster
+        .scan(&t, &Scan::table().columns(&["id"]))
+        .unwrap()
+        .into_iter()
+        .map(|r| match r[0] {
+            base::Value::Int(id) => id as i32,
+            ref other => panic!("an id, not {other:?}"),
+        })
+        .collect();
+    stored.sort_unstable();
+    committed.sort_unstable();
+    assert_eq!(stored, committed, "exactly the committed rows are stored");
+    let mut after = cluster.transaction();
+    after.insert(&t, t.values(&[("id", (-1).into())]).unwrap());
+    after.execute(ExecType::Commit).unwrap();
+}

@@ -712,6 +712,9 @@ impl Coordinator {
                 }
             }
         }
+        if failure.is_none() {
+            failure = self.queues_full().map(|e| (0, e));
+        }
         let tag = self.tag();
         let stateless = self.txns.get(&client_txn).is_some_and(|t| t.touched == 0);
         if failure.is_none() && stateless {
@@ -1308,6 +1311,25 @@ fn unknown_table(catalog: &crate::catalog::Catalog, id: u32) -> Error {
 /// (the client plans its statements again) and a deadlock (as InnoDB: releasing the victim's
 /// locks is what lets the others go on). A lock wait timeout undoes only the statement, as
 /// InnoDB's default (innodb_rollback_on_timeout=OFF): deadlocks are found without it.
+impl Coordinator {
+    /// New work is refused while any worker's queue holds its bound of messages (what is already
+    /// running, its commits and aborts, always goes through): the node answers a temporary error
+    /// rather than queueing without end.
+    pub(super) fn queues_full(&self) -> Option<Error> {
+        let max = self.shared.worker_queue_max;
+        self.shared
+            .workers
+            .iter()
+            .any(|w| w.depth() >= max)
+            .then(|| {
+                Error::new(
+                    ErrorCode::Overloaded,
+                    format!("a worker's queue holds {max} messages (--worker-queue-max); retry"),
+                )
+            })
+    }
+}
+
 fn ends_transaction(e: &Error) -> bool {
     matches!(e.code, ErrorCode::SchemaChanged | ErrorCode::Deadlock)
 }

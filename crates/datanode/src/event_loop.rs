@@ -5,10 +5,12 @@
 //! leave the thread, so a request whose rows live on the worker that reads it costs no thread hop.
 //!
 //! A slow socket never stalls a partition: sockets are non-blocking and unsent replies wait in the
-//! connection's queue until the socket is writable again.
+//! connection's queue until the socket is writable again. A connection whose unsent replies pass
+//! `OUTPUT_PAUSE_BYTES` is not read until they fall below half of it: a client that sends and
+//! never reads is paused, not buffered without end.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,6 +33,8 @@ pub struct WorkerHandle {
     queue: Sender<ToWorker>,
     waker: Waker,
     sleeping: AtomicBool,
+    /// Messages queued and not yet taken: new requests are refused while it is at the bound.
+    depth: AtomicUsize,
 }
 
 impl WorkerHandle {
@@ -39,12 +43,20 @@ impl WorkerHandle {
             queue,
             waker: Waker::new(poll.registry(), WAKER_TOKEN)?,
             sleeping: AtomicBool::new(false),
+            depth: AtomicUsize::new(0),
         })
+    }
+
+    /// Messages waiting in the worker's queue.
+    pub fn depth(&self) -> usize {
+        self.depth.load(Ordering::Relaxed)
     }
 
     /// Queues a message; wakes the worker if it sleeps. False if the worker has stopped.
     pub fn send(&self, message: ToWorker) -> bool {
+        self.depth.fetch_add(1, Ordering::Relaxed);
         if self.queue.send(message).is_err() {
+            self.depth.fetch_sub(1, Ordering::Relaxed);
             return false;
         }
         if self.sleeping.swap(false, Ordering::AcqRel) {
@@ -63,7 +75,13 @@ struct Served {
     dirty: bool,
     /// Since when part of a frame has waited for the rest (counted in `EventLoop::partial`).
     partial_since: Option<Instant>,
+    /// Not read while its unsent replies are past `OUTPUT_PAUSE_BYTES`.
+    paused: bool,
 }
+
+/// Unsent reply bytes past which a connection's requests are no longer read (it resumes below
+/// half). One read may still take in a socket buffer's worth of requests.
+pub const OUTPUT_PAUSE_BYTES: usize = 4 << 20;
 
 /// Queued reply bytes that are written before the turn ends (see `flush_large`).
 const EARLY_FLUSH_BYTES: usize = 8 * 1024;
@@ -144,7 +162,12 @@ impl EventLoop {
                 let message = match self.local.pop_front() {
                     Some(m) => m,
                     None => match self.inbox.try_recv() {
-                        Ok(m) => m,
+                        Ok(m) => {
+                            self.shared.workers[self.index]
+                                .depth
+                                .fetch_sub(1, Ordering::Relaxed);
+                            m
+                        }
                         Err(TryRecvError::Empty) => break,
                         Err(TryRecvError::Disconnected) => return self.stop(),
                     },
@@ -173,7 +196,9 @@ impl EventLoop {
             // Poll without sleeping while work came recently (NDB's spin): waking a sleeping thread
             // costs more than a request. Otherwise sleep until a socket, a message or a lock-wait
             // deadline needs this worker.
+            // (Replies a resumed connection made after this turn's writes are written next turn.)
             let timeout = if !self.local.is_empty()
+                || !self.dirty.is_empty()
                 || now.duration_since(last_work) < self.spin
                 || self.worker.checkpoint.is_some()
             {
@@ -184,6 +209,7 @@ impl EventLoop {
                 // A message queued before the flag was set would not wake us: look once more.
                 match self.inbox.try_recv() {
                     Ok(m) => {
+                        handle.depth.fetch_sub(1, Ordering::Relaxed);
                         handle.sleeping.store(false, Ordering::Release);
                         self.local.push_back(m);
                         continue;
@@ -408,6 +434,7 @@ impl EventLoop {
                 coordinator,
                 dirty: false,
                 partial_since: None,
+                paused: false,
             },
         );
         // Bytes may have arrived before registration; read them now.
@@ -423,14 +450,21 @@ impl EventLoop {
         };
         let mut closing = None;
         let mut partial_change = 0isize;
-        if readable {
+        if readable && served.io.backlog() >= OUTPUT_PAUSE_BYTES {
+            // Its replies are not being read: neither are its requests, until they are.
+            served.paused = true;
+            self.mark_dirty(token);
+        } else if readable {
             let coordinator = &mut served.coordinator;
             let mut frames = 0usize;
             // After a FIN every read makes progress, so this ends at the end of input.
+            let backlog = served.io.backlog();
             let state = loop {
-                let state = served.io.read_frames(|header, message| {
+                let state = served.io.read_frames_while(|header, message| {
                     frames += 1;
-                    coordinator.on_frame(header, message)
+                    coordinator.on_frame(header, message);
+                    // Replies not yet handed to the connection count too.
+                    backlog + coordinator.out.len() < OUTPUT_PAUSE_BYTES
                 });
                 if !(read_closed && matches!(state, Ok(ReadState::Open))) {
                     break state;
@@ -452,6 +486,9 @@ impl EventLoop {
             }
             match state {
                 Ok(ReadState::Open) => {}
+                // Its replies are not being read: neither are its requests, until they are (the
+                // FIN of a closing peer, if it came, is read then).
+                Ok(ReadState::Stopped) => served.paused = true,
                 Ok(ReadState::Closed) => closing = Some(String::new()),
                 Err(e) => {
                     warn!(peer = served.io.peer(), "closing connection: {e}");
@@ -574,6 +611,7 @@ impl EventLoop {
     /// Writes every connection's queued replies, one write each (more only when the socket is
     /// full; the rest then waits for a writable event).
     fn flush_dirty(&mut self) {
+        let mut resume = Vec::new();
         for token in std::mem::take(&mut self.dirty) {
             let Some(served) = self.connections.get_mut(&token) else {
                 continue;
@@ -581,7 +619,14 @@ impl EventLoop {
             served.dirty = false;
             if let Err(e) = served.io.flush(self.poll.registry(), Token(token)) {
                 self.close(token, &format!("write failed: {e}"));
+            } else if served.paused && served.io.backlog() < OUTPUT_PAUSE_BYTES / 2 {
+                served.paused = false;
+                resume.push(token);
             }
+        }
+        // Requests that arrived while paused raised no new event: read them now.
+        for token in resume {
+            self.on_socket(token, true, false, false);
         }
     }
 

@@ -97,6 +97,9 @@ pub struct DataNodeConfig {
     /// Operations one transaction may carry (every request's together); past it the transaction
     /// is rolled back with `LimitExceeded`.
     pub transaction_operations_max: usize,
+    /// Messages one worker's queue may hold before new requests are refused with the temporary
+    /// `Overloaded` (commits, aborts and the steps of requests already running still go).
+    pub worker_queue_max: usize,
     /// The most the node's rows and indexes may hold, in bytes (NDB's DataMemory; estimated by
     /// `Partition::memory_bytes`): a write that would pass it fails with `TableFull`.
     pub data_memory: u64,
@@ -134,6 +137,7 @@ impl Default for DataNodeConfig {
             data_memory: default_data_memory(),
             transactions_max: TRANSACTIONS_MAX_DEFAULT,
             transaction_operations_max: TRANSACTION_OPERATIONS_MAX_DEFAULT,
+            worker_queue_max: WORKER_QUEUE_MAX_DEFAULT,
             worker_spin: default_worker_spin(),
             data_dir: None,
             durability: Durability::Commit,
@@ -180,6 +184,7 @@ pub struct Shared {
     pub open_transactions: AtomicUsize,
     pub transactions_max: usize,
     pub transaction_operations_max: usize,
+    pub worker_queue_max: usize,
     /// The data memory limit and what each worker's partitions hold.
     pub data_memory: Arc<DataMemory>,
     /// `DataNodeConfig::transaction_inactive_timeout`.
@@ -504,6 +509,7 @@ impl DataNode {
             open_transactions: AtomicUsize::new(0),
             transactions_max: config.transactions_max.max(1),
             transaction_operations_max: config.transaction_operations_max.max(1),
+            worker_queue_max: config.worker_queue_max.max(1),
             node_id: config.node_id,
             cluster_id: config.cluster_id,
             catalog: RwLock::new(recovered.catalog),
@@ -785,6 +791,10 @@ pub const FRAME_TIMEOUT_DEFAULT: Duration = Duration::from_secs(30);
 /// [`DataNodeConfig::transactions_max`] by default: every SQL connection's transaction and
 /// thousands of asynchronous ones besides.
 pub const TRANSACTIONS_MAX_DEFAULT: usize = 16_384;
+
+/// [`DataNodeConfig::worker_queue_max`] by default: far more than the transactions a worker
+/// serves at once, so only a worker that has fallen behind by seconds refuses.
+pub const WORKER_QUEUE_MAX_DEFAULT: usize = 65_536;
 
 /// [`DataNodeConfig::transaction_operations_max`] by default: a million rows changed in one
 /// transaction, each holding a lock and an image until it ends.

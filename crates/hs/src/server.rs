@@ -495,7 +495,7 @@ impl Server {
             .io
             .read_raw(&mut conn.input, LINE_BYTES_MAX + 1, read_closed)
         {
-            Ok(ReadState::Open) => {}
+            Ok(ReadState::Open | ReadState::Stopped) => {}
             Ok(ReadState::Closed) => conn.closing = Some(String::new()),
             Err(e) => conn.closing = Some(format!("read failed: {e}")),
         }

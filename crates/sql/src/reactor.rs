@@ -383,7 +383,7 @@ impl Loop {
             .io
             .read_raw(&mut slot.input, INPUT_BYTES_MAX, read_closed)
         {
-            Ok(ReadState::Open) => {
+            Ok(ReadState::Open | ReadState::Stopped) => {
                 slot.more = slot.input.len() >= INPUT_BYTES_MAX;
                 true
             }

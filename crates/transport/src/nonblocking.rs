@@ -53,6 +53,9 @@ pub enum ReadState {
     Open,
     /// The peer closed its side between frames.
     Closed,
+    /// The reader asked to stop (`read_frames_while`): input may wait in the buffer and the
+    /// socket, and no new readiness event will announce it, so read again when ready for more.
+    Stopped,
 }
 
 /// The most output buffer an idle connection keeps for its next answers; one grown past it
@@ -197,6 +200,18 @@ impl Connection {
         &mut self,
         mut each: impl FnMut(FrameHeader, Message),
     ) -> Result<ReadState, TransportError> {
+        self.read_frames_while(|h, m| {
+            each(h, m);
+            true
+        })
+    }
+
+    /// As `read_frames`, but stops (`ReadState::Stopped`) after a frame for which `each`
+    /// answers false, leaving the rest of the input for a later call.
+    pub fn read_frames_while(
+        &mut self,
+        mut each: impl FnMut(FrameHeader, Message) -> bool,
+    ) -> Result<ReadState, TransportError> {
         // A failed write is reported after what already arrived is read, as TCP would.
         let written = self.write_pending();
         let state = self.read_frames_only(&mut each)?;
@@ -206,11 +221,13 @@ impl Connection {
 
     fn read_frames_only(
         &mut self,
-        each: &mut impl FnMut(FrameHeader, Message),
+        each: &mut impl FnMut(FrameHeader, Message) -> bool,
     ) -> Result<ReadState, TransportError> {
         loop {
             while let Some((h, m)) = self.input.parse()? {
-                each(h, m);
+                if !each(h, m) {
+                    return Ok(ReadState::Stopped);
+                }
             }
             match self.input.fill(&mut self.stream) {
                 Ok((0, _)) if !self.input.is_partial() => return Ok(ReadState::Closed),
@@ -225,7 +242,9 @@ impl Connection {
                 // later raises a new readiness event, so skip the read that would say WouldBlock.
                 Ok((_, false)) => {
                     while let Some((h, m)) = self.input.parse()? {
-                        each(h, m);
+                        if !each(h, m) {
+                            return Ok(ReadState::Stopped);
+                        }
                     }
                     return Ok(ReadState::Open);
                 }

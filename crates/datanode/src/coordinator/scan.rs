@@ -37,6 +37,9 @@ impl Coordinator {
             Some(t) if request.transaction != 0 => (Some(t.id), t.written),
             _ => (None, 0),
         };
+        if let Some(e) = self.queues_full() {
+            return self.fail(request_id, e);
+        }
         match self.plan_scan(request) {
             Err(e) => self.fail(request_id, e),
             Ok((plan, partitions)) => {
