@@ -735,16 +735,17 @@ fn accept_with_key(
                 continue;
             }
         };
+        if pending.load(Ordering::Relaxed) >= HANDSHAKES_MAX {
+            warn!("refusing {peer}: {HANDSHAKES_MAX} cluster key handshakes in progress");
+            continue;
+        }
+        // Counted as a failure from now until the handshake passes.
         let allowed = failures
             .lock()
-            .map(|f| f.allowed(peer.ip(), std::time::Instant::now()))
+            .map(|mut f| f.begin(peer.ip(), KEY_SCOPE, std::time::Instant::now()))
             .unwrap_or(true);
         if !allowed {
             // Closed at once: the address failed the handshake too often lately.
-            continue;
-        }
-        if pending.load(Ordering::Relaxed) >= HANDSHAKES_MAX {
-            warn!("refusing {peer}: {HANDSHAKES_MAX} cluster key handshakes in progress");
             continue;
         }
         pending.fetch_add(1, Ordering::Relaxed);
@@ -758,11 +759,8 @@ fn accept_with_key(
             .name("handshake".into())
             .spawn(move || {
                 let result = transport::auth::server_handshake(&mut stream, &key);
-                if let Ok(mut f) = failures.lock() {
-                    match &result {
-                        Ok(()) => f.passed(peer.ip()),
-                        Err(_) => f.failed(peer.ip(), std::time::Instant::now()),
-                    }
+                if let (Ok(()), Ok(mut f)) = (&result, failures.lock()) {
+                    f.passed(peer.ip(), KEY_SCOPE);
                 }
                 match result {
                     Ok(()) => {
@@ -784,6 +782,9 @@ fn accept_with_key(
 
 /// How long an acceptor waits after a failed accept before it tries again.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
+/// What a failed cluster key handshake is counted against besides the address.
+const KEY_SCOPE: &str = "cluster key";
 
 /// [`DataNodeConfig::frame_timeout`] by default: long enough for a 16 MiB frame over a slow link.
 pub const FRAME_TIMEOUT_DEFAULT: Duration = Duration::from_secs(30);

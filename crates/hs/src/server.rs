@@ -386,7 +386,7 @@ impl Server {
             };
             let listener = if write_port { write } else { read };
             let stream = match listener.accept() {
-                Ok((s, peer)) if self.blocked(peer.ip()) => {
+                Ok((s, peer)) if self.blocked(peer.ip(), write_port) => {
                     // Closed at once: the address failed authentication too often lately.
                     drop(s);
                     continue;
@@ -417,13 +417,13 @@ impl Server {
         }
     }
 
-    /// Whether an address off this host failed authentication too often lately.
-    fn blocked(&self, ip: std::net::IpAddr) -> bool {
+    /// Whether an address off this host failed this port's authentication too often lately.
+    fn blocked(&self, ip: std::net::IpAddr, write_port: bool) -> bool {
         !ip.is_loopback()
             && self
                 .failures
                 .lock()
-                .map(|f| !f.allowed(ip, Instant::now()))
+                .map(|f| !f.allowed(ip, scope(write_port), Instant::now()))
                 .unwrap_or(false)
     }
 
@@ -766,6 +766,15 @@ enum Step {
     Alone(Request),
 }
 
+/// What a failed login is counted against besides the address: the port's secret.
+fn scope(write_port: bool) -> &'static str {
+    if write_port {
+        "handlersocket write"
+    } else {
+        "handlersocket read"
+    }
+}
+
 fn secret<'a>(conn: &Conn, config: &'a HsConfig) -> &'a [u8] {
     if conn.write_port {
         &config.write_secret
@@ -810,11 +819,12 @@ fn classify(
             return Step::Answer(protocol::error(3, "authtype"));
         }
         // A blocked address is not even compared: guesses pipelined on one connection are held
-        // to the same pace as new connections.
+        // to the same pace as new connections. Each attempt counts as a failure until it passes.
+        let scope = scope(conn.write_port);
         let blocked = conn.remote.is_some_and(|ip| {
             failures
                 .lock()
-                .map(|f| !f.allowed(ip, Instant::now()))
+                .map(|mut f| !f.begin(ip, scope, Instant::now()))
                 .unwrap_or(false)
         });
         if blocked {
@@ -822,12 +832,8 @@ fn classify(
             return Step::Answer(protocol::error(3, "unauth"));
         }
         let passed = same_secret(key, secret(conn, config));
-        if let (Some(ip), Ok(mut f)) = (conn.remote, failures.lock()) {
-            if passed {
-                f.passed(ip);
-            } else {
-                f.failed(ip, Instant::now());
-            }
+        if let (true, Some(ip), Ok(mut f)) = (passed, conn.remote, failures.lock()) {
+            f.passed(ip, scope);
         }
         if passed {
             conn.authed = true;

@@ -618,10 +618,11 @@ impl Conn {
                 .filter(|ip| !ip.is_loopback()),
         };
         if let Some(ip) = remote {
+            // Counted against this address and account from now until it passes.
             let allowed = shared
                 .failed_logins
                 .lock()
-                .map(|f| f.allowed(ip, std::time::Instant::now()))
+                .map(|mut f| f.begin(ip, &hello.user, std::time::Instant::now()))
                 .unwrap_or(true);
             if !allowed {
                 self.error(&SqlError::new(
@@ -642,7 +643,6 @@ impl Conn {
             }
         };
         let Some(account) = users::choose(&accounts, &hello.user, &peer).cloned() else {
-            self.count_login(remote, false);
             return self.deny(&hello.user, &peer, with_password);
         };
         let mut answer = hello.auth_response.clone();
@@ -674,8 +674,9 @@ impl Conn {
                 None => return Ok(false),
             },
         };
-        self.count_login(remote, known);
-        if !known {
+        if known {
+            self.login_passed(remote, &hello.user);
+        } else {
             return self.deny(&hello.user, &peer, with_password);
         }
         // The account's own name (empty for an anonymous account), not the one the client
@@ -739,16 +740,12 @@ impl Conn {
         Ok(())
     }
 
-    /// Counts a login from an address off this host: a failure toward its block, a success
-    /// forgets its failures.
-    fn count_login(&self, remote: Option<std::net::IpAddr>, passed: bool) {
+    /// A login from an address off this host passed: its failures at this account are
+    /// forgotten (every attempt counted as one from its start).
+    fn login_passed(&self, remote: Option<std::net::IpAddr>, user: &str) {
         let Some(ip) = remote else { return };
         if let Ok(mut f) = self.session.shared.failed_logins.lock() {
-            if passed {
-                f.passed(ip);
-            } else {
-                f.failed(ip, std::time::Instant::now());
-            }
+            f.passed(ip, user);
         }
     }
 

@@ -1,6 +1,7 @@
-//! Failed logins from an address off this host turn it away for a while (MariaDB answers 1129
-//! for a blocked host): a password guesser gets five tries, then waits longer after each further
-//! failure; a success forgets; clients on loopback are never blocked.
+//! Failed logins from an address off this host turn it away from that account for a while
+//! (MariaDB answers 1129 for a blocked host): a password guesser gets five tries, then waits
+//! longer after each further failure; a success forgets, but only that account's failures;
+//! clients on loopback are never blocked.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -10,6 +11,10 @@ mod common;
 use sql::SqlConfig;
 
 fn login(host: &str, port: u16, password: &str) -> Result<(), String> {
+    login_as(host, port, "root", password)
+}
+
+fn login_as(host: &str, port: u16, user: &str, password: &str) -> Result<(), String> {
     let out = Command::new("mysql")
         .args([
             "-h",
@@ -17,7 +22,7 @@ fn login(host: &str, port: u16, password: &str) -> Result<(), String> {
             "-P",
             &port.to_string(),
             "-u",
-            "root",
+            user,
             &format!("-p{password}"),
             "--ssl=0",
             "-N",
@@ -76,7 +81,7 @@ fn a_password_guesser_off_this_host_is_turned_away_and_loopback_never_is() {
             "-pright",
             "--ssl=0",
             "-e",
-            "CREATE USER 'root'@'%' IDENTIFIED BY 'right'",
+            "CREATE USER 'root'@'%' IDENTIFIED BY 'right'; CREATE USER 'bob'@'%' IDENTIFIED BY 'bobs'",
         ])
         .output()
         .unwrap();
@@ -86,15 +91,20 @@ fn a_password_guesser_off_this_host_is_turned_away_and_loopback_never_is() {
         String::from_utf8_lossy(&out.stderr)
     );
     login(&outside, port, "right").unwrap();
-    for _ in 0..transport::auth::FAILURES_BEFORE_BLOCK {
+    for i in 0..transport::auth::FAILURES_BEFORE_BLOCK {
+        if i == transport::auth::FAILURES_BEFORE_BLOCK - 1 {
+            // Another account's success from the same address forgives nothing of root's.
+            login_as(&outside, port, "bob", "bobs").unwrap();
+        }
         let e = login(&outside, port, "wrong").unwrap_err();
         assert!(e.contains("1045"), "{e}");
     }
     // Blocked now, even with the right password.
     let e = login(&outside, port, "right").unwrap_err();
     assert!(e.contains("1129") && e.contains("blocked"), "{e}");
-    // Loopback is not.
+    // Loopback is not, nor is another account from the same address.
     login("127.0.0.1", port, "right").unwrap();
+    login_as(&outside, port, "bob", "bobs").unwrap();
     // After the block the right password is taken, and the failures are forgotten.
     let deadline = Instant::now() + Duration::from_secs(10);
     while let Err(e) = login(&outside, port, "right") {

@@ -73,54 +73,77 @@ impl ClusterKey {
     }
 }
 
-/// Failed handshakes per client address before it is turned away.
+/// Failed attempts at one thing from one client address before the address is turned away
+/// from it.
 pub const FAILURES_BEFORE_BLOCK: u32 = 5;
 /// How long an address is turned away once it failed that often (doubling with each further
 /// failure, up to `BLOCK_MAX`).
 pub const BLOCK_FIRST: Duration = Duration::from_secs(1);
 pub const BLOCK_MAX: Duration = Duration::from_secs(300);
-/// The most addresses remembered; the oldest is forgotten first.
+/// The most (address, scope) pairs remembered; past it one that is not blocked is forgotten
+/// first (the oldest), else the one whose block ends soonest.
 pub const ADDRESSES_MAX: usize = 4096;
 
-/// Failed cluster key handshakes per client address: a guesser is slowed down, and a stranger's
-/// failures never lock out anyone else.
+/// A failure count, when the last attempt began, and until when the pair is turned away.
+type Failures = (u32, Instant, Instant);
+
+/// Failed logins per client address and scope (what was tried: an SQL account, a HandlerSocket
+/// port's secret, the cluster key), so a guesser is slowed down, a stranger's failures never lock
+/// out anyone else, and a success at one scope does not forgive guesses at another. Every
+/// attempt counts as a failure from the moment it begins (`begin`) until it passes, so attempts
+/// made in parallel cannot each slip through before the others are counted.
 #[derive(Default)]
 pub struct FailedLogins {
-    by_address: std::collections::HashMap<std::net::IpAddr, (u32, Instant, Instant)>,
+    by_key: std::collections::HashMap<(std::net::IpAddr, String), Failures>,
 }
 
 impl FailedLogins {
-    /// Whether `address` may try now.
-    pub fn allowed(&self, address: std::net::IpAddr, now: Instant) -> bool {
-        self.by_address
-            .get(&address)
+    /// Whether `address` may try `scope` now (without counting an attempt).
+    pub fn allowed(&self, address: std::net::IpAddr, scope: &str, now: Instant) -> bool {
+        self.by_key
+            .get(&(address, scope.to_string()))
             .is_none_or(|(_, _, until)| now >= *until)
     }
 
-    /// Notes a failure; past `FAILURES_BEFORE_BLOCK` the address waits, longer each time.
-    pub fn failed(&mut self, address: std::net::IpAddr, now: Instant) {
-        if self.by_address.len() >= ADDRESSES_MAX && !self.by_address.contains_key(&address) {
-            if let Some(oldest) = self
-                .by_address
-                .iter()
-                .min_by_key(|(_, (_, last, _))| *last)
-                .map(|(a, _)| *a)
-            {
-                self.by_address.remove(&oldest);
-            }
+    /// An attempt begins: false if the address is turned away from `scope`; otherwise the
+    /// attempt is counted as a failure until `passed` says otherwise (past
+    /// `FAILURES_BEFORE_BLOCK` the address waits, longer each time).
+    pub fn begin(&mut self, address: std::net::IpAddr, scope: &str, now: Instant) -> bool {
+        if !self.allowed(address, scope, now) {
+            return false;
         }
-        let entry = self.by_address.entry(address).or_insert((0, now, now));
+        let key = (address, scope.to_string());
+        if self.by_key.len() >= ADDRESSES_MAX && !self.by_key.contains_key(&key) {
+            self.forget_one(now);
+        }
+        let entry = self.by_key.entry(key).or_insert((0, now, now));
         entry.0 += 1;
         entry.1 = now;
         if entry.0 >= FAILURES_BEFORE_BLOCK {
             let doublings = (entry.0 - FAILURES_BEFORE_BLOCK).min(16);
             entry.2 = now + (BLOCK_FIRST * 2u32.pow(doublings)).min(BLOCK_MAX);
         }
+        true
     }
 
-    /// A success forgets the address's failures.
-    pub fn passed(&mut self, address: std::net::IpAddr) {
-        self.by_address.remove(&address);
+    /// The attempt passed: the address's failures at `scope` are forgotten.
+    pub fn passed(&mut self, address: std::net::IpAddr, scope: &str) {
+        self.by_key.remove(&(address, scope.to_string()));
+    }
+
+    /// Makes room: a pair that is not turned away now (the oldest), else the one whose block
+    /// ends soonest, so many addresses cannot flush a blocked one out of the table.
+    fn forget_one(&mut self, now: Instant) {
+        let victim = self
+            .by_key
+            .iter()
+            .filter(|(_, (_, _, until))| *until <= now)
+            .min_by_key(|(_, (_, last, _))| *last)
+            .or_else(|| self.by_key.iter().min_by_key(|(_, (_, _, until))| *until))
+            .map(|(k, _)| k.clone());
+        if let Some(k) = victim {
+            self.by_key.remove(&k);
+        }
     }
 }
 
@@ -368,17 +391,50 @@ mod tests {
             ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
         let t = Instant::now();
         for _ in 0..FAILURES_BEFORE_BLOCK {
-            assert!(f.allowed(guesser, t));
-            f.failed(guesser, t);
+            assert!(f.begin(guesser, "root", t));
         }
-        assert!(!f.allowed(guesser, t) && f.allowed(other, t));
-        assert!(f.allowed(guesser, t + BLOCK_FIRST));
-        f.failed(guesser, t + BLOCK_FIRST);
+        assert!(!f.begin(guesser, "root", t) && f.allowed(other, "root", t));
+        assert!(f.allowed(guesser, "root", t + BLOCK_FIRST));
+        assert!(f.begin(guesser, "root", t + BLOCK_FIRST));
         assert!(
-            !f.allowed(guesser, t + BLOCK_FIRST * 2) && f.allowed(guesser, t + BLOCK_FIRST * 3)
+            !f.allowed(guesser, "root", t + BLOCK_FIRST * 2)
+                && f.allowed(guesser, "root", t + BLOCK_FIRST * 3)
         );
-        f.passed(guesser);
-        assert!(f.allowed(guesser, t));
+        f.passed(guesser, "root");
+        assert!(f.allowed(guesser, "root", t));
+    }
+
+    #[test]
+    fn a_success_forgives_only_its_own_scope_and_parallel_attempts_are_counted_at_once() {
+        let mut f = FailedLogins::default();
+        let guesser: std::net::IpAddr = "10.0.0.1".parse().unwrap();
+        let t = Instant::now();
+        // Attempts begun together, none finished yet: the sixth is already turned away.
+        for _ in 0..FAILURES_BEFORE_BLOCK {
+            assert!(f.begin(guesser, "root", t));
+        }
+        assert!(!f.begin(guesser, "root", t));
+        // A login to another account from the same address passes: root's count stays.
+        assert!(f.begin(guesser, "bob", t));
+        f.passed(guesser, "bob");
+        assert!(!f.allowed(guesser, "root", t));
+    }
+
+    #[test]
+    fn a_full_table_forgets_an_unblocked_pair_before_a_blocked_one() {
+        let mut f = FailedLogins::default();
+        let t = Instant::now();
+        let blocked: std::net::IpAddr = "10.0.0.1".parse().unwrap();
+        for _ in 0..FAILURES_BEFORE_BLOCK {
+            f.begin(blocked, "key", t);
+        }
+        // Thousands of other addresses, one failure each: the blocked one stays blocked.
+        for i in 0..(ADDRESSES_MAX as u32 * 2) {
+            let a = std::net::IpAddr::from(std::net::Ipv6Addr::from(u128::from(i) + 1));
+            f.begin(a, "key", t + Duration::from_millis(1));
+        }
+        assert!(!f.allowed(blocked, "key", t + Duration::from_millis(2)));
+        assert!(f.by_key.len() <= ADDRESSES_MAX);
     }
 
     #[test]
