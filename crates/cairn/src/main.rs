@@ -696,7 +696,29 @@ fn main() -> Result<()> {
                 s.data_memory_limit >> 20,
                 s.data_memory_limit.saturating_sub(s.data_memory_bytes) >> 20
             );
-            println!("tables: {}", cluster.list_tables()?.join(", "));
+            let names = cluster.list_tables()?;
+            let by_id: std::collections::BTreeMap<u32, &str> = names
+                .iter()
+                .filter_map(|n| cluster.table(n).ok().map(|t| (t.id(), n.as_str())))
+                .collect();
+            if !s.tables.is_empty() {
+                println!(
+                    "{:<40} {:>12} {:>12} {:>12}",
+                    "table", "rows", "data KiB", "index KiB"
+                );
+            }
+            for t in &s.tables {
+                let name = by_id
+                    .get(&t.id)
+                    .map_or_else(|| format!("(table {})", t.id), |n| n.to_string());
+                println!(
+                    "{:<40} {:>12} {:>12} {:>12}",
+                    name,
+                    t.rows,
+                    t.data_bytes >> 10,
+                    t.index_bytes >> 10
+                );
+            }
             Ok(())
         }
         Command::Admin(AdminCommand::Cluster { mgm }) => {

@@ -202,6 +202,46 @@ fn writes_past_the_data_memory_are_refused_everywhere_and_nothing_is_lost() {
         "id\tLENGTH(v)\n1\t1000\n2\t1000\n"
     );
 
+    // Memory per table: in the node's status, `admin status` and information_schema.TABLES.
+    let status = cluster.status().unwrap();
+    let of_kv = status.tables.iter().find(|t| t.id == kv.id()).unwrap();
+    assert_eq!(of_kv.rows, kept as u64 + 1);
+    assert!(
+        of_kv.data_bytes > of_kv.rows * 1000 && of_kv.index_bytes > 0,
+        "{of_kv:?}"
+    );
+    let used: u64 = status
+        .tables
+        .iter()
+        .map(|t| t.data_bytes + t.index_bytes)
+        .sum();
+    assert!(used <= status.data_memory_bytes, "{status:?}");
+    let admin = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["admin", "status", "--connect", &address])
+        .output()
+        .unwrap();
+    let admin = String::from_utf8_lossy(&admin.stdout).to_string();
+    let line = admin
+        .lines()
+        .find(|l| l.starts_with("kv "))
+        .unwrap_or_else(|| panic!("no line for kv in: {admin}"));
+    assert_eq!(
+        line.split_whitespace().nth(1),
+        Some((kept + 1).to_string().as_str()),
+        "{line}"
+    );
+    let sizes = mysql(
+        &sql,
+        "SELECT TABLE_ROWS, DATA_LENGTH > 1000, INDEX_LENGTH > 0, DATA_FREE > 0, \
+         DATA_FREE < 8 * 1024 * 1024, MAX_DATA_LENGTH FROM information_schema.TABLES \
+         WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 't'",
+    );
+    assert_eq!(
+        sizes.lines().nth(1),
+        Some(format!("2\t1\t1\t1\t1\t{LIMIT_BYTES}").as_str()),
+        "{sizes}"
+    );
+
     // A restart recovers exactly the committed rows.
     drop(cluster);
     node.terminate();

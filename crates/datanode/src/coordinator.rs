@@ -414,6 +414,16 @@ impl Coordinator {
         };
         status.row_count += worker.rows;
         status.data_memory_bytes += worker.memory_bytes;
+        for t in worker.tables {
+            match status.tables.iter_mut().find(|s| s.id == t.id) {
+                Some(s) => {
+                    s.rows += t.rows;
+                    s.data_bytes += t.data_bytes;
+                    s.index_bytes += t.index_bytes;
+                }
+                None => status.tables.push(t),
+            }
+        }
         if waiting > 1 {
             self.pending.insert(
                 tag,
@@ -567,6 +577,7 @@ impl Coordinator {
                     row_count: 0,
                     data_memory_bytes: 0,
                     data_memory_limit: self.shared.data_memory.limit,
+                    tables: Vec::new(),
                 };
                 self.pending.insert(
                     tag,

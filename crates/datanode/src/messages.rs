@@ -252,12 +252,15 @@ pub enum ToWorker {
     Stop,
 }
 
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct WorkerStatus {
     pub rows: u64,
     pub row_bytes: u64,
     /// What the worker's partitions hold (`Partition::memory_bytes`).
     pub memory_bytes: u64,
+    /// Per table, what its partitions on this worker hold; a hidden unique-index table's
+    /// memory is its base table's index memory.
+    pub tables: Vec<wire::TableMemory>,
 }
 
 /// What a coordinator receives from workers.

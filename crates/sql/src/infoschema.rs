@@ -872,6 +872,14 @@ fn described(session: &Session) -> Result<Vec<(String, String, Table)>> {
 }
 
 fn tables_rows(session: &Session, auto_increment: bool) -> Result<Vec<Vec<Value>>> {
+    // What the data node holds per table (its memory estimate), and its free data memory.
+    let status = session
+        .reading()
+        .status()
+        .map_err(|e| SqlError::from_client(&e))?;
+    let free = status
+        .data_memory_limit
+        .saturating_sub(status.data_memory_bytes);
     let mut rows = Vec::new();
     for (db, name, table) in described(session)? {
         let system = is_schema(&db);
@@ -893,13 +901,26 @@ fn tables_rows(session: &Session, auto_increment: bool) -> Result<Vec<Vec<Value>
             text(if system { "MEMORY" } else { ENGINE }),
             count(10),
             text(if system { "Fixed" } else { "Dynamic" }),
-            // Cairn keeps no per-table sizes or times.
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
+        ]);
+        // Sizes from the data node's memory estimate (a table not on it yet holds nothing);
+        // Cairn keeps no times.
+        let memory = status.tables.iter().find(|t| t.id == table.def().id);
+        let row = rows.last_mut().expect("pushed");
+        if system {
+            row.extend(std::iter::repeat_n(Value::Null, 6));
+        } else {
+            let (n, data, index) =
+                memory.map_or((0, 0, 0), |m| (m.rows, m.data_bytes, m.index_bytes));
+            row.extend([
+                count(n),
+                count(data.checked_div(n).unwrap_or(0)),
+                count(data),
+                count(status.data_memory_limit),
+                count(index),
+                count(free),
+            ]);
+        }
+        row.extend([
             counter.map(count).unwrap_or(Value::Null),
             Value::Null,
             Value::Null,

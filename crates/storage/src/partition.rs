@@ -166,6 +166,12 @@ impl Partition {
             + self.live_rows * (std::mem::size_of::<RowId>() + 1)
     }
 
+    /// The part of [`Partition::memory_bytes`] its indexes hold: the primary key's hash entries
+    /// and the ordered indexes' entries.
+    pub fn index_memory_bytes(&self) -> usize {
+        self.live_rows * (self.ordered.len() * INDEX_ENTRY_BYTES + std::mem::size_of::<RowId>() + 1)
+    }
+
     /// What one more row of `row_bytes` adds to [`Partition::memory_bytes`] (its slot and hash
     /// entry counted as they are on average).
     pub fn row_memory_bytes(&self, row_bytes: usize) -> usize {

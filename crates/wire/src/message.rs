@@ -197,6 +197,19 @@ pub struct NodeStatus {
     /// What the node's rows and indexes hold (its estimate), and its limit (`--data-memory`).
     pub data_memory_bytes: u64,
     pub data_memory_limit: u64,
+    /// What each table holds (its unique indexes' hidden tables counted as its index memory).
+    pub tables: Vec<TableMemory>,
+}
+
+/// One table's share of a node's data memory.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TableMemory {
+    pub id: u32,
+    pub rows: u64,
+    /// Its rows and their slots.
+    pub data_bytes: u64,
+    /// Its primary key's hash entries, ordered indexes and unique indexes.
+    pub index_bytes: u64,
 }
 
 /// What a local checkpoint wrote.
@@ -624,6 +637,13 @@ impl Message {
                 out.put_u64(s.row_count);
                 out.put_u64(s.data_memory_bytes);
                 out.put_u64(s.data_memory_limit);
+                out.put_u32(s.tables.len() as u32);
+                for t in &s.tables {
+                    out.put_u32(t.id);
+                    out.put_u64(t.rows);
+                    out.put_u64(t.data_bytes);
+                    out.put_u64(t.index_bytes);
+                }
             }
         }
     }
@@ -897,6 +917,19 @@ impl Message {
                 row_count: r.u64()?,
                 data_memory_bytes: r.u64()?,
                 data_memory_limit: r.u64()?,
+                tables: {
+                    let n = r.count("tables", limits::TABLES_MAX, 28)?;
+                    (0..n)
+                        .map(|_| {
+                            Ok(TableMemory {
+                                id: r.u32()?,
+                                rows: r.u64()?,
+                                data_bytes: r.u64()?,
+                                index_bytes: r.u64()?,
+                            })
+                        })
+                        .collect::<DecodeResult<_>>()?
+                },
             }),
             18 => Message::Done,
             19 => Message::Checkpoint,

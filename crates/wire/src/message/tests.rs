@@ -148,6 +148,12 @@ fn messages_round_trip() {
             row_count: 5,
             data_memory_bytes: 6,
             data_memory_limit: 7,
+            tables: vec![TableMemory {
+                id: 8,
+                rows: 9,
+                data_bytes: 10,
+                index_bytes: 11,
+            }],
         }),
         Message::Checkpoint,
         Message::CheckpointReply(CheckpointInfo {
