@@ -450,6 +450,7 @@ impl Conn {
         match cmd {
             command::QUIT => return Ok(false),
             command::PING => self.ok(0, 0, false),
+            command::QUERY if crate::literals::changes_reading(body) => self.query_in_turn(body),
             command::QUERY => {
                 let sql = crate::literals::statement_text(
                     &self.session.charsets,
@@ -864,6 +865,35 @@ impl Conn {
     /// Runs a COM_QUERY: every statement in it, each answered in turn; the first error ends it.
     fn query(&mut self, sql: &str) {
         let outcomes = self.session.run(sql);
+        self.answer_text(outcomes);
+    }
+
+    /// A text whose statements may change how the later ones are read (it names sql_mode):
+    /// each is read as text under the mode its turn finds, as MariaDB reads one statement at a
+    /// time, and the answers go out together, as for any text of several statements.
+    fn query_in_turn(&mut self, body: &[u8]) {
+        let mut outcomes = Vec::new();
+        let mut counts = Vec::new();
+        let mut text = body;
+        loop {
+            let escapes = self.session.no_backslash_escapes();
+            let (first, rest) = match crate::literals::first_statement(text, escapes) {
+                Some((first, rest)) => (first, Some(rest)),
+                None => (text, None),
+            };
+            let sql = crate::literals::statement_text(&self.session.charsets, first, escapes)
+                .into_owned();
+            outcomes.extend(self.session.run(&sql));
+            counts.extend(self.session.take_counts());
+            let failed = outcomes
+                .iter()
+                .any(|o| matches!(o, crate::exec::Outcome::Failed(_)));
+            match rest {
+                Some(rest) if !failed => text = rest,
+                _ => break,
+            }
+        }
+        self.session.diagnostics.counts = counts;
         self.answer_text(outcomes);
     }
 

@@ -165,6 +165,70 @@ fn rewrite(bytes: &[u8], utf8: bool, no_backslash_escapes: bool) -> Option<Vec<u
     Some(out)
 }
 
+/// Whether a text of several statements may change how the later ones are read: it names
+/// sql_mode (NO_BACKSLASH_ESCAPES decides what a backslash in a literal is). Then the text is
+/// run one statement at a time, each read under the mode its turn finds, as MariaDB reads it.
+pub fn changes_reading(bytes: &[u8]) -> bool {
+    bytes.contains(&b';')
+        && bytes
+            .windows(8)
+            .any(|w| w.eq_ignore_ascii_case(b"sql_mode"))
+}
+
+/// The first statement of a text and the rest after its `;` (None when it is the only one):
+/// quotes, backquotes and comments are skipped, a backslash escapes inside quotes unless
+/// `no_backslash_escapes`.
+pub fn first_statement(bytes: &[u8], no_backslash_escapes: bool) -> Option<(&[u8], &[u8])> {
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                i += 1;
+                while i < bytes.len() {
+                    if bytes[i] == b'\\' && q != b'`' && !no_backslash_escapes {
+                        i += 2;
+                    } else if bytes[i] == q {
+                        if bytes.get(i + 1) == Some(&q) {
+                            i += 2;
+                        } else {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+                i += 1;
+            }
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'-' if bytes.get(i + 1) == Some(&b'-')
+                && bytes.get(i + 2).is_none_or(|c| c.is_ascii_whitespace()) =>
+            {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 2;
+            }
+            b';' => {
+                let rest = &bytes[i + 1..];
+                return (!rest.iter().all(|c| c.is_ascii_whitespace() || *c == b';'))
+                    .then_some((&bytes[..i], rest));
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// The quoted string starting at `start`: where it ends (after its closing quote) and its bytes
 /// with escapes resolved as MariaDB resolves them; None when it does not end.
 fn string(bytes: &[u8], start: usize, no_backslash_escapes: bool) -> Option<(usize, Vec<u8>)> {

@@ -589,3 +589,37 @@ print(cur.fetchone())
     server.stop();
     node.stop();
 }
+
+/// A text of several statements is read one statement at a time, as MariaDB reads it: after
+/// `SET sql_mode='NO_BACKSLASH_ESCAPES'` the next statement's backslashes are characters
+/// (MariaDB answers 615C5C62; read with the text's first mode it was 615C62), and a `;` inside a
+/// literal ends nothing.
+#[test]
+fn a_mode_set_in_a_text_of_several_statements_reads_the_statements_after_it() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let out = pymysql_script(
+        port,
+        r#"
+from pymysql.constants import CLIENT
+c = pymysql.connect(host="127.0.0.1", port=PORT, user="root", client_flag=CLIENT.MULTI_STATEMENTS)
+cur = c.cursor()
+cur.execute("SET sql_mode='NO_BACKSLASH_ESCAPES'; SELECT HEX('a\\\\b'), 'x;y'")
+cur.nextset()
+print(cur.fetchall())
+cur.execute("SET sql_mode=''; SELECT HEX('a\\\\b'); SELECT 'it''s; \\'quoted\\''")
+cur.nextset()
+print(cur.fetchall())
+cur.nextset()
+print(cur.fetchall())
+"#
+        .replace("PORT", &port.to_string())
+        .as_str(),
+    );
+    assert_eq!(
+        out, "(('615C5C62', 'x;y'),)\n(('615C62',),)\n((\"it's; 'quoted'\",),)\n",
+        "{out}"
+    );
+    server.stop();
+    node.stop();
+}
