@@ -254,6 +254,15 @@ with c.cursor() as cur:
 
 /// Runs a PyMySQL script (`c` connects with the character set given) against `port`; its
 /// printed lines.
+/// A PyMySQL script whose `cur` is a cursor of a connection that sends several statements in
+/// one text.
+fn multi_statements(port: u16, body: &str) -> String {
+    let connect = format!(
+        "from pymysql.constants import CLIENT\nc = pymysql.connect(host=\"127.0.0.1\", port={port}, user=\"root\", client_flag=CLIENT.MULTI_STATEMENTS)\ncur = c.cursor()\n"
+    );
+    pymysql_script(port, &format!("{connect}{body}"))
+}
+
 fn pymysql_script(port: u16, body: &str) -> String {
     let script = format!(
         r#"
@@ -538,12 +547,9 @@ except pymysql.err.MySQLError as e:
 fn a_statement_that_does_not_parse_fails_after_the_ones_before_it() {
     let (node, server) = common::start(16 << 20);
     let port = server.address().port();
-    let out = pymysql_script(
+    let out = multi_statements(
         port,
         r#"
-from pymysql.constants import CLIENT
-c = pymysql.connect(host="127.0.0.1", port=PORT, user="root", client_flag=CLIENT.MULTI_STATEMENTS)
-cur = c.cursor()
 cur.execute("SELECT 0; SELECT 1; xyzzy; SELECT 3")
 print(cur.fetchall())
 cur.nextset()
@@ -555,9 +561,7 @@ except pymysql.err.ProgrammingError as e:
     print("error", e.args[0])
 cur.execute("SELECT 42")
 print(cur.fetchall())
-"#
-        .replace("PORT", &port.to_string())
-        .as_str(),
+"#,
     );
     assert_eq!(out, "((0,),)\n((1,),)\nerror 1064\n((42,),)\n", "{out}");
     server.stop();
@@ -598,12 +602,9 @@ print(cur.fetchone())
 fn a_mode_set_in_a_text_of_several_statements_reads_the_statements_after_it() {
     let (node, server) = common::start(16 << 20);
     let port = server.address().port();
-    let out = pymysql_script(
+    let out = multi_statements(
         port,
         r#"
-from pymysql.constants import CLIENT
-c = pymysql.connect(host="127.0.0.1", port=PORT, user="root", client_flag=CLIENT.MULTI_STATEMENTS)
-cur = c.cursor()
 cur.execute("SET sql_mode='NO_BACKSLASH_ESCAPES'; SELECT HEX('a\\\\b'), 'x;y'")
 cur.nextset()
 print(cur.fetchall())
@@ -612,9 +613,7 @@ cur.nextset()
 print(cur.fetchall())
 cur.nextset()
 print(cur.fetchall())
-"#
-        .replace("PORT", &port.to_string())
-        .as_str(),
+"#,
     );
     assert_eq!(
         out, "(('615C5C62', 'x;y'),)\n(('615C62',),)\n((\"it's; 'quoted'\",),)\n",
