@@ -916,3 +916,65 @@ fn a_restarted_node_catches_up_and_then_holds_its_group_alone() {
         );
     }
 }
+
+/// A client that sends requests and never reads the answers must not stall the node that
+/// answers it: the node gives up on the client after a short write timeout, its heartbeats go
+/// on, no view changes, and every other client keeps committing through it.
+#[test]
+fn a_client_that_never_reads_its_answers_does_not_stall_a_node() {
+    let layout = Layout::new(4, 2, 4).unwrap();
+    let run = Run::start("protocol-stuck-client", 3, &layout);
+    std::thread::sleep(Duration::from_millis(500));
+    let address = run
+        .nodes_flag
+        .split(',')
+        .find_map(|p| p.strip_prefix("1="))
+        .unwrap()
+        .to_string();
+    let mut flood = TcpStream::connect(&address).unwrap();
+    flood.write_all(&hello(2000)).unwrap();
+    flood
+        .set_write_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    // Far more answers than the socket buffers hold (each request is answered).
+    let mut frames = Vec::new();
+    for request in 0..2_000u64 {
+        let msg = Msg::ClientRead {
+            request,
+            key: request % KEYS,
+            backup_ok: true,
+        };
+        codec::encode(&msg, &mut frames);
+    }
+    let flooding_from = run.now();
+    let until = Instant::now() + Duration::from_secs(3);
+    let mut sent = 0usize;
+    while Instant::now() < until {
+        match flood.write_all(&frames) {
+            Ok(()) => sent += 2_000,
+            // The node closed the connection, or stopped reading it: done.
+            Err(_) => break,
+        }
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    // Closed before the nodes are stopped: a node stuck writing to it would never stop.
+    drop(flood);
+    let (outputs, history) = run.finish();
+    println!("{sent} requests sent without reading an answer");
+    assert!(sent >= 20_000, "only {sent} requests went out");
+    let changed: Vec<&String> = outputs
+        .values()
+        .flatten()
+        .filter(|l| l.starts_with("installed") && !l.contains(" 1 1,2,3,4 "))
+        .collect();
+    assert!(changed.is_empty(), "the view changed: {changed:?}");
+    let through_node_1 = history
+        .coordinators
+        .iter()
+        .filter(|(at, node)| *node == 1 && *at > flooding_from + 1_000_000)
+        .count();
+    assert!(
+        through_node_1 > 0,
+        "no commit coordinated by node 1 after the flood began"
+    );
+}

@@ -45,6 +45,9 @@ pub const INBOX_MAX: usize = 65_536;
 pub const HELLO_TIMEOUT: Duration = Duration::from_secs(3);
 /// Inbound connections (peers, clients, admin) served at once; one more is closed.
 pub const INBOUND_MAX: usize = 1024;
+/// How long the protocol loop waits on one write to a client that does not read; then the
+/// client's connection is closed.
+pub const CLIENT_WRITE_TIMEOUT: Duration = Duration::from_millis(100);
 /// The largest cluster frame body accepted.
 pub const CLUSTER_FRAME_BYTES_MAX: usize = 64 << 20;
 
@@ -343,7 +346,9 @@ fn send(
     }
     let mut clients = clients.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(stream) = clients.get_mut(&to) {
+        // A failed or timed-out write may have sent part of the frame: the connection is done.
         if stream.write_all(&frame).is_err() {
+            let _ = stream.shutdown(std::net::Shutdown::Both);
             clients.remove(&to);
         }
     }
@@ -443,6 +448,9 @@ fn read_loop(
         _ => return,
     };
     if let Ok(writer) = stream.try_clone() {
+        // The protocol loop writes replies itself: a client that stops reading may hold it
+        // for this long, then loses its connection.
+        let _ = writer.set_write_timeout(Some(CLIENT_WRITE_TIMEOUT));
         clients
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -536,8 +544,17 @@ pub fn read_frame(stream: &mut impl Read) -> io::Result<(FrameHeader, Vec<u8>)> 
             "cluster frame too long",
         ));
     }
-    let mut body = vec![0u8; h.body_len as usize];
-    stream.read_exact(&mut body)?;
+    // The body grows as it arrives: a header announcing a large one costs nothing until the
+    // bytes come.
+    let len = h.body_len as usize;
+    let mut body = Vec::with_capacity(len.min(64 << 10));
+    stream.take(len as u64).read_to_end(&mut body)?;
+    if body.len() != len {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the connection ended inside a cluster frame",
+        ));
+    }
     h.verify(&header, &body)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
     Ok((h, body))
