@@ -90,24 +90,31 @@ fn a_client_that_does_not_read_its_replies_is_paused() {
             let deadline = Instant::now() + Duration::from_secs(60);
             let mut got = 0usize;
             let mut buf = vec![0u8; 1 << 16];
-            while got < expected && Instant::now() < deadline {
+            let mut ended = false;
+            while !ended && Instant::now() < deadline {
                 match stream.read(&mut buf) {
-                    Ok(0) => break,
+                    Ok(0) => ended = true,
                     Ok(n) => got += n,
                     Err(_) => continue,
                 }
             }
-            (got, expected)
+            (got, expected, ended)
         })
     };
     let rest = ping_bytes - sent % ping_bytes;
     let cut = sent % batch.len();
     stream.write_all(&batch[cut..cut + rest]).unwrap();
+    // Done sending: the FIN comes while the node is still paused, and must not be lost.
+    stream.shutdown(std::net::Shutdown::Write).unwrap();
     let reading = Instant::now();
-    let (got, expected) = reader.join().unwrap();
+    let (got, expected, ended) = reader.join().unwrap();
     println!(
         "{got} bytes of replies read in {:.2} s",
         reading.elapsed().as_secs_f64()
     );
     assert_eq!(got, expected, "bytes of replies read");
+    assert!(
+        ended,
+        "the node saw the client's FIN and closed the connection after its replies"
+    );
 }

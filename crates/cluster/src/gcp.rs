@@ -73,6 +73,9 @@ pub struct Checkpoints {
     start: Option<(Epoch, Gci, NodeId, u64)>,
     /// An fsync in flight (or to retry), and whom to answer.
     saving: Option<(Epoch, Gci, NodeId)>,
+    /// The fsyncs asked for and not answered, each with the partitions its `Saved` record
+    /// covers (those held whole when it was appended: a copy that arrives later is not in it).
+    in_flight: BTreeMap<Gci, Vec<PartitionId>>,
     disk_full: bool,
     sync_at: Time,
     /// The partitions this node holds whole, each since which checkpoint: all of them from the
@@ -96,6 +99,7 @@ impl Checkpoints {
             next_round: now,
             start: None,
             saving: None,
+            in_flight: BTreeMap::new(),
             disk_full: false,
             sync_at: now,
             whole_since: partitions.map(|p| (p, 0)).collect(),
@@ -249,7 +253,7 @@ impl Checkpoints {
             self.saving = Some((epoch, newest, from));
             return Save::Nothing;
         }
-        if self.saving == Some((epoch, gci, from)) {
+        if self.saving == Some((epoch, gci, from)) && self.in_flight.contains_key(&gci) {
             // Its fsync is in flight: the answer follows it.
             return Save::Nothing;
         }
@@ -257,10 +261,24 @@ impl Checkpoints {
         Save::Sync(gci)
     }
 
-    /// A full disk's fsync is due again: the node appends the `Saved` record again and fsyncs.
+    /// The node appended the `Saved` record of `gci` and asks for the fsync: what it will claim
+    /// is fixed now.
+    pub fn issue(&mut self, gci: Gci) {
+        let whole = self
+            .whole_since
+            .iter()
+            .filter(|(_, since)| **since <= gci)
+            .map(|(p, _)| *p)
+            .collect();
+        self.in_flight.insert(gci, whole);
+    }
+
+    /// A save still owed whose fsync is not in flight (the disk was full, or an earlier fsync
+    /// ended without it) is due again: the node appends the `Saved` record again and fsyncs.
     pub fn retry_sync(&mut self, now: Time, retry: Time) -> Option<Gci> {
         let (_, gci, _) = self.saving?;
-        if !self.disk_full || now < self.sync_at {
+        let idle = self.disk_full || !self.in_flight.contains_key(&gci);
+        if !idle || now < self.sync_at {
             return None;
         }
         self.sync_at = now + retry;
@@ -276,6 +294,7 @@ impl Checkpoints {
         gci: Gci,
         result: SyncResult,
     ) -> Synced {
+        let claim = self.in_flight.remove(&gci);
         match result {
             SyncResult::Failed => Synced::Failed,
             SyncResult::Full => {
@@ -291,14 +310,14 @@ impl Checkpoints {
                         self.saving = None;
                         (e == epoch).then_some((master, Msg::GcpSaved { epoch, gci: g }))
                     }
-                    _ => None,
+                    // A newer save is owed: tried again at once if its fsync is not in flight.
+                    _ => {
+                        self.sync_at = now;
+                        None
+                    }
                 };
-                let partitions = self
-                    .whole_since
-                    .iter()
-                    .filter(|(_, since)| **since <= gci)
-                    .map(|(p, _)| *p)
-                    .collect();
+                // Only what the fsync's `Saved` record covered (nothing, for one not asked for).
+                let partitions = claim.unwrap_or_default();
                 Synced::Saved {
                     gci,
                     answer,
@@ -349,11 +368,14 @@ mod tests {
     fn a_save_answers_after_the_fsync_and_a_full_disk_retries() {
         let mut node = Checkpoints::new(0..2, 0, 100);
         assert_eq!(node.on_save(1, 4, 1), Save::Sync(4));
+        node.issue(4);
         assert_eq!(node.on_synced(0, 10, 1, 4, SyncResult::Full), Synced::Full);
         assert!(node.disk_full());
         assert_eq!(node.retry_sync(5, 10), None);
         assert_eq!(node.retry_sync(10, 10), Some(4));
+        // Partition 1 is copied afresh before the Saved record is appended again: not claimed.
         node.copying(&[1].into());
+        node.issue(4);
         assert_eq!(
             node.on_synced(11, 10, 1, 4, SyncResult::Done),
             Synced::Saved {
@@ -368,5 +390,24 @@ mod tests {
             node.on_save(1, 3, 1),
             Save::Answer(1, Msg::GcpSaved { epoch: 1, gci: 3 })
         );
+    }
+
+    #[test]
+    fn a_save_owed_after_an_older_fsync_ends_is_tried_again() {
+        let mut node = Checkpoints::new(0..1, 0, 100);
+        assert_eq!(node.on_save(1, 4, 1), Save::Sync(4));
+        node.issue(4);
+        // A newer save comes while the fsync of 4 is in flight, and its flush finds no room.
+        assert_eq!(node.on_save(2, 5, 1), Save::Sync(5));
+        node.issue(5);
+        assert_eq!(node.on_synced(1, 10, 2, 5, SyncResult::Full), Synced::Full);
+        // The older fsync ends well: the disk has room again, and 5 is still owed.
+        assert!(matches!(
+            node.on_synced(2, 10, 2, 4, SyncResult::Done),
+            Synced::Saved { answer: None, .. }
+        ));
+        assert_eq!(node.retry_sync(2, 10), Some(5));
+        // And the master's resend of the save asks for it again too, not for nothing.
+        assert_eq!(node.on_save(2, 5, 1), Save::Sync(5));
     }
 }

@@ -1059,6 +1059,7 @@ impl DataNode {
     /// Appends the `Saved` record of `gci` and asks for the fsync.
     fn sync(&mut self, now: Time, gci: Gci, out: &mut Vec<Output>) {
         out.push(Output::Persist(Record::Saved { gci }));
+        self.gcp.issue(gci);
         if self.mutation == Some(Mutation::SkipGcpFsync) {
             return self.on_synced(now, gci, SyncResult::Done, out);
         }

@@ -93,9 +93,11 @@ impl Redo {
             .name("cluster-redo".into())
             .spawn(move || {
                 for gci in requests {
+                    // Any fsync error fails the node, ENOSPC included: the kernel may have
+                    // dropped the dirty pages it could not write and report it only once, so a
+                    // later fsync that succeeds proves nothing about them.
                     let result = match syncing.sync_data() {
                         Ok(()) => SyncResult::Done,
-                        Err(e) if e.kind() == io::ErrorKind::StorageFull => SyncResult::Full,
                         Err(_) => SyncResult::Failed,
                     };
                     if done.send((gci, result)).is_err() {
@@ -111,6 +113,8 @@ impl Redo {
         })
     }
 
+    /// (A write that fails, even for want of space, breaks the log: the buffer cannot say how
+    /// much of the record reached the file, so the node stops at its next fsync.)
     fn append(&mut self, record: &Record) {
         let mut bytes = Vec::new();
         cluster::log::encode(record, &mut bytes);

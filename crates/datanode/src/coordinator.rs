@@ -285,6 +285,11 @@ impl Coordinator {
     }
 
     /// Aborts the transactions the connection left open.
+    /// Requests still waiting for their answers, or answers not yet handed to the connection.
+    pub fn busy(&self) -> bool {
+        !self.pending.is_empty() || !self.out.is_empty()
+    }
+
     pub fn close(&mut self) {
         let open: Vec<OpenTxn> = self.txns.drain();
         for txn in open {
@@ -723,7 +728,8 @@ impl Coordinator {
                 }
             }
         }
-        if failure.is_none() {
+        if failure.is_none() && !ops.is_empty() {
+            // New work only: a commit or rollback with no operations ends what already runs.
             failure = self.queues_full().map(|e| (0, e));
         }
         let tag = self.tag();

@@ -77,6 +77,10 @@ struct Served {
     partial_since: Option<Instant>,
     /// Not read while its unsent replies are past `OUTPUT_PAUSE_BYTES`.
     paused: bool,
+    /// The peer's FIN came while it was paused: the read on resuming goes to the end of input.
+    fin_seen: bool,
+    /// The peer has sent everything (FIN): closed once its answers are all written.
+    draining: bool,
 }
 
 /// Unsent reply bytes past which a connection's requests are no longer read (it resumes below
@@ -435,6 +439,8 @@ impl EventLoop {
                 dirty: false,
                 partial_since: None,
                 paused: false,
+                fin_seen: false,
+                draining: false,
             },
         );
         // Bytes may have arrived before registration; read them now.
@@ -450,6 +456,9 @@ impl EventLoop {
         };
         let mut closing = None;
         let mut partial_change = 0isize;
+        // A FIN no later event will announce again.
+        served.fin_seen |= read_closed;
+        let read_closed = served.fin_seen;
         if readable && served.io.backlog() >= OUTPUT_PAUSE_BYTES {
             // Its replies are not being read: neither are its requests, until they are.
             served.paused = true;
@@ -470,7 +479,9 @@ impl EventLoop {
                     break state;
                 }
             };
-            match (served.io.is_partial(), served.partial_since) {
+            // Input left unread while paused is the node's wait, not a stalled frame.
+            let stopped = matches!(state, Ok(ReadState::Stopped));
+            match (served.io.is_partial() && !stopped, served.partial_since) {
                 (true, None) => {
                     served.partial_since = Some(Instant::now());
                     partial_change = 1;
@@ -486,9 +497,14 @@ impl EventLoop {
             }
             match state {
                 Ok(ReadState::Open) => {}
-                // Its replies are not being read: neither are its requests, until they are (the
-                // FIN of a closing peer, if it came, is read then).
+                // Its replies are not being read: neither are its requests, until they are (a
+                // FIN that came meanwhile is read then).
                 Ok(ReadState::Stopped) => served.paused = true,
+                // A peer that has sent everything still reads its answers: they are written
+                // first (`flush_dirty` closes the connection then).
+                Ok(ReadState::Closed) if served.io.backlog() > 0 || served.coordinator.busy() => {
+                    served.draining = true;
+                }
                 Ok(ReadState::Closed) => closing = Some(String::new()),
                 Err(e) => {
                     warn!(peer = served.io.peer(), "closing connection: {e}");
@@ -619,6 +635,8 @@ impl EventLoop {
             served.dirty = false;
             if let Err(e) = served.io.flush(self.poll.registry(), Token(token)) {
                 self.close(token, &format!("write failed: {e}"));
+            } else if served.draining && served.io.backlog() == 0 && !served.coordinator.busy() {
+                self.close(token, "");
             } else if served.paused && served.io.backlog() < OUTPUT_PAUSE_BYTES / 2 {
                 served.paused = false;
                 resume.push(token);

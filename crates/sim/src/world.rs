@@ -536,7 +536,21 @@ impl World {
             match output {
                 Output::Send { to, msg } => self.send(from, to, msg),
                 Output::Persist(record) => {
-                    self.disks.entry(from).or_default().append(record);
+                    let disk = self.disks.entry(from).or_default();
+                    // Every commit of a saved checkpoint was applied before the save.
+                    let late = match (&record, disk.claimed()) {
+                        (cluster::Record::Write(a), Some((g, parts))) => {
+                            (a.gci <= *g && parts.contains(&a.partition)).then_some((a.gci, *g))
+                        }
+                        _ => None,
+                    };
+                    disk.append(record);
+                    if let Some((gci, saved)) = late {
+                        let what = format!(
+                            "node {from} wrote a commit of checkpoint {gci} after it said it saved checkpoint {saved}"
+                        );
+                        self.checker.fail(self.now, what);
+                    }
                 }
                 Output::Sync { gci } => {
                     let upto = self.disks.get(&from).map_or(0, Disk::written);
@@ -931,6 +945,11 @@ impl World {
     }
 
     fn finish(&mut self) {
+        // Every node still running is checked as if the power went now.
+        let running: Vec<NodeId> = self.nodes.keys().copied().collect();
+        for id in running {
+            self.lose_disk(id);
+        }
         let finals: Vec<FinalNode> = self
             .nodes
             .values()
