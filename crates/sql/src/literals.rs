@@ -166,13 +166,18 @@ fn rewrite(bytes: &[u8], utf8: bool, no_backslash_escapes: bool) -> Option<Vec<u
 }
 
 /// Whether a text of several statements may change how the later ones are read: it names
-/// sql_mode (NO_BACKSLASH_ESCAPES decides what a backslash in a literal is). Then the text is
-/// run one statement at a time, each read under the mode its turn finds, as MariaDB reads it.
+/// sql_mode (NO_BACKSLASH_ESCAPES decides what a backslash in a literal is) or the client's
+/// character set (`SET NAMES`, `SET CHARACTER SET`, `character_set_client`). Then the text is
+/// run one statement at a time, each read under the mode and character set its turn finds, as
+/// MariaDB reads it.
 pub fn changes_reading(bytes: &[u8]) -> bool {
+    const WORDS: [&[u8]; 3] = [b"sql_mode", b"names", b"character"];
     bytes.contains(&b';')
-        && bytes
-            .windows(8)
-            .any(|w| w.eq_ignore_ascii_case(b"sql_mode"))
+        && WORDS.iter().any(|word| {
+            bytes
+                .windows(word.len())
+                .any(|w| w.eq_ignore_ascii_case(word))
+        })
 }
 
 /// The first statement of a text and the rest after its `;` (None when it is the only one):

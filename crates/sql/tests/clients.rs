@@ -622,3 +622,25 @@ print(cur.fetchall())
     server.stop();
     node.stop();
 }
+
+/// After `SET NAMES latin1` in a text of several statements, the statements after it are read
+/// as latin1, as MariaDB 10.11 reads them: the UTF-8 bytes of 'é' are two latin1 characters,
+/// and they go back to the client as the same two bytes. (Before, the whole text was read as
+/// UTF-8, and the column name went out in latin1: PyMySQL could not read it.)
+#[test]
+fn a_character_set_set_in_a_text_of_several_statements_reads_the_statements_after_it() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let out = multi_statements(
+        port,
+        r#"
+c._execute_command(3, "SET NAMES latin1; SELECT 'é', CHAR_LENGTH('é') AS c".encode("utf8"))
+c._read_query_result()
+c.next_result()
+print(c._result.fields[0].name, c._result.rows)
+"#,
+    );
+    assert_eq!(out, "é (('é', 2),)\n", "{out}");
+    server.stop();
+    node.stop();
+}
