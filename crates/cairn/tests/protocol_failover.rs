@@ -459,15 +459,14 @@ fn dump_round(
 /// checkpoint rounds on real processes.)
 fn check_redo(lives: &[(usize, &NodeId, &[String])]) -> Vec<String> {
     let mut failures = Vec::new();
-    let mut first: BTreeMap<(u32, u64), (NodeId, cluster::log::State)> = BTreeMap::new();
-    let mut claimed = 0;
+    let mut saved = sim::disk::SavedStates::default();
     for (_, id, lines) in lives {
         let Some(path) = lines.iter().find_map(|l| l.strip_prefix("redo ")) else {
             continue;
         };
         let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
         let read = cluster::log::read(&bytes);
-        let claims: Vec<(u64, BTreeSet<u32>)> = lines
+        let claims: Vec<(u64, Vec<u32>)> = lines
             .iter()
             .filter_map(|l| l.strip_prefix("saved "))
             .map(|l| {
@@ -488,25 +487,10 @@ fn check_redo(lives: &[(usize, &NodeId, &[String])]) -> Vec<String> {
             ));
         }
         for (gci, partitions) in claims {
-            for p in partitions {
-                claimed += 1;
-                let state = cluster::log::restore(&read.records, gci, &[p].into());
-                match first.get(&(p, gci)) {
-                    None => {
-                        first.insert((p, gci), (**id, state));
-                    }
-                    Some((other, expected)) => {
-                        if let Some(diff) = cluster::log::difference(expected, &state) {
-                            failures.push(format!(
-                                "checkpoint {gci}: node {id}'s redo file restores other commits than node {other}'s: {diff}"
-                            ));
-                        }
-                    }
-                }
-            }
+            failures.extend(saved.check(**id, gci, &partitions, &read.records));
         }
     }
-    if claimed == 0 {
+    if saved.is_empty() {
         failures.push("no node saved a global checkpoint".into());
     }
     failures

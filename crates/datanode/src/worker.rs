@@ -21,6 +21,7 @@ use wire::{ExecuteOutcome, LockMode, Message, OpResult, ScanOrder};
 use crate::messages::*;
 
 mod ddl;
+mod status;
 
 use ddl::{FencedWork, WaitingFence};
 
@@ -473,35 +474,7 @@ impl Worker {
                 self.send(reply_to, Event::Finished { tag });
             }
             ToWorker::Status { tag, reply_to } => {
-                let mut status = WorkerStatus::default();
-                // Rows of hidden unique-index tables are index entries, not rows.
-                for p in self
-                    .partitions
-                    .values()
-                    .filter(|p| p.table().index_of.is_none())
-                {
-                    status.rows += p.row_count() as u64;
-                    status.row_bytes += p.row_bytes() as u64;
-                }
-                status.memory_bytes = self.memory_bytes as u64;
-                let mut tables: std::collections::BTreeMap<u32, wire::TableMemory> =
-                    std::collections::BTreeMap::new();
-                for p in self.partitions.values() {
-                    let (index, memory) = (p.index_memory_bytes() as u64, p.memory_bytes() as u64);
-                    match p.table().index_of {
-                        Some(base) => tables.entry(base).or_default().index_bytes += memory,
-                        None => {
-                            let t = tables.entry(p.table().id).or_default();
-                            t.rows += p.row_count() as u64;
-                            t.data_bytes += memory - index;
-                            t.index_bytes += index;
-                        }
-                    }
-                }
-                status.tables = tables
-                    .into_iter()
-                    .map(|(id, t)| wire::TableMemory { id, ..t })
-                    .collect();
+                let status = self.status();
                 self.send(reply_to, Event::Status { tag, status });
             }
             ToWorker::Connection(_)

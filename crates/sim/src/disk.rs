@@ -3,10 +3,10 @@
 //! last of which may be torn, so recovery drops it). What a log restores at a global checkpoint
 //! is `cluster::log`'s, as for the real runtime's files.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-pub use cluster::log::{difference, restore, saved, State};
-use cluster::{Gci, PartitionId, Record, Time};
+use cluster::log::{difference, restore, State};
+use cluster::{Gci, NodeId, PartitionId, Record, Time};
 
 use crate::rng::Rng;
 
@@ -74,6 +74,49 @@ impl Disk {
             lost: pending - kept,
             torn,
         }
+    }
+}
+
+/// What each checkpoint restores per partition on the first node that said it saved it: every
+/// other node that says so must restore the same (the simulator's disks and the real-process
+/// tests' redo files are held to it alike).
+#[derive(Debug, Default)]
+pub struct SavedStates {
+    first: BTreeMap<(PartitionId, Gci), (NodeId, State)>,
+}
+
+impl SavedStates {
+    /// `node`, whose log is `records`, said it saved `gci` for `partitions`: the differences
+    /// from the first node that said so, as failure messages.
+    pub fn check(
+        &mut self,
+        node: NodeId,
+        gci: Gci,
+        partitions: &[PartitionId],
+        records: &[Record],
+    ) -> Vec<String> {
+        let mut failures = Vec::new();
+        for p in partitions {
+            let state = restore(records, gci, &[*p].into());
+            match self.first.get(&(*p, gci)) {
+                None => {
+                    self.first.insert((*p, gci), (node, state));
+                }
+                Some((other, expected)) => {
+                    if let Some(diff) = difference(expected, &state) {
+                        failures.push(format!(
+                            "node {node} saved checkpoint {gci} with other commits than node {other}, which saved it before: {diff}"
+                        ));
+                    }
+                }
+            }
+        }
+        failures
+    }
+
+    /// No node saved any checkpoint.
+    pub fn is_empty(&self) -> bool {
+        self.first.is_empty()
     }
 }
 

@@ -12,8 +12,9 @@ use cluster::{
 };
 
 use crate::check::{show_time, Checker, FinalNode, Outcome, ReadRecord, WriteRecord};
-use crate::disk::{self, Disk};
+use crate::disk::{Disk, SavedStates};
 use crate::rng::Rng;
+use cluster::log::{difference, restore};
 
 /// Clients' node ids start here.
 const CLIENT_BASE: NodeId = 1000;
@@ -251,7 +252,7 @@ struct World {
     life_start: BTreeMap<NodeId, Time>,
     /// Per partition and checkpoint, the state the first node that saved it restores: every other
     /// node that saves it must restore the same.
-    saved_states: BTreeMap<(PartitionId, Gci), disk::State>,
+    saved_states: SavedStates,
 }
 
 /// Runs one simulation to its end and checks it.
@@ -325,7 +326,7 @@ impl World {
             disks: BTreeMap::new(),
             lives: BTreeMap::new(),
             life_start: BTreeMap::new(),
-            saved_states: BTreeMap::new(),
+            saved_states: SavedStates::default(),
         }
     }
 
@@ -634,21 +635,8 @@ impl World {
             return;
         };
         d.claim(gci, partitions.iter().copied().collect());
-        for p in partitions {
-            let state = disk::restore(d.records(), gci, &[*p].into());
-            match self.saved_states.get(&(*p, gci)) {
-                None => {
-                    self.saved_states.insert((*p, gci), state);
-                }
-                Some(first) => {
-                    if let Some(diff) = disk::difference(first, &state) {
-                        let what = format!(
-                            "node {node} saved checkpoint {gci} with other commits than a node that saved it before: {diff}"
-                        );
-                        self.checker.fail(self.now, what);
-                    }
-                }
-            }
+        for what in self.saved_states.check(node, gci, partitions, d.records()) {
+            self.checker.fail(self.now, what);
         }
     }
 
@@ -668,15 +656,15 @@ impl World {
         let Some((gci, partitions)) = d.claimed() else {
             return;
         };
-        let wrote = disk::restore(d.records(), *gci, partitions);
-        let left = disk::restore(&survivors.records, *gci, partitions);
-        if let Some(diff) = disk::difference(&wrote, &left) {
+        let wrote = restore(d.records(), *gci, partitions);
+        let left = restore(&survivors.records, *gci, partitions);
+        if let Some(diff) = difference(&wrote, &left) {
             let what = format!(
                 "node {id} said checkpoint {gci} was on disk, but after its crash the disk restores otherwise: {diff}"
             );
             self.checker.fail(self.now, what);
         }
-        let marked = disk::saved(&survivors.records);
+        let marked = cluster::log::saved(&survivors.records);
         if marked < *gci {
             let what = format!(
                 "node {id} said checkpoint {gci} was on disk, but its disk's newest saved checkpoint is {marked}"

@@ -185,51 +185,25 @@ pub fn changes_reading(bytes: &[u8]) -> bool {
 /// `no_backslash_escapes`.
 pub fn first_statement(bytes: &[u8], no_backslash_escapes: bool) -> Option<(&[u8], &[u8])> {
     let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            q @ (b'\'' | b'"' | b'`') => {
-                i += 1;
-                while i < bytes.len() {
-                    if bytes[i] == b'\\' && q != b'`' && !no_backslash_escapes {
-                        i += 2;
-                    } else if bytes[i] == q {
-                        if bytes.get(i + 1) == Some(&q) {
-                            i += 2;
-                        } else {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-                i += 1;
-            }
-            b'#' => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
+    while let Some(&b) = bytes.get(i) {
+        i = match b {
+            // Unterminated: the text is one statement, and the parser reports it.
+            b'\'' | b'"' => string(bytes, i, no_backslash_escapes)?.0,
+            b'`' => quoted_name_end(bytes, i),
+            b'#' => line_end(bytes, i),
             b'-' if bytes.get(i + 1) == Some(&b'-')
-                && bytes.get(i + 2).is_none_or(|c| c.is_ascii_whitespace()) =>
+                && bytes.get(i + 2).is_none_or(|c| *c <= b' ') =>
             {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
+                line_end(bytes, i)
             }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 2;
-            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => block_comment_end(bytes, i + 2),
             b';' => {
                 let rest = &bytes[i + 1..];
                 return (!rest.iter().all(|c| c.is_ascii_whitespace() || *c == b';'))
                     .then_some((&bytes[..i], rest));
             }
-            _ => i += 1,
-        }
+            _ => i + 1,
+        };
     }
     None
 }
