@@ -63,13 +63,20 @@ pub enum ErrorCode {
     /// DataMemory): nothing was changed. Reads, deletes and writes that need no more memory go
     /// on; deleting rows makes room. The message names the table as `'name'`.
     TableFull = 25,
+    /// This data node does not serve the request now: it is not the primary of the partitions
+    /// in the cluster's current view (a backup, or a node without a view). Another node does,
+    /// or will once the view changes: retry there.
+    NotPrimary = 26,
+    /// The cluster's view changed (a node failed or joined) before the transaction committed,
+    /// and it was rolled back: nothing of it is committed. Retry it.
+    ViewChanged = 27,
 }
 
 impl ErrorCode {
     /// Decodes a wire code.
     pub fn from_u16(code: u16) -> Option<ErrorCode> {
         use ErrorCode::*;
-        const ALL: [ErrorCode; 25] = [
+        const ALL: [ErrorCode; 27] = [
             DuplicateKey,
             NotFound,
             LockWaitTimeout,
@@ -95,6 +102,8 @@ impl ErrorCode {
             Deadlock,
             TransactionTimedOut,
             TableFull,
+            NotPrimary,
+            ViewChanged,
         ];
         ALL.into_iter().find(|c| *c as u16 == code)
     }
@@ -108,6 +117,8 @@ impl ErrorCode {
                 | ErrorCode::TransactionTimedOut
                 | ErrorCode::Overloaded
                 | ErrorCode::ShuttingDown
+                | ErrorCode::NotPrimary
+                | ErrorCode::ViewChanged
         )
     }
 }
@@ -179,6 +190,8 @@ fn name(code: ErrorCode) -> &'static str {
         Deadlock => "deadlock",
         TransactionTimedOut => "transaction timed out",
         TableFull => "table full",
+        NotPrimary => "not the primary",
+        ViewChanged => "view changed",
     }
 }
 

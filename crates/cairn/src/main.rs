@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
+mod cluster_node;
 mod exposure;
 mod protocol_node;
 mod sim;
@@ -428,6 +429,16 @@ struct DataNodeArgs {
     /// Confirms --initial.
     #[arg(long)]
     yes: bool,
+    /// Join the cluster whose management node is at HOST:PORT (`cairn mgmd`): the
+    /// configuration it hands out gives this node's address (its `api`), its node group and
+    /// the worker count; --node-id names the node. The node serves as its group's primary, or
+    /// keeps a backup replica of the primary's rows.
+    #[arg(long)]
+    mgm: Option<String>,
+    /// Fault injection for tests (with --mgm): a file naming the nodes whose membership links
+    /// to this node are cut.
+    #[arg(long, hide = true)]
+    fault_cut_file: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -917,9 +928,21 @@ fn run_api(args: ApiArgs) -> Result<()> {
 }
 
 fn run_datanode(args: DataNodeArgs) -> Result<()> {
+    let joined = match &args.mgm {
+        Some(mgm) => Some(cluster_node::join(
+            mgm,
+            args.node_id,
+            args.workers,
+            args.fault_cut_file.clone(),
+        )?),
+        None => None,
+    };
+    let listen = joined
+        .as_ref()
+        .map_or_else(|| args.listen.clone(), |j| j.listen.clone());
     let native = exposure::Listener {
         what: "native protocol",
-        bind: args.listen.clone(),
+        bind: listen.clone(),
         guarded: cluster_key().is_some(),
         how: exposure::NATIVE_HOW,
     };
@@ -942,11 +965,21 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
             dir.display()
         );
     }
+    if let (Some(_), Some(dir)) = (&joined, &args.data_dir) {
+        if dir.join(datanode::catalog::CATALOG_FILE).exists() {
+            bail!(
+                "{} holds data node {}'s tables from an earlier run. A data node that comes back to a running cluster must copy its rows from its node group first (node restart, not built yet), so it is refused; a new cluster starts with every data node empty (--initial --yes wipes the directory)",
+                dir.display(),
+                args.node_id
+            );
+        }
+    }
     let mut config = DataNodeConfig {
         cluster_key: cluster_key(),
-        listen: args.listen,
+        listen,
         node_id: args.node_id,
-        workers: args.workers,
+        workers: joined.as_ref().map_or(args.workers, |j| j.workers),
+        role: joined.as_ref().map(|j| j.role.clone()),
         lock_wait_timeout: Duration::from_millis(args.lock_wait_timeout_ms),
         worker_spin: args
             .worker_spin_us
@@ -967,6 +1000,15 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
     );
     if let Some(name) = &args.shm_listen {
         println!("shared memory: {}{name}", transport::shm::ADDRESS_PREFIX);
+    }
+    if let Some(joined) = &joined {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        cluster_node::run_membership(joined, stop, node.fail_handle())?;
+        println!(
+            "member of node group {:?} (cluster at {})",
+            joined.role.group,
+            args.mgm.as_deref().unwrap_or_default()
+        );
     }
     println!(
         "data memory: {} MiB (--data-memory)",

@@ -78,6 +78,7 @@ pub fn run_mgmd(args: MgmdArgs) -> Result<()> {
         config_text: Some(Arc::new(text)),
         cluster_key: crate::cluster_key(),
         redo_file: None,
+        serving: None,
     };
     let stop = Arc::new(AtomicBool::new(false));
     {
@@ -177,6 +178,7 @@ fn run_host(
         config_text: None,
         cluster_key: crate::cluster_key(),
         redo_file: args.redo_file.clone(),
+        serving: None,
     };
     let id = args.id;
     if let Some(path) = &args.redo_file {

@@ -701,15 +701,7 @@ fn judge(
 
 #[test]
 fn a_killed_data_node_loses_no_acknowledged_commit_and_its_group_commits_again_within_3_s() {
-    let seed = std::env::var("CAIRN_TEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-        });
+    let seed = common::seed_from_env("CAIRN_TEST_SEED");
     println!("seed {seed} (CAIRN_TEST_SEED={seed} replays the choices)");
     let layout = Layout::new(4, 2, 4).unwrap();
     let mut times = Vec::new();

@@ -71,13 +71,62 @@ fn lost(why: impl Into<String>) -> ClientError {
     ClientError::ConnectionLost(why.into())
 }
 
+/// With several data nodes to try, how long one attempt may take.
+pub(crate) const ATTEMPT_TIMEOUT: Duration = Duration::from_millis(500);
+/// With several data nodes to try, the pause after a round in which none served.
+pub(crate) const ROUND_PAUSE: Duration = Duration::from_millis(20);
+
+/// A data node that answered hello but does not serve now (a backup of its node group).
+pub(crate) fn not_serving(address: &str) -> ClientError {
+    ClientError::Failed(Error::new(
+        ErrorCode::NotPrimary,
+        format!("data node {address} does not serve now (not its node group's primary)"),
+    ))
+}
+
+/// The data nodes an address names: one, or several comma-separated.
+pub(crate) fn addresses(address: &str) -> Vec<&str> {
+    address
+        .split(',')
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .collect()
+}
+
 impl Cluster {
     /// Connects to a data node at `address` ("host:port"), retrying for up to 10 seconds.
     pub fn connect(address: &str) -> Result<Cluster> {
         Cluster::connect_timeout(address, Duration::from_secs(10))
     }
 
+    /// Connects within `timeout`. `address` may list several data nodes, comma-separated
+    /// (`host:port,host:port`): they are tried in turn until one serves (a backup of a node
+    /// group, or a node without a view, answers `NotPrimary` and the next is tried).
     pub fn connect_timeout(address: &str, timeout: Duration) -> Result<Cluster> {
+        let candidates = addresses(address);
+        if candidates.len() == 1 {
+            return Cluster::connect_one(address, timeout).map(|(cluster, _)| cluster);
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            let mut last = None;
+            for candidate in &candidates {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match Cluster::connect_one(candidate, left.min(ATTEMPT_TIMEOUT)) {
+                    Ok((cluster, true)) => return Ok(cluster),
+                    Ok((_, false)) => last = Some(not_serving(candidate)),
+                    Err(e) => last = Some(e),
+                }
+            }
+            if Instant::now() >= deadline {
+                return Err(last.unwrap_or_else(|| lost(format!("no data node in {address:?}"))));
+            }
+            std::thread::sleep(ROUND_PAUSE.min(deadline.saturating_duration_since(Instant::now())));
+        }
+    }
+
+    /// Connects to one data node; says whether it serves (see `Message::HelloReply`).
+    fn connect_one(address: &str, timeout: Duration) -> Result<(Cluster, bool)> {
         let (mut reader, writer) = transport::connect(address, timeout)
             .map_err(|e| lost(format!("connecting to {address}: {e}")))?;
         reader.join_replies();
@@ -97,12 +146,16 @@ impl Cluster {
         match cluster.call(&Message::Hello {
             client_name: "cairn-client".into(),
         })? {
-            Message::HelloReply { worker_count, .. } => {
+            Message::HelloReply {
+                worker_count,
+                serving,
+                ..
+            } => {
                 cluster.inner.workers.store(worker_count, Ordering::Relaxed);
+                Ok((cluster, serving))
             }
-            other => return Err(unexpected(&other)),
+            other => Err(unexpected(&other)),
         }
-        Ok(cluster)
     }
 
     /// The data node's worker threads: the partitions a table gets by default (one per worker,

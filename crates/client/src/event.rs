@@ -49,7 +49,37 @@ pub const RECONNECT_TIMEOUT: Duration = Duration::from_millis(200);
 impl EventSession {
     /// Connects to a data node at `address` and says hello, blocking up to `timeout`; the
     /// connection is non-blocking afterwards.
+    /// Connects within `timeout`; `address` may list several data nodes, comma-separated, tried
+    /// in turn until one serves (as `Cluster::connect_timeout`).
     pub fn connect(address: &str, timeout: Duration) -> Result<EventSession> {
+        let candidates = crate::connection::addresses(address);
+        if candidates.len() == 1 {
+            return EventSession::connect_one(address, timeout).map(|(session, _)| session);
+        }
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let mut last = None;
+            for candidate in &candidates {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                match EventSession::connect_one(
+                    candidate,
+                    left.min(crate::connection::ATTEMPT_TIMEOUT),
+                ) {
+                    Ok((session, true)) => return Ok(session),
+                    Ok((_, false)) => last = Some(crate::connection::not_serving(candidate)),
+                    Err(e) => last = Some(e),
+                }
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(last.unwrap_or_else(|| lost(format!("no data node in {address:?}"))));
+            }
+            std::thread::sleep(crate::connection::ROUND_PAUSE.min(left));
+        }
+    }
+
+    /// Connects to one data node; says whether it serves (see `Message::HelloReply`).
+    fn connect_one(address: &str, timeout: Duration) -> Result<(EventSession, bool)> {
         let mut stream = transport::connect_any(address, timeout)
             .map_err(|e| lost(format!("connecting to {address}: {e}")))?;
         let io_error = |e: std::io::Error| lost(format!("{address}: {e}"));
@@ -62,8 +92,9 @@ impl EventSession {
         stream.write_all(&hello).map_err(io_error)?;
         // Nothing else was asked, so the reader holds no bytes beyond the reply it returns.
         let mut reader = FrameReader::new(stream.try_clone().map_err(io_error)?);
-        match reader.read_until(Some(std::time::Instant::now() + timeout)) {
-            Ok(ReadOutcome::Frame(_, Message::HelloReply { .. })) => {}
+        let serving = match reader.read_until(Some(std::time::Instant::now() + timeout)) {
+            Ok(ReadOutcome::Frame(_, Message::HelloReply { serving, .. })) => serving,
+            Ok(ReadOutcome::Frame(_, Message::Failure(e))) => return Err(ClientError::Failed(e)),
             Ok(ReadOutcome::Frame(_, other)) => return Err(unexpected(&other)),
             Ok(ReadOutcome::Closed) => return Err(lost(format!("{address} closed during hello"))),
             Ok(ReadOutcome::TimedOut) => {
@@ -72,12 +103,12 @@ impl EventSession {
                 )))
             }
             Err(e) => return Err(lost(format!("{address}: {e}"))),
-        }
+        };
         drop(reader);
         stream.set_read_timeout(None).map_err(io_error)?;
         let mut io = Connection::new(stream).map_err(io_error)?;
         io.join_replies();
-        Ok(EventSession {
+        let session = EventSession {
             io,
             registry_token: None,
             next_request: 1,
@@ -85,7 +116,8 @@ impl EventSession {
             in_flight: HashMap::new(),
             scans: HashMap::new(),
             lost: None,
-        })
+        };
+        Ok((session, serving))
     }
 
     /// Puts the connection into the caller's poll under `token` (readable; writable too while

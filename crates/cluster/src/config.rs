@@ -31,6 +31,9 @@ struct ClusterSection {
     suspect_after_ms: Option<u64>,
     lease_ms: Option<u64>,
     stop_after_ms: Option<u64>,
+    /// Worker threads of every data node (the nodes of a group must run as many: a partition
+    /// belongs to one worker); unset, each node takes its own `--workers`.
+    workers: Option<u32>,
 }
 
 fn partitions_per_group_default() -> u32 {
@@ -42,6 +45,8 @@ fn partitions_per_group_default() -> u32 {
 struct NodeEntry {
     id: Option<NodeId>,
     address: String,
+    /// A data node's native-protocol address (clients, and its group's primary, reach it there).
+    api: Option<String>,
 }
 
 /// A checked configuration.
@@ -51,6 +56,10 @@ pub struct ClusterConfig {
     pub timing: Timing,
     /// Every node's address, the management node (id 0) included.
     pub addresses: BTreeMap<NodeId, String>,
+    /// The native-protocol address of every data node that has one.
+    pub api_addresses: BTreeMap<NodeId, String>,
+    /// Worker threads of every data node, when the file sets them.
+    pub workers: Option<u32>,
 }
 
 impl ClusterConfig {
@@ -68,6 +77,10 @@ impl ClusterConfig {
             return Err(format!("the management node's id is {ARBITRATOR}"));
         }
         let mut addresses = BTreeMap::from([(ARBITRATOR, file.mgmd.address.clone())]);
+        let mut api_addresses = BTreeMap::new();
+        if file.mgmd.api.is_some() {
+            return Err("the management node has no api address (data nodes do)".into());
+        }
         for (i, node) in file.datanode.iter().enumerate() {
             let id = node.id.unwrap_or(i as NodeId + 1);
             if id == ARBITRATOR {
@@ -78,6 +91,9 @@ impl ClusterConfig {
             }
             if addresses.insert(id, node.address.clone()).is_some() {
                 return Err(format!("node id {id} appears twice"));
+            }
+            if let Some(api) = &node.api {
+                api_addresses.insert(id, api.clone());
             }
         }
         let data_nodes = file.datanode.len() as u16;
@@ -93,7 +109,7 @@ impl ClusterConfig {
             ));
         }
         let mut seen = BTreeSet::new();
-        for (id, address) in &addresses {
+        for (id, address) in addresses.iter().chain(&api_addresses) {
             if address.parse::<std::net::SocketAddr>().is_err() {
                 return Err(format!(
                     "node {id}: address {address:?} is not HOST:PORT with an IP address"
@@ -104,6 +120,15 @@ impl ClusterConfig {
             }
         }
         let c = &file.cluster;
+        if c.workers
+            .is_some_and(|w| w == 0 || w as usize > base::limits::WORKERS_MAX)
+        {
+            return Err(format!(
+                "workers must be 1..={}, not {}",
+                base::limits::WORKERS_MAX,
+                c.workers.unwrap_or_default()
+            ));
+        }
         let layout = Layout::new(data_nodes, c.replicas, c.partitions_per_group)?;
         let mut timing = Timing::default();
         let ms = |v: Option<u64>, d: u64| v.map_or(d, |ms| ms * 1000);
@@ -126,6 +151,8 @@ impl ClusterConfig {
             layout,
             timing,
             addresses,
+            api_addresses,
+            workers: c.workers,
         })
     }
 }
@@ -143,6 +170,7 @@ address = "127.0.0.1:1186"
 
 [[datanode]]
 address = "127.0.0.1:2301"
+api = "127.0.0.1:2401"
 [[datanode]]
 address = "127.0.0.1:2302"
 "#;
@@ -154,6 +182,11 @@ address = "127.0.0.1:2302"
         assert_eq!(c.addresses[&0], "127.0.0.1:1186");
         assert_eq!(c.addresses[&2], "127.0.0.1:2302");
         assert_eq!(c.timing, Timing::default());
+        assert_eq!(
+            c.api_addresses,
+            BTreeMap::from([(1, "127.0.0.1:2401".to_string())])
+        );
+        assert_eq!(c.workers, None);
     }
 
     #[test]
@@ -164,6 +197,11 @@ address = "127.0.0.1:2302"
                 "multiple of replicas",
             ),
             (GOOD.replace("2302", "2301"), "given to two nodes"),
+            (GOOD.replace("2401", "2301"), "given to two nodes"),
+            (
+                GOOD.replace("replicas = 2", "replicas = 2\nworkers = 0"),
+                "workers must be",
+            ),
             (
                 GOOD.replace("replicas = 2", "replicas = 2\nspeed = 1"),
                 "unknown field",

@@ -70,6 +70,9 @@ pub struct HostConfig {
     /// The node's redo log (`cluster::log` records), made anew at start; without one, the
     /// protocol's fsyncs are done at once.
     pub redo_file: Option<std::path::PathBuf>,
+    /// Set after every input to whether the node serves now (`DataNode::serving`: a member of
+    /// an open view, suspecting no one, its read lease held).
+    pub serving: Option<Arc<AtomicBool>>,
 }
 
 /// The redo log on a real file: records are written through a buffer as the protocol appends
@@ -290,7 +293,12 @@ pub fn run(
             }
         };
         match (&mut node, input) {
-            (Some(node), input) => node.handle(now(), input, &mut out),
+            (Some(node), input) => {
+                node.handle(now(), input, &mut out);
+                if let Some(flag) = &config.serving {
+                    flag.store(node.serving(now()), Ordering::Relaxed);
+                }
+            }
             (None, Input::Message { from, msg }) => {
                 arbitrator.handle(from, msg, &mut out);
                 *known.lock().unwrap_or_else(|e| e.into_inner()) =

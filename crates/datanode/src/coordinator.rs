@@ -24,6 +24,7 @@ use crate::prepare::{self, locate, PreparedOp};
 use crate::Shared;
 
 mod ddl;
+mod replica;
 mod scan;
 
 /// Where an operation is in its rounds.
@@ -105,6 +106,19 @@ enum Pending {
         request_id: u64,
         waiting: usize,
         status: NodeStatus,
+    },
+    /// A commit's row images coming from its workers, for the backups (`replica.rs`).
+    Gather(Box<replica::Gather>),
+    /// A commit's rows sent to the backups: once they answered, the workers commit.
+    Replicating {
+        request_id: u64,
+        results: Vec<OpResult>,
+        waiting: usize,
+    },
+    /// A schema change done here, sent to the backups: answered once they did it too.
+    Forward {
+        request_id: u64,
+        reply: Message,
     },
 }
 
@@ -220,6 +234,11 @@ pub struct Coordinator {
     /// Transactions rolled back for inactivity whose clients have not heard of it yet, oldest
     /// first.
     timed_out: VecDeque<u64>,
+    /// On a backup: the connection is its primary's replication link, opened in this view.
+    replica_epoch: Option<u64>,
+    /// On a primary: schema changes of this connection being done here, by request id; once
+    /// done they go to the backups before the client hears (`replica.rs`).
+    forwarding: HashMap<u64, Message>,
 }
 
 impl Coordinator {
@@ -234,6 +253,8 @@ impl Coordinator {
             next_tag: 1,
             peer,
             timed_out: VecDeque::new(),
+            replica_epoch: None,
+            forwarding: HashMap::new(),
         }
     }
 
@@ -295,6 +316,27 @@ impl Coordinator {
         for txn in open {
             self.abort_on_workers(txn.id, txn.touched);
         }
+        // A commit still gathering its rows has sent nothing to the backups: it rolls back. One
+        // whose rows were sent finishes without the connection (`replica.rs`).
+        let gathering: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| matches!(p, Pending::Gather(_)))
+            .map(|(tag, _)| *tag)
+            .collect();
+        for tag in gathering {
+            if let Some(Pending::Gather(g)) = self.pending.remove(&tag) {
+                self.abort_on_workers(g.txn.id, g.txn.touched);
+            }
+        }
+        // A schema change still being done here will not reach the backups (a known gap: the
+        // client that asked for it left); others may go on.
+        if !self.forwarding.is_empty() {
+            warn!(peer = %self.peer, "a schema change's client left before it was done; the backups do not get it");
+            self.shared
+                .schema_change_busy
+                .store(false, Ordering::Release);
+        }
     }
 
     /// Sends one message to every worker under a new tag; returns the tag and how many
@@ -328,6 +370,9 @@ impl Coordinator {
     }
 
     fn reply(&mut self, request_id: u64, message: &Message) {
+        if self.shared.role.is_some() && self.held_for_backups(request_id, message) {
+            return;
+        }
         message.write_reply(&mut self.out, self.shared.cluster_id, request_id);
     }
 
@@ -347,6 +392,8 @@ impl Coordinator {
             Event::Collected { tag, entries } => self.on_collected(tag, entries),
             Event::ScanDone { tag, rows } => self.on_scan_part(tag, rows),
             Event::Status { tag, status } => self.on_status(tag, status),
+            Event::Images { tag, changes } => self.on_images(tag, changes),
+            Event::Replicated { tag, result } => self.on_replicated(tag, result),
             Event::CheckpointDone { request_id, result } => match result {
                 Ok(r) => self.reply(
                     request_id,
@@ -482,11 +529,21 @@ impl Coordinator {
                 ),
             );
         }
+        if self.shared.role.is_some() && self.refused_by_role(id, &message) {
+            return;
+        }
         match message {
+            Message::PeerHello { node_id, epoch } => self.peer_hello(id, node_id, epoch),
+            Message::Replicate { changes } => self.apply_replicated(id, changes),
             Message::Hello { .. } => {
                 let reply = Message::HelloReply {
                     node_id: self.shared.node_id,
                     worker_count: self.shared.worker_count() as u32,
+                    serving: self
+                        .shared
+                        .role
+                        .as_ref()
+                        .is_none_or(|r| r.serving().is_ok()),
                 };
                 self.reply(id, &reply);
             }
@@ -979,34 +1036,12 @@ impl Coordinator {
                 &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
             );
         }
-        let tag = self.tag();
-        let mut waiting = 0;
-        // The commit order, taken while every lock is held: a later commit of the same row gets
-        // a higher number. Taken and sent in one go, so a checkpoint barrier behind this
-        // worker's turn sees every Commit of a number it read (checkpoint.rs).
-        let sequence = if txn.written != 0 {
-            self.shared
-                .sequence
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
-        } else {
-            0
-        };
-        for w in 0..self.shared.worker_count() {
-            if txn.touched & (1 << w) != 0 {
-                self.outbox.push((
-                    w,
-                    ToWorker::Commit {
-                        txn: txn.id,
-                        tag,
-                        reply_to: self.me,
-                        participants: txn.written.count_ones() as u16,
-                        counted: txn.written & (1 << w) != 0,
-                        sequence,
-                    },
-                ));
-                waiting += 1;
-            }
+        if txn.written != 0 && self.shared.role.as_ref().is_some_and(|r| r.has_backups()) {
+            return self.gather_images(request_id, txn, results);
         }
+        let tag = self.tag();
+        let (messages, waiting) = commit_messages(&self.shared, &txn, tag, self.me);
+        self.outbox.extend(messages);
         self.pending.insert(
             tag,
             Pending::Commit {
@@ -1074,6 +1109,43 @@ impl Coordinator {
             &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
         );
     }
+}
+
+/// The messages that commit `txn` on every worker it touched, under `tag`, and how many answers
+/// they bring. The commit order is taken here, while every lock is held (a later commit of the
+/// same row gets a higher number), and the caller sends them in one go, so a checkpoint
+/// barrier behind a worker's turn sees every Commit of a number it read (checkpoint.rs).
+fn commit_messages(
+    shared: &Shared,
+    txn: &OpenTxn,
+    tag: u64,
+    reply_to: ReplyTo,
+) -> (Vec<(usize, ToWorker)>, usize) {
+    let sequence = if txn.written != 0 {
+        shared
+            .sequence
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    } else {
+        0
+    };
+    let messages: Vec<(usize, ToWorker)> = (0..shared.worker_count())
+        .filter(|w| txn.touched & (1 << w) != 0)
+        .map(|w| {
+            (
+                w,
+                ToWorker::Commit {
+                    txn: txn.id,
+                    tag,
+                    reply_to,
+                    participants: txn.written.count_ones() as u16,
+                    counted: txn.written & (1 << w) != 0,
+                    sequence,
+                },
+            )
+        })
+        .collect();
+    let waiting = messages.len();
+    (messages, waiting)
 }
 
 /// When every operation is a committed read by primary key and all land on one worker: that worker

@@ -14,6 +14,7 @@ pub mod event_loop;
 pub mod messages;
 pub mod prepare;
 pub mod recovery;
+pub mod replication;
 pub mod waits;
 pub mod worker;
 
@@ -58,7 +59,14 @@ impl std::fmt::Display for Durability {
     }
 }
 
-/// Settings of one data node.
+/// The worker threads a node runs for `DataNodeConfig::workers` (0: cores - 1, at least 1).
+pub fn resolve_workers(workers: usize) -> usize {
+    match workers {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1)),
+        n => n.min(limits::WORKERS_MAX),
+    }
+}
+
 /// How long workers spin by default: 50 us on 4 or more cores; none on fewer, where a spinning
 /// worker takes the core the front ends and clients need (measured with sysbench on 2 cores:
 /// 52,777 point selects/s at 19.0 us of server CPU each without spinning, 45,621 at 24.1 with).
@@ -71,6 +79,7 @@ pub fn default_worker_spin() -> Duration {
     }
 }
 
+/// Settings of one data node.
 #[derive(Debug, Clone)]
 pub struct DataNodeConfig {
     pub node_id: u32,
@@ -121,6 +130,10 @@ pub struct DataNodeConfig {
     /// Fault injection (tests only): worker 0 panics once it has handled this many data
     /// messages, to show the node stops as a whole (fail-stop) instead of running on half-alive.
     pub fault_worker_panic_after: Option<u64>,
+    /// The node's role in a cluster's node group (`replication`): it serves only as its
+    /// group's primary and sends every commit to the group's backups first. None: a data node
+    /// alone.
+    pub role: Option<Arc<replication::Role>>,
 }
 
 impl Default for DataNodeConfig {
@@ -146,6 +159,7 @@ impl Default for DataNodeConfig {
             redo_segment_bytes: storage::redo::SEGMENT_BYTES_DEFAULT,
             checkpoint_redo_bytes: 256 << 20,
             fault_worker_panic_after: None,
+            role: None,
         }
     }
 }
@@ -198,6 +212,11 @@ pub struct Shared {
     pub checkpoints: Mutex<Option<mpsc::Sender<checkpoint::Control>>>,
     /// Why the node stopped accepting work (a failed write or fsync), if it did.
     failure: Mutex<Option<String>>,
+    /// The node's role in its node group, when it runs in a cluster (`DataNodeConfig::role`).
+    pub role: Option<Arc<replication::Role>>,
+    /// A schema change is being sent to the backups: another waits (a temporary error), so
+    /// every replica registers them in the same order and gives tables the same ids.
+    pub schema_change_busy: AtomicBool,
 }
 
 impl Shared {
@@ -471,12 +490,7 @@ pub struct DataNode {
 impl DataNode {
     /// Starts the workers and the listener; returns once the listener accepts connections.
     pub fn start(config: DataNodeConfig) -> std::io::Result<DataNode> {
-        let worker_count = match config.workers {
-            0 => {
-                std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
-            }
-            n => n.min(limits::WORKERS_MAX),
-        };
+        let worker_count = resolve_workers(config.workers);
         let segment_bytes = config.redo_segment_bytes;
         if !(storage::redo::SEGMENT_BYTES_MIN..=storage::redo::SEGMENT_BYTES_MAX)
             .contains(&segment_bytes)
@@ -525,6 +539,8 @@ impl DataNode {
             redo_bytes: AtomicU64::new(0),
             checkpoints: Mutex::new(None),
             failure: Mutex::new(None),
+            role: config.role.clone(),
+            schema_change_busy: AtomicBool::new(false),
         });
         let mut workers = Vec::with_capacity(worker_count);
         let waits = Arc::new(waits::WaitGraph::default());
@@ -653,6 +669,12 @@ impl DataNode {
     /// nothing more and must be restarted.
     pub fn failure(&self) -> Option<String> {
         self.shared.failure()
+    }
+
+    /// What another thread (the cluster membership's) calls to fail the node (fail-stop).
+    pub fn fail_handle(&self) -> impl Fn(String) + Send + Sync + 'static {
+        let shared = self.shared.clone();
+        move |why| shared.fail(why)
     }
 
     /// Writes a local checkpoint now and waits for it (normally they start on their own, after

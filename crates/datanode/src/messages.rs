@@ -240,6 +240,24 @@ pub enum ToWorker {
         tag: u64,
         reply_to: ReplyTo,
     },
+    /// On a primary with backups, before `Commit`: answer with the transaction's row images on
+    /// this worker (`Event::Images`), which the backups take first. Its locks stay held.
+    Images {
+        txn: TxnId,
+        tag: u64,
+        reply_to: ReplyTo,
+    },
+    /// On a backup: apply a replicated commit's rows of this worker's partitions, log them as
+    /// this worker's part of transaction `txn` (`participants` workers take a part, with
+    /// commit number `sequence`), and answer `Finished`.
+    Apply {
+        changes: Vec<wire::RowChange>,
+        txn: TxnId,
+        participants: u16,
+        sequence: u64,
+        tag: u64,
+        reply_to: ReplyTo,
+    },
     /// A step of a local checkpoint (`checkpoint.rs`).
     Checkpoint(CheckpointStep),
     /// A newly accepted API connection for this worker to serve.
@@ -290,6 +308,17 @@ pub enum Event {
     Status {
         tag: u64,
         status: WorkerStatus,
+    },
+    /// A transaction's row images on one worker (`ToWorker::Images`).
+    Images {
+        tag: u64,
+        changes: Vec<wire::RowChange>,
+    },
+    /// The backups took a commit's rows or a schema change (`replication::Role::replicate`),
+    /// with their answers; or why nothing was sent.
+    Replicated {
+        tag: u64,
+        result: Result<Vec<wire::Message>, Error>,
     },
     /// A checkpoint the client asked for (`Message::Checkpoint`) was published, or failed.
     CheckpointDone {

@@ -477,6 +477,36 @@ impl Worker {
                 let status = self.status();
                 self.send(reply_to, Event::Status { tag, status });
             }
+            ToWorker::Images { txn, tag, reply_to } => {
+                let changes = self
+                    .txns
+                    .get(&txn)
+                    .map(|state| {
+                        state
+                            .pending
+                            .iter()
+                            .map(|((table, key), (partition, image))| wire::RowChange {
+                                table: *table,
+                                partition: *partition,
+                                key: key.clone(),
+                                row: image.as_deref().map(<[u8]>::to_vec),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                self.send(reply_to, Event::Images { tag, changes });
+            }
+            ToWorker::Apply {
+                changes,
+                txn,
+                participants,
+                sequence,
+                tag,
+                reply_to,
+            } => {
+                self.apply_replicated(changes, txn, participants, sequence);
+                self.send(reply_to, Event::Finished { tag });
+            }
             ToWorker::Connection(_)
             | ToWorker::ToCoordinator { .. }
             | ToWorker::Checkpoint(_)
@@ -1159,34 +1189,14 @@ impl Worker {
             self.publish_memory();
         }
         if commit {
-            let mut memory = self.memory_bytes;
-            for ((table, pk), (partition, image)) in state.pending {
-                let Some(part) = self.partitions.get_mut(&(table, partition)) else {
-                    continue;
-                };
-                let before = part.memory_bytes();
-                let applied = match image {
-                    Some(row) => {
-                        if part.find(&pk).is_some() {
-                            part.replace(&pk, row).map(|_| ())
-                        } else {
-                            part.insert(row).map(|_| ())
-                        }
-                    }
-                    None => {
-                        part.delete(&pk);
-                        Ok(())
-                    }
-                };
+            let images = state
+                .pending
+                .into_iter()
+                .map(|((table, pk), (partition, image))| (table, partition, pk, image));
+            if let Err(why) = self.apply_images(images) {
                 // Locks made the checks at prepare time; a failure here is a broken invariant.
-                assert!(
-                    applied.is_ok(),
-                    "commit of a prepared row failed: {applied:?}"
-                );
-                memory = memory.saturating_sub(before) + part.memory_bytes();
+                panic!("commit of a prepared row failed: {why}");
             }
-            self.memory_bytes = memory;
-            self.publish_memory();
         }
         for key in state.locks {
             if let Some(entry) = self.locks.get_mut(&key) {
@@ -1206,6 +1216,91 @@ impl Worker {
         if !self.fenced_work.is_empty() {
             self.run_fenced();
             self.recount_memory();
+        }
+    }
+
+    /// Writes committed row images (None: delete) into their partitions, counting the memory
+    /// they take. An image of a partition this worker does not hold is skipped (its table was
+    /// dropped); a row the partition refuses is an error.
+    fn apply_images(
+        &mut self,
+        images: impl Iterator<Item = (u32, u32, Vec<u8>, Option<Box<[u8]>>)>,
+    ) -> Result<(), String> {
+        let mut memory = self.memory_bytes;
+        let mut failed = None;
+        for (table, partition, pk, image) in images {
+            let Some(part) = self.partitions.get_mut(&(table, partition)) else {
+                continue;
+            };
+            let before = part.memory_bytes();
+            let applied = match image {
+                Some(row) => {
+                    if part.find(&pk).is_some() {
+                        part.replace(&pk, row).map(|_| ())
+                    } else {
+                        part.insert(row).map(|_| ())
+                    }
+                }
+                None => {
+                    part.delete(&pk);
+                    Ok(())
+                }
+            };
+            memory = memory.saturating_sub(before) + part.memory_bytes();
+            if let Err(e) = applied {
+                failed.get_or_insert(format!("table {table} partition {partition}: {e:?}"));
+            }
+        }
+        self.memory_bytes = memory;
+        self.publish_memory();
+        failed.map_or(Ok(()), Err)
+    }
+
+    /// A backup's part of a commit its primary made: log the rows (logged tables only), then
+    /// apply them. The primary held the rows' locks until every backup answered, so nothing
+    /// here waits for a lock; one that cannot be applied means this replica has left its
+    /// primary's state, and the node stops.
+    fn apply_replicated(
+        &mut self,
+        changes: Vec<wire::RowChange>,
+        txn: TxnId,
+        participants: u16,
+        sequence: u64,
+    ) {
+        if let Some(logging) = &mut self.logging {
+            let partitions = &self.partitions;
+            let refs = changes
+                .iter()
+                .filter(|c| {
+                    partitions
+                        .get(&(c.table, c.partition))
+                        .is_some_and(|p| !p.table().options.nologging)
+                })
+                .map(|c| storage::redo::ChangeRef {
+                    table: c.table,
+                    partition: c.partition,
+                    key: &c.key,
+                    row: c.row.as_deref(),
+                });
+            if let Err(e) = logging
+                .log
+                .append_changes(sequence, txn, participants, refs)
+            {
+                self.failure.get_or_insert(e.to_string());
+                return;
+            }
+        }
+        let images = changes.into_iter().map(|c| {
+            (
+                c.table,
+                c.partition,
+                c.key,
+                c.row.map(Vec::into_boxed_slice),
+            )
+        });
+        if let Err(why) = self.apply_images(images) {
+            self.failure
+                .get_or_insert(format!("a replicated commit could not be applied: {why}"));
         }
     }
 

@@ -88,6 +88,13 @@ impl SqlError {
                 "40001",
                 "Deadlock found when trying to get lock; try restarting transaction",
             ),
+            // The cluster's view changed under the transaction (a data node failed): rolled
+            // back, as after a deadlock, so drivers and ORMs retry it.
+            ErrorCode::ViewChanged | ErrorCode::NotPrimary => SqlError::new(
+                1213,
+                "40001",
+                format!("Deadlock found when trying to get lock; try restarting transaction ({message})"),
+            ),
             ErrorCode::NullNotAllowed => SqlError::new(1048, "23000", message),
             ErrorCode::TableFull => {
                 // The data node names the table 'db/t' (or a bare name) first in its message.

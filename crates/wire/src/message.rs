@@ -232,6 +232,9 @@ pub enum Message {
     HelloReply {
         node_id: u32,
         worker_count: u32,
+        /// The node serves requests now: a data node alone, or its node group's primary in the
+        /// cluster's current view. A client given several nodes connects to one that does.
+        serving: bool,
     },
     CreateTable(TableDef),
     /// A table's schema, with the hidden unique-index tables it owns.
@@ -324,6 +327,40 @@ pub enum Message {
         table: String,
         change: TableChange,
     },
+    /// Opens a replication link: the sender is data node `node_id`, the primary of its node
+    /// group in the cluster's view `epoch`. Answered by `Done`, or `Failure(NotPrimary)` when
+    /// the receiver's view is another. Only a data node sends it, and only then `Replicate`
+    /// and forwarded schema changes on that connection.
+    PeerHello {
+        node_id: u32,
+        epoch: u64,
+    },
+    /// A committed transaction's rows, from the primary to a backup of the same node group, on
+    /// a connection opened by `PeerHello`: the backup applies and logs them, then answers `Done`
+    /// (after its redo is durable when the node's durability says so); a backup whose view is
+    /// no longer the hello's answers `Failure(NotPrimary)` and applies nothing. Applying the same rows twice is harmless: the
+    /// primary sends again what a lost link may have lost, and holds the rows' locks until the
+    /// backups answered, so no later commit of them comes between.
+    Replicate {
+        changes: Vec<RowChange>,
+    },
+}
+
+/// One row's new image in a replicated commit: its table, partition and encoded primary key,
+/// and the row (None: deleted).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowChange {
+    pub table: u32,
+    pub partition: u32,
+    pub key: Vec<u8>,
+    pub row: Option<Vec<u8>>,
+}
+
+impl RowChange {
+    /// Bytes the change takes in a `Replicate` body.
+    pub fn encoded_bytes(&self) -> usize {
+        8 + 4 + self.key.len() + 1 + self.row.as_ref().map_or(0, |r| 4 + r.len())
+    }
 }
 
 /// A change to an existing table. Only `Columns` moves rows.
@@ -413,6 +450,8 @@ impl Message {
             Message::AlterTable { .. } => 25,
             Message::DatabaseList { .. } => 26,
             Message::AlterDatabase { .. } => 27,
+            Message::PeerHello { .. } => 28,
+            Message::Replicate { .. } => 29,
         }
     }
 
@@ -473,11 +512,32 @@ impl Message {
             Message::HelloReply {
                 node_id,
                 worker_count,
+                serving,
             } => {
                 out.put_u32(*node_id);
                 out.put_u32(*worker_count);
+                out.put_u8(u8::from(*serving));
             }
             Message::CreateTable(t) => put_table(out, t),
+            Message::PeerHello { node_id, epoch } => {
+                out.put_u32(*node_id);
+                out.put_u64(*epoch);
+            }
+            Message::Replicate { changes } => {
+                out.put_u32(changes.len() as u32);
+                for c in changes {
+                    out.put_u32(c.table);
+                    out.put_u32(c.partition);
+                    out.put_bytes(&c.key);
+                    match &c.row {
+                        None => out.put_u8(0),
+                        Some(row) => {
+                            out.put_u8(1);
+                            out.put_bytes(row);
+                        }
+                    }
+                }
+            }
             Message::TableInfo {
                 table,
                 index_tables,
@@ -659,6 +719,7 @@ impl Message {
             2 => Message::HelloReply {
                 node_id: r.u32()?,
                 worker_count: r.u32()?,
+                serving: r.u8()? != 0,
             },
             3 => Message::CreateTable(get_table(&mut r)?),
             4 => {
@@ -689,6 +750,37 @@ impl Message {
                 name: name(&mut r)?,
                 collation: get_collation(&mut r)?,
             },
+            28 => Message::PeerHello {
+                node_id: r.u32()?,
+                epoch: r.u64()?,
+            },
+            29 => {
+                // Table, partition, key length and presence: 13 bytes at least.
+                let n = r.count("replicated rows", REPLICATED_ROWS_MAX, 13)?;
+                let mut changes = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let table = r.u32()?;
+                    let partition = r.u32()?;
+                    let key = r.bytes("replicated key", limits::KEY_BYTES_MAX)?.to_vec();
+                    let row = match r.u8()? {
+                        0 => None,
+                        1 => Some(r.bytes("replicated row", limits::ROW_BYTES_MAX)?.to_vec()),
+                        other => {
+                            return Err(DecodeError::BadTag {
+                                what: "replicated row",
+                                tag: other,
+                            })
+                        }
+                    };
+                    changes.push(RowChange {
+                        table,
+                        partition,
+                        key,
+                        row,
+                    });
+                }
+                Message::Replicate { changes }
+            }
             23 => Message::ListDatabases,
             26 => {
                 let n = r.count("databases", limits::TABLES_MAX, 5)?;
@@ -1153,6 +1245,9 @@ fn get_type(r: &mut Reader) -> DecodeResult<ColumnType> {
 /// Bytes of results one `ExecuteReply` frame carries before the reply goes on in another: well
 /// under the frame limit, which one result (a row of at most `ROW_BYTES_MAX`) stays within.
 pub const REPLY_FRAME_BYTES: usize = 8 << 20;
+
+/// The most rows one `Replicate` may carry (a transaction's operations are bounded far below).
+pub const REPLICATED_ROWS_MAX: usize = 1 << 20;
 
 /// An `ExecuteOutcome::Ok`'s body: the outcome's tag and its results.
 fn put_results(out: &mut Vec<u8>, results: &[OpResult]) {

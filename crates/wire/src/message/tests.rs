@@ -233,6 +233,31 @@ fn messages_round_trip() {
                 ],
             },
         },
+        Message::HelloReply {
+            node_id: 3,
+            worker_count: 2,
+            serving: true,
+        },
+        Message::PeerHello {
+            node_id: 2,
+            epoch: 9,
+        },
+        Message::Replicate {
+            changes: vec![
+                RowChange {
+                    table: 3,
+                    partition: 1,
+                    key: vec![1, 2, 3],
+                    row: Some(vec![9; 40]),
+                },
+                RowChange {
+                    table: 4,
+                    partition: 0,
+                    key: vec![],
+                    row: None,
+                },
+            ],
+        },
     ];
     for m in &messages {
         assert_eq!(&round_trip(m), m);
@@ -241,7 +266,7 @@ fn messages_round_trip() {
 
 proptest! {
     #[test]
-    fn random_bodies_never_panic(ty in 0u16..28, body in proptest::collection::vec(any::<u8>(), 0..256)) {
+    fn random_bodies_never_panic(ty in 0u16..31, body in proptest::collection::vec(any::<u8>(), 0..256)) {
         let header = FrameHeader { message_type: ty, cluster_id: 0, flags: 0, request_id: 0, body_len: body.len() as u32, checksum: 0 };
         let _ = Message::decode(&header, &body);
     }

@@ -1,0 +1,147 @@
+//! `cairn datanode --mgm ADDR --node-id K`: a data node of a cluster. It takes the cluster's
+//! configuration from the management node, listens on the native address the configuration
+//! gives it, runs the membership protocol (`datanode::cluster_host`: heartbeats, view agreement
+//! with the arbitrator) on a thread of its own, and tells its data node every view it is in
+//! (`datanode::replication::Role`). When the membership stops the node (it lost its place in
+//! the cluster), the data node fails and the process exits (70), as any fail-stop does.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use cluster::config::ClusterConfig;
+use cluster::{NodeId, Observation};
+use datanode::cluster_host::{self, Ended, HostConfig};
+use datanode::replication::Role;
+
+/// What a data node joining a cluster learned from the management node.
+pub struct Joined {
+    pub role: Arc<Role>,
+    /// Its native-protocol address.
+    pub listen: String,
+    pub workers: usize,
+    host: HostConfig,
+}
+
+/// Asks the management node at `mgm` for the configuration and finds node `id` in it.
+pub fn join(
+    mgm: &str,
+    id: u32,
+    workers: usize,
+    fault_cut_file: Option<std::path::PathBuf>,
+) -> Result<Joined> {
+    let node = NodeId::try_from(id)
+        .ok()
+        .filter(|n| *n != cluster::ARBITRATOR);
+    let Some(node) = node else {
+        bail!("--node-id {id} is not a data node id (1..)");
+    };
+    let key = crate::cluster_key();
+    let text = cluster_host::ask_management_node(
+        mgm,
+        node,
+        false,
+        key.as_deref(),
+        Duration::from_secs(10),
+    )
+    .with_context(|| format!("asking the management node at {mgm} for the configuration"))?;
+    let config = ClusterConfig::parse(&text)
+        .map_err(|e| anyhow::anyhow!("the management node's configuration: {e}"))?;
+    if !config.addresses.contains_key(&node) {
+        bail!("node id {id} is not a data node of this cluster");
+    }
+    let Some(listen) = config.api_addresses.get(&node).cloned() else {
+        bail!("data node {id} has no api address in the cluster's configuration (api = \"HOST:PORT\" in its [[datanode]] entry)");
+    };
+    if config.layout.groups().len() > 1 {
+        bail!(
+            "the configuration has {} node groups; data nodes serve one node group for now (every node holds every partition; spreading partitions over groups needs each operation sent to its group's primary, not built yet)",
+            config.layout.groups().len()
+        );
+    }
+    let group: Vec<u32> = config
+        .layout
+        .groups()
+        .iter()
+        .find(|g| g.contains(&node))
+        .map(|g| g.iter().map(|n| u32::from(*n)).collect())
+        .unwrap_or_default();
+    let peers: BTreeMap<u32, String> = group
+        .iter()
+        .filter(|n| **n != id)
+        .filter_map(|n| {
+            let n16 = NodeId::try_from(*n).ok()?;
+            Some((*n, config.api_addresses.get(&n16)?.clone()))
+        })
+        .collect();
+    if peers.len() + 1 != group.len() {
+        bail!("every data node of node group {group:?} needs an api address in the configuration");
+    }
+    let workers = datanode::resolve_workers(config.workers.map_or(workers, |w| w as usize));
+    let role = Role::new(id, group, peers, key.clone(), workers as u32);
+    // View 1 is the configuration's: every data node a member, open at once (as the membership
+    // starts it).
+    role.install(1, config.layout.data_nodes().map(u32::from).collect());
+    role.open(1);
+    let host = HostConfig {
+        id: node,
+        addresses: config.addresses,
+        layout: config.layout,
+        timing: config.timing,
+        fault_cut_file,
+        restarted: false,
+        config_text: None,
+        cluster_key: key,
+        redo_file: None,
+        serving: Some(role.lease()),
+    };
+    Ok(Joined {
+        role,
+        listen,
+        workers,
+        host,
+    })
+}
+
+/// Runs the node's membership on a thread: each view it installs and opens goes to the role;
+/// when the protocol stops the node, `fail` is called with the reason.
+pub fn run_membership(
+    joined: &Joined,
+    stop: Arc<AtomicBool>,
+    fail: impl Fn(String) + Send + 'static,
+) -> Result<()> {
+    let (host, role) = (joined.host.clone(), joined.role.clone());
+    let me = host.id;
+    std::thread::Builder::new()
+        .name("cluster-membership".into())
+        .spawn(move || {
+            let ended = cluster_host::run(
+                host,
+                stop,
+                || {},
+                |o| match o {
+                    Observation::Installed { node, view } if *node == me => {
+                        let members: BTreeSet<u32> =
+                            view.members.iter().map(|n| u32::from(*n)).collect();
+                        tracing::info!(epoch = view.epoch, ?members, "installed view");
+                        role.install(view.epoch, members);
+                    }
+                    Observation::Opened { node, epoch } if *node == me => {
+                        tracing::info!(epoch, "opened view");
+                        role.open(*epoch);
+                    }
+                    _ => {}
+                },
+                |_| {},
+            );
+            match ended {
+                Ok(Ended::Stopped) => {}
+                Ok(Ended::Failed(why)) => fail(format!("left the cluster: {why}")),
+                Err(e) => fail(format!("the cluster membership could not run: {e}")),
+            }
+        })
+        .context("starting the membership thread")?;
+    Ok(())
+}

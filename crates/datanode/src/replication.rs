@@ -1,0 +1,533 @@
+//! A data node's place in its node group: the cluster view it serves in (set by the membership
+//! thread, `cluster_host`), whether it is the group's primary now, and the links that carry each
+//! commit's rows and each schema change from the primary to the group's backups before the
+//! client hears of it.
+//!
+//! The rule the links keep: a job sent to a backup ends only when that backup answered it, or
+//! when an agreed view no longer has the backup as a member (it was declared dead, and it stops
+//! serving). It never ends in failure after anything was sent, so no backup holds a commit its
+//! primary rolled back. Until one of the two happens the job is sent again, over a new
+//! connection with the view's epoch when the old one broke or the view changed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, RwLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use base::{Error, ErrorCode};
+use transport::auth::ClusterKey;
+use transport::FrameReader;
+use wire::{FrameHeader, Message};
+
+/// Replication jobs (commits and schema changes) waiting for backups' answers, node-wide; one
+/// more is refused with the temporary `Overloaded` before anything of it is sent.
+pub const REPLICATION_JOBS_MAX: usize = 16_384;
+/// How often a link looks at the view when nothing else happens.
+const LINK_POLL: Duration = Duration::from_millis(20);
+/// Between attempts to reach a backup that did not answer.
+const RECONNECT_AFTER: Duration = Duration::from_millis(50);
+/// How long a connection attempt, and the backup's answer to the hello, may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// The view this node serves in, as the membership thread last reported it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ViewState {
+    pub epoch: u64,
+    pub members: BTreeSet<u32>,
+    /// The view is open: its takeover is done and the node may serve in it.
+    pub open: bool,
+}
+
+/// What the coordinator is told when a job ends: the backups' answers.
+pub type Done = Box<dyn FnOnce(Result<Vec<Message>, Error>) + Send>;
+
+struct Job {
+    message: Message,
+    remaining: AtomicUsize,
+    answers: Mutex<Vec<Message>>,
+    done: Mutex<Option<Done>>,
+}
+
+impl Job {
+    /// One backup answered (None: it left the view); the last one ends the job.
+    fn answered(&self, answer: Option<Message>, role: &Role) {
+        if let Some(answer) = answer {
+            self.answers
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(answer);
+        }
+        if self.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+            role.jobs.fetch_sub(1, Ordering::Relaxed);
+            let done = self.done.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let answers =
+                std::mem::take(&mut *self.answers.lock().unwrap_or_else(|e| e.into_inner()));
+            if let Some(done) = done {
+                done(Ok(answers));
+            }
+        }
+    }
+}
+
+// An answer moves once, from the reader to the link; boxing would allocate per answer.
+#[allow(clippy::large_enum_variant)]
+enum LinkEvent {
+    Job(Arc<Job>),
+    /// An answer read on connection `generation`.
+    Answer {
+        generation: u64,
+        request_id: u64,
+        message: Message,
+    },
+    Closed {
+        generation: u64,
+    },
+}
+
+/// This node's role in its node group.
+pub struct Role {
+    pub me: u32,
+    /// The nodes of this node's group, ascending.
+    pub group: Vec<u32>,
+    /// The API (native protocol) address of every other node of the group.
+    addresses: BTreeMap<u32, String>,
+    key: Option<Arc<ClusterKey>>,
+    /// This node's worker count: a backup must run as many (partitions are per worker).
+    workers: u32,
+    view: RwLock<ViewState>,
+    /// Whether the membership says the node serves now (its read lease holds); set by the
+    /// membership thread after every input.
+    lease: Arc<AtomicBool>,
+    links: Mutex<BTreeMap<u32, Sender<LinkEvent>>>,
+    jobs: AtomicUsize,
+}
+
+impl std::fmt::Debug for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Role")
+            .field("me", &self.me)
+            .field("group", &self.group)
+            .field("view", &self.view())
+            .finish()
+    }
+}
+
+impl Role {
+    pub fn new(
+        me: u32,
+        group: Vec<u32>,
+        addresses: BTreeMap<u32, String>,
+        key: Option<Arc<ClusterKey>>,
+        workers: u32,
+    ) -> Arc<Role> {
+        Arc::new(Role {
+            me,
+            group,
+            addresses,
+            key,
+            workers,
+            view: RwLock::new(ViewState::default()),
+            lease: Arc::new(AtomicBool::new(true)),
+            links: Mutex::new(BTreeMap::new()),
+            jobs: AtomicUsize::new(0),
+        })
+    }
+
+    /// The flag the membership thread keeps: whether the node's lease holds.
+    pub fn lease(&self) -> Arc<AtomicBool> {
+        self.lease.clone()
+    }
+
+    pub fn view(&self) -> ViewState {
+        self.view.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The membership thread installed a view (not yet open).
+    pub fn install(&self, epoch: u64, members: BTreeSet<u32>) {
+        let mut view = self.view.write().unwrap_or_else(|e| e.into_inner());
+        if epoch > view.epoch {
+            *view = ViewState {
+                epoch,
+                members,
+                open: false,
+            };
+        }
+    }
+
+    /// The membership thread opened the view of `epoch`.
+    pub fn open(&self, epoch: u64) {
+        let mut view = self.view.write().unwrap_or_else(|e| e.into_inner());
+        if view.epoch == epoch {
+            view.open = true;
+        }
+    }
+
+    /// The group's primary in `view`: its lowest member. (Every partition of the group has the
+    /// same primary for now; spreading primaries over the group needs steps sent to other
+    /// nodes' workers.)
+    pub fn primary_in(&self, view: &ViewState) -> Option<u32> {
+        self.group
+            .iter()
+            .copied()
+            .find(|n| view.members.contains(n))
+    }
+
+    /// The epoch this node serves in as its group's primary, or why it does not.
+    pub fn serving(&self) -> Result<u64, Error> {
+        let view = self.view();
+        if !view.open || !self.lease.load(Ordering::Relaxed) {
+            return Err(Error::new(
+                ErrorCode::NotPrimary,
+                format!(
+                    "data node {} is not serving: the cluster's view {} is not open here, or a member is suspected, or its lease lapsed",
+                    self.me, view.epoch
+                ),
+            ));
+        }
+        match self.primary_in(&view) {
+            Some(p) if p == self.me => Ok(view.epoch),
+            Some(p) => Err(Error::new(
+                ErrorCode::NotPrimary,
+                format!(
+                    "data node {} is a backup in view {}: data node {p} is the primary",
+                    self.me, view.epoch
+                ),
+            )),
+            None => Err(Error::new(
+                ErrorCode::NotPrimary,
+                format!("data node {} has no view", self.me),
+            )),
+        }
+    }
+
+    /// Whether a peer connection's hello may be taken: the sender is the primary of this
+    /// node's view `epoch`.
+    pub fn accepts_peer(&self, node: u32, epoch: u64) -> Result<(), Error> {
+        let view = self.view();
+        if view.epoch == epoch && self.primary_in(&view) == Some(node) && node != self.me {
+            return Ok(());
+        }
+        Err(Error::new(
+            ErrorCode::NotPrimary,
+            format!(
+                "data node {} is in view {} (primary {:?}), not in view {epoch} with {node} as primary",
+                self.me,
+                view.epoch,
+                self.primary_in(&view)
+            ),
+        ))
+    }
+
+    /// Whether a replicated commit or schema change sent on a connection whose hello named
+    /// `epoch` may be applied here now.
+    pub fn accepts_commit(&self, epoch: u64) -> Result<(), Error> {
+        let view = self.view();
+        if view.epoch == epoch && self.primary_in(&view) != Some(self.me) {
+            return Ok(());
+        }
+        Err(Error::new(
+            ErrorCode::NotPrimary,
+            format!(
+                "data node {} is in view {}, not {epoch}: the commit is not applied",
+                self.me, view.epoch
+            ),
+        ))
+    }
+
+    pub fn worker_count(&self) -> u32 {
+        self.workers
+    }
+
+    /// Whether the current view has a backup for this node to send its commits to.
+    pub fn has_backups(&self) -> bool {
+        let view = self.view();
+        self.group
+            .iter()
+            .any(|n| *n != self.me && view.members.contains(n))
+    }
+
+    /// Sends `message` to every backup of the group in the current view; `done` is called once
+    /// each answered or left the view (at once, with no answers, when there is no backup).
+    /// Fails without sending anything when this node is no longer the primary, or (`bounded`,
+    /// for commits) when too many jobs wait.
+    pub fn replicate(self: &Arc<Role>, message: Message, bounded: bool, done: Done) {
+        let view = self.view();
+        if self.primary_in(&view) != Some(self.me) {
+            return done(Err(Error::new(
+                ErrorCode::ViewChanged,
+                format!(
+                    "data node {} is no longer the primary in the cluster's view {}",
+                    self.me, view.epoch
+                ),
+            )));
+        }
+        let backups: Vec<u32> = self
+            .group
+            .iter()
+            .copied()
+            .filter(|n| *n != self.me && view.members.contains(n))
+            .collect();
+        if backups.is_empty() {
+            return done(Ok(Vec::new()));
+        }
+        if self.jobs.fetch_add(1, Ordering::Relaxed) >= REPLICATION_JOBS_MAX && bounded {
+            self.jobs.fetch_sub(1, Ordering::Relaxed);
+            return done(Err(Error::new(
+                ErrorCode::Overloaded,
+                format!("{REPLICATION_JOBS_MAX} commits are waiting for backups; retry"),
+            )));
+        }
+        let job = Arc::new(Job {
+            message,
+            remaining: AtomicUsize::new(backups.len()),
+            answers: Mutex::new(Vec::new()),
+            done: Mutex::new(Some(done)),
+        });
+        let mut links = self.links.lock().unwrap_or_else(|e| e.into_inner());
+        for peer in backups {
+            let link = links.entry(peer).or_insert_with(|| self.spawn_link(peer));
+            if link.send(LinkEvent::Job(job.clone())).is_err() {
+                // The link's thread could not start: the backup is never reached, and the job
+                // waits for the view to drop it, as for a backup that does not answer.
+                tracing::error!(peer, "replication link to data node {peer} is gone");
+            }
+        }
+    }
+
+    fn spawn_link(self: &Arc<Role>, peer: u32) -> Sender<LinkEvent> {
+        let (tx, rx) = mpsc::channel();
+        let role = self.clone();
+        let answers = tx.clone();
+        let spawned = thread::Builder::new()
+            .name(format!("replica-link-{peer}"))
+            .spawn(move || Link::new(role, peer, answers).run(rx));
+        if let Err(e) = spawned {
+            tracing::error!("starting the replication link to data node {peer}: {e}");
+        }
+        tx
+    }
+}
+
+/// The primary's side of one backup's link.
+struct Link {
+    role: Arc<Role>,
+    peer: u32,
+    /// Where the connection's reader sends the answers it reads.
+    answers: Sender<LinkEvent>,
+    /// The connection, its generation and the epoch its hello named.
+    connection: Option<(TcpStream, u64, u64)>,
+    generation: u64,
+    /// Jobs sent and not answered, by request id (ascending: the order they were sent in).
+    in_flight: BTreeMap<u64, Arc<Job>>,
+    next_id: u64,
+    retry_at: Instant,
+}
+
+impl Link {
+    fn new(role: Arc<Role>, peer: u32, answers: Sender<LinkEvent>) -> Link {
+        Link {
+            role,
+            peer,
+            answers,
+            connection: None,
+            generation: 0,
+            in_flight: BTreeMap::new(),
+            next_id: 1,
+            retry_at: Instant::now(),
+        }
+    }
+
+    fn run(mut self, events: Receiver<LinkEvent>) {
+        loop {
+            match events.recv_timeout(LINK_POLL) {
+                Ok(LinkEvent::Job(job)) => {
+                    let id = self.next_id;
+                    self.next_id += 1;
+                    self.in_flight.insert(id, job.clone());
+                    self.send(id, &job);
+                }
+                Ok(LinkEvent::Answer {
+                    generation,
+                    request_id,
+                    message,
+                }) => self.on_answer(generation, request_id, message),
+                Ok(LinkEvent::Closed { generation }) => {
+                    if self.connection.as_ref().is_some_and(|c| c.1 == generation) {
+                        self.close();
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            let view = self.role.view();
+            if !view.members.contains(&self.peer) {
+                // An agreed view without the backup: it stops serving, and what it did not
+                // answer is done without it.
+                for (_, job) in std::mem::take(&mut self.in_flight) {
+                    job.answered(None, &self.role);
+                }
+                self.close();
+                continue;
+            }
+            if self.connection.as_ref().is_some_and(|c| c.2 != view.epoch) {
+                self.close();
+            }
+            if self.connection.is_none()
+                && !self.in_flight.is_empty()
+                && Instant::now() >= self.retry_at
+            {
+                self.connect(view.epoch);
+            }
+        }
+    }
+
+    fn on_answer(&mut self, generation: u64, request_id: u64, message: Message) {
+        if self.connection.as_ref().map(|c| c.1) != Some(generation) {
+            return;
+        }
+        match message {
+            // The backup's view is not this one: it applied nothing. Send again once the
+            // views agree (a new connection names the epoch), or until the view drops it.
+            Message::Failure(e) if e.code == ErrorCode::NotPrimary => {
+                tracing::debug!(peer = self.peer, "backup refused: {}", e.message);
+                self.close();
+            }
+            // A backup that cannot apply what its primary did stops itself (fail-stop); the job
+            // waits for the view without it.
+            Message::Failure(e) => {
+                tracing::error!(
+                    peer = self.peer,
+                    "backup failed a replicated change: {}",
+                    e.message
+                );
+                self.close();
+            }
+            answer => {
+                if let Some(job) = self.in_flight.remove(&request_id) {
+                    job.answered(Some(answer), &self.role);
+                }
+            }
+        }
+    }
+
+    fn send(&mut self, id: u64, job: &Job) {
+        let Some((stream, _, _)) = &mut self.connection else {
+            return;
+        };
+        let mut frame = Vec::new();
+        job.message.write_frame(&mut frame, 0, 0, id);
+        if stream.write_all(&frame).is_err() {
+            self.close();
+        }
+    }
+
+    fn close(&mut self) {
+        if let Some((stream, _, _)) = self.connection.take() {
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+        }
+        self.retry_at = Instant::now() + RECONNECT_AFTER;
+    }
+
+    /// Dials the backup, says hello with the view's epoch, and sends every unanswered job again.
+    fn connect(&mut self, epoch: u64) {
+        self.retry_at = Instant::now() + RECONNECT_AFTER;
+        let Some(address) = self.role.addresses.get(&self.peer).cloned() else {
+            return;
+        };
+        let stream = match self.dial(&address, epoch) {
+            Ok(s) => s,
+            Err(why) => {
+                tracing::debug!(peer = self.peer, "replication link to {address}: {why}");
+                return;
+            }
+        };
+        let reader = match stream.try_clone() {
+            Ok(r) => r,
+            Err(_) => return,
+        };
+        self.generation += 1;
+        let generation = self.generation;
+        let answers = self.answers.clone();
+        let spawned = thread::Builder::new()
+            .name(format!("replica-read-{}", self.peer))
+            .spawn(move || read_answers(reader, generation, answers));
+        if spawned.is_err() {
+            return;
+        }
+        self.connection = Some((stream, generation, epoch));
+        let jobs: Vec<(u64, Arc<Job>)> = self
+            .in_flight
+            .iter()
+            .map(|(id, job)| (*id, job.clone()))
+            .collect();
+        for (id, job) in jobs {
+            self.send(id, &job);
+        }
+    }
+
+    fn dial(&self, address: &str, epoch: u64) -> Result<TcpStream, String> {
+        let mut stream =
+            transport::connect_stream(address, CONNECT_TIMEOUT).map_err(|e| e.to_string())?;
+        stream.set_nodelay(true).map_err(|e| e.to_string())?;
+        if let Some(key) = &self.role.key {
+            transport::auth::client_handshake(&mut stream, key).map_err(|e| e.to_string())?;
+        }
+        let mut hello = Vec::new();
+        Message::PeerHello {
+            node_id: self.role.me,
+            epoch,
+        }
+        .write_frame(&mut hello, 0, 0, 0);
+        stream.write_all(&hello).map_err(|e| e.to_string())?;
+        stream
+            .set_read_timeout(Some(CONNECT_TIMEOUT))
+            .map_err(|e| e.to_string())?;
+        let mut reader = FrameReader::new(stream.try_clone().map_err(|e| e.to_string())?);
+        let answer = reader.read().map_err(|e| e.to_string())?;
+        stream.set_read_timeout(None).map_err(|e| e.to_string())?;
+        match answer {
+            Some((_, Message::HelloReply { worker_count, .. }))
+                if worker_count == self.role.workers =>
+            {
+                Ok(stream)
+            }
+            Some((_, Message::HelloReply { worker_count, .. })) => Err(format!(
+                "the backup runs {worker_count} workers and this node {}: a node group's nodes must run as many (each partition belongs to one worker)",
+                self.role.workers
+            )),
+            Some((_, Message::Failure(e))) => Err(e.message),
+            Some((_, other)) => Err(format!("answered hello with message {}", other.type_code())),
+            None => Err("closed before answering hello".into()),
+        }
+    }
+}
+
+/// Reads a backup's answers until the connection ends.
+fn read_answers(stream: TcpStream, generation: u64, answers: Sender<LinkEvent>) {
+    let mut reader = FrameReader::new(stream);
+    loop {
+        match reader.read() {
+            Ok(Some((header, message))) => {
+                let FrameHeader { request_id, .. } = header;
+                if answers
+                    .send(LinkEvent::Answer {
+                        generation,
+                        request_id,
+                        message,
+                    })
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            Ok(None) | Err(_) => {
+                let _ = answers.send(LinkEvent::Closed { generation });
+                return;
+            }
+        }
+    }
+}
