@@ -145,3 +145,62 @@ pub fn run_membership(
         .context("starting the membership thread")?;
     Ok(())
 }
+
+/// The cluster part of `cairn admin status`: its node groups, each data node's state in the
+/// newest view the management node at `mgm` knows, and its role (the group's primary serves
+/// every partition of the group; the others are backups). False when no management node
+/// answers there (a data node alone).
+pub fn print_status(mgm: &str) -> Result<bool> {
+    let key = crate::cluster_key();
+    let ask = |status: bool, timeout: Duration| {
+        cluster_host::ask_management_node(mgm, ADMIN_ID, status, key.as_deref(), timeout)
+    };
+    let Ok(text) = ask(false, Duration::from_millis(300)) else {
+        return Ok(false);
+    };
+    let config = ClusterConfig::parse(&text)
+        .map_err(|e| anyhow::anyhow!("the management node's configuration: {e}"))?;
+    let status = ask(true, Duration::from_secs(2))
+        .with_context(|| format!("asking the management node at {mgm} for the nodes' states"))?;
+    let mut lines = status.lines();
+    let view = lines.next().unwrap_or_default();
+    let states: BTreeMap<NodeId, String> = lines
+        .filter_map(|l| {
+            let mut words = l.splitn(4, ' ');
+            let (_, id, _, state) = (words.next()?, words.next()?, words.next()?, words.next()?);
+            Some((id.parse().ok()?, state.to_string()))
+        })
+        .collect();
+    let groups = config.layout.groups();
+    println!(
+        "cluster: management node {mgm}, {} data nodes in {} node group(s) of {} replicas; {view}",
+        config.layout.data_nodes().count(),
+        groups.len(),
+        groups.first().map_or(0, Vec::len)
+    );
+    for (g, group) in groups.iter().enumerate() {
+        let primary = group
+            .iter()
+            .find(|n| states.get(n).is_some_and(|s| s == "member"));
+        for node in group {
+            let state = states.get(node).map_or("unknown", String::as_str);
+            let role = match (primary == Some(node), state == "member") {
+                (true, _) => ", primary of every partition of the group",
+                (false, true) => ", backup",
+                _ => "",
+            };
+            let api = config
+                .api_addresses
+                .get(node)
+                .map_or("(no api address)", String::as_str);
+            println!(
+                "  node group {}: data node {node} {api} {state}{role}",
+                g + 1
+            );
+        }
+    }
+    Ok(true)
+}
+
+/// The id `cairn admin` says hello with to the management node (no node has it).
+pub const ADMIN_ID: NodeId = 999;

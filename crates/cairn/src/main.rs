@@ -9,6 +9,7 @@ mod cluster_node;
 mod exposure;
 mod protocol_node;
 mod sim;
+mod start_cluster;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -61,6 +62,13 @@ static CLUSTER_KEY: std::sync::OnceLock<std::sync::Arc<transport::auth::ClusterK
 
 fn cluster_key() -> Option<std::sync::Arc<transport::auth::ClusterKey>> {
     CLUSTER_KEY.get().cloned()
+}
+
+/// The file the cluster key came from, handed to the nodes `cairn start` runs as processes.
+static CLUSTER_KEY_FILE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+fn cluster_key_file() -> Option<PathBuf> {
+    CLUSTER_KEY_FILE.get().cloned()
 }
 
 #[derive(Subcommand)]
@@ -127,6 +135,15 @@ struct StartArgs {
     hs: HsArgs,
     #[command(flatten)]
     sql: SqlArgs,
+    /// Data nodes, each a process of its own beside a management node (1: one data node in
+    /// this process). With more, their native ports follow the first (base port + 2, + 3...),
+    /// the management node takes base port + 100, and their data goes in DIR/node1, node2...
+    #[arg(long, default_value_t = 1)]
+    data_nodes: u16,
+    /// Copies of every row, one per data node of a node group (1 to 4); a commit is on every
+    /// replica before it is acknowledged.
+    #[arg(long, default_value_t = 1)]
+    replicas: u16,
 }
 
 /// A data node's limits: memory, and time on what its clients leave hanging.
@@ -587,10 +604,14 @@ struct WriteArgs {
 
 #[derive(Subcommand)]
 enum AdminCommand {
-    /// Shows a data node's status: workers, tables, rows, resident memory.
+    /// Shows a data node's status: workers, tables, rows, resident memory; and, when a
+    /// management node answers at --mgm, the cluster's node groups, each node's state and role.
     Status {
         #[arg(long, default_value = "127.0.0.1:2202")]
         connect: String,
+        /// The cluster's management node (`cairn start --data-nodes` runs it at base port + 100).
+        #[arg(long, default_value = "127.0.0.1:2300")]
+        mgm: String,
     },
     /// Has a data node write a local checkpoint now and waits until it is published.
     Checkpoint {
@@ -636,10 +657,20 @@ fn main() -> Result<()> {
         let key = load().with_context(|| format!("reading the cluster key {}", path.display()))?;
         transport::auth::set_client_key(load()?);
         let _ = CLUSTER_KEY.set(std::sync::Arc::new(key));
+        let _ = CLUSTER_KEY_FILE.set(path.clone());
     }
     // Servers hold a descriptor per client and five per shared-memory connection.
     if let Err(e) = transport::raise_descriptor_limit() {
         tracing::warn!("could not raise the open-file limit: {e}");
+    }
+    if matches!(cli.command, Command::Admin(_)) {
+        // A report piped into `head` ends quietly when the reader goes, as other tools do
+        // (Rust ignores SIGPIPE, and printing to a closed pipe would panic). Servers keep
+        // ignoring it: a peer that goes is an error on its socket, not the end of the process.
+        // SAFETY: setting a signal's disposition to the default, before any thread starts.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
     }
     match cli.command {
         Command::Start(args) => start(args),
@@ -689,7 +720,8 @@ fn main() -> Result<()> {
             bench::floor::run(&opts, &args.listen)
                 .with_context(|| format!("serving on {}", args.listen))
         }
-        Command::Admin(AdminCommand::Status { connect }) => {
+        Command::Admin(AdminCommand::Status { connect, mgm }) => {
+            cluster_node::print_status(&mgm)?;
             let cluster = client::Cluster::connect(&connect)
                 .with_context(|| format!("connecting to {connect}"))?;
             let s = cluster.status()?;
@@ -735,7 +767,7 @@ fn main() -> Result<()> {
         Command::Admin(AdminCommand::Cluster { mgm }) => {
             let status = datanode::cluster_host::ask_management_node(
                 &mgm,
-                999,
+                cluster_node::ADMIN_ID,
                 true,
                 cluster_key().as_deref(),
                 Duration::from_secs(5),
@@ -805,6 +837,9 @@ fn wait_for_signal(node: &DataNode, rx: mpsc::Receiver<()>) -> Result<()> {
 }
 
 fn start(args: StartArgs) -> Result<()> {
+    if args.data_nodes > 1 || args.replicas > 1 {
+        return start_cluster::run(args);
+    }
     let native = exposure::Listener {
         what: "native protocol (data node)",
         bind: args.bind.clone(),

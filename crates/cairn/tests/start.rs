@@ -118,3 +118,140 @@ fn start_serves_and_stops_cleanly_side_by_side() {
     again.terminate();
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A base port whose block (`cairn start --data-nodes 2`: base + 2, + 3, + 100, + 101, + 102)
+/// is free now.
+fn free_cluster_base() -> u16 {
+    for _ in 0..200 {
+        let base = free_port().saturating_sub(200).max(2000);
+        let offsets = [2u16, 3, 100, 101, 102];
+        let free = offsets.iter().all(|o| {
+            base.checked_add(*o)
+                .is_some_and(|p| std::net::TcpListener::bind(("127.0.0.1", p)).is_ok())
+        });
+        if free {
+            return base;
+        }
+    }
+    panic!("no free block of ports for a cluster");
+}
+
+#[test]
+fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() {
+    let dir = std::env::temp_dir().join(format!("cairn-start-cluster-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let base = free_cluster_base().to_string();
+    let mut cluster = common::spawn(&[
+        "start",
+        "--data-nodes",
+        "2",
+        "--replicas",
+        "2",
+        "--workers",
+        "2",
+        "--base-port",
+        &base,
+        "--data-dir",
+        dir.to_str().unwrap(),
+        "--hs-read-port",
+        "0",
+        "--hs-write-port",
+        "0",
+        "--sql-port",
+        "0",
+    ]);
+    let sql = cluster.listening("sql (mysql protocol): ");
+    let pids: Vec<u32> = cluster
+        .output
+        .iter()
+        .filter(|l| l.starts_with("data node "))
+        .filter_map(|l| l.rsplit("pid ").next()?.parse().ok())
+        .collect();
+    assert_eq!(pids.len(), 2, "{:?}", cluster.output);
+    let mgm = cluster
+        .output
+        .iter()
+        .find_map(|l| l.strip_prefix("management node: "))
+        .and_then(|l| l.split(' ').next())
+        .unwrap()
+        .to_string();
+    mysql(
+        &sql,
+        "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT); INSERT INTO d.t VALUES (1, 10), (2, 20)",
+    );
+
+    let status = |connect: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
+            .args(["admin", "status", "--mgm", &mgm, "--connect", connect])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = cluster
+        .output
+        .iter()
+        .find_map(|l| l.strip_prefix("data node 1 (native protocol): "))
+        .and_then(|l| l.split(',').next())
+        .unwrap()
+        .to_string();
+    let second = cluster
+        .output
+        .iter()
+        .find_map(|l| l.strip_prefix("data node 2 (native protocol): "))
+        .and_then(|l| l.split(',').next())
+        .unwrap()
+        .to_string();
+    let shown = status(&first);
+    assert!(
+        shown.contains("data node 1 ") && shown.contains("primary of every partition"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("data node 2 ") && shown.contains("backup"),
+        "{shown}"
+    );
+
+    // The primary dies: the backup takes over with the rows, and SQL goes on.
+    let killed = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -KILL {}", pids[0])])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    cluster.wait_for("data node 1 exited", Duration::from_secs(10));
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        match common::try_mysql(&sql, "INSERT INTO d.t VALUES (3, 30)") {
+            Ok(_) => break,
+            Err(e) => assert!(
+                std::time::Instant::now() < deadline,
+                "no insert after the primary died: {e}"
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        mysql(&sql, "SELECT SUM(v) FROM d.t"),
+        "SUM(v)\n60\n",
+        "every committed row is on the survivor"
+    );
+    let shown = status(&second);
+    assert!(
+        shown.contains("data node 1 ") && shown.contains("not in the view"),
+        "{shown}"
+    );
+    assert!(shown.contains("primary of every partition"), "{shown}");
+
+    // SIGTERM stops the rest: the surviving data node and the management node exit too.
+    cluster.terminate();
+    let alive = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -0 {} 2>/dev/null", pids[1])])
+        .status()
+        .unwrap();
+    assert!(!alive.success(), "data node 2 outlived cairn start");
+    let _ = std::fs::remove_dir_all(&dir);
+}

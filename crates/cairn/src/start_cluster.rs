@@ -1,0 +1,350 @@
+//! `cairn start --data-nodes N --replicas R`: a cluster on this machine, each node a process of
+//! its own: a management node (`cairn mgmd`) and N data nodes (`cairn datanode --mgm`), with the
+//! front ends in this process over every data node's address. It writes the cluster's
+//! configuration into the data directory, starts the nodes with their output in
+//! `DIR/logs/`, prints every node and `ready` once each answers, says so when a node exits, and
+//! stops them all on Ctrl-C or SIGTERM.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+use crate::StartArgs;
+
+/// How long every node has to come up.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long the nodes have to stop after SIGTERM before they are killed.
+const STOP_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The ports of a cluster started from `base`: the first data node's native protocol keeps the
+/// one-node default (base + 2), the others follow it; the management node and the membership
+/// links sit 100 above.
+struct Ports {
+    base: u16,
+}
+
+impl Ports {
+    fn api(&self, node: u16) -> Result<u16> {
+        self.base
+            .checked_add(1 + node)
+            .context("--base-port too high for this many data nodes")
+    }
+    fn mgmd(&self) -> Result<u16> {
+        self.base.checked_add(100).context("--base-port too high")
+    }
+    fn membership(&self, node: u16) -> Result<u16> {
+        self.base
+            .checked_add(100 + node)
+            .context("--base-port too high for this many data nodes")
+    }
+}
+
+struct Process {
+    name: String,
+    child: Child,
+    exited: bool,
+}
+
+/// Starts the cluster, serves until a signal, and stops it.
+pub fn run(args: StartArgs) -> Result<()> {
+    let (data_nodes, replicas) = (args.data_nodes, args.replicas);
+    cluster::Layout::new(data_nodes, replicas, 1).map_err(anyhow::Error::msg)?;
+    if data_nodes != replicas {
+        bail!(
+            "--data-nodes {data_nodes} with --replicas {replicas} makes {} node groups; data nodes serve one node group for now, so --data-nodes must equal --replicas",
+            data_nodes / replicas
+        );
+    }
+    if args.bind != "127.0.0.1" {
+        bail!("a cluster started by cairn start listens on 127.0.0.1 only (nodes on other hosts start with cairn datanode --mgm)");
+    }
+    let dir = &args.data_dir;
+    std::fs::create_dir_all(dir.join("logs"))
+        .with_context(|| format!("creating {}", dir.display()))?;
+    for node in 1..=data_nodes {
+        let node_dir = dir.join(format!("node{node}"));
+        if node_dir.join(datanode::catalog::CATALOG_FILE).exists() {
+            bail!(
+                "{} holds a cluster's tables from an earlier run; restarting a whole cluster from its disks is not built yet, so start with another --data-dir (or remove this one)",
+                dir.display()
+            );
+        }
+    }
+    let ports = Ports {
+        base: args.base_port,
+    };
+    let mgm = format!("127.0.0.1:{}", ports.mgmd()?);
+    let mut config = format!(
+        "# Written by cairn start --data-nodes {data_nodes} --replicas {replicas}.\n[cluster]\nreplicas = {replicas}\nworkers = {}\n\n[mgmd]\naddress = \"{mgm}\"\n",
+        datanode::resolve_workers(args.workers)
+    );
+    let mut apis = Vec::new();
+    for node in 1..=data_nodes {
+        let api = format!("127.0.0.1:{}", ports.api(node)?);
+        config.push_str(&format!(
+            "\n[[datanode]]\naddress = \"127.0.0.1:{}\"\napi = \"{api}\"\n",
+            ports.membership(node)?
+        ));
+        apis.push(api);
+    }
+    let config_path = dir.join("cluster.toml");
+    std::fs::write(&config_path, &config)
+        .with_context(|| format!("writing {}", config_path.display()))?;
+
+    let mut processes = Vec::new();
+    let started = start_nodes(&args, dir, &config_path, &mgm, data_nodes, &mut processes);
+    if let Err(e) = started {
+        stop(&mut processes);
+        return Err(e);
+    }
+    let addresses = apis.join(",");
+    let hs = hs::HsServer::start(args.hs.config(&args.bind, addresses.clone()));
+    let hs = match hs {
+        Ok(hs) => hs,
+        Err(e) => {
+            stop(&mut processes);
+            return Err(e).context("starting the HandlerSocket listeners (move them with --hs-read-port and --hs-write-port)");
+        }
+    };
+    let sql = match sql::SqlServer::start(args.sql.config(&args.bind, addresses.clone())) {
+        Ok(sql) => sql,
+        Err(e) => {
+            hs.stop();
+            stop(&mut processes);
+            return Err(e)
+                .context("starting the SQL listener (move it with --sql-port or --sql-socket)");
+        }
+    };
+    println!(
+        "cairn {}: a cluster of {data_nodes} data nodes in 1 node group ({replicas} replicas), data directory {}",
+        env!("CARGO_PKG_VERSION"),
+        dir.display()
+    );
+    println!(
+        "management node: {mgm} (configuration {})",
+        config_path.display()
+    );
+    for (i, api) in apis.iter().enumerate() {
+        println!(
+            "data node {} (native protocol): {api}, node group 1, pid {}",
+            i + 1,
+            processes[i + 1].child.id()
+        );
+    }
+    println!(
+        "handlersocket: read {} write {}",
+        hs.read_address(),
+        hs.write_address()
+    );
+    println!("sql (mysql protocol): {}", sql.address());
+    if let Some(path) = sql.socket() {
+        println!("sql unix socket: {}", path.display());
+    }
+    println!("durability: {} (on every replica)", args.durability.mode());
+    println!("logs: {}", dir.join("logs").display());
+    let signal = crate::stop_signal()?;
+    println!("ready");
+    loop {
+        match signal.recv_timeout(Duration::from_millis(200)) {
+            Ok(()) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        for p in processes.iter_mut().filter(|p| !p.exited) {
+            if let Ok(Some(status)) = p.child.try_wait() {
+                p.exited = true;
+                println!(
+                    "{} exited ({status}); the cluster goes on without it",
+                    p.name
+                );
+            }
+        }
+    }
+    println!("stopping");
+    sql.stop();
+    hs.stop();
+    stop(&mut processes);
+    println!("stopped");
+    Ok(())
+}
+
+fn start_nodes(
+    args: &StartArgs,
+    dir: &Path,
+    config_path: &Path,
+    mgm: &str,
+    data_nodes: u16,
+    processes: &mut Vec<Process>,
+) -> Result<()> {
+    let config = config_path.to_string_lossy().into_owned();
+    processes.push(spawn(
+        "management node",
+        dir,
+        "mgmd",
+        &["mgmd".into(), "--config".into(), config],
+    )?);
+    let deadline = Instant::now() + START_TIMEOUT;
+    wait_until(deadline, "the management node", || {
+        datanode::cluster_host::ask_management_node(
+            mgm,
+            cluster::ARBITRATOR,
+            true,
+            crate::cluster_key().as_deref(),
+            Duration::from_millis(500),
+        )
+        .is_ok()
+    })?;
+    let mut apis = Vec::new();
+    for node in 1..=data_nodes {
+        let node_dir = dir.join(format!("node{node}"));
+        let mut command: Vec<String> = vec![
+            "datanode".into(),
+            "--mgm".into(),
+            mgm.into(),
+            "--node-id".into(),
+            node.to_string(),
+            "--data-dir".into(),
+            node_dir.to_string_lossy().into_owned(),
+        ];
+        command.extend(node_flags(args));
+        processes.push(spawn(
+            &format!("data node {node}"),
+            dir,
+            &format!("datanode-{node}"),
+            &command,
+        )?);
+        apis.push(format!(
+            "127.0.0.1:{}",
+            Ports {
+                base: args.base_port
+            }
+            .api(node)?
+        ));
+    }
+    for (i, api) in apis.iter().enumerate() {
+        wait_until(deadline, &format!("data node {}", i + 1), || {
+            client::Cluster::connect_timeout(api, Duration::from_millis(500)).is_ok()
+        })?;
+    }
+    // Ready means a node serves: the group's primary answers as one.
+    wait_until(deadline, "a serving data node", || {
+        client::Cluster::connect_timeout(&apis.join(","), Duration::from_millis(500))
+            .and_then(|c| c.ping(Vec::new()))
+            .is_ok()
+    })?;
+    for p in processes.iter_mut() {
+        if let Ok(Some(status)) = p.child.try_wait() {
+            bail!("{} exited at start ({status}); see its log", p.name);
+        }
+    }
+    Ok(())
+}
+
+/// The flags of `cairn start` a data node takes too.
+fn node_flags(args: &StartArgs) -> Vec<String> {
+    let d = &args.durability;
+    let t = &args.timeouts;
+    let mut flags = vec![
+        format!("--durability={}", d.durability),
+        format!("--durability-interval-ms={}", d.durability_interval_ms),
+        format!("--redo-segment-kib={}", d.redo_segment_kib),
+        format!("--checkpoint-redo-kib={}", d.checkpoint_redo_kib),
+        format!(
+            "--transaction-inactive-timeout-ms={}",
+            t.transaction_inactive_timeout_ms
+        ),
+        format!("--transactions-max={}", t.transactions_max),
+        format!(
+            "--transaction-operations-max={}",
+            t.transaction_operations_max
+        ),
+        format!("--worker-queue-max={}", t.worker_queue_max),
+        format!("--frame-timeout-ms={}", t.frame_timeout_ms),
+    ];
+    // The nodes share this machine's memory: by default each takes its share of what one
+    // node alone would.
+    let bytes = t.data_memory.unwrap_or(
+        datanode::DataNodeConfig::default().data_memory / u64::from(args.data_nodes.max(1)),
+    );
+    flags.push(format!("--data-memory={bytes}"));
+    if let Some(us) = args.worker_spin_us {
+        flags.push(format!("--worker-spin-us={us}"));
+    }
+    flags
+}
+
+/// Starts `cairn ARGS` with its output in `DIR/logs/LOG.log`; it gets SIGTERM if this process
+/// dies first, so no node outlives the command that started it.
+fn spawn(name: &str, dir: &Path, log: &str, args: &[String]) -> Result<Process> {
+    let path: PathBuf = dir.join("logs").join(format!("{log}.log"));
+    let out =
+        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+    let err = out.try_clone()?;
+    let exe = std::env::current_exe().context("finding the cairn binary")?;
+    let mut command = Command::new(exe);
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err);
+    if let Some(key) = crate::cluster_key_file() {
+        command.env("CAIRN_CLUSTER_KEY_FILE", key);
+    }
+    // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = command
+        .spawn()
+        .with_context(|| format!("starting the {name}"))?;
+    Ok(Process {
+        name: name.to_string(),
+        child,
+        exited: false,
+    })
+}
+
+fn wait_until(deadline: Instant, what: &str, mut ready: impl FnMut() -> bool) -> Result<()> {
+    loop {
+        if ready() {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            bail!("{what} did not come up within {START_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// SIGTERM to every node still running, then SIGKILL to any that has not exited in time.
+fn stop(processes: &mut [Process]) {
+    for p in processes.iter_mut().rev() {
+        if matches!(p.child.try_wait(), Ok(None)) {
+            // SAFETY: kill(2) on a child's pid this process still holds (not yet reaped).
+            unsafe {
+                libc::kill(p.child.id() as libc::pid_t, libc::SIGTERM);
+            }
+        }
+    }
+    let deadline = Instant::now() + STOP_TIMEOUT;
+    for p in processes.iter_mut() {
+        loop {
+            match p.child.try_wait() {
+                Ok(Some(_)) | Err(_) => break,
+                Ok(None) if Instant::now() >= deadline => {
+                    let _ = p.child.kill();
+                    let _ = p.child.wait();
+                    break;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+    }
+}
