@@ -61,6 +61,12 @@ pub fn join(
             config.layout.groups().len()
         );
     }
+    if config.layout.groups().first().is_some_and(|g| g.len() > 2) {
+        bail!(
+            "the configuration has {} replicas; data nodes keep at most 2 for now (with more, a backup that took a commit the dying primary sent to it alone is not brought level with the new primary's)",
+            config.layout.groups().first().map_or(0, Vec::len)
+        );
+    }
     let group: Vec<u32> = config
         .layout
         .groups()

@@ -52,6 +52,9 @@ struct Process {
 pub fn run(args: StartArgs) -> Result<()> {
     let (data_nodes, replicas) = (args.data_nodes, args.replicas);
     cluster::Layout::new(data_nodes, replicas, 1).map_err(anyhow::Error::msg)?;
+    if replicas > 2 {
+        bail!("--replicas {replicas}: data nodes keep at most 2 replicas for now");
+    }
     if data_nodes != replicas {
         bail!(
             "--data-nodes {data_nodes} with --replicas {replicas} makes {} node groups; data nodes serve one node group for now, so --data-nodes must equal --replicas",

@@ -71,7 +71,7 @@ fn lost(why: impl Into<String>) -> ClientError {
     ClientError::ConnectionLost(why.into())
 }
 
-/// With several data nodes to try, how long one attempt may take.
+/// With several data nodes to try, how long one node's answer to hello may take.
 pub(crate) const ATTEMPT_TIMEOUT: Duration = Duration::from_millis(500);
 /// With several data nodes to try, the pause after a round in which none served.
 pub(crate) const ROUND_PAUSE: Duration = Duration::from_millis(20);
@@ -107,12 +107,13 @@ impl Cluster {
         if candidates.len() == 1 {
             return Cluster::connect_one(address, timeout).map(|(cluster, _)| cluster);
         }
+        // Each node is tried once per round (a refused connection is not waited on: the next
+        // node may serve), round after round until the deadline.
         let deadline = Instant::now() + timeout;
         loop {
             let mut last = None;
             for candidate in &candidates {
-                let left = deadline.saturating_duration_since(Instant::now());
-                match Cluster::connect_one(candidate, left.min(ATTEMPT_TIMEOUT)) {
+                match Cluster::connect_one(candidate, Duration::ZERO) {
                     Ok((cluster, true)) => return Ok(cluster),
                     Ok((_, false)) => last = Some(not_serving(candidate)),
                     Err(e) => last = Some(e),
@@ -125,9 +126,10 @@ impl Cluster {
         }
     }
 
-    /// Connects to one data node; says whether it serves (see `Message::HelloReply`).
-    fn connect_one(address: &str, timeout: Duration) -> Result<(Cluster, bool)> {
-        let (mut reader, writer) = transport::connect(address, timeout)
+    /// Connects to one data node, retrying a refused connection for `retry`; says whether it
+    /// serves (see `Message::HelloReply`).
+    fn connect_one(address: &str, retry: Duration) -> Result<(Cluster, bool)> {
+        let (mut reader, writer) = transport::connect(address, retry)
             .map_err(|e| lost(format!("connecting to {address}: {e}")))?;
         reader.join_replies();
         let inner = Arc::new(Inner {

@@ -54,17 +54,20 @@ impl EventSession {
     pub fn connect(address: &str, timeout: Duration) -> Result<EventSession> {
         let candidates = crate::connection::addresses(address);
         if candidates.len() == 1 {
-            return EventSession::connect_one(address, timeout).map(|(session, _)| session);
+            return EventSession::connect_one(address, timeout, timeout)
+                .map(|(session, _)| session);
         }
         let deadline = std::time::Instant::now() + timeout;
         loop {
             let mut last = None;
             for candidate in &candidates {
+                // Once per round: a refused connection is not waited on (the next node may
+                // serve); a live node's hello has its own time.
                 let left = deadline.saturating_duration_since(std::time::Instant::now());
-                match EventSession::connect_one(
-                    candidate,
-                    left.min(crate::connection::ATTEMPT_TIMEOUT),
-                ) {
+                let hello = left
+                    .min(crate::connection::ATTEMPT_TIMEOUT)
+                    .max(std::time::Duration::from_millis(10));
+                match EventSession::connect_one(candidate, std::time::Duration::ZERO, hello) {
                     Ok((session, true)) => return Ok(session),
                     Ok((_, false)) => last = Some(crate::connection::not_serving(candidate)),
                     Err(e) => last = Some(e),
@@ -79,8 +82,13 @@ impl EventSession {
     }
 
     /// Connects to one data node; says whether it serves (see `Message::HelloReply`).
-    fn connect_one(address: &str, timeout: Duration) -> Result<(EventSession, bool)> {
-        let mut stream = transport::connect_any(address, timeout)
+    /// (A refused connection is tried again for `retry`; hello's answer may take `timeout`.)
+    fn connect_one(
+        address: &str,
+        retry: Duration,
+        timeout: Duration,
+    ) -> Result<(EventSession, bool)> {
+        let mut stream = transport::connect_any(address, retry)
             .map_err(|e| lost(format!("connecting to {address}: {e}")))?;
         let io_error = |e: std::io::Error| lost(format!("{address}: {e}"));
         stream.set_read_timeout(Some(timeout)).map_err(io_error)?;

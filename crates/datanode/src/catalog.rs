@@ -75,6 +75,11 @@ pub struct UniqueBuild {
 }
 
 impl Catalog {
+    /// The highest table id given so far: a higher one names no table this catalog ever held.
+    pub fn last_id(&self) -> u32 {
+        self.next_id
+    }
+
     pub fn get(&self, id: u32) -> Option<&Arc<TableEntry>> {
         self.tables.get(&id)
     }

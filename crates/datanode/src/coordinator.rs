@@ -115,10 +115,12 @@ enum Pending {
         results: Vec<OpResult>,
         waiting: usize,
     },
-    /// A schema change done here, sent to the backups: answered once they did it too.
+    /// A schema change sent to the backups as it started here: answered once it ended here
+    /// (`local`) and every backup answered (`answers`).
     Forward {
         request_id: u64,
-        reply: Message,
+        local: Option<Message>,
+        answers: Option<Vec<Message>>,
     },
 }
 
@@ -234,11 +236,17 @@ pub struct Coordinator {
     /// Transactions rolled back for inactivity whose clients have not heard of it yet, oldest
     /// first.
     timed_out: VecDeque<u64>,
-    /// On a backup: the connection is its primary's replication link, opened in this view.
-    replica_epoch: Option<u64>,
-    /// On a primary: schema changes of this connection being done here, by request id; once
-    /// done they go to the backups before the client hears (`replica.rs`).
+    /// On a backup: the connection is its primary's replication link: the primary's node id,
+    /// and the view the link was opened in.
+    replica: Option<(u32, u64)>,
+    /// On a backup: the primary's schema changes running on this link, by request id.
+    schema_jobs: HashMap<u64, u32>,
+    /// On a primary: a schema change of this connection about to start, by request id; it goes
+    /// to the backups as soon as it has changed the catalog here (`replica.rs`).
     forwarding: HashMap<u64, Message>,
+    /// On a primary: schema changes sent to the backups, by request id: the tag their
+    /// `Pending::Forward` waits under.
+    forwarded: HashMap<u64, u64>,
 }
 
 impl Coordinator {
@@ -253,8 +261,10 @@ impl Coordinator {
             next_tag: 1,
             peer,
             timed_out: VecDeque::new(),
-            replica_epoch: None,
+            replica: None,
+            schema_jobs: HashMap::new(),
             forwarding: HashMap::new(),
+            forwarded: HashMap::new(),
         }
     }
 
@@ -329,13 +339,13 @@ impl Coordinator {
                 self.abort_on_workers(g.txn.id, g.txn.touched);
             }
         }
-        // A schema change still being done here will not reach the backups (a known gap: the
-        // client that asked for it left); others may go on.
-        if !self.forwarding.is_empty() {
-            warn!(peer = %self.peer, "a schema change's client left before it was done; the backups do not get it");
-            self.shared
-                .schema_change_busy
-                .store(false, Ordering::Release);
+        // A backup whose primary's link closed while one of its schema changes ran here cannot
+        // tell the primary how it ends (the copy sent again must not run twice): the replica
+        // stops, and the group goes on without it.
+        if !self.schema_jobs.is_empty() {
+            self.shared.fail(
+                "the primary's link closed while its schema change ran on this backup".into(),
+            );
         }
     }
 
@@ -520,7 +530,8 @@ impl Coordinator {
                 Error::new(ErrorCode::ShuttingDown, "the data node is shutting down"),
             );
         }
-        if self.pending.len() >= limits::REQUESTS_IN_FLIGHT_MAX {
+        // (A primary's link is bounded by the primary: `replication::REPLICATION_JOBS_MAX`.)
+        if self.pending.len() >= limits::REQUESTS_IN_FLIGHT_MAX && self.replica.is_none() {
             return self.fail(
                 id,
                 Error::new(
@@ -660,6 +671,11 @@ impl Coordinator {
                     ),
                 );
             }
+        }
+        // A schema change still running changed the catalog here: it goes to the backups now,
+        // before any commit that could use it.
+        if let Some(forward) = self.forwarding.remove(&id) {
+            self.forward(id, forward, None);
         }
     }
 
@@ -1040,7 +1056,8 @@ impl Coordinator {
             return self.gather_images(request_id, txn, results);
         }
         let tag = self.tag();
-        let (messages, waiting) = commit_messages(&self.shared, &txn, tag, self.me);
+        let (messages, waiting) =
+            commit_messages(&self.shared, txn.id, txn.touched, txn.written, tag, self.me);
         self.outbox.extend(messages);
         self.pending.insert(
             tag,
@@ -1115,13 +1132,15 @@ impl Coordinator {
 /// they bring. The commit order is taken here, while every lock is held (a later commit of the
 /// same row gets a higher number), and the caller sends them in one go, so a checkpoint
 /// barrier behind a worker's turn sees every Commit of a number it read (checkpoint.rs).
-fn commit_messages(
+pub(crate) fn commit_messages(
     shared: &Shared,
-    txn: &OpenTxn,
+    txn: TxnId,
+    touched: u64,
+    written: u64,
     tag: u64,
     reply_to: ReplyTo,
 ) -> (Vec<(usize, ToWorker)>, usize) {
-    let sequence = if txn.written != 0 {
+    let sequence = if written != 0 {
         shared
             .sequence
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
@@ -1129,16 +1148,16 @@ fn commit_messages(
         0
     };
     let messages: Vec<(usize, ToWorker)> = (0..shared.worker_count())
-        .filter(|w| txn.touched & (1 << w) != 0)
+        .filter(|w| touched & (1 << w) != 0)
         .map(|w| {
             (
                 w,
                 ToWorker::Commit {
-                    txn: txn.id,
+                    txn,
                     tag,
                     reply_to,
-                    participants: txn.written.count_ones() as u16,
-                    counted: txn.written & (1 << w) != 0,
+                    participants: written.count_ones() as u16,
+                    counted: written & (1 << w) != 0,
                     sequence,
                 },
             )

@@ -272,6 +272,25 @@ impl EventLoop {
                     self.after_coordinator(connection);
                 }
             }
+            ToWorker::CommitReplicated {
+                txn,
+                touched,
+                written,
+                tag,
+                reply_to,
+            } => {
+                let (messages, _) = crate::coordinator::commit_messages(
+                    &self.shared,
+                    txn,
+                    touched,
+                    written,
+                    tag,
+                    reply_to,
+                );
+                for (worker, message) in messages {
+                    self.route(worker, message);
+                }
+            }
             data => {
                 if let Some(left) = &mut self.fault_panic_after {
                     assert!(*left > 0, "fault injection: worker {} panics", self.index);

@@ -258,6 +258,17 @@ pub enum ToWorker {
         tag: u64,
         reply_to: ReplyTo,
     },
+    /// On a primary, from a replication link once the backups took a commit's rows: commit
+    /// the transaction on every worker it touched (`Commit`, the commit number taken here, on
+    /// the coordinator's worker, so a checkpoint's barrier sees it as any other commit). Its
+    /// answers go to `reply_to`, whether or not the connection is still there.
+    CommitReplicated {
+        txn: TxnId,
+        touched: u64,
+        written: u64,
+        tag: u64,
+        reply_to: ReplyTo,
+    },
     /// A step of a local checkpoint (`checkpoint.rs`).
     Checkpoint(CheckpointStep),
     /// A newly accepted API connection for this worker to serve.

@@ -32,6 +32,8 @@ const LINK_POLL: Duration = Duration::from_millis(20);
 const RECONNECT_AFTER: Duration = Duration::from_millis(50);
 /// How long a connection attempt, and the backup's answer to the hello, may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+/// How long one write to a backup may block.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The view this node serves in, as the membership thread last reported it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -47,6 +49,9 @@ pub type Done = Box<dyn FnOnce(Result<Vec<Message>, Error>) + Send>;
 
 struct Job {
     message: Message,
+    /// A schema change: the backup's answer, success or failure, is its outcome there. (A
+    /// commit's rows have no failure to report: a backup that cannot apply them stops.)
+    schema: bool,
     remaining: AtomicUsize,
     answers: Mutex<Vec<Message>>,
     done: Mutex<Option<Done>>,
@@ -104,6 +109,8 @@ pub struct Role {
     lease: Arc<AtomicBool>,
     links: Mutex<BTreeMap<u32, Sender<LinkEvent>>>,
     jobs: AtomicUsize,
+    /// On a backup: the last schema change a primary sent (its node, request id, answer).
+    last_schema: Mutex<Option<(u32, u64, Option<Message>)>>,
 }
 
 impl std::fmt::Debug for Role {
@@ -131,9 +138,11 @@ impl Role {
             key,
             workers,
             view: RwLock::new(ViewState::default()),
-            lease: Arc::new(AtomicBool::new(true)),
+            // Nothing is served before the membership says the lease holds.
+            lease: Arc::new(AtomicBool::new(false)),
             links: Mutex::new(BTreeMap::new()),
             jobs: AtomicUsize::new(0),
+            last_schema: Mutex::new(None),
         })
     }
 
@@ -282,6 +291,7 @@ impl Role {
             )));
         }
         let job = Arc::new(Job {
+            schema: !matches!(message, Message::Replicate { .. }),
             message,
             remaining: AtomicUsize::new(backups.len()),
             answers: Mutex::new(Vec::new()),
@@ -290,14 +300,14 @@ impl Role {
         let mut links = self.links.lock().unwrap_or_else(|e| e.into_inner());
         for peer in backups {
             let link = links.entry(peer).or_insert_with(|| self.spawn_link(peer));
-            if link.send(LinkEvent::Job(job.clone())).is_err() {
-                // The link's thread could not start: the backup is never reached, and the job
-                // waits for the view to drop it, as for a backup that does not answer.
-                tracing::error!(peer, "replication link to data node {peer} is gone");
-            }
+            // The link's thread runs as long as the process: a send cannot fail.
+            let _ = link.send(LinkEvent::Job(job.clone()));
         }
     }
 
+    /// Starts the link to `peer`. A thread that cannot start leaves the node unable to reach a
+    /// backup, with commits waiting for it: a broken invariant, so the node stops (the panic
+    /// hook ends the process).
     fn spawn_link(self: &Arc<Role>, peer: u32) -> Sender<LinkEvent> {
         let (tx, rx) = mpsc::channel();
         let role = self.clone();
@@ -306,10 +316,45 @@ impl Role {
             .name(format!("replica-link-{peer}"))
             .spawn(move || Link::new(role, peer, answers).run(rx));
         if let Err(e) = spawned {
-            tracing::error!("starting the replication link to data node {peer}: {e}");
+            panic!("starting the replication link to data node {peer}: {e}");
         }
         tx
     }
+
+    /// Remembers the answer to a schema change a primary sent (`Some` once done), so the same
+    /// job sent again after a lost connection is answered as before, not done twice.
+    pub fn schema_job(&self, node: u32, request_id: u64) -> SchemaJob {
+        let mut last = self.last_schema.lock().unwrap_or_else(|e| e.into_inner());
+        match &*last {
+            Some((n, id, Some(answer))) if (*n, *id) == (node, request_id) => {
+                SchemaJob::Done(Box::new(answer.clone()))
+            }
+            Some((n, id, None)) if (*n, *id) == (node, request_id) => SchemaJob::Running,
+            _ => {
+                *last = Some((node, request_id, None));
+                SchemaJob::New
+            }
+        }
+    }
+
+    /// The schema change `request_id` from `node` ended here with `answer`.
+    pub fn schema_job_done(&self, node: u32, request_id: u64, answer: &Message) {
+        let mut last = self.last_schema.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((n, id, done)) = &mut *last {
+            if (*n, *id) == (node, request_id) {
+                *done = Some(answer.clone());
+            }
+        }
+    }
+}
+
+/// What a backup does with a schema change its primary sent.
+pub enum SchemaJob {
+    New,
+    /// Sent again while the first copy still runs: answer "retry".
+    Running,
+    /// Done before: its answer again.
+    Done(Box<Message>),
 }
 
 /// The primary's side of one backup's link.
@@ -390,18 +435,34 @@ impl Link {
             return;
         }
         match message {
-            // The backup's view is not this one: it applied nothing. Send again once the
+            // The backup's view is not this one: it applied nothing. Sent again once the
             // views agree (a new connection names the epoch), or until the view drops it.
             Message::Failure(e) if e.code == ErrorCode::NotPrimary => {
                 tracing::debug!(peer = self.peer, "backup refused: {}", e.message);
                 self.close();
             }
-            // A backup that cannot apply what its primary did stops itself (fail-stop); the job
+            // Busy: sent again after a pause.
+            Message::Failure(e) if e.is_temporary() => {
+                tracing::debug!(peer = self.peer, "backup asks to retry: {}", e.message);
+                self.close();
+            }
+            // A schema change that failed there too: its outcome, for the primary to compare.
+            Message::Failure(e)
+                if self
+                    .in_flight
+                    .get(&request_id)
+                    .is_some_and(|job| job.schema) =>
+            {
+                if let Some(job) = self.in_flight.remove(&request_id) {
+                    job.answered(Some(Message::Failure(e)), &self.role);
+                }
+            }
+            // A backup that cannot apply a commit's rows stops itself (fail-stop); the job
             // waits for the view without it.
             Message::Failure(e) => {
                 tracing::error!(
                     peer = self.peer,
-                    "backup failed a replicated change: {}",
+                    "backup failed a replicated commit: {}",
                     e.message
                 );
                 self.close();
@@ -489,6 +550,11 @@ impl Link {
         let mut reader = FrameReader::new(stream.try_clone().map_err(|e| e.to_string())?);
         let answer = reader.read().map_err(|e| e.to_string())?;
         stream.set_read_timeout(None).map_err(|e| e.to_string())?;
+        // A backup that stops reading (stopped, or cut off) must not hold the link: the write
+        // fails, and the link dials again or finds the backup gone from the view.
+        stream
+            .set_write_timeout(Some(WRITE_TIMEOUT))
+            .map_err(|e| e.to_string())?;
         match answer {
             Some((_, Message::HelloReply { worker_count, .. }))
                 if worker_count == self.role.workers =>

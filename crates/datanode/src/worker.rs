@@ -508,6 +508,7 @@ impl Worker {
                 self.send(reply_to, Event::Finished { tag });
             }
             ToWorker::Connection(_)
+            | ToWorker::CommitReplicated { .. }
             | ToWorker::ToCoordinator { .. }
             | ToWorker::Checkpoint(_)
             | ToWorker::Stop => {}

@@ -9,6 +9,8 @@ pub struct SqlError {
     pub code: u16,
     pub state: &'static str,
     pub message: String,
+    /// The data node's error behind it, when it came from the client library.
+    pub cause: Option<ErrorCode>,
 }
 
 impl SqlError {
@@ -17,6 +19,19 @@ impl SqlError {
             code,
             state,
             message: message.into(),
+            cause: None,
+        }
+    }
+
+    /// Whether the statement that failed may simply run again, planned as it was, once the
+    /// cluster serves again (a data node failed over): nothing of it was committed. `read_only`
+    /// statements may also run again after a lost connection, which leaves a write's outcome
+    /// unknown.
+    pub fn failover_retry(&self, read_only: bool) -> bool {
+        match self.cause {
+            Some(ErrorCode::NotPrimary | ErrorCode::ViewChanged | ErrorCode::Overloaded) => true,
+            Some(ErrorCode::ConnectionLost | ErrorCode::ShuttingDown) => read_only,
+            _ => false,
         }
     }
 
@@ -74,7 +89,13 @@ impl SqlError {
             | ClientError::Failed(error) => error.message.clone(),
             other => other.to_string(),
         };
-        match e.code() {
+        let mut error = SqlError::from_code(e.code(), message);
+        error.cause = Some(e.code());
+        error
+    }
+
+    fn from_code(code: ErrorCode, message: String) -> SqlError {
+        match code {
             ErrorCode::DuplicateKey => SqlError::new(1062, "23000", message),
             ErrorCode::LockWaitTimeout => SqlError::new(1205, "HY000", message),
             // The whole transaction is gone, as after a deadlock; 1205 is what drivers retry.
@@ -116,11 +137,37 @@ impl SqlError {
                 "HY000",
                 "Table definition has changed, please retry transaction",
             ),
-            ErrorCode::ConnectionLost | ErrorCode::ShuttingDown => {
-                SqlError::new(2013, "HY000", message)
-            }
+            // (MySQL's 2013 is a client's own error: a server that sends it confuses libmysqlclient
+            // and libmariadb, which report a malformed packet.) Whether the statement took effect
+            // is unknown here: NDB's "unknown result" class, as its API reports it.
+            ErrorCode::ConnectionLost | ErrorCode::ShuttingDown => SqlError::new(
+                1297,
+                "HY000",
+                format!("Got temporary error 4012 'Unknown result: the connection to the data node was lost ({message})' from NDBCLUSTER"),
+            ),
             _ => SqlError::new(1105, "HY000", message),
         }
+    }
+}
+
+impl SqlError {
+    /// The error of a statement inside a transaction whose data node connection was lost
+    /// before its commit: the transaction is rolled back (the data node aborts what a closed
+    /// connection left open, and a dead one holds nothing), so it is the retry class.
+    pub fn rolled_back_by_lost_connection(&self) -> Option<SqlError> {
+        matches!(
+            self.cause,
+            Some(ErrorCode::ConnectionLost | ErrorCode::ShuttingDown)
+        )
+        .then(|| {
+            let mut e = SqlError::new(
+                1213,
+                "40001",
+                format!("Deadlock found when trying to get lock; try restarting transaction (the transaction was rolled back: {})", self.message),
+            );
+            e.cause = self.cause;
+            e
+        })
     }
 }
 

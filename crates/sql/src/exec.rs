@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use base::schema::ColumnDef;
 use base::Value;
@@ -472,8 +473,45 @@ impl Session {
         self.grants_epoch = now;
     }
 
-    /// Runs every statement of a COM_QUERY; stops after the first failure.
+    /// Runs every statement of a COM_QUERY; stops after the first failure. A first statement
+    /// that a data node's failover interrupted, in a transaction of its own, runs again once
+    /// the cluster serves (`retry_after_failover`).
     pub fn run(&mut self, sql: &str) -> Vec<Outcome> {
+        let alone = !self.in_transaction();
+        let read_only = starts_with_word(sql.trim_start(), "select");
+        let mut retry = FailoverRetry::new();
+        loop {
+            let outcomes = self.run_once(sql);
+            match outcomes.as_slice() {
+                [failed] if retry.again(self, failed, alone, read_only) => continue,
+                _ => return outcomes,
+            }
+        }
+    }
+
+    /// Whether a statement that failed may run again after a data node's failover: it ran in a
+    /// transaction of its own and nothing of it was committed (any of its failover errors, or,
+    /// for a read, a lost connection); and the cluster is given time to fail over. Reconnects.
+    fn retry_after_failover(
+        &mut self,
+        failed: &Outcome,
+        alone: bool,
+        read_only: bool,
+        retry: &mut FailoverRetry,
+    ) -> bool {
+        let Outcome::Failed(e) = failed else {
+            return false;
+        };
+        if !alone || !e.failover_retry(read_only) || retry.since.elapsed() >= FAILOVER_RETRY_TIME {
+            return false;
+        }
+        std::thread::sleep(retry.pause);
+        retry.pause = (retry.pause * 2).min(FAILOVER_PAUSE_MAX);
+        self.reconnect_if_lost();
+        true
+    }
+
+    fn run_once(&mut self, sql: &str) -> Vec<Outcome> {
         self.reconnect_if_lost();
         self.refresh_grants();
         let sql = &share_mode(executable_comment(sql));
@@ -809,8 +847,24 @@ impl Session {
         Ok(id)
     }
 
-    /// COM_STMT_EXECUTE of a prepared statement with its parameters.
+    /// COM_STMT_EXECUTE of a prepared statement with its parameters; run again, as a text
+    /// query is, when a data node's failover interrupted it alone.
     pub fn execute_prepared(&mut self, id: u32, params: &[Value]) -> Outcome {
+        let alone = !self.in_transaction();
+        let read_only = self
+            .statements
+            .get(&id)
+            .is_some_and(|p| matches!(p.compiled, Compiled::Select(_)));
+        let mut retry = FailoverRetry::new();
+        loop {
+            let outcome = self.execute_prepared_once(id, params);
+            if !retry.again(self, &outcome, alone, read_only) {
+                return outcome;
+            }
+        }
+    }
+
+    fn execute_prepared_once(&mut self, id: u32, params: &[Value]) -> Outcome {
         self.reconnect_if_lost();
         self.refresh_grants();
         let Some(prepared) = self.statements.remove(&id) else {
@@ -1038,7 +1092,16 @@ impl Session {
         } else {
             ExecType::Commit
         };
-        let result = work(self, &mut txn, last);
+        let mut result = work(self, &mut txn, last);
+        if keep {
+            // A statement of a longer transaction commits nothing: a lost connection rolled
+            // the transaction back, which the client hears as the retry class.
+            if let Err(e) = &result {
+                if let Some(rolled_back) = e.rolled_back_by_lost_connection() {
+                    result = Err(rolled_back);
+                }
+            }
+        }
         match &result {
             Ok(_) => {
                 if keep {
@@ -1100,8 +1163,18 @@ impl Session {
         let Some(txn) = self.txn.take() else {
             return Ok(());
         };
+        // A transaction that never reached the data node, or that the data node already
+        // ended, holds nothing to commit or roll back.
+        if !txn.is_open() {
+            return Ok(());
+        }
         let r = if commit { txn.commit() } else { txn.rollback() };
-        r.map_err(|e| SqlError::from_client(&e))
+        match r {
+            // A rollback whose connection is gone is done: the data node aborts what a closed
+            // connection left open.
+            Err(client::ClientError::ConnectionLost(_)) if !commit => Ok(()),
+            r => r.map_err(|e| SqlError::from_client(&e)),
+        }
     }
 
     fn statement(&mut self, s: &Statement) -> Result<Outcome> {
@@ -1536,6 +1609,38 @@ fn commits_first(s: &Statement) -> bool {
         | Statement::Truncate(_)
         | Statement::CreateDatabase { .. } => true,
         _ => false,
+    }
+}
+
+/// How long a statement a data node's failover interrupted is tried again before its error
+/// goes to the client (a failover takes about a second on loopback).
+pub const FAILOVER_RETRY_TIME: Duration = Duration::from_secs(10);
+/// The longest pause between two tries.
+const FAILOVER_PAUSE_MAX: Duration = Duration::from_millis(200);
+
+/// The tries of one statement after failovers: since when, and the next pause.
+pub(crate) struct FailoverRetry {
+    since: std::time::Instant,
+    pause: Duration,
+}
+
+impl FailoverRetry {
+    pub(crate) fn new() -> FailoverRetry {
+        FailoverRetry {
+            since: std::time::Instant::now(),
+            pause: Duration::from_millis(10),
+        }
+    }
+
+    /// Whether `outcome` should be tried again (see `Session::retry_after_failover`).
+    pub(crate) fn again(
+        &mut self,
+        session: &mut Session,
+        outcome: &Outcome,
+        alone: bool,
+        read_only: bool,
+    ) -> bool {
+        session.retry_after_failover(outcome, alone, read_only, self)
     }
 }
 

@@ -630,8 +630,10 @@ impl Loop {
             Ok(Reply::Rows(rows)) => rows,
             Err(e) => {
                 let error = SqlError::from_client(&e);
-                if error.code == 1146 || error.code == 1412 {
-                    // The table changed under the plan: the thread plans it again.
+                if error.code == 1146 || error.code == 1412 || error.failover_retry(true) {
+                    // The table changed under the plan: the thread plans it again. Or a data
+                    // node failed over under the read: the thread runs it again once the
+                    // cluster serves.
                     self.replay(token, &w.packet);
                     return;
                 }

@@ -328,8 +328,8 @@ pub enum Message {
         change: TableChange,
     },
     /// Opens a replication link: the sender is data node `node_id`, the primary of its node
-    /// group in the cluster's view `epoch`. Answered by `Done`, or `Failure(NotPrimary)` when
-    /// the receiver's view is another. Only a data node sends it, and only then `Replicate`
+    /// group in the cluster's view `epoch`. Answered by `HelloReply` (its worker count, which
+    /// must be the sender's), or `Failure(NotPrimary)` when the receiver's view is another. Only a data node sends it, and only then `Replicate`
     /// and forwarded schema changes on that connection.
     PeerHello {
         node_id: u32,

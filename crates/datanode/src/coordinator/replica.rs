@@ -1,16 +1,17 @@
 //! A coordinator's part in its node group (`crate::replication`): on the primary, a commit's
 //! rows gathered from its workers and sent to the backups before the workers commit, and schema
-//! changes sent after they are done here; on a backup, the primary's link (its hello, the rows
-//! it sends, its schema changes); on either, refusing what the node does not serve in the
-//! current view.
+//! changes sent to the backups as soon as they change the catalog here; on a backup, the
+//! primary's link (its hello, the rows it sends, its schema changes, each done once); on either,
+//! refusing what the node does not serve in the current view.
 
 use std::sync::atomic::Ordering;
 
 use base::{limits, Error, ErrorCode};
 use wire::{ExecuteOutcome, Message, OpResult, RowChange};
 
-use super::{commit_messages, Coordinator, OpenTxn, Pending};
+use super::{Coordinator, OpenTxn, Pending};
 use crate::messages::*;
+use crate::replication::SchemaJob;
 
 /// A commit whose row images are coming from its workers.
 pub(super) struct Gather {
@@ -21,7 +22,7 @@ pub(super) struct Gather {
     pub(super) changes: Vec<RowChange>,
 }
 
-/// Requests that change the schema: done here first, then by every backup.
+/// Requests that change the schema: done by every replica, in the same place among the commits.
 fn is_schema_change(message: &Message) -> bool {
     matches!(
         message,
@@ -38,8 +39,9 @@ fn is_schema_change(message: &Message) -> bool {
 impl Coordinator {
     /// Refuses (and answers) a request this node does not serve in the current view: data and
     /// schema requests anywhere but on the group's primary, except what the primary's own link
-    /// brings a backup. A schema change a primary will do is noted for the backups. True when
-    /// the request was answered.
+    /// brings a backup (a schema change it sent before is answered as it was, not done twice).
+    /// A schema change a primary will do is noted, to go to the backups once it has changed
+    /// the catalog here. True when the request was answered.
     pub(super) fn refused_by_role(&mut self, id: u64, message: &Message) -> bool {
         let Some(role) = self.shared.role.clone() else {
             return false;
@@ -53,16 +55,33 @@ impl Coordinator {
             | Message::ListDatabases
             | Message::Checkpoint
             | Message::PeerHello { .. } => None,
-            Message::Replicate { .. } => match self.replica_epoch {
-                Some(epoch) => role.accepts_commit(epoch).err(),
+            Message::Replicate { .. } => match self.replica {
+                Some((_, epoch)) => role.accepts_commit(epoch).err(),
                 None => Some(Error::new(
                     ErrorCode::Protocol,
                     "replicated rows come only on a primary's link (after PeerHello)",
                 )),
             },
-            m if self.replica_epoch.is_some() && is_schema_change(m) => role
-                .accepts_commit(self.replica_epoch.unwrap_or_default())
-                .err(),
+            m if is_schema_change(m) && self.replica.is_some() => {
+                let (node, epoch) = self.replica.unwrap_or_default();
+                match role.accepts_commit(epoch) {
+                    Err(e) => Some(e),
+                    Ok(()) => match role.schema_job(node, id) {
+                        SchemaJob::New => {
+                            self.schema_jobs.insert(id, node);
+                            None
+                        }
+                        SchemaJob::Running => Some(Error::new(
+                            ErrorCode::Overloaded,
+                            "this schema change is still running here; retry",
+                        )),
+                        SchemaJob::Done(answer) => {
+                            self.reply(id, &answer);
+                            return true;
+                        }
+                    },
+                }
+            }
             m => match role.serving() {
                 Err(e) => Some(e),
                 Ok(_) if is_schema_change(m) && role.has_backups() => {
@@ -81,6 +100,13 @@ impl Coordinator {
         };
         match refusal {
             Some(e) => {
+                // A transaction whose request is refused cannot go on here: it is rolled back
+                // now (its client hears a temporary error and runs it again).
+                if let Message::Execute { transaction, .. } = message {
+                    if let Some(txn) = self.txns.remove(transaction) {
+                        self.abort_on_workers(txn.id, txn.touched);
+                    }
+                }
                 self.fail(id, e);
                 true
             }
@@ -101,7 +127,7 @@ impl Coordinator {
         };
         match role.accepts_peer(node, epoch) {
             Ok(()) => {
-                self.replica_epoch = Some(epoch);
+                self.replica = Some((node, epoch));
                 let reply = Message::HelloReply {
                     node_id: self.shared.node_id,
                     worker_count: self.shared.worker_count() as u32,
@@ -117,6 +143,23 @@ impl Coordinator {
     /// logged transaction, and answers once every part is written (and synced, as the node's
     /// durability says).
     pub(super) fn apply_replicated(&mut self, id: u64, changes: Vec<RowChange>) {
+        // Rows of a table this node never held mean its catalog is behind the primary's: the
+        // replica has left the primary's state, and the node stops. (Rows of a table dropped
+        // here since are dropped with it, as on the primary.)
+        let last = self
+            .shared
+            .catalog
+            .read()
+            .map(|c| c.last_id())
+            .unwrap_or_default();
+        if let Some(c) = changes.iter().find(|c| c.table > last) {
+            let why = format!(
+                "the primary sent rows of table {} that this backup never created (its newest is {last})",
+                c.table
+            );
+            self.shared.fail(why.clone());
+            return self.fail(id, Error::new(ErrorCode::Internal, why));
+        }
         let workers = self.shared.worker_count();
         let mut parts: Vec<Vec<RowChange>> = (0..workers).map(|_| Vec::new()).collect();
         for change in changes {
@@ -185,8 +228,8 @@ impl Coordinator {
     }
 
     /// A worker's images came; with the last, the rows go to the backups. Once they answered,
-    /// the commit goes to the workers from the link's thread, so it ends even if this
-    /// connection closed meanwhile.
+    /// the link's thread has the coordinator's worker commit the transaction
+    /// (`ToWorker::CommitReplicated`), so it ends even if this connection closed meanwhile.
     pub(super) fn on_images(&mut self, tag: u64, changes: Vec<RowChange>) {
         let Some(Pending::Gather(mut gather)) = self.pending.remove(&tag) else {
             return;
@@ -205,12 +248,16 @@ impl Coordinator {
             ..
         } = *gather;
         let bytes: usize = changes.iter().map(RowChange::encoded_bytes).sum();
-        if bytes + 64 > limits::FRAME_BODY_BYTES_MAX as usize {
+        if bytes + 64 > limits::FRAME_BODY_BYTES_MAX as usize
+            || changes.len() > wire::REPLICATED_ROWS_MAX
+        {
             self.abort_on_workers(txn.id, txn.touched);
             let error = Error::new(
                 ErrorCode::LimitExceeded,
                 format!(
-                    "transaction rolled back: its rows take {bytes} bytes, more than one replication message holds ({} bytes)",
+                    "transaction rolled back: its {} rows take {bytes} bytes, more than one replication message holds ({} rows, {} bytes)",
+                    changes.len(),
+                    wire::REPLICATED_ROWS_MAX,
                     limits::FRAME_BODY_BYTES_MAX
                 ),
             );
@@ -232,45 +279,44 @@ impl Coordinator {
                 waiting,
             },
         );
+        let (id, touched, written) = (txn.id, txn.touched, txn.written);
         role.replicate(
             Message::Replicate { changes },
             true,
             Box::new(move |result| {
                 let ok = result.is_ok();
                 // The coordinator hears first: the workers' answers to the commit come after.
-                shared.workers[me.worker].send(ToWorker::ToCoordinator {
+                let worker = &shared.workers[me.worker];
+                worker.send(ToWorker::ToCoordinator {
                     connection: me.connection,
                     event: Event::Replicated {
                         tag,
                         result: result.map(|_| Vec::new()),
                     },
                 });
-                let messages = if ok {
-                    commit_messages(&shared, &txn, tag, me).0
-                } else {
-                    (0..shared.worker_count())
-                        .filter(|w| txn.touched & (1 << w) != 0)
-                        .map(|w| {
-                            (
-                                w,
-                                ToWorker::Abort {
-                                    txn: txn.id,
-                                    tag: 0,
-                                    reply_to: None,
-                                },
-                            )
-                        })
-                        .collect()
-                };
-                for (w, message) in messages {
-                    shared.workers[w].send(message);
+                if ok {
+                    worker.send(ToWorker::CommitReplicated {
+                        txn: id,
+                        touched,
+                        written,
+                        tag,
+                        reply_to: me,
+                    });
+                    return;
+                }
+                for w in (0..shared.worker_count()).filter(|w| touched & (1 << w) != 0) {
+                    shared.workers[w].send(ToWorker::Abort {
+                        txn: id,
+                        tag: 0,
+                        reply_to: None,
+                    });
                 }
             }),
         );
     }
 
     /// The backups answered a commit's rows (the workers are committing it now), or a schema
-    /// change's.
+    /// change.
     pub(super) fn on_replicated(&mut self, tag: u64, result: Result<Vec<Message>, Error>) {
         match self.pending.remove(&tag) {
             Some(Pending::Replicating {
@@ -293,15 +339,16 @@ impl Coordinator {
                     &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 0, error }),
                 ),
             },
-            Some(Pending::Forward { request_id, reply }) => {
-                if let Ok(answers) = &result {
-                    self.check_backups_agree(&reply, answers);
+            Some(Pending::Forward {
+                request_id, local, ..
+            }) => match result {
+                Ok(answers) => self.forward_part(tag, request_id, local, Some(answers)),
+                // Nothing was sent: this node is no longer the primary (it stops).
+                Err(e) => {
+                    self.forwarded.remove(&request_id);
+                    self.fail(request_id, e)
                 }
-                match result {
-                    Ok(_) => self.reply(request_id, &reply),
-                    Err(e) => self.fail(request_id, e),
-                }
-            }
+            },
             Some(other) => {
                 self.pending.insert(tag, other);
             }
@@ -309,43 +356,61 @@ impl Coordinator {
         }
     }
 
-    /// Holds a schema change's answer until the backups did it too; on a backup, a schema change
-    /// of the primary's that fails here stops the node (its catalog would differ). True when
-    /// the answer is held.
+    /// Where a reply to a schema change goes in a node group. On a backup, the answer to a
+    /// primary's schema change is remembered (a copy sent again gets it, not a second run). On a
+    /// primary: a change that failed before it changed anything is answered at once and goes
+    /// nowhere; one answered as soon as it started (it was the catalog's alone) goes to the
+    /// backups now; one sent to the backups waits for them. True when the answer is held.
     pub(super) fn held_for_backups(&mut self, request_id: u64, message: &Message) -> bool {
-        if self.replica_epoch.is_some() {
-            if let Message::Failure(e) = message {
-                if e.code != ErrorCode::NotPrimary {
-                    self.shared.fail(format!(
-                        "the primary's schema change or commit failed on this backup: {e}"
-                    ));
-                }
+        if let Some(node) = self.schema_jobs.remove(&request_id) {
+            if let Some(role) = &self.shared.role {
+                role.schema_job_done(node, request_id, message);
             }
             return false;
         }
-        let Some(forwarded) = self.forwarding.remove(&request_id) else {
+        if let Some(change) = self.forwarding.remove(&request_id) {
+            if matches!(message, Message::Failure(_)) {
+                self.shared
+                    .schema_change_busy
+                    .store(false, Ordering::Release);
+                return false;
+            }
+            self.forward(request_id, change, Some(message.clone()));
+            return true;
+        }
+        let Some(tag) = self.forwarded.get(&request_id).copied() else {
             return false;
         };
-        if matches!(message, Message::Failure(_)) {
-            self.shared
-                .schema_change_busy
-                .store(false, Ordering::Release);
-            return false;
+        if let Some(Pending::Forward {
+            request_id,
+            answers,
+            ..
+        }) = self.pending.remove(&tag)
+        {
+            self.forward_part(tag, request_id, Some(message.clone()), answers);
         }
+        true
+    }
+
+    /// Sends a schema change that changed the catalog here to the backups, which do it at the
+    /// same place among the commits; `local` is its answer here when it already has one.
+    pub(super) fn forward(&mut self, request_id: u64, change: Message, local: Option<Message>) {
         let Some(role) = self.shared.role.clone() else {
-            return false;
+            return;
         };
         let tag = self.tag();
+        self.forwarded.insert(request_id, tag);
         self.pending.insert(
             tag,
             Pending::Forward {
                 request_id,
-                reply: message.clone(),
+                local,
+                answers: None,
             },
         );
         let (shared, me) = (self.shared.clone(), self.me);
         role.replicate(
-            forwarded,
+            change,
             false,
             Box::new(move |result| {
                 shared.schema_change_busy.store(false, Ordering::Release);
@@ -355,19 +420,46 @@ impl Coordinator {
                 });
             }),
         );
-        true
     }
 
-    /// A table's definition on a backup must be the primary's (same ids, versions, partitions):
-    /// a difference is a broken invariant, and the node stops.
-    fn check_backups_agree(&self, own: &Message, answers: &[Message]) {
-        if !matches!(own, Message::TableInfo { .. }) {
+    /// One side of a forwarded schema change ended; with both, the client hears, once the
+    /// backups ended as this node did (else the replicas' catalogs differ, and the node stops).
+    fn forward_part(
+        &mut self,
+        tag: u64,
+        request_id: u64,
+        local: Option<Message>,
+        answers: Option<Vec<Message>>,
+    ) {
+        let (Some(local), Some(answers)) = (&local, &answers) else {
+            self.pending.insert(
+                tag,
+                Pending::Forward {
+                    request_id,
+                    local,
+                    answers,
+                },
+            );
             return;
+        };
+        self.forwarded.remove(&request_id);
+        if let Some(other) = answers.iter().find(|a| !same_outcome(a, local)) {
+            let why = format!(
+                "a backup ended a schema change otherwise than this primary: here {local:?}, there {other:?}"
+            );
+            self.shared.fail(why.clone());
+            return self.fail(request_id, Error::new(ErrorCode::Internal, why));
         }
-        if let Some(other) = answers.iter().find(|a| *a != own) {
-            self.shared.fail(format!(
-                "a backup's table definition differs from this primary's after a schema change: here {own:?}, there {other:?}"
-            ));
-        }
+        let local = local.clone();
+        self.reply(request_id, &local);
+    }
+}
+
+/// Whether two replicas ended a schema change alike: the same answer (a table's definition with
+/// its ids and version), or failures of the same kind.
+fn same_outcome(a: &Message, b: &Message) -> bool {
+    match (a, b) {
+        (Message::Failure(x), Message::Failure(y)) => x.code == y.code,
+        _ => a == b,
     }
 }
