@@ -3,8 +3,9 @@
 //! over both partitions while one data node (the primary or the backup, chosen by the seed) is
 //! killed with SIGKILL. Then every acknowledged commit is on the survivor whole, no transaction
 //! is there in part, a transaction refused with a definite error is not there at all, and
-//! commits succeed again within 3 s of the kill. An SQL front end over the same two nodes
-//! commits after the kill too. Each round is a fresh cluster; the seed is printed
+//! commits succeed again within 3 s of the kill. A commit whose connection was lost is asked
+//! about (`Cluster::commit_outcome`): the answer must match what the survivor holds. An SQL
+//! front end over the same two nodes commits after the kill too. Each round is a fresh cluster; the seed is printed
 //! (`CAIRN_FAILOVER_SEED` repeats one, `CAIRN_FAILOVER_ROUNDS` sets the rounds).
 
 mod common;
@@ -102,6 +103,27 @@ struct Seen {
     errors: BTreeMap<String, usize>,
     /// Completion times of acknowledged commits begun after the kill.
     after_kill: Vec<Instant>,
+    /// Commits whose connection was lost, which the cluster then said took effect, or not.
+    resolved_committed: usize,
+    resolved_rolled_back: usize,
+}
+
+/// How the commit `name` ended, asked of the node that serves after a failover (None: no
+/// answer within 5 s).
+fn outcome(addresses: &str, name: (u64, u64)) -> Option<bool> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if let Ok(c) = Cluster::connect_timeout(addresses, Duration::from_millis(500)) {
+            match c.commit_outcome(name) {
+                Ok(committed) => return Some(committed),
+                Err(e) if e.is_temporary() => {}
+                Err(client::ClientError::ConnectionLost(_)) => {}
+                Err(e) => panic!("asking a commit's outcome: {e}"),
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
 }
 
 fn writer(
@@ -145,8 +167,27 @@ fn writer(
                 vec![(0, Value::Int(number * 16 + r)), (1, Value::Int(number))],
             );
         }
+        let name = txn.commit_name();
         let result = txn.commit();
+        // A lost connection: the cluster says how the commit ended, once it serves again.
+        let resolved = match &result {
+            Err(client::ClientError::ConnectionLost(_)) => {
+                cluster = None;
+                outcome(&addresses, name)
+            }
+            _ => None,
+        };
         let mut seen = seen.lock().unwrap();
+        if let Some(committed) = resolved {
+            if committed {
+                seen.acknowledged.insert(number);
+                seen.resolved_committed += 1;
+            } else {
+                seen.refused.insert(number);
+                seen.resolved_rolled_back += 1;
+            }
+            continue;
+        }
         match result {
             Ok(()) => {
                 seen.acknowledged.insert(number);
@@ -245,12 +286,15 @@ fn round(round: usize, seed: u64) {
     let seen = seen.lock().unwrap();
     let first = seen.after_kill.iter().min().map(|t| *t - kill_time);
     println!(
-        "round {round}: killed node {} ({}) after {before} commits; first commit {first:?} after the kill; {} acknowledged, {} refused, {} unknown; errors {:?}; sql insert ok {sql_ok:?} after the kill",
+        "round {round}: killed node {} ({}) after {before} commits; first commit {first:?} after the kill; {} acknowledged, {} refused, {} unknown; connection lost in {} commits, then found committed {} and rolled back {}; errors {:?}; sql insert ok {sql_ok:?} after the kill",
         victim + 1,
         if victim == 0 { "the primary" } else { "the backup" },
         seen.acknowledged.len(),
         seen.refused.len(),
         seen.unknown.len(),
+        seen.resolved_committed + seen.resolved_rolled_back,
+        seen.resolved_committed,
+        seen.resolved_rolled_back,
         seen.errors
     );
     let first =

@@ -58,6 +58,8 @@ pub(crate) struct Inner {
     pub(crate) cluster_id: u32,
     /// The data node's worker threads, from its hello (0 until it answers).
     workers: AtomicU32,
+    /// The number this connection's hello gave the data node (`Message::Hello::session`).
+    session: u64,
 }
 
 /// A connection to a Cairn cluster (today: one data node). Cheap to clone; clones share the
@@ -75,6 +77,20 @@ fn lost(why: impl Into<String>) -> ClientError {
 pub(crate) const ATTEMPT_TIMEOUT: Duration = Duration::from_millis(500);
 /// With several data nodes to try, the pause after a round in which none served.
 pub(crate) const ROUND_PAUSE: Duration = Duration::from_millis(20);
+
+/// A number for a connection's session, unlikely to be any other connection's in the cluster:
+/// random where the system gives randomness, else from the clock, the process and a counter.
+fn session_number() -> u64 {
+    let mut bytes = [0u8; 8];
+    if getrandom::getrandom(&mut bytes).is_ok() {
+        return u64::from_le_bytes(bytes).max(1);
+    }
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let clock = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    (clock ^ (u64::from(std::process::id()) << 40) ^ COUNTER.fetch_add(1, Ordering::Relaxed)).max(1)
+}
 
 /// A data node that answered hello but does not serve now (a backup of its node group).
 pub(crate) fn not_serving(address: &str) -> ClientError {
@@ -143,10 +159,12 @@ impl Cluster {
             closed: AtomicBool::new(false),
             cluster_id: 0,
             workers: AtomicU32::new(0),
+            session: session_number(),
         });
         let cluster = Cluster { inner };
         match cluster.call(&Message::Hello {
             client_name: "cairn-client".into(),
+            session: cluster.inner.session,
         })? {
             Message::HelloReply {
                 worker_count,
@@ -649,6 +667,25 @@ impl Cluster {
     }
 
     /// One round trip with `payload` echoed back.
+    /// The number this connection gave the data node in its hello.
+    pub fn session(&self) -> u64 {
+        self.inner.session
+    }
+
+    /// How the commit named `name` (`Transaction::commit_name`, of a connection that was lost)
+    /// ended, as the node group's primary knows it: true if it took effect. A node that does
+    /// not know yet answers a temporary error (ask again), one that keeps no record a
+    /// permanent one.
+    pub fn commit_outcome(&self, name: (u64, u64)) -> Result<bool> {
+        match self.call(&Message::CommitOutcome {
+            session: name.0,
+            transaction: name.1,
+        })? {
+            Message::Outcome { committed } => Ok(committed),
+            other => Err(unexpected(&other)),
+        }
+    }
+
     pub fn ping(&self, payload: Vec<u8>) -> Result<()> {
         match self.call(&Message::Ping { payload })? {
             Message::Pong { .. } => Ok(()),

@@ -95,6 +95,8 @@ impl EventSession {
         let mut hello = Vec::new();
         Message::Hello {
             client_name: "cairn-event-session".into(),
+            // Its commits are not asked about after a lost connection.
+            session: 0,
         }
         .write_frame(&mut hello, 0, 0, 0);
         stream.write_all(&hello).map_err(io_error)?;

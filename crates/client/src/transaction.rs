@@ -36,6 +36,12 @@ pub struct Transaction {
 }
 
 impl Transaction {
+    /// The commit's name in the cluster: its connection's session and this transaction's number
+    /// there (`Cluster::commit_outcome` asks how it ended after a lost connection).
+    pub fn commit_name(&self) -> (u64, u64) {
+        (self.cluster.session(), self.id)
+    }
+
     pub(crate) fn new(cluster: Cluster) -> Transaction {
         let id = cluster.inner.next_txn.fetch_add(1, Ordering::Relaxed);
         Transaction {

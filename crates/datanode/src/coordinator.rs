@@ -236,6 +236,9 @@ pub struct Coordinator {
     /// Transactions rolled back for inactivity whose clients have not heard of it yet, oldest
     /// first.
     timed_out: VecDeque<u64>,
+    /// The number the client chose for this connection in its hello (0: none): with a client
+    /// transaction number, it names a commit (`replication::CommitName`).
+    session: u64,
     /// On a backup: the connection is its primary's replication link: the primary's node id,
     /// and the view the link was opened in.
     replica: Option<(u32, u64)>,
@@ -261,6 +264,7 @@ impl Coordinator {
             next_tag: 1,
             peer,
             timed_out: VecDeque::new(),
+            session: 0,
             replica: None,
             schema_jobs: HashMap::new(),
             forwarding: HashMap::new(),
@@ -337,6 +341,9 @@ impl Coordinator {
         for tag in gathering {
             if let Some(Pending::Gather(g)) = self.pending.remove(&tag) {
                 self.abort_on_workers(g.txn.id, g.txn.touched);
+                if let Some(role) = &self.shared.role {
+                    role.commit_ended((self.session, g.client_txn), false);
+                }
             }
         }
         // A backup whose primary's link closed while one of its schema changes ran here cannot
@@ -545,8 +552,17 @@ impl Coordinator {
         }
         match message {
             Message::PeerHello { node_id, epoch } => self.peer_hello(id, node_id, epoch),
-            Message::Replicate { changes } => self.apply_replicated(id, changes),
-            Message::Hello { .. } => {
+            Message::Replicate {
+                session,
+                transaction,
+                changes,
+            } => self.apply_replicated(id, (session, transaction), changes),
+            Message::CommitOutcome {
+                session,
+                transaction,
+            } => self.commit_outcome(id, (session, transaction)),
+            Message::Hello { session, .. } => {
+                self.session = session;
                 let reply = Message::HelloReply {
                     node_id: self.shared.node_id,
                     worker_count: self.shared.worker_count() as u32,
@@ -1052,8 +1068,13 @@ impl Coordinator {
                 &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
             );
         }
-        if txn.written != 0 && self.shared.role.as_ref().is_some_and(|r| r.has_backups()) {
-            return self.gather_images(request_id, txn, results);
+        if let Some(role) = &self.shared.role {
+            if txn.written != 0 {
+                if role.has_backups() {
+                    return self.gather_images(request_id, client_txn, txn, results);
+                }
+                role.commit_ended((self.session, client_txn), true);
+            }
         }
         let tag = self.tag();
         let (messages, waiting) =

@@ -111,6 +111,22 @@ pub struct Role {
     jobs: AtomicUsize,
     /// On a backup: the last schema change a primary sent (its node, request id, answer).
     last_schema: Mutex<Option<(u32, u64, Option<Message>)>>,
+    /// The commits this node made or took from its primary, by name, and those under way.
+    commits: Mutex<Commits>,
+}
+
+/// A commit's name: its client's session and transaction numbers.
+pub type CommitName = (u64, u64);
+
+/// How many commits a node remembers by name, for clients that lost their connection during
+/// one (`Message::CommitOutcome`); the oldest are forgotten first.
+pub const COMMITS_REMEMBERED: usize = 1 << 20;
+
+#[derive(Default)]
+struct Commits {
+    done: std::collections::HashSet<CommitName>,
+    order: std::collections::VecDeque<CommitName>,
+    under_way: std::collections::HashSet<CommitName>,
 }
 
 impl std::fmt::Debug for Role {
@@ -143,6 +159,7 @@ impl Role {
             links: Mutex::new(BTreeMap::new()),
             jobs: AtomicUsize::new(0),
             last_schema: Mutex::new(None),
+            commits: Mutex::new(Commits::default()),
         })
     }
 
@@ -345,6 +362,44 @@ impl Role {
                 *done = Some(answer.clone());
             }
         }
+    }
+}
+
+impl Role {
+    /// A commit named `name` is under way here: its rows are going to the backups.
+    pub fn commit_started(&self, name: CommitName) {
+        if name.0 == 0 {
+            return;
+        }
+        let mut c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        c.under_way.insert(name);
+    }
+
+    /// The commit named `name` ended here: committed or not.
+    pub fn commit_ended(&self, name: CommitName, committed: bool) {
+        if name.0 == 0 {
+            return;
+        }
+        let mut c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        c.under_way.remove(&name);
+        if committed && c.done.insert(name) {
+            c.order.push_back(name);
+            if c.order.len() > COMMITS_REMEMBERED {
+                if let Some(old) = c.order.pop_front() {
+                    c.done.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// Whether the commit named `name` took effect, as this node (its group's primary) knows:
+    /// None while it is still under way here.
+    pub fn commit_outcome(&self, name: CommitName) -> Option<bool> {
+        let c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        if c.under_way.contains(&name) {
+            return None;
+        }
+        Some(c.done.contains(&name))
     }
 }
 

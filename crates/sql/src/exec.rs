@@ -167,6 +167,9 @@ pub struct Session {
     pub(crate) grants_epoch: u64,
     /// The open transaction's savepoints, oldest first.
     savepoints: Vec<Savepoint>,
+    /// A statement's own transaction whose connection was lost while its commit was out: its
+    /// name, to ask the cluster how it ended (`resolve_lost_commit`).
+    lost_commit: Option<(u64, u64)>,
 }
 
 /// A savepoint of the session's open transaction.
@@ -361,6 +364,7 @@ impl Session {
             working_tables: Vec::new(),
             grants_epoch: 0,
             savepoints: Vec::new(),
+            lost_commit: None,
         }
     }
 
@@ -481,7 +485,10 @@ impl Session {
         let read_only = starts_with_word(sql.trim_start(), "select");
         let mut retry = FailoverRetry::new();
         loop {
-            let outcomes = self.run_once(sql);
+            let mut outcomes = self.run_once(sql);
+            if let Some(last) = outcomes.pop() {
+                outcomes.push(self.resolve_lost_commit(last));
+            }
             match outcomes.as_slice() {
                 [failed] if retry.again(self, failed, alone, read_only) => continue,
                 _ => return outcomes,
@@ -858,6 +865,7 @@ impl Session {
         let mut retry = FailoverRetry::new();
         loop {
             let outcome = self.execute_prepared_once(id, params);
+            let outcome = self.resolve_lost_commit(outcome);
             if !retry.again(self, &outcome, alone, read_only) {
                 return outcome;
             }
@@ -1093,6 +1101,13 @@ impl Session {
             ExecType::Commit
         };
         let mut result = work(self, &mut txn, last);
+        if !keep && txn.has_executed() {
+            if let Err(e) = &result {
+                if e.rolled_back_by_lost_connection().is_some() {
+                    self.lost_commit = Some(txn.commit_name());
+                }
+            }
+        }
         if keep {
             // A statement of a longer transaction commits nothing: a lost connection rolled
             // the transaction back, which the client hears as the retry class.
@@ -1168,13 +1183,66 @@ impl Session {
         if !txn.is_open() {
             return Ok(());
         }
+        let name = txn.commit_name();
         let r = if commit { txn.commit() } else { txn.rollback() };
         match r {
             // A rollback whose connection is gone is done: the data node aborts what a closed
             // connection left open.
             Err(client::ClientError::ConnectionLost(_)) if !commit => Ok(()),
+            // A commit whose connection is gone: the cluster is asked how it ended.
+            Err(e @ client::ClientError::ConnectionLost(_)) => match self.commit_outcome(name) {
+                Some(true) => Ok(()),
+                Some(false) => Err(rolled_back_in_failover(&e)),
+                None => Err(SqlError::from_client(&e)),
+            },
             r => r.map_err(|e| SqlError::from_client(&e)),
         }
+    }
+
+    /// A statement in a transaction of its own whose connection was lost while its commit was
+    /// out: the cluster is asked how the commit ended. Committed: the statement succeeded (its
+    /// row count is not known, and a warning says so). Not committed: the retry class, and the
+    /// statement may run again. Not known (a data node alone keeps no record): the failure as
+    /// it was, NDB's "unknown result".
+    fn resolve_lost_commit(&mut self, outcome: Outcome) -> Outcome {
+        let Some(name) = self.lost_commit.take() else {
+            return outcome;
+        };
+        let Outcome::Failed(e) = &outcome else {
+            return outcome;
+        };
+        match self.commit_outcome(name) {
+            Some(true) => {
+                self.diagnostics.warn(
+                    1297,
+                    "the statement committed, but its connection to the data node was lost before the answer: its row count is not known",
+                );
+                done(0)
+            }
+            // (An autocommit statement in this class runs again: `FailoverRetry`.)
+            Some(false) => Outcome::Failed(rolled_back_in_failover(&e.message)),
+            None => outcome,
+        }
+    }
+
+    /// How the commit named `name` ended, asked of the cluster once it serves again
+    /// (reconnecting, for up to `FAILOVER_RETRY_TIME`); None when no node can say.
+    fn commit_outcome(&mut self, name: (u64, u64)) -> Option<bool> {
+        let mut retry = FailoverRetry::new();
+        while retry.since.elapsed() < FAILOVER_RETRY_TIME {
+            self.reconnect_if_lost();
+            if let Some(c) = self.data.as_ref().filter(|c| !c.is_closed()) {
+                match c.commit_outcome(name) {
+                    Ok(committed) => return Some(committed),
+                    Err(e) if e.is_temporary() => {}
+                    Err(client::ClientError::ConnectionLost(_)) => {}
+                    Err(_) => return None,
+                }
+            }
+            std::thread::sleep(retry.pause);
+            retry.pause = (retry.pause * 2).min(FAILOVER_PAUSE_MAX);
+        }
+        None
     }
 
     fn statement(&mut self, s: &Statement) -> Result<Outcome> {
@@ -1610,6 +1678,19 @@ fn commits_first(s: &Statement) -> bool {
         | Statement::CreateDatabase { .. } => true,
         _ => false,
     }
+}
+
+/// A commit the cluster says did not take effect after its connection was lost: the retry class.
+fn rolled_back_in_failover(e: &dyn std::fmt::Display) -> SqlError {
+    let mut error = SqlError::new(
+        1213,
+        "40001",
+        format!(
+            "Deadlock found when trying to get lock; try restarting transaction (rolled back: {e})"
+        ),
+    );
+    error.cause = Some(base::ErrorCode::ViewChanged);
+    error
 }
 
 /// How long a statement a data node's failover interrupted is tried again before its error

@@ -228,6 +228,10 @@ pub struct CheckpointInfo {
 pub enum Message {
     Hello {
         client_name: String,
+        /// A number the client chose at random for this connection (0: none). With the
+        /// client's transaction number it names a commit, whose outcome the client may ask any
+        /// data node of the cluster after losing the connection (`CommitOutcome`).
+        session: u64,
     },
     HelloReply {
         node_id: u32,
@@ -342,7 +346,22 @@ pub enum Message {
     /// primary sends again what a lost link may have lost, and holds the rows' locks until the
     /// backups answered, so no later commit of them comes between.
     Replicate {
+        /// The commit's name: its client's session and transaction numbers (0, 0: none).
+        session: u64,
+        transaction: u64,
         changes: Vec<RowChange>,
+    },
+    /// Asks whether the commit of transaction `transaction` of session `session` took effect:
+    /// what a client asks after losing the connection its commit went on. Answered by
+    /// `Outcome` on its node group's primary in a cluster (which knows every commit its
+    /// predecessor sent it), `Failure(Overloaded)` while that commit is still under way there,
+    /// else `Failure(NotPrimary)` or `Failure(BadRequest)` (a data node alone keeps no record).
+    CommitOutcome {
+        session: u64,
+        transaction: u64,
+    },
+    Outcome {
+        committed: bool,
     },
 }
 
@@ -452,6 +471,8 @@ impl Message {
             Message::AlterDatabase { .. } => 27,
             Message::PeerHello { .. } => 28,
             Message::Replicate { .. } => 29,
+            Message::CommitOutcome { .. } => 30,
+            Message::Outcome { .. } => 31,
         }
     }
 
@@ -508,7 +529,21 @@ impl Message {
 
     pub fn encode_body(&self, out: &mut Vec<u8>) {
         match self {
-            Message::Hello { client_name } => out.put_bytes(client_name.as_bytes()),
+            Message::Hello {
+                client_name,
+                session,
+            } => {
+                out.put_bytes(client_name.as_bytes());
+                out.put_u64(*session);
+            }
+            Message::CommitOutcome {
+                session,
+                transaction,
+            } => {
+                out.put_u64(*session);
+                out.put_u64(*transaction);
+            }
+            Message::Outcome { committed } => out.put_u8(u8::from(*committed)),
             Message::HelloReply {
                 node_id,
                 worker_count,
@@ -523,7 +558,13 @@ impl Message {
                 out.put_u32(*node_id);
                 out.put_u64(*epoch);
             }
-            Message::Replicate { changes } => {
+            Message::Replicate {
+                session,
+                transaction,
+                changes,
+            } => {
+                out.put_u64(*session);
+                out.put_u64(*transaction);
                 out.put_u32(changes.len() as u32);
                 for c in changes {
                     out.put_u32(c.table);
@@ -715,6 +756,14 @@ impl Message {
         let message = match header.message_type {
             1 => Message::Hello {
                 client_name: r.string("client name", limits::CLIENT_NAME_BYTES_MAX)?,
+                session: r.u64()?,
+            },
+            30 => Message::CommitOutcome {
+                session: r.u64()?,
+                transaction: r.u64()?,
+            },
+            31 => Message::Outcome {
+                committed: r.u8()? != 0,
             },
             2 => Message::HelloReply {
                 node_id: r.u32()?,
@@ -755,6 +804,8 @@ impl Message {
                 epoch: r.u64()?,
             },
             29 => {
+                let session = r.u64()?;
+                let transaction = r.u64()?;
                 // Table, partition, key length and presence: 13 bytes at least.
                 let n = r.count("replicated rows", REPLICATED_ROWS_MAX, 13)?;
                 let mut changes = Vec::with_capacity(n);
@@ -779,7 +830,11 @@ impl Message {
                         row,
                     });
                 }
-                Message::Replicate { changes }
+                Message::Replicate {
+                    session,
+                    transaction,
+                    changes,
+                }
             }
             23 => Message::ListDatabases,
             26 => {

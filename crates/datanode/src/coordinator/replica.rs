@@ -11,11 +11,12 @@ use wire::{ExecuteOutcome, Message, OpResult, RowChange};
 
 use super::{Coordinator, OpenTxn, Pending};
 use crate::messages::*;
-use crate::replication::SchemaJob;
+use crate::replication::{CommitName, SchemaJob};
 
 /// A commit whose row images are coming from its workers.
 pub(super) struct Gather {
     pub(super) request_id: u64,
+    pub(super) client_txn: u64,
     pub(super) txn: OpenTxn,
     pub(super) results: Vec<OpResult>,
     pub(super) waiting: usize,
@@ -142,7 +143,7 @@ impl Coordinator {
     /// A backup applies its primary's commit on the workers owning the rows' partitions, as one
     /// logged transaction, and answers once every part is written (and synced, as the node's
     /// durability says).
-    pub(super) fn apply_replicated(&mut self, id: u64, changes: Vec<RowChange>) {
+    pub(super) fn apply_replicated(&mut self, id: u64, name: CommitName, changes: Vec<RowChange>) {
         // Rows of a table this node never held mean its catalog is behind the primary's: the
         // replica has left the primary's state, and the node stops. (Rows of a table dropped
         // here since are dropped with it, as on the primary.)
@@ -159,6 +160,10 @@ impl Coordinator {
             );
             self.shared.fail(why.clone());
             return self.fail(id, Error::new(ErrorCode::Internal, why));
+        }
+        // Committed here from now on: the workers take the rows before anything queued after.
+        if let Some(role) = &self.shared.role {
+            role.commit_ended(name, true);
         }
         let workers = self.shared.worker_count();
         let mut parts: Vec<Vec<RowChange>> = (0..workers).map(|_| Vec::new()).collect();
@@ -199,7 +204,16 @@ impl Coordinator {
     }
 
     /// Asks every worker the transaction wrote on for its row images.
-    pub(super) fn gather_images(&mut self, request_id: u64, txn: OpenTxn, results: Vec<OpResult>) {
+    pub(super) fn gather_images(
+        &mut self,
+        request_id: u64,
+        client_txn: u64,
+        txn: OpenTxn,
+        results: Vec<OpResult>,
+    ) {
+        if let Some(role) = &self.shared.role {
+            role.commit_started((self.session, client_txn));
+        }
         let tag = self.tag();
         let mut waiting = 0;
         for w in 0..self.shared.worker_count() {
@@ -219,6 +233,7 @@ impl Coordinator {
             tag,
             Pending::Gather(Box::new(Gather {
                 request_id,
+                client_txn,
                 txn,
                 results,
                 waiting,
@@ -242,16 +257,21 @@ impl Coordinator {
         }
         let Gather {
             request_id,
+            client_txn,
             txn,
             results,
             changes,
             ..
         } = *gather;
+        let name = (self.session, client_txn);
         let bytes: usize = changes.iter().map(RowChange::encoded_bytes).sum();
         if bytes + 64 > limits::FRAME_BODY_BYTES_MAX as usize
             || changes.len() > wire::REPLICATED_ROWS_MAX
         {
             self.abort_on_workers(txn.id, txn.touched);
+            if let Some(role) = &self.shared.role {
+                role.commit_ended(name, false);
+            }
             let error = Error::new(
                 ErrorCode::LimitExceeded,
                 format!(
@@ -280,11 +300,17 @@ impl Coordinator {
             },
         );
         let (id, touched, written) = (txn.id, txn.touched, txn.written);
+        let decided = role.clone();
         role.replicate(
-            Message::Replicate { changes },
+            Message::Replicate {
+                session: name.0,
+                transaction: name.1,
+                changes,
+            },
             true,
             Box::new(move |result| {
                 let ok = result.is_ok();
+                decided.commit_ended(name, ok);
                 // The coordinator hears first: the workers' answers to the commit come after.
                 let worker = &shared.workers[me.worker];
                 worker.send(ToWorker::ToCoordinator {
@@ -353,6 +379,31 @@ impl Coordinator {
                 self.pending.insert(tag, other);
             }
             None => {}
+        }
+    }
+
+    /// A client that lost its connection during a commit asks how it ended: known on its node
+    /// group's primary (which took every commit its predecessor sent), once it is no longer
+    /// under way there.
+    pub(super) fn commit_outcome(&mut self, id: u64, name: CommitName) {
+        let Some(role) = self.shared.role.clone() else {
+            return self.fail(
+                id,
+                Error::new(
+                    ErrorCode::BadRequest,
+                    "a data node alone keeps no record of its commits' outcomes",
+                ),
+            );
+        };
+        match role.commit_outcome(name) {
+            Some(committed) => self.reply(id, &Message::Outcome { committed }),
+            None => self.fail(
+                id,
+                Error::new(
+                    ErrorCode::Overloaded,
+                    "that commit is still under way here; ask again",
+                ),
+            ),
         }
     }
 
