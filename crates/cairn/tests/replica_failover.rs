@@ -3,7 +3,8 @@
 //! over both partitions while one data node (the primary or the backup, chosen by the seed) is
 //! killed with SIGKILL. Then every acknowledged commit is on the survivor whole, no transaction
 //! is there in part, a transaction refused with a definite error is not there at all, and
-//! commits succeed again within 3 s of the kill. A commit whose connection was lost is asked
+//! commits succeed again within 3 s of the kill. A cut between the two data nodes' membership
+//! links leaves only the management node's side serving. A commit whose connection was lost is asked
 //! about (`Cluster::commit_outcome`): the answer must match what the survivor holds. An SQL
 //! front end over the same two nodes commits after the kill too. Each round is a fresh cluster; the seed is printed
 //! (`CAIRN_FAILOVER_SEED` repeats one, `CAIRN_FAILOVER_ROUNDS` sets the rounds).
@@ -32,9 +33,33 @@ struct Node {
 }
 
 struct ClusterUnderTest {
+    dir: std::path::PathBuf,
     _mgmd: Started,
     nodes: Vec<Node>,
     addresses: String,
+    /// Per data node, the file naming the nodes whose membership links to it are cut.
+    cut_files: Vec<std::path::PathBuf>,
+}
+
+impl Drop for ClusterUnderTest {
+    /// The nodes stop (their `Started` kill them), then their files go.
+    fn drop(&mut self) {
+        for node in &mut self.nodes {
+            let _ = node.process.child.kill();
+            let _ = node.process.child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl ClusterUnderTest {
+    /// Cuts the membership links of each data node to the nodes named for it (0: the
+    /// management node); the nodes read their files within 100 ms.
+    fn cut(&self, cuts: [&str; 2]) {
+        for (file, cut) in self.cut_files.iter().zip(cuts) {
+            std::fs::write(file, cut).unwrap();
+        }
+    }
 }
 
 fn start_cluster(round: usize) -> ClusterUnderTest {
@@ -55,6 +80,8 @@ fn start_cluster(round: usize) -> ClusterUnderTest {
     let file = dir.join("cluster.toml");
     std::fs::write(&file, &config).unwrap();
     let mgmd = spawn(&["mgmd", "--config", file.to_str().unwrap()]);
+    let cut_files: Vec<std::path::PathBuf> =
+        (1..=2).map(|id| dir.join(format!("cut{id}"))).collect();
     let nodes = (1..=2)
         .map(|id| {
             let data = dir.join(format!("node{id}"));
@@ -66,6 +93,11 @@ fn start_cluster(round: usize) -> ClusterUnderTest {
                 &id.to_string(),
                 "--data-dir",
                 data.to_str().unwrap(),
+                "--fault-cut-file",
+                cut_files[id - 1].to_str().unwrap(),
+                // Small redo segments: each is preallocated, and a round needs little.
+                "--redo-segment-kib",
+                "1024",
             ]);
             Node {
                 process,
@@ -74,9 +106,11 @@ fn start_cluster(round: usize) -> ClusterUnderTest {
         })
         .collect();
     ClusterUnderTest {
+        dir,
         _mgmd: mgmd,
         nodes,
         addresses: apis.join(","),
+        cut_files,
     }
 }
 
@@ -206,6 +240,10 @@ fn writer(
                         "writer {w}: a commit failed with a permanent error: {e}"
                     );
                     seen.refused.insert(number);
+                    drop(seen);
+                    // No node serves for a moment (a view is being agreed): a pause, as a
+                    // transaction runner's backoff.
+                    std::thread::sleep(Duration::from_millis(2));
                 }
             }
         }
@@ -309,8 +347,24 @@ fn round(round: usize, seed: u64) {
     );
 
     // What the survivor holds.
-    let survivor = &cluster.nodes[1 - victim];
-    let c = Cluster::connect_timeout(&survivor.api, Duration::from_secs(5)).unwrap();
+    check_survivor(
+        &format!("round {round}"),
+        &cluster.nodes[1 - victim].api,
+        &seen,
+    );
+    assert!(
+        try_mysql(&sql, "SELECT v FROM d.s WHERE id = 1")
+            .unwrap()
+            .contains('1'),
+        "round {round}: the SQL row is gone"
+    );
+    drop(api);
+}
+
+/// Every acknowledged commit is whole on the node at `api`, no transaction is there in part, and
+/// nothing refused or never committed is there.
+fn check_survivor(what: &str, api: &str, seen: &Seen) {
+    let c = Cluster::connect_timeout(api, Duration::from_secs(5)).unwrap();
     let t = c.table("failover").unwrap();
     let rows = c.transaction().scan(&t, &Scan::table()).unwrap();
     let mut present: BTreeMap<i64, i64> = BTreeMap::new();
@@ -324,30 +378,146 @@ fn round(round: usize, seed: u64) {
         assert_eq!(
             present.get(number),
             Some(&ROWS_PER_TXN),
-            "round {round}: acknowledged transaction {number} is not whole on the survivor"
+            "{what}: acknowledged transaction {number} is not whole on the survivor"
         );
     }
     for (number, count) in &present {
         assert_eq!(
             *count, ROWS_PER_TXN,
-            "round {round}: transaction {number} is partly there ({count} rows)"
+            "{what}: transaction {number} is partly there ({count} rows)"
         );
         assert!(
             !seen.refused.contains(number),
-            "round {round}: transaction {number} was refused but is committed"
+            "{what}: transaction {number} was refused but is committed"
         );
         assert!(
             seen.acknowledged.contains(number) || seen.unknown.contains(number),
-            "round {round}: transaction {number} is there but nobody committed it"
+            "{what}: transaction {number} is there but nobody committed it"
         );
     }
-    assert!(
-        try_mysql(&sql, "SELECT v FROM d.s WHERE id = 1")
+}
+
+/// Cuts the membership links between the two data nodes, with the management node (the
+/// arbitrator) on `side` (1: with node 1, the primary; 2: with node 2; 0: alone). The side
+/// with the arbitrator goes on committing; the other stops (exit 70) and serves nothing; with
+/// the arbitrator alone, both stop. Nothing acknowledged is lost on the survivor.
+fn partition_round(side: usize) {
+    let name = ["alone", "with node 1", "with node 2"][side];
+    let mut cluster = start_cluster(10 + side);
+    let admin = Cluster::connect_timeout(&cluster.addresses, Duration::from_secs(10))
+        .expect("a data node serves");
+    admin.create_table(table()).expect("table created");
+    drop(admin);
+    let stop = Arc::new(AtomicBool::new(false));
+    let cut: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let (addresses, stop, cut, seen) = (
+                cluster.addresses.clone(),
+                stop.clone(),
+                cut.clone(),
+                seen.clone(),
+            );
+            std::thread::spawn(move || writer(w, addresses, stop, cut, seen))
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    cluster.cut(match side {
+        1 => ["2", "1,0"],
+        2 => ["2,0", "1"],
+        _ => ["2,0", "1,0"],
+    });
+    let cut_at = Instant::now();
+    *cut.lock().unwrap() = Some(cut_at);
+    // The losers stop: no view without the other node is agreed (3 s), or one is, without them.
+    let losers: Vec<usize> = match side {
+        1 => vec![1],
+        2 => vec![0],
+        _ => vec![0, 1],
+    };
+    let deadline = cut_at + Duration::from_secs(10);
+    for &l in &losers {
+        let node = &mut cluster.nodes[l];
+        loop {
+            if let Some(status) = node.process.child.try_wait().unwrap() {
+                assert_eq!(
+                    status.code(),
+                    Some(70),
+                    "arbitrator {name}: node {} exited {status}",
+                    l + 1
+                );
+                println!(
+                    "arbitrator {name}: node {} stopped {:.0} ms after the cut",
+                    l + 1,
+                    cut_at.elapsed().as_secs_f64() * 1e3
+                );
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "arbitrator {name}: node {} did not stop",
+                l + 1
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    if losers.len() == 1 {
+        // The winner commits again, past the time the loser took to stop.
+        let settled = Instant::now();
+        let deadline = settled + Duration::from_secs(5);
+        while seen
+            .lock()
             .unwrap()
-            .contains('1'),
-        "round {round}: the SQL row is gone"
+            .after_kill
+            .iter()
+            .filter(|t| **t > settled)
+            .count()
+            < 20
+        {
+            assert!(
+                Instant::now() < deadline,
+                "arbitrator {name}: the winner does not commit"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().unwrap();
+    }
+    let seen = seen.lock().unwrap();
+    let first = seen.after_kill.iter().min().map(|t| *t - cut_at);
+    println!(
+        "arbitrator {name}: {} acknowledged, first commit begun after the cut {first:?} after it; connection lost in {} commits, then found committed {} and rolled back {}; errors {:?}",
+        seen.acknowledged.len(),
+        seen.resolved_committed + seen.resolved_rolled_back,
+        seen.resolved_committed,
+        seen.resolved_rolled_back,
+        seen.errors
     );
-    drop(api);
+    if losers.len() == 1 {
+        let winner = 1 - losers[0];
+        check_survivor(
+            &format!("arbitrator {name}"),
+            &cluster.nodes[winner].api,
+            &seen,
+        );
+    } else {
+        assert!(
+            seen.after_kill
+                .iter()
+                .all(|t| *t < cut_at + Duration::from_millis(600)),
+            "arbitrator alone: a commit begun after the cut was acknowledged past the lease"
+        );
+    }
+}
+
+#[test]
+fn a_cut_between_the_data_nodes_leaves_only_the_arbitrators_side_serving() {
+    for side in [1, 2, 0] {
+        partition_round(side);
+    }
 }
 
 #[test]
