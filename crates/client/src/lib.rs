@@ -4,10 +4,12 @@
 //! flight from one thread (`AsyncSession`, as NDB's executeAsynchPrepare/pollNdb).
 //!
 //! It is not: aware of data node internals (it speaks only the wire protocol over the transport),
-//! and never retries by itself a commit whose outcome is unknown.
+//! and never retries by itself a commit whose outcome is unknown (`Runner` asks the cluster how
+//! it ended first).
 
 mod connection;
 mod event;
+mod runner;
 mod session;
 mod table;
 mod transaction;
@@ -16,6 +18,7 @@ pub use base::filter::{CmpOp, Filter};
 pub use base::{Error, ErrorCode, TableDef, Value};
 pub use connection::Cluster;
 pub use event::{EventSession, Reply, RECONNECT_EVERY, RECONNECT_TIMEOUT};
+pub use runner::Runner;
 pub use session::{AsyncSession, Completion};
 pub use table::{Scan, Table};
 pub use transaction::{OpId, Transaction};

@@ -1216,3 +1216,85 @@ fn a_full_worker_queue_refuses_new_requests_with_a_temporary_error() {
     after.insert(&t, t.values(&[("id", (-1).into())]).unwrap());
     after.execute(ExecType::Commit).unwrap();
 }
+
+/// The transaction runner tries a transaction again after a temporary error (here a lock wait
+/// timeout behind a holder), returns a permanent error at once, and gives up with the last
+/// temporary error once its patience is used up.
+#[test]
+fn the_runner_retries_what_may_be_retried_and_nothing_else() {
+    let node = TestNode::start(2, Duration::from_millis(50));
+    let holder = node.connect();
+    let t = one_person_aged_30(&holder);
+    let runner = client::Runner::new(&node.address, Duration::from_secs(20));
+    let tries = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+
+    // A holder keeps person 1 locked until the runner has failed twice on it.
+    let mut hold = holder.transaction();
+    hold.read_with(&t, vec![1.into()], LockMode::Exclusive, vec![]);
+    hold.execute(ExecType::NoCommit).unwrap();
+    let release = {
+        let tries = tries.clone();
+        std::thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while tries.load(std::sync::atomic::Ordering::SeqCst) < 3 {
+                assert!(Instant::now() < deadline, "the runner never tried again");
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            hold.commit().unwrap();
+        })
+    };
+    let age = runner
+        .run(|cluster, txn| {
+            tries.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let people = cluster.table("people")?;
+            let r = txn.read_with(&people, vec![1.into()], LockMode::Exclusive, vec![]);
+            txn.execute(ExecType::NoCommit)?;
+            let Some(Value::Int(age)) = txn.row(r).map(|row| row[3].clone()) else {
+                panic!("no age");
+            };
+            txn.update(
+                &people,
+                vec![1.into()],
+                people.values(&[("age", (age + 1).into())])?,
+            );
+            Ok(age + 1)
+        })
+        .expect("the runner gets through once the lock is free");
+    release.join().unwrap();
+    assert_eq!(age, 31);
+    assert!(tries.load(std::sync::atomic::Ordering::SeqCst) >= 3);
+
+    // A permanent error: one try, returned as it is.
+    let tries = std::sync::atomic::AtomicUsize::new(0);
+    let err = runner
+        .run(|cluster, txn| {
+            tries.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let people = cluster.table("people")?;
+            txn.insert(&people, people.values(&[("id", 1.into())])?);
+            txn.execute(ExecType::NoCommit)
+        })
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::DuplicateKey, "{err}");
+    assert_eq!(tries.load(std::sync::atomic::Ordering::SeqCst), 1);
+
+    // A lock never freed: the runner gives up after its patience with the temporary error.
+    let mut hold = holder.transaction();
+    hold.read_with(&t, vec![1.into()], LockMode::Exclusive, vec![]);
+    hold.execute(ExecType::NoCommit).unwrap();
+    let impatient = client::Runner::new(&node.address, Duration::from_millis(400));
+    let started = Instant::now();
+    let err = impatient
+        .run(|cluster, txn| {
+            let people = cluster.table("people")?;
+            txn.update(
+                &people,
+                vec![1.into()],
+                people.values(&[("age", 99.into())])?,
+            );
+            txn.execute(ExecType::NoCommit)
+        })
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::LockWaitTimeout, "{err}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    hold.rollback().unwrap();
+}
