@@ -127,8 +127,9 @@ pub fn run(args: StartArgs) -> Result<()> {
         dir.display()
     );
     println!(
-        "management node: {mgm} (configuration {})",
-        config_path.display()
+        "management node: {mgm} (configuration {}), pid {}",
+        config_path.display(),
+        processes[0].child.id()
     );
     for (i, api) in apis.iter().enumerate() {
         println!(

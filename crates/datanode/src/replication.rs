@@ -32,6 +32,8 @@ const LINK_POLL: Duration = Duration::from_millis(20);
 const RECONNECT_AFTER: Duration = Duration::from_millis(50);
 /// How long a connection attempt, and the backup's answer to the hello, may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+/// Events a link takes in before it writes what they queued.
+const LINK_BATCH_EVENTS: usize = 256;
 /// How long one write to a backup may block.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -425,6 +427,8 @@ struct Link {
     in_flight: BTreeMap<u64, Arc<Job>>,
     next_id: u64,
     retry_at: Instant,
+    /// Frames queued for the next write.
+    out: Vec<u8>,
 }
 
 impl Link {
@@ -438,27 +442,23 @@ impl Link {
             in_flight: BTreeMap::new(),
             next_id: 1,
             retry_at: Instant::now(),
+            out: Vec::new(),
         }
     }
 
     fn run(mut self, events: Receiver<LinkEvent>) {
         loop {
             match events.recv_timeout(LINK_POLL) {
-                Ok(LinkEvent::Job(job)) => {
-                    let id = self.next_id;
-                    self.next_id += 1;
-                    self.in_flight.insert(id, job.clone());
-                    self.send(id, &job);
-                }
-                Ok(LinkEvent::Answer {
-                    generation,
-                    request_id,
-                    message,
-                }) => self.on_answer(generation, request_id, message),
-                Ok(LinkEvent::Closed { generation }) => {
-                    if self.connection.as_ref().is_some_and(|c| c.1 == generation) {
-                        self.close();
+                Ok(event) => {
+                    self.on_event(event);
+                    // What else waits goes out in the same write (a group of commits).
+                    for _ in 0..LINK_BATCH_EVENTS {
+                        match events.try_recv() {
+                            Ok(event) => self.on_event(event),
+                            Err(_) => break,
+                        }
                     }
+                    self.flush();
                 }
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
@@ -481,6 +481,27 @@ impl Link {
                 && Instant::now() >= self.retry_at
             {
                 self.connect(view.epoch);
+            }
+        }
+    }
+
+    fn on_event(&mut self, event: LinkEvent) {
+        match event {
+            LinkEvent::Job(job) => {
+                let id = self.next_id;
+                self.next_id += 1;
+                self.in_flight.insert(id, job.clone());
+                self.send(id, &job);
+            }
+            LinkEvent::Answer {
+                generation,
+                request_id,
+                message,
+            } => self.on_answer(generation, request_id, message),
+            LinkEvent::Closed { generation } => {
+                if self.connection.as_ref().is_some_and(|c| c.1 == generation) {
+                    self.close();
+                }
             }
         }
     }
@@ -530,13 +551,25 @@ impl Link {
         }
     }
 
+    /// Queues a job's frame for the next `flush` (nothing while there is no connection: a
+    /// new one sends every job in flight).
     fn send(&mut self, id: u64, job: &Job) {
-        let Some((stream, _, _)) = &mut self.connection else {
+        if self.connection.is_some() {
+            job.message.write_frame(&mut self.out, 0, 0, id);
+        }
+    }
+
+    /// Writes the queued frames in one go.
+    fn flush(&mut self) {
+        if self.out.is_empty() {
             return;
+        }
+        let written = match &mut self.connection {
+            Some((stream, _, _)) => stream.write_all(&self.out).is_ok(),
+            None => true,
         };
-        let mut frame = Vec::new();
-        job.message.write_frame(&mut frame, 0, 0, id);
-        if stream.write_all(&frame).is_err() {
+        self.out.clear();
+        if !written {
             self.close();
         }
     }
@@ -545,6 +578,7 @@ impl Link {
         if let Some((stream, _, _)) = self.connection.take() {
             let _ = stream.shutdown(std::net::Shutdown::Both);
         }
+        self.out.clear();
         self.retry_at = Instant::now() + RECONNECT_AFTER;
     }
 
@@ -583,6 +617,7 @@ impl Link {
         for (id, job) in jobs {
             self.send(id, &job);
         }
+        self.flush();
     }
 
     fn dial(&self, address: &str, epoch: u64) -> Result<TcpStream, String> {
