@@ -216,6 +216,15 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
         "{shown}"
     );
 
+    // The same through SQL, as NDB's ndbinfo schema shows it.
+    assert_eq!(
+        mysql(
+            &sql,
+            "SELECT node_id, status, role FROM ndbinfo.nodes ORDER BY node_id"
+        ),
+        "node_id\tstatus\trole\n1\tSTARTED\tprimary\n2\tSTARTED\tbackup\n"
+    );
+
     // The primary dies: the backup takes over with the rows, and SQL goes on.
     let killed = std::process::Command::new("sh")
         .args(["-c", &format!("kill -KILL {}", pids[0])])
@@ -245,6 +254,13 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
         "{shown}"
     );
     assert!(shown.contains("primary of every partition"), "{shown}");
+    assert_eq!(
+        mysql(
+            &sql,
+            "SELECT node_id, status, role FROM ndbinfo.nodes ORDER BY node_id"
+        ),
+        "node_id\tstatus\trole\n1\tNOT IN VIEW\t\n2\tSTARTED\tprimary\n"
+    );
 
     // SIGTERM stops the rest: the surviving data node and the management node exit too.
     cluster.terminate();

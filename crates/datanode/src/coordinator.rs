@@ -667,6 +667,13 @@ impl Coordinator {
                     data_memory_bytes: 0,
                     data_memory_limit: self.shared.data_memory.limit,
                     tables: Vec::new(),
+                    view_epoch: 0,
+                    group: Vec::new(),
+                    members: Vec::new(),
+                };
+                let status = match &self.shared.role {
+                    Some(role) => role.describe(status),
+                    None => status,
                 };
                 self.pending.insert(
                     tag,

@@ -165,6 +165,20 @@ impl Role {
         })
     }
 
+    /// Adds this node's view and node group to its status report.
+    pub fn describe(&self, mut status: wire::NodeStatus) -> wire::NodeStatus {
+        let view = self.view();
+        status.view_epoch = view.epoch;
+        status.members = self
+            .group
+            .iter()
+            .copied()
+            .filter(|n| view.members.contains(n))
+            .collect();
+        status.group = self.group.clone();
+        status
+    }
+
     /// The flag the membership thread keeps: whether the node's lease holds.
     pub fn lease(&self) -> Arc<AtomicBool> {
         self.lease.clone()

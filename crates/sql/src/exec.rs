@@ -1059,6 +1059,11 @@ impl Session {
                 .ok_or_else(|| crate::infoschema::no_table(&table))?;
             return Ok((t, db, table));
         }
+        if db.eq_ignore_ascii_case(crate::infoschema::NDBINFO) {
+            if let Some(t) = crate::infoschema::ndbinfo_table(&table) {
+                return Ok((t, db, table));
+            }
+        }
         match self.shared.cluster().table(&full) {
             Ok(t) => Ok((t, db, table)),
             Err(e) if e.code() == base::ErrorCode::NoSuchTable => {

@@ -60,10 +60,13 @@ pub(crate) enum Virtual {
     GlobalVariables,
     SessionStatus,
     GlobalStatus,
+    /// ndbinfo.nodes: the data nodes of the cluster's node group the API node reaches, each
+    /// one's state in the current view and its role (NDB's ndbinfo schema).
+    NdbinfoNodes,
 }
 
 impl Virtual {
-    const ALL: [Virtual; 22] = [
+    const ALL: [Virtual; 23] = [
         Virtual::Schemata,
         Virtual::Tables,
         Virtual::Columns,
@@ -86,6 +89,7 @@ impl Virtual {
         Virtual::GlobalVariables,
         Virtual::SessionStatus,
         Virtual::GlobalStatus,
+        Virtual::NdbinfoNodes,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -112,6 +116,7 @@ impl Virtual {
             Virtual::GlobalVariables => "$global_variables",
             Virtual::SessionStatus => "$session_status",
             Virtual::GlobalStatus => "$global_status",
+            Virtual::NdbinfoNodes => "$ndbinfo_nodes",
         }
     }
 
@@ -407,6 +412,13 @@ impl Virtual {
                 c.extend(named(&["ROUTINE_TYPE"]));
                 c
             }
+            Virtual::NdbinfoNodes => vec![
+                ("node_id", count, false),
+                ("node_group", count, false),
+                ("status", text(32), false),
+                ("role", text(16), false),
+                ("view_epoch", count, false),
+            ],
             Virtual::Engines => vec![
                 ("ENGINE", text(64), false),
                 ("SUPPORT", text(8), false),
@@ -680,6 +692,7 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
         Virtual::GlobalVariables => pairs(crate::variables::shown(session, true)),
         Virtual::SessionStatus => pairs(crate::activity::status(session, false)),
         Virtual::GlobalStatus => pairs(crate::activity::status(session, true)),
+        Virtual::NdbinfoNodes => ndbinfo_nodes(session)?,
     };
     Ok(full
         .into_iter()
@@ -1150,6 +1163,52 @@ fn check_constraints(session: &Session) -> Result<Vec<Vec<Value>>> {
 }
 
 /// ENGINES (and SHOW ENGINES): Cairn's tables have one engine, which SHOW CREATE TABLE names.
+/// The schema NDB's monitoring tables live in: `ndbinfo.nodes` reads `Virtual::NdbinfoNodes`.
+pub const NDBINFO: &str = "ndbinfo";
+
+/// The ndbinfo table called `name` (any case), if Cairn has it.
+pub fn ndbinfo_table(name: &str) -> Option<Table> {
+    name.eq_ignore_ascii_case("nodes")
+        .then(|| internal(Virtual::NdbinfoNodes))
+}
+
+/// One row per data node of the node group the API node's data node belongs to (a data node
+/// alone: itself, started, the primary of its partitions).
+fn ndbinfo_nodes(session: &Session) -> Result<Vec<Vec<Value>>> {
+    let s = session
+        .shared
+        .cluster()
+        .status()
+        .map_err(|e| SqlError::from_client(&e))?;
+    if s.group.is_empty() {
+        return Ok(vec![vec![
+            count(u64::from(s.node_id)),
+            count(1),
+            text("STARTED"),
+            text("primary"),
+            count(0),
+        ]]);
+    }
+    let primary = s.members.iter().min().copied();
+    Ok(s.group
+        .iter()
+        .map(|n| {
+            let member = s.members.contains(n);
+            vec![
+                count(u64::from(*n)),
+                count(1),
+                text(if member { "STARTED" } else { "NOT IN VIEW" }),
+                text(match (member, primary == Some(*n)) {
+                    (true, true) => "primary",
+                    (true, false) => "backup",
+                    _ => "",
+                }),
+                count(s.view_epoch),
+            ]
+        })
+        .collect())
+}
+
 pub(crate) fn engines() -> Vec<Vec<Value>> {
     vec![vec![
         text(crate::definition::ENGINE),

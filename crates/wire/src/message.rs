@@ -199,6 +199,12 @@ pub struct NodeStatus {
     pub data_memory_limit: u64,
     /// What each table holds (its unique indexes' hidden tables counted as its index memory).
     pub tables: Vec<TableMemory>,
+    /// In a cluster: the epoch of the view the node serves in, its node group's data nodes and
+    /// the view's members among them (the lowest is the group's primary). Empty for a data
+    /// node alone.
+    pub view_epoch: u64,
+    pub group: Vec<u32>,
+    pub members: Vec<u32>,
 }
 
 /// One table's share of a node's data memory.
@@ -745,6 +751,13 @@ impl Message {
                     out.put_u64(t.data_bytes);
                     out.put_u64(t.index_bytes);
                 }
+                out.put_u64(s.view_epoch);
+                for list in [&s.group, &s.members] {
+                    out.put_u32(list.len() as u32);
+                    for n in list {
+                        out.put_u32(*n);
+                    }
+                }
             }
         }
     }
@@ -1077,6 +1090,9 @@ impl Message {
                         })
                         .collect::<DecodeResult<_>>()?
                 },
+                view_epoch: r.u64()?,
+                group: node_ids(&mut r)?,
+                members: node_ids(&mut r)?,
             }),
             18 => Message::Done,
             19 => Message::Checkpoint,
@@ -1300,6 +1316,14 @@ fn get_type(r: &mut Reader) -> DecodeResult<ColumnType> {
 /// Bytes of results one `ExecuteReply` frame carries before the reply goes on in another: well
 /// under the frame limit, which one result (a row of at most `ROW_BYTES_MAX`) stays within.
 pub const REPLY_FRAME_BYTES: usize = 8 << 20;
+
+/// The most data nodes a node group lists (NDB's most replicas).
+pub const GROUP_NODES_MAX: usize = 4;
+
+fn node_ids(r: &mut Reader) -> DecodeResult<Vec<u32>> {
+    let n = r.count("node group", GROUP_NODES_MAX, 4)?;
+    (0..n).map(|_| r.u32()).collect()
+}
 
 /// The most rows one `Replicate` may carry (a transaction's operations are bounded far below).
 pub const REPLICATED_ROWS_MAX: usize = 1 << 20;

@@ -154,6 +154,9 @@ fn messages_round_trip() {
                 data_bytes: 10,
                 index_bytes: 11,
             }],
+            view_epoch: 12,
+            group: vec![1, 2],
+            members: vec![2],
         }),
         Message::Checkpoint,
         Message::CheckpointReply(CheckpointInfo {
