@@ -179,6 +179,24 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
         &sql,
         "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT); INSERT INTO d.t VALUES (1, 10), (2, 20)",
     );
+    // Schema changes reach the backup: a unique index that fails on duplicates (it took a table
+    // id on the primary, which the backup must take too), a table after it, a column change
+    // that copies rows, a unique index built.
+    mysql(
+        &sql,
+        "CREATE TABLE d.u (id INT PRIMARY KEY, e INT); INSERT INTO d.u VALUES (1, 5), (2, 5)",
+    );
+    assert!(
+        common::try_mysql(&sql, "ALTER TABLE d.u ADD UNIQUE KEY (e)")
+            .unwrap_err()
+            .contains("1062")
+    );
+    mysql(
+        &sql,
+        "CREATE TABLE d.w (id INT PRIMARY KEY); INSERT INTO d.w VALUES (9); \
+         ALTER TABLE d.u ADD COLUMN f INT DEFAULT 7; INSERT INTO d.u VALUES (3, 6, 8); \
+         ALTER TABLE d.w ADD UNIQUE KEY k (id)",
+    );
 
     let status = |connect: &str| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
@@ -247,6 +265,15 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
         mysql(&sql, "SELECT SUM(v) FROM d.t"),
         "SUM(v)\n60\n",
         "every committed row is on the survivor"
+    );
+    assert_eq!(
+        mysql(&sql, "SELECT id, e, f FROM d.u ORDER BY id"),
+        "id\te\tf\n1\t5\t7\n2\t5\t7\n3\t6\t8\n",
+        "the column change is on the survivor"
+    );
+    assert!(
+        mysql(&sql, "SHOW CREATE TABLE d.w").contains("UNIQUE KEY `k`"),
+        "the unique index is on the survivor"
     );
     let shown = status(&second);
     assert!(

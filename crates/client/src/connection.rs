@@ -73,7 +73,8 @@ fn lost(why: impl Into<String>) -> ClientError {
     ClientError::ConnectionLost(why.into())
 }
 
-/// With several data nodes to try, how long one node's answer to hello may take.
+/// With several data nodes to try, how long one node's TCP handshake, and its answer to hello
+/// (for event sessions), may take.
 pub(crate) const ATTEMPT_TIMEOUT: Duration = Duration::from_millis(500);
 /// With several data nodes to try, the pause after a round in which none served.
 pub(crate) const ROUND_PAUSE: Duration = Duration::from_millis(20);
@@ -121,7 +122,7 @@ impl Cluster {
     pub fn connect_timeout(address: &str, timeout: Duration) -> Result<Cluster> {
         let candidates = addresses(address);
         if candidates.len() == 1 {
-            return Cluster::connect_one(address, timeout).map(|(cluster, _)| cluster);
+            return Cluster::connect_one(address, Some(timeout)).map(|(cluster, _)| cluster);
         }
         // Each node is tried once per round (a refused connection is not waited on: the next
         // node may serve), round after round until the deadline.
@@ -129,7 +130,7 @@ impl Cluster {
         loop {
             let mut last = None;
             for candidate in &candidates {
-                match Cluster::connect_one(candidate, Duration::ZERO) {
+                match Cluster::connect_one(candidate, None) {
                     Ok((cluster, true)) => return Ok(cluster),
                     Ok((_, false)) => last = Some(not_serving(candidate)),
                     Err(e) => last = Some(e),
@@ -142,11 +143,16 @@ impl Cluster {
         }
     }
 
-    /// Connects to one data node, retrying a refused connection for `retry`; says whether it
-    /// serves (see `Message::HelloReply`).
-    fn connect_one(address: &str, retry: Duration) -> Result<(Cluster, bool)> {
-        let (mut reader, writer) = transport::connect(address, retry)
-            .map_err(|e| lost(format!("connecting to {address}: {e}")))?;
+    /// Connects to one data node, retrying a refused connection for `retry` (None: one
+    /// attempt, its handshake allowed `ATTEMPT_TIMEOUT`); says whether it serves (see
+    /// `Message::HelloReply`).
+    fn connect_one(address: &str, retry: Option<Duration>) -> Result<(Cluster, bool)> {
+        let connected = match retry {
+            Some(retry) => transport::connect(address, retry),
+            None => transport::connect_once(address, ATTEMPT_TIMEOUT),
+        };
+        let (mut reader, writer) =
+            connected.map_err(|e| lost(format!("connecting to {address}: {e}")))?;
         reader.join_replies();
         let inner = Arc::new(Inner {
             writer: Mutex::new(writer),

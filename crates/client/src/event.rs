@@ -54,7 +54,7 @@ impl EventSession {
     pub fn connect(address: &str, timeout: Duration) -> Result<EventSession> {
         let candidates = crate::connection::addresses(address);
         if candidates.len() == 1 {
-            return EventSession::connect_one(address, timeout, timeout)
+            return EventSession::connect_one(address, Some(timeout), timeout)
                 .map(|(session, _)| session);
         }
         let deadline = std::time::Instant::now() + timeout;
@@ -67,7 +67,7 @@ impl EventSession {
                 let hello = left
                     .min(crate::connection::ATTEMPT_TIMEOUT)
                     .max(std::time::Duration::from_millis(10));
-                match EventSession::connect_one(candidate, std::time::Duration::ZERO, hello) {
+                match EventSession::connect_one(candidate, None, hello) {
                     Ok((session, true)) => return Ok(session),
                     Ok((_, false)) => last = Some(crate::connection::not_serving(candidate)),
                     Err(e) => last = Some(e),
@@ -82,14 +82,18 @@ impl EventSession {
     }
 
     /// Connects to one data node; says whether it serves (see `Message::HelloReply`).
-    /// (A refused connection is tried again for `retry`; hello's answer may take `timeout`.)
+    /// (A refused connection is tried again for `retry`, None: once, its handshake allowed
+    /// `ATTEMPT_TIMEOUT`; hello's answer may take `timeout`.)
     fn connect_one(
         address: &str,
-        retry: Duration,
+        retry: Option<Duration>,
         timeout: Duration,
     ) -> Result<(EventSession, bool)> {
-        let mut stream = transport::connect_any(address, retry)
-            .map_err(|e| lost(format!("connecting to {address}: {e}")))?;
+        let connected = match retry {
+            Some(retry) => transport::connect_any(address, retry),
+            None => transport::connect_any_once(address, crate::connection::ATTEMPT_TIMEOUT),
+        };
+        let mut stream = connected.map_err(|e| lost(format!("connecting to {address}: {e}")))?;
         let io_error = |e: std::io::Error| lost(format!("{address}: {e}"));
         stream.set_read_timeout(Some(timeout)).map_err(io_error)?;
         let mut hello = Vec::new();

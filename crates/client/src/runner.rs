@@ -60,7 +60,8 @@ impl Runner {
     /// goes and returns the value `run` returns once the commit took effect. On a failure that
     /// committed nothing, `work` runs again in a new transaction (so it must not keep effects
     /// outside the transaction). A permanent error, or `patience` used up, returns the error;
-    /// a commit whose outcome no node can tell returns `ConnectionLost`.
+    /// a commit whose outcome no node can tell returns `ConnectionLost`. `work` should leave
+    /// the commit to `run`: one it sends itself cannot be asked about after a lost connection.
     pub fn run<T>(
         &self,
         mut work: impl FnMut(&Cluster, &mut Transaction) -> Result<T>,
@@ -101,6 +102,11 @@ impl Runner {
             }
             Failure::Before(e)
         })?;
+        // `work` ended the transaction itself (it executed with Commit or Rollback): what it
+        // returns stands.
+        if txn.has_executed() && !txn.is_open() {
+            return Ok(value);
+        }
         let name = txn.commit_name();
         match txn.commit() {
             Ok(()) => Ok(value),

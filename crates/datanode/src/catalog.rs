@@ -80,6 +80,12 @@ impl Catalog {
         self.next_id
     }
 
+    /// Ids up to `last` are taken elsewhere (by the primary of this node's group): the next
+    /// table gets a higher one. Ids only grow.
+    pub fn raise_last_id(&mut self, last: u32) {
+        self.next_id = self.next_id.max(last);
+    }
+
     pub fn get(&self, id: u32) -> Option<&Arc<TableEntry>> {
         self.tables.get(&id)
     }

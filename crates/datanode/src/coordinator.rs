@@ -347,12 +347,12 @@ impl Coordinator {
             }
         }
         // A backup whose primary's link closed while one of its schema changes ran here cannot
-        // tell the primary how it ends (the copy sent again must not run twice): the replica
-        // stops, and the group goes on without it.
-        if !self.schema_jobs.is_empty() {
-            self.shared.fail(
-                "the primary's link closed while its schema change ran on this backup".into(),
-            );
+        // tell the primary how it ends, and must not run it twice: a copy sent again hears
+        // that its outcome here is unknown (a dead primary sends none, and this node goes on).
+        if let Some(role) = &self.shared.role {
+            for (request_id, node) in self.schema_jobs.drain() {
+                role.schema_job_abandoned(node, request_id);
+            }
         }
     }
 
@@ -561,6 +561,10 @@ impl Coordinator {
                 session,
                 transaction,
             } => self.commit_outcome(id, (session, transaction)),
+            Message::TableIds { last } => match self.shared.raise_table_ids(last) {
+                Ok(()) => self.reply(id, &Message::Done),
+                Err(e) => self.fail(id, e),
+            },
             Message::Hello { session, .. } => {
                 self.session = session;
                 let reply = Message::HelloReply {
@@ -696,9 +700,14 @@ impl Coordinator {
             }
         }
         // A schema change still running changed the catalog here: it goes to the backups now,
-        // before any commit that could use it.
+        // before any commit that could use it. (One that copies rows or builds a unique index
+        // goes once it has, `forward_long`.)
         if let Some(forward) = self.forwarding.remove(&id) {
-            self.forward(id, forward, None);
+            if replica::copies_rows(&forward) {
+                self.forwarding.insert(id, forward);
+            } else {
+                self.forward(id, forward, None);
+            }
         }
     }
 

@@ -241,6 +241,13 @@ impl Shared {
         Ok(created)
     }
 
+    /// Table ids up to `last` are taken (a backup following its primary's catalog).
+    pub fn raise_table_ids(&self, last: u32) -> Result<(), Error> {
+        let mut catalog = self.catalog_mut()?;
+        catalog.raise_last_id(last);
+        self.save_catalog(&catalog)
+    }
+
     /// Removes a table and its hidden index tables from the catalog; returns their ids.
     pub fn unregister_table(&self, name: &str) -> Result<Vec<u32>, Error> {
         let mut catalog = self.catalog_mut()?;

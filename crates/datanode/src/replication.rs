@@ -32,6 +32,8 @@ const LINK_POLL: Duration = Duration::from_millis(20);
 const RECONNECT_AFTER: Duration = Duration::from_millis(50);
 /// How long a connection attempt, and the backup's answer to the hello, may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+/// Bytes a link queues before it writes them, whatever else waits.
+const LINK_WRITE_BYTES: usize = 4 << 20;
 /// Events a link takes in before it writes what they queued.
 const LINK_BATCH_EVENTS: usize = 256;
 /// How long one write to a backup may block.
@@ -280,6 +282,24 @@ impl Role {
         ))
     }
 
+    /// `accepts_commit`, and, when it does, records the commit named `name` as committed here
+    /// under the same look at the view: a view this node opens later (as the new primary)
+    /// already knows it, so no client hears "not committed" for rows about to be applied.
+    pub fn take_commit(&self, epoch: u64, name: CommitName) -> Result<(), Error> {
+        let view = self.view.read().unwrap_or_else(|e| e.into_inner());
+        if view.epoch != epoch || self.primary_in(&view) == Some(self.me) {
+            return Err(Error::new(
+                ErrorCode::NotPrimary,
+                format!(
+                    "data node {} is in view {}, not {epoch}: the commit is not applied",
+                    self.me, view.epoch
+                ),
+            ));
+        }
+        self.commit_ended(name, true);
+        Ok(())
+    }
+
     pub fn worker_count(&self) -> u32 {
         self.workers
     }
@@ -370,13 +390,35 @@ impl Role {
         }
     }
 
-    /// The schema change `request_id` from `node` ended here with `answer`.
+    /// The schema change `request_id` from `node` ended here with `answer`. A temporary failure
+    /// (nothing changed; retry) is not kept: the same job sent again runs again.
     pub fn schema_job_done(&self, node: u32, request_id: u64, answer: &Message) {
         let mut last = self.last_schema.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((n, id, done)) = &mut *last {
-            if (*n, *id) == (node, request_id) {
-                *done = Some(answer.clone());
-            }
+        if last
+            .as_ref()
+            .is_some_and(|(n, id, _)| (*n, *id) == (node, request_id))
+        {
+            *last = match answer {
+                Message::Failure(e) if e.is_temporary() => None,
+                answer => Some((node, request_id, Some(answer.clone()))),
+            };
+        }
+    }
+
+    /// The link that brought schema change `request_id` from `node` closed while it ran here:
+    /// its outcome cannot be reported, so a copy sent again is answered that the outcome here
+    /// is unknown (the primary then stops rather than guess; a dead primary sends none).
+    pub fn schema_job_abandoned(&self, node: u32, request_id: u64) {
+        let unknown = Message::Failure(Error::new(
+            ErrorCode::Internal,
+            "the link closed while this schema change ran on the backup: its outcome there is unknown",
+        ));
+        let mut last = self.last_schema.lock().unwrap_or_else(|e| e.into_inner());
+        if last
+            .as_ref()
+            .is_some_and(|(n, id, _)| (*n, *id) == (node, request_id))
+        {
+            *last = Some((node, request_id, Some(unknown)));
         }
     }
 }
@@ -570,6 +612,9 @@ impl Link {
     fn send(&mut self, id: u64, job: &Job) {
         if self.connection.is_some() {
             job.message.write_frame(&mut self.out, 0, 0, id);
+            if self.out.len() >= LINK_WRITE_BYTES {
+                self.flush();
+            }
         }
     }
 

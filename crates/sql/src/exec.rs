@@ -170,6 +170,9 @@ pub struct Session {
     /// A statement's own transaction whose connection was lost while its commit was out: its
     /// name, to ask the cluster how it ended (`resolve_lost_commit`).
     lost_commit: Option<(u64, u64)>,
+    /// The open transaction was rolled back with a lost connection, which no statement of it
+    /// reported: the next COMMIT answers the retry class instead of OK.
+    lost_transaction: bool,
 }
 
 /// A savepoint of the session's open transaction.
@@ -365,6 +368,7 @@ impl Session {
             grants_epoch: 0,
             savepoints: Vec::new(),
             lost_commit: None,
+            lost_transaction: false,
         }
     }
 
@@ -443,7 +447,12 @@ impl Session {
         }
         match Cluster::connect_timeout(&self.shared.config.datanode, client::RECONNECT_TIMEOUT) {
             Ok(fresh) => {
-                self.txn = None;
+                // A transaction the lost connection held open is gone (the data node rolled it
+                // back): the session leaves it, and its COMMIT says so.
+                if self.txn.take().is_some_and(|t| t.is_open()) {
+                    self.lost_transaction = true;
+                }
+                self.explicit = false;
                 self.savepoints.clear();
                 self.data = Some(fresh);
             }
@@ -1180,6 +1189,7 @@ impl Session {
     pub(crate) fn end_transaction(&mut self, commit: bool) -> Result<()> {
         self.explicit = false;
         self.savepoints.clear();
+        self.lost_transaction = false;
         let Some(txn) = self.txn.take() else {
             return Ok(());
         };
@@ -1279,7 +1289,13 @@ impl Session {
                 Ok(done(0))
             }
             Statement::Commit { .. } => {
+                let lost = self.lost_transaction;
                 self.end_transaction(true)?;
+                if lost {
+                    return Err(rolled_back_in_failover(
+                        &"the transaction's connection to the data node was lost",
+                    ));
+                }
                 Ok(done(0))
             }
             // Nothing to reload: account statements reach every session at its next statement

@@ -440,13 +440,32 @@ pub fn connect(address: &str, timeout: Duration) -> io::Result<(FrameReader, Fra
     split(connect_any(address, timeout)?)
 }
 
+/// Connects as `connect`, but tries once: a refused connection fails at once, and a TCP
+/// handshake may take `timeout` (for a client that has other nodes to try).
+pub fn connect_once(address: &str, timeout: Duration) -> io::Result<(FrameReader, FrameWriter)> {
+    split(connect_any_once(address, timeout)?)
+}
+
+/// Connects a stream as `connect_any`, trying once (see `connect_once`).
+pub fn connect_any_once(address: &str, timeout: Duration) -> io::Result<Stream> {
+    connect_kind(address, timeout, true)
+}
+
 /// Connects a stream of the kind `address` names (`shm:NAME`, else TCP `host:port`), retrying
 /// refused connections until `timeout` passes; blocking, with TCP_NODELAY.
 pub fn connect_any(address: &str, timeout: Duration) -> io::Result<Stream> {
+    connect_kind(address, timeout, false)
+}
+
+fn connect_kind(address: &str, timeout: Duration, once: bool) -> io::Result<Stream> {
     match address.strip_prefix(shm::ADDRESS_PREFIX) {
         Some(name) => Ok(Stream::Shm(ShmStream::connect(name, timeout)?)),
         None => {
-            let mut s = connect_stream(address, timeout)?;
+            let mut s = if once {
+                connect_stream_once(address, timeout)?
+            } else {
+                connect_stream(address, timeout)?
+            };
             s.set_nodelay(true)?;
             if let Some(key) = auth::client_key() {
                 auth::client_handshake(&mut s, key)?;
@@ -474,6 +493,18 @@ pub fn connect_stream(address: &str, timeout: Duration) -> io::Result<TcpStream>
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// One attempt per address `address` resolves to, each allowed `timeout`.
+fn connect_stream_once(address: &str, timeout: Duration) -> io::Result<TcpStream> {
+    let mut last = io::Error::new(io::ErrorKind::NotFound, format!("no address for {address}"));
+    for a in address.to_socket_addrs()? {
+        match TcpStream::connect_timeout(&a, timeout.max(Duration::from_millis(10))) {
+            Ok(s) => return Ok(s),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
 }
 
 /// Raises this process's soft limit on open descriptors to its hard limit (a shared-memory

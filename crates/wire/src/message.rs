@@ -369,6 +369,12 @@ pub enum Message {
     Outcome {
         committed: bool,
     },
+    /// From a primary to a backup, on the replication link: table ids up to `last` are taken
+    /// (a schema change that failed on the primary after reserving one), so the backup's next
+    /// table gets the same id as the primary's. Answered by `Done`.
+    TableIds {
+        last: u32,
+    },
 }
 
 /// One row's new image in a replicated commit: its table, partition and encoded primary key,
@@ -479,6 +485,7 @@ impl Message {
             Message::Replicate { .. } => 29,
             Message::CommitOutcome { .. } => 30,
             Message::Outcome { .. } => 31,
+            Message::TableIds { .. } => 32,
         }
     }
 
@@ -550,6 +557,7 @@ impl Message {
                 out.put_u64(*transaction);
             }
             Message::Outcome { committed } => out.put_u8(u8::from(*committed)),
+            Message::TableIds { last } => out.put_u32(*last),
             Message::HelloReply {
                 node_id,
                 worker_count,
@@ -778,6 +786,7 @@ impl Message {
             31 => Message::Outcome {
                 committed: r.u8()? != 0,
             },
+            32 => Message::TableIds { last: r.u32()? },
             2 => Message::HelloReply {
                 node_id: r.u32()?,
                 worker_count: r.u32()?,

@@ -149,7 +149,10 @@ impl Coordinator {
         let build = state.build;
         let (reply, done) = match state.error {
             None => match self.shared.finish_unique(&build) {
-                Ok(()) => (self.table_reply(&build.to.name), true),
+                Ok(()) => {
+                    self.forward_long(state.request_id);
+                    (self.table_reply(&build.to.name), true)
+                }
                 Err(e) => (Message::Failure(e), false),
             },
             Some(e) => {
@@ -299,7 +302,10 @@ impl Coordinator {
         }
         let (reply, done, hidden) = match error {
             None => match self.shared.finish_columns(&conversion) {
-                Ok(hidden) => (self.table_reply(&conversion.to.name), true, hidden),
+                Ok(hidden) => {
+                    self.forward_long(request_id);
+                    (self.table_reply(&conversion.to.name), true, hidden)
+                }
                 Err(e) => (Message::Failure(e), false, Vec::new()),
             },
             Some(e) => {

@@ -23,6 +23,23 @@ pub(super) struct Gather {
     pub(super) changes: Vec<RowChange>,
 }
 
+/// Schema changes that copy rows (a column change) or build a unique index: the primary fences
+/// the table and waits for its lock holders first, so they go to the backups once done here
+/// (`forward_long`), after every commit to the old table; the backup, holding no locks, then
+/// runs them at once.
+pub(super) fn copies_rows(message: &Message) -> bool {
+    matches!(
+        message,
+        Message::AlterTable {
+            change: wire::TableChange::Columns { .. },
+            ..
+        } | Message::AddIndex {
+            kind: base::schema::IndexKind::Unique,
+            ..
+        }
+    )
+}
+
 /// Requests that change the schema: done by every replica, in the same place among the commits.
 fn is_schema_change(message: &Message) -> bool {
     matches!(
@@ -56,11 +73,23 @@ impl Coordinator {
             | Message::ListDatabases
             | Message::Checkpoint
             | Message::PeerHello { .. } => None,
-            Message::Replicate { .. } => match self.replica {
-                Some((_, epoch)) => role.accepts_commit(epoch).err(),
+            Message::Replicate {
+                session,
+                transaction,
+                ..
+            } => match self.replica {
+                // Checked, and the commit recorded, in one look at the view.
+                Some((_, epoch)) => role.take_commit(epoch, (*session, *transaction)).err(),
                 None => Some(Error::new(
                     ErrorCode::Protocol,
                     "replicated rows come only on a primary's link (after PeerHello)",
+                )),
+            },
+            Message::TableIds { .. } => match self.replica {
+                Some((_, epoch)) => role.accepts_commit(epoch).err(),
+                None => Some(Error::new(
+                    ErrorCode::Protocol,
+                    "table ids come only on a primary's link (after PeerHello)",
                 )),
             },
             m if is_schema_change(m) && self.replica.is_some() => {
@@ -161,10 +190,9 @@ impl Coordinator {
             self.shared.fail(why.clone());
             return self.fail(id, Error::new(ErrorCode::Internal, why));
         }
-        // Committed here from now on: the workers take the rows before anything queued after.
-        if let Some(role) = &self.shared.role {
-            role.commit_ended(name, true);
-        }
+        // (Recorded as committed here with the view's check, `Role::take_commit`: the workers
+        // take the rows before anything queued after.)
+        let _ = name;
         let workers = self.shared.worker_count();
         let mut parts: Vec<Vec<RowChange>> = (0..workers).map(|_| Vec::new()).collect();
         for change in changes {
@@ -369,9 +397,10 @@ impl Coordinator {
                 request_id, local, ..
             }) => match result {
                 Ok(answers) => self.forward_part(tag, request_id, local, Some(answers)),
-                // Nothing was sent: this node is no longer the primary (it stops).
+                // Nothing was sent: this node is no longer the primary (it stops). The change's
+                // own answer, if it comes later, is dropped (`ANSWERED`).
                 Err(e) => {
-                    self.forwarded.remove(&request_id);
+                    self.forwarded.insert(request_id, ANSWERED);
                     self.fail(request_id, e)
                 }
             },
@@ -421,6 +450,17 @@ impl Coordinator {
         }
         if let Some(change) = self.forwarding.remove(&request_id) {
             if matches!(message, Message::Failure(_)) {
+                // Nothing of it reached the backups, but it may have taken a table id here:
+                // the backups take the same, so their next tables' ids stay the primary's.
+                if let Some(role) = self.shared.role.clone() {
+                    let last = self
+                        .shared
+                        .catalog
+                        .read()
+                        .map(|c| c.last_id())
+                        .unwrap_or_default();
+                    role.replicate(Message::TableIds { last }, false, Box::new(|_| {}));
+                }
                 self.shared
                     .schema_change_busy
                     .store(false, Ordering::Release);
@@ -432,6 +472,14 @@ impl Coordinator {
         let Some(tag) = self.forwarded.get(&request_id).copied() else {
             return false;
         };
+        if tag == ANSWERED {
+            // The failure this connection heard is going out now; a later answer is dropped.
+            if matches!(message, Message::Failure(e) if e.code == ErrorCode::ViewChanged) {
+                return false;
+            }
+            self.forwarded.remove(&request_id);
+            return true;
+        }
         if let Some(Pending::Forward {
             request_id,
             answers,
@@ -441,6 +489,14 @@ impl Coordinator {
             self.forward_part(tag, request_id, Some(message.clone()), answers);
         }
         true
+    }
+
+    /// A schema change that copies rows changed the catalog here now: it goes to the backups,
+    /// before any commit that uses it.
+    pub(super) fn forward_long(&mut self, request_id: u64) {
+        if let Some(change) = self.forwarding.remove(&request_id) {
+            self.forward(request_id, change, None);
+        }
     }
 
     /// Sends a schema change that changed the catalog here to the backups, which do it at the
@@ -505,6 +561,9 @@ impl Coordinator {
         self.reply(request_id, &local);
     }
 }
+
+/// A forwarded schema change whose client already heard its failure (no `Pending::Forward`).
+const ANSWERED: u64 = 0;
 
 /// Whether two replicas ended a schema change alike: the same answer (a table's definition with
 /// its ids and version), or failures of the same kind.
