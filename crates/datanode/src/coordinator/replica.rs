@@ -144,6 +144,15 @@ impl Coordinator {
         }
     }
 
+    /// The highest table id the catalog has given.
+    fn last_table_id(&self) -> u32 {
+        self.shared
+            .catalog
+            .read()
+            .map(|c| c.last_id())
+            .unwrap_or_default()
+    }
+
     /// A primary opens its replication link to this node.
     pub(super) fn peer_hello(&mut self, id: u64, node: u32, epoch: u64) {
         let Some(role) = self.shared.role.clone() else {
@@ -176,12 +185,7 @@ impl Coordinator {
         // Rows of a table this node never held mean its catalog is behind the primary's: the
         // replica has left the primary's state, and the node stops. (Rows of a table dropped
         // here since are dropped with it, as on the primary.)
-        let last = self
-            .shared
-            .catalog
-            .read()
-            .map(|c| c.last_id())
-            .unwrap_or_default();
+        let last = self.last_table_id();
         if let Some(c) = changes.iter().find(|c| c.table > last) {
             let why = format!(
                 "the primary sent rows of table {} that this backup never created (its newest is {last})",
@@ -453,12 +457,7 @@ impl Coordinator {
                 // Nothing of it reached the backups, but it may have taken a table id here:
                 // the backups take the same, so their next tables' ids stay the primary's.
                 if let Some(role) = self.shared.role.clone() {
-                    let last = self
-                        .shared
-                        .catalog
-                        .read()
-                        .map(|c| c.last_id())
-                        .unwrap_or_default();
+                    let last = self.last_table_id();
                     role.replicate(Message::TableIds { last }, false, Box::new(|_| {}));
                 }
                 self.shared
