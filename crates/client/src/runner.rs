@@ -12,6 +12,9 @@ use crate::{ClientError, Cluster, Result, Transaction};
 /// The first pause after a failed try; it doubles up to `PAUSE_MAX`.
 const PAUSE_FIRST: Duration = Duration::from_millis(5);
 const PAUSE_MAX: Duration = Duration::from_millis(200);
+/// A node answers "not committed" surely only for a commit made less than a minute before the
+/// question (it forgets old ones): the runner asks within half of that.
+const ASK_WITHIN: Duration = Duration::from_secs(30);
 /// How long one connection attempt may take (a node group fails over within about a second).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -127,7 +130,7 @@ impl Runner {
     fn outcome(&self, name: (u64, u64)) -> Option<bool> {
         let since = Instant::now();
         let mut pause = PAUSE_FIRST;
-        while since.elapsed() < self.patience {
+        while since.elapsed() < self.patience.min(ASK_WITHIN) {
             if let Ok(c) = self.cluster() {
                 match c.commit_outcome(name) {
                     Ok(committed) => return Some(committed),

@@ -126,12 +126,70 @@ pub type CommitName = (u64, u64);
 /// one (`Message::CommitOutcome`); the oldest are forgotten first.
 pub const COMMITS_REMEMBERED: usize = 1 << 20;
 
-#[derive(Default)]
 struct Commits {
+    /// How many it remembers (`COMMITS_REMEMBERED`).
+    capacity: usize,
     done: std::collections::HashSet<CommitName>,
-    order: std::collections::VecDeque<CommitName>,
+    /// The remembered commits, oldest first, with when they were recorded.
+    order: std::collections::VecDeque<(CommitName, Instant)>,
     under_way: std::collections::HashSet<CommitName>,
+    /// When the newest commit this node forgot was recorded: a name it does not know from
+    /// after then may be a commit it forgot.
+    forgot_up_to: Option<Instant>,
 }
+
+/// How a commit named in a `CommitOutcome` ended, as this node knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Committed,
+    NotCommitted,
+    /// Still under way here: ask again.
+    UnderWay,
+    /// Not known here: this node may have forgotten it (it remembers `COMMITS_REMEMBERED`).
+    Unknown,
+}
+
+impl Commits {
+    fn new(capacity: usize) -> Commits {
+        Commits {
+            capacity,
+            done: Default::default(),
+            order: Default::default(),
+            under_way: Default::default(),
+            forgot_up_to: None,
+        }
+    }
+
+    fn ended(&mut self, name: CommitName, committed: bool, now: Instant) {
+        self.under_way.remove(&name);
+        if committed && self.done.insert(name) {
+            self.order.push_back((name, now));
+            if self.order.len() > self.capacity {
+                if let Some((old, at)) = self.order.pop_front() {
+                    self.done.remove(&old);
+                    self.forgot_up_to = Some(at);
+                }
+            }
+        }
+    }
+
+    fn outcome(&self, name: CommitName, now: Instant) -> Outcome {
+        if self.under_way.contains(&name) {
+            return Outcome::UnderWay;
+        }
+        if self.done.contains(&name) {
+            return Outcome::Committed;
+        }
+        match self.forgot_up_to {
+            Some(at) if now.saturating_duration_since(at) < OUTCOME_WINDOW => Outcome::Unknown,
+            _ => Outcome::NotCommitted,
+        }
+    }
+}
+
+/// How long after a commit a client may ask about it and get a sure "not committed": a name
+/// unknown here is "not committed" only if this node forgot nothing recorded in this window.
+pub const OUTCOME_WINDOW: Duration = Duration::from_secs(60);
 
 impl std::fmt::Debug for Role {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -163,7 +221,7 @@ impl Role {
             links: Mutex::new(BTreeMap::new()),
             jobs: AtomicUsize::new(0),
             last_schema: Mutex::new(None),
-            commits: Mutex::new(Commits::default()),
+            commits: Mutex::new(Commits::new(COMMITS_REMEMBERED)),
         })
     }
 
@@ -439,25 +497,13 @@ impl Role {
             return;
         }
         let mut c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
-        c.under_way.remove(&name);
-        if committed && c.done.insert(name) {
-            c.order.push_back(name);
-            if c.order.len() > COMMITS_REMEMBERED {
-                if let Some(old) = c.order.pop_front() {
-                    c.done.remove(&old);
-                }
-            }
-        }
+        c.ended(name, committed, Instant::now());
     }
 
-    /// Whether the commit named `name` took effect, as this node (its group's primary) knows:
-    /// None while it is still under way here.
-    pub fn commit_outcome(&self, name: CommitName) -> Option<bool> {
+    /// How the commit named `name` ended, as this node (its group's primary) knows it.
+    pub fn commit_outcome(&self, name: CommitName) -> Outcome {
         let c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
-        if c.under_way.contains(&name) {
-            return None;
-        }
-        Some(c.done.contains(&name))
+        c.outcome(name, Instant::now())
     }
 }
 
@@ -744,5 +790,33 @@ fn read_answers(stream: TcpStream, generation: u64, answers: Sender<LinkEvent>) 
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A commit the node still remembers is known; one under way is "ask again"; a name it does
+    /// not know is "not committed" only when it forgot nothing recent, else unknown.
+    #[test]
+    fn commit_outcomes_are_sure_only_while_nothing_recent_was_forgotten() {
+        let start = Instant::now();
+        let mut c = Commits::new(2);
+        c.ended((1, 1), true, start);
+        c.ended((1, 2), false, start);
+        assert_eq!(c.outcome((1, 1), start), Outcome::Committed);
+        assert_eq!(c.outcome((1, 2), start), Outcome::NotCommitted);
+        c.under_way.insert((1, 3));
+        assert_eq!(c.outcome((1, 3), start), Outcome::UnderWay);
+        c.ended((1, 3), true, start);
+        c.ended((1, 4), true, start);
+        // (1, 1) is forgotten now: it, and any name not known, may have committed.
+        assert_eq!(c.outcome((1, 1), start), Outcome::Unknown);
+        assert_eq!(c.outcome((9, 9), start), Outcome::Unknown);
+        assert_eq!(c.outcome((1, 4), start), Outcome::Committed);
+        // Once the forgotten ones are older than any question may be, not knowing is sure.
+        let later = start + OUTCOME_WINDOW;
+        assert_eq!(c.outcome((9, 9), later), Outcome::NotCommitted);
     }
 }

@@ -11,7 +11,7 @@ use wire::{ExecuteOutcome, Message, OpResult, RowChange};
 
 use super::{Coordinator, OpenTxn, Pending};
 use crate::messages::*;
-use crate::replication::{CommitName, SchemaJob};
+use crate::replication::{CommitName, Outcome, SchemaJob};
 
 /// A commit whose row images are coming from its workers.
 pub(super) struct Gather {
@@ -429,12 +429,23 @@ impl Coordinator {
             );
         };
         match role.commit_outcome(name) {
-            Some(committed) => self.reply(id, &Message::Outcome { committed }),
-            None => self.fail(
+            Outcome::Committed => self.reply(id, &Message::Outcome { committed: true }),
+            Outcome::NotCommitted => self.reply(id, &Message::Outcome { committed: false }),
+            Outcome::UnderWay => self.fail(
                 id,
                 Error::new(
                     ErrorCode::Overloaded,
                     "that commit is still under way here; ask again",
+                ),
+            ),
+            Outcome::Unknown => self.fail(
+                id,
+                Error::new(
+                    ErrorCode::BadRequest,
+                    format!(
+                        "this node does not know that commit and may have forgotten it (it remembers the last {} commits): its outcome is unknown",
+                        crate::replication::COMMITS_REMEMBERED
+                    ),
                 ),
             ),
         }
