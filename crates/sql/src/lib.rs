@@ -164,13 +164,25 @@ pub(crate) struct Shared {
     pub threads: threads::Threads,
 }
 
+/// How long the shared connection waits for a node group to serve again after a failover.
+pub const FAILOVER_RECONNECT: Duration = Duration::from_secs(3);
+
 impl Shared {
     /// The shared data node connection, connected again first if a call found it lost (the
     /// data node restarted): the call that found it lost failed, the next one works.
+    ///
+    /// Given several data nodes (a node group), it waits up to `FAILOVER_RECONNECT` for one to
+    /// serve: a failover takes about a second, and the logins and catalog reads that use this
+    /// connection then go on instead of failing.
     pub fn cluster(&self) -> Cluster {
         let mut cluster = self.cluster.lock().unwrap_or_else(|e| e.into_inner());
         if cluster.is_closed() {
-            match Cluster::connect_timeout(&self.config.datanode, client::RECONNECT_TIMEOUT) {
+            let wait = if self.config.datanode.contains(',') {
+                FAILOVER_RECONNECT
+            } else {
+                client::RECONNECT_TIMEOUT
+            };
+            match Cluster::connect_timeout(&self.config.datanode, wait) {
                 Ok(fresh) => {
                     info!(
                         "sql: connected to the data node {} again",
