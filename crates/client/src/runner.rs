@@ -105,9 +105,8 @@ impl Runner {
             }
             Failure::Before(e)
         })?;
-        // `work` ended the transaction itself (it executed with Commit or Rollback): what it
-        // returns stands.
-        if txn.has_executed() && !txn.is_open() {
+        // `work` committed the transaction itself: what it returns stands.
+        if txn.is_committed() {
             return Ok(value);
         }
         let name = txn.commit_name();

@@ -33,6 +33,8 @@ pub struct Transaction {
     writes_sent: u64,
     /// An execute was sent.
     sent: bool,
+    /// An execute with Commit succeeded: the transaction took effect.
+    committed: bool,
 }
 
 impl Transaction {
@@ -54,6 +56,7 @@ impl Transaction {
             wrote: false,
             keep_from: 0,
             writes_sent: 0,
+            committed: false,
             sent: false,
         }
     }
@@ -289,6 +292,7 @@ impl Transaction {
                     ))));
                 }
                 self.results.extend(results);
+                self.committed |= exec == ExecType::Commit;
                 Ok(())
             }
             Ok(Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error })) => {
@@ -334,6 +338,11 @@ impl Transaction {
             request.transaction = self.id;
         }
         self.cluster.scan_request(request)
+    }
+
+    /// True once an execute with Commit succeeded (the transaction took effect).
+    pub fn is_committed(&self) -> bool {
+        self.committed
     }
 
     /// True while the data node holds this transaction open (after an execute with NoCommit,

@@ -319,6 +319,23 @@ impl Coordinator {
         self.txns.values().any(|t| !t.busy)
     }
 
+    /// Whether a schema change this coordinator drives is under way: it must run to its end
+    /// even after the connection closes (the event loop keeps the coordinator until then).
+    pub fn has_schema_work(&self) -> bool {
+        !self.schema_jobs.is_empty()
+            || !self.forwarding.is_empty()
+            || !self.forwarded.is_empty()
+            || self.pending.values().any(|p| {
+                matches!(
+                    p,
+                    Pending::Ddl { .. }
+                        | Pending::Convert { .. }
+                        | Pending::Unique(_)
+                        | Pending::Forward { .. }
+                )
+            })
+    }
+
     /// Aborts the transactions the connection left open.
     /// Requests still waiting for their answers, or answers not yet handed to the connection.
     pub fn busy(&self) -> bool {
@@ -346,14 +363,9 @@ impl Coordinator {
                 }
             }
         }
-        // A backup whose primary's link closed while one of its schema changes ran here cannot
-        // tell the primary how it ends, and must not run it twice: a copy sent again hears
-        // that its outcome here is unknown (a dead primary sends none, and this node goes on).
-        if let Some(role) = &self.shared.role {
-            for (request_id, node) in self.schema_jobs.drain() {
-                role.schema_job_abandoned(node, request_id);
-            }
-        }
+        // A schema change under way (a backup's from its primary, or a primary's own that goes
+        // to its backups) is finished by the coordinator kept after its connection
+        // (`has_schema_work`, the event loop's orphans), so its answer is recorded and sent on.
     }
 
     /// Sends one message to every worker under a new tag; returns the tag and how many
@@ -551,6 +563,15 @@ impl Coordinator {
             return;
         }
         match message {
+            Message::TableIds { .. } | Message::Replicate { .. } if self.shared.role.is_none() => {
+                self.fail(
+                    id,
+                    Error::new(
+                        ErrorCode::Protocol,
+                        "this data node runs alone: it takes no replicated rows or table ids",
+                    ),
+                )
+            }
             Message::PeerHello { node_id, epoch } => self.peer_hello(id, node_id, epoch),
             Message::Replicate {
                 session,

@@ -99,6 +99,9 @@ pub struct EventLoop {
     /// Messages this worker sent to itself.
     local: VecDeque<ToWorker>,
     connections: HashMap<usize, Served>,
+    /// Coordinators of closed connections still driving a schema change (`has_schema_work`),
+    /// by their connection's token; each goes once its change ended.
+    orphans: HashMap<usize, crate::coordinator::Coordinator>,
     /// Connections with output queued this turn, written once before the loop polls again: all
     /// the replies ready for one peer go out in one write.
     dirty: Vec<usize>,
@@ -143,6 +146,7 @@ impl EventLoop {
             connections: HashMap::new(),
             dirty: Vec::new(),
             next_token: 1,
+            orphans: HashMap::new(),
             spin,
             unsynced: false,
             last_sync: Instant::now(),
@@ -270,6 +274,16 @@ impl EventLoop {
                 if let Some(served) = self.connections.get_mut(&connection) {
                     served.coordinator.handle(event);
                     self.after_coordinator(connection);
+                } else if let Some(orphan) = self.orphans.get_mut(&connection) {
+                    orphan.handle(event);
+                    orphan.out.clear();
+                    let outbox = std::mem::take(&mut orphan.outbox);
+                    if !orphan.has_schema_work() {
+                        self.orphans.remove(&connection);
+                    }
+                    for (worker, message) in outbox {
+                        self.route(worker, message);
+                    }
                 }
             }
             ToWorker::CommitReplicated {
@@ -684,6 +698,11 @@ impl EventLoop {
         served.io.deregister(self.poll.registry());
         served.io.shutdown();
         self.shared.connection_closed();
+        if served.coordinator.has_schema_work() {
+            // Its schema change runs to its end without the connection (tokens are never
+            // reused, so its workers' answers still find it).
+            self.orphans.insert(token, served.coordinator);
+        }
     }
 
     fn stop(mut self) {

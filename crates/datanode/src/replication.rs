@@ -462,23 +462,6 @@ impl Role {
             };
         }
     }
-
-    /// The link that brought schema change `request_id` from `node` closed while it ran here:
-    /// its outcome cannot be reported, so a copy sent again is answered that the outcome here
-    /// is unknown (the primary then stops rather than guess; a dead primary sends none).
-    pub fn schema_job_abandoned(&self, node: u32, request_id: u64) {
-        let unknown = Message::Failure(Error::new(
-            ErrorCode::Internal,
-            "the link closed while this schema change ran on the backup: its outcome there is unknown",
-        ));
-        let mut last = self.last_schema.lock().unwrap_or_else(|e| e.into_inner());
-        if last
-            .as_ref()
-            .is_some_and(|(n, id, _)| (*n, *id) == (node, request_id))
-        {
-            *last = Some((node, request_id, Some(unknown)));
-        }
-    }
 }
 
 impl Role {

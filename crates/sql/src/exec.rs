@@ -460,6 +460,19 @@ impl Session {
         }
     }
 
+    /// The first statement after a reconnect that dropped an open transaction fails with the
+    /// retry class (the transaction was rolled back; nothing of it, nor of this statement, is
+    /// committed), as MySQL reports a deadlock on the statement that meets it; a ROLLBACK
+    /// succeeds. Either way the session is out of the transaction from then on.
+    fn report_lost_transaction(&mut self, rollback: bool) -> Option<Outcome> {
+        if !std::mem::take(&mut self.lost_transaction) || rollback {
+            return None;
+        }
+        Some(Outcome::Failed(rolled_back_in_failover(
+            &"the transaction's connection to the data node was lost",
+        )))
+    }
+
     /// Reads the session's grants again when an account statement ran since it read them
     /// (GRANT and REVOKE on databases and tables take effect at the next statement, as in
     /// MariaDB; global privileges stay as they were at login, as MariaDB keeps them), and
@@ -529,6 +542,11 @@ impl Session {
 
     fn run_once(&mut self, sql: &str) -> Vec<Outcome> {
         self.reconnect_if_lost();
+        if let Some(failed) =
+            self.report_lost_transaction(starts_with_word(sql.trim_start(), "rollback"))
+        {
+            return vec![failed];
+        }
         self.refresh_grants();
         let sql = &share_mode(executable_comment(sql));
         if consistent_snapshot(sql) {
@@ -883,6 +901,9 @@ impl Session {
 
     fn execute_prepared_once(&mut self, id: u32, params: &[Value]) -> Outcome {
         self.reconnect_if_lost();
+        if let Some(failed) = self.report_lost_transaction(false) {
+            return failed;
+        }
         self.refresh_grants();
         let Some(prepared) = self.statements.remove(&id) else {
             return Outcome::Failed(unknown_statement(id));
@@ -1189,7 +1210,6 @@ impl Session {
     pub(crate) fn end_transaction(&mut self, commit: bool) -> Result<()> {
         self.explicit = false;
         self.savepoints.clear();
-        self.lost_transaction = false;
         let Some(txn) = self.txn.take() else {
             return Ok(());
         };
@@ -1289,13 +1309,7 @@ impl Session {
                 Ok(done(0))
             }
             Statement::Commit { .. } => {
-                let lost = self.lost_transaction;
                 self.end_transaction(true)?;
-                if lost {
-                    return Err(rolled_back_in_failover(
-                        &"the transaction's connection to the data node was lost",
-                    ));
-                }
                 Ok(done(0))
             }
             // Nothing to reload: account statements reach every session at its next statement

@@ -142,6 +142,9 @@ pub struct SqlServer {
 pub(crate) struct Shared {
     /// The connection DDL, logins and account statements use (see `cluster`).
     cluster: std::sync::Mutex<Cluster>,
+    /// Held by the caller connecting the shared connection again (`cluster`); when its last
+    /// try failed.
+    connecting: std::sync::Mutex<Option<std::time::Instant>>,
     /// The event loop idle connections are parked in.
     pub reactor: reactor::Reactor,
     pub config: SqlConfig,
@@ -166,34 +169,57 @@ pub(crate) struct Shared {
 
 /// How long the shared connection waits for a node group to serve again after a failover.
 pub const FAILOVER_RECONNECT: Duration = Duration::from_secs(3);
+/// After a failed try to connect the shared connection again, how long callers get the lost
+/// connection without a new try.
+pub const RECONNECT_BACKOFF: Duration = Duration::from_secs(1);
 
 impl Shared {
-    /// The shared data node connection, connected again first if a call found it lost (the
-    /// data node restarted): the call that found it lost failed, the next one works.
-    ///
-    /// Given several data nodes (a node group), it waits up to `FAILOVER_RECONNECT` for one to
-    /// serve: a failover takes about a second, and the logins and catalog reads that use this
-    /// connection then go on instead of failing.
+    /// The shared data node connection, connected again first if a call found it lost. With
+    /// one data node the wait is short (the call that found it lost failed, the next one
+    /// works); with several (a node group failing over) it waits up to `FAILOVER_RECONNECT`
+    /// for one to serve, so logins and catalog reads go on after a failover. One caller
+    /// connects at a time and the others wait for it; after a failed try, callers get the lost
+    /// connection at once for `RECONNECT_BACKOFF`, so no queue of waits forms while the
+    /// cluster is down.
     pub fn cluster(&self) -> Cluster {
-        let mut cluster = self.cluster.lock().unwrap_or_else(|e| e.into_inner());
-        if cluster.is_closed() {
-            let wait = if self.config.datanode.contains(',') {
-                FAILOVER_RECONNECT
-            } else {
-                client::RECONNECT_TIMEOUT
-            };
-            match Cluster::connect_timeout(&self.config.datanode, wait) {
-                Ok(fresh) => {
-                    info!(
-                        "sql: connected to the data node {} again",
-                        self.config.datanode
-                    );
-                    *cluster = fresh;
-                }
-                Err(e) => warn!("sql: data node {} unreachable: {e}", self.config.datanode),
+        let current = self
+            .cluster
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if !current.is_closed() {
+            return current;
+        }
+        let mut failed_at = self.connecting.lock().unwrap_or_else(|e| e.into_inner());
+        let current = self
+            .cluster
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if !current.is_closed() || failed_at.is_some_and(|t| t.elapsed() < RECONNECT_BACKOFF) {
+            return current;
+        }
+        let wait = if self.config.datanode.contains(',') {
+            FAILOVER_RECONNECT
+        } else {
+            client::RECONNECT_TIMEOUT
+        };
+        match Cluster::connect_timeout(&self.config.datanode, wait) {
+            Ok(fresh) => {
+                info!(
+                    "sql: connected to the data node {} again",
+                    self.config.datanode
+                );
+                *self.cluster.lock().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
+                *failed_at = None;
+                fresh
+            }
+            Err(e) => {
+                warn!("sql: data node {} unreachable: {e}", self.config.datanode);
+                *failed_at = Some(std::time::Instant::now());
+                current
             }
         }
-        cluster.clone()
     }
 }
 
@@ -222,6 +248,7 @@ impl SqlServer {
         let reactor = reactor::Reactor::start(&config.datanode, config.reactors)?;
         let shared = Arc::new(Shared {
             cluster: std::sync::Mutex::new(cluster),
+            connecting: std::sync::Mutex::new(None),
             reactor,
             sha2_cache: users::Sha2Cache::default(),
             failed_logins: std::sync::Mutex::new(transport::auth::FailedLogins::default()),

@@ -404,7 +404,11 @@ impl Coordinator {
                 // Nothing was sent: this node is no longer the primary (it stops). The change's
                 // own answer, if it comes later, is dropped (`ANSWERED`).
                 Err(e) => {
-                    self.forwarded.insert(request_id, ANSWERED);
+                    if local.is_none() {
+                        self.forwarded.insert(request_id, ANSWERED);
+                    } else {
+                        self.forwarded.remove(&request_id);
+                    }
                     self.fail(request_id, e)
                 }
             },
