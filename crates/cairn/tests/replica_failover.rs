@@ -615,3 +615,111 @@ fn a_killed_data_node_loses_no_acknowledged_commit_and_commits_resume() {
         round(r, seed.wrapping_add(r as u64));
     }
 }
+
+/// A column change whose client vanishes (a reset connection) while the primary waits for a
+/// lock holder still runs to its end on the primary, reaches the backup, and leaves the node
+/// group taking schema changes: the coordinator outlives its connection.
+#[test]
+fn a_schema_change_whose_client_vanishes_still_reaches_the_backup() {
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+
+    let cluster = start_cluster(20);
+    let c = Cluster::connect_timeout(&cluster.addresses, Duration::from_secs(10)).unwrap();
+    let t = c.create_table(table()).unwrap();
+    let mut txn = c.transaction();
+    txn.insert(&t, vec![(0, Value::Int(1)), (1, Value::Int(1))]);
+    txn.commit().unwrap();
+
+    // A lock holder keeps the change waiting (the primary fences the table first).
+    let mut holder = c.transaction();
+    holder.read_with(&t, vec![Value::Int(1)], client::LockMode::Exclusive, vec![]);
+    holder.execute(client::ExecType::NoCommit).unwrap();
+
+    let mut columns = client::NewColumn::all_kept(t.def());
+    columns.push(client::NewColumn {
+        column: ColumnDef::new("added", ColumnType::BigInt { unsigned: false })
+            .default(Value::Int(7)),
+        source: client::ColumnSource::Filled(Value::Int(7)),
+    });
+    let change = wire::Message::AlterTable {
+        table: "failover".into(),
+        change: client::TableChange::Columns {
+            version: t.def().version,
+            columns,
+        },
+    };
+    let mut frame = Vec::new();
+    change.write_frame(&mut frame, 0, 0, 1);
+    let primary = cluster.addresses.split(',').next().unwrap().to_string();
+    let mut raw = std::net::TcpStream::connect(&primary).unwrap();
+    raw.write_all(&frame).unwrap();
+
+    // Once the table is fenced (a write is refused), the client goes with a reset.
+    let deadline = Instant::now() + Duration::from_secs(1);
+    loop {
+        let mut probe = c.transaction();
+        probe.insert(&t, vec![(0, Value::Int(2)), (1, Value::Int(2))]);
+        match probe.commit() {
+            Err(e) if e.code() == client::ErrorCode::SchemaChanged => break,
+            _ => assert!(
+                Instant::now() < deadline,
+                "the change never fenced the table"
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let linger = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    // SAFETY: setsockopt on a socket this test owns, with a value of the size it names.
+    let set = unsafe {
+        libc::setsockopt(
+            raw.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&linger as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(set, 0);
+    drop(raw);
+    holder.commit().unwrap();
+
+    // Both replicas end with the new column; the group takes another schema change.
+    for node in &cluster.nodes {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let n = Cluster::connect_timeout(&node.api, Duration::from_secs(5)).unwrap();
+            let columns = n.table("failover").map(|t| t.def().columns.len());
+            if columns.as_ref().is_ok_and(|c| *c == 3) {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{}: the change did not arrive ({columns:?})",
+                node.api
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let c = Cluster::connect_timeout(&cluster.addresses, Duration::from_secs(10)).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let def = TableDef::new(
+            "after",
+            vec![ColumnDef::new("id", ColumnType::Int { unsigned: false })],
+            &["id"],
+        )
+        .unwrap();
+        match c.create_table(def) {
+            Ok(_) => break,
+            Err(e) => assert!(
+                e.is_temporary() && Instant::now() < deadline,
+                "the group takes no schema change after it: {e}"
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
