@@ -1281,7 +1281,6 @@ impl Session {
     }
 
     fn statement(&mut self, s: &Statement) -> Result<Outcome> {
-        let cluster = self.shared.cluster().clone();
         let client = |e: client::ClientError| SqlError::from_client(&e);
         // What MariaDB's parser refuses fails first, committing nothing.
         match s {
@@ -1406,7 +1405,7 @@ impl Session {
                 Ok(done(0))
             }
             Statement::ShowDatabases { show_options, .. } => {
-                let mut names = cluster.databases().map_err(client)?;
+                let mut names = self.shared.cluster().databases().map_err(client)?;
                 // An account sees the databases it holds a privilege on (as MariaDB).
                 names.retain(|db| self.sees_database(db));
                 crate::show::databases_like(names, show_options)
@@ -1434,7 +1433,9 @@ impl Session {
                 let Some(db) = named.or_else(|| self.database.clone()) else {
                     return Err(SqlError::no_database());
                 };
-                if !cluster
+                if !self
+                    .shared
+                    .cluster()
                     .databases()
                     .map_err(client)?
                     .iter()
@@ -1443,7 +1444,9 @@ impl Session {
                     return Err(SqlError::unknown_database(&db));
                 }
                 let prefix = format!("{}/", db.to_ascii_lowercase());
-                let names = cluster
+                let names = self
+                    .shared
+                    .cluster()
                     .list_tables()
                     .map_err(client)?
                     .into_iter()
@@ -1470,7 +1473,7 @@ impl Session {
                 } else {
                     spec.resolve()?
                 };
-                match cluster.create_database_with(&name, collation) {
+                match self.shared.cluster().create_database_with(&name, collation) {
                     Ok(()) => Ok(done(1)),
                     Err(e) if *if_not_exists && e.code() == base::ErrorCode::DatabaseExists => {
                         let m = format!("Can't create database '{name}'; database exists");
