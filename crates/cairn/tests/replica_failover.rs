@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use base::schema::ColumnDef;
 use base::types::ColumnType;
 use client::{Cluster, Scan, TableDef, Value};
-use common::{free_port, fresh_dir, spawn, try_mysql, Started};
+use common::{free_port, fresh_dir, spawn, try_mysql, Started, FREE_FRONT_END_PORTS};
 
 /// Rows each transaction writes (spread over both partitions by their keys).
 const ROWS_PER_TXN: i64 = 3;
@@ -250,6 +250,27 @@ fn writer(
     }
 }
 
+/// `count` native writers (`writer`) over the cluster at `addresses`, until `stop`.
+fn spawn_writers(
+    count: usize,
+    addresses: &str,
+    stop: &Arc<AtomicBool>,
+    since: &Arc<Mutex<Option<Instant>>>,
+    seen: &Arc<Mutex<Seen>>,
+) -> Vec<std::thread::JoinHandle<()>> {
+    (0..count)
+        .map(|w| {
+            let (addresses, stop, since, seen) = (
+                addresses.to_string(),
+                stop.clone(),
+                since.clone(),
+                seen.clone(),
+            );
+            std::thread::spawn(move || writer(w, addresses, stop, since, seen))
+        })
+        .collect()
+}
+
 fn kind(e: &client::ClientError) -> String {
     format!("{:?}", e.code())
 }
@@ -261,17 +282,9 @@ fn round(round: usize, seed: u64) {
     admin.create_table(table()).expect("table created");
     drop(admin);
     // The SQL front end over both nodes.
-    let api = spawn(&[
-        "api",
-        "--datanode",
-        &cluster.addresses,
-        "--sql-port",
-        "0",
-        "--hs-read-port",
-        "0",
-        "--hs-write-port",
-        "0",
-    ]);
+    let mut args = vec!["api", "--datanode", &cluster.addresses];
+    args.extend(FREE_FRONT_END_PORTS);
+    let api = spawn(&args);
     let sql = api.listening("sql (mysql protocol): ");
     try_mysql(
         &sql,
@@ -283,17 +296,7 @@ fn round(round: usize, seed: u64) {
     let stop = Arc::new(AtomicBool::new(false));
     let killed: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
     let seen = Arc::new(Mutex::new(Seen::default()));
-    let writers: Vec<_> = (0..WRITERS)
-        .map(|w| {
-            let (addresses, stop, killed, seen) = (
-                cluster.addresses.clone(),
-                stop.clone(),
-                killed.clone(),
-                seen.clone(),
-            );
-            std::thread::spawn(move || writer(w, addresses, stop, killed, seen))
-        })
-        .collect();
+    let writers = spawn_writers(WRITERS, &cluster.addresses, &stop, &killed, &seen);
     let sql_writer = {
         let (sql, stop) = (sql.clone(), stop.clone());
         std::thread::spawn(move || sql_writer(&sql, &stop))
@@ -494,17 +497,7 @@ fn partition_round(side: usize) {
     let stop = Arc::new(AtomicBool::new(false));
     let cut: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
     let seen = Arc::new(Mutex::new(Seen::default()));
-    let writers: Vec<_> = (0..4)
-        .map(|w| {
-            let (addresses, stop, cut, seen) = (
-                cluster.addresses.clone(),
-                stop.clone(),
-                cut.clone(),
-                seen.clone(),
-            );
-            std::thread::spawn(move || writer(w, addresses, stop, cut, seen))
-        })
-        .collect();
+    let writers = spawn_writers(4, &cluster.addresses, &stop, &cut, &seen);
     std::thread::sleep(Duration::from_millis(500));
     cluster.cut(match side {
         1 => ["2", "1,0"],

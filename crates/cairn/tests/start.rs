@@ -141,25 +141,24 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
     let dir = std::env::temp_dir().join(format!("cairn-start-cluster-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let base = free_cluster_base().to_string();
-    let mut cluster = common::spawn(&[
-        "start",
-        "--data-nodes",
-        "2",
-        "--replicas",
-        "2",
-        "--workers",
-        "2",
-        "--base-port",
-        &base,
-        "--data-dir",
-        dir.to_str().unwrap(),
-        "--hs-read-port",
-        "0",
-        "--hs-write-port",
-        "0",
-        "--sql-port",
-        "0",
-    ]);
+    let mut cluster = common::spawn(
+        &[
+            "start",
+            "--data-nodes",
+            "2",
+            "--replicas",
+            "2",
+            "--workers",
+            "2",
+            "--base-port",
+            &base,
+            "--data-dir",
+            dir.to_str().unwrap(),
+        ]
+        .into_iter()
+        .chain(common::FREE_FRONT_END_PORTS)
+        .collect::<Vec<_>>(),
+    );
     let sql = cluster.listening("sql (mysql protocol): ");
     let pids: Vec<u32> = cluster
         .output
@@ -168,13 +167,12 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
         .filter_map(|l| l.rsplit("pid ").next()?.parse().ok())
         .collect();
     assert_eq!(pids.len(), 2, "{:?}", cluster.output);
-    let mgm = cluster
-        .output
-        .iter()
-        .find_map(|l| l.strip_prefix("management node: "))
-        .and_then(|l| l.split(' ').next())
-        .unwrap()
-        .to_string();
+    // The address after a printed prefix, up to the first space or comma.
+    let address = |prefix: &str| {
+        let line = cluster.listening(prefix);
+        line.split([' ', ',']).next().unwrap().to_string()
+    };
+    let mgm = address("management node: ");
     mysql(
         &sql,
         "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT); INSERT INTO d.t VALUES (1, 10), (2, 20)",
@@ -210,20 +208,10 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
         );
         String::from_utf8(out.stdout).unwrap()
     };
-    let first = cluster
-        .output
-        .iter()
-        .find_map(|l| l.strip_prefix("data node 1 (native protocol): "))
-        .and_then(|l| l.split(',').next())
-        .unwrap()
-        .to_string();
-    let second = cluster
-        .output
-        .iter()
-        .find_map(|l| l.strip_prefix("data node 2 (native protocol): "))
-        .and_then(|l| l.split(',').next())
-        .unwrap()
-        .to_string();
+    let (first, second) = (
+        address("data node 1 (native protocol): "),
+        address("data node 2 (native protocol): "),
+    );
     let shown = status(&first);
     assert!(
         shown.contains("data node 1 ") && shown.contains("primary of every partition"),

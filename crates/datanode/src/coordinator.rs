@@ -319,23 +319,6 @@ impl Coordinator {
         self.txns.values().any(|t| !t.busy)
     }
 
-    /// Whether a schema change this coordinator drives is under way: it must run to its end
-    /// even after the connection closes (the event loop keeps the coordinator until then).
-    pub fn has_schema_work(&self) -> bool {
-        !self.schema_jobs.is_empty()
-            || !self.forwarding.is_empty()
-            || !self.forwarded.is_empty()
-            || self.pending.values().any(|p| {
-                matches!(
-                    p,
-                    Pending::Ddl { .. }
-                        | Pending::Convert { .. }
-                        | Pending::Unique(_)
-                        | Pending::Forward { .. }
-                )
-            })
-    }
-
     /// Aborts the transactions the connection left open.
     /// Requests still waiting for their answers, or answers not yet handed to the connection.
     pub fn busy(&self) -> bool {
@@ -402,6 +385,11 @@ impl Coordinator {
         if self.shared.role.is_some() && self.held_for_backups(request_id, message) {
             return;
         }
+        self.write_reply(request_id, message);
+    }
+
+    /// Writes an answer for the connection, past `held_for_backups`.
+    fn write_reply(&mut self, request_id: u64, message: &Message) {
         message.write_reply(&mut self.out, self.shared.cluster_id, request_id);
     }
 

@@ -327,8 +327,22 @@ impl Role {
     /// Whether a replicated commit or schema change sent on a connection whose hello named
     /// `epoch` may be applied here now.
     pub fn accepts_commit(&self, epoch: u64) -> Result<(), Error> {
-        let view = self.view();
-        if view.epoch == epoch && self.primary_in(&view) != Some(self.me) {
+        self.backup_in(&self.view.read().unwrap_or_else(|e| e.into_inner()), epoch)
+    }
+
+    /// `accepts_commit`, and, when it does, records the commit named `name` as committed here
+    /// under the same look at the view: a view this node opens later (as the new primary)
+    /// already knows it, so no client hears "not committed" for rows about to be applied.
+    pub fn take_commit(&self, epoch: u64, name: CommitName) -> Result<(), Error> {
+        let view = self.view.read().unwrap_or_else(|e| e.into_inner());
+        self.backup_in(&view, epoch)?;
+        self.commit_ended(name, true);
+        Ok(())
+    }
+
+    /// Whether `view` is the view of `epoch` and this node a backup in it.
+    fn backup_in(&self, view: &ViewState, epoch: u64) -> Result<(), Error> {
+        if view.epoch == epoch && self.primary_in(view) != Some(self.me) {
             return Ok(());
         }
         Err(Error::new(
@@ -338,24 +352,6 @@ impl Role {
                 self.me, view.epoch
             ),
         ))
-    }
-
-    /// `accepts_commit`, and, when it does, records the commit named `name` as committed here
-    /// under the same look at the view: a view this node opens later (as the new primary)
-    /// already knows it, so no client hears "not committed" for rows about to be applied.
-    pub fn take_commit(&self, epoch: u64, name: CommitName) -> Result<(), Error> {
-        let view = self.view.read().unwrap_or_else(|e| e.into_inner());
-        if view.epoch != epoch || self.primary_in(&view) == Some(self.me) {
-            return Err(Error::new(
-                ErrorCode::NotPrimary,
-                format!(
-                    "data node {} is in view {}, not {epoch}: the commit is not applied",
-                    self.me, view.epoch
-                ),
-            ));
-        }
-        self.commit_ended(name, true);
-        Ok(())
     }
 
     pub fn worker_count(&self) -> u32 {

@@ -21,6 +21,7 @@ use wire::{ExecuteOutcome, LockMode, Message, OpResult, ScanOrder};
 use crate::messages::*;
 
 mod ddl;
+mod replica;
 mod status;
 
 use ddl::{FencedWork, WaitingFence};
@@ -478,22 +479,7 @@ impl Worker {
                 self.send(reply_to, Event::Status { tag, status });
             }
             ToWorker::Images { txn, tag, reply_to } => {
-                let changes = self
-                    .txns
-                    .get(&txn)
-                    .map(|state| {
-                        state
-                            .pending
-                            .iter()
-                            .map(|((table, key), (partition, image))| wire::RowChange {
-                                table: *table,
-                                partition: *partition,
-                                key: key.clone(),
-                                row: image.as_deref().map(<[u8]>::to_vec),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let changes = self.images(txn);
                 self.send(reply_to, Event::Images { tag, changes });
             }
             ToWorker::Apply {
@@ -1217,91 +1203,6 @@ impl Worker {
         if !self.fenced_work.is_empty() {
             self.run_fenced();
             self.recount_memory();
-        }
-    }
-
-    /// Writes committed row images (None: delete) into their partitions, counting the memory
-    /// they take. An image of a partition this worker does not hold is skipped (its table was
-    /// dropped); a row the partition refuses is an error.
-    fn apply_images(
-        &mut self,
-        images: impl Iterator<Item = (u32, u32, Vec<u8>, Option<Box<[u8]>>)>,
-    ) -> Result<(), String> {
-        let mut memory = self.memory_bytes;
-        let mut failed = None;
-        for (table, partition, pk, image) in images {
-            let Some(part) = self.partitions.get_mut(&(table, partition)) else {
-                continue;
-            };
-            let before = part.memory_bytes();
-            let applied = match image {
-                Some(row) => {
-                    if part.find(&pk).is_some() {
-                        part.replace(&pk, row).map(|_| ())
-                    } else {
-                        part.insert(row).map(|_| ())
-                    }
-                }
-                None => {
-                    part.delete(&pk);
-                    Ok(())
-                }
-            };
-            memory = memory.saturating_sub(before) + part.memory_bytes();
-            if let Err(e) = applied {
-                failed.get_or_insert(format!("table {table} partition {partition}: {e:?}"));
-            }
-        }
-        self.memory_bytes = memory;
-        self.publish_memory();
-        failed.map_or(Ok(()), Err)
-    }
-
-    /// A backup's part of a commit its primary made: log the rows (logged tables only), then
-    /// apply them. The primary held the rows' locks until every backup answered, so nothing
-    /// here waits for a lock; one that cannot be applied means this replica has left its
-    /// primary's state, and the node stops.
-    fn apply_replicated(
-        &mut self,
-        changes: Vec<wire::RowChange>,
-        txn: TxnId,
-        participants: u16,
-        sequence: u64,
-    ) {
-        if let Some(logging) = &mut self.logging {
-            let partitions = &self.partitions;
-            let refs = changes
-                .iter()
-                .filter(|c| {
-                    partitions
-                        .get(&(c.table, c.partition))
-                        .is_some_and(|p| !p.table().options.nologging)
-                })
-                .map(|c| storage::redo::ChangeRef {
-                    table: c.table,
-                    partition: c.partition,
-                    key: &c.key,
-                    row: c.row.as_deref(),
-                });
-            if let Err(e) = logging
-                .log
-                .append_changes(sequence, txn, participants, refs)
-            {
-                self.failure.get_or_insert(e.to_string());
-                return;
-            }
-        }
-        let images = changes.into_iter().map(|c| {
-            (
-                c.table,
-                c.partition,
-                c.key,
-                c.row.map(Vec::into_boxed_slice),
-            )
-        });
-        if let Err(why) = self.apply_images(images) {
-            self.failure
-                .get_or_insert(format!("a replicated commit could not be applied: {why}"));
         }
     }
 

@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 use base::schema::ColumnDef;
 use base::Value;
@@ -24,6 +23,9 @@ use crate::partition;
 use crate::plan::{self, DeletePlan, PlanInput, SelectPlan, TableRef, UpdatePlan};
 use crate::run::InsertPlan;
 use crate::Shared;
+
+mod failover;
+use failover::{rolled_back_in_failover, FailoverRetry};
 
 /// What one statement answers.
 pub enum Outcome {
@@ -460,19 +462,6 @@ impl Session {
         }
     }
 
-    /// The first statement after a reconnect that dropped an open transaction fails with the
-    /// retry class (the transaction was rolled back; nothing of it, nor of this statement, is
-    /// committed), as MySQL reports a deadlock on the statement that meets it; a ROLLBACK
-    /// succeeds. Either way the session is out of the transaction from then on.
-    fn report_lost_transaction(&mut self, rollback: bool) -> Option<Outcome> {
-        if !std::mem::take(&mut self.lost_transaction) || rollback {
-            return None;
-        }
-        Some(Outcome::Failed(rolled_back_in_failover(
-            &"the transaction's connection to the data node was lost",
-        )))
-    }
-
     /// Reads the session's grants again when an account statement ran since it read them
     /// (GRANT and REVOKE on databases and tables take effect at the next statement, as in
     /// MariaDB; global privileges stay as they were at login, as MariaDB keeps them), and
@@ -512,32 +501,12 @@ impl Session {
                 outcomes.push(self.resolve_lost_commit(last));
             }
             match outcomes.as_slice() {
-                [failed] if retry.again(self, failed, alone, read_only) => continue,
+                [failed] if self.retry_after_failover(failed, alone, read_only, &mut retry) => {
+                    continue
+                }
                 _ => return outcomes,
             }
         }
-    }
-
-    /// Whether a statement that failed may run again after a data node's failover: it ran in a
-    /// transaction of its own and nothing of it was committed (any of its failover errors, or,
-    /// for a read, a lost connection); and the cluster is given time to fail over. Reconnects.
-    fn retry_after_failover(
-        &mut self,
-        failed: &Outcome,
-        alone: bool,
-        read_only: bool,
-        retry: &mut FailoverRetry,
-    ) -> bool {
-        let Outcome::Failed(e) = failed else {
-            return false;
-        };
-        if !alone || !e.failover_retry(read_only) || retry.since.elapsed() >= FAILOVER_RETRY_TIME {
-            return false;
-        }
-        std::thread::sleep(retry.pause);
-        retry.pause = (retry.pause * 2).min(FAILOVER_PAUSE_MAX);
-        self.reconnect_if_lost();
-        true
     }
 
     fn run_once(&mut self, sql: &str) -> Vec<Outcome> {
@@ -893,7 +862,7 @@ impl Session {
         loop {
             let outcome = self.execute_prepared_once(id, params);
             let outcome = self.resolve_lost_commit(outcome);
-            if !retry.again(self, &outcome, alone, read_only) {
+            if !self.retry_after_failover(&outcome, alone, read_only, &mut retry) {
                 return outcome;
             }
         }
@@ -1232,52 +1201,6 @@ impl Session {
             },
             r => r.map_err(|e| SqlError::from_client(&e)),
         }
-    }
-
-    /// A statement in a transaction of its own whose connection was lost while its commit was
-    /// out: the cluster is asked how the commit ended. Committed: the statement succeeded (its
-    /// row count is not known, and a warning says so). Not committed: the retry class, and the
-    /// statement may run again. Not known (a data node alone keeps no record): the failure as
-    /// it was, NDB's "unknown result".
-    fn resolve_lost_commit(&mut self, outcome: Outcome) -> Outcome {
-        let Some(name) = self.lost_commit.take() else {
-            return outcome;
-        };
-        let Outcome::Failed(e) = &outcome else {
-            return outcome;
-        };
-        match self.commit_outcome(name) {
-            Some(true) => {
-                self.diagnostics.warn(
-                    1297,
-                    "the statement committed, but its connection to the data node was lost before the answer: its row count is not known",
-                );
-                done(0)
-            }
-            // (An autocommit statement in this class runs again: `FailoverRetry`.)
-            Some(false) => Outcome::Failed(rolled_back_in_failover(&e.message)),
-            None => outcome,
-        }
-    }
-
-    /// How the commit named `name` ended, asked of the cluster once it serves again
-    /// (reconnecting, for up to `FAILOVER_RETRY_TIME`); None when no node can say.
-    fn commit_outcome(&mut self, name: (u64, u64)) -> Option<bool> {
-        let mut retry = FailoverRetry::new();
-        while retry.since.elapsed() < FAILOVER_RETRY_TIME {
-            self.reconnect_if_lost();
-            if let Some(c) = self.data.as_ref().filter(|c| !c.is_closed()) {
-                match c.commit_outcome(name) {
-                    Ok(committed) => return Some(committed),
-                    Err(e) if e.is_temporary() => {}
-                    Err(client::ClientError::ConnectionLost(_)) => {}
-                    Err(_) => return None,
-                }
-            }
-            std::thread::sleep(retry.pause);
-            retry.pause = (retry.pause * 2).min(FAILOVER_PAUSE_MAX);
-        }
-        None
     }
 
     fn statement(&mut self, s: &Statement) -> Result<Outcome> {
@@ -1715,51 +1638,6 @@ fn commits_first(s: &Statement) -> bool {
         | Statement::Truncate(_)
         | Statement::CreateDatabase { .. } => true,
         _ => false,
-    }
-}
-
-/// A commit the cluster says did not take effect after its connection was lost: the retry class.
-fn rolled_back_in_failover(e: &dyn std::fmt::Display) -> SqlError {
-    let mut error = SqlError::new(
-        1213,
-        "40001",
-        format!(
-            "Deadlock found when trying to get lock; try restarting transaction (rolled back: {e})"
-        ),
-    );
-    error.cause = Some(base::ErrorCode::ViewChanged);
-    error
-}
-
-/// How long a statement a data node's failover interrupted is tried again before its error
-/// goes to the client (a failover takes about a second on loopback).
-pub const FAILOVER_RETRY_TIME: Duration = Duration::from_secs(10);
-/// The longest pause between two tries.
-const FAILOVER_PAUSE_MAX: Duration = Duration::from_millis(200);
-
-/// The tries of one statement after failovers: since when, and the next pause.
-pub(crate) struct FailoverRetry {
-    since: std::time::Instant,
-    pause: Duration,
-}
-
-impl FailoverRetry {
-    pub(crate) fn new() -> FailoverRetry {
-        FailoverRetry {
-            since: std::time::Instant::now(),
-            pause: Duration::from_millis(10),
-        }
-    }
-
-    /// Whether `outcome` should be tried again (see `Session::retry_after_failover`).
-    pub(crate) fn again(
-        &mut self,
-        session: &mut Session,
-        outcome: &Outcome,
-        alone: bool,
-        read_only: bool,
-    ) -> bool {
-        session.retry_after_failover(outcome, alone, read_only, self)
     }
 }
 

@@ -144,6 +144,23 @@ impl Coordinator {
         }
     }
 
+    /// Whether a schema change this coordinator drives is under way: it must run to its end
+    /// even after the connection closes (the event loop keeps the coordinator until then).
+    pub fn has_schema_work(&self) -> bool {
+        !self.schema_jobs.is_empty()
+            || !self.forwarding.is_empty()
+            || !self.forwarded.is_empty()
+            || self.pending.values().any(|p| {
+                matches!(
+                    p,
+                    Pending::Ddl { .. }
+                        | Pending::Convert { .. }
+                        | Pending::Unique(_)
+                        | Pending::Forward { .. }
+                )
+            })
+    }
+
     /// The highest table id the catalog has given.
     fn last_table_id(&self) -> u32 {
         self.shared
@@ -401,15 +418,16 @@ impl Coordinator {
                 request_id, local, ..
             }) => match result {
                 Ok(answers) => self.forward_part(tag, request_id, local, Some(answers)),
-                // Nothing was sent: this node is no longer the primary (it stops). The change's
-                // own answer, if it comes later, is dropped (`ANSWERED`).
+                // Nothing was sent: this node is no longer the primary (it stops). The client
+                // hears that now; the change's own answer, if it comes later, is dropped
+                // (`ANSWERED`).
                 Err(e) => {
                     if local.is_none() {
                         self.forwarded.insert(request_id, ANSWERED);
                     } else {
                         self.forwarded.remove(&request_id);
                     }
-                    self.fail(request_id, e)
+                    self.write_reply(request_id, &Message::Failure(e));
                 }
             },
             Some(other) => {
@@ -487,10 +505,6 @@ impl Coordinator {
             return false;
         };
         if tag == ANSWERED {
-            // The failure this connection heard is going out now; a later answer is dropped.
-            if matches!(message, Message::Failure(e) if e.code == ErrorCode::ViewChanged) {
-                return false;
-            }
             self.forwarded.remove(&request_id);
             return true;
         }
