@@ -57,7 +57,15 @@ pub const WORKERS_MAX: usize = 64;
 pub const DECIMAL_PRECISION_MAX: u8 = 38;
 /// Decimal scale.
 pub const DECIMAL_SCALE_MAX: u8 = 30;
-/// Rows one scan may return to the client in one frame.
+/// Rows one scan may return to the client in one frame (one batch).
 pub const SCAN_BATCH_ROWS_MAX: usize = 4_096;
+/// Bytes of rows a scan's batch gathers before it is cut (a batch passes it by one row at most).
+pub const SCAN_BATCH_BYTES_MAX: usize = 1024 * 1024;
+/// A batch's bytes when the client names none: small enough that a worker's part of a scan
+/// and the batch on its way hold little, large enough that a round trip carries many rows.
+pub const SCAN_BATCH_BYTES_DEFAULT: usize = 256 * 1024;
+/// Scans one connection may hold open at once (NDB's MaxNoOfConcurrentScans is per node):
+/// each holds at most a batch per worker between the client's requests.
+pub const SCANS_OPEN_PER_CONNECTION_MAX: usize = 256;
 /// Connections a data node accepts from API nodes.
 pub const CONNECTIONS_MAX: usize = 1_024;

@@ -238,7 +238,7 @@ impl Cluster {
         check_frame(out, start).inspect_err(|_| self.forget(request_id))
     }
 
-    fn lost_error(&self) -> ClientError {
+    pub(crate) fn lost_error(&self) -> ClientError {
         let why = self
             .inner
             .close_reason
@@ -383,7 +383,7 @@ impl Cluster {
     }
 
     /// Registers `sink` for a new request id and sends the request in one write.
-    fn send_request(&self, message: &Message, sink: Sender<Delivery>) -> Result<u64> {
+    pub(crate) fn send_request(&self, message: &Message, sink: Sender<Delivery>) -> Result<u64> {
         let id = self.register(sink)?;
         let mut out = Vec::with_capacity(256);
         self.frame(message, id, &mut out)?;
@@ -411,32 +411,6 @@ impl Cluster {
                 };
             }
         })
-    }
-
-    /// Sends a request whose reply may span several frames (scans) and gathers them.
-    pub(crate) fn call_multi(
-        &self,
-        message: &Message,
-        mut each: impl FnMut(Message) -> Result<()>,
-    ) -> Result<()> {
-        let (tx, rx) = mpsc::channel();
-        let id = self.send_request(message, tx)?;
-        loop {
-            let (header, reply) = self.wait(&rx, None)?.ok_or_else(|| self.lost_error())?;
-            let last = header.flags & FLAG_LAST != 0;
-            match reply {
-                Message::Failure(e) => {
-                    if !last {
-                        self.forget(id);
-                    }
-                    return Err(ClientError::Failed(e));
-                }
-                other => each(other)?,
-            }
-            if last {
-                return Ok(());
-            }
-        }
     }
 
     /// Creates a table; returns its metadata with ids assigned.
@@ -709,17 +683,9 @@ impl Cluster {
         self.scan_request(scan.request(table)?)
     }
 
-    /// Runs a scan request as it is (see [`Scan::request`]).
+    /// Runs a scan request as it is (see [`Scan::request`]), gathering every batch.
     pub(crate) fn scan_request(&self, request: ScanRequest) -> Result<Vec<Vec<base::Value>>> {
-        let mut rows = Vec::new();
-        self.call_multi(&Message::Scan(request), |m| match m {
-            Message::ScanRows { rows: batch } => {
-                rows.extend(batch);
-                Ok(())
-            }
-            other => Err(unexpected(&other)),
-        })?;
-        Ok(rows)
+        self.open_scan(request)?.collect_all()
     }
 }
 

@@ -3,7 +3,7 @@
 //! front end sleeps in one poll for its clients and the data node alike (no thread waits, none
 //! spins).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use transport::nonblocking::{Connection, ReadState, Registry, Token};
@@ -22,6 +22,9 @@ pub enum Reply {
     Ops(Vec<OpResult>),
     /// A scan's rows.
     Rows(Vec<Vec<base::Value>>),
+    /// A scan's first batch, when the scan has more: an event session takes one batch of a
+    /// scan and ends it there (the caller reads a large result some other way).
+    More(Vec<Vec<base::Value>>),
 }
 
 pub struct EventSession {
@@ -32,7 +35,8 @@ pub struct EventSession {
     /// Request id -> caller's token.
     in_flight: HashMap<u64, u64>,
     /// Request id of a scan in flight -> the rows of its frames so far.
-    scans: HashMap<u64, Vec<Vec<base::Value>>>,
+    /// Scans sent whose first batch has not come yet.
+    scans: HashSet<u64>,
     /// Set once the connection failed; every later call answers it.
     lost: Option<String>,
 }
@@ -128,7 +132,7 @@ impl EventSession {
             next_request: 1,
             next_txn: 1,
             in_flight: HashMap::new(),
-            scans: HashMap::new(),
+            scans: HashSet::new(),
             lost: None,
         };
         Ok((session, serving))
@@ -208,8 +212,9 @@ impl EventSession {
         Ok(())
     }
 
-    /// Queues one scan; `token` comes back with all its rows (`Reply::Rows`) once its last
-    /// frame arrived. Nothing is written until `flush`.
+    /// Queues one scan; `token` comes back with all its rows (`Reply::Rows`) when they fit in
+    /// one batch, else with the first batch (`Reply::More`), the scan ended in the data node.
+    /// Nothing is written until `flush`.
     pub fn prepare_scan(&mut self, token: u64, request: ScanRequest) -> Result<()> {
         self.check()?;
         let out = self.io.output();
@@ -219,7 +224,7 @@ impl EventSession {
         check_frame(out, start)?;
         self.next_request += 1;
         self.in_flight.insert(id, token);
-        self.scans.insert(id, Vec::new());
+        self.scans.insert(id);
         Ok(())
     }
 
@@ -250,7 +255,9 @@ impl EventSession {
             .map(|(token, reply)| {
                 let ops = reply.and_then(|r| match r {
                     Reply::Ops(ops) => Ok(ops),
-                    Reply::Rows(_) => Err(lost("scan reply to a caller of read()")),
+                    Reply::Rows(_) | Reply::More(_) => {
+                        Err(lost("scan reply to a caller of read()"))
+                    }
                 });
                 (token, ops)
             })
@@ -266,29 +273,24 @@ impl EventSession {
         }
         let in_flight = &mut self.in_flight;
         let scans = &mut self.scans;
+        let mut closes = Vec::new();
         let read = self.io.read_frames(|header, message| {
             let id = header.request_id;
             let last = header.flags & FLAG_LAST != 0;
-            if let Some(rows) = scans.get_mut(&id) {
-                let failed = match message {
-                    Message::ScanRows { rows: batch } => {
-                        rows.extend(batch);
-                        None
+            if scans.remove(&id) {
+                let reply = match message {
+                    Message::ScanRows { rows } if last => Ok(Reply::Rows(rows)),
+                    Message::ScanRows { rows } => {
+                        // Ended here: the data node's empty last frame finds no request.
+                        closes.push(id);
+                        Ok(Reply::More(rows))
                     }
-                    Message::Failure(e) => Some(ClientError::Failed(e)),
-                    other => Some(unexpected(&other)),
-                };
-                if let Some(e) = failed {
                     // A failure ends the scan whether or not its frame says so.
-                    scans.remove(&id);
-                    if let Some(token) = in_flight.remove(&id) {
-                        done.push((token, Err(e)));
-                    }
-                } else if last {
-                    let rows = scans.remove(&id).unwrap_or_default();
-                    if let Some(token) = in_flight.remove(&id) {
-                        done.push((token, Ok(Reply::Rows(rows))));
-                    }
+                    Message::Failure(e) => Err(ClientError::Failed(e)),
+                    other => Err(unexpected(&other)),
+                };
+                if let Some(token) = in_flight.remove(&id) {
+                    done.push((token, reply));
                 }
                 return;
             }
@@ -300,6 +302,10 @@ impl EventSession {
             };
             done.push((token, outcome(message).map(Reply::Ops)));
         });
+        for id in closes {
+            // Written with the next flush (the caller's, or the one after its next request).
+            Message::ScanClose.write_frame(self.io.output(), 0, 0, id);
+        }
         let why = match read {
             Ok(ReadState::Open | ReadState::Stopped) => return done,
             Ok(ReadState::Closed) => "closed by the data node".to_string(),

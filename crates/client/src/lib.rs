@@ -8,6 +8,7 @@
 //! it ended first).
 
 mod connection;
+mod cursor;
 mod event;
 mod runner;
 mod session;
@@ -17,6 +18,7 @@ mod transaction;
 pub use base::filter::{CmpOp, Filter};
 pub use base::{Error, ErrorCode, TableDef, Value};
 pub use connection::Cluster;
+pub use cursor::ScanCursor;
 pub use event::{EventSession, Reply, RECONNECT_EVERY, RECONNECT_TIMEOUT};
 pub use runner::Runner;
 pub use session::{AsyncSession, Completion};

@@ -100,6 +100,8 @@ pub struct Scan {
     columns: Vec<String>,
     limit: u64,
     order: Option<ScanOrder>,
+    batch_rows: u32,
+    batch_bytes: u32,
 }
 
 impl Scan {
@@ -154,6 +156,16 @@ impl Scan {
         self
     }
 
+    /// The most rows and (estimated) bytes of rows one batch brings (0: the data node's
+    /// defaults; larger values are held to `base::limits::SCAN_BATCH_ROWS_MAX` and
+    /// `SCAN_BATCH_BYTES_MAX`). A scan's rows come a batch at a time, the next asked for as the
+    /// last arrives, so a cursor holds about two batches whatever the table's size.
+    pub fn batch(mut self, rows: u32, bytes: u32) -> Scan {
+        self.batch_rows = rows;
+        self.batch_bytes = bytes;
+        self
+    }
+
     /// The wire request this scan makes of `table` (for callers that send it themselves,
     /// as `EventSession::prepare_scan`).
     pub fn request(&self, table: &Table) -> Result<ScanRequest> {
@@ -170,6 +182,8 @@ impl Scan {
             limit: self.limit,
             order: self.order.unwrap_or(ScanOrder::Any),
             transaction: 0,
+            batch_rows: self.batch_rows,
+            batch_bytes: self.batch_bytes,
         })
     }
 }

@@ -333,11 +333,17 @@ impl Transaction {
     /// rows for the rest. It takes no locks. Operations defined but not yet executed are not
     /// seen.
     pub fn scan(&self, table: &Table, scan: &Scan) -> Result<Vec<Vec<Value>>> {
+        self.scan_cursor(table, scan)?.collect_all()
+    }
+
+    /// [`Transaction::scan`] a batch at a time (see [`crate::ScanCursor`]). Changes the
+    /// transaction makes while the cursor is open may or may not be seen.
+    pub fn scan_cursor(&self, table: &Table, scan: &Scan) -> Result<crate::ScanCursor> {
         let mut request = scan.request(table)?;
         if self.open {
             request.transaction = self.id;
         }
-        self.cluster.scan_request(request)
+        self.cluster.open_scan(request)
     }
 
     /// True once an execute with Commit succeeded (the transaction took effect).

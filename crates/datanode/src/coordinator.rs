@@ -85,7 +85,11 @@ enum Pending {
         waiting: usize,
         results: Vec<OpResult>,
     },
-    Scan(scan::ScanState),
+    /// A worker reading the next part of stream `stream` of the open scan `request_id`.
+    Scan {
+        request_id: u64,
+        stream: usize,
+    },
     /// Waiting for every worker to apply a schema change.
     Ddl {
         request_id: u64,
@@ -231,6 +235,8 @@ pub struct Coordinator {
     pub outbox: Vec<(usize, ToWorker)>,
     txns: OpenTxns,
     pending: HashMap<u64, Pending>,
+    /// Open scans by request id, between their batches (`scan.rs`).
+    scans: HashMap<u64, scan::ScanCursor>,
     next_tag: u64,
     peer: String,
     /// Transactions rolled back for inactivity whose clients have not heard of it yet, oldest
@@ -261,6 +267,7 @@ impl Coordinator {
             out: Vec::new(),
             outbox: Vec::new(),
             pending: HashMap::new(),
+            scans: HashMap::new(),
             next_tag: 1,
             peer,
             timed_out: VecDeque::new(),
@@ -326,6 +333,7 @@ impl Coordinator {
     }
 
     pub fn close(&mut self) {
+        self.scans.clear();
         let open: Vec<OpenTxn> = self.txns.drain();
         for txn in open {
             self.abort_on_workers(txn.id, txn.touched);
@@ -548,6 +556,8 @@ impl Coordinator {
             );
         }
         if self.shared.role.is_some() && self.refused_by_role(id, &message) {
+            // A scan refused its next batch is ended.
+            self.scans.remove(&id);
             return;
         }
         match message {
@@ -596,6 +606,8 @@ impl Coordinator {
                 operations,
             } => self.on_execute(id, transaction, (statement, keep_from), exec, operations),
             Message::Scan(request) => self.on_scan(id, request),
+            Message::ScanNext => self.on_scan_next(id),
+            Message::ScanClose => self.on_scan_close(id),
             Message::CreateTable(def) => self.create_table(id, def),
             Message::AddIndex {
                 table,

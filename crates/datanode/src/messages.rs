@@ -93,6 +93,36 @@ pub struct ScanPlan {
 /// A scanned row: its index key (empty for unordered scans) and the projected values.
 pub type ScannedRow = (Vec<u8>, Vec<Value>);
 
+/// Where a worker's part of a scan goes on: a position in the request's partition list and the
+/// place in that partition. It names rows by slot or key, never by pointer, so the partition
+/// may change between batches.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScanPlace {
+    pub partition: usize,
+    pub at: PlaceIn,
+}
+
+/// The place inside one partition.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum PlaceIn {
+    #[default]
+    Start,
+    /// A full scan: the next row slot to visit.
+    Slot(u32),
+    /// A full scan, past the committed rows: the transaction's own images after this encoded
+    /// primary key (None: from the first).
+    Images(Option<Vec<u8>>),
+    /// An index scan: the index key of the last row returned (the next batch starts past it).
+    After(Vec<u8>),
+}
+
+/// One batch of a worker's part of a scan, and where the next begins (None: the part is done).
+#[derive(Debug)]
+pub struct ScanPart {
+    pub rows: Vec<ScannedRow>,
+    pub next: Option<ScanPlace>,
+}
+
 /// Where a worker sends what it did for a coordinator: the worker that owns the connection, and
 /// the connection's token there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,12 +178,17 @@ pub enum ToWorker {
         tag: u64,
         reply_to: Option<ReplyTo>,
     },
+    /// The next rows of a scan over `partitions`, from `from` on: at most `rows_max` rows and
+    /// about `bytes_max` bytes of them.
     Scan {
         tag: u64,
         partitions: Vec<u32>,
         plan: Arc<ScanPlan>,
         /// The transaction whose uncommitted changes the scan sees.
         txn: Option<TxnId>,
+        from: ScanPlace,
+        rows_max: usize,
+        bytes_max: usize,
         reply_to: ReplyTo,
     },
     CreateTables {
@@ -314,7 +349,7 @@ pub enum Event {
     },
     ScanDone {
         tag: u64,
-        rows: Result<Vec<ScannedRow>, Error>,
+        rows: Result<ScanPart, Error>,
     },
     Status {
         tag: u64,

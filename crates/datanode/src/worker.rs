@@ -13,15 +13,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base::{Error, ErrorCode, TableDef, Value};
-use storage::filter::matches;
-use storage::partition::prefix_bounds;
 use storage::Partition;
-use wire::{ExecuteOutcome, LockMode, Message, OpResult, ScanOrder};
+use wire::{ExecuteOutcome, LockMode, Message, OpResult};
 
 use crate::messages::*;
 
 mod ddl;
 mod replica;
+mod scan;
 mod status;
 
 use ddl::{FencedWork, WaitingFence};
@@ -375,9 +374,12 @@ impl Worker {
                 partitions,
                 plan,
                 txn,
+                from,
+                rows_max,
+                bytes_max,
                 reply_to,
             } => {
-                let rows = self.scan(&partitions, &plan, txn);
+                let rows = self.scan(&partitions, &plan, txn, from, (rows_max, bytes_max));
                 self.send(reply_to, Event::ScanDone { tag, rows });
             }
             ToWorker::CreateTables {
@@ -1230,146 +1232,6 @@ impl Worker {
             part.track_changes();
         }
         part
-    }
-
-    /// Scans `partitions` as `plan` says. With `txn`, the transaction's uncommitted images
-    /// stand in for the committed rows of their keys: a changed or deleted row is skipped where
-    /// the partition has it, and each image still present is matched on its own (bounds, filter)
-    /// and merged in key order.
-    fn scan(
-        &self,
-        partitions: &[u32],
-        plan: &ScanPlan,
-        txn: Option<TxnId>,
-    ) -> Result<Vec<ScannedRow>, Error> {
-        let limit = if plan.limit == 0 {
-            u64::MAX
-        } else {
-            plan.limit
-        };
-        let ordered = plan.order != ScanOrder::Any;
-        let changes = txn.map_or_else(HashMap::new, |t| self.changes_of(t, plan.table.id));
-        let mut merged = false;
-        let mut out: Vec<ScannedRow> = Vec::new();
-        for p in partitions {
-            let Some(part) = self.partitions.get(&(plan.table.id, *p)) else {
-                return Err(Error::new(
-                    ErrorCode::NoSuchTable,
-                    format!("table '{}' partition {p} is not here", plan.table.name),
-                ));
-            };
-            if part.table().version != plan.table.version {
-                return Err(changed(part.table(), plan.table.version));
-            }
-            let layout = part.layout();
-            let project = |row: &[u8]| -> Vec<Value> {
-                plan.projection
-                    .iter()
-                    .map(|c| layout.value(row, *c as usize))
-                    .collect()
-            };
-            let mine = changes.get(p);
-            // Whether the transaction changed the row: its committed image is not what it sees.
-            let mut pk = Vec::new();
-            let mut changed_here = |row: &[u8]| {
-                mine.is_some_and(|m| {
-                    pk.clear();
-                    part.encode_row_key(row, &plan.table.primary_key, false, &mut pk);
-                    m.contains_key(pk.as_slice())
-                })
-            };
-            // Per partition at most `limit` rows can be among the first `limit` overall.
-            let mut taken = 0u64;
-            let budget = if ordered {
-                limit
-            } else {
-                limit.saturating_sub(out.len() as u64)
-            };
-            if budget == 0 {
-                break;
-            }
-            match plan.index {
-                None => {
-                    part.scan(|row| {
-                        if !changed_here(row) && matches(&plan.filter, &plan.table, layout, row) {
-                            out.push((Vec::new(), project(row)));
-                            taken += 1;
-                        }
-                        taken < budget
-                    });
-                    for image in mine.into_iter().flat_map(|m| m.values().flatten()) {
-                        if matches(&plan.filter, &plan.table, layout, image) {
-                            out.push((Vec::new(), project(image)));
-                            merged = true;
-                        }
-                    }
-                }
-                Some(index) => {
-                    let enc = |b: &Option<(Vec<Value>, bool)>| {
-                        b.as_ref().map(|(values, inclusive)| {
-                            let mut k = Vec::new();
-                            part.encode_index_prefix(index, values, &mut k);
-                            (k, *inclusive)
-                        })
-                    };
-                    let (lower, upper) = prefix_bounds(enc(&plan.lower), enc(&plan.upper));
-                    part.scan_index(
-                        index,
-                        as_ref(&lower),
-                        as_ref(&upper),
-                        plan.order == ScanOrder::Descending,
-                        |key, row| {
-                            if !changed_here(row) && matches(&plan.filter, &plan.table, layout, row)
-                            {
-                                out.push((
-                                    if ordered { key.to_vec() } else { Vec::new() },
-                                    project(row),
-                                ));
-                                taken += 1;
-                            }
-                            taken < budget
-                        },
-                    );
-                    for image in mine.into_iter().flat_map(|m| m.values().flatten()) {
-                        let key = part.index_key_of(index, image);
-                        let range = (as_ref(&lower), as_ref(&upper));
-                        if std::ops::RangeBounds::<[u8]>::contains(&range, key.as_slice())
-                            && matches(&plan.filter, &plan.table, layout, image)
-                        {
-                            out.push((if ordered { key } else { Vec::new() }, project(image)));
-                            merged = true;
-                        }
-                    }
-                }
-            }
-        }
-        if ordered && (partitions.len() > 1 || merged) {
-            if plan.order == ScanOrder::Descending {
-                out.sort_by(|a, b| b.0.cmp(&a.0));
-            } else {
-                out.sort_by(|a, b| a.0.cmp(&b.0));
-            }
-        }
-        out.truncate(limit.min(usize::MAX as u64) as usize);
-        Ok(out)
-    }
-
-    /// The uncommitted images `txn` holds for `table` on this worker, by partition and encoded
-    /// primary key (None: deleted).
-    fn changes_of(&self, txn: TxnId, table: u32) -> HashMap<u32, HashMap<&[u8], Option<&[u8]>>> {
-        let mut by_partition: HashMap<u32, HashMap<&[u8], Option<&[u8]>>> = HashMap::new();
-        let Some(state) = self.txns.get(&txn) else {
-            return by_partition;
-        };
-        for ((t, pk), (partition, image)) in &state.pending {
-            if *t == table {
-                by_partition
-                    .entry(*partition)
-                    .or_default()
-                    .insert(pk.as_slice(), image.as_deref());
-            }
-        }
-        by_partition
     }
 }
 

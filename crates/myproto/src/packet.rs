@@ -180,6 +180,11 @@ impl PacketWriter {
         self.buf.is_empty()
     }
 
+    /// Bytes built and not yet written.
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
     /// Appends bytes already framed as packets (answers another writer built).
     pub fn raw(&mut self, packets: &[u8]) {
         self.buf.extend_from_slice(packets);

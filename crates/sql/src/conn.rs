@@ -356,8 +356,47 @@ impl Conn {
             Outcome::Rows { columns, rows } => {
                 self.result_set(&columns, &rows, more, binary, warnings)
             }
+            Outcome::Stream(stream) => self.streamed(*stream, more, binary, warnings),
             Outcome::Failed(e) => self.error(&e),
         }
+    }
+
+    /// Sends a streamed result (`stream.rs`): the columns, then each batch's rows as the scan
+    /// reads them, written out once they pass `STREAM_FLUSH_BYTES`, so a client that reads
+    /// slowly holds the scan back (the write blocks) instead of the rows piling up here. A
+    /// failure after the first rows ends the result with its error, as MariaDB's does.
+    fn streamed(
+        &mut self,
+        mut stream: crate::stream::RowStream,
+        more: bool,
+        binary: bool,
+        warnings: u16,
+    ) {
+        let columns = std::mem::take(&mut stream.columns);
+        let status = self.result_header(&columns, more, warnings);
+        let mut rows = std::mem::take(&mut stream.first);
+        loop {
+            for row in &rows {
+                self.result_row(&columns, row, binary);
+            }
+            if self.out.len() >= STREAM_FLUSH_BYTES {
+                if let Err(e) = self.flush() {
+                    // The client is gone: the rest is not read (the cursor's drop ends it).
+                    tracing::debug!("sql session {}: streaming a result: {e:?}", self.session.id);
+                    return;
+                }
+            }
+            match self.session.stream_next(&mut stream) {
+                Ok(Some(next)) => rows = next,
+                Ok(None) => break,
+                Err(e) => {
+                    self.session.conclude(&Outcome::Failed(e.clone()));
+                    return self.error(&e);
+                }
+            }
+        }
+        response::end_of(self.out.begin(), self.capabilities, status, warnings);
+        self.out.finish();
     }
 
     fn refuse(&mut self) -> Result<(), ProtoError> {
@@ -372,6 +411,9 @@ impl Conn {
             return Ok(());
         }
         self.write.set_read_timeout(Some(WAIT_TIMEOUT))?;
+        // A client that stops reading its result (a streamed one holds a scan open) is
+        // dropped after MariaDB's net_write_timeout.
+        self.write.set_write_timeout(Some(NET_WRITE_TIMEOUT))?;
         // A TLS connection stays on its thread: the reactor serves plain sockets only.
         let parking = !self.secure;
         self.serve_commands(parking)
@@ -905,6 +947,16 @@ impl Conn {
         binary: bool,
         warnings: u16,
     ) {
+        let status = self.result_header(columns, more, warnings);
+        for row in rows {
+            self.result_row(columns, row, binary);
+        }
+        response::end_of(self.out.begin(), self.capabilities, status, warnings);
+        self.out.finish();
+    }
+
+    /// A result set's column count and definitions; returns the status its end carries.
+    fn result_header(&mut self, columns: &[Column], more: bool, warnings: u16) -> u16 {
         let p = self.out.begin();
         myproto::codec::put_lenenc(p, columns.len() as u64);
         self.out.finish();
@@ -921,27 +973,35 @@ impl Conn {
             response::eof(self.out.begin(), status, warnings);
             self.out.finish();
         }
-        for row in rows {
-            let out = self.out.begin();
-            if binary {
-                binary_row(out, columns, row, &charsets);
-            } else {
-                let texts: Vec<Option<Vec<u8>>> = row
-                    .iter()
-                    .zip(columns)
-                    .map(|(v, c)| {
-                        let text = value_text_as(v, c)?;
-                        Some(in_results(text, c, &charsets))
-                    })
-                    .collect();
-                response::text_row(out, texts.iter().map(|v| v.as_deref()));
-            }
-            self.out.finish();
+        status
+    }
+
+    /// One row of a result set, in the text or the binary protocol.
+    fn result_row(&mut self, columns: &[Column], row: &[Value], binary: bool) {
+        let charsets = self.session.charsets;
+        let out = self.out.begin();
+        if binary {
+            binary_row(out, columns, row, &charsets);
+        } else {
+            let texts: Vec<Option<Vec<u8>>> = row
+                .iter()
+                .zip(columns)
+                .map(|(v, c)| {
+                    let text = value_text_as(v, c)?;
+                    Some(in_results(text, c, &charsets))
+                })
+                .collect();
+            response::text_row(out, texts.iter().map(|v| v.as_deref()));
         }
-        response::end_of(self.out.begin(), self.capabilities, status, warnings);
         self.out.finish();
     }
 }
+
+/// How long a write to the client may block (MariaDB's net_write_timeout default).
+const NET_WRITE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Bytes of a streamed result's rows gathered before they are written to the client.
+const STREAM_FLUSH_BYTES: usize = 256 * 1024;
 
 /// A column definition as the connection's results character set shows it.
 fn encode_column(c: &Column, out: &mut Vec<u8>, charsets: &crate::charset::Charsets) {

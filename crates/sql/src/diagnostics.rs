@@ -230,7 +230,7 @@ impl Session {
         self.activity.question(&self.shared);
         self.row_count = match outcome {
             Outcome::Done { affected, .. } => (*affected).min(i64::MAX as u64) as i64,
-            Outcome::Rows { .. } | Outcome::Failed(_) => -1,
+            Outcome::Rows { .. } | Outcome::Stream(_) | Outcome::Failed(_) => -1,
         };
         let d = &mut self.diagnostics;
         if let Outcome::Failed(e) = outcome {

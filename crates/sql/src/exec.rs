@@ -38,6 +38,9 @@ pub enum Outcome {
         columns: Vec<Column>,
         rows: Vec<Vec<Value>>,
     },
+    /// A top-level SELECT's rows, sent to the client a batch at a time as its scan reads them
+    /// (`stream.rs`); only the connection that ran the statement answers it.
+    Stream(Box<crate::stream::RowStream>),
     Failed(SqlError),
 }
 
@@ -130,6 +133,9 @@ pub struct Session {
     pub(crate) database: Option<String>,
     pub(crate) last_insert_id: u64,
     pub(crate) last_found_rows: u64,
+    /// The next statement `execute` runs is the command's only one, answered by this
+    /// session's connection: a SELECT's large result may stream (`stream.rs`).
+    pub(crate) may_stream: bool,
     /// ROW_COUNT(): the last statement's affected rows, -1 after one that returned rows or
     /// failed.
     pub(crate) row_count: i64,
@@ -349,6 +355,7 @@ impl Session {
             database: None,
             last_insert_id: 0,
             last_found_rows: 0,
+            may_stream: false,
             row_count: 0,
             autocommit: true,
             explicit: false,
@@ -689,6 +696,7 @@ impl Session {
             return vec![self.concluded(outcome)];
         }
         let mut outcomes = Vec::new();
+        let alone_in_text = statements.len() == 1;
         for (i, s) in statements.into_iter().enumerate() {
             if i > 0 {
                 // Each statement of a text gets its own max_statement_time (the first got it,
@@ -711,7 +719,10 @@ impl Session {
             let alone = !self.in_transaction();
             let mut outcome = self
                 .compile(s, sql, &[])
-                .and_then(|c| self.execute(&c, &[]))
+                .and_then(|c| {
+                    self.may_stream = alone_in_text;
+                    self.execute(&c, &[])
+                })
                 .unwrap_or_else(Outcome::Failed);
             if self.schema_changed(&outcome, alone) {
                 // Planned from a definition DDL has changed since: plan it again from the
@@ -788,6 +799,7 @@ impl Session {
             }
         };
         let alone = !self.in_transaction();
+        self.may_stream = true;
         match self.execute(&compiled, &n.values) {
             // The table changed under the plan: plan it again from the text as typed.
             Err(e) if e.code == 1146 => None,
@@ -892,6 +904,7 @@ impl Session {
             }
         }
         let alone = !self.in_transaction();
+        self.may_stream = true;
         let mut outcome = self
             .execute(&prepared.compiled, params)
             .unwrap_or_else(Outcome::Failed);
@@ -906,6 +919,7 @@ impl Session {
             match self.replan(&prepared.sql) {
                 Ok(compiled) => {
                     prepared.compiled = compiled;
+                    self.may_stream = true;
                     outcome = self
                         .execute(&prepared.compiled, params)
                         .unwrap_or_else(Outcome::Failed);
@@ -976,6 +990,8 @@ impl Session {
     }
 
     pub(crate) fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Outcome> {
+        // Taken here, so no statement this one runs inside itself streams.
+        let may_stream = std::mem::take(&mut self.may_stream);
         self.begin_statement(crate::diagnostics::Kind::of(c));
         if self.read_only && self.explicit {
             let writes = match c {
@@ -998,6 +1014,7 @@ impl Session {
             }
         }
         match c {
+            Compiled::Select(p) if may_stream => self.run_select_streaming(p, params),
             Compiled::Select(p) => self.run_select(p, params),
             Compiled::Set(p) => self.run_set(p, params),
             Compiled::Deferred(d) if matches!(d.statement, Statement::CreateTable(_)) => {

@@ -42,6 +42,7 @@ mod run;
 mod setop;
 mod show;
 mod stored;
+mod stream;
 mod subquery;
 mod temporal;
 mod threads;

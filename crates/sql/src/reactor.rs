@@ -607,6 +607,8 @@ impl Loop {
             }
             self.reply(token, reply);
         }
+        // The ends of scans cut after their first batch (`Reply::More`) go now.
+        let _ = self.link.flush(self.poll.registry());
     }
 
     /// Answers one statement's reply from the data node, then runs the connection's next
@@ -628,6 +630,11 @@ impl Loop {
                 })
                 .collect(),
             Ok(Reply::Rows(rows)) => rows,
+            Ok(Reply::More(_)) => {
+                // More than one batch: the thread streams it to the client.
+                self.replay(token, &w.packet);
+                return;
+            }
             Err(e) => {
                 let error = SqlError::from_client(&e);
                 if error.code == 1146 || error.code == 1412 || error.failover_retry(true) {

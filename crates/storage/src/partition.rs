@@ -472,8 +472,20 @@ impl Partition {
 
     /// Visits every row; the visitor returns false to stop.
     pub fn scan(&self, mut visit: impl FnMut(&[u8]) -> bool) {
-        let rows = self.rows.iter().flatten().map(|row| (&[][..], &**row));
-        visit_batched(rows, |_, row| visit(row));
+        self.scan_from(0, |_, row| visit(row));
+    }
+
+    /// Visits the rows in slot order from slot `from` on, each with its slot; the visitor
+    /// returns false to stop. A scan taken up again at the slot after the last one it visited
+    /// sees every row that stayed in place meanwhile exactly once.
+    pub fn scan_from(&self, from: RowId, visit: impl FnMut(RowId, &[u8]) -> bool) {
+        let rows = self
+            .rows
+            .iter()
+            .enumerate()
+            .skip(from as usize)
+            .filter_map(|(id, row)| Some((id as RowId, &**row.as_ref()?)));
+        visit_batched(rows, visit);
     }
 
     /// Visits rows of ordered index `index` between two bounds on encoded keys, in key order (or
@@ -517,11 +529,11 @@ impl Partition {
 /// Visits (key, row) pairs [`SCAN_BATCH`] at a time: each batch's rows are touched (`touch`)
 /// before any is visited, so their cache misses (rows are scattered over the heap) overlap
 /// instead of coming one by one. The visitor returns false to stop.
-fn visit_batched<'a>(
-    mut entries: impl Iterator<Item = (&'a [u8], &'a [u8])>,
-    mut visit: impl FnMut(&[u8], &[u8]) -> bool,
+fn visit_batched<'a, K: Copy>(
+    mut entries: impl Iterator<Item = (K, &'a [u8])>,
+    mut visit: impl FnMut(K, &[u8]) -> bool,
 ) {
-    let mut batch: SmallVec<[(&[u8], &[u8]); SCAN_BATCH]> = SmallVec::new();
+    let mut batch: SmallVec<[(K, &[u8]); SCAN_BATCH]> = SmallVec::new();
     // A short first batch: a scan that stops after a row or two (LIMIT 1) touches little.
     let mut size = 4;
     loop {

@@ -85,6 +85,16 @@ impl Stream {
         }
     }
 
+    /// How long a blocking write waits for the peer to take bytes (None: for ever) before it
+    /// fails; nothing for a shared-memory stream, whose peers are this host's processes.
+    pub fn set_write_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_write_timeout(timeout),
+            Stream::Unix(s) => s.set_write_timeout(timeout),
+            Stream::Shm(_) => Ok(()),
+        }
+    }
+
     pub fn set_nonblocking(&mut self, on: bool) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => s.set_nonblocking(on),

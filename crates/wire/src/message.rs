@@ -184,6 +184,11 @@ pub struct ScanRequest {
     /// The client's handle of a transaction whose changes the scan sees (as it sees committed
     /// rows for the rest); 0: none, committed rows only.
     pub transaction: u64,
+    /// Rows and bytes the client takes per batch (0: the data node's default; either is held
+    /// to its limit, `base::limits::SCAN_BATCH_ROWS_MAX` and `SCAN_BATCH_BYTES_MAX`). The node
+    /// sends one `ScanRows` frame per batch and the next only when asked (`ScanNext`).
+    pub batch_rows: u32,
+    pub batch_bytes: u32,
 }
 
 /// Node status, for tools and benchmarks.
@@ -275,10 +280,17 @@ pub enum Message {
     },
     ExecuteReply(ExecuteOutcome),
     Scan(ScanRequest),
-    /// Rows of a scan; the frame with FLAG_LAST ends it.
+    /// One batch of a scan's rows. With FLAG_LAST the scan has ended (the data node holds
+    /// nothing of it); without, it stays open for `ScanNext` or `ScanClose` under the same
+    /// request id.
     ScanRows {
         rows: Vec<Vec<Value>>,
     },
+    /// Sent under an open scan's request id, after its latest batch arrived: the next batch.
+    ScanNext,
+    /// Sent under an open scan's request id, after its latest batch arrived: ends it now,
+    /// answered by an empty `ScanRows` with FLAG_LAST.
+    ScanClose,
     Failure(Error),
     Ping {
         payload: Vec<u8>,
@@ -486,6 +498,8 @@ impl Message {
             Message::CommitOutcome { .. } => 30,
             Message::Outcome { .. } => 31,
             Message::TableIds { .. } => 32,
+            Message::ScanNext => 33,
+            Message::ScanClose => 34,
         }
     }
 
@@ -717,6 +731,8 @@ impl Message {
                 out.put_u64(s.limit);
                 out.put_u8(s.order as u8);
                 out.put_u64(s.transaction);
+                out.put_u32(s.batch_rows);
+                out.put_u32(s.batch_bytes);
             }
             Message::ScanRows { rows } => {
                 out.put_u32(rows.len() as u32);
@@ -730,7 +746,9 @@ impl Message {
             | Message::ListDatabases
             | Message::Status
             | Message::Done
-            | Message::Checkpoint => {}
+            | Message::Checkpoint
+            | Message::ScanNext
+            | Message::ScanClose => {}
             Message::CheckpointReply(c) => {
                 out.put_u64(c.id);
                 out.put_u8(c.full as u8);
@@ -787,6 +805,8 @@ impl Message {
                 committed: r.u8()? != 0,
             },
             32 => Message::TableIds { last: r.u32()? },
+            33 => Message::ScanNext,
+            34 => Message::ScanClose,
             2 => Message::HelloReply {
                 node_id: r.u32()?,
                 worker_count: r.u32()?,
@@ -1040,6 +1060,8 @@ impl Message {
                     }
                 };
                 let transaction = r.u64()?;
+                let batch_rows = r.u32()?;
+                let batch_bytes = r.u32()?;
                 Message::Scan(ScanRequest {
                     table,
                     version,
@@ -1051,6 +1073,8 @@ impl Message {
                     limit,
                     order,
                     transaction,
+                    batch_rows,
+                    batch_bytes,
                 })
             }
             10 => {

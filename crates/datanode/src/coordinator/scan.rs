@@ -1,7 +1,11 @@
-//! A coordinator's scans: the partitions a scan can match (`filter_partitions`), one request
-//! per worker holding them (naming the transaction whose changes the scan sees to the workers it
-//! wrote on), and the merge of their rows into `ScanRows` frames.
+//! A coordinator's scans, a batch at a time: the partitions a scan can match
+//! (`filter_partitions`), its streams (one per worker holding them, or one per partition for an
+//! ordered scan, naming the transaction whose changes the scan sees to the workers it wrote on),
+//! and the cursor that holds, between the client's `ScanNext`s, each stream's place and the
+//! rows it read ahead, merging them (in key order for an ordered scan) into one `ScanRows`
+//! batch per request.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use base::{limits, Error, ErrorCode, Value};
@@ -12,14 +16,38 @@ use super::{unknown_table, Coordinator, Pending};
 use crate::messages::*;
 use crate::prepare::{self, locate};
 
-/// A scan waiting for the rows of the workers it was sent to.
-pub(super) struct ScanState {
-    pub(super) request_id: u64,
-    pub(super) order: ScanOrder,
-    pub(super) limit: u64,
-    pub(super) waiting: usize,
-    pub(super) parts: Vec<Vec<ScannedRow>>,
-    pub(super) failure: Option<Error>,
+/// An open scan of a connection, between its batches.
+pub(super) struct ScanCursor {
+    plan: Arc<ScanPlan>,
+    streams: Vec<Stream>,
+    /// Rows still to send before the scan's limit.
+    remaining: u64,
+    batch_rows: usize,
+    batch_bytes: usize,
+    /// What one stream reads per request.
+    stream_bytes: usize,
+    /// Requests out to workers.
+    waiting: usize,
+    /// The batch being made, while the client waits for one.
+    batch: Option<(Vec<Vec<Value>>, usize)>,
+    failure: Option<Error>,
+}
+
+/// The rows of some partitions on one worker, read a batch at a time.
+struct Stream {
+    worker: usize,
+    partitions: Vec<u32>,
+    txn: Option<TxnId>,
+    /// Where its next read begins; None once it has read everything.
+    next: Option<ScanPlace>,
+    fetching: bool,
+    rows: VecDeque<ScannedRow>,
+}
+
+impl Stream {
+    fn drained(&self) -> bool {
+        self.next.is_none() && self.rows.is_empty() && !self.fetching
+    }
 }
 
 impl Coordinator {
@@ -40,44 +68,229 @@ impl Coordinator {
         if let Some(e) = self.queues_full() {
             return self.fail(request_id, e);
         }
+        if self.scans.len() >= limits::SCANS_OPEN_PER_CONNECTION_MAX {
+            return self.fail(
+                request_id,
+                Error::new(
+                    ErrorCode::Overloaded,
+                    format!(
+                        "this connection holds {} open scans, the most it may",
+                        limits::SCANS_OPEN_PER_CONNECTION_MAX
+                    ),
+                ),
+            );
+        }
+        if self.scans.contains_key(&request_id) {
+            return self.fail(
+                request_id,
+                Error::new(
+                    ErrorCode::BadRequest,
+                    "a scan is already open under this request id",
+                ),
+            );
+        }
+        let (batch_rows, batch_bytes) = (request.batch_rows, request.batch_bytes);
         match self.plan_scan(request) {
             Err(e) => self.fail(request_id, e),
             Ok((plan, partitions)) => {
-                let tag = self.tag();
                 let workers = self.shared.worker_count();
-                let mut groups: Vec<Vec<u32>> = vec![Vec::new(); workers];
-                for p in partitions {
-                    groups[p as usize % workers].push(p);
-                }
-                let plan = Arc::new(plan);
-                let mut waiting = 0;
-                for (w, group) in groups.into_iter().enumerate() {
-                    if group.is_empty() {
-                        continue;
+                let ordered = plan.order != ScanOrder::Any;
+                let mut streams: Vec<Stream> = Vec::new();
+                let stream = |worker: usize, partitions: Vec<u32>| Stream {
+                    worker,
+                    partitions,
+                    txn: txn.filter(|_| written & (1 << worker) != 0),
+                    next: Some(ScanPlace::default()),
+                    fetching: false,
+                    rows: VecDeque::new(),
+                };
+                if ordered {
+                    // Each partition's rows come sorted; the cursor merges them.
+                    for p in partitions {
+                        streams.push(stream(p as usize % workers, vec![p]));
                     }
-                    let message = ToWorker::Scan {
-                        tag,
-                        partitions: group,
-                        plan: plan.clone(),
-                        txn: txn.filter(|_| written & (1 << w) != 0),
-                        reply_to: self.me,
-                    };
-                    self.outbox.push((w, message));
-                    waiting += 1;
+                } else {
+                    let mut groups: Vec<Vec<u32>> = vec![Vec::new(); workers];
+                    for p in partitions {
+                        groups[p as usize % workers].push(p);
+                    }
+                    for (w, group) in groups.into_iter().enumerate() {
+                        if !group.is_empty() {
+                            streams.push(stream(w, group));
+                        }
+                    }
                 }
-                let state = ScanState {
-                    request_id,
-                    order: plan.order,
-                    limit: plan.limit,
-                    waiting,
-                    parts: Vec::new(),
+                let batch_rows = match batch_rows as usize {
+                    0 => limits::SCAN_BATCH_ROWS_MAX,
+                    n => n.min(limits::SCAN_BATCH_ROWS_MAX),
+                };
+                let batch_bytes = match batch_bytes as usize {
+                    0 => limits::SCAN_BATCH_BYTES_DEFAULT,
+                    n => n.min(limits::SCAN_BATCH_BYTES_MAX),
+                };
+                let cursor = ScanCursor {
+                    remaining: if plan.limit == 0 {
+                        u64::MAX
+                    } else {
+                        plan.limit
+                    },
+                    plan: Arc::new(plan),
+                    // Together the streams read about one batch ahead, each at least a little.
+                    stream_bytes: (batch_bytes / streams.len().max(1)).max(STREAM_BYTES_MIN),
+                    streams,
+                    batch_rows,
+                    batch_bytes,
+                    waiting: 0,
+                    batch: Some((Vec::new(), 0)),
                     failure: None,
                 };
-                if waiting == 0 {
-                    return self.finish_scan(state);
-                }
-                self.pending.insert(tag, Pending::Scan(state));
+                self.scans.insert(request_id, cursor);
+                self.pump_scan(request_id);
             }
+        }
+    }
+
+    /// The client asks for an open scan's next batch.
+    pub(super) fn on_scan_next(&mut self, request_id: u64) {
+        let Some(cursor) = self.scans.get_mut(&request_id) else {
+            return self.fail(
+                request_id,
+                Error::new(ErrorCode::BadRequest, "no open scan under this request id"),
+            );
+        };
+        if cursor.batch.is_some() {
+            self.scans.remove(&request_id);
+            return self.fail(
+                request_id,
+                Error::new(
+                    ErrorCode::BadRequest,
+                    "ScanNext before the scan's last batch arrived: the scan is ended",
+                ),
+            );
+        }
+        cursor.batch = Some((Vec::new(), 0));
+        self.pump_scan(request_id);
+    }
+
+    /// The client ends an open scan; one that already ended is not answered.
+    pub(super) fn on_scan_close(&mut self, request_id: u64) {
+        if self.scans.remove(&request_id).is_some() {
+            Message::ScanRows { rows: Vec::new() }.write_frame(
+                &mut self.out,
+                self.shared.cluster_id,
+                FLAG_LAST,
+                request_id,
+            );
+        }
+    }
+
+    /// Makes what progress it can on a scan: the batch the client waits for, from the rows the
+    /// streams hold, asking workers for more where a stream ran out.
+    fn pump_scan(&mut self, request_id: u64) {
+        let Some(mut c) = self.scans.remove(&request_id) else {
+            return;
+        };
+        let ordered = c.plan.order != ScanOrder::Any;
+        let descending = c.plan.order == ScanOrder::Descending;
+        let mut ended = false;
+        if let Some((batch, bytes)) = c.batch.as_mut().filter(|_| c.failure.is_none()) {
+            loop {
+                if batch.len() >= c.batch_rows || *bytes >= c.batch_bytes || c.remaining == 0 {
+                    break;
+                }
+                // An ordered merge needs the head of every stream not yet drained; any other
+                // takes what some stream holds.
+                let starved = |s: &Stream| s.rows.is_empty() && !s.drained();
+                let pick = if ordered {
+                    if c.streams.iter().any(starved) {
+                        break;
+                    }
+                    let heads = c.streams.iter().enumerate();
+                    let heads = heads.filter_map(|(i, s)| Some((i, &s.rows.front()?.0)));
+                    if descending {
+                        heads.max_by(|a, b| a.1.cmp(b.1)).map(|(i, _)| i)
+                    } else {
+                        heads.min_by(|a, b| a.1.cmp(b.1)).map(|(i, _)| i)
+                    }
+                } else {
+                    c.streams.iter().position(|s| !s.rows.is_empty())
+                };
+                let Some(i) = pick else {
+                    ended = c.streams.iter().all(Stream::drained);
+                    break;
+                };
+                let Some((_, values)) = c.streams[i].rows.pop_front() else {
+                    break;
+                };
+                *bytes += values.iter().map(wire::value_bytes).sum::<usize>() + 8;
+                batch.push(values);
+                c.remaining -= 1;
+            }
+            ended |= c.remaining == 0 || c.streams.iter().all(Stream::drained);
+            let full = batch.len() >= c.batch_rows || *bytes >= c.batch_bytes;
+            if ended || full {
+                let (rows, _) = c.batch.take().unwrap_or_default();
+                let flags = if ended { FLAG_LAST } else { 0 };
+                Message::ScanRows { rows }.write_frame(
+                    &mut self.out,
+                    self.shared.cluster_id,
+                    flags,
+                    request_id,
+                );
+                if ended {
+                    // Reads still out come back to a scan that is gone, and are dropped.
+                    return;
+                }
+            }
+        }
+        if c.failure.is_some() && c.batch.is_some() && c.waiting == 0 {
+            let e = c
+                .failure
+                .take()
+                .unwrap_or_else(|| Error::new(ErrorCode::Internal, "scan"));
+            return self.fail(request_id, e);
+        }
+        if c.failure.is_none() {
+            self.read_ahead(request_id, &mut c);
+        }
+        self.scans.insert(request_id, c);
+    }
+
+    /// Asks every stream that holds no rows and has more for its next part.
+    fn read_ahead(&mut self, request_id: u64, c: &mut ScanCursor) {
+        for (i, s) in c.streams.iter_mut().enumerate() {
+            if s.fetching || !s.rows.is_empty() {
+                continue;
+            }
+            let Some(from) = s.next.take() else {
+                continue;
+            };
+            let tag = self.tag();
+            s.fetching = true;
+            c.waiting += 1;
+            self.pending.insert(
+                tag,
+                Pending::Scan {
+                    request_id,
+                    stream: i,
+                },
+            );
+            let rows_max = c
+                .batch_rows
+                .min(c.remaining.min(usize::MAX as u64) as usize);
+            self.outbox.push((
+                s.worker,
+                ToWorker::Scan {
+                    tag,
+                    partitions: s.partitions.clone(),
+                    plan: c.plan.clone(),
+                    txn: s.txn,
+                    from,
+                    rows_max,
+                    bytes_max: c.stream_bytes,
+                    reply_to: self.me,
+                },
+            ));
         }
     }
 
@@ -181,73 +394,33 @@ impl Coordinator {
         Ok((plan, partitions))
     }
 
-    pub(super) fn on_scan_part(&mut self, tag: u64, rows: Result<Vec<ScannedRow>, Error>) {
-        let Some(Pending::Scan(mut state)) = self.pending.remove(&tag) else {
+    /// A worker's part of a scan arrived.
+    pub(super) fn on_scan_part(&mut self, tag: u64, part: Result<ScanPart, Error>) {
+        let Some(Pending::Scan { request_id, stream }) = self.pending.remove(&tag) else {
             return;
         };
-        match rows {
-            Ok(rows) => state.parts.push(rows),
-            Err(e) => state.failure = Some(e),
-        }
-        state.waiting -= 1;
-        if state.waiting > 0 {
-            self.pending.insert(tag, Pending::Scan(state));
+        let Some(c) = self.scans.get_mut(&request_id) else {
+            // The scan ended (closed, failed, or its limit reached) while this was out.
             return;
-        }
-        self.finish_scan(state);
-    }
-
-    pub(super) fn finish_scan(&mut self, state: ScanState) {
-        if let Some(e) = state.failure {
-            return self.fail(state.request_id, e);
-        }
-        let mut rows: Vec<ScannedRow> = Vec::new();
-        let ordered = state.order != ScanOrder::Any && state.parts.len() > 1;
-        for part in state.parts {
-            rows.extend(part);
-        }
-        if ordered {
-            // Each part is sorted; a stable sort of the concatenation is the merge.
-            if state.order == ScanOrder::Descending {
-                rows.sort_by(|a, b| b.0.cmp(&a.0));
-            } else {
-                rows.sort_by(|a, b| a.0.cmp(&b.0));
+        };
+        c.waiting -= 1;
+        let s = &mut c.streams[stream];
+        s.fetching = false;
+        match part {
+            Ok(part) => {
+                s.rows.extend(part.rows);
+                s.next = part.next;
+            }
+            Err(e) => {
+                c.failure.get_or_insert(e);
             }
         }
-        if state.limit > 0 {
-            rows.truncate(state.limit.min(usize::MAX as u64) as usize);
-        }
-        let mut batch: Vec<Vec<Value>> = Vec::new();
-        let mut batch_bytes = 0usize;
-        let total = rows.len();
-        for (i, (_, values)) in rows.into_iter().enumerate() {
-            batch_bytes += values.iter().map(wire::value_bytes).sum::<usize>() + 8;
-            batch.push(values);
-            let last = i + 1 == total;
-            if !last
-                && (batch.len() >= limits::SCAN_BATCH_ROWS_MAX || batch_bytes >= SCAN_BATCH_BYTES)
-            {
-                let rows = std::mem::take(&mut batch);
-                Message::ScanRows { rows }.write_frame(
-                    &mut self.out,
-                    self.shared.cluster_id,
-                    0,
-                    state.request_id,
-                );
-                batch_bytes = 0;
-            }
-        }
-        Message::ScanRows { rows: batch }.write_frame(
-            &mut self.out,
-            self.shared.cluster_id,
-            FLAG_LAST,
-            state.request_id,
-        );
+        self.pump_scan(request_id);
     }
 }
 
-/// Bytes of scan rows gathered into one frame before it is cut.
-const SCAN_BATCH_BYTES: usize = 1024 * 1024;
+/// What a stream reads per request at least, however many streams share a batch.
+const STREAM_BYTES_MIN: usize = 32 * 1024;
 
 /// Partition-key values a scan's filter may fix at most, across its IN lists (beyond, the scan
 /// reads every partition).

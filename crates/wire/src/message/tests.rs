@@ -136,10 +136,14 @@ fn messages_round_trip() {
             limit: 10,
             order: ScanOrder::Descending,
             transaction: 7,
+            batch_rows: 100,
+            batch_bytes: 65_536,
         }),
         Message::ScanRows {
             rows: vec![vec![Value::Null, Value::Year(2001)]],
         },
+        Message::ScanNext,
+        Message::ScanClose,
         Message::StatusReply(NodeStatus {
             node_id: 1,
             worker_count: 2,

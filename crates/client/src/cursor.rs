@@ -1,0 +1,121 @@
+//! A scan read a batch at a time: the data node keeps the scan's place between batches and
+//! sends the next when asked, and the cursor asks as soon as a batch arrives, so one batch is
+//! read while the next is on its way and at most those two are held, whatever the table's size.
+
+use std::sync::mpsc::{self, Receiver};
+
+use base::Value;
+use wire::frame::FLAG_LAST;
+use wire::{Message, ScanRequest};
+
+use crate::connection::{unexpected, Cluster};
+use crate::{ClientError, Result};
+
+/// An open scan (`Cluster::scan_cursor`, `Transaction::scan_cursor`). Dropping it before its
+/// last batch ends the scan in the data node.
+pub struct ScanCursor {
+    cluster: Cluster,
+    id: u64,
+    rx: Receiver<crate::connection::Delivery>,
+    /// The data node sent the last batch (or failed the scan): nothing more is asked.
+    ended: bool,
+}
+
+impl Cluster {
+    /// Opens a scan; its rows come a batch at a time from [`ScanCursor::next_batch`].
+    pub fn scan_cursor(&self, table: &crate::Table, scan: &crate::Scan) -> Result<ScanCursor> {
+        self.open_scan(scan.request(table)?)
+    }
+
+    pub(crate) fn open_scan(&self, request: ScanRequest) -> Result<ScanCursor> {
+        let (tx, rx) = mpsc::channel();
+        let id = self.send_request(&Message::Scan(request), tx)?;
+        Ok(ScanCursor {
+            cluster: self.clone(),
+            id,
+            rx,
+            ended: false,
+        })
+    }
+}
+
+impl ScanCursor {
+    /// The next batch of rows (projected columns, in the order asked for), or None once the
+    /// scan has returned every row. A failure ends the scan.
+    pub fn next_batch(&mut self) -> Result<Option<Vec<Vec<Value>>>> {
+        if self.ended {
+            return Ok(None);
+        }
+        let frame = self.cluster.wait(&self.rx, None);
+        let (header, reply) = match frame {
+            Ok(Some(frame)) => frame,
+            Ok(None) => {
+                self.ended = true;
+                return Err(self.cluster.lost_error());
+            }
+            Err(e) => {
+                self.ended = true;
+                return Err(e);
+            }
+        };
+        let last = header.flags & FLAG_LAST != 0;
+        match reply {
+            Message::ScanRows { rows } => {
+                if last {
+                    self.ended = true;
+                } else if let Err(e) = self.ask(&Message::ScanNext) {
+                    self.ended = true;
+                    return Err(e);
+                }
+                Ok(Some(rows))
+            }
+            Message::Failure(e) => {
+                self.ended = true;
+                if !last {
+                    self.cluster.forget(self.id);
+                }
+                Err(ClientError::Failed(e))
+            }
+            other => {
+                self.ended = true;
+                self.cluster.forget(self.id);
+                Err(unexpected(&other))
+            }
+        }
+    }
+
+    /// Whether the data node sent the scan's last batch (or failed it): `next_batch` has
+    /// nothing more after the batches already taken.
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// Every row left, gathered (for a scan known to be small).
+    pub fn collect_all(mut self) -> Result<Vec<Vec<Value>>> {
+        let mut rows = Vec::new();
+        while let Some(batch) = self.next_batch()? {
+            if rows.is_empty() {
+                rows = batch;
+            } else {
+                rows.extend(batch);
+            }
+        }
+        Ok(rows)
+    }
+
+    fn ask(&self, message: &Message) -> Result<()> {
+        let mut out = Vec::with_capacity(64);
+        self.cluster.frame(message, self.id, &mut out)?;
+        self.cluster.send_frames(&out)
+    }
+}
+
+impl Drop for ScanCursor {
+    fn drop(&mut self) {
+        if !self.ended {
+            // Whatever is on its way, the data node ends the scan and answers with a last
+            // frame, which unregisters the request; nothing waits for it.
+            let _ = self.ask(&Message::ScanClose);
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! Scans read a batch at a time: random full and index scans with small batches (bounds,
+//! filters, limits, every order, over more partitions than workers, and through a transaction's
+//! own uncommitted changes) against a model; a cursor dropped mid-scan ends the scan in the data
+//! node; a connection's open scans are bounded; rows changed between batches. The seed is
+//! printed; rerun a failure with CAIRN_TEST_SEED.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use base::schema::{ColumnDef, IndexKind};
+use base::types::ColumnType;
+use client::{ClientError, CmpOp, ErrorCode, ExecType, Filter, Scan, ScanOrder, TableDef, Value};
+use common::{Rng, TestNode};
+
+fn table(partitions: u32) -> TableDef {
+    let mut def = TableDef::new(
+        "s",
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+            ColumnDef::new("k", ColumnType::Int { unsigned: false }),
+            ColumnDef::new("v", ColumnType::VarChar { length: 40 }),
+        ],
+        &["id"],
+    )
+    .unwrap()
+    .with_index("k", IndexKind::Ordered, &["k"])
+    .unwrap();
+    def.partition_count = partitions;
+    def
+}
+
+fn int(v: &Value) -> i64 {
+    match v {
+        Value::Int(i) => *i,
+        other => panic!("not an integer: {other:?}"),
+    }
+}
+
+#[test]
+fn batched_scans_match_a_model() {
+    let mut rng = Rng::from_env_or_time("batched_scans_match_a_model");
+    let node = TestNode::start(3, Duration::from_millis(300));
+    let cluster = node.connect();
+    let t = cluster.create_table(table(7)).unwrap();
+    // id -> (k, v)
+    let mut model: BTreeMap<i64, (i64, String)> = BTreeMap::new();
+    let mut txn = cluster.transaction();
+    for id in 0..400i64 {
+        let k = rng.below(50) as i64;
+        let v = "x".repeat(rng.below(40) as usize);
+        txn.insert(
+            &t,
+            vec![(0, id.into()), (1, k.into()), (2, Value::from(v.as_str()))],
+        );
+        model.insert(id, (k, v));
+    }
+    txn.execute(ExecType::Commit).unwrap();
+
+    for round in 0..120 {
+        // Half the rounds scan inside a transaction holding its own changes.
+        let mut seen = model.clone();
+        let mut open = cluster.transaction();
+        let in_txn = rng.below(2) == 0;
+        if in_txn {
+            for _ in 0..rng.below(30) {
+                let id = rng.below(440) as i64;
+                let k = rng.below(50) as i64;
+                match rng.below(3) {
+                    0 => {
+                        open.delete(&t, vec![id.into()]);
+                        seen.remove(&id);
+                    }
+                    _ => {
+                        open.write(&t, vec![id.into()], vec![(1, k.into()), (2, "t".into())]);
+                        seen.insert(id, (k, "t".into()));
+                    }
+                }
+            }
+            open.execute(ExecType::NoCommit).unwrap();
+        }
+        let batch = 1 + rng.below(12) as u32;
+        let bytes = if rng.below(3) == 0 { 64 } else { 0 };
+        let limit = if rng.below(4) == 0 { rng.below(60) } else { 0 };
+        let (lo, hi) = (rng.below(50) as i64, rng.below(50) as i64);
+        let with_filter = rng.below(3) == 0;
+        let kind = rng.below(4);
+        let order = match kind {
+            0 => ScanOrder::Any,
+            1 => ScanOrder::Ascending,
+            2 => ScanOrder::Descending,
+            _ => ScanOrder::Any,
+        };
+        let mut scan = if kind == 3 {
+            Scan::table()
+        } else {
+            Scan::index("k")
+                .from(vec![lo.into()], true)
+                .to(vec![hi.into()], true)
+                .order(order)
+        };
+        scan = scan.columns(&["id", "k"]).batch(batch, bytes).limit(limit);
+        if with_filter {
+            scan = scan.filter(Filter::Cmp {
+                column: 0,
+                op: CmpOp::Gt,
+                value: Value::Int(100),
+            });
+        }
+        let mut cursor = if in_txn {
+            open.scan_cursor(&t, &scan).unwrap()
+        } else {
+            cluster.scan_cursor(&t, &scan).unwrap()
+        };
+        let mut got: Vec<(i64, i64)> = Vec::new();
+        let mut batches = 0;
+        while let Some(rows) = cursor.next_batch().unwrap() {
+            assert!(
+                rows.len() <= batch as usize,
+                "round {round}: a batch of {} rows, asked for {batch}",
+                rows.len()
+            );
+            batches += 1;
+            got.extend(rows.iter().map(|r| (int(&r[0]), int(&r[1]))));
+        }
+        let mut want: Vec<(i64, i64)> = seen
+            .iter()
+            .filter(|(id, (k, _))| {
+                (kind == 3 || (*k >= lo && *k <= hi)) && (!with_filter || **id > 100)
+            })
+            .map(|(id, (k, _))| (*id, *k))
+            .collect();
+        let what = format!(
+            "round {round}: kind {kind} {order:?} k in [{lo}, {hi}] batch {batch}/{bytes} limit {limit} filter {with_filter} txn {in_txn}"
+        );
+        match order {
+            ScanOrder::Ascending | ScanOrder::Descending if kind != 3 => {
+                // Index order: k, then the primary key.
+                want.sort_by_key(|(id, k)| (*k, *id));
+                if order == ScanOrder::Descending {
+                    want.reverse();
+                }
+                if limit > 0 {
+                    want.truncate(limit as usize);
+                }
+                assert_eq!(got, want, "{what}");
+            }
+            _ => {
+                if limit > 0 {
+                    assert_eq!(got.len(), want.len().min(limit as usize), "{what}");
+                    let mut sorted = got.clone();
+                    sorted.sort_unstable();
+                    sorted.dedup();
+                    assert_eq!(sorted.len(), got.len(), "{what}: a row twice");
+                    for row in &got {
+                        assert!(want.contains(row), "{what}: {row:?} not in the model");
+                    }
+                } else {
+                    got.sort_unstable();
+                    want.sort_unstable();
+                    assert_eq!(got, want, "{what}");
+                }
+            }
+        }
+        if got.len() > batch as usize {
+            assert!(batches > 1, "{what}: {} rows in one batch", got.len());
+        }
+        drop(cursor);
+        if in_txn {
+            open.execute(ExecType::Rollback).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_dropped_cursor_ends_its_scan_and_open_scans_are_bounded() {
+    let node = TestNode::start(2, Duration::from_millis(300));
+    let cluster = node.connect();
+    let t = cluster.create_table(table(4)).unwrap();
+    let mut txn = cluster.transaction();
+    for id in 0..100i64 {
+        txn.insert(
+            &t,
+            vec![(0, id.into()), (1, (id % 10).into()), (2, "v".into())],
+        );
+    }
+    txn.execute(ExecType::Commit).unwrap();
+    let scan = Scan::table().batch(5, 0);
+    let limit = base::limits::SCANS_OPEN_PER_CONNECTION_MAX;
+    // Many more scans than a connection may hold open, each left after its first batch: the
+    // drop ends each in the data node, so none is refused.
+    for i in 0..limit * 3 {
+        let mut cursor = cluster.scan_cursor(&t, &scan).unwrap();
+        let rows = cursor.next_batch().unwrap().unwrap();
+        assert_eq!(rows.len(), 5, "scan {i}");
+    }
+    // Held open at once: the one past the limit is refused with a temporary error, the others
+    // go on to their end.
+    let mut open = Vec::new();
+    for _ in 0..limit {
+        let mut cursor = cluster.scan_cursor(&t, &scan).unwrap();
+        assert!(cursor.next_batch().unwrap().is_some());
+        open.push(cursor);
+    }
+    let mut refused = cluster.scan_cursor(&t, &scan).unwrap();
+    match refused.next_batch() {
+        Err(ClientError::Failed(e)) => assert_eq!(e.code, ErrorCode::Overloaded, "{e}"),
+        other => panic!("the scan past the limit: {other:?}"),
+    }
+    for (i, mut cursor) in open.into_iter().enumerate().take(3) {
+        let mut rows = 5;
+        while let Some(batch) = cursor.next_batch().unwrap() {
+            rows += batch.len();
+        }
+        assert_eq!(rows, 100, "open scan {i}");
+    }
+    // The connection still serves, and a whole scan reads every row.
+    assert_eq!(cluster.scan(&t, &Scan::table()).unwrap().len(), 100);
+}
+
+#[test]
+fn rows_changed_between_batches() {
+    let node = TestNode::start(2, Duration::from_millis(300));
+    let cluster = node.connect();
+    let t = cluster.create_table(table(1)).unwrap();
+    let mut txn = cluster.transaction();
+    for id in 0..20i64 {
+        txn.insert(&t, vec![(0, id.into()), (1, id.into()), (2, "old".into())]);
+    }
+    txn.execute(ExecType::Commit).unwrap();
+    // An index scan's place is a key: rows updated, deleted or inserted behind it or ahead of
+    // it between batches are seen once at most, ahead of it as they are when read. Read by
+    // then are at most three batches (the one taken, the one on its way, the data node's read
+    // ahead): rows 0 to 5.
+    let scan = Scan::index("k")
+        .order(ScanOrder::Ascending)
+        .columns(&["id", "v"])
+        .batch(2, 0);
+    let mut cursor = cluster.scan_cursor(&t, &scan).unwrap();
+    let first = cursor.next_batch().unwrap().unwrap();
+    assert_eq!(first.len(), 2);
+    let mut txn = cluster.transaction();
+    txn.update(&t, vec![Value::Int(1)], vec![(2, "new".into())]);
+    txn.update(&t, vec![Value::Int(12)], vec![(2, "new".into())]);
+    txn.delete(&t, vec![Value::Int(15)]);
+    txn.insert(&t, vec![(0, 30.into()), (1, 30.into()), (2, "new".into())]);
+    txn.execute(ExecType::Commit).unwrap();
+    let mut rows = first;
+    while let Some(batch) = cursor.next_batch().unwrap() {
+        rows.extend(batch);
+    }
+    let ids: Vec<i64> = rows.iter().map(|r| int(&r[0])).collect();
+    let mut want: Vec<i64> = (0..20).filter(|i| *i != 15).collect();
+    want.push(30);
+    assert_eq!(ids, want);
+    let v = |id: i64| rows.iter().find(|r| int(&r[0]) == id).map(|r| r[1].clone());
+    assert_eq!(v(1), Some(Value::from("old")), "read before its update");
+    assert_eq!(v(12), Some(Value::from("new")), "read after its update");
+}

@@ -1,0 +1,325 @@
+//! A worker's part of a scan, one batch at a time: from a place in its partitions (a row slot
+//! of a full scan, the last index key of an index scan) it reads at most a batch of matching
+//! rows and says where the next batch begins, holding nothing between batches.
+
+use std::ops::{Bound, RangeBounds};
+
+use base::{Error, ErrorCode, Value};
+use hashbrown::HashMap;
+use storage::filter::matches;
+use storage::partition::prefix_bounds;
+use wire::ScanOrder;
+
+use super::{as_ref, changed, Worker};
+use crate::messages::*;
+
+/// A transaction's uncommitted images of one table on this worker: by partition, by encoded
+/// primary key (None: deleted).
+type Changes<'a> = HashMap<u32, HashMap<&'a [u8], Option<&'a [u8]>>>;
+
+/// How much one batch may still take.
+struct Room {
+    rows: usize,
+    bytes: usize,
+}
+
+impl Room {
+    fn full(&self, rows: usize, bytes: usize) -> bool {
+        rows >= self.rows || bytes >= self.bytes
+    }
+}
+
+/// What a scanned row's values cost in a batch (as the frame estimates them).
+fn row_bytes(values: &[Value]) -> usize {
+    values.iter().map(wire::value_bytes).sum::<usize>() + 8
+}
+
+impl Worker {
+    /// The next batch of `plan`'s rows in `partitions` from `from` on: at most `max.0` rows,
+    /// cut once they pass `max.1` bytes. With `txn`, the transaction's uncommitted images stand
+    /// in for the committed rows of their keys: a changed or deleted row is skipped where the
+    /// partition has it, and each image still present is matched on its own (bounds, filter),
+    /// after the committed rows of a full scan, merged in key order into an index scan's. An
+    /// ordered scan's rows carry their index keys and come sorted within each partition (the
+    /// coordinator sends an ordered scan one partition per request).
+    pub(super) fn scan(
+        &self,
+        partitions: &[u32],
+        plan: &ScanPlan,
+        txn: Option<TxnId>,
+        from: ScanPlace,
+        max: (usize, usize),
+    ) -> Result<ScanPart, Error> {
+        let room = Room {
+            rows: max.0.max(1),
+            bytes: max.1.max(1),
+        };
+        let changes = txn.map_or_else(HashMap::new, |t| self.changes_of(t, plan.table.id));
+        let mut out: Vec<ScannedRow> = Vec::new();
+        let mut bytes = 0usize;
+        let mut place = from;
+        while let Some(&p) = partitions.get(place.partition) {
+            let next = match plan.index {
+                None => {
+                    self.scan_rows(p, plan, &changes, &place.at, &room, &mut out, &mut bytes)?
+                }
+                Some(index) => self.scan_index(
+                    p, index, plan, &changes, &place.at, &room, &mut out, &mut bytes,
+                )?,
+            };
+            match next {
+                Some(at) => {
+                    place.at = at;
+                    return Ok(ScanPart {
+                        rows: out,
+                        next: Some(place),
+                    });
+                }
+                None => {
+                    place.partition += 1;
+                    place.at = PlaceIn::Start;
+                }
+            }
+            if room.full(out.len(), bytes) && place.partition < partitions.len() {
+                return Ok(ScanPart {
+                    rows: out,
+                    next: Some(place),
+                });
+            }
+        }
+        Ok(ScanPart {
+            rows: out,
+            next: None,
+        })
+    }
+
+    fn partition(&self, p: u32, plan: &ScanPlan) -> Result<&storage::Partition, Error> {
+        let Some(part) = self.partitions.get(&(plan.table.id, p)) else {
+            return Err(Error::new(
+                ErrorCode::NoSuchTable,
+                format!("table '{}' partition {p} is not here", plan.table.name),
+            ));
+        };
+        if part.table().version != plan.table.version {
+            return Err(changed(part.table(), plan.table.version));
+        }
+        Ok(part)
+    }
+
+    /// A full scan of partition `p` from `at`: its committed rows by slot, then the
+    /// transaction's images by primary key. Returns where the next batch begins, or None when
+    /// the partition is done.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_rows(
+        &self,
+        p: u32,
+        plan: &ScanPlan,
+        changes: &Changes,
+        at: &PlaceIn,
+        room: &Room,
+        out: &mut Vec<ScannedRow>,
+        bytes: &mut usize,
+    ) -> Result<Option<PlaceIn>, Error> {
+        let part = self.partition(p, plan)?;
+        let layout = part.layout();
+        let project = |row: &[u8]| -> Vec<Value> {
+            plan.projection
+                .iter()
+                .map(|c| layout.value(row, *c as usize))
+                .collect()
+        };
+        let mine = changes.get(&p);
+        let mut pk = Vec::new();
+        let mut changed_here = |row: &[u8]| {
+            mine.is_some_and(|m| {
+                pk.clear();
+                part.encode_row_key(row, &plan.table.primary_key, false, &mut pk);
+                m.contains_key(pk.as_slice())
+            })
+        };
+        let after_images = match at {
+            PlaceIn::Images(after) => after.as_deref(),
+            _ => {
+                let from = match at {
+                    PlaceIn::Slot(s) => *s,
+                    _ => 0,
+                };
+                let mut stopped = None;
+                part.scan_from(from, |slot, row| {
+                    if room.full(out.len(), *bytes) {
+                        stopped = Some(slot);
+                        return false;
+                    }
+                    if !changed_here(row) && matches(&plan.filter, &plan.table, layout, row) {
+                        let values = project(row);
+                        *bytes += row_bytes(&values);
+                        out.push((Vec::new(), values));
+                    }
+                    true
+                });
+                if let Some(slot) = stopped {
+                    return Ok(Some(PlaceIn::Slot(slot)));
+                }
+                None
+            }
+        };
+        let Some(mine) = mine else {
+            return Ok(None);
+        };
+        let mut images: Vec<(&[u8], &[u8])> = mine
+            .iter()
+            .filter_map(|(pk, image)| Some((*pk, (*image)?)))
+            .filter(|(pk, _)| after_images.is_none_or(|a| *pk > a))
+            .collect();
+        images.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut last: Option<&[u8]> = after_images;
+        for (pk, image) in images {
+            if room.full(out.len(), *bytes) {
+                return Ok(Some(PlaceIn::Images(last.map(<[u8]>::to_vec))));
+            }
+            if matches(&plan.filter, &plan.table, layout, image) {
+                let values = project(image);
+                *bytes += row_bytes(&values);
+                out.push((Vec::new(), values));
+            }
+            last = Some(pk);
+        }
+        Ok(None)
+    }
+
+    /// An index scan of partition `p` past `at`, the transaction's images in range merged in
+    /// key order. Returns where the next batch begins (the key of the last row taken), or None
+    /// when the partition is done.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_index(
+        &self,
+        p: u32,
+        index: usize,
+        plan: &ScanPlan,
+        changes: &Changes,
+        at: &PlaceIn,
+        room: &Room,
+        out: &mut Vec<ScannedRow>,
+        bytes: &mut usize,
+    ) -> Result<Option<PlaceIn>, Error> {
+        let part = self.partition(p, plan)?;
+        let layout = part.layout();
+        let project = |row: &[u8]| -> Vec<Value> {
+            plan.projection
+                .iter()
+                .map(|c| layout.value(row, *c as usize))
+                .collect()
+        };
+        let descending = plan.order == ScanOrder::Descending;
+        let enc = |b: &Option<(Vec<Value>, bool)>| {
+            b.as_ref().map(|(values, inclusive)| {
+                let mut k = Vec::new();
+                part.encode_index_prefix(index, values, &mut k);
+                (k, *inclusive)
+            })
+        };
+        let (mut lower, mut upper) = prefix_bounds(enc(&plan.lower), enc(&plan.upper));
+        if let PlaceIn::After(key) = at {
+            // The keys already returned are behind it, whichever bound it tightens.
+            if descending {
+                upper = Bound::Excluded(key.clone());
+            } else {
+                lower = Bound::Excluded(key.clone());
+            }
+        }
+        let mine = changes.get(&p);
+        let mut pk = Vec::new();
+        let mut changed_here = |row: &[u8]| {
+            mine.is_some_and(|m| {
+                pk.clear();
+                part.encode_row_key(row, &plan.table.primary_key, false, &mut pk);
+                m.contains_key(pk.as_slice())
+            })
+        };
+        let (taken, mut here_bytes) = (out.len(), *bytes);
+        let mut rows: Vec<ScannedRow> = Vec::new();
+        let mut cut = false;
+        part.scan_index(
+            index,
+            as_ref(&lower),
+            as_ref(&upper),
+            descending,
+            |key, row| {
+                if room.full(taken + rows.len(), here_bytes) {
+                    cut = true;
+                    return false;
+                }
+                if !changed_here(row) && matches(&plan.filter, &plan.table, layout, row) {
+                    let values = project(row);
+                    here_bytes += row_bytes(&values);
+                    rows.push((key.to_vec(), values));
+                }
+                true
+            },
+        );
+        let range = (as_ref(&lower), as_ref(&upper));
+        let mut images: Vec<ScannedRow> = mine
+            .into_iter()
+            .flat_map(|m| m.values().flatten())
+            .filter_map(|image| {
+                let key = part.index_key_of(index, image);
+                (RangeBounds::<[u8]>::contains(&range, key.as_slice())
+                    && matches(&plan.filter, &plan.table, layout, image))
+                .then(|| (key, project(image)))
+            })
+            .collect();
+        if !images.is_empty() {
+            if cut {
+                // The partition's rows stopped at the last one read: an image past it waits
+                // for the next batch, which starts there.
+                if let Some((edge, _)) = rows.last() {
+                    images.retain(|(k, _)| if descending { k >= edge } else { k <= edge });
+                }
+            }
+            rows.append(&mut images);
+            if descending {
+                rows.sort_by(|a, b| b.0.cmp(&a.0));
+            } else {
+                rows.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+            let fits = room.rows.saturating_sub(taken);
+            if rows.len() > fits {
+                rows.truncate(fits);
+                cut = true;
+            }
+        }
+        let resume = if cut {
+            rows.last().map(|(k, _)| PlaceIn::After(k.clone()))
+        } else {
+            None
+        };
+        let ordered = plan.order != ScanOrder::Any;
+        for (key, values) in rows {
+            *bytes += row_bytes(&values);
+            out.push((if ordered { key } else { Vec::new() }, values));
+        }
+        // Cut before any row was taken (the batch was already full): the place stays.
+        Ok(match (cut, resume) {
+            (true, None) => Some(at.clone()),
+            (_, resume) => resume,
+        })
+    }
+
+    /// The uncommitted images `txn` holds for `table` on this worker, by partition and encoded
+    /// primary key (None: deleted).
+    fn changes_of(&self, txn: TxnId, table: u32) -> Changes<'_> {
+        let mut by_partition: Changes = HashMap::new();
+        let Some(state) = self.txns.get(&txn) else {
+            return by_partition;
+        };
+        for ((t, pk), (partition, image)) in &state.pending {
+            if *t == table {
+                by_partition
+                    .entry(*partition)
+                    .or_default()
+                    .insert(pk.as_slice(), image.as_deref());
+            }
+        }
+        by_partition
+    }
+}
