@@ -29,7 +29,7 @@ pub(crate) struct RowStream {
     /// Matching rows still to skip (OFFSET), and to send (LIMIT; None: all).
     skip: u64,
     left: Option<u64>,
-    /// Rows found so far (FOUND_ROWS()).
+    /// Rows skipped and sent so far (FOUND_ROWS()).
     found: u64,
 }
 
@@ -134,7 +134,6 @@ impl Session {
         s: &mut RowStream,
         mut rows: Vec<Vec<Value>>,
     ) -> Result<Vec<Vec<Value>>> {
-        s.found += rows.len() as u64;
         let skipped = s.skip.min(rows.len() as u64);
         rows.drain(..skipped as usize);
         s.skip -= skipped;
@@ -145,6 +144,8 @@ impl Session {
             }
             *left -= rows.len() as u64;
         }
+        // FOUND_ROWS() counts what the statement went through: skipped and sent.
+        s.found += skipped + rows.len() as u64;
         let params = std::mem::take(&mut s.params);
         let outcome = self.select_rows(&s.plan, &params, rows);
         s.params = params;

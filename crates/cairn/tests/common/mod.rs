@@ -210,6 +210,17 @@ pub fn try_mysql(address: &str, script: &str) -> Result<String, String> {
     }
 }
 
+/// A process's resident memory (VmRSS), in bytes.
+pub fn resident_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap()
+        * 1024
+}
+
 /// A random test's seed: the number in the environment variable `var` (to repeat a run), else
 /// one taken from the clock. The test prints it.
 pub fn seed_from_env(var: &str) -> u64 {

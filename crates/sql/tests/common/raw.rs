@@ -23,12 +23,18 @@ pub enum Answer {
 impl Raw {
     /// Logs in as root, in database `db` if given.
     pub fn login_to(port: u16, db: Option<&str>) -> Raw {
+        Raw::login_with(port, db, 0)
+    }
+
+    /// Logs in as root, in database `db` if given, with capability flags `more` besides the
+    /// ones every login has (CLIENT_MULTI_STATEMENTS is 0x10000).
+    pub fn login_with(port: u16, db: Option<&str>, more: u32) -> Raw {
         let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         let mut raw = Raw { s };
         raw.packet().expect("greeting");
         // HandshakeResponse41: PROTOCOL_41 | SECURE_CONNECTION | PLUGIN_AUTH (| CONNECT_WITH_DB).
-        let caps: u32 = 0x200 | 0x8000 | 0x80000 | if db.is_some() { 0x8 } else { 0 };
+        let caps: u32 = 0x200 | 0x8000 | 0x80000 | more | if db.is_some() { 0x8 } else { 0 };
         let mut p = Vec::new();
         p.extend_from_slice(&caps.to_le_bytes());
         p.extend_from_slice(&(1u32 << 24).to_le_bytes());

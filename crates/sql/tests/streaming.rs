@@ -1,0 +1,139 @@
+//! SELECTs whose results take many scan batches, which the front end streams to the client a
+//! batch at a time: the same rows as MariaDB (started by this test) gives for the same table,
+//! with WHERE conditions the data node decides and ones the front end checks, expressions,
+//! LIMIT and OFFSET, FOUND_ROWS(), index ranges, the binary protocol, and texts of several
+//! statements (answered whole).
+
+mod common;
+use common::raw::{values, Answer, Raw};
+
+#[path = "../../../testsupport/mariadb.rs"]
+mod mariadb;
+
+const ROWS: usize = 20_000;
+
+/// Loads `d.s` with ROWS rows (about 1.6 MB: a few hundred KiB of batches each).
+fn load(c: &mut Raw) {
+    for sql in [
+        "CREATE DATABASE d",
+        "CREATE TABLE d.s (id INT PRIMARY KEY, k INT NOT NULL, v VARCHAR(100) NOT NULL, KEY (k))",
+    ] {
+        assert_eq!(c.query(sql), Answer::Ok, "{sql}");
+    }
+    for chunk in (0..ROWS).collect::<Vec<_>>().chunks(1000) {
+        let rows: Vec<String> = chunk
+            .iter()
+            .map(|i| format!("({i}, {}, '{}-{}')", i * 7919 % 1000, "v".repeat(i % 60), i))
+            .collect();
+        let sql = format!("INSERT INTO d.s VALUES {}", rows.join(","));
+        assert_eq!(c.query(&sql), Answer::Ok);
+    }
+}
+
+/// Each query's rows as text, sorted (no ORDER BY: the order is the server's), or their count
+/// for the queries marked so.
+fn answers(port: u16) -> Vec<(String, Vec<Vec<Option<String>>>)> {
+    // CLIENT_MULTI_STATEMENTS, for the text of two statements at the end.
+    let mut c = Raw::login_with(port, None, 0x10000);
+    load(&mut c);
+    let queries = [
+        "SELECT * FROM d.s",
+        // Decided in the data node (integer comparison), and one the front end checks.
+        "SELECT id, k FROM d.s WHERE id >= 3000",
+        "SELECT id, v FROM d.s WHERE id * 3 % 7 = 1",
+        // An index range, expressions of the columns.
+        "SELECT id + 1, UPPER(v), k * 2 FROM d.s WHERE k BETWEEN 100 AND 700",
+        "SELECT id FROM d.s WHERE k > 10 AND v LIKE '%vvv%'",
+    ];
+    let mut out = Vec::new();
+    for q in queries {
+        let Answer::Rows(rows) = c.query(q) else {
+            panic!("{q}: no rows");
+        };
+        let mut rows: Vec<_> = rows.iter().map(|r| values(r)).collect();
+        rows.sort();
+        out.push((q.to_string(), rows));
+    }
+    // LIMIT and OFFSET without ORDER BY: how many, each once, and FOUND_ROWS() after.
+    for q in [
+        "SELECT id FROM d.s LIMIT 7000",
+        "SELECT id FROM d.s LIMIT 5000 OFFSET 9000",
+        "SELECT id FROM d.s WHERE id * 3 % 7 = 1 LIMIT 100, 4000",
+    ] {
+        let Answer::Rows(rows) = c.query(q) else {
+            panic!("{q}: no rows");
+        };
+        let mut ids: Vec<_> = rows.iter().map(|r| values(r)).collect();
+        ids.sort();
+        ids.dedup();
+        let found = match c.query("SELECT FOUND_ROWS()") {
+            Answer::Rows(r) => values(&r[0]),
+            other => panic!("{other:?}"),
+        };
+        out.push((
+            format!("{q}: count, distinct, FOUND_ROWS()"),
+            vec![
+                vec![Some(rows.len().to_string()), Some(ids.len().to_string())],
+                found,
+            ],
+        ));
+    }
+    // The binary protocol: a prepared range; rows compared as their bytes.
+    let id = c.prepare("SELECT id, k, v FROM d.s WHERE id >= ?");
+    let Answer::Rows(mut rows) = c.execute_with(id, &[1500]) else {
+        panic!("prepared: no rows");
+    };
+    rows.sort();
+    out.push((
+        "prepared SELECT id, k, v FROM d.s WHERE id >= 1500".into(),
+        vec![vec![Some(rows.len().to_string())]],
+    ));
+    out.push((
+        "prepared rows".into(),
+        rows.iter().map(|r| vec![Some(format!("{r:?}"))]).collect(),
+    ));
+    // Several statements in one text: the first is answered whole before the second runs.
+    let mut p = vec![0x03];
+    p.extend_from_slice(b"SELECT id FROM d.s WHERE id < 6000; DELETE FROM d.s WHERE id < 3000");
+    c.send(0, &p);
+    let Answer::Rows(first) = c.answer() else {
+        panic!("multi-statement: no rows");
+    };
+    let second = c.answer();
+    let left = match c.query("SELECT COUNT(*) FROM d.s") {
+        Answer::Rows(r) => values(&r[0]),
+        other => panic!("{other:?}"),
+    };
+    out.push((
+        "SELECT id ... < 6000; DELETE ... < 3000".into(),
+        vec![
+            vec![Some(first.len().to_string()), Some(format!("{second:?}"))],
+            left,
+        ],
+    ));
+    out
+}
+
+#[test]
+fn streamed_results_match_mariadb() {
+    let (node, server) = common::start(64 << 20);
+    let cairn = answers(server.address().port());
+    server.stop();
+    node.stop();
+    let peer = mariadb::Mariadb::start("streaming", "");
+    let reference = answers(peer.port);
+    assert_eq!(cairn.len(), reference.len());
+    for ((q, got), (_, want)) in cairn.iter().zip(&reference) {
+        assert!(
+            got == want,
+            "{q}: {} rows, MariaDB {}; first differences: {:?}",
+            got.len(),
+            want.len(),
+            got.iter()
+                .zip(want)
+                .filter(|(a, b)| a != b)
+                .take(3)
+                .collect::<Vec<_>>()
+        );
+    }
+}
