@@ -347,9 +347,9 @@ fn index_rows(
         }
         _ => {}
     }
-    // PRIMARY and unique indexes are hashed: read the table and order it by the key here.
-    let mut rows = cluster.scan(&open.table, &Scan::table())?;
-    rows.retain(|r| {
+    // PRIMARY and unique indexes are hashed: read the table a batch at a time and keep the
+    // first `want` rows in the key's order here (never more than twice that, and a batch).
+    let matches = |r: &Vec<Value>| {
         let c = key_compare(open, r, key);
         match op {
             FindOp::Eq => c == Ordering::Equal,
@@ -358,24 +358,33 @@ fn index_rows(
             FindOp::Le => c != Ordering::Greater,
             FindOp::Lt => c == Ordering::Less,
         }
-    });
+    };
     let def = open.table.def();
     let pk = def.primary_key.clone();
+    let descending = matches!(op, FindOp::Lt | FindOp::Le);
     let order = |a: &Vec<Value>, b: &Vec<Value>| {
         for c in open.key_columns.iter().chain(&pk) {
             let col = &def.columns[*c as usize];
             match hs_compare(&a[*c as usize], &b[*c as usize], col.collation) {
                 Ordering::Equal => continue,
+                other if descending => return other.reverse(),
                 other => return other,
             }
         }
         Ordering::Equal
     };
-    rows.sort_by(order);
-    if matches!(op, FindOp::Lt | FindOp::Le) {
-        rows.reverse();
+    let want = want.min(usize::MAX as u64) as usize;
+    let mut rows: Vec<Vec<Value>> = Vec::new();
+    let mut cursor = cluster.scan_cursor(&open.table, &Scan::table())?;
+    while let Some(batch) = cursor.next_batch()? {
+        rows.extend(batch.into_iter().filter(matches));
+        if rows.len() > want.saturating_mul(2) {
+            rows.sort_by(order);
+            rows.truncate(want);
+        }
     }
-    rows.truncate(want.min(usize::MAX as u64) as usize);
+    rows.sort_by(order);
+    rows.truncate(want);
     Ok(rows)
 }
 
