@@ -335,6 +335,7 @@ impl HsArgs {
             write_secret: self.hs_write_secret.clone().into_bytes(),
             idle_timeout: Duration::from_secs(self.hs_idle_timeout_s.max(1)),
             loops: self.hs_loops.into(),
+            ..hs::HsConfig::default()
         }
     }
 }

@@ -164,6 +164,17 @@ fn writes_past_the_data_memory_are_refused_everywhere_and_nothing_is_lost() {
         scanned >> 20
     );
 
+    // The node's data memory in SQL, as NDB's ndbinfo.memoryusage shows it.
+    assert_eq!(
+        mysql(
+            &sql,
+            "SELECT node_id, memory_type, used = total, total FROM ndbinfo.memoryusage"
+        )
+        .lines()
+        .nth(1),
+        Some(format!("1\tData memory\t0\t{LIMIT_BYTES}").as_str())
+    );
+
     // SQL: 1114, and reads go on.
     let refused = try_mysql(&sql, "INSERT INTO d.t VALUES (1, REPEAT('s', 1000))").unwrap_err();
     assert!(

@@ -230,6 +230,16 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
         ),
         "node_id\tstatus\trole\n1\tSTARTED\tprimary\n2\tSTARTED\tbackup\n"
     );
+    // Each node's data memory: both hold the rows (a replica each), within the same limit.
+    let memory = mysql(
+        &sql,
+        "SELECT node_id, memory_type, used > 0, total > 0 FROM ndbinfo.memoryusage",
+    );
+    assert_eq!(
+        memory,
+        "node_id\tmemory_type\tused > 0\ttotal > 0\n1\tData memory\t1\t1\n2\tData memory\t1\t1\n",
+        "{memory}"
+    );
 
     // The primary dies: the backup takes over with the rows, and SQL goes on.
     let killed = std::process::Command::new("sh")

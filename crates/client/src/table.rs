@@ -156,6 +156,18 @@ impl Scan {
         self
     }
 
+    /// The ordered index the scan reads, if it reads one.
+    pub fn index_name(&self) -> Option<&str> {
+        self.index.as_deref()
+    }
+
+    /// A full table scan made a scan of the whole of ordered index `name` (so it can return
+    /// rows in the index's order); a scan already of an index is left as it is.
+    pub fn through_index(mut self, name: &str) -> Scan {
+        self.index.get_or_insert_with(|| name.to_string());
+        self
+    }
+
     /// The most rows and (estimated) bytes of rows one batch brings (0: the data node's
     /// defaults; larger values are held to `base::limits::SCAN_BATCH_ROWS_MAX` and
     /// `SCAN_BATCH_BYTES_MAX`). A scan's rows come a batch at a time, the next asked for as the

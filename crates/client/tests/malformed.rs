@@ -213,3 +213,31 @@ fn a_stalled_partial_frame_is_closed_after_the_frame_timeout() {
     let rows = good.scan(&t, &client::Scan::table()).unwrap();
     assert_eq!(rows.len(), served as usize);
 }
+
+/// The data node serves at most `connections_max` TCP connections: one more is closed as it is
+/// accepted (its hello gets no answer) while the others go on, and a closed one makes room.
+#[test]
+fn a_connection_past_the_limit_is_refused_and_the_others_are_served() {
+    let node = TestNode::with(datanode::DataNodeConfig {
+        workers: 2,
+        connections_max: 4,
+        ..datanode::DataNodeConfig::default()
+    });
+    let mut held: Vec<client::Cluster> = (0..4).map(|_| node.connect()).collect();
+    match client::Cluster::connect_timeout(&node.address, Duration::from_secs(2)) {
+        Err(e) => eprintln!("the fifth connection: {e}"),
+        Ok(c) => panic!("the fifth connection was served: {:?}", c.ping(vec![1])),
+    }
+    for c in &held {
+        c.ping(vec![1, 2, 3]).unwrap();
+    }
+    drop(held.pop());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while client::Cluster::connect_timeout(&node.address, Duration::from_secs(1)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "no room after a connection closed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -127,6 +127,8 @@ pub struct DataNodeConfig {
     /// A local checkpoint starts once this many redo bytes were written since the last began
     /// (0: only when asked, through [`DataNode::checkpoint`]).
     pub checkpoint_redo_bytes: u64,
+    /// TCP connections the node serves at once; one more is closed as it is accepted.
+    pub connections_max: usize,
     /// Fault injection (tests only): worker 0 panics once it has handled this many data
     /// messages, to show the node stops as a whole (fail-stop) instead of running on half-alive.
     pub fault_worker_panic_after: Option<u64>,
@@ -158,6 +160,7 @@ impl Default for DataNodeConfig {
             cluster_key: None,
             redo_segment_bytes: storage::redo::SEGMENT_BYTES_DEFAULT,
             checkpoint_redo_bytes: 256 << 20,
+            connections_max: limits::CONNECTIONS_MAX,
             fault_worker_panic_after: None,
             role: None,
         }
@@ -191,6 +194,7 @@ pub struct Shared {
     pub next_txn: AtomicU64,
     pub stopping: AtomicBool,
     connections: AtomicUsize,
+    connections_max: usize,
     /// The node-wide commit sequence, continued across restarts.
     pub sequence: Arc<AtomicU64>,
     pub data_dir: Option<PathBuf>,
@@ -538,6 +542,7 @@ impl DataNode {
             next_txn: AtomicU64::new(recovered.transaction_max + 1),
             stopping: AtomicBool::new(false),
             connections: AtomicUsize::new(0),
+            connections_max: config.connections_max.max(1),
             sequence: sequence.clone(),
             data_dir: config.data_dir.clone(),
             durability: config.durability,
@@ -911,10 +916,10 @@ fn accept_loop(
                 continue;
             }
         };
-        if shared.connections.load(Ordering::Relaxed) >= limits::CONNECTIONS_MAX {
+        if shared.connections.load(Ordering::Relaxed) >= shared.connections_max {
             warn!(
                 "refusing connection: {} connections open",
-                limits::CONNECTIONS_MAX
+                shared.connections_max
             );
             continue;
         }

@@ -41,8 +41,10 @@ pub struct HsConfig {
     /// Secrets (`A` command); empty: none.
     pub read_secret: Vec<u8>,
     pub write_secret: Vec<u8>,
-    /// Connections idle this long are closed.
+    /// Connections idle this long are closed (one that sent part of a line and stalled too).
     pub idle_timeout: Duration,
+    /// Connections one event loop serves at once; one more is closed as it is accepted.
+    pub max_connections: usize,
     /// Event loops (threads) serving the connections, at least 1.
     pub loops: usize,
 }
@@ -56,6 +58,7 @@ impl Default for HsConfig {
             read_secret: Vec::new(),
             write_secret: Vec::new(),
             idle_timeout: Duration::from_secs(300),
+            max_connections: CONNECTIONS_MAX,
             loops: 1,
         }
     }
@@ -68,8 +71,8 @@ const DATANODE: Token = Token(3);
 const FIRST_CONNECTION: usize = 4;
 /// Connections answered between two looks at the clients in one turn (see `Server::look`).
 const ANSWERS_PER_LOOK: usize = 4;
-/// Connections one event loop serves at most; more are closed at accept.
-const CONNECTIONS_MAX: usize = 4_096;
+/// Connections one event loop serves at most by default; more are closed at accept.
+pub const CONNECTIONS_MAX: usize = 4_096;
 /// Event loops one front end runs at most.
 pub const LOOPS_MAX: usize = 64;
 
@@ -445,8 +448,11 @@ impl Server {
             .ok()
             .map(|a| a.ip())
             .filter(|ip| !ip.is_loopback());
-        if self.connections.len() >= CONNECTIONS_MAX {
-            warn!("handlersocket: refusing a connection, {CONNECTIONS_MAX} open");
+        if self.connections.len() >= self.config.max_connections {
+            warn!(
+                "handlersocket: refusing a connection, {} open",
+                self.connections.len()
+            );
             return;
         }
         let mut io = match Connection::new(std_stream) {

@@ -63,10 +63,13 @@ pub(crate) enum Virtual {
     /// ndbinfo.nodes: the data nodes of the cluster's node group the API node reaches, each
     /// one's state in the current view and its role (NDB's ndbinfo schema).
     NdbinfoNodes,
+    /// ndbinfo.memoryusage: each data node's data memory, used and its limit (NDB's columns,
+    /// pages of 32 KiB).
+    NdbinfoMemoryusage,
 }
 
 impl Virtual {
-    const ALL: [Virtual; 23] = [
+    const ALL: [Virtual; 24] = [
         Virtual::Schemata,
         Virtual::Tables,
         Virtual::Columns,
@@ -90,6 +93,7 @@ impl Virtual {
         Virtual::SessionStatus,
         Virtual::GlobalStatus,
         Virtual::NdbinfoNodes,
+        Virtual::NdbinfoMemoryusage,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -117,6 +121,7 @@ impl Virtual {
             Virtual::SessionStatus => "$session_status",
             Virtual::GlobalStatus => "$global_status",
             Virtual::NdbinfoNodes => "$ndbinfo_nodes",
+            Virtual::NdbinfoMemoryusage => "$ndbinfo_memoryusage",
         }
     }
 
@@ -419,6 +424,14 @@ impl Virtual {
                 ("role", text(16), false),
                 ("view_epoch", count, false),
             ],
+            Virtual::NdbinfoMemoryusage => vec![
+                ("node_id", count, false),
+                ("memory_type", text(32), false),
+                ("used", count, false),
+                ("used_pages", count, false),
+                ("total", count, false),
+                ("total_pages", count, false),
+            ],
             Virtual::Engines => vec![
                 ("ENGINE", text(64), false),
                 ("SUPPORT", text(8), false),
@@ -693,6 +706,7 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
         Virtual::SessionStatus => pairs(crate::activity::status(session, false)),
         Virtual::GlobalStatus => pairs(crate::activity::status(session, true)),
         Virtual::NdbinfoNodes => ndbinfo_nodes(session)?,
+        Virtual::NdbinfoMemoryusage => ndbinfo_memoryusage(session)?,
     };
     Ok(full
         .into_iter()
@@ -1163,13 +1177,57 @@ fn check_constraints(session: &Session) -> Result<Vec<Vec<Value>>> {
 }
 
 /// ENGINES (and SHOW ENGINES): Cairn's tables have one engine, which SHOW CREATE TABLE names.
-/// The schema NDB's monitoring tables live in: `ndbinfo.nodes` reads `Virtual::NdbinfoNodes`.
+/// The schema NDB's monitoring tables live in: `ndbinfo.nodes` reads `Virtual::NdbinfoNodes`,
+/// `ndbinfo.memoryusage` `Virtual::NdbinfoMemoryusage`.
 pub const NDBINFO: &str = "ndbinfo";
 
 /// The ndbinfo table called `name` (any case), if Cairn has it.
 pub fn ndbinfo_table(name: &str) -> Option<Table> {
-    name.eq_ignore_ascii_case("nodes")
-        .then(|| internal(Virtual::NdbinfoNodes))
+    if name.eq_ignore_ascii_case("nodes") {
+        return Some(internal(Virtual::NdbinfoNodes));
+    }
+    name.eq_ignore_ascii_case("memoryusage")
+        .then(|| internal(Virtual::NdbinfoMemoryusage))
+}
+
+/// NDB's page, the unit of memoryusage's page columns.
+const NDB_PAGE_BYTES: u64 = 32 * 1024;
+
+/// How long memoryusage waits for each data node it asks.
+const NODE_STATUS_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// One row per data node the front end was given (each asked for its status; one that does
+/// not answer in time is left out): its data memory in use and its limit.
+fn ndbinfo_memoryusage(session: &Session) -> Result<Vec<Vec<Value>>> {
+    let addresses: Vec<&str> = session.shared.config.datanode.split(',').collect();
+    let statuses = if addresses.len() == 1 {
+        vec![session
+            .shared
+            .cluster()
+            .status()
+            .map_err(|e| SqlError::from_client(&e))?]
+    } else {
+        addresses
+            .iter()
+            .filter_map(|a| client::Cluster::connect_timeout(a.trim(), NODE_STATUS_TIMEOUT).ok())
+            .filter_map(|c| c.status().ok())
+            .collect()
+    };
+    let mut statuses = statuses;
+    statuses.sort_by_key(|s| s.node_id);
+    Ok(statuses
+        .into_iter()
+        .map(|s| {
+            vec![
+                count(u64::from(s.node_id)),
+                text("Data memory"),
+                count(s.data_memory_bytes),
+                count(s.data_memory_bytes.div_ceil(NDB_PAGE_BYTES)),
+                count(s.data_memory_limit),
+                count(s.data_memory_limit / NDB_PAGE_BYTES),
+            ]
+        })
+        .collect())
 }
 
 /// One row per data node of the node group the API node's data node belongs to (a data node

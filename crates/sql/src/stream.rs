@@ -1,6 +1,6 @@
 //! A SELECT streamed to its client: a statement of its own, over one table scanned with
-//! committed reads, whose result is its rows one by one (no grouping, DISTINCT or ORDER BY made
-//! in the API node). Its rows go out a scan batch at a time, each batch filtered and projected
+//! committed reads, whose result is its rows one by one (no grouping or DISTINCT, and an ORDER BY
+//! only where an ordered index returns the rows in that order). Its rows go out a scan batch at a time, each batch filtered and projected
 //! as it arrives, so the API node holds about two batches however large the result, and a
 //! client that stops reading stops the scan (the connection's writes block, the next batch is
 //! not asked for). Any other SELECT, and one whose scan fits in its first batch, is answered
@@ -11,7 +11,8 @@ use client::ScanCursor;
 
 use crate::diagnostics::Storing;
 use crate::exec::{Outcome, Result, Session};
-use crate::plan::SelectPlan;
+use crate::expr::Expr;
+use crate::plan::{Access, OrderKey, SelectPlan, Source};
 use crate::run::{count_value, Fetch};
 use myproto::response::Column;
 
@@ -45,7 +46,6 @@ impl Session {
                 && !p.grouped
                 && !p.distinct
                 && !p.rollup
-                && p.order.is_empty()
                 && p.having.is_none()
                 && self.correlated.is_empty()
                 && !src.made_in_api_node()
@@ -54,15 +54,40 @@ impl Session {
         }) else {
             return self.run_select(p, params);
         };
+        // An ORDER BY the scan can give: its rows come in the index's order, sorted by none.
+        let order = match p.order.is_empty() {
+            true => None,
+            false => match index_order(p, src) {
+                Some(order) => Some(order),
+                None => return self.run_select(p, params),
+            },
+        };
         self.activity.interrupt.check_killed()?;
         let request = if self.diagnostics.storing == Storing::Strict {
             self.storing(Storing::No, |s| s.fetch_request(src, params))?
         } else {
             self.fetch_request(src, params)?
         };
-        let Fetch::Scan(scan, decided) = request else {
+        let Fetch::Scan(mut scan, decided) = request else {
             return self.run_select(p, params);
         };
+        if let Some((index, direction)) = order {
+            if scan.index_name().is_some_and(|i| i != index) {
+                return self.run_select(p, params);
+            }
+            *scan = scan.through_index(&index).order(direction);
+        }
+        let free = |s: &Session, e: &Option<crate::expr::Expr>| {
+            e.as_ref()
+                .map(|e| s.free(e, params).and_then(count_value))
+                .transpose()
+        };
+        let left = free(self, &p.limit)?;
+        let skip = free(self, &p.offset)?.unwrap_or(0);
+        if let Some(limit) = left.filter(|_| decided) {
+            // Every row the data node returns is a row of the result: it stops at the last.
+            *scan = scan.limit(skip.saturating_add(limit).max(1));
+        }
         let client = |e: client::ClientError| crate::error::SqlError::from_client(&e);
         let table = src.table.clone();
         let mut cursor = self.data().scan_cursor(&table, &scan).map_err(client)?;
@@ -76,16 +101,10 @@ impl Session {
             // One batch holds it all: answered whole, as any other SELECT.
             return self.select_rows(p, params, first);
         }
-        let free = |s: &Session, e: &Option<crate::expr::Expr>| {
-            e.as_ref()
-                .map(|e| s.free(e, params).and_then(count_value))
-                .transpose()
-        };
-        let left = free(self, &p.limit)?;
-        let skip = free(self, &p.offset)?.unwrap_or(0);
         let mut plan = p.clone();
         plan.limit = None;
         plan.offset = None;
+        plan.order.clear();
         let mut stream = RowStream {
             columns: p.columns.clone(),
             first: Vec::new(),
@@ -155,4 +174,52 @@ impl Session {
             _ => Ok(Vec::new()),
         }
     }
+}
+
+/// The ordered index of `src` whose order is the SELECT's ORDER BY, and the direction to read
+/// it in: every key a plain column sorted under its own collation, all one way, naming the
+/// index's columns in order (a prefix of them, or all of them followed by a prefix of the
+/// primary key, which ends every index key). None when no index gives the order, or when the
+/// access path reads another index or by keys.
+fn index_order(p: &SelectPlan, src: &Source) -> Option<(String, client::ScanOrder)> {
+    let def = src.table.def();
+    let descending = p.order.first()?.1;
+    let mut columns = Vec::with_capacity(p.order.len());
+    for (key, desc, collation) in &p.order {
+        let e = match key {
+            OrderKey::Item(n) => p.items.get(*n)?,
+            OrderKey::Expr(e) => e,
+        };
+        let Expr::Column(at) = e else { return None };
+        let column = *src.fetch.get(*at)?;
+        let c = def.columns.get(column as usize)?;
+        if *desc != descending || c.collation != *collation || c.json {
+            return None;
+        }
+        columns.push(column);
+    }
+    let index = def.indexes.iter().find(|ix| {
+        let whole = |n: usize| ix.prefixes.iter().take(n).all(|p| *p == 0);
+        ix.kind == base::schema::IndexKind::Ordered
+            && if columns.len() <= ix.columns.len() {
+                columns[..] == ix.columns[..columns.len()] && whole(columns.len())
+            } else {
+                let (head, tail) = columns.split_at(ix.columns.len());
+                head == &ix.columns[..]
+                    && whole(head.len())
+                    && tail.len() <= def.primary_key.len()
+                    && tail == &def.primary_key[..tail.len()]
+            }
+    })?;
+    match &src.access {
+        Access::Lookup { .. } => return None,
+        Access::Range { index: read, .. } if *read != index.name => return None,
+        _ => {}
+    }
+    let direction = if descending {
+        client::ScanOrder::Descending
+    } else {
+        client::ScanOrder::Ascending
+    };
+    Some((index.name.clone(), direction))
 }

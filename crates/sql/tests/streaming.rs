@@ -1,8 +1,8 @@
 //! SELECTs whose results take many scan batches, which the front end streams to the client a
 //! batch at a time: the same rows as MariaDB (started by this test) gives for the same table,
 //! with WHERE conditions the data node decides and ones the front end checks, expressions,
-//! LIMIT and OFFSET, FOUND_ROWS(), index ranges, the binary protocol, and texts of several
-//! statements (answered whole).
+//! LIMIT and OFFSET, FOUND_ROWS(), index ranges, ORDER BY an index's order, the binary
+//! protocol, and texts of several statements (answered whole).
 
 mod common;
 use common::raw::{values, Answer, Raw};
@@ -53,6 +53,21 @@ fn answers(port: u16) -> Vec<(String, Vec<Vec<Option<String>>>)> {
         let mut rows: Vec<_> = rows.iter().map(|r| values(r)).collect();
         rows.sort();
         out.push((q.to_string(), rows));
+    }
+    // ORDER BY an ordered index's columns (then the primary key, which ends its keys): the
+    // rows in order, as MariaDB sorts them.
+    for q in [
+        "SELECT id, k FROM d.s ORDER BY k, id",
+        "SELECT id FROM d.s ORDER BY k DESC, id DESC LIMIT 100 OFFSET 7000",
+        "SELECT * FROM d.s WHERE k BETWEEN 100 AND 700 ORDER BY k, id",
+        "SELECT id, v FROM d.s WHERE id * 3 % 7 = 1 ORDER BY k, id LIMIT 5000",
+        "SELECT id, k FROM d.s ORDER BY k, id LIMIT 3",
+        "SELECT id FROM d.s ORDER BY id DESC LIMIT 6000",
+    ] {
+        let Answer::Rows(rows) = c.query(q) else {
+            panic!("{q}: no rows");
+        };
+        out.push((q.to_string(), rows.iter().map(|r| values(r)).collect()));
     }
     // LIMIT and OFFSET without ORDER BY: how many, each once, and FOUND_ROWS() after.
     for q in [
