@@ -1,7 +1,8 @@
 //! Scans of a 5,000,000-row table on a real `cairn start` (data node and front ends in one
 //! process) hold a bounded amount of memory: a native full scan, a native ordered-index scan,
-//! and `SELECT *` through the mysql client (`--quick`) whose output this test reads slowly each
-//! grow the process's resident memory by less than `GROWTH_BOUND_BYTES`, their first rows come
+//! `SELECT *` through the mysql client (`--quick`) whose output this test reads slowly, and the
+//! same ordered by the indexed column (which the scan reads in order) each grow the process's
+//! resident memory by less than `GROWTH_BOUND_BYTES`, their first rows come
 //! long before their last, and a client that stops reading mid-scan holds no more than its
 //! window while the node serves others.
 
@@ -44,23 +45,13 @@ fn peak_growth<R>(pid: u32, work: impl FnOnce() -> R) -> (R, u64) {
     (result, peak.load(Ordering::Relaxed).saturating_sub(start))
 }
 
-/// `SELECT * FROM d.big` through `mysql --quick` (each row written out as it comes), its output
-/// piped to the test.
-fn select_all(sql: &str) -> std::process::Child {
+/// `query` through `mysql --quick` (each row written out as it comes), its output piped to the
+/// test.
+fn select_all(sql: &str, query: &str) -> std::process::Child {
     let (host, port) = sql.rsplit_once(':').unwrap();
     Command::new("mysql")
         .args([
-            "-h",
-            host,
-            "-P",
-            port,
-            "-u",
-            "root",
-            "--quick",
-            "--batch",
-            "-N",
-            "-e",
-            "SELECT * FROM d.big",
+            "-h", host, "-P", port, "-u", "root", "--quick", "--batch", "-N", "-e", query,
         ])
         .stdout(Stdio::piped())
         .spawn()
@@ -167,44 +158,67 @@ fn scans_of_five_million_rows_hold_bounded_memory() {
         assert!(growth < GROWTH_BOUND_BYTES, "{what}: grew {growth} bytes");
     }
 
-    // SELECT * through `mysql --quick`, its output read slowly (64 KiB, then a pause).
-    let ((lines, first, total), growth) = peak_growth(pid, || {
-        let began = Instant::now();
-        let mut child = select_all(&sql);
-        let mut out = child.stdout.take().unwrap();
-        let mut buf = vec![0u8; 64 << 10];
-        let (mut lines, mut first) = (0u64, None);
-        loop {
-            let n = out.read(&mut buf).unwrap();
-            if n == 0 {
-                break;
+    // SELECT * through `mysql --quick`, its output read slowly (64 KiB, then a pause); then the
+    // same ordered by the index on k (and the primary key, which ends its keys), which the scan
+    // reads in that order, checked line by line.
+    for query in [
+        "SELECT * FROM d.big",
+        "SELECT k, id FROM d.big ORDER BY k, id",
+    ] {
+        let ((lines, first, total), growth) = peak_growth(pid, || {
+            let began = Instant::now();
+            let mut child = select_all(&sql, query);
+            let mut out = child.stdout.take().unwrap();
+            let mut buf = vec![0u8; 64 << 10];
+            let (mut lines, mut first) = (0u64, None);
+            let ordered = query.contains("ORDER BY");
+            let (mut partial, mut last) = (Vec::new(), (i64::MIN, i64::MIN));
+            loop {
+                let n = out.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                first.get_or_insert_with(|| began.elapsed());
+                lines += buf[..n].iter().filter(|b| **b == b'\n').count() as u64;
+                if ordered {
+                    partial.extend_from_slice(&buf[..n]);
+                    let end = partial
+                        .iter()
+                        .rposition(|b| *b == b'\n')
+                        .map_or(0, |e| e + 1);
+                    for line in std::str::from_utf8(&partial[..end]).unwrap().lines() {
+                        let (k, id) = line.split_once('\t').unwrap();
+                        let row: (i64, i64) = (k.parse().unwrap(), id.parse().unwrap());
+                        assert!(row > last, "{query}: {row:?} after {last:?}");
+                        last = row;
+                    }
+                    partial.drain(..end);
+                }
+                std::thread::sleep(Duration::from_micros(500));
             }
-            first.get_or_insert_with(|| began.elapsed());
-            lines += buf[..n].iter().filter(|b| **b == b'\n').count() as u64;
-            std::thread::sleep(Duration::from_micros(500));
-        }
-        assert!(child.wait().unwrap().success());
-        (lines, first.unwrap_or_default(), began.elapsed())
-    });
-    eprintln!(
-        "SELECT * read slowly: {lines} rows in {:.2} s, first bytes after {:.1} ms, resident grew {:.1} MiB",
-        total.as_secs_f64(),
-        first.as_secs_f64() * 1e3,
-        growth as f64 / (1 << 20) as f64
-    );
-    assert_eq!(lines, ROWS as u64);
-    assert!(
-        first * 20 < total,
-        "SELECT *: first rows after {first:?} of {total:?}"
-    );
-    assert!(growth < GROWTH_BOUND_BYTES, "SELECT *: grew {growth} bytes");
+            assert!(child.wait().unwrap().success());
+            (lines, first.unwrap_or_default(), began.elapsed())
+        });
+        eprintln!(
+            "{query}, read slowly: {lines} rows in {:.2} s, first bytes after {:.1} ms, resident grew {:.1} MiB",
+            total.as_secs_f64(),
+            first.as_secs_f64() * 1e3,
+            growth as f64 / (1 << 20) as f64
+        );
+        assert_eq!(lines, ROWS as u64, "{query}");
+        assert!(
+            first * 20 < total,
+            "{query}: first rows after {first:?} of {total:?}"
+        );
+        assert!(growth < GROWTH_BOUND_BYTES, "{query}: grew {growth} bytes");
+    }
 
     // Clients that stop reading mid-scan: a native cursor after one batch, and a mysql client
     // whose output nobody reads. Both hold only their window while others are served.
     let (_, growth) = peak_growth(pid, || {
         let mut held = cluster.scan_cursor(&table, &Scan::table()).unwrap();
         assert!(held.next_batch().unwrap().is_some());
-        let mut stalled = select_all(&sql);
+        let mut stalled = select_all(&sql, "SELECT * FROM d.big");
         let mut first = [0u8; 1];
         stalled
             .stdout

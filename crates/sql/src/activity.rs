@@ -29,6 +29,8 @@ struct Counters {
     insert: AtomicU64,
     update: AtomicU64,
     delete: AtomicU64,
+    /// SELECTs whose results were streamed (`stream.rs`).
+    streamed: AtomicU64,
 }
 
 /// One session as SHOW PROCESSLIST lists it, and the way to stop it (KILL).
@@ -198,6 +200,7 @@ pub(crate) struct SessionActivity {
     insert: u64,
     update: u64,
     delete: u64,
+    streamed: u64,
 }
 
 impl SessionActivity {
@@ -227,7 +230,18 @@ impl SessionActivity {
             insert: 0,
             update: 0,
             delete: 0,
+            streamed: 0,
         }
+    }
+
+    /// Counts a SELECT whose result is streamed (`Cairn_streamed_results`).
+    pub(crate) fn streamed(&mut self, shared: &Shared) {
+        self.streamed += 1;
+        shared
+            .activity
+            .counters
+            .streamed
+            .fetch_add(1, Ordering::Relaxed);
     }
 
     /// Counts a statement of `kind` in the Com_ counters.
@@ -407,6 +421,7 @@ pub(crate) fn status(session: &Session, global: bool) -> Vec<(String, String)> {
     };
     let questions = pick(me.questions, &c.questions);
     let list = [
+        ("Cairn_streamed_results", pick(me.streamed, &c.streamed)),
         ("Com_delete", pick(me.delete, &c.delete)),
         ("Com_insert", pick(me.insert, &c.insert)),
         ("Com_select", pick(me.select, &c.select)),

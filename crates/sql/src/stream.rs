@@ -117,6 +117,8 @@ impl Session {
             found: 0,
         };
         stream.first = self.stream_rows(&mut stream, first)?;
+        let shared = self.shared.clone();
+        self.activity.streamed(&shared);
         Ok(Outcome::Stream(Box::new(stream)))
     }
 
@@ -177,7 +179,7 @@ impl Session {
 }
 
 /// The ordered index of `src` whose order is the SELECT's ORDER BY, and the direction to read
-/// it in: every key a plain column sorted under its own collation, all one way, naming the
+/// it in: every key a plain column (a string sorted under its own collation), all one way, naming the
 /// index's columns in order (a prefix of them, or all of them followed by a prefix of the
 /// primary key, which ends every index key). None when no index gives the order, or when the
 /// access path reads another index or by keys.
@@ -193,7 +195,10 @@ fn index_order(p: &SelectPlan, src: &Source) -> Option<(String, client::ScanOrde
         let Expr::Column(at) = e else { return None };
         let column = *src.fetch.get(*at)?;
         let c = def.columns.get(column as usize)?;
-        if *desc != descending || c.collation != *collation || c.json {
+        // A string sorts under its collation, which the index's keys must be made with; any
+        // other value sorts as its key encodes it.
+        let same_order = !c.ty.is_string() || c.collation == *collation;
+        if *desc != descending || !same_order || c.json {
             return None;
         }
         columns.push(column);

@@ -55,19 +55,48 @@ fn answers(port: u16) -> Vec<(String, Vec<Vec<Option<String>>>)> {
         out.push((q.to_string(), rows));
     }
     // ORDER BY an ordered index's columns (then the primary key, which ends its keys): the
-    // rows in order, as MariaDB sorts them.
-    for q in [
-        "SELECT id, k FROM d.s ORDER BY k, id",
-        "SELECT id FROM d.s ORDER BY k DESC, id DESC LIMIT 100 OFFSET 7000",
-        "SELECT * FROM d.s WHERE k BETWEEN 100 AND 700 ORDER BY k, id",
-        "SELECT id, v FROM d.s WHERE id * 3 % 7 = 1 ORDER BY k, id LIMIT 5000",
-        "SELECT id, k FROM d.s ORDER BY k, id LIMIT 3",
-        "SELECT id FROM d.s ORDER BY id DESC LIMIT 6000",
+    // rows in order, as MariaDB sorts them. On Cairn those the scan can read in the index's
+    // order, more than a batch of them, are streamed, which its status counter shows.
+    let streamed = |c: &mut Raw| match c.query("SHOW STATUS LIKE 'Cairn_streamed_results'") {
+        Answer::Rows(r) if !r.is_empty() => values(&r[0])[1].clone(),
+        _ => None,
+    };
+    let mut counted = streamed(&mut c);
+    for (q, streams) in [
+        ("SELECT id, k FROM d.s ORDER BY k, id", true),
+        (
+            "SELECT id FROM d.s ORDER BY k DESC, id DESC LIMIT 100 OFFSET 7000",
+            true,
+        ),
+        (
+            "SELECT * FROM d.s WHERE k BETWEEN 100 AND 700 ORDER BY k, id",
+            true,
+        ),
+        (
+            "SELECT id, v FROM d.s WHERE id * 3 % 7 = 1 ORDER BY k, id LIMIT 5000",
+            true,
+        ),
+        // The LIMIT stops the index scan within its first batch: answered whole.
+        ("SELECT id, k FROM d.s ORDER BY k, id LIMIT 3", false),
+        // The primary key's ordered twin (SQL tables keep one) gives this one.
+        ("SELECT id FROM d.s ORDER BY id DESC LIMIT 6000", true),
+        // No ordered index gives these orders: sorted in the front end.
+        ("SELECT id, v FROM d.s ORDER BY v, id", false),
+        ("SELECT id, k FROM d.s ORDER BY k, id DESC", false),
     ] {
         let Answer::Rows(rows) = c.query(q) else {
             panic!("{q}: no rows");
         };
         out.push((q.to_string(), rows.iter().map(|r| values(r)).collect()));
+        let now = streamed(&mut c);
+        if let (Some(before), Some(after)) = (&counted, &now) {
+            let grew = before != after;
+            assert_eq!(
+                grew, streams,
+                "{q}: Cairn_streamed_results {before} -> {after}"
+            );
+        }
+        counted = now;
     }
     // LIMIT and OFFSET without ORDER BY: how many, each once, and FOUND_ROWS() after.
     for q in [
