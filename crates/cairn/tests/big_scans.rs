@@ -58,6 +58,24 @@ fn select_all(sql: &str, query: &str) -> std::process::Child {
         .expect("the mysql client runs (apt-get install mariadb-client)")
 }
 
+/// Reports one scan and checks it: every row, the first long before the last (`times`: to the
+/// first and to the end), and the memory it added within the bound.
+fn judge(what: &str, rows: u64, times: (Duration, Duration), growth: u64) {
+    let (first, total) = times;
+    eprintln!(
+        "{what}: {rows} rows in {:.2} s, first after {:.1} ms, resident grew {:.1} MiB",
+        total.as_secs_f64(),
+        first.as_secs_f64() * 1e3,
+        growth as f64 / (1 << 20) as f64
+    );
+    assert_eq!(rows, ROWS as u64, "{what}");
+    assert!(
+        first * 20 < total,
+        "{what}: first after {first:?} of {total:?}"
+    );
+    assert!(growth < GROWTH_BOUND_BYTES, "{what}: grew {growth} bytes");
+}
+
 fn load(address: &str) {
     let per_thread = ROWS / 2;
     let threads: Vec<_> = (0..2)
@@ -144,18 +162,7 @@ fn scans_of_five_million_rows_hold_bounded_memory() {
             }
             (rows, first.unwrap_or_default(), began.elapsed())
         });
-        eprintln!(
-            "{what}: {rows} rows in {:.2} s, first batch after {:.1} ms, resident grew {:.1} MiB",
-            total.as_secs_f64(),
-            first.as_secs_f64() * 1e3,
-            growth as f64 / (1 << 20) as f64
-        );
-        assert_eq!(rows, ROWS as u64, "{what}");
-        assert!(
-            first * 20 < total,
-            "{what}: first batch after {first:?} of {total:?}"
-        );
-        assert!(growth < GROWTH_BOUND_BYTES, "{what}: grew {growth} bytes");
+        judge(what, rows, (first, total), growth);
     }
 
     // SELECT * through `mysql --quick`, its output read slowly (64 KiB, then a pause); then the
@@ -199,18 +206,12 @@ fn scans_of_five_million_rows_hold_bounded_memory() {
             assert!(child.wait().unwrap().success());
             (lines, first.unwrap_or_default(), began.elapsed())
         });
-        eprintln!(
-            "{query}, read slowly: {lines} rows in {:.2} s, first bytes after {:.1} ms, resident grew {:.1} MiB",
-            total.as_secs_f64(),
-            first.as_secs_f64() * 1e3,
-            growth as f64 / (1 << 20) as f64
+        judge(
+            &format!("{query}, read slowly"),
+            lines,
+            (first, total),
+            growth,
         );
-        assert_eq!(lines, ROWS as u64, "{query}");
-        assert!(
-            first * 20 < total,
-            "{query}: first rows after {first:?} of {total:?}"
-        );
-        assert!(growth < GROWTH_BOUND_BYTES, "{query}: grew {growth} bytes");
     }
 
     // Clients that stop reading mid-scan: a native cursor after one batch, and a mysql client
