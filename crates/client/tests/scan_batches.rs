@@ -229,8 +229,9 @@ fn rows_changed_between_batches() {
         txn.insert(&t, vec![(0, id.into()), (1, id.into()), (2, "old".into())]);
     }
     txn.execute(ExecType::Commit).unwrap();
-    // An index scan's place is a key: rows updated, deleted or inserted behind it or ahead of
-    // it between batches are seen once at most, ahead of it as they are when read. Read by
+    // An index scan's place is a key: rows whose indexed columns stay put, updated, deleted
+    // or inserted behind it or ahead of it between batches, are seen once at most, ahead of it
+    // as they are when read. Read by
     // then are at most three batches (the one taken, the one on its way, the data node's read
     // ahead): rows 0 to 5.
     let scan = Scan::index("k")
@@ -257,4 +258,46 @@ fn rows_changed_between_batches() {
     let v = |id: i64| rows.iter().find(|r| int(&r[0]) == id).map(|r| r[1].clone());
     assert_eq!(v(1), Some(Value::from("old")), "read before its update");
     assert_eq!(v(12), Some(Value::from("new")), "read after its update");
+}
+
+/// A scan inside a transaction that is rolled back for inactivity while the scan is open fails
+/// at its next batch, instead of reading on without the transaction's changes.
+#[test]
+fn a_transactions_scan_fails_once_the_transaction_timed_out() {
+    let idle = Duration::from_millis(300);
+    let node = TestNode::with(datanode::DataNodeConfig {
+        workers: 2,
+        transaction_inactive_timeout: idle,
+        ..datanode::DataNodeConfig::default()
+    });
+    let cluster = node.connect();
+    let t = cluster.create_table(table(2)).unwrap();
+    let mut txn = cluster.transaction();
+    for id in 0..40i64 {
+        txn.insert(&t, vec![(0, id.into()), (1, id.into()), (2, "v".into())]);
+    }
+    txn.execute(ExecType::Commit).unwrap();
+    let mut open = cluster.transaction();
+    open.delete(&t, vec![Value::Int(0)]);
+    open.execute(ExecType::NoCommit).unwrap();
+    let mut cursor = open.scan_cursor(&t, &Scan::table().batch(2, 0)).unwrap();
+    assert!(cursor.next_batch().unwrap().is_some());
+    // Idle past the timeout: the transaction is rolled back (the batch already on its way
+    // still arrives); the next one asked for fails.
+    std::thread::sleep(idle * 4);
+    let mut failed = None;
+    for _ in 0..3 {
+        match cursor.next_batch() {
+            Ok(Some(_)) => continue,
+            Ok(None) => break,
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    match failed {
+        Some(ClientError::Failed(e)) => assert_eq!(e.code, ErrorCode::TransactionTimedOut, "{e}"),
+        other => panic!("the scan went on after its transaction timed out: {other:?}"),
+    }
 }

@@ -85,9 +85,11 @@ enum Pending {
         waiting: usize,
         results: Vec<OpResult>,
     },
-    /// A worker reading the next part of stream `stream` of the open scan `request_id`.
+    /// A worker reading the next part of stream `stream` of the open scan `request_id`, the
+    /// connection's cursor `cursor`.
     Scan {
         request_id: u64,
+        cursor: u64,
         stream: usize,
     },
     /// Waiting for every worker to apply a schema change.
@@ -546,7 +548,13 @@ impl Coordinator {
             );
         }
         // (A primary's link is bounded by the primary: `replication::REPLICATION_JOBS_MAX`.)
-        if self.pending.len() >= limits::REQUESTS_IN_FLIGHT_MAX && self.replica.is_none() {
+        // (A scan's next batch or its end is never refused here: refused, the scan would stay
+        // open with nobody to end it.)
+        let continues_scan = matches!(message, Message::ScanNext | Message::ScanClose);
+        if self.pending.len() >= limits::REQUESTS_IN_FLIGHT_MAX
+            && self.replica.is_none()
+            && !continues_scan
+        {
             return self.fail(
                 id,
                 Error::new(

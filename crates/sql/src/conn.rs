@@ -381,8 +381,12 @@ impl Conn {
             }
             if self.out.len() >= STREAM_FLUSH_BYTES {
                 if let Err(e) = self.flush() {
-                    // The client is gone: the rest is not read (the cursor's drop ends it).
+                    // The client is gone or stopped reading past net_write_timeout: part of
+                    // the rows may be on the wire, so the connection cannot go on; it is
+                    // closed (its next read ends it) and the scan ends with the cursor.
                     tracing::debug!("sql session {}: streaming a result: {e:?}", self.session.id);
+                    self.out = PacketWriter::default();
+                    self.write.shutdown();
                     return;
                 }
             }
@@ -906,6 +910,8 @@ impl Conn {
 
     /// Runs a COM_QUERY: every statement in it, each answered in turn; the first error ends it.
     fn query(&mut self, sql: &str) {
+        // A text of one statement may stream its result (the session checks it is one).
+        self.session.stream_allowed = true;
         let outcomes = self.session.run(sql);
         self.answer_text(outcomes);
     }

@@ -136,6 +136,12 @@ pub struct Session {
     /// The next statement `execute` runs is the command's only one, answered by this
     /// session's connection: a SELECT's large result may stream (`stream.rs`).
     pub(crate) may_stream: bool,
+    /// Set by the connection for the text `run` is given next when the connection answers its
+    /// outcomes itself, one command alone (not a statement of a text read in turns); `run`
+    /// takes it, so no text it runs inside itself streams.
+    pub(crate) stream_allowed: bool,
+    /// The text `run_once` runs now may stream its only statement (`stream_allowed`, taken).
+    command_streams: bool,
     /// ROW_COUNT(): the last statement's affected rows, -1 after one that returned rows or
     /// failed.
     pub(crate) row_count: i64,
@@ -356,6 +362,8 @@ impl Session {
             last_insert_id: 0,
             last_found_rows: 0,
             may_stream: false,
+            stream_allowed: false,
+            command_streams: false,
             row_count: 0,
             autocommit: true,
             explicit: false,
@@ -502,8 +510,11 @@ impl Session {
         let alone = !self.in_transaction();
         let read_only = starts_with_word(sql.trim_start(), "select");
         let mut retry = FailoverRetry::new();
+        let streams = std::mem::take(&mut self.stream_allowed);
         loop {
+            self.command_streams = streams;
             let mut outcomes = self.run_once(sql);
+            self.command_streams = false;
             if let Some(last) = outcomes.pop() {
                 outcomes.push(self.resolve_lost_commit(last));
             }
@@ -720,7 +731,7 @@ impl Session {
             let mut outcome = self
                 .compile(s, sql, &[])
                 .and_then(|c| {
-                    self.may_stream = alone_in_text;
+                    self.may_stream = alone_in_text && self.command_streams;
                     self.execute(&c, &[])
                 })
                 .unwrap_or_else(Outcome::Failed);
@@ -799,7 +810,7 @@ impl Session {
             }
         };
         let alone = !self.in_transaction();
-        self.may_stream = true;
+        self.may_stream = self.command_streams;
         match self.execute(&compiled, &n.values) {
             // The table changed under the plan: plan it again from the text as typed.
             Err(e) if e.code == 1146 => None,

@@ -148,6 +148,25 @@ fn answers(port: u16) -> Vec<(String, Vec<Vec<Option<String>>>)> {
         Answer::Rows(r) => values(&r[0]),
         other => panic!("{other:?}"),
     };
+    // The same where the text is read a statement at a time (it names sql_mode), and where a
+    // later statement does not parse (those before it run and answer first): still whole.
+    let mut texts = Vec::new();
+    for text in [
+        "SELECT id FROM d.s WHERE id < 9000; SET sql_mode = ''; DELETE FROM d.s WHERE id < 6000",
+        "SELECT id FROM d.s WHERE id < 12000; DELETE FROM d.s WHERE id < 9000; SELEC 1",
+    ] {
+        let mut p = vec![0x03];
+        p.extend_from_slice(text.as_bytes());
+        c.send(0, &p);
+        let answers: Vec<String> = (0..3)
+            .map(|_| match c.answer() {
+                Answer::Rows(rows) => format!("{} rows", rows.len()),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        texts.push(vec![Some(format!("{text}: {answers:?}"))]);
+    }
+    out.push(("texts of several statements".into(), texts));
     out.push((
         "SELECT id ... < 6000; DELETE ... < 3000".into(),
         vec![

@@ -18,6 +18,12 @@ use crate::prepare::{self, locate};
 
 /// An open scan of a connection, between its batches.
 pub(super) struct ScanCursor {
+    /// This cursor among all of the connection's: a worker's answer names it, so one meant for
+    /// an ended scan never reaches another opened later under the same request id.
+    id: u64,
+    /// The client's transaction whose changes the scan sees (0: none): a batch asked for after
+    /// it was rolled back for inactivity fails instead of silently reading without them.
+    client_txn: u64,
     plan: Arc<ScanPlan>,
     streams: Vec<Stream>,
     /// Rows still to send before the scan's limit.
@@ -90,6 +96,11 @@ impl Coordinator {
             );
         }
         let (batch_rows, batch_bytes) = (request.batch_rows, request.batch_bytes);
+        let client_txn = if txn.is_some() {
+            request.transaction
+        } else {
+            0
+        };
         match self.plan_scan(request) {
             Err(e) => self.fail(request_id, e),
             Ok((plan, partitions)) => {
@@ -129,6 +140,8 @@ impl Coordinator {
                     n => n.min(limits::SCAN_BATCH_BYTES_MAX),
                 };
                 let cursor = ScanCursor {
+                    id: self.tag(),
+                    client_txn,
                     remaining: if plan.limit == 0 {
                         u64::MAX
                     } else {
@@ -169,6 +182,17 @@ impl Coordinator {
             );
         }
         cursor.batch = Some((Vec::new(), 0));
+        let client_txn = cursor.client_txn;
+        if client_txn != 0 {
+            if self.timed_out.contains(&client_txn) {
+                self.scans.remove(&request_id);
+                return self.fail(request_id, self.timed_out_error());
+            }
+            if let Some(t) = self.txns.get_mut(&client_txn) {
+                // Reading its scan is activity: the transaction does not time out meanwhile.
+                t.last_active = std::time::Instant::now();
+            }
+        }
         self.pump_scan(request_id);
     }
 
@@ -272,6 +296,7 @@ impl Coordinator {
                 tag,
                 Pending::Scan {
                     request_id,
+                    cursor: c.id,
                     stream: i,
                 },
             );
@@ -396,13 +421,21 @@ impl Coordinator {
 
     /// A worker's part of a scan arrived.
     pub(super) fn on_scan_part(&mut self, tag: u64, part: Result<ScanPart, Error>) {
-        let Some(Pending::Scan { request_id, stream }) = self.pending.remove(&tag) else {
+        let Some(Pending::Scan {
+            request_id,
+            cursor,
+            stream,
+        }) = self.pending.remove(&tag)
+        else {
             return;
         };
-        let Some(c) = self.scans.get_mut(&request_id) else {
+        let Some(c) = self.scans.get_mut(&request_id).filter(|c| c.id == cursor) else {
             // The scan ended (closed, failed, or its limit reached) while this was out.
             return;
         };
+        if stream >= c.streams.len() {
+            return;
+        }
         c.waiting -= 1;
         let s = &mut c.streams[stream];
         s.fetching = false;
@@ -419,8 +452,9 @@ impl Coordinator {
     }
 }
 
-/// What a stream reads per request at least, however many streams share a batch.
-const STREAM_BYTES_MIN: usize = 32 * 1024;
+/// What a stream reads per request at least, however many streams share a batch (an ordered
+/// scan of 1,024 partitions then holds 4 MiB read ahead at most, past a row each).
+const STREAM_BYTES_MIN: usize = 4 * 1024;
 
 /// Partition-key values a scan's filter may fix at most, across its IN lists (beyond, the scan
 /// reads every partition).
