@@ -373,6 +373,10 @@ impl Conn {
         warnings: u16,
     ) {
         let columns = std::mem::take(&mut stream.columns);
+        // The session's net_write_timeout bounds each write of the rows.
+        let _ = self
+            .write
+            .set_write_timeout(Some(self.session.net_write_timeout()));
         let status = self.result_header(&columns, more, warnings);
         let mut rows = std::mem::take(&mut stream.first);
         loop {
@@ -1004,7 +1008,7 @@ impl Conn {
 }
 
 /// How long a write to the client may block (MariaDB's net_write_timeout default).
-const NET_WRITE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+pub(crate) const NET_WRITE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Bytes of a streamed result's rows gathered before they are written to the client.
 const STREAM_FLUSH_BYTES: usize = 256 * 1024;

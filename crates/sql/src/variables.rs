@@ -73,7 +73,7 @@ const VARIABLES: &[Variable] = variables! {
     "max_statement_time" Plain |s| text("0.000000");
     "net_buffer_length" Int |s| Value::Int(16_384);
     "net_read_timeout" Int |s| Value::Int(crate::conn::NET_READ_TIMEOUT.as_secs() as i64);
-    "net_write_timeout" Int |s| Value::Int(60);
+    "net_write_timeout" Int |s| Value::Int(crate::conn::NET_WRITE_TIMEOUT.as_secs() as i64);
     "performance_schema" Bool |s| Value::Int(0);
     "protocol_version" Int |s| Value::Int(10);
     "query_cache_size" Int |s| Value::Int(0);
@@ -114,6 +114,12 @@ impl Session {
     /// net_read_timeout (MariaDB's, 30 s by default).
     pub(crate) fn net_read_timeout(&self) -> std::time::Duration {
         self.seconds_variable("net_read_timeout", crate::conn::NET_READ_TIMEOUT)
+    }
+
+    /// How long a write of the session's answers may wait for the client to take them: the
+    /// session's net_write_timeout (MariaDB's, 60 s by default).
+    pub(crate) fn net_write_timeout(&self) -> std::time::Duration {
+        self.seconds_variable("net_write_timeout", crate::conn::NET_WRITE_TIMEOUT)
     }
 
     /// The time the command `cmd` (with `body`) may run and the error past it: MariaDB's

@@ -230,3 +230,51 @@ fn statements_past_their_time_limit_stop() {
     server.stop();
     node.stop();
 }
+
+/// A client that stops reading a large streamed result is closed once a write has waited its
+/// net_write_timeout (the scan ends with it), while others are served.
+#[test]
+fn a_client_that_stops_reading_a_streamed_result_is_closed_after_net_write_timeout() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let mut setup = Raw::login_to(port, None);
+    for sql in [
+        "CREATE DATABASE d",
+        "CREATE TABLE d.big (id INT PRIMARY KEY, v VARCHAR(200) NOT NULL)",
+    ] {
+        assert_eq!(setup.query(sql), Answer::Ok, "{sql}");
+    }
+    // About 12 MB of rows: more than the sockets between the two hold.
+    for chunk in 0..60 {
+        let rows: Vec<String> = (chunk * 1000..(chunk + 1) * 1000)
+            .map(|i| format!("({i}, REPEAT('x', 200))"))
+            .collect();
+        let sql = format!("INSERT INTO d.big VALUES {}", rows.join(","));
+        assert_eq!(setup.query(&sql), Answer::Ok);
+    }
+    let mut stalled = Raw::login_to(port, None);
+    let id = id_of(&mut stalled);
+    assert_eq!(
+        stalled.query("SET SESSION net_write_timeout = 1"),
+        Answer::Ok
+    );
+    let mut p = vec![0x03];
+    p.extend_from_slice(b"SELECT * FROM d.big");
+    stalled.send(0, &p);
+    let sent = Instant::now();
+    // It never reads; the session is dropped after its write waited a second.
+    while listed(&mut setup, id) {
+        assert!(
+            sent.elapsed() < Duration::from_secs(20),
+            "a client that stopped reading held its session past net_write_timeout"
+        );
+        // Others are served meanwhile.
+        assert!(id_of(&mut setup) > 0);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let waited = sent.elapsed();
+    eprintln!("closed {waited:?} after the result began");
+    assert!(waited >= Duration::from_secs(1), "closed after {waited:?}");
+    server.stop();
+    node.stop();
+}
