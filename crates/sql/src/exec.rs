@@ -1373,7 +1373,9 @@ impl Session {
             | Statement::ShowCollation { .. }
             | Statement::ShowCharset(_)
             | Statement::ShowVariable { .. } => self.show(s),
-            Statement::ShowTables { show_options, .. } => {
+            Statement::ShowTables {
+                show_options, full, ..
+            } => {
                 let named = match &show_options.show_in {
                     Some(ast::ShowStatementIn {
                         parent_name: Some(name),
@@ -1405,7 +1407,7 @@ impl Session {
                     .map(|n| n[prefix.len()..].to_string())
                     .filter(|n| self.sees_table(&db, n))
                     .collect();
-                crate::show::tables_like(&db, names, show_options)
+                crate::show::tables_like(&db, names, show_options, full.then_some("BASE TABLE"))
             }
             Statement::CreateDatabase {
                 db_name,

@@ -183,10 +183,13 @@ impl Session {
                 obj_type: ast::ShowCreateObject::Table,
                 obj_name,
             } => self.show_create_table(obj_name),
-            Statement::ShowTables { show_options, .. } => Ok(tables_like(
+            Statement::ShowTables {
+                show_options, full, ..
+            } => Ok(tables_like(
                 infoschema::NAME,
                 infoschema::table_names(),
                 show_options,
+                full.then_some("SYSTEM VIEW"),
             )?),
             Statement::ShowVariable { variable } => self.show_words(variable),
             Statement::ShowCollation { filter } => self.show_renamed(
@@ -568,19 +571,37 @@ pub(crate) fn like_pattern(
     })
 }
 
-/// SHOW TABLES' answer: `names` of database `db`, those matching its LIKE pattern if it has one
-/// (the column title then names the pattern, as MariaDB's does).
+/// SHOW [FULL] TABLES' answer: `names` of database `db`, those matching its LIKE pattern if it
+/// has one (the column title then names the pattern, as MariaDB's does); FULL adds each one's
+/// `Table_type`, `kind` (BASE TABLE, or SYSTEM VIEW for information_schema's).
 pub(crate) fn tables_like(
     db: &str,
     names: Vec<String>,
     show_options: &ast::ShowStatementOptions,
+    full: Option<&str>,
 ) -> Result<Outcome> {
-    names_like(
+    let listed = names_like(
         "SHOW TABLES",
         &format!("Tables_in_{db}"),
         names,
         show_options,
-    )
+    )?;
+    let Some(kind) = full else {
+        return Ok(listed);
+    };
+    let (mut columns, rows) = match listed {
+        Outcome::Rows { columns, rows } => (columns, rows),
+        other => return Ok(other),
+    };
+    columns.push(Column::computed("Table_type", types::VAR_STRING, 64, 0));
+    let rows = rows
+        .into_iter()
+        .map(|mut r| {
+            r.push(Value::Bytes(kind.as_bytes().to_vec()));
+            r
+        })
+        .collect();
+    Ok(Outcome::Rows { columns, rows })
 }
 
 /// SHOW DATABASES' answer: `names` (information_schema first), those matching its LIKE pattern
