@@ -279,6 +279,9 @@ impl Session {
                     let name = i.name.as_ref().map(|n| n.value.clone());
                     indexes.push((name, IndexKind::Ordered, cols));
                 }
+                ast::TableConstraint::FulltextOrSpatial(f) => {
+                    return Err(crate::ddl::no_fulltext_or_spatial(f))
+                }
                 other => return Err(SqlError::unsupported(format!("constraint {other}"))),
             }
         }

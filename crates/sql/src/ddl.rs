@@ -149,6 +149,9 @@ impl Session {
                 ast::TableConstraint::PrimaryKey(_) if def.index(PRIMARY).is_some() => {
                     return Err(SqlError::new(1068, "42000", "Multiple primary key defined"))
                 }
+                ast::TableConstraint::FulltextOrSpatial(f) => {
+                    return Err(no_fulltext_or_spatial(f))
+                }
                 _ => {
                     return Err(SqlError::unsupported(format!(
                         "ALTER TABLE ... ADD {} on an existing table",
@@ -1264,6 +1267,24 @@ pub(crate) fn schema_error(table: &str, e: base::Error) -> SqlError {
 }
 
 /// A one-column result of names (SHOW DATABASES, SHOW TABLES).
+/// A FULLTEXT or SPATIAL index: NDB's tables take neither, and MySQL Cluster answers with the
+/// engine's errors (1214, 1464), which ORMs and migration tools recognise.
+pub(crate) fn no_fulltext_or_spatial(f: &ast::FullTextOrSpatialConstraint) -> SqlError {
+    if f.fulltext {
+        SqlError::new(
+            1214,
+            "HY000",
+            "The used table type doesn't support FULLTEXT indexes",
+        )
+    } else {
+        SqlError::new(
+            1464,
+            "HY000",
+            "The used table type doesn't support SPATIAL indexes",
+        )
+    }
+}
+
 pub(crate) fn one_column(title: &str, names: Vec<String>) -> Outcome {
     Outcome::Rows {
         columns: vec![Column::computed(title, types::VAR_STRING, 256, 0)],

@@ -597,6 +597,15 @@ impl Session {
                 return self.then_run(outcome, rest);
             }
         }
+        if starts_with_word(sql, "xa") {
+            // XA (two-phase commit run by a client's transaction manager): not a statement
+            // Cairn takes, refused as not supported rather than as a syntax error.
+            if let Some((_, _, rest)) = crate::account::lex_ends(sql) {
+                self.begin_statement(crate::diagnostics::Kind::Other { tables: false });
+                let outcome = Outcome::Failed(SqlError::unsupported("XA transactions"));
+                return self.then_run(outcome, rest);
+            }
+        }
         if let Some((parsed, rest)) = crate::maintenance::parse(sql) {
             self.begin_statement(crate::diagnostics::Kind::Other { tables: true });
             let outcome = parsed

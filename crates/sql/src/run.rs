@@ -143,11 +143,20 @@ pub(crate) fn insert_plan(
             _ => Err(SqlError::unsupported("tuple assignment")),
         })
         .collect::<Result<_>>()?;
+    // `INSERT INTO t () VALUES ()` or `INSERT INTO t VALUES (), ()`: rows of defaults only.
+    let defaults_only = set_columns.is_empty()
+        && i.columns.is_empty()
+        && matches!(
+            i.source.as_ref().map(|q| q.body.as_ref()),
+            Some(SetExpr::Values(v)) if v.rows.iter().all(|r| r.content.is_empty())
+        );
     let columns: Vec<u16> = if !set_columns.is_empty() {
         set_columns
             .iter()
             .map(|n| column_of(n))
             .collect::<Result<_>>()?
+    } else if defaults_only {
+        Vec::new()
     } else if i.columns.is_empty() {
         (0..def.columns.len() as u16)
             .filter(|c| !def.columns[*c as usize].hidden)

@@ -4548,3 +4548,23 @@ FLUSH PRIVILEGES;
 FLUSH TABLES;
 CREATE USER dq_expire@localhost IDENTIFIED BY 'pw' PASSWORD EXPIRE NEVER;
 DROP USER dq_expire@localhost;
+
+-- What ORMs send (issue 45): a row of defaults only, FOR UPDATE without a table, FULLTEXT, XA
+CREATE TABLE dflt (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, a INT NOT NULL DEFAULT 7, b VARCHAR(10) NULL);
+INSERT INTO dflt () VALUES ();
+INSERT INTO dflt VALUES ();
+INSERT INTO dflt () VALUES (), ();
+SELECT * FROM dflt ORDER BY id;
+DROP TABLE dflt;
+-- expect-difference: NDB's tables take no FULLTEXT index (MySQL Cluster's 1214); InnoDB's do
+CREATE TABLE fts (id INT PRIMARY KEY, a TEXT, FULLTEXT KEY (a));
+-- expect-difference: NDB's tables take no FULLTEXT index (MySQL Cluster's 1214); InnoDB's do
+CREATE TABLE fts2 (id INT PRIMARY KEY, a TEXT, FULLTEXT (a));
+CREATE TABLE fts3 (id INT PRIMARY KEY, a TEXT);
+-- expect-difference: NDB's tables take no FULLTEXT index (MySQL Cluster's 1214); InnoDB's do
+ALTER TABLE fts3 ADD FULLTEXT INDEX fa (a);
+DROP TABLE fts3;
+-- expect-difference: XA transactions are not supported (1235, not a syntax error); MariaDB runs them
+XA START 'dx1';
+-- expect-difference: XA transactions are not supported (1235, not a syntax error); MariaDB runs them
+XA RECOVER;
