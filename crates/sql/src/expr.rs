@@ -639,24 +639,17 @@ impl<'a> Compiler<'a> {
             Expr::Const(v) => {
                 let text =
                     String::from_utf8_lossy(&value_text(&v).unwrap_or_default()).into_owned();
-                let mut out = String::with_capacity(text.len() + 4);
-                let mut chars = text.chars();
-                while let Some(c) = chars.next() {
-                    if Some(c) == escape {
-                        // The next character stands for itself (an escape at the end, too).
-                        out.push('\\');
-                        out.push(chars.next().unwrap_or(c));
-                    } else if c == '\\' {
-                        out.push_str("\\\\");
-                    } else {
-                        out.push(c);
-                    }
-                }
+                let out = crate::funcs::strings::backslash_pattern(&text, escape);
                 Ok(Expr::Const(Value::Bytes(out.into_bytes())))
             }
-            _ => Err(SqlError::unsupported(
-                "LIKE ... ESCAPE with a pattern that is not a constant",
-            )),
+            // A pattern made per row: rewritten per row.
+            pattern => {
+                let escape = escape.map_or_else(String::new, |c| c.to_string());
+                Ok(Expr::Call(
+                    crate::funcs::Func::Str(crate::funcs::strings::StrFn::LikeEscape),
+                    vec![pattern, Expr::Const(Value::Bytes(escape.into_bytes()))],
+                ))
+            }
         }
     }
 

@@ -7,7 +7,7 @@ pub(crate) mod json;
 mod math;
 mod misc;
 mod regexp;
-mod strings;
+pub(crate) mod strings;
 
 use std::cmp::Ordering;
 

@@ -63,6 +63,10 @@ pub enum StrFn {
     RegexpReplace,
     RegexpSubstr,
     RegexpInstr,
+    /// `LIKE p ESCAPE 'c'` with a pattern that is not a constant: the pattern rewritten for
+    /// each row into the backslash form `Expr::Like` reads (the compiler's own; no name calls
+    /// it). Its second argument is the escape character, a constant.
+    LikeEscape,
 }
 
 impl StrFn {
@@ -114,6 +118,25 @@ fn text(v: &Value) -> Vec<u8> {
 
 fn string(s: String) -> Value {
     Value::Bytes(s.into_bytes())
+}
+
+/// A LIKE pattern whose escape character is `escape` in the backslash form LIKE reads: the
+/// character after an escape stands for itself (an escape at the end, too), a backslash is
+/// an ordinary character.
+pub(crate) fn backslash_pattern(pattern: &str, escape: Option<char>) -> String {
+    let mut out = String::with_capacity(pattern.len() + 4);
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if Some(c) == escape {
+            out.push('\\');
+            out.push(chars.next().unwrap_or(c));
+        } else if c == '\\' {
+            out.push_str("\\\\");
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The characters of a string as byte ranges (invalid UTF-8 bytes count as one character each,
@@ -632,6 +655,13 @@ pub(crate) fn call(f: StrFn, args: &[Expr], env: &Env, c: Collation) -> Result<V
             let r = super::regexp::compiled(&text(&v[1]), c)?;
             Value::Int(super::regexp::instr(&text(&v[0]), &r))
         }
+        LikeEscape => {
+            let escape = std::str::from_utf8(&text(&v[1]))
+                .ok()
+                .and_then(|t| t.chars().next());
+            let pattern = String::from_utf8_lossy(&text(&v[0])).into_owned();
+            string(backslash_pattern(&pattern, escape))
+        }
         Field | Elt | Quote | Sha2 | Char => unreachable!("handled above"),
     })
 }
@@ -687,6 +717,7 @@ pub(crate) fn result_type(
         SubstringIndex => text_of(chars(0)),
         Insert => text_of(chars(0).saturating_add(chars(3))),
         Quote => text_of(chars(0).saturating_mul(2).saturating_add(2)),
+        LikeEscape => text_of(chars(0).saturating_mul(2)),
         Format => {
             let decimals =
                 constant(1).map_or(FORMAT_DECIMALS_MAX, |d| d.clamp(0, FORMAT_DECIMALS_MAX)) as u32;

@@ -4567,4 +4567,16 @@ DROP TABLE fts3;
 -- expect-difference: XA transactions are not supported (1235, not a syntax error); MariaDB runs them
 XA START 'dx1';
 -- expect-difference: XA transactions are not supported (1235, not a syntax error); MariaDB runs them
+XA END 'dx1';
+-- expect-difference: XA transactions are not supported (1235, not a syntax error); MariaDB runs them
+XA ROLLBACK 'dx1';
+-- expect-difference: XA transactions are not supported (1235, not a syntax error); MariaDB runs them
 XA RECOVER;
+-- LIKE ... ESCAPE with a pattern made per row
+CREATE TABLE lke (id INT PRIMARY KEY, a VARCHAR(10), p VARCHAR(10));
+INSERT INTO lke VALUES (1, 'a_b', 'a|_b'), (2, 'axb', 'a|_b'), (3, 'a%c', 'a|%%'), (4, 'abc', 'a|%%'), (5, 'a\\b', 'a\\b'), (6, 'ab', NULL);
+SELECT id FROM lke WHERE a LIKE p ESCAPE '|';
+SELECT id FROM lke WHERE a LIKE CONCAT('a', '|_', 'b') ESCAPE '|';
+SELECT id, a LIKE p ESCAPE '|', a NOT LIKE p ESCAPE '|' FROM lke;
+SELECT id FROM lke WHERE a LIKE REPLACE(p, '|', '!') ESCAPE '!';
+DROP TABLE lke;
