@@ -57,6 +57,7 @@ const VARIABLES: &[Variable] = variables! {
     "default_storage_engine" Plain |s| text(crate::definition::ENGINE);
     "div_precision_increment" Int |s| Value::Int(4);
     "error_count" Int |s| Value::UInt(s.diagnostics.error_count() as u64);
+    "explicit_defaults_for_timestamp" Bool |s| Value::Int(1);
     "group_concat_max_len" Int |s| Value::UInt(crate::GROUP_CONCAT_MAX_LEN_DEFAULT as u64);
     "have_openssl" Plain |s| text("DISABLED");
     "have_ssl" Plain |s| text("DISABLED");
@@ -79,6 +80,7 @@ const VARIABLES: &[Variable] = variables! {
     "query_cache_size" Int |s| Value::Int(0);
     "query_cache_type" Int |s| Value::Int(0);
     "socket" Plain |s| s.shared.config.socket.as_ref().map_or(Value::Null, |p| text(&p.display().to_string()));
+    "sql_auto_is_null" Bool |s| Value::Int(0);
     "sql_mode" Plain |s| text("STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION");
     "system_time_zone" Plain |s| text("SYSTEM");
     "time_zone" Plain |s| text("SYSTEM");

@@ -4580,3 +4580,4 @@ SELECT id FROM lke WHERE a LIKE CONCAT('a', '|_', 'b') ESCAPE '|';
 SELECT id, a LIKE p ESCAPE '|', a NOT LIKE p ESCAPE '|' FROM lke;
 SELECT id FROM lke WHERE a LIKE REPLACE(p, '|', '!') ESCAPE '!';
 DROP TABLE lke;
+SELECT @@explicit_defaults_for_timestamp, @@sql_auto_is_null, @@session.sql_auto_is_null;
