@@ -631,7 +631,8 @@ impl Loop {
                 .collect(),
             Ok(Reply::Rows(rows)) => rows,
             Ok(Reply::More(_)) => {
-                // More than one batch: the thread streams it to the client.
+                // More than one batch: the thread streams it to the client (and the plan,
+                // marked large by it, goes to the thread from now on).
                 self.replay(token, &w.packet);
                 return;
             }
@@ -747,6 +748,7 @@ fn reads_committed(plan: &SelectPlan) -> bool {
     // and so are statements that may wait (SLEEP, GET_LOCK).
     plan.joined.is_none()
         && !plan.waits
+        && !plan.large.get()
         && plan
             .source
             .as_ref()

@@ -97,6 +97,8 @@ impl Session {
         } else {
             self.matching(src, params, first)?
         };
+        // Whether it took more than one batch, for the reactor's next look at the plan.
+        p.large.set(!cursor.ended());
         if cursor.ended() {
             // One batch holds it all: answered whole, as any other SELECT.
             return self.select_rows(p, params, first);

@@ -128,6 +128,15 @@ fn answers(port: u16) -> Vec<(String, Vec<Vec<Option<String>>>)> {
         panic!("prepared: no rows");
     };
     rows.sort();
+    // Run again (the reactor now leaves it to the connection's thread, which streams it) and
+    // once more: the same rows each time.
+    for again in 0..2 {
+        let Answer::Rows(mut next) = c.execute_with(id, &[1500]) else {
+            panic!("prepared, run {again}: no rows");
+        };
+        next.sort();
+        assert!(next == rows, "prepared, run {again}: other rows");
+    }
     out.push((
         "prepared SELECT id, k, v FROM d.s WHERE id >= 1500".into(),
         vec![vec![Some(rows.len().to_string())]],
