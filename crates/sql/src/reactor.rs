@@ -631,8 +631,9 @@ impl Loop {
                 .collect(),
             Ok(Reply::Rows(rows)) => rows,
             Ok(Reply::More(_)) => {
-                // More than one batch: the thread streams it to the client (and the plan,
-                // marked large by it, goes to the thread from now on).
+                // More than one batch: the thread answers it (streaming it where it can), and
+                // the plan, marked large, goes to the thread from now on.
+                mark_large(&mut conn.session, &w.origin);
                 self.replay(token, &w.packet);
                 return;
             }
@@ -753,6 +754,28 @@ fn reads_committed(plan: &SelectPlan) -> bool {
             .source
             .as_ref()
             .is_none_or(|s| s.lock == client::LockMode::CommittedRead && !s.made_in_api_node())
+}
+
+/// Notes on the plan `origin` names that its result takes more than one scan batch.
+fn mark_large(session: &mut Session, origin: &Origin) {
+    let large = |c: &Compiled| {
+        if let Compiled::Select(plan) = c {
+            plan.large.set(true);
+        }
+    };
+    match origin {
+        Origin::Prepared(id) => {
+            if let Some(p) = session.statements.get(id) {
+                large(&p.compiled);
+            }
+        }
+        Origin::Text(db, text) => {
+            if let Some(c) = session.plans.take(db, text) {
+                large(&c);
+                session.plans.put(db, text.clone(), c);
+            }
+        }
+    }
 }
 
 /// Starts a committed-read SELECT: answered at once when it needs no data (no source, or no key
