@@ -85,13 +85,8 @@ enum Pending {
         waiting: usize,
         results: Vec<OpResult>,
     },
-    /// A worker reading the next part of stream `stream` of the open scan `request_id`, the
-    /// connection's cursor `cursor`.
-    Scan {
-        request_id: u64,
-        cursor: u64,
-        stream: usize,
-    },
+    /// A worker reading the next part of a stream of an open scan (`scan.rs`).
+    Scan(scan::Reading),
     /// Waiting for every worker to apply a schema change.
     Ddl {
         request_id: u64,
@@ -548,13 +543,9 @@ impl Coordinator {
             );
         }
         // (A primary's link is bounded by the primary: `replication::REPLICATION_JOBS_MAX`.)
-        // (A scan's next batch or its end is never refused here: refused, the scan would stay
-        // open with nobody to end it.)
-        let continues_scan = matches!(message, Message::ScanNext | Message::ScanClose);
-        if self.pending.len() >= limits::REQUESTS_IN_FLIGHT_MAX
-            && self.replica.is_none()
-            && !continues_scan
-        {
+        // (Never a scan's next batch or its end: refused, the scan would stay open.)
+        let busy = self.pending.len() >= limits::REQUESTS_IN_FLIGHT_MAX;
+        if busy && self.replica.is_none() && !scan::continues(&message) {
             return self.fail(
                 id,
                 Error::new(

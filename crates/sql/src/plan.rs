@@ -123,30 +123,8 @@ pub struct SelectPlan {
     /// Whether it calls a function that may wait (SLEEP, GET_LOCK): the event loop leaves it
     /// to the connection's thread.
     pub waits: bool,
-    /// Its result took more than one scan batch when it last ran: the event loop leaves it to
-    /// the connection's thread, which streams it, instead of reading a first batch to drop.
-    pub large: Large,
-}
-
-/// A plan's note that its result was large (`SelectPlan::large`); set through a shared
-/// reference by whoever runs the plan, kept by the caches that hold it.
-#[derive(Debug, Default)]
-pub struct Large(std::sync::atomic::AtomicBool);
-
-impl Large {
-    pub(crate) fn get(&self) -> bool {
-        self.0.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    pub(crate) fn set(&self, large: bool) {
-        self.0.store(large, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-impl Clone for Large {
-    fn clone(&self) -> Large {
-        Large(std::sync::atomic::AtomicBool::new(self.get()))
-    }
+    /// Its result took more than a scan batch last time: the reactor leaves it to the thread.
+    pub large: crate::stream::Large,
 }
 
 #[derive(Debug, Clone)]
@@ -1204,7 +1182,7 @@ pub fn select(
         limit,
         offset,
         waits: false,
-        large: Large::default(),
+        large: crate::stream::Large::default(),
     };
     plan.waits = calls_waiting(&plan);
     Ok(plan)

@@ -39,6 +39,20 @@ pub(super) struct ScanCursor {
     failure: Option<Error>,
 }
 
+/// A worker reading the next part of stream `stream` of the open scan `request_id`, the
+/// connection's cursor `cursor` (`Pending::Scan`).
+pub(super) struct Reading {
+    request_id: u64,
+    cursor: u64,
+    stream: usize,
+}
+
+/// Whether a request goes on with an open scan (its next batch, or its end), which is never
+/// refused for the requests the connection has in flight: the scan would stay open.
+pub(super) fn continues(message: &Message) -> bool {
+    matches!(message, Message::ScanNext | Message::ScanClose)
+}
+
 /// The rows of some partitions on one worker, read a batch at a time.
 struct Stream {
     worker: usize,
@@ -294,11 +308,11 @@ impl Coordinator {
             c.waiting += 1;
             self.pending.insert(
                 tag,
-                Pending::Scan {
+                Pending::Scan(Reading {
                     request_id,
                     cursor: c.id,
                     stream: i,
-                },
+                }),
             );
             let rows_max = c
                 .batch_rows
@@ -421,11 +435,11 @@ impl Coordinator {
 
     /// A worker's part of a scan arrived.
     pub(super) fn on_scan_part(&mut self, tag: u64, part: Result<ScanPart, Error>) {
-        let Some(Pending::Scan {
+        let Some(Pending::Scan(Reading {
             request_id,
             cursor,
             stream,
-        }) = self.pending.remove(&tag)
+        })) = self.pending.remove(&tag)
         else {
             return;
         };

@@ -17,6 +17,45 @@ use crate::messages::*;
 /// primary key (None: deleted).
 type Changes<'a> = HashMap<u32, HashMap<&'a [u8], Option<&'a [u8]>>>;
 
+/// One partition as a batch reads it: its rows projected as the plan asks, and the
+/// transaction's images of its keys (by encoded primary key; None: deleted).
+struct Reading<'a> {
+    part: &'a storage::Partition,
+    plan: &'a ScanPlan,
+    mine: Option<&'a HashMap<&'a [u8], Option<&'a [u8]>>>,
+    /// Scratch for a row's encoded primary key.
+    pk: Vec<u8>,
+}
+
+impl Reading<'_> {
+    fn project(&self, row: &[u8]) -> Vec<Value> {
+        let layout = self.part.layout();
+        self.plan
+            .projection
+            .iter()
+            .map(|c| layout.value(row, *c as usize))
+            .collect()
+    }
+
+    fn matches(&self, row: &[u8]) -> bool {
+        matches(&self.plan.filter, &self.plan.table, self.part.layout(), row)
+    }
+
+    /// Whether a committed row is one of the batch's: the transaction did not change it (its
+    /// image stands in) and the filter takes it.
+    fn takes(&mut self, row: &[u8]) -> bool {
+        if let Some(m) = self.mine {
+            self.pk.clear();
+            self.part
+                .encode_row_key(row, &self.plan.table.primary_key, false, &mut self.pk);
+            if m.contains_key(self.pk.as_slice()) {
+                return false;
+            }
+        }
+        self.matches(row)
+    }
+}
+
 /// How much one batch may still take.
 struct Room {
     rows: usize,
@@ -93,6 +132,21 @@ impl Worker {
         })
     }
 
+    /// Partition `p` as a batch of `plan` reads it, with `changes`' images of its keys.
+    fn reading<'a>(
+        &'a self,
+        p: u32,
+        plan: &'a ScanPlan,
+        changes: &'a Changes<'a>,
+    ) -> Result<Reading<'a>, Error> {
+        Ok(Reading {
+            part: self.partition(p, plan)?,
+            plan,
+            mine: changes.get(&p),
+            pk: Vec::new(),
+        })
+    }
+
     fn partition(&self, p: u32, plan: &ScanPlan) -> Result<&storage::Partition, Error> {
         let Some(part) = self.partitions.get(&(plan.table.id, p)) else {
             return Err(Error::new(
@@ -120,23 +174,8 @@ impl Worker {
         out: &mut Vec<ScannedRow>,
         bytes: &mut usize,
     ) -> Result<Option<PlaceIn>, Error> {
-        let part = self.partition(p, plan)?;
-        let layout = part.layout();
-        let project = |row: &[u8]| -> Vec<Value> {
-            plan.projection
-                .iter()
-                .map(|c| layout.value(row, *c as usize))
-                .collect()
-        };
-        let mine = changes.get(&p);
-        let mut pk = Vec::new();
-        let mut changed_here = |row: &[u8]| {
-            mine.is_some_and(|m| {
-                pk.clear();
-                part.encode_row_key(row, &plan.table.primary_key, false, &mut pk);
-                m.contains_key(pk.as_slice())
-            })
-        };
+        let mut reading = self.reading(p, plan, changes)?;
+        let part = reading.part;
         let after_images = match at {
             PlaceIn::Images(after) => after.as_deref(),
             _ => {
@@ -150,8 +189,8 @@ impl Worker {
                         stopped = Some(slot);
                         return false;
                     }
-                    if !changed_here(row) && matches(&plan.filter, &plan.table, layout, row) {
-                        let values = project(row);
+                    if reading.takes(row) {
+                        let values = reading.project(row);
                         *bytes += row_bytes(&values);
                         out.push((Vec::new(), values));
                     }
@@ -163,7 +202,7 @@ impl Worker {
                 None
             }
         };
-        let Some(mine) = mine else {
+        let Some(mine) = reading.mine else {
             return Ok(None);
         };
         let mut images: Vec<(&[u8], &[u8])> = mine
@@ -177,8 +216,8 @@ impl Worker {
             if room.full(out.len(), *bytes) {
                 return Ok(Some(PlaceIn::Images(last.map(<[u8]>::to_vec))));
             }
-            if matches(&plan.filter, &plan.table, layout, image) {
-                let values = project(image);
+            if reading.matches(image) {
+                let values = reading.project(image);
                 *bytes += row_bytes(&values);
                 out.push((Vec::new(), values));
             }
@@ -202,14 +241,8 @@ impl Worker {
         out: &mut Vec<ScannedRow>,
         bytes: &mut usize,
     ) -> Result<Option<PlaceIn>, Error> {
-        let part = self.partition(p, plan)?;
-        let layout = part.layout();
-        let project = |row: &[u8]| -> Vec<Value> {
-            plan.projection
-                .iter()
-                .map(|c| layout.value(row, *c as usize))
-                .collect()
-        };
+        let mut reading = self.reading(p, plan, changes)?;
+        let part = reading.part;
         let descending = plan.order == ScanOrder::Descending;
         let enc = |b: &Option<(Vec<Value>, bool)>| {
             b.as_ref().map(|(values, inclusive)| {
@@ -227,15 +260,6 @@ impl Worker {
                 lower = Bound::Excluded(key.clone());
             }
         }
-        let mine = changes.get(&p);
-        let mut pk = Vec::new();
-        let mut changed_here = |row: &[u8]| {
-            mine.is_some_and(|m| {
-                pk.clear();
-                part.encode_row_key(row, &plan.table.primary_key, false, &mut pk);
-                m.contains_key(pk.as_slice())
-            })
-        };
         let (taken, mut here_bytes) = (out.len(), *bytes);
         let mut rows: Vec<ScannedRow> = Vec::new();
         let mut cut = false;
@@ -249,8 +273,8 @@ impl Worker {
                     cut = true;
                     return false;
                 }
-                if !changed_here(row) && matches(&plan.filter, &plan.table, layout, row) {
-                    let values = project(row);
+                if reading.takes(row) {
+                    let values = reading.project(row);
                     here_bytes += row_bytes(&values);
                     rows.push((key.to_vec(), values));
                 }
@@ -258,14 +282,14 @@ impl Worker {
             },
         );
         let range = (as_ref(&lower), as_ref(&upper));
-        let mut images: Vec<ScannedRow> = mine
+        let mut images: Vec<ScannedRow> = reading
+            .mine
             .into_iter()
             .flat_map(|m| m.values().flatten())
             .filter_map(|image| {
                 let key = part.index_key_of(index, image);
-                (RangeBounds::<[u8]>::contains(&range, key.as_slice())
-                    && matches(&plan.filter, &plan.table, layout, image))
-                .then(|| (key, project(image)))
+                (RangeBounds::<[u8]>::contains(&range, key.as_slice()) && reading.matches(image))
+                    .then(|| (key, reading.project(image)))
             })
             .collect();
         if !images.is_empty() {
