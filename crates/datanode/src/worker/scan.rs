@@ -56,15 +56,27 @@ impl Reading<'_> {
     }
 }
 
-/// How much one batch may still take.
-struct Room {
-    rows: usize,
+/// A batch being filled: its rows, their estimated bytes, and the most it may take.
+struct Batch {
+    rows: Vec<ScannedRow>,
     bytes: usize,
+    rows_max: usize,
+    bytes_max: usize,
 }
 
-impl Room {
-    fn full(&self, rows: usize, bytes: usize) -> bool {
-        rows >= self.rows || bytes >= self.bytes
+impl Batch {
+    /// Whether it is full, with `rows` more rows of `bytes` more bytes taken elsewhere.
+    fn full_with(&self, rows: usize, bytes: usize) -> bool {
+        self.rows.len() + rows >= self.rows_max || self.bytes + bytes >= self.bytes_max
+    }
+
+    fn full(&self) -> bool {
+        self.full_with(0, 0)
+    }
+
+    fn push(&mut self, key: Vec<u8>, values: Vec<Value>) {
+        self.bytes += row_bytes(&values);
+        self.rows.push((key, values));
     }
 }
 
@@ -89,28 +101,24 @@ impl Worker {
         from: ScanPlace,
         max: (usize, usize),
     ) -> Result<ScanPart, Error> {
-        let room = Room {
-            rows: max.0.max(1),
-            bytes: max.1.max(1),
+        let mut batch = Batch {
+            rows: Vec::new(),
+            bytes: 0,
+            rows_max: max.0.max(1),
+            bytes_max: max.1.max(1),
         };
         let changes = txn.map_or_else(HashMap::new, |t| self.changes_of(t, plan.table.id));
-        let mut out: Vec<ScannedRow> = Vec::new();
-        let mut bytes = 0usize;
         let mut place = from;
         while let Some(&p) = partitions.get(place.partition) {
             let next = match plan.index {
-                None => {
-                    self.scan_rows(p, plan, &changes, &place.at, &room, &mut out, &mut bytes)?
-                }
-                Some(index) => self.scan_index(
-                    p, index, plan, &changes, &place.at, &room, &mut out, &mut bytes,
-                )?,
+                None => self.scan_rows(p, plan, &changes, &place.at, &mut batch)?,
+                Some(index) => self.scan_index(p, index, plan, &changes, &place.at, &mut batch)?,
             };
             match next {
                 Some(at) => {
                     place.at = at;
                     return Ok(ScanPart {
-                        rows: out,
+                        rows: batch.rows,
                         next: Some(place),
                     });
                 }
@@ -119,15 +127,15 @@ impl Worker {
                     place.at = PlaceIn::Start;
                 }
             }
-            if room.full(out.len(), bytes) && place.partition < partitions.len() {
+            if batch.full() && place.partition < partitions.len() {
                 return Ok(ScanPart {
-                    rows: out,
+                    rows: batch.rows,
                     next: Some(place),
                 });
             }
         }
         Ok(ScanPart {
-            rows: out,
+            rows: batch.rows,
             next: None,
         })
     }
@@ -163,16 +171,13 @@ impl Worker {
     /// A full scan of partition `p` from `at`: its committed rows by slot, then the
     /// transaction's images by primary key. Returns where the next batch begins, or None when
     /// the partition is done.
-    #[allow(clippy::too_many_arguments)]
     fn scan_rows(
         &self,
         p: u32,
         plan: &ScanPlan,
         changes: &Changes,
         at: &PlaceIn,
-        room: &Room,
-        out: &mut Vec<ScannedRow>,
-        bytes: &mut usize,
+        batch: &mut Batch,
     ) -> Result<Option<PlaceIn>, Error> {
         let mut reading = self.reading(p, plan, changes)?;
         let part = reading.part;
@@ -185,14 +190,12 @@ impl Worker {
                 };
                 let mut stopped = None;
                 part.scan_from(from, |slot, row| {
-                    if room.full(out.len(), *bytes) {
+                    if batch.full() {
                         stopped = Some(slot);
                         return false;
                     }
                     if reading.takes(row) {
-                        let values = reading.project(row);
-                        *bytes += row_bytes(&values);
-                        out.push((Vec::new(), values));
+                        batch.push(Vec::new(), reading.project(row));
                     }
                     true
                 });
@@ -213,13 +216,11 @@ impl Worker {
         images.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let mut last: Option<&[u8]> = after_images;
         for (pk, image) in images {
-            if room.full(out.len(), *bytes) {
+            if batch.full() {
                 return Ok(Some(PlaceIn::Images(last.map(<[u8]>::to_vec))));
             }
             if reading.matches(image) {
-                let values = reading.project(image);
-                *bytes += row_bytes(&values);
-                out.push((Vec::new(), values));
+                batch.push(Vec::new(), reading.project(image));
             }
             last = Some(pk);
         }
@@ -229,7 +230,6 @@ impl Worker {
     /// An index scan of partition `p` past `at`, the transaction's images in range merged in
     /// key order. Returns where the next batch begins (the key of the last row taken), or None
     /// when the partition is done.
-    #[allow(clippy::too_many_arguments)]
     fn scan_index(
         &self,
         p: u32,
@@ -237,9 +237,7 @@ impl Worker {
         plan: &ScanPlan,
         changes: &Changes,
         at: &PlaceIn,
-        room: &Room,
-        out: &mut Vec<ScannedRow>,
-        bytes: &mut usize,
+        batch: &mut Batch,
     ) -> Result<Option<PlaceIn>, Error> {
         let mut reading = self.reading(p, plan, changes)?;
         let part = reading.part;
@@ -260,7 +258,7 @@ impl Worker {
                 lower = Bound::Excluded(key.clone());
             }
         }
-        let (taken, mut here_bytes) = (out.len(), *bytes);
+        let mut here_bytes = 0;
         let mut rows: Vec<ScannedRow> = Vec::new();
         let mut cut = false;
         part.scan_index(
@@ -269,7 +267,7 @@ impl Worker {
             as_ref(&upper),
             descending,
             |key, row| {
-                if room.full(taken + rows.len(), here_bytes) {
+                if batch.full_with(rows.len(), here_bytes) {
                     cut = true;
                     return false;
                 }
@@ -306,7 +304,7 @@ impl Worker {
             } else {
                 rows.sort_by(|a, b| a.0.cmp(&b.0));
             }
-            let fits = room.rows.saturating_sub(taken);
+            let fits = batch.rows_max.saturating_sub(batch.rows.len());
             if rows.len() > fits {
                 rows.truncate(fits);
                 cut = true;
@@ -319,8 +317,7 @@ impl Worker {
         };
         let ordered = plan.order != ScanOrder::Any;
         for (key, values) in rows {
-            *bytes += row_bytes(&values);
-            out.push((if ordered { key } else { Vec::new() }, values));
+            batch.push(if ordered { key } else { Vec::new() }, values);
         }
         // Cut before any row was taken (the batch was already full): the place stays.
         Ok(match (cut, resume) {
