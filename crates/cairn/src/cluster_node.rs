@@ -26,11 +26,15 @@ pub struct Joined {
 }
 
 /// Asks the management node at `mgm` for the configuration and finds node `id` in it.
+/// With `restarted`, the node comes back to a running cluster (node restart): it is in no view,
+/// asks to be taken back, and copies every partition from its group's primary before it is a
+/// member (`datanode::copy`).
 pub fn join(
     mgm: &str,
     id: u32,
     workers: usize,
     fault_cut_file: Option<std::path::PathBuf>,
+    restarted: bool,
 ) -> Result<Joined> {
     let node = NodeId::try_from(id)
         .ok()
@@ -87,21 +91,30 @@ pub fn join(
     }
     let workers = datanode::resolve_workers(config.workers.map_or(workers, |w| w as usize));
     let role = Role::new(id, group, peers, key.clone(), workers as u32);
-    // View 1 is the configuration's: every data node a member, open at once (as the membership
-    // starts it).
-    role.install(1, config.layout.data_nodes().map(u32::from).collect());
-    role.open(1);
+    if restarted {
+        role.begin_restart();
+    } else {
+        // View 1 is the configuration's: every data node a member, open at once (as the
+        // membership starts it).
+        role.install(
+            1,
+            config.layout.data_nodes().map(u32::from).collect(),
+            BTreeSet::new(),
+        );
+        role.open(1);
+    }
     let host = HostConfig {
         id: node,
         addresses: config.addresses,
         layout: config.layout,
         timing: config.timing,
         fault_cut_file,
-        restarted: false,
+        restarted,
         config_text: None,
         cluster_key: key,
         redo_file: None,
         serving: Some(role.lease()),
+        copied: Some(role.copied_flag()),
     };
     Ok(Joined {
         role,
@@ -131,8 +144,21 @@ pub fn run_membership(
                     Observation::Installed { node, view } if *node == me => {
                         let members: BTreeSet<u32> =
                             view.members.iter().map(|n| u32::from(*n)).collect();
-                        tracing::info!(epoch = view.epoch, ?members, "installed view");
-                        role.install(view.epoch, members);
+                        let starting: BTreeSet<u32> =
+                            view.starting.iter().map(|n| u32::from(*n)).collect();
+                        tracing::info!(epoch = view.epoch, ?members, ?starting, "installed view");
+                        if starting.contains(&u32::from(me)) {
+                            println!(
+                                "node restart: taken back as a starting node in view {}; copying from the primary",
+                                view.epoch
+                            );
+                        } else if members.contains(&u32::from(me))
+                            && !role.view().members.contains(&u32::from(me))
+                            && role.view().epoch > 0
+                        {
+                            println!("node restart: a member again in view {}", view.epoch);
+                        }
+                        role.install(view.epoch, members, starting);
                     }
                     Observation::Opened { node, epoch } if *node == me => {
                         tracing::info!(epoch, "opened view");

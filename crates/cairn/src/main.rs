@@ -441,7 +441,10 @@ struct DataNodeArgs {
     #[command(flatten)]
     durability: DurabilityArgs,
     /// Start empty: delete the catalog, checkpoints and redo logs in --data-dir first. Needs --yes, because
-    /// everything stored there is lost.
+    /// everything stored there is lost. With --mgm, a node that was a member of the cluster
+    /// before (its --data-dir says so) comes back to it running (node restart): it copies every
+    /// partition from its node group's primary while the cluster keeps committing, then serves
+    /// as a backup.
     #[arg(long, requires = "data_dir")]
     initial: bool,
     /// Confirms --initial.
@@ -963,13 +966,24 @@ fn run_api(args: ApiArgs) -> Result<()> {
     Ok(())
 }
 
+/// The file in a data node's directory that says it was a member of a cluster: started again
+/// with --initial, it rejoins the running cluster (node restart) instead of starting one.
+const CLUSTER_MEMBER_FILE: &str = "cluster-member";
+
 fn run_datanode(args: DataNodeArgs) -> Result<()> {
+    let member_file = args
+        .data_dir
+        .as_ref()
+        .map(|dir| dir.join(CLUSTER_MEMBER_FILE));
+    let restarted =
+        args.mgm.is_some() && args.initial && member_file.as_ref().is_some_and(|f| f.exists());
     let joined = match &args.mgm {
         Some(mgm) => Some(cluster_node::join(
             mgm,
             args.node_id,
             args.workers,
             args.fault_cut_file.clone(),
+            restarted,
         )?),
         None => None,
     };
@@ -1004,11 +1018,22 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
     if let (Some(_), Some(dir)) = (&joined, &args.data_dir) {
         if dir.join(datanode::catalog::CATALOG_FILE).exists() {
             bail!(
-                "{} holds data node {}'s tables from an earlier run. A data node that comes back to a running cluster must copy its rows from its node group first (node restart, not built yet), so it is refused; a new cluster starts with every data node empty (--initial --yes wipes the directory)",
+                "{} holds data node {}'s tables from an earlier run. A data node restarts from a live node of its group, not from its own files yet: start it with --initial --yes, and it copies every partition from its group's primary while the cluster runs (node restart)",
                 dir.display(),
                 args.node_id
             );
         }
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        if let Some(file) = &member_file {
+            std::fs::write(file, format!("{}\n", args.node_id))
+                .with_context(|| format!("writing {}", file.display()))?;
+        }
+    }
+    if restarted {
+        println!(
+            "node restart: data node {} asks the cluster to take it back; it serves once it has copied every partition from its node group's primary",
+            args.node_id
+        );
     }
     let mut config = DataNodeConfig {
         cluster_key: cluster_key(),

@@ -79,6 +79,7 @@ pub fn run_mgmd(args: MgmdArgs) -> Result<()> {
         cluster_key: crate::cluster_key(),
         redo_file: None,
         serving: None,
+        copied: None,
     };
     let stop = Arc::new(AtomicBool::new(false));
     {
@@ -179,6 +180,7 @@ fn run_host(
         cluster_key: crate::cluster_key(),
         redo_file: args.redo_file.clone(),
         serving: None,
+        copied: None,
     };
     let id = args.id;
     if let Some(path) = &args.redo_file {

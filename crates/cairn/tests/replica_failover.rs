@@ -34,6 +34,7 @@ struct Node {
 
 struct ClusterUnderTest {
     dir: std::path::PathBuf,
+    mgm: String,
     _mgmd: Started,
     nodes: Vec<Node>,
     addresses: String,
@@ -83,35 +84,41 @@ fn start_cluster(round: usize) -> ClusterUnderTest {
     let cut_files: Vec<std::path::PathBuf> =
         (1..=2).map(|id| dir.join(format!("cut{id}"))).collect();
     let nodes = (1..=2)
-        .map(|id| {
-            let data = dir.join(format!("node{id}"));
-            let process = spawn(&[
-                "datanode",
-                "--mgm",
-                &mgm,
-                "--node-id",
-                &id.to_string(),
-                "--data-dir",
-                data.to_str().unwrap(),
-                "--fault-cut-file",
-                cut_files[id - 1].to_str().unwrap(),
-                // Small redo segments: each is preallocated, and a round needs little.
-                "--redo-segment-kib",
-                "1024",
-            ]);
-            Node {
-                process,
-                api: apis[id - 1].clone(),
-            }
+        .map(|id| Node {
+            process: spawn_node(&dir, &mgm, id, &[]),
+            api: apis[id - 1].clone(),
         })
         .collect();
     ClusterUnderTest {
         dir,
+        mgm,
         _mgmd: mgmd,
         nodes,
         addresses: apis.join(","),
         cut_files,
     }
+}
+
+/// Data node `id` of the cluster whose files are in `dir`, with `extra` arguments.
+fn spawn_node(dir: &std::path::Path, mgm: &str, id: usize, extra: &[&str]) -> Started {
+    let data = dir.join(format!("node{id}"));
+    let cut = dir.join(format!("cut{id}"));
+    let mut args = vec![
+        "datanode",
+        "--mgm",
+        mgm,
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--fault-cut-file",
+        cut.to_str().unwrap(),
+        // Small redo segments: each is preallocated, and a round needs little.
+        "--redo-segment-kib",
+        "1024",
+    ];
+    let id = id.to_string();
+    args.extend(["--node-id", &id]);
+    args.extend(extra);
+    spawn(&args)
 }
 
 fn table() -> TableDef {
@@ -714,5 +721,215 @@ fn a_schema_change_whose_client_vanishes_still_reaches_the_backup() {
             ),
         }
         std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Node restart: a data node killed with SIGKILL comes back with `--initial` while writers
+/// commit, copies every partition from the primary (rows loaded before, and commits made
+/// while it was gone and while it copies), becomes a member again, and then holds every
+/// acknowledged commit alone: the node that served throughout is killed, and the restarted
+/// node serves on with every row.
+fn restart_round(round: usize, seed: u64) {
+    let mut cluster = start_cluster(30 + round);
+    let admin = Cluster::connect_timeout(&cluster.addresses, Duration::from_secs(10))
+        .expect("a data node serves");
+    admin.create_table(table()).expect("table created");
+    let loaded = TableDef::new(
+        "loaded",
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+            ColumnDef::new("v", ColumnType::BigInt { unsigned: false }),
+        ],
+        &["id"],
+    )
+    .unwrap();
+    admin.create_table(loaded).expect("table created");
+    // More rows than one copied batch holds, in every partition.
+    const LOADED: i64 = 30_000;
+    let t = admin.table("loaded").unwrap();
+    for chunk in 0..LOADED / 1000 {
+        let mut txn = admin.transaction();
+        for i in chunk * 1000..(chunk + 1) * 1000 {
+            txn.insert(&t, vec![(0, Value::Int(i)), (1, Value::Int(i * 7))]);
+        }
+        txn.commit().expect("rows loaded");
+    }
+    drop(admin);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let killed: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let writers = spawn_writers(WRITERS, &cluster.addresses, &stop, &killed, &seen);
+    let updater = {
+        let (addresses, stop) = (cluster.addresses.clone(), stop.clone());
+        std::thread::spawn(move || update_loaded(&addresses, LOADED, &stop))
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    // The seed picks the first round's victim; the second takes the other node.
+    let victim = (seed as usize).wrapping_add(round) % 2;
+    let other = 1 - victim;
+    cluster.nodes[victim].process.child.kill().unwrap();
+    let _ = cluster.nodes[victim].process.child.wait();
+    // The survivor serves alone for a while, then the victim comes back empty.
+    let alone_since = Instant::now();
+    while seen.lock().unwrap().acknowledged.len() < 200
+        || alone_since.elapsed() < Duration::from_millis(1500)
+    {
+        assert!(
+            alone_since.elapsed() < Duration::from_secs(10),
+            "round {round}: the survivor does not commit"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let restarted_at = Instant::now();
+    let mut restarted = spawn_node(
+        &cluster.dir,
+        &cluster.mgm,
+        victim + 1,
+        &["--initial", "--yes"],
+    );
+    let line = restarted.wait_until(|l| l.contains("a member again"), Duration::from_secs(60));
+    let back_after = restarted_at.elapsed();
+    let copied = restarted
+        .output
+        .iter()
+        .find(|l| l.contains("copied") && l.contains("rows"))
+        .cloned()
+        .unwrap_or_default();
+    cluster.nodes[victim].process = restarted;
+    let during = seen.lock().unwrap().acknowledged.len();
+    // The node that served throughout goes; the restarted one must hold everything.
+    std::thread::sleep(Duration::from_millis(300));
+    cluster.nodes[other].process.child.kill().unwrap();
+    let kill_time = Instant::now();
+    *killed.lock().unwrap() = Some(kill_time);
+    let _ = cluster.nodes[other].process.child.wait();
+    let deadline = kill_time + RECOVERY_MAX + Duration::from_millis(500);
+    while Instant::now() < deadline && seen.lock().unwrap().after_kill.len() < 20 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().unwrap();
+    }
+    let updates = updater.join().unwrap();
+    let seen = seen.lock().unwrap();
+    let first = seen.after_kill.iter().min().map(|t| *t - kill_time);
+    println!(
+        "restart round {round}: {} updates of loaded rows acknowledged;",
+        updates.values().map(|u| u.0).sum::<i64>()
+    );
+    println!(
+        "restart round {round}: node {} killed, restarted empty and a member again {back_after:?} later ({line}; {copied}); {during} commits acknowledged by then; node {} then killed, first commit {first:?} after; {} acknowledged, {} refused, {} unknown; errors {:?}",
+        victim + 1,
+        other + 1,
+        seen.acknowledged.len(),
+        seen.refused.len(),
+        seen.unknown.len(),
+        seen.errors
+    );
+    let first = first.unwrap_or_else(|| {
+        panic!("restart round {round}: no commit succeeded on the restarted node alone")
+    });
+    assert!(
+        first <= RECOVERY_MAX,
+        "restart round {round}: commits came back {first:?} after the kill"
+    );
+    let api = cluster.nodes[victim].api.clone();
+    check_survivor(&format!("restart round {round}"), &api, &seen);
+    let c = Cluster::connect_timeout(&api, Duration::from_secs(5)).unwrap();
+    let t = c.table("loaded").unwrap();
+    let rows = c.transaction().scan(&t, &Scan::table()).unwrap();
+    let mut ids: Vec<i64> = rows
+        .iter()
+        .map(|r| match (&r[0], &r[1]) {
+            (Value::Int(id), Value::Int(v)) => {
+                // Updated k times: acknowledged at least `acked`, tried at most `tried`.
+                let (acked, tried) = updates.get(id).copied().unwrap_or((0, 0));
+                let k = (v - id * 7) / UPDATE_STEP;
+                assert!(
+                    (v - id * 7) % UPDATE_STEP == 0 && k >= acked && k <= tried,
+                    "restart round {round}: row {id} holds {v}: update {k}, but {acked} were acknowledged and {tried} tried"
+                );
+                *id
+            }
+            other => panic!("bad row {other:?}"),
+        })
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        (0..LOADED).collect::<Vec<_>>(),
+        "restart round {round}: the loaded rows differ on the restarted node"
+    );
+}
+
+/// What the k-th update of a loaded row adds to its value.
+const UPDATE_STEP: i64 = 1_000_000;
+
+/// Updates the loaded rows, ten per transaction, round and round, until `stop`; per row id, how
+/// many of its updates were acknowledged and how many tried (an update whose outcome is not
+/// known may or may not be there).
+fn update_loaded(addresses: &str, rows: i64, stop: &AtomicBool) -> BTreeMap<i64, (i64, i64)> {
+    let mut counts: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+    let mut cluster: Option<Cluster> = None;
+    let mut next = 0i64;
+    while !stop.load(Ordering::Relaxed) {
+        let c = match &cluster {
+            Some(c) => c.clone(),
+            None => match Cluster::connect_timeout(addresses, Duration::from_millis(500)) {
+                Ok(c) => {
+                    cluster = Some(c.clone());
+                    c
+                }
+                Err(_) => continue,
+            },
+        };
+        let Ok(t) = c.table("loaded") else {
+            cluster = None;
+            continue;
+        };
+        let ids: Vec<i64> = (next..next + 10).map(|i| i % rows).collect();
+        let mut txn = c.transaction();
+        for id in &ids {
+            let k = counts.get(id).map_or(0, |c| c.1) + 1;
+            txn.update(
+                &t,
+                vec![Value::Int(*id)],
+                vec![(1, Value::Int(id * 7 + k * UPDATE_STEP))],
+            );
+        }
+        let result = txn.commit();
+        let lost = matches!(result, Err(client::ClientError::ConnectionLost(_)));
+        if result.is_ok() || lost {
+            // Tried: a lost commit may be there; an acknowledged one must be.
+            for id in &ids {
+                let entry = counts.entry(*id).or_default();
+                entry.1 += 1;
+                if result.is_ok() {
+                    entry.0 = entry.1;
+                }
+            }
+            if result.is_ok() {
+                next += 10;
+            }
+        }
+        if lost {
+            cluster = None;
+        }
+        if result.is_err() {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+    counts
+}
+
+#[test]
+fn a_killed_data_node_restarts_empty_catches_up_and_then_holds_everything_alone() {
+    let seed: u64 = common::seed_from_env("CAIRN_RESTART_SEED");
+    println!("seed {seed} (CAIRN_RESTART_SEED={seed} repeats it)");
+    // Once the primary, once the backup.
+    for r in 0..2 {
+        restart_round(r, seed);
     }
 }

@@ -85,6 +85,10 @@ pub struct DataNode {
     /// As a starting node: the partitions still to copy from their primaries.
     copies: BTreeSet<PartitionId>,
     copy_at: Time,
+    /// Whether a runtime copies the node's real partitions beside the model's copy (a data
+    /// node's restart: `Some(false)` until it says the copy is done), so the node says it
+    /// caught up only then; `None` where the model's copy is the whole copy.
+    runtime_copy: Option<bool>,
     /// Global checkpoints: this node's, its redo's, and the rounds it runs as master.
     gcp: Checkpoints,
     /// The transactions this view's takeover committed: their waiting clients are answered when
@@ -151,6 +155,7 @@ impl DataNode {
             caught_up: BTreeSet::new(),
             copies: BTreeSet::new(),
             copy_at: now,
+            runtime_copy: None,
             gcp: Checkpoints::new(
                 (0..layout.partition_count()).filter(|p| layout.replicas(*p).contains(&id)),
                 now,
@@ -184,6 +189,19 @@ impl DataNode {
         node.joining = true;
         node.gcp = Checkpoints::new(std::iter::empty(), now, node.timing.gcp_interval);
         node
+    }
+
+    /// A runtime copies this node's real partitions when it restarts: the node says it caught
+    /// up only once `runtime_copied` was called as well as its own copy ended.
+    pub fn wait_for_runtime_copy(&mut self) {
+        self.runtime_copy = Some(false);
+    }
+
+    /// The runtime copied every partition this starting node holds.
+    pub fn runtime_copied(&mut self) {
+        if self.runtime_copy.is_some() {
+            self.runtime_copy = Some(true);
+        }
     }
 
     /// Whether this node is starting (copying its partitions) or still joining.
@@ -1100,6 +1118,9 @@ impl DataNode {
         self.copy_at = now + self.timing.retry_interval;
         let epoch = self.view.epoch;
         if self.copies.is_empty() {
+            if self.runtime_copy == Some(false) {
+                return;
+            }
             if let Some(lowest) = self.lowest_member() {
                 self.send(lowest, Msg::CaughtUp { epoch }, out);
             }

@@ -789,6 +789,17 @@ impl Catalog {
     /// of the directory, so a crash leaves either the old catalog or the new one.
     pub fn save(&self, dir: &std::path::Path) -> std::io::Result<()> {
         use std::io::Write;
+        let bytes = self.to_bytes();
+        let tmp = dir.join(format!("{CATALOG_FILE}.tmp"));
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(&bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, dir.join(CATALOG_FILE))?;
+        storage::redo::sync_directory(&dir.join(CATALOG_FILE))
+    }
+
+    /// The catalog as its file holds it (what a copy to a starting node sends, too).
+    pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::new();
         bytes.extend_from_slice(CATALOG_MAGIC);
         bytes.extend_from_slice(&CATALOG_VERSION.to_le_bytes());
@@ -807,12 +818,7 @@ impl Catalog {
         }
         let crc = crc32c::crc32c(&bytes);
         bytes.extend_from_slice(&crc.to_le_bytes());
-        let tmp = dir.join(format!("{CATALOG_FILE}.tmp"));
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, dir.join(CATALOG_FILE))?;
-        storage::redo::sync_directory(&dir.join(CATALOG_FILE))
+        bytes
     }
 
     /// Reads the catalog saved in `dir`; an empty catalog when there is none yet.
@@ -828,10 +834,15 @@ impl Catalog {
                 ))
             }
         };
+        Catalog::from_bytes(&bytes, &path.display().to_string())
+    }
+
+    /// Reads a catalog from the bytes `to_bytes` gave; `source` names them in errors.
+    pub fn from_bytes(bytes: &[u8], source: &str) -> Result<Catalog, Error> {
         let corrupt = |what: &str| {
             Error::new(
                 ErrorCode::Internal,
-                format!("catalog {} is corrupt: {what}", path.display()),
+                format!("catalog {source} is corrupt: {what}"),
             )
         };
         if bytes.len() < 24 || &bytes[..8] != CATALOG_MAGIC {

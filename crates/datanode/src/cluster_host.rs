@@ -73,6 +73,9 @@ pub struct HostConfig {
     /// Set after every input to whether the node serves now (`DataNode::serving`: a member of
     /// an open view, suspecting no one, its read lease held).
     pub serving: Option<Arc<AtomicBool>>,
+    /// A restarted data node's real copy (`datanode::replication`): set once every partition
+    /// came from the group's primary. With it, the node says it caught up only after that.
+    pub copied: Option<Arc<AtomicBool>>,
 }
 
 /// The redo log on a real file: records are written through a buffer as the protocol appends
@@ -247,14 +250,19 @@ pub fn run(
         } else {
             DataNode::new
         };
-        start(
+        let mut node = start(
             config.id,
             config.layout.clone(),
             config.timing.clone(),
             None,
             now(),
-        )
+        );
+        if config.restarted && config.copied.is_some() {
+            node.wait_for_runtime_copy();
+        }
+        node
     });
+    let mut copied_told = false;
     let mut arbitrator = Arbitrator::default();
     let mut out = Vec::new();
     let mut own: VecDeque<(NodeId, Msg)> = VecDeque::new();
@@ -294,6 +302,15 @@ pub fn run(
         };
         match (&mut node, input) {
             (Some(node), input) => {
+                if !copied_told
+                    && config
+                        .copied
+                        .as_ref()
+                        .is_some_and(|c| c.load(Ordering::Acquire))
+                {
+                    copied_told = true;
+                    node.runtime_copied();
+                }
                 node.handle(now(), input, &mut out);
                 if let Some(flag) = &config.serving {
                     flag.store(node.serving(now()), Ordering::Relaxed);

@@ -560,7 +560,13 @@ impl Coordinator {
             return;
         }
         match message {
-            Message::TableIds { .. } | Message::Replicate { .. } if self.shared.role.is_none() => {
+            Message::TableIds { .. }
+            | Message::Replicate { .. }
+            | Message::CopyCatalog { .. }
+            | Message::CopyRows { .. }
+            | Message::CopyDone { .. }
+                if self.shared.role.is_none() =>
+            {
                 self.fail(
                     id,
                     Error::new(
@@ -579,6 +585,9 @@ impl Coordinator {
                 session,
                 transaction,
             } => self.commit_outcome(id, (session, transaction)),
+            Message::CopyCatalog { catalog } => self.take_catalog(id, &catalog),
+            Message::CopyRows { changes } => self.apply_copied(id, changes),
+            Message::CopyDone { rows } => self.copy_done(id, rows),
             Message::TableIds { last } => match self.shared.raise_table_ids(last) {
                 Ok(()) => self.reply(id, &Message::Done),
                 Err(e) => self.fail(id, e),
@@ -1104,11 +1113,13 @@ impl Coordinator {
                 &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
             );
         }
+        let mut settled = None;
         if let Some(role) = &self.shared.role {
             if txn.written != 0 {
-                if role.has_backups() {
+                let Some(generation) = role.local_commit() else {
                     return self.gather_images(request_id, client_txn, txn, results);
-                }
+                };
+                settled = Some(generation);
                 role.commit_ended((self.session, client_txn), true);
             }
         }
@@ -1116,6 +1127,10 @@ impl Coordinator {
         let (messages, waiting) =
             commit_messages(&self.shared, txn.id, txn.touched, txn.written, tag, self.me);
         self.outbox.extend(messages);
+        if let Some(generation) = settled {
+            self.outbox
+                .push((self.me.worker, ToWorker::Settled { generation }));
+        }
         self.pending.insert(
             tag,
             Pending::Commit {

@@ -292,6 +292,7 @@ impl EventLoop {
                 written,
                 tag,
                 reply_to,
+                generation,
             } => {
                 let (messages, _) = crate::coordinator::commit_messages(
                     &self.shared,
@@ -303,6 +304,13 @@ impl EventLoop {
                 );
                 for (worker, message) in messages {
                     self.route(worker, message);
+                }
+                // Its own worker's part waits in `local`: settled once that ran too.
+                self.route(self.index, ToWorker::Settled { generation });
+            }
+            ToWorker::Settled { generation } => {
+                if let Some(role) = &self.shared.role {
+                    role.settled(generation);
                 }
             }
             data => {

@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod checkpoint;
 pub mod cluster_host;
 pub mod coordinator;
+pub mod copy;
 pub mod event_loop;
 pub mod messages;
 pub mod prepare;
@@ -472,6 +473,21 @@ impl Shared {
         self.failure.lock().ok().and_then(|f| f.clone())
     }
 
+    /// A restarted node's empty catalog becomes the copy its primary sent (saved at once);
+    /// the caller creates the partitions.
+    pub fn replace_catalog(&self, copied: Catalog) -> Result<(), Error> {
+        let mut catalog = self.catalog_mut()?;
+        if catalog.table_count() > 0 {
+            return Err(Error::new(
+                ErrorCode::Internal,
+                "a restarted node took a catalog while it held tables of its own",
+            ));
+        }
+        self.save_catalog(&copied)?;
+        *catalog = copied;
+        Ok(())
+    }
+
     fn save_catalog(&self, catalog: &Catalog) -> Result<(), Error> {
         let Some(dir) = &self.data_dir else {
             return Ok(());
@@ -554,6 +570,13 @@ impl DataNode {
             role: config.role.clone(),
             schema_change_busy: AtomicBool::new(false),
         });
+        if let Some(role) = &shared.role {
+            // A primary copies its partitions to a starting node of its group (node restart).
+            let weak = Arc::downgrade(&shared);
+            role.set_copier(Box::new(move |node, epoch| {
+                copy::spawn(weak.clone(), node, epoch)
+            }));
+        }
         let mut workers = Vec::with_capacity(worker_count);
         let waits = Arc::new(waits::WaitGraph::default());
         for (w, ((poll, rx), partitions)) in loops.into_iter().zip(recovered.partitions).enumerate()

@@ -284,7 +284,9 @@ pub enum ToWorker {
     },
     /// On a backup: apply a replicated commit's rows of this worker's partitions, log them as
     /// this worker's part of transaction `txn` (`participants` workers take a part, with
-    /// commit number `sequence`), and answer `Finished`.
+    /// commit number `sequence`), and answer `Finished`. With `copy`, on a starting node, the
+    /// rows are copied ones: each is applied unless a replicated commit changed its key since
+    /// the copy began.
     Apply {
         changes: Vec<wire::RowChange>,
         txn: TxnId,
@@ -292,6 +294,7 @@ pub enum ToWorker {
         sequence: u64,
         tag: u64,
         reply_to: ReplyTo,
+        copy: bool,
     },
     /// On a primary, from a replication link once the backups took a commit's rows: commit
     /// the transaction on every worker it touched (`Commit`, the commit number taken here, on
@@ -303,7 +306,29 @@ pub enum ToWorker {
         written: u64,
         tag: u64,
         reply_to: ReplyTo,
+        /// The copy generation its rows were counted in (`Role::settled` once the workers
+        /// were sent their commit).
+        generation: u64,
     },
+    /// A commit counted in copy generation `generation` was sent to its workers (this comes
+    /// after those messages): `Role::settled`.
+    Settled {
+        generation: u64,
+    },
+    /// On a primary, for a copy to a starting node (`crate::copy`): up to `rows_max` rows
+    /// (and about `bytes_max` bytes) of partition `partition` of `table` from row slot `from`
+    /// on, and the slot the next batch begins at (None: the partition ended), sent to `reply`.
+    CopyRead {
+        table: u32,
+        partition: u32,
+        from: u32,
+        rows_max: usize,
+        bytes_max: usize,
+        reply: std::sync::mpsc::Sender<CopiedRows>,
+    },
+    /// On a starting node: from now on (`true`) keep the keys of replicated commits, so copied
+    /// rows of those keys are skipped; `false` once the copy ended.
+    Copying(bool),
     /// A step of a local checkpoint (`checkpoint.rs`).
     Checkpoint(CheckpointStep),
     /// A newly accepted API connection for this worker to serve.
@@ -315,6 +340,9 @@ pub enum ToWorker {
     },
     Stop,
 }
+
+/// One batch of a partition's rows for a copy, and the slot the next begins at (None: done).
+pub type CopiedRows = (Vec<wire::RowChange>, Option<u32>);
 
 #[derive(Debug, Default, Clone)]
 pub struct WorkerStatus {

@@ -44,15 +44,26 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(1);
 pub struct ViewState {
     pub epoch: u64,
     pub members: BTreeSet<u32>,
+    /// Restarted nodes copying their partitions (node restart): they take every commit as
+    /// backups do, but no schema change, serve nothing and are never primary.
+    pub starting: BTreeSet<u32>,
+    /// The group's primary in this view: the previous view's, while it stays a member, else
+    /// the group's lowest member. A node that restarts and becomes a member again so does not
+    /// take the primary's place from a node that served through its absence (moving a
+    /// primary while it runs needs a handover, not built yet).
+    pub primary: Option<u32>,
     /// The view is open: its takeover is done and the node may serve in it.
     pub open: bool,
 }
 
-/// What the coordinator is told when a job ends: the backups' answers.
-pub type Done = Box<dyn FnOnce(Result<Vec<Message>, Error>) + Send>;
+/// What the coordinator is told when a job ends: the backups' answers, and the copy generation
+/// a commit was counted in (`Role::settled` once its workers were told; 0 for other jobs and
+/// for jobs refused before anything was sent).
+pub type Done = Box<dyn FnOnce(Result<Vec<Message>, Error>, u64) + Send>;
 
 struct Job {
     message: Message,
+    generation: u64,
     /// A schema change: the backup's answer, success or failure, is its outcome there. (A
     /// commit's rows have no failure to report: a backup that cannot apply them stops.)
     schema: bool,
@@ -76,7 +87,7 @@ impl Job {
             let answers =
                 std::mem::take(&mut *self.answers.lock().unwrap_or_else(|e| e.into_inner()));
             if let Some(done) = done {
-                done(Ok(answers));
+                done(Ok(answers), self.generation);
             }
         }
     }
@@ -117,7 +128,51 @@ pub struct Role {
     last_schema: Mutex<Option<(u32, u64, Option<Message>)>>,
     /// The commits this node made or took from its primary, by name, and those under way.
     commits: Mutex<Commits>,
+    /// Commits under way on this primary by the copy generation they were sent in, until their
+    /// workers were sent their commit (or abort). A copy to a starting node begins a new
+    /// generation as its catalog goes on the link, and reads partitions only once no commit
+    /// of an older generation is left: those reach the starting node before it holds any
+    /// table (so it cannot apply them), and the copy must read them applied.
+    unsettled: Mutex<Unsettled>,
+    /// Starts the copy of this node's partitions to a starting node (`crate::copy`), set by
+    /// the data node once it runs.
+    copier: Mutex<Option<Copier>>,
+    /// The copies started: (starting node, epoch).
+    copies: Mutex<BTreeSet<(u32, u64)>>,
+    /// On a starting node: set once its primary's copy ended, for the membership to say it
+    /// caught up.
+    copied: Arc<AtomicBool>,
+    /// Where this node's own restart stands (`Restart`).
+    restart: Mutex<Restart>,
 }
+
+/// A restarted node's copy from its primary, as it stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restart {
+    /// Not restarted (a node of the configuration's first view), or its copy ended.
+    No,
+    /// Restarted, holding no table: replicated rows reach it before the catalog does, and
+    /// are dropped (the copy reads them once they are applied on the primary).
+    AwaitingCatalog,
+    /// It took the catalog; copied rows and replicated commits arrive.
+    Copying,
+}
+
+#[derive(Default)]
+struct Unsettled {
+    generation: u64,
+    counts: BTreeMap<u64, usize>,
+}
+
+impl Unsettled {
+    fn count(&mut self) -> u64 {
+        *self.counts.entry(self.generation).or_default() += 1;
+        self.generation
+    }
+}
+
+/// Starts the copy to starting node `node` in view `epoch`.
+pub type Copier = Box<dyn Fn(u32, u64) + Send + Sync>;
 
 /// A commit's name: its client's session and transaction numbers.
 pub type CommitName = (u64, u64);
@@ -222,6 +277,11 @@ impl Role {
             jobs: AtomicUsize::new(0),
             last_schema: Mutex::new(None),
             commits: Mutex::new(Commits::new(COMMITS_REMEMBERED)),
+            unsettled: Mutex::new(Unsettled::default()),
+            copier: Mutex::new(None),
+            copies: Mutex::new(BTreeSet::new()),
+            copied: Arc::new(AtomicBool::new(false)),
+            restart: Mutex::new(Restart::No),
         })
     }
 
@@ -249,33 +309,140 @@ impl Role {
     }
 
     /// The membership thread installed a view (not yet open).
-    pub fn install(&self, epoch: u64, members: BTreeSet<u32>) {
+    pub fn install(&self, epoch: u64, members: BTreeSet<u32>, starting: BTreeSet<u32>) {
         let mut view = self.view.write().unwrap_or_else(|e| e.into_inner());
         if epoch > view.epoch {
+            let primary = view
+                .primary
+                .filter(|p| members.contains(p))
+                .or_else(|| self.group.iter().copied().find(|n| members.contains(n)));
             *view = ViewState {
                 epoch,
                 members,
+                starting,
+                primary,
                 open: false,
             };
         }
     }
 
-    /// The membership thread opened the view of `epoch`.
+    /// The membership thread opened the view of `epoch`. A primary then starts the copy to
+    /// each starting node of its group.
     pub fn open(&self, epoch: u64) {
-        let mut view = self.view.write().unwrap_or_else(|e| e.into_inner());
-        if view.epoch == epoch {
+        let starting: Vec<u32> = {
+            let mut view = self.view.write().unwrap_or_else(|e| e.into_inner());
+            if view.epoch != epoch {
+                return;
+            }
             view.open = true;
+            if view.primary != Some(self.me) {
+                return;
+            }
+            self.group
+                .iter()
+                .copied()
+                .filter(|n| view.starting.contains(n))
+                .collect()
+        };
+        for node in starting {
+            let new = self
+                .copies
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert((node, epoch));
+            if new {
+                if let Some(copier) = &*self.copier.lock().unwrap_or_else(|e| e.into_inner()) {
+                    copier(node, epoch);
+                }
+            }
         }
     }
 
-    /// The group's primary in `view`: its lowest member. (Every partition of the group has the
-    /// same primary for now; spreading primaries over the group needs steps sent to other
-    /// nodes' workers.)
+    /// Sets what starts a copy to a starting node (the data node, once it runs).
+    pub fn set_copier(&self, copier: Copier) {
+        *self.copier.lock().unwrap_or_else(|e| e.into_inner()) = Some(copier);
+    }
+
+    /// The flag a starting node's membership reads: its copy ended.
+    pub fn copied_flag(&self) -> Arc<AtomicBool> {
+        self.copied.clone()
+    }
+
+    /// This node restarted empty: it takes the catalog and rows from its primary's copy.
+    pub fn begin_restart(&self) {
+        *self.restart.lock().unwrap_or_else(|e| e.into_inner()) = Restart::AwaitingCatalog;
+    }
+
+    pub fn restart(&self) -> Restart {
+        *self.restart.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The copy's catalog arrived (`Copying`) or the copy ended (`No`, and the membership may
+    /// say it caught up).
+    pub fn restart_reached(&self, now: Restart) {
+        *self.restart.lock().unwrap_or_else(|e| e.into_inner()) = now;
+        if now == Restart::No {
+            self.copied.store(true, Ordering::Release);
+        }
+    }
+
+    /// The group's primary in `view` (every partition of the group has the same primary for
+    /// now; spreading primaries over the group needs steps sent to other nodes' workers).
     pub fn primary_in(&self, view: &ViewState) -> Option<u32> {
+        view.primary
+    }
+
+    /// Whether `node` takes this primary's commits in `view`: a member or starting node of the
+    /// group other than this one.
+    fn takes_commits(&self, view: &ViewState, node: u32) -> bool {
+        node != self.me && (view.members.contains(&node) || view.starting.contains(&node))
+    }
+
+    /// Whether the group has a starting node in the current view (schema changes wait).
+    pub fn has_starting(&self) -> Option<u32> {
+        let view = self.view();
         self.group
             .iter()
             .copied()
-            .find(|n| view.members.contains(n))
+            .find(|n| view.starting.contains(n))
+    }
+
+    /// A commit with writes is decided here: None when the view has backups (its rows go to
+    /// them first, `replicate`), else the generation it is counted in until `settled`
+    /// (checked and counted under one look at the view).
+    pub fn local_commit(&self) -> Option<u64> {
+        let view = self.view.read().unwrap_or_else(|e| e.into_inner());
+        if self.group.iter().any(|n| self.takes_commits(&view, *n)) {
+            return None;
+        }
+        Some(
+            self.unsettled
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .count(),
+        )
+    }
+
+    /// A commit counted in `generation` had its workers sent their commit or abort.
+    pub fn settled(&self, generation: u64) {
+        let mut unsettled = self.unsettled.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = unsettled.counts.get_mut(&generation) {
+            *n -= 1;
+            if *n == 0 {
+                unsettled.counts.remove(&generation);
+            }
+        }
+    }
+
+    /// Whether every commit counted before copy generation `generation` was settled.
+    pub fn settled_before(&self, generation: u64) -> bool {
+        self.unsettled
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .counts
+            .range(..generation)
+            .next()
+            .is_none()
     }
 
     /// The epoch this node serves in as its group's primary, or why it does not.
@@ -340,7 +507,7 @@ impl Role {
         Ok(())
     }
 
-    /// Whether `view` is the view of `epoch` and this node a backup in it.
+    /// Whether `view` is the view of `epoch` and this node a backup (or starting) in it.
     fn backup_in(&self, view: &ViewState, epoch: u64) -> Result<(), Error> {
         if view.epoch == epoch && self.primary_in(view) != Some(self.me) {
             return Ok(());
@@ -358,12 +525,11 @@ impl Role {
         self.workers
     }
 
-    /// Whether the current view has a backup for this node to send its commits to.
+    /// Whether the current view has a backup (or starting node) for this node to send its
+    /// commits to.
     pub fn has_backups(&self) -> bool {
         let view = self.view();
-        self.group
-            .iter()
-            .any(|n| *n != self.me && view.members.contains(n))
+        self.group.iter().any(|n| self.takes_commits(&view, *n))
     }
 
     /// Sends `message` to every backup of the group in the current view; `done` is called once
@@ -371,45 +537,113 @@ impl Role {
     /// Fails without sending anything when this node is no longer the primary, or (`bounded`,
     /// for commits) when too many jobs wait.
     pub fn replicate(self: &Arc<Role>, message: Message, bounded: bool, done: Done) {
-        let view = self.view();
+        self.send_job(message, None, bounded, done);
+    }
+
+    /// Sends part of a copy to starting node `node` on its link, after every commit queued
+    /// there; `done` as for `replicate` (no answers when the node left the view). A
+    /// `CopyCatalog` begins a new copy generation: returned, for `settled_before`.
+    pub fn send_copy(self: &Arc<Role>, node: u32, message: Message, done: Done) -> u64 {
+        self.send_job(message, Some(node), false, done)
+    }
+
+    fn send_job(
+        self: &Arc<Role>,
+        message: Message,
+        only: Option<u32>,
+        bounded: bool,
+        done: Done,
+    ) -> u64 {
+        // The view is read, and a commit counted in it, under one look: a copy that begins
+        // once a view adds a starting node waits for every commit sent without it.
+        let guard = self.view.read().unwrap_or_else(|e| e.into_inner());
+        let view = guard.clone();
         if self.primary_in(&view) != Some(self.me) {
-            return done(Err(Error::new(
-                ErrorCode::ViewChanged,
-                format!(
-                    "data node {} is no longer the primary in the cluster's view {}",
-                    self.me, view.epoch
-                ),
-            )));
+            drop(guard);
+            done(
+                Err(Error::new(
+                    ErrorCode::ViewChanged,
+                    format!(
+                        "data node {} is no longer the primary in the cluster's view {}",
+                        self.me, view.epoch
+                    ),
+                )),
+                0,
+            );
+            return 0;
         }
+        // A commit's rows and a copy go to starting nodes too; a schema change only to
+        // members (a starting node takes the whole catalog in its copy, and none changes
+        // while it copies).
+        let schema = !matches!(
+            message,
+            Message::Replicate { .. }
+                | Message::CopyCatalog { .. }
+                | Message::CopyRows { .. }
+                | Message::CopyDone { .. }
+        );
         let backups: Vec<u32> = self
             .group
             .iter()
             .copied()
-            .filter(|n| *n != self.me && view.members.contains(n))
+            .filter(|n| only.is_none_or(|o| o == *n))
+            .filter(|n| {
+                if schema {
+                    *n != self.me && view.members.contains(n)
+                } else {
+                    self.takes_commits(&view, *n)
+                }
+            })
             .collect();
-        if backups.is_empty() {
-            return done(Ok(Vec::new()));
-        }
-        if self.jobs.fetch_add(1, Ordering::Relaxed) >= REPLICATION_JOBS_MAX && bounded {
+        if !backups.is_empty()
+            && self.jobs.fetch_add(1, Ordering::Relaxed) >= REPLICATION_JOBS_MAX
+            && bounded
+        {
             self.jobs.fetch_sub(1, Ordering::Relaxed);
-            return done(Err(Error::new(
-                ErrorCode::Overloaded,
-                format!("{REPLICATION_JOBS_MAX} commits are waiting for backups; retry"),
-            )));
+            drop(guard);
+            done(
+                Err(Error::new(
+                    ErrorCode::Overloaded,
+                    format!("{REPLICATION_JOBS_MAX} commits are waiting for backups; retry"),
+                )),
+                0,
+            );
+            return 0;
+        }
+        // A commit is counted, and a copy's catalog begins a generation, together with putting
+        // them on the links, so every link holds the commits of older generations first.
+        let mut links = self.links.lock().unwrap_or_else(|e| e.into_inner());
+        let generation = {
+            let mut unsettled = self.unsettled.lock().unwrap_or_else(|e| e.into_inner());
+            match message {
+                Message::Replicate { .. } => unsettled.count(),
+                Message::CopyCatalog { .. } => {
+                    unsettled.generation += 1;
+                    unsettled.generation
+                }
+                _ => 0,
+            }
+        };
+        drop(guard);
+        if backups.is_empty() {
+            drop(links);
+            done(Ok(Vec::new()), generation);
+            return generation;
         }
         let job = Arc::new(Job {
-            schema: !matches!(message, Message::Replicate { .. }),
+            schema,
+            generation,
             message,
             remaining: AtomicUsize::new(backups.len()),
             answers: Mutex::new(Vec::new()),
             done: Mutex::new(Some(done)),
         });
-        let mut links = self.links.lock().unwrap_or_else(|e| e.into_inner());
         for peer in backups {
             let link = links.entry(peer).or_insert_with(|| self.spawn_link(peer));
             // The link's thread runs as long as the process: a send cannot fail.
             let _ = link.send(LinkEvent::Job(job.clone()));
         }
+        generation
     }
 
     /// Starts the link to `peer`. A thread that cannot start leaves the node unable to reach a
@@ -545,7 +779,7 @@ impl Link {
                 Err(RecvTimeoutError::Disconnected) => return,
             }
             let view = self.role.view();
-            if !view.members.contains(&self.peer) {
+            if !view.members.contains(&self.peer) && !view.starting.contains(&self.peer) {
                 // An agreed view without the backup: it stops serving, and what it did not
                 // answer is done without it.
                 for (_, job) in std::mem::take(&mut self.in_flight) {

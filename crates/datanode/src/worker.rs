@@ -178,6 +178,9 @@ pub struct Worker {
     /// Column changes and unique-index builds waiting for the transactions that hold locks on
     /// their table to end.
     fenced_work: Vec<WaitingFence>,
+    /// On a starting node while its copy runs: the keys replicated commits wrote here since
+    /// it began (their rows are newer than any copy of them).
+    copying: Option<HashSet<(u32, Vec<u8>)>>,
 }
 
 impl Worker {
@@ -222,6 +225,7 @@ impl Worker {
             fenced: HashSet::new(),
             retired: HashSet::new(),
             fenced_work: Vec::new(),
+            copying: None,
         };
         worker.recount_memory();
         worker
@@ -485,17 +489,42 @@ impl Worker {
                 self.send(reply_to, Event::Images { tag, changes });
             }
             ToWorker::Apply {
-                changes,
+                mut changes,
                 txn,
                 participants,
                 sequence,
                 tag,
                 reply_to,
+                copy,
             } => {
+                match (&mut self.copying, copy) {
+                    (Some(touched), false) => {
+                        touched.extend(changes.iter().map(|c| (c.table, c.key.clone())));
+                    }
+                    (Some(touched), true) => {
+                        changes.retain(|c| !touched.contains(&(c.table, c.key.clone())));
+                    }
+                    (None, _) => {}
+                }
                 self.apply_replicated(changes, txn, participants, sequence);
                 self.send(reply_to, Event::Finished { tag });
             }
+            ToWorker::Copying(on) => {
+                self.copying = on.then(HashSet::new);
+            }
+            ToWorker::CopyRead {
+                table,
+                partition,
+                from,
+                rows_max,
+                bytes_max,
+                reply,
+            } => {
+                // The copy's driver may have ended (its node left the view): nothing to do.
+                let _ = reply.send(self.copy_read(table, partition, from, rows_max, bytes_max));
+            }
             ToWorker::Connection(_)
+            | ToWorker::Settled { .. }
             | ToWorker::CommitReplicated { .. }
             | ToWorker::ToCoordinator { .. }
             | ToWorker::Checkpoint(_)

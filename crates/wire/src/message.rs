@@ -387,6 +387,25 @@ pub enum Message {
     TableIds {
         last: u32,
     },
+    /// From a primary to a starting node of its group (node restart), first on the
+    /// replication link: the primary's whole catalog, as its catalog file holds it. The
+    /// starting node, empty, takes it as its own and creates every table's partitions; then
+    /// answers `Done`. Sent again (a new view, a lost link), it is answered without change.
+    CopyCatalog {
+        catalog: Vec<u8>,
+    },
+    /// From a primary to a starting node, on the replication link: committed rows of its
+    /// partitions, read after every commit the starting node did not take had been applied.
+    /// The starting node keeps a row only if no replicated commit changed its key since the
+    /// copy began (that commit is newer); answered by `Done`.
+    CopyRows {
+        changes: Vec<RowChange>,
+    },
+    /// From a primary to a starting node: every partition was copied (`rows` rows). The
+    /// starting node answers `Done` and tells the membership it caught up.
+    CopyDone {
+        rows: u64,
+    },
 }
 
 /// One row's new image in a replicated commit: its table, partition and encoded primary key,
@@ -500,6 +519,9 @@ impl Message {
             Message::TableIds { .. } => 32,
             Message::ScanNext => 33,
             Message::ScanClose => 34,
+            Message::CopyCatalog { .. } => 35,
+            Message::CopyRows { .. } => 36,
+            Message::CopyDone { .. } => 37,
         }
     }
 
@@ -572,6 +594,9 @@ impl Message {
             }
             Message::Outcome { committed } => out.put_u8(u8::from(*committed)),
             Message::TableIds { last } => out.put_u32(*last),
+            Message::CopyCatalog { catalog } => out.put_bytes(catalog),
+            Message::CopyRows { changes } => put_changes(out, changes),
+            Message::CopyDone { rows } => out.put_u64(*rows),
             Message::HelloReply {
                 node_id,
                 worker_count,
@@ -593,19 +618,7 @@ impl Message {
             } => {
                 out.put_u64(*session);
                 out.put_u64(*transaction);
-                out.put_u32(changes.len() as u32);
-                for c in changes {
-                    out.put_u32(c.table);
-                    out.put_u32(c.partition);
-                    out.put_bytes(&c.key);
-                    match &c.row {
-                        None => out.put_u8(0),
-                        Some(row) => {
-                            out.put_u8(1);
-                            out.put_bytes(row);
-                        }
-                    }
-                }
+                put_changes(out, changes);
             }
             Message::TableInfo {
                 table,
@@ -807,6 +820,15 @@ impl Message {
             32 => Message::TableIds { last: r.u32()? },
             33 => Message::ScanNext,
             34 => Message::ScanClose,
+            35 => Message::CopyCatalog {
+                catalog: r
+                    .bytes("catalog", limits::FRAME_BODY_BYTES_MAX as usize)?
+                    .to_vec(),
+            },
+            36 => Message::CopyRows {
+                changes: get_changes(&mut r)?,
+            },
+            37 => Message::CopyDone { rows: r.u64()? },
             2 => Message::HelloReply {
                 node_id: r.u32()?,
                 worker_count: r.u32()?,
@@ -848,34 +870,10 @@ impl Message {
             29 => {
                 let session = r.u64()?;
                 let transaction = r.u64()?;
-                // Table, partition, key length and presence: 13 bytes at least.
-                let n = r.count("replicated rows", REPLICATED_ROWS_MAX, 13)?;
-                let mut changes = Vec::with_capacity(n);
-                for _ in 0..n {
-                    let table = r.u32()?;
-                    let partition = r.u32()?;
-                    let key = r.bytes("replicated key", limits::KEY_BYTES_MAX)?.to_vec();
-                    let row = match r.u8()? {
-                        0 => None,
-                        1 => Some(r.bytes("replicated row", limits::ROW_BYTES_MAX)?.to_vec()),
-                        other => {
-                            return Err(DecodeError::BadTag {
-                                what: "replicated row",
-                                tag: other,
-                            })
-                        }
-                    };
-                    changes.push(RowChange {
-                        table,
-                        partition,
-                        key,
-                        row,
-                    });
-                }
                 Message::Replicate {
                     session,
                     transaction,
-                    changes,
+                    changes: get_changes(&mut r)?,
                 }
             }
             23 => Message::ListDatabases,
@@ -1356,6 +1354,52 @@ pub const GROUP_NODES_MAX: usize = 4;
 fn node_ids(r: &mut Reader) -> DecodeResult<Vec<u32>> {
     let n = r.count("node group", GROUP_NODES_MAX, 4)?;
     (0..n).map(|_| r.u32()).collect()
+}
+
+/// Writes the rows of a `Replicate` or `CopyRows`.
+fn put_changes(out: &mut Vec<u8>, changes: &[RowChange]) {
+    out.put_u32(changes.len() as u32);
+    for c in changes {
+        out.put_u32(c.table);
+        out.put_u32(c.partition);
+        out.put_bytes(&c.key);
+        match &c.row {
+            None => out.put_u8(0),
+            Some(row) => {
+                out.put_u8(1);
+                out.put_bytes(row);
+            }
+        }
+    }
+}
+
+/// Reads the rows of a `Replicate` or `CopyRows`, each checked against its limit.
+fn get_changes(r: &mut Reader) -> DecodeResult<Vec<RowChange>> {
+    // Table, partition, key length and presence: 13 bytes at least.
+    let n = r.count("replicated rows", REPLICATED_ROWS_MAX, 13)?;
+    let mut changes = Vec::with_capacity(n);
+    for _ in 0..n {
+        let table = r.u32()?;
+        let partition = r.u32()?;
+        let key = r.bytes("replicated key", limits::KEY_BYTES_MAX)?.to_vec();
+        let row = match r.u8()? {
+            0 => None,
+            1 => Some(r.bytes("replicated row", limits::ROW_BYTES_MAX)?.to_vec()),
+            other => {
+                return Err(DecodeError::BadTag {
+                    what: "replicated row",
+                    tag: other,
+                })
+            }
+        };
+        changes.push(RowChange {
+            table,
+            partition,
+            key,
+            row,
+        });
+    }
+    Ok(changes)
 }
 
 /// The most rows one `Replicate` may carry (a transaction's operations are bounded far below).

@@ -11,7 +11,9 @@ use wire::{ExecuteOutcome, Message, OpResult, RowChange};
 
 use super::{Coordinator, OpenTxn, Pending};
 use crate::messages::*;
-use crate::replication::{CommitName, Outcome, SchemaJob};
+use std::sync::Arc;
+
+use crate::replication::{CommitName, Outcome, Restart, SchemaJob};
 
 /// A commit whose row images are coming from its workers.
 pub(super) struct Gather {
@@ -85,11 +87,14 @@ impl Coordinator {
                     "replicated rows come only on a primary's link (after PeerHello)",
                 )),
             },
-            Message::TableIds { .. } => match self.replica {
+            Message::TableIds { .. }
+            | Message::CopyCatalog { .. }
+            | Message::CopyRows { .. }
+            | Message::CopyDone { .. } => match self.replica {
                 Some((_, epoch)) => role.accepts_commit(epoch).err(),
                 None => Some(Error::new(
                     ErrorCode::Protocol,
-                    "table ids come only on a primary's link (after PeerHello)",
+                    "table ids and copies come only on a primary's link (after PeerHello)",
                 )),
             },
             m if is_schema_change(m) && self.replica.is_some() => {
@@ -114,8 +119,13 @@ impl Coordinator {
             }
             m => match role.serving() {
                 Err(e) => Some(e),
-                Ok(_) if is_schema_change(m) && role.has_backups() => {
-                    if self.shared.schema_change_busy.swap(true, Ordering::AcqRel) {
+                Ok(_) if is_schema_change(m) => {
+                    if let Some(node) = role.has_starting() {
+                        Some(Error::new(
+                            ErrorCode::Overloaded,
+                            format!("data node {node} of this node group is starting (copying its partitions): schema changes wait until it is a member; retry"),
+                        ))
+                    } else if self.shared.schema_change_busy.swap(true, Ordering::AcqRel) {
                         Some(Error::new(
                             ErrorCode::Overloaded,
                             "another schema change is being made on the node group; retry",
@@ -199,6 +209,99 @@ impl Coordinator {
     /// logged transaction, and answers once every part is written (and synced, as the node's
     /// durability says).
     pub(super) fn apply_replicated(&mut self, id: u64, name: CommitName, changes: Vec<RowChange>) {
+        // A restarted node that holds no table yet drops them: the copy reads them applied.
+        if self
+            .shared
+            .role
+            .as_ref()
+            .is_some_and(|r| r.restart() == Restart::AwaitingCatalog)
+        {
+            return self.reply(id, &Message::Done);
+        }
+        self.apply_rows(id, name, changes, false);
+    }
+
+    /// Copied rows from the primary (node restart): each applied unless a replicated commit
+    /// changed its key since the copy began, logged as one transaction.
+    pub(super) fn apply_copied(&mut self, id: u64, changes: Vec<RowChange>) {
+        if self
+            .shared
+            .role
+            .as_ref()
+            .is_none_or(|r| r.restart() != Restart::Copying)
+        {
+            return self.fail(
+                id,
+                Error::new(
+                    ErrorCode::Protocol,
+                    "copied rows come only to a restarted node that took the catalog",
+                ),
+            );
+        }
+        self.apply_rows(id, (0, 0), changes, true);
+    }
+
+    /// A restarted node takes its primary's catalog, holding none of its own, and creates every
+    /// table's partitions; from then on its workers keep the keys replicated commits write.
+    /// The same catalog sent again (a new view's copy) is answered without change.
+    pub(super) fn take_catalog(&mut self, id: u64, bytes: &[u8]) {
+        let Some(role) = self.shared.role.clone() else {
+            return;
+        };
+        if role.restart() != Restart::AwaitingCatalog {
+            return self.reply(id, &Message::Done);
+        }
+        let copied = match crate::catalog::Catalog::from_bytes(bytes, "from the primary") {
+            Ok(c) => c,
+            Err(e) => {
+                let why = format!("the primary's catalog could not be read: {}", e.message);
+                self.shared.fail(why.clone());
+                return self.fail(id, Error::new(ErrorCode::Internal, why));
+            }
+        };
+        let tables: Vec<Arc<base::TableDef>> = copied.entries().map(|e| e.def.clone()).collect();
+        if let Err(e) = self.shared.replace_catalog(copied) {
+            return self.fail(id, e);
+        }
+        tracing::info!(
+            tables = tables.len(),
+            "took the primary's catalog; copying rows"
+        );
+        role.restart_reached(Restart::Copying);
+        let shared = self.shared.clone();
+        self.ddl_on_workers(id, Message::Done, |w, tag, reply_to| {
+            shared.workers[w].send(ToWorker::Copying(true));
+            ToWorker::CreateTables {
+                tables: tables
+                    .iter()
+                    .map(|t| (t.clone(), shared.partitions_of(t, w)))
+                    .collect(),
+                tag,
+                reply_to,
+            }
+        });
+    }
+
+    /// The primary's copy ended: the workers stop keeping keys, and the membership may say
+    /// this node caught up.
+    pub(super) fn copy_done(&mut self, id: u64, rows: u64) {
+        let Some(role) = self.shared.role.clone() else {
+            return;
+        };
+        if role.restart() == Restart::Copying {
+            for w in 0..self.shared.worker_count() {
+                self.outbox.push((w, ToWorker::Copying(false)));
+            }
+            role.restart_reached(Restart::No);
+            tracing::info!(rows, "copy from the primary done: caught up");
+            println!("node restart: copied {rows} rows from the primary; caught up");
+        }
+        self.reply(id, &Message::Done);
+    }
+
+    /// Applies a replicated commit (`copy`: copied rows) on the workers owning the rows'
+    /// partitions, as one logged transaction, and answers once every part is written.
+    fn apply_rows(&mut self, id: u64, name: CommitName, changes: Vec<RowChange>, copy: bool) {
         // Rows of a table this node never held mean its catalog is behind the primary's: the
         // replica has left the primary's state, and the node stops. (Rows of a table dropped
         // here since are dropped with it, as on the primary.)
@@ -239,6 +342,7 @@ impl Coordinator {
                     sequence,
                     tag,
                     reply_to: self.me,
+                    copy,
                 },
             ));
         }
@@ -357,7 +461,7 @@ impl Coordinator {
                 changes,
             },
             true,
-            Box::new(move |result| {
+            Box::new(move |result, generation| {
                 let ok = result.is_ok();
                 decided.commit_ended(name, ok);
                 // The coordinator hears first: the workers' answers to the commit come after.
@@ -376,6 +480,7 @@ impl Coordinator {
                         written,
                         tag,
                         reply_to: me,
+                        generation,
                     });
                     return;
                 }
@@ -386,6 +491,7 @@ impl Coordinator {
                         reply_to: None,
                     });
                 }
+                decided.settled(generation);
             }),
         );
     }
@@ -491,7 +597,7 @@ impl Coordinator {
                 // the backups take the same, so their next tables' ids stay the primary's.
                 if let Some(role) = self.shared.role.clone() {
                     let last = self.last_table_id();
-                    role.replicate(Message::TableIds { last }, false, Box::new(|_| {}));
+                    role.replicate(Message::TableIds { last }, false, Box::new(|_, _| {}));
                 }
                 self.shared
                     .schema_change_busy
@@ -547,7 +653,7 @@ impl Coordinator {
         role.replicate(
             change,
             false,
-            Box::new(move |result| {
+            Box::new(move |result, _| {
                 shared.schema_change_busy.store(false, Ordering::Release);
                 shared.workers[me.worker].send(ToWorker::ToCoordinator {
                     connection: me.connection,

@@ -22,6 +22,43 @@ impl Worker {
             .collect()
     }
 
+    /// Committed rows of one partition for a copy to a starting node, from row slot `from`:
+    /// at most `rows_max` rows, and no more once `bytes_max` bytes are taken; with the slot
+    /// the next batch begins at (None: the partition ended, or this worker does not hold it).
+    pub(super) fn copy_read(
+        &self,
+        table: u32,
+        partition: u32,
+        from: u32,
+        rows_max: usize,
+        bytes_max: usize,
+    ) -> crate::messages::CopiedRows {
+        let Some(part) = self.partitions.get(&(table, partition)) else {
+            return (Vec::new(), None);
+        };
+        let primary_key = &part.table().primary_key;
+        let mut rows = Vec::new();
+        let (mut bytes, mut next) = (0, None);
+        part.scan_from(from, |slot, row| {
+            if rows.len() >= rows_max || bytes >= bytes_max {
+                next = Some(slot);
+                return false;
+            }
+            let mut key = Vec::new();
+            part.encode_row_key(row, primary_key, false, &mut key);
+            let change = wire::RowChange {
+                table,
+                partition,
+                key,
+                row: Some(row.to_vec()),
+            };
+            bytes += change.encoded_bytes();
+            rows.push(change);
+            true
+        });
+        (rows, next)
+    }
+
     /// Writes committed row images (None: delete) into their partitions, counting the memory
     /// they take. An image of a partition this worker does not hold is skipped (its table was
     /// dropped); a row the partition refuses is an error.

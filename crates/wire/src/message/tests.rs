@@ -259,6 +259,18 @@ fn messages_round_trip() {
         },
         Message::Outcome { committed: true },
         Message::TableIds { last: 17 },
+        Message::CopyCatalog {
+            catalog: b"CAIRNCAT...".to_vec(),
+        },
+        Message::CopyRows {
+            changes: vec![RowChange {
+                table: 4,
+                partition: 2,
+                key: vec![7],
+                row: Some(vec![1; 12]),
+            }],
+        },
+        Message::CopyDone { rows: 12_345 },
         Message::Replicate {
             session: 5,
             transaction: 6,
