@@ -224,17 +224,18 @@ impl Coordinator {
     /// Copied rows from the primary (node restart): each applied unless a replicated commit
     /// changed its key since the copy began, logged as one transaction.
     pub(super) fn apply_copied(&mut self, id: u64, changes: Vec<RowChange>) {
-        if self
-            .shared
-            .role
-            .as_ref()
-            .is_none_or(|r| r.restart() != Restart::Copying)
-        {
+        let restart = self.shared.role.as_ref().map(|r| r.restart());
+        // A copy sent again after this node's copy ended (a view changed before it became a
+        // member): it holds every row already, and every commit since.
+        if restart == Some(Restart::No) {
+            return self.reply(id, &Message::Done);
+        }
+        if restart != Some(Restart::Copying) {
             return self.fail(
                 id,
                 Error::new(
                     ErrorCode::Protocol,
-                    "copied rows come only to a restarted node that took the catalog",
+                    "copied rows come only to a restarted node, after the catalog",
                 ),
             );
         }
