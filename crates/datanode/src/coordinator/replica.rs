@@ -269,9 +269,14 @@ impl Coordinator {
             "took the primary's catalog; copying rows"
         );
         role.restart_reached(Restart::Copying);
+        // Through the outbox, as every later replicated commit's rows go: a worker keeps keys
+        // from before the first of them (its own worker takes both from its local queue, which
+        // runs ahead of its channel).
+        for w in 0..self.shared.worker_count() {
+            self.outbox.push((w, ToWorker::Copying(true)));
+        }
         let shared = self.shared.clone();
         self.ddl_on_workers(id, Message::Done, |w, tag, reply_to| {
-            shared.workers[w].send(ToWorker::Copying(true));
             ToWorker::CreateTables {
                 tables: tables
                     .iter()
