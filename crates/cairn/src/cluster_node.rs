@@ -179,10 +179,11 @@ pub fn run_membership(
 }
 
 /// The cluster part of `cairn admin status`: its node groups, each data node's state in the
-/// newest view the management node at `mgm` knows, and its role (the group's primary serves
-/// every partition of the group; the others are backups). False when no management node
-/// answers there (a data node alone).
-pub fn print_status(mgm: &str) -> Result<bool> {
+/// newest view the management node at `mgm` knows, and its role (the group's primary, as the
+/// serving data node names it, serves every partition of the group; the other members are
+/// backups; a starting node copies). False when no management node answers there (a data
+/// node alone).
+pub fn print_status(mgm: &str, primary: Option<u32>) -> Result<bool> {
     let key = crate::cluster_key();
     let ask = |status: bool, timeout: Duration| {
         cluster_host::ask_management_node(mgm, ADMIN_ID, status, key.as_deref(), timeout)
@@ -211,14 +212,12 @@ pub fn print_status(mgm: &str) -> Result<bool> {
         groups.first().map_or(0, Vec::len)
     );
     for (g, group) in groups.iter().enumerate() {
-        let primary = group
-            .iter()
-            .find(|n| states.get(n).is_some_and(|s| s == "member"));
         for node in group {
             let state = states.get(node).map_or("unknown", String::as_str);
-            let role = match (primary == Some(node), state == "member") {
+            let role = match (primary == Some(u32::from(*node)), state) {
                 (true, _) => ", primary of every partition of the group",
-                (false, true) => ", backup",
+                (false, "member") => ", backup",
+                (false, "starting") => ", copying its partitions from the primary",
                 _ => "",
             };
             let api = config

@@ -725,10 +725,15 @@ fn main() -> Result<()> {
                 .with_context(|| format!("serving on {}", args.listen))
         }
         Command::Admin(AdminCommand::Status { connect, mgm }) => {
-            cluster_node::print_status(&mgm)?;
-            let cluster = client::Cluster::connect(&connect)
-                .with_context(|| format!("connecting to {connect}"))?;
-            let s = cluster.status()?;
+            let cluster = client::Cluster::connect(&connect);
+            let s = cluster.as_ref().ok().map(|c| c.status()).transpose()?;
+            // The serving data node names its group's primary (first of the members).
+            let primary = s.as_ref().and_then(|s| s.members.first().copied());
+            cluster_node::print_status(&mgm, primary)?;
+            let cluster = cluster.with_context(|| format!("connecting to {connect}"))?;
+            let Some(s) = s else {
+                bail!("no status from {connect}");
+            };
             println!(
                 "node {}: {} workers, {} tables, {} rows, {} MiB resident",
                 s.node_id,

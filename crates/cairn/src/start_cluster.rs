@@ -2,8 +2,10 @@
 //! its own: a management node (`cairn mgmd`) and N data nodes (`cairn datanode --mgm`), with the
 //! front ends in this process over every data node's address. It writes the cluster's
 //! configuration into the data directory, starts the nodes with their output in
-//! `DIR/logs/`, prints every node and `ready` once each answers, says so when a node exits, and
-//! stops them all on Ctrl-C or SIGTERM.
+//! `DIR/logs/`, prints every node and `ready` once each answers, starts a data node that exits
+//! again (a node restart: it copies its partitions from its group's primary), at most
+//! `RESTARTS_MAX` times in `RESTART_WINDOW`, as NDB's angel process does, and stops them all on
+//! Ctrl-C or SIGTERM.
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -18,6 +20,10 @@ use crate::StartArgs;
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long the nodes have to stop after SIGTERM before they are killed.
 const STOP_TIMEOUT: Duration = Duration::from_secs(10);
+/// A data node that exits is started again, unless it did so this many times already within
+/// `RESTART_WINDOW` (then something is wrong that a restart does not mend).
+const RESTARTS_MAX: usize = 3;
+const RESTART_WINDOW: Duration = Duration::from_secs(60);
 
 /// The ports of a cluster started from `base`: the first data node's native protocol keeps the
 /// one-node default (base + 2), the others follow it; the management node and the membership
@@ -46,6 +52,12 @@ struct Process {
     name: String,
     child: Child,
     exited: bool,
+    /// How it was started (`cairn ARGS`, its log's name): a data node's, to start it again.
+    args: Vec<String>,
+    log: String,
+    data_node: bool,
+    /// When it was started again, newest last.
+    restarts: std::collections::VecDeque<Instant>,
 }
 
 /// Starts the cluster, serves until a signal, and stops it.
@@ -159,10 +171,7 @@ pub fn run(args: StartArgs) -> Result<()> {
         for p in processes.iter_mut().filter(|p| !p.exited) {
             if let Ok(Some(status)) = p.child.try_wait() {
                 p.exited = true;
-                println!(
-                    "{} exited ({status}); the cluster goes on without it",
-                    p.name
-                );
+                restart(p, dir, &status);
             }
         }
     }
@@ -172,6 +181,56 @@ pub fn run(args: StartArgs) -> Result<()> {
     stop(&mut processes);
     println!("stopped");
     Ok(())
+}
+
+/// A node exited: a data node is started again (node restart) unless it was restarted
+/// `RESTARTS_MAX` times within `RESTART_WINDOW`; the management node is not (its votes as the
+/// arbitrator are not kept on disk, so a new one could vote twice).
+fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
+    if !p.data_node {
+        println!(
+            "{} exited ({status}); the cluster goes on without it",
+            p.name
+        );
+        return;
+    }
+    while p
+        .restarts
+        .front()
+        .is_some_and(|t| t.elapsed() > RESTART_WINDOW)
+    {
+        p.restarts.pop_front();
+    }
+    if p.restarts.len() >= RESTARTS_MAX {
+        println!(
+            "{} exited ({status}), its {} restart in {} s: it is not started again; the cluster goes on without it (see {})",
+            p.name,
+            RESTARTS_MAX + 1,
+            RESTART_WINDOW.as_secs(),
+            dir.join("logs").join(format!("{}.log", p.log)).display()
+        );
+        return;
+    }
+    let mut args = p.args.clone();
+    if !args.iter().any(|a| a == "--initial") {
+        args.extend(["--initial".into(), "--yes".into()]);
+    }
+    match spawn(&p.name, dir, &p.log, &args) {
+        Ok(mut started) => {
+            started.restarts = std::mem::take(&mut p.restarts);
+            started.restarts.push_back(Instant::now());
+            println!(
+                "{} exited ({status}); restarted, pid {}: it copies its partitions from its node group's primary, then serves as a backup",
+                p.name,
+                started.child.id()
+            );
+            *p = started;
+        }
+        Err(e) => println!(
+            "{} exited ({status}) and could not be started again: {e:#}; the cluster goes on without it",
+            p.name
+        ),
+    }
 }
 
 fn start_nodes(
@@ -279,12 +338,15 @@ fn node_flags(args: &StartArgs) -> Vec<String> {
     flags
 }
 
-/// Starts `cairn ARGS` with its output in `DIR/logs/LOG.log`; it gets SIGTERM if this process
-/// dies first, so no node outlives the command that started it.
+/// Starts `cairn ARGS` with its output appended to `DIR/logs/LOG.log`; it gets SIGTERM if this
+/// process dies first, so no node outlives the command that started it.
 fn spawn(name: &str, dir: &Path, log: &str, args: &[String]) -> Result<Process> {
     let path: PathBuf = dir.join("logs").join(format!("{log}.log"));
-    let out =
-        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
     let err = out.try_clone()?;
     let exe = std::env::current_exe().context("finding the cairn binary")?;
     let mut command = Command::new(exe);
@@ -312,6 +374,10 @@ fn spawn(name: &str, dir: &Path, log: &str, args: &[String]) -> Result<Process> 
         name: name.to_string(),
         child,
         exited: false,
+        args: args.to_vec(),
+        log: log.to_string(),
+        data_node: args.first().is_some_and(|a| a == "datanode"),
+        restarts: Default::default(),
     })
 }
 

@@ -273,26 +273,82 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
         mysql(&sql, "SHOW CREATE TABLE d.w").contains("UNIQUE KEY `k`"),
         "the unique index is on the survivor"
     );
-    let shown = status(&second);
+    // cairn start starts the killed node again: it copies its partitions from the primary and
+    // becomes a backup, while the primary stays where it is.
+    let restarted = cluster
+        .output
+        .iter()
+        .find(|l| l.starts_with("data node 1 exited") && l.contains("restarted, pid"))
+        .cloned()
+        .unwrap_or_else(|| panic!("data node 1 was not restarted: {:?}", cluster.output));
+    let pid1: u32 = restarted
+        .split("pid ")
+        .nth(1)
+        .and_then(|r| r.split(':').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {restarted:?}"));
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let shown = loop {
+        let shown = status(&second);
+        if shown.contains(&format!("data node 1 {first} member, backup")) {
+            break shown;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "data node 1 is not a backup again: {shown}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
     assert!(
-        shown.contains("data node 1 ") && shown.contains("not in the view"),
+        shown.contains(&format!(
+            "data node 2 {second} member, primary of every partition"
+        )),
         "{shown}"
     );
-    assert!(shown.contains("primary of every partition"), "{shown}");
     assert_eq!(
         mysql(
             &sql,
             "SELECT node_id, status, role FROM ndbinfo.nodes ORDER BY node_id"
         ),
-        "node_id\tstatus\trole\n1\tNOT IN VIEW\t\n2\tSTARTED\tprimary\n"
+        "node_id\tstatus\trole\n1\tSTARTED\tbackup\n2\tSTARTED\tprimary\n"
     );
+    mysql(&sql, "INSERT INTO d.t VALUES (4, 40)");
 
-    // SIGTERM stops the rest: the surviving data node and the management node exit too.
-    cluster.terminate();
-    let alive = std::process::Command::new("sh")
-        .args(["-c", &format!("kill -0 {} 2>/dev/null", pids[1])])
+    // Now the node that served throughout dies: the restarted one holds every row alone.
+    let killed = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -KILL {}", pids[1])])
         .status()
         .unwrap();
-    assert!(!alive.success(), "data node 2 outlived cairn start");
+    assert!(killed.success());
+    cluster.wait_for("data node 2 exited", Duration::from_secs(10));
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        match common::try_mysql(&sql, "INSERT INTO d.t VALUES (5, 50)") {
+            Ok(_) => break,
+            Err(e) => assert!(
+                std::time::Instant::now() < deadline,
+                "no insert after the second kill: {e}"
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        mysql(&sql, "SELECT SUM(v) FROM d.t"),
+        "SUM(v)\n150\n",
+        "every committed row is on the restarted node"
+    );
+    assert_eq!(
+        mysql(&sql, "SELECT id, e, f FROM d.u ORDER BY id"),
+        "id\te\tf\n1\t5\t7\n2\t5\t7\n3\t6\t8\n",
+        "the altered table is on the restarted node"
+    );
+
+    // SIGTERM stops the rest: the data nodes and the management node exit too.
+    cluster.terminate();
+    let alive = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -0 {pid1} 2>/dev/null")])
+        .status()
+        .unwrap();
+    assert!(!alive.success(), "data node 1 outlived cairn start");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -289,11 +289,17 @@ impl Role {
     pub fn describe(&self, mut status: wire::NodeStatus) -> wire::NodeStatus {
         let view = self.view();
         status.view_epoch = view.epoch;
-        status.members = self
-            .group
-            .iter()
-            .copied()
-            .filter(|n| view.members.contains(n))
+        // The primary first: it is not always the lowest (a node that came back does not take
+        // the primary's place).
+        status.members = view
+            .primary
+            .into_iter()
+            .chain(
+                self.group
+                    .iter()
+                    .copied()
+                    .filter(|n| view.members.contains(n) && view.primary != Some(*n)),
+            )
             .collect();
         status.group = self.group.clone();
         status

@@ -685,7 +685,7 @@ impl Conn {
                 return Ok(false);
             }
         }
-        let accounts = match users::load(&shared.cluster()) {
+        let accounts = match read_for_login(&shared, users::load) {
             Ok(a) => a,
             Err(e) => {
                 self.error(&e);
@@ -743,7 +743,9 @@ impl Conn {
             .load(std::sync::atomic::Ordering::Acquire);
         // An account holding every privilege globally needs no narrower grant.
         if account.privileges & privilege::ALL != privilege::ALL {
-            match users::grants_of(&shared.cluster(), &account.user, &account.host) {
+            match read_for_login(&shared, |c| {
+                users::grants_of(c, &account.user, &account.host)
+            }) {
                 Ok(grants) => self.session.scoped = privilege::Scoped::new(grants),
                 Err(e) => {
                     self.error(&e);
@@ -1221,6 +1223,29 @@ fn binary_row(
                 c,
                 charsets,
             )),
+        }
+    }
+}
+
+/// How long a login waits for its node group to serve again when a view change (a failover, or
+/// a node coming back) stops it for a moment.
+const LOGIN_FAILOVER_WAIT: Duration = Duration::from_secs(5);
+
+/// Reads what a login needs from the cluster, again (a read repeats safely) while the node
+/// group does not serve for a moment, up to `LOGIN_FAILOVER_WAIT`.
+fn read_for_login<T>(
+    shared: &Shared,
+    read: impl Fn(&client::Cluster) -> Result<T, SqlError>,
+) -> Result<T, SqlError> {
+    let since = std::time::Instant::now();
+    let mut pause = Duration::from_millis(10);
+    loop {
+        match read(&shared.cluster()) {
+            Err(e) if e.failover_retry(true) && since.elapsed() < LOGIN_FAILOVER_WAIT => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(200));
+            }
+            result => return result,
         }
     }
 }

@@ -1247,7 +1247,8 @@ fn ndbinfo_nodes(session: &Session) -> Result<Vec<Vec<Value>>> {
             count(0),
         ]]);
     }
-    let primary = s.members.iter().min().copied();
+    // The answering node lists the group's primary first.
+    let primary = s.members.first().copied();
     Ok(s.group
         .iter()
         .map(|n| {

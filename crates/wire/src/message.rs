@@ -205,8 +205,8 @@ pub struct NodeStatus {
     /// What each table holds (its unique indexes' hidden tables counted as its index memory).
     pub tables: Vec<TableMemory>,
     /// In a cluster: the epoch of the view the node serves in, its node group's data nodes and
-    /// the view's members among them (the lowest is the group's primary). Empty for a data
-    /// node alone.
+    /// the view's members among them, the group's primary first (then ascending). Empty for a
+    /// data node alone.
     pub view_epoch: u64,
     pub group: Vec<u32>,
     pub members: Vec<u32>,
