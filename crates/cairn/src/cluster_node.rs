@@ -193,17 +193,7 @@ pub fn print_status(mgm: &str, primary: Option<u32>) -> Result<bool> {
     };
     let config = ClusterConfig::parse(&text)
         .map_err(|e| anyhow::anyhow!("the management node's configuration: {e}"))?;
-    let status = ask(true, Duration::from_secs(2))
-        .with_context(|| format!("asking the management node at {mgm} for the nodes' states"))?;
-    let mut lines = status.lines();
-    let view = lines.next().unwrap_or_default();
-    let states: BTreeMap<NodeId, String> = lines
-        .filter_map(|l| {
-            let mut words = l.splitn(4, ' ');
-            let (_, id, _, state) = (words.next()?, words.next()?, words.next()?, words.next()?);
-            Some((id.parse().ok()?, state.to_string()))
-        })
-        .collect();
+    let (view, states) = states(mgm)?;
     let groups = config.layout.groups();
     println!(
         "cluster: management node {mgm}, {} data nodes in {} node group(s) of {} replicas; {view}",
@@ -231,6 +221,128 @@ pub fn print_status(mgm: &str, primary: Option<u32>) -> Result<bool> {
         }
     }
     Ok(true)
+}
+
+/// The newest view the management node at `mgm` knows ("view N", or "view 1 (as configured)")
+/// and each node's state in it ("member", "starting", "not in the view ...").
+fn states(mgm: &str) -> Result<(String, BTreeMap<NodeId, String>)> {
+    let key = crate::cluster_key();
+    let status = cluster_host::ask_management_node(
+        mgm,
+        ADMIN_ID,
+        true,
+        key.as_deref(),
+        Duration::from_secs(2),
+    )
+    .with_context(|| format!("asking the management node at {mgm} for the nodes' states"))?;
+    let mut lines = status.lines();
+    let view = lines.next().unwrap_or_default().to_string();
+    let states = lines
+        .filter_map(|l| {
+            let mut words = l.splitn(4, ' ');
+            let (_, id, _, state) = (words.next()?, words.next()?, words.next()?, words.next()?);
+            Some((id.parse().ok()?, state.to_string()))
+        })
+        .collect();
+    Ok((view, states))
+}
+
+/// The cluster's configuration, from the management node at `mgm`.
+fn config_of(mgm: &str) -> Result<ClusterConfig> {
+    let key = crate::cluster_key();
+    let text = cluster_host::ask_management_node(
+        mgm,
+        ADMIN_ID,
+        false,
+        key.as_deref(),
+        Duration::from_secs(2),
+    )
+    .with_context(|| format!("asking the management node at {mgm} for the configuration"))?;
+    ClusterConfig::parse(&text)
+        .map_err(|e| anyhow::anyhow!("the management node's configuration: {e}"))
+}
+
+/// The epoch in a view line ("view N ...").
+fn epoch_of(view: &str) -> u64 {
+    view.split_whitespace()
+        .nth(1)
+        .and_then(|e| e.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Asks data node `node` to stop (`restart`: to be started again by what runs it).
+pub fn stop_node(mgm: &str, node: u32, restart: bool) -> Result<()> {
+    let config = config_of(mgm)?;
+    let id = NodeId::try_from(node).ok();
+    let Some(api) = id.and_then(|id| config.api_addresses.get(&id)) else {
+        bail!("data node {node} is not in the cluster's configuration");
+    };
+    let cluster = client::Cluster::connect_timeout(api, Duration::from_secs(5))
+        .with_context(|| format!("connecting to data node {node} at {api}"))?;
+    cluster
+        .shutdown(restart)
+        .with_context(|| format!("asking data node {node} to stop"))
+}
+
+/// Restarts data node `only`, or every data node in turn (its group's primary last), each
+/// once the cluster is whole, waiting until it is a member again (at most `timeout` each).
+pub fn restart_nodes(mgm: &str, only: Option<u32>, timeout: Duration) -> Result<()> {
+    let config = config_of(mgm)?;
+    let apis: Vec<String> = config.api_addresses.values().cloned().collect();
+    let primary = client::Cluster::connect_timeout(&apis.join(","), Duration::from_secs(5))
+        .and_then(|c| c.status())
+        .ok()
+        .and_then(|s| s.members.first().copied());
+    let mut order: Vec<u32> = match only {
+        Some(node) => vec![node],
+        None => config.layout.data_nodes().map(u32::from).collect(),
+    };
+    // The primary last: each other node's restart leaves the primary serving throughout.
+    order.sort_by_key(|n| (Some(*n) == primary, *n));
+    let total = order.len();
+    for (i, node) in order.into_iter().enumerate() {
+        let id = NodeId::try_from(node)
+            .ok()
+            .filter(|id| config.api_addresses.contains_key(id))
+            .with_context(|| format!("data node {node} is not in the cluster's configuration"))?;
+        let (view, before) = states(mgm)?;
+        if let Some((n, state)) = before
+            .iter()
+            .find(|(n, s)| **n != cluster::ARBITRATOR && s.as_str() != "member")
+        {
+            bail!("data node {n} is {state}: a restart waits until every data node is a member (the cluster would lose a node group)");
+        }
+        let epoch = epoch_of(&view);
+        let began = std::time::Instant::now();
+        println!(
+            "restarting data node {node} ({}/{total}) in view {epoch}",
+            i + 1
+        );
+        stop_node(mgm, node, true)?;
+        let mut left = false;
+        let mut said = String::new();
+        loop {
+            let (view, now) = states(mgm)?;
+            let state = now.get(&id).cloned().unwrap_or_default();
+            left |= state != "member";
+            if state == "member" && (left || epoch_of(&view) >= epoch + 3) {
+                break;
+            }
+            if state != said {
+                println!("  data node {node}: {state} ({view})");
+                said = state;
+            }
+            if began.elapsed() > timeout {
+                bail!("data node {node} is not a member again after {timeout:?} (is something running it that starts it again, such as cairn start?)");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        println!(
+            "data node {node} is a member again after {:.1} s",
+            began.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
 }
 
 /// The id `cairn admin` says hello with to the management node (no node has it).

@@ -628,6 +628,32 @@ enum AdminCommand {
         #[arg(long, default_value = "127.0.0.1:1186")]
         mgm: String,
     },
+    /// Stops data node NODE of the cluster cleanly; `cairn start` does not start it again.
+    Stop {
+        node: u32,
+        #[arg(long, default_value = "127.0.0.1:2300")]
+        mgm: String,
+    },
+    /// Stops data node NODE so that what runs it (`cairn start`, or a service manager that
+    /// restarts on exit code 75) starts it again; it copies its partitions from its group's
+    /// primary (node restart). Waits until it is a member again.
+    Restart {
+        node: u32,
+        #[arg(long, default_value = "127.0.0.1:2300")]
+        mgm: String,
+        /// How long to wait for the node to be a member again.
+        #[arg(long, default_value_t = 300)]
+        timeout_s: u64,
+    },
+    /// Restarts every data node in turn (the group's primary last), each once the one before
+    /// is a member again: the cluster serves throughout.
+    RollingRestart {
+        #[arg(long, default_value = "127.0.0.1:2300")]
+        mgm: String,
+        /// How long to wait for each node to be a member again.
+        #[arg(long, default_value_t = 300)]
+        timeout_s: u64,
+    },
 }
 
 fn init_logging() {
@@ -651,6 +677,9 @@ fn init_logging() {
 
 /// The exit code of a process whose node failed (fail-stop): a failed write or fsync, or a panic.
 const EXIT_FAILED: i32 = 70;
+/// A data node stopped on request to be started again (`cairn admin restart`): what runs it
+/// (`cairn start`, a service manager) starts it again.
+pub const EXIT_RESTART: i32 = 75;
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
@@ -723,6 +752,19 @@ fn main() -> Result<()> {
             };
             bench::floor::run(&opts, &args.listen)
                 .with_context(|| format!("serving on {}", args.listen))
+        }
+        Command::Admin(AdminCommand::Stop { node, mgm }) => {
+            cluster_node::stop_node(&mgm, node, false)?;
+            println!("data node {node} stops");
+            Ok(())
+        }
+        Command::Admin(AdminCommand::Restart {
+            node,
+            mgm,
+            timeout_s,
+        }) => cluster_node::restart_nodes(&mgm, Some(node), Duration::from_secs(timeout_s)),
+        Command::Admin(AdminCommand::RollingRestart { mgm, timeout_s }) => {
+            cluster_node::restart_nodes(&mgm, None, Duration::from_secs(timeout_s))
         }
         Command::Admin(AdminCommand::Status { connect, mgm }) => {
             let cluster = client::Cluster::connect(&connect);
@@ -831,14 +873,18 @@ fn stop_signal() -> Result<mpsc::Receiver<()>> {
 
 /// Blocks until Ctrl-C or SIGTERM; exits the process if the node fails (fail-stop), so it restarts
 /// from its files.
-fn wait_for_signal(node: &DataNode, rx: mpsc::Receiver<()>) -> Result<()> {
+/// Serves until a signal, or a client's request to stop (`Some(restart)`).
+fn wait_for_signal(node: &DataNode, rx: mpsc::Receiver<()>) -> Result<Option<bool>> {
     loop {
-        match rx.recv_timeout(Duration::from_millis(200)) {
-            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(None),
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if let Some(why) = node.failure() {
                     eprintln!("data node failed: {why}; exiting for recovery");
                     std::process::exit(EXIT_FAILED);
+                }
+                if let Some(restart) = node.stop_requested() {
+                    return Ok(Some(restart));
                 }
             }
         }
@@ -933,12 +979,15 @@ fn start(args: StartArgs) -> Result<()> {
     );
     let stop = stop_signal()?;
     println!("ready");
-    wait_for_signal(&node, stop)?;
+    let requested = wait_for_signal(&node, stop)?;
     println!("stopping");
     sql.stop();
     hs.stop();
     node.stop();
     println!("stopped");
+    if requested == Some(true) {
+        std::process::exit(EXIT_RESTART);
+    }
     Ok(())
 }
 
@@ -1082,8 +1131,16 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
     );
     let stop = stop_signal()?;
     println!("ready");
-    wait_for_signal(&node, stop)?;
+    let requested = wait_for_signal(&node, stop)?;
     node.stop();
+    match requested {
+        Some(true) => {
+            println!("stopped on request, to be started again (exit {EXIT_RESTART})");
+            std::process::exit(EXIT_RESTART);
+        }
+        Some(false) => println!("stopped on request"),
+        None => {}
+    }
     Ok(())
 }
 

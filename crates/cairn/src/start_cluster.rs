@@ -194,6 +194,16 @@ fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
         );
         return;
     }
+    // Stopped on request (`cairn admin stop`, or SIGTERM): it stays stopped.
+    if status.success() {
+        println!(
+            "{} stopped ({status}); not started again, the cluster goes on without it",
+            p.name
+        );
+        return;
+    }
+    // Asked to restart (`cairn admin restart`): not a failure, so not counted.
+    let requested = status.code() == Some(crate::EXIT_RESTART);
     while p
         .restarts
         .front()
@@ -201,7 +211,7 @@ fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
     {
         p.restarts.pop_front();
     }
-    if p.restarts.len() >= RESTARTS_MAX {
+    if !requested && p.restarts.len() >= RESTARTS_MAX {
         println!(
             "{} exited ({status}), its {} restart in {} s: it is not started again; the cluster goes on without it (see {})",
             p.name,
@@ -218,7 +228,9 @@ fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
     match spawn(&p.name, dir, &p.log, &args) {
         Ok(mut started) => {
             started.restarts = std::mem::take(&mut p.restarts);
-            started.restarts.push_back(Instant::now());
+            if !requested {
+                started.restarts.push_back(Instant::now());
+            }
             println!(
                 "{} exited ({status}); restarted, pid {}: it copies its partitions from its node group's primary, then serves as a backup",
                 p.name,

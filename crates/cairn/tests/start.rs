@@ -352,3 +352,160 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
     assert!(!alive.success(), "data node 1 outlived cairn start");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `cairn admin rolling-restart` restarts every data node of a `cairn start` cluster in turn
+/// (the primary last), each coming back by node restart, while a client commits: every
+/// acknowledged row is there afterwards. `cairn admin stop` then stops a node for good.
+#[test]
+fn a_rolling_restart_restarts_every_data_node_while_commits_go_on() {
+    use std::collections::BTreeSet;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    let dir = std::env::temp_dir().join(format!("cairn-rolling-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let base = free_cluster_base().to_string();
+    let mut cluster = common::spawn(
+        &[
+            "start",
+            "--data-nodes",
+            "2",
+            "--replicas",
+            "2",
+            "--workers",
+            "2",
+            "--base-port",
+            &base,
+            "--data-dir",
+            dir.to_str().unwrap(),
+        ]
+        .into_iter()
+        .chain(common::FREE_FRONT_END_PORTS)
+        .collect::<Vec<_>>(),
+    );
+    let address = |prefix: &str| {
+        let line = cluster.listening(prefix);
+        line.split([' ', ',']).next().unwrap().to_string()
+    };
+    let mgm = address("management node: ");
+    let apis = format!(
+        "{},{}",
+        address("data node 1 (native protocol): "),
+        address("data node 2 (native protocol): ")
+    );
+    let c = Cluster::connect(&apis).unwrap();
+    c.create_table(
+        TableDef::new(
+            "rolling",
+            vec![ColumnDef::new("id", ColumnType::BigInt { unsigned: false })],
+            &["id"],
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    drop(c);
+
+    // One writer, a row per commit; what it was told committed must be there at the end.
+    let stop = Arc::new(AtomicBool::new(false));
+    let acknowledged = Arc::new(Mutex::new(BTreeSet::new()));
+    let writer = {
+        let (apis, stop, acknowledged) = (apis.clone(), stop.clone(), acknowledged.clone());
+        std::thread::spawn(move || {
+            let mut connection: Option<Cluster> = None;
+            let mut id = 0i64;
+            while !stop.load(Ordering::Relaxed) {
+                let c = match connection.clone() {
+                    Some(c) => c,
+                    None => match Cluster::connect_timeout(&apis, Duration::from_millis(500)) {
+                        Ok(c) => {
+                            connection = Some(c.clone());
+                            c
+                        }
+                        Err(_) => continue,
+                    },
+                };
+                let Ok(t) = c.table("rolling") else {
+                    connection = None;
+                    continue;
+                };
+                id += 1;
+                let mut txn = c.transaction();
+                txn.insert(&t, vec![(0, Value::Int(id))]);
+                match txn.commit() {
+                    Ok(()) => {
+                        acknowledged.lock().unwrap().insert(id);
+                    }
+                    Err(client::ClientError::ConnectionLost(_)) => connection = None,
+                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        })
+    };
+    let admin = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
+            .arg("admin")
+            .args(args)
+            .args(["--mgm", &mgm])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "cairn admin {args:?}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let before = acknowledged.lock().unwrap().len();
+    let shown = admin(&["rolling-restart"]);
+    let during = acknowledged.lock().unwrap().len() - before;
+    println!("{shown}");
+    // The backup first, the primary (node 1) last.
+    let first = shown.find("restarting data node 2 (1/2)");
+    let second = shown.find("restarting data node 1 (2/2)");
+    assert!(first.is_some() && first < second, "{shown}");
+    assert!(shown.contains("data node 1 is a member again"), "{shown}");
+    // Node 1, the primary, was restarted last.
+    cluster.wait_until(
+        |l| l.starts_with("data node 1 exited (exit status: 75); restarted"),
+        Duration::from_secs(1),
+    );
+    assert!(
+        cluster
+            .output
+            .iter()
+            .any(|l| l.starts_with("data node 2 exited (exit status: 75); restarted")),
+        "{:?}",
+        cluster.output
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    let acknowledged = acknowledged.lock().unwrap();
+    println!(
+        "rolling restart: {during} commits acknowledged while it ran, {} in all",
+        acknowledged.len()
+    );
+    assert!(during > 0, "nothing committed during the rolling restart");
+    let c = Cluster::connect(&apis).unwrap();
+    let t = c.table("rolling").unwrap();
+    let present: BTreeSet<i64> = c
+        .transaction()
+        .scan(&t, &client::Scan::table())
+        .unwrap()
+        .into_iter()
+        .map(|r| match r[0] {
+            Value::Int(id) => id,
+            ref other => panic!("bad row {other:?}"),
+        })
+        .collect();
+    let missing: Vec<&i64> = acknowledged.difference(&present).collect();
+    assert!(missing.is_empty(), "acknowledged rows missing: {missing:?}");
+
+    // A node stopped on request stays stopped.
+    admin(&["stop", "2"]);
+    cluster.wait_for("data node 2 stopped", Duration::from_secs(10));
+    cluster.terminate();
+    let _ = std::fs::remove_dir_all(&dir);
+}

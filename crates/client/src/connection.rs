@@ -646,7 +646,15 @@ impl Cluster {
         }
     }
 
-    /// One round trip with `payload` echoed back.
+    /// Asks the data node to stop (`restart`: so that what runs it starts it again); it
+    /// answers before it stops.
+    pub fn shutdown(&self, restart: bool) -> Result<()> {
+        match self.call(&Message::Shutdown { restart })? {
+            Message::Done => Ok(()),
+            other => Err(unexpected(&other)),
+        }
+    }
+
     /// The number this connection gave the data node in its hello.
     pub fn session(&self) -> u64 {
         self.inner.session

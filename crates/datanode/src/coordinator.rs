@@ -585,6 +585,10 @@ impl Coordinator {
                 session,
                 transaction,
             } => self.commit_outcome(id, (session, transaction)),
+            Message::Shutdown { restart } => {
+                self.shared.request_stop(restart);
+                self.reply(id, &Message::Done);
+            }
             Message::CopyCatalog { catalog } => self.take_catalog(id, &catalog),
             Message::CopyRows { changes } => self.apply_copied(id, changes),
             Message::CopyDone { rows } => self.copy_done(id, rows),

@@ -222,6 +222,8 @@ pub struct Shared {
     /// A schema change is being sent to the backups: another waits (a temporary error), so
     /// every replica registers them in the same order and gives tables the same ids.
     pub schema_change_busy: AtomicBool,
+    /// A client asked the node to stop (`Message::Shutdown`): whether to be started again.
+    stop_requested: Mutex<Option<bool>>,
 }
 
 impl Shared {
@@ -473,6 +475,22 @@ impl Shared {
         self.failure.lock().ok().and_then(|f| f.clone())
     }
 
+    /// A client asked the node to stop (`restart`: to be started again by what runs it).
+    pub fn request_stop(&self, restart: bool) {
+        tracing::info!(restart, "asked to stop");
+        *self
+            .stop_requested
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(restart);
+    }
+
+    pub fn stop_requested(&self) -> Option<bool> {
+        *self
+            .stop_requested
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
     /// A restarted node's empty catalog becomes the copy its primary sent (saved at once);
     /// the caller creates the partitions.
     pub fn replace_catalog(&self, copied: Catalog) -> Result<(), Error> {
@@ -569,6 +587,7 @@ impl DataNode {
             failure: Mutex::new(None),
             role: config.role.clone(),
             schema_change_busy: AtomicBool::new(false),
+            stop_requested: Mutex::new(None),
         });
         if let Some(role) = &shared.role {
             // A primary copies its partitions to a starting node of its group (node restart).
@@ -704,6 +723,11 @@ impl DataNode {
     /// nothing more and must be restarted.
     pub fn failure(&self) -> Option<String> {
         self.shared.failure()
+    }
+
+    /// Whether a client asked the node to stop, and to be started again (`Message::Shutdown`).
+    pub fn stop_requested(&self) -> Option<bool> {
+        self.shared.stop_requested()
     }
 
     /// What another thread (the cluster membership's) calls to fail the node (fail-stop).

@@ -406,6 +406,12 @@ pub enum Message {
     CopyDone {
         rows: u64,
     },
+    /// Asks the data node to stop cleanly (`cairn admin stop`), or to stop so that what runs
+    /// it starts it again (`restart`: `cairn admin restart`, a rolling restart). Answered by
+    /// `Done` before it stops.
+    Shutdown {
+        restart: bool,
+    },
 }
 
 /// One row's new image in a replicated commit: its table, partition and encoded primary key,
@@ -522,6 +528,7 @@ impl Message {
             Message::CopyCatalog { .. } => 35,
             Message::CopyRows { .. } => 36,
             Message::CopyDone { .. } => 37,
+            Message::Shutdown { .. } => 38,
         }
     }
 
@@ -597,6 +604,7 @@ impl Message {
             Message::CopyCatalog { catalog } => out.put_bytes(catalog),
             Message::CopyRows { changes } => put_changes(out, changes),
             Message::CopyDone { rows } => out.put_u64(*rows),
+            Message::Shutdown { restart } => out.put_u8(u8::from(*restart)),
             Message::HelloReply {
                 node_id,
                 worker_count,
@@ -829,6 +837,9 @@ impl Message {
                 changes: get_changes(&mut r)?,
             },
             37 => Message::CopyDone { rows: r.u64()? },
+            38 => Message::Shutdown {
+                restart: r.u8()? != 0,
+            },
             2 => Message::HelloReply {
                 node_id: r.u32()?,
                 worker_count: r.u32()?,

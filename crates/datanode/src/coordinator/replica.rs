@@ -74,6 +74,7 @@ impl Coordinator {
             | Message::ListTables
             | Message::ListDatabases
             | Message::Checkpoint
+            | Message::Shutdown { .. }
             | Message::PeerHello { .. } => None,
             Message::Replicate {
                 session,

@@ -271,6 +271,7 @@ fn messages_round_trip() {
             }],
         },
         Message::CopyDone { rows: 12_345 },
+        Message::Shutdown { restart: true },
         Message::Replicate {
             session: 5,
             transaction: 6,
