@@ -784,6 +784,19 @@ fn main() -> Result<()> {
                 s.row_count,
                 s.resident_bytes >> 20
             );
+            for c in &s.copies {
+                let seconds = c.micros as f64 / 1e6;
+                println!(
+                    "copy to data node {} (node restart): {} rows, {}/{} partitions, {:.1} s, {:.0} rows/s{}",
+                    c.node,
+                    c.rows,
+                    c.partitions_done,
+                    c.partitions,
+                    seconds,
+                    c.rows as f64 / seconds.max(0.001),
+                    if c.done { ", done" } else { ", running" }
+                );
+            }
             println!(
                 "data memory: {} MiB used of {} MiB ({} MiB free)",
                 s.data_memory_bytes >> 20,

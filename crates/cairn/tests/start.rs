@@ -305,6 +305,11 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
         )),
         "{shown}"
     );
+    // The primary's copy to it, done.
+    assert!(
+        shown.contains("copy to data node 1 (node restart): ") && shown.contains(", done"),
+        "{shown}"
+    );
     assert_eq!(
         mysql(
             &sql,

@@ -707,6 +707,7 @@ impl Coordinator {
                     view_epoch: 0,
                     group: Vec::new(),
                     members: Vec::new(),
+                    copies: Vec::new(),
                 };
                 let status = match &self.shared.role {
                     Some(role) => role.describe(status),

@@ -58,6 +58,8 @@ pub fn spawn(shared: Weak<Shared>, node: u32, epoch: u64) {
                 epoch,
                 rows: 0,
                 batches: 0,
+                partitions_done: 0,
+                partitions: 0,
                 started: Instant::now(),
                 logged: Instant::now(),
             };
@@ -83,6 +85,8 @@ struct Copy {
     epoch: u64,
     rows: u64,
     batches: u64,
+    partitions_done: u32,
+    partitions: u32,
     started: Instant,
     logged: Instant,
 }
@@ -135,6 +139,8 @@ impl Copy {
         }
         let mut window: std::collections::VecDeque<Answer> = Default::default();
         let workers = self.shared.worker_count();
+        self.partitions = tables.iter().map(|t| t.partition_count).sum();
+        self.report(false);
         for table in &tables {
             for worker in 0..workers {
                 for partition in self.shared.partitions_of(table, worker) {
@@ -156,6 +162,8 @@ impl Copy {
                         window.push_back(self.send(Message::CopyRows { changes }).0);
                         self.progress(&table.name);
                     }
+                    self.partitions_done += 1;
+                    self.report(false);
                 }
             }
         }
@@ -164,6 +172,7 @@ impl Copy {
         }
         let (answer, _) = self.send(Message::CopyDone { rows: self.rows });
         self.wait(&answer)?;
+        self.report(true);
         let seconds = self.started.elapsed().as_secs_f64();
         tracing::info!(
             node = self.node,
@@ -258,7 +267,20 @@ impl Copy {
         }
     }
 
+    /// Publishes where the copy stands, for the node's status (`cairn admin status`).
+    fn report(&self, done: bool) {
+        self.role.copy_progress(wire::CopyStatus {
+            node: self.node,
+            rows: self.rows,
+            partitions_done: self.partitions_done,
+            partitions: self.partitions,
+            micros: self.started.elapsed().as_micros() as u64,
+            done,
+        });
+    }
+
     fn progress(&mut self, table: &str) {
+        self.report(false);
         if self.logged.elapsed() < PROGRESS_EVERY {
             return;
         }

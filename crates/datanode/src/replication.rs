@@ -139,6 +139,9 @@ pub struct Role {
     copier: Mutex<Option<Copier>>,
     /// The copies started: (starting node, epoch).
     copies: Mutex<BTreeSet<(u32, u64)>>,
+    /// Each starting node's copy as it stands (the running one, or the last one done), for
+    /// the node's status.
+    copy_progress: Mutex<BTreeMap<u32, wire::CopyStatus>>,
     /// On a starting node: set once its primary's copy ended, for the membership to say it
     /// caught up.
     copied: Arc<AtomicBool>,
@@ -280,6 +283,7 @@ impl Role {
             unsettled: Mutex::new(Unsettled::default()),
             copier: Mutex::new(None),
             copies: Mutex::new(BTreeSet::new()),
+            copy_progress: Mutex::new(BTreeMap::new()),
             copied: Arc::new(AtomicBool::new(false)),
             restart: Mutex::new(Restart::No),
         })
@@ -302,7 +306,22 @@ impl Role {
             )
             .collect();
         status.group = self.group.clone();
+        status.copies = self
+            .copy_progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
         status
+    }
+
+    /// Where the copy to a starting node stands (`crate::copy`).
+    pub fn copy_progress(&self, progress: wire::CopyStatus) {
+        self.copy_progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(progress.node, progress);
     }
 
     /// The flag the membership thread keeps: whether the node's lease holds.

@@ -210,6 +210,22 @@ pub struct NodeStatus {
     pub view_epoch: u64,
     pub group: Vec<u32>,
     pub members: Vec<u32>,
+    /// On a primary: its copies to starting nodes of its group (node restart), running or the
+    /// last one done for each node.
+    pub copies: Vec<CopyStatus>,
+}
+
+/// A primary's copy of its partitions to a starting node, as it stands.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CopyStatus {
+    /// The starting node.
+    pub node: u32,
+    pub rows: u64,
+    pub partitions_done: u32,
+    pub partitions: u32,
+    /// Since it began (until it ended, for one done).
+    pub micros: u64,
+    pub done: bool,
 }
 
 /// One table's share of a node's data memory.
@@ -805,6 +821,15 @@ impl Message {
                         out.put_u32(*n);
                     }
                 }
+                out.put_u32(s.copies.len() as u32);
+                for c in &s.copies {
+                    out.put_u32(c.node);
+                    out.put_u64(c.rows);
+                    out.put_u32(c.partitions_done);
+                    out.put_u32(c.partitions);
+                    out.put_u64(c.micros);
+                    out.put_u8(u8::from(c.done));
+                }
             }
         }
     }
@@ -1135,6 +1160,21 @@ impl Message {
                 view_epoch: r.u64()?,
                 group: node_ids(&mut r)?,
                 members: node_ids(&mut r)?,
+                copies: {
+                    let n = r.count("copies", GROUP_NODES_MAX, 29)?;
+                    (0..n)
+                        .map(|_| {
+                            Ok(CopyStatus {
+                                node: r.u32()?,
+                                rows: r.u64()?,
+                                partitions_done: r.u32()?,
+                                partitions: r.u32()?,
+                                micros: r.u64()?,
+                                done: r.u8()? != 0,
+                            })
+                        })
+                        .collect::<DecodeResult<_>>()?
+                },
             }),
             18 => Message::Done,
             19 => Message::Checkpoint,

@@ -5,14 +5,13 @@
 //! refusing what the node does not serve in the current view.
 
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use base::{limits, Error, ErrorCode};
 use wire::{ExecuteOutcome, Message, OpResult, RowChange};
 
 use super::{Coordinator, OpenTxn, Pending};
 use crate::messages::*;
-use std::sync::Arc;
-
 use crate::replication::{CommitName, Outcome, Restart, SchemaJob};
 
 /// A commit whose row images are coming from its workers.

@@ -161,6 +161,14 @@ fn messages_round_trip() {
             view_epoch: 12,
             group: vec![1, 2],
             members: vec![2],
+            copies: vec![CopyStatus {
+                node: 1,
+                rows: 13,
+                partitions_done: 2,
+                partitions: 4,
+                micros: 15,
+                done: false,
+            }],
         }),
         Message::Checkpoint,
         Message::CheckpointReply(CheckpointInfo {
