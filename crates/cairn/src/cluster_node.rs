@@ -16,6 +16,43 @@ use cluster::{NodeId, Observation};
 use datanode::cluster_host::{self, Ended, HostConfig};
 use datanode::replication::Role;
 
+/// The file in a data node's directory that says it was a member of a cluster, and of which
+/// view last ("node K epoch E"): started again with --initial, the node rejoins the running
+/// cluster (node restart) instead of starting one; when the whole cluster starts again, the
+/// node of the newest view holds every acknowledged commit (a system restart starts from it).
+pub const CLUSTER_MEMBER_FILE: &str = "cluster-member";
+
+/// Writes the member file durably: node `node` was a member of view `epoch` (0: none yet).
+pub fn record_member(file: &std::path::Path, node: u32, epoch: u64) -> Result<()> {
+    use std::io::Write;
+    let tmp = file.with_extension("tmp");
+    let mut f =
+        std::fs::File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
+    f.write_all(format!("node {node} epoch {epoch}\n").as_bytes())?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, file).with_context(|| format!("writing {}", file.display()))?;
+    if let Some(dir) = file.parent() {
+        std::fs::File::open(dir)?.sync_all()?;
+    }
+    Ok(())
+}
+
+/// The newest view a data node's directory says it was a member of (0: none, or no file).
+pub fn member_epoch(dir: &std::path::Path) -> u64 {
+    std::fs::read_to_string(dir.join(CLUSTER_MEMBER_FILE))
+        .ok()
+        .and_then(|t| {
+            let mut words = t.split_whitespace();
+            while let Some(w) = words.next() {
+                if w == "epoch" {
+                    return words.next()?.parse().ok();
+                }
+            }
+            None
+        })
+        .unwrap_or(0)
+}
+
 /// What a data node joining a cluster learned from the management node.
 pub struct Joined {
     pub role: Arc<Role>,
@@ -130,6 +167,7 @@ pub fn run_membership(
     joined: &Joined,
     stop: Arc<AtomicBool>,
     fail: impl Fn(String) + Send + 'static,
+    member_file: Option<std::path::PathBuf>,
 ) -> Result<()> {
     let (host, role) = (joined.host.clone(), joined.role.clone());
     let me = host.id;
@@ -157,6 +195,15 @@ pub fn run_membership(
                             && role.view().epoch > 0
                         {
                             println!("node restart: a member again in view {}", view.epoch);
+                        }
+                        // Recorded before the view opens (before any commit in it): the
+                        // node of the newest view holds every acknowledged commit.
+                        if members.contains(&u32::from(me)) {
+                            if let Some(file) = &member_file {
+                                if let Err(e) = record_member(file, u32::from(me), view.epoch) {
+                                    tracing::error!("recording the view in {}: {e:#}", file.display());
+                                }
+                            }
                         }
                         role.install(view.epoch, members, starting);
                     }
@@ -245,6 +292,15 @@ fn states(mgm: &str) -> Result<(String, BTreeMap<NodeId, String>)> {
         })
         .collect();
     Ok((view, states))
+}
+
+/// Whether the management node at `mgm` knows a view with every data node a member.
+pub fn all_members(mgm: &str) -> bool {
+    states(mgm).is_ok_and(|(_, states)| {
+        states
+            .iter()
+            .all(|(n, s)| *n == cluster::ARBITRATOR || s == "member")
+    })
 }
 
 /// The cluster's configuration, from the management node at `mgm`.

@@ -450,6 +450,13 @@ struct DataNodeArgs {
     /// Confirms --initial.
     #[arg(long)]
     yes: bool,
+    /// With --mgm, when the whole cluster starts again (a system restart): start from this
+    /// node's own checkpoint and redo, as a member of the configuration's first view. Give it
+    /// to the node whose data directory says it was a member of the newest view (its
+    /// `cluster-member` file; `cairn start` chooses it); the others start with --initial and
+    /// copy from it.
+    #[arg(long, requires = "mgm", conflicts_with = "initial")]
+    system_restart: bool,
     /// Join the cluster whose management node is at HOST:PORT (`cairn mgmd`): the
     /// configuration it hands out gives this node's address (its `api`), its node group and
     /// the worker count; --node-id names the node. The node serves as its group's primary, or
@@ -1033,15 +1040,11 @@ fn run_api(args: ApiArgs) -> Result<()> {
     Ok(())
 }
 
-/// The file in a data node's directory that says it was a member of a cluster: started again
-/// with --initial, it rejoins the running cluster (node restart) instead of starting one.
-const CLUSTER_MEMBER_FILE: &str = "cluster-member";
-
 fn run_datanode(args: DataNodeArgs) -> Result<()> {
     let member_file = args
         .data_dir
         .as_ref()
-        .map(|dir| dir.join(CLUSTER_MEMBER_FILE));
+        .map(|dir| dir.join(cluster_node::CLUSTER_MEMBER_FILE));
     let restarted =
         args.mgm.is_some() && args.initial && member_file.as_ref().is_some_and(|f| f.exists());
     let joined = match &args.mgm {
@@ -1083,7 +1086,7 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         );
     }
     if let (Some(_), Some(dir)) = (&joined, &args.data_dir) {
-        if dir.join(datanode::catalog::CATALOG_FILE).exists() {
+        if dir.join(datanode::catalog::CATALOG_FILE).exists() && !args.system_restart {
             bail!(
                 "{} holds data node {}'s tables from an earlier run. A data node restarts from a live node of its group, not from its own files yet: start it with --initial --yes, and it copies every partition from its group's primary while the cluster runs (node restart)",
                 dir.display(),
@@ -1091,10 +1094,17 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
             );
         }
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        // A node of the first view is a member of view 1 from its start; a restarted one is
+        // a member of none until it has copied its partitions.
         if let Some(file) = &member_file {
-            std::fs::write(file, format!("{}\n", args.node_id))
-                .with_context(|| format!("writing {}", file.display()))?;
+            cluster_node::record_member(file, args.node_id, u64::from(!restarted))?;
         }
+    }
+    if args.system_restart {
+        println!(
+            "system restart: data node {} starts from its own checkpoint and redo",
+            args.node_id
+        );
     }
     if restarted {
         println!(
@@ -1131,7 +1141,7 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
     }
     if let Some(joined) = &joined {
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        cluster_node::run_membership(joined, stop, node.fail_handle())?;
+        cluster_node::run_membership(joined, stop, node.fail_handle(), member_file.clone())?;
         println!(
             "member of node group {:?} (cluster at {})",
             joined.role.group,

@@ -18,6 +18,9 @@ use crate::StartArgs;
 
 /// How long every node has to come up.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long the data nodes of a system restart have to copy from the node that starts from
+/// its disk.
+const COPY_TIMEOUT: Duration = Duration::from_secs(600);
 /// How long the nodes have to stop after SIGTERM before they are killed.
 const STOP_TIMEOUT: Duration = Duration::from_secs(10);
 /// A data node that exits is started again, unless it did so this many times already within
@@ -79,15 +82,23 @@ pub fn run(args: StartArgs) -> Result<()> {
     let dir = &args.data_dir;
     std::fs::create_dir_all(dir.join("logs"))
         .with_context(|| format!("creating {}", dir.display()))?;
-    for node in 1..=data_nodes {
-        let node_dir = dir.join(format!("node{node}"));
-        if node_dir.join(datanode::catalog::CATALOG_FILE).exists() {
-            bail!(
-                "{} holds a cluster's tables from an earlier run; restarting a whole cluster from its disks is not built yet, so start with another --data-dir (or remove this one)",
-                dir.display()
-            );
-        }
-    }
+    // A system restart: the data directory holds a cluster's tables from an earlier run. The
+    // node that was a member of the newest view holds every acknowledged commit (commit
+    // durability: each replica synced it before the client heard); it starts from its disk,
+    // and the others copy from it (node restart).
+    let holds_tables = |node: u16| {
+        dir.join(format!("node{node}"))
+            .join(datanode::catalog::CATALOG_FILE)
+            .exists()
+    };
+    let source = (1..=data_nodes)
+        .filter(|n| holds_tables(*n))
+        .max_by_key(|n| {
+            (
+                crate::cluster_node::member_epoch(&dir.join(format!("node{n}"))),
+                std::cmp::Reverse(*n),
+            )
+        });
     let ports = Ports {
         base: args.base_port,
     };
@@ -106,11 +117,34 @@ pub fn run(args: StartArgs) -> Result<()> {
         apis.push(api);
     }
     let config_path = dir.join("cluster.toml");
+    if source.is_some() {
+        let before = std::fs::read_to_string(&config_path).unwrap_or_default();
+        if before != config {
+            bail!(
+                "{} holds a cluster started with other settings (see {}): start it with the same --data-nodes, --replicas, --workers and --base-port, or use another --data-dir",
+                dir.display(),
+                config_path.display()
+            );
+        }
+    }
     std::fs::write(&config_path, &config)
         .with_context(|| format!("writing {}", config_path.display()))?;
+    if let Some(node) = source {
+        println!(
+            "system restart: data node {node} was a member of the newest view; it starts from its own disk, and the other data nodes copy from it"
+        );
+    }
 
     let mut processes = Vec::new();
-    let started = start_nodes(&args, dir, &config_path, &mgm, data_nodes, &mut processes);
+    let started = start_nodes(
+        &args,
+        dir,
+        &config_path,
+        &mgm,
+        data_nodes,
+        source,
+        &mut processes,
+    );
     if let Err(e) = started {
         stop(&mut processes);
         return Err(e);
@@ -222,6 +256,8 @@ fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
         return;
     }
     let mut args = p.args.clone();
+    // Whatever it started from, it comes back by copying from its group.
+    args.retain(|a| a != "--system-restart");
     if !args.iter().any(|a| a == "--initial") {
         args.extend(["--initial".into(), "--yes".into()]);
     }
@@ -245,12 +281,16 @@ fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
     }
 }
 
+/// Starts the management node and the data nodes, and waits until each answers and one
+/// serves. In a system restart (`source`: the node of the newest view), that node starts first
+/// from its disk and the others after it serves, with --initial: they copy from it.
 fn start_nodes(
     args: &StartArgs,
     dir: &Path,
     config_path: &Path,
     mgm: &str,
     data_nodes: u16,
+    source: Option<u16>,
     processes: &mut Vec<Process>,
 ) -> Result<()> {
     let config = config_path.to_string_lossy().into_owned();
@@ -271,8 +311,17 @@ fn start_nodes(
         )
         .is_ok()
     })?;
+    let ports = Ports {
+        base: args.base_port,
+    };
     let mut apis = Vec::new();
     for node in 1..=data_nodes {
+        apis.push(format!("127.0.0.1:{}", ports.api(node)?));
+    }
+    // Data nodes in id order, the system restart's source first.
+    let mut order: Vec<u16> = (1..=data_nodes).collect();
+    order.sort_by_key(|n| Some(*n) != source);
+    for node in order {
         let node_dir = dir.join(format!("node{node}"));
         let mut command: Vec<String> = vec![
             "datanode".into(),
@@ -283,6 +332,11 @@ fn start_nodes(
             "--data-dir".into(),
             node_dir.to_string_lossy().into_owned(),
         ];
+        match source {
+            Some(s) if s == node => command.push("--system-restart".into()),
+            Some(_) => command.extend(["--initial".into(), "--yes".into()]),
+            None => {}
+        }
         command.extend(node_flags(args));
         processes.push(spawn(
             &format!("data node {node}"),
@@ -290,13 +344,26 @@ fn start_nodes(
             &format!("datanode-{node}"),
             &command,
         )?);
-        apis.push(format!(
-            "127.0.0.1:{}",
-            Ports {
-                base: args.base_port
-            }
-            .api(node)?
-        ));
+        if Some(node) == source {
+            let api = &apis[usize::from(node) - 1];
+            wait_until(
+                deadline,
+                &format!("data node {node} (from its disk)"),
+                || client::Cluster::connect_serving(api, Duration::from_millis(500)).is_ok(),
+            )?;
+        }
+    }
+    // Printed and looked up by node id.
+    processes[1..].sort_by_key(|p| (p.name.len(), p.name.clone()));
+    if let Some(source) = source {
+        // Ready once every data node copied from the source and is a member: the cluster
+        // serves with every replica again.
+        println!("system restart: the other data nodes copy from data node {source}");
+        wait_until(
+            Instant::now() + COPY_TIMEOUT,
+            "every data node as a member",
+            || crate::cluster_node::all_members(mgm),
+        )?;
     }
     for (i, api) in apis.iter().enumerate() {
         wait_until(deadline, &format!("data node {}", i + 1), || {
@@ -394,12 +461,13 @@ fn spawn(name: &str, dir: &Path, log: &str, args: &[String]) -> Result<Process> 
 }
 
 fn wait_until(deadline: Instant, what: &str, mut ready: impl FnMut() -> bool) -> Result<()> {
+    let began = Instant::now();
     loop {
         if ready() {
             return Ok(());
         }
         if Instant::now() >= deadline {
-            bail!("{what} did not come up within {START_TIMEOUT:?}");
+            bail!("{what} did not come up within {:?}", began.elapsed());
         }
         std::thread::sleep(Duration::from_millis(50));
     }

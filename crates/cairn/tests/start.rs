@@ -514,3 +514,115 @@ fn a_rolling_restart_restarts_every_data_node_while_commits_go_on() {
     cluster.terminate();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A system restart: a `cairn start` cluster whose data node 1 was stopped while node 2 went on
+/// committing is stopped, then started again on the same directory. Node 2, a member of the
+/// newest view, starts from its disk with every row; node 1 copies from it; then node 2 is
+/// killed and node 1 holds every row alone.
+#[test]
+fn a_stopped_cluster_starts_again_from_the_node_of_the_newest_view() {
+    let dir = std::env::temp_dir().join(format!("cairn-system-restart-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let base = free_cluster_base().to_string();
+    let args: Vec<&str> = [
+        "start",
+        "--data-nodes",
+        "2",
+        "--replicas",
+        "2",
+        "--workers",
+        "2",
+        "--base-port",
+        &base,
+        "--data-dir",
+        dir.to_str().unwrap(),
+    ]
+    .into_iter()
+    .chain(common::FREE_FRONT_END_PORTS)
+    .collect();
+    let mut cluster = common::spawn(&args);
+    let sql = cluster.listening("sql (mysql protocol): ");
+    let mgm = cluster
+        .listening("management node: ")
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    mysql(
+        &sql,
+        "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT); INSERT INTO d.t VALUES (1, 10), (2, 20), (3, 30)",
+    );
+    let stopped = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["admin", "stop", "1", "--mgm", &mgm])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    cluster.wait_for("data node 1 stopped", Duration::from_secs(10));
+    // Node 2 alone takes these: node 1's disk does not hold them.
+    mysql(&sql, "INSERT INTO d.t VALUES (4, 40), (5, 50)");
+    cluster.terminate();
+
+    let mut cluster = common::spawn(&args);
+    assert!(
+        cluster
+            .output
+            .iter()
+            .any(|l| l.starts_with("system restart: data node 2 ")),
+        "{:?}",
+        cluster.output
+    );
+    let sql = cluster.listening("sql (mysql protocol): ");
+    assert_eq!(
+        mysql(&sql, "SELECT SUM(v) FROM d.t"),
+        "SUM(v)\n150\n",
+        "every committed row is back"
+    );
+    // Node 1 copies from node 2, then holds every row alone.
+    let mgm = cluster
+        .listening("management node: ")
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    let first = cluster
+        .listening("data node 1 (native protocol): ")
+        .split(',')
+        .next()
+        .unwrap()
+        .to_string();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
+            .args(["admin", "status", "--mgm", &mgm, "--connect", &first])
+            .output()
+            .unwrap();
+        let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+        if shown.contains(&format!("data node 1 {first} member, backup")) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "data node 1 is not a backup again: {shown}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let pid2: u32 = cluster
+        .listening("data node 2 (native protocol): ")
+        .rsplit("pid ")
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap();
+    let killed = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -KILL {pid2}")])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    cluster.wait_for("data node 2 exited", Duration::from_secs(10));
+    assert_eq!(
+        mysql(&sql, "SELECT SUM(v) FROM d.t"),
+        "SUM(v)\n150\n",
+        "every row is on node 1"
+    );
+    cluster.terminate();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -124,6 +124,13 @@ impl Cluster {
         if candidates.len() == 1 {
             return Cluster::connect_one(address, Some(timeout)).map(|(cluster, _)| cluster);
         }
+        Cluster::connect_serving(address, timeout)
+    }
+
+    /// Connects within `timeout` to a data node among `address` (one or several,
+    /// comma-separated) that serves now, even when only one is named.
+    pub fn connect_serving(address: &str, timeout: Duration) -> Result<Cluster> {
+        let candidates = addresses(address);
         // Each node is tried once per round (a refused connection is not waited on: the next
         // node may serve), round after round until the deadline.
         let deadline = Instant::now() + timeout;

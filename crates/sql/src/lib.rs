@@ -230,7 +230,18 @@ impl SqlServer {
         let cluster = Cluster::connect(&config.datanode).map_err(|e| {
             std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
         })?;
-        match users::bootstrap(&cluster, &config.root_password) {
+        // A view change (a node coming back) stops the node group for a moment: the accounts
+        // are read again then.
+        let since = std::time::Instant::now();
+        let bootstrapped = loop {
+            match users::bootstrap(&cluster, &config.root_password) {
+                Err(e) if e.failover_retry(true) && since.elapsed() < FAILOVER_RECONNECT => {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                result => break result,
+            }
+        };
+        match bootstrapped {
             Ok(false) => {}
             Ok(true) => warn!(
                 "root@localhost's password is kept in the catalog from an earlier start: \
