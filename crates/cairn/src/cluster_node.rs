@@ -174,6 +174,8 @@ pub fn run_membership(
     std::thread::Builder::new()
         .name("cluster-membership".into())
         .spawn(move || {
+            let fail = Arc::new(fail);
+            let fail_here = fail.clone();
             let ended = cluster_host::run(
                 host,
                 stop,
@@ -200,8 +202,16 @@ pub fn run_membership(
                         // node of the newest view holds every acknowledged commit.
                         if members.contains(&u32::from(me)) {
                             if let Some(file) = &member_file {
+                                // Unrecorded, a later system restart could start from a
+                                // node that lacks commits: the node stops (fail-stop).
+                                // It never serves in the view it could not record.
                                 if let Err(e) = record_member(file, u32::from(me), view.epoch) {
-                                    tracing::error!("recording the view in {}: {e:#}", file.display());
+                                    fail_here(format!(
+                                        "recording view {} in {}: {e:#}",
+                                        view.epoch,
+                                        file.display()
+                                    ));
+                                    return;
                                 }
                             }
                         }
