@@ -623,6 +623,26 @@ fn a_stopped_cluster_starts_again_from_the_node_of_the_newest_view() {
         "SUM(v)\n150\n",
         "every row is on node 1"
     );
+    mysql(&sql, "INSERT INTO d.t VALUES (6, 60)");
+    cluster.terminate();
+
+    // Node 1, which took its rows by copy and the last one alone, was a member of the newest
+    // view: a second system restart starts from its disk.
+    let cluster = common::spawn(&args);
+    assert!(
+        cluster
+            .output
+            .iter()
+            .any(|l| l.starts_with("system restart: data node 1 ")),
+        "{:?}",
+        cluster.output
+    );
+    let sql = cluster.listening("sql (mysql protocol): ");
+    assert_eq!(
+        mysql(&sql, "SELECT SUM(v) FROM d.t"),
+        "SUM(v)\n210\n",
+        "every row is back from the node that copied them"
+    );
     cluster.terminate();
     let _ = std::fs::remove_dir_all(&dir);
 }
