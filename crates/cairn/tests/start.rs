@@ -136,29 +136,34 @@ fn free_cluster_base() -> u16 {
     panic!("no free block of ports for a cluster");
 }
 
+/// `cairn start` arguments for a cluster of two data nodes (one node group of 2, 2 workers
+/// each) with its data in `dir`, on a block of ports free now.
+fn two_node_cluster(dir: &std::path::Path) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "start",
+        "--data-nodes",
+        "2",
+        "--replicas",
+        "2",
+        "--workers",
+        "2",
+        "--base-port",
+        &free_cluster_base().to_string(),
+        "--data-dir",
+        dir.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(common::FREE_FRONT_END_PORTS.map(String::from));
+    args
+}
+
 #[test]
 fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() {
     let dir = std::env::temp_dir().join(format!("cairn-start-cluster-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let base = free_cluster_base().to_string();
-    let mut cluster = common::spawn(
-        &[
-            "start",
-            "--data-nodes",
-            "2",
-            "--replicas",
-            "2",
-            "--workers",
-            "2",
-            "--base-port",
-            &base,
-            "--data-dir",
-            dir.to_str().unwrap(),
-        ]
-        .into_iter()
-        .chain(common::FREE_FRONT_END_PORTS)
-        .collect::<Vec<_>>(),
-    );
+    let args = two_node_cluster(&dir);
+    let mut cluster = common::spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let sql = cluster.listening("sql (mysql protocol): ");
     let pids: Vec<u32> = cluster
         .output
@@ -369,25 +374,8 @@ fn a_rolling_restart_restarts_every_data_node_while_commits_go_on() {
 
     let dir = std::env::temp_dir().join(format!("cairn-rolling-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let base = free_cluster_base().to_string();
-    let mut cluster = common::spawn(
-        &[
-            "start",
-            "--data-nodes",
-            "2",
-            "--replicas",
-            "2",
-            "--workers",
-            "2",
-            "--base-port",
-            &base,
-            "--data-dir",
-            dir.to_str().unwrap(),
-        ]
-        .into_iter()
-        .chain(common::FREE_FRONT_END_PORTS)
-        .collect::<Vec<_>>(),
-    );
+    let args = two_node_cluster(&dir);
+    let mut cluster = common::spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let address = |prefix: &str| {
         let line = cluster.listening(prefix);
         line.split([' ', ',']).next().unwrap().to_string()
@@ -523,23 +511,8 @@ fn a_rolling_restart_restarts_every_data_node_while_commits_go_on() {
 fn a_stopped_cluster_starts_again_from_the_node_of_the_newest_view() {
     let dir = std::env::temp_dir().join(format!("cairn-system-restart-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let base = free_cluster_base().to_string();
-    let args: Vec<&str> = [
-        "start",
-        "--data-nodes",
-        "2",
-        "--replicas",
-        "2",
-        "--workers",
-        "2",
-        "--base-port",
-        &base,
-        "--data-dir",
-        dir.to_str().unwrap(),
-    ]
-    .into_iter()
-    .chain(common::FREE_FRONT_END_PORTS)
-    .collect();
+    let args = two_node_cluster(&dir);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut cluster = common::spawn(&args);
     let sql = cluster.listening("sql (mysql protocol): ");
     let mgm = cluster
