@@ -80,16 +80,7 @@ pub fn join(
         bail!("--node-id {id} is not a data node id (1..)");
     };
     let key = crate::cluster_key();
-    let text = cluster_host::ask_management_node(
-        mgm,
-        node,
-        false,
-        key.as_deref(),
-        Duration::from_secs(10),
-    )
-    .with_context(|| format!("asking the management node at {mgm} for the configuration"))?;
-    let config = ClusterConfig::parse(&text)
-        .map_err(|e| anyhow::anyhow!("the management node's configuration: {e}"))?;
+    let config = config_of(mgm, node, Duration::from_secs(10))?;
     if !config.addresses.contains_key(&node) {
         bail!("node id {id} is not a data node of this cluster");
     }
@@ -313,17 +304,11 @@ pub fn all_members(mgm: &str) -> bool {
     })
 }
 
-/// The cluster's configuration, from the management node at `mgm`.
-fn config_of(mgm: &str) -> Result<ClusterConfig> {
+/// The cluster's configuration, from the management node at `mgm`, asked as node `asker`.
+fn config_of(mgm: &str, asker: NodeId, timeout: Duration) -> Result<ClusterConfig> {
     let key = crate::cluster_key();
-    let text = cluster_host::ask_management_node(
-        mgm,
-        ADMIN_ID,
-        false,
-        key.as_deref(),
-        Duration::from_secs(2),
-    )
-    .with_context(|| format!("asking the management node at {mgm} for the configuration"))?;
+    let text = cluster_host::ask_management_node(mgm, asker, false, key.as_deref(), timeout)
+        .with_context(|| format!("asking the management node at {mgm} for the configuration"))?;
     ClusterConfig::parse(&text)
         .map_err(|e| anyhow::anyhow!("the management node's configuration: {e}"))
 }
@@ -338,7 +323,7 @@ fn epoch_of(view: &str) -> u64 {
 
 /// Asks data node `node` to stop (`restart`: to be started again by what runs it).
 pub fn stop_node(mgm: &str, node: u32, restart: bool) -> Result<()> {
-    let config = config_of(mgm)?;
+    let config = config_of(mgm, ADMIN_ID, Duration::from_secs(2))?;
     let id = NodeId::try_from(node).ok();
     let Some(api) = id.and_then(|id| config.api_addresses.get(&id)) else {
         bail!("data node {node} is not in the cluster's configuration");
@@ -353,7 +338,7 @@ pub fn stop_node(mgm: &str, node: u32, restart: bool) -> Result<()> {
 /// Restarts data node `only`, or every data node in turn (its group's primary last), each
 /// once the cluster is whole, waiting until it is a member again (at most `timeout` each).
 pub fn restart_nodes(mgm: &str, only: Option<u32>, timeout: Duration) -> Result<()> {
-    let config = config_of(mgm)?;
+    let config = config_of(mgm, ADMIN_ID, Duration::from_secs(2))?;
     let apis: Vec<String> = config.api_addresses.values().cloned().collect();
     let primary = client::Cluster::connect_timeout(&apis.join(","), Duration::from_secs(5))
         .and_then(|c| c.status())

@@ -136,6 +136,29 @@ fn free_cluster_base() -> u16 {
     panic!("no free block of ports for a cluster");
 }
 
+/// SIGKILLs data node `node` (process `pid`) of the cluster `cairn start` runs, waits until
+/// it reports the exit, and runs `insert` through SQL until it succeeds (within 5 s: the
+/// survivor takes over).
+fn kill_then_insert(cluster: &mut common::Started, pid: u32, node: u32, sql: &str, insert: &str) {
+    let killed = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -KILL {pid}")])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    cluster.wait_for(&format!("data node {node} exited"), Duration::from_secs(10));
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        match common::try_mysql(sql, insert) {
+            Ok(_) => break,
+            Err(e) => assert!(
+                std::time::Instant::now() < deadline,
+                "no insert after data node {node} died: {e}"
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// `cairn start` arguments for a cluster of two data nodes (one node group of 2, 2 workers
 /// each) with its data in `dir`, on a block of ports free now.
 fn two_node_cluster(dir: &std::path::Path) -> Vec<String> {
@@ -247,23 +270,13 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
     );
 
     // The primary dies: the backup takes over with the rows, and SQL goes on.
-    let killed = std::process::Command::new("sh")
-        .args(["-c", &format!("kill -KILL {}", pids[0])])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    cluster.wait_for("data node 1 exited", Duration::from_secs(10));
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        match common::try_mysql(&sql, "INSERT INTO d.t VALUES (3, 30)") {
-            Ok(_) => break,
-            Err(e) => assert!(
-                std::time::Instant::now() < deadline,
-                "no insert after the primary died: {e}"
-            ),
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    kill_then_insert(
+        &mut cluster,
+        pids[0],
+        1,
+        &sql,
+        "INSERT INTO d.t VALUES (3, 30)",
+    );
     assert_eq!(
         mysql(&sql, "SELECT SUM(v) FROM d.t"),
         "SUM(v)\n60\n",
@@ -325,23 +338,13 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
     mysql(&sql, "INSERT INTO d.t VALUES (4, 40)");
 
     // Now the node that served throughout dies: the restarted one holds every row alone.
-    let killed = std::process::Command::new("sh")
-        .args(["-c", &format!("kill -KILL {}", pids[1])])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    cluster.wait_for("data node 2 exited", Duration::from_secs(10));
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        match common::try_mysql(&sql, "INSERT INTO d.t VALUES (5, 50)") {
-            Ok(_) => break,
-            Err(e) => assert!(
-                std::time::Instant::now() < deadline,
-                "no insert after the second kill: {e}"
-            ),
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    kill_then_insert(
+        &mut cluster,
+        pids[1],
+        2,
+        &sql,
+        "INSERT INTO d.t VALUES (5, 50)",
+    );
     assert_eq!(
         mysql(&sql, "SELECT SUM(v) FROM d.t"),
         "SUM(v)\n150\n",
