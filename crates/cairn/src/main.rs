@@ -246,7 +246,8 @@ struct SqlArgs {
     #[arg(long, default_value_t = 3306)]
     sql_port: u16,
     /// Also serve SQL on this Unix socket file, for clients on this host (mysql -S PATH); a
-    /// socket file left by a stopped server is replaced.
+    /// socket file left by a stopped server is replaced. `cairn start` serves one at
+    /// DATA_DIR/mysql.sock unless given another, or an empty path for none.
     #[arg(long)]
     sql_socket: Option<std::path::PathBuf>,
     /// root@localhost's SQL password, set when the accounts table is made at the first start
@@ -287,11 +288,29 @@ impl SqlArgs {
         }
     }
 
+    /// The SQL front end's settings for `cairn start`, whose socket file is in its data
+    /// directory unless --sql-socket names another (or none).
+    fn config_in(
+        &self,
+        bind: &str,
+        datanode: String,
+        data_dir: &std::path::Path,
+    ) -> sql::SqlConfig {
+        let mut config = self.config(bind, datanode);
+        if self.sql_socket.is_none() {
+            config.socket = default_socket(data_dir);
+        }
+        config
+    }
+
     fn config(&self, bind: &str, datanode: String) -> sql::SqlConfig {
         sql::SqlConfig {
             datanode,
             listen: format!("{bind}:{}", self.sql_port),
-            socket: self.sql_socket.clone(),
+            socket: self
+                .sql_socket
+                .clone()
+                .filter(|p| !p.as_os_str().is_empty()),
             root_password: self.sql_root_password.clone(),
             reactors: self.sql_reactors.max(1),
             max_connections: self.sql_max_connections,
@@ -985,8 +1004,12 @@ fn start(args: StartArgs) -> Result<()> {
         hs.read_address(),
         hs.write_address()
     );
-    let sql = sql::SqlServer::start(args.sql.config(&args.bind, address.clone()))
-        .context("starting the SQL listener (move it with --sql-port or --sql-socket)")?;
+    let sql = sql::SqlServer::start(args.sql.config_in(
+        &args.bind,
+        address.clone(),
+        &args.data_dir,
+    ))
+    .context("starting the SQL listener (move it with --sql-port or --sql-socket)")?;
     println!("sql (mysql protocol): {}", sql.address());
     if let Some(path) = sql.socket() {
         println!("sql unix socket: {}", path.display());
@@ -1009,6 +1032,23 @@ fn start(args: StartArgs) -> Result<()> {
         std::process::exit(EXIT_RESTART);
     }
     Ok(())
+}
+
+/// Where `cairn start` serves SQL on a Unix socket: `mysql.sock` in its data directory, as an
+/// absolute path (what `@@socket` shows), unless that path is too long for a socket address
+/// (108 bytes on Linux), where none is served and a line says so.
+fn default_socket(data_dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    const SOCKET_PATH_MAX: usize = 107;
+    let dir = std::fs::canonicalize(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
+    let path = dir.join("mysql.sock");
+    if path.as_os_str().len() > SOCKET_PATH_MAX {
+        println!(
+            "no sql unix socket: {} is longer than a socket path may be (--sql-socket PATH names another)",
+            path.display()
+        );
+        return None;
+    }
+    Some(path)
 }
 
 fn run_api(args: ApiArgs) -> Result<()> {

@@ -158,7 +158,11 @@ pub fn run(args: StartArgs) -> Result<()> {
             return Err(e).context("starting the HandlerSocket listeners (move them with --hs-read-port and --hs-write-port)");
         }
     };
-    let sql = match sql::SqlServer::start(args.sql.config(&args.bind, addresses.clone())) {
+    let sql = match sql::SqlServer::start(args.sql.config_in(
+        &args.bind,
+        addresses.clone(),
+        &args.data_dir,
+    )) {
         Ok(sql) => sql,
         Err(e) => {
             hs.stop();

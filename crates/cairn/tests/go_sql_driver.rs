@@ -47,7 +47,9 @@ fn run_suite(dir: &str, address: &str) -> (BTreeSet<String>, BTreeSet<String>) {
         .env("GOFLAGS", "-mod=mod")
         .env("MYSQL_TEST_ADDR", address)
         .env("MYSQL_TEST_DBNAME", "gotest")
-        .args(["test", "-v", "-count=1", "-timeout", "600s", "-skip", SKIPPED, "."])
+        .args([
+            "test", "-v", "-count=1", "-timeout", "600s", "-skip", SKIPPED, ".",
+        ])
         .output()
         .expect("go test runs");
     let text = String::from_utf8_lossy(&out.stdout);

@@ -83,6 +83,7 @@ impl Kind {
                 tables: p.source.is_some(),
             },
             Compiled::Set(_) => Kind::Select { tables: true },
+            Compiled::Do(select) => Kind::of(select),
             Compiled::Insert(_) => Kind::Insert,
             Compiled::Update(_) => Kind::Update,
             Compiled::Delete(_) => Kind::Delete,

@@ -73,6 +73,8 @@ pub(crate) enum Compiled {
     /// A multi-table UPDATE or DELETE.
     Multi(Box<crate::write::MultiPlan>),
     Insert(InsertPlan),
+    /// DO e[, e ...] prepared: the SELECT of its expressions, run and its rows dropped.
+    Do(Box<Compiled>),
     Other(Box<Statement>),
 }
 
@@ -84,9 +86,11 @@ impl Compiled {
             Compiled::Update(p) => &p.source.table,
             Compiled::Delete(p) => &p.source.table,
             Compiled::Insert(p) => p.table(),
-            Compiled::Set(_) | Compiled::Deferred(_) | Compiled::Multi(_) | Compiled::Other(_) => {
-                return None
-            }
+            Compiled::Set(_)
+            | Compiled::Deferred(_)
+            | Compiled::Multi(_)
+            | Compiled::Do(_)
+            | Compiled::Other(_) => return None,
         };
         Some(table.def().name.clone())
     }
@@ -150,6 +154,13 @@ pub struct Session {
     pub(crate) explicit: bool,
     /// The explicit transaction was started READ ONLY: its writes answer 1792.
     pub(crate) read_only: bool,
+    /// The session's access mode (SET SESSION TRANSACTION READ ONLY, @@tx_read_only): when
+    /// set, every statement outside an explicit transaction, every schema change and every
+    /// transaction begun without a mode of its own is read only.
+    pub(crate) session_read_only: bool,
+    /// SET TRANSACTION READ ONLY or READ WRITE without SESSION: the next START TRANSACTION's
+    /// mode.
+    next_read_only: Option<bool>,
     /// The open transaction, between statements of an explicit one.
     pub(crate) txn: Option<Transaction>,
     pub(crate) vars: HashMap<String, Value>,
@@ -368,6 +379,8 @@ impl Session {
             autocommit: true,
             explicit: false,
             read_only: false,
+            session_read_only: false,
+            next_read_only: None,
             txn: None,
             vars: HashMap::new(),
             statements: HashMap::new(),
@@ -675,8 +688,9 @@ impl Session {
                 while !text.trim().is_empty() {
                     let split = crate::account::lex_ends(text)
                         .map(|(_, _, rest)| (&text[..text.len() - rest.len()], rest));
-                    let Some((first, rest)) = split.filter(|(first, _)| parse(first).is_ok())
-                    else {
+                    // DO is read before the parser (which has no DO).
+                    let runs = |first: &str| starts_with_word(first, "do") || parse(first).is_ok();
+                    let Some((first, rest)) = split.filter(|(first, _)| runs(first)) else {
                         let error = match parse(text) {
                             Err(e) => e,
                             Ok(_) => e.clone(),
@@ -847,6 +861,18 @@ impl Session {
                 format!("Can't create more than max_prepared_stmt_count statements (current value: {PREPARED_MAX})"),
             ));
         }
+        if starts_with_word(sql, "do") {
+            // DO e[, e ...]: prepared as the SELECT of its expressions, whose rows each
+            // execution drops (sqlparser has no DO).
+            let id = self.prepare(&do_as_select(sql))?;
+            if let Some(mut p) = self.statements.remove(&id) {
+                p.compiled = Compiled::Do(Box::new(p.compiled));
+                p.columns.clear();
+                p.sql = sql.to_string();
+                self.statements.insert(id, p);
+            }
+            return Ok(id);
+        }
         let sql = share_mode(sql);
         let (sql, mut statements) = parse(&sql)?;
         let sql = sql.as_ref();
@@ -955,6 +981,9 @@ impl Session {
 
     /// Plans a prepared statement's text again.
     fn replan(&self, sql: &str) -> Result<Compiled> {
+        if starts_with_word(sql, "do") {
+            return Ok(Compiled::Do(Box::new(self.replan(&do_as_select(sql))?)));
+        }
         let (_, mut statements) = parse(sql)?;
         let placeholders = plan::placeholders(sql)?;
         self.compile(statements.remove(0), sql, &placeholders)
@@ -1013,18 +1042,27 @@ impl Session {
         // Taken here, so no statement this one runs inside itself streams.
         let may_stream = std::mem::take(&mut self.may_stream);
         self.begin_statement(crate::diagnostics::Kind::of(c));
-        if self.read_only && self.explicit {
-            let writes = match c {
-                Compiled::Update(_)
-                | Compiled::Delete(_)
-                | Compiled::Insert(_)
-                | Compiled::Multi(_) => true,
-                Compiled::Deferred(d) => matches!(
-                    d.statement,
-                    Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_)
-                ),
-                _ => false,
-            };
+        // A schema change commits the transaction in progress first, so the session's mode
+        // decides it.
+        let changes_schema = matches!(c, Compiled::Other(s) if changes_schema(s));
+        let read_only = if self.explicit && !changes_schema {
+            self.read_only
+        } else {
+            self.session_read_only
+        };
+        if read_only {
+            let writes = changes_schema
+                || match c {
+                    Compiled::Update(_)
+                    | Compiled::Delete(_)
+                    | Compiled::Insert(_)
+                    | Compiled::Multi(_) => true,
+                    Compiled::Deferred(d) => matches!(
+                        d.statement,
+                        Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_)
+                    ),
+                    _ => false,
+                };
             if writes {
                 return Err(SqlError::new(
                     1792,
@@ -1062,6 +1100,7 @@ impl Session {
             Compiled::Delete(p) => self.run_delete(p, params),
             Compiled::Multi(p) => self.run_multi(p, params),
             Compiled::Insert(p) => self.run_insert(p, params),
+            Compiled::Do(select) => self.execute(select, params).map(|_| done(0)),
             Compiled::Other(s) => self.statement(s),
         }
     }
@@ -1259,12 +1298,10 @@ impl Session {
                 // BEGIN commits a transaction in progress, as MySQL does.
                 self.end_transaction(true)?;
                 self.explicit = true;
-                self.read_only = modes.iter().any(|m| {
-                    matches!(
-                        m,
-                        ast::TransactionMode::AccessMode(ast::TransactionAccessMode::ReadOnly)
-                    )
-                });
+                let next = self.next_read_only.take();
+                self.read_only = access_mode(modes)
+                    .or(next)
+                    .unwrap_or(self.session_read_only);
                 Ok(done(0))
             }
             Statement::Commit { .. } => {
@@ -1581,7 +1618,25 @@ impl Session {
                 self.charsets = crate::charset::Charsets::default();
                 return Ok(done(0));
             }
-            // SET TRANSACTION ...: READ COMMITTED is what Cairn serves.
+            // SET [SESSION] TRANSACTION ...: READ COMMITTED is the isolation Cairn serves; the
+            // access mode is kept.
+            ast::Set::SetTransaction { modes, session, .. } => {
+                let mode = access_mode(modes);
+                if *session {
+                    if let Some(read_only) = mode {
+                        self.session_read_only = read_only;
+                    }
+                } else if self.explicit {
+                    return Err(SqlError::new(
+                        1568,
+                        "25001",
+                        "Transaction characteristics can't be changed while a transaction is in progress",
+                    ));
+                } else if mode.is_some() {
+                    self.next_read_only = mode;
+                }
+                return Ok(done(0));
+            }
             _ => return Ok(done(0)),
         };
         for (name, value) in assignments {
@@ -1627,6 +1682,26 @@ impl Session {
                 self.autocommit = on;
                 continue;
             }
+            if key == "tx_read_only" || key == "transaction_read_only" {
+                let read_only = match &v {
+                    Value::Bytes(b) => {
+                        let t = String::from_utf8_lossy(b).to_ascii_lowercase();
+                        t == "on" || t == "1" || t == "true"
+                    }
+                    other => crate::expr::truthy(other),
+                };
+                // `@@tx_read_only` without SESSION is the next transaction's, as in MariaDB.
+                let lower = name.to_ascii_lowercase();
+                if lower.starts_with("@@")
+                    && !lower.starts_with("@@session.")
+                    && !lower.starts_with("@@local.")
+                {
+                    self.next_read_only = Some(read_only);
+                } else {
+                    self.session_read_only = read_only;
+                }
+                continue;
+            }
             if self.set_charset_variable(&key, &v)? {
                 continue;
             }
@@ -1667,6 +1742,59 @@ pub struct Deferred {
 
 /// The statements that commit the transaction in progress before they run: those that change
 /// the schema (but for a temporary table, which Cairn refuses anyway).
+/// `SET SESSION TRANSACTION ...` (or LOCAL) as `SET SESSION CHARACTERISTICS AS TRANSACTION
+/// ...`, the only spelling after which sqlparser says the session's mode is meant (it drops
+/// the SESSION of MySQL's); None for any other text.
+fn session_transaction(sql: &str) -> Option<String> {
+    let mut words = sql.split_whitespace();
+    let set = words.next()?;
+    let scope = words.next()?;
+    let transaction = words.next()?;
+    if !set.eq_ignore_ascii_case("set")
+        || !(scope.eq_ignore_ascii_case("session") || scope.eq_ignore_ascii_case("local"))
+        || !transaction.eq_ignore_ascii_case("transaction")
+    {
+        return None;
+    }
+    let at = sql.to_ascii_lowercase().find("transaction")? + "transaction".len();
+    Some(format!(
+        "SET SESSION CHARACTERISTICS AS TRANSACTION{}",
+        &sql[at..]
+    ))
+}
+
+/// `DO e[, e ...]` as `SELECT e[, e ...]`.
+fn do_as_select(sql: &str) -> String {
+    let body = sql.trim().get(2..).unwrap_or_default();
+    format!("SELECT {}", body.trim_end().trim_end_matches(';'))
+}
+
+/// The access mode a list of transaction modes names, if any (true: READ ONLY).
+fn access_mode(modes: &[ast::TransactionMode]) -> Option<bool> {
+    modes.iter().rev().find_map(|m| match m {
+        ast::TransactionMode::AccessMode(a) => {
+            Some(matches!(a, ast::TransactionAccessMode::ReadOnly))
+        }
+        _ => None,
+    })
+}
+
+/// Whether a statement creates, changes or drops a table, index, view or database (refused in
+/// a read-only session with 1792, temporary tables included, as MariaDB).
+fn changes_schema(s: &Statement) -> bool {
+    matches!(
+        s,
+        Statement::CreateTable(_)
+            | Statement::Drop { .. }
+            | Statement::CreateIndex(_)
+            | Statement::AlterTable(_)
+            | Statement::RenameTable(_)
+            | Statement::Truncate(_)
+            | Statement::CreateDatabase { .. }
+            | Statement::CreateView(_)
+    )
+}
+
 fn commits_first(s: &Statement) -> bool {
     match s {
         Statement::CreateTable(c) => !c.temporary,
@@ -1758,6 +1886,19 @@ fn parse(sql: &str) -> Result<(std::borrow::Cow<'_, str>, Vec<Statement>)> {
             let (text, statements) = parse(&respelled)?;
             return Ok((std::borrow::Cow::Owned(text.into_owned()), statements));
         }
+    }
+    if let Some(respelled) = session_transaction(sql) {
+        let (text, statements) = parse(&respelled)?;
+        let text = text.into_owned();
+        return Ok((std::borrow::Cow::Owned(text), statements));
+    }
+    if sql.ends_with("--") {
+        // `--` ending the text is a comment, as MariaDB reads it (sqlparser wants a space
+        // after it).
+        let spaced = format!("{sql} ");
+        let (text, statements) = parse(&spaced)?;
+        let text = text.into_owned();
+        return Ok((std::borrow::Cow::Owned(text), statements));
     }
     let commented = double_quoted_comment(sql);
     let (taken, clauses) = partition::take(&commented)?;

@@ -216,7 +216,7 @@ pub(crate) fn explain(c: &Compiled) -> Outcome {
             r[11] = text("Cairn: inserts in one batch; round trips: 1");
             r
         }
-        Compiled::Set(_) | Compiled::Deferred(_) | Compiled::Other(_) => {
+        Compiled::Set(_) | Compiled::Deferred(_) | Compiled::Do(_) | Compiled::Other(_) => {
             // The session refuses EXPLAIN of these before planning; say so if one gets here.
             let mut r = vec![Value::Null; 12];
             r[0] = Value::Int(1);

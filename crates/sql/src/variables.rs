@@ -85,9 +85,9 @@ const VARIABLES: &[Variable] = variables! {
     "system_time_zone" Plain |s| text("SYSTEM");
     "time_zone" Plain |s| text("SYSTEM");
     "transaction_isolation" Plain |s| text("READ-COMMITTED");
-    "transaction_read_only" Bool |s| Value::Int(0);
+    "transaction_read_only" Bool |s| Value::Int(s.session_read_only as i64);
     "tx_isolation" Plain |s| text("READ-COMMITTED");
-    "tx_read_only" Bool |s| Value::Int(0);
+    "tx_read_only" Bool |s| Value::Int(s.session_read_only as i64);
     "version" Plain |s| text(crate::SERVER_VERSION);
     "version_comment" Plain |s| text("Cairn");
     "wait_timeout" Int |s| Value::Int(crate::conn::WAIT_TIMEOUT.as_secs() as i64);

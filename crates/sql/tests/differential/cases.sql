@@ -4513,6 +4513,24 @@ START TRANSACTION READ WRITE;
 UPDATE ro_t SET v = 6 WHERE id = 1;
 COMMIT;
 SELECT id, v FROM ro_t ORDER BY id;
+-- SET SESSION TRANSACTION READ ONLY: every statement outside a transaction and every schema
+-- change answers 1792; START TRANSACTION READ WRITE may write; @@tx_read_only shows it
+SET SESSION TRANSACTION READ ONLY;
+SELECT @@tx_read_only;
+INSERT INTO ro_t VALUES (3, 3);
+CREATE TABLE ro_u (id INT PRIMARY KEY);
+DROP TABLE ro_t;
+START TRANSACTION;
+UPDATE ro_t SET v = 7 WHERE id = 1;
+COMMIT;
+START TRANSACTION READ WRITE;
+UPDATE ro_t SET v = 8 WHERE id = 1;
+COMMIT;
+SET @@tx_read_only = 0;
+SELECT @@tx_read_only;
+SET SESSION TRANSACTION READ ONLY;
+SET SESSION TRANSACTION READ WRITE;
+SELECT id, v FROM ro_t ORDER BY id;
 DROP TABLE ro_t;
 
 -- MOD as an operator; BOOL and BOOLEAN columns; CAST of a datetime or a long span AS TIME
