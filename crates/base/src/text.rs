@@ -77,6 +77,16 @@ pub fn store_strict(column: &ColumnDef, v: Value) -> Result<Value, Refusal> {
     let shown = value_text(&v).unwrap_or_default();
     let stored = match store(column, v.clone()) {
         Ok(s) => s,
+        // A YEAR takes numbers: one out of its range, or text that is none.
+        Err(_) if column.ty == T::Year => {
+            let number = value_text(&v)
+                .is_some_and(|t| String::from_utf8_lossy(&t).trim().parse::<f64>().is_ok());
+            return Err(if number {
+                Refusal::OutOfRange
+            } else {
+                Refusal::NotNumber
+            });
+        }
         Err(_) if temporal => return Err(Refusal::BadTemporal),
         Err(_) if column.ty.is_string() => return Err(Refusal::TooLong),
         Err(_) if matches!(column.ty, T::Float | T::Double) => return Err(Refusal::OutOfRange),

@@ -272,12 +272,15 @@ impl DateTime {
 impl Time {
     pub const MAX_HOURS: u16 = 838;
 
+    /// Whether the fields are in range: at most 838:59:59.000000 either way, as MariaDB's
+    /// TIME (838:59:58.999999 is one).
     pub fn is_valid(self) -> bool {
         self.minutes < 60
             && self.seconds < 60
             && self.microseconds < 1_000_000
             && (self.hours < Self::MAX_HOURS
-                || (self.hours == Self::MAX_HOURS && self.microseconds == 0))
+                || (self.hours == Self::MAX_HOURS
+                    && (self.minutes, self.seconds, self.microseconds) <= (59, 59, 0)))
     }
 
     /// Parses `[-]H:MM:SS[.ffffff]`.

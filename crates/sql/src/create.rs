@@ -1347,6 +1347,13 @@ fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
         D::LongBlob => ColumnType::Blob {
             size: LobSize::Long,
         },
+        // YEAR and YEAR(4); MariaDB's two-digit YEAR(2) is not kept.
+        D::Custom(name, modifiers)
+            if name.to_string().eq_ignore_ascii_case("YEAR")
+                && (modifiers.is_empty() || modifiers == &["4".to_string()]) =>
+        {
+            ColumnType::Year
+        }
         D::Date => ColumnType::Date,
         D::Datetime(p) => ColumnType::DateTime { fsp: fsp(p)? },
         D::Timestamp(p, _) => ColumnType::Timestamp { fsp: fsp(p)? },

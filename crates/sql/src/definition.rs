@@ -127,7 +127,10 @@ pub fn default_text(column: &base::schema::ColumnDef) -> Option<String> {
             let numeric = column.ty.is_integer()
                 || matches!(
                     column.ty,
-                    ColumnType::Float | ColumnType::Double | ColumnType::Decimal { .. }
+                    ColumnType::Float
+                        | ColumnType::Double
+                        | ColumnType::Decimal { .. }
+                        | ColumnType::Year
                 );
             Some(if numeric { text } else { quoted(&text) })
         }

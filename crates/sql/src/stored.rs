@@ -61,7 +61,21 @@ pub(crate) fn strict_store(
     row: usize,
 ) -> Result<Value> {
     let read = crate::temporal::number_as_temporal(column.ty, v.clone());
+    let read = year_of_text(column, read);
     store_refusing(table, column, read, &v, row)
+}
+
+/// The strings '0' and '00' for a YEAR column are 2000, as MariaDB reads them (two digits
+/// below 70 are 20xx); the number 0 stays the zero year.
+fn year_of_text(column: &ColumnDef, v: Value) -> Value {
+    match &v {
+        Value::Bytes(b)
+            if column.ty == ColumnType::Year && matches!(b.trim_ascii(), b"0" | b"00") =>
+        {
+            Value::Year(2000)
+        }
+        _ => v,
+    }
 }
 
 /// [`strict_store`] without reading numbers as dates and times: what the data node's copy
@@ -220,6 +234,8 @@ pub(crate) fn lenient_store(
                 (base::types::ColumnType::Double, _) => {
                     Ok(Value::Double(f64::MAX.copysign(crate::expr::as_double(&v))))
                 }
+                // A year out of range is the zero year, as MariaDB stores it.
+                (base::types::ColumnType::Year, _) => Ok(Value::Year(0)),
                 (_, Err(e)) => Err(e),
             };
             (stored, 1264, e.message.clone())

@@ -4540,6 +4540,27 @@ INSERT INTO boolt (id, f) VALUES (1, TRUE), (2, FALSE), (3, NULL);
 SELECT id, f, g, f IS TRUE FROM boolt ORDER BY id;
 DROP TABLE boolt;
 SELECT CAST('0001-01-01 03:25:45' AS TIME), CAST('2020-05-06 23:59:59.5' AS TIME(1)), CAST('838:59:59' AS TIME), CAST('839:00:00' AS TIME), CAST('-900:00:00' AS TIME);
+SELECT CAST('838:59:58.9' AS TIME(1)), CAST('-838:59:58.999999' AS TIME(6)), CAST('-12:34:56.7' AS TIME(1));
+CREATE TABLE tmax (id INT PRIMARY KEY, t TIME(6));
+INSERT INTO tmax VALUES (1, '838:59:58.999999'), (2, '-838:59:58.5'), (3, '838:59:59');
+SELECT id, t FROM tmax ORDER BY id;
+DROP TABLE tmax;
+
+-- YEAR: numbers and strings of one to four digits, 0 and '0' apart, out of range refused
+CREATE TABLE yt (id INT PRIMARY KEY, y YEAR, z YEAR(4) NOT NULL DEFAULT 2000, KEY iy (y));
+INSERT INTO yt (id, y) VALUES (1, 2006), (2, '2000'), (3, 1994), (4, 0), (5, 69), (6, 70), (7, '0'), (8, '00'), (9, NULL), (10, 2155), (11, 1901), (12, '5'), (13, 5);
+SELECT id, y, z FROM yt ORDER BY id;
+SELECT y + 1, y = 2006, CAST(y AS CHAR), y BETWEEN 1990 AND 2010 FROM yt WHERE id = 1;
+SELECT id, y FROM yt WHERE y > 2000 ORDER BY y, id;
+SELECT COUNT(*), MIN(y), MAX(y) FROM yt;
+INSERT INTO yt (id, y) VALUES (20, 1900);
+INSERT INTO yt (id, y) VALUES (21, 2156);
+INSERT INTO yt (id, y) VALUES (22, 'abc');
+INSERT IGNORE INTO yt (id, y) VALUES (23, 3000);
+SELECT id, y FROM yt WHERE id >= 20 ORDER BY id;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE yt;
+DROP TABLE yt;
 
 -- Strings of digits into dates and times read as packed digits, as MariaDB
 CREATE TABLE pkd (id INT PRIMARY KEY, dt DATETIME, d DATE, tm TIME);
