@@ -30,6 +30,12 @@ pub struct ColumnDef {
     /// Declared JSON (MariaDB's alias for LONGTEXT utf8mb4_bin with a `json_valid` check):
     /// SQL stores only valid JSON text in it, and JSON functions embed its values as JSON.
     pub json: bool,
+    /// An integer's display width as declared (`INT(5)`, BOOL's 1), 0 for the type's own; it
+    /// changes what is shown (SHOW CREATE TABLE, result metadata, ZEROFILL's padding), never
+    /// what is stored.
+    pub display_width: u8,
+    /// ZEROFILL (an unsigned integer): text results pad it with zeros to its display width.
+    pub zerofill: bool,
 }
 
 impl ColumnDef {
@@ -55,6 +61,8 @@ impl ColumnDef {
             auto_increment: false,
             hidden: false,
             json: false,
+            display_width: 0,
+            zerofill: false,
         }
     }
 

@@ -1145,6 +1145,14 @@ fn value_text_as(v: &Value, c: &Column) -> Option<Vec<u8>> {
         Value::Time(t) if c.column_type == response::types::TIME => {
             Some(TimeText(*t, fsp).to_string().into_bytes())
         }
+        // A ZEROFILL column's integers are padded with zeros to its display width.
+        Value::Int(_) | Value::UInt(_) if c.flags & response::flags::ZEROFILL != 0 => value_text(v)
+            .map(|t| {
+                let width = c.length as usize;
+                let mut padded = vec![b'0'; width.saturating_sub(t.len())];
+                padded.extend_from_slice(&t);
+                padded
+            }),
         // A double of declared precision (PI(), TRUNCATE(x, d)) shows that many decimals.
         Value::Double(x)
             if c.column_type == response::types::DOUBLE && c.decimals < FLOAT_NOT_FIXED =>

@@ -931,6 +931,28 @@ pub(crate) fn column_from_ast(
             {
                 def = def.auto_increment();
             }
+            ast::ColumnOption::DialectSpecific(tokens)
+                if tokens
+                    .iter()
+                    .any(|t| t.to_string().eq_ignore_ascii_case("ZEROFILL")) =>
+            {
+                // ZEROFILL makes an integer unsigned, as MariaDB; other types keep none.
+                def.ty = match def.ty {
+                    ColumnType::TinyInt { .. } => ColumnType::TinyInt { unsigned: true },
+                    ColumnType::SmallInt { .. } => ColumnType::SmallInt { unsigned: true },
+                    ColumnType::MediumInt { .. } => ColumnType::MediumInt { unsigned: true },
+                    ColumnType::Int { .. } => ColumnType::Int { unsigned: true },
+                    ColumnType::BigInt { .. } => ColumnType::BigInt { unsigned: true },
+                    _ => {
+                        return Err(SqlError::unsupported(format!(
+                            "ZEROFILL on the {} column '{}' (integers only)",
+                            def.ty.sql_name(),
+                            col.name.value
+                        )))
+                    }
+                };
+                def.zerofill = true;
+            }
             // MariaDB's own form of a JSON column (SHOW CREATE TABLE, mysqldump).
             ast::ColumnOption::Check(c) if textual && is_json_check(&c.expr, &col.name.value) => {
                 def.json = true;
@@ -942,6 +964,7 @@ pub(crate) fn column_from_ast(
         }
     }
     def.json |= json;
+    def.display_width = display_width(&col.data_type);
     if nullable {
         def = def.nullable();
     }
@@ -952,6 +975,28 @@ pub(crate) fn column_from_ast(
         def.on_update_now = on_update_now(&def, &e)?;
     }
     Ok((def, key))
+}
+
+/// An integer type's display width as declared (BOOL's is 1), 0 when none is (or for another
+/// type).
+fn display_width(t: &ast::DataType) -> u8 {
+    use ast::DataType as D;
+    match t {
+        D::Bool | D::Boolean => 1,
+        D::TinyInt(w)
+        | D::TinyIntUnsigned(w)
+        | D::SmallInt(w)
+        | D::SmallIntUnsigned(w)
+        | D::MediumInt(w)
+        | D::MediumIntUnsigned(w)
+        | D::Int(w)
+        | D::Integer(w)
+        | D::IntUnsigned(w)
+        | D::IntegerUnsigned(w)
+        | D::BigInt(w)
+        | D::BigIntUnsigned(w) => w.map_or(0, |w| w.min(255) as u8),
+        _ => 0,
+    }
 }
 
 /// Whether a column's CHECK is `json_valid(column)`, the check of a JSON column.

@@ -34,6 +34,24 @@ pub fn type_text(ty: ColumnType) -> String {
     }
 }
 
+/// A column's type text: [`type_text`] with the display width it was declared with (BOOL's
+/// `tinyint(1)`) and ZEROFILL, as MariaDB shows them.
+pub fn column_type_text(c: &base::schema::ColumnDef) -> String {
+    let text = type_text(c.ty);
+    let text = match (c.display_width, text.find('(')) {
+        (0, _) | (_, None) => text,
+        (width, Some(open)) => match text[open..].find(')') {
+            Some(close) => format!("{}({width}{}", &text[..open], &text[open + close..]),
+            None => text,
+        },
+    };
+    if c.zerofill {
+        format!("{text} zerofill")
+    } else {
+        text
+    }
+}
+
 /// The type's name alone (information_schema's DATA_TYPE).
 pub fn data_type(ty: ColumnType) -> String {
     let full = ty.sql_name();
@@ -263,7 +281,7 @@ pub fn create_table(
     let mut lines = Vec::new();
     let collation = table_collation(def);
     for c in def.columns.iter().filter(|c| !c.hidden) {
-        let mut line = format!("  {} {}", backticked(&c.name), type_text(c.ty));
+        let mut line = format!("  {} {}", backticked(&c.name), column_type_text(c));
         if let Some(text) = collation_text(c, collation) {
             line.push_str(&text);
         }

@@ -1,12 +1,12 @@
 //! Cairn's SQL dialect: sqlparser's MySQL dialect, plus the interval units it does not know
 //! (`INTERVAL '1 2' DAY_HOUR`, `EXTRACT(YEAR_MONTH FROM d)`), which it reads as custom fields,
 //! MySQL's multi-table `UPDATE t1, t2 SET ...`, the modifiers of UPDATE and DELETE
-//! (LOW_PRIORITY, QUICK, IGNORE), `SET CHARACTER SET`, and MySQL's precedence of `^`, `<<`
-//! and `>>`.
+//! (LOW_PRIORITY, QUICK, IGNORE), `SET CHARACTER SET`, MySQL's precedence of `^`, `<<`
+//! and `>>`, and ZEROFILL after a column's type.
 
 use sqlparser::ast::{
-    DateTimeField, Expr, Ident, Interval, ObjectName, Set, SetAssignment, SqliteOnConflict,
-    Statement, Update, UpdateTableFromKind,
+    ColumnOption, DateTimeField, Expr, Ident, Interval, ObjectName, Set, SetAssignment,
+    SqliteOnConflict, Statement, Update, UpdateTableFromKind,
 };
 use sqlparser::dialect::{Dialect, MySqlDialect};
 use sqlparser::keywords::Keyword;
@@ -104,6 +104,26 @@ impl Dialect for Cairn {
         }
         MYSQL.parse_infix(parser, expr, precedence)
     }
+    /// `ZEROFILL` (and a SIGNED or UNSIGNED after it) as a column option of its own, the
+    /// word's token alone (create.rs reads it).
+    fn parse_column_option(
+        &self,
+        parser: &mut Parser,
+    ) -> Result<Option<Result<Option<ColumnOption>, ParserError>>, ParserError> {
+        let zerofill = matches!(
+            &parser.peek_token().token,
+            Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("ZEROFILL")
+        );
+        if !zerofill {
+            return Ok(None);
+        }
+        parser.next_token();
+        let _ = parser.parse_keyword(Keyword::UNSIGNED) || parser.parse_keyword(Keyword::SIGNED);
+        Ok(Some(Ok(Some(ColumnOption::DialectSpecific(vec![
+            Token::make_word("ZEROFILL", None),
+        ])))))
+    }
+
     fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
         if parser.peek_keyword(Keyword::UPDATE) {
             return Some(parse_update(parser));

@@ -5,7 +5,7 @@
 use base::{TableDef, Value};
 use myproto::response::{types, Column};
 
-use crate::definition::{column_key, type_text};
+use crate::definition::column_key;
 use crate::exec::{Compiled, Outcome};
 use crate::expr::Expr;
 use crate::join::JoinStep;
@@ -318,7 +318,10 @@ pub(crate) fn describe(def: &TableDef, full: bool, like: Option<&str>) -> Outcom
             }
         }
         let key = column_key(def, p);
-        let mut row = vec![text(c.name.clone()), text(type_text(c.ty))];
+        let mut row = vec![
+            text(c.name.clone()),
+            text(crate::definition::column_type_text(c)),
+        ];
         if full {
             let textual = c.ty.is_string() && c.collation != base::types::Collation::Binary;
             row.push(if textual {

@@ -1040,7 +1040,7 @@ fn columns_rows(session: &Session) -> Result<Vec<Vec<Value>>> {
                 } else {
                     Value::Null
                 },
-                text(definition::type_text(c.ty)),
+                text(definition::column_type_text(c)),
                 text(definition::column_key(def, p)),
                 text(definition::extra_text(c)),
                 text("select,insert,update,references"),

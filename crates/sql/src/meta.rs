@@ -20,7 +20,24 @@ pub fn table_column(
 ) -> Column {
     let c = &def.columns[p];
     let (column_type, length, decimals) = column_type_code(c.ty);
+    // An integer shows its declared display width, as MariaDB's metadata does; an unsigned
+    // one without a sign's place.
+    let unsigned = matches!(
+        c.ty,
+        ColumnType::TinyInt { unsigned: true }
+            | ColumnType::SmallInt { unsigned: true }
+            | ColumnType::MediumInt { unsigned: true }
+            | ColumnType::Int { unsigned: true }
+    );
+    let length = match c.display_width {
+        0 if unsigned => length - 1,
+        0 => length,
+        width => u32::from(width),
+    };
     let mut f = 0;
+    if c.zerofill {
+        f |= flags::ZEROFILL;
+    }
     if !c.nullable {
         f |= flags::NOT_NULL;
     }

@@ -1552,7 +1552,8 @@ fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
             | u8::from(c.hidden) << 2
             | u8::from(c.default_now.is_some()) << 3
             | u8::from(c.on_update_now) << 4
-            | u8::from(c.json) << 5,
+            | u8::from(c.json) << 5
+            | u8::from(c.display_width > 0 || c.zerofill) << 6,
     );
     match &c.default {
         None => out.put_u8(0),
@@ -1563,6 +1564,10 @@ fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
     }
     if let Some(fsp) = c.default_now {
         out.put_u8(fsp);
+    }
+    if c.display_width > 0 || c.zerofill {
+        out.put_u8(c.display_width);
+        out.put_u8(u8::from(c.zerofill));
     }
 }
 
@@ -1596,6 +1601,21 @@ fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
     // Bit 3: a current-time default, its fraction digits after the default (older catalogs
     // never set it).
     let default_now = if flags & 8 != 0 { Some(r.u8()?) } else { None };
+    // Bit 6: how the column is shown, a display width and ZEROFILL (older catalogs never set
+    // it).
+    let (display_width, zerofill) = if flags & 64 != 0 {
+        let width = r.u8()?;
+        let shown = r.u8()?;
+        if shown > 1 {
+            return Err(DecodeError::BadTag {
+                what: "column display flags",
+                tag: shown,
+            });
+        }
+        (width, shown == 1)
+    } else {
+        (0, false)
+    };
     Ok(ColumnDef {
         name,
         ty,
@@ -1607,6 +1627,8 @@ fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
         auto_increment: flags & 2 != 0,
         hidden: flags & 4 != 0,
         json: flags & 32 != 0,
+        display_width,
+        zerofill,
     })
 }
 

@@ -4546,6 +4546,20 @@ INSERT INTO tmax VALUES (1, '838:59:58.999999'), (2, '-838:59:58.5'), (3, '838:5
 SELECT id, t FROM tmax ORDER BY id;
 DROP TABLE tmax;
 
+-- Display widths and ZEROFILL: kept as declared, shown in SHOW CREATE TABLE and
+-- information_schema, integers of a ZEROFILL column padded in text results
+CREATE TABLE zf (id INT PRIMARY KEY, a TINYINT ZEROFILL, b INT(5) UNSIGNED ZEROFILL, c BIGINT ZEROFILL, d INT(7), e BOOL, f SMALLINT(3) ZEROFILL UNSIGNED, g INT UNSIGNED);
+INSERT INTO zf VALUES (1, 42, 42, 42, 42, 1, 7, 5), (2, 255, 123456, 0, -3, 0, 65535, 0);
+SELECT * FROM zf ORDER BY id;
+SELECT a + 1, b, b * 2 FROM zf ORDER BY id;
+-- expect-difference: a ZEROFILL column read as a string inside an expression is not padded (docs/sql.md)
+SELECT CONCAT(b) FROM zf ORDER BY id;
+INSERT INTO zf (id, a) VALUES (3, -1);
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE zf;
+SELECT COLUMN_NAME, COLUMN_TYPE, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME = 'zf' ORDER BY ORDINAL_POSITION;
+DROP TABLE zf;
+
 -- YEAR: numbers and strings of one to four digits, 0 and '0' apart, out of range refused
 CREATE TABLE yt (id INT PRIMARY KEY, y YEAR, z YEAR(4) NOT NULL DEFAULT 2000, KEY iy (y));
 INSERT INTO yt (id, y) VALUES (1, 2006), (2, '2000'), (3, 1994), (4, 0), (5, 69), (6, 70), (7, '0'), (8, '00'), (9, NULL), (10, 2155), (11, 1901), (12, '5'), (13, 5);

@@ -61,6 +61,15 @@ fn messages_round_trip() {
             .collation(base::types::Collation::Utf8mb4Bin)
             .nullable()
             .json(),
+            ColumnDef {
+                display_width: 5,
+                zerofill: true,
+                ..ColumnDef::new("z", ColumnType::Int { unsigned: true })
+            },
+            ColumnDef {
+                display_width: 1,
+                ..ColumnDef::new("b", ColumnType::TinyInt { unsigned: false })
+            },
         ],
         &["id"],
     )
