@@ -980,9 +980,17 @@ pub(crate) fn column_from_ast(
 /// An integer type's display width as declared (BOOL's is 1), 0 when none is (or for another
 /// type).
 fn display_width(t: &ast::DataType) -> u8 {
+    match t {
+        ast::DataType::Bool | ast::DataType::Boolean => 1,
+        t => integer_width(t).flatten().map_or(0, |w| w.min(255) as u8),
+    }
+}
+
+/// An integer type's declared display width (`Some(None)` when it has none); None for any
+/// other type.
+fn integer_width(t: &ast::DataType) -> Option<Option<u64>> {
     use ast::DataType as D;
     match t {
-        D::Bool | D::Boolean => 1,
         D::TinyInt(w)
         | D::TinyIntUnsigned(w)
         | D::SmallInt(w)
@@ -994,8 +1002,8 @@ fn display_width(t: &ast::DataType) -> u8 {
         | D::IntUnsigned(w)
         | D::IntegerUnsigned(w)
         | D::BigInt(w)
-        | D::BigIntUnsigned(w) => w.map_or(0, |w| w.min(255) as u8),
-        _ => 0,
+        | D::BigIntUnsigned(w) => Some(*w),
+        _ => None,
     }
 }
 
@@ -1253,19 +1261,10 @@ fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
         )),
         _ => Ok(()),
     };
+    if let Some(w) = integer_width(t) {
+        width(&w)?;
+    }
     match t {
-        D::TinyInt(w)
-        | D::TinyIntUnsigned(w)
-        | D::SmallInt(w)
-        | D::SmallIntUnsigned(w)
-        | D::MediumInt(w)
-        | D::MediumIntUnsigned(w)
-        | D::Int(w)
-        | D::Integer(w)
-        | D::IntUnsigned(w)
-        | D::IntegerUnsigned(w)
-        | D::BigInt(w)
-        | D::BigIntUnsigned(w) => width(w)?,
         // DOUBLE takes (M,D) or nothing; DOUBLE(M) is a syntax error in MariaDB.
         D::Double(ast::ExactNumberInfo::Precision(_)) => {
             return Err(SqlError::parse(format!(
