@@ -42,3 +42,54 @@ fn an_index_named_by_number_is_the_tables_nth_key() {
     cairn.terminate();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A table dropped and created again through SQL with other columns while a HandlerSocket
+/// connection has it open: the next requests use the new definition (its key type, its
+/// columns and their conversions), and an open index naming a column the new table lacks
+/// answers as opening it would.
+#[test]
+fn a_table_made_again_through_sql_is_seen_by_open_indexes_at_their_next_request() {
+    let dir = common::fresh_dir("cairn-hs-sql-again");
+    let cairn = common::start(&dir, common::free_port());
+    let sql = cairn.listening("sql (mysql protocol): ").trim().to_string();
+    let hs_write = cairn
+        .listening("handlersocket: read ")
+        .split(" write ")
+        .nth(1)
+        .unwrap()
+        .trim()
+        .to_string();
+    mysql(
+        &sql,
+        "CREATE DATABASE d; CREATE TABLE d.t (k INT PRIMARY KEY, v VARCHAR(10), n INT); \
+         INSERT INTO d.t VALUES (1, 'one', 10), (2, 'two', 20)",
+    );
+    let s = TcpStream::connect(&hs_write).unwrap();
+    let mut lines = BufReader::new(s.try_clone().unwrap()).lines();
+    let mut ask = |line: &str| {
+        (&s).write_all(format!("{line}\n").as_bytes()).unwrap();
+        lines.next().unwrap().unwrap()
+    };
+    assert_eq!(ask("P\t0\td\tt\tPRIMARY\tk,v"), "0\t1");
+    assert_eq!(ask("P\t1\td\tt\tPRIMARY\tk,n"), "0\t1");
+    assert_eq!(ask("0\t=\t1\t2"), "0\t2\t2\ttwo");
+    mysql(
+        &sql,
+        "DROP TABLE d.t; CREATE TABLE d.t (k VARCHAR(10) PRIMARY KEY, w DATE, v INT); \
+         INSERT INTO d.t VALUES ('2', '2020-01-02', 5), ('b', NULL, 6)",
+    );
+    // The key is text now, and v a number: what the old definition could not have answered.
+    assert_eq!(ask("0\t=\t1\tb"), "0\t2\tb\t6");
+    assert_eq!(ask("0\t=\t1\t2"), "0\t2\t2\t5");
+    // Stored by the new definition: '12abc' into the INT column v is 12, as MariaDB's plugin
+    // stores it.
+    assert_eq!(ask("0\t+\t2\tc\t12abc"), "0\t1");
+    // The index naming n, which the new table lacks, answers as opening it would now.
+    assert_eq!(ask("1\t=\t1\tb"), "2\t1\tfld");
+    assert_eq!(
+        mysql(&sql, "SELECT k, w, v FROM d.t ORDER BY k").trim(),
+        "k\tw\tv\n2\t2020-01-02\t5\nb\tNULL\t6\nc\tNULL\t12"
+    );
+    cairn.terminate();
+    let _ = std::fs::remove_dir_all(&dir);
+}
