@@ -36,6 +36,7 @@ pub mod cap {
         | CONNECT_WITH_DB
         | NO_SCHEMA
         | IGNORE_SPACE
+        | LOCAL_FILES
         | PROTOCOL_41
         | INTERACTIVE
         | TRANSACTIONS

@@ -73,6 +73,9 @@ pub(crate) fn lex_ends(sql: &str) -> Option<(Vec<Token>, Vec<usize>, &str)> {
                     text.push(match next {
                         b'n' => b'\n',
                         b't' => b'\t',
+                        b'r' => b'\r',
+                        b'b' => 8,
+                        b'Z' => 26,
                         b'0' => 0,
                         other => other,
                     });
@@ -180,6 +183,16 @@ impl Cursor {
             }
             _ => None,
         }
+    }
+
+    /// A string literal ('...' or "..."), if one is next.
+    pub(crate) fn quoted(&mut self) -> Option<String> {
+        self.string().ok()
+    }
+
+    /// Steps over the next token.
+    pub(crate) fn skip(&mut self) {
+        self.at = (self.at + 1).min(self.tokens.len());
     }
 
     /// A string literal ('...' or "...").

@@ -500,6 +500,7 @@ impl Conn {
         match cmd {
             command::QUIT => return Ok(false),
             command::PING => self.ok(0, 0, false),
+            command::QUERY if crate::load::is_load(body) => self.load_data(body)?,
             command::QUERY if crate::literals::changes_reading(body) => self.query_in_turn(body),
             command::QUERY => {
                 let sql = crate::literals::statement_text(
@@ -911,6 +912,187 @@ impl Conn {
                 self.out.finish();
             }
             Err(e) => self.error(&e),
+        }
+    }
+
+    /// LOAD DATA LOCAL INFILE: asks the client for its file, reads it as it comes (a row at most
+    /// ROW_BYTES_MAX), and inserts its rows in batches through the session, each as INSERT
+    /// IGNORE or REPLACE (so outside a transaction each batch commits on its own, as NDB's LOAD
+    /// DATA does). The whole file is read even after a failure, so the connection stays in step.
+    fn load_data(&mut self, body: &[u8]) -> Result<(), ProtoError> {
+        use crate::load;
+        let escapes = !self.session.no_backslash_escapes();
+        let sql =
+            crate::literals::statement_text(&self.session.charsets, body, !escapes).into_owned();
+        self.session
+            .begin_statement(crate::diagnostics::Kind::Insert);
+        let spec = match load::parse(&sql) {
+            Ok(spec) => spec,
+            Err(e) => {
+                let failed = self.session.concluded(Outcome::Failed(e));
+                self.answer_text(vec![failed]);
+                return Ok(());
+            }
+        };
+        if self.capabilities & cap::LOCAL_FILES == 0 {
+            let e = SqlError::new(
+                4166,
+                "HY000",
+                "The used command is not allowed because the MariaDB server or client has disabled the local infile capability",
+            );
+            let failed = self.session.concluded(Outcome::Failed(e));
+            self.answer_text(vec![failed]);
+            return Ok(());
+        }
+        // The file's character set, when named, is how its text is read.
+        let mut charsets = self.session.charsets;
+        let columns = match spec
+            .charset
+            .as_deref()
+            .map(crate::charset::named)
+            .transpose()
+            .and_then(|cs| {
+                if let Some(cs) = cs {
+                    charsets.client = cs;
+                }
+                self.session.load_columns(&spec.table)
+            }) {
+            Ok(columns) => columns,
+            Err(e) => {
+                let failed = self.session.concluded(Outcome::Failed(e));
+                self.answer_text(vec![failed]);
+                return Ok(());
+            }
+        };
+        let batches = load::Batches::new(&spec, &columns, escapes);
+        // The file request: 0xFB and the name, as the client sent it.
+        let p = self.out.begin();
+        p.push(0xFB);
+        p.extend_from_slice(spec.file.as_bytes());
+        self.out.finish();
+        self.flush()?;
+        let mut loaded = load::Loaded::default();
+        let mut pending: Vec<u8> = Vec::new();
+        let mut batch = batches.start();
+        let mut batch_rows = 0usize;
+        // The first row's line, and the warnings of splitting the batch's rows.
+        let mut batch_line = 0u64;
+        let mut pending_warnings = Vec::new();
+        let mut failed: Option<SqlError> = None;
+        let mut line = 0u64;
+        let mut end = false;
+        while !end {
+            let Some((seq, data)) = self.reader.read()? else {
+                return Err(ProtoError::Malformed(
+                    "the client left during LOAD DATA".into(),
+                ));
+            };
+            self.out.seq = seq.wrapping_add(1);
+            end = data.is_empty();
+            if failed.is_some() {
+                continue;
+            }
+            pending.extend_from_slice(&data);
+            let mut at = 0;
+            loop {
+                match load::next_row(&spec.format, &pending[at..], end) {
+                    load::Next::Row(row, used) => {
+                        at += used;
+                        line += 1;
+                        if line <= spec.skip_lines {
+                            continue;
+                        }
+                        loaded.records += 1;
+                        if batch_rows == 0 {
+                            batch_line = line;
+                        }
+                        let warnings = batches.add(&mut batch, &row, line);
+                        pending_warnings.extend(warnings);
+                        batch_rows += 1;
+                        if batch_rows >= load::BATCH_ROWS || batch.len() >= load::BATCH_BYTES {
+                            let run = (&batch[..], batch_line, &charsets);
+                            let warnings = std::mem::take(&mut pending_warnings);
+                            if let Err(e) = self.load_batch(&mut loaded, run, warnings, escapes) {
+                                failed = Some(e);
+                                break;
+                            }
+                            batch = batches.start();
+                            batch_rows = 0;
+                        }
+                    }
+                    load::Next::Skip(used) if used > 0 => at += used,
+                    load::Next::Skip(_) | load::Next::More => break,
+                }
+                if at == pending.len() {
+                    break;
+                }
+            }
+            pending.drain(..at);
+            if failed.is_none() && pending.len() > load::ROW_BYTES_MAX {
+                failed = Some(SqlError::new(
+                    1153,
+                    "08S01",
+                    format!(
+                        "A row of the file is longer than {} bytes (line {})",
+                        load::ROW_BYTES_MAX,
+                        line + 1
+                    ),
+                ));
+                pending = Vec::new();
+            }
+        }
+        if failed.is_none() && batch_rows > 0 {
+            let run = (&batch[..], batch_line, &charsets);
+            if let Err(e) = self.load_batch(&mut loaded, run, pending_warnings, escapes) {
+                failed = Some(e);
+            }
+        }
+        let outcome = match failed {
+            Some(e) => Outcome::Failed(e),
+            None => loaded.outcome(spec.duplicates),
+        };
+        self.session
+            .begin_statement(crate::diagnostics::Kind::Insert);
+        for (code, message) in &loaded.warnings {
+            self.session.diagnostics.warn(*code, message.clone());
+        }
+        self.session
+            .diagnostics
+            .count_unlisted(loaded.warning_total - loaded.warnings.len());
+        let outcome = self.session.concluded(outcome);
+        self.answer_text(vec![outcome]);
+        Ok(())
+    }
+
+    /// Runs one INSERT batch of a LOAD DATA (its text, its first row's line in the file, the
+    /// character set its text is in), counting what it did and keeping its warnings in the
+    /// file's order: each row's own from splitting it, then the batch's, renumbered.
+    fn load_batch(
+        &mut self,
+        loaded: &mut crate::load::Loaded,
+        (batch, first, charsets): (&[u8], u64, &crate::charset::Charsets),
+        split: Vec<(u16, String)>,
+        escapes: bool,
+    ) -> Result<(), SqlError> {
+        let sql = crate::literals::statement_text(charsets, batch, !escapes).into_owned();
+        let outcomes = self.session.run(&sql);
+        self.session.take_counts();
+        for (code, message) in split {
+            loaded.warn(code, message);
+        }
+        let (conditions, total) = self.session.diagnostics.last_conditions();
+        let listed = conditions.len();
+        for (code, message) in conditions {
+            loaded.warn(code, crate::load::renumbered(message, first));
+        }
+        loaded.warning_total += total - listed;
+        match outcomes.into_iter().next() {
+            Some(Outcome::Done { affected, .. }) => {
+                loaded.affected += affected;
+                Ok(())
+            }
+            Some(Outcome::Failed(e)) => Err(e),
+            _ => Ok(()),
         }
     }
 

@@ -1264,14 +1264,11 @@ fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
     if let Some(w) = integer_width(t) {
         width(&w)?;
     }
-    match t {
-        // DOUBLE takes (M,D) or nothing; DOUBLE(M) is a syntax error in MariaDB.
-        D::Double(ast::ExactNumberInfo::Precision(_)) => {
-            return Err(SqlError::parse(format!(
-                "near ')': DOUBLE of '{column}' takes (M,D) or no digits"
-            )))
-        }
-        _ => {}
+    // DOUBLE takes (M,D) or nothing; DOUBLE(M) is a syntax error in MariaDB.
+    if let D::Double(ast::ExactNumberInfo::Precision(_)) = t {
+        return Err(SqlError::parse(format!(
+            "near ')': DOUBLE of '{column}' takes (M,D) or no digits"
+        )));
     }
     Ok(match t {
         // MariaDB's BOOL and BOOLEAN are TINYINT(1).

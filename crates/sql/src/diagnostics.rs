@@ -157,6 +157,21 @@ impl Diagnostics {
         });
     }
 
+    /// The last statement's conditions listed (code and message), and how many it raised.
+    pub(crate) fn last_conditions(&self) -> (Vec<(u16, String)>, usize) {
+        let list = self
+            .list
+            .iter()
+            .map(|c| (c.code, c.message.clone()))
+            .collect();
+        (list, self.total)
+    }
+
+    /// Counts `n` more conditions of the running statement that its list does not hold.
+    pub(crate) fn count_unlisted(&self, n: usize) {
+        self.raised_total.set(self.raised_total.get() + n);
+    }
+
     /// Records a note of the running statement where only the session is at hand (an
     /// expression's context).
     pub(crate) fn note_shared(&self, code: u16, message: impl Into<String>) {

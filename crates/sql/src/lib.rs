@@ -31,6 +31,7 @@ mod guard;
 mod infoschema;
 mod join;
 mod literals;
+mod load;
 mod maintenance;
 mod meta;
 mod named_locks;
