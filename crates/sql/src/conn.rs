@@ -996,7 +996,7 @@ impl Conn {
             let mut at = 0;
             loop {
                 match load::next_row(&spec.format, &pending[at..], end) {
-                    load::Next::Row(row, used) => {
+                    load::Next::Row(mut row, used, trailing) => {
                         at += used;
                         line += 1;
                         if line <= spec.skip_lines {
@@ -1005,6 +1005,9 @@ impl Conn {
                         loaded.records += 1;
                         if batch_rows == 0 {
                             batch_line = line;
+                        }
+                        if trailing && row.len() == batches.fields() + 1 {
+                            row.pop();
                         }
                         let warnings = batches.add(&mut batch, &row, line);
                         pending_warnings.extend(warnings);

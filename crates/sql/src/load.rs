@@ -356,8 +356,10 @@ pub(crate) type Row = Vec<Option<Vec<u8>>>;
 /// What the bytes at the front of the buffer hold.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Next {
-    /// A row, and how many bytes it took.
-    Row(Row, usize),
+    /// A row, how many bytes it took, and whether its last field is an empty one a field
+    /// terminator right before the line's end made (`1,2,`), which MySQL drops when the row
+    /// has a field more than its columns.
+    Row(Row, usize, bool),
     /// Bytes that are no row (before a line's STARTING BY prefix), to drop.
     Skip(usize),
     /// The row goes on past the buffer's end.
@@ -467,9 +469,15 @@ pub(crate) fn next_row(f: &Format, buf: &[u8], end: bool) -> Next {
         let null = !quoted
             && (f.escaped.is_some_and(|e| raw == [e, b'N'])
                 || (f.enclosed.is_some() && raw == b"NULL"));
+        // An empty field right before the line's end, after another field's terminator.
+        let trailing = ended_line
+            && !quoted
+            && !row.is_empty()
+            && i >= f.line_end.len()
+            && field_start == i - f.line_end.len();
         row.push(if null { None } else { Some(value) });
         if ended_line {
-            return Next::Row(row, i);
+            return Next::Row(row, i, trailing);
         }
     }
 }
@@ -579,6 +587,11 @@ impl Batches {
         }
     }
 
+    /// Fields a row should have.
+    pub(crate) fn fields(&self) -> usize {
+        self.fields
+    }
+
     /// A new batch's text so far.
     pub(crate) fn start(&self) -> Vec<u8> {
         self.head.clone()
@@ -663,7 +676,7 @@ mod tests {
             let end = n + 1 == text.len();
             loop {
                 match next_row(f, &buf, end) {
-                    Next::Row(r, used) => {
+                    Next::Row(r, used, _) => {
                         out.push(r);
                         buf.drain(..used);
                     }

@@ -688,6 +688,13 @@ for q in ["LOAD DATA LOCAL INFILE '" + d + "/a.tsv' REPLACE INTO TABLE d.ld", "L
 print(cur.execute("LOAD DATA LOCAL INFILE '" + d + "/c.tsv' INTO TABLE d.ld"), c._result.message)
 cur.execute("SELECT COUNT(*), MIN(id), MAX(id), SUM(LENGTH(name)) FROM d.ld WHERE id >= 100")
 print(cur.fetchall())
+open(d + "/e.csv", "wb").write(b"1,2,3\n4,5,\n6,7,,\n8\n9,\n")
+cur.execute("CREATE TABLE d.tw (a INT, b INT)")
+print(cur.execute("LOAD DATA LOCAL INFILE '" + d + "/e.csv' INTO TABLE d.tw FIELDS TERMINATED BY ','"), c._result.message)
+cur.execute("SHOW WARNINGS")
+print(cur.fetchall())
+cur.execute("SELECT * FROM d.tw ORDER BY a")
+print(cur.fetchall())
 plain = pymysql.connect(host="127.0.0.1", port={port}, user="root")
 try:
     plain.cursor().execute("LOAD DATA LOCAL INFILE '" + d + "/a.tsv' INTO TABLE d.ld")
@@ -713,6 +720,9 @@ print(cur.fetchall())
          1235 This version of Cairn doesn't yet support 'LOAD DATA INFILE from the server's disk (LOAD DATA LOCAL INFILE sends the client's file)'\n\
          2500 b'2Records: 2500  Deleted: 0  Skipped: 0  Warnings: 0'\n\
          ((2500, 100, 2599, Decimal('11600')),)\n\
+         5 b'/Records: 5  Deleted: 0  Skipped: 0  Warnings: 4'\n\
+         (('Warning', 1262, 'Row 1 was truncated; it contained more data than there were input columns'), ('Warning', 1262, 'Row 3 was truncated; it contained more data than there were input columns'), ('Warning', 1261, \"Row 4 doesn't contain data for all columns\"), ('Warning', 1366, \"Incorrect integer value: '' for column `d`.`tw`.`b` at row 5\"))\n\
+         ((1, 2), (4, 5), (6, 7), (8, None), (9, 0))\n\
          4166\n\
          ((1,),)\n",
         "{out}"
