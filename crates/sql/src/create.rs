@@ -931,6 +931,24 @@ pub(crate) fn column_from_ast(
             {
                 def = def.auto_increment();
             }
+            // LONG VARCHAR and LONG VARBINARY (dialect.rs): MEDIUMTEXT and MEDIUMBLOB.
+            ast::ColumnOption::DialectSpecific(tokens) if matches!(tokens.as_slice(), [t] if ["LONG_TEXT", "LONG_BLOB"].contains(&t.to_string().as_str())) =>
+            {
+                let long = matches!(&col.data_type, ast::DataType::Custom(name, m)
+                    if m.is_empty() && name.to_string().eq_ignore_ascii_case("LONG"));
+                if !long {
+                    return Err(SqlError::parse(format!(
+                        "near '{}' in the type of '{}'",
+                        tokens[0], col.name.value
+                    )));
+                }
+                if tokens[0].to_string() == "LONG_BLOB" {
+                    def.ty = ColumnType::Blob {
+                        size: LobSize::Medium,
+                    };
+                    def.collation = Collation::Binary;
+                }
+            }
             ast::ColumnOption::DialectSpecific(tokens)
                 if tokens
                     .iter()

@@ -110,11 +110,28 @@ impl Dialect for Cairn {
         &self,
         parser: &mut Parser,
     ) -> Result<Option<Result<Option<ColumnOption>, ParserError>>, ParserError> {
-        let zerofill = matches!(
-            &parser.peek_token().token,
-            Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("ZEROFILL")
+        let word = match &parser.peek_token().token {
+            Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_uppercase(),
+            _ => return Ok(None),
+        };
+        // The second word of MariaDB's LONG VARCHAR, LONG CHARACTER VARYING (MEDIUMTEXT),
+        // LONG VARBINARY and LONG BYTE (MEDIUMBLOB), after sqlparser read LONG as a type.
+        let varying = matches!(
+            &parser.peek_nth_token(1).token,
+            Token::Word(w) if w.keyword == Keyword::VARYING
         );
-        if !zerofill {
+        let long_text = word == "VARCHAR" || (word == "CHARACTER" && varying);
+        if long_text || word == "VARBINARY" || word == "BYTE" {
+            parser.next_token();
+            if word == "CHARACTER" {
+                parser.next_token();
+            }
+            let marker = if long_text { "LONG_TEXT" } else { "LONG_BLOB" };
+            return Ok(Some(Ok(Some(ColumnOption::DialectSpecific(vec![
+                Token::make_word(marker, None),
+            ])))));
+        }
+        if word != "ZEROFILL" {
             return Ok(None);
         }
         parser.next_token();
