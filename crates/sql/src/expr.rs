@@ -1385,6 +1385,7 @@ impl Expr {
                     CastTo::Signed | CastTo::Unsigned => check_number(env, &v, "INTEGER")?,
                     CastTo::Decimal(..) => check_number(env, &v, "DECIMAL")?,
                     CastTo::Double => check_number(env, &v, "DOUBLE")?,
+                    CastTo::Json => return crate::funcs::json::cast(&v),
                     _ => {}
                 }
                 let text = matches!(to, CastTo::Date | CastTo::DateTime(_) | CastTo::Time(_))

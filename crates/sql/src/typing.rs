@@ -33,6 +33,7 @@ pub fn static_type(
                 C::Decimal(p, s) => (types::NEWDECIMAL, p as u32 + 2, s),
                 C::Double => (types::DOUBLE, 22, 31),
                 C::Charset(_) | C::Latin1Bytes => (types::VAR_STRING, 255 * 4, 31),
+                C::Json => crate::funcs::json::CAST_TYPE,
                 C::Shown(f) => (types::VAR_STRING, (19 + fraction(f)) * 4, 31),
                 C::Introduced(_) => match &**_inner {
                     Const(Value::Bytes(b)) => (types::VAR_STRING, b.len() as u32 * 4, 31),

@@ -210,6 +210,51 @@ impl JsonFn {
 }
 
 /// The result type MariaDB reports: (type code, display length, decimals).
+/// CAST(... AS JSON)'s result type: JSON text, as a JSON column's values are announced.
+pub(crate) const CAST_TYPE: (u8, u32, u8) = (types::LONG_BLOB, JSON_RESULT_LENGTH, STRING_DECIMALS);
+
+/// CAST(v AS JSON), as MySQL 8 makes it: NULL stays NULL, text is read as JSON (else 3141)
+/// and printed normalized: an object's keys once each (the last value of a repeated key) in
+/// MySQL's order, shorter keys first, then by their bytes.
+pub(crate) fn cast(v: &Value) -> Result<Value> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    let t = text(v);
+    let j = doc::parse(&t).map_err(|e| {
+        let at = match e {
+            doc::ParseError::End => t.len(),
+            doc::ParseError::Syntax(p) | doc::ParseError::Depth(p) => p.saturating_sub(1),
+        };
+        SqlError::new(
+            3141,
+            "22032",
+            format!("Invalid JSON text in argument 1 to function cast_as_json: \"Invalid value.\" at position {at}."),
+        )
+    })?;
+    Ok(json_text(&normalized(j)))
+}
+
+/// A JSON value as MySQL's JSON type keeps it (see [`cast`]).
+fn normalized(j: Json) -> Json {
+    match j {
+        Json::Array(items) => Json::Array(items.into_iter().map(normalized).collect()),
+        Json::Object(members) => {
+            let mut kept: Vec<(String, Json)> = Vec::with_capacity(members.len());
+            for (k, v) in members {
+                let v = normalized(v);
+                match kept.iter_mut().find(|(x, _)| *x == k) {
+                    Some(slot) => slot.1 = v,
+                    None => kept.push((k, v)),
+                }
+            }
+            kept.sort_by(|(a, _), (b, _)| (a.len(), a.as_bytes()).cmp(&(b.len(), b.as_bytes())));
+            Json::Object(kept)
+        }
+        other => other,
+    }
+}
+
 pub(crate) fn result_type(f: JsonFn) -> (u8, u32, u8) {
     use JsonFn::*;
     match f {
@@ -699,6 +744,17 @@ mod tests {
 
     fn canonical(t: &str) -> String {
         printed(&parse(t.as_bytes()).unwrap())
+    }
+
+    #[test]
+    fn cast_as_json_keeps_the_last_of_a_repeated_key_and_sorts_keys_as_mysql() {
+        let cast_text = |t: &str| cast(&Value::Bytes(t.as_bytes().to_vec()));
+        assert_eq!(
+            cast_text(r#"{"b": 1, "aa": [1,2], "b": 3, "c":{"z":null,"y":true}}"#).unwrap(),
+            Value::Bytes(br#"{"b": 3, "c": {"y": true, "z": null}, "aa": [1, 2]}"#.to_vec())
+        );
+        assert_eq!(cast(&Value::Null).unwrap(), Value::Null);
+        assert_eq!(cast_text("{bad").unwrap_err().code, 3141);
     }
 
     #[test]
