@@ -96,6 +96,10 @@ pub fn encode_value(value: &Value, ty: ColumnType, collation: Collation, out: &m
             };
             out.extend_from_slice(&((m as u64) ^ (1 << 63)).to_be_bytes());
         }
+        (ColumnType::Bit { .. }, v) => {
+            let n = if let Value::UInt(n) = v { *n } else { 0 };
+            out.extend_from_slice(&n.to_be_bytes());
+        }
         (ColumnType::Year, v) => {
             let y = if let Value::Year(y) = v { *y } else { 0 };
             out.extend_from_slice(&y.to_be_bytes());

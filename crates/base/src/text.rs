@@ -21,6 +21,12 @@ pub fn store(column: &ColumnDef, v: Value) -> Result<Value, String> {
         Value::Double(x) if column.ty.is_integer() => Value::Double(x.round_ties_even()),
         v => v,
     };
+    if matches!(column.ty, ColumnType::Bit { .. }) {
+        // A number is itself in a BIT, not its digits' bytes.
+        return v
+            .coerce(column.ty, column.collation, &column.name)
+            .map_err(|e| e.message);
+    }
     let text = value_text(&v).unwrap_or_default();
     from_text(column, Some(&text))
 }
@@ -77,6 +83,8 @@ pub fn store_strict(column: &ColumnDef, v: Value) -> Result<Value, Refusal> {
     let shown = value_text(&v).unwrap_or_default();
     let stored = match store(column, v.clone()) {
         Ok(s) => s,
+        // A BIT takes bytes or a number no wider than it: MySQL's "too long".
+        Err(_) if matches!(column.ty, T::Bit { .. }) => return Err(Refusal::TooLong),
         // A YEAR takes numbers: one out of its range, or text that is none.
         Err(_) if column.ty == T::Year => {
             let number = value_text(&v)
@@ -110,7 +118,7 @@ pub fn store_strict(column: &ColumnDef, v: Value) -> Result<Value, Refusal> {
             Ok(stored)
         };
     }
-    if temporal {
+    if temporal || matches!(column.ty, T::Bit { .. }) {
         return Ok(stored);
     }
     if let Value::Bytes(b) = &v {
@@ -286,7 +294,9 @@ pub fn from_text(column: &ColumnDef, text: Option<&[u8]>) -> Result<Value, Strin
         | ColumnType::DateTime { .. }
         | ColumnType::Timestamp { .. }
         | ColumnType::Time { .. }
-        | ColumnType::Year => Value::Bytes(text.to_vec()),
+        | ColumnType::Year
+        // Text into a BIT column is its bytes, big-endian, as MySQL stores it.
+        | ColumnType::Bit { .. } => Value::Bytes(text.to_vec()),
     };
     v.coerce(column.ty, column.collation, &column.name)
         .map_err(|e| e.message)

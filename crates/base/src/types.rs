@@ -201,25 +201,61 @@ impl Collation {
 /// A column's type. String lengths are in characters (CHAR, VARCHAR) or bytes (BINARY, VARBINARY).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ColumnType {
-    TinyInt { unsigned: bool },
-    SmallInt { unsigned: bool },
-    MediumInt { unsigned: bool },
-    Int { unsigned: bool },
-    BigInt { unsigned: bool },
+    TinyInt {
+        unsigned: bool,
+    },
+    SmallInt {
+        unsigned: bool,
+    },
+    MediumInt {
+        unsigned: bool,
+    },
+    Int {
+        unsigned: bool,
+    },
+    BigInt {
+        unsigned: bool,
+    },
     Float,
     Double,
-    Decimal { precision: u8, scale: u8 },
-    Char { length: u32 },
-    VarChar { length: u32 },
-    Binary { length: u32 },
-    VarBinary { length: u32 },
-    Text { size: LobSize },
-    Blob { size: LobSize },
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
+    Char {
+        length: u32,
+    },
+    VarChar {
+        length: u32,
+    },
+    Binary {
+        length: u32,
+    },
+    VarBinary {
+        length: u32,
+    },
+    Text {
+        size: LobSize,
+    },
+    Blob {
+        size: LobSize,
+    },
     Date,
-    DateTime { fsp: u8 },
-    Timestamp { fsp: u8 },
-    Time { fsp: u8 },
+    DateTime {
+        fsp: u8,
+    },
+    Timestamp {
+        fsp: u8,
+    },
+    Time {
+        fsp: u8,
+    },
     Year,
+    /// BIT(width), 1 to 64 bits: an unsigned number ([`Value::UInt`]), shown as its
+    /// big-endian bytes.
+    Bit {
+        width: u8,
+    },
 }
 
 /// The four sizes of MySQL's TEXT and BLOB types (TINY-, plain, MEDIUM-, LONG-), named by the
@@ -372,6 +408,7 @@ impl ColumnType {
             ColumnType::MediumInt { .. } => 3,
             ColumnType::Int { .. } | ColumnType::Float | ColumnType::Date => 4,
             ColumnType::BigInt { .. }
+            | ColumnType::Bit { .. }
             | ColumnType::Double
             | ColumnType::DateTime { .. }
             | ColumnType::Timestamp { .. }
@@ -434,6 +471,7 @@ impl ColumnType {
             ColumnType::Timestamp { fsp: f } => fsp("timestamp", f),
             ColumnType::Time { fsp: f } => fsp("time", f),
             ColumnType::Year => "year".into(),
+            ColumnType::Bit { width } => format!("bit({width})"),
         }
     }
 }

@@ -611,6 +611,24 @@ impl Value {
                     Value::Int(v as i64)
                 })
             }
+            ColumnType::Bit { width } => {
+                // A string is its bytes, big-endian (b'101', X'05', '5' is 0x35); a number is
+                // itself. Either must fit the width.
+                let n: u128 = match &self {
+                    Value::Bytes(b) if b.len() <= 16 => {
+                        b.iter().fold(0u128, |n, byte| n << 8 | u128::from(*byte))
+                    }
+                    Value::Bytes(_) => return Err(range_error()),
+                    _ => {
+                        let v = self.as_integer(column)?;
+                        u128::try_from(v).map_err(|_| range_error())?
+                    }
+                };
+                if width < 64 && n >> width != 0 || n > u128::from(u64::MAX) {
+                    return Err(range_error());
+                }
+                Ok(Value::UInt(n as u64))
+            }
             ColumnType::Float => {
                 let v = self.as_f64(column)?;
                 if !v.is_finite() || v.abs() > f64::from(f32::MAX) {

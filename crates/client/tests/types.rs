@@ -69,6 +69,8 @@ fn all_types() -> Vec<ColumnDef> {
                 size: LobSize::Long,
             },
         ),
+        ("b1", ColumnType::Bit { width: 1 }),
+        ("b64", ColumnType::Bit { width: 64 }),
     ];
     types
         .into_iter()
@@ -159,6 +161,8 @@ fn boundary_rows() -> Vec<Vec<(Value, Value)>> {
         same(Value::from("")),
         same(Value::from("")),
         same(Value::Bytes(vec![])),
+        (Value::Int(0), Value::UInt(0)),
+        (Value::Bytes(vec![]), Value::UInt(0)),
     ];
     let high = vec![
         same(Value::Int(127)),
@@ -215,6 +219,8 @@ fn boundary_rows() -> Vec<Vec<(Value, Value)>> {
         same(Value::from("ü".repeat(LOB_BYTES_MAX / 2).as_str())),
         same(Value::from("x".repeat(LOB_BYTES_MAX).as_str())),
         same(Value::Bytes(vec![9; LOB_BYTES_MAX])),
+        (Value::Bytes(vec![1]), Value::UInt(1)),
+        (Value::Bytes(vec![0xFF; 8]), Value::UInt(u64::MAX)),
     ];
     let nulls = low.iter().map(|_| (Value::Null, Value::Null)).collect();
     vec![low, high, nulls]

@@ -21,6 +21,7 @@ pub mod types {
     pub const DATETIME: u8 = 0x0C;
     pub const YEAR: u8 = 0x0D;
     pub const VARCHAR: u8 = 0x0F;
+    pub const BIT: u8 = 0x10;
     pub const NEWDECIMAL: u8 = 0xF6;
     pub const LONG_BLOB: u8 = 0xFB;
     pub const BLOB: u8 = 0xFC;

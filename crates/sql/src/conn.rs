@@ -1330,6 +1330,11 @@ fn value_text_as(v: &Value, c: &Column) -> Option<Vec<u8>> {
         Value::Time(t) if c.column_type == response::types::TIME => {
             Some(TimeText(*t, fsp).to_string().into_bytes())
         }
+        // A BIT(n) value is its big-endian bytes, as many as n bits take.
+        Value::UInt(n) if c.column_type == response::types::BIT => {
+            let bytes = (c.length as usize).div_ceil(8).clamp(1, 8);
+            Some(n.to_be_bytes()[8 - bytes..].to_vec())
+        }
         // A ZEROFILL column's integers are padded with zeros to its display width.
         Value::Int(_) | Value::UInt(_) if c.flags & response::flags::ZEROFILL != 0 => value_text(v)
             .map(|t| {

@@ -1413,6 +1413,19 @@ fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
         {
             ColumnType::Year
         }
+        // BIT and BIT(n): 1 to 64 bits (BIT(0) is BIT(1), as MariaDB makes it).
+        D::Bit(n) => match n.unwrap_or(1) {
+            n if n > 64 => {
+                return Err(SqlError::new(
+                    1439,
+                    "42000",
+                    format!("Display width out of range for '{column}' (max = 64)"),
+                ))
+            }
+            n => ColumnType::Bit {
+                width: n.max(1) as u8,
+            },
+        },
         D::Date => ColumnType::Date,
         D::Datetime(p) => ColumnType::DateTime { fsp: fsp(p)? },
         D::Timestamp(p, _) => ColumnType::Timestamp { fsp: fsp(p)? },

@@ -139,6 +139,10 @@ pub fn default_text(column: &base::schema::ColumnDef) -> Option<String> {
             Some("NULL".into())
         }
         None | Some(Value::Null) => None,
+        // A BIT's default as MariaDB writes it: b'101'.
+        Some(Value::UInt(n)) if matches!(column.ty, ColumnType::Bit { .. }) => {
+            Some(format!("b'{n:b}'"))
+        }
         Some(v) => {
             let text = String::from_utf8_lossy(&default_value_text(column, v).unwrap_or_default())
                 .into_owned();

@@ -254,6 +254,33 @@ pub struct Compiler<'a> {
 }
 
 impl<'a> Compiler<'a> {
+    /// The type of the input row's column `p`, when a scope's table has it.
+    fn column_type(&self, p: usize) -> Option<base::types::ColumnType> {
+        self.scopes.iter().find_map(|s| {
+            p.checked_sub(s.offset)
+                .and_then(|i| s.def.columns.get(i))
+                .map(|c| c.ty)
+        })
+    }
+
+    /// A string constant compared with a BIT column is the number its bytes make, big-endian,
+    /// as MySQL compares them (`b = b'101'` is `b = 5`).
+    fn bits_as_number(&self, column: &Expr, other: &mut Expr) {
+        let Expr::Column(p) = column else { return };
+        if !matches!(
+            self.column_type(*p),
+            Some(base::types::ColumnType::Bit { .. })
+        ) {
+            return;
+        }
+        if let Expr::Const(Value::Bytes(b)) = other {
+            if b.len() <= 8 {
+                let n = b.iter().fold(0u64, |n, byte| n << 8 | u64::from(*byte));
+                *other = Expr::Const(Value::UInt(n));
+            }
+        }
+    }
+
     pub fn new(scope: Option<Scope<'a>>, placeholders: &'a [Location]) -> Compiler<'a> {
         Compiler::with_scopes(scope.into_iter().collect(), placeholders)
     }
@@ -446,6 +473,19 @@ impl<'a> Compiler<'a> {
                 if !matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) {
                     (l, r) = (json_scalar(l), json_scalar(r));
                 }
+                if matches!(
+                    op,
+                    BinOp::Eq
+                        | BinOp::NullSafeEq
+                        | BinOp::Ne
+                        | BinOp::Lt
+                        | BinOp::Le
+                        | BinOp::Gt
+                        | BinOp::Ge
+                ) {
+                    self.bits_as_number(&l, &mut r);
+                    self.bits_as_number(&r, &mut l);
+                }
                 Expr::Binary(op, Box::new(l), Box::new(r))
             }
             Ast::Between {
@@ -453,12 +493,13 @@ impl<'a> Compiler<'a> {
                 negated,
                 low,
                 high,
-            } => Expr::Between(
-                Box::new(json_scalar(self.compile(expr)?)),
-                Box::new(self.compile(low)?),
-                Box::new(self.compile(high)?),
-                *negated,
-            ),
+            } => {
+                let e = json_scalar(self.compile(expr)?);
+                let (mut low, mut high) = (self.compile(low)?, self.compile(high)?);
+                self.bits_as_number(&e, &mut low);
+                self.bits_as_number(&e, &mut high);
+                Expr::Between(Box::new(e), Box::new(low), Box::new(high), *negated)
+            }
             Ast::InList {
                 expr,
                 list,
@@ -468,7 +509,14 @@ impl<'a> Compiler<'a> {
                 let list = list
                     .iter()
                     .map(|x| self.compile(x))
-                    .collect::<Result<_>>()?;
+                    .collect::<Result<Vec<_>>>()?;
+                let list = list
+                    .into_iter()
+                    .map(|mut x| {
+                        self.bits_as_number(&e, &mut x);
+                        x
+                    })
+                    .collect();
                 Expr::In(Box::new(e), list, *negated)
             }
             Ast::Like {
@@ -1009,10 +1057,31 @@ pub fn literal(v: &ast::Value) -> Result<Value> {
                 .collect::<std::result::Result<_, _>>()
                 .map_err(|_| SqlError::parse(format!("bad hex literal X'{h}'")))?,
         ),
+        ast::Value::SingleQuotedByteStringLiteral(bits) => bit_literal(bits)?,
         ast::Value::Boolean(b) => Value::Int(*b as i64),
         ast::Value::Null => Value::Null,
         other => return Err(SqlError::unsupported(format!("the literal {other}"))),
     })
+}
+
+/// `b'0101'`: the bits as bytes, big-endian, as few as hold them (`b''` is no bytes), as
+/// MySQL reads a bit literal where a string is wanted.
+fn bit_literal(bits: &str) -> Result<Value> {
+    if !bits.bytes().all(|b| b == b'0' || b == b'1') {
+        return Err(SqlError::parse(format!("bad bit literal b'{bits}'")));
+    }
+    let digits = bits.as_bytes();
+    let mut bytes = Vec::with_capacity(digits.len().div_ceil(8));
+    let first = digits.len() % 8;
+    let mut chunks: Vec<&[u8]> = Vec::new();
+    if first > 0 {
+        chunks.push(&digits[..first]);
+    }
+    chunks.extend(digits[first..].chunks(8));
+    for chunk in chunks {
+        bytes.push(chunk.iter().fold(0u8, |n, d| n << 1 | (d - b'0')));
+    }
+    Ok(Value::Bytes(bytes))
 }
 
 /// A numeric literal: integer, DECIMAL when it has a point, DOUBLE with an exponent.

@@ -60,6 +60,7 @@ pub fn table_column(
             | ColumnType::MediumInt { unsigned: true }
             | ColumnType::Int { unsigned: true }
             | ColumnType::BigInt { unsigned: true }
+            | ColumnType::Bit { .. }
     ) {
         f |= flags::UNSIGNED;
     }

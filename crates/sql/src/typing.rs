@@ -125,6 +125,7 @@ pub fn static_type(
                             | types::LONG
                             | types::LONGLONG
                             | types::YEAR
+                            | types::BIT
                     )
                 };
                 let is_exact = |t: (u8, u32, u8)| is_int(t) || t.0 == types::NEWDECIMAL;
@@ -282,7 +283,9 @@ enum Class {
 fn class_of(t: (u8, u32, u8)) -> Class {
     match t.0 {
         types::NULL => Class::Null,
-        types::TINY | types::SHORT | types::INT24 | types::LONG | types::LONGLONG => Class::Int,
+        types::TINY | types::SHORT | types::INT24 | types::LONG | types::LONGLONG | types::BIT => {
+            Class::Int
+        }
         types::NEWDECIMAL => Class::Decimal(t.2),
         types::DOUBLE | types::FLOAT => Class::Double,
         types::VAR_STRING | types::STRING | types::BLOB => Class::String,
@@ -522,5 +525,6 @@ pub fn column_type_code(ty: ColumnType) -> (u8, u32, u8) {
         }
         ColumnType::Time { fsp } => (types::TIME, 10 + fsp as u32 + (fsp > 0) as u32, fsp),
         ColumnType::Year => (types::YEAR, 4, 0),
+        ColumnType::Bit { width } => (types::BIT, u32::from(width), 0),
     }
 }

@@ -1355,6 +1355,7 @@ fn put_type(out: &mut Vec<u8>, ty: ColumnType) {
         ColumnType::Timestamp { fsp } => (17, fsp, 0, 0),
         ColumnType::Time { fsp } => (18, fsp, 0, 0),
         ColumnType::Year => (19, 0, 0, 0),
+        ColumnType::Bit { width } => (20, width, 0, 0),
     };
     out.extend_from_slice(&[tag, a, b]);
     out.put_u32(length);
@@ -1386,6 +1387,13 @@ fn get_type(r: &mut Reader) -> DecodeResult<ColumnType> {
         17 => ColumnType::Timestamp { fsp: a },
         18 => ColumnType::Time { fsp: a },
         19 => ColumnType::Year,
+        20 if (1..=64).contains(&a) => ColumnType::Bit { width: a },
+        20 => {
+            return Err(DecodeError::BadTag {
+                what: "bit width",
+                tag: a,
+            })
+        }
         tag => {
             return Err(DecodeError::BadTag {
                 what: "column type",

@@ -4546,6 +4546,24 @@ INSERT INTO tmax VALUES (1, '838:59:58.999999'), (2, '-838:59:58.5'), (3, '838:5
 SELECT id, t FROM tmax ORDER BY id;
 DROP TABLE tmax;
 
+-- BIT(n): numbers and strings (big-endian bytes) in, too long refused, compared with numbers
+-- and bit literals, ordered by an index
+SELECT HEX(b'101'), LENGTH(b'1111111111'), b'' = '', HEX(b'100000001');
+CREATE TABLE bitt (id INT PRIMARY KEY, b BIT(10) DEFAULT b'101', c BIT, KEY ib (b));
+INSERT INTO bitt VALUES (1, b'1111111111', 1), (2, 5, 0), (3, '5', b'1');
+INSERT INTO bitt (id) VALUES (4);
+SELECT id, b + 0, HEX(b), c + 0, b = 5, b > 4, b = b'101' FROM bitt ORDER BY id;
+SELECT id FROM bitt WHERE b = b'101' ORDER BY id;
+SELECT id FROM bitt WHERE b IN (b'101', 1023) ORDER BY id;
+SELECT id FROM bitt WHERE b BETWEEN b'100' AND b'110' ORDER BY id;
+SELECT id, b + 0 FROM bitt ORDER BY b, id;
+INSERT INTO bitt VALUES (9, 1024, 0);
+INSERT INTO bitt VALUES (9, 1, 2);
+CREATE TABLE bitt2 (b BIT(65));
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE bitt;
+DROP TABLE bitt;
+
 -- MariaDB's LONG spellings: LONG, LONG VARCHAR, LONG CHARACTER VARYING (MEDIUMTEXT), LONG
 -- VARBINARY and LONG BYTE (MEDIUMBLOB)
 CREATE TABLE longs (id INT PRIMARY KEY, a LONG, b LONG VARCHAR, c LONG CHARACTER VARYING, d LONG VARBINARY, e LONG BYTE, f LONG CHARACTER SET latin1);
