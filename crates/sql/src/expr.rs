@@ -91,6 +91,22 @@ pub enum BinOp {
     Mod,
 }
 
+impl BinOp {
+    /// =, <=>, <>, <, <=, >, >=.
+    pub(crate) fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq
+                | BinOp::NullSafeEq
+                | BinOp::Ne
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+        )
+    }
+}
+
 /// The longest SLEEP (a year).
 pub(crate) const SLEEP_SECONDS_MAX: f64 = 365.0 * 24.0 * 3600.0;
 
@@ -473,16 +489,7 @@ impl<'a> Compiler<'a> {
                 if !matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) {
                     (l, r) = (json_scalar(l), json_scalar(r));
                 }
-                if matches!(
-                    op,
-                    BinOp::Eq
-                        | BinOp::NullSafeEq
-                        | BinOp::Ne
-                        | BinOp::Lt
-                        | BinOp::Le
-                        | BinOp::Gt
-                        | BinOp::Ge
-                ) {
+                if op.is_comparison() {
                     self.bits_as_number(&l, &mut r);
                     self.bits_as_number(&r, &mut l);
                 }

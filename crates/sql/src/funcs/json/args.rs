@@ -128,19 +128,9 @@ pub(crate) fn json_scalar(e: Expr) -> Expr {
 /// NULL, IN, BETWEEN, LIKE): JSON functions make it true or false.
 fn is_truth_value(e: &Expr) -> bool {
     match e {
-        Expr::Binary(op, ..) => matches!(
-            op,
-            BinOp::And
-                | BinOp::Or
-                | BinOp::Xor
-                | BinOp::Eq
-                | BinOp::NullSafeEq
-                | BinOp::Ne
-                | BinOp::Lt
-                | BinOp::Le
-                | BinOp::Gt
-                | BinOp::Ge
-        ),
+        Expr::Binary(op, ..) => {
+            op.is_comparison() || matches!(op, BinOp::And | BinOp::Or | BinOp::Xor)
+        }
         Expr::Collated(_, inner) => is_truth_value(inner),
         Expr::Call(Func::Str(StrFn::Regexp), _) => true,
         Expr::Not(_) | Expr::IsNull(..) | Expr::Between(..) | Expr::In(..) | Expr::Like(..) => true,
