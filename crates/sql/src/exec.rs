@@ -432,6 +432,13 @@ impl Session {
             self.database = Some(crate::infoschema::NAME.into());
             return Ok(());
         }
+        if name.eq_ignore_ascii_case(crate::infoschema::MYSQL)
+            || name.eq_ignore_ascii_case(crate::infoschema::NDBINFO)
+        {
+            // The schemas of Cairn's read-only system tables (mysql.user, ndbinfo.nodes).
+            self.database = Some(name.to_ascii_lowercase());
+            return Ok(());
+        }
         let known = self
             .shared
             .cluster()
@@ -1136,6 +1143,11 @@ impl Session {
         }
         if db.eq_ignore_ascii_case(crate::infoschema::NDBINFO) {
             if let Some(t) = crate::infoschema::ndbinfo_table(&table) {
+                return Ok((t, db, table));
+            }
+        }
+        if db.eq_ignore_ascii_case(crate::infoschema::MYSQL) {
+            if let Some(t) = crate::infoschema::mysql_table(&table) {
                 return Ok((t, db, table));
             }
         }

@@ -66,10 +66,12 @@ pub(crate) enum Virtual {
     /// ndbinfo.memoryusage: each data node's data memory, used and its limit (NDB's columns,
     /// pages of 32 KiB).
     NdbinfoMemoryusage,
+    /// mysql.user: the accounts, as MariaDB's view of them shows them to tools (read only).
+    MysqlUser,
 }
 
 impl Virtual {
-    const ALL: [Virtual; 24] = [
+    const ALL: [Virtual; 25] = [
         Virtual::Schemata,
         Virtual::Tables,
         Virtual::Columns,
@@ -94,6 +96,7 @@ impl Virtual {
         Virtual::GlobalStatus,
         Virtual::NdbinfoNodes,
         Virtual::NdbinfoMemoryusage,
+        Virtual::MysqlUser,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -122,6 +125,7 @@ impl Virtual {
             Virtual::GlobalStatus => "$global_status",
             Virtual::NdbinfoNodes => "$ndbinfo_nodes",
             Virtual::NdbinfoMemoryusage => "$ndbinfo_memoryusage",
+            Virtual::MysqlUser => "$mysql_user",
         }
     }
 
@@ -424,6 +428,46 @@ impl Virtual {
                 ("role", text(16), false),
                 ("view_epoch", count, false),
             ],
+            Virtual::MysqlUser => {
+                let mut c = vec![
+                    ("Host", ColumnType::Char { length: 255 }, false),
+                    ("User", ColumnType::Char { length: 128 }, false),
+                    ("Password", ColumnType::Char { length: 41 }, false),
+                ];
+                c.extend(
+                    MYSQL_USER_PRIVILEGES
+                        .iter()
+                        .map(|(name, _)| (*name, text(1), false)),
+                );
+                c.extend([
+                    ("ssl_type", text(9), false),
+                    ("ssl_cipher", ColumnType::TEXT, false),
+                    ("x509_issuer", ColumnType::TEXT, false),
+                    ("x509_subject", ColumnType::TEXT, false),
+                    ("max_questions", count, false),
+                    ("max_updates", count, false),
+                    ("max_connections", count, false),
+                    (
+                        "max_user_connections",
+                        ColumnType::BigInt { unsigned: false },
+                        false,
+                    ),
+                    ("plugin", ColumnType::Char { length: 64 }, false),
+                    ("authentication_string", ColumnType::TEXT, false),
+                    ("password_expired", text(1), false),
+                    ("is_role", text(1), false),
+                    ("default_role", ColumnType::Char { length: 128 }, false),
+                    (
+                        "max_statement_time",
+                        ColumnType::Decimal {
+                            precision: 12,
+                            scale: 6,
+                        },
+                        false,
+                    ),
+                ]);
+                c
+            }
             Virtual::NdbinfoMemoryusage => vec![
                 ("node_id", count, false),
                 ("memory_type", text(32), false),
@@ -707,6 +751,7 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
         Virtual::GlobalStatus => pairs(crate::activity::status(session, true)),
         Virtual::NdbinfoNodes => ndbinfo_nodes(session)?,
         Virtual::NdbinfoMemoryusage => ndbinfo_memoryusage(session)?,
+        Virtual::MysqlUser => mysql_user(session)?,
     };
     Ok(full
         .into_iter()
@@ -1188,6 +1233,106 @@ pub fn ndbinfo_table(name: &str) -> Option<Table> {
     }
     name.eq_ignore_ascii_case("memoryusage")
         .then(|| internal(Virtual::NdbinfoMemoryusage))
+}
+
+/// The schema of MariaDB's system tables; Cairn has `mysql.user` of them, read only.
+pub const MYSQL: &str = "mysql";
+
+/// The mysql table called `name` (any case), if Cairn has it.
+pub fn mysql_table(name: &str) -> Option<Table> {
+    name.eq_ignore_ascii_case("user")
+        .then(|| internal(Virtual::MysqlUser))
+}
+
+/// mysql.user's privilege columns, in MariaDB's order, with the privilege each shows.
+const MYSQL_USER_PRIVILEGES: &[(&str, crate::privilege::Privileges)] = {
+    use crate::privilege as p;
+    &[
+        ("Select_priv", p::SELECT),
+        ("Insert_priv", p::INSERT),
+        ("Update_priv", p::UPDATE),
+        ("Delete_priv", p::DELETE),
+        ("Create_priv", p::CREATE),
+        ("Drop_priv", p::DROP),
+        ("Reload_priv", p::RELOAD),
+        ("Shutdown_priv", p::SHUTDOWN),
+        ("Process_priv", p::PROCESS),
+        ("File_priv", p::FILE),
+        ("Grant_priv", p::GRANT_OPTION),
+        ("References_priv", p::REFERENCES),
+        ("Index_priv", p::INDEX),
+        ("Alter_priv", p::ALTER),
+        ("Show_db_priv", p::SHOW_DATABASES),
+        ("Super_priv", p::SUPER),
+        ("Create_tmp_table_priv", p::CREATE_TEMPORARY_TABLES),
+        ("Lock_tables_priv", p::LOCK_TABLES),
+        ("Execute_priv", p::EXECUTE),
+        ("Repl_slave_priv", 1 << 18),
+        ("Repl_client_priv", 1 << 19),
+        ("Create_view_priv", p::CREATE_VIEW),
+        ("Show_view_priv", p::SHOW_VIEW),
+        ("Create_routine_priv", p::CREATE_ROUTINE),
+        ("Alter_routine_priv", p::ALTER_ROUTINE),
+        ("Create_user_priv", p::CREATE_USER),
+        ("Event_priv", p::EVENT),
+        ("Trigger_priv", p::TRIGGER),
+        ("Create_tablespace_priv", 1 << 27),
+        ("Delete_history_priv", p::DELETE_HISTORY),
+    ]
+};
+
+/// mysql.user's rows, one per account, for a session with the global SELECT privilege (as
+/// reading MariaDB's needs SELECT on it); 1142 for any other.
+fn mysql_user(session: &Session) -> Result<Vec<Vec<Value>>> {
+    if session.privileges & crate::privilege::SELECT == 0 {
+        return Err(SqlError::new(
+            1142,
+            "42000",
+            format!(
+                "SELECT command denied to user '{}'@'{}' for table `mysql`.`user`",
+                session.user, session.account_host
+            ),
+        ));
+    }
+    let cluster = session.shared.cluster();
+    let yes_no = |held: bool| text(if held { "Y" } else { "N" });
+    Ok(crate::users::load(&cluster)?
+        .into_iter()
+        .map(|a| {
+            // The native plugin's hash is also the old Password column.
+            let native = a.plugin == crate::users::Plugin::Native;
+            let mut row = vec![
+                text(&a.host),
+                text(&a.user),
+                text(if native { a.auth.as_str() } else { "" }),
+            ];
+            row.extend(
+                MYSQL_USER_PRIVILEGES
+                    .iter()
+                    .map(|(_, bit)| yes_no(a.privileges & bit != 0)),
+            );
+            row.extend([
+                text(""),
+                text(""),
+                text(""),
+                text(""),
+                count(0),
+                count(0),
+                count(0),
+                Value::Int(0),
+                text(a.plugin.name()),
+                text(&a.auth),
+                text("N"),
+                text("N"),
+                text(""),
+                Value::Decimal(base::value::Decimal {
+                    mantissa: 0,
+                    scale: 6,
+                }),
+            ]);
+            row
+        })
+        .collect())
 }
 
 /// NDB's page, the unit of memoryusage's page columns.

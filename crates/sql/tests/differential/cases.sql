@@ -2793,6 +2793,12 @@ SET PASSWORD FOR dq_made@localhost = PASSWORD('other');
 SHOW GRANTS FOR dq_made@localhost;
 ALTER USER dq_made@localhost IDENTIFIED BY 'pw';
 SHOW GRANTS FOR dq_made@localhost;
+-- mysql.user shows the accounts to tools (read only)
+SELECT Host, User, Password, Select_priv, Insert_priv, Update_priv, Process_priv, Show_db_priv, Grant_priv, plugin, authentication_string, password_expired, is_role FROM mysql.user WHERE User LIKE 'dq\_%' ORDER BY User, Host;
+-- as: dq_read pw
+SELECT COUNT(*) FROM mysql.user WHERE User = 'dq_made';
+-- as: dq_none pw
+SELECT User FROM mysql.user;
 DROP USER dq_made@localhost, dq_missing@localhost;
 DROP USER dq_made@localhost;
 DROP USER IF EXISTS dq_made@localhost;
