@@ -220,7 +220,7 @@ impl Conn {
             end -= 1;
         }
         let message = self.session.charsets.encode(&e.message.as_bytes()[..end]);
-        response::err_bytes(p, e.code, e.state, &message);
+        response::err_bytes(p, e.code, &e.state, &message);
         self.out.finish();
     }
 
@@ -323,6 +323,19 @@ impl Conn {
             }
         };
         let params = param_values(request.params, &p.types, &self.session.charsets);
+        if let Some(outcomes) = self.session.execute_prepared_call(id, &params) {
+            // A prepared CALL: each SELECT's rows in the binary protocol, then its OK.
+            let n = outcomes.len();
+            for (i, outcome) in outcomes.into_iter().enumerate() {
+                let warnings = if i + 1 == n {
+                    self.session.conclude(&outcome)
+                } else {
+                    0
+                };
+                self.answer_one(outcome, i + 1 < n, true, warnings);
+            }
+            return Ok(());
+        }
         let outcome = self.session.execute_prepared(id, &params);
         self.answer(outcome, true);
         Ok(())

@@ -7,7 +7,7 @@ use client::ClientError;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SqlError {
     pub code: u16,
-    pub state: &'static str,
+    pub state: std::borrow::Cow<'static, str>,
     pub message: String,
     /// The data node's error behind it, when it came from the client library.
     pub cause: Option<ErrorCode>,
@@ -17,7 +17,17 @@ impl SqlError {
     pub fn new(code: u16, state: &'static str, message: impl Into<String>) -> SqlError {
         SqlError {
             code,
-            state,
+            state: std::borrow::Cow::Borrowed(state),
+            message: message.into(),
+            cause: None,
+        }
+    }
+
+    /// An error a procedure's SIGNAL raises, with the SQLSTATE it names.
+    pub fn signaled(code: u16, state: String, message: impl Into<String>) -> SqlError {
+        SqlError {
+            code,
+            state: std::borrow::Cow::Owned(state),
             message: message.into(),
             cause: None,
         }

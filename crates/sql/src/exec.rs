@@ -100,7 +100,7 @@ impl Compiled {
 pub struct Prepared {
     /// The statement text, to plan again when its table changed under it, or the session's
     /// grants did (`epoch`, the grants it was checked under).
-    sql: String,
+    pub(crate) sql: String,
     epoch: u64,
     pub(crate) compiled: Compiled,
     pub params: usize,
@@ -617,6 +617,17 @@ impl Session {
                 return self.then_run(outcome, rest);
             }
         }
+        if let Some((parsed, rest)) = crate::routines::parse_statement(sql) {
+            // Stored procedures (routines.rs): a CALL answers each SELECT's rows, then its OK.
+            let outcomes = match parsed {
+                Ok(statement) => self.routine(statement),
+                Err(e) => {
+                    self.begin_statement(crate::diagnostics::Kind::Other { tables: false });
+                    vec![Outcome::Failed(e)]
+                }
+            };
+            return self.then_run_all(outcomes, rest);
+        }
         if starts_with_word(sql, "xa") {
             // XA (two-phase commit run by a client's transaction manager): not a statement
             // Cairn takes, refused as not supported rather than as a syntax error.
@@ -636,7 +647,13 @@ impl Session {
         if starts_with_word(sql, "show") {
             if let Some(rest) = crate::show::show_routine_status(sql) {
                 self.begin_statement(crate::diagnostics::Kind::Other { tables: false });
-                return self.then_run(crate::show::routine_status(), rest);
+                let procedures = mentions(&sql[..sql.len() - rest.len()], "procedure");
+                let outcome = if procedures {
+                    self.procedure_status().map(crate::show::routine_status)
+                } else {
+                    Ok(crate::show::routine_status(Vec::new()))
+                };
+                return self.then_run(outcome.unwrap_or_else(Outcome::Failed), rest);
             }
             if let Some((db, filter, rest)) = crate::show::show_table_status_filtered(sql) {
                 self.begin_statement(crate::diagnostics::Kind::Other { tables: false });
@@ -757,6 +774,25 @@ impl Session {
                 // Plans may name what this changes (or miss an index it adds).
                 self.plans.clear();
             }
+            if let Statement::Call(_) | Statement::DropProcedure { .. } = &s {
+                // A CALL or DROP PROCEDURE among other statements (routines.rs reads it).
+                let text = s.to_string();
+                if let Some((Ok(routine), _)) = crate::routines::parse_statement(&text) {
+                    let mut answers = self.routine(routine);
+                    let last = answers.pop().unwrap_or_else(|| done(0));
+                    for rows in answers {
+                        self.diagnostics.counts.push(0);
+                        outcomes.push(rows);
+                    }
+                    let outcome = self.concluded(last);
+                    let failed = matches!(outcome, Outcome::Failed(_));
+                    outcomes.push(outcome);
+                    if failed {
+                        break;
+                    }
+                    continue;
+                }
+            }
             let alone = !self.in_transaction();
             let mut outcome = self
                 .compile(s, sql, &[])
@@ -784,6 +820,21 @@ impl Session {
                 break;
             }
         }
+        outcomes
+    }
+
+    /// [`Session::then_run`] after a statement with several answers (a CALL's result sets,
+    /// then its own outcome, which alone ends the statement).
+    fn then_run_all(&mut self, mut outcomes: Vec<Outcome>, rest: &str) -> Vec<Outcome> {
+        let Some(last) = outcomes.pop() else {
+            return self.run(rest);
+        };
+        let results = outcomes.len();
+        let mut answers = self.then_run(last, rest);
+        let mut counts = vec![0; results];
+        counts.extend(self.take_counts());
+        self.diagnostics.counts = counts;
+        outcomes.append(&mut answers);
         outcomes
     }
 
@@ -1034,6 +1085,8 @@ impl Session {
             Statement::Update(u) => Compiled::Update(plan::update(&input, u, &resolve)?),
             Statement::Delete(d) => Compiled::Delete(plan::delete(&input, d, &resolve)?),
             Statement::Insert(i) => Compiled::Insert(crate::run::insert_plan(&input, i, &resolve)?),
+            // A CALL's `?`s are bound into its text at each execution (routines.rs).
+            Statement::Call(_) => Compiled::Other(Box::new(s)),
             _ if !placeholders.is_empty() => {
                 return Err(SqlError::new(
                     1295,
@@ -1899,7 +1952,9 @@ fn parse(sql: &str) -> Result<(std::borrow::Cow<'_, str>, Vec<Statement>)> {
             return Ok((std::borrow::Cow::Owned(text.into_owned()), statements));
         }
     }
-    if let Some(respelled) = session_transaction(sql) {
+    if let Some(respelled) =
+        session_transaction(sql).or_else(|| crate::literals::quoted_user_variables(sql))
+    {
         let (text, statements) = parse(&respelled)?;
         let text = text.into_owned();
         return Ok((std::borrow::Cow::Owned(text), statements));

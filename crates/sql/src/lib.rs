@@ -39,6 +39,7 @@ mod partition;
 mod plan;
 mod privilege;
 mod reactor;
+mod routines;
 mod run;
 mod setop;
 mod show;
@@ -235,7 +236,9 @@ impl SqlServer {
         // are read again then.
         let since = std::time::Instant::now();
         let bootstrapped = loop {
-            match users::bootstrap(&cluster, &config.root_password) {
+            let made = users::bootstrap(&cluster, &config.root_password)
+                .and_then(|b| routines::bootstrap(&cluster).map(|()| b));
+            match made {
                 Err(e) if e.failover_retry(true) && since.elapsed() < FAILOVER_RECONNECT => {
                     std::thread::sleep(Duration::from_millis(50));
                 }

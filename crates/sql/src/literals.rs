@@ -208,6 +208,72 @@ pub fn first_statement(bytes: &[u8], no_backslash_escapes: bool) -> Option<(&[u8
     None
 }
 
+/// The text with each quoted user variable name (`` @`a.b` ``, `@'a b'`, `@"x"`, which
+/// PyMySQL's callproc writes) spelled as one word the parser reads as a user variable:
+/// [`user_variable`] of the name. None when the text has none.
+pub fn quoted_user_variables(sql: &str) -> Option<String> {
+    let bytes = sql.as_bytes();
+    if !bytes
+        .windows(2)
+        .any(|w| w[0] == b'@' && matches!(w[1], b'`' | b'\'' | b'"'))
+    {
+        return None;
+    }
+    let mut out = String::with_capacity(sql.len());
+    let mut at = 0;
+    let mut i = 0;
+    let mut changed = false;
+    while let Some(&b) = bytes.get(i) {
+        i = match b {
+            b'@' if matches!(bytes.get(i + 1), Some(b'`' | b'\'' | b'"'))
+                && (i == 0 || bytes[i - 1] != b'@') =>
+            {
+                let quote = bytes[i + 1];
+                let end = if quote == b'`' {
+                    quoted_name_end(bytes, i + 1)
+                } else {
+                    string(bytes, i + 1, false)?.0
+                };
+                let inner = sql.get(i + 2..end.saturating_sub(1))?;
+                let q = char::from(quote).to_string();
+                let name = inner.replace(&format!("{q}{q}"), &q);
+                out.push_str(&sql[at..i]);
+                out.push('@');
+                out.push_str(&user_variable(&name));
+                at = end;
+                changed = true;
+                end
+            }
+            b'\'' | b'"' => string(bytes, i, false)?.0,
+            b'`' => quoted_name_end(bytes, i),
+            b'#' => line_end(bytes, i),
+            b'-' if bytes.get(i + 1) == Some(&b'-') => line_end(bytes, i),
+            b'/' if bytes.get(i + 1) == Some(&b'*') => block_comment_end(bytes, i + 2),
+            _ => i + 1,
+        };
+    }
+    out.push_str(&sql[at..]);
+    changed.then_some(out)
+}
+
+/// A user variable's name as one word: letters, digits, `_` and `$` as they are, any other
+/// character as `$xx$` (its UTF-8 bytes in hex), so `` @`a.b` `` and `@a$2e$b` are one
+/// variable whatever the quotes.
+pub fn user_variable(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            out.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("${b:02x}$"));
+            }
+        }
+    }
+    out
+}
+
 /// The quoted string starting at `start`: where it ends (after its closing quote) and its bytes
 /// with escapes resolved as MariaDB resolves them; None when it does not end.
 fn string(bytes: &[u8], start: usize, no_backslash_escapes: bool) -> Option<(usize, Vec<u8>)> {

@@ -122,9 +122,10 @@ pub(crate) fn show_routine_status(sql: &str) -> Option<&str> {
         .then_some(rest)
 }
 
-/// SHOW FUNCTION/PROCEDURE STATUS: Cairn has no stored routines, so no rows.
-pub(crate) fn routine_status() -> Outcome {
-    empty_list(&[
+/// SHOW FUNCTION/PROCEDURE STATUS: `rows`, one per procedure (Cairn has no stored
+/// functions); a LIKE or WHERE after it is not applied.
+pub(crate) fn routine_status(rows: Vec<Vec<base::Value>>) -> Outcome {
+    let Outcome::Rows { columns, .. } = empty_list(&[
         "Db",
         "Name",
         "Type",
@@ -136,7 +137,10 @@ pub(crate) fn routine_status() -> Outcome {
         "character_set_client",
         "collation_connection",
         "Database Collation",
-    ])
+    ]) else {
+        unreachable!("a list is rows")
+    };
+    Outcome::Rows { columns, rows }
 }
 
 /// A SHOW's answer with no rows.
@@ -253,7 +257,8 @@ impl Session {
                     "Database Collation",
                 ]))
             }
-            ["FUNCTION" | "PROCEDURE", "STATUS", ..] => Ok(routine_status()),
+            ["FUNCTION", "STATUS", ..] => Ok(routine_status(Vec::new())),
+            ["PROCEDURE", "STATUS", ..] => self.procedure_status().map(routine_status),
             ["ENGINES"] | ["STORAGE", "ENGINES"] => {
                 let names = [
                     "Engine",

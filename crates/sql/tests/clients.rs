@@ -731,3 +731,103 @@ print(cur.fetchall())
     server.stop();
     node.stop();
 }
+
+/// Stored procedures through PyMySQL, answered as MariaDB 10.11 answered the same statements
+/// (its answers written here): a procedure with IN and OUT parameters, a DECLAREd variable, a
+/// WHILE loop, IF, SELECTs (each a result set of the CALL), an INSERT, called with user
+/// variables; PyMySQL's callproc (quoted user variable names); SIGNAL with and without
+/// MYSQL_ERRNO; the errors for a wrong argument count, a missing procedure and one created
+/// twice; DROP PROCEDURE [IF EXISTS]; and the procedure still there for a new connection.
+#[test]
+fn stored_procedures_run_as_mariadb_runs_them() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port();
+    let out = multi_statements(
+        port,
+        r#"
+def q(s, args=None):
+    try:
+        cur.execute(s, args)
+        res = [cur.fetchall()]
+        while cur.nextset():
+            res.append(cur.fetchall())
+        print(res)
+    except pymysql.MySQLError as e:
+        print(e.args[0], e.args[1])
+q("CREATE DATABASE test1")
+q("USE test1")
+q("DROP PROCEDURE IF EXISTS p1; CREATE TABLE pt (pos INT PRIMARY KEY, tree CHAR(20))")
+q("INSERT INTO pt VALUES (0,'ash'),(1,'birch'),(3,'larch')")
+q("""CREATE PROCEDURE p1(IN t VARCHAR(255), OUT n INT)
+BEGIN
+  DECLARE i INT DEFAULT 0;
+  SELECT pos FROM pt WHERE tree = t;
+  WHILE i < 3 DO
+    SET i = i + 1;
+    IF i = 2 THEN SELECT i, 'two'; END IF;
+  END WHILE;
+  SET n = i * 10;
+  INSERT INTO pt VALUES (10 + i, t);
+END""")
+q("SET @a='larch'; CALL p1(@a, @out); SELECT CAST(@out AS SIGNED)")
+q("SELECT * FROM pt WHERE pos > 9")
+q("CALL p1('x')")
+q("CALL nosuch()")
+q("CREATE PROCEDURE p1() SELECT 1")
+q("CREATE PROCEDURE p2(ret INT) BEGIN SELECT ret; SIGNAL SQLSTATE '45001' SET MESSAGE_TEXT = 'an error', MYSQL_ERRNO = 45001; END")
+q("CALL p2(42)")
+q("CREATE PROCEDURE p3() BEGIN SIGNAL SQLSTATE '45000'; END")
+q("CALL p3()")
+q("DROP PROCEDURE p3")
+q("DROP PROCEDURE p3")
+q("DROP PROCEDURE IF EXISTS p3")
+q("CREATE PROCEDURE `foo.bar` (arg1 int) begin select arg1*2; end")
+q("SET @`_foo.bar_0` = 123; CALL `foo.bar`(@`_foo.bar_0`)")
+cur.callproc("p1", args=("ash", 0))
+print(cur.fetchall())
+try:
+    while cur.nextset():
+        pass
+except pymysql.MySQLError as e:
+    print(e.args[0])
+other = pymysql.connect(host="127.0.0.1", port=cur.connection.port, user="root", database="test1").cursor()
+try:
+    other.execute("CALL p2(7)")
+    print(other.fetchall())
+    other.nextset()
+except pymysql.MySQLError as e:
+    print(e.args[0])
+q("DROP PROCEDURE p1; DROP PROCEDURE p2; DROP PROCEDURE `foo.bar`; DROP TABLE pt")
+"#,
+    );
+    assert_eq!(
+        out,
+        "[()]\n\
+         [()]\n\
+         [(), ()]\n\
+         [()]\n\
+         [()]\n\
+         [(), ((3,),), ((2, 'two'),), (), ((30,),)]\n\
+         [((13, 'larch'),)]\n\
+         1318 Incorrect number of arguments for PROCEDURE test1.p1; expected 2, got 1\n\
+         1305 PROCEDURE test1.nosuch does not exist\n\
+         1304 PROCEDURE p1 already exists\n\
+         [()]\n\
+         -20535 an error\n\
+         [()]\n\
+         1644 Unhandled user-defined exception condition\n\
+         [()]\n\
+         1305 PROCEDURE test1.p3 does not exist\n\
+         [()]\n\
+         [()]\n\
+         [(), ((246,),), ()]\n\
+         ((0,),)\n\
+         1062\n\
+         ((7,),)\n\
+         -20535\n\
+         [(), (), (), ()]\n",
+        "{out}"
+    );
+    server.stop();
+    node.stop();
+}
