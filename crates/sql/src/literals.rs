@@ -9,8 +9,6 @@
 
 use std::borrow::Cow;
 
-use base::types::Charset;
-
 use crate::charset::Charsets;
 
 /// The introducer whose literal is bytes whatever the client's character set.
@@ -24,7 +22,7 @@ pub fn statement_text<'a>(
     bytes: &'a [u8],
     no_backslash_escapes: bool,
 ) -> Cow<'a, str> {
-    let utf8 = charsets.client != Charset::Latin1;
+    let utf8 = charsets.client_is_utf8();
     let plain = if utf8 {
         std::str::from_utf8(bytes).is_ok()
     } else {
@@ -401,7 +399,10 @@ mod tests {
             "SELECT _BINARY  X'FF', _binary2 X'FE'"
         );
         assert_eq!(text(b"SELECT `_binary`"), "SELECT `_binary`");
-        let latin1 = Charsets::all(Charset::Latin1, None);
+        let latin1 = Charsets::all(
+            crate::charset::Wire::Stored(base::types::Charset::Latin1),
+            None,
+        );
         assert_eq!(
             statement_text(&latin1, b"SELECT _binary'\xe9', '\xe9', _binary 'a'", false),
             "SELECT _binary X'E9', 'é', _binary X'61'"
