@@ -37,6 +37,10 @@ pub const NAME_BYTES_MAX: usize = 64;
 pub const WIRE_NAME_BYTES_MAX: usize = 256;
 /// Bytes of a table comment: MariaDB's 2,048 characters of up to 4 bytes.
 pub const TABLE_COMMENT_BYTES_MAX: usize = 8192;
+/// Characters of a column comment (MariaDB's limit, 1629 past it).
+pub const COLUMN_COMMENT_CHARS_MAX: usize = 1024;
+/// Bytes of a column comment: its characters of up to 4 bytes.
+pub const COLUMN_COMMENT_BYTES_MAX: usize = 4 * COLUMN_COMMENT_CHARS_MAX;
 /// Bytes of the client name in a Hello.
 pub const CLIENT_NAME_BYTES_MAX: usize = 256;
 /// Bytes of an error message on the wire.

@@ -36,6 +36,8 @@ pub struct ColumnDef {
     pub display_width: u8,
     /// ZEROFILL (an unsigned integer): text results pad it with zeros to its display width.
     pub zerofill: bool,
+    /// The column's COMMENT, as declared (empty: none).
+    pub comment: String,
 }
 
 impl ColumnDef {
@@ -63,6 +65,7 @@ impl ColumnDef {
             json: false,
             display_width: 0,
             zerofill: false,
+            comment: String::new(),
         }
     }
 

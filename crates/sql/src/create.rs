@@ -975,9 +975,21 @@ pub(crate) fn column_from_ast(
             ast::ColumnOption::Check(c) if textual && is_json_check(&c.expr, &col.name.value) => {
                 def.json = true;
             }
-            ast::ColumnOption::Comment(_)
-            | ast::ColumnOption::CharacterSet(_)
-            | ast::ColumnOption::Collation(_) => {}
+            ast::ColumnOption::Comment(text) => {
+                if text.chars().count() > base::limits::COLUMN_COMMENT_CHARS_MAX {
+                    return Err(SqlError::new(
+                        1629,
+                        "HY000",
+                        format!(
+                            "Comment for field '{}' is too long (max = {})",
+                            col.name.value,
+                            base::limits::COLUMN_COMMENT_CHARS_MAX
+                        ),
+                    ));
+                }
+                def.comment = text.clone();
+            }
+            ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Collation(_) => {}
             other => return Err(SqlError::unsupported(format!("column option {other}"))),
         }
     }

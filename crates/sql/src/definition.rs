@@ -305,6 +305,10 @@ pub fn create_table(
         if c.auto_increment {
             line.push_str(" AUTO_INCREMENT");
         }
+        if !c.comment.is_empty() {
+            line.push_str(" COMMENT ");
+            line.push_str(&quoted(&c.comment));
+        }
         if c.json {
             line.push_str(&format!(" CHECK (json_valid({}))", backticked(&c.name)));
         }

@@ -337,8 +337,11 @@ pub(crate) fn describe(def: &TableDef, full: bool, like: Option<&str>) -> Outcom
             text(crate::definition::extra_text(c)),
         ]);
         if full {
-            // The privileges information_schema.COLUMNS shows too; columns have no comments.
-            row.extend([text("select,insert,update,references"), text("")]);
+            // The privileges information_schema.COLUMNS shows too, and the comment.
+            row.extend([
+                text("select,insert,update,references"),
+                text(c.comment.clone()),
+            ]);
         }
         rows.push(row);
     }

@@ -1089,7 +1089,7 @@ fn columns_rows(session: &Session) -> Result<Vec<Vec<Value>>> {
                 text(definition::column_key(def, p)),
                 text(definition::extra_text(c)),
                 text("select,insert,update,references"),
-                text(""),
+                text(&c.comment),
                 text("NEVER"),
                 Value::Null,
             ]);

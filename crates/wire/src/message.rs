@@ -1561,7 +1561,8 @@ fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
             | u8::from(c.default_now.is_some()) << 3
             | u8::from(c.on_update_now) << 4
             | u8::from(c.json) << 5
-            | u8::from(c.display_width > 0 || c.zerofill) << 6,
+            | u8::from(c.display_width > 0 || c.zerofill) << 6
+            | u8::from(!c.comment.is_empty()) << 7,
     );
     match &c.default {
         None => out.put_u8(0),
@@ -1576,6 +1577,9 @@ fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
     if c.display_width > 0 || c.zerofill {
         out.put_u8(c.display_width);
         out.put_u8(u8::from(c.zerofill));
+    }
+    if !c.comment.is_empty() {
+        out.put_bytes(c.comment.as_bytes());
     }
 }
 
@@ -1624,6 +1628,12 @@ fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
     } else {
         (0, false)
     };
+    // Bit 7: a comment follows (older catalogs never set it).
+    let comment = if flags & 128 != 0 {
+        r.string("column comment", limits::COLUMN_COMMENT_BYTES_MAX)?
+    } else {
+        String::new()
+    };
     Ok(ColumnDef {
         name,
         ty,
@@ -1637,6 +1647,7 @@ fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
         json: flags & 32 != 0,
         display_width,
         zerofill,
+        comment,
     })
 }
 

@@ -4570,6 +4570,17 @@ CREATE TABLE bitt2 (b BIT(65));
 SHOW CREATE TABLE bitt;
 DROP TABLE bitt;
 
+-- Column comments are kept: SHOW CREATE TABLE, SHOW FULL COLUMNS, information_schema; a
+-- MODIFY replaces one; longer than 1,024 characters is 1629
+CREATE TABLE cmt (a INT AUTO_INCREMENT PRIMARY KEY COMMENT 'it''s', b JSON COMMENT 'j', c INT COMMENT 'c\\d') COMMENT 'tbl';
+ALTER TABLE cmt MODIFY c INT COMMENT 'new';
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE cmt;
+SHOW FULL COLUMNS FROM cmt;
+SELECT COLUMN_NAME, COLUMN_COMMENT FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME = 'cmt' ORDER BY ORDINAL_POSITION;
+CREATE TABLE cmt2 (a INT COMMENT 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx');
+DROP TABLE cmt;
+
 -- MariaDB's LONG spellings: LONG, LONG VARCHAR, LONG CHARACTER VARYING (MEDIUMTEXT), LONG
 -- VARBINARY and LONG BYTE (MEDIUMBLOB)
 CREATE TABLE longs (id INT PRIMARY KEY, a LONG, b LONG VARCHAR, c LONG CHARACTER VARYING, d LONG VARBINARY, e LONG BYTE, f LONG CHARACTER SET latin1);

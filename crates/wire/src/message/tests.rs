@@ -68,6 +68,7 @@ fn messages_round_trip() {
             },
             ColumnDef {
                 display_width: 1,
+                comment: "a flag, 'quoted'".into(),
                 ..ColumnDef::new("b", ColumnType::TinyInt { unsigned: false })
             },
         ],
