@@ -96,8 +96,12 @@ pub fn encode_value(value: &Value, ty: ColumnType, collation: Collation, out: &m
             };
             out.extend_from_slice(&((m as u64) ^ (1 << 63)).to_be_bytes());
         }
-        (ColumnType::Bit { .. }, v) => {
-            let n = if let Value::UInt(n) = v { *n } else { 0 };
+        (ColumnType::Bit { .. } | ColumnType::Enum | ColumnType::Set, v) => {
+            let n = match v {
+                Value::UInt(n) => *n,
+                Value::Int(i) => u64::try_from(*i).unwrap_or(0),
+                _ => 0,
+            };
             out.extend_from_slice(&n.to_be_bytes());
         }
         (ColumnType::Year, v) => {

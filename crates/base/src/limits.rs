@@ -39,6 +39,10 @@ pub const WIRE_NAME_BYTES_MAX: usize = 256;
 pub const TABLE_COMMENT_BYTES_MAX: usize = 8192;
 /// Characters of a column comment (MariaDB's limit, 1629 past it).
 pub const COLUMN_COMMENT_CHARS_MAX: usize = 1024;
+/// Members of an ENUM (a SET holds at most 64).
+pub const ENUM_MEMBERS_MAX: usize = 65_535;
+/// Bytes of an ENUM's or SET's member: MariaDB's 255 characters of up to 4 bytes.
+pub const ENUM_MEMBER_BYTES_MAX: usize = 1020;
 /// Bytes of a column comment: its characters of up to 4 bytes.
 pub const COLUMN_COMMENT_BYTES_MAX: usize = 4 * COLUMN_COMMENT_CHARS_MAX;
 /// Bytes of the client name in a Hello.

@@ -38,6 +38,8 @@ pub struct ColumnDef {
     pub zerofill: bool,
     /// The column's COMMENT, as declared (empty: none).
     pub comment: String,
+    /// An ENUM's or SET's members, in order.
+    pub members: Vec<String>,
 }
 
 impl ColumnDef {
@@ -66,6 +68,7 @@ impl ColumnDef {
             display_width: 0,
             zerofill: false,
             comment: String::new(),
+            members: Vec::new(),
         }
     }
 

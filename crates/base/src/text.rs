@@ -21,6 +21,9 @@ pub fn store(column: &ColumnDef, v: Value) -> Result<Value, String> {
         Value::Double(x) if column.ty.is_integer() => Value::Double(x.round_ties_even()),
         v => v,
     };
+    if matches!(column.ty, ColumnType::Enum | ColumnType::Set) {
+        return member_value(column, &v);
+    }
     if matches!(column.ty, ColumnType::Bit { .. }) {
         // A number is itself in a BIT, not its digits' bytes.
         return v
@@ -29,6 +32,87 @@ pub fn store(column: &ColumnDef, v: Value) -> Result<Value, String> {
     }
     let text = value_text(&v).unwrap_or_default();
     from_text(column, Some(&text))
+}
+
+/// The number an ENUM or SET column stores for `v`: a member's name (compared in the column's
+/// collation, trailing spaces ignored; for a SET, names joined by commas, in any order, the
+/// empty string none), or a number (an ENUM's member from 1, a SET's bits). Err for anything
+/// else, as MySQL's "data truncated".
+pub fn member_value(column: &ColumnDef, v: &Value) -> Result<Value, String> {
+    let bad = || format!("data truncated for column '{}'", column.name);
+    let find = |name: &[u8]| {
+        let name = name.strip_suffix(b" ").map_or(name, |_| {
+            let end = name.iter().rposition(|b| *b != b' ').map_or(0, |p| p + 1);
+            &name[..end]
+        });
+        column.members.iter().position(|m| {
+            crate::collation::compare(m.as_bytes(), name, column.collation)
+                == std::cmp::Ordering::Equal
+        })
+    };
+    let count = column.members.len() as u32;
+    match (column.ty, v) {
+        (ColumnType::Enum, Value::Bytes(b)) => {
+            find(b).map(|i| Value::UInt(i as u64 + 1)).ok_or_else(bad)
+        }
+        (ColumnType::Set, Value::Bytes(b)) => {
+            let mut bits = 0u64;
+            if !b.is_empty() {
+                for part in b.split(|c| *c == b',') {
+                    bits |= 1 << find(part).ok_or_else(bad)?;
+                }
+            }
+            Ok(Value::UInt(bits))
+        }
+        (_, Value::Null) => Ok(Value::Null),
+        (ty, number) => {
+            let n = match number {
+                Value::Int(i) => i128::from(*i),
+                Value::UInt(u) => i128::from(*u),
+                Value::Decimal(_) | Value::Double(_) | Value::Float(_) => {
+                    let f = value_text(number)
+                        .and_then(|t| String::from_utf8_lossy(&t).parse::<f64>().ok())
+                        .ok_or_else(bad)?;
+                    f.round() as i128
+                }
+                _ => return Err(bad()),
+            };
+            let fits = match ty {
+                ColumnType::Enum => (1..=i128::from(count)).contains(&n),
+                _ => n >= 0 && (count >= 64 || n < 1i128 << count),
+            };
+            if fits {
+                Ok(Value::UInt(n as u64))
+            } else {
+                Err(bad())
+            }
+        }
+    }
+}
+
+/// An ENUM's or SET's stored number as its text: the member's name, or the names of a SET's
+/// bits joined by commas in the members' order; None for a value that is none of these.
+pub fn member_text(column: &ColumnDef, v: &Value) -> Option<Vec<u8>> {
+    let Value::UInt(n) = v else { return None };
+    match column.ty {
+        ColumnType::Enum if *n == 0 => Some(Vec::new()),
+        ColumnType::Enum => column
+            .members
+            .get(*n as usize - 1)
+            .map(|m| m.as_bytes().to_vec()),
+        ColumnType::Set => Some(
+            column
+                .members
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i < 64 && n >> i & 1 == 1)
+                .map(|(_, m)| m.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+                .into_bytes(),
+        ),
+        _ => None,
+    }
 }
 
 /// Why MySQL's strict mode refuses a value for a column (`store_strict`).
@@ -85,6 +169,7 @@ pub fn store_strict(column: &ColumnDef, v: Value) -> Result<Value, Refusal> {
         Ok(s) => s,
         // A BIT takes bytes or a number no wider than it: MySQL's "too long".
         Err(_) if matches!(column.ty, T::Bit { .. }) => return Err(Refusal::TooLong),
+        Err(_) if matches!(column.ty, T::Enum | T::Set) => return Err(Refusal::Truncated),
         // A YEAR takes numbers: one out of its range, or text that is none.
         Err(_) if column.ty == T::Year => {
             let number = value_text(&v)
@@ -118,7 +203,7 @@ pub fn store_strict(column: &ColumnDef, v: Value) -> Result<Value, Refusal> {
             Ok(stored)
         };
     }
-    if temporal || matches!(column.ty, T::Bit { .. }) {
+    if temporal || matches!(column.ty, T::Bit { .. } | T::Enum | T::Set) {
         return Ok(stored);
     }
     if let Value::Bytes(b) = &v {
@@ -297,6 +382,9 @@ pub fn from_text(column: &ColumnDef, text: Option<&[u8]>) -> Result<Value, Strin
         | ColumnType::Year
         // Text into a BIT column is its bytes, big-endian, as MySQL stores it.
         | ColumnType::Bit { .. } => Value::Bytes(text.to_vec()),
+        ColumnType::Enum | ColumnType::Set => {
+            return member_value(column, &Value::Bytes(text.to_vec()));
+        }
     };
     v.coerce(column.ty, column.collation, &column.name)
         .map_err(|e| e.message)

@@ -256,6 +256,11 @@ pub enum ColumnType {
     Bit {
         width: u8,
     },
+    /// ENUM('a', 'b', ...): the member's number from 1 ([`Value::UInt`]; 0 is no member),
+    /// the members in the column's `members`.
+    Enum,
+    /// SET('a', 'b', ...): a bit per member of the column's `members`, the first lowest.
+    Set,
 }
 
 /// The four sizes of MySQL's TEXT and BLOB types (TINY-, plain, MEDIUM-, LONG-), named by the
@@ -404,11 +409,12 @@ impl ColumnType {
     pub fn fixed_width(self) -> Option<usize> {
         Some(match self {
             ColumnType::TinyInt { .. } | ColumnType::Year => 1,
-            ColumnType::SmallInt { .. } => 2,
+            ColumnType::SmallInt { .. } | ColumnType::Enum => 2,
             ColumnType::MediumInt { .. } => 3,
             ColumnType::Int { .. } | ColumnType::Float | ColumnType::Date => 4,
             ColumnType::BigInt { .. }
             | ColumnType::Bit { .. }
+            | ColumnType::Set
             | ColumnType::Double
             | ColumnType::DateTime { .. }
             | ColumnType::Timestamp { .. }
@@ -472,6 +478,8 @@ impl ColumnType {
             ColumnType::Time { fsp: f } => fsp("time", f),
             ColumnType::Year => "year".into(),
             ColumnType::Bit { width } => format!("bit({width})"),
+            ColumnType::Enum => "enum".into(),
+            ColumnType::Set => "set".into(),
         }
     }
 }

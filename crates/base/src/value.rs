@@ -611,6 +611,12 @@ impl Value {
                     Value::Int(v as i64)
                 })
             }
+            // The stored number of an ENUM or SET (its members are the column's, which
+            // `text::member_value` reads names with).
+            ColumnType::Enum | ColumnType::Set => match self {
+                Value::UInt(n) => Ok(Value::UInt(n)),
+                _ => Err(bad(format!("data truncated for column '{column}'"))),
+            },
             ColumnType::Bit { width } => {
                 // A string is its bytes, big-endian (b'101', X'05', '5' is 0x35); a number is
                 // itself. Either must fit the width.

@@ -102,13 +102,7 @@ fn writes_past_the_data_memory_are_refused_everywhere_and_nothing_is_lost() {
     );
     let address = format!("127.0.0.1:{port}");
     let sql = node.listening("sql (mysql protocol): ").trim().to_string();
-    let hs_write = node
-        .listening("handlersocket: read ")
-        .split(" write ")
-        .nth(1)
-        .unwrap()
-        .trim()
-        .to_string();
+    let (_, hs_write) = node.hs_addresses();
     mysql(
         &sql,
         "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v VARBINARY(1000))",

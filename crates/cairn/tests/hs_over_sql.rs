@@ -9,29 +9,29 @@ use std::net::TcpStream;
 mod common;
 use common::mysql;
 
+/// A HandlerSocket connection to `address`: each call sends a request line and answers the
+/// response line.
+fn asker(address: &str) -> impl FnMut(&str) -> String {
+    let s = TcpStream::connect(address).unwrap();
+    let mut lines = BufReader::new(s.try_clone().unwrap()).lines();
+    move |line: &str| {
+        (&s).write_all(format!("{line}\n").as_bytes()).unwrap();
+        lines.next().unwrap().unwrap()
+    }
+}
+
 #[test]
 fn an_index_named_by_number_is_the_tables_nth_key() {
     let dir = common::fresh_dir("cairn-hs-sql");
     let cairn = common::start(&dir, common::free_port());
     let sql = cairn.listening("sql (mysql protocol): ").trim().to_string();
-    let hs_read = cairn
-        .listening("handlersocket: read ")
-        .split(" write ")
-        .next()
-        .unwrap()
-        .trim()
-        .to_string();
+    let (hs_read, _) = cairn.hs_addresses();
     mysql(
         &sql,
         "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, n INT, s VARCHAR(5), \
          KEY kn (n), UNIQUE KEY us (s)); INSERT INTO d.t VALUES (1, 7, 'a'), (2, 8, 'b')",
     );
-    let s = TcpStream::connect(&hs_read).unwrap();
-    let mut lines = BufReader::new(s.try_clone().unwrap()).lines();
-    let mut ask = |line: &str| {
-        (&s).write_all(format!("{line}\n").as_bytes()).unwrap();
-        lines.next().unwrap().unwrap()
-    };
+    let mut ask = asker(&hs_read);
     assert_eq!(ask("P\t0\td\tt\t0\tid"), "0\t1");
     assert_eq!(ask("0\t=\t1\t2"), "0\t1\t2");
     assert_eq!(ask("P\t1\td\tt\t1\tid"), "0\t1");
@@ -52,24 +52,13 @@ fn a_table_made_again_through_sql_is_seen_by_open_indexes_at_their_next_request(
     let dir = common::fresh_dir("cairn-hs-sql-again");
     let cairn = common::start(&dir, common::free_port());
     let sql = cairn.listening("sql (mysql protocol): ").trim().to_string();
-    let hs_write = cairn
-        .listening("handlersocket: read ")
-        .split(" write ")
-        .nth(1)
-        .unwrap()
-        .trim()
-        .to_string();
+    let (_, hs_write) = cairn.hs_addresses();
     mysql(
         &sql,
         "CREATE DATABASE d; CREATE TABLE d.t (k INT PRIMARY KEY, v VARCHAR(10), n INT); \
          INSERT INTO d.t VALUES (1, 'one', 10), (2, 'two', 20)",
     );
-    let s = TcpStream::connect(&hs_write).unwrap();
-    let mut lines = BufReader::new(s.try_clone().unwrap()).lines();
-    let mut ask = |line: &str| {
-        (&s).write_all(format!("{line}\n").as_bytes()).unwrap();
-        lines.next().unwrap().unwrap()
-    };
+    let mut ask = asker(&hs_write);
     assert_eq!(ask("P\t0\td\tt\tPRIMARY\tk,v"), "0\t1");
     assert_eq!(ask("P\t1\td\tt\tPRIMARY\tk,n"), "0\t1");
     assert_eq!(ask("0\t=\t1\t2"), "0\t2\t2\ttwo");
@@ -89,6 +78,31 @@ fn a_table_made_again_through_sql_is_seen_by_open_indexes_at_their_next_request(
     assert_eq!(
         mysql(&sql, "SELECT k, w, v FROM d.t ORDER BY k").trim(),
         "k\tw\tv\n2\t2020-01-02\t5\nb\tNULL\t6\nc\tNULL\t12"
+    );
+    cairn.terminate();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// ENUM and SET columns made through SQL read and write their members' names over
+/// HandlerSocket, as MariaDB's plugin does (they are stored as numbers).
+#[test]
+fn enum_and_set_columns_answer_names_over_handlersocket() {
+    let dir = common::fresh_dir("cairn-hs-sql-enum");
+    let cairn = common::start(&dir, common::free_port());
+    let sql = cairn.listening("sql (mysql protocol): ").trim().to_string();
+    let (_, hs_write) = cairn.hs_addresses();
+    mysql(
+        &sql,
+        "CREATE DATABASE d; CREATE TABLE d.t (k INT PRIMARY KEY, e ENUM('a', 'bb', 'c'), \
+         s SET('x', 'y', 'z')); INSERT INTO d.t VALUES (1, 'bb', 'z,x')",
+    );
+    let mut ask = asker(&hs_write);
+    assert_eq!(ask("P\t0\td\tt\tPRIMARY\tk,e,s"), "0\t1");
+    assert_eq!(ask("0\t=\t1\t1"), "0\t3\t1\tbb\tx,z");
+    assert_eq!(ask("0\t+\t3\t2\tC\ty,x"), "0\t1");
+    assert_eq!(
+        mysql(&sql, "SELECT k, e, e + 0, s, s + 0 FROM d.t ORDER BY k").trim(),
+        "k\te\te + 0\ts\ts + 0\n1\tbb\t2\tx,z\t5\n2\tc\t3\tx,y\t3"
     );
     cairn.terminate();
     let _ = std::fs::remove_dir_all(&dir);

@@ -235,6 +235,10 @@ fn field_value(col: &base::schema::ColumnDef, v: Option<&[u8]>) -> Result<Value,
 
 /// A value's text as the client reads it: a latin1 column's characters as latin1's bytes.
 fn field_text(col: &base::schema::ColumnDef, v: &Value) -> Option<Vec<u8>> {
+    // An ENUM's or SET's number as its names, as the plugin answers it.
+    if let Some(names) = base::text::member_text(col, v) {
+        return Some(names);
+    }
     let text = value_text(v)?;
     if col.collation.is_latin1_text() && !text.is_ascii() {
         if let Ok(s) = std::str::from_utf8(&text) {

@@ -37,6 +37,10 @@ pub fn type_text(ty: ColumnType) -> String {
 /// A column's type text: [`type_text`] with the display width it was declared with (BOOL's
 /// `tinyint(1)`) and ZEROFILL, as MariaDB shows them.
 pub fn column_type_text(c: &base::schema::ColumnDef) -> String {
+    if matches!(c.ty, ColumnType::Enum | ColumnType::Set) {
+        let members: Vec<String> = c.members.iter().map(|m| quoted(m)).collect();
+        return format!("{}({})", c.ty.sql_name(), members.join(","));
+    }
     let text = type_text(c.ty);
     let text = match (c.display_width, text.find('(')) {
         (0, _) | (_, None) => text,
@@ -139,6 +143,11 @@ pub fn default_text(column: &base::schema::ColumnDef) -> Option<String> {
             Some("NULL".into())
         }
         None | Some(Value::Null) => None,
+        // An ENUM's or SET's default is its names.
+        Some(v @ Value::UInt(_)) if matches!(column.ty, ColumnType::Enum | ColumnType::Set) => {
+            let names = base::text::member_text(column, v).unwrap_or_default();
+            Some(quoted(&String::from_utf8_lossy(&names)))
+        }
         // A BIT's default as MariaDB writes it: b'101'.
         Some(Value::UInt(n)) if matches!(column.ty, ColumnType::Bit { .. }) => {
             Some(format!("b'{n:b}'"))

@@ -43,6 +43,14 @@ pub enum Expr {
     Session(SessionFn),
     Not(Box<Expr>),
     Neg(Box<Expr>),
+    /// An ENUM or SET column's value as its members' names (it is stored as their number),
+    /// which it is wherever a string is read; comparisons with constants and arithmetic read
+    /// the number under it.
+    Members {
+        value: Box<Expr>,
+        members: std::sync::Arc<[String]>,
+        set: bool,
+    },
     Binary(BinOp, Box<Expr>, Box<Expr>),
     IsNull(Box<Expr>, bool),
     Between(Box<Expr>, Box<Expr>, Box<Expr>, bool),
@@ -105,6 +113,48 @@ impl BinOp {
                 | BinOp::Ge
         )
     }
+}
+
+/// Two compared operands' values, an ENUM's or SET's read as its number when the other is a
+/// number (a parameter's, which planning could not see), as MySQL compares them.
+fn numbered_pair(l: &Expr, r: &Expr, env: &Env) -> Result<(Value, Value)> {
+    let (a, b) = (l.eval(env)?, r.eval(env)?);
+    let numeric = |v: &Value| {
+        matches!(
+            v,
+            Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) | Value::Float(_)
+        )
+    };
+    let a = match l {
+        Expr::Members { value, .. } if numeric(&b) => value.eval(env)?,
+        _ => a,
+    };
+    let b = match r {
+        Expr::Members { value, .. } if numeric(&a) => value.eval(env)?,
+        _ => b,
+    };
+    Ok((a, b))
+}
+
+/// An ENUM's or SET's stored number as the names it stands for (NULL stays NULL).
+pub(crate) fn member_names(v: &Value, members: &[String], set: bool) -> Value {
+    let Value::UInt(n) = v else {
+        return v.clone();
+    };
+    if !set {
+        let name = n
+            .checked_sub(1)
+            .and_then(|i| members.get(i as usize))
+            .map_or("", |m| m.as_str());
+        return Value::Bytes(name.as_bytes().to_vec());
+    }
+    let names: Vec<&str> = members
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i < 64 && n >> i & 1 == 1)
+        .map(|(_, m)| m.as_str())
+        .collect();
+    Value::Bytes(names.join(",").into_bytes())
 }
 
 /// The longest SLEEP (a year).
@@ -324,7 +374,7 @@ impl<'a> Compiler<'a> {
                 .iter()
                 .find(|(n, _)| n.eq_ignore_ascii_case(name))
             {
-                return Ok(Expr::Column(*p));
+                return Ok(self.column_value(*p));
             }
         }
         let mut found = None;
@@ -357,9 +407,79 @@ impl<'a> Compiler<'a> {
                 _ => {}
             }
         }
-        found
-            .map(Expr::Column)
-            .ok_or_else(|| SqlError::unknown_column(&full(), self.place))
+        let p = found.ok_or_else(|| SqlError::unknown_column(&full(), self.place))?;
+        Ok(self.column_value(p))
+    }
+
+    /// Column `p` as an expression: an ENUM's or SET's as the names its number stands for.
+    fn column_value(&self, p: usize) -> Expr {
+        let def = self
+            .scopes
+            .iter()
+            .find_map(|s| p.checked_sub(s.offset).and_then(|i| s.def.columns.get(i)));
+        match def {
+            Some(c)
+                if matches!(
+                    c.ty,
+                    base::types::ColumnType::Enum | base::types::ColumnType::Set
+                ) =>
+            {
+                Expr::Members {
+                    value: Box::new(Expr::Column(p)),
+                    members: c.members.clone().into(),
+                    set: c.ty == base::types::ColumnType::Set,
+                }
+            }
+            _ => Expr::Column(p),
+        }
+    }
+
+    /// An ENUM or SET column compared with a constant compares their numbers: a name (or a
+    /// SET's names) becomes its number, 0 when it is no member, for `=`, `<=>`, `<>` and IN;
+    /// a number is compared as it is, for any comparison. Other comparisons read the names.
+    fn members_as_number(column: &mut Expr, others: &mut [&mut Expr], equality: bool) {
+        let Expr::Members {
+            value,
+            members,
+            set,
+        } = column
+        else {
+            return;
+        };
+        let numbers: Option<Vec<Value>> = others
+            .iter()
+            .map(|o| match &**o {
+                Expr::Const(Value::Bytes(b)) if equality => {
+                    let def = base::schema::ColumnDef {
+                        members: members.to_vec(),
+                        ..base::schema::ColumnDef::new(
+                            "",
+                            if *set {
+                                base::types::ColumnType::Set
+                            } else {
+                                base::types::ColumnType::Enum
+                            },
+                        )
+                        .collation(Collation::Utf8mb4GeneralCi)
+                    };
+                    Some(
+                        base::text::member_value(&def, &Value::Bytes(b.clone()))
+                            .unwrap_or(Value::UInt(0)),
+                    )
+                }
+                Expr::Const(Value::UInt(n)) => Some(Value::UInt(*n)),
+                // A negative number is no member's.
+                Expr::Const(Value::Int(i)) => {
+                    Some(Value::UInt(u64::try_from(*i).unwrap_or(u64::MAX)))
+                }
+                _ => None,
+            })
+            .collect();
+        let Some(numbers) = numbers else { return };
+        for (o, n) in others.iter_mut().zip(numbers) {
+            **o = Expr::Const(n);
+        }
+        *column = std::mem::replace(&mut **value, Expr::Const(Value::Null));
     }
 
     fn param(&self, span: &sqlparser::tokenizer::Span) -> Result<Expr> {
@@ -492,6 +612,12 @@ impl<'a> Compiler<'a> {
                 if op.is_comparison() {
                     self.bits_as_number(&l, &mut r);
                     self.bits_as_number(&r, &mut l);
+                    let equality = matches!(op, BinOp::Eq | BinOp::NullSafeEq | BinOp::Ne);
+                    Compiler::members_as_number(&mut l, &mut [&mut r], equality);
+                    Compiler::members_as_number(&mut r, &mut [&mut l], equality);
+                } else if !matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) {
+                    // Arithmetic reads an ENUM's or SET's number.
+                    (l, r) = (l.numbered(), r.numbered());
                 }
                 Expr::Binary(op, Box::new(l), Box::new(r))
             }
@@ -517,13 +643,15 @@ impl<'a> Compiler<'a> {
                     .iter()
                     .map(|x| self.compile(x))
                     .collect::<Result<Vec<_>>>()?;
-                let list = list
+                let mut list: Vec<Expr> = list
                     .into_iter()
                     .map(|mut x| {
                         self.bits_as_number(&e, &mut x);
                         x
                     })
                     .collect();
+                let mut e = e;
+                Compiler::members_as_number(&mut e, &mut list.iter_mut().collect::<Vec<_>>(), true);
                 Expr::In(Box::new(e), list, *negated)
             }
             Ast::Like {
@@ -1512,6 +1640,11 @@ impl Expr {
                 Some(b) => bool_value(!b),
             },
             Expr::Neg(e) => negate(e.eval(env)?)?,
+            Expr::Members {
+                value,
+                members,
+                set,
+            } => member_names(&value.eval(env)?, members, *set),
             Expr::IsNull(e, negated) => bool_value(e.eval(env)?.is_null() != *negated),
             Expr::Collate(e, _) => e.eval(env)?,
             Expr::Collated(c, e) => e.eval_under(env, *c)?,
@@ -1609,6 +1742,7 @@ impl Expr {
             | Expr::Cast(..)
             | Expr::Collate(..)
             | Expr::Collated(..)
+            | Expr::Members { .. }
             | Expr::Correlated { .. } => self.eval(env)?,
         })
     }
@@ -1644,7 +1778,7 @@ impl Expr {
                 _ => Ok(Value::Null),
             },
             BinOp::NullSafeEq => {
-                let (a, b) = (l.eval(env)?, r.eval(env)?);
+                let (a, b) = numbered_pair(l, r, env)?;
                 Ok(bool_value(match (a.is_null(), b.is_null()) {
                     (true, true) => true,
                     (false, false) => compare_in(&a, &b, c) == Some(Ordering::Equal),
@@ -1652,7 +1786,7 @@ impl Expr {
                 }))
             }
             BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                let (a, b) = (l.eval(env)?, r.eval(env)?);
+                let (a, b) = numbered_pair(l, r, env)?;
                 Ok(match compare_in(&a, &b, c) {
                     None => Value::Null,
                     Some(o) => bool_value(match op {
@@ -1687,6 +1821,27 @@ impl Expr {
     }
 
     /// The expressions directly under this one.
+    /// The number an ENUM or SET column stores, where this is one read as names (what
+    /// arithmetic and ORDER BY read); any other expression as it is.
+    pub(crate) fn numbered(self) -> Expr {
+        match self {
+            Expr::Members { value, .. } => *value,
+            other => other,
+        }
+    }
+
+    /// The column a plain column reference reads (an ENUM's or SET's read as names too).
+    pub(crate) fn column_under_names(&self) -> Option<usize> {
+        match self {
+            Expr::Column(p) => Some(*p),
+            Expr::Members { value, .. } => match **value {
+                Expr::Column(p) => Some(p),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// Whether a correlated subquery stands anywhere in it.
     pub(crate) fn holds_correlated(&self) -> bool {
         matches!(self, Expr::Correlated { .. })
@@ -1700,7 +1855,8 @@ impl Expr {
             | Expr::IsNull(e, _)
             | Expr::Cast(e, _)
             | Expr::Collate(e, _)
-            | Expr::Collated(_, e) => vec![e],
+            | Expr::Collated(_, e)
+            | Expr::Members { value: e, .. } => vec![e],
             Expr::Binary(_, l, r) | Expr::Like(l, r, _) => vec![l, r],
             Expr::Between(a, b, c, _) => vec![a, b, c],
             Expr::In(e, list, _) => std::iter::once(&**e).chain(list).collect(),
@@ -1727,7 +1883,8 @@ impl Expr {
             | Expr::IsNull(e, _)
             | Expr::Cast(e, _)
             | Expr::Collate(e, _)
-            | Expr::Collated(_, e) => vec![e],
+            | Expr::Collated(_, e)
+            | Expr::Members { value: e, .. } => vec![e],
             Expr::Binary(_, l, r) | Expr::Like(l, r, _) => vec![l, r],
             Expr::Between(a, b, c, _) => vec![a, b, c],
             Expr::In(e, list, _) => std::iter::once(&mut **e).chain(list).collect(),

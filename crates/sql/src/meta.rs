@@ -38,6 +38,36 @@ pub fn table_column(
     if c.zerofill {
         f |= flags::ZEROFILL;
     }
+    // A YEAR is an unsigned, zero-filled number to MariaDB's clients.
+    if c.ty == ColumnType::Year {
+        f |= flags::UNSIGNED | flags::ZEROFILL;
+    }
+    // An ENUM or SET travels as a string of its names, its longest member's length.
+    let members = matches!(c.ty, ColumnType::Enum | ColumnType::Set);
+    let length = if members {
+        f |= if c.ty == ColumnType::Enum {
+            flags::ENUM
+        } else {
+            flags::SET
+        };
+        let longest = match c.ty {
+            ColumnType::Set => c
+                .members
+                .iter()
+                .map(|m| m.chars().count() + 1)
+                .sum::<usize>()
+                .saturating_sub(1),
+            _ => c
+                .members
+                .iter()
+                .map(|m| m.chars().count())
+                .max()
+                .unwrap_or(0),
+        };
+        (longest * c.collation.charset().max_len()) as u32
+    } else {
+        length
+    };
     if !c.nullable {
         f |= flags::NOT_NULL;
     }
@@ -85,7 +115,7 @@ pub fn table_column(
         org_table: org_table.to_string(),
         name: name.to_string(),
         org_name: c.name.clone(),
-        collation: if c.ty.is_string() {
+        collation: if c.ty.is_string() || members {
             collation_id(c.collation)
         } else {
             BINARY_COLLATION_ID

@@ -768,13 +768,22 @@ fn order_by(
     let mut out = Vec::new();
     for o in exprs {
         let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
+        // An ENUM or SET sorts by its number, as in MySQL.
         let (key, collation) = match named_item(&o.expr, items, "order clause")? {
+            Some(n) if matches!(item_exprs[n], Expr::Members { .. }) => (
+                OrderKey::Expr(item_exprs[n].clone().numbered()),
+                Collation::Binary,
+            ),
             Some(n) => (OrderKey::Item(n), c.sort_collation(&item_exprs[n])?),
             None => {
                 c.place = "order clause";
                 let e = c.compile(&o.expr)?;
-                let collation = c.sort_collation(&e)?;
-                (OrderKey::Expr(e), collation)
+                if matches!(e, Expr::Members { .. }) {
+                    (OrderKey::Expr(e.numbered()), Collation::Binary)
+                } else {
+                    let collation = c.sort_collation(&e)?;
+                    (OrderKey::Expr(e), collation)
+                }
             }
         };
         out.push((key, desc, collation));
@@ -1068,9 +1077,9 @@ pub fn select(
         .iter()
         .zip(&names)
         .zip(&derived)
-        .map(|((e, (name, _)), derived)| match e {
-            Expr::Column(p) if !tables.is_empty() => Ok({
-                let t = table_at(&offsets, *p);
+        .map(|((e, (name, _)), derived)| match e.column_under_names() {
+            Some(p) if !tables.is_empty() => Ok({
+                let t = table_at(&offsets, p);
                 let (tref, def) = (&tables[t].tref, &defs[t]);
                 let mut column = table_column(&tref.0, &tref.2, &tref.1, def, p - offsets[t], name);
                 if tables[t].outer {

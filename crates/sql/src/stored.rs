@@ -240,6 +240,23 @@ pub(crate) fn lenient_store(
             };
             (stored, 1264, e.message.clone())
         }
+        // No member of an ENUM: the empty value; a SET keeps the members it names, as
+        // MariaDB stores them.
+        1265 if matches!(column.ty, ColumnType::Enum | ColumnType::Set) => {
+            let kept = match (&column.ty, &v) {
+                (ColumnType::Set, Value::Bytes(b)) => b
+                    .split(|c| *c == b',')
+                    .filter_map(|part| {
+                        base::text::member_value(column, &Value::Bytes(part.to_vec())).ok()
+                    })
+                    .fold(0, |bits, n| match n {
+                        Value::UInt(n) => bits | n,
+                        _ => bits,
+                    }),
+                _ => 0,
+            };
+            (Ok(Value::UInt(kept)), 1265, e.message.clone())
+        }
         1265 | 1366 if !column.ty.is_string() => (store(column, v), e.code, e.message.clone()),
         _ => return Err(e),
     };

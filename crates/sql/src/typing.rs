@@ -54,6 +54,8 @@ pub fn static_type(
             Value::Year(_) => (types::YEAR, 4, 0),
         },
         Column(p) => match def.map(|d| d.columns[*p].ty) {
+            // A bare ENUM or SET column is its number (read as names it is `Members`).
+            Some(ColumnType::Enum | ColumnType::Set) => (types::LONGLONG, 20, 0),
             Some(ty) => column_type_code(ty),
             None => (types::VAR_STRING, 255, 31),
         },
@@ -110,6 +112,10 @@ pub fn static_type(
         },
         Not(_) | IsNull(..) | Between(..) | In(..) | Like(..) => (types::LONGLONG, 1, 0),
         Neg(x) | Collate(x, _) | Collated(_, x) => static_type(x, def, aggregates),
+        Members { members, .. } => {
+            let longest = members.iter().map(|m| m.chars().count()).max().unwrap_or(0);
+            (types::VAR_STRING, (longest as u32).saturating_mul(4), 31)
+        }
         Binary(op, l, r) => match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod => {
                 let (a, b) = (
@@ -505,9 +511,12 @@ pub fn column_type_code(ty: ColumnType) -> (u8, u32, u8) {
         ColumnType::BigInt { .. } => (types::LONGLONG, 20, 0),
         ColumnType::Float => (types::FLOAT, 12, 31),
         ColumnType::Double => (types::DOUBLE, 22, 31),
-        ColumnType::Decimal { precision, scale } => {
-            (types::NEWDECIMAL, precision as u32 + 2, scale)
-        }
+        // The digits, a sign, and a point when there is a fraction, as MariaDB counts them.
+        ColumnType::Decimal { precision, scale } => (
+            types::NEWDECIMAL,
+            precision as u32 + 1 + u32::from(scale > 0),
+            scale,
+        ),
         ColumnType::Char { length } => (types::STRING, length * 4, 0),
         ColumnType::Binary { length } => (types::STRING, length, 0),
         ColumnType::VarChar { length } => (types::VAR_STRING, length * 4, 0),
@@ -526,5 +535,8 @@ pub fn column_type_code(ty: ColumnType) -> (u8, u32, u8) {
         ColumnType::Time { fsp } => (types::TIME, 10 + fsp as u32 + (fsp > 0) as u32, fsp),
         ColumnType::Year => (types::YEAR, 4, 0),
         ColumnType::Bit { width } => (types::BIT, u32::from(width), 0),
+        // MySQL's ENUM and SET travel as strings (their flags say which); the length is their
+        // longest member's, which meta.rs sets.
+        ColumnType::Enum | ColumnType::Set => (types::STRING, 0, 0),
     }
 }

@@ -274,7 +274,7 @@ fn read_fixed(bytes: &[u8], ty: ColumnType) -> Value {
             Value::DateTime(number_datetime(u))
         }
         ColumnType::Time { .. } => Value::Time(Time::from_micros(u as i64)),
-        ColumnType::Bit { .. } => Value::UInt(u),
+        ColumnType::Bit { .. } | ColumnType::Enum | ColumnType::Set => Value::UInt(u),
         ColumnType::Year => Value::Year(if bytes[0] == 0 {
             0
         } else {

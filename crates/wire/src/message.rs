@@ -1356,6 +1356,8 @@ fn put_type(out: &mut Vec<u8>, ty: ColumnType) {
         ColumnType::Time { fsp } => (18, fsp, 0, 0),
         ColumnType::Year => (19, 0, 0, 0),
         ColumnType::Bit { width } => (20, width, 0, 0),
+        ColumnType::Enum => (21, 0, 0, 0),
+        ColumnType::Set => (22, 0, 0, 0),
     };
     out.extend_from_slice(&[tag, a, b]);
     out.put_u32(length);
@@ -1394,6 +1396,8 @@ fn get_type(r: &mut Reader) -> DecodeResult<ColumnType> {
                 tag: a,
             })
         }
+        21 => ColumnType::Enum,
+        22 => ColumnType::Set,
         tag => {
             return Err(DecodeError::BadTag {
                 what: "column type",
@@ -1581,6 +1585,13 @@ fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
     if !c.comment.is_empty() {
         out.put_bytes(c.comment.as_bytes());
     }
+    // An ENUM's or SET's members (types older catalogs never hold).
+    if matches!(c.ty, ColumnType::Enum | ColumnType::Set) {
+        out.put_u32(c.members.len() as u32);
+        for m in &c.members {
+            out.put_bytes(m.as_bytes());
+        }
+    }
 }
 
 fn get_collation(r: &mut Reader) -> DecodeResult<Collation> {
@@ -1634,6 +1645,19 @@ fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
     } else {
         String::new()
     };
+    let mut members = Vec::new();
+    if matches!(ty, ColumnType::Enum | ColumnType::Set) {
+        let count = r.u32()? as usize;
+        if count > limits::ENUM_MEMBERS_MAX {
+            return Err(DecodeError::BadTag {
+                what: "member count",
+                tag: 0,
+            });
+        }
+        for _ in 0..count {
+            members.push(r.string("member", limits::ENUM_MEMBER_BYTES_MAX)?);
+        }
+    }
     Ok(ColumnDef {
         name,
         ty,
@@ -1648,6 +1672,7 @@ fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
         display_width,
         zerofill,
         comment,
+        members,
     })
 }
 

@@ -156,6 +156,15 @@ impl Started {
     }
 
     /// The address printed after `prefix` (e.g. "sql (mysql protocol): ").
+    /// The HandlerSocket read and write addresses `cairn start` printed.
+    pub fn hs_addresses(&self) -> (String, String) {
+        let line = self.listening("handlersocket: read ");
+        let (read, write) = line
+            .split_once(" write ")
+            .expect("read and write addresses");
+        (read.trim().to_string(), write.trim().to_string())
+    }
+
     pub fn listening(&self, prefix: &str) -> String {
         self.output
             .iter()

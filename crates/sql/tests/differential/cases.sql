@@ -4570,6 +4570,35 @@ CREATE TABLE bitt2 (b BIT(65));
 SHOW CREATE TABLE bitt;
 DROP TABLE bitt;
 
+-- ENUM and SET: names in, numbers stored (index order), names out; compared with names and
+-- numbers, sorted by number, in strict mode and under IGNORE
+CREATE TABLE et (id INT PRIMARY KEY, e ENUM('', 'v1', 'V2 ', 'c') DEFAULT 'v1', s SET('a','b','c'), KEY ie (e));
+INSERT INTO et VALUES (1,'v1','a,c'),(2,'v2','b,a'),(3,'',''),(4,3,5),(5,'C',NULL);
+INSERT INTO et (id) VALUES (6);
+SELECT id, e, e + 0, s, s + 0 FROM et ORDER BY id;
+SELECT id FROM et WHERE e = 'v2' ORDER BY id;
+SELECT id FROM et WHERE e IN ('v1', 'c') ORDER BY id;
+SELECT id FROM et WHERE e = 2 ORDER BY id;
+SELECT id FROM et WHERE e <> 'v1' ORDER BY id;
+SELECT id, e FROM et ORDER BY e, id;
+SELECT id, e FROM et ORDER BY e DESC, id;
+SELECT id FROM et WHERE s = 'a,c' ORDER BY id;
+SELECT CONCAT(e, '!'), LENGTH(e), UPPER(s) FROM et WHERE id = 1;
+SELECT id FROM et WHERE e > 'b' ORDER BY id;
+SELECT e, COUNT(*) FROM et GROUP BY e ORDER BY e;
+INSERT INTO et VALUES (7, 'nope', 'a');
+INSERT INTO et VALUES (8, 'v1', 'a,z');
+INSERT IGNORE INTO et VALUES (9, 'nope', 'a,z');
+SELECT e, e + 0, s FROM et WHERE id = 9;
+UPDATE et SET e = 'c', s = 'b' WHERE id = 1;
+SELECT e, s FROM et WHERE id = 1;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE et;
+SELECT COLUMN_NAME, COLUMN_TYPE, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME = 'et' ORDER BY ORDINAL_POSITION;
+CREATE TABLE et2 (e ENUM('a', 'A'));
+CREATE TABLE et2 (s SET('a,b'));
+DROP TABLE et;
+
 -- Column comments are kept: SHOW CREATE TABLE, SHOW FULL COLUMNS, information_schema; a
 -- MODIFY replaces one; longer than 1,024 characters is 1629
 CREATE TABLE cmt (a INT AUTO_INCREMENT PRIMARY KEY COMMENT 'it''s', b JSON COMMENT 'j', c INT COMMENT 'c\\d') COMMENT 'tbl';
