@@ -36,6 +36,9 @@ pub struct ColumnDef {
     pub display_width: u8,
     /// ZEROFILL (an unsigned integer): text results pad it with zeros to its display width.
     pub zerofill: bool,
+    /// FLOAT(M,D) and DOUBLE(M,D)'s D (`display_width` holds M): values are rounded to D
+    /// digits after the point and hold at most M digits in all.
+    pub scale: Option<u8>,
     /// The column's COMMENT, as declared (empty: none).
     pub comment: String,
     /// An ENUM's or SET's members, in order.
@@ -67,6 +70,7 @@ impl ColumnDef {
             json: false,
             display_width: 0,
             zerofill: false,
+            scale: None,
             comment: String::new(),
             members: Vec::new(),
         }

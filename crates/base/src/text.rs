@@ -24,6 +24,9 @@ pub fn store(column: &ColumnDef, v: Value) -> Result<Value, String> {
     if matches!(column.ty, ColumnType::Enum | ColumnType::Set) {
         return member_value(column, &v);
     }
+    if let (Some(d), ColumnType::Float | ColumnType::Double) = (column.scale, column.ty) {
+        return scaled_float(column, v, d);
+    }
     if matches!(column.ty, ColumnType::Bit { .. }) {
         // A number is itself in a BIT, not its digits' bytes.
         return v
@@ -88,6 +91,27 @@ pub fn member_value(column: &ColumnDef, v: &Value) -> Result<Value, String> {
             }
         }
     }
+}
+
+/// A FLOAT(M,D) or DOUBLE(M,D) value: rounded to D digits after the point, out of range past
+/// M digits in all (as MariaDB's 999.9999 for FLOAT(7,4)).
+fn scaled_float(column: &ColumnDef, v: Value, d: u8) -> Result<Value, String> {
+    let text = value_text(&v).unwrap_or_default();
+    let plain = ColumnDef::new(&column.name, ColumnType::Double);
+    let x = match from_text(&plain, Some(&text))? {
+        Value::Double(x) => x,
+        _ => return Err(format!("out of range value for column '{}'", column.name)),
+    };
+    let factor = 10f64.powi(i32::from(d));
+    let rounded = (x * factor).round() / factor;
+    let limit = 10f64.powi(i32::from(column.display_width) - i32::from(d));
+    if !rounded.is_finite() || rounded.abs() >= limit {
+        return Err(format!("out of range value for column '{}'", column.name));
+    }
+    Ok(match column.ty {
+        ColumnType::Float => Value::Float(rounded as f32),
+        _ => Value::Double(rounded),
+    })
 }
 
 /// An ENUM's or SET's stored number as its text: the member's name, or the names of a SET's

@@ -1356,6 +1356,12 @@ fn value_text_as(v: &Value, c: &Column) -> Option<Vec<u8>> {
                 padded.extend_from_slice(&t);
                 padded
             }),
+        // A FLOAT(M,D) column's values show D decimals.
+        Value::Float(x)
+            if c.column_type == response::types::FLOAT && c.decimals < FLOAT_NOT_FIXED =>
+        {
+            Some(format!("{:.*}", usize::from(c.decimals), x).into_bytes())
+        }
         // A double of declared precision (PI(), TRUNCATE(x, d)) shows that many decimals.
         Value::Double(x)
             if c.column_type == response::types::DOUBLE && c.decimals < FLOAT_NOT_FIXED =>

@@ -998,6 +998,13 @@ pub(crate) fn column_from_ast(
     }
     def.json |= json;
     def.display_width = display_width(&col.data_type);
+    // FLOAT(M,D) and DOUBLE(M,D) keep M and D (values are rounded to D digits).
+    if let ast::DataType::Float(ast::ExactNumberInfo::PrecisionAndScale(m, d))
+    | ast::DataType::Double(ast::ExactNumberInfo::PrecisionAndScale(m, d)) = &col.data_type
+    {
+        def.display_width = (*m).min(255) as u8;
+        def.scale = Some((*d).clamp(0, 30) as u8);
+    }
     if nullable {
         def = def.nullable();
     }

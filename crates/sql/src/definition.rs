@@ -41,6 +41,9 @@ pub fn column_type_text(c: &base::schema::ColumnDef) -> String {
         let members: Vec<String> = c.members.iter().map(|m| quoted(m)).collect();
         return format!("{}({})", c.ty.sql_name(), members.join(","));
     }
+    if let (Some(d), ColumnType::Float | ColumnType::Double) = (c.scale, c.ty) {
+        return format!("{}({},{d})", c.ty.sql_name(), c.display_width);
+    }
     let text = type_text(c.ty);
     let text = match (c.display_width, text.find('(')) {
         (0, _) | (_, None) => text,

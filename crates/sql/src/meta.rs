@@ -44,6 +44,12 @@ pub fn table_column(
     }
     // An ENUM or SET travels as a string of its names, its longest member's length.
     let members = matches!(c.ty, ColumnType::Enum | ColumnType::Set);
+    let (length, decimals) = match c.scale {
+        Some(d) if matches!(c.ty, ColumnType::Float | ColumnType::Double) => {
+            (u32::from(c.display_width), d)
+        }
+        _ => (length, decimals),
+    };
     let length = if members {
         f |= if c.ty == ColumnType::Enum {
             flags::ENUM

@@ -226,8 +226,22 @@ pub(crate) fn lenient_store(
         1406 if held_back(column, &v).is_some() => return Err(e),
         1406 => (store(column, v), 1265, truncated()),
         1264 => {
+            // FLOAT(M,D) and DOUBLE(M,D) clip to their largest value, 10^(M-D) - 10^-D.
+            let largest = column.scale.map(|d| {
+                10f64.powi(i32::from(column.display_width) - i32::from(d))
+                    - 10f64.powi(-i32::from(d))
+            });
             let stored = match (column.ty, store(column, v.clone())) {
                 (_, Ok(s)) => Ok(s),
+                (base::types::ColumnType::Float, _) if largest.is_some() => Ok(Value::Float(
+                    (largest.unwrap_or_default() as f32)
+                        .copysign(crate::expr::as_double(&v) as f32),
+                )),
+                (base::types::ColumnType::Double, _) if largest.is_some() => Ok(Value::Double(
+                    largest
+                        .unwrap_or_default()
+                        .copysign(crate::expr::as_double(&v)),
+                )),
                 (base::types::ColumnType::Float, _) => Ok(Value::Float(
                     f32::MAX.copysign(crate::expr::as_double(&v) as f32),
                 )),

@@ -56,6 +56,14 @@ pub fn static_type(
         Column(p) => match def.map(|d| d.columns[*p].ty) {
             // A bare ENUM or SET column is its number (read as names it is `Members`).
             Some(ColumnType::Enum | ColumnType::Set) => (types::LONGLONG, 20, 0),
+            // FLOAT(M,D) and DOUBLE(M,D) keep their D digits through arithmetic.
+            Some(ty @ (ColumnType::Float | ColumnType::Double))
+                if def.is_some_and(|d| d.columns[*p].scale.is_some()) =>
+            {
+                let c = &def.expect("checked").columns[*p];
+                let (code, _, _) = column_type_code(ty);
+                (code, u32::from(c.display_width), c.scale.unwrap_or(31))
+            }
             Some(ty) => column_type_code(ty),
             None => (types::VAR_STRING, 255, 31),
         },

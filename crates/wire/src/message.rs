@@ -1565,7 +1565,7 @@ fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
             | u8::from(c.default_now.is_some()) << 3
             | u8::from(c.on_update_now) << 4
             | u8::from(c.json) << 5
-            | u8::from(c.display_width > 0 || c.zerofill) << 6
+            | u8::from(c.display_width > 0 || c.zerofill || c.scale.is_some()) << 6
             | u8::from(!c.comment.is_empty()) << 7,
     );
     match &c.default {
@@ -1578,9 +1578,13 @@ fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
     if let Some(fsp) = c.default_now {
         out.put_u8(fsp);
     }
-    if c.display_width > 0 || c.zerofill {
+    if c.display_width > 0 || c.zerofill || c.scale.is_some() {
         out.put_u8(c.display_width);
-        out.put_u8(u8::from(c.zerofill));
+        // Bit 0: ZEROFILL; bit 1: a FLOAT(M,D)'s D follows.
+        out.put_u8(u8::from(c.zerofill) | u8::from(c.scale.is_some()) << 1);
+        if let Some(d) = c.scale {
+            out.put_u8(d);
+        }
     }
     if !c.comment.is_empty() {
         out.put_bytes(c.comment.as_bytes());
@@ -1626,18 +1630,19 @@ fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
     let default_now = if flags & 8 != 0 { Some(r.u8()?) } else { None };
     // Bit 6: how the column is shown, a display width and ZEROFILL (older catalogs never set
     // it).
-    let (display_width, zerofill) = if flags & 64 != 0 {
+    let (display_width, zerofill, scale) = if flags & 64 != 0 {
         let width = r.u8()?;
         let shown = r.u8()?;
-        if shown > 1 {
+        if shown > 3 {
             return Err(DecodeError::BadTag {
                 what: "column display flags",
                 tag: shown,
             });
         }
-        (width, shown == 1)
+        let scale = if shown & 2 != 0 { Some(r.u8()?) } else { None };
+        (width, shown & 1 != 0, scale)
     } else {
-        (0, false)
+        (0, false, None)
     };
     // Bit 7: a comment follows (older catalogs never set it).
     let comment = if flags & 128 != 0 {
@@ -1671,6 +1676,7 @@ fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
         json: flags & 32 != 0,
         display_width,
         zerofill,
+        scale,
         comment,
         members,
     })

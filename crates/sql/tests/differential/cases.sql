@@ -4599,6 +4599,19 @@ CREATE TABLE et2 (e ENUM('a', 'A'));
 CREATE TABLE et2 (s SET('a,b'));
 DROP TABLE et;
 
+-- FLOAT(M,D) and DOUBLE(M,D): rounded to D digits, out of range past M, shown with D digits
+CREATE TABLE ft (id INT PRIMARY KEY, f FLOAT(7,4), d DOUBLE(8,2), g FLOAT);
+INSERT INTO ft VALUES (1, 13.37, 1.005, 1.5), (2, 1.23456, -123456.789, 0), (3, 0, 0, NULL);
+SELECT * FROM ft ORDER BY id;
+SELECT f + 0, d * 2 FROM ft WHERE id = 1;
+INSERT INTO ft VALUES (4, 1000, 0, 0);
+INSERT INTO ft VALUES (5, 0, 1000000, 0);
+INSERT IGNORE INTO ft VALUES (6, 1000, -1e9, 0);
+SELECT f, d FROM ft WHERE id = 6;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE ft;
+DROP TABLE ft;
+
 -- Column comments are kept: SHOW CREATE TABLE, SHOW FULL COLUMNS, information_schema; a
 -- MODIFY replaces one; longer than 1,024 characters is 1629
 CREATE TABLE cmt (a INT AUTO_INCREMENT PRIMARY KEY COMMENT 'it''s', b JSON COMMENT 'j', c INT COMMENT 'c\\d') COMMENT 'tbl';

@@ -67,6 +67,19 @@ fn messages_round_trip() {
                 ..ColumnDef::new("z", ColumnType::Int { unsigned: true })
             },
             ColumnDef {
+                display_width: 7,
+                scale: Some(4),
+                ..ColumnDef::new("f", ColumnType::Float)
+            },
+            ColumnDef {
+                members: vec!["a".into(), "b'c".into()],
+                ..ColumnDef::new("e", ColumnType::Enum)
+            },
+            ColumnDef {
+                members: vec!["x".into(), "y".into()],
+                ..ColumnDef::new("s", ColumnType::Set)
+            },
+            ColumnDef {
                 display_width: 1,
                 comment: "a flag, 'quoted'".into(),
                 ..ColumnDef::new("b", ColumnType::TinyInt { unsigned: false })
