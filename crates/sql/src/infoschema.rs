@@ -50,8 +50,9 @@ pub(crate) enum Virtual {
     TableConstraints,
     /// The `json_valid` check of each JSON column, as MariaDB lists it.
     CheckConstraints,
-    /// Cairn has no foreign keys, stored routines nor their parameters: no rows.
+    /// Cairn has no foreign keys and does not list procedures' parameters: no rows.
     ReferentialConstraints,
+    /// The stored procedures (routines.rs).
     Routines,
     Parameters,
     /// The one engine every table has.
@@ -740,7 +741,6 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
         Virtual::Triggers
         | Virtual::Views
         | Virtual::ReferentialConstraints
-        | Virtual::Routines
         | Virtual::Parameters => Vec::new(),
         Virtual::TableConstraints => table_constraints(session)?,
         Virtual::CheckConstraints => check_constraints(session)?,
@@ -749,6 +749,7 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
         Virtual::GlobalVariables => pairs(crate::variables::shown(session, true)),
         Virtual::SessionStatus => pairs(crate::activity::status(session, false)),
         Virtual::GlobalStatus => pairs(crate::activity::status(session, true)),
+        Virtual::Routines => session.routine_rows()?,
         Virtual::NdbinfoNodes => ndbinfo_nodes(session)?,
         Virtual::NdbinfoMemoryusage => ndbinfo_memoryusage(session)?,
         Virtual::MysqlUser => mysql_user(session)?,

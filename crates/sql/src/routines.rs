@@ -421,6 +421,8 @@ pub(crate) struct Procedure {
     pub params: Vec<Param>,
     body: Vec<Stmt>,
     pub text: String,
+    /// Where the body starts in `text` (information_schema.ROUTINES shows it).
+    pub body_at: usize,
 }
 
 /// A statement of a procedure's body.
@@ -516,6 +518,7 @@ fn create(c: &mut Cur) -> Result<(Box<dyn FnOnce(String) -> Procedure>, usize)> 
     }
     let mut locals: Vec<String> = params.iter().map(|p| p.name.to_ascii_lowercase()).collect();
     let mut count = 0;
+    let body_at = c.offset();
     let body = statement(c, &mut locals, &mut count)?;
     let end = match c.toks.get(c.at.wrapping_sub(1)) {
         Some(t) if c.at > 0 => t.end,
@@ -531,6 +534,7 @@ fn create(c: &mut Cur) -> Result<(Box<dyn FnOnce(String) -> Procedure>, usize)> 
             params,
             body: vec![body],
             text,
+            body_at,
         }),
         end,
     ))
@@ -934,6 +938,48 @@ impl Session {
             Some((Err(e), _)) => vec![Outcome::Failed(e)],
             _ => vec![Outcome::Failed(syntax_near(&text))],
         })
+    }
+
+    /// information_schema.ROUTINES's rows: each procedure of a database the session may use.
+    pub(crate) fn routine_rows(&self) -> Result<Vec<Vec<Value>>> {
+        let text = |s: &str| Value::Bytes(s.as_bytes().to_vec());
+        Ok(load(&self.shared.cluster())?
+            .into_iter()
+            .filter(|s| self.need_database(&s.db).is_ok())
+            .filter_map(|s| {
+                let p = parse_procedure(&s.text).ok()?;
+                let body = p.text.get(p.body_at..).unwrap_or_default().trim().to_string();
+                let mut row = vec![
+                    text(&p.name),
+                    text("def"),
+                    text(&s.db),
+                    text(&p.name),
+                    text("PROCEDURE"),
+                    text(""),
+                ];
+                row.extend([Value::Null, Value::Null, Value::Null, Value::Null, Value::Null]);
+                row.extend([text(""), text(""), text(""), text("SQL")]);
+                row.push(text(&body));
+                row.extend([
+                    text(""),
+                    text("SQL"),
+                    text("SQL"),
+                    text("NO"),
+                    text("CONTAINS SQL"),
+                    text(""),
+                    text("INVOKER"),
+                    Value::Null,
+                    Value::Null,
+                    text("STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"),
+                    text(""),
+                    text(&s.definer),
+                    text("utf8mb4"),
+                    text("utf8mb4_general_ci"),
+                    text("utf8mb4_general_ci"),
+                ]);
+                Some(row)
+            })
+            .collect())
     }
 
     /// SHOW PROCEDURE STATUS's rows: each procedure of a database the session may use.
