@@ -207,29 +207,75 @@ pub fn failure(cluster: &Cluster, open: &OpenIndex, e: &ClientError) -> Vec<u8> 
     }
 }
 
-/// The value the plugin's empty record holds for `col`: '' for strings, 0 for numbers; None
-/// for dates and times, whose empty value is a zero date Cairn does not hold.
+/// The value the plugin's empty record holds for `col`: '' for strings, 0 for numbers, the
+/// zero date or time for dates and times.
 fn empty_value(col: &base::schema::ColumnDef) -> Option<Value> {
-    use base::types::ColumnType as T;
-    if matches!(
-        col.ty,
-        T::Date | T::DateTime { .. } | T::Timestamp { .. } | T::Time { .. } | T::Year
-    ) {
-        return None;
+    if let Some(zero) = zero_temporal(col) {
+        return Some(zero);
     }
     field_value(col, Some(b"")).ok().filter(|v| !v.is_null())
+}
+
+/// A date or time column's zero value (0000-00-00, 00:00:00, year 0000); None for other
+/// types.
+fn zero_temporal(col: &base::schema::ColumnDef) -> Option<Value> {
+    use base::types::ColumnType as T;
+    let text: &[u8] = match col.ty {
+        T::Date => b"0000-00-00",
+        T::DateTime { .. } | T::Timestamp { .. } => b"0000-00-00 00:00:00",
+        T::Time { .. } => b"00:00:00",
+        T::Year => return Some(Value::Year(0)),
+        _ => return None,
+    };
+    from_text(col, Some(text)).ok()
+}
+
+/// A date or time written as packed digits, as MySQL's Field::store reads them: YYYYMMDD,
+/// YYYYMMDDHHMMSS, or HHMMSS for a TIME; None for other text.
+fn packed_temporal(col: &base::schema::ColumnDef, text: &[u8]) -> Option<Value> {
+    use base::types::ColumnType as T;
+    if !text.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let d = std::str::from_utf8(text).ok()?;
+    let shown = match (col.ty, d.len()) {
+        (T::Time { .. }, 6) => format!("{}:{}:{}", &d[..2], &d[2..4], &d[4..]),
+        (T::Date | T::DateTime { .. } | T::Timestamp { .. }, 8) => {
+            format!("{}-{}-{}", &d[..4], &d[4..6], &d[6..])
+        }
+        (T::Date | T::DateTime { .. } | T::Timestamp { .. }, 14) => format!(
+            "{}-{}-{} {}:{}:{}",
+            &d[..4],
+            &d[4..6],
+            &d[6..8],
+            &d[8..10],
+            &d[10..12],
+            &d[12..]
+        ),
+        _ => return None,
+    };
+    from_text(col, Some(shown.as_bytes())).ok()
 }
 
 /// A field as column `col` stores it (`text::from_text`). A latin1 column of a table made
 /// through SQL keeps its text as UTF-8, so the client's latin1 bytes are read as latin1's
 /// characters first: MariaDB's plugin reads and writes a latin1 column's bytes.
 fn field_value(col: &base::schema::ColumnDef, v: Option<&[u8]>) -> Result<Value, String> {
-    match v {
+    let read = match v {
         Some(b) if col.collation.is_latin1_text() && !b.is_ascii() => {
             let text: String = b.iter().map(|x| base::collation::latin1_char(*x)).collect();
             from_text(col, Some(text.as_bytes()))
         }
         v => from_text(col, v),
+    };
+    match (read, v) {
+        // A date or time the column cannot read: packed digits as MySQL reads them, anything
+        // else ('0', '', a bad date) the zero value, as the plugin's Field::store leaves it.
+        (Err(e), Some(text)) => match packed_temporal(col, text).or_else(|| zero_temporal(col)) {
+            Some(v) => Ok(v),
+            None => Err(e),
+        },
+        (read, _) => read,
     }
 }
 
@@ -564,6 +610,9 @@ pub fn find(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Vec<u8> {
                     1
                 };
                 let mut amounts = Vec::new();
+                // Columns of other types: the value read as a number (C's atoll of its
+                // text), the sum stored back as the column stores it.
+                let mut rewritten = Vec::new();
                 let mut crosses_zero = false;
                 for (c, v) in open.columns.iter().zip(&modify.values) {
                     let Some(v) = v else { continue };
@@ -572,7 +621,19 @@ pub fn find(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Vec<u8> {
                     let old_n = match &row[*c as usize] {
                         Value::Int(n) => *n as i128,
                         Value::UInt(n) => *n as i128,
-                        _ => continue,
+                        Value::Null => continue,
+                        other => {
+                            let old = atoll(&field_text(col, other).unwrap_or_default()) as i128;
+                            let new = old + amount;
+                            if sign < 0 && old > 0 && new < 0 {
+                                crosses_zero = true;
+                            }
+                            match field_value(col, Some(new.to_string().as_bytes())) {
+                                Ok(value) => rewritten.push((*c, value)),
+                                Err(_) => return protocol::error(1, "1292"),
+                            }
+                            continue;
+                        }
                     };
                     let new = old_n + amount;
                     if sign < 0 && old_n > 0 && new < 0 {
@@ -589,7 +650,12 @@ pub fn find(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Vec<u8> {
                 if crosses_zero {
                     continue;
                 }
-                txn.increment(&open.table, pk_of(row), amounts);
+                if !amounts.is_empty() {
+                    txn.increment(&open.table, pk_of(row), amounts);
+                }
+                if !rewritten.is_empty() {
+                    txn.update(&open.table, pk_of(row), rewritten);
+                }
             }
         }
         changed += 1;
@@ -653,8 +719,8 @@ pub fn insert(cluster: &Cluster, open: &OpenIndex, values: &[Field]) -> Vec<u8> 
         row.push((*c, value));
     }
     // A column the open_index does not name gets what the plugin's empty record holds: its
-    // DEFAULT, else the type's empty value even where the column is nullable (the plugin
-    // clears the record's NULL bits).
+    // DEFAULT, else the type's empty value (a zero date for a date) even where the column is
+    // nullable (the plugin clears the record's NULL bits).
     for (c, col) in def.columns.iter().enumerate() {
         let named = open.columns.iter().any(|o| *o as usize == c);
         if named || col.default.is_some() || col.default_now.is_some() || col.auto_increment {

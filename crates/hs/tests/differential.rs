@@ -368,6 +368,28 @@ fn requests() -> Vec<(bool, Vec<u8>)> {
     w("1\t=\t1\t50");
     w("1\t=\t1\t51");
     w("0\t=\t1\tleftout");
+    // + and - on a character column read its text as a number and store the sum back; a
+    // decrement past zero changes nothing.
+    w("P\t23\thstestdb\tt1\tPRIMARY\tv,n");
+    w("0\t+\t3\tnum\t5\t1");
+    w("23\t=\t1\tnum\t1\t0\t+\t3\t0");
+    w("23\t=\t1\tnum");
+    w("23\t=\t1\tnum\t1\t0\t-\t10\t0");
+    w("23\t=\t1\tnum");
+    w("23\t=\t1\tnum\t1\t0\t-\t8\t0");
+    w("23\t=\t1\tnum");
+    w("23\t=\t1\tk1\t1\t0\t+\t1\t0");
+    w("23\t=\t1\tk1");
+    // Dates left out, '0', '', bad text and packed digits: the zero date, or the digits read
+    // as YYYYMMDD[HHMMSS], as the plugin's Field::store leaves them.
+    w("P\t24\thstestdb\tdates\tPRIMARY\tid");
+    w("24\t+\t1\t10");
+    w("P\t25\thstestdb\tdates\tPRIMARY\tid,dt,ts");
+    w("25\t+\t3\t11\t0\t0");
+    w("25\t+\t3\t12\t\t");
+    w("25\t+\t3\t13\t20110101\t20110101183025");
+    w("25\t+\t3\t14\tbad\tbad");
+    w("25\t>=\t1\t10\t10\t0");
     r.into_iter().map(|(p, l)| (p, l.into_bytes())).collect()
 }
 
