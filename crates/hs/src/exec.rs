@@ -622,6 +622,8 @@ pub fn find(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Vec<u8> {
                         Value::Int(n) => *n as i128,
                         Value::UInt(n) => *n as i128,
                         Value::Null => continue,
+                        // Adding nothing leaves a text column's text as it is.
+                        _ if amount == 0 => continue,
                         other => {
                             let old = atoll(&field_text(col, other).unwrap_or_default()) as i128;
                             let new = old + amount;
