@@ -188,7 +188,7 @@ impl ColumnDef {
             other.nullable,
             other.auto_increment,
             other.hidden,
-        )
+        ) && self.members == other.members
     }
 
     /// True when `new` holds every value this column holds, unchanged, so a column change may
@@ -233,6 +233,9 @@ impl ColumnDef {
             && !latin1_bytes(new)
             && self.ty != T::Year
             && new.ty != T::Year
+            // An ENUM's, SET's or BIT's text is not what it stores.
+            && !matches!(self.ty, T::Enum | T::Set | T::Bit { .. })
+            && !matches!(new.ty, T::Enum | T::Set | T::Bit { .. })
             && self.auto_increment == new.auto_increment
             && self.hidden == new.hidden
     }
@@ -264,6 +267,9 @@ impl ColumnDef {
     fn widening_or_narrowing(&self, new: &ColumnDef, widen_only: bool) -> bool {
         use ColumnType as T;
         let types = match (self.ty, new.ty) {
+            // An ENUM's or SET's stored numbers keep their names only while the members before
+            // stay where they are: members may be added at the end.
+            (T::Enum, T::Enum) | (T::Set, T::Set) => new.members.starts_with(&self.members),
             (a, b) if a == b => true,
             (
                 T::Decimal {
@@ -642,6 +648,24 @@ impl TableDef {
                 check_name(&c.name, "column")?;
             }
             c.ty.validate()?;
+            let members_max = match c.ty {
+                ColumnType::Enum => limits::ENUM_MEMBERS_MAX,
+                ColumnType::Set => 64,
+                _ => 0,
+            };
+            if c.members.len() > members_max
+                || (members_max > 0 && c.members.is_empty())
+                || c.members
+                    .iter()
+                    .any(|m| m.len() > limits::ENUM_MEMBER_BYTES_MAX)
+            {
+                return bad(format!(
+                    "column '{}' of type {} may have 1..={members_max} members of at most {} bytes",
+                    c.name,
+                    c.ty.sql_name(),
+                    limits::ENUM_MEMBER_BYTES_MAX
+                ));
+            }
             if self.columns[..i]
                 .iter()
                 .any(|o| o.name.eq_ignore_ascii_case(&c.name))

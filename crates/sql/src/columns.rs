@@ -317,7 +317,7 @@ fn replace_column(
         let why = if def.column_in_key(from) {
             "a column of a primary or unique key keeps its type"
         } else {
-            "binary strings do not become text, YEAR is not a type Cairn has, and AUTO_INCREMENT stays as it is"
+            "binary strings do not become text, YEAR, BIT, ENUM and SET change to or from no other type (an ENUM or SET may only gain members at its end), and AUTO_INCREMENT stays as it is"
         };
         return Err(SqlError::unsupported(format!(
             "ALTER TABLE ... {verb} COLUMN changing '{}' from {} to {} ({why})",
