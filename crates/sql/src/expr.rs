@@ -496,6 +496,9 @@ impl<'a> Compiler<'a> {
 
     fn compile_node(&mut self, e: &Ast) -> Result<Expr> {
         use ast::BinaryOperator as B;
+        if let Some(spelled) = row_values(e)? {
+            return self.compile_node(&spelled);
+        }
         Ok(match e {
             Ast::Collate { expr, collation } => self.collate(expr, collation)?,
             Ast::Value(v) => match &v.value {
@@ -1197,6 +1200,115 @@ pub fn literal(v: &ast::Value) -> Result<Value> {
         ast::Value::Null => Value::Null,
         other => return Err(SqlError::unsupported(format!("the literal {other}"))),
     })
+}
+
+/// A comparison of row values spelled with single values, as MySQL compares rows: `(a, b) =
+/// (x, y)` is `a = x AND b = y` (so NULL where no pair is unequal and one is unknown), `<>`
+/// its negation, `<`, `<=`, `>`, `>=` in order of the first pair that differs, and `(a, b) IN
+/// ((x, y), ...)` one equality per row, ORed. None when `e` is no such comparison; 1241 for
+/// rows of different sizes or a row where one value belongs.
+fn row_values(e: &Ast) -> Result<Option<Ast>> {
+    use ast::BinaryOperator as B;
+    let size = |n: usize| {
+        SqlError::new(
+            1241,
+            "21000",
+            format!("Operand should contain {n} column(s)"),
+        )
+    };
+    let both = |l: &Ast, op: B, r: &Ast| Ast::BinaryOp {
+        left: Box::new(l.clone()),
+        op,
+        right: Box::new(r.clone()),
+    };
+    let nested = |e: Ast| Ast::Nested(Box::new(e));
+    let all = |parts: Vec<Ast>, op: B| {
+        parts
+            .into_iter()
+            .reduce(|a, b| nested(both(&a, op.clone(), &b)))
+    };
+    let equal = |l: &[Ast], r: &[Ast]| -> Result<Ast> {
+        if l.len() != r.len() {
+            return Err(size(l.len()));
+        }
+        let pairs = l.iter().zip(r).map(|(a, b)| both(a, B::Eq, b)).collect();
+        all(pairs, B::And).ok_or_else(|| size(l.len()))
+    };
+    let row = |e: &Ast| match e {
+        Ast::Tuple(items) => Some(items.clone()),
+        Ast::Nested(inner) => match &**inner {
+            Ast::Tuple(items) => Some(items.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    match e {
+        Ast::BinaryOp { left, op, right } => {
+            let (Some(l), Some(r)) = (row(left), row(right)) else {
+                if row(left).is_some() || row(right).is_some() {
+                    let n = row(left).or_else(|| row(right)).map_or(1, |r| r.len());
+                    return Err(size(n));
+                }
+                return Ok(None);
+            };
+            if l.len() != r.len() {
+                return Err(size(l.len()));
+            }
+            let not = |e: Ast| Ast::UnaryOp {
+                op: ast::UnaryOperator::Not,
+                expr: Box::new(nested(e)),
+            };
+            Ok(Some(match op {
+                B::Eq => nested(equal(&l, &r)?),
+                B::NotEq => not(equal(&l, &r)?),
+                B::Lt | B::LtEq | B::Gt | B::GtEq => {
+                    // The first pair that differs decides; all equal, `<=` and `>=` hold.
+                    let strict = match op {
+                        B::Lt | B::LtEq => B::Lt,
+                        _ => B::Gt,
+                    };
+                    let mut alternatives = Vec::new();
+                    for i in 0..l.len() {
+                        let mut parts: Vec<Ast> =
+                            (0..i).map(|j| both(&l[j], B::Eq, &r[j])).collect();
+                        parts.push(both(&l[i], strict.clone(), &r[i]));
+                        alternatives.push(all(parts, B::And).ok_or_else(|| size(l.len()))?);
+                    }
+                    if matches!(op, B::LtEq | B::GtEq) {
+                        alternatives.push(equal(&l, &r)?);
+                    }
+                    nested(all(alternatives, B::Or).ok_or_else(|| size(l.len()))?)
+                }
+                _ => return Err(size(1)),
+            }))
+        }
+        Ast::InList {
+            expr,
+            list,
+            negated,
+        } => {
+            let Some(l) = row(expr) else {
+                return Ok(None);
+            };
+            let mut alternatives = Vec::with_capacity(list.len());
+            for item in list {
+                let r = row(item).ok_or_else(|| size(l.len()))?;
+                alternatives.push(nested(equal(&l, &r)?));
+            }
+            let any = nested(all(alternatives, B::Or).ok_or_else(|| size(l.len()))?);
+            Ok(Some(if *negated {
+                Ast::UnaryOp {
+                    op: ast::UnaryOperator::Not,
+                    expr: Box::new(any),
+                }
+            } else {
+                any
+            }))
+        }
+        // A row where one value belongs.
+        Ast::Tuple(_) => Err(size(1)),
+        _ => Ok(None),
+    }
 }
 
 /// `b'0101'`: the bits as bytes, big-endian, as few as hold them (`b''` is no bytes), as

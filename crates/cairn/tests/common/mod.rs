@@ -105,15 +105,27 @@ impl Started {
     pub fn wait_for(&mut self, text: &str, timeout: Duration) {
         let deadline = Instant::now() + timeout;
         while Instant::now() < deadline {
-            if let Ok(line) = self
+            match self
                 .lines
                 .recv_timeout(deadline.saturating_duration_since(Instant::now()))
             {
-                let found = line.contains(text);
-                self.output.push(line);
-                if found {
-                    return;
+                Ok(line) => {
+                    let found = line.contains(text);
+                    self.output.push(line);
+                    if found {
+                        return;
+                    }
                 }
+                // Its output ended: the process is gone (say how, rather than wait it out).
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    let status = self.child.wait().map(|s| s.to_string());
+                    panic!(
+                        "cairn ended ({status:?}) before a line with {text:?} (a port another \
+                         test took meanwhile?); output: {:?}",
+                        self.output
+                    );
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
             }
         }
         let _ = self.child.kill();

@@ -4612,6 +4612,18 @@ SELECT f, d FROM ft WHERE id = 6;
 SHOW CREATE TABLE ft;
 DROP TABLE ft;
 
+-- Row values: (a, b) = (x, y), <>, <, <=, >, >=, IN and NOT IN, as MySQL compares rows
+CREATE TABLE rv (a INT, b INT, c VARCHAR(5), PRIMARY KEY (a, b));
+INSERT INTO rv VALUES (1,1,'x'),(1,2,'y'),(2,1,'z'),(3,4,'n');
+SELECT (1,2) IN ((1,2),(3,4)), (1,2) = (1,2), (1,2) <> (1,3), (1,NULL) = (1,2), (1,NULL) = (2,2), (1,2) < (1,3), (2,1) <= (1,9), (1,2) >= (1,2);
+SELECT a, b FROM rv WHERE (a, b) IN ((1,2),(2,1)) ORDER BY a, b;
+SELECT a FROM rv WHERE (a, b) = (1, 1);
+SELECT a, b FROM rv WHERE (a, b) > (1, 1) ORDER BY a, b;
+SELECT a FROM rv WHERE (a, b) NOT IN ((1,1),(1,2)) ORDER BY a;
+SELECT (1,2);
+SELECT (1,2) IN ((1,2,3));
+DROP TABLE rv;
+
 -- Column comments are kept: SHOW CREATE TABLE, SHOW FULL COLUMNS, information_schema; a
 -- MODIFY replaces one; longer than 1,024 characters is 1629
 CREATE TABLE cmt (a INT AUTO_INCREMENT PRIMARY KEY COMMENT 'it''s', b JSON COMMENT 'j', c INT COMMENT 'c\\d') COMMENT 'tbl';
