@@ -1974,9 +1974,36 @@ fn parse(sql: &str) -> Result<(std::borrow::Cow<'_, str>, Vec<Statement>)> {
         None => commented,
     };
     crate::guard::check(&text)?;
-    let mut statements = Parser::parse_sql(&Cairn, &text).map_err(SqlError::parse)?;
+    let mut statements = match Parser::parse_sql(&Cairn, &text) {
+        Ok(statements) => statements,
+        Err(e) => match from_dual_before_lock(&text) {
+            // `SELECT 1 FOR UPDATE`: sqlparser reads a locking clause only after a FROM.
+            Some(again) => Parser::parse_sql(&Cairn, &again).map_err(|_| SqlError::parse(e))?,
+            None => return Err(SqlError::parse(e)),
+        },
+    };
     partition::attach(&mut statements, clauses)?;
     Ok((text, statements))
+}
+
+/// A text ending in `FOR UPDATE` or `FOR SHARE` (and NOWAIT or SKIP LOCKED) with `FROM DUAL`
+/// before that clause, for a SELECT without FROM; None for any other text.
+fn from_dual_before_lock(sql: &str) -> Option<String> {
+    let body = sql.trim_end().trim_end_matches(';').trim_end();
+    let lower = body.to_ascii_lowercase();
+    let mut clause_at = None;
+    for ending in ["for update", "for share"] {
+        for suffix in ["", " nowait", " skip locked"] {
+            let tail = format!("{ending}{suffix}");
+            if lower.ends_with(&tail)
+                && lower[..lower.len() - tail.len()].ends_with(char::is_whitespace)
+            {
+                clause_at = Some(lower.len() - tail.len());
+            }
+        }
+    }
+    let at = clause_at?;
+    Some(format!("{}FROM DUAL {}", &body[..at], &body[at..]))
 }
 
 /// MySQL's `... LOCK IN SHARE MODE` (which sqlparser does not parse) as `... FOR SHARE`, its

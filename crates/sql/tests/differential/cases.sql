@@ -4612,6 +4612,11 @@ SELECT f, d FROM ft WHERE id = 6;
 SHOW CREATE TABLE ft;
 DROP TABLE ft;
 
+-- A locking clause on a SELECT without FROM (SQLAlchemy's with_for_update on a scalar select)
+SELECT 1 FOR UPDATE;
+SELECT 1 LOCK IN SHARE MODE;
+SELECT 1 FOR UPDATE NOWAIT;
+
 -- Row values: (a, b) = (x, y), <>, <, <=, >, >=, IN and NOT IN, as MySQL compares rows
 CREATE TABLE rv (a INT, b INT, c VARCHAR(5), PRIMARY KEY (a, b));
 INSERT INTO rv VALUES (1,1,'x'),(1,2,'y'),(2,1,'z'),(3,4,'n');
