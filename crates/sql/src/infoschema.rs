@@ -50,9 +50,9 @@ pub(crate) enum Virtual {
     TableConstraints,
     /// The `json_valid` check of each JSON column, as MariaDB lists it.
     CheckConstraints,
-    /// Cairn has no foreign keys and does not list procedures' parameters: no rows.
+    /// Cairn has no foreign keys: no rows.
     ReferentialConstraints,
-    /// The stored procedures (routines.rs).
+    /// The stored procedures and their parameters (routines.rs).
     Routines,
     Parameters,
     /// The one engine every table has.
@@ -738,10 +738,7 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
         Virtual::UserPrivileges | Virtual::SchemaPrivileges | Virtual::TablePrivileges => {
             privilege_rows(session, v)?
         }
-        Virtual::Triggers
-        | Virtual::Views
-        | Virtual::ReferentialConstraints
-        | Virtual::Parameters => Vec::new(),
+        Virtual::Triggers | Virtual::Views | Virtual::ReferentialConstraints => Vec::new(),
         Virtual::TableConstraints => table_constraints(session)?,
         Virtual::CheckConstraints => check_constraints(session)?,
         Virtual::Engines => engines(),
@@ -750,6 +747,7 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
         Virtual::SessionStatus => pairs(crate::activity::status(session, false)),
         Virtual::GlobalStatus => pairs(crate::activity::status(session, true)),
         Virtual::Routines => session.routine_rows()?,
+        Virtual::Parameters => session.parameter_rows()?,
         Virtual::NdbinfoNodes => ndbinfo_nodes(session)?,
         Virtual::NdbinfoMemoryusage => ndbinfo_memoryusage(session)?,
         Virtual::MysqlUser => mysql_user(session)?,
@@ -1010,6 +1008,41 @@ fn tables_rows(session: &Session, auto_increment: bool) -> Result<Vec<Vec<Value>
 }
 
 /// information_schema's numeric facts of a type: (precision, scale).
+/// A column's type as information_schema's COLUMNS and PARAMETERS describe it, in their order:
+/// DATA_TYPE, the lengths, precision, scale and fraction digits, the character set and
+/// collation (NULL for no text), and the type's whole text.
+pub(crate) fn type_values(c: &ColumnDef) -> [Value; 9] {
+    let opt = |v: Option<u64>| v.map(count).unwrap_or(Value::Null);
+    let (length, octets) = characters(c.ty, c.collation);
+    let (precision, scale) = numeric(c.ty);
+    let fsp = match c.ty {
+        ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } | ColumnType::Time { fsp } => {
+            Some(fsp as u64)
+        }
+        _ => None,
+    };
+    let collated = c.ty.is_string() && c.collation != Collation::Binary;
+    [
+        text(definition::data_type(c.ty)),
+        opt(length),
+        opt(octets),
+        opt(precision),
+        opt(scale),
+        opt(fsp),
+        if collated {
+            text(c.collation.charset().name())
+        } else {
+            Value::Null
+        },
+        if collated {
+            text(c.collation.name())
+        } else {
+            Value::Null
+        },
+        text(definition::column_type_text(c)),
+    ]
+}
+
 fn numeric(ty: ColumnType) -> (Option<u64>, Option<u64>) {
     match ty {
         ColumnType::TinyInt { .. } => (Some(3), Some(0)),
@@ -1042,7 +1075,6 @@ fn characters(ty: ColumnType, collation: Collation) -> (Option<u64>, Option<u64>
 }
 
 fn columns_rows(session: &Session) -> Result<Vec<Vec<Value>>> {
-    let opt = |v: Option<u64>| v.map(count).unwrap_or(Value::Null);
     let mut rows = Vec::new();
     for (db, name, table) in described(session)? {
         let def = table.def();
@@ -1053,15 +1085,6 @@ fn columns_rows(session: &Session) -> Result<Vec<Vec<Value>>> {
             .filter(|(_, c)| !c.hidden)
             .enumerate()
         {
-            let (length, octets) = characters(c.ty, c.collation);
-            let (precision, scale) = numeric(c.ty);
-            let fsp = match c.ty {
-                ColumnType::DateTime { fsp }
-                | ColumnType::Timestamp { fsp }
-                | ColumnType::Time { fsp } => Some(fsp as u64),
-                _ => None,
-            };
-            let collated = c.ty.is_string() && c.collation != Collation::Binary;
             rows.push(vec![
                 text("def"),
                 text(db.clone()),
@@ -1070,23 +1093,10 @@ fn columns_rows(session: &Session) -> Result<Vec<Vec<Value>>> {
                 count(n as u64 + 1),
                 definition::default_text(c).map(text).unwrap_or(Value::Null),
                 text(if c.nullable { "YES" } else { "NO" }),
-                text(definition::data_type(c.ty)),
-                opt(length),
-                opt(octets),
-                opt(precision),
-                opt(scale),
-                opt(fsp),
-                if collated {
-                    text(c.collation.charset().name())
-                } else {
-                    Value::Null
-                },
-                if collated {
-                    text(c.collation.name())
-                } else {
-                    Value::Null
-                },
-                text(definition::column_type_text(c)),
+            ]);
+            let row = rows.last_mut().expect("pushed");
+            row.extend(type_values(c));
+            row.extend([
                 text(definition::column_key(def, p)),
                 text(definition::extra_text(c)),
                 text("select,insert,update,references"),

@@ -411,6 +411,8 @@ pub(crate) enum Mode {
 pub(crate) struct Param {
     pub mode: Mode,
     pub name: String,
+    /// The type as declared.
+    pub ty: String,
 }
 
 /// A procedure: its name, parameters, body and the CREATE text it came from.
@@ -485,7 +487,11 @@ fn create(c: &mut Cur) -> Result<(Box<dyn FnOnce(String) -> Procedure>, usize)> 
                     format!("Duplicate parameter: {pname}"),
                 ));
             }
-            params.push(Param { mode, name: pname });
+            params.push(Param {
+                mode,
+                name: pname,
+                ty: ty.to_string(),
+            });
             if c.punct(b')') {
                 break;
             }
@@ -980,6 +986,74 @@ impl Session {
                 Some(row)
             })
             .collect())
+    }
+
+    /// information_schema.PARAMETERS's rows: each parameter of each procedure of a database the
+    /// session may use, its type read as a column of that type would be.
+    pub(crate) fn parameter_rows(&self) -> Result<Vec<Vec<Value>>> {
+        let text = |s: &str| Value::Bytes(s.as_bytes().to_vec());
+        let mut rows = Vec::new();
+        for s in load(&self.shared.cluster())? {
+            if self.need_database(&s.db).is_err() {
+                continue;
+            }
+            let Ok(p) = parse_procedure(&s.text) else {
+                continue;
+            };
+            for (n, param) in p.params.iter().enumerate() {
+                let column = sqlparser::parser::Parser::new(&crate::dialect::Cairn)
+                    .try_with_sql(&param.ty)
+                    .and_then(|mut parser| parser.parse_data_type())
+                    .ok()
+                    .and_then(|data_type| {
+                        let ast = sqlparser::ast::ColumnDef {
+                            name: sqlparser::ast::Ident::new(&param.name),
+                            data_type,
+                            options: Vec::new(),
+                        };
+                        crate::create::column_from_ast(
+                            &ast,
+                            base::types::Collation::Utf8mb4GeneralCi,
+                        )
+                        .ok()
+                    });
+                let mode = match param.mode {
+                    Mode::In => "IN",
+                    Mode::Out => "OUT",
+                    Mode::InOut => "INOUT",
+                };
+                let mut row = vec![
+                    text("def"),
+                    text(&s.db),
+                    text(&p.name),
+                    Value::Int(n as i64 + 1),
+                    text(mode),
+                    text(&param.name),
+                ];
+                match column {
+                    Some((c, _)) => row.extend(crate::infoschema::type_values(&c)),
+                    None => {
+                        let lower = param.ty.to_ascii_lowercase();
+                        let name = lower
+                            .split(['(', ' '])
+                            .next()
+                            .unwrap_or_default()
+                            .to_string();
+                        row.extend([
+                            text(&name),
+                            Value::Null,
+                            Value::Null,
+                            Value::Null,
+                            Value::Null,
+                        ]);
+                        row.extend([Value::Null, Value::Null, Value::Null, text(&lower)]);
+                    }
+                }
+                row.push(text("PROCEDURE"));
+                rows.push(row);
+            }
+        }
+        Ok(rows)
     }
 
     /// SHOW PROCEDURE STATUS's rows: each procedure of a database the session may use.
