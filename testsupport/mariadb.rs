@@ -3,18 +3,13 @@
 //! until it answers; killed and removed on drop. Included by tests with `#[path]`.
 #![allow(dead_code)]
 
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+#[path = "ports.rs"]
+mod ports;
+pub use ports::free_port;
 
 pub struct Mariadb {
     child: Child,

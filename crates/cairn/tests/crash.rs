@@ -6,11 +6,13 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+#[path = "../../../testsupport/ports.rs"]
+mod ports;
 
 use base::schema::ColumnDef;
 use base::types::ColumnType;
@@ -188,11 +190,7 @@ fn recovered(address: &str, outcomes: Vec<(Model, Option<Ops>)>, round: usize) -
 fn place(name: &str) -> (std::path::PathBuf, u16, String) {
     let dir = std::env::temp_dir().join(name);
     let _ = std::fs::remove_dir_all(&dir);
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = ports::free_port();
     (dir, port, format!("127.0.0.1:{port}"))
 }
 

@@ -120,20 +120,9 @@ fn start_serves_and_stops_cleanly_side_by_side() {
 }
 
 /// A base port whose block (`cairn start --data-nodes 2`: base + 2, + 3, + 100, + 101, + 102)
-/// is free now.
+/// is free now and handed out to no other test.
 fn free_cluster_base() -> u16 {
-    for _ in 0..200 {
-        let base = free_port().saturating_sub(200).max(2000);
-        let offsets = [2u16, 3, 100, 101, 102];
-        let free = offsets.iter().all(|o| {
-            base.checked_add(*o)
-                .is_some_and(|p| std::net::TcpListener::bind(("127.0.0.1", p)).is_ok())
-        });
-        if free {
-            return base;
-        }
-    }
-    panic!("no free block of ports for a cluster");
+    common::free_block(&[2, 3, 100, 101, 102])
 }
 
 /// SIGKILLs data node `node` (process `pid`) of the cluster `cairn start` runs, waits until

@@ -4,28 +4,13 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// A port nothing listens on now, and one this test process has not handed out before (the
-/// kernel may give a just-released port again, and two nodes of one cluster then collide).
-pub fn free_port() -> u16 {
-    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
-    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
-    // Held until a new port is found, so the kernel does not offer the same one again.
-    let mut held = Vec::new();
-    loop {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        if !given.contains(&port) {
-            given.push(port);
-            return port;
-        }
-        held.push(listener);
-    }
-}
+#[path = "../../../../testsupport/ports.rs"]
+mod ports;
+pub use ports::{free_block, free_port};
 
 pub struct Started {
     pub child: Child,
