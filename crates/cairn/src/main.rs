@@ -248,7 +248,7 @@ struct SqlArgs {
     /// Also serve SQL on this Unix socket file, for clients on this host (mysql -S PATH); a
     /// socket file left by a stopped server is replaced. `cairn start` serves one at
     /// DATA_DIR/mysql.sock unless given another, or an empty path for none.
-    #[arg(long)]
+    #[arg(long, value_parser = socket_path)]
     sql_socket: Option<std::path::PathBuf>,
     /// root@localhost's SQL password, set when the accounts table is made at the first start
     /// (empty: none); later starts keep the accounts the cluster holds (ALTER USER changes it).
@@ -1037,6 +1037,12 @@ fn start(args: StartArgs) -> Result<()> {
 /// Where `cairn start` serves SQL on a Unix socket: `mysql.sock` in its data directory, as an
 /// absolute path (what `@@socket` shows), unless that path is too long for a socket address
 /// (108 bytes on Linux), where none is served and a line says so.
+/// The value of --sql-socket: a path, or empty for no socket (clap's own path parser refuses
+/// an empty value).
+fn socket_path(value: &str) -> Result<std::path::PathBuf, std::convert::Infallible> {
+    Ok(std::path::PathBuf::from(value))
+}
+
 fn default_socket(data_dir: &std::path::Path) -> Option<std::path::PathBuf> {
     const SOCKET_PATH_MAX: usize = 107;
     let dir = std::fs::canonicalize(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());

@@ -611,3 +611,47 @@ fn a_stopped_cluster_starts_again_from_the_node_of_the_newest_view() {
     cluster.terminate();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `cairn start` serves SQL on DATA_DIR/mysql.sock too, for clients on this host (`mysql -S`);
+/// `--sql-socket ''` serves none.
+#[test]
+fn start_serves_sql_on_a_socket_in_its_data_directory_unless_told_not_to() {
+    let root = common::fresh_dir("cairn-start-socket");
+    let with = start(&root.join("with"), free_port());
+    let socket = std::fs::canonicalize(root.join("with"))
+        .unwrap()
+        .join("mysql.sock");
+    assert!(
+        with.output
+            .iter()
+            .any(|l| *l == format!("sql unix socket: {}", socket.display())),
+        "{:?}",
+        with.output
+    );
+    let out = std::process::Command::new("mysql")
+        .arg("-S")
+        .arg(&socket)
+        .args(["-u", "root", "--batch", "-e", "SELECT CURRENT_USER()"])
+        .output()
+        .expect("the mysql client runs (apt-get install mariadb-client)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("root@localhost"));
+    with.terminate();
+    assert!(!socket.exists(), "the socket file is removed at stop");
+
+    let without = common::start_with(&root.join("without"), free_port(), &["--sql-socket", ""]);
+    assert!(
+        !without
+            .output
+            .iter()
+            .any(|l| l.starts_with("sql unix socket: ")),
+        "{:?}",
+        without.output
+    );
+    assert!(!root.join("without").join("mysql.sock").exists());
+    without.terminate();
+}
