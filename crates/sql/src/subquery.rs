@@ -461,7 +461,13 @@ impl ast::VisitorMut for Inliner<'_, '_> {
 
     fn pre_visit_expr(&mut self, e: &mut Ast) -> ControlFlow<()> {
         self.scoping.pre_expr(e);
-        ControlFlow::Continue(())
+        // `x op ALL|ANY (subquery)` before its subquery is read as a scalar one.
+        if !self.scoping.here() {
+            return ControlFlow::Continue(());
+        }
+        let outer = self.scoping.scopes.last().map(|s| s.as_slice());
+        let result = self.session.quantified(e, self.ctx, outer);
+        self.replace(e, result)
     }
 
     fn post_visit_expr(&mut self, e: &mut Ast) -> ControlFlow<()> {
@@ -469,7 +475,15 @@ impl ast::VisitorMut for Inliner<'_, '_> {
             return ControlFlow::Continue(());
         }
         let outer = self.scoping.scopes.last().map(|s| s.as_slice());
-        match self.session.subquery_result(e, self.ctx, outer) {
+        let result = self.session.subquery_result(e, self.ctx, outer);
+        self.replace(e, result)
+    }
+}
+
+impl Inliner<'_, '_> {
+    /// Puts what replaces `e` in its place, or keeps the failure and stops the walk.
+    fn replace(&mut self, e: &mut Ast, result: Result<Option<Ast>>) -> ControlFlow<()> {
+        match result {
             Ok(Some(new)) => *e = new,
             Ok(None) => {}
             Err(err) => {
@@ -548,6 +562,27 @@ fn literal(v: Value, span: Span) -> Ast {
         other => ast::Value::SingleQuotedString(text(other)),
     };
     Ast::Value(ast::ValueWithSpan { value, span })
+}
+
+/// `terms` joined by `op` as a balanced tree (its depth grows with the log of their count, so
+/// a subquery's many rows do not nest expressions past the planner's depth), or None if empty.
+fn balanced(mut terms: Vec<Ast>, op: &ast::BinaryOperator) -> Option<Ast> {
+    while terms.len() > 1 {
+        let mut next = Vec::with_capacity(terms.len().div_ceil(2));
+        let mut it = terms.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => Ast::BinaryOp {
+                    left: Box::new(a),
+                    op: op.clone(),
+                    right: Box::new(b),
+                },
+                None => a,
+            });
+        }
+        terms = next;
+    }
+    terms.pop()
 }
 
 fn boolean(b: bool, span: Span) -> Ast {
@@ -677,6 +712,66 @@ impl Session {
                 let found = !self.query_rows(query, span, ctx)?.1.is_empty();
                 boolean(found != negated, span)
             }
+        }))
+    }
+
+    /// What replaces `x op ALL (subquery)` or `x op ANY|SOME (subquery)`, if `e` is one: the
+    /// comparisons with each of its values joined by AND (ALL: TRUE over no rows) or OR (ANY:
+    /// FALSE over no rows), which gives MySQL's answers with NULLs too. A correlated one is
+    /// refused (1235).
+    fn quantified(
+        &mut self,
+        e: &Ast,
+        ctx: &Context,
+        outer: Option<&[Named]>,
+    ) -> Result<Option<Ast>> {
+        let (left, op, right, all) = match e {
+            Ast::AllOp {
+                left,
+                compare_op,
+                right,
+            } => (left, compare_op, right, true),
+            Ast::AnyOp {
+                left,
+                compare_op,
+                right,
+                ..
+            } => (left, compare_op, right, false),
+            _ => return Ok(None),
+        };
+        let mut right = &**right;
+        while let Ast::Nested(inner) = right {
+            right = inner;
+        }
+        let Ast::Subquery(query) = right else {
+            return Ok(None);
+        };
+        let span = e.span();
+        let correlated = self
+            .correlate(query, Kind::Scalar, None, span, outer.unwrap_or(&[]), ctx)?
+            .is_some();
+        if correlated || (ctx.nested && reads_outer_params(query)) {
+            return Err(SqlError::unsupported(
+                "ALL, ANY or SOME over a subquery naming an outer query's columns",
+            ));
+        }
+        let rows = self.subquery_rows(query, span, ctx)?;
+        let comparisons: Vec<Ast> = rows
+            .into_iter()
+            .map(|mut r| Ast::BinaryOp {
+                left: left.clone(),
+                op: op.clone(),
+                right: Box::new(literal(r.pop().unwrap_or(Value::Null), span)),
+            })
+            .collect();
+        let joiner = if all {
+            ast::BinaryOperator::And
+        } else {
+            ast::BinaryOperator::Or
+        };
+        Ok(Some(match balanced(comparisons, &joiner) {
+            Some(tree) => Ast::Nested(Box::new(tree)),
+            None => boolean(all, span),
         }))
     }
 

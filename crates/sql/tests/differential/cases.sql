@@ -4743,3 +4743,19 @@ SELECT id, a LIKE p ESCAPE '|', a NOT LIKE p ESCAPE '|' FROM lke;
 SELECT id FROM lke WHERE a LIKE REPLACE(p, '|', '!') ESCAPE '!';
 DROP TABLE lke;
 SELECT @@explicit_defaults_for_timestamp, @@sql_auto_is_null, @@session.sql_auto_is_null;
+-- x op ALL / ANY / SOME (subquery), with NULLs and empty subqueries
+CREATE TABLE qa (id INT PRIMARY KEY, a INT);
+INSERT INTO qa VALUES (1, 1), (2, 2), (3, NULL);
+CREATE TABLE qb (id INT PRIMARY KEY, b INT);
+INSERT INTO qb VALUES (1, 1), (2, 5), (3, NULL);
+SELECT 3 >= ALL (SELECT a FROM qa WHERE a IS NOT NULL), 1 >= ALL (SELECT a FROM qa WHERE a IS NOT NULL), 3 > ALL (SELECT a FROM qa), 0 > ALL (SELECT a FROM qa);
+SELECT 5 > ALL (SELECT a FROM qa WHERE id > 9), 5 = ANY (SELECT a FROM qa WHERE id > 9), 2 = ANY (SELECT a FROM qa), 9 = SOME (SELECT a FROM qa), 9 <> ANY (SELECT b FROM qb);
+SELECT NULL = ALL (SELECT a FROM qa WHERE id > 9), NULL = ANY (SELECT a FROM qa), 1 <> ALL (SELECT a FROM qa WHERE a IS NOT NULL);
+SELECT id FROM qb WHERE b > ALL (SELECT a FROM qa WHERE a IS NOT NULL);
+SELECT id FROM qb WHERE b < ANY (SELECT a FROM qa);
+SELECT id FROM qb WHERE NOT (b >= ALL (SELECT a FROM qa));
+SELECT id, b = ANY (SELECT a FROM qa) FROM qb;
+SELECT 1 = ALL (SELECT a, id FROM qa);
+-- expect-difference: ALL/ANY over a correlated subquery is refused (1235); MariaDB runs it
+SELECT id FROM qb WHERE b > ALL (SELECT a FROM qa WHERE qa.id = qb.id);
+DROP TABLE qa, qb;
