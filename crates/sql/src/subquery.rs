@@ -559,6 +559,23 @@ fn literal(v: Value, span: Span) -> Ast {
             Ok(s) => ast::Value::SingleQuotedString(s.to_string()),
             Err(_) => ast::Value::HexStringLiteral(b.iter().map(|x| format!("{x:02X}")).collect()),
         },
+        // Dates and times stay of their type (a client reads a DATETIME, not a string); not
+        // yet with a fraction of a second, which such a literal would not show.
+        Value::Date(_) | Value::DateTime(_) | Value::Time(_) if !text(&v).contains('.') => {
+            let data_type = match &v {
+                Value::Date(_) => ast::DataType::Date,
+                Value::Time(_) => ast::DataType::Time(None, ast::TimezoneInfo::None),
+                _ => ast::DataType::Datetime(None),
+            };
+            return Ast::TypedString(ast::TypedString {
+                data_type,
+                value: ast::ValueWithSpan {
+                    value: ast::Value::SingleQuotedString(text(&v)),
+                    span,
+                },
+                uses_odbc_syntax: false,
+            });
+        }
         other => ast::Value::SingleQuotedString(text(other)),
     };
     Ast::Value(ast::ValueWithSpan { value, span })

@@ -4759,3 +4759,9 @@ SELECT 1 = ALL (SELECT a, id FROM qa);
 -- expect-difference: ALL/ANY over a correlated subquery is refused (1235); MariaDB runs it
 SELECT id FROM qb WHERE b > ALL (SELECT a FROM qa WHERE qa.id = qb.id);
 DROP TABLE qa, qb;
+-- A scalar subquery's date, datetime or time comes back as that type, not as a string
+CREATE TABLE sqd (id INT PRIMARY KEY, c DATETIME, d DATE, t TIME);
+INSERT INTO sqd VALUES (1, '2020-01-01 10:20:30', '2020-02-03', '-12:30:01');
+SELECT (SELECT c FROM sqd WHERE id = 1) AS c, (SELECT MAX(d) FROM sqd) AS d, (SELECT t FROM sqd) AS t;
+SELECT id FROM sqd WHERE c = (SELECT c FROM sqd WHERE id = 1) AND d IN (SELECT d FROM sqd);
+DROP TABLE sqd;
