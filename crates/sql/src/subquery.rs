@@ -550,6 +550,31 @@ fn literal(v: Value, span: Span) -> Ast {
     let text = |v: &Value| {
         String::from_utf8_lossy(&base::text::value_text(v).unwrap_or_default()).into_owned()
     };
+    // Dates and times stay of their type (a client reads a DATETIME, not a string); not yet
+    // with a fraction of a second, which such a literal would not show.
+    let typed = match &v {
+        Value::Date(_) => Some(ast::DataType::Date),
+        Value::Time(_) => Some(ast::DataType::Time(None, ast::TimezoneInfo::None)),
+        Value::DateTime(_) => Some(ast::DataType::Datetime(None)),
+        _ => None,
+    };
+    if let Some(data_type) = typed {
+        let shown = text(&v);
+        let fraction = shown.contains('.');
+        let value = ast::ValueWithSpan {
+            value: ast::Value::SingleQuotedString(shown),
+            span,
+        };
+        return if fraction {
+            Ast::Value(value)
+        } else {
+            Ast::TypedString(ast::TypedString {
+                data_type,
+                value,
+                uses_odbc_syntax: false,
+            })
+        };
+    }
     let value = match &v {
         Value::Null => ast::Value::Null,
         Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) | Value::Float(_) => {
@@ -559,23 +584,6 @@ fn literal(v: Value, span: Span) -> Ast {
             Ok(s) => ast::Value::SingleQuotedString(s.to_string()),
             Err(_) => ast::Value::HexStringLiteral(b.iter().map(|x| format!("{x:02X}")).collect()),
         },
-        // Dates and times stay of their type (a client reads a DATETIME, not a string); not
-        // yet with a fraction of a second, which such a literal would not show.
-        Value::Date(_) | Value::DateTime(_) | Value::Time(_) if !text(&v).contains('.') => {
-            let data_type = match &v {
-                Value::Date(_) => ast::DataType::Date,
-                Value::Time(_) => ast::DataType::Time(None, ast::TimezoneInfo::None),
-                _ => ast::DataType::Datetime(None),
-            };
-            return Ast::TypedString(ast::TypedString {
-                data_type,
-                value: ast::ValueWithSpan {
-                    value: ast::Value::SingleQuotedString(text(&v)),
-                    span,
-                },
-                uses_odbc_syntax: false,
-            });
-        }
         other => ast::Value::SingleQuotedString(text(other)),
     };
     Ast::Value(ast::ValueWithSpan { value, span })
