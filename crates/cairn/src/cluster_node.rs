@@ -99,26 +99,27 @@ pub fn join(
             config.layout.groups().first().map_or(0, Vec::len)
         );
     }
-    let group: Vec<u32> = config
+    let groups: Vec<Vec<u32>> = config
         .layout
         .groups()
         .iter()
-        .find(|g| g.contains(&node))
         .map(|g| g.iter().map(|n| u32::from(*n)).collect())
-        .unwrap_or_default();
-    let peers: BTreeMap<u32, String> = group
-        .iter()
-        .filter(|n| **n != id)
-        .filter_map(|n| {
-            let n16 = NodeId::try_from(*n).ok()?;
-            Some((*n, config.api_addresses.get(&n16)?.clone()))
-        })
         .collect();
-    if peers.len() + 1 != group.len() {
-        bail!("every data node of node group {group:?} needs an api address in the configuration");
+    let api_addresses: BTreeMap<u32, String> = config
+        .api_addresses
+        .iter()
+        .map(|(n, a)| (u32::from(*n), a.clone()))
+        .collect();
+    if let Some(missing) = groups
+        .iter()
+        .flatten()
+        .find(|n| !api_addresses.contains_key(n))
+    {
+        bail!(
+            "data node {missing} needs an api address in the configuration (every data node does)"
+        );
     }
-    let workers = datanode::resolve_workers(config.workers.map_or(workers, |w| w as usize));
-    let role = Role::new(id, group, peers, key.clone(), workers as u32);
+    let role = Role::new(id, groups, api_addresses, key.clone(), workers as u32);
     if restarted {
         role.begin_restart();
     } else {

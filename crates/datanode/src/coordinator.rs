@@ -874,7 +874,7 @@ impl Coordinator {
         let tag = self.tag();
         let stateless = self.txns.get(&client_txn).is_some_and(|t| t.touched == 0);
         if failure.is_none() && stateless {
-            if let Some((worker, steps)) = direct_read_steps(&ops, self.shared.worker_count()) {
+            if let Some((worker, steps)) = direct_read_steps(&ops, self.shared.placement) {
                 // The transaction holds nothing on any worker and committed reads take no locks
                 // and leave no state, so there is nothing to commit or roll back: the owning worker
                 // answers the connection itself and the transaction is forgotten.
@@ -925,9 +925,10 @@ impl Coordinator {
             return self.conclude(*state);
         }
         let workers = self.shared.worker_count();
+        let placement = self.shared.placement;
         let mut groups: Vec<Vec<Step>> = (0..workers).map(|_| Vec::new()).collect();
         for s in steps {
-            groups[s.partition as usize % workers].push(s);
+            groups[placement.worker_of(s.partition)].push(s);
         }
         let open = self
             .txns
@@ -1246,7 +1247,7 @@ pub(crate) fn commit_messages(
 
 /// When every operation is a committed read by primary key and all land on one worker: that worker
 /// and the steps for it.
-fn direct_read_steps(ops: &[OpState], workers: usize) -> Option<(usize, Vec<Step>)> {
+fn direct_read_steps(ops: &[OpState], placement: crate::Placement) -> Option<(usize, Vec<Step>)> {
     let mut worker = None;
     let mut steps = Vec::with_capacity(ops.len());
     for (slot, op) in ops.iter().enumerate() {
@@ -1255,7 +1256,10 @@ fn direct_read_steps(ops: &[OpState], workers: usize) -> Option<(usize, Vec<Step
             return None;
         }
         let step = base_step(op, slot as u32, &p.key, false);
-        let w = step.partition as usize % workers;
+        if !placement.is_local(step.partition) {
+            return None;
+        }
+        let w = placement.worker_of(step.partition);
         if *worker.get_or_insert(w) != w {
             return None;
         }

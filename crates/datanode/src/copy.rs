@@ -139,7 +139,15 @@ impl Copy {
         }
         let mut window: std::collections::VecDeque<Answer> = Default::default();
         let workers = self.shared.worker_count();
-        self.partitions = tables.iter().map(|t| t.partition_count).sum();
+        let placement = self.shared.placement;
+        self.partitions = tables
+            .iter()
+            .map(|t| {
+                (0..t.partition_count)
+                    .filter(|p| placement.is_local(*p))
+                    .count() as u32
+            })
+            .sum();
         self.report(false);
         for table in &tables {
             for worker in 0..workers {

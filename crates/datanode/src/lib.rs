@@ -219,6 +219,8 @@ pub struct Shared {
     failure: Mutex<Option<String>>,
     /// The node's role in its node group, when it runs in a cluster (`DataNodeConfig::role`).
     pub role: Option<Arc<replication::Role>>,
+    /// Which partitions are this node's and which worker owns each.
+    pub placement: Placement,
     /// A schema change is being sent to the backups: another waits (a temporary error), so
     /// every replica registers them in the same order and gives tables the same ids.
     pub schema_change_busy: AtomicBool,
@@ -226,23 +228,68 @@ pub struct Shared {
     stop_requested: Mutex<Option<bool>>,
 }
 
+/// Where partitions live from this node's side: how many node groups the cluster has, which
+/// one is this node's, and its worker count (`base::placement`). A node outside a cluster is
+/// the one group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placement {
+    pub groups: u32,
+    pub group: u32,
+    pub workers: u32,
+}
+
+impl Placement {
+    pub fn new(role: Option<&replication::Role>, workers: usize) -> Placement {
+        Placement {
+            groups: role.map_or(1, |r| r.groups.len().max(1) as u32),
+            group: role.map_or(0, |r| r.group_index as u32),
+            workers: workers.max(1) as u32,
+        }
+    }
+
+    /// The worker that owns partition `p` here (on every node of its group).
+    pub fn worker_of(&self, p: u32) -> usize {
+        base::placement::worker_of(p, self.groups, self.workers) as usize
+    }
+
+    /// The node group (index) that holds partition `p`.
+    pub fn group_of(&self, p: u32) -> u32 {
+        base::placement::group_of(p, self.groups)
+    }
+
+    /// Whether this node's group holds partition `p`.
+    pub fn is_local(&self, p: u32) -> bool {
+        self.group_of(p) == self.group
+    }
+
+    /// A new table's partitions when it names none: one per worker of every node group.
+    pub fn default_partitions(&self) -> u32 {
+        self.groups * self.workers
+    }
+
+    /// The partitions of a table of `count` partitions that `worker` owns here.
+    pub fn partitions_of(&self, count: u32, worker: usize) -> Vec<u32> {
+        (0..count)
+            .filter(|p| self.is_local(*p) && self.worker_of(*p) == worker)
+            .collect()
+    }
+}
+
 impl Shared {
     pub fn worker_count(&self) -> usize {
         self.workers.len()
     }
 
-    /// The partitions of `table` that `worker` owns: partition p lives on worker p % workers.
+    /// The partitions of `table` that `worker` owns (`Placement::partitions_of`).
     pub fn partitions_of(&self, table: &TableDef, worker: usize) -> Vec<u32> {
-        (0..table.partition_count)
-            .filter(|p| *p as usize % self.workers.len() == worker)
-            .collect()
+        self.placement.partitions_of(table.partition_count, worker)
     }
 
     /// Registers a table in the catalog; returns it and its hidden index tables. The coordinator
     /// then has every worker create its partitions before it answers.
     pub fn register_table(&self, def: TableDef) -> Result<Vec<Arc<TableDef>>, Error> {
         let mut catalog = self.catalog_mut()?;
-        let created = catalog.create(def, self.workers.len() as u32)?;
+        let created = catalog.create(def, self.placement.default_partitions())?;
         self.save_catalog(&catalog)?;
         info!(table = %created[0].name, id = created[0].id, partitions = created[0].partition_count, "created table");
         Ok(created)
@@ -536,6 +583,7 @@ impl DataNode {
     /// Starts the workers and the listener; returns once the listener accepts connections.
     pub fn start(config: DataNodeConfig) -> std::io::Result<DataNode> {
         let worker_count = resolve_workers(config.workers);
+        let placement = Placement::new(config.role.as_deref(), worker_count);
         let segment_bytes = config.redo_segment_bytes;
         if !(storage::redo::SEGMENT_BYTES_MIN..=storage::redo::SEGMENT_BYTES_MAX)
             .contains(&segment_bytes)
@@ -547,7 +595,7 @@ impl DataNode {
             )));
         }
         let mut recovered = match &config.data_dir {
-            Some(dir) => recovery::recover(dir, worker_count)
+            Some(dir) => recovery::recover(dir, placement)
                 .map_err(|e| std::io::Error::other(e.to_string()))?,
             None => recovery::empty(worker_count),
         };
@@ -586,6 +634,7 @@ impl DataNode {
             checkpoints: Mutex::new(None),
             failure: Mutex::new(None),
             role: config.role.clone(),
+            placement,
             schema_change_busy: AtomicBool::new(false),
             stop_requested: Mutex::new(None),
         });

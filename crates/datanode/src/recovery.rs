@@ -59,14 +59,15 @@ fn internal(message: String) -> Error {
 }
 
 /// Loads the catalog, the newest checkpoint and the redo after it, found in `dir`.
-pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
+pub fn recover(dir: &Path, placement: crate::Placement) -> Result<Recovered, Error> {
+    let workers = placement.workers as usize;
     let started = Instant::now();
     std::fs::create_dir_all(dir)
         .map_err(|e| internal(format!("creating {}: {e}", dir.display())))?;
     let catalog = Catalog::load(dir)?;
     let mut partitions: HashMap<(u32, u32), Partition> = HashMap::new();
     for entry in catalog.entries() {
-        for p in 0..entry.def.partition_count {
+        for p in (0..entry.def.partition_count).filter(|p| placement.is_local(*p)) {
             partitions.insert((entry.def.id, p), Partition::new(entry.def.clone()));
         }
     }
@@ -275,7 +276,7 @@ pub fn recover(dir: &Path, workers: usize) -> Result<Recovered, Error> {
     let mut per_worker: Vec<Vec<((u32, u32), Partition)>> =
         (0..workers).map(|_| Vec::new()).collect();
     for ((table, p), part) in partitions {
-        per_worker[p as usize % workers].push(((table, p), part));
+        per_worker[placement.worker_of(p)].push(((table, p), part));
     }
     Ok(Recovered {
         catalog,

@@ -52,6 +52,9 @@ pub struct ViewState {
     /// take the primary's place from a node that served through its absence (moving a
     /// primary while it runs needs a handover, not built yet).
     pub primary: Option<u32>,
+    /// Every node group's primary in this view (by the same rule), by group index; a group
+    /// with no member has none (such a view is never agreed).
+    pub primaries: BTreeMap<usize, u32>,
     /// The view is open: its takeover is done and the node may serve in it.
     pub open: bool,
 }
@@ -113,6 +116,12 @@ pub struct Role {
     pub me: u32,
     /// The nodes of this node's group, ascending.
     pub group: Vec<u32>,
+    /// Every node group of the cluster, in the configuration's order (this node's is
+    /// `groups[group_index]`); partition p belongs to group `base::placement::group_of`.
+    pub groups: Vec<Vec<u32>>,
+    pub group_index: usize,
+    /// The API (native protocol) address of every data node of the cluster.
+    pub api_addresses: BTreeMap<u32, String>,
     /// The API (native protocol) address of every other node of the group.
     addresses: BTreeMap<u32, String>,
     key: Option<Arc<ClusterKey>>,
@@ -260,16 +269,28 @@ impl std::fmt::Debug for Role {
 }
 
 impl Role {
+    /// A data node's role: `groups` are every node group of the cluster (one of them holds
+    /// `me`), `api_addresses` every data node's native address.
     pub fn new(
         me: u32,
-        group: Vec<u32>,
-        addresses: BTreeMap<u32, String>,
+        groups: Vec<Vec<u32>>,
+        api_addresses: BTreeMap<u32, String>,
         key: Option<Arc<ClusterKey>>,
         workers: u32,
     ) -> Arc<Role> {
+        let group_index = groups.iter().position(|g| g.contains(&me)).unwrap_or(0);
+        let group = groups.get(group_index).cloned().unwrap_or_default();
+        let addresses = group
+            .iter()
+            .filter(|n| **n != me)
+            .filter_map(|n| Some((*n, api_addresses.get(n)?.clone())))
+            .collect();
         Arc::new(Role {
             me,
             group,
+            groups,
+            group_index,
+            api_addresses,
             addresses,
             key,
             workers,
@@ -337,15 +358,25 @@ impl Role {
     pub fn install(&self, epoch: u64, members: BTreeSet<u32>, starting: BTreeSet<u32>) {
         let mut view = self.view.write().unwrap_or_else(|e| e.into_inner());
         if epoch > view.epoch {
-            let primary = view
-                .primary
-                .filter(|p| members.contains(p))
-                .or_else(|| self.group.iter().copied().find(|n| members.contains(n)));
+            let primaries: BTreeMap<usize, u32> = self
+                .groups
+                .iter()
+                .enumerate()
+                .filter_map(|(g, nodes)| {
+                    let kept = view.primaries.get(&g).filter(|p| members.contains(p));
+                    let p = kept
+                        .copied()
+                        .or_else(|| nodes.iter().copied().find(|n| members.contains(n)))?;
+                    Some((g, p))
+                })
+                .collect();
+            let primary = primaries.get(&self.group_index).copied();
             *view = ViewState {
                 epoch,
                 members,
                 starting,
                 primary,
+                primaries,
                 open: false,
             };
         }

@@ -91,9 +91,9 @@ impl Coordinator {
         };
         match entries {
             Ok(entries) if state.error.is_none() => {
-                let workers = state.routed.len();
+                let placement = self.shared.placement;
                 for (p, entry) in entries {
-                    state.routed[p as usize % workers].push((p, entry));
+                    state.routed[placement.worker_of(p)].push((p, entry));
                 }
             }
             Ok(_) => {}

@@ -326,7 +326,7 @@ impl Coordinator {
         let workers = self.shared.worker_count();
         let mut parts: Vec<Vec<RowChange>> = (0..workers).map(|_| Vec::new()).collect();
         for change in changes {
-            parts[change.partition as usize % workers].push(change);
+            parts[self.shared.placement.worker_of(change.partition)].push(change);
         }
         let participants = parts.iter().filter(|p| !p.is_empty()).count();
         if participants == 0 {

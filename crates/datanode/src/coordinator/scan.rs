@@ -132,12 +132,12 @@ impl Coordinator {
                 if ordered {
                     // Each partition's rows come sorted; the cursor merges them.
                     for p in partitions {
-                        streams.push(stream(p as usize % workers, vec![p]));
+                        streams.push(stream(self.shared.placement.worker_of(p), vec![p]));
                     }
                 } else {
                     let mut groups: Vec<Vec<u32>> = vec![Vec::new(); workers];
                     for p in partitions {
-                        groups[p as usize % workers].push(p);
+                        groups[self.shared.placement.worker_of(p)].push(p);
                     }
                     for (w, group) in groups.into_iter().enumerate() {
                         if !group.is_empty() {
