@@ -5,73 +5,13 @@ use std::sync::Arc;
 
 use base::filter::Filter;
 use base::{Error, TableDef, Value};
-use wire::{LockMode, ScanOrder};
+use wire::ScanOrder;
 
 /// A transaction's id inside the data node, unique across connections.
 pub type TxnId = u64;
 
-/// What one step of an operation does on the partition that owns its key.
-#[derive(Debug)]
-pub enum StepKind {
-    /// Returns the projected columns (empty projection: all columns).
-    Read {
-        lock: LockMode,
-        projection: Vec<u16>,
-    },
-    /// Inserts a full row (every column, canonical values).
-    Insert {
-        row: Vec<Value>,
-    },
-    /// Sets columns of an existing row.
-    Update {
-        updates: Vec<(u16, Value)>,
-    },
-    /// Update with `updates` when the key exists, else insert `row`.
-    Write {
-        row: Vec<Value>,
-        updates: Vec<(u16, Value)>,
-    },
-    Delete,
-    /// Adds amounts to integer columns of an existing row.
-    Increment {
-        amounts: Vec<(u16, i128)>,
-    },
-}
-
-/// One keyed step, addressed to the worker owning `partition`.
-#[derive(Debug)]
-pub struct Step {
-    /// Which operation of the request this step belongs to.
-    pub slot: u32,
-    pub table: u32,
-    /// The version of the table's definition the step was prepared against: the worker refuses
-    /// the step when its partition holds another (DDL ran in between).
-    pub version: u32,
-    pub partition: u32,
-    /// Encoded primary key of the target row.
-    pub pk: Vec<u8>,
-    pub kind: StepKind,
-    /// Return the row's images before and after a write (for unique-index maintenance).
-    pub want_images: bool,
-}
-
-/// What a step did.
-#[derive(Debug)]
-pub enum StepOutcome {
-    Row(Vec<Value>),
-    /// A write: images before (None for an insert) and after (None for a delete), if asked for.
-    Written {
-        old: Option<Vec<Value>>,
-        new: Option<Vec<Value>>,
-    },
-    NotFound,
-}
-
-#[derive(Debug)]
-pub struct StepReply {
-    pub slot: u32,
-    pub result: Result<StepOutcome, Error>,
-}
+// Keyed steps cross the step link to other node groups too, so they are wire types.
+pub use wire::{Step, StepKind, StepOutcome, StepReply};
 
 /// A scan as a worker runs it over its partitions of one table.
 #[derive(Debug)]

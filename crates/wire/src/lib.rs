@@ -8,7 +8,9 @@
 pub mod codec;
 pub mod frame;
 pub mod message;
+pub mod step;
 
 pub use codec::DecodeError;
 pub use frame::{FrameHeader, HEADER_BYTES, MAGIC, PROTOCOL_VERSION};
 pub use message::*;
+pub use step::{Step, StepKind, StepOutcome, StepReply};

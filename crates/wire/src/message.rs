@@ -428,6 +428,42 @@ pub enum Message {
     Shutdown {
         restart: bool,
     },
+    /// Opens a step link: the sender is data node `node_id`, coordinating transactions in the
+    /// cluster's view `epoch`, and sends steps on partitions of the receiver's node group.
+    /// Answered by `HelloReply` when the receiver is its group's primary in that view, else
+    /// `Failure(NotPrimary)`. Only a data node sends it, and then only `Steps`, `EndRemote`
+    /// and `UndoRemote` on that connection.
+    StepHello {
+        node_id: u32,
+        epoch: u64,
+    },
+    /// Steps of the sender's transaction `transaction` on partitions of the receiver's group,
+    /// run by the receiver's workers under a transaction of the receiver's own (locks, undo,
+    /// images) that lives until `EndRemote` or until the link closes (then it is rolled
+    /// back). `statement` and `keep_from` as in `Execute`. Answered by `StepsDone`.
+    Steps {
+        transaction: u64,
+        statement: u32,
+        keep_from: u32,
+        steps: Vec<crate::step::Step>,
+    },
+    /// What each step did, in any order (matched by slot).
+    StepsDone {
+        replies: Vec<crate::step::StepReply>,
+    },
+    /// Ends the sender's transaction `transaction` on the receiver: `commit` commits its part
+    /// as the receiver commits its own (the rows to its group's backups first), else rolls it
+    /// back. Answered by `Done` (or `Failure`: the part was not committed).
+    EndRemote {
+        transaction: u64,
+        commit: bool,
+    },
+    /// Undoes the changes statement `statement` and later ones made to the sender's
+    /// transaction on the receiver (`ExecType::UndoStatement`). Answered by `Done`.
+    UndoRemote {
+        transaction: u64,
+        statement: u32,
+    },
 }
 
 /// One row's new image in a replicated commit: its table, partition and encoded primary key,
@@ -545,6 +581,11 @@ impl Message {
             Message::CopyRows { .. } => 36,
             Message::CopyDone { .. } => 37,
             Message::Shutdown { .. } => 38,
+            Message::StepHello { .. } => 39,
+            Message::Steps { .. } => 40,
+            Message::StepsDone { .. } => 41,
+            Message::EndRemote { .. } => 42,
+            Message::UndoRemote { .. } => 43,
         }
     }
 
@@ -621,6 +662,36 @@ impl Message {
             Message::CopyRows { changes } => put_changes(out, changes),
             Message::CopyDone { rows } => out.put_u64(*rows),
             Message::Shutdown { restart } => out.put_u8(u8::from(*restart)),
+            Message::StepHello { node_id, epoch } => {
+                out.put_u32(*node_id);
+                out.put_u64(*epoch);
+            }
+            Message::Steps {
+                transaction,
+                statement,
+                keep_from,
+                steps,
+            } => {
+                out.put_u64(*transaction);
+                out.put_u32(*statement);
+                out.put_u32(*keep_from);
+                crate::step::put_steps(out, steps);
+            }
+            Message::StepsDone { replies } => crate::step::put_step_replies(out, replies),
+            Message::EndRemote {
+                transaction,
+                commit,
+            } => {
+                out.put_u64(*transaction);
+                out.put_u8(u8::from(*commit));
+            }
+            Message::UndoRemote {
+                transaction,
+                statement,
+            } => {
+                out.put_u64(*transaction);
+                out.put_u32(*statement);
+            }
             Message::HelloReply {
                 node_id,
                 worker_count,
@@ -846,6 +917,36 @@ impl Message {
             30 => Message::CommitOutcome {
                 session: r.u64()?,
                 transaction: r.u64()?,
+            },
+            39 => Message::StepHello {
+                node_id: r.u32()?,
+                epoch: r.u64()?,
+            },
+            40 => Message::Steps {
+                transaction: r.u64()?,
+                statement: r.u32()?,
+                keep_from: r.u32()?,
+                steps: crate::step::get_steps(&mut r)?,
+            },
+            41 => Message::StepsDone {
+                replies: crate::step::get_step_replies(&mut r)?,
+            },
+            42 => Message::EndRemote {
+                transaction: r.u64()?,
+                commit: match r.u8()? {
+                    0 => false,
+                    1 => true,
+                    tag => {
+                        return Err(DecodeError::BadTag {
+                            what: "commit flag",
+                            tag,
+                        })
+                    }
+                },
+            },
+            43 => Message::UndoRemote {
+                transaction: r.u64()?,
+                statement: r.u32()?,
             },
             31 => Message::Outcome {
                 committed: r.u8()? != 0,
@@ -1192,7 +1293,7 @@ impl Message {
     }
 }
 
-fn put_error(out: &mut Vec<u8>, e: &Error) {
+pub(crate) fn put_error(out: &mut Vec<u8>, e: &Error) {
     out.put_u16(e.code as u16);
     // Cut long messages at a character boundary so the peer's decoder limit always holds.
     let mut end = e.message.len().min(limits::ERROR_MESSAGE_BYTES_MAX);
@@ -1202,7 +1303,7 @@ fn put_error(out: &mut Vec<u8>, e: &Error) {
     out.put_bytes(&e.message.as_bytes()[..end]);
 }
 
-fn get_error(r: &mut Reader) -> DecodeResult<Error> {
+pub(crate) fn get_error(r: &mut Reader) -> DecodeResult<Error> {
     let code = r.u16()?;
     let message = r.string("error message", limits::ERROR_MESSAGE_BYTES_MAX)?;
     Ok(Error::new(

@@ -303,6 +303,114 @@ fn messages_round_trip() {
         },
         Message::CopyDone { rows: 12_345 },
         Message::Shutdown { restart: true },
+        Message::StepHello {
+            node_id: 3,
+            epoch: 9,
+        },
+        Message::Steps {
+            transaction: (3 << 48) | 77,
+            statement: 2,
+            keep_from: 1,
+            steps: vec![
+                crate::Step {
+                    slot: 0,
+                    table: 5,
+                    version: 2,
+                    partition: 3,
+                    pk: vec![1, 2],
+                    kind: crate::StepKind::Read {
+                        lock: LockMode::Shared,
+                        projection: vec![0, 2],
+                    },
+                    want_images: false,
+                },
+                crate::Step {
+                    slot: 1,
+                    table: 5,
+                    version: 2,
+                    partition: 1,
+                    pk: vec![],
+                    kind: crate::StepKind::Write {
+                        row: vec![Value::Int(1), Value::Null],
+                        updates: vec![(1, Value::Bytes(b"x".to_vec()))],
+                    },
+                    want_images: true,
+                },
+                crate::Step {
+                    slot: 2,
+                    table: 6,
+                    version: 1,
+                    partition: 0,
+                    pk: vec![9],
+                    kind: crate::StepKind::Increment {
+                        amounts: vec![(2, -5), (3, i128::MAX)],
+                    },
+                    want_images: false,
+                },
+                crate::Step {
+                    slot: 3,
+                    table: 6,
+                    version: 1,
+                    partition: 0,
+                    pk: vec![9],
+                    kind: crate::StepKind::Delete,
+                    want_images: true,
+                },
+                crate::Step {
+                    slot: 4,
+                    table: 6,
+                    version: 1,
+                    partition: 2,
+                    pk: vec![8],
+                    kind: crate::StepKind::Insert {
+                        row: vec![Value::UInt(3)],
+                    },
+                    want_images: false,
+                },
+                crate::Step {
+                    slot: 5,
+                    table: 6,
+                    version: 1,
+                    partition: 2,
+                    pk: vec![8],
+                    kind: crate::StepKind::Update {
+                        updates: vec![(0, Value::Int(-1))],
+                    },
+                    want_images: false,
+                },
+            ],
+        },
+        Message::StepsDone {
+            replies: vec![
+                crate::StepReply {
+                    slot: 0,
+                    result: Ok(crate::StepOutcome::Row(vec![Value::Int(4)])),
+                },
+                crate::StepReply {
+                    slot: 1,
+                    result: Ok(crate::StepOutcome::Written {
+                        old: None,
+                        new: Some(vec![Value::Null]),
+                    }),
+                },
+                crate::StepReply {
+                    slot: 2,
+                    result: Ok(crate::StepOutcome::NotFound),
+                },
+                crate::StepReply {
+                    slot: 3,
+                    result: Err(Error::new(ErrorCode::DuplicateKey, "duplicate")),
+                },
+            ],
+        },
+        Message::EndRemote {
+            transaction: 12,
+            commit: true,
+        },
+        Message::UndoRemote {
+            transaction: 12,
+            statement: 4,
+        },
         Message::Replicate {
             session: 5,
             transaction: 6,
@@ -329,7 +437,7 @@ fn messages_round_trip() {
 
 proptest! {
     #[test]
-    fn random_bodies_never_panic(ty in 0u16..34, body in proptest::collection::vec(any::<u8>(), 0..256)) {
+    fn random_bodies_never_panic(ty in 0u16..48, body in proptest::collection::vec(any::<u8>(), 0..256)) {
         let header = FrameHeader { message_type: ty, cluster_id: 0, flags: 0, request_id: 0, body_len: body.len() as u32, checksum: 0 };
         let _ = Message::decode(&header, &body);
     }
