@@ -87,13 +87,18 @@ pub fn join(
     let Some(listen) = config.api_addresses.get(&node).cloned() else {
         bail!("data node {id} has no api address in the cluster's configuration (api = \"HOST:PORT\" in its [[datanode]] entry)");
     };
-    if config.layout.groups().len() > 1 {
+    // More than one node group is being built (issue 38): transactions reach other groups'
+    // partitions over the step link, but schema changes, scans and commits that write in
+    // several groups do not cross groups yet. Its tests switch it on; users are refused.
+    if config.layout.groups().len() > 1
+        && std::env::var_os("CAIRN_UNFINISHED_NODE_GROUPS").is_none()
+    {
         bail!(
-            "the configuration has {} node groups; data nodes serve one node group for now (every node holds every partition; spreading partitions over groups needs each operation sent to its group's primary, not built yet)",
+            "the configuration has {} node groups; data nodes serve one node group for now (schema changes, scans and commits across node groups are not built yet)",
             config.layout.groups().len()
         );
     }
-    if config.layout.groups().first().is_some_and(|g| g.len() > 2) {
+    if config.layout.groups().iter().any(|g| g.len() > 2) {
         bail!(
             "the configuration has {} replicas; data nodes keep at most 2 for now (with more, a backup that took a commit the dying primary sent to it alone is not brought level with the new primary's)",
             config.layout.groups().first().map_or(0, Vec::len)
@@ -119,6 +124,7 @@ pub fn join(
             "data node {missing} needs an api address in the configuration (every data node does)"
         );
     }
+    let workers = datanode::resolve_workers(config.workers.map_or(workers, |w| w as usize));
     let role = Role::new(id, groups, api_addresses, key.clone(), workers as u32);
     if restarted {
         role.begin_restart();

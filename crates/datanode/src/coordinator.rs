@@ -24,6 +24,7 @@ use crate::prepare::{self, locate, PreparedOp};
 use crate::Shared;
 
 mod ddl;
+mod remote;
 mod replica;
 mod scan;
 
@@ -79,6 +80,20 @@ struct UndoState {
 enum Pending {
     Execute(Box<ExecState>),
     Undo(UndoState),
+    /// On a node group's primary: a step link's steps running on this node's workers.
+    RemoteSteps {
+        request_id: u64,
+        transaction: u64,
+        waiting: usize,
+        replies: Vec<StepReply>,
+    },
+    /// The one other node group that wrote is committing the transaction; the rest of it is
+    /// released once it answered (`remote.rs`).
+    RemoteCommit {
+        request_id: u64,
+        txn: Box<OpenTxn>,
+        results: Vec<OpResult>,
+    },
     /// Waiting for commit acknowledgements before answering.
     Commit {
         request_id: u64,
@@ -149,6 +164,25 @@ struct OpenTxn {
     last_active: Instant,
     /// Operations its requests carried, held to `Shared::transaction_operations_max`.
     operations: usize,
+    /// Its parts on other node groups (`remote.rs`).
+    remote: remote::RemoteParts,
+    /// Its part on another node group was lost (a link ended): every later request fails.
+    broken: Option<Error>,
+}
+
+impl OpenTxn {
+    fn new(id: TxnId) -> OpenTxn {
+        OpenTxn {
+            id,
+            touched: 0,
+            written: 0,
+            busy: true,
+            last_active: Instant::now(),
+            operations: 0,
+            remote: Default::default(),
+            broken: None,
+        }
+    }
 }
 
 /// A connection's open transactions by the client's id, counted in the node's
@@ -253,6 +287,9 @@ pub struct Coordinator {
     /// On a primary: schema changes sent to the backups, by request id: the tag their
     /// `Pending::Forward` waits under.
     forwarded: HashMap<u64, u64>,
+    /// On a node group's primary: the connection is a step link from data node `.0`,
+    /// coordinating in view `.1` (`remote.rs`).
+    step_peer: Option<(u32, u64)>,
 }
 
 impl Coordinator {
@@ -273,6 +310,7 @@ impl Coordinator {
             schema_jobs: HashMap::new(),
             forwarding: HashMap::new(),
             forwarded: HashMap::new(),
+            step_peer: None,
         }
     }
 
@@ -299,7 +337,7 @@ impl Coordinator {
                 peer = %self.peer,
                 "rolled back transaction {client_txn}: idle {timeout:?} while holding locks or changes"
             );
-            self.abort_on_workers(txn.id, txn.touched);
+            self.abort_txn(&txn);
             if self.timed_out.len() == TIMED_OUT_REMEMBERED_MAX {
                 self.timed_out.pop_front();
             }
@@ -333,7 +371,7 @@ impl Coordinator {
         self.scans.clear();
         let open: Vec<OpenTxn> = self.txns.drain();
         for txn in open {
-            self.abort_on_workers(txn.id, txn.touched);
+            self.abort_txn(&txn);
         }
         // A commit still gathering its rows has sent nothing to the backups: it rolls back. One
         // whose rows were sent finishes without the connection (`replica.rs`).
@@ -345,7 +383,7 @@ impl Coordinator {
             .collect();
         for tag in gathering {
             if let Some(Pending::Gather(g)) = self.pending.remove(&tag) {
-                self.abort_on_workers(g.txn.id, g.txn.touched);
+                self.abort_txn(&g.txn);
                 if let Some(role) = &self.shared.role {
                     role.commit_ended((self.session, g.client_txn), false);
                 }
@@ -405,7 +443,16 @@ impl Coordinator {
     /// Handles one event from a worker.
     pub fn handle(&mut self, event: Event) {
         match event {
-            Event::StepsDone { tag, replies } => self.on_steps(tag, replies),
+            Event::StepsDone { tag, replies } => match self.pending.get(&tag) {
+                Some(Pending::RemoteSteps { .. }) => self.on_remote_steps(tag, replies),
+                _ => self.on_steps(tag, replies),
+            },
+            Event::Remote {
+                tag,
+                group,
+                first_slot,
+                result,
+            } => self.on_remote(tag, group, first_slot, result),
             Event::Finished { tag } => self.on_finished(tag),
             Event::Converted { tag, result } => match self.pending.get(&tag) {
                 Some(Pending::Unique(_)) => self.on_filled(tag, result),
@@ -576,6 +623,21 @@ impl Coordinator {
                 )
             }
             Message::PeerHello { node_id, epoch } => self.peer_hello(id, node_id, epoch),
+            Message::StepHello { node_id, epoch } => self.step_hello(id, node_id, epoch),
+            Message::Steps {
+                transaction,
+                statement,
+                keep_from,
+                steps,
+            } => self.remote_steps(id, transaction, (statement, keep_from), steps),
+            Message::EndRemote {
+                transaction,
+                commit,
+            } => self.end_txn(id, transaction, commit, Vec::new()),
+            Message::UndoRemote {
+                transaction,
+                statement,
+            } => self.undo_statement(id, transaction, statement, None),
             Message::Replicate {
                 session,
                 transaction,
@@ -799,17 +861,7 @@ impl Coordinator {
                     );
                 }
                 let id = self.shared.next_txn.fetch_add(1, Ordering::Relaxed);
-                self.txns.insert(
-                    client_txn,
-                    OpenTxn {
-                        id,
-                        touched: 0,
-                        written: 0,
-                        busy: true,
-                        last_active: Instant::now(),
-                        operations: 0,
-                    },
-                );
+                self.txns.insert(client_txn, OpenTxn::new(id));
                 id
             }
         };
@@ -824,7 +876,16 @@ impl Coordinator {
                     ),
                 );
                 if let Some(txn) = self.txns.remove(&client_txn) {
-                    self.abort_on_workers(txn.id, txn.touched);
+                    self.abort_txn(&txn);
+                }
+                return self.reply(
+                    request_id,
+                    &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 0, error }),
+                );
+            }
+            if let Some(error) = t.broken.clone() {
+                if let Some(txn) = self.txns.remove(&client_txn) {
+                    self.abort_txn(&txn);
                 }
                 return self.reply(
                     request_id,
@@ -919,7 +980,8 @@ impl Coordinator {
         self.next_tag
     }
 
-    /// Sends one round of steps, grouped per worker, or concludes when there are none.
+    /// Sends one round of steps, grouped per worker (and per other node group, over the step
+    /// link), or concludes when there are none.
     fn send_round(&mut self, tag: u64, mut state: Box<ExecState>, steps: Vec<Step>) {
         if steps.is_empty() {
             return self.conclude(*state);
@@ -927,8 +989,16 @@ impl Coordinator {
         let workers = self.shared.worker_count();
         let placement = self.shared.placement;
         let mut groups: Vec<Vec<Step>> = (0..workers).map(|_| Vec::new()).collect();
+        let mut remote: std::collections::BTreeMap<u32, Vec<Step>> = Default::default();
         for s in steps {
-            groups[placement.worker_of(s.partition)].push(s);
+            if placement.is_local(s.partition) {
+                groups[placement.worker_of(s.partition)].push(s);
+            } else {
+                remote
+                    .entry(placement.group_of(s.partition))
+                    .or_default()
+                    .push(s);
+            }
         }
         let open = self
             .txns
@@ -956,6 +1026,9 @@ impl Coordinator {
                 direct: None,
             };
             self.outbox.push((w, message));
+        }
+        if !remote.is_empty() {
+            state.waiting += self.send_remote(tag, &state, remote);
         }
         if state.waiting == 0 {
             return self.conclude(*state);
@@ -1013,7 +1086,7 @@ impl Coordinator {
                 );
             }
             if let Some(txn) = self.txns.remove(&state.client_txn) {
-                self.abort_on_workers(txn.id, txn.touched);
+                self.abort_txn(&txn);
             }
             return self.reply(
                 state.request_id,
@@ -1058,13 +1131,17 @@ impl Coordinator {
                 &Message::ExecuteReply(ExecuteOutcome::Ok(Vec::new())),
             );
         };
-        let (id, touched) = (txn.id, txn.touched);
+        let (id, touched, reached) = (txn.id, txn.touched, !txn.remote.is_empty());
         let tag = self.tag();
-        if touched == 0 {
+        let mut waiting = 0;
+        if reached {
+            let txn = self.txns.remove(&client_txn).expect("open transaction");
+            waiting += self.undo_remote(tag, &txn, statement);
+            self.txns.insert(client_txn, txn);
+        } else if touched == 0 {
             // Nothing is held anywhere (an UndoStatement before any write): nothing to keep.
             self.txns.remove(&client_txn);
         }
-        let mut waiting = 0;
         for w in 0..self.shared.worker_count() {
             if touched & (1 << w) != 0 {
                 self.outbox.push((
@@ -1112,8 +1189,22 @@ impl Coordinator {
                 &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
             );
         };
-        if !commit || txn.touched == 0 {
-            self.abort_on_workers(txn.id, txn.touched);
+        if !commit || (txn.touched == 0 && txn.remote.is_empty()) {
+            self.abort_txn(&txn);
+            return self.reply(
+                request_id,
+                &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
+            );
+        }
+        let (txn, results) = if txn.remote.is_empty() {
+            (txn, results)
+        } else {
+            match self.commit_across_groups(request_id, client_txn, txn, results) {
+                Some(local) => local,
+                None => return,
+            }
+        };
+        if txn.touched == 0 {
             return self.reply(
                 request_id,
                 &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
@@ -1520,5 +1611,13 @@ impl Coordinator {
 }
 
 fn ends_transaction(e: &Error) -> bool {
-    matches!(e.code, ErrorCode::SchemaChanged | ErrorCode::Deadlock)
+    // A step link's failure too: the transaction's part on that node group is gone.
+    matches!(
+        e.code,
+        ErrorCode::SchemaChanged
+            | ErrorCode::Deadlock
+            | ErrorCode::ViewChanged
+            | ErrorCode::NotPrimary
+            | ErrorCode::ConnectionLost
+    )
 }

@@ -16,6 +16,7 @@ pub mod messages;
 pub mod prepare;
 pub mod recovery;
 pub mod replication;
+pub mod steplink;
 pub mod waits;
 pub mod worker;
 
@@ -221,6 +222,9 @@ pub struct Shared {
     pub role: Option<Arc<replication::Role>>,
     /// Which partitions are this node's and which worker owns each.
     pub placement: Placement,
+    /// The links to other node groups' primaries, for transactions that reach their
+    /// partitions (a cluster of more than one node group).
+    pub step_links: Option<steplink::StepLinks>,
     /// A schema change is being sent to the backups: another waits (a temporary error), so
     /// every replica registers them in the same order and gives tables the same ids.
     pub schema_change_busy: AtomicBool,
@@ -635,6 +639,11 @@ impl DataNode {
             failure: Mutex::new(None),
             role: config.role.clone(),
             placement,
+            step_links: config
+                .role
+                .clone()
+                .filter(|r| r.groups.len() > 1)
+                .map(steplink::StepLinks::new),
             schema_change_busy: AtomicBool::new(false),
             stop_requested: Mutex::new(None),
         });

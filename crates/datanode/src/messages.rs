@@ -341,6 +341,14 @@ pub enum Event {
     },
     /// Whole reply frames a worker built for the connection (direct replies).
     Frames(Vec<u8>),
+    /// A step link answered a request sent for `tag` to node group `group` (its steps began at
+    /// slot `first_slot`), on the link connection of the generation given; or why it did not.
+    Remote {
+        tag: u64,
+        group: u32,
+        first_slot: u32,
+        result: Result<(u64, wire::Message), Error>,
+    },
 }
 
 /// What the checkpointer asks of a worker; answers go back on `reply`.

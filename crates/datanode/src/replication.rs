@@ -581,6 +581,11 @@ impl Role {
         self.workers
     }
 
+    /// The cluster key node links prove, when one is set.
+    pub fn key(&self) -> Option<&Arc<ClusterKey>> {
+        self.key.as_ref()
+    }
+
     /// Whether the current view has a backup (or starting node) for this node to send its
     /// commits to.
     pub fn has_backups(&self) -> bool {
@@ -995,69 +1000,93 @@ impl Link {
     }
 
     fn dial(&self, address: &str, epoch: u64) -> Result<TcpStream, String> {
-        let mut stream =
-            transport::connect_stream(address, CONNECT_TIMEOUT).map_err(|e| e.to_string())?;
-        stream.set_nodelay(true).map_err(|e| e.to_string())?;
-        if let Some(key) = &self.role.key {
-            transport::auth::client_handshake(&mut stream, key).map_err(|e| e.to_string())?;
-        }
-        let mut hello = Vec::new();
-        Message::PeerHello {
+        let hello = Message::PeerHello {
             node_id: self.role.me,
             epoch,
+        };
+        dial(address, &self.role, &hello, "backup")
+    }
+}
+
+/// Dials a data node of this cluster for a node link, proves the cluster key, says `hello`,
+/// and checks that it runs as many workers as this node (a partition's worker is the same on
+/// every node). `what` names the peer in errors.
+pub(crate) fn dial(
+    address: &str,
+    role: &Role,
+    hello: &Message,
+    what: &str,
+) -> Result<TcpStream, String> {
+    let mut stream =
+        transport::connect_stream(address, CONNECT_TIMEOUT).map_err(|e| e.to_string())?;
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    if let Some(key) = &role.key {
+        transport::auth::client_handshake(&mut stream, key).map_err(|e| e.to_string())?;
+    }
+    let mut frame = Vec::new();
+    hello.write_frame(&mut frame, 0, 0, 0);
+    stream.write_all(&frame).map_err(|e| e.to_string())?;
+    stream
+        .set_read_timeout(Some(CONNECT_TIMEOUT))
+        .map_err(|e| e.to_string())?;
+    let mut reader = FrameReader::new(stream.try_clone().map_err(|e| e.to_string())?);
+    let answer = reader.read().map_err(|e| e.to_string())?;
+    stream.set_read_timeout(None).map_err(|e| e.to_string())?;
+    // A peer that stops reading (stopped, or cut off) must not hold the link: the write
+    // fails, and the link dials again or finds the peer gone from the view.
+    stream
+        .set_write_timeout(Some(WRITE_TIMEOUT))
+        .map_err(|e| e.to_string())?;
+    match answer {
+        Some((_, Message::HelloReply { worker_count, .. })) if worker_count == role.workers => {
+            Ok(stream)
         }
-        .write_frame(&mut hello, 0, 0, 0);
-        stream.write_all(&hello).map_err(|e| e.to_string())?;
-        stream
-            .set_read_timeout(Some(CONNECT_TIMEOUT))
-            .map_err(|e| e.to_string())?;
-        let mut reader = FrameReader::new(stream.try_clone().map_err(|e| e.to_string())?);
-        let answer = reader.read().map_err(|e| e.to_string())?;
-        stream.set_read_timeout(None).map_err(|e| e.to_string())?;
-        // A backup that stops reading (stopped, or cut off) must not hold the link: the write
-        // fails, and the link dials again or finds the backup gone from the view.
-        stream
-            .set_write_timeout(Some(WRITE_TIMEOUT))
-            .map_err(|e| e.to_string())?;
-        match answer {
-            Some((_, Message::HelloReply { worker_count, .. }))
-                if worker_count == self.role.workers =>
-            {
-                Ok(stream)
-            }
-            Some((_, Message::HelloReply { worker_count, .. })) => Err(format!(
-                "the backup runs {worker_count} workers and this node {}: a node group's nodes must run as many (each partition belongs to one worker)",
-                self.role.workers
-            )),
-            Some((_, Message::Failure(e))) => Err(e.message),
-            Some((_, other)) => Err(format!("answered hello with message {}", other.type_code())),
-            None => Err("closed before answering hello".into()),
-        }
+        Some((_, Message::HelloReply { worker_count, .. })) => Err(format!(
+            "the {what} runs {worker_count} workers and this node {}: every data node must run as many (each partition belongs to one worker)",
+            role.workers
+        )),
+        Some((_, Message::Failure(e))) => Err(e.message),
+        Some((_, other)) => Err(format!("answered hello with message {}", other.type_code())),
+        None => Err("closed before answering hello".into()),
     }
 }
 
 /// Reads a backup's answers until the connection ends.
 fn read_answers(stream: TcpStream, generation: u64, answers: Sender<LinkEvent>) {
+    read_frames(
+        stream,
+        |request_id, message| {
+            answers
+                .send(LinkEvent::Answer {
+                    generation,
+                    request_id,
+                    message,
+                })
+                .is_ok()
+        },
+        || {
+            let _ = answers.send(LinkEvent::Closed { generation });
+        },
+    );
+}
+
+/// Reads a node link's answers, handing each to `answer` (which says whether to go on), and
+/// calls `closed` once the connection ends.
+pub(crate) fn read_frames(
+    stream: TcpStream,
+    mut answer: impl FnMut(u64, Message) -> bool,
+    closed: impl FnOnce(),
+) {
     let mut reader = FrameReader::new(stream);
     loop {
         match reader.read() {
             Ok(Some((header, message))) => {
                 let FrameHeader { request_id, .. } = header;
-                if answers
-                    .send(LinkEvent::Answer {
-                        generation,
-                        request_id,
-                        message,
-                    })
-                    .is_err()
-                {
+                if !answer(request_id, message) {
                     return;
                 }
             }
-            Ok(None) | Err(_) => {
-                let _ = answers.send(LinkEvent::Closed { generation });
-                return;
-            }
+            Ok(None) | Err(_) => return closed(),
         }
     }
 }

@@ -74,7 +74,11 @@ impl Coordinator {
             | Message::ListDatabases
             | Message::Checkpoint
             | Message::Shutdown { .. }
-            | Message::PeerHello { .. } => None,
+            | Message::PeerHello { .. }
+            | Message::StepHello { .. } => None,
+            Message::Steps { .. } | Message::EndRemote { .. } | Message::UndoRemote { .. } => {
+                self.refuses_step_request()
+            }
             Message::Replicate {
                 session,
                 transaction,
@@ -142,9 +146,13 @@ impl Coordinator {
             Some(e) => {
                 // A transaction whose request is refused cannot go on here: it is rolled back
                 // now (its client hears a temporary error and runs it again).
-                if let Message::Execute { transaction, .. } = message {
+                if let Message::Execute { transaction, .. }
+                | Message::Steps { transaction, .. }
+                | Message::EndRemote { transaction, .. }
+                | Message::UndoRemote { transaction, .. } = message
+                {
                     if let Some(txn) = self.txns.remove(transaction) {
-                        self.abort_on_workers(txn.id, txn.touched);
+                        self.abort_txn(&txn);
                     }
                 }
                 self.fail(id, e);

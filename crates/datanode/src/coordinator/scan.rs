@@ -415,6 +415,16 @@ impl Coordinator {
                 partitions = pruned;
             }
         }
+        let placement = self.shared.placement;
+        if let Some(p) = partitions.iter().find(|p| !placement.is_local(**p)) {
+            return Err(Error::new(
+                ErrorCode::BadRequest,
+                format!(
+                    "the scan reaches partition {p}, held by node group {}: scans across node groups are not built yet",
+                    placement.group_of(*p) + 1
+                ),
+            ));
+        }
         let order = if index.is_none() {
             ScanOrder::Any
         } else {

@@ -1,0 +1,493 @@
+//! Transactions across node groups, both sides. As coordinator: the steps of a partition held
+//! by another node group go to that group's primary over the step link (`crate::steplink`),
+//! and its part is undone, rolled back or committed there. As that primary: a step link's
+//! steps run on this node's workers under a transaction kept per sender's transaction, until
+//! the sender ends it or the link closes (then it is rolled back, as a client's).
+//!
+//! A commit that writes in one node group only commits there (that group's primary sends the
+//! rows to its backups first, as for any commit), and the other parts, reads, are released
+//! after it. A commit that writes in two or more groups needs two-phase commit, which is not
+//! built yet: it is rolled back with a clear error.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use base::{Error, ErrorCode};
+use wire::{ExecuteOutcome, Message, OpResult};
+
+use super::{Coordinator, ExecState, OpenTxn, Pending};
+use crate::messages::*;
+
+/// The sessions step links name their commits with: above any a client picks at random in
+/// practice, one per coordinating node.
+const STEP_SESSION_BASE: u64 = 0xC0DE_0000_0000_0000;
+
+/// A transaction's part on another node group: the step link connection it lives on (known
+/// once the first answer came) and whether it wrote there.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct RemotePart {
+    generation: Option<u64>,
+    written: bool,
+}
+
+/// A coordinator's transaction's parts on other node groups, by group index.
+pub(super) type RemoteParts = BTreeMap<u32, RemotePart>;
+
+impl Coordinator {
+    /// On a group's primary: a step link opens from `node`, coordinating in view `epoch`.
+    pub(super) fn step_hello(&mut self, id: u64, node: u32, epoch: u64) {
+        let Some(role) = self.shared.role.clone() else {
+            return self.fail(
+                id,
+                Error::new(
+                    ErrorCode::Protocol,
+                    "this data node runs alone, in no node group",
+                ),
+            );
+        };
+        match role.serving() {
+            Ok(serving) if serving == epoch && role.view().members.contains(&node) => {
+                self.step_peer = Some((node, epoch));
+                self.session = STEP_SESSION_BASE | u64::from(node);
+                let reply = Message::HelloReply {
+                    node_id: self.shared.node_id,
+                    worker_count: self.shared.worker_count() as u32,
+                    serving: true,
+                };
+                self.reply(id, &reply);
+            }
+            Ok(serving) => self.fail(
+                id,
+                Error::new(
+                    ErrorCode::NotPrimary,
+                    format!(
+                        "data node {} serves in view {serving}, not in view {epoch} with data node {node} a member",
+                        self.shared.node_id
+                    ),
+                ),
+            ),
+            Err(e) => self.fail(id, e),
+        }
+    }
+
+    /// Whether a step link request may run here now: on a link opened in the view this node
+    /// still serves in. None when it may, else why not.
+    pub(super) fn refuses_step_request(&self) -> Option<Error> {
+        let Some((node, epoch)) = self.step_peer else {
+            return Some(Error::new(
+                ErrorCode::Protocol,
+                "steps come only on a step link (after StepHello)",
+            ));
+        };
+        let role = self.shared.role.as_ref()?;
+        match role.serving() {
+            Ok(serving) if serving == epoch => None,
+            Ok(serving) => Some(Error::new(
+                ErrorCode::ViewChanged,
+                format!(
+                    "the step link from data node {node} was opened in view {epoch}; this node serves in view {serving}"
+                ),
+            )),
+            Err(e) => Some(e),
+        }
+    }
+
+    /// On a group's primary: runs a step link's steps for the sender's transaction
+    /// `transaction` on this node's workers, and answers `StepsDone`.
+    pub(super) fn remote_steps(
+        &mut self,
+        request_id: u64,
+        transaction: u64,
+        (statement, keep_from): (u32, u32),
+        steps: Vec<Step>,
+    ) {
+        if let Some(at) = self.timed_out.iter().position(|t| *t == transaction) {
+            self.timed_out.remove(at);
+            let error = self.timed_out_error();
+            return self.fail(request_id, error);
+        }
+        let placement = self.shared.placement;
+        if let Some(s) = steps.iter().find(|s| !placement.is_local(s.partition)) {
+            return self.fail(
+                request_id,
+                Error::new(
+                    ErrorCode::BadRequest,
+                    format!(
+                        "partition {} is not held by this data node's node group",
+                        s.partition
+                    ),
+                ),
+            );
+        }
+        if let Some(e) = self.queues_full() {
+            return self.fail(request_id, e);
+        }
+        let id = match self.txns.get_mut(&transaction) {
+            Some(t) => {
+                t.busy = true;
+                t.last_active = Instant::now();
+                t.id
+            }
+            None => {
+                let id = self
+                    .shared
+                    .next_txn
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.txns.insert(transaction, OpenTxn::new(id));
+                id
+            }
+        };
+        let tag = self.tag();
+        let workers = self.shared.worker_count();
+        let mut per_worker: Vec<Vec<Step>> = (0..workers).map(|_| Vec::new()).collect();
+        for s in steps {
+            per_worker[placement.worker_of(s.partition)].push(s);
+        }
+        let open = self.txns.get_mut(&transaction).expect("open transaction");
+        let mut waiting = 0;
+        for (w, steps) in per_worker.into_iter().enumerate() {
+            if steps.is_empty() {
+                continue;
+            }
+            open.touched |= 1 << w;
+            if steps
+                .iter()
+                .any(|s| !matches!(s.kind, StepKind::Read { .. }))
+            {
+                open.written |= 1 << w;
+            }
+            waiting += 1;
+            self.outbox.push((
+                w,
+                ToWorker::Steps {
+                    txn: id,
+                    tag,
+                    steps,
+                    statement,
+                    keep_from,
+                    reply_to: self.me,
+                    direct: None,
+                },
+            ));
+        }
+        if waiting == 0 {
+            return self.reply(request_id, &Message::StepsDone { replies: vec![] });
+        }
+        self.pending.insert(
+            tag,
+            Pending::RemoteSteps {
+                request_id,
+                transaction,
+                waiting,
+                replies: Vec::new(),
+            },
+        );
+    }
+
+    /// A worker's answers to a step link's steps; with the last, the link hears them all.
+    pub(super) fn on_remote_steps(&mut self, tag: u64, replies: Vec<StepReply>) {
+        let Some(Pending::RemoteSteps {
+            request_id,
+            transaction,
+            waiting,
+            replies: mut gathered,
+        }) = self.pending.remove(&tag)
+        else {
+            return;
+        };
+        gathered.extend(replies);
+        if waiting > 1 {
+            self.pending.insert(
+                tag,
+                Pending::RemoteSteps {
+                    request_id,
+                    transaction,
+                    waiting: waiting - 1,
+                    replies: gathered,
+                },
+            );
+            return;
+        }
+        if let Some(t) = self.txns.get_mut(&transaction) {
+            t.busy = false;
+            t.last_active = Instant::now();
+        }
+        self.reply(request_id, &Message::StepsDone { replies: gathered });
+    }
+
+    /// Sends a round's steps on partitions of other node groups, one `Steps` per group; returns
+    /// how many answers to wait for.
+    pub(super) fn send_remote(
+        &mut self,
+        tag: u64,
+        state: &ExecState,
+        per_group: BTreeMap<u32, Vec<Step>>,
+    ) -> usize {
+        let shared = self.shared.clone();
+        let Some(links) = shared.step_links.as_ref() else {
+            return 0;
+        };
+        let mut sent = 0;
+        for (group, steps) in per_group {
+            let open = self
+                .txns
+                .get_mut(&state.client_txn)
+                .expect("open transaction");
+            let part = open.remote.entry(group).or_default();
+            part.written |= steps
+                .iter()
+                .any(|s| !matches!(s.kind, StepKind::Read { .. }));
+            let generation = part.generation;
+            let first_slot = steps.iter().map(|s| s.slot).min().unwrap_or(0);
+            let message = Message::Steps {
+                transaction: state.txn,
+                statement: state.statement,
+                keep_from: state.keep_from,
+                steps,
+            };
+            links.send(
+                group,
+                generation,
+                message,
+                self.deliver(tag, group, first_slot),
+            );
+            sent += 1;
+        }
+        sent
+    }
+
+    /// A callback that hands a step link's answer to this coordinator as an event.
+    fn deliver(&self, tag: u64, group: u32, first_slot: u32) -> crate::steplink::StepDone {
+        let (shared, me) = (self.shared.clone(), self.me);
+        Box::new(move |result| {
+            shared.workers[me.worker].send(ToWorker::ToCoordinator {
+                connection: me.connection,
+                event: Event::Remote {
+                    tag,
+                    group,
+                    first_slot,
+                    result,
+                },
+            });
+        })
+    }
+
+    /// A step link answered (or failed) a request of this coordinator.
+    pub(super) fn on_remote(
+        &mut self,
+        tag: u64,
+        group: u32,
+        first_slot: u32,
+        result: Result<(u64, Message), Error>,
+    ) {
+        let answer = match result {
+            Ok((generation, message)) => {
+                let client_txn = match self.pending.get(&tag) {
+                    Some(Pending::Execute(state)) => Some(state.client_txn),
+                    Some(Pending::Undo(state)) => Some(state.client_txn),
+                    _ => None,
+                };
+                if let Some(t) = client_txn.and_then(|c| self.txns.get_mut(&c)) {
+                    t.remote.entry(group).or_default().generation = Some(generation);
+                }
+                message
+            }
+            Err(e) => Message::Failure(e),
+        };
+        match self.pending.get(&tag) {
+            Some(Pending::Execute(_)) => match answer {
+                Message::StepsDone { replies } => self.on_steps(tag, replies),
+                other => {
+                    let error = failure_of(other, group);
+                    self.on_steps(
+                        tag,
+                        vec![StepReply {
+                            slot: first_slot,
+                            result: Err(error),
+                        }],
+                    );
+                }
+            },
+            Some(Pending::Undo(_)) => {
+                if !matches!(answer, Message::ExecuteReply(ExecuteOutcome::Ok(_))) {
+                    let error = failure_of(answer, group);
+                    if let Some(Pending::Undo(state)) = self.pending.get(&tag) {
+                        let client_txn = state.client_txn;
+                        if let Some(t) = self.txns.get_mut(&client_txn) {
+                            t.broken = Some(error);
+                        }
+                    }
+                }
+                self.on_finished(tag);
+            }
+            Some(Pending::RemoteCommit { .. }) => self.on_remote_commit(tag, group, answer),
+            _ => {}
+        }
+    }
+
+    /// Undoes statement `statement` and later ones on every other node group the transaction
+    /// reached; returns how many answers to wait for.
+    pub(super) fn undo_remote(&mut self, tag: u64, txn: &OpenTxn, statement: u32) -> usize {
+        let Some(links) = self.shared.step_links.as_ref() else {
+            return 0;
+        };
+        for (group, part) in &txn.remote {
+            links.send(
+                *group,
+                part.generation,
+                Message::UndoRemote {
+                    transaction: txn.id,
+                    statement,
+                },
+                self.deliver(tag, *group, 0),
+            );
+        }
+        txn.remote.len()
+    }
+
+    /// Rolls back a transaction everywhere it is: this node's workers and other groups' parts.
+    pub(super) fn abort_txn(&mut self, txn: &OpenTxn) {
+        self.abort_on_workers(txn.id, txn.touched);
+        self.release_remote(txn.id, &txn.remote, false);
+    }
+
+    /// Ends the transaction's parts on other node groups without waiting for their answers.
+    fn release_remote(&self, txn: TxnId, parts: &RemoteParts, commit: bool) {
+        let Some(links) = self.shared.step_links.as_ref() else {
+            return;
+        };
+        for (group, part) in parts {
+            links.send(
+                *group,
+                part.generation,
+                Message::EndRemote {
+                    transaction: txn,
+                    commit,
+                },
+                Box::new(|_| {}),
+            );
+        }
+    }
+
+    /// Commits a transaction that reached other node groups. One group that wrote commits it;
+    /// the parts that only read are released after. Writes in more than one group need
+    /// two-phase commit (not built yet): the transaction is rolled back.
+    /// Returns the transaction when it is this node's to commit (only its own group wrote).
+    pub(super) fn commit_across_groups(
+        &mut self,
+        request_id: u64,
+        client_txn: u64,
+        txn: OpenTxn,
+        results: Vec<OpResult>,
+    ) -> Option<(OpenTxn, Vec<OpResult>)> {
+        let written: Vec<u32> = txn
+            .remote
+            .iter()
+            .filter(|(_, p)| p.written)
+            .map(|(g, _)| *g)
+            .collect();
+        let local_written = txn.written != 0;
+        if written.len() + usize::from(local_written) > 1 {
+            self.abort_txn(&txn);
+            let groups = written.len() + usize::from(local_written);
+            let error = Error::new(
+                ErrorCode::BadRequest,
+                format!(
+                    "transaction rolled back: it writes in {groups} node groups, and a commit across node groups (two-phase) is not built yet"
+                ),
+            );
+            self.reply(
+                request_id,
+                &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 0, error }),
+            );
+            return None;
+        }
+        let Some(&group) = written.first() else {
+            // Only this node wrote (or nothing did): the remote parts are reads, released
+            // first; this node commits as always.
+            let mut txn = txn;
+            let parts = std::mem::take(&mut txn.remote);
+            self.release_remote(txn.id, &parts, false);
+            return Some((txn, results));
+        };
+        let _ = client_txn;
+        let tag = self.tag();
+        let shared = self.shared.clone();
+        let links = shared.step_links.as_ref()?;
+        let part = txn.remote.get(&group).copied().unwrap_or_default();
+        links.send(
+            group,
+            part.generation,
+            Message::EndRemote {
+                transaction: txn.id,
+                commit: true,
+            },
+            self.deliver(tag, group, 0),
+        );
+        self.pending.insert(
+            tag,
+            Pending::RemoteCommit {
+                request_id,
+                txn: Box::new(txn),
+                results,
+            },
+        );
+        None
+    }
+
+    /// The group that wrote answered its commit: the rest of the transaction is released,
+    /// and the client hears.
+    fn on_remote_commit(&mut self, tag: u64, group: u32, answer: Message) {
+        let Some(Pending::RemoteCommit {
+            request_id,
+            txn,
+            results,
+        }) = self.pending.remove(&tag)
+        else {
+            return;
+        };
+        let mut others = txn.remote.clone();
+        others.remove(&group);
+        self.abort_on_workers(txn.id, txn.touched);
+        self.release_remote(txn.id, &others, false);
+        let outcome = match answer {
+            Message::ExecuteReply(ExecuteOutcome::Ok(_)) => ExecuteOutcome::Ok(results),
+            Message::ExecuteReply(ExecuteOutcome::Aborted { error, .. }) => {
+                ExecuteOutcome::Aborted { op_index: 0, error }
+            }
+            Message::Failure(e) if e.code == ErrorCode::ViewChanged => ExecuteOutcome::Aborted {
+                op_index: 0,
+                error: Error::new(
+                    ErrorCode::ConnectionLost,
+                    format!(
+                        "the commit's outcome is unknown: node group {}'s primary took it and then the link to it ended ({})",
+                        group + 1,
+                        e.message
+                    ),
+                ),
+            },
+            other => ExecuteOutcome::Aborted {
+                op_index: 0,
+                error: failure_of(other, group),
+            },
+        };
+        self.reply(request_id, &Message::ExecuteReply(outcome));
+    }
+}
+
+/// The error a step link's answer carries when it is not the one expected.
+fn failure_of(answer: Message, group: u32) -> Error {
+    match answer {
+        Message::Failure(e) => e,
+        Message::ExecuteReply(ExecuteOutcome::Aborted { error, .. })
+        | Message::ExecuteReply(ExecuteOutcome::StatementUndone { error, .. }) => error,
+        other => Error::new(
+            ErrorCode::Protocol,
+            format!(
+                "node group {}'s primary answered with message {}",
+                group + 1,
+                other.type_code()
+            ),
+        ),
+    }
+}
