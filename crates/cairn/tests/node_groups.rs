@@ -1,6 +1,8 @@
 //! Two node groups of one data node each (`cairn datanode --mgm`, each its own process, with
-//! `CAIRN_UNFINISHED_NODE_GROUPS` while the rest of more node groups is built): a transaction
-//! coordinated by either node reaches the other group's partitions over the step link. Rows
+//! `CAIRN_UNFINISHED_NODE_GROUPS` while the rest of more node groups is built): schema changes
+//! made through either node reach both (the first group's primary is the schema master), and
+//! a transaction coordinated by either node reaches the other group's partitions over the
+//! step link. Rows
 //! written through one node are read through the other; a transaction that writes in one group
 //! and reads with a lock in the other commits; one that writes in both is refused whole and
 //! leaves nothing; unique-index lookups whose hidden row lives in the other group find their
@@ -169,10 +171,27 @@ fn transactions_reach_the_other_node_groups_partitions() {
     let mut cluster = start();
     let c1 = connect(&cluster.apis[0]);
     let c2 = connect(&cluster.apis[1]);
-    // Schema changes do not cross node groups yet: each group's primary is given the table.
+    // A schema change made through either node reaches both groups: node 1 is the schema
+    // master; node 2 relays its client's change there.
     let t1 = c1.create_table(def()).unwrap();
-    let t2 = c2.create_table(def()).unwrap();
-    assert_eq!(t1.id(), t2.id(), "both groups give the table the same id");
+    let t2 = c2.table("spread").unwrap();
+    assert_eq!(t1.def(), t2.def(), "both groups hold the same definition");
+    let other = c2
+        .create_table(
+            TableDef::new(
+                "relayed",
+                vec![ColumnDef::new("k", ColumnType::BigInt { unsigned: false })],
+                &["k"],
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    assert_eq!(c1.table("relayed").unwrap().def(), other.def());
+    c1.forget_tables();
+    c2.drop_table("relayed").unwrap();
+    for c in [&c1, &c2] {
+        assert!(c.table("relayed").is_err(), "dropped everywhere");
+    }
     let workers = c1.worker_count();
     assert_eq!(
         t1.def().partition_count,

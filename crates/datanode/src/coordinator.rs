@@ -94,6 +94,10 @@ enum Pending {
         txn: Box<OpenTxn>,
         results: Vec<OpResult>,
     },
+    /// A schema change sent to the schema master for a client of this node (`remote.rs`).
+    Relay {
+        request_id: u64,
+    },
     /// Waiting for commit acknowledgements before answering.
     Commit {
         request_id: u64,
@@ -655,7 +659,15 @@ impl Coordinator {
             Message::CopyRows { changes } => self.apply_copied(id, changes),
             Message::CopyDone { rows } => self.copy_done(id, rows),
             Message::TableIds { last } => match self.shared.raise_table_ids(last) {
-                Ok(()) => self.reply(id, &Message::Done),
+                Ok(()) => {
+                    // Another group's primary sends the master's ids on to its backups.
+                    if let Some(role) = &self.shared.role {
+                        if role.view().primary == Some(role.me) {
+                            role.replicate(Message::TableIds { last }, false, Box::new(|_, _| {}));
+                        }
+                    }
+                    self.reply(id, &Message::Done)
+                }
                 Err(e) => self.fail(id, e),
             },
             Message::Hello { session, .. } => {

@@ -122,8 +122,6 @@ pub struct Role {
     pub group_index: usize,
     /// The API (native protocol) address of every data node of the cluster.
     pub api_addresses: BTreeMap<u32, String>,
-    /// The API (native protocol) address of every other node of the group.
-    addresses: BTreeMap<u32, String>,
     key: Option<Arc<ClusterKey>>,
     /// This node's worker count: a backup must run as many (partitions are per worker).
     workers: u32,
@@ -280,18 +278,12 @@ impl Role {
     ) -> Arc<Role> {
         let group_index = groups.iter().position(|g| g.contains(&me)).unwrap_or(0);
         let group = groups.get(group_index).cloned().unwrap_or_default();
-        let addresses = group
-            .iter()
-            .filter(|n| **n != me)
-            .filter_map(|n| Some((*n, api_addresses.get(n)?.clone())))
-            .collect();
         Arc::new(Role {
             me,
             group,
             groups,
             group_index,
             api_addresses,
-            addresses,
             key,
             workers,
             view: RwLock::new(ViewState::default()),
@@ -536,6 +528,9 @@ impl Role {
         if view.epoch == epoch && self.primary_in(&view) == Some(node) && node != self.me {
             return Ok(());
         }
+        if view.epoch == epoch && self.takes_schema_from_master(&view, node) {
+            return Ok(());
+        }
         Err(Error::new(
             ErrorCode::NotPrimary,
             format!(
@@ -561,6 +556,38 @@ impl Role {
         self.backup_in(&view, epoch)?;
         self.commit_ended(name, true);
         Ok(())
+    }
+
+    /// The schema master in `view`: the primary of the first node group. Every schema change
+    /// of the cluster is made there, and sent from there to its backups and to every other
+    /// group's primary (which sends it on to its own backups), so every catalog takes them in
+    /// one order and gives tables the same ids.
+    pub fn master_in(view: &ViewState) -> Option<u32> {
+        view.primaries.get(&0).copied()
+    }
+
+    /// Whether this node is the schema master now.
+    pub fn is_master(&self) -> bool {
+        Self::master_in(&self.view()) == Some(self.me)
+    }
+
+    /// Whether `node` is the schema master of `view` and this node another group's primary in
+    /// it: it takes the master's schema changes (and sends them on to its backups).
+    fn takes_schema_from_master(&self, view: &ViewState, node: u32) -> bool {
+        self.group_index != 0
+            && Self::master_in(view) == Some(node)
+            && self.primary_in(view) == Some(self.me)
+    }
+
+    /// Whether a schema change, or table ids, sent on a link whose hello named `from` and
+    /// `epoch` may be done here now: as a backup of `from`'s group, or as another group's
+    /// primary taking the master's (`forward`: it then sends it on to its own backups).
+    pub fn accepts_schema(&self, from: u32, epoch: u64) -> Result<bool, Error> {
+        let view = self.view.read().unwrap_or_else(|e| e.into_inner());
+        if view.epoch == epoch && self.takes_schema_from_master(&view, from) {
+            return Ok(true);
+        }
+        self.backup_in(&view, epoch).map(|()| false)
     }
 
     /// Whether `view` is the view of `epoch` and this node a backup (or starting) in it.
@@ -643,7 +670,7 @@ impl Role {
                 | Message::CopyRows { .. }
                 | Message::CopyDone { .. }
         );
-        let backups: Vec<u32> = self
+        let mut backups: Vec<u32> = self
             .group
             .iter()
             .copied()
@@ -656,6 +683,15 @@ impl Role {
                 }
             })
             .collect();
+        if schema && only.is_none() && Self::master_in(&view) == Some(self.me) {
+            // The master's schema changes go to every other group's primary too.
+            backups.extend(
+                view.primaries
+                    .iter()
+                    .filter(|(g, _)| **g != self.group_index)
+                    .map(|(_, p)| *p),
+            );
+        }
         if !backups.is_empty()
             && self.jobs.fetch_add(1, Ordering::Relaxed) >= REPLICATION_JOBS_MAX
             && bounded
@@ -964,7 +1000,7 @@ impl Link {
     /// Dials the backup, says hello with the view's epoch, and sends every unanswered job again.
     fn connect(&mut self, epoch: u64) {
         self.retry_at = Instant::now() + RECONNECT_AFTER;
-        let Some(address) = self.role.addresses.get(&self.peer).cloned() else {
+        let Some(address) = self.role.api_addresses.get(&self.peer).cloned() else {
             return;
         };
         let stream = match self.dial(&address, epoch) {

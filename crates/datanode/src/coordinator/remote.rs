@@ -321,8 +321,29 @@ impl Coordinator {
                 self.on_finished(tag);
             }
             Some(Pending::RemoteCommit { .. }) => self.on_remote_commit(tag, group, answer),
+            Some(Pending::Relay { .. }) => {
+                if let Some(Pending::Relay { request_id }) = self.pending.remove(&tag) {
+                    self.reply(request_id, &answer);
+                }
+            }
             _ => {}
         }
+    }
+
+    /// A schema change asked of a primary that is not the schema master goes to the master
+    /// (over the step link to the first node group), which makes it and sends it to every
+    /// group's primary, this one too; its answer is the client's.
+    pub(super) fn relay_schema(&mut self, request_id: u64, change: Message) {
+        let shared = self.shared.clone();
+        let Some(links) = shared.step_links.as_ref() else {
+            return self.fail(
+                request_id,
+                Error::new(ErrorCode::Internal, "no step link to the schema master"),
+            );
+        };
+        let tag = self.tag();
+        self.pending.insert(tag, Pending::Relay { request_id });
+        links.send(0, None, change, self.deliver(tag, 0, 0));
     }
 
     /// Undoes statement `statement` and later ones on every other node group the transaction

@@ -91,23 +91,34 @@ impl Coordinator {
                     "replicated rows come only on a primary's link (after PeerHello)",
                 )),
             },
-            Message::TableIds { .. }
-            | Message::CopyCatalog { .. }
-            | Message::CopyRows { .. }
-            | Message::CopyDone { .. } => match self.replica {
-                Some((_, epoch)) => role.accepts_commit(epoch).err(),
+            Message::TableIds { .. } => match self.replica {
+                Some((node, epoch)) => role.accepts_schema(node, epoch).err(),
                 None => Some(Error::new(
                     ErrorCode::Protocol,
-                    "table ids and copies come only on a primary's link (after PeerHello)",
+                    "table ids come only on a primary's link (after PeerHello)",
                 )),
             },
+            Message::CopyCatalog { .. } | Message::CopyRows { .. } | Message::CopyDone { .. } => {
+                match self.replica {
+                    Some((_, epoch)) => role.accepts_commit(epoch).err(),
+                    None => Some(Error::new(
+                        ErrorCode::Protocol,
+                        "copies come only on a primary's link (after PeerHello)",
+                    )),
+                }
+            }
             m if is_schema_change(m) && self.replica.is_some() => {
                 let (node, epoch) = self.replica.unwrap_or_default();
-                match role.accepts_commit(epoch) {
+                match role.accepts_schema(node, epoch) {
                     Err(e) => Some(e),
-                    Ok(()) => match role.schema_job(node, id) {
+                    Ok(forward) => match role.schema_job(node, id) {
                         SchemaJob::New => {
                             self.schema_jobs.insert(id, node);
+                            if forward {
+                                // Another group's primary taking the master's change: its own
+                                // backups take it from here, after its commits before it.
+                                self.forwarding.insert(id, message.clone());
+                            }
                             None
                         }
                         SchemaJob::Running => Some(Error::new(
@@ -123,6 +134,11 @@ impl Coordinator {
             }
             m => match role.serving() {
                 Err(e) => Some(e),
+                Ok(_) if is_schema_change(m) && !role.is_master() => {
+                    // Every schema change is made by the master, which sends it to this node.
+                    self.relay_schema(id, m.clone());
+                    return true;
+                }
                 Ok(_) if is_schema_change(m) => {
                     if let Some(node) = role.has_starting() {
                         Some(Error::new(
@@ -599,12 +615,20 @@ impl Coordinator {
     /// nowhere; one answered as soon as it started (it was the catalog's alone) goes to the
     /// backups now; one sent to the backups waits for them. True when the answer is held.
     pub(super) fn held_for_backups(&mut self, request_id: u64, message: &Message) -> bool {
+        if self.held_for_forwarding(request_id, message) {
+            return true;
+        }
+        // The answer goes out: a schema change a link brought is remembered with it.
         if let Some(node) = self.schema_jobs.remove(&request_id) {
             if let Some(role) = &self.shared.role {
                 role.schema_job_done(node, request_id, message);
             }
-            return false;
         }
+        false
+    }
+
+    /// `held_for_backups` for a schema change this node sends on to its backups.
+    fn held_for_forwarding(&mut self, request_id: u64, message: &Message) -> bool {
         if let Some(change) = self.forwarding.remove(&request_id) {
             if matches!(message, Message::Failure(_)) {
                 // Nothing of it reached the backups, but it may have taken a table id here:
