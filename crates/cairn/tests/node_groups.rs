@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 
 use base::schema::{ColumnDef, IndexKind};
 use base::types::ColumnType;
-use client::{ClientError, Cluster, LockMode, Table, TableDef, Value};
+use client::{
+    ClientError, Cluster, CmpOp, Filter, LockMode, Scan, ScanOrder, Table, TableDef, Value,
+};
 use common::{free_port, fresh_dir, spawn, Started};
 
 struct TwoGroups {
@@ -110,6 +112,8 @@ fn def() -> TableDef {
     .unwrap()
     .with_index("code", IndexKind::Unique, &["code"])
     .unwrap()
+    .with_index("by_v", IndexKind::Ordered, &["v"])
+    .unwrap()
 }
 
 /// The node group (0 or 1) holding the row with primary key `id`.
@@ -124,6 +128,13 @@ fn group_of(table: &Table, id: i64) -> u32 {
 /// The first id from `from` on whose row lives in group `group`.
 fn id_in(table: &Table, group: u32, from: i64) -> i64 {
     (from..).find(|id| group_of(table, *id) == group).unwrap()
+}
+
+fn int(v: &Value) -> i64 {
+    match v {
+        Value::Int(v) => *v,
+        other => panic!("not an integer: {other:?}"),
+    }
 }
 
 fn value_of(cluster: &Cluster, table: &Table, id: i64) -> Option<i64> {
@@ -250,6 +261,81 @@ fn transactions_reach_the_other_node_groups_partitions() {
         }
         txn.rollback().unwrap();
     }
+
+    // Scans through either node read both groups' partitions: whole tables, filtered,
+    // ordered through an index (merged across groups), with a limit, in small batches.
+    for (c, t) in [(&c1, &t1), (&c2, &t2)] {
+        let mut ids: Vec<i64> = c
+            .scan(t, &Scan::table().batch(7, 0))
+            .unwrap()
+            .iter()
+            .map(|r| int(&r[0]))
+            .collect();
+        ids.sort_unstable();
+        assert_eq!(ids, (0..64).collect::<Vec<_>>());
+        let big = c
+            .scan(
+                t,
+                &Scan::table().filter(Filter::Cmp {
+                    column: 1,
+                    op: CmpOp::Ge,
+                    value: Value::Int(500),
+                }),
+            )
+            .unwrap();
+        assert_eq!(big.len(), 14, "v >= 500: ids 50..64");
+        let ordered: Vec<i64> = c
+            .scan(
+                t,
+                &Scan::index("by_v")
+                    .from(vec![Value::Int(100)], true)
+                    .order(ScanOrder::Descending)
+                    .limit(20)
+                    .batch(3, 0),
+            )
+            .unwrap()
+            .iter()
+            .map(|r| int(&r[1]))
+            .collect();
+        let expected: Vec<i64> = (44..64).rev().map(|id| id * 10).collect();
+        assert_eq!(
+            ordered, expected,
+            "descending through by_v, merged across groups"
+        );
+    }
+
+    // A scan inside a transaction sees its own uncommitted rows in the other group.
+    let mut txn = c1.transaction();
+    let pending: Vec<i64> = (0..4)
+        .map(|i| id_in(&t1, i % 2, 7000 + 10 * i64::from(i)))
+        .collect();
+    for id in &pending {
+        txn.insert(&t1, vec![(0, Value::Int(*id)), (1, Value::Int(-1))]);
+    }
+    txn.execute(client::ExecType::NoCommit).unwrap();
+    let seen = txn
+        .scan(
+            &t1,
+            &Scan::table().filter(Filter::Cmp {
+                column: 1,
+                op: CmpOp::Eq,
+                value: Value::Int(-1),
+            }),
+        )
+        .unwrap();
+    assert_eq!(seen.len(), pending.len(), "its own rows in both groups");
+    txn.rollback().unwrap();
+    assert!(c2
+        .scan(
+            &t2,
+            &Scan::table().filter(Filter::Cmp {
+                column: 1,
+                op: CmpOp::Eq,
+                value: Value::Int(-1)
+            })
+        )
+        .unwrap()
+        .is_empty());
 
     // Writes in both groups: refused whole (two-phase commit is not built yet).
     let a = id_in(&t1, 0, 1000);

@@ -98,6 +98,10 @@ enum Pending {
     Relay {
         request_id: u64,
     },
+    /// On a node group's primary: a worker reading a step link's scan part.
+    RemoteScan {
+        request_id: u64,
+    },
     /// Waiting for commit acknowledgements before answering.
     Commit {
         request_id: u64,
@@ -463,7 +467,10 @@ impl Coordinator {
                 _ => self.on_converted(tag, result),
             },
             Event::Collected { tag, entries } => self.on_collected(tag, entries),
-            Event::ScanDone { tag, rows } => self.on_scan_part(tag, rows),
+            Event::ScanDone { tag, rows } => match self.pending.get(&tag) {
+                Some(Pending::RemoteScan { .. }) => self.on_remote_scan(tag, rows),
+                _ => self.on_scan_part(tag, rows),
+            },
             Event::Status { tag, status } => self.on_status(tag, status),
             Event::Images { tag, changes } => self.on_images(tag, changes),
             Event::Replicated { tag, result } => self.on_replicated(tag, result),
@@ -642,6 +649,24 @@ impl Coordinator {
                 transaction,
                 statement,
             } => self.undo_statement(id, transaction, statement, None),
+            Message::ScanPart {
+                transaction,
+                request,
+                partitions,
+                place,
+                rows_max,
+                bytes_max,
+            } => self.remote_scan_part(
+                id,
+                remote::ScanPartRequest {
+                    transaction,
+                    request,
+                    partitions,
+                    place,
+                    rows_max,
+                    bytes_max,
+                },
+            ),
             Message::Replicate {
                 session,
                 transaction,

@@ -11,7 +11,7 @@ use wire::ScanOrder;
 pub type TxnId = u64;
 
 // Keyed steps cross the step link to other node groups too, so they are wire types.
-pub use wire::{Step, StepKind, StepOutcome, StepReply};
+pub use wire::{PlaceIn, ScanPlace, Step, StepKind, StepOutcome, StepReply};
 
 /// A scan as a worker runs it over its partitions of one table.
 #[derive(Debug)]
@@ -32,29 +32,6 @@ pub struct ScanPlan {
 
 /// A scanned row: its index key (empty for unordered scans) and the projected values.
 pub type ScannedRow = (Vec<u8>, Vec<Value>);
-
-/// Where a worker's part of a scan goes on: a position in the request's partition list and the
-/// place in that partition. It names rows by slot or key, never by pointer, so the partition
-/// may change between batches.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ScanPlace {
-    pub partition: usize,
-    pub at: PlaceIn,
-}
-
-/// The place inside one partition.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum PlaceIn {
-    #[default]
-    Start,
-    /// A full scan: the next row slot to visit.
-    Slot(u32),
-    /// A full scan, past the committed rows: the transaction's own images after this encoded
-    /// primary key (None: from the first).
-    Images(Option<Vec<u8>>),
-    /// An index scan: the index key of the last row returned (the next batch starts past it).
-    After(Vec<u8>),
-}
 
 /// One batch of a worker's part of a scan, and where the next begins (None: the part is done).
 #[derive(Debug)]

@@ -13,4 +13,4 @@ pub mod step;
 pub use codec::DecodeError;
 pub use frame::{FrameHeader, HEADER_BYTES, MAGIC, PROTOCOL_VERSION};
 pub use message::*;
-pub use step::{Step, StepKind, StepOutcome, StepReply};
+pub use step::{PlaceIn, ScanPlace, Step, StepKind, StepOutcome, StepReply};

@@ -464,6 +464,25 @@ pub enum Message {
         transaction: u64,
         statement: u32,
     },
+    /// On a step link: the next part of a scan over some of the receiver's `partitions` (all
+    /// on one worker), read from `place` on: at most `rows_max` rows and about `bytes_max`
+    /// bytes, seeing the changes the sender's transaction `transaction` made there (0: none).
+    /// `request` is the client's scan (its table, index, bounds, filter, projection, order).
+    /// Answered by `ScanPartRows`.
+    ScanPart {
+        transaction: u64,
+        request: ScanRequest,
+        partitions: Vec<u32>,
+        place: crate::step::ScanPlace,
+        rows_max: u32,
+        bytes_max: u32,
+    },
+    /// A scan part's rows, each with its index key (empty for an unordered scan), and where
+    /// the next part begins (None: those partitions are done).
+    ScanPartRows {
+        rows: Vec<(Vec<u8>, Vec<Value>)>,
+        next: Option<crate::step::ScanPlace>,
+    },
 }
 
 /// One row's new image in a replicated commit: its table, partition and encoded primary key,
@@ -586,6 +605,8 @@ impl Message {
             Message::StepsDone { .. } => 41,
             Message::EndRemote { .. } => 42,
             Message::UndoRemote { .. } => 43,
+            Message::ScanPart { .. } => 44,
+            Message::ScanPartRows { .. } => 45,
         }
     }
 
@@ -691,6 +712,38 @@ impl Message {
             } => {
                 out.put_u64(*transaction);
                 out.put_u32(*statement);
+            }
+            Message::ScanPart {
+                transaction,
+                request,
+                partitions,
+                place,
+                rows_max,
+                bytes_max,
+            } => {
+                out.put_u64(*transaction);
+                put_scan_request(out, request);
+                out.put_u32(partitions.len() as u32);
+                for p in partitions {
+                    out.put_u32(*p);
+                }
+                crate::step::put_place(out, place);
+                out.put_u32(*rows_max);
+                out.put_u32(*bytes_max);
+            }
+            Message::ScanPartRows { rows, next } => {
+                out.put_u32(rows.len() as u32);
+                for (key, values) in rows {
+                    out.put_bytes(key);
+                    out.put_values(values);
+                }
+                match next {
+                    None => out.put_u8(0),
+                    Some(place) => {
+                        out.put_u8(1);
+                        crate::step::put_place(out, place);
+                    }
+                }
             }
             Message::HelloReply {
                 node_id,
@@ -828,20 +881,7 @@ impl Message {
                     put_error(out, error);
                 }
             },
-            Message::Scan(s) => {
-                out.put_u32(s.table);
-                out.put_u32(s.version);
-                out.put_u16(s.index.map_or(u16::MAX, |i| i));
-                put_bound(out, &s.lower);
-                put_bound(out, &s.upper);
-                put_filter(out, &s.filter);
-                out.put_u16s(&s.projection);
-                out.put_u64(s.limit);
-                out.put_u8(s.order as u8);
-                out.put_u64(s.transaction);
-                out.put_u32(s.batch_rows);
-                out.put_u32(s.batch_bytes);
-            }
+            Message::Scan(s) => put_scan_request(out, s),
             Message::ScanRows { rows } => {
                 out.put_u32(rows.len() as u32);
                 for r in rows {
@@ -948,6 +988,39 @@ impl Message {
                 transaction: r.u64()?,
                 statement: r.u32()?,
             },
+            44 => Message::ScanPart {
+                transaction: r.u64()?,
+                request: get_scan_request(&mut r)?,
+                partitions: {
+                    let n = r.count("partitions", limits::PARTITIONS_MAX as usize, 4)?;
+                    (0..n).map(|_| r.u32()).collect::<DecodeResult<_>>()?
+                },
+                place: crate::step::get_place(&mut r)?,
+                rows_max: r.u32()?,
+                bytes_max: r.u32()?,
+            },
+            45 => {
+                let n = r.count("rows", limits::SCAN_BATCH_ROWS_MAX, 8)?;
+                let rows = (0..n)
+                    .map(|_| {
+                        Ok((
+                            r.bytes("index key", 2 * limits::KEY_BYTES_MAX)?.to_vec(),
+                            r.values(limits::COLUMNS_MAX)?,
+                        ))
+                    })
+                    .collect::<DecodeResult<_>>()?;
+                let next = match r.u8()? {
+                    0 => None,
+                    1 => Some(crate::step::get_place(&mut r)?),
+                    tag => {
+                        return Err(DecodeError::BadTag {
+                            what: "next place",
+                            tag,
+                        })
+                    }
+                };
+                Message::ScanPartRows { rows, next }
+            }
             31 => Message::Outcome {
                 committed: r.u8()? != 0,
             },
@@ -1171,47 +1244,7 @@ impl Message {
                     })
                 }
             },
-            9 => {
-                let table = r.u32()?;
-                let version = r.u32()?;
-                let index = match r.u16()? {
-                    u16::MAX => None,
-                    i => Some(i),
-                };
-                let lower = get_bound(&mut r)?;
-                let upper = get_bound(&mut r)?;
-                let filter = get_filter(&mut r, 0)?;
-                let projection = r.u16s("projection", limits::COLUMNS_MAX)?;
-                let limit = r.u64()?;
-                let order = match r.u8()? {
-                    0 => ScanOrder::Any,
-                    1 => ScanOrder::Ascending,
-                    2 => ScanOrder::Descending,
-                    tag => {
-                        return Err(DecodeError::BadTag {
-                            what: "scan order",
-                            tag,
-                        })
-                    }
-                };
-                let transaction = r.u64()?;
-                let batch_rows = r.u32()?;
-                let batch_bytes = r.u32()?;
-                Message::Scan(ScanRequest {
-                    table,
-                    version,
-                    index,
-                    lower,
-                    upper,
-                    filter,
-                    projection,
-                    limit,
-                    order,
-                    transaction,
-                    batch_rows,
-                    batch_bytes,
-                })
-            }
+            9 => Message::Scan(get_scan_request(&mut r)?),
             10 => {
                 let n = r.count("rows", limits::SCAN_BATCH_ROWS_MAX, 4)?;
                 let rows = (0..n)
@@ -1291,6 +1324,60 @@ impl Message {
         r.finish()?;
         Ok(message)
     }
+}
+
+pub(crate) fn put_scan_request(out: &mut Vec<u8>, s: &ScanRequest) {
+    out.put_u32(s.table);
+    out.put_u32(s.version);
+    out.put_u16(s.index.map_or(u16::MAX, |i| i));
+    put_bound(out, &s.lower);
+    put_bound(out, &s.upper);
+    put_filter(out, &s.filter);
+    out.put_u16s(&s.projection);
+    out.put_u64(s.limit);
+    out.put_u8(s.order as u8);
+    out.put_u64(s.transaction);
+    out.put_u32(s.batch_rows);
+    out.put_u32(s.batch_bytes);
+}
+
+pub(crate) fn get_scan_request(r: &mut Reader) -> DecodeResult<ScanRequest> {
+    let table = r.u32()?;
+    let version = r.u32()?;
+    let index = match r.u16()? {
+        u16::MAX => None,
+        i => Some(i),
+    };
+    let lower = get_bound(r)?;
+    let upper = get_bound(r)?;
+    let filter = get_filter(r, 0)?;
+    let projection = r.u16s("projection", limits::COLUMNS_MAX)?;
+    let limit = r.u64()?;
+    let order = match r.u8()? {
+        0 => ScanOrder::Any,
+        1 => ScanOrder::Ascending,
+        2 => ScanOrder::Descending,
+        tag => {
+            return Err(DecodeError::BadTag {
+                what: "scan order",
+                tag,
+            })
+        }
+    };
+    Ok(ScanRequest {
+        table,
+        version,
+        index,
+        lower,
+        upper,
+        filter,
+        projection,
+        limit,
+        order,
+        transaction: r.u64()?,
+        batch_rows: r.u32()?,
+        batch_bytes: r.u32()?,
+    })
 }
 
 pub(crate) fn put_error(out: &mut Vec<u8>, e: &Error) {

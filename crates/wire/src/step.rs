@@ -1,7 +1,8 @@
 //! Keyed steps: what a transaction coordinator asks of the worker owning one partition (read,
 //! insert, update, write, delete or increment one row by its encoded primary key), and what the
-//! worker answers. Inside a data node they travel on in-memory queues; to a partition of
-//! another node group they cross the step link (`Message::Steps`), encoded here.
+//! worker answers; and the place a scan of a worker's partitions goes on from. Inside a data
+//! node they travel on in-memory queues; to a partition of another node group they cross the
+//! step link (`Message::Steps`, `Message::ScanPart`), encoded here.
 
 use base::{limits, Error, Value};
 
@@ -257,4 +258,74 @@ pub(crate) fn get_step_replies(r: &mut Reader) -> DecodeResult<Vec<StepReply>> {
         replies.push(StepReply { slot, result });
     }
     Ok(replies)
+}
+
+/// Where a worker's part of a scan goes on: a position in the request's partition list and the
+/// place in that partition. It names rows by slot or key, never by pointer, so the partition
+/// may change between batches.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScanPlace {
+    pub partition: usize,
+    pub at: PlaceIn,
+}
+
+/// The place inside one partition.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum PlaceIn {
+    #[default]
+    Start,
+    /// A full scan: the next row slot to visit.
+    Slot(u32),
+    /// A full scan, past the committed rows: the transaction's own images after this encoded
+    /// primary key (None: from the first).
+    Images(Option<Vec<u8>>),
+    /// An index scan: the index key of the last row returned (the next batch starts past it).
+    After(Vec<u8>),
+}
+
+pub(crate) fn put_place(out: &mut Vec<u8>, place: &ScanPlace) {
+    out.put_u32(place.partition as u32);
+    match &place.at {
+        PlaceIn::Start => out.put_u8(0),
+        PlaceIn::Slot(slot) => {
+            out.put_u8(1);
+            out.put_u32(*slot);
+        }
+        PlaceIn::Images(None) => out.put_u8(2),
+        PlaceIn::Images(Some(key)) => {
+            out.put_u8(3);
+            out.put_bytes(key);
+        }
+        PlaceIn::After(key) => {
+            out.put_u8(4);
+            out.put_bytes(key);
+        }
+    }
+}
+
+pub(crate) fn get_place(r: &mut Reader) -> DecodeResult<ScanPlace> {
+    let partition = r.u32()? as usize;
+    if partition > limits::PARTITIONS_MAX as usize {
+        return Err(DecodeError::TooLong {
+            what: "scan place",
+            length: partition,
+            limit: limits::PARTITIONS_MAX as usize,
+        });
+    }
+    let at = match r.u8()? {
+        0 => PlaceIn::Start,
+        1 => PlaceIn::Slot(r.u32()?),
+        2 => PlaceIn::Images(None),
+        3 => PlaceIn::Images(Some(
+            r.bytes("scan key", 2 * limits::KEY_BYTES_MAX)?.to_vec(),
+        )),
+        4 => PlaceIn::After(r.bytes("scan key", 2 * limits::KEY_BYTES_MAX)?.to_vec()),
+        tag => {
+            return Err(DecodeError::BadTag {
+                what: "scan place",
+                tag,
+            })
+        }
+    };
+    Ok(ScanPlace { partition, at })
 }

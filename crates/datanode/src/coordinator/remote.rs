@@ -18,6 +18,16 @@ use wire::{ExecuteOutcome, Message, OpResult};
 use super::{Coordinator, ExecState, OpenTxn, Pending};
 use crate::messages::*;
 
+/// A step link's `ScanPart`, as the receiver takes it.
+pub(super) struct ScanPartRequest {
+    pub(super) transaction: u64,
+    pub(super) request: wire::ScanRequest,
+    pub(super) partitions: Vec<u32>,
+    pub(super) place: ScanPlace,
+    pub(super) rows_max: u32,
+    pub(super) bytes_max: u32,
+}
+
 /// The sessions step links name their commits with: above any a client picks at random in
 /// practice, one per coordinating node.
 const STEP_SESSION_BASE: u64 = 0xC0DE_0000_0000_0000;
@@ -28,6 +38,13 @@ const STEP_SESSION_BASE: u64 = 0xC0DE_0000_0000_0000;
 pub(super) struct RemotePart {
     generation: Option<u64>,
     written: bool,
+}
+
+impl RemotePart {
+    /// The step link connection the part lives on, once known.
+    pub(super) fn link(&self) -> Option<u64> {
+        self.generation
+    }
 }
 
 /// A coordinator's transaction's parts on other node groups, by group index.
@@ -321,12 +338,129 @@ impl Coordinator {
                 self.on_finished(tag);
             }
             Some(Pending::RemoteCommit { .. }) => self.on_remote_commit(tag, group, answer),
+            Some(Pending::Scan(_)) => match answer {
+                Message::ScanPartRows { rows, next } => {
+                    self.on_scan_part(tag, Ok(ScanPart { rows, next }))
+                }
+                other => self.on_scan_part(tag, Err(failure_of(other, group))),
+            },
             Some(Pending::Relay { .. }) => {
                 if let Some(Pending::Relay { request_id }) = self.pending.remove(&tag) {
                     self.reply(request_id, &answer);
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Asks node group `group`'s primary for the next part of a scan stream over its
+    /// partitions (`scan.rs`); the answer comes as a scan part.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn read_remote(
+        &mut self,
+        tag: u64,
+        group: u32,
+        stream: (Option<TxnId>, Option<u64>, &[u32]),
+        request: &wire::ScanRequest,
+        place: ScanPlace,
+        rows_max: usize,
+        bytes_max: usize,
+    ) {
+        let shared = self.shared.clone();
+        let Some(links) = shared.step_links.as_ref() else {
+            return self.on_scan_part(
+                tag,
+                Err(Error::new(
+                    ErrorCode::Internal,
+                    "no step links on this node",
+                )),
+            );
+        };
+        let (txn, link, partitions) = stream;
+        let message = Message::ScanPart {
+            transaction: txn.unwrap_or(0),
+            request: request.clone(),
+            partitions: partitions.to_vec(),
+            place,
+            rows_max: rows_max.min(u32::MAX as usize) as u32,
+            bytes_max: bytes_max.min(u32::MAX as usize) as u32,
+        };
+        links.send(group, link, message, self.deliver(tag, group, 0));
+    }
+
+    /// On a group's primary: the next part of a step link's scan stream, read by the worker
+    /// holding its partitions, seeing the changes of the sender's transaction there.
+    pub(super) fn remote_scan_part(&mut self, request_id: u64, part: ScanPartRequest) {
+        let placement = self.shared.placement;
+        let Some(&first) = part.partitions.first() else {
+            return self.fail(
+                request_id,
+                Error::new(ErrorCode::BadRequest, "no partitions"),
+            );
+        };
+        let worker = placement.worker_of(first);
+        if part
+            .partitions
+            .iter()
+            .any(|p| !placement.is_local(*p) || placement.worker_of(*p) != worker)
+            || part.place.partition >= part.partitions.len()
+        {
+            return self.fail(
+                request_id,
+                Error::new(
+                    ErrorCode::BadRequest,
+                    "a scan part names partitions of another node group or worker",
+                ),
+            );
+        }
+        if let Some(e) = self.queues_full() {
+            return self.fail(request_id, e);
+        }
+        let plan = match self.plan_scan(part.request) {
+            Ok((plan, _)) => plan,
+            Err(e) => return self.fail(request_id, e),
+        };
+        let txn = self
+            .txns
+            .get_mut(&part.transaction)
+            .filter(|_| part.transaction != 0)
+            .map(|t| {
+                t.last_active = Instant::now();
+                (t.id, t.written)
+            })
+            .filter(|(_, written)| written & (1 << worker) != 0)
+            .map(|(id, _)| id);
+        let tag = self.tag();
+        self.pending.insert(tag, Pending::RemoteScan { request_id });
+        self.outbox.push((
+            worker,
+            ToWorker::Scan {
+                tag,
+                partitions: part.partitions,
+                plan: std::sync::Arc::new(plan),
+                txn,
+                from: part.place,
+                rows_max: (part.rows_max as usize).clamp(1, base::limits::SCAN_BATCH_ROWS_MAX),
+                bytes_max: (part.bytes_max as usize).clamp(1, base::limits::SCAN_BATCH_BYTES_MAX),
+                reply_to: self.me,
+            },
+        ));
+    }
+
+    /// A worker read a step link's scan part.
+    pub(super) fn on_remote_scan(&mut self, tag: u64, rows: Result<ScanPart, Error>) {
+        let Some(Pending::RemoteScan { request_id }) = self.pending.remove(&tag) else {
+            return;
+        };
+        match rows {
+            Ok(part) => self.reply(
+                request_id,
+                &Message::ScanPartRows {
+                    rows: part.rows,
+                    next: part.next,
+                },
+            ),
+            Err(e) => self.fail(request_id, e),
         }
     }
 

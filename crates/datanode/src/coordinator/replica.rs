@@ -76,9 +76,10 @@ impl Coordinator {
             | Message::Shutdown { .. }
             | Message::PeerHello { .. }
             | Message::StepHello { .. } => None,
-            Message::Steps { .. } | Message::EndRemote { .. } | Message::UndoRemote { .. } => {
-                self.refuses_step_request()
-            }
+            Message::Steps { .. }
+            | Message::EndRemote { .. }
+            | Message::UndoRemote { .. }
+            | Message::ScanPart { .. } => self.refuses_step_request(),
             Message::Replicate {
                 session,
                 transaction,
@@ -165,7 +166,8 @@ impl Coordinator {
                 if let Message::Execute { transaction, .. }
                 | Message::Steps { transaction, .. }
                 | Message::EndRemote { transaction, .. }
-                | Message::UndoRemote { transaction, .. } = message
+                | Message::UndoRemote { transaction, .. }
+                | Message::ScanPart { transaction, .. } = message
                 {
                     if let Some(txn) = self.txns.remove(transaction) {
                         self.abort_txn(&txn);

@@ -25,6 +25,9 @@ pub(super) struct ScanCursor {
     /// it was rolled back for inactivity fails instead of silently reading without them.
     client_txn: u64,
     plan: Arc<ScanPlan>,
+    /// The client's request, for the streams of other node groups' partitions (whose primaries
+    /// plan it again for each part).
+    request: ScanRequest,
     streams: Vec<Stream>,
     /// Rows still to send before the scan's limit.
     remaining: u64,
@@ -53,11 +56,17 @@ pub(super) fn continues(message: &Message) -> bool {
     matches!(message, Message::ScanNext | Message::ScanClose)
 }
 
-/// The rows of some partitions on one worker, read a batch at a time.
+/// The rows of some partitions on one worker, read a batch at a time: a worker of this node,
+/// or of another node group's primary (`group`), over the step link.
 struct Stream {
     worker: usize,
+    group: Option<u32>,
     partitions: Vec<u32>,
+    /// Here: the transaction whose changes the stream sees on its worker. On another group:
+    /// this node's transaction id, whose part there the stream sees (with the link connection
+    /// that part lives on).
     txn: Option<TxnId>,
+    link: Option<u64>,
     /// Where its next read begins; None once it has read everything.
     next: Option<ScanPlace>,
     fetching: bool,
@@ -115,34 +124,65 @@ impl Coordinator {
         } else {
             0
         };
+        let remote_parts = self
+            .txns
+            .get(&request.transaction)
+            .filter(|_| request.transaction != 0)
+            .map(|t| (t.id, t.remote.clone()));
+        let kept = request.clone();
         match self.plan_scan(request) {
             Err(e) => self.fail(request_id, e),
             Ok((plan, partitions)) => {
                 let workers = self.shared.worker_count();
+                let placement = self.shared.placement;
                 let ordered = plan.order != ScanOrder::Any;
                 let mut streams: Vec<Stream> = Vec::new();
-                let stream = |worker: usize, partitions: Vec<u32>| Stream {
-                    worker,
-                    partitions,
-                    txn: txn.filter(|_| written & (1 << worker) != 0),
-                    next: Some(ScanPlace::default()),
-                    fetching: false,
-                    rows: VecDeque::new(),
+                let stream = |worker: usize, partitions: Vec<u32>| {
+                    let group = placement.group_of(partitions[0]);
+                    if placement.is_local(partitions[0]) {
+                        return Stream {
+                            worker,
+                            group: None,
+                            partitions,
+                            txn: txn.filter(|_| written & (1 << worker) != 0),
+                            link: None,
+                            next: Some(ScanPlace::default()),
+                            fetching: false,
+                            rows: VecDeque::new(),
+                        };
+                    }
+                    // The transaction's part on that group, if it has one there.
+                    let part = remote_parts
+                        .as_ref()
+                        .and_then(|(id, parts)| Some((*id, parts.get(&group)?.link())));
+                    Stream {
+                        worker,
+                        group: Some(group),
+                        partitions,
+                        txn: part.map(|(id, _)| id),
+                        link: part.and_then(|(_, link)| link),
+                        next: Some(ScanPlace::default()),
+                        fetching: false,
+                        rows: VecDeque::new(),
+                    }
                 };
                 if ordered {
                     // Each partition's rows come sorted; the cursor merges them.
                     for p in partitions {
-                        streams.push(stream(self.shared.placement.worker_of(p), vec![p]));
+                        streams.push(stream(placement.worker_of(p), vec![p]));
                     }
                 } else {
-                    let mut groups: Vec<Vec<u32>> = vec![Vec::new(); workers];
+                    // One stream per worker of each node group the partitions are in.
+                    let mut per: std::collections::BTreeMap<(u32, usize), Vec<u32>> =
+                        Default::default();
                     for p in partitions {
-                        groups[self.shared.placement.worker_of(p)].push(p);
+                        per.entry((placement.group_of(p), placement.worker_of(p)))
+                            .or_default()
+                            .push(p);
                     }
-                    for (w, group) in groups.into_iter().enumerate() {
-                        if !group.is_empty() {
-                            streams.push(stream(w, group));
-                        }
+                    for ((_, w), group) in per {
+                        debug_assert!(w < workers);
+                        streams.push(stream(w, group));
                     }
                 }
                 let batch_rows = match batch_rows as usize {
@@ -162,6 +202,7 @@ impl Coordinator {
                         plan.limit
                     },
                     plan: Arc::new(plan),
+                    request: kept,
                     // Together the streams read about one batch ahead, each at least a little.
                     stream_bytes: (batch_bytes / streams.len().max(1)).max(STREAM_BYTES_MIN),
                     streams,
@@ -317,6 +358,19 @@ impl Coordinator {
             let rows_max = c
                 .batch_rows
                 .min(c.remaining.min(usize::MAX as u64) as usize);
+            if let Some(group) = s.group {
+                let stream = (s.txn, s.link, s.partitions.as_slice());
+                self.read_remote(
+                    tag,
+                    group,
+                    stream,
+                    &c.request,
+                    from,
+                    rows_max,
+                    c.stream_bytes,
+                );
+                continue;
+            }
             self.outbox.push((
                 s.worker,
                 ToWorker::Scan {
@@ -333,7 +387,7 @@ impl Coordinator {
         }
     }
 
-    fn plan_scan(&self, request: ScanRequest) -> Result<(ScanPlan, Vec<u32>), Error> {
+    pub(super) fn plan_scan(&self, request: ScanRequest) -> Result<(ScanPlan, Vec<u32>), Error> {
         let entry = {
             let catalog = self
                 .shared
@@ -414,16 +468,6 @@ impl Coordinator {
             if let Some(pruned) = filter_partitions(&table, &filter) {
                 partitions = pruned;
             }
-        }
-        let placement = self.shared.placement;
-        if let Some(p) = partitions.iter().find(|p| !placement.is_local(**p)) {
-            return Err(Error::new(
-                ErrorCode::BadRequest,
-                format!(
-                    "the scan reaches partition {p}, held by node group {}: scans across node groups are not built yet",
-                    placement.group_of(*p) + 1
-                ),
-            ));
         }
         let order = if index.is_none() {
             ScanOrder::Any
