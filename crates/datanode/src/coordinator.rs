@@ -27,6 +27,7 @@ mod ddl;
 mod remote;
 mod replica;
 mod scan;
+pub mod twophase;
 
 /// Where an operation is in its rounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +95,20 @@ enum Pending {
         txn: Box<OpenTxn>,
         results: Vec<OpResult>,
     },
+    /// A transaction that wrote in several node groups: waiting for their parts to prepare
+    /// (`twophase.rs`).
+    Preparing {
+        request_id: u64,
+        client_txn: u64,
+        txn: Box<OpenTxn>,
+        results: Vec<OpResult>,
+        waiting: usize,
+        failure: Option<Error>,
+    },
+    /// On a node group's primary: a prepared part's rows going to the backups.
+    PreparingHere {
+        request_id: u64,
+    },
     /// A schema change sent to the schema master for a client of this node (`remote.rs`).
     Relay {
         request_id: u64,
@@ -138,6 +153,8 @@ enum Pending {
         request_id: u64,
         results: Vec<OpResult>,
         waiting: usize,
+        /// A two-phase commit's decision: its prepared parts commit once it is recorded.
+        decided: Option<Box<twophase::Decided>>,
     },
     /// A schema change sent to the backups as it started here: answered once it ended here
     /// (`local`) and every backup answered (`answers`).
@@ -620,6 +637,8 @@ impl Coordinator {
         match message {
             Message::TableIds { .. }
             | Message::Replicate { .. }
+            | Message::Prepared { .. }
+            | Message::Resolve { .. }
             | Message::CopyCatalog { .. }
             | Message::CopyRows { .. }
             | Message::CopyDone { .. }
@@ -641,10 +660,7 @@ impl Coordinator {
                 keep_from,
                 steps,
             } => self.remote_steps(id, transaction, (statement, keep_from), steps),
-            Message::EndRemote {
-                transaction,
-                commit,
-            } => self.end_txn(id, transaction, commit, Vec::new()),
+            Message::EndRemote { transaction, end } => self.end_remote(id, transaction, end),
             Message::UndoRemote {
                 transaction,
                 statement,
@@ -671,7 +687,36 @@ impl Coordinator {
                 session,
                 transaction,
                 changes,
+                ..
             } => self.apply_replicated(id, (session, transaction), changes),
+            Message::Prepared {
+                coordinator,
+                transaction,
+                changes,
+            } => {
+                if let Some(role) = &self.shared.role {
+                    role.hold((coordinator, transaction), changes);
+                }
+                self.reply(id, &Message::Done)
+            }
+            Message::Resolve {
+                coordinator,
+                transaction,
+                commit,
+            } => {
+                let held = self
+                    .shared
+                    .role
+                    .as_ref()
+                    .and_then(|r| r.take_held((coordinator, transaction)));
+                match held {
+                    Some(changes) if commit => {
+                        let name = crate::replication::decision_name(coordinator, transaction);
+                        self.apply_rows(id, name, changes, false)
+                    }
+                    _ => self.reply(id, &Message::Done),
+                }
+            }
             Message::CommitOutcome {
                 session,
                 transaction,

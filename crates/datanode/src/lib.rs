@@ -12,6 +12,7 @@ pub mod cluster_host;
 pub mod coordinator;
 pub mod copy;
 pub mod event_loop;
+pub mod indoubt;
 pub mod messages;
 pub mod prepare;
 pub mod recovery;
@@ -20,6 +21,7 @@ pub mod steplink;
 pub mod waits;
 pub mod worker;
 
+use std::collections::HashMap;
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -225,6 +227,9 @@ pub struct Shared {
     /// The links to other node groups' primaries, for transactions that reach their
     /// partitions (a cluster of more than one node group).
     pub step_links: Option<steplink::StepLinks>,
+    /// Prepared parts of other nodes' transactions (two-phase commit) this primary holds,
+    /// locks kept, until their coordinator's group says how they ended.
+    pub in_doubt: Mutex<HashMap<(u32, u64), coordinator::twophase::InDoubt>>,
     /// A schema change is being sent to the backups: another waits (a temporary error), so
     /// every replica registers them in the same order and gives tables the same ids.
     pub schema_change_busy: AtomicBool,
@@ -282,6 +287,14 @@ impl Placement {
 impl Shared {
     pub fn worker_count(&self) -> usize {
         self.workers.len()
+    }
+
+    /// Takes a prepared part held here (None: not held, or resolved already).
+    pub fn take_in_doubt(&self, part: (u32, u64)) -> Option<coordinator::twophase::InDoubt> {
+        self.in_doubt
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&part)
     }
 
     /// The partitions of `table` that `worker` owns (`Placement::partitions_of`).
@@ -644,9 +657,13 @@ impl DataNode {
                 .clone()
                 .filter(|r| r.groups.len() > 1)
                 .map(steplink::StepLinks::new),
+            in_doubt: Mutex::new(HashMap::new()),
             schema_change_busy: AtomicBool::new(false),
             stop_requested: Mutex::new(None),
         });
+        if shared.step_links.is_some() {
+            indoubt::spawn(Arc::downgrade(&shared));
+        }
         if let Some(role) = &shared.role {
             // A primary copies its partitions to a starting node of its group (node restart).
             let weak = Arc::downgrade(&shared);

@@ -154,6 +154,9 @@ pub struct Role {
     copied: Arc<AtomicBool>,
     /// Where this node's own restart stands (`Restart`).
     restart: Mutex<Restart>,
+    /// On a backup: prepared parts of two-phase commits (`Message::Prepared`), by coordinator
+    /// and transaction, until resolved.
+    held: Mutex<std::collections::HashMap<(u32, u64), Vec<wire::RowChange>>>,
 }
 
 /// A restarted node's copy from its primary, as it stands.
@@ -187,6 +190,21 @@ pub type Copier = Box<dyn Fn(u32, u64) + Send + Sync>;
 /// A commit's name: its client's session and transaction numbers.
 pub type CommitName = (u64, u64);
 
+/// The sessions that name two-phase commit decisions: above any a client picks at random in
+/// practice, one per coordinating data node.
+pub const DECISION_SESSION_BASE: u64 = 0xC0DE_0000_0000_0000;
+
+/// The name under which data node `coordinator`'s group records the decision of its
+/// transaction `transaction` that wrote in other node groups too, and which those groups ask
+/// about (`CommitOutcome`) when they hold its prepared part and lost the coordinator.
+pub fn decision_name(coordinator: u32, transaction: u64) -> CommitName {
+    (DECISION_SESSION_BASE | u64::from(coordinator), transaction)
+}
+
+fn is_decision(name: CommitName) -> bool {
+    name.0 & DECISION_SESSION_BASE == DECISION_SESSION_BASE
+}
+
 /// How many commits a node remembers by name, for clients that lost their connection during
 /// one (`Message::CommitOutcome`); the oldest are forgotten first.
 pub const COMMITS_REMEMBERED: usize = 1 << 20;
@@ -198,6 +216,11 @@ struct Commits {
     /// The remembered commits, oldest first, with when they were recorded.
     order: std::collections::VecDeque<(CommitName, Instant)>,
     under_way: std::collections::HashSet<CommitName>,
+    /// Decisions of two-phase commits (`decision_name`) that must never be made: another node
+    /// group asked how one ended before it was decided, and was told "not committed". Kept
+    /// as long as the commits remembered (the oldest go first).
+    refused: std::collections::HashSet<CommitName>,
+    refused_order: std::collections::VecDeque<CommitName>,
     /// When the newest commit this node forgot was recorded: a name it does not know from
     /// after then may be a commit it forgot.
     forgot_up_to: Option<Instant>,
@@ -221,7 +244,21 @@ impl Commits {
             done: Default::default(),
             order: Default::default(),
             under_way: Default::default(),
+            refused: Default::default(),
+            refused_order: Default::default(),
             forgot_up_to: None,
+        }
+    }
+
+    /// Refuses the decision `name` for good (see `refused`).
+    fn refuse(&mut self, name: CommitName) {
+        if self.refused.insert(name) {
+            self.refused_order.push_back(name);
+            if self.refused_order.len() > self.capacity {
+                if let Some(old) = self.refused_order.pop_front() {
+                    self.refused.remove(&old);
+                }
+            }
         }
     }
 
@@ -299,6 +336,7 @@ impl Role {
             copy_progress: Mutex::new(BTreeMap::new()),
             copied: Arc::new(AtomicBool::new(false)),
             restart: Mutex::new(Restart::No),
+            held: Mutex::new(Default::default()),
         })
     }
 
@@ -493,8 +531,27 @@ impl Role {
             .is_none()
     }
 
-    /// The epoch this node serves in as its group's primary, or why it does not.
+    /// The epoch this node serves in as its group's primary, or why it does not. A primary
+    /// that holds prepared parts its previous primary left (two-phase commit) serves no new
+    /// transaction until they are resolved (`crate::indoubt`).
     pub fn serving(&self) -> Result<u64, Error> {
+        let epoch = self.serving_links()?;
+        let held = self.held.lock().unwrap_or_else(|e| e.into_inner()).len();
+        if held > 0 {
+            return Err(Error::new(
+                ErrorCode::NotPrimary,
+                format!(
+                    "data node {} took over its node group holding {held} prepared transactions of its previous primary: it serves once they are resolved",
+                    self.me
+                ),
+            ));
+        }
+        Ok(epoch)
+    }
+
+    /// `serving`, without waiting for prepared parts to be resolved: what other node groups'
+    /// links (their steps, second phases and questions) need.
+    pub fn serving_links(&self) -> Result<u64, Error> {
         let view = self.view();
         if !view.open || !self.lease.load(Ordering::Relaxed) {
             return Err(Error::new(
@@ -551,10 +608,18 @@ impl Role {
     /// `accepts_commit`, and, when it does, records the commit named `name` as committed here
     /// under the same look at the view: a view this node opens later (as the new primary)
     /// already knows it, so no client hears "not committed" for rows about to be applied.
-    pub fn take_commit(&self, epoch: u64, name: CommitName) -> Result<(), Error> {
+    pub fn take_commit(
+        &self,
+        epoch: u64,
+        name: CommitName,
+        decision: Option<CommitName>,
+    ) -> Result<(), Error> {
         let view = self.view.read().unwrap_or_else(|e| e.into_inner());
         self.backup_in(&view, epoch)?;
         self.commit_ended(name, true);
+        if let Some(decision) = decision {
+            self.commit_ended(decision, true);
+        }
         Ok(())
     }
 
@@ -666,6 +731,8 @@ impl Role {
         let schema = !matches!(
             message,
             Message::Replicate { .. }
+                | Message::Prepared { .. }
+                | Message::Resolve { .. }
                 | Message::CopyCatalog { .. }
                 | Message::CopyRows { .. }
                 | Message::CopyDone { .. }
@@ -713,7 +780,9 @@ impl Role {
         let generation = {
             let mut unsettled = self.unsettled.lock().unwrap_or_else(|e| e.into_inner());
             match message {
-                Message::Replicate { .. } => unsettled.count(),
+                Message::Replicate { .. } | Message::Resolve { commit: true, .. } => {
+                    unsettled.count()
+                }
                 Message::CopyCatalog { .. } => {
                     unsettled.generation += 1;
                     unsettled.generation
@@ -810,10 +879,54 @@ impl Role {
         c.ended(name, committed, Instant::now());
     }
 
-    /// How the commit named `name` ended, as this node (its group's primary) knows it.
+    /// How the commit named `name` ended, as this node (its group's primary) knows it. A
+    /// two-phase commit's decision not made yet is refused for good as it is answered "not
+    /// committed", so the answer stays true.
     pub fn commit_outcome(&self, name: CommitName) -> Outcome {
-        let c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
-        c.outcome(name, Instant::now())
+        let mut c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        let outcome = c.outcome(name, Instant::now());
+        if is_decision(name) && outcome != Outcome::Committed && outcome != Outcome::UnderWay {
+            c.refuse(name);
+            return Outcome::NotCommitted;
+        }
+        outcome
+    }
+
+    /// This node, coordinating a transaction that wrote in several node groups, decides to
+    /// commit it (`decision_name`): false when another group was told it did not commit.
+    pub fn begin_decision(&self, name: CommitName) -> bool {
+        let mut c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        if c.refused.contains(&name) {
+            return false;
+        }
+        c.under_way.insert(name);
+        true
+    }
+
+    /// On a backup: holds the rows of a prepared part (`Message::Prepared`) until `Resolve`.
+    pub fn hold(&self, part: (u32, u64), changes: Vec<wire::RowChange>) {
+        self.held
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(part, changes);
+    }
+
+    /// Takes a held prepared part's rows (None: not held, or resolved already).
+    pub fn take_held(&self, part: (u32, u64)) -> Option<Vec<wire::RowChange>> {
+        self.held
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&part)
+    }
+
+    /// The prepared parts this node holds as a backup, by coordinator and transaction.
+    pub fn held_parts(&self) -> Vec<(u32, u64)> {
+        self.held
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .keys()
+            .copied()
+            .collect()
     }
 }
 

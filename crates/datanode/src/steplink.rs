@@ -15,7 +15,7 @@ use std::net::TcpStream;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base::{Error, ErrorCode};
 use wire::Message;
@@ -28,6 +28,11 @@ const LINK_POLL: Duration = Duration::from_millis(20);
 const LINK_BATCH_EVENTS: usize = 256;
 /// Requests waiting for answers on one link; one more is refused with `Overloaded`.
 pub const STEP_LINK_REQUESTS_MAX: usize = 65_536;
+/// How long a persistent request (a prepared part's commit) is sent again: past the time a
+/// failed primary's successor takes over. Past it, the group learns the outcome itself.
+const RESEND_FOR: Duration = Duration::from_secs(30);
+/// Between attempts at a persistent request.
+const RESEND_AFTER: Duration = Duration::from_millis(50);
 
 /// Called once with the answer and the generation of the connection it came on, or with why
 /// there is none.
@@ -40,6 +45,12 @@ enum LinkEvent {
         generation: Option<u64>,
         done: StepDone,
     },
+    /// Sent, and sent again over new connections to whichever node is the group's primary,
+    /// until answered without a temporary failure, or until `RESEND_FOR` passed.
+    Persistent {
+        message: Message,
+        done: StepDone,
+    },
     Answer {
         generation: u64,
         request_id: u64,
@@ -47,6 +58,12 @@ enum LinkEvent {
     },
     Closed {
         generation: u64,
+    },
+    /// A persistent request's attempt failed: it waits `RESEND_AFTER` and goes again.
+    Retry {
+        message: Message,
+        done: StepDone,
+        deadline: Instant,
     },
 }
 
@@ -64,9 +81,27 @@ impl StepLinks {
         }
     }
 
+    /// Sends `message` to node group `group`'s primary until it answers without a temporary
+    /// failure, over new connections to the group's new primary after a failover, for up to
+    /// `RESEND_FOR`; for requests that are harmless twice. `done` gets the last answer.
+    pub fn send_until_answered(&self, group: u32, message: Message, done: StepDone) {
+        self.event(group, LinkEvent::Persistent { message, done });
+    }
+
     /// Sends `message` to node group `group`'s primary, on connection `generation` when given;
     /// `done` gets the answer.
     pub fn send(&self, group: u32, generation: Option<u64>, message: Message, done: StepDone) {
+        self.event(
+            group,
+            LinkEvent::Request {
+                message,
+                generation,
+                done,
+            },
+        );
+    }
+
+    fn event(&self, group: u32, event: LinkEvent) {
         let mut links = self.links.lock().unwrap_or_else(|e| e.into_inner());
         let link = links.entry(group).or_insert_with(|| {
             let (tx, rx) = mpsc::channel();
@@ -74,6 +109,7 @@ impl StepLinks {
                 role: self.role.clone(),
                 group,
                 answers: tx.clone(),
+                persistent: Vec::new(),
                 connection: None,
                 generation: 0,
                 in_flight: BTreeMap::new(),
@@ -90,11 +126,7 @@ impl StepLinks {
             tx
         });
         // The link's thread runs as long as the process: a send cannot fail.
-        let _ = link.send(LinkEvent::Request {
-            message,
-            generation,
-            done,
-        });
+        let _ = link.send(event);
     }
 }
 
@@ -111,6 +143,8 @@ struct Link {
     role: Arc<Role>,
     group: u32,
     answers: Sender<LinkEvent>,
+    /// Persistent requests waiting to be sent (again), with their deadline and next attempt.
+    persistent: Vec<(Message, StepDone, Instant, Instant)>,
     connection: Option<Open>,
     generation: u64,
     in_flight: BTreeMap<u64, StepDone>,
@@ -135,6 +169,7 @@ impl Link {
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
             }
+            self.resend();
             // A connection opened in another view, or to a node no longer the group's primary,
             // carries nothing more: what waits on it is gone there.
             if let Some(open) = &self.connection {
@@ -163,6 +198,11 @@ impl Link {
                 generation,
                 done,
             } => self.request(message, generation, done),
+            LinkEvent::Persistent { message, done } => {
+                let now = Instant::now();
+                self.persistent.push((message, done, now + RESEND_FOR, now));
+                self.resend();
+            }
             LinkEvent::Answer {
                 generation,
                 request_id,
@@ -174,11 +214,53 @@ impl Link {
                     }
                 }
             }
+            LinkEvent::Retry {
+                message,
+                done,
+                deadline,
+            } => {
+                self.persistent
+                    .push((message, done, deadline, Instant::now() + RESEND_AFTER));
+            }
             LinkEvent::Closed { generation } => {
                 if self.connection.as_ref().map(|c| c.generation) == Some(generation) {
                     self.close("the connection closed");
                 }
             }
+        }
+    }
+
+    /// Sends the persistent requests due: each goes as a request whose failure (or temporary
+    /// refusal) puts it back for another attempt, until its deadline.
+    fn resend(&mut self) {
+        let now = Instant::now();
+        let due: Vec<_> = {
+            let (due, wait) = std::mem::take(&mut self.persistent)
+                .into_iter()
+                .partition(|p| p.3 <= now);
+            self.persistent = wait;
+            due
+        };
+        for (message, done, deadline, _) in due {
+            let again = self.answers.clone();
+            let copy = message.clone();
+            let retry: StepDone = Box::new(move |result| {
+                let temporary = match &result {
+                    Err(_) => true,
+                    Ok((_, Message::Failure(e))) => e.is_temporary(),
+                    Ok(_) => false,
+                };
+                if temporary && Instant::now() < deadline {
+                    let _ = again.send(LinkEvent::Retry {
+                        message: copy,
+                        done,
+                        deadline,
+                    });
+                } else {
+                    done(result);
+                }
+            });
+            self.request(message, None, retry);
         }
     }
 

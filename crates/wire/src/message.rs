@@ -384,6 +384,10 @@ pub enum Message {
         session: u64,
         transaction: u64,
         changes: Vec<RowChange>,
+        /// Not 0: this commit decides the primary's transaction of this number, which wrote in
+        /// other node groups too (two-phase commit): the backup records it, so as the group's
+        /// primary it can tell those groups how the transaction ended.
+        decision: u64,
     },
     /// Asks whether the commit of transaction `transaction` of session `session` took effect:
     /// what a client asks after losing the connection its commit went on. Answered by
@@ -451,18 +455,33 @@ pub enum Message {
     StepsDone {
         replies: Vec<crate::step::StepReply>,
     },
-    /// Ends the sender's transaction `transaction` on the receiver: `commit` commits its part
-    /// as the receiver commits its own (the rows to its group's backups first), else rolls it
-    /// back. Answered by `Done` (or `Failure`: the part was not committed).
+    /// Ends (or prepares) the sender's transaction `transaction` on the receiver, as `end`
+    /// says. Answered by `ExecuteReply`: `Ok` once done, else why not.
     EndRemote {
         transaction: u64,
-        commit: bool,
+        end: RemoteEnd,
     },
     /// Undoes the changes statement `statement` and later ones made to the sender's
     /// transaction on the receiver (`ExecType::UndoStatement`). Answered by `Done`.
     UndoRemote {
         transaction: u64,
         statement: u32,
+    },
+    /// From a primary to its backups, on the replication link: the rows of its part of data
+    /// node `coordinator`'s transaction `transaction`, prepared (two-phase commit). The backup
+    /// holds them without applying or logging them, until `Resolve`; answered by `Done`.
+    Prepared {
+        coordinator: u32,
+        transaction: u64,
+        changes: Vec<RowChange>,
+    },
+    /// From a primary to its backups: the prepared part of `coordinator`'s transaction
+    /// `transaction` committed (the backup applies and logs the rows it holds, as a replicated
+    /// commit) or not (it drops them). Answered by `Done`, also when it holds none.
+    Resolve {
+        coordinator: u32,
+        transaction: u64,
+        commit: bool,
     },
     /// On a step link: the next part of a scan over some of the receiver's `partitions` (all
     /// on one worker), read from `place` on: at most `rows_max` rows and about `bytes_max`
@@ -483,6 +502,25 @@ pub enum Message {
         rows: Vec<(Vec<u8>, Vec<Value>)>,
         next: Option<crate::step::ScanPlace>,
     },
+}
+
+/// How a coordinator ends its transaction's part on another node group (`Message::EndRemote`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum RemoteEnd {
+    /// Roll the part back (a prepared one too).
+    Rollback = 0,
+    /// Commit the part as the receiver commits its own transactions (the only group that
+    /// wrote): its rows go to the group's backups first.
+    Commit = 1,
+    /// Two-phase commit, first phase: the part's rows go to the group's backups, which hold
+    /// them without applying (`Prepared`); its locks stay held until the second phase, or until
+    /// the receiver learns how the transaction ended from the coordinator's group.
+    Prepare = 2,
+    /// Two-phase commit, second phase, once the coordinator's group recorded the commit: the
+    /// backups apply the held rows (`Resolve`), then the part commits here. A part not held
+    /// (already resolved) answers `Ok`.
+    CommitPrepared = 3,
 }
 
 /// One row's new image in a replicated commit: its table, partition and encoded primary key,
@@ -607,6 +645,8 @@ impl Message {
             Message::UndoRemote { .. } => 43,
             Message::ScanPart { .. } => 44,
             Message::ScanPartRows { .. } => 45,
+            Message::Prepared { .. } => 46,
+            Message::Resolve { .. } => 47,
         }
     }
 
@@ -699,10 +739,25 @@ impl Message {
                 crate::step::put_steps(out, steps);
             }
             Message::StepsDone { replies } => crate::step::put_step_replies(out, replies),
-            Message::EndRemote {
+            Message::EndRemote { transaction, end } => {
+                out.put_u64(*transaction);
+                out.put_u8(*end as u8);
+            }
+            Message::Prepared {
+                coordinator,
+                transaction,
+                changes,
+            } => {
+                out.put_u32(*coordinator);
+                out.put_u64(*transaction);
+                put_changes(out, changes);
+            }
+            Message::Resolve {
+                coordinator,
                 transaction,
                 commit,
             } => {
+                out.put_u32(*coordinator);
                 out.put_u64(*transaction);
                 out.put_u8(u8::from(*commit));
             }
@@ -763,10 +818,12 @@ impl Message {
                 session,
                 transaction,
                 changes,
+                decision,
             } => {
                 out.put_u64(*session);
                 out.put_u64(*transaction);
                 put_changes(out, changes);
+                out.put_u64(*decision);
             }
             Message::TableInfo {
                 table,
@@ -973,12 +1030,33 @@ impl Message {
             },
             42 => Message::EndRemote {
                 transaction: r.u64()?,
+                end: match r.u8()? {
+                    0 => RemoteEnd::Rollback,
+                    1 => RemoteEnd::Commit,
+                    2 => RemoteEnd::Prepare,
+                    3 => RemoteEnd::CommitPrepared,
+                    tag => {
+                        return Err(DecodeError::BadTag {
+                            what: "remote end",
+                            tag,
+                        })
+                    }
+                },
+            },
+            46 => Message::Prepared {
+                coordinator: r.u32()?,
+                transaction: r.u64()?,
+                changes: get_changes(&mut r)?,
+            },
+            47 => Message::Resolve {
+                coordinator: r.u32()?,
+                transaction: r.u64()?,
                 commit: match r.u8()? {
                     0 => false,
                     1 => true,
                     tag => {
                         return Err(DecodeError::BadTag {
-                            what: "commit flag",
+                            what: "resolve flag",
                             tag,
                         })
                     }
@@ -1084,6 +1162,7 @@ impl Message {
                     session,
                     transaction,
                     changes: get_changes(&mut r)?,
+                    decision: r.u64()?,
                 }
             }
             23 => Message::ListDatabases,

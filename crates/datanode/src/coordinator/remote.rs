@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use base::{Error, ErrorCode};
-use wire::{ExecuteOutcome, Message, OpResult};
+use wire::{ExecuteOutcome, Message, OpResult, RemoteEnd};
 
 use super::{Coordinator, ExecState, OpenTxn, Pending};
 use crate::messages::*;
@@ -28,10 +28,6 @@ pub(super) struct ScanPartRequest {
     pub(super) bytes_max: u32,
 }
 
-/// The sessions step links name their commits with: above any a client picks at random in
-/// practice, one per coordinating node.
-const STEP_SESSION_BASE: u64 = 0xC0DE_0000_0000_0000;
-
 /// A transaction's part on another node group: the step link connection it lives on (known
 /// once the first answer came) and whether it wrote there.
 #[derive(Debug, Default, Clone, Copy)]
@@ -44,6 +40,11 @@ impl RemotePart {
     /// The step link connection the part lives on, once known.
     pub(super) fn link(&self) -> Option<u64> {
         self.generation
+    }
+
+    /// Whether the transaction wrote there.
+    pub(super) fn written(&self) -> bool {
+        self.written
     }
 }
 
@@ -62,10 +63,10 @@ impl Coordinator {
                 ),
             );
         };
-        match role.serving() {
+        match role.serving_links() {
             Ok(serving) if serving == epoch && role.view().members.contains(&node) => {
                 self.step_peer = Some((node, epoch));
-                self.session = STEP_SESSION_BASE | u64::from(node);
+                self.session = crate::replication::DECISION_SESSION_BASE | u64::from(node);
                 let reply = Message::HelloReply {
                     node_id: self.shared.node_id,
                     worker_count: self.shared.worker_count() as u32,
@@ -97,7 +98,7 @@ impl Coordinator {
             ));
         };
         let role = self.shared.role.as_ref()?;
-        match role.serving() {
+        match role.serving_links() {
             Ok(serving) if serving == epoch => None,
             Ok(serving) => Some(Error::new(
                 ErrorCode::ViewChanged,
@@ -274,7 +275,12 @@ impl Coordinator {
     }
 
     /// A callback that hands a step link's answer to this coordinator as an event.
-    fn deliver(&self, tag: u64, group: u32, first_slot: u32) -> crate::steplink::StepDone {
+    pub(super) fn deliver(
+        &self,
+        tag: u64,
+        group: u32,
+        first_slot: u32,
+    ) -> crate::steplink::StepDone {
         let (shared, me) = (self.shared.clone(), self.me);
         Box::new(move |result| {
             shared.workers[me.worker].send(ToWorker::ToCoordinator {
@@ -338,6 +344,10 @@ impl Coordinator {
                 self.on_finished(tag);
             }
             Some(Pending::RemoteCommit { .. }) => self.on_remote_commit(tag, group, answer),
+            Some(Pending::Preparing { .. }) => self.on_prepared(tag, group, answer),
+            // A prepared part's commit: answered, or given up on after long (the transaction
+            // committed all the same; that group learns it from the coordinator's group).
+            Some(Pending::Commit { .. }) => self.on_finished(tag),
             Some(Pending::Scan(_)) => match answer {
                 Message::ScanPartRows { rows, next } => {
                     self.on_scan_part(tag, Ok(ScanPart { rows, next }))
@@ -503,11 +513,11 @@ impl Coordinator {
     /// Rolls back a transaction everywhere it is: this node's workers and other groups' parts.
     pub(super) fn abort_txn(&mut self, txn: &OpenTxn) {
         self.abort_on_workers(txn.id, txn.touched);
-        self.release_remote(txn.id, &txn.remote, false);
+        self.release_remote(txn.id, &txn.remote, RemoteEnd::Rollback);
     }
 
     /// Ends the transaction's parts on other node groups without waiting for their answers.
-    fn release_remote(&self, txn: TxnId, parts: &RemoteParts, commit: bool) {
+    pub(super) fn release_remote(&self, txn: TxnId, parts: &RemoteParts, end: RemoteEnd) {
         let Some(links) = self.shared.step_links.as_ref() else {
             return;
         };
@@ -517,7 +527,7 @@ impl Coordinator {
                 part.generation,
                 Message::EndRemote {
                     transaction: txn,
-                    commit,
+                    end,
                 },
                 Box::new(|_| {}),
             );
@@ -543,18 +553,7 @@ impl Coordinator {
             .collect();
         let local_written = txn.written != 0;
         if written.len() + usize::from(local_written) > 1 {
-            self.abort_txn(&txn);
-            let groups = written.len() + usize::from(local_written);
-            let error = Error::new(
-                ErrorCode::BadRequest,
-                format!(
-                    "transaction rolled back: it writes in {groups} node groups, and a commit across node groups (two-phase) is not built yet"
-                ),
-            );
-            self.reply(
-                request_id,
-                &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 0, error }),
-            );
+            self.prepare_across(request_id, client_txn, txn, results);
             return None;
         }
         let Some(&group) = written.first() else {
@@ -562,10 +561,9 @@ impl Coordinator {
             // first; this node commits as always.
             let mut txn = txn;
             let parts = std::mem::take(&mut txn.remote);
-            self.release_remote(txn.id, &parts, false);
+            self.release_remote(txn.id, &parts, RemoteEnd::Rollback);
             return Some((txn, results));
         };
-        let _ = client_txn;
         let tag = self.tag();
         let shared = self.shared.clone();
         let links = shared.step_links.as_ref()?;
@@ -575,7 +573,7 @@ impl Coordinator {
             part.generation,
             Message::EndRemote {
                 transaction: txn.id,
-                commit: true,
+                end: RemoteEnd::Commit,
             },
             self.deliver(tag, group, 0),
         );
@@ -604,7 +602,7 @@ impl Coordinator {
         let mut others = txn.remote.clone();
         others.remove(&group);
         self.abort_on_workers(txn.id, txn.touched);
-        self.release_remote(txn.id, &others, false);
+        self.release_remote(txn.id, &others, RemoteEnd::Rollback);
         let outcome = match answer {
             Message::ExecuteReply(ExecuteOutcome::Ok(_)) => ExecuteOutcome::Ok(results),
             Message::ExecuteReply(ExecuteOutcome::Aborted { error, .. }) => {
@@ -631,7 +629,7 @@ impl Coordinator {
 }
 
 /// The error a step link's answer carries when it is not the one expected.
-fn failure_of(answer: Message, group: u32) -> Error {
+pub(super) fn failure_of(answer: Message, group: u32) -> Error {
     match answer {
         Message::Failure(e) => e,
         Message::ExecuteReply(ExecuteOutcome::Aborted { error, .. })

@@ -22,6 +22,7 @@ pub(super) struct Gather {
     pub(super) results: Vec<OpResult>,
     pub(super) waiting: usize,
     pub(super) changes: Vec<RowChange>,
+    pub(super) purpose: super::twophase::Purpose,
 }
 
 /// Schema changes that copy rows (a column change) or build a unique index: the primary fences
@@ -83,10 +84,16 @@ impl Coordinator {
             Message::Replicate {
                 session,
                 transaction,
+                decision,
                 ..
             } => match self.replica {
                 // Checked, and the commit recorded, in one look at the view.
-                Some((_, epoch)) => role.take_commit(epoch, (*session, *transaction)).err(),
+                Some((node, epoch)) => {
+                    let decision = (*decision != 0)
+                        .then(|| crate::replication::decision_name(node, *decision));
+                    role.take_commit(epoch, (*session, *transaction), decision)
+                        .err()
+                }
                 None => Some(Error::new(
                     ErrorCode::Protocol,
                     "replicated rows come only on a primary's link (after PeerHello)",
@@ -97,6 +104,15 @@ impl Coordinator {
                 None => Some(Error::new(
                     ErrorCode::Protocol,
                     "table ids come only on a primary's link (after PeerHello)",
+                )),
+            },
+            // Asked by other groups' resolvers too, whose parts this node's holding waits on.
+            Message::CommitOutcome { .. } => role.serving_links().err(),
+            Message::Prepared { .. } | Message::Resolve { .. } => match self.replica {
+                Some((_, epoch)) => role.accepts_commit(epoch).err(),
+                None => Some(Error::new(
+                    ErrorCode::Protocol,
+                    "prepared rows come only on a primary's link (after PeerHello)",
                 )),
             },
             Message::CopyCatalog { .. } | Message::CopyRows { .. } | Message::CopyDone { .. } => {
@@ -333,7 +349,13 @@ impl Coordinator {
 
     /// Applies a replicated commit (`copy`: copied rows) on the workers owning the rows'
     /// partitions, as one logged transaction, and answers once every part is written.
-    fn apply_rows(&mut self, id: u64, name: CommitName, changes: Vec<RowChange>, copy: bool) {
+    pub(super) fn apply_rows(
+        &mut self,
+        id: u64,
+        name: CommitName,
+        changes: Vec<RowChange>,
+        copy: bool,
+    ) {
         // Rows of a table this node never held mean its catalog is behind the primary's: the
         // replica has left the primary's state, and the node stops. (Rows of a table dropped
         // here since are dropped with it, as on the primary.)
@@ -388,7 +410,8 @@ impl Coordinator {
         );
     }
 
-    /// Asks every worker the transaction wrote on for its row images.
+    /// Asks every worker the transaction wrote on for its row images: for a commit, a
+    /// two-phase commit's decision, or a prepared part (`purpose`).
     pub(super) fn gather_images(
         &mut self,
         request_id: u64,
@@ -396,8 +419,27 @@ impl Coordinator {
         txn: OpenTxn,
         results: Vec<OpResult>,
     ) {
+        self.gather_for(
+            request_id,
+            client_txn,
+            txn,
+            results,
+            super::twophase::Purpose::Commit,
+        );
+    }
+
+    pub(super) fn gather_for(
+        &mut self,
+        request_id: u64,
+        client_txn: u64,
+        txn: OpenTxn,
+        results: Vec<OpResult>,
+        purpose: super::twophase::Purpose,
+    ) {
         if let Some(role) = &self.shared.role {
-            role.commit_started((self.session, client_txn));
+            if !matches!(purpose, super::twophase::Purpose::Prepare { .. }) {
+                role.commit_started((self.session, client_txn));
+            }
         }
         let tag = self.tag();
         let mut waiting = 0;
@@ -414,17 +456,20 @@ impl Coordinator {
                 waiting += 1;
             }
         }
-        self.pending.insert(
-            tag,
-            Pending::Gather(Box::new(Gather {
-                request_id,
-                client_txn,
-                txn,
-                results,
-                waiting,
-                changes: Vec::new(),
-            })),
-        );
+        let gather = Box::new(Gather {
+            request_id,
+            client_txn,
+            txn,
+            results,
+            waiting,
+            changes: Vec::new(),
+            purpose,
+        });
+        if waiting == 0 {
+            // Nothing written here (a decision for writes in other groups only).
+            return self.images_gathered(tag, *gather);
+        }
+        self.pending.insert(tag, Pending::Gather(gather));
     }
 
     /// A worker's images came; with the last, the rows go to the backups. Once they answered,
@@ -440,20 +485,25 @@ impl Coordinator {
             self.pending.insert(tag, Pending::Gather(gather));
             return;
         }
+        self.images_gathered(tag, *gather);
+    }
+
+    fn images_gathered(&mut self, tag: u64, gather: Gather) {
         let Gather {
             request_id,
             client_txn,
             txn,
             results,
             changes,
+            purpose,
             ..
-        } = *gather;
+        } = gather;
         let name = (self.session, client_txn);
         let bytes: usize = changes.iter().map(RowChange::encoded_bytes).sum();
         if bytes + 64 > limits::FRAME_BODY_BYTES_MAX as usize
             || changes.len() > wire::REPLICATED_ROWS_MAX
         {
-            self.abort_on_workers(txn.id, txn.touched);
+            self.abort_txn(&txn);
             if let Some(role) = &self.shared.role {
                 role.commit_ended(name, false);
             }
@@ -466,6 +516,9 @@ impl Coordinator {
                     limits::FRAME_BODY_BYTES_MAX
                 ),
             );
+            if let super::twophase::Purpose::Decide(decided) = &purpose {
+                self.release_remote(txn.id, &decided.parts, wire::RemoteEnd::Rollback);
+            }
             return self.reply(
                 request_id,
                 &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 0, error }),
@@ -474,28 +527,69 @@ impl Coordinator {
         let Some(role) = self.shared.role.clone() else {
             return;
         };
+        let (id, touched, written) = (txn.id, txn.touched, txn.written);
+        let decision = match purpose {
+            super::twophase::Purpose::Prepare {
+                coordinator,
+                transaction,
+            } => {
+                return self.send_prepared(
+                    tag,
+                    request_id,
+                    txn,
+                    (coordinator, transaction),
+                    changes,
+                )
+            }
+            super::twophase::Purpose::Decide(decided) => {
+                let name = crate::replication::decision_name(self.shared.node_id, id);
+                if !role.begin_decision(name) {
+                    // A participant was told the transaction did not commit: it never will.
+                    self.abort_on_workers(id, touched);
+                    self.release_remote(id, &decided.parts, wire::RemoteEnd::Rollback);
+                    role.commit_ended((self.session, client_txn), false);
+                    let error = Error::new(
+                        ErrorCode::ViewChanged,
+                        "transaction rolled back: another node group lost its coordinator's link and was told it did not commit; retry",
+                    );
+                    return self.reply(
+                        request_id,
+                        &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 0, error }),
+                    );
+                }
+                Some(decided)
+            }
+            super::twophase::Purpose::Commit => None,
+        };
         let (shared, me) = (self.shared.clone(), self.me);
-        let waiting = txn.touched.count_ones() as usize;
+        let waiting = touched.count_ones() as usize;
+        let decided_name = decision
+            .as_ref()
+            .map(|_| crate::replication::decision_name(self.shared.node_id, id));
         self.pending.insert(
             tag,
             Pending::Replicating {
                 request_id,
                 results,
                 waiting,
+                decided: decision,
             },
         );
-        let (id, touched, written) = (txn.id, txn.touched, txn.written);
         let decided = role.clone();
         role.replicate(
             Message::Replicate {
                 session: name.0,
                 transaction: name.1,
                 changes,
+                decision: if decided_name.is_some() { id } else { 0 },
             },
             true,
             Box::new(move |result, generation| {
                 let ok = result.is_ok();
                 decided.commit_ended(name, ok);
+                if let Some(d) = decided_name {
+                    decided.commit_ended(d, ok);
+                }
                 // The coordinator hears first: the workers' answers to the commit come after.
                 let worker = &shared.workers[me.worker];
                 worker.send(ToWorker::ToCoordinator {
@@ -536,8 +630,21 @@ impl Coordinator {
                 request_id,
                 results,
                 waiting,
+                decided,
             }) => match result {
                 Ok(_) => {
+                    // A two-phase commit is decided: the other groups commit their parts now.
+                    let remote = match decided {
+                        Some(d) => self.commit_prepared_parts(tag, *d),
+                        None => 0,
+                    };
+                    let waiting = waiting + remote;
+                    if waiting == 0 {
+                        return self.reply(
+                            request_id,
+                            &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
+                        );
+                    }
                     self.pending.insert(
                         tag,
                         Pending::Commit {
@@ -547,11 +654,19 @@ impl Coordinator {
                         },
                     );
                 }
-                Err(error) => self.reply(
-                    request_id,
-                    &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 0, error }),
-                ),
+                Err(error) => {
+                    if let Some(d) = decided {
+                        self.release_remote(d.txn, &d.parts, wire::RemoteEnd::Rollback);
+                    }
+                    self.reply(
+                        request_id,
+                        &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 0, error }),
+                    )
+                }
             },
+            Some(Pending::PreparingHere { request_id }) => {
+                self.on_prepared_here(request_id, result.map(|_| ()))
+            }
             Some(Pending::Forward {
                 request_id, local, ..
             }) => match result {

@@ -405,6 +405,25 @@ fn messages_round_trip() {
         },
         Message::EndRemote {
             transaction: 12,
+            end: RemoteEnd::CommitPrepared,
+        },
+        Message::EndRemote {
+            transaction: 13,
+            end: RemoteEnd::Prepare,
+        },
+        Message::Prepared {
+            coordinator: 2,
+            transaction: 99,
+            changes: vec![RowChange {
+                table: 4,
+                partition: 3,
+                key: vec![1],
+                row: None,
+            }],
+        },
+        Message::Resolve {
+            coordinator: 2,
+            transaction: 99,
             commit: true,
         },
         Message::UndoRemote {
@@ -474,6 +493,7 @@ fn messages_round_trip() {
             next: None,
         },
         Message::Replicate {
+            decision: 41,
             session: 5,
             transaction: 6,
             changes: vec![
@@ -499,7 +519,7 @@ fn messages_round_trip() {
 
 proptest! {
     #[test]
-    fn random_bodies_never_panic(ty in 0u16..48, body in proptest::collection::vec(any::<u8>(), 0..256)) {
+    fn random_bodies_never_panic(ty in 0u16..52, body in proptest::collection::vec(any::<u8>(), 0..256)) {
         let header = FrameHeader { message_type: ty, cluster_id: 0, flags: 0, request_id: 0, body_len: body.len() as u32, checksum: 0 };
         let _ = Message::decode(&header, &body);
     }

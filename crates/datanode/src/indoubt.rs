@@ -1,0 +1,218 @@
+//! The in-doubt resolver: a thread that ends the prepared parts of two-phase commits whose
+//! coordinator went quiet. A prepared part this primary holds (its locks kept) for longer
+//! than `IN_DOUBT_AFTER`, and every prepared part a node holds as a backup once it became its
+//! group's primary (its old primary died holding the part), is asked about at the
+//! coordinator's node group (`CommitOutcome` on the decision's name: that group's primary
+//! knows every decision its predecessor recorded, and refuses for good one it says did not
+//! commit). Committed: the part commits here; not committed: it is rolled back. Any other
+//! answer (under way, no primary reachable) asks again a moment later. A node serves no new
+//! transaction while it holds parts of its old primary (`Role::serving`), so none meets rows
+//! whose fate is not known.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use wire::{Message, RowChange};
+
+use crate::coordinator::twophase::InDoubt;
+use crate::messages::{ReplyTo, ToWorker};
+use crate::replication::decision_name;
+use crate::Shared;
+
+/// How long a prepared part may wait for its coordinator's second phase before this node
+/// asks how the transaction ended.
+pub const IN_DOUBT_AFTER: Duration = Duration::from_secs(1);
+/// How often the resolver looks.
+const POLL: Duration = Duration::from_millis(50);
+/// Where the answers of the workers to a commit or apply made here go: nowhere (no
+/// connection has this token).
+const NOWHERE: ReplyTo = ReplyTo {
+    worker: 0,
+    connection: usize::MAX,
+};
+
+/// Starts the resolver for a data node of a cluster of more than one node group.
+pub fn spawn(shared: Weak<Shared>) {
+    let spawned = std::thread::Builder::new()
+        .name("in-doubt".into())
+        .spawn(move || run(shared));
+    if let Err(e) = spawned {
+        // Prepared parts would keep their locks for good: a broken invariant.
+        panic!("starting the in-doubt resolver: {e}");
+    }
+}
+
+fn run(weak: Weak<Shared>) {
+    let (tx, rx) = mpsc::channel::<((u32, u64), Option<bool>)>();
+    let mut asking: BTreeSet<(u32, u64)> = BTreeSet::new();
+    loop {
+        std::thread::sleep(POLL);
+        let Some(shared) = weak.upgrade() else {
+            return;
+        };
+        if shared.stopping.load(Ordering::Relaxed) {
+            return;
+        }
+        while let Ok((part, committed)) = rx.try_recv() {
+            asking.remove(&part);
+            if let Some(commit) = committed {
+                resolve(&shared, part, commit);
+            }
+        }
+        let (Some(role), Some(links)) = (shared.role.as_ref(), shared.step_links.as_ref()) else {
+            return;
+        };
+        let now = Instant::now();
+        let mut due: Vec<(u32, u64)> = shared
+            .in_doubt
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|(_, d)| now.saturating_duration_since(d.since) >= IN_DOUBT_AFTER)
+            .map(|(part, _)| *part)
+            .collect();
+        if role.view().primary == Some(role.me) {
+            due.extend(role.held_parts());
+        }
+        for part in due {
+            if !asking.insert(part) {
+                continue;
+            }
+            let Some(group) = role.groups.iter().position(|g| g.contains(&part.0)) else {
+                asking.remove(&part);
+                continue;
+            };
+            let name = decision_name(part.0, part.1);
+            let answers = tx.clone();
+            links.send(
+                group as u32,
+                None,
+                Message::CommitOutcome {
+                    session: name.0,
+                    transaction: name.1,
+                },
+                Box::new(move |result| {
+                    let committed = match result {
+                        Ok((_, Message::Outcome { committed })) => Some(committed),
+                        _ => None,
+                    };
+                    let _ = answers.send((part, committed));
+                }),
+            );
+        }
+    }
+}
+
+/// Ends a prepared part as its transaction ended: held here as the primary (its workers keep
+/// its locks), or as a backup of a primary that died.
+fn resolve(shared: &Arc<Shared>, part: (u32, u64), commit: bool) {
+    if let Some(held) = shared.take_in_doubt(part) {
+        tracing::info!(
+            coordinator = part.0,
+            transaction = part.1,
+            commit,
+            "resolved a prepared part its coordinator left"
+        );
+        return resolve_held(shared, part, held, commit);
+    }
+    let Some(role) = shared.role.as_ref() else {
+        return;
+    };
+    if role.view().primary != Some(role.me) {
+        return;
+    }
+    if let Some(changes) = role.take_held(part) {
+        tracing::info!(
+            coordinator = part.0,
+            transaction = part.1,
+            commit,
+            "resolved a prepared part the previous primary left"
+        );
+        if commit {
+            apply(shared, decision_name(part.0, part.1), changes);
+        }
+    }
+}
+
+/// A prepared part this primary holds: its backups apply or drop the rows they hold, then its
+/// workers commit or roll it back.
+fn resolve_held(shared: &Arc<Shared>, part: (u32, u64), held: InDoubt, commit: bool) {
+    let Some(role) = shared.role.clone() else {
+        return;
+    };
+    let target = shared.clone();
+    role.replicate(
+        Message::Resolve {
+            coordinator: part.0,
+            transaction: part.1,
+            commit,
+        },
+        false,
+        Box::new(move |_, generation| {
+            if commit {
+                target.workers[0].send(ToWorker::CommitReplicated {
+                    txn: held.txn,
+                    touched: held.touched,
+                    written: held.written,
+                    tag: 0,
+                    reply_to: NOWHERE,
+                    generation,
+                });
+                return;
+            }
+            for w in (0..target.worker_count()).filter(|w| held.touched & (1 << w) != 0) {
+                target.workers[w].send(ToWorker::Abort {
+                    txn: held.txn,
+                    tag: 0,
+                    reply_to: None,
+                });
+            }
+        }),
+    );
+}
+
+/// A prepared part of a primary that died, committed: its rows go to this node's backups and
+/// are applied here as one logged transaction, as a replicated commit is.
+pub(crate) fn apply(shared: &Arc<Shared>, name: (u64, u64), changes: Vec<RowChange>) {
+    let Some(role) = shared.role.clone() else {
+        return;
+    };
+    let target = shared.clone();
+    let settle = role.clone();
+    role.replicate(
+        Message::Replicate {
+            session: name.0,
+            transaction: name.1,
+            changes: changes.clone(),
+            decision: 0,
+        },
+        false,
+        Box::new(move |_, generation| {
+            let workers = target.worker_count();
+            let mut parts: Vec<Vec<RowChange>> = (0..workers).map(|_| Vec::new()).collect();
+            for change in changes {
+                parts[target.placement.worker_of(change.partition)].push(change);
+            }
+            let participants = parts.iter().filter(|p| !p.is_empty()).count() as u16;
+            let txn = target.next_txn.fetch_add(1, Ordering::Relaxed);
+            let sequence = target.sequence.fetch_add(1, Ordering::SeqCst);
+            for (w, part) in parts.into_iter().enumerate() {
+                if !part.is_empty() {
+                    target.workers[w].send(ToWorker::Apply {
+                        changes: part,
+                        txn,
+                        participants,
+                        sequence,
+                        tag: 0,
+                        reply_to: NOWHERE,
+                        copy: false,
+                    });
+                }
+            }
+            settle.settled(generation);
+        }),
+    );
+}
