@@ -445,6 +445,8 @@ fn transactions_reach_the_other_node_groups_partitions() {
 fn concurrent_transfers_across_groups_keep_the_total() {
     let cluster = start("node-groups-transfers");
     let c1 = connect(&cluster.apis[0]);
+    // Both groups serve before the first transaction across them.
+    connect(&cluster.apis[1]);
     let accounts = c1
         .create_table(
             TableDef::new(
