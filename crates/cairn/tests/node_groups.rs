@@ -19,69 +19,10 @@ use base::types::ColumnType;
 use client::{
     ClientError, Cluster, CmpOp, Filter, LockMode, Scan, ScanOrder, Table, TableDef, Value,
 };
-use common::{free_port, fresh_dir, spawn, Started};
+use common::{spawn_cluster, ClusterProcesses};
 
-struct TwoGroups {
-    dir: std::path::PathBuf,
-    _mgmd: Started,
-    nodes: Vec<Started>,
-    apis: Vec<String>,
-}
-
-impl Drop for TwoGroups {
-    fn drop(&mut self) {
-        for node in &mut self.nodes {
-            let _ = node.child.kill();
-            let _ = node.child.wait();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn start(name: &str) -> TwoGroups {
-    let dir = fresh_dir(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mgm = format!("127.0.0.1:{}", free_port());
-    let mut config =
-        format!("[cluster]\nreplicas = 1\nworkers = 2\n\n[mgmd]\naddress = \"{mgm}\"\n");
-    let apis: Vec<String> = (0..2)
-        .map(|_| format!("127.0.0.1:{}", free_port()))
-        .collect();
-    for api in &apis {
-        config.push_str(&format!(
-            "\n[[datanode]]\naddress = \"127.0.0.1:{}\"\napi = \"{api}\"\n",
-            free_port()
-        ));
-    }
-    let file = dir.join("cluster.toml");
-    std::fs::write(&file, &config).unwrap();
-    let mgmd = spawn(&["mgmd", "--config", file.to_str().unwrap()]);
-    // SAFETY: set before any thread of this test reads the environment; the data nodes
-    // inherit it.
-    std::env::set_var("CAIRN_UNFINISHED_NODE_GROUPS", "1");
-    let nodes = (1..=2)
-        .map(|id| {
-            let data = dir.join(format!("node{id}"));
-            let id = id.to_string();
-            spawn(&[
-                "datanode",
-                "--mgm",
-                &mgm,
-                "--node-id",
-                &id,
-                "--data-dir",
-                data.to_str().unwrap(),
-                "--redo-segment-kib",
-                "1024",
-            ])
-        })
-        .collect();
-    TwoGroups {
-        dir,
-        _mgmd: mgmd,
-        nodes,
-        apis,
-    }
+fn start(name: &str) -> ClusterProcesses {
+    spawn_cluster(name, 2, 1)
 }
 
 /// Connects to one data node, once it serves.
@@ -422,7 +363,7 @@ fn transactions_reach_the_other_node_groups_partitions() {
     assert_eq!(value_of(&c1, &t1, taken), Some(taken * 10));
 
     // The other group's node dies: a transaction reaching it fails at once, temporarily.
-    let node2 = &mut cluster.nodes[1];
+    let mut node2 = cluster.nodes[1].take().unwrap();
     node2.child.kill().unwrap();
     node2.child.wait().unwrap();
     let began = Instant::now();

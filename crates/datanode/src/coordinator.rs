@@ -742,6 +742,9 @@ impl Coordinator {
             },
             Message::Hello { session, .. } => {
                 self.session = session;
+                if let Some(role) = &self.shared.role {
+                    role.session_seen(session);
+                }
                 let reply = Message::HelloReply {
                     node_id: self.shared.node_id,
                     worker_count: self.shared.worker_count() as u32,

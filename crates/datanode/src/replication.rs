@@ -221,6 +221,11 @@ struct Commits {
     /// as long as the commits remembered (the oldest go first).
     refused: std::collections::HashSet<CommitName>,
     refused_order: std::collections::VecDeque<CommitName>,
+    /// Client sessions this node's group knows: said hello here, or named by a commit taken
+    /// from the group's primary. A session it does not know may have committed in another
+    /// node group: its commits' outcomes are not this group's to tell.
+    sessions: std::collections::HashSet<u64>,
+    sessions_order: std::collections::VecDeque<u64>,
     /// When the newest commit this node forgot was recorded: a name it does not know from
     /// after then may be a commit it forgot.
     forgot_up_to: Option<Instant>,
@@ -246,7 +251,21 @@ impl Commits {
             under_way: Default::default(),
             refused: Default::default(),
             refused_order: Default::default(),
+            sessions: Default::default(),
+            sessions_order: Default::default(),
             forgot_up_to: None,
+        }
+    }
+
+    /// Remembers a client session (see `sessions`), as many as the commits remembered.
+    fn seen(&mut self, session: u64) {
+        if session != 0 && self.sessions.insert(session) {
+            self.sessions_order.push_back(session);
+            if self.sessions_order.len() > self.capacity {
+                if let Some(old) = self.sessions_order.pop_front() {
+                    self.sessions.remove(&old);
+                }
+            }
         }
     }
 
@@ -264,6 +283,9 @@ impl Commits {
 
     fn ended(&mut self, name: CommitName, committed: bool, now: Instant) {
         self.under_way.remove(&name);
+        if !is_decision(name) {
+            self.seen(name.0);
+        }
         if committed && self.done.insert(name) {
             self.order.push_back((name, now));
             if self.order.len() > self.capacity {
@@ -889,7 +911,19 @@ impl Role {
             c.refuse(name);
             return Outcome::NotCommitted;
         }
+        if outcome == Outcome::NotCommitted && !is_decision(name) && !c.sessions.contains(&name.0) {
+            // Not a session of this group's: it may have committed in another group.
+            return Outcome::Unknown;
+        }
         outcome
+    }
+
+    /// A client said hello to this node with `session`.
+    pub fn session_seen(&self, session: u64) {
+        self.commits
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .seen(session);
     }
 
     /// This node, coordinating a transaction that wrote in several node groups, decides to

@@ -169,7 +169,9 @@ impl Link {
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
             }
+            // Persistent requests due go out now, not with the next request (there may be none).
             self.resend();
+            self.flush();
             // A connection opened in another view, or to a node no longer the group's primary,
             // carries nothing more: what waits on it is gone there.
             if let Some(open) = &self.connection {

@@ -60,12 +60,29 @@ pub const FREE_FRONT_END_PORTS: [&str; 6] = [
     "0",
 ];
 
-/// Runs `cairn` with `args` and returns once it printed `ready`.
+/// Runs `cairn` with `args` and returns once it printed `ready`. Its log goes nowhere, or,
+/// with `CAIRN_TEST_LOGS=DIR` (for debugging a test), to a file per process in DIR.
 pub fn spawn(args: &[&str]) -> Started {
+    let stderr = match std::env::var_os("CAIRN_TEST_LOGS") {
+        Some(dir) => {
+            static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let name = format!(
+                "{}-{n}-{}.log",
+                std::process::id(),
+                args.join("_").replace('/', "_")
+            );
+            let name: String = name.chars().take(120).collect();
+            Stdio::from(
+                std::fs::File::create(std::path::Path::new(&dir).join(name)).expect("log file"),
+            )
+        }
+        None => Stdio::null(),
+    };
     let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
         .args(args)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .expect("cairn starts");
     let stdout = child.stdout.take().unwrap();
@@ -238,4 +255,74 @@ pub fn seed_from_env(var: &str) -> u64 {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(1, |d| d.as_nanos() as u64)
         })
+}
+
+/// A cluster run by `cairn mgmd` with its data nodes (`cairn datanode --mgm`), each its own
+/// process, in a fresh directory; the processes are killed and the directory removed on drop.
+/// More than one node group is switched on for the data nodes (`CAIRN_UNFINISHED_NODE_GROUPS`).
+pub struct ClusterProcesses {
+    pub dir: std::path::PathBuf,
+    pub mgmd: Started,
+    /// Data node K is `nodes[K - 1]` (None once a test took it, to kill it).
+    pub nodes: Vec<Option<Started>>,
+    /// Each data node's native address, in id order.
+    pub apis: Vec<String>,
+}
+
+impl Drop for ClusterProcesses {
+    fn drop(&mut self) {
+        for node in self.nodes.iter_mut().flatten() {
+            let _ = node.child.kill();
+            let _ = node.child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Starts a management node and `data_nodes` data nodes in node groups of `replicas`, two
+/// workers each, in directory `name` (and this process's id) under the temporary directory.
+#[allow(dead_code)]
+pub fn spawn_cluster(name: &str, data_nodes: usize, replicas: usize) -> ClusterProcesses {
+    let dir = fresh_dir(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mgm = format!("127.0.0.1:{}", free_port());
+    let mut config =
+        format!("[cluster]\nreplicas = {replicas}\nworkers = 2\n\n[mgmd]\naddress = \"{mgm}\"\n");
+    let apis: Vec<String> = (0..data_nodes)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    for api in &apis {
+        config.push_str(&format!(
+            "\n[[datanode]]\naddress = \"127.0.0.1:{}\"\napi = \"{api}\"\n",
+            free_port()
+        ));
+    }
+    let file = dir.join("cluster.toml");
+    std::fs::write(&file, &config).unwrap();
+    let mgmd = spawn(&["mgmd", "--config", file.to_str().unwrap()]);
+    // Set before the data nodes start, which inherit it.
+    std::env::set_var("CAIRN_UNFINISHED_NODE_GROUPS", "1");
+    let nodes = (1..=data_nodes)
+        .map(|id| {
+            let data = dir.join(format!("node{id}"));
+            let id = id.to_string();
+            Some(spawn(&[
+                "datanode",
+                "--mgm",
+                &mgm,
+                "--node-id",
+                &id,
+                "--data-dir",
+                data.to_str().unwrap(),
+                "--redo-segment-kib",
+                "1024",
+            ]))
+        })
+        .collect();
+    ClusterProcesses {
+        dir,
+        mgmd,
+        nodes,
+        apis,
+    }
 }
