@@ -87,17 +87,6 @@ pub fn join(
     let Some(listen) = config.api_addresses.get(&node).cloned() else {
         bail!("data node {id} has no api address in the cluster's configuration (api = \"HOST:PORT\" in its [[datanode]] entry)");
     };
-    // More than one node group is being built (issue 38): transactions reach other groups'
-    // partitions over the step link, but schema changes, scans and commits that write in
-    // several groups do not cross groups yet. Its tests switch it on; users are refused.
-    if config.layout.groups().len() > 1
-        && std::env::var_os("CAIRN_UNFINISHED_NODE_GROUPS").is_none()
-    {
-        bail!(
-            "the configuration has {} node groups; data nodes serve one node group for now (schema changes, scans and commits across node groups are not built yet)",
-            config.layout.groups().len()
-        );
-    }
     if config.layout.groups().iter().any(|g| g.len() > 2) {
         bail!(
             "the configuration has {} replicas; data nodes keep at most 2 for now (with more, a backup that took a commit the dying primary sent to it alone is not brought level with the new primary's)",
@@ -250,6 +239,21 @@ pub fn print_status(mgm: &str, primary: Option<u32>) -> Result<bool> {
         .map_err(|e| anyhow::anyhow!("the management node's configuration: {e}"))?;
     let (view, states) = states(mgm)?;
     let groups = config.layout.groups();
+    // Each group's primary, as a member of the group names it (its status lists the primary
+    // first); the connected node's answer for its own group.
+    let primaries: Vec<Option<u32>> = groups
+        .iter()
+        .map(|group| {
+            if let Some(p) = primary.filter(|p| group.iter().any(|n| u32::from(*n) == *p)) {
+                return Some(p);
+            }
+            group.iter().find_map(|node| {
+                let api = config.api_addresses.get(node)?;
+                let c = client::Cluster::connect_timeout(api, Duration::from_millis(300)).ok()?;
+                c.status().ok()?.members.first().copied()
+            })
+        })
+        .collect();
     println!(
         "cluster: management node {mgm}, {} data nodes in {} node group(s) of {} replicas; {view}",
         config.layout.data_nodes().count(),
@@ -259,7 +263,7 @@ pub fn print_status(mgm: &str, primary: Option<u32>) -> Result<bool> {
     for (g, group) in groups.iter().enumerate() {
         for node in group {
             let state = states.get(node).map_or("unknown", String::as_str);
-            let role = match (primary == Some(u32::from(*node)), state) {
+            let role = match (primaries[g] == Some(u32::from(*node)), state) {
                 (true, _) => ", primary of every partition of the group",
                 (false, "member") => ", backup",
                 (false, "starting") => ", copying its partitions from the primary",

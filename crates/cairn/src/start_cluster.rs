@@ -70,12 +70,7 @@ pub fn run(args: StartArgs) -> Result<()> {
     if replicas > 2 {
         bail!("--replicas {replicas}: data nodes keep at most 2 replicas for now");
     }
-    if data_nodes != replicas {
-        bail!(
-            "--data-nodes {data_nodes} with --replicas {replicas} makes {} node groups; data nodes serve one node group for now, so --data-nodes must equal --replicas",
-            data_nodes / replicas
-        );
-    }
+    let groups = data_nodes / replicas;
     if args.bind != "127.0.0.1" {
         bail!("a cluster started by cairn start listens on 127.0.0.1 only (nodes on other hosts start with cairn datanode --mgm)");
     }
@@ -91,14 +86,26 @@ pub fn run(args: StartArgs) -> Result<()> {
             .join(datanode::catalog::CATALOG_FILE)
             .exists()
     };
-    let source = (1..=data_nodes)
-        .filter(|n| holds_tables(*n))
-        .max_by_key(|n| {
-            (
-                crate::cluster_node::member_epoch(&dir.join(format!("node{n}"))),
-                std::cmp::Reverse(*n),
-            )
-        });
+    // Per node group, the node of the newest view: each group's rows are its own.
+    let sources: Vec<u16> = (0..groups)
+        .filter_map(|g| {
+            (g * replicas + 1..=(g + 1) * replicas)
+                .filter(|n| holds_tables(*n))
+                .max_by_key(|n| {
+                    (
+                        crate::cluster_node::member_epoch(&dir.join(format!("node{n}"))),
+                        std::cmp::Reverse(*n),
+                    )
+                })
+        })
+        .collect();
+    if !sources.is_empty() && sources.len() != usize::from(groups) {
+        bail!(
+            "{} holds tables for {} of its {groups} node groups: a node group's data is lost (its data directories hold no catalog), so it cannot start again as a whole",
+            dir.display(),
+            sources.len()
+        );
+    }
     let ports = Ports {
         base: args.base_port,
     };
@@ -117,7 +124,7 @@ pub fn run(args: StartArgs) -> Result<()> {
         apis.push(api);
     }
     let config_path = dir.join("cluster.toml");
-    if source.is_some() {
+    if !sources.is_empty() {
         let before = std::fs::read_to_string(&config_path).unwrap_or_default();
         if before != config {
             bail!(
@@ -129,9 +136,9 @@ pub fn run(args: StartArgs) -> Result<()> {
     }
     std::fs::write(&config_path, &config)
         .with_context(|| format!("writing {}", config_path.display()))?;
-    if let Some(node) = source {
+    for node in &sources {
         println!(
-            "system restart: data node {node} was a member of the newest view; it starts from its own disk, and the other data nodes copy from it"
+            "system restart: data node {node} was a member of the newest view of its node group; it starts from its own disk, and the others of its group copy from it"
         );
     }
 
@@ -141,8 +148,8 @@ pub fn run(args: StartArgs) -> Result<()> {
         dir,
         &config_path,
         &mgm,
-        data_nodes,
-        source,
+        (data_nodes, replicas),
+        &sources,
         &mut processes,
     );
     if let Err(e) = started {
@@ -172,7 +179,7 @@ pub fn run(args: StartArgs) -> Result<()> {
         }
     };
     println!(
-        "cairn {}: a cluster of {data_nodes} data nodes in 1 node group ({replicas} replicas), data directory {}",
+        "cairn {}: a cluster of {data_nodes} data nodes in {groups} node group(s) of {replicas} replicas, data directory {}",
         env!("CARGO_PKG_VERSION"),
         dir.display()
     );
@@ -183,8 +190,9 @@ pub fn run(args: StartArgs) -> Result<()> {
     );
     for (i, api) in apis.iter().enumerate() {
         println!(
-            "data node {} (native protocol): {api}, node group 1, pid {}",
+            "data node {} (native protocol): {api}, node group {}, pid {}",
             i + 1,
+            i / usize::from(replicas) + 1,
             processes[i + 1].child.id()
         );
     }
@@ -285,16 +293,17 @@ fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
     }
 }
 
-/// Starts the management node and the data nodes, and waits until each answers and one
-/// serves. In a system restart (`source`: the node of the newest view), that node starts first
-/// from its disk and the others after it serves, with --initial: they copy from it.
+/// Starts the management node and the data nodes, and waits until each answers and every
+/// node group serves. In a system restart (`sources`: each group's node of the newest view),
+/// those start first from their disks and the others after they serve, with --initial: they
+/// copy from them.
 fn start_nodes(
     args: &StartArgs,
     dir: &Path,
     config_path: &Path,
     mgm: &str,
-    data_nodes: u16,
-    source: Option<u16>,
+    (data_nodes, replicas): (u16, u16),
+    sources: &[u16],
     processes: &mut Vec<Process>,
 ) -> Result<()> {
     let config = config_path.to_string_lossy().into_owned();
@@ -322,10 +331,23 @@ fn start_nodes(
     for node in 1..=data_nodes {
         apis.push(format!("127.0.0.1:{}", ports.api(node)?));
     }
-    // Data nodes in id order, the system restart's source first.
+    // Data nodes in id order, the system restart's sources first.
     let mut order: Vec<u16> = (1..=data_nodes).collect();
-    order.sort_by_key(|n| Some(*n) != source);
+    order.sort_by_key(|n| !sources.contains(n));
+    let mut waited = false;
     for node in order {
+        if !sources.is_empty() && !sources.contains(&node) && !waited {
+            // Every source serves before the others copy from them.
+            for source in sources {
+                let api = &apis[usize::from(*source) - 1];
+                wait_until(
+                    deadline,
+                    &format!("data node {source} (from its disk)"),
+                    || client::Cluster::connect_serving(api, Duration::from_millis(500)).is_ok(),
+                )?;
+            }
+            waited = true;
+        }
         let node_dir = dir.join(format!("node{node}"));
         let mut command: Vec<String> = vec![
             "datanode".into(),
@@ -336,10 +358,10 @@ fn start_nodes(
             "--data-dir".into(),
             node_dir.to_string_lossy().into_owned(),
         ];
-        match source {
-            Some(s) if s == node => command.push("--system-restart".into()),
-            Some(_) => command.extend(["--initial".into(), "--yes".into()]),
-            None => {}
+        if sources.contains(&node) {
+            command.push("--system-restart".into());
+        } else if !sources.is_empty() {
+            command.extend(["--initial".into(), "--yes".into()]);
         }
         command.extend(node_flags(args));
         processes.push(spawn(
@@ -348,21 +370,13 @@ fn start_nodes(
             &format!("datanode-{node}"),
             &command,
         )?);
-        if Some(node) == source {
-            let api = &apis[usize::from(node) - 1];
-            wait_until(
-                deadline,
-                &format!("data node {node} (from its disk)"),
-                || client::Cluster::connect_serving(api, Duration::from_millis(500)).is_ok(),
-            )?;
-        }
     }
     // Printed and looked up by node id.
     processes[1..].sort_by_key(|p| (p.name.len(), p.name.clone()));
-    if let Some(source) = source {
-        // Ready once every data node copied from the source and is a member: the cluster
-        // serves with every replica again.
-        println!("system restart: the other data nodes copy from data node {source}");
+    if !sources.is_empty() {
+        // Ready once every data node copied from its group's source and is a member: the
+        // cluster serves with every replica again.
+        println!("system restart: the other data nodes copy from data nodes {sources:?}");
         wait_until(
             Instant::now() + COPY_TIMEOUT,
             "every data node as a member",
@@ -374,12 +388,18 @@ fn start_nodes(
             client::Cluster::connect_timeout(api, Duration::from_millis(500)).is_ok()
         })?;
     }
-    // Ready means a node serves: the group's primary answers as one.
-    wait_until(deadline, "a serving data node", || {
-        client::Cluster::connect_timeout(&apis.join(","), Duration::from_millis(500))
-            .and_then(|c| c.ping(Vec::new()))
-            .is_ok()
-    })?;
+    // Ready means every node group serves: its primary answers as one.
+    for (g, group) in apis.chunks(usize::from(replicas.max(1))).enumerate() {
+        wait_until(
+            deadline,
+            &format!("a serving data node of node group {}", g + 1),
+            || {
+                client::Cluster::connect_timeout(&group.join(","), Duration::from_millis(500))
+                    .and_then(|c| c.ping(Vec::new()))
+                    .is_ok()
+            },
+        )?;
+    }
     for p in processes.iter_mut() {
         if let Ok(Some(status)) = p.child.try_wait() {
             bail!("{} exited at start ({status}); see its log", p.name);

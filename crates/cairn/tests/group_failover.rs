@@ -1,5 +1,5 @@
-//! Two node groups of two data nodes each and a management node, every one its own process
-//! (`CAIRN_UNFINISHED_NODE_GROUPS` while more node groups are being finished): native clients
+//! Two node groups of two data nodes each and a management node, every one its own process:
+//! native clients
 //! commit transactions of four rows spread over both groups (two-phase commits), coordinated by
 //! the first group's primary and by the second's, while one data node, chosen by the seed, is
 //! killed with SIGKILL. Then commits succeed again within 3 s; every acknowledged transaction

@@ -1,5 +1,5 @@
-//! Two node groups of one data node each (`cairn datanode --mgm`, each its own process, with
-//! `CAIRN_UNFINISHED_NODE_GROUPS` while the rest of more node groups is built): schema changes
+//! Two node groups of one data node each (`cairn datanode --mgm`, each its own process): schema
+//! changes
 //! made through either node reach both (the first group's primary is the schema master), and
 //! a transaction coordinated by either node reaches the other group's partitions over the
 //! step link. Rows

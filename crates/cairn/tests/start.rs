@@ -655,3 +655,149 @@ fn start_serves_sql_on_a_socket_in_its_data_directory_unless_told_not_to() {
     assert!(!root.join("without").join("mysql.sock").exists());
     without.terminate();
 }
+
+/// `cairn start --data-nodes 4 --replicas 2`: two node groups of two. `cairn admin status`
+/// shows both groups with a primary each; SQL spreads rows over both (a multi-row insert is a
+/// two-phase commit), reads them back, and goes on when the second group's primary dies and
+/// comes back (node restart); a second run on the same directory starts again from the
+/// nodes' disks (a system restart of both groups) with every row.
+#[test]
+fn start_runs_two_node_groups() {
+    let dir = std::env::temp_dir().join(format!("cairn-start-groups-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let base = common::free_block(&[2, 3, 4, 5, 100, 101, 102, 103, 104]).to_string();
+    let mut args: Vec<String> = [
+        "start",
+        "--data-nodes",
+        "4",
+        "--replicas",
+        "2",
+        "--workers",
+        "2",
+        "--base-port",
+        &base,
+        "--data-dir",
+        dir.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(common::FREE_FRONT_END_PORTS.map(String::from));
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut cluster = common::spawn(&argv);
+    assert!(
+        cluster
+            .output
+            .iter()
+            .any(|l| l.contains("4 data nodes in 2 node group(s) of 2 replicas")),
+        "{:?}",
+        cluster.output
+    );
+    let sql = cluster.listening("sql (mysql protocol): ");
+    let pids: Vec<u32> = cluster
+        .output
+        .iter()
+        .filter(|l| l.starts_with("data node "))
+        .filter_map(|l| l.rsplit("pid ").next()?.parse().ok())
+        .collect();
+    assert_eq!(pids.len(), 4, "{:?}", cluster.output);
+    let mgm = cluster
+        .listening("management node: ")
+        .split([' ', ','])
+        .next()
+        .unwrap()
+        .to_string();
+    let first = cluster
+        .listening("data node 1 (native protocol): ")
+        .split([' ', ','])
+        .next()
+        .unwrap()
+        .to_string();
+    let status = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
+            .args(["admin", "status", "--mgm", &mgm, "--connect", &first])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let shown = status();
+    assert!(
+        shown.contains("in 2 node group(s) of 2 replicas"),
+        "{shown}"
+    );
+    for (g, primary, backup) in [(1, 1, 2), (2, 3, 4)] {
+        assert!(
+            shown.contains(&format!("node group {g}: data node {primary} "))
+                && shown.contains(&format!("node group {g}: data node {backup} ")),
+            "{shown}"
+        );
+    }
+    assert_eq!(
+        shown
+            .matches("primary of every partition of the group")
+            .count(),
+        2,
+        "{shown}"
+    );
+
+    let values: Vec<String> = (1..=200).map(|i| format!("({i}, {i})")).collect();
+    mysql(
+        &sql,
+        &format!(
+            "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT, UNIQUE KEY (v)); INSERT INTO d.t VALUES {}",
+            values.join(", ")
+        ),
+    );
+    let sum = "SELECT COUNT(*), SUM(v) FROM d.t";
+    assert_eq!(mysql(&sql, sum), "COUNT(*)\tSUM(v)\n200\t20100\n");
+    assert_eq!(mysql(&sql, "SELECT id FROM d.t WHERE v = 77"), "id\n77\n");
+
+    // The second group's primary dies: SQL goes on, and the node comes back as a backup.
+    kill_then_insert(
+        &mut cluster,
+        pids[2],
+        3,
+        &sql,
+        "INSERT INTO d.t VALUES (201, 201), (202, 202)",
+    );
+    assert_eq!(mysql(&sql, sum), "COUNT(*)\tSUM(v)\n202\t20503\n");
+    let third = cluster
+        .listening("data node 3 (native protocol): ")
+        .split([' ', ','])
+        .next()
+        .unwrap()
+        .to_string();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !status().contains(&format!("data node 3 {third} member, backup")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "data node 3 is not a backup again: {}",
+            status()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        status().contains("data node 4 ")
+            && status().matches("primary of every partition").count() == 2,
+        "{}",
+        status()
+    );
+    mysql(&sql, "INSERT INTO d.t VALUES (203, 203)");
+
+    // Stopped, and started again on the same directory: every row is back.
+    cluster.terminate();
+    let mut again = common::spawn(&argv);
+    let sql = again.listening("sql (mysql protocol): ");
+    assert!(
+        again
+            .output
+            .iter()
+            .filter(|l| l.starts_with("system restart: data node "))
+            .count()
+            == 2,
+        "{:?}",
+        again.output
+    );
+    assert_eq!(mysql(&sql, sum), "COUNT(*)\tSUM(v)\n203\t20706\n");
+    again.terminate();
+    let _ = std::fs::remove_dir_all(&dir);
+}

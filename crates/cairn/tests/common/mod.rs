@@ -259,7 +259,6 @@ pub fn seed_from_env(var: &str) -> u64 {
 
 /// A cluster run by `cairn mgmd` with its data nodes (`cairn datanode --mgm`), each its own
 /// process, in a fresh directory; the processes are killed and the directory removed on drop.
-/// More than one node group is switched on for the data nodes (`CAIRN_UNFINISHED_NODE_GROUPS`).
 pub struct ClusterProcesses {
     pub dir: std::path::PathBuf,
     pub mgmd: Started,
@@ -300,8 +299,6 @@ pub fn spawn_cluster(name: &str, data_nodes: usize, replicas: usize) -> ClusterP
     let file = dir.join("cluster.toml");
     std::fs::write(&file, &config).unwrap();
     let mgmd = spawn(&["mgmd", "--config", file.to_str().unwrap()]);
-    // Set before the data nodes start, which inherit it.
-    std::env::set_var("CAIRN_UNFINISHED_NODE_GROUPS", "1");
     let nodes = (1..=data_nodes)
         .map(|id| {
             let data = dir.join(format!("node{id}"));
