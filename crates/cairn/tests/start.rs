@@ -151,16 +151,22 @@ fn kill_then_insert(cluster: &mut common::Started, pid: u32, node: u32, sql: &st
 /// `cairn start` arguments for a cluster of two data nodes (one node group of 2, 2 workers
 /// each) with its data in `dir`, on a block of ports free now.
 fn two_node_cluster(dir: &std::path::Path) -> Vec<String> {
+    cluster_args(dir, 2, 2, free_cluster_base())
+}
+
+/// `cairn start` arguments for `data_nodes` data nodes in groups of `replicas` (2 workers
+/// each) with their data in `dir` and ports from `base`.
+fn cluster_args(dir: &std::path::Path, data_nodes: u16, replicas: u16, base: u16) -> Vec<String> {
     let mut args: Vec<String> = [
         "start",
         "--data-nodes",
-        "2",
+        &data_nodes.to_string(),
         "--replicas",
-        "2",
+        &replicas.to_string(),
         "--workers",
         "2",
         "--base-port",
-        &free_cluster_base().to_string(),
+        &base.to_string(),
         "--data-dir",
         dir.to_str().unwrap(),
     ]
@@ -665,23 +671,8 @@ fn start_serves_sql_on_a_socket_in_its_data_directory_unless_told_not_to() {
 fn start_runs_two_node_groups() {
     let dir = std::env::temp_dir().join(format!("cairn-start-groups-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let base = common::free_block(&[2, 3, 4, 5, 100, 101, 102, 103, 104]).to_string();
-    let mut args: Vec<String> = [
-        "start",
-        "--data-nodes",
-        "4",
-        "--replicas",
-        "2",
-        "--workers",
-        "2",
-        "--base-port",
-        &base,
-        "--data-dir",
-        dir.to_str().unwrap(),
-    ]
-    .map(String::from)
-    .to_vec();
-    args.extend(common::FREE_FRONT_END_PORTS.map(String::from));
+    let base = common::free_block(&[2, 3, 4, 5, 100, 101, 102, 103, 104]);
+    let args = cluster_args(&dir, 4, 2, base);
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut cluster = common::spawn(&argv);
     assert!(
