@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 use base::schema::ColumnDef;
 use base::types::ColumnType;
 use client::{Cluster, Scan, TableDef, Value};
-use common::{spawn_cluster, ClusterProcesses};
+use common::{
+    check_sql, spawn, spawn_cluster, sql_writer, try_mysql, ClusterProcesses, FREE_FRONT_END_PORTS,
+};
 
 const WRITERS: usize = 8;
 const ROWS_PER_TXN: i64 = 4;
@@ -169,6 +171,16 @@ fn round(round: usize, seed: u64) {
     admin.create_table(table).unwrap();
     // Both groups serve before the load.
     Cluster::connect_serving(&cluster.apis[2], Duration::from_secs(10)).unwrap();
+    // The SQL front end over all four data nodes.
+    let mut api_args = vec!["api", "--datanode", &lists[0]];
+    api_args.extend(FREE_FRONT_END_PORTS);
+    let api = spawn(&api_args);
+    let sql = api.listening("sql (mysql protocol): ");
+    try_mysql(
+        &sql,
+        "CREATE DATABASE d; CREATE TABLE d.p (id INT PRIMARY KEY, n INT)",
+    )
+    .expect("sql works before the kill");
     let stop = Arc::new(AtomicBool::new(false));
     let killed: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
     let seen = Arc::new(Mutex::new(Seen::default()));
@@ -183,6 +195,10 @@ fn round(round: usize, seed: u64) {
             std::thread::spawn(move || writer(w, addresses, stop, killed, seen))
         })
         .collect();
+    let sql_writer = {
+        let (sql, stop) = (sql.clone(), stop.clone());
+        std::thread::spawn(move || sql_writer(&sql, &stop))
+    };
     std::thread::sleep(Duration::from_millis(700));
     let victim = ((seed ^ round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 62) as usize;
     let before = seen.lock().unwrap().acknowledged.len();
@@ -195,10 +211,25 @@ fn round(round: usize, seed: u64) {
     while Instant::now() < deadline && seen.lock().unwrap().after_kill.len() < 20 {
         std::thread::sleep(Duration::from_millis(20));
     }
+    // An SQL statement succeeds again within the limit too.
+    let sql_after = Instant::now();
+    let mut sql_ok = None;
+    while sql_after.elapsed() < RECOVERY_MAX {
+        if try_mysql(&sql, "INSERT INTO d.p VALUES (-1, -1)").is_ok() {
+            sql_ok = Some(kill_time.elapsed());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
     stop.store(true, Ordering::Relaxed);
     for w in writers {
         w.join().unwrap();
     }
+    let sql_seen = sql_writer.join().unwrap();
+    assert!(
+        sql_ok.is_some(),
+        "round {round}: no SQL insert succeeded after the kill"
+    );
     let seen = seen.lock().unwrap();
     let first = seen.after_kill.iter().min().map(|t| *t - kill_time);
     println!(
@@ -268,6 +299,12 @@ fn round(round: usize, seed: u64) {
             "round {round}: acknowledged transaction {number} is lost"
         );
     }
+
+    // The SQL transactions too (the row of id -1 stands alone).
+    try_mysql(&sql, "DELETE FROM d.p WHERE id = -1").unwrap();
+    check_sql(&format!("round {round}"), &sql, &sql_seen);
+    println!("round {round}: an SQL insert succeeded {sql_ok:?} after the kill");
+    drop(api);
 
     // The group that kept both replicas holds the same rows on both.
     let whole = if victim < 2 { [2, 3] } else { [0, 1] };

@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 use base::schema::ColumnDef;
 use base::types::ColumnType;
 use client::{Cluster, Scan, TableDef, Value};
-use common::{free_port, fresh_dir, spawn, try_mysql, Started, FREE_FRONT_END_PORTS};
+use common::{
+    check_sql, free_port, fresh_dir, spawn, sql_writer, try_mysql, Started, FREE_FRONT_END_PORTS,
+};
 
 /// Rows each transaction writes (spread over both partitions by their keys).
 const ROWS_PER_TXN: i64 = 3;
@@ -376,82 +378,6 @@ fn round(round: usize, seed: u64) {
     );
     check_sql(&format!("round {round}"), &sql, &sql_seen);
     drop(api);
-}
-
-/// What the SQL writer saw: transaction numbers committed, refused (1213: rolled back), and
-/// failed otherwise (outcome not known to it).
-#[derive(Default, Debug)]
-struct SqlSeen {
-    committed: BTreeSet<i64>,
-    refused: BTreeSet<i64>,
-    unknown: BTreeSet<i64>,
-    /// The other errors' first lines, with how many times each came.
-    errors: BTreeMap<String, usize>,
-}
-
-/// Commits two-row transactions through the SQL front end (a mysql client process each, as an
-/// application's connection pool would open one), until `stop`.
-fn sql_writer(sql: &str, stop: &AtomicBool) -> SqlSeen {
-    let mut seen = SqlSeen::default();
-    let mut n = 0i64;
-    while !stop.load(Ordering::Relaxed) {
-        n += 1;
-        let script = format!(
-            "BEGIN; INSERT INTO d.p VALUES ({}, {n}); INSERT INTO d.p VALUES ({}, {n}); COMMIT",
-            2 * n,
-            2 * n + 1
-        );
-        match try_mysql(sql, &script) {
-            Ok(_) => {
-                seen.committed.insert(n);
-            }
-            Err(e) if e.contains("ERROR 1213") => {
-                seen.refused.insert(n);
-            }
-            Err(e) => {
-                seen.unknown.insert(n);
-                let first = e.lines().next().unwrap_or_default();
-                // The error without its line number, which varies.
-                let kind = first.split(':').skip(1).collect::<Vec<_>>().join(":");
-                *seen.errors.entry(kind).or_default() += 1;
-            }
-        }
-    }
-    seen
-}
-
-/// Every SQL transaction acknowledged is there whole, none refused is, none is there in part.
-fn check_sql(what: &str, sql: &str, seen: &SqlSeen) {
-    let out = try_mysql(sql, "SELECT n, COUNT(*) FROM d.p GROUP BY n").unwrap();
-    let present: BTreeMap<i64, i64> = out
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let (n, c) = l.split_once('\t').unwrap();
-            (n.parse().unwrap(), c.parse().unwrap())
-        })
-        .collect();
-    for n in &seen.committed {
-        assert_eq!(
-            present.get(n),
-            Some(&2),
-            "{what}: SQL transaction {n} was acknowledged but is not whole"
-        );
-    }
-    for (n, count) in &present {
-        assert_eq!(*count, 2, "{what}: SQL transaction {n} is there in part");
-        assert!(
-            !seen.refused.contains(n),
-            "{what}: SQL transaction {n} was refused but is committed"
-        );
-    }
-    println!(
-        "{what}: SQL transactions: {} committed, {} refused (1213), {} other errors {:?}",
-        seen.committed.len(),
-        seen.refused.len(),
-        seen.unknown.len(),
-        seen.errors
-    );
 }
 
 /// Every acknowledged commit is whole on the node at `api`, no transaction is there in part, and

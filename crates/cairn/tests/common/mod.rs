@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 #[path = "../../../../testsupport/ports.rs"]
 mod ports;
+#[allow(unused_imports)]
 pub use ports::{free_block, free_port};
 
 pub struct Started {
@@ -322,4 +323,83 @@ pub fn spawn_cluster(name: &str, data_nodes: usize, replicas: usize) -> ClusterP
         nodes,
         apis,
     }
+}
+
+/// What the SQL writer saw: transaction numbers committed, refused (1213: rolled back), and
+/// failed otherwise (outcome not known to it).
+#[derive(Default, Debug)]
+#[allow(dead_code)]
+pub struct SqlSeen {
+    pub committed: std::collections::BTreeSet<i64>,
+    pub refused: std::collections::BTreeSet<i64>,
+    pub unknown: std::collections::BTreeSet<i64>,
+    /// The other errors' first lines, with how many times each came.
+    pub errors: std::collections::BTreeMap<String, usize>,
+}
+
+/// Commits two-row transactions through the SQL front end (a mysql client process each, as an
+/// application's connection pool would open one), until `stop`.
+#[allow(dead_code)]
+pub fn sql_writer(sql: &str, stop: &std::sync::atomic::AtomicBool) -> SqlSeen {
+    let mut seen = SqlSeen::default();
+    let mut n = 0i64;
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        n += 1;
+        let script = format!(
+            "BEGIN; INSERT INTO d.p VALUES ({}, {n}); INSERT INTO d.p VALUES ({}, {n}); COMMIT",
+            2 * n,
+            2 * n + 1
+        );
+        match try_mysql(sql, &script) {
+            Ok(_) => {
+                seen.committed.insert(n);
+            }
+            Err(e) if e.contains("ERROR 1213") => {
+                seen.refused.insert(n);
+            }
+            Err(e) => {
+                seen.unknown.insert(n);
+                let first = e.lines().next().unwrap_or_default();
+                // The error without its line number, which varies.
+                let kind = first.split(':').skip(1).collect::<Vec<_>>().join(":");
+                *seen.errors.entry(kind).or_default() += 1;
+            }
+        }
+    }
+    seen
+}
+
+/// Every SQL transaction acknowledged is there whole, none refused is, none is there in part.
+#[allow(dead_code)]
+pub fn check_sql(what: &str, sql: &str, seen: &SqlSeen) {
+    let out = try_mysql(sql, "SELECT n, COUNT(*) FROM d.p GROUP BY n").unwrap();
+    let present: std::collections::BTreeMap<i64, i64> = out
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (n, c) = l.split_once('\t').unwrap();
+            (n.parse().unwrap(), c.parse().unwrap())
+        })
+        .collect();
+    for n in &seen.committed {
+        assert_eq!(
+            present.get(n),
+            Some(&2),
+            "{what}: SQL transaction {n} was acknowledged but is not whole"
+        );
+    }
+    for (n, count) in &present {
+        assert_eq!(*count, 2, "{what}: SQL transaction {n} is there in part");
+        assert!(
+            !seen.refused.contains(n),
+            "{what}: SQL transaction {n} was refused but is committed"
+        );
+    }
+    println!(
+        "{what}: SQL transactions: {} committed, {} refused (1213), {} other errors {:?}",
+        seen.committed.len(),
+        seen.refused.len(),
+        seen.unknown.len(),
+        seen.errors
+    );
 }
