@@ -248,57 +248,7 @@ fn round(round: usize, seed: u64) {
     );
 
     // Every transaction whole or absent, as acknowledged or refused.
-    let survivor =
-        Cluster::connect_timeout(&lists[(victim / 2) ^ 1], Duration::from_secs(10)).unwrap();
-    let t = survivor.table("ledger").unwrap();
-    // A prepared part whose coordinator died is resolved by its group (asking the coordinator's
-    // group) within about a second of the takeover: until then its rows are not visible while
-    // the decided part's are. Every transaction must be whole once that is done.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let per_txn = loop {
-        let rows = match survivor.scan(&t, &Scan::table()) {
-            Ok(rows) => rows,
-            Err(e) if Instant::now() < deadline && e.is_temporary() => {
-                std::thread::sleep(Duration::from_millis(20));
-                continue;
-            }
-            Err(e) => panic!("round {round}: scanning the survivors: {e}"),
-        };
-        let mut per_txn: BTreeMap<i64, i64> = BTreeMap::new();
-        for row in &rows {
-            let Value::Int(number) = row[1] else {
-                panic!("{row:?}")
-            };
-            *per_txn.entry(number).or_default() += 1;
-        }
-        let partial: Vec<_> = per_txn
-            .iter()
-            .filter(|(_, c)| **c != ROWS_PER_TXN)
-            .collect();
-        if partial.is_empty() || Instant::now() >= deadline {
-            if !partial.is_empty() {
-                println!("round {round}: still in part after 10 s: {partial:?}");
-            }
-            break per_txn;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    for (number, count) in &per_txn {
-        assert_eq!(
-            *count, ROWS_PER_TXN,
-            "round {round}: transaction {number} is there in part"
-        );
-        assert!(
-            !seen.refused.contains(number),
-            "round {round}: refused transaction {number} is there"
-        );
-    }
-    for number in &seen.acknowledged {
-        assert!(
-            per_txn.contains_key(number),
-            "round {round}: acknowledged transaction {number} is lost"
-        );
-    }
+    check_whole(&format!("round {round}"), &lists[(victim / 2) ^ 1], &seen);
 
     // The SQL transactions too (the row of id -1 stands alone).
     try_mysql(&sql, "DELETE FROM d.p WHERE id = -1").unwrap();
@@ -324,6 +274,61 @@ fn round(round: usize, seed: u64) {
     );
 }
 
+/// Every transaction is whole or absent on the nodes at `survivors` (once prepared parts left
+/// by a dead coordinator are resolved), as acknowledged or refused.
+fn check_whole(what: &str, survivors: &str, seen: &Seen) {
+    let survivor = Cluster::connect_timeout(survivors, Duration::from_secs(10)).unwrap();
+    let t = survivor.table("ledger").unwrap();
+    // A prepared part whose coordinator died is resolved by its group (asking the coordinator's
+    // group) within about a second of the takeover: until then its rows are not visible while
+    // the decided part's are. Every transaction must be whole once that is done.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let per_txn = loop {
+        let rows = match survivor.scan(&t, &Scan::table()) {
+            Ok(rows) => rows,
+            Err(e) if Instant::now() < deadline && e.is_temporary() => {
+                std::thread::sleep(Duration::from_millis(20));
+                continue;
+            }
+            Err(e) => panic!("{what}: scanning the survivors: {e}"),
+        };
+        let mut per_txn: BTreeMap<i64, i64> = BTreeMap::new();
+        for row in &rows {
+            let Value::Int(number) = row[1] else {
+                panic!("{row:?}")
+            };
+            *per_txn.entry(number).or_default() += 1;
+        }
+        let partial: Vec<_> = per_txn
+            .iter()
+            .filter(|(_, c)| **c != ROWS_PER_TXN)
+            .collect();
+        if partial.is_empty() || Instant::now() >= deadline {
+            if !partial.is_empty() {
+                println!("{what}: still in part after 10 s: {partial:?}");
+            }
+            break per_txn;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    for (number, count) in &per_txn {
+        assert_eq!(
+            *count, ROWS_PER_TXN,
+            "{what}: transaction {number} is there in part"
+        );
+        assert!(
+            !seen.refused.contains(number),
+            "{what}: refused transaction {number} is there"
+        );
+    }
+    for number in &seen.acknowledged {
+        assert!(
+            per_txn.contains_key(number),
+            "{what}: acknowledged transaction {number} is lost"
+        );
+    }
+}
+
 #[test]
 fn a_killed_data_node_of_either_group_loses_no_acknowledged_commit() {
     let seed = common::seed_from_env("CAIRN_GROUP_FAILOVER_SEED");
@@ -334,5 +339,138 @@ fn a_killed_data_node_of_either_group_loses_no_acknowledged_commit() {
     println!("seed {seed} (CAIRN_GROUP_FAILOVER_SEED repeats it), {rounds} rounds");
     for r in 0..rounds {
         round(r, seed);
+    }
+}
+
+/// The membership links between {1, 3} and {2, 4} (each half one replica of every group) are
+/// cut, with the management node on one side or alone: the management node's side goes on
+/// committing (across both groups), the other side's nodes stop (exit 70) within the
+/// detection time, and every acknowledged transaction is whole on the winners; alone, every
+/// data node stops and nothing begun past the read lease is acknowledged.
+#[test]
+fn a_cut_between_the_halves_leaves_only_the_arbitrators_side_serving() {
+    for side in [1, 2, 0] {
+        let name = ["alone", "with nodes 1 and 3", "with nodes 2 and 4"][side];
+        let mut cluster = spawn_cluster(&format!("group-partition-{side}"), 4, 2);
+        let lists = [
+            cluster.apis.join(","),
+            [2, 3, 0, 1].map(|i| cluster.apis[i].clone()).join(","),
+        ];
+        let admin = Cluster::connect_timeout(&lists[0], Duration::from_secs(10)).unwrap();
+        admin
+            .create_table(
+                TableDef::new(
+                    "ledger",
+                    vec![
+                        ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+                        ColumnDef::new("txn", ColumnType::BigInt { unsigned: false }),
+                    ],
+                    &["id"],
+                )
+                .unwrap(),
+            )
+            .unwrap();
+        Cluster::connect_serving(&cluster.apis[2], Duration::from_secs(10)).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let cut: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        let writers: Vec<_> = (0..4)
+            .map(|w| {
+                let (addresses, stop, cut, seen) = (
+                    lists[w % 2].clone(),
+                    stop.clone(),
+                    cut.clone(),
+                    seen.clone(),
+                );
+                std::thread::spawn(move || writer(w, addresses, stop, cut, seen))
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(500));
+        cluster.cut(match side {
+            1 => &["2,4", "1,3,0", "2,4", "1,3,0"],
+            2 => &["2,4,0", "1,3", "2,4,0", "1,3"],
+            _ => &["2,4,0", "1,3,0", "2,4,0", "1,3,0"],
+        });
+        let cut_at = Instant::now();
+        *cut.lock().unwrap() = Some(cut_at);
+        let losers: Vec<usize> = match side {
+            1 => vec![1, 3],
+            2 => vec![0, 2],
+            _ => vec![0, 1, 2, 3],
+        };
+        let deadline = cut_at + Duration::from_secs(10);
+        for &l in &losers {
+            let node = cluster.nodes[l].as_mut().unwrap();
+            loop {
+                if let Some(status) = node.child.try_wait().unwrap() {
+                    assert_eq!(
+                        status.code(),
+                        Some(70),
+                        "arbitrator {name}: node {} exited {status}",
+                        l + 1
+                    );
+                    println!(
+                        "arbitrator {name}: node {} stopped {:.0} ms after the cut",
+                        l + 1,
+                        cut_at.elapsed().as_secs_f64() * 1e3
+                    );
+                    break;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "arbitrator {name}: node {} did not stop",
+                    l + 1
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        if losers.len() == 2 {
+            // The winners commit again, past the time the losers took to stop.
+            let settled = Instant::now();
+            let deadline = settled + Duration::from_secs(5);
+            while seen
+                .lock()
+                .unwrap()
+                .after_kill
+                .iter()
+                .filter(|t| **t > settled)
+                .count()
+                < 20
+            {
+                assert!(
+                    Instant::now() < deadline,
+                    "arbitrator {name}: the winners do not commit"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        for w in writers {
+            w.join().unwrap();
+        }
+        let seen = seen.lock().unwrap();
+        let first = seen.after_kill.iter().min().map(|t| *t - cut_at);
+        println!(
+            "arbitrator {name}: {} acknowledged, first commit begun after the cut {first:?} after it; {} asked after a lost connection; errors {:?}",
+            seen.acknowledged.len(),
+            seen.resolved,
+            seen.errors
+        );
+        if losers.len() == 2 {
+            let winners = if side == 1 { &lists[0] } else { &lists[1] };
+            // The winners' addresses only: a loser is gone.
+            let winners: Vec<&str> = winners
+                .split(',')
+                .filter(|a| !losers.iter().any(|l| cluster.apis[*l] == *a))
+                .collect();
+            check_whole(&format!("arbitrator {name}"), &winners.join(","), &seen);
+        } else {
+            assert!(
+                seen.after_kill
+                    .iter()
+                    .all(|t| *t < cut_at + Duration::from_millis(600)),
+                "arbitrator alone: a commit begun after the cut was acknowledged past the lease"
+            );
+        }
     }
 }

@@ -279,6 +279,17 @@ impl Drop for ClusterProcesses {
     }
 }
 
+#[allow(dead_code)]
+impl ClusterProcesses {
+    /// Cuts data node K's membership links from the nodes `cuts[K - 1]` names (comma-separated
+    /// ids, 0 the management node); the nodes read their files within 100 ms.
+    pub fn cut(&self, cuts: &[&str]) {
+        for (k, cut) in cuts.iter().enumerate() {
+            std::fs::write(self.dir.join(format!("cut{}", k + 1)), cut).unwrap();
+        }
+    }
+}
+
 /// Starts a management node and `data_nodes` data nodes in node groups of `replicas`, two
 /// workers each, in directory `name` (and this process's id) under the temporary directory.
 #[allow(dead_code)]
@@ -303,6 +314,7 @@ pub fn spawn_cluster(name: &str, data_nodes: usize, replicas: usize) -> ClusterP
     let nodes = (1..=data_nodes)
         .map(|id| {
             let data = dir.join(format!("node{id}"));
+            let cut = dir.join(format!("cut{id}"));
             let id = id.to_string();
             Some(spawn(&[
                 "datanode",
@@ -312,6 +324,8 @@ pub fn spawn_cluster(name: &str, data_nodes: usize, replicas: usize) -> ClusterP
                 &id,
                 "--data-dir",
                 data.to_str().unwrap(),
+                "--fault-cut-file",
+                cut.to_str().unwrap(),
                 "--redo-segment-kib",
                 "1024",
             ]))
