@@ -401,28 +401,8 @@ fn a_cut_between_the_halves_leaves_only_the_arbitrators_side_serving() {
         let deadline = cut_at + Duration::from_secs(10);
         for &l in &losers {
             let node = cluster.nodes[l].as_mut().unwrap();
-            loop {
-                if let Some(status) = node.child.try_wait().unwrap() {
-                    assert_eq!(
-                        status.code(),
-                        Some(70),
-                        "arbitrator {name}: node {} exited {status}",
-                        l + 1
-                    );
-                    println!(
-                        "arbitrator {name}: node {} stopped {:.0} ms after the cut",
-                        l + 1,
-                        cut_at.elapsed().as_secs_f64() * 1e3
-                    );
-                    break;
-                }
-                assert!(
-                    Instant::now() < deadline,
-                    "arbitrator {name}: node {} did not stop",
-                    l + 1
-                );
-                std::thread::sleep(Duration::from_millis(20));
-            }
+            let what = format!("arbitrator {name}: node {}", l + 1);
+            common::wait_stopped(&mut node.child, &what, cut_at, deadline);
         }
         if losers.len() == 2 {
             // The winners commit again, past the time the losers took to stop.

@@ -447,29 +447,8 @@ fn partition_round(side: usize) {
     };
     let deadline = cut_at + Duration::from_secs(10);
     for &l in &losers {
-        let node = &mut cluster.nodes[l];
-        loop {
-            if let Some(status) = node.process.child.try_wait().unwrap() {
-                assert_eq!(
-                    status.code(),
-                    Some(70),
-                    "arbitrator {name}: node {} exited {status}",
-                    l + 1
-                );
-                println!(
-                    "arbitrator {name}: node {} stopped {:.0} ms after the cut",
-                    l + 1,
-                    cut_at.elapsed().as_secs_f64() * 1e3
-                );
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "arbitrator {name}: node {} did not stop",
-                l + 1
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let what = format!("arbitrator {name}: node {}", l + 1);
+        common::wait_stopped(&mut cluster.nodes[l].process.child, &what, cut_at, deadline);
     }
     if losers.len() == 1 {
         // The winner commits again, past the time the loser took to stop.

@@ -417,3 +417,26 @@ pub fn check_sql(what: &str, sql: &str, seen: &SqlSeen) {
         seen.errors
     );
 }
+
+/// Waits until `child`, a data node on the losing side of a cut, stops as the membership
+/// stops it (exit code 70), by `deadline`; prints when, counted from `since`.
+#[allow(dead_code)]
+pub fn wait_stopped(
+    child: &mut Child,
+    what: &str,
+    since: std::time::Instant,
+    deadline: std::time::Instant,
+) {
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert_eq!(status.code(), Some(70), "{what} exited {status}");
+            println!(
+                "{what} stopped {:.0} ms after the cut",
+                since.elapsed().as_secs_f64() * 1e3
+            );
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what} did not stop");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
