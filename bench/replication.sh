@@ -3,7 +3,10 @@
 # end, first with one replica (`cairn start --api-transport tcp`: the front ends reach the data
 # node over loopback TCP), then with two (`cairn start --data-nodes 2 --replicas 2`: a
 # management node and two data node processes, every commit on both before it is
-# acknowledged), in one run. Server CPU per transaction is measured from /proc over each window,
+# acknowledged), then with two node groups of two (`cairn start --data-nodes 4 --replicas 2`:
+# each table's partitions spread over both groups, the front ends' coordinator on the first
+# group's primary, a commit touching both groups two-phase), in one run. Server CPU per
+# transaction is measured from /proc over each window,
 # summed over every process of the configuration (front ends, data nodes, management node), and
 # shown per replica too. Ends with one markdown table and the ratios.
 #
@@ -109,6 +112,20 @@ stop_process "$cairn_pid"
 cairn_pid=
 echo
 
+# Two node groups of two: four data node processes and a management node.
+"$cairn" start --data-nodes 4 --replicas 2 --data-dir "$work/four" --base-port 25400 \
+  --sql-port "$sql_port" --durability "$DURABILITY" --hs-read-port 0 --hs-write-port 0 \
+  >"$work/four.log" 2>&1 &
+cairn_pid=$!
+wait_for_line "$work/four.log" ready 120 "$cairn_pid"
+mapfile -t node_pids < <(sed -n 's/.*, pid \([0-9]*\)$/\1/p' "$work/four.log")
+((${#node_pids[@]} == 5)) || { cat "$work/four.log" >&2; die "expected the pids of a management node and 4 data nodes"; }
+mysql -h127.0.0.1 -P"$sql_port" -uroot -e "CREATE DATABASE sbtest"
+measure "2 groups x 2 replicas" 2 "$cairn_pid" "${node_pids[@]}"
+stop_process "$cairn_pid"
+cairn_pid=
+echo
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 per_replica() { awk -v a="$1" -v r="$2" 'BEGIN { printf "%.1f", a / r }'; }
 echo "## Results: 1 table x $ROWS rows, $THREADS threads, $DURATION s after $WARMUP s warm-up, durability $DURABILITY"
@@ -124,3 +141,8 @@ printf '| replicas 2 ÷ replicas 1 | %s× | | %s× | | %s× | | %s× | |\n' \
   "$(ratio "${cpu[replicas 2,oltp_insert]}" "${cpu[replicas 1,oltp_insert]}")" \
   "$(ratio "${tps[replicas 2,oltp_update_index]}" "${tps[replicas 1,oltp_update_index]}")" \
   "$(ratio "${cpu[replicas 2,oltp_update_index]}" "${cpu[replicas 1,oltp_update_index]}")"
+printf '| 2 groups ÷ 1 group (replicas 2) | %s× | | %s× | | %s× | | %s× | |\n' \
+  "$(ratio "${tps[2 groups x 2 replicas,oltp_insert]}" "${tps[replicas 2,oltp_insert]}")" \
+  "$(ratio "${cpu[2 groups x 2 replicas,oltp_insert]}" "${cpu[replicas 2,oltp_insert]}")" \
+  "$(ratio "${tps[2 groups x 2 replicas,oltp_update_index]}" "${tps[replicas 2,oltp_update_index]}")" \
+  "$(ratio "${cpu[2 groups x 2 replicas,oltp_update_index]}" "${cpu[replicas 2,oltp_update_index]}")"
