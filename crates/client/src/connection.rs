@@ -646,6 +646,15 @@ impl Cluster {
     }
 
     /// Has the data node write a local checkpoint now; returns once it is published.
+    /// Every partition the data node holds, primary or backup: (table, partition, rows, the
+    /// wrapping sum of its rows' CRC-32C), to compare the replicas of a node group.
+    pub fn checksums(&self) -> Result<Vec<(u32, u32, u64, u64)>> {
+        match self.call(&Message::ChecksumsRequest)? {
+            Message::Checksums { partitions } => Ok(partitions),
+            other => Err(unexpected(&other)),
+        }
+    }
+
     pub fn checkpoint(&self) -> Result<CheckpointInfo> {
         match self.call(&Message::Checkpoint)? {
             Message::CheckpointReply(c) => Ok(c),

@@ -140,6 +140,12 @@ enum Pending {
     },
     /// A unique index being built.
     Unique(UniqueState),
+    /// Gathering every worker's partition digests.
+    Checksums {
+        request_id: u64,
+        waiting: usize,
+        sums: Vec<(u32, u32, u64, u64)>,
+    },
     /// Gathering every worker's status.
     Status {
         request_id: u64,
@@ -489,6 +495,30 @@ impl Coordinator {
                 _ => self.on_scan_part(tag, rows),
             },
             Event::Status { tag, status } => self.on_status(tag, status),
+            Event::Checksums { tag, sums } => {
+                let Some(Pending::Checksums {
+                    request_id,
+                    waiting,
+                    sums: mut all,
+                }) = self.pending.remove(&tag)
+                else {
+                    return;
+                };
+                all.extend(sums);
+                if waiting > 1 {
+                    self.pending.insert(
+                        tag,
+                        Pending::Checksums {
+                            request_id,
+                            waiting: waiting - 1,
+                            sums: all,
+                        },
+                    );
+                    return;
+                }
+                all.sort_unstable();
+                self.reply(request_id, &Message::Checksums { partitions: all });
+            }
             Event::Images { tag, changes } => self.on_images(tag, changes),
             Event::Replicated { tag, result } => self.on_replicated(tag, result),
             Event::CheckpointDone { request_id, result } => match result {
@@ -825,6 +855,19 @@ impl Coordinator {
                 self.reply(id, &reply);
             }
             Message::Checkpoint => self.request_checkpoint(id),
+            Message::ChecksumsRequest => {
+                let (tag, waiting) = self.send_to_every_worker(|_, tag, reply_to| {
+                    ToWorker::Checksums { tag, reply_to }
+                });
+                self.pending.insert(
+                    tag,
+                    Pending::Checksums {
+                        request_id: id,
+                        waiting,
+                        sums: Vec::new(),
+                    },
+                );
+            }
             Message::ListTables => {
                 let names = self
                     .shared

@@ -192,6 +192,11 @@ pub enum ToWorker {
         tag: u64,
         reply_to: ReplyTo,
     },
+    /// Answer every partition's digest (`Event::Checksums`): to compare replicas.
+    Checksums {
+        tag: u64,
+        reply_to: ReplyTo,
+    },
     /// On a primary with backups, before `Commit`: answer with the transaction's row images on
     /// this worker (`Event::Images`), which the backups take first. Its locks stay held.
     Images {
@@ -299,6 +304,11 @@ pub enum Event {
     Status {
         tag: u64,
         status: WorkerStatus,
+    },
+    /// A worker's partitions' digests: (table, partition, rows, wrapping sum of row CRCs).
+    Checksums {
+        tag: u64,
+        sums: Vec<(u32, u32, u64, u64)>,
     },
     /// A transaction's row images on one worker (`ToWorker::Images`).
     Images {

@@ -484,6 +484,10 @@ impl Worker {
                 let status = self.status();
                 self.send(reply_to, Event::Status { tag, status });
             }
+            ToWorker::Checksums { tag, reply_to } => {
+                let sums = self.checksums();
+                self.send(reply_to, Event::Checksums { tag, sums });
+            }
             ToWorker::Images { txn, tag, reply_to } => {
                 let changes = self.images(txn);
                 self.send(reply_to, Event::Images { tag, changes });

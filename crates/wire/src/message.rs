@@ -483,6 +483,15 @@ pub enum Message {
         transaction: u64,
         commit: bool,
     },
+    /// Asks a data node (primary or backup) for a digest of every partition it holds: to
+    /// compare the replicas of a node group. Answered by `Checksums`.
+    ChecksumsRequest,
+    /// Per partition a node holds: its table, partition, rows, and the wrapping sum of each
+    /// row's CRC-32C over its stored image (the same on every replica that holds the same
+    /// rows, whatever their order).
+    Checksums {
+        partitions: Vec<(u32, u32, u64, u64)>,
+    },
     /// On a step link: the next part of a scan over some of the receiver's `partitions` (all
     /// on one worker), read from `place` on: at most `rows_max` rows and about `bytes_max`
     /// bytes, seeing the changes the sender's transaction `transaction` made there (0: none).
@@ -647,6 +656,8 @@ impl Message {
             Message::ScanPartRows { .. } => 45,
             Message::Prepared { .. } => 46,
             Message::Resolve { .. } => 47,
+            Message::ChecksumsRequest => 48,
+            Message::Checksums { .. } => 49,
         }
     }
 
@@ -760,6 +771,16 @@ impl Message {
                 out.put_u32(*coordinator);
                 out.put_u64(*transaction);
                 out.put_u8(u8::from(*commit));
+            }
+            Message::ChecksumsRequest => {}
+            Message::Checksums { partitions } => {
+                out.put_u32(partitions.len() as u32);
+                for (table, partition, rows, sum) in partitions {
+                    out.put_u32(*table);
+                    out.put_u32(*partition);
+                    out.put_u64(*rows);
+                    out.put_u64(*sum);
+                }
             }
             Message::UndoRemote {
                 transaction,
@@ -1043,6 +1064,19 @@ impl Message {
                     }
                 },
             },
+            48 => Message::ChecksumsRequest,
+            49 => {
+                let n = r.count(
+                    "partitions",
+                    limits::TABLES_MAX * limits::PARTITIONS_MAX as usize,
+                    24,
+                )?;
+                Message::Checksums {
+                    partitions: (0..n)
+                        .map(|_| Ok((r.u32()?, r.u32()?, r.u64()?, r.u64()?)))
+                        .collect::<DecodeResult<_>>()?,
+                }
+            }
             46 => Message::Prepared {
                 coordinator: r.u32()?,
                 transaction: r.u64()?,

@@ -75,6 +75,7 @@ impl Coordinator {
             | Message::ListDatabases
             | Message::Checkpoint
             | Message::Shutdown { .. }
+            | Message::ChecksumsRequest
             | Message::PeerHello { .. }
             | Message::StepHello { .. } => None,
             Message::Steps { .. }

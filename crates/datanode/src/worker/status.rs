@@ -7,6 +7,26 @@ use super::Worker;
 use crate::messages::WorkerStatus;
 
 impl Worker {
+    /// Each partition's rows and the wrapping sum of its rows' CRC-32C over their stored
+    /// images: equal on replicas holding the same rows, in any order.
+    pub(super) fn checksums(&self) -> Vec<(u32, u32, u64, u64)> {
+        let mut sums: Vec<(u32, u32, u64, u64)> = self
+            .partitions
+            .iter()
+            .map(|((table, partition), p)| {
+                let (mut rows, mut sum) = (0u64, 0u64);
+                p.scan(|row| {
+                    rows += 1;
+                    sum = sum.wrapping_add(u64::from(crc32c::crc32c(row)));
+                    true
+                });
+                (*table, *partition, rows, sum)
+            })
+            .collect();
+        sums.sort_unstable();
+        sums
+    }
+
     pub(super) fn status(&self) -> WorkerStatus {
         let mut status = WorkerStatus {
             memory_bytes: self.memory_bytes as u64,

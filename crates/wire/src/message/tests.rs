@@ -426,6 +426,10 @@ fn messages_round_trip() {
             transaction: 99,
             commit: true,
         },
+        Message::ChecksumsRequest,
+        Message::Checksums {
+            partitions: vec![(1, 0, 10, u64::MAX), (1, 2, 0, 0)],
+        },
         Message::UndoRemote {
             transaction: 12,
             statement: 4,
