@@ -42,25 +42,10 @@ struct Seen {
     resolved: usize,
 }
 
-/// How the commit `name` ended, asked of the coordinator's node group (the first two of
-/// `addresses`: a group that did not coordinate it does not know its session, and answers
-/// that it cannot tell).
+/// How the commit `name` ended, asked of every data node until one can tell (the client
+/// library's `Cluster::outcome_among`: only the coordinator's node group knows it).
 fn outcome(addresses: &str, name: (u64, u64)) -> Option<bool> {
-    let group: Vec<&str> = addresses.split(',').take(2).collect();
-    let group = group.join(",");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while Instant::now() < deadline {
-        if let Ok(c) = Cluster::connect_timeout(&group, Duration::from_millis(500)) {
-            match c.commit_outcome(name) {
-                Ok(committed) => return Some(committed),
-                Err(e) if e.is_temporary() => {}
-                Err(client::ClientError::ConnectionLost(_)) => {}
-                Err(_) => return None,
-            }
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    None
+    Cluster::outcome_among(addresses, name, Duration::from_secs(5))
 }
 
 fn writer(

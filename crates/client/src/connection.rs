@@ -676,6 +676,35 @@ impl Cluster {
         self.inner.session
     }
 
+    /// How the commit `name` ended, asked of every data node among `addresses` (one or
+    /// several, comma-separated) until one can tell, for up to `timeout`: in a cluster of
+    /// several node groups only the group that coordinated the commit knows it (another
+    /// answers that it cannot tell, and the next node is asked), and while that group takes
+    /// over after a failure its nodes answer "ask again". None when none could tell.
+    pub fn outcome_among(addresses: &str, name: (u64, u64), timeout: Duration) -> Option<bool> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let mut again = false;
+            for address in self::addresses(addresses) {
+                let Ok((node, _)) = Cluster::connect_one(address, None) else {
+                    again = true;
+                    continue;
+                };
+                match node.commit_outcome(name) {
+                    Ok(committed) => return Some(committed),
+                    Err(e) if e.is_temporary() => again = true,
+                    Err(ClientError::ConnectionLost(_)) => again = true,
+                    // This node cannot tell (another group's, or it forgot): the next may.
+                    Err(_) => {}
+                }
+            }
+            if !again || Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(ROUND_PAUSE.min(deadline.saturating_duration_since(Instant::now())));
+        }
+    }
+
     /// How the commit named `name` (`Transaction::commit_name`, of a connection that was lost)
     /// ended, as the node group's primary knows it: true if it took effect. A node that does
     /// not know yet answers a temporary error (ask again), one that keeps no record a

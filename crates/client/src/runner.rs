@@ -124,24 +124,11 @@ impl Runner {
         }
     }
 
-    /// How the commit `name` ended, asked of the node that serves now (None: none can say
-    /// within the runner's patience, or a data node alone, which keeps no record).
+    /// How the commit `name` ended, asked of the cluster's nodes until one can tell (None:
+    /// none can say within the runner's patience, or a data node alone, which keeps no
+    /// record).
     fn outcome(&self, name: (u64, u64)) -> Option<bool> {
-        let since = Instant::now();
-        let mut pause = PAUSE_FIRST;
-        while since.elapsed() < self.patience.min(ASK_WITHIN) {
-            if let Ok(c) = self.cluster() {
-                match c.commit_outcome(name) {
-                    Ok(committed) => return Some(committed),
-                    Err(e) if e.is_temporary() => {}
-                    Err(ClientError::ConnectionLost(_)) => self.forget(&c),
-                    Err(_) => return None,
-                }
-            }
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(PAUSE_MAX);
-        }
-        None
+        Cluster::outcome_among(&self.addresses, name, self.patience.min(ASK_WITHIN))
     }
 }
 

@@ -856,9 +856,8 @@ impl Coordinator {
             }
             Message::Checkpoint => self.request_checkpoint(id),
             Message::ChecksumsRequest => {
-                let (tag, waiting) = self.send_to_every_worker(|_, tag, reply_to| {
-                    ToWorker::Checksums { tag, reply_to }
-                });
+                let (tag, waiting) = self
+                    .send_to_every_worker(|_, tag, reply_to| ToWorker::Checksums { tag, reply_to });
                 self.pending.insert(
                     tag,
                     Pending::Checksums {

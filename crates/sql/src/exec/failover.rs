@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::{done, Outcome, Session};
 use crate::error::SqlError;
+use client::Cluster;
 
 /// How long a statement a data node's failover interrupted is tried again before its error
 /// goes to the client (a failover takes about a second on loopback).
@@ -113,23 +114,11 @@ impl Session {
         }
     }
 
-    /// How the commit named `name` ended, asked of the cluster once it serves again
-    /// (reconnecting, for up to `FAILOVER_RETRY_TIME`); None when no node can say.
+    /// How the commit named `name` ended, asked of the cluster's data nodes until one can tell
+    /// (the node group that coordinated it), for up to `FAILOVER_RETRY_TIME`; None when none
+    /// can say.
     pub(super) fn commit_outcome(&mut self, name: (u64, u64)) -> Option<bool> {
-        let mut retry = FailoverRetry::new();
-        loop {
-            self.reconnect_if_lost();
-            if let Some(c) = self.data.as_ref().filter(|c| !c.is_closed()) {
-                match c.commit_outcome(name) {
-                    Ok(committed) => return Some(committed),
-                    Err(e) if e.is_temporary() => {}
-                    Err(client::ClientError::ConnectionLost(_)) => {}
-                    Err(_) => return None,
-                }
-            }
-            if !retry.wait() {
-                return None;
-            }
-        }
+        let addresses = self.shared.config.datanode.clone();
+        Cluster::outcome_among(&addresses, name, FAILOVER_RETRY_TIME)
     }
 }
