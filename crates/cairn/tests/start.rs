@@ -730,6 +730,13 @@ fn start_runs_two_node_groups() {
         "{shown}"
     );
 
+    assert_eq!(
+        mysql(
+            &sql,
+            "SELECT node_id, node_group, status, role FROM ndbinfo.nodes ORDER BY node_id"
+        ),
+        "node_id\tnode_group\tstatus\trole\n1\t1\tSTARTED\tprimary\n2\t1\tSTARTED\tbackup\n3\t2\tSTARTED\tprimary\n4\t2\tSTARTED\tbackup\n"
+    );
     let values: Vec<String> = (1..=200).map(|i| format!("({i}, {i})")).collect();
     mysql(
         &sql,

@@ -1386,8 +1386,10 @@ fn ndbinfo_memoryusage(session: &Session) -> Result<Vec<Vec<Value>>> {
         .collect())
 }
 
-/// One row per data node of the node group the API node's data node belongs to (a data node
-/// alone: itself, started, the primary of its partitions).
+/// One row per data node of every node group the front end reaches (a data node alone:
+/// itself, started, the primary of its partitions). Each group is described by a member the
+/// front end was given that answers (its status names its group and the group's members, the
+/// primary first); node groups are numbered in the order of their nodes' ids.
 fn ndbinfo_nodes(session: &Session) -> Result<Vec<Vec<Value>>> {
     let s = session
         .shared
@@ -1403,15 +1405,28 @@ fn ndbinfo_nodes(session: &Session) -> Result<Vec<Vec<Value>>> {
             count(0),
         ]]);
     }
-    // The answering node lists the group's primary first.
-    let primary = s.members.first().copied();
-    Ok(s.group
-        .iter()
-        .map(|n| {
+    let mut statuses = vec![s];
+    for address in session.shared.config.datanode.split(',') {
+        let known = |n: u32| statuses.iter().any(|s| s.group.contains(&n));
+        if let Some(status) = client::Cluster::connect_timeout(address.trim(), NODE_STATUS_TIMEOUT)
+            .ok()
+            .and_then(|c| c.status().ok())
+        {
+            if !known(status.node_id) {
+                statuses.push(status);
+            }
+        }
+    }
+    statuses.sort_by_key(|s| s.group.first().copied());
+    let mut rows = Vec::new();
+    for (g, s) in statuses.iter().enumerate() {
+        // The answering node lists the group's primary first.
+        let primary = s.members.first().copied();
+        for n in &s.group {
             let member = s.members.contains(n);
-            vec![
+            rows.push(vec![
                 count(u64::from(*n)),
-                count(1),
+                count(g as u64 + 1),
                 text(if member { "STARTED" } else { "NOT IN VIEW" }),
                 text(match (member, primary == Some(*n)) {
                     (true, true) => "primary",
@@ -1419,9 +1434,15 @@ fn ndbinfo_nodes(session: &Session) -> Result<Vec<Vec<Value>>> {
                     _ => "",
                 }),
                 count(s.view_epoch),
-            ]
-        })
-        .collect())
+            ]);
+        }
+    }
+    rows.sort_by_key(|r| match r[0] {
+        Value::UInt(n) => n,
+        Value::Int(n) => n as u64,
+        _ => 0,
+    });
+    Ok(rows)
 }
 
 pub(crate) fn engines() -> Vec<Vec<Value>> {
