@@ -278,6 +278,35 @@ fn transactions_reach_the_other_node_groups_partitions() {
         .unwrap()
         .is_empty());
 
+    // A transaction goes to the primary holding its first row (NDB's transaction hint): on a
+    // connection made from both nodes' addresses (to node 1, the first that serves), one whose
+    // first row lives in the second group runs on a connection to node 2.
+    let both = Cluster::connect_timeout(&cluster.apis.join(","), Duration::from_secs(5)).unwrap();
+    let mut txn = both.transaction();
+    txn.insert(
+        &t1,
+        vec![(0, Value::Int(id_in(&t1, 1, 900))), (1, Value::Int(9))],
+    );
+    assert_ne!(
+        txn.commit_name().0,
+        both.session(),
+        "routed to the second group's primary"
+    );
+    txn.commit().unwrap();
+    let mut txn = both.transaction();
+    txn.insert(
+        &t1,
+        vec![(0, Value::Int(id_in(&t1, 0, 900))), (1, Value::Int(9))],
+    );
+    assert_eq!(
+        txn.commit_name().0,
+        both.session(),
+        "its own group's rows stay here"
+    );
+    txn.commit().unwrap();
+    assert_eq!(value_of(&c2, &t2, id_in(&t1, 1, 900)), Some(9));
+    assert_eq!(value_of(&c2, &t2, id_in(&t1, 0, 900)), Some(9));
+
     // Writes in both groups commit together (two-phase), through either node; a rollback
     // leaves nothing in either.
     let a = id_in(&t1, 0, 1000);

@@ -60,6 +60,14 @@ pub(crate) struct Inner {
     workers: AtomicU32,
     /// The number this connection's hello gave the data node (`Message::Hello::session`).
     session: u64,
+    /// The data node's node group and the cluster's count of them, from its hello.
+    group: AtomicU32,
+    groups: AtomicU32,
+    /// Every data node address the connection was made from (its peers, to route to).
+    peers: Mutex<String>,
+    /// Connections to other node groups' primaries, by group, for transactions whose first
+    /// row lives there (`route`), and when discovery last failed.
+    routes: Mutex<(HashMap<u32, Cluster>, Option<Instant>)>,
 }
 
 /// A connection to a Cairn cluster (today: one data node). Cheap to clone; clones share the
@@ -78,6 +86,9 @@ fn lost(why: impl Into<String>) -> ClientError {
 pub(crate) const ATTEMPT_TIMEOUT: Duration = Duration::from_millis(500);
 /// With several data nodes to try, the pause after a round in which none served.
 pub(crate) const ROUND_PAUSE: Duration = Duration::from_millis(20);
+/// How long a connection does not look again for other node groups' primaries after a look
+/// that found none for a group.
+const ROUTE_RETRY: Duration = Duration::from_secs(1);
 
 /// A number for a connection's session, unlikely to be any other connection's in the cluster:
 /// random where the system gives randomness, else from the clock, the process and a counter.
@@ -127,6 +138,48 @@ impl Cluster {
         Cluster::connect_serving(address, timeout)
     }
 
+    /// In a cluster of several node groups, a connection to group `group`'s primary (one of
+    /// this connection's peers), for a transaction whose first row lives there: it coordinates
+    /// it without a hop to another node (NDB's transaction hint). None when this connection is
+    /// that group's already, or none of the peers serves it now (the transaction then goes
+    /// here, which forwards its steps).
+    pub(crate) fn route(&self, group: u32) -> Option<Cluster> {
+        if self.inner.groups.load(Ordering::Relaxed) <= 1
+            || self.inner.group.load(Ordering::Relaxed) == group
+        {
+            return None;
+        }
+        let mut routes = self.inner.routes.lock().ok()?;
+        if let Some(c) = routes.0.get(&group).filter(|c| !c.is_closed()) {
+            return Some(c.clone());
+        }
+        // Discovery costs a connection attempt per peer: not again within a second of a failed one.
+        if routes.1.is_some_and(|t| t.elapsed() < ROUTE_RETRY) {
+            return None;
+        }
+        let peers = self.inner.peers.lock().ok()?.clone();
+        routes.0.retain(|_, c| !c.is_closed());
+        for peer in addresses(&peers) {
+            let Ok((c, serving)) = Cluster::connect_one(peer, None) else {
+                continue;
+            };
+            let g = c.inner.group.load(Ordering::Relaxed);
+            if serving && g != self.inner.group.load(Ordering::Relaxed) {
+                routes.0.entry(g).or_insert(c);
+            }
+        }
+        let found = routes.0.get(&group).cloned();
+        routes.1 = found.is_none().then(Instant::now);
+        found
+    }
+
+    /// The node group (0-based) holding partition `partition` of a table, and whether the
+    /// cluster has more than one.
+    pub(crate) fn group_of(&self, partition: u32) -> Option<u32> {
+        let groups = self.inner.groups.load(Ordering::Relaxed);
+        (groups > 1).then(|| base::placement::group_of(partition, groups))
+    }
+
     /// Connects within `timeout` to a data node among `address` (one or several,
     /// comma-separated) that serves now, even when only one is named.
     pub fn connect_serving(address: &str, timeout: Duration) -> Result<Cluster> {
@@ -138,7 +191,13 @@ impl Cluster {
             let mut last = None;
             for candidate in &candidates {
                 match Cluster::connect_one(candidate, None) {
-                    Ok((cluster, true)) => return Ok(cluster),
+                    Ok((cluster, true)) => {
+                        // Its peers, to route transactions to other node groups' primaries.
+                        if let Ok(mut peers) = cluster.inner.peers.lock() {
+                            *peers = address.to_string();
+                        }
+                        return Ok(cluster);
+                    }
                     Ok((_, false)) => last = Some(not_serving(candidate)),
                     Err(e) => last = Some(e),
                 }
@@ -173,6 +232,10 @@ impl Cluster {
             cluster_id: 0,
             workers: AtomicU32::new(0),
             session: session_number(),
+            group: AtomicU32::new(0),
+            groups: AtomicU32::new(1),
+            peers: Mutex::new(address.to_string()),
+            routes: Mutex::new((HashMap::new(), None)),
         });
         let cluster = Cluster { inner };
         match cluster.call(&Message::Hello {
@@ -182,9 +245,13 @@ impl Cluster {
             Message::HelloReply {
                 worker_count,
                 serving,
+                group,
+                groups,
                 ..
             } => {
                 cluster.inner.workers.store(worker_count, Ordering::Relaxed);
+                cluster.inner.group.store(group, Ordering::Relaxed);
+                cluster.inner.groups.store(groups.max(1), Ordering::Relaxed);
                 Ok((cluster, serving))
             }
             other => Err(unexpected(&other)),

@@ -61,6 +61,41 @@ impl Transaction {
         }
     }
 
+    /// Before anything is sent: a transaction whose first row lives in another node group than
+    /// the connection's goes to that group's primary, which then coordinates it with no hop
+    /// for its first rows (NDB's transaction hint). Values not in their column's canonical
+    /// form may hash otherwise than the data node's: the transaction then only takes the hop.
+    fn route_by(&mut self, table: &Table, key: &[Value], values: &[(u16, Value)]) {
+        let def = table.def();
+        let pk_value = |column: u16| -> Option<Value> {
+            match def.primary_key.iter().position(|c| *c == column) {
+                Some(at) if !key.is_empty() => key.get(at).cloned(),
+                _ => values
+                    .iter()
+                    .find(|(c, _)| *c == column)
+                    .map(|(_, v)| v.clone()),
+            }
+        };
+        let Some(part) = def
+            .partition_key
+            .iter()
+            .map(|c| pk_value(*c))
+            .collect::<Option<Vec<Value>>>()
+        else {
+            return;
+        };
+        let mut bytes = Vec::new();
+        def.encode_key(&def.partition_key, &part, &mut bytes);
+        let partition = base::placement::partition_of(&bytes, def.partition_count);
+        let Some(group) = self.cluster.group_of(partition) else {
+            return;
+        };
+        if let Some(routed) = self.cluster.route(group) {
+            self.id = routed.inner.next_txn.fetch_add(1, Ordering::Relaxed);
+            self.cluster = routed;
+        }
+    }
+
     /// Adds any operation; returns its id.
     pub fn push(&mut self, op: Operation) -> OpId {
         self.pending.push(op);
@@ -76,6 +111,9 @@ impl Transaction {
         values: Vec<(u16, Value)>,
         projection: Vec<u16>,
     ) -> OpId {
+        if !self.sent && self.pending.is_empty() && index.is_none() {
+            self.route_by(table, &key, &values);
+        }
         self.push(Operation {
             kind,
             table: table.id(),

@@ -783,6 +783,8 @@ impl Coordinator {
                         .role
                         .as_ref()
                         .is_none_or(|r| r.serving().is_ok()),
+                    group: self.shared.placement.group,
+                    groups: self.shared.placement.groups,
                 };
                 self.reply(id, &reply);
             }

@@ -266,6 +266,11 @@ pub enum Message {
         /// The node serves requests now: a data node alone, or its node group's primary in the
         /// cluster's current view. A client given several nodes connects to one that does.
         serving: bool,
+        /// The node's node group (0-based) and how many the cluster has (a data node alone:
+        /// 0 of 1): partition p belongs to group `base::placement::group_of(p, groups)`, so a
+        /// client can send a transaction to the primary holding its first row (NDB's hint).
+        group: u32,
+        groups: u32,
     },
     CreateTable(TableDef),
     /// A table's schema, with the hidden unique-index tables it owns.
@@ -825,10 +830,14 @@ impl Message {
                 node_id,
                 worker_count,
                 serving,
+                group,
+                groups,
             } => {
                 out.put_u32(*node_id);
                 out.put_u32(*worker_count);
                 out.put_u8(u8::from(*serving));
+                out.put_u32(*group);
+                out.put_u32(*groups);
             }
             Message::CreateTable(t) => put_table(out, t),
             Message::PeerHello { node_id, epoch } => {
@@ -1155,6 +1164,8 @@ impl Message {
                 node_id: r.u32()?,
                 worker_count: r.u32()?,
                 serving: r.u8()? != 0,
+                group: r.u32()?,
+                groups: r.u32()?,
             },
             3 => Message::CreateTable(get_table(&mut r)?),
             4 => {

@@ -71,6 +71,8 @@ impl Coordinator {
                     node_id: self.shared.node_id,
                     worker_count: self.shared.worker_count() as u32,
                     serving: true,
+                    group: self.shared.placement.group,
+                    groups: self.shared.placement.groups,
                 };
                 self.reply(id, &reply);
             }

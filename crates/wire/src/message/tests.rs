@@ -275,6 +275,8 @@ fn messages_round_trip() {
             node_id: 3,
             worker_count: 2,
             serving: true,
+            group: 1,
+            groups: 2,
         },
         Message::PeerHello {
             node_id: 2,
