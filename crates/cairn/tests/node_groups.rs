@@ -307,6 +307,37 @@ fn transactions_reach_the_other_node_groups_partitions() {
     assert_eq!(value_of(&c2, &t2, id_in(&t1, 1, 900)), Some(9));
     assert_eq!(value_of(&c2, &t2, id_in(&t1, 0, 900)), Some(9));
 
+    // AUTO_INCREMENT through both groups' primaries at once: no value handed out twice.
+    let auto = c1
+        .create_table(
+            TableDef::new(
+                "auto",
+                vec![
+                    ColumnDef::new("id", ColumnType::BigInt { unsigned: false }).auto_increment(),
+                    ColumnDef::new("v", ColumnType::BigInt { unsigned: false }),
+                ],
+                &["id"],
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    let auto2 = c2.table("auto").unwrap();
+    for i in 0..20 {
+        for (c, t) in [(&c1, &auto), (&c2, &auto2)] {
+            let mut txn = c.transaction();
+            txn.insert(t, vec![(1, Value::Int(i))]);
+            txn.commit()
+                .unwrap_or_else(|e| panic!("automatic insert {i}: {e}"));
+        }
+    }
+    let ids: std::collections::BTreeSet<i64> = c1
+        .scan(&auto, &Scan::table())
+        .unwrap()
+        .iter()
+        .map(|r| int(&r[0]))
+        .collect();
+    assert_eq!(ids.len(), 40, "40 inserts, 40 values: {ids:?}");
+
     // Writes in both groups commit together (two-phase), through either node; a rollback
     // leaves nothing in either.
     let a = id_in(&t1, 0, 1000);

@@ -198,7 +198,8 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
     let mgm = address("management node: ");
     mysql(
         &sql,
-        "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT); INSERT INTO d.t VALUES (1, 10), (2, 20)",
+        "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT); INSERT INTO d.t VALUES (1, 10), (2, 20); \
+         CREATE TABLE d.a (id INT AUTO_INCREMENT PRIMARY KEY, v INT); INSERT INTO d.a (v) VALUES (1), (2), (3)",
     );
     // Schema changes reach the backup: a unique index that fails on duplicates (it took a table
     // id on the primary, which the backup must take too), a table after it, a column change
@@ -276,6 +277,15 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
         mysql(&sql, "SELECT SUM(v) FROM d.t"),
         "SUM(v)\n60\n",
         "every committed row is on the survivor"
+    );
+    // The survivor's AUTO_INCREMENT goes on past the values the dead primary handed out
+    // (it followed them as it took their rows).
+    assert_eq!(
+        mysql(
+            &sql,
+            "INSERT INTO d.a (v) VALUES (4); SELECT id FROM d.a WHERE v = 4"
+        ),
+        "id\n4\n"
     );
     assert_eq!(
         mysql(&sql, "SELECT id, e, f FROM d.u ORDER BY id"),

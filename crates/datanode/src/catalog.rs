@@ -22,10 +22,36 @@ pub struct TableEntry {
 }
 
 impl TableEntry {
-    /// Hands out the next automatic value; None when `max` is passed.
-    pub fn take_auto(&self, max: u64) -> Option<u64> {
-        let v = self.next_auto.fetch_add(1, Ordering::Relaxed);
-        (v <= max).then_some(v)
+    /// Hands out the next automatic value; None when `max` is passed. In a cluster of `groups`
+    /// node groups, a coordinator of group `group` hands out only values v with
+    /// (v - 1) mod groups = group, so coordinators of different groups never hand out the same
+    /// value (one group: every value, in order).
+    pub fn take_auto(&self, max: u64, (groups, group): (u32, u32)) -> Option<u64> {
+        if groups <= 1 {
+            let v = self.next_auto.fetch_add(1, Ordering::Relaxed);
+            return (v <= max).then_some(v);
+        }
+        let (n, g) = (u64::from(groups), u64::from(group));
+        let mut current = self.next_auto.load(Ordering::Relaxed);
+        loop {
+            // The first value of this group's class at or above `current`.
+            let below = current.max(1) - 1;
+            let r = below % n;
+            let v = if r <= g {
+                below - r + g + 1
+            } else {
+                below - r + n + g + 1
+            };
+            match self.next_auto.compare_exchange_weak(
+                current,
+                v.saturating_add(1),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return (v <= max).then_some(v),
+                Err(now) => current = now,
+            }
+        }
     }
 
     /// Records an explicitly given value so later automatic ones are above it.
@@ -940,6 +966,46 @@ fn refit_prefix(was: &ColumnDef, now: &ColumnDef, prefix: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Coordinators of different node groups hand out disjoint AUTO_INCREMENT values, each in
+    /// order above what it saw; one group hands out every value.
+    #[test]
+    fn automatic_values_of_node_groups_never_meet() {
+        let entry = |start: u64| TableEntry {
+            def: Arc::new(
+                TableDef::new(
+                    "t",
+                    vec![base::schema::ColumnDef::new(
+                        "id",
+                        base::types::ColumnType::BigInt { unsigned: false },
+                    )],
+                    &["id"],
+                )
+                .unwrap(),
+            ),
+            unique_tables: Vec::new(),
+            next_auto: Arc::new(AtomicU64::new(start)),
+        };
+        let one = entry(1);
+        let taken: Vec<u64> = (0..4)
+            .map(|_| one.take_auto(100, (1, 0)).unwrap())
+            .collect();
+        assert_eq!(taken, [1, 2, 3, 4]);
+        for groups in [2u32, 3] {
+            let mut seen = std::collections::BTreeSet::new();
+            for group in 0..groups {
+                let e = entry(1);
+                e.observe_explicit(4);
+                for _ in 0..5 {
+                    let v = e.take_auto(1000, (groups, group)).unwrap();
+                    assert!(v > 4, "{v}");
+                    assert_eq!((v - 1) % u64::from(groups), u64::from(group));
+                    assert!(seen.insert(v), "{v} handed out twice");
+                }
+            }
+        }
+        assert_eq!(entry(9).take_auto(9, (2, 1)), None, "past the maximum");
+    }
 
     /// The example catalogs of docs/formats/redo-log.md: version 4 as written now, and version
     /// 2 as an earlier data directory holds it, both read back; a version 3 database takes

@@ -1044,7 +1044,8 @@ impl Coordinator {
                     failure = Some((i as u32, unknown_table(&catalog, op.table)));
                     break;
                 };
-                match prepare::prepare(entry, op) {
+                let placement = self.shared.placement;
+                match prepare::prepare(entry, op, (placement.groups, placement.group)) {
                     Ok(p) => ops.push(OpState {
                         prepared: p,
                         phase: Phase::Start,

@@ -191,6 +191,7 @@ pub(crate) fn apply(shared: &Arc<Shared>, name: (u64, u64), changes: Vec<RowChan
         },
         false,
         Box::new(move |_, generation| {
+            crate::recovery::observe_counters(&target, &changes);
             let workers = target.worker_count();
             let mut parts: Vec<Vec<RowChange>> = (0..workers).map(|_| Vec::new()).collect();
             for change in changes {

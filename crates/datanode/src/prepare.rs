@@ -155,6 +155,7 @@ fn insert_row(
     entry: &TableEntry,
     values: &[(u16, Value)],
     assigned: &mut Option<u64>,
+    stride: (u32, u32),
 ) -> Result<Vec<Value>, Error> {
     let table = &entry.def;
     // A DEFAULT CURRENT_TIMESTAMP column left out takes the data node's clock (SQL gives
@@ -203,7 +204,7 @@ fn insert_row(
                     .ty
                     .integer_range()
                     .map_or(0, |(_, hi)| hi.min(i128::from(u64::MAX)) as u64);
-                let n = entry.take_auto(max).ok_or_else(|| {
+                let n = entry.take_auto(max, stride).ok_or_else(|| {
                     bad(
                         ErrorCode::AutoIncrementExhausted,
                         format!("AUTO_INCREMENT of '{}' reached its maximum", col.name),
@@ -235,7 +236,12 @@ fn insert_row(
 }
 
 /// Checks and converts one operation.
-pub fn prepare(entry: Arc<TableEntry>, op: Operation) -> Result<PreparedOp, Error> {
+/// `stride`: the cluster's node groups and this node's (`TableEntry::take_auto`).
+pub fn prepare(
+    entry: Arc<TableEntry>,
+    op: Operation,
+    stride: (u32, u32),
+) -> Result<PreparedOp, Error> {
     let table = entry.def.clone();
     if table.index_of.is_some() {
         return Err(bad(
@@ -281,7 +287,7 @@ pub fn prepare(entry: Arc<TableEntry>, op: Operation) -> Result<PreparedOp, Erro
     let mut updates = Vec::new();
     match op.kind {
         OpKind::Insert | OpKind::Write => {
-            row = Some(insert_row(&entry, &op.values, &mut assigned)?);
+            row = Some(insert_row(&entry, &op.values, &mut assigned, stride)?);
             if op.kind == OpKind::Write {
                 for (c, v) in op.values {
                     updates.push((c, coerce(&table, c, v)?));

@@ -305,6 +305,41 @@ fn counter_value(v: Value) -> u64 {
     }
 }
 
+/// Raises the AUTO_INCREMENT (or hidden key) counters of the tables `changes` write above the
+/// values their rows hold (rows a backup takes from its primary, or copies).
+pub fn observe_counters(shared: &crate::Shared, changes: &[wire::RowChange]) {
+    let Ok(catalog) = shared.catalog.read() else {
+        return;
+    };
+    let mut last: Option<(
+        u32,
+        Option<(
+            std::sync::Arc<crate::catalog::TableEntry>,
+            usize,
+            storage::row::RowLayout,
+        )>,
+    )> = None;
+    for change in changes {
+        let Some(row) = &change.row else {
+            continue;
+        };
+        if last.as_ref().map(|(t, _)| *t) != Some(change.table) {
+            let found = catalog.get(change.table).and_then(|entry| {
+                let column = auto_column(&entry.def)?;
+                let layout = storage::row::RowLayout::new(&entry.def);
+                Some((entry.clone(), column, layout))
+            });
+            last = Some((change.table, found));
+        }
+        if let Some((_, Some((entry, column, layout)))) = &last {
+            let v = counter_value(layout.value(row, *column));
+            if v > 0 {
+                entry.observe_explicit(v);
+            }
+        }
+    }
+}
+
 /// Sets the AUTO_INCREMENT (or hidden key) counters of the `wanted` tables above the largest
 /// value stored (all of them on a restart without a checkpoint, whose rows all came from the
 /// redo).

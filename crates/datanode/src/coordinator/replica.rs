@@ -374,6 +374,9 @@ impl Coordinator {
         // (Recorded as committed here with the view's check, `Role::take_commit`: the workers
         // take the rows before anything queued after.)
         let _ = name;
+        // A backup keeps its AUTO_INCREMENT counters past every value its rows hold, so as
+        // the primary after a failover it hands out none of them again.
+        crate::recovery::observe_counters(&self.shared, &changes);
         let workers = self.shared.worker_count();
         let mut parts: Vec<Vec<RowChange>> = (0..workers).map(|_| Vec::new()).collect();
         for change in changes {
