@@ -1,13 +1,14 @@
 //! Two node groups of two data nodes each and a management node, every one its own process:
-//! native clients
-//! commit transactions of four rows spread over both groups (two-phase commits), coordinated by
-//! the first group's primary and by the second's, while one data node, chosen by the seed, is
-//! killed with SIGKILL. Then commits succeed again within 3 s; every acknowledged transaction
-//! is there whole; none is there in part; one refused with a definite error is not there at
-//! all; a commit whose connection was lost is asked about and found as the cluster answers;
-//! and the group that kept both replicas holds the same rows on both (per-partition checksums). A fresh cluster per
-//! round; the seed is printed (`CAIRN_GROUP_FAILOVER_SEED` repeats one,
-//! `CAIRN_GROUP_FAILOVER_ROUNDS` sets the rounds).
+//! native clients commit transactions of four rows spread over both groups (two-phase commits),
+//! coordinated by the first group's primary and by the second's, an SQL front end over all four
+//! commits two-row transactions, and readers read rows by key and whole scans, while one data
+//! node, chosen by the seed, is killed with SIGKILL. Then commits succeed again within 3 s;
+//! readers read again; every acknowledged transaction is there whole; none is there in part;
+//! one refused with a definite error is not there at all; a commit whose connection was lost is
+//! asked about and found as the cluster answers; and the group that kept both replicas holds
+//! the same rows on both (per-partition checksums). A fresh cluster per round; the seed is
+//! printed (`CAIRN_GROUP_FAILOVER_SEED` repeats one, `CAIRN_GROUP_FAILOVER_ROUNDS` sets the
+//! rounds). A second test cuts the cluster in halves.
 
 mod common;
 
@@ -46,6 +47,71 @@ struct Seen {
 /// library's `Cluster::outcome_among`: only the coordinator's node group knows it).
 fn outcome(addresses: &str, name: (u64, u64)) -> Option<bool> {
     Cluster::outcome_among(addresses, name, Duration::from_secs(5))
+}
+
+/// What a reader did: reads that succeeded (before and after the kill) and the errors it saw.
+#[derive(Debug, Default)]
+struct Reads {
+    before_kill: u64,
+    after_kill: u64,
+    errors: BTreeMap<String, usize>,
+}
+
+/// Reads the ledger through the cluster at `addresses` until `stop`: committed reads of rows by
+/// key (present or not), and a scan of the whole table now and then. Every error must be
+/// temporary or a lost connection (then it connects again).
+fn reader(addresses: &str, stop: &AtomicBool, killed: &Mutex<Option<Instant>>) -> Reads {
+    let mut reads = Reads::default();
+    let mut cluster: Option<Cluster> = None;
+    let mut n = 0i64;
+    while !stop.load(Ordering::Relaxed) {
+        let c = match &cluster {
+            Some(c) => c.clone(),
+            None => match Cluster::connect_timeout(addresses, Duration::from_millis(500)) {
+                Ok(c) => {
+                    cluster = Some(c.clone());
+                    c
+                }
+                Err(e) => {
+                    *reads.errors.entry(format!("{:?}", e.code())).or_default() += 1;
+                    std::thread::sleep(Duration::from_millis(5));
+                    continue;
+                }
+            },
+        };
+        let Ok(t) = c.table("ledger") else {
+            cluster = None;
+            continue;
+        };
+        n += 1;
+        let result = if n % 50 == 0 {
+            c.scan(&t, &Scan::table()).map(|_| ())
+        } else {
+            let mut txn = c.transaction();
+            for k in 0..4 {
+                txn.read(&t, vec![Value::Int((n * 7919 + k * 104_729) % 200_000)]);
+            }
+            txn.commit()
+        };
+        match result {
+            Ok(()) => {
+                if killed.lock().unwrap().is_some() {
+                    reads.after_kill += 1;
+                } else {
+                    reads.before_kill += 1;
+                }
+            }
+            Err(e) => {
+                *reads.errors.entry(format!("{:?}", e.code())).or_default() += 1;
+                if matches!(e, client::ClientError::ConnectionLost(_)) {
+                    cluster = None;
+                } else {
+                    assert!(e.is_temporary(), "a reader's permanent error: {e}");
+                }
+            }
+        }
+    }
+    reads
 }
 
 fn writer(
@@ -184,6 +250,12 @@ fn round(round: usize, seed: u64) {
         let (sql, stop) = (sql.clone(), stop.clone());
         std::thread::spawn(move || sql_writer(&sql, &stop))
     };
+    let readers: Vec<_> = (0..2)
+        .map(|r| {
+            let (addresses, stop, killed) = (lists[r % 2].clone(), stop.clone(), killed.clone());
+            std::thread::spawn(move || reader(&addresses, &stop, &killed))
+        })
+        .collect();
     std::thread::sleep(Duration::from_millis(700));
     let victim = ((seed ^ round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 62) as usize;
     let before = seen.lock().unwrap().acknowledged.len();
@@ -211,6 +283,14 @@ fn round(round: usize, seed: u64) {
         w.join().unwrap();
     }
     let sql_seen = sql_writer.join().unwrap();
+    let reads: Vec<Reads> = readers.into_iter().map(|r| r.join().unwrap()).collect();
+    println!("round {round}: readers {reads:?}");
+    for r in &reads {
+        assert!(
+            r.after_kill > 0,
+            "round {round}: a reader read nothing after the kill: {r:?}"
+        );
+    }
     assert!(
         sql_ok.is_some(),
         "round {round}: no SQL insert succeeded after the kill"
