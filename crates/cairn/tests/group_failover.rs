@@ -36,6 +36,8 @@ fn start(round: usize) -> ClusterProcesses {
 struct Seen {
     acknowledged: BTreeSet<i64>,
     refused: BTreeSet<i64>,
+    /// Why each refused transaction was refused, for a failure's message.
+    why: BTreeMap<i64, String>,
     /// Lost with the connection and not resolved: either outcome, but whole.
     unknown: BTreeSet<i64>,
     errors: BTreeMap<String, usize>,
@@ -173,6 +175,10 @@ fn writer(
                 seen.acknowledged.insert(number);
             } else {
                 seen.refused.insert(number);
+                seen.why.insert(
+                    number,
+                    format!("asked after a lost connection ({name:?}): not committed"),
+                );
             }
             continue;
         }
@@ -193,6 +199,7 @@ fn writer(
                 } else {
                     assert!(e.is_temporary(), "writer {w}: a permanent error: {e}");
                     seen.refused.insert(number);
+                    seen.why.insert(number, e.to_string());
                     drop(seen);
                     std::thread::sleep(Duration::from_millis(2));
                 }
@@ -393,7 +400,8 @@ fn check_whole(what: &str, survivors: &str, seen: &Seen) {
         );
         assert!(
             !seen.refused.contains(number),
-            "{what}: refused transaction {number} is there"
+            "{what}: refused transaction {number} is there (refused: {:?})",
+            seen.why.get(number)
         );
     }
     for number in &seen.acknowledged {
@@ -527,5 +535,120 @@ fn a_cut_between_the_halves_leaves_only_the_arbitrators_side_serving() {
                 "arbitrator alone: a commit begun after the cut was acknowledged past the lease"
             );
         }
+    }
+}
+
+/// A data node is killed and started again empty (a node restart: it copies its group's
+/// partitions from the group's primary) while writers commit across both groups; once the
+/// management node shows it a member again, the other node of its group is killed, so the
+/// restarted node holds its group alone: every acknowledged transaction is whole, none in
+/// part. Once a backup (node 2, of the first group) and once a primary (node 3, of the second).
+#[test]
+fn a_restarted_data_node_catches_up_under_load_and_then_holds_its_group_alone() {
+    for (round, victim) in [(0usize, 2usize), (1, 3)] {
+        let mut cluster = spawn_cluster(&format!("group-restart-{round}"), 4, 2);
+        let lists = [
+            cluster.apis.join(","),
+            [2, 3, 0, 1].map(|i| cluster.apis[i].clone()).join(","),
+        ];
+        let admin = Cluster::connect_timeout(&lists[0], Duration::from_secs(10)).unwrap();
+        admin
+            .create_table(
+                TableDef::new(
+                    "ledger",
+                    vec![
+                        ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+                        ColumnDef::new("txn", ColumnType::BigInt { unsigned: false }),
+                    ],
+                    &["id"],
+                )
+                .unwrap(),
+            )
+            .unwrap();
+        Cluster::connect_serving(&cluster.apis[2], Duration::from_secs(10)).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let killed: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        let writers: Vec<_> = (0..WRITERS)
+            .map(|w| {
+                let (addresses, stop, killed, seen) = (
+                    lists[w % 2].clone(),
+                    stop.clone(),
+                    killed.clone(),
+                    seen.clone(),
+                );
+                std::thread::spawn(move || writer(w, addresses, stop, killed, seen))
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(500));
+        let mut node = cluster.nodes[victim - 1].take().unwrap();
+        node.child.kill().unwrap();
+        let _ = node.child.wait();
+        drop(node);
+        // A view without it first, then the restart.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while cluster.is_member(victim) {
+            assert!(
+                Instant::now() < deadline,
+                "round {round}: data node {victim} stays in the view"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let restarted = Instant::now();
+        cluster.restart_empty(victim);
+        let deadline = restarted + Duration::from_secs(30);
+        while !cluster.is_member(victim) {
+            assert!(
+                Instant::now() < deadline,
+                "round {round}: data node {victim} is not a member again"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        println!(
+            "round {round}: data node {victim} a member again {:?} after its restart, {} commits acknowledged by then",
+            restarted.elapsed(),
+            seen.lock().unwrap().acknowledged.len()
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        // The other node of its group dies: the restarted node holds the group alone.
+        let other = if victim % 2 == 0 {
+            victim - 1
+        } else {
+            victim + 1
+        };
+        let mut node = cluster.nodes[other - 1].take().unwrap();
+        node.child.kill().unwrap();
+        let kill_time = Instant::now();
+        *killed.lock().unwrap() = Some(kill_time);
+        let _ = node.child.wait();
+        let deadline = kill_time + RECOVERY_MAX + Duration::from_millis(500);
+        while Instant::now() < deadline && seen.lock().unwrap().after_kill.len() < 20 {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        stop.store(true, Ordering::Relaxed);
+        for w in writers {
+            w.join().unwrap();
+        }
+        let seen = seen.lock().unwrap();
+        let first = seen.after_kill.iter().min().map(|t| *t - kill_time);
+        println!(
+            "round {round}: data node {other} killed; first commit {first:?} after; {} acknowledged, {} refused, {} asked after a lost connection; errors {:?}",
+            seen.acknowledged.len(),
+            seen.refused.len(),
+            seen.resolved,
+            seen.errors
+        );
+        assert!(
+            first.is_some_and(|f| f <= RECOVERY_MAX),
+            "round {round}: commits came back {first:?} after the kill"
+        );
+        let survivors: Vec<&str> = cluster
+            .apis
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i + 1 != other)
+            .map(|(_, a)| a.as_str())
+            .collect();
+        check_whole(&format!("round {round}"), &survivors.join(","), &seen);
     }
 }

@@ -672,6 +672,7 @@ impl Coordinator {
             | Message::CopyCatalog { .. }
             | Message::CopyRows { .. }
             | Message::CopyDone { .. }
+            | Message::CopyNames { .. }
                 if self.shared.role.is_none() =>
             {
                 self.fail(
@@ -733,18 +734,29 @@ impl Coordinator {
                 coordinator,
                 transaction,
                 commit,
+                changes,
             } => {
-                let held = self
-                    .shared
-                    .role
+                let role = self.shared.role.clone();
+                let held = role
                     .as_ref()
                     .and_then(|r| r.take_held((coordinator, transaction)));
-                match held {
-                    Some(changes) if commit => {
-                        let name = crate::replication::decision_name(coordinator, transaction);
-                        self.apply_rows(id, name, changes, false)
-                    }
-                    _ => self.reply(id, &Message::Done),
+                // A restarted node that holds no table yet drops them, as replicated rows: the
+                // copy reads them once committed on the primary.
+                let awaiting = role
+                    .as_ref()
+                    .is_some_and(|r| r.restart() == crate::replication::Restart::AwaitingCatalog);
+                if commit && !awaiting {
+                    // The rows came again with the commit: a node that started copying after
+                    // the prepare holds none.
+                    let rows = if changes.is_empty() {
+                        held.unwrap_or_default()
+                    } else {
+                        changes
+                    };
+                    let name = crate::replication::decision_name(coordinator, transaction);
+                    self.apply_rows(id, name, rows, false)
+                } else {
+                    self.reply(id, &Message::Done)
                 }
             }
             Message::CommitOutcome {
@@ -758,6 +770,14 @@ impl Coordinator {
             Message::CopyCatalog { catalog } => self.take_catalog(id, &catalog),
             Message::CopyRows { changes } => self.apply_copied(id, changes),
             Message::CopyDone { rows } => self.copy_done(id, rows),
+            Message::CopyNames { names } => {
+                if let Some(role) = &self.shared.role {
+                    for name in names {
+                        role.commit_ended(name, true);
+                    }
+                }
+                self.reply(id, &Message::Done)
+            }
             Message::TableIds { last } => match self.shared.raise_table_ids(last) {
                 Ok(()) => {
                     // Another group's primary sends the master's ids on to its backups.

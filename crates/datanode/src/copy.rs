@@ -175,7 +175,19 @@ impl Copy {
                 }
             }
         }
-        for answer in window {
+        for answer in std::mem::take(&mut window) {
+            self.wait(&answer)?;
+        }
+        // The commits recorded lately go too: the starting node holds their rows by copy, and
+        // as a primary it must know they committed when a client asks.
+        let names = self.role.recent_commits();
+        for chunk in names.chunks(wire::COPY_NAMES_MAX) {
+            let (answer, _) = self.send(Message::CopyNames {
+                names: chunk.to_vec(),
+            });
+            window.push_back(answer);
+        }
+        for answer in std::mem::take(&mut window) {
             self.wait(&answer)?;
         }
         let (answer, _) = self.send(Message::CopyDone { rows: self.rows });

@@ -144,28 +144,30 @@ fn resolve_held(shared: &Arc<Shared>, part: (u32, u64), held: InDoubt, commit: b
         return;
     };
     let target = shared.clone();
+    let (txn, touched, written) = (held.txn, held.touched, held.written);
     role.replicate(
         Message::Resolve {
             coordinator: part.0,
             transaction: part.1,
             commit,
+            changes: if commit { held.changes } else { Vec::new() },
         },
         false,
         Box::new(move |_, generation| {
             if commit {
                 target.workers[0].send(ToWorker::CommitReplicated {
-                    txn: held.txn,
-                    touched: held.touched,
-                    written: held.written,
+                    txn,
+                    touched,
+                    written,
                     tag: 0,
                     reply_to: NOWHERE,
                     generation,
                 });
                 return;
             }
-            for w in (0..target.worker_count()).filter(|w| held.touched & (1 << w) != 0) {
+            for w in (0..target.worker_count()).filter(|w| touched & (1 << w) != 0) {
                 target.workers[w].send(ToWorker::Abort {
-                    txn: held.txn,
+                    txn,
                     tag: 0,
                     reply_to: None,
                 });

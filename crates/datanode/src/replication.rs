@@ -757,6 +757,7 @@ impl Role {
                 | Message::Resolve { .. }
                 | Message::CopyCatalog { .. }
                 | Message::CopyRows { .. }
+                | Message::CopyNames { .. }
                 | Message::CopyDone { .. }
         );
         let mut backups: Vec<u32> = self
@@ -916,6 +917,18 @@ impl Role {
             return Outcome::Unknown;
         }
         outcome
+    }
+
+    /// The names of the commits this node recorded within `OUTCOME_WINDOW` (the ones a client
+    /// may still ask about), oldest first: for a copy to a starting node (`Message::CopyNames`).
+    pub fn recent_commits(&self) -> Vec<CommitName> {
+        let c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        c.order
+            .iter()
+            .filter(|(_, at)| now.saturating_duration_since(*at) < OUTCOME_WINDOW)
+            .map(|(name, _)| *name)
+            .collect()
     }
 
     /// A client said hello to this node with `session`.

@@ -426,6 +426,13 @@ pub enum Message {
     CopyRows {
         changes: Vec<RowChange>,
     },
+    /// From a primary to a starting node, after the rows: names of commits (client session and
+    /// transaction, or a two-phase commit's decision) the primary recorded lately, which the
+    /// starting node remembers as committed, so as a primary it answers `CommitOutcome` for
+    /// commits whose rows came by copy. Answered by `Done`.
+    CopyNames {
+        names: Vec<(u64, u64)>,
+    },
     /// From a primary to a starting node: every partition was copied (`rows` rows). The
     /// starting node answers `Done` and tells the membership it caught up.
     CopyDone {
@@ -481,12 +488,15 @@ pub enum Message {
         changes: Vec<RowChange>,
     },
     /// From a primary to its backups: the prepared part of `coordinator`'s transaction
-    /// `transaction` committed (the backup applies and logs the rows it holds, as a replicated
-    /// commit) or not (it drops them). Answered by `Done`, also when it holds none.
+    /// `transaction` committed (the backup applies and logs its rows, `changes`, as a
+    /// replicated commit: they are sent again, since a node that started copying after the
+    /// prepare holds none) or not (it drops what it holds; `changes` empty). Answered by
+    /// `Done`.
     Resolve {
         coordinator: u32,
         transaction: u64,
         commit: bool,
+        changes: Vec<RowChange>,
     },
     /// Asks a data node (primary or backup) for a digest of every partition it holds: to
     /// compare the replicas of a node group. Answered by `Checksums`.
@@ -517,6 +527,9 @@ pub enum Message {
         next: Option<crate::step::ScanPlace>,
     },
 }
+
+/// Commit names in one `CopyNames`.
+pub const COPY_NAMES_MAX: usize = 65_536;
 
 /// How a coordinator ends its transaction's part on another node group (`Message::EndRemote`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -663,6 +676,7 @@ impl Message {
             Message::Resolve { .. } => 47,
             Message::ChecksumsRequest => 48,
             Message::Checksums { .. } => 49,
+            Message::CopyNames { .. } => 50,
         }
     }
 
@@ -772,12 +786,21 @@ impl Message {
                 coordinator,
                 transaction,
                 commit,
+                changes,
             } => {
                 out.put_u32(*coordinator);
                 out.put_u64(*transaction);
                 out.put_u8(u8::from(*commit));
+                put_changes(out, changes);
             }
             Message::ChecksumsRequest => {}
+            Message::CopyNames { names } => {
+                out.put_u32(names.len() as u32);
+                for (session, transaction) in names {
+                    out.put_u64(*session);
+                    out.put_u64(*transaction);
+                }
+            }
             Message::Checksums { partitions } => {
                 out.put_u32(partitions.len() as u32);
                 for (table, partition, rows, sum) in partitions {
@@ -1074,6 +1097,14 @@ impl Message {
                 },
             },
             48 => Message::ChecksumsRequest,
+            50 => {
+                let n = r.count("commit names", COPY_NAMES_MAX, 16)?;
+                Message::CopyNames {
+                    names: (0..n)
+                        .map(|_| Ok((r.u64()?, r.u64()?)))
+                        .collect::<DecodeResult<_>>()?,
+                }
+            }
             49 => {
                 let n = r.count(
                     "partitions",
@@ -1104,6 +1135,7 @@ impl Message {
                         })
                     }
                 },
+                changes: get_changes(&mut r)?,
             },
             43 => Message::UndoRemote {
                 transaction: r.u64()?,

@@ -263,6 +263,8 @@ pub fn seed_from_env(var: &str) -> u64 {
 pub struct ClusterProcesses {
     pub dir: std::path::PathBuf,
     pub mgmd: Started,
+    /// The management node's address.
+    pub mgm: String,
     /// Data node K is `nodes[K - 1]` (None once a test took it, to kill it).
     pub nodes: Vec<Option<Started>>,
     /// Each data node's native address, in id order.
@@ -281,6 +283,39 @@ impl Drop for ClusterProcesses {
 
 #[allow(dead_code)]
 impl ClusterProcesses {
+    /// Starts data node `id` again, empty (`--initial`: a node restart), after it was killed;
+    /// returns once it printed `ready` (it then copies from its group's primary).
+    pub fn restart_empty(&mut self, id: usize) {
+        let data = self.dir.join(format!("node{id}"));
+        let cut = self.dir.join(format!("cut{id}"));
+        let node = id.to_string();
+        self.nodes[id - 1] = Some(spawn(&[
+            "datanode",
+            "--mgm",
+            &self.mgm,
+            "--node-id",
+            &node,
+            "--data-dir",
+            data.to_str().unwrap(),
+            "--fault-cut-file",
+            cut.to_str().unwrap(),
+            "--redo-segment-kib",
+            "1024",
+            "--initial",
+            "--yes",
+        ]));
+    }
+
+    /// Whether the management node shows data node `id` a member of its newest view.
+    pub fn is_member(&self, id: usize) -> bool {
+        let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
+            .args(["admin", "cluster", "--mgm", &self.mgm])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .any(|l| l.starts_with(&format!("node {id} ")) && l.ends_with(" member"))
+    }
     /// Cuts data node K's membership links from the nodes `cuts[K - 1]` names (comma-separated
     /// ids, 0 the management node); the nodes read their files within 100 ms.
     pub fn cut(&self, cuts: &[&str]) {
@@ -334,6 +369,7 @@ pub fn spawn_cluster(name: &str, data_nodes: usize, replicas: usize) -> ClusterP
     ClusterProcesses {
         dir,
         mgmd,
+        mgm,
         nodes,
         apis,
     }

@@ -116,15 +116,16 @@ impl Coordinator {
                     "prepared rows come only on a primary's link (after PeerHello)",
                 )),
             },
-            Message::CopyCatalog { .. } | Message::CopyRows { .. } | Message::CopyDone { .. } => {
-                match self.replica {
-                    Some((_, epoch)) => role.accepts_commit(epoch).err(),
-                    None => Some(Error::new(
-                        ErrorCode::Protocol,
-                        "copies come only on a primary's link (after PeerHello)",
-                    )),
-                }
-            }
+            Message::CopyCatalog { .. }
+            | Message::CopyRows { .. }
+            | Message::CopyNames { .. }
+            | Message::CopyDone { .. } => match self.replica {
+                Some((_, epoch)) => role.accepts_commit(epoch).err(),
+                None => Some(Error::new(
+                    ErrorCode::Protocol,
+                    "copies come only on a primary's link (after PeerHello)",
+                )),
+            },
             m if is_schema_change(m) && self.replica.is_some() => {
                 let (node, epoch) = self.replica.unwrap_or_default();
                 match role.accepts_schema(node, epoch) {

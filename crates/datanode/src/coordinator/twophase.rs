@@ -36,12 +36,15 @@ pub(super) struct Decided {
 
 /// A prepared part of another node's transaction, held on this primary (its workers keep its
 /// locks) until the coordinator's group says how the transaction ended.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct InDoubt {
     pub txn: TxnId,
     pub touched: u64,
     pub written: u64,
     pub since: Instant,
+    /// The part's rows: sent again with the commit (`Resolve`), for a node that started
+    /// copying after the prepare.
+    pub changes: Vec<RowChange>,
 }
 
 impl Coordinator {
@@ -244,6 +247,7 @@ impl Coordinator {
             touched: txn.touched,
             written: txn.written,
             since: Instant::now(),
+            changes: changes.clone(),
         };
         role.replicate(
             Message::Prepared {
@@ -301,14 +305,16 @@ impl Coordinator {
         let Some(role) = self.shared.role.clone() else {
             return;
         };
+        let (txn, touched, written) = (held.txn, held.touched, held.written);
         let resolve = Message::Resolve {
             coordinator: part.0,
             transaction: part.1,
             commit,
+            changes: if commit { held.changes } else { Vec::new() },
         };
         if !commit {
             role.replicate(resolve, false, Box::new(|_, _| {}));
-            self.abort_on_workers(held.txn, held.touched);
+            self.abort_on_workers(txn, touched);
             return;
         }
         let tag = self.tag();
@@ -318,7 +324,7 @@ impl Coordinator {
                 Pending::Replicating {
                     request_id,
                     results: Vec::new(),
-                    waiting: held.touched.count_ones() as usize,
+                    waiting: touched.count_ones() as usize,
                     decided: None,
                 },
             );
@@ -339,9 +345,9 @@ impl Coordinator {
                 // Committed in the coordinator's group: the part commits here whatever the
                 // backups did (one that could not take it left the view).
                 worker.send(ToWorker::CommitReplicated {
-                    txn: held.txn,
-                    touched: held.touched,
-                    written: held.written,
+                    txn,
+                    touched,
+                    written,
                     tag,
                     reply_to: me,
                     generation,

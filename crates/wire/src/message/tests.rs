@@ -427,8 +427,17 @@ fn messages_round_trip() {
             coordinator: 2,
             transaction: 99,
             commit: true,
+            changes: vec![RowChange {
+                table: 4,
+                partition: 3,
+                key: vec![1],
+                row: Some(vec![2; 9]),
+            }],
         },
         Message::ChecksumsRequest,
+        Message::CopyNames {
+            names: vec![(1, 2), (u64::MAX, 0)],
+        },
         Message::Checksums {
             partitions: vec![(1, 0, 10, u64::MAX), (1, 2, 0, 0)],
         },
@@ -525,7 +534,7 @@ fn messages_round_trip() {
 
 proptest! {
     #[test]
-    fn random_bodies_never_panic(ty in 0u16..52, body in proptest::collection::vec(any::<u8>(), 0..256)) {
+    fn random_bodies_never_panic(ty in 0u16..54, body in proptest::collection::vec(any::<u8>(), 0..256)) {
         let header = FrameHeader { message_type: ty, cluster_id: 0, flags: 0, request_id: 0, body_len: body.len() as u32, checksum: 0 };
         let _ = Message::decode(&header, &body);
     }
