@@ -356,6 +356,31 @@ fn round(round: usize, seed: u64) {
     }
 }
 
+/// The two address lists clients use (each group's primary first, then its backup, then the
+/// other group's), once the ledger table exists and both groups serve.
+fn ledger(cluster: &ClusterProcesses) -> [String; 2] {
+    let lists = [
+        cluster.apis.join(","),
+        [2, 3, 0, 1].map(|i| cluster.apis[i].clone()).join(","),
+    ];
+    let admin = Cluster::connect_timeout(&lists[0], Duration::from_secs(10)).unwrap();
+    admin
+        .create_table(
+            TableDef::new(
+                "ledger",
+                vec![
+                    ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+                    ColumnDef::new("txn", ColumnType::BigInt { unsigned: false }),
+                ],
+                &["id"],
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    Cluster::connect_serving(&cluster.apis[2], Duration::from_secs(10)).unwrap();
+    lists
+}
+
 /// Every transaction is whole or absent on the nodes at `survivors` (once prepared parts left
 /// by a dead coordinator are resolved), as acknowledged or refused.
 fn check_whole(what: &str, survivors: &str, seen: &Seen) {
@@ -435,25 +460,7 @@ fn a_cut_between_the_halves_leaves_only_the_arbitrators_side_serving() {
     for side in [1, 2, 0] {
         let name = ["alone", "with nodes 1 and 3", "with nodes 2 and 4"][side];
         let mut cluster = spawn_cluster(&format!("group-partition-{side}"), 4, 2);
-        let lists = [
-            cluster.apis.join(","),
-            [2, 3, 0, 1].map(|i| cluster.apis[i].clone()).join(","),
-        ];
-        let admin = Cluster::connect_timeout(&lists[0], Duration::from_secs(10)).unwrap();
-        admin
-            .create_table(
-                TableDef::new(
-                    "ledger",
-                    vec![
-                        ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
-                        ColumnDef::new("txn", ColumnType::BigInt { unsigned: false }),
-                    ],
-                    &["id"],
-                )
-                .unwrap(),
-            )
-            .unwrap();
-        Cluster::connect_serving(&cluster.apis[2], Duration::from_secs(10)).unwrap();
+        let lists = ledger(&cluster);
         let stop = Arc::new(AtomicBool::new(false));
         let cut: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
         let seen = Arc::new(Mutex::new(Seen::default()));
@@ -547,25 +554,7 @@ fn a_cut_between_the_halves_leaves_only_the_arbitrators_side_serving() {
 fn a_restarted_data_node_catches_up_under_load_and_then_holds_its_group_alone() {
     for (round, victim) in [(0usize, 2usize), (1, 3)] {
         let mut cluster = spawn_cluster(&format!("group-restart-{round}"), 4, 2);
-        let lists = [
-            cluster.apis.join(","),
-            [2, 3, 0, 1].map(|i| cluster.apis[i].clone()).join(","),
-        ];
-        let admin = Cluster::connect_timeout(&lists[0], Duration::from_secs(10)).unwrap();
-        admin
-            .create_table(
-                TableDef::new(
-                    "ledger",
-                    vec![
-                        ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
-                        ColumnDef::new("txn", ColumnType::BigInt { unsigned: false }),
-                    ],
-                    &["id"],
-                )
-                .unwrap(),
-            )
-            .unwrap();
-        Cluster::connect_serving(&cluster.apis[2], Duration::from_secs(10)).unwrap();
+        let lists = ledger(&cluster);
         let stop = Arc::new(AtomicBool::new(false));
         let killed: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
         let seen = Arc::new(Mutex::new(Seen::default()));
