@@ -464,6 +464,17 @@ impl Coordinator {
         message.write_reply(&mut self.out, self.shared.cluster_id, request_id);
     }
 
+    /// The answer to a hello: this node, its workers, whether it serves, and its node group.
+    fn hello_reply(&self, serving: bool) -> Message {
+        Message::HelloReply {
+            node_id: self.shared.node_id,
+            worker_count: self.shared.worker_count() as u32,
+            serving,
+            group: self.shared.placement.group,
+            groups: self.shared.placement.groups,
+        }
+    }
+
     fn fail(&mut self, request_id: u64, error: Error) {
         self.reply(request_id, &Message::Failure(error));
     }
@@ -792,17 +803,12 @@ impl Coordinator {
                 if let Some(role) = &self.shared.role {
                     role.session_seen(session);
                 }
-                let reply = Message::HelloReply {
-                    node_id: self.shared.node_id,
-                    worker_count: self.shared.worker_count() as u32,
-                    serving: self
-                        .shared
-                        .role
-                        .as_ref()
-                        .is_none_or(|r| r.serving().is_ok()),
-                    group: self.shared.placement.group,
-                    groups: self.shared.placement.groups,
-                };
+                let serving = self
+                    .shared
+                    .role
+                    .as_ref()
+                    .is_none_or(|r| r.serving().is_ok());
+                let reply = self.hello_reply(serving);
                 self.reply(id, &reply);
             }
             Message::Ping { payload } => self.reply(id, &Message::Pong { payload }),

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use wire::{Message, RowChange};
 
 use crate::coordinator::twophase::InDoubt;
-use crate::messages::{ReplyTo, ToWorker};
+use crate::messages::{Event, ReplyTo, ToWorker};
 use crate::replication::decision_name;
 use crate::Shared;
 
@@ -116,7 +116,7 @@ fn resolve(shared: &Arc<Shared>, part: (u32, u64), commit: bool) {
             commit,
             "resolved a prepared part its coordinator left"
         );
-        return resolve_held(shared, part, held, commit);
+        return resolve_held(shared, part, held, commit, None);
     }
     let Some(role) = shared.role.as_ref() else {
         return;
@@ -137,9 +137,17 @@ fn resolve(shared: &Arc<Shared>, part: (u32, u64), commit: bool) {
     }
 }
 
-/// A prepared part this primary holds: its backups apply or drop the rows they hold, then its
-/// workers commit or roll it back.
-fn resolve_held(shared: &Arc<Shared>, part: (u32, u64), held: InDoubt, commit: bool) {
+/// A prepared part this primary holds: its backups apply (the rows go again with the commit)
+/// or drop it, then its workers commit or roll it back. With `answer` (a coordinator and the
+/// tag its request waits under), that coordinator hears the backups' answer
+/// (`Event::Replicated`) and its workers' commit; else nobody does.
+pub(crate) fn resolve_held(
+    shared: &Arc<Shared>,
+    part: (u32, u64),
+    held: InDoubt,
+    commit: bool,
+    answer: Option<(ReplyTo, u64)>,
+) {
     let Some(role) = shared.role.clone() else {
         return;
     };
@@ -153,25 +161,37 @@ fn resolve_held(shared: &Arc<Shared>, part: (u32, u64), held: InDoubt, commit: b
             changes: if commit { held.changes } else { Vec::new() },
         },
         false,
-        Box::new(move |_, generation| {
-            if commit {
-                target.workers[0].send(ToWorker::CommitReplicated {
-                    txn,
-                    touched,
-                    written,
-                    tag: 0,
-                    reply_to: NOWHERE,
-                    generation,
-                });
+        Box::new(move |result, generation| {
+            if !commit {
+                for w in (0..target.worker_count()).filter(|w| touched & (1 << w) != 0) {
+                    target.workers[w].send(ToWorker::Abort {
+                        txn,
+                        tag: 0,
+                        reply_to: None,
+                    });
+                }
                 return;
             }
-            for w in (0..target.worker_count()).filter(|w| touched & (1 << w) != 0) {
-                target.workers[w].send(ToWorker::Abort {
-                    txn,
-                    tag: 0,
-                    reply_to: None,
+            let (reply_to, tag) = answer.unwrap_or((NOWHERE, 0));
+            if answer.is_some() {
+                target.workers[reply_to.worker].send(ToWorker::ToCoordinator {
+                    connection: reply_to.connection,
+                    event: Event::Replicated {
+                        tag,
+                        result: result.map(|_| Vec::new()),
+                    },
                 });
             }
+            // Committed in the coordinator's group: the part commits here whatever the
+            // backups did (one that could not take it left the view).
+            target.workers[reply_to.worker].send(ToWorker::CommitReplicated {
+                txn,
+                touched,
+                written,
+                tag,
+                reply_to,
+                generation,
+            });
         }),
     );
 }

@@ -212,29 +212,18 @@ impl Coordinator {
             .txns
             .get_mut(&state.client_txn)
             .expect("open transaction");
-        for (w, group) in groups.into_iter().enumerate() {
-            if group.is_empty() {
-                continue;
-            }
-            open.touched |= 1 << w;
-            if group
-                .iter()
-                .any(|s| !matches!(s.kind, StepKind::Read { .. }))
-            {
-                open.written |= 1 << w;
-            }
-            state.waiting += 1;
-            let message = ToWorker::Steps {
+        state.waiting += steps_to_workers(
+            &mut self.outbox,
+            open,
+            groups,
+            ToWorkerSteps {
                 txn: state.txn,
                 tag,
-                steps: group,
                 statement: state.statement,
                 keep_from: state.keep_from,
                 reply_to: self.me,
-                direct: None,
-            };
-            self.outbox.push((w, message));
-        }
+            },
+        );
         if !remote.is_empty() {
             state.waiting += self.send_remote(tag, &state, remote);
         }
@@ -509,6 +498,52 @@ impl Coordinator {
             &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
         );
     }
+}
+
+/// What a round's steps go to a worker under.
+pub(super) struct ToWorkerSteps {
+    pub(super) txn: TxnId,
+    pub(super) tag: u64,
+    pub(super) statement: u32,
+    pub(super) keep_from: u32,
+    pub(super) reply_to: ReplyTo,
+}
+
+/// Sends each worker its steps of transaction `open` (`per_worker[w]`, empty: none), marking
+/// the workers it touched and wrote on; returns how many answers to wait for.
+pub(super) fn steps_to_workers(
+    outbox: &mut Vec<(usize, ToWorker)>,
+    open: &mut OpenTxn,
+    per_worker: Vec<Vec<Step>>,
+    to: ToWorkerSteps,
+) -> usize {
+    let mut waiting = 0;
+    for (w, steps) in per_worker.into_iter().enumerate() {
+        if steps.is_empty() {
+            continue;
+        }
+        open.touched |= 1 << w;
+        if steps
+            .iter()
+            .any(|s| !matches!(s.kind, StepKind::Read { .. }))
+        {
+            open.written |= 1 << w;
+        }
+        waiting += 1;
+        outbox.push((
+            w,
+            ToWorker::Steps {
+                txn: to.txn,
+                tag: to.tag,
+                steps,
+                statement: to.statement,
+                keep_from: to.keep_from,
+                reply_to: to.reply_to,
+                direct: None,
+            },
+        ));
+    }
+    waiting
 }
 
 /// When every operation is a committed read by primary key and all land on one worker: that worker

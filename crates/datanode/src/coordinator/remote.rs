@@ -67,13 +67,7 @@ impl Coordinator {
             Ok(serving) if serving == epoch && role.view().members.contains(&node) => {
                 self.step_peer = Some((node, epoch));
                 self.session = crate::replication::DECISION_SESSION_BASE | u64::from(node);
-                let reply = Message::HelloReply {
-                    node_id: self.shared.node_id,
-                    worker_count: self.shared.worker_count() as u32,
-                    serving: true,
-                    group: self.shared.placement.group,
-                    groups: self.shared.placement.groups,
-                };
+                let reply = self.hello_reply(true);
                 self.reply(id, &reply);
             }
             Ok(serving) => self.fail(
@@ -164,32 +158,18 @@ impl Coordinator {
             per_worker[placement.worker_of(s.partition)].push(s);
         }
         let open = self.txns.get_mut(&transaction).expect("open transaction");
-        let mut waiting = 0;
-        for (w, steps) in per_worker.into_iter().enumerate() {
-            if steps.is_empty() {
-                continue;
-            }
-            open.touched |= 1 << w;
-            if steps
-                .iter()
-                .any(|s| !matches!(s.kind, StepKind::Read { .. }))
-            {
-                open.written |= 1 << w;
-            }
-            waiting += 1;
-            self.outbox.push((
-                w,
-                ToWorker::Steps {
-                    txn: id,
-                    tag,
-                    steps,
-                    statement,
-                    keep_from,
-                    reply_to: self.me,
-                    direct: None,
-                },
-            ));
-        }
+        let waiting = super::execute::steps_to_workers(
+            &mut self.outbox,
+            open,
+            per_worker,
+            super::execute::ToWorkerSteps {
+                txn: id,
+                tag,
+                statement,
+                keep_from,
+                reply_to: self.me,
+            },
+        );
         if waiting == 0 {
             return self.reply(request_id, &Message::StepsDone { replies: vec![] });
         }

@@ -238,13 +238,7 @@ impl Coordinator {
         match role.accepts_peer(node, epoch) {
             Ok(()) => {
                 self.replica = Some((node, epoch));
-                let reply = Message::HelloReply {
-                    node_id: self.shared.node_id,
-                    worker_count: self.shared.worker_count() as u32,
-                    serving: false,
-                    group: self.shared.placement.group,
-                    groups: self.shared.placement.groups,
-                };
+                let reply = self.hello_reply(false);
                 self.reply(id, &reply);
             }
             Err(e) => self.fail(id, e),

@@ -293,8 +293,8 @@ impl Coordinator {
         self.reply(request_id, &Message::ExecuteReply(outcome));
     }
 
-    /// Ends a prepared part held here: the backups apply (`commit`) or drop its rows, then the
-    /// workers commit or roll it back. With `answer`, the request hears once committed.
+    /// Ends a prepared part held here (`crate::indoubt::resolve_held`); with `answer`, the
+    /// request hears once committed.
     pub(super) fn resolve_part(
         &mut self,
         part: (u32, u64),
@@ -302,58 +302,21 @@ impl Coordinator {
         commit: bool,
         answer: Option<u64>,
     ) {
-        let Some(role) = self.shared.role.clone() else {
-            return;
-        };
-        let (txn, touched, written) = (held.txn, held.touched, held.written);
-        let resolve = Message::Resolve {
-            coordinator: part.0,
-            transaction: part.1,
-            commit,
-            changes: if commit { held.changes } else { Vec::new() },
-        };
-        if !commit {
-            role.replicate(resolve, false, Box::new(|_, _| {}));
-            self.abort_on_workers(txn, touched);
-            return;
-        }
-        let tag = self.tag();
-        if let Some(request_id) = answer {
+        let waiting = held.touched.count_ones() as usize;
+        let reply = answer.map(|request_id| {
+            let tag = self.tag();
             self.pending.insert(
                 tag,
                 Pending::Replicating {
                     request_id,
                     results: Vec::new(),
-                    waiting: touched.count_ones() as usize,
+                    waiting,
                     decided: None,
                 },
             );
-        }
-        let (shared, me) = (self.shared.clone(), self.me);
-        role.replicate(
-            resolve,
-            false,
-            Box::new(move |result, generation| {
-                let worker = &shared.workers[me.worker];
-                worker.send(ToWorker::ToCoordinator {
-                    connection: me.connection,
-                    event: Event::Replicated {
-                        tag,
-                        result: result.as_ref().map(|_| Vec::new()).map_err(Clone::clone),
-                    },
-                });
-                // Committed in the coordinator's group: the part commits here whatever the
-                // backups did (one that could not take it left the view).
-                worker.send(ToWorker::CommitReplicated {
-                    txn,
-                    touched,
-                    written,
-                    tag,
-                    reply_to: me,
-                    generation,
-                });
-            }),
-        );
+            (self.me, tag)
+        });
+        crate::indoubt::resolve_held(&self.shared, part, held, commit, reply);
     }
 
     /// A second phase for a part this node does not hold as a primary: one it held as a
