@@ -17,7 +17,7 @@ use base::types::Collation;
 use base::{Error, ErrorCode, TableDef};
 use transport::{FrameReader, FrameWriter, ReadOutcome};
 use wire::frame::FLAG_LAST;
-use wire::{CheckpointInfo, FrameHeader, Message, NodeStatus, ScanRequest, TableChange};
+use wire::{CheckpointInfo, FrameHeader, Message, NodeStatus, TableChange};
 
 use crate::table::{Scan, Table};
 use crate::transaction::Transaction;
@@ -68,7 +68,18 @@ pub(crate) struct Inner {
     /// Connections to other node groups' primaries, by group, for transactions whose first
     /// row lives there (`route`), and when discovery last failed.
     routes: Mutex<(HashMap<u32, Cluster>, Option<Instant>)>,
+    /// The data node's id, and whether it serves committed reads of READ_BACKUP tables, from
+    /// its hello.
+    node_id: AtomicU32,
+    reads: AtomicBool,
+    /// Where committed reads of READ_BACKUP tables go, by node group (`reader`): another node
+    /// of the group, or None for this connection's node; and when a look last found none.
+    readers: Mutex<Readers>,
 }
+
+/// Each node group's chosen reader (None: this connection's node), and when a look last
+/// found none.
+type Readers = (HashMap<u32, Option<Cluster>>, Option<Instant>);
 
 /// A connection to a Cairn cluster (today: one data node). Cheap to clone; clones share the
 /// connection and may be used from many threads at once.
@@ -173,6 +184,80 @@ impl Cluster {
         found
     }
 
+    /// The connection committed reads of READ_BACKUP tables in node group `group` go over
+    /// (NDB's READ_BACKUP: any replica may answer them, the nearest preferred): one of the
+    /// group's nodes that serve such reads among this connection's peers, on this host when
+    /// any is, chosen by this connection's session number so that clients spread over them.
+    /// None: this connection's node was chosen, or none other serves reads now (the reads then
+    /// go where the transaction goes). A choice holds until its connection closes or refuses
+    /// a read (`forget_reader`).
+    pub(crate) fn reader(&self, group: u32) -> Option<Cluster> {
+        let mut readers = self.inner.readers.lock().ok()?;
+        match readers.0.get(&group) {
+            Some(Some(c)) if !c.is_closed() => return Some(c.clone()),
+            Some(None) => return None,
+            _ => {}
+        }
+        // Discovery costs a connection attempt per peer: not again within a second of a failed one.
+        if readers.1.is_some_and(|t| t.elapsed() < ROUTE_RETRY) {
+            return None;
+        }
+        let peers = self.inner.peers.lock().ok()?.clone();
+        let me = self.inner.node_id.load(Ordering::Relaxed);
+        let mine = self.inner.group.load(Ordering::Relaxed) == group
+            && self.inner.reads.load(Ordering::Relaxed);
+        // (on this host, node id, connection: None for this one)
+        let mut found: Vec<(bool, u32, Option<Cluster>)> = Vec::new();
+        for peer in addresses(&peers) {
+            let Ok((c, _)) = Cluster::connect_one(peer, None) else {
+                continue;
+            };
+            let node = c.inner.node_id.load(Ordering::Relaxed);
+            if c.inner.group.load(Ordering::Relaxed) != group
+                || !c.inner.reads.load(Ordering::Relaxed)
+                || found.iter().any(|(_, n, _)| *n == node)
+            {
+                continue;
+            }
+            let local = transport::same_host(peer);
+            if node == me && mine {
+                found.push((local, node, None));
+            } else {
+                found.push((local, node, Some(c)));
+            }
+        }
+        if found.iter().any(|(local, _, _)| *local) {
+            found.retain(|(local, _, _)| *local);
+        }
+        found.sort_by_key(|(_, node, _)| *node);
+        if found.is_empty() {
+            readers.1 = Some(Instant::now());
+            return None;
+        }
+        let at = (self.inner.session % found.len() as u64) as usize;
+        let chosen = found.swap_remove(at).2;
+        readers.0.insert(group, chosen.clone());
+        readers.1 = None;
+        chosen
+    }
+
+    /// Drops the reader chosen for `group` (it refused a read or its connection broke): the
+    /// next READ_BACKUP read looks again, at most once a second.
+    pub(crate) fn forget_reader(&self, group: u32) {
+        if let Ok(mut readers) = self.inner.readers.lock() {
+            readers.0.remove(&group);
+            readers.1 = Some(Instant::now());
+        }
+    }
+
+    /// The node group (0-based) this connection's data node belongs to, and the cluster's count.
+    pub(crate) fn groups(&self) -> (u32, u32) {
+        (
+            self.inner.group.load(Ordering::Relaxed),
+            self.inner.groups.load(Ordering::Relaxed),
+        )
+    }
+
     /// The node group (0-based) holding partition `partition` of a table, and whether the
     /// cluster has more than one.
     pub(crate) fn group_of(&self, partition: u32) -> Option<u32> {
@@ -236,6 +321,9 @@ impl Cluster {
             groups: AtomicU32::new(1),
             peers: Mutex::new(address.to_string()),
             routes: Mutex::new((HashMap::new(), None)),
+            node_id: AtomicU32::new(0),
+            reads: AtomicBool::new(false),
+            readers: Mutex::new((HashMap::new(), None)),
         });
         let cluster = Cluster { inner };
         match cluster.call(&Message::Hello {
@@ -243,12 +331,15 @@ impl Cluster {
             session: cluster.inner.session,
         })? {
             Message::HelloReply {
+                node_id,
                 worker_count,
                 serving,
+                reads,
                 group,
                 groups,
-                ..
             } => {
+                cluster.inner.node_id.store(node_id, Ordering::Relaxed);
+                cluster.inner.reads.store(reads, Ordering::Relaxed);
                 cluster.inner.workers.store(worker_count, Ordering::Relaxed);
                 cluster.inner.group.store(group, Ordering::Relaxed);
                 cluster.inner.groups.store(groups.max(1), Ordering::Relaxed);
@@ -800,12 +891,7 @@ impl Cluster {
 
     /// Runs a scan and returns its rows (projected columns, in the order asked for).
     pub fn scan(&self, table: &Table, scan: &Scan) -> Result<Vec<Vec<base::Value>>> {
-        self.scan_request(scan.request(table)?)
-    }
-
-    /// Runs a scan request as it is (see [`Scan::request`]), gathering every batch.
-    pub(crate) fn scan_request(&self, request: ScanRequest) -> Result<Vec<Vec<base::Value>>> {
-        self.open_scan(request)?.collect_all()
+        self.open_scan(table, scan.request(table)?)?.collect_all()
     }
 }
 

@@ -19,15 +19,37 @@ pub struct ScanCursor {
     rx: Receiver<crate::connection::Delivery>,
     /// The data node sent the last batch (or failed the scan): nothing more is asked.
     ended: bool,
+    /// A scan sent to a READ_BACKUP reader (`Cluster::reader`): where it runs again if the
+    /// reader refuses it or is lost before its first batch.
+    fallback: Option<(Cluster, ScanRequest)>,
 }
 
 impl Cluster {
     /// Opens a scan; its rows come a batch at a time from [`ScanCursor::next_batch`].
     pub fn scan_cursor(&self, table: &crate::Table, scan: &crate::Scan) -> Result<ScanCursor> {
-        self.open_scan(scan.request(table)?)
+        self.open_scan(table, scan.request(table)?)
     }
 
-    pub(crate) fn open_scan(&self, request: ScanRequest) -> Result<ScanCursor> {
+    /// Sends a scan: a committed scan of a READ_BACKUP table outside any transaction goes to
+    /// the replica this connection reads from (a cluster of one node group; see `reader`).
+    pub(crate) fn open_scan(
+        &self,
+        table: &crate::Table,
+        request: ScanRequest,
+    ) -> Result<ScanCursor> {
+        if request.transaction == 0 && self.groups().1 == 1 && table.def().options.read_backup {
+            if let Some(reader) = self.reader(0) {
+                if let Ok(mut cursor) = reader.send_scan(request.clone()) {
+                    cursor.fallback = Some((self.clone(), request));
+                    return Ok(cursor);
+                }
+                self.forget_reader(0);
+            }
+        }
+        self.send_scan(request)
+    }
+
+    fn send_scan(&self, request: ScanRequest) -> Result<ScanCursor> {
         let (tx, rx) = mpsc::channel();
         let id = self.send_request(&Message::Scan(request), tx)?;
         Ok(ScanCursor {
@@ -35,6 +57,7 @@ impl Cluster {
             id,
             rx,
             ended: false,
+            fallback: None,
         })
     }
 }
@@ -43,6 +66,21 @@ impl ScanCursor {
     /// The next batch of rows (projected columns, in the order asked for), or None once the
     /// scan has returned every row. A failure ends the scan.
     pub fn next_batch(&mut self) -> Result<Option<Vec<Vec<Value>>>> {
+        let first = self.fallback.is_some();
+        let batch = self.next_batch_here();
+        match (self.fallback.take(), &batch) {
+            (Some((primary, request)), Err(e)) if first && reader_refused(e) => {
+                // The reader stopped serving reads (or its connection broke) before anything
+                // came: the scan runs where its transaction would.
+                primary.forget_reader(0);
+                *self = primary.send_scan(request)?;
+                self.next_batch_here()
+            }
+            _ => batch,
+        }
+    }
+
+    fn next_batch_here(&mut self) -> Result<Option<Vec<Vec<Value>>>> {
         if self.ended {
             return Ok(None);
         }
@@ -117,5 +155,17 @@ impl Drop for ScanCursor {
             // frame, which unregisters the request; nothing waits for it.
             let _ = self.ask(&Message::ScanClose);
         }
+    }
+}
+
+/// Whether a read sent to a READ_BACKUP reader failed because of where it went (the node no
+/// longer serves reads, or its connection broke): it then goes to the primary.
+pub(crate) fn reader_refused(e: &ClientError) -> bool {
+    match e {
+        ClientError::ConnectionLost(_) => true,
+        ClientError::Failed(e) | ClientError::Aborted { error: e, .. } => {
+            e.code == base::ErrorCode::NotPrimary
+        }
+        _ => false,
     }
 }

@@ -39,6 +39,21 @@ pub struct EventSession {
     scans: HashSet<u64>,
     /// Set once the connection failed; every later call answers it.
     lost: Option<String>,
+    /// What the data node's hello said (`Message::HelloReply`).
+    hello: NodeHello,
+}
+
+/// What a data node said of itself in its hello.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NodeHello {
+    pub node_id: u32,
+    /// It serves every request now (a data node alone, or its group's primary).
+    pub serving: bool,
+    /// It serves committed reads of READ_BACKUP tables now (see `Message::HelloReply`).
+    pub reads: bool,
+    /// Its node group (0-based), and the cluster's count of them.
+    pub group: u32,
+    pub groups: u32,
 }
 
 fn lost(why: impl Into<String>) -> ClientError {
@@ -110,8 +125,24 @@ impl EventSession {
         stream.write_all(&hello).map_err(io_error)?;
         // Nothing else was asked, so the reader holds no bytes beyond the reply it returns.
         let mut reader = FrameReader::new(stream.try_clone().map_err(io_error)?);
-        let serving = match reader.read_until(Some(std::time::Instant::now() + timeout)) {
-            Ok(ReadOutcome::Frame(_, Message::HelloReply { serving, .. })) => serving,
+        let hello = match reader.read_until(Some(std::time::Instant::now() + timeout)) {
+            Ok(ReadOutcome::Frame(
+                _,
+                Message::HelloReply {
+                    node_id,
+                    serving,
+                    reads,
+                    group,
+                    groups,
+                    ..
+                },
+            )) => NodeHello {
+                node_id,
+                serving,
+                reads,
+                group,
+                groups,
+            },
             Ok(ReadOutcome::Frame(_, Message::Failure(e))) => return Err(ClientError::Failed(e)),
             Ok(ReadOutcome::Frame(_, other)) => return Err(unexpected(&other)),
             Ok(ReadOutcome::Closed) => return Err(lost(format!("{address} closed during hello"))),
@@ -134,8 +165,21 @@ impl EventSession {
             in_flight: HashMap::new(),
             scans: HashSet::new(),
             lost: None,
+            hello,
         };
-        Ok((session, serving))
+        Ok((session, hello.serving))
+    }
+
+    /// Connects to the data node at `address` whatever it serves, trying once (its handshake
+    /// allowed `ATTEMPT_TIMEOUT`, its hello `timeout`): for a front end looking for replicas to
+    /// send READ_BACKUP reads to (`hello` says whether it serves them).
+    pub fn connect_node(address: &str, timeout: Duration) -> Result<EventSession> {
+        EventSession::connect_one(address, None, timeout).map(|(session, _)| session)
+    }
+
+    /// What the data node said of itself when this session connected.
+    pub fn hello(&self) -> NodeHello {
+        self.hello
     }
 
     /// Puts the connection into the caller's poll under `token` (readable; writable too while

@@ -19,7 +19,7 @@ pub use base::filter::{CmpOp, Filter};
 pub use base::{Error, ErrorCode, TableDef, Value};
 pub use connection::Cluster;
 pub use cursor::ScanCursor;
-pub use event::{EventSession, Reply, RECONNECT_EVERY, RECONNECT_TIMEOUT};
+pub use event::{EventSession, NodeHello, Reply, RECONNECT_EVERY, RECONNECT_TIMEOUT};
 pub use runner::Runner;
 pub use session::{AsyncSession, Completion};
 pub use table::{Scan, Table};

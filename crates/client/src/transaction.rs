@@ -35,6 +35,20 @@ pub struct Transaction {
     sent: bool,
     /// An execute with Commit succeeded: the transaction took effect.
     committed: bool,
+    /// Whether the pending operations may go to a READ_BACKUP reader (`Cluster::reader`).
+    read_route: ReadRoute,
+}
+
+/// What the pending operations allow: committed primary-key reads of READ_BACKUP tables, all
+/// in one node group, may be answered by any replica of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReadRoute {
+    /// Nothing pending.
+    Empty,
+    /// Every pending operation is such a read of node group `.0`'s rows.
+    Group(u32),
+    /// Some pending operation is not.
+    No,
 }
 
 impl Transaction {
@@ -58,6 +72,7 @@ impl Transaction {
             writes_sent: 0,
             committed: false,
             sent: false,
+            read_route: ReadRoute::Empty,
         }
     }
 
@@ -66,6 +81,21 @@ impl Transaction {
     /// for its first rows (NDB's transaction hint). Values not in their column's canonical
     /// form may hash otherwise than the data node's: the transaction then only takes the hop.
     fn route_by(&mut self, table: &Table, key: &[Value], values: &[(u16, Value)]) {
+        let Some(group) = self.group_of_row(table, key, values) else {
+            return;
+        };
+        if let Some(routed) = self.cluster.route(group) {
+            self.id = routed.inner.next_txn.fetch_add(1, Ordering::Relaxed);
+            self.cluster = routed;
+        }
+    }
+
+    /// The node group holding the row with primary key `key` (or whose values name its
+    /// primary-key columns) in a cluster of several groups; 0 in a cluster of one.
+    fn group_of_row(&self, table: &Table, key: &[Value], values: &[(u16, Value)]) -> Option<u32> {
+        if self.cluster.groups().1 <= 1 {
+            return Some(0);
+        }
         let def = table.def();
         let pk_value = |column: u16| -> Option<Value> {
             match def.primary_key.iter().position(|c| *c == column) {
@@ -76,28 +106,24 @@ impl Transaction {
                     .map(|(_, v)| v.clone()),
             }
         };
-        let Some(part) = def
+        let part = def
             .partition_key
             .iter()
             .map(|c| pk_value(*c))
-            .collect::<Option<Vec<Value>>>()
-        else {
-            return;
-        };
+            .collect::<Option<Vec<Value>>>()?;
         let mut bytes = Vec::new();
         def.encode_key(&def.partition_key, &part, &mut bytes);
         let partition = base::placement::partition_of(&bytes, def.partition_count);
-        let Some(group) = self.cluster.group_of(partition) else {
-            return;
-        };
-        if let Some(routed) = self.cluster.route(group) {
-            self.id = routed.inner.next_txn.fetch_add(1, Ordering::Relaxed);
-            self.cluster = routed;
-        }
+        self.cluster.group_of(partition)
     }
 
     /// Adds any operation; returns its id.
     pub fn push(&mut self, op: Operation) -> OpId {
+        self.read_route = ReadRoute::No;
+        self.push_op(op)
+    }
+
+    fn push_op(&mut self, op: Operation) -> OpId {
         self.pending.push(op);
         OpId(self.results.len() + self.pending.len() - 1)
     }
@@ -114,7 +140,22 @@ impl Transaction {
         if !self.sent && self.pending.is_empty() && index.is_none() {
             self.route_by(table, &key, &values);
         }
-        self.push(Operation {
+        self.read_route = match self.read_route {
+            ReadRoute::No => ReadRoute::No,
+            route
+                if kind == OpKind::Read(LockMode::CommittedRead)
+                    && index.is_none()
+                    && table.def().options.read_backup =>
+            {
+                match (route, self.group_of_row(table, &key, &values)) {
+                    (ReadRoute::Empty, Some(g)) => ReadRoute::Group(g),
+                    (ReadRoute::Group(h), Some(g)) if g == h => ReadRoute::Group(g),
+                    _ => ReadRoute::No,
+                }
+            }
+            _ => ReadRoute::No,
+        };
+        self.push_op(Operation {
             kind,
             table: table.id(),
             version: table.version(),
@@ -301,6 +342,14 @@ impl Transaction {
 
     /// Sends the pending operations in one request and waits.
     fn execute_one(&mut self, exec: ExecType) -> Result<()> {
+        let route = std::mem::replace(&mut self.read_route, ReadRoute::Empty);
+        if let ReadRoute::Group(group) = route {
+            if !self.open && matches!(exec, ExecType::Commit | ExecType::NoCommit) {
+                if let Some(done) = self.read_at_replica(group, exec) {
+                    return done;
+                }
+            }
+        }
         let operations = std::mem::take(&mut self.pending);
         let count = operations.len();
         let writes = operations
@@ -357,6 +406,50 @@ impl Transaction {
         }
     }
 
+    /// Sends the pending operations, committed primary-key reads of READ_BACKUP tables in
+    /// node group `group`, to the replica this connection reads that group from, while the
+    /// transaction holds nothing on any data node: they take no locks and leave no state, so
+    /// they end there at once (with Commit) and the transaction may still begin anywhere.
+    /// None when no other replica was chosen, or it refused the reads or was lost (they then
+    /// go where the transaction goes).
+    fn read_at_replica(&mut self, group: u32, exec: ExecType) -> Option<Result<()>> {
+        let reader = self.cluster.reader(group)?;
+        let count = self.pending.len();
+        let reply = reader.call(&Message::Execute {
+            transaction: reader.inner.next_txn.fetch_add(1, Ordering::Relaxed),
+            statement: 0,
+            keep_from: 0,
+            exec: ExecType::Commit,
+            operations: self.pending.clone(),
+        });
+        match reply {
+            Ok(Message::ExecuteReply(ExecuteOutcome::Ok(results))) if results.len() == count => {
+                self.pending.clear();
+                self.results.extend(results);
+                self.committed |= exec == ExecType::Commit;
+                Some(Ok(()))
+            }
+            Ok(Message::ExecuteReply(ExecuteOutcome::Aborted { op_index, error }))
+                if error.code != base::ErrorCode::NotPrimary =>
+            {
+                self.pending.clear();
+                Some(Err(ClientError::Aborted {
+                    op_index: op_index + (self.results.len() as u32),
+                    error,
+                }))
+            }
+            Err(e) if !crate::cursor::reader_refused(&e) => {
+                self.pending.clear();
+                Some(Err(e))
+            }
+            _ => {
+                // Refused here (the node no longer serves reads) or lost: the primary answers.
+                self.cluster.forget_reader(group);
+                None
+            }
+        }
+    }
+
     pub fn commit(mut self) -> Result<()> {
         self.execute(ExecType::Commit)
     }
@@ -381,7 +474,7 @@ impl Transaction {
         if self.open {
             request.transaction = self.id;
         }
-        self.cluster.open_scan(request)
+        self.cluster.open_scan(table, request)
     }
 
     /// True once an execute with Commit succeeded (the transaction took effect).

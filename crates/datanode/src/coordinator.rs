@@ -318,6 +318,9 @@ pub struct Coordinator {
     /// On a node group's primary: the connection is a step link from data node `.0`,
     /// coordinating in view `.1` (`remote.rs`).
     step_peer: Option<(u32, u64)>,
+    /// The request being handled was let in as a backup's READ_BACKUP read (`replica.rs`):
+    /// its operations must read this node group's rows only.
+    reading_as_backup: bool,
 }
 
 impl Coordinator {
@@ -339,6 +342,7 @@ impl Coordinator {
             forwarding: HashMap::new(),
             forwarded: HashMap::new(),
             step_peer: None,
+            reading_as_backup: false,
         }
     }
 
@@ -464,12 +468,20 @@ impl Coordinator {
         message.write_reply(&mut self.out, self.shared.cluster_id, request_id);
     }
 
-    /// The answer to a hello: this node, its workers, whether it serves, and its node group.
+    /// The answer to a hello: this node, its workers, whether it serves (and reads from
+    /// backups), and its node group.
     fn hello_reply(&self, serving: bool) -> Message {
+        let reads = serving
+            || self
+                .shared
+                .role
+                .as_ref()
+                .is_some_and(|r| r.serving_reads().is_ok());
         Message::HelloReply {
             node_id: self.shared.node_id,
             worker_count: self.shared.worker_count() as u32,
             serving,
+            reads,
             group: self.shared.placement.group,
             groups: self.shared.placement.groups,
         }
@@ -667,6 +679,7 @@ impl Coordinator {
                 ),
             );
         }
+        self.reading_as_backup = false;
         if self.shared.role.is_some() && self.refused_by_role(id, &message) {
             // A scan refused its next batch is ended.
             self.scans.remove(&id);
@@ -922,6 +935,7 @@ impl Coordinator {
                     group: Vec::new(),
                     members: Vec::new(),
                     copies: Vec::new(),
+                    backup_reads: 0,
                 };
                 let status = match &self.shared.role {
                     Some(role) => role.describe(status),

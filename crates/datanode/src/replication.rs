@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::net::TcpStream;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, RwLock};
 use std::thread;
@@ -157,6 +157,8 @@ pub struct Role {
     /// On a backup: prepared parts of two-phase commits (`Message::Prepared`), by coordinator
     /// and transaction, until resolved.
     held: Mutex<std::collections::HashMap<(u32, u64), Vec<wire::RowChange>>>,
+    /// Requests answered here as a backup's READ_BACKUP reads.
+    backup_reads: AtomicU64,
 }
 
 /// A restarted node's copy from its primary, as it stands.
@@ -359,6 +361,7 @@ impl Role {
             copied: Arc::new(AtomicBool::new(false)),
             restart: Mutex::new(Restart::No),
             held: Mutex::new(Default::default()),
+            backup_reads: AtomicU64::new(0),
         })
     }
 
@@ -379,6 +382,7 @@ impl Role {
             )
             .collect();
         status.group = self.group.clone();
+        status.backup_reads = self.backup_reads.load(Ordering::Relaxed);
         status.copies = self
             .copy_progress
             .lock()
@@ -598,6 +602,35 @@ impl Role {
                 format!("data node {} has no view", self.me),
             )),
         }
+    }
+
+    /// Whether this node may answer committed reads of READ_BACKUP tables of its group's
+    /// partitions: it is a member of an open view (not a node still copying) and its read
+    /// lease holds. A backup has every commit its primary acknowledged (the primary answers a
+    /// client only once each backup of the view applied the rows, or left the view), and the
+    /// lease ends before the others can agree a view without it, so no read here misses a
+    /// commit acknowledged before the read began.
+    pub fn serving_reads(&self) -> Result<u64, Error> {
+        let view = self.view();
+        if !view.open
+            || !self.lease.load(Ordering::Relaxed)
+            || !view.members.contains(&self.me)
+            || view.starting.contains(&self.me)
+        {
+            return Err(Error::new(
+                ErrorCode::NotPrimary,
+                format!(
+                    "data node {} serves no reads now: the cluster's view {} is not open here, it is not a member yet, or its lease lapsed",
+                    self.me, view.epoch
+                ),
+            ));
+        }
+        Ok(view.epoch)
+    }
+
+    /// Counts a request let in as a backup's READ_BACKUP read.
+    pub fn count_backup_read(&self) {
+        self.backup_reads.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Whether a peer connection's hello may be taken: the sender is the primary of this

@@ -213,6 +213,9 @@ pub struct NodeStatus {
     /// On a primary: its copies to starting nodes of its group (node restart), running or the
     /// last one done for each node.
     pub copies: Vec<CopyStatus>,
+    /// Requests (executes and scans) the node answered as a backup: committed reads of
+    /// READ_BACKUP tables.
+    pub backup_reads: u64,
 }
 
 /// A primary's copy of its partitions to a starting node, as it stands.
@@ -266,6 +269,10 @@ pub enum Message {
         /// The node serves requests now: a data node alone, or its node group's primary in the
         /// cluster's current view. A client given several nodes connects to one that does.
         serving: bool,
+        /// The node serves committed reads of READ_BACKUP tables now: a node that serves, or a
+        /// backup that is a member of the view with its read lease held (a node copying its
+        /// partitions does not). A client may send such reads of its node group's rows here.
+        reads: bool,
         /// The node's node group (0-based) and how many the cluster has (a data node alone:
         /// 0 of 1): partition p belongs to group `base::placement::group_of(p, groups)`, so a
         /// client can send a transaction to the primary holding its first row (NDB's hint).
@@ -853,12 +860,13 @@ impl Message {
                 node_id,
                 worker_count,
                 serving,
+                reads,
                 group,
                 groups,
             } => {
                 out.put_u32(*node_id);
                 out.put_u32(*worker_count);
-                out.put_u8(u8::from(*serving));
+                out.put_u8(u8::from(*serving) | u8::from(*reads) << 1);
                 out.put_u32(*group);
                 out.put_u32(*groups);
             }
@@ -1051,6 +1059,7 @@ impl Message {
                     out.put_u64(c.micros);
                     out.put_u8(u8::from(c.done));
                 }
+                out.put_u64(s.backup_reads);
             }
         }
     }
@@ -1192,13 +1201,19 @@ impl Message {
             38 => Message::Shutdown {
                 restart: r.u8()? != 0,
             },
-            2 => Message::HelloReply {
-                node_id: r.u32()?,
-                worker_count: r.u32()?,
-                serving: r.u8()? != 0,
-                group: r.u32()?,
-                groups: r.u32()?,
-            },
+            2 => {
+                let node_id = r.u32()?;
+                let worker_count = r.u32()?;
+                let flags = r.u8()?;
+                Message::HelloReply {
+                    node_id,
+                    worker_count,
+                    serving: flags & 1 != 0,
+                    reads: flags & 2 != 0,
+                    group: r.u32()?,
+                    groups: r.u32()?,
+                }
+            }
             3 => Message::CreateTable(get_table(&mut r)?),
             4 => {
                 let table = get_table(&mut r)?;
@@ -1465,6 +1480,7 @@ impl Message {
                         })
                         .collect::<DecodeResult<_>>()?
                 },
+                backup_reads: r.u64()?,
             }),
             18 => Message::Done,
             19 => Message::Checkpoint,

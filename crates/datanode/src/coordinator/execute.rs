@@ -141,6 +141,23 @@ impl Coordinator {
                 }
             }
         }
+        if failure.is_none() && self.reading_as_backup {
+            // A backup's READ_BACKUP reads (`backup_may_read`): of its own group's rows only.
+            let placement = self.shared.placement;
+            let elsewhere = ops.iter().position(|op| {
+                let p = &op.prepared;
+                !placement.is_local(base_step(op, 0, &p.key, false).partition)
+            });
+            if let Some(at) = elsewhere {
+                failure = Some((
+                    at as u32,
+                    Error::new(
+                        ErrorCode::NotPrimary,
+                        "a backup reads only its own node group's rows; send the read to the row's primary",
+                    ),
+                ));
+            }
+        }
         if failure.is_none() && !ops.is_empty() {
             // New work only: a commit or rollback with no operations ends what already runs.
             failure = self.queues_full().map(|e| (0, e));

@@ -57,6 +57,43 @@ fn is_schema_change(message: &Message) -> bool {
 }
 
 impl Coordinator {
+    /// Whether `message` is a request a backup answers while it serves reads: an `Execute` of
+    /// committed primary-key reads of READ_BACKUP tables, ending with Commit (it leaves nothing
+    /// open); a `Scan` of such a table outside any transaction, in a cluster of one node group
+    /// (a backup reads no other group's partitions), and the next batches of a scan it runs.
+    fn backup_may_read(&self, message: &Message) -> bool {
+        let Ok(catalog) = self.shared.catalog.read() else {
+            return false;
+        };
+        let read_backup = |table: u32| {
+            catalog
+                .get(table)
+                .is_some_and(|t| t.def.options.read_backup)
+        };
+        match message {
+            Message::Execute {
+                statement: 0,
+                exec: wire::ExecType::Commit,
+                operations,
+                ..
+            } => {
+                !operations.is_empty()
+                    && operations.iter().all(|op| {
+                        op.kind == wire::OpKind::Read(wire::LockMode::CommittedRead)
+                            && op.index.is_none()
+                            && read_backup(op.table)
+                    })
+            }
+            Message::Scan(request) => {
+                request.transaction == 0
+                    && self.shared.placement.groups == 1
+                    && read_backup(request.table)
+            }
+            Message::ScanNext | Message::ScanClose => true,
+            _ => false,
+        }
+    }
+
     /// Refuses (and answers) a request this node does not serve in the current view: data and
     /// schema requests anywhere but on the group's primary, except what the primary's own link
     /// brings a backup (a schema change it sent before is answered as it was, not done twice).
@@ -152,6 +189,17 @@ impl Coordinator {
                 }
             }
             m => match role.serving() {
+                // A backup answers committed reads of READ_BACKUP tables (checked again, key by
+                // key, once the operations are prepared: `on_execute`).
+                Err(e) if self.backup_may_read(m) => {
+                    self.reading_as_backup = role.serving_reads().is_ok();
+                    if self.reading_as_backup
+                        && !matches!(m, Message::ScanNext | Message::ScanClose)
+                    {
+                        role.count_backup_read();
+                    }
+                    (!self.reading_as_backup).then_some(e)
+                }
                 Err(e) => Some(e),
                 Ok(_) if is_schema_change(m) && !role.is_master() => {
                     // Every schema change is made by the master, which sends it to this node.

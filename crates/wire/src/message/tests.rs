@@ -192,6 +192,7 @@ fn messages_round_trip() {
                 micros: 15,
                 done: false,
             }],
+            backup_reads: 16,
         }),
         Message::Checkpoint,
         Message::CheckpointReply(CheckpointInfo {
@@ -274,7 +275,8 @@ fn messages_round_trip() {
         Message::HelloReply {
             node_id: 3,
             worker_count: 2,
-            serving: true,
+            serving: false,
+            reads: true,
             group: 1,
             groups: 2,
         },

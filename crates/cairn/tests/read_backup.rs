@@ -1,0 +1,203 @@
+//! READ_BACKUP over real processes: a node group of two data nodes (`cairn datanode --mgm`) and
+//! a management node. The backup answers committed primary-key reads and scans of a
+//! READ_BACKUP table, and refuses everything else (writes, locking reads, other tables) with
+//! `NotPrimary`. Clients given both nodes' addresses spread such reads over the two replicas,
+//! and each reads its own writes on whichever replica answers. When the backup is killed,
+//! reads go on through the primary without an error.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use base::schema::ColumnDef;
+use base::types::ColumnType;
+use base::ErrorCode;
+use client::{ClientError, Cluster, LockMode, Scan, Table, TableDef, Value};
+use common::spawn_cluster;
+
+fn def(name: &str, read_backup: bool) -> TableDef {
+    let mut def = TableDef::new(
+        name,
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+            ColumnDef::new("v", ColumnType::BigInt { unsigned: false }),
+        ],
+        &["id"],
+    )
+    .unwrap();
+    def.options.read_backup = read_backup;
+    def
+}
+
+/// Connects to the node group (both addresses), once it serves.
+fn connect(addresses: &str) -> Cluster {
+    Cluster::connect_serving(addresses, Duration::from_secs(20))
+        .unwrap_or_else(|e| panic!("no data node of {addresses} serves: {e}"))
+}
+
+fn write(cluster: &Cluster, table: &Table, id: i64, v: i64) {
+    let mut txn = cluster.transaction();
+    txn.write(table, vec![Value::Int(id)], vec![(1, Value::Int(v))]);
+    txn.commit()
+        .unwrap_or_else(|e| panic!("writing {id} = {v}: {e}"));
+}
+
+fn read(cluster: &Cluster, table: &Table, id: i64) -> Result<Option<i64>, ClientError> {
+    let mut txn = cluster.transaction();
+    let op = txn.read(table, vec![Value::Int(id)]);
+    txn.execute(client::ExecType::Commit)?;
+    Ok(txn.row(op).map(|r| match r[1] {
+        Value::Int(v) => v,
+        ref other => panic!("v of {id} is {other:?}"),
+    }))
+}
+
+fn refused(result: Result<impl std::fmt::Debug, ClientError>, what: &str) {
+    match result {
+        Err(e) if e.code() == ErrorCode::NotPrimary => {}
+        other => panic!("{what} on the backup: expected NotPrimary, got {other:?}"),
+    }
+}
+
+fn backup_reads(cluster: &Cluster) -> u64 {
+    cluster.status().expect("status").backup_reads
+}
+
+#[test]
+fn backups_answer_read_backup_reads_and_clients_read_their_writes() {
+    let mut cluster = spawn_cluster("read-backup", 2, 2);
+    let addresses = cluster.apis.join(",");
+    let primary = connect(&addresses);
+    let rb = primary.create_table(def("rb", true)).unwrap();
+    let plain = primary.create_table(def("plain", false)).unwrap();
+    for id in 0..100 {
+        write(&primary, &rb, id, id * 10);
+        write(&primary, &plain, id, id * 10);
+    }
+
+    // The backup alone (node 2: node 1, the lowest, is the group's first primary).
+    let backup = Cluster::connect_timeout(&cluster.apis[1], Duration::from_secs(10)).unwrap();
+    let rb_there = backup.table("rb").unwrap();
+    let plain_there = backup.table("plain").unwrap();
+    // It serves reads once it is a member with its lease held.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match read(&backup, &rb_there, 7) {
+            Ok(v) => {
+                assert_eq!(v, Some(70));
+                break;
+            }
+            Err(e) if Instant::now() < deadline => {
+                assert_eq!(e.code(), ErrorCode::NotPrimary, "{e}");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => panic!("the backup never answered a READ_BACKUP read: {e}"),
+        }
+    }
+    for id in 0..100 {
+        assert_eq!(read(&backup, &rb_there, id).unwrap(), Some(id * 10));
+    }
+    assert_eq!(read(&backup, &rb_there, 1000).unwrap(), None);
+    let mut rows: Vec<i64> = backup
+        .scan(&rb_there, &Scan::table())
+        .unwrap()
+        .iter()
+        .map(|r| match r[0] {
+            Value::Int(v) => v,
+            ref other => panic!("{other:?}"),
+        })
+        .collect();
+    rows.sort_unstable();
+    assert_eq!(rows, (0..100).collect::<Vec<_>>());
+    // Everything else goes to the primary.
+    refused(
+        read(&backup, &plain_there, 7),
+        "a read of a table without READ_BACKUP",
+    );
+    refused(
+        backup.scan(&plain_there, &Scan::table()),
+        "a scan of a table without READ_BACKUP",
+    );
+    let mut txn = backup.transaction();
+    txn.read_with(&rb_there, vec![Value::Int(7)], LockMode::Shared, vec![]);
+    refused(txn.execute(client::ExecType::Commit), "a locking read");
+    let mut txn = backup.transaction();
+    txn.write(&rb_there, vec![Value::Int(7)], vec![(1, Value::Int(0))]);
+    refused(txn.commit(), "a write");
+    assert_eq!(
+        read(&primary, &rb, 7).unwrap(),
+        Some(70),
+        "the refused write left nothing"
+    );
+    let served = backup_reads(&backup);
+    assert!(served >= 102, "the backup counted {served} reads");
+
+    // Clients given both addresses read a READ_BACKUP table from either replica (chosen by
+    // their session number: odd ones the backup, node 2), and each reads its own writes
+    // wherever its reads go. Enough clients are made that both replicas get some.
+    let mut clients: Vec<Cluster> = Vec::new();
+    while clients.iter().filter(|c| c.session() % 2 == 1).count() < 2
+        || clients.iter().filter(|c| c.session() % 2 == 0).count() < 2
+    {
+        assert!(
+            clients.len() < 64,
+            "64 sessions and still not two of each parity"
+        );
+        clients.push(connect(&addresses));
+    }
+    let before = backup_reads(&backup);
+    let odd_reads = std::thread::scope(|s| {
+        let handles: Vec<_> = clients
+            .iter()
+            .enumerate()
+            .map(|(n, c)| {
+                let table = c.table("rb").unwrap();
+                s.spawn(move || {
+                    let id = 1000 + n as i64;
+                    for i in 0..200 {
+                        write(c, &table, id, i);
+                        assert_eq!(
+                            read(c, &table, id).unwrap(),
+                            Some(i),
+                            "client {n} (session {}) did not read its own write",
+                            c.session()
+                        );
+                    }
+                    if c.session() % 2 == 1 {
+                        200
+                    } else {
+                        0
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum::<u64>()
+    });
+    let after = backup_reads(&backup);
+    println!(
+        "backup reads: {served} alone, {} from {} clients ({odd_reads} expected at least)",
+        after - before,
+        clients.len()
+    );
+    assert!(
+        after - before >= odd_reads,
+        "the backup answered {} reads; the clients reading from it sent {odd_reads}",
+        after - before
+    );
+
+    // The backup dies: reads go on through the primary, with no error.
+    let mut node = cluster.nodes[1].take().unwrap();
+    node.child.kill().unwrap();
+    node.child.wait().unwrap();
+    for (n, c) in clients.iter().enumerate() {
+        let table = c.table("rb").unwrap();
+        for id in 0..100 {
+            assert_eq!(
+                read(c, &table, id).unwrap_or_else(|e| panic!("client {n} after the kill: {e}")),
+                Some(id * 10)
+            );
+        }
+        let rows = c.scan(&table, &Scan::table()).unwrap();
+        assert_eq!(rows.len(), 100 + clients.len());
+    }
+}
