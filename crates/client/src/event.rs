@@ -171,9 +171,10 @@ impl EventSession {
     }
 
     /// Connects to the data node at `address` whatever it serves, trying once (its handshake
-    /// allowed `ATTEMPT_TIMEOUT`, its hello `timeout`): for a front end looking for replicas to
-    /// send READ_BACKUP reads to (`hello` says whether it serves them).
-    pub fn connect_node(address: &str, timeout: Duration) -> Result<EventSession> {
+    /// and its hello each allowed half a second): for a front end looking for replicas to send
+    /// READ_BACKUP reads to (`hello` says whether it serves them).
+    pub fn connect_node(address: &str) -> Result<EventSession> {
+        let timeout = crate::connection::ATTEMPT_TIMEOUT;
         EventSession::connect_one(address, None, timeout).map(|(session, _)| session)
     }
 

@@ -37,6 +37,12 @@ use crate::run::Fetch;
 
 const WAKER: Token = Token(0);
 const DATANODE: Token = Token(1);
+/// The token of the loop's first READ_BACKUP reader link (`Links`); connection tokens never
+/// come near it.
+const FIRST_READER: usize = usize::MAX / 2;
+/// How long a loop waits before looking again for replicas to read from, after a look that
+/// found none or after one stopped serving reads.
+const READERS_LOOK_EVERY: Duration = Duration::from_secs(5);
 /// Connection tokens start here and are never reused, so a late reply cannot reach a newer
 /// connection.
 const FIRST_CONNECTION: u64 = 2;
@@ -111,10 +117,12 @@ impl LoopHandle {
         let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
         link.register(poll.registry(), DATANODE)
             .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let mut links = Links::new(link);
+        links.look(datanode, poll.registry());
         let (parked, arrivals) = mpsc::channel();
         let mut lp = Loop {
             poll,
-            link,
+            links,
             arrivals,
             slots: HashMap::new(),
             next_token: FIRST_CONNECTION,
@@ -166,9 +174,108 @@ struct Slot {
     peer_closed: bool,
 }
 
+/// A loop's links to the data nodes: the one to the node that serves, which any read may take,
+/// and, in a cluster of one node group, links to the group's other nodes that answer reads of
+/// READ_BACKUP tables (NDB's READ_BACKUP: any replica may answer them). Such reads take the
+/// links in turn, the ones to nodes on this host only when there are any, so that the replicas
+/// share them.
+struct Links {
+    primary: EventSession,
+    /// Reader links, under tokens from `FIRST_READER` on.
+    readers: Vec<EventSession>,
+    /// Whether READ_BACKUP reads take the primary's link in their turn too (it is on this
+    /// host, or no reader is).
+    primary_reads: bool,
+    turn: usize,
+    /// When to look for readers again while there are none.
+    look_at: Instant,
+}
+
+impl Links {
+    fn new(primary: EventSession) -> Links {
+        Links {
+            primary,
+            readers: Vec::new(),
+            primary_reads: true,
+            turn: 0,
+            look_at: Instant::now(),
+        }
+    }
+
+    /// Connects to every other node of `datanodes` that answers READ_BACKUP reads in the
+    /// primary's node group (a cluster of one group), preferring nodes on this host.
+    fn look(&mut self, datanodes: &str, registry: &mio::Registry) {
+        self.look_at = Instant::now() + READERS_LOOK_EVERY;
+        let hello = self.primary.hello();
+        let others: Vec<&str> = datanodes
+            .split(',')
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .collect();
+        if hello.groups != 1 || others.len() < 2 || !self.readers.is_empty() {
+            return;
+        }
+        let mut found: Vec<(bool, EventSession)> = Vec::new();
+        let mut primary_local = false;
+        for address in others {
+            let Ok(link) = EventSession::connect_node(address) else {
+                continue;
+            };
+            let h = link.hello();
+            let local = transport::same_host(address);
+            if h.node_id == hello.node_id {
+                primary_local = local;
+            } else if h.reads && h.group == hello.group {
+                found.push((local, link));
+            }
+        }
+        let any_local = primary_local || found.iter().any(|(local, _)| *local);
+        self.primary_reads = primary_local || !any_local;
+        for (_, mut link) in found.into_iter().filter(|(local, _)| *local || !any_local) {
+            let token = Token(FIRST_READER + self.readers.len());
+            if link.register(registry, token).is_ok() {
+                self.readers.push(link);
+            }
+        }
+        if !self.readers.is_empty() {
+            info!(
+                "sql reactor: READ_BACKUP reads go to {} more data node(s) of the node group",
+                self.readers.len()
+            );
+        }
+    }
+
+    /// Drops every reader link (one stopped serving reads, was lost, or the primary changed);
+    /// the loop looks again after `READERS_LOOK_EVERY`.
+    fn drop_readers(&mut self, registry: &mio::Registry) {
+        for mut r in self.readers.drain(..) {
+            r.deregister(registry);
+        }
+        self.primary_reads = true;
+        self.look_at = Instant::now() + READERS_LOOK_EVERY;
+    }
+
+    /// The link a read goes over: for committed reads of a READ_BACKUP table, the next in turn.
+    fn pick(&mut self, read_backup: bool) -> &mut EventSession {
+        if !read_backup || self.readers.is_empty() {
+            return &mut self.primary;
+        }
+        let choices = self.readers.len() + usize::from(self.primary_reads);
+        self.turn = (self.turn + 1) % choices;
+        match self.turn.checked_sub(usize::from(self.primary_reads)) {
+            Some(r) => &mut self.readers[r],
+            None => &mut self.primary,
+        }
+    }
+
+    fn all(&mut self) -> impl Iterator<Item = &mut EventSession> {
+        std::iter::once(&mut self.primary).chain(self.readers.iter_mut())
+    }
+}
+
 struct Loop {
     poll: Poll,
-    link: EventSession,
+    links: Links,
     arrivals: Receiver<Parked>,
     slots: HashMap<u64, Slot>,
     next_token: u64,
@@ -234,9 +341,19 @@ impl Loop {
             WAKER => self.arrive(),
             DATANODE => {
                 if event.is_writable() {
-                    let _ = self.link.flush(self.poll.registry());
+                    let _ = self.links.primary.flush(self.poll.registry());
                 }
                 if event.is_readable() {
+                    self.replies_ready = true;
+                }
+            }
+            Token(t) if t >= FIRST_READER => {
+                if let Some(r) = self.links.readers.get_mut(t - FIRST_READER) {
+                    if event.is_writable() {
+                        let _ = r.flush(self.poll.registry());
+                    }
+                }
+                if event.is_readable() || event.is_read_closed() {
                     self.replies_ready = true;
                 }
             }
@@ -256,20 +373,32 @@ impl Loop {
     /// most once per `RECONNECT_EVERY`; meanwhile connections' threads serve every command
     /// (each session has its own data node connection).
     fn relink(&mut self) {
-        if !self.link.is_lost() || Instant::now() < self.relink_at {
+        if !self.links.primary.is_lost() {
+            if self.links.readers.is_empty() && Instant::now() >= self.links.look_at {
+                self.links.look(&self.datanode, self.poll.registry());
+            }
+            return;
+        }
+        if Instant::now() < self.relink_at {
             return;
         }
         self.relink_at = Instant::now() + RECONNECT_EVERY;
         self.replies();
         let registry = self.poll.registry();
         match self
-            .link
+            .links
+            .primary
             .reconnect(&self.datanode, RECONNECT_TIMEOUT, registry, DATANODE)
         {
-            Ok(()) => info!(
-                "sql reactor: connected to the data node {} again",
-                self.datanode
-            ),
+            Ok(()) => {
+                info!(
+                    "sql reactor: connected to the data node {} again",
+                    self.datanode
+                );
+                // The node group may have another primary now: its readers are looked for again.
+                self.links.drop_readers(registry);
+                self.links.look_at = Instant::now();
+            }
             Err(e) => debug!(
                 "sql reactor: data node {} still unreachable: {e}",
                 self.datanode
@@ -279,10 +408,13 @@ impl Loop {
 
     /// Writes the reads queued for the data node.
     fn send_reads(&mut self) {
-        if self.link.in_flight() > 0 {
-            if let Err(e) = self.link.flush(self.poll.registry()) {
-                warn!("sql reactor: data node connection lost: {e}");
-                self.replies_ready = true;
+        let registry = self.poll.registry();
+        for link in self.links.all() {
+            if link.in_flight() > 0 {
+                if let Err(e) = link.flush(registry) {
+                    warn!("sql reactor: data node connection lost: {e}");
+                    self.replies_ready = true;
+                }
             }
         }
     }
@@ -511,7 +643,7 @@ impl Loop {
                 prepared.long_data.clear();
                 let step = match &prepared.compiled {
                     Compiled::Select(plan) => start_select(
-                        &mut self.link,
+                        &mut self.links,
                         conn,
                         token,
                         plan,
@@ -572,7 +704,7 @@ impl Loop {
                 };
                 let step = match &compiled {
                     Compiled::Select(plan) if reads_committed(plan) => start_select(
-                        &mut self.link,
+                        &mut self.links,
                         conn,
                         token,
                         plan,
@@ -591,15 +723,30 @@ impl Loop {
 
     /// Replies from the data node: finishes the statements they answer.
     fn replies(&mut self) {
-        let mut done = self.link.read_replies();
-        if self.link.is_lost() {
-            // Reads still out on a lost connection fail now (their connections get the error).
-            done.extend(
-                self.link
-                    .abandon()
-                    .into_iter()
-                    .map(|(token, r)| (token, r.map(Reply::Ops))),
-            );
+        let mut done = Vec::new();
+        for link in self.links.all() {
+            done.extend(link.read_replies());
+            if link.is_lost() {
+                // Reads still out on a lost connection fail now (their connections get the
+                // error; a read-only statement runs again on its thread).
+                done.extend(
+                    link.abandon()
+                        .into_iter()
+                        .map(|(token, r)| (token, r.map(Reply::Ops))),
+                );
+            }
+        }
+        let refused = |r: &client::Result<Reply>| match r {
+            Err(client::ClientError::ConnectionLost(_)) => true,
+            Err(e) => e.code() == base::ErrorCode::NotPrimary,
+            Ok(_) => false,
+        };
+        if self.links.readers.iter().any(|r| r.is_lost())
+            || (!self.links.readers.is_empty() && done.iter().any(|(_, r)| refused(r)))
+        {
+            // A reader stopped serving reads (its lease lapsed, its view changed) or is gone:
+            // reads go to the primary until the loop looks again.
+            self.links.drop_readers(self.poll.registry());
         }
         for (n, (token, reply)) in done.into_iter().enumerate() {
             if n > 0 && n % ANSWERS_PER_LOOK == 0 {
@@ -608,7 +755,10 @@ impl Loop {
             self.reply(token, reply);
         }
         // The ends of scans cut after their first batch (`Reply::More`) go now.
-        let _ = self.link.flush(self.poll.registry());
+        let registry = self.poll.registry();
+        for link in self.links.all() {
+            let _ = link.flush(registry);
+        }
     }
 
     /// Answers one statement's reply from the data node, then runs the connection's next
@@ -781,7 +931,7 @@ fn mark_large(session: &mut Session, origin: &Origin) {
 /// Starts a committed-read SELECT: answered at once when it needs no data (no source, or no key
 /// can match), else its reads are queued on `link` (Step::Sent), or it is left to the thread.
 fn start_select(
-    link: &mut EventSession,
+    links: &mut Links,
     conn: &mut Conn,
     token: u64,
     plan: &SelectPlan,
@@ -802,6 +952,8 @@ fn start_select(
         return Step::Answered;
     };
     let mut decided = false;
+    // Committed reads (the loop serves no others) of a READ_BACKUP table: any replica answers.
+    let link = links.pick(src.table.def().options.read_backup);
     let sent = match session.fetch_request(src, &params) {
         Err(e) => {
             conn.answer(Outcome::Failed(e), binary);
