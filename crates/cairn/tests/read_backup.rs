@@ -1,9 +1,10 @@
 //! READ_BACKUP over real processes: a node group of two data nodes (`cairn datanode --mgm`) and
 //! a management node. The backup answers committed primary-key reads and scans of a
 //! READ_BACKUP table, and refuses everything else (writes, locking reads, other tables) with
-//! `NotPrimary`. Clients given both nodes' addresses spread such reads over the two replicas,
-//! and each reads its own writes on whichever replica answers. When the backup is killed,
-//! reads go on through the primary without an error.
+//! `NotPrimary`. Clients given both nodes' addresses spread such reads over the two replicas
+//! when they are on two hosts (here 127.0.0.1 and 127.0.0.2), and each reads its own writes on
+//! whichever replica answers; when both are on one host, reads stay on the primary. When the
+//! backup is killed, reads go on through the primary without an error.
 
 mod common;
 
@@ -13,7 +14,10 @@ use base::schema::ColumnDef;
 use base::types::ColumnType;
 use base::ErrorCode;
 use client::{ClientError, Cluster, LockMode, Scan, Table, TableDef, Value};
-use common::{spawn, spawn_cluster, try_mysql, FREE_FRONT_END_PORTS};
+use common::{spawn, spawn_cluster_on, try_mysql, FREE_FRONT_END_PORTS};
+
+/// Two hosts, as far as clients can tell: the backup (node 2) listens on another loopback address.
+const TWO_HOSTS: &[&str] = &["127.0.0.1", "127.0.0.2"];
 
 fn def(name: &str, read_backup: bool) -> TableDef {
     let mut def = TableDef::new(
@@ -65,7 +69,7 @@ fn backup_reads(cluster: &Cluster) -> u64 {
 
 #[test]
 fn backups_answer_read_backup_reads_and_clients_read_their_writes() {
-    let mut cluster = spawn_cluster("read-backup", 2, 2);
+    let mut cluster = spawn_cluster_on("read-backup", 2, 2, TWO_HOSTS);
     let addresses = cluster.apis.join(",");
     let primary = connect(&addresses);
     let rb = primary.create_table(def("rb", true)).unwrap();
@@ -203,11 +207,22 @@ fn backups_answer_read_backup_reads_and_clients_read_their_writes() {
 }
 
 /// Through the SQL front end (`cairn api` over both data nodes), SELECTs of a READ_BACKUP
-/// table are answered by both replicas, and return what was written; a table without it is
-/// read from the primary alone.
+/// table are answered by both replicas on two hosts, and return what was written; a table
+/// without it is read from the primary alone.
 #[test]
-fn sql_reads_of_read_backup_tables_are_spread_over_the_replicas() {
-    let cluster = spawn_cluster("read-backup-sql", 2, 2);
+fn sql_reads_of_read_backup_tables_are_spread_over_replicas_on_two_hosts() {
+    sql_reads("read-backup-sql", TWO_HOSTS, true);
+}
+
+/// With both replicas on one host, reads of a READ_BACKUP table stay on the primary: spreading
+/// them over processes that share the host's processors adds no capacity.
+#[test]
+fn sql_and_native_reads_stay_on_the_primary_when_the_replicas_share_a_host() {
+    sql_reads("read-backup-one-host", &["127.0.0.1"], false);
+}
+
+fn sql_reads(name: &str, hosts: &[&str], spread: bool) {
+    let cluster = spawn_cluster_on(name, 2, 2, hosts);
     let addresses = cluster.apis.join(",");
     connect(&addresses);
     let backup = Cluster::connect_timeout(&cluster.apis[1], Duration::from_secs(10)).unwrap();
@@ -249,16 +264,37 @@ fn sql_reads_of_read_backup_tables_are_spread_over_the_replicas() {
     let expected: String = (0..50).map(|i| format!("v\n{}\n", i * 7)).collect();
     // Enough rounds (each a new session, each looking again for readers) that reads reach
     // the backup whichever replica the first ones chose.
-    let deadline = Instant::now() + Duration::from_secs(30);
     let before = backup_reads(&backup);
-    loop {
-        assert_eq!(try_mysql(&sql, &selects("rb")).unwrap(), expected);
-        if backup_reads(&backup) > before {
-            break;
+    if spread {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            assert_eq!(try_mysql(&sql, &selects("rb")).unwrap(), expected);
+            if backup_reads(&backup) > before {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no SQL read of the READ_BACKUP table reached the backup"
+            );
         }
-        assert!(
-            Instant::now() < deadline,
-            "no SQL read of the READ_BACKUP table reached the backup"
+    } else {
+        // The front end's loops look for readers at start and every 5 s: long enough to find
+        // one if they would.
+        let until = Instant::now() + Duration::from_secs(6);
+        while Instant::now() < until {
+            assert_eq!(try_mysql(&sql, &selects("rb")).unwrap(), expected);
+        }
+        let native: Vec<Cluster> = (0..8).map(|_| connect(&addresses)).collect();
+        for c in &native {
+            let table = c.table("d/rb").unwrap();
+            for id in 0..10 {
+                assert_eq!(read(c, &table, id).unwrap(), Some(id * 7));
+            }
+        }
+        assert_eq!(
+            backup_reads(&backup),
+            before,
+            "reads reached the backup on the primary's host"
         );
     }
     let before = backup_reads(&backup);

@@ -17,7 +17,7 @@ mod transaction;
 
 pub use base::filter::{CmpOp, Filter};
 pub use base::{Error, ErrorCode, TableDef, Value};
-pub use connection::Cluster;
+pub use connection::{read_from, Cluster, ReplicaSeen};
 pub use cursor::ScanCursor;
 pub use event::{EventSession, NodeHello, Reply, RECONNECT_EVERY, RECONNECT_TIMEOUT};
 pub use runner::Runner;

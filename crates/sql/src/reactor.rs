@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 
 use base::Value;
 use client::{
-    EventSession, ExecType, OpResult, Operation, Reply, RECONNECT_EVERY, RECONNECT_TIMEOUT,
+    EventSession, ExecType, OpResult, Operation, Reply, ReplicaSeen, RECONNECT_EVERY,
+    RECONNECT_TIMEOUT,
 };
 use mio::{Events, Poll, Token, Waker};
 use myproto::binary;
@@ -176,9 +177,9 @@ struct Slot {
 
 /// A loop's links to the data nodes: the one to the node that serves, which any read may take,
 /// and, in a cluster of one node group, links to the group's other nodes that answer reads of
-/// READ_BACKUP tables (NDB's READ_BACKUP: any replica may answer them). Such reads take the
-/// links in turn, the ones to nodes on this host only when there are any, so that the replicas
-/// share them.
+/// READ_BACKUP tables (NDB's READ_BACKUP: any replica may answer them), those
+/// `client::read_from` chooses. Such reads take the chosen links in turn, so that replicas on
+/// several hosts share them.
 struct Links {
     primary: EventSession,
     /// Reader links, under tokens from `FIRST_READER` on.
@@ -202,36 +203,41 @@ impl Links {
         }
     }
 
-    /// Connects to every other node of `datanodes` that answers READ_BACKUP reads in the
-    /// primary's node group (a cluster of one group), preferring nodes on this host.
+    /// Connects to the other nodes of `datanodes` that answer READ_BACKUP reads in the
+    /// primary's node group (a cluster of one group) and that `client::read_from` chooses:
+    /// none when the group's nodes share one host.
     fn look(&mut self, datanodes: &str, registry: &mio::Registry) {
         self.look_at = Instant::now() + READERS_LOOK_EVERY;
         let hello = self.primary.hello();
-        let others: Vec<&str> = datanodes
+        let addresses: Vec<&str> = datanodes
             .split(',')
             .map(str::trim)
             .filter(|a| !a.is_empty())
             .collect();
-        if hello.groups != 1 || others.len() < 2 || !self.readers.is_empty() {
+        if hello.groups != 1 || addresses.len() < 2 || !self.readers.is_empty() {
             return;
         }
-        let mut found: Vec<(bool, EventSession)> = Vec::new();
-        let mut primary_local = false;
-        for address in others {
+        let mut seen = Vec::new();
+        let mut links = Vec::new();
+        for address in addresses {
             let Ok(link) = EventSession::connect_node(address) else {
                 continue;
             };
             let h = link.hello();
-            let local = transport::same_host(address);
-            if h.node_id == hello.node_id {
-                primary_local = local;
-            } else if h.reads && h.group == hello.group {
-                found.push((local, link));
+            let primary = h.node_id == hello.node_id;
+            if (primary || h.reads && h.group == hello.group)
+                && !seen.iter().any(|r: &ReplicaSeen| r.node == h.node_id)
+            {
+                seen.push(ReplicaSeen::of(address, h.node_id, primary));
+                links.push((!primary).then_some(link));
             }
         }
-        let any_local = primary_local || found.iter().any(|(local, _)| *local);
-        self.primary_reads = primary_local || !any_local;
-        for (_, mut link) in found.into_iter().filter(|(local, _)| *local || !any_local) {
+        let chosen = client::read_from(&seen);
+        self.primary_reads = chosen.iter().any(|i| seen[*i].primary);
+        for i in chosen {
+            let Some(mut link) = links[i].take() else {
+                continue;
+            };
             let token = Token(FIRST_READER + self.readers.len());
             if link.register(registry, token).is_ok() {
                 self.readers.push(link);

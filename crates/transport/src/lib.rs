@@ -545,6 +545,16 @@ pub fn same_host(address: &str) -> bool {
     })
 }
 
+/// The host `address` (`host:port`, or `shm:NAME`) names, as its first address's IP (shared
+/// memory: this host's loopback); None when it does not resolve. Replicas on one host share its
+/// processors, so a client spreads reads over replicas only when they are on several hosts.
+pub fn host_of(address: &str) -> Option<std::net::IpAddr> {
+    if address.starts_with(shm::ADDRESS_PREFIX) {
+        return Some(std::net::Ipv4Addr::LOCALHOST.into());
+    }
+    address.to_socket_addrs().ok()?.next().map(|a| a.ip())
+}
+
 /// Raises this process's soft limit on open descriptors to its hard limit (a shared-memory
 /// connection holds five on each side, a TCP one one); returns the limit now in force.
 pub fn raise_descriptor_limit() -> io::Result<u64> {

@@ -329,13 +329,26 @@ impl ClusterProcesses {
 /// workers each, in directory `name` (and this process's id) under the temporary directory.
 #[allow(dead_code)]
 pub fn spawn_cluster(name: &str, data_nodes: usize, replicas: usize) -> ClusterProcesses {
+    spawn_cluster_on(name, data_nodes, replicas, &["127.0.0.1"])
+}
+
+/// `spawn_cluster`, with data node K's native protocol on loopback address
+/// `hosts[(K - 1) % hosts.len()]` (127.0.0.2 stands for another host: clients spread reads only
+/// over replicas on several hosts).
+#[allow(dead_code)]
+pub fn spawn_cluster_on(
+    name: &str,
+    data_nodes: usize,
+    replicas: usize,
+    hosts: &[&str],
+) -> ClusterProcesses {
     let dir = fresh_dir(name);
     std::fs::create_dir_all(&dir).unwrap();
     let mgm = format!("127.0.0.1:{}", free_port());
     let mut config =
         format!("[cluster]\nreplicas = {replicas}\nworkers = 2\n\n[mgmd]\naddress = \"{mgm}\"\n");
     let apis: Vec<String> = (0..data_nodes)
-        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .map(|k| format!("{}:{}", hosts[k % hosts.len()], free_port()))
         .collect();
     for api in &apis {
         config.push_str(&format!(
