@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use base::Value;
 use client::{
-    EventSession, ExecType, OpResult, Operation, Reply, ReplicaSeen, RECONNECT_EVERY,
+    EventSession, ExecType, OpResult, Operation, ReplicaSeen, Reply, RECONNECT_EVERY,
     RECONNECT_TIMEOUT,
 };
 use mio::{Events, Poll, Token, Waker};
