@@ -76,7 +76,7 @@ TOML
     sleep 0.1
   done
   for k in 1 2; do
-    "$cairn" datanode --mgm 127.0.0.1:25500 --node-id "$k" --data-dir "$dir/node$k" >"$dir/node$k.log" 2>&1 &
+    "$cairn" datanode --mgm 127.0.0.1:25500 --node-id "$k" --data-dir "$dir/node$k" --no-angel >"$dir/node$k.log" 2>&1 &
     eval "dn$k=\$!"
   done
   # The front ends start once a data node serves (a try fails while none does).

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
+mod angel;
 mod cluster_node;
 mod exposure;
 mod protocol_node;
@@ -482,6 +483,14 @@ struct DataNodeArgs {
     /// keeps a backup replica of the primary's rows.
     #[arg(long)]
     mgm: Option<String>,
+    /// With --mgm: run the data node in this process, without its angel. By default a process
+    /// of its own (the angel, as NDB's) runs the node and starts it again when it fails after
+    /// it was ready (exit code 70, or killed): it comes back empty and copies every partition
+    /// from its node group's primary (node restart), at most 3 times in 60 s; a node stopped
+    /// with `cairn admin restart` is started again too. `cairn start` runs its data nodes
+    /// with this flag, and restarts them itself.
+    #[arg(long)]
+    no_angel: bool,
     /// Fault injection for tests (with --mgm): a file naming the nodes whose membership links
     /// to this node are cut.
     #[arg(long, hide = true)]
@@ -737,6 +746,11 @@ fn main() -> Result<()> {
         Command::ProtocolNode(args) => protocol_node::run(args),
         Command::Mgmd(args) => protocol_node::run_mgmd(args),
         Command::Api(args) => run_api(args),
+        Command::Datanode(args) if args.mgm.is_some() && !args.no_angel => {
+            // The same command line again, for the node in a child process.
+            let code = angel::run(args.node_id, std::env::args().skip(1).collect())?;
+            std::process::exit(code)
+        }
         Command::Datanode(args) => run_datanode(args),
         Command::Bench(BenchCommand::Readperf(args)) => readperf(args),
         Command::Bench(BenchCommand::Load {

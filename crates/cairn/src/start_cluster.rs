@@ -4,8 +4,8 @@
 //! configuration into the data directory, starts the nodes with their output in
 //! `DIR/logs/`, prints every node and `ready` once each answers, starts a data node that exits
 //! again (a node restart: it copies its partitions from its group's primary), at most
-//! `RESTARTS_MAX` times in `RESTART_WINDOW`, as NDB's angel process does, and stops them all on
-//! Ctrl-C or SIGTERM.
+//! `angel::RESTARTS_MAX` times in `angel::RESTART_WINDOW`, as NDB's angel process does, and
+//! stops them all on Ctrl-C or SIGTERM.
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -23,10 +23,6 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 const COPY_TIMEOUT: Duration = Duration::from_secs(600);
 /// How long the nodes have to stop after SIGTERM before they are killed.
 const STOP_TIMEOUT: Duration = Duration::from_secs(10);
-/// A data node that exits is started again, unless it did so this many times already within
-/// `RESTART_WINDOW` (then something is wrong that a restart does not mend).
-const RESTARTS_MAX: usize = 3;
-const RESTART_WINDOW: Duration = Duration::from_secs(60);
 
 /// The ports of a cluster started from `base`: the first data node's native protocol keeps the
 /// one-node default (base + 2), the others follow it; the management node and the membership
@@ -59,8 +55,8 @@ struct Process {
     args: Vec<String>,
     log: String,
     data_node: bool,
-    /// When it was started again, newest last.
-    restarts: std::collections::VecDeque<Instant>,
+    /// Its restarts after failures, recent ones.
+    restarts: crate::angel::Restarts,
 }
 
 /// Starts the cluster, serves until a signal, and stops it.
@@ -229,10 +225,11 @@ pub fn run(args: StartArgs) -> Result<()> {
     Ok(())
 }
 
-/// A node exited: a data node is started again (node restart) unless it was restarted
-/// `RESTARTS_MAX` times within `RESTART_WINDOW`; the management node is not (its votes as the
-/// arbitrator are not kept on disk, so a new one could vote twice).
+/// A node exited: a data node is started again (node restart) as `angel::Restarts` decides;
+/// the management node is not (its votes as the arbitrator are not kept on disk, so a new one
+/// could vote twice).
 fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
+    use crate::angel::{Verdict, RESTARTS_MAX, RESTART_WINDOW};
     if !p.data_node {
         println!(
             "{} exited ({status}); the cluster goes on without it",
@@ -240,45 +237,32 @@ fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
         );
         return;
     }
-    // Stopped on request (`cairn admin stop`, or SIGTERM): it stays stopped.
-    if status.success() {
-        println!(
-            "{} stopped ({status}); not started again, the cluster goes on without it",
-            p.name
-        );
-        return;
+    match p.restarts.on_exit(status) {
+        // Stopped on request (`cairn admin stop`, or SIGTERM): it stays stopped.
+        Verdict::Stopped => {
+            println!(
+                "{} stopped ({status}); not started again, the cluster goes on without it",
+                p.name
+            );
+            return;
+        }
+        Verdict::GiveUp => {
+            println!(
+                "{} exited ({status}), its {} restart in {} s: it is not started again; the cluster goes on without it (see {})",
+                p.name,
+                RESTARTS_MAX + 1,
+                RESTART_WINDOW.as_secs(),
+                dir.join("logs").join(format!("{}.log", p.log)).display()
+            );
+            return;
+        }
+        Verdict::Restart { .. } => {}
     }
-    // Asked to restart (`cairn admin restart`): not a failure, so not counted.
-    let requested = status.code() == Some(crate::EXIT_RESTART);
-    while p
-        .restarts
-        .front()
-        .is_some_and(|t| t.elapsed() > RESTART_WINDOW)
-    {
-        p.restarts.pop_front();
-    }
-    if !requested && p.restarts.len() >= RESTARTS_MAX {
-        println!(
-            "{} exited ({status}), its {} restart in {} s: it is not started again; the cluster goes on without it (see {})",
-            p.name,
-            RESTARTS_MAX + 1,
-            RESTART_WINDOW.as_secs(),
-            dir.join("logs").join(format!("{}.log", p.log)).display()
-        );
-        return;
-    }
-    let mut args = p.args.clone();
     // Whatever it started from, it comes back by copying from its group.
-    args.retain(|a| a != "--system-restart");
-    if !args.iter().any(|a| a == "--initial") {
-        args.extend(["--initial".into(), "--yes".into()]);
-    }
+    let args = crate::angel::restart_args(&p.args);
     match spawn(&p.name, dir, &p.log, &args) {
         Ok(mut started) => {
             started.restarts = std::mem::take(&mut p.restarts);
-            if !requested {
-                started.restarts.push_back(Instant::now());
-            }
             println!(
                 "{} exited ({status}); restarted, pid {}: it copies its partitions from its node group's primary, then serves as a backup",
                 p.name,
@@ -357,6 +341,8 @@ fn start_nodes(
             node.to_string(),
             "--data-dir".into(),
             node_dir.to_string_lossy().into_owned(),
+            // This process restarts its data nodes itself.
+            "--no-angel".into(),
         ];
         if sources.contains(&node) {
             command.push("--system-restart".into());

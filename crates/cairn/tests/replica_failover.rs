@@ -116,6 +116,8 @@ fn spawn_node(dir: &std::path::Path, mgm: &str, id: usize, extra: &[&str]) -> St
         // Small redo segments: each is preallocated, and a round needs little.
         "--redo-segment-kib",
         "1024",
+        // The test kills and restarts nodes itself.
+        "--no-angel",
     ];
     let id = id.to_string();
     args.extend(["--node-id", &id]);

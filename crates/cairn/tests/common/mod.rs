@@ -303,6 +303,7 @@ impl ClusterProcesses {
             "1024",
             "--initial",
             "--yes",
+            "--no-angel",
         ]));
     }
 
@@ -376,6 +377,8 @@ pub fn spawn_cluster_on(
                 cut.to_str().unwrap(),
                 "--redo-segment-kib",
                 "1024",
+                // Tests kill and restart nodes themselves (`angel.rs` tests the angel).
+                "--no-angel",
             ]))
         })
         .collect();

@@ -1,0 +1,208 @@
+//! NDB's angel process for data nodes of a cluster: `cairn datanode --mgm` runs the node in a
+//! child process and starts it again when it fails (a node restart: it copies its partitions
+//! from its node group's primary), at most `RESTARTS_MAX` times in `RESTART_WINDOW`; and the
+//! policy `cairn start` applies to the data nodes it runs (`Restarts`).
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+/// A data node that fails is started again, unless it failed this many times already within
+/// `RESTART_WINDOW` (then something is wrong that a restart does not mend).
+pub const RESTARTS_MAX: usize = 3;
+pub const RESTART_WINDOW: Duration = Duration::from_secs(60);
+
+/// What to do once a data node's process has exited.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// It stopped cleanly, as asked (`cairn admin stop`, SIGTERM): it stays stopped.
+    Stopped,
+    /// Start it again, copying from its group (`counted`: a failure, not a requested restart).
+    Restart { counted: bool },
+    /// It failed `RESTARTS_MAX` times within `RESTART_WINDOW` already: it stays down.
+    GiveUp,
+}
+
+/// One data node's recent restarts.
+#[derive(Debug, Default)]
+pub struct Restarts {
+    at: VecDeque<Instant>,
+}
+
+impl Restarts {
+    /// Decides, and counts a restart for a failure.
+    pub fn on_exit(&mut self, status: &ExitStatus) -> Verdict {
+        if status.success() {
+            return Verdict::Stopped;
+        }
+        // Asked to restart (`cairn admin restart`, exit 75): not a failure, so not counted.
+        if status.code() == Some(crate::EXIT_RESTART) {
+            return Verdict::Restart { counted: false };
+        }
+        while self
+            .at
+            .front()
+            .is_some_and(|t| t.elapsed() > RESTART_WINDOW)
+        {
+            self.at.pop_front();
+        }
+        if self.at.len() >= RESTARTS_MAX {
+            return Verdict::GiveUp;
+        }
+        self.at.push_back(Instant::now());
+        Verdict::Restart { counted: true }
+    }
+}
+
+/// The arguments a data node started with, made into the ones it starts again with: whatever it
+/// started from, it comes back empty and copies from its group (`--initial --yes`).
+pub fn restart_args(args: &[String]) -> Vec<String> {
+    let mut args: Vec<String> = args
+        .iter()
+        .filter(|a| *a != "--system-restart")
+        .cloned()
+        .collect();
+    if !args.iter().any(|a| a == "--initial") {
+        args.extend(["--initial".into(), "--yes".into()]);
+    } else if !args.iter().any(|a| a == "--yes") {
+        args.push("--yes".into());
+    }
+    args
+}
+
+/// Runs `cairn ARGS --no-angel` (a data node) as a child, passing its output on, and starts it
+/// again when it fails after it was ready; a node that fails before it was ready (bad flags,
+/// a data directory it refuses) is not started again, so no restart adds `--yes` to a first
+/// start's `--initial`. SIGTERM and Ctrl-C go to the node, which stops as asked. Returns the
+/// exit code to end with: the node's.
+pub fn run(node_id: u32, mut args: Vec<String>) -> Result<i32> {
+    args.push("--no-angel".into());
+    let signal = crate::stop_signal()?;
+    let mut restarts = Restarts::default();
+    loop {
+        let (status, was_ready) = run_once(&args, &signal)?;
+        if !was_ready && !status.success() && status.code() != Some(crate::EXIT_RESTART) {
+            println!(
+                "angel: data node {node_id} exited ({status}) before it was ready; not started again"
+            );
+            return Ok(status.code().unwrap_or(crate::EXIT_FAILED));
+        }
+        match restarts.on_exit(&status) {
+            Verdict::Stopped => return Ok(0),
+            Verdict::GiveUp => {
+                println!(
+                    "angel: data node {node_id} exited ({status}), its {} failure in {} s: it is not started again",
+                    RESTARTS_MAX + 1,
+                    RESTART_WINDOW.as_secs()
+                );
+                return Ok(status.code().unwrap_or(crate::EXIT_FAILED));
+            }
+            Verdict::Restart { .. } => {
+                println!(
+                    "angel: data node {node_id} exited ({status}); starting it again: it copies its partitions from its node group's primary, then serves as a backup"
+                );
+                args = restart_args(&args);
+            }
+        }
+    }
+}
+
+/// Runs the node once, until it exits; forwards a stop signal to it. Says whether it printed
+/// `ready`.
+fn run_once(args: &[String], signal: &mpsc::Receiver<()>) -> Result<(ExitStatus, bool)> {
+    let exe = std::env::current_exe().context("finding the cairn executable")?;
+    let mut command = Command::new(exe);
+    command.args(args).stdout(Stdio::piped());
+    // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        command.pre_exec(|| {
+            // The node dies with its angel, as abruptly (a SIGKILL of the angel is one of it).
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().context("starting the data node")?;
+    let stdout = child.stdout.take().context("the data node's output")?;
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let relay = std::thread::Builder::new()
+        .name("angel-output".into())
+        .spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(|l| l.ok()) {
+                println!("{line}");
+                if line == "ready" {
+                    let _ = ready_tx.send(());
+                }
+            }
+        })
+        .context("starting the output relay")?;
+    let status = loop {
+        match signal.recv_timeout(Duration::from_millis(100)) {
+            Ok(()) => {
+                // SAFETY: kill(2) on our child's pid, not yet reaped.
+                unsafe {
+                    libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {}
+        }
+        if let Some(status) = child.try_wait().context("waiting for the data node")? {
+            break status;
+        }
+    };
+    let _ = relay.join();
+    Ok((status, ready_rx.try_recv().is_ok()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt;
+
+    fn exited(code: i32) -> ExitStatus {
+        ExitStatus::from_raw(code << 8)
+    }
+
+    #[test]
+    fn failures_restart_three_times_a_minute_and_requests_always() {
+        let mut r = Restarts::default();
+        assert_eq!(r.on_exit(&exited(0)), Verdict::Stopped);
+        for _ in 0..RESTARTS_MAX {
+            assert_eq!(
+                r.on_exit(&exited(crate::EXIT_FAILED)),
+                Verdict::Restart { counted: true }
+            );
+            assert_eq!(
+                r.on_exit(&exited(crate::EXIT_RESTART)),
+                Verdict::Restart { counted: false }
+            );
+        }
+        // Killed by a signal counts as a failure too.
+        assert_eq!(r.on_exit(&ExitStatus::from_raw(9)), Verdict::GiveUp);
+        assert_eq!(
+            r.on_exit(&exited(crate::EXIT_RESTART)),
+            Verdict::Restart { counted: false }
+        );
+    }
+
+    #[test]
+    fn a_restart_comes_back_empty_and_never_from_its_own_disk() {
+        let args: Vec<String> = ["datanode", "--mgm", "m:1", "--system-restart"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            restart_args(&args),
+            ["datanode", "--mgm", "m:1", "--initial", "--yes"]
+        );
+        let again = restart_args(&restart_args(&args));
+        assert_eq!(again, ["datanode", "--mgm", "m:1", "--initial", "--yes"]);
+    }
+}

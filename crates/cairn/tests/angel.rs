@@ -1,0 +1,154 @@
+//! The angel of `cairn datanode --mgm` over real processes: in a node group of two, data node 2
+//! runs under its angel. Each time its node process is killed with SIGKILL, the angel starts it
+//! again: it copies every row from the primary (read back from it alone, a READ_BACKUP table)
+//! and becomes a member again. The fourth failure within a minute is not mended: the angel
+//! ends with exit code 70. A first start that fails before it is ready is not retried.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use base::schema::ColumnDef;
+use base::types::ColumnType;
+use client::{Cluster, Scan, TableDef, Value};
+use common::{spawn, spawn_cluster};
+
+/// The pid of the angel's data node process (its only child), once it has one.
+fn node_pid(angel: u32) -> u32 {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let children =
+            std::fs::read_to_string(format!("/proc/{angel}/task/{angel}/children")).unwrap();
+        if let Some(pid) = children.split_whitespace().next() {
+            return pid.parse().unwrap();
+        }
+        assert!(Instant::now() < deadline, "the angel has no child");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Polls until `ready` holds, for at most `seconds`.
+fn wait(what: &str, seconds: u64, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    while !ready() {
+        assert!(Instant::now() < deadline, "{what}: not within {seconds} s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn the_angel_restarts_a_failed_data_node_three_times_a_minute() {
+    let mut cluster = spawn_cluster("angel", 2, 2);
+    let primary = Cluster::connect_serving(&cluster.apis[0], Duration::from_secs(20)).unwrap();
+    let mut def = TableDef::new(
+        "t",
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+            ColumnDef::new("v", ColumnType::BigInt { unsigned: false }),
+        ],
+        &["id"],
+    )
+    .unwrap();
+    def.options.read_backup = true;
+    let table = primary.create_table(def).unwrap();
+    let mut written = 0i64;
+    let mut write = |n: i64| {
+        let mut txn = primary.transaction();
+        for id in written..written + n {
+            txn.insert(&table, vec![(0, Value::Int(id)), (1, Value::Int(id * 3))]);
+        }
+        txn.commit().unwrap();
+        written += n;
+        written
+    };
+    write(200);
+
+    // Data node 2 again, now under its angel.
+    let mut plain = cluster.nodes[1].take().unwrap();
+    plain.child.kill().unwrap();
+    plain.child.wait().unwrap();
+    let data = cluster.dir.join("node2");
+    let mut angel = spawn(&[
+        "datanode",
+        "--mgm",
+        &cluster.mgm,
+        "--node-id",
+        "2",
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--redo-segment-kib",
+        "1024",
+        "--initial",
+        "--yes",
+    ]);
+    let backup_has = |rows: i64| {
+        let Ok(backup) = Cluster::connect_timeout(&cluster.apis[1], Duration::from_secs(1)) else {
+            return false;
+        };
+        let Ok(t) = backup.table("t") else {
+            return false;
+        };
+        backup
+            .scan(&t, &Scan::table())
+            .is_ok_and(|r| r.len() as i64 == rows)
+    };
+    wait("data node 2 a member under its angel", 30, || {
+        cluster.is_member(2)
+    });
+    let rows = write(100);
+    wait("data node 2 serving the rows", 30, || backup_has(rows));
+
+    for kill in 1..=4 {
+        let pid = node_pid(angel.child.id());
+        // SAFETY: kill(2) on a pid read from the angel's children.
+        assert_eq!(unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) }, 0);
+        if kill == 4 {
+            break;
+        }
+        angel.wait_for("starting it again", Duration::from_secs(30));
+        // A new node process, a member again, with every row (those written meanwhile too).
+        wait("a new node process", 30, || {
+            std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", angel.child.id()))
+                .is_ok_and(|c| c.split_whitespace().any(|p| p != pid.to_string()))
+        });
+        let rows = write(50);
+        wait("data node 2 a member again", 60, || cluster.is_member(2));
+        wait("data node 2 holding every row again", 30, || {
+            backup_has(rows)
+        });
+        println!("kill {kill}: restarted, {rows} rows copied back");
+    }
+    // The fourth failure within the minute: the angel gives up, and says so.
+    let status = angel.child.wait().unwrap();
+    let output = angel.lines_until_exit(Duration::from_secs(5)).join("\n");
+    assert_eq!(status.code(), Some(70), "{output}");
+    assert!(output.contains("not started again"), "{output}");
+    // The cluster goes on without it.
+    write(10);
+}
+
+#[test]
+fn a_data_node_that_fails_before_it_is_ready_is_not_restarted() {
+    let cluster = spawn_cluster("angel-not-ready", 2, 2);
+    let data = cluster.dir.join("node9");
+    // Node 9 is in no configuration: the node refuses to start, and the angel ends with it.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args([
+            "datanode",
+            "--mgm",
+            &cluster.mgm,
+            "--node-id",
+            "9",
+            "--data-dir",
+            data.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success());
+    assert!(
+        stdout.contains("before it was ready; not started again"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("angel:").count(), 1, "{stdout}");
+}
