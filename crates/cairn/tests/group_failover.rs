@@ -8,7 +8,8 @@
 //! asked about and found as the cluster answers; and the group that kept both replicas holds
 //! the same rows on both (per-partition checksums). A fresh cluster per round; the seed is
 //! printed (`CAIRN_GROUP_FAILOVER_SEED` repeats one, `CAIRN_GROUP_FAILOVER_ROUNDS` sets the
-//! rounds). A second test cuts the cluster in halves.
+//! rounds). A second test cuts the cluster in halves; a third kills and restarts data nodes
+//! round after round (issue 40's node-restart test).
 
 mod common;
 
@@ -381,6 +382,17 @@ fn ledger(cluster: &ClusterProcesses) -> [String; 2] {
     lists
 }
 
+/// The node group (0 or 1) of the ledger row with id `id`.
+fn group_of_id(table: &client::Table, id: i64) -> u32 {
+    let def = table.def();
+    let mut bytes = Vec::new();
+    def.encode_key(&def.partition_key, &[Value::Int(id)], &mut bytes);
+    base::placement::group_of(
+        base::placement::partition_of(&bytes, def.partition_count),
+        2,
+    )
+}
+
 /// Every transaction is whole or absent on the nodes at `survivors` (once prepared parts left
 /// by a dead coordinator are resolved), as acknowledged or refused.
 fn check_whole(what: &str, survivors: &str, seen: &Seen) {
@@ -390,6 +402,7 @@ fn check_whole(what: &str, survivors: &str, seen: &Seen) {
     // group) within about a second of the takeover: until then its rows are not visible while
     // the decided part's are. Every transaction must be whole once that is done.
     let deadline = Instant::now() + Duration::from_secs(10);
+    let mut present: BTreeSet<i64> = BTreeSet::new();
     let per_txn = loop {
         let rows = match survivor.scan(&t, &Scan::table()) {
             Ok(rows) => rows,
@@ -400,6 +413,13 @@ fn check_whole(what: &str, survivors: &str, seen: &Seen) {
             Err(e) => panic!("{what}: scanning the survivors: {e}"),
         };
         let mut per_txn: BTreeMap<i64, i64> = BTreeMap::new();
+        present = rows
+            .iter()
+            .filter_map(|r| match r[0] {
+                Value::Int(id) => Some(id),
+                _ => None,
+            })
+            .collect();
         for row in &rows {
             let Value::Int(number) = row[1] else {
                 panic!("{row:?}")
@@ -420,8 +440,23 @@ fn check_whole(what: &str, survivors: &str, seen: &Seen) {
     };
     for (number, count) in &per_txn {
         assert_eq!(
-            *count, ROWS_PER_TXN,
-            "{what}: transaction {number} is there in part"
+            *count,
+            ROWS_PER_TXN,
+            "{what}: transaction {number} is there in part (its client saw it {}; rows of node group {:?} are there)",
+            if seen.acknowledged.contains(number) {
+                "acknowledged"
+            } else if seen.refused.contains(number) {
+                seen.why.get(number).map_or("refused", |w| w.as_str())
+            } else if seen.unknown.contains(number) {
+                "lost with its connection"
+            } else {
+                "not end"
+            },
+            (0..ROWS_PER_TXN)
+                .map(|r| number * 16 + r)
+                .filter(|id| present.contains(id))
+                .map(|id| group_of_id(&t, id))
+                .collect::<Vec<_>>()
         );
         assert!(
             !seen.refused.contains(number),
@@ -639,5 +674,163 @@ fn a_restarted_data_node_catches_up_under_load_and_then_holds_its_group_alone() 
             .map(|(_, a)| a.as_str())
             .collect();
         check_whole(&format!("round {round}"), &survivors.join(","), &seen);
+    }
+}
+
+/// Issue 40's node-restart test: one 2 x 2 cluster under native writers (two-phase commits
+/// across both groups), an SQL writer and readers, while data nodes are killed with SIGKILL
+/// and started again empty, round after round (one node, or one of each group at once: never
+/// both of a group). Each comes back by node restart (it copies its group's partitions from
+/// the primary while the load goes on) before the next round. Afterwards every acknowledged
+/// transaction is there whole, none in part, none refused; the SQL writer's likewise; and
+/// both replicas of each group hold the same rows (per-partition checksums). The seed is
+/// printed (`CAIRN_NODE_RESTART_SEED` repeats one; `CAIRN_NODE_RESTART_ROUNDS`, default 20).
+#[test]
+fn data_nodes_killed_and_restarted_round_after_round_lose_nothing() {
+    let seed = common::seed_from_env("CAIRN_NODE_RESTART_SEED");
+    let rounds: u64 = std::env::var("CAIRN_NODE_RESTART_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    println!("seed {seed} (CAIRN_NODE_RESTART_SEED repeats it), {rounds} rounds");
+    let mut cluster = spawn_cluster("node-restarts", 4, 2);
+    let lists = ledger(&cluster);
+    let mut api_args = vec!["api", "--datanode", &lists[0]];
+    api_args.extend(FREE_FRONT_END_PORTS);
+    let api = spawn(&api_args);
+    let sql = api.listening("sql (mysql protocol): ");
+    try_mysql(
+        &sql,
+        "CREATE DATABASE d; CREATE TABLE d.p (id INT PRIMARY KEY, n INT)",
+    )
+    .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    // No single kill to time commits from: "after the kill" counts nothing here.
+    let killed: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    // Half the writers of the failover test: the ledger the restarts copy stays small.
+    let writers: Vec<_> = (0..WRITERS / 2)
+        .map(|w| {
+            let (addresses, stop, killed, seen) = (
+                lists[w % 2].clone(),
+                stop.clone(),
+                killed.clone(),
+                seen.clone(),
+            );
+            std::thread::spawn(move || writer(w, addresses, stop, killed, seen))
+        })
+        .collect();
+    let sql_writer = {
+        let (sql, stop) = (sql.clone(), stop.clone());
+        std::thread::spawn(move || sql_writer(&sql, &stop))
+    };
+    let readers: Vec<_> = (0..2)
+        .map(|r| {
+            let (addresses, stop, killed) = (lists[r % 2].clone(), stop.clone(), killed.clone());
+            std::thread::spawn(move || reader(&addresses, &stop, &killed))
+        })
+        .collect();
+    let mut state = seed | 1;
+    let mut next = move || {
+        // xorshift64*: the rounds' choices, from the seed.
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    for round in 0..rounds {
+        // Load between the restarts.
+        std::thread::sleep(Duration::from_millis(700));
+        let r = next();
+        // Node 1 or 2 of the first group, 3 or 4 of the second; one group or both.
+        let first = 1 + (r & 1) as usize;
+        let second = 3 + ((r >> 1) & 1) as usize;
+        let victims: Vec<usize> = match (r >> 2) % 3 {
+            0 => vec![first],
+            1 => vec![second],
+            _ => vec![first, second],
+        };
+        let began = Instant::now();
+        for v in &victims {
+            let mut node = cluster.nodes[v - 1].take().unwrap();
+            node.child.kill().unwrap();
+            let _ = node.child.wait();
+        }
+        for v in &victims {
+            let deadline = Instant::now() + Duration::from_secs(15);
+            while cluster.is_member(*v) {
+                assert!(
+                    Instant::now() < deadline,
+                    "round {round}: data node {v} stays in the view"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        for v in &victims {
+            cluster.restart_empty(*v);
+        }
+        for v in &victims {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while !cluster.is_member(*v) {
+                assert!(
+                    Instant::now() < deadline,
+                    "round {round}: data node {v} is not a member again"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        let seen = seen.lock().unwrap();
+        println!(
+            "round {round}: data nodes {victims:?} killed and back as members in {:?}; {} acknowledged, {} refused, {} asked after a lost connection; errors so far {:?}",
+            began.elapsed(),
+            seen.acknowledged.len(),
+            seen.refused.len(),
+            seen.resolved,
+            seen.errors
+        );
+    }
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().unwrap();
+    }
+    let sql_seen = sql_writer.join().unwrap();
+    let reads: Vec<Reads> = readers.into_iter().map(|r| r.join().unwrap()).collect();
+    println!("readers {reads:?}");
+    for r in &reads {
+        assert!(r.before_kill > 0, "a reader read nothing: {r:?}");
+    }
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen.acknowledged.len() > rounds as usize,
+        "too few commits: {}",
+        seen.acknowledged.len()
+    );
+    check_whole("after the restarts", &lists[0], &seen);
+    check_sql("after the restarts", &sql, &sql_seen);
+    // Both replicas of each group hold the same rows, once nothing is under way.
+    for group in [[0, 1], [2, 3]] {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let sums: Vec<Vec<(u32, u32, u64, u64)>> = group
+                .iter()
+                .map(|i| {
+                    Cluster::connect_timeout(&cluster.apis[*i], Duration::from_secs(5))
+                        .unwrap()
+                        .checksums()
+                        .unwrap()
+                })
+                .collect();
+            if sums[0] == sums[1] {
+                assert!(!sums[0].is_empty(), "group {group:?}: no partitions");
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the replicas of group {group:?} differ: {:?} against {:?}",
+                sums[0],
+                sums[1]
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 }

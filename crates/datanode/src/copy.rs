@@ -95,6 +95,41 @@ struct Copy {
 type Answer = Receiver<Result<bool, String>>;
 
 impl Copy {
+    /// Sends the prepared parts of two-phase commits this node holds undecided, as a primary
+    /// (`Shared::in_doubt`) or as the backup that took over (`Role::with_held`), so that the
+    /// starting node holds them too: should this node die before their coordinator's group
+    /// decides, it takes the group over with them, and commits or rolls them back as asked.
+    /// Each goes on the link while its map is locked, so a resolution (which takes the part
+    /// first, then sends its `Resolve`) reaches the node after it. Those prepared after the
+    /// copy began reach the node as every backup (it takes commits while it starts).
+    fn send_in_doubt(&self, window: &mut std::collections::VecDeque<Answer>) {
+        let mut sent = 0;
+        {
+            let in_doubt = self
+                .shared
+                .in_doubt
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            for (part, d) in in_doubt.iter() {
+                window.push_back(self.send(prepared(*part, d.changes.clone())).0);
+                sent += 1;
+            }
+        }
+        self.role.with_held(|held| {
+            for (part, changes) in held {
+                window.push_back(self.send(prepared(*part, changes.clone())).0);
+                sent += 1;
+            }
+        });
+        if sent > 0 {
+            tracing::info!(
+                node = self.node,
+                parts = sent,
+                "copy to starting node: prepared parts in doubt sent"
+            );
+        }
+    }
+
     fn run(&mut self) -> Result<(), String> {
         // The catalog, once the schema change under way (if any) ended; new ones are refused
         // while the node is starting, and this one holds the flag while it sends.
@@ -138,6 +173,7 @@ impl Copy {
             std::thread::sleep(POLL);
         }
         let mut window: std::collections::VecDeque<Answer> = Default::default();
+        self.send_in_doubt(&mut window);
         let workers = self.shared.worker_count();
         let placement = self.shared.placement;
         self.partitions = tables
@@ -314,5 +350,14 @@ impl Copy {
             rows_per_second = (self.rows as f64 / seconds.max(0.001)) as u64,
             "copying to starting node"
         );
+    }
+}
+
+/// A prepared part's rows, as its primary sends them to a backup.
+fn prepared(part: (u32, u64), changes: Vec<wire::RowChange>) -> Message {
+    Message::Prepared {
+        coordinator: part.0,
+        transaction: part.1,
+        changes,
     }
 }

@@ -64,6 +64,21 @@ impl std::fmt::Display for Durability {
 }
 
 /// The worker threads a node runs for `DataNodeConfig::workers` (0: cores - 1, at least 1).
+/// The first transaction number of a run: after every one recovered from disk, and after every
+/// one an earlier run of this node may have used. Other nodes keep names made of them for a
+/// while after the node dies (a two-phase commit's decision and its prepared parts are named by
+/// coordinator and transaction number: `replication::decision_name`), so a node restarted
+/// empty must not use them again: a part of a new transaction asked about would be answered
+/// with an old one's outcome (found by the node-restart test, `group_failover.rs`). The clock
+/// in nanoseconds since 1970 is past them unless a run averaged more than a billion
+/// transactions a second, or the clock was set back past the last run.
+fn first_transaction(recovered_max: u64) -> u64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX >> 1));
+    recovered_max.saturating_add(1).max(now)
+}
+
 pub fn resolve_workers(workers: usize) -> usize {
     match workers {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1)),
@@ -638,7 +653,7 @@ impl DataNode {
             cluster_id: config.cluster_id,
             catalog: RwLock::new(recovered.catalog),
             workers: handles,
-            next_txn: AtomicU64::new(recovered.transaction_max + 1),
+            next_txn: AtomicU64::new(first_transaction(recovered.transaction_max)),
             stopping: AtomicBool::new(false),
             connections: AtomicUsize::new(0),
             connections_max: config.connections_max.max(1),

@@ -839,6 +839,10 @@ impl Role {
                 Message::Replicate { .. } | Message::Resolve { commit: true, .. } => {
                     unsettled.count()
                 }
+                // A prepared part is counted until it is recorded in doubt (`send_prepared`), so
+                // a copy that begins finds it there and sends it (`crate::copy`); the copy's
+                // own sending of it is not counted.
+                Message::Prepared { .. } if only.is_none() => unsettled.count(),
                 Message::CopyCatalog { .. } => {
                     unsettled.generation += 1;
                     unsettled.generation
@@ -997,6 +1001,15 @@ impl Role {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&part)
+    }
+
+    /// Runs `f` over the prepared parts this node holds as a backup, none resolved meanwhile
+    /// (a resolution takes the part first, then sends its `Resolve`).
+    pub fn with_held<T>(
+        &self,
+        f: impl FnOnce(&std::collections::HashMap<(u32, u64), Vec<wire::RowChange>>) -> T,
+    ) -> T {
+        f(&self.held.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// The prepared parts this node holds as a backup, by coordinator and transaction.

@@ -249,6 +249,7 @@ impl Coordinator {
             since: Instant::now(),
             changes: changes.clone(),
         };
+        let counted = role.clone();
         role.replicate(
             Message::Prepared {
                 coordinator: part.0,
@@ -256,13 +257,16 @@ impl Coordinator {
                 changes,
             },
             true,
-            Box::new(move |result, _| {
+            Box::new(move |result, generation| {
                 if result.is_ok() {
                     shared
                         .in_doubt
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
                         .insert(part, prepared);
+                    // Recorded: a copy that begins from now on sends it (a refused job was
+                    // never counted).
+                    counted.settled(generation);
                 } else {
                     for w in (0..shared.worker_count()).filter(|w| prepared.touched & (1 << w) != 0)
                     {
