@@ -18,9 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use base::schema::ColumnDef;
-use base::types::ColumnType;
-use client::{Cluster, Scan, TableDef, Value};
+use client::{Cluster, Scan, Value};
 use common::{
     check_sql, spawn, spawn_cluster, sql_writer, try_mysql, ClusterProcesses, FREE_FRONT_END_PORTS,
 };
@@ -218,15 +216,7 @@ fn round(round: usize, seed: u64) {
         [2, 3, 0, 1].map(|i| cluster.apis[i].clone()).join(","),
     ];
     let admin = Cluster::connect_timeout(&lists[0], Duration::from_secs(10)).unwrap();
-    let table = TableDef::new(
-        "ledger",
-        vec![
-            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
-            ColumnDef::new("txn", ColumnType::BigInt { unsigned: false }),
-        ],
-        &["id"],
-    )
-    .unwrap();
+    let table = common::ledger_def();
     admin.create_table(table).unwrap();
     // Both groups serve before the load.
     Cluster::connect_serving(&cluster.apis[2], Duration::from_secs(10)).unwrap();
@@ -372,19 +362,7 @@ fn ledger(cluster: &ClusterProcesses) -> [String; 2] {
         [2, 3, 0, 1].map(|i| cluster.apis[i].clone()).join(","),
     ];
     let admin = Cluster::connect_timeout(&lists[0], Duration::from_secs(10)).unwrap();
-    admin
-        .create_table(
-            TableDef::new(
-                "ledger",
-                vec![
-                    ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
-                    ColumnDef::new("txn", ColumnType::BigInt { unsigned: false }),
-                ],
-                &["id"],
-            )
-            .unwrap(),
-        )
-        .unwrap();
+    admin.create_table(common::ledger_def()).unwrap();
     Cluster::connect_serving(&cluster.apis[2], Duration::from_secs(10)).unwrap();
     lists
 }
@@ -409,7 +387,7 @@ fn check_whole(what: &str, survivors: &str, seen: &Seen) {
     // group) within about a second of the takeover: until then its rows are not visible while
     // the decided part's are. Every transaction must be whole once that is done.
     let deadline = Instant::now() + Duration::from_secs(10);
-    let mut present: BTreeSet<i64> = BTreeSet::new();
+    let mut present: BTreeSet<i64>;
     let per_txn = loop {
         let rows = match survivor.scan(&t, &Scan::table()) {
             Ok(rows) => rows,
@@ -737,14 +715,7 @@ fn data_nodes_killed_and_restarted_round_after_round_lose_nothing() {
             std::thread::spawn(move || reader(&addresses, &stop, &killed))
         })
         .collect();
-    let mut state = seed | 1;
-    let mut next = move || {
-        // xorshift64*: the rounds' choices, from the seed.
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    };
+    let mut next = common::random(seed);
     for round in 0..rounds {
         // Load between the restarts.
         std::thread::sleep(Duration::from_millis(700));

@@ -119,12 +119,6 @@ fn start_serves_and_stops_cleanly_side_by_side() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
-/// A base port whose block (`cairn start --data-nodes 2`: base + 2, + 3, + 100, + 101, + 102)
-/// is free now and handed out to no other test.
-fn free_cluster_base() -> u16 {
-    common::free_block(&[2, 3, 100, 101, 102])
-}
-
 /// SIGKILLs data node `node` (process `pid`) of the cluster `cairn start` runs, waits until
 /// it reports the exit, and runs `insert` through SQL until it succeeds (within 5 s: the
 /// survivor takes over).
@@ -151,29 +145,7 @@ fn kill_then_insert(cluster: &mut common::Started, pid: u32, node: u32, sql: &st
 /// `cairn start` arguments for a cluster of two data nodes (one node group of 2, 2 workers
 /// each) with its data in `dir`, on a block of ports free now.
 fn two_node_cluster(dir: &std::path::Path) -> Vec<String> {
-    cluster_args(dir, 2, 2, free_cluster_base())
-}
-
-/// `cairn start` arguments for `data_nodes` data nodes in groups of `replicas` (2 workers
-/// each) with their data in `dir` and ports from `base`.
-fn cluster_args(dir: &std::path::Path, data_nodes: u16, replicas: u16, base: u16) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "start",
-        "--data-nodes",
-        &data_nodes.to_string(),
-        "--replicas",
-        &replicas.to_string(),
-        "--workers",
-        "2",
-        "--base-port",
-        &base.to_string(),
-        "--data-dir",
-        dir.to_str().unwrap(),
-    ]
-    .map(String::from)
-    .to_vec();
-    args.extend(common::FREE_FRONT_END_PORTS.map(String::from));
-    args
+    common::cluster_args(dir, 2, 2, common::free_cluster_base())
 }
 
 #[test]
@@ -682,7 +654,7 @@ fn start_runs_two_node_groups() {
     let dir = std::env::temp_dir().join(format!("cairn-start-groups-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let base = common::free_block(&[2, 3, 4, 5, 100, 101, 102, 103, 104]);
-    let args = cluster_args(&dir, 4, 2, base);
+    let args = common::cluster_args(&dir, 4, 2, base);
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut cluster = common::spawn(&argv);
     assert!(
@@ -793,7 +765,7 @@ fn start_runs_two_node_groups() {
 
     // Stopped, and started again on the same directory: every row is back.
     cluster.terminate();
-    let mut again = common::spawn(&argv);
+    let again = common::spawn(&argv);
     let sql = again.listening("sql (mysql protocol): ");
     assert!(
         again

@@ -492,3 +492,68 @@ pub fn wait_stopped(
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// A base port whose block (`cairn start --data-nodes 2`: base + 2, + 3, + 100, + 101, + 102)
+/// is free now and handed out to no other test.
+#[allow(dead_code)]
+pub fn free_cluster_base() -> u16 {
+    free_block(&[2, 3, 100, 101, 102])
+}
+
+#[allow(dead_code)]
+/// `cairn start` arguments for `data_nodes` data nodes in groups of `replicas` (2 workers
+/// each) with their data in `dir` and ports from `base`.
+pub fn cluster_args(
+    dir: &std::path::Path,
+    data_nodes: u16,
+    replicas: u16,
+    base: u16,
+) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "start",
+        "--data-nodes",
+        &data_nodes.to_string(),
+        "--replicas",
+        &replicas.to_string(),
+        "--workers",
+        "2",
+        "--base-port",
+        &base.to_string(),
+        "--data-dir",
+        dir.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(FREE_FRONT_END_PORTS.map(String::from));
+    args
+}
+
+/// The ledger the failover and restart tests write: rows (id, txn), txn naming the transaction
+/// that wrote the row, so a transaction present in part shows.
+#[allow(dead_code)]
+pub fn ledger_def() -> client::TableDef {
+    use base::schema::ColumnDef;
+    use base::types::ColumnType;
+    client::TableDef::new(
+        "ledger",
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+            ColumnDef::new("txn", ColumnType::BigInt { unsigned: false }),
+        ],
+        &["id"],
+    )
+    .unwrap()
+}
+
+/// Numbers from `seed` (xorshift64*), for a test's random choices: the same seed makes the
+/// same choices.
+#[allow(dead_code)]
+pub fn random(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed | 1;
+    move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
