@@ -457,6 +457,14 @@ pub struct TableOptions {
     pub collation: Option<Collation>,
 }
 
+impl TableOptions {
+    /// Whether a committed read of the table may be answered by any replica of its rows (NDB's
+    /// READ_BACKUP; a FULLY_REPLICATED table is held whole by every data node of its group).
+    pub fn reads_any_replica(&self) -> bool {
+        self.read_backup || self.fully_replicated
+    }
+}
+
 /// A table as the catalog holds it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableDef {

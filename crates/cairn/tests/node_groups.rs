@@ -128,6 +128,22 @@ fn transactions_reach_the_other_node_groups_partitions() {
     let t1 = c1.create_table(def()).unwrap();
     let t2 = c2.table("spread").unwrap();
     assert_eq!(t1.def(), t2.def(), "both groups hold the same definition");
+    // A whole copy on every data node (FULLY_REPLICATED) is not built over several groups:
+    // refused, through either node, and nothing is made.
+    for c in [&c1, &c2] {
+        let mut full = TableDef::new(
+            "everywhere",
+            vec![ColumnDef::new("k", ColumnType::BigInt { unsigned: false })],
+            &["k"],
+        )
+        .unwrap();
+        full.options.fully_replicated = true;
+        match c.create_table(full) {
+            Err(e) => assert!(e.to_string().contains("FULLY_REPLICATED"), "{e}"),
+            Ok(_) => panic!("a FULLY_REPLICATED table was made over two node groups"),
+        }
+        assert!(c.table("everywhere").is_err());
+    }
     let other = c2
         .create_table(
             TableDef::new(

@@ -74,15 +74,22 @@ fn backups_answer_read_backup_reads_and_clients_read_their_writes() {
     let primary = connect(&addresses);
     let rb = primary.create_table(def("rb", true)).unwrap();
     let plain = primary.create_table(def("plain", false)).unwrap();
+    // FULLY_REPLICATED: in one node group every node holds the whole table, and any replica
+    // answers its committed reads, as READ_BACKUP's.
+    let mut full = def("full", false);
+    full.options.fully_replicated = true;
+    let full = primary.create_table(full).unwrap();
     for id in 0..100 {
         write(&primary, &rb, id, id * 10);
         write(&primary, &plain, id, id * 10);
     }
+    write(&primary, &full, 1, 11);
 
     // The backup alone (node 2: node 1, the lowest, is the group's first primary).
     let backup = Cluster::connect_timeout(&cluster.apis[1], Duration::from_secs(10)).unwrap();
     let rb_there = backup.table("rb").unwrap();
     let plain_there = backup.table("plain").unwrap();
+    let full_there = backup.table("full").unwrap();
     // It serves reads once it is a member with its lease held.
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
@@ -102,6 +109,7 @@ fn backups_answer_read_backup_reads_and_clients_read_their_writes() {
         assert_eq!(read(&backup, &rb_there, id).unwrap(), Some(id * 10));
     }
     assert_eq!(read(&backup, &rb_there, 1000).unwrap(), None);
+    assert_eq!(read(&backup, &full_there, 1).unwrap(), Some(11));
     let mut rows: Vec<i64> = backup
         .scan(&rb_there, &Scan::table())
         .unwrap()

@@ -37,7 +37,10 @@ impl Cluster {
         table: &crate::Table,
         request: ScanRequest,
     ) -> Result<ScanCursor> {
-        if request.transaction == 0 && self.groups().1 == 1 && table.def().options.read_backup {
+        if request.transaction == 0
+            && self.groups().1 == 1
+            && table.def().options.reads_any_replica()
+        {
             if let Some(reader) = self.reader(0) {
                 if let Ok(mut cursor) = reader.send_scan(request.clone()) {
                     cursor.fallback = Some((self.clone(), request));

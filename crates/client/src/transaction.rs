@@ -145,7 +145,7 @@ impl Transaction {
             route
                 if kind == OpKind::Read(LockMode::CommittedRead)
                     && index.is_none()
-                    && table.def().options.read_backup =>
+                    && table.def().options.reads_any_replica() =>
             {
                 match (route, self.group_of_row(table, &key, &values)) {
                     (ReadRoute::Empty, Some(g)) => ReadRoute::Group(g),

@@ -959,7 +959,7 @@ fn start_select(
     };
     let mut decided = false;
     // Committed reads (the loop serves no others) of a READ_BACKUP table: any replica answers.
-    let link = links.pick(src.table.def().options.read_backup);
+    let link = links.pick(src.table.def().options.reads_any_replica());
     let sent = match session.fetch_request(src, &params) {
         Err(e) => {
             conn.answer(Outcome::Failed(e), binary);

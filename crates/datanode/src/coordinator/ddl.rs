@@ -15,6 +15,9 @@ use crate::messages::*;
 impl Coordinator {
     /// CREATE TABLE: the catalog registers it, then every worker creates its partitions.
     pub(super) fn create_table(&mut self, id: u64, def: TableDef) {
+        if let Err(e) = self.options_held(&def.options) {
+            return self.fail(id, e);
+        }
         let created = match self.shared.register_table(def) {
             Ok(created) => created,
             Err(e) => return self.fail(id, e),
@@ -173,10 +176,32 @@ impl Coordinator {
     /// A change that moves no rows (drop an index, rename, options): the catalog first, then
     /// every worker takes the new definitions.
     pub(super) fn alter_table(&mut self, id: u64, table: &str, change: &TableChange) {
+        if let TableChange::Options { options, .. } = change {
+            if let Err(e) = self.options_held(options) {
+                return self.fail(id, e);
+            }
+        }
         match self.shared.alter_table(table, change) {
             Ok(redefinition) => self.redefine_on_workers(id, redefinition),
             Err(e) => self.fail(id, e),
         }
+    }
+
+    /// Refuses table options this cluster cannot keep: FULLY_REPLICATED (a copy of the whole
+    /// table on every data node) holds in a cluster of one node group, where every node holds
+    /// every partition already and any replica answers its committed reads; over several
+    /// groups a write would have to reach every group, which is not built.
+    fn options_held(&self, options: &base::schema::TableOptions) -> Result<(), Error> {
+        if options.fully_replicated && self.shared.placement.groups > 1 {
+            return Err(Error::new(
+                ErrorCode::BadSchema,
+                format!(
+                    "FULLY_REPLICATED=1 is not supported yet in a cluster of {} node groups (only of one, where every data node holds the whole table); use READ_BACKUP=1",
+                    self.shared.placement.groups
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Has every worker take the new definitions of a change that moves no rows, then answers

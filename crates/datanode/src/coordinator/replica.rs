@@ -68,7 +68,7 @@ impl Coordinator {
         let read_backup = |table: u32| {
             catalog
                 .get(table)
-                .is_some_and(|t| t.def.options.read_backup)
+                .is_some_and(|t| t.def.options.reads_any_replica())
         };
         match message {
             Message::Execute {
