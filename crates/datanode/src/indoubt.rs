@@ -132,7 +132,9 @@ fn resolve(shared: &Arc<Shared>, part: (u32, u64), commit: bool) {
             "resolved a prepared part the previous primary left"
         );
         if commit {
-            apply(shared, decision_name(part.0, part.1), changes);
+            apply(shared, part, changes);
+        } else {
+            drop_held(shared, part);
         }
     }
 }
@@ -196,20 +198,38 @@ pub(crate) fn resolve_held(
     );
 }
 
-/// A prepared part of a primary that died, committed: its rows go to this node's backups and
-/// are applied here as one logged transaction, as a replicated commit is.
-pub(crate) fn apply(shared: &Arc<Shared>, name: (u64, u64), changes: Vec<RowChange>) {
+/// A prepared part of a primary that died, rolled back: this node's backups, which may hold it
+/// too (a node that copied from this one after the takeover was sent it), drop it.
+fn drop_held(shared: &Arc<Shared>, part: (u32, u64)) {
+    if let Some(role) = shared.role.clone() {
+        role.replicate(
+            Message::Resolve {
+                coordinator: part.0,
+                transaction: part.1,
+                commit: false,
+                changes: Vec::new(),
+            },
+            false,
+            Box::new(|_, _| {}),
+        );
+    }
+}
+
+/// A prepared part of a primary that died, committed: its rows go to this node's backups (as
+/// the part's `Resolve`, so one that holds the part drops it rather than keep it to apply
+/// again later) and are applied here as one logged transaction, as a replicated commit is.
+pub(crate) fn apply(shared: &Arc<Shared>, part: (u32, u64), changes: Vec<RowChange>) {
     let Some(role) = shared.role.clone() else {
         return;
     };
     let target = shared.clone();
     let settle = role.clone();
     role.replicate(
-        Message::Replicate {
-            session: name.0,
-            transaction: name.1,
+        Message::Resolve {
+            coordinator: part.0,
+            transaction: part.1,
+            commit: true,
             changes: changes.clone(),
-            decision: 0,
         },
         false,
         Box::new(move |_, generation| {

@@ -333,8 +333,7 @@ impl Coordinator {
                 // This node took its group over holding the part: the commit goes to its own
                 // backups (if any) and is applied here, as a replicated commit is. (The
                 // transaction is decided already: the coordinator need not wait for the log.)
-                let name = crate::replication::decision_name(part.0, part.1);
-                crate::indoubt::apply(&self.shared, name, changes);
+                crate::indoubt::apply(&self.shared, part, changes);
                 self.reply(id, &Message::ExecuteReply(ExecuteOutcome::Ok(Vec::new())));
             }
             None => self.reply(id, &Message::ExecuteReply(ExecuteOutcome::Ok(Vec::new()))),
