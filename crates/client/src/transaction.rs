@@ -289,6 +289,7 @@ impl Transaction {
     /// ROLLBACK TO SAVEPOINT keeps them.
     pub fn undo_from(&mut self, statement: u32) -> Result<()> {
         self.pending.clear();
+        self.read_route = ReadRoute::Empty;
         if !self.open {
             return Ok(());
         }
@@ -316,6 +317,7 @@ impl Transaction {
     pub fn undo_statement(&mut self) -> Result<()> {
         if self.statement == 0 || !self.wrote {
             self.pending.clear();
+            self.read_route = ReadRoute::Empty;
             return Ok(());
         }
         self.undo_from(self.statement)
@@ -413,6 +415,9 @@ impl Transaction {
     /// None when no other replica was chosen, or it refused the reads or was lost (they then
     /// go where the transaction goes).
     fn read_at_replica(&mut self, group: u32, exec: ExecType) -> Option<Result<()>> {
+        if self.pending.is_empty() {
+            return None;
+        }
         let reader = self.cluster.reader(group)?;
         let count = self.pending.len();
         let reply = reader.call(&Message::Execute {

@@ -188,8 +188,9 @@ struct Links {
     /// host, or no reader is).
     primary_reads: bool,
     turn: usize,
-    /// When to look for readers again while there are none.
-    look_at: Instant,
+    /// When to look for readers again while there are none (None: the last look saw every
+    /// node and chose the primary alone, as on one host; a new primary link looks again).
+    look_at: Option<Instant>,
 }
 
 impl Links {
@@ -199,7 +200,7 @@ impl Links {
             readers: Vec::new(),
             primary_reads: true,
             turn: 0,
-            look_at: Instant::now(),
+            look_at: Some(Instant::now()),
         }
     }
 
@@ -207,7 +208,7 @@ impl Links {
     /// primary's node group (a cluster of one group) and that `client::read_from` chooses:
     /// none when the group's nodes share one host.
     fn look(&mut self, datanodes: &str, registry: &mio::Registry) {
-        self.look_at = Instant::now() + READERS_LOOK_EVERY;
+        self.look_at = Some(Instant::now() + READERS_LOOK_EVERY);
         let hello = self.primary.hello();
         let addresses: Vec<&str> = datanodes
             .split(',')
@@ -219,12 +220,17 @@ impl Links {
         }
         let mut seen = Vec::new();
         let mut links = Vec::new();
+        // Whether every node answered, and each serves reads: a look that chose no reader
+        // then stands until the primary link is made again.
+        let mut settled = true;
         for address in addresses {
             let Ok(link) = EventSession::connect_node(address) else {
+                settled = false;
                 continue;
             };
             let h = link.hello();
             let primary = h.node_id == hello.node_id;
+            settled &= primary || h.reads;
             if (primary || h.reads && h.group == hello.group)
                 && !seen.iter().any(|r: &ReplicaSeen| r.node == h.node_id)
             {
@@ -248,22 +254,32 @@ impl Links {
                 "sql reactor: READ_BACKUP reads go to {} more data node(s) of the node group",
                 self.readers.len()
             );
+        } else if settled {
+            self.look_at = None;
         }
     }
 
     /// Drops every reader link (one stopped serving reads, was lost, or the primary changed);
-    /// the loop looks again after `READERS_LOOK_EVERY`.
-    fn drop_readers(&mut self, registry: &mio::Registry) {
+    /// the loop looks again after `READERS_LOOK_EVERY`. Returns the reads that were still out
+    /// on them, failed as lost (their statements run again on their threads).
+    fn drop_readers(&mut self, registry: &mio::Registry) -> Vec<(u64, client::Result<Reply>)> {
+        let mut abandoned = Vec::new();
         for mut r in self.readers.drain(..) {
             r.deregister(registry);
+            abandoned.extend(
+                r.abandon()
+                    .into_iter()
+                    .map(|(token, result)| (token, result.map(Reply::Ops))),
+            );
         }
         self.primary_reads = true;
-        self.look_at = Instant::now() + READERS_LOOK_EVERY;
+        self.look_at = Some(Instant::now() + READERS_LOOK_EVERY);
+        abandoned
     }
 
-    /// The link a read goes over: for committed reads of a READ_BACKUP table, the next in turn.
-    fn pick(&mut self, read_backup: bool) -> &mut EventSession {
-        if !read_backup || self.readers.is_empty() {
+    /// The link a read goes over: for reads any replica may answer, the next in turn.
+    fn pick(&mut self, any_replica: bool) -> &mut EventSession {
+        if !any_replica || self.readers.is_empty() {
             return &mut self.primary;
         }
         let choices = self.readers.len() + usize::from(self.primary_reads);
@@ -380,7 +396,9 @@ impl Loop {
     /// (each session has its own data node connection).
     fn relink(&mut self) {
         if !self.links.primary.is_lost() {
-            if self.links.readers.is_empty() && Instant::now() >= self.links.look_at {
+            if self.links.readers.is_empty()
+                && self.links.look_at.is_some_and(|t| Instant::now() >= t)
+            {
                 self.links.look(&self.datanode, self.poll.registry());
             }
             return;
@@ -402,8 +420,11 @@ impl Loop {
                     self.datanode
                 );
                 // The node group may have another primary now: its readers are looked for again.
-                self.links.drop_readers(registry);
-                self.links.look_at = Instant::now();
+                let abandoned = self.links.drop_readers(registry);
+                self.links.look_at = Some(Instant::now());
+                for (token, reply) in abandoned {
+                    self.reply(token, reply);
+                }
             }
             Err(e) => debug!(
                 "sql reactor: data node {} still unreachable: {e}",
@@ -751,8 +772,10 @@ impl Loop {
             || (!self.links.readers.is_empty() && done.iter().any(|(_, r)| refused(r)))
         {
             // A reader stopped serving reads (its lease lapsed, its view changed) or is gone:
-            // reads go to the primary until the loop looks again.
-            self.links.drop_readers(self.poll.registry());
+            // reads go to the primary until the loop looks again; those still out on it run
+            // again on their threads.
+            let abandoned = self.links.drop_readers(self.poll.registry());
+            done.extend(abandoned);
         }
         for (n, (token, reply)) in done.into_iter().enumerate() {
             if n > 0 && n % ANSWERS_PER_LOOK == 0 {
@@ -958,9 +981,16 @@ fn start_select(
         return Step::Answered;
     };
     let mut decided = false;
-    // Committed reads (the loop serves no others) of a READ_BACKUP table: any replica answers.
-    let link = links.pick(src.table.def().options.reads_any_replica());
-    let sent = match session.fetch_request(src, &params) {
+    let fetch = session.fetch_request(src, &params);
+    // Committed reads (the loop serves no others) of a READ_BACKUP table, by primary key or
+    // by scan: any replica answers (a backup takes no unique-index lookups).
+    let any_replica = src.table.def().options.reads_any_replica()
+        && matches!(
+            fetch,
+            Ok(Fetch::Keys { unique: None, .. }) | Ok(Fetch::Scan(..))
+        );
+    let link = links.pick(any_replica);
+    let sent = match fetch {
         Err(e) => {
             conn.answer(Outcome::Failed(e), binary);
             return Step::Answered;
