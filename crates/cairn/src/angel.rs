@@ -76,17 +76,27 @@ pub fn restart_args(args: &[String]) -> Vec<String> {
 }
 
 /// Runs `cairn ARGS --no-angel` (a data node) as a child, passing its output on, and starts it
-/// again when it fails after it was ready; a node that fails before it was ready (bad flags,
-/// a data directory it refuses) is not started again, so no restart adds `--yes` to a first
-/// start's `--initial`. SIGTERM and Ctrl-C go to the node, which stops as asked. Returns the
-/// exit code to end with: the node's.
+/// again when it fails; a first start that fails before it was ready (bad flags, a data
+/// directory it refuses) is not started again, so no restart adds `--yes` to a first start's
+/// `--initial`. SIGTERM and Ctrl-C go to the node, which stops as asked, and nothing is started
+/// after one. Returns the exit code to end with: the node's.
 pub fn run(node_id: u32, mut args: Vec<String>) -> Result<i32> {
     args.push("--no-angel".into());
     let signal = crate::stop_signal()?;
     let mut restarts = Restarts::default();
+    let mut first = true;
     loop {
-        let (status, was_ready) = run_once(&args, &signal)?;
-        if !was_ready && !status.success() && status.code() != Some(crate::EXIT_RESTART) {
+        let (status, was_ready, stopping) = run_once(&args, &signal)?;
+        if stopping {
+            println!("angel: data node {node_id} stopped as asked ({status})");
+            return Ok(status.code().unwrap_or(0));
+        }
+        let first_start = std::mem::replace(&mut first, false);
+        if first_start
+            && !was_ready
+            && !status.success()
+            && status.code() != Some(crate::EXIT_RESTART)
+        {
             println!(
                 "angel: data node {node_id} exited ({status}) before it was ready; not started again"
             );
@@ -113,8 +123,9 @@ pub fn run(node_id: u32, mut args: Vec<String>) -> Result<i32> {
 }
 
 /// Runs the node once, until it exits; forwards a stop signal to it. Says whether it printed
-/// `ready`.
-fn run_once(args: &[String], signal: &mpsc::Receiver<()>) -> Result<(ExitStatus, bool)> {
+/// `ready`, and whether a stop was asked (a signal that came before it started stops it too).
+fn run_once(args: &[String], signal: &mpsc::Receiver<()>) -> Result<(ExitStatus, bool, bool)> {
+    let mut stopping = signal.try_recv().is_ok();
     let exe = std::env::current_exe().context("finding the cairn executable")?;
     let mut command = Command::new(exe);
     command.args(args).stdout(Stdio::piped());
@@ -142,23 +153,26 @@ fn run_once(args: &[String], signal: &mpsc::Receiver<()>) -> Result<(ExitStatus,
             }
         })
         .context("starting the output relay")?;
+    let mut told = false;
     let status = loop {
         match signal.recv_timeout(Duration::from_millis(100)) {
-            Ok(()) => {
-                // SAFETY: kill(2) on our child's pid, not yet reaped.
-                unsafe {
-                    libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
-                }
-            }
+            Ok(()) => stopping = true,
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {}
+        }
+        if stopping && !told {
+            told = true;
+            // SAFETY: kill(2) on our child's pid, not yet reaped.
+            unsafe {
+                libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+            }
         }
         if let Some(status) = child.try_wait().context("waiting for the data node")? {
             break status;
         }
     };
     let _ = relay.join();
-    Ok((status, ready_rx.try_recv().is_ok()))
+    Ok((status, ready_rx.try_recv().is_ok(), stopping))
 }
 
 #[cfg(test)]

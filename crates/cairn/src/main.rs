@@ -1100,6 +1100,31 @@ fn run_api(args: ApiArgs) -> Result<()> {
     Ok(())
 }
 
+/// How long a node restart waits for its node group to have a node that serves (its copy
+/// source) before it refuses to delete its files.
+const COPY_SOURCE_WAIT: Duration = Duration::from_secs(5);
+
+/// Whether another data node of `me`'s node group serves now (its primary in an open view, so
+/// a node restart can copy from it); an error naming what to do when none does within
+/// `COPY_SOURCE_WAIT`.
+fn copy_source_serves(joined: &cluster_node::Joined, me: u32) -> Result<()> {
+    let role = &joined.role;
+    let others: Vec<String> = role
+        .group
+        .iter()
+        .filter(|n| **n != me)
+        .filter_map(|n| role.api_addresses.get(n).cloned())
+        .collect();
+    if !others.is_empty()
+        && client::Cluster::connect_serving(&others.join(","), COPY_SOURCE_WAIT).is_ok()
+    {
+        return Ok(());
+    }
+    bail!(
+        "data node {me} would delete its tables to copy them back from its node group (--initial), but no other node of the group serves now: its files may hold the group's only copy, so they are kept. Start the whole cluster again (cairn start runs a system restart from the node of the newest view), or this node with --system-restart if it was a member of the newest view"
+    )
+}
+
 fn run_datanode(args: DataNodeArgs) -> Result<()> {
     let member_file = args
         .data_dir
@@ -1127,6 +1152,13 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         how: exposure::NATIVE_HOW,
     };
     exposure::check(&[native], args.insecure)?;
+    if restarted {
+        // Its files may hold its group's only copy: they are deleted only when another node of
+        // the group serves, to copy from.
+        if let Some(joined) = &joined {
+            copy_source_serves(joined, args.node_id)?;
+        }
+    }
     if args.initial {
         let dir = args
             .data_dir

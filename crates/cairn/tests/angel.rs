@@ -27,6 +27,26 @@ fn node_pid(angel: u32) -> u32 {
     }
 }
 
+/// `cairn datanode` arguments for data node 2 of the cluster at `mgm`, started empty (a node
+/// restart), with its data in `data`, and `extra`.
+fn node_two(mgm: &str, data: &std::path::Path, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "datanode",
+        "--mgm",
+        mgm,
+        "--node-id",
+        "2",
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--initial",
+        "--yes",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args
+}
+
 /// Polls until `ready` holds, for at most `seconds`.
 fn wait(what: &str, seconds: u64, mut ready: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(seconds);
@@ -68,19 +88,8 @@ fn the_angel_restarts_a_failed_data_node_three_times_a_minute() {
     plain.child.kill().unwrap();
     plain.child.wait().unwrap();
     let data = cluster.dir.join("node2");
-    let mut angel = spawn(&[
-        "datanode",
-        "--mgm",
-        &cluster.mgm,
-        "--node-id",
-        "2",
-        "--data-dir",
-        data.to_str().unwrap(),
-        "--redo-segment-kib",
-        "1024",
-        "--initial",
-        "--yes",
-    ]);
+    let args = node_two(&cluster.mgm, &data, &["--redo-segment-kib", "1024"]);
+    let mut angel = spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let backup_has = |rows: i64| {
         let Ok(backup) = Cluster::connect_timeout(&cluster.apis[1], Duration::from_secs(1)) else {
             return false;
@@ -151,4 +160,45 @@ fn a_data_node_that_fails_before_it_is_ready_is_not_restarted() {
         "{stdout}"
     );
     assert_eq!(stdout.matches("angel:").count(), 1, "{stdout}");
+}
+
+/// A node restart deletes the node's files only when another node of its group serves, to
+/// copy from: with the whole group down they may be its only copy, so `--initial` is refused
+/// and they are kept (an angel restarting both nodes of a group would otherwise wipe both).
+#[test]
+fn a_node_restart_with_no_live_copy_source_keeps_its_files() {
+    let mut cluster = spawn_cluster("angel-no-source", 2, 2);
+    let primary = Cluster::connect_serving(&cluster.apis[0], Duration::from_secs(20)).unwrap();
+    let table = primary
+        .create_table(
+            TableDef::new(
+                "kept",
+                vec![ColumnDef::new("id", ColumnType::BigInt { unsigned: false })],
+                &["id"],
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    let mut txn = primary.transaction();
+    txn.insert(&table, vec![(0, Value::Int(1))]);
+    txn.commit().unwrap();
+    for node in cluster.nodes.iter_mut() {
+        let mut node = node.take().unwrap();
+        node.child.kill().unwrap();
+        node.child.wait().unwrap();
+    }
+    let data = cluster.dir.join("node2");
+    let catalog = data.join("catalog");
+    assert!(catalog.exists());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(node_two(&cluster.mgm, &data, &["--no-angel"]))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("no other node of the group serves"),
+        "{stderr}"
+    );
+    assert!(catalog.exists(), "the node's files were deleted");
 }

@@ -280,6 +280,14 @@ fn messages_round_trip() {
             group: 1,
             groups: 2,
         },
+        Message::HelloReply {
+            node_id: 1,
+            worker_count: 4,
+            serving: true,
+            reads: true,
+            group: 0,
+            groups: 1,
+        },
         Message::PeerHello {
             node_id: 2,
             epoch: 9,
