@@ -1102,7 +1102,7 @@ fn run_api(args: ApiArgs) -> Result<()> {
 
 /// How long a node restart waits for its node group to have a node that serves (its copy
 /// source) before it refuses to delete its files.
-const COPY_SOURCE_WAIT: Duration = Duration::from_secs(5);
+const COPY_SOURCE_WAIT: Duration = Duration::from_secs(30);
 
 /// Whether another data node of `me`'s node group serves now (its primary in an open view, so
 /// a node restart can copy from it); an error naming what to do when none does within
