@@ -14,6 +14,13 @@ cpu_ticks() {
 }
 clk_tck=$(getconf CLK_TCK)
 
+# CPU ticks of every process in $@, summed.
+ticks_of() {
+  local total=0 pid
+  for pid in "$@"; do total=$((total + $(cpu_ticks "$pid"))); done
+  echo "$total"
+}
+
 # Bytes a process caused to be written to storage (write_bytes of /proc/PID/io).
 disk_bytes() {
   awk '/^write_bytes:/ { print $2 }' "/proc/$1/io" || die "process $1 is gone"

@@ -109,11 +109,6 @@ common=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$sql_port" --mysq
   --mysql-password= --mysql-db=sbtest --tables=1 --table-size="$ROWS" --rand-type=uniform
   --percentile=99 --db-ps-mode=auto)
 
-ticks_of() {
-  local total=0 pid
-  for pid in "$@"; do total=$((total + $(cpu_ticks "$pid"))); done
-  echo "$total"
-}
 per_op() { awk -v t="$1" -v hz="$clk_tck" -v n="$2" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }'; }
 
 declare -A tps cpu cpu1 cpu2 p99

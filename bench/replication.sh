@@ -47,13 +47,6 @@ declare -A tps cpu p99 replicas_of
 configs=()
 tests=(oltp_insert oltp_update_index)
 
-# CPU ticks of every process in $@, summed.
-ticks_of() {
-  local total=0 pid
-  for pid in "$@"; do total=$((total + $(cpu_ticks "$pid"))); done
-  echo "$total"
-}
-
 # Runs every test against the SQL front end, recording under name $1 ($2 replicas) the CPU of
 # the processes $3... .
 measure() {

@@ -217,21 +217,75 @@ fn writer(
     }
 }
 
-fn round(round: usize, seed: u64) {
-    let mut cluster = start(round);
-    // Coordinators on both groups' primaries: the list's first serving node, then the next
-    // (its group's backup, which takes over) when it dies.
-    let lists = [
-        cluster.apis.join(","),
-        [2, 3, 0, 1].map(|i| cluster.apis[i].clone()).join(","),
-    ];
-    let admin = Cluster::connect_timeout(&lists[0], Duration::from_secs(10)).unwrap();
-    let table = common::ledger_def();
-    admin.create_table(table).unwrap();
-    // Both groups serve before the load.
-    Cluster::connect_serving(&cluster.apis[2], Duration::from_secs(10)).unwrap();
-    // The SQL front end over all four data nodes.
-    let mut api_args = vec!["api", "--datanode", &lists[0]];
+/// A test's load: native writers (taking the two address lists in turn), an SQL writer when a
+/// front end is given, and readers, running until `finish`.
+struct Load {
+    stop: Arc<AtomicBool>,
+    /// When the test killed its node (None: not yet, or no single kill to time from).
+    killed: Arc<Mutex<Option<Instant>>>,
+    seen: Arc<Mutex<Seen>>,
+    writers: Vec<std::thread::JoinHandle<()>>,
+    sql_writer: Option<std::thread::JoinHandle<common::SqlSeen>>,
+    readers: Vec<std::thread::JoinHandle<Reads>>,
+}
+
+impl Load {
+    fn start(lists: &[String; 2], writers: usize, sql: Option<&str>, readers: usize) -> Load {
+        let stop = Arc::new(AtomicBool::new(false));
+        let killed: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        let writer_threads = (0..writers)
+            .map(|w| {
+                let (addresses, stop, killed, seen) = (
+                    lists[w % 2].clone(),
+                    stop.clone(),
+                    killed.clone(),
+                    seen.clone(),
+                );
+                std::thread::spawn(move || writer(w, addresses, stop, killed, seen))
+            })
+            .collect();
+        let sql_writer = sql.map(|sql| {
+            let (sql, stop) = (sql.to_string(), stop.clone());
+            std::thread::spawn(move || sql_writer(&sql, &stop))
+        });
+        let readers = (0..readers)
+            .map(|r| {
+                let (addresses, stop, killed) =
+                    (lists[r % 2].clone(), stop.clone(), killed.clone());
+                std::thread::spawn(move || reader(&addresses, &stop, &killed))
+            })
+            .collect();
+        Load {
+            stop,
+            killed,
+            seen,
+            writers: writer_threads,
+            sql_writer,
+            readers,
+        }
+    }
+
+    /// Stops the load and waits for it: what the SQL writer saw, and the readers' reads.
+    fn finish(self) -> (Option<common::SqlSeen>, Vec<Reads>) {
+        self.stop.store(true, Ordering::Relaxed);
+        for w in self.writers {
+            w.join().unwrap();
+        }
+        let sql_seen = self.sql_writer.map(|w| w.join().unwrap());
+        let reads = self
+            .readers
+            .into_iter()
+            .map(|r| r.join().unwrap())
+            .collect();
+        (sql_seen, reads)
+    }
+}
+
+/// An SQL front end (`cairn api`) over the data nodes of `list`, with the table `d.p` the SQL
+/// writer fills; and its address.
+fn sql_front_end(list: &str) -> (common::Started, String) {
+    let mut api_args = vec!["api", "--datanode", list];
     api_args.extend(FREE_FRONT_END_PORTS);
     let api = spawn(&api_args);
     let sql = api.listening("sql (mysql protocol): ");
@@ -240,30 +294,17 @@ fn round(round: usize, seed: u64) {
         "CREATE DATABASE d; CREATE TABLE d.p (id INT PRIMARY KEY, n INT)",
     )
     .expect("sql works before the kill");
-    let stop = Arc::new(AtomicBool::new(false));
-    let killed: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
-    let seen = Arc::new(Mutex::new(Seen::default()));
-    let writers: Vec<_> = (0..WRITERS)
-        .map(|w| {
-            let (addresses, stop, killed, seen) = (
-                lists[w % 2].clone(),
-                stop.clone(),
-                killed.clone(),
-                seen.clone(),
-            );
-            std::thread::spawn(move || writer(w, addresses, stop, killed, seen))
-        })
-        .collect();
-    let sql_writer = {
-        let (sql, stop) = (sql.clone(), stop.clone());
-        std::thread::spawn(move || sql_writer(&sql, &stop))
-    };
-    let readers: Vec<_> = (0..2)
-        .map(|r| {
-            let (addresses, stop, killed) = (lists[r % 2].clone(), stop.clone(), killed.clone());
-            std::thread::spawn(move || reader(&addresses, &stop, &killed))
-        })
-        .collect();
+    (api, sql)
+}
+
+fn round(round: usize, seed: u64) {
+    let mut cluster = start(round);
+    // Coordinators on both groups' primaries: the list's first serving node, then the next
+    // (its group's backup, which takes over) when it dies.
+    let lists = ledger(&cluster);
+    let (api, sql) = sql_front_end(&lists[0]);
+    let load = Load::start(&lists, WRITERS, Some(&sql), 2);
+    let (killed, seen) = (load.killed.clone(), load.seen.clone());
     std::thread::sleep(Duration::from_millis(700));
     let victim = ((seed ^ round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 62) as usize;
     let before = seen.lock().unwrap().acknowledged.len();
@@ -286,12 +327,8 @@ fn round(round: usize, seed: u64) {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    stop.store(true, Ordering::Relaxed);
-    for w in writers {
-        w.join().unwrap();
-    }
-    let sql_seen = sql_writer.join().unwrap();
-    let reads: Vec<Reads> = readers.into_iter().map(|r| r.join().unwrap()).collect();
+    let (sql_seen, reads) = load.finish();
+    let sql_seen = sql_seen.unwrap();
     println!("round {round}: readers {reads:?}");
     for r in &reads {
         assert!(
@@ -588,20 +625,8 @@ fn a_restarted_data_node_catches_up_under_load_and_then_holds_its_group_alone() 
     for (round, victim) in [(0usize, 2usize), (1, 3)] {
         let mut cluster = spawn_cluster(&format!("group-restart-{round}"), 4, 2);
         let lists = ledger(&cluster);
-        let stop = Arc::new(AtomicBool::new(false));
-        let killed: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
-        let seen = Arc::new(Mutex::new(Seen::default()));
-        let writers: Vec<_> = (0..WRITERS)
-            .map(|w| {
-                let (addresses, stop, killed, seen) = (
-                    lists[w % 2].clone(),
-                    stop.clone(),
-                    killed.clone(),
-                    seen.clone(),
-                );
-                std::thread::spawn(move || writer(w, addresses, stop, killed, seen))
-            })
-            .collect();
+        let load = Load::start(&lists, WRITERS, None, 0);
+        let (killed, seen) = (load.killed.clone(), load.seen.clone());
         std::thread::sleep(Duration::from_millis(500));
         let mut node = cluster.nodes[victim - 1].take().unwrap();
         node.child.kill().unwrap();
@@ -647,10 +672,7 @@ fn a_restarted_data_node_catches_up_under_load_and_then_holds_its_group_alone() 
         while Instant::now() < deadline && seen.lock().unwrap().after_kill.len() < 20 {
             std::thread::sleep(Duration::from_millis(20));
         }
-        stop.store(true, Ordering::Relaxed);
-        for w in writers {
-            w.join().unwrap();
-        }
+        load.finish();
         let seen = seen.lock().unwrap();
         let first = seen.after_kill.iter().min().map(|t| *t - kill_time);
         println!(
@@ -694,41 +716,11 @@ fn data_nodes_killed_and_restarted_round_after_round_lose_nothing() {
     println!("seed {seed} (CAIRN_NODE_RESTART_SEED repeats it), {rounds} rounds");
     let mut cluster = spawn_cluster("node-restarts", 4, 2);
     let lists = ledger(&cluster);
-    let mut api_args = vec!["api", "--datanode", &lists[0]];
-    api_args.extend(FREE_FRONT_END_PORTS);
-    let api = spawn(&api_args);
-    let sql = api.listening("sql (mysql protocol): ");
-    try_mysql(
-        &sql,
-        "CREATE DATABASE d; CREATE TABLE d.p (id INT PRIMARY KEY, n INT)",
-    )
-    .unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    // No single kill to time commits from: "after the kill" counts nothing here.
-    let killed: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
-    let seen = Arc::new(Mutex::new(Seen::default()));
-    // Half the writers of the failover test: the ledger the restarts copy stays small.
-    let writers: Vec<_> = (0..WRITERS / 2)
-        .map(|w| {
-            let (addresses, stop, killed, seen) = (
-                lists[w % 2].clone(),
-                stop.clone(),
-                killed.clone(),
-                seen.clone(),
-            );
-            std::thread::spawn(move || writer(w, addresses, stop, killed, seen))
-        })
-        .collect();
-    let sql_writer = {
-        let (sql, stop) = (sql.clone(), stop.clone());
-        std::thread::spawn(move || sql_writer(&sql, &stop))
-    };
-    let readers: Vec<_> = (0..2)
-        .map(|r| {
-            let (addresses, stop, killed) = (lists[r % 2].clone(), stop.clone(), killed.clone());
-            std::thread::spawn(move || reader(&addresses, &stop, &killed))
-        })
-        .collect();
+    let (_api, sql) = sql_front_end(&lists[0]);
+    // Half the writers of the failover test: the ledger the restarts copy stays small. No
+    // single kill to time commits from: "after the kill" counts nothing here.
+    let load = Load::start(&lists, WRITERS / 2, Some(&sql), 2);
+    let seen = load.seen.clone();
     let mut next = common::random(seed);
     for round in 0..rounds {
         // Load between the restarts.
@@ -781,12 +773,8 @@ fn data_nodes_killed_and_restarted_round_after_round_lose_nothing() {
             seen.errors
         );
     }
-    stop.store(true, Ordering::Relaxed);
-    for w in writers {
-        w.join().unwrap();
-    }
-    let sql_seen = sql_writer.join().unwrap();
-    let reads: Vec<Reads> = readers.into_iter().map(|r| r.join().unwrap()).collect();
+    let (sql_seen, reads) = load.finish();
+    let sql_seen = sql_seen.unwrap();
     println!("readers {reads:?}");
     for r in &reads {
         assert!(r.before_kill > 0, "a reader read nothing: {r:?}");

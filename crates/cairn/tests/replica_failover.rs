@@ -20,7 +20,8 @@ use base::schema::ColumnDef;
 use base::types::ColumnType;
 use client::{Cluster, Scan, TableDef, Value};
 use common::{
-    check_sql, free_port, fresh_dir, spawn, sql_writer, try_mysql, Started, FREE_FRONT_END_PORTS,
+    check_sql, free_port, fresh_dir, spawn, spawn_node, sql_writer, try_mysql, Started,
+    FREE_FRONT_END_PORTS,
 };
 
 /// Rows each transaction writes (spread over both partitions by their keys).
@@ -99,30 +100,6 @@ fn start_cluster(round: usize) -> ClusterUnderTest {
         addresses: apis.join(","),
         cut_files,
     }
-}
-
-/// Data node `id` of the cluster whose files are in `dir`, with `extra` arguments.
-fn spawn_node(dir: &std::path::Path, mgm: &str, id: usize, extra: &[&str]) -> Started {
-    let data = dir.join(format!("node{id}"));
-    let cut = dir.join(format!("cut{id}"));
-    let mut args = vec![
-        "datanode",
-        "--mgm",
-        mgm,
-        "--data-dir",
-        data.to_str().unwrap(),
-        "--fault-cut-file",
-        cut.to_str().unwrap(),
-        // Small redo segments: each is preallocated, and a round needs little.
-        "--redo-segment-kib",
-        "1024",
-        // The test kills and restarts nodes itself.
-        "--no-angel",
-    ];
-    let id = id.to_string();
-    args.extend(["--node-id", &id]);
-    args.extend(extra);
-    spawn(&args)
 }
 
 fn table() -> TableDef {

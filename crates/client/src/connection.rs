@@ -121,18 +121,19 @@ pub struct ReplicaSeen {
     pub node: u32,
     /// Its group's primary (it serves every request).
     pub primary: bool,
-    /// On this host (`transport::same_host`), and the host it is on (`transport::host_of`).
+    /// On this host (`transport::is_this_host`), and the host it is on (`transport::host_of`).
     pub local: bool,
     pub host: Option<std::net::IpAddr>,
 }
 
 impl ReplicaSeen {
     pub fn of(address: &str, node: u32, primary: bool) -> ReplicaSeen {
+        let host = transport::host_of(address);
         ReplicaSeen {
             node,
             primary,
-            local: transport::same_host(address),
-            host: transport::host_of(address),
+            local: host.is_some_and(transport::is_this_host),
+            host,
         }
     }
 }

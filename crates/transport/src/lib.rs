@@ -517,32 +517,23 @@ fn connect_stream_once(address: &str, timeout: Duration) -> io::Result<TcpStream
     Err(last)
 }
 
-/// Whether `address` (`host:port`, or `shm:NAME`) is a node on this host: shared memory, a
-/// loopback address, or one of this host's own addresses (the route to it leaves from it:
-/// finding that sends nothing). Clients prefer such nodes for reads any replica may answer.
-pub fn same_host(address: &str) -> bool {
-    if address.starts_with(shm::ADDRESS_PREFIX) {
+/// Whether `ip` is this host: a loopback address, or one of this host's own addresses (the
+/// route to it leaves from it; finding that sends nothing).
+pub fn is_this_host(ip: std::net::IpAddr) -> bool {
+    if ip.is_loopback() {
         return true;
     }
-    let Ok(addrs) = address.to_socket_addrs() else {
-        return false;
+    let any: SocketAddr = if ip.is_ipv4() {
+        (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
+    } else {
+        (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
     };
-    addrs.into_iter().any(|a| {
-        if a.ip().is_loopback() {
-            return true;
-        }
-        let any: SocketAddr = if a.is_ipv4() {
-            (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
-        } else {
-            (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
-        };
-        std::net::UdpSocket::bind(any)
-            .and_then(|u| {
-                u.connect(a)?;
-                u.local_addr()
-            })
-            .is_ok_and(|local| local.ip() == a.ip())
-    })
+    std::net::UdpSocket::bind(any)
+        .and_then(|u| {
+            u.connect((ip, 9))?;
+            u.local_addr()
+        })
+        .is_ok_and(|local| local.ip() == ip)
 }
 
 /// The host `address` (`host:port`, or `shm:NAME`) names, as its first address's IP (shared

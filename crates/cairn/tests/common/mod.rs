@@ -286,25 +286,12 @@ impl ClusterProcesses {
     /// Starts data node `id` again, empty (`--initial`: a node restart), after it was killed;
     /// returns once it printed `ready` (it then copies from its group's primary).
     pub fn restart_empty(&mut self, id: usize) {
-        let data = self.dir.join(format!("node{id}"));
-        let cut = self.dir.join(format!("cut{id}"));
-        let node = id.to_string();
-        self.nodes[id - 1] = Some(spawn(&[
-            "datanode",
-            "--mgm",
+        self.nodes[id - 1] = Some(spawn_node(
+            &self.dir,
             &self.mgm,
-            "--node-id",
-            &node,
-            "--data-dir",
-            data.to_str().unwrap(),
-            "--fault-cut-file",
-            cut.to_str().unwrap(),
-            "--redo-segment-kib",
-            "1024",
-            "--initial",
-            "--yes",
-            "--no-angel",
-        ]));
+            id,
+            &["--initial", "--yes"],
+        ));
     }
 
     /// Whether the management node shows data node `id` a member of its newest view.
@@ -324,6 +311,34 @@ impl ClusterProcesses {
             std::fs::write(self.dir.join(format!("cut{}", k + 1)), cut).unwrap();
         }
     }
+}
+
+/// Starts data node `id` of the cluster whose management node is at `mgm`, its data and its
+/// fault file (`ClusterProcesses::cut`) in `dir`, with `extra` arguments; returns once it
+/// printed `ready`.
+#[allow(dead_code)]
+pub fn spawn_node(dir: &std::path::Path, mgm: &str, id: usize, extra: &[&str]) -> Started {
+    let data = dir.join(format!("node{id}"));
+    let cut = dir.join(format!("cut{id}"));
+    let id = id.to_string();
+    let mut args = vec![
+        "datanode",
+        "--mgm",
+        mgm,
+        "--node-id",
+        &id,
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--fault-cut-file",
+        cut.to_str().unwrap(),
+        // Small redo segments: each is preallocated, and a test needs little.
+        "--redo-segment-kib",
+        "1024",
+        // Tests kill and restart nodes themselves (`angel.rs` tests the angel).
+        "--no-angel",
+    ];
+    args.extend(extra);
+    spawn(&args)
 }
 
 /// Starts a management node and `data_nodes` data nodes in node groups of `replicas`, two
@@ -361,26 +376,7 @@ pub fn spawn_cluster_on(
     std::fs::write(&file, &config).unwrap();
     let mgmd = spawn(&["mgmd", "--config", file.to_str().unwrap()]);
     let nodes = (1..=data_nodes)
-        .map(|id| {
-            let data = dir.join(format!("node{id}"));
-            let cut = dir.join(format!("cut{id}"));
-            let id = id.to_string();
-            Some(spawn(&[
-                "datanode",
-                "--mgm",
-                &mgm,
-                "--node-id",
-                &id,
-                "--data-dir",
-                data.to_str().unwrap(),
-                "--fault-cut-file",
-                cut.to_str().unwrap(),
-                "--redo-segment-kib",
-                "1024",
-                // Tests kill and restart nodes themselves (`angel.rs` tests the angel).
-                "--no-angel",
-            ]))
-        })
+        .map(|id| Some(spawn_node(&dir, &mgm, id, &[])))
         .collect();
     ClusterProcesses {
         dir,

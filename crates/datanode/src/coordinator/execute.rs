@@ -145,8 +145,8 @@ impl Coordinator {
             // A backup's READ_BACKUP reads (`backup_may_read`): of its own group's rows only.
             let placement = self.shared.placement;
             let elsewhere = ops.iter().position(|op| {
-                let p = &op.prepared;
-                !placement.is_local(base_step(op, 0, &p.key, false).partition)
+                let table = &op.prepared.table.def;
+                !placement.is_local(locate(table, &table.primary_key, &op.prepared.key).1)
             });
             if let Some(at) = elsewhere {
                 failure = Some((
