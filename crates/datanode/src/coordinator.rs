@@ -694,6 +694,7 @@ impl Coordinator {
             | Message::CopyRows { .. }
             | Message::CopyDone { .. }
             | Message::CopyNames { .. }
+            | Message::CopyPrimaries { .. }
                 if self.shared.role.is_none() =>
             {
                 self.fail(
@@ -791,6 +792,12 @@ impl Coordinator {
             Message::CopyCatalog { catalog } => self.take_catalog(id, &catalog),
             Message::CopyRows { changes } => self.apply_copied(id, changes),
             Message::CopyDone { rows } => self.copy_done(id, rows),
+            Message::CopyPrimaries { epoch, primaries } => {
+                if let Some(role) = &self.shared.role {
+                    role.learn_primaries(epoch, &primaries);
+                }
+                self.reply(id, &Message::Done)
+            }
             Message::CopyNames { names } => {
                 if let Some(role) = &self.shared.role {
                     for name in names {

@@ -163,6 +163,17 @@ impl Copy {
             .schema_change_busy
             .store(false, Ordering::Release);
         self.wait(&answer)?;
+        // Each group's primary, which depends on views the starting node did not see.
+        let view = self.role.view();
+        let (answer, _) = self.send(Message::CopyPrimaries {
+            epoch: view.epoch,
+            primaries: view
+                .primaries
+                .iter()
+                .map(|(g, p)| (*g as u32, *p))
+                .collect(),
+        });
+        self.wait(&answer)?;
         tracing::info!(
             node = self.node,
             tables = tables.len(),

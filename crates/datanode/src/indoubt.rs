@@ -9,7 +9,7 @@
 //! transaction while it holds parts of its old primary (`Role::serving`), so none meets rows
 //! whose fate is not known.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::sync::{Arc, Weak};
@@ -27,6 +27,8 @@ use crate::Shared;
 pub const IN_DOUBT_AFTER: Duration = Duration::from_secs(1);
 /// How often the resolver looks.
 const POLL: Duration = Duration::from_millis(50);
+/// How often the log says a prepared part is still unresolved, with the last answer.
+const STILL_ASKING_EVERY: Duration = Duration::from_secs(5);
 /// Where the answers of the workers to a commit or apply made here go: nowhere (no
 /// connection has this token).
 const NOWHERE: ReplyTo = ReplyTo {
@@ -45,9 +47,20 @@ pub fn spawn(shared: Weak<Shared>) {
     }
 }
 
+/// A prepared part the resolver asked about and has not resolved yet.
+struct Asked {
+    since: Instant,
+    /// When the log last said it is unresolved.
+    logged: Instant,
+    /// Whether a question is out.
+    waiting: bool,
+    /// The last answer that did not tell.
+    last: Option<String>,
+}
+
 fn run(weak: Weak<Shared>) {
-    let (tx, rx) = mpsc::channel::<((u32, u64), Option<bool>)>();
-    let mut asking: BTreeSet<(u32, u64)> = BTreeSet::new();
+    let (tx, rx) = mpsc::channel::<((u32, u64), Result<bool, String>)>();
+    let mut asked: BTreeMap<(u32, u64), Asked> = BTreeMap::new();
     loop {
         std::thread::sleep(POLL);
         let Some(shared) = weak.upgrade() else {
@@ -56,17 +69,25 @@ fn run(weak: Weak<Shared>) {
         if shared.stopping.load(Ordering::Relaxed) {
             return;
         }
-        while let Ok((part, committed)) = rx.try_recv() {
-            asking.remove(&part);
-            if let Some(commit) = committed {
-                resolve(&shared, part, commit);
+        while let Ok((part, answer)) = rx.try_recv() {
+            match answer {
+                Ok(commit) => {
+                    asked.remove(&part);
+                    resolve(&shared, part, commit);
+                }
+                Err(why) => {
+                    if let Some(a) = asked.get_mut(&part) {
+                        a.waiting = false;
+                        a.last = Some(why);
+                    }
+                }
             }
         }
         let (Some(role), Some(links)) = (shared.role.as_ref(), shared.step_links.as_ref()) else {
             return;
         };
         let now = Instant::now();
-        let mut due: Vec<(u32, u64)> = shared
+        let mut due: BTreeSet<(u32, u64)> = shared
             .in_doubt
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -77,14 +98,34 @@ fn run(weak: Weak<Shared>) {
         if role.view().primary == Some(role.me) {
             due.extend(role.held_parts());
         }
+        // Parts resolved another way (their second phase came) are no longer asked about.
+        asked.retain(|part, a| a.waiting || due.contains(part));
+        for (part, a) in asked.iter_mut() {
+            if now.saturating_duration_since(a.logged) >= STILL_ASKING_EVERY {
+                a.logged = now;
+                tracing::warn!(
+                    coordinator = part.0,
+                    transaction = part.1,
+                    seconds = now.saturating_duration_since(a.since).as_secs(),
+                    answer = a.last.as_deref().unwrap_or("none yet"),
+                    "a prepared part is still unresolved: its coordinator's node group has not said how it ended"
+                );
+            }
+        }
         for part in due {
-            if !asking.insert(part) {
+            let a = asked.entry(part).or_insert(Asked {
+                since: now,
+                logged: now,
+                waiting: false,
+                last: None,
+            });
+            if a.waiting {
                 continue;
             }
             let Some(group) = role.groups.iter().position(|g| g.contains(&part.0)) else {
-                asking.remove(&part);
                 continue;
             };
+            a.waiting = true;
             let name = decision_name(part.0, part.1);
             let answers = tx.clone();
             links.send(
@@ -96,8 +137,9 @@ fn run(weak: Weak<Shared>) {
                 },
                 Box::new(move |result| {
                     let committed = match result {
-                        Ok((_, Message::Outcome { committed })) => Some(committed),
-                        _ => None,
+                        Ok((_, Message::Outcome { committed })) => Ok(committed),
+                        Ok((_, other)) => Err(format!("{other:?}")),
+                        Err(e) => Err(format!("{e:?}")),
                     };
                     let _ = answers.send((part, committed));
                 }),

@@ -438,6 +438,37 @@ impl Role {
         }
     }
 
+    /// A starting node takes its primary's view of every group's primary (`CopyPrimaries`): a
+    /// primary stays while it is a member, so the rule `install` follows needs views this node
+    /// never saw (it restarted after them). Taken only in the same view; true if taken.
+    pub fn learn_primaries(&self, epoch: u64, primaries: &[(u32, u32)]) -> bool {
+        let mut view = self.view.write().unwrap_or_else(|e| e.into_inner());
+        if view.epoch != epoch {
+            return false;
+        }
+        let learned: BTreeMap<usize, u32> = primaries
+            .iter()
+            .filter(|(g, p)| {
+                self.groups
+                    .get(*g as usize)
+                    .is_some_and(|nodes| nodes.contains(p))
+                    && view.members.contains(p)
+            })
+            .map(|(g, p)| (*g as usize, *p))
+            .collect();
+        if learned != view.primaries {
+            tracing::info!(
+                epoch,
+                was = ?view.primaries,
+                now = ?learned,
+                "took the node groups' primaries from the copy's primary"
+            );
+        }
+        view.primary = learned.get(&self.group_index).copied();
+        view.primaries = learned;
+        true
+    }
+
     /// The membership thread opened the view of `epoch`. A primary then starts the copy to
     /// each starting node of its group.
     pub fn open(&self, epoch: u64) {
@@ -791,6 +822,7 @@ impl Role {
                 | Message::CopyCatalog { .. }
                 | Message::CopyRows { .. }
                 | Message::CopyNames { .. }
+                | Message::CopyPrimaries { .. }
                 | Message::CopyDone { .. }
         );
         let mut backups: Vec<u32> = self
@@ -1358,5 +1390,24 @@ mod tests {
         // Once the forgotten ones are older than any question may be, not knowing is sure.
         let later = start + OUTCOME_WINDOW;
         assert_eq!(c.outcome((9, 9), later), Outcome::NotCommitted);
+    }
+
+    /// A node that restarted into a view takes the lowest member of each group as its primary;
+    /// its copy's `CopyPrimaries` puts the real ones in place (in the same view only), and the
+    /// views after keep them while they stay members.
+    #[test]
+    fn a_restarted_node_takes_each_groups_primary_from_its_copy() {
+        let role = Role::new(2, vec![vec![1, 2], vec![3, 4]], BTreeMap::new(), None, 1);
+        role.install(40, [1, 3, 4].into(), [2].into());
+        assert_eq!(role.view().primaries, [(0, 1), (1, 3)].into());
+        // The copy's primary saw node 3 restart earlier, while node 4 served.
+        assert!(!role.learn_primaries(39, &[(0, 1), (1, 4)]));
+        assert!(role.learn_primaries(40, &[(0, 1), (1, 4)]));
+        assert_eq!(role.view().primaries, [(0, 1), (1, 4)].into());
+        assert_eq!(role.view().primary, Some(1));
+        role.install(41, [1, 2, 3, 4].into(), BTreeSet::new());
+        assert_eq!(role.view().primaries, [(0, 1), (1, 4)].into());
+        role.install(42, [1, 2, 3].into(), BTreeSet::new());
+        assert_eq!(role.view().primaries, [(0, 1), (1, 3)].into());
     }
 }

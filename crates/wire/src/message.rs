@@ -440,6 +440,14 @@ pub enum Message {
     CopyNames {
         names: Vec<(u64, u64)>,
     },
+    /// From a primary to a starting node, right after its catalog: the primary of each node
+    /// group (by group index) in the primary's view `epoch`. A group's primary stays while it is
+    /// a member, so it depends on views a restarted node never saw; the starting node takes
+    /// these when it is in the same view. Answered by `Done`.
+    CopyPrimaries {
+        epoch: u64,
+        primaries: Vec<(u32, u32)>,
+    },
     /// From a primary to a starting node: every partition was copied (`rows` rows). The
     /// starting node answers `Done` and tells the membership it caught up.
     CopyDone {
@@ -684,6 +692,7 @@ impl Message {
             Message::ChecksumsRequest => 48,
             Message::Checksums { .. } => 49,
             Message::CopyNames { .. } => 50,
+            Message::CopyPrimaries { .. } => 51,
         }
     }
 
@@ -801,6 +810,14 @@ impl Message {
                 put_changes(out, changes);
             }
             Message::ChecksumsRequest => {}
+            Message::CopyPrimaries { epoch, primaries } => {
+                out.put_u64(*epoch);
+                out.put_u32(primaries.len() as u32);
+                for (group, node) in primaries {
+                    out.put_u32(*group);
+                    out.put_u32(*node);
+                }
+            }
             Message::CopyNames { names } => {
                 out.put_u32(names.len() as u32);
                 for (session, transaction) in names {
@@ -1106,6 +1123,16 @@ impl Message {
                 },
             },
             48 => Message::ChecksumsRequest,
+            51 => {
+                let epoch = r.u64()?;
+                let n = r.count("node groups", NODE_GROUPS_MAX, 8)?;
+                Message::CopyPrimaries {
+                    epoch,
+                    primaries: (0..n)
+                        .map(|_| Ok((r.u32()?, r.u32()?)))
+                        .collect::<DecodeResult<_>>()?,
+                }
+            }
             50 => {
                 let n = r.count("commit names", COPY_NAMES_MAX, 16)?;
                 Message::CopyNames {
@@ -1773,6 +1800,8 @@ pub const REPLY_FRAME_BYTES: usize = 8 << 20;
 
 /// The most data nodes a node group lists (NDB's most replicas).
 pub const GROUP_NODES_MAX: usize = 4;
+/// Node groups in one `CopyPrimaries` (data node ids are one byte).
+pub const NODE_GROUPS_MAX: usize = 256;
 
 fn node_ids(r: &mut Reader) -> DecodeResult<Vec<u32>> {
     let n = r.count("node group", GROUP_NODES_MAX, 4)?;

@@ -156,6 +156,7 @@ impl Coordinator {
             Message::CopyCatalog { .. }
             | Message::CopyRows { .. }
             | Message::CopyNames { .. }
+            | Message::CopyPrimaries { .. }
             | Message::CopyDone { .. } => match self.replica {
                 Some((_, epoch)) => role.accepts_commit(epoch).err(),
                 None => Some(Error::new(

@@ -314,6 +314,10 @@ fn messages_round_trip() {
             }],
         },
         Message::CopyDone { rows: 12_345 },
+        Message::CopyPrimaries {
+            epoch: 71,
+            primaries: vec![(0, 2), (1, 4)],
+        },
         Message::Shutdown { restart: true },
         Message::StepHello {
             node_id: 3,
