@@ -39,8 +39,14 @@ impl SqlError {
     /// unknown.
     pub fn failover_retry(&self, read_only: bool) -> bool {
         match self.cause {
-            Some(ErrorCode::NotPrimary | ErrorCode::ViewChanged | ErrorCode::Overloaded) => true,
-            Some(ErrorCode::ConnectionLost | ErrorCode::ShuttingDown) => read_only,
+            // A data node that is stopping refuses a request without running it.
+            Some(
+                ErrorCode::NotPrimary
+                | ErrorCode::ViewChanged
+                | ErrorCode::Overloaded
+                | ErrorCode::ShuttingDown,
+            ) => true,
+            Some(ErrorCode::ConnectionLost) => read_only,
             _ => false,
         }
     }
@@ -126,6 +132,13 @@ impl SqlError {
                 "40001",
                 format!("Deadlock found when trying to get lock; try restarting transaction ({message})"),
             ),
+            // A stopping data node (a restart, a rolling restart) refused the request without
+            // running it, and rolls back what it holds of the transaction: the retry class.
+            ErrorCode::ShuttingDown => SqlError::new(
+                1213,
+                "40001",
+                format!("Deadlock found when trying to get lock; try restarting transaction (the transaction was rolled back: {message})"),
+            ),
             ErrorCode::NullNotAllowed => SqlError::new(1048, "23000", message),
             ErrorCode::TableFull => {
                 // The data node names the table 'db/t' (or a bare name) first in its message.
@@ -150,7 +163,7 @@ impl SqlError {
             // (MySQL's 2013 is a client's own error: a server that sends it confuses libmysqlclient
             // and libmariadb, which report a malformed packet.) Whether the statement took effect
             // is unknown here: NDB's "unknown result" class, as its API reports it.
-            ErrorCode::ConnectionLost | ErrorCode::ShuttingDown => SqlError::new(
+            ErrorCode::ConnectionLost => SqlError::new(
                 1297,
                 "HY000",
                 format!("Got temporary error 4012 'Unknown result: the connection to the data node was lost ({message})' from NDBCLUSTER"),

@@ -430,6 +430,23 @@ impl Coordinator {
                 &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
             );
         }
+        if self.step_peer.is_some() && txn.written != 0 {
+            // Another group's coordinator commits its part here, named by its decision name
+            // (this link's session): one it was told did not commit never does.
+            if let Some(role) = &self.shared.role {
+                if !role.begin_decision((self.session, client_txn)) {
+                    self.abort_txn(&txn);
+                    let error = Error::new(
+                        ErrorCode::ViewChanged,
+                        "transaction rolled back: its coordinator was told it did not commit here; retry",
+                    );
+                    return self.reply(
+                        request_id,
+                        &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 0, error }),
+                    );
+                }
+            }
+        }
         let mut settled = None;
         if let Some(role) = &self.shared.role {
             if txn.written != 0 {

@@ -326,6 +326,7 @@ impl Coordinator {
                 self.on_finished(tag);
             }
             Some(Pending::RemoteCommit { .. }) => self.on_remote_commit(tag, group, answer),
+            Some(Pending::RemoteOutcome { .. }) => self.on_remote_outcome(tag, group, answer),
             Some(Pending::Preparing { .. }) => self.on_prepared(tag, group, answer),
             // A prepared part's commit: answered, or given up on after long (the transaction
             // committed all the same; that group learns it from the coordinator's group).
@@ -590,20 +591,85 @@ impl Coordinator {
             Message::ExecuteReply(ExecuteOutcome::Aborted { error, .. }) => {
                 ExecuteOutcome::Aborted { op_index: 0, error }
             }
-            Message::Failure(e) if e.code == ErrorCode::ViewChanged => ExecuteOutcome::Aborted {
-                op_index: 0,
-                error: Error::new(
+            Message::Failure(e) if e.code == ErrorCode::ViewChanged => {
+                // The group records the commit under the decision name of this node and
+                // transaction (its step link's session), and its next primary knows how it
+                // ended: asked until it answers (a name it does not know, it refuses for good,
+                // so a commit still on its way there can no longer happen).
+                let lost = Error::new(
                     ErrorCode::ConnectionLost,
                     format!(
                         "the commit's outcome is unknown: node group {}'s primary took it and then the link to it ended ({})",
                         group + 1,
                         e.message
                     ),
-                ),
-            },
+                );
+                if self.shared.step_links.is_none() {
+                    let outcome = ExecuteOutcome::Aborted {
+                        op_index: 0,
+                        error: lost,
+                    };
+                    return self.reply(request_id, &Message::ExecuteReply(outcome));
+                }
+                let name = crate::replication::decision_name(self.shared.node_id, txn.id);
+                let tag = self.tag();
+                self.pending.insert(
+                    tag,
+                    Pending::RemoteOutcome {
+                        request_id,
+                        results,
+                        lost,
+                    },
+                );
+                let done = self.deliver(tag, group, 0);
+                let shared = self.shared.clone();
+                let Some(links) = shared.step_links.as_ref() else {
+                    return;
+                };
+                links.send_until_answered(
+                    group,
+                    Message::CommitOutcome {
+                        session: name.0,
+                        transaction: name.1,
+                    },
+                    done,
+                );
+                return;
+            }
             other => ExecuteOutcome::Aborted {
                 op_index: 0,
                 error: failure_of(other, group),
+            },
+        };
+        self.reply(request_id, &Message::ExecuteReply(outcome));
+    }
+
+    /// The group whose link ended during a commit said how the commit ended; the client hears
+    /// (unknown still, when it could not tell within the persistent request's time).
+    fn on_remote_outcome(&mut self, tag: u64, group: u32, answer: Message) {
+        let Some(Pending::RemoteOutcome {
+            request_id,
+            results,
+            lost,
+        }) = self.pending.remove(&tag)
+        else {
+            return;
+        };
+        let outcome = match answer {
+            Message::Outcome { committed: true } => ExecuteOutcome::Ok(results),
+            Message::Outcome { committed: false } => ExecuteOutcome::Aborted {
+                op_index: 0,
+                error: Error::new(
+                    ErrorCode::ViewChanged,
+                    format!(
+                        "transaction rolled back: node group {}'s primary changed before it committed there; retry",
+                        group + 1
+                    ),
+                ),
+            },
+            _ => ExecuteOutcome::Aborted {
+                op_index: 0,
+                error: lost,
             },
         };
         self.reply(request_id, &Message::ExecuteReply(outcome));
