@@ -51,3 +51,24 @@ stop_process() {
   done
   wait "$1" 2>/dev/null || true
 }
+
+# The mean of sysbench's per-second "tps:" figures (its --report-interval=1 lines "[ Ns ] ...")
+# from second $2 to second $3 of log $1; 0 when it has none.
+sysbench_tps() {
+  awk -v from="$2" -v to="$3" '/^\[ *[0-9]+s \]/ {
+      s = $2; sub(/s$/, "", s); s += 0
+      for (i = 1; i <= NF; i++) if ($i == "tps:") t = $(i + 1)
+      if (s >= from && s <= to) { sum += t; n++ }
+    } END { if (n) printf "%.0f", sum / n; else print "0" }' "$1"
+}
+
+# The EXIT trap of a script that runs `cairn start` ($cairn_pid) and sysbench ($sysbench_pid)
+# in work directory $work: stops both, and removes $work unless KEEP=1.
+stop_cairn_and_sysbench() {
+  [[ -n $sysbench_pid ]] && kill "$sysbench_pid" 2>/dev/null || true
+  if [[ -n $cairn_pid ]] && kill -0 "$cairn_pid" 2>/dev/null; then
+    kill -TERM "$cairn_pid" 2>/dev/null || true
+    wait "$cairn_pid" 2>/dev/null || true
+  fi
+  if [[ ${KEEP:-0} == 1 ]]; then echo "work directory kept: $work" >&2; else rm -rf "$work"; fi
+}

@@ -34,15 +34,7 @@ cairn=$work/cairn
 cairn_pid=
 sysbench_pid=
 
-cleanup() {
-  [[ -n $sysbench_pid ]] && kill "$sysbench_pid" 2>/dev/null || true
-  if [[ -n $cairn_pid ]] && kill -0 "$cairn_pid" 2>/dev/null; then
-    kill -TERM "$cairn_pid" 2>/dev/null || true
-    wait "$cairn_pid" 2>/dev/null || true
-  fi
-  if [[ ${KEEP:-0} == 1 ]]; then echo "work directory kept: $work" >&2; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
+trap stop_cairn_and_sysbench EXIT
 
 echo "ROWS=$ROWS THREADS=$THREADS DURABILITY=$DURABILITY"
 "$cairn" start --data-nodes 2 --replicas 2 --data-dir "$work/data" --base-port "$base" \
@@ -80,16 +72,9 @@ copy_rate=$(sed -n 's/.*(\([0-9]*\) rows\/s).*/\1/p' <<<"$copied")
 # it ran.
 restart_from=$((BEFORE + 1))
 restart_to=$(awk -v f="$restart_from" -v r="$restart_s" 'BEGIN { printf "%d", f + r + 0.999 }')
-tps_of() {
-  awk -v from="$1" -v to="$2" '/^\[ *[0-9]+s \]/ {
-      s = $2; sub(/s$/, "", s); s += 0
-      for (i = 1; i <= NF; i++) if ($i == "tps:") t = $(i + 1)
-      if (s >= from && s <= to) { sum += t; n++ }
-    } END { if (n) printf "%.0f", sum / n; else print "0" }' "$work/sysbench.log"
-}
 errors=$(grep -c "FATAL\|error" "$work/sysbench.log" || true)
-tps_before=$(tps_of 1 "$BEFORE")
-tps_during=$(tps_of "$restart_from" "$restart_to")
+tps_before=$(sysbench_tps "$work/sysbench.log" 1 "$BEFORE")
+tps_during=$(sysbench_tps "$work/sysbench.log" "$restart_from" "$restart_to")
 dip=$(awk -v a="$tps_before" -v b="$tps_during" 'BEGIN { if (a > 0) printf "%.0f", (1 - b / a) * 100; else print "?" }')
 
 echo

@@ -350,17 +350,14 @@ pub fn stop_node(mgm: &str, node: u32, restart: bool) -> Result<()> {
 /// once the cluster is whole, waiting until it is a member again (at most `timeout` each).
 pub fn restart_nodes(mgm: &str, only: Option<u32>, timeout: Duration) -> Result<()> {
     let config = config_of(mgm, ADMIN_ID, Duration::from_secs(2))?;
-    let apis: Vec<String> = config.api_addresses.values().cloned().collect();
-    let primary = client::Cluster::connect_timeout(&apis.join(","), Duration::from_secs(5))
-        .and_then(|c| c.status())
-        .ok()
-        .and_then(|s| s.members.first().copied());
+    let primaries = primaries_of(&config);
     let mut order: Vec<u32> = match only {
         Some(node) => vec![node],
         None => config.layout.data_nodes().map(u32::from).collect(),
     };
-    // The primary last: each other node's restart leaves the primary serving throughout.
-    order.sort_by_key(|n| (Some(*n) == primary, *n));
+    // Every group's primary last: each backup's restart leaves its primary serving
+    // throughout, so each group changes primary once.
+    order.sort_by_key(|n| (primaries.contains(n), *n));
     let total = order.len();
     for (i, node) in order.into_iter().enumerate() {
         let id = NodeId::try_from(node)
@@ -403,6 +400,80 @@ pub fn restart_nodes(mgm: &str, only: Option<u32>, timeout: Duration) -> Result<
             "data node {node} is a member again after {:.1} s",
             began.elapsed().as_secs_f64()
         );
+    }
+    Ok(())
+}
+
+/// Each node group's primary, as a member of the group names it (its status lists the primary
+/// first); a group none of whose nodes answers has none here.
+fn primaries_of(config: &ClusterConfig) -> Vec<u32> {
+    config
+        .layout
+        .groups()
+        .iter()
+        .filter_map(|group| {
+            group.iter().find_map(|node| {
+                let api = config.api_addresses.get(node)?;
+                let c = client::Cluster::connect_timeout(api, Duration::from_millis(500)).ok()?;
+                c.status().ok()?.members.first().copied()
+            })
+        })
+        .collect()
+}
+
+/// `cairn admin replicas`: whether every replica of each node group holds the same rows (each
+/// partition's row count and the sum of its rows' CRCs, `Message::Checksums`), asked again
+/// while they differ for up to `settle` (commits under way reach the replicas a moment apart).
+/// Prints one line per group; an error names the first partition that differs.
+pub fn compare_replicas(mgm: &str, settle: Duration) -> Result<()> {
+    let config = config_of(mgm, ADMIN_ID, Duration::from_secs(2))?;
+    let deadline = std::time::Instant::now() + settle;
+    for (g, group) in config.layout.groups().iter().enumerate() {
+        loop {
+            let mut sums = Vec::new();
+            for node in group {
+                let api = config
+                    .api_addresses
+                    .get(node)
+                    .with_context(|| format!("data node {node} has no api address"))?;
+                let partitions = client::Cluster::connect_timeout(api, Duration::from_secs(5))
+                    .and_then(|c| c.checksums())
+                    .with_context(|| format!("asking data node {node} at {api} for checksums"))?;
+                sums.push((*node, partitions));
+            }
+            let (first, theirs) = &sums[0];
+            let differing = sums[1..].iter().find(|(_, p)| p != theirs);
+            let Some((other, ours)) = differing else {
+                let rows: u64 = theirs.iter().map(|p| p.2).sum();
+                println!(
+                    "node group {}: data nodes {:?} hold the same rows ({} partitions, {rows} rows)",
+                    g + 1,
+                    group,
+                    theirs.len()
+                );
+                break;
+            };
+            if std::time::Instant::now() >= deadline {
+                let at = theirs
+                    .iter()
+                    .zip(ours.iter())
+                    .find(|(a, b)| a != b)
+                    .map(|(a, b)| {
+                        format!(
+                            "table {} partition {}: {} rows against {}",
+                            a.0, a.1, a.2, b.2
+                        )
+                    })
+                    .unwrap_or_else(|| {
+                        format!("{} partitions against {}", theirs.len(), ours.len())
+                    });
+                bail!(
+                    "node group {}: data nodes {first} and {other} hold different rows after {settle:?} ({at})",
+                    g + 1
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
     Ok(())
 }

@@ -680,7 +680,16 @@ enum AdminCommand {
         #[arg(long, default_value_t = 300)]
         timeout_s: u64,
     },
-    /// Restarts every data node in turn (the group's primary last), each once the one before
+    /// Compares the replicas of every node group (each partition's rows and their checksum),
+    /// asking again while they differ for up to --settle-s; fails naming the first difference.
+    Replicas {
+        #[arg(long, default_value = "127.0.0.1:2300")]
+        mgm: String,
+        /// How long replicas may differ (commits under way reach them a moment apart).
+        #[arg(long, default_value_t = 10)]
+        settle_s: u64,
+    },
+    /// Restarts every data node in turn (the groups' primaries last), each once the one before
     /// is a member again: the cluster serves throughout.
     RollingRestart {
         #[arg(long, default_value = "127.0.0.1:2300")]
@@ -803,6 +812,9 @@ fn main() -> Result<()> {
             mgm,
             timeout_s,
         }) => cluster_node::restart_nodes(&mgm, Some(node), Duration::from_secs(timeout_s)),
+        Command::Admin(AdminCommand::Replicas { mgm, settle_s }) => {
+            cluster_node::compare_replicas(&mgm, Duration::from_secs(settle_s))
+        }
         Command::Admin(AdminCommand::RollingRestart { mgm, timeout_s }) => {
             cluster_node::restart_nodes(&mgm, None, Duration::from_secs(timeout_s))
         }

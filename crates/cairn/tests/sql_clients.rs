@@ -14,17 +14,8 @@ use common::{free_port, mysql, start};
 
 /// Runs sysbench against `address`; its output, or a panic with it.
 fn sysbench(address: &str, test: &str, command: &str, extra: &[&str]) -> String {
-    let (host, port) = address.rsplit_once(':').unwrap();
     let out = Command::new("sysbench")
-        .args([
-            "--db-driver=mysql",
-            &format!("--mysql-host={host}"),
-            &format!("--mysql-port={port}"),
-            "--mysql-user=root",
-            "--mysql-db=sbtest",
-            "--tables=1",
-            "--table-size=2000",
-        ])
+        .args(common::sysbench_args(address, "2000"))
         .args(extra)
         .args([test, command])
         .output()

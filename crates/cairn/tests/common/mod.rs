@@ -234,6 +234,21 @@ pub fn try_mysql(address: &str, script: &str) -> Result<String, String> {
     }
 }
 
+/// sysbench's connection and table options for the SQL front end at `address`: database
+/// sbtest, one table of `rows` rows, user root.
+pub fn sysbench_args(address: &str, rows: &str) -> Vec<String> {
+    let (host, port) = address.rsplit_once(':').unwrap();
+    vec![
+        "--db-driver=mysql".into(),
+        format!("--mysql-host={host}"),
+        format!("--mysql-port={port}"),
+        "--mysql-user=root".into(),
+        "--mysql-db=sbtest".into(),
+        "--tables=1".into(),
+        format!("--table-size={rows}"),
+    ]
+}
+
 /// A process's resident memory (VmRSS), in bytes.
 pub fn resident_bytes(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
