@@ -30,10 +30,15 @@ use crate::replication::Role;
 use crate::Shared;
 
 /// Rows and bytes one copied batch holds at most.
-pub const COPY_BATCH_ROWS: usize = 4096;
+pub const COPY_BATCH_ROWS: usize = 512;
 pub const COPY_BATCH_BYTES: usize = 1 << 20;
 /// Batches sent and not yet answered: the link's queue and the starting node's work are bounded.
-pub const COPY_WINDOW: usize = 8;
+/// A commit replicated to the starting node waits behind them on the link, so together with
+/// the batch size this sets what a copy adds to every commit's latency (at most 2,048 rows to
+/// apply first). bench/restart.sh, 1,000,000 rows under sysbench: 8 x 4,096 copied 276-281k
+/// rows/s with a 69-75% dip in commits; 4 x 512, 363-370k rows/s with 59-60%
+/// (docs/benchmarks.md).
+pub const COPY_WINDOW: usize = 4;
 /// How often the copy looks again at what it waits for (the view, settled commits, a schema
 /// change under way).
 const POLL: Duration = Duration::from_millis(2);
