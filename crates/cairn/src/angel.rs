@@ -26,6 +26,9 @@ pub enum Verdict {
     Restart { counted: bool },
     /// It failed `RESTARTS_MAX` times within `RESTART_WINDOW` already: it stays down.
     GiveUp,
+    /// Its restart cannot go on (`EXIT_NO_COPY_SOURCE`: no node of its group to copy from):
+    /// starting it again would not mend that, so it stays down.
+    NoCopySource,
 }
 
 /// One data node's recent restarts.
@@ -43,6 +46,9 @@ impl Restarts {
         // Asked to restart (`cairn admin restart`, exit 75): not a failure, so not counted.
         if status.code() == Some(crate::EXIT_RESTART) {
             return Verdict::Restart { counted: false };
+        }
+        if status.code() == Some(crate::EXIT_NO_COPY_SOURCE) {
+            return Verdict::NoCopySource;
         }
         while self
             .at
@@ -104,6 +110,12 @@ pub fn run(node_id: u32, mut args: Vec<String>) -> Result<i32> {
         }
         match restarts.on_exit(&status) {
             Verdict::Stopped => return Ok(0),
+            Verdict::NoCopySource => {
+                println!(
+                    "angel: data node {node_id} cannot restart while no other node of its group serves: it is not started again (start the whole cluster again)"
+                );
+                return Ok(crate::EXIT_NO_COPY_SOURCE);
+            }
             Verdict::GiveUp => {
                 println!(
                     "angel: data node {node_id} exited ({status}), its {} failure in {} s: it is not started again",
@@ -200,6 +212,10 @@ mod tests {
         }
         // Killed by a signal counts as a failure too.
         assert_eq!(r.on_exit(&ExitStatus::from_raw(9)), Verdict::GiveUp);
+        assert_eq!(
+            r.on_exit(&exited(crate::EXIT_NO_COPY_SOURCE)),
+            Verdict::NoCopySource
+        );
         assert_eq!(
             r.on_exit(&exited(crate::EXIT_RESTART)),
             Verdict::Restart { counted: false }

@@ -491,6 +491,12 @@ struct DataNodeArgs {
     /// with this flag, and restarts them itself.
     #[arg(long)]
     no_angel: bool,
+    /// With --mgm, on a node restart: how long the node waits for another node of its group to
+    /// serve, to copy from, before it refuses to delete its files; and, once copying, how long
+    /// it goes on while none serves (its copy source died) before it stops (exit 78): the
+    /// restart cannot finish then.
+    #[arg(long, default_value_t = 30)]
+    copy_source_wait_s: u64,
     /// Fault injection for tests (with --mgm): a file naming the nodes whose membership links
     /// to this node are cut.
     #[arg(long, hide = true)]
@@ -724,6 +730,10 @@ const EXIT_FAILED: i32 = 70;
 /// A data node stopped on request to be started again (`cairn admin restart`): what runs it
 /// (`cairn start`, a service manager) starts it again.
 pub const EXIT_RESTART: i32 = 75;
+/// A data node's restart cannot go on (EX_CONFIG): no other node of its group serves to copy
+/// from. Starting it again does not mend that, so nothing that runs it does (the angel,
+/// `cairn start`); the whole cluster must be started again (a system restart).
+pub const EXIT_NO_COPY_SOURCE: i32 = 78;
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
@@ -1112,29 +1122,68 @@ fn run_api(args: ApiArgs) -> Result<()> {
     Ok(())
 }
 
-/// How long a node restart waits for its node group to have a node that serves (its copy
-/// source) before it refuses to delete its files.
-const COPY_SOURCE_WAIT: Duration = Duration::from_secs(30);
-
-/// Whether another data node of `me`'s node group serves now (its primary in an open view, so
-/// a node restart can copy from it); an error naming what to do when none does within
-/// `COPY_SOURCE_WAIT`.
-fn copy_source_serves(joined: &cluster_node::Joined, me: u32) -> Result<()> {
+/// The native addresses of the other data nodes of `me`'s node group.
+fn group_peers(joined: &cluster_node::Joined, me: u32) -> Vec<String> {
     let role = &joined.role;
-    let others: Vec<String> = role
-        .group
+    role.group
         .iter()
         .filter(|n| **n != me)
         .filter_map(|n| role.api_addresses.get(n).cloned())
-        .collect();
-    if !others.is_empty()
-        && client::Cluster::connect_serving(&others.join(","), COPY_SOURCE_WAIT).is_ok()
-    {
+        .collect()
+}
+
+/// Whether another data node of `me`'s node group serves now (its primary in an open view, so
+/// a node restart can copy from it); an error naming what to do when none does within `wait`
+/// (`--copy-source-wait-s`).
+fn copy_source_serves(joined: &cluster_node::Joined, me: u32, wait: Duration) -> Result<()> {
+    let others = group_peers(joined, me);
+    if !others.is_empty() && client::Cluster::connect_serving(&others.join(","), wait).is_ok() {
         return Ok(());
     }
     bail!(
         "data node {me} would delete its tables to copy them back from its node group (--initial), but no other node of the group serves now: its files may hold the group's only copy, so they are kept. Start the whole cluster again (cairn start runs a system restart from the node of the newest view), or this node with --system-restart if it was a member of the newest view"
     )
+}
+
+/// A restarted node copies from its group: while it has not caught up, a thread looks every
+/// second for another node of its group that serves. When none has for `wait` (its copy source
+/// died too), the restart cannot finish: the node, which holds no complete copy and serves
+/// nothing, says so and exits with `EXIT_NO_COPY_SOURCE`, rather than wait for good.
+fn watch_copy_source(joined: &cluster_node::Joined, me: u32, wait: Duration) {
+    let role = joined.role.clone();
+    let others = group_peers(joined, me);
+    if others.is_empty() {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("copy-source".into())
+        .spawn(move || {
+            let mut served = std::time::Instant::now();
+            while role.restart() != datanode::replication::Restart::No {
+                std::thread::sleep(Duration::from_secs(1));
+                if client::Cluster::connect_serving(&others.join(","), Duration::from_secs(1))
+                    .is_ok()
+                {
+                    served = std::time::Instant::now();
+                } else if served.elapsed() >= wait
+                    && role.restart() != datanode::replication::Restart::No
+                {
+                    tracing::error!(
+                        seconds = wait.as_secs(),
+                        "node restart cannot finish: no other node of the group serves"
+                    );
+                    println!(
+                        "data node {me}: the node restart cannot finish: no other node of its node group ({}) has served for {} s, so there is nothing left to copy from. This node holds no complete copy and serves nothing; it stops (exit {EXIT_NO_COPY_SOURCE}) and is not started again. Start the whole cluster again (cairn start runs a system restart from the node of the newest view)",
+                        others.join(", "),
+                        wait.as_secs()
+                    );
+                    std::process::exit(EXIT_NO_COPY_SOURCE);
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("could not watch the copy source: {e}");
+    }
 }
 
 fn run_datanode(args: DataNodeArgs) -> Result<()> {
@@ -1168,7 +1217,11 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         // Its files may hold its group's only copy: they are deleted only when another node of
         // the group serves, to copy from.
         if let Some(joined) = &joined {
-            copy_source_serves(joined, args.node_id)?;
+            let wait = Duration::from_secs(args.copy_source_wait_s);
+            if let Err(e) = copy_source_serves(joined, args.node_id, wait) {
+                eprintln!("Error: {e:#}");
+                std::process::exit(EXIT_NO_COPY_SOURCE);
+            }
         }
     }
     if args.initial {
@@ -1246,6 +1299,13 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
     if let Some(joined) = &joined {
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         cluster_node::run_membership(joined, stop, node.fail_handle(), member_file.clone())?;
+        if restarted {
+            watch_copy_source(
+                joined,
+                args.node_id,
+                Duration::from_secs(args.copy_source_wait_s),
+            );
+        }
         println!(
             "member of node group {:?} (cluster at {})",
             joined.role.group,

@@ -246,6 +246,14 @@ fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
             );
             return;
         }
+        Verdict::NoCopySource => {
+            println!(
+                "{} exited ({status}): its node restart cannot finish while no other node of its group serves, so it is not started again. Stop the cluster and start it again (a system restart); see {}",
+                p.name,
+                dir.join("logs").join(format!("{}.log", p.log)).display()
+            );
+            return;
+        }
         Verdict::GiveUp => {
             println!(
                 "{} exited ({status}), its {} restart in {} s: it is not started again; the cluster goes on without it (see {})",

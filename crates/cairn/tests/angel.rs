@@ -165,6 +165,7 @@ fn a_data_node_that_fails_before_it_is_ready_is_not_restarted() {
 /// A node restart deletes the node's files only when another node of its group serves, to
 /// copy from: with the whole group down they may be its only copy, so `--initial` is refused
 /// and they are kept (an angel restarting both nodes of a group would otherwise wipe both).
+/// The node exits with code 78, which its angel does not start again.
 #[test]
 fn a_node_restart_with_no_live_copy_source_keeps_its_files() {
     let mut cluster = spawn_cluster("angel-no-source", 2, 2);
@@ -191,11 +192,16 @@ fn a_node_restart_with_no_live_copy_source_keeps_its_files() {
     let catalog = data.join("catalog");
     assert!(catalog.exists());
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(node_two(&cluster.mgm, &data, &["--no-angel"]))
+        .args(node_two(
+            &cluster.mgm,
+            &data,
+            &["--no-angel", "--copy-source-wait-s", "2"],
+        ))
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    // 78: the restart cannot go on, and nothing that runs the node starts it again.
+    assert_eq!(out.status.code(), Some(78), "{stderr}");
     assert!(
         stderr.contains("no other node of the group serves"),
         "{stderr}"

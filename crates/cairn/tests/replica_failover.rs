@@ -817,3 +817,54 @@ fn a_killed_data_node_restarts_empty_catches_up_and_then_holds_everything_alone(
         restart_round(r, seed);
     }
 }
+
+/// A node restart whose copy source dies before the copy ends cannot finish. The starting node
+/// holds no complete copy and serves nothing; once no node of its group has served for
+/// `--copy-source-wait-s` it says so and exits with code 78, which neither its angel nor
+/// `cairn start` starts again, rather than wait for good.
+#[test]
+fn a_node_restart_whose_copy_source_dies_stops_and_says_why() {
+    let mut cluster = common::spawn_cluster("copy-source-dies", 2, 2);
+    let c = Cluster::connect_serving(&cluster.apis.join(","), Duration::from_secs(20)).unwrap();
+    let t = c.create_table(table()).unwrap();
+    let mut txn = c.transaction();
+    for id in 0..500 {
+        txn.insert(&t, vec![(0, Value::Int(id)), (1, Value::Int(id))]);
+    }
+    txn.commit().unwrap();
+    drop(c);
+    let mut backup = cluster.nodes[1].take().unwrap();
+    backup.child.kill().unwrap();
+    let _ = backup.child.wait();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while cluster.is_member(2) {
+        assert!(Instant::now() < deadline, "data node 2 stays in the view");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Node 1 serves, so node 2 may delete its files and start copying; then node 1 dies
+    // before node 2 is taken back (that needs a view change and the copy).
+    let mut restarted = spawn_node(
+        &cluster.dir,
+        &cluster.mgm,
+        2,
+        &["--initial", "--yes", "--copy-source-wait-s", "2"],
+    );
+    let mut source = cluster.nodes[0].take().unwrap();
+    source.child.kill().unwrap();
+    let _ = source.child.wait();
+    let said = restarted.wait_until(
+        |l| l.contains("the node restart cannot finish"),
+        Duration::from_secs(30),
+    );
+    assert!(said.contains("nothing left to copy from"), "{said}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = restarted.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "data node 2 did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(78), "{:?}", restarted.output);
+    assert!(!cluster.is_member(2));
+}
