@@ -207,3 +207,73 @@ fn with_a_cluster_key_every_link_proves_it() {
     let _ = mgmd.child.kill();
     let _ = mgmd.child.wait();
 }
+
+/// The management node can be started again by hand: killed and started again while its two
+/// data nodes serve (no view change under way), it takes part in the membership again (`cairn
+/// admin cluster` shows the view), and as the arbitrator it lets the survivor of a later data
+/// node failure go on committing with every row (two data nodes alone cannot agree a view
+/// without it). Its votes are not on disk yet, so a restart in the middle of a view change
+/// could vote twice in one epoch (docs/cluster-protocol.md): `cairn start` does not restart it.
+#[test]
+fn a_restarted_management_node_arbitrates_again() {
+    use base::schema::ColumnDef;
+    use base::types::ColumnType;
+    use client::{Cluster, Scan, TableDef, Value};
+
+    let mut cluster = common::spawn_cluster("mgmd-restart", 2, 2);
+    let c = Cluster::connect_serving(&cluster.apis.join(","), Duration::from_secs(20)).unwrap();
+    let t = c
+        .create_table(
+            TableDef::new(
+                "kept",
+                vec![ColumnDef::new("id", ColumnType::BigInt { unsigned: false })],
+                &["id"],
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    let insert = |c: &Cluster, t: &client::Table, id: i64| {
+        let mut txn = c.transaction();
+        txn.insert(t, vec![(0, Value::Int(id))]);
+        txn.commit()
+    };
+    insert(&c, &t, 1).unwrap();
+    drop(c);
+
+    cluster.mgmd.child.kill().unwrap();
+    let _ = cluster.mgmd.child.wait();
+    let config = cluster.dir.join("cluster.toml");
+    cluster.mgmd = spawn(&["mgmd", "--config", config.to_str().unwrap()]);
+    // It knows the data nodes' view again once they talk to it.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let shown = admin_cluster(&cluster.mgm);
+        if shown.contains("node 1 ")
+            && shown.lines().filter(|l| l.ends_with(" member")).count() == 2
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no view after the restart: {shown}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // Data node 2 dies: node 1 goes on only with the management node's vote.
+    let mut backup = cluster.nodes[1].take().unwrap();
+    backup.child.kill().unwrap();
+    let _ = backup.child.wait();
+    let c = Cluster::connect_serving(&cluster.apis[0], Duration::from_secs(20)).unwrap();
+    let t = c.table("kept").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while let Err(e) = insert(&c, &t, 2) {
+        assert!(
+            Instant::now() < deadline,
+            "the survivor does not commit: {e}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let rows = c.scan(&t, &Scan::table()).unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+}
