@@ -8,7 +8,8 @@
 #
 # Needs: target/release/cairn, sysbench, the mysql client.
 # Environment: ROWS (1000000), THREADS (8), BEFORE (5: seconds measured before the restart),
-# AFTER (3: seconds run after it), DURABILITY (commit), KEEP=1.
+# AFTER (3: seconds run after it), DURABILITY (commit), COPY_RATE (0: the copy's rows/s limit,
+# `--copy-rows-per-s`; 0 copies as fast as it can), KEEP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -20,6 +21,7 @@ THREADS=${THREADS:-8}
 BEFORE=${BEFORE:-5}
 AFTER=${AFTER:-3}
 DURABILITY=${DURABILITY:-commit}
+COPY_RATE=${COPY_RATE:-0}
 base=24600
 sql_port=24699
 mgm=127.0.0.1:$((base + 100))
@@ -36,10 +38,10 @@ sysbench_pid=
 
 trap stop_cairn_and_sysbench EXIT
 
-echo "ROWS=$ROWS THREADS=$THREADS DURABILITY=$DURABILITY"
+echo "ROWS=$ROWS THREADS=$THREADS DURABILITY=$DURABILITY COPY_RATE=$COPY_RATE"
 "$cairn" start --data-nodes 2 --replicas 2 --data-dir "$work/data" --base-port "$base" \
   --sql-port "$sql_port" --hs-read-port 0 --hs-write-port 0 --durability "$DURABILITY" \
-  >"$work/cairn.log" 2>&1 &
+  --copy-rows-per-s "$COPY_RATE" >"$work/cairn.log" 2>&1 &
 cairn_pid=$!
 wait_for_line "$work/cairn.log" ready 120 "$cairn_pid"
 mysql -h127.0.0.1 -P"$sql_port" -uroot -e "CREATE DATABASE sbtest"

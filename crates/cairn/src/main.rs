@@ -174,6 +174,11 @@ struct TimeoutArgs {
     /// Milliseconds a native connection may hold part of a frame before it is closed.
     #[arg(long, default_value_t = datanode::FRAME_TIMEOUT_DEFAULT.as_millis() as u64)]
     frame_timeout_ms: u64,
+    /// The most rows per second a data node copies to a starting node of its group (node
+    /// restart); 0: as fast as it can. Lower leaves more of the machine to the load while the
+    /// restart runs, which then takes longer (docs/benchmarks.md).
+    #[arg(long, default_value_t = 0)]
+    copy_rows_per_s: u64,
 }
 
 impl TimeoutArgs {
@@ -187,6 +192,7 @@ impl TimeoutArgs {
         config.transactions_max = self.transactions_max;
         config.transaction_operations_max = self.transaction_operations_max;
         config.worker_queue_max = self.worker_queue_max;
+        config.copy_rows_per_s = self.copy_rows_per_s;
     }
 }
 

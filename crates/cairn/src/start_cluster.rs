@@ -422,6 +422,7 @@ fn node_flags(args: &StartArgs) -> Vec<String> {
         ),
         format!("--worker-queue-max={}", t.worker_queue_max),
         format!("--frame-timeout-ms={}", t.frame_timeout_ms),
+        format!("--copy-rows-per-s={}", t.copy_rows_per_s),
     ];
     // The nodes share this machine's memory: by default each takes its share of what one
     // node alone would.

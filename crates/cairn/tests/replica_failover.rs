@@ -868,3 +868,70 @@ fn a_node_restart_whose_copy_source_dies_stops_and_says_why() {
     assert_eq!(status.code(), Some(78), "{:?}", restarted.output);
     assert!(!cluster.is_member(2));
 }
+
+/// `--copy-rows-per-s` bounds how fast a primary copies to a starting node: 3,000 rows at 2,000
+/// rows/s take at least a second and a half, where unbounded they take a fraction of one.
+#[test]
+fn a_copy_keeps_to_its_rate() {
+    const ROWS: i64 = 3000;
+    const RATE: &str = "2000";
+    let mut cluster = common::spawn_cluster("copy-rate", 2, 2);
+    let c = Cluster::connect_serving(&cluster.apis.join(","), Duration::from_secs(20)).unwrap();
+    let t = c.create_table(table()).unwrap();
+    let mut txn = c.transaction();
+    for id in 0..ROWS {
+        txn.insert(&t, vec![(0, Value::Int(id)), (1, Value::Int(id))]);
+    }
+    txn.commit().unwrap();
+    drop(c);
+    let kill = |cluster: &mut common::ClusterProcesses, id: usize| {
+        let mut node = cluster.nodes[id - 1].take().unwrap();
+        node.child.kill().unwrap();
+        let _ = node.child.wait();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while cluster.is_member(id) {
+            assert!(
+                Instant::now() < deadline,
+                "data node {id} stays in the view"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let member_again = |cluster: &common::ClusterProcesses, id: usize| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !cluster.is_member(id) {
+            assert!(
+                Instant::now() < deadline,
+                "data node {id} is not a member again"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    // Node 1 comes back with the rate (copying from node 2), then is the primary once node 2
+    // is killed, and copies to node 2 at that rate.
+    kill(&mut cluster, 1);
+    cluster.nodes[0] = Some(spawn_node(
+        &cluster.dir,
+        &cluster.mgm,
+        1,
+        &["--initial", "--yes", "--copy-rows-per-s", RATE],
+    ));
+    member_again(&cluster, 1);
+    kill(&mut cluster, 2);
+    cluster.restart_empty(2);
+    let copied = cluster.nodes[0]
+        .as_mut()
+        .unwrap()
+        .wait_until(|l| l.starts_with("copied "), Duration::from_secs(60));
+    member_again(&cluster, 2);
+    // "copied N rows in T tables to starting data node 2 in S s (R rows/s)"
+    let seconds: f64 = copied
+        .split(" in ")
+        .last()
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{copied}"));
+    println!("{copied}");
+    assert!(copied.contains(&format!("copied {ROWS} rows")), "{copied}");
+    assert!(seconds >= 1.4, "{copied}");
+}

@@ -42,6 +42,8 @@ pub const COPY_WINDOW: usize = 4;
 /// How often the copy looks again at what it waits for (the view, settled commits, a schema
 /// change under way).
 const POLL: Duration = Duration::from_millis(2);
+/// The longest sleep of a rate-limited copy between looks at the view.
+const RATE_SLICE: Duration = Duration::from_millis(50);
 /// How often progress is logged.
 const PROGRESS_EVERY: Duration = Duration::from_secs(2);
 
@@ -201,6 +203,7 @@ impl Copy {
             })
             .sum();
         self.report(false);
+        let rows_from = Instant::now();
         for table in &tables {
             for worker in 0..workers {
                 for partition in self.shared.partitions_of(table, worker) {
@@ -221,6 +224,7 @@ impl Copy {
                         }
                         window.push_back(self.send(Message::CopyRows { changes }).0);
                         self.progress(&table.name);
+                        self.keep_rate(rows_from)?;
                     }
                     self.partitions_done += 1;
                     self.report(false);
@@ -277,6 +281,24 @@ impl Copy {
         }
         if self.shared.stopping.load(Ordering::Relaxed) {
             return Err("the node is stopping".into());
+        }
+        Ok(())
+    }
+
+    /// With `DataNodeConfig::copy_rows_per_s` set, waits until the rows sent since `from` are
+    /// within that rate (in slices, so a view change still ends the copy at once).
+    fn keep_rate(&self, from: Instant) -> Result<(), String> {
+        let limit = self.shared.copy_rows_per_s;
+        if limit == 0 {
+            return Ok(());
+        }
+        let due = from + Duration::from_secs_f64(self.rows as f64 / limit as f64);
+        while Instant::now() < due {
+            self.still_wanted()?;
+            std::thread::sleep(
+                due.saturating_duration_since(Instant::now())
+                    .min(RATE_SLICE),
+            );
         }
         Ok(())
     }

@@ -116,6 +116,10 @@ pub struct DataNodeConfig {
     /// part of a header) before it is closed: a stalled or hostile peer holds no connection
     /// and its buffer forever.
     pub frame_timeout: Duration,
+    /// The most rows per second this node copies to a starting node of its group (node
+    /// restart); 0: as fast as it can. A lower rate leaves more of the machine to the load,
+    /// and the restart takes longer.
+    pub copy_rows_per_s: u64,
     /// How long a transaction holding locks or changes may wait for its client's next request
     /// before it is rolled back (NDB's TransactionInactiveTimeout); zero never rolls back.
     pub transaction_inactive_timeout: Duration,
@@ -167,6 +171,7 @@ impl Default for DataNodeConfig {
             workers: 0,
             lock_wait_timeout: Duration::from_millis(1200),
             frame_timeout: FRAME_TIMEOUT_DEFAULT,
+            copy_rows_per_s: 0,
             transaction_inactive_timeout: TRANSACTION_INACTIVE_TIMEOUT_DEFAULT,
             data_memory: default_data_memory(),
             transactions_max: TRANSACTIONS_MAX_DEFAULT,
@@ -228,6 +233,8 @@ pub struct Shared {
     pub transaction_inactive_timeout: Duration,
     /// How long a connection may hold part of a frame (`DataNodeConfig::frame_timeout`).
     pub frame_timeout: Duration,
+    /// `DataNodeConfig::copy_rows_per_s`.
+    pub copy_rows_per_s: u64,
     pub durability: Durability,
     /// Redo bytes written by all workers since the start (what triggers checkpoints).
     pub redo_bytes: AtomicU64,
@@ -661,6 +668,7 @@ impl DataNode {
             data_dir: config.data_dir.clone(),
             durability: config.durability,
             frame_timeout: config.frame_timeout,
+            copy_rows_per_s: config.copy_rows_per_s,
             transaction_inactive_timeout: config.transaction_inactive_timeout,
             redo_bytes: AtomicU64::new(0),
             checkpoints: Mutex::new(None),
