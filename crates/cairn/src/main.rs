@@ -865,6 +865,18 @@ fn main() -> Result<()> {
                     if c.done { ", done" } else { ", running" }
                 );
             }
+            if s.held_parts > 0 {
+                println!(
+                    "holding {} prepared parts of two-phase commits from the group's previous primary: it serves no new transaction until their coordinators' groups say how they ended",
+                    s.held_parts
+                );
+            }
+            if s.in_doubt > 0 {
+                println!(
+                    "{} prepared parts wait for their coordinator's second phase",
+                    s.in_doubt
+                );
+            }
             println!(
                 "data memory: {} MiB used of {} MiB ({} MiB free)",
                 s.data_memory_bytes >> 20,

@@ -951,6 +951,8 @@ impl Coordinator {
                     members: Vec::new(),
                     copies: Vec::new(),
                     backup_reads: 0,
+                    held_parts: 0,
+                    in_doubt: self.shared.in_doubt.lock().map_or(0, |d| d.len() as u32),
                 };
                 let status = match &self.shared.role {
                     Some(role) => role.describe(status),

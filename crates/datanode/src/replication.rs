@@ -383,6 +383,7 @@ impl Role {
             .collect();
         status.group = self.group.clone();
         status.backup_reads = self.backup_reads.load(Ordering::Relaxed);
+        status.held_parts = self.held.lock().unwrap_or_else(|e| e.into_inner()).len() as u32;
         status.copies = self
             .copy_progress
             .lock()

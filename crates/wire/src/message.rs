@@ -216,6 +216,12 @@ pub struct NodeStatus {
     /// Requests (executes and scans) the node answered as a backup: committed reads of
     /// READ_BACKUP tables.
     pub backup_reads: u64,
+    /// Prepared parts of two-phase commits the node holds from its group's previous primary:
+    /// as the primary it serves no new transaction until they are resolved.
+    pub held_parts: u32,
+    /// Prepared parts the node holds as the primary, waiting for their coordinator's second
+    /// phase (asked about at the coordinator's group when it is late).
+    pub in_doubt: u32,
 }
 
 /// A primary's copy of its partitions to a starting node, as it stands.
@@ -1077,6 +1083,8 @@ impl Message {
                     out.put_u8(u8::from(c.done));
                 }
                 out.put_u64(s.backup_reads);
+                out.put_u32(s.held_parts);
+                out.put_u32(s.in_doubt);
             }
         }
     }
@@ -1508,6 +1516,8 @@ impl Message {
                         .collect::<DecodeResult<_>>()?
                 },
                 backup_reads: r.u64()?,
+                held_parts: r.u32()?,
+                in_doubt: r.u32()?,
             }),
             18 => Message::Done,
             19 => Message::Checkpoint,

@@ -193,6 +193,8 @@ fn messages_round_trip() {
                 done: false,
             }],
             backup_reads: 16,
+            held_parts: 2,
+            in_doubt: 3,
         }),
         Message::Checkpoint,
         Message::CheckpointReply(CheckpointInfo {
