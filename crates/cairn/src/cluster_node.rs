@@ -247,11 +247,7 @@ pub fn print_status(mgm: &str, primary: Option<u32>) -> Result<bool> {
             if let Some(p) = primary.filter(|p| group.iter().any(|n| u32::from(*n) == *p)) {
                 return Some(p);
             }
-            group.iter().find_map(|node| {
-                let api = config.api_addresses.get(node)?;
-                let c = client::Cluster::connect_timeout(api, Duration::from_millis(300)).ok()?;
-                c.status().ok()?.members.first().copied()
-            })
+            group_primary(&config, group, Duration::from_millis(300))
         })
         .collect();
     println!(
@@ -411,14 +407,18 @@ fn primaries_of(config: &ClusterConfig) -> Vec<u32> {
         .layout
         .groups()
         .iter()
-        .filter_map(|group| {
-            group.iter().find_map(|node| {
-                let api = config.api_addresses.get(node)?;
-                let c = client::Cluster::connect_timeout(api, Duration::from_millis(500)).ok()?;
-                c.status().ok()?.members.first().copied()
-            })
-        })
+        .filter_map(|group| group_primary(config, group, Duration::from_millis(500)))
         .collect()
+}
+
+/// A node group's primary as the first of its nodes that answers names it (its status lists
+/// the group's members, the primary first); None when none answers within `timeout` each.
+fn group_primary(config: &ClusterConfig, group: &[NodeId], timeout: Duration) -> Option<u32> {
+    group.iter().find_map(|node| {
+        let api = config.api_addresses.get(node)?;
+        let c = client::Cluster::connect_timeout(api, timeout).ok()?;
+        c.status().ok()?.members.first().copied()
+    })
 }
 
 /// `cairn admin replicas`: whether every replica of each node group holds the same rows (each
@@ -427,55 +427,81 @@ fn primaries_of(config: &ClusterConfig) -> Vec<u32> {
 /// Prints one line per group; an error names the first partition that differs.
 pub fn compare_replicas(mgm: &str, settle: Duration) -> Result<()> {
     let config = config_of(mgm, ADMIN_ID, Duration::from_secs(2))?;
-    let deadline = std::time::Instant::now() + settle;
     for (g, group) in config.layout.groups().iter().enumerate() {
+        let deadline = std::time::Instant::now() + settle;
         loop {
-            let mut sums = Vec::new();
-            for node in group {
-                let api = config
-                    .api_addresses
-                    .get(node)
-                    .with_context(|| format!("data node {node} has no api address"))?;
-                let partitions = client::Cluster::connect_timeout(api, Duration::from_secs(5))
-                    .and_then(|c| c.checksums())
-                    .with_context(|| format!("asking data node {node} at {api} for checksums"))?;
-                sums.push((*node, partitions));
-            }
-            let (first, theirs) = &sums[0];
-            let differing = sums[1..].iter().find(|(_, p)| p != theirs);
-            let Some((other, ours)) = differing else {
-                let rows: u64 = theirs.iter().map(|p| p.2).sum();
-                println!(
-                    "node group {}: data nodes {:?} hold the same rows ({} partitions, {rows} rows)",
+            match replicas_differ(&config, group) {
+                Ok(None) => break,
+                Ok(Some(_)) | Err(_) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                Ok(Some(why)) => bail!(
+                    "node group {}: {why}, still after {}s",
                     g + 1,
-                    group,
-                    theirs.len()
-                );
-                break;
-            };
-            if std::time::Instant::now() >= deadline {
-                let at = theirs
-                    .iter()
-                    .zip(ours.iter())
-                    .find(|(a, b)| a != b)
-                    .map(|(a, b)| {
-                        format!(
-                            "table {} partition {}: {} rows against {}",
-                            a.0, a.1, a.2, b.2
-                        )
-                    })
-                    .unwrap_or_else(|| {
-                        format!("{} partitions against {}", theirs.len(), ours.len())
-                    });
-                bail!(
-                    "node group {}: data nodes {first} and {other} hold different rows after {settle:?} ({at})",
-                    g + 1
-                );
+                    settle.as_secs()
+                ),
+                Err(e) => return Err(e.context(format!("node group {}", g + 1))),
             }
-            std::thread::sleep(Duration::from_millis(100));
         }
     }
     Ok(())
+}
+
+/// One look at a group's replicas: None when they hold the same partitions and rows (printed),
+/// else the first difference.
+fn replicas_differ(config: &ClusterConfig, group: &[NodeId]) -> Result<Option<String>> {
+    type Sums = BTreeMap<(u32, u32), (u64, u64)>;
+    let mut sums: Vec<(NodeId, Sums)> = Vec::new();
+    for node in group {
+        let api = config
+            .api_addresses
+            .get(node)
+            .with_context(|| format!("data node {node} has no api address"))?;
+        let partitions = client::Cluster::connect_timeout(api, Duration::from_secs(5))
+            .and_then(|c| c.checksums())
+            .with_context(|| format!("asking data node {node} at {api} for checksums"))?;
+        let by_partition = partitions
+            .into_iter()
+            .map(|(table, partition, rows, sum)| ((table, partition), (rows, sum)))
+            .collect();
+        sums.push((*node, by_partition));
+    }
+    let Some(((first, theirs), others)) = sums.split_first() else {
+        return Ok(None);
+    };
+    for (other, ours) in others {
+        let keys: BTreeSet<&(u32, u32)> = theirs.keys().chain(ours.keys()).collect();
+        for key in keys {
+            let (a, b) = (theirs.get(key), ours.get(key));
+            if a != b {
+                let show = |node: &NodeId, v: Option<&(u64, u64)>| match v {
+                    Some((rows, sum)) => {
+                        format!("data node {node} {rows} rows (checksum {sum:#x})")
+                    }
+                    None => format!("data node {node} none of it"),
+                };
+                return Ok(Some(format!(
+                    "table {} partition {}: {} against {}",
+                    key.0,
+                    key.1,
+                    show(first, a),
+                    show(other, b)
+                )));
+            }
+        }
+    }
+    let rows: u64 = theirs.values().map(|v| v.0).sum();
+    println!(
+        "node group {}: data nodes {group:?} hold the same rows ({} partitions, {rows} rows in all)",
+        config
+            .layout
+            .groups()
+            .iter()
+            .position(|g| g.as_slice() == group)
+            .map_or(0, |g| g + 1),
+        theirs.len()
+    );
+    Ok(None)
 }
 
 /// The id `cairn admin` says hello with to the management node (no node has it).

@@ -1163,8 +1163,8 @@ fn copy_source_serves(joined: &cluster_node::Joined, me: u32, wait: Duration) ->
     )
 }
 
-/// A restarted node copies from its group: while it has not caught up, a thread looks every
-/// second for another node of its group that serves. When none has for `wait` (its copy source
+/// A restarted node copies from its group: until it has copied every partition, a thread looks
+/// every second for copied rows arriving or another node of its group that serves. When none has for `wait` (its copy source
 /// died too), the restart cannot finish: the node, which holds no complete copy and serves
 /// nothing, says so and exits with `EXIT_NO_COPY_SOURCE`, rather than wait for good.
 fn watch_copy_source(joined: &cluster_node::Joined, me: u32, wait: Duration) {
@@ -1177,10 +1177,15 @@ fn watch_copy_source(joined: &cluster_node::Joined, me: u32, wait: Duration) {
         .name("copy-source".into())
         .spawn(move || {
             let mut served = std::time::Instant::now();
+            let mut batches = role.copy_batches();
             while role.restart() != datanode::replication::Restart::No {
                 std::thread::sleep(Duration::from_secs(1));
-                if client::Cluster::connect_serving(&others.join(","), Duration::from_secs(1))
-                    .is_ok()
+                // Rows still arriving, or a node of the group that answers, say the source
+                // lives (a source busy copying may be slow to take a new connection).
+                let copied = std::mem::replace(&mut batches, role.copy_batches()) != batches;
+                if copied
+                    || client::Cluster::connect_serving(&others.join(","), Duration::from_secs(1))
+                        .is_ok()
                 {
                     served = std::time::Instant::now();
                 } else if served.elapsed() >= wait

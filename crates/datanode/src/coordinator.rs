@@ -801,10 +801,24 @@ impl Coordinator {
             Message::CopyRows { changes } => self.apply_copied(id, changes),
             Message::CopyDone { rows } => self.copy_done(id, rows),
             Message::CopyPrimaries { epoch, primaries } => {
-                if let Some(role) = &self.shared.role {
-                    role.learn_primaries(epoch, &primaries);
+                let taken = self
+                    .shared
+                    .role
+                    .as_ref()
+                    .is_some_and(|role| role.learn_primaries(epoch, &primaries));
+                if taken {
+                    self.reply(id, &Message::Done)
+                } else {
+                    // The copy's view is not this node's: the copy ends, and the next view's
+                    // copy sends them again.
+                    self.fail(
+                        id,
+                        Error::new(
+                            ErrorCode::ViewChanged,
+                            format!("the primaries of view {epoch} are not this node's view's; the copy starts again in the next view"),
+                        ),
+                    )
                 }
-                self.reply(id, &Message::Done)
             }
             Message::CopyNames { names } => {
                 if let Some(role) = &self.shared.role {
@@ -826,6 +840,15 @@ impl Coordinator {
                 }
                 Err(e) => self.fail(id, e),
             },
+            // A step link's session names its coordinator's decisions (`step_hello`): a
+            // client's hello may not rename it.
+            Message::Hello { .. } if self.step_peer.is_some() => self.fail(
+                id,
+                Error::new(
+                    ErrorCode::Protocol,
+                    "a step link says StepHello, not Hello, and only once",
+                ),
+            ),
             Message::Hello { session, .. } => {
                 self.session = session;
                 if let Some(role) = &self.shared.role {

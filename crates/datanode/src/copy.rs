@@ -170,10 +170,18 @@ impl Copy {
             .schema_change_busy
             .store(false, Ordering::Release);
         self.wait(&answer)?;
-        // Each group's primary, which depends on views the starting node did not see.
+        // Each group's primary, which depends on views the starting node did not see: as this
+        // copy's view has them.
+        self.still_wanted()?;
         let view = self.role.view();
+        if view.epoch != self.epoch {
+            return Err(format!(
+                "the view changed (now {}): the copy is no longer wanted",
+                view.epoch
+            ));
+        }
         let (answer, _) = self.send(Message::CopyPrimaries {
-            epoch: view.epoch,
+            epoch: self.epoch,
             primaries: view
                 .primaries
                 .iter()

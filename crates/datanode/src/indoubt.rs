@@ -113,6 +113,10 @@ fn run(weak: Weak<Shared>) {
             }
         }
         for part in due {
+            // (A coordinator in no group of the configuration is never asked about.)
+            let Some(group) = role.groups.iter().position(|g| g.contains(&part.0)) else {
+                continue;
+            };
             let a = asked.entry(part).or_insert(Asked {
                 since: now,
                 logged: now,
@@ -122,9 +126,6 @@ fn run(weak: Weak<Shared>) {
             if a.waiting {
                 continue;
             }
-            let Some(group) = role.groups.iter().position(|g| g.contains(&part.0)) else {
-                continue;
-            };
             a.waiting = true;
             let name = decision_name(part.0, part.1);
             let answers = tx.clone();

@@ -599,7 +599,8 @@ impl Shared {
         catalog.save(dir).map_err(|e| {
             let why = format!("writing the catalog in {}: {e}", dir.display());
             self.fail(why.clone());
-            Error::new(ErrorCode::ShuttingDown, why)
+            // Not `ShuttingDown` (a request not run): the change was made in memory.
+            Error::new(ErrorCode::Internal, why)
         })
     }
 

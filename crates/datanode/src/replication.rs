@@ -159,6 +159,9 @@ pub struct Role {
     held: Mutex<std::collections::HashMap<(u32, u64), Vec<wire::RowChange>>>,
     /// Requests answered here as a backup's READ_BACKUP reads.
     backup_reads: AtomicU64,
+    /// Batches of copied rows this node took as a starting node (node restart): a sign its copy
+    /// source is alive even when too busy to answer a new connection.
+    copy_batches: AtomicU64,
 }
 
 /// A restarted node's copy from its primary, as it stands.
@@ -362,6 +365,7 @@ impl Role {
             restart: Mutex::new(Restart::No),
             held: Mutex::new(Default::default()),
             backup_reads: AtomicU64::new(0),
+            copy_batches: AtomicU64::new(0),
         })
     }
 
@@ -658,6 +662,16 @@ impl Role {
             ));
         }
         Ok(view.epoch)
+    }
+
+    /// Counts a batch of copied rows taken (`copy_batches`).
+    pub fn copy_batch_taken(&self) {
+        self.copy_batches.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Batches of copied rows taken so far.
+    pub fn copy_batches(&self) -> u64 {
+        self.copy_batches.load(Ordering::Relaxed)
     }
 
     /// Counts a request let in as a backup's READ_BACKUP read.
@@ -979,8 +993,14 @@ impl Role {
         let mut c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
         let outcome = c.outcome(name, Instant::now());
         if is_decision(name) && outcome != Outcome::Committed && outcome != Outcome::UnderWay {
+            // Refused for good either way; but a decision this node may have forgotten (it
+            // forgot commits lately) may have been made: that is not "not committed".
             c.refuse(name);
-            return Outcome::NotCommitted;
+            return if outcome == Outcome::Unknown {
+                Outcome::Unknown
+            } else {
+                Outcome::NotCommitted
+            };
         }
         if outcome == Outcome::NotCommitted && !is_decision(name) && !c.sessions.contains(&name.0) {
             // Not a session of this group's: it may have committed in another group.

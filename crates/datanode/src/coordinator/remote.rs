@@ -6,8 +6,7 @@
 //!
 //! A commit that writes in one node group only commits there (that group's primary sends the
 //! rows to its backups first, as for any commit), and the other parts, reads, are released
-//! after it. A commit that writes in two or more groups needs two-phase commit, which is not
-//! built yet: it is rolled back with a clear error.
+//! after it. A commit that writes in two or more groups commits in two phases (`twophase.rs`).
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -518,8 +517,8 @@ impl Coordinator {
     }
 
     /// Commits a transaction that reached other node groups. One group that wrote commits it;
-    /// the parts that only read are released after. Writes in more than one group need
-    /// two-phase commit (not built yet): the transaction is rolled back.
+    /// the parts that only read are released after. Writes in more than one group go to
+    /// two-phase commit (`prepare_across`).
     /// Returns the transaction when it is this node's to commit (only its own group wrote).
     pub(super) fn commit_across_groups(
         &mut self,
@@ -604,13 +603,14 @@ impl Coordinator {
                         e.message
                     ),
                 );
-                if self.shared.step_links.is_none() {
+                let shared = self.shared.clone();
+                let Some(links) = shared.step_links.as_ref() else {
                     let outcome = ExecuteOutcome::Aborted {
                         op_index: 0,
                         error: lost,
                     };
                     return self.reply(request_id, &Message::ExecuteReply(outcome));
-                }
+                };
                 let name = crate::replication::decision_name(self.shared.node_id, txn.id);
                 let tag = self.tag();
                 self.pending.insert(
@@ -622,10 +622,6 @@ impl Coordinator {
                     },
                 );
                 let done = self.deliver(tag, group, 0);
-                let shared = self.shared.clone();
-                let Some(links) = shared.step_links.as_ref() else {
-                    return;
-                };
                 links.send_until_answered(
                     group,
                     Message::CommitOutcome {

@@ -328,6 +328,9 @@ impl Coordinator {
                 ),
             );
         }
+        if let Some(role) = &self.shared.role {
+            role.copy_batch_taken();
+        }
         self.apply_rows(id, (0, 0), changes, true);
     }
 

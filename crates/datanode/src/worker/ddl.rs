@@ -390,10 +390,9 @@ impl Worker {
             }
             if let Err(e) = appended.and_then(|()| logging.log.flush(true)) {
                 self.failure.get_or_insert(e.to_string());
-                return Err(Error::new(
-                    ErrorCode::ShuttingDown,
-                    format!("redo log: {e}"),
-                ));
+                // The node fails (fail-stop); the change may be partly done here, so this is
+                // not the "not run" refusal of a stopping node (`ShuttingDown`).
+                return Err(Error::new(ErrorCode::Internal, format!("redo log: {e}")));
             }
         }
         for (p, part) in built {
