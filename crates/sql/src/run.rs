@@ -1315,10 +1315,47 @@ impl Session {
                 .filter_map(|i| out[i as usize].take())
                 .collect()
         };
-        Ok(Outcome::Rows {
-            columns: p.columns.clone(),
-            rows,
-        })
+        let mut columns = p.columns.clone();
+        self.type_user_variables(&p.items, &mut columns);
+        Ok(Outcome::Rows { columns, rows })
+    }
+
+    /// A select item that is a user variable alone takes the type of the variable's value now,
+    /// as MariaDB's does (the plan cannot know it): a number comes back as a number to
+    /// drivers that convert by type, not as a string.
+    pub(crate) fn type_user_variables(
+        &self,
+        items: &[Expr],
+        columns: &mut [myproto::response::Column],
+    ) {
+        use myproto::response::flags;
+        use myproto::response::types;
+        for (item, column) in items.iter().zip(columns.iter_mut()) {
+            let Expr::Var(name) = item else {
+                continue;
+            };
+            if name.starts_with("@@") {
+                continue;
+            }
+            let (column_type, length, decimals, unsigned) =
+                match crate::expr::Context::variable(self, name.as_str()) {
+                    Value::Int(_) => (types::LONGLONG, 20, 0, false),
+                    Value::UInt(_) => (types::LONGLONG, 20, 0, true),
+                    Value::Double(_) | Value::Float(_) => (types::DOUBLE, 23, 31, false),
+                    // (MariaDB says 38 decimals and sends the value's own digits; a text
+                    // result here is written with the column's decimals, so the value's.)
+                    Value::Decimal(d) => (types::NEWDECIMAL, 83, d.scale, false),
+                    _ => continue,
+                };
+            column.column_type = column_type;
+            column.length = length;
+            column.decimals = decimals;
+            column.collation = myproto::response::BINARY_COLLATION_ID;
+            column.flags |= flags::NUM | flags::BINARY;
+            if unsigned {
+                column.flags |= flags::UNSIGNED;
+            }
+        }
     }
 
     pub(crate) fn run_insert(&mut self, p: &InsertPlan, params: &[Value]) -> Result<Outcome> {

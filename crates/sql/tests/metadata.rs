@@ -301,3 +301,56 @@ fn show_plugins_lists_the_authentication_plugins() {
     server.stop();
     node.stop();
 }
+
+/// A user variable selected alone has its value's type, as in MariaDB (an integer LONGLONG, a
+/// decimal NEWDECIMAL, a double DOUBLE), so drivers that convert by type (PyMySQL) get numbers;
+/// a string stays a string. The mysql client's --column-type-info shows the metadata.
+#[test]
+fn user_variables_have_their_values_types() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port().to_string();
+    let out = std::process::Command::new("mysql")
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-P",
+            &port,
+            "-u",
+            "root",
+            "--column-type-info",
+            "-t",
+            "-e",
+        ])
+        .arg("SET @i = 30, @d = 1.5, @f = 1e0, @s = 'ab'; SELECT @i, @d, @f, @s")
+        .output()
+        .expect("the mysql client runs (apt-get install mariadb-client)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let types: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("Type:"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(types.len(), 4, "{text}");
+    assert_eq!(&types[..3], ["LONGLONG", "NEWDECIMAL", "DOUBLE"], "{text}");
+    assert!(
+        ["VAR_STRING", "STRING", "BLOB", "LONG_BLOB"].contains(&types[3]),
+        "{text}"
+    );
+    let values: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .nth(1)
+        .unwrap_or_default()
+        .split('|')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .collect();
+    assert_eq!(values, ["30", "1.5", "1", "ab"], "{text}");
+    server.stop();
+    node.stop();
+}
