@@ -801,24 +801,13 @@ impl Coordinator {
             Message::CopyRows { changes } => self.apply_copied(id, changes),
             Message::CopyDone { rows } => self.copy_done(id, rows),
             Message::CopyPrimaries { epoch, primaries } => {
-                let taken = self
-                    .shared
-                    .role
-                    .as_ref()
-                    .is_some_and(|role| role.learn_primaries(epoch, &primaries));
-                if taken {
-                    self.reply(id, &Message::Done)
-                } else {
-                    // The copy's view is not this node's: the copy ends, and the next view's
-                    // copy sends them again.
-                    self.fail(
-                        id,
-                        Error::new(
-                            ErrorCode::ViewChanged,
-                            format!("the primaries of view {epoch} are not this node's view's; the copy starts again in the next view"),
-                        ),
-                    )
+                // Answered either way, as every copy message is (a refusal would have the link
+                // send it again for good). Primaries of another view are not taken, and the
+                // copy then does not end here (`copy_done`): the next view's copy sends them.
+                if let Some(role) = &self.shared.role {
+                    role.learn_primaries(epoch, &primaries);
                 }
+                self.reply(id, &Message::Done)
             }
             Message::CopyNames { names } => {
                 if let Some(role) = &self.shared.role {

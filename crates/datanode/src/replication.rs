@@ -152,6 +152,9 @@ pub struct Role {
     /// On a starting node: set once its primary's copy ended, for the membership to say it
     /// caught up.
     copied: Arc<AtomicBool>,
+    /// A starting node took every group's primary from its copy in its own view
+    /// (`learn_primaries`); its copy ends only then.
+    primaries_learned: AtomicBool,
     /// Where this node's own restart stands (`Restart`).
     restart: Mutex<Restart>,
     /// On a backup: prepared parts of two-phase commits (`Message::Prepared`), by coordinator
@@ -362,6 +365,7 @@ impl Role {
             copies: Mutex::new(BTreeSet::new()),
             copy_progress: Mutex::new(BTreeMap::new()),
             copied: Arc::new(AtomicBool::new(false)),
+            primaries_learned: AtomicBool::new(false),
             restart: Mutex::new(Restart::No),
             held: Mutex::new(Default::default()),
             backup_reads: AtomicU64::new(0),
@@ -471,7 +475,13 @@ impl Role {
         }
         view.primary = learned.get(&self.group_index).copied();
         view.primaries = learned;
+        self.primaries_learned.store(true, Ordering::Release);
         true
+    }
+
+    /// Whether `learn_primaries` took a copy's primaries (see `primaries_learned`).
+    pub fn primaries_learned(&self) -> bool {
+        self.primaries_learned.load(Ordering::Acquire)
     }
 
     /// The membership thread opened the view of `epoch`. A primary then starts the copy to

@@ -386,6 +386,15 @@ impl Coordinator {
         let Some(role) = self.shared.role.clone() else {
             return;
         };
+        if role.restart() == Restart::Copying && !role.primaries_learned() {
+            // The copy's primaries were of another view than this node's: the next view's
+            // copy brings them, and ends the restart.
+            tracing::info!(
+                rows,
+                "copy from the primary done, but its node groups' primaries were of another view; waiting for the next view's copy"
+            );
+            return self.reply(id, &Message::Done);
+        }
         if role.restart() == Restart::Copying {
             for w in 0..self.shared.worker_count() {
                 self.outbox.push((w, ToWorker::Copying(false)));
