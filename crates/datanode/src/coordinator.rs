@@ -85,21 +85,6 @@ enum Pending {
         waiting: usize,
         replies: Vec<StepReply>,
     },
-    /// The one other node group that wrote is committing the transaction; the rest of it is
-    /// released once it answered (`remote.rs`).
-    RemoteCommit {
-        request_id: u64,
-        txn: Box<OpenTxn>,
-        results: Vec<OpResult>,
-    },
-    /// The one other node group that wrote lost its link during the commit: asking that
-    /// group's (new) primary how the commit ended (`remote.rs`).
-    RemoteOutcome {
-        request_id: u64,
-        results: Vec<OpResult>,
-        /// Why the outcome was not known, for the client if it stays unknown.
-        lost: Error,
-    },
     /// A transaction that wrote in several node groups: waiting for their parts to prepare
     /// (`twophase.rs`).
     Preparing {

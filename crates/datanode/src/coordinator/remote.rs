@@ -4,9 +4,9 @@
 //! steps run on this node's workers under a transaction kept per sender's transaction, until
 //! the sender ends it or the link closes (then it is rolled back, as a client's).
 //!
-//! A commit that writes in one node group only commits there (that group's primary sends the
-//! rows to its backups first, as for any commit), and the other parts, reads, are released
-//! after it. A commit that writes in two or more groups commits in two phases (`twophase.rs`).
+//! A commit that writes only in this node's group commits here, and the other parts, reads,
+//! are released first. A commit that writes in any other group commits in two phases
+//! (`twophase.rs`), its decision recorded in this node's group.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -324,8 +324,6 @@ impl Coordinator {
                 }
                 self.on_finished(tag);
             }
-            Some(Pending::RemoteCommit { .. }) => self.on_remote_commit(tag, group, answer),
-            Some(Pending::RemoteOutcome { .. }) => self.on_remote_outcome(tag, group, answer),
             Some(Pending::Preparing { .. }) => self.on_prepared(tag, group, answer),
             // A prepared part's commit: answered, or given up on after long (the transaction
             // committed all the same; that group learns it from the coordinator's group).
@@ -516,9 +514,8 @@ impl Coordinator {
         }
     }
 
-    /// Commits a transaction that reached other node groups. One group that wrote commits it;
-    /// the parts that only read are released after. Writes in more than one group go to
-    /// two-phase commit (`prepare_across`).
+    /// Commits a transaction that reached other node groups. Writes in another group go to
+    /// two-phase commit (`prepare_across`); else the parts there only read, and are released.
     /// Returns the transaction when it is this node's to commit (only its own group wrote).
     pub(super) fn commit_across_groups(
         &mut self,
@@ -533,142 +530,21 @@ impl Coordinator {
             .filter(|(_, p)| p.written)
             .map(|(g, _)| *g)
             .collect();
-        let local_written = txn.written != 0;
-        if written.len() + usize::from(local_written) > 1 {
+        // Writes in another group commit in two phases even when only that group wrote: the
+        // decision is recorded in this node's group under the client's commit name (and
+        // replicated to its backups), which is where a client that lost its connection asks.
+        // (A one-phase commit there was named only in that group: with this node dead, the
+        // client was told "not committed" of a transaction that was there.)
+        if !written.is_empty() {
             self.prepare_across(request_id, client_txn, txn, results);
             return None;
         }
-        let Some(&group) = written.first() else {
-            // Only this node wrote (or nothing did): the remote parts are reads, released
-            // first; this node commits as always.
-            let mut txn = txn;
-            let parts = std::mem::take(&mut txn.remote);
-            self.release_remote(txn.id, &parts, RemoteEnd::Rollback);
-            return Some((txn, results));
-        };
-        let tag = self.tag();
-        let shared = self.shared.clone();
-        let links = shared.step_links.as_ref()?;
-        let part = txn.remote.get(&group).copied().unwrap_or_default();
-        links.send(
-            group,
-            part.generation,
-            Message::EndRemote {
-                transaction: txn.id,
-                end: RemoteEnd::Commit,
-            },
-            self.deliver(tag, group, 0),
-        );
-        self.pending.insert(
-            tag,
-            Pending::RemoteCommit {
-                request_id,
-                txn: Box::new(txn),
-                results,
-            },
-        );
-        None
-    }
-
-    /// The group that wrote answered its commit: the rest of the transaction is released,
-    /// and the client hears.
-    fn on_remote_commit(&mut self, tag: u64, group: u32, answer: Message) {
-        let Some(Pending::RemoteCommit {
-            request_id,
-            txn,
-            results,
-        }) = self.pending.remove(&tag)
-        else {
-            return;
-        };
-        let mut others = txn.remote.clone();
-        others.remove(&group);
-        self.abort_on_workers(txn.id, txn.touched);
-        self.release_remote(txn.id, &others, RemoteEnd::Rollback);
-        let outcome = match answer {
-            Message::ExecuteReply(ExecuteOutcome::Ok(_)) => ExecuteOutcome::Ok(results),
-            Message::ExecuteReply(ExecuteOutcome::Aborted { error, .. }) => {
-                ExecuteOutcome::Aborted { op_index: 0, error }
-            }
-            Message::Failure(e) if e.code == ErrorCode::ViewChanged => {
-                // The group records the commit under the decision name of this node and
-                // transaction (its step link's session), and its next primary knows how it
-                // ended: asked until it answers (a name it does not know, it refuses for good,
-                // so a commit still on its way there can no longer happen).
-                let lost = Error::new(
-                    ErrorCode::ConnectionLost,
-                    format!(
-                        "the commit's outcome is unknown: node group {}'s primary took it and then the link to it ended ({})",
-                        group + 1,
-                        e.message
-                    ),
-                );
-                let shared = self.shared.clone();
-                let Some(links) = shared.step_links.as_ref() else {
-                    let outcome = ExecuteOutcome::Aborted {
-                        op_index: 0,
-                        error: lost,
-                    };
-                    return self.reply(request_id, &Message::ExecuteReply(outcome));
-                };
-                let name = crate::replication::decision_name(self.shared.node_id, txn.id);
-                let tag = self.tag();
-                self.pending.insert(
-                    tag,
-                    Pending::RemoteOutcome {
-                        request_id,
-                        results,
-                        lost,
-                    },
-                );
-                let done = self.deliver(tag, group, 0);
-                links.send_until_answered(
-                    group,
-                    Message::CommitOutcome {
-                        session: name.0,
-                        transaction: name.1,
-                    },
-                    done,
-                );
-                return;
-            }
-            other => ExecuteOutcome::Aborted {
-                op_index: 0,
-                error: failure_of(other, group),
-            },
-        };
-        self.reply(request_id, &Message::ExecuteReply(outcome));
-    }
-
-    /// The group whose link ended during a commit said how the commit ended; the client hears
-    /// (unknown still, when it could not tell within the persistent request's time).
-    fn on_remote_outcome(&mut self, tag: u64, group: u32, answer: Message) {
-        let Some(Pending::RemoteOutcome {
-            request_id,
-            results,
-            lost,
-        }) = self.pending.remove(&tag)
-        else {
-            return;
-        };
-        let outcome = match answer {
-            Message::Outcome { committed: true } => ExecuteOutcome::Ok(results),
-            Message::Outcome { committed: false } => ExecuteOutcome::Aborted {
-                op_index: 0,
-                error: Error::new(
-                    ErrorCode::ViewChanged,
-                    format!(
-                        "transaction rolled back: node group {}'s primary changed before it committed there; retry",
-                        group + 1
-                    ),
-                ),
-            },
-            _ => ExecuteOutcome::Aborted {
-                op_index: 0,
-                error: lost,
-            },
-        };
-        self.reply(request_id, &Message::ExecuteReply(outcome));
+        // Only this node wrote (or nothing did): the remote parts are reads, released first;
+        // this node commits as always.
+        let mut txn = txn;
+        let parts = std::mem::take(&mut txn.remote);
+        self.release_remote(txn.id, &parts, RemoteEnd::Rollback);
+        Some((txn, results))
     }
 }
 
