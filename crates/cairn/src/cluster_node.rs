@@ -430,7 +430,7 @@ pub fn compare_replicas(mgm: &str, settle: Duration) -> Result<()> {
     for (g, group) in config.layout.groups().iter().enumerate() {
         let deadline = std::time::Instant::now() + settle;
         loop {
-            match replicas_differ(&config, group) {
+            match replicas_differ(&config, g, group) {
                 Ok(None) => break,
                 Ok(Some(_)) | Err(_) if std::time::Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(100));
@@ -447,9 +447,9 @@ pub fn compare_replicas(mgm: &str, settle: Duration) -> Result<()> {
     Ok(())
 }
 
-/// One look at a group's replicas: None when they hold the same partitions and rows (printed),
+/// One look at group `g`'s replicas: None when they hold the same partitions and rows (printed),
 /// else the first difference.
-fn replicas_differ(config: &ClusterConfig, group: &[NodeId]) -> Result<Option<String>> {
+fn replicas_differ(config: &ClusterConfig, g: usize, group: &[NodeId]) -> Result<Option<String>> {
     type Sums = BTreeMap<(u32, u32), (u64, u64)>;
     let mut sums: Vec<(NodeId, Sums)> = Vec::new();
     for node in group {
@@ -493,12 +493,7 @@ fn replicas_differ(config: &ClusterConfig, group: &[NodeId]) -> Result<Option<St
     let rows: u64 = theirs.values().map(|v| v.0).sum();
     println!(
         "node group {}: data nodes {group:?} hold the same rows ({} partitions, {rows} rows in all)",
-        config
-            .layout
-            .groups()
-            .iter()
-            .position(|g| g.as_slice() == group)
-            .map_or(0, |g| g + 1),
+        g + 1,
         theirs.len()
     );
     Ok(None)

@@ -628,29 +628,13 @@ fn a_restarted_data_node_catches_up_under_load_and_then_holds_its_group_alone() 
         let load = Load::start(&lists, WRITERS, None, 0);
         let (killed, seen) = (load.killed.clone(), load.seen.clone());
         std::thread::sleep(Duration::from_millis(500));
-        let mut node = cluster.nodes[victim - 1].take().unwrap();
-        node.child.kill().unwrap();
-        let _ = node.child.wait();
-        drop(node);
+        cluster.kill(victim);
         // A view without it first, then the restart.
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while cluster.is_member(victim) {
-            assert!(
-                Instant::now() < deadline,
-                "round {round}: data node {victim} stays in the view"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let what = format!("round {round}");
+        cluster.wait_membership(&what, victim, false, Duration::from_secs(10));
         let restarted = Instant::now();
         cluster.restart_empty(victim);
-        let deadline = restarted + Duration::from_secs(30);
-        while !cluster.is_member(victim) {
-            assert!(
-                Instant::now() < deadline,
-                "round {round}: data node {victim} is not a member again"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        cluster.wait_membership(&what, victim, true, Duration::from_secs(30));
         println!(
             "round {round}: data node {victim} a member again {:?} after its restart, {} commits acknowledged by then",
             restarted.elapsed(),
@@ -741,33 +725,18 @@ fn data_nodes_killed_and_restarted_round_after_round_lose_nothing() {
         };
         let began = Instant::now();
         println!("round {round}: killing data nodes {victims:?}");
+        let what = format!("round {round}");
         for v in &victims {
-            let mut node = cluster.nodes[v - 1].take().unwrap();
-            node.child.kill().unwrap();
-            let _ = node.child.wait();
+            cluster.kill(*v);
         }
         for v in &victims {
-            let deadline = Instant::now() + Duration::from_secs(15);
-            while cluster.is_member(*v) {
-                assert!(
-                    Instant::now() < deadline,
-                    "round {round}: data node {v} stays in the view"
-                );
-                std::thread::sleep(Duration::from_millis(50));
-            }
+            cluster.wait_membership(&what, *v, false, Duration::from_secs(15));
         }
         for v in &victims {
             cluster.restart_empty(*v);
         }
         for v in &victims {
-            let deadline = Instant::now() + Duration::from_secs(60);
-            while !cluster.is_member(*v) {
-                assert!(
-                    Instant::now() < deadline,
-                    "round {round}: data node {v} is not a member again"
-                );
-                std::thread::sleep(Duration::from_millis(50));
-            }
+            cluster.wait_membership(&what, *v, true, Duration::from_secs(60));
         }
         let seen = seen.lock().unwrap();
         println!(

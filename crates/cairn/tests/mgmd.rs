@@ -261,9 +261,7 @@ fn a_restarted_management_node_arbitrates_again() {
     }
 
     // Data node 2 dies: node 1 goes on only with the management node's vote.
-    let mut backup = cluster.nodes[1].take().unwrap();
-    backup.child.kill().unwrap();
-    let _ = backup.child.wait();
+    cluster.kill(2);
     let c = Cluster::connect_serving(&cluster.apis[0], Duration::from_secs(20)).unwrap();
     let t = c.table("kept").unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);

@@ -818,6 +818,17 @@ fn a_killed_data_node_restarts_empty_catches_up_and_then_holds_everything_alone(
     }
 }
 
+/// Creates `table()` in `cluster` and commits rows 0..`rows` in one transaction.
+fn load_table(cluster: &common::ClusterProcesses, rows: i64) {
+    let c = Cluster::connect_serving(&cluster.apis.join(","), Duration::from_secs(20)).unwrap();
+    let t = c.create_table(table()).unwrap();
+    let mut txn = c.transaction();
+    for id in 0..rows {
+        txn.insert(&t, vec![(0, Value::Int(id)), (1, Value::Int(id))]);
+    }
+    txn.commit().unwrap();
+}
+
 /// A node restart whose copy source dies before the copy ends cannot finish. The starting node
 /// holds no complete copy and serves nothing; once no node of its group has served for
 /// `--copy-source-wait-s` it says so and exits with code 78, which neither its angel nor
@@ -825,22 +836,9 @@ fn a_killed_data_node_restarts_empty_catches_up_and_then_holds_everything_alone(
 #[test]
 fn a_node_restart_whose_copy_source_dies_stops_and_says_why() {
     let mut cluster = common::spawn_cluster("copy-source-dies", 2, 2);
-    let c = Cluster::connect_serving(&cluster.apis.join(","), Duration::from_secs(20)).unwrap();
-    let t = c.create_table(table()).unwrap();
-    let mut txn = c.transaction();
-    for id in 0..500 {
-        txn.insert(&t, vec![(0, Value::Int(id)), (1, Value::Int(id))]);
-    }
-    txn.commit().unwrap();
-    drop(c);
-    let mut backup = cluster.nodes[1].take().unwrap();
-    backup.child.kill().unwrap();
-    let _ = backup.child.wait();
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while cluster.is_member(2) {
-        assert!(Instant::now() < deadline, "data node 2 stays in the view");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    load_table(&cluster, 500);
+    cluster.kill(2);
+    cluster.wait_membership("the backup killed", 2, false, Duration::from_secs(15));
     // Node 1 serves, so node 2 may delete its files and start copying; then node 1 dies
     // before node 2 is taken back (that needs a view change and the copy).
     let mut restarted = spawn_node(
@@ -849,9 +847,7 @@ fn a_node_restart_whose_copy_source_dies_stops_and_says_why() {
         2,
         &["--initial", "--yes", "--copy-source-wait-s", "2"],
     );
-    let mut source = cluster.nodes[0].take().unwrap();
-    source.child.kill().unwrap();
-    let _ = source.child.wait();
+    cluster.kill(1);
     let said = restarted.wait_until(
         |l| l.contains("the node restart cannot finish"),
         Duration::from_secs(30),
@@ -876,54 +872,26 @@ fn a_copy_keeps_to_its_rate() {
     const ROWS: i64 = 3000;
     const RATE: &str = "2000";
     let mut cluster = common::spawn_cluster("copy-rate", 2, 2);
-    let c = Cluster::connect_serving(&cluster.apis.join(","), Duration::from_secs(20)).unwrap();
-    let t = c.create_table(table()).unwrap();
-    let mut txn = c.transaction();
-    for id in 0..ROWS {
-        txn.insert(&t, vec![(0, Value::Int(id)), (1, Value::Int(id))]);
-    }
-    txn.commit().unwrap();
-    drop(c);
-    let kill = |cluster: &mut common::ClusterProcesses, id: usize| {
-        let mut node = cluster.nodes[id - 1].take().unwrap();
-        node.child.kill().unwrap();
-        let _ = node.child.wait();
-        let deadline = Instant::now() + Duration::from_secs(15);
-        while cluster.is_member(id) {
-            assert!(
-                Instant::now() < deadline,
-                "data node {id} stays in the view"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    };
-    let member_again = |cluster: &common::ClusterProcesses, id: usize| {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !cluster.is_member(id) {
-            assert!(
-                Instant::now() < deadline,
-                "data node {id} is not a member again"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    };
+    load_table(&cluster, ROWS);
     // Node 1 comes back with the rate (copying from node 2), then is the primary once node 2
     // is killed, and copies to node 2 at that rate.
-    kill(&mut cluster, 1);
+    cluster.kill(1);
+    cluster.wait_membership("killed", 1, false, Duration::from_secs(15));
     cluster.nodes[0] = Some(spawn_node(
         &cluster.dir,
         &cluster.mgm,
         1,
         &["--initial", "--yes", "--copy-rows-per-s", RATE],
     ));
-    member_again(&cluster, 1);
-    kill(&mut cluster, 2);
+    cluster.wait_membership("restarted", 1, true, Duration::from_secs(60));
+    cluster.kill(2);
+    cluster.wait_membership("killed", 2, false, Duration::from_secs(15));
     cluster.restart_empty(2);
     let copied = cluster.nodes[0]
         .as_mut()
         .unwrap()
         .wait_until(|l| l.starts_with("copied "), Duration::from_secs(60));
-    member_again(&cluster, 2);
+    cluster.wait_membership("restarted", 2, true, Duration::from_secs(60));
     // "copied N rows in T tables to starting data node 2 in S s (R rows/s)"
     let seconds: f64 = copied
         .split(" in ")

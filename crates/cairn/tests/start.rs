@@ -469,6 +469,12 @@ fn a_rolling_restart_restarts_every_data_node_while_commits_go_on() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The management node's address, as `cairn start` printed it.
+fn mgm_address(cluster: &common::Started) -> String {
+    let line = cluster.listening("management node: ");
+    line.split([' ', ',']).next().unwrap().to_string()
+}
+
 /// Runs `cairn admin ARGS --mgm MGM`: its output, or a panic with what it said.
 fn admin(mgm: &str, args: &[&str]) -> String {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
@@ -508,12 +514,7 @@ fn a_rolling_restart_of_two_node_groups_under_sysbench_oltp_read_write_loses_not
     let args = common::cluster_args(&dir, 4, 2, common::free_cluster_base());
     let cluster = common::spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let sql = cluster.listening("sql (mysql protocol): ");
-    let mgm = cluster
-        .listening("management node: ")
-        .split(' ')
-        .next()
-        .unwrap()
-        .to_string();
+    let mgm = mgm_address(&cluster);
     mysql(&sql, "CREATE DATABASE sbtest");
     let sysbench = |command: &str| {
         let mut c = std::process::Command::new("sysbench");
@@ -616,12 +617,7 @@ fn a_stopped_cluster_starts_again_from_the_node_of_the_newest_view() {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut cluster = common::spawn(&args);
     let sql = cluster.listening("sql (mysql protocol): ");
-    let mgm = cluster
-        .listening("management node: ")
-        .split(' ')
-        .next()
-        .unwrap()
-        .to_string();
+    let mgm = mgm_address(&cluster);
     mysql(
         &sql,
         "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT); INSERT INTO d.t VALUES (1, 10), (2, 20), (3, 30)",
@@ -652,12 +648,7 @@ fn a_stopped_cluster_starts_again_from_the_node_of_the_newest_view() {
         "every committed row is back"
     );
     // Node 1 copies from node 2, then holds every row alone.
-    let mgm = cluster
-        .listening("management node: ")
-        .split(' ')
-        .next()
-        .unwrap()
-        .to_string();
+    let mgm = mgm_address(&cluster);
     let first = cluster
         .listening("data node 1 (native protocol): ")
         .split(',')
@@ -794,12 +785,7 @@ fn start_runs_two_node_groups() {
         .filter_map(|l| l.rsplit("pid ").next()?.parse().ok())
         .collect();
     assert_eq!(pids.len(), 4, "{:?}", cluster.output);
-    let mgm = cluster
-        .listening("management node: ")
-        .split([' ', ','])
-        .next()
-        .unwrap()
-        .to_string();
+    let mgm = mgm_address(&cluster);
     let first = cluster
         .listening("data node 1 (native protocol): ")
         .split([' ', ','])

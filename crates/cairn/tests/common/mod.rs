@@ -309,6 +309,31 @@ impl ClusterProcesses {
         ));
     }
 
+    /// Kills data node `id` with SIGKILL and reaps it.
+    pub fn kill(&mut self, id: usize) {
+        let mut node = self.nodes[id - 1].take().expect("the node runs");
+        node.child.kill().unwrap();
+        let _ = node.child.wait();
+    }
+
+    /// Waits until the management node shows data node `id` a member of its newest view
+    /// (`member`) or out of it, polling; panics after `timeout`, the message led by `what`.
+    pub fn wait_membership(&self, what: &str, id: usize, member: bool, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        while self.is_member(id) != member {
+            assert!(
+                Instant::now() < deadline,
+                "{what}: data node {id} {}",
+                if member {
+                    "is not a member again"
+                } else {
+                    "stays in the view"
+                }
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Whether the management node shows data node `id` a member of its newest view.
     pub fn is_member(&self, id: usize) -> bool {
         let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
