@@ -566,3 +566,33 @@ fn concurrent_transfers_across_groups_keep_the_total() {
         "every acknowledged transfer, and nothing else"
     );
 }
+
+/// A transaction whose only writes so far are in the other node group stays one transaction
+/// when it next reads a row of the coordinator's own group (a read the coordinator answers
+/// from one worker when the transaction holds nothing on its own node): its commit commits
+/// the earlier write. The coordinator once forgot such a transaction at that read, leaving its
+/// part in the other group open and never committed, while the commit said it was.
+#[test]
+fn a_read_after_writes_only_in_the_other_group_keeps_the_transaction_whole() {
+    let cluster = start("node-groups-read-after-remote");
+    let c1 = connect(&cluster.apis[0]);
+    connect(&cluster.apis[1]);
+    let t = c1.create_table(def()).unwrap();
+    let (here, there) = (id_in(&t, 0, 0), id_in(&t, 1, 0));
+    insert(&c1, &t, &[(here, 1), (there, 1)]).unwrap();
+    for round in 2..6 {
+        let mut txn = c1.transaction();
+        txn.update(&t, vec![Value::Int(there)], vec![(1, Value::Int(round))]);
+        txn.execute(client::ExecType::NoCommit).unwrap();
+        let read = txn.read(&t, vec![Value::Int(here)]);
+        txn.execute(client::ExecType::NoCommit).unwrap();
+        assert_eq!(txn.row(read).map(|r| int(&r[1])), Some(1));
+        txn.commit()
+            .unwrap_or_else(|e| panic!("round {round}: {e}"));
+        assert_eq!(
+            value_of(&c1, &t, there),
+            Some(round),
+            "round {round}: the committed write in the other group"
+        );
+    }
+}

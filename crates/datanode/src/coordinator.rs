@@ -275,7 +275,7 @@ impl Drop for OpenTxns {
 
 /// How many rolled-back transactions' ids a connection remembers to tell their clients: past
 /// it, the oldest are forgotten (their next request then starts a new transaction).
-const TIMED_OUT_REMEMBERED_MAX: usize = 1024;
+const ROLLED_BACK_REMEMBERED_MAX: usize = 1024;
 
 pub struct Coordinator {
     shared: Arc<Shared>,
@@ -291,9 +291,12 @@ pub struct Coordinator {
     scans: HashMap<u64, scan::ScanCursor>,
     next_tag: u64,
     peer: String,
-    /// Transactions rolled back for inactivity whose clients have not heard of it yet, oldest
-    /// first.
-    timed_out: VecDeque<u64>,
+    /// Transactions this node rolled back on its own (idle past the inactive timeout, or a
+    /// request refused in a view change) whose clients have not heard of it yet, with what
+    /// to tell them, oldest first. Their next request fails with it rather than opening the
+    /// transaction again unawares, which would run its later statements without its earlier
+    /// ones.
+    rolled_back: VecDeque<(u64, Error)>,
     /// The number the client chose for this connection in its hello (0: none): with a client
     /// transaction number, it names a commit (`replication::CommitName`).
     session: u64,
@@ -328,7 +331,7 @@ impl Coordinator {
             scans: HashMap::new(),
             next_tag: 1,
             peer,
-            timed_out: VecDeque::new(),
+            rolled_back: VecDeque::new(),
             session: 0,
             replica: None,
             schema_jobs: HashMap::new(),
@@ -354,7 +357,7 @@ impl Coordinator {
             let Some(txn) = self.txns.remove(&client_txn) else {
                 continue;
             };
-            if txn.touched == 0 {
+            if txn.touched == 0 && txn.remote.is_empty() {
                 // It holds nothing: forgotten, and its next request opens it again unawares.
                 continue;
             }
@@ -363,11 +366,41 @@ impl Coordinator {
                 "rolled back transaction {client_txn}: idle {timeout:?} while holding locks or changes"
             );
             self.abort_txn(&txn);
-            if self.timed_out.len() == TIMED_OUT_REMEMBERED_MAX {
-                self.timed_out.pop_front();
-            }
-            self.timed_out.push_back(client_txn);
+            let error = self.timed_out_error();
+            self.remember_rolled_back(client_txn, error);
         }
+    }
+
+    /// Notes that this node rolled back the client's transaction `client_txn` on its own: its
+    /// next request is answered with `error`, not run in a transaction opened again.
+    pub(super) fn remember_rolled_back(&mut self, client_txn: u64, error: Error) {
+        if client_txn == 0 {
+            return;
+        }
+        self.rolled_back.retain(|(t, _)| *t != client_txn);
+        if self.rolled_back.len() == ROLLED_BACK_REMEMBERED_MAX {
+            self.rolled_back.pop_front();
+        }
+        self.rolled_back.push_back((client_txn, error));
+    }
+
+    /// Why this node rolled back `client_txn` on its own, if it did and its client has not
+    /// been told yet; forgotten once taken.
+    pub(super) fn take_rolled_back(&mut self, client_txn: u64) -> Option<Error> {
+        let at = self
+            .rolled_back
+            .iter()
+            .position(|(t, _)| *t == client_txn)?;
+        self.rolled_back.remove(at).map(|(_, e)| e)
+    }
+
+    /// Why this node rolled back `client_txn` on its own, if it did (kept for its next
+    /// request).
+    pub(super) fn rolled_back_error(&self, client_txn: u64) -> Option<Error> {
+        self.rolled_back
+            .iter()
+            .find(|(t, _)| *t == client_txn)
+            .map(|(_, e)| e.clone())
     }
 
     /// What a request of a transaction rolled back for inactivity answers.

@@ -536,7 +536,9 @@ impl Session {
             let mut outcomes = self.run_once(sql);
             self.command_streams = false;
             if let Some(last) = outcomes.pop() {
-                outcomes.push(self.resolve_lost_commit(last));
+                let last = self.resolve_lost_commit(last);
+                self.leave_if_rolled_back(&last);
+                outcomes.push(last);
             }
             match outcomes.as_slice() {
                 [failed] if self.retry_after_failover(failed, alone, read_only, &mut retry) => {
@@ -978,6 +980,7 @@ impl Session {
         loop {
             let outcome = self.execute_prepared_once(id, params);
             let outcome = self.resolve_lost_commit(outcome);
+            self.leave_if_rolled_back(&outcome);
             if !self.retry_after_failover(&outcome, alone, read_only, &mut retry) {
                 return outcome;
             }
@@ -1225,7 +1228,7 @@ impl Session {
     /// statement's last batch (`work` is told which exec type its last batch takes). Inside
     /// the session's transaction, a failure undoes the statement's changes and the transaction
     /// goes on; when the data node aborted the whole transaction (a changed definition, a lost
-    /// connection), the session leaves it.
+    /// connection), or the failure is the retry class (1213), the session leaves it.
     pub(crate) fn transactional<R>(
         &mut self,
         work: impl FnOnce(&mut Session, &mut Transaction, ExecType) -> Result<R>,
@@ -1269,6 +1272,19 @@ impl Session {
                 } else if txn.is_open() {
                     txn.commit().map_err(|e| SqlError::from_client(&e))?;
                 }
+            }
+            Err(e) if keep && e.code == 1213 => {
+                // The retry class (a deadlock, a failover, a stopping data node): as in MySQL,
+                // the whole transaction is rolled back and the session is out of it. Kept open,
+                // the client's retry from BEGIN would commit what ran before the failure
+                // (BEGIN commits a transaction in progress): half a transaction.
+                if txn.is_open() {
+                    if let Err(e) = txn.rollback() {
+                        tracing::debug!("sql session {}: rolling back: {e}", self.id);
+                    }
+                }
+                self.explicit = false;
+                self.savepoints.clear();
             }
             Err(_) => {
                 if keep && txn.is_open() {

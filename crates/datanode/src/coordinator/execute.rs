@@ -27,8 +27,7 @@ impl Coordinator {
         exec: ExecType,
         operations: Vec<Operation>,
     ) {
-        if let Some(at) = self.timed_out.iter().position(|t| *t == client_txn) {
-            self.timed_out.remove(at);
+        if let Some(error) = self.take_rolled_back(client_txn) {
             if exec == ExecType::Rollback {
                 // Already rolled back: nothing more to do.
                 return self.reply(
@@ -36,7 +35,6 @@ impl Coordinator {
                     &Message::ExecuteReply(ExecuteOutcome::Ok(vec![])),
                 );
             }
-            let error = self.timed_out_error();
             return self.reply(
                 request_id,
                 &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 0, error }),
@@ -163,7 +161,11 @@ impl Coordinator {
             failure = self.queues_full().map(|e| (0, e));
         }
         let tag = self.tag();
-        let stateless = self.txns.get(&client_txn).is_some_and(|t| t.touched == 0);
+        // (Not one with a part on another node group: forgetting it would leave that open.)
+        let stateless = self
+            .txns
+            .get(&client_txn)
+            .is_some_and(|t| t.touched == 0 && t.remote.is_empty());
         if failure.is_none() && stateless {
             if let Some((worker, steps)) = direct_read_steps(&ops, self.shared.placement) {
                 // The transaction holds nothing on any worker and committed reads take no locks
@@ -808,7 +810,8 @@ fn maintenance_steps(
 }
 
 fn ends_transaction(e: &Error) -> bool {
-    // A step link's failure too: the transaction's part on that node group is gone.
+    // A step link's failure too: the transaction's part on that node group is gone (its
+    // primary stopping rolled it back, or rolled it back idle).
     matches!(
         e.code,
         ErrorCode::SchemaChanged
@@ -816,5 +819,7 @@ fn ends_transaction(e: &Error) -> bool {
             | ErrorCode::ViewChanged
             | ErrorCode::NotPrimary
             | ErrorCode::ConnectionLost
+            | ErrorCode::ShuttingDown
+            | ErrorCode::TransactionTimedOut
     )
 }

@@ -114,9 +114,7 @@ impl Coordinator {
         (statement, keep_from): (u32, u32),
         steps: Vec<Step>,
     ) {
-        if let Some(at) = self.timed_out.iter().position(|t| *t == transaction) {
-            self.timed_out.remove(at);
-            let error = self.timed_out_error();
+        if let Some(error) = self.take_rolled_back(transaction) {
             return self.fail(request_id, error);
         }
         let placement = self.shared.placement;

@@ -229,7 +229,8 @@ impl Coordinator {
         match refusal {
             Some(e) => {
                 // A transaction whose request is refused cannot go on here: it is rolled back
-                // now (its client hears a temporary error and runs it again).
+                // now (its client hears a temporary error and runs it again). Its next request
+                // hears it again rather than opening it anew without what it did before.
                 if let Message::Execute { transaction, .. }
                 | Message::Steps { transaction, .. }
                 | Message::EndRemote { transaction, .. }
@@ -238,6 +239,7 @@ impl Coordinator {
                 {
                     if let Some(txn) = self.txns.remove(transaction) {
                         self.abort_txn(&txn);
+                        self.remember_rolled_back(*transaction, e.clone());
                     }
                 }
                 self.fail(id, e);

@@ -81,9 +81,9 @@ impl Stream {
 
 impl Coordinator {
     pub(super) fn on_scan(&mut self, request_id: u64, request: ScanRequest) {
-        if request.transaction != 0 && self.timed_out.contains(&request.transaction) {
-            // Rolled back for inactivity: its reads would no longer see its writes.
-            return self.fail(request_id, self.timed_out_error());
+        if let Some(error) = self.rolled_back_error(request.transaction) {
+            // Rolled back here on its own: its reads would no longer see its writes.
+            return self.fail(request_id, error);
         }
         if let Some(t) = self.txns.get_mut(&request.transaction) {
             // A read of the transaction is activity: it does not time out meanwhile.
@@ -239,9 +239,9 @@ impl Coordinator {
         cursor.batch = Some((Vec::new(), 0));
         let client_txn = cursor.client_txn;
         if client_txn != 0 {
-            if self.timed_out.contains(&client_txn) {
+            if let Some(error) = self.rolled_back_error(client_txn) {
                 self.scans.remove(&request_id);
-                return self.fail(request_id, self.timed_out_error());
+                return self.fail(request_id, error);
             }
             if let Some(t) = self.txns.get_mut(&client_txn) {
                 // Reading its scan is activity: the transaction does not time out meanwhile.

@@ -75,6 +75,29 @@ impl Session {
         true
     }
 
+    /// After a statement failed with the retry class (1213: a deadlock, a failover, a stopping
+    /// data node), whichever path it took: as in MySQL, the session's whole transaction is
+    /// rolled back and the session is out of it. Kept open, a client that runs the transaction
+    /// again from BEGIN (as sysbench and ORMs do) would commit what ran before the failure,
+    /// since BEGIN commits a transaction in progress: half a transaction.
+    pub(super) fn leave_if_rolled_back(&mut self, outcome: &Outcome) {
+        let Outcome::Failed(e) = outcome else {
+            return;
+        };
+        if e.code != 1213 {
+            return;
+        }
+        if let Some(txn) = self.txn.take() {
+            if txn.is_open() {
+                if let Err(e) = txn.rollback() {
+                    tracing::debug!("sql session {}: rolling back: {e}", self.id);
+                }
+            }
+        }
+        self.explicit = false;
+        self.savepoints.clear();
+    }
+
     /// The first statement after a reconnect that dropped an open transaction fails with the
     /// retry class (the transaction was rolled back; nothing of it, nor of this statement, is
     /// committed), as MySQL reports a deadlock on the statement that meets it; a ROLLBACK
