@@ -1152,16 +1152,16 @@ fn grant_text(a: &Account) -> String {
         a.user.replace('`', "``"),
         a.host.replace('`', "``")
     );
-    if !a.auth.is_empty() {
-        match a.plugin {
-            Plugin::Native => text.push_str(&format!(" IDENTIFIED BY PASSWORD '{}'", a.auth)),
-            Plugin::CachingSha2 => text.push_str(&format!(
-                " IDENTIFIED VIA caching_sha2_password USING '{}'",
-                a.auth.replace('\\', "\\\\").replace('\'', "\\'")
-            )),
-        }
-    } else if a.plugin == Plugin::CachingSha2 {
-        text.push_str(" IDENTIFIED VIA caching_sha2_password");
+    let quoted = |t: &str| t.replace('\\', "\\\\").replace('\'', "\\'");
+    match (a.plugin, a.auth.is_empty()) {
+        (Plugin::Native, true) => {}
+        (Plugin::Native, false) => text.push_str(&format!(" IDENTIFIED BY PASSWORD '{}'", a.auth)),
+        (plugin, true) => text.push_str(&format!(" IDENTIFIED VIA {}", plugin.name())),
+        (plugin, false) => text.push_str(&format!(
+            " IDENTIFIED VIA {} USING '{}'",
+            plugin.name(),
+            quoted(&a.auth)
+        )),
     }
     if a.privileges & GRANT_OPTION != 0 {
         text.push_str(" WITH GRANT OPTION");

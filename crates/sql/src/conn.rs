@@ -710,6 +710,22 @@ impl Conn {
         let Some(account) = users::choose(&accounts, &hello.user, &peer).cloned() else {
             return self.deny(&hello.user, &peer, with_password);
         };
+        if account.plugin == Plugin::UnixSocket {
+            // MariaDB's unix_socket: no answer is asked for or read; the kernel names the
+            // client's operating-system account, which must be the user it logs in as (so never
+            // over TCP). Refused with MariaDB's 1698.
+            let os_user = self.write.peer_os_user();
+            if os_user.as_deref() != Some(hello.user.as_str()) {
+                self.error(&SqlError::new(
+                    1698,
+                    "28000",
+                    format!("Access denied for user '{}'@'{}'", hello.user, peer.name),
+                ));
+                self.flush()?;
+                return Ok(false);
+            }
+            return self.logged_in(&shared, &hello, &account, &peer, remote, with_password);
+        }
         let mut answer = hello.auth_response.clone();
         let plugin = hello
             .auth_plugin
@@ -738,12 +754,27 @@ impl Conn {
                 // Refused and told, or the client left.
                 None => return Ok(false),
             },
+            // Handled above, before any answer is read.
+            Plugin::UnixSocket => false,
         };
-        if known {
-            self.login_passed(remote, &hello.user);
-        } else {
+        if !known {
             return self.deny(&hello.user, &peer, with_password);
         }
+        self.logged_in(&shared, &hello, &account, &peer, remote, with_password)
+    }
+
+    /// The session of an authenticated login: the account's privileges and grants, the
+    /// database it asked for, and the OK that ends the connection phase.
+    fn logged_in(
+        &mut self,
+        shared: &Arc<Shared>,
+        hello: &handshake::HandshakeResponse,
+        account: &users::Account,
+        peer: &Peer,
+        remote: Option<std::net::IpAddr>,
+        with_password: bool,
+    ) -> Result<bool, ProtoError> {
+        self.login_passed(remote, &hello.user);
         // The account's own name (empty for an anonymous account), not the one the client
         // gave: privileges and "self" in account statements follow the account.
         self.session.user = account.user.clone();

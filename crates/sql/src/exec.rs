@@ -569,6 +569,10 @@ impl Session {
             return outcomes;
         }
         self.take_counts();
+        if let Some(refused) = crate::plugins::statement(sql) {
+            self.begin_statement(crate::diagnostics::Kind::Other { tables: false });
+            return vec![self.concluded(Outcome::Failed(refused))];
+        }
         if starts_with_word(sql, "alter") {
             if let Some((name, options)) = crate::ddl::option_alter(sql) {
                 self.plans.clear();

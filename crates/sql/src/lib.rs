@@ -37,6 +37,7 @@ mod meta;
 mod named_locks;
 mod partition;
 mod plan;
+mod plugins;
 mod privilege;
 mod reactor;
 mod routines;

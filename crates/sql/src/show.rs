@@ -287,25 +287,21 @@ impl Session {
                 "Database Collation",
             ])),
             // What tools look through for authentication plugins (PyMySQL's tests, clients
-            // choosing how to log in): the two Cairn serves, and its engine.
+            // choosing how to log in): the ones Cairn serves, and its engine.
             ["PLUGINS"] => Ok(Outcome::Rows {
                 columns: list_columns(&["Name", "Status", "Type", "Library", "License"]),
-                rows: [
-                    ("mysql_native_password", "AUTHENTICATION"),
-                    ("caching_sha2_password", "AUTHENTICATION"),
-                    ("ndbcluster", "STORAGE ENGINE"),
-                ]
-                .into_iter()
-                .map(|(name, kind)| {
-                    vec![
-                        Value::Bytes(name.into()),
-                        Value::Bytes(b"ACTIVE".to_vec()),
-                        Value::Bytes(kind.into()),
-                        Value::Null,
-                        Value::Bytes(b"GPL".to_vec()),
-                    ]
-                })
-                .collect(),
+                rows: crate::plugins::BUILT_IN
+                    .iter()
+                    .map(|&(name, kind)| {
+                        vec![
+                            Value::Bytes(name.into()),
+                            Value::Bytes(b"ACTIVE".to_vec()),
+                            Value::Bytes(kind.into()),
+                            Value::Null,
+                            Value::Bytes(b"GPL".to_vec()),
+                        ]
+                    })
+                    .collect(),
             }),
             ["ERRORS"] => Ok(self.show_conditions(true)),
             ["COUNT", "WARNINGS"] => Ok(self.show_condition_count(false)),

@@ -44,13 +44,21 @@ pub const GRANT_TABLE_BYTES_MAX: u32 = 256;
 pub enum Plugin {
     Native,
     CachingSha2,
+    /// MariaDB's unix_socket: no password; a client on the Unix socket file whose operating
+    /// system account has the account's user name logs in (over TCP, never).
+    UnixSocket,
 }
+
+/// MariaDB's name for the plugin that logs in the operating system's user of a Unix socket
+/// connection (MySQL's auth_socket, which MariaDB does not know by that name either).
+pub const UNIX_SOCKET: &str = "unix_socket";
 
 impl Plugin {
     pub fn name(self) -> &'static str {
         match self {
             Plugin::Native => NATIVE_PASSWORD,
             Plugin::CachingSha2 => CACHING_SHA2_PASSWORD,
+            Plugin::UnixSocket => UNIX_SOCKET,
         }
     }
 
@@ -59,26 +67,34 @@ impl Plugin {
             Some(Plugin::Native)
         } else if name.eq_ignore_ascii_case(CACHING_SHA2_PASSWORD) {
             Some(Plugin::CachingSha2)
+        } else if name.eq_ignore_ascii_case(UNIX_SOCKET) {
+            Some(Plugin::UnixSocket)
         } else {
             None
         }
     }
 
     /// The stored form of `password` under this plugin (`random` salts caching_sha2's).
+    /// unix_socket takes no password: MariaDB's syntax error.
     pub fn stored(self, password: &[u8]) -> Result<String, SqlError> {
         Ok(match self {
             Plugin::Native => {
                 auth::native_hash_text(&myproto::handshake::native_password_hash(password))
             }
             Plugin::CachingSha2 => auth::sha2_stored(password, &auth::salt_from_random(&random()?)),
+            Plugin::UnixSocket => {
+                return Err(SqlError::parse("unix_socket takes no password (near 'BY')"))
+            }
         })
     }
 
-    /// Whether `stored` is a valid stored form for this plugin (`AS 'hash'`).
+    /// Whether `stored` is a valid stored form for this plugin (`AS 'hash'`). unix_socket keeps
+    /// any text (MariaDB keeps it and does not use it).
     pub fn valid_stored(self, stored: &str) -> bool {
         match self {
             Plugin::Native => auth::parse_native_hash_text(stored).is_some(),
             Plugin::CachingSha2 => stored.is_empty() || auth::parse_sha2_stored(stored).is_some(),
+            Plugin::UnixSocket => true,
         }
     }
 }

@@ -831,3 +831,112 @@ q("DROP PROCEDURE p1; DROP PROCEDURE p2; DROP PROCEDURE `foo.bar`; DROP TABLE pt
     server.stop();
     node.stop();
 }
+
+/// MariaDB's unix_socket accounts over the socket file, with PyMySQL as a client of another
+/// operating-system user than the server's when the test runs as root (`runuser -u nobody`),
+/// else as the test's own user: the account named after the client's operating-system user
+/// logs in with no password; one named otherwise, or the same one over TCP, gets MariaDB's
+/// 1698. SHOW PLUGINS lists the plugin (PyMySQL's suite looks for it there), SHOW GRANTS names
+/// it, and INSTALL PLUGIN answers MariaDB's 1126 for a library it cannot load.
+#[test]
+fn unix_socket_accounts_log_in_the_socket_clients_own_user() {
+    let dir = std::env::temp_dir().join(format!("cairn-sql-unix-auth-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mysql.sock");
+    let node = datanode::DataNode::start(datanode::DataNodeConfig {
+        listen: "127.0.0.1:0".into(),
+        ..datanode::DataNodeConfig::default()
+    })
+    .unwrap();
+    let server = sql::SqlServer::start(sql::SqlConfig {
+        datanode: node.address().to_string(),
+        listen: "127.0.0.1:0".into(),
+        socket: Some(path.clone()),
+        ..sql::SqlConfig::default()
+    })
+    .unwrap();
+    let socket = path.to_str().unwrap();
+    let port = server.address().port();
+    let own = |args: &[&str]| {
+        let out = Command::new(args[0]).args(&args[1..]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    // The client's operating-system user, and how to run a program as it.
+    let as_root = own(&["id", "-u"]) == "0";
+    let (os_user, python): (String, Vec<String>) = if as_root {
+        (
+            "nobody".into(),
+            ["runuser", "-u", "nobody", "--", "/usr/bin/python3"]
+                .map(String::from)
+                .to_vec(),
+        )
+    } else {
+        (own(&["id", "-un"]), vec![python()])
+    };
+    let out = mysql_socket(
+        socket,
+        &format!(
+            "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY); INSERT INTO d.t VALUES (7);
+             CREATE USER '{os_user}'@localhost IDENTIFIED VIA unix_socket;
+             CREATE USER someone_else@localhost IDENTIFIED VIA unix_socket;
+             GRANT SELECT ON d.* TO '{os_user}'@localhost;
+             SHOW GRANTS FOR '{os_user}'@localhost;
+             SHOW PLUGINS"
+        ),
+    );
+    let shown = text(&out);
+    assert!(out.status.success(), "{shown}");
+    assert!(
+        shown.contains(&format!(
+            "GRANT USAGE ON *.* TO `{os_user}`@`localhost` IDENTIFIED VIA unix_socket\n"
+        )),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("unix_socket\tACTIVE\tAUTHENTICATION\tNULL\tGPL"),
+        "{shown}"
+    );
+    let script = r#"
+import sys, pymysql
+socket, port, me = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def attempt(**how):
+    try:
+        c = pymysql.connect(database="d", **how)
+        with c.cursor() as cur:
+            cur.execute("SELECT CURRENT_USER(), id FROM t")
+            return "%s %s" % cur.fetchone()
+    except pymysql.err.MySQLError as e:
+        return "error %d" % e.args[0]
+print(attempt(unix_socket=socket, user=me))
+print(attempt(unix_socket=socket, user=me, password="anything"))
+print(attempt(unix_socket=socket, user="someone_else"))
+print(attempt(host="127.0.0.1", port=port, user=me))
+"#;
+    let out = Command::new(&python[0])
+        .args(&python[1..])
+        .args(["-c", script, socket, &port.to_string(), &os_user])
+        .output()
+        .expect("python3 runs");
+    assert_eq!(
+        text(&out),
+        format!("{os_user}@localhost 7\n{os_user}@localhost 7\nerror 1698\nerror 1698\n"),
+        "as {os_user}"
+    );
+    for (sql, error) in [
+        (
+            "INSTALL PLUGIN auth_socket SONAME 'auth_socket.so'",
+            "ERROR 1126",
+        ),
+        ("UNINSTALL PLUGIN unix_socket", "ERROR 1619"),
+        (
+            "CREATE USER pw@localhost IDENTIFIED VIA unix_socket BY 'x'",
+            "ERROR 1064",
+        ),
+    ] {
+        let out = mysql_socket(socket, sql);
+        assert!(text(&out).contains(error), "{sql}: {}", text(&out));
+    }
+    server.stop();
+    node.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -65,6 +65,21 @@ impl Stream {
         }
     }
 
+    /// The name of the operating-system account on the other end of a Unix socket connection
+    /// (its user id's name, from the kernel's SO_PEERCRED, which the peer cannot forge); None
+    /// for other streams, or when the kernel or the user database cannot tell.
+    pub fn peer_os_user(&self) -> Option<String> {
+        match self {
+            Stream::Unix(s) => {
+                use nix::sys::socket::{getsockopt, sockopt::PeerCredentials};
+                let credentials = getsockopt(s, PeerCredentials).ok()?;
+                let uid = nix::unistd::Uid::from_raw(credentials.uid());
+                nix::unistd::User::from_uid(uid).ok()?.map(|u| u.name)
+            }
+            Stream::Tcp(_) | Stream::Shm(_) => None,
+        }
+    }
+
     /// The peer's address: None for a peer on this host over shared memory or a Unix socket.
     pub fn peer_addr(&self) -> Option<SocketAddr> {
         match self {
