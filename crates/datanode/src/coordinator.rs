@@ -113,6 +113,15 @@ enum Pending {
         waiting: usize,
         results: Vec<OpResult>,
     },
+    /// A two-phase commit's decision, taken by the backups: its prepared parts commit once
+    /// this node's workers committed it too (logged, with its name), so every node of the
+    /// group holds the decision on disk before any part is committed.
+    Deciding {
+        request_id: u64,
+        waiting: usize,
+        results: Vec<OpResult>,
+        decided: Box<twophase::Decided>,
+    },
     /// A worker reading the next part of a stream of an open scan (`scan.rs`).
     Scan(scan::Reading),
     /// Waiting for every worker to apply a schema change.
@@ -766,18 +775,20 @@ impl Coordinator {
                 session,
                 transaction,
                 changes,
-                ..
-            } => self.apply_replicated(id, (session, transaction), changes),
+                decision,
+            } => {
+                // A decision carries its name into this backup's log too (`worker::prepared`).
+                let decision = (decision != 0).then(|| {
+                    let primary = self.replica.map_or(0, |(node, _)| node);
+                    crate::replication::decision_name(primary, decision)
+                });
+                self.apply_replicated(id, (session, transaction), changes, decision)
+            }
             Message::Prepared {
                 coordinator,
                 transaction,
                 changes,
-            } => {
-                if let Some(role) = &self.shared.role {
-                    role.hold((coordinator, transaction), changes);
-                }
-                self.reply(id, &Message::Done)
-            }
+            } => self.hold_prepared(id, (coordinator, transaction), changes),
             Message::Resolve {
                 coordinator,
                 transaction,
@@ -793,6 +804,7 @@ impl Coordinator {
                 let awaiting = role
                     .as_ref()
                     .is_some_and(|r| r.restart() == crate::replication::Restart::AwaitingCatalog);
+                let name = crate::replication::decision_name(coordinator, transaction);
                 if commit && !awaiting {
                     // The rows came again with the commit: a node that started copying after
                     // the prepare holds none.
@@ -801,9 +813,11 @@ impl Coordinator {
                     } else {
                         changes
                     };
-                    let name = crate::replication::decision_name(coordinator, transaction);
-                    self.apply_rows(id, name, rows, false)
+                    self.apply_rows(id, Some(name), rows, false)
                 } else {
+                    for w in 0..self.shared.worker_count() {
+                        self.outbox.push((w, ToWorker::LogDropped { name }));
+                    }
                     self.reply(id, &Message::Done)
                 }
             }

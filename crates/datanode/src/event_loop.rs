@@ -338,7 +338,8 @@ impl EventLoop {
     fn checkpoint_step(&mut self, step: CheckpointStep) {
         match step {
             CheckpointStep::Mark { reply } => {
-                if let Some(position) = self.worker.log_position() {
+                // (Not past a record a two-phase commit still needs: `worker::prepared`.)
+                if let Some(position) = self.worker.log_keep_from() {
                     let _ = reply.send(CheckpointReply::Position {
                         worker: self.index,
                         position,
@@ -394,8 +395,10 @@ impl EventLoop {
         };
         let pending = self.worker.log_pending();
         let due = interval.is_some_and(|every| self.unsynced && self.last_sync.elapsed() >= every);
+        // A prepared part's record is answered only once on disk, in either durability.
+        let wanted = self.worker.take_sync_wanted();
         if (pending || due) && !self.failed {
-            let sync = interval.is_none() || due;
+            let sync = interval.is_none() || due || wanted;
             self.worker.flush_log(sync);
             if sync {
                 self.unsynced = false;

@@ -167,7 +167,12 @@ fn resolve(shared: &Arc<Shared>, part: (u32, u64), commit: bool) {
     if role.view().primary != Some(role.me) {
         return;
     }
-    if let Some(changes) = role.take_held(part) {
+    let taken = if commit {
+        role.take_held_to_apply(part)
+    } else {
+        role.take_held(part)
+    };
+    if let Some(changes) = taken {
         tracing::info!(
             coordinator = part.0,
             transaction = part.1,
@@ -244,6 +249,11 @@ pub(crate) fn resolve_held(
 /// A prepared part of a primary that died, rolled back: this node's backups, which may hold it
 /// too (a node that copied from this one after the takeover was sent it), drop it.
 fn drop_held(shared: &Arc<Shared>, part: (u32, u64)) {
+    // Its prepared records here end (`worker::prepared`).
+    let name = decision_name(part.0, part.1);
+    for w in 0..shared.worker_count() {
+        shared.workers[w].send(ToWorker::LogDropped { name });
+    }
     if let Some(role) = shared.role.clone() {
         role.replicate(
             Message::Resolve {
@@ -261,12 +271,15 @@ fn drop_held(shared: &Arc<Shared>, part: (u32, u64)) {
 /// A prepared part of a primary that died, committed: its rows go to this node's backups (as
 /// the part's `Resolve`, so one that holds the part drops it rather than keep it to apply
 /// again later) and are applied here as one logged transaction, as a replicated commit is.
+/// The part was taken with `Role::take_held_to_apply`: the node serves again once its rows
+/// are queued to the workers, ahead of any request after.
 pub(crate) fn apply(shared: &Arc<Shared>, part: (u32, u64), changes: Vec<RowChange>) {
     let Some(role) = shared.role.clone() else {
         return;
     };
     let target = shared.clone();
     let settle = role.clone();
+    let name = decision_name(part.0, part.1);
     role.replicate(
         Message::Resolve {
             coordinator: part.0,
@@ -295,10 +308,12 @@ pub(crate) fn apply(shared: &Arc<Shared>, part: (u32, u64), changes: Vec<RowChan
                         tag: 0,
                         reply_to: NOWHERE,
                         copy: false,
+                        name: Some(name),
                     });
                 }
             }
             settle.settled(generation);
+            settle.applied_held();
         }),
     );
 }

@@ -609,6 +609,48 @@ impl Shared {
     }
 }
 
+/// Takes back what the logs held of two-phase commits (`recovery::TwoPhase`): the decisions
+/// recorded are answered as committed, and each prepared part not ended is held again (so the
+/// node serves once the in-doubt resolver settled it, `Role::serving`) and logged again, so
+/// this run's log keeps it past its checkpoints.
+fn restore_two_phase(shared: &Arc<Shared>, two_phase: recovery::TwoPhase) {
+    let Some(role) = &shared.role else {
+        return;
+    };
+    for name in two_phase.decided {
+        role.commit_ended(name, true);
+    }
+    let nowhere = messages::ReplyTo {
+        worker: 0,
+        connection: usize::MAX,
+    };
+    for (part, rows) in two_phase.held {
+        let name = replication::decision_name(part.0, part.1);
+        let mut per_worker: Vec<Vec<wire::RowChange>> =
+            (0..shared.worker_count()).map(|_| Vec::new()).collect();
+        for row in &rows {
+            per_worker[shared.placement.worker_of(row.partition)].push(row.clone());
+        }
+        for (w, changes) in per_worker.into_iter().enumerate() {
+            if !changes.is_empty() {
+                shared.workers[w].send(messages::ToWorker::LogPrepared {
+                    name,
+                    changes,
+                    tag: 0,
+                    reply_to: nowhere,
+                });
+            }
+        }
+        tracing::info!(
+            coordinator = part.0,
+            transaction = part.1,
+            rows = rows.len(),
+            "holding a prepared part found in the log"
+        );
+        role.hold(part, rows);
+    }
+}
+
 /// A running data node.
 pub struct DataNode {
     shared: Arc<Shared>,
@@ -641,6 +683,7 @@ impl DataNode {
         };
         let sequence = Arc::new(AtomicU64::new(recovered.sequence_max + 1));
         let manifest = recovered.manifest.take();
+        let two_phase = std::mem::take(&mut recovered.two_phase);
         let mut log_ends = std::mem::take(&mut recovered.logs);
         let mut handles = Vec::with_capacity(worker_count);
         let mut loops = Vec::with_capacity(worker_count);
@@ -747,6 +790,7 @@ impl DataNode {
                     })?,
             );
         }
+        restore_two_phase(&shared, two_phase);
         let listener = transport::listen(&config.listen)?;
         let address = listener.local_addr()?;
         let acceptor = {

@@ -1,6 +1,7 @@
 //! Messages between a connection's coordinator and the worker threads. In-process only: the
 //! coordinator and the workers are roles inside one data node and talk over in-memory queues.
 
+use crate::replication::CommitName;
 use std::sync::Arc;
 
 use base::filter::Filter;
@@ -203,6 +204,10 @@ pub enum ToWorker {
         txn: TxnId,
         tag: u64,
         reply_to: ReplyTo,
+        /// The two-phase commit the transaction is part of (`replication::decision_name`):
+        /// its decision (false), whose commit record carries the name; or a prepared part
+        /// (true), whose images are logged now as a prepared record before they are answered.
+        named: Option<(CommitName, bool)>,
     },
     /// On a backup: apply a replicated commit's rows of this worker's partitions, log them as
     /// this worker's part of transaction `txn` (`participants` workers take a part, with
@@ -217,6 +222,29 @@ pub enum ToWorker {
         tag: u64,
         reply_to: ReplyTo,
         copy: bool,
+        /// The two-phase commit it is the decision or a part of, logged with the record.
+        name: Option<CommitName>,
+    },
+    /// Log the rows of a prepared part held here (a backup's `Prepared`, a copy's held parts,
+    /// those a restart found) as a prepared record of `name`, without applying them; kept in
+    /// the log past checkpoints until a commit or drop record of the name. Answers `Finished`
+    /// once written (fsynced in either durability).
+    LogPrepared {
+        name: CommitName,
+        changes: Vec<wire::RowChange>,
+        tag: u64,
+        reply_to: ReplyTo,
+    },
+    /// The prepared part `name` was dropped: a drop record, if this worker logged it.
+    LogDropped {
+        name: CommitName,
+    },
+    /// A two-phase commit's decision that wrote no rows here: an empty commit record carrying
+    /// its name, so a restart knows the decision. Answers `Finished` once written.
+    LogDecision {
+        name: CommitName,
+        tag: u64,
+        reply_to: ReplyTo,
     },
     /// On a primary, from a replication link once the backups took a commit's rows: commit
     /// the transaction on every worker it touched (`Commit`, the commit number taken here, on

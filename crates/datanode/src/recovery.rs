@@ -40,6 +40,83 @@ pub struct Recovered {
     pub manifest: Option<Manifest>,
     /// Per worker of this run: where its log continues.
     pub logs: Vec<LogEnd>,
+    /// The two-phase commits the logs hold.
+    pub two_phase: TwoPhase,
+}
+
+/// Two-phase commits a restart found in the logs (`worker::prepared`): the prepared parts no
+/// commit or drop record ended, held again until their coordinator's group says how they
+/// ended, and the names of the decisions recorded (the committed two-phase commits), which
+/// this node's group answers about.
+#[derive(Debug, Default)]
+pub struct TwoPhase {
+    /// By coordinator and transaction: the part's rows.
+    pub held: Vec<((u32, u64), Vec<wire::RowChange>)>,
+    pub decided: Vec<crate::replication::CommitName>,
+}
+
+impl TwoPhase {
+    /// Reads the two-phase records among `records` (every record read, the checkpoint's
+    /// too): a commit record's name counts once its transaction is whole (every worker's part
+    /// logged, or below `cut`, so in the checkpoint).
+    fn of(records: &[Record], cut: u64) -> TwoPhase {
+        use std::collections::BTreeMap;
+        use storage::redo::RecordKind;
+        let mut parts: HashMap<u64, (u16, u16)> = HashMap::new();
+        for r in records.iter().filter(|r| r.kind == RecordKind::Commit) {
+            let e = parts.entry(r.transaction).or_insert((0, r.participants));
+            e.0 += 1;
+        }
+        let whole = |r: &Record| {
+            r.sequence < cut
+                || parts
+                    .get(&r.transaction)
+                    .is_some_and(|(seen, needed)| seen >= needed)
+        };
+        let mut prepared: BTreeMap<crate::replication::CommitName, Vec<wire::RowChange>> =
+            BTreeMap::new();
+        let mut ended = BTreeSet::new();
+        let mut decided = BTreeSet::new();
+        for r in records {
+            let Some(name) = r.name else { continue };
+            match r.kind {
+                RecordKind::Prepared => {
+                    let rows = prepared.entry(name).or_default();
+                    for c in &r.changes {
+                        // Logged again after an earlier restart: the latest image of a key.
+                        rows.retain(|h| {
+                            !(h.table == c.table && h.partition == c.partition && h.key == c.key)
+                        });
+                        rows.push(wire::RowChange {
+                            table: c.table,
+                            partition: c.partition,
+                            key: c.key.clone(),
+                            row: c.row.as_ref().map(|r| r.to_vec()),
+                        });
+                    }
+                }
+                RecordKind::Dropped => {
+                    ended.insert(name);
+                }
+                RecordKind::Commit if whole(r) => {
+                    ended.insert(name);
+                    decided.insert(name);
+                }
+                RecordKind::Commit => {}
+            }
+        }
+        let held = prepared
+            .into_iter()
+            .filter(|(name, _)| !ended.contains(name))
+            .filter_map(|(name, rows)| {
+                crate::replication::part_of_decision(name).map(|part| (part, rows))
+            })
+            .collect();
+        TwoPhase {
+            held,
+            decided: decided.into_iter().collect(),
+        }
+    }
 }
 
 /// An empty node's state.
@@ -51,6 +128,7 @@ pub fn empty(workers: usize) -> Recovered {
         transaction_max: 0,
         manifest: None,
         logs: (0..workers).map(|_| LogEnd::default()).collect(),
+        two_phase: TwoPhase::default(),
     }
 }
 
@@ -159,14 +237,24 @@ pub fn recover(dir: &Path, placement: crate::Placement) -> Result<Recovered, Err
             warn!(file = %path.display(), offset, "redo log ended in a torn or corrupt record; cut there");
         }
         segments += contents.segments;
-        // Commits below the cut are in the checkpoint already.
-        records.extend(contents.records.into_iter().filter(|r| r.sequence >= cut));
+        records.extend(contents.records);
         if let Some(log) = logs.get_mut(w as usize) {
             log.end = contents.end;
             log.free = contents.free;
             log.live = contents.live;
         }
     }
+    // (The log may begin before the checkpoint's cut: records a two-phase commit still
+    // needed were kept, `worker::prepared`.)
+    let two_phase = TwoPhase::of(&records, cut);
+    if !two_phase.held.is_empty() {
+        info!(
+            parts = two_phase.held.len(),
+            "restart found prepared parts of two-phase commits not ended: held until their coordinator's node group says how they ended"
+        );
+    }
+    // Commits below the cut are in the checkpoint already; prepared rows are not applied.
+    records.retain(|r| r.sequence >= cut && r.kind == storage::redo::RecordKind::Commit);
     let mut parts: HashMap<u64, (u16, u16)> = HashMap::new();
     for r in &records {
         let e = parts.entry(r.transaction).or_insert((0, r.participants));
@@ -285,6 +373,7 @@ pub fn recover(dir: &Path, placement: crate::Placement) -> Result<Recovered, Err
         transaction_max,
         manifest,
         logs,
+        two_phase,
     })
 }
 
@@ -400,4 +489,55 @@ pub fn wipe(dir: &Path) -> std::io::Result<usize> {
         storage::redo::sync_directory(&dir.join(crate::catalog::CATALOG_FILE))?;
     }
     Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use storage::redo::{Change, Record, RecordKind};
+
+    use super::TwoPhase;
+    use crate::replication::decision_name;
+
+    fn record(kind: RecordKind, part: (u32, u64), sequence: u64, participants: u16) -> Record {
+        Record {
+            sequence,
+            transaction: sequence,
+            participants,
+            changes: vec![Change {
+                table: 1,
+                partition: 0,
+                key: vec![part.1 as u8],
+                row: Some(vec![1, 2, 3].into_boxed_slice()),
+            }],
+            kind,
+            name: Some(decision_name(part.0, part.1)),
+        }
+    }
+
+    /// A prepared part is held again unless a whole commit record or a drop record of its
+    /// name followed; a commit is whole with every worker's part logged, or below the cut.
+    #[test]
+    fn prepared_parts_are_held_unless_a_whole_commit_or_a_drop_ended_them() {
+        use RecordKind::*;
+        let records = vec![
+            record(Prepared, (1, 10), 0, 1),
+            record(Commit, (1, 10), 50, 1),
+            record(Prepared, (1, 11), 0, 1),
+            record(Dropped, (1, 11), 0, 1),
+            record(Prepared, (1, 12), 0, 1),
+            // Only one of its two workers' parts logged: not committed here.
+            record(Prepared, (1, 13), 0, 1),
+            record(Commit, (1, 13), 60, 2),
+            // A decision in the checkpoint already (below the cut of 40).
+            record(Commit, (2, 14), 30, 2),
+        ];
+        let found = TwoPhase::of(&records, 40);
+        let held: Vec<(u32, u64)> = found.held.iter().map(|(part, _)| *part).collect();
+        assert_eq!(held, vec![(1, 12), (1, 13)]);
+        assert_eq!(found.held[0].1.len(), 1, "the part's rows");
+        assert_eq!(
+            found.decided,
+            vec![decision_name(1, 10), decision_name(2, 14)]
+        );
+    }
 }

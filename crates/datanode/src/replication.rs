@@ -160,6 +160,9 @@ pub struct Role {
     /// On a backup: prepared parts of two-phase commits (`Message::Prepared`), by coordinator
     /// and transaction, until resolved.
     held: Mutex<std::collections::HashMap<(u32, u64), Vec<wire::RowChange>>>,
+    /// Held parts resolved as committed whose rows are not yet handed to the workers: the node
+    /// serves once they are, so no request meets the rows missing (`applying_held`).
+    applying: AtomicU64,
     /// Requests answered here as a backup's READ_BACKUP reads.
     backup_reads: AtomicU64,
     /// Batches of copied rows this node took as a starting node (node restart): a sign its copy
@@ -207,6 +210,11 @@ pub const DECISION_SESSION_BASE: u64 = 0xC0DE_0000_0000_0000;
 /// about (`CommitOutcome`) when they hold its prepared part and lost the coordinator.
 pub fn decision_name(coordinator: u32, transaction: u64) -> CommitName {
     (DECISION_SESSION_BASE | u64::from(coordinator), transaction)
+}
+
+/// The coordinator and transaction a decision's name stands for (None: not a decision's).
+pub fn part_of_decision(name: CommitName) -> Option<(u32, u64)> {
+    is_decision(name).then(|| ((name.0 & !DECISION_SESSION_BASE) as u32, name.1))
 }
 
 fn is_decision(name: CommitName) -> bool {
@@ -368,6 +376,7 @@ impl Role {
             primaries_learned: AtomicBool::new(false),
             restart: Mutex::new(Restart::No),
             held: Mutex::new(Default::default()),
+            applying: AtomicU64::new(0),
             backup_reads: AtomicU64::new(0),
             copy_batches: AtomicU64::new(0),
         })
@@ -608,7 +617,8 @@ impl Role {
     /// transaction until they are resolved (`crate::indoubt`).
     pub fn serving(&self) -> Result<u64, Error> {
         let epoch = self.serving_links()?;
-        let held = self.held.lock().unwrap_or_else(|e| e.into_inner()).len();
+        let held = self.held.lock().unwrap_or_else(|e| e.into_inner()).len()
+            + self.applying.load(Ordering::Acquire) as usize;
         if held > 0 {
             return Err(Error::new(
                 ErrorCode::NotPrimary,
@@ -1064,6 +1074,20 @@ impl Role {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&part)
+    }
+
+    /// Takes a held part to commit: the node still does not serve until `applied_held`, once
+    /// its rows are on their way to the workers (ahead of any request after).
+    pub fn take_held_to_apply(&self, part: (u32, u64)) -> Option<Vec<wire::RowChange>> {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        let rows = held.remove(&part)?;
+        self.applying.fetch_add(1, Ordering::AcqRel);
+        Some(rows)
+    }
+
+    /// A part taken with `take_held_to_apply` was handed to the workers.
+    pub fn applied_held(&self) {
+        self.applying.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Runs `f` over the prepared parts this node holds as a backup, none resolved meanwhile

@@ -19,6 +19,7 @@ use wire::{ExecuteOutcome, LockMode, Message, OpResult};
 use crate::messages::*;
 
 mod ddl;
+mod prepared;
 mod replica;
 mod scan;
 mod status;
@@ -53,6 +54,11 @@ struct WorkerTxn {
     /// Data memory its uncommitted images will take (counted in `Worker::reserved_bytes`
     /// until it ends), so the transactions in flight together cannot pass the limit.
     reserved_bytes: usize,
+    /// The two-phase commit it is the decision or a prepared part of, which its commit
+    /// record carries (`worker::prepared`).
+    name: Option<crate::replication::CommitName>,
+    /// Its images were logged here as a prepared part: its abort logs the part's drop.
+    prepared: bool,
 }
 
 /// Steps of one request, run in order; parked while one waits for a lock.
@@ -181,6 +187,10 @@ pub struct Worker {
     /// On a starting node while its copy runs: the keys replicated commits wrote here since
     /// it began (their rows are newer than any copy of them).
     copying: Option<HashSet<(u32, Vec<u8>)>>,
+    /// The log records of two-phase commits kept past checkpoints (`worker::prepared`).
+    pins: prepared::Pins,
+    /// A record written this turn must be fsynced whatever the durability.
+    sync_wanted: bool,
 }
 
 impl Worker {
@@ -226,6 +236,8 @@ impl Worker {
             retired: HashSet::new(),
             fenced_work: Vec::new(),
             copying: None,
+            pins: prepared::Pins::default(),
+            sync_wanted: false,
         };
         worker.recount_memory();
         worker
@@ -488,9 +500,41 @@ impl Worker {
                 let sums = self.checksums();
                 self.send(reply_to, Event::Checksums { tag, sums });
             }
-            ToWorker::Images { txn, tag, reply_to } => {
+            ToWorker::Images {
+                txn,
+                tag,
+                reply_to,
+                named,
+            } => {
+                match named {
+                    Some((name, true)) => self.log_prepared_txn(txn, name),
+                    Some((name, false)) => {
+                        if let Some(state) = self.txns.get_mut(&txn) {
+                            state.name = Some(name);
+                        }
+                    }
+                    None => {}
+                }
                 let changes = self.images(txn);
                 self.send(reply_to, Event::Images { tag, changes });
+            }
+            ToWorker::LogPrepared {
+                name,
+                changes,
+                tag,
+                reply_to,
+            } => {
+                self.log_prepared(0, name, &changes);
+                self.send(reply_to, Event::Finished { tag });
+            }
+            ToWorker::LogDropped { name } => self.log_dropped(name),
+            ToWorker::LogDecision {
+                name,
+                tag,
+                reply_to,
+            } => {
+                self.log_decision(name);
+                self.send(reply_to, Event::Finished { tag });
             }
             ToWorker::Apply {
                 mut changes,
@@ -500,6 +544,7 @@ impl Worker {
                 tag,
                 reply_to,
                 copy,
+                name,
             } => {
                 match (&mut self.copying, copy) {
                     (Some(touched), false) => {
@@ -510,7 +555,7 @@ impl Worker {
                     }
                     (None, _) => {}
                 }
-                self.apply_replicated(changes, txn, participants, sequence);
+                self.apply_replicated(changes, txn, (participants, sequence), name);
                 self.send(reply_to, Event::Finished { tag });
             }
             ToWorker::Copying(on) => {
@@ -986,7 +1031,8 @@ impl Worker {
                     .collect()
             })
             .unwrap_or_default();
-        if !counted || (changes.is_empty() && participants <= 1) {
+        let name = state.and_then(|s| s.name);
+        if !counted || (changes.is_empty() && participants <= 1 && name.is_none()) {
             return;
         }
         let refs = changes
@@ -997,12 +1043,9 @@ impl Worker {
                 key,
                 row: *row,
             });
-        if let Err(e) = logging
-            .log
-            .append_changes(sequence, txn, participants, refs)
-        {
-            self.failure.get_or_insert(e.to_string());
-        }
+        let logged =
+            prepared::append_commit(&mut logging.log, (sequence, txn, participants), name, refs);
+        self.commit_logged(logged, name);
     }
 
     /// Writes buffered redo records; with `sync` makes them durable. False after a failure.
@@ -1197,6 +1240,16 @@ impl Worker {
             }
             false
         });
+        if !commit {
+            if let Some(name) = self
+                .txns
+                .get(&txn)
+                .filter(|s| s.prepared)
+                .and_then(|s| s.name)
+            {
+                self.log_dropped(name);
+            }
+        }
         let Some(state) = self.txns.remove(&txn) else {
             return;
         };

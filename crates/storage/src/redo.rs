@@ -8,8 +8,12 @@
 //! `header: magic "CAIRNRDO" (8) | version u32 | worker u32 | segment u64 | CRC-32C u32 | 0 u32`
 //! then records: `body length u32 | CRC-32C(segment, body) u32 | body`
 //! body: `commit sequence u64 | transaction u64 | participants u16 | synced position u64 |
-//! change count u32 | changes`; change: `table u32 | partition u32 | kind u8 (1 put, 2 delete) |
-//! key length u32 | key | [row length u32 | row]` (row only for put).
+//! change count u32 | changes | [kind u8 | name session u64 | name transaction u64]`; change:
+//! `table u32 | partition u32 | kind u8 (1 put, 2 delete) | key length u32 | key | [row length
+//! u32 | row]` (row only for put). The trailer (version 3) gives the record's kind (1 a commit,
+//! 2 a prepared part of a two-phase commit, held and not applied, 3 a prepared part dropped)
+//! and the name of the two-phase commit it belongs to; a record without it (all of version 2)
+//! is a commit without a name.
 //!
 //! All file access goes through [`LogFile`], the seam where tests inject failed writes and
 //! fsyncs. After any failed write or fsync the log refuses everything (fail-stop): the node must
@@ -24,7 +28,11 @@ use std::sync::Arc;
 
 /// The first bytes of every redo segment.
 pub const MAGIC: &[u8; 8] = b"CAIRNRDO";
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
+/// The older version still read: its records are commits without names.
+pub const VERSION_UNNAMED: u32 = 2;
+/// Bytes of a record's trailer: kind and name.
+const TRAILER_BYTES: usize = 17;
 /// Bytes of a segment's header; the first record starts here.
 pub const HEADER_BYTES: u64 = 32;
 /// Largest record body (2 GiB): a segment grown by one record keeps its offsets within the 32
@@ -127,6 +135,51 @@ pub struct Record {
     /// part is in the logs.
     pub participants: u16,
     pub changes: Vec<Change>,
+    pub kind: RecordKind,
+    /// The two-phase commit it belongs to (its decision's name), if any.
+    pub name: Option<(u64, u64)>,
+}
+
+/// What a record says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RecordKind {
+    /// Committed changes, replayed at restart.
+    #[default]
+    Commit,
+    /// A prepared part of a two-phase commit: its changes, held (not applied) until a commit
+    /// or drop record of its name follows.
+    Prepared,
+    /// The prepared part of its name was rolled back.
+    Dropped,
+}
+
+impl RecordKind {
+    fn code(self) -> u8 {
+        match self {
+            RecordKind::Commit => 1,
+            RecordKind::Prepared => 2,
+            RecordKind::Dropped => 3,
+        }
+    }
+
+    fn of(code: u8) -> Option<RecordKind> {
+        match code {
+            1 => Some(RecordKind::Commit),
+            2 => Some(RecordKind::Prepared),
+            3 => Some(RecordKind::Dropped),
+            _ => None,
+        }
+    }
+}
+
+/// What a record is, besides its changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RecordHead {
+    pub sequence: u64,
+    pub transaction: u64,
+    pub participants: u16,
+    pub kind: RecordKind,
+    pub name: Option<(u64, u64)>,
 }
 
 /// Storage for a segment: a real file, or a test double that fails on demand.
@@ -453,9 +506,13 @@ impl RedoLog {
             row: c.row.as_deref(),
         });
         self.append_changes(
-            record.sequence,
-            record.transaction,
-            record.participants,
+            RecordHead {
+                sequence: record.sequence,
+                transaction: record.transaction,
+                participants: record.participants,
+                kind: record.kind,
+                name: record.name,
+            },
             changes,
         )
     }
@@ -465,17 +522,17 @@ impl RedoLog {
     /// the record starts the next segment.
     pub fn append_changes<'a>(
         &mut self,
-        sequence: u64,
-        transaction: u64,
-        participants: u16,
+        head: RecordHead,
         changes: impl Iterator<Item = ChangeRef<'a>>,
     ) -> Result<(), RedoError> {
         self.check()?;
         let mut start = self.buffer.len();
         self.buffer.extend_from_slice(&[0; 8]);
-        self.buffer.extend_from_slice(&sequence.to_le_bytes());
-        self.buffer.extend_from_slice(&transaction.to_le_bytes());
-        self.buffer.extend_from_slice(&participants.to_le_bytes());
+        self.buffer.extend_from_slice(&head.sequence.to_le_bytes());
+        self.buffer
+            .extend_from_slice(&head.transaction.to_le_bytes());
+        self.buffer
+            .extend_from_slice(&head.participants.to_le_bytes());
         self.buffer
             .extend_from_slice(&self.synced.packed().to_le_bytes());
         let count_at = self.buffer.len();
@@ -496,6 +553,12 @@ impl RedoLog {
             }
         }
         self.buffer[count_at..count_at + 4].copy_from_slice(&count.to_le_bytes());
+        if head.kind != RecordKind::Commit || head.name.is_some() {
+            let (session, transaction) = head.name.unwrap_or_default();
+            self.buffer.push(head.kind.code());
+            self.buffer.extend_from_slice(&session.to_le_bytes());
+            self.buffer.extend_from_slice(&transaction.to_le_bytes());
+        }
         let body_bytes = self.buffer.len() - start - 8;
         if body_bytes > RECORD_BYTES_MAX {
             self.buffer.truncate(start);
@@ -955,7 +1018,7 @@ fn check_header(bytes: &[u8], worker: u32, number: u64) -> Result<(), String> {
         return Err("segment header checksum mismatch".into());
     }
     let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if version != VERSION {
+    if version != VERSION && version != VERSION_UNNAMED {
         return Err(format!("unsupported redo log version {version}"));
     }
     let w = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
@@ -1086,14 +1149,24 @@ fn parse_body(body: &[u8]) -> Option<Record> {
             row,
         });
     }
-    if !r.is_empty() {
-        return None;
-    }
+    let (kind, name) = match r.len() {
+        0 => (RecordKind::Commit, None),
+        TRAILER_BYTES => {
+            let kind = RecordKind::of(r[0])?;
+            let session = u64_at(&r[1..9]);
+            let named = u64_at(&r[9..17]);
+            let name = (session != 0 || named != 0).then_some((session, named));
+            (kind, name)
+        }
+        _ => return None,
+    };
     Some(Record {
         sequence,
         transaction,
         participants,
         changes,
+        kind,
+        name,
     })
 }
 
@@ -1118,6 +1191,8 @@ mod tests {
                     },
                 })
                 .collect(),
+            kind: RecordKind::Commit,
+            name: None,
         }
     }
 
@@ -1167,6 +1242,58 @@ mod tests {
             Err(RedoError::Corrupt { offset: at, .. }) => assert_eq!(at, offset),
             other => panic!("expected corruption at {offset}, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn prepared_dropped_and_named_records_round_trip_and_version_2_logs_are_read() {
+        let dir = temp_dir("kinds");
+        let (mut log, _) = open(&dir, SEGMENT_BYTES_MIN);
+        let name = Some((0xC0DE_0000_0000_0003, 77));
+        let written = vec![
+            Record {
+                kind: RecordKind::Prepared,
+                name,
+                ..record(1, 3)
+            },
+            Record {
+                kind: RecordKind::Dropped,
+                name,
+                ..record(2, 0)
+            },
+            Record {
+                name,
+                ..record(3, 2)
+            },
+            record(4, 1),
+        ];
+        for r in &written {
+            log.append(r).unwrap();
+        }
+        log.flush(true).unwrap();
+        drop(log);
+        assert_eq!(
+            read_log(&dir, 0, Position::default()).unwrap().records,
+            written
+        );
+        // A log of the version before names: its header says 2, and its records (all without
+        // a trailer, as that version wrote them) are commits without names.
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (mut log, _) = open(&dir, SEGMENT_BYTES_MIN);
+        let old: Vec<Record> = (1..=3).map(|s| record(s, 2)).collect();
+        for r in &old {
+            log.append(r).unwrap();
+        }
+        log.flush(true).unwrap();
+        drop(log);
+        let path = segment_path(&dir, 0, 1);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[8..12].copy_from_slice(&VERSION_UNNAMED.to_le_bytes());
+        let crc = crc32c::crc32c(&bytes[..24]);
+        bytes[24..28].copy_from_slice(&crc.to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(read_log(&dir, 0, Position::default()).unwrap().records, old);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -1255,6 +1382,8 @@ mod tests {
                 key: vec![1; 8],
                 row: Some(vec![9u8; 3 * SEGMENT_BYTES_MIN as usize].into_boxed_slice()),
             }],
+            kind: RecordKind::Commit,
+            name: None,
         };
         let after = record(3, 2);
         for r in [&small, &large, &after] {

@@ -467,14 +467,7 @@ impl Coordinator {
             self.outbox
                 .push((self.me.worker, ToWorker::Settled { generation }));
         }
-        self.pending.insert(
-            tag,
-            Pending::Commit {
-                request_id,
-                waiting,
-                results,
-            },
-        );
+        self.await_commit(tag, request_id, waiting, results);
     }
 
     pub(super) fn on_finished(&mut self, tag: u64) {
@@ -493,6 +486,28 @@ impl Coordinator {
                 waiting,
                 results,
             }) => (request_id, waiting, results),
+            Some(Pending::Deciding {
+                request_id,
+                waiting,
+                results,
+                decided,
+            }) => {
+                if waiting > 1 {
+                    self.pending.insert(
+                        tag,
+                        Pending::Deciding {
+                            request_id,
+                            waiting: waiting - 1,
+                            results,
+                            decided,
+                        },
+                    );
+                    return;
+                }
+                // Logged here too: the other groups commit their parts now.
+                let remote = self.commit_prepared_parts(tag, *decided);
+                return self.await_commit(tag, request_id, remote, results);
+            }
             Some(Pending::Ddl {
                 request_id,
                 waiting,
@@ -532,6 +547,33 @@ impl Coordinator {
         self.reply(
             request_id,
             &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
+        );
+    }
+}
+
+impl Coordinator {
+    /// Answers a commit once `waiting` acknowledgements (workers, other groups) came: now when
+    /// none is awaited.
+    pub(super) fn await_commit(
+        &mut self,
+        tag: u64,
+        request_id: u64,
+        waiting: usize,
+        results: Vec<OpResult>,
+    ) {
+        if waiting == 0 {
+            return self.reply(
+                request_id,
+                &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
+            );
+        }
+        self.pending.insert(
+            tag,
+            Pending::Commit {
+                request_id,
+                waiting,
+                results,
+            },
         );
     }
 }

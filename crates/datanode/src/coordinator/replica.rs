@@ -299,7 +299,13 @@ impl Coordinator {
     /// A backup applies its primary's commit on the workers owning the rows' partitions, as one
     /// logged transaction, and answers once every part is written (and synced, as the node's
     /// durability says).
-    pub(super) fn apply_replicated(&mut self, id: u64, name: CommitName, changes: Vec<RowChange>) {
+    pub(super) fn apply_replicated(
+        &mut self,
+        id: u64,
+        name: CommitName,
+        changes: Vec<RowChange>,
+        decision: Option<CommitName>,
+    ) {
         // A restarted node that holds no table yet drops them: the copy reads them applied.
         if self
             .shared
@@ -309,7 +315,54 @@ impl Coordinator {
         {
             return self.reply(id, &Message::Done);
         }
-        self.apply_rows(id, name, changes, false);
+        // (Recorded as committed here with the view's check, `Role::take_commit`: the workers
+        // take the rows before anything queued after.)
+        let _ = name;
+        self.apply_rows(id, decision, changes, false);
+    }
+
+    /// A backup takes a prepared part of its primary: held in memory (`Role::hold`) and
+    /// logged as a prepared record by the workers owning its rows' partitions, then
+    /// answered, so the part survives this node's restart (`worker::prepared`).
+    pub(super) fn hold_prepared(&mut self, id: u64, part: (u32, u64), changes: Vec<RowChange>) {
+        let Some(role) = self.shared.role.clone() else {
+            return self.reply(id, &Message::Done);
+        };
+        let name = crate::replication::decision_name(part.0, part.1);
+        let workers = self.shared.worker_count();
+        let mut parts: Vec<Vec<RowChange>> = (0..workers).map(|_| Vec::new()).collect();
+        for change in &changes {
+            parts[self.shared.placement.worker_of(change.partition)].push(change.clone());
+        }
+        role.hold(part, changes);
+        let tag = self.tag();
+        let mut waiting = 0;
+        for (w, rows) in parts.into_iter().enumerate() {
+            if rows.is_empty() {
+                continue;
+            }
+            self.outbox.push((
+                w,
+                ToWorker::LogPrepared {
+                    name,
+                    changes: rows,
+                    tag,
+                    reply_to: self.me,
+                },
+            ));
+            waiting += 1;
+        }
+        if waiting == 0 {
+            return self.reply(id, &Message::Done);
+        }
+        self.pending.insert(
+            tag,
+            Pending::Ddl {
+                request_id: id,
+                waiting,
+                reply: Message::Done,
+            },
+        );
     }
 
     /// Copied rows from the primary (node restart): each applied unless a replicated commit
@@ -333,7 +386,7 @@ impl Coordinator {
         if let Some(role) = &self.shared.role {
             role.copy_batch_taken();
         }
-        self.apply_rows(id, (0, 0), changes, true);
+        self.apply_rows(id, None, changes, true);
     }
 
     /// A restarted node takes its primary's catalog, holding none of its own, and creates every
@@ -409,11 +462,13 @@ impl Coordinator {
     }
 
     /// Applies a replicated commit (`copy`: copied rows) on the workers owning the rows'
-    /// partitions, as one logged transaction, and answers once every part is written.
+    /// partitions, as one logged transaction, and answers once every part is written. A
+    /// two-phase commit's decision or part (`name`) is logged under its name, an empty
+    /// decision as a record of its own.
     pub(super) fn apply_rows(
         &mut self,
         id: u64,
-        name: CommitName,
+        name: Option<CommitName>,
         changes: Vec<RowChange>,
         copy: bool,
     ) {
@@ -429,9 +484,6 @@ impl Coordinator {
             self.shared.fail(why.clone());
             return self.fail(id, Error::new(ErrorCode::Internal, why));
         }
-        // (Recorded as committed here with the view's check, `Role::take_commit`: the workers
-        // take the rows before anything queued after.)
-        let _ = name;
         // A backup keeps its AUTO_INCREMENT counters past every value its rows hold, so as
         // the primary after a failover it hands out none of them again.
         crate::recovery::observe_counters(&self.shared, &changes);
@@ -442,7 +494,27 @@ impl Coordinator {
         }
         let participants = parts.iter().filter(|p| !p.is_empty()).count();
         if participants == 0 {
-            return self.reply(id, &Message::Done);
+            let Some(name) = name else {
+                return self.reply(id, &Message::Done);
+            };
+            let tag = self.tag();
+            self.outbox.push((
+                0,
+                ToWorker::LogDecision {
+                    name,
+                    tag,
+                    reply_to: self.me,
+                },
+            ));
+            self.pending.insert(
+                tag,
+                Pending::Ddl {
+                    request_id: id,
+                    waiting: 1,
+                    reply: Message::Done,
+                },
+            );
+            return;
         }
         let txn = self.shared.next_txn.fetch_add(1, Ordering::Relaxed);
         let sequence = self.shared.sequence.fetch_add(1, Ordering::SeqCst);
@@ -461,6 +533,7 @@ impl Coordinator {
                     tag,
                     reply_to: self.me,
                     copy,
+                    name,
                 },
             ));
         }
@@ -505,6 +578,22 @@ impl Coordinator {
                 role.commit_started((self.session, client_txn));
             }
         }
+        // A two-phase commit's records carry its decision's name (`worker::prepared`): a
+        // prepared part's images are logged as such before they are answered.
+        let named = match &purpose {
+            super::twophase::Purpose::Commit => None,
+            super::twophase::Purpose::Decide(_) => Some((
+                crate::replication::decision_name(self.shared.node_id, txn.id),
+                false,
+            )),
+            super::twophase::Purpose::Prepare {
+                coordinator,
+                transaction,
+            } => Some((
+                crate::replication::decision_name(*coordinator, *transaction),
+                true,
+            )),
+        };
         let tag = self.tag();
         let mut waiting = 0;
         for w in 0..self.shared.worker_count() {
@@ -515,6 +604,7 @@ impl Coordinator {
                         txn: txn.id,
                         tag,
                         reply_to: self.me,
+                        named,
                     },
                 ));
                 waiting += 1;
@@ -697,26 +787,36 @@ impl Coordinator {
                 decided,
             }) => match result {
                 Ok(_) => {
-                    // A two-phase commit is decided: the other groups commit their parts now.
-                    let remote = match decided {
-                        Some(d) => self.commit_prepared_parts(tag, *d),
-                        None => 0,
-                    };
-                    let waiting = waiting + remote;
-                    if waiting == 0 {
-                        return self.reply(
-                            request_id,
-                            &Message::ExecuteReply(ExecuteOutcome::Ok(results)),
+                    if let Some(decided) = decided {
+                        // A two-phase commit is decided: the other groups commit their parts
+                        // once this node logged the decision too. Without rows here its
+                        // name gets a record of its own.
+                        let mut waiting = waiting;
+                        if decided.written == 0 {
+                            let name =
+                                crate::replication::decision_name(self.shared.node_id, decided.txn);
+                            self.outbox.push((
+                                0,
+                                ToWorker::LogDecision {
+                                    name,
+                                    tag,
+                                    reply_to: self.me,
+                                },
+                            ));
+                            waiting += 1;
+                        }
+                        self.pending.insert(
+                            tag,
+                            Pending::Deciding {
+                                request_id,
+                                waiting,
+                                results,
+                                decided,
+                            },
                         );
+                        return;
                     }
-                    self.pending.insert(
-                        tag,
-                        Pending::Commit {
-                            request_id,
-                            waiting,
-                            results,
-                        },
-                    );
+                    self.await_commit(tag, request_id, waiting, results);
                 }
                 Err(error) => {
                     if let Some(d) = decided {

@@ -32,6 +32,8 @@ pub(super) enum Purpose {
 pub(super) struct Decided {
     pub(super) txn: TxnId,
     pub(super) parts: RemoteParts,
+    /// The workers of this node it wrote on (none: its decision gets a record of its own).
+    pub(super) written: u64,
 }
 
 /// A prepared part of another node's transaction, held on this primary (its workers keep its
@@ -127,7 +129,11 @@ impl Coordinator {
             );
         }
         let parts = std::mem::take(&mut txn.remote);
-        let decided = Decided { txn: txn.id, parts };
+        let decided = Decided {
+            txn: txn.id,
+            parts,
+            written: txn.written,
+        };
         self.gather_for(
             request_id,
             client_txn,
@@ -327,7 +333,11 @@ impl Coordinator {
     /// backup of a primary that died is applied now (this node took over); one it holds
     /// nowhere was resolved already.
     fn commit_held(&mut self, part: (u32, u64), id: u64) {
-        let held = self.shared.role.as_ref().and_then(|r| r.take_held(part));
+        let held = self
+            .shared
+            .role
+            .as_ref()
+            .and_then(|r| r.take_held_to_apply(part));
         match held {
             Some(changes) => {
                 // This node took its group over holding the part: the commit goes to its own

@@ -416,5 +416,13 @@ fn log_rows(
         key,
         row: Some(row),
     });
-    log.append_changes(sequence, txn, 1, refs)
+    log.append_changes(
+        storage::redo::RecordHead {
+            sequence,
+            transaction: txn,
+            participants: 1,
+            ..Default::default()
+        },
+        refs,
+    )
 }

@@ -104,8 +104,8 @@ impl Worker {
         &mut self,
         changes: Vec<wire::RowChange>,
         txn: TxnId,
-        participants: u16,
-        sequence: u64,
+        (participants, sequence): (u16, u64),
+        name: Option<crate::replication::CommitName>,
     ) {
         if let Some(logging) = &mut self.logging {
             let partitions = &self.partitions;
@@ -122,11 +122,15 @@ impl Worker {
                     key: &c.key,
                     row: c.row.as_deref(),
                 });
-            if let Err(e) = logging
-                .log
-                .append_changes(sequence, txn, participants, refs)
-            {
-                self.failure.get_or_insert(e.to_string());
+            let logged = super::prepared::append_commit(
+                &mut logging.log,
+                (sequence, txn, participants),
+                name,
+                refs,
+            );
+            let failed = logged.is_err();
+            self.commit_logged(logged, name);
+            if failed {
                 return;
             }
         }
