@@ -121,6 +121,8 @@ enum Pending {
         waiting: usize,
         results: Vec<OpResult>,
         decided: Box<twophase::Decided>,
+        /// The client's name for the commit, answered as committed from then on too.
+        name: crate::replication::CommitName,
     },
     /// A worker reading the next part of a stream of an open scan (`scan.rs`).
     Scan(scan::Reading),
@@ -160,6 +162,8 @@ enum Pending {
         waiting: usize,
         /// A two-phase commit's decision: its prepared parts commit once it is recorded.
         decided: Option<Box<twophase::Decided>>,
+        /// The client's name for the commit.
+        name: crate::replication::CommitName,
     },
     /// A schema change sent to the backups as it started here: answered once it ended here
     /// (`local`) and every backup answered (`answers`).

@@ -610,20 +610,28 @@ impl Shared {
 }
 
 /// Takes back what the logs held of two-phase commits (`recovery::TwoPhase`): the decisions
-/// recorded are answered as committed, and each prepared part not ended is held again (so the
+/// recorded are answered as committed (and logged again), and each prepared part not ended is
+/// held again (so the
 /// node serves once the in-doubt resolver settled it, `Role::serving`) and logged again, so
 /// this run's log keeps it past its checkpoints.
 fn restore_two_phase(shared: &Arc<Shared>, two_phase: recovery::TwoPhase) {
     let Some(role) = &shared.role else {
         return;
     };
-    for name in two_phase.decided {
-        role.commit_ended(name, true);
-    }
     let nowhere = messages::ReplyTo {
         worker: 0,
         connection: usize::MAX,
     };
+    for name in two_phase.decided {
+        role.commit_ended(name, true);
+        // Logged again, so a checkpoint of this run keeps it as long as one of the last run
+        // did: another group may still hold its part after a second stop.
+        shared.workers[0].send(messages::ToWorker::LogDecision {
+            name,
+            tag: 0,
+            reply_to: nowhere,
+        });
+    }
     for (part, rows) in two_phase.held {
         let name = replication::decision_name(part.0, part.1);
         let mut per_worker: Vec<Vec<wire::RowChange>> =

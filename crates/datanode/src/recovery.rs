@@ -53,17 +53,24 @@ pub struct TwoPhase {
     /// By coordinator and transaction: the part's rows.
     pub held: Vec<((u32, u64), Vec<wire::RowChange>)>,
     pub decided: Vec<crate::replication::CommitName>,
+    /// Transactions replayed although not every worker logged its piece: a part whose commit
+    /// some workers logged before the node stopped (its decision was to commit). Their pieces
+    /// are replayed in commit order, and only the rows of the workers that had not logged
+    /// theirs are held again: re-applying a committed piece's rows after the redo would put
+    /// back images a later commit of those keys replaced.
+    replay_anyway: BTreeSet<u64>,
 }
 
 impl TwoPhase {
-    /// Reads the two-phase records among `records` (every record read, the checkpoint's
-    /// too): a commit record's name counts once its transaction is whole (every worker's part
-    /// logged, or below `cut`, so in the checkpoint).
-    fn of(records: &[Record], cut: u64) -> TwoPhase {
+    /// Reads the two-phase records among `records` (every record read with its worker, the
+    /// checkpoint's too): a commit record's name counts as decided once its transaction is
+    /// whole (every worker's piece logged, or below `cut`, so in the checkpoint).
+    fn of(records: &[(u32, Record)], cut: u64) -> TwoPhase {
         use std::collections::BTreeMap;
         use storage::redo::RecordKind;
+        type Name = crate::replication::CommitName;
         let mut parts: HashMap<u64, (u16, u16)> = HashMap::new();
-        for r in records.iter().filter(|r| r.kind == RecordKind::Commit) {
+        for (_, r) in records.iter().filter(|(_, r)| r.kind == RecordKind::Commit) {
             let e = parts.entry(r.transaction).or_insert((0, r.participants));
             e.0 += 1;
         }
@@ -73,15 +80,16 @@ impl TwoPhase {
                     .get(&r.transaction)
                     .is_some_and(|(seen, needed)| seen >= needed)
         };
-        let mut prepared: BTreeMap<crate::replication::CommitName, Vec<wire::RowChange>> =
-            BTreeMap::new();
-        let mut ended = BTreeSet::new();
-        let mut decided = BTreeSet::new();
-        for r in records {
+        let mut prepared: BTreeMap<Name, BTreeMap<u32, Vec<wire::RowChange>>> = BTreeMap::new();
+        let mut dropped: BTreeSet<Name> = BTreeSet::new();
+        // Per name: the workers that logged a commit piece, its transactions, and whether one
+        // is whole.
+        let mut committed: BTreeMap<Name, (BTreeSet<u32>, BTreeSet<u64>, bool)> = BTreeMap::new();
+        for (w, r) in records {
             let Some(name) = r.name else { continue };
             match r.kind {
                 RecordKind::Prepared => {
-                    let rows = prepared.entry(name).or_default();
+                    let rows = prepared.entry(name).or_default().entry(*w).or_default();
                     for c in &r.changes {
                         // Logged again after an earlier restart: the latest image of a key.
                         rows.retain(|h| {
@@ -96,26 +104,45 @@ impl TwoPhase {
                     }
                 }
                 RecordKind::Dropped => {
-                    ended.insert(name);
+                    dropped.insert(name);
                 }
-                RecordKind::Commit if whole(r) => {
-                    ended.insert(name);
-                    decided.insert(name);
+                RecordKind::Commit => {
+                    let e = committed.entry(name).or_default();
+                    e.0.insert(*w);
+                    e.1.insert(r.transaction);
+                    e.2 |= whole(r);
                 }
-                RecordKind::Commit => {}
             }
         }
-        let held = prepared
-            .into_iter()
-            .filter(|(name, _)| !ended.contains(name))
-            .filter_map(|(name, rows)| {
-                crate::replication::part_of_decision(name).map(|part| (part, rows))
-            })
-            .collect();
-        TwoPhase {
-            held,
-            decided: decided.into_iter().collect(),
+        let mut found = TwoPhase::default();
+        for (name, per_worker) in prepared {
+            if dropped.contains(&name) {
+                continue;
+            }
+            let rows: Vec<wire::RowChange> = match committed.get(&name) {
+                Some((_, _, true)) => continue,
+                Some((workers, transactions, false)) => {
+                    found.replay_anyway.extend(transactions.iter().copied());
+                    per_worker
+                        .into_iter()
+                        .filter(|(w, _)| !workers.contains(w))
+                        .flat_map(|(_, rows)| rows)
+                        .collect()
+                }
+                None => per_worker.into_values().flatten().collect(),
+            };
+            if let (false, Some(part)) =
+                (rows.is_empty(), crate::replication::part_of_decision(name))
+            {
+                found.held.push((part, rows));
+            }
         }
+        found.decided = committed
+            .into_iter()
+            .filter(|(_, (_, _, whole))| *whole)
+            .map(|(name, _)| name)
+            .collect();
+        found
     }
 }
 
@@ -224,7 +251,7 @@ pub fn recover(dir: &Path, placement: crate::Placement) -> Result<Recovered, Err
         .map(|(w, _, _)| w)
         .collect();
     log_workers.extend(0..workers as u32);
-    let mut records: Vec<Record> = Vec::new();
+    let mut records: Vec<(u32, Record)> = Vec::new();
     let mut logs: Vec<LogEnd> = (0..workers).map(|_| LogEnd::default()).collect();
     let mut segments = 0;
     for w in log_workers {
@@ -237,7 +264,7 @@ pub fn recover(dir: &Path, placement: crate::Placement) -> Result<Recovered, Err
             warn!(file = %path.display(), offset, "redo log ended in a torn or corrupt record; cut there");
         }
         segments += contents.segments;
-        records.extend(contents.records);
+        records.extend(contents.records.into_iter().map(|r| (w, r)));
         if let Some(log) = logs.get_mut(w as usize) {
             log.end = contents.end;
             log.free = contents.free;
@@ -254,7 +281,11 @@ pub fn recover(dir: &Path, placement: crate::Placement) -> Result<Recovered, Err
         );
     }
     // Commits below the cut are in the checkpoint already; prepared rows are not applied.
-    records.retain(|r| r.sequence >= cut && r.kind == storage::redo::RecordKind::Commit);
+    let mut records: Vec<Record> = records
+        .into_iter()
+        .map(|(_, r)| r)
+        .filter(|r| r.sequence >= cut && r.kind == storage::redo::RecordKind::Commit)
+        .collect();
     let mut parts: HashMap<u64, (u16, u16)> = HashMap::new();
     for r in &records {
         let e = parts.entry(r.transaction).or_insert((0, r.participants));
@@ -273,9 +304,10 @@ pub fn recover(dir: &Path, placement: crate::Placement) -> Result<Recovered, Err
         .unwrap_or(0)
         .max(manifest.as_ref().map_or(0, |m| m.transaction_max));
     records.retain(|r| {
-        parts
-            .get(&r.transaction)
-            .is_some_and(|(seen, needed)| seen >= needed)
+        two_phase.replay_anyway.contains(&r.transaction)
+            || parts
+                .get(&r.transaction)
+                .is_some_and(|(seen, needed)| seen >= needed)
     });
     records.sort_by_key(|r| r.sequence);
     let mut puts: HashMap<(u32, u32), usize> = HashMap::new();
@@ -498,20 +530,32 @@ mod tests {
     use super::TwoPhase;
     use crate::replication::decision_name;
 
-    fn record(kind: RecordKind, part: (u32, u64), sequence: u64, participants: u16) -> Record {
-        Record {
-            sequence,
-            transaction: sequence,
-            participants,
-            changes: vec![Change {
-                table: 1,
-                partition: 0,
-                key: vec![part.1 as u8],
-                row: Some(vec![1, 2, 3].into_boxed_slice()),
-            }],
-            kind,
-            name: Some(decision_name(part.0, part.1)),
-        }
+    fn record(
+        kind: RecordKind,
+        part: (u32, u64),
+        sequence: u64,
+        participants: u16,
+    ) -> (u32, Record) {
+        (
+            0,
+            Record {
+                sequence,
+                transaction: sequence,
+                participants,
+                changes: vec![Change {
+                    table: 1,
+                    partition: 0,
+                    key: vec![part.1 as u8],
+                    row: Some(vec![1, 2, 3].into_boxed_slice()),
+                }],
+                kind,
+                name: Some(decision_name(part.0, part.1)),
+            },
+        )
+    }
+
+    fn on(worker: u32, (_, r): (u32, Record)) -> (u32, Record) {
+        (worker, r)
     }
 
     /// A prepared part is held again unless a whole commit record or a drop record of its
@@ -525,8 +569,10 @@ mod tests {
             record(Prepared, (1, 11), 0, 1),
             record(Dropped, (1, 11), 0, 1),
             record(Prepared, (1, 12), 0, 1),
-            // Only one of its two workers' parts logged: not committed here.
+            // Prepared on two workers, whose commit only worker 0 logged before the node
+            // stopped: worker 0's piece is replayed, worker 1's rows held again.
             record(Prepared, (1, 13), 0, 1),
+            on(1, record(Prepared, (1, 13), 0, 1)),
             record(Commit, (1, 13), 60, 2),
             // A decision in the checkpoint already (below the cut of 40).
             record(Commit, (2, 14), 30, 2),
@@ -535,6 +581,11 @@ mod tests {
         let held: Vec<(u32, u64)> = found.held.iter().map(|(part, _)| *part).collect();
         assert_eq!(held, vec![(1, 12), (1, 13)]);
         assert_eq!(found.held[0].1.len(), 1, "the part's rows");
+        assert_eq!(found.held[1].1.len(), 1, "worker 1's rows of part 13 only");
+        assert!(
+            found.replay_anyway.contains(&60),
+            "worker 0's piece is replayed"
+        );
         assert_eq!(
             found.decided,
             vec![decision_name(1, 10), decision_name(2, 14)]

@@ -491,6 +491,7 @@ impl Coordinator {
                 waiting,
                 results,
                 decided,
+                name,
             }) => {
                 if waiting > 1 {
                     self.pending.insert(
@@ -500,11 +501,20 @@ impl Coordinator {
                             waiting: waiting - 1,
                             results,
                             decided,
+                            name,
                         },
                     );
                     return;
                 }
-                // Logged here too: the other groups commit their parts now.
+                // Logged here too: the decision is answered as committed, and the other
+                // groups commit their parts now.
+                if let Some(role) = &self.shared.role {
+                    role.commit_ended(name, true);
+                    role.commit_ended(
+                        crate::replication::decision_name(self.shared.node_id, decided.txn),
+                        true,
+                    );
+                }
                 let remote = self.commit_prepared_parts(tag, *decided);
                 return self.await_commit(tag, request_id, remote, results);
             }

@@ -239,7 +239,10 @@ impl Coordinator {
                 {
                     if let Some(txn) = self.txns.remove(transaction) {
                         self.abort_txn(&txn);
-                        self.remember_rolled_back(*transaction, e.clone());
+                        // (One that held nothing is forgotten, as an idle one is.)
+                        if txn.touched != 0 || !txn.remote.is_empty() {
+                            self.remember_rolled_back(*transaction, e.clone());
+                        }
                     }
                 }
                 self.fail(id, e);
@@ -249,8 +252,9 @@ impl Coordinator {
         }
     }
 
-    /// Whether a schema change this coordinator drives is under way: it must run to its end
-    /// even after the connection closes (the event loop keeps the coordinator until then).
+    /// Whether a schema change this coordinator drives is under way, or a two-phase commit's
+    /// decision not yet logged here: it must run to its end even after the connection closes
+    /// (the event loop keeps the coordinator until then).
     pub fn has_schema_work(&self) -> bool {
         !self.schema_jobs.is_empty()
             || !self.forwarding.is_empty()
@@ -262,6 +266,12 @@ impl Coordinator {
                         | Pending::Convert { .. }
                         | Pending::Unique(_)
                         | Pending::Forward { .. }
+                        // A decision goes on to its parts' commits without the connection.
+                        | Pending::Replicating {
+                            decided: Some(_),
+                            ..
+                        }
+                        | Pending::Deciding { .. }
                 )
             })
     }
@@ -727,6 +737,7 @@ impl Coordinator {
                 results,
                 waiting,
                 decided: decision,
+                name,
             },
         );
         let decided = role.clone();
@@ -740,9 +751,14 @@ impl Coordinator {
             true,
             Box::new(move |result, generation| {
                 let ok = result.is_ok();
-                decided.commit_ended(name, ok);
-                if let Some(d) = decided_name {
-                    decided.commit_ended(d, ok);
+                // A decision taken is answered as committed only once this node logged it
+                // too (`Pending::Deciding`): a part told "committed" earlier could commit
+                // while the decision is on no disk this node's restart would read.
+                if decided_name.is_none() || !ok {
+                    decided.commit_ended(name, ok);
+                    if let Some(d) = decided_name {
+                        decided.commit_ended(d, ok);
+                    }
                 }
                 // The coordinator hears first: the workers' answers to the commit come after.
                 let worker = &shared.workers[me.worker];
@@ -785,6 +801,7 @@ impl Coordinator {
                 results,
                 waiting,
                 decided,
+                name,
             }) => match result {
                 Ok(_) => {
                     if let Some(decided) = decided {
@@ -812,6 +829,7 @@ impl Coordinator {
                                 waiting,
                                 results,
                                 decided,
+                                name,
                             },
                         );
                         return;

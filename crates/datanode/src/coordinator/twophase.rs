@@ -322,6 +322,7 @@ impl Coordinator {
                     results: Vec::new(),
                     waiting,
                     decided: None,
+                    name: (0, 0),
                 },
             );
             (self.me, tag)
