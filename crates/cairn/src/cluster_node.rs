@@ -72,6 +72,7 @@ pub fn join(
     workers: usize,
     fault_cut_file: Option<std::path::PathBuf>,
     restarted: bool,
+    first_epoch: u64,
 ) -> Result<Joined> {
     let node = NodeId::try_from(id)
         .ok()
@@ -118,14 +119,14 @@ pub fn join(
     if restarted {
         role.begin_restart();
     } else {
-        // View 1 is the configuration's: every data node a member, open at once (as the
-        // membership starts it).
+        // The first view (1, or a system restart's `first_epoch`) is the configuration's:
+        // every data node a member, open at once (as the membership starts it).
         role.install(
-            1,
+            first_epoch,
             config.layout.data_nodes().map(u32::from).collect(),
             BTreeSet::new(),
         );
-        role.open(1);
+        role.open(first_epoch);
     }
     let host = HostConfig {
         id: node,
@@ -139,6 +140,8 @@ pub fn join(
         redo_file: None,
         serving: Some(role.lease()),
         copied: Some(role.copied_flag()),
+        votes_file: None,
+        first_epoch,
     };
     Ok(Joined {
         role,

@@ -483,6 +483,13 @@ struct DataNodeArgs {
     /// copy from it.
     #[arg(long, requires = "mgm", conflicts_with = "initial")]
     system_restart: bool,
+    /// With --mgm, for a node of the cluster's first view (a new cluster, or --system-restart):
+    /// that view's epoch (default 1). Every node of the first view takes the same one: above
+    /// every epoch an earlier run of the cluster recorded (its `cluster-member` files) and
+    /// every one the management node keeps votes for (`cairn mgmd --data-dir`), so those
+    /// votes never answer this run's view changes. `cairn start` works it out.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    first_epoch: u64,
     /// Join the cluster whose management node is at HOST:PORT (`cairn mgmd`): the
     /// configuration it hands out gives this node's address (its `api`), its node group and
     /// the worker count; --node-id names the node. The node serves as its group's primary, or
@@ -1223,6 +1230,7 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
             args.workers,
             args.fault_cut_file.clone(),
             restarted,
+            args.first_epoch,
         )?),
         None => None,
     };
@@ -1277,7 +1285,8 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         // A node of the first view is a member of view 1 from its start; a restarted one is
         // a member of none until it has copied its partitions.
         if let Some(file) = &member_file {
-            cluster_node::record_member(file, args.node_id, u64::from(!restarted))?;
+            let epoch = if restarted { 0 } else { args.first_epoch };
+            cluster_node::record_member(file, args.node_id, epoch)?;
         }
     }
     if args.system_restart {

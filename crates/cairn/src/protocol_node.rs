@@ -54,6 +54,12 @@ pub struct MgmdArgs {
     /// Listen off loopback with no cluster key (a lab network only).
     #[arg(long)]
     insecure: bool,
+    /// Where the management node keeps its votes as the arbitrator (`arbitrator-votes`), so it
+    /// can be started again at any time and keeps every promise it made. Without it they live
+    /// in memory only, and a management node started again in the middle of a view change
+    /// could vote twice in one epoch: start it again only while the data nodes' view is stable.
+    #[arg(long)]
+    data_dir: Option<std::path::PathBuf>,
 }
 
 /// `cairn mgmd`: reads and checks the configuration, then serves it and arbitrates.
@@ -80,7 +86,12 @@ pub fn run_mgmd(args: MgmdArgs) -> Result<()> {
         redo_file: None,
         serving: None,
         copied: None,
+        votes_file: args.data_dir.as_deref().map(datanode::votes::path_in),
+        first_epoch: 1,
     };
+    if let Some(dir) = &args.data_dir {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = stop.clone();
@@ -181,6 +192,8 @@ fn run_host(
         redo_file: args.redo_file.clone(),
         serving: None,
         copied: None,
+        votes_file: None,
+        first_epoch: 1,
     };
     let id = args.id;
     if let Some(path) = &args.redo_file {

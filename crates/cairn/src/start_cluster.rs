@@ -226,15 +226,33 @@ pub fn run(args: StartArgs) -> Result<()> {
 }
 
 /// A node exited: a data node is started again (node restart) as `angel::Restarts` decides;
-/// the management node is not (its votes as the arbitrator are not kept on disk, so a new one
-/// could vote twice).
+/// so is the management node, which keeps its votes as the arbitrator on disk and takes its
+/// part in the membership again as it was.
 fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
     use crate::angel::{Verdict, RESTARTS_MAX, RESTART_WINDOW};
     if !p.data_node {
-        println!(
-            "{} exited ({status}); the cluster goes on without it",
-            p.name
-        );
+        if status.success() || !matches!(p.restarts.on_exit(status), Verdict::Restart { .. }) {
+            println!(
+                "{} exited ({status}); not started again, the cluster goes on without it",
+                p.name
+            );
+            return;
+        }
+        match spawn(&p.name, dir, &p.log, &p.args) {
+            Ok(mut started) => {
+                started.restarts = std::mem::take(&mut p.restarts);
+                println!(
+                    "{} exited ({status}); restarted, pid {}, with the votes it kept",
+                    p.name,
+                    started.child.id()
+                );
+                *p = started;
+            }
+            Err(e) => println!(
+                "{} exited ({status}) and could not be started again: {e:#}; the cluster goes on without it",
+                p.name
+            ),
+        }
         return;
     }
     match p.restarts.on_exit(status) {
@@ -299,11 +317,20 @@ fn start_nodes(
     processes: &mut Vec<Process>,
 ) -> Result<()> {
     let config = config_path.to_string_lossy().into_owned();
+    // Its votes as the arbitrator are kept in its own directory: it may be started again at
+    // any time (`restart`).
+    let votes = dir.join("mgmd").to_string_lossy().into_owned();
     processes.push(spawn(
         "management node",
         dir,
         "mgmd",
-        &["mgmd".into(), "--config".into(), config],
+        &[
+            "mgmd".into(),
+            "--config".into(),
+            config,
+            "--data-dir".into(),
+            votes,
+        ],
     )?);
     let deadline = Instant::now() + START_TIMEOUT;
     wait_until(deadline, "the management node", || {
@@ -323,6 +350,26 @@ fn start_nodes(
     for node in 1..=data_nodes {
         apis.push(format!("127.0.0.1:{}", ports.api(node)?));
     }
+    // The first view's epoch: above every epoch a node of an earlier run recorded, and every
+    // one the management node kept votes for. A node records a view as it installs it, and an
+    // arbitrator votes on epoch E only once a proposer installed E - 1: so every vote kept
+    // from that run is below this run's first proposal (its first view's epoch + 1).
+    let recorded = (1..=data_nodes)
+        .map(|n| crate::cluster_node::member_epoch(&dir.join(format!("node{n}"))))
+        .max()
+        .unwrap_or(0);
+    let voted = datanode::votes::load(&datanode::votes::path_in(&dir.join("mgmd")))
+        .map_err(anyhow::Error::msg)?
+        .iter()
+        .filter_map(|vote| match vote {
+            cluster::msg::Msg::ViewPrepare { epoch, .. }
+            | cluster::msg::Msg::ViewAccept { epoch, .. }
+            | cluster::msg::Msg::ViewChosen { epoch, .. } => Some(*epoch),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let first_epoch = recorded.max(voted) + 2;
     // Data nodes in id order, the system restart's sources first.
     let mut order: Vec<u16> = (1..=data_nodes).collect();
     order.sort_by_key(|n| !sources.contains(n));
@@ -356,6 +403,10 @@ fn start_nodes(
             command.push("--system-restart".into());
         } else if !sources.is_empty() {
             command.extend(["--initial".into(), "--yes".into()]);
+        }
+        if sources.is_empty() || sources.contains(&node) {
+            // A member of the first view.
+            command.extend(["--first-epoch".into(), first_epoch.to_string()]);
         }
         command.extend(node_flags(args));
         processes.push(spawn(

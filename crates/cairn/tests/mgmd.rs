@@ -208,12 +208,12 @@ fn with_a_cluster_key_every_link_proves_it() {
     let _ = mgmd.child.wait();
 }
 
-/// The management node can be started again by hand: killed and started again while its two
-/// data nodes serve (no view change under way), it takes part in the membership again (`cairn
-/// admin cluster` shows the view), and as the arbitrator it lets the survivor of a later data
-/// node failure go on committing with every row (two data nodes alone cannot agree a view
-/// without it). Its votes are not on disk yet, so a restart in the middle of a view change
-/// could vote twice in one epoch (docs/cluster-protocol.md): `cairn start` does not restart it.
+/// The management node can be started again: killed with SIGKILL while its two data nodes
+/// serve, it comes back with the votes it kept on disk (`--data-dir`: the view agreement's
+/// promises and accepted values, and the views chosen), takes part in the membership again
+/// (`cairn admin cluster` shows the view), and as the arbitrator it lets the survivor of a
+/// later data node failure go on committing with every row (two data nodes alone cannot agree
+/// a view without it).
 #[test]
 fn a_restarted_management_node_arbitrates_again() {
     use base::schema::ColumnDef;
@@ -243,7 +243,14 @@ fn a_restarted_management_node_arbitrates_again() {
     cluster.mgmd.child.kill().unwrap();
     let _ = cluster.mgmd.child.wait();
     let config = cluster.dir.join("cluster.toml");
-    cluster.mgmd = spawn(&["mgmd", "--config", config.to_str().unwrap()]);
+    let votes = cluster.dir.join("mgmd");
+    cluster.mgmd = spawn(&[
+        "mgmd",
+        "--config",
+        config.to_str().unwrap(),
+        "--data-dir",
+        votes.to_str().unwrap(),
+    ]);
     // It knows the data nodes' view again once they talk to it.
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
@@ -274,4 +281,8 @@ fn a_restarted_management_node_arbitrates_again() {
     }
     let rows = c.scan(&t, &Scan::table()).unwrap();
     assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(
+        votes.join("arbitrator-votes").exists(),
+        "the votes of the view change without node 2 are on disk"
+    );
 }

@@ -888,3 +888,55 @@ fn start_runs_two_node_groups() {
     again.terminate();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `cairn start` starts a killed management node again, with the votes it kept on disk: after
+/// SIGKILL it is back (`cairn admin cluster` answers with the view), and as the arbitrator it
+/// lets the survivor of a later data node failure go on committing (two data nodes alone
+/// cannot agree a view without it); then its votes of that view change are on disk.
+#[test]
+fn a_killed_management_node_is_started_again_with_its_votes() {
+    let dir = common::fresh_dir("start-mgmd-again");
+    let args = two_node_cluster(&dir);
+    let mut cluster = common::spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let sql = cluster.listening("sql (mysql protocol): ");
+    let mgm = mgm_address(&cluster);
+    mysql(
+        &sql,
+        "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY); INSERT INTO d.t VALUES (1)",
+    );
+    let mgmd = common::pid_of(&cluster, "management node: ");
+    let killed = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -KILL {mgmd}")])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    cluster.wait_for(
+        "management node exited (signal: 9 (SIGKILL)); restarted, pid",
+        Duration::from_secs(10),
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
+            .args(["admin", "cluster", "--mgm", &mgm])
+            .output()
+            .unwrap();
+        let shown = String::from_utf8_lossy(&out.stdout);
+        if out.status.success() && shown.lines().filter(|l| l.ends_with(" member")).count() == 2 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the management node does not know the view again: {shown}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let node2 = common::pid_of(&cluster, "data node 2 (native protocol): ") as u32;
+    kill_then_insert(&mut cluster, node2, 2, &sql, "INSERT INTO d.t VALUES (2)");
+    assert_eq!(mysql(&sql, "SELECT COUNT(*) FROM d.t"), "COUNT(*)\n2\n");
+    assert!(
+        dir.join("mgmd").join("arbitrator-votes").exists(),
+        "the votes of the view change without data node 2 are on disk"
+    );
+    cluster.terminate();
+    let _ = std::fs::remove_dir_all(&dir);
+}

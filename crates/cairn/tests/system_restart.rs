@@ -10,6 +10,8 @@
 
 mod common;
 
+use common::pid_of;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -57,16 +59,6 @@ fn writer(w: i64, addresses: String, stop: Arc<AtomicBool>, seen: Arc<Mutex<Seen
             }
         }
     }
-}
-
-/// The pid on a line `cairn start` printed that begins with `prefix` ("..., pid N").
-fn pid_of(cluster: &common::Started, prefix: &str) -> i32 {
-    cluster
-        .listening(prefix)
-        .rsplit("pid ")
-        .next()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no pid after {prefix:?}"))
 }
 
 fn kill(pid: i32) {

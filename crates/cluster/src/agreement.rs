@@ -44,6 +44,42 @@ impl Acceptor {
         }
     }
 
+    /// Every promise and accepted value, as the messages that made them (`ViewPrepare` for a
+    /// promise, `ViewAccept` for an accepted value): what a voter keeps on disk.
+    pub fn votes(&self) -> Vec<Msg> {
+        let promised = self
+            .promised
+            .iter()
+            .map(|(&epoch, &ballot)| Msg::ViewPrepare { epoch, ballot });
+        let accepted = self
+            .accepted
+            .iter()
+            .map(|(&epoch, (ballot, members))| Msg::ViewAccept {
+                epoch,
+                ballot: *ballot,
+                members: members.clone(),
+            });
+        promised.chain(accepted).collect()
+    }
+
+    /// Takes back one vote `votes` gave (other messages are ignored); the promise and the
+    /// accepted value of an epoch are restored apart, exactly as they were.
+    pub fn restore(&mut self, vote: &Msg) {
+        match vote {
+            Msg::ViewPrepare { epoch, ballot } => {
+                self.promised.insert(*epoch, *ballot);
+            }
+            Msg::ViewAccept {
+                epoch,
+                ballot,
+                members,
+            } => {
+                self.accepted.insert(*epoch, (*ballot, members.clone()));
+            }
+            _ => {}
+        }
+    }
+
     /// Drops the state of agreements below `epoch` (decided and known).
     pub fn forget_below(&mut self, epoch: Epoch) {
         self.promised = self.promised.split_off(&epoch);

@@ -23,6 +23,13 @@ pub fn encode(msg: &Msg, out: &mut Vec<u8>) {
     wire::frame::write_frame(out, CLUSTER_MESSAGE, 0, 0, 0, |b| body(msg, b));
 }
 
+/// Appends `msg`'s body alone (its tag and fields), as a frame carries it: for a file that
+/// keeps messages (the management node's votes), whose format does not follow the wire's
+/// protocol version.
+pub fn encode_body(msg: &Msg, out: &mut Vec<u8>) {
+    body(msg, out);
+}
+
 fn put_members(b: &mut Vec<u8>, membership: &Membership) {
     for set in [&membership.members, &membership.starting] {
         b.put_u32(set.len() as u32);

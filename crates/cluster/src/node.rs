@@ -166,6 +166,18 @@ impl DataNode {
         }
     }
 
+    /// `new`, with the first view's epoch `epoch` rather than 1: a system restart's, above
+    /// every epoch the last run's nodes or arbitrator voted in (the arbitrator keeps its votes
+    /// on disk, and the new run's proposals must not meet them). Called right after `new`.
+    pub fn starting_at(mut self, epoch: Epoch) -> DataNode {
+        let epoch = epoch.max(1);
+        if let Some((_, first)) = self.history.pop_first() {
+            self.history.insert(epoch, first);
+        }
+        self.view.epoch = epoch;
+        self
+    }
+
     /// A node restarted with nothing: it is in no view, and asks the cluster to take it back. It
     /// then copies its partitions from their primaries before it serves.
     pub fn restarted(

@@ -76,6 +76,12 @@ pub struct HostConfig {
     /// A restarted data node's real copy (`datanode::replication`): set once every partition
     /// came from the group's primary. With it, the node says it caught up only after that.
     pub copied: Option<Arc<AtomicBool>>,
+    /// On the management node: where its votes are kept (`crate::votes`), loaded at start and
+    /// saved before any answer that depends on them; None keeps them in memory only.
+    pub votes_file: Option<std::path::PathBuf>,
+    /// On a data node of the first view: that view's epoch (1 for a new cluster; above every
+    /// epoch of the last run for a system restart, `DataNode::starting_at`).
+    pub first_epoch: cluster::Epoch,
 }
 
 /// The redo log on a real file: records are written through a buffer as the protocol appends
@@ -245,25 +251,41 @@ pub fn run(
     let origin = Instant::now();
     let now = || origin.elapsed().as_micros() as Time;
     let mut node = (config.id != ARBITRATOR).then(|| {
-        let start = if config.restarted {
-            DataNode::restarted
+        let mut node = if config.restarted {
+            DataNode::restarted(
+                config.id,
+                config.layout.clone(),
+                config.timing.clone(),
+                None,
+                now(),
+            )
         } else {
-            DataNode::new
+            DataNode::new(
+                config.id,
+                config.layout.clone(),
+                config.timing.clone(),
+                None,
+                now(),
+            )
+            .starting_at(config.first_epoch)
         };
-        let mut node = start(
-            config.id,
-            config.layout.clone(),
-            config.timing.clone(),
-            None,
-            now(),
-        );
         if config.restarted && config.copied.is_some() {
             node.wait_for_runtime_copy();
         }
         node
     });
     let mut copied_told = false;
-    let mut arbitrator = Arbitrator::default();
+    let mut arbitrator = match &config.votes_file {
+        Some(path) => {
+            let votes = crate::votes::load(path).map_err(io::Error::other)?;
+            if !votes.is_empty() {
+                tracing::info!(votes = votes.len(), file = %path.display(), "the arbitrator's votes, kept from its last run");
+            }
+            Arbitrator::from_votes(votes)
+        }
+        None => Arbitrator::default(),
+    };
+    let mut saved = arbitrator.changes();
     let mut out = Vec::new();
     let mut own: VecDeque<(NodeId, Msg)> = VecDeque::new();
     let mut synced: VecDeque<(Gci, SyncResult)> = VecDeque::new();
@@ -320,6 +342,18 @@ pub fn run(
                 arbitrator.handle(from, msg, &mut out);
                 *known.lock().unwrap_or_else(|e| e.into_inner()) =
                     arbitrator.latest().map(|(e, m)| (e, m.clone()));
+                if let (Some(path), true) = (&config.votes_file, arbitrator.changes() != saved) {
+                    // On disk before any answer that depends on it goes out; a voter that
+                    // cannot keep its promises stops (fail-stop).
+                    if let Err(e) = crate::votes::save(path, &arbitrator.votes()) {
+                        out.clear();
+                        break Ended::Failed(format!(
+                            "saving the arbitrator's votes in {}: {e}",
+                            path.display()
+                        ));
+                    }
+                    saved = arbitrator.changes();
+                }
             }
             (None, Input::Tick | Input::Synced { .. }) => {}
         }

@@ -676,6 +676,35 @@ impl Coordinator {
         }
     }
 
+    /// Has worker 0 log a decision's name as a record of its own (`ToWorker::LogDecision`),
+    /// answering `Finished` under `tag`.
+    pub(super) fn log_decision(&mut self, name: crate::replication::CommitName, tag: u64) {
+        self.outbox.push((
+            0,
+            ToWorker::LogDecision {
+                name,
+                tag,
+                reply_to: self.me,
+            },
+        ));
+    }
+
+    /// Answers `Done` to request `request_id` once `waiting` workers finished what was sent
+    /// them under `tag` (at once when none).
+    pub(super) fn done_after_workers(&mut self, request_id: u64, tag: u64, waiting: usize) {
+        if waiting == 0 {
+            return self.reply(request_id, &Message::Done);
+        }
+        self.pending.insert(
+            tag,
+            Pending::Ddl {
+                request_id,
+                waiting,
+                reply: Message::Done,
+            },
+        );
+    }
+
     /// Handles one request frame from the connection.
     pub fn on_frame(&mut self, header: FrameHeader, message: Message) {
         let id = header.request_id;
@@ -846,12 +875,21 @@ impl Coordinator {
                 self.reply(id, &Message::Done)
             }
             Message::CopyNames { names } => {
-                if let Some(role) = &self.shared.role {
-                    for name in names {
-                        role.commit_ended(name, true);
+                let Some(role) = self.shared.role.clone() else {
+                    return self.reply(id, &Message::Done);
+                };
+                // Decisions go in this node's log too (`worker::prepared`): as a restart's
+                // source it answers a part still prepared elsewhere.
+                let tag = self.tag();
+                let mut waiting = 0;
+                for name in names {
+                    role.commit_ended(name, true);
+                    if crate::replication::part_of_decision(name).is_some() {
+                        self.log_decision(name, tag);
+                        waiting += 1;
                     }
                 }
-                self.reply(id, &Message::Done)
+                self.done_after_workers(id, tag, waiting);
             }
             Message::TableIds { last } => match self.shared.raise_table_ids(last) {
                 Ok(()) => {

@@ -18,6 +18,7 @@ pub mod prepare;
 pub mod recovery;
 pub mod replication;
 pub mod steplink;
+pub mod votes;
 pub mod waits;
 pub mod worker;
 

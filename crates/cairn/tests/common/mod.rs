@@ -234,6 +234,17 @@ pub fn try_mysql(address: &str, script: &str) -> Result<String, String> {
     }
 }
 
+/// The pid on a line `cairn start` printed that begins with `prefix` ("..., pid N").
+#[allow(dead_code)]
+pub fn pid_of(cluster: &Started, prefix: &str) -> i32 {
+    cluster
+        .listening(prefix)
+        .rsplit("pid ")
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no pid after {prefix:?}"))
+}
+
 /// sysbench's connection and table options for the SQL front end at `address`: database
 /// sbtest, one table of `rows` rows, user root.
 pub fn sysbench_args(address: &str, rows: &str) -> Vec<String> {
@@ -414,7 +425,14 @@ pub fn spawn_cluster_on(
     }
     let file = dir.join("cluster.toml");
     std::fs::write(&file, &config).unwrap();
-    let mgmd = spawn(&["mgmd", "--config", file.to_str().unwrap()]);
+    let votes = dir.join("mgmd");
+    let mgmd = spawn(&[
+        "mgmd",
+        "--config",
+        file.to_str().unwrap(),
+        "--data-dir",
+        votes.to_str().unwrap(),
+    ]);
     let nodes = (1..=data_nodes)
         .map(|id| Some(spawn_node(&dir, &mgm, id, &[])))
         .collect();

@@ -362,17 +362,7 @@ impl Coordinator {
             ));
             waiting += 1;
         }
-        if waiting == 0 {
-            return self.reply(id, &Message::Done);
-        }
-        self.pending.insert(
-            tag,
-            Pending::Ddl {
-                request_id: id,
-                waiting,
-                reply: Message::Done,
-            },
-        );
+        self.done_after_workers(id, tag, waiting);
     }
 
     /// Copied rows from the primary (node restart): each applied unless a replicated commit
@@ -508,23 +498,8 @@ impl Coordinator {
                 return self.reply(id, &Message::Done);
             };
             let tag = self.tag();
-            self.outbox.push((
-                0,
-                ToWorker::LogDecision {
-                    name,
-                    tag,
-                    reply_to: self.me,
-                },
-            ));
-            self.pending.insert(
-                tag,
-                Pending::Ddl {
-                    request_id: id,
-                    waiting: 1,
-                    reply: Message::Done,
-                },
-            );
-            return;
+            self.log_decision(name, tag);
+            return self.done_after_workers(id, tag, 1);
         }
         let txn = self.shared.next_txn.fetch_add(1, Ordering::Relaxed);
         let sequence = self.shared.sequence.fetch_add(1, Ordering::SeqCst);
@@ -812,14 +787,7 @@ impl Coordinator {
                         if decided.written == 0 {
                             let name =
                                 crate::replication::decision_name(self.shared.node_id, decided.txn);
-                            self.outbox.push((
-                                0,
-                                ToWorker::LogDecision {
-                                    name,
-                                    tag,
-                                    reply_to: self.me,
-                                },
-                            ));
+                            self.log_decision(name, tag);
                             waiting += 1;
                         }
                         self.pending.insert(
