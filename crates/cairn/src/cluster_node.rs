@@ -82,6 +82,8 @@ pub fn join(
     };
     let key = crate::cluster_key();
     let config = config_of(mgm, node, Duration::from_secs(10))?;
+    // Never below what the management node hands out: above the votes it kept.
+    let first_epoch = first_epoch.max(config.first_epoch);
     if !config.addresses.contains_key(&node) {
         bail!("node id {id} is not a data node of this cluster");
     }

@@ -66,6 +66,19 @@ pub struct MgmdArgs {
 pub fn run_mgmd(args: MgmdArgs) -> Result<()> {
     let text = read_config(&args.config)?;
     let config = ClusterConfig::parse(&text).map_err(anyhow::Error::msg)?;
+    // The votes kept from earlier runs: every node of a first view is handed an epoch above
+    // them with the configuration (`[run] first_epoch`), so they never answer a new run.
+    let voted = match &args.data_dir {
+        Some(dir) => datanode::votes::max_epoch(
+            &datanode::votes::load(&datanode::votes::path_in(dir)).map_err(anyhow::Error::msg)?,
+        ),
+        None => 0,
+    };
+    let text = if voted > 0 {
+        config.with_first_epoch(&text, voted.saturating_add(2))
+    } else {
+        text
+    };
     let address = config.addresses[&cluster::ARBITRATOR].clone();
     let listener = crate::exposure::Listener {
         what: "management node",
@@ -98,7 +111,7 @@ pub fn run_mgmd(args: MgmdArgs) -> Result<()> {
         ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed))
             .context("installing the SIGTERM handler")?;
     }
-    cluster_host::run(
+    let ended = cluster_host::run(
         host,
         stop,
         || println!("mgmd on {address} ready"),
@@ -106,6 +119,9 @@ pub fn run_mgmd(args: MgmdArgs) -> Result<()> {
         |_| {},
     )
     .with_context(|| format!("running the management node on {address}"))?;
+    if let Ended::Failed(why) = ended {
+        bail!("the management node stopped: {why}");
+    }
     println!("mgmd stopped");
     Ok(())
 }

@@ -316,6 +316,23 @@ fn start_nodes(
     sources: &[u16],
     processes: &mut Vec<Process>,
 ) -> Result<()> {
+    // The first view's epoch: above every epoch the management node kept votes for (read
+    // here first, so a damaged votes file is named at once) and every epoch a node of an
+    // earlier run recorded. The management node saves each vote before answering and keeps
+    // the highest epoch's, so a first proposal (the first view's epoch + 1) above them all
+    // meets none of them.
+    let recorded = (1..=data_nodes)
+        .map(|n| crate::cluster_node::member_epoch(&dir.join(format!("node{n}"))))
+        .max()
+        .unwrap_or(0);
+    let voted = datanode::votes::max_epoch(
+        &datanode::votes::load(&datanode::votes::path_in(&dir.join("mgmd")))
+            .map_err(anyhow::Error::msg)?,
+    );
+    let first_epoch = recorded
+        .max(voted)
+        .checked_add(2)
+        .context("the epochs recorded in the data directory are out of range")?;
     let config = config_path.to_string_lossy().into_owned();
     // Its votes as the arbitrator are kept in its own directory: it may be started again at
     // any time (`restart`).
@@ -350,26 +367,7 @@ fn start_nodes(
     for node in 1..=data_nodes {
         apis.push(format!("127.0.0.1:{}", ports.api(node)?));
     }
-    // The first view's epoch: above every epoch a node of an earlier run recorded, and every
-    // one the management node kept votes for. A node records a view as it installs it, and an
-    // arbitrator votes on epoch E only once a proposer installed E - 1: so every vote kept
-    // from that run is below this run's first proposal (its first view's epoch + 1).
-    let recorded = (1..=data_nodes)
-        .map(|n| crate::cluster_node::member_epoch(&dir.join(format!("node{n}"))))
-        .max()
-        .unwrap_or(0);
-    let voted = datanode::votes::load(&datanode::votes::path_in(&dir.join("mgmd")))
-        .map_err(anyhow::Error::msg)?
-        .iter()
-        .filter_map(|vote| match vote {
-            cluster::msg::Msg::ViewPrepare { epoch, .. }
-            | cluster::msg::Msg::ViewAccept { epoch, .. }
-            | cluster::msg::Msg::ViewChosen { epoch, .. } => Some(*epoch),
-            _ => None,
-        })
-        .max()
-        .unwrap_or(0);
-    let first_epoch = recorded.max(voted) + 2;
+
     // Data nodes in id order, the system restart's sources first.
     let mut order: Vec<u16> = (1..=data_nodes).collect();
     order.sort_by_key(|n| !sources.contains(n));

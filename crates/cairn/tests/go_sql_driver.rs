@@ -4,6 +4,9 @@
 //! "Drivers' own test suites", and every test listed there must still fail (so the list only
 //! shrinks). Needs Go 1.24 or newer and Debian's mariadb-server.
 
+// `common` and `mariadb` both take the port helpers from testsupport/ports.rs.
+#![allow(clippy::duplicate_mod)]
+
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;

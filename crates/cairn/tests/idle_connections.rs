@@ -4,6 +4,9 @@
 //! connections shared threads, each held a thread whose allocator pages cost 4.4 MiB. And the
 //! connection past --sql-max-connections is refused cleanly.
 
+// `common` and `mariadb` both take the port helpers from testsupport/ports.rs.
+#![allow(clippy::duplicate_mod)]
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 

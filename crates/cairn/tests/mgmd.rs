@@ -286,3 +286,65 @@ fn a_restarted_management_node_arbitrates_again() {
         "the votes of the view change without node 2 are on disk"
     );
 }
+
+/// A management node started on votes it kept from an earlier run hands out, with the
+/// configuration, a first epoch above them (`[run] first_epoch`): data nodes started by hand
+/// for a new run take their first view there, so no kept vote answers their view changes. A
+/// damaged votes file stops it at once, naming the file.
+#[test]
+fn kept_votes_raise_the_first_epoch_handed_out() {
+    let dir = fresh_dir("mgmd-first-epoch");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mgm = format!("127.0.0.1:{}", free_port());
+    let mut config = format!("[cluster]\nreplicas = 2\n\n[mgmd]\naddress = \"{mgm}\"\n");
+    for _ in 1..=2 {
+        config.push_str(&format!(
+            "\n[[datanode]]\naddress = \"127.0.0.1:{}\"\n",
+            free_port()
+        ));
+    }
+    let file = dir.join("cluster.toml");
+    std::fs::write(&file, &config).unwrap();
+    let votes = dir.join("mgmd");
+    std::fs::create_dir_all(&votes).unwrap();
+    datanode::votes::save(
+        &datanode::votes::path_in(&votes),
+        &[cluster::msg::Msg::ViewChosen {
+            epoch: 40,
+            members: [1].into(),
+            installer: 1,
+        }],
+    )
+    .unwrap();
+    let mut mgmd = spawn(&[
+        "mgmd",
+        "--config",
+        file.to_str().unwrap(),
+        "--data-dir",
+        votes.to_str().unwrap(),
+    ]);
+    let text =
+        datanode::cluster_host::ask_management_node(&mgm, 1, false, None, Duration::from_secs(5))
+            .unwrap();
+    let handed = cluster::config::ClusterConfig::parse(&text).unwrap();
+    assert_eq!(handed.first_epoch, 42, "{text}");
+    mgmd.child.kill().unwrap();
+    let _ = mgmd.child.wait();
+
+    let path = datanode::votes::path_in(&votes);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xFF;
+    std::fs::write(&path, &bytes).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["mgmd", "--config", file.to_str().unwrap(), "--data-dir"])
+        .arg(&votes)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && said.contains("arbitrator-votes"),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -17,6 +17,7 @@ pub const CONFIG_BYTES_MAX: usize = 1 << 20;
 struct File {
     cluster: ClusterSection,
     mgmd: NodeEntry,
+    run: Option<RunSection>,
     #[serde(default)]
     datanode: Vec<NodeEntry>,
 }
@@ -34,6 +35,13 @@ struct ClusterSection {
     /// Worker threads of every data node (the nodes of a group must run as many: a partition
     /// belongs to one worker); unset, each node takes its own `--workers`.
     workers: Option<u32>,
+}
+
+/// What the management node adds to the text it hands out (`ClusterConfig::with_first_epoch`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunSection {
+    first_epoch: u64,
 }
 
 fn partitions_per_group_default() -> u32 {
@@ -60,6 +68,9 @@ pub struct ClusterConfig {
     pub api_addresses: BTreeMap<NodeId, String>,
     /// Worker threads of every data node, when the file sets them.
     pub workers: Option<u32>,
+    /// The lowest epoch a first view of this run may take (`[run] first_epoch`, which the
+    /// management node adds: above every epoch it kept votes for); 1 when not given.
+    pub first_epoch: u64,
 }
 
 impl ClusterConfig {
@@ -153,7 +164,32 @@ impl ClusterConfig {
             addresses,
             api_addresses,
             workers: c.workers,
+            first_epoch: file.run.map_or(1, |r| r.first_epoch.max(1)),
         })
+    }
+
+    /// `text` (this configuration's file) with `[run] first_epoch` set to `epoch` when it is
+    /// above what the file gives: what the management node hands out, so every node of a
+    /// first view starts above the votes it kept from earlier runs, even started by hand.
+    pub fn with_first_epoch(&self, text: &str, epoch: u64) -> String {
+        if epoch <= self.first_epoch {
+            return text.to_string();
+        }
+        let mut kept: Vec<&str> = Vec::new();
+        let mut in_run = false;
+        for line in text.lines() {
+            let trimmed = line.trim();
+            if trimmed.starts_with('[') {
+                in_run = trimmed == "[run]";
+            }
+            if !in_run {
+                kept.push(line);
+            }
+        }
+        format!(
+            "{}\n\n[run]\n# Set by the management node: above every epoch it kept votes for.\nfirst_epoch = {epoch}\n",
+            kept.join("\n")
+        )
     }
 }
 
@@ -187,6 +223,14 @@ address = "127.0.0.1:2302"
             BTreeMap::from([(1, "127.0.0.1:2401".to_string())])
         );
         assert_eq!(c.workers, None);
+        assert_eq!(c.first_epoch, 1);
+        let handed = c.with_first_epoch(GOOD, 9);
+        assert_eq!(ClusterConfig::parse(&handed).unwrap().first_epoch, 9);
+        let again = ClusterConfig::parse(&handed)
+            .unwrap()
+            .with_first_epoch(&handed, 12);
+        assert_eq!(ClusterConfig::parse(&again).unwrap().first_epoch, 12);
+        assert_eq!(c.with_first_epoch(GOOD, 1), GOOD);
     }
 
     #[test]

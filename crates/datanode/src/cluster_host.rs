@@ -286,6 +286,10 @@ pub fn run(
         None => Arbitrator::default(),
     };
     let mut saved = arbitrator.changes();
+    // The newest view it knows, from the votes it kept (`cairn admin cluster` shows it).
+    if let Some((epoch, members)) = arbitrator.latest() {
+        *known.lock().unwrap_or_else(|e| e.into_inner()) = Some((epoch, members.clone()));
+    }
     let mut out = Vec::new();
     let mut own: VecDeque<(NodeId, Msg)> = VecDeque::new();
     let mut synced: VecDeque<(Gci, SyncResult)> = VecDeque::new();

@@ -542,7 +542,7 @@ impl Coordinator {
                 group,
                 first_slot,
                 result,
-            } => self.on_remote(tag, group, first_slot, result),
+            } => self.on_remote(tag, group, first_slot, *result),
             Event::Finished { tag } => self.on_finished(tag),
             Event::Converted { tag, result } => match self.pending.get(&tag) {
                 Some(Pending::Unique(_)) => self.on_filled(tag, result),

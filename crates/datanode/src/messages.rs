@@ -362,7 +362,8 @@ pub enum Event {
         tag: u64,
         group: u32,
         first_slot: u32,
-        result: Result<(u64, wire::Message), Error>,
+        /// Boxed: a message is large, and every event and worker message would be as large.
+        result: Box<Result<(u64, wire::Message), Error>>,
     },
 }
 

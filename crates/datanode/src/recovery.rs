@@ -84,7 +84,13 @@ impl TwoPhase {
         let mut dropped: BTreeSet<Name> = BTreeSet::new();
         // Per name: the workers that logged a commit piece, its transactions, and whether one
         // is whole.
-        let mut committed: BTreeMap<Name, (BTreeSet<u32>, BTreeSet<u64>, bool)> = BTreeMap::new();
+        #[derive(Default)]
+        struct Committed {
+            workers: BTreeSet<u32>,
+            transactions: BTreeSet<u64>,
+            whole: bool,
+        }
+        let mut committed: BTreeMap<Name, Committed> = BTreeMap::new();
         for (w, r) in records {
             let Some(name) = r.name else { continue };
             match r.kind {
@@ -108,9 +114,9 @@ impl TwoPhase {
                 }
                 RecordKind::Commit => {
                     let e = committed.entry(name).or_default();
-                    e.0.insert(*w);
-                    e.1.insert(r.transaction);
-                    e.2 |= whole(r);
+                    e.workers.insert(*w);
+                    e.transactions.insert(r.transaction);
+                    e.whole |= whole(r);
                 }
             }
         }
@@ -120,12 +126,12 @@ impl TwoPhase {
                 continue;
             }
             let rows: Vec<wire::RowChange> = match committed.get(&name) {
-                Some((_, _, true)) => continue,
-                Some((workers, transactions, false)) => {
-                    found.replay_anyway.extend(transactions.iter().copied());
+                Some(c) if c.whole => continue,
+                Some(c) => {
+                    found.replay_anyway.extend(c.transactions.iter().copied());
                     per_worker
                         .into_iter()
-                        .filter(|(w, _)| !workers.contains(w))
+                        .filter(|(w, _)| !c.workers.contains(w))
                         .flat_map(|(_, rows)| rows)
                         .collect()
                 }
@@ -139,7 +145,7 @@ impl TwoPhase {
         }
         found.decided = committed
             .into_iter()
-            .filter(|(_, (_, _, whole))| *whole)
+            .filter(|(_, c)| c.whole)
             .map(|(name, _)| name)
             .collect();
         found
@@ -432,14 +438,13 @@ pub fn observe_counters(shared: &crate::Shared, changes: &[wire::RowChange]) {
     let Ok(catalog) = shared.catalog.read() else {
         return;
     };
-    let mut last: Option<(
-        u32,
-        Option<(
-            std::sync::Arc<crate::catalog::TableEntry>,
-            usize,
-            storage::row::RowLayout,
-        )>,
-    )> = None;
+    /// A table's entry, the column its counter hands out, and its row layout.
+    type Counted = (
+        std::sync::Arc<crate::catalog::TableEntry>,
+        usize,
+        storage::row::RowLayout,
+    );
+    let mut last: Option<(u32, Option<Counted>)> = None;
     for change in changes {
         let Some(row) = &change.row else {
             continue;

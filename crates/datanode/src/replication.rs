@@ -214,7 +214,7 @@ pub fn decision_name(coordinator: u32, transaction: u64) -> CommitName {
 
 /// The coordinator and transaction a decision's name stands for (None: not a decision's).
 pub fn part_of_decision(name: CommitName) -> Option<(u32, u64)> {
-    is_decision(name).then(|| ((name.0 & !DECISION_SESSION_BASE) as u32, name.1))
+    is_decision(name).then_some(((name.0 & !DECISION_SESSION_BASE) as u32, name.1))
 }
 
 fn is_decision(name: CommitName) -> bool {

@@ -175,7 +175,7 @@ impl Link {
             // A connection opened in another view, or to a node no longer the group's primary,
             // carries nothing more: what waits on it is gone there.
             if let Some(open) = &self.connection {
-                if self.target().map(|(p, e)| (p, e)) != Some((open.primary, open.epoch)) {
+                if self.target() != Some((open.primary, open.epoch)) {
                     self.close("the cluster's view changed");
                 }
             }

@@ -21,6 +21,20 @@ const VERSION: u32 = 1;
 /// and the promises and accepted values of the epochs after the oldest).
 pub const FILE_BYTES_MAX: u64 = 16 << 20;
 
+/// The highest epoch `votes` name (0: none).
+pub fn max_epoch(votes: &[Msg]) -> u64 {
+    votes
+        .iter()
+        .filter_map(|vote| match vote {
+            Msg::ViewPrepare { epoch, .. }
+            | Msg::ViewAccept { epoch, .. }
+            | Msg::ViewChosen { epoch, .. } => Some(*epoch),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// Where the votes are kept in `dir`.
 pub fn path_in(dir: &Path) -> PathBuf {
     dir.join(FILE)

@@ -788,7 +788,7 @@ impl Conn {
             .load(std::sync::atomic::Ordering::Acquire);
         // An account holding every privilege globally needs no narrower grant.
         if account.privileges & privilege::ALL != privilege::ALL {
-            match read_for_login(&shared, |c| {
+            match read_for_login(shared, |c| {
                 users::grants_of(c, &account.user, &account.host)
             }) {
                 Ok(grants) => self.session.scoped = privilege::Scoped::new(grants),

@@ -268,7 +268,7 @@ impl Coordinator {
                     tag,
                     group,
                     first_slot,
-                    result,
+                    result: Box::new(result),
                 },
             });
         })
