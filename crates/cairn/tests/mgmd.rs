@@ -22,13 +22,11 @@ fn admin_cluster(mgm: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-#[test]
-fn data_nodes_take_their_configuration_from_the_management_node() {
-    let dir = fresh_dir("mgmd");
-    std::fs::create_dir_all(&dir).unwrap();
-    let mgm = format!("127.0.0.1:{}", free_port());
+/// Writes `dir/cluster.toml`: replicas 2, the management node at `mgm`, `data_nodes` data
+/// nodes on free ports.
+fn config_file(dir: &std::path::Path, mgm: &str, data_nodes: usize) -> std::path::PathBuf {
     let mut config = format!("[cluster]\nreplicas = 2\n\n[mgmd]\naddress = \"{mgm}\"\n");
-    for _ in 1..=4 {
+    for _ in 1..=data_nodes {
         config.push_str(&format!(
             "\n[[datanode]]\naddress = \"127.0.0.1:{}\"\n",
             free_port()
@@ -36,6 +34,15 @@ fn data_nodes_take_their_configuration_from_the_management_node() {
     }
     let file = dir.join("cluster.toml");
     std::fs::write(&file, &config).unwrap();
+    file
+}
+
+#[test]
+fn data_nodes_take_their_configuration_from_the_management_node() {
+    let dir = fresh_dir("mgmd");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mgm = format!("127.0.0.1:{}", free_port());
+    let file = config_file(&dir, &mgm, 4);
     let mut mgmd = spawn(&["mgmd", "--config", file.to_str().unwrap()]);
     let mut nodes: Vec<_> = (1..=4)
         .map(|id| spawn(&["protocol-node", "--mgm", &mgm, "--id", &id.to_string()]))
@@ -108,15 +115,7 @@ fn with_a_cluster_key_every_link_proves_it() {
     let wrong = dir.join("wrong.key");
     std::fs::write(&wrong, b"not the cluster key of this test").unwrap();
     let mgm = format!("127.0.0.1:{}", free_port());
-    let mut config = format!("[cluster]\nreplicas = 2\n\n[mgmd]\naddress = \"{mgm}\"\n");
-    for _ in 1..=2 {
-        config.push_str(&format!(
-            "\n[[datanode]]\naddress = \"127.0.0.1:{}\"\n",
-            free_port()
-        ));
-    }
-    let file = dir.join("cluster.toml");
-    std::fs::write(&file, &config).unwrap();
+    let file = config_file(&dir, &mgm, 2);
     let k = key.to_str().unwrap();
     let mut mgmd = spawn(&[
         "--cluster-key-file",
