@@ -329,10 +329,13 @@ fn start_nodes(
         &datanode::votes::load(&datanode::votes::path_in(&dir.join("mgmd")))
             .map_err(anyhow::Error::msg)?,
     );
-    let first_epoch = recorded
-        .max(voted)
-        .checked_add(2)
-        .context("the epochs recorded in the data directory are out of range")?;
+    // (A new cluster, with nothing recorded or voted, begins at view 1.)
+    let first_epoch = match recorded.max(voted) {
+        0 => 1,
+        newest => newest
+            .checked_add(2)
+            .context("the epochs recorded in the data directory are out of range")?,
+    };
     let config = config_path.to_string_lossy().into_owned();
     // Its votes as the arbitrator are kept in its own directory: it may be started again at
     // any time (`restart`).
