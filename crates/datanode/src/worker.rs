@@ -506,8 +506,9 @@ impl Worker {
                 reply_to,
                 named,
             } => {
+                let changes = self.images(txn);
                 match named {
-                    Some((name, true)) => self.log_prepared_txn(txn, name),
+                    Some((name, true)) => self.log_prepared_txn(txn, name, &changes),
                     Some((name, false)) => {
                         if let Some(state) = self.txns.get_mut(&txn) {
                             state.name = Some(name);
@@ -515,7 +516,6 @@ impl Worker {
                     }
                     None => {}
                 }
-                let changes = self.images(txn);
                 self.send(reply_to, Event::Images { tag, changes });
             }
             ToWorker::LogPrepared {

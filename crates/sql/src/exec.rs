@@ -1282,13 +1282,7 @@ impl Session {
                 // the whole transaction is rolled back and the session is out of it. Kept open,
                 // the client's retry from BEGIN would commit what ran before the failure
                 // (BEGIN commits a transaction in progress): half a transaction.
-                if txn.is_open() {
-                    if let Err(e) = txn.rollback() {
-                        tracing::debug!("sql session {}: rolling back: {e}", self.id);
-                    }
-                }
-                self.explicit = false;
-                self.savepoints.clear();
+                self.leave_transaction(Some(txn));
             }
             Err(_) => {
                 if keep && txn.is_open() {

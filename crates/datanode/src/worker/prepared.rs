@@ -89,29 +89,22 @@ impl Worker {
             .is_some_and(|p| !p.table().options.nologging)
     }
 
-    /// Logs `txn`'s uncommitted images here as the prepared part `name` (its locks stay held)
-    /// and marks the transaction, whose commit record then ends the part and whose abort
-    /// logs its drop. Fsynced before the answer leaves the worker, in either durability.
-    pub(super) fn log_prepared_txn(&mut self, txn: TxnId, name: CommitName) {
-        let Some(state) = self.txns.get(&txn) else {
+    /// Logs `txn`'s uncommitted images here (`changes`, as `images` gives them) as the
+    /// prepared part `name` (its locks stay held) and marks the transaction, whose commit
+    /// record then ends the part and whose abort logs its drop. Fsynced before the answer
+    /// leaves the worker, in either durability.
+    pub(super) fn log_prepared_txn(
+        &mut self,
+        txn: TxnId,
+        name: CommitName,
+        changes: &[wire::RowChange],
+    ) {
+        let Some(state) = self.txns.get_mut(&txn) else {
             return;
         };
-        let changes: Vec<wire::RowChange> = state
-            .pending
-            .iter()
-            .filter(|((table, _), (partition, _))| self.is_logged(*table, *partition))
-            .map(|((table, key), (partition, image))| wire::RowChange {
-                table: *table,
-                partition: *partition,
-                key: key.clone(),
-                row: image.as_deref().map(<[u8]>::to_vec),
-            })
-            .collect();
-        if let Some(state) = self.txns.get_mut(&txn) {
-            state.name = Some(name);
-            state.prepared = true;
-        }
-        self.log_prepared(txn, name, &changes);
+        state.name = Some(name);
+        state.prepared = true;
+        self.log_prepared(txn, name, changes);
     }
 
     /// Logs held rows as the prepared part `name` (not applied), kept until it ends.

@@ -87,11 +87,16 @@ impl Session {
         if e.code != 1213 {
             return;
         }
-        if let Some(txn) = self.txn.take() {
-            if txn.is_open() {
-                if let Err(e) = txn.rollback() {
-                    tracing::debug!("sql session {}: rolling back: {e}", self.id);
-                }
+        let txn = self.txn.take();
+        self.leave_transaction(txn);
+    }
+
+    /// Rolls `txn` back (when the data node holds it open) and takes the session out of its
+    /// transaction, as after the retry class (1213).
+    pub(super) fn leave_transaction(&mut self, txn: Option<client::Transaction>) {
+        if let Some(txn) = txn.filter(|t| t.is_open()) {
+            if let Err(e) = txn.rollback() {
+                tracing::debug!("sql session {}: rolling back: {e}", self.id);
             }
         }
         self.explicit = false;
