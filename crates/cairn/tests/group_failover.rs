@@ -171,14 +171,19 @@ fn writer(
         let name = txn.commit_name();
         let result = txn.commit();
         let resolved = match &result {
-            Err(client::ClientError::ConnectionLost(_)) => {
+            Err(client::ClientError::ConnectionLost(why)) => {
                 cluster = None;
-                outcome(&addresses, name)
+                let lost_after = began.elapsed();
+                let at = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap_or_default()
+                    .as_secs_f64();
+                outcome(&addresses, name).map(|c| (c, format!("{why}, at {at:.3} s"), lost_after))
             }
             _ => None,
         };
         let mut seen = seen.lock().unwrap();
-        if let Some(committed) = resolved {
+        if let Some((committed, why, lost_after)) = resolved {
             seen.resolved += 1;
             if committed {
                 seen.acknowledged.insert(number);
@@ -186,7 +191,9 @@ fn writer(
                 seen.refused.insert(number);
                 seen.why.insert(
                     number,
-                    format!("asked after a lost connection ({name:?}): not committed"),
+                    format!(
+                        "asked after a lost connection ({name:?}, lost {lost_after:?} into the commit: {why}): not committed"
+                    ),
                 );
             }
             continue;

@@ -444,20 +444,27 @@ impl Coordinator {
         for txn in open {
             self.abort_txn(&txn);
         }
-        // A commit still gathering its rows has sent nothing to the backups: it rolls back. One
-        // whose rows were sent finishes without the connection (`replica.rs`).
-        let gathering: Vec<u64> = self
+        // A commit still gathering its rows has sent nothing to the backups, and one whose
+        // other groups are still preparing has decided nothing: it rolls back (its prepared
+        // parts with it, and its locks here). One whose rows were sent finishes without the
+        // connection (`replica.rs`).
+        let unsent: Vec<u64> = self
             .pending
             .iter()
-            .filter(|(_, p)| matches!(p, Pending::Gather(_)))
+            .filter(|(_, p)| matches!(p, Pending::Gather(_) | Pending::Preparing { .. }))
             .map(|(tag, _)| *tag)
             .collect();
-        for tag in gathering {
-            if let Some(Pending::Gather(g)) = self.pending.remove(&tag) {
-                self.abort_txn(&g.txn);
-                if let Some(role) = &self.shared.role {
-                    role.commit_ended((self.session, g.client_txn), false);
-                }
+        for tag in unsent {
+            let (txn, client_txn) = match self.pending.remove(&tag) {
+                Some(Pending::Gather(g)) => (g.txn, g.client_txn),
+                Some(Pending::Preparing {
+                    txn, client_txn, ..
+                }) => (*txn, client_txn),
+                _ => continue,
+            };
+            self.abort_txn(&txn);
+            if let Some(role) = &self.shared.role {
+                role.commit_ended((self.session, client_txn), false);
             }
         }
         // A schema change under way (a backup's from its primary, or a primary's own that goes

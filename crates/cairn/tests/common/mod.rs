@@ -61,6 +61,12 @@ pub const FREE_FRONT_END_PORTS: [&str; 6] = [
     "0",
 ];
 
+/// The `cairn` binary the tests run: this build's, or `CAIRN_TEST_BIN` (to loop a test on a
+/// saved build while the tree changes).
+pub fn cairn_binary() -> std::ffi::OsString {
+    std::env::var_os("CAIRN_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_cairn").into())
+}
+
 /// Runs `cairn` with `args` and returns once it printed `ready`. Its log goes nowhere, or,
 /// with `CAIRN_TEST_LOGS=DIR` (for debugging a test), to a file per process in DIR.
 pub fn spawn(args: &[&str]) -> Started {
@@ -80,7 +86,7 @@ pub fn spawn(args: &[&str]) -> Started {
         }
         None => Stdio::null(),
     };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cairn"))
+    let mut child = Command::new(cairn_binary())
         .args(args)
         .stdout(Stdio::piped())
         .stderr(stderr)
@@ -347,7 +353,7 @@ impl ClusterProcesses {
 
     /// Whether the management node shows data node `id` a member of its newest view.
     pub fn is_member(&self, id: usize) -> bool {
-        let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        let out = Command::new(cairn_binary())
             .args(["admin", "cluster", "--mgm", &self.mgm])
             .output()
             .unwrap();

@@ -853,7 +853,16 @@ impl Coordinator {
                 ),
             );
         };
-        match role.commit_outcome(name) {
+        let outcome = role.commit_outcome(name);
+        // Rare (a client that lost its connection mid-commit asks): worth a line each.
+        tracing::info!(
+            session = name.0,
+            transaction = name.1,
+            view = role.view().epoch,
+            primary = role.view().primary == Some(role.me),
+            "a commit's outcome asked: {outcome:?}"
+        );
+        match outcome {
             Outcome::Committed => self.reply(id, &Message::Outcome { committed: true }),
             Outcome::NotCommitted => self.reply(id, &Message::Outcome { committed: false }),
             Outcome::UnderWay => self.fail(

@@ -62,6 +62,12 @@ impl Coordinator {
         let Some(links) = shared.step_links.as_ref() else {
             return;
         };
+        // The commit is under way from here: a client that lost its connection asks, and
+        // must hear "ask again" until the prepares are answered and the decision taken (not
+        // "not committed" of a transaction about to commit).
+        if let Some(role) = &shared.role {
+            role.commit_started((self.session, client_txn));
+        }
         let tag = self.tag();
         let mut waiting = 0;
         for (group, part) in txn.remote.iter().filter(|(_, p)| p.written()) {
@@ -123,6 +129,9 @@ impl Coordinator {
         let mut txn = *txn;
         if let Some(error) = failure {
             self.abort_txn(&txn);
+            if let Some(role) = &self.shared.role {
+                role.commit_ended((self.session, client_txn), false);
+            }
             return self.reply(
                 request_id,
                 &Message::ExecuteReply(ExecuteOutcome::Aborted { op_index: 0, error }),
