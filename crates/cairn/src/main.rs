@@ -392,7 +392,7 @@ struct DurabilityArgs {
     /// --durability-interval-ms) or none (memory only).
     #[arg(long, default_value = "commit", value_parser = ["commit", "interval", "none"])]
     durability: String,
-    /// Milliseconds between fsyncs in interval mode.
+    /// Milliseconds between global checkpoints in interval mode (a crash loses about this much).
     #[arg(long, default_value_t = 2000)]
     durability_interval_ms: u64,
     /// Size of each redo segment file, in KiB (64 to 1048576).
@@ -404,6 +404,10 @@ struct DurabilityArgs {
     /// Fault injection for tests: a worker panics after this many data messages.
     #[arg(long, hide = true)]
     fault_worker_panic_after: Option<u64>,
+    /// Fault injection for tests: the redo logs keep every write in memory until its fsync, so
+    /// a SIGKILL loses what a power cut would.
+    #[arg(long, hide = true)]
+    fault_power_cut: bool,
 }
 
 impl DurabilityArgs {
@@ -423,6 +427,9 @@ impl DurabilityArgs {
         config.redo_segment_bytes = self.redo_segment_kib.saturating_mul(1024);
         config.checkpoint_redo_bytes = self.checkpoint_redo_kib.saturating_mul(1024);
         config.fault_worker_panic_after = self.fault_worker_panic_after;
+        if self.fault_power_cut {
+            config.redo_faults = Some(std::sync::Arc::new(datanode::RedoFaults::power_cut()));
+        }
     }
 
     fn describe_checkpoints(&self) -> String {

@@ -426,9 +426,19 @@ impl State {
         if let Some(e) = io_error {
             return Err(e);
         }
-        // 5. Every commit the files may hold is durable in full.
+        // 5. Every commit the files may hold is durable in full: every one numbered below
+        // `held` (read after the files were written).
+        let held = self.shared.sequence.load(Ordering::SeqCst);
         self.barrier(&tx, &rx, true)?;
         self.barrier(&tx, &rx, true)?;
+        // A restart must replay every commit the files hold: the global checkpoint's cut
+        // passes them before the manifest names the files (`gcp`).
+        if let Some(durable) = &self.shared.gcp {
+            if let Err(why) = durable.raise(held) {
+                self.shared.fail(why.clone());
+                return Err(why);
+            }
+        }
         // 6. Publish.
         let mut chain = match (&self.last, full) {
             (Some(m), false) => m.chain.clone(),
@@ -458,6 +468,13 @@ impl State {
         }
         self.remove_unneeded(&manifest);
         self.last = Some(manifest);
+        // Replay now starts past every record a restart dropped.
+        if let Some(durable) = &self.shared.gcp {
+            if let Err(why) = durable.checkpoint_published() {
+                self.shared.fail(why.clone());
+                return Err(why);
+            }
+        }
         self.full_needed = false;
         let report = Report {
             id,

@@ -107,9 +107,8 @@ pub struct EventLoop {
     dirty: Vec<usize>,
     next_token: usize,
     spin: Duration,
-    /// Interval durability: redo written but not yet fsynced, and when the last fsync was.
+    /// Interval durability: redo written but not yet fsynced.
     unsynced: bool,
-    last_sync: Instant,
     /// Fail-stop happened: the connections open then were closed; later ones get errors.
     failed: bool,
     /// Checkpoint barriers to pass once this turn's redo is written (and fsynced, when asked).
@@ -149,7 +148,6 @@ impl EventLoop {
             orphans: HashMap::new(),
             spin,
             unsynced: false,
-            last_sync: Instant::now(),
             failed: false,
             barriers: Vec::new(),
             counted_redo: 0,
@@ -226,16 +224,11 @@ impl EventLoop {
                     Err(TryRecvError::Empty) => {}
                 }
                 let lock_deadline = self.worker.next_deadline();
-                let sync_deadline = match self.shared.durability {
-                    Durability::Interval(every) if self.unsynced => Some(self.last_sync + every),
-                    _ => None,
-                };
                 let frame_deadline = (self.partial > 0).then_some(self.next_frame_check);
                 let txn_deadline = (!self.shared.transaction_inactive_timeout.is_zero())
                     .then_some(self.next_txn_check);
                 lock_deadline
                     .into_iter()
-                    .chain(sync_deadline)
                     .chain(frame_deadline)
                     .chain(txn_deadline)
                     .min()
@@ -363,7 +356,6 @@ impl EventLoop {
         if self.barriers.iter().any(|(sync, _)| *sync) && self.unsynced {
             self.worker.flush_log(true);
             self.unsynced = false;
-            self.last_sync = Instant::now();
             if self.worker.failure.is_some() {
                 self.fail_stop();
                 return;
@@ -389,23 +381,15 @@ impl EventLoop {
     }
 
     fn write_log_inner(&mut self) {
-        let interval = match self.shared.durability {
-            Durability::Interval(every) => Some(every),
-            _ => None,
-        };
+        // In `interval` mode the global checkpoint's barriers fsync (`gcp`).
+        let interval = matches!(self.shared.durability, Durability::Interval(_));
         let pending = self.worker.log_pending();
-        let due = interval.is_some_and(|every| self.unsynced && self.last_sync.elapsed() >= every);
         // A prepared part's record is answered only once on disk, in either durability.
         let wanted = self.worker.take_sync_wanted();
-        if (pending || due) && !self.failed {
-            let sync = interval.is_none() || due || wanted;
+        if pending && !self.failed {
+            let sync = !interval || wanted;
             self.worker.flush_log(sync);
-            if sync {
-                self.unsynced = false;
-                self.last_sync = Instant::now();
-            } else {
-                self.unsynced = true;
-            }
+            self.unsynced = !sync;
         }
         if self.worker.failure.is_some() {
             self.fail_stop();
@@ -718,6 +702,11 @@ impl EventLoop {
 
     fn stop(mut self) {
         self.flush_dirty();
+        // What this worker logged is made durable (in `interval` mode, a stopping node's last
+        // global checkpoint counts on it).
+        if !self.failed {
+            self.worker.flush_log(true);
+        }
         let tokens: Vec<usize> = self.connections.keys().copied().collect();
         for t in tokens {
             self.close(t, "data node stopping");

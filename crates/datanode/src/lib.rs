@@ -12,6 +12,7 @@ pub mod cluster_host;
 pub mod coordinator;
 pub mod copy;
 pub mod event_loop;
+pub mod gcp;
 pub mod indoubt;
 pub mod messages;
 pub mod prepare;
@@ -35,6 +36,9 @@ use base::schema::IndexDef;
 use base::{limits, Error, ErrorCode, TableDef};
 use tracing::{info, warn};
 use wire::{Message, TableChange};
+
+/// Fault injection for the redo logs' I/O (tests only: `DataNodeConfig::redo_faults`).
+pub use storage::redo::Faults as RedoFaults;
 
 use crate::catalog::Catalog;
 use crate::event_loop::{EventLoop, WorkerHandle};
@@ -258,6 +262,8 @@ pub struct Shared {
     pub schema_change_busy: AtomicBool,
     /// A client asked the node to stop (`Message::Shutdown`): whether to be started again.
     stop_requested: Mutex<Option<bool>>,
+    /// The global checkpoint's recorded cut (with a redo log; `gcp`).
+    pub gcp: Option<gcp::Durable>,
 }
 
 /// Where partitions live from this node's side: how many node groups the cluster has, which
@@ -691,6 +697,19 @@ impl DataNode {
             None => recovery::empty(worker_count),
         };
         let sequence = Arc::new(AtomicU64::new(recovered.sequence_max + 1));
+        let gcp = match (&config.data_dir, config.durability) {
+            (Some(dir), Durability::Commit | Durability::Interval(_)) => Some(
+                gcp::Durable::open(
+                    dir,
+                    matches!(config.durability, Durability::Interval(_)),
+                    recovered.cut.take(),
+                    recovered.sequence_max + 1,
+                    recovered.dropped,
+                )
+                .map_err(std::io::Error::other)?,
+            ),
+            _ => None,
+        };
         let manifest = recovered.manifest.take();
         let two_phase = std::mem::take(&mut recovered.two_phase);
         let mut log_ends = std::mem::take(&mut recovered.logs);
@@ -736,6 +755,7 @@ impl DataNode {
             in_doubt: Mutex::new(HashMap::new()),
             schema_change_busy: AtomicBool::new(false),
             stop_requested: Mutex::new(None),
+            gcp,
         });
         if shared.step_links.is_some() {
             indoubt::spawn(Arc::downgrade(&shared));
@@ -852,6 +872,9 @@ impl DataNode {
         if let (Some(c), Ok(mut slot)) = (&checkpointer, shared.checkpoints.lock()) {
             *slot = Some(c.control());
         }
+        if let (Some(_), Durability::Interval(every)) = (&shared.gcp, config.durability) {
+            gcp::spawn(Arc::downgrade(&shared), every)?;
+        }
         info!(%address, workers = worker_count, "data node listening");
         Ok(DataNode {
             shared,
@@ -920,6 +943,12 @@ impl DataNode {
         }
         for w in self.workers.drain(..) {
             let _ = w.join();
+        }
+        // Every worker fsynced its log as it stopped: what they committed is all on disk.
+        if let (Some(durable), None) = (&self.shared.gcp, self.shared.failure()) {
+            if let Err(why) = durable.raise(self.shared.sequence.load(Ordering::SeqCst)) {
+                warn!("{why}");
+            }
         }
         info!("data node stopped");
     }

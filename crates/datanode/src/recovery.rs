@@ -42,6 +42,10 @@ pub struct Recovered {
     pub logs: Vec<LogEnd>,
     /// The two-phase commits the logs hold.
     pub two_phase: TwoPhase,
+    /// The cut the `gcp` file recorded (None: no file), and the commit numbers this restart
+    /// dropped past it (first and last), which must never count again (`gcp::Durable::open`).
+    pub cut: Option<crate::gcp::Cut>,
+    pub dropped: Option<(u64, u64)>,
 }
 
 /// Two-phase commits a restart found in the logs (`worker::prepared`): the prepared parts no
@@ -162,6 +166,8 @@ pub fn empty(workers: usize) -> Recovered {
         manifest: None,
         logs: (0..workers).map(|_| LogEnd::default()).collect(),
         two_phase: TwoPhase::default(),
+        cut: None,
+        dropped: None,
     }
 }
 
@@ -277,6 +283,33 @@ pub fn recover(dir: &Path, placement: crate::Placement) -> Result<Recovered, Err
             log.live = contents.live;
         }
     }
+    // Commits past the global checkpoint's cut (`interval` mode), or void, are not replayed:
+    // what is kept is a prefix of the commit order, whatever a power cut kept of each log.
+    let gcp = crate::gcp::Cut::load(dir).map_err(internal)?;
+    let mut dropped: Option<(u64, u64)> = None;
+    if let Some(g) = &gcp {
+        let before = records.len();
+        records.retain(|(_, r)| {
+            if r.kind != storage::redo::RecordKind::Commit || r.sequence == 0 || g.keeps(r.sequence)
+            {
+                return true;
+            }
+            if r.sequence >= g.below {
+                // Void from the cut on: every number up to the highest dropped.
+                let (_, last) = dropped.get_or_insert((g.below, r.sequence));
+                *last = (*last).max(r.sequence);
+            }
+            false
+        });
+        if let Some((_, last)) = dropped {
+            warn!(
+                records = before - records.len(),
+                last,
+                cut = g.below,
+                "restart dropped the commits logged past the last global checkpoint (interval durability: not a prefix of the commit order on disk)"
+            );
+        }
+    }
     // (The log may begin before the checkpoint's cut: records a two-phase commit still
     // needed were kept, `worker::prepared`.)
     let two_phase = TwoPhase::of(&records, cut);
@@ -302,7 +335,8 @@ pub fn recover(dir: &Path, placement: crate::Placement) -> Result<Recovered, Err
         .map(|r| r.sequence)
         .max()
         .unwrap_or(0)
-        .max(cut);
+        .max(cut)
+        .max(dropped.map_or(0, |(_, last)| last));
     let transaction_max = records
         .iter()
         .map(|r| r.transaction)
@@ -412,6 +446,8 @@ pub fn recover(dir: &Path, placement: crate::Placement) -> Result<Recovered, Err
         manifest,
         logs,
         two_phase,
+        cut: gcp,
+        dropped,
     })
 }
 
@@ -515,6 +551,8 @@ pub fn wipe(dir: &Path) -> std::io::Result<usize> {
             || name == format!("{}.tmp", crate::catalog::CATALOG_FILE)
             || name == manifest
             || name == format!("{manifest}.tmp")
+            || name == crate::gcp::GCP_FILE
+            || name == format!("{}.tmp", crate::gcp::GCP_FILE)
             || (name.starts_with("lcp-") && name.ends_with(".ckpt"))
             || (name.starts_with("redo-") && name.ends_with(".log"));
         if ours {

@@ -208,6 +208,9 @@ pub struct Faults {
     pub full_from_write_number: std::sync::atomic::AtomicU64,
     /// Tear the write with this 1-based number: write half its bytes, then fail (0: never).
     pub torn_write_number: std::sync::atomic::AtomicU64,
+    /// A power cut's view of the disk: writes stay in this process's memory until the file's
+    /// next fsync, so a SIGKILL loses exactly what a power cut would (what no fsync covered).
+    pub hold_unsynced: std::sync::atomic::AtomicBool,
     syncs: std::sync::atomic::AtomicU64,
     writes: std::sync::atomic::AtomicU64,
 }
@@ -232,6 +235,15 @@ impl Faults {
         faults
     }
 
+    /// Faults that hold every write until its file's next fsync (`hold_unsynced`).
+    pub fn power_cut() -> Faults {
+        let faults = Faults::default();
+        faults
+            .hold_unsynced
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        faults
+    }
+
     /// Faults that make the disk full from the `n`th record write on (1-based).
     pub fn disk_full_from_write(n: u64) -> Faults {
         let faults = Faults::default();
@@ -246,6 +258,18 @@ impl Faults {
 pub struct FaultyFile {
     pub file: File,
     pub faults: Arc<Faults>,
+    /// Writes held until the next sync (`Faults::hold_unsynced`): offset and bytes.
+    pub held: Vec<(u64, Vec<u8>)>,
+}
+
+impl FaultyFile {
+    pub fn new(file: File, faults: Arc<Faults>) -> FaultyFile {
+        FaultyFile {
+            file,
+            faults,
+            held: Vec::new(),
+        }
+    }
 }
 
 impl LogFile for FaultyFile {
@@ -264,6 +288,10 @@ impl LogFile for FaultyFile {
                 bytes.len()
             )));
         }
+        if self.faults.hold_unsynced.load(Ordering::SeqCst) {
+            self.held.push((offset, bytes.to_vec()));
+            return Ok(());
+        }
         self.file.write_all_at(bytes, offset)
     }
     fn sync(&mut self) -> io::Result<()> {
@@ -273,6 +301,9 @@ impl LogFile for FaultyFile {
             return Err(io::Error::other(format!(
                 "injected failure of fsync number {n}"
             )));
+        }
+        for (offset, bytes) in std::mem::take(&mut self.held) {
+            self.file.write_all_at(&bytes, offset)?;
         }
         self.file.sync_data()
     }
@@ -443,10 +474,7 @@ impl RedoLog {
 
     fn wrap(&self, file: File) -> Box<dyn LogFile> {
         match &self.config.faults {
-            Some(faults) => Box::new(FaultyFile {
-                file,
-                faults: faults.clone(),
-            }),
+            Some(faults) => Box::new(FaultyFile::new(file, faults.clone())),
             None => Box::new(file),
         }
     }
