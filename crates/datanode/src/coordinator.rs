@@ -138,6 +138,8 @@ enum Pending {
         waiting: usize,
         conversion: Arc<crate::catalog::Conversion>,
         error: Option<Error>,
+        /// The copy's records are below the global checkpoint's cut (`after_global_checkpoint`).
+        durable: bool,
     },
     /// A unique index being built.
     Unique(UniqueState),
@@ -184,6 +186,8 @@ struct UniqueState {
     /// Per worker, the entries of its hidden partitions.
     routed: Vec<IndexEntries>,
     error: Option<Error>,
+    /// The fill's records are below the global checkpoint's cut (`after_global_checkpoint`).
+    durable: bool,
 }
 
 struct OpenTxn {
@@ -920,6 +924,7 @@ impl Coordinator {
                 ),
             ),
             Message::Hello { session, .. } => {
+                tracing::debug!(session, peer = self.peer, "client hello");
                 self.session = session;
                 if let Some(role) = &self.shared.role {
                     role.session_seen(session);

@@ -683,7 +683,12 @@ impl EventLoop {
         if served.partial_since.is_some() {
             self.partial -= 1;
         }
-        if !why.is_empty() {
+        if why.is_empty() {
+            debug!(
+                peer = served.io.peer(),
+                "connection closed: the peer closed it"
+            );
+        } else {
             debug!(peer = served.io.peer(), "connection closed: {why}");
         }
         served.coordinator.close();

@@ -486,7 +486,12 @@ impl Session {
             Ok(fresh) => {
                 // A transaction the lost connection held open is gone (the data node rolled it
                 // back): the session leaves it, and its COMMIT says so.
-                if self.txn.take().is_some_and(|t| t.is_open()) {
+                if let Some(t) = self.txn.take().filter(|t| t.is_open()) {
+                    tracing::debug!(
+                        "sql session {}: reconnected; its transaction {:?} is lost",
+                        self.id,
+                        t.commit_name()
+                    );
                     self.lost_transaction = true;
                 }
                 self.explicit = false;
@@ -1268,6 +1273,15 @@ impl Session {
                     result = Err(rolled_back);
                 }
             }
+        }
+        if let (true, Err(e)) = (keep, &result) {
+            tracing::debug!(
+                "sql session {}: a statement of transaction {:?} failed ({}; open on the data node: {})",
+                self.id,
+                txn.commit_name(),
+                e,
+                txn.is_open()
+            );
         }
         match &result {
             Ok(_) => {

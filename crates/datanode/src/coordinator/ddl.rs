@@ -82,6 +82,7 @@ impl Coordinator {
                 build,
                 routed: (0..workers).map(|_| Vec::new()).collect(),
                 error: None,
+                durable: false,
             }),
         );
     }
@@ -143,7 +144,47 @@ impl Coordinator {
             self.pending.insert(tag, Pending::Unique(state));
             return;
         }
+        if state.error.is_none() && !state.durable && self.after_global_checkpoint(tag) {
+            state.durable = true;
+            state.waiting = 1;
+            self.pending.insert(tag, Pending::Unique(state));
+            return;
+        }
         self.end_unique(state);
+    }
+
+    /// In `interval` durability, the rows a column change or a unique index wrote (logged and
+    /// fsynced, numbered as commits) must be below the global checkpoint's cut before the
+    /// catalog names them, or a restart would drop them with the commits past the cut (the
+    /// whole table's rows). Runs a round on a thread of its own, which then answers `tag` as
+    /// a worker does (`Event::Converted`). False when there is nothing to wait for.
+    fn after_global_checkpoint(&mut self, tag: u64) -> bool {
+        self.global_checkpoint_then(move |result| Event::Converted { tag, result })
+    }
+
+    /// In `interval` durability: runs a global checkpoint round on a thread of its own, which
+    /// then sends this coordinator `event(result)`. False (and nothing sent) in other modes.
+    pub(super) fn global_checkpoint_then(
+        &mut self,
+        event: impl FnOnce(Result<(), Error>) -> Event + Send + 'static,
+    ) -> bool {
+        if !matches!(self.shared.durability, crate::Durability::Interval(_))
+            || self.shared.gcp.is_none()
+        {
+            return false;
+        }
+        let (shared, me) = (self.shared.clone(), self.me);
+        let spawned = std::thread::Builder::new()
+            .name("global-checkpoint-wait".into())
+            .spawn(move || {
+                let result = crate::gcp::round(&shared)
+                    .map_err(|why| Error::new(ErrorCode::ShuttingDown, why));
+                shared.workers[me.worker].send(ToWorker::ToCoordinator {
+                    connection: me.connection,
+                    event: event(result),
+                });
+            });
+        spawned.is_ok()
     }
 
     /// Ends a unique-index build: the catalog names the index when every round went well, else
@@ -293,6 +334,7 @@ impl Coordinator {
                 waiting,
                 conversion,
                 error: None,
+                durable: false,
             },
         );
     }
@@ -306,6 +348,7 @@ impl Coordinator {
             waiting,
             conversion,
             mut error,
+            durable,
         }) = self.pending.remove(&tag)
         else {
             return;
@@ -321,6 +364,20 @@ impl Coordinator {
                     waiting: waiting - 1,
                     conversion,
                     error,
+                    durable,
+                },
+            );
+            return;
+        }
+        if error.is_none() && !durable && self.after_global_checkpoint(tag) {
+            self.pending.insert(
+                tag,
+                Pending::Convert {
+                    request_id,
+                    waiting: 1,
+                    conversion,
+                    error,
+                    durable: true,
                 },
             );
             return;

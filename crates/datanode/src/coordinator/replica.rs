@@ -457,6 +457,12 @@ impl Coordinator {
             role.restart_reached(Restart::No);
             tracing::info!(rows, "copy from the primary done: caught up");
             println!("node restart: copied {rows} rows from the primary; caught up");
+            // In `interval` durability the copied rows are below the global checkpoint's cut
+            // before the node becomes a member (a system restart may start from its disk).
+            let tag = self.tag();
+            if self.global_checkpoint_then(move |_| Event::Finished { tag }) {
+                return self.done_after_workers(id, tag, 1);
+            }
         }
         self.reply(id, &Message::Done);
     }
