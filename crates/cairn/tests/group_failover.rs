@@ -416,7 +416,22 @@ fn ledger(cluster: &ClusterProcesses) -> [String; 2] {
         [2, 3, 0, 1].map(|i| cluster.apis[i].clone()).join(","),
     ];
     let admin = Cluster::connect_timeout(&lists[0], Duration::from_secs(10)).unwrap();
-    admin.create_table(common::ledger_def()).unwrap();
+    // The first view may still be opening on the other group's primary: a temporary refusal
+    // is asked again, for up to 10 s.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut refused = false;
+    loop {
+        match admin.create_table(common::ledger_def()) {
+            Ok(_) => break,
+            // A refused attempt may have created it all the same.
+            Err(e) if refused && e.code() == base::ErrorCode::TableExists => break,
+            Err(e) if e.is_temporary() && Instant::now() < deadline => {
+                refused = true;
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            Err(e) => panic!("creating the ledger: {e}"),
+        }
+    }
     Cluster::connect_serving(&cluster.apis[2], Duration::from_secs(10)).unwrap();
     lists
 }
