@@ -988,13 +988,20 @@ impl Role {
 }
 
 impl Role {
-    /// A commit named `name` is under way here: its rows are going to the backups.
-    pub fn commit_started(&self, name: CommitName) {
+    /// A commit named `name` is under way here: its rows are going to the backups (or its
+    /// other groups prepare). False, and nothing recorded, when a client that lost its
+    /// connection was already told it did not commit (`commit_outcome`): it never may.
+    #[must_use]
+    pub fn commit_started(&self, name: CommitName) -> bool {
         if name.0 == 0 {
-            return;
+            return true;
         }
         let mut c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        if c.refused.contains(&name) {
+            return false;
+        }
         c.under_way.insert(name);
+        true
     }
 
     /// The commit named `name` ended here: committed or not.
@@ -1025,6 +1032,11 @@ impl Role {
         if outcome == Outcome::NotCommitted && !is_decision(name) && !c.sessions.contains(&name.0) {
             // Not a session of this group's: it may have committed in another group.
             return Outcome::Unknown;
+        }
+        if outcome == Outcome::NotCommitted {
+            // Its coordinator may still be running it (the client lost its connection while
+            // the transaction's steps were out): refused for good, so the answer stays true.
+            c.refuse(name);
         }
         outcome
     }
@@ -1445,6 +1457,27 @@ mod tests {
         // Once the forgotten ones are older than any question may be, not knowing is sure.
         let later = start + OUTCOME_WINDOW;
         assert_eq!(c.outcome((9, 9), later), Outcome::NotCommitted);
+    }
+
+    /// A client told "not committed" of a name its coordinator had not begun to commit (the
+    /// client lost its connection while the transaction's steps were out) fences that commit:
+    /// it may never start. One under way is "ask again", and then ends as it ends.
+    #[test]
+    fn a_not_committed_answer_fences_the_commit_it_names() {
+        let role = Role::new(1, vec![vec![1, 2], vec![3, 4]], BTreeMap::new(), None, 1);
+        role.session_seen(7);
+        assert_eq!(role.commit_outcome((7, 1)), Outcome::NotCommitted);
+        assert!(
+            !role.commit_started((7, 1)),
+            "told not committed: never starts"
+        );
+        assert!(role.commit_started((7, 2)));
+        assert_eq!(role.commit_outcome((7, 2)), Outcome::UnderWay);
+        role.commit_ended((7, 2), true);
+        assert_eq!(role.commit_outcome((7, 2)), Outcome::Committed);
+        // A session this group never saw may have committed in another group.
+        assert_eq!(role.commit_outcome((8, 1)), Outcome::Unknown);
+        assert!(role.commit_started((8, 1)));
     }
 
     /// A node that restarted into a view takes the lowest member of each group as its primary;

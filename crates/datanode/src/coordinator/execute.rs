@@ -451,6 +451,19 @@ impl Coordinator {
         }
         let mut settled = None;
         if let Some(role) = &self.shared.role {
+            if txn.written != 0 && self.step_peer.is_none() {
+                let name = (self.session, client_txn);
+                if !role.commit_started(name) {
+                    self.abort_txn(&txn);
+                    return self.reply(
+                        request_id,
+                        &Message::ExecuteReply(ExecuteOutcome::Aborted {
+                            op_index: 0,
+                            error: told_not_committed(),
+                        }),
+                    );
+                }
+            }
             if txn.written != 0 {
                 let Some(generation) = role.local_commit() else {
                     return self.gather_images(request_id, client_txn, txn, results);
@@ -873,5 +886,14 @@ fn ends_transaction(e: &Error) -> bool {
             | ErrorCode::ConnectionLost
             | ErrorCode::ShuttingDown
             | ErrorCode::TransactionTimedOut
+    )
+}
+
+/// Why a commit is refused whose client, having lost its connection, was told it did not
+/// commit (`Role::commit_started`).
+pub(super) fn told_not_committed() -> Error {
+    Error::new(
+        ErrorCode::ViewChanged,
+        "transaction rolled back: its client, asking after a lost connection, was told it did not commit",
     )
 }

@@ -565,8 +565,20 @@ impl Coordinator {
         purpose: super::twophase::Purpose,
     ) {
         if let Some(role) = &self.shared.role {
-            if !matches!(purpose, super::twophase::Purpose::Prepare { .. }) {
-                role.commit_started((self.session, client_txn));
+            if !matches!(purpose, super::twophase::Purpose::Prepare { .. })
+                && !role.commit_started((self.session, client_txn))
+            {
+                self.abort_txn(&txn);
+                if let super::twophase::Purpose::Decide(decided) = &purpose {
+                    self.release_remote(txn.id, &decided.parts, wire::RemoteEnd::Rollback);
+                }
+                return self.reply(
+                    request_id,
+                    &Message::ExecuteReply(ExecuteOutcome::Aborted {
+                        op_index: 0,
+                        error: super::execute::told_not_committed(),
+                    }),
+                );
             }
         }
         // A two-phase commit's records carry its decision's name (`worker::prepared`): a

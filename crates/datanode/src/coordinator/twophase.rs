@@ -66,7 +66,16 @@ impl Coordinator {
         // must hear "ask again" until the prepares are answered and the decision taken (not
         // "not committed" of a transaction about to commit).
         if let Some(role) = &shared.role {
-            role.commit_started((self.session, client_txn));
+            if !role.commit_started((self.session, client_txn)) {
+                self.abort_txn(&txn);
+                return self.reply(
+                    request_id,
+                    &Message::ExecuteReply(ExecuteOutcome::Aborted {
+                        op_index: 0,
+                        error: super::execute::told_not_committed(),
+                    }),
+                );
+            }
         }
         let tag = self.tag();
         let mut waiting = 0;
