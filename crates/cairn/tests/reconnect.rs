@@ -85,6 +85,34 @@ fn serve_again(over_shm: bool) {
         "1\t1\topen_table\n"
     );
 
+    // An SQL session whose transaction a lost data node connection rolled back (1213) begins
+    // another: that one is a transaction too (its INSERT is undone by ROLLBACK), not a run of
+    // statements each committed on its own (sysbench's 1062 in the rolling-restart test).
+    let mut held = std::process::Command::new("mysql")
+        .args(["-h", "127.0.0.1", "-P"])
+        .arg(sql.rsplit_once(':').unwrap().1)
+        .args(["-u", "root", "--batch", "-n", "--force"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the mysql client runs");
+    let mut held_in = held.stdin.take().unwrap();
+    held_in
+        .write_all(b"INSERT INTO rc.t VALUES (20, 'twenty');\nSELECT 'inserted' AS done;\n")
+        .unwrap();
+    held_in.flush().unwrap();
+    // Its data node connection exists, and the row is committed, before the kill.
+    let mut held_out = BufReader::new(held.stdout.take().unwrap());
+    let mut line = String::new();
+    while line.trim() != "inserted" {
+        line.clear();
+        assert!(
+            held_out.read_line(&mut line).unwrap() > 0,
+            "the held session ended"
+        );
+    }
+
     // Killed hard, then started again on the same address and data directory.
     node.child.kill().unwrap();
     node.child.wait().unwrap();
@@ -136,12 +164,29 @@ fn serve_again(over_shm: bool) {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+    // The held session: a read, a write, ROLLBACK. Its write is gone.
+    held_in
+        .write_all(
+            b"BEGIN;\nUPDATE rc.t SET v = 'x' WHERE id = 20;\nBEGIN;\n\
+              INSERT INTO rc.t VALUES (10, 'ten');\nROLLBACK;\n\
+              SELECT count(*) AS ten FROM rc.t WHERE id = 10;\n",
+        )
+        .unwrap();
+    drop(held_in);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut held_out, &mut rest).unwrap();
+    let held = held.wait_with_output().unwrap();
+    assert!(
+        rest.ends_with("ten\n0\n"),
+        "the transaction begun after the lost one was not one (its INSERT stayed after ROLLBACK): {rest:?}, errors {:?}",
+        String::from_utf8_lossy(&held.stderr)
+    );
     let out = mysql(
         &sql,
         "insert into rc.t values (3, 'three'); create table rc.u (id int primary key); \
          select count(*) from rc.t",
     );
-    assert_eq!(out, "count(*)\n3\n");
+    assert_eq!(out, "count(*)\n4\n");
 
     api.terminate();
     let mut node = node;
