@@ -194,10 +194,18 @@ impl Durable {
     }
 
     fn store(&self, cut: Cut) -> Result<(), String> {
+        let mut now = self.cut.lock().unwrap_or_else(|e| e.into_inner());
+        self.write(&mut now, cut)
+    }
+
+    /// Writes `cut` to the file and makes it the one recorded; `now` is the lock held over
+    /// the whole change, so changes from several threads (the rounds, a checkpoint, a column
+    /// change's round) never write an older cut over a newer one.
+    fn write(&self, now: &mut Cut, cut: Cut) -> Result<(), String> {
         cut.save(&self.dir)
             .map_err(|e| format!("writing {}: {e}", self.dir.join(GCP_FILE).display()))?;
         *self.filed.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        *self.cut.lock().unwrap_or_else(|e| e.into_inner()) = cut;
+        *now = cut;
         Ok(())
     }
 
@@ -209,23 +217,25 @@ impl Durable {
     /// Records that every commit numbered below `below` is durable in every worker's log
     /// (`interval` mode; nothing to do in `commit` mode or when the cut is there already).
     pub fn raise(&self, below: u64) -> Result<(), String> {
-        let mut cut = self.cut();
-        if !self.interval || below <= cut.below {
+        let mut now = self.cut.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.interval || below <= now.below {
             return Ok(());
         }
+        let mut cut = now.clone();
         cut.below = below;
-        self.store(cut)
+        self.write(&mut now, cut)
     }
 
     /// A checkpoint of this run was published: replay starts after every record a void range
     /// names, so the ranges go.
     pub fn checkpoint_published(&self) -> Result<(), String> {
-        let mut cut = self.cut();
-        if cut.void.is_empty() {
+        let mut now = self.cut.lock().unwrap_or_else(|e| e.into_inner());
+        if now.void.is_empty() {
             return Ok(());
         }
+        let mut cut = now.clone();
         cut.void.clear();
-        self.store(cut)
+        self.write(&mut now, cut)
     }
 }
 
