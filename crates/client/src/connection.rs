@@ -102,17 +102,22 @@ pub(crate) const ROUND_PAUSE: Duration = Duration::from_millis(20);
 const ROUTE_RETRY: Duration = Duration::from_secs(1);
 
 /// A number for a connection's session, unlikely to be any other connection's in the cluster:
-/// random where the system gives randomness, else from the clock, the process and a counter.
+/// random where the system gives randomness, else from the clock, the process and a counter;
+/// never above `wire::CLIENT_SESSION_MAX` (the larger ones are the data nodes' own).
 fn session_number() -> u64 {
+    (session_number_from_random() & wire::CLIENT_SESSION_MAX).max(1)
+}
+
+fn session_number_from_random() -> u64 {
     let mut bytes = [0u8; 8];
     if getrandom::getrandom(&mut bytes).is_ok() {
-        return u64::from_le_bytes(bytes).max(1);
+        return u64::from_le_bytes(bytes);
     }
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let clock = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    (clock ^ (u64::from(std::process::id()) << 40) ^ COUNTER.fetch_add(1, Ordering::Relaxed)).max(1)
+    clock ^ (u64::from(std::process::id()) << 40) ^ COUNTER.fetch_add(1, Ordering::Relaxed)
 }
 
 /// A replica that answers READ_BACKUP reads, as a client sees it (`read_from`).

@@ -241,3 +241,51 @@ fn a_connection_past_the_limit_is_refused_and_the_others_are_served() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Sends `message` on `stream` and reads the one frame that answers it.
+fn ask(stream: &mut TcpStream, message: &Message, request_id: u64) -> Message {
+    let mut out = Vec::new();
+    message.write_frame(&mut out, 0, 0, request_id);
+    stream.write_all(&out).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut head = [0u8; wire::HEADER_BYTES];
+    stream.read_exact(&mut head).unwrap();
+    let header = wire::FrameHeader::decode(&head).unwrap();
+    let mut body = vec![0u8; header.body_len as usize];
+    stream.read_exact(&mut body).unwrap();
+    assert_eq!(header.request_id, request_id);
+    Message::decode(&header, &body).unwrap()
+}
+
+/// A hello whose session number has the top bit set is refused, with the reason: those
+/// numbers name the data nodes' own two-phase decisions. A client's random number there was
+/// taken for a decision by another node group's primary, which answered "not committed" of
+/// a commit it never saw (0xDADE111B3F88F765 is one the failover tests met). The client
+/// library never picks one.
+#[test]
+fn a_hello_with_a_session_number_of_the_decisions_is_refused() {
+    let node = TestNode::start(1, Duration::from_millis(300));
+    let mut raw = TcpStream::connect(&node.address).unwrap();
+    let hello = |session| Message::Hello {
+        client_name: "test".into(),
+        session,
+    };
+    match ask(&mut raw, &hello(0xDADE_111B_3F88_F765), 1) {
+        Message::Failure(e) => {
+            assert_eq!(e.code, base::ErrorCode::Protocol, "{e}");
+            assert!(e.message.contains("session number"), "{e}");
+        }
+        other => panic!("a reserved session number was taken: {other:?}"),
+    }
+    // The same connection says hello again with a client's number, and is served.
+    assert!(matches!(
+        ask(&mut raw, &hello(wire::CLIENT_SESSION_MAX), 2),
+        Message::HelloReply { .. }
+    ));
+    for _ in 0..64 {
+        let c = node.connect();
+        assert!(c.session() <= wire::CLIENT_SESSION_MAX && c.session() != 0);
+    }
+}

@@ -923,6 +923,16 @@ impl Coordinator {
                     "a step link says StepHello, not Hello, and only once",
                 ),
             ),
+            Message::Hello { session, .. } if session > wire::CLIENT_SESSION_MAX => self.fail(
+                id,
+                Error::new(
+                    ErrorCode::Protocol,
+                    format!(
+                        "a client's session number is at most {} (the larger ones name the data nodes' own two-phase decisions); got {session}",
+                        wire::CLIENT_SESSION_MAX
+                    ),
+                ),
+            ),
             Message::Hello { session, .. } => {
                 tracing::debug!(session, peer = self.peer, "client hello");
                 self.session = session;

@@ -201,9 +201,13 @@ pub type Copier = Box<dyn Fn(u32, u64) + Send + Sync>;
 /// A commit's name: its client's session and transaction numbers.
 pub type CommitName = (u64, u64);
 
-/// The sessions that name two-phase commit decisions: above any a client picks at random in
-/// practice, one per coordinating data node.
+/// The sessions that name two-phase commit decisions, one per coordinating data node: every
+/// one has the top bit set, which no client's session has (`wire::CLIENT_SESSION_MAX`, checked
+/// at its hello). Before that limit a client's random number matched this pattern about once
+/// in 256 sessions, and another node group's primary answered "not committed" of its commit,
+/// taking it for a decision it never saw (the failover tests' false "not committed").
 pub const DECISION_SESSION_BASE: u64 = 0xC0DE_0000_0000_0000;
+const _: () = assert!(DECISION_SESSION_BASE > wire::CLIENT_SESSION_MAX);
 
 /// The name under which data node `coordinator`'s group records the decision of its
 /// transaction `transaction` that wrote in other node groups too, and which those groups ask

@@ -266,7 +266,8 @@ pub enum Message {
         client_name: String,
         /// A number the client chose at random for this connection (0: none). With the
         /// client's transaction number it names a commit, whose outcome the client may ask any
-        /// data node of the cluster after losing the connection (`CommitOutcome`).
+        /// data node of the cluster after losing the connection (`CommitOutcome`). At most
+        /// `CLIENT_SESSION_MAX`: a hello with a larger one is refused.
         session: u64,
     },
     HelloReply {
@@ -551,6 +552,11 @@ pub enum Message {
 
 /// Commit names in one `CopyNames`.
 pub const COPY_NAMES_MAX: usize = 65_536;
+
+/// The largest session number a client may give in its `Hello`: the numbers with the top bit
+/// set are the data nodes' own, naming two-phase commits' decisions (a client's number there
+/// could be taken for one, and a node of another group would answer for a commit it never saw).
+pub const CLIENT_SESSION_MAX: u64 = u64::MAX >> 1;
 
 /// How a coordinator ends its transaction's part on another node group (`Message::EndRemote`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
