@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Two-phase commits across node groups (issues 38 and 40): sysbench oltp_write_only through the
 # SQL front end of a `cairn start --data-nodes 4 --replicas 2` cluster (two node groups of two,
-# commit durability). Each of its transactions updates two rows and deletes and inserts a third
+# commit durability by default). Each of its transactions updates two rows and deletes and inserts a third
 # at random ids, so most write in both groups and commit in two phases. Compares two builds in
 # one run, alternating them ROUNDS times on a fresh cluster each: CAIRN_A (default
 # target/release/cairn) against CAIRN_B (none by default: A alone), e.g. the build before a
@@ -11,7 +11,7 @@
 #
 # Needs: a release build of cairn, sysbench, the mysql client.
 # Environment: CAIRN_A, CAIRN_B, ROWS (50000), THREADS (16), DURATION (10), WARMUP (3),
-# ROUNDS (2), KEEP=1.
+# ROUNDS (2), DURABILITY (commit; or interval, with INTERVAL_MS, 2000), KEEP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -25,6 +25,8 @@ THREADS=${THREADS:-16}
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-3}
 ROUNDS=${ROUNDS:-2}
+DURABILITY=${DURABILITY:-commit}
+INTERVAL_MS=${INTERVAL_MS:-2000}
 base=25600
 sql_port=25699
 apis=127.0.0.1:$((base + 2)),127.0.0.1:$((base + 3)),127.0.0.1:$((base + 4)),127.0.0.1:$((base + 5))
@@ -51,7 +53,8 @@ round() {
   local build=$1 cairn=$work/cairn-$1 before after events seconds
   rm -rf "$work/data"
   "$cairn" start --data-nodes 4 --replicas 2 --data-dir "$work/data" --base-port "$base" \
-    --sql-port "$sql_port" --hs-read-port 0 --hs-write-port 0 >"$work/cairn.log" 2>&1 &
+    --sql-port "$sql_port" --hs-read-port 0 --hs-write-port 0 \
+    --durability "$DURABILITY" --durability-interval-ms "$INTERVAL_MS" >"$work/cairn.log" 2>&1 &
   cairn_pid=$!
   wait_for_line "$work/cairn.log" ready 120 "$cairn_pid"
   mapfile -t node_pids < <(sed -n 's/.*, pid \([0-9]*\)$/\1/p' "$work/cairn.log")
@@ -82,7 +85,7 @@ round() {
 }
 
 echo "# two_phase.sh: $(date -u +%FT%TZ), $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-echo "CAIRN_A=$CAIRN_A CAIRN_B=${CAIRN_B:-none} ROWS=$ROWS THREADS=$THREADS DURATION=$DURATION WARMUP=$WARMUP ROUNDS=$ROUNDS"
+echo "CAIRN_A=$CAIRN_A CAIRN_B=${CAIRN_B:-none} ROWS=$ROWS THREADS=$THREADS DURATION=$DURATION WARMUP=$WARMUP ROUNDS=$ROUNDS DURABILITY=$DURABILITY INTERVAL_MS=$INTERVAL_MS"
 for ((r = 1; r <= ROUNDS; r++)); do
   for build in "${builds[@]}"; do round "$build"; done
 done

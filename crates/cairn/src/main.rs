@@ -490,6 +490,12 @@ struct DataNodeArgs {
     /// copy from it.
     #[arg(long, requires = "mgm", conflicts_with = "initial")]
     system_restart: bool,
+    /// With --system-restart, in `interval` durability: replay only the commits of this
+    /// global checkpoint round of the cluster and before (the newest round any node's `gcp`
+    /// file records as complete), so every node group comes back to the same point of the
+    /// commit order. `cairn start` works it out.
+    #[arg(long, requires = "system_restart")]
+    restore_round: Option<u64>,
     /// With --mgm, for a node of the cluster's first view (a new cluster, or --system-restart):
     /// that view's epoch (default 1). Every node of the first view takes the same one: above
     /// every epoch an earlier run of the cluster recorded (its `cluster-member` files) and
@@ -1320,6 +1326,7 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
             .map_or_else(datanode::default_worker_spin, Duration::from_micros),
         data_dir: args.data_dir.clone(),
         shm_listen: args.shm_listen.clone(),
+        restore_round: args.restore_round,
         ..DataNodeConfig::default()
     };
     args.durability.apply(&mut config);

@@ -7,6 +7,7 @@
 //! `angel::RESTARTS_MAX` times in `angel::RESTART_WINDOW`, as NDB's angel process does, and
 //! stops them all on Ctrl-C or SIGTERM.
 
+use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -102,6 +103,21 @@ pub fn run(args: StartArgs) -> Result<()> {
             sources.len()
         );
     }
+    // In `interval` durability every node group comes back to one global checkpoint round of
+    // the cluster, from a node that saved it.
+    let (sources, restore_round) = if !sources.is_empty()
+        && args.durability.durability == "interval"
+    {
+        match restore_point(dir, groups, replicas)? {
+            Some((round, chosen)) => (chosen, Some(round)),
+            None => {
+                println!("system restart: no global checkpoint round of the cluster completed in the last run; each node group restarts from its own node's cut");
+                (sources, None)
+            }
+        }
+    } else {
+        (sources, None)
+    };
     let ports = Ports {
         base: args.base_port,
     };
@@ -133,9 +149,14 @@ pub fn run(args: StartArgs) -> Result<()> {
     std::fs::write(&config_path, &config)
         .with_context(|| format!("writing {}", config_path.display()))?;
     for node in &sources {
-        println!(
-            "system restart: data node {node} was a member of the newest view of its node group; it starts from its own disk, and the others of its group copy from it"
-        );
+        match restore_round {
+            Some(round) => println!(
+                "system restart: data node {node} saved global checkpoint round {round}, the newest every node saved; it starts from its own disk at that round, and the others of its group copy from it"
+            ),
+            None => println!(
+                "system restart: data node {node} was a member of the newest view of its node group; it starts from its own disk, and the others of its group copy from it"
+            ),
+        }
     }
 
     let mut processes = Vec::new();
@@ -145,7 +166,7 @@ pub fn run(args: StartArgs) -> Result<()> {
         &config_path,
         &mgm,
         (data_nodes, replicas),
-        &sources,
+        (&sources, restore_round),
         &mut processes,
     );
     if let Err(e) = started {
@@ -303,6 +324,50 @@ fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
     }
 }
 
+/// In `interval` durability: the global checkpoint round a system restart restores (the
+/// newest any node's `gcp` file records as complete: every node saved it before any recorded
+/// that), and per node group the node that starts from its disk at that round: one that saved
+/// it, of the newest view among those. None when no round completed.
+fn restore_point(dir: &Path, groups: u16, replicas: u16) -> Result<Option<(u64, Vec<u16>)>> {
+    let node_dir = |n: u16| dir.join(format!("node{n}"));
+    let mut cuts = BTreeMap::new();
+    for n in 1..=groups * replicas {
+        if let Some(cut) = datanode::gcp::Cut::load(&node_dir(n)).map_err(anyhow::Error::msg)? {
+            cuts.insert(n, cut);
+        }
+    }
+    let round = cuts.values().map(|c| c.complete).max().unwrap_or(0);
+    if round == 0 {
+        return Ok(None);
+    }
+    let mut chosen = Vec::new();
+    for g in 0..groups {
+        let source = (g * replicas + 1..=(g + 1) * replicas)
+            .filter(|n| {
+                node_dir(*n).join(datanode::catalog::CATALOG_FILE).exists()
+                    && cuts.get(n).is_some_and(|c| c.round_cut(round).is_some())
+            })
+            .max_by_key(|n| {
+                (
+                    crate::cluster_node::member_epoch(&node_dir(*n)),
+                    std::cmp::Reverse(*n),
+                )
+            });
+        match source {
+            Some(n) => chosen.push(n),
+            None => bail!(
+                "no data node of node group {} saved global checkpoint round {round}, the newest the cluster completed: the group cannot come back to it (its nodes' gcp files: {})",
+                g + 1,
+                (g * replicas + 1..=(g + 1) * replicas)
+                    .map(|n| format!("node {n}: {:?}", cuts.get(&n).map(|c| &c.rounds)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+    Ok(Some((round, chosen)))
+}
+
 /// Starts the management node and the data nodes, and waits until each answers and every
 /// node group serves. In a system restart (`sources`: each group's node of the newest view),
 /// those start first from their disks and the others after they serve, with --initial: they
@@ -313,7 +378,7 @@ fn start_nodes(
     config_path: &Path,
     mgm: &str,
     (data_nodes, replicas): (u16, u16),
-    sources: &[u16],
+    (sources, restore_round): (&[u16], Option<u64>),
     processes: &mut Vec<Process>,
 ) -> Result<()> {
     // The first view's epoch: above every epoch the management node kept votes for (read
@@ -402,6 +467,9 @@ fn start_nodes(
         ];
         if sources.contains(&node) {
             command.push("--system-restart".into());
+            if let Some(round) = restore_round {
+                command.extend(["--restore-round".into(), round.to_string()]);
+            }
         } else if !sources.is_empty() {
             command.extend(["--initial".into(), "--yes".into()]);
         }
@@ -476,6 +544,9 @@ fn node_flags(args: &StartArgs) -> Vec<String> {
         format!("--frame-timeout-ms={}", t.frame_timeout_ms),
         format!("--copy-rows-per-s={}", t.copy_rows_per_s),
     ];
+    if d.fault_power_cut {
+        flags.push("--fault-power-cut".into());
+    }
     // The nodes share this machine's memory: by default each takes its share of what one
     // node alone would.
     let bytes = t.data_memory.unwrap_or(

@@ -439,6 +439,11 @@ impl State {
                 return Err(why);
             }
         }
+        // In a cluster, also a round of the cluster's: a system restart restores one, and the
+        // files must hold nothing past it.
+        if crate::gcp_rounds::active(&self.shared) && crate::gcp_rounds::member(&self.shared) {
+            crate::gcp_rounds::wait_covered(&self.shared, held, crate::gcp_rounds::COVER_MAX)?;
+        }
         // 6. Publish.
         let mut chain = match (&self.last, full) {
             (Some(m), false) => m.chain.clone(),

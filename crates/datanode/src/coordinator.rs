@@ -107,6 +107,15 @@ enum Pending {
     RemoteScan {
         request_id: u64,
     },
+    /// A commit held by a global checkpoint round (`Role::wait_for_gate`): it begins when the
+    /// gate opens (`Event::GateOpen`); `two_phase`: it writes in other node groups too.
+    Gated {
+        request_id: u64,
+        client_txn: u64,
+        txn: Box<OpenTxn>,
+        results: Vec<OpResult>,
+        two_phase: bool,
+    },
     /// Waiting for commit acknowledgements before answering.
     Commit {
         request_id: u64,
@@ -455,7 +464,12 @@ impl Coordinator {
         let unsent: Vec<u64> = self
             .pending
             .iter()
-            .filter(|(_, p)| matches!(p, Pending::Gather(_) | Pending::Preparing { .. }))
+            .filter(|(_, p)| {
+                matches!(
+                    p,
+                    Pending::Gather(_) | Pending::Preparing { .. } | Pending::Gated { .. }
+                )
+            })
             .map(|(tag, _)| *tag)
             .collect();
         for tag in unsent {
@@ -464,6 +478,11 @@ impl Coordinator {
                 Some(Pending::Preparing {
                     txn, client_txn, ..
                 }) => (*txn, client_txn),
+                // Not begun: nothing to end.
+                Some(Pending::Gated { txn, .. }) => {
+                    self.abort_txn(&txn);
+                    continue;
+                }
                 _ => continue,
             };
             self.abort_txn(&txn);
@@ -610,6 +629,11 @@ impl Coordinator {
                     )),
                 ),
             },
+            Event::GateOpen { tag } => self.gate_opened(tag),
+            Event::Reply {
+                request_id,
+                message,
+            } => self.reply(request_id, &message),
             Event::Frames(mut bytes) => {
                 if self.out.is_empty() {
                     // Take the worker's buffer as it is rather than copying it.
@@ -869,6 +893,7 @@ impl Coordinator {
                 session,
                 transaction,
             } => self.commit_outcome(id, (session, transaction)),
+            Message::Gcp { round, step } => self.gcp_step(id, round, step),
             Message::Shutdown { restart } => {
                 self.shared.request_stop(restart);
                 self.reply(id, &Message::Done);

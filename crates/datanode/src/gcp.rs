@@ -28,7 +28,11 @@ use crate::Shared;
 /// The file in the data directory that records the cut.
 pub const GCP_FILE: &str = "gcp";
 const MAGIC: &[u8; 8] = b"CAIRNGCP";
-const VERSION: u32 = 1;
+/// Version 2 added the cluster's rounds (`Cut::complete`, `Cut::rounds`); version 1 files
+/// are read as having none.
+const VERSION: u32 = 2;
+/// Cluster rounds the file keeps the cuts of: the newest, from the newest complete one on.
+pub const ROUNDS_KEPT: usize = 8;
 /// Void ranges the file holds at most: one is added per restart that dropped records, and all
 /// are cleared by the first checkpoint a run publishes. A node that restarted this many times
 /// without one refuses to start (it says to take a checkpoint with `--durability commit`).
@@ -43,6 +47,12 @@ pub struct Cut {
     pub below: u64,
     /// Inclusive ranges of commit numbers that are never replayed.
     pub void: Vec<(u64, u64)>,
+    /// The newest cluster round this node heard every node saved (0: none), `GcpStep::Saved`.
+    pub complete: u64,
+    /// Cluster rounds this node saved, oldest first, each with its cut here (this node's
+    /// commits numbered below it belong to the round): a system restart to round G replays
+    /// up to G's cut (`gcp_rounds`).
+    pub rounds: Vec<(u64, u64)>,
 }
 
 impl Default for Cut {
@@ -50,6 +60,8 @@ impl Default for Cut {
         Cut {
             below: u64::MAX,
             void: Vec::new(),
+            complete: 0,
+            rounds: Vec::new(),
         }
     }
 }
@@ -60,8 +72,16 @@ impl Cut {
         sequence < self.below && !self.void.iter().any(|(a, b)| (*a..=*b).contains(&sequence))
     }
 
+    /// The cut of cluster round `round` here, if this node saved it and still keeps it.
+    pub fn round_cut(&self, round: u64) -> Option<u64> {
+        self.rounds
+            .iter()
+            .find(|(r, _)| *r == round)
+            .map(|(_, cut)| *cut)
+    }
+
     fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(28 + 16 * self.void.len());
+        let mut out = Vec::with_capacity(40 + 16 * (self.void.len() + self.rounds.len()));
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&self.below.to_le_bytes());
@@ -69,6 +89,12 @@ impl Cut {
         for (from, to) in &self.void {
             out.extend_from_slice(&from.to_le_bytes());
             out.extend_from_slice(&to.to_le_bytes());
+        }
+        out.extend_from_slice(&self.complete.to_le_bytes());
+        out.extend_from_slice(&(self.rounds.len() as u32).to_le_bytes());
+        for (round, cut) in &self.rounds {
+            out.extend_from_slice(&round.to_le_bytes());
+            out.extend_from_slice(&cut.to_le_bytes());
         }
         let crc = crc32c::crc32c(&out);
         out.extend_from_slice(&crc.to_le_bytes());
@@ -89,17 +115,36 @@ impl Cut {
             ));
         }
         let version = u32_at(8);
-        if version != VERSION {
-            return Err(format!("version {version}; this build reads {VERSION}"));
+        if version != 1 && version != VERSION {
+            return Err(format!(
+                "version {version}; this build reads 1 and {VERSION}"
+            ));
         }
         let count = u32_at(20) as usize;
         if count > VOIDS_MAX {
             return Err(format!("{count} void ranges, more than {VOIDS_MAX}"));
         }
-        let length = 24 + 16 * count + 4;
+        let rounds_at = 24 + 16 * count;
+        let (complete, rounds) = if version == 1 {
+            (0, 0)
+        } else {
+            if bytes.len() < rounds_at + 12 + 4 {
+                return Err(format!("{} bytes: cut short", bytes.len()));
+            }
+            let rounds = u32_at(rounds_at + 8) as usize;
+            if rounds > ROUNDS_KEPT {
+                return Err(format!("{rounds} rounds, more than {ROUNDS_KEPT}"));
+            }
+            (u64_at(rounds_at), rounds)
+        };
+        let length = if version == 1 {
+            rounds_at + 4
+        } else {
+            rounds_at + 12 + 16 * rounds + 4
+        };
         if bytes.len() != length {
             return Err(format!(
-                "{} bytes where {count} void ranges make {length}",
+                "{} bytes where {count} void ranges and {rounds} rounds make {length}",
                 bytes.len()
             ));
         }
@@ -113,9 +158,17 @@ impl Cut {
         let void = (0..count)
             .map(|i| (u64_at(24 + 16 * i), u64_at(32 + 16 * i)))
             .collect();
+        let rounds = (0..rounds)
+            .map(|i| {
+                let at = rounds_at + 12 + 16 * i;
+                (u64_at(at), u64_at(at + 8))
+            })
+            .collect();
         Ok(Cut {
             below: u64_at(12),
             void,
+            complete,
+            rounds,
         })
     }
 
@@ -226,6 +279,44 @@ impl Durable {
         self.write(&mut now, cut)
     }
 
+    /// Records that every commit numbered below `cut` here is durable and belongs to cluster
+    /// round `round` (`GcpStep::Save`). Keeps the newest `ROUNDS_KEPT` rounds.
+    pub fn record_round(&self, round: u64, cut: u64) -> Result<(), String> {
+        let mut now = self.cut.lock().unwrap_or_else(|e| e.into_inner());
+        if now.rounds.iter().any(|(r, _)| *r >= round) {
+            return Ok(());
+        }
+        let mut next = now.clone();
+        next.rounds.push((round, cut));
+        while next.rounds.len() > ROUNDS_KEPT {
+            next.rounds.remove(0);
+        }
+        self.write(&mut now, next)
+    }
+
+    /// Records that every node saved cluster round `round` (`GcpStep::Saved`).
+    pub fn round_complete(&self, round: u64) -> Result<(), String> {
+        let mut now = self.cut.lock().unwrap_or_else(|e| e.into_inner());
+        if round <= now.complete {
+            return Ok(());
+        }
+        let mut next = now.clone();
+        next.complete = round;
+        self.write(&mut now, next)
+    }
+
+    /// The cut of the newest complete cluster round this node saved: every commit numbered
+    /// below it here is in a round a system restart may restore (0: none).
+    pub fn complete_cut(&self) -> u64 {
+        let now = self.cut.lock().unwrap_or_else(|e| e.into_inner());
+        now.rounds
+            .iter()
+            .filter(|(r, _)| *r <= now.complete)
+            .map(|(_, cut)| *cut)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// A checkpoint of this run was published: replay starts after every record a void range
     /// names, so the ranges go.
     pub fn checkpoint_published(&self) -> Result<(), String> {
@@ -245,31 +336,45 @@ pub fn spawn(shared: Weak<Shared>, every: Duration) -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("global-checkpoint".into())
         .spawn(move || {
-            let mut next = Instant::now() + every;
-            loop {
-                let now = Instant::now();
-                if now < next {
-                    std::thread::sleep((next - now).min(Duration::from_millis(50)));
-                }
-                let Some(shared) = shared.upgrade() else {
-                    return;
-                };
-                if shared.stopping.load(Ordering::SeqCst) || shared.failure().is_some() {
-                    return;
-                }
-                if Instant::now() < next {
-                    continue;
-                }
-                next = Instant::now() + every;
-                if let Err(why) = round(&shared) {
+            each_interval(shared, every, |shared| {
+                if let Err(why) = round(shared) {
                     if shared.stopping.load(Ordering::SeqCst) || shared.failure().is_some() {
-                        return;
+                        return false;
                     }
                     tracing::warn!("global checkpoint round: {why}; trying again");
                 }
-            }
+                true
+            })
         })?;
     Ok(())
+}
+
+/// Calls `tick` every `every` while the node runs (and `tick` answers true).
+pub(crate) fn each_interval(
+    shared: Weak<Shared>,
+    every: Duration,
+    mut tick: impl FnMut(&Arc<Shared>) -> bool,
+) {
+    let mut next = Instant::now() + every;
+    loop {
+        let now = Instant::now();
+        if now < next {
+            std::thread::sleep((next - now).min(Duration::from_millis(50)));
+        }
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        if shared.stopping.load(Ordering::SeqCst) || shared.failure().is_some() {
+            return;
+        }
+        if Instant::now() < next {
+            continue;
+        }
+        next = Instant::now() + every;
+        if !tick(&shared) {
+            return;
+        }
+    }
 }
 
 /// One round: makes every commit numbered below the sequence read now durable, then records it.
@@ -292,7 +397,7 @@ pub fn round(shared: &Arc<Shared>) -> Result<(), String> {
 
 /// Passes a barrier through every worker: each answers after its turn's redo is written (and
 /// fsynced, with `sync`).
-fn barrier(shared: &Shared, sync: bool) -> Result<(), String> {
+pub(crate) fn barrier(shared: &Shared, sync: bool) -> Result<(), String> {
     let (tx, rx) = mpsc::sync_channel(shared.workers.len());
     for w in &shared.workers {
         w.send(ToWorker::Checkpoint(CheckpointStep::Barrier {
@@ -325,7 +430,11 @@ mod tests {
         let cut = Cut {
             below: 77,
             void: vec![(5, 9), (20, 20)],
+            complete: 9 << 32,
+            rounds: vec![((9 << 32) | 1, 60), ((9 << 32) | 2, 70)],
         };
+        assert_eq!(cut.round_cut((9 << 32) | 2), Some(70));
+        assert_eq!(cut.round_cut(9 << 32), None);
         let bytes = cut.encode();
         assert_eq!(Cut::decode(&bytes), Ok(cut.clone()));
         assert!(cut.keeps(4) && !cut.keeps(5) && !cut.keeps(9) && cut.keeps(10));
@@ -337,6 +446,16 @@ mod tests {
         }
         assert!(Cut::decode(&bytes[..bytes.len() - 1]).is_err());
         assert!(Cut::default().keeps(u64::MAX - 1));
+        // A version 1 file (before the cluster's rounds) reads as one with none.
+        let mut v1 = Vec::new();
+        v1.extend_from_slice(MAGIC);
+        v1.extend_from_slice(&1u32.to_le_bytes());
+        v1.extend_from_slice(&33u64.to_le_bytes());
+        v1.extend_from_slice(&0u32.to_le_bytes());
+        let crc = crc32c::crc32c(&v1);
+        v1.extend_from_slice(&crc.to_le_bytes());
+        let old = Cut::decode(&v1).unwrap();
+        assert_eq!((old.below, old.complete, old.rounds.len()), (33, 0, 0));
     }
 
     #[test]
@@ -363,6 +482,25 @@ mod tests {
         Durable::open(&dir, false, Cut::load(&dir).unwrap(), 40, Some((33, 35))).unwrap();
         let cut = Cut::load(&dir).unwrap().unwrap();
         assert_eq!((cut.below, cut.void), (u64::MAX, vec![(33, 35)]));
+        // Cluster rounds: saved ones are kept (the newest ROUNDS_KEPT), a complete one covers
+        // its cut, and a restart keeps them.
+        let d = Durable::open(&dir, true, Cut::load(&dir).unwrap(), 50, None).unwrap();
+        assert_eq!(d.complete_cut(), 0);
+        for r in 1..=10u64 {
+            d.record_round(r, 100 + r).unwrap();
+        }
+        d.record_round(3, 1).unwrap();
+        d.round_complete(9).unwrap();
+        d.round_complete(4).unwrap();
+        assert_eq!(d.complete_cut(), 109);
+        let cut = Cut::load(&dir).unwrap().unwrap();
+        assert_eq!(cut.rounds.len(), ROUNDS_KEPT);
+        assert_eq!(
+            (cut.complete, cut.round_cut(10), cut.round_cut(2)),
+            (9, Some(110), None)
+        );
+        Durable::open(&dir, true, Some(cut.clone()), 200, None).unwrap();
+        assert_eq!(Cut::load(&dir).unwrap().unwrap().rounds, cut.rounds);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

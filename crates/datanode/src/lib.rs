@@ -13,6 +13,7 @@ pub mod coordinator;
 pub mod copy;
 pub mod event_loop;
 pub mod gcp;
+pub mod gcp_rounds;
 pub mod indoubt;
 pub mod messages;
 pub mod prepare;
@@ -164,6 +165,11 @@ pub struct DataNodeConfig {
     /// group's primary and sends every commit to the group's backups first. None: a data node
     /// alone.
     pub role: Option<Arc<replication::Role>>,
+    /// A system restart of an `interval` cluster: replay only the commits of cluster round
+    /// `restore_round` and before (`gcp::Cut::rounds`), the newest round every node saved, so
+    /// every node group comes back to the same point of the commit order. None: replay up to
+    /// this node's own cut.
+    pub restore_round: Option<u64>,
 }
 
 impl Default for DataNodeConfig {
@@ -192,6 +198,7 @@ impl Default for DataNodeConfig {
             connections_max: limits::CONNECTIONS_MAX,
             fault_worker_panic_after: None,
             role: None,
+            restore_round: None,
         }
     }
 }
@@ -264,6 +271,9 @@ pub struct Shared {
     stop_requested: Mutex<Option<bool>>,
     /// The global checkpoint's recorded cut (with a redo log; `gcp`).
     pub gcp: Option<gcp::Durable>,
+    /// The cluster's global checkpoint rounds (`interval` durability in a cluster with a data
+    /// directory): this node's participant's queue.
+    pub rounds: Option<gcp_rounds::Rounds>,
 }
 
 /// Where partitions live from this node's side: how many node groups the cluster has, which
@@ -692,7 +702,7 @@ impl DataNode {
             )));
         }
         let mut recovered = match &config.data_dir {
-            Some(dir) => recovery::recover(dir, placement)
+            Some(dir) => recovery::recover(dir, placement, config.restore_round)
                 .map_err(|e| std::io::Error::other(e.to_string()))?,
             None => recovery::empty(worker_count),
         };
@@ -709,6 +719,13 @@ impl DataNode {
                 .map_err(std::io::Error::other)?,
             ),
             _ => None,
+        };
+        let (rounds, round_jobs) = match (&gcp, config.durability, &config.role) {
+            (Some(_), Durability::Interval(_), Some(_)) => {
+                let (rounds, jobs) = gcp_rounds::Rounds::new();
+                (Some(rounds), Some(jobs))
+            }
+            _ => (None, None),
         };
         let manifest = recovered.manifest.take();
         let two_phase = std::mem::take(&mut recovered.two_phase);
@@ -756,6 +773,7 @@ impl DataNode {
             schema_change_busy: AtomicBool::new(false),
             stop_requested: Mutex::new(None),
             gcp,
+            rounds,
         });
         if shared.step_links.is_some() {
             indoubt::spawn(Arc::downgrade(&shared));
@@ -874,6 +892,9 @@ impl DataNode {
         }
         if let (Some(_), Durability::Interval(every)) = (&shared.gcp, config.durability) {
             gcp::spawn(Arc::downgrade(&shared), every)?;
+            if let Some(jobs) = round_jobs {
+                gcp_rounds::spawn(Arc::downgrade(&shared), jobs, every)?;
+            }
         }
         info!(%address, workers = worker_count, "data node listening");
         Ok(DataNode {

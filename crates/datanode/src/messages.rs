@@ -356,6 +356,16 @@ pub enum Event {
     },
     /// Whole reply frames a worker built for the connection (direct replies).
     Frames(Vec<u8>),
+    /// The global checkpoint's gate opened: the commit parked under `tag` begins now
+    /// (`replication::Role::wait_for_gate`).
+    GateOpen {
+        tag: u64,
+    },
+    /// An answer to request `request_id` made elsewhere (a global checkpoint step, `gcp`).
+    Reply {
+        request_id: u64,
+        message: Box<wire::Message>,
+    },
     /// A step link answered a request sent for `tag` to node group `group` (its steps began at
     /// slot `first_slot`), on the link connection of the generation given; or why it did not.
     Remote {

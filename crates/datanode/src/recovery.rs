@@ -176,7 +176,11 @@ fn internal(message: String) -> Error {
 }
 
 /// Loads the catalog, the newest checkpoint and the redo after it, found in `dir`.
-pub fn recover(dir: &Path, placement: crate::Placement) -> Result<Recovered, Error> {
+pub fn recover(
+    dir: &Path,
+    placement: crate::Placement,
+    restore_round: Option<u64>,
+) -> Result<Recovered, Error> {
     let workers = placement.workers as usize;
     let started = Instant::now();
     std::fs::create_dir_all(dir)
@@ -285,7 +289,28 @@ pub fn recover(dir: &Path, placement: crate::Placement) -> Result<Recovered, Err
     }
     // Commits past the global checkpoint's cut (`interval` mode), or void, are not replayed:
     // what is kept is a prefix of the commit order, whatever a power cut kept of each log.
-    let gcp = crate::gcp::Cut::load(dir).map_err(internal)?;
+    let mut gcp = crate::gcp::Cut::load(dir).map_err(internal)?;
+    if let Some(round) = restore_round {
+        // A system restart to a cluster round: this node's commits of that round and before,
+        // which it made durable before the round was saved anywhere.
+        let found = gcp
+            .as_mut()
+            .and_then(|g| g.round_cut(round).map(|c| (g, c)));
+        let Some((g, below)) = found else {
+            return Err(internal(format!(
+                "{} holds no cut for global checkpoint round {round} (it saved rounds {:?}): this node cannot restore that round; start it with --initial, to copy its node group's partitions",
+                dir.join(crate::gcp::GCP_FILE).display(),
+                gcp.as_ref().map(|g| g.rounds.iter().map(|(r, _)| *r).collect::<Vec<_>>()).unwrap_or_default()
+            )));
+        };
+        info!(
+            round,
+            below, "restoring the cluster's global checkpoint round"
+        );
+        g.below = below;
+        // Rounds after it named commits this restart drops: they never count.
+        g.rounds.retain(|(r, _)| *r <= round);
+    }
     let mut dropped: Option<(u64, u64)> = None;
     if let Some(g) = &gcp {
         let before = records.len();

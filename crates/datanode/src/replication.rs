@@ -249,6 +249,20 @@ struct Commits {
     /// When the newest commit this node forgot was recorded: a name it does not know from
     /// after then may be a commit it forgot.
     forgot_up_to: Option<Instant>,
+    /// A global checkpoint round holds new commits (`GcpStep::Hold`): its round, and since when.
+    gate: Option<(u64, Instant)>,
+    /// Commits waiting for the gate to open: the coordinator to tell, and its tag.
+    gated: Vec<(crate::messages::ReplyTo, u64)>,
+}
+
+/// Whether a commit may begin here (`Role::commit_started`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    Go,
+    /// A client that lost its connection was told it did not commit: it never may.
+    Refused,
+    /// A global checkpoint round holds new commits: wait for the gate (`Role::wait_for_gate`).
+    Gated,
 }
 
 /// How a commit named in a `CommitOutcome` ended, as this node knows it.
@@ -274,6 +288,8 @@ impl Commits {
             sessions: Default::default(),
             sessions_order: Default::default(),
             forgot_up_to: None,
+            gate: None,
+            gated: Vec::new(),
         }
     }
 
@@ -877,8 +893,11 @@ impl Role {
                 }
             })
             .collect();
-        if schema && only.is_none() && Self::master_in(&view) == Some(self.me) {
-            // The master's schema changes go to every other group's primary too.
+        let own_group_only = matches!(message, Message::Gcp { .. });
+        if schema && !own_group_only && only.is_none() && Self::master_in(&view) == Some(self.me) {
+            // The master's schema changes go to every other group's primary too (a global
+            // checkpoint's step only to its own backups: the master sends it to the other
+            // groups itself, on the step links).
             backups.extend(
                 view.primaries
                     .iter()
@@ -993,19 +1012,61 @@ impl Role {
 
 impl Role {
     /// A commit named `name` is under way here: its rows are going to the backups (or its
-    /// other groups prepare). False, and nothing recorded, when a client that lost its
+    /// other groups prepare). `Refused`, and nothing recorded, when a client that lost its
     /// connection was already told it did not commit (`commit_outcome`): it never may.
+    /// `Gated`, and nothing recorded, when a global checkpoint round holds new commits and
+    /// this one is not under way yet (`gated`: the caller would wait; a commit going on from
+    /// an earlier step passes false).
     #[must_use]
-    pub fn commit_started(&self, name: CommitName) -> bool {
-        if name.0 == 0 {
-            return true;
-        }
+    pub fn commit_started(&self, name: CommitName, gated: bool) -> Start {
         let mut c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
-        if c.refused.contains(&name) {
+        if name.0 != 0 && c.refused.contains(&name) {
+            return Start::Refused;
+        }
+        if gated && c.gate.is_some() && !c.under_way.contains(&name) {
+            return Start::Gated;
+        }
+        if name.0 != 0 {
+            c.under_way.insert(name);
+        }
+        Start::Go
+    }
+
+    /// A commit `commit_started` found gated waits: `tag` goes to coordinator `to` when the
+    /// gate opens (`open_gate`). False when it is open already (begin the commit again now).
+    pub fn wait_for_gate(&self, to: crate::messages::ReplyTo, tag: u64) -> bool {
+        let mut c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        if c.gate.is_none() {
             return false;
         }
-        c.under_way.insert(name);
+        c.gated.push((to, tag));
         true
+    }
+
+    /// Holds new commits for global checkpoint round `round`; returns the commits under way
+    /// now, which the round waits for (`drained`).
+    pub fn close_gate(&self, round: u64) -> Vec<CommitName> {
+        let mut c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        c.gate = Some((round, Instant::now()));
+        c.under_way.iter().copied().collect()
+    }
+
+    /// Whether none of `names` is under way any more.
+    pub fn drained(&self, names: &[CommitName]) -> bool {
+        let c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        !names.iter().any(|n| c.under_way.contains(n))
+    }
+
+    /// The round holding new commits, and since when (None: they go).
+    pub fn gate(&self) -> Option<(u64, Instant)> {
+        self.commits.lock().unwrap_or_else(|e| e.into_inner()).gate
+    }
+
+    /// Lets commits begin again; returns the ones waiting, to be told (`wait_for_gate`).
+    pub fn open_gate(&self) -> Vec<(crate::messages::ReplyTo, u64)> {
+        let mut c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        c.gate = None;
+        std::mem::take(&mut c.gated)
     }
 
     /// The commit named `name` ended here: committed or not.
@@ -1471,17 +1532,43 @@ mod tests {
         let role = Role::new(1, vec![vec![1, 2], vec![3, 4]], BTreeMap::new(), None, 1);
         role.session_seen(7);
         assert_eq!(role.commit_outcome((7, 1)), Outcome::NotCommitted);
-        assert!(
-            !role.commit_started((7, 1)),
+        assert_eq!(
+            role.commit_started((7, 1), true),
+            Start::Refused,
             "told not committed: never starts"
         );
-        assert!(role.commit_started((7, 2)));
+        assert_eq!(role.commit_started((7, 2), true), Start::Go);
         assert_eq!(role.commit_outcome((7, 2)), Outcome::UnderWay);
         role.commit_ended((7, 2), true);
         assert_eq!(role.commit_outcome((7, 2)), Outcome::Committed);
         // A session this group never saw may have committed in another group.
         assert_eq!(role.commit_outcome((8, 1)), Outcome::Unknown);
-        assert!(role.commit_started((8, 1)));
+        assert_eq!(role.commit_started((8, 1), true), Start::Go);
+    }
+
+    /// A global checkpoint round's gate: commits not begun wait, commits under way go on and
+    /// are the ones the round waits for; opening it tells the waiting ones.
+    #[test]
+    fn a_closed_gate_holds_new_commits_and_waits_for_those_under_way() {
+        let role = Role::new(1, vec![vec![1, 2]], BTreeMap::new(), None, 1);
+        let to = crate::messages::ReplyTo {
+            worker: 0,
+            connection: 5,
+        };
+        assert_eq!(role.commit_started((7, 1), true), Start::Go);
+        assert!(!role.wait_for_gate(to, 1), "open: nothing to wait for");
+        let under_way = role.close_gate(3);
+        assert_eq!(under_way, vec![(7, 1)]);
+        assert!(!role.drained(&under_way));
+        assert_eq!(role.commit_started((7, 2), true), Start::Gated);
+        assert!(role.wait_for_gate(to, 9));
+        // The commit under way goes on to its next step (a two-phase decision) and ends.
+        assert_eq!(role.commit_started((7, 1), true), Start::Go);
+        role.commit_ended((7, 1), true);
+        assert!(role.drained(&under_way));
+        assert_eq!(role.gate().map(|(r, _)| r), Some(3));
+        assert_eq!(role.open_gate(), vec![(to, 9)]);
+        assert_eq!(role.commit_started((7, 2), true), Start::Go);
     }
 
     /// A node that restarted into a view takes the lowest member of each group as its primary;

@@ -548,6 +548,28 @@ pub enum Message {
         rows: Vec<(Vec<u8>, Vec<Value>)>,
         next: Option<crate::step::ScanPlace>,
     },
+    /// A step of the cluster's global checkpoint round `round` (`interval` durability): from
+    /// the schema master to every node group's primary on its step link, and from a primary to
+    /// its member backups on the replication link. Answered by `Done` once the step is done
+    /// on the receiver and, on a primary, on its backups.
+    Gcp {
+        round: u64,
+        step: GcpStep,
+    },
+}
+
+/// The steps of a global checkpoint round, in order (`Message::Gcp`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum GcpStep {
+    /// Begin no new commit (they wait), and answer once every commit begun here ended.
+    Hold = 0,
+    /// Nothing commits anywhere now: note the node's commit sequence as the round's cut.
+    Cut = 1,
+    /// Commit again; make every commit below the round's cut durable, record it, answer.
+    Save = 2,
+    /// Every node saved the round: it is the one a system restart may restore.
+    Saved = 3,
 }
 
 /// Commit names in one `CopyNames`.
@@ -705,6 +727,7 @@ impl Message {
             Message::Checksums { .. } => 49,
             Message::CopyNames { .. } => 50,
             Message::CopyPrimaries { .. } => 51,
+            Message::Gcp { .. } => 52,
         }
     }
 
@@ -800,6 +823,10 @@ impl Message {
             Message::EndRemote { transaction, end } => {
                 out.put_u64(*transaction);
                 out.put_u8(*end as u8);
+            }
+            Message::Gcp { round, step } => {
+                out.put_u64(*round);
+                out.put_u8(*step as u8);
             }
             Message::Prepared {
                 coordinator,
@@ -1137,6 +1164,21 @@ impl Message {
                 },
             },
             48 => Message::ChecksumsRequest,
+            52 => Message::Gcp {
+                round: r.u64()?,
+                step: match r.u8()? {
+                    0 => GcpStep::Hold,
+                    1 => GcpStep::Cut,
+                    2 => GcpStep::Save,
+                    3 => GcpStep::Saved,
+                    tag => {
+                        return Err(DecodeError::BadTag {
+                            what: "global checkpoint step",
+                            tag,
+                        })
+                    }
+                },
+            },
             51 => {
                 let epoch = r.u64()?;
                 let n = r.count("node groups", NODE_GROUPS_MAX, 8)?;

@@ -177,7 +177,22 @@ impl Coordinator {
         let spawned = std::thread::Builder::new()
             .name("global-checkpoint-wait".into())
             .spawn(move || {
+                let below = shared.sequence.load(std::sync::atomic::Ordering::SeqCst);
+                // In a cluster, a member's rows count once a round of the cluster covers them
+                // (a system restart restores such a round); a node still copying is in none.
                 let result = crate::gcp::round(&shared)
+                    .and_then(|()| {
+                        if crate::gcp_rounds::active(&shared) && crate::gcp_rounds::member(&shared)
+                        {
+                            crate::gcp_rounds::wait_covered(
+                                &shared,
+                                below,
+                                crate::gcp_rounds::COVER_MAX,
+                            )
+                        } else {
+                            Ok(())
+                        }
+                    })
                     .map_err(|why| Error::new(ErrorCode::ShuttingDown, why));
                 shared.workers[me.worker].send(ToWorker::ToCoordinator {
                     connection: me.connection,

@@ -17,6 +17,7 @@ use super::{
 use crate::catalog::TableEntry;
 use crate::messages::*;
 use crate::prepare::{self, locate};
+use crate::replication::Start;
 
 impl Coordinator {
     pub(super) fn on_execute(
@@ -426,6 +427,66 @@ impl Coordinator {
                 None => return,
             }
         };
+        self.commit_here(request_id, client_txn, txn, results);
+    }
+
+    /// A commit held by a global checkpoint round's gate begins now.
+    pub(super) fn gate_opened(&mut self, tag: u64) {
+        let Some(Pending::Gated {
+            request_id,
+            client_txn,
+            txn,
+            results,
+            two_phase,
+        }) = self.pending.remove(&tag)
+        else {
+            return;
+        };
+        if two_phase {
+            self.prepare_across(request_id, client_txn, *txn, results);
+        } else {
+            self.commit_here(request_id, client_txn, *txn, results);
+        }
+    }
+
+    /// Parks a commit a global checkpoint round holds (`Start::Gated`) until the gate opens;
+    /// false when it opened meanwhile (begin it now).
+    pub(super) fn park_at_gate(
+        &mut self,
+        request_id: u64,
+        client_txn: u64,
+        txn: OpenTxn,
+        results: Vec<OpResult>,
+        two_phase: bool,
+    ) -> Option<(OpenTxn, Vec<OpResult>)> {
+        let Some(role) = self.shared.role.clone() else {
+            return Some((txn, results));
+        };
+        let tag = self.tag();
+        if !role.wait_for_gate(self.me, tag) {
+            return Some((txn, results));
+        }
+        self.pending.insert(
+            tag,
+            Pending::Gated {
+                request_id,
+                client_txn,
+                txn: Box::new(txn),
+                results,
+                two_phase,
+            },
+        );
+        None
+    }
+
+    /// Commits a transaction whose writes are all in this node's group.
+    fn commit_here(
+        &mut self,
+        request_id: u64,
+        client_txn: u64,
+        txn: OpenTxn,
+        results: Vec<OpResult>,
+    ) {
         if txn.touched == 0 {
             return self.reply(
                 request_id,
@@ -453,15 +514,26 @@ impl Coordinator {
         if let Some(role) = &self.shared.role {
             if txn.written != 0 && self.step_peer.is_none() {
                 let name = (self.session, client_txn);
-                if !role.commit_started(name) {
-                    self.abort_txn(&txn);
-                    return self.reply(
-                        request_id,
-                        &Message::ExecuteReply(ExecuteOutcome::Aborted {
-                            op_index: 0,
-                            error: told_not_committed(),
-                        }),
-                    );
+                match role.commit_started(name, true) {
+                    Start::Go => {}
+                    Start::Refused => {
+                        self.abort_txn(&txn);
+                        return self.reply(
+                            request_id,
+                            &Message::ExecuteReply(ExecuteOutcome::Aborted {
+                                op_index: 0,
+                                error: told_not_committed(),
+                            }),
+                        );
+                    }
+                    Start::Gated => {
+                        if let Some((txn, results)) =
+                            self.park_at_gate(request_id, client_txn, txn, results, false)
+                        {
+                            self.commit_here(request_id, client_txn, txn, results);
+                        }
+                        return;
+                    }
                 }
             }
             if txn.written != 0 {

@@ -146,6 +146,15 @@ impl Coordinator {
             },
             // Asked by other groups' resolvers too, whose parts this node's holding waits on.
             Message::CommitOutcome { .. } => role.serving_links().err(),
+            // From the schema master on a step link, or from the primary on its link here.
+            Message::Gcp { .. } => match (self.replica, self.step_peer) {
+                (Some((_, epoch)), _) => role.accepts_commit(epoch).err(),
+                (None, Some(_)) => self.refuses_step_request(),
+                (None, None) => Some(Error::new(
+                    ErrorCode::Protocol,
+                    "global checkpoint steps come only on a step link or a primary's link",
+                )),
+            },
             Message::Prepared { .. } | Message::Resolve { .. } => match self.replica {
                 Some((_, epoch)) => role.accepts_commit(epoch).err(),
                 None => Some(Error::new(
@@ -565,8 +574,10 @@ impl Coordinator {
         purpose: super::twophase::Purpose,
     ) {
         if let Some(role) = &self.shared.role {
+            // A step of a commit begun already: not held by a global checkpoint's gate.
             if !matches!(purpose, super::twophase::Purpose::Prepare { .. })
-                && !role.commit_started((self.session, client_txn))
+                && role.commit_started((self.session, client_txn), false)
+                    == crate::replication::Start::Refused
             {
                 self.abort_txn(&txn);
                 if let super::twophase::Purpose::Decide(decided) = &purpose {
@@ -856,6 +867,38 @@ impl Coordinator {
             }
             None => {}
         }
+    }
+
+    /// A step of a global checkpoint round (`gcp_rounds`), run by this node's participant,
+    /// which answers it through this connection once done (here and on the backups).
+    pub(super) fn gcp_step(&mut self, id: u64, round: u64, step: wire::GcpStep) {
+        let Some(rounds) = &self.shared.rounds else {
+            return self.fail(
+                id,
+                Error::new(
+                    ErrorCode::BadRequest,
+                    "this data node takes no global checkpoint rounds (they run in interval durability, in a cluster)",
+                ),
+            );
+        };
+        let (shared, me) = (self.shared.clone(), self.me);
+        rounds.step(
+            round,
+            step,
+            Box::new(move |result| {
+                let message = match result {
+                    Ok(()) => Message::Done,
+                    Err(e) => Message::Failure(e),
+                };
+                shared.workers[me.worker].send(ToWorker::ToCoordinator {
+                    connection: me.connection,
+                    event: Event::Reply {
+                        request_id: id,
+                        message: Box::new(message),
+                    },
+                });
+            }),
+        );
     }
 
     /// A client that lost its connection during a commit asks how it ended: known on its node

@@ -316,6 +316,10 @@ fn messages_round_trip() {
             }],
         },
         Message::CopyDone { rows: 12_345 },
+        Message::Gcp {
+            round: (7 << 32) | 3,
+            step: crate::GcpStep::Save,
+        },
         Message::CopyPrimaries {
             epoch: 71,
             primaries: vec![(0, 2), (1, 4)],
