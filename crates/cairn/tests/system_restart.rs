@@ -193,7 +193,12 @@ impl Rounds {
 
 impl Drop for Rounds {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        if std::thread::panicking() {
+            // The nodes' logs (logs/) and files, for whoever looks into the failure.
+            println!("kept {} for inspection", self.dir.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 

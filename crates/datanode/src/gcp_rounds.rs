@@ -90,8 +90,11 @@ fn stopping() -> Error {
     Error::new(ErrorCode::ShuttingDown, "the data node is stopping")
 }
 
+/// A step that failed here: permanent, so a backup's replication link does not send it again
+/// (a stale round at the head of the link held back everything after it, a starting node's
+/// copy included); the round is abandoned and the next one starts afresh.
 fn failed(why: impl Into<String>) -> Error {
-    Error::new(ErrorCode::ViewChanged, why)
+    Error::new(ErrorCode::BadRequest, why)
 }
 
 /// Whether this node takes part in the cluster's rounds: `interval` durability in a cluster.
@@ -267,7 +270,17 @@ fn forward(
             let _ = tx.send(result);
         }),
     );
-    match rx.recv_timeout(STEP_MAX) {
+    // Waited for until answered, or until the round's view is gone (a member that was down
+    // never answers; the view without it ends the wait).
+    let deadline = Instant::now() + STEP_MAX;
+    let answer = loop {
+        match rx.recv_timeout(Duration::from_millis(20)) {
+            Err(mpsc::RecvTimeoutError::Timeout)
+                if Instant::now() < deadline && role.view().epoch == round >> 32 => {}
+            other => break other,
+        }
+    };
+    match answer {
         Ok(Ok(answers)) => match answers.into_iter().find(|m| !matches!(m, Message::Done)) {
             None => Ok(()),
             Some(Message::Failure(e)) => Err(e),
@@ -278,7 +291,7 @@ fn forward(
         },
         Ok(Err(e)) => Err(e),
         Err(_) => Err(failed(format!(
-            "the backups did not answer global checkpoint round {round} within {STEP_MAX:?}"
+            "the backups did not answer global checkpoint round {round} (within {STEP_MAX:?}, in its view)"
         ))),
     }
 }
