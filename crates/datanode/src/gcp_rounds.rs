@@ -35,10 +35,11 @@ use wire::{GcpStep, Message};
 use crate::messages::{Event, ToWorker};
 use crate::Shared;
 
-/// How long a `Hold` waits for the commits under way to end before the round gives up.
-const DRAIN_MAX: Duration = Duration::from_secs(3);
+/// How long a `Hold` waits for the commits under way to end before the round gives up (new
+/// commits wait that long at most).
+const DRAIN_MAX: Duration = Duration::from_secs(1);
 /// How long a gate stays closed at most: past it the round is taken as abandoned.
-const HOLD_MAX: Duration = Duration::from_secs(5);
+const HOLD_MAX: Duration = Duration::from_secs(2);
 /// How long the master waits for every node's answer to one step.
 const STEP_MAX: Duration = Duration::from_secs(10);
 /// How long a column change, a copy or a checkpoint waits for a complete round to cover its
@@ -195,8 +196,11 @@ fn run_step(
             while !role.drained(&under_way) {
                 if Instant::now() >= deadline || role.view().epoch != view.epoch {
                     wake(shared, role.open_gate());
+                    let left = role.still_under_way(&under_way);
                     return Err(failed(format!(
-                        "global checkpoint round {round}: commits under way did not end within {DRAIN_MAX:?}"
+                        "global checkpoint round {round}: {} commits under way did not end within {DRAIN_MAX:?} (the first: {:?})",
+                        left.len(),
+                        &left[..left.len().min(3)]
                     )));
                 }
                 std::thread::sleep(Duration::from_micros(200));

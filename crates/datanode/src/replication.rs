@@ -1051,6 +1051,16 @@ impl Role {
         c.under_way.iter().copied().collect()
     }
 
+    /// Those of `names` still under way.
+    pub fn still_under_way(&self, names: &[CommitName]) -> Vec<CommitName> {
+        let c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        names
+            .iter()
+            .filter(|n| c.under_way.contains(n))
+            .copied()
+            .collect()
+    }
+
     /// Whether none of `names` is under way any more.
     pub fn drained(&self, names: &[CommitName]) -> bool {
         let c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
