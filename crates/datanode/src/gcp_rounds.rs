@@ -423,6 +423,16 @@ pub fn wait_covered(shared: &Shared, below: u64, timeout: Duration) -> Result<()
     Ok(())
 }
 
+/// Whether this node holds its partitions whole (not a restarted node still copying): a
+/// checkpoint it publishes must then hold nothing a restored round lacks, even while a view
+/// change leaves it out of the rounds for a moment.
+pub fn holds_partitions(shared: &Shared) -> bool {
+    shared
+        .role
+        .as_ref()
+        .is_some_and(|r| r.restart() == crate::replication::Restart::No)
+}
+
 /// Whether this node is a member of its open view (it takes part in the rounds).
 pub fn member(shared: &Shared) -> bool {
     shared.role.as_ref().is_some_and(|r| {
