@@ -441,9 +441,7 @@ impl State {
         }
         // In a cluster, also a round of the cluster's: a system restart restores one, and the
         // files must hold nothing past it.
-        if crate::gcp_rounds::active(&self.shared)
-            && crate::gcp_rounds::holds_partitions(&self.shared)
-        {
+        if crate::gcp_rounds::holds_partitions(&self.shared) {
             crate::gcp_rounds::wait_covered(&self.shared, held, crate::gcp_rounds::COVER_MAX)?;
         }
         // 6. Publish.

@@ -26,7 +26,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use base::{Error, ErrorCode};
@@ -58,30 +58,20 @@ pub struct Job {
 
 /// The queue to this node's participant thread.
 pub struct Rounds {
-    jobs: Mutex<Sender<Job>>,
+    jobs: Sender<Job>,
 }
 
 impl Rounds {
     /// The queue, and its receiving end for `spawn`.
     pub fn new() -> (Rounds, Receiver<Job>) {
         let (tx, rx) = mpsc::channel();
-        (
-            Rounds {
-                jobs: Mutex::new(tx),
-            },
-            rx,
-        )
+        (Rounds { jobs: tx }, rx)
     }
 
     /// Runs `step` of round `round` here (and on the backups, on a primary); `done` hears.
     pub fn step(&self, round: u64, step: GcpStep, done: StepDone) {
         let job = Job { round, step, done };
-        if let Err(mpsc::SendError(job)) = self
-            .jobs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .send(job)
-        {
+        if let Err(mpsc::SendError(job)) = self.jobs.send(job) {
             (job.done)(Err(stopping()));
         }
     }
@@ -99,7 +89,7 @@ fn failed(why: impl Into<String>) -> Error {
 }
 
 /// Whether this node takes part in the cluster's rounds: `interval` durability in a cluster.
-pub fn active(shared: &Shared) -> bool {
+fn active(shared: &Shared) -> bool {
     shared.rounds.is_some()
 }
 
@@ -423,20 +413,22 @@ pub fn wait_covered(shared: &Shared, below: u64, timeout: Duration) -> Result<()
     Ok(())
 }
 
-/// Whether this node holds its partitions whole (not a restarted node still copying): a
-/// checkpoint it publishes must then hold nothing a restored round lacks, even while a view
-/// change leaves it out of the rounds for a moment.
+/// Whether this node takes part in the rounds and holds its partitions whole (not a
+/// restarted node still copying): a checkpoint it publishes must then hold nothing a restored
+/// round lacks, even while a view change leaves it out of the rounds for a moment.
 pub fn holds_partitions(shared: &Shared) -> bool {
-    shared
-        .role
-        .as_ref()
-        .is_some_and(|r| r.restart() == crate::replication::Restart::No)
+    active(shared)
+        && shared
+            .role
+            .as_ref()
+            .is_some_and(|r| r.restart() == crate::replication::Restart::No)
 }
 
-/// Whether this node is a member of its open view (it takes part in the rounds).
+/// Whether this node takes part in the rounds and is a member of its open view.
 pub fn member(shared: &Shared) -> bool {
-    shared.role.as_ref().is_some_and(|r| {
-        let view = r.view();
-        view.open && view.members.contains(&r.me)
-    })
+    active(shared)
+        && shared.role.as_ref().is_some_and(|r| {
+            let view = r.view();
+            view.open && view.members.contains(&r.me)
+        })
 }

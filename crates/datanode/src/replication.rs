@@ -1063,8 +1063,7 @@ impl Role {
 
     /// Whether none of `names` is under way any more.
     pub fn drained(&self, names: &[CommitName]) -> bool {
-        let c = self.commits.lock().unwrap_or_else(|e| e.into_inner());
-        !names.iter().any(|n| c.under_way.contains(n))
+        self.still_under_way(names).is_empty()
     }
 
     /// The round holding new commits, and since when (None: they go).

@@ -182,8 +182,7 @@ impl Coordinator {
                 // (a system restart restores such a round); a node still copying is in none.
                 let result = crate::gcp::round(&shared)
                     .and_then(|()| {
-                        if crate::gcp_rounds::active(&shared) && crate::gcp_rounds::member(&shared)
-                        {
+                        if crate::gcp_rounds::member(&shared) {
                             crate::gcp_rounds::wait_covered(
                                 &shared,
                                 below,

@@ -449,9 +449,11 @@ impl Coordinator {
         }
     }
 
-    /// Parks a commit a global checkpoint round holds (`Start::Gated`) until the gate opens;
-    /// false when it opened meanwhile (begin it now).
-    pub(super) fn park_at_gate(
+    /// Begins the commit of `client_txn` here (`Role::commit_started`), and returns the
+    /// transaction to go on with; None when it was answered (a client that lost its
+    /// connection was told it did not commit) or parked at a global checkpoint round's gate
+    /// until it opens (`gate_opened`; `two_phase`: it resumes in `prepare_across`).
+    pub(super) fn begin_commit(
         &mut self,
         request_id: u64,
         client_txn: u64,
@@ -462,21 +464,39 @@ impl Coordinator {
         let Some(role) = self.shared.role.clone() else {
             return Some((txn, results));
         };
-        let tag = self.tag();
-        if !role.wait_for_gate(self.me, tag) {
-            return Some((txn, results));
+        loop {
+            match role.commit_started((self.session, client_txn), true) {
+                Start::Go => return Some((txn, results)),
+                Start::Refused => {
+                    self.abort_txn(&txn);
+                    self.reply(
+                        request_id,
+                        &Message::ExecuteReply(ExecuteOutcome::Aborted {
+                            op_index: 0,
+                            error: told_not_committed(),
+                        }),
+                    );
+                    return None;
+                }
+                Start::Gated => {
+                    let tag = self.tag();
+                    if role.wait_for_gate(self.me, tag) {
+                        self.pending.insert(
+                            tag,
+                            Pending::Gated {
+                                request_id,
+                                client_txn,
+                                txn: Box::new(txn),
+                                results,
+                                two_phase,
+                            },
+                        );
+                        return None;
+                    }
+                    // The gate opened meanwhile: ask again.
+                }
+            }
         }
-        self.pending.insert(
-            tag,
-            Pending::Gated {
-                request_id,
-                client_txn,
-                txn: Box::new(txn),
-                results,
-                two_phase,
-            },
-        );
-        None
     }
 
     /// Commits a transaction whose writes are all in this node's group.
@@ -484,8 +504,8 @@ impl Coordinator {
         &mut self,
         request_id: u64,
         client_txn: u64,
-        txn: OpenTxn,
-        results: Vec<OpResult>,
+        mut txn: OpenTxn,
+        mut results: Vec<OpResult>,
     ) {
         if txn.touched == 0 {
             return self.reply(
@@ -510,32 +530,14 @@ impl Coordinator {
                 }
             }
         }
+        if txn.written != 0 && self.step_peer.is_none() {
+            let Some(begun) = self.begin_commit(request_id, client_txn, txn, results, false) else {
+                return;
+            };
+            (txn, results) = begun;
+        }
         let mut settled = None;
         if let Some(role) = &self.shared.role {
-            if txn.written != 0 && self.step_peer.is_none() {
-                let name = (self.session, client_txn);
-                match role.commit_started(name, true) {
-                    Start::Go => {}
-                    Start::Refused => {
-                        self.abort_txn(&txn);
-                        return self.reply(
-                            request_id,
-                            &Message::ExecuteReply(ExecuteOutcome::Aborted {
-                                op_index: 0,
-                                error: told_not_committed(),
-                            }),
-                        );
-                    }
-                    Start::Gated => {
-                        if let Some((txn, results)) =
-                            self.park_at_gate(request_id, client_txn, txn, results, false)
-                        {
-                            self.commit_here(request_id, client_txn, txn, results);
-                        }
-                        return;
-                    }
-                }
-            }
             if txn.written != 0 {
                 let Some(generation) = role.local_commit() else {
                     return self.gather_images(request_id, client_txn, txn, results);

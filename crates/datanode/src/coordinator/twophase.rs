@@ -65,29 +65,10 @@ impl Coordinator {
         // The commit is under way from here: a client that lost its connection asks, and
         // must hear "ask again" until the prepares are answered and the decision taken (not
         // "not committed" of a transaction about to commit).
-        if let Some(role) = &shared.role {
-            match role.commit_started((self.session, client_txn), true) {
-                crate::replication::Start::Go => {}
-                crate::replication::Start::Refused => {
-                    self.abort_txn(&txn);
-                    return self.reply(
-                        request_id,
-                        &Message::ExecuteReply(ExecuteOutcome::Aborted {
-                            op_index: 0,
-                            error: super::execute::told_not_committed(),
-                        }),
-                    );
-                }
-                crate::replication::Start::Gated => {
-                    if let Some((txn, results)) =
-                        self.park_at_gate(request_id, client_txn, txn, results, true)
-                    {
-                        self.prepare_across(request_id, client_txn, txn, results);
-                    }
-                    return;
-                }
-            }
-        }
+        let Some((txn, results)) = self.begin_commit(request_id, client_txn, txn, results, true)
+        else {
+            return;
+        };
         let tag = self.tag();
         let mut waiting = 0;
         for (group, part) in txn.remote.iter().filter(|(_, p)| p.written()) {
