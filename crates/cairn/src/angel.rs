@@ -1,6 +1,6 @@
 //! NDB's angel process for data nodes of a cluster: `cairn datanode --mgm` runs the node in a
-//! child process and starts it again when it fails (a node restart: it copies its partitions
-//! from its node group's primary), at most `RESTARTS_MAX` times in `RESTART_WINDOW`; and the
+//! child process and starts it again when it fails (a node restart: from its own files, which
+//! its node group's primary brings level), at most `RESTARTS_MAX` times in `RESTART_WINDOW`; and the
 //! policy `cairn start` applies to the data nodes it runs (`Restarts`).
 
 use std::collections::VecDeque;
@@ -22,8 +22,9 @@ pub const RESTART_WINDOW: Duration = Duration::from_secs(60);
 pub enum Verdict {
     /// It stopped cleanly, as asked (`cairn admin stop`, SIGTERM): it stays stopped.
     Stopped,
-    /// Start it again, copying from its group (`counted`: a failure, not a requested restart).
-    Restart { counted: bool },
+    /// Start it again (`counted`: a failure, not a requested restart): from its own files,
+    /// brought level by its group's copy, or (`initial`: they could not be used) empty.
+    Restart { counted: bool, initial: bool },
     /// It failed `RESTARTS_MAX` times within `RESTART_WINDOW` already: it stays down.
     GiveUp,
     /// Its restart cannot go on (`EXIT_NO_COPY_SOURCE`: no node of its group to copy from):
@@ -45,7 +46,16 @@ impl Restarts {
         }
         // Asked to restart (`cairn admin restart`, exit 75): not a failure, so not counted.
         if status.code() == Some(crate::EXIT_RESTART) {
-            return Verdict::Restart { counted: false };
+            return Verdict::Restart {
+                counted: false,
+                initial: false,
+            };
+        }
+        if status.code() == Some(crate::EXIT_RESTART_INITIAL) {
+            return Verdict::Restart {
+                counted: false,
+                initial: true,
+            };
         }
         if status.code() == Some(crate::EXIT_NO_COPY_SOURCE) {
             return Verdict::NoCopySource;
@@ -61,24 +71,34 @@ impl Restarts {
             return Verdict::GiveUp;
         }
         self.at.push_back(Instant::now());
-        Verdict::Restart { counted: true }
+        Verdict::Restart {
+            counted: true,
+            initial: status.code() == Some(crate::EXIT_NEEDS_INITIAL),
+        }
     }
 }
 
-/// The arguments a data node started with, made into the ones it starts again with: whatever it
-/// started from, it comes back empty and copies from its group (`--initial --yes`).
-pub fn restart_args(args: &[String]) -> Vec<String> {
-    let mut args: Vec<String> = args
-        .iter()
-        .filter(|a| *a != "--system-restart")
-        .cloned()
-        .collect();
-    if !args.iter().any(|a| a == "--initial") {
-        args.extend(["--initial".into(), "--yes".into()]);
-    } else if !args.iter().any(|a| a == "--yes") {
-        args.push("--yes".into());
+/// The arguments a data node started with, made into the ones it starts again with: a node
+/// restart, from its own files (a system restart's flags dropped), or with `initial` empty
+/// (`--initial --yes`), copying every partition from its group.
+pub fn restart_args(args: &[String], initial: bool) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::new();
+    let mut skip_value = false;
+    for a in args {
+        if std::mem::take(&mut skip_value) {
+            continue;
+        }
+        match a.as_str() {
+            "--system-restart" | "--initial" | "--yes" => {}
+            "--restore-round" => skip_value = true,
+            _ if a.starts_with("--restore-round=") => {}
+            _ => kept.push(a.clone()),
+        }
     }
-    args
+    if initial {
+        kept.extend(["--initial".into(), "--yes".into()]);
+    }
+    kept
 }
 
 /// Runs `cairn ARGS --no-angel` (a data node) as a child, passing its output on, and starts it
@@ -124,11 +144,17 @@ pub fn run(node_id: u32, mut args: Vec<String>) -> Result<i32> {
                 );
                 return Ok(status.code().unwrap_or(crate::EXIT_FAILED));
             }
-            Verdict::Restart { .. } => {
-                println!(
-                    "angel: data node {node_id} exited ({status}); starting it again: it copies its partitions from its node group's primary, then serves as a backup"
-                );
-                args = restart_args(&args);
+            Verdict::Restart { initial, .. } => {
+                if initial {
+                    println!(
+                        "angel: data node {node_id} exited ({status}); starting it again empty (--initial): it copies its partitions from its node group's primary, then serves as a backup"
+                    );
+                } else {
+                    println!(
+                        "angel: data node {node_id} exited ({status}); starting it again from its own files: its node group's primary brings them level, then it serves as a backup"
+                    );
+                }
+                args = restart_args(&args, initial);
             }
         }
     }
@@ -203,11 +229,17 @@ mod tests {
         for _ in 0..RESTARTS_MAX {
             assert_eq!(
                 r.on_exit(&exited(crate::EXIT_FAILED)),
-                Verdict::Restart { counted: true }
+                Verdict::Restart {
+                    counted: true,
+                    initial: false
+                }
             );
             assert_eq!(
                 r.on_exit(&exited(crate::EXIT_RESTART)),
-                Verdict::Restart { counted: false }
+                Verdict::Restart {
+                    counted: false,
+                    initial: false
+                }
             );
         }
         // Killed by a signal counts as a failure too.
@@ -218,21 +250,46 @@ mod tests {
         );
         assert_eq!(
             r.on_exit(&exited(crate::EXIT_RESTART)),
-            Verdict::Restart { counted: false }
+            Verdict::Restart {
+                counted: false,
+                initial: false
+            }
         );
     }
 
     #[test]
-    fn a_restart_comes_back_empty_and_never_from_its_own_disk() {
-        let args: Vec<String> = ["datanode", "--mgm", "m:1", "--system-restart"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+    fn a_restart_comes_back_from_its_own_files_unless_they_cannot_be_used() {
+        let args: Vec<String> = [
+            "datanode",
+            "--mgm",
+            "m:1",
+            "--system-restart",
+            "--restore-round",
+            "7",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(restart_args(&args, false), ["datanode", "--mgm", "m:1"]);
+        let empty = restart_args(&args, true);
+        assert_eq!(empty, ["datanode", "--mgm", "m:1", "--initial", "--yes"]);
+        assert_eq!(restart_args(&empty, true), empty);
+        // After a restart with --initial, the next comes back from its files again.
+        assert_eq!(restart_args(&empty, false), ["datanode", "--mgm", "m:1"]);
+        let mut r = Restarts::default();
         assert_eq!(
-            restart_args(&args),
-            ["datanode", "--mgm", "m:1", "--initial", "--yes"]
+            r.on_exit(&exited(crate::EXIT_RESTART_INITIAL)),
+            Verdict::Restart {
+                counted: false,
+                initial: true
+            }
         );
-        let again = restart_args(&restart_args(&args));
-        assert_eq!(again, ["datanode", "--mgm", "m:1", "--initial", "--yes"]);
+        assert_eq!(
+            r.on_exit(&exited(crate::EXIT_NEEDS_INITIAL)),
+            Verdict::Restart {
+                counted: true,
+                initial: true
+            }
+        );
     }
 }

@@ -333,8 +333,9 @@ fn epoch_of(view: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Asks data node `node` to stop (`restart`: to be started again by what runs it).
-pub fn stop_node(mgm: &str, node: u32, restart: bool) -> Result<()> {
+/// Asks data node `node` to stop (`restart`: to be started again by what runs it; `initial`:
+/// empty).
+pub fn stop_node(mgm: &str, node: u32, restart: bool, initial: bool) -> Result<()> {
     let config = config_of(mgm, ADMIN_ID, Duration::from_secs(2))?;
     let id = NodeId::try_from(node).ok();
     let Some(api) = id.and_then(|id| config.api_addresses.get(&id)) else {
@@ -343,13 +344,13 @@ pub fn stop_node(mgm: &str, node: u32, restart: bool) -> Result<()> {
     let cluster = client::Cluster::connect_timeout(api, Duration::from_secs(5))
         .with_context(|| format!("connecting to data node {node} at {api}"))?;
     cluster
-        .shutdown(restart)
+        .shutdown(restart, initial)
         .with_context(|| format!("asking data node {node} to stop"))
 }
 
 /// Restarts data node `only`, or every data node in turn (its group's primary last), each
 /// once the cluster is whole, waiting until it is a member again (at most `timeout` each).
-pub fn restart_nodes(mgm: &str, only: Option<u32>, timeout: Duration) -> Result<()> {
+pub fn restart_nodes(mgm: &str, only: Option<u32>, initial: bool, timeout: Duration) -> Result<()> {
     let config = config_of(mgm, ADMIN_ID, Duration::from_secs(2))?;
     let primaries = primaries_of(&config);
     let mut order: Vec<u32> = match only {
@@ -378,7 +379,7 @@ pub fn restart_nodes(mgm: &str, only: Option<u32>, timeout: Duration) -> Result<
             "restarting data node {node} ({}/{total}) in view {epoch}",
             i + 1
         );
-        stop_node(mgm, node, true)?;
+        stop_node(mgm, node, true, initial)?;
         let mut left = false;
         let mut said = String::new();
         loop {

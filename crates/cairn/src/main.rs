@@ -1,7 +1,7 @@
 //! The `cairn` binary: command-line parsing, logging set-up and wiring of the roles. Each
 //! subcommand is one role: `start` (the embedded default cluster), `datanode`, `bench`, `admin`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -477,7 +477,9 @@ struct DataNodeArgs {
     /// everything stored there is lost. With --mgm, a node that was a member of the cluster
     /// before (its --data-dir says so) comes back to it running (node restart): it copies every
     /// partition from its node group's primary while the cluster keeps committing, then serves
-    /// as a backup.
+    /// as a backup. Without --initial such a node restarts from its own checkpoint and redo
+    /// and the copy writes only the rows that differ (deleting those its primary no longer
+    /// holds).
     #[arg(long, requires = "data_dir")]
     initial: bool,
     /// Confirms --initial.
@@ -702,12 +704,16 @@ enum AdminCommand {
         mgm: String,
     },
     /// Stops data node NODE so that what runs it (`cairn start`, or a service manager that
-    /// restarts on exit code 75) starts it again; it copies its partitions from its group's
-    /// primary (node restart). Waits until it is a member again.
+    /// restarts on exit code 75) starts it again: from its own files, which its group's
+    /// primary brings level (node restart). Waits until it is a member again.
     Restart {
         node: u32,
         #[arg(long, default_value = "127.0.0.1:2300")]
         mgm: String,
+        /// Start it again empty, copying every partition (it exits with code 79, which
+        /// `cairn start` and the angel take as "start again with --initial").
+        #[arg(long)]
+        initial: bool,
         /// How long to wait for the node to be a member again.
         #[arg(long, default_value_t = 300)]
         timeout_s: u64,
@@ -726,6 +732,9 @@ enum AdminCommand {
     RollingRestart {
         #[arg(long, default_value = "127.0.0.1:2300")]
         mgm: String,
+        /// Start each node again empty, copying every partition (as `restart --initial`).
+        #[arg(long)]
+        initial: bool,
         /// How long to wait for each node to be a member again.
         #[arg(long, default_value_t = 300)]
         timeout_s: u64,
@@ -760,6 +769,13 @@ pub const EXIT_RESTART: i32 = 75;
 /// from. Starting it again does not mend that, so nothing that runs it does (the angel,
 /// `cairn start`); the whole cluster must be started again (a system restart).
 pub const EXIT_NO_COPY_SOURCE: i32 = 78;
+/// A data node restarted from its own files cannot be brought level with its group from them
+/// (they do not load, or its tables differ from its primary's): what runs it (the angel,
+/// `cairn start`) starts it again with `--initial`, to copy every partition.
+pub const EXIT_NEEDS_INITIAL: i32 = 76;
+/// A data node stopped on request to be started again empty (`cairn admin restart --initial`):
+/// as `EXIT_RESTART`, with `--initial`.
+pub const EXIT_RESTART_INITIAL: i32 = 79;
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
@@ -839,21 +855,26 @@ fn main() -> Result<()> {
                 .with_context(|| format!("serving on {}", args.listen))
         }
         Command::Admin(AdminCommand::Stop { node, mgm }) => {
-            cluster_node::stop_node(&mgm, node, false)?;
+            cluster_node::stop_node(&mgm, node, false, false)?;
             println!("data node {node} stops");
             Ok(())
         }
         Command::Admin(AdminCommand::Restart {
             node,
             mgm,
+            initial,
             timeout_s,
-        }) => cluster_node::restart_nodes(&mgm, Some(node), Duration::from_secs(timeout_s)),
+        }) => {
+            cluster_node::restart_nodes(&mgm, Some(node), initial, Duration::from_secs(timeout_s))
+        }
         Command::Admin(AdminCommand::Replicas { mgm, settle_s }) => {
             cluster_node::compare_replicas(&mgm, Duration::from_secs(settle_s))
         }
-        Command::Admin(AdminCommand::RollingRestart { mgm, timeout_s }) => {
-            cluster_node::restart_nodes(&mgm, None, Duration::from_secs(timeout_s))
-        }
+        Command::Admin(AdminCommand::RollingRestart {
+            mgm,
+            initial,
+            timeout_s,
+        }) => cluster_node::restart_nodes(&mgm, None, initial, Duration::from_secs(timeout_s)),
         Command::Admin(AdminCommand::Status { connect, mgm }) => {
             let cluster = client::Cluster::connect(&connect);
             let s = cluster.as_ref().ok().map(|c| c.status()).transpose()?;
@@ -993,6 +1014,10 @@ fn wait_for_signal(node: &DataNode, rx: mpsc::Receiver<()>) -> Result<Option<boo
             Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(None),
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if let Some(why) = node.failure() {
+                    if node.needs_initial() {
+                        eprintln!("data node failed: {why}; exiting (exit {EXIT_NEEDS_INITIAL}) to start again with --initial");
+                        std::process::exit(EXIT_NEEDS_INITIAL);
+                    }
                     eprintln!("data node failed: {why}; exiting for recovery");
                     std::process::exit(EXIT_FAILED);
                 }
@@ -1234,8 +1259,12 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         .data_dir
         .as_ref()
         .map(|dir| dir.join(cluster_node::CLUSTER_MEMBER_FILE));
-    let restarted =
-        args.mgm.is_some() && args.initial && member_file.as_ref().is_some_and(|f| f.exists());
+    // A node that was a member before (its data directory says so) comes back by a node
+    // restart: from its own checkpoint and redo, brought level by its primary's copy, or with
+    // --initial empty, copying every partition. A system restart starts as the first view.
+    let restarted = args.mgm.is_some()
+        && !args.system_restart
+        && member_file.as_ref().is_some_and(|f| f.exists());
     let joined = match &args.mgm {
         Some(mgm) => Some(cluster_node::join(
             mgm,
@@ -1257,7 +1286,7 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         how: exposure::NATIVE_HOW,
     };
     exposure::check(&[native], args.insecure)?;
-    if restarted {
+    if restarted && args.initial {
         // Its files may hold its group's only copy: they are deleted only when another node of
         // the group serves, to copy from.
         if let Some(joined) = &joined {
@@ -1287,11 +1316,12 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         );
     }
     if let (Some(_), Some(dir)) = (&joined, &args.data_dir) {
-        if dir.join(datanode::catalog::CATALOG_FILE).exists() && !args.system_restart {
+        if dir.join(datanode::catalog::CATALOG_FILE).exists() && !args.system_restart && !restarted
+        {
             bail!(
-                "{} holds data node {}'s tables from an earlier run. A data node restarts from a live node of its group, not from its own files yet: start it with --initial --yes, and it copies every partition from its group's primary while the cluster runs (node restart)",
+                "{} holds tables from an earlier run, but not as a member of this cluster (it has no {} file): start it with --initial --yes to delete them and copy every partition from its group's primary, or give it another data directory",
                 dir.display(),
-                args.node_id
+                cluster_node::CLUSTER_MEMBER_FILE
             );
         }
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -1308,9 +1338,14 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
             args.node_id
         );
     }
-    if restarted {
+    if restarted && args.initial {
         println!(
             "node restart: data node {} asks the cluster to take it back; it serves once it has copied every partition from its node group's primary",
+            args.node_id
+        );
+    } else if restarted {
+        println!(
+            "node restart: data node {} starts from its own checkpoint and redo, then asks the cluster to take it back; it serves once its primary's copy brought every partition level (only rows that differ are written)",
             args.node_id
         );
     }
@@ -1331,8 +1366,20 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
     };
     args.durability.apply(&mut config);
     args.timeouts.apply(&mut config);
-    let node = DataNode::start(config.clone())
-        .with_context(|| format!("starting the data node on {}", config.listen))?;
+    let node = match DataNode::start(config.clone()) {
+        Ok(node) => node,
+        Err(e) if restarted && !args.initial => {
+            eprintln!(
+                "Error: data node {} could not restart from its own files in {}: {e}; it exits (exit {EXIT_NEEDS_INITIAL}) to start again with --initial and copy every partition from its group",
+                args.node_id,
+                args.data_dir.as_deref().unwrap_or(Path::new("")).display()
+            );
+            std::process::exit(EXIT_NEEDS_INITIAL);
+        }
+        Err(e) => {
+            return Err(e).with_context(|| format!("starting the data node on {}", config.listen))
+        }
+    };
     println!(
         "data node {} listening on {} ({} worker threads)",
         args.node_id,
@@ -1365,8 +1412,15 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
     let stop = stop_signal()?;
     println!("ready");
     let requested = wait_for_signal(&node, stop)?;
+    let initial = node.needs_initial();
     node.stop();
     match requested {
+        Some(true) if initial => {
+            println!(
+                "stopped on request, to be started again empty (exit {EXIT_RESTART_INITIAL}: with --initial)"
+            );
+            std::process::exit(EXIT_RESTART_INITIAL);
+        }
         Some(true) => {
             println!("stopped on request, to be started again (exit {EXIT_RESTART})");
             std::process::exit(EXIT_RESTART);

@@ -276,7 +276,7 @@ fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
         }
         return;
     }
-    match p.restarts.on_exit(status) {
+    let initial = match p.restarts.on_exit(status) {
         // Stopped on request (`cairn admin stop`, or SIGTERM): it stays stopped.
         Verdict::Stopped => {
             println!(
@@ -303,17 +303,19 @@ fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
             );
             return;
         }
-        Verdict::Restart { .. } => {}
-    }
-    // Whatever it started from, it comes back by copying from its group.
-    let args = crate::angel::restart_args(&p.args);
+        Verdict::Restart { initial, .. } => initial,
+    };
+    // A node restart: from its own files, which its group's primary brings level, or empty
+    // when they could not be used.
+    let args = crate::angel::restart_args(&p.args, initial);
     match spawn(&p.name, dir, &p.log, &args) {
         Ok(mut started) => {
             started.restarts = std::mem::take(&mut p.restarts);
             println!(
-                "{} exited ({status}); restarted, pid {}: it copies its partitions from its node group's primary, then serves as a backup",
+                "{} exited ({status}); restarted, pid {}{}: its node group's primary brings it level, then it serves as a backup",
                 p.name,
-                started.child.id()
+                started.child.id(),
+                if initial { ", empty (--initial)" } else { ", from its own files" }
             );
             *p = started;
         }

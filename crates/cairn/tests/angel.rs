@@ -1,7 +1,8 @@
 //! The angel of `cairn datanode --mgm` over real processes: in a node group of two, data node 2
-//! runs under its angel. Each time its node process is killed with SIGKILL, the angel starts it
-//! again: it copies every row from the primary (read back from it alone, a READ_BACKUP table)
-//! and becomes a member again. The fourth failure within a minute is not mended: the angel
+//! runs under its angel. Asked to restart empty (`cairn admin restart --initial`), it is started
+//! again with `--initial` and copies every row. Each time its node process is killed with
+//! SIGKILL, the angel starts it again from its own files, which the primary's copy brings level
+//! (read back from it alone, a READ_BACKUP table), and it becomes a member again. The fourth failure within a minute is not mended: the angel
 //! ends with exit code 70. A first start that fails before it is ready is not retried.
 
 mod common;
@@ -106,6 +107,29 @@ fn the_angel_restarts_a_failed_data_node_three_times_a_minute() {
     });
     let rows = write(100);
     wait("data node 2 serving the rows", 30, || backup_has(rows));
+
+    // Asked to restart empty (`cairn admin restart --initial`, exit 79): the angel starts it
+    // again with --initial, not counted as a failure; it waits until a member again.
+    let asked = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["admin", "restart", "2", "--initial", "--mgm", &cluster.mgm])
+        .output()
+        .unwrap();
+    assert!(
+        asked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&asked.stderr)
+    );
+    angel.wait_for(
+        "starting it again empty (--initial)",
+        Duration::from_secs(30),
+    );
+    angel.wait_for("removed", Duration::from_secs(30));
+    let rows = write(50);
+    wait(
+        "data node 2 holding every row after its initial restart",
+        30,
+        || backup_has(rows),
+    );
 
     for kill in 1..=4 {
         let pid = node_pid(angel.child.id());

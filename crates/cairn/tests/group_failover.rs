@@ -705,9 +705,10 @@ fn a_restarted_data_node_catches_up_under_load_and_then_holds_its_group_alone() 
 
 /// Issue 40's node-restart test: one 2 x 2 cluster under native writers (two-phase commits
 /// across both groups), an SQL writer and readers, while data nodes are killed with SIGKILL
-/// and started again empty, round after round (one node, or one of each group at once: never
-/// both of a group). Each comes back by node restart (it copies its group's partitions from
-/// the primary while the load goes on) before the next round. Afterwards every acknowledged
+/// and started again, round after round (one node, or one of each group at once: never both
+/// of a group), from their own files or, one round in four, empty. Each comes back by node
+/// restart (its group's primary copies it the partitions while the load goes on: from its
+/// files, only the rows that differ are written) before the next round. Afterwards every acknowledged
 /// transaction is there whole, none in part, none refused; the SQL writer's likewise; and
 /// both replicas of each group hold the same rows (per-partition checksums). The seed is
 /// printed (`CAIRN_NODE_RESTART_SEED` repeats one; `CAIRN_NODE_RESTART_ROUNDS`, default 20).
@@ -759,15 +760,22 @@ fn data_nodes_killed_and_restarted_round_after_round_lose_nothing() {
         for v in &victims {
             cluster.wait_membership(&what, *v, false, Duration::from_secs(15));
         }
+        // Mostly from their own files; one round in four empty (--initial).
+        let empty = (r >> 4).is_multiple_of(4);
         for v in &victims {
-            cluster.restart_empty(*v);
+            if empty {
+                cluster.restart_empty(*v);
+            } else {
+                cluster.restart_from_files(*v);
+            }
         }
         for v in &victims {
             cluster.wait_membership(&what, *v, true, Duration::from_secs(60));
         }
         let seen = seen.lock().unwrap();
         println!(
-            "round {round}: data nodes {victims:?} killed and back as members in {:?}; {} acknowledged, {} refused, {} asked after a lost connection; errors so far {:?}",
+            "round {round}: data nodes {victims:?} killed and back ({}) as members in {:?}; {} acknowledged, {} refused, {} asked after a lost connection; errors so far {:?}",
+            if empty { "empty" } else { "from their files" },
             began.elapsed(),
             seen.acknowledged.len(),
             seen.refused.len(),

@@ -608,12 +608,13 @@ fn a_schema_change_whose_client_vanishes_still_reaches_the_backup() {
     }
 }
 
-/// Node restart: a data node killed with SIGKILL comes back with `--initial` while writers
-/// commit, copies every partition from the primary (rows loaded before, and commits made
-/// while it was gone and while it copies), becomes a member again, and then holds every
-/// acknowledged commit alone: the node that served throughout is killed, and the restarted
-/// node serves on with every row.
-fn restart_round(round: usize, seed: u64) {
+/// Node restart: a data node killed with SIGKILL comes back while writers commit, empty with
+/// `--initial` (copying every partition from the primary: rows loaded before, and commits made
+/// while it was gone and while it copies) or from its own files (`own_files`: the copy writes
+/// the rows that differ and deletes those deleted while it was down), becomes a member again,
+/// and then holds every acknowledged commit alone: the node that served throughout is killed,
+/// and the restarted node serves on with every row.
+fn restart_round(round: usize, seed: u64, own_files: bool) {
     let mut cluster = start_cluster(30 + round);
     let admin = Cluster::connect_timeout(&cluster.addresses, Duration::from_secs(10))
         .expect("a data node serves");
@@ -628,6 +629,22 @@ fn restart_round(round: usize, seed: u64) {
     )
     .unwrap();
     admin.create_table(loaded).expect("table created");
+    // Rows changed while the node is down: some deleted, some updated, some inserted.
+    let changed = TableDef::new(
+        "changed",
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+            ColumnDef::new("v", ColumnType::BigInt { unsigned: false }),
+        ],
+        &["id"],
+    )
+    .unwrap();
+    let changed = admin.create_table(changed).expect("table created");
+    let mut txn = admin.transaction();
+    for i in 0..CHANGED {
+        txn.insert(&changed, vec![(0, Value::Int(i)), (1, Value::Int(i))]);
+    }
+    txn.commit().expect("rows loaded");
     // More rows than one copied batch holds, in every partition.
     const LOADED: i64 = 30_000;
     let t = admin.table("loaded").unwrap();
@@ -654,8 +671,9 @@ fn restart_round(round: usize, seed: u64) {
     let other = 1 - victim;
     cluster.nodes[victim].process.child.kill().unwrap();
     let _ = cluster.nodes[victim].process.child.wait();
-    // The survivor serves alone for a while, then the victim comes back empty.
+    // The survivor serves alone for a while, then the victim comes back.
     let alone_since = Instant::now();
+    change_while_down(&cluster.addresses);
     while seen.lock().unwrap().acknowledged.len() < 200
         || alone_since.elapsed() < Duration::from_millis(1500)
     {
@@ -666,13 +684,44 @@ fn restart_round(round: usize, seed: u64) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let restarted_at = Instant::now();
-    let mut restarted = spawn_node(
-        &cluster.dir,
-        &cluster.mgm,
-        victim + 1,
-        &["--initial", "--yes"],
-    );
+    let flags: &[&str] = if own_files {
+        &[]
+    } else {
+        &["--initial", "--yes"]
+    };
+    let mut restarted = spawn_node(&cluster.dir, &cluster.mgm, victim + 1, flags);
     let line = restarted.wait_until(|l| l.contains("a member again"), Duration::from_secs(60));
+    // From its own files, the copy wrote only what differs: every worker says what it found.
+    let (mut equal, mut deleted) = (0u64, 0u64);
+    for l in restarted
+        .output
+        .iter()
+        .filter(|l| l.starts_with("node restart from its own files:"))
+    {
+        let n: Vec<u64> = l
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        equal += n[0];
+        deleted += n[2];
+    }
+    if own_files {
+        assert!(
+            restarted
+                .output
+                .iter()
+                .any(|l| l.contains("starts from its own checkpoint and redo")),
+            "round {round}: {:?}",
+            restarted.output
+        );
+        assert!(
+            equal >= LOADED as u64 / 2 && deleted == CHANGE_DELETED as u64,
+            "round {round}: {equal} copied rows found equal, {deleted} deleted: {:?}",
+            restarted.output
+        );
+    } else {
+        assert_eq!((equal, deleted), (0, 0), "round {round}: it started empty");
+    }
     let back_after = restarted_at.elapsed();
     let copied = restarted
         .output
@@ -704,8 +753,9 @@ fn restart_round(round: usize, seed: u64) {
         updates.values().map(|u| u.0).sum::<i64>()
     );
     println!(
-        "restart round {round}: node {} killed, restarted empty and a member again {back_after:?} later ({line}; {copied}); {during} commits acknowledged by then; node {} then killed, first commit {first:?} after; {} acknowledged, {} refused, {} unknown; errors {:?}",
+        "restart round {round}: node {} killed, restarted {} and a member again {back_after:?} later ({line}; {copied}; {equal} rows found equal, {deleted} deleted); {during} commits acknowledged by then; node {} then killed, first commit {first:?} after; {} acknowledged, {} refused, {} unknown; errors {:?}",
         victim + 1,
+        if own_files { "from its own files" } else { "empty" },
         other + 1,
         seen.acknowledged.len(),
         seen.refused.len(),
@@ -746,6 +796,82 @@ fn restart_round(round: usize, seed: u64) {
         (0..LOADED).collect::<Vec<_>>(),
         "restart round {round}: the loaded rows differ on the restarted node"
     );
+    let t = c.table("changed").unwrap();
+    let mut rows: Vec<(i64, i64)> = c
+        .transaction()
+        .scan(&t, &Scan::table())
+        .unwrap()
+        .iter()
+        .map(|r| match (&r[0], &r[1]) {
+            (Value::Int(id), Value::Int(v)) => (*id, *v),
+            other => panic!("bad row {other:?}"),
+        })
+        .collect();
+    rows.sort_unstable();
+    assert_eq!(
+        rows,
+        changed_rows(),
+        "restart round {round}: the rows changed while the node was down differ on it"
+    );
+}
+
+/// Rows of table `changed` loaded before the kill; the first `CHANGE_DELETED` are deleted while
+/// the node is down, the next `CHANGE_UPDATED` updated, and `CHANGE_INSERTED` more inserted.
+const CHANGED: i64 = 5_000;
+const CHANGE_DELETED: i64 = 2_000;
+const CHANGE_UPDATED: i64 = 1_000;
+const CHANGE_INSERTED: i64 = 1_000;
+
+/// Deletes, updates and inserts rows of table `changed` (one transaction each, tried again
+/// while the view changes after the kill).
+fn change_while_down(addresses: &str) {
+    let c = Cluster::connect_serving(addresses, Duration::from_secs(10)).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let t = loop {
+        match c.table("changed") {
+            Ok(t) => break t,
+            Err(e) => assert!(Instant::now() < deadline, "table changed: {e}"),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let commit = |what: &str, fill: &dyn Fn(&mut client::Transaction)| loop {
+        let mut txn = c.transaction();
+        fill(&mut txn);
+        // Tried again only when refused for the moment (not committed).
+        match txn.commit() {
+            Ok(_) => break,
+            Err(e) => assert!(
+                e.is_temporary() && Instant::now() < deadline,
+                "{what} while the node is down: {e}"
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    commit("delete", &|txn| {
+        for id in 0..CHANGE_DELETED {
+            txn.delete(&t, vec![Value::Int(id)]);
+        }
+    });
+    commit("update", &|txn| {
+        for id in CHANGE_DELETED..CHANGE_DELETED + CHANGE_UPDATED {
+            txn.update(&t, vec![Value::Int(id)], vec![(1, Value::Int(-id))]);
+        }
+    });
+    commit("insert", &|txn| {
+        for id in CHANGED..CHANGED + CHANGE_INSERTED {
+            txn.insert(&t, vec![(0, Value::Int(id)), (1, Value::Int(id))]);
+        }
+    });
+}
+
+/// What table `changed` holds after `change_while_down`, in id order.
+fn changed_rows() -> Vec<(i64, i64)> {
+    (CHANGE_DELETED..CHANGED + CHANGE_INSERTED)
+        .map(|id| {
+            let updated = id < CHANGE_DELETED + CHANGE_UPDATED;
+            (id, if updated { -id } else { id })
+        })
+        .collect()
 }
 
 /// What the k-th update of a loaded row adds to its value.
@@ -814,7 +940,16 @@ fn a_killed_data_node_restarts_empty_catches_up_and_then_holds_everything_alone(
     println!("seed {seed} (CAIRN_RESTART_SEED={seed} repeats it)");
     // Once the primary, once the backup.
     for r in 0..2 {
-        restart_round(r, seed);
+        restart_round(r, seed, false);
+    }
+}
+
+#[test]
+fn a_killed_data_node_restarts_from_its_own_files_catches_up_and_then_holds_everything_alone() {
+    let seed: u64 = common::seed_from_env("CAIRN_RESTART_SEED");
+    println!("seed {seed} (CAIRN_RESTART_SEED={seed} repeats it)");
+    for r in 2..4 {
+        restart_round(r, seed, true);
     }
 }
 

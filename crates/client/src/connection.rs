@@ -870,10 +870,10 @@ impl Cluster {
         }
     }
 
-    /// Asks the data node to stop (`restart`: so that what runs it starts it again); it
-    /// answers before it stops.
-    pub fn shutdown(&self, restart: bool) -> Result<()> {
-        match self.call(&Message::Shutdown { restart })? {
+    /// Asks the data node to stop (`restart`: so that what runs it starts it again, from its
+    /// own files or, `initial`, empty); it answers before it stops.
+    pub fn shutdown(&self, restart: bool, initial: bool) -> Result<()> {
+        match self.call(&Message::Shutdown { restart, initial })? {
             Message::Done => Ok(()),
             other => Err(unexpected(&other)),
         }

@@ -894,8 +894,8 @@ impl Coordinator {
                 transaction,
             } => self.commit_outcome(id, (session, transaction)),
             Message::Gcp { round, step } => self.gcp_step(id, round, step),
-            Message::Shutdown { restart } => {
-                self.shared.request_stop(restart);
+            Message::Shutdown { restart, initial } => {
+                self.shared.request_stop(restart, restart && initial);
                 self.reply(id, &Message::Done);
             }
             Message::CopyCatalog { catalog } => self.take_catalog(id, &catalog),

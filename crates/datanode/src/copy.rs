@@ -14,6 +14,10 @@
 //!    to the node and kept its key).
 //! 4. No schema change runs while a node of the group is starting (refused, temporary), and the
 //!    copy takes the catalog only after the one under way ended.
+//! 5. A node restarted from its own files holds rows already: it writes a copied row only when
+//!    it differs from its own, and once the copy ended deletes every row neither the copy nor
+//!    a kept key accounts for (`worker::replica::Copying`): by 3, the copy and the kept keys
+//!    together are every row the primary holds.
 //!
 //! The copy never stops the primary: when the node leaves the view (it died) or the view
 //! changes, the copy ends; the next view with the node starting copies again.

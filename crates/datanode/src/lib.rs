@@ -254,6 +254,9 @@ pub struct Shared {
     pub checkpoints: Mutex<Option<mpsc::Sender<checkpoint::Control>>>,
     /// Why the node stopped accepting work (a failed write or fsync), if it did.
     failure: Mutex<Option<String>>,
+    /// The failure says to start the node again empty (`--initial`): a node restarted from its
+    /// own files found they cannot be brought level with its group (`Shared::fail_initial`).
+    needs_initial: AtomicBool,
     /// The node's role in its node group, when it runs in a cluster (`DataNodeConfig::role`).
     pub role: Option<Arc<replication::Role>>,
     /// Which partitions are this node's and which worker owns each.
@@ -578,9 +581,25 @@ impl Shared {
         self.failure.lock().ok().and_then(|f| f.clone())
     }
 
-    /// A client asked the node to stop (`restart`: to be started again by what runs it).
-    pub fn request_stop(&self, restart: bool) {
-        tracing::info!(restart, "asked to stop");
+    /// Stops the node (as `fail`), saying that it must start again empty and copy every
+    /// partition (`--initial`): what its own files hold cannot be brought level with its group.
+    pub fn fail_initial(&self, why: String) {
+        self.needs_initial.store(true, Ordering::Release);
+        self.fail(why);
+    }
+
+    /// Whether the failure asks for a start with `--initial` (`fail_initial`).
+    pub fn needs_initial(&self) -> bool {
+        self.needs_initial.load(Ordering::Acquire)
+    }
+
+    /// A client asked the node to stop (`restart`: to be started again by what runs it; with
+    /// `initial`, empty: `needs_initial`).
+    pub fn request_stop(&self, restart: bool, initial: bool) {
+        tracing::info!(restart, initial, "asked to stop");
+        if initial {
+            self.needs_initial.store(true, Ordering::Release);
+        }
         *self
             .stop_requested
             .lock()
@@ -628,9 +647,9 @@ impl Shared {
 
 /// Takes back what the logs held of two-phase commits (`recovery::TwoPhase`): the decisions
 /// recorded are answered as committed (and logged again), and each prepared part not ended is
-/// held again (so the
-/// node serves once the in-doubt resolver settled it, `Role::serving`) and logged again, so
-/// this run's log keeps it past its checkpoints.
+/// held again (so the node serves once the in-doubt resolver settled it, `Role::serving`) and
+/// logged again, so this run's log keeps it past its checkpoints. A node restarted from its own files (node
+/// restart) logs its prepared parts as dropped instead.
 fn restore_two_phase(shared: &Arc<Shared>, two_phase: recovery::TwoPhase) {
     let Some(role) = &shared.role else {
         return;
@@ -639,6 +658,7 @@ fn restore_two_phase(shared: &Arc<Shared>, two_phase: recovery::TwoPhase) {
         worker: 0,
         connection: usize::MAX,
     };
+    let restarting = role.restart() != replication::Restart::No;
     for name in two_phase.decided {
         role.commit_ended(name, true);
         // Logged again, so a checkpoint of this run keeps it as long as one of the last run
@@ -665,6 +685,20 @@ fn restore_two_phase(shared: &Arc<Shared>, two_phase: recovery::TwoPhase) {
                     reply_to: nowhere,
                 });
             }
+        }
+        if restarting {
+            // A node restarted from its own files: the part may have ended while it was down
+            // (and its rows changed since), and its group's primary sends every part still in
+            // doubt with the copy. Ended here, so no later restart takes it back either.
+            for worker in &shared.workers {
+                worker.send(messages::ToWorker::LogDropped { name });
+            }
+            tracing::info!(
+                coordinator = part.0,
+                transaction = part.1,
+                "a prepared part found in the log is dropped: the copy from the primary brings those still in doubt"
+            );
+            continue;
         }
         tracing::info!(
             coordinator = part.0,
@@ -762,6 +796,7 @@ impl DataNode {
             redo_bytes: AtomicU64::new(0),
             checkpoints: Mutex::new(None),
             failure: Mutex::new(None),
+            needs_initial: AtomicBool::new(false),
             role: config.role.clone(),
             placement,
             step_links: config
@@ -919,6 +954,11 @@ impl DataNode {
     /// nothing more and must be restarted.
     pub fn failure(&self) -> Option<String> {
         self.shared.failure()
+    }
+
+    /// Whether the node failed asking to start again with `--initial` (`Shared::fail_initial`).
+    pub fn needs_initial(&self) -> bool {
+        self.shared.needs_initial()
     }
 
     /// Whether a client asked the node to stop, and to be started again (`Message::Shutdown`).

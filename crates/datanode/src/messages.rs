@@ -276,9 +276,8 @@ pub enum ToWorker {
         bytes_max: usize,
         reply: std::sync::mpsc::Sender<CopiedRows>,
     },
-    /// On a starting node: from now on (`true`) keep the keys of replicated commits, so copied
-    /// rows of those keys are skipped; `false` once the copy ended.
-    Copying(bool),
+    /// On a starting node, the copy from its primary begins or ends (`CopyPhase`).
+    Copying(CopyPhase),
     /// A step of a local checkpoint (`checkpoint.rs`).
     Checkpoint(CheckpointStep),
     /// A newly accepted API connection for this worker to serve.
@@ -419,4 +418,17 @@ pub enum CheckpointReply {
         blocks: u64,
         directory: storage::checkpoint::Directory,
     },
+}
+
+/// A starting node's copy from its primary, as a worker sees it (`ToWorker::Copying`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyPhase {
+    /// From now on keep the keys of replicated commits, so copied rows of those keys are
+    /// skipped. `restored`: the node restarted from its own files, so a copied row equal to the
+    /// one it holds is not written again, and every row the copy neither brought nor a commit
+    /// wrote is deleted when it ends.
+    Begin { restored: bool },
+    /// The copy ended. A restored node deletes the rows its primary no longer holds, as one
+    /// logged transaction of its own (`txn`, `sequence`: numbered by the coordinator).
+    End { txn: u64, sequence: u64 },
 }

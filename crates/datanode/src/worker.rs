@@ -184,9 +184,8 @@ pub struct Worker {
     /// Column changes and unique-index builds waiting for the transactions that hold locks on
     /// their table to end.
     fenced_work: Vec<WaitingFence>,
-    /// On a starting node while its copy runs: the keys replicated commits wrote here since
-    /// it began (their rows are newer than any copy of them).
-    copying: Option<HashSet<(u32, Vec<u8>)>>,
+    /// On a starting node while its copy runs (`replica::Copying`).
+    copying: Option<replica::Copying>,
     /// The log records of two-phase commits kept past checkpoints (`worker::prepared`).
     pins: prepared::Pins,
     /// A record written this turn must be fsynced whatever the durability.
@@ -537,7 +536,7 @@ impl Worker {
                 self.send(reply_to, Event::Finished { tag });
             }
             ToWorker::Apply {
-                mut changes,
+                changes,
                 txn,
                 participants,
                 sequence,
@@ -546,21 +545,17 @@ impl Worker {
                 copy,
                 name,
             } => {
-                match (&mut self.copying, copy) {
-                    (Some(touched), false) => {
-                        touched.extend(changes.iter().map(|c| (c.table, c.key.clone())));
+                if copy {
+                    self.apply_copied(changes, txn, (participants, sequence));
+                } else {
+                    if let Some(copying) = &mut self.copying {
+                        copying.keep(&changes);
                     }
-                    (Some(touched), true) => {
-                        changes.retain(|c| !touched.contains(&(c.table, c.key.clone())));
-                    }
-                    (None, _) => {}
+                    self.apply_replicated(changes, txn, (participants, sequence), name);
                 }
-                self.apply_replicated(changes, txn, (participants, sequence), name);
                 self.send(reply_to, Event::Finished { tag });
             }
-            ToWorker::Copying(on) => {
-                self.copying = on.then(HashSet::new);
-            }
+            ToWorker::Copying(phase) => self.copy_phase(phase),
             ToWorker::CopyRead {
                 table,
                 partition,

@@ -461,10 +461,11 @@ pub enum Message {
         rows: u64,
     },
     /// Asks the data node to stop cleanly (`cairn admin stop`), or to stop so that what runs
-    /// it starts it again (`restart`: `cairn admin restart`, a rolling restart). Answered by
-    /// `Done` before it stops.
+    /// it starts it again (`restart`: `cairn admin restart`, a rolling restart), from its own
+    /// files or (`initial`, with `restart`) empty. Answered by `Done` before it stops.
     Shutdown {
         restart: bool,
+        initial: bool,
     },
     /// Opens a step link: the sender is data node `node_id`, coordinating transactions in the
     /// cluster's view `epoch`, and sends steps on partitions of the receiver's node group.
@@ -803,7 +804,9 @@ impl Message {
             Message::CopyCatalog { catalog } => out.put_bytes(catalog),
             Message::CopyRows { changes } => put_changes(out, changes),
             Message::CopyDone { rows } => out.put_u64(*rows),
-            Message::Shutdown { restart } => out.put_u8(u8::from(*restart)),
+            Message::Shutdown { restart, initial } => {
+                out.put_u8(u8::from(*restart) | (u8::from(*initial) << 1))
+            }
             Message::StepHello { node_id, epoch } => {
                 out.put_u32(*node_id);
                 out.put_u64(*epoch);
@@ -1281,9 +1284,19 @@ impl Message {
                 changes: get_changes(&mut r)?,
             },
             37 => Message::CopyDone { rows: r.u64()? },
-            38 => Message::Shutdown {
-                restart: r.u8()? != 0,
-            },
+            38 => {
+                let how = r.u8()?;
+                if how > 3 {
+                    return Err(DecodeError::BadTag {
+                        what: "shutdown flags",
+                        tag: how,
+                    });
+                }
+                Message::Shutdown {
+                    restart: how & 1 != 0,
+                    initial: how & 2 != 0,
+                }
+            }
             2 => {
                 let node_id = r.u32()?;
                 let worker_count = r.u32()?;

@@ -326,6 +326,12 @@ impl ClusterProcesses {
         ));
     }
 
+    /// Starts data node `id` again from its own files (a node restart: its group's primary
+    /// brings them level), after it was killed; returns once it printed `ready`.
+    pub fn restart_from_files(&mut self, id: usize) {
+        self.nodes[id - 1] = Some(spawn_node(&self.dir, &self.mgm, id, &[]));
+    }
+
     /// Kills data node `id` with SIGKILL and reaps it.
     pub fn kill(&mut self, id: usize) {
         let mut node = self.nodes[id - 1].take().expect("the node runs");

@@ -417,6 +417,30 @@ impl Coordinator {
             }
         };
         let tables: Vec<Arc<base::TableDef>> = copied.entries().map(|e| e.def.clone()).collect();
+        // Restarted from its own files: what they hold is brought level with the primary's
+        // rows by the copy (`CopyPhase::Begin`), when they hold the same tables. Otherwise
+        // (a schema change while it was down) the node starts again empty.
+        let (restored, same) = match self.shared.catalog.read() {
+            Ok(local) => (local.entries().next().is_some(), local.to_bytes() == bytes),
+            Err(_) => (true, false),
+        };
+        if restored {
+            if !same {
+                let why = "this node restarted from its own files, but its tables differ from its primary's (a schema change while it was down): it stops, to start again empty and copy every partition (--initial)".to_string();
+                self.shared.fail_initial(why.clone());
+                return self.fail(id, Error::new(ErrorCode::Internal, why));
+            }
+            tracing::info!(
+                tables = tables.len(),
+                "the primary's catalog is this node's own: copying rows, writing only those that differ"
+            );
+            role.restart_reached(Restart::Copying);
+            for w in 0..self.shared.worker_count() {
+                self.outbox
+                    .push((w, ToWorker::Copying(CopyPhase::Begin { restored: true })));
+            }
+            return self.reply(id, &Message::Done);
+        }
         if let Err(e) = self.shared.replace_catalog(copied) {
             return self.fail(id, e);
         }
@@ -429,7 +453,8 @@ impl Coordinator {
         // from before the first of them (its own worker takes both from its local queue, which
         // runs ahead of its channel).
         for w in 0..self.shared.worker_count() {
-            self.outbox.push((w, ToWorker::Copying(true)));
+            self.outbox
+                .push((w, ToWorker::Copying(CopyPhase::Begin { restored: false })));
         }
         let shared = self.shared.clone();
         self.ddl_on_workers(id, Message::Done, |w, tag, reply_to| {
@@ -461,7 +486,11 @@ impl Coordinator {
         }
         if role.restart() == Restart::Copying {
             for w in 0..self.shared.worker_count() {
-                self.outbox.push((w, ToWorker::Copying(false)));
+                // Numbers for the rows a worker of a restored node deletes, if any.
+                let txn = self.shared.next_txn.fetch_add(1, Ordering::Relaxed);
+                let sequence = self.shared.sequence.fetch_add(1, Ordering::SeqCst);
+                self.outbox
+                    .push((w, ToWorker::Copying(CopyPhase::End { txn, sequence })));
             }
             role.restart_reached(Restart::No);
             tracing::info!(rows, "copy from the primary done: caught up");

@@ -2,7 +2,52 @@
 //! images for its backups; on a backup, its primary's committed rows applied and logged; and
 //! committed images written into partitions, which a local commit does too.
 
+use std::collections::HashSet;
+
+use hashbrown::HashMap;
+
 use super::{TxnId, Worker};
+use crate::messages::CopyPhase;
+
+/// A worker's part in its node's copy from the primary (node restart), while it runs.
+#[derive(Default)]
+pub(super) struct Copying {
+    /// The keys replicated commits wrote here since the copy began: their rows are newer than
+    /// any copy of them, so copied rows of these keys are skipped, and never deleted.
+    kept: HashSet<(u32, Vec<u8>)>,
+    /// A node restarted from its own files: per partition, the row slots the copy found equal
+    /// or wrote (a bit each). When the copy ends, the rows of the other slots are deleted unless
+    /// a commit wrote them (`kept`): the primary no longer holds them.
+    confirmed: Option<HashMap<(u32, u32), Vec<u64>>>,
+    /// Copied rows already held here (not written again), and rows written.
+    equal: u64,
+    written: u64,
+}
+
+impl Copying {
+    /// Notes the keys a replicated commit writes.
+    pub(super) fn keep(&mut self, changes: &[wire::RowChange]) {
+        self.kept
+            .extend(changes.iter().map(|c| (c.table, c.key.clone())));
+    }
+
+    fn confirm(&mut self, table: u32, partition: u32, slot: storage::RowId) {
+        if let Some(confirmed) = &mut self.confirmed {
+            let bits = confirmed.entry((table, partition)).or_default();
+            let (word, bit) = (slot as usize / 64, slot % 64);
+            if bits.len() <= word {
+                bits.resize(word + 1, 0);
+            }
+            bits[word] |= 1 << bit;
+        }
+    }
+
+    fn confirmed(confirmed: Option<&Vec<u64>>, slot: storage::RowId) -> bool {
+        confirmed
+            .and_then(|bits| bits.get(slot as usize / 64))
+            .is_some_and(|word| word & (1 << (slot % 64)) != 0)
+    }
+}
 
 impl Worker {
     /// The transaction's uncommitted images on this worker (None: deleted), for the backups.
@@ -57,6 +102,124 @@ impl Worker {
             true
         });
         (rows, next)
+    }
+
+    /// The copy from the primary begins or ends on this worker (`CopyPhase`).
+    pub(super) fn copy_phase(&mut self, phase: CopyPhase) {
+        match phase {
+            CopyPhase::Begin { restored } => {
+                self.copying = Some(Copying {
+                    confirmed: restored.then(HashMap::new),
+                    ..Copying::default()
+                });
+            }
+            CopyPhase::End { txn, sequence } => {
+                if let Some(copying) = self.copying.take() {
+                    self.sweep(copying, txn, sequence);
+                }
+            }
+        }
+    }
+
+    /// A batch of copied rows: those of keys a replicated commit wrote since the copy began
+    /// are skipped; on a node restarted from its own files so are those it holds already,
+    /// equal; the rest are logged and applied as one transaction.
+    pub(super) fn apply_copied(
+        &mut self,
+        mut changes: Vec<wire::RowChange>,
+        txn: TxnId,
+        numbers: (u16, u64),
+    ) {
+        let Some(copying) = &mut self.copying else {
+            return self.apply_replicated(changes, txn, numbers, None);
+        };
+        changes.retain(|c| !copying.kept.contains(&(c.table, c.key.clone())));
+        if copying.confirmed.is_some() {
+            let partitions = &self.partitions;
+            changes.retain(|c| {
+                let Some(part) = partitions.get(&(c.table, c.partition)) else {
+                    return true;
+                };
+                match part.find(&c.key) {
+                    Some(slot) if part.row(slot) == c.row.as_deref() => {
+                        copying.confirm(c.table, c.partition, slot);
+                        copying.equal += 1;
+                        false
+                    }
+                    _ => true,
+                }
+            });
+        }
+        copying.written += changes.len() as u64;
+        let written: Vec<(u32, u32, Vec<u8>)> = if copying.confirmed.is_some() {
+            changes
+                .iter()
+                .map(|c| (c.table, c.partition, c.key.clone()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if changes.is_empty() {
+            return;
+        }
+        self.apply_replicated(changes, txn, numbers, None);
+        if let Some(copying) = &mut self.copying {
+            for (table, partition, key) in written {
+                if let Some(slot) = self
+                    .partitions
+                    .get(&(table, partition))
+                    .and_then(|p| p.find(&key))
+                {
+                    copying.confirm(table, partition, slot);
+                }
+            }
+        }
+    }
+
+    /// The copy ended. On a node restarted from its own files, every row neither the copy
+    /// brought nor a replicated commit wrote since it began is one its primary no longer
+    /// holds (deleted while this node was down): deleted here, logged as one transaction.
+    fn sweep(&mut self, copying: Copying, txn: TxnId, sequence: u64) {
+        let Some(confirmed) = &copying.confirmed else {
+            return;
+        };
+        let mut deletes = Vec::new();
+        for ((table, partition), part) in &self.partitions {
+            let bits = confirmed.get(&(*table, *partition));
+            let primary_key = &part.table().primary_key;
+            part.scan_from(0, |slot, row| {
+                if !Copying::confirmed(bits, slot) {
+                    let mut key = Vec::new();
+                    part.encode_row_key(row, primary_key, false, &mut key);
+                    if !copying.kept.contains(&(*table, key.clone())) {
+                        deletes.push(wire::RowChange {
+                            table: *table,
+                            partition: *partition,
+                            key,
+                            row: None,
+                        });
+                    }
+                }
+                true
+            });
+        }
+        tracing::info!(
+            equal = copying.equal,
+            written = copying.written,
+            deleted = deletes.len(),
+            kept = copying.kept.len(),
+            "copy from the primary ended on a node restarted from its own files"
+        );
+        // One line per worker, for whoever restarted the node.
+        println!(
+            "node restart from its own files: {} copied rows were here already, {} written, {} deleted",
+            copying.equal,
+            copying.written,
+            deletes.len()
+        );
+        if !deletes.is_empty() {
+            self.apply_replicated(deletes, txn, (1, sequence), None);
+        }
     }
 
     /// Writes committed row images (None: delete) into their partitions, counting the memory

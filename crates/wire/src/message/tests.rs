@@ -324,7 +324,14 @@ fn messages_round_trip() {
             epoch: 71,
             primaries: vec![(0, 2), (1, 4)],
         },
-        Message::Shutdown { restart: true },
+        Message::Shutdown {
+            restart: true,
+            initial: false,
+        },
+        Message::Shutdown {
+            restart: true,
+            initial: true,
+        },
         Message::StepHello {
             node_id: 3,
             epoch: 9,
