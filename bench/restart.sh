@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Node restart (issue 40): in a `cairn start --data-nodes 2 --replicas 2` cluster holding ROWS
 # sysbench rows, the backup (data node 2) is restarted with `cairn admin restart 2` (it stops,
-# cairn start starts it again, and it copies every partition from the primary) while sysbench
+# cairn start starts it again from its own files, and the primary's copy brings them level;
+# with INITIAL=1, `--initial`: it starts empty and writes every copied row) while sysbench
 # oltp_update_index commits through SQL. Reports the copy (rows, seconds, rows/s, from the
 # primary's log), the whole restart (the request to stop until a member again), and sysbench's
 # commits/s before the restart and while it ran (its per-second report), so the dip shows.
@@ -9,7 +10,7 @@
 # Needs: target/release/cairn, sysbench, the mysql client.
 # Environment: ROWS (1000000), THREADS (8), BEFORE (5: seconds measured before the restart),
 # AFTER (3: seconds run after it), DURABILITY (commit), COPY_RATE (0: the copy's rows/s limit,
-# `--copy-rows-per-s`; 0 copies as fast as it can), KEEP=1.
+# `--copy-rows-per-s`; 0 copies as fast as it can), INITIAL (0), KEEP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -22,6 +23,9 @@ BEFORE=${BEFORE:-5}
 AFTER=${AFTER:-3}
 DURABILITY=${DURABILITY:-commit}
 COPY_RATE=${COPY_RATE:-0}
+INITIAL=${INITIAL:-0}
+restart_flags=()
+[[ $INITIAL == 1 ]] && restart_flags=(--initial)
 base=24600
 sql_port=24699
 mgm=127.0.0.1:$((base + 100))
@@ -38,7 +42,7 @@ sysbench_pid=
 
 trap stop_cairn_and_sysbench EXIT
 
-echo "ROWS=$ROWS THREADS=$THREADS DURABILITY=$DURABILITY COPY_RATE=$COPY_RATE"
+echo "ROWS=$ROWS THREADS=$THREADS DURABILITY=$DURABILITY COPY_RATE=$COPY_RATE INITIAL=$INITIAL"
 "$cairn" start --data-nodes 2 --replicas 2 --data-dir "$work/data" --base-port "$base" \
   --sql-port "$sql_port" --hs-read-port 0 --hs-write-port 0 --durability "$DURABILITY" \
   --copy-rows-per-s "$COPY_RATE" >"$work/cairn.log" 2>&1 &
@@ -55,7 +59,7 @@ sysbench oltp_update_index --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port
 sysbench_pid=$!
 sleep "$((BEFORE + 1))"
 began=$(date +%s.%N)
-"$cairn" admin restart 2 --mgm "$mgm" >"$work/restart.log"
+"$cairn" admin restart 2 "${restart_flags[@]}" --mgm "$mgm" >"$work/restart.log"
 ended=$(date +%s.%N)
 sleep "$AFTER"
 # (sysbench ends on SIGTERM, not SIGINT.)
@@ -85,4 +89,9 @@ echo "|---:|---:|---:|---:|---:|---:|---:|"
 echo "| $copy_rows | $copy_s s | $copy_rate | $restart_s s | $tps_before | $tps_during | $dip% |"
 echo
 echo "sysbench error lines: $errors"
+# From its own files, each worker of the restarted node says what the copy changed.
+sed -n 's/.*node restart from its own files: \([0-9]*\) copied rows were here already, \([0-9]*\) written, \([0-9]*\) deleted.*/\1 \2 \3/p' \
+  "$work/data/logs/datanode-2.log" |
+  awk '{ e += $1; w += $2; d += $3 }
+    END { if (NR > 0) printf "restarted node: %d copied rows equal to its own, %d written, %d deleted\n", e, w, d }'
 sed 's/^/  /' "$work/restart.log"

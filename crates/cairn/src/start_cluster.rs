@@ -312,10 +312,14 @@ fn restart(p: &mut Process, dir: &Path, status: &std::process::ExitStatus) {
         Ok(mut started) => {
             started.restarts = std::mem::take(&mut p.restarts);
             println!(
-                "{} exited ({status}); restarted, pid {}{}: its node group's primary brings it level, then it serves as a backup",
+                "{} exited ({status}); restarted {}, pid {}: its node group's primary brings it level, then it serves as a backup",
                 p.name,
-                started.child.id(),
-                if initial { ", empty (--initial)" } else { ", from its own files" }
+                if initial {
+                    "empty (--initial)"
+                } else {
+                    "from its own files"
+                },
+                started.child.id()
             );
             *p = started;
         }
@@ -372,8 +376,8 @@ fn restore_point(dir: &Path, groups: u16, replicas: u16) -> Result<Option<(u64, 
 
 /// Starts the management node and the data nodes, and waits until each answers and every
 /// node group serves. In a system restart (`sources`: each group's node of the newest view),
-/// those start first from their disks and the others after they serve, with --initial: they
-/// copy from them.
+/// those start first from their disks and the others after they serve, from their own files
+/// too, brought level by their group's source (node restart).
 fn start_nodes(
     args: &StartArgs,
     dir: &Path,
@@ -467,13 +471,13 @@ fn start_nodes(
             // This process restarts its data nodes itself.
             "--no-angel".into(),
         ];
+        // The others restart from their own files too (a node restart), and their group's
+        // source brings them level: only rows that differ are written.
         if sources.contains(&node) {
             command.push("--system-restart".into());
             if let Some(round) = restore_round {
                 command.extend(["--restore-round".into(), round.to_string()]);
             }
-        } else if !sources.is_empty() {
-            command.extend(["--initial".into(), "--yes".into()]);
         }
         if sources.is_empty() || sources.contains(&node) {
             // A member of the first view.
@@ -496,8 +500,22 @@ fn start_nodes(
         wait_until(
             Instant::now() + COPY_TIMEOUT,
             "every data node as a member",
-            || crate::cluster_node::all_members(mgm),
+            || crate::cluster_node::all_members(mgm, first_epoch),
         )?;
+        // And in that view: a node takes it in a moment after the management node agreed it,
+        // and refuses requests (a temporary error) until it opened it (below: serving).
+        let epoch = crate::cluster_node::newest_epoch(mgm)?;
+        for (i, api) in apis.iter().enumerate() {
+            wait_until(
+                deadline,
+                &format!("data node {} in view {epoch}", i + 1),
+                || {
+                    client::Cluster::connect_timeout(api, Duration::from_millis(500))
+                        .and_then(|c| c.status())
+                        .is_ok_and(|s| s.view_epoch >= epoch)
+                },
+            )?;
+        }
     }
     for (i, api) in apis.iter().enumerate() {
         wait_until(deadline, &format!("data node {}", i + 1), || {
@@ -510,7 +528,7 @@ fn start_nodes(
             deadline,
             &format!("a serving data node of node group {}", g + 1),
             || {
-                client::Cluster::connect_timeout(&group.join(","), Duration::from_millis(500))
+                client::Cluster::connect_serving(&group.join(","), Duration::from_millis(500))
                     .and_then(|c| c.ping(Vec::new()))
                     .is_ok()
             },

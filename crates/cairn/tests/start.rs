@@ -273,7 +273,9 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
     let restarted = cluster
         .output
         .iter()
-        .find(|l| l.starts_with("data node 1 exited") && l.contains("restarted, pid"))
+        .find(|l| {
+            l.starts_with("data node 1 exited") && l.contains("restarted from its own files, pid")
+        })
         .cloned()
         .unwrap_or_else(|| panic!("data node 1 was not restarted: {:?}", cluster.output));
     let pid1: u32 = restarted

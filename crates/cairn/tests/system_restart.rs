@@ -220,7 +220,7 @@ fn every_process_of_two_node_groups_killed_at_a_random_moment_loses_no_acknowled
 }
 
 fn system_restarts(data_nodes: u16) {
-    let mut rounds = Rounds::new("system-restart", data_nodes, &[]);
+    let mut rounds = Rounds::new(&format!("system-restart-{data_nodes}"), data_nodes, &[]);
     let count = Rounds::count();
     let seen = Arc::new(Mutex::new(Seen::default()));
     for round in 0..count {
@@ -246,8 +246,12 @@ fn system_restarts(data_nodes: u16) {
 
 /// The transactions the table holds, each checked whole and not refused.
 fn whole_transactions(round: u64, cluster: &Cluster, seen: &Seen) -> BTreeSet<i64> {
-    let t = cluster.table("ledger").unwrap();
-    let rows = cluster.scan(&t, &Scan::table()).unwrap();
+    let t = cluster
+        .table("ledger")
+        .unwrap_or_else(|e| panic!("round {round}: table ledger: {e}"));
+    let rows = cluster
+        .scan(&t, &Scan::table())
+        .unwrap_or_else(|e| panic!("round {round}: scanning the ledger: {e}"));
     let mut per_txn: BTreeMap<i64, i64> = BTreeMap::new();
     for row in &rows {
         let Value::Int(number) = row[1] else {

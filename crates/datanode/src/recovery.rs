@@ -75,8 +75,10 @@ impl TwoPhase {
         type Name = crate::replication::CommitName;
         let mut parts: HashMap<u64, (u16, u16)> = HashMap::new();
         for (_, r) in records.iter().filter(|(_, r)| r.kind == RecordKind::Commit) {
+            // Decisions logged without rows all carry transaction 0 (one piece each), and a
+            // node that restarted often holds more than a u16 counts of them.
             let e = parts.entry(r.transaction).or_insert((0, r.participants));
-            e.0 += 1;
+            e.0 = e.0.saturating_add(1);
         }
         let whole = |r: &Record| {
             r.sequence < cut
@@ -352,8 +354,9 @@ pub fn recover(
         .collect();
     let mut parts: HashMap<u64, (u16, u16)> = HashMap::new();
     for r in &records {
+        // (Saturating: decisions without rows all carry transaction 0, `TwoPhase::of`.)
         let e = parts.entry(r.transaction).or_insert((0, r.participants));
-        e.0 += 1;
+        e.0 = e.0.saturating_add(1);
     }
     let sequence_max = records
         .iter()
@@ -658,5 +661,22 @@ mod tests {
             found.decided,
             vec![decision_name(1, 10), decision_name(2, 14)]
         );
+    }
+
+    /// Decisions logged without rows all carry transaction 0: a node restarted many times
+    /// (each restart logs its decisions again) holds more of them than a u16 counts. Found
+    /// by system_restart.rs once nodes restarted from their own files (the count overflowed).
+    #[test]
+    fn more_decisions_than_a_u16_counts_are_read() {
+        let records: Vec<(u32, Record)> = (0..70_000u64)
+            .map(|i| {
+                let (w, mut r) = record(RecordKind::Commit, (1, i), 0, 1);
+                r.transaction = 0;
+                r.changes.clear();
+                (w, r)
+            })
+            .collect();
+        let found = TwoPhase::of(&records, 0);
+        assert_eq!(found.decided.len(), 70_000);
     }
 }

@@ -168,6 +168,8 @@ pub struct Role {
     /// Batches of copied rows this node took as a starting node (node restart): a sign its copy
     /// source is alive even when too busy to answer a new connection.
     copy_batches: AtomicU64,
+    /// The newest view this node opened (the one it serves in, until a newer one opens).
+    opened: AtomicU64,
 }
 
 /// A restarted node's copy from its primary, as it stands.
@@ -399,13 +401,16 @@ impl Role {
             applying: AtomicU64::new(0),
             backup_reads: AtomicU64::new(0),
             copy_batches: AtomicU64::new(0),
+            opened: AtomicU64::new(0),
         })
     }
 
     /// Adds this node's view and node group to its status report.
     pub fn describe(&self, mut status: wire::NodeStatus) -> wire::NodeStatus {
         let view = self.view();
-        status.view_epoch = view.epoch;
+        // The view it serves in: one installed but not open yet is not (its requests are
+        // refused with a temporary error until it opens).
+        status.view_epoch = self.opened.load(Ordering::Acquire);
         // The primary first: it is not always the lowest (a node that came back does not take
         // the primary's place).
         status.members = view
@@ -522,6 +527,7 @@ impl Role {
                 return;
             }
             view.open = true;
+            self.opened.fetch_max(epoch, Ordering::AcqRel);
             if view.primary != Some(self.me) {
                 return;
             }

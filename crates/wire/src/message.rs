@@ -204,9 +204,10 @@ pub struct NodeStatus {
     pub data_memory_limit: u64,
     /// What each table holds (its unique indexes' hidden tables counted as its index memory).
     pub tables: Vec<TableMemory>,
-    /// In a cluster: the epoch of the view the node serves in, its node group's data nodes and
-    /// the view's members among them, the group's primary first (then ascending). Empty for a
-    /// data node alone.
+    /// In a cluster: the epoch of the view the node serves in (the newest it opened: one it
+    /// installed and has not opened yet is not counted), its node group's data nodes and the
+    /// current view's members among them, the group's primary first (then ascending). Empty
+    /// for a data node alone.
     pub view_epoch: u64,
     pub group: Vec<u32>,
     pub members: Vec<u32>,

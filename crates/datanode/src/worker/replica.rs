@@ -12,9 +12,9 @@ use crate::messages::CopyPhase;
 /// A worker's part in its node's copy from the primary (node restart), while it runs.
 #[derive(Default)]
 pub(super) struct Copying {
-    /// The keys replicated commits wrote here since the copy began: their rows are newer than
-    /// any copy of them, so copied rows of these keys are skipped, and never deleted.
-    kept: HashSet<(u32, Vec<u8>)>,
+    /// The keys replicated commits wrote here since the copy began, by table: their rows are
+    /// newer than any copy of them, so copied rows of these keys are skipped, and never deleted.
+    kept: HashMap<u32, HashSet<Vec<u8>>>,
     /// A node restarted from its own files: per partition, the row slots the copy found equal
     /// or wrote (a bit each). When the copy ends, the rows of the other slots are deleted unless
     /// a commit wrote them (`kept`): the primary no longer holds them.
@@ -27,8 +27,13 @@ pub(super) struct Copying {
 impl Copying {
     /// Notes the keys a replicated commit writes.
     pub(super) fn keep(&mut self, changes: &[wire::RowChange]) {
-        self.kept
-            .extend(changes.iter().map(|c| (c.table, c.key.clone())));
+        for c in changes {
+            self.kept.entry(c.table).or_default().insert(c.key.clone());
+        }
+    }
+
+    fn is_kept(&self, table: u32, key: &[u8]) -> bool {
+        self.kept.get(&table).is_some_and(|keys| keys.contains(key))
     }
 
     fn confirm(&mut self, table: u32, partition: u32, slot: storage::RowId) {
@@ -133,7 +138,7 @@ impl Worker {
         let Some(copying) = &mut self.copying else {
             return self.apply_replicated(changes, txn, numbers, None);
         };
-        changes.retain(|c| !copying.kept.contains(&(c.table, c.key.clone())));
+        changes.retain(|c| !copying.is_kept(c.table, &c.key));
         if copying.confirmed.is_some() {
             let partitions = &self.partitions;
             changes.retain(|c| {
@@ -191,7 +196,7 @@ impl Worker {
                 if !Copying::confirmed(bits, slot) {
                     let mut key = Vec::new();
                     part.encode_row_key(row, primary_key, false, &mut key);
-                    if !copying.kept.contains(&(*table, key.clone())) {
+                    if !copying.is_kept(*table, &key) {
                         deletes.push(wire::RowChange {
                             table: *table,
                             partition: *partition,
@@ -207,7 +212,7 @@ impl Worker {
             equal = copying.equal,
             written = copying.written,
             deleted = deletes.len(),
-            kept = copying.kept.len(),
+            kept = copying.kept.values().map(HashSet::len).sum::<usize>(),
             "copy from the primary ended on a node restarted from its own files"
         );
         // One line per worker, for whoever restarted the node.
