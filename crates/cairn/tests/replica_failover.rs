@@ -1038,3 +1038,60 @@ fn a_copy_keeps_to_its_rate() {
     assert!(copied.contains(&format!("copied {ROWS} rows")), "{copied}");
     assert!(seconds >= 1.4, "{copied}");
 }
+
+/// A node restarted from its own files whose tables are not its primary's any more (a table was
+/// created while it was down) cannot be brought level from them: it says so and exits with
+/// code 76, which the angel and `cairn start` answer by starting it again with `--initial`;
+/// started so, it copies every table and is a member again.
+#[test]
+fn a_node_whose_tables_changed_while_it_was_down_exits_to_start_again_empty() {
+    let mut cluster = common::spawn_cluster("catalog-changed", 2, 2);
+    load_table(&cluster, 100);
+    cluster.kill(2);
+    cluster.wait_membership("the backup killed", 2, false, Duration::from_secs(15));
+    let c = Cluster::connect_serving(&cluster.apis[0], Duration::from_secs(20)).unwrap();
+    let mut created = TableDef::new(
+        "created_meanwhile",
+        vec![ColumnDef::new("id", ColumnType::BigInt { unsigned: false })],
+        &["id"],
+    )
+    .unwrap();
+    created.options.read_backup = true;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let created = loop {
+        match c.create_table(created.clone()) {
+            Ok(t) => break t,
+            Err(e) => assert!(
+                e.is_temporary() && Instant::now() < deadline,
+                "creating a table while the backup is down: {e}"
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut txn = c.transaction();
+    txn.insert(&created, vec![(0, Value::Int(7))]);
+    txn.commit().unwrap();
+    // It says why on its standard error and in its log ("its tables differ from its
+    // primary's"), and exits.
+    let mut restarted = spawn_node(&cluster.dir, &cluster.mgm, 2, &[]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = restarted.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "data node 2 did not exit: {:?}",
+            restarted.output
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(76), "{:?}", restarted.output);
+    // Started again empty (what the angel does on 76), it copies the new table too.
+    cluster.restart_empty(2);
+    cluster.wait_membership("started again empty", 2, true, Duration::from_secs(60));
+    let backup = Cluster::connect_timeout(&cluster.apis[1], Duration::from_secs(5)).unwrap();
+    let t = backup.table("created_meanwhile").unwrap();
+    let rows = backup.scan(&t, &Scan::table()).unwrap();
+    assert_eq!(rows, vec![vec![Value::Int(7)]]);
+}

@@ -421,7 +421,6 @@ pub enum CheckpointReply {
 }
 
 /// A starting node's copy from its primary, as a worker sees it (`ToWorker::Copying`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CopyPhase {
     /// From now on keep the keys of replicated commits, so copied rows of those keys are
     /// skipped. `restored`: the node restarted from its own files, so a copied row equal to the
@@ -429,6 +428,27 @@ pub enum CopyPhase {
     /// wrote is deleted when it ends.
     Begin { restored: bool },
     /// The copy ended. A restored node deletes the rows its primary no longer holds, as one
-    /// logged transaction of its own (`txn`, `sequence`: numbered by the coordinator).
-    End { txn: u64, sequence: u64 },
+    /// logged transaction of its own (`txn`, `sequence`: numbered by the coordinator); the
+    /// last worker to be done says the node caught up (`CopyEnd`).
+    End {
+        txn: u64,
+        sequence: u64,
+        end: Arc<CopyEnd>,
+    },
+}
+
+/// The end of a starting node's copy, shared by its workers: once every one is done with its
+/// part (a restored node's deletions), the membership may say the node caught up.
+pub struct CopyEnd {
+    pub left: std::sync::atomic::AtomicUsize,
+    pub role: Arc<crate::replication::Role>,
+}
+
+impl CopyEnd {
+    /// A worker is done with the copy's end.
+    pub fn worker_done(&self) {
+        if self.left.fetch_sub(1, std::sync::atomic::Ordering::AcqRel) == 1 {
+            self.role.caught_up();
+        }
+    }
 }

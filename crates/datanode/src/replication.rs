@@ -570,13 +570,16 @@ impl Role {
         *self.restart.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The copy's catalog arrived (`Copying`) or the copy ended (`No`, and the membership may
-    /// say it caught up).
+    /// The copy's catalog arrived (`Copying`) or the copy ended (`No`; the membership says
+    /// the node caught up once its workers are done with the end too, `caught_up`).
     pub fn restart_reached(&self, now: Restart) {
         *self.restart.lock().unwrap_or_else(|e| e.into_inner()) = now;
-        if now == Restart::No {
-            self.copied.store(true, Ordering::Release);
-        }
+    }
+
+    /// Every worker is done with the copy's end (`messages::CopyEnd`): the membership may say
+    /// this node caught up.
+    pub fn caught_up(&self) {
+        self.copied.store(true, Ordering::Release);
     }
 
     /// The group's primary in `view` (every partition of the group has the same primary for

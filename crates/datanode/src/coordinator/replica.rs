@@ -485,12 +485,19 @@ impl Coordinator {
             return self.reply(id, &Message::Done);
         }
         if role.restart() == Restart::Copying {
+            // The node caught up once every worker is done with the copy's end (a restored
+            // node's deletions): only then may the membership say so.
+            let end = Arc::new(CopyEnd {
+                left: std::sync::atomic::AtomicUsize::new(self.shared.worker_count()),
+                role: role.clone(),
+            });
             for w in 0..self.shared.worker_count() {
                 // Numbers for the rows a worker of a restored node deletes, if any.
                 let txn = self.shared.next_txn.fetch_add(1, Ordering::Relaxed);
                 let sequence = self.shared.sequence.fetch_add(1, Ordering::SeqCst);
+                let end = end.clone();
                 self.outbox
-                    .push((w, ToWorker::Copying(CopyPhase::End { txn, sequence })));
+                    .push((w, ToWorker::Copying(CopyPhase::End { txn, sequence, end })));
             }
             role.restart_reached(Restart::No);
             tracing::info!(rows, "copy from the primary done: caught up");

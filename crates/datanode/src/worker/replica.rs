@@ -118,10 +118,11 @@ impl Worker {
                     ..Copying::default()
                 });
             }
-            CopyPhase::End { txn, sequence } => {
+            CopyPhase::End { txn, sequence, end } => {
                 if let Some(copying) = self.copying.take() {
                     self.sweep(copying, txn, sequence);
                 }
+                end.worker_done();
             }
         }
     }
