@@ -1368,7 +1368,8 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
     args.timeouts.apply(&mut config);
     let node = match DataNode::start(config.clone()) {
         Ok(node) => node,
-        Err(e) if restarted && !args.initial => {
+        // Its files did not load (recovery's errors; not a port in use, say): start empty.
+        Err(e) if restarted && !args.initial && e.kind() == std::io::ErrorKind::Other => {
             eprintln!(
                 "Error: data node {} could not restart from its own files in {}: {e}; it exits (exit {EXIT_NEEDS_INITIAL}) to start again with --initial and copy every partition from its group",
                 args.node_id,

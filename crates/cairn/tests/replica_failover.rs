@@ -1095,3 +1095,54 @@ fn a_node_whose_tables_changed_while_it_was_down_exits_to_start_again_empty() {
     let rows = backup.scan(&t, &Scan::table()).unwrap();
     assert_eq!(rows, vec![vec![Value::Int(7)]]);
 }
+
+/// A node whose own files do not load (here its catalog, overwritten while it was down) exits
+/// with code 76 too, rather than failing for good: started again empty, it copies its group's
+/// partitions.
+#[test]
+fn a_node_whose_files_do_not_load_exits_to_start_again_empty() {
+    let mut cluster = common::spawn_cluster("files-unreadable", 2, 2);
+    load_table(&cluster, 100);
+    cluster.kill(2);
+    cluster.wait_membership("the backup killed", 2, false, Duration::from_secs(15));
+    let catalog = cluster.dir.join("node2").join("catalog");
+    assert!(catalog.exists());
+    std::fs::write(&catalog, b"not a catalog at all").unwrap();
+    // It exits before it is ready (spawn_node waits for that): run it bare.
+    let data = cluster.dir.join("node2");
+    let mut node = std::process::Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args([
+            "datanode",
+            "--mgm",
+            &cluster.mgm,
+            "--node-id",
+            "2",
+            "--no-angel",
+        ])
+        .args(["--redo-segment-kib", "1024", "--data-dir"])
+        .arg(&data)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = node.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = node.kill();
+            panic!("data node 2 did not exit");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut node.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(76), "{stderr}");
+    assert!(
+        stderr.contains("could not restart from its own files"),
+        "{stderr}"
+    );
+    cluster.restart_empty(2);
+    cluster.wait_membership("started again empty", 2, true, Duration::from_secs(60));
+}
