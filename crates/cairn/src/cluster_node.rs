@@ -307,23 +307,20 @@ fn states(mgm: &str) -> Result<(String, BTreeMap<NodeId, String>)> {
     Ok((view, states))
 }
 
-/// Whether the management node at `mgm` knows a view of epoch `since` or newer with every data
-/// node a member (an older one, e.g. the last run's that it kept, says nothing of this run).
-pub fn all_members(mgm: &str, since: u64) -> bool {
-    states(mgm).is_ok_and(|(view, states)| {
-        // A management node that knows no view yet (it started again) shows the configured
-        // one, every node a member: that says nothing of the nodes either.
-        !view.contains("as configured")
-            && epoch_of(&view) >= since
-            && states
-                .iter()
-                .all(|(n, s)| *n == cluster::ARBITRATOR || s == "member")
-    })
-}
-
-/// The epoch of the management node's newest view.
-pub fn newest_epoch(mgm: &str) -> Result<u64> {
-    states(mgm).map(|(view, _)| epoch_of(&view))
+/// The epoch of the view the management node at `mgm` knows, when it is `since` or newer and
+/// has every data node a member (an older one, e.g. the last run's that it kept, says nothing
+/// of this run).
+pub fn all_members(mgm: &str, since: u64) -> Option<u64> {
+    let (view, states) = states(mgm).ok()?;
+    // A management node that knows no view yet (it started again) shows the configured one,
+    // every node a member: that says nothing of the nodes either.
+    let epoch = epoch_of(&view);
+    let whole = !view.contains("as configured")
+        && epoch >= since
+        && states
+            .iter()
+            .all(|(n, s)| *n == cluster::ARBITRATOR || s == "member");
+    whole.then_some(epoch)
 }
 
 /// The cluster's configuration, from the management node at `mgm`, asked as node `asker`.

@@ -497,14 +497,18 @@ fn start_nodes(
         // Ready once every data node copied from its group's source and is a member: the
         // cluster serves with every replica again.
         println!("system restart: the other data nodes copy from data nodes {sources:?}");
+        let mut epoch = 0;
         wait_until(
             Instant::now() + COPY_TIMEOUT,
             "every data node as a member",
-            || crate::cluster_node::all_members(mgm, first_epoch),
+            || {
+                crate::cluster_node::all_members(mgm, first_epoch)
+                    .map(|e| epoch = e)
+                    .is_some()
+            },
         )?;
         // And in that view: a node takes it in a moment after the management node agreed it,
         // and refuses requests (a temporary error) until it opened it (below: serving).
-        let epoch = crate::cluster_node::newest_epoch(mgm)?;
         for (i, api) in apis.iter().enumerate() {
             wait_until(
                 deadline,

@@ -619,27 +619,13 @@ fn restart_round(round: usize, seed: u64, own_files: bool) {
     let admin = Cluster::connect_timeout(&cluster.addresses, Duration::from_secs(10))
         .expect("a data node serves");
     admin.create_table(table()).expect("table created");
-    let loaded = TableDef::new(
-        "loaded",
-        vec![
-            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
-            ColumnDef::new("v", ColumnType::BigInt { unsigned: false }),
-        ],
-        &["id"],
-    )
-    .unwrap();
-    admin.create_table(loaded).expect("table created");
+    admin
+        .create_table(id_and_value("loaded"))
+        .expect("table created");
     // Rows changed while the node is down: some deleted, some updated, some inserted.
-    let changed = TableDef::new(
-        "changed",
-        vec![
-            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
-            ColumnDef::new("v", ColumnType::BigInt { unsigned: false }),
-        ],
-        &["id"],
-    )
-    .unwrap();
-    let changed = admin.create_table(changed).expect("table created");
+    let changed = admin
+        .create_table(id_and_value("changed"))
+        .expect("table created");
     let mut txn = admin.transaction();
     for i in 0..CHANGED {
         txn.insert(&changed, vec![(0, Value::Int(i)), (1, Value::Int(i))]);
@@ -874,6 +860,36 @@ fn changed_rows() -> Vec<(i64, i64)> {
         .collect()
 }
 
+/// A table of two BIGINT columns, `id` (the primary key) and `v`.
+fn id_and_value(name: &str) -> TableDef {
+    TableDef::new(
+        name,
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+            ColumnDef::new("v", ColumnType::BigInt { unsigned: false }),
+        ],
+        &["id"],
+    )
+    .unwrap()
+}
+
+/// Polls `child` until it exits (its status) or `timeout` passes (None).
+fn exit_within(
+    child: &mut std::process::Child,
+    timeout: Duration,
+) -> Option<std::process::ExitStatus> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// What the k-th update of a loaded row adds to its value.
 const UPDATE_STEP: i64 = 1_000_000;
 
@@ -988,14 +1004,8 @@ fn a_node_restart_whose_copy_source_dies_stops_and_says_why() {
         Duration::from_secs(30),
     );
     assert!(said.contains("nothing left to copy from"), "{said}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = restarted.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "data node 2 did not exit");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = exit_within(&mut restarted.child, Duration::from_secs(10))
+        .unwrap_or_else(|| panic!("data node 2 did not exit"));
     assert_eq!(status.code(), Some(78), "{:?}", restarted.output);
     assert!(!cluster.is_member(2));
 }
@@ -1074,18 +1084,8 @@ fn a_node_whose_tables_changed_while_it_was_down_exits_to_start_again_empty() {
     // It says why on its standard error and in its log ("its tables differ from its
     // primary's"), and exits.
     let mut restarted = spawn_node(&cluster.dir, &cluster.mgm, 2, &[]);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = restarted.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "data node 2 did not exit: {:?}",
-            restarted.output
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = exit_within(&mut restarted.child, Duration::from_secs(30))
+        .unwrap_or_else(|| panic!("data node 2 did not exit: {:?}", restarted.output));
     assert_eq!(status.code(), Some(76), "{:?}", restarted.output);
     // Started again empty (what the angel does on 76), it copies the new table too.
     cluster.restart_empty(2);
@@ -1125,16 +1125,9 @@ fn a_node_whose_files_do_not_load_exits_to_start_again_empty() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = node.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            let _ = node.kill();
-            panic!("data node 2 did not exit");
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let Some(status) = exit_within(&mut node, Duration::from_secs(30)) else {
+        let _ = node.kill();
+        panic!("data node 2 did not exit");
     };
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut node.stderr.take().unwrap(), &mut stderr).unwrap();

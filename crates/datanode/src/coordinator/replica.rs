@@ -398,9 +398,10 @@ impl Coordinator {
         self.apply_rows(id, None, changes, true);
     }
 
-    /// A restarted node takes its primary's catalog, holding none of its own, and creates every
-    /// table's partitions; from then on its workers keep the keys replicated commits write.
-    /// The same catalog sent again (a new view's copy) is answered without change.
+    /// A restarted node takes its primary's catalog and creates every table's partitions (one
+    /// restored from its own files checks that the catalog is its own, and has them); from then
+    /// on its workers keep the keys replicated commits write. The same catalog sent again (a
+    /// new view's copy) is answered without change.
     pub(super) fn take_catalog(&mut self, id: u64, bytes: &[u8]) {
         let Some(role) = self.shared.role.clone() else {
             return;
@@ -424,29 +425,20 @@ impl Coordinator {
             Ok(local) => (local.entries().next().is_some(), local.to_bytes() == bytes),
             Err(_) => (true, false),
         };
-        if restored {
-            if !same {
-                let why = "this node restarted from its own files, but its tables differ from its primary's (a schema change while it was down): it stops, to start again empty and copy every partition (--initial)".to_string();
-                self.shared.fail_initial(why.clone());
-                return self.fail(id, Error::new(ErrorCode::Internal, why));
-            }
-            tracing::info!(
-                tables = tables.len(),
-                "the primary's catalog is this node's own: copying rows, writing only those that differ"
-            );
-            role.restart_reached(Restart::Copying);
-            for w in 0..self.shared.worker_count() {
-                self.outbox
-                    .push((w, ToWorker::Copying(CopyPhase::Begin { restored: true })));
-            }
-            return self.reply(id, &Message::Done);
+        if restored && !same {
+            let why = "this node restarted from its own files, but its tables differ from its primary's (a schema change while it was down): it stops, to start again empty and copy every partition (--initial)".to_string();
+            self.shared.fail_initial(why.clone());
+            return self.fail(id, Error::new(ErrorCode::Internal, why));
         }
-        if let Err(e) = self.shared.replace_catalog(copied) {
-            return self.fail(id, e);
+        if !restored {
+            if let Err(e) = self.shared.replace_catalog(copied) {
+                return self.fail(id, e);
+            }
         }
         tracing::info!(
             tables = tables.len(),
-            "took the primary's catalog; copying rows"
+            restored,
+            "took the primary's catalog (restored: it is this node's own, and only rows that differ are written); copying rows"
         );
         role.restart_reached(Restart::Copying);
         // Through the outbox, as every later replicated commit's rows go: a worker keeps keys
@@ -454,7 +446,11 @@ impl Coordinator {
         // runs ahead of its channel).
         for w in 0..self.shared.worker_count() {
             self.outbox
-                .push((w, ToWorker::Copying(CopyPhase::Begin { restored: false })));
+                .push((w, ToWorker::Copying(CopyPhase::Begin { restored })));
+        }
+        if restored {
+            // Its partitions are there already.
+            return self.reply(id, &Message::Done);
         }
         let shared = self.shared.clone();
         self.ddl_on_workers(id, Message::Done, |w, tag, reply_to| {

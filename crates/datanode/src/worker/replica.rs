@@ -47,7 +47,7 @@ impl Copying {
         }
     }
 
-    fn confirmed(confirmed: Option<&Vec<u64>>, slot: storage::RowId) -> bool {
+    fn is_confirmed(confirmed: Option<&Vec<u64>>, slot: storage::RowId) -> bool {
         confirmed
             .and_then(|bits| bits.get(slot as usize / 64))
             .is_some_and(|word| word & (1 << (slot % 64)) != 0)
@@ -194,7 +194,7 @@ impl Worker {
             let bits = confirmed.get(&(*table, *partition));
             let primary_key = &part.table().primary_key;
             part.scan_from(0, |slot, row| {
-                if !Copying::confirmed(bits, slot) {
+                if !Copying::is_confirmed(bits, slot) {
                     let mut key = Vec::new();
                     part.encode_row_key(row, primary_key, false, &mut key);
                     if !copying.is_kept(*table, &key) {
