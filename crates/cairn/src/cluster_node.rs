@@ -80,7 +80,7 @@ pub fn join(
     let Some(node) = node else {
         bail!("--node-id {id} is not a data node id (1..)");
     };
-    let key = crate::cluster_key();
+    let guard = crate::guard();
     let config = config_of(mgm, node, Duration::from_secs(10))?;
     // Never below what the management node hands out: above the votes it kept.
     let first_epoch = first_epoch.max(config.first_epoch);
@@ -117,7 +117,7 @@ pub fn join(
         );
     }
     let workers = datanode::resolve_workers(config.workers.map_or(workers, |w| w as usize));
-    let role = Role::new(id, groups, api_addresses, key.clone(), workers as u32);
+    let role = Role::new(id, groups, api_addresses, guard.clone(), workers as u32);
     if restarted {
         role.begin_restart();
     } else {
@@ -138,7 +138,7 @@ pub fn join(
         fault_cut_file,
         restarted,
         config_text: None,
-        cluster_key: key,
+        guard,
         redo_file: None,
         serving: Some(role.lease()),
         copied: Some(role.copied_flag()),
@@ -233,9 +233,9 @@ pub fn run_membership(
 /// backups; a starting node copies). False when no management node answers there (a data
 /// node alone).
 pub fn print_status(mgm: &str, primary: Option<u32>) -> Result<bool> {
-    let key = crate::cluster_key();
+    let guard = crate::guard();
     let ask = |status: bool, timeout: Duration| {
-        cluster_host::ask_management_node(mgm, ADMIN_ID, status, key.as_deref(), timeout)
+        cluster_host::ask_management_node(mgm, ADMIN_ID, status, &guard, timeout)
     };
     let Ok(text) = ask(false, Duration::from_millis(300)) else {
         return Ok(false);
@@ -286,12 +286,11 @@ pub fn print_status(mgm: &str, primary: Option<u32>) -> Result<bool> {
 /// The newest view the management node at `mgm` knows ("view N", or "view 1 (as configured)")
 /// and each node's state in it ("member", "starting", "not in the view ...").
 fn states(mgm: &str) -> Result<(String, BTreeMap<NodeId, String>)> {
-    let key = crate::cluster_key();
     let status = cluster_host::ask_management_node(
         mgm,
         ADMIN_ID,
         true,
-        key.as_deref(),
+        &crate::guard(),
         Duration::from_secs(2),
     )
     .with_context(|| format!("asking the management node at {mgm} for the nodes' states"))?;
@@ -325,8 +324,7 @@ pub fn all_members(mgm: &str, since: u64) -> Option<u64> {
 
 /// The cluster's configuration, from the management node at `mgm`, asked as node `asker`.
 fn config_of(mgm: &str, asker: NodeId, timeout: Duration) -> Result<ClusterConfig> {
-    let key = crate::cluster_key();
-    let text = cluster_host::ask_management_node(mgm, asker, false, key.as_deref(), timeout)
+    let text = cluster_host::ask_management_node(mgm, asker, false, &crate::guard(), timeout)
         .with_context(|| format!("asking the management node at {mgm} for the configuration"))?;
     ClusterConfig::parse(&text)
         .map_err(|e| anyhow::anyhow!("the management node's configuration: {e}"))

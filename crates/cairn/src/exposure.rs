@@ -74,9 +74,9 @@ pub fn check(listeners: &[Listener], insecure: bool) -> Result<()> {
     )
 }
 
-/// What guards the native protocol: the cluster key.
+/// What guards the native protocol: the cluster key, or certificates of the cluster's CA.
 pub const NATIVE_HOW: &str =
-    "set --cluster-key-file (without it anyone who reaches the native protocol can read, write and drop every table)";
+    "set --cluster-tls (certificates from `cairn admin certs`) or --cluster-key-file (without them anyone who reaches the native protocol can read, write and drop every table)";
 pub const HS_READ_HOW: &str = "set --hs-read-secret (HandlerSocket bypasses SQL accounts)";
 pub const HS_WRITE_HOW: &str = "set --hs-write-secret (HandlerSocket bypasses SQL accounts)";
 pub const SQL_HOW: &str =

@@ -55,6 +55,12 @@ struct Cli {
     /// clients prove it to data nodes. Needed to open the native protocol off loopback.
     #[arg(long, global = true, env = "CAIRN_CLUSTER_KEY_FILE")]
     cluster_key_file: Option<PathBuf>,
+    /// A node's TLS directory (`ca.pem`, `node.pem`, `node.key`, made by `cairn admin certs`):
+    /// every native TCP link is then TLS, and both ends must show a certificate the cluster's
+    /// CA signed (a data node refuses any other client before its first frame). Opens the
+    /// native protocol off loopback, as the cluster key does.
+    #[arg(long, global = true, env = "CAIRN_CLUSTER_TLS")]
+    cluster_tls: Option<PathBuf>,
 }
 
 /// The cluster key of this process, when --cluster-key-file names one.
@@ -63,6 +69,24 @@ static CLUSTER_KEY: std::sync::OnceLock<std::sync::Arc<transport::auth::ClusterK
 
 fn cluster_key() -> Option<std::sync::Arc<transport::auth::ClusterKey>> {
     CLUSTER_KEY.get().cloned()
+}
+
+/// The TLS identity of this process, when --cluster-tls names one.
+static CLUSTER_TLS: std::sync::OnceLock<std::sync::Arc<transport::tls::ClusterTls>> =
+    std::sync::OnceLock::new();
+/// The directory it came from, handed to the nodes `cairn start` runs as processes.
+static CLUSTER_TLS_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+fn cluster_tls_dir() -> Option<PathBuf> {
+    CLUSTER_TLS_DIR.get().cloned()
+}
+
+/// What this process's cluster links prove and what its data node asks of TCP clients.
+fn guard() -> transport::auth::Guard {
+    transport::auth::Guard {
+        key: cluster_key(),
+        tls: CLUSTER_TLS.get().cloned(),
+    }
 }
 
 /// The file the cluster key came from, handed to the nodes `cairn start` runs as processes.
@@ -109,7 +133,7 @@ struct StartArgs {
     #[arg(long)]
     datanode_port: Option<u16>,
     /// Address the listeners bind to. Off loopback, every listener must have its credentials
-    /// set: HandlerSocket secrets, the SQL root password, and --cluster-key-file for the native
+    /// set: HandlerSocket secrets, the SQL root password, and --cluster-tls or --cluster-key-file for the native
     /// protocol (or --insecure).
     #[arg(long, default_value = "127.0.0.1")]
     bind: String,
@@ -372,7 +396,7 @@ struct ApiArgs {
     #[arg(long, default_value = "127.0.0.1:2202")]
     datanode: String,
     /// Address the listeners bind to. Off loopback, every listener must have its credentials
-    /// set: HandlerSocket secrets, the SQL root password, and --cluster-key-file for the native
+    /// set: HandlerSocket secrets, the SQL root password, and --cluster-tls or --cluster-key-file for the native
     /// protocol (or --insecure).
     #[arg(long, default_value = "127.0.0.1")]
     bind: String,
@@ -443,7 +467,7 @@ impl DurabilityArgs {
 
 #[derive(Args)]
 struct DataNodeArgs {
-    /// Address to listen on for API connections. Off loopback it needs --cluster-key-file (or
+    /// Address to listen on for API connections. Off loopback it needs --cluster-tls or --cluster-key-file (or
     /// --insecure).
     #[arg(long, default_value = "127.0.0.1:2202")]
     listen: String,
@@ -691,6 +715,17 @@ enum AdminCommand {
         #[arg(long, default_value = "127.0.0.1:2202")]
         connect: String,
     },
+    /// Makes the cluster's CA (DIR/ca.key and DIR/ca.pem, kept when they exist, so nodes can be
+    /// added later) and, for each NAME, DIR/NAME holding ca.pem, node.pem and node.key, signed by
+    /// the CA: start that node with `--cluster-tls DIR/NAME`. Keep ca.key off the nodes.
+    Certs {
+        /// Where the CA and the nodes' directories go.
+        #[arg(long)]
+        dir: PathBuf,
+        /// The names to make certificates for (e.g. mgm node1 node2 api1).
+        #[arg(required = true)]
+        names: Vec<String>,
+    },
     /// Shows the nodes of a cluster run by `cairn mgmd` and their states in the newest view.
     Cluster {
         /// The management node's address.
@@ -787,6 +822,14 @@ fn main() -> Result<()> {
         transport::auth::set_client_key(load()?);
         let _ = CLUSTER_KEY.set(std::sync::Arc::new(key));
         let _ = CLUSTER_KEY_FILE.set(path.clone());
+    }
+    if let Some(dir) = &cli.cluster_tls {
+        let tls = transport::tls::ClusterTls::load(dir)
+            .with_context(|| format!("reading the cluster TLS directory {}", dir.display()))?;
+        let tls = std::sync::Arc::new(tls);
+        transport::tls::set_client_tls(Some(tls.clone()));
+        let _ = CLUSTER_TLS.set(tls);
+        let _ = CLUSTER_TLS_DIR.set(dir.clone());
     }
     // Servers hold a descriptor per client and five per shared-memory connection.
     if let Err(e) = transport::raise_descriptor_limit() {
@@ -949,12 +992,28 @@ fn main() -> Result<()> {
             }
             Ok(())
         }
+        Command::Admin(AdminCommand::Certs { dir, names }) => {
+            let made = transport::tls::make_certificates(&dir, &names)
+                .with_context(|| format!("making certificates in {}", dir.display()))?;
+            println!(
+                "CA: {} (keep ca.key off the nodes)",
+                dir.join("ca.pem").display()
+            );
+            for node in made {
+                println!(
+                    "{}: start it with --cluster-tls {}",
+                    node.display(),
+                    node.display()
+                );
+            }
+            Ok(())
+        }
         Command::Admin(AdminCommand::Cluster { mgm }) => {
             let status = datanode::cluster_host::ask_management_node(
                 &mgm,
                 cluster_node::ADMIN_ID,
                 true,
-                cluster_key().as_deref(),
+                &guard(),
                 Duration::from_secs(5),
             )
             .with_context(|| format!("asking the management node at {mgm}"))?;
@@ -1036,7 +1095,7 @@ fn start(args: StartArgs) -> Result<()> {
     let native = exposure::Listener {
         what: "native protocol (data node)",
         bind: args.bind.clone(),
-        guarded: cluster_key().is_some(),
+        guarded: guard().is_set(),
         how: exposure::NATIVE_HOW,
     };
     let [hs_read, hs_write] = args.hs.listeners(&args.bind);
@@ -1058,7 +1117,7 @@ fn start(args: StartArgs) -> Result<()> {
     let shm_name =
         (args.api_transport == "shm").then(|| format!("cairn-{}-datanode", std::process::id()));
     let mut config = DataNodeConfig {
-        cluster_key: cluster_key(),
+        guard: guard(),
         listen: format!("{}:{port}", args.bind),
         shm_listen: shm_name.clone(),
         workers: args.workers,
@@ -1282,7 +1341,7 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
     let native = exposure::Listener {
         what: "native protocol",
         bind: listen.clone(),
-        guarded: cluster_key().is_some(),
+        guarded: guard().is_set(),
         how: exposure::NATIVE_HOW,
     };
     exposure::check(&[native], args.insecure)?;
@@ -1350,7 +1409,7 @@ fn run_datanode(args: DataNodeArgs) -> Result<()> {
         );
     }
     let mut config = DataNodeConfig {
-        cluster_key: cluster_key(),
+        guard: guard(),
         listen,
         node_id: args.node_id,
         workers: joined.as_ref().map_or(args.workers, |j| j.workers),

@@ -83,7 +83,7 @@ pub fn run_mgmd(args: MgmdArgs) -> Result<()> {
     let listener = crate::exposure::Listener {
         what: "management node",
         bind: address.clone(),
-        guarded: crate::cluster_key().is_some(),
+        guarded: crate::guard().is_set(),
         how: "set --cluster-key-file (without it anyone who reaches it can read the configuration and vote on the cluster's membership)",
     };
     crate::exposure::check(&[listener], args.insecure)?;
@@ -95,7 +95,7 @@ pub fn run_mgmd(args: MgmdArgs) -> Result<()> {
         fault_cut_file: None,
         restarted: false,
         config_text: Some(Arc::new(text)),
-        cluster_key: crate::cluster_key(),
+        guard: crate::guard(),
         redo_file: None,
         serving: None,
         copied: None,
@@ -145,7 +145,7 @@ pub fn run(args: ProtocolNodeArgs) -> Result<()> {
             mgm,
             args.id,
             false,
-            crate::cluster_key().as_deref(),
+            &crate::guard(),
             std::time::Duration::from_secs(10),
         )
         .with_context(|| format!("asking the management node at {mgm} for the configuration"))?;
@@ -204,7 +204,7 @@ fn run_host(
         fault_cut_file: args.fault_cut_file.clone(),
         restarted: args.join,
         config_text: None,
-        cluster_key: crate::cluster_key(),
+        guard: crate::guard(),
         redo_file: args.redo_file.clone(),
         serving: None,
         copied: None,

@@ -429,7 +429,7 @@ fn start_nodes(
             mgm,
             cluster::ARBITRATOR,
             true,
-            crate::cluster_key().as_deref(),
+            &crate::guard(),
             Duration::from_millis(500),
         )
         .is_ok()
@@ -602,6 +602,9 @@ fn spawn(name: &str, dir: &Path, log: &str, args: &[String]) -> Result<Process> 
         .stderr(err);
     if let Some(key) = crate::cluster_key_file() {
         command.env("CAIRN_CLUSTER_KEY_FILE", key);
+    }
+    if let Some(dir) = crate::cluster_tls_dir() {
+        command.env("CAIRN_CLUSTER_TLS", dir);
     }
     // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
     unsafe {

@@ -203,3 +203,137 @@ fn credentials_can_come_from_the_environment_out_of_the_process_list() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With `--cluster-tls` (certificates from `cairn admin certs`), only holders of a certificate
+/// the cluster's CA signed take part: a data node with another CA's certificate cannot join
+/// (it gets no configuration from the management node), clients without a certificate or with
+/// another CA's are refused by the data nodes, and nothing they sent was applied; the data
+/// nodes listen off loopback with no --insecure.
+#[test]
+fn with_cluster_tls_only_holders_of_the_cluster_ca_join_or_are_served() {
+    let dir = fresh_dir("exposure-tls");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (ours, theirs) = (dir.join("ours"), dir.join("theirs"));
+    for (ca, names) in [
+        (&ours, &["mgm", "n1", "n2", "client"][..]),
+        (&theirs, &["n2", "client"][..]),
+    ] {
+        let mut args = vec!["admin", "certs", "--dir", ca.to_str().unwrap()];
+        args.extend(names);
+        let (ok, stderr) = run(&args);
+        assert!(ok, "{stderr}");
+    }
+    let tls = |ca: &std::path::Path, name: &str| ca.join(name).to_str().unwrap().to_string();
+    let mgm = format!("127.0.0.1:{}", free_port());
+    let apis: Vec<String> = (0..2).map(|_| format!("0.0.0.0:{}", free_port())).collect();
+    let mut config = format!("[cluster]\nreplicas = 2\n\n[mgmd]\naddress = \"{mgm}\"\n");
+    for api in &apis {
+        config.push_str(&format!(
+            "\n[[datanode]]\naddress = \"127.0.0.1:{}\"\napi = \"{api}\"\n",
+            free_port()
+        ));
+    }
+    let file = dir.join("cluster.toml");
+    std::fs::write(&file, &config).unwrap();
+    let mgmd = spawn(&[
+        "--cluster-tls",
+        &tls(&ours, "mgm"),
+        "mgmd",
+        "--config",
+        file.to_str().unwrap(),
+    ]);
+    let node = |id: usize, identity: &str| -> Vec<String> {
+        [
+            "--cluster-tls",
+            identity,
+            "datanode",
+            "--mgm",
+            &mgm,
+            "--node-id",
+            &id.to_string(),
+            "--no-angel",
+            "--data-dir",
+            dir.join(format!("node{id}")).to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let args = node(1, &tls(&ours, "n1"));
+    let one = spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    // Node 2 with a certificate of another CA: the management node refuses it.
+    let impostor = node(2, &tls(&theirs, "n2"));
+    let (ok, stderr) = run(&impostor.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        !ok && stderr.contains("TLS"),
+        "a node of another CA started: {stderr}"
+    );
+    let args = node(2, &tls(&ours, "n2"));
+    let two = spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let local: Vec<String> = apis
+        .iter()
+        .map(|a| a.replace("0.0.0.0", "127.0.0.1"))
+        .collect();
+    // Clients without a certificate, or with another CA's, try to create and fill a table.
+    for api in &local {
+        for identity in [None, Some(tls(&theirs, "client"))] {
+            let mut args = vec![];
+            if let Some(i) = &identity {
+                args.extend(["--cluster-tls", i.as_str()]);
+            }
+            args.extend(["bench", "load", "--connect", api, "--rows", "10"]);
+            let (ok, _) = run(&args);
+            assert!(!ok, "{api} served a client with {identity:?}");
+        }
+    }
+    let client = tls(&ours, "client");
+    let status = |api: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_cairn"))
+            .args([
+                "--cluster-tls",
+                &client,
+                "admin",
+                "status",
+                "--connect",
+                api,
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    for api in &local {
+        assert!(status(api).contains(" 0 tables"), "{}", status(api));
+    }
+    // The cluster's own client is served.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let (ok, stderr) = run(&[
+            "--cluster-tls",
+            &client,
+            "bench",
+            "load",
+            "--connect",
+            &local.join(","),
+            "--rows",
+            "100",
+        ]);
+        if ok {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{stderr}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    for api in &local {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !status(api).contains(" 1 tables, 100 rows") {
+            assert!(std::time::Instant::now() < deadline, "{}", status(api));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+    drop((one, two, mgmd));
+    let _ = std::fs::remove_dir_all(&dir);
+}

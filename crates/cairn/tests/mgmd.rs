@@ -322,9 +322,14 @@ fn kept_votes_raise_the_first_epoch_handed_out() {
         "--data-dir",
         votes.to_str().unwrap(),
     ]);
-    let text =
-        datanode::cluster_host::ask_management_node(&mgm, 1, false, None, Duration::from_secs(5))
-            .unwrap();
+    let text = datanode::cluster_host::ask_management_node(
+        &mgm,
+        1,
+        false,
+        &transport::auth::Guard::default(),
+        Duration::from_secs(5),
+    )
+    .unwrap();
     let handed = cluster::config::ClusterConfig::parse(&text).unwrap();
     assert_eq!(handed.first_epoch, 42, "{text}");
     mgmd.child.kill().unwrap();

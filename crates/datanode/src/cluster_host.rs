@@ -24,7 +24,8 @@ use cluster::node::{DataNode, Input};
 use cluster::{
     Gci, Layout, Msg, NodeId, Observation, Output, Record, SyncResult, Time, Timing, ARBITRATOR,
 };
-use transport::auth::ClusterKey;
+use transport::auth::Guard;
+use transport::Stream;
 use wire::frame::{write_frame, FrameHeader, HEADER_BYTES};
 
 /// The frame a dialing node sends first: its node id in the request id field, no body.
@@ -65,8 +66,9 @@ pub struct HostConfig {
     pub restarted: bool,
     /// On the management node: the configuration file's text, handed to nodes that ask.
     pub config_text: Option<Arc<String>>,
-    /// Every link, both ways, proves this key before its hello (transport::auth).
-    pub cluster_key: Option<Arc<ClusterKey>>,
+    /// What every link, both ways, proves before its hello (the cluster key, a certificate of
+    /// the cluster's CA: transport::auth::Guard).
+    pub guard: Guard,
     /// The node's redo log (`cluster::log` records), made anew at start; without one, the
     /// protocol's fsyncs are done at once.
     pub redo_file: Option<std::path::PathBuf>,
@@ -177,7 +179,7 @@ pub enum Ended {
     Failed(String),
 }
 
-type ClientWriters = Arc<Mutex<BTreeMap<NodeId, TcpStream>>>;
+type ClientWriters = Arc<Mutex<BTreeMap<NodeId, Stream>>>;
 
 /// Runs the node until `stop` is set or the protocol stops it. `observe` sees every observation
 /// and, when the loop ends, the data node itself (for a final report).
@@ -200,7 +202,7 @@ pub fn run(
     let clients: ClientWriters = Arc::new(Mutex::new(BTreeMap::new()));
     let known: Known = Arc::new(Mutex::new(None));
     let answers = Answers {
-        key: config.cluster_key.clone(),
+        guard: config.guard.clone(),
         config: config.config_text.clone(),
         known: known.clone(),
         addresses: config.addresses.clone(),
@@ -244,7 +246,7 @@ pub fn run(
         .map(|(id, address)| {
             Ok((
                 *id,
-                spawn_link(config.id, address.clone(), config.cluster_key.clone())?,
+                spawn_link(config.id, address.clone(), config.guard.clone())?,
             ))
         })
         .collect::<io::Result<_>>()?;
@@ -415,38 +417,32 @@ fn send(
     if let Some(stream) = clients.get_mut(&to) {
         // A failed or timed-out write may have sent part of the frame: the connection is done.
         if stream.write_all(&frame).is_err() {
-            let _ = stream.shutdown(std::net::Shutdown::Both);
+            stream.shutdown();
             clients.remove(&to);
         }
     }
 }
 
 /// A peer's writer: dials on demand, and drops what it cannot deliver.
-fn spawn_link(
-    me: NodeId,
-    address: String,
-    key: Option<Arc<ClusterKey>>,
-) -> io::Result<SyncSender<Vec<u8>>> {
+fn spawn_link(me: NodeId, address: String, guard: Guard) -> io::Result<SyncSender<Vec<u8>>> {
     let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(LINK_QUEUE_MAX);
     thread::Builder::new()
         .name("cluster-link".into())
-        .spawn(move || write_loop(me, &address, key.as_deref(), rx))?;
+        .spawn(move || write_loop(me, &address, &guard, rx))?;
     Ok(tx)
 }
 
-fn write_loop(me: NodeId, address: &str, key: Option<&ClusterKey>, frames: Receiver<Vec<u8>>) {
-    let mut stream: Option<TcpStream> = None;
+fn write_loop(me: NodeId, address: &str, guard: &Guard, frames: Receiver<Vec<u8>>) {
+    let mut stream: Option<Stream> = None;
     let mut retry_at = Instant::now();
     while let Ok(frame) = frames.recv() {
         if stream.is_none() && Instant::now() >= retry_at {
             retry_at = Instant::now() + Duration::from_millis(50);
             stream = transport::connect_stream(address, Duration::from_millis(50))
                 .ok()
-                .and_then(|mut s| {
+                .and_then(|s| {
                     s.set_nodelay(true).ok()?;
-                    if let Some(key) = key {
-                        transport::auth::client_handshake(&mut s, key).ok()?;
-                    }
+                    let s = guard.client(s).ok()?;
                     s.write_all(&hello(me)).ok()?;
                     Some(s)
                 });
@@ -463,7 +459,7 @@ fn write_loop(me: NodeId, address: &str, key: Option<&ClusterKey>, frames: Recei
 /// where its replies go. A bad frame closes only this connection.
 /// What a connection's reader answers by itself, without the protocol loop.
 struct Answers {
-    key: Option<Arc<ClusterKey>>,
+    guard: Guard,
     config: Option<Arc<String>>,
     known: Known,
     addresses: BTreeMap<NodeId, String>,
@@ -492,18 +488,19 @@ impl Answers {
 }
 
 fn read_loop(
-    mut stream: TcpStream,
+    stream: TcpStream,
     inbox: SyncSender<(NodeId, Msg)>,
     clients: ClientWriters,
     answers: &Answers,
 ) {
     let _ = stream.set_nodelay(true);
-    if let Some(key) = &answers.key {
-        if let Err(e) = transport::auth::server_handshake(&mut stream, key) {
+    let mut stream = match answers.guard.server(stream) {
+        Ok(s) => s,
+        Err(e) => {
             tracing::warn!("refusing a cluster link: {e}");
             return;
         }
-    }
+    };
     // A connection must say who it is promptly: an idle one would hold a slot for good.
     let _ = stream.set_read_timeout(Some(HELLO_TIMEOUT));
     let hello = read_frame(&mut stream);
@@ -514,7 +511,7 @@ fn read_loop(
         }
         _ => return,
     };
-    if let Ok(writer) = stream.try_clone() {
+    if let Ok(mut writer) = stream.try_clone() {
         // The protocol loop writes replies itself: a client that stops reading may hold it
         // for this long, then loses its connection.
         let _ = writer.set_write_timeout(Some(CLIENT_WRITE_TIMEOUT));
@@ -565,13 +562,10 @@ pub fn ask_management_node(
     mgm: &str,
     me: NodeId,
     status: bool,
-    key: Option<&ClusterKey>,
+    guard: &Guard,
     timeout: Duration,
 ) -> io::Result<String> {
-    let mut stream = transport::connect_stream(mgm, timeout)?;
-    if let Some(key) = key {
-        transport::auth::client_handshake(&mut stream, key)?;
-    }
+    let mut stream = guard.client(transport::connect_stream(mgm, timeout)?)?;
     stream.set_read_timeout(Some(timeout))?;
     let mut request = hello(me);
     let kind = if status {

@@ -149,8 +149,9 @@ pub struct DataNodeConfig {
     pub durability: Durability,
     /// Fault injection for the redo logs' I/O (tests only).
     pub redo_faults: Option<Arc<storage::redo::Faults>>,
-    /// TCP clients must prove this key before anything else (shared memory skips it).
-    pub cluster_key: Option<Arc<transport::auth::ClusterKey>>,
+    /// What TCP clients must prove before anything else: the cluster key, a certificate of the
+    /// cluster's CA (then the connection is encrypted), or both. Shared memory skips it.
+    pub guard: transport::auth::Guard,
     /// Size of each redo segment file.
     pub redo_segment_bytes: u64,
     /// A local checkpoint starts once this many redo bytes were written since the last began
@@ -192,7 +193,7 @@ impl Default for DataNodeConfig {
             data_dir: None,
             durability: Durability::Commit,
             redo_faults: None,
-            cluster_key: None,
+            guard: transport::auth::Guard::default(),
             redo_segment_bytes: storage::redo::SEGMENT_BYTES_DEFAULT,
             checkpoint_redo_bytes: 256 << 20,
             connections_max: limits::CONNECTIONS_MAX,
@@ -877,8 +878,8 @@ impl DataNode {
         let address = listener.local_addr()?;
         let acceptor = {
             let shared = shared.clone();
-            match config.cluster_key.clone() {
-                None => std::thread::Builder::new()
+            match config.guard.clone() {
+                guard if !guard.is_set() => std::thread::Builder::new()
                     .name("acceptor".into())
                     .spawn(move || {
                         accept_loop(
@@ -886,9 +887,9 @@ impl DataNode {
                             shared,
                         )
                     })?,
-                Some(key) => std::thread::Builder::new()
+                guard => std::thread::Builder::new()
                     .name("acceptor".into())
-                    .spawn(move || accept_with_key(listener, key, shared))?,
+                    .spawn(move || accept_guarded(listener, guard, shared))?,
             }
         };
         let shm_acceptor = match &config.shm_listen {
@@ -1015,18 +1016,18 @@ impl DataNode {
     }
 }
 
-/// Handshakes with the cluster key in progress at once; past it, a new connection is closed.
+/// Handshakes (cluster key, TLS) in progress at once; past it, a new connection is closed.
 pub const HANDSHAKES_MAX: usize = 64;
 
-/// Accepts TCP connections that must prove the cluster key: each handshake runs on a thread of
-/// its own (a client that stalls holds up no one), and connections that pass are dealt to the
-/// workers as any other.
-fn accept_with_key(
+/// Accepts TCP connections that must prove the cluster key or a certificate of the cluster's
+/// CA: each handshake runs on a thread of its own (a client that stalls holds up no one), and
+/// connections that pass are dealt to the workers as any other.
+fn accept_guarded(
     listener: std::net::TcpListener,
-    key: Arc<transport::auth::ClusterKey>,
+    guard: transport::auth::Guard,
     shared: Arc<Shared>,
 ) {
-    let (passed, proven) = mpsc::sync_channel::<TcpStream>(HANDSHAKES_MAX);
+    let (passed, proven) = mpsc::sync_channel::<transport::Stream>(HANDSHAKES_MAX);
     let dealer = {
         let shared = shared.clone();
         std::thread::Builder::new()
@@ -1036,7 +1037,6 @@ fn accept_with_key(
                     || {
                         proven
                             .recv()
-                            .map(transport::Stream::Tcp)
                             .map_err(|_| std::io::Error::other("acceptor stopped"))
                     },
                     shared,
@@ -1050,7 +1050,7 @@ fn accept_with_key(
         if shared.stopping.load(Ordering::SeqCst) {
             break;
         }
-        let (mut stream, peer) = match accepted {
+        let (stream, peer) = match accepted {
             Ok(a) => a,
             Err(e) => {
                 warn!("accept failed: {e}");
@@ -1059,7 +1059,7 @@ fn accept_with_key(
             }
         };
         if pending.load(Ordering::Relaxed) >= HANDSHAKES_MAX {
-            warn!("refusing {peer}: {HANDSHAKES_MAX} cluster key handshakes in progress");
+            warn!("refusing {peer}: {HANDSHAKES_MAX} handshakes in progress");
             continue;
         }
         // Counted as a failure from now until the handshake passes.
@@ -1072,21 +1072,21 @@ fn accept_with_key(
             continue;
         }
         pending.fetch_add(1, Ordering::Relaxed);
-        let (passed, key, in_progress, failures) = (
+        let (passed, guard, in_progress, failures) = (
             passed.clone(),
-            key.clone(),
+            guard.clone(),
             pending.clone(),
             failures.clone(),
         );
         let spawned = std::thread::Builder::new()
             .name("handshake".into())
             .spawn(move || {
-                let result = transport::auth::server_handshake(&mut stream, &key);
-                if let (Ok(()), Ok(mut f)) = (&result, failures.lock()) {
+                let result = guard.server(stream);
+                if let (Ok(_), Ok(mut f)) = (&result, failures.lock()) {
                     f.passed(peer.ip(), KEY_SCOPE);
                 }
                 match result {
-                    Ok(()) => {
+                    Ok(stream) => {
                         let _ = passed.send(stream);
                     }
                     Err(e) => warn!("refusing {peer}: {e}"),

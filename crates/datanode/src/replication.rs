@@ -11,7 +11,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, RwLock};
@@ -19,8 +18,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use base::{Error, ErrorCode};
-use transport::auth::ClusterKey;
+use transport::auth::Guard;
 use transport::FrameReader;
+use transport::Stream;
 use wire::{FrameHeader, Message};
 
 /// Replication jobs (commits and schema changes) waiting for backups' answers, node-wide; one
@@ -122,7 +122,7 @@ pub struct Role {
     pub group_index: usize,
     /// The API (native protocol) address of every data node of the cluster.
     pub api_addresses: BTreeMap<u32, String>,
-    key: Option<Arc<ClusterKey>>,
+    guard: Guard,
     /// This node's worker count: a backup must run as many (partitions are per worker).
     workers: u32,
     view: RwLock<ViewState>,
@@ -370,7 +370,7 @@ impl Role {
         me: u32,
         groups: Vec<Vec<u32>>,
         api_addresses: BTreeMap<u32, String>,
-        key: Option<Arc<ClusterKey>>,
+        guard: Guard,
         workers: u32,
     ) -> Arc<Role> {
         let group_index = groups.iter().position(|g| g.contains(&me)).unwrap_or(0);
@@ -381,7 +381,7 @@ impl Role {
             groups,
             group_index,
             api_addresses,
-            key,
+            guard,
             workers,
             view: RwLock::new(ViewState::default()),
             // Nothing is served before the membership says the lease holds.
@@ -823,9 +823,9 @@ impl Role {
         self.workers
     }
 
-    /// The cluster key node links prove, when one is set.
-    pub fn key(&self) -> Option<&Arc<ClusterKey>> {
-        self.key.as_ref()
+    /// What node links prove (the cluster key, a certificate of the cluster's CA).
+    pub fn guard(&self) -> &Guard {
+        &self.guard
     }
 
     /// Whether the current view has a backup (or starting node) for this node to send its
@@ -1221,7 +1221,7 @@ struct Link {
     /// Where the connection's reader sends the answers it reads.
     answers: Sender<LinkEvent>,
     /// The connection, its generation and the epoch its hello named.
-    connection: Option<(TcpStream, u64, u64)>,
+    connection: Option<(Stream, u64, u64)>,
     generation: u64,
     /// Jobs sent and not answered, by request id (ascending: the order they were sent in).
     in_flight: BTreeMap<u64, Arc<Job>>,
@@ -1379,7 +1379,7 @@ impl Link {
 
     fn close(&mut self) {
         if let Some((stream, _, _)) = self.connection.take() {
-            let _ = stream.shutdown(std::net::Shutdown::Both);
+            stream.shutdown();
         }
         self.out.clear();
         self.retry_at = Instant::now() + RECONNECT_AFTER;
@@ -1423,7 +1423,7 @@ impl Link {
         self.flush();
     }
 
-    fn dial(&self, address: &str, epoch: u64) -> Result<TcpStream, String> {
+    fn dial(&self, address: &str, epoch: u64) -> Result<Stream, String> {
         let hello = Message::PeerHello {
             node_id: self.role.me,
             epoch,
@@ -1432,7 +1432,7 @@ impl Link {
     }
 }
 
-/// Dials a data node of this cluster for a node link, proves the cluster key, says `hello`,
+/// Dials a data node of this cluster for a node link, proves what the guard asks (cluster key, TLS), says `hello`,
 /// and checks that it runs as many workers as this node (a partition's worker is the same on
 /// every node). `what` names the peer in errors.
 pub(crate) fn dial(
@@ -1440,13 +1440,10 @@ pub(crate) fn dial(
     role: &Role,
     hello: &Message,
     what: &str,
-) -> Result<TcpStream, String> {
-    let mut stream =
-        transport::connect_stream(address, CONNECT_TIMEOUT).map_err(|e| e.to_string())?;
+) -> Result<Stream, String> {
+    let stream = transport::connect_stream(address, CONNECT_TIMEOUT).map_err(|e| e.to_string())?;
     stream.set_nodelay(true).map_err(|e| e.to_string())?;
-    if let Some(key) = &role.key {
-        transport::auth::client_handshake(&mut stream, key).map_err(|e| e.to_string())?;
-    }
+    let mut stream = role.guard.client(stream).map_err(|e| e.to_string())?;
     let mut frame = Vec::new();
     hello.write_frame(&mut frame, 0, 0, 0);
     stream.write_all(&frame).map_err(|e| e.to_string())?;
@@ -1476,7 +1473,7 @@ pub(crate) fn dial(
 }
 
 /// Reads a backup's answers until the connection ends.
-fn read_answers(stream: TcpStream, generation: u64, answers: Sender<LinkEvent>) {
+fn read_answers(stream: Stream, generation: u64, answers: Sender<LinkEvent>) {
     read_frames(
         stream,
         |request_id, message| {
@@ -1497,7 +1494,7 @@ fn read_answers(stream: TcpStream, generation: u64, answers: Sender<LinkEvent>) 
 /// Reads a node link's answers, handing each to `answer` (which says whether to go on), and
 /// calls `closed` once the connection ends.
 pub(crate) fn read_frames(
-    stream: TcpStream,
+    stream: Stream,
     mut answer: impl FnMut(u64, Message) -> bool,
     closed: impl FnOnce(),
 ) {
@@ -1547,7 +1544,13 @@ mod tests {
     /// it may never start. One under way is "ask again", and then ends as it ends.
     #[test]
     fn a_not_committed_answer_fences_the_commit_it_names() {
-        let role = Role::new(1, vec![vec![1, 2], vec![3, 4]], BTreeMap::new(), None, 1);
+        let role = Role::new(
+            1,
+            vec![vec![1, 2], vec![3, 4]],
+            BTreeMap::new(),
+            Guard::default(),
+            1,
+        );
         role.session_seen(7);
         assert_eq!(role.commit_outcome((7, 1)), Outcome::NotCommitted);
         assert_eq!(
@@ -1568,7 +1571,7 @@ mod tests {
     /// are the ones the round waits for; opening it tells the waiting ones.
     #[test]
     fn a_closed_gate_holds_new_commits_and_waits_for_those_under_way() {
-        let role = Role::new(1, vec![vec![1, 2]], BTreeMap::new(), None, 1);
+        let role = Role::new(1, vec![vec![1, 2]], BTreeMap::new(), Guard::default(), 1);
         let to = crate::messages::ReplyTo {
             worker: 0,
             connection: 5,
@@ -1594,7 +1597,13 @@ mod tests {
     /// views after keep them while they stay members.
     #[test]
     fn a_restarted_node_takes_each_groups_primary_from_its_copy() {
-        let role = Role::new(2, vec![vec![1, 2], vec![3, 4]], BTreeMap::new(), None, 1);
+        let role = Role::new(
+            2,
+            vec![vec![1, 2], vec![3, 4]],
+            BTreeMap::new(),
+            Guard::default(),
+            1,
+        );
         role.install(40, [1, 3, 4].into(), [2].into());
         assert_eq!(role.view().primaries, [(0, 1), (1, 3)].into());
         // The copy's primary saw node 3 restart earlier, while node 4 served.

@@ -10,8 +10,6 @@
 //! since its part there is gone.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::net::TcpStream;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -133,7 +131,7 @@ impl StepLinks {
 /// A connection to a group's primary: the stream, its generation, the view epoch and the
 /// primary it was opened for.
 struct Open {
-    stream: TcpStream,
+    stream: transport::Stream,
     generation: u64,
     epoch: u64,
     primary: u32,
@@ -316,7 +314,7 @@ impl Link {
     /// Ends the connection; every request waiting on it fails.
     fn close(&mut self, why: &str) {
         if let Some(open) = self.connection.take() {
-            let _ = open.stream.shutdown(std::net::Shutdown::Both);
+            open.stream.shutdown();
         }
         self.out.clear();
         for (_, done) in std::mem::take(&mut self.in_flight) {
@@ -368,7 +366,7 @@ impl Link {
         Ok(())
     }
 
-    fn dial(&self, address: &str, epoch: u64) -> Result<TcpStream, String> {
+    fn dial(&self, address: &str, epoch: u64) -> Result<transport::Stream, String> {
         let hello = Message::StepHello {
             node_id: self.role.me,
             epoch,
@@ -389,7 +387,7 @@ fn lost(group: u32, why: &str) -> Error {
 }
 
 /// Reads a primary's answers until the connection ends.
-fn read_answers(stream: TcpStream, generation: u64, answers: Sender<LinkEvent>) {
+fn read_answers(stream: transport::Stream, generation: u64, answers: Sender<LinkEvent>) {
     crate::replication::read_frames(
         stream,
         |request_id, message| {

@@ -73,6 +73,44 @@ impl ClusterKey {
     }
 }
 
+/// What a cluster link proves before its first frame: the cluster key (`--cluster-key-file`), a
+/// certificate the cluster's CA signed (`--cluster-tls`, and the link is then encrypted), both,
+/// or nothing.
+#[derive(Clone, Default, Debug)]
+pub struct Guard {
+    pub key: Option<std::sync::Arc<ClusterKey>>,
+    pub tls: Option<std::sync::Arc<crate::tls::ClusterTls>>,
+}
+
+impl Guard {
+    /// Whether a stranger is kept out.
+    pub fn is_set(&self) -> bool {
+        self.key.is_some() || self.tls.is_some()
+    }
+
+    /// The dialing side: proves the key, then runs the TLS handshake.
+    pub fn client(&self, mut stream: TcpStream) -> io::Result<crate::Stream> {
+        if let Some(key) = &self.key {
+            client_handshake(&mut stream, key)?;
+        }
+        match &self.tls {
+            Some(tls) => Ok(crate::Stream::Tls(tls.connect(stream)?)),
+            None => Ok(crate::Stream::Tcp(stream)),
+        }
+    }
+
+    /// The accepting side, as `client`.
+    pub fn server(&self, mut stream: TcpStream) -> io::Result<crate::Stream> {
+        if let Some(key) = &self.key {
+            server_handshake(&mut stream, key)?;
+        }
+        match &self.tls {
+            Some(tls) => Ok(crate::Stream::Tls(tls.accept(stream)?)),
+            None => Ok(crate::Stream::Tcp(stream)),
+        }
+    }
+}
+
 /// Failed attempts at one thing from one client address before the address is turned away
 /// from it.
 pub const FAILURES_BEFORE_BLOCK: u32 = 5;

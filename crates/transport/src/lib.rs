@@ -18,6 +18,7 @@ pub mod auth;
 pub mod buffer;
 pub mod nonblocking;
 pub mod shm;
+pub mod tls;
 
 use buffer::FrameBuffer;
 use shm::ShmStream;
@@ -28,6 +29,8 @@ pub enum Stream {
     Shm(ShmStream),
     /// A local client over a Unix socket file (the SQL front end's `--sql-socket`).
     Unix(UnixStream),
+    /// A cluster link under TLS (`--cluster-tls`).
+    Tls(tls::TlsStream),
 }
 
 impl From<UnixStream> for Stream {
@@ -54,6 +57,7 @@ impl Stream {
             Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
             Stream::Shm(s) => Stream::Shm(s.clone()),
             Stream::Unix(s) => Stream::Unix(s.try_clone()?),
+            Stream::Tls(s) => Stream::Tls(s.try_clone()?),
         })
     }
 
@@ -61,6 +65,7 @@ impl Stream {
     pub fn set_nodelay(&self) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => s.set_nodelay(true),
+            Stream::Tls(s) => s.socket().set_nodelay(true),
             Stream::Shm(_) | Stream::Unix(_) => Ok(()),
         }
     }
@@ -76,7 +81,7 @@ impl Stream {
                 let uid = nix::unistd::Uid::from_raw(credentials.uid());
                 nix::unistd::User::from_uid(uid).ok()?.map(|u| u.name)
             }
-            Stream::Tcp(_) | Stream::Shm(_) => None,
+            Stream::Tcp(_) | Stream::Shm(_) | Stream::Tls(_) => None,
         }
     }
 
@@ -84,6 +89,7 @@ impl Stream {
     pub fn peer_addr(&self) -> Option<SocketAddr> {
         match self {
             Stream::Tcp(s) => s.peer_addr().ok(),
+            Stream::Tls(s) => s.socket().peer_addr().ok(),
             Stream::Shm(_) | Stream::Unix(_) => None,
         }
     }
@@ -92,6 +98,7 @@ impl Stream {
     pub fn set_read_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => s.set_read_timeout(timeout),
+            Stream::Tls(s) => s.socket().set_read_timeout(timeout),
             Stream::Unix(s) => s.set_read_timeout(timeout),
             Stream::Shm(s) => {
                 s.set_read_timeout(timeout);
@@ -105,6 +112,7 @@ impl Stream {
     pub fn set_write_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => s.set_write_timeout(timeout),
+            Stream::Tls(s) => s.socket().set_write_timeout(timeout),
             Stream::Unix(s) => s.set_write_timeout(timeout),
             Stream::Shm(_) => Ok(()),
         }
@@ -113,6 +121,7 @@ impl Stream {
     pub fn set_nonblocking(&mut self, on: bool) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => s.set_nonblocking(on),
+            Stream::Tls(s) => s.set_nonblocking(on),
             Stream::Unix(s) => s.set_nonblocking(on),
             Stream::Shm(s) => {
                 s.set_nonblocking(on);
@@ -129,6 +138,7 @@ impl Stream {
         use std::os::fd::AsRawFd;
         let fd = match self {
             Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Tls(s) => s.socket().as_raw_fd(),
             Stream::Unix(s) => s.as_raw_fd(),
             Stream::Shm(_) => return false,
         };
@@ -147,6 +157,9 @@ impl Stream {
             Stream::Tcp(s) => {
                 let _ = s.shutdown(Shutdown::Both);
             }
+            Stream::Tls(s) => {
+                let _ = s.socket().shutdown(Shutdown::Both);
+            }
             Stream::Unix(s) => {
                 let _ = s.shutdown(Shutdown::Both);
             }
@@ -158,6 +171,11 @@ impl Stream {
     pub fn peer(&self) -> String {
         match self {
             Stream::Tcp(s) => s.peer_addr().map(|a| a.to_string()).unwrap_or_default(),
+            Stream::Tls(s) => s
+                .socket()
+                .peer_addr()
+                .map(|a| format!("{a} (TLS)"))
+                .unwrap_or_default(),
             Stream::Shm(s) => s.name().to_string(),
             Stream::Unix(_) => "local (unix socket)".to_string(),
         }
@@ -168,6 +186,7 @@ impl Stream {
             Stream::Tcp(s) => (&*s).write_all(bytes),
             Stream::Shm(s) => (&*s).write_all(bytes),
             Stream::Unix(s) => (&*s).write_all(bytes),
+            Stream::Tls(s) => s.write_all(bytes),
         }
     }
 }
@@ -178,6 +197,7 @@ impl Read for Stream {
             Stream::Tcp(s) => s.read(buf),
             Stream::Shm(s) => s.read(buf),
             Stream::Unix(s) => s.read(buf),
+            Stream::Tls(s) => s.read(buf),
         }
     }
 }
@@ -188,6 +208,7 @@ impl Write for Stream {
             Stream::Tcp(s) => s.write(buf),
             Stream::Shm(s) => (&*s).write(buf),
             Stream::Unix(s) => s.write(buf),
+            Stream::Tls(s) => s.write_all(buf).map(|()| buf.len()),
         }
     }
 
@@ -495,7 +516,10 @@ fn connect_kind(address: &str, timeout: Duration, once: bool) -> io::Result<Stre
             if let Some(key) = auth::client_key() {
                 auth::client_handshake(&mut s, key)?;
             }
-            Ok(Stream::Tcp(s))
+            match tls::client_tls() {
+                Some(tls) => Ok(Stream::Tls(tls.connect(s)?)),
+                None => Ok(Stream::Tcp(s)),
+            }
         }
     }
 }

@@ -13,7 +13,9 @@ use wire::{FrameHeader, Message};
 
 use crate::buffer::FrameBuffer;
 use crate::shm::ShmStream;
+use crate::tls::TlsStream;
 use crate::{Stream, TransportError};
+use std::os::fd::AsRawFd;
 
 /// The socket under a connection. A shared-memory stream has no writable events: every event
 /// of its token may mean room was freed, so reading first writes what waits.
@@ -21,6 +23,8 @@ enum Io {
     Tcp(TcpStream),
     Shm(ShmStream),
     Unix(UnixStream),
+    /// Plaintext is queued in `output` and sealed into the stream's own buffer as it is flushed.
+    Tls(TlsStream),
 }
 
 impl Read for Io {
@@ -29,6 +33,7 @@ impl Read for Io {
             Io::Tcp(s) => s.read(buf),
             Io::Shm(s) => s.read(buf),
             Io::Unix(s) => s.read(buf),
+            Io::Tls(s) => s.read(buf),
         }
     }
 }
@@ -39,6 +44,7 @@ impl Write for Io {
             Io::Tcp(s) => s.write(buf),
             Io::Shm(s) => s.write(buf),
             Io::Unix(s) => s.write(buf),
+            Io::Tls(s) => s.write_all(buf).map(|()| buf.len()),
         }
     }
 
@@ -93,6 +99,16 @@ impl Connection {
                 stream.set_nonblocking(true)?;
                 (Io::Unix(UnixStream::from_std(stream)), "local".to_string())
             }
+            Stream::Tls(stream) => {
+                stream.socket().set_nodelay(true)?;
+                stream.set_nonblocking(true)?;
+                let peer = stream
+                    .socket()
+                    .peer_addr()
+                    .map(|a: SocketAddr| a.to_string())
+                    .unwrap_or_default();
+                (Io::Tls(stream), peer)
+            }
         };
         Ok(Connection {
             stream,
@@ -118,6 +134,11 @@ impl Connection {
         match &mut self.stream {
             Io::Tcp(s) => registry.register(s, token, Interest::READABLE),
             Io::Unix(s) => registry.register(s, token, Interest::READABLE),
+            Io::Tls(s) => registry.register(
+                &mut SourceFd(&s.socket().as_raw_fd()),
+                token,
+                Interest::READABLE,
+            ),
             Io::Shm(s) => {
                 let fds = s.poll_fds();
                 for (i, fd) in fds.iter().enumerate() {
@@ -143,6 +164,9 @@ impl Connection {
             }
             Io::Unix(s) => {
                 let _ = registry.deregister(s);
+            }
+            Io::Tls(s) => {
+                let _ = registry.deregister(&mut SourceFd(&s.socket().as_raw_fd()));
             }
             Io::Shm(s) => {
                 for fd in s.poll_fds() {
@@ -177,8 +201,12 @@ impl Connection {
                 Err(e) => return Err(e),
             }
         }
-        let pending = self.written < self.output.len();
-        if !pending {
+        let pending = self.written < self.output.len()
+            || match &self.stream {
+                Io::Tls(s) => s.flush_pending()?,
+                _ => false,
+            };
+        if self.written == self.output.len() {
             if self.output.capacity() > OUTPUT_RETAINED_BYTES {
                 // Grown for one large answer (a scan's rows): give the memory back.
                 self.output = Vec::new();
@@ -319,6 +347,9 @@ impl Connection {
             match &mut self.stream {
                 Io::Tcp(s) => registry.reregister(s, token, interest)?,
                 Io::Unix(s) => registry.reregister(s, token, interest)?,
+                Io::Tls(s) => {
+                    registry.reregister(&mut SourceFd(&s.socket().as_raw_fd()), token, interest)?
+                }
                 Io::Shm(_) => return Ok(()),
             }
             self.writable_interest = pending;
@@ -328,7 +359,11 @@ impl Connection {
 
     /// Bytes queued and not yet written.
     pub fn backlog(&self) -> usize {
-        self.output.len() - self.written
+        let sealed = match &self.stream {
+            Io::Tls(s) => s.pending(),
+            _ => 0,
+        };
+        self.output.len() - self.written + sealed
     }
 
     pub fn shutdown(&self) {
@@ -339,7 +374,96 @@ impl Connection {
             Io::Unix(s) => {
                 let _ = s.shutdown(Shutdown::Both);
             }
+            Io::Tls(s) => {
+                let _ = s.socket().shutdown(Shutdown::Both);
+            }
             Io::Shm(s) => s.shutdown(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    /// An event loop's connection under TLS: frames in, large answers out through a socket the
+    /// peer leaves full for a while (sealed records wait, a writable event sends them), every
+    /// byte arriving in order.
+    #[test]
+    fn a_tls_connection_in_an_event_loop_answers_through_a_full_socket() {
+        let dir = std::env::temp_dir().join(format!("cairn-nb-tls-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let made = crate::tls::make_certificates(&dir, &["s".into(), "c".into()]).unwrap();
+        let server = crate::tls::ClusterTls::load(&made[0]).unwrap();
+        let client = crate::tls::ClusterTls::load(&made[1]).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        const FRAMES: usize = 40;
+        const PAYLOAD: usize = 256 * 1024;
+        let peer = std::thread::spawn(move || {
+            let c = client
+                .connect(std::net::TcpStream::connect(address).unwrap())
+                .unwrap();
+            let mut out = Vec::new();
+            for i in 0..FRAMES {
+                Message::Ping {
+                    payload: vec![i as u8; PAYLOAD],
+                }
+                .write_frame(&mut out, 0, 0, i as u64);
+            }
+            c.write_all(&out).unwrap();
+            // Leave the answers unread while the server's socket fills.
+            std::thread::sleep(Duration::from_millis(300));
+            let mut reader = crate::FrameReader::new(Stream::Tls(c));
+            for i in 0..FRAMES {
+                match reader.read().unwrap() {
+                    Some((h, Message::Pong { payload })) => {
+                        assert_eq!(h.request_id, i as u64);
+                        assert!(payload.len() == PAYLOAD && payload.iter().all(|b| *b == i as u8));
+                    }
+                    other => panic!("answer {i}: {:?}", other.map(|(h, _)| h)),
+                }
+            }
+        });
+        let (sock, _) = listener.accept().unwrap();
+        let mut conn = Connection::new(Stream::Tls(server.accept(sock).unwrap())).unwrap();
+        let mut poll = mio::Poll::new().unwrap();
+        let token = Token(7);
+        conn.register(poll.registry(), token).unwrap();
+        let mut events = mio::Events::with_capacity(8);
+        let (mut answered, deadline) = (0, Instant::now() + Duration::from_secs(20));
+        let mut most_pending = 0;
+        // Bytes may have arrived before registration.
+        let mut ready = true;
+        while !(answered == FRAMES && conn.backlog() == 0) {
+            assert!(Instant::now() < deadline, "answered {answered}");
+            if !ready {
+                poll.poll(&mut events, Some(Duration::from_millis(100)))
+                    .unwrap();
+            }
+            ready = false;
+            let mut answers = Vec::new();
+            let state = conn
+                .read_frames(|h, m| {
+                    if let Message::Ping { payload } = m {
+                        answers.push((h.request_id, payload));
+                    }
+                })
+                .unwrap();
+            assert_ne!(state, ReadState::Closed);
+            for (id, payload) in answers {
+                Message::Pong { payload }.write_frame(conn.output(), 0, 0, id);
+                answered += 1;
+            }
+            conn.flush(poll.registry(), token).unwrap();
+            most_pending = most_pending.max(conn.backlog());
+        }
+        peer.join().unwrap();
+        assert!(
+            most_pending > 0,
+            "the socket never filled: the test did not test waiting"
+        );
     }
 }

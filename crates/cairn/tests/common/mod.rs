@@ -70,6 +70,12 @@ pub fn cairn_binary() -> std::ffi::OsString {
 /// Runs `cairn` with `args` and returns once it printed `ready`. Its log goes nowhere, or,
 /// with `CAIRN_TEST_LOGS=DIR` (for debugging a test), to a file per process in DIR.
 pub fn spawn(args: &[&str]) -> Started {
+    spawn_wrapped(&[], args)
+}
+
+/// `spawn`, run through `wrap` (e.g. `ip netns exec NAME`, which execs it: the child is the
+/// `cairn` process itself, and SIGKILL reaches it).
+pub fn spawn_wrapped(wrap: &[String], args: &[&str]) -> Started {
     let stderr = match std::env::var_os("CAIRN_TEST_LOGS") {
         Some(dir) => {
             static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -86,7 +92,15 @@ pub fn spawn(args: &[&str]) -> Started {
         }
         None => Stdio::null(),
     };
-    let mut child = Command::new(cairn_binary())
+    let mut command = match wrap.split_first() {
+        Some((program, rest)) => {
+            let mut c = Command::new(program);
+            c.args(rest).arg(cairn_binary());
+            c
+        }
+        None => Command::new(cairn_binary()),
+    };
+    let mut child = command
         .args(args)
         .stdout(Stdio::piped())
         .stderr(stderr)
@@ -301,6 +315,11 @@ pub struct ClusterProcesses {
     pub nodes: Vec<Option<Started>>,
     /// Each data node's native address, in id order.
     pub apis: Vec<String>,
+    /// What runs data node K (`wrap[K - 1]`): in its own network namespace, or empty.
+    pub wrap: Vec<Vec<String>>,
+    /// Flags every process of the cluster and every `cairn admin` the test runs get (e.g.
+    /// `--cluster-tls DIR`).
+    pub creds: Vec<String>,
 }
 
 impl Drop for ClusterProcesses {
@@ -318,18 +337,25 @@ impl ClusterProcesses {
     /// Starts data node `id` again, empty (`--initial`: a node restart), after it was killed;
     /// returns once it printed `ready` (it then copies from its group's primary).
     pub fn restart_empty(&mut self, id: usize) {
-        self.nodes[id - 1] = Some(spawn_node(
-            &self.dir,
-            &self.mgm,
-            id,
-            &["--initial", "--yes"],
-        ));
+        self.restart(id, &["--initial", "--yes"]);
     }
 
     /// Starts data node `id` again from its own files (a node restart: its group's primary
     /// brings them level), after it was killed; returns once it printed `ready`.
     pub fn restart_from_files(&mut self, id: usize) {
-        self.nodes[id - 1] = Some(spawn_node(&self.dir, &self.mgm, id, &[]));
+        self.restart(id, &[]);
+    }
+
+    fn restart(&mut self, id: usize, flags: &[&str]) {
+        let mut extra = flags.to_vec();
+        extra.extend(self.creds.iter().map(String::as_str));
+        self.nodes[id - 1] = Some(spawn_node_wrapped(
+            &self.wrap[id - 1],
+            &self.dir,
+            &self.mgm,
+            id,
+            &extra,
+        ));
     }
 
     /// Kills data node `id` with SIGKILL and reaps it.
@@ -360,6 +386,7 @@ impl ClusterProcesses {
     /// Whether the management node shows data node `id` a member of its newest view.
     pub fn is_member(&self, id: usize) -> bool {
         let out = Command::new(cairn_binary())
+            .args(&self.creds)
             .args(["admin", "cluster", "--mgm", &self.mgm])
             .output()
             .unwrap();
@@ -381,6 +408,17 @@ impl ClusterProcesses {
 /// printed `ready`.
 #[allow(dead_code)]
 pub fn spawn_node(dir: &std::path::Path, mgm: &str, id: usize, extra: &[&str]) -> Started {
+    spawn_node_wrapped(&[], dir, mgm, id, extra)
+}
+
+/// `spawn_node`, run through `wrap` (`spawn_wrapped`).
+pub fn spawn_node_wrapped(
+    wrap: &[String],
+    dir: &std::path::Path,
+    mgm: &str,
+    id: usize,
+    extra: &[&str],
+) -> Started {
     let data = dir.join(format!("node{id}"));
     let cut = dir.join(format!("cut{id}"));
     let id = id.to_string();
@@ -401,7 +439,7 @@ pub fn spawn_node(dir: &std::path::Path, mgm: &str, id: usize, extra: &[&str]) -
         "--no-angel",
     ];
     args.extend(extra);
-    spawn(&args)
+    spawn_wrapped(wrap, &args)
 }
 
 /// Starts a management node and `data_nodes` data nodes in node groups of `replicas`, two
@@ -424,29 +462,71 @@ pub fn spawn_cluster_on(
     let dir = fresh_dir(name);
     std::fs::create_dir_all(&dir).unwrap();
     let mgm = format!("127.0.0.1:{}", free_port());
-    let mut config =
-        format!("[cluster]\nreplicas = {replicas}\nworkers = 2\n\n[mgmd]\naddress = \"{mgm}\"\n");
     let apis: Vec<String> = (0..data_nodes)
         .map(|k| format!("{}:{}", hosts[k % hosts.len()], free_port()))
         .collect();
-    for api in &apis {
+    let links = (0..data_nodes)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let wrap = vec![Vec::new(); data_nodes + 1];
+    spawn_cluster_in(dir, replicas, mgm, links, apis, wrap, Vec::new())
+}
+
+/// A cluster whose management node and data nodes each run on a host of their own (`hosts`:
+/// 0 the management node, K data node K), every process given `creds`.
+#[allow(dead_code)]
+pub fn spawn_cluster_across(
+    name: &str,
+    data_nodes: usize,
+    replicas: usize,
+    hosts: &Hosts,
+    creds: &[String],
+) -> ClusterProcesses {
+    assert!(hosts.addresses.len() > data_nodes, "a host per process");
+    let dir = fresh_dir(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mgm = format!("{}:{}", hosts.addresses[0], free_port());
+    let at = |k: usize| format!("{}:{}", hosts.addresses[k], free_port());
+    let links = (1..=data_nodes).map(at).collect();
+    let apis = (1..=data_nodes).map(at).collect();
+    let wrap = (0..=data_nodes).map(|k| hosts.wrap(k)).collect();
+    spawn_cluster_in(dir, replicas, mgm, links, apis, wrap, creds.to_vec())
+}
+
+/// Writes the configuration file and starts the processes: `links[K - 1]` and `apis[K - 1]` are
+/// data node K's membership and native addresses, `wrap[0]` runs the management node and
+/// `wrap[K]` data node K.
+fn spawn_cluster_in(
+    dir: std::path::PathBuf,
+    replicas: usize,
+    mgm: String,
+    links: Vec<String>,
+    apis: Vec<String>,
+    wrap: Vec<Vec<String>>,
+    creds: Vec<String>,
+) -> ClusterProcesses {
+    let mut config =
+        format!("[cluster]\nreplicas = {replicas}\nworkers = 2\n\n[mgmd]\naddress = \"{mgm}\"\n");
+    for (link, api) in links.iter().zip(&apis) {
         config.push_str(&format!(
-            "\n[[datanode]]\naddress = \"127.0.0.1:{}\"\napi = \"{api}\"\n",
-            free_port()
+            "\n[[datanode]]\naddress = \"{link}\"\napi = \"{api}\"\n"
         ));
     }
     let file = dir.join("cluster.toml");
     std::fs::write(&file, &config).unwrap();
     let votes = dir.join("mgmd");
-    let mgmd = spawn(&[
+    let mut args = vec![
         "mgmd",
         "--config",
         file.to_str().unwrap(),
         "--data-dir",
         votes.to_str().unwrap(),
-    ]);
-    let nodes = (1..=data_nodes)
-        .map(|id| Some(spawn_node(&dir, &mgm, id, &[])))
+    ];
+    args.extend(creds.iter().map(String::as_str));
+    let mgmd = spawn_wrapped(&wrap[0], &args);
+    let extra: Vec<&str> = creds.iter().map(String::as_str).collect();
+    let nodes = (1..=apis.len())
+        .map(|id| Some(spawn_node_wrapped(&wrap[id], &dir, &mgm, id, &extra)))
         .collect();
     ClusterProcesses {
         dir,
@@ -454,6 +534,117 @@ pub fn spawn_cluster_on(
         mgm,
         nodes,
         apis,
+        wrap: wrap[1..].to_vec(),
+        creds,
+    }
+}
+
+/// Hosts for a cluster test on this machine: network namespaces, each with one address on a
+/// bridge this process reaches, made by the test and removed on drop (as root: `ip netns`).
+pub struct Hosts {
+    pub namespaces: Vec<String>,
+    /// Host k's address.
+    pub addresses: Vec<String>,
+    bridge: String,
+}
+
+fn ip(args: &[&str]) -> Result<(), String> {
+    let out = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("ip {}: {e}", args.join(" ")))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+impl Hosts {
+    /// `count` hosts; panics, saying why, when network namespaces cannot be made here.
+    pub fn new(count: usize) -> Hosts {
+        Hosts::remove_stale();
+        let pid = std::process::id();
+        let bridge = format!("cb{pid}");
+        let subnet = format!("10.{}.{}", 240 + (pid >> 8) % 16, pid & 255);
+        let mut hosts = Hosts {
+            namespaces: Vec::new(),
+            addresses: Vec::new(),
+            bridge: bridge.clone(),
+        };
+        let made = (|| {
+            ip(&["link", "add", &bridge, "type", "bridge"])?;
+            ip(&["addr", "add", &format!("{subnet}.1/24"), "dev", &bridge])?;
+            ip(&["link", "set", &bridge, "up"])?;
+            for k in 0..count {
+                let ns = format!("cairnt{pid}h{k}");
+                let (outer, inner) = (format!("cv{pid}h{k}"), format!("cp{pid}h{k}"));
+                let address = format!("{subnet}.{}", k + 2);
+                ip(&["netns", "add", &ns])?;
+                hosts.namespaces.push(ns.clone());
+                ip(&[
+                    "link", "add", &outer, "type", "veth", "peer", "name", &inner,
+                ])?;
+                ip(&["link", "set", &inner, "netns", &ns])?;
+                ip(&["link", "set", &outer, "master", &bridge])?;
+                ip(&["link", "set", &outer, "up"])?;
+                let inside = |args: &[&str]| {
+                    let mut all = vec!["netns", "exec", &ns, "ip"];
+                    all.extend(args);
+                    ip(&all)
+                };
+                inside(&["addr", "add", &format!("{address}/24"), "dev", &inner])?;
+                inside(&["link", "set", &inner, "up"])?;
+                inside(&["link", "set", "lo", "up"])?;
+                hosts.addresses.push(address);
+            }
+            Ok::<(), String>(())
+        })();
+        if let Err(e) = made {
+            panic!("making network namespaces for the hosts of this test (needs root and iproute2): {e}");
+        }
+        hosts
+    }
+
+    /// What runs a command on host k.
+    pub fn wrap(&self, k: usize) -> Vec<String> {
+        ["ip", "netns", "exec", &self.namespaces[k]]
+            .map(String::from)
+            .to_vec()
+    }
+
+    /// Namespaces and bridges a test process that is gone left behind.
+    fn remove_stale() {
+        let Ok(out) = Command::new("ip").args(["netns", "list"]).output() else {
+            return;
+        };
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let name = line.split_whitespace().next().unwrap_or("");
+            let Some(pid) = name
+                .strip_prefix("cairnt")
+                .and_then(|r| r.split('h').next())
+                .and_then(|p| p.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = ip(&["netns", "del", name]);
+                let _ = ip(&["link", "del", &format!("cb{pid}")]);
+            }
+        }
+    }
+}
+
+impl Drop for Hosts {
+    fn drop(&mut self) {
+        for ns in &self.namespaces {
+            let _ = ip(&["netns", "del", ns]);
+        }
+        let _ = ip(&["link", "del", &self.bridge]);
     }
 }
 
