@@ -14,7 +14,7 @@
 #
 # Needs: target/release/cairn, sysbench, mariadb-server (with handlersocket.so), memcached.
 # Environment: ROWS (1000000), DURATION (10), WARMUP (2), CONNECTIONS (16), DEPTH (16),
-# FLOOR (1; 0 skips it), KEEP=1.
+# FLOOR (1; 0 skips it), TLS (1: Cairn's HandlerSocket over TLS too; 0 skips it), KEEP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -92,6 +92,26 @@ done
 stop_process "$cairn_pid"
 cairn_pid=
 echo
+
+# Cairn again over the same data, HandlerSocket under TLS (--hs-tls, a certificate from `cairn
+# admin certs`; the load generator checks it against the CA): what encryption costs.
+if [[ ${TLS:-1} == 1 ]]; then
+  config="Cairn HandlerSocket over TLS"
+  configs+=("$config")
+  "$cairn" admin certs --dir "$work/certs" hs >/dev/null
+  "$cairn" start --data-dir "$work/cairn-data" --base-port 24200 --hs-read-port 24298 --sql-port 0 \
+    --hs-write-port 24299 --hs-tls --hs-tls-cert "$work/certs/hs/node.pem" \
+    --hs-tls-key "$work/certs/hs/node.key" >"$work/cairn-tls.log" 2>&1 &
+  cairn_pid=$!
+  wait_for_line "$work/cairn-tls.log" ready 120 "$cairn_pid"
+  for depth in 1 "$DEPTH"; do
+    kv "$config" "$depth" hs 127.0.0.1:24298 "$cairn_pid" --db sbtest --table sbtest1 \
+      --tls-ca "$work/certs/ca.pem"
+  done
+  stop_process "$cairn_pid"
+  cairn_pid=
+  echo
+fi
 
 # memcached, holding the same values.
 config="memcached"

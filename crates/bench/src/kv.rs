@@ -42,6 +42,9 @@ pub struct Options {
     pub column: String,
     /// memcached: key prefix.
     pub prefix: String,
+    /// HandlerSocket over TLS: the CA that signed the server's certificate (`cairn start
+    /// --hs-tls --hs-tls-cert`, made by `cairn admin certs`).
+    pub tls_ca: Option<std::path::PathBuf>,
 }
 
 /// What a run measured.
@@ -98,11 +101,18 @@ pub fn run(opts: &Options) -> Result<Report, String> {
     }
     let mut streams = Vec::with_capacity(opts.connections);
     for c in 0..opts.connections {
-        let mut s = TcpStream::connect(&opts.address)
+        let s = TcpStream::connect(&opts.address)
             .map_err(|e| format!("connection {c} to {}: {e}", opts.address))?;
         s.set_nodelay(true).map_err(|e| e.to_string())?;
         s.set_read_timeout(Some(Duration::from_secs(30)))
             .map_err(|e| e.to_string())?;
+        let mut s = match &opts.tls_ca {
+            None => transport::Stream::Tcp(s),
+            Some(ca) => transport::Stream::Tls(
+                transport::tls::connect_checked(s, ca)
+                    .map_err(|e| format!("connection {c}: TLS: {e}"))?,
+            ),
+        };
         if opts.protocol == Protocol::HandlerSocket {
             let open = format!(
                 "P\t0\t{}\t{}\tPRIMARY\t{}\n",
@@ -187,7 +197,7 @@ pub fn run(opts: &Options) -> Result<Report, String> {
     })
 }
 
-fn read_line(s: &mut TcpStream, out: &mut Vec<u8>) -> Result<(), String> {
+fn read_line(s: &mut impl Read, out: &mut Vec<u8>) -> Result<(), String> {
     let mut b = [0u8; 1];
     loop {
         match s.read(&mut b) {
@@ -206,7 +216,7 @@ fn read_line(s: &mut TcpStream, out: &mut Vec<u8>) -> Result<(), String> {
 /// One connection's closed loop: keep `depth` requests out, time each answer.
 fn connection(
     opts: &Options,
-    mut s: TcpStream,
+    mut s: transport::Stream,
     seed: u64,
     phase: &AtomicU8,
 ) -> Result<Counts, String> {

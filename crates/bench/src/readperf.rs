@@ -27,6 +27,36 @@ pub struct Options {
     /// A `cairn` executable to run the echo server of the ping-pong baseline in a process of its
     /// own, as the data node is; None runs it as a thread of this process.
     pub echo_program: Option<std::path::PathBuf>,
+    /// The data node's process, on this host: each path's server CPU per row is measured too.
+    pub server_pid: Option<u32>,
+}
+
+/// CPU time this process used so far (user and system, every thread, ended ones too), in
+/// nanoseconds.
+pub fn own_cpu_ns() -> Option<u64> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes the struct it is given and nothing else.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: initialised by the successful call above.
+    let usage = unsafe { usage.assume_init() };
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    Some(ns(usage.ru_utime) + ns(usage.ru_stime))
+}
+
+/// CPU time of every live thread of process `pid` so far, in nanoseconds (the first field of
+/// each `/proc/PID/task/TID/schedstat`); None where the kernel does not say.
+pub fn cpu_ns(pid: u32) -> Option<u64> {
+    let mut total = 0u64;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let path = task.ok()?.path().join("schedstat");
+        // A thread that ended between the listing and the read counts nothing.
+        if let Ok(text) = std::fs::read_to_string(path) {
+            total += text.split_whitespace().next()?.parse::<u64>().ok()?;
+        }
+    }
+    Some(total)
 }
 
 /// The baseline's echo server as a child process, stopped when dropped.
@@ -69,6 +99,10 @@ pub struct PathResult {
     pub name: &'static str,
     pub us_per_row: f64,
     pub rows_per_sec: f64,
+    /// CPU this process (the client) spent per row.
+    pub client_cpu_us_per_row: f64,
+    /// CPU the data node spent per row, when its process is known (`Options::server_pid`).
+    pub server_cpu_us_per_row: Option<f64>,
 }
 
 #[derive(Debug, Clone)]
@@ -182,6 +216,10 @@ pub fn run(opts: &Options) -> client::Result<Report> {
         // program did by running each test repeatedly.
         f(&mut rng)?;
         excluded.set(Duration::ZERO);
+        // The client's threads may end within a path: its whole process's count. The data
+        // node's threads live through it: theirs, to the nanosecond.
+        let cpu = || (own_cpu_ns(), opts.server_pid.and_then(cpu_ns));
+        let cpu_before = cpu();
         let start = Instant::now();
         let mut counted = 0;
         for _ in 0..opts.iterations.max(1) {
@@ -191,6 +229,12 @@ pub fn run(opts: &Options) -> client::Result<Report> {
             .elapsed()
             .saturating_sub(excluded.replace(Duration::ZERO));
         let (us_per_row, rows_per_sec) = per(elapsed, counted);
+        let cpu_after = cpu();
+        let per_row = |before: Option<u64>, after: Option<u64>| {
+            Some(after?.saturating_sub(before?) as f64 / 1e3 / counted.max(1) as f64)
+        };
+        let client_cpu_us_per_row = per_row(cpu_before.0, cpu_after.0).unwrap_or(0.0);
+        let server_cpu_us_per_row = per_row(cpu_before.1, cpu_after.1);
         if opts.progress {
             eprintln!("  {name:<24} {us_per_row:>10.2} us/row {rows_per_sec:>12.0} rows/s");
         }
@@ -198,6 +242,8 @@ pub fn run(opts: &Options) -> client::Result<Report> {
             name,
             us_per_row,
             rows_per_sec,
+            client_cpu_us_per_row,
+            server_cpu_us_per_row,
         });
         Ok(())
     };
@@ -444,8 +490,13 @@ impl Report {
             .iter()
             .map(|p| {
                 format!(
-                    "{{\"name\":\"{}\",\"us_per_row\":{:.3},\"rows_per_sec\":{:.0}}}",
-                    p.name, p.us_per_row, p.rows_per_sec
+                    "{{\"name\":\"{}\",\"us_per_row\":{:.3},\"rows_per_sec\":{:.0},\"client_cpu_us_per_row\":{:.3},\"server_cpu_us_per_row\":{}}}",
+                    p.name,
+                    p.us_per_row,
+                    p.rows_per_sec,
+                    p.client_cpu_us_per_row,
+                    p.server_cpu_us_per_row
+                        .map_or("null".to_string(), |c| format!("{c:.3}"))
                 )
             })
             .collect();

@@ -269,6 +269,17 @@ struct HsArgs {
     /// Event loops (threads) serving HandlerSocket connections, dealt to them in turn.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=hs::LOOPS_MAX as i64))]
     hs_loops: u16,
+    /// TLS on both HandlerSocket ports: every client must start with a TLS handshake (the
+    /// plugin's clients do not speak it; a TLS tunnel or a client of your own does). The
+    /// certificate is --hs-tls-cert's, else a self-signed one made at each start.
+    #[arg(long)]
+    hs_tls: bool,
+    /// HandlerSocket's TLS certificate chain, a PEM file (with --hs-tls-key and --hs-tls).
+    #[arg(long, requires_all = ["hs_tls_key", "hs_tls"])]
+    hs_tls_cert: Option<std::path::PathBuf>,
+    /// The private key of --hs-tls-cert, a PEM file.
+    #[arg(long, requires = "hs_tls_cert")]
+    hs_tls_key: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Clone)]
@@ -385,6 +396,14 @@ impl HsArgs {
             write_secret: self.hs_write_secret.clone().into_bytes(),
             idle_timeout: Duration::from_secs(self.hs_idle_timeout_s.max(1)),
             loops: self.hs_loops.into(),
+            tls: match (&self.hs_tls_cert, &self.hs_tls_key) {
+                _ if !self.hs_tls => transport::tls::TlsSetting::Off,
+                (Some(cert), Some(key)) => transport::tls::TlsSetting::Files {
+                    cert: cert.clone(),
+                    key: key.clone(),
+                },
+                _ => transport::tls::TlsSetting::SelfSigned,
+            },
             ..hs::HsConfig::default()
         }
     }
@@ -621,6 +640,10 @@ struct ReadperfArgs {
     /// waits the same way (0: sleep at once, as a plain blocking client).
     #[arg(long, default_value_t = 0)]
     client_spin_us: u64,
+    /// The data node's process id, when it runs on this host: each path's server CPU per row
+    /// is measured too (JSON: server_cpu_us_per_row).
+    #[arg(long)]
+    server_pid: Option<u32>,
 }
 
 #[derive(Args)]
@@ -661,6 +684,10 @@ struct KvArgs {
     /// memcached: first store the c column of the rows `cairn bench load --seed` makes.
     #[arg(long)]
     load: bool,
+    /// HandlerSocket over TLS (`cairn start --hs-tls`): the CA file that signed the server's
+    /// certificate (`cairn admin certs`: DIR/ca.pem).
+    #[arg(long)]
+    tls_ca: Option<std::path::PathBuf>,
     #[arg(long)]
     json: bool,
 }
@@ -1512,6 +1539,7 @@ fn readperf(args: ReadperfArgs) -> Result<()> {
         progress: !args.json,
         client_spin: Duration::from_micros(args.client_spin_us),
         echo_program: std::env::current_exe().ok(),
+        server_pid: args.server_pid,
     };
     let report = bench::readperf::run(&opts).context("running readperf")?;
     if args.json {
@@ -1551,6 +1579,7 @@ fn bench_kv(args: KvArgs) -> Result<()> {
         table: args.table,
         column: args.column,
         prefix: args.prefix,
+        tls_ca: args.tls_ca,
     })
     .map_err(anyhow::Error::msg)
     .context("kv benchmark")?;

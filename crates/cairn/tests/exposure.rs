@@ -337,3 +337,76 @@ fn with_cluster_tls_only_holders_of_the_cluster_ca_join_or_are_served() {
     drop((one, two, mgmd));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// HandlerSocket with `--hs-tls`: a client that runs the TLS handshake (checking the server's
+/// certificate against the CA of `cairn admin certs`) opens an index and finds a row; a client
+/// that speaks plain HandlerSocket to the port gets no answer and is closed.
+#[test]
+fn handlersocket_with_tls_serves_only_clients_that_speak_it() {
+    use std::io::{Read, Write};
+    let dir = fresh_dir("exposure-hs-tls");
+    std::fs::create_dir_all(&dir).unwrap();
+    let certs = dir.join("certs");
+    let (ok, stderr) = run(&["admin", "certs", "--dir", certs.to_str().unwrap(), "hs"]);
+    assert!(ok, "{stderr}");
+    let port = free_port();
+    let data = dir.join("data");
+    let mut args = vec![
+        "start".to_string(),
+        "--datanode-port".into(),
+        port.to_string(),
+        "--data-dir".into(),
+        data.to_str().unwrap().into(),
+        "--hs-tls".into(),
+        "--hs-tls-cert".into(),
+        certs.join("hs/node.pem").to_str().unwrap().into(),
+        "--hs-tls-key".into(),
+        certs.join("hs/node.key").to_str().unwrap().into(),
+    ];
+    args.extend(FREE_FRONT_END_PORTS.map(String::from));
+    let started = spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let (read, _) = started.hs_addresses();
+    let (ok, stderr) = run(&[
+        "bench",
+        "load",
+        "--connect",
+        &format!("127.0.0.1:{port}"),
+        "--rows",
+        "10",
+    ]);
+    assert!(ok, "{stderr}");
+    let sock = std::net::TcpStream::connect(&read).unwrap();
+    sock.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let mut tls = transport::Stream::Tls(
+        transport::tls::connect_checked(sock, &certs.join("ca.pem")).unwrap(),
+    );
+    tls.write_all(b"P\t0\tsbtest\tsbtest1\tPRIMARY\tid,k\n0\t=\t1\t7\n")
+        .unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 256];
+    while answer.iter().filter(|b| **b == b'\n').count() < 2 {
+        let n = tls.read(&mut buf).unwrap();
+        assert!(n > 0, "closed after {:?}", String::from_utf8_lossy(&answer));
+        answer.extend_from_slice(&buf[..n]);
+    }
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.starts_with("0\t1\n0\t2\t7\t"), "{text:?}");
+
+    let mut plain = std::net::TcpStream::connect(&read).unwrap();
+    plain
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    plain
+        .write_all(b"P\t0\tsbtest\tsbtest1\tPRIMARY\tid\n")
+        .unwrap();
+    let mut got = Vec::new();
+    let _ = plain.read_to_end(&mut got);
+    assert!(
+        !got.starts_with(b"0\t"),
+        "a plain client was answered: {:?}",
+        String::from_utf8_lossy(&got)
+    );
+    started.terminate();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -47,6 +47,9 @@ pub struct HsConfig {
     pub max_connections: usize,
     /// Event loops (threads) serving the connections, at least 1.
     pub loops: usize,
+    /// TLS on both ports (off by default, as the plugin): every connection then starts with
+    /// a TLS handshake, which the event loop runs as it reads.
+    pub tls: transport::tls::TlsSetting,
 }
 
 impl Default for HsConfig {
@@ -60,6 +63,7 @@ impl Default for HsConfig {
             idle_timeout: Duration::from_secs(300),
             max_connections: CONNECTIONS_MAX,
             loops: 1,
+            tls: transport::tls::TlsSetting::Off,
         }
     }
 }
@@ -106,8 +110,10 @@ impl HsServer {
         let failures = Arc::new(std::sync::Mutex::new(
             transport::auth::FailedLogins::default(),
         ));
+        let tls = transport::tls::server_config(&config.tls)?;
         let (first, waker) = Server::new(
             config.clone(),
+            tls.clone(),
             stopping.clone(),
             Some((read, write)),
             failures.clone(),
@@ -115,8 +121,13 @@ impl HsServer {
         let mut servers = vec![first];
         let mut wakers = vec![waker];
         for _ in 1..config.loops {
-            let (mut server, waker) =
-                Server::new(config.clone(), stopping.clone(), None, failures.clone())?;
+            let (mut server, waker) = Server::new(
+                config.clone(),
+                tls.clone(),
+                stopping.clone(),
+                None,
+                failures.clone(),
+            )?;
             let (tx, rx) = mpsc::channel();
             server.incoming = Some(rx);
             servers[0].peers.push((tx, waker.clone()));
@@ -175,6 +186,7 @@ impl Server {
     /// One loop: its poll, its data node connections, and the listeners when it accepts.
     fn new(
         config: HsConfig,
+        tls: Option<Arc<transport::tls::ServerConfig>>,
         stopping: Arc<AtomicBool>,
         mut listeners: Option<(TcpListener, TcpListener)>,
         failures: Arc<std::sync::Mutex<transport::auth::FailedLogins>>,
@@ -197,6 +209,7 @@ impl Server {
         let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
         let server = Server {
             poll,
+            tls,
             listeners,
             peers: Vec::new(),
             next_loop: 0,
@@ -256,6 +269,8 @@ struct Server {
     batches: HashMap<u64, Vec<Pending>>,
     next_batch: u64,
     config: HsConfig,
+    /// TLS's server side, when on (`HsConfig::tls`).
+    tls: Option<Arc<transport::tls::ServerConfig>>,
     connections: HashMap<usize, Conn>,
     next_token: usize,
     stopping: Arc<AtomicBool>,
@@ -455,7 +470,17 @@ impl Server {
             );
             return;
         }
-        let mut io = match Connection::new(std_stream) {
+        let stream = match &self.tls {
+            None => transport::Stream::Tcp(std_stream),
+            Some(tls) => match transport::tls::accept_later(std_stream, tls.clone()) {
+                Ok(s) => transport::Stream::Tls(s),
+                Err(e) => {
+                    warn!("handlersocket: could not start TLS on a connection: {e}");
+                    return;
+                }
+            },
+        };
+        let mut io = match Connection::new(stream) {
             Ok(io) => io,
             Err(e) => {
                 warn!("handlersocket: could not set up a connection: {e}");

@@ -1,70 +1,14 @@
-//! TLS for the MySQL protocol (rustls with the ring provider): the server's configuration, from
-//! PEM files or a self-signed certificate made at start, and the socket a connection upgrades
-//! after the client's SSLRequest. It never reads or serves SQL.
+//! TLS for the MySQL protocol (rustls with the ring provider): the socket a connection upgrades
+//! after the client's SSLRequest (the server's configuration is `transport::tls::server_config`,
+//! shared with HandlerSocket). It never reads or serves SQL.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use transport::Stream;
 
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use rustls::{ServerConfig, ServerConnection, StreamOwned};
 
-/// Where the server's certificate comes from.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum TlsSetting {
-    /// No TLS: the handshake does not offer it, and a client that asks is refused (1045).
-    Off,
-    /// A self-signed certificate for `localhost` and 127.0.0.1, made at each start (clients
-    /// that verify certificates must be told not to, as with MySQL's auto-generated ones).
-    #[default]
-    SelfSigned,
-    /// A certificate chain and its private key, PEM files.
-    Files { cert: PathBuf, key: PathBuf },
-}
-
-/// The server's TLS configuration for `setting`; None when TLS is off.
-pub fn server_config(setting: &TlsSetting) -> std::io::Result<Option<Arc<ServerConfig>>> {
-    let bad = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, what);
-    let (chain, key): (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>) = match setting {
-        TlsSetting::Off => return Ok(None),
-        TlsSetting::SelfSigned => {
-            let made = rcgen::generate_simple_self_signed(vec![
-                "localhost".to_string(),
-                "127.0.0.1".to_string(),
-            ])
-            .map_err(|e| bad(format!("making a self-signed certificate: {e}")))?;
-            (
-                vec![made.cert.der().clone()],
-                PrivatePkcs8KeyDer::from(made.key_pair.serialize_der()).into(),
-            )
-        }
-        TlsSetting::Files { cert, key } => {
-            let chain = CertificateDer::pem_file_iter(cert)
-                .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
-                .map_err(|e| bad(format!("reading the certificate {}: {e}", cert.display())))?;
-            if chain.is_empty() {
-                return Err(bad(format!("no certificate in {}", cert.display())));
-            }
-            let key = PrivateKeyDer::from_pem_file(key)
-                .map_err(|e| bad(format!("reading the private key {}: {e}", key.display())))?;
-            (chain, key)
-        }
-    };
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| bad(format!("TLS versions: {e}")))?
-        .with_no_client_auth()
-        .with_single_cert(chain, key)
-        .map_err(|e| {
-            bad(format!(
-                "the certificate and key do not make a TLS identity: {e}"
-            ))
-        })?;
-    Ok(Some(Arc::new(config)))
-}
+pub use transport::tls::{server_config, TlsSetting};
 
 /// The client socket under TLS: the bytes already read past the SSLRequest (the start of the
 /// client's TLS hello) first, then the socket.

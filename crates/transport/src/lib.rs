@@ -384,8 +384,10 @@ impl FrameReader {
                 if got {
                     continue;
                 }
-                self.set_nonblocking(false)?;
             }
+            // A poll above that found data left the stream non-blocking: the wait below must
+            // block (or it spins on WouldBlock until the deadline).
+            self.set_nonblocking(false)?;
             let timeout = match deadline {
                 None => None,
                 Some(d) => {

@@ -44,7 +44,7 @@ impl Write for Io {
             Io::Tcp(s) => s.write(buf),
             Io::Shm(s) => s.write(buf),
             Io::Unix(s) => s.write(buf),
-            Io::Tls(s) => s.write_all(buf).map(|()| buf.len()),
+            Io::Tls(s) => s.write_some(buf).map(|()| buf.len()),
         }
     }
 

@@ -6,15 +6,16 @@
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Instant;
 
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName};
 use rustls::server::WebPkiClientVerifier;
-use rustls::{ClientConfig, ClientConnection, RootCertStore, ServerConfig, ServerConnection};
+pub use rustls::ServerConfig;
+use rustls::{ClientConfig, ClientConnection, RootCertStore, ServerConnection};
 
 use crate::auth::HANDSHAKE_TIMEOUT;
 
@@ -131,6 +132,94 @@ impl ClusterTls {
     }
 }
 
+/// Where a front end's TLS certificate comes from (SQL's, HandlerSocket's): clients are not
+/// asked for one.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum TlsSetting {
+    /// No TLS: the handshake does not offer it, and a client that asks is refused (1045).
+    Off,
+    /// A self-signed certificate for `localhost` and 127.0.0.1, made at each start (clients
+    /// that verify certificates must be told not to, as with MySQL's auto-generated ones).
+    #[default]
+    SelfSigned,
+    /// A certificate chain and its private key, PEM files.
+    Files { cert: PathBuf, key: PathBuf },
+}
+
+/// The server's TLS configuration for `setting`; None when TLS is off.
+pub fn server_config(setting: &TlsSetting) -> io::Result<Option<Arc<ServerConfig>>> {
+    let bad = |what: String| io::Error::new(io::ErrorKind::InvalidInput, what);
+    let (chain, key): (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>) = match setting {
+        TlsSetting::Off => return Ok(None),
+        TlsSetting::SelfSigned => {
+            let made = rcgen::generate_simple_self_signed(vec![
+                "localhost".to_string(),
+                "127.0.0.1".to_string(),
+            ])
+            .map_err(|e| bad(format!("making a self-signed certificate: {e}")))?;
+            (
+                vec![made.cert.der().clone()],
+                PrivatePkcs8KeyDer::from(made.key_pair.serialize_der()).into(),
+            )
+        }
+        TlsSetting::Files { cert, key } => {
+            let chain = CertificateDer::pem_file_iter(cert)
+                .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+                .map_err(|e| bad(format!("reading the certificate {}: {e}", cert.display())))?;
+            if chain.is_empty() {
+                return Err(bad(format!("no certificate in {}", cert.display())));
+            }
+            let key = PrivateKeyDer::from_pem_file(key)
+                .map_err(|e| bad(format!("reading the private key {}: {e}", key.display())))?;
+            (chain, key)
+        }
+    };
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| bad(format!("TLS versions: {e}")))?
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .map_err(|e| {
+            bad(format!(
+                "the certificate and key do not make a TLS identity: {e}"
+            ))
+        })?;
+    Ok(Some(Arc::new(config)))
+}
+
+/// A client of a front end's TLS (HandlerSocket's, with a certificate from `cairn admin certs`):
+/// the server must show a certificate the CA in `ca_file` signed for `cairn-cluster`; the
+/// client shows none. Runs the handshake to its end.
+pub fn connect_checked(sock: TcpStream, ca_file: &Path) -> io::Result<TlsStream> {
+    let mut roots = RootCertStore::empty();
+    for ca in CertificateDer::pem_slice_iter(&read_pem(ca_file)?) {
+        let ca = ca.map_err(|e| invalid(format!("{}: {e}", ca_file.display())))?;
+        roots
+            .add(ca)
+            .map_err(|e| invalid(format!("{}: {e}", ca_file.display())))?;
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| invalid(format!("TLS versions: {e}")))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let name = ServerName::try_from(CLUSTER_NAME).map_err(io::Error::other)?;
+    let conn = ClientConnection::new(Arc::new(config), name).map_err(io::Error::other)?;
+    TlsStream::handshake(sock, conn.into())
+}
+
+/// A front end's side of a connection whose handshake runs later, as an event loop reads it
+/// (`nonblocking::Connection`): nothing is waited for here.
+pub fn accept_later(sock: TcpStream, config: Arc<ServerConfig>) -> io::Result<TlsStream> {
+    let mut conn: rustls::Connection = ServerConnection::new(config)
+        .map_err(io::Error::other)?
+        .into();
+    conn.set_buffer_limit(None);
+    Ok(TlsStream::wrap(sock, conn))
+}
+
 static CLIENT_TLS: RwLock<Option<Arc<ClusterTls>>> = RwLock::new(None);
 
 /// Sets (or, with None, clears) the identity this process's clients show when they connect to
@@ -163,6 +252,9 @@ struct Shared {
 pub struct TlsStream {
     sock: TcpStream,
     shared: Arc<Shared>,
+    /// Where this handle's blocking reads land before the session takes them (made at the
+    /// first read, kept: large reads, no zeroing per read).
+    scratch: Vec<u8>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> io::Result<MutexGuard<'_, T>> {
@@ -170,8 +262,8 @@ fn lock<T>(m: &Mutex<T>) -> io::Result<MutexGuard<'_, T>> {
         .map_err(|_| io::Error::other("TLS stream poisoned"))
 }
 
-/// The bytes of one socket read.
-const CHUNK: usize = 16 * 1024 + 256;
+/// The most bytes one blocking socket read takes (several TLS records).
+const CHUNK: usize = 64 * 1024;
 
 /// A socket whose reads and writes all end by one deadline.
 struct ByDeadline<'a> {
@@ -236,8 +328,13 @@ impl TlsStream {
         }
         sock.set_read_timeout(None)?;
         sock.set_write_timeout(None)?;
-        Ok(TlsStream {
+        Ok(TlsStream::wrap(sock, conn))
+    }
+
+    fn wrap(sock: TcpStream, conn: rustls::Connection) -> TlsStream {
+        TlsStream {
             sock,
+            scratch: Vec::new(),
             shared: Arc::new(Shared {
                 out: Mutex::new(Vec::new()),
                 state: Mutex::new(State {
@@ -247,13 +344,14 @@ impl TlsStream {
                 }),
                 nonblocking: AtomicBool::new(false),
             }),
-        })
+        }
     }
 
     pub fn try_clone(&self) -> io::Result<TlsStream> {
         Ok(TlsStream {
             sock: self.sock.try_clone()?,
             shared: self.shared.clone(),
+            scratch: Vec::new(),
         })
     }
 
@@ -270,12 +368,14 @@ impl TlsStream {
     /// Reads plaintext. Blocking, it returns once something arrived; non-blocking, it reads
     /// until `buf` is full or the socket has nothing more (a short read means the socket was
     /// drained, as with plain TCP, which edge-triggered event loops rely on). 0: the peer closed.
-    pub fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+    pub fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if buf.is_empty() {
             return Ok(0);
         }
         let nonblocking = self.shared.nonblocking.load(Ordering::Relaxed);
         let mut filled = 0;
+        // The last socket read took less than it was offered: nothing more waits there.
+        let mut drained = false;
         loop {
             let answer = self.take_plaintext(&mut buf[filled..])?;
             filled += answer.delivered;
@@ -283,13 +383,20 @@ impl TlsStream {
                 // A message of the protocol itself to answer (after the handshake, rare).
                 self.push_sealed(|_| Ok(()))?;
             }
-            if answer.closed || filled == buf.len() || (filled > 0 && !nonblocking) {
+            if answer.closed || filled == buf.len() || (filled > 0 && (!nonblocking || drained)) {
                 return Ok(filled);
             }
-            let mut chunk = [0u8; CHUNK];
-            match (&self.sock).read(&mut chunk) {
+            if self.scratch.is_empty() {
+                self.scratch = vec![0u8; CHUNK];
+            }
+            match (&self.sock).read(&mut self.scratch) {
                 Ok(0) => return Ok(filled),
-                Ok(n) => lock(&self.shared.state)?.raw.extend_from_slice(&chunk[..n]),
+                Ok(n) => {
+                    drained = n < self.scratch.len();
+                    lock(&self.shared.state)?
+                        .raw
+                        .extend_from_slice(&self.scratch[..n]);
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock && filled > 0 => return Ok(filled),
                 Err(e) => return Err(e),
@@ -340,9 +447,37 @@ impl TlsStream {
         }
     }
 
-    /// Seals `plain` and writes every record: blocking, all of it; non-blocking, what the
-    /// socket takes (the rest waits in `pending`, for `flush_pending`).
+    /// Seals `plain` and writes every record before it returns, waiting for the socket if it
+    /// is full (also when another handle made it non-blocking, as a reader polling does), as
+    /// `write_all` does on a plain socket.
     pub fn write_all(&self, plain: &[u8]) -> io::Result<()> {
+        // A socket write timeout (SO_SNDTIMEO) holds for the whole, as on a plain socket.
+        let deadline = self.sock.write_timeout()?.map(|t| Instant::now() + t);
+        self.push_sealed(|conn| conn.writer().write_all(plain))?;
+        while self.pending() > 0 {
+            use std::os::fd::AsFd;
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "the peer took no bytes within the write timeout",
+                ));
+            }
+            let mut fds = [nix::poll::PollFd::new(
+                self.sock.as_fd(),
+                nix::poll::PollFlags::POLLOUT,
+            )];
+            match nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(100u16)) {
+                Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                Err(e) => return Err(io::Error::from(e)),
+            }
+            self.push_sealed(|_| Ok(()))?;
+        }
+        Ok(())
+    }
+
+    /// An event loop's write: seals `plain` and writes what the socket takes; the rest waits
+    /// (`pending`) for `flush_pending`.
+    pub fn write_some(&self, plain: &[u8]) -> io::Result<()> {
         self.push_sealed(|conn| conn.writer().write_all(plain))
     }
 
@@ -508,7 +643,7 @@ mod tests {
             accepted
         });
         let dialed = client.connect(TcpStream::connect(address).unwrap());
-        let dialed = dialed.and_then(|c| {
+        let dialed = dialed.and_then(|mut c| {
             let mut word = [0u8; 7];
             let mut got = 0;
             while got < word.len() {
@@ -530,9 +665,9 @@ mod tests {
         let two = ours.pop().unwrap();
         let one = ours.pop().unwrap();
         let (s, c) = pair(one, two);
-        let (s, c) = (s.unwrap(), c.unwrap());
+        let (s, mut c) = (s.unwrap(), c.unwrap());
         // Both directions, from a reader thread and a writer thread at once, with large frames.
-        let reader = s.try_clone().unwrap();
+        let mut reader = s.try_clone().unwrap();
         let big: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
         let expect = big.clone();
         let reading = std::thread::spawn(move || {
