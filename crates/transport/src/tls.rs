@@ -264,6 +264,8 @@ fn lock<T>(m: &Mutex<T>) -> io::Result<MutexGuard<'_, T>> {
 
 /// The most bytes one blocking socket read takes (several TLS records).
 const CHUNK: usize = 64 * 1024;
+/// The most bytes one non-blocking read takes (a whole TLS record and more).
+const SMALL_CHUNK: usize = 17 * 1024;
 
 /// A socket whose reads and writes all end by one deadline.
 struct ByDeadline<'a> {
@@ -386,16 +388,22 @@ impl TlsStream {
             if answer.closed || filled == buf.len() || (filled > 0 && (!nonblocking || drained)) {
                 return Ok(filled);
             }
-            if self.scratch.is_empty() {
-                self.scratch = vec![0u8; CHUNK];
-            }
-            match (&self.sock).read(&mut self.scratch) {
+            // An event loop's connections read into the stack (an idle one holds no buffer); a
+            // blocking handle keeps a large buffer of its own.
+            let mut small = [0u8; SMALL_CHUNK];
+            let into: &mut [u8] = if nonblocking {
+                &mut small
+            } else {
+                if self.scratch.is_empty() {
+                    self.scratch = vec![0u8; CHUNK];
+                }
+                &mut self.scratch
+            };
+            match (&self.sock).read(into) {
                 Ok(0) => return Ok(filled),
                 Ok(n) => {
-                    drained = n < self.scratch.len();
-                    lock(&self.shared.state)?
-                        .raw
-                        .extend_from_slice(&self.scratch[..n]);
+                    drained = n < into.len();
+                    lock(&self.shared.state)?.raw.extend_from_slice(&into[..n]);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock && filled > 0 => return Ok(filled),
@@ -430,14 +438,13 @@ impl TlsStream {
             }
             *at += conn.read_tls(&mut &raw[*at..])?;
             if *at == raw.len() {
-                raw.clear();
+                // Nothing is kept between reads: an idle connection holds no ciphertext buffer.
+                *raw = Vec::new();
                 *at = 0;
             }
             if let Err(e) = conn.process_new_packets() {
-                // Tell the peer why (an alert), then give up on the connection.
-                let mut alert = Vec::new();
-                let _ = conn.write_tls(&mut alert);
-                let _ = (&self.sock).write_all(&alert);
+                // The connection is given up; the alert rustls queued is not sent (writing here,
+                // under the session's lock, could wait on a peer that does not read).
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!("TLS: {e}"),
