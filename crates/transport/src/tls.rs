@@ -507,6 +507,20 @@ impl TlsStream {
         {
             let mut state = lock(&self.shared.state)?;
             seal(&mut state.conn)?;
+            if out.is_empty() && self.shared.nonblocking.load(Ordering::Relaxed) {
+                // An event loop's write: the session's records go to the socket as they are (no
+                // copy through `out`) while it takes them. Nobody waits here holding the
+                // session. What it does not take moves to `out` below, in order.
+                while state.conn.wants_write() {
+                    match state.conn.write_tls(&mut &self.sock) {
+                        Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                        Ok(_) => {}
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
             while state.conn.wants_write() {
                 state.conn.write_tls(&mut *out)?;
             }
