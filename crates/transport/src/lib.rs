@@ -183,12 +183,49 @@ impl Stream {
 
     pub fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
         match self {
-            Stream::Tcp(s) => (&*s).write_all(bytes),
+            Stream::Tcp(s) => write_all_waiting(s, s.write_timeout()?, bytes, |b| (&*s).write(b)),
             Stream::Shm(s) => (&*s).write_all(bytes),
-            Stream::Unix(s) => (&*s).write_all(bytes),
+            Stream::Unix(s) => write_all_waiting(s, s.write_timeout()?, bytes, |b| (&*s).write(b)),
             Stream::Tls(s) => s.write_all(bytes),
         }
     }
+}
+
+/// `write_all` on a socket that another handle may have made non-blocking (a reader polling
+/// for a reply: O_NONBLOCK belongs to the socket, shared by every descriptor of it): on
+/// WouldBlock it waits for room, within the socket's write timeout, instead of failing.
+fn write_all_waiting(
+    fd: &impl std::os::fd::AsFd,
+    timeout: Option<Duration>,
+    mut bytes: &[u8],
+    mut write: impl FnMut(&[u8]) -> io::Result<usize>,
+) -> io::Result<()> {
+    let deadline = timeout.map(|t| Instant::now() + t);
+    while !bytes.is_empty() {
+        match write(bytes) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the peer took no bytes within the write timeout",
+                    ));
+                }
+                let mut fds = [nix::poll::PollFd::new(
+                    fd.as_fd(),
+                    nix::poll::PollFlags::POLLOUT,
+                )];
+                match nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(100u16)) {
+                    Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                    Err(e) => return Err(io::Error::from(e)),
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 impl Read for Stream {
@@ -680,5 +717,32 @@ pub mod echo {
             }
             Ok(start.elapsed())
         }
+    }
+}
+
+#[cfg(test)]
+mod write_tests {
+    use super::*;
+
+    /// A writer's `write_all` goes through while another handle of the socket has made it
+    /// non-blocking (as a reader polling for a reply does) and the peer reads slowly.
+    #[test]
+    fn write_all_waits_for_room_on_a_socket_another_handle_made_non_blocking() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let peer = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            std::thread::sleep(Duration::from_millis(200));
+            let mut all = Vec::new();
+            s.read_to_end(&mut all).unwrap();
+            all.len()
+        });
+        let writer = Stream::Tcp(TcpStream::connect(address).unwrap());
+        let mut reader = writer.try_clone().unwrap();
+        reader.set_nonblocking(true).unwrap();
+        let big = vec![7u8; 16 << 20];
+        writer.write_all(&big).unwrap();
+        writer.shutdown();
+        assert_eq!(peer.join().unwrap(), big.len());
     }
 }
