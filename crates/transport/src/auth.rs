@@ -211,33 +211,41 @@ fn refused(why: &str) -> io::Error {
 const CLIENT_ROLE: &[u8] = b"cairn cluster key, client";
 const SERVER_ROLE: &[u8] = b"cairn cluster key, server";
 
-/// A stream whose reads all end by one deadline: a peer that trickles its bytes cannot hold the
-/// handshake open past `HANDSHAKE_TIMEOUT` in all.
-struct ByDeadline<'a> {
-    stream: &'a mut TcpStream,
-    deadline: Instant,
+/// A socket whose reads and writes all end by one deadline: a peer that trickles its bytes, or
+/// takes none, cannot hold a handshake (`what`) open past it in all.
+pub(crate) struct ByDeadline<'a> {
+    pub sock: &'a TcpStream,
+    pub deadline: Instant,
+    pub what: &'static str,
 }
 
-impl Read for ByDeadline<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+impl ByDeadline<'_> {
+    fn left(&self) -> io::Result<Duration> {
         let left = self.deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(io::Error::new(
                 io::ErrorKind::TimedOut,
-                "the cluster key handshake took too long",
+                format!("{} took too long", self.what),
             ));
         }
-        self.stream.set_read_timeout(Some(left))?;
-        self.stream.read(buf)
+        Ok(left)
+    }
+}
+
+impl Read for ByDeadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.sock.set_read_timeout(Some(self.left()?))?;
+        (&*self.sock).read(buf)
     }
 }
 
 impl Write for ByDeadline<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.stream.write(buf)
+        self.sock.set_write_timeout(Some(self.left()?))?;
+        (&*self.sock).write(buf)
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.stream.flush()
+        Ok(())
     }
 }
 
@@ -246,16 +254,20 @@ pub fn server_handshake(stream: &mut TcpStream, key: &ClusterKey) -> io::Result<
     within_deadline(stream, key, |s, k| server_exchange(s, k))
 }
 
-/// Runs one side of the handshake with every read ending by one deadline, then gives the
+/// Runs one side of the handshake with every read and write ending by one deadline, then gives the
 /// stream back without timeouts.
 fn within_deadline(
     stream: &mut TcpStream,
     key: &ClusterKey,
     exchange: impl FnOnce(&mut ByDeadline<'_>, &ClusterKey) -> io::Result<()>,
 ) -> io::Result<()> {
-    stream.set_write_timeout(Some(HANDSHAKE_TIMEOUT))?;
     let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
-    exchange(&mut ByDeadline { stream, deadline }, key)?;
+    let mut io = ByDeadline {
+        sock: stream,
+        deadline,
+        what: "the cluster key handshake",
+    };
+    exchange(&mut io, key)?;
     stream.set_write_timeout(None)?;
     stream.set_read_timeout(None)
 }

@@ -206,26 +206,30 @@ fn write_all_waiting(
             Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
             Ok(n) => bytes = &bytes[n..],
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
-                    return Err(io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        "the peer took no bytes within the write timeout",
-                    ));
-                }
-                let mut fds = [nix::poll::PollFd::new(
-                    fd.as_fd(),
-                    nix::poll::PollFlags::POLLOUT,
-                )];
-                match nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(100u16)) {
-                    Ok(_) | Err(nix::errno::Errno::EINTR) => {}
-                    Err(e) => return Err(io::Error::from(e)),
-                }
-            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_writable(fd, deadline)?,
             Err(e) => return Err(e),
         }
     }
     Ok(())
+}
+
+/// Waits (a short while at most) for room to write on a socket, or fails with TimedOut once
+/// `deadline` (the socket's write timeout from the write's start) has passed.
+fn wait_writable(fd: &impl std::os::fd::AsFd, deadline: Option<Instant>) -> io::Result<()> {
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            "the peer took no bytes within the write timeout",
+        ));
+    }
+    let mut fds = [nix::poll::PollFd::new(
+        fd.as_fd(),
+        nix::poll::PollFlags::POLLOUT,
+    )];
+    match nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(100u16)) {
+        Ok(_) | Err(nix::errno::Errno::EINTR) => Ok(()),
+        Err(e) => Err(io::Error::from(e)),
+    }
 }
 
 impl Read for Stream {

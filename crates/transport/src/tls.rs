@@ -17,7 +17,7 @@ use rustls::server::WebPkiClientVerifier;
 pub use rustls::ServerConfig;
 use rustls::{ClientConfig, ClientConnection, RootCertStore, ServerConnection};
 
-use crate::auth::HANDSHAKE_TIMEOUT;
+use crate::auth::{ByDeadline, HANDSHAKE_TIMEOUT};
 
 /// The name every node certificate carries and every client checks, whatever address it dialed:
 /// what a certificate proves is that the cluster's CA signed it.
@@ -58,6 +58,20 @@ fn read_pem(path: &Path) -> io::Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
+/// The CA certificates of a PEM text, as the roots a peer's certificate must chain to.
+fn roots(pem: &[u8]) -> Result<RootCertStore, String> {
+    let mut roots = RootCertStore::empty();
+    for ca in CertificateDer::pem_slice_iter(pem) {
+        roots
+            .add(ca.map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
+    }
+    if roots.is_empty() {
+        return Err("no CA certificate".into());
+    }
+    Ok(roots)
+}
+
 impl ClusterTls {
     /// Reads `ca.pem`, `node.pem` and `node.key` from a node's TLS directory.
     pub fn load(dir: &Path) -> io::Result<ClusterTls> {
@@ -70,18 +84,7 @@ impl ClusterTls {
     }
 
     pub fn from_pem(ca: &[u8], cert: &[u8], key: &[u8]) -> io::Result<ClusterTls> {
-        let cas = CertificateDer::pem_slice_iter(ca)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| invalid(format!("reading the CA certificate: {e}")))?;
-        let mut roots = RootCertStore::empty();
-        for ca in cas {
-            roots
-                .add(ca)
-                .map_err(|e| invalid(format!("the CA certificate: {e}")))?;
-        }
-        if roots.is_empty() {
-            return Err(invalid("no CA certificate".into()));
-        }
+        let roots = roots(ca).map_err(|e| invalid(format!("the CA certificate: {e}")))?;
         let chain = CertificateDer::pem_slice_iter(cert)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| invalid(format!("reading the node certificate: {e}")))?;
@@ -192,13 +195,8 @@ pub fn server_config(setting: &TlsSetting) -> io::Result<Option<Arc<ServerConfig
 /// the server must show a certificate the CA in `ca_file` signed for `cairn-cluster`; the
 /// client shows none. Runs the handshake to its end.
 pub fn connect_checked(sock: TcpStream, ca_file: &Path) -> io::Result<TlsStream> {
-    let mut roots = RootCertStore::empty();
-    for ca in CertificateDer::pem_slice_iter(&read_pem(ca_file)?) {
-        let ca = ca.map_err(|e| invalid(format!("{}: {e}", ca_file.display())))?;
-        roots
-            .add(ca)
-            .map_err(|e| invalid(format!("{}: {e}", ca_file.display())))?;
-    }
+    let roots =
+        roots(&read_pem(ca_file)?).map_err(|e| invalid(format!("{}: {e}", ca_file.display())))?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
@@ -267,42 +265,6 @@ const CHUNK: usize = 64 * 1024;
 /// The most bytes one non-blocking read takes (a whole TLS record and more).
 const SMALL_CHUNK: usize = 17 * 1024;
 
-/// A socket whose reads and writes all end by one deadline.
-struct ByDeadline<'a> {
-    sock: &'a TcpStream,
-    deadline: Instant,
-}
-
-impl ByDeadline<'_> {
-    fn left(&self) -> io::Result<std::time::Duration> {
-        let left = self.deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                "the TLS handshake took too long",
-            ));
-        }
-        Ok(left)
-    }
-}
-
-impl Read for ByDeadline<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.sock.set_read_timeout(Some(self.left()?))?;
-        (&*self.sock).read(buf)
-    }
-}
-
-impl Write for ByDeadline<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.sock.set_write_timeout(Some(self.left()?))?;
-        (&*self.sock).write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 fn refused(e: impl std::fmt::Display) -> io::Error {
     io::Error::new(io::ErrorKind::PermissionDenied, format!("TLS: {e}"))
 }
@@ -313,6 +275,7 @@ impl TlsStream {
         let mut io = ByDeadline {
             sock: &sock,
             deadline: Instant::now() + HANDSHAKE_TIMEOUT,
+            what: "the TLS handshake",
         };
         while conn.is_handshaking() {
             match conn.complete_io(&mut io) {
@@ -462,21 +425,7 @@ impl TlsStream {
         let deadline = self.sock.write_timeout()?.map(|t| Instant::now() + t);
         self.push_sealed(|conn| conn.writer().write_all(plain))?;
         while self.pending() > 0 {
-            use std::os::fd::AsFd;
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    "the peer took no bytes within the write timeout",
-                ));
-            }
-            let mut fds = [nix::poll::PollFd::new(
-                self.sock.as_fd(),
-                nix::poll::PollFlags::POLLOUT,
-            )];
-            match nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(100u16)) {
-                Ok(_) | Err(nix::errno::Errno::EINTR) => {}
-                Err(e) => return Err(io::Error::from(e)),
-            }
+            crate::wait_writable(&self.sock, deadline)?;
             self.push_sealed(|_| Ok(()))?;
         }
         Ok(())
