@@ -8,7 +8,9 @@
 # the ratios TLS / plain.
 #
 # Needs: target/release/cairn; port 25702 free.
-# Environment: ROWS (200000), RANGE (1000), ITERATIONS (3), PAIRS (2), SEED (7), KEEP=1.
+# Environment: ROWS (200000), RANGE (1000), ITERATIONS (3), MIN_MS (1000: each path runs at
+# least this long, so a scan's CPU is measured over thousands of scans, not three), PAIRS (2),
+# SEED (7), KEEP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -18,6 +20,7 @@ source "$root/bench/lib.sh"
 ROWS=${ROWS:-200000}
 RANGE=${RANGE:-1000}
 ITERATIONS=${ITERATIONS:-3}
+MIN_MS=${MIN_MS:-1000}
 PAIRS=${PAIRS:-2}
 SEED=${SEED:-7}
 port=25702
@@ -34,7 +37,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "# tls.sh: $(date -u +%FT%TZ), $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-echo "ROWS=$ROWS RANGE=$RANGE ITERATIONS=$ITERATIONS PAIRS=$PAIRS SEED=$SEED"
+echo "ROWS=$ROWS RANGE=$RANGE ITERATIONS=$ITERATIONS MIN_MS=$MIN_MS PAIRS=$PAIRS SEED=$SEED"
 "$cairn" admin certs --dir "$work/certs" node client >/dev/null
 
 # One readperf run against a fresh data node; $1 is "plain" or "tls"; appends its JSON to
@@ -50,7 +53,7 @@ run() {
   node_pid=$!
   wait_for_line "$work/node-$mode.out" ready 30 "$node_pid"
   "$cairn" "${client_flags[@]}" bench readperf --connect "127.0.0.1:$port" --rows "$ROWS" \
-    --range "$RANGE" --iterations "$ITERATIONS" --seed "$SEED" --json \
+    --range "$RANGE" --iterations "$ITERATIONS" --min-ms "$MIN_MS" --seed "$SEED" --json \
     --server-pid "$node_pid" >>"$work/$mode.json"
   stop_process "$node_pid"
   node_pid=""

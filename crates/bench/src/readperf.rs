@@ -19,6 +19,8 @@ pub struct Options {
     pub rows: u64,
     pub range: u64,
     pub iterations: u64,
+    /// Each path repeats its iterations until it has run at least this long.
+    pub min_time: Duration,
     pub seed: u64,
     pub progress: bool,
     /// How long the client polls for a reply before sleeping (the ping-pong baseline waits the
@@ -222,8 +224,10 @@ pub fn run(opts: &Options) -> client::Result<Report> {
         let cpu_before = cpu();
         let start = Instant::now();
         let mut counted = 0;
-        for _ in 0..opts.iterations.max(1) {
+        let mut done = 0;
+        while done < opts.iterations.max(1) || start.elapsed() < opts.min_time {
             counted += f(&mut rng)?;
+            done += 1;
         }
         let elapsed = start
             .elapsed()

@@ -630,6 +630,10 @@ struct ReadperfArgs {
     range: u64,
     #[arg(long, default_value_t = 3)]
     iterations: u64,
+    /// Each path repeats its iterations until it has run at least this long (0: exactly
+    /// `--iterations`), so fast paths are timed over enough work to measure.
+    #[arg(long, default_value_t = 0)]
+    min_ms: u64,
     /// Seed of the key generator (printed, so a run can be repeated).
     #[arg(long)]
     seed: Option<u64>,
@@ -1535,6 +1539,7 @@ fn readperf(args: ReadperfArgs) -> Result<()> {
         rows: args.rows,
         range: args.range,
         iterations: args.iterations,
+        min_time: Duration::from_millis(args.min_ms),
         seed,
         progress: !args.json,
         client_spin: Duration::from_micros(args.client_spin_us),
