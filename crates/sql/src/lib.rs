@@ -3,57 +3,21 @@
 //!
 //! Today it serves the connection phase (mysql_native_password; root with the configured
 //! password), COM_QUERY (with multi-statements), COM_INIT_DB, COM_PING and COM_QUIT, and the
-//! statements in `exec.rs`; every other statement or command gets a clean MySQL error naming
+//! statements in `session/mod.rs`; every other statement or command gets a clean MySQL error naming
 //! what is unsupported. Each connection has a thread for blocking work, but between commands it
-//! is parked in one event loop (`reactor.rs`) that serves simple committed reads itself.
+//! is parked in one event loop (`server/reactor.rs`) that serves simple committed reads itself.
 
-mod account;
-mod activity;
-mod aggregate;
-mod cache;
-mod cast;
-mod charset;
-mod collate;
-mod columns;
-mod conn;
-mod create;
-mod ddl;
-mod definition;
-mod derived;
-mod diagnostics;
-mod dialect;
-mod error;
+// The layers, low to high: foundation, parse, expr, catalog, plan, exec, session, commands,
+// server; each uses only those before it (crates/tidy holds the order and checks it).
+mod catalog;
+mod commands;
 mod exec;
-mod explain;
 mod expr;
-mod funcs;
-mod guard;
-mod infoschema;
-mod join;
-mod literals;
-mod load;
-mod maintenance;
-mod meta;
-mod named_locks;
-mod partition;
+mod foundation;
+mod parse;
 mod plan;
-mod plugins;
-mod privilege;
-mod reactor;
-mod routines;
-mod run;
-mod setop;
-mod show;
-mod stored;
-mod stream;
-mod subquery;
-mod temporal;
-mod threads;
-mod tls;
-mod typing;
-mod users;
-mod variables;
-mod write;
+mod server;
+mod session;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -65,8 +29,12 @@ use std::time::Duration;
 use client::Cluster;
 use tracing::{info, warn};
 
-pub use error::SqlError;
-pub use tls::TlsSetting;
+pub use foundation::error::SqlError;
+pub use foundation::limits::{
+    CONNECTIONS_MAX, CONNECTION_STACK_BYTES, GROUP_CONCAT_MAX_LEN_DEFAULT,
+    GROUP_CONCAT_SORTED_BYTES_MAX, SERVER_VERSION, STRING_RESULT_BYTES_MAX,
+};
+pub use server::tls::TlsSetting;
 
 /// Settings of the SQL front end.
 #[derive(Debug, Clone)]
@@ -110,29 +78,6 @@ impl Default for SqlConfig {
 /// selects 38,371/s against 51,828/s with one) and no faster for oltp_read_only.
 pub const REACTORS_DEFAULT: usize = 1;
 
-/// The longest string a function builds (REPEAT); longer gives NULL, as max_allowed_packet.
-pub const STRING_RESULT_BYTES_MAX: usize = 16 << 20;
-/// The bytes of a GROUP_CONCAT's result unless the session sets group_concat_max_len
-/// (MariaDB's default); a session may set from 4 to `STRING_RESULT_BYTES_MAX`.
-pub const GROUP_CONCAT_MAX_LEN_DEFAULT: usize = 1 << 20;
-/// The bytes of values and separators a GROUP_CONCAT with ORDER BY keeps in one group to sort
-/// them (past group_concat_max_len too: the cut falls after sorting); more fails the
-/// statement (1235) rather than show a wrong result.
-pub const GROUP_CONCAT_SORTED_BYTES_MAX: usize = 64 << 20;
-
-/// The stack of a connection's thread. Parsing, planning, running and dropping a statement
-/// walk its tree recursively, so the stack bounds how deep a statement may be; the limits on
-/// set operators (`setop::SET_OPERATIONS_MAX`) and derived tables (`derived::DERIVED_DEPTH_MAX`)
-/// stay well inside it (Linux commits only the pages a thread touches).
-pub const CONNECTION_STACK_BYTES: usize = 16 << 20;
-
-/// Connections served at once by default (`SqlConfig::max_connections`); more are refused
-/// with ER_CON_COUNT_ERROR. An idle connection holds no thread, only its buffers and session.
-pub const CONNECTIONS_MAX: u32 = 1_024;
-
-/// The version string the handshake announces: MySQL 8.0's protocol, Cairn's own version.
-pub const SERVER_VERSION: &str = concat!("8.0.36-Cairn-", env!("CARGO_PKG_VERSION"));
-
 /// A running SQL front end.
 pub struct SqlServer {
     shared: Arc<Shared>,
@@ -150,25 +95,25 @@ pub(crate) struct Shared {
     /// try failed.
     connecting: std::sync::Mutex<Option<std::time::Instant>>,
     /// The event loop idle connections are parked in.
-    pub reactor: reactor::Reactor,
+    pub reactor: server::reactor::Reactor,
     pub config: SqlConfig,
     /// The TLS configuration connections upgrade with; None when TLS is off.
     pub tls: Option<Arc<rustls::ServerConfig>>,
     /// caching_sha2_password's fast-path digests, filled after full authentications.
-    pub sha2_cache: users::Sha2Cache,
+    pub sha2_cache: catalog::users::Sha2Cache,
     /// Failed logins per client address off this host: a password guesser is turned away for
     /// longer and longer (loopback and the socket file are never blocked).
     pub failed_logins: std::sync::Mutex<transport::auth::FailedLogins>,
     pub connections: AtomicU32,
     pub next_id: AtomicU32,
     /// Status counters and the registry of live sessions.
-    pub activity: activity::ServerActivity,
+    pub activity: session::activity::ServerActivity,
     /// One more at each account statement this API node runs (GRANT, REVOKE, DROP USER, ...):
     /// a session that read its grants under another value reads them again before its next
     /// statement, and plans it again.
     pub grants_epoch: std::sync::atomic::AtomicU64,
     /// The threads connections' logins and commands run on.
-    pub threads: threads::Threads,
+    pub threads: server::threads::Threads,
 }
 
 /// How long the shared connection waits for a node group to serve again after a failover.
@@ -237,8 +182,8 @@ impl SqlServer {
         // are read again then.
         let since = std::time::Instant::now();
         let bootstrapped = loop {
-            let made = users::bootstrap(&cluster, &config.root_password)
-                .and_then(|b| routines::bootstrap(&cluster).map(|()| b));
+            let made = catalog::users::bootstrap(&cluster, &config.root_password)
+                .and_then(|b| commands::routines::bootstrap(&cluster).map(|()| b));
             match made {
                 Err(e) if e.failover_retry(true) && since.elapsed() < FAILOVER_RECONNECT => {
                     std::thread::sleep(Duration::from_millis(50));
@@ -254,7 +199,7 @@ impl SqlServer {
             ),
             Err(e) => return Err(std::io::Error::other(format!("reading the accounts: {e}"))),
         }
-        let tls = tls::server_config(&config.tls)?;
+        let tls = server::tls::server_config(&config.tls)?;
         let listener = transport::listen(&config.listen)?;
         let address = listener.local_addr()?;
         let unix = match &config.socket {
@@ -262,20 +207,20 @@ impl SqlServer {
             None => None,
         };
         let stopping = Arc::new(AtomicBool::new(false));
-        let reactor = reactor::Reactor::start(&config.datanode, config.reactors)?;
+        let reactor = server::reactor::Reactor::start(&config.datanode, config.reactors)?;
         let shared = Arc::new(Shared {
             cluster: std::sync::Mutex::new(cluster),
             connecting: std::sync::Mutex::new(None),
             reactor,
-            sha2_cache: users::Sha2Cache::default(),
+            sha2_cache: catalog::users::Sha2Cache::default(),
             failed_logins: std::sync::Mutex::new(transport::auth::FailedLogins::default()),
             tls,
             config,
             connections: AtomicU32::new(0),
             next_id: AtomicU32::new(1),
-            activity: activity::ServerActivity::default(),
+            activity: session::activity::ServerActivity::default(),
             grants_epoch: std::sync::atomic::AtomicU64::new(0),
-            threads: threads::Threads::new(CONNECTION_STACK_BYTES),
+            threads: server::threads::Threads::new(CONNECTION_STACK_BYTES),
         });
         let socket = match unix {
             Some(file) => {
@@ -392,7 +337,7 @@ fn accept_loop(
         let serving = shared.clone();
         if let Err(e) = shared
             .threads
-            .run(Box::new(move || conn::serve(stream, serving, id)))
+            .run(Box::new(move || server::conn::serve(stream, serving, id)))
         {
             warn!("sql: could not start a connection thread: {e}");
         }

@@ -1,0 +1,1518 @@
+//! CREATE TABLE, as defined, LIKE another table or from a SELECT's result, and the column
+//! definitions CREATE TABLE and ALTER TABLE share: SQL types mapped to Cairn's column types with
+//! MariaDB's errors for their parameters, DEFAULTs checked.
+
+use base::schema::{ColumnDef, IndexKind, KeyPartError};
+use base::types::{Collation, ColumnType, LobSize};
+use base::{limits, TableDef};
+use sqlparser::ast;
+
+use crate::catalog::definition::PRIMARY;
+use crate::commands::ddl::{index_columns, partitioned, recreated, schema_error, table_options};
+use crate::expr::collate::CollationSpec;
+use crate::foundation::error::Result;
+use crate::foundation::error::SqlError;
+use crate::parse::partition;
+use crate::session::{done, row_free_value, Outcome, Session};
+
+impl Session {
+    /// CREATE TABLE, as defined or LIKE another table (CREATE TABLE ... SELECT is
+    /// [`Session::create_table_select`]), after [`create_checks`] ran before the implicit commit.
+    pub(crate) fn create_table(&mut self, c: &ast::CreateTable) -> Result<Outcome> {
+        if let Some(
+            ast::CreateTableLikeKind::Plain(like) | ast::CreateTableLikeKind::Parenthesized(like),
+        ) = &c.like
+        {
+            let (target, _, table) = self.table_name(&c.name)?;
+            if self.table_name(&like.name)?.0.eq_ignore_ascii_case(&target) {
+                return Err(SqlError::new(
+                    1066,
+                    "42000",
+                    format!("Not unique table/alias: '{table}'"),
+                ));
+            }
+        }
+        let Some((full, table)) = self.create_target(c)? else {
+            return Ok(done(0));
+        };
+        let def = match &c.like {
+            Some(
+                ast::CreateTableLikeKind::Plain(like)
+                | ast::CreateTableLikeKind::Parenthesized(like),
+            ) => {
+                let (old, db, old_table) = self.table(&like.name)?;
+                if crate::catalog::infoschema::is_schema(&db) {
+                    return Err(SqlError::unsupported(
+                        "CREATE TABLE ... LIKE a table of information_schema",
+                    ));
+                }
+                recreated(old.def(), &full).map_err(|e| schema_error(&old_table, e))?
+            }
+            None => self.table_definition(c, &full, &table, Vec::new())?,
+        };
+        self.create_defined(c, def, &full, &table)
+    }
+
+    /// CREATE TABLE ... SELECT: the SELECT runs first, and its result columns, but those the
+    /// statement defines itself, become the new table's last columns, typed as the result
+    /// announces them. Its rows are then inserted as INSERT ... SELECT would, strict about their
+    /// values; when that fails the table is dropped again, so the statement leaves nothing
+    /// behind. Like any DDL it commits the transaction before it, and its own rows at once.
+    pub(crate) fn create_table_select(
+        &mut self,
+        d: &crate::session::Deferred,
+        params: &[base::Value],
+    ) -> Result<Outcome> {
+        let ast::Statement::CreateTable(c) = &d.statement else {
+            return Err(SqlError::unsupported(
+                "this statement as CREATE TABLE ... SELECT",
+            ));
+        };
+        create_checks(c)?;
+        let Some(query) = &c.query else {
+            return self.create_table(c);
+        };
+        if c.like.is_some() {
+            return Err(SqlError::parse(
+                "near 'SELECT': CREATE TABLE ... LIKE takes no SELECT",
+            ));
+        }
+        self.end_transaction(true)?;
+        if c.or_replace {
+            // The table it replaces is gone before the SELECT could read it (MariaDB's 1093).
+            let (target, _, table) = self.table_name(&c.name)?;
+            let mut reads_target = false;
+            let _ = ast::visit_relations(query.as_ref(), |name| {
+                reads_target |= self
+                    .table_name(name)
+                    .is_ok_and(|(full, ..)| full.eq_ignore_ascii_case(&target));
+                std::ops::ControlFlow::<()>::Continue(())
+            });
+            if reads_target {
+                return Err(SqlError::new(
+                    1093,
+                    "HY000",
+                    format!(
+                        "Table '{table}' is specified twice, both as a target for 'CREATE' and as a separate source for data"
+                    ),
+                ));
+            }
+        }
+        let Some((full, table)) = self.create_target(c)? else {
+            return Ok(done(0));
+        };
+        let select = ast::Statement::Query(query.clone());
+        let compiled = self.compile(select, &d.sql, &d.placeholders)?;
+        let (columns, rows) = match self
+            .storing(crate::session::diagnostics::Storing::Strict, |s| {
+                s.execute(&compiled, params)
+            })? {
+            Outcome::Rows { columns, rows } => (columns, rows),
+            _ => {
+                return Err(SqlError::unsupported(
+                    "CREATE TABLE ... SELECT of this query",
+                ))
+            }
+        };
+        // The SELECT began as a statement of its own; this one changes a table whatever it read.
+        self.changes_tables();
+        let mut added = Vec::new();
+        for (n, column) in columns.iter().enumerate() {
+            if columns[..n]
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&column.name))
+            {
+                return Err(duplicate_column(&column.name));
+            }
+            let def = crate::plan::derived::result_column(column, &column.name);
+            added.push(holding(def, rows.iter().map(|r| &r[n])));
+        }
+        let def = self.table_definition(c, &full, &table, added)?;
+        self.create_defined(c, def, &full, &table)?;
+        let created = self
+            .shared
+            .cluster()
+            .table(&full)
+            .map_err(|e| self.table_error(e, &table))?;
+        let targets: Vec<u16> = columns
+            .iter()
+            .map(|column| created.def().column(&column.name).unwrap_or_default() as u16)
+            .collect();
+        match crate::exec::run::InsertPlan::of_rows(created, targets, rows)
+            .and_then(|plan| self.run_insert(&plan, &[]))
+            .and_then(|outcome| {
+                self.end_transaction(true)?;
+                Ok(outcome)
+            }) {
+            Ok(outcome) => Ok(outcome),
+            Err(e) => {
+                // Nothing is left of a statement that failed: the table goes too.
+                let _ = self.end_transaction(false);
+                let _ = self.shared.cluster().drop_table(&full);
+                self.plans.clear();
+                Err(e)
+            }
+        }
+    }
+
+    /// The table a CREATE TABLE makes, as (catalog name, table name); None when IF NOT EXISTS
+    /// found it there (with MariaDB's note).
+    fn create_target(&mut self, c: &ast::CreateTable) -> Result<Option<(String, String)>> {
+        let (full, _, table) = self.table_name(&c.name)?;
+        if c.if_not_exists && self.shared.cluster().table(&full).is_ok() {
+            self.note(1050, format!("Table '{table}' already exists"));
+            return Ok(None);
+        }
+        Ok(Some((full, table)))
+    }
+
+    /// Creates the table `def` defines, dropping the one it replaces first under CREATE OR
+    /// REPLACE.
+    fn create_defined(
+        &mut self,
+        c: &ast::CreateTable,
+        def: TableDef,
+        full: &str,
+        table: &str,
+    ) -> Result<Outcome> {
+        let cluster = self.shared.cluster().clone();
+        if c.or_replace {
+            match cluster.drop_table(full) {
+                Ok(()) => self.plans.clear(),
+                Err(e) if e.code() == base::ErrorCode::NoSuchTable => {}
+                Err(e) => return Err(SqlError::from_client(&e)),
+            }
+        }
+        match cluster.create_table(def) {
+            Ok(_) => Ok(done(0)),
+            Err(e) if c.if_not_exists && e.code() == base::ErrorCode::TableExists => {
+                self.note(1050, format!("Table '{table}' already exists"));
+                Ok(done(0))
+            }
+            Err(e) if e.code() == base::ErrorCode::TableExists => Err(SqlError::new(
+                1050,
+                "42S01",
+                format!("Table '{table}' already exists"),
+            )),
+            Err(e) if e.code() == base::ErrorCode::NoSuchDatabase => Err(
+                SqlError::unknown_database(full.split('/').next().unwrap_or_default()),
+            ),
+            Err(e) => Err(SqlError::from_client(&e)),
+        }
+    }
+
+    /// The definition CREATE TABLE gives: its columns (with `added`, CREATE TABLE ... SELECT's
+    /// result columns, after them), its keys, options and partitioning.
+    fn table_definition(
+        &mut self,
+        c: &ast::CreateTable,
+        full: &str,
+        table: &str,
+        added: Vec<ColumnDef>,
+    ) -> Result<TableDef> {
+        let db = full.split('/').next().unwrap_or_default();
+        let (mut options, balance, comment, named) = table_options(c)?;
+        if !named {
+            // The database's default, as MariaDB takes it.
+            options.collation = self
+                .database(db)?
+                .map(|(_, c)| c)
+                .filter(|c| *c != Collation::Utf8mb4GeneralCi);
+        }
+        let table_collation = options.collation.unwrap_or(Collation::Utf8mb4GeneralCi);
+        let mut columns = Vec::new();
+        let mut primary = KeyColumns::default();
+        let mut primaries = 0;
+        // Keys in declaration order; None: unnamed, named after its first column below.
+        let mut indexes: Vec<(Option<String>, IndexKind, KeyColumns)> = Vec::new();
+        for col in &c.columns {
+            let (def, key) = column_from_ast(col, table_collation)?;
+            match key {
+                Some(IndexKind::Unique) => indexes.push((
+                    None,
+                    IndexKind::Unique,
+                    KeyColumns::whole(vec![col.name.value.clone()]),
+                )),
+                Some(IndexKind::Ordered) => {
+                    primary = KeyColumns::whole(vec![col.name.value.clone()]);
+                    primaries += 1;
+                }
+                None => {}
+            }
+            columns.push(def);
+        }
+        if !added.is_empty() {
+            // As MariaDB orders them: the columns only the statement defines, then the
+            // SELECT's, each as the statement defines it if it does.
+            let (mut both, only): (Vec<ColumnDef>, Vec<ColumnDef>) = columns
+                .into_iter()
+                .partition(|c| added.iter().any(|a| a.name.eq_ignore_ascii_case(&c.name)));
+            columns = only;
+            for a in added {
+                match both
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(&a.name))
+                {
+                    Some(at) => columns.push(both.swap_remove(at)),
+                    None => columns.push(a),
+                }
+            }
+        }
+        if columns.is_empty() {
+            return Err(SqlError::new(
+                1113,
+                "42000",
+                "A table must have at least 1 column",
+            ));
+        }
+        for constraint in &c.constraints {
+            match constraint {
+                ast::TableConstraint::PrimaryKey(p) => {
+                    primary = index_columns(&p.columns)?;
+                    primaries += 1;
+                }
+                ast::TableConstraint::Unique(u) => {
+                    let cols = index_columns(&u.columns)?;
+                    let name = u.index_name.as_ref().or(u.name.as_ref());
+                    indexes.push((name.map(|i| i.value.clone()), IndexKind::Unique, cols));
+                }
+                ast::TableConstraint::Index(i) => {
+                    let cols = index_columns(&i.columns)?;
+                    let name = i.name.as_ref().map(|n| n.value.clone());
+                    indexes.push((name, IndexKind::Ordered, cols));
+                }
+                ast::TableConstraint::FulltextOrSpatial(f) => {
+                    return Err(crate::commands::ddl::no_fulltext_or_spatial(f))
+                }
+                other => return Err(SqlError::unsupported(format!("constraint {other}"))),
+            }
+        }
+        if primaries > 1 {
+            return Err(SqlError::new(1068, "42000", "Multiple primary key defined"));
+        }
+        let indexes = index_names(indexes);
+        let parts = check_definition(table, &columns, &primary, &indexes)?;
+        for _ in parts.iter().flatten().filter(|(_, cut)| *cut) {
+            self.note(1071, KEY_TOO_LONG);
+        }
+        let prefixes: Vec<Vec<u32>> = parts
+            .iter()
+            .map(|p| base::schema::kept_prefixes(p.iter().map(|(n, _)| *n).collect()))
+            .collect();
+        for (k, (name, kind, cols)) in indexes.iter().enumerate() {
+            let earlier = (0..k).map(|j| (indexes[j].1, &indexes[j].2.names[..], &prefixes[j][..]));
+            if repeats(*kind, &cols.names, &prefixes[k], earlier) {
+                self.note(1831, duplicate_index(name));
+            }
+        }
+        let primary = primary.names;
+        for key in &primary {
+            if let Some(col) = columns
+                .iter_mut()
+                .find(|c| c.name.eq_ignore_ascii_case(key))
+            {
+                col.nullable = false;
+            }
+        }
+        let pk: Vec<&str> = primary.iter().map(String::as_str).collect();
+        let mut def = TableDef::new(full, columns, &pk).map_err(|e| schema_error(table, e))?;
+        def.options = options;
+        def.comment = comment;
+        if !pk.is_empty() {
+            // As NDB: the primary key is hashed for lookups and also ordered, for ranges.
+            def = def
+                .with_index(PRIMARY, IndexKind::Ordered, &pk)
+                .map_err(|e| schema_error(table, e))?;
+        }
+        for ((name, kind, cols), prefixes) in indexes.iter().zip(&prefixes) {
+            let cols: Vec<&str> = cols.names.iter().map(String::as_str).collect();
+            def = def
+                .with_index(name, *kind, &cols)
+                .map_err(|e| schema_error(table, e))?
+                .with_prefixes(prefixes);
+        }
+        let workers = self.shared.cluster().worker_count();
+        def = partitioned(def, partition::of(c), balance, workers)?;
+        Ok(def)
+    }
+}
+
+/// Names the unnamed keys as MariaDB does: after their first column, numbered from 2 past
+/// the names the keys before it have (a later key given such a name is then 1061).
+fn index_names(
+    keys: Vec<(Option<String>, IndexKind, KeyColumns)>,
+) -> Vec<(String, IndexKind, KeyColumns)> {
+    let mut named: Vec<(String, IndexKind, KeyColumns)> = Vec::new();
+    for (name, kind, cols) in keys {
+        let name = name.unwrap_or_else(|| {
+            unnamed_key(&cols.names, |n| {
+                named.iter().any(|(m, ..)| m.eq_ignore_ascii_case(n))
+            })
+        });
+        named.push((name, kind, cols));
+    }
+    named
+}
+
+/// The name MariaDB gives a key declared without one: its first column's, numbered from 2 past
+/// the names `taken` says are in use (and PRIMARY).
+pub(crate) fn unnamed_key(columns: &[String], taken: impl Fn(&str) -> bool) -> String {
+    let first = columns.first().cloned().unwrap_or_default();
+    let mut name = first.clone();
+    let mut n = 2;
+    while taken(&name) || name.eq_ignore_ascii_case(PRIMARY) {
+        name = format!("{first}_{n}");
+        n += 1;
+    }
+    name
+}
+
+/// A key's columns as a statement lists them: each name, with the prefix length it gives
+/// (`c(n)`; None for the whole column).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KeyColumns {
+    pub names: Vec<String>,
+    pub lengths: Vec<Option<u64>>,
+}
+
+impl KeyColumns {
+    /// Whole columns.
+    pub fn whole(names: Vec<String>) -> KeyColumns {
+        let lengths = vec![None; names.len()];
+        KeyColumns { names, lengths }
+    }
+}
+
+/// MariaDB's note 1831 for a key over the same columns, of the same kind, as an earlier one.
+pub(crate) fn duplicate_index(name: &str) -> String {
+    format!(
+        "Duplicate index `{name}`. This is deprecated and will be disallowed in a future release"
+    )
+}
+
+/// Whether a key of `kind` over `names` holding `prefixes` (as `kept_prefixes` keeps them)
+/// repeats one of `others`: the same kind, columns and prefixes (MariaDB's note 1831).
+pub(crate) fn repeats<'a>(
+    kind: IndexKind,
+    names: &[String],
+    prefixes: &[u32],
+    mut others: impl Iterator<Item = (IndexKind, &'a [String], &'a [u32])>,
+) -> bool {
+    others.any(|(other_kind, other, other_prefixes)| {
+        other_kind == kind
+            && other.len() == names.len()
+            && other
+                .iter()
+                .zip(names)
+                .all(|(x, y)| x.eq_ignore_ascii_case(y))
+            && other_prefixes == prefixes
+    })
+}
+
+/// MariaDB's note 1071 for a key part cut to what a key holds.
+pub(crate) const KEY_TOO_LONG: &str = "Specified key was too long; max key length is 3072 bytes";
+
+/// MariaDB's errors for a key's columns: 1072 one the table lacks (`column` gives the
+/// definition of each the table has), 1060 one named twice, 1089 a prefix of a column that is
+/// no string or longer than the column, 1391 a prefix of 0, 1170 a TEXT or BLOB column without
+/// a prefix in a unique key, 4159 a prefix of one past 65,535 bytes in a unique key, 1071 an
+/// ordinary key of more than 3072 bytes in all. Returns each column's prefix (0: whole) and whether it was cut to
+/// what an ordinary key holds (`base::schema::key_part`).
+pub(crate) fn check_key_columns(
+    key: &KeyColumns,
+    unique: bool,
+    column: impl Fn(&str) -> Option<ColumnDef>,
+) -> Result<Vec<(u32, bool)>> {
+    let mut parts = Vec::with_capacity(key.names.len());
+    let mut bytes = 0u64;
+    for (i, (col, length)) in key.names.iter().zip(&key.lengths).enumerate() {
+        let Some(def) = column(col) else {
+            return Err(SqlError::new(
+                1072,
+                "42000",
+                format!("Key column '{col}' doesn't exist in table"),
+            ));
+        };
+        if key.names[..i].iter().any(|o| o.eq_ignore_ascii_case(col)) {
+            return Err(duplicate_column(col));
+        }
+        parts.push(
+            base::schema::key_part(&def, *length, unique).map_err(|e| match e {
+                KeyPartError::NotString | KeyPartError::TooLong => SqlError::new(
+                    1089,
+                    "HY000",
+                    "Incorrect prefix key; the used key part isn't a string, the used length is \
+                     longer than the key part, or the storage engine doesn't support unique \
+                     prefix keys",
+                ),
+                KeyPartError::Zero => SqlError::new(
+                    1391,
+                    "HY000",
+                    format!("Key part '{col}' length cannot be 0"),
+                ),
+                KeyPartError::LobWhole => lob_in_key(col),
+                KeyPartError::PartTooLong => SqlError::new(
+                    4159,
+                    "42000",
+                    "Specified key part was too long; max key part length is 65535 bytes",
+                ),
+            })?,
+        );
+        let chars = match parts[i].0 {
+            0 => def.prefix_limit(),
+            n => Some(u64::from(n)),
+        };
+        bytes += match chars {
+            Some(n) => n * def.collation.charset().max_len() as u64,
+            None => def.ty.fixed_width().unwrap_or(8) as u64,
+        };
+    }
+    // An ordinary key holds at most 3072 bytes in all (MariaDB makes a long unique key a
+    // hash of its values instead; Cairn's unique keys hold whole values).
+    if !unique && bytes > limits::KEY_BYTES_MAX as u64 {
+        return Err(SqlError::new(1071, "42000", KEY_TOO_LONG));
+    }
+    Ok(parts)
+}
+
+/// MariaDB's 1059 for a column or key name over 64 bytes.
+pub(crate) fn name_too_long(name: &str) -> SqlError {
+    SqlError::new(
+        1059,
+        "42000",
+        format!("Identifier name '{name}' is too long"),
+    )
+}
+
+/// MariaDB's errors for a table definition the catalog would refuse: 1103 a table name too
+/// long, 1059 a column or key name too long, 1166 a column name ending in a space, 1060 a
+/// column named twice (in the table or in one key), 1072 a key column the table lacks, 1061 a
+/// key name used twice, the key-part errors of [`check_key_columns`], 1063 AUTO_INCREMENT on a
+/// column that is not a number, 1075 more than one AUTO_INCREMENT column or one that does not
+/// begin a key. Returns each index's key parts as `check_key_columns` does.
+fn check_definition(
+    table: &str,
+    columns: &[ColumnDef],
+    primary: &KeyColumns,
+    indexes: &[(String, IndexKind, KeyColumns)],
+) -> Result<Vec<Vec<(u32, bool)>>> {
+    if table.len() > limits::NAME_BYTES_MAX {
+        return Err(SqlError::new(
+            1103,
+            "42000",
+            format!("Incorrect table name '{table}'"),
+        ));
+    }
+    for (n, c) in columns.iter().enumerate() {
+        if c.name.len() > limits::NAME_BYTES_MAX {
+            return Err(name_too_long(&c.name));
+        }
+        if c.name.ends_with(' ') || c.name.is_empty() {
+            return Err(SqlError::new(
+                1166,
+                "42000",
+                format!("Incorrect column name '{}'", c.name),
+            ));
+        }
+        if columns[..n]
+            .iter()
+            .any(|o| o.name.eq_ignore_ascii_case(&c.name))
+        {
+            return Err(duplicate_column(&c.name));
+        }
+    }
+    for (k, (name, ..)) in indexes.iter().enumerate() {
+        if indexes[..k]
+            .iter()
+            .any(|(n, ..)| n.eq_ignore_ascii_case(name))
+        {
+            return Err(SqlError::new(
+                1061,
+                "42000",
+                format!("Duplicate key name '{name}'"),
+            ));
+        }
+    }
+    let column = |name: &str| {
+        columns
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name))
+            .cloned()
+    };
+    if !primary.names.is_empty() {
+        let parts = check_key_columns(primary, true, column)?;
+        if parts.iter().any(|(p, _)| *p > 0) {
+            return Err(SqlError::unsupported("a prefix of a PRIMARY KEY column"));
+        }
+    }
+    let mut prefixes = Vec::with_capacity(indexes.len());
+    for (name, kind, cols) in indexes {
+        if name.len() > limits::NAME_BYTES_MAX {
+            return Err(name_too_long(name));
+        }
+        prefixes.push(check_key_columns(cols, *kind == IndexKind::Unique, column)?);
+    }
+    let mut autos = columns.iter().filter(|c| c.auto_increment);
+    if let Some(auto) = autos.next() {
+        if matches!(auto.ty, ColumnType::Float | ColumnType::Double) {
+            return Err(SqlError::unsupported(format!(
+                "AUTO_INCREMENT on the {} column '{}'",
+                auto.ty.sql_name().to_uppercase(),
+                auto.name
+            )));
+        }
+        if !auto.ty.is_integer() {
+            return Err(SqlError::new(
+                1063,
+                "42000",
+                format!("Incorrect column specifier for column '{}'", auto.name),
+            ));
+        }
+        let begins_key = primary
+            .names
+            .first()
+            .into_iter()
+            .chain(indexes.iter().filter_map(|(_, _, c)| c.names.first()))
+            .any(|first| first.eq_ignore_ascii_case(&auto.name));
+        if autos.next().is_some() || !begins_key {
+            return Err(SqlError::new(
+                1075,
+                "42000",
+                "Incorrect table definition; there can be only one auto column and it must be \
+                 defined as a key",
+            ));
+        }
+    }
+    Ok(prefixes)
+}
+
+/// MariaDB's 1060 for a column named twice.
+pub(crate) fn duplicate_column(name: &str) -> SqlError {
+    SqlError::new(1060, "42S21", format!("Duplicate column name '{name}'"))
+}
+
+/// MariaDB's 1170 for a TEXT or BLOB column without a prefix length in a unique key: MariaDB
+/// indexes a hash of it; Cairn refuses the key. (An ordinary key takes a prefix.)
+fn lob_in_key(name: &str) -> SqlError {
+    SqlError::new(
+        1170,
+        "42000",
+        format!("BLOB/TEXT column '{name}' used in key specification without a key length"),
+    )
+}
+
+/// The TEXT or BLOB size MariaDB makes of TEXT(n) or BLOB(n): the smallest that holds n
+/// characters of `bytes_per_char` bytes; the plain size for 0.
+fn lob_of_length(n: u64, bytes_per_char: u64) -> LobSize {
+    if n == 0 {
+        LobSize::Regular
+    } else {
+        lob_holding(n.saturating_mul(bytes_per_char))
+    }
+}
+
+/// The smallest TEXT or BLOB size that holds `bytes`, LONG past them all.
+fn lob_holding(bytes: u64) -> LobSize {
+    LobSize::holding(bytes).unwrap_or(LobSize::Long)
+}
+
+/// The length of a `TEXT(n)` type (which sqlparser reads as a custom type): None when the type
+/// is not one, Some(None) when its length is not a number.
+fn text_length(name: &ast::ObjectName, modifiers: &[String]) -> Option<Option<u64>> {
+    let text = name.0.len() == 1 && name.to_string().eq_ignore_ascii_case("TEXT");
+    (text && modifiers.len() == 1).then(|| modifiers[0].parse().ok())
+}
+
+/// Result column `def`, widened where a value of `values` would not fit it: the type a result
+/// announces can be narrower than its rows (a set operation's is its first query's; a `?`'s
+/// or an expression's can be a guess), and CREATE TABLE ... SELECT must store every value as
+/// it is. Integers grow to BIGINT (or DECIMAL past both of its ranges), a DECIMAL takes the
+/// digits its values have on either side of the point, DATE takes a DATETIME, a column of only
+/// NULLs takes its values' type, strings their length, anything a string; a NULL makes it
+/// nullable.
+fn holding<'v>(def: ColumnDef, values: impl Iterator<Item = &'v base::Value>) -> ColumnDef {
+    use base::Value as V;
+    let values: Vec<&V> = values.collect();
+    let mut def = def;
+    // Fractional digits a DATETIME or TIME needs for its values.
+    let fsp = |micros: u32| if micros == 0 { 0 } else { 6 };
+    let text = |v: &V| match v {
+        V::Bytes(b) => String::from_utf8_lossy(b).chars().count() as u32,
+        other => other.to_string().chars().count() as u32,
+    };
+    // Digits before and after the point.
+    let digits = |v: &V| -> (u32, u32) {
+        let t = match v {
+            V::Decimal(d) => d.to_string(),
+            other => other.to_string(),
+        };
+        let mut parts = t.trim_start_matches('-').splitn(2, '.');
+        let whole = parts.next().unwrap_or_default().len() as u32;
+        let frac = parts.next().map_or(0, |f| f.len() as u32);
+        (whole, frac)
+    };
+    let decimal = |whole: u32, scale: u32| {
+        let scale = scale.min(u32::from(limits::DECIMAL_SCALE_MAX));
+        ColumnType::Decimal {
+            precision: (whole + scale).clamp(1, u32::from(limits::DECIMAL_PRECISION_MAX)) as u8,
+            scale: scale as u8,
+        }
+    };
+    // Twice: a type the later values change is then wide enough for the earlier ones too.
+    for v in values.iter().chain(&values) {
+        let v: &V = v;
+        if v.is_null() {
+            def.nullable = true;
+            continue;
+        }
+        let ty = def.ty;
+        def.ty = match (ty, v) {
+            // A column of only NULLs so far: its first value's type.
+            (ColumnType::Binary { length: 0 }, _) if def.collation == Collation::Binary => {
+                if matches!(v, V::Bytes(_)) {
+                    def.collation = Collation::Utf8mb4GeneralCi;
+                }
+                match v {
+                    V::Int(_) => ColumnType::BigInt { unsigned: false },
+                    V::UInt(_) => ColumnType::BigInt { unsigned: true },
+                    V::Float(_) | V::Double(_) => ColumnType::Double,
+                    V::Decimal(_) => {
+                        let (whole, frac) = digits(v);
+                        decimal(whole, frac)
+                    }
+                    V::Date(_) => ColumnType::Date,
+                    V::DateTime(d) => ColumnType::DateTime {
+                        fsp: fsp(d.microsecond),
+                    },
+                    V::Time(t) => ColumnType::Time {
+                        fsp: fsp(t.microseconds),
+                    },
+                    V::Year(_) => ColumnType::Year,
+                    _ => ColumnType::VarChar { length: text(v) },
+                }
+            }
+            (t, V::Int(_) | V::UInt(_)) if t.is_integer() => {
+                let fits = v.clone().coerce(t, def.collation, &def.name).is_ok();
+                match (fits, v, t) {
+                    (true, ..) => t,
+                    (false, V::Int(_), ColumnType::BigInt { unsigned: true }) => decimal(20, 0),
+                    (false, V::UInt(u), ColumnType::BigInt { unsigned: false })
+                        if *u > i64::MAX as u64 =>
+                    {
+                        decimal(20, 0)
+                    }
+                    (false, V::UInt(u), _) if *u > i64::MAX as u64 => {
+                        ColumnType::BigInt { unsigned: true }
+                    }
+                    _ => ColumnType::BigInt { unsigned: false },
+                }
+            }
+            (t, V::Decimal(_)) if t.is_integer() => {
+                let (whole, frac) = digits(v);
+                decimal(whole.max(20), frac)
+            }
+            (ColumnType::Decimal { precision, scale }, V::Decimal(_) | V::Int(_) | V::UInt(_)) => {
+                let (whole, frac) = digits(v);
+                let had = u32::from(precision.saturating_sub(scale));
+                decimal(had.max(whole), u32::from(scale).max(frac))
+            }
+            (t, V::Float(_) | V::Double(_))
+                if t.is_integer() || matches!(t, ColumnType::Decimal { .. }) =>
+            {
+                ColumnType::Double
+            }
+            (ColumnType::Float, V::Double(_)) => ColumnType::Double,
+            (ColumnType::Date, V::DateTime(d)) => ColumnType::DateTime {
+                fsp: fsp(d.microsecond),
+            },
+            (ColumnType::DateTime { fsp: had }, V::DateTime(d)) => ColumnType::DateTime {
+                fsp: had.max(fsp(d.microsecond)),
+            },
+            (ColumnType::VarChar { length }, _) => {
+                let chars = text(v);
+                if chars as usize > limits::VARCHAR_BYTES_MAX / 4 {
+                    ColumnType::Text {
+                        size: lob_holding(u64::from(chars) * 4),
+                    }
+                } else {
+                    ColumnType::VarChar {
+                        length: length.max(chars),
+                    }
+                }
+            }
+            (ColumnType::Char { length }, _) => {
+                let chars = text(v);
+                if chars > limits::CHAR_LENGTH_MAX {
+                    ColumnType::VarChar { length: chars }
+                } else {
+                    ColumnType::Char {
+                        length: length.max(chars),
+                    }
+                }
+            }
+            (ColumnType::VarBinary { length }, V::Bytes(b)) => {
+                if b.len() > limits::VARCHAR_BYTES_MAX {
+                    ColumnType::Blob {
+                        size: lob_holding(b.len() as u64),
+                    }
+                } else {
+                    ColumnType::VarBinary {
+                        length: length.max(b.len() as u32),
+                    }
+                }
+            }
+            (ColumnType::Binary { length }, V::Bytes(b)) => {
+                if b.len() > limits::CHAR_LENGTH_MAX as usize {
+                    ColumnType::VarBinary {
+                        length: b.len() as u32,
+                    }
+                } else {
+                    ColumnType::Binary {
+                        length: length.max(b.len() as u32),
+                    }
+                }
+            }
+            (ColumnType::Text { size }, V::Bytes(b)) if b.len() > size.stored_bytes() => {
+                ColumnType::Text {
+                    size: lob_holding(b.len() as u64),
+                }
+            }
+            (ColumnType::Blob { size }, V::Bytes(b)) if b.len() > size.stored_bytes() => {
+                ColumnType::Blob {
+                    size: lob_holding(b.len() as u64),
+                }
+            }
+            // A string among numbers or dates: the column is a string.
+            (t, V::Bytes(_)) if !t.is_string() => {
+                def.collation = Collation::Utf8mb4GeneralCi;
+                ColumnType::VarChar { length: text(v) }
+            }
+            (t, _) => t,
+        };
+    }
+    def
+}
+
+/// What MariaDB refuses in a CREATE TABLE before anything runs (so before the transaction in
+/// progress commits): a temporary table (NDB's 1478), OR REPLACE with IF NOT EXISTS (1221), and
+/// a column type's bad parameters.
+pub(crate) fn create_checks(c: &ast::CreateTable) -> Result<()> {
+    if c.temporary {
+        // NDB's answer: temporary tables are another engine's.
+        return Err(SqlError::new(
+            1478,
+            "HY000",
+            "Table storage engine 'ndbcluster' does not support the create option 'TEMPORARY'",
+        ));
+    }
+    if c.or_replace && c.if_not_exists {
+        return Err(SqlError::new(
+            1221,
+            "HY000",
+            "Incorrect usage of OR REPLACE and IF NOT EXISTS",
+        ));
+    }
+    for column in &c.columns {
+        column_type(&column.name.value, &column.data_type)?;
+    }
+    Ok(())
+}
+
+/// [`create_checks`] for ALTER TABLE: the types of the columns it adds or changes.
+pub(crate) fn alter_checks(a: &ast::AlterTable) -> Result<()> {
+    for op in &a.operations {
+        match op {
+            ast::AlterTableOperation::AddColumn { column_def, .. } => {
+                column_type(&column_def.name.value, &column_def.data_type)?;
+            }
+            ast::AlterTableOperation::ModifyColumn {
+                col_name,
+                data_type,
+                ..
+            }
+            | ast::AlterTableOperation::ChangeColumn {
+                new_name: col_name,
+                data_type,
+                ..
+            } => {
+                column_type(&col_name.value, data_type)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// A column as its definition in CREATE TABLE or ALTER TABLE ADD COLUMN gives it, and the key
+/// it declares inline: `Some(Ordered)` for PRIMARY KEY, `Some(Unique)` for UNIQUE.
+pub(crate) fn column_from_ast(
+    col: &ast::ColumnDef,
+    table_collation: Collation,
+) -> Result<(ColumnDef, Option<IndexKind>)> {
+    let mut ty = column_type(&col.name.value, &col.data_type)?;
+    let members = members(&col.name.value, &col.data_type)?;
+    let textual = (ty.is_string()
+        && !matches!(
+            ty,
+            ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob { .. }
+        ))
+        || matches!(ty, ColumnType::Enum | ColumnType::Set);
+    let mut spec = CollationSpec::default();
+    for option in &col.options {
+        match &option.option {
+            ast::ColumnOption::CharacterSet(n) => spec.charset = Some(n.to_string()),
+            ast::ColumnOption::Collation(n) => spec.collation = Some(n.to_string()),
+            _ => {}
+        }
+    }
+    let json = matches!(col.data_type, ast::DataType::JSON);
+    let collation = if spec.is_empty() {
+        // JSON is MariaDB's LONGTEXT in utf8mb4_bin.
+        if json {
+            Collation::Utf8mb4Bin
+        } else {
+            table_collation
+        }
+    } else if textual {
+        spec.resolve()?
+    } else {
+        return Err(SqlError::parse(format!(
+            "near 'CHARACTER SET' or 'COLLATE' on column '{}': only string columns have one",
+            col.name.value
+        )));
+    };
+    if let ast::DataType::Custom(name, modifiers) = &col.data_type {
+        if let Some(Some(n)) = text_length(name, modifiers) {
+            let size = lob_of_length(n, collation.charset().max_len() as u64);
+            ty = ColumnType::Text { size };
+        }
+    }
+    if textual && collation == Collation::Binary {
+        // As MariaDB: CHAR/VARCHAR/TEXT in the binary character set are BINARY/VARBINARY/BLOB.
+        ty = match ty {
+            ColumnType::Char { length } => ColumnType::Binary { length },
+            ColumnType::VarChar { length } => ColumnType::VarBinary { length },
+            ColumnType::Text { size } => ColumnType::Blob { size },
+            other => other,
+        };
+    }
+    if let ColumnType::VarChar { length } = ty {
+        let max = VARCHAR_MAX / collation.charset().max_len() as u64;
+        if u64::from(length) > max {
+            return Err(SqlError::new(
+                1074,
+                "42000",
+                format!(
+                    "Column length too big for column '{}' (max = {max}); use BLOB or TEXT instead",
+                    col.name.value
+                ),
+            ));
+        }
+    }
+    let mut def = ColumnDef::new(&col.name.value, ty);
+    if textual && collation != Collation::Binary {
+        def = def.collation(collation);
+    }
+    def.members = members;
+    let mut nullable = true;
+    let mut key = None;
+    let mut default = None;
+    let mut on_update = None;
+    for option in &col.options {
+        match &option.option {
+            ast::ColumnOption::NotNull => nullable = false,
+            ast::ColumnOption::Null => nullable = true,
+            ast::ColumnOption::PrimaryKey(_) => {
+                nullable = false;
+                key = Some(IndexKind::Ordered);
+            }
+            ast::ColumnOption::Unique(_) => key = Some(IndexKind::Unique),
+            ast::ColumnOption::Default(e) => default = Some(e.clone()),
+            ast::ColumnOption::OnUpdate(e) => on_update = Some(e.clone()),
+            ast::ColumnOption::DialectSpecific(tokens)
+                if tokens
+                    .iter()
+                    .any(|t| t.to_string().eq_ignore_ascii_case("AUTO_INCREMENT")) =>
+            {
+                def = def.auto_increment();
+            }
+            // LONG VARCHAR and LONG VARBINARY (parse/dialect.rs): MEDIUMTEXT and MEDIUMBLOB.
+            ast::ColumnOption::DialectSpecific(tokens) if matches!(tokens.as_slice(), [t] if ["LONG_TEXT", "LONG_BLOB"].contains(&t.to_string().as_str())) =>
+            {
+                let long = matches!(&col.data_type, ast::DataType::Custom(name, m)
+                    if m.is_empty() && name.to_string().eq_ignore_ascii_case("LONG"));
+                if !long {
+                    return Err(SqlError::parse(format!(
+                        "near '{}' in the type of '{}'",
+                        tokens[0], col.name.value
+                    )));
+                }
+                if tokens[0].to_string() == "LONG_BLOB" {
+                    def.ty = ColumnType::Blob {
+                        size: LobSize::Medium,
+                    };
+                    def.collation = Collation::Binary;
+                }
+            }
+            ast::ColumnOption::DialectSpecific(tokens)
+                if tokens
+                    .iter()
+                    .any(|t| t.to_string().eq_ignore_ascii_case("ZEROFILL")) =>
+            {
+                // ZEROFILL makes an integer unsigned, as MariaDB; other types keep none.
+                def.ty = match def.ty {
+                    ColumnType::TinyInt { .. } => ColumnType::TinyInt { unsigned: true },
+                    ColumnType::SmallInt { .. } => ColumnType::SmallInt { unsigned: true },
+                    ColumnType::MediumInt { .. } => ColumnType::MediumInt { unsigned: true },
+                    ColumnType::Int { .. } => ColumnType::Int { unsigned: true },
+                    ColumnType::BigInt { .. } => ColumnType::BigInt { unsigned: true },
+                    _ => {
+                        return Err(SqlError::unsupported(format!(
+                            "ZEROFILL on the {} column '{}' (integers only)",
+                            def.ty.sql_name(),
+                            col.name.value
+                        )))
+                    }
+                };
+                def.zerofill = true;
+            }
+            // MariaDB's own form of a JSON column (SHOW CREATE TABLE, mysqldump).
+            ast::ColumnOption::Check(c) if textual && is_json_check(&c.expr, &col.name.value) => {
+                def.json = true;
+            }
+            ast::ColumnOption::Comment(text) => {
+                if text.chars().count() > base::limits::COLUMN_COMMENT_CHARS_MAX {
+                    return Err(SqlError::new(
+                        1629,
+                        "HY000",
+                        format!(
+                            "Comment for field '{}' is too long (max = {})",
+                            col.name.value,
+                            base::limits::COLUMN_COMMENT_CHARS_MAX
+                        ),
+                    ));
+                }
+                def.comment = text.clone();
+            }
+            ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Collation(_) => {}
+            other => return Err(SqlError::unsupported(format!("column option {other}"))),
+        }
+    }
+    def.json |= json;
+    def.display_width = display_width(&col.data_type);
+    // FLOAT(M,D) and DOUBLE(M,D) keep M and D (values are rounded to D digits).
+    if let ast::DataType::Float(ast::ExactNumberInfo::PrecisionAndScale(m, d))
+    | ast::DataType::Double(ast::ExactNumberInfo::PrecisionAndScale(m, d)) = &col.data_type
+    {
+        def.display_width = (*m).min(255) as u8;
+        def.scale = Some((*d).clamp(0, 30) as u8);
+    }
+    if nullable {
+        def = def.nullable();
+    }
+    if let Some(e) = default {
+        default_value(&def, &e, false)?.apply(&mut def);
+    }
+    if let Some(e) = on_update {
+        def.on_update_now = on_update_now(&def, &e)?;
+    }
+    Ok((def, key))
+}
+
+/// An ENUM's or SET's members as declared (trailing spaces dropped, as MariaDB does), checked
+/// with MariaDB's errors: 1291 for a member named twice, 1097 for too many, 1367 for a SET
+/// member holding a comma; empty for any other type.
+fn members(column: &str, t: &ast::DataType) -> Result<Vec<String>> {
+    let (names, set): (Vec<String>, bool) = match t {
+        ast::DataType::Enum(members, _) => (
+            members
+                .iter()
+                .map(|m| match m {
+                    ast::EnumMember::Name(n) | ast::EnumMember::NamedValue(n, _) => n.clone(),
+                })
+                .collect(),
+            false,
+        ),
+        ast::DataType::Set(members) => (members.clone(), true),
+        _ => return Ok(Vec::new()),
+    };
+    let kind = if set { "SET" } else { "ENUM" };
+    let max = if set {
+        64
+    } else {
+        base::limits::ENUM_MEMBERS_MAX
+    };
+    if names.len() > max {
+        return Err(SqlError::new(
+            1097,
+            "HY000",
+            format!("Too many strings for column {column} and {kind}"),
+        ));
+    }
+    let mut out: Vec<String> = Vec::with_capacity(names.len());
+    for n in names {
+        let n = n.trim_end_matches(' ').to_string();
+        if set && n.contains(',') {
+            return Err(SqlError::new(
+                1367,
+                "22007",
+                format!("Illegal set '{n}' value found during parsing"),
+            ));
+        }
+        if n.chars().count() > 255 {
+            return Err(SqlError::unsupported(format!(
+                "an {kind} member longer than 255 characters"
+            )));
+        }
+        if out.iter().any(|m| m.to_lowercase() == n.to_lowercase()) {
+            return Err(SqlError::new(
+                1291,
+                "HY000",
+                format!("Column '{column}' has duplicated value '{n}' in {kind}"),
+            ));
+        }
+        out.push(n);
+    }
+    Ok(out)
+}
+
+/// An integer type's display width as declared (BOOL's is 1), 0 when none is (or for another
+/// type).
+fn display_width(t: &ast::DataType) -> u8 {
+    match t {
+        ast::DataType::Bool | ast::DataType::Boolean => 1,
+        t => integer_width(t).flatten().map_or(0, |w| w.min(255) as u8),
+    }
+}
+
+/// An integer type's declared display width (`Some(None)` when it has none); None for any
+/// other type.
+fn integer_width(t: &ast::DataType) -> Option<Option<u64>> {
+    use ast::DataType as D;
+    match t {
+        D::TinyInt(w)
+        | D::TinyIntUnsigned(w)
+        | D::SmallInt(w)
+        | D::SmallIntUnsigned(w)
+        | D::MediumInt(w)
+        | D::MediumIntUnsigned(w)
+        | D::Int(w)
+        | D::Integer(w)
+        | D::IntUnsigned(w)
+        | D::IntegerUnsigned(w)
+        | D::BigInt(w)
+        | D::BigIntUnsigned(w) => Some(*w),
+        _ => None,
+    }
+}
+
+/// Whether a column's CHECK is `json_valid(column)`, the check of a JSON column.
+fn is_json_check(e: &ast::Expr, column: &str) -> bool {
+    match e {
+        ast::Expr::Nested(inner) => is_json_check(inner, column),
+        ast::Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("json_valid") => {
+            match &f.args {
+                ast::FunctionArguments::List(list) => matches!(
+                    list.args.as_slice(),
+                    [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Identifier(i)))]
+                        if i.value.eq_ignore_ascii_case(column)
+                ),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// What a DEFAULT clause gives a column: a value, or the time each row is written.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ColumnDefault {
+    Value(base::Value),
+    /// CURRENT_TIMESTAMP, with this many fraction digits.
+    Now(u8),
+}
+
+impl ColumnDefault {
+    pub(crate) fn apply(self, column: &mut ColumnDef) {
+        match self {
+            ColumnDefault::Value(v) => {
+                column.default = Some(v);
+                column.default_now = None;
+            }
+            ColumnDefault::Now(fsp) => {
+                column.default = None;
+                column.default_now = Some(fsp);
+            }
+        }
+    }
+}
+
+/// For a call of CURRENT_TIMESTAMP, NOW, LOCALTIME or LOCALTIMESTAMP (in parentheses or not),
+/// the fraction digits it gives: `Some(None)` without an argument. None for anything else.
+fn current_time_call(e: &ast::Expr) -> Option<Option<u64>> {
+    match e {
+        ast::Expr::Nested(inner) => current_time_call(inner),
+        ast::Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_lowercase();
+            if !matches!(
+                name.as_str(),
+                "current_timestamp" | "now" | "localtime" | "localtimestamp"
+            ) {
+                return None;
+            }
+            match &f.args {
+                ast::FunctionArguments::None => Some(None),
+                ast::FunctionArguments::List(list) if list.args.is_empty() => Some(None),
+                args => crate::commands::ddl::prefix_length(args).map(Some),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Checks `ON UPDATE e` for `column` (true: it takes the update's time), with MariaDB's errors:
+/// 1064 for anything but a call of CURRENT_TIMESTAMP (or a synonym), 1294 for a column that is
+/// no DATETIME or TIMESTAMP or a call asking for fewer fraction digits than the column keeps.
+fn on_update_now(column: &ColumnDef, e: &ast::Expr) -> Result<bool> {
+    let call = match e {
+        ast::Expr::Nested(_) => None,
+        e => current_time_call(e),
+    };
+    let Some(digits) = call else {
+        return Err(SqlError::parse(format!("near '{e}'")));
+    };
+    let invalid = || {
+        SqlError::new(
+            1294,
+            "HY000",
+            format!("Invalid ON UPDATE clause for '{}' column", column.name),
+        )
+    };
+    let fsp = column.ty.datetime_digits().ok_or_else(invalid)?;
+    match digits {
+        Some(n) if n < u64::from(fsp) => Err(invalid()),
+        _ => Ok(true),
+    }
+}
+
+/// The value a DEFAULT `e` gives `column`, or MariaDB's 1067 for one the column cannot have:
+/// any on an AUTO_INCREMENT column, NULL on a NOT NULL one, and a value strict mode would not
+/// store as it is (a string longer than the column, even by trailing spaces; a number out of
+/// range or not a number; a date that is none). Rounding a number to the column's scale is
+/// no change, as in MariaDB. CURRENT_TIMESTAMP (or NOW, LOCALTIME, LOCALTIMESTAMP) of a
+/// DATETIME or TIMESTAMP column is the time each row is written; any other default calling a
+/// function is refused with 1235 (MariaDB computes it for each row).
+///
+/// `set_default` is ALTER COLUMN ... SET DEFAULT, where MariaDB keeps the digits a
+/// CURRENT_TIMESTAMP call gives (none: 0); a column definition takes the column's digits when
+/// the call gives none, 0 or more.
+pub(crate) fn default_value(
+    column: &ColumnDef,
+    e: &ast::Expr,
+    set_default: bool,
+) -> Result<ColumnDefault> {
+    let invalid = || {
+        SqlError::new(
+            1067,
+            "42000",
+            format!("Invalid default value for '{}'", column.name),
+        )
+    };
+    if column.auto_increment {
+        return Err(invalid());
+    }
+    if let (Some(digits), Some(fsp)) = (current_time_call(e), column.ty.datetime_digits()) {
+        let digits = match digits {
+            Some(n) if set_default => n.min(6) as u8,
+            None if set_default => 0,
+            Some(n) if n > 0 => n.min(u64::from(fsp)) as u8,
+            _ => fsp,
+        };
+        return Ok(ColumnDefault::Now(digits));
+    }
+    let calls = ast::visit_expressions(e, |x| match x {
+        ast::Expr::Function(_) => std::ops::ControlFlow::Break(()),
+        _ => std::ops::ControlFlow::Continue(()),
+    });
+    if calls.is_break() {
+        // MariaDB computes such a default for each row it fills; Cairn keeps a default as one
+        // value or the current time of a DATETIME or TIMESTAMP column.
+        return Err(SqlError::unsupported(format!(
+            "DEFAULT {e} for column '{}' (a default computed for each row, other than \
+             CURRENT_TIMESTAMP of a DATETIME or TIMESTAMP column)",
+            column.name
+        )));
+    }
+    let v = row_free_value(e)?;
+    if column.auto_increment || (v.is_null() && !column.nullable) {
+        return Err(invalid());
+    }
+    let given = base::text::value_text(&v).unwrap_or_default();
+    let longer = match column.ty {
+        ColumnType::Char { length } | ColumnType::VarChar { length } => {
+            String::from_utf8_lossy(&given).chars().count() > length as usize
+        }
+        ColumnType::Binary { length } | ColumnType::VarBinary { length } => {
+            given.len() > length as usize
+        }
+        _ => false,
+    };
+    if longer {
+        return Err(invalid());
+    }
+    let v = crate::expr::temporal::number_as_temporal(column.ty, v);
+    base::text::store_strict(column, v)
+        .map(ColumnDefault::Value)
+        .map_err(|_| invalid())
+}
+
+/// MariaDB's longest VARCHAR or VARBINARY, in bytes: a row's 65,535 less the length prefix and
+/// the null flags. A VARCHAR of a character set of several bytes a character holds this many
+/// bytes' worth of its widest characters.
+const VARCHAR_MAX: u64 = 65_532;
+
+/// Cairn's column type for the SQL type `t`, its parameters checked against Cairn's limits with
+/// MariaDB's errors, naming `column`: 1425/1426/1427 for a decimal's or float's scale and
+/// precision, 1074 for a string too long, 1439 for a width no 32-bit count holds, 1063 for
+/// FLOAT(p > 53).
+fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType> {
+    use ast::DataType as D;
+    let too_long = |max: u64| {
+        SqlError::new(
+            1074,
+            "42000",
+            format!("Column length too big for column '{column}' (max = {max}); use BLOB or TEXT instead"),
+        )
+    };
+    let length = |l: Option<u64>, default: u64, max: u64| -> Result<u32> {
+        match l.unwrap_or(default) {
+            n if n > u64::from(u32::MAX) => Err(SqlError::new(
+                1439,
+                "42000",
+                format!(
+                    "Display width out of range for '{column}' (max = {})",
+                    u32::MAX
+                ),
+            )),
+            n if n > max => Err(too_long(max)),
+            n => Ok(n as u32),
+        }
+    };
+    let char_length = |l: &Option<ast::CharacterLength>| match l {
+        Some(ast::CharacterLength::IntegerLength { length, .. }) => Some(*length),
+        _ => None,
+    };
+    let scale_error = |max: u64| {
+        SqlError::new(
+            1425,
+            "42000",
+            format!("Too big scale specified for '{column}'. Maximum is {max}"),
+        )
+    };
+    let precision_error = |max: u64| {
+        SqlError::new(
+            1426,
+            "42000",
+            format!("Too big precision specified for '{column}'. Maximum is {max}"),
+        )
+    };
+    let order_error = || {
+        SqlError::new(
+            1427,
+            "42000",
+            format!(
+                "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{column}')"
+            ),
+        )
+    };
+    // FLOAT(M,D) and DOUBLE(M,D): MariaDB's limits, then the value is kept as a float.
+    let float_digits = |info: &ast::ExactNumberInfo| -> Result<()> {
+        if let ast::ExactNumberInfo::PrecisionAndScale(m, d) = info {
+            let d = u64::try_from(*d).unwrap_or(u64::MAX);
+            if d > 30 {
+                return Err(scale_error(30));
+            }
+            if *m > 255 {
+                return Err(SqlError::new(
+                    1439,
+                    "42000",
+                    format!("Display width out of range for '{column}' (max = 255)"),
+                ));
+            }
+            if d > *m {
+                return Err(order_error());
+            }
+        }
+        Ok(())
+    };
+    let fsp = |p: &Option<u64>| -> Result<u8> {
+        match p.unwrap_or(0) {
+            p if p > 6 => Err(precision_error(6)),
+            p => Ok(p as u8),
+        }
+    };
+    // An integer's display width: at most 255, as MariaDB.
+    let width = |w: &Option<u64>| match w {
+        Some(w) if *w > 255 => Err(SqlError::new(
+            1439,
+            "42000",
+            format!("Display width out of range for '{column}' (max = 255)"),
+        )),
+        _ => Ok(()),
+    };
+    if let Some(w) = integer_width(t) {
+        width(&w)?;
+    }
+    // DOUBLE takes (M,D) or nothing; DOUBLE(M) is a syntax error in MariaDB.
+    if let D::Double(ast::ExactNumberInfo::Precision(_)) = t {
+        return Err(SqlError::parse(format!(
+            "near ')': DOUBLE of '{column}' takes (M,D) or no digits"
+        )));
+    }
+    Ok(match t {
+        // MariaDB's BOOL and BOOLEAN are TINYINT(1).
+        D::TinyInt(_) | D::Bool | D::Boolean => ColumnType::TinyInt { unsigned: false },
+        D::TinyIntUnsigned(_) => ColumnType::TinyInt { unsigned: true },
+        D::SmallInt(_) => ColumnType::SmallInt { unsigned: false },
+        D::SmallIntUnsigned(_) => ColumnType::SmallInt { unsigned: true },
+        D::MediumInt(_) => ColumnType::MediumInt { unsigned: false },
+        D::MediumIntUnsigned(_) => ColumnType::MediumInt { unsigned: true },
+        D::Int(_) | D::Integer(_) => ColumnType::Int { unsigned: false },
+        D::IntUnsigned(_) | D::IntegerUnsigned(_) => ColumnType::Int { unsigned: true },
+        D::BigInt(_) => ColumnType::BigInt { unsigned: false },
+        D::BigIntUnsigned(_) => ColumnType::BigInt { unsigned: true },
+        // FLOAT(p): single precision up to 24 bits, double up to 53, as MariaDB.
+        D::Float(ast::ExactNumberInfo::Precision(p)) => match p {
+            0..=24 => ColumnType::Float,
+            25..=53 => ColumnType::Double,
+            _ => {
+                return Err(SqlError::new(
+                    1063,
+                    "42000",
+                    format!("Incorrect column specifier for column '{column}'"),
+                ))
+            }
+        },
+        D::Float(info) => {
+            float_digits(info)?;
+            ColumnType::Float
+        }
+        D::Real => ColumnType::Float,
+        D::Double(info) => {
+            float_digits(info)?;
+            ColumnType::Double
+        }
+        D::DoublePrecision => ColumnType::Double,
+        D::Decimal(info) | D::Numeric(info) => {
+            let (precision, scale) = match info {
+                ast::ExactNumberInfo::None => (10, 0),
+                ast::ExactNumberInfo::Precision(p) => (*p, 0),
+                ast::ExactNumberInfo::PrecisionAndScale(p, s) => {
+                    (*p, u64::try_from(*s).unwrap_or(u64::MAX))
+                }
+            };
+            // MariaDB's order: the scale, then the precision, then the one against the other.
+            if scale > u64::from(limits::DECIMAL_SCALE_MAX) {
+                return Err(scale_error(limits::DECIMAL_SCALE_MAX.into()));
+            }
+            if precision > u64::from(limits::DECIMAL_PRECISION_MAX) {
+                return Err(precision_error(limits::DECIMAL_PRECISION_MAX.into()));
+            }
+            if scale > precision {
+                return Err(order_error());
+            }
+            // DECIMAL(0) is MariaDB's default precision.
+            let precision = if precision == 0 { 10 } else { precision };
+            ColumnType::Decimal {
+                precision: precision as u8,
+                scale: scale as u8,
+            }
+        }
+        D::Char(l) | D::Character(l) => ColumnType::Char {
+            length: length(char_length(l), 1, limits::CHAR_LENGTH_MAX.into())?,
+        },
+        D::Varchar(l) | D::CharacterVarying(l) => ColumnType::VarChar {
+            length: length(char_length(l), 255, VARCHAR_MAX)?,
+        },
+        D::Binary(l) => ColumnType::Binary {
+            length: length(*l, 1, limits::CHAR_LENGTH_MAX.into())?,
+        },
+        D::Varbinary(l) => ColumnType::VarBinary {
+            length: length(
+                match l {
+                    Some(ast::BinaryLength::IntegerLength { length }) => Some(*length),
+                    _ => None,
+                },
+                255,
+                VARCHAR_MAX,
+            )?,
+        },
+        D::Text => ColumnType::TEXT,
+        D::TinyText => ColumnType::Text {
+            size: LobSize::Tiny,
+        },
+        // MariaDB's LONG (and LONG VARCHAR) is MEDIUMTEXT.
+        D::MediumText => ColumnType::Text {
+            size: LobSize::Medium,
+        },
+        D::Custom(name, modifiers)
+            if modifiers.is_empty() && name.to_string().eq_ignore_ascii_case("LONG") =>
+        {
+            ColumnType::Text {
+                size: LobSize::Medium,
+            }
+        }
+        D::LongText | D::JSON => ColumnType::Text {
+            size: LobSize::Long,
+        },
+        // TEXT(n): sized for n characters of one byte here; `column_from_ast` sizes it again for
+        // the column's character set.
+        D::Custom(name, modifiers) if text_length(name, modifiers).is_some() => {
+            let n = text_length(name, modifiers).flatten().ok_or_else(|| {
+                SqlError::parse(format!("near '{}' in the type of '{column}'", modifiers[0]))
+            })?;
+            ColumnType::Text {
+                size: lob_of_length(u64::from(length(Some(n), 0, u64::MAX)?), 1),
+            }
+        }
+        D::Blob(n) => ColumnType::Blob {
+            size: lob_of_length(u64::from(length(*n, 0, u64::MAX)?), 1),
+        },
+        D::TinyBlob => ColumnType::Blob {
+            size: LobSize::Tiny,
+        },
+        D::MediumBlob => ColumnType::Blob {
+            size: LobSize::Medium,
+        },
+        D::LongBlob => ColumnType::Blob {
+            size: LobSize::Long,
+        },
+        // YEAR and YEAR(4); MariaDB's two-digit YEAR(2) is not kept.
+        D::Custom(name, modifiers)
+            if name.to_string().eq_ignore_ascii_case("YEAR")
+                && (modifiers.is_empty() || modifiers == &["4".to_string()]) =>
+        {
+            ColumnType::Year
+        }
+        // BIT and BIT(n): 1 to 64 bits (BIT(0) is BIT(1), as MariaDB makes it).
+        D::Bit(n) => match n.unwrap_or(1) {
+            n if n > 64 => {
+                return Err(SqlError::new(
+                    1439,
+                    "42000",
+                    format!("Display width out of range for '{column}' (max = 64)"),
+                ))
+            }
+            n => ColumnType::Bit {
+                width: n.max(1) as u8,
+            },
+        },
+        D::Enum(..) => ColumnType::Enum,
+        D::Set(_) => ColumnType::Set,
+        D::Date => ColumnType::Date,
+        D::Datetime(p) => ColumnType::DateTime { fsp: fsp(p)? },
+        D::Timestamp(p, _) => ColumnType::Timestamp { fsp: fsp(p)? },
+        D::Time(p, _) => ColumnType::Time { fsp: fsp(p)? },
+        other => return Err(SqlError::unsupported(format!("the type {other}"))),
+    })
+}

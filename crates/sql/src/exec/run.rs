@@ -1,0 +1,1589 @@
+//! The executor: runs plans against the data node. It turns a plan's keys, bounds and pushed
+//! conditions into values of the columns' types (falling back to a wider access when a value
+//! cannot be one), fetches rows (keyed reads batched in one round trip, or a scan), applies the
+//! WHERE (a derived table's rows are its query's, `plan/derived.rs`), then groups, orders,
+//! deduplicates and limits in the API node; and writes with
+//! INSERT (with IGNORE, REPLACE, ON DUPLICATE KEY UPDATE, SET or SELECT), UPDATE and DELETE
+//! inside the session's transaction.
+
+use std::cmp::Ordering;
+
+use base::schema::ColumnDef;
+use base::types::Collation;
+use base::Value;
+use client::{ExecType, Filter, LockMode, OpResult, Scan, ScanOrder, Table, Transaction};
+use sqlparser::ast::{self, SetExpr};
+
+use crate::expr::aggregate::count_value;
+use crate::expr::aggregate::order_values;
+use crate::expr::aggregate::{group_key, Accumulator};
+use crate::expr::stored::store;
+use crate::expr::stored::{
+    add_current_defaults, lenient_store, on_update_values, strict_store, timestamped,
+};
+use crate::expr::{compare, truthy, Compiler, Env, Expr, Scope};
+use crate::foundation::error::Result;
+use crate::foundation::error::SqlError;
+use crate::plan::join::{JoinStep, Joined};
+use crate::plan::{
+    pushable, Access, OrderKey, PlanInput, Pushed, QueryPlan, SelectPlan, Source, TableRef,
+};
+use crate::session::diagnostics::Storing;
+use crate::session::{ident, Outcome, Session};
+
+/// Puts a fetched row (`fetch[i]` holds table column i) in its place in a joined row.
+fn place(joined: &mut [Value], offset: usize, fetch: &[u16], row: Vec<Value>) {
+    for (c, v) in fetch.iter().zip(row) {
+        if let Some(slot) = joined.get_mut(offset + *c as usize) {
+            *slot = v;
+        }
+    }
+}
+
+/// Rows per execute of a multi-row INSERT (each a batch of the data node's).
+const INSERT_BATCH_ROWS: usize = 1_000;
+
+/// The groups of one prefix length of WITH ROLLUP's keys: by key, the group's first row and
+/// accumulators.
+#[derive(Default)]
+struct Level {
+    index: hashbrown::HashMap<Vec<u8>, usize>,
+    groups: Vec<(Vec<Value>, Vec<Accumulator>)>,
+}
+
+/// What an INSERT does with a row whose primary or unique key is taken.
+#[derive(Debug, Clone)]
+pub enum OnDuplicate {
+    /// Fails with error 1062.
+    Fail,
+    /// INSERT IGNORE: skips the row.
+    Ignore,
+    /// REPLACE: deletes the rows in the way, then inserts.
+    Replace,
+    /// ON DUPLICATE KEY UPDATE: (table column, new value) over the existing row's columns
+    /// followed by the row the INSERT gave (`VALUES(col)`, or the row alias).
+    Update(Vec<(u16, Expr)>),
+}
+
+/// INSERT (or REPLACE) over one table, its values unresolved (`?` allowed): VALUES rows, SET,
+/// or a SELECT's rows.
+#[derive(Debug, Clone)]
+pub struct InsertPlan {
+    table: Table,
+    columns: Vec<u16>,
+    /// None: DEFAULT.
+    rows: Vec<Vec<Option<Expr>>>,
+    /// INSERT ... SELECT (or a set operation): the rows come from this plan instead.
+    select: Option<Box<QueryPlan>>,
+    duplicate: OnDuplicate,
+}
+
+impl InsertPlan {
+    pub(crate) fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// An INSERT of rows already computed, each value into the column of `columns` at its
+    /// position (CREATE TABLE ... SELECT).
+    pub(crate) fn of_rows(
+        table: Table,
+        columns: Vec<u16>,
+        rows: Vec<Vec<Value>>,
+    ) -> Result<InsertPlan> {
+        defaults_for_the_rest(table.def(), &columns)?;
+        Ok(InsertPlan {
+            table,
+            columns,
+            rows: rows
+                .into_iter()
+                .map(|r| r.into_iter().map(|v| Some(Expr::Const(v))).collect())
+                .collect(),
+            select: None,
+            duplicate: OnDuplicate::Fail,
+        })
+    }
+}
+
+/// MariaDB's 1364 for a NOT NULL column without a default that an INSERT into `columns` leaves
+/// out.
+fn defaults_for_the_rest(def: &base::TableDef, columns: &[u16]) -> Result<()> {
+    if let Some(missing) = def.columns.iter().enumerate().find(|(p, c)| {
+        !c.nullable
+            && !c.has_default()
+            && !c.auto_increment
+            && !c.hidden
+            && !columns.contains(&(*p as u16))
+    }) {
+        return Err(SqlError::new(
+            1364,
+            "HY000",
+            format!("Field '{}' doesn't have a default value", missing.1.name),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn insert_plan(
+    input: &PlanInput,
+    i: &ast::Insert,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<InsertPlan> {
+    let ast::TableObject::TableName(name) = &i.table else {
+        return Err(SqlError::unsupported("INSERT into a table function"));
+    };
+    let (table, tref) = resolve(name)?;
+    let def = table.def().clone();
+    let column_of = |n: &str| {
+        def.column(n)
+            .filter(|p| !def.columns[*p].hidden)
+            .map(|p| p as u16)
+            .ok_or_else(|| SqlError::unknown_column(n, "field list"))
+    };
+    let set_columns: Vec<String> = i
+        .assignments
+        .iter()
+        .map(|a| match &a.target {
+            ast::AssignmentTarget::ColumnName(n) => Ok(ident(n)?.1),
+            _ => Err(SqlError::unsupported("tuple assignment")),
+        })
+        .collect::<Result<_>>()?;
+    // `INSERT INTO t () VALUES ()` or `INSERT INTO t VALUES (), ()`: rows of defaults only.
+    let defaults_only = set_columns.is_empty()
+        && i.columns.is_empty()
+        && matches!(
+            i.source.as_ref().map(|q| q.body.as_ref()),
+            Some(SetExpr::Values(v)) if v.rows.iter().all(|r| r.content.is_empty())
+        );
+    let columns: Vec<u16> = if !set_columns.is_empty() {
+        set_columns
+            .iter()
+            .map(|n| column_of(n))
+            .collect::<Result<_>>()?
+    } else if defaults_only {
+        Vec::new()
+    } else if i.columns.is_empty() {
+        (0..def.columns.len() as u16)
+            .filter(|c| !def.columns[*c as usize].hidden)
+            .collect()
+    } else {
+        i.columns
+            .iter()
+            .map(|c| column_of(&ident(c)?.1))
+            .collect::<Result<_>>()?
+    };
+    for (n, c) in columns.iter().enumerate() {
+        if columns[..n].contains(c) {
+            return Err(SqlError::new(
+                1110,
+                "42000",
+                format!("Column '{}' specified twice", def.columns[*c as usize].name),
+            ));
+        }
+    }
+    defaults_for_the_rest(&def, &columns)?;
+    let mut c = Compiler::new(None, input.placeholders);
+    let value = |c: &mut Compiler, e: &ast::Expr| match e {
+        ast::Expr::Identifier(i)
+            if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default") =>
+        {
+            Ok(None)
+        }
+        e => c.compile(e).map(Some),
+    };
+    let mut rows = Vec::new();
+    let mut select = None;
+    match i.source.as_ref().map(|q| q.body.as_ref()) {
+        None => {
+            rows.push(
+                i.assignments
+                    .iter()
+                    .map(|a| value(&mut c, &a.value))
+                    .collect::<Result<_>>()?,
+            );
+        }
+        Some(SetExpr::Values(values)) => {
+            rows.reserve(values.rows.len());
+            for (n, row) in values.rows.iter().enumerate() {
+                if row.content.len() != columns.len() {
+                    return Err(column_count(n + 1));
+                }
+                rows.push(
+                    row.content
+                        .iter()
+                        .map(|e| value(&mut c, e))
+                        .collect::<Result<_>>()?,
+                );
+            }
+        }
+        Some(_) => {
+            let q = i.source.as_ref().expect("a source");
+            let plan = crate::plan::query(input, q, resolve)?;
+            if plan.columns().len() != columns.len() {
+                return Err(column_count(1));
+            }
+            select = Some(Box::new(plan));
+        }
+    }
+    let duplicate = match (&i.on, i.ignore, i.replace_into) {
+        (None, false, false) => OnDuplicate::Fail,
+        (None, true, _) => OnDuplicate::Ignore,
+        (None, false, true) => OnDuplicate::Replace,
+        (Some(ast::OnInsert::DuplicateKeyUpdate(assignments)), _, false) => {
+            let alias = match &i.insert_alias {
+                None => String::new(),
+                Some(a) if a.col_aliases.as_ref().is_none_or(Vec::is_empty) => {
+                    ident(&a.row_alias)?.1
+                }
+                Some(_) => return Err(SqlError::unsupported("column aliases of the inserted row")),
+            };
+            let scopes = vec![
+                Scope {
+                    def: &def,
+                    name: &tref.2,
+                    database: &tref.0,
+                    offset: 0,
+                },
+                Scope {
+                    def: &def,
+                    name: &alias,
+                    database: &tref.0,
+                    offset: def.columns.len(),
+                },
+            ];
+            let mut c = Compiler::with_scopes(scopes, input.placeholders);
+            c.inserted = Some(1);
+            let mut out = Vec::with_capacity(assignments.len());
+            for a in assignments {
+                let ast::AssignmentTarget::ColumnName(n) = &a.target else {
+                    return Err(SqlError::unsupported("tuple assignment"));
+                };
+                let column = column_of(&ident(n)?.1)?;
+                if def.primary_key.contains(&column) {
+                    return Err(SqlError::unsupported("UPDATE of a primary key column"));
+                }
+                out.push((column, c.compile(&a.value)?));
+            }
+            OnDuplicate::Update(out)
+        }
+        _ => return Err(SqlError::unsupported("this form of INSERT")),
+    };
+    Ok(InsertPlan {
+        table,
+        columns,
+        rows,
+        select,
+        duplicate,
+    })
+}
+
+fn column_count(row: usize) -> SqlError {
+    SqlError::new(
+        1136,
+        "21S01",
+        format!("Column count doesn't match value count at row {row}"),
+    )
+}
+
+/// What a source needs from the data node for one execution.
+pub(crate) enum Fetch {
+    /// No row can match.
+    Nothing,
+    /// Keyed reads: by primary key, or through unique index `unique`.
+    Keys {
+        unique: Option<u16>,
+        keys: Vec<Vec<Value>>,
+    },
+    /// One scan (ordered-index range or whole table) with its pushed filter, and whether that
+    /// filter decides the whole WHERE (`Source::pushed_decides`, every value converted exactly).
+    Scan(Box<Scan>, bool),
+}
+
+/// How a plan's access resolved for one execution's parameters.
+enum Resolved {
+    Keys(Vec<Vec<Value>>),
+    Range {
+        lower: Option<Vec<Value>>,
+        upper: Option<Vec<Value>>,
+    },
+    Full,
+    /// No row can match (a NULL or impossible key).
+    Empty,
+}
+
+/// A key value for `column`: Ok(Some) exact, Ok(None) no row can equal it, Err(()) the index
+/// cannot be used (a comparison MySQL makes as numbers on a string column, or no conversion).
+fn key_value(column: &ColumnDef, v: Value) -> std::result::Result<Option<Value>, ()> {
+    if v.is_null() {
+        return Ok(None);
+    }
+    if column.ty.is_string() != matches!(v, Value::Bytes(_)) && column.ty.is_string() {
+        return Err(());
+    }
+    let stored = store(column, v.clone()).map_err(|_| ())?;
+    if compare(&stored, &v) == Some(Ordering::Equal) {
+        Ok(Some(stored))
+    } else {
+        Ok(None)
+    }
+}
+
+/// A bound value for `column` (rounded conversions still bound a superset); None drops it.
+fn bound_value(column: &ColumnDef, v: Value) -> Option<Value> {
+    if column.ty.is_string() && !matches!(v, Value::Bytes(_)) {
+        return None;
+    }
+    store(column, v).ok()
+}
+
+/// Where each order key's value sits in an output row (items, values of the order keys that
+/// are not items): in the items (true) or among the other values, at that index.
+fn order_slots(order: &[(OrderKey, bool, Collation)]) -> Vec<(bool, usize)> {
+    let mut exprs = 0;
+    order
+        .iter()
+        .map(|(k, ..)| match k {
+            OrderKey::Item(i) => (true, *i),
+            OrderKey::Expr(_) => {
+                exprs += 1;
+                (false, exprs - 1)
+            }
+        })
+        .collect()
+}
+
+fn slot_value(row: &(Vec<Value>, Vec<Value>), (item, i): (bool, usize)) -> Option<&Value> {
+    if item {
+        row.0.get(i)
+    } else {
+        row.1.get(i)
+    }
+}
+
+/// The order of `rows` (items, values of the order keys that are not items) under `order`, as
+/// indices, stable. Sorting indices moves 4 bytes per swap instead of a row's two vectors, and
+/// a string first key is compared by its sort key's first eight bytes, weighed once per row,
+/// before whole values are compared.
+fn sorted_order(
+    rows: &[(Vec<Value>, Vec<Value>)],
+    order: &[(OrderKey, bool, Collation)],
+) -> Vec<u32> {
+    let mut index: Vec<u32> = (0..rows.len() as u32).collect();
+    let (Some(&(_, first_desc, first_collation)), true) = (order.first(), rows.len() > 1) else {
+        return index;
+    };
+    let slots = order_slots(order);
+    let prefixes: Vec<Option<u64>> = rows
+        .iter()
+        .map(|row| match slot_value(row, slots[0]) {
+            Some(Value::Bytes(b)) => base::collation::sort_key_prefix(b, first_collation),
+            _ => None,
+        })
+        .collect();
+    index.sort_by(|&a, &b| {
+        if let (Some(x), Some(y)) = (prefixes[a as usize], prefixes[b as usize]) {
+            if x != y {
+                return if first_desc { y.cmp(&x) } else { x.cmp(&y) };
+            }
+        }
+        let (a, b) = (&rows[a as usize], &rows[b as usize]);
+        for (slot, (_, desc, collation)) in slots.iter().zip(order) {
+            let (Some(x), Some(y)) = (slot_value(a, *slot), slot_value(b, *slot)) else {
+                continue;
+            };
+            let o = order_values(x, y, *desc, *collation);
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    });
+    index
+}
+
+impl Session {
+    pub(crate) fn env<'a>(
+        &'a self,
+        row: &'a [Value],
+        params: &'a [Value],
+        aggs: &'a [Value],
+    ) -> Env<'a> {
+        Env {
+            row,
+            params,
+            aggs,
+            ctx: self,
+        }
+    }
+
+    pub(crate) fn free(&self, e: &Expr, params: &[Value]) -> Result<Value> {
+        e.eval(&self.env(&[], params, &[]))
+    }
+
+    fn resolve(&self, src: &Source, params: &[Value]) -> Result<Resolved> {
+        let def = src.table.def();
+        match &src.access {
+            Access::Lookup { unique, keys } => {
+                let columns: &[u16] = match unique {
+                    None => &def.primary_key,
+                    Some((i, _)) => &def.indexes[*i as usize].columns,
+                };
+                let mut out: Vec<Vec<Value>> = Vec::with_capacity(keys.len());
+                'keys: for key in keys {
+                    let mut values = Vec::with_capacity(key.len());
+                    for (e, c) in key.iter().zip(columns) {
+                        match key_value(&def.columns[*c as usize], self.free(e, params)?) {
+                            Ok(Some(v)) => values.push(v),
+                            Ok(None) => continue 'keys,
+                            Err(()) => return Ok(Resolved::Full),
+                        }
+                    }
+                    // IN (3, 3) reads row 3 once.
+                    if !out.contains(&values) {
+                        out.push(values);
+                    }
+                }
+                Ok(if out.is_empty() {
+                    Resolved::Empty
+                } else {
+                    Resolved::Keys(out)
+                })
+            }
+            Access::Range {
+                columns,
+                equal,
+                lower,
+                upper,
+                ..
+            } => {
+                let mut prefix = Vec::with_capacity(equal.len());
+                for (e, c) in equal.iter().zip(columns) {
+                    match key_value(&def.columns[*c as usize], self.free(e, params)?) {
+                        Ok(Some(v)) => prefix.push(v),
+                        Ok(None) => return Ok(Resolved::Empty),
+                        Err(()) => return Ok(Resolved::Full),
+                    }
+                }
+                let next = columns.get(equal.len()).map(|c| &def.columns[*c as usize]);
+                let bound = |e: &Option<Expr>| -> Result<Option<Option<Value>>> {
+                    match (e, next) {
+                        (Some(e), Some(column)) => {
+                            let v = self.free(e, params)?;
+                            if v.is_null() {
+                                return Ok(None);
+                            }
+                            Ok(Some(bound_value(column, v)))
+                        }
+                        _ => Ok(Some(None)),
+                    }
+                };
+                let (Some(lo), Some(hi)) = (bound(lower)?, bound(upper)?) else {
+                    return Ok(Resolved::Empty);
+                };
+                let with = |b: Option<Value>| -> Option<Vec<Value>> {
+                    match b {
+                        Some(v) => {
+                            let mut k = prefix.clone();
+                            k.push(v);
+                            Some(k)
+                        }
+                        None if prefix.is_empty() => None,
+                        None => Some(prefix.clone()),
+                    }
+                };
+                Ok(Resolved::Range {
+                    lower: with(lo),
+                    upper: with(hi),
+                })
+            }
+            Access::Full => Ok(Resolved::Full),
+        }
+    }
+
+    /// The pushed conditions whose values convert exactly to their columns' types, and whether
+    /// that is all of them.
+    fn pushed_filter(&self, src: &Source, params: &[Value]) -> Result<(Option<Filter>, bool)> {
+        let def = src.table.def();
+        let exact = |c: u16, e: &Expr| -> Result<Option<Value>> {
+            let column = &def.columns[c as usize];
+            if !pushable(column.ty) {
+                return Ok(None);
+            }
+            Ok(key_value(column, self.free(e, params)?).ok().flatten())
+        };
+        let mut parts = Vec::new();
+        for p in &src.pushed {
+            let f = match p {
+                Pushed::Cmp(c, op, e) => exact(*c, e)?.map(|value| Filter::Cmp {
+                    column: *c,
+                    op: *op,
+                    value,
+                }),
+                Pushed::Between(c, lo, hi) => match (exact(*c, lo)?, exact(*c, hi)?) {
+                    (Some(low), Some(high)) => Some(Filter::Between {
+                        column: *c,
+                        low,
+                        high,
+                    }),
+                    _ => None,
+                },
+                Pushed::In(c, list) => {
+                    let mut values = Vec::with_capacity(list.len());
+                    for e in list {
+                        match exact(*c, e)? {
+                            Some(v) => values.push(v),
+                            None => {
+                                values.clear();
+                                break;
+                            }
+                        }
+                    }
+                    (!values.is_empty() && values.len() <= base::limits::FILTER_IN_VALUES_MAX)
+                        .then_some(Filter::In { column: *c, values })
+                }
+                Pushed::Like(c, e) => {
+                    let column = &def.columns[*c as usize];
+                    match self.free(e, params)? {
+                        Value::Bytes(pattern) if column.ty.is_string() => Some(Filter::Like {
+                            column: *c,
+                            pattern,
+                        }),
+                        _ => None,
+                    }
+                }
+                Pushed::IsNull(c, negated) => Some(if *negated {
+                    Filter::IsNotNull { column: *c }
+                } else {
+                    Filter::IsNull { column: *c }
+                }),
+            };
+            parts.extend(f);
+        }
+        let all = parts.len() == src.pushed.len();
+        Ok((
+            match parts.len() {
+                0 => None,
+                1 => parts.pop(),
+                _ => Some(Filter::And(parts)),
+            },
+            all,
+        ))
+    }
+
+    /// What `src` asks of the data node for these parameters: keyed reads or one scan.
+    pub(crate) fn fetch_request(&self, src: &Source, params: &[Value]) -> Result<Fetch> {
+        let table = &src.table;
+        let def = table.def();
+        Ok(match self.resolve(src, params)? {
+            Resolved::Empty => Fetch::Nothing,
+            Resolved::Keys(keys) => Fetch::Keys {
+                unique: match &src.access {
+                    Access::Lookup { unique, .. } => unique.as_ref().map(|u| u.0),
+                    _ => None,
+                },
+                keys,
+            },
+            resolved => {
+                let names: Vec<&str> = src
+                    .fetch
+                    .iter()
+                    .map(|c| def.columns[*c as usize].name.as_str())
+                    .collect();
+                let mut scan = match (&resolved, &src.access) {
+                    (Resolved::Range { lower, upper }, Access::Range { index, .. }) => {
+                        let mut s = Scan::index(index);
+                        if let Some(l) = lower {
+                            s = s.from(l.clone(), true);
+                        }
+                        if let Some(u) = upper {
+                            s = s.to(u.clone(), true);
+                        }
+                        s
+                    }
+                    _ => Scan::table(),
+                };
+                scan = scan.columns(&names).order(ScanOrder::Any);
+                let (filter, all) = self.pushed_filter(src, params)?;
+                if let Some(f) = filter {
+                    scan = scan.filter(f);
+                }
+                Fetch::Scan(Box::new(scan), all && src.pushed_decides)
+            }
+        })
+    }
+
+    /// The rows of `src` that satisfy its WHERE, as fetched rows. Keyed reads run in `txn`
+    /// with `exec`; scans read committed rows and `txn`'s own changes and, when the source
+    /// locks, are read again by primary key in `txn` with the lock.
+    pub(crate) fn fetch(
+        &mut self,
+        txn: &mut Transaction,
+        exec: ExecType,
+        src: &Source,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        // A KILL QUERY stops a statement between the tables and batches it reads.
+        self.activity.interrupt.check_killed()?;
+        if let Some(d) = &src.derived {
+            // A derived table: its query's rows, made in the API node.
+            let rows = self.derived_rows(txn, exec, d, params)?;
+            let rows = crate::plan::derived::fetched(rows, &src.fetch);
+            return self.matching_in(txn, src, params, rows);
+        }
+        if crate::catalog::infoschema::virtual_of(src).is_some() {
+            // information_schema: rows made from the catalog, never sent to the data node.
+            let rows = crate::catalog::infoschema::rows(self, src)?;
+            return self.matching_in(txn, src, params, rows);
+        }
+        let table = &src.table;
+        let def = table.def();
+        let client = |e: client::ClientError| SqlError::from_client(&e);
+        // The keys and bounds read no row: a division by zero there warns, as MariaDB works
+        // them out while optimizing, even where one met row by row fails the statement.
+        let request = if self.diagnostics.storing == Storing::Strict {
+            self.storing(Storing::No, |s| s.fetch_request(src, params))?
+        } else {
+            self.fetch_request(src, params)?
+        };
+        let rows = match request {
+            Fetch::Nothing => Vec::new(),
+            Fetch::Keys { unique, keys } => self.read_keys(txn, exec, table, unique, keys, src)?,
+            Fetch::Scan(scan, decides) => {
+                let rows = txn.scan(table, &scan).map_err(client)?;
+                if src.lock == LockMode::CommittedRead {
+                    if decides {
+                        return Ok(rows);
+                    }
+                    rows
+                } else {
+                    // Lock what the scan found, reading each row again under the lock.
+                    let pk: Vec<usize> = def
+                        .primary_key
+                        .iter()
+                        .map(|c| src.fetch.iter().position(|f| f == c).unwrap_or(0))
+                        .collect();
+                    let keys = rows
+                        .iter()
+                        .map(|r| pk.iter().map(|p| r[*p].clone()).collect())
+                        .collect();
+                    self.read_keys(txn, ExecType::NoCommit, table, None, keys, src)?
+                }
+            }
+        };
+        self.matching_in(txn, src, params, rows)
+    }
+
+    /// [`Session::matching`], once the correlated subqueries its WHERE holds ran for `rows`.
+    fn matching_in(
+        &mut self,
+        txn: &mut Transaction,
+        src: &Source,
+        params: &[Value],
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Vec<Vec<Value>>> {
+        self.run_correlated(txn, &src.filter, &rows, params)?;
+        self.matching(src, params, rows)
+    }
+
+    /// The fetched rows that satisfy the source's whole WHERE (re-checked in the API node).
+    pub(crate) fn matching(
+        &self,
+        src: &Source,
+        params: &[Value],
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Vec<Vec<Value>>> {
+        // Where a division by zero fails the statement, one MariaDB works out while optimizing
+        // only warns: in a condition reading no row, or in the value a key is compared with.
+        if let Some(f) = src.filter.as_ref().filter(|f| {
+            !rows.is_empty()
+                && self.diagnostics.storing == Storing::Strict
+                && crate::session::diagnostics::divides(f)
+        }) {
+            let folded = self.fold_optimized(src, f, params)?;
+            return self.filtered(Some(&folded), params, rows);
+        }
+        self.filtered(src.filter.as_ref(), params, rows)
+    }
+
+    /// The rows for which `filter` (if any) is true.
+    fn filtered(
+        &self,
+        filter: Option<&Expr>,
+        params: &[Value],
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let Some(filter) = filter.filter(|_| !rows.is_empty()) else {
+            return Ok(rows);
+        };
+        let mut kept = Vec::with_capacity(rows.len());
+        for row in rows {
+            if truthy(&filter.eval(&self.env(&row, params, &[]))?) {
+                kept.push(row);
+            }
+        }
+        Ok(kept)
+    }
+
+    fn read_keys(
+        &mut self,
+        txn: &mut Transaction,
+        exec: ExecType,
+        table: &Table,
+        unique: Option<u16>,
+        keys: Vec<Vec<Value>>,
+        src: &Source,
+    ) -> Result<Vec<Vec<Value>>> {
+        let rows = self.read_each(txn, exec, table, unique, &keys, src)?;
+        Ok(rows.into_iter().flatten().collect())
+    }
+
+    /// Reads each key (batches of the data node's size), returning the row found for each.
+    pub(crate) fn read_each(
+        &mut self,
+        txn: &mut Transaction,
+        exec: ExecType,
+        table: &Table,
+        unique: Option<u16>,
+        keys: &[Vec<Value>],
+        src: &Source,
+    ) -> Result<Vec<Option<Vec<Value>>>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut ops = Vec::with_capacity(keys.len());
+        for chunk in keys.chunks(base::limits::BATCH_OPERATIONS_MAX) {
+            for key in chunk {
+                ops.push(match unique {
+                    None => txn.read_with(table, key.clone(), src.lock, src.fetch.clone()),
+                    Some(i) => txn.read_unique(table, i, key.clone(), src.lock, src.fetch.clone()),
+                });
+            }
+            let this = if ops.len() == keys.len() {
+                exec
+            } else {
+                ExecType::NoCommit
+            };
+            txn.execute(this).map_err(|e| SqlError::from_client(&e))?;
+        }
+        Ok(ops
+            .into_iter()
+            .map(|op| txn.row(op).map(<[Value]>::to_vec))
+            .collect())
+    }
+
+    /// The rows of a join ([`Joined`]): the first table's matching rows,
+    /// then each step's matches appended (NULLs for an outer join's unmatched rows), then the
+    /// WHERE over complete rows.
+    fn join(
+        &mut self,
+        txn: &mut Transaction,
+        last: ExecType,
+        src: &Source,
+        j: &Joined,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        let first = self.fetch(txn, ExecType::NoCommit, src, params)?;
+        let mut rows: Vec<Vec<Value>> = first
+            .into_iter()
+            .map(|r| {
+                let mut joined = vec![Value::Null; j.width];
+                place(&mut joined, j.first_offset, &src.fetch, r);
+                joined
+            })
+            .collect();
+        for step in &j.steps {
+            if rows.is_empty() {
+                break;
+            }
+            rows = self.join_step(txn, step, rows, params)?;
+        }
+        self.run_correlated(txn, &j.filter, &rows, params)?;
+        if txn.is_open() {
+            txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
+        }
+        self.filtered(j.filter.as_ref(), params, rows)
+    }
+
+    /// Joins one more table to `rows`.
+    fn join_step(
+        &mut self,
+        txn: &mut Transaction,
+        step: &JoinStep,
+        rows: Vec<Vec<Value>>,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        let src = &step.source;
+        // The table's rows, and for each joined row the ones that may match (None: all).
+        let (found, candidates) = match self.join_keys(step, &rows, params)? {
+            Some((unique, keys, wanted)) => {
+                let read =
+                    self.read_each(txn, ExecType::NoCommit, &src.table, unique, &keys, src)?;
+                let mut found = Vec::new();
+                let mut at = Vec::with_capacity(read.len());
+                for r in read {
+                    at.push(r.map(|r| {
+                        found.push(r);
+                        found.len() - 1
+                    }));
+                }
+                let candidates = wanted
+                    .into_iter()
+                    .map(|ks| Some(ks.into_iter().filter_map(|k| at[k]).collect()))
+                    .collect();
+                (found, candidates)
+            }
+            None => {
+                let found = self.fetch(txn, ExecType::NoCommit, src, params)?;
+                let candidates = self.hashed(step, &rows, &found, params)?;
+                (found, candidates)
+            }
+        };
+        let all: Vec<usize> = (0..found.len()).collect();
+        if step.on.as_ref().is_some_and(Expr::holds_correlated) {
+            // The correlated subqueries of the ON run first for every pair it will check.
+            let mut pairs = Vec::new();
+            for (row, wanted) in rows.iter().zip(&candidates) {
+                for &c in wanted.as_deref().unwrap_or(&all) {
+                    let mut joined = row.clone();
+                    place(&mut joined, step.offset, &src.fetch, found[c].clone());
+                    pairs.push(joined);
+                }
+            }
+            self.run_correlated(txn, &step.on, &pairs, params)?;
+        }
+        let mut out = Vec::new();
+        for (row, wanted) in rows.into_iter().zip(candidates) {
+            let mut matched = false;
+            for &c in wanted.as_deref().unwrap_or(&all) {
+                let mut joined = row.clone();
+                place(&mut joined, step.offset, &src.fetch, found[c].clone());
+                if let Some(on) = &step.on {
+                    if !truthy(&on.eval(&self.env(&joined, params, &[]))?) {
+                        continue;
+                    }
+                }
+                matched = true;
+                out.push(joined);
+            }
+            if !matched && step.outer {
+                out.push(row);
+            }
+        }
+        Ok(out)
+    }
+
+    /// For a step read by keys: the index (None: primary key), the distinct keys of all
+    /// joined rows, and each row's keys (positions in them). None when the step reads its
+    /// table once instead, or a row's key value is not exact for its column.
+    #[allow(clippy::type_complexity)]
+    fn join_keys(
+        &self,
+        step: &JoinStep,
+        rows: &[Vec<Value>],
+        params: &[Value],
+    ) -> Result<Option<(Option<u16>, Vec<Vec<Value>>, Vec<Vec<usize>>)>> {
+        let Some((unique, keys)) = &step.lookup else {
+            return Ok(None);
+        };
+        let def = step.source.table.def();
+        let columns: &[u16] = match unique {
+            None => &def.primary_key,
+            Some(i) => &def.indexes[*i as usize].columns,
+        };
+        let mut distinct: hashbrown::HashMap<String, usize> = hashbrown::HashMap::new();
+        let mut all = Vec::new();
+        let mut wanted = Vec::with_capacity(rows.len());
+        for row in rows {
+            let env = self.env(row, params, &[]);
+            let mut mine = Vec::new();
+            'keys: for key in keys {
+                let mut values = Vec::with_capacity(key.len());
+                for (e, c) in key.iter().zip(columns) {
+                    match key_value(&def.columns[*c as usize], e.eval(&env)?) {
+                        Ok(Some(v)) => values.push(v),
+                        Ok(None) => continue 'keys,
+                        Err(()) => return Ok(None),
+                    }
+                }
+                let n = *distinct.entry(format!("{values:?}")).or_insert_with(|| {
+                    all.push(values);
+                    all.len() - 1
+                });
+                if !mine.contains(&n) {
+                    mine.push(n);
+                }
+            }
+            wanted.push(mine);
+        }
+        Ok(Some((*unique, all, wanted)))
+    }
+
+    /// For a step read once: each joined row's possible matches by a hashed equality (None:
+    /// every row, when there is no equality to hash or a value compares as another type).
+    fn hashed(
+        &self,
+        step: &JoinStep,
+        rows: &[Vec<Value>],
+        found: &[Vec<Value>],
+        params: &[Value],
+    ) -> Result<Vec<Option<Vec<usize>>>> {
+        let src = &step.source;
+        let def = src.table.def();
+        let pair = step.equal.iter().find_map(|(p, e)| {
+            let c = (p - step.offset) as u16;
+            let column = &def.columns[c as usize];
+            let at = src.fetch.iter().position(|f| *f == c)?;
+            (column.ty.is_integer() || column.ty.is_string()).then_some((column, at, e))
+        });
+        let Some((column, at, e)) = pair else {
+            return Ok(vec![None; rows.len()]);
+        };
+        let mut buckets: hashbrown::HashMap<Vec<u8>, Vec<usize>> = hashbrown::HashMap::new();
+        // The equality compares under the column's own collation (`plan::look_through`).
+        let collation =
+            [crate::expr::collate::of_column(column).unwrap_or(Collation::Utf8mb4GeneralCi)];
+        let same_kind = |v: &Value| match v {
+            Value::Null => true,
+            Value::Bytes(_) => column.ty.is_string(),
+            Value::Int(_) | Value::UInt(_) => column.ty.is_integer(),
+            _ => false,
+        };
+        // A derived table's column holds what its query computed, whatever its declared type:
+        // hash only when every value is of the type's kind.
+        if !found.iter().all(|r| r.get(at).is_some_and(same_kind)) {
+            return Ok(vec![None; rows.len()]);
+        }
+        for (i, r) in found.iter().enumerate() {
+            if !r[at].is_null() {
+                buckets
+                    .entry(group_key(std::slice::from_ref(&r[at]), &collation))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        rows.iter()
+            .map(|row| {
+                let v = e.eval(&self.env(row, params, &[]))?;
+                if v.is_null() {
+                    return Ok(Some(Vec::new()));
+                }
+                Ok(same_kind(&v).then(|| {
+                    buckets
+                        .get(&group_key(std::slice::from_ref(&v), &collation))
+                        .cloned()
+                        .unwrap_or_default()
+                }))
+            })
+            .collect()
+    }
+
+    pub(crate) fn run_select(&mut self, p: &SelectPlan, params: &[Value]) -> Result<Outcome> {
+        let rows = match &p.source {
+            None => vec![Vec::new()],
+            // Correlated subqueries of the items, HAVING or ORDER BY run for the rows found,
+            // in the statement's transaction, still open for them.
+            Some(_) if !self.correlated.is_empty() => {
+                self.transactional(|s, txn, _| s.correlated_source_rows(txn, p, params))?
+            }
+            Some(_) => self.transactional(|s, txn, last| s.source_rows(txn, last, p, params))?,
+        };
+        self.select_rows(p, params, rows)
+    }
+
+    /// Runs a query: a SELECT or a set operation.
+    pub(crate) fn run_query(&mut self, p: &QueryPlan, params: &[Value]) -> Result<Outcome> {
+        match p {
+            QueryPlan::Select(p) => self.run_select(p, params),
+            QueryPlan::Set(p) => self.run_set(p, params),
+        }
+    }
+
+    /// The rows a SELECT's FROM clause gives, joined and filtered by its WHERE: its reads in
+    /// `txn`, the last with `last`.
+    pub(crate) fn source_rows(
+        &mut self,
+        txn: &mut Transaction,
+        last: ExecType,
+        p: &SelectPlan,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        match (&p.source, &p.joined) {
+            (None, _) => Ok(vec![Vec::new()]),
+            (Some(src), None) => self.fetch(txn, last, src, params),
+            (Some(src), Some(j)) => self.join(txn, last, src, j, params),
+        }
+    }
+
+    /// A SELECT's result from its source's matching rows: grouping, aggregates, HAVING, the
+    /// select list, DISTINCT, ORDER BY and LIMIT.
+    pub(crate) fn select_rows(
+        &mut self,
+        p: &SelectPlan,
+        params: &[Value],
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Outcome> {
+        let limit = p
+            .limit
+            .as_ref()
+            .map(|e| self.free(e, params).and_then(count_value))
+            .transpose()?;
+        let offset = p
+            .offset
+            .as_ref()
+            .map(|e| self.free(e, params).and_then(count_value))
+            .transpose()?
+            .unwrap_or(0);
+        // (items, values of the order keys that are not items) per output row.
+        let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+        let early_stop = p.order.is_empty() && !p.distinct;
+        let order_exprs = || {
+            p.order.iter().filter_map(|(k, ..)| match k {
+                OrderKey::Expr(e) => Some(e),
+                OrderKey::Item(_) => None,
+            })
+        };
+        let emit = |s: &Session,
+                    row: &[Value],
+                    aggs: &[Value],
+                    out: &mut Vec<(Vec<Value>, Vec<Value>)>|
+         -> Result<()> {
+            let env = s.env(row, params, aggs);
+            if let Some(h) = &p.having {
+                if !truthy(&h.eval(&env)?) {
+                    return Ok(());
+                }
+            }
+            let items: Vec<Value> = p
+                .items
+                .iter()
+                .map(|e| e.eval(&env))
+                .collect::<Result<_>>()?;
+            let keys = order_exprs().map(|e| e.eval(&env)).collect::<Result<_>>()?;
+            out.push((items, keys));
+            Ok(())
+        };
+        if !p.grouped {
+            // Items that are plain columns move out of the fetched row instead of being copied.
+            for mut row in rows {
+                let env = self.env(&row, params, &[]);
+                if let Some(h) = &p.having {
+                    if !truthy(&h.eval(&env)?) {
+                        continue;
+                    }
+                }
+                let mut items = Vec::with_capacity(p.items.len());
+                for e in &p.items {
+                    items.push(match e {
+                        Expr::Column(_) => Value::Null,
+                        e => e.eval(&env)?,
+                    });
+                }
+                let keys = order_exprs().map(|e| e.eval(&env)).collect::<Result<_>>()?;
+                for (i, e) in p.items.iter().enumerate() {
+                    if let Expr::Column(c) = e {
+                        let earlier = p.items[..i].iter().position(|x| x == e);
+                        items[i] = match earlier {
+                            Some(j) => items[j].clone(),
+                            None => row
+                                .get_mut(*c)
+                                .map(|v| std::mem::replace(v, Value::Null))
+                                .unwrap_or(Value::Null),
+                        };
+                    }
+                }
+                out.push((items, keys));
+                if early_stop && limit.is_some_and(|l| out.len() as u64 >= offset.saturating_add(l))
+                {
+                    break;
+                }
+            }
+        } else {
+            let mut index: hashbrown::HashMap<Vec<u8>, usize> = if p.group_by.is_empty() {
+                hashbrown::HashMap::new()
+            } else {
+                hashbrown::HashMap::with_capacity(rows.len().min(1 << 16))
+            };
+            let mut groups: Vec<(Vec<Value>, Vec<Accumulator>)> = Vec::new();
+            let max_len = self.group_concat_max_len();
+            // WITH ROLLUP: each group's key values, and the groups of each shorter prefix of
+            // them (by its length), each with its first row and its own accumulators.
+            let mut group_keys: Vec<Vec<Value>> = Vec::new();
+            let mut levels: Vec<Level> = if p.rollup {
+                (0..p.group_by.len()).map(|_| Level::default()).collect()
+            } else {
+                Vec::new()
+            };
+            for (n, row) in rows.into_iter().enumerate() {
+                let n = n as u64 + 1;
+                let env = self.env(&row, params, &[]);
+                if p.group_by.is_empty() {
+                    // One group: no key to hash (comparing empty keys is not free either; glibc's
+                    // memcmp does a masked load from the empty Vec's dangling pointer).
+                    if groups.is_empty() {
+                        groups.push((
+                            row.clone(),
+                            p.aggregates.iter().map(Accumulator::new).collect(),
+                        ));
+                    }
+                    for (acc, agg) in groups[0].1.iter_mut().zip(&p.aggregates) {
+                        acc.add(agg, &env, n, max_len)?;
+                    }
+                    continue;
+                }
+                let key_values: Vec<Value> = p
+                    .group_by
+                    .iter()
+                    .map(|e| e.eval(&env))
+                    .collect::<Result<_>>()?;
+                let key = group_key(&key_values, &p.group_collations);
+                let (g, new) = match index.get(&key) {
+                    Some(g) => (*g, false),
+                    None => {
+                        index.insert(key, groups.len());
+                        groups.push((
+                            Vec::new(),
+                            p.aggregates.iter().map(Accumulator::new).collect(),
+                        ));
+                        (groups.len() - 1, true)
+                    }
+                };
+                for (acc, agg) in groups[g].1.iter_mut().zip(&p.aggregates) {
+                    acc.add(agg, &env, n, max_len)?;
+                }
+                if p.rollup {
+                    for (len, level) in levels.iter_mut().enumerate() {
+                        let key = group_key(&key_values[..len], &p.group_collations[..len]);
+                        let at = match level.index.get(&key) {
+                            Some(at) => *at,
+                            None => {
+                                level.index.insert(key, level.groups.len());
+                                level.groups.push((
+                                    row.clone(),
+                                    p.aggregates.iter().map(Accumulator::new).collect(),
+                                ));
+                                level.groups.len() - 1
+                            }
+                        };
+                        for (acc, agg) in level.groups[at].1.iter_mut().zip(&p.aggregates) {
+                            acc.add(agg, &env, n, max_len)?;
+                        }
+                    }
+                    if new {
+                        group_keys.push(key_values);
+                    }
+                }
+                if new {
+                    // A group's first row is kept for its non-aggregate items, moved, not copied.
+                    groups[g].0 = row;
+                }
+            }
+            if groups.is_empty() && p.group_by.is_empty() {
+                groups.push((
+                    Vec::new(),
+                    p.aggregates.iter().map(Accumulator::new).collect(),
+                ));
+            }
+            let finish = |s: &mut Session, accs: &[Accumulator]| -> Result<Vec<Value>> {
+                for row in accs.iter().filter_map(Accumulator::cut_at) {
+                    let m = format!("Row {row} was cut by GROUP_CONCAT()");
+                    s.diagnostics.warn(1260, m);
+                }
+                accs.iter()
+                    .zip(&p.aggregates)
+                    .map(|(a, agg)| a.finish(agg, max_len))
+                    .collect()
+            };
+            if !p.rollup {
+                for (first, accs) in &groups {
+                    let aggs = finish(self, accs)?;
+                    emit(self, first, &aggs, &mut out)?;
+                }
+            } else {
+                // The groups in their keys' order, each followed by the prefixes ending with it:
+                // those its next group does not share, longest first.
+                let keys = p.group_by.len();
+                let mut sorted: Vec<usize> = (0..groups.len()).collect();
+                sorted.sort_by(|&a, &b| {
+                    group_keys[a]
+                        .iter()
+                        .zip(&group_keys[b])
+                        .zip(&p.group_collations)
+                        .map(|((x, y), c)| order_values(x, y, false, *c))
+                        .find(|o| *o != Ordering::Equal)
+                        .unwrap_or(Ordering::Equal)
+                });
+                for (i, &g) in sorted.iter().enumerate() {
+                    let aggs = finish(self, &groups[g].1)?;
+                    emit(self, &groups[g].0, &aggs, &mut out)?;
+                    let mine = &group_keys[g];
+                    let shortest = match sorted.get(i + 1) {
+                        Some(&next) => (0..keys)
+                            .find(|&k| {
+                                let c = &p.group_collations[k..=k];
+                                group_key(&mine[k..=k], c) != group_key(&group_keys[next][k..=k], c)
+                            })
+                            .map_or(keys, |k| k + 1),
+                        None => 0,
+                    };
+                    for len in (shortest..keys).rev() {
+                        let level = &levels[len];
+                        let key = group_key(&mine[..len], &p.group_collations[..len]);
+                        let Some((first, accs)) =
+                            level.index.get(&key).map(|at| &level.groups[*at])
+                        else {
+                            continue;
+                        };
+                        // The keys past the prefix are NULL, and so are the items they are.
+                        let mut row = first.clone();
+                        for e in &p.group_by[len..] {
+                            if let Some(v) = match e {
+                                Expr::Column(c) => row.get_mut(*c),
+                                _ => None,
+                            } {
+                                *v = Value::Null;
+                            }
+                        }
+                        let aggs = finish(self, accs)?;
+                        let before = out.len();
+                        emit(self, &row, &aggs, &mut out)?;
+                        if let Some((items, _)) = out.get_mut(before..).and_then(|o| o.first_mut())
+                        {
+                            for (item, e) in items.iter_mut().zip(&p.items) {
+                                if p.group_by[len..].contains(e) {
+                                    *item = Value::Null;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if p.distinct {
+            let mut seen = hashbrown::HashSet::with_capacity(out.len().min(1 << 16));
+            let collations = crate::expr::meta::collations(&p.columns);
+            out.retain(|(items, _)| seen.insert(group_key(items, &collations)));
+        }
+        self.last_found_rows = out.len() as u64;
+        let take = limit.map_or(usize::MAX, |l| l as usize);
+        let rows: Vec<Vec<Value>> = if p.order.is_empty() || p.rollup {
+            out.into_iter()
+                .skip(offset as usize)
+                .take(take)
+                .map(|(items, _)| items)
+                .collect()
+        } else {
+            let order = sorted_order(&out, &p.order);
+            let mut out: Vec<Option<Vec<Value>>> =
+                out.into_iter().map(|(items, _)| Some(items)).collect();
+            order
+                .into_iter()
+                .skip(offset as usize)
+                .take(take)
+                .filter_map(|i| out[i as usize].take())
+                .collect()
+        };
+        let mut columns = p.columns.clone();
+        self.type_user_variables(&p.items, &mut columns);
+        Ok(Outcome::Rows { columns, rows })
+    }
+
+    /// A select item that is a user variable alone takes the type of the variable's value now,
+    /// as MariaDB's does (the plan cannot know it): a number comes back as a number to
+    /// drivers that convert by type, not as a string.
+    pub(crate) fn type_user_variables(
+        &self,
+        items: &[Expr],
+        columns: &mut [myproto::response::Column],
+    ) {
+        use myproto::response::flags;
+        use myproto::response::types;
+        for (item, column) in items.iter().zip(columns.iter_mut()) {
+            let Expr::Var(name) = item else {
+                continue;
+            };
+            if name.starts_with("@@") {
+                continue;
+            }
+            let (column_type, length, decimals, unsigned) =
+                match crate::expr::Context::variable(self, name.as_str()) {
+                    Value::Int(_) => (types::LONGLONG, 20, 0, false),
+                    Value::UInt(_) => (types::LONGLONG, 20, 0, true),
+                    Value::Double(_) | Value::Float(_) => (types::DOUBLE, 23, 31, false),
+                    // (MariaDB says 38 decimals and sends the value's own digits; a text
+                    // result here is written with the column's decimals, so the value's.)
+                    Value::Decimal(d) => (types::NEWDECIMAL, 83, d.scale, false),
+                    _ => continue,
+                };
+            column.column_type = column_type;
+            column.length = length;
+            column.decimals = decimals;
+            column.collation = myproto::response::BINARY_COLLATION_ID;
+            column.flags |= flags::NUM | flags::BINARY;
+            if unsigned {
+                column.flags |= flags::UNSIGNED;
+            }
+        }
+    }
+
+    pub(crate) fn run_insert(&mut self, p: &InsertPlan, params: &[Value]) -> Result<Outcome> {
+        let def = p.table.def().clone();
+        // The rows' values (None: DEFAULT), from VALUES or SET, or the SELECT's rows (read
+        // first, so INSERT INTO t SELECT ... FROM t sees t as it was).
+        let ignore = matches!(p.duplicate, OnDuplicate::Ignore);
+        // The values to store: a division by zero in them is 1365 (a warning under IGNORE).
+        let storing = if ignore {
+            Storing::Ignoring
+        } else {
+            Storing::Strict
+        };
+        let values: Vec<Vec<Option<Value>>> = self.storing(storing, |s| match &p.select {
+            Some(plan) => match s.run_query(plan, params)? {
+                Outcome::Rows { rows, .. } => Ok(rows
+                    .into_iter()
+                    .map(|r| r.into_iter().map(Some).collect())
+                    .collect()),
+                _ => Ok(Vec::new()),
+            },
+            None => p
+                .rows
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|e| e.as_ref().map(|e| s.free(e, params)).transpose())
+                        .collect::<Result<_>>()
+                })
+                .collect::<Result<_>>(),
+        })?;
+        // Values first: a bad value fails the statement before anything is sent.
+        let mut rows = Vec::with_capacity(values.len());
+        let now = self.statement_micros;
+        let timed = def.columns.iter().any(|c| c.default_now.is_some());
+        for (n, row) in values.into_iter().enumerate() {
+            let mut given = Vec::with_capacity(p.columns.len());
+            for (c, v) in p.columns.iter().zip(row) {
+                let column = &def.columns[*c as usize];
+                let Some(v) = v else {
+                    // DEFAULT: the data node fills the column (SQL the current time, below).
+                    continue;
+                };
+                if column.auto_increment && v.is_null() {
+                    continue;
+                }
+                let v = timestamped(column, v, now);
+                let v = if ignore {
+                    lenient_store(&def, column, v, n + 1, |code, m| {
+                        self.diagnostics.warn(code, m)
+                    })?
+                } else {
+                    strict_store(&def, column, v, n + 1)?
+                };
+                if v == Value::Int(0) && column.auto_increment {
+                    continue;
+                }
+                given.push((*c, v));
+            }
+            if timed {
+                // The statement's time, the same in every row, as MariaDB's.
+                add_current_defaults(&def, &mut given, now);
+            }
+            rows.push(given);
+        }
+        if !matches!(p.duplicate, OnDuplicate::Fail) {
+            let found_rows = self.found_rows;
+            let (first, affected) = self.transactional(|s, txn, last| {
+                s.insert_checked(txn, last, p, rows, params, found_rows)
+            })?;
+            if first != 0 {
+                self.last_insert_id = first;
+            }
+            return Ok(Outcome::Done {
+                affected,
+                last_insert_id: first,
+                info: String::new(),
+            });
+        }
+        let count = rows.len();
+        let (first, affected) = self.transactional(|_, txn, last| {
+            let mut first = 0u64;
+            let mut sent = 0;
+            for chunk in rows.chunks(INSERT_BATCH_ROWS) {
+                let ops: Vec<_> = chunk
+                    .iter()
+                    .map(|values| txn.insert(&p.table, values.clone()))
+                    .collect();
+                sent += chunk.len();
+                let exec = if sent == count {
+                    last
+                } else {
+                    ExecType::NoCommit
+                };
+                txn.execute(exec).map_err(|e| SqlError::from_client(&e))?;
+                if first == 0 && def.auto_increment_column().is_some() {
+                    first = ops
+                        .iter()
+                        .find_map(|op| match txn.result(*op) {
+                            Some(OpResult::Done { assigned: Some(id) }) => Some(*id),
+                            _ => None,
+                        })
+                        .unwrap_or(0);
+                }
+            }
+            Ok((first, count as u64))
+        })?;
+        if first != 0 {
+            self.last_insert_id = first;
+        }
+        Ok(Outcome::Done {
+            affected,
+            last_insert_id: first,
+            info: String::new(),
+        })
+    }
+
+    /// INSERT IGNORE, REPLACE and ON DUPLICATE KEY UPDATE, row by row: each row's primary key
+    /// (unless the data node assigns it) and unique keys are read under exclusive locks, then the
+    /// row is skipped, the rows in its way deleted, or the row found updated. Returns the first
+    /// AUTO_INCREMENT id assigned and the affected rows as MySQL counts them (1 per insert, 1 per
+    /// row REPLACE deletes, 2 per row updated, 0 per row left as it was (1 with
+    /// CLIENT_FOUND_ROWS)).
+    fn insert_checked(
+        &mut self,
+        txn: &mut Transaction,
+        last: ExecType,
+        p: &InsertPlan,
+        rows: Vec<Vec<(u16, Value)>>,
+        params: &[Value],
+        found_rows: bool,
+    ) -> Result<(u64, u64)> {
+        let client = |e: client::ClientError| SqlError::from_client(&e);
+        let def = p.table.def();
+        let all: Vec<u16> = (0..def.columns.len() as u16).collect();
+        let key_of = |row: &[Value]| -> Vec<Value> {
+            def.primary_key
+                .iter()
+                .map(|c| row[*c as usize].clone())
+                .collect()
+        };
+        let auto = def.auto_increment_column().map(|c| c as u16);
+        let unique_order: Vec<u16> = crate::catalog::definition::keys(def)
+            .iter()
+            .filter(|k| k.unique && k.name != crate::catalog::definition::PRIMARY)
+            .filter_map(|k| def.index(k.name).map(|i| i as u16))
+            .collect();
+        let (mut first, mut affected) = (0u64, 0u64);
+        for (n, values) in rows.into_iter().enumerate() {
+            // The row as the INSERT gives it: its values, each other column's default.
+            let mut full: Vec<Value> = def
+                .columns
+                .iter()
+                .map(|c| c.default.clone().unwrap_or(Value::Null))
+                .collect();
+            for (c, v) in &values {
+                full[*c as usize] = v.clone();
+            }
+            let assigned = auto.filter(|a| !values.iter().any(|(c, _)| c == a));
+            // Each probe's read, with its key's name and values (for IGNORE's warning).
+            let mut probes = Vec::new();
+            // In MariaDB's order of keys: the first taken is the one a warning names and
+            // ON DUPLICATE KEY UPDATE changes.
+            let keys = std::iter::once((None, &def.primary_key))
+                .filter(|_| !def.has_hidden_pk())
+                .chain(unique_order.iter().map(|i| {
+                    let index = &def.indexes[*i as usize];
+                    (Some(*i), &index.columns)
+                }));
+            for (unique, columns) in keys {
+                if assigned.is_some_and(|a| columns.contains(&a)) {
+                    continue;
+                }
+                let key: Vec<Value> = columns.iter().map(|c| full[*c as usize].clone()).collect();
+                if key.iter().any(Value::is_null) {
+                    // NULL never equals a key.
+                    continue;
+                }
+                let name = unique.map_or("PRIMARY", |i| def.indexes[i as usize].name.as_str());
+                // A key holding prefixes is named by them (the data node cuts the key too).
+                let shown = match unique {
+                    Some(i) => def.indexes[i as usize].key_values(def, &full),
+                    None => key.clone(),
+                };
+                let read = match unique {
+                    None => txn.read_with(&p.table, key.clone(), LockMode::Exclusive, all.clone()),
+                    Some(i) => {
+                        txn.read_unique(&p.table, i, key.clone(), LockMode::Exclusive, all.clone())
+                    }
+                };
+                probes.push((read, name, shown));
+            }
+            if !probes.is_empty() {
+                txn.execute(ExecType::NoCommit).map_err(client)?;
+            }
+            let mut taken: Vec<Vec<Value>> = Vec::new();
+            let mut first_taken = None;
+            for (op, name, key) in &probes {
+                if let Some(r) = txn.row(*op) {
+                    first_taken.get_or_insert((*name, key));
+                    if !taken.iter().any(|t| t.as_slice() == r) {
+                        taken.push(r.to_vec());
+                    }
+                }
+            }
+            match (&p.duplicate, taken.first()) {
+                (OnDuplicate::Ignore, Some(_)) => {
+                    // MariaDB's warning for the first key found taken.
+                    if let Some((name, key)) = first_taken {
+                        self.diagnostics
+                            .warn(1062, base::text::duplicate_entry(key, name));
+                    }
+                }
+                (OnDuplicate::Update(assignments), Some(existing)) => {
+                    // The existing row, then the row the INSERT gave (VALUES(col)).
+                    let mut row = existing.clone();
+                    row.extend(full);
+                    let now = self.statement_micros;
+                    for (c, e) in assignments {
+                        let v =
+                            self.storing(Storing::Strict, |s| e.eval(&s.env(&row, params, &[])))?;
+                        let column = &def.columns[*c as usize];
+                        let v = timestamped(column, v, now);
+                        row[*c as usize] = strict_store(def, column, v, n + 1)?;
+                    }
+                    let mut changes: Vec<(u16, Value)> = (0..def.columns.len())
+                        .filter(|c| row[*c] != existing[*c])
+                        .map(|c| (c as u16, row[c].clone()))
+                        .collect();
+                    if !changes.is_empty() {
+                        let assigned = |c: u16| assignments.iter().any(|(a, _)| *a == c);
+                        changes.extend(on_update_values(def, assigned, now));
+                    }
+                    if changes.is_empty() {
+                        affected += found_rows as u64;
+                    } else {
+                        txn.update(&p.table, key_of(existing), changes);
+                        txn.execute(ExecType::NoCommit).map_err(client)?;
+                        affected += 2;
+                    }
+                }
+                _ => {
+                    if matches!(p.duplicate, OnDuplicate::Replace) {
+                        for r in &taken {
+                            txn.delete(&p.table, key_of(r));
+                            affected += 1;
+                        }
+                    }
+                    let op = txn.insert(&p.table, values);
+                    txn.execute(ExecType::NoCommit).map_err(client)?;
+                    affected += 1;
+                    if let (0, Some(OpResult::Done { assigned: Some(id) })) =
+                        (first, txn.result(op))
+                    {
+                        first = *id;
+                    }
+                }
+            }
+        }
+        if txn.is_open() {
+            txn.execute(last).map_err(client)?;
+        }
+        Ok((first, affected))
+    }
+}

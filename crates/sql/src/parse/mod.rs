@@ -1,0 +1,83 @@
+//! Statement text to syntax: Cairn's dialect of sqlparser, the bounds checked on a text's tokens
+//! before it is parsed, the clauses sqlparser does not read (PARTITION BY KEY) and the literals
+//! of a client's bytes. Uses only the foundation.
+
+pub(crate) mod dialect;
+pub(crate) mod guard;
+pub(crate) mod literals;
+pub(crate) mod partition;
+
+use sqlparser::tokenizer::Location;
+
+/// Whether `word` appears in `sql`, in any case: a cheap test before tokenizing for a rewrite.
+pub(crate) fn mentions(sql: &str, word: &str) -> bool {
+    sql.as_bytes()
+        .windows(word.len())
+        .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+}
+
+/// Whether `sql` begins (after white space) with `word`, in any case.
+pub(crate) fn starts_with_word(sql: &str, word: &str) -> bool {
+    let sql = sql.trim_start().as_bytes();
+    sql.len() > word.len()
+        && sql[..word.len()].eq_ignore_ascii_case(word.as_bytes())
+        && !sql[word.len()].is_ascii_alphanumeric()
+}
+
+/// The byte offset of a location in `sql` (for a single lookup; `SourceIndex` answers many).
+pub(crate) fn offset(sql: &str, l: Location) -> Option<usize> {
+    Lines::new(sql).offset(sql, l)
+}
+
+/// Characters between the byte offsets a line of other than ASCII keeps: a location in it is
+/// found by walking at most this many characters.
+const LINE_MARK_CHARS: usize = 256;
+
+/// Where a text's lines start, so that a location (line and character column, as sqlparser
+/// gives them) becomes a byte offset without walking the text from its start.
+pub(crate) struct Lines {
+    /// Per line: its first byte, its length (with its newline), and for a line of other than
+    /// ASCII the byte offset (from the line's start) of every `LINE_MARK_CHARS`th character.
+    lines: Vec<(usize, usize, Option<Vec<usize>>)>,
+}
+
+impl Lines {
+    pub(crate) fn new(sql: &str) -> Lines {
+        let mut lines = Vec::new();
+        let mut start = 0;
+        for line in sql.split_inclusive('\n') {
+            let marks = (!line.is_ascii()).then(|| {
+                line.char_indices()
+                    .step_by(LINE_MARK_CHARS)
+                    .map(|(i, _)| i)
+                    .collect()
+            });
+            lines.push((start, line.len(), marks));
+            start += line.len();
+        }
+        Lines { lines }
+    }
+
+    pub(crate) fn offset(&self, sql: &str, l: Location) -> Option<usize> {
+        if l.line == 0 || l.column == 0 {
+            return None;
+        }
+        let (start, length, marks) = self.lines.get(l.line as usize - 1)?;
+        let line = sql.get(*start..start + length)?;
+        let column = l.column as usize - 1;
+        let in_line = match marks {
+            None => column.min(line.len()),
+            Some(marks) => {
+                let from = marks
+                    .get(column / LINE_MARK_CHARS)
+                    .copied()
+                    .unwrap_or(line.len());
+                line[from..]
+                    .char_indices()
+                    .nth(column % LINE_MARK_CHARS)
+                    .map_or(line.len(), |(i, _)| from + i)
+            }
+        };
+        Some(start + in_line)
+    }
+}

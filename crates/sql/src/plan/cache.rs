@@ -1,0 +1,282 @@
+//! The plan cache of text queries: the literals of a statement's WHERE clause, of an UPDATE's
+//! SET and of an INSERT's VALUES become `?`, and the normalized text (with the current database) maps to the
+//! statement's plan, so the same statement with other values is neither parsed nor planned
+//! again; the literals are the plan's parameters.
+
+use std::collections::HashMap;
+
+use base::Value;
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::{Token, Tokenizer};
+
+use crate::session::Compiled;
+
+/// Plans a session keeps; when full, the cache starts over.
+pub const QUERY_PLANS_MAX: usize = 256;
+
+/// Statements longer than this are not cached: long texts (bulk INSERTs) are rarely repeated,
+/// and a plan per text would hold them all.
+pub const QUERY_TEXT_BYTES_MAX: usize = 4_096;
+
+/// A statement's text with its value literals as `?`, and those values in order.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Normalized {
+    pub text: String,
+    pub values: Vec<Value>,
+}
+
+/// Where literals are values: a WHERE clause, an UPDATE's SET or an INSERT's VALUES list.
+#[derive(Clone, Copy, PartialEq)]
+enum Region {
+    Outside,
+    Where,
+    Values,
+}
+
+/// The statement normalized, or None when it is not one the cache serves (not a single
+/// SELECT, UPDATE, DELETE or INSERT, a subquery, a `?` of its own, or nothing to replace).
+pub(crate) fn normalize(sql: &str) -> Option<Normalized> {
+    if sql.len() > QUERY_TEXT_BYTES_MAX {
+        return None;
+    }
+    let dialect = crate::parse::dialect::Cairn;
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let mut first = None;
+    let mut region = Region::Outside;
+    let mut depth = 0usize;
+    // The previous token that is not whitespace.
+    let mut previous: Option<&Token> = None;
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    let mut values = Vec::new();
+    let mut ended = false;
+    for t in &tokens {
+        let token = &t.token;
+        if matches!(token, Token::Whitespace(_)) {
+            continue;
+        }
+        if ended {
+            // Something after a `;`: several statements.
+            return None;
+        }
+        match token {
+            Token::SemiColon => ended = true,
+            Token::Placeholder(_) => return None,
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            Token::Word(w) => {
+                if first.is_none() {
+                    first = Some(w.keyword);
+                }
+                match w.keyword {
+                    Keyword::SELECT if depth > 0 || first != Some(Keyword::SELECT) => return None,
+                    Keyword::SELECT if previous.is_some() => return None,
+                    Keyword::WHERE if depth == 0 && first != Some(Keyword::INSERT) => {
+                        region = Region::Where
+                    }
+                    Keyword::VALUES | Keyword::VALUE
+                        if depth == 0 && first == Some(Keyword::INSERT) =>
+                    {
+                        region = Region::Values
+                    }
+                    Keyword::SET if depth == 0 && first == Some(Keyword::UPDATE) => {
+                        region = Region::Values
+                    }
+                    Keyword::ORDER
+                    | Keyword::GROUP
+                    | Keyword::HAVING
+                    | Keyword::LIMIT
+                    | Keyword::FOR
+                    | Keyword::LOCK
+                    | Keyword::UNION
+                    | Keyword::INTO
+                    | Keyword::WINDOW
+                    | Keyword::ON
+                        if depth == 0 =>
+                    {
+                        region = Region::Outside
+                    }
+                    _ => {}
+                }
+            }
+            Token::Number(n, _) | Token::SingleQuotedString(n) | Token::DoubleQuotedString(n)
+                if region != Region::Outside && value_position(previous) =>
+            {
+                let value = match token {
+                    Token::Number(..) => crate::expr::number(n).ok()?,
+                    // A non-ASCII literal's characters decide whether a utf8mb3 or latin1 operand
+                    // may take it (1267 when not), which the plan checks on the literal itself.
+                    _ if !n.is_ascii() => return None,
+                    _ => Value::Bytes(n.clone().into_bytes()),
+                };
+                let start = crate::parse::offset(sql, t.span.start)?;
+                let end = crate::parse::offset(sql, t.span.end)?;
+                if start >= end {
+                    return None;
+                }
+                cuts.push((start, end));
+                values.push(value);
+            }
+            _ => {}
+        }
+        previous = Some(token);
+    }
+    if !matches!(
+        first,
+        Some(Keyword::SELECT | Keyword::UPDATE | Keyword::DELETE | Keyword::INSERT)
+    ) || cuts.is_empty()
+    {
+        return None;
+    }
+    let mut text = String::with_capacity(sql.len());
+    let mut at = 0;
+    for (start, end) in cuts {
+        text.push_str(sql.get(at..start)?);
+        text.push('?');
+        at = end;
+    }
+    text.push_str(sql.get(at..)?);
+    Some(Normalized { text, values })
+}
+
+/// Whether a literal after `previous` is a value in an expression (not a typed literal such as
+/// `DATE '2024-01-01'`, an ESCAPE character or a charset introducer).
+fn value_position(previous: Option<&Token>) -> bool {
+    match previous {
+        Some(Token::Word(w)) => matches!(
+            w.keyword,
+            Keyword::WHERE
+                | Keyword::AND
+                | Keyword::OR
+                | Keyword::NOT
+                | Keyword::XOR
+                | Keyword::BETWEEN
+                | Keyword::IN
+                | Keyword::LIKE
+                | Keyword::WHEN
+                | Keyword::THEN
+                | Keyword::ELSE
+                | Keyword::VALUES
+                | Keyword::VALUE
+        ),
+        Some(
+            Token::Eq
+            | Token::DoubleEq
+            | Token::Neq
+            | Token::Lt
+            | Token::Gt
+            | Token::LtEq
+            | Token::GtEq
+            | Token::Spaceship
+            | Token::LParen
+            | Token::Comma
+            | Token::Plus
+            | Token::Minus
+            | Token::Mul
+            | Token::Div
+            | Token::Mod,
+        ) => true,
+        _ => false,
+    }
+}
+
+/// A session's cached plans, by database and normalized text.
+#[derive(Default)]
+pub(crate) struct QueryCache {
+    plans: HashMap<(Option<String>, String), Compiled>,
+}
+
+impl QueryCache {
+    /// Takes a plan out (the caller runs it, then puts it back with `put`).
+    pub fn take(&mut self, database: &Option<String>, text: &str) -> Option<Compiled> {
+        self.plans.remove(&(database.clone(), text.to_string()))
+    }
+
+    pub fn put(&mut self, database: &Option<String>, text: String, plan: Compiled) {
+        if self.plans.len() >= QUERY_PLANS_MAX {
+            self.plans.clear();
+        }
+        self.plans.insert((database.clone(), text), plan);
+    }
+
+    /// Forgets every plan (after DDL in this session, or a reset).
+    pub fn clear(&mut self) {
+        self.plans.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(sql: &str) -> Option<(String, Vec<Value>)> {
+        normalize(sql).map(|n| (n.text, n.values))
+    }
+
+    #[test]
+    fn where_and_values_literals_become_placeholders() {
+        assert_eq!(
+            norm("SELECT c, 1 + 2 FROM t WHERE id = 5 AND name LIKE 'a%' ORDER BY 1 LIMIT 3"),
+            Some((
+                "SELECT c, 1 + 2 FROM t WHERE id = ? AND name LIKE ? ORDER BY 1 LIMIT 3".into(),
+                vec![Value::Int(5), Value::Bytes(b"a%".to_vec())]
+            ))
+        );
+        assert_eq!(
+            norm("SELECT c FROM t WHERE id BETWEEN 1 AND 99"),
+            Some((
+                "SELECT c FROM t WHERE id BETWEEN ? AND ?".into(),
+                vec![Value::Int(1), Value::Int(99)]
+            ))
+        );
+        assert_eq!(
+            norm("INSERT INTO t (a, b) VALUES (1, 'x'), (-2, \"y\")"),
+            Some((
+                "INSERT INTO t (a, b) VALUES (?, ?), (-?, ?)".into(),
+                vec![
+                    Value::Int(1),
+                    Value::Bytes(b"x".to_vec()),
+                    Value::Int(2),
+                    Value::Bytes(b"y".to_vec())
+                ]
+            ))
+        );
+        assert_eq!(
+            norm("UPDATE t SET k = k + 1, c = 'x' WHERE id IN (3, 4)").map(|n| n.0),
+            Some("UPDATE t SET k = k + ?, c = ? WHERE id IN (?, ?)".into())
+        );
+        // Multi-line text keeps its other lines as typed.
+        assert_eq!(
+            norm("SELECT\n  'é' AS x\nFROM t\nWHERE v = 'u' AND id = 7").map(|n| n.0),
+            Some("SELECT\n  'é' AS x\nFROM t\nWHERE v = ? AND id = ?".into())
+        );
+        // A non-ASCII value literal is planned with the statement, not cached.
+        assert_eq!(norm("SELECT a FROM t WHERE v = 'ü'").map(|n| n.0), None);
+    }
+
+    #[test]
+    fn other_statements_and_forms_are_left_alone() {
+        for sql in [
+            "SELECT 1",
+            "SELECT * FROM t",
+            "SELECT * FROM t WHERE d = DATE '2024-01-01'",
+            "SELECT * FROM t WHERE id IN (SELECT id FROM u WHERE x = 1)",
+            "SELECT * FROM t WHERE id = 1; SELECT 2",
+            "SELECT * FROM t WHERE id = ?",
+            "SHOW TABLES LIKE 'a%'",
+            "SET @a = 1",
+            "INSERT INTO t SELECT * FROM u WHERE id = 1",
+        ] {
+            assert_eq!(norm(sql), None, "{sql}");
+        }
+        // A trailing semicolon is one statement.
+        assert!(norm("DELETE FROM t WHERE id = 1;").is_some());
+        // A bulk INSERT is too long to be worth a plan of its own.
+        let rows: Vec<String> = (0..1_000).map(|i| format!("({i}, 'x')")).collect();
+        assert_eq!(
+            norm(&format!("INSERT INTO t VALUES {}", rows.join(","))),
+            None
+        );
+    }
+}

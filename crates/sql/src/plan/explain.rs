@@ -1,0 +1,382 @@
+//! EXPLAIN and DESCRIBE: the plan chosen for a statement (access method, index bounds,
+//! partition pruning, the condition pushed into the data node, round trips) in MySQL's EXPLAIN
+//! columns, and a table's columns as MySQL's DESCRIBE shows them.
+
+use base::{TableDef, Value};
+use myproto::response::{types, Column};
+
+use crate::catalog::definition::column_key;
+use crate::expr::Expr;
+use crate::plan::join::JoinStep;
+use crate::plan::{Access, Pushed, Source};
+use crate::session::{Compiled, Outcome};
+
+fn text(s: impl Into<String>) -> Value {
+    Value::Bytes(s.into().into_bytes())
+}
+
+fn columns(names: &[&str]) -> Vec<Column> {
+    names
+        .iter()
+        .map(|n| Column::computed(n, types::VAR_STRING, 256, 0))
+        .collect()
+}
+
+/// A short rendering of an unresolved value.
+fn show(e: &Expr) -> String {
+    match e {
+        Expr::Const(v) => v.to_string(),
+        Expr::Param(_) => "?".into(),
+        _ => "(expression)".into(),
+    }
+}
+
+fn pushed_text(def: &TableDef, p: &Pushed) -> String {
+    let name = |c: &u16| def.columns[*c as usize].name.clone();
+    match p {
+        Pushed::Cmp(c, op, e) => {
+            let op = match op {
+                client::CmpOp::Eq => "=",
+                client::CmpOp::Ne => "<>",
+                client::CmpOp::Lt => "<",
+                client::CmpOp::Le => "<=",
+                client::CmpOp::Gt => ">",
+                client::CmpOp::Ge => ">=",
+            };
+            format!("{} {op} {}", name(c), show(e))
+        }
+        Pushed::Between(c, lo, hi) => {
+            format!("{} BETWEEN {} AND {}", name(c), show(lo), show(hi))
+        }
+        Pushed::In(c, list) => format!(
+            "{} IN ({})",
+            name(c),
+            list.iter().map(show).collect::<Vec<_>>().join(", ")
+        ),
+        Pushed::Like(c, e) => format!("{} LIKE {}", name(c), show(e)),
+        Pushed::IsNull(c, false) => format!("{} IS NULL", name(c)),
+        Pushed::IsNull(c, true) => format!("{} IS NOT NULL", name(c)),
+    }
+}
+
+/// The partitions a full scan reads: those its pushed condition fixes the partition key to (the
+/// data node prunes by `col = v` and `col IN (...)` on every partition-key column), or all.
+fn scan_partitions(src: &Source) -> &'static str {
+    let def = src.table.def();
+    let mut listed = false;
+    for column in &def.partition_key {
+        let fixed = src.pushed.iter().find_map(|p| match p {
+            Pushed::Cmp(c, client::CmpOp::Eq, _) if c == column => Some(false),
+            Pushed::In(c, _) if c == column => Some(true),
+            _ => None,
+        });
+        match fixed {
+            Some(list) => listed |= list,
+            None => return "all partitions",
+        }
+    }
+    if listed {
+        "pruned to the partitions of the listed keys"
+    } else {
+        "pruned to one partition"
+    }
+}
+
+/// One EXPLAIN row for a source; `writes` adds the write round trip of UPDATE/DELETE.
+fn source_row(src: &Source, writes: bool) -> Vec<Value> {
+    let def = src.table.def();
+    if src.derived.is_some() {
+        let mut extra = vec![
+            "Cairn: derived table: its query runs first and its rows are kept in the API node"
+                .to_string(),
+        ];
+        if src.filter.is_some() {
+            extra.push("Using where".into());
+        }
+        let mut row = vec![Value::Null; 12];
+        row[0] = Value::Int(1);
+        row[1] = text("SIMPLE");
+        row[2] = text(src.name.clone());
+        row[4] = text("ALL");
+        row[11] = text(extra.join("; "));
+        return row;
+    }
+    let (kind, key, detail, mut trips) = match &src.access {
+        Access::Lookup { unique, keys } => {
+            let index = unique
+                .as_ref()
+                .map_or("PRIMARY".to_string(), |(_, n)| n.clone());
+            let how = if unique.is_some() {
+                "unique-key lookup"
+            } else {
+                "primary-key lookup"
+            };
+            let kind = if keys.len() == 1 { "const" } else { "range" };
+            (
+                kind,
+                Some(index),
+                format!(
+                    "{how}, {} key(s) in one batch, one partition each",
+                    keys.len()
+                ),
+                1,
+            )
+        }
+        Access::Range {
+            index,
+            columns,
+            equal,
+            lower,
+            upper,
+        } => {
+            let col = |i: usize| def.columns[columns[i] as usize].name.clone();
+            let mut bounds: Vec<String> = equal
+                .iter()
+                .enumerate()
+                .map(|(i, e)| format!("{} = {}", col(i), show(e)))
+                .collect();
+            if let Some(l) = lower {
+                bounds.push(format!("{} >= {}", col(equal.len()), show(l)));
+            }
+            if let Some(u) = upper {
+                bounds.push(format!("{} <= {}", col(equal.len()), show(u)));
+            }
+            let pruned = !def.partition_key.is_empty()
+                && def
+                    .partition_key
+                    .iter()
+                    .all(|p| columns[..equal.len()].contains(p));
+            (
+                if equal.is_empty() { "range" } else { "ref" },
+                Some(index.clone()),
+                format!(
+                    "ordered index scan on {index} ({}), {}",
+                    bounds.join(" AND "),
+                    if pruned {
+                        "pruned to one partition"
+                    } else {
+                        "all partitions"
+                    }
+                ),
+                1,
+            )
+        }
+        Access::Full => (
+            "ALL",
+            None,
+            format!("full table scan, {}", scan_partitions(src)),
+            1,
+        ),
+    };
+    let scanned = !matches!(src.access, Access::Lookup { .. });
+    if scanned && src.lock != client::LockMode::CommittedRead {
+        // Rows a scan found are read again under their locks.
+        trips += 1;
+    }
+    if writes {
+        trips += 1;
+    }
+    let mut extra = vec![format!("Cairn: {detail}")];
+    if scanned && !src.pushed.is_empty() {
+        let pushed: Vec<String> = src.pushed.iter().map(|p| pushed_text(def, p)).collect();
+        extra.push(format!("pushed condition: {}", pushed.join(" AND ")));
+    }
+    if src.filter.is_some() {
+        extra.push("Using where".into());
+    }
+    extra.push(format!("round trips: {trips}"));
+    vec![
+        Value::Int(1),
+        text("SIMPLE"),
+        text(src.name.clone()),
+        Value::Null,
+        text(kind),
+        Value::Null,
+        key.map(text).unwrap_or(Value::Null),
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        text(extra.join("; ")),
+    ]
+}
+
+/// EXPLAIN of a planned statement.
+pub(crate) fn explain(c: &Compiled) -> Outcome {
+    let row = match c {
+        Compiled::Select(p) => return explain_select(p),
+        // The join that finds the rows, read with exclusive locks; their writes follow by key.
+        Compiled::Multi(p) => return explain_select(&p.select),
+        Compiled::Update(p) => source_row(&p.source, true),
+        Compiled::Delete(p) => source_row(&p.source, true),
+        Compiled::Insert(_) => {
+            let mut r = vec![Value::Null; 12];
+            r[0] = Value::Int(1);
+            r[1] = text("INSERT");
+            r[11] = text("Cairn: inserts in one batch; round trips: 1");
+            r
+        }
+        Compiled::Set(_) | Compiled::Deferred(_) | Compiled::Do(_) | Compiled::Other(_) => {
+            // The session refuses EXPLAIN of these before planning; say so if one gets here.
+            let mut r = vec![Value::Null; 12];
+            r[0] = Value::Int(1);
+            r[1] = text("SIMPLE");
+            r[11] = text("Cairn: not explained");
+            r
+        }
+    };
+    explained(vec![row])
+}
+
+/// EXPLAIN of a SELECT plan: its first table, then each table joined to it.
+fn explain_select(p: &crate::plan::SelectPlan) -> Outcome {
+    let row = match (&p.source, &p.joined) {
+        (Some(src), Some(j)) => {
+            let mut rows = vec![source_row(src, false)];
+            rows.extend(j.steps.iter().map(step_row));
+            return explained(rows);
+        }
+        (Some(src), None) => source_row(src, false),
+        (None, _) => {
+            let mut r = vec![Value::Null; 12];
+            r[0] = Value::Int(1);
+            r[1] = text("SIMPLE");
+            r[11] = text("No tables used");
+            r
+        }
+    };
+    explained(vec![row])
+}
+
+/// One EXPLAIN row for a table joined to the rows before it.
+fn step_row(step: &JoinStep) -> Vec<Value> {
+    let mut row = source_row(&step.source, false);
+    let join = if step.outer { "left join" } else { "join" };
+    match &step.lookup {
+        Some((unique, keys)) => {
+            let def = step.source.table.def();
+            let index = unique.map_or("PRIMARY".to_string(), |i| {
+                def.indexes[i as usize].name.clone()
+            });
+            row[4] = text("eq_ref");
+            row[6] = text(index.clone());
+            row[11] = text(format!(
+                "Cairn: {join} by {} lookup on {index}, {} key(s) per joined row, every row's keys \
+                 in batches; round trips: 1 per {} keys",
+                if unique.is_some() { "unique-key" } else { "primary-key" },
+                keys.len(),
+                base::limits::BATCH_OPERATIONS_MAX
+            ));
+        }
+        None => {
+            let how = if step.equal.is_empty() {
+                "nested loop"
+            } else {
+                "hash join"
+            };
+            if let Value::Bytes(b) = &mut row[11] {
+                let extra = format!("; {join}: read once, {how} in the API node");
+                b.extend_from_slice(extra.as_bytes());
+            }
+        }
+    }
+    row
+}
+
+fn explained(rows: Vec<Vec<Value>>) -> Outcome {
+    Outcome::Rows {
+        columns: columns(&[
+            "id",
+            "select_type",
+            "table",
+            "partitions",
+            "type",
+            "possible_keys",
+            "key",
+            "key_len",
+            "ref",
+            "rows",
+            "filtered",
+            "Extra",
+        ]),
+        rows,
+    }
+}
+
+/// DESCRIBE table and SHOW [FULL] COLUMNS: Field, Type, (FULL: Collation,) Null, Key,
+/// Default, Extra (FULL: then Privileges, Comment), for the columns whose names match `like`.
+pub(crate) fn describe(def: &TableDef, full: bool, like: Option<&str>) -> Outcome {
+    let mut rows = Vec::new();
+    for (p, c) in def.columns.iter().enumerate() {
+        if c.hidden {
+            continue;
+        }
+        if let Some(pattern) = like {
+            let ci = base::types::Collation::Utf8mb4GeneralCi;
+            if !base::collation::like(c.name.as_bytes(), pattern.as_bytes(), ci) {
+                continue;
+            }
+        }
+        let key = column_key(def, p);
+        let mut row = vec![
+            text(c.name.clone()),
+            text(crate::catalog::definition::column_type_text(c)),
+        ];
+        if full {
+            let textual = c.ty.is_string() && c.collation != base::types::Collation::Binary;
+            row.push(if textual {
+                text(c.collation.name())
+            } else {
+                Value::Null
+            });
+        }
+        row.extend([
+            text(if c.nullable { "YES" } else { "NO" }),
+            text(key),
+            described_default(c),
+            text(crate::catalog::definition::extra_text(c)),
+        ]);
+        if full {
+            // The privileges information_schema.COLUMNS shows too, and the comment.
+            row.extend([
+                text("select,insert,update,references"),
+                text(c.comment.clone()),
+            ]);
+        }
+        rows.push(row);
+    }
+    let names: &[&str] = if full {
+        &[
+            "Field",
+            "Type",
+            "Collation",
+            "Null",
+            "Key",
+            "Default",
+            "Extra",
+            "Privileges",
+            "Comment",
+        ]
+    } else {
+        &["Field", "Type", "Null", "Key", "Default", "Extra"]
+    };
+    Outcome::Rows {
+        columns: columns(names),
+        rows,
+    }
+}
+
+/// A column's Default as DESCRIBE shows it: the value unquoted, `current_timestamp()` for the
+/// current time, NULL without one.
+pub(crate) fn described_default(c: &base::schema::ColumnDef) -> Value {
+    if c.default_now.is_some() {
+        return crate::catalog::definition::default_text(c)
+            .map_or(Value::Null, |t| Value::Bytes(t.into()));
+    }
+    match &c.default {
+        Some(v) => crate::catalog::definition::default_value_text(c, v)
+            .map(Value::Bytes)
+            .unwrap_or(Value::Null),
+        None => Value::Null,
+    }
+}

@@ -1,0 +1,522 @@
+//! Join planning: the tables of a FROM clause and the order they are read in, and for each
+//! table after the first how its rows are found for the rows joined so far (keyed reads computed
+//! from them, batched, or one read of the table) and which of them match. A derived table or
+//! common table expression joins like any table read once: its rows exist only in the API node.
+
+use std::sync::Arc;
+
+use client::{LockMode, Table};
+use sqlparser::ast::{self, Expr as Ast};
+
+use crate::expr::{BinOp, Expr};
+use crate::foundation::error::SqlError;
+use crate::plan::derived::Derived;
+use crate::plan::{conjuncts, relation, source, Access, PlanInput, Source, TableRef};
+
+type Result<T> = std::result::Result<T, SqlError>;
+
+/// One table of a join after the first one read: how its rows are found for the joined rows
+/// so far, and which of them match.
+#[derive(Debug, Clone)]
+pub struct JoinStep {
+    /// The table with its own conditions only: read once, joined in the API node, when `lookup`
+    /// is None or a joined row's key cannot be an exact key value.
+    pub source: Source,
+    /// Keyed reads (primary key, or unique index n) for keys computed from each joined row:
+    /// the keys of all rows go out together, in batches.
+    pub lookup: Option<(Option<u16>, Vec<Vec<Expr>>)>,
+    /// Hash-join pairs for a source read once: (its column, in the joined row; the value it must
+    /// equal, over the joined row).
+    pub equal: Vec<(usize, Expr)>,
+    /// Where its columns start in the joined row.
+    pub offset: usize,
+    /// LEFT JOIN: a joined row without a match goes on with NULLs for this table.
+    pub outer: bool,
+    /// What a match must satisfy, over the joined row.
+    pub on: Option<Expr>,
+}
+
+/// A SELECT over several tables: the plan's `source` is read first (into its place in the joined
+/// row), then each step in turn; the WHERE is applied to the complete rows.
+#[derive(Debug, Clone)]
+pub struct Joined {
+    pub first_offset: usize,
+    pub width: usize,
+    pub steps: Vec<JoinStep>,
+    pub filter: Option<Expr>,
+}
+
+/// A table of a FROM clause.
+pub(crate) struct FromTable {
+    pub(crate) table: Table,
+    pub(crate) tref: TableRef,
+    /// Joined by LEFT JOIN (or the left side of a RIGHT JOIN): its columns may be NULL-filled.
+    pub(crate) outer: bool,
+    /// Its join condition (ON, or USING's equalities).
+    pub(crate) on: Option<Ast>,
+    /// A derived table or common table expression: the query its rows come from.
+    pub(crate) derived: Option<Arc<Derived>>,
+    /// The columns its join names in USING (or NATURAL JOIN finds in common), which `*` shows
+    /// once, first.
+    pub(crate) using: Vec<String>,
+    /// The first table of a comma-separated item of FROM: USING and NATURAL JOIN look back
+    /// only to it (`a, b JOIN c USING (x)` joins b and c).
+    pub(crate) item_start: bool,
+}
+
+/// The tables of a FROM clause in the order written, and the order they are read in (a RIGHT
+/// JOIN of the first two tables reads its right table first).
+pub(crate) fn from_tables(
+    from: &[ast::TableWithJoins],
+    input: &PlanInput,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<(Vec<FromTable>, Vec<usize>)> {
+    let mut tables: Vec<FromTable> = Vec::new();
+    let mut swapped = false;
+    for item in from {
+        let r = relation(&item.relation, input, resolve)?;
+        tables.push(FromTable {
+            table: r.table,
+            tref: r.tref,
+            outer: false,
+            on: None,
+            derived: r.derived,
+            using: Vec::new(),
+            item_start: true,
+        });
+        let item_at = tables.len() - 1;
+        for j in &item.joins {
+            use ast::JoinOperator as J;
+            let (outer, right, constraint) = match &j.join_operator {
+                J::Join(c) | J::Inner(c) | J::CrossJoin(c) | J::StraightJoin(c) => {
+                    (false, false, c)
+                }
+                J::Left(c) | J::LeftOuter(c) => (true, false, c),
+                J::Right(c) | J::RightOuter(c) => (true, true, c),
+                _ => return Err(SqlError::unsupported("this kind of join")),
+            };
+            let crate::plan::Relation {
+                table,
+                tref,
+                derived,
+            } = relation(&j.relation, input, resolve)?;
+            // NATURAL JOIN: USING the visible columns the right table shares with the tables
+            // before it, in their order.
+            let left: Vec<(usize, usize, String)> = result_columns(&tables[item_at..])
+                .into_iter()
+                .map(|(t, p, n)| (item_at + t, p, n))
+                .collect();
+            let natural: Vec<String> = match constraint {
+                ast::JoinConstraint::Natural => {
+                    let right_def = table.def();
+                    let mut common: Vec<String> = Vec::new();
+                    for (_, _, name) in &left {
+                        let shared = right_def
+                            .column(name)
+                            .is_some_and(|p| !right_def.columns[p].hidden);
+                        if shared && !common.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+                            common.push(name.clone());
+                        }
+                    }
+                    common
+                }
+                _ => Vec::new(),
+            };
+            let named: Vec<String> = match constraint {
+                ast::JoinConstraint::Using(names) => names.iter().map(|n| n.to_string()).collect(),
+                _ => natural,
+            };
+            let on = match constraint {
+                ast::JoinConstraint::On(e) => Some(e.clone()),
+                ast::JoinConstraint::None => None,
+                // Nothing shared: a cross join (every pair matches, for a LEFT JOIN too).
+                ast::JoinConstraint::Natural if named.is_empty() => {
+                    Some(Ast::Value(ast::Value::Boolean(true).into()))
+                }
+                ast::JoinConstraint::Using(_) | ast::JoinConstraint::Natural => {
+                    let mut on: Option<Ast> = None;
+                    for column in &named {
+                        let column = column.clone();
+                        let unknown = || {
+                            SqlError::new(
+                                1054,
+                                "42S22",
+                                format!("Unknown column '{column}' in 'FROM'"),
+                            )
+                        };
+                        // The one column of that name the tables before show (coalesced by
+                        // their own USING); two are ambiguous, as in MariaDB.
+                        let mut sides = left
+                            .iter()
+                            .filter(|(_, _, n)| n.eq_ignore_ascii_case(&column));
+                        let (i, _, _) = sides.next().ok_or_else(unknown)?;
+                        if sides.next().is_some() {
+                            return Err(SqlError::new(
+                                1052,
+                                "23000",
+                                format!("Column '{column}' in FROM is ambiguous"),
+                            ));
+                        }
+                        let left = &tables[*i];
+                        table
+                            .def()
+                            .column(&column)
+                            .filter(|p| !table.def().columns[*p].hidden)
+                            .ok_or_else(unknown)?;
+                        let side = |t: &str| {
+                            Ast::CompoundIdentifier(vec![
+                                ast::Ident::new(t),
+                                ast::Ident::new(column.clone()),
+                            ])
+                        };
+                        let eq = Ast::BinaryOp {
+                            left: Box::new(side(&left.tref.2)),
+                            op: ast::BinaryOperator::Eq,
+                            right: Box::new(side(&tref.2)),
+                        };
+                        on = Some(match on {
+                            None => eq,
+                            Some(prev) => Ast::BinaryOp {
+                                left: Box::new(prev),
+                                op: ast::BinaryOperator::And,
+                                right: Box::new(eq),
+                            },
+                        });
+                    }
+                    on
+                }
+            };
+            if outer && on.is_none() {
+                return Err(SqlError::parse("an outer join needs ON or USING"));
+            }
+            if right {
+                if tables.len() != 1 {
+                    return Err(SqlError::unsupported("RIGHT JOIN after other joins"));
+                }
+                // t1 RIGHT JOIN t2 is t2 LEFT JOIN t1: read t2 first.
+                tables[0].outer = true;
+                tables[0].on = on;
+                swapped = true;
+                tables.push(FromTable {
+                    table,
+                    tref,
+                    outer: false,
+                    on: None,
+                    derived,
+                    using: named,
+                    item_start: false,
+                });
+            } else {
+                tables.push(FromTable {
+                    table,
+                    tref,
+                    outer,
+                    on,
+                    derived,
+                    using: named,
+                    item_start: false,
+                });
+            }
+        }
+    }
+    for (n, t) in tables.iter().enumerate() {
+        if tables[..n].iter().any(|o| o.tref.2 == t.tref.2) {
+            return Err(SqlError::new(
+                1066,
+                "42000",
+                format!("Not unique table/alias: '{}'", t.tref.2),
+            ));
+        }
+    }
+    if tables.len() > JOIN_TABLES_MAX {
+        return Err(SqlError::new(
+            1116,
+            "HY000",
+            format!("Too many tables; MariaDB can only use {JOIN_TABLES_MAX} tables in a join"),
+        ));
+    }
+    let mut order: Vec<usize> = (0..tables.len()).collect();
+    if swapped {
+        order.swap(0, 1);
+    }
+    Ok((tables, order))
+}
+
+/// The columns `*` over the FROM tables shows, in MySQL's order, each as (table, position in
+/// it, name): a column a join names in USING (or NATURAL JOIN shares) once, first, its value
+/// the left side's (the right side's for a RIGHT JOIN), then the rest of the tables before it,
+/// then the joined table's others.
+pub(crate) fn result_columns(tables: &[FromTable]) -> Vec<(usize, usize, String)> {
+    let mut all = Vec::new();
+    let mut start = 0;
+    while start < tables.len() {
+        // One comma-separated item of FROM at a time.
+        let end = (start + 1..tables.len())
+            .find(|i| tables[*i].item_start)
+            .unwrap_or(tables.len());
+        all.extend(
+            item_columns(&tables[start..end])
+                .into_iter()
+                .map(|(t, p, n)| (start + t, p, n)),
+        );
+        start = end;
+    }
+    all
+}
+
+/// `result_columns` of one comma-separated item of FROM.
+fn item_columns(tables: &[FromTable]) -> Vec<(usize, usize, String)> {
+    let mut shown: Vec<(usize, usize, String)> = Vec::new();
+    for (i, t) in tables.iter().enumerate() {
+        let own: Vec<(usize, usize, String)> = t
+            .table
+            .def()
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.hidden)
+            .map(|(p, c)| (i, p, c.name.clone()))
+            .collect();
+        if t.using.is_empty() {
+            shown.extend(own);
+            continue;
+        }
+        let named = |n: &str| t.using.iter().any(|u| u.eq_ignore_ascii_case(n));
+        let mut next = Vec::with_capacity(shown.len() + own.len());
+        // t1 RIGHT JOIN t2: t1 is marked outer, and t2's columns lead.
+        if i == 1 && tables[0].outer {
+            for u in &t.using {
+                next.extend(own.iter().find(|c| c.2.eq_ignore_ascii_case(u)).cloned());
+            }
+            next.extend(own.iter().filter(|c| !named(&c.2)).cloned());
+            next.extend(shown.drain(..).filter(|c| !named(&c.2)));
+        } else {
+            for u in &t.using {
+                if let Some(k) = shown.iter().position(|c| c.2.eq_ignore_ascii_case(u)) {
+                    next.push(shown.remove(k));
+                }
+            }
+            next.append(&mut shown);
+            next.extend(own.into_iter().filter(|c| !named(&c.2)));
+        }
+        shown = next;
+    }
+    shown
+}
+
+/// The most tables one SELECT joins (MySQL's limit).
+const JOIN_TABLES_MAX: usize = 61;
+
+/// The table (index into `offsets`, where each table's columns start) holding joined-row
+/// position `p`.
+pub(crate) fn table_at(offsets: &[usize], p: usize) -> usize {
+    offsets.iter().rposition(|o| *o <= p).unwrap_or(0)
+}
+
+/// Where each table's columns sit in the joined row, and which of them are read.
+pub(crate) struct Layout<'a> {
+    pub(crate) offsets: &'a [usize],
+    pub(crate) width: usize,
+    pub(crate) used: &'a [bool],
+}
+
+impl Layout<'_> {
+    fn table_of(&self, p: usize) -> usize {
+        table_at(self.offsets, p)
+    }
+
+    /// The tables an expression reads, as a bit set.
+    fn tables_in(&self, e: &Expr) -> u64 {
+        let mut m = 0u64;
+        e.columns(&mut |p| m |= 1 << self.table_of(p));
+        m
+    }
+
+    /// `e` over table `t`'s own columns (positions in the table), columns of other tables as
+    /// [`Expr::Outer`].
+    fn localize(&self, e: &Expr, t: usize) -> Expr {
+        let mut e = e.clone();
+        e.rewrite(&|x| match x {
+            Expr::Column(p) if self.table_of(*p) == t => Some(Expr::Column(p - self.offsets[t])),
+            Expr::Column(p) => Some(Expr::Outer(*p)),
+            _ => None,
+        });
+        e
+    }
+}
+
+fn all_of(parts: Vec<Expr>) -> Option<Expr> {
+    parts
+        .into_iter()
+        .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)))
+}
+
+/// Plans a join: the first table read (with the WHERE conditions on it alone), then each other
+/// table in turn, read by keys computed from the rows joined so far when its join condition
+/// gives a whole primary or unique key, else read once with its own conditions and joined in
+/// the API node (hashing on an equality when there is one).
+pub(crate) fn join(
+    layout: &Layout,
+    tables: Vec<FromTable>,
+    order: &[usize],
+    ons: Vec<Option<Expr>>,
+    filter: Option<Expr>,
+    lock: LockMode,
+) -> Result<(Source, Joined)> {
+    let mut wheres = Vec::new();
+    if let Some(f) = &filter {
+        conjuncts(f, &mut wheres);
+    }
+    // A correlated subquery runs for the joined rows only: its conditions wait for them.
+    wheres.retain(|w| !w.has_correlated());
+    let locking = lock != LockMode::CommittedRead;
+    let mut done = 0u64;
+    let mut first = None;
+    let mut steps = Vec::new();
+    for (i, &k) in order.iter().enumerate() {
+        let bit = 1u64 << k;
+        let ready = done | bit;
+        let t = &tables[k];
+        // What a match must satisfy here: its ON, and (unless NULLs may fill it) the WHERE
+        // conditions this table completes.
+        let mut parts = Vec::new();
+        if let Some(on) = &ons[k] {
+            conjuncts(on, &mut parts);
+        }
+        if !t.outer {
+            parts.extend(
+                wheres
+                    .iter()
+                    .filter(|w| {
+                        let m = layout.tables_in(w);
+                        m & bit != 0 && m & !ready == 0
+                    })
+                    .cloned(),
+            );
+        }
+        let own: Vec<Expr> = parts
+            .iter()
+            .filter(|p| layout.tables_in(p) == bit)
+            .map(|p| layout.localize(p, k))
+            .collect();
+        let offset = layout.offsets[k];
+        let end = layout.offsets.get(k + 1).copied().unwrap_or(layout.width);
+        let extra: Vec<u16> = (offset..end)
+            .filter(|p| layout.used[*p])
+            .map(|p| (p - offset) as u16)
+            .collect();
+        let mut read_once = source(
+            t.table.clone(),
+            &t.tref,
+            all_of(own.clone()),
+            lock,
+            locking,
+            &mut [],
+            &mut [],
+            &extra,
+        );
+        read_once.derived = t.derived.clone();
+        if i == 0 {
+            first = Some(read_once);
+            done = ready;
+            continue;
+        }
+        let linked: Vec<&Expr> = parts
+            .iter()
+            .filter(|p| {
+                let m = layout.tables_in(p);
+                m & bit != 0 && m != bit && m & !ready == 0
+            })
+            .collect();
+        let mut lookup = None;
+        // information_schema and derived tables are made whole in the API node: never read by
+        // key.
+        if !linked.is_empty() && !read_once.made_in_api_node() {
+            let mut probe_parts = own;
+            probe_parts.extend(linked.iter().map(|p| layout.localize(p, k)));
+            let probe = source(
+                t.table.clone(),
+                &t.tref,
+                all_of(probe_parts),
+                lock,
+                locking,
+                &mut [],
+                &mut [],
+                &extra,
+            );
+            if let Access::Lookup { unique, keys } = probe.access {
+                let mut outer = false;
+                for key in &keys {
+                    for e in key {
+                        e.walk(&mut |x| outer |= matches!(x, Expr::Outer(_)));
+                    }
+                }
+                if outer {
+                    let keys = keys
+                        .into_iter()
+                        .map(|key| {
+                            key.into_iter()
+                                .map(|mut e| {
+                                    e.rewrite(&|x| match x {
+                                        Expr::Outer(p) => Some(Expr::Column(*p)),
+                                        _ => None,
+                                    });
+                                    e
+                                })
+                                .collect()
+                        })
+                        .collect();
+                    lookup = Some((unique.map(|u| u.0), keys));
+                }
+            }
+        }
+        let equal = linked
+            .iter()
+            .filter_map(|p| {
+                match crate::plan::look_through(p, |c| {
+                    let t = layout.table_of(c);
+                    tables[t]
+                        .table
+                        .def()
+                        .columns
+                        .get(c - layout.offsets[t])
+                        .and_then(crate::expr::collate::of_column)
+                }) {
+                    Expr::Binary(BinOp::Eq, l, r) => {
+                        let inner =
+                            |x: &Expr| matches!(x, Expr::Column(c) if layout.table_of(*c) == k);
+                        let before = |x: &Expr| {
+                            let m = layout.tables_in(x);
+                            m != 0 && m & bit == 0
+                        };
+                        match (l.as_ref(), r.as_ref()) {
+                            (Expr::Column(c), e) if inner(l) && before(e) => Some((*c, e.clone())),
+                            (e, Expr::Column(c)) if inner(r) && before(e) => Some((*c, e.clone())),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
+        steps.push(JoinStep {
+            source: read_once,
+            lookup,
+            equal,
+            offset,
+            outer: t.outer,
+            on: all_of(parts),
+        });
+        done = ready;
+    }
+    let first = first.ok_or_else(|| SqlError::parse("a join without tables"))?;
+    Ok((
+        first,
+        Joined {
+            first_offset: layout.offsets[order[0]],
+            width: layout.width,
+            steps,
+            filter,
+        },
+    ))
+}

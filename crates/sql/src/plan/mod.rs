@@ -1,0 +1,1461 @@
+//! The planner: turns a parsed SELECT, UPDATE or DELETE over one table into a plan that names
+//! its access path (primary-key or unique-key lookups, many keys per round trip; an ordered-index
+//! range; or a full scan), the conditions pushed into the data node's scan filter, the columns
+//! fetched, and the work left to the API node (residual WHERE, grouping, ordering, limits); a
+//! SELECT over several tables through `plan/join.rs`, whose tables may be derived tables or common
+//! table expressions (`plan/derived.rs`); set operations are `plan/setop.rs`'s.
+//! Plans hold `?` parameters unresolved, so a prepared statement plans once.
+
+pub(crate) mod cache;
+pub(crate) mod derived;
+pub(crate) mod explain;
+pub(crate) mod join;
+pub(crate) mod setop;
+pub(crate) mod subquery;
+
+use std::sync::Arc;
+
+use base::schema::IndexKind;
+use base::types::Collation;
+use base::types::ColumnType;
+use base::Value;
+use client::{CmpOp, LockMode, Table};
+use myproto::response::Column;
+use sqlparser::ast::{self, Expr as Ast, SelectItem, SetExpr, Spanned};
+use sqlparser::tokenizer::Location;
+
+use crate::expr::aggregate::Aggregate;
+use crate::expr::meta::table_column;
+use crate::expr::typing::unify_branches;
+use crate::expr::{BinOp, Compiler, Expr, Scope};
+use crate::foundation::error::SqlError;
+use crate::parse::Lines;
+use crate::plan::derived::{Cte, Derived};
+use crate::plan::join::{from_tables, join, table_at, FromTable, Joined, Layout};
+use crate::plan::setop::SetPlan;
+
+type Result<T> = std::result::Result<T, SqlError>;
+
+/// How rows are found.
+#[derive(Debug, Clone)]
+pub enum Access {
+    /// Keyed reads: by the primary key (`unique` None) or a unique index, one read per key, all
+    /// in one round trip. Keys are in index-column order.
+    Lookup {
+        unique: Option<(u16, String)>,
+        keys: Vec<Vec<Expr>>,
+    },
+    /// An ordered-index scan: equal values on a prefix of the index columns, then optional
+    /// inclusive bounds on the next column.
+    Range {
+        index: String,
+        columns: Vec<u16>,
+        equal: Vec<Expr>,
+        lower: Option<Expr>,
+        upper: Option<Expr>,
+    },
+    /// Every row of every partition, filtered in the data node.
+    Full,
+}
+
+/// A condition the data node can evaluate: a column against a row-free value.
+#[derive(Debug, Clone)]
+pub enum Pushed {
+    Cmp(u16, CmpOp, Expr),
+    Between(u16, Expr, Expr),
+    In(u16, Vec<Expr>),
+    Like(u16, Expr),
+    IsNull(u16, bool),
+}
+
+/// The table a statement reads and how.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub table: Table,
+    pub name: String,
+    pub access: Access,
+    pub pushed: Vec<Pushed>,
+    /// The whole WHERE, over fetched rows: the access path and pushed filter only narrow.
+    pub filter: Option<Expr>,
+    /// Every conjunct of the WHERE is pushed, as a comparison, BETWEEN, IN or IS NULL on an
+    /// integer column, where the data node's filter decides exactly as MySQL does: a scan whose
+    /// pushed values all convert exactly needs no re-check of its committed rows.
+    pub pushed_decides: bool,
+    /// Table column positions fetched; fetched row position i holds column `fetch[i]`.
+    pub fetch: Vec<u16>,
+    pub lock: LockMode,
+    /// A derived table or common table expression: its rows are this query's, run in the API
+    /// node when the statement runs (`table` is then a definition no data node holds).
+    pub derived: Option<Arc<Derived>>,
+}
+
+impl Source {
+    /// Whether the API node makes this source's rows itself (information_schema, a derived
+    /// table): they are never asked of a data node, so never read by key nor by the reactor.
+    pub(crate) fn made_in_api_node(&self) -> bool {
+        self.derived.is_some() || crate::catalog::infoschema::virtual_of(self).is_some()
+    }
+}
+
+/// Where an ORDER BY key comes from.
+#[derive(Debug, Clone)]
+pub enum OrderKey {
+    /// The n-th select item.
+    Item(usize),
+    Expr(Expr),
+}
+
+#[derive(Debug, Clone)]
+pub struct SelectPlan {
+    pub source: Option<Source>,
+    /// Set for a join; `source` is then the first table read.
+    pub joined: Option<Box<Joined>>,
+    pub items: Vec<Expr>,
+    pub columns: Vec<Column>,
+    /// Each item's collation and coercibility, for the set operations it takes part in.
+    pub derived: Vec<crate::expr::collate::Derived>,
+    pub aggregates: Vec<Aggregate>,
+    pub group_by: Vec<Expr>,
+    /// The collation each GROUP BY key's strings group under.
+    pub group_collations: Vec<Collation>,
+    pub grouped: bool,
+    /// GROUP BY ... WITH ROLLUP: after each group, a row per shorter prefix of its keys that
+    /// ends there, aggregating all the rows of that prefix, the keys past it NULL.
+    pub rollup: bool,
+    pub having: Option<Expr>,
+    /// (key, descending, the collation its strings sort under).
+    pub order: Vec<(OrderKey, bool, Collation)>,
+    pub distinct: bool,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+    /// Whether it calls a function that may wait (SLEEP, GET_LOCK): the event loop leaves it
+    /// to the connection's thread.
+    pub waits: bool,
+    /// Its result took more than a scan batch last time: the reactor leaves it to the thread.
+    pub large: crate::exec::stream::Large,
+}
+
+#[derive(Debug, Clone)]
+pub struct UpdatePlan {
+    pub source: Source,
+    /// (table column, new value over the fetched row).
+    pub assignments: Vec<(u16, Expr)>,
+    /// (key, descending, the collation its strings sort under).
+    pub order: Vec<(OrderKey, bool, Collation)>,
+    pub limit: Option<Expr>,
+    /// UPDATE IGNORE: a row whose new key is taken is skipped, a value strict mode refuses is
+    /// changed to fit with a warning.
+    pub ignore: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct DeletePlan {
+    pub source: Source,
+    /// (key, descending, the collation its strings sort under).
+    pub order: Vec<(OrderKey, bool, Collation)>,
+    pub limit: Option<Expr>,
+}
+
+/// Where each `?` of `sql` starts, in text order (the parser's spans point at these).
+pub fn placeholders(sql: &str) -> Result<Vec<Location>> {
+    let dialect = crate::parse::dialect::Cairn;
+    let tokens = sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .map_err(SqlError::parse)?;
+    Ok(tokens
+        .into_iter()
+        .filter(|t| matches!(&t.token, sqlparser::tokenizer::Token::Placeholder(p) if p == "?"))
+        .map(|t| t.span.start)
+        .collect())
+}
+
+/// A statement's tokens and line offsets, made once per statement at the first select item
+/// named by its text: naming every item of a wide SELECT then costs one tokenization, where a
+/// tokenization per item grew with the square of the item count.
+pub struct SourceIndex {
+    tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
+    lines: Lines,
+}
+
+impl SourceIndex {
+    fn new(sql: &str) -> Option<SourceIndex> {
+        let dialect = crate::parse::dialect::Cairn;
+        let tokens = sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
+            .tokenize_with_location()
+            .ok()?;
+        Some(SourceIndex {
+            tokens,
+            lines: Lines::new(sql),
+        })
+    }
+}
+
+/// The text of the select item starting at the start of `e`, as typed (MySQL names computed
+/// columns by it): its tokens up to the comma or clause keyword that ends it.
+pub fn source_text(input: &PlanInput, e: &Ast) -> String {
+    use sqlparser::keywords::Keyword;
+    use sqlparser::tokenizer::Token;
+    let sql = input.sql;
+    let typed = || -> Option<String> {
+        let start = e.span().start;
+        let index = input
+            .source
+            .get_or_init(|| SourceIndex::new(sql))
+            .as_ref()?;
+        let tokens = &index.tokens;
+        // Tokens come in text order: the item's first is found by its start.
+        let at = tokens.binary_search_by(|t| t.span.start.cmp(&start)).ok()?;
+        // Back to where the item begins: after the comma or SELECT keyword before it (a unary
+        // operator or an opening parenthesis may come before the expression's own start).
+        let mut first = at;
+        let mut depth = 0i32;
+        for i in (0..at).rev() {
+            match &tokens[i].token {
+                Token::RParen => depth += 1,
+                Token::LParen if depth > 0 => depth -= 1,
+                Token::Comma if depth == 0 => break,
+                Token::Word(w)
+                    if depth == 0
+                        && matches!(
+                            w.keyword,
+                            Keyword::SELECT
+                                | Keyword::DISTINCT
+                                | Keyword::ALL
+                                | Keyword::DISTINCTROW
+                        ) =>
+                {
+                    break
+                }
+                Token::Whitespace(_) => continue,
+                _ => {}
+            }
+            first = i;
+        }
+        let start = tokens[first].span.start;
+        let mut depth = 0i32;
+        let mut last = first;
+        for (i, t) in tokens.iter().enumerate().skip(first) {
+            match &t.token {
+                Token::LParen => depth += 1,
+                Token::RParen if depth == 0 => break,
+                Token::RParen => depth -= 1,
+                Token::Comma | Token::SemiColon if depth == 0 => break,
+                Token::EOF => break,
+                Token::Whitespace(_) => continue,
+                Token::Word(w)
+                    if depth == 0
+                        && i > first
+                        && matches!(
+                            w.keyword,
+                            Keyword::FROM
+                                | Keyword::WHERE
+                                | Keyword::GROUP
+                                | Keyword::HAVING
+                                | Keyword::ORDER
+                                | Keyword::LIMIT
+                                | Keyword::INTO
+                                | Keyword::UNION
+                                | Keyword::INTERSECT
+                                | Keyword::EXCEPT
+                                | Keyword::FOR
+                                | Keyword::LOCK
+                                | Keyword::AS
+                        ) =>
+                {
+                    break
+                }
+                _ => {}
+            }
+            last = i;
+        }
+        let a = index.lines.offset(sql, start)?;
+        let b = index.lines.offset(sql, tokens[last].span.end)?;
+        (a < b).then(|| sql[a..b].to_string())
+    };
+    typed().unwrap_or_else(|| e.to_string())
+}
+
+/// The conjuncts of a WHERE clause.
+pub(crate) fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::Binary(BinOp::And, l, r) => {
+            conjuncts(l, out);
+            conjuncts(r, out);
+        }
+        other => out.push(other.clone()),
+    }
+}
+
+/// The comparison under an [`Expr::Collated`] as the planner may use it: the comparison itself
+/// when every column it compares holds strings of that very collation (indexes and the data
+/// node's filters compare by the column's collation, so they then agree with it); the node
+/// unchanged otherwise, which nothing matches.
+pub(crate) fn look_through(e: &Expr, collation_of: impl Fn(usize) -> Option<Collation>) -> &Expr {
+    let Expr::Collated(c, inner) = e else {
+        return e;
+    };
+    let operands: Vec<&Expr> = match inner.as_ref() {
+        Expr::Binary(_, l, r) => vec![l, r],
+        Expr::Between(x, ..) | Expr::In(x, ..) | Expr::Like(x, ..) => vec![x],
+        _ => return e,
+    };
+    let mut any = false;
+    for o in operands {
+        if let Expr::Column(p) = o {
+            if collation_of(*p) != Some(*c) {
+                return e;
+            }
+            any = true;
+        }
+    }
+    if any {
+        inner
+    } else {
+        e
+    }
+}
+
+/// What the WHERE clause says about each column, for choosing an access path.
+#[derive(Default)]
+struct Facts {
+    equal: Vec<(usize, Expr)>,
+    in_list: Vec<(usize, Vec<Expr>)>,
+    lower: Vec<(usize, Expr)>,
+    upper: Vec<(usize, Expr)>,
+}
+
+impl Facts {
+    /// The facts, the pushed conditions, and whether every conjunct was pushed.
+    fn gather(filter: Option<&Expr>, def: &base::TableDef) -> (Facts, Vec<Pushed>, bool) {
+        let mut facts = Facts::default();
+        let mut pushed = Vec::new();
+        let mut parts = Vec::new();
+        if let Some(f) = filter {
+            conjuncts(f, &mut parts);
+        }
+        let free = |e: &Expr| e.is_row_free();
+        let collation_of = |p: usize| def.columns.get(p).and_then(crate::expr::collate::of_column);
+        for part in &parts {
+            match look_through(part, collation_of) {
+                Expr::Binary(op, l, r) => {
+                    let (col, value, op) = match (l.as_ref(), r.as_ref()) {
+                        (Expr::Column(c), v) if free(v) => (*c, v, *op),
+                        (v, Expr::Column(c)) if free(v) => (*c, v, flip(*op)),
+                        _ => continue,
+                    };
+                    let cmp = match op {
+                        BinOp::Eq => {
+                            facts.equal.push((col, value.clone()));
+                            CmpOp::Eq
+                        }
+                        BinOp::Ne => CmpOp::Ne,
+                        BinOp::Lt | BinOp::Le => {
+                            facts.upper.push((col, value.clone()));
+                            if op == BinOp::Lt {
+                                CmpOp::Lt
+                            } else {
+                                CmpOp::Le
+                            }
+                        }
+                        BinOp::Gt | BinOp::Ge => {
+                            facts.lower.push((col, value.clone()));
+                            if op == BinOp::Gt {
+                                CmpOp::Gt
+                            } else {
+                                CmpOp::Ge
+                            }
+                        }
+                        _ => continue,
+                    };
+                    pushed.push(Pushed::Cmp(col as u16, cmp, value.clone()));
+                }
+                Expr::Between(e, lo, hi, false) => {
+                    if let (Expr::Column(c), true, true) = (e.as_ref(), free(lo), free(hi)) {
+                        facts.lower.push((*c, (**lo).clone()));
+                        facts.upper.push((*c, (**hi).clone()));
+                        pushed.push(Pushed::Between(*c as u16, (**lo).clone(), (**hi).clone()));
+                    }
+                }
+                Expr::In(e, list, false) => {
+                    if let Expr::Column(c) = e.as_ref() {
+                        if list.iter().all(free) {
+                            facts.in_list.push((*c, list.clone()));
+                            pushed.push(Pushed::In(*c as u16, list.clone()));
+                        }
+                    }
+                }
+                Expr::Like(e, p, false) => {
+                    if let (Expr::Column(c), true) = (e.as_ref(), free(p)) {
+                        pushed.push(Pushed::Like(*c as u16, (**p).clone()));
+                    }
+                }
+                Expr::IsNull(e, negated) => {
+                    if let Expr::Column(c) = e.as_ref() {
+                        pushed.push(Pushed::IsNull(*c as u16, *negated));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let all = pushed.len() == parts.len();
+        (facts, pushed, all)
+    }
+
+    fn equal(&self, col: u16) -> Option<&Expr> {
+        self.equal
+            .iter()
+            .find(|(c, _)| *c == col as usize)
+            .map(|(_, e)| e)
+    }
+
+    fn in_list(&self, col: u16) -> Option<&Vec<Expr>> {
+        self.in_list
+            .iter()
+            .find(|(c, _)| *c == col as usize)
+            .map(|(_, e)| e)
+    }
+
+    /// Keys covering `columns` by equalities and at most one IN list (at most `max` keys).
+    fn keys(&self, columns: &[u16]) -> Option<Vec<Vec<Expr>>> {
+        let mut keys: Vec<Vec<Expr>> = vec![Vec::new()];
+        let mut used_in = false;
+        for c in columns {
+            if let Some(e) = self.equal(*c) {
+                keys.iter_mut().for_each(|k| k.push(e.clone()));
+            } else if let (Some(list), false) = (self.in_list(*c), used_in) {
+                if list.len() > base::limits::BATCH_OPERATIONS_MAX {
+                    return None;
+                }
+                used_in = true;
+                keys = keys
+                    .into_iter()
+                    .flat_map(|k| {
+                        list.iter().map(move |v| {
+                            let mut k = k.clone();
+                            k.push(v.clone());
+                            k
+                        })
+                    })
+                    .collect();
+            } else {
+                return None;
+            }
+        }
+        Some(keys)
+    }
+}
+
+fn flip(op: BinOp) -> BinOp {
+    match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Le => BinOp::Ge,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::Ge => BinOp::Le,
+        other => other,
+    }
+}
+
+/// Chooses the access path: a full key lookup beats a range, which beats a full scan; among
+/// ranges, the longest equal prefix wins.
+fn choose_access(table: &Table, facts: &Facts) -> Access {
+    let def = table.def();
+    if !def.has_hidden_pk() {
+        if let Some(keys) = facts.keys(&def.primary_key) {
+            return Access::Lookup { unique: None, keys };
+        }
+    }
+    for (i, index) in def.indexes.iter().enumerate() {
+        // An index holding column prefixes is only ever scanned: its rows are checked whole.
+        if index.kind == IndexKind::Unique && !index.has_prefix() {
+            // A unique lookup cannot find rows whose key holds NULL; equality never matches
+            // NULL, so that loses nothing.
+            if let Some(keys) = facts.keys(&index.columns) {
+                return Access::Lookup {
+                    unique: Some((i as u16, index.name.clone())),
+                    keys,
+                };
+            }
+        }
+    }
+    let mut best: Option<(usize, Access)> = None;
+    for index in &def.indexes {
+        let mut equal = Vec::new();
+        for c in &index.columns {
+            match facts.equal(*c) {
+                Some(e) => equal.push(e.clone()),
+                None => break,
+            }
+        }
+        let next = index.columns.get(equal.len()).map(|c| *c as usize);
+        let lower = next.and_then(|c| facts.lower.iter().find(|(x, _)| *x == c));
+        let upper = next.and_then(|c| facts.upper.iter().find(|(x, _)| *x == c));
+        let score = equal.len() * 2 + lower.is_some() as usize + upper.is_some() as usize;
+        if score == 0 || best.as_ref().is_some_and(|(s, _)| *s >= score) {
+            continue;
+        }
+        best = Some((
+            score,
+            Access::Range {
+                index: index.name.clone(),
+                columns: index.columns.clone(),
+                equal,
+                lower: lower.map(|(_, e)| e.clone()),
+                upper: upper.map(|(_, e)| e.clone()),
+            },
+        ));
+    }
+    best.map(|(_, a)| a).unwrap_or(Access::Full)
+}
+
+/// A table reference: (database, table, the name columns may be qualified with).
+pub type TableRef = (String, String, String);
+
+/// Everything planning needs from the session.
+pub struct PlanInput<'a> {
+    pub sql: &'a str,
+    pub placeholders: &'a [Location],
+    /// The common table expressions in scope (of enclosing WITH clauses), innermost last.
+    pub ctes: Vec<Arc<Cte>>,
+    /// The statement's tokens, made when a select item is first named by its text (None
+    /// inside: the text does not tokenize).
+    pub source: std::cell::OnceCell<Option<SourceIndex>>,
+}
+
+impl<'a> PlanInput<'a> {
+    pub fn new(sql: &'a str, placeholders: &'a [Location]) -> PlanInput<'a> {
+        PlanInput {
+            sql,
+            placeholders,
+            ctes: Vec::new(),
+            source: std::cell::OnceCell::new(),
+        }
+    }
+}
+
+/// A planned query: a SELECT, or a set operation (UNION, INTERSECT, EXCEPT) of queries.
+#[derive(Debug, Clone)]
+pub enum QueryPlan {
+    Select(Box<SelectPlan>),
+    Set(Box<SetPlan>),
+}
+
+impl QueryPlan {
+    /// The result's columns.
+    pub fn columns(&self) -> &[Column] {
+        match self {
+            QueryPlan::Select(p) => &p.columns,
+            QueryPlan::Set(p) => &p.columns,
+        }
+    }
+}
+
+/// Plans a query: a SELECT, or any other body (set operations, a parenthesized query) as a
+/// set operation.
+pub(crate) fn query(
+    input: &PlanInput,
+    q: &ast::Query,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<QueryPlan> {
+    Ok(match q.body.as_ref() {
+        SetExpr::Select(_) => QueryPlan::Select(Box::new(select(input, q, resolve)?)),
+        _ => QueryPlan::Set(Box::new(crate::plan::setop::plan(input, q, resolve)?)),
+    })
+}
+
+/// Builds the source of a single-table statement; `exprs` are compiled against it first (they
+/// decide which columns are fetched), then remapped to fetched positions.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn source(
+    table: Table,
+    tref: &TableRef,
+    filter: Option<Expr>,
+    lock: LockMode,
+    need_primary_key: bool,
+    exprs: &mut [&mut Expr],
+    keys: &mut [&mut OrderKey],
+    extra: &[u16],
+) -> Source {
+    let def = table.def().clone();
+    let (facts, pushed, all_pushed) = Facts::gather(filter.as_ref(), &def);
+    let access = choose_access(&table, &facts);
+    let pushed_decides = all_pushed
+        && pushed.iter().all(|p| {
+            let column = |c: &u16| def.columns[*c as usize].ty.is_integer();
+            match p {
+                Pushed::Cmp(c, ..) | Pushed::Between(c, ..) | Pushed::In(c, _) => column(c),
+                Pushed::IsNull(..) => true,
+                Pushed::Like(..) => false,
+            }
+        });
+    let mut used = vec![false; def.columns.len()];
+    {
+        let mut mark = |p: usize| {
+            if let Some(u) = used.get_mut(p) {
+                *u = true;
+            }
+        };
+        for e in exprs.iter() {
+            e.columns(&mut mark);
+        }
+        for k in keys.iter() {
+            if let OrderKey::Expr(e) = k {
+                e.columns(&mut mark);
+            }
+        }
+        if let Some(f) = &filter {
+            f.columns(&mut mark);
+        }
+        for c in extra {
+            mark(*c as usize);
+        }
+    }
+    if need_primary_key || used.iter().all(|u| !u) {
+        for c in &def.primary_key {
+            used[*c as usize] = true;
+        }
+    }
+    let fetch: Vec<u16> = (0..def.columns.len() as u16)
+        .filter(|c| used[*c as usize])
+        .collect();
+    let mut position = vec![usize::MAX; def.columns.len()];
+    for (i, c) in fetch.iter().enumerate() {
+        position[*c as usize] = i;
+    }
+    let map = |p: usize| position[p];
+    for e in exprs.iter_mut() {
+        e.remap(&map);
+    }
+    for k in keys.iter_mut() {
+        if let OrderKey::Expr(e) = k {
+            e.remap(&map);
+        }
+    }
+    let filter = filter.map(|mut f| {
+        f.remap(&map);
+        f
+    });
+    Source {
+        table,
+        name: tref.1.clone(),
+        access,
+        pushed,
+        filter,
+        pushed_decides,
+        fetch,
+        lock,
+        derived: None,
+    }
+}
+
+/// A LIMIT or OFFSET: a literal or a `?`.
+fn count_expr(c: &mut Compiler, e: &Ast) -> Result<Expr> {
+    let compiled = c.compile(e)?;
+    match &compiled {
+        Expr::Param(_) => Ok(compiled),
+        Expr::Const(Value::Int(i)) if *i >= 0 => Ok(compiled),
+        Expr::Const(Value::UInt(_)) => Ok(compiled),
+        _ => Err(SqlError::parse(format!("near '{e}': LIMIT takes a count"))),
+    }
+}
+
+pub(crate) fn limits(
+    c: &mut Compiler,
+    clause: &Option<ast::LimitClause>,
+) -> Result<(Option<Expr>, Option<Expr>)> {
+    Ok(match clause {
+        None => (None, None),
+        Some(ast::LimitClause::LimitOffset {
+            limit,
+            offset,
+            limit_by,
+        }) => {
+            if !limit_by.is_empty() {
+                return Err(SqlError::unsupported("LIMIT BY"));
+            }
+            let l = limit.as_ref().map(|e| count_expr(c, e)).transpose()?;
+            let o = offset
+                .as_ref()
+                .map(|o| count_expr(c, &o.value))
+                .transpose()?;
+            (l, o)
+        }
+        Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
+            let o = count_expr(c, offset)?;
+            let l = count_expr(c, limit)?;
+            (Some(l), Some(o))
+        }
+    })
+}
+
+/// The select item an ORDER BY or GROUP BY term names, by position (`1`) or by alias.
+fn named_item(e: &Ast, items: &[(String, Option<String>)], clause: &str) -> Result<Option<usize>> {
+    match e {
+        Ast::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
+            let n: usize = v.value.to_string().parse().unwrap_or(0);
+            if n == 0 || n > items.len() {
+                return Err(SqlError::new(
+                    1054,
+                    "42S22",
+                    format!("Unknown column '{}' in '{clause}'", v.value),
+                ));
+            }
+            Ok(Some(n - 1))
+        }
+        Ast::Identifier(i) => Ok(items.iter().position(|(_, a)| {
+            a.as_deref()
+                .is_some_and(|a| a.eq_ignore_ascii_case(&i.value))
+        })),
+        _ => Ok(None),
+    }
+}
+
+fn order_by(
+    c: &mut Compiler,
+    items: &[(String, Option<String>)],
+    item_exprs: &[Expr],
+    exprs: &[ast::OrderByExpr],
+) -> Result<Vec<(OrderKey, bool, Collation)>> {
+    let mut out = Vec::new();
+    for o in exprs {
+        let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
+        // An ENUM or SET sorts by its number, as in MySQL.
+        let (key, collation) = match named_item(&o.expr, items, "order clause")? {
+            Some(n) if matches!(item_exprs[n], Expr::Members { .. }) => (
+                OrderKey::Expr(item_exprs[n].clone().numbered()),
+                Collation::Binary,
+            ),
+            Some(n) => (OrderKey::Item(n), c.sort_collation(&item_exprs[n])?),
+            None => {
+                c.place = "order clause";
+                let e = c.compile(&o.expr)?;
+                if matches!(e, Expr::Members { .. }) {
+                    (OrderKey::Expr(e.numbered()), Collation::Binary)
+                } else {
+                    let collation = c.sort_collation(&e)?;
+                    (OrderKey::Expr(e), collation)
+                }
+            }
+        };
+        out.push((key, desc, collation));
+    }
+    Ok(out)
+}
+
+/// Plans a SELECT. `resolve` finds a table by name.
+pub fn select(
+    input: &PlanInput,
+    q: &ast::Query,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<SelectPlan> {
+    let SetExpr::Select(select) = q.body.as_ref() else {
+        // Not shown: a set operation's tree may be deep.
+        return Err(SqlError::unsupported(match q.body.as_ref() {
+            SetExpr::Values(_) => "VALUES as a query",
+            SetExpr::Table(_) => "TABLE as a query",
+            _ => "this form of query here",
+        }));
+    };
+    if q.fetch.is_some() || select.into.is_some() {
+        return Err(SqlError::unsupported("FETCH or SELECT INTO"));
+    }
+    let scoped = crate::plan::derived::scope(input, q.with.as_ref(), resolve)?;
+    let input = scoped.as_ref().unwrap_or(input);
+    let lock = match q.locks.as_slice() {
+        [] => LockMode::CommittedRead,
+        [l] if l.lock_type == ast::LockType::Update => LockMode::Exclusive,
+        [l] if l.lock_type == ast::LockType::Share => LockMode::Shared,
+        _ => return Err(SqlError::unsupported("several locking clauses")),
+    };
+    let dual = match select.from.as_slice() {
+        [] => true,
+        [one] if one.joins.is_empty() => matches!(&one.relation,
+            ast::TableFactor::Table { name, .. }
+                if name.0.len() == 1 && name.to_string().eq_ignore_ascii_case("dual")),
+        _ => false,
+    };
+    let (tables, read_order) = if dual {
+        (Vec::new(), Vec::new())
+    } else {
+        from_tables(&select.from, input, resolve)?
+    };
+    let defs: Vec<base::TableDef> = tables.iter().map(|t| t.table.def().clone()).collect();
+    let mut offsets = Vec::with_capacity(defs.len());
+    let mut width = 0;
+    for d in &defs {
+        offsets.push(width);
+        width += d.columns.len();
+    }
+    // One definition whose columns are the joined row's, for typing computed columns.
+    let def = match defs.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        many => {
+            let mut d = many[0].clone();
+            d.columns = many
+                .iter()
+                .flat_map(|d| d.columns.iter().cloned())
+                .collect();
+            d.primary_key.clear();
+            d.indexes.clear();
+            Some(d)
+        }
+    };
+    let scopes = tables
+        .iter()
+        .zip(&defs)
+        .zip(&offsets)
+        .map(|((t, def), offset)| Scope {
+            def,
+            name: &t.tref.2,
+            database: &t.tref.0,
+            offset: *offset,
+        })
+        .collect();
+    let mut c = Compiler::with_scopes(scopes, input.placeholders);
+    if tables.iter().any(|t| !t.using.is_empty()) {
+        // An unqualified USING column names its one coalesced value, not either side's.
+        let shown = crate::plan::join::result_columns(&tables);
+        for t in &tables {
+            for u in &t.using {
+                let mut same = shown.iter().filter(|(_, _, n)| n.eq_ignore_ascii_case(u));
+                if let (Some((i, p, _)), None) = (same.next(), same.next()) {
+                    c.coalesced.push((u.clone(), offsets[*i] + p));
+                }
+            }
+        }
+    }
+    // Select items: (expression, name, alias, table column it shows, if any).
+    let mut items: Vec<Expr> = Vec::new();
+    let mut names: Vec<(String, Option<String>)> = Vec::new();
+    c.aggregates = Some(Vec::new());
+    for item in &select.projection {
+        match item {
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
+                if tables.is_empty() {
+                    return Err(SqlError::new(1096, "HY000", "No tables used"));
+                }
+                let only = match item {
+                    SelectItem::QualifiedWildcard(
+                        ast::SelectItemQualifiedWildcardKind::ObjectName(n),
+                        _,
+                    ) => Some(ident_last(n)),
+                    SelectItem::QualifiedWildcard(..) => {
+                        return Err(SqlError::unsupported(format!("{item}")))
+                    }
+                    _ => None,
+                };
+                if only.is_none() && tables.iter().any(|t| !t.using.is_empty()) {
+                    // A join's USING columns once, first, as MySQL lists them.
+                    for (t, p, name) in crate::plan::join::result_columns(&tables) {
+                        items.push(Expr::Column(offsets[t] + p));
+                        names.push((name, None));
+                    }
+                    continue;
+                }
+                let mut any = false;
+                for ((t, d), offset) in tables.iter().zip(&defs).zip(&offsets) {
+                    if only.as_ref().is_some_and(|n| *n != t.tref.2) {
+                        continue;
+                    }
+                    any = true;
+                    for (p, col) in d.columns.iter().enumerate() {
+                        if !col.hidden {
+                            items.push(Expr::Column(offset + p));
+                            names.push((col.name.clone(), None));
+                        }
+                    }
+                }
+                if !any {
+                    return Err(SqlError::new(
+                        1051,
+                        "42S02",
+                        format!("Unknown table '{}'", only.unwrap_or_default()),
+                    ));
+                }
+            }
+            SelectItem::UnnamedExpr(e) => {
+                items.push(c.compile(e)?);
+                // MySQL names a string literal by its value, introduced (`_utf8mb4'x'`) or not.
+                let literal = match e {
+                    Ast::Prefixed { value, .. } => match &**value {
+                        Ast::Value(v) => Some(&v.value),
+                        _ => None,
+                    },
+                    Ast::Value(v) => Some(&v.value),
+                    _ => None,
+                };
+                let name = match (e, literal) {
+                    (
+                        _,
+                        Some(ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s)),
+                    ) => s.clone(),
+                    (Ast::Identifier(i), _) => i.value.clone(),
+                    (Ast::Value(_) | Ast::Prefixed { .. }, _) => source_text(input, e),
+                    // `@@session.x` is named as written; `t.c` by its column.
+                    (Ast::CompoundIdentifier(parts), _)
+                        if parts.first().is_some_and(|p| p.value.starts_with("@@")) =>
+                    {
+                        source_text(input, e)
+                    }
+                    (Ast::CompoundIdentifier(parts), _) => {
+                        parts.last().map(|p| p.value.clone()).unwrap_or_default()
+                    }
+                    (other, _) => source_text(input, other),
+                };
+                names.push((name, None));
+            }
+            SelectItem::ExprWithAlias { expr, alias } => {
+                items.push(c.compile(expr)?);
+                names.push((alias.value.clone(), Some(alias.value.clone())));
+            }
+            SelectItem::ExprWithAliases { .. } => {
+                return Err(SqlError::unsupported("several aliases"))
+            }
+        }
+    }
+    let (group_exprs, rollup) = match &select.group_by {
+        ast::GroupByExpr::Expressions(e, modifiers) if modifiers.is_empty() => (e.clone(), false),
+        ast::GroupByExpr::Expressions(e, modifiers)
+            if !e.is_empty() && modifiers == &[ast::GroupByWithModifier::Rollup] =>
+        {
+            (e.clone(), true)
+        }
+        other => return Err(SqlError::unsupported(format!("{other}"))),
+    };
+    c.place = "group statement";
+    let saved = c.aggregates.take();
+    let group_by: Vec<Expr> = group_exprs
+        .iter()
+        .map(|e| match named_item(e, &names, "group statement")? {
+            Some(n) => Ok(items[n].clone()),
+            None => c.compile(e),
+        })
+        .collect::<Result<_>>()?;
+    let group_collations = group_by
+        .iter()
+        .map(|e| c.sort_collation(e))
+        .collect::<Result<_>>()?;
+    c.aggregates = saved;
+    c.place = "having clause";
+    let having = match &select.having {
+        None => None,
+        Some(h) => {
+            // HAVING may name a select item by its alias (before any table column).
+            let mut h = h.clone();
+            let _ = ast::visit_expressions_mut(&mut h, |e| {
+                if let Ast::Identifier(i) = e {
+                    let aliased = select.projection.iter().find_map(|item| match item {
+                        SelectItem::ExprWithAlias { expr, alias }
+                            if alias.value.eq_ignore_ascii_case(&i.value) =>
+                        {
+                            Some(expr.clone())
+                        }
+                        _ => None,
+                    });
+                    if let Some(expr) = aliased {
+                        *e = Ast::Nested(Box::new(expr));
+                    }
+                }
+                std::ops::ControlFlow::<()>::Continue(())
+            });
+            Some(c.compile(&h)?)
+        }
+    };
+    let order_exprs: &[ast::OrderByExpr] = match &q.order_by {
+        None => &[],
+        Some(ast::OrderBy {
+            kind: ast::OrderByKind::Expressions(e),
+            interpolate: None,
+        }) => e,
+        Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
+    };
+    if rollup && !order_exprs.is_empty() {
+        // As MariaDB 10.11: the super-aggregate rows have their places in the grouped order.
+        return Err(SqlError::new(
+            1221,
+            "HY000",
+            "Incorrect usage of CUBE/ROLLUP and ORDER BY",
+        ));
+    }
+    let mut order = order_by(&mut c, &names, &items, order_exprs)?;
+    for (key, _, collation) in &mut order {
+        if let OrderKey::Expr(e) = key {
+            // Sorted by the type MySQL aggregates for it (IF of a string and a number: strings).
+            unify_branches(e, def.as_ref(), &c);
+            *collation = c.sort_collation(e)?;
+        }
+    }
+    if order_exprs.is_empty() && !group_by.is_empty() {
+        // MariaDB sorts a GROUP BY's rows by its keys, ascending, when no ORDER BY says
+        // otherwise (`ORDER BY NULL` leaves them unsorted).
+        order = group_by
+            .iter()
+            .cloned()
+            .zip(&group_collations)
+            .map(|(e, c): (Expr, &Collation)| (OrderKey::Expr(e), false, *c))
+            .collect();
+    }
+    let aggregates = c.aggregates.take().unwrap_or_default();
+    c.place = "on clause";
+    let ons: Vec<Option<Expr>> = tables
+        .iter()
+        .map(|t| t.on.as_ref().map(|e| c.compile(e)).transpose())
+        .collect::<Result<_>>()?;
+    c.place = "where clause";
+    let filter = select
+        .selection
+        .as_ref()
+        .map(|w| c.compile(w))
+        .transpose()?;
+    let (limit, offset) = limits(&mut c, &q.limit_clause)?;
+    let grouped = !aggregates.is_empty() || !group_by.is_empty();
+    let distinct = match &select.distinct {
+        None | Some(ast::Distinct::All) => false,
+        Some(ast::Distinct::Distinct) => true,
+        Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
+    };
+    // Metadata from the items before remapping (joined-row positions).
+    c.aggregates = Some(aggregates);
+    for e in &mut items {
+        unify_branches(e, def.as_ref(), &c);
+    }
+    let derived = items
+        .iter()
+        .map(|e| c.derive(e))
+        .collect::<Result<Vec<_>>>()?;
+    let columns = items
+        .iter()
+        .zip(&names)
+        .zip(&derived)
+        .map(|((e, (name, _)), derived)| match e.column_under_names() {
+            Some(p) if !tables.is_empty() => Ok({
+                let t = table_at(&offsets, p);
+                let (tref, def) = (&tables[t].tref, &defs[t]);
+                let mut column = table_column(&tref.0, &tref.2, &tref.1, def, p - offsets[t], name);
+                if tables[t].outer {
+                    column.flags &= !myproto::response::flags::NOT_NULL;
+                }
+                column
+            }),
+            _ => {
+                let aggregates = c.aggregates.as_deref().unwrap_or(&[]);
+                let mut column = crate::expr::meta::computed(name, e, def.as_ref(), aggregates);
+                if column.collation == myproto::response::UTF8MB4_GENERAL_CI_ID
+                    && derived.is_string()
+                {
+                    column.collation = crate::expr::meta::collation_id(derived.collation);
+                }
+                Ok(column)
+            }
+        })
+        .collect::<Result<_>>()?;
+    let mut aggregates = c.aggregates.take().unwrap_or_default();
+    let mut group_by = group_by;
+    let mut having = having;
+    let locking = lock != LockMode::CommittedRead;
+    let mut joined = None;
+    let source = match tables.len() {
+        0 => {
+            if filter.is_some() {
+                // WHERE without FROM: evaluate it as a row filter on the single row.
+                having = match (having, filter) {
+                    (Some(h), Some(f)) => Some(Expr::Binary(BinOp::And, Box::new(f), Box::new(h))),
+                    (h, f) => h.or(f),
+                };
+            }
+            None
+        }
+        1 => {
+            let FromTable {
+                table,
+                tref,
+                derived,
+                ..
+            } = tables.into_iter().next().expect("one table");
+            let mut exprs: Vec<&mut Expr> = items.iter_mut().collect();
+            exprs.extend(group_by.iter_mut());
+            exprs.extend(having.iter_mut());
+            exprs.extend(aggregates.iter_mut().flat_map(|a| a.exprs_mut()));
+            let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, ..)| k).collect();
+            let mut src = source(
+                table,
+                &tref,
+                filter,
+                lock,
+                locking,
+                &mut exprs,
+                &mut keys,
+                &[],
+            );
+            src.derived = derived;
+            Some(src)
+        }
+        _ => {
+            // Which columns of the joined row anything reads.
+            let mut used = vec![false; width];
+            {
+                let mut mark = |p: usize| {
+                    if let Some(u) = used.get_mut(p) {
+                        *u = true;
+                    }
+                };
+                let exprs = items
+                    .iter()
+                    .chain(&group_by)
+                    .chain(&having)
+                    .chain(aggregates.iter().flat_map(|a| a.exprs()))
+                    .chain(ons.iter().flatten())
+                    .chain(&filter)
+                    .chain(order.iter().filter_map(|(k, ..)| match k {
+                        OrderKey::Expr(e) => Some(e),
+                        OrderKey::Item(_) => None,
+                    }));
+                for e in exprs {
+                    e.columns(&mut mark);
+                }
+            }
+            let layout = Layout {
+                offsets: &offsets,
+                width,
+                used: &used,
+            };
+            let (first, plan) = join(&layout, tables, &read_order, ons, filter, lock)?;
+            joined = Some(Box::new(plan));
+            Some(first)
+        }
+    };
+    let mut plan = SelectPlan {
+        source,
+        joined,
+        items,
+        columns,
+        derived,
+        aggregates,
+        group_by,
+        group_collations,
+        grouped,
+        rollup,
+        having,
+        order,
+        distinct,
+        limit,
+        offset,
+        waits: false,
+        large: crate::exec::stream::Large::default(),
+    };
+    plan.waits = calls_waiting(&plan);
+    Ok(plan)
+}
+
+/// Whether a SELECT calls a function that may wait.
+fn calls_waiting(plan: &SelectPlan) -> bool {
+    let mut found = false;
+    let mut look = |e: &Expr| e.walk(&mut |x| found |= matches!(x, Expr::Call(f, _) if f.waits()));
+    plan.items.iter().for_each(&mut look);
+    plan.group_by.iter().for_each(&mut look);
+    plan.aggregates
+        .iter()
+        .flat_map(|a| a.exprs())
+        .for_each(&mut look);
+    plan.having.iter().for_each(&mut look);
+    plan.limit.iter().chain(&plan.offset).for_each(&mut look);
+    if let Some(f) = plan.source.as_ref().and_then(|s| s.filter.as_ref()) {
+        look(f);
+    }
+    found
+}
+
+/// The last part of a name (`t` of `db.t`).
+fn ident_last(n: &ast::ObjectName) -> String {
+    n.0.last()
+        .and_then(|p| p.as_ident())
+        .map(|i| i.value.clone())
+        .unwrap_or_default()
+}
+
+/// The one table an UPDATE or DELETE writes: a named table (MariaDB refuses a derived one:
+/// `UPDATE (SELECT ...) t` is 1288, `DELETE FROM (SELECT ...) t` a syntax error).
+fn single_table(
+    from: &[ast::TableWithJoins],
+    input: &PlanInput,
+    statement: &str,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<(Table, TableRef)> {
+    let [one] = from else {
+        return Err(SqlError::unsupported(format!("multi-table {statement}")));
+    };
+    if !one.joins.is_empty() {
+        return Err(SqlError::unsupported(format!("multi-table {statement}")));
+    }
+    let r = relation(&one.relation, input, resolve)?;
+    if r.derived.is_none() {
+        return Ok((r.table, r.tref));
+    }
+    Err(if statement == "UPDATE" {
+        SqlError::new(
+            1288,
+            "HY000",
+            format!(
+                "The target table {} of the UPDATE is not updatable",
+                r.tref.2
+            ),
+        )
+    } else {
+        SqlError::parse(format!("{statement} from a derived table"))
+    })
+}
+
+/// A table of a FROM clause as planning sees it.
+pub(crate) struct Relation {
+    pub(crate) table: Table,
+    pub(crate) tref: TableRef,
+    /// A derived table or common table expression: the query its rows come from.
+    pub(crate) derived: Option<Arc<Derived>>,
+}
+
+/// A named table (with its alias, if any), a common table expression in scope, or a derived
+/// table `(SELECT ...) AS alias`.
+pub(crate) fn relation(
+    factor: &ast::TableFactor,
+    input: &PlanInput,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<Relation> {
+    match factor {
+        ast::TableFactor::Table {
+            name,
+            alias,
+            args: None,
+            ..
+        } => {
+            if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
+                // MariaDB's grammar has column lists only after a derived table's alias.
+                return Err(SqlError::parse(format!("near '{factor}'")));
+            }
+            let alias = alias.as_ref().map(|a| a.name.value.clone());
+            if let Some(cte) = crate::plan::derived::cte(input, name) {
+                return Ok(Relation {
+                    table: cte.table.clone(),
+                    tref: (
+                        String::new(),
+                        cte.name.clone(),
+                        alias.unwrap_or_else(|| cte.name.clone()),
+                    ),
+                    derived: Some(cte.derived.clone()),
+                });
+            }
+            let (table, mut tref) = resolve(name)?;
+            if let Some(a) = alias {
+                tref.2 = a;
+            }
+            Ok(Relation {
+                table,
+                tref,
+                derived: None,
+            })
+        }
+        ast::TableFactor::Derived {
+            lateral: false,
+            subquery,
+            alias,
+            sample: None,
+        } => {
+            let Some(alias) = alias else {
+                return Err(crate::plan::derived::no_alias());
+            };
+            let name = alias.name.value.clone();
+            let (table, derived) =
+                crate::plan::derived::plan(input, subquery, &name, &alias.columns, resolve)?;
+            Ok(Relation {
+                table,
+                tref: (String::new(), name.clone(), name),
+                derived: Some(derived),
+            })
+        }
+        other => Err(SqlError::unsupported(format!("FROM {other}"))),
+    }
+}
+
+pub fn update(
+    input: &PlanInput,
+    u: &ast::Update,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<UpdatePlan> {
+    let ignore = match u.or {
+        None => false,
+        Some(ast::SqliteOnConflict::Ignore) => true,
+        Some(_) => return Err(SqlError::unsupported("UPDATE OR ...")),
+    };
+    if u.from.is_some() || u.returning.is_some() {
+        return Err(SqlError::unsupported("UPDATE ... FROM or RETURNING"));
+    }
+    let (table, tref) = single_table(std::slice::from_ref(&u.table), input, "UPDATE", resolve)?;
+    let def = table.def().clone();
+    let scope = Scope {
+        def: &def,
+        name: &tref.2,
+        database: &tref.0,
+        offset: 0,
+    };
+    let mut c = Compiler::new(Some(scope), input.placeholders);
+    let mut assignments = Vec::new();
+    for a in &u.assignments {
+        let ast::AssignmentTarget::ColumnName(name) = &a.target else {
+            return Err(SqlError::unsupported("tuple assignment"));
+        };
+        let column = name
+            .0
+            .last()
+            .and_then(|p| p.as_ident())
+            .map(|i| i.value.clone())
+            .unwrap_or_default();
+        let p = def
+            .column(&column)
+            .filter(|p| !def.columns[*p].hidden)
+            .ok_or_else(|| SqlError::unknown_column(&column, "field list"))?;
+        let e = match &a.value {
+            Ast::Identifier(i)
+                if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default") =>
+            {
+                default_of(&def.columns[p])?
+            }
+            e => c.compile(e)?,
+        };
+        assignments.push((p as u16, e));
+    }
+    c.place = "where clause";
+    let filter = u.selection.as_ref().map(|w| c.compile(w)).transpose()?;
+    let mut order = order_by(&mut c, &[], &[], &u.order_by)?;
+    let limit = u
+        .limit
+        .as_ref()
+        .map(|l| count_expr(&mut c, l))
+        .transpose()?;
+    let mut exprs: Vec<&mut Expr> = assignments.iter_mut().map(|(_, e)| e).collect();
+    let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, ..)| k).collect();
+    // Every column is fetched: the update compares old and new values.
+    let every: Vec<u16> = (0..def.columns.len() as u16).collect();
+    let source = source(
+        table,
+        &tref,
+        filter,
+        LockMode::Exclusive,
+        true,
+        &mut exprs,
+        &mut keys,
+        &every,
+    );
+    Ok(UpdatePlan {
+        source,
+        assignments,
+        order,
+        limit,
+        ignore,
+    })
+}
+
+/// `SET column = DEFAULT`: the column's default value, the statement's time for a DEFAULT
+/// CURRENT_TIMESTAMP, NULL for a nullable column without one; MariaDB's 1364 for a NOT NULL
+/// column without one.
+fn default_of(column: &base::schema::ColumnDef) -> Result<Expr> {
+    if let Some(fsp) = column.default_now {
+        return Ok(Expr::Call(
+            crate::expr::funcs::Func::Temporal(crate::expr::temporal::Temporal::Now),
+            vec![Expr::Const(Value::Int(i64::from(fsp)))],
+        ));
+    }
+    match &column.default {
+        Some(v) => Ok(Expr::Const(v.clone())),
+        None if column.nullable || column.auto_increment => Ok(Expr::Const(Value::Null)),
+        None => Err(SqlError::new(
+            1364,
+            "HY000",
+            format!("Field '{}' doesn't have a default value", column.name),
+        )),
+    }
+}
+
+pub fn delete(
+    input: &PlanInput,
+    d: &ast::Delete,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<DeletePlan> {
+    if !d.tables.is_empty() || d.using.is_some() || d.returning.is_some() {
+        return Err(SqlError::unsupported("multi-table DELETE"));
+    }
+    let from = match &d.from {
+        ast::FromTable::WithFromKeyword(f) | ast::FromTable::WithoutKeyword(f) => f,
+    };
+    let (table, tref) = single_table(from, input, "DELETE", resolve)?;
+    let def = table.def().clone();
+    let scope = Scope {
+        def: &def,
+        name: &tref.2,
+        database: &tref.0,
+        offset: 0,
+    };
+    let mut c = Compiler::new(Some(scope), input.placeholders);
+    c.place = "where clause";
+    let filter = d.selection.as_ref().map(|w| c.compile(w)).transpose()?;
+    let mut order = order_by(&mut c, &[], &[], &d.order_by)?;
+    let limit = d
+        .limit
+        .as_ref()
+        .map(|l| count_expr(&mut c, l))
+        .transpose()?;
+    let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, ..)| k).collect();
+    let source = source(
+        table,
+        &tref,
+        filter,
+        LockMode::Exclusive,
+        true,
+        &mut [],
+        &mut keys,
+        &[],
+    );
+    Ok(DeletePlan {
+        source,
+        order,
+        limit,
+    })
+}
+
+/// True for column types whose values a pushed comparison may hold exactly.
+pub fn pushable(ty: ColumnType) -> bool {
+    !matches!(ty, ColumnType::Float | ColumnType::Double)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A location's byte offset the slow way: walking the text from its start.
+    fn walked(sql: &str, l: Location) -> usize {
+        let mut line_start = 0;
+        for _ in 1..l.line {
+            line_start += sql[line_start..].find('\n').unwrap() + 1;
+        }
+        let line = &sql[line_start..];
+        let line = &line[..line.find('\n').map_or(line.len(), |n| n + 1)];
+        line_start
+            + line
+                .char_indices()
+                .nth(l.column as usize - 1)
+                .map_or(line.len(), |(i, _)| i)
+    }
+
+    #[test]
+    fn locations_become_the_offsets_a_walk_finds() {
+        let long: String = (0..700)
+            .map(|i| if i % 3 == 0 { 'é' } else { 'x' })
+            .collect();
+        let sql = format!("SELECT 1,\n  'ü€😀', {long}\nFROM t\n");
+        let lines = Lines::new(&sql);
+        for (line, text) in sql.split_inclusive('\n').enumerate() {
+            for column in 1..=text.chars().count() as u64 + 1 {
+                let l = Location::new(line as u64 + 1, column);
+                assert_eq!(lines.offset(&sql, l), Some(walked(&sql, l)), "{l:?}");
+            }
+        }
+    }
+}

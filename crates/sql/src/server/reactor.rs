@@ -1,0 +1,1071 @@
+//! The SQL front end's event loop: it holds every idle connection, reads their commands without
+//! blocking, and serves itself the commands that need at most one round trip of committed reads
+//! (a prepared SELECT by keys, by range or by scan while the session holds nothing on the data
+//! node; BEGIN, COMMIT and ROLLBACK with nothing to end; COM_PING). Those reads go to the data
+//! node over one `EventSession` in the same poll as the clients: every read of a poll round
+//! leaves in one write, sent before the round's replies are answered and looked for again every
+//! few answers of a large batch, and the loop sleeps until a client or the data node has
+//! something. Any other command goes to a thread (`server/threads.rs`), which runs it with blocking
+//! calls (`server/conn.rs`) and parks the connection here again once its input is drained; an idle
+//! connection holds no thread.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use base::Value;
+use client::{
+    EventSession, ExecType, OpResult, Operation, ReplicaSeen, Reply, RECONNECT_EVERY,
+    RECONNECT_TIMEOUT,
+};
+use mio::{Events, Poll, Token, Waker};
+use myproto::binary;
+use myproto::command;
+use myproto::packet::parse_payload;
+use sqlparser::ast::Statement;
+use tracing::{debug, info, warn};
+use transport::nonblocking::{Connection, ReadState};
+
+use crate::exec::run::Fetch;
+use crate::foundation::error::SqlError;
+use crate::plan::cache;
+use crate::plan::SelectPlan;
+use crate::server::conn::{param_values, Conn};
+use crate::session::{Compiled, Outcome, Session};
+
+const WAKER: Token = Token(0);
+const DATANODE: Token = Token(1);
+/// The token of the loop's first READ_BACKUP reader link (`Links`); connection tokens never
+/// come near it.
+const FIRST_READER: usize = usize::MAX / 2;
+/// How long a loop waits before looking again for replicas to read from, after a look that
+/// found none or after one stopped serving reads.
+const READERS_LOOK_EVERY: Duration = Duration::from_secs(5);
+/// Connection tokens start here and are never reused, so a late reply cannot reach a newer
+/// connection.
+const FIRST_CONNECTION: u64 = 2;
+
+/// How long the loop sleeps at most, to notice a stop.
+const POLL_TIMEOUT: Duration = Duration::from_millis(500);
+/// Answers given between two looks at the clients while a batch of replies is answered (see
+/// `Loop::look`).
+const ANSWERS_PER_LOOK: usize = 4;
+/// Bytes read from one connection per turn before its commands are looked at.
+const INPUT_BYTES_MAX: usize = 1 << 20;
+
+/// A connection handed to the loop by the thread that served its last command.
+pub(crate) struct Parked {
+    pub conn: Box<Conn>,
+}
+
+/// The handle connection threads park their connections through: one or more loops, each
+/// with its own thread and data node session; a connection always parks in the same one.
+pub(crate) struct Reactor {
+    loops: Vec<LoopHandle>,
+    stopping: Arc<AtomicBool>,
+}
+
+struct LoopHandle {
+    parked: Sender<Parked>,
+    waker: Arc<Waker>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Reactor {
+    /// Starts `loops` loops (at least one), each connecting its own data node session.
+    pub fn start(datanode: &str, loops: usize) -> std::io::Result<Reactor> {
+        let stopping = Arc::new(AtomicBool::new(false));
+        let loops = (0..loops.max(1))
+            .map(|n| LoopHandle::start(datanode, n, stopping.clone()))
+            .collect::<std::io::Result<_>>()?;
+        Ok(Reactor { loops, stopping })
+    }
+
+    /// Gives an idle connection to its loop; hands it back if the loops have stopped.
+    pub fn park(&self, p: Parked) -> Result<(), Box<Conn>> {
+        if self.stopping.load(Ordering::SeqCst) {
+            return Err(p.conn);
+        }
+        let l = &self.loops[p.conn.session.id as usize % self.loops.len()];
+        l.parked.send(p).map_err(|e| e.0.conn)?;
+        let _ = l.waker.wake();
+        Ok(())
+    }
+
+    /// Stops the loops; the connections they hold are closed.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        for l in &self.loops {
+            let _ = l.waker.wake();
+        }
+        for l in &self.loops {
+            let thread = l.thread.lock().map(|mut t| t.take()).unwrap_or(None);
+            if let Some(t) = thread {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+impl LoopHandle {
+    fn start(datanode: &str, n: usize, stopping: Arc<AtomicBool>) -> std::io::Result<LoopHandle> {
+        let mut link = EventSession::connect(datanode, Duration::from_secs(5))
+            .map_err(|e| std::io::Error::other(format!("connecting to {datanode}: {e}")))?;
+        let poll = Poll::new()?;
+        let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
+        link.register(poll.registry(), DATANODE)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let mut links = Links::new(link);
+        links.look(datanode, poll.registry());
+        let (parked, arrivals) = mpsc::channel();
+        let mut lp = Loop {
+            poll,
+            links,
+            arrivals,
+            slots: HashMap::new(),
+            next_token: FIRST_CONNECTION,
+            stopping,
+            replies_ready: false,
+            look_events: Events::with_capacity(256),
+            datanode: datanode.to_string(),
+            relink_at: Instant::now(),
+        };
+        let thread = std::thread::Builder::new()
+            .name(format!("sql-reactor-{n}"))
+            .spawn(move || lp.run())?;
+        Ok(LoopHandle {
+            parked,
+            waker,
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+}
+
+/// Where a running statement's plan lives.
+enum Origin {
+    /// A prepared statement (binary rows).
+    Prepared(u32),
+    /// A text query's cached plan, by database and normalized text (text rows).
+    Text(Option<String>, String),
+}
+
+/// A statement sent to the data node, waiting for its reply.
+struct Waiting {
+    origin: Origin,
+    params: Vec<Value>,
+    /// The command packet, for the connection's thread to run again if the table changed.
+    packet: Vec<u8>,
+    /// The scan's pushed filter decides the WHERE: its rows need no re-check.
+    decided: bool,
+}
+
+struct Slot {
+    conn: Box<Conn>,
+    io: Connection,
+    input: Vec<u8>,
+    /// The last read stopped at INPUT_BYTES_MAX: the socket may hold more.
+    more: bool,
+    /// When the client last sent something (for wait_timeout).
+    last: Instant,
+    waiting: Option<Waiting>,
+    /// The client closed its side: answer what it sent, then close.
+    peer_closed: bool,
+}
+
+/// A loop's links to the data nodes: the one to the node that serves, which any read may take,
+/// and, in a cluster of one node group, links to the group's other nodes that answer reads of
+/// READ_BACKUP tables (NDB's READ_BACKUP: any replica may answer them), those
+/// `client::read_from` chooses. Such reads take the chosen links in turn, so that replicas on
+/// several hosts share them.
+struct Links {
+    primary: EventSession,
+    /// Reader links, under tokens from `FIRST_READER` on.
+    readers: Vec<EventSession>,
+    /// Whether READ_BACKUP reads take the primary's link in their turn too (it is on this
+    /// host, or no reader is).
+    primary_reads: bool,
+    turn: usize,
+    /// When to look for readers again while there are none (None: the last look saw every
+    /// node and chose the primary alone, as on one host; a new primary link looks again).
+    look_at: Option<Instant>,
+}
+
+impl Links {
+    fn new(primary: EventSession) -> Links {
+        Links {
+            primary,
+            readers: Vec::new(),
+            primary_reads: true,
+            turn: 0,
+            look_at: Some(Instant::now()),
+        }
+    }
+
+    /// Connects to the other nodes of `datanodes` that answer READ_BACKUP reads in the
+    /// primary's node group (a cluster of one group) and that `client::read_from` chooses:
+    /// none when the group's nodes share one host.
+    fn look(&mut self, datanodes: &str, registry: &mio::Registry) {
+        self.look_at = Some(Instant::now() + READERS_LOOK_EVERY);
+        let hello = self.primary.hello();
+        let addresses: Vec<&str> = datanodes
+            .split(',')
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .collect();
+        if hello.groups != 1 || addresses.len() < 2 || !self.readers.is_empty() {
+            return;
+        }
+        let mut seen = Vec::new();
+        let mut links = Vec::new();
+        // Whether every node answered, and each serves reads: a look that chose no reader
+        // then stands until the primary link is made again.
+        let mut settled = true;
+        for address in addresses {
+            let Ok(link) = EventSession::connect_node(address) else {
+                settled = false;
+                continue;
+            };
+            let h = link.hello();
+            let primary = h.node_id == hello.node_id;
+            settled &= primary || h.reads;
+            if (primary || h.reads && h.group == hello.group)
+                && !seen.iter().any(|r: &ReplicaSeen| r.node == h.node_id)
+            {
+                seen.push(ReplicaSeen::of(address, h.node_id, primary));
+                links.push((!primary).then_some(link));
+            }
+        }
+        let chosen = client::read_from(&seen);
+        self.primary_reads = chosen.iter().any(|i| seen[*i].primary);
+        for i in chosen {
+            let Some(mut link) = links[i].take() else {
+                continue;
+            };
+            let token = Token(FIRST_READER + self.readers.len());
+            if link.register(registry, token).is_ok() {
+                self.readers.push(link);
+            }
+        }
+        if !self.readers.is_empty() {
+            info!(
+                "sql reactor: READ_BACKUP reads go to {} more data node(s) of the node group",
+                self.readers.len()
+            );
+        } else if settled {
+            self.look_at = None;
+        }
+    }
+
+    /// Drops every reader link (one stopped serving reads, was lost, or the primary changed);
+    /// the loop looks again after `READERS_LOOK_EVERY`. Returns the reads that were still out
+    /// on them, failed as lost (their statements run again on their threads).
+    fn drop_readers(&mut self, registry: &mio::Registry) -> Vec<(u64, client::Result<Reply>)> {
+        let mut abandoned = Vec::new();
+        for mut r in self.readers.drain(..) {
+            r.deregister(registry);
+            abandoned.extend(
+                r.abandon()
+                    .into_iter()
+                    .map(|(token, result)| (token, result.map(Reply::Ops))),
+            );
+        }
+        self.primary_reads = true;
+        self.look_at = Some(Instant::now() + READERS_LOOK_EVERY);
+        abandoned
+    }
+
+    /// The link a read goes over: for reads any replica may answer, the next in turn.
+    fn pick(&mut self, any_replica: bool) -> &mut EventSession {
+        if !any_replica || self.readers.is_empty() {
+            return &mut self.primary;
+        }
+        let choices = self.readers.len() + usize::from(self.primary_reads);
+        self.turn = (self.turn + 1) % choices;
+        match self.turn.checked_sub(usize::from(self.primary_reads)) {
+            Some(r) => &mut self.readers[r],
+            None => &mut self.primary,
+        }
+    }
+
+    fn all(&mut self) -> impl Iterator<Item = &mut EventSession> {
+        std::iter::once(&mut self.primary).chain(self.readers.iter_mut())
+    }
+}
+
+struct Loop {
+    poll: Poll,
+    links: Links,
+    arrivals: Receiver<Parked>,
+    slots: HashMap<u64, Slot>,
+    next_token: u64,
+    stopping: Arc<AtomicBool>,
+    /// The data node's socket has replies to read.
+    replies_ready: bool,
+    /// Events of `look`'s polls.
+    look_events: Events,
+    /// The data node's address, to connect again once the link is lost (`relink`).
+    datanode: String,
+    /// When the data node may next be tried again.
+    relink_at: Instant,
+}
+
+/// What the loop did with one command.
+enum Step {
+    /// Answered; look at the next command.
+    Answered,
+    /// Sent to the data node; the connection waits for the reply.
+    Sent(Waiting),
+    /// COM_QUIT.
+    Quit,
+    /// The connection's thread must run it.
+    Thread,
+}
+
+impl Loop {
+    fn run(&mut self) {
+        let mut events = Events::with_capacity(1024);
+        let mut swept = Instant::now();
+        loop {
+            if let Err(e) = self.poll.poll(&mut events, Some(POLL_TIMEOUT)) {
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    warn!("sql reactor poll failed: {e}");
+                    return;
+                }
+            }
+            if self.stopping.load(Ordering::SeqCst) {
+                return;
+            }
+            if swept.elapsed() >= POLL_TIMEOUT {
+                swept = Instant::now();
+                self.sweep();
+            }
+            self.relink();
+            for event in events.iter() {
+                self.event(event);
+            }
+            // New reads leave before the replies are answered, so the data node works on them
+            // meanwhile.
+            self.send_reads();
+            while std::mem::take(&mut self.replies_ready) {
+                self.replies();
+                self.send_reads();
+            }
+        }
+    }
+
+    /// Notes or handles one readiness event: the data node's replies are only noted
+    /// (`replies_ready`), so that `look` can run in the middle of answering a batch.
+    fn event(&mut self, event: &mio::event::Event) {
+        match event.token() {
+            WAKER => self.arrive(),
+            DATANODE => {
+                if event.is_writable() {
+                    let _ = self.links.primary.flush(self.poll.registry());
+                }
+                if event.is_readable() {
+                    self.replies_ready = true;
+                }
+            }
+            Token(t) if t >= FIRST_READER => {
+                if let Some(r) = self.links.readers.get_mut(t - FIRST_READER) {
+                    if event.is_writable() {
+                        let _ = r.flush(self.poll.registry());
+                    }
+                }
+                if event.is_readable() || event.is_read_closed() {
+                    self.replies_ready = true;
+                }
+            }
+            Token(t) => {
+                let t = t as u64;
+                if event.is_writable() {
+                    self.flush(t);
+                }
+                if event.is_readable() || event.is_read_closed() {
+                    self.readable(t, event.is_read_closed());
+                }
+            }
+        }
+    }
+
+    /// Connects again to a data node that was lost (it restarted, or the connection broke), at
+    /// most once per `RECONNECT_EVERY`; meanwhile connections' threads serve every command
+    /// (each session has its own data node connection).
+    fn relink(&mut self) {
+        if !self.links.primary.is_lost() {
+            if self.links.readers.is_empty()
+                && self.links.look_at.is_some_and(|t| Instant::now() >= t)
+            {
+                self.links.look(&self.datanode, self.poll.registry());
+            }
+            return;
+        }
+        if Instant::now() < self.relink_at {
+            return;
+        }
+        self.relink_at = Instant::now() + RECONNECT_EVERY;
+        self.replies();
+        let registry = self.poll.registry();
+        match self
+            .links
+            .primary
+            .reconnect(&self.datanode, RECONNECT_TIMEOUT, registry, DATANODE)
+        {
+            Ok(()) => {
+                info!(
+                    "sql reactor: connected to the data node {} again",
+                    self.datanode
+                );
+                // The node group may have another primary now: its readers are looked for again.
+                let abandoned = self.links.drop_readers(registry);
+                self.links.look_at = Some(Instant::now());
+                for (token, reply) in abandoned {
+                    self.reply(token, reply);
+                }
+            }
+            Err(e) => debug!(
+                "sql reactor: data node {} still unreachable: {e}",
+                self.datanode
+            ),
+        }
+    }
+
+    /// Writes the reads queued for the data node.
+    fn send_reads(&mut self) {
+        let registry = self.poll.registry();
+        for link in self.links.all() {
+            if link.in_flight() > 0 {
+                if let Err(e) = link.flush(registry) {
+                    warn!("sql reactor: data node connection lost: {e}");
+                    self.replies_ready = true;
+                }
+            }
+        }
+    }
+
+    /// Takes in, without sleeping, the commands clients sent since the last poll, and sends
+    /// their reads to the data node at once. Run between the answers to a large batch, it lets
+    /// the data node work on the next reads while this loop answers the rest, instead of both
+    /// taking turns with the other idle.
+    fn look(&mut self) {
+        let mut events = std::mem::replace(&mut self.look_events, Events::with_capacity(0));
+        if self.poll.poll(&mut events, Some(Duration::ZERO)).is_ok() {
+            for event in events.iter() {
+                self.event(event);
+            }
+            self.send_reads();
+        }
+        self.look_events = events;
+    }
+
+    /// Closes connections idle longer than their session's wait_timeout, or holding part of a
+    /// command longer than its net_read_timeout.
+    fn sweep(&mut self) {
+        let idle: Vec<u64> = self
+            .slots
+            .iter()
+            .filter(|(_, s)| {
+                // Idle past wait_timeout, or stalled inside a command's packets past
+                // net_read_timeout (a client that sent part of a command and no more).
+                let limit = if s.input.is_empty() {
+                    s.conn.session.wait_timeout()
+                } else {
+                    s.conn.session.net_read_timeout()
+                };
+                s.waiting.is_none() && s.last.elapsed() > limit
+            })
+            .map(|(t, _)| *t)
+            .collect();
+        for token in idle {
+            self.close(token);
+        }
+    }
+
+    /// Takes in the connections threads parked.
+    fn arrive(&mut self) {
+        while let Ok(p) = self.arrivals.try_recv() {
+            let token = self.next_token;
+            self.next_token += 1;
+            let io = match p
+                .conn
+                .stream()
+                .try_clone()
+                .and_then(Connection::new)
+                .and_then(|mut io| {
+                    io.register(self.poll.registry(), Token(token as usize))?;
+                    Ok(io)
+                }) {
+                Ok(io) => io,
+                Err(e) => {
+                    // Keep serving it from its thread.
+                    warn!("sql reactor: cannot take a connection: {e}");
+                    crate::server::conn::resume_on_a_thread(p.conn, false);
+                    continue;
+                }
+            };
+            self.slots.insert(
+                token,
+                Slot {
+                    conn: p.conn,
+                    io,
+                    input: Vec::new(),
+                    more: false,
+                    last: Instant::now(),
+                    waiting: None,
+                    peer_closed: false,
+                },
+            );
+            // Bytes may have arrived while the thread still held it.
+            self.readable(token, false);
+        }
+    }
+
+    /// `read_closed`: the event carried the client's FIN.
+    fn readable(&mut self, token: u64, read_closed: bool) {
+        if self.fill(token, read_closed) {
+            self.commands(token);
+        }
+    }
+
+    /// Reads what the socket holds, up to INPUT_BYTES_MAX buffered (to its end when the peer
+    /// closed it: `read_closed`); false if the connection is gone. A client that closed its
+    /// side still gets the answers to the commands it sent, as from MariaDB.
+    fn fill(&mut self, token: u64, read_closed: bool) -> bool {
+        let Some(slot) = self.slots.get_mut(&token) else {
+            return false;
+        };
+        slot.last = Instant::now();
+        match slot
+            .io
+            .read_raw(&mut slot.input, INPUT_BYTES_MAX, read_closed)
+        {
+            Ok(ReadState::Open | ReadState::Stopped) => {
+                slot.more = slot.input.len() >= INPUT_BYTES_MAX;
+                true
+            }
+            Ok(ReadState::Closed) => {
+                slot.peer_closed = true;
+                slot.more = false;
+                true
+            }
+            Err(_) => {
+                self.close(token);
+                false
+            }
+        }
+    }
+
+    /// Runs the connection's whole commands until one waits for the data node or needs the
+    /// thread.
+    fn commands(&mut self, token: u64) {
+        loop {
+            let Some(slot) = self.slots.get_mut(&token) else {
+                return;
+            };
+            if slot.waiting.is_some() {
+                return;
+            }
+            let limit = slot.conn.max_packet();
+            let (seq, payload, used) = match parse_payload(&slot.input, limit) {
+                Ok(Some((seq, payload, used))) => (seq, payload, used),
+                // A command larger than the loop buffers: the thread reads the rest.
+                Ok(None) if slot.input.len() >= INPUT_BYTES_MAX => return self.hand_back(token),
+                Ok(None) if slot.more => {
+                    if !self.fill(token, false) {
+                        return;
+                    }
+                    continue;
+                }
+                Ok(None) => break,
+                // The thread reads it again and answers the error as it always does.
+                Err(_) => return self.hand_back(token),
+            };
+            let step = self.step(token, seq, &payload);
+            let Some(slot) = self.slots.get_mut(&token) else {
+                return;
+            };
+            match step {
+                Step::Answered => {
+                    slot.input.drain(..used);
+                }
+                Step::Sent(w) => {
+                    slot.input.drain(..used);
+                    slot.waiting = Some(w);
+                    break;
+                }
+                Step::Quit => return self.close(token),
+                Step::Thread => return self.hand_back(token),
+            }
+        }
+        self.flush(token);
+    }
+
+    /// One command: answered here, sent, or for the thread.
+    fn step(&mut self, token: u64, seq: u8, payload: &[u8]) -> Step {
+        let Some(slot) = self.slots.get_mut(&token) else {
+            return Step::Quit;
+        };
+        let conn = &mut slot.conn;
+        let Some((&cmd, body)) = payload.split_first() else {
+            return Step::Thread;
+        };
+        conn.out.seq = seq.wrapping_add(1);
+        // Reads the data node answers without a transaction, which is only right while the
+        // session holds none open there (else its reads must see its own writes).
+        // A session whose grants changed since it read them (an account statement ran) reads
+        // them again on its thread before anything is served.
+        let holds = conn.session.holds_transaction()
+            || conn.session.grants_epoch
+                != conn
+                    .session
+                    .shared
+                    .grants_epoch
+                    .load(std::sync::atomic::Ordering::Acquire);
+        match cmd {
+            command::PING => {
+                conn.ok(0, 0, false);
+                Step::Answered
+            }
+            command::QUIT => Step::Quit,
+            command::STMT_CLOSE => {
+                // No answer, by the protocol.
+                if let Ok(id) = binary::statement_id(body) {
+                    conn.session.statements.remove(&id);
+                }
+                Step::Answered
+            }
+            command::STMT_EXECUTE => {
+                let Ok(id) = binary::statement_id(body) else {
+                    return Step::Thread;
+                };
+                let session = &mut conn.session;
+                let Some(p) = session.statements.get_mut(&id) else {
+                    return Step::Thread;
+                };
+                let fast = match &p.compiled {
+                    Compiled::Select(plan) => reads_committed(plan),
+                    Compiled::Other(s) => matches!(
+                        **s,
+                        Statement::StartTransaction { .. }
+                            | Statement::Commit { .. }
+                            | Statement::Rollback { .. }
+                    ),
+                    _ => false,
+                };
+                if !fast || holds {
+                    return Step::Thread;
+                }
+                let Ok(request) = binary::parse_execute(body, p.params, &mut p.types, &p.long_data)
+                else {
+                    return Step::Thread;
+                };
+                let params = param_values(request.params, &p.types, &session.charsets);
+                // Taken out while it runs, as `execute_prepared` does.
+                let Some(mut prepared) = session.statements.remove(&id) else {
+                    return Step::Thread;
+                };
+                prepared.long_data.clear();
+                let step = match &prepared.compiled {
+                    Compiled::Select(plan) => start_select(
+                        &mut self.links,
+                        conn,
+                        token,
+                        plan,
+                        params,
+                        payload,
+                        Origin::Prepared(id),
+                    ),
+                    _ => {
+                        // Transaction control with nothing open on the data node: no I/O.
+                        let outcome = session
+                            .execute(&prepared.compiled, &params)
+                            .unwrap_or_else(Outcome::Failed);
+                        conn.answer(outcome, true);
+                        Step::Answered
+                    }
+                };
+                conn.session.statements.insert(id, prepared);
+                step
+            }
+            command::QUERY => {
+                let session = &mut conn.session;
+                if holds {
+                    return Step::Thread;
+                }
+                let Ok(sql) = std::str::from_utf8(body) else {
+                    return Step::Thread;
+                };
+                if !session.charsets.client_is_utf8() && !body.is_ascii() {
+                    // The thread reads the client's latin1.
+                    return Step::Thread;
+                }
+                if body.contains(&b'\\') && session.no_backslash_escapes() {
+                    // The thread reads literals whose backslashes are characters.
+                    return Step::Thread;
+                }
+                let bare = sql.trim().trim_end_matches(';').trim_end();
+                if ["BEGIN", "START TRANSACTION", "COMMIT", "ROLLBACK"]
+                    .iter()
+                    .any(|w| bare.eq_ignore_ascii_case(w))
+                {
+                    // Nothing open on the data node: no I/O.
+                    let outcomes = session.run(bare);
+                    conn.answer_text(outcomes);
+                    return Step::Answered;
+                }
+                // Only a SELECT can be served here: anything else goes to the thread without
+                // being tokenized twice.
+                let select = bare
+                    .get(..6)
+                    .is_some_and(|w| w.eq_ignore_ascii_case("SELECT"));
+                let Some(n) = select.then(|| cache::normalize(sql)).flatten() else {
+                    return Step::Thread;
+                };
+                let database = session.database.clone();
+                // Only a plan the thread made and cached; the first run of a text is its.
+                let Some(compiled) = session.plans.take(&database, &n.text) else {
+                    return Step::Thread;
+                };
+                let step = match &compiled {
+                    Compiled::Select(plan) if reads_committed(plan) => start_select(
+                        &mut self.links,
+                        conn,
+                        token,
+                        plan,
+                        n.values,
+                        payload,
+                        Origin::Text(database.clone(), n.text.clone()),
+                    ),
+                    _ => Step::Thread,
+                };
+                conn.session.plans.put(&database, n.text, compiled);
+                step
+            }
+            _ => Step::Thread,
+        }
+    }
+
+    /// Replies from the data node: finishes the statements they answer.
+    fn replies(&mut self) {
+        let mut done = Vec::new();
+        for link in self.links.all() {
+            done.extend(link.read_replies());
+            if link.is_lost() {
+                // Reads still out on a lost connection fail now (their connections get the
+                // error; a read-only statement runs again on its thread).
+                done.extend(
+                    link.abandon()
+                        .into_iter()
+                        .map(|(token, r)| (token, r.map(Reply::Ops))),
+                );
+            }
+        }
+        let refused = |r: &client::Result<Reply>| match r {
+            Err(client::ClientError::ConnectionLost(_)) => true,
+            Err(e) => e.code() == base::ErrorCode::NotPrimary,
+            Ok(_) => false,
+        };
+        if self.links.readers.iter().any(|r| r.is_lost())
+            || (!self.links.readers.is_empty() && done.iter().any(|(_, r)| refused(r)))
+        {
+            // A reader stopped serving reads (its lease lapsed, its view changed) or is gone:
+            // reads go to the primary until the loop looks again; those still out on it run
+            // again on their threads.
+            let abandoned = self.links.drop_readers(self.poll.registry());
+            done.extend(abandoned);
+        }
+        for (n, (token, reply)) in done.into_iter().enumerate() {
+            if n > 0 && n % ANSWERS_PER_LOOK == 0 {
+                self.look();
+            }
+            self.reply(token, reply);
+        }
+        // The ends of scans cut after their first batch (`Reply::More`) go now.
+        let registry = self.poll.registry();
+        for link in self.links.all() {
+            let _ = link.flush(registry);
+        }
+    }
+
+    /// Answers one statement's reply from the data node, then runs the connection's next
+    /// commands.
+    fn reply(&mut self, token: u64, reply: client::Result<Reply>) {
+        let Some(slot) = self.slots.get_mut(&token) else {
+            return;
+        };
+        let Some(w) = slot.waiting.take() else {
+            return;
+        };
+        let conn = &mut slot.conn;
+        let rows = match reply {
+            Ok(Reply::Ops(results)) => results
+                .into_iter()
+                .filter_map(|r| match r {
+                    OpResult::Row(values) => Some(values),
+                    _ => None,
+                })
+                .collect(),
+            Ok(Reply::Rows(rows)) => rows,
+            Ok(Reply::More(_)) => {
+                // More than one batch: the thread answers it (streaming it where it can), and
+                // the plan, marked large, goes to the thread from now on.
+                mark_large(&mut conn.session, &w.origin);
+                self.replay(token, &w.packet);
+                return;
+            }
+            Err(e) => {
+                let error = SqlError::from_client(&e);
+                if error.code == 1146 || error.code == 1412 || error.failover_retry(true) {
+                    // The table changed under the plan: the thread plans it again. Or a data
+                    // node failed over under the read: the thread runs it again once the
+                    // cluster serves.
+                    self.replay(token, &w.packet);
+                    return;
+                }
+                conn.answer(
+                    Outcome::Failed(error),
+                    matches!(w.origin, Origin::Prepared(_)),
+                );
+                self.commands(token);
+                return;
+            }
+        };
+        let session = &mut conn.session;
+        let (outcome, binary) = match &w.origin {
+            Origin::Prepared(id) => match session.statements.remove(id) {
+                Some(p) => {
+                    let outcome = finish_select(session, &p.compiled, &w.params, rows, w.decided);
+                    session.statements.insert(*id, p);
+                    (Some(outcome), true)
+                }
+                None => (None, true),
+            },
+            Origin::Text(db, text) => match session.plans.take(db, text) {
+                Some(c) => {
+                    let outcome = finish_select(session, &c, &w.params, rows, w.decided);
+                    session.plans.put(db, text.clone(), c);
+                    (Some(outcome), false)
+                }
+                None => (None, false),
+            },
+        };
+        let Some(outcome) = outcome else {
+            // Closed or forgotten meanwhile: the thread runs the command as sent.
+            self.replay(token, &w.packet);
+            return;
+        };
+        conn.answer(outcome, binary);
+        self.commands(token);
+    }
+
+    /// Hands the connection to its thread with `payload` (a command already taken from its
+    /// input) first again.
+    fn replay(&mut self, token: u64, payload: &[u8]) {
+        let Some(slot) = self.slots.get_mut(&token) else {
+            return;
+        };
+        let mut packet = Vec::with_capacity(payload.len() + 4 + slot.input.len());
+        let mut seq = 0;
+        myproto::packet::write_packet(&mut packet, &mut seq, payload);
+        packet.append(&mut slot.input);
+        slot.input = packet;
+        self.hand_back(token);
+    }
+
+    /// Writes what the connection's socket takes of its answers.
+    /// Writes what the connection has to say; closes it once a client that closed its side has
+    /// every answer.
+    fn flush(&mut self, token: u64) {
+        let Some(slot) = self.slots.get_mut(&token) else {
+            return;
+        };
+        if slot.conn.out.flush_to(slot.io.output()).is_err()
+            || slot
+                .io
+                .flush(self.poll.registry(), Token(token as usize))
+                .is_err()
+            || (slot.peer_closed && slot.waiting.is_none() && slot.io.backlog() == 0)
+        {
+            self.close(token);
+        }
+    }
+
+    /// Gives the connection to a thread, with every byte not yet run.
+    fn hand_back(&mut self, token: u64) {
+        let Some(mut slot) = self.slots.remove(&token) else {
+            return;
+        };
+        // Answers not yet written go first, in order.
+        let mut unsent = Vec::new();
+        if slot.conn.out.flush_to(&mut unsent).is_err() {
+            return;
+        }
+        let backlog = slot.io.backlog();
+        let out = slot.io.output();
+        let mut unwritten = out.split_off(out.len() - backlog);
+        unwritten.append(&mut unsent);
+        slot.io.deregister(self.poll.registry());
+        drop(slot.io);
+        let mut conn = slot.conn;
+        conn.resume(unwritten, std::mem::take(&mut slot.input));
+        crate::server::conn::resume_on_a_thread(conn, true);
+    }
+
+    /// Closes the connection (dropping it ends its session).
+    fn close(&mut self, token: u64) {
+        if let Some(mut slot) = self.slots.remove(&token) {
+            slot.io.deregister(self.poll.registry());
+        }
+    }
+}
+
+/// Whether a SELECT reads only committed rows without locks (what the reactor serves).
+fn reads_committed(plan: &SelectPlan) -> bool {
+    // A virtual (information_schema) or derived table's rows are made by the session's thread,
+    // and so are statements that may wait (SLEEP, GET_LOCK).
+    plan.joined.is_none()
+        && !plan.waits
+        && !plan.large.get()
+        && plan
+            .source
+            .as_ref()
+            .is_none_or(|s| s.lock == client::LockMode::CommittedRead && !s.made_in_api_node())
+}
+
+/// Notes on the plan `origin` names that its result takes more than one scan batch.
+fn mark_large(session: &mut Session, origin: &Origin) {
+    let large = |c: &Compiled| {
+        if let Compiled::Select(plan) = c {
+            plan.large.set(true);
+        }
+    };
+    match origin {
+        Origin::Prepared(id) => {
+            if let Some(p) = session.statements.get(id) {
+                large(&p.compiled);
+            }
+        }
+        Origin::Text(db, text) => {
+            if let Some(c) = session.plans.take(db, text) {
+                large(&c);
+                session.plans.put(db, text.clone(), c);
+            }
+        }
+    }
+}
+
+/// Starts a committed-read SELECT: answered at once when it needs no data (no source, or no key
+/// can match), else its reads are queued on `link` (Step::Sent), or it is left to the thread.
+fn start_select(
+    links: &mut Links,
+    conn: &mut Conn,
+    token: u64,
+    plan: &SelectPlan,
+    params: Vec<Value>,
+    payload: &[u8],
+    origin: Origin,
+) -> Step {
+    let binary = matches!(origin, Origin::Prepared(_));
+    let session = &mut conn.session;
+    session.begin_statement(crate::session::diagnostics::Kind::Select {
+        tables: plan.source.is_some(),
+    });
+    let Some(src) = &plan.source else {
+        let outcome = session
+            .select_rows(plan, &params, vec![Vec::new()])
+            .unwrap_or_else(Outcome::Failed);
+        conn.answer(outcome, binary);
+        return Step::Answered;
+    };
+    let mut decided = false;
+    let fetch = session.fetch_request(src, &params);
+    // Committed reads (the loop serves no others) of a READ_BACKUP table, by primary key or
+    // by scan: any replica answers (a backup takes no unique-index lookups).
+    let any_replica = src.table.def().options.reads_any_replica()
+        && matches!(
+            fetch,
+            Ok(Fetch::Keys { unique: None, .. }) | Ok(Fetch::Scan(..))
+        );
+    let link = links.pick(any_replica);
+    let sent = match fetch {
+        Err(e) => {
+            conn.answer(Outcome::Failed(e), binary);
+            return Step::Answered;
+        }
+        Ok(Fetch::Nothing) => {
+            let outcome = session
+                .select_rows(plan, &params, Vec::new())
+                .unwrap_or_else(Outcome::Failed);
+            conn.answer(outcome, binary);
+            return Step::Answered;
+        }
+        Ok(Fetch::Keys { unique, keys }) if keys.len() <= base::limits::BATCH_OPERATIONS_MAX => {
+            let ops = keys
+                .into_iter()
+                .map(|key| {
+                    Operation::read(
+                        src.table.id(),
+                        src.table.version(),
+                        unique,
+                        key,
+                        src.lock,
+                        src.fetch.clone(),
+                    )
+                })
+                .collect();
+            link.prepare(token, ops, ExecType::Commit).is_ok()
+        }
+        Ok(Fetch::Scan(scan, decides)) => match scan.request(&src.table) {
+            Ok(r) => {
+                decided = decides;
+                link.prepare_scan(token, r).is_ok()
+            }
+            Err(_) => false,
+        },
+        Ok(Fetch::Keys { .. }) => false,
+    };
+    if sent {
+        Step::Sent(Waiting {
+            origin,
+            params,
+            packet: payload.to_vec(),
+            decided,
+        })
+    } else {
+        Step::Thread
+    }
+}
+
+/// A sent SELECT's result from the rows its reads returned.
+fn finish_select(
+    session: &mut Session,
+    compiled: &Compiled,
+    params: &[Value],
+    rows: Vec<Vec<Value>>,
+    decided: bool,
+) -> Outcome {
+    // A SELECT leaves ROW_COUNT() at -1 (the thread's statements set it in `conclude`).
+    session.row_count = -1;
+    match compiled {
+        Compiled::Select(plan) => match &plan.source {
+            Some(_) if decided => session
+                .select_rows(plan, params, rows)
+                .unwrap_or_else(Outcome::Failed),
+            Some(src) => session
+                .matching(src, params, rows)
+                .and_then(|rows| session.select_rows(plan, params, rows))
+                .unwrap_or_else(Outcome::Failed),
+            None => session
+                .select_rows(plan, params, rows)
+                .unwrap_or_else(Outcome::Failed),
+        },
+        _ => Outcome::Failed(SqlError::new(
+            1105,
+            "HY000",
+            "internal: a reply for a statement that sent nothing",
+        )),
+    }
+}
