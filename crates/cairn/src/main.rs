@@ -269,6 +269,10 @@ struct HsArgs {
     /// Event loops (threads) serving HandlerSocket connections, dealt to them in turn.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=hs::LOOPS_MAX as i64))]
     hs_loops: u16,
+    /// Threads beside each HandlerSocket loop running the requests it does not batch (scans,
+    /// modifies, inserts), so a slow one never holds up the loop's other connections.
+    #[arg(long, default_value_t = hs::THREADS_DEFAULT as u16, value_parser = clap::value_parser!(u16).range(1..=hs::THREADS_MAX as i64))]
+    hs_threads: u16,
     /// TLS on both HandlerSocket ports: every client must start with a TLS handshake (the
     /// plugin's clients do not speak it; a TLS tunnel or a client of your own does). The
     /// certificate is --hs-tls-cert's, else a self-signed one made at each start.
@@ -396,6 +400,7 @@ impl HsArgs {
             write_secret: self.hs_write_secret.clone().into_bytes(),
             idle_timeout: Duration::from_secs(self.hs_idle_timeout_s.max(1)),
             loops: self.hs_loops.into(),
+            threads: self.hs_threads.into(),
             tls: match (&self.hs_tls_cert, &self.hs_tls_key) {
                 _ if !self.hs_tls => transport::tls::TlsSetting::Off,
                 (Some(cert), Some(key)) => transport::tls::TlsSetting::Files {

@@ -48,32 +48,20 @@ pub struct OpenSpec {
     pub filter_columns: Vec<Vec<u8>>,
 }
 
-impl Indexes {
-    /// Open index `id` as the table is now: opened again from what the client sent when a
-    /// request found its definition out of date (DDL ran since), so the index sees the new
-    /// schema, or the answer the open_index would get now (the table or index is gone).
-    pub fn current(&mut self, cluster: &Cluster, id: u32) -> Result<Arc<OpenIndex>, Vec<u8>> {
-        let open = self
-            .open
-            .get(&id)
-            .ok_or_else(|| protocol::error(2, "stmtnum"))?;
-        if !open.stale.load(AtomicOrdering::Relaxed) {
-            return Ok(Arc::clone(open));
-        }
-        let spec = open.spec.clone();
-        cluster.forget_table(&String::from_utf8_lossy(&spec.table));
-        let again = open_index(
-            cluster,
-            spec.id,
-            &spec.table,
-            &spec.index,
-            &spec.columns,
-            &spec.filter_columns,
-        )?;
-        let again = Arc::new(again);
-        self.open.insert(id, Arc::clone(&again));
-        Ok(again)
-    }
+/// Index `open` opened again from what the client sent, when a request found its definition
+/// out of date (DDL ran since), so the index sees the new schema; or the answer the open_index
+/// would get now (the table or index is gone).
+pub fn reopen(cluster: &Cluster, open: &OpenIndex) -> Result<OpenIndex, Vec<u8>> {
+    let spec = &open.spec;
+    cluster.forget_table(&String::from_utf8_lossy(&spec.table));
+    open_index(
+        cluster,
+        spec.id,
+        &spec.table,
+        &spec.index,
+        &spec.columns,
+        &spec.filter_columns,
+    )
 }
 
 /// A connection's open indexes, and whether it came in on the write port.

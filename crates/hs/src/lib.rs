@@ -6,8 +6,10 @@
 //! place for the `Q` debug hook (a denial of service in the plugin). Where Cairn answers
 //! differently from the plugin on purpose, docs/handlersocket.md says so.
 
+mod alone;
 pub mod exec;
 pub mod protocol;
 pub mod server;
 
+pub use alone::{THREADS_DEFAULT, THREADS_MAX};
 pub use server::{HsConfig, HsServer, LOOPS_MAX};

@@ -6,7 +6,9 @@
 //! until a client or the data node has something, keeps reading requests and sending further
 //! batches, and answers each request when its batch returns. Any other request (a scan, a
 //! modify, an insert) waits, with the rest of its connection's lines, until every batch sent
-//! before it has returned, then runs on its own. Answers keep each connection's request order.
+//! before it has returned, then runs on the loop's threads (`alone.rs`), so a long scan or a
+//! write waiting on a lock never holds up the other connections; the lines after it wait for
+//! its answer. Answers keep each connection's request order.
 //! With several loops (`HsConfig::loops`), the first accepts every connection and deals them
 //! out in turn; each loop has its own data node connections and never touches another's.
 
@@ -26,6 +28,7 @@ use mio::{Events, Interest, Poll, Token, Waker};
 use tracing::{debug, info, warn};
 use transport::nonblocking::{Connection, ReadState};
 
+use crate::alone::{self, Job};
 use crate::exec::{self, Indexes, OpenIndex};
 use crate::protocol::{self, Request, LINE_BYTES_MAX};
 
@@ -50,6 +53,9 @@ pub struct HsConfig {
     /// TLS on both ports (off by default, as the plugin): every connection then starts with
     /// a TLS handshake, which the event loop runs as it reads.
     pub tls: transport::tls::TlsSetting,
+    /// Threads beside each loop that run the requests not batched (scans, modifies, inserts),
+    /// so none of them stalls the loop (1 to `THREADS_MAX`).
+    pub threads: usize,
 }
 
 impl Default for HsConfig {
@@ -64,6 +70,7 @@ impl Default for HsConfig {
             max_connections: CONNECTIONS_MAX,
             loops: 1,
             tls: transport::tls::TlsSetting::Off,
+            threads: crate::alone::THREADS_DEFAULT,
         }
     }
 }
@@ -207,7 +214,9 @@ impl Server {
                 .register(write, WRITE_LISTENER, Interest::READABLE)?;
         }
         let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
+        let pool = alone::Pool::start("handlersocket", config.threads, waker.clone())?;
         let server = Server {
+            pool,
             poll,
             tls,
             listeners,
@@ -251,6 +260,9 @@ struct Conn {
     /// A request that runs on its own, waiting (with every line after it) until the batches
     /// numbered below the first field have returned.
     waiting: Option<(u64, Request)>,
+    /// Requests of this connection out on the loop's threads; the lines after them wait for
+    /// their answers.
+    running: u32,
 }
 
 struct Server {
@@ -272,6 +284,8 @@ struct Server {
     /// TLS's server side, when on (`HsConfig::tls`).
     tls: Option<Arc<transport::tls::ServerConfig>>,
     connections: HashMap<usize, Conn>,
+    /// The threads the requests not batched run on, and their answers.
+    pool: alone::Pool,
     next_token: usize,
     stopping: Arc<AtomicBool>,
     /// The data node's socket has replies to read.
@@ -375,7 +389,10 @@ impl Server {
         match event.token() {
             READ_LISTENER => self.accept(false),
             WRITE_LISTENER => self.accept(true),
-            WAKER => self.adopt(),
+            WAKER => {
+                self.adopt();
+                self.answered();
+            }
             DATANODE => self.link_ready = true,
             Token(t) => self.on_socket(t, event.is_read_closed()),
         }
@@ -511,6 +528,7 @@ impl Server {
                 last_active: Instant::now(),
                 closing: None,
                 waiting: None,
+                running: 0,
             },
         );
         self.on_socket(token, false);
@@ -562,6 +580,7 @@ impl Server {
                     c.waiting
                         .as_ref()
                         .is_some_and(|(after, _)| oldest_out >= *after)
+                        && c.running == 0
                 })
                 .map(|(t, _)| *t)
                 .collect();
@@ -570,14 +589,15 @@ impl Server {
                     continue;
                 };
                 if let Some((_, request)) = conn.waiting.take() {
-                    let answer = run_alone(&self.cluster, conn, request);
-                    conn.answers.push_back(Some(answer));
+                    let slot = conn.written + conn.answers.len() as u64;
+                    conn.answers.push_back(None);
+                    hand_over(&self.pool, &self.cluster, conn, token, slot, request);
                     progressed = true;
                 }
             }
             let mut blocked = Vec::new();
             for (&token, conn) in self.connections.iter_mut() {
-                if conn.waiting.is_some() {
+                if conn.waiting.is_some() || conn.running > 0 {
                     continue;
                 }
                 while let Some(line) = conn.lines.pop_front() {
@@ -620,6 +640,30 @@ impl Server {
             if !progressed {
                 return;
             }
+        }
+    }
+
+    /// Takes in the answers the loop's threads finished: each fills its place, keeps an index
+    /// opened again, and lets the lines after it run.
+    fn answered(&mut self) {
+        while let Ok(done) = self.pool.done.try_recv() {
+            let Some(conn) = self.connections.get_mut(&done.token) else {
+                continue; // closed meanwhile (tokens are never reused)
+            };
+            if let Some(open) = done.reopened {
+                // Kept unless the client opened that id anew meanwhile.
+                let id = open.spec.id;
+                if conn
+                    .indexes
+                    .open
+                    .get(&id)
+                    .is_none_or(|o| o.stale.load(Ordering::Relaxed))
+                {
+                    conn.indexes.open.insert(id, open);
+                }
+            }
+            fill(conn, done.slot, done.answer);
+            conn.running = conn.running.saturating_sub(1);
         }
     }
 
@@ -691,19 +735,11 @@ impl Server {
             // runs again on its own and answers for itself only (opening its index again when
             // its table changed).
             debug!("handlersocket batch failed, its reads run one by one: {e}");
-            let cluster = self.cluster.clone();
             for p in batch {
                 let Some(conn) = self.connections.get_mut(&p.token) else {
                     continue;
                 };
-                let answer = run_alone(&cluster, conn, p.request);
-                if let Some(slot) = p
-                    .slot
-                    .checked_sub(conn.written)
-                    .and_then(|i| conn.answers.get_mut(i as usize))
-                {
-                    *slot = Some(answer);
-                }
+                hand_over(&self.pool, &self.cluster, conn, p.token, p.slot, p.request);
             }
             return;
         }
@@ -939,29 +975,48 @@ fn run_open(cluster: &Cluster, conn: &mut Conn, id: u32, request: Request) -> Ve
     }
 }
 
-/// Runs a request on its own. When the data node refuses it because DDL changed the table since
-/// the index was opened (nothing of it ran), the index is opened again and the request runs once
-/// more, against the table as it is now.
-fn run_alone(cluster: &Cluster, conn: &mut Conn, request: Request) -> Vec<u8> {
+/// Hands a request that is not batched to the loop's threads; its answer fills `slot` when it
+/// comes back (`Server::answered`), and the connection's later lines wait till then. When its
+/// index is not open, or the threads are gone, the slot is answered now.
+fn hand_over(
+    pool: &alone::Pool,
+    cluster: &Cluster,
+    conn: &mut Conn,
+    token: usize,
+    slot: u64,
+    request: Request,
+) {
     let id = match &request {
         Request::Find(f) => f.index_id,
         Request::Insert { index_id, .. } => *index_id,
-        _ => return protocol::error(2, "cmd"),
+        _ => u32::MAX,
     };
-    let mut answer = Vec::new();
-    for _ in 0..2 {
-        let open = match conn.indexes.current(cluster, id) {
-            Ok(open) => open,
-            Err(answer) => return answer,
-        };
-        answer = match &request {
-            Request::Find(f) => exec::find(cluster, &open, f),
-            Request::Insert { values, .. } => exec::insert(cluster, &open, values),
-            _ => protocol::error(2, "cmd"),
-        };
-        if !open.stale.load(std::sync::atomic::Ordering::Relaxed) {
-            break;
+    let answer = match conn.indexes.open.get(&id) {
+        Some(open) => {
+            let job = Job {
+                token,
+                slot,
+                cluster: cluster.clone(),
+                open: open.clone(),
+                request,
+            };
+            if pool.submit(job) {
+                conn.running += 1;
+                return;
+            }
+            protocol::error(1, "stopping")
         }
+        None => protocol::error(2, "stmtnum"),
+    };
+    fill(conn, slot, answer);
+}
+
+/// Puts an answer in its place among a connection's answers not yet written.
+fn fill(conn: &mut Conn, slot: u64, answer: Vec<u8>) {
+    if let Some(place) = slot
+        .checked_sub(conn.written)
+        .and_then(|i| conn.answers.get_mut(i as usize))
+    {
+        *place = Some(answer);
     }
-    answer
 }

@@ -1,6 +1,7 @@
 //! Finds on PRIMARY (hashed, so ordered in the front end) over a table of many scan batches:
 //! ranges in both directions, with limits and offsets, answered as the plugin orders them while
-//! the front end keeps only the rows the find can return (read a batch at a time).
+//! the front end keeps only the rows the find can return (read a batch at a time); and requests
+//! that take long (a write waiting on a lock) beside batched lookups on the same loop.
 
 mod common;
 
@@ -11,7 +12,8 @@ use std::time::Duration;
 use base::schema::ColumnDef;
 use base::types::ColumnType;
 use base::Value;
-use client::{Cluster, TableDef};
+use client::{Cluster, ExecType, LockMode, TableDef};
+use datanode::{DataNode, DataNodeConfig};
 
 const ROWS: i64 = 20_000;
 
@@ -76,6 +78,84 @@ fn primary_key_ranges_over_many_batches() {
     ] {
         assert!(ask(&mut c, request) == ids, "request {request:?}");
     }
+    hs.stop();
+    node.stop();
+}
+
+/// A request that is not batched runs beside its event loop, not on it: while a modify waits
+/// for a row another transaction holds locked, a key lookup of another connection on the same
+/// (only) loop is answered, and the modify is answered once the lock goes. Run on the loop,
+/// the modify would hold the lookup until the lock wait timed out (two minutes here).
+#[test]
+fn a_write_waiting_on_a_lock_does_not_hold_up_lookups_on_its_loop() {
+    let node = DataNode::start(DataNodeConfig {
+        listen: "127.0.0.1:0".into(),
+        workers: 2,
+        lock_wait_timeout: Duration::from_secs(120),
+        ..DataNodeConfig::default()
+    })
+    .unwrap();
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    cluster.create_database("d").unwrap();
+    let t = cluster
+        .create_table(
+            TableDef::new(
+                "d/w",
+                vec![
+                    ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+                    ColumnDef::new("v", ColumnType::Int { unsigned: false }),
+                ],
+                &["id"],
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    let mut txn = cluster.transaction();
+    for id in 0..10 {
+        txn.insert(&t, vec![(0, Value::Int(id)), (1, Value::Int(id * 3))]);
+    }
+    txn.commit().unwrap();
+    let hs = common::start_front(&node, b"", b"");
+
+    // Another transaction holds row 1 locked.
+    let mut holder = cluster.transaction();
+    holder.read_with(&t, vec![Value::Int(1)], LockMode::Exclusive, Vec::new());
+    holder.execute(ExecType::NoCommit).unwrap();
+
+    let mut writer = TcpStream::connect(hs.write_address()).unwrap();
+    writer
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    assert_eq!(ask(&mut writer, "P\t1\td\tw\tPRIMARY\tid,v\n"), "0\t1\n");
+    writer.write_all(b"1\t=\t1\t1\t1\t0\tU\t1\t99\n").unwrap();
+
+    let mut reader = TcpStream::connect(hs.read_address()).unwrap();
+    reader
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    assert_eq!(ask(&mut reader, "P\t0\td\tw\tPRIMARY\tid,v\n"), "0\t1\n");
+    assert_eq!(ask(&mut reader, "0\t=\t1\t2\n"), "0\t2\t2\t6\n");
+    assert_eq!(ask(&mut reader, "0\t=\t1\t1\n"), "0\t2\t1\t3\n");
+
+    // The modify still waits: nothing has come for it.
+    writer.set_nonblocking(true).unwrap();
+    let mut buf = [0u8; 64];
+    let early = writer.read(&mut buf);
+    assert!(
+        matches!(&early, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the modify answered while the row was locked: {early:?}"
+    );
+    writer.set_nonblocking(false).unwrap();
+
+    holder.rollback().unwrap();
+    let mut got = Vec::new();
+    while !got.ends_with(b"\n") {
+        let n = writer.read(&mut buf).expect("the modify's answer");
+        assert!(n > 0, "closed");
+        got.extend_from_slice(&buf[..n]);
+    }
+    assert_eq!(String::from_utf8(got).unwrap(), "0\t1\t1\n");
+    assert_eq!(ask(&mut reader, "0\t=\t1\t1\n"), "0\t2\t1\t99\n");
     hs.stop();
     node.stop();
 }

@@ -17,8 +17,9 @@ use sqlparser::ast::{self, ObjectName, Statement};
 use crate::catalog::definition::{self, ENGINE};
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
+use crate::parse::ident;
 use crate::plan::Source;
-use crate::session::{ident, Session};
+use crate::session::Session;
 
 /// The schema's name, as MariaDB spells it.
 pub const NAME: &str = "information_schema";

@@ -15,7 +15,8 @@ use sqlparser::ast::{self, ObjectName, ObjectType, Statement};
 
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
-use crate::session::{ident, Session};
+use crate::parse::ident;
+use crate::session::Session;
 
 pub type Privileges = u64;
 

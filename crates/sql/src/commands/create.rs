@@ -10,10 +10,11 @@ use sqlparser::ast;
 use crate::catalog::definition::PRIMARY;
 use crate::commands::ddl::{index_columns, partitioned, recreated, schema_error, table_options};
 use crate::expr::collate::CollationSpec;
+use crate::expr::row_free_value;
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
 use crate::parse::partition;
-use crate::session::{done, row_free_value, Outcome, Session};
+use crate::session::{done, Outcome, Session};
 
 impl Session {
     /// CREATE TABLE, as defined or LIKE another table (CREATE TABLE ... SELECT is
@@ -60,7 +61,7 @@ impl Session {
     /// behind. Like any DDL it commits the transaction before it, and its own rows at once.
     pub(crate) fn create_table_select(
         &mut self,
-        d: &crate::session::Deferred,
+        d: &crate::plan::compiled::Deferred,
         params: &[base::Value],
     ) -> Result<Outcome> {
         let ast::Statement::CreateTable(c) = &d.statement else {
@@ -138,7 +139,7 @@ impl Session {
             .iter()
             .map(|column| created.def().column(&column.name).unwrap_or_default() as u16)
             .collect();
-        match crate::exec::run::InsertPlan::of_rows(created, targets, rows)
+        match crate::plan::write::InsertPlan::of_rows(created, targets, rows)
             .and_then(|plan| self.run_insert(&plan, &[]))
             .and_then(|outcome| {
                 self.end_transaction(true)?;

@@ -14,8 +14,9 @@ use crate::commands::create::KeyColumns;
 use crate::expr::collate::CollationSpec;
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
+use crate::parse::ident;
 use crate::parse::partition::PartitionBy;
-use crate::session::{done, ident, Outcome, Session};
+use crate::session::{done, Outcome, Session};
 
 impl Session {
     /// CREATE [UNIQUE] INDEX name ON table (columns): an index built over the rows present.

@@ -6,6 +6,7 @@
 
 use crate::foundation::error::Result;
 use crate::parse::dialect::Cairn;
+use crate::parse::ident;
 use base::Value;
 use myproto::response::{types, Column};
 use sqlparser::ast::{self, Ident, ObjectName, ShowStatementFilter, Statement};
@@ -14,7 +15,7 @@ use sqlparser::parser::Parser;
 use crate::catalog::infoschema::{self, Virtual};
 use crate::foundation::error::SqlError;
 use crate::plan::{self, PlanInput};
-use crate::session::{ident, Outcome, Session};
+use crate::session::{Outcome, Session};
 
 /// Whether SHOW TABLES names information_schema (which the catalog does not hold).
 pub(crate) fn tables_of_information_schema(

@@ -24,12 +24,15 @@ use crate::expr::stored::{
 use crate::expr::{compare, truthy, Compiler, Env, Expr, Scope};
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
+use crate::parse::ident;
 use crate::plan::join::{JoinStep, Joined};
+use crate::plan::write::InsertPlan;
+use crate::plan::write::OnDuplicate;
 use crate::plan::{
     pushable, Access, OrderKey, PlanInput, Pushed, QueryPlan, SelectPlan, Source, TableRef,
 };
 use crate::session::diagnostics::Storing;
-use crate::session::{ident, Outcome, Session};
+use crate::session::{Outcome, Session};
 
 /// Puts a fetched row (`fetch[i]` holds table column i) in its place in a joined row.
 fn place(joined: &mut [Value], offset: usize, fetch: &[u16], row: Vec<Value>) {
@@ -49,33 +52,6 @@ const INSERT_BATCH_ROWS: usize = 1_000;
 struct Level {
     index: hashbrown::HashMap<Vec<u8>, usize>,
     groups: Vec<(Vec<Value>, Vec<Accumulator>)>,
-}
-
-/// What an INSERT does with a row whose primary or unique key is taken.
-#[derive(Debug, Clone)]
-pub enum OnDuplicate {
-    /// Fails with error 1062.
-    Fail,
-    /// INSERT IGNORE: skips the row.
-    Ignore,
-    /// REPLACE: deletes the rows in the way, then inserts.
-    Replace,
-    /// ON DUPLICATE KEY UPDATE: (table column, new value) over the existing row's columns
-    /// followed by the row the INSERT gave (`VALUES(col)`, or the row alias).
-    Update(Vec<(u16, Expr)>),
-}
-
-/// INSERT (or REPLACE) over one table, its values unresolved (`?` allowed): VALUES rows, SET,
-/// or a SELECT's rows.
-#[derive(Debug, Clone)]
-pub struct InsertPlan {
-    table: Table,
-    columns: Vec<u16>,
-    /// None: DEFAULT.
-    rows: Vec<Vec<Option<Expr>>>,
-    /// INSERT ... SELECT (or a set operation): the rows come from this plan instead.
-    select: Option<Box<QueryPlan>>,
-    duplicate: OnDuplicate,
 }
 
 impl InsertPlan {

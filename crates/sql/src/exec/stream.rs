@@ -232,24 +232,3 @@ fn index_order(p: &SelectPlan, src: &Source) -> Option<(String, client::ScanOrde
     };
     Some((index.name.clone(), direction))
 }
-
-/// A plan's note that its result was large (`SelectPlan::large`); set through a shared
-/// reference by whoever runs the plan, kept by the caches that hold it.
-#[derive(Debug, Default)]
-pub struct Large(std::sync::atomic::AtomicBool);
-
-impl Large {
-    pub(crate) fn get(&self) -> bool {
-        self.0.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    pub(crate) fn set(&self, large: bool) {
-        self.0.store(large, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-impl Clone for Large {
-    fn clone(&self) -> Large {
-        Large(std::sync::atomic::AtomicBool::new(self.get()))
-    }
-}

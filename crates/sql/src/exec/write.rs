@@ -19,31 +19,11 @@ use crate::expr::Expr;
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
 use crate::plan::join::FromTable;
-use crate::plan::{DeletePlan, OrderKey, PlanInput, SelectPlan, Source, TableRef, UpdatePlan};
+use crate::plan::write::MultiPlan;
+use crate::plan::write::Target;
+use crate::plan::{DeletePlan, OrderKey, PlanInput, Source, TableRef, UpdatePlan};
 use crate::session::diagnostics::Storing;
 use crate::session::{Outcome, Session};
-
-/// A multi-table UPDATE or DELETE, planned.
-#[derive(Debug, Clone)]
-pub(crate) struct MultiPlan {
-    pub delete: bool,
-    /// The join, its WHERE (and for UPDATE its ORDER BY and LIMIT), read with exclusive locks;
-    /// its items are the ones `targets` name.
-    pub select: SelectPlan,
-    pub targets: Vec<Target>,
-}
-
-/// A table the statement writes.
-#[derive(Debug, Clone)]
-pub(crate) struct Target {
-    pub table: Table,
-    /// The items holding its primary key, in key order.
-    key: Vec<usize>,
-    /// UPDATE: (column, item of its new value, item of its value as read).
-    assignments: Vec<(u16, usize, usize)>,
-    /// UPDATE of a primary-key column: every column's item, to insert the row anew.
-    whole: Vec<(u16, usize)>,
-}
 
 /// Whether an UPDATE names more than one table.
 pub(crate) fn is_multi_update(u: &ast::Update) -> bool {

@@ -533,7 +533,7 @@ fn latin1_case(c: char, upper: bool) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::NoSession;
+    use crate::expr::NoSession;
 
     /// Every string and numeric function over every combination of odd arguments: an error
     /// is an answer, a panic is a defect. Result types are asked for too.

@@ -5,8 +5,8 @@
 
 pub(crate) mod aggregate;
 pub(crate) mod cast;
-pub(crate) mod charset;
 pub(crate) mod collate;
+pub(crate) mod correlated;
 pub(crate) mod funcs;
 pub(crate) mod meta;
 pub(crate) mod stored;
@@ -991,7 +991,7 @@ impl<'a> Compiler<'a> {
         if f.filter.is_some() || f.over.is_some() || !f.within_group.is_empty() {
             return Err(SqlError::unsupported(format!("the function {f}")));
         }
-        if let Some(marker) = crate::plan::subquery::Marker::read(&name, &args) {
+        if let Some(marker) = crate::expr::correlated::Marker::read(&name, &args) {
             let (n, ty, refs) = marker?;
             let args = refs
                 .iter()
@@ -2095,3 +2095,18 @@ pub(crate) fn outer_param_index(name: &str) -> Option<usize> {
 /// the index of the parameter it reads (a NUL starts it, which no client's text holds). Its
 /// span is empty, so the spans of the expressions holding it stay those of the text.
 pub(crate) const OUTER_PARAM: &str = "\0param";
+
+/// A context with no session: every variable and session value is NULL.
+pub(crate) struct NoSession;
+
+/// The value of an expression that reads no row, parameter or session (a DEFAULT).
+pub(crate) fn row_free_value(e: &ast::Expr) -> Result<Value> {
+    let mut c = Compiler::new(None, &[]);
+    let compiled = c.compile(e)?;
+    compiled.eval(&Env {
+        row: &[],
+        params: &[],
+        aggs: &[],
+        ctx: &NoSession,
+    })
+}

@@ -39,3 +39,11 @@ pub const CONNECTION_STACK_BYTES: usize = 16 << 20;
 /// Connections served at once by default (`SqlConfig::max_connections`); more are refused
 /// with ER_CON_COUNT_ERROR. An idle connection holds no thread, only its buffers and session.
 pub const CONNECTIONS_MAX: u32 = 1_024;
+
+/// The most set operators (UNION, INTERSECT, EXCEPT) one query text holds. Each adds a level
+/// to the parsed statement's tree, which sqlparser clones, shows and drops recursively on the
+/// connection thread's stack (`CONNECTION_STACK_BYTES`; a debug build's clone takes about 16
+/// KiB a level): counted in the text before it is parsed (`guard::check`), since even
+/// dropping a longer chain could overflow the stack. Planning and running walk a chain in a
+/// loop.
+pub const SET_OPERATIONS_MAX: usize = 500;

@@ -9,7 +9,7 @@ use sqlparser::tokenizer::{Token, Tokenizer};
 
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
-use crate::plan::setop::SET_OPERATIONS_MAX;
+use crate::foundation::limits::SET_OPERATIONS_MAX;
 
 /// The deepest expression nesting a statement may have: operators chained in one operand list
 /// plus the nesting of the parenthesized operands inside it. Generous for written SQL (an IN

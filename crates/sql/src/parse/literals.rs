@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use crate::expr::charset::Charsets;
+use crate::foundation::charset::Charsets;
 
 /// The introducer whose literal is bytes whatever the client's character set.
 const BINARY_INTRODUCER: &[u8] = b"_binary";
@@ -400,7 +400,7 @@ mod tests {
         );
         assert_eq!(text(b"SELECT `_binary`"), "SELECT `_binary`");
         let latin1 = Charsets::all(
-            crate::expr::charset::Wire::Stored(base::types::Charset::Latin1),
+            crate::foundation::charset::Wire::Stored(base::types::Charset::Latin1),
             None,
         );
         assert_eq!(

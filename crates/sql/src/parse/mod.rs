@@ -7,7 +7,10 @@ pub(crate) mod guard;
 pub(crate) mod literals;
 pub(crate) mod partition;
 
+use sqlparser::ast::ObjectName;
 use sqlparser::tokenizer::Location;
+
+use crate::foundation::error::{Result, SqlError};
 
 /// Whether `word` appears in `sql`, in any case: a cheap test before tokenizing for a rewrite.
 pub(crate) fn mentions(sql: &str, word: &str) -> bool {
@@ -79,5 +82,22 @@ impl Lines {
             }
         };
         Some(start + in_line)
+    }
+}
+
+/// An object name as (database, name): `name` or `database.name`.
+pub(crate) fn ident(name: &ObjectName) -> Result<(Option<String>, String)> {
+    let parts: Vec<String> = name
+        .0
+        .iter()
+        .map(|p| match p.as_ident() {
+            Some(i) => Ok(i.value.clone()),
+            None => Err(SqlError::unsupported(format!("the name {name}"))),
+        })
+        .collect::<Result<_>>()?;
+    match parts.as_slice() {
+        [t] => Ok((None, t.clone())),
+        [d, t] => Ok((Some(d.clone()), t.clone())),
+        _ => Err(SqlError::unsupported(format!("the name {name}"))),
     }
 }

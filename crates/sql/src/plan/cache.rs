@@ -9,7 +9,7 @@ use base::Value;
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
-use crate::session::Compiled;
+use crate::plan::compiled::Compiled;
 
 /// Plans a session keeps; when full, the cache starts over.
 pub const QUERY_PLANS_MAX: usize = 256;

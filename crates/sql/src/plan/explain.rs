@@ -7,9 +7,10 @@ use myproto::response::{types, Column};
 
 use crate::catalog::definition::column_key;
 use crate::expr::Expr;
+use crate::plan::compiled::Compiled;
 use crate::plan::join::JoinStep;
 use crate::plan::{Access, Pushed, Source};
-use crate::session::{Compiled, Outcome};
+use crate::session::Outcome;
 
 fn text(s: impl Into<String>) -> Value {
     Value::Bytes(s.into().into_bytes())

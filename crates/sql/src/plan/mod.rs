@@ -7,11 +7,13 @@
 //! Plans hold `?` parameters unresolved, so a prepared statement plans once.
 
 pub(crate) mod cache;
+pub(crate) mod compiled;
 pub(crate) mod derived;
 pub(crate) mod explain;
 pub(crate) mod join;
 pub(crate) mod setop;
 pub(crate) mod subquery;
+pub(crate) mod write;
 
 use std::sync::Arc;
 
@@ -132,7 +134,7 @@ pub struct SelectPlan {
     /// to the connection's thread.
     pub waits: bool,
     /// Its result took more than a scan batch last time: the reactor leaves it to the thread.
-    pub large: crate::exec::stream::Large,
+    pub large: crate::plan::Large,
 }
 
 #[derive(Debug, Clone)]
@@ -1141,7 +1143,7 @@ pub fn select(
         limit,
         offset,
         waits: false,
-        large: crate::exec::stream::Large::default(),
+        large: crate::plan::Large::default(),
     };
     plan.waits = calls_waiting(&plan);
     Ok(plan)
@@ -1423,6 +1425,27 @@ pub fn delete(
 /// True for column types whose values a pushed comparison may hold exactly.
 pub fn pushable(ty: ColumnType) -> bool {
     !matches!(ty, ColumnType::Float | ColumnType::Double)
+}
+
+/// A plan's note that its result was large (`SelectPlan::large`); set through a shared
+/// reference by whoever runs the plan, kept by the caches that hold it.
+#[derive(Debug, Default)]
+pub struct Large(std::sync::atomic::AtomicBool);
+
+impl Large {
+    pub(crate) fn get(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub(crate) fn set(&self, large: bool) {
+        self.0.store(large, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl Clone for Large {
+    fn clone(&self) -> Large {
+        Large(std::sync::atomic::AtomicBool::new(self.get()))
+    }
 }
 
 #[cfg(test)]

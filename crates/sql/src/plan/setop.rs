@@ -22,14 +22,6 @@ use crate::foundation::error::SqlError;
 use crate::plan::{limits, select, PlanInput, SelectPlan, TableRef};
 use crate::session::{Outcome, Session};
 
-/// The most set operators (UNION, INTERSECT, EXCEPT) one query text holds. Each adds a level
-/// to the parsed statement's tree, which sqlparser clones, shows and drops recursively on the
-/// connection thread's stack (`CONNECTION_STACK_BYTES`; a debug build's clone takes about 16
-/// KiB a level): counted in the text before it is parsed (`guard::check`), since even
-/// dropping a longer chain could overflow the stack. Planning and running walk a chain in a
-/// loop.
-pub const SET_OPERATIONS_MAX: usize = 500;
-
 /// A set operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SetOp {

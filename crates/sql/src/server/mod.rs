@@ -5,3 +5,4 @@ pub(crate) mod conn;
 pub(crate) mod reactor;
 pub(crate) mod threads;
 pub(crate) mod tls;
+pub(crate) mod values;

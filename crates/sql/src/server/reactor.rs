@@ -32,9 +32,11 @@ use transport::nonblocking::{Connection, ReadState};
 use crate::exec::run::Fetch;
 use crate::foundation::error::SqlError;
 use crate::plan::cache;
+use crate::plan::compiled::Compiled;
 use crate::plan::SelectPlan;
-use crate::server::conn::{param_values, Conn};
-use crate::session::{Compiled, Outcome, Session};
+use crate::server::conn::Conn;
+use crate::server::values::param_values;
+use crate::session::{Outcome, Session};
 
 const WAKER: Token = Token(0);
 const DATANODE: Token = Token(1);

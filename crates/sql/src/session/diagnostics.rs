@@ -14,8 +14,9 @@ use myproto::response::{types, Column};
 
 use crate::expr::{Env, Expr};
 use crate::foundation::error::Result;
+use crate::plan::compiled::Compiled;
 use crate::plan::Source;
-use crate::session::{Compiled, Outcome, Session};
+use crate::session::{Outcome, Session};
 
 /// Conditions kept per statement (MariaDB's max_error_count); more are counted, not kept.
 pub const CONDITIONS_MAX: usize = 64;

@@ -18,16 +18,19 @@ use sqlparser::ast::{self, ObjectName, Statement};
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Location;
 
-use crate::exec::run::InsertPlan;
-use crate::expr::{Compiler, Context, Env, SessionFn};
+use crate::expr::NoSession;
+use crate::expr::{Compiler, Context, SessionFn};
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
 use crate::parse::dialect::Cairn;
+use crate::parse::ident;
 use crate::parse::mentions;
 use crate::parse::partition;
 use crate::parse::starts_with_word;
 use crate::plan::cache;
-use crate::plan::{self, DeletePlan, PlanInput, SelectPlan, TableRef, UpdatePlan};
+use crate::plan::compiled::Compiled;
+use crate::plan::compiled::Deferred;
+use crate::plan::{self, PlanInput, TableRef};
 use crate::Shared;
 
 mod failover;
@@ -64,23 +67,6 @@ pub const PREPARED_MAX: usize = 16_382;
 
 /// How long a new session waits for its own data node connection.
 const DATA_CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// A statement planned once.
-pub(crate) enum Compiled {
-    Select(Box<SelectPlan>),
-    /// UNION, INTERSECT, EXCEPT.
-    Set(Box<crate::plan::setop::SetPlan>),
-    /// A statement with subqueries: they run first, then it is planned with their results.
-    Deferred(Box<Deferred>),
-    Update(UpdatePlan),
-    Delete(DeletePlan),
-    /// A multi-table UPDATE or DELETE.
-    Multi(Box<crate::exec::write::MultiPlan>),
-    Insert(InsertPlan),
-    /// DO e[, e ...] prepared: the SELECT of its expressions, run and its rows dropped.
-    Do(Box<Compiled>),
-    Other(Box<Statement>),
-}
 
 impl Compiled {
     /// The catalog name of the table the plan reads or writes.
@@ -184,8 +170,8 @@ pub struct Session {
     pub(crate) correlated: Vec<crate::plan::subquery::Correlated>,
     /// The connection's character sets (SET NAMES), and those its handshake asked for, which
     /// COM_RESET_CONNECTION restores.
-    pub(crate) charsets: crate::expr::charset::Charsets,
-    pub(crate) handshake_charsets: crate::expr::charset::Charsets,
+    pub(crate) charsets: crate::foundation::charset::Charsets,
+    pub(crate) handshake_charsets: crate::foundation::charset::Charsets,
     /// The default collation of `database`, read at USE (as MariaDB reads db.opt then):
     /// @@collation_database, and the connection's with SET CHARACTER SET.
     pub(crate) database_collation: base::types::Collation,
@@ -214,26 +200,6 @@ struct Savepoint {
     statement: u32,
 }
 
-/// An object name as (database, name): `name` or `database.name`.
-pub(crate) fn ident(name: &ObjectName) -> Result<(Option<String>, String)> {
-    let parts: Vec<String> = name
-        .0
-        .iter()
-        .map(|p| match p.as_ident() {
-            Some(i) => Ok(i.value.clone()),
-            None => Err(SqlError::unsupported(format!("the name {name}"))),
-        })
-        .collect::<Result<_>>()?;
-    match parts.as_slice() {
-        [t] => Ok((None, t.clone())),
-        [d, t] => Ok((Some(d.clone()), t.clone())),
-        _ => Err(SqlError::unsupported(format!("the name {name}"))),
-    }
-}
-
-/// A context with no session: every variable and session value is NULL.
-pub(crate) struct NoSession;
-
 impl Context for NoSession {
     fn variable(&self, _: &str) -> Value {
         Value::Null
@@ -241,18 +207,6 @@ impl Context for NoSession {
     fn session(&self, _: SessionFn) -> Value {
         Value::Null
     }
-}
-
-/// The value of an expression that reads no row, parameter or session (a DEFAULT).
-pub(crate) fn row_free_value(e: &ast::Expr) -> Result<Value> {
-    let mut c = Compiler::new(None, &[]);
-    let compiled = c.compile(e)?;
-    compiled.eval(&Env {
-        row: &[],
-        params: &[],
-        aggs: &[],
-        ctx: &NoSession,
-    })
 }
 
 impl Context for Session {
@@ -1711,11 +1665,11 @@ impl Session {
                 charset_name,
                 collation_name,
             } => {
-                let charset = crate::expr::charset::named(&charset_name.value)?;
+                let charset = crate::foundation::charset::named(&charset_name.value)?;
                 let collation = match collation_name {
                     None => None,
                     Some(name) => {
-                        let (of, name) = crate::expr::charset::named_collation(name)?;
+                        let (of, name) = crate::foundation::charset::named_collation(name)?;
                         if of != charset {
                             return Err(SqlError::new(
                                 1253,
@@ -1729,11 +1683,11 @@ impl Session {
                         Some(name)
                     }
                 };
-                self.charsets = crate::expr::charset::Charsets::all(charset, collation);
+                self.charsets = crate::foundation::charset::Charsets::all(charset, collation);
                 return Ok(done(0));
             }
             ast::Set::SetNamesDefault {} => {
-                self.charsets = crate::expr::charset::Charsets::default();
+                self.charsets = crate::foundation::charset::Charsets::default();
                 return Ok(done(0));
             }
             // SET [SESSION] TRANSACTION ...: READ COMMITTED is the isolation Cairn serves; the
@@ -1848,14 +1802,6 @@ impl Session {
         }
         crate::session::variables::server_value(self, &name).unwrap_or(Value::Null)
     }
-}
-
-/// A statement kept to plan at each execution (see [`Compiled::Deferred`]).
-#[derive(Debug, Clone)]
-pub struct Deferred {
-    pub(crate) statement: Statement,
-    pub(crate) sql: String,
-    pub(crate) placeholders: Vec<Location>,
 }
 
 /// The statements that commit the transaction in progress before they run: those that change

@@ -6,9 +6,11 @@
 use base::Value;
 use myproto::handshake::status;
 
-use crate::foundation::error::SqlError;
+use crate::foundation::charset::{default_collation, named, named_collation, Wire};
+use crate::foundation::error::{Result, SqlError};
 use crate::parse::starts_with_word;
 use crate::session::Session;
+use base::types::Charset;
 
 /// How SHOW VARIABLES writes a value, and what type `SELECT @@name` announces.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -280,4 +282,54 @@ pub(crate) fn shown(session: &Session, global: bool) -> Vec<(String, String)> {
         out.sort();
     }
     out
+}
+
+impl crate::session::Session {
+    /// SET of character_set_client, _results, _connection or collation_connection (false for
+    /// any other variable). DEFAULT and NULL results as MariaDB: utf8mb4, and as stored.
+    pub(crate) fn set_charset_variable(&mut self, name: &str, v: &base::Value) -> Result<bool> {
+        let text = match v {
+            base::Value::Null => None,
+            v => Some(
+                String::from_utf8_lossy(&base::text::value_text(v).unwrap_or_default())
+                    .into_owned(),
+            ),
+        };
+        let default = text
+            .as_deref()
+            .is_some_and(|t| t.eq_ignore_ascii_case("default"));
+        let charset = |t: &Option<String>| -> Result<Wire> {
+            match t.as_deref() {
+                Some(t) if !default => named(t),
+                _ => Ok(Wire::Stored(Charset::Utf8mb4)),
+            }
+        };
+        match name {
+            "character_set_client" => self.charsets.client = charset(&text)?,
+            "character_set_results" => {
+                self.charsets.results = match text {
+                    None => None,
+                    t => Some(charset(&t)?),
+                }
+            }
+            "character_set_connection" => {
+                let c = charset(&text)?;
+                self.charsets.connection = c;
+                self.charsets.collation = default_collation(c).0;
+            }
+            "collation_connection" => {
+                let (c, name) = match text.as_deref() {
+                    Some(t) if !default => named_collation(t)?,
+                    _ => {
+                        let c = Wire::Stored(Charset::Utf8mb4);
+                        (c, default_collation(c).0)
+                    }
+                };
+                self.charsets.connection = c;
+                self.charsets.collation = name;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
 }

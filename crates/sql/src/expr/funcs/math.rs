@@ -483,7 +483,7 @@ impl Randoms {
 
 /// A generator seeded from the system's randomness.
 pub(crate) fn system_rng() -> Rng {
-    let seeds: [u8; 8] = crate::catalog::users::random_or_clock();
+    let seeds: [u8; 8] = crate::foundation::random::random_or_clock();
     Rng::new(
         u64::from(u32::from_le_bytes([seeds[0], seeds[1], seeds[2], seeds[3]])),
         u64::from(u32::from_le_bytes([seeds[4], seeds[5], seeds[6], seeds[7]])),

@@ -78,7 +78,7 @@ fn uuid() -> String {
     static LAST: AtomicU64 = AtomicU64::new(0);
     static ORIGIN: OnceLock<(u16, u64)> = OnceLock::new();
     let (clock, node) = *ORIGIN.get_or_init(|| {
-        let r: [u8; 8] = crate::catalog::users::random_or_clock();
+        let r: [u8; 8] = crate::foundation::random::random_or_clock();
         let clock = (u16::from_le_bytes([r[0], r[1]]) & 0x3FFF) | 0x8000;
         let mut node = [0u8; 8];
         node[2..].copy_from_slice(&r[2..]);
