@@ -39,24 +39,23 @@ fn answer(ids: impl Iterator<Item = i64>) -> String {
     line
 }
 
+/// Table `d/NAME (id INT PRIMARY KEY, v INT)`, and a client of `node`.
+fn id_v_table(node: &DataNode, name: &str) -> (Cluster, client::Table) {
+    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
+    cluster.create_database("d").unwrap();
+    let columns = vec![
+        ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+        ColumnDef::new("v", ColumnType::Int { unsigned: false }),
+    ];
+    let def = TableDef::new(&format!("d/{name}"), columns, &["id"]).unwrap();
+    let table = cluster.create_table(def).unwrap();
+    (cluster, table)
+}
+
 #[test]
 fn primary_key_ranges_over_many_batches() {
     let node = common::start_node();
-    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
-    cluster.create_database("d").unwrap();
-    let t = cluster
-        .create_table(
-            TableDef::new(
-                "d/big",
-                vec![
-                    ColumnDef::new("id", ColumnType::Int { unsigned: false }),
-                    ColumnDef::new("v", ColumnType::Int { unsigned: false }),
-                ],
-                &["id"],
-            )
-            .unwrap(),
-        )
-        .unwrap();
+    let (cluster, t) = id_v_table(&node, "big");
     for chunk in (0..ROWS).step_by(1000) {
         let mut txn = cluster.transaction();
         for id in chunk..chunk + 1000 {
@@ -95,21 +94,7 @@ fn a_write_waiting_on_a_lock_does_not_hold_up_lookups_on_its_loop() {
         ..DataNodeConfig::default()
     })
     .unwrap();
-    let cluster = Cluster::connect(&node.address().to_string()).unwrap();
-    cluster.create_database("d").unwrap();
-    let t = cluster
-        .create_table(
-            TableDef::new(
-                "d/w",
-                vec![
-                    ColumnDef::new("id", ColumnType::Int { unsigned: false }),
-                    ColumnDef::new("v", ColumnType::Int { unsigned: false }),
-                ],
-                &["id"],
-            )
-            .unwrap(),
-        )
-        .unwrap();
+    let (cluster, t) = id_v_table(&node, "w");
     let mut txn = cluster.transaction();
     for id in 0..10 {
         txn.insert(&t, vec![(0, Value::Int(id)), (1, Value::Int(id * 3))]);
