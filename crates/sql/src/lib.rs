@@ -8,9 +8,10 @@
 //! is parked in one event loop (`server/reactor.rs`) that serves simple committed reads itself.
 
 // The layers, low to high: foundation, parse, expr, catalog, plan, exec, session, commands,
-// server; each uses only those before it (crates/tidy holds the order and checks it).
+// dispatch, server; each uses only those before it (crates/tidy holds the order and checks it).
 mod catalog;
 mod commands;
+mod dispatch;
 mod exec;
 mod expr;
 mod foundation;

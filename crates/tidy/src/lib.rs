@@ -36,6 +36,7 @@ pub const SQL_LAYERS: &[&str] = &[
     "exec",
     "session",
     "commands",
+    "dispatch",
     "server",
 ];
 

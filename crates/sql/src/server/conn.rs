@@ -21,6 +21,7 @@ use tracing::{debug, warn};
 
 use crate::catalog::privilege;
 use crate::catalog::users::{self, Peer, Plugin};
+use crate::dispatch::unknown_statement;
 use crate::foundation::error::SqlError;
 use crate::foundation::limits::CONNECT_TIMEOUT;
 use crate::foundation::limits::NET_WRITE_TIMEOUT;
@@ -28,7 +29,7 @@ use crate::foundation::limits::SERVER_VERSION;
 use crate::foundation::limits::WAIT_TIMEOUT;
 use crate::server::reactor::Parked;
 use crate::server::values::{binary_row, encode_column, in_results, param_values, value_text_as};
-use crate::session::{unknown_statement, Outcome, Session};
+use crate::session::{Outcome, Session};
 use crate::Shared;
 
 /// Runs one connection to its end.

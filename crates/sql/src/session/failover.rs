@@ -16,13 +16,13 @@ pub(super) const FAILOVER_RETRY_TIME: Duration = Duration::from_secs(10);
 const FAILOVER_PAUSE_MAX: Duration = Duration::from_millis(200);
 
 /// The tries of one statement after failovers: since when, and the next pause.
-pub(super) struct FailoverRetry {
+pub(crate) struct FailoverRetry {
     since: Instant,
     pause: Duration,
 }
 
 impl FailoverRetry {
-    pub(super) fn new() -> FailoverRetry {
+    pub(crate) fn new() -> FailoverRetry {
         FailoverRetry {
             since: Instant::now(),
             pause: Duration::from_millis(10),
@@ -42,7 +42,7 @@ impl FailoverRetry {
 }
 
 /// A commit the cluster says did not take effect after its connection was lost: the retry class.
-pub(super) fn rolled_back_in_failover(e: &dyn std::fmt::Display) -> SqlError {
+pub(crate) fn rolled_back_in_failover(e: &dyn std::fmt::Display) -> SqlError {
     let mut error = SqlError::new(
         1213,
         "40001",
@@ -58,7 +58,7 @@ impl Session {
     /// Whether a statement that failed may run again after a data node's failover: it ran in a
     /// transaction of its own and nothing of it was committed (any of its failover errors, or,
     /// for a read, a lost connection); and the cluster is given time to fail over. Reconnects.
-    pub(super) fn retry_after_failover(
+    pub(crate) fn retry_after_failover(
         &mut self,
         failed: &Outcome,
         alone: bool,
@@ -80,7 +80,7 @@ impl Session {
     /// rolled back and the session is out of it. Kept open, a client that runs the transaction
     /// again from BEGIN (as sysbench and ORMs do) would commit what ran before the failure,
     /// since BEGIN commits a transaction in progress: half a transaction.
-    pub(super) fn leave_if_rolled_back(&mut self, outcome: &Outcome) {
+    pub(crate) fn leave_if_rolled_back(&mut self, outcome: &Outcome) {
         let Outcome::Failed(e) = outcome else {
             return;
         };
@@ -93,7 +93,7 @@ impl Session {
 
     /// Rolls `txn` back (when the data node holds it open) and takes the session out of its
     /// transaction, as after the retry class (1213).
-    pub(super) fn leave_transaction(&mut self, txn: Option<client::Transaction>) {
+    pub(crate) fn leave_transaction(&mut self, txn: Option<client::Transaction>) {
         if let Some(txn) = txn.filter(|t| t.is_open()) {
             if let Err(e) = txn.rollback() {
                 tracing::debug!("sql session {}: rolling back: {e}", self.id);
@@ -107,7 +107,7 @@ impl Session {
     /// retry class (the transaction was rolled back; nothing of it, nor of this statement, is
     /// committed), as MySQL reports a deadlock on the statement that meets it; a ROLLBACK
     /// succeeds. Either way the session is out of the transaction from then on.
-    pub(super) fn report_lost_transaction(&mut self, rollback: bool) -> Option<Outcome> {
+    pub(crate) fn report_lost_transaction(&mut self, rollback: bool) -> Option<Outcome> {
         if !std::mem::take(&mut self.lost_transaction) || rollback {
             return None;
         }
@@ -121,7 +121,7 @@ impl Session {
     /// row count is not known, and a warning says so). Not committed: the retry class, and the
     /// statement may run again. Not known (a data node alone keeps no record): the failure as
     /// it was, NDB's "unknown result".
-    pub(super) fn resolve_lost_commit(&mut self, outcome: Outcome) -> Outcome {
+    pub(crate) fn resolve_lost_commit(&mut self, outcome: Outcome) -> Outcome {
         let Some(name) = self.lost_commit.take() else {
             return outcome;
         };
@@ -145,7 +145,7 @@ impl Session {
     /// How the commit named `name` ended, asked of the cluster's data nodes until one can tell
     /// (the node group that coordinated it), for up to `FAILOVER_RETRY_TIME`; None when none
     /// can say.
-    pub(super) fn commit_outcome(&mut self, name: (u64, u64)) -> Option<bool> {
+    pub(crate) fn commit_outcome(&mut self, name: (u64, u64)) -> Option<bool> {
         let addresses = self.shared.config.datanode.clone();
         Cluster::outcome_among(&addresses, name, FAILOVER_RETRY_TIME)
     }
