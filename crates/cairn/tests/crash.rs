@@ -230,8 +230,11 @@ fn create_kv(address: &str) {
 #[test]
 fn a_worker_panic_stops_the_node_at_once_and_a_restart_keeps_every_acknowledged_commit() {
     let (dir, port, address) = place(&format!("cairn-panic-test-{}", std::process::id()));
+    // Without RUST_BACKTRACE from the test's environment: a backtrace is symbolized before the
+    // process ends, which in a debug build on a busy machine can take longer than the second.
     let mut child = datanode(&dir, &address)
         .args(["--fault-worker-panic-after", "4000"])
+        .env_remove("RUST_BACKTRACE")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -21,6 +21,11 @@ pub enum Answer {
 }
 
 impl Raw {
+    /// How long a read waits for the server (10 s after login).
+    pub fn wait_up_to(&self, timeout: Duration) {
+        self.s.set_read_timeout(Some(timeout)).unwrap();
+    }
+
     /// Logs in as root, in database `db` if given.
     pub fn login_to(port: u16, db: Option<&str>) -> Raw {
         Raw::login_with(port, db, 0)
