@@ -5,6 +5,7 @@
 
 pub(crate) mod activity;
 pub(crate) mod diagnostics;
+pub(crate) mod grants;
 pub(crate) mod variables;
 
 use std::collections::HashMap;
