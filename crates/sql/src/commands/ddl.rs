@@ -1185,7 +1185,7 @@ impl Session {
     ) -> Result<Outcome> {
         let (full, _, table) = self.table_name(name)?;
         self.check_alter(name)?;
-        crate::catalog::infoschema::refuse_in_schema(self, name)?;
+        crate::session::schema_rows::refuse_in_schema(self, name)?;
         let current = self.existing(&full, &table)?;
         let mut options = current.def().options;
         let mut comment = current.def().comment.clone();

@@ -423,7 +423,7 @@ impl Session {
         let counter = if infoschema::is_schema(&db) {
             None
         } else {
-            infoschema::next_auto_increment(self, &table)?
+            crate::session::schema_rows::next_auto_increment(self, &table)?
         };
         let text = crate::catalog::definition::create_table(
             table.def(),

@@ -605,9 +605,9 @@ impl Session {
             let rows = crate::plan::derived::fetched(rows, &src.fetch);
             return self.matching_in(txn, src, params, rows);
         }
-        if crate::catalog::infoschema::virtual_of(src).is_some() {
+        if crate::plan::virtual_of(src).is_some() {
             // information_schema: rows made from the catalog, never sent to the data node.
-            let rows = crate::catalog::infoschema::rows(self, src)?;
+            let rows = crate::session::schema_rows::rows(self, src)?;
             return self.matching_in(txn, src, params, rows);
         }
         let table = &src.table;

@@ -26,6 +26,7 @@ use myproto::response::Column;
 use sqlparser::ast::{self, Expr as Ast, SelectItem, SetExpr, Spanned};
 use sqlparser::tokenizer::Location;
 
+use crate::catalog::infoschema::{Virtual, NAME};
 use crate::expr::aggregate::Aggregate;
 use crate::expr::meta::table_column;
 use crate::expr::typing::unify_branches;
@@ -95,7 +96,7 @@ impl Source {
     /// Whether the API node makes this source's rows itself (information_schema, a derived
     /// table): they are never asked of a data node, so never read by key nor by the reactor.
     pub(crate) fn made_in_api_node(&self) -> bool {
-        self.derived.is_some() || crate::catalog::infoschema::virtual_of(self).is_some()
+        self.derived.is_some() || crate::plan::virtual_of(self).is_some()
     }
 }
 
@@ -1446,6 +1447,16 @@ impl Clone for Large {
     fn clone(&self) -> Large {
         Large(std::sync::atomic::AtomicBool::new(self.get()))
     }
+}
+
+/// Which virtual table a source reads, if it reads one.
+pub(crate) fn virtual_of(src: &Source) -> Option<Virtual> {
+    let def = src.table.def();
+    if def.id != 0 {
+        return None;
+    }
+    let name = def.name.strip_prefix(NAME)?.strip_prefix('/')?;
+    Virtual::ALL.iter().copied().find(|v| v.name() == name)
 }
 
 #[cfg(test)]

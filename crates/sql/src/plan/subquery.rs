@@ -1110,9 +1110,7 @@ impl Session {
             }
             let plan = Arc::clone(&self.correlated[n].plan);
             let Some(src) = plan.source.as_ref().filter(|s| {
-                plan.joined.is_none()
-                    && s.derived.is_none()
-                    && crate::catalog::infoschema::virtual_of(s).is_none()
+                plan.joined.is_none() && s.derived.is_none() && crate::plan::virtual_of(s).is_none()
             }) else {
                 continue;
             };
