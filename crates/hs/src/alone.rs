@@ -2,8 +2,9 @@
 //! as a whole) run on a few threads beside each event loop, so that none of them stalls the
 //! loop: the loop hands one over with its open index and goes on serving the others; the
 //! answer comes back through a channel and the loop's waker. While a connection has such a request out,
-//! its later lines wait, so the queue holds at most one request per connection of the loop (a
-//! batch that failed as a whole adds its reads, at most one batch's).
+//! its later lines wait, so the queue holds at most one request per connection of the loop,
+//! besides the reads of batches that failed as a whole (each at most a batch's). A panic here
+//! ends the process, as on any thread of a node (fail-stop).
 
 use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc, Mutex};

@@ -86,6 +86,10 @@ const ANSWERS_PER_LOOK: usize = 4;
 pub const CONNECTIONS_MAX: usize = 4_096;
 /// Event loops one front end runs at most.
 pub const LOOPS_MAX: usize = 64;
+/// Bytes of request lines a connection may have queued behind one of its requests that is
+/// still out (on the loop's threads, or waiting for batches); past it the loop stops reading
+/// that connection until the request is answered.
+const QUEUED_BYTES_MAX: usize = LINE_BYTES_MAX;
 
 /// A running HandlerSocket front end.
 pub struct HsServer {
@@ -124,16 +128,18 @@ impl HsServer {
             stopping.clone(),
             Some((read, write)),
             failures.clone(),
+            0,
         )?;
         let mut servers = vec![first];
         let mut wakers = vec![waker];
-        for _ in 1..config.loops {
+        for index in 1..config.loops {
             let (mut server, waker) = Server::new(
                 config.clone(),
                 tls.clone(),
                 stopping.clone(),
                 None,
                 failures.clone(),
+                index,
             )?;
             let (tx, rx) = mpsc::channel();
             server.incoming = Some(rx);
@@ -197,6 +203,7 @@ impl Server {
         stopping: Arc<AtomicBool>,
         mut listeners: Option<(TcpListener, TcpListener)>,
         failures: Arc<std::sync::Mutex<transport::auth::FailedLogins>>,
+        index: usize,
     ) -> std::io::Result<(Server, Arc<Waker>)> {
         let cluster = Cluster::connect(&config.datanode).map_err(|e| {
             std::io::Error::other(format!("connecting to {}: {e}", config.datanode))
@@ -214,9 +221,11 @@ impl Server {
                 .register(write, WRITE_LISTENER, Interest::READABLE)?;
         }
         let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
-        let pool = alone::Pool::start("handlersocket", config.threads, waker.clone())?;
+        let name = format!("handlersocket-{index}");
+        let pool = alone::Pool::start(&name, config.threads, waker.clone())?;
         let server = Server {
             pool,
+            paused: Vec::new(),
             poll,
             tls,
             listeners,
@@ -286,6 +295,8 @@ struct Server {
     connections: HashMap<usize, Conn>,
     /// The threads the requests not batched run on, and their answers.
     pool: alone::Pool,
+    /// Connections whose reading stopped while a request of theirs is out.
+    paused: Vec<usize>,
     next_token: usize,
     stopping: Arc<AtomicBool>,
     /// The data node's socket has replies to read.
@@ -540,6 +551,15 @@ impl Server {
             return;
         };
         conn.last_active = Instant::now();
+        let blocked = conn.running > 0 || conn.waiting.is_some();
+        if blocked && conn.lines.iter().map(Vec::len).sum::<usize>() >= QUEUED_BYTES_MAX {
+            // Its lines wait for an earlier request: leave the rest in the socket (the
+            // client's sends wait) until it is answered (`resume_paused`).
+            if !self.paused.contains(&token) {
+                self.paused.push(token);
+            }
+            return;
+        }
         match conn
             .io
             .read_raw(&mut conn.input, LINE_BYTES_MAX + 1, read_closed)
@@ -563,6 +583,7 @@ impl Server {
 
     /// Runs every queued line in rounds (see the module comment).
     fn execute(&mut self) {
+        self.resume_paused();
         loop {
             let mut batch: Vec<Pending> = Vec::new();
             let mut progressed = false;
@@ -591,7 +612,7 @@ impl Server {
                 if let Some((_, request)) = conn.waiting.take() {
                     let slot = conn.written + conn.answers.len() as u64;
                     conn.answers.push_back(None);
-                    hand_over(&self.pool, &self.cluster, conn, token, slot, request);
+                    hand_over(&self.pool, &self.cluster, conn, token, slot, request, None);
                     progressed = true;
                 }
             }
@@ -664,6 +685,25 @@ impl Server {
             }
             fill(conn, done.slot, done.answer);
             conn.running = conn.running.saturating_sub(1);
+            conn.last_active = Instant::now();
+        }
+        self.resume_paused();
+    }
+
+    /// Reads again the connections whose reading stopped while a request of theirs was out
+    /// (`QUEUED_BYTES_MAX`) and that are free now: what they sent meanwhile waited in the
+    /// socket, and no new event would report it.
+    fn resume_paused(&mut self) {
+        if self.paused.is_empty() {
+            return;
+        }
+        let paused = std::mem::take(&mut self.paused);
+        for token in paused {
+            match self.connections.get(&token) {
+                Some(c) if c.running > 0 || c.waiting.is_some() => self.paused.push(token),
+                Some(_) => self.on_socket(token, false),
+                None => {}
+            }
         }
     }
 
@@ -739,7 +779,16 @@ impl Server {
                 let Some(conn) = self.connections.get_mut(&p.token) else {
                     continue;
                 };
-                hand_over(&self.pool, &self.cluster, conn, p.token, p.slot, p.request);
+                let open = Some(p.open.clone());
+                hand_over(
+                    &self.pool,
+                    &self.cluster,
+                    conn,
+                    p.token,
+                    p.slot,
+                    p.request,
+                    open,
+                );
             }
             return;
         }
@@ -791,7 +840,9 @@ impl Server {
             if let Err(e) = conn.io.flush(self.poll.registry(), Token(token)) {
                 conn.closing = Some(format!("write failed: {e}"));
             }
-            if now.duration_since(conn.last_active) > self.config.idle_timeout {
+            // A connection whose request is still out is not idle.
+            let out = conn.running > 0 || conn.waiting.is_some();
+            if !out && now.duration_since(conn.last_active) > self.config.idle_timeout {
                 conn.closing.get_or_insert("idle timeout".into());
             }
             // A client that closed its side still gets every answer to what it sent, as from
@@ -976,8 +1027,9 @@ fn run_open(cluster: &Cluster, conn: &mut Conn, id: u32, request: Request) -> Ve
 }
 
 /// Hands a request that is not batched to the loop's threads; its answer fills `slot` when it
-/// comes back (`Server::answered`), and the connection's later lines wait till then. When its
-/// index is not open, or the threads are gone, the slot is answered now.
+/// comes back (`Server::answered`), and the connection's later lines wait till then. It runs on
+/// `open`, else on the index its id names now. When that is not open, or the threads are gone,
+/// the slot is answered now.
 fn hand_over(
     pool: &alone::Pool,
     cluster: &Cluster,
@@ -985,13 +1037,14 @@ fn hand_over(
     token: usize,
     slot: u64,
     request: Request,
+    open: Option<Arc<OpenIndex>>,
 ) {
     let id = match &request {
         Request::Find(f) => f.index_id,
         Request::Insert { index_id, .. } => *index_id,
         _ => u32::MAX,
     };
-    let answer = match conn.indexes.open.get(&id) {
+    let answer = match open.as_ref().or_else(|| conn.indexes.open.get(&id)) {
         Some(open) => {
             let job = Job {
                 token,

@@ -132,14 +132,31 @@ fn a_write_waiting_on_a_lock_does_not_hold_up_lookups_on_its_loop() {
     );
     writer.set_nonblocking(false).unwrap();
 
+    // More than the loop queues behind a request that is out (three lines of 3 MiB, then a
+    // find): when they arrive before the lock goes, it stops reading this connection and must
+    // read the rest once the modify is done; either way every line is answered, in order.
+    let mut more = writer.try_clone().unwrap();
+    let sending = std::thread::spawn(move || {
+        let big = format!("1\t=\t1\t{}\n", "7".repeat(3 << 20));
+        for _ in 0..3 {
+            more.write_all(big.as_bytes()).unwrap();
+        }
+        more.write_all(b"1\t=\t1\t1\n").unwrap();
+    });
+
     holder.rollback().unwrap();
     let mut got = Vec::new();
-    while !got.ends_with(b"\n") {
-        let n = writer.read(&mut buf).expect("the modify's answer");
+    while got.iter().filter(|&&b| b == b'\n').count() < 5 {
+        let n = writer.read(&mut buf).expect("the answers");
         assert!(n > 0, "closed");
         got.extend_from_slice(&buf[..n]);
     }
-    assert_eq!(String::from_utf8(got).unwrap(), "0\t1\t1\n");
+    sending.join().unwrap();
+    let got = String::from_utf8(got).unwrap();
+    let answers: Vec<&str> = got.lines().collect();
+    assert_eq!(answers.len(), 5, "{answers:?}");
+    assert_eq!(answers[0], "0\t1\t1", "the modify");
+    assert_eq!(answers[4], "0\t2\t1\t99", "the find after the big lines");
     assert_eq!(ask(&mut reader, "0\t=\t1\t1\n"), "0\t2\t1\t99\n");
     hs.stop();
     node.stop();
