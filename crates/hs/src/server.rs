@@ -803,13 +803,7 @@ impl Server {
                 Err(e) => exec::failure(&self.cluster, &p.open, e),
             };
             if let Some(conn) = self.connections.get_mut(&p.token) {
-                if let Some(slot) = p
-                    .slot
-                    .checked_sub(conn.written)
-                    .and_then(|i| conn.answers.get_mut(i as usize))
-                {
-                    *slot = Some(answer);
-                }
+                fill(conn, p.slot, answer);
             }
         }
         if let Err(e) = result {

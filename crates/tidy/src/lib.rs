@@ -89,7 +89,7 @@ pub fn blank_literals(src: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         let rest = &b[i..];
-        let after_word = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+        let after_word = i > 0 && word_byte(b[i - 1]);
         if rest.starts_with(b"//") {
             let end = find(b, i, b"\n").unwrap_or(b.len());
             blank(&mut out, i, end);
@@ -194,14 +194,10 @@ pub fn functions(blanked: &str) -> Vec<Function> {
     let mut i = 0;
     while let Some(at) = find(b, i, b"fn ") {
         i = at + 3;
-        if at > 0 && (b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_') {
+        if at > 0 && word_byte(b[at - 1]) {
             continue;
         }
-        let name: String = blanked[i..]
-            .trim_start()
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
+        let name = leading_word(&blanked[i..]);
         if name.is_empty() {
             continue; // `fn(` types
         }
@@ -241,6 +237,18 @@ pub fn functions(blanked: &str) -> Vec<Function> {
     found
 }
 
+fn word_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// The identifier `text` starts with (after white space); empty when there is none.
+fn leading_word(text: &str) -> String {
+    text.trim_start()
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect()
+}
+
 fn line_of(b: &[u8], at: usize) -> usize {
     b[..at].iter().filter(|&&c| c == b'\n').count() + 1
 }
@@ -253,17 +261,14 @@ pub fn crate_paths(blanked: &str) -> Vec<(usize, String)> {
     let mut i = 0;
     while let Some(at) = find(b, i, b"crate::") {
         i = at + 7;
-        if at > 0 && (b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_' || b[at - 1] == b'$') {
+        if at > 0 && (word_byte(b[at - 1]) || b[at - 1] == b'$') {
             continue;
         }
         let line = line_of(b, at);
         if b.get(i) == Some(&b'{') {
             found.extend(group_entries(&blanked[i..]).into_iter().map(|w| (line, w)));
         } else {
-            let word: String = blanked[i..]
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
+            let word = leading_word(&blanked[i..]);
             if !word.is_empty() {
                 found.push((line, word));
             }
@@ -302,14 +307,8 @@ fn group_entries(text: &str) -> Vec<String> {
     }
     entries
         .iter()
-        .filter_map(|e| {
-            let word: String = e
-                .trim_start()
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            (!word.is_empty()).then_some(word)
-        })
+        .map(|e| leading_word(e))
+        .filter(|w| !w.is_empty())
         .collect()
 }
 
