@@ -880,12 +880,16 @@ impl Session {
                     Compiled::Set(_) | Compiled::Deferred(_) => Err(SqlError::unsupported(
                         "EXPLAIN of UNION, INTERSECT, EXCEPT or subqueries",
                     )),
-                    c => Ok(crate::plan::explain::explain(&c)),
+                    c => Ok(crate::exec::rows(crate::plan::explain::explain(&c))),
                 }
             }
             Statement::ExplainTable { table_name, .. } => {
                 let (table, _, _) = self.table(table_name)?;
-                Ok(crate::plan::explain::describe(table.def(), false, None))
+                Ok(crate::exec::rows(crate::plan::explain::describe(
+                    table.def(),
+                    false,
+                    None,
+                )))
             }
             Statement::ShowColumns {
                 show_options, full, ..
@@ -899,11 +903,11 @@ impl Session {
                 };
                 let like = crate::commands::show::like_pattern("SHOW COLUMNS", show_options)?;
                 let (table, _, _) = self.table(name)?;
-                Ok(crate::plan::explain::describe(
+                Ok(crate::exec::rows(crate::plan::explain::describe(
                     table.def(),
                     *full,
                     like.as_deref(),
-                ))
+                )))
             }
             other => {
                 let text = other.to_string();

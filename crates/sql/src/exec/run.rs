@@ -14,6 +14,7 @@ use base::Value;
 use client::{ExecType, Filter, LockMode, OpResult, Scan, ScanOrder, Table, Transaction};
 use sqlparser::ast::{self, SetExpr};
 
+use crate::exec::Outcome;
 use crate::expr::aggregate::count_value;
 use crate::expr::aggregate::order_values;
 use crate::expr::aggregate::{group_key, Accumulator};
@@ -32,7 +33,7 @@ use crate::plan::{
     pushable, Access, OrderKey, PlanInput, Pushed, QueryPlan, SelectPlan, Source, TableRef,
 };
 use crate::session::diagnostics::Storing;
-use crate::session::{Outcome, Session};
+use crate::session::Session;
 
 /// Puts a fetched row (`fetch[i]` holds table column i) in its place in a joined row.
 fn place(joined: &mut [Value], offset: usize, fetch: &[u16], row: Vec<Value>) {

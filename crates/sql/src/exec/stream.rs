@@ -10,12 +10,13 @@ use base::Value;
 use client::ScanCursor;
 
 use crate::exec::run::Fetch;
+use crate::exec::Outcome;
 use crate::expr::aggregate::count_value;
 use crate::expr::Expr;
 use crate::foundation::error::Result;
 use crate::plan::{Access, OrderKey, SelectPlan, Source};
 use crate::session::diagnostics::Storing;
-use crate::session::{Outcome, Session};
+use crate::session::Session;
 use myproto::response::Column;
 
 /// A result being streamed: the rows of the batch in hand, and the scan for the rest.

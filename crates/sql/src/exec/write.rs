@@ -12,6 +12,7 @@ use base::Value;
 use client::{ClientError, ExecType, OpResult, Table, Transaction};
 use sqlparser::ast::{self, ObjectName, Statement};
 
+use crate::exec::Outcome;
 use crate::expr::aggregate::by_keys;
 use crate::expr::aggregate::count_value;
 use crate::expr::stored::{lenient_store, on_update_values, strict_store, timestamped};
@@ -23,7 +24,7 @@ use crate::plan::write::MultiPlan;
 use crate::plan::write::Target;
 use crate::plan::{DeletePlan, OrderKey, PlanInput, Source, TableRef, UpdatePlan};
 use crate::session::diagnostics::Storing;
-use crate::session::{Outcome, Session};
+use crate::session::Session;
 
 /// Whether an UPDATE names more than one table.
 pub(crate) fn is_multi_update(u: &ast::Update) -> bool {
@@ -576,7 +577,7 @@ impl Session {
                     let key: Vec<Value> = target.key.iter().map(|i| row[*i].clone()).collect();
                     // A LEFT JOIN's missing row, or a row already written.
                     if key.iter().any(Value::is_null)
-                        || !seen.insert((t, crate::plan::subquery::exact_key(&key)))
+                        || !seen.insert((t, crate::exec::subquery::exact_key(&key)))
                     {
                         continue;
                     }

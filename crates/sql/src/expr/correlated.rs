@@ -1,5 +1,5 @@
 //! The marker of a correlated subquery: the function call it stands as in its statement once
-//! planned (`plan/subquery.rs` makes it), which the expression compiler reads back into
+//! planned (`exec/subquery.rs` makes it), which the expression compiler reads back into
 //! `Expr::Correlated`, and how the subquery's rows become its value (`Kind`).
 
 use sqlparser::ast::{self, Expr as Ast};

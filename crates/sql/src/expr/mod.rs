@@ -79,7 +79,7 @@ pub enum Expr {
     /// A comparison (or a function that compares strings) whose strings compare under a
     /// collation other than utf8mb4_general_ci, as derived from its operands (`expr/collate.rs`).
     Collated(Collation, Box<Expr>),
-    /// Correlated subquery `n` of the running statement (`plan/subquery.rs`), given the values of
+    /// Correlated subquery `n` of the running statement (`exec/subquery.rs`), given the values of
     /// `args` (the outer row's columns it names; for IN, first the value looked for): its
     /// result, run beforehand for the row and read from the session. `ty` is its result type.
     Correlated {

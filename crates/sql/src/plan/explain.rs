@@ -10,7 +10,9 @@ use crate::expr::Expr;
 use crate::plan::compiled::Compiled;
 use crate::plan::join::JoinStep;
 use crate::plan::{Access, Pushed, Source};
-use crate::session::Outcome;
+
+/// A result EXPLAIN or DESCRIBE answers: its columns and rows.
+pub(crate) type Answer = (Vec<Column>, Vec<Vec<Value>>);
 
 fn text(s: impl Into<String>) -> Value {
     Value::Bytes(s.into().into_bytes())
@@ -203,7 +205,7 @@ fn source_row(src: &Source, writes: bool) -> Vec<Value> {
 }
 
 /// EXPLAIN of a planned statement.
-pub(crate) fn explain(c: &Compiled) -> Outcome {
+pub(crate) fn explain(c: &Compiled) -> Answer {
     let row = match c {
         Compiled::Select(p) => return explain_select(p),
         // The join that finds the rows, read with exclusive locks; their writes follow by key.
@@ -230,7 +232,7 @@ pub(crate) fn explain(c: &Compiled) -> Outcome {
 }
 
 /// EXPLAIN of a SELECT plan: its first table, then each table joined to it.
-fn explain_select(p: &crate::plan::SelectPlan) -> Outcome {
+fn explain_select(p: &crate::plan::SelectPlan) -> Answer {
     let row = match (&p.source, &p.joined) {
         (Some(src), Some(j)) => {
             let mut rows = vec![source_row(src, false)];
@@ -284,9 +286,9 @@ fn step_row(step: &JoinStep) -> Vec<Value> {
     row
 }
 
-fn explained(rows: Vec<Vec<Value>>) -> Outcome {
-    Outcome::Rows {
-        columns: columns(&[
+fn explained(rows: Vec<Vec<Value>>) -> Answer {
+    (
+        columns(&[
             "id",
             "select_type",
             "table",
@@ -301,12 +303,12 @@ fn explained(rows: Vec<Vec<Value>>) -> Outcome {
             "Extra",
         ]),
         rows,
-    }
+    )
 }
 
 /// DESCRIBE table and SHOW [FULL] COLUMNS: Field, Type, (FULL: Collation,) Null, Key,
 /// Default, Extra (FULL: then Privileges, Comment), for the columns whose names match `like`.
-pub(crate) fn describe(def: &TableDef, full: bool, like: Option<&str>) -> Outcome {
+pub(crate) fn describe(def: &TableDef, full: bool, like: Option<&str>) -> Answer {
     let mut rows = Vec::new();
     for (p, c) in def.columns.iter().enumerate() {
         if c.hidden {
@@ -361,10 +363,7 @@ pub(crate) fn describe(def: &TableDef, full: bool, like: Option<&str>) -> Outcom
     } else {
         &["Field", "Type", "Null", "Key", "Default", "Extra"]
     };
-    Outcome::Rows {
-        columns: columns(names),
-        rows,
-    }
+    (columns(names), rows)
 }
 
 /// A column's Default as DESCRIBE shows it: the value unquoted, `current_timestamp()` for the

@@ -12,7 +12,6 @@ pub(crate) mod derived;
 pub(crate) mod explain;
 pub(crate) mod join;
 pub(crate) mod setop;
-pub(crate) mod subquery;
 pub(crate) mod write;
 
 use std::sync::Arc;

@@ -11,7 +11,7 @@
 
 use base::types::Collation;
 use base::Value;
-use client::{Table, Transaction};
+use client::Table;
 use myproto::response::Column;
 use sqlparser::ast::{self, Expr as Ast, SetExpr};
 
@@ -20,7 +20,6 @@ use crate::expr::{Compiler, Expr};
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
 use crate::plan::{limits, select, PlanInput, SelectPlan, TableRef};
-use crate::session::{Outcome, Session};
 
 /// A set operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,7 +77,7 @@ impl SetNode {
 
     /// The collation of each column: every SELECT's combined, as MariaDB derives them for
     /// columns of equal standing.
-    fn collations(&self) -> Vec<Collation> {
+    pub(crate) fn collations(&self) -> Vec<Collation> {
         use crate::expr::collate::{combine, Coercibility, Derived};
         let mut out: Vec<Option<Derived>> = Vec::new();
         let mut pending = vec![self];
@@ -293,7 +292,7 @@ fn operand(
 }
 
 /// Combines two nodes' rows by a set operator.
-fn combine(
+pub(crate) fn combine(
     op: SetOp,
     distinct: bool,
     mut left: Vec<Vec<Value>>,
@@ -339,125 +338,6 @@ fn combine(
         }
     });
     left
-}
-
-impl Session {
-    /// Runs a set operation as a statement: each SELECT reads in a transaction of its own (or
-    /// the session's), committing with its last batch.
-    pub(crate) fn run_set(&mut self, p: &SetPlan, params: &[Value]) -> Result<Outcome> {
-        let rows = self.set_rows(None, p, params)?;
-        Ok(Outcome::Rows {
-            columns: p.columns.clone(),
-            rows,
-        })
-    }
-
-    /// A set operation's rows, ordered and limited. With `txn` (a derived table's query) every
-    /// read runs in it, none committing; without, each SELECT runs as a statement would.
-    pub(crate) fn set_rows(
-        &mut self,
-        txn: Option<&mut Transaction>,
-        p: &SetPlan,
-        params: &[Value],
-    ) -> Result<Vec<Vec<Value>>> {
-        let collations = crate::expr::meta::collations(&p.columns);
-        let mut rows = self.node_rows(txn, &p.tree, params, &collations)?;
-        if !p.order.is_empty() {
-            let order: Vec<(crate::plan::OrderKey, bool, Collation)> = p
-                .order
-                .iter()
-                .map(|(c, desc)| {
-                    let collation = collations
-                        .get(*c)
-                        .copied()
-                        .unwrap_or(Collation::Utf8mb4GeneralCi);
-                    (crate::plan::OrderKey::Item(*c), *desc, collation)
-                })
-                .collect();
-            let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = rows
-                .into_iter()
-                .map(|r| {
-                    let keys = p
-                        .order
-                        .iter()
-                        .map(|(c, _)| r.get(*c).cloned().unwrap_or(Value::Null))
-                        .collect();
-                    (keys, r)
-                })
-                .collect();
-            keyed.sort_by(|a, b| crate::expr::aggregate::by_keys(&a.0, &b.0, &order));
-            rows = keyed.into_iter().map(|(_, r)| r).collect();
-        }
-        self.last_found_rows = rows.len() as u64;
-        let count = |s: &Session, e: &Option<Expr>| -> Result<Option<u64>> {
-            e.as_ref()
-                .map(|e| {
-                    s.free(e, params)
-                        .and_then(crate::expr::aggregate::count_value)
-                })
-                .transpose()
-        };
-        let offset = count(self, &p.offset)?.unwrap_or(0);
-        let limit = count(self, &p.limit)?;
-        Ok(rows
-            .into_iter()
-            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
-            .take(limit.map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX)))
-            .collect())
-    }
-
-    /// A node's rows: its left side's operators are applied in a loop (see [`left_spine`]).
-    fn node_rows(
-        &mut self,
-        mut txn: Option<&mut Transaction>,
-        node: &SetNode,
-        params: &[Value],
-        collations: &[Collation],
-    ) -> Result<Vec<Vec<Value>>> {
-        let mut operators = Vec::new();
-        let mut at = node;
-        while let SetNode::Op {
-            op,
-            distinct,
-            left,
-            right,
-        } = at
-        {
-            operators.push((*op, *distinct, right.as_ref()));
-            at = left;
-        }
-        let mut rows = self.operand_rows(txn.as_deref_mut(), at, params)?;
-        for (op, distinct, right) in operators.into_iter().rev() {
-            let more = self.node_rows(txn.as_deref_mut(), right, params, collations)?;
-            rows = combine(op, distinct, rows, more, collations);
-        }
-        Ok(rows)
-    }
-
-    /// An operand's rows (a SELECT, or a parenthesized set operation).
-    fn operand_rows(
-        &mut self,
-        txn: Option<&mut Transaction>,
-        node: &SetNode,
-        params: &[Value],
-    ) -> Result<Vec<Vec<Value>>> {
-        let p = match node {
-            SetNode::Select(p) => p,
-            SetNode::Nested(p) => return self.set_rows(txn, p, params),
-            SetNode::Op { .. } => return self.node_rows(txn, node, params, &node.collations()),
-        };
-        let outcome = match txn {
-            Some(txn) => {
-                let rows = self.select_source_rows(txn, client::ExecType::NoCommit, p, params)?;
-                self.select_rows(p, params, rows)?
-            }
-            None => self.run_select(p, params)?,
-        };
-        Ok(match outcome {
-            Outcome::Rows { rows, .. } => rows,
-            _ => Vec::new(),
-        })
-    }
 }
 
 #[cfg(test)]

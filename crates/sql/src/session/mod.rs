@@ -30,33 +30,10 @@ use crate::plan::compiled::Deferred;
 use crate::plan::{self, PlanInput, TableRef};
 use crate::Shared;
 
+pub(crate) use crate::exec::{done, Outcome};
+
 pub(crate) mod failover;
 use failover::rolled_back_in_failover;
-
-/// What one statement answers.
-pub enum Outcome {
-    Done {
-        affected: u64,
-        last_insert_id: u64,
-        info: String,
-    },
-    Rows {
-        columns: Vec<Column>,
-        rows: Vec<Vec<Value>>,
-    },
-    /// A top-level SELECT's rows, sent to the client a batch at a time as its scan reads them
-    /// (`exec/stream.rs`); only the connection that ran the statement answers it.
-    Stream(Box<crate::exec::stream::RowStream>),
-    Failed(SqlError),
-}
-
-pub(crate) fn done(affected: u64) -> Outcome {
-    Outcome::Done {
-        affected,
-        last_insert_id: 0,
-        info: String::new(),
-    }
-}
 
 /// Statements a session may hold prepared at once (MySQL's max_prepared_stmt_count is global;
 /// this bounds one connection).
@@ -161,10 +138,10 @@ pub struct Session {
     pub(crate) statement_micros: i64,
     /// RAND's generators (the session's, and the running statement's RAND(n) calls').
     pub(crate) randoms: std::cell::RefCell<crate::expr::funcs::Randoms>,
-    /// Statements with subqueries running inside one another (`plan/subquery.rs`).
+    /// Statements with subqueries running inside one another (`exec/subquery.rs`).
     pub(crate) subquery_depth: usize,
-    /// The correlated subqueries of the statements running, innermost last (`plan/subquery.rs`).
-    pub(crate) correlated: Vec<crate::plan::subquery::Correlated>,
+    /// The correlated subqueries of the statements running, innermost last (`exec/subquery.rs`).
+    pub(crate) correlated: Vec<crate::exec::subquery::Correlated>,
     /// The connection's character sets (SET NAMES), and those its handshake asked for, which
     /// COM_RESET_CONNECTION restores.
     pub(crate) charsets: crate::foundation::charset::Charsets,
@@ -521,7 +498,7 @@ impl Session {
         // CREATE TABLE ... SELECT plans its SELECT when it runs (the statement text names its
         // columns), so it is kept whole, subqueries and all.
         let creates_from_select = matches!(&s, Statement::CreateTable(c) if c.query.is_some());
-        if creates_from_select || crate::plan::subquery::has_subquery(&s) {
+        if creates_from_select || crate::exec::subquery::has_subquery(&s) {
             return Ok(Compiled::Deferred(Box::new(Deferred {
                 statement: s,
                 sql: sql.to_string(),

@@ -20,6 +20,7 @@ use sqlparser::ast::{self, Expr as Ast, Spanned, Statement};
 use sqlparser::tokenizer::{Location, Span};
 
 use crate::exec::run::Fetch;
+use crate::exec::Outcome;
 use crate::expr::correlated::{Kind, Marker};
 use crate::expr::outer_param_index;
 use crate::expr::Expr;
@@ -28,7 +29,7 @@ use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
 use crate::plan::compiled::Compiled;
 use crate::plan::{OrderKey, SelectPlan};
-use crate::session::{Outcome, Session};
+use crate::session::Session;
 
 /// A correlated subquery of the running statement.
 pub(crate) struct Correlated {
