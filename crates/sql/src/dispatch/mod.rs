@@ -1068,7 +1068,7 @@ impl Session {
 
     /// A system variable's value: set in this session, or the server's.
     pub(crate) fn system_variable(&self, name: &str) -> Value {
-        let name = crate::session::variables::plain_name(name);
+        let name = crate::parse::variable_name(name);
         if let Some(v) = self.vars.get(&name) {
             return v.clone();
         }

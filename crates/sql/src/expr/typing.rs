@@ -11,6 +11,45 @@ use crate::expr::aggregate::{AggKind, Aggregate};
 use crate::expr::funcs::Func;
 use crate::expr::{BinOp, Compiler, Expr};
 
+/// The system variables `SELECT @@name` announces as integer (BIGINT) columns: the numbers and
+/// booleans of `session/variables.rs`'s list, which a test there keeps equal to this one (the
+/// list itself reads the session, a layer above).
+pub(crate) const INTEGER_VARIABLES: &[&str] = &[
+    "autocommit",
+    "connect_timeout",
+    "div_precision_increment",
+    "error_count",
+    "explicit_defaults_for_timestamp",
+    "group_concat_max_len",
+    "interactive_timeout",
+    "lower_case_table_names",
+    "max_allowed_packet",
+    "max_connections",
+    "max_error_count",
+    "max_execution_time",
+    "max_prepared_stmt_count",
+    "max_recursive_iterations",
+    "net_buffer_length",
+    "net_read_timeout",
+    "net_write_timeout",
+    "performance_schema",
+    "protocol_version",
+    "query_cache_size",
+    "query_cache_type",
+    "sql_auto_is_null",
+    "transaction_read_only",
+    "tx_read_only",
+    "wait_timeout",
+    "warning_count",
+];
+
+/// Whether `SELECT @@name` is an integer column (`name` as written, with `@@` and any scope).
+pub(crate) fn integer_variable(name: &str) -> bool {
+    INTEGER_VARIABLES
+        .binary_search(&crate::parse::variable_name(name).as_str())
+        .is_ok()
+}
+
 /// The static result type of an expression: (MySQL type code, display length, decimals, flags).
 pub fn static_type(
     e: &Expr,
@@ -67,7 +106,7 @@ pub fn static_type(
             Some(ty) => column_type_code(ty),
             None => (types::VAR_STRING, 255, 31),
         },
-        Var(name) if crate::session::variables::is_integer(name) => (types::LONGLONG, 21, 0),
+        Var(name) if integer_variable(name) => (types::LONGLONG, 21, 0),
         Param(_) | Var(_) | Outer(_) => (types::VAR_STRING, 1024, 31),
         Correlated { ty, .. } => *ty,
         Session(f) => match f {

@@ -101,3 +101,14 @@ pub(crate) fn ident(name: &ObjectName) -> Result<(Option<String>, String)> {
         _ => Err(SqlError::unsupported(format!("the name {name}"))),
     }
 }
+
+/// A system variable's name as written (`@@session.Autocommit`) without `@@` and scope, in
+/// lower case.
+pub(crate) fn variable_name(name: &str) -> String {
+    let name = name.trim_start_matches("@@").to_ascii_lowercase();
+    ["session.", "global.", "local."]
+        .iter()
+        .find_map(|p| name.strip_prefix(p))
+        .map(str::to_string)
+        .unwrap_or(name)
+}

@@ -218,24 +218,6 @@ pub(crate) fn group_concat_max_len(v: &Value) -> usize {
     ) as usize
 }
 
-/// Whether `SELECT @@name` is an integer (BIGINT) column: a number or a boolean variable.
-pub(crate) fn is_integer(name: &str) -> bool {
-    let name = plain_name(name);
-    VARIABLES
-        .iter()
-        .any(|v| v.name == name && matches!(v.shown, Shown::Bool | Shown::Int))
-}
-
-/// A variable's name without `@@` and scope, in lower case.
-pub(crate) fn plain_name(name: &str) -> String {
-    let name = name.trim_start_matches("@@").to_ascii_lowercase();
-    ["session.", "global.", "local."]
-        .iter()
-        .find_map(|p| name.strip_prefix(p))
-        .map(str::to_string)
-        .unwrap_or(name)
-}
-
 /// The server's value of a variable (ignoring the session's SETs), if Cairn knows it.
 pub(crate) fn server_value(session: &Session, name: &str) -> Option<Value> {
     VARIABLES
@@ -331,5 +313,21 @@ impl crate::session::Session {
             _ => return Ok(false),
         }
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typing_announces_the_numbers_and_booleans_as_integers() {
+        let listed: Vec<&str> = VARIABLES
+            .iter()
+            .filter(|v| matches!(v.shown, Shown::Bool | Shown::Int))
+            .map(|v| v.name)
+            .collect();
+        assert_eq!(listed, crate::expr::typing::INTEGER_VARIABLES);
+        assert!(VARIABLES.windows(2).all(|w| w[0].name < w[1].name));
     }
 }
