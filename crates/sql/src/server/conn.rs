@@ -29,11 +29,13 @@ use crate::foundation::limits::SERVER_VERSION;
 use crate::foundation::limits::WAIT_TIMEOUT;
 use crate::server::reactor::Parked;
 use crate::server::values::{binary_row, encode_column, in_results, param_values, value_text_as};
+use crate::server::Server;
+use crate::session::shared::Shared;
 use crate::session::{Outcome, Session};
-use crate::Shared;
 
 /// Runs one connection to its end.
-pub(crate) fn serve(mut stream: Stream, shared: Arc<Shared>, id: u32) {
+pub(crate) fn serve(mut stream: Stream, server: Arc<Server>, id: u32) {
+    let shared = &server.shared;
     let _ = stream.set_nodelay();
     let peer = match stream.peer_addr() {
         Some(a) => a.to_string(),
@@ -65,6 +67,7 @@ pub(crate) fn serve(mut stream: Stream, shared: Arc<Shared>, id: u32) {
         secure: false,
         tls: None,
         session: Session::new(shared.clone(), id),
+        server: server.clone(),
     });
     conn.session.activity.set_host(&peer);
     if let Ok(client) = conn.write.try_clone() {
@@ -101,7 +104,7 @@ impl Drop for Conn {
 /// the cache; the connection is closed if no thread can be had.
 /// `parking` false keeps it on that thread (the reactor could not take it).
 pub(crate) fn resume_on_a_thread(mut conn: Box<Conn>, parking: bool) {
-    let threads = conn.session.shared.threads.clone();
+    let threads = conn.server.threads.clone();
     let id = conn.session.id;
     let job = move || {
         // The reactor's copy of the socket made it non-blocking (one file description). A
@@ -140,6 +143,8 @@ pub(crate) struct Conn {
     /// The TLS stream, once the client asked for TLS (writes go through it).
     tls: Option<crate::server::tls::Shared>,
     pub(crate) session: Session,
+    /// The server's reactor, TLS configuration, login throttling and threads.
+    server: Arc<Server>,
 }
 
 /// The client socket, read after the bytes the reactor had already read from it; through TLS
@@ -442,7 +447,7 @@ impl Conn {
     /// in the reactor (when `parking`) and returns, leaving the thread free: the reactor hands
     /// it back (`resume_on_a_thread`) when a command needs a thread again.
     fn serve_commands(self: Box<Self>, mut parking: bool) -> Result<(), ProtoError> {
-        let shared = self.session.shared.clone();
+        let server = self.server.clone();
         let mut conn = self;
         loop {
             if !conn.out.is_empty() {
@@ -468,7 +473,7 @@ impl Conn {
                 }
                 conn.flush()?;
             }
-            match shared.reactor.park(Parked { conn }) {
+            match server.reactor.park(Parked { conn }) {
                 // The reactor holds it now, and hands it to a thread when it must.
                 Ok(()) => return Ok(()),
                 Err(c) => {
@@ -621,12 +626,13 @@ impl Conn {
             }
         };
         let shared = self.session.shared.clone();
+        let server = self.server.clone();
         let greeting = handshake::initial_handshake(
             SERVER_VERSION,
             self.session.id,
             &scramble,
             self.status(),
-            shared.tls.is_some(),
+            server.tls.is_some(),
             handshake::NATIVE_PASSWORD,
         );
         self.out.seq = 0;
@@ -639,7 +645,7 @@ impl Conn {
         let hello = match HandshakeResponse::parse(&payload) {
             Ok(h) => h,
             Err(ProtoError::SslRequested) => {
-                let Some(config) = &shared.tls else {
+                let Some(config) = &server.tls else {
                     self.error(&SqlError::new(
                         1045,
                         "28000",
@@ -685,7 +691,7 @@ impl Conn {
         };
         if let Some(ip) = remote {
             // Counted against this address and account from now until it passes.
-            let allowed = shared
+            let allowed = server
                 .failed_logins
                 .lock()
                 .map(|mut f| f.begin(ip, &hello.user, std::time::Instant::now()))
@@ -843,7 +849,7 @@ impl Conn {
     /// forgotten (every attempt counted as one from its start).
     fn login_passed(&self, remote: Option<std::net::IpAddr>, user: &str) {
         let Some(ip) = remote else { return };
-        if let Ok(mut f) = self.session.shared.failed_logins.lock() {
+        if let Ok(mut f) = self.server.failed_logins.lock() {
             f.passed(ip, user);
         }
     }

@@ -13,8 +13,8 @@ use myproto::response::{types, Column};
 
 use crate::foundation::error::SqlError;
 use crate::session::diagnostics::Kind;
+use crate::session::shared::Shared;
 use crate::session::{Outcome, Session};
-use crate::Shared;
 
 /// Characters of a statement SHOW PROCESSLIST shows without FULL (MariaDB's 100).
 pub const INFO_CHARS_MAX: usize = 100;

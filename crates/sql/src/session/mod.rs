@@ -7,6 +7,7 @@ pub(crate) mod activity;
 pub(crate) mod diagnostics;
 pub(crate) mod grants;
 pub(crate) mod schema_rows;
+pub(crate) mod shared;
 pub(crate) mod variables;
 
 use std::collections::HashMap;
@@ -28,7 +29,7 @@ use crate::plan::cache;
 use crate::plan::compiled::Compiled;
 use crate::plan::compiled::Deferred;
 use crate::plan::{self, PlanInput, TableRef};
-use crate::Shared;
+use shared::Shared;
 
 pub(crate) use crate::exec::{done, Outcome};
 
