@@ -634,7 +634,7 @@ impl Session {
     /// it (the rest of a multi-statement query); None for any other statement.
     pub(crate) fn run_account_statement<'a>(&mut self, sql: &'a str) -> Option<(Outcome, &'a str)> {
         let (statement, rest) = parse(sql)?;
-        self.begin_statement(crate::session::diagnostics::Kind::Other { tables: true });
+        self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: true });
         // Like DDL, an account statement (but SHOW GRANTS) commits the transaction in
         // progress first.
         let outcome = statement

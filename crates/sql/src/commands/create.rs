@@ -9,6 +9,7 @@ use sqlparser::ast;
 
 use crate::catalog::definition::PRIMARY;
 use crate::commands::ddl::{index_columns, partitioned, recreated, schema_error, table_options};
+use crate::exec::{Exec, Executor};
 use crate::expr::collate::CollationSpec;
 use crate::expr::row_free_value;
 use crate::foundation::error::Result;
@@ -105,7 +106,7 @@ impl Session {
         let select = ast::Statement::Query(query.clone());
         let compiled = self.compile(select, &d.sql, &d.placeholders)?;
         let (columns, rows) = match self
-            .storing(crate::session::diagnostics::Storing::Strict, |s| {
+            .storing(crate::exec::diagnostics::Storing::Strict, |s| {
                 s.execute(&compiled, params)
             })? {
             Outcome::Rows { columns, rows } => (columns, rows),

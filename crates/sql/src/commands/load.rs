@@ -326,7 +326,7 @@ pub(crate) fn renumbered(message: String, first: u64) -> String {
 impl Loaded {
     pub(crate) fn warn(&mut self, code: u16, message: String) {
         self.warning_total += 1;
-        if self.warnings.len() < crate::session::diagnostics::CONDITIONS_MAX {
+        if self.warnings.len() < crate::exec::diagnostics::CONDITIONS_MAX {
             self.warnings.push((code, message));
         }
     }

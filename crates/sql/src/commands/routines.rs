@@ -939,7 +939,7 @@ impl Session {
             return None;
         }
         let text = bind(&p.sql, params);
-        self.begin_statement(crate::session::diagnostics::Kind::Other { tables: false });
+        self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: false });
         Some(match parse_statement(&text) {
             Some((Ok(call @ Statement::Call { .. }), _)) => self.routine(call),
             Some((Err(e), _)) => vec![Outcome::Failed(e)],
@@ -1096,7 +1096,7 @@ impl Session {
         or_replace: bool,
         if_not_exists: bool,
     ) -> Result<Outcome> {
-        self.begin_statement(crate::session::diagnostics::Kind::Other { tables: false });
+        self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: false });
         let db = self.routine_db(p.db.clone())?;
         self.need_on_database(crate::catalog::privilege::CREATE_ROUTINE, &db)?;
         if self.database(&db)?.is_none() {
@@ -1159,7 +1159,7 @@ impl Session {
         name: &str,
         if_exists: bool,
     ) -> Result<Outcome> {
-        self.begin_statement(crate::session::diagnostics::Kind::Other { tables: false });
+        self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: false });
         let db = self.routine_db(db)?;
         self.need_on_database(crate::catalog::privilege::ALTER_ROUTINE, &db)?;
         self.end_transaction(true)?;
@@ -1182,7 +1182,7 @@ impl Session {
     }
 
     fn show_create_procedure(&mut self, db: Option<String>, name: &str) -> Result<Outcome> {
-        self.begin_statement(crate::session::diagnostics::Kind::Other { tables: false });
+        self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: false });
         let db = self.routine_db(db)?;
         let stored =
             find(&self.shared.cluster(), &db, name)?.ok_or_else(|| no_procedure(&db, name))?;

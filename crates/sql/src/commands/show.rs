@@ -4,6 +4,7 @@
 //! in MariaDB, the filtered ones are SELECTs over information_schema's tables (or internal
 //! ones), planned and run by the normal select pipeline.
 
+use crate::exec::Executor;
 use crate::foundation::error::Result;
 use crate::parse::dialect::Cairn;
 use crate::parse::ident;

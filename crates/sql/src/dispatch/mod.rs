@@ -3,10 +3,13 @@
 //! a command (`commands/`) or to the session's own state (SET, USE, transactions). The
 //! connection threads and the reactor call it; nothing below it does.
 
+mod exec;
+
 use base::Value;
 use sqlparser::ast::{self, ObjectName, Statement};
 use sqlparser::parser::Parser;
 
+use crate::exec::{Executor, SetOperations, Streaming, Subqueries, Writes};
 use crate::expr::Compiler;
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
@@ -70,13 +73,13 @@ impl Session {
         }
         self.take_counts();
         if let Some(refused) = crate::catalog::plugins::statement(sql) {
-            self.begin_statement(crate::session::diagnostics::Kind::Other { tables: false });
+            self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: false });
             return vec![self.concluded(Outcome::Failed(refused))];
         }
         if starts_with_word(sql, "alter") {
             if let Some((name, options)) = crate::commands::ddl::option_alter(sql) {
                 self.plans.clear();
-                self.begin_statement(crate::session::diagnostics::Kind::Other { tables: true });
+                self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: true });
                 let outcome = self
                     .alter_options(&name, &options)
                     .unwrap_or_else(Outcome::Failed);
@@ -85,7 +88,7 @@ impl Session {
         }
         if starts_with_word(sql, "alter") {
             if let Some((name, rest)) = crate::commands::ddl::alter_keys(sql) {
-                self.begin_statement(crate::session::diagnostics::Kind::Other { tables: true });
+                self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: true });
                 let outcome = self
                     .need_on_tables(
                         crate::catalog::privilege::ALTER,
@@ -98,7 +101,7 @@ impl Session {
                 return self.then_run(outcome, rest);
             }
             if let Some((parsed, rest)) = crate::commands::ddl::alter_database(sql) {
-                self.begin_statement(crate::session::diagnostics::Kind::Other { tables: false });
+                self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: false });
                 let outcome = parsed
                     .and_then(|(name, spec)| self.alter_database(name, &spec))
                     .unwrap_or_else(Outcome::Failed);
@@ -128,9 +131,7 @@ impl Session {
             let outcomes = match parsed {
                 Ok(statement) => self.routine(statement),
                 Err(e) => {
-                    self.begin_statement(crate::session::diagnostics::Kind::Other {
-                        tables: false,
-                    });
+                    self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: false });
                     vec![Outcome::Failed(e)]
                 }
             };
@@ -140,13 +141,13 @@ impl Session {
             // XA (two-phase commit run by a client's transaction manager): not a statement
             // Cairn takes, refused as not supported rather than as a syntax error.
             if let Some((_, _, rest)) = crate::commands::account::lex_ends(sql) {
-                self.begin_statement(crate::session::diagnostics::Kind::Other { tables: false });
+                self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: false });
                 let outcome = Outcome::Failed(SqlError::unsupported("XA transactions"));
                 return self.then_run(outcome, rest);
             }
         }
         if let Some((parsed, rest)) = crate::commands::maintenance::parse(sql) {
-            self.begin_statement(crate::session::diagnostics::Kind::Other { tables: true });
+            self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: true });
             let outcome = parsed
                 .and_then(|(op, names)| self.maintain(op, &names))
                 .unwrap_or_else(Outcome::Failed);
@@ -154,7 +155,7 @@ impl Session {
         }
         if starts_with_word(sql, "show") {
             if let Some(rest) = crate::commands::show::show_routine_status(sql) {
-                self.begin_statement(crate::session::diagnostics::Kind::Other { tables: false });
+                self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: false });
                 let procedures = mentions(&sql[..sql.len() - rest.len()], "procedure");
                 let outcome = if procedures {
                     self.procedure_status()
@@ -166,7 +167,7 @@ impl Session {
             }
             if let Some((db, filter, rest)) = crate::commands::show::show_table_status_filtered(sql)
             {
-                self.begin_statement(crate::session::diagnostics::Kind::Other { tables: false });
+                self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: false });
                 let outcome = self
                     .show_table_status(db, &filter)
                     .unwrap_or_else(Outcome::Failed);
@@ -175,7 +176,7 @@ impl Session {
             if let Some((if_not_exists, name, rest)) =
                 crate::commands::show::show_create_database(sql)
             {
-                self.begin_statement(crate::session::diagnostics::Kind::Other { tables: false });
+                self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: false });
                 let outcome = self
                     .show_create_database(&name, if_not_exists)
                     .unwrap_or_else(Outcome::Failed);
@@ -549,7 +550,7 @@ impl Session {
     pub(crate) fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Outcome> {
         // Taken here, so no statement this one runs inside itself streams.
         let may_stream = std::mem::take(&mut self.may_stream);
-        self.begin_statement(crate::session::diagnostics::Kind::of(c));
+        self.begin_statement(crate::exec::diagnostics::Kind::of(c));
         // A schema change commits the transaction in progress first, so the session's mode
         // decides it.
         let changes_schema = matches!(c, Compiled::Other(s) if changes_schema(s));

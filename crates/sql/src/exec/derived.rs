@@ -2,19 +2,19 @@
 //! and keeping their rows, under their limits (planned in `plan/derived.rs`).
 
 use crate::exec::Outcome;
+use crate::exec::{Exec, Executor, SetOperations, Subqueries};
 use crate::foundation::error::Result;
 use crate::plan::derived::{
     bounded, Derived, DerivedKind, DERIVED_TABLE_ROWS_MAX, RECURSION_STEPS_MAX,
 };
 use crate::plan::QueryPlan;
-use crate::session::Session;
 use base::Value;
 use client::{ExecType, Transaction};
 
-impl Session {
+pub(crate) trait Materializing: Exec {
     /// Materializes a derived table: runs its query, its reads in `txn` (the last with `exec`
     /// when it is a single SELECT), and keeps the result rows.
-    pub(crate) fn derived_rows(
+    fn derived_rows(
         &mut self,
         txn: &mut Transaction,
         exec: ExecType,
@@ -110,3 +110,5 @@ impl Session {
         Ok(all)
     }
 }
+
+impl<S: Exec> Materializing for S {}

@@ -14,7 +14,9 @@ use base::Value;
 use client::{ExecType, Filter, LockMode, OpResult, Scan, ScanOrder, Table, Transaction};
 use sqlparser::ast::{self, SetExpr};
 
+use crate::exec::diagnostics::Storing;
 use crate::exec::Outcome;
+use crate::exec::{Exec, Materializing, SetOperations, Subqueries};
 use crate::expr::aggregate::count_value;
 use crate::expr::aggregate::order_values;
 use crate::expr::aggregate::{group_key, Accumulator};
@@ -32,8 +34,6 @@ use crate::plan::write::OnDuplicate;
 use crate::plan::{
     pushable, Access, OrderKey, PlanInput, Pushed, QueryPlan, SelectPlan, Source, TableRef,
 };
-use crate::session::diagnostics::Storing;
-use crate::session::Session;
 
 /// Puts a fetched row (`fetch[i]` holds table column i) in its place in a joined row.
 fn place(joined: &mut [Value], offset: usize, fetch: &[u16], row: Vec<Value>) {
@@ -276,7 +276,7 @@ pub(crate) enum Fetch {
 }
 
 /// How a plan's access resolved for one execution's parameters.
-enum Resolved {
+pub(crate) enum Resolved {
     Keys(Vec<Vec<Value>>),
     Range {
         lower: Option<Vec<Value>>,
@@ -377,13 +377,8 @@ fn sorted_order(
     index
 }
 
-impl Session {
-    pub(crate) fn env<'a>(
-        &'a self,
-        row: &'a [Value],
-        params: &'a [Value],
-        aggs: &'a [Value],
-    ) -> Env<'a> {
+pub(crate) trait Executor: Exec {
+    fn env<'a>(&'a self, row: &'a [Value], params: &'a [Value], aggs: &'a [Value]) -> Env<'a> {
         Env {
             row,
             params,
@@ -392,7 +387,7 @@ impl Session {
         }
     }
 
-    pub(crate) fn free(&self, e: &Expr, params: &[Value]) -> Result<Value> {
+    fn free(&self, e: &Expr, params: &[Value]) -> Result<Value> {
         e.eval(&self.env(&[], params, &[]))
     }
 
@@ -547,7 +542,7 @@ impl Session {
     }
 
     /// What `src` asks of the data node for these parameters: keyed reads or one scan.
-    pub(crate) fn fetch_request(&self, src: &Source, params: &[Value]) -> Result<Fetch> {
+    fn fetch_request(&self, src: &Source, params: &[Value]) -> Result<Fetch> {
         let table = &src.table;
         let def = table.def();
         Ok(match self.resolve(src, params)? {
@@ -591,7 +586,7 @@ impl Session {
     /// The rows of `src` that satisfy its WHERE, as fetched rows. Keyed reads run in `txn`
     /// with `exec`; scans read committed rows and `txn`'s own changes and, when the source
     /// locks, are read again by primary key in `txn` with the lock.
-    pub(crate) fn fetch(
+    fn fetch(
         &mut self,
         txn: &mut Transaction,
         exec: ExecType,
@@ -599,7 +594,7 @@ impl Session {
         params: &[Value],
     ) -> Result<Vec<Vec<Value>>> {
         // A KILL QUERY stops a statement between the tables and batches it reads.
-        self.activity.interrupt.check_killed()?;
+        self.check_killed()?;
         if let Some(d) = &src.derived {
             // A derived table: its query's rows, made in the API node.
             let rows = self.derived_rows(txn, exec, d, params)?;
@@ -608,7 +603,7 @@ impl Session {
         }
         if crate::plan::virtual_of(src).is_some() {
             // information_schema: rows made from the catalog, never sent to the data node.
-            let rows = crate::session::schema_rows::rows(self, src)?;
+            let rows = self.schema_rows(src)?;
             return self.matching_in(txn, src, params, rows);
         }
         let table = &src.table;
@@ -649,7 +644,7 @@ impl Session {
         self.matching_in(txn, src, params, rows)
     }
 
-    /// [`Session::matching`], once the correlated subqueries its WHERE holds ran for `rows`.
+    /// [`Self::matching`], once the correlated subqueries its WHERE holds ran for `rows`.
     fn matching_in(
         &mut self,
         txn: &mut Transaction,
@@ -662,7 +657,7 @@ impl Session {
     }
 
     /// The fetched rows that satisfy the source's whole WHERE (re-checked in the API node).
-    pub(crate) fn matching(
+    fn matching(
         &self,
         src: &Source,
         params: &[Value],
@@ -673,9 +668,9 @@ impl Session {
         if let Some(f) = src.filter.as_ref().filter(|f| {
             !rows.is_empty()
                 && self.diagnostics.storing == Storing::Strict
-                && crate::session::diagnostics::divides(f)
+                && crate::exec::diagnostics::divides(f)
         }) {
-            let folded = self.fold_optimized(src, f, params)?;
+            let folded = crate::exec::diagnostics::fold_optimized(self, src, f, params)?;
             return self.filtered(Some(&folded), params, rows);
         }
         self.filtered(src.filter.as_ref(), params, rows)
@@ -714,7 +709,7 @@ impl Session {
     }
 
     /// Reads each key (batches of the data node's size), returning the row found for each.
-    pub(crate) fn read_each(
+    fn read_each(
         &mut self,
         txn: &mut Transaction,
         exec: ExecType,
@@ -953,7 +948,7 @@ impl Session {
             .collect()
     }
 
-    pub(crate) fn run_select(&mut self, p: &SelectPlan, params: &[Value]) -> Result<Outcome> {
+    fn run_select(&mut self, p: &SelectPlan, params: &[Value]) -> Result<Outcome> {
         let rows = match &p.source {
             None => vec![Vec::new()],
             // Correlated subqueries of the items, HAVING or ORDER BY run for the rows found,
@@ -967,7 +962,7 @@ impl Session {
     }
 
     /// Runs a query: a SELECT or a set operation.
-    pub(crate) fn run_query(&mut self, p: &QueryPlan, params: &[Value]) -> Result<Outcome> {
+    fn run_query(&mut self, p: &QueryPlan, params: &[Value]) -> Result<Outcome> {
         match p {
             QueryPlan::Select(p) => self.run_select(p, params),
             QueryPlan::Set(p) => self.run_set(p, params),
@@ -976,7 +971,7 @@ impl Session {
 
     /// The rows a SELECT's FROM clause gives, joined and filtered by its WHERE: its reads in
     /// `txn`, the last with `last`.
-    pub(crate) fn source_rows(
+    fn source_rows(
         &mut self,
         txn: &mut Transaction,
         last: ExecType,
@@ -992,7 +987,7 @@ impl Session {
 
     /// A SELECT's result from its source's matching rows: grouping, aggregates, HAVING, the
     /// select list, DISTINCT, ORDER BY and LIMIT.
-    pub(crate) fn select_rows(
+    fn select_rows(
         &mut self,
         p: &SelectPlan,
         params: &[Value],
@@ -1018,7 +1013,7 @@ impl Session {
                 OrderKey::Item(_) => None,
             })
         };
-        let emit = |s: &Session,
+        let emit = |s: &Self,
                     row: &[Value],
                     aggs: &[Value],
                     out: &mut Vec<(Vec<Value>, Vec<Value>)>|
@@ -1159,7 +1154,7 @@ impl Session {
                     p.aggregates.iter().map(Accumulator::new).collect(),
                 ));
             }
-            let finish = |s: &mut Session, accs: &[Accumulator]| -> Result<Vec<Value>> {
+            let finish = |s: &mut Self, accs: &[Accumulator]| -> Result<Vec<Value>> {
                 for row in accs.iter().filter_map(Accumulator::cut_at) {
                     let m = format!("Row {row} was cut by GROUP_CONCAT()");
                     s.diagnostics.warn(1260, m);
@@ -1266,11 +1261,7 @@ impl Session {
     /// A select item that is a user variable alone takes the type of the variable's value now,
     /// as MariaDB's does (the plan cannot know it): a number comes back as a number to
     /// drivers that convert by type, not as a string.
-    pub(crate) fn type_user_variables(
-        &self,
-        items: &[Expr],
-        columns: &mut [myproto::response::Column],
-    ) {
+    fn type_user_variables(&self, items: &[Expr], columns: &mut [myproto::response::Column]) {
         use myproto::response::flags;
         use myproto::response::types;
         for (item, column) in items.iter().zip(columns.iter_mut()) {
@@ -1301,7 +1292,7 @@ impl Session {
         }
     }
 
-    pub(crate) fn run_insert(&mut self, p: &InsertPlan, params: &[Value]) -> Result<Outcome> {
+    fn run_insert(&mut self, p: &InsertPlan, params: &[Value]) -> Result<Outcome> {
         let def = p.table.def().clone();
         // The rows' values (None: DEFAULT), from VALUES or SET, or the SELECT's rows (read
         // first, so INSERT INTO t SELECT ... FROM t sees t as it was).
@@ -1564,3 +1555,5 @@ impl Session {
         Ok((first, affected))
     }
 }
+
+impl<S: Exec> Executor for S {}

@@ -2,18 +2,18 @@
 //! operand's rows, combined in the API node.
 
 use crate::exec::Outcome;
+use crate::exec::{Exec, Executor, Subqueries};
 use crate::expr::Expr;
 use crate::foundation::error::Result;
 use crate::plan::setop::{combine, SetNode, SetPlan};
-use crate::session::Session;
 use base::types::Collation;
 use base::Value;
 use client::Transaction;
 
-impl Session {
+pub(crate) trait SetOperations: Exec {
     /// Runs a set operation as a statement: each SELECT reads in a transaction of its own (or
     /// the session's), committing with its last batch.
-    pub(crate) fn run_set(&mut self, p: &SetPlan, params: &[Value]) -> Result<Outcome> {
+    fn run_set(&mut self, p: &SetPlan, params: &[Value]) -> Result<Outcome> {
         let rows = self.set_rows(None, p, params)?;
         Ok(Outcome::Rows {
             columns: p.columns.clone(),
@@ -23,7 +23,7 @@ impl Session {
 
     /// A set operation's rows, ordered and limited. With `txn` (a derived table's query) every
     /// read runs in it, none committing; without, each SELECT runs as a statement would.
-    pub(crate) fn set_rows(
+    fn set_rows(
         &mut self,
         txn: Option<&mut Transaction>,
         p: &SetPlan,
@@ -58,7 +58,7 @@ impl Session {
             rows = keyed.into_iter().map(|(_, r)| r).collect();
         }
         self.last_found_rows = rows.len() as u64;
-        let count = |s: &Session, e: &Option<Expr>| -> Result<Option<u64>> {
+        let count = |s: &Self, e: &Option<Expr>| -> Result<Option<u64>> {
             e.as_ref()
                 .map(|e| {
                     s.free(e, params)
@@ -128,3 +128,5 @@ impl Session {
         })
     }
 }
+
+impl<S: Exec> SetOperations for S {}

@@ -9,14 +9,14 @@
 use base::Value;
 use client::ScanCursor;
 
+use crate::exec::diagnostics::Storing;
 use crate::exec::run::Fetch;
 use crate::exec::Outcome;
+use crate::exec::{Exec, Executor};
 use crate::expr::aggregate::count_value;
 use crate::expr::Expr;
 use crate::foundation::error::Result;
 use crate::plan::{Access, OrderKey, SelectPlan, Source};
-use crate::session::diagnostics::Storing;
-use crate::session::Session;
 use myproto::response::Column;
 
 /// A result being streamed: the rows of the batch in hand, and the scan for the rest.
@@ -37,13 +37,9 @@ pub(crate) struct RowStream {
     found: u64,
 }
 
-impl Session {
+pub(crate) trait Streaming: Exec {
     /// Runs a top-level SELECT, streaming its result when it can be (see the module's comment).
-    pub(crate) fn run_select_streaming(
-        &mut self,
-        p: &SelectPlan,
-        params: &[Value],
-    ) -> Result<Outcome> {
+    fn run_select_streaming(&mut self, p: &SelectPlan, params: &[Value]) -> Result<Outcome> {
         let Some(src) = p.source.as_ref().filter(|src| {
             p.joined.is_none()
                 && !p.grouped
@@ -65,7 +61,7 @@ impl Session {
                 None => return self.run_select(p, params),
             },
         };
-        self.activity.interrupt.check_killed()?;
+        self.check_killed()?;
         let request = if self.diagnostics.storing == Storing::Strict {
             self.storing(Storing::No, |s| s.fetch_request(src, params))?
         } else {
@@ -80,7 +76,7 @@ impl Session {
             }
             *scan = scan.through_index(&index).order(direction);
         }
-        let free = |s: &Session, e: &Option<crate::expr::Expr>| {
+        let free = |s: &Self, e: &Option<crate::expr::Expr>| {
             e.as_ref()
                 .map(|e| s.free(e, params).and_then(count_value))
                 .transpose()
@@ -122,15 +118,14 @@ impl Session {
             found: 0,
         };
         stream.first = self.stream_rows(&mut stream, first)?;
-        let shared = self.shared.clone();
-        self.activity.streamed(&shared);
+        self.streamed();
         Ok(Outcome::Stream(Box::new(stream)))
     }
 
     /// The next rows of a streamed result to send (empty when the batch held none that
     /// match), or None once it has sent them all.
-    pub(crate) fn stream_next(&mut self, s: &mut RowStream) -> Result<Option<Vec<Vec<Value>>>> {
-        self.activity.interrupt.check_killed()?;
+    fn stream_next(&mut self, s: &mut RowStream) -> Result<Option<Vec<Vec<Value>>>> {
+        self.check_killed()?;
         let Some(cursor) = s.cursor.as_mut() else {
             return Ok(None);
         };
@@ -182,6 +177,8 @@ impl Session {
         }
     }
 }
+
+impl<S: Exec> Streaming for S {}
 
 /// The ordered index of `src` whose order is the SELECT's ORDER BY, and the direction to read
 /// it in: every key a plain column (a string sorted under its own collation), all one way, naming the

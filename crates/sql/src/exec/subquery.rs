@@ -21,6 +21,7 @@ use sqlparser::tokenizer::{Location, Span};
 
 use crate::exec::run::Fetch;
 use crate::exec::Outcome;
+use crate::exec::{Exec, Executor};
 use crate::expr::correlated::{Kind, Marker};
 use crate::expr::outer_param_index;
 use crate::expr::Expr;
@@ -29,7 +30,6 @@ use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
 use crate::plan::compiled::Compiled;
 use crate::plan::{OrderKey, SelectPlan};
-use crate::session::Session;
 
 /// A correlated subquery of the running statement.
 pub(crate) struct Correlated {
@@ -51,7 +51,7 @@ pub(crate) struct Correlated {
 }
 
 /// A table of a FROM clause, as its columns may be named.
-struct Named {
+pub(crate) struct Named {
     name: String,
     /// Empty for a derived table or a WITH table.
     database: String,
@@ -205,7 +205,7 @@ impl<'a> Scoping<'a> {
         }
     }
 
-    fn pre_query(&mut self, q: &ast::Query, session: &Session) {
+    fn pre_query<S: Exec>(&mut self, q: &ast::Query, session: &S) {
         let of_subquery = self.subqueries.contains(&(q as *const ast::Query));
         if of_subquery {
             self.inside += 1;
@@ -235,7 +235,7 @@ impl<'a> Scoping<'a> {
         }
     }
 
-    fn pre_select(&mut self, select: &ast::Select, session: &Session) {
+    fn pre_select<S: Exec>(&mut self, select: &ast::Select, session: &S) {
         if self.here() && !self.owned.contains(&(select as *const ast::Select)) {
             self.scopes
                 .push(session.named_tables(select.from.iter(), self.with));
@@ -278,8 +278,8 @@ macro_rules! scoped_walk {
 /// Replaces a correlated subquery's names of the outer tables' columns by outer values'
 /// placeholders, numbered from `base` (one per distinct name), wherever in the subquery they
 /// stand, but for names a table of the subquery, or of a query within it, owns.
-struct OuterNames<'a> {
-    session: &'a Session,
+struct OuterNames<'a, S> {
+    session: &'a S,
     scoping: Scoping<'a>,
     outer: &'a [Named],
     /// The select items' aliases of the subquery itself, which its clauses may name.
@@ -289,7 +289,7 @@ struct OuterNames<'a> {
     refs: Vec<(Vec<String>, Ast)>,
 }
 
-impl ast::VisitorMut for OuterNames<'_> {
+impl<S: Exec> ast::VisitorMut for OuterNames<'_, S> {
     type Break = ();
 
     scoped_walk!();
@@ -324,14 +324,14 @@ impl ast::VisitorMut for OuterNames<'_> {
 /// subquery, planned with it) by their results or markers, after what stands inside them
 /// (the left side of an IN first). Each correlates with the tables of the SELECT it stands
 /// in (an UPDATE's or DELETE's for theirs).
-struct Inliner<'s, 'c> {
-    session: &'s mut Session,
+struct Inliner<'s, 'c, S> {
+    session: &'s mut S,
     ctx: &'c Context<'c>,
     scoping: Scoping<'c>,
     failure: Option<SqlError>,
 }
 
-impl ast::VisitorMut for Inliner<'_, '_> {
+impl<S: Exec> ast::VisitorMut for Inliner<'_, '_, S> {
     type Break = ();
 
     scoped_walk!();
@@ -357,7 +357,7 @@ impl ast::VisitorMut for Inliner<'_, '_> {
     }
 }
 
-impl Inliner<'_, '_> {
+impl<S: Exec> Inliner<'_, '_, S> {
     /// Puts what replaces `e` in its place, or keeps the failure and stops the walk.
     fn replace(&mut self, e: &mut Ast, result: Result<Option<Ast>>) -> ControlFlow<()> {
         match result {
@@ -494,10 +494,10 @@ fn boolean(b: bool, span: Span) -> Ast {
     })
 }
 
-impl Session {
+pub(crate) trait Subqueries: Exec {
     /// Replaces every subquery of `s` by its result (or, when correlated, by the marker
     /// standing for it), innermost first.
-    pub(crate) fn inline_subqueries(
+    fn inline_subqueries(
         &mut self,
         s: &mut Statement,
         sql: &str,
@@ -519,7 +519,7 @@ impl Session {
         self.inline_in(s, &ctx)
     }
 
-    /// [`Session::inline_subqueries`] with `ctx`: in a correlated subquery's body (`nested`),
+    /// [`Self::inline_subqueries`] with `ctx`: in a correlated subquery's body (`nested`),
     /// a subquery reading its tables or the outer values becomes a marker too.
     fn inline_in(&mut self, s: &mut Statement, ctx: &Context) -> Result<()> {
         if self.subquery_depth >= SUBQUERY_DEPTH_MAX {
@@ -687,7 +687,7 @@ impl Session {
         self.named_tables_at(from, with, 0)
     }
 
-    /// [`Session::named_tables`] `depth` derived or WITH tables down (each may name more).
+    /// [`Self::named_tables`] `depth` derived or WITH tables down (each may name more).
     fn named_tables_at<'t>(
         &self,
         from: impl Iterator<Item = &'t ast::TableWithJoins>,
@@ -964,7 +964,7 @@ impl Session {
     }
     /// Runs the correlated subqueries `exprs` hold for each of `rows` (once per distinct set
     /// of outer values), in `txn`, so evaluating `exprs` over those rows finds their results.
-    pub(crate) fn run_correlated<'e>(
+    fn run_correlated<'e>(
         &mut self,
         txn: &mut Transaction,
         exprs: impl IntoIterator<Item = &'e Expr>,
@@ -1045,7 +1045,7 @@ impl Session {
 
     /// A SELECT's rows read in `txn`: once its correlated subqueries ran for them when the
     /// statement has any (`correlated_source_rows`), else as `source_rows` reads them.
-    pub(crate) fn select_source_rows(
+    fn select_source_rows(
         &mut self,
         txn: &mut Transaction,
         exec: ExecType,
@@ -1061,7 +1061,7 @@ impl Session {
 
     /// A SELECT's rows (read in `txn` without committing), once the correlated subqueries of
     /// its items, HAVING, GROUP BY, ORDER BY and aggregates ran for them.
-    pub(crate) fn correlated_source_rows(
+    fn correlated_source_rows(
         &mut self,
         txn: &mut Transaction,
         p: &SelectPlan,
@@ -1170,7 +1170,7 @@ impl Session {
     }
 
     /// Correlated subquery `n`'s value for the argument `values`.
-    /// (`fetched`: the rows its keyed reads found, when [`Session::prefetch`] read them.)
+    /// (`fetched`: the rows its keyed reads found, when [`Self::prefetch`] read them.)
     fn correlated_value(
         &mut self,
         txn: &mut Transaction,
@@ -1229,7 +1229,7 @@ impl Session {
     }
 
     /// The result correlated subquery `n` gave for `args`, if it ran for them.
-    pub(crate) fn correlated_result(
+    fn correlated_result(
         &self,
         n: usize,
         params: &[Value],
@@ -1295,8 +1295,10 @@ impl Session {
     }
 }
 
+impl<S: Exec> Subqueries for S {}
+
 /// What inlining a statement's subqueries needs from it.
-struct Context<'a> {
+pub(crate) struct Context<'a> {
     sql: &'a str,
     placeholders: &'a [Location],
     params: &'a [Value],

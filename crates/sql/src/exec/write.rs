@@ -12,7 +12,9 @@ use base::Value;
 use client::{ClientError, ExecType, OpResult, Table, Transaction};
 use sqlparser::ast::{self, ObjectName, Statement};
 
+use crate::exec::diagnostics::Storing;
 use crate::exec::Outcome;
+use crate::exec::{Exec, Executor, Subqueries};
 use crate::expr::aggregate::by_keys;
 use crate::expr::aggregate::count_value;
 use crate::expr::stored::{lenient_store, on_update_values, strict_store, timestamped};
@@ -23,8 +25,6 @@ use crate::plan::join::FromTable;
 use crate::plan::write::MultiPlan;
 use crate::plan::write::Target;
 use crate::plan::{DeletePlan, OrderKey, PlanInput, Source, TableRef, UpdatePlan};
-use crate::session::diagnostics::Storing;
-use crate::session::Session;
 
 /// Whether an UPDATE names more than one table.
 pub(crate) fn is_multi_update(u: &ast::Update) -> bool {
@@ -332,7 +332,7 @@ pub(crate) fn delete(
     })
 }
 
-impl Session {
+pub(crate) trait Writes: Exec {
     /// Orders and limits the rows an UPDATE or DELETE found.
     fn order_and_limit(
         &self,
@@ -381,7 +381,7 @@ impl Session {
             .collect()
     }
 
-    pub(crate) fn run_update(&mut self, p: &UpdatePlan, params: &[Value]) -> Result<Outcome> {
+    fn run_update(&mut self, p: &UpdatePlan, params: &[Value]) -> Result<Outcome> {
         let found_rows = self.found_rows;
         self.transactional(|s, txn, last| {
             let src = &p.source;
@@ -405,8 +405,8 @@ impl Session {
                     .collect();
                 rows.sort_by(|a, b| {
                     by_keys(
-                        &Session::primary_key(src, a),
-                        &Session::primary_key(src, b),
+                        &Self::primary_key(src, a),
+                        &Self::primary_key(src, b),
                         &order,
                     )
                 });
@@ -420,7 +420,7 @@ impl Session {
                     .position(|f| f == c)
                     .expect("every column is fetched")
             };
-            let write_all = |s: &mut Session,
+            let write_all = |s: &mut Self,
                              txn: &mut Transaction,
                              changed: &mut u64,
                              wrote: &mut bool|
@@ -462,7 +462,7 @@ impl Session {
                         current[at(&c)] = v.clone();
                         values.push((c, v));
                     }
-                    let key = Session::primary_key(src, row);
+                    let key = Self::primary_key(src, row);
                     if p.ignore {
                         // Each row is written on its own, as a statement of its own: a row
                         // whose new key is taken is undone alone and skipped, silently, as
@@ -503,7 +503,10 @@ impl Session {
             if let Err(e) = written {
                 if let (Some(first), true) = (first, wrote && txn.is_open()) {
                     if let Err(undo) = txn.undo_from(first) {
-                        tracing::debug!("sql session {}: undoing an UPDATE IGNORE: {undo}", s.id);
+                        tracing::debug!(
+                            "sql session {}: undoing an UPDATE IGNORE: {undo}",
+                            s.lock_owner().unwrap_or_default()
+                        );
                     }
                 }
                 return Err(e);
@@ -520,14 +523,14 @@ impl Session {
         })
     }
 
-    pub(crate) fn run_delete(&mut self, p: &DeletePlan, params: &[Value]) -> Result<Outcome> {
+    fn run_delete(&mut self, p: &DeletePlan, params: &[Value]) -> Result<Outcome> {
         self.transactional(|s, txn, last| {
             let src = &p.source;
             let rows = s.fetch(txn, ExecType::NoCommit, src, params)?;
             let rows = s.order_and_limit(rows, &p.order, &p.limit, params)?;
             let ops: Vec<_> = rows
                 .iter()
-                .map(|row| txn.delete(&src.table, Session::primary_key(src, row)))
+                .map(|row| txn.delete(&src.table, Self::primary_key(src, row)))
                 .collect();
             if !ops.is_empty() || txn.is_open() {
                 txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
@@ -546,7 +549,7 @@ impl Session {
 
     /// Runs a multi-table UPDATE or DELETE: the locking join, then each target row's change
     /// by its key, once however many joined rows name it, in one transaction.
-    pub(crate) fn run_multi(&mut self, p: &MultiPlan, params: &[Value]) -> Result<Outcome> {
+    fn run_multi(&mut self, p: &MultiPlan, params: &[Value]) -> Result<Outcome> {
         let found_rows = self.found_rows;
         let kept_found = self.last_found_rows;
         let outcome = self.transactional(|s, txn, last| {
@@ -638,6 +641,8 @@ impl Session {
         outcome
     }
 }
+
+impl<S: Exec> Writes for S {}
 
 /// Writes an updated row: its changed `values` in place, or, when one of them is a primary-key
 /// column, the row deleted and inserted again `whole` under its new key (maybe in another

@@ -22,6 +22,7 @@ use tracing::{debug, warn};
 use crate::catalog::privilege;
 use crate::catalog::users::{self, Peer, Plugin};
 use crate::dispatch::unknown_statement;
+use crate::exec::Streaming;
 use crate::foundation::error::SqlError;
 use crate::foundation::limits::CONNECT_TIMEOUT;
 use crate::foundation::limits::NET_WRITE_TIMEOUT;
@@ -939,7 +940,7 @@ impl Conn {
         let table = self.session.charsets.decode(table).into_owned();
         let wildcard = self.session.charsets.decode(wildcard).into_owned();
         self.session
-            .begin_statement(crate::session::diagnostics::Kind::Other { tables: true });
+            .begin_statement(crate::exec::diagnostics::Kind::Other { tables: true });
         let columns = self.session.field_list(&table, &wildcard);
         let warnings = match &columns {
             Ok(_) => self.session.conclude(&crate::session::done(0)),
@@ -976,7 +977,7 @@ impl Conn {
         let sql = crate::parse::literals::statement_text(&self.session.charsets, body, !escapes)
             .into_owned();
         self.session
-            .begin_statement(crate::session::diagnostics::Kind::Insert);
+            .begin_statement(crate::exec::diagnostics::Kind::Insert);
         let spec = match load::parse(&sql) {
             Ok(spec) => spec,
             Err(e) => {
@@ -1106,7 +1107,7 @@ impl Conn {
             None => loaded.outcome(spec.duplicates),
         };
         self.session
-            .begin_statement(crate::session::diagnostics::Kind::Insert);
+            .begin_statement(crate::exec::diagnostics::Kind::Insert);
         for (code, message) in &loaded.warnings {
             self.session.diagnostics.warn(*code, message.clone());
         }

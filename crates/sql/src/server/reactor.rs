@@ -30,6 +30,7 @@ use tracing::{debug, info, warn};
 use transport::nonblocking::{Connection, ReadState};
 
 use crate::exec::run::Fetch;
+use crate::exec::Executor;
 use crate::foundation::error::SqlError;
 use crate::plan::cache;
 use crate::plan::compiled::Compiled;
@@ -972,7 +973,7 @@ fn start_select(
 ) -> Step {
     let binary = matches!(origin, Origin::Prepared(_));
     let session = &mut conn.session;
-    session.begin_statement(crate::session::diagnostics::Kind::Select {
+    session.begin_statement(crate::exec::diagnostics::Kind::Select {
         tables: plan.source.is_some(),
     });
     let Some(src) = &plan.source else {

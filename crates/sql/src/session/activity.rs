@@ -11,8 +11,8 @@ use std::time::Instant;
 use base::Value;
 use myproto::response::{types, Column};
 
+use crate::exec::diagnostics::Kind;
 use crate::foundation::error::SqlError;
-use crate::session::diagnostics::Kind;
 use crate::session::shared::Shared;
 use crate::session::{Outcome, Session};
 

@@ -20,6 +20,8 @@ use myproto::response::Column;
 use sqlparser::ast::{ObjectName, Statement};
 use sqlparser::tokenizer::Location;
 
+use crate::exec::ExecState;
+use crate::exec::Subqueries;
 use crate::expr::NoSession;
 use crate::expr::{Context, SessionFn};
 use crate::foundation::error::Result;
@@ -77,6 +79,9 @@ pub struct Prepared {
 }
 
 pub struct Session {
+    /// What the executor keeps from statement to statement (the diagnostics area, FOUND_ROWS,
+    /// LAST_INSERT_ID, the database, ...): the session dereferences to it.
+    exec: ExecState,
     pub shared: Arc<Shared>,
     /// This session's own connection to the data node, for its reads and writes: replies come
     /// straight to the session's thread, with no hand-off between sessions sharing a socket.
@@ -97,11 +102,6 @@ pub struct Session {
     pub scoped: crate::catalog::privilege::Scoped,
     /// The client gave a password when it authenticated (what 1045 messages say).
     pub with_password: bool,
-    /// The client asked for matched (not changed) rows as UPDATE's affected count.
-    pub found_rows: bool,
-    pub(crate) database: Option<String>,
-    pub(crate) last_insert_id: u64,
-    pub(crate) last_found_rows: u64,
     /// The next statement `execute` runs is the command's only one, answered by this
     /// session's connection: a SELECT's large result may stream (`exec/stream.rs`).
     pub(crate) may_stream: bool,
@@ -133,16 +133,9 @@ pub struct Session {
     pub(crate) next_statement: u32,
     /// Plans of text queries by normalized text.
     pub(crate) plans: cache::QueryCache,
-    pub(crate) diagnostics: crate::session::diagnostics::Diagnostics,
     pub(crate) activity: crate::session::activity::SessionActivity,
-    /// When the running statement started (Unix microseconds): what NOW() reads.
-    pub(crate) statement_micros: i64,
     /// RAND's generators (the session's, and the running statement's RAND(n) calls').
     pub(crate) randoms: std::cell::RefCell<crate::expr::funcs::Randoms>,
-    /// Statements with subqueries running inside one another (`exec/subquery.rs`).
-    pub(crate) subquery_depth: usize,
-    /// The correlated subqueries of the statements running, innermost last (`exec/subquery.rs`).
-    pub(crate) correlated: Vec<crate::exec::subquery::Correlated>,
     /// The connection's character sets (SET NAMES), and those its handshake asked for, which
     /// COM_RESET_CONNECTION restores.
     pub(crate) charsets: crate::foundation::charset::Charsets,
@@ -150,9 +143,6 @@ pub struct Session {
     /// The default collation of `database`, read at USE (as MariaDB reads db.opt then):
     /// @@collation_database, and the connection's with SET CHARACTER SET.
     pub(crate) database_collation: base::types::Collation,
-    /// The working tables of the recursive common table expressions running, innermost last:
-    /// each one's id and the rows its last step added (`plan/derived.rs`).
-    pub(crate) working_tables: Vec<(u64, Vec<Vec<Value>>)>,
     /// `Shared::grants_epoch` when this session read its grants.
     pub(crate) grants_epoch: u64,
     /// The open transaction's savepoints, oldest first.
@@ -216,7 +206,7 @@ impl Context for Session {
     }
 
     fn truncated(&self, kind: &str, text: &[u8], spaces_only: bool) -> Result<()> {
-        use crate::session::diagnostics::Storing;
+        use crate::exec::diagnostics::Storing;
         let message = format!(
             "Truncated incorrect {kind} value: '{}'",
             String::from_utf8_lossy(text)
@@ -235,7 +225,7 @@ impl Context for Session {
     }
 
     fn division_by_zero(&self) -> Result<()> {
-        use crate::session::diagnostics::Storing;
+        use crate::exec::diagnostics::Storing;
         match self.diagnostics.storing {
             Storing::Strict => Err(SqlError::new(1365, "22012", "Division by 0")),
             Storing::No | Storing::Ignoring => {
@@ -280,6 +270,19 @@ impl Context for Session {
     }
 }
 
+impl std::ops::Deref for Session {
+    type Target = ExecState;
+    fn deref(&self) -> &ExecState {
+        &self.exec
+    }
+}
+
+impl std::ops::DerefMut for Session {
+    fn deref_mut(&mut self) -> &mut ExecState {
+        &mut self.exec
+    }
+}
+
 impl Drop for Session {
     /// A session's named locks go with it.
     fn drop(&mut self) {
@@ -290,6 +293,10 @@ impl Drop for Session {
 impl Session {
     pub fn new(shared: Arc<Shared>, id: u32) -> Session {
         Session {
+            exec: ExecState {
+                statement_micros: crate::expr::temporal::wall_clock_micros(),
+                ..ExecState::default()
+            },
             data: None,
             activity: crate::session::activity::SessionActivity::new(&shared, id),
             shared,
@@ -300,10 +307,6 @@ impl Session {
             privileges: 0,
             scoped: Default::default(),
             with_password: false,
-            found_rows: false,
-            database: None,
-            last_insert_id: 0,
-            last_found_rows: 0,
             may_stream: false,
             stream_allowed: false,
             command_streams: false,
@@ -318,15 +321,10 @@ impl Session {
             statements: HashMap::new(),
             next_statement: 1,
             plans: cache::QueryCache::default(),
-            diagnostics: Default::default(),
-            statement_micros: crate::expr::temporal::wall_clock_micros(),
             randoms: Default::default(),
-            subquery_depth: 0,
-            correlated: Vec::new(),
             charsets: Default::default(),
             handshake_charsets: Default::default(),
             database_collation: base::types::Collation::Utf8mb4GeneralCi,
-            working_tables: Vec::new(),
             grants_epoch: 0,
             savepoints: Vec::new(),
             lost_commit: None,

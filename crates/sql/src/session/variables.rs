@@ -70,7 +70,7 @@ const VARIABLES: &[Variable] = variables! {
     "lower_case_table_names" Int |s| Value::Int(0);
     "max_allowed_packet" Int |s| Value::Int(s.shared.config.max_packet as i64);
     "max_connections" Int |s| Value::Int(s.shared.config.max_connections as i64);
-    "max_error_count" Int |s| Value::Int(crate::session::diagnostics::CONDITIONS_MAX as i64);
+    "max_error_count" Int |s| Value::Int(crate::exec::diagnostics::CONDITIONS_MAX as i64);
     "max_execution_time" Int |s| Value::Int(0);
     "max_prepared_stmt_count" Int |s| Value::Int(crate::session::PREPARED_MAX as i64);
     "max_recursive_iterations" Int |s| Value::Int(crate::plan::derived::RECURSION_STEPS_MAX as i64);
