@@ -8,8 +8,8 @@ use base::types::{Collation, ColumnType};
 use base::{TableDef, Value};
 
 /// The engine SHOW CREATE TABLE and information_schema name for Cairn's tables: NDB's, whose
-/// behaviour Cairn's tables share (partitioned, READ COMMITTED, a refused statement rolls back
-/// the transaction); see docs/sql.md.
+/// behaviour Cairn's tables share (partitioned, READ COMMITTED, no gap locks; unlike NDB, a
+/// failed statement is undone alone, as in InnoDB); see docs/sql.md.
 pub const ENGINE: &str = "ndbcluster";
 
 /// MariaDB's type text for DESCRIBE, SHOW COLUMNS, SHOW CREATE TABLE and COLUMN_TYPE: MySQL 8's
