@@ -111,7 +111,16 @@ const CRYPT_ALPHABET: &[u8; 64] =
 
 /// Characters a generated salt is made of (the crypt alphabet: printable, never `$`).
 pub fn salt_from_random(random: &[u8; SHA2_SALT_BYTES]) -> [u8; SHA2_SALT_BYTES] {
-    random.map(|b| CRYPT_ALPHABET[usize::from(b % 64)])
+    random.map(|b| crypt_char(b.into()))
+}
+
+/// The crypt base-64 character of the low six bits of `v`.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "the index is masked to six bits, and the alphabet has 64 characters"
+)]
+fn crypt_char(v: u32) -> u8 {
+    CRYPT_ALPHABET[(v & 0x3f) as usize]
 }
 
 /// SHA-256 crypt (Drepper's algorithm, as glibc's `$5$` and MySQL's caching_sha2_password
@@ -132,7 +141,7 @@ pub fn sha256_crypt(key: &[u8], salt: &[u8], rounds: u32) -> String {
         a.update(b);
         left -= 32;
     }
-    a.update(&b[..left]);
+    a.update(b.get(..left).unwrap_or_default()); // the loop left at most 32
     let mut n = key.len();
     while n > 0 {
         if n & 1 == 1 {
@@ -142,7 +151,7 @@ pub fn sha256_crypt(key: &[u8], salt: &[u8], rounds: u32) -> String {
         }
         n >>= 1;
     }
-    let a = a.finalize();
+    let a: [u8; 32] = a.finalize().into();
     let dp = {
         let mut h = Sha256::new();
         for _ in 0..key.len() {
@@ -159,7 +168,7 @@ pub fn sha256_crypt(key: &[u8], salt: &[u8], rounds: u32) -> String {
         h.finalize()
     };
     let s: Vec<u8> = ds.iter().cycle().take(salt.len()).copied().collect();
-    let mut c: [u8; 32] = a.into();
+    let mut c = a;
     for i in 0..rounds {
         let mut h = Sha256::new();
         if i & 1 == 1 {
@@ -180,33 +189,27 @@ pub fn sha256_crypt(key: &[u8], salt: &[u8], rounds: u32) -> String {
         }
         c = h.finalize().into();
     }
-    const GROUPS: [(usize, usize, usize); 10] = [
-        (0, 10, 20),
-        (21, 1, 11),
-        (12, 22, 2),
-        (3, 13, 23),
-        (24, 4, 14),
-        (15, 25, 5),
-        (6, 16, 26),
-        (27, 7, 17),
-        (18, 28, 8),
-        (9, 19, 29),
-    ];
     let mut out = String::with_capacity(43);
-    let mut put = |w: u32, n: usize| {
-        let mut w = w;
+    // Three bytes (the first most significant) as `n` characters, low six bits first.
+    let mut put = |[x, y, z]: [u8; 3], n: usize| {
+        let mut w = u32::from_be_bytes([0, x, y, z]);
         for _ in 0..n {
-            out.push(char::from(CRYPT_ALPHABET[(w & 0x3f) as usize]));
+            out.push(char::from(crypt_char(w)));
             w >>= 6;
         }
     };
-    for (x, y, z) in GROUPS {
-        put(
-            (u32::from(c[x]) << 16) | (u32::from(c[y]) << 8) | u32::from(c[z]),
-            4,
-        );
-    }
-    put((u32::from(c[31]) << 8) | u32::from(c[30]), 3);
+    // The digest's bytes in the order crypt takes them (glibc's b64_from_24bit calls).
+    put([c[0], c[10], c[20]], 4);
+    put([c[21], c[1], c[11]], 4);
+    put([c[12], c[22], c[2]], 4);
+    put([c[3], c[13], c[23]], 4);
+    put([c[24], c[4], c[14]], 4);
+    put([c[15], c[25], c[5]], 4);
+    put([c[6], c[16], c[26]], 4);
+    put([c[27], c[7], c[17]], 4);
+    put([c[18], c[28], c[8]], 4);
+    put([c[9], c[19], c[29]], 4);
+    put([0, c[31], c[30]], 3);
     out
 }
 

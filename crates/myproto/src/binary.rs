@@ -91,16 +91,16 @@ pub fn parse_execute(
             "COM_STMT_EXECUTE without parameter types for a statement never bound".into(),
         ));
     }
-    for i in 0..param_count {
+    // `types` holds `param_count` entries here, and `nulls` a bit for each.
+    for (i, &(t, unsigned)) in types.iter().enumerate() {
         if let Some(Some(data)) = long_data.get(i) {
             params.push(Param::Bytes(data.clone()));
             continue;
         }
-        if nulls[i / 8] & (1 << (i % 8)) != 0 {
+        if nulls.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0) {
             params.push(Param::Null);
             continue;
         }
-        let (t, unsigned) = types[i];
         params.push(value(&mut d, t, unsigned)?);
     }
     Ok(Execute {
@@ -275,7 +275,10 @@ impl<'a> BinaryRow<'a> {
 
     pub fn null(&mut self) {
         let bit = self.column + 2;
-        self.out[self.bitmap + bit / 8] |= 1 << (bit % 8);
+        // `begin` sized the bitmap for every column.
+        if let Some(byte) = self.out.get_mut(self.bitmap + bit / 8) {
+            *byte |= 1 << (bit % 8);
+        }
         self.column += 1;
     }
 
@@ -316,18 +319,20 @@ impl<'a> BinaryRow<'a> {
         second: u8,
         micros: u32,
     ) {
-        if micros != 0 {
-            self.out.push(11);
+        let n = if micros != 0 {
+            11
         } else if hour != 0 || minute != 0 || second != 0 {
-            self.out.push(7);
+            7
         } else if year != 0 || month != 0 || day != 0 {
-            self.out.push(4);
+            4
         } else {
-            self.out.push(0);
+            0
+        };
+        self.out.push(n);
+        if n == 0 {
             self.column += 1;
             return;
         }
-        let n = self.out[self.out.len() - 1];
         self.out.extend_from_slice(&year.to_le_bytes());
         self.out.push(month);
         self.out.push(day);

@@ -60,38 +60,39 @@ impl<'a> Decoder<'a> {
     }
 
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], ProtoError> {
-        if self.remaining() < n {
+        let Some(b) = self.buf.get(self.pos..).and_then(|rest| rest.get(..n)) else {
             return Err(self.short());
-        }
-        let b = &self.buf[self.pos..self.pos + n];
+        };
         self.pos += n;
         Ok(b)
     }
 
+    /// The next `N` bytes, as an array.
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], ProtoError> {
+        let b = self.bytes(N)?;
+        <[u8; N]>::try_from(b).map_err(|_| self.short())
+    }
+
     pub fn u8(&mut self) -> Result<u8, ProtoError> {
-        Ok(self.bytes(1)?[0])
+        let [b] = self.array()?;
+        Ok(b)
     }
 
     pub fn u16(&mut self) -> Result<u16, ProtoError> {
-        let b = self.bytes(2)?;
-        Ok(u16::from_le_bytes([b[0], b[1]]))
+        Ok(u16::from_le_bytes(self.array()?))
     }
 
     pub fn u24(&mut self) -> Result<u32, ProtoError> {
-        let b = self.bytes(3)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], 0]))
+        let [a, b, c] = self.array()?;
+        Ok(u32::from_le_bytes([a, b, c, 0]))
     }
 
     pub fn u32(&mut self) -> Result<u32, ProtoError> {
-        let b = self.bytes(4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        Ok(u32::from_le_bytes(self.array()?))
     }
 
     pub fn u64(&mut self) -> Result<u64, ProtoError> {
-        let b = self.bytes(8)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(u64::from_le_bytes(a))
+        Ok(u64::from_le_bytes(self.array()?))
     }
 
     /// A length-encoded integer; None for the NULL marker 0xFB.
@@ -125,18 +126,20 @@ impl<'a> Decoder<'a> {
 
     /// A NUL-terminated string (without its NUL).
     pub fn nul(&mut self) -> Result<&'a [u8], ProtoError> {
-        let rest = &self.buf[self.pos..];
-        let end = rest
-            .iter()
-            .position(|b| *b == 0)
+        let end = self
+            .buf
+            .get(self.pos..)
+            .and_then(|rest| rest.iter().position(|b| *b == 0))
             .ok_or_else(|| self.short())?;
-        self.pos += end + 1;
-        Ok(&rest[..end])
+        let s = self.bytes(end)?;
+        self.pos += 1; // the NUL
+        Ok(s)
     }
 
     /// Everything left.
     pub fn rest(&mut self) -> &'a [u8] {
-        let b = &self.buf[self.pos..];
+        // `pos` never passes the end: every read above checks its length first.
+        let b = self.buf.get(self.pos..).unwrap_or_default();
         self.pos = self.buf.len();
         b
     }

@@ -5,6 +5,13 @@
 //! (`binary`); caching_sha2_password and stored password forms (`auth`). It opens no sockets
 //! and runs no SQL.
 
+// Bytes from the network must never panic the process (issue 41): no unwrap, no expect, no
+// unchecked slice index outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 pub mod auth;
 pub mod binary;
 pub mod codec;

@@ -50,7 +50,9 @@ impl<R: Read> PacketReader<R> {
             }
             let start = payload.len();
             payload.resize(start + len, 0);
-            read_full(&mut self.source, &mut payload[start..], false)?;
+            // `start` is the length before the resize, so the tail is always there.
+            let tail = payload.get_mut(start..).unwrap_or_default();
+            read_full(&mut self.source, tail, false)?;
             if len < PACKET_CHUNK_MAX {
                 return Ok(Some((seq, payload)));
             }
@@ -66,37 +68,49 @@ pub fn parse_payload(buf: &[u8], limit: usize) -> Result<Option<(u8, Vec<u8>, us
     let mut at = 0;
     let mut total = 0usize;
     let seq = loop {
-        let Some(header) = buf.get(at..at + 4) else {
+        let Some((len, seq, body)) = buf.get(at..).and_then(split_header) else {
             return Ok(None);
         };
-        let len = u32::from_le_bytes([header[0], header[1], header[2], 0]) as usize;
         total += len;
         if total > limit {
             return Err(ProtoError::TooLarge { size: total, limit });
         }
-        if buf.len() < at + 4 + len {
+        if body.len() < len {
             return Ok(None);
         }
         at += 4 + len;
         if len < PACKET_CHUNK_MAX {
-            break header[3];
+            break seq;
         }
     };
     let mut payload = Vec::with_capacity(total);
-    let mut from = 0;
-    while from < at {
-        let len = u32::from_le_bytes([buf[from], buf[from + 1], buf[from + 2], 0]) as usize;
-        payload.extend_from_slice(&buf[from + 4..from + 4 + len]);
-        from += 4 + len;
+    let mut rest = buf;
+    // The loop above found every packet of the chain whole, so this one stops only at its last.
+    while let Some((len, _, body)) = split_header(rest) {
+        let Some((chunk, after)) = body.split_at_checked(len) else {
+            break;
+        };
+        payload.extend_from_slice(chunk);
+        rest = after;
+        if len < PACKET_CHUNK_MAX {
+            break;
+        }
     }
     Ok(Some((seq, payload, at)))
+}
+
+/// The payload length and sequence id in the packet header at the front of `buf`, and the bytes
+/// after it; None while the header is incomplete.
+fn split_header(buf: &[u8]) -> Option<(usize, u8, &[u8])> {
+    let ([l0, l1, l2, seq], body) = buf.split_first_chunk::<4>()?;
+    Some((u32::from_le_bytes([*l0, *l1, *l2, 0]) as usize, *seq, body))
 }
 
 /// Fills `buf`; false if the stream ended before its first byte and `eof_ok`.
 fn read_full(source: &mut impl Read, buf: &mut [u8], eof_ok: bool) -> Result<bool, ProtoError> {
     let mut got = 0;
-    while got < buf.len() {
-        match source.read(&mut buf[got..]) {
+    while let Some(rest) = buf.get_mut(got..).filter(|rest| !rest.is_empty()) {
+        match source.read(rest) {
             Ok(0) if got == 0 && eof_ok => return Ok(false),
             Ok(0) => {
                 return Err(ProtoError::Io(io::Error::new(
@@ -116,12 +130,15 @@ fn read_full(source: &mut impl Read, buf: &mut [u8], eof_ok: bool) -> Result<boo
 pub fn write_packet(out: &mut Vec<u8>, seq: &mut u8, payload: &[u8]) {
     let mut rest = payload;
     loop {
-        let n = rest.len().min(PACKET_CHUNK_MAX);
+        let (chunk, after) = rest
+            .split_at_checked(PACKET_CHUNK_MAX)
+            .unwrap_or((rest, &[]));
+        let n = chunk.len();
         out.extend_from_slice(&(n as u32).to_le_bytes()[..3]);
         out.push(*seq);
         *seq = seq.wrapping_add(1);
-        out.extend_from_slice(&rest[..n]);
-        rest = &rest[n..];
+        out.extend_from_slice(chunk);
+        rest = after;
         if n < PACKET_CHUNK_MAX {
             return;
         }
@@ -159,8 +176,11 @@ impl PacketWriter {
     pub fn finish(&mut self) {
         let len = self.buf.len() - self.start - 4;
         if len < PACKET_CHUNK_MAX {
-            self.buf[self.start..self.start + 3].copy_from_slice(&(len as u32).to_le_bytes()[..3]);
-            self.buf[self.start + 3] = self.seq;
+            let [l0, l1, l2, _] = (len as u32).to_le_bytes();
+            // `begin` reserved these four bytes.
+            if let Some(header) = self.buf.get_mut(self.start..self.start + 4) {
+                header.copy_from_slice(&[l0, l1, l2, self.seq]);
+            }
             self.seq = self.seq.wrapping_add(1);
             return;
         }

@@ -77,7 +77,9 @@ pub fn err(out: &mut Vec<u8>, code: u16, sqlstate: &str, message: &str) {
     while !message.is_char_boundary(end) {
         end -= 1;
     }
-    err_bytes(out, code, sqlstate, &message.as_bytes()[..end]);
+    // `end` is a char boundary within the message, so the cut is always there.
+    let cut = message.get(..end).unwrap_or_default();
+    err_bytes(out, code, sqlstate, cut.as_bytes());
 }
 
 /// An ERR packet whose message is already in the client's character set (at most 512 bytes).
@@ -86,11 +88,11 @@ pub fn err_bytes(out: &mut Vec<u8>, code: u16, sqlstate: &str, message: &[u8]) {
     out.extend_from_slice(&code.to_le_bytes());
     out.push(b'#');
     let state = sqlstate.as_bytes();
-    out.extend_from_slice(&state[..state.len().min(5)]);
+    out.extend_from_slice(state.get(..5).unwrap_or(state));
     for _ in state.len()..5 {
         out.push(b'0');
     }
-    out.extend_from_slice(&message[..message.len().min(512)]);
+    out.extend_from_slice(message.get(..512).unwrap_or(message));
 }
 
 /// An EOF packet (only for clients without DEPRECATE_EOF).
