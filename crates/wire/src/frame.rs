@@ -1,6 +1,6 @@
 //! The fixed 32-byte frame header and whole-frame encoding with its checksum.
 
-use crate::codec::{DecodeError, DecodeResult};
+use crate::codec::{DecodeError, DecodeResult, Reader};
 use base::limits;
 
 /// "CAIR" read as a little-endian u32.
@@ -28,17 +28,21 @@ impl FrameHeader {
     /// Decodes and checks magic, version and body length; the checksum is checked by
     /// [`FrameHeader::verify`] once the body is read.
     pub fn decode(bytes: &[u8; HEADER_BYTES]) -> DecodeResult<FrameHeader> {
-        let u32_at =
-            |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
-        let magic = u32_at(0);
+        // The fields in their order; 32 bytes always hold them all.
+        let mut r = Reader::new(bytes);
+        let magic = r.u32()?;
         if magic != MAGIC {
             return Err(DecodeError::BadMagic(magic));
         }
-        let version = u16::from_le_bytes([bytes[4], bytes[5]]);
+        let version = r.u16()?;
         if version != PROTOCOL_VERSION {
             return Err(DecodeError::BadVersion(version));
         }
-        let body_len = u32_at(24);
+        let message_type = r.u16()?;
+        let cluster_id = r.u32()?;
+        let flags = r.u32()?;
+        let request_id = r.u64()?;
+        let body_len = r.u32()?;
         if body_len > limits::FRAME_BODY_BYTES_MAX {
             return Err(DecodeError::TooLong {
                 what: "frame body",
@@ -46,15 +50,13 @@ impl FrameHeader {
                 limit: limits::FRAME_BODY_BYTES_MAX as usize,
             });
         }
-        let mut request = [0u8; 8];
-        request.copy_from_slice(&bytes[16..24]);
         Ok(FrameHeader {
-            message_type: u16::from_le_bytes([bytes[6], bytes[7]]),
-            cluster_id: u32_at(8),
-            flags: u32_at(12),
-            request_id: u64::from_le_bytes(request),
+            message_type,
+            cluster_id,
+            flags,
+            request_id,
             body_len,
-            checksum: u32_at(28),
+            checksum: r.u32()?,
         })
     }
 
@@ -90,10 +92,14 @@ pub fn write_frame(
     out.extend_from_slice(&[0u8; 8]);
     body(out);
     let body_len = (out.len() - start - HEADER_BYTES) as u32;
-    out[start + 24..start + 28].copy_from_slice(&body_len.to_le_bytes());
-    let crc = crc32c::crc32c_append(
-        crc32c::crc32c(&out[start..start + 28]),
-        &out[start + HEADER_BYTES..],
-    );
-    out[start + 28..start + 32].copy_from_slice(&crc.to_le_bytes());
+    // The header was written from `start` above, so the split always finds it.
+    let Some((header, body)) = out
+        .get_mut(start..)
+        .and_then(|frame| frame.split_first_chunk_mut::<HEADER_BYTES>())
+    else {
+        return;
+    };
+    header[24..28].copy_from_slice(&body_len.to_le_bytes());
+    let crc = crc32c::crc32c_append(crc32c::crc32c(&header[..28]), body);
+    header[28..].copy_from_slice(&crc.to_le_bytes());
 }

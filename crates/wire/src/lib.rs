@@ -5,6 +5,13 @@
 //! actually left) before anything is allocated, and every failure is a `DecodeError`, never a panic.
 //! The byte layout is drawn in docs/formats/native-protocol.md.
 
+// Bytes from the network must never panic the process (issue 41): no unwrap, no expect, no
+// unchecked slice index outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 pub mod codec;
 pub mod frame;
 pub mod message;

@@ -650,6 +650,11 @@ pub struct NewColumn {
 
 impl NewColumn {
     /// Column `i` of `def`, kept as it is.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "`i` is the caller's choice among `def`'s columns (tests build changes with it), \
+                  never a decoded number; out of range is the caller's bug"
+    )]
     pub fn kept(def: &TableDef, i: usize) -> NewColumn {
         NewColumn {
             column: def.columns[i].clone(),
@@ -659,8 +664,13 @@ impl NewColumn {
 
     /// Every column of `def`, kept as it is: the list a change starts from.
     pub fn all_kept(def: &TableDef) -> Vec<NewColumn> {
-        (0..def.columns.len())
-            .map(|i| NewColumn::kept(def, i))
+        def.columns
+            .iter()
+            .enumerate()
+            .map(|(i, column)| NewColumn {
+                column: column.clone(),
+                source: ColumnSource::Kept(i as u16),
+            })
             .collect()
     }
 }
@@ -764,10 +774,12 @@ impl Message {
         while !rest.is_empty() {
             let mut take = 0;
             let mut bytes = 0;
-            while take < rest.len()
-                && (take == 0 || bytes + result_bytes(&rest[take]) <= REPLY_FRAME_BYTES)
-            {
-                bytes += result_bytes(&rest[take]);
+            for r in rest {
+                let b = result_bytes(r);
+                if take > 0 && bytes + b > REPLY_FRAME_BYTES {
+                    break;
+                }
+                bytes += b;
                 take += 1;
             }
             let (chunk, after) = rest.split_at(take);
@@ -1658,7 +1670,8 @@ pub(crate) fn put_error(out: &mut Vec<u8>, e: &Error) {
     while !e.message.is_char_boundary(end) {
         end -= 1;
     }
-    out.put_bytes(&e.message.as_bytes()[..end]);
+    // `end` is a char boundary within the message, so the cut is always there.
+    out.put_bytes(e.message.get(..end).unwrap_or_default().as_bytes());
 }
 
 pub(crate) fn get_error(r: &mut Reader) -> DecodeResult<Error> {
