@@ -63,8 +63,10 @@ impl FrameBuffer {
             let grown = (self.buf.len() * 2).clamp(READ_BUFFER_BYTES_MIN, READ_BUFFER_BYTES);
             self.buf.resize(grown, 0);
         }
-        let offered = self.buf.len() - self.end;
-        let n = source.read(&mut self.buf[self.end..])?;
+        // `end` never passes the buffer's length.
+        let free = self.buf.get_mut(self.end..).unwrap_or_default();
+        let offered = free.len();
+        let n = source.read(free)?;
         self.end += n;
         self.filled_last = n == offered;
         Ok((n, n == offered))
@@ -138,16 +140,14 @@ impl FrameBuffer {
 
     /// Takes one whole frame off the buffer if it holds one; makes room for the rest otherwise.
     fn parse_frame(&mut self) -> Result<Option<(FrameHeader, Message)>, TransportError> {
-        let available = self.end - self.start;
-        if available >= HEADER_BYTES {
-            let mut header_bytes = [0u8; HEADER_BYTES];
-            header_bytes.copy_from_slice(&self.buf[self.start..self.start + HEADER_BYTES]);
+        // `start..end` is always inside the buffer.
+        let held = self.buf.get(self.start..self.end).unwrap_or_default();
+        if let Some((header_bytes, after)) = held.split_first_chunk::<HEADER_BYTES>() {
             // decode checks body_len against FRAME_BODY_BYTES_MAX before anything is allocated.
-            let header = FrameHeader::decode(&header_bytes)?;
+            let header = FrameHeader::decode(header_bytes)?;
             let total = HEADER_BYTES + header.body_len as usize;
-            if available >= total {
-                let body = &self.buf[self.start + HEADER_BYTES..self.start + total];
-                header.verify(&header_bytes, body)?;
+            if let Some(body) = after.get(..header.body_len as usize) {
+                header.verify(header_bytes, body)?;
                 let message = Message::decode(&header, body)?;
                 self.start += total;
                 if self.start == self.end {

@@ -6,6 +6,13 @@
 //! It is the only crate that opens sockets. It checks frame headers and checksums, so a peer that
 //! sends a bad frame gets a `TransportError` naming why, and only its connection is affected.
 
+// Bytes from the network must never panic the process (issue 41): no unwrap, no expect, no
+// unchecked slice index outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -204,7 +211,8 @@ fn write_all_waiting(
     while !bytes.is_empty() {
         match write(bytes) {
             Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-            Ok(n) => bytes = &bytes[n..],
+            // A write reports at most what it was given.
+            Ok(n) => bytes = bytes.get(n..).unwrap_or_default(),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_writable(fd, deadline)?,
             Err(e) => return Err(e),
@@ -660,7 +668,7 @@ pub mod echo {
                     match stream.read(&mut buf) {
                         Ok(0) | Err(_) => return,
                         Ok(n) => {
-                            if stream.write_all(&buf[..n]).is_err() {
+                            if stream.write_all(buf.get(..n).unwrap_or_default()).is_err() {
                                 return;
                             }
                         }
@@ -706,7 +714,9 @@ pub mod echo {
                     self.stream.set_nonblocking(true)?;
                     let until = Instant::now() + self.spin;
                     while got < self.echo.len() && Instant::now() < until {
-                        match self.stream.read(&mut self.echo[got..]) {
+                        // A read reports at most what it was given, so `got` stays in range.
+                        let rest = self.echo.get_mut(got..).unwrap_or_default();
+                        match self.stream.read(rest) {
                             Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
                             Ok(n) => got += n,
                             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -717,7 +727,8 @@ pub mod echo {
                     }
                     self.stream.set_nonblocking(false)?;
                 }
-                self.stream.read_exact(&mut self.echo[got..])?;
+                let rest = self.echo.get_mut(got..).unwrap_or_default();
+                self.stream.read_exact(rest)?;
             }
             Ok(start.elapsed())
         }

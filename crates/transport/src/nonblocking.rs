@@ -146,7 +146,7 @@ impl Connection {
                     {
                         // The peer holds the same eventfds, so closing ours would not take
                         // them out of the poll: undo what was registered.
-                        for done in &fds[..i] {
+                        for done in fds.iter().take(i) {
                             let _ = registry.deregister(&mut SourceFd(done));
                         }
                         return Err(e);
@@ -187,8 +187,8 @@ impl Connection {
 
     /// Writes as much of the queue as the stream takes; true when something is left.
     fn write_some(&mut self) -> io::Result<bool> {
-        while self.written < self.output.len() {
-            match self.stream.write(&self.output[self.written..]) {
+        while let Some(rest) = self.output.get(self.written..).filter(|r| !r.is_empty()) {
+            match self.stream.write(rest) {
                 Ok(0) => {
                     return Err(io::Error::new(
                         io::ErrorKind::WriteZero,
@@ -317,11 +317,12 @@ impl Connection {
                 Ok(0) => return Ok(ReadState::Closed),
                 // A short read drained the socket (as in `read_frames`): skip the read that
                 // would only say WouldBlock.
+                // A read reports at most what it was given.
                 Ok(n) if n < chunk.len() && !peer_closed => {
-                    into.extend_from_slice(&chunk[..n]);
+                    into.extend_from_slice(chunk.get(..n).unwrap_or_default());
                     return Ok(ReadState::Open);
                 }
-                Ok(n) => into.extend_from_slice(&chunk[..n]),
+                Ok(n) => into.extend_from_slice(chunk.get(..n).unwrap_or_default()),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(ReadState::Open),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),

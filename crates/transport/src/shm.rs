@@ -417,14 +417,14 @@ impl ShmStream {
                 );
             }
         }
-        if fds.len() != PASSED_FDS {
+        let passed = fds.len();
+        let Ok([segment, rx_ready, tx_ready, peer_rx_ready, peer_tx_ready]) =
+            <[OwnedFd; PASSED_FDS]>::try_from(fds)
+        else {
             return Err(other(format!(
-                "shm:{name}: the listener passed {} descriptors, not {PASSED_FDS}",
-                fds.len()
+                "shm:{name}: the listener passed {passed} descriptors, not {PASSED_FDS}"
             )));
-        }
-        let mut fds = fds.into_iter();
-        let segment = fds.next().expect("counted");
+        };
         let seals = fcntl(&segment, FcntlArg::F_GET_SEALS).map_err(errno)?;
         if !SealFlag::from_bits_truncate(seals).contains(SEALS) {
             return Err(other(format!(
@@ -447,8 +447,12 @@ impl ShmStream {
                 "shm:{name}: not a Cairn segment of version {VERSION}"
             )));
         }
-        let mut next = || File::from(fds.next().expect("counted"));
-        let (rx_ready, tx_ready, peer_rx_ready, peer_tx_ready) = (next(), next(), next(), next());
+        let (rx_ready, tx_ready, peer_rx_ready, peer_tx_ready) = (
+            File::from(rx_ready),
+            File::from(tx_ready),
+            File::from(peer_rx_ready),
+            File::from(peer_tx_ready),
+        );
         socket.set_read_timeout(None)?;
         socket.set_nonblocking(true)?;
         Ok(ShmStream::new(Inner {

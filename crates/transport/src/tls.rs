@@ -360,7 +360,8 @@ impl TlsStream {
         // The last socket read took less than it was offered: nothing more waits there.
         let mut drained = false;
         loop {
-            let answer = self.take_plaintext(&mut buf[filled..])?;
+            // Each pass delivers at most what is left of `buf`, so `filled` stays in range.
+            let answer = self.take_plaintext(buf.get_mut(filled..).unwrap_or_default())?;
             filled += answer.delivered;
             if answer.reply {
                 // A message of the protocol itself to answer (after the handshake, rare).
@@ -384,7 +385,8 @@ impl TlsStream {
                 Ok(0) => return Ok(filled),
                 Ok(n) => {
                     drained = n < into.len();
-                    lock(&self.shared.state)?.raw.extend_from_slice(&into[..n]);
+                    let got = into.get(..n).unwrap_or_default();
+                    lock(&self.shared.state)?.raw.extend_from_slice(got);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock && filled > 0 => return Ok(filled),
@@ -399,7 +401,11 @@ impl TlsStream {
         let State { conn, raw, at } = &mut *state;
         let mut taken = Taken::default();
         loop {
-            match conn.reader().read(&mut buf[taken.delivered..]) {
+            // What was delivered is less than `buf` here: the loop returns once it is full.
+            match conn
+                .reader()
+                .read(buf.get_mut(taken.delivered..).unwrap_or_default())
+            {
                 Ok(0) => {
                     taken.closed = true;
                     return Ok(taken);
@@ -417,7 +423,8 @@ impl TlsStream {
             if *at == raw.len() {
                 return Ok(taken);
             }
-            *at += conn.read_tls(&mut &raw[*at..])?;
+            // `at` is less than the length here (checked above).
+            *at += conn.read_tls(&mut raw.get(*at..).unwrap_or_default())?;
             if *at == raw.len() {
                 // Nothing is kept between reads: an idle connection holds no ciphertext buffer.
                 *raw = Vec::new();
@@ -500,10 +507,10 @@ impl TlsStream {
         }
         let mut written = 0;
         let result = loop {
-            if written == out.len() {
+            let Some(rest) = out.get(written..).filter(|r| !r.is_empty()) else {
                 break Ok(());
-            }
-            match (&self.sock).write(&out[written..]) {
+            };
+            match (&self.sock).write(rest) {
                 Ok(0) => break Err(io::ErrorKind::WriteZero.into()),
                 Ok(n) => written += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
