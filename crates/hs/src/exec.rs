@@ -7,12 +7,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
-use base::schema::IndexKind;
+use base::schema::{ColumnDef, IndexKind, TableDef};
+use base::types::Collation;
 use base::{ErrorCode, Value};
 use client::{ClientError, Cluster, ExecType, LockMode, OpResult, Scan, ScanOrder, Table};
 
 use crate::protocol::{self, Field, FilterSpec, Find, FindOp, ModifyKind, INDEX_ID_MAX};
 use base::text::{from_text, value_text};
+use tracing::warn;
 
 /// Which index an open_index chose.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,18 +111,22 @@ pub fn open_index(
     let def = table.def().clone();
     let choice = if index.is_empty() || index == b"PRIMARY" {
         Some(IndexChoice::Primary)
-    } else if index[0].is_ascii_digit() {
+    } else if index.first().is_some_and(u8::is_ascii_digit) {
         // MySQL's numbering: 0 is the primary key, then the other keys in MySQL's order
         // (unique ones first; the ordered index a SQL table has over its primary key is the
         // primary key's, not one more).
         match protocol::number(index) as usize {
             0 => Some(IndexChoice::Primary),
-            n => def.secondary_keys_in_mysql_order().get(n - 1).map(|at| {
-                match def.indexes[*at].kind {
-                    IndexKind::Unique => IndexChoice::Unique(*at as u16),
-                    IndexKind::Ordered => IndexChoice::Ordered(def.indexes[*at].name.clone()),
-                }
-            }),
+            n => def
+                .secondary_keys_in_mysql_order()
+                .get(n - 1)
+                .and_then(|at| {
+                    let i = def.indexes.get(*at)?;
+                    Some(match i.kind {
+                        IndexKind::Unique => IndexChoice::Unique(*at as u16),
+                        IndexKind::Ordered => IndexChoice::Ordered(i.name.clone()),
+                    })
+                }),
         }
     } else {
         def.indexes
@@ -137,7 +143,11 @@ pub fn open_index(
     };
     let key_columns = match &choice {
         IndexChoice::Primary => def.primary_key.clone(),
-        IndexChoice::Unique(n) => def.indexes[*n as usize].columns.clone(),
+        IndexChoice::Unique(n) => def
+            .indexes
+            .get(*n as usize)
+            .map(|i| i.columns.clone())
+            .unwrap_or_default(),
         IndexChoice::Ordered(name) => def
             .indexes
             .iter()
@@ -286,6 +296,68 @@ fn field_text(col: &base::schema::ColumnDef, v: &Value) -> Option<Vec<u8>> {
     Some(text)
 }
 
+/// The answer when the table's definition and what a request needs of it, or the rows the data
+/// node sent, do not fit (a column number past the definition, a row without a column): Cairn's
+/// Protocol error, numbered as `failure` numbers errors, with what was wrong logged.
+fn unfit(def: &TableDef, what: String) -> Vec<u8> {
+    warn!("handlersocket: table '{}': {what}", def.name);
+    protocol::error(1, &format!("{}", ErrorCode::Protocol as u16 + 1000))
+}
+
+/// Column `c` of the table's definition.
+fn column(def: &TableDef, c: u16) -> Result<&ColumnDef, Vec<u8>> {
+    def.columns.get(usize::from(c)).ok_or_else(|| {
+        let n = def.columns.len();
+        unfit(def, format!("no column {c} among its {n} columns"))
+    })
+}
+
+/// Column `c`'s value in `row`.
+fn cell<'a>(def: &TableDef, row: &'a [Value], c: u16) -> Result<&'a Value, Vec<u8>> {
+    row.get(usize::from(c)).ok_or_else(|| {
+        let n = row.len();
+        unfit(def, format!("a row of {n} values has no column {c}"))
+    })
+}
+
+/// Column `c`'s value in `row` and the collation it compares by, for sorting and filtering.
+/// `check_rows` refused rows without it first; were it missing, it would compare as NULL in
+/// binary order rather than panic.
+fn compared<'a>(def: &TableDef, row: &'a [Value], c: u16) -> (&'a Value, Collation) {
+    static NULL: Value = Value::Null;
+    let collation = def
+        .columns
+        .get(usize::from(c))
+        .map_or(Collation::Binary, |col| col.collation);
+    (row.get(usize::from(c)).unwrap_or(&NULL), collation)
+}
+
+/// Refuses rows without a column the open index uses (the data node's answer does not fit the
+/// table's definition) before anything looks a column up in them.
+fn check_rows(open: &OpenIndex, rows: &[Vec<Value>]) -> Result<(), ClientError> {
+    let def = open.table.def();
+    let used = open
+        .key_columns
+        .iter()
+        .chain(&def.primary_key)
+        .chain(&open.columns)
+        .chain(&open.filter_columns);
+    let needed = used.max().map_or(0, |c| usize::from(*c) + 1);
+    let Some(short) = rows.iter().find(|r| r.len() < needed) else {
+        return Ok(());
+    };
+    let message = format!(
+        "table '{}': the data node sent a row of {} values where {needed} were due",
+        def.name,
+        short.len()
+    );
+    warn!("handlersocket: {message}");
+    Err(ClientError::Failed(base::Error::new(
+        ErrorCode::Protocol,
+        message,
+    )))
+}
+
 /// Converts the key values of a find to the index's column types.
 fn key_values(open: &OpenIndex, key: &[Field]) -> Result<Vec<Value>, Vec<u8>> {
     if key.len() > open.key_columns.len() {
@@ -295,8 +367,7 @@ fn key_values(open: &OpenIndex, key: &[Field]) -> Result<Vec<Value>, Vec<u8>> {
     key.iter()
         .zip(&open.key_columns)
         .map(|(v, c)| {
-            field_value(&def.columns[*c as usize], v.as_deref())
-                .map_err(|_| protocol::error(2, "kpnum"))
+            field_value(column(def, *c)?, v.as_deref()).map_err(|_| protocol::error(2, "kpnum"))
         })
         .collect()
 }
@@ -331,8 +402,8 @@ fn hs_compare(a: &Value, b: &Value, collation: base::types::Collation) -> Orderi
 fn key_compare(open: &OpenIndex, row: &[Value], key: &[Value]) -> Ordering {
     let def = open.table.def();
     for (c, k) in open.key_columns.iter().zip(key) {
-        let col = &def.columns[*c as usize];
-        match hs_compare(&row[*c as usize], k, col.collation) {
+        let (v, collation) = compared(def, row, *c);
+        match hs_compare(v, k, collation) {
             Ordering::Equal => continue,
             other => return other,
         }
@@ -355,7 +426,9 @@ fn index_rows(
             let mut txn = cluster.transaction();
             let r = txn.read(&open.table, key.to_vec());
             txn.execute(ExecType::Commit)?;
-            return Ok(txn.row(r).map(|r| vec![r.to_vec()]).unwrap_or_default());
+            let rows = txn.row(r).map(|r| vec![r.to_vec()]).unwrap_or_default();
+            check_rows(open, &rows)?;
+            return Ok(rows);
         }
         (IndexChoice::Unique(n), FindOp::Eq) if full_key => {
             let mut txn = cluster.transaction();
@@ -367,7 +440,9 @@ fn index_rows(
                 vec![],
             );
             txn.execute(ExecType::Commit)?;
-            return Ok(txn.row(r).map(|r| vec![r.to_vec()]).unwrap_or_default());
+            let rows = txn.row(r).map(|r| vec![r.to_vec()]).unwrap_or_default();
+            check_rows(open, &rows)?;
+            return Ok(rows);
         }
         (IndexChoice::Ordered(name), _) => {
             let mut scan = Scan::index(name);
@@ -381,7 +456,9 @@ fn index_rows(
             if want != u64::MAX {
                 scan = scan.limit(want);
             }
-            return cluster.scan(&open.table, &scan);
+            let rows = cluster.scan(&open.table, &scan)?;
+            check_rows(open, &rows)?;
+            return Ok(rows);
         }
         _ => {}
     }
@@ -402,8 +479,8 @@ fn index_rows(
     let descending = matches!(op, FindOp::Lt | FindOp::Le);
     let order = |a: &Vec<Value>, b: &Vec<Value>| {
         for c in open.key_columns.iter().chain(&pk) {
-            let col = &def.columns[*c as usize];
-            match hs_compare(&a[*c as usize], &b[*c as usize], col.collation) {
+            let ((x, collation), (y, _)) = (compared(def, a, *c), compared(def, b, *c));
+            match hs_compare(x, y, collation) {
                 Ordering::Equal => continue,
                 other if descending => return other.reverse(),
                 other => return other,
@@ -415,6 +492,7 @@ fn index_rows(
     let mut rows: Vec<Vec<Value>> = Vec::new();
     let mut cursor = cluster.scan_cursor(&open.table, &Scan::table())?;
     while let Some(batch) = cursor.next_batch()? {
+        check_rows(open, &batch)?;
         rows.extend(batch.into_iter().filter(matches));
         if rows.len() > want.saturating_mul(2) {
             rows.sort_by(order);
@@ -432,12 +510,16 @@ enum Verdict {
     Stop,
 }
 
-fn filter_verdict(open: &OpenIndex, filters: &[(FilterSpec, Value)], row: &[Value]) -> Verdict {
+/// `filters` hold each filter's column number in the table.
+fn filter_verdict(
+    open: &OpenIndex,
+    filters: &[(FilterSpec, u16, Value)],
+    row: &[Value],
+) -> Verdict {
     let def = open.table.def();
-    for (f, value) in filters {
-        let c = open.filter_columns[f.column];
-        let col = &def.columns[c as usize];
-        let ord = hs_compare(&row[c as usize], value, col.collation);
+    for (f, c, value) in filters {
+        let (v, collation) = compared(def, row, *c);
+        let ord = hs_compare(v, value, collation);
         let holds = match f.op.as_slice() {
             b"=" => ord == Ordering::Equal,
             b"!=" => ord != Ordering::Equal,
@@ -460,13 +542,16 @@ fn select(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Result<Vec<Vec<Va
     let def = open.table.def();
     let mut filters = Vec::with_capacity(find.filters.len());
     for f in &find.filters {
-        let c = open.filter_columns[f.column];
-        let col = &def.columns[c as usize];
+        // Parsing checked the filter's column against this index (the plugin's answer else).
+        let Some(&c) = open.filter_columns.get(f.column) else {
+            return Err(protocol::error(2, "filterfld"));
+        };
+        let col = column(def, c)?;
         if col.ty.is_lob() && f.value.is_some() {
             return Err(protocol::error(2, "filterblob"));
         }
         let value = field_value(col, f.value.as_deref()).unwrap_or(Value::Null);
-        filters.push((f.clone(), value));
+        filters.push((f.clone(), c, value));
     }
     let (limit, offset) = (find.limit as u64, find.offset as u64);
     let mut out = Vec::new();
@@ -491,9 +576,9 @@ fn select(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Result<Vec<Vec<Va
         Some((icol, values)) => {
             for v in values {
                 let mut k = key.clone();
-                if *icol < key.len() {
-                    let col = &def.columns[open.key_columns[*icol] as usize];
-                    k[*icol] = field_value(col, Some(v)).unwrap_or(Value::Null);
+                // `key_values` checked the key is no longer than the index's.
+                if let (Some(at), Some(c)) = (k.get_mut(*icol), open.key_columns.get(*icol)) {
+                    *at = field_value(column(def, *c)?, Some(v)).unwrap_or(Value::Null);
                 }
                 let found = index_rows(cluster, open, find.op, &k, 1)
                     .map_err(|e| failure(cluster, open, &e))?;
@@ -527,50 +612,61 @@ fn select(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Result<Vec<Vec<Va
     Ok(out)
 }
 
+/// Rows as the client reads them: each value's text, None for NULL.
+type TextRows = Vec<Vec<Option<Vec<u8>>>>;
+
 /// The result-set answer for rows (every column) projected to the open index's columns.
 pub fn answer_rows(open: &OpenIndex, rows: &[Vec<Value>]) -> Vec<u8> {
     let def = open.table.def();
-    let projected: Vec<Vec<Option<Vec<u8>>>> = rows
+    let projected: Result<TextRows, Vec<u8>> = rows
         .iter()
         .map(|r| {
             open.columns
                 .iter()
-                .map(|c| field_text(&def.columns[*c as usize], &r[*c as usize]))
+                .map(|c| Ok(field_text(column(def, *c)?, cell(def, r, *c)?)))
                 .collect()
         })
         .collect();
-    protocol::rows(open.columns.len(), &projected)
+    match projected {
+        Ok(projected) => protocol::rows(open.columns.len(), &projected),
+        Err(answer) => answer,
+    }
 }
 
 /// The answer to a projected row of a batched keyed read (or none found).
 pub fn answer_projected(open: &OpenIndex, row: Option<&[Value]>) -> Vec<u8> {
     let def = open.table.def();
-    let rows: Vec<Vec<Option<Vec<u8>>>> = row
+    let rows: Result<TextRows, Vec<u8>> = row
+        .into_iter()
         .map(|r| {
-            vec![r
-                .iter()
+            r.iter()
                 .zip(&open.columns)
-                .map(|(v, c)| field_text(&def.columns[*c as usize], v))
-                .collect()]
+                .map(|(v, c)| Ok(field_text(column(def, *c)?, v)))
+                .collect()
         })
-        .unwrap_or_default();
-    protocol::rows(open.columns.len(), &rows)
+        .collect();
+    match rows {
+        Ok(rows) => protocol::rows(open.columns.len(), &rows),
+        Err(answer) => answer,
+    }
 }
 
 /// Runs a find (and its modify) that is not a plain keyed read.
 pub fn find(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Vec<u8> {
-    let rows = match select(cluster, open, find) {
-        Ok(rows) => rows,
-        Err(answer) => return answer,
-    };
+    find_answer(cluster, open, find).unwrap_or_else(|answer| answer)
+}
+
+/// [`find`]'s answer; an error answer is `Err`, so that `?` ends the find there.
+fn find_answer(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Result<Vec<u8>, Vec<u8>> {
+    let rows = select(cluster, open, find)?;
     let Some(modify) = &find.modify else {
-        return answer_rows(open, &rows);
+        return Ok(answer_rows(open, &rows));
     };
     let def = open.table.def();
-    let pk_of = |row: &[Value]| -> Vec<Value> {
+    let pk_of = |row: &[Value]| -> Result<Vec<Value>, Vec<u8>> {
         def.primary_key
             .iter()
-            .map(|c| row[*c as usize].clone())
+            .map(|c| cell(def, row, *c).cloned())
             .collect()
     };
     let mut txn = cluster.transaction();
@@ -578,18 +674,17 @@ pub fn find(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Vec<u8> {
     for row in &rows {
         match modify.kind {
             ModifyKind::Delete => {
-                txn.delete(&open.table, pk_of(row));
+                txn.delete(&open.table, pk_of(row)?);
             }
             ModifyKind::Update => {
                 let mut values = Vec::with_capacity(open.columns.len());
                 for (c, v) in open.columns.iter().zip(&modify.values) {
-                    let col = &def.columns[*c as usize];
-                    match field_value(col, v.as_deref()) {
+                    match field_value(column(def, *c)?, v.as_deref()) {
                         Ok(value) => values.push((*c, value)),
-                        Err(_) => return protocol::error(1, "1292"),
+                        Err(_) => return Err(protocol::error(1, "1292")),
                     }
                 }
-                txn.update(&open.table, pk_of(row), values);
+                txn.update(&open.table, pk_of(row)?, values);
             }
             ModifyKind::Increment | ModifyKind::Decrement => {
                 let sign = if modify.kind == ModifyKind::Decrement {
@@ -605,8 +700,8 @@ pub fn find(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Vec<u8> {
                 for (c, v) in open.columns.iter().zip(&modify.values) {
                     let Some(v) = v else { continue };
                     let amount = sign as i128 * atoll(v) as i128;
-                    let col = &def.columns[*c as usize];
-                    let old_n = match &row[*c as usize] {
+                    let col = column(def, *c)?;
+                    let old_n = match cell(def, row, *c)? {
                         Value::Int(n) => *n as i128,
                         Value::UInt(n) => *n as i128,
                         Value::Null => continue,
@@ -620,7 +715,7 @@ pub fn find(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Vec<u8> {
                             }
                             match field_value(col, Some(new.to_string().as_bytes())) {
                                 Ok(value) => rewritten.push((*c, value)),
-                                Err(_) => return protocol::error(1, "1292"),
+                                Err(_) => return Err(protocol::error(1, "1292")),
                             }
                             continue;
                         }
@@ -641,23 +736,23 @@ pub fn find(cluster: &Cluster, open: &OpenIndex, find: &Find) -> Vec<u8> {
                     continue;
                 }
                 if !amounts.is_empty() {
-                    txn.increment(&open.table, pk_of(row), amounts);
+                    txn.increment(&open.table, pk_of(row)?, amounts);
                 }
                 if !rewritten.is_empty() {
-                    txn.update(&open.table, pk_of(row), rewritten);
+                    txn.update(&open.table, pk_of(row)?, rewritten);
                 }
             }
         }
         changed += 1;
     }
     if let Err(e) = txn.execute(ExecType::Commit) {
-        return failure(cluster, open, &e);
+        return Err(failure(cluster, open, &e));
     }
-    if modify.returning {
+    Ok(if modify.returning {
         answer_rows(open, &rows)
     } else {
         protocol::ok_number(changed)
-    }
+    })
 }
 
 /// C's atoll: optional spaces and sign, then digits; anything else ends it.
@@ -691,7 +786,10 @@ pub fn insert(cluster: &Cluster, open: &OpenIndex, values: &[Field]) -> Vec<u8> 
     let empty: Field = Some(Vec::new());
     let given = values.iter().chain(std::iter::repeat(&empty));
     for (c, v) in open.columns.iter().zip(given) {
-        let col = &def.columns[*c as usize];
+        let col = match column(def, *c) {
+            Ok(col) => col,
+            Err(answer) => return answer,
+        };
         let value = match field_value(col, v.as_deref()) {
             // NULL into a NOT NULL column stores the type's empty value, as the plugin's
             // Field::store does (0, ''), where it has one.

@@ -6,6 +6,13 @@
 //! place for the `Q` debug hook (a denial of service in the plugin). Where Cairn answers
 //! differently from the plugin on purpose, docs/handlersocket.md says so.
 
+// Bytes from the network must never panic the process (issue 41): no unwrap, no expect, no
+// unchecked slice index outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 mod alone;
 pub mod exec;
 pub mod protocol;

@@ -42,21 +42,18 @@ pub fn unescape(field: &[u8]) -> Field {
 /// Like [`unescape`], but a lone 0x00 is a one-byte string (IN values are never NULL).
 pub fn unescape_bytes(field: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(field.len());
-    let mut i = 0;
-    while i < field.len() {
-        let b = field[i];
+    let mut bytes = field.iter();
+    while let Some(&b) = bytes.next() {
         if b == 0x01 {
-            match field.get(i + 1) {
+            match bytes.next() {
                 Some(&c) if c >= 0x40 => {
                     out.push(c - 0x40);
-                    i += 2;
                     continue;
                 }
                 _ => break,
             }
         }
         out.push(b);
-        i += 1;
     }
     out
 }

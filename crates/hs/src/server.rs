@@ -122,7 +122,7 @@ impl HsServer {
             transport::auth::FailedLogins::default(),
         ));
         let tls = transport::tls::server_config(&config.tls)?;
-        let (first, waker) = Server::new(
+        let (mut first, waker) = Server::new(
             config.clone(),
             tls.clone(),
             stopping.clone(),
@@ -130,7 +130,7 @@ impl HsServer {
             failures.clone(),
             0,
         )?;
-        let mut servers = vec![first];
+        let mut others = Vec::new();
         let mut wakers = vec![waker];
         for index in 1..config.loops {
             let (mut server, waker) = Server::new(
@@ -143,12 +143,12 @@ impl HsServer {
             )?;
             let (tx, rx) = mpsc::channel();
             server.incoming = Some(rx);
-            servers[0].peers.push((tx, waker.clone()));
-            servers.push(server);
+            first.peers.push((tx, waker.clone()));
+            others.push(server);
             wakers.push(waker);
         }
-        let threads = servers
-            .into_iter()
+        let threads = std::iter::once(first)
+            .chain(others)
             .enumerate()
             .map(|(i, server)| {
                 let name = match i {
@@ -452,11 +452,11 @@ impl Server {
             };
             let turn = self.next_loop;
             self.next_loop = (self.next_loop + 1) % (self.peers.len() + 1);
-            if turn == 0 {
+            // Turn 0 is this loop's; turn n the nth peer's (the modulo keeps it in range).
+            let Some((tx, waker)) = turn.checked_sub(1).and_then(|p| self.peers.get(p)) else {
                 self.add(std_stream, write_port);
                 continue;
-            }
-            let (tx, waker) = &self.peers[turn - 1];
+            };
             if tx.send((std_stream, write_port)).is_err() || waker.wake().is_err() {
                 warn!("handlersocket: loop {turn} is gone; a connection was dropped");
             }
@@ -570,9 +570,12 @@ impl Server {
         }
         // Complete lines go to the queue; a partial one waits, within the bound.
         let mut start = 0;
-        while let Some(lf) = conn.input[start..].iter().position(|b| *b == b'\n') {
-            conn.lines.push_back(conn.input[start..start + lf].to_vec());
-            start += lf + 1;
+        for piece in conn.input.split_inclusive(|b| *b == b'\n') {
+            let Some(line) = piece.strip_suffix(b"\n") else {
+                break;
+            };
+            conn.lines.push_back(line.to_vec());
+            start += piece.len();
         }
         conn.input.drain(..start);
         if conn.input.len() > LINE_BYTES_MAX {
