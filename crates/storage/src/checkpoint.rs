@@ -16,6 +16,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use crate::fill_at;
+
 pub const MAGIC: &[u8; 8] = b"CAIRNLCP";
 pub const VERSION: u32 = 1;
 pub const HEADER_BYTES: usize = 32;
@@ -88,12 +90,12 @@ impl BlockBuilder {
 
     fn seal(&mut self) {
         if let Some((start, _, _, _, count)) = self.open.take() {
-            self.out[start + 8 + 9..start + 8 + BLOCK_HEAD].copy_from_slice(&count.to_le_bytes());
-            let body = &self.out[start + 8..];
+            fill_at(&mut self.out, start + 8 + 9, &count.to_le_bytes());
+            let body = self.out.get(start + 8..).unwrap_or_default();
             let crc = crc32c::crc32c(body);
             let len = body.len() as u32;
-            self.out[start..start + 4].copy_from_slice(&len.to_le_bytes());
-            self.out[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
+            fill_at(&mut self.out, start, &len.to_le_bytes());
+            fill_at(&mut self.out, start + 4, &crc.to_le_bytes());
             self.blocks += 1;
         }
     }
@@ -368,19 +370,22 @@ fn read_end(
     }
     // The end block's entries are its directory, raw: entry 0 holds the totals.
     let raw = block.entries.first().map(|e| &e[..]).unwrap_or_default();
-    let bad = || corrupt(end_at, "bad end block".into());
-    if raw.len() < 16 || (raw.len() - 16) % 16 != 0 {
-        return Err(bad());
-    }
-    let entries = u64::from_le_bytes(raw[..8].try_into().map_err(|_| bad())?);
-    let blocks = u64::from_le_bytes(raw[8..16].try_into().map_err(|_| bad())?);
-    let directory = raw[16..]
+    let Some(([e0, e1, e2, e3, e4, e5, e6, e7, blocks @ ..], listed)) = raw
+        .split_first_chunk::<16>()
+        .filter(|(_, listed)| listed.len() % 16 == 0)
+    else {
+        return Err(corrupt(end_at, "bad end block".into()));
+    };
+    let entries = u64::from_le_bytes([*e0, *e1, *e2, *e3, *e4, *e5, *e6, *e7]);
+    let blocks = u64::from_le_bytes(*blocks);
+    let directory = listed
         .chunks_exact(16)
-        .map(|c| {
+        .filter_map(|c| <[u8; 16]>::try_from(c).ok())
+        .map(|[t0, t1, t2, t3, p0, p1, p2, p3, rows @ ..]| {
             (
-                u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
-                u32::from_le_bytes([c[4], c[5], c[6], c[7]]),
-                u64::from_le_bytes(c[8..16].try_into().unwrap_or_default()),
+                u32::from_le_bytes([t0, t1, t2, t3]),
+                u32::from_le_bytes([p0, p1, p2, p3]),
+                u64::from_le_bytes(rows),
             )
         })
         .collect();
@@ -424,16 +429,18 @@ fn read_block(path: &Path, file: &mut File, offset: u64) -> Result<(u64, Block),
     if crc32c::crc32c(&body) != crc {
         return Err(corrupt("block checksum mismatch".into()));
     }
-    let kind = match body[0] {
+    let Some((head, mut rest)) = body.split_first_chunk::<BLOCK_HEAD>() else {
+        return Err(corrupt(format!("impossible block length {len}")));
+    };
+    let kind = match head[0] {
         1 => BlockKind::Rows,
         2 => BlockKind::Deleted,
         3 => BlockKind::End,
         k => return Err(corrupt(format!("unknown block kind {k}"))),
     };
-    let table = u32::from_le_bytes([body[1], body[2], body[3], body[4]]);
-    let partition = u32::from_le_bytes([body[5], body[6], body[7], body[8]]);
-    let count = u32::from_le_bytes([body[9], body[10], body[11], body[12]]) as usize;
-    let mut rest = &body[BLOCK_HEAD..];
+    let table = u32::from_le_bytes([head[1], head[2], head[3], head[4]]);
+    let partition = u32::from_le_bytes([head[5], head[6], head[7], head[8]]);
+    let count = u32::from_le_bytes([head[9], head[10], head[11], head[12]]) as usize;
     if kind == BlockKind::End {
         return Ok((
             8 + len as u64,
@@ -447,15 +454,12 @@ fn read_block(path: &Path, file: &mut File, offset: u64) -> Result<(u64, Block),
     }
     let mut entries = Vec::with_capacity(count.min(rest.len() / 4));
     for _ in 0..count {
-        if rest.len() < 4 {
-            return Err(corrupt("entries overrun the block".into()));
-        }
-        let n = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
-        if rest.len() < 4 + n {
-            return Err(corrupt("entries overrun the block".into()));
-        }
-        entries.push(rest[4..4 + n].into());
-        rest = &rest[4 + n..];
+        let overrun = || corrupt("entries overrun the block".into());
+        let (n, after) = rest.split_first_chunk::<4>().ok_or_else(overrun)?;
+        let n = u32::from_le_bytes(*n) as usize;
+        let (entry, after) = after.split_at_checked(n).ok_or_else(overrun)?;
+        entries.push(entry.into());
+        rest = after;
     }
     if !rest.is_empty() {
         return Err(corrupt("bytes after the last entry".into()));

@@ -25,7 +25,8 @@ fn compare(
     if layout.is_null(row, c) || value.is_null() {
         return None;
     }
-    let col = &table.columns[c];
+    // The data node checked the filter's columns against the table; another is unknown.
+    let col = table.columns.get(c)?;
     if col.ty.is_string() {
         let Value::Bytes(constant) = value else {
             return None;
@@ -60,7 +61,7 @@ fn eval(filter: &Filter, table: &TableDef, layout: &RowLayout, row: &[u8]) -> Op
             if layout.is_null(row, c) {
                 return None;
             }
-            let col = &table.columns[c];
+            let col = table.columns.get(c)?;
             if col.ty.is_string() {
                 Some(collation::like(
                     layout.bytes(row, c),

@@ -70,8 +70,8 @@ impl ChangeSet {
         if word >= self.written.len() {
             self.written.resize(word + 1, 0);
         }
-        if self.written[word] & (1 << bit) == 0 {
-            self.written[word] |= 1 << bit;
+        if let Some(bits) = self.written.get_mut(word).filter(|b| **b & (1 << bit) == 0) {
+            *bits |= 1 << bit;
             self.marked += 1;
         }
     }
@@ -195,11 +195,16 @@ impl Partition {
 
     /// Appends the encoding of a prefix of ordered index `index`, given as canonical values.
     /// A column the index holds a prefix of takes the value's cut sort key, as the rows'
-    /// keys do.
+    /// keys do. An index the partition lacks gives no key.
     pub fn encode_index_prefix(&self, index: usize, values: &[Value], out: &mut Vec<u8>) {
-        let ordered = &self.ordered[index];
+        let Some(ordered) = self.ordered.get(index) else {
+            return;
+        };
         for (i, (c, v)) in ordered.columns.iter().zip(values).enumerate() {
-            let col = &self.table.columns[*c as usize];
+            // The definition's indexes name its own columns (checked when it was made).
+            let Some(col) = self.table.columns.get(usize::from(*c)) else {
+                continue;
+            };
             let prefix = ordered.prefixes.get(i).copied().unwrap_or(0);
             match v {
                 Value::Bytes(b) if prefix > 0 => {
@@ -216,7 +221,9 @@ impl Partition {
 
     /// Appends the key `row` has in ordered index `index`, without its primary key.
     fn encode_index_columns(&self, index: usize, row: &[u8], out: &mut Vec<u8>) {
-        let ordered = &self.ordered[index];
+        let Some(ordered) = self.ordered.get(index) else {
+            return;
+        };
         encode_key_columns(
             &self.table,
             &self.layout,
@@ -241,7 +248,7 @@ impl Partition {
         let (rows, table, layout) = (&self.rows, &self.table, &self.layout);
         self.primary.reserve(additional, |existing| {
             let mut buf = Vec::new();
-            let row = rows[*existing as usize].as_deref().unwrap_or_default();
+            let row = slot_row(rows, *existing).unwrap_or_default();
             encode_row_key(table, layout, row, &table.primary_key, false, &mut buf);
             table_hash(&buf)
         });
@@ -254,7 +261,7 @@ impl Partition {
             self.primary
                 .find(hash, |id| {
                     buf.clear();
-                    let row = self.rows[*id as usize].as_deref().unwrap_or_default();
+                    let row = slot_row(&self.rows, *id).unwrap_or_default();
                     encode_row_key(
                         &self.table,
                         &self.layout,
@@ -275,7 +282,7 @@ impl Partition {
     }
 
     pub fn row(&self, id: RowId) -> Option<&[u8]> {
-        self.rows.get(id as usize).and_then(|r| r.as_deref())
+        slot_row(&self.rows, id)
     }
 
     /// Inserts a row; fails with DuplicateKey if its primary key exists.
@@ -291,8 +298,15 @@ impl Partition {
         Ok(self.insert_new(row, &pk))
     }
 
-    /// Inserts the row, or replaces the one with its primary key (a restart's loading).
+    /// Inserts the row, or replaces the one with its primary key (a restart's loading). The
+    /// image comes from disk: one that does not hold every column of the table is refused.
     pub fn put(&mut self, row: Box<[u8]>) -> Result<(), Error> {
+        self.layout.check(&row).map_err(|e| {
+            Error::new(
+                e.code,
+                format!("table '{}': {}", self.table.name, e.message),
+            )
+        })?;
         let mut pk = Vec::new();
         self.encode_row_key(&row, &self.table.primary_key, false, &mut pk);
         if self.find(&pk).is_some() {
@@ -314,14 +328,17 @@ impl Partition {
         self.add_index_entries(&row, pk, id);
         self.row_bytes += row.len();
         self.live_rows += 1;
-        self.rows[id as usize] = Some(row);
+        // `id` is a slot `delete` emptied, or the one just pushed.
+        if let Some(slot) = self.rows.get_mut(id as usize) {
+            *slot = Some(row);
+        }
         if let Some(changes) = &mut self.changes {
             changes.mark(id);
         }
         let (rows, table, layout) = (&self.rows, &self.table, &self.layout);
         self.primary.insert_unique(table_hash(pk), id, |existing| {
             let mut buf = Vec::new();
-            let row = rows[*existing as usize].as_deref().unwrap_or_default();
+            let row = slot_row(rows, *existing).unwrap_or_default();
             encode_row_key(table, layout, row, &table.primary_key, false, &mut buf);
             table_hash(&buf)
         });
@@ -341,11 +358,18 @@ impl Partition {
                 "an update cannot change the primary key",
             ));
         }
-        let old = self.rows[id as usize].take().unwrap_or_default();
+        // `find` gave a slot that holds a row.
+        let old = self
+            .rows
+            .get_mut(id as usize)
+            .and_then(Option::take)
+            .unwrap_or_default();
         self.remove_index_entries(&old, pk);
         self.add_index_entries(&row, pk, id);
         self.row_bytes = self.row_bytes + row.len() - old.len();
-        self.rows[id as usize] = Some(row);
+        if let Some(slot) = self.rows.get_mut(id as usize) {
+            *slot = Some(row);
+        }
         if let Some(changes) = &mut self.changes {
             changes.mark(id);
         }
@@ -359,7 +383,7 @@ impl Partition {
         if let Ok(entry) = self.primary.find_entry(hash, |x| *x == id) {
             entry.remove();
         }
-        let old = self.rows[id as usize].take()?;
+        let old = self.rows.get_mut(id as usize)?.take()?;
         self.remove_index_entries(&old, pk);
         self.free.push(id);
         if let Some(changes) = &mut self.changes {
@@ -417,7 +441,9 @@ impl Partition {
             }
         }
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        self.ordered[i].entries = entries.into_iter().collect();
+        if let Some(index) = self.ordered.get_mut(i) {
+            index.entries = entries.into_iter().collect();
+        }
     }
 
     /// Takes `table`, the partition's table with one more ordered index at the end of its
@@ -456,7 +482,9 @@ impl Partition {
         }
         for i in 0..self.ordered.len() {
             let k = self.index_key(i, row, pk);
-            self.ordered[i].entries.insert(k, id);
+            if let Some(index) = self.ordered.get_mut(i) {
+                index.entries.insert(k, id);
+            }
         }
     }
 
@@ -466,7 +494,9 @@ impl Partition {
         }
         for i in 0..self.ordered.len() {
             let k = self.index_key(i, row, pk);
-            self.ordered[i].entries.remove(&k);
+            if let Some(index) = self.ordered.get_mut(i) {
+                index.entries.remove(&k);
+            }
         }
     }
 
@@ -489,7 +519,8 @@ impl Partition {
     }
 
     /// Visits rows of ordered index `index` between two bounds on encoded keys, in key order (or
-    /// reverse); the visitor gets the index key and the row and returns false to stop.
+    /// reverse); the visitor gets the index key and the row and returns false to stop. An index
+    /// the partition lacks holds no rows.
     pub fn scan_index(
         &self,
         index: usize,
@@ -509,7 +540,10 @@ impl Partition {
                 return;
             }
         }
-        let range = self.ordered[index].entries.range::<[u8], _>((lower, upper));
+        let Some(ordered) = self.ordered.get(index) else {
+            return;
+        };
+        let range = ordered.entries.range::<[u8], _>((lower, upper));
         if descending {
             visit_batched(range.rev().filter_map(|e| self.entry_row(e)), visit);
         } else {
@@ -565,7 +599,7 @@ const TOUCH_BYTES: usize = 512;
 fn touch<'a>(rows: impl IntoIterator<Item = &'a [u8]>) {
     let touched = rows.into_iter().fold(0u8, |acc, row| {
         // The first TOUCH_BYTES only: a large row's tail is read in sequence anyway.
-        let head = &row[..row.len().min(TOUCH_BYTES)];
+        let head = row.get(..TOUCH_BYTES).unwrap_or(row);
         head.iter().step_by(64).fold(acc, |a, b| a ^ b) ^ head.last().copied().unwrap_or(0)
     });
     std::hint::black_box(touched);
@@ -595,7 +629,10 @@ fn encode_key_columns(
 ) {
     for (i, c) in columns.iter().enumerate() {
         let c = *c as usize;
-        let col = &table.columns[c];
+        // The definition's keys name its own columns (checked when it was made).
+        let Some(col) = table.columns.get(c) else {
+            continue;
+        };
         if tagged && col.nullable {
             if layout.is_null(row, c) {
                 out.push(key::NULL_TAG);
@@ -612,6 +649,11 @@ fn encode_key_columns(
             key::encode_value(&layout.value(row, c), col.ty, col.collation, out);
         }
     }
+}
+
+/// The row in slot `id`, if the slot holds one.
+fn slot_row(rows: &[Option<Box<[u8]>>], id: RowId) -> Option<&[u8]> {
+    rows.get(id as usize).and_then(|r| r.as_deref())
 }
 
 /// Turns bounds on a key prefix (encoded, with inclusivity) into bounds on whole index keys.

@@ -26,6 +26,8 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::fill_at;
+
 /// The first bytes of every redo segment.
 pub const MAGIC: &[u8; 8] = b"CAIRNRDO";
 pub const VERSION: u32 = 3;
@@ -281,7 +283,8 @@ impl LogFile for FaultyFile {
             return Err(io::Error::from_raw_os_error(libc::ENOSPC));
         }
         if n == self.faults.torn_write_number.load(Ordering::SeqCst) {
-            self.file.write_all_at(&bytes[..bytes.len() / 2], offset)?;
+            let half = bytes.get(..bytes.len() / 2).unwrap_or_default();
+            self.file.write_all_at(half, offset)?;
             return Err(io::Error::other(format!(
                 "injected torn write number {n}: {} of {} bytes written",
                 bytes.len() / 2,
@@ -580,7 +583,7 @@ impl RedoLog {
                 self.buffer.extend_from_slice(row);
             }
         }
-        self.buffer[count_at..count_at + 4].copy_from_slice(&count.to_le_bytes());
+        fill_at(&mut self.buffer, count_at, &count.to_le_bytes());
         if head.kind != RecordKind::Commit || head.name.is_some() {
             let (session, transaction) = head.name.unwrap_or_default();
             self.buffer.push(head.kind.code());
@@ -608,10 +611,10 @@ impl RedoLog {
         }
         let crc = crc32c::crc32c_append(
             crc32c::crc32c(&self.current.number.to_le_bytes()),
-            &self.buffer[start + 8..],
+            self.buffer.get(start + 8..).unwrap_or_default(),
         );
-        self.buffer[start..start + 4].copy_from_slice(&(body_bytes as u32).to_le_bytes());
-        self.buffer[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
+        fill_at(&mut self.buffer, start, &(body_bytes as u32).to_le_bytes());
+        fill_at(&mut self.buffer, start + 4, &crc.to_le_bytes());
         Ok(())
     }
 
@@ -894,24 +897,28 @@ pub fn read_log(dir: &Path, worker: u32, from: Position) -> Result<LogContents, 
         }
         return Ok(out);
     }
-    if from.segment > 0 && live[0].0 != from.segment {
+    if from.segment > 0 && live.first().map(|(n, _)| *n) != Some(from.segment) {
         return Err(RedoError::Corrupt {
             path: segment_path(dir, worker, from.segment),
             offset: from.offset,
             what: "the redo segment the checkpoint starts from is missing".into(),
         });
     }
-    for (i, (number, _)) in live.iter().enumerate() {
-        if i > 0 && *number != live[i - 1].0 + 1 {
+    for pair in live.windows(2) {
+        let [(before, _), (number, _)] = pair else {
+            continue;
+        };
+        if *number != before + 1 {
             return Err(RedoError::Corrupt {
-                path: segment_path(dir, worker, live[i - 1].0 + 1),
+                path: segment_path(dir, worker, before + 1),
                 offset: 0,
-                what: format!("segment missing between {} and {}", live[i - 1].0, number),
+                what: format!("segment missing between {before} and {number}"),
             });
         }
     }
     let last = live.len() - 1;
     for (i, (number, path)) in live.iter().enumerate() {
+        let later_segments = live.get(i + 1..).unwrap_or_default();
         let bytes = read_file(path)?;
         let start = if *number == from.segment {
             from.offset.max(HEADER_BYTES)
@@ -979,7 +986,7 @@ pub fn read_log(dir: &Path, worker: u32, from: Position) -> Result<LogContents, 
                     };
                     let mut after = len.and_then(|len| last_synced(&bytes, at + len, *number));
                     if after.is_none_or(|s| s <= here) {
-                        for (n, later) in &live[i + 1..] {
+                        for (n, later) in later_segments {
                             let later_bytes = read_file(later)?;
                             if check_header(&later_bytes, worker, *n).is_err() {
                                 break;
@@ -997,7 +1004,7 @@ pub fn read_log(dir: &Path, worker: u32, from: Position) -> Result<LogContents, 
                         });
                     }
                     cut(path, &bytes, at)?;
-                    for (_, later) in &live[i + 1..] {
+                    for (_, later) in later_segments {
                         std::fs::remove_file(later).map_err(|source| RedoError::Io {
                             path: later.clone(),
                             source,
@@ -1038,9 +1045,12 @@ fn read_file(path: &Path) -> Result<Vec<u8>, RedoError> {
 }
 
 fn check_header(bytes: &[u8], worker: u32, number: u64) -> Result<(), String> {
-    if bytes.len() < HEADER_BYTES as usize || &bytes[..8] != MAGIC {
+    let Some(bytes) = bytes
+        .first_chunk::<{ HEADER_BYTES as usize }>()
+        .filter(|h| &h[..8] == MAGIC)
+    else {
         return Err("not a Cairn redo segment (bad header)".into());
-    }
+    };
     let crc = u32::from_le_bytes([bytes[24], bytes[25], bytes[26], bytes[27]]);
     if crc32c::crc32c(&bytes[..24]) != crc {
         return Err("segment header checksum mismatch".into());
@@ -1072,20 +1082,22 @@ enum Next {
 
 fn next_record(bytes: &[u8], at: usize, segment: u64) -> Next {
     let rest = bytes.get(at..).unwrap_or_default();
-    if rest.len() < 8 {
+    let Some((head, after)) = rest.split_first_chunk::<8>() else {
         // No room for a record: the physical end of the file.
         return Next::End;
-    }
-    let body_len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
-    let crc = u32::from_le_bytes([rest[4], rest[5], rest[6], rest[7]]);
+    };
+    let body_len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    let crc = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
     if body_len == 0 && crc == 0 {
         // Never written (preallocated zeros), or the end marker a full segment gets.
         return Next::End;
     }
-    if body_len < RECORD_BODY_MIN || rest.len() < 8 + body_len {
+    let Some(body) = after
+        .get(..body_len)
+        .filter(|_| body_len >= RECORD_BODY_MIN)
+    else {
         return Next::Bad(None);
-    }
-    let body = &rest[8..8 + body_len];
+    };
     let seeded = crc32c::crc32c_append(crc32c::crc32c(&segment.to_le_bytes()), body);
     if seeded != crc {
         return Next::Bad(Some(8 + body_len));
@@ -1119,7 +1131,7 @@ fn cut(path: &Path, bytes: &[u8], at: usize) -> Result<(), RedoError> {
         path: path.to_path_buf(),
         source,
     };
-    let tail = &bytes[at..];
+    let tail = bytes.get(at..).unwrap_or_default();
     let Some(last) = tail.iter().rposition(|b| *b != 0) else {
         return Ok(());
     };
@@ -1131,7 +1143,7 @@ fn cut(path: &Path, bytes: &[u8], at: usize) -> Result<(), RedoError> {
     let mut offset = 0;
     while offset <= last {
         let n = (last + 1 - offset).min(zeros.len());
-        file.write_all_at(&zeros[..n], (at + offset) as u64)
+        file.write_all_at(zeros.get(..n).unwrap_or_default(), (at + offset) as u64)
             .map_err(io_error)?;
         offset += n;
     }
@@ -1159,7 +1171,7 @@ fn parse_body(body: &[u8]) -> Option<Record> {
     for _ in 0..count {
         let table = u32_at(take(4)?);
         let partition = u32_at(take(4)?);
-        let kind = take(1)?[0];
+        let kind = *take(1)?.first()?;
         let key_len = u32_at(take(4)?) as usize;
         let key = take(key_len)?.to_vec();
         let row = match kind {
@@ -1180,9 +1192,9 @@ fn parse_body(body: &[u8]) -> Option<Record> {
     let (kind, name) = match r.len() {
         0 => (RecordKind::Commit, None),
         TRAILER_BYTES => {
-            let kind = RecordKind::of(r[0])?;
-            let session = u64_at(&r[1..9]);
-            let named = u64_at(&r[9..17]);
+            let kind = RecordKind::of(*r.first()?)?;
+            let session = u64_at(r.get(1..9)?);
+            let named = u64_at(r.get(9..17)?);
             let name = (session != 0 || named != 0).then_some((session, named));
             (kind, name)
         }

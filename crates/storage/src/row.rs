@@ -69,6 +69,12 @@ impl RowLayout {
         self.types.len()
     }
 
+    /// Each column's null bit, slot and type.
+    fn columns(&self) -> impl Iterator<Item = (Option<usize>, Slot, ColumnType)> + '_ {
+        let per_column = self.null_bits.iter().zip(&self.slots).zip(&self.types);
+        per_column.map(|((bit, slot), ty)| (*bit, *slot, *ty))
+    }
+
     /// Encodes one canonical value per column into a row.
     pub fn encode(&self, values: &[Value]) -> Result<Box<[u8]>, Error> {
         // Exact capacity: a row is one allocation of its own size, with no slack to shrink later.
@@ -83,19 +89,24 @@ impl RowLayout {
             .sum();
         let mut row = Vec::with_capacity(self.var_start + var_bytes);
         row.resize(self.var_start, 0);
-        for (c, value) in values.iter().enumerate().take(self.types.len()) {
+        // The bitmap and the fixed slots are the `var_start` bytes just made.
+        for (value, (null_bit, slot, ty)) in values.iter().zip(self.columns()) {
             if value.is_null() {
-                if let Some(bit) = self.null_bits[c] {
-                    row[bit / 8] |= 1 << (bit % 8);
+                if let Some(bit) = null_bit {
+                    if let Some(byte) = row.get_mut(bit / 8) {
+                        *byte |= 1 << (bit % 8);
+                    }
                 }
-                if let Slot::Var { .. } = self.slots[c] {
+                if let Slot::Var { .. } = slot {
                     row.push(0);
                 }
                 continue;
             }
-            match self.slots[c] {
+            match slot {
                 Slot::Fixed { offset, width } => {
-                    write_fixed(&mut row[offset..offset + width], self.types[c], value);
+                    if let Some(place) = row.get_mut(offset..offset + width) {
+                        write_fixed(place, ty, value);
+                    }
                 }
                 Slot::Var { .. } => {
                     let bytes: &[u8] = if let Value::Bytes(b) = value { b } else { &[] };
@@ -116,27 +127,61 @@ impl RowLayout {
         Ok(row.into_boxed_slice())
     }
 
+    /// Checks that a row image from outside (a checkpoint, the redo log) holds every column of
+    /// this layout: its bitmap and fixed slots, then each variable column's length and bytes.
+    /// The readers below rely on it for rows `encode` did not make.
+    pub fn check(&self, row: &[u8]) -> Result<(), Error> {
+        let bad = |what: String| {
+            Err(Error::new(
+                ErrorCode::Internal,
+                format!("a stored row of {} bytes {what}", row.len()),
+            ))
+        };
+        let Some(mut rest) = row.get(self.var_start..) else {
+            return bad(format!(
+                "is shorter than its null bitmap and fixed-width columns ({} bytes)",
+                self.var_start
+            ));
+        };
+        let vars = self.slots.iter().filter(|s| matches!(s, Slot::Var { .. }));
+        for (ordinal, _) in vars.enumerate() {
+            let (len, used) = get_length(rest);
+            let Some(after) = rest.get(used + len..) else {
+                return bad(format!(
+                    "ends inside its variable-width column {ordinal} (of {len} bytes)"
+                ));
+            };
+            rest = after;
+        }
+        Ok(())
+    }
+
+    /// Whether column `c` of a row is NULL. The readers (this, `bytes`, `value`) take rows
+    /// `encode` made or `check` passed; for a column the layout lacks, or a row too short for
+    /// the column, they answer not NULL, no bytes and NULL rather than panic.
     pub fn is_null(&self, row: &[u8], c: usize) -> bool {
-        match self.null_bits[c] {
-            Some(bit) => row[bit / 8] & (1 << (bit % 8)) != 0,
-            None => false,
+        match self.null_bits.get(c) {
+            Some(Some(bit)) => row.get(bit / 8).is_some_and(|b| b & (1 << (bit % 8)) != 0),
+            _ => false,
         }
     }
 
     /// The raw bytes of a variable-width column, or of a fixed one's slot.
     pub fn bytes<'r>(&self, row: &'r [u8], c: usize) -> &'r [u8] {
-        match self.slots[c] {
-            Slot::Fixed { offset, width } => &row[offset..offset + width],
-            Slot::Var { ordinal } => {
-                let mut at = self.var_start;
-                for _ in 0..ordinal {
-                    let (len, used) = get_length(&row[at..]);
-                    at += used + len;
+        match self.slots.get(c) {
+            Some(Slot::Fixed { offset, width }) => row.get(*offset..offset + width),
+            Some(Slot::Var { ordinal }) => {
+                let mut rest = row.get(self.var_start..).unwrap_or_default();
+                for _ in 0..*ordinal {
+                    let (len, used) = get_length(rest);
+                    rest = rest.get(used + len..).unwrap_or_default();
                 }
-                let (len, used) = get_length(&row[at..]);
-                &row[at + used..at + used + len]
+                let (len, used) = get_length(rest);
+                rest.get(used..used + len)
             }
+            None => None,
         }
+        .unwrap_or_default()
     }
 
     /// Decodes column `c` of a row.
@@ -145,9 +190,12 @@ impl RowLayout {
             return Value::Null;
         }
         let bytes = self.bytes(row, c);
-        match self.slots[c] {
-            Slot::Var { .. } => Value::Bytes(bytes.to_vec()),
-            Slot::Fixed { .. } => read_fixed(bytes, self.types[c]),
+        match (self.slots.get(c), self.types.get(c)) {
+            (Some(Slot::Var { .. }), _) => Value::Bytes(bytes.to_vec()),
+            (Some(Slot::Fixed { width, .. }), Some(ty)) if bytes.len() == *width => {
+                read_fixed(bytes, *ty)
+            }
+            _ => Value::Null,
         }
     }
 
@@ -233,22 +281,32 @@ fn number_datetime(mut n: u64) -> DateTime {
 
 fn write_fixed(slot: &mut [u8], ty: ColumnType, value: &Value) {
     match (ty, value) {
-        (_, Value::Int(v)) => slot.copy_from_slice(&v.to_le_bytes()[..slot.len()]),
-        (_, Value::UInt(v)) => slot.copy_from_slice(&v.to_le_bytes()[..slot.len()]),
+        // An integer slot holds the value's low bytes (its width is at most 8).
+        (_, Value::Int(v)) => copy_low(slot, &v.to_le_bytes()),
+        (_, Value::UInt(v)) => copy_low(slot, &v.to_le_bytes()),
         (_, Value::Float(v)) => slot.copy_from_slice(&v.to_le_bytes()),
         (_, Value::Double(v)) => slot.copy_from_slice(&v.to_le_bytes()),
         (_, Value::Decimal(d)) => slot.copy_from_slice(&d.mantissa.to_le_bytes()),
         (_, Value::Date(d)) => slot.copy_from_slice(&date_bits(*d).to_le_bytes()),
         (_, Value::DateTime(dt)) => slot.copy_from_slice(&datetime_number(*dt).to_le_bytes()),
         (_, Value::Time(t)) => slot.copy_from_slice(&t.as_micros().to_le_bytes()),
-        (ColumnType::Year, Value::Year(y)) => slot[0] = if *y == 0 { 0 } else { (*y - 1900) as u8 },
+        (ColumnType::Year, Value::Year(y)) => {
+            copy_low(slot, &[if *y == 0 { 0 } else { (*y - 1900) as u8 }])
+        }
         _ => {}
+    }
+}
+
+/// Copies the first bytes of `bytes` into `slot`, as many as both have.
+fn copy_low(slot: &mut [u8], bytes: &[u8]) {
+    for (s, b) in slot.iter_mut().zip(bytes) {
+        *s = *b;
     }
 }
 
 fn read_fixed(bytes: &[u8], ty: ColumnType) -> Value {
     let mut word = [0u8; 16];
-    word[..bytes.len()].copy_from_slice(bytes);
+    copy_low(&mut word, bytes);
     let u = u64::from_le_bytes(word[..8].try_into().unwrap_or_default());
     match ty {
         ColumnType::TinyInt { unsigned }
@@ -275,10 +333,9 @@ fn read_fixed(bytes: &[u8], ty: ColumnType) -> Value {
         }
         ColumnType::Time { .. } => Value::Time(Time::from_micros(u as i64)),
         ColumnType::Bit { .. } | ColumnType::Enum | ColumnType::Set => Value::UInt(u),
-        ColumnType::Year => Value::Year(if bytes[0] == 0 {
-            0
-        } else {
-            1900 + u16::from(bytes[0])
+        ColumnType::Year => Value::Year(match word[0] {
+            0 => 0,
+            y => 1900 + u16::from(y),
         }),
         _ => Value::Null,
     }
@@ -296,6 +353,35 @@ mod tests {
             assert_eq!(out.len(), length_bytes(len), "{len}");
             out.push(0xEE);
             assert_eq!(get_length(&out), (len, length_bytes(len)), "{len}");
+        }
+    }
+
+    #[test]
+    fn a_stored_row_cut_short_is_refused_and_never_panics_a_reader() {
+        use base::schema::ColumnDef;
+        let table = TableDef::new(
+            "t",
+            vec![
+                ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+                ColumnDef::new("a", ColumnType::VarBinary { length: 300 }).nullable(),
+                ColumnDef::new("b", ColumnType::VarBinary { length: 300 }),
+            ],
+            &["id"],
+        )
+        .unwrap();
+        let layout = RowLayout::new(&table);
+        let values = [Value::Int(7), Value::Null, Value::Bytes(vec![b'x'; 200])];
+        let row = layout.encode(&values).unwrap();
+        layout.check(&row).unwrap();
+        assert_eq!(layout.values(&row), values);
+        for cut in 0..row.len() {
+            let short = &row[..cut];
+            assert!(layout.check(short).is_err(), "cut at {cut}");
+            // Column 3 is past the layout.
+            for c in 0..4 {
+                layout.value(short, c);
+                layout.bytes(short, c);
+            }
         }
     }
 }
