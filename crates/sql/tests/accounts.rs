@@ -315,6 +315,8 @@ fn accounts_stay_within_their_grants() {
         "GRANT INSERT, UPDATE, SELECT ON *.* TO granter@localhost WITH GRANT OPTION",
         "CREATE USER inserter@localhost IDENTIFIED BY 'i'",
         "GRANT INSERT ON *.* TO inserter@localhost",
+        "CREATE USER tablereader@localhost IDENTIFIED BY 't'",
+        "GRANT SELECT ON d.t TO tablereader@localhost",
     ]);
     let mut granter = ok(login(port, "granter", "g", "mysql_native_password"));
     // Another account's password: neither GRANT ... IDENTIFIED nor SET PASSWORD FOR, and its
@@ -356,6 +358,20 @@ fn accounts_stay_within_their_grants() {
         inserter.query("ALTER TABLE d.t COMMENT = 'x'"),
         Answer::Err(1142)
     );
+    // A prepared SELECT the reactor served is checked again after its table grant is revoked,
+    // even once the session read its new grants for another statement on its thread.
+    let mut tablereader = ok(login(port, "tablereader", "t", "mysql_native_password"));
+    let id = tablereader.prepare("SELECT v FROM d.t WHERE id = ?");
+    for _ in 0..3 {
+        assert!(matches!(tablereader.execute(id, 1), Answer::Rows(r) if r.len() == 1));
+    }
+    assert_eq!(
+        admin.query("REVOKE SELECT ON d.t FROM tablereader@localhost"),
+        Answer::Ok
+    );
+    assert_eq!(tablereader.query("SET @x = 1"), Answer::Ok);
+    assert_eq!(tablereader.execute(id, 1), Answer::Err(1142));
+
     // A long chain of account statements in one query answers each, and the server stays.
     // COM_SET_OPTION: multi-statements on.
     admin.send(0, &[0x1b, 0, 0]);

@@ -934,7 +934,7 @@ impl Session {
         params: &[Value],
     ) -> Option<Vec<Outcome>> {
         let p = self.statements.get(&id)?;
-        if !matches!(&p.compiled, crate::plan::compiled::Compiled::Other(s) if matches!(**s, sqlparser::ast::Statement::Call(_)))
+        if !matches!(p.compiled.as_ref(), crate::plan::compiled::Compiled::Other(s) if matches!(**s, sqlparser::ast::Statement::Call(_)))
         {
             return None;
         }

@@ -5,6 +5,8 @@
 
 mod exec;
 
+use std::sync::Arc;
+
 use base::Value;
 use sqlparser::ast::{self, ObjectName, Statement};
 use sqlparser::parser::Parser;
@@ -371,8 +373,8 @@ impl Session {
     pub(crate) fn run_cached(&mut self, sql: &str) -> Option<Outcome> {
         let n = cache::normalize(sql)?;
         let database = self.database.clone();
-        let compiled = match self.plans.take(&database, &n.text) {
-            Some(c) => c,
+        let (compiled, cached) = match self.plans.get(&database, &n.text) {
+            Some(c) => (c, true),
             None => {
                 crate::parse::guard::check(&n.text).ok()?;
                 let mut statements = Parser::parse_sql(&Cairn, &n.text).ok()?;
@@ -386,27 +388,30 @@ impl Session {
                 if matches!(compiled, Compiled::Other(_)) {
                     return None;
                 }
-                compiled
+                (Arc::new(compiled), false)
             }
         };
         let alone = !self.in_transaction();
         self.may_stream = self.command_streams;
-        match self.execute(&compiled, &n.values) {
+        let result = self.execute(&compiled, &n.values);
+        let stale = match &result {
             // The table changed under the plan: plan it again from the text as typed.
-            Err(e) if e.code == 1146 => None,
-            Err(e) if e.code == 1412 => {
-                let failed = Outcome::Failed(e);
-                if self.schema_changed(&failed, alone) {
-                    None
-                } else {
-                    Some(failed)
-                }
+            Err(e) => e.code == 1146 || e.code == 1412,
+            Ok(_) => false,
+        };
+        if stale {
+            self.plans.forget(&database, &n.text);
+            let Err(e) = result else { return None };
+            if e.code == 1146 {
+                return None;
             }
-            result => {
-                self.plans.put(&database, n.text, compiled);
-                Some(result.unwrap_or_else(Outcome::Failed))
-            }
+            let failed = Outcome::Failed(e);
+            return (!self.schema_changed(&failed, alone)).then_some(failed);
         }
+        if !cached {
+            self.plans.put(&database, n.text, compiled);
+        }
+        Some(result.unwrap_or_else(Outcome::Failed))
     }
 
     /// COM_STMT_PREPARE: parses and plans one statement; returns its id.
@@ -423,7 +428,15 @@ impl Session {
             // execution drops (sqlparser has no DO).
             let id = self.prepare(&do_as_select(sql))?;
             if let Some(mut p) = self.statements.remove(&id) {
-                p.compiled = Compiled::Do(Box::new(p.compiled));
+                // Just made, so held nowhere else.
+                let Ok(select) = Arc::try_unwrap(p.compiled) else {
+                    return Err(SqlError::new(
+                        1105,
+                        "HY000",
+                        "internal: a new plan was shared",
+                    ));
+                };
+                p.compiled = Arc::new(Compiled::Do(Box::new(select)));
                 p.columns.clear();
                 p.sql = sql.to_string();
                 self.statements.insert(id, p);
@@ -455,7 +468,7 @@ impl Session {
             Prepared {
                 sql: sql.to_string(),
                 epoch: self.grants_epoch,
-                compiled,
+                compiled: Arc::new(compiled),
                 params: placeholders.len(),
                 columns,
                 types: Vec::new(),
@@ -472,7 +485,7 @@ impl Session {
         let read_only = self
             .statements
             .get(&id)
-            .is_some_and(|p| matches!(p.compiled, Compiled::Select(_)));
+            .is_some_and(|p| matches!(*p.compiled, Compiled::Select(_)));
         let mut retry = FailoverRetry::new();
         loop {
             let outcome = self.execute_prepared_once(id, params);
@@ -490,51 +503,58 @@ impl Session {
             return failed;
         }
         self.refresh_grants();
-        let Some(prepared) = self.statements.remove(&id) else {
+        let Some(prepared) = self.statements.get(&id) else {
             return Outcome::Failed(unknown_statement(id));
         };
-        let mut prepared = prepared;
+        let mut compiled = prepared.compiled.clone();
         if prepared.epoch != self.grants_epoch {
             // Checked under grants that changed since: planned (and checked) again.
-            match self.replan(&prepared.sql) {
-                Ok(compiled) => {
-                    prepared.compiled = compiled;
-                    prepared.epoch = self.grants_epoch;
-                }
-                Err(e) => {
-                    self.statements.insert(id, prepared);
-                    return Outcome::Failed(e);
-                }
+            match self.replan_prepared(id) {
+                Ok(c) => compiled = c,
+                Err(e) => return Outcome::Failed(e),
             }
         }
         let alone = !self.in_transaction();
         self.may_stream = true;
         let mut outcome = self
-            .execute(&prepared.compiled, params)
+            .execute(&compiled, params)
             .unwrap_or_else(Outcome::Failed);
         if matches!(&outcome, Outcome::Failed(e) if e.code == 1146)
             || self.schema_changed(&outcome, alone)
         {
             // The table was dropped (and perhaps made again), renamed or changed since the
             // statement was planned: forget its cached definition and plan once more.
-            if let Some(name) = prepared.compiled.table_name() {
+            if let Some(name) = compiled.table_name() {
                 self.shared.cluster().forget_table(&name);
             }
-            match self.replan(&prepared.sql) {
-                Ok(compiled) => {
-                    prepared.compiled = compiled;
+            match self.replan_prepared(id) {
+                Ok(c) => {
                     self.may_stream = true;
-                    outcome = self
-                        .execute(&prepared.compiled, params)
-                        .unwrap_or_else(Outcome::Failed);
+                    outcome = self.execute(&c, params).unwrap_or_else(Outcome::Failed);
                 }
                 // What the statement names is no longer there as it was.
                 Err(e) => outcome = Outcome::Failed(e),
             }
         }
-        prepared.long_data.clear();
-        self.statements.insert(id, prepared);
+        if let Some(p) = self.statements.get_mut(&id) {
+            p.long_data.clear();
+        }
         outcome
+    }
+
+    /// Plans prepared statement `id` again (under the session's grants now) and keeps the new
+    /// plan in it.
+    fn replan_prepared(&mut self, id: u32) -> Result<Arc<Compiled>> {
+        let sql = match self.statements.get(&id) {
+            Some(p) => p.sql.clone(),
+            None => return Err(unknown_statement(id)),
+        };
+        let compiled = Arc::new(self.replan(&sql)?);
+        if let Some(p) = self.statements.get_mut(&id) {
+            p.compiled = compiled.clone();
+            p.epoch = self.grants_epoch;
+        }
+        Ok(compiled)
     }
 
     /// Plans a prepared statement's text again.

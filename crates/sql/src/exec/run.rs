@@ -15,6 +15,7 @@ use client::{ExecType, Filter, LockMode, OpResult, Scan, ScanOrder, Table, Trans
 use sqlparser::ast::{self, SetExpr};
 
 use crate::exec::diagnostics::Storing;
+use crate::exec::step::Stepping;
 use crate::exec::Outcome;
 use crate::exec::{Exec, Materializing, SetOperations, Subqueries};
 use crate::expr::aggregate::count_value;
@@ -606,29 +607,37 @@ pub(crate) trait Executor: Exec {
             let rows = self.schema_rows(src)?;
             return self.matching_in(txn, src, params, rows);
         }
+        let request = self.key_request(src, params)?;
+        let decided = request.decided(src);
+        let rows = self.read_fetch(txn, exec, src, request)?;
+        if decided {
+            return Ok(rows);
+        }
+        self.matching_in(txn, src, params, rows)
+    }
+
+    /// The rows `request`'s reads find in `txn` (the last batch with `exec`); a locking scan's
+    /// rows are read again by key under their locks.
+    fn read_fetch(
+        &mut self,
+        txn: &mut Transaction,
+        exec: ExecType,
+        src: &Source,
+        request: Fetch,
+    ) -> Result<Vec<Vec<Value>>> {
         let table = &src.table;
-        let def = table.def();
         let client = |e: client::ClientError| SqlError::from_client(&e);
-        // The keys and bounds read no row: a division by zero there warns, as MariaDB works
-        // them out while optimizing, even where one met row by row fails the statement.
-        let request = if self.diagnostics.storing == Storing::Strict {
-            self.storing(Storing::No, |s| s.fetch_request(src, params))?
-        } else {
-            self.fetch_request(src, params)?
-        };
-        let rows = match request {
+        Ok(match request {
             Fetch::Nothing => Vec::new(),
             Fetch::Keys { unique, keys } => self.read_keys(txn, exec, table, unique, keys, src)?,
-            Fetch::Scan(scan, decides) => {
+            Fetch::Scan(scan, _) => {
                 let rows = txn.scan(table, &scan).map_err(client)?;
                 if src.lock == LockMode::CommittedRead {
-                    if decides {
-                        return Ok(rows);
-                    }
                     rows
                 } else {
                     // Lock what the scan found, reading each row again under the lock.
-                    let pk: Vec<usize> = def
+                    let pk: Vec<usize> = table
+                        .def()
                         .primary_key
                         .iter()
                         .map(|c| src.fetch.iter().position(|f| f == c).unwrap_or(0))
@@ -640,8 +649,7 @@ pub(crate) trait Executor: Exec {
                     self.read_keys(txn, ExecType::NoCommit, table, None, keys, src)?
                 }
             }
-        };
-        self.matching_in(txn, src, params, rows)
+        })
     }
 
     /// [`Self::matching`], once the correlated subqueries its WHERE holds ran for `rows`.
@@ -949,6 +957,11 @@ pub(crate) trait Executor: Exec {
     }
 
     fn run_select(&mut self, p: &SelectPlan, params: &[Value]) -> Result<Outcome> {
+        if crate::exec::step::one_step(p) && self.correlated.is_empty() {
+            // A KILL QUERY stops a statement before it reads.
+            self.check_killed()?;
+            return self.run_step(p, params);
+        }
         let rows = match &p.source {
             None => vec![Vec::new()],
             // Correlated subqueries of the items, HAVING or ORDER BY run for the rows found,

@@ -9,9 +9,9 @@
 use base::Value;
 use client::ScanCursor;
 
-use crate::exec::diagnostics::Storing;
 use crate::exec::run::Fetch;
 use crate::exec::Outcome;
+use crate::exec::Stepping;
 use crate::exec::{Exec, Executor};
 use crate::expr::aggregate::count_value;
 use crate::expr::Expr;
@@ -62,11 +62,7 @@ pub(crate) trait Streaming: Exec {
             },
         };
         self.check_killed()?;
-        let request = if self.diagnostics.storing == Storing::Strict {
-            self.storing(Storing::No, |s| s.fetch_request(src, params))?
-        } else {
-            self.fetch_request(src, params)?
-        };
+        let request = self.key_request(src, params)?;
         let Fetch::Scan(mut scan, decided) = request else {
             return self.run_select(p, params);
         };

@@ -4,6 +4,7 @@
 //! again; the literals are the plan's parameters.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use base::Value;
 use sqlparser::keywords::Keyword;
@@ -184,16 +185,23 @@ fn value_position(previous: Option<&Token>) -> bool {
 /// A session's cached plans, by database and normalized text.
 #[derive(Default)]
 pub(crate) struct QueryCache {
-    plans: HashMap<(Option<String>, String), Compiled>,
+    plans: HashMap<(Option<String>, String), Arc<Compiled>>,
 }
 
 impl QueryCache {
-    /// Takes a plan out (the caller runs it, then puts it back with `put`).
-    pub fn take(&mut self, database: &Option<String>, text: &str) -> Option<Compiled> {
-        self.plans.remove(&(database.clone(), text.to_string()))
+    /// The plan of `text` in `database`, if cached.
+    pub fn get(&self, database: &Option<String>, text: &str) -> Option<Arc<Compiled>> {
+        self.plans
+            .get(&(database.clone(), text.to_string()))
+            .cloned()
     }
 
-    pub fn put(&mut self, database: &Option<String>, text: String, plan: Compiled) {
+    /// Forgets the plan of `text` in `database` (its table changed under it).
+    pub fn forget(&mut self, database: &Option<String>, text: &str) {
+        self.plans.remove(&(database.clone(), text.to_string()));
+    }
+
+    pub fn put(&mut self, database: &Option<String>, text: String, plan: Arc<Compiled>) {
         if self.plans.len() >= QUERY_PLANS_MAX {
             self.plans.clear();
         }

@@ -18,8 +18,7 @@ use std::time::{Duration, Instant};
 
 use base::Value;
 use client::{
-    EventSession, ExecType, OpResult, Operation, ReplicaSeen, Reply, RECONNECT_EVERY,
-    RECONNECT_TIMEOUT,
+    EventSession, ExecType, OpResult, ReplicaSeen, Reply, RECONNECT_EVERY, RECONNECT_TIMEOUT,
 };
 use mio::{Events, Poll, Token, Waker};
 use myproto::binary;
@@ -29,15 +28,15 @@ use sqlparser::ast::Statement;
 use tracing::{debug, info, warn};
 use transport::nonblocking::{Connection, ReadState};
 
-use crate::exec::run::Fetch;
-use crate::exec::Executor;
+use crate::exec::step::{Request, Start};
+use crate::exec::Stepping;
 use crate::foundation::error::SqlError;
 use crate::plan::cache;
 use crate::plan::compiled::Compiled;
 use crate::plan::SelectPlan;
 use crate::server::conn::Conn;
 use crate::server::values::param_values;
-use crate::session::{Outcome, Session};
+use crate::session::Outcome;
 
 const WAKER: Token = Token(0);
 const DATANODE: Token = Token(1);
@@ -148,16 +147,12 @@ impl LoopHandle {
 }
 
 /// Where a running statement's plan lives.
-enum Origin {
-    /// A prepared statement (binary rows).
-    Prepared(u32),
-    /// A text query's cached plan, by database and normalized text (text rows).
-    Text(Option<String>, String),
-}
-
 /// A statement sent to the data node, waiting for its reply.
 struct Waiting {
-    origin: Origin,
+    /// The plan it runs (a prepared statement's or a cached text query's, shared with it).
+    plan: Arc<Compiled>,
+    /// A prepared statement's (binary rows), or a text query's (text rows).
+    binary: bool,
     params: Vec<Value>,
     /// The command packet, for the connection's thread to run again if the table changed.
     packet: Vec<u8>,
@@ -648,7 +643,11 @@ impl Loop {
                 let Some(p) = session.statements.get_mut(&id) else {
                     return Step::Thread;
                 };
-                let fast = match &p.compiled {
+                // A statement checked under grants that changed since is checked again there.
+                if p.epoch != session.grants_epoch {
+                    return Step::Thread;
+                }
+                let fast = match p.compiled.as_ref() {
                     Compiled::Select(plan) => reads_committed(plan),
                     Compiled::Other(s) => matches!(
                         **s,
@@ -666,32 +665,19 @@ impl Loop {
                     return Step::Thread;
                 };
                 let params = param_values(request.params, &p.types, &session.charsets);
-                // Taken out while it runs, as `execute_prepared` does.
-                let Some(mut prepared) = session.statements.remove(&id) else {
-                    return Step::Thread;
-                };
-                prepared.long_data.clear();
-                let step = match &prepared.compiled {
-                    Compiled::Select(plan) => start_select(
-                        &mut self.links,
-                        conn,
-                        token,
-                        plan,
-                        params,
-                        payload,
-                        Origin::Prepared(id),
-                    ),
-                    _ => {
+                p.long_data.clear();
+                let plan = p.compiled.clone();
+                match plan.as_ref() {
+                    Compiled::Select(select) => {
+                        start_select(&mut self.links, conn, token, &plan, select, params, payload)
+                    }
+                    c => {
                         // Transaction control with nothing open on the data node: no I/O.
-                        let outcome = session
-                            .execute(&prepared.compiled, &params)
-                            .unwrap_or_else(Outcome::Failed);
+                        let outcome = session.execute(c, &params).unwrap_or_else(Outcome::Failed);
                         conn.answer(outcome, true);
                         Step::Answered
                     }
-                };
-                conn.session.statements.insert(id, prepared);
-                step
+                }
             }
             command::QUERY => {
                 let session = &mut conn.session;
@@ -727,25 +713,22 @@ impl Loop {
                 let Some(n) = select.then(|| cache::normalize(sql)).flatten() else {
                     return Step::Thread;
                 };
-                let database = session.database.clone();
                 // Only a plan the thread made and cached; the first run of a text is its.
-                let Some(compiled) = session.plans.take(&database, &n.text) else {
+                let Some(plan) = session.plans.get(&session.database, &n.text) else {
                     return Step::Thread;
                 };
-                let step = match &compiled {
-                    Compiled::Select(plan) if reads_committed(plan) => start_select(
+                match plan.as_ref() {
+                    Compiled::Select(select) if reads_committed(select) => start_select(
                         &mut self.links,
                         conn,
                         token,
-                        plan,
+                        &plan,
+                        select,
                         n.values,
                         payload,
-                        Origin::Text(database.clone(), n.text.clone()),
                     ),
                     _ => Step::Thread,
-                };
-                conn.session.plans.put(&database, n.text, compiled);
-                step
+                }
             }
             _ => Step::Thread,
         }
@@ -815,7 +798,9 @@ impl Loop {
             Ok(Reply::More(_)) => {
                 // More than one batch: the thread answers it (streaming it where it can), and
                 // the plan, marked large, goes to the thread from now on.
-                mark_large(&mut conn.session, &w.origin);
+                if let Compiled::Select(plan) = w.plan.as_ref() {
+                    plan.large.set(true);
+                }
                 self.replay(token, &w.packet);
                 return;
             }
@@ -828,39 +813,23 @@ impl Loop {
                     self.replay(token, &w.packet);
                     return;
                 }
-                conn.answer(
-                    Outcome::Failed(error),
-                    matches!(w.origin, Origin::Prepared(_)),
-                );
+                conn.answer(Outcome::Failed(error), w.binary);
                 self.commands(token);
                 return;
             }
         };
         let session = &mut conn.session;
-        let (outcome, binary) = match &w.origin {
-            Origin::Prepared(id) => match session.statements.remove(id) {
-                Some(p) => {
-                    let outcome = finish_select(session, &p.compiled, &w.params, rows, w.decided);
-                    session.statements.insert(*id, p);
-                    (Some(outcome), true)
-                }
-                None => (None, true),
-            },
-            Origin::Text(db, text) => match session.plans.take(db, text) {
-                Some(c) => {
-                    let outcome = finish_select(session, &c, &w.params, rows, w.decided);
-                    session.plans.put(db, text.clone(), c);
-                    (Some(outcome), false)
-                }
-                None => (None, false),
-            },
+        // A SELECT leaves ROW_COUNT() at -1 (the thread's statements set it in `conclude`).
+        session.row_count = -1;
+        let outcome = match w.plan.as_ref() {
+            Compiled::Select(plan) => session.finish_select(plan, &w.params, w.decided, rows),
+            _ => Err(SqlError::new(
+                1105,
+                "HY000",
+                "internal: a reply for a statement that sent nothing",
+            )),
         };
-        let Some(outcome) = outcome else {
-            // Closed or forgotten meanwhile: the thread runs the command as sent.
-            self.replay(token, &w.packet);
-            return;
-        };
-        conn.answer(outcome, binary);
+        conn.answer(outcome.unwrap_or_else(Outcome::Failed), w.binary);
         self.commands(token);
     }
 
@@ -938,137 +907,52 @@ fn reads_committed(plan: &SelectPlan) -> bool {
             .is_none_or(|s| s.lock == client::LockMode::CommittedRead && !s.made_in_api_node())
 }
 
-/// Notes on the plan `origin` names that its result takes more than one scan batch.
-fn mark_large(session: &mut Session, origin: &Origin) {
-    let large = |c: &Compiled| {
-        if let Compiled::Select(plan) = c {
-            plan.large.set(true);
-        }
-    };
-    match origin {
-        Origin::Prepared(id) => {
-            if let Some(p) = session.statements.get(id) {
-                large(&p.compiled);
-            }
-        }
-        Origin::Text(db, text) => {
-            if let Some(c) = session.plans.take(db, text) {
-                large(&c);
-                session.plans.put(db, text.clone(), c);
-            }
-        }
-    }
-}
-
-/// Starts a committed-read SELECT: answered at once when it needs no data (no source, or no key
-/// can match), else its reads are queued on `link` (Step::Sent), or it is left to the thread.
+/// Starts a committed-read SELECT (`exec/step.rs`): answered at once when it needs no data,
+/// else its reads are queued on a link (Step::Sent), or it is left to the thread.
 fn start_select(
     links: &mut Links,
     conn: &mut Conn,
     token: u64,
-    plan: &SelectPlan,
+    plan: &Arc<Compiled>,
+    select: &SelectPlan,
     params: Vec<Value>,
     payload: &[u8],
-    origin: Origin,
 ) -> Step {
-    let binary = matches!(origin, Origin::Prepared(_));
+    let binary = matches!(payload.first(), Some(&command::STMT_EXECUTE));
     let session = &mut conn.session;
     session.begin_statement(crate::exec::diagnostics::Kind::Select {
-        tables: plan.source.is_some(),
+        tables: select.source.is_some(),
     });
-    let Some(src) = &plan.source else {
-        let outcome = session
-            .select_rows(plan, &params, vec![Vec::new()])
-            .unwrap_or_else(Outcome::Failed);
-        conn.answer(outcome, binary);
-        return Step::Answered;
-    };
-    let mut decided = false;
-    let fetch = session.fetch_request(src, &params);
-    // Committed reads (the loop serves no others) of a READ_BACKUP table, by primary key or
-    // by scan: any replica answers (a backup takes no unique-index lookups).
-    let any_replica = src.table.def().options.reads_any_replica()
-        && matches!(
-            fetch,
-            Ok(Fetch::Keys { unique: None, .. }) | Ok(Fetch::Scan(..))
-        );
-    let link = links.pick(any_replica);
-    let sent = match fetch {
+    let fetch = match session.start_select(select, &params) {
+        Ok(Start::Done(outcome)) => {
+            conn.answer(outcome, binary);
+            return Step::Answered;
+        }
         Err(e) => {
             conn.answer(Outcome::Failed(e), binary);
             return Step::Answered;
         }
-        Ok(Fetch::Nothing) => {
-            let outcome = session
-                .select_rows(plan, &params, Vec::new())
-                .unwrap_or_else(Outcome::Failed);
-            conn.answer(outcome, binary);
-            return Step::Answered;
-        }
-        Ok(Fetch::Keys { unique, keys }) if keys.len() <= base::limits::BATCH_OPERATIONS_MAX => {
-            let ops = keys
-                .into_iter()
-                .map(|key| {
-                    Operation::read(
-                        src.table.id(),
-                        src.table.version(),
-                        unique,
-                        key,
-                        src.lock,
-                        src.fetch.clone(),
-                    )
-                })
-                .collect();
-            link.prepare(token, ops, ExecType::Commit).is_ok()
-        }
-        Ok(Fetch::Scan(scan, decides)) => match scan.request(&src.table) {
-            Ok(r) => {
-                decided = decides;
-                link.prepare_scan(token, r).is_ok()
-            }
-            Err(_) => false,
-        },
-        Ok(Fetch::Keys { .. }) => false,
+        Ok(Start::Read(fetch)) => fetch,
+    };
+    let Some(src) = &select.source else {
+        return Step::Thread;
+    };
+    let decided = fetch.decided(src);
+    let link = links.pick(fetch.any_replica(src));
+    let sent = match fetch.request(src) {
+        Some(Request::Keys(ops)) => link.prepare(token, ops, ExecType::Commit).is_ok(),
+        Some(Request::Scan(r)) => link.prepare_scan(token, *r).is_ok(),
+        None => false,
     };
     if sent {
         Step::Sent(Waiting {
-            origin,
+            plan: plan.clone(),
+            binary,
             params,
             packet: payload.to_vec(),
             decided,
         })
     } else {
         Step::Thread
-    }
-}
-
-/// A sent SELECT's result from the rows its reads returned.
-fn finish_select(
-    session: &mut Session,
-    compiled: &Compiled,
-    params: &[Value],
-    rows: Vec<Vec<Value>>,
-    decided: bool,
-) -> Outcome {
-    // A SELECT leaves ROW_COUNT() at -1 (the thread's statements set it in `conclude`).
-    session.row_count = -1;
-    match compiled {
-        Compiled::Select(plan) => match &plan.source {
-            Some(_) if decided => session
-                .select_rows(plan, params, rows)
-                .unwrap_or_else(Outcome::Failed),
-            Some(src) => session
-                .matching(src, params, rows)
-                .and_then(|rows| session.select_rows(plan, params, rows))
-                .unwrap_or_else(Outcome::Failed),
-            None => session
-                .select_rows(plan, params, rows)
-                .unwrap_or_else(Outcome::Failed),
-        },
-        _ => Outcome::Failed(SqlError::new(
-            1105,
-            "HY000",
-            "internal: a reply for a statement that sent nothing",
-        )),
     }
 }

@@ -69,7 +69,9 @@ pub struct Prepared {
     /// grants did (`epoch`, the grants it was checked under).
     pub(crate) sql: String,
     pub(crate) epoch: u64,
-    pub(crate) compiled: Compiled,
+    /// Shared, so the plan runs while the session that holds it is borrowed (the reactor's
+    /// read in flight holds it too).
+    pub(crate) compiled: Arc<Compiled>,
     pub params: usize,
     pub columns: Vec<Column>,
     /// Parameter types bound by the last execute.

@@ -1,0 +1,142 @@
+//! A single-table SELECT as one step of reads with no I/O of its own: `start_select` answers
+//! the result when no row need be read, or the reads to make (a `Fetch`: keys or one scan);
+//! `finish_select` answers the result from the rows those reads returned. The connection's
+//! thread drives the step through its blocking transaction (`Executor::run_select`), the
+//! reactor through its event links (`server/reactor.rs`, `Fetch::request`), so both run the
+//! same code around their I/O.
+
+use base::Value;
+use client::{ExecType, Operation, ScanRequest};
+
+use crate::exec::diagnostics::Storing;
+use crate::exec::run::Fetch;
+use crate::exec::{Exec, Executor, Outcome};
+use crate::foundation::error::Result;
+use crate::plan::{SelectPlan, Source};
+
+/// What a step's start answers.
+pub(crate) enum Start {
+    /// The result, read from nothing (no table, or no key can match).
+    Done(Outcome),
+    /// The reads to make, then `finish_select` with their rows.
+    Read(Fetch),
+}
+
+/// A step's reads as the data node takes them, for a driver that sends them itself.
+pub(crate) enum Request {
+    /// One read per key, sent in one batch.
+    Keys(Vec<Operation>),
+    Scan(Box<ScanRequest>),
+}
+
+/// Whether `p` runs as one step: at most one table, read by the data node (not a derived or
+/// information_schema table), with no other table joined.
+pub(crate) fn one_step(p: &SelectPlan) -> bool {
+    p.joined.is_none() && p.source.as_ref().is_none_or(|s| !s.made_in_api_node())
+}
+
+impl Fetch {
+    /// The reads as one request (None: more keys than one batch holds, or a scan the table
+    /// cannot take, which the thread runs instead).
+    pub(crate) fn request(self, src: &Source) -> Option<Request> {
+        match self {
+            Fetch::Nothing => Some(Request::Keys(Vec::new())),
+            Fetch::Keys { unique, keys } if keys.len() <= base::limits::BATCH_OPERATIONS_MAX => {
+                Some(Request::Keys(
+                    keys.into_iter()
+                        .map(|key| {
+                            Operation::read(
+                                src.table.id(),
+                                src.table.version(),
+                                unique,
+                                key,
+                                src.lock,
+                                src.fetch.clone(),
+                            )
+                        })
+                        .collect(),
+                ))
+            }
+            Fetch::Keys { .. } => None,
+            Fetch::Scan(scan, _) => scan
+                .request(&src.table)
+                .ok()
+                .map(|r| Request::Scan(Box::new(r))),
+        }
+    }
+
+    /// Whether any replica may answer: a committed read of a READ_BACKUP table by primary key
+    /// or by scan (a backup takes no unique-index lookups).
+    pub(crate) fn any_replica(&self, src: &Source) -> bool {
+        src.lock == client::LockMode::CommittedRead
+            && src.table.def().options.reads_any_replica()
+            && matches!(self, Fetch::Keys { unique: None, .. } | Fetch::Scan(..))
+    }
+
+    /// The scan's pushed filter decides the WHERE: the rows read need no re-check.
+    pub(crate) fn decided(&self, src: &Source) -> bool {
+        matches!(self, Fetch::Scan(_, true)) && src.lock == client::LockMode::CommittedRead
+    }
+}
+
+/// A single-table SELECT's step, over the executor's context.
+pub(crate) trait Stepping: Executor {
+    /// The start of `p` (which `one_step` accepts) with these parameters.
+    fn start_select(&mut self, p: &SelectPlan, params: &[Value]) -> Result<Start> {
+        let Some(src) = &p.source else {
+            return Ok(Start::Done(self.select_rows(
+                p,
+                params,
+                vec![Vec::new()],
+            )?));
+        };
+        match self.key_request(src, params)? {
+            Fetch::Nothing => Ok(Start::Done(self.select_rows(p, params, Vec::new())?)),
+            fetch => Ok(Start::Read(fetch)),
+        }
+    }
+
+    /// The result of `p` from the rows its reads returned (`decided`: the data node's filter
+    /// decided the WHERE).
+    fn finish_select(
+        &mut self,
+        p: &SelectPlan,
+        params: &[Value],
+        decided: bool,
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Outcome> {
+        let rows = match &p.source {
+            Some(src) if !decided => self.matching(src, params, rows)?,
+            _ => rows,
+        };
+        self.select_rows(p, params, rows)
+    }
+
+    /// What `src` asks of the data node for these parameters. The keys and bounds read no
+    /// row: a division by zero there warns, as MariaDB works them out while optimizing, even
+    /// where one met row by row fails the statement.
+    fn key_request(&mut self, src: &Source, params: &[Value]) -> Result<Fetch> {
+        if self.diagnostics.storing == Storing::Strict {
+            self.storing(Storing::No, |s| s.fetch_request(src, params))
+        } else {
+            self.fetch_request(src, params)
+        }
+    }
+
+    /// Runs a step on this thread: its reads in the session's transaction.
+    fn run_step(&mut self, p: &SelectPlan, params: &[Value]) -> Result<Outcome> {
+        let fetch = match self.start_select(p, params)? {
+            Start::Done(outcome) => return Ok(outcome),
+            Start::Read(fetch) => fetch,
+        };
+        let Some(src) = &p.source else {
+            return self.select_rows(p, params, vec![Vec::new()]);
+        };
+        let decided = fetch.decided(src);
+        let rows =
+            self.transactional(|s, txn, last: ExecType| s.read_fetch(txn, last, src, fetch))?;
+        self.finish_select(p, params, decided, rows)
+    }
+}
+
+impl<S: Exec> Stepping for S {}
