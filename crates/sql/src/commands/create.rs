@@ -9,7 +9,8 @@ use sqlparser::ast;
 
 use crate::catalog::definition::PRIMARY;
 use crate::commands::ddl::{index_columns, partitioned, recreated, schema_error, table_options};
-use crate::exec::{Exec, Executor};
+use crate::exec::Exec;
+use crate::exec::Inserting;
 use crate::expr::collate::CollationSpec;
 use crate::expr::row_free_value;
 use crate::foundation::error::Result;

@@ -11,6 +11,7 @@ use base::Value;
 use sqlparser::ast::{self, ObjectName, Statement};
 use sqlparser::parser::Parser;
 
+use crate::exec::Inserting;
 use crate::exec::{Executor, SetOperations, Streaming, Subqueries, Writes};
 use crate::expr::Compiler;
 use crate::foundation::error::Result;

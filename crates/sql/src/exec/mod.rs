@@ -3,6 +3,8 @@
 
 pub(crate) mod derived;
 pub(crate) mod diagnostics;
+pub(crate) mod insert;
+pub(crate) mod join;
 pub(crate) mod run;
 pub(crate) mod setop;
 pub(crate) mod step;
@@ -11,6 +13,8 @@ pub(crate) mod subquery;
 pub(crate) mod write;
 
 pub(crate) use derived::Materializing;
+pub(crate) use insert::Inserting;
+pub(crate) use join::Joining;
 pub(crate) use run::Executor;
 pub(crate) use setop::SetOperations;
 pub(crate) use step::Stepping;

@@ -10,6 +10,7 @@ pub(crate) mod cache;
 pub(crate) mod compiled;
 pub(crate) mod derived;
 pub(crate) mod explain;
+pub(crate) mod insert;
 pub(crate) mod join;
 pub(crate) mod setop;
 pub(crate) mod write;

@@ -520,7 +520,7 @@ impl Session {
             Statement::Update(u) => Compiled::Update(plan::update(&input, u, &resolve)?),
             Statement::Delete(d) => Compiled::Delete(plan::delete(&input, d, &resolve)?),
             Statement::Insert(i) => {
-                Compiled::Insert(crate::exec::run::insert_plan(&input, i, &resolve)?)
+                Compiled::Insert(crate::plan::insert::insert_plan(&input, i, &resolve)?)
             }
             // A CALL's `?`s are bound into its text at each execution (commands/routines.rs).
             Statement::Call(_) => Compiled::Other(Box::new(s)),

@@ -1,0 +1,287 @@
+//! Running INSERT, REPLACE and INSERT ... SELECT plans: each row's values, AUTO_INCREMENT, and the
+//! rows in its way skipped (IGNORE), deleted (REPLACE) or updated (ON DUPLICATE KEY UPDATE), in
+//! batches of INSERT_BATCH_ROWS.
+
+use crate::exec::diagnostics::Storing;
+use crate::exec::run::Executor;
+use crate::exec::Exec;
+use crate::exec::Outcome;
+use crate::expr::stored::{
+    add_current_defaults, lenient_store, on_update_values, strict_store, timestamped,
+};
+use crate::foundation::error::Result;
+use crate::foundation::error::SqlError;
+use crate::plan::write::InsertPlan;
+use crate::plan::write::OnDuplicate;
+use base::Value;
+use client::{ExecType, LockMode, OpResult, Transaction};
+
+/// Rows per execute of a multi-row INSERT (each a batch of the data node's).
+const INSERT_BATCH_ROWS: usize = 1_000;
+
+pub(crate) trait Inserting: Executor {
+    fn run_insert(&mut self, p: &InsertPlan, params: &[Value]) -> Result<Outcome> {
+        let def = p.table.def().clone();
+        // The rows' values (None: DEFAULT), from VALUES or SET, or the SELECT's rows (read
+        // first, so INSERT INTO t SELECT ... FROM t sees t as it was).
+        let ignore = matches!(p.duplicate, OnDuplicate::Ignore);
+        // The values to store: a division by zero in them is 1365 (a warning under IGNORE).
+        let storing = if ignore {
+            Storing::Ignoring
+        } else {
+            Storing::Strict
+        };
+        let values: Vec<Vec<Option<Value>>> = self.storing(storing, |s| match &p.select {
+            Some(plan) => match s.run_query(plan, params)? {
+                Outcome::Rows { rows, .. } => Ok(rows
+                    .into_iter()
+                    .map(|r| r.into_iter().map(Some).collect())
+                    .collect()),
+                _ => Ok(Vec::new()),
+            },
+            None => p
+                .rows
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|e| e.as_ref().map(|e| s.free(e, params)).transpose())
+                        .collect::<Result<_>>()
+                })
+                .collect::<Result<_>>(),
+        })?;
+        // Values first: a bad value fails the statement before anything is sent.
+        let mut rows = Vec::with_capacity(values.len());
+        let now = self.statement_micros;
+        let timed = def.columns.iter().any(|c| c.default_now.is_some());
+        for (n, row) in values.into_iter().enumerate() {
+            let mut given = Vec::with_capacity(p.columns.len());
+            for (c, v) in p.columns.iter().zip(row) {
+                let column = &def.columns[*c as usize];
+                let Some(v) = v else {
+                    // DEFAULT: the data node fills the column (SQL the current time, below).
+                    continue;
+                };
+                if column.auto_increment && v.is_null() {
+                    continue;
+                }
+                let v = timestamped(column, v, now);
+                let v = if ignore {
+                    lenient_store(&def, column, v, n + 1, |code, m| {
+                        self.diagnostics.warn(code, m)
+                    })?
+                } else {
+                    strict_store(&def, column, v, n + 1)?
+                };
+                if v == Value::Int(0) && column.auto_increment {
+                    continue;
+                }
+                given.push((*c, v));
+            }
+            if timed {
+                // The statement's time, the same in every row, as MariaDB's.
+                add_current_defaults(&def, &mut given, now);
+            }
+            rows.push(given);
+        }
+        if !matches!(p.duplicate, OnDuplicate::Fail) {
+            let found_rows = self.found_rows;
+            let (first, affected) = self.transactional(|s, txn, last| {
+                s.insert_checked(txn, last, p, rows, params, found_rows)
+            })?;
+            if first != 0 {
+                self.last_insert_id = first;
+            }
+            return Ok(Outcome::Done {
+                affected,
+                last_insert_id: first,
+                info: String::new(),
+            });
+        }
+        let count = rows.len();
+        let (first, affected) = self.transactional(|_, txn, last| {
+            let mut first = 0u64;
+            let mut sent = 0;
+            for chunk in rows.chunks(INSERT_BATCH_ROWS) {
+                let ops: Vec<_> = chunk
+                    .iter()
+                    .map(|values| txn.insert(&p.table, values.clone()))
+                    .collect();
+                sent += chunk.len();
+                let exec = if sent == count {
+                    last
+                } else {
+                    ExecType::NoCommit
+                };
+                txn.execute(exec).map_err(|e| SqlError::from_client(&e))?;
+                if first == 0 && def.auto_increment_column().is_some() {
+                    first = ops
+                        .iter()
+                        .find_map(|op| match txn.result(*op) {
+                            Some(OpResult::Done { assigned: Some(id) }) => Some(*id),
+                            _ => None,
+                        })
+                        .unwrap_or(0);
+                }
+            }
+            Ok((first, count as u64))
+        })?;
+        if first != 0 {
+            self.last_insert_id = first;
+        }
+        Ok(Outcome::Done {
+            affected,
+            last_insert_id: first,
+            info: String::new(),
+        })
+    }
+
+    /// INSERT IGNORE, REPLACE and ON DUPLICATE KEY UPDATE, row by row: each row's primary key
+    /// (unless the data node assigns it) and unique keys are read under exclusive locks, then the
+    /// row is skipped, the rows in its way deleted, or the row found updated. Returns the first
+    /// AUTO_INCREMENT id assigned and the affected rows as MySQL counts them (1 per insert, 1 per
+    /// row REPLACE deletes, 2 per row updated, 0 per row left as it was (1 with
+    /// CLIENT_FOUND_ROWS)).
+    fn insert_checked(
+        &mut self,
+        txn: &mut Transaction,
+        last: ExecType,
+        p: &InsertPlan,
+        rows: Vec<Vec<(u16, Value)>>,
+        params: &[Value],
+        found_rows: bool,
+    ) -> Result<(u64, u64)> {
+        let client = |e: client::ClientError| SqlError::from_client(&e);
+        let def = p.table.def();
+        let all: Vec<u16> = (0..def.columns.len() as u16).collect();
+        let key_of = |row: &[Value]| -> Vec<Value> {
+            def.primary_key
+                .iter()
+                .map(|c| row[*c as usize].clone())
+                .collect()
+        };
+        let auto = def.auto_increment_column().map(|c| c as u16);
+        let unique_order: Vec<u16> = crate::catalog::definition::keys(def)
+            .iter()
+            .filter(|k| k.unique && k.name != crate::catalog::definition::PRIMARY)
+            .filter_map(|k| def.index(k.name).map(|i| i as u16))
+            .collect();
+        let (mut first, mut affected) = (0u64, 0u64);
+        for (n, values) in rows.into_iter().enumerate() {
+            // The row as the INSERT gives it: its values, each other column's default.
+            let mut full: Vec<Value> = def
+                .columns
+                .iter()
+                .map(|c| c.default.clone().unwrap_or(Value::Null))
+                .collect();
+            for (c, v) in &values {
+                full[*c as usize] = v.clone();
+            }
+            let assigned = auto.filter(|a| !values.iter().any(|(c, _)| c == a));
+            // Each probe's read, with its key's name and values (for IGNORE's warning).
+            let mut probes = Vec::new();
+            // In MariaDB's order of keys: the first taken is the one a warning names and
+            // ON DUPLICATE KEY UPDATE changes.
+            let keys = std::iter::once((None, &def.primary_key))
+                .filter(|_| !def.has_hidden_pk())
+                .chain(unique_order.iter().map(|i| {
+                    let index = &def.indexes[*i as usize];
+                    (Some(*i), &index.columns)
+                }));
+            for (unique, columns) in keys {
+                if assigned.is_some_and(|a| columns.contains(&a)) {
+                    continue;
+                }
+                let key: Vec<Value> = columns.iter().map(|c| full[*c as usize].clone()).collect();
+                if key.iter().any(Value::is_null) {
+                    // NULL never equals a key.
+                    continue;
+                }
+                let name = unique.map_or("PRIMARY", |i| def.indexes[i as usize].name.as_str());
+                // A key holding prefixes is named by them (the data node cuts the key too).
+                let shown = match unique {
+                    Some(i) => def.indexes[i as usize].key_values(def, &full),
+                    None => key.clone(),
+                };
+                let read = match unique {
+                    None => txn.read_with(&p.table, key.clone(), LockMode::Exclusive, all.clone()),
+                    Some(i) => {
+                        txn.read_unique(&p.table, i, key.clone(), LockMode::Exclusive, all.clone())
+                    }
+                };
+                probes.push((read, name, shown));
+            }
+            if !probes.is_empty() {
+                txn.execute(ExecType::NoCommit).map_err(client)?;
+            }
+            let mut taken: Vec<Vec<Value>> = Vec::new();
+            let mut first_taken = None;
+            for (op, name, key) in &probes {
+                if let Some(r) = txn.row(*op) {
+                    first_taken.get_or_insert((*name, key));
+                    if !taken.iter().any(|t| t.as_slice() == r) {
+                        taken.push(r.to_vec());
+                    }
+                }
+            }
+            match (&p.duplicate, taken.first()) {
+                (OnDuplicate::Ignore, Some(_)) => {
+                    // MariaDB's warning for the first key found taken.
+                    if let Some((name, key)) = first_taken {
+                        self.diagnostics
+                            .warn(1062, base::text::duplicate_entry(key, name));
+                    }
+                }
+                (OnDuplicate::Update(assignments), Some(existing)) => {
+                    // The existing row, then the row the INSERT gave (VALUES(col)).
+                    let mut row = existing.clone();
+                    row.extend(full);
+                    let now = self.statement_micros;
+                    for (c, e) in assignments {
+                        let v =
+                            self.storing(Storing::Strict, |s| e.eval(&s.env(&row, params, &[])))?;
+                        let column = &def.columns[*c as usize];
+                        let v = timestamped(column, v, now);
+                        row[*c as usize] = strict_store(def, column, v, n + 1)?;
+                    }
+                    let mut changes: Vec<(u16, Value)> = (0..def.columns.len())
+                        .filter(|c| row[*c] != existing[*c])
+                        .map(|c| (c as u16, row[c].clone()))
+                        .collect();
+                    if !changes.is_empty() {
+                        let assigned = |c: u16| assignments.iter().any(|(a, _)| *a == c);
+                        changes.extend(on_update_values(def, assigned, now));
+                    }
+                    if changes.is_empty() {
+                        affected += found_rows as u64;
+                    } else {
+                        txn.update(&p.table, key_of(existing), changes);
+                        txn.execute(ExecType::NoCommit).map_err(client)?;
+                        affected += 2;
+                    }
+                }
+                _ => {
+                    if matches!(p.duplicate, OnDuplicate::Replace) {
+                        for r in &taken {
+                            txn.delete(&p.table, key_of(r));
+                            affected += 1;
+                        }
+                    }
+                    let op = txn.insert(&p.table, values);
+                    txn.execute(ExecType::NoCommit).map_err(client)?;
+                    affected += 1;
+                    if let (0, Some(OpResult::Done { assigned: Some(id) })) =
+                        (first, txn.result(op))
+                    {
+                        first = *id;
+                    }
+                }
+            }
+        }
+        if txn.is_open() {
+            txn.execute(last).map_err(client)?;
+        }
+        Ok((first, affected))
+    }
+}
+
+impl<S: Exec> Inserting for S {}

@@ -1,0 +1,225 @@
+//! Running a join (`plan/join.rs`'s `Joined`): each further table read by keys computed from the
+//! rows joined so far, in batches, or read once and hash-joined in the API node; NULLs for an
+//! outer join's unmatched rows.
+
+use crate::exec::run::{key_value, place, Executor};
+use crate::exec::{Exec, Subqueries};
+use crate::expr::aggregate::group_key;
+use crate::expr::{truthy, Expr};
+use crate::foundation::error::Result;
+use crate::foundation::error::SqlError;
+use crate::plan::join::{JoinStep, Joined};
+use crate::plan::Source;
+use base::types::Collation;
+use base::Value;
+use client::{ExecType, Transaction};
+
+pub(crate) trait Joining: Executor {
+    /// The rows of a join ([`Joined`]): the first table's matching rows,
+    /// then each step's matches appended (NULLs for an outer join's unmatched rows), then the
+    /// WHERE over complete rows.
+    fn join(
+        &mut self,
+        txn: &mut Transaction,
+        last: ExecType,
+        src: &Source,
+        j: &Joined,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        let first = self.fetch(txn, ExecType::NoCommit, src, params)?;
+        let mut rows: Vec<Vec<Value>> = first
+            .into_iter()
+            .map(|r| {
+                let mut joined = vec![Value::Null; j.width];
+                place(&mut joined, j.first_offset, &src.fetch, r);
+                joined
+            })
+            .collect();
+        for step in &j.steps {
+            if rows.is_empty() {
+                break;
+            }
+            rows = self.join_step(txn, step, rows, params)?;
+        }
+        self.run_correlated(txn, &j.filter, &rows, params)?;
+        if txn.is_open() {
+            txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
+        }
+        self.filtered(j.filter.as_ref(), params, rows)
+    }
+
+    /// Joins one more table to `rows`.
+    fn join_step(
+        &mut self,
+        txn: &mut Transaction,
+        step: &JoinStep,
+        rows: Vec<Vec<Value>>,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        let src = &step.source;
+        // The table's rows, and for each joined row the ones that may match (None: all).
+        let (found, candidates) = match self.join_keys(step, &rows, params)? {
+            Some((unique, keys, wanted)) => {
+                let read =
+                    self.read_each(txn, ExecType::NoCommit, &src.table, unique, &keys, src)?;
+                let mut found = Vec::new();
+                let mut at = Vec::with_capacity(read.len());
+                for r in read {
+                    at.push(r.map(|r| {
+                        found.push(r);
+                        found.len() - 1
+                    }));
+                }
+                let candidates = wanted
+                    .into_iter()
+                    .map(|ks| Some(ks.into_iter().filter_map(|k| at[k]).collect()))
+                    .collect();
+                (found, candidates)
+            }
+            None => {
+                let found = self.fetch(txn, ExecType::NoCommit, src, params)?;
+                let candidates = self.hashed(step, &rows, &found, params)?;
+                (found, candidates)
+            }
+        };
+        let all: Vec<usize> = (0..found.len()).collect();
+        if step.on.as_ref().is_some_and(Expr::holds_correlated) {
+            // The correlated subqueries of the ON run first for every pair it will check.
+            let mut pairs = Vec::new();
+            for (row, wanted) in rows.iter().zip(&candidates) {
+                for &c in wanted.as_deref().unwrap_or(&all) {
+                    let mut joined = row.clone();
+                    place(&mut joined, step.offset, &src.fetch, found[c].clone());
+                    pairs.push(joined);
+                }
+            }
+            self.run_correlated(txn, &step.on, &pairs, params)?;
+        }
+        let mut out = Vec::new();
+        for (row, wanted) in rows.into_iter().zip(candidates) {
+            let mut matched = false;
+            for &c in wanted.as_deref().unwrap_or(&all) {
+                let mut joined = row.clone();
+                place(&mut joined, step.offset, &src.fetch, found[c].clone());
+                if let Some(on) = &step.on {
+                    if !truthy(&on.eval(&self.env(&joined, params, &[]))?) {
+                        continue;
+                    }
+                }
+                matched = true;
+                out.push(joined);
+            }
+            if !matched && step.outer {
+                out.push(row);
+            }
+        }
+        Ok(out)
+    }
+
+    /// For a step read by keys: the index (None: primary key), the distinct keys of all
+    /// joined rows, and each row's keys (positions in them). None when the step reads its
+    /// table once instead, or a row's key value is not exact for its column.
+    #[allow(clippy::type_complexity)]
+    fn join_keys(
+        &self,
+        step: &JoinStep,
+        rows: &[Vec<Value>],
+        params: &[Value],
+    ) -> Result<Option<(Option<u16>, Vec<Vec<Value>>, Vec<Vec<usize>>)>> {
+        let Some((unique, keys)) = &step.lookup else {
+            return Ok(None);
+        };
+        let def = step.source.table.def();
+        let columns: &[u16] = match unique {
+            None => &def.primary_key,
+            Some(i) => &def.indexes[*i as usize].columns,
+        };
+        let mut distinct: hashbrown::HashMap<String, usize> = hashbrown::HashMap::new();
+        let mut all = Vec::new();
+        let mut wanted = Vec::with_capacity(rows.len());
+        for row in rows {
+            let env = self.env(row, params, &[]);
+            let mut mine = Vec::new();
+            'keys: for key in keys {
+                let mut values = Vec::with_capacity(key.len());
+                for (e, c) in key.iter().zip(columns) {
+                    match key_value(&def.columns[*c as usize], e.eval(&env)?) {
+                        Ok(Some(v)) => values.push(v),
+                        Ok(None) => continue 'keys,
+                        Err(()) => return Ok(None),
+                    }
+                }
+                let n = *distinct.entry(format!("{values:?}")).or_insert_with(|| {
+                    all.push(values);
+                    all.len() - 1
+                });
+                if !mine.contains(&n) {
+                    mine.push(n);
+                }
+            }
+            wanted.push(mine);
+        }
+        Ok(Some((*unique, all, wanted)))
+    }
+
+    /// For a step read once: each joined row's possible matches by a hashed equality (None:
+    /// every row, when there is no equality to hash or a value compares as another type).
+    fn hashed(
+        &self,
+        step: &JoinStep,
+        rows: &[Vec<Value>],
+        found: &[Vec<Value>],
+        params: &[Value],
+    ) -> Result<Vec<Option<Vec<usize>>>> {
+        let src = &step.source;
+        let def = src.table.def();
+        let pair = step.equal.iter().find_map(|(p, e)| {
+            let c = (p - step.offset) as u16;
+            let column = &def.columns[c as usize];
+            let at = src.fetch.iter().position(|f| *f == c)?;
+            (column.ty.is_integer() || column.ty.is_string()).then_some((column, at, e))
+        });
+        let Some((column, at, e)) = pair else {
+            return Ok(vec![None; rows.len()]);
+        };
+        let mut buckets: hashbrown::HashMap<Vec<u8>, Vec<usize>> = hashbrown::HashMap::new();
+        // The equality compares under the column's own collation (`plan::look_through`).
+        let collation =
+            [crate::expr::collate::of_column(column).unwrap_or(Collation::Utf8mb4GeneralCi)];
+        let same_kind = |v: &Value| match v {
+            Value::Null => true,
+            Value::Bytes(_) => column.ty.is_string(),
+            Value::Int(_) | Value::UInt(_) => column.ty.is_integer(),
+            _ => false,
+        };
+        // A derived table's column holds what its query computed, whatever its declared type:
+        // hash only when every value is of the type's kind.
+        if !found.iter().all(|r| r.get(at).is_some_and(same_kind)) {
+            return Ok(vec![None; rows.len()]);
+        }
+        for (i, r) in found.iter().enumerate() {
+            if !r[at].is_null() {
+                buckets
+                    .entry(group_key(std::slice::from_ref(&r[at]), &collation))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        rows.iter()
+            .map(|row| {
+                let v = e.eval(&self.env(row, params, &[]))?;
+                if v.is_null() {
+                    return Ok(Some(Vec::new()));
+                }
+                Ok(same_kind(&v).then(|| {
+                    buckets
+                        .get(&group_key(std::slice::from_ref(&v), &collation))
+                        .cloned()
+                        .unwrap_or_default()
+                }))
+            })
+            .collect()
+    }
+}
+
+impl<S: Exec> Joining for S {}
