@@ -7,7 +7,7 @@ use base::types::{Collation, ColumnType};
 use base::TableDef;
 use sqlparser::ast;
 
-use crate::commands::create::{column_from_ast, default_value};
+use crate::commands::column_def::{column_from_ast, default_value};
 use crate::expr::stored::zero_value;
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;

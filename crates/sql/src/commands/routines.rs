@@ -1012,7 +1012,7 @@ impl Session {
                             data_type,
                             options: Vec::new(),
                         };
-                        crate::commands::create::column_from_ast(
+                        crate::commands::column_def::column_from_ast(
                             &ast,
                             base::types::Collation::Utf8mb4GeneralCi,
                         )
