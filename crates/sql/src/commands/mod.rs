@@ -8,5 +8,6 @@ pub(crate) mod create;
 pub(crate) mod ddl;
 pub(crate) mod load;
 pub(crate) mod maintenance;
+pub(crate) mod routine_text;
 pub(crate) mod routines;
 pub(crate) mod show;

@@ -129,7 +129,7 @@ impl Session {
                 return self.then_run(outcome, rest);
             }
         }
-        if let Some((parsed, rest)) = crate::commands::routines::parse_statement(sql) {
+        if let Some((parsed, rest)) = crate::commands::routine_text::parse_statement(sql) {
             // Stored procedures (commands/routines.rs): a CALL answers each SELECT's rows, then its OK.
             let outcomes = match parsed {
                 Ok(statement) => self.routine(statement),
@@ -293,7 +293,9 @@ impl Session {
             if let Statement::Call(_) | Statement::DropProcedure { .. } = &s {
                 // A CALL or DROP PROCEDURE among other statements (commands/routines.rs reads it).
                 let text = s.to_string();
-                if let Some((Ok(routine), _)) = crate::commands::routines::parse_statement(&text) {
+                if let Some((Ok(routine), _)) =
+                    crate::commands::routine_text::parse_statement(&text)
+                {
                     let mut answers = self.routine(routine);
                     let last = answers.pop().unwrap_or_else(|| done(0));
                     for rows in answers {
