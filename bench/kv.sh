@@ -12,7 +12,7 @@
 # most any server could serve here with the load generator on the same cores.
 # Ends with one markdown table.
 #
-# Needs: target/release/cairn, sysbench, mariadb-server (with handlersocket.so), memcached.
+# Needs: target/release/cairn (or CAIRN_BIN), sysbench, mariadb-server (with handlersocket.so), memcached.
 # Environment: ROWS (1000000), DURATION (10), WARMUP (2), CONNECTIONS (16), DEPTH (16),
 # FLOOR (1; 0 skips it), TLS (1: Cairn's HandlerSocket over TLS too; 0 skips it), KEEP=1.
 set -euo pipefail
@@ -33,12 +33,13 @@ export REF_MEMCACHED_PORT=${REF_MEMCACHED_PORT:-24211}
 mariadb_ref=${MARIADB_REF:-$root/../shared/tools/mariadb-ref}
 memcached_ref=${MEMCACHED_REF:-$root/../shared/tools/memcached-ref}
 
-[[ -x target/release/cairn ]] || die "target/release/cairn is missing: cargo build --release -p cairn"
+cairn_bin=${CAIRN_BIN:-target/release/cairn}
+[[ -x $cairn_bin ]] || die "$cairn_bin is missing: cargo build --release -p cairn"
 command -v sysbench >/dev/null || die "sysbench is missing: apt-get install -y sysbench"
 command -v memcached >/dev/null || die "memcached is missing: apt-get install -y memcached"
 
 work=$(mktemp -d /tmp/cairn-kv.XXXXXX)
-cp target/release/cairn "$work/cairn"
+cp "$cairn_bin" "$work/cairn"
 cairn=$work/cairn
 cairn_pid=
 floor_pid=
@@ -74,7 +75,7 @@ kv() { # config depth protocol address pid [extra...]
   cpu[$config,$depth]=$(json_field "$json" server_cpu_us_per_op)
 }
 
-echo "# kv.sh: $(date -u +%FT%TZ), $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "# kv.sh: $(date -u +%FT%TZ), $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo '?')${CAIRN_BIN:+, Cairn binary $CAIRN_BIN}"
 echo "ROWS=$ROWS DURATION=$DURATION WARMUP=$WARMUP CONNECTIONS=$CONNECTIONS DEPTH=$DEPTH"
 echo
 

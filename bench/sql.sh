@@ -11,7 +11,7 @@
 # thread per connection and as one event loop), which is the most any server could serve here
 # with sysbench beside it on the same cores.
 #
-# Needs: target/release/cairn, sysbench, mariadb-server.
+# Needs: target/release/cairn (or CAIRN_BIN), sysbench, mariadb-server.
 # Environment: ROWS (1000000), DURATION (10), WARMUP (3), THREADS (16),
 # TRANSPORTS ("tcp socket"), FLOOR (1; 0 skips it), KEEP=1.
 set -euo pipefail
@@ -30,11 +30,12 @@ cairn_sql_port=24406
 floor_port=24506
 mariadb_ref=${MARIADB_REF:-$root/../shared/tools/mariadb-ref}
 
-[[ -x target/release/cairn ]] || die "target/release/cairn is missing: cargo build --release -p cairn"
+cairn_bin=${CAIRN_BIN:-target/release/cairn}
+[[ -x $cairn_bin ]] || die "$cairn_bin is missing: cargo build --release -p cairn"
 command -v sysbench >/dev/null || die "sysbench is missing: apt-get install -y sysbench"
 
 work=$(mktemp -d /tmp/cairn-sql.XXXXXX)
-cp target/release/cairn "$work/cairn"
+cp "$cairn_bin" "$work/cairn"
 cairn=$work/cairn
 cairn_pid=
 floor_pid=
@@ -101,7 +102,7 @@ measure() {
   done
 }
 
-echo "# sql.sh: $(date -u +%FT%TZ), $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "# sql.sh: $(date -u +%FT%TZ), $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo '?')${CAIRN_BIN:+, Cairn binary $CAIRN_BIN}"
 echo "ROWS=$ROWS DURATION=$DURATION WARMUP=$WARMUP THREADS=$THREADS"
 echo
 

@@ -12,6 +12,8 @@ pub(crate) mod derived;
 pub(crate) mod explain;
 pub(crate) mod insert;
 pub(crate) mod join;
+pub(crate) mod select;
+pub use select::select;
 pub(crate) mod setop;
 pub(crate) mod write;
 
@@ -23,18 +25,16 @@ use base::types::ColumnType;
 use base::Value;
 use client::{CmpOp, LockMode, Table};
 use myproto::response::Column;
-use sqlparser::ast::{self, Expr as Ast, SelectItem, SetExpr, Spanned};
+use sqlparser::ast::{self, Expr as Ast, SetExpr, Spanned};
 use sqlparser::tokenizer::Location;
 
 use crate::catalog::infoschema::{Virtual, NAME};
 use crate::expr::aggregate::Aggregate;
-use crate::expr::meta::table_column;
-use crate::expr::typing::unify_branches;
 use crate::expr::{BinOp, Compiler, Expr, Scope};
 use crate::foundation::error::SqlError;
 use crate::parse::Lines;
 use crate::plan::derived::{Cte, Derived};
-use crate::plan::join::{from_tables, join, table_at, FromTable, Joined, Layout};
+use crate::plan::join::Joined;
 use crate::plan::setop::SetPlan;
 
 type Result<T> = std::result::Result<T, SqlError>;
@@ -691,7 +691,11 @@ pub(crate) fn limits(
 }
 
 /// The select item an ORDER BY or GROUP BY term names, by position (`1`) or by alias.
-fn named_item(e: &Ast, items: &[(String, Option<String>)], clause: &str) -> Result<Option<usize>> {
+pub(crate) fn named_item(
+    e: &Ast,
+    items: &[(String, Option<String>)],
+    clause: &str,
+) -> Result<Option<usize>> {
     match e {
         Ast::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
             let n: usize = v.value.to_string().parse().unwrap_or(0);
@@ -712,7 +716,7 @@ fn named_item(e: &Ast, items: &[(String, Option<String>)], clause: &str) -> Resu
     }
 }
 
-fn order_by(
+pub(crate) fn order_by(
     c: &mut Compiler,
     items: &[(String, Option<String>)],
     item_exprs: &[Expr],
@@ -744,414 +748,8 @@ fn order_by(
     Ok(out)
 }
 
-/// Plans a SELECT. `resolve` finds a table by name.
-pub fn select(
-    input: &PlanInput,
-    q: &ast::Query,
-    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
-) -> Result<SelectPlan> {
-    let SetExpr::Select(select) = q.body.as_ref() else {
-        // Not shown: a set operation's tree may be deep.
-        return Err(SqlError::unsupported(match q.body.as_ref() {
-            SetExpr::Values(_) => "VALUES as a query",
-            SetExpr::Table(_) => "TABLE as a query",
-            _ => "this form of query here",
-        }));
-    };
-    if q.fetch.is_some() || select.into.is_some() {
-        return Err(SqlError::unsupported("FETCH or SELECT INTO"));
-    }
-    let scoped = crate::plan::derived::scope(input, q.with.as_ref(), resolve)?;
-    let input = scoped.as_ref().unwrap_or(input);
-    let lock = match q.locks.as_slice() {
-        [] => LockMode::CommittedRead,
-        [l] if l.lock_type == ast::LockType::Update => LockMode::Exclusive,
-        [l] if l.lock_type == ast::LockType::Share => LockMode::Shared,
-        _ => return Err(SqlError::unsupported("several locking clauses")),
-    };
-    let dual = match select.from.as_slice() {
-        [] => true,
-        [one] if one.joins.is_empty() => matches!(&one.relation,
-            ast::TableFactor::Table { name, .. }
-                if name.0.len() == 1 && name.to_string().eq_ignore_ascii_case("dual")),
-        _ => false,
-    };
-    let (tables, read_order) = if dual {
-        (Vec::new(), Vec::new())
-    } else {
-        from_tables(&select.from, input, resolve)?
-    };
-    let defs: Vec<base::TableDef> = tables.iter().map(|t| t.table.def().clone()).collect();
-    let mut offsets = Vec::with_capacity(defs.len());
-    let mut width = 0;
-    for d in &defs {
-        offsets.push(width);
-        width += d.columns.len();
-    }
-    // One definition whose columns are the joined row's, for typing computed columns.
-    let def = match defs.as_slice() {
-        [] => None,
-        [one] => Some(one.clone()),
-        many => {
-            let mut d = many[0].clone();
-            d.columns = many
-                .iter()
-                .flat_map(|d| d.columns.iter().cloned())
-                .collect();
-            d.primary_key.clear();
-            d.indexes.clear();
-            Some(d)
-        }
-    };
-    let scopes = tables
-        .iter()
-        .zip(&defs)
-        .zip(&offsets)
-        .map(|((t, def), offset)| Scope {
-            def,
-            name: &t.tref.2,
-            database: &t.tref.0,
-            offset: *offset,
-        })
-        .collect();
-    let mut c = Compiler::with_scopes(scopes, input.placeholders);
-    if tables.iter().any(|t| !t.using.is_empty()) {
-        // An unqualified USING column names its one coalesced value, not either side's.
-        let shown = crate::plan::join::result_columns(&tables);
-        for t in &tables {
-            for u in &t.using {
-                let mut same = shown.iter().filter(|(_, _, n)| n.eq_ignore_ascii_case(u));
-                if let (Some((i, p, _)), None) = (same.next(), same.next()) {
-                    c.coalesced.push((u.clone(), offsets[*i] + p));
-                }
-            }
-        }
-    }
-    // Select items: (expression, name, alias, table column it shows, if any).
-    let mut items: Vec<Expr> = Vec::new();
-    let mut names: Vec<(String, Option<String>)> = Vec::new();
-    c.aggregates = Some(Vec::new());
-    for item in &select.projection {
-        match item {
-            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
-                if tables.is_empty() {
-                    return Err(SqlError::new(1096, "HY000", "No tables used"));
-                }
-                let only = match item {
-                    SelectItem::QualifiedWildcard(
-                        ast::SelectItemQualifiedWildcardKind::ObjectName(n),
-                        _,
-                    ) => Some(ident_last(n)),
-                    SelectItem::QualifiedWildcard(..) => {
-                        return Err(SqlError::unsupported(format!("{item}")))
-                    }
-                    _ => None,
-                };
-                if only.is_none() && tables.iter().any(|t| !t.using.is_empty()) {
-                    // A join's USING columns once, first, as MySQL lists them.
-                    for (t, p, name) in crate::plan::join::result_columns(&tables) {
-                        items.push(Expr::Column(offsets[t] + p));
-                        names.push((name, None));
-                    }
-                    continue;
-                }
-                let mut any = false;
-                for ((t, d), offset) in tables.iter().zip(&defs).zip(&offsets) {
-                    if only.as_ref().is_some_and(|n| *n != t.tref.2) {
-                        continue;
-                    }
-                    any = true;
-                    for (p, col) in d.columns.iter().enumerate() {
-                        if !col.hidden {
-                            items.push(Expr::Column(offset + p));
-                            names.push((col.name.clone(), None));
-                        }
-                    }
-                }
-                if !any {
-                    return Err(SqlError::new(
-                        1051,
-                        "42S02",
-                        format!("Unknown table '{}'", only.unwrap_or_default()),
-                    ));
-                }
-            }
-            SelectItem::UnnamedExpr(e) => {
-                items.push(c.compile(e)?);
-                // MySQL names a string literal by its value, introduced (`_utf8mb4'x'`) or not.
-                let literal = match e {
-                    Ast::Prefixed { value, .. } => match &**value {
-                        Ast::Value(v) => Some(&v.value),
-                        _ => None,
-                    },
-                    Ast::Value(v) => Some(&v.value),
-                    _ => None,
-                };
-                let name = match (e, literal) {
-                    (
-                        _,
-                        Some(ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s)),
-                    ) => s.clone(),
-                    (Ast::Identifier(i), _) => i.value.clone(),
-                    (Ast::Value(_) | Ast::Prefixed { .. }, _) => source_text(input, e),
-                    // `@@session.x` is named as written; `t.c` by its column.
-                    (Ast::CompoundIdentifier(parts), _)
-                        if parts.first().is_some_and(|p| p.value.starts_with("@@")) =>
-                    {
-                        source_text(input, e)
-                    }
-                    (Ast::CompoundIdentifier(parts), _) => {
-                        parts.last().map(|p| p.value.clone()).unwrap_or_default()
-                    }
-                    (other, _) => source_text(input, other),
-                };
-                names.push((name, None));
-            }
-            SelectItem::ExprWithAlias { expr, alias } => {
-                items.push(c.compile(expr)?);
-                names.push((alias.value.clone(), Some(alias.value.clone())));
-            }
-            SelectItem::ExprWithAliases { .. } => {
-                return Err(SqlError::unsupported("several aliases"))
-            }
-        }
-    }
-    let (group_exprs, rollup) = match &select.group_by {
-        ast::GroupByExpr::Expressions(e, modifiers) if modifiers.is_empty() => (e.clone(), false),
-        ast::GroupByExpr::Expressions(e, modifiers)
-            if !e.is_empty() && modifiers == &[ast::GroupByWithModifier::Rollup] =>
-        {
-            (e.clone(), true)
-        }
-        other => return Err(SqlError::unsupported(format!("{other}"))),
-    };
-    c.place = "group statement";
-    let saved = c.aggregates.take();
-    let group_by: Vec<Expr> = group_exprs
-        .iter()
-        .map(|e| match named_item(e, &names, "group statement")? {
-            Some(n) => Ok(items[n].clone()),
-            None => c.compile(e),
-        })
-        .collect::<Result<_>>()?;
-    let group_collations = group_by
-        .iter()
-        .map(|e| c.sort_collation(e))
-        .collect::<Result<_>>()?;
-    c.aggregates = saved;
-    c.place = "having clause";
-    let having = match &select.having {
-        None => None,
-        Some(h) => {
-            // HAVING may name a select item by its alias (before any table column).
-            let mut h = h.clone();
-            let _ = ast::visit_expressions_mut(&mut h, |e| {
-                if let Ast::Identifier(i) = e {
-                    let aliased = select.projection.iter().find_map(|item| match item {
-                        SelectItem::ExprWithAlias { expr, alias }
-                            if alias.value.eq_ignore_ascii_case(&i.value) =>
-                        {
-                            Some(expr.clone())
-                        }
-                        _ => None,
-                    });
-                    if let Some(expr) = aliased {
-                        *e = Ast::Nested(Box::new(expr));
-                    }
-                }
-                std::ops::ControlFlow::<()>::Continue(())
-            });
-            Some(c.compile(&h)?)
-        }
-    };
-    let order_exprs: &[ast::OrderByExpr] = match &q.order_by {
-        None => &[],
-        Some(ast::OrderBy {
-            kind: ast::OrderByKind::Expressions(e),
-            interpolate: None,
-        }) => e,
-        Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
-    };
-    if rollup && !order_exprs.is_empty() {
-        // As MariaDB 10.11: the super-aggregate rows have their places in the grouped order.
-        return Err(SqlError::new(
-            1221,
-            "HY000",
-            "Incorrect usage of CUBE/ROLLUP and ORDER BY",
-        ));
-    }
-    let mut order = order_by(&mut c, &names, &items, order_exprs)?;
-    for (key, _, collation) in &mut order {
-        if let OrderKey::Expr(e) = key {
-            // Sorted by the type MySQL aggregates for it (IF of a string and a number: strings).
-            unify_branches(e, def.as_ref(), &c);
-            *collation = c.sort_collation(e)?;
-        }
-    }
-    if order_exprs.is_empty() && !group_by.is_empty() {
-        // MariaDB sorts a GROUP BY's rows by its keys, ascending, when no ORDER BY says
-        // otherwise (`ORDER BY NULL` leaves them unsorted).
-        order = group_by
-            .iter()
-            .cloned()
-            .zip(&group_collations)
-            .map(|(e, c): (Expr, &Collation)| (OrderKey::Expr(e), false, *c))
-            .collect();
-    }
-    let aggregates = c.aggregates.take().unwrap_or_default();
-    c.place = "on clause";
-    let ons: Vec<Option<Expr>> = tables
-        .iter()
-        .map(|t| t.on.as_ref().map(|e| c.compile(e)).transpose())
-        .collect::<Result<_>>()?;
-    c.place = "where clause";
-    let filter = select
-        .selection
-        .as_ref()
-        .map(|w| c.compile(w))
-        .transpose()?;
-    let (limit, offset) = limits(&mut c, &q.limit_clause)?;
-    let grouped = !aggregates.is_empty() || !group_by.is_empty();
-    let distinct = match &select.distinct {
-        None | Some(ast::Distinct::All) => false,
-        Some(ast::Distinct::Distinct) => true,
-        Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
-    };
-    // Metadata from the items before remapping (joined-row positions).
-    c.aggregates = Some(aggregates);
-    for e in &mut items {
-        unify_branches(e, def.as_ref(), &c);
-    }
-    let derived = items
-        .iter()
-        .map(|e| c.derive(e))
-        .collect::<Result<Vec<_>>>()?;
-    let columns = items
-        .iter()
-        .zip(&names)
-        .zip(&derived)
-        .map(|((e, (name, _)), derived)| match e.column_under_names() {
-            Some(p) if !tables.is_empty() => Ok({
-                let t = table_at(&offsets, p);
-                let (tref, def) = (&tables[t].tref, &defs[t]);
-                let mut column = table_column(&tref.0, &tref.2, &tref.1, def, p - offsets[t], name);
-                if tables[t].outer {
-                    column.flags &= !myproto::response::flags::NOT_NULL;
-                }
-                column
-            }),
-            _ => {
-                let aggregates = c.aggregates.as_deref().unwrap_or(&[]);
-                let mut column = crate::expr::meta::computed(name, e, def.as_ref(), aggregates);
-                if column.collation == myproto::response::UTF8MB4_GENERAL_CI_ID
-                    && derived.is_string()
-                {
-                    column.collation = crate::expr::meta::collation_id(derived.collation);
-                }
-                Ok(column)
-            }
-        })
-        .collect::<Result<_>>()?;
-    let mut aggregates = c.aggregates.take().unwrap_or_default();
-    let mut group_by = group_by;
-    let mut having = having;
-    let locking = lock != LockMode::CommittedRead;
-    let mut joined = None;
-    let source = match tables.len() {
-        0 => {
-            if filter.is_some() {
-                // WHERE without FROM: evaluate it as a row filter on the single row.
-                having = match (having, filter) {
-                    (Some(h), Some(f)) => Some(Expr::Binary(BinOp::And, Box::new(f), Box::new(h))),
-                    (h, f) => h.or(f),
-                };
-            }
-            None
-        }
-        1 => {
-            let FromTable {
-                table,
-                tref,
-                derived,
-                ..
-            } = tables.into_iter().next().expect("one table");
-            let mut exprs: Vec<&mut Expr> = items.iter_mut().collect();
-            exprs.extend(group_by.iter_mut());
-            exprs.extend(having.iter_mut());
-            exprs.extend(aggregates.iter_mut().flat_map(|a| a.exprs_mut()));
-            let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, ..)| k).collect();
-            let mut src = source(
-                table,
-                &tref,
-                filter,
-                lock,
-                locking,
-                &mut exprs,
-                &mut keys,
-                &[],
-            );
-            src.derived = derived;
-            Some(src)
-        }
-        _ => {
-            // Which columns of the joined row anything reads.
-            let mut used = vec![false; width];
-            {
-                let mut mark = |p: usize| {
-                    if let Some(u) = used.get_mut(p) {
-                        *u = true;
-                    }
-                };
-                let exprs = items
-                    .iter()
-                    .chain(&group_by)
-                    .chain(&having)
-                    .chain(aggregates.iter().flat_map(|a| a.exprs()))
-                    .chain(ons.iter().flatten())
-                    .chain(&filter)
-                    .chain(order.iter().filter_map(|(k, ..)| match k {
-                        OrderKey::Expr(e) => Some(e),
-                        OrderKey::Item(_) => None,
-                    }));
-                for e in exprs {
-                    e.columns(&mut mark);
-                }
-            }
-            let layout = Layout {
-                offsets: &offsets,
-                width,
-                used: &used,
-            };
-            let (first, plan) = join(&layout, tables, &read_order, ons, filter, lock)?;
-            joined = Some(Box::new(plan));
-            Some(first)
-        }
-    };
-    let mut plan = SelectPlan {
-        source,
-        joined,
-        items,
-        columns,
-        derived,
-        aggregates,
-        group_by,
-        group_collations,
-        grouped,
-        rollup,
-        having,
-        order,
-        distinct,
-        limit,
-        offset,
-        waits: false,
-        large: crate::plan::Large::default(),
-    };
-    plan.waits = calls_waiting(&plan);
-    Ok(plan)
-}
-
 /// Whether a SELECT calls a function that may wait.
-fn calls_waiting(plan: &SelectPlan) -> bool {
+pub(crate) fn calls_waiting(plan: &SelectPlan) -> bool {
     let mut found = false;
     let mut look = |e: &Expr| e.walk(&mut |x| found |= matches!(x, Expr::Call(f, _) if f.waits()));
     plan.items.iter().for_each(&mut look);
@@ -1169,7 +767,7 @@ fn calls_waiting(plan: &SelectPlan) -> bool {
 }
 
 /// The last part of a name (`t` of `db.t`).
-fn ident_last(n: &ast::ObjectName) -> String {
+pub(crate) fn ident_last(n: &ast::ObjectName) -> String {
     n.0.last()
         .and_then(|p| p.as_ident())
         .map(|i| i.value.clone())
