@@ -635,101 +635,8 @@ impl Loop {
                 }
                 Step::Answered
             }
-            command::STMT_EXECUTE => {
-                let Ok(id) = binary::statement_id(body) else {
-                    return Step::Thread;
-                };
-                let session = &mut conn.session;
-                let Some(p) = session.statements.get_mut(&id) else {
-                    return Step::Thread;
-                };
-                // A statement checked under grants that changed since is checked again there.
-                if p.epoch != session.grants_epoch {
-                    return Step::Thread;
-                }
-                let fast = match p.compiled.as_ref() {
-                    Compiled::Select(plan) => reads_committed(plan),
-                    Compiled::Other(s) => matches!(
-                        **s,
-                        Statement::StartTransaction { .. }
-                            | Statement::Commit { .. }
-                            | Statement::Rollback { .. }
-                    ),
-                    _ => false,
-                };
-                if !fast || holds {
-                    return Step::Thread;
-                }
-                let Ok(request) = binary::parse_execute(body, p.params, &mut p.types, &p.long_data)
-                else {
-                    return Step::Thread;
-                };
-                let params = param_values(request.params, &p.types, &session.charsets);
-                p.long_data.clear();
-                let plan = p.compiled.clone();
-                match plan.as_ref() {
-                    Compiled::Select(select) => {
-                        start_select(&mut self.links, conn, token, &plan, select, params, payload)
-                    }
-                    c => {
-                        // Transaction control with nothing open on the data node: no I/O.
-                        let outcome = session.execute(c, &params).unwrap_or_else(Outcome::Failed);
-                        conn.answer(outcome, true);
-                        Step::Answered
-                    }
-                }
-            }
-            command::QUERY => {
-                let session = &mut conn.session;
-                if holds {
-                    return Step::Thread;
-                }
-                let Ok(sql) = std::str::from_utf8(body) else {
-                    return Step::Thread;
-                };
-                if !session.charsets.client_is_utf8() && !body.is_ascii() {
-                    // The thread reads the client's latin1.
-                    return Step::Thread;
-                }
-                if body.contains(&b'\\') && session.no_backslash_escapes() {
-                    // The thread reads literals whose backslashes are characters.
-                    return Step::Thread;
-                }
-                let bare = sql.trim().trim_end_matches(';').trim_end();
-                if ["BEGIN", "START TRANSACTION", "COMMIT", "ROLLBACK"]
-                    .iter()
-                    .any(|w| bare.eq_ignore_ascii_case(w))
-                {
-                    // Nothing open on the data node: no I/O.
-                    let outcomes = session.run(bare);
-                    conn.answer_text(outcomes);
-                    return Step::Answered;
-                }
-                // Only a SELECT can be served here: anything else goes to the thread without
-                // being tokenized twice.
-                let select = bare
-                    .get(..6)
-                    .is_some_and(|w| w.eq_ignore_ascii_case("SELECT"));
-                let Some(n) = select.then(|| cache::normalize(sql)).flatten() else {
-                    return Step::Thread;
-                };
-                // Only a plan the thread made and cached; the first run of a text is its.
-                let Some(plan) = session.plans.get(&session.database, &n.text) else {
-                    return Step::Thread;
-                };
-                match plan.as_ref() {
-                    Compiled::Select(select) if reads_committed(select) => start_select(
-                        &mut self.links,
-                        conn,
-                        token,
-                        &plan,
-                        select,
-                        n.values,
-                        payload,
-                    ),
-                    _ => Step::Thread,
-                }
-            }
+            command::STMT_EXECUTE if !holds => execute_here(&mut self.links, conn, token, payload),
+            command::QUERY if !holds => query_here(&mut self.links, conn, token, payload),
             _ => Step::Thread,
         }
     }
@@ -891,6 +798,100 @@ impl Loop {
         if let Some(mut slot) = self.slots.remove(&token) {
             slot.io.deregister(self.poll.registry());
         }
+    }
+}
+
+/// COM_STMT_EXECUTE of a committed-read SELECT, or of transaction control with nothing open,
+/// served here (the session holds no transaction on the data node); else `Step::Thread`.
+fn execute_here(links: &mut Links, conn: &mut Conn, token: u64, payload: &[u8]) -> Step {
+    let body = payload.get(1..).unwrap_or_default();
+    let Ok(id) = binary::statement_id(body) else {
+        return Step::Thread;
+    };
+    let session = &mut conn.session;
+    let Some(p) = session.statements.get_mut(&id) else {
+        return Step::Thread;
+    };
+    // A statement checked under grants that changed since is checked again there.
+    if p.epoch != session.grants_epoch {
+        return Step::Thread;
+    }
+    let fast = match p.compiled.as_ref() {
+        Compiled::Select(plan) => reads_committed(plan),
+        Compiled::Other(s) => matches!(
+            **s,
+            Statement::StartTransaction { .. }
+                | Statement::Commit { .. }
+                | Statement::Rollback { .. }
+        ),
+        _ => false,
+    };
+    if !fast {
+        return Step::Thread;
+    }
+    let Ok(request) = binary::parse_execute(body, p.params, &mut p.types, &p.long_data) else {
+        return Step::Thread;
+    };
+    let params = param_values(request.params, &p.types, &session.charsets);
+    p.long_data.clear();
+    let plan = p.compiled.clone();
+    match plan.as_ref() {
+        Compiled::Select(select) => {
+            start_select(links, conn, token, &plan, select, params, payload)
+        }
+        c => {
+            // Transaction control with nothing open on the data node: no I/O.
+            let outcome = session.execute(c, &params).unwrap_or_else(Outcome::Failed);
+            conn.answer(outcome, true);
+            Step::Answered
+        }
+    }
+}
+
+/// COM_QUERY of a SELECT whose plan the session cached, or of BEGIN, COMMIT or ROLLBACK with
+/// nothing open, served here (the session holds no transaction on the data node); else
+/// `Step::Thread`.
+fn query_here(links: &mut Links, conn: &mut Conn, token: u64, payload: &[u8]) -> Step {
+    let body = payload.get(1..).unwrap_or_default();
+    let session = &mut conn.session;
+    let Ok(sql) = std::str::from_utf8(body) else {
+        return Step::Thread;
+    };
+    if !session.charsets.client_is_utf8() && !body.is_ascii() {
+        // The thread reads the client's latin1.
+        return Step::Thread;
+    }
+    if body.contains(&b'\\') && session.no_backslash_escapes() {
+        // The thread reads literals whose backslashes are characters.
+        return Step::Thread;
+    }
+    let bare = sql.trim().trim_end_matches(';').trim_end();
+    if ["BEGIN", "START TRANSACTION", "COMMIT", "ROLLBACK"]
+        .iter()
+        .any(|w| bare.eq_ignore_ascii_case(w))
+    {
+        // Nothing open on the data node: no I/O.
+        let outcomes = session.run(bare);
+        conn.answer_text(outcomes);
+        return Step::Answered;
+    }
+    // Only a SELECT can be served here: anything else goes to the thread without being
+    // tokenized twice.
+    let select = bare
+        .get(..6)
+        .is_some_and(|w| w.eq_ignore_ascii_case("SELECT"));
+    let Some(n) = select.then(|| cache::normalize(sql)).flatten() else {
+        return Step::Thread;
+    };
+    // Only a plan the thread made and cached; the first run of a text is its.
+    let Some(plan) = session.plans.get(&session.database, &n.text) else {
+        return Step::Thread;
+    };
+    match plan.as_ref() {
+        Compiled::Select(select) if reads_committed(select) => {
+            start_select(links, conn, token, &plan, select, n.values, payload)
+        }
+        _ => Step::Thread,
     }
 }
 
