@@ -249,59 +249,17 @@ fn parse_execute(fields: &[&[u8]], open: &impl OpenIndexes) -> Result<Request, V
             at += 1;
         }
         if at < fields.len() && field(at).first() == Some(&b'@') {
-            let icol = number(field(at + 1)) as usize;
-            let ivlen = number(field(at + 2));
-            at += 3;
-            if ivlen == 0 {
-                return Err(error(2, "invalueslen"));
-            }
-            if ivlen > VALUES_MAX {
-                return Err(error(2, "invalueslen"));
-            }
-            let mut values = Vec::with_capacity(ivlen as usize);
-            for _ in 0..ivlen {
-                values.push(unescape_bytes(field(at)));
-                at += 1;
-            }
-            in_list = Some((icol, values));
+            in_list = Some(in_values(fields, &mut at)?);
         }
         while at < fields.len() && matches!(field(at).first(), Some(b'F') | Some(b'W')) {
-            let kind = field(at);
-            if kind.len() != 1 {
-                return Err(error(2, "filtertype"));
-            }
-            let column = number(field(at + 2)) as usize;
-            if column >= filter_columns {
-                return Err(error(2, "filterfld"));
-            }
-            filters.push(FilterSpec {
-                stop: kind == b"W",
-                op: field(at + 1).to_vec(),
-                column,
-                value: unescape(field(at + 3)),
-            });
-            at += 4;
+            filters.push(filter(fields, &mut at, filter_columns)?);
         }
         if at < fields.len() {
             // Any modify op on the read port, valid or not.
             if !open.writable() {
                 return Err(error(2, "readonly"));
             }
-            let mop = field(at);
-            at += 1;
-            let mut values = Vec::with_capacity(columns);
-            for _ in 0..columns {
-                values.push(unescape(field(at)));
-                at += 1;
-            }
-            let kind = match mop.first() {
-                Some(b'U') => Some(ModifyKind::Update),
-                Some(b'D') => Some(ModifyKind::Delete),
-                Some(b'+') => Some(ModifyKind::Increment),
-                Some(b'-') => Some(ModifyKind::Decrement),
-                _ => None,
-            };
-            modify = Some((kind, mop.get(1) == Some(&b'?'), values));
+            modify = Some(modify_op(fields, at, columns));
         }
     }
     let op = match op_field {
@@ -344,6 +302,64 @@ fn parse_execute(fields: &[&[u8]], open: &impl OpenIndexes) -> Result<Request, V
         filters,
         modify,
     }))
+}
+
+/// A find's IN list (`@ icol ivlen v1 ... vn`) from field `*at` on; `*at` moves past it.
+fn in_values(fields: &[&[u8]], at: &mut usize) -> Result<(usize, Vec<Vec<u8>>), Vec<u8>> {
+    let field = |i: usize| -> &[u8] { fields.get(i).copied().unwrap_or_default() };
+    let icol = number(field(*at + 1)) as usize;
+    let ivlen = number(field(*at + 2));
+    *at += 3;
+    if ivlen == 0 || ivlen > VALUES_MAX {
+        return Err(error(2, "invalueslen"));
+    }
+    let mut values = Vec::with_capacity(ivlen as usize);
+    for _ in 0..ivlen {
+        values.push(unescape_bytes(field(*at)));
+        *at += 1;
+    }
+    Ok((icol, values))
+}
+
+/// A find's filter (`F|W op column value`) at field `*at`; `*at` moves past it.
+fn filter(fields: &[&[u8]], at: &mut usize, filter_columns: usize) -> Result<FilterSpec, Vec<u8>> {
+    let field = |i: usize| -> &[u8] { fields.get(i).copied().unwrap_or_default() };
+    let kind = field(*at);
+    if kind.len() != 1 {
+        return Err(error(2, "filtertype"));
+    }
+    let column = number(field(*at + 2)) as usize;
+    if column >= filter_columns {
+        return Err(error(2, "filterfld"));
+    }
+    let spec = FilterSpec {
+        stop: kind == b"W",
+        op: field(*at + 1).to_vec(),
+        column,
+        value: unescape(field(*at + 3)),
+    };
+    *at += 4;
+    Ok(spec)
+}
+
+/// A find's modify op at field `at` and the index's `columns` values after it: its kind (None:
+/// not one the plugin knows), whether it returns the rows (`U?`, ...), and the values.
+fn modify_op(
+    fields: &[&[u8]],
+    at: usize,
+    columns: usize,
+) -> (Option<ModifyKind>, bool, Vec<Field>) {
+    let field = |i: usize| -> &[u8] { fields.get(i).copied().unwrap_or_default() };
+    let mop = field(at);
+    let values = (0..columns).map(|i| unescape(field(at + 1 + i))).collect();
+    let kind = match mop.first() {
+        Some(b'U') => Some(ModifyKind::Update),
+        Some(b'D') => Some(ModifyKind::Delete),
+        Some(b'+') => Some(ModifyKind::Increment),
+        Some(b'-') => Some(ModifyKind::Decrement),
+        _ => None,
+    };
+    (kind, mop.get(1) == Some(&b'?'), values)
 }
 
 #[cfg(test)]
