@@ -631,64 +631,74 @@ impl Session {
                 sqlstate,
                 message,
                 errno,
-            } => {
-                let text = |e: &Option<String>, vars: &HashMap<String, Value>, s: &mut Session| {
-                    e.as_ref().map(|e| s.value_of(e, vars)).transpose()
-                };
-                let message = match text(message, &frame.vars, self) {
-                    Ok(m) => m,
-                    Err(e) => return failed(e),
-                };
-                let errno = match text(errno, &frame.vars, self) {
-                    Ok(n) => n,
-                    Err(e) => return failed(e),
-                };
-                // SQLSTATE class 45 without MYSQL_ERRNO is 1644, as in MariaDB.
-                let code = errno
-                    .map(|v| crate::expr::as_double(&v) as i64)
-                    .filter(|n| (1..=65535).contains(n))
-                    .map_or(1644, |n| n as u16);
-                let message = message
-                    .and_then(|m| base::text::value_text(&m))
-                    .map(|m| String::from_utf8_lossy(&m).into_owned())
-                    .unwrap_or_else(|| "Unhandled user-defined exception condition".into());
-                failed(SqlError::signaled(code, sqlstate.clone(), message))
+            } => match self.signaled(sqlstate, message, errno, frame) {
+                Ok(e) | Err(e) => failed(e),
+            },
+            Stmt::Sql(sql) => self.run_sql(sql, frame, depth),
+        }
+    }
+
+    /// SIGNAL's error: MYSQL_ERRNO (1644 without one, as in MariaDB for SQLSTATE class 45) and
+    /// MESSAGE_TEXT; Err when working out either failed.
+    fn signaled(
+        &mut self,
+        sqlstate: &str,
+        message: &Option<String>,
+        errno: &Option<String>,
+        frame: &Frame,
+    ) -> Result<SqlError> {
+        let message = message
+            .as_ref()
+            .map(|e| self.value_of(e, &frame.vars))
+            .transpose()?;
+        let errno = errno
+            .as_ref()
+            .map(|e| self.value_of(e, &frame.vars))
+            .transpose()?;
+        let code = errno
+            .map(|v| crate::expr::as_double(&v) as i64)
+            .filter(|n| (1..=65535).contains(n))
+            .map_or(1644, |n| n as u16);
+        let message = message
+            .and_then(|m| base::text::value_text(&m))
+            .map(|m| String::from_utf8_lossy(&m).into_owned())
+            .unwrap_or_else(|| "Unhandled user-defined exception condition".into());
+        Ok(SqlError::signaled(code, sqlstate.to_string(), message))
+    }
+
+    /// A statement of the body run as SQL, its local variables substituted: a CALL runs the
+    /// procedure it names one level deeper; a result set is kept for the client.
+    fn run_sql(&mut self, sql: &str, frame: &mut Frame, depth: usize) -> Option<Flow> {
+        let failed = |e| Some(Flow::Failed(e));
+        let text = substitute(sql, &frame.vars);
+        if let Some((Ok(Statement::Call { db, name, args }), rest)) = parse_statement(&text) {
+            if !rest.trim().is_empty() {
+                return failed(syntax_near(rest));
             }
-            Stmt::Sql(sql) => {
-                let text = substitute(sql, &frame.vars);
-                if let Some((Ok(Statement::Call { db, name, args }), rest)) = parse_statement(&text)
-                {
-                    if !rest.trim().is_empty() {
-                        return failed(syntax_near(rest));
-                    }
-                    return match self.call_inner(db, &name, &args, depth + 1) {
-                        Ok(mut inner) => {
-                            frame.results.append(&mut inner.results);
-                            frame.last = inner.last;
-                            None
-                        }
-                        Err((mut results, e)) => {
-                            frame.results.append(&mut results);
-                            failed(e)
-                        }
-                    };
+            return match self.call_inner(db, &name, &args, depth + 1) {
+                Ok(mut inner) => {
+                    frame.results.append(&mut inner.results);
+                    frame.last = inner.last;
+                    None
                 }
-                self.stream_allowed = false;
-                for outcome in self.run(&text) {
-                    match outcome {
-                        Outcome::Failed(e) => return failed(e),
-                        rows @ Outcome::Rows { .. } => frame.results.push(rows),
-                        Outcome::Stream(_) => {
-                            return failed(SqlError::unsupported(
-                                "a streamed result in a procedure",
-                            ))
-                        }
-                        ok @ Outcome::Done { .. } => frame.last = ok,
-                    }
+                Err((mut results, e)) => {
+                    frame.results.append(&mut results);
+                    failed(e)
                 }
-                None
+            };
+        }
+        self.stream_allowed = false;
+        for outcome in self.run(&text) {
+            match outcome {
+                Outcome::Failed(e) => return failed(e),
+                rows @ Outcome::Rows { .. } => frame.results.push(rows),
+                Outcome::Stream(_) => {
+                    return failed(SqlError::unsupported("a streamed result in a procedure"))
+                }
+                ok @ Outcome::Done { .. } => frame.last = ok,
             }
         }
+        None
     }
 
     /// The value of expression text `e` with the procedure's variables in it.
