@@ -1,6 +1,11 @@
 //! Round trips and malformed bodies of every message.
 use super::*;
+use crate::codec::{DecodeError, Reader, Writer};
 use crate::frame::{FrameHeader, HEADER_BYTES};
+use base::filter::Filter;
+use base::schema::{ColumnDef, TableOptions};
+use base::types::ColumnType;
+use base::ErrorCode;
 use proptest::prelude::*;
 
 fn round_trip(m: &Message) -> Message {

@@ -1,0 +1,225 @@
+//! Scans (`Scan`, `ScanPart`): the request with its bounds, filter and order, and its encoding.
+
+use crate::codec::{DecodeError, DecodeResult, Reader, Writer};
+use base::filter::{CmpOp, Filter};
+use base::{limits, Value};
+
+/// A bound of an ordered-index scan over a prefix of the index columns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bound {
+    pub values: Vec<Value>,
+    pub inclusive: bool,
+}
+
+/// Result order of a scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ScanOrder {
+    /// Whatever order partitions answer in (fastest).
+    Any = 0,
+    Ascending = 1,
+    Descending = 2,
+}
+
+/// A table scan or an ordered-index scan with bounds, a filter, a projection and a row limit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanRequest {
+    pub table: u32,
+    /// The version of the table's definition the scan was built against.
+    pub version: u32,
+    /// None: full table scan; Some(i): ordered index i of the table.
+    pub index: Option<u16>,
+    pub lower: Option<Bound>,
+    pub upper: Option<Bound>,
+    pub filter: Filter,
+    /// Columns to return; empty means all visible columns.
+    pub projection: Vec<u16>,
+    /// 0 means no limit.
+    pub limit: u64,
+    pub order: ScanOrder,
+    /// The client's handle of a transaction whose changes the scan sees (as it sees committed
+    /// rows for the rest); 0: none, committed rows only.
+    pub transaction: u64,
+    /// Rows and bytes the client takes per batch (0: the data node's default; either is held
+    /// to its limit, `base::limits::SCAN_BATCH_ROWS_MAX` and `SCAN_BATCH_BYTES_MAX`). The node
+    /// sends one `ScanRows` frame per batch and the next only when asked (`ScanNext`).
+    pub batch_rows: u32,
+    pub batch_bytes: u32,
+}
+
+pub(crate) fn put_scan_request(out: &mut Vec<u8>, s: &ScanRequest) {
+    out.put_u32(s.table);
+    out.put_u32(s.version);
+    out.put_u16(s.index.map_or(u16::MAX, |i| i));
+    put_bound(out, &s.lower);
+    put_bound(out, &s.upper);
+    put_filter(out, &s.filter);
+    out.put_u16s(&s.projection);
+    out.put_u64(s.limit);
+    out.put_u8(s.order as u8);
+    out.put_u64(s.transaction);
+    out.put_u32(s.batch_rows);
+    out.put_u32(s.batch_bytes);
+}
+
+pub(crate) fn get_scan_request(r: &mut Reader) -> DecodeResult<ScanRequest> {
+    let table = r.u32()?;
+    let version = r.u32()?;
+    let index = match r.u16()? {
+        u16::MAX => None,
+        i => Some(i),
+    };
+    let lower = get_bound(r)?;
+    let upper = get_bound(r)?;
+    let filter = get_filter(r, 0)?;
+    let projection = r.u16s("projection", limits::COLUMNS_MAX)?;
+    let limit = r.u64()?;
+    let order = match r.u8()? {
+        0 => ScanOrder::Any,
+        1 => ScanOrder::Ascending,
+        2 => ScanOrder::Descending,
+        tag => {
+            return Err(DecodeError::BadTag {
+                what: "scan order",
+                tag,
+            })
+        }
+    };
+    Ok(ScanRequest {
+        table,
+        version,
+        index,
+        lower,
+        upper,
+        filter,
+        projection,
+        limit,
+        order,
+        transaction: r.u64()?,
+        batch_rows: r.u32()?,
+        batch_bytes: r.u32()?,
+    })
+}
+
+fn put_bound(out: &mut Vec<u8>, b: &Option<Bound>) {
+    match b {
+        None => out.put_u8(0),
+        Some(b) => {
+            out.put_u8(if b.inclusive { 1 } else { 2 });
+            out.put_values(&b.values);
+        }
+    }
+}
+
+fn get_bound(r: &mut Reader) -> DecodeResult<Option<Bound>> {
+    Ok(match r.u8()? {
+        0 => None,
+        tag @ (1 | 2) => Some(Bound {
+            inclusive: tag == 1,
+            values: r.values(limits::KEY_COLUMNS_MAX)?,
+        }),
+        tag => return Err(DecodeError::BadTag { what: "bound", tag }),
+    })
+}
+
+fn put_filter(out: &mut Vec<u8>, f: &Filter) {
+    match f {
+        Filter::True => out.put_u8(0),
+        Filter::Cmp { column, op, value } => {
+            out.put_u8(1);
+            out.put_u16(*column);
+            out.put_u8(*op as u8);
+            out.put_value(value);
+        }
+        Filter::IsNull { column } => {
+            out.put_u8(2);
+            out.put_u16(*column);
+        }
+        Filter::IsNotNull { column } => {
+            out.put_u8(3);
+            out.put_u16(*column);
+        }
+        Filter::Like { column, pattern } => {
+            out.put_u8(4);
+            out.put_u16(*column);
+            out.put_bytes(pattern);
+        }
+        Filter::In { column, values } => {
+            out.put_u8(5);
+            out.put_u16(*column);
+            out.put_values(values);
+        }
+        Filter::Between { column, low, high } => {
+            out.put_u8(6);
+            out.put_u16(*column);
+            out.put_value(low);
+            out.put_value(high);
+        }
+        Filter::And(list) | Filter::Or(list) => {
+            out.put_u8(if matches!(f, Filter::And(_)) { 7 } else { 8 });
+            out.put_u32(list.len() as u32);
+            for x in list {
+                put_filter(out, x);
+            }
+        }
+        Filter::Not(inner) => {
+            out.put_u8(9);
+            put_filter(out, inner);
+        }
+    }
+}
+
+fn get_filter(r: &mut Reader, depth: usize) -> DecodeResult<Filter> {
+    if depth > limits::FILTER_DEPTH_MAX {
+        return Err(DecodeError::TooDeep(limits::FILTER_DEPTH_MAX));
+    }
+    Ok(match r.u8()? {
+        0 => Filter::True,
+        1 => {
+            let column = r.u16()?;
+            let tag = r.u8()?;
+            let op = CmpOp::from_u8(tag).ok_or(DecodeError::BadTag {
+                what: "comparison",
+                tag,
+            })?;
+            Filter::Cmp {
+                column,
+                op,
+                value: r.value()?,
+            }
+        }
+        2 => Filter::IsNull { column: r.u16()? },
+        3 => Filter::IsNotNull { column: r.u16()? },
+        4 => Filter::Like {
+            column: r.u16()?,
+            pattern: r.bytes("LIKE pattern", limits::VARCHAR_BYTES_MAX)?.to_vec(),
+        },
+        5 => Filter::In {
+            column: r.u16()?,
+            values: r.values(limits::FILTER_IN_VALUES_MAX)?,
+        },
+        6 => Filter::Between {
+            column: r.u16()?,
+            low: r.value()?,
+            high: r.value()?,
+        },
+        tag @ (7 | 8) => {
+            let n = r.count("filter list", limits::FILTER_NODES_MAX, 1)?;
+            let list = (0..n)
+                .map(|_| get_filter(r, depth + 1))
+                .collect::<DecodeResult<Vec<_>>>()?;
+            if tag == 7 {
+                Filter::And(list)
+            } else {
+                Filter::Or(list)
+            }
+        }
+        9 => Filter::Not(Box::new(get_filter(r, depth + 1)?)),
+        tag => {
+            return Err(DecodeError::BadTag {
+                what: "filter",
+                tag,
+            })
+        }
+    })
+}
