@@ -202,3 +202,27 @@ fn crate_paths_give_their_first_segments() {
     assert!(sql_rank("server") < sql_rank(LIB));
     assert!(sql_rank("foundation") < sql_rank("parse"));
 }
+
+/// The crates that read bytes from the network or disk, which deny `unwrap`, `expect` and slice
+/// indexing outside their tests: a bad byte answers an error, never a panic.
+const BYTE_READERS: &[&str] = &["wire", "transport", "storage", "myproto", "hs"];
+
+#[test]
+fn crates_that_read_bytes_deny_panicking_shortcuts() {
+    let lint = "#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, \
+                clippy::indexing_slicing))]";
+    let missing: Vec<&str> = BYTE_READERS
+        .iter()
+        .filter(|c| {
+            // Compared without whitespace: rustfmt wraps the attribute.
+            let bare = |t: &str| t.split_whitespace().collect::<String>();
+            let lib = read(&workspace().join("crates").join(c).join("src/lib.rs"));
+            !bare(&lib).contains(&bare(lint))
+        })
+        .copied()
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "these crates read bytes from the network or disk but do not open with `{lint}`: {missing:?}"
+    );
+}
