@@ -235,6 +235,18 @@ fn cached_text_query_plans_take_each_querys_own_values() {
         c.query("SELECT v FROM t WHERE id IN (30, 101) ORDER BY id"),
         Answer::Rows(vec![text_row("w"), text_row("x101")])
     );
+    // ROW_COUNT() reads the statement before's count, from the thread (the text's first run)
+    // and from the reactor (its cached plan) alike.
+    for v in ["u1", "u2"] {
+        assert_eq!(
+            c.query(&format!("UPDATE t SET v = '{v}' WHERE id = 5")),
+            Answer::Ok
+        );
+        assert_eq!(
+            c.query("SELECT ROW_COUNT(), v FROM t WHERE id = 5"),
+            Answer::Rows(vec![text_row_of(&["1", v])])
+        );
+    }
     // Errors still name the text as typed.
     assert_eq!(
         c.query("SELECT nope FROM t WHERE id = 1"),

@@ -726,8 +726,7 @@ impl Loop {
             }
         };
         let session = &mut conn.session;
-        // A SELECT leaves ROW_COUNT() at -1 (the thread's statements set it in `conclude`).
-        session.row_count = -1;
+        // ROW_COUNT() reads the statement before's count; `conclude` (in `answer`) leaves -1.
         let outcome = match w.plan.as_ref() {
             Compiled::Select(plan) => session.finish_select(plan, &w.params, w.decided, rows),
             _ => Err(SqlError::new(
@@ -812,8 +811,9 @@ fn execute_here(links: &mut Links, conn: &mut Conn, token: u64, payload: &[u8]) 
     let Some(p) = session.statements.get_mut(&id) else {
         return Step::Thread;
     };
-    // A statement checked under grants that changed since is checked again there.
-    if p.epoch != session.grants_epoch {
+    // A statement checked under grants that changed since is checked again there; one with
+    // COM_STMT_SEND_LONG_DATA values runs there too, which a hand-back would otherwise lose.
+    if p.epoch != session.grants_epoch || p.long_data.iter().any(Option::is_some) {
         return Step::Thread;
     }
     let fast = match p.compiled.as_ref() {
