@@ -189,7 +189,7 @@ pub trait OpenIndexes {
 /// Parses one request line in the plugin's order; a malformed one gives its error answer.
 pub fn parse(line: &[u8], open: &impl OpenIndexes) -> Result<Request, Vec<u8>> {
     let fields = split(line);
-    let field = |i: usize| -> &[u8] { fields.get(i).copied().unwrap_or_default() };
+    let field = |i: usize| field(&fields, i);
     let first = field(0);
     match first {
         b"P" => {
@@ -219,8 +219,13 @@ pub fn parse(line: &[u8], open: &impl OpenIndexes) -> Result<Request, Vec<u8>> {
     }
 }
 
+/// Field `i` of a request line, empty past its end.
+fn field<'f>(fields: &[&'f [u8]], i: usize) -> &'f [u8] {
+    fields.get(i).copied().unwrap_or_default()
+}
+
 fn parse_execute(fields: &[&[u8]], open: &impl OpenIndexes) -> Result<Request, Vec<u8>> {
-    let field = |i: usize| -> &[u8] { fields.get(i).copied().unwrap_or_default() };
+    let field = |i: usize| field(fields, i);
     let index_id = number(field(0));
     let Some((columns, filter_columns)) = open.shape(index_id) else {
         return Err(error(2, "stmtnum"));
@@ -306,7 +311,7 @@ fn parse_execute(fields: &[&[u8]], open: &impl OpenIndexes) -> Result<Request, V
 
 /// A find's IN list (`@ icol ivlen v1 ... vn`) from field `*at` on; `*at` moves past it.
 fn in_values(fields: &[&[u8]], at: &mut usize) -> Result<(usize, Vec<Vec<u8>>), Vec<u8>> {
-    let field = |i: usize| -> &[u8] { fields.get(i).copied().unwrap_or_default() };
+    let field = |i: usize| field(fields, i);
     let icol = number(field(*at + 1)) as usize;
     let ivlen = number(field(*at + 2));
     *at += 3;
@@ -323,7 +328,7 @@ fn in_values(fields: &[&[u8]], at: &mut usize) -> Result<(usize, Vec<Vec<u8>>), 
 
 /// A find's filter (`F|W op column value`) at field `*at`; `*at` moves past it.
 fn filter(fields: &[&[u8]], at: &mut usize, filter_columns: usize) -> Result<FilterSpec, Vec<u8>> {
-    let field = |i: usize| -> &[u8] { fields.get(i).copied().unwrap_or_default() };
+    let field = |i: usize| field(fields, i);
     let kind = field(*at);
     if kind.len() != 1 {
         return Err(error(2, "filtertype"));
@@ -349,7 +354,7 @@ fn modify_op(
     at: usize,
     columns: usize,
 ) -> (Option<ModifyKind>, bool, Vec<Field>) {
-    let field = |i: usize| -> &[u8] { fields.get(i).copied().unwrap_or_default() };
+    let field = |i: usize| field(fields, i);
     let mop = field(at);
     let values = (0..columns).map(|i| unescape(field(at + 1 + i))).collect();
     let kind = match mop.first() {

@@ -396,25 +396,24 @@ impl Session {
         };
         let alone = !self.in_transaction();
         self.may_stream = self.command_streams;
-        let result = self.execute(&compiled, &n.values);
-        let stale = match &result {
+        match self.execute(&compiled, &n.values) {
             // The table changed under the plan: plan it again from the text as typed.
-            Err(e) => e.code == 1146 || e.code == 1412,
-            Ok(_) => false,
-        };
-        if stale {
-            self.plans.forget(&database, &n.text);
-            let Err(e) = result else { return None };
-            if e.code == 1146 {
-                return None;
+            Err(e) if e.code == 1146 => {
+                self.plans.forget(&database, &n.text);
+                None
             }
-            let failed = Outcome::Failed(e);
-            return (!self.schema_changed(&failed, alone)).then_some(failed);
+            Err(e) if e.code == 1412 => {
+                self.plans.forget(&database, &n.text);
+                let failed = Outcome::Failed(e);
+                (!self.schema_changed(&failed, alone)).then_some(failed)
+            }
+            result => {
+                if !cached {
+                    self.plans.put(&database, n.text, compiled);
+                }
+                Some(result.unwrap_or_else(Outcome::Failed))
+            }
         }
-        if !cached {
-            self.plans.put(&database, n.text, compiled);
-        }
-        Some(result.unwrap_or_else(Outcome::Failed))
     }
 
     /// COM_STMT_PREPARE: parses and plans one statement; returns its id.

@@ -15,11 +15,11 @@ use crate::foundation::error::Result;
 use crate::plan::{SelectPlan, Source};
 
 /// What a step's start answers.
-pub(crate) enum Start {
+pub(crate) enum Start<'p> {
     /// The result, read from nothing (no table, or no key can match).
     Done(Outcome),
-    /// The reads to make, then `finish_select` with their rows.
-    Read(Fetch),
+    /// The table read and the reads to make, then `finish_select` with their rows.
+    Read(&'p Source, Fetch),
 }
 
 /// A step's reads as the data node takes them, for a driver that sends them itself.
@@ -40,7 +40,6 @@ impl Fetch {
     /// cannot take, which the thread runs instead).
     pub(crate) fn request(self, src: &Source) -> Option<Request> {
         match self {
-            Fetch::Nothing => Some(Request::Keys(Vec::new())),
             Fetch::Keys { unique, keys } if keys.len() <= base::limits::BATCH_OPERATIONS_MAX => {
                 Some(Request::Keys(
                     keys.into_iter()
@@ -57,7 +56,7 @@ impl Fetch {
                         .collect(),
                 ))
             }
-            Fetch::Keys { .. } => None,
+            Fetch::Keys { .. } | Fetch::Nothing => None,
             Fetch::Scan(scan, _) => scan
                 .request(&src.table)
                 .ok()
@@ -82,7 +81,7 @@ impl Fetch {
 /// A single-table SELECT's step, over the executor's context.
 pub(crate) trait Stepping: Executor {
     /// The start of `p` (which `one_step` accepts) with these parameters.
-    fn start_select(&mut self, p: &SelectPlan, params: &[Value]) -> Result<Start> {
+    fn start_select<'p>(&mut self, p: &'p SelectPlan, params: &[Value]) -> Result<Start<'p>> {
         let Some(src) = &p.source else {
             return Ok(Start::Done(self.select_rows(
                 p,
@@ -92,7 +91,7 @@ pub(crate) trait Stepping: Executor {
         };
         match self.key_request(src, params)? {
             Fetch::Nothing => Ok(Start::Done(self.select_rows(p, params, Vec::new())?)),
-            fetch => Ok(Start::Read(fetch)),
+            fetch => Ok(Start::Read(src, fetch)),
         }
     }
 
@@ -125,12 +124,9 @@ pub(crate) trait Stepping: Executor {
 
     /// Runs a step on this thread: its reads in the session's transaction.
     fn run_step(&mut self, p: &SelectPlan, params: &[Value]) -> Result<Outcome> {
-        let fetch = match self.start_select(p, params)? {
+        let (src, fetch) = match self.start_select(p, params)? {
             Start::Done(outcome) => return Ok(outcome),
-            Start::Read(fetch) => fetch,
-        };
-        let Some(src) = &p.source else {
-            return self.select_rows(p, params, vec![Vec::new()]);
+            Start::Read(src, fetch) => (src, fetch),
         };
         let decided = fetch.decided(src);
         let rows =

@@ -924,7 +924,7 @@ fn start_select(
     session.begin_statement(crate::exec::diagnostics::Kind::Select {
         tables: select.source.is_some(),
     });
-    let fetch = match session.start_select(select, &params) {
+    let (src, fetch) = match session.start_select(select, &params) {
         Ok(Start::Done(outcome)) => {
             conn.answer(outcome, binary);
             return Step::Answered;
@@ -933,10 +933,7 @@ fn start_select(
             conn.answer(Outcome::Failed(e), binary);
             return Step::Answered;
         }
-        Ok(Start::Read(fetch)) => fetch,
-    };
-    let Some(src) = &select.source else {
-        return Step::Thread;
+        Ok(Start::Read(src, fetch)) => (src, fetch),
     };
     let decided = fetch.decided(src);
     let link = links.pick(fetch.any_replica(src));
