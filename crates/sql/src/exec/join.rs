@@ -61,7 +61,7 @@ pub(crate) trait Joining: Executor {
         let (found, candidates) = match self.join_keys(step, &rows, params)? {
             Some((unique, keys, wanted)) => {
                 let read =
-                    self.read_each(txn, ExecType::NoCommit, &src.table, unique, &keys, src)?;
+                    self.read_each(txn, ExecType::NoCommit, unique, &keys, src, &src.fetch)?;
                 let mut found = Vec::new();
                 let mut at = Vec::with_capacity(read.len());
                 for r in read {

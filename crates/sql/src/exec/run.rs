@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 use base::schema::ColumnDef;
 use base::types::Collation;
 use base::Value;
-use client::{ExecType, Filter, LockMode, Scan, ScanOrder, Table, Transaction};
+use client::{ExecType, Filter, LockMode, Scan, ScanOrder, Transaction};
 
 use crate::exec::diagnostics::Storing;
 use crate::exec::step::Stepping;
@@ -48,10 +48,13 @@ struct Level {
 pub(crate) enum Fetch {
     /// No row can match.
     Nothing,
-    /// Keyed reads: by primary key, or through unique index `unique`.
+    /// Keyed reads: by primary key, or through unique index `unique`. `decided`: the keys
+    /// decide the WHERE (`Source::decided_fetch`, every key value of its column's kind), so the
+    /// rows found need no re-check and the columns only it reads need not be fetched.
     Keys {
         unique: Option<u16>,
         keys: Vec<Vec<Value>>,
+        decided: bool,
     },
     /// One scan (ordered-index range or whole table) with its pushed filter, and whether that
     /// filter decides the whole WHERE (`Source::pushed_decides`, every value converted exactly).
@@ -60,7 +63,9 @@ pub(crate) enum Fetch {
 
 /// How a plan's access resolved for one execution's parameters.
 pub(crate) enum Resolved {
-    Keys(Vec<Vec<Value>>),
+    /// The keys, and whether each value was of its column's kind (an integer for an integer
+    /// column, a string for a string column), so the key compares as the WHERE does.
+    Keys(Vec<Vec<Value>>, bool),
     Range {
         lower: Option<Vec<Value>>,
         upper: Option<Vec<Value>>,
@@ -183,24 +188,39 @@ pub(crate) trait Executor: Exec {
                     Some((i, _)) => &def.indexes[*i as usize].columns,
                 };
                 let mut out: Vec<Vec<Value>> = Vec::with_capacity(keys.len());
+                let mut own_kind = true;
+                let mut seen = hashbrown::HashSet::new();
                 'keys: for key in keys {
                     let mut values = Vec::with_capacity(key.len());
                     for (e, c) in key.iter().zip(columns) {
-                        match key_value(&def.columns[*c as usize], self.free(e, params)?) {
+                        let column = &def.columns[*c as usize];
+                        let v = self.free(e, params)?;
+                        own_kind &= match v {
+                            Value::Int(_) | Value::UInt(_) => column.ty.is_integer(),
+                            Value::Bytes(_) => column.ty.is_string(),
+                            _ => false,
+                        };
+                        match key_value(column, v) {
                             Ok(Some(v)) => values.push(v),
                             Ok(None) => continue 'keys,
                             Err(()) => return Ok(Resolved::Full),
                         }
                     }
-                    // IN (3, 3) reads row 3 once.
-                    if !out.contains(&values) {
-                        out.push(values);
+                    // IN (3, 3) reads row 3 once, and so does IN ('a', 'A ') where the key's
+                    // collation makes the two one key (compared as the data node keys them).
+                    if keys.len() > 1 {
+                        let mut encoded = Vec::new();
+                        def.encode_key(columns, &values, &mut encoded);
+                        if !seen.insert(encoded) {
+                            continue;
+                        }
                     }
+                    out.push(values);
                 }
                 Ok(if out.is_empty() {
                     Resolved::Empty
                 } else {
-                    Resolved::Keys(out)
+                    Resolved::Keys(out, own_kind)
                 })
             }
             Access::Range {
@@ -330,12 +350,13 @@ pub(crate) trait Executor: Exec {
         let def = table.def();
         Ok(match self.resolve(src, params)? {
             Resolved::Empty => Fetch::Nothing,
-            Resolved::Keys(keys) => Fetch::Keys {
+            Resolved::Keys(keys, own_kind) => Fetch::Keys {
                 unique: match &src.access {
                     Access::Lookup { unique, .. } => unique.as_ref().map(|u| u.0),
                     _ => None,
                 },
                 keys,
+                decided: own_kind && src.decided_fetch.is_some(),
             },
             resolved => {
                 let names: Vec<&str> = src
@@ -391,7 +412,7 @@ pub(crate) trait Executor: Exec {
         }
         let request = self.key_request(src, params)?;
         let decided = request.decided(src);
-        let rows = self.read_fetch(txn, exec, src, request)?;
+        let rows = self.read_fetch(txn, exec, src, request, false)?;
         if decided {
             return Ok(rows);
         }
@@ -399,19 +420,28 @@ pub(crate) trait Executor: Exec {
     }
 
     /// The rows `request`'s reads find in `txn` (the last batch with `exec`); a locking scan's
-    /// rows are read again by key under their locks.
+    /// rows are read again by key under their locks. `trim`: the caller takes the rows of
+    /// decided keys without the columns only the WHERE reads (`Fetch::columns`).
     fn read_fetch(
         &mut self,
         txn: &mut Transaction,
         exec: ExecType,
         src: &Source,
         request: Fetch,
+        trim: bool,
     ) -> Result<Vec<Vec<Value>>> {
+        let columns = if trim {
+            request.columns(src)
+        } else {
+            &src.fetch
+        };
         let table = &src.table;
         let client = |e: client::ClientError| SqlError::from_client(&e);
         Ok(match request {
             Fetch::Nothing => Vec::new(),
-            Fetch::Keys { unique, keys } => self.read_keys(txn, exec, table, unique, keys, src)?,
+            Fetch::Keys { unique, keys, .. } => {
+                self.read_keys(txn, exec, unique, keys, src, columns)?
+            }
             Fetch::Scan(scan, _) => {
                 let rows = txn.scan(table, &scan).map_err(client)?;
                 if src.lock == LockMode::CommittedRead {
@@ -428,7 +458,7 @@ pub(crate) trait Executor: Exec {
                         .iter()
                         .map(|r| pk.iter().map(|p| r[*p].clone()).collect())
                         .collect();
-                    self.read_keys(txn, ExecType::NoCommit, table, None, keys, src)?
+                    self.read_keys(txn, ExecType::NoCommit, None, keys, src, columns)?
                 }
             }
         })
@@ -485,29 +515,32 @@ pub(crate) trait Executor: Exec {
         Ok(kept)
     }
 
+    /// The rows `keys` find in `src`'s table (its lock), of `columns`.
     fn read_keys(
         &mut self,
         txn: &mut Transaction,
         exec: ExecType,
-        table: &Table,
         unique: Option<u16>,
         keys: Vec<Vec<Value>>,
         src: &Source,
+        columns: &[u16],
     ) -> Result<Vec<Vec<Value>>> {
-        let rows = self.read_each(txn, exec, table, unique, &keys, src)?;
+        let rows = self.read_each(txn, exec, unique, &keys, src, columns)?;
         Ok(rows.into_iter().flatten().collect())
     }
 
-    /// Reads each key (batches of the data node's size), returning the row found for each.
+    /// Reads each key of `src`'s table (batches of the data node's size), returning the row
+    /// found for each, of `columns`.
     fn read_each(
         &mut self,
         txn: &mut Transaction,
         exec: ExecType,
-        table: &Table,
         unique: Option<u16>,
         keys: &[Vec<Value>],
         src: &Source,
+        columns: &[u16],
     ) -> Result<Vec<Option<Vec<Value>>>> {
+        let table = &src.table;
         if keys.is_empty() {
             return Ok(Vec::new());
         }
@@ -515,8 +548,8 @@ pub(crate) trait Executor: Exec {
         for chunk in keys.chunks(base::limits::BATCH_OPERATIONS_MAX) {
             for key in chunk {
                 ops.push(match unique {
-                    None => txn.read_with(table, key.clone(), src.lock, src.fetch.clone()),
-                    Some(i) => txn.read_unique(table, i, key.clone(), src.lock, src.fetch.clone()),
+                    None => txn.read_with(table, key.clone(), src.lock, columns.to_vec()),
+                    Some(i) => txn.read_unique(table, i, key.clone(), src.lock, columns.to_vec()),
                 });
             }
             let this = if ops.len() == keys.len() {

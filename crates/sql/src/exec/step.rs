@@ -39,8 +39,11 @@ impl Fetch {
     /// The reads as one request (None: more keys than one batch holds, or a scan the table
     /// cannot take, which the thread runs instead).
     pub(crate) fn request(self, src: &Source) -> Option<Request> {
+        let columns = self.columns(src).to_vec();
         match self {
-            Fetch::Keys { unique, keys } if keys.len() <= base::limits::BATCH_OPERATIONS_MAX => {
+            Fetch::Keys { unique, keys, .. }
+                if keys.len() <= base::limits::BATCH_OPERATIONS_MAX =>
+            {
                 Some(Request::Keys(
                     keys.into_iter()
                         .map(|key| {
@@ -50,7 +53,7 @@ impl Fetch {
                                 unique,
                                 key,
                                 src.lock,
-                                src.fetch.clone(),
+                                columns.clone(),
                             )
                         })
                         .collect(),
@@ -72,9 +75,24 @@ impl Fetch {
             && matches!(self, Fetch::Keys { unique: None, .. } | Fetch::Scan(..))
     }
 
-    /// The scan's pushed filter decides the WHERE: the rows read need no re-check.
+    /// The keys, or the scan's pushed filter, decide the WHERE: the rows read need no re-check.
     pub(crate) fn decided(&self, src: &Source) -> bool {
-        matches!(self, Fetch::Scan(_, true)) && src.lock == client::LockMode::CommittedRead
+        match self {
+            Fetch::Keys { decided, .. } => *decided,
+            Fetch::Scan(_, all) => *all && src.lock == client::LockMode::CommittedRead,
+            Fetch::Nothing => false,
+        }
+    }
+
+    /// The columns these reads fetch: of decided keys, only those the statement reads beyond
+    /// the WHERE (`Source::decided_fetch`).
+    pub(crate) fn columns<'s>(&self, src: &'s Source) -> &'s [u16] {
+        match (self, src.decided_fetch) {
+            (Fetch::Keys { decided: true, .. }, Some(n)) => {
+                src.fetch.get(..n).unwrap_or(&src.fetch)
+            }
+            _ => &src.fetch,
+        }
     }
 }
 
@@ -130,7 +148,7 @@ pub(crate) trait Stepping: Executor {
         };
         let decided = fetch.decided(src);
         let rows =
-            self.transactional(|s, txn, last: ExecType| s.read_fetch(txn, last, src, fetch))?;
+            self.transactional(|s, txn, last: ExecType| s.read_fetch(txn, last, src, fetch, true))?;
         self.finish_select(p, params, decided, rows)
     }
 }

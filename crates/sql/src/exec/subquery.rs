@@ -1124,7 +1124,9 @@ pub(crate) trait Subqueries: Exec {
                 let start = keys.len();
                 match self.fetch_request(src, &all)? {
                     Fetch::Nothing => {}
-                    Fetch::Keys { unique, keys: k } if index.is_none_or(|i| i == unique) => {
+                    Fetch::Keys {
+                        unique, keys: k, ..
+                    } if index.is_none_or(|i| i == unique) => {
                         index = Some(unique);
                         keys.extend(k);
                     }
@@ -1137,7 +1139,7 @@ pub(crate) trait Subqueries: Exec {
             }
             let unique = index.flatten();
             let mut found =
-                self.read_each(txn, ExecType::NoCommit, &src.table, unique, &keys, src)?;
+                self.read_each(txn, ExecType::NoCommit, unique, &keys, src, &src.fetch)?;
             for (i, start, end) in shares {
                 out[i] = Some(
                     found[start..end]

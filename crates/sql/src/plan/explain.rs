@@ -184,7 +184,10 @@ fn source_row(src: &Source, writes: bool) -> Vec<Value> {
         let pushed: Vec<String> = src.pushed.iter().map(|p| pushed_text(def, p)).collect();
         extra.push(format!("pushed condition: {}", pushed.join(" AND ")));
     }
-    if src.filter.is_some() {
+    if src.decided_fetch.is_some() {
+        // The keys decide the WHERE when their values are of their columns' kinds.
+        extra.push("the keys decide the WHERE".into());
+    } else if src.filter.is_some() {
         extra.push("Using where".into());
     }
     extra.push(format!("round trips: {trips}"));
@@ -447,6 +450,8 @@ mod snapshot {
         "SELECT v FROM t WHERE id = 7",
         "SELECT v FROM t WHERE id IN (1, 2, 3)",
         "SELECT v FROM t WHERE u = 5",
+        "SELECT v FROM t WHERE u = 5 AND v = 1",
+        "SELECT v FROM t WHERE id = 7 AND id = 8",
         "SELECT v FROM t WHERE id BETWEEN 10 AND 20",
         "SELECT v FROM t WHERE k > 3 ORDER BY k LIMIT 10",
         "SELECT v FROM t WHERE k = 3 AND v < 100",
@@ -481,7 +486,8 @@ mod snapshot {
             let table = client::Table::virtual_table(def.clone());
             Ok((table, ("test".into(), wanted.clone(), wanted)))
         };
-        let input = PlanInput::new(sql, &[]);
+        let placeholders = crate::plan::placeholders(sql)?;
+        let input = PlanInput::new(sql, &placeholders);
         Ok(match &statement {
             Statement::Query(q) => match crate::plan::query(&input, q, &resolve)? {
                 crate::plan::QueryPlan::Select(p) => Compiled::Select(p),
@@ -491,6 +497,35 @@ mod snapshot {
             Statement::Delete(d) => Compiled::Delete(crate::plan::delete(&input, d, &resolve)?),
             _ => Compiled::Other(Box::new(statement)),
         })
+    }
+
+    /// A key lookup that decides the WHERE fetches the columns only the WHERE reads last, so
+    /// a read may leave them out; one that does not decide it fetches in table order.
+    #[test]
+    fn a_deciding_lookup_fetches_the_where_columns_last() {
+        let tables = schema();
+        let source = |sql: &str| match plan(sql, &tables) {
+            Ok(Compiled::Select(p)) => p.source.expect("a source"),
+            Ok(_) => panic!("{sql}: not a select"),
+            Err(e) => panic!("{sql}: {}", e.message),
+        };
+        let s = source("SELECT v FROM t WHERE id = ?");
+        assert_eq!((s.fetch, s.decided_fetch), (vec![3, 0], Some(1)));
+        let s = source("SELECT v, u FROM t WHERE u IN (1, 2)");
+        assert_eq!((s.fetch, s.decided_fetch), (vec![1, 3], Some(2)));
+        // Nothing but the WHERE read: one column stays, as an empty list fetches them all.
+        let s = source("SELECT COUNT(*) FROM t WHERE id = 1");
+        assert_eq!((s.fetch, s.decided_fetch), (vec![0], Some(1)));
+        for sql in [
+            "SELECT v FROM t WHERE id = ? AND v = 1",
+            "SELECT v FROM t WHERE id = 1 AND id = 2",
+            "SELECT v FROM t WHERE id = 1 + ?",
+            "SELECT v FROM t WHERE k = 1",
+        ] {
+            let s = source(sql);
+            assert_eq!(s.decided_fetch, None, "{sql}");
+            assert!(s.fetch.is_sorted(), "{sql}: {:?}", s.fetch);
+        }
     }
 
     #[test]

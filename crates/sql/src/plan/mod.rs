@@ -86,6 +86,11 @@ pub struct Source {
     pub pushed_decides: bool,
     /// Table column positions fetched; fetched row position i holds column `fetch[i]`.
     pub fetch: Vec<u16>,
+    /// Set when the key lookup decides the WHERE (`lookup_decides`): how many of `fetch`'s
+    /// columns the statement reads beyond the WHERE (at least one). The columns after them
+    /// are fetched only to re-check it, which a read whose key values are of their columns'
+    /// own kind skips.
+    pub decided_fetch: Option<usize>,
     pub lock: LockMode,
     /// A derived table or common table expression: its rows are this query's, run in the API
     /// node when the statement runs (`table` is then a definition no data node holds).
@@ -590,6 +595,7 @@ pub(crate) fn source(
                 Pushed::Like(..) => false,
             }
         });
+    let decides = lookup_decides(filter.as_ref(), &def, &access);
     let mut used = vec![false; def.columns.len()];
     {
         let mut mark = |p: usize| {
@@ -605,21 +611,39 @@ pub(crate) fn source(
                 e.columns(&mut mark);
             }
         }
-        if let Some(f) = &filter {
-            f.columns(&mut mark);
-        }
         for c in extra {
             mark(*c as usize);
         }
     }
-    if need_primary_key || used.iter().all(|u| !u) {
+    if need_primary_key {
         for c in &def.primary_key {
             used[*c as usize] = true;
         }
     }
-    let fetch: Vec<u16> = (0..def.columns.len() as u16)
+    // The columns only the WHERE reads: last, so that a lookup which decides it may leave
+    // them out and keep every other column's position.
+    let mut only_filter = vec![false; def.columns.len()];
+    if let Some(f) = &filter {
+        f.columns(&mut |p: usize| {
+            if let (Some(false), Some(o)) = (used.get(p), only_filter.get_mut(p)) {
+                *o = true;
+            }
+        });
+    }
+    if used.iter().chain(&only_filter).all(|u| !u) {
+        for c in &def.primary_key {
+            used[*c as usize] = true;
+        }
+    }
+    let mut fetch: Vec<u16> = (0..def.columns.len() as u16)
         .filter(|c| used[*c as usize])
         .collect();
+    let read = fetch.len();
+    fetch.extend((0..def.columns.len() as u16).filter(|c| only_filter[*c as usize]));
+    if !decides {
+        fetch.sort_unstable();
+    }
+    let decided_fetch = decides.then_some(read.max(1));
     let mut position = vec![usize::MAX; def.columns.len()];
     for (i, c) in fetch.iter().enumerate() {
         position[*c as usize] = i;
@@ -645,9 +669,57 @@ pub(crate) fn source(
         filter,
         pushed_decides,
         fetch,
+        decided_fetch,
         lock,
         derived: None,
     }
+}
+
+/// Whether every row a key lookup finds satisfies the WHERE: each conjunct is an equality (or
+/// an IN list) on its own column of the key, against a constant or a parameter, compared as
+/// the column compares (in its collation; an integer or string column). Whether the values
+/// are of the column's kind is known only when it runs (`Resolved::Keys`).
+fn lookup_decides(filter: Option<&Expr>, def: &base::TableDef, access: &Access) -> bool {
+    let (Access::Lookup { unique, .. }, Some(filter)) = (access, filter) else {
+        return false;
+    };
+    let key = match unique {
+        None => &def.primary_key,
+        Some((i, _)) => match def.indexes.get(*i as usize) {
+            Some(index) => &index.columns,
+            None => return false,
+        },
+    };
+    let mut parts = Vec::new();
+    conjuncts(filter, &mut parts);
+    if parts.len() != key.len() {
+        return false;
+    }
+    let plain = |e: &Expr| matches!(e, Expr::Const(_) | Expr::Param(_));
+    let collation_of = |p: usize| def.columns.get(p).and_then(crate::expr::collate::of_column);
+    let mut seen: Vec<usize> = Vec::with_capacity(key.len());
+    for part in &parts {
+        let column = match look_through(part, collation_of) {
+            Expr::Binary(BinOp::Eq, l, r) => match (l.as_ref(), r.as_ref()) {
+                (Expr::Column(c), v) | (v, Expr::Column(c)) if plain(v) => *c,
+                _ => return false,
+            },
+            Expr::In(e, list, false) if list.iter().all(plain) => match e.as_ref() {
+                Expr::Column(c) => *c,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        let kind = def
+            .columns
+            .get(column)
+            .is_some_and(|c| !c.json && (c.ty.is_integer() || c.ty.is_string()));
+        if !kind || seen.contains(&column) || !key.iter().any(|k| *k as usize == column) {
+            return false;
+        }
+        seen.push(column);
+    }
+    true
 }
 
 /// A LIMIT or OFFSET: a literal or a `?`.

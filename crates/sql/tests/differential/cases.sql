@@ -149,6 +149,16 @@ SELECT id, name FROM items WHERE code = 'Z999';
 SELECT * FROM kv WHERE k = 'c';
 SELECT * FROM kv WHERE k = 'C';
 SELECT * FROM kv WHERE k = 'zz';
+-- Key lookups that decide the WHERE fetch only the columns read beyond it.
+SELECT name FROM items WHERE code = 'a002';
+SELECT 1 FROM kv WHERE k = 'C';
+SELECT COUNT(*) FROM items WHERE id = 1;
+SELECT name FROM items WHERE id = '1';
+SELECT name FROM items WHERE id = 1.0;
+SELECT name FROM items WHERE id = 1 AND id = 1;
+SELECT v FROM kv WHERE k = 'c' COLLATE utf8mb4_bin;
+SELECT v FROM kv WHERE k = _binary'c';
+SELECT v FROM kv WHERE k IN ('a', 'B', 'a ');
 SELECT email FROM people WHERE email = 'frank@example.com';
 SELECT id, first_name FROM people WHERE id = 20;
 SELECT id, first_name FROM people WHERE id = 21;
