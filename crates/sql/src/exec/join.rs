@@ -1,18 +1,45 @@
 //! Running a join (`plan/join.rs`'s `Joined`): each further table read by keys computed from the
-//! rows joined so far, in batches, or read once and hash-joined in the API node; NULLs for an
-//! outer join's unmatched rows.
+//! rows joined so far, in batches, or through an ordered index by their values (`probed`), or
+//! read once, and hash-joined in the API node; NULLs for an outer join's unmatched rows.
 
-use crate::exec::run::{key_value, place, Executor};
+use crate::exec::run::{key_value, place, Executor, Fetch};
 use crate::exec::{Exec, Subqueries};
 use crate::expr::aggregate::group_key;
 use crate::expr::{truthy, Expr};
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
-use crate::plan::join::{JoinStep, Joined};
+use crate::plan::join::{JoinStep, Joined, PROBE_SCANS_IN_FLIGHT, PROBE_VALUES_MAX};
 use crate::plan::Source;
 use base::types::Collation;
 use base::Value;
-use client::{ExecType, Transaction};
+use client::{ExecType, Filter, LockMode, Scan, ScanOrder, Transaction};
+
+/// The most values one probe scan covers (its range, and an IN list the data node checks
+/// value by value).
+const PROBE_GROUP_MAX: usize = 64;
+
+/// Sorted distinct integer values in groups of one scan each: consecutive values while their
+/// range stays dense (at most twice as wide as their count) and the group within
+/// `PROBE_GROUP_MAX`; a value far from the next is a group alone, an exact one-key range.
+fn groups(values: &[Value]) -> impl Iterator<Item = &[Value]> {
+    let number = |v: &Value| match v {
+        Value::Int(i) => i128::from(*i),
+        Value::UInt(u) => i128::from(*u),
+        _ => 0,
+    };
+    let mut rest = values;
+    std::iter::from_fn(move || {
+        let first = number(rest.first()?);
+        let mut n = 1;
+        while n < rest.len().min(PROBE_GROUP_MAX) && number(&rest[n]) - first < 2 * (n as i128 + 1)
+        {
+            n += 1;
+        }
+        let (group, after) = rest.split_at(n);
+        rest = after;
+        Some(group)
+    })
+}
 
 pub(crate) trait Joining: Executor {
     /// The rows of a join ([`Joined`]): the first table's matching rows,
@@ -77,7 +104,10 @@ pub(crate) trait Joining: Executor {
                 (found, candidates)
             }
             None => {
-                let found = self.fetch(txn, ExecType::NoCommit, src, params)?;
+                let found = match self.probed(txn, step, &rows, params)? {
+                    Some(found) => found,
+                    None => self.fetch(txn, ExecType::NoCommit, src, params)?,
+                };
                 let candidates = self.hashed(step, &rows, &found, params)?;
                 (found, candidates)
             }
@@ -160,6 +190,95 @@ pub(crate) trait Joining: Executor {
             wanted.push(mine);
         }
         Ok(Some((*unique, all, wanted)))
+    }
+
+    /// For a step read through an index probe: the rows of its table whose index column holds
+    /// one of the joined rows' values (and that meet the table's own pushed conditions), one
+    /// index scan per batch of values. None when the step has no probe or a value is not an
+    /// exact key of the column (the table is read once instead).
+    fn probed(
+        &mut self,
+        txn: &mut Transaction,
+        step: &JoinStep,
+        rows: &[Vec<Value>],
+        params: &[Value],
+    ) -> Result<Option<Vec<Vec<Value>>>> {
+        let Some(probe) = &step.probe else {
+            return Ok(None);
+        };
+        let src = &step.source;
+        let def = src.table.def();
+        let Some(column) = def.columns.get(probe.column as usize) else {
+            return Ok(None);
+        };
+        let mut values = std::collections::BTreeMap::new();
+        for row in rows {
+            match key_value(column, probe.key.eval(&self.env(row, params, &[]))?) {
+                Ok(Some(v)) => match v {
+                    Value::Int(i) => values.insert(i128::from(i), v),
+                    Value::UInt(u) => values.insert(i128::from(u), v),
+                    _ => return Ok(None),
+                },
+                Ok(None) => None,
+                Err(()) => return Ok(None),
+            };
+        }
+        let values: Vec<Value> = values.into_values().collect();
+        let names: Vec<&str> = src
+            .fetch
+            .iter()
+            .map(|c| def.columns[*c as usize].name.as_str())
+            .collect();
+        if values.len() > PROBE_VALUES_MAX {
+            return Ok(None);
+        }
+        let (own, _) = self.pushed_filter(src, params)?;
+        let scans: Vec<Scan> = groups(&values)
+            .map(|group| {
+                let (low, high) = (group[0].clone(), group[group.len() - 1].clone());
+                let mut parts = Vec::with_capacity(2);
+                if group.len() > 1 {
+                    parts.push(Filter::In {
+                        column: probe.column,
+                        values: group.to_vec(),
+                    });
+                }
+                parts.extend(own.clone());
+                let scan = Scan::index(&probe.index)
+                    .from(vec![low], true)
+                    .to(vec![high], true)
+                    .columns(&names)
+                    .order(ScanOrder::Any);
+                match parts.len() {
+                    0 => scan,
+                    1 => scan.filter(parts.remove(0)),
+                    _ => scan.filter(Filter::And(parts)),
+                }
+            })
+            .collect();
+        let mut found = Vec::new();
+        if src.lock != LockMode::CommittedRead {
+            // A locking read: each scan's rows are read again by key under their locks.
+            for scan in scans {
+                let fetch = Fetch::Scan(Box::new(scan), false);
+                found.extend(self.read_fetch(txn, ExecType::NoCommit, src, fetch, false)?);
+            }
+            return Ok(Some(found));
+        }
+        // Committed reads: a window of scans in flight at once, so a batch of values costs
+        // about one round trip per window, not one per value.
+        let client = |e: client::ClientError| SqlError::from_client(&e);
+        for window in scans.chunks(PROBE_SCANS_IN_FLIGHT) {
+            self.check_killed()?;
+            let cursors = window
+                .iter()
+                .map(|scan| txn.scan_cursor(&src.table, scan).map_err(client))
+                .collect::<Result<Vec<_>>>()?;
+            for cursor in cursors {
+                found.extend(cursor.collect_all().map_err(client)?);
+            }
+        }
+        Ok(Some(found))
     }
 
     /// For a step read once: each joined row's possible matches by a hashed equality (None:

@@ -274,6 +274,18 @@ fn step_row(step: &JoinStep) -> Vec<Value> {
                 base::limits::BATCH_OPERATIONS_MAX
             ));
         }
+        None if step.probe.is_some() => {
+            let index = step.probe.as_ref().map_or("", |p| p.index.as_str());
+            row[4] = text("ref");
+            row[6] = text(index);
+            row[11] = text(format!(
+                "Cairn: {join} by ordered index scans on {index} for the joined rows' values \
+                 (nearby values share a scan, with the values pushed as IN; at most {} scans in \
+                 flight), hash join in the API node; over {} values: read once, hash join",
+                crate::plan::join::PROBE_SCANS_IN_FLIGHT,
+                crate::plan::join::PROBE_VALUES_MAX,
+            ));
+        }
         None => {
             let how = if step.equal.is_empty() {
                 "nested loop"
@@ -465,6 +477,8 @@ mod snapshot {
         "SELECT o.id, c.score, r.name FROM orders o JOIN customer c ON c.id = o.cust \
          JOIN region r ON r.id = c.region WHERE o.id BETWEEN 1 AND 100",
         "SELECT o.amount FROM customer c JOIN orders o ON o.cust = c.id WHERE c.id = 4242",
+        "SELECT o.amount FROM orders o JOIN customer c ON o.cust = c.id WHERE c.id = 4242",
+        "SELECT o.amount FROM orders o STRAIGHT_JOIN customer c ON o.cust = c.id WHERE c.id = 4242",
         "SELECT c.id FROM customer c LEFT JOIN orders o ON o.cust = c.id WHERE o.id IS NULL",
         "UPDATE t SET v = v + 1 WHERE id = 3",
         "UPDATE t SET v = 0 WHERE k BETWEEN 1 AND 5",

@@ -25,6 +25,10 @@ pub struct JoinStep {
     /// Keyed reads (primary key, or unique index n) for keys computed from each joined row:
     /// the keys of all rows go out together, in batches.
     pub lookup: Option<(Option<u16>, Vec<Vec<Expr>>)>,
+    /// Read through an ordered index whose first column the join binds (when `lookup` is
+    /// None): per batch of joined rows, one index scan over their key values' range with the
+    /// values pushed as an IN filter, hash-joined in the API node by `equal`.
+    pub probe: Option<IndexProbe>,
     /// Hash-join pairs for a source read once: (its column, in the joined row; the value it must
     /// equal, over the joined row).
     pub equal: Vec<(usize, Expr)>,
@@ -34,6 +38,24 @@ pub struct JoinStep {
     pub outer: bool,
     /// What a match must satisfy, over the joined row.
     pub on: Option<Expr>,
+}
+
+/// The most distinct values an index probe reads by (more: the table is read once and
+/// hash-joined, which costs about as much).
+pub(crate) const PROBE_VALUES_MAX: usize = 4_096;
+
+/// The most probe scans one statement keeps open at once (a connection holds at most
+/// `base::limits::SCANS_OPEN_PER_CONNECTION_MAX`, shared with other sessions).
+pub(crate) const PROBE_SCANS_IN_FLIGHT: usize = 16;
+
+/// An ordered index a join step reads by the joined rows' values of its first column.
+#[derive(Debug, Clone)]
+pub struct IndexProbe {
+    pub index: String,
+    /// The index's first column (an integer column), in the table.
+    pub column: u16,
+    /// The value that column must equal, over the joined row.
+    pub key: Expr,
 }
 
 /// A SELECT over several tables: the plan's `source` is read first (into its place in the joined
@@ -62,6 +84,8 @@ pub(crate) struct FromTable {
     /// The first table of a comma-separated item of FROM: USING and NATURAL JOIN look back
     /// only to it (`a, b JOIN c USING (x)` joins b and c).
     pub(crate) item_start: bool,
+    /// Joined by STRAIGHT_JOIN: the tables are read in the order written.
+    pub(crate) straight: bool,
 }
 
 /// The tables of a FROM clause in the order written, and the order they are read in (a RIGHT
@@ -83,10 +107,12 @@ pub(crate) fn from_tables(
             derived: r.derived,
             using: Vec::new(),
             item_start: true,
+            straight: false,
         });
         let item_at = tables.len() - 1;
         for j in &item.joins {
             use ast::JoinOperator as J;
+            let straight = matches!(j.join_operator, J::StraightJoin(_));
             let (outer, right, constraint) = match &j.join_operator {
                 J::Join(c) | J::Inner(c) | J::CrossJoin(c) | J::StraightJoin(c) => {
                     (false, false, c)
@@ -205,6 +231,7 @@ pub(crate) fn from_tables(
                     derived,
                     using: named,
                     item_start: false,
+                    straight,
                 });
             } else {
                 tables.push(FromTable {
@@ -215,6 +242,7 @@ pub(crate) fn from_tables(
                     derived,
                     using: named,
                     item_start: false,
+                    straight,
                 });
             }
         }
@@ -359,10 +387,11 @@ pub(crate) fn join(
     layout: &Layout,
     tables: Vec<FromTable>,
     order: &[usize],
-    ons: Vec<Option<Expr>>,
+    mut ons: Vec<Option<Expr>>,
     filter: Option<Expr>,
     lock: LockMode,
 ) -> Result<(Source, Joined)> {
+    let order_given = order;
     let mut wheres = Vec::new();
     if let Some(f) = &filter {
         conjuncts(f, &mut wheres);
@@ -370,6 +399,14 @@ pub(crate) fn join(
     // A correlated subquery runs for the joined rows only: its conditions wait for them.
     wheres.retain(|w| !w.has_correlated());
     let locking = lock != LockMode::CommittedRead;
+    let order = &const_first(layout, &tables, order, &ons, &wheres);
+    if order.first() != order_given.first() {
+        // Read in another order, an inner join's ON conditions are the WHERE's: each checked
+        // by the step whose table completes it.
+        for on in ons.iter_mut().filter_map(Option::take) {
+            conjuncts(&on, &mut wheres);
+        }
+    }
     let mut done = 0u64;
     let mut first = None;
     let mut steps = Vec::new();
@@ -429,6 +466,7 @@ pub(crate) fn join(
             })
             .collect();
         let mut lookup = None;
+        let mut probe_index = None;
         // information_schema and derived tables are made whole in the API node: never read by
         // key.
         if !linked.is_empty() && !read_once.made_in_api_node() {
@@ -444,6 +482,15 @@ pub(crate) fn join(
                 &mut [],
                 &extra,
             );
+            if let Access::Range {
+                index,
+                columns,
+                equal,
+                ..
+            } = &probe.access
+            {
+                probe_index = index_probe(&t.table, index, columns, equal);
+            }
             if let Access::Lookup { unique, keys } = probe.access {
                 let mut outer = false;
                 for key in &keys {
@@ -501,6 +548,7 @@ pub(crate) fn join(
             .collect();
         steps.push(JoinStep {
             source: read_once,
+            probe: probe_index.filter(|_| lookup.is_none()),
             lookup,
             equal,
             offset,
@@ -519,4 +567,84 @@ pub(crate) fn join(
             filter,
         },
     ))
+}
+
+/// The order to read an inner join's tables in: as given, but a table its own conditions read
+/// by whole keys (a "const" table, at most a batch of rows) first, so the tables after it are
+/// reached from its rows by key or index instead of being read whole. Outer joins and
+/// STRAIGHT_JOIN keep the given order.
+fn const_first(
+    layout: &Layout,
+    tables: &[FromTable],
+    order: &[usize],
+    ons: &[Option<Expr>],
+    wheres: &[Expr],
+) -> Vec<usize> {
+    let keep = order.to_vec();
+    // An ON with a correlated subquery is checked where it is written.
+    let correlated = ons.iter().flatten().any(Expr::has_correlated);
+    if correlated || tables.iter().any(|t| t.outer || t.straight) {
+        return keep;
+    }
+    let keyed = |k: usize| {
+        let bit = 1u64 << k;
+        let mut parts = Vec::new();
+        if let Some(on) = ons.get(k).and_then(Option::as_ref) {
+            conjuncts(on, &mut parts);
+        }
+        parts.extend(wheres.iter().cloned());
+        let own: Vec<Expr> = parts
+            .iter()
+            .filter(|p| layout.tables_in(p) == bit)
+            .map(|p| layout.localize(p, k))
+            .collect();
+        let t = &tables[k];
+        let mut alone = source(
+            t.table.clone(),
+            &t.tref,
+            all_of(own),
+            LockMode::CommittedRead,
+            false,
+            &mut [],
+            &mut [],
+            &[],
+        );
+        alone.derived = t.derived.clone();
+        !alone.made_in_api_node() && matches!(alone.access, Access::Lookup { .. })
+    };
+    match order.iter().position(|k| keyed(*k)) {
+        None | Some(0) => keep,
+        Some(i) => {
+            let mut order = keep;
+            let k = order.remove(i);
+            order.insert(0, k);
+            order
+        }
+    }
+}
+
+/// The index probe of a step whose best index range starts with an equality the joined rows
+/// bind (an [`Expr::Outer`] value) on an integer column: its values order and compare exactly
+/// as the index keeps them, so their range and IN list find every match.
+fn index_probe(table: &Table, index: &str, columns: &[u16], equal: &[Expr]) -> Option<IndexProbe> {
+    let (first, column) = (equal.first()?, *columns.first()?);
+    let def = table.def();
+    if !def.columns.get(column as usize)?.ty.is_integer() {
+        return None;
+    }
+    let mut outer = false;
+    first.walk(&mut |x| outer |= matches!(x, Expr::Outer(_)));
+    if !outer {
+        return None;
+    }
+    let mut key = first.clone();
+    key.rewrite(&|x| match x {
+        Expr::Outer(p) => Some(Expr::Column(*p)),
+        _ => None,
+    });
+    Some(IndexProbe {
+        index: index.to_string(),
+        column,
+        key,
+    })
 }

@@ -758,6 +758,19 @@ INSERT INTO orders VALUES
   (5, 5, 'X999', 99, 4), (6, NULL, 'D001', 10, 1), (7, 8, 'd001', NULL, 2), (8, 2, NULL, 6, 5),
   (9, 42, 'J004', 40, 1), (10, 1, 'A001', 1, 7);
 SELECT o.id, p.first_name FROM orders o JOIN people p ON o.person = p.id ORDER BY o.id;
+-- Joins reaching orders through KEY iperson: index probes by the joined rows' values, and a
+-- table its own conditions read by key read first.
+SELECT p.id, o.id FROM people p JOIN orders o ON o.person = p.id WHERE p.id = 1 ORDER BY o.id;
+SELECT p.id, o.id FROM orders o JOIN people p ON o.person = p.id WHERE p.id = 2 ORDER BY o.id;
+SELECT p.id, o.id FROM people p LEFT JOIN orders o ON o.person = p.id ORDER BY p.id, o.id;
+SELECT p.id, COUNT(o.id), SUM(o.n) FROM people p LEFT JOIN orders o ON o.person = p.id GROUP BY p.id ORDER BY p.id;
+SELECT p.id FROM people p LEFT JOIN orders o ON o.person = p.id WHERE o.id IS NULL ORDER BY p.id;
+SELECT o.id FROM people p JOIN orders o ON o.person = p.id AND o.n > 1 WHERE p.id IN (1, 2, 42) ORDER BY o.id;
+SELECT o.id, p.id FROM people p JOIN orders o ON o.person = p.id + 1 ORDER BY o.id;
+SELECT o.id FROM people p JOIN orders o ON o.person = p.id WHERE p.id = 1 ORDER BY o.id FOR UPDATE;
+SELECT o.id FROM orders o STRAIGHT_JOIN people p ON o.person = p.id WHERE p.id = 2 ORDER BY o.id;
+SELECT a.id, b.id FROM orders a JOIN orders b ON b.person = a.person WHERE a.id = 1 ORDER BY b.id;
+SELECT a.id, b.id FROM orders a JOIN orders b ON b.person = a.person ORDER BY a.id, b.id;
 SELECT o.id, p.first_name FROM orders o INNER JOIN people p ON p.id = o.person;
 SELECT o.id, p.email FROM orders o LEFT JOIN people p ON o.person = p.id ORDER BY o.id;
 SELECT o.id, p.email FROM orders o LEFT OUTER JOIN people p ON o.person = p.id WHERE p.id IS NULL ORDER BY o.id;
