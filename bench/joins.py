@@ -1,0 +1,121 @@
+"""Join and aggregation shapes timed on Cairn and MariaDB in one run (bench/joins.sh).
+
+Loads the same three tables into both servers (region, customer with KEY(region), orders with
+KEY(cust) and KEY(day); rows made from a fixed seed), then runs each query REPEAT times on each
+server over one connection, checks both answer the same rows (as sorted lists), and prints a
+markdown table: mean milliseconds per run, Cairn / MariaDB, and rows.
+Usage: joins.py CAIRN_PORT MARIADB_PORT (environment: CUSTOMERS, ORDERS, REPEAT, SEED).
+"""
+
+import os
+import random
+import sys
+import time
+
+import pymysql
+
+CUSTOMERS = int(os.environ.get("CUSTOMERS", "20000"))
+ORDERS = int(os.environ.get("ORDERS", "300000"))
+REPEAT = int(os.environ.get("REPEAT", "5"))
+SEED = int(os.environ.get("SEED", "44"))
+
+SCHEMA = [
+    "CREATE TABLE region (id INT PRIMARY KEY, name VARCHAR(20) NOT NULL)",
+    "CREATE TABLE customer (id INT PRIMARY KEY, region INT NOT NULL, score INT NOT NULL,"
+    " KEY (region))",
+    "CREATE TABLE orders (id INT PRIMARY KEY, cust INT NOT NULL, day INT NOT NULL,"
+    " amount INT NOT NULL, KEY (cust), KEY (day))",
+]
+
+QUERIES = [
+    ("orders by PK range, joined to customer and region by PK",
+     "SELECT o.id, c.score, r.name FROM orders o JOIN customer c ON c.id = o.cust"
+     " JOIN region r ON r.id = c.region WHERE o.id BETWEEN 1000 AND 1099"),
+    ("parent to children through KEY(cust)",
+     "SELECT o.id, o.amount FROM customer c JOIN orders o ON o.cust = c.id WHERE c.id = 4242"),
+    ("the same written children first",
+     "SELECT o.id, o.amount FROM orders o JOIN customer c ON o.cust = c.id WHERE c.id = 4242"),
+    ("children to parent by PK (100 orders)",
+     "SELECT o.id, c.score FROM orders o JOIN customer c ON c.id = o.cust"
+     " WHERE o.id BETWEEN 5000 AND 5099"),
+    ("parents of a region to their children (chain through two KEYs)",
+     "SELECT c.id, o.id FROM region r JOIN customer c ON c.region = r.id"
+     " JOIN orders o ON o.cust = c.id WHERE r.id = 3 AND c.id < 600"),
+    ("LEFT JOIN parents to children (100 parents)",
+     "SELECT c.id, o.id FROM customer c LEFT JOIN orders o ON o.cust = c.id"
+     " WHERE c.id BETWEEN 100 AND 199"),
+    ("children per parent, grouped (100 parents)",
+     "SELECT c.id, COUNT(o.id), SUM(o.amount) FROM customer c JOIN orders o ON o.cust = c.id"
+     " WHERE c.id BETWEEN 100 AND 199 GROUP BY c.id"),
+    ("COUNT, SUM, AVG over orders",
+     "SELECT COUNT(*), SUM(amount), AVG(day) FROM orders"),
+    ("GROUP BY day",
+     "SELECT day, COUNT(*), SUM(amount) FROM orders GROUP BY day"),
+]
+
+
+def connect(port):
+    return pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
+
+
+def load(conn, rng_seed):
+    rng = random.Random(rng_seed)
+    cur = conn.cursor()
+    cur.execute("DROP DATABASE IF EXISTS joins")
+    cur.execute("CREATE DATABASE joins")
+    cur.execute("USE joins")
+    for s in SCHEMA:
+        cur.execute(s)
+    cur.execute("INSERT INTO region VALUES " +
+                ",".join(f"({i},'region{i}')" for i in range(10)))
+
+    def batches(rows, table):
+        for start in range(0, len(rows), 1000):
+            part = rows[start:start + 1000]
+            cur.execute(f"INSERT INTO {table} VALUES " +
+                        ",".join("(" + ",".join(str(v) for v in r) + ")" for r in part))
+
+    batches([(i, i % 10, rng.randrange(1000)) for i in range(1, CUSTOMERS + 1)], "customer")
+    batches([(i, rng.randrange(1, CUSTOMERS + 1), rng.randrange(1, 366), rng.randrange(10000))
+             for i in range(1, ORDERS + 1)], "orders")
+
+
+def timed(conn, sql):
+    cur = conn.cursor()
+    cur.execute(sql)
+    first = sorted(map(repr, cur.fetchall()))
+    start = time.perf_counter()
+    for _ in range(REPEAT):
+        cur.execute(sql)
+        cur.fetchall()
+    return (time.perf_counter() - start) * 1000 / REPEAT, first
+
+
+def main():
+    cairn_port, mariadb_port = int(sys.argv[1]), int(sys.argv[2])
+    servers = {"Cairn": connect(cairn_port), "MariaDB": connect(mariadb_port)}
+    for name, conn in servers.items():
+        start = time.perf_counter()
+        load(conn, SEED)
+        if name == "MariaDB":
+            conn.cursor().execute("ANALYZE TABLE region, customer, orders")
+        print(f"# loaded {name} in {time.perf_counter() - start:.1f} s", flush=True)
+    print(f"\nCUSTOMERS={CUSTOMERS} ORDERS={ORDERS} REPEAT={REPEAT} SEED={SEED}\n")
+    print("| query | rows | Cairn ms | MariaDB ms | Cairn / MariaDB |")
+    print("|---|---:|---:|---:|---:|")
+    failed = 0
+    for title, sql in QUERIES:
+        c_ms, c_rows = timed(servers["Cairn"], sql)
+        m_ms, m_rows = timed(servers["MariaDB"], sql)
+        same = c_rows == m_rows
+        failed += not same
+        mark = "" if same else " **DIFFERENT ROWS**"
+        print(f"| {title}{mark} | {len(m_rows)} | {c_ms:.2f} | {m_ms:.2f} | {c_ms / m_ms:.2f} |",
+              flush=True)
+    if failed:
+        print(f"\n{failed} queries answered differently", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
