@@ -1,7 +1,8 @@
 //! Metadata statements through the protocol: SHOW PROCESSLIST lists live sessions and forgets
 //! closed ones, SHOW STATUS counts statements for real (on the connection thread and in the
 //! reactor), COM_FIELD_LIST answers column definitions then EOF, warnings reach the OK packet,
-//! and information_schema answers prepared and cached queries without the data node.
+//! information_schema answers prepared and cached queries without the data node, and EXPLAIN
+//! plans subqueries without running them.
 
 use std::time::{Duration, Instant};
 
@@ -353,4 +354,56 @@ fn user_variables_have_their_values_types() {
     assert_eq!(values, ["30", "1.5", "1", "ab"], "{text}");
     server.stop();
     node.stop();
+}
+
+/// EXPLAIN plans a statement's subqueries and never runs them: a scalar subquery answering two
+/// rows (which fails when the statement runs) is explained as SUBQUERY, a correlated one as
+/// DEPENDENT SUBQUERY, and each SELECT of a UNION gets its own row.
+#[test]
+fn explain_plans_subqueries_without_running_them() {
+    let (node, server) = common::start(1 << 20);
+    let mut c = setup(server.address().port());
+    assert_eq!(c.query("INSERT INTO d.t (n) VALUES (1), (2)"), Answer::Ok);
+    let two_rows = "SELECT id FROM d.t WHERE n = (SELECT n FROM d.t)";
+    match c.query(two_rows) {
+        Answer::Err(code) => assert_eq!(code, 1242),
+        other => panic!("{two_rows}: {other:?}"),
+    }
+    let kinds = |c: &mut Raw, sql: &str| -> Vec<(String, String)> {
+        rows(c, sql)
+            .into_iter()
+            .map(|r| (r[0].clone().unwrap(), r[1].clone().unwrap()))
+            .collect()
+    };
+    let pair = |id: &str, kind: &str| (id.to_string(), kind.to_string());
+    assert_eq!(
+        kinds(&mut c, &format!("EXPLAIN {two_rows}")),
+        [pair("1", "PRIMARY"), pair("2", "SUBQUERY")]
+    );
+    assert_eq!(
+        kinds(
+            &mut c,
+            "EXPLAIN SELECT id FROM d.t WHERE id IN (SELECT n FROM d.t) AND EXISTS (SELECT 1 FROM d.t WHERE n > 5)"
+        ),
+        [pair("1", "PRIMARY"), pair("2", "SUBQUERY"), pair("3", "SUBQUERY")]
+    );
+    assert_eq!(
+        kinds(
+            &mut c,
+            "EXPLAIN SELECT id FROM d.t a WHERE n = (SELECT MAX(n) FROM d.t b WHERE b.id = a.id)"
+        ),
+        [pair("1", "PRIMARY"), pair("2", "DEPENDENT SUBQUERY")]
+    );
+    assert_eq!(
+        kinds(&mut c, "EXPLAIN SELECT id FROM d.t UNION SELECT n FROM d.t"),
+        [pair("1", "PRIMARY"), pair("2", "UNION")]
+    );
+    // The statement still runs as before once explained.
+    match c.query(two_rows) {
+        Answer::Err(code) => assert_eq!(code, 1242),
+        other => panic!("{two_rows}: {other:?}"),
+    }
+    drop(c);
+    drop(server);
+    drop(node);
 }

@@ -900,9 +900,12 @@ impl Session {
                         "EXPLAIN of {}",
                         s.to_string().split_whitespace().next().unwrap_or_default()
                     ))),
-                    Compiled::Set(_) | Compiled::Deferred(_) => Err(SqlError::unsupported(
-                        "EXPLAIN of UNION, INTERSECT, EXCEPT or subqueries",
-                    )),
+                    Compiled::Deferred(d) if !matches!(d.statement, Statement::CreateTable(_)) => {
+                        crate::exec::subquery::explain_deferred(self, &d)
+                    }
+                    Compiled::Deferred(_) => {
+                        Err(SqlError::unsupported("EXPLAIN of CREATE TABLE ... SELECT"))
+                    }
                     c => Ok(crate::exec::rows(crate::plan::explain::explain(&c))),
                 }
             }

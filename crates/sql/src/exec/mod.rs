@@ -89,6 +89,9 @@ pub struct ExecState {
     /// The working tables of the recursive common table expressions running, innermost last:
     /// each one's id and the rows its last step added (`exec/derived.rs`).
     pub(crate) working_tables: Vec<(u64, Vec<Vec<Value>>)>,
+    /// Set while EXPLAIN plans a statement with subqueries: each uncorrelated subquery met is
+    /// planned, not run, and its EXPLAIN rows kept here (`Subqueries::explain_deferred`).
+    pub(crate) explaining: Option<Vec<Vec<Vec<Value>>>>,
 }
 
 /// The executor's window on the session running it: its `ExecState`, and what only the session

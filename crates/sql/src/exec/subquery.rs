@@ -1285,6 +1285,11 @@ pub(crate) trait Subqueries: Exec {
         }
         let statement = Statement::Query(Box::new(q));
         let compiled = self.compile(statement, ctx.sql, ctx.placeholders)?;
+        if self.explaining.is_some() {
+            // EXPLAIN: planned, not run; one row of NULLs stands for its result.
+            let columns = self.explain_subquery(compiled, ctx.params)?;
+            return Ok((columns, vec![vec![Value::Null; columns]]));
+        }
         match self.execute(&compiled, ctx.params)? {
             Outcome::Rows { columns, rows } => Ok((columns.len(), rows)),
             Outcome::Failed(e) => Err(e),
@@ -1295,6 +1300,78 @@ pub(crate) trait Subqueries: Exec {
             )),
         }
     }
+}
+
+trait Explaining: Subqueries {
+    /// Keeps the EXPLAIN rows of a subquery (its own subqueries planned the same way) as
+    /// SELECT number 2, 3, ...; answers its column count.
+    fn explain_subquery(&mut self, compiled: Compiled, params: &[Value]) -> Result<usize> {
+        let compiled = match compiled {
+            Compiled::Deferred(d) => {
+                let mut statement = d.statement.clone();
+                self.inline_subqueries(&mut statement, &d.sql, &d.placeholders, params)?;
+                self.compile(statement, &d.sql, &d.placeholders)?
+            }
+            c => c,
+        };
+        let columns = match &compiled {
+            Compiled::Select(p) => p.columns.len(),
+            Compiled::Set(p) => p.columns.len(),
+            _ => return Err(SqlError::unsupported("EXPLAIN of a subquery in this place")),
+        };
+        let (_, rows) = crate::plan::explain::explain(&compiled);
+        if let Some(kept) = self.explaining.as_mut() {
+            let id = kept.len() as i64 + 2;
+            kept.push(crate::plan::explain::numbered(rows, id, Some("SUBQUERY")));
+        }
+        Ok(columns)
+    }
+}
+
+impl<S: Subqueries> Explaining for S {}
+
+/// EXPLAIN of a statement with subqueries (`Compiled::Deferred`): its plan, and each subquery's
+/// planned, never run (MariaDB's SUBQUERY and DEPENDENT SUBQUERY rows). The statement's own
+/// plan is made with a NULL where each uncorrelated subquery's value would be.
+pub(crate) fn explain_deferred<S: Exec>(
+    s: &mut S,
+    d: &crate::plan::compiled::Deferred,
+) -> Result<Outcome> {
+    let base = s.correlated.len();
+    let outer = s.explaining.replace(Vec::new());
+    let mut statement = d.statement.clone();
+    let planned = s
+        .inline_subqueries(&mut statement, &d.sql, &d.placeholders, &[])
+        .and_then(|()| s.compile(statement, &d.sql, &d.placeholders));
+    let subqueries = std::mem::replace(&mut s.explaining, outer).unwrap_or_default();
+    let dependent: Vec<Arc<SelectPlan>> = s.correlated[base..]
+        .iter()
+        .map(|c| Arc::clone(&c.plan))
+        .collect();
+    s.correlated.truncate(base);
+    let compiled = planned?;
+    if matches!(compiled, Compiled::Deferred(_)) {
+        return Err(SqlError::unsupported("EXPLAIN of a subquery in this place"));
+    }
+    let (columns, mut rows) = crate::plan::explain::explain(&compiled);
+    if !subqueries.is_empty() || !dependent.is_empty() {
+        for r in &mut rows {
+            if r.get(1) == Some(&Value::Bytes(b"SIMPLE".to_vec())) {
+                r[1] = Value::Bytes(b"PRIMARY".to_vec());
+            }
+        }
+    }
+    let first = subqueries.len() as i64 + 2;
+    rows.extend(subqueries.into_iter().flatten());
+    for (next, plan) in (first..).zip(dependent) {
+        let (_, more) = crate::plan::explain::explain(&Compiled::Select(Box::new((*plan).clone())));
+        rows.extend(crate::plan::explain::numbered(
+            more,
+            next,
+            Some("DEPENDENT SUBQUERY"),
+        ));
+    }
+    Ok(crate::exec::rows((columns, rows)))
 }
 
 impl<S: Exec> Subqueries for S {}

@@ -222,7 +222,12 @@ pub(crate) fn explain(c: &Compiled) -> Answer {
             r[11] = text("Cairn: inserts in one batch; round trips: 1");
             r
         }
-        Compiled::Set(_) | Compiled::Deferred(_) | Compiled::Do(_) | Compiled::Other(_) => {
+        Compiled::Set(p) => {
+            let mut rows = Vec::new();
+            set_rows(&p.tree, &mut rows);
+            return explained(rows);
+        }
+        Compiled::Deferred(_) | Compiled::Do(_) | Compiled::Other(_) => {
             // The session refuses EXPLAIN of these before planning; say so if one gets here.
             let mut r = vec![Value::Null; 12];
             r[0] = Value::Int(1);
@@ -235,6 +240,43 @@ pub(crate) fn explain(c: &Compiled) -> Answer {
 }
 
 /// EXPLAIN of a SELECT plan: its first table, then each table joined to it.
+/// The rows of each SELECT of a set operation's tree, in order: the first PRIMARY, the others
+/// UNION (as MariaDB names them for INTERSECT and EXCEPT too), each SELECT its own id.
+fn set_rows(node: &crate::plan::setop::SetNode, out: &mut Vec<Vec<Value>>) {
+    use crate::plan::setop::SetNode;
+    match node {
+        SetNode::Select(p) => {
+            let id = match out.last().and_then(|r| r.first()) {
+                Some(Value::Int(n)) => n + 1,
+                _ => 1,
+            };
+            let kind = if out.is_empty() { "PRIMARY" } else { "UNION" };
+            let (_, rows) = explain_select(p);
+            out.extend(numbered(rows, id, Some(kind)));
+        }
+        SetNode::Nested(p) => set_rows(&p.tree, out),
+        SetNode::Op { left, right, .. } => {
+            set_rows(left, out);
+            set_rows(right, out);
+        }
+    }
+}
+
+/// `rows` as the rows of SELECT number `id`, of `kind` (None: the kind they have).
+pub(crate) fn numbered(rows: Vec<Vec<Value>>, id: i64, kind: Option<&str>) -> Vec<Vec<Value>> {
+    rows.into_iter()
+        .map(|mut r| {
+            if let Some(slot) = r.get_mut(0) {
+                *slot = Value::Int(id);
+            }
+            if let (Some(slot), Some(kind)) = (r.get_mut(1), kind) {
+                *slot = text(kind);
+            }
+            r
+        })
+        .collect()
+}
+
 fn explain_select(p: &crate::plan::SelectPlan) -> Answer {
     let row = match (&p.source, &p.joined) {
         (Some(src), Some(j)) => {
@@ -480,6 +522,7 @@ mod snapshot {
         "SELECT o.amount FROM orders o JOIN customer c ON o.cust = c.id WHERE c.id = 4242",
         "SELECT o.amount FROM orders o STRAIGHT_JOIN customer c ON o.cust = c.id WHERE c.id = 4242",
         "SELECT c.id FROM customer c LEFT JOIN orders o ON o.cust = c.id WHERE o.id IS NULL",
+        "SELECT id FROM t WHERE id < 5 UNION SELECT v FROM t WHERE u = 2 EXCEPT SELECT k FROM t",
         "UPDATE t SET v = v + 1 WHERE id = 3",
         "UPDATE t SET v = 0 WHERE k BETWEEN 1 AND 5",
         "DELETE FROM t WHERE u = 9",

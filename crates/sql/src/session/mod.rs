@@ -499,7 +499,9 @@ impl Session {
         // CREATE TABLE ... SELECT plans its SELECT when it runs (the statement text names its
         // columns), so it is kept whole, subqueries and all.
         let creates_from_select = matches!(&s, Statement::CreateTable(c) if c.query.is_some());
-        if creates_from_select || crate::exec::subquery::has_subquery(&s) {
+        // EXPLAIN plans its statement's subqueries itself (never runs them): not deferred.
+        let explains = matches!(&s, Statement::Explain { .. });
+        if creates_from_select || (!explains && crate::exec::subquery::has_subquery(&s)) {
             return Ok(Compiled::Deferred(Box::new(Deferred {
                 statement: s,
                 sql: sql.to_string(),
