@@ -522,6 +522,10 @@ mod snapshot {
         "SELECT o.amount FROM orders o JOIN customer c ON o.cust = c.id WHERE c.id = 4242",
         "SELECT o.amount FROM orders o STRAIGHT_JOIN customer c ON o.cust = c.id WHERE c.id = 4242",
         "SELECT c.id FROM customer c LEFT JOIN orders o ON o.cust = c.id WHERE o.id IS NULL",
+        "SELECT r.name, o.id FROM region r, orders o, customer c \
+         WHERE c.region = r.id AND o.cust = c.id AND r.id = 3",
+        "SELECT o.id FROM orders o, customer c \
+         WHERE (o.cust = c.id AND c.score > 5) OR (o.cust = c.id AND o.amount < 3)",
         "SELECT id FROM t WHERE id < 5 UNION SELECT v FROM t WHERE u = 2 EXCEPT SELECT k FROM t",
         "UPDATE t SET v = v + 1 WHERE id = 3",
         "UPDATE t SET v = 0 WHERE k BETWEEN 1 AND 5",

@@ -399,8 +399,8 @@ pub(crate) fn join(
     // A correlated subquery runs for the joined rows only: its conditions wait for them.
     wheres.retain(|w| !w.has_correlated());
     let locking = lock != LockMode::CommittedRead;
-    let order = &const_first(layout, &tables, order, &ons, &wheres);
-    if order.first() != order_given.first() {
+    let order = &read_order(layout, &tables, order, &ons, &wheres);
+    if order != order_given {
         // Read in another order, an inner join's ON conditions are the WHERE's: each checked
         // by the step whose table completes it.
         for on in ons.iter_mut().filter_map(Option::take) {
@@ -571,8 +571,52 @@ pub(crate) fn join(
 
 /// The order to read an inner join's tables in: as given, but a table its own conditions read
 /// by whole keys (a "const" table, at most a batch of rows) first, so the tables after it are
-/// reached from its rows by key or index instead of being read whole. Outer joins and
+/// reached from its rows by key or index instead of being read whole; then, each time, the
+/// first table (in the given order) a condition links to the tables already read, so no table
+/// is joined without a condition (a cross product) while another could be. Outer joins and
 /// STRAIGHT_JOIN keep the given order.
+fn read_order(
+    layout: &Layout,
+    tables: &[FromTable],
+    order: &[usize],
+    ons: &[Option<Expr>],
+    wheres: &[Expr],
+) -> Vec<usize> {
+    // An ON with a correlated subquery is checked where it is written.
+    let correlated = ons.iter().flatten().any(Expr::has_correlated);
+    if correlated || tables.iter().any(|t| t.outer || t.straight) {
+        return order.to_vec();
+    }
+    let first = const_first(layout, tables, order, ons, wheres);
+    // The tables each condition reads (ON conditions too: all joins here are inner).
+    let mut links: Vec<u64> = wheres.iter().map(|w| layout.tables_in(w)).collect();
+    for on in ons.iter().flatten() {
+        let mut parts = Vec::new();
+        conjuncts(on, &mut parts);
+        links.extend(parts.iter().map(|p| layout.tables_in(p)));
+    }
+    let Some((&head, rest)) = first.split_first() else {
+        return first;
+    };
+    let mut rest = rest.to_vec();
+    let mut chosen = vec![head];
+    let mut ready = 1u64 << head;
+    while !rest.is_empty() {
+        let linked = |k: usize| {
+            let bit = 1u64 << k;
+            links
+                .iter()
+                .any(|m| m & bit != 0 && m & ready != 0 && m & !(ready | bit) == 0)
+        };
+        let at = rest.iter().position(|k| linked(*k)).unwrap_or(0);
+        let k = rest.remove(at);
+        chosen.push(k);
+        ready |= 1u64 << k;
+    }
+    chosen
+}
+
+/// [`read_order`]'s first step: a table its own conditions read by whole keys first.
 fn const_first(
     layout: &Layout,
     tables: &[FromTable],
@@ -581,11 +625,6 @@ fn const_first(
     wheres: &[Expr],
 ) -> Vec<usize> {
     let keep = order.to_vec();
-    // An ON with a correlated subquery is checked where it is written.
-    let correlated = ons.iter().flatten().any(Expr::has_correlated);
-    if correlated || tables.iter().any(|t| t.outer || t.straight) {
-        return keep;
-    }
     let keyed = |k: usize| {
         let bit = 1u64 << k;
         let mut parts = Vec::new();

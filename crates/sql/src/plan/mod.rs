@@ -283,12 +283,87 @@ pub fn source_text(input: &PlanInput, e: &Ast) -> String {
     typed().unwrap_or_else(|| e.to_string())
 }
 
-/// The conjuncts of a WHERE clause.
+/// The conjuncts of a WHERE clause. A conjunct every branch of an OR holds is one of them too:
+/// `(a AND b) OR (a AND c)` gives `a` and `b OR c` (as true for the same rows, NULLs included),
+/// so a join key or an indexed equality written in each branch is used as one.
 pub(crate) fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
     match e {
         Expr::Binary(BinOp::And, l, r) => {
             conjuncts(l, out);
             conjuncts(r, out);
+        }
+        Expr::Binary(BinOp::Or, ..) => factored(e, out),
+        other => out.push(other.clone()),
+    }
+}
+
+/// The conjuncts of an OR: those common to all its branches, then the OR of what is left of
+/// each (none when a branch has nothing left: it is true wherever the common ones are).
+/// Conjuncts that give another value at each evaluation (RAND) or hold subqueries stay put.
+fn factored(e: &Expr, out: &mut Vec<Expr>) {
+    let mut branches = Vec::new();
+    disjuncts(e, &mut branches);
+    let parts: Vec<Vec<Expr>> = branches
+        .iter()
+        .map(|b| {
+            let mut p = Vec::new();
+            conjuncts(b, &mut p);
+            p
+        })
+        .collect();
+    let stable = |c: &Expr| {
+        let mut ok = true;
+        c.walk(&mut |x| {
+            ok &= !matches!(x, Expr::Correlated { .. })
+                && !matches!(x, Expr::Call(f, _) if f.is_volatile());
+        });
+        ok
+    };
+    let common: Vec<Expr> = match parts.first() {
+        Some(first) => first
+            .iter()
+            .filter(|c| stable(c) && parts[1..].iter().all(|p| p.contains(c)))
+            .fold(Vec::new(), |mut kept, c| {
+                if !kept.contains(c) {
+                    kept.push(c.clone());
+                }
+                kept
+            }),
+        None => Vec::new(),
+    };
+    if common.is_empty() {
+        out.push(e.clone());
+        return;
+    }
+    let mut rest = Vec::with_capacity(parts.len());
+    for p in parts {
+        let left: Vec<Expr> = p.into_iter().filter(|c| !common.contains(c)).collect();
+        match left
+            .into_iter()
+            .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)))
+        {
+            Some(branch) => rest.push(branch),
+            // This branch is the common conjuncts alone: the OR adds nothing.
+            None => {
+                out.extend(common);
+                return;
+            }
+        }
+    }
+    out.extend(common);
+    if let Some(or) = rest
+        .into_iter()
+        .reduce(|a, b| Expr::Binary(BinOp::Or, Box::new(a), Box::new(b)))
+    {
+        out.push(or);
+    }
+}
+
+fn disjuncts(e: &Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::Binary(BinOp::Or, l, r) => {
+            disjuncts(l, out);
+            disjuncts(r, out);
         }
         other => out.push(other.clone()),
     }

@@ -771,6 +771,14 @@ SELECT o.id FROM people p JOIN orders o ON o.person = p.id WHERE p.id = 1 ORDER 
 SELECT o.id FROM orders o STRAIGHT_JOIN people p ON o.person = p.id WHERE p.id = 2 ORDER BY o.id;
 SELECT a.id, b.id FROM orders a JOIN orders b ON b.person = a.person WHERE a.id = 1 ORDER BY b.id;
 SELECT a.id, b.id FROM orders a JOIN orders b ON b.person = a.person ORDER BY a.id, b.id;
+-- A condition common to every branch of an OR is a join key; tables are joined in an order
+-- where each is linked to those before it (items and people are not linked to each other).
+SELECT o.id, p.id FROM people p, orders o WHERE (o.person = p.id AND o.n > 2) OR (o.person = p.id AND p.id = 1) ORDER BY o.id, p.id;
+SELECT o.id, p.id FROM people p, orders o WHERE (o.person = p.id) OR (o.person = p.id AND o.n > 1) ORDER BY o.id, p.id;
+SELECT o.id, p.id FROM people p, orders o WHERE (o.person = p.id AND o.item_code IS NULL) OR (o.person = p.id AND o.n = 2) ORDER BY o.id, p.id;
+SELECT o.id, p.id FROM people p, orders o WHERE o.person = p.id OR o.id = p.id ORDER BY o.id, p.id;
+SELECT i.id, p.id, o.id FROM items i, people p, orders o WHERE o.person = p.id AND o.item_id = i.id ORDER BY o.id;
+SELECT i.id, o.id FROM items i JOIN people p ON p.id < 3 JOIN orders o ON o.person = p.id AND o.item_id = i.id ORDER BY o.id;
 SELECT o.id, p.first_name FROM orders o INNER JOIN people p ON p.id = o.person;
 SELECT o.id, p.email FROM orders o LEFT JOIN people p ON o.person = p.id ORDER BY o.id;
 SELECT o.id, p.email FROM orders o LEFT OUTER JOIN people p ON o.person = p.id WHERE p.id IS NULL ORDER BY o.id;
