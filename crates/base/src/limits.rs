@@ -55,6 +55,11 @@ pub const FILTER_NODES_MAX: usize = 4_096;
 pub const FILTER_DEPTH_MAX: usize = 64;
 /// Values in one IN list of a filter program.
 pub const FILTER_IN_VALUES_MAX: usize = 4_096;
+/// Partial aggregates one pushed-aggregation scan computes per group.
+pub const AGGREGATE_FUNCTIONS_MAX: usize = 64;
+/// Groups a data node folds a pushed-aggregation scan's rows into before it answers them (the
+/// client merges groups answered in parts).
+pub const AGGREGATE_GROUPS_MAX: usize = 65_536;
 /// Partitions of one table.
 pub const PARTITIONS_MAX: u32 = 1_024;
 /// Buckets of the placement map: hash -> bucket -> partition.

@@ -259,6 +259,32 @@ fn transactions_reach_the_other_node_groups_partitions() {
             ordered, expected,
             "descending through by_v, merged across groups"
         );
+        // Pushed aggregation: the coordinator folds both groups' rows.
+        let folded = c
+            .scan(
+                t,
+                &Scan::table()
+                    .columns(&["v"])
+                    .aggregate(client::Aggregation {
+                        group: vec![],
+                        functions: vec![
+                            client::AggregateFn::Count(None),
+                            client::AggregateFn::Sum(0),
+                            client::AggregateFn::Min(0),
+                            client::AggregateFn::Max(0),
+                        ],
+                    }),
+            )
+            .unwrap();
+        let sum = Value::Decimal(base::value::Decimal {
+            mantissa: (0..64).map(|id| id * 10).sum(),
+            scale: 0,
+        });
+        assert_eq!(
+            folded,
+            [vec![Value::UInt(64), sum, Value::Int(0), Value::Int(630)]],
+            "one row folding both groups' rows"
+        );
     }
 
     // A scan inside a transaction sees its own uncommitted rows in the other group.

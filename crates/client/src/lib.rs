@@ -25,8 +25,8 @@ pub use session::{AsyncSession, Completion};
 pub use table::{Scan, Table};
 pub use transaction::{OpId, Transaction};
 pub use wire::{
-    CheckpointInfo, ColumnSource, ExecType, LockMode, NewColumn, NodeStatus, OpKind, OpResult,
-    Operation, ScanOrder, ScanRequest, TableChange,
+    AggregateFn, Aggregation, CheckpointInfo, ColumnSource, ExecType, LockMode, NewColumn,
+    NodeStatus, OpKind, OpResult, Operation, ScanOrder, ScanRequest, TableChange,
 };
 
 /// What a client call can fail with. Every variant says whether a retry may succeed.

@@ -102,6 +102,7 @@ pub struct Scan {
     order: Option<ScanOrder>,
     batch_rows: u32,
     batch_bytes: u32,
+    aggregate: Option<wire::Aggregation>,
 }
 
 impl Scan {
@@ -172,6 +173,14 @@ impl Scan {
     /// defaults; larger values are held to `base::limits::SCAN_BATCH_ROWS_MAX` and
     /// `SCAN_BATCH_BYTES_MAX`). A scan's rows come a batch at a time, the next asked for as the
     /// last arrives, so a cursor holds about two batches whatever the table's size.
+    /// Folds the matching rows into groups in the data node, answering a row per group (group
+    /// values, then partial aggregates; see [`wire::Aggregation`]) that the caller merges.
+    /// Columns are positions in [`Scan::columns`]; the scan must have no limit and any order.
+    pub fn aggregate(mut self, aggregation: wire::Aggregation) -> Scan {
+        self.aggregate = Some(aggregation);
+        self
+    }
+
     pub fn batch(mut self, rows: u32, bytes: u32) -> Scan {
         self.batch_rows = rows;
         self.batch_bytes = bytes;
@@ -196,6 +205,7 @@ impl Scan {
             transaction: 0,
             batch_rows: self.batch_rows,
             batch_bytes: self.batch_bytes,
+            aggregate: self.aggregate.clone(),
         })
     }
 }

@@ -1,8 +1,9 @@
 //! Scans read a batch at a time: random full and index scans with small batches (bounds,
 //! filters, limits, every order, over more partitions than workers, and through a transaction's
 //! own uncommitted changes) against a model; a cursor dropped mid-scan ends the scan in the data
-//! node; a connection's open scans are bounded; rows changed between batches. The seed is
-//! printed; rerun a failure with CAIRN_TEST_SEED.
+//! node; a connection's open scans are bounded; rows changed between batches; scans whose rows
+//! the data node folds into groups (pushed aggregation) answer what the rows add up to. The
+//! seed is printed; rerun a failure with CAIRN_TEST_SEED.
 
 mod common;
 
@@ -11,7 +12,10 @@ use std::time::Duration;
 
 use base::schema::{ColumnDef, IndexKind};
 use base::types::ColumnType;
-use client::{ClientError, CmpOp, ErrorCode, ExecType, Filter, Scan, ScanOrder, TableDef, Value};
+use client::{
+    AggregateFn, Aggregation, ClientError, CmpOp, ErrorCode, ExecType, Filter, Scan, ScanOrder,
+    TableDef, Value,
+};
 use common::{Rng, TestNode};
 
 fn table(partitions: u32) -> TableDef {
@@ -299,5 +303,124 @@ fn a_transactions_scan_fails_once_the_transaction_timed_out() {
     match failed {
         Some(ClientError::Failed(e)) => assert_eq!(e.code, ErrorCode::TransactionTimedOut, "{e}"),
         other => panic!("the scan went on after its transaction timed out: {other:?}"),
+    }
+}
+
+fn decimal(v: &Value) -> i128 {
+    match v {
+        Value::Decimal(d) if d.scale == 0 => d.mantissa,
+        other => panic!("not a whole DECIMAL: {other:?}"),
+    }
+}
+
+fn count(v: &Value) -> u64 {
+    match v {
+        Value::UInt(n) => *n,
+        other => panic!("not a count: {other:?}"),
+    }
+}
+
+/// Pushed aggregation: more groups than a data node folds at once (answered in parts), groups
+/// of strings under their collation, an index range with a filter, a transaction's own
+/// changes, and a request the node refuses.
+#[test]
+fn aggregated_scans_answer_what_the_rows_add_up_to() {
+    let node = TestNode::start(3, Duration::from_millis(300));
+    let cluster = node.connect();
+    let t = cluster.create_table(table(7)).unwrap();
+    let rows = base::limits::AGGREGATE_GROUPS_MAX as i64 + 4_000;
+    let names = ["a", "A", "b"];
+    for chunk in (0..rows).collect::<Vec<_>>().chunks(10_000) {
+        let mut txn = cluster.transaction();
+        for &id in chunk {
+            let v = Value::from(names[(id % 3) as usize]);
+            txn.insert(&t, vec![(0, id.into()), (1, (id % 100).into()), (2, v)]);
+        }
+        txn.execute(ExecType::Commit).unwrap();
+    }
+    // One group per row: more than the node holds at once, so groups come in parts.
+    let by_id = Scan::table().columns(&["id", "k"]).aggregate(Aggregation {
+        group: vec![0],
+        functions: vec![AggregateFn::Count(None), AggregateFn::Sum(1)],
+    });
+    let answered = cluster.scan(&t, &by_id).unwrap();
+    assert_eq!(answered.len() as i64, rows);
+    let mut seen = std::collections::HashSet::new();
+    for r in &answered {
+        let id = int(&r[0]);
+        assert!(seen.insert(id), "group {id} answered twice");
+        assert_eq!((count(&r[1]), decimal(&r[2])), (1, i128::from(id % 100)));
+    }
+    // Strings group under their collation: 'a' and 'A' are one group.
+    let by_name = Scan::table().columns(&["v", "k"]).aggregate(Aggregation {
+        group: vec![0],
+        functions: vec![
+            AggregateFn::Count(None),
+            AggregateFn::Sum(1),
+            AggregateFn::Min(1),
+            AggregateFn::Max(1),
+        ],
+    });
+    let mut groups = cluster.scan(&t, &by_name).unwrap();
+    groups.sort_by_key(|r| matches!(&r[0], Value::Bytes(b) if b == b"b"));
+    assert_eq!(groups.len(), 2, "{groups:?}");
+    let model = |keep: &dyn Fn(i64) -> bool| {
+        let ids: Vec<i64> = (0..rows).filter(|id| keep(*id)).collect();
+        let sum: i128 = ids.iter().map(|id| i128::from(id % 100)).sum();
+        (ids.len() as u64, sum)
+    };
+    assert_eq!(
+        (count(&groups[0][1]), decimal(&groups[0][2])),
+        model(&|id| id % 3 != 2)
+    );
+    assert_eq!(
+        (count(&groups[1][1]), decimal(&groups[1][2])),
+        model(&|id| id % 3 == 2)
+    );
+    assert_eq!((int(&groups[0][3]), int(&groups[0][4])), (0, 99));
+    // An index range with a filter, no group: one row, or none when nothing matches.
+    let range = |lo: i64, hi: i64| {
+        Scan::index("k")
+            .from(vec![lo.into()], true)
+            .to(vec![hi.into()], true)
+            .filter(Filter::Cmp {
+                column: 0,
+                op: CmpOp::Lt,
+                value: 1_000i64.into(),
+            })
+            .columns(&["k"])
+            .aggregate(Aggregation {
+                group: vec![],
+                functions: vec![AggregateFn::Count(None), AggregateFn::Sum(0)],
+            })
+    };
+    let one = cluster.scan(&t, &range(10, 19)).unwrap();
+    assert_eq!(one.len(), 1, "{one:?}");
+    assert_eq!(
+        (count(&one[0][0]), decimal(&one[0][1])),
+        model(&|id| id < 1_000 && (10..=19).contains(&(id % 100)))
+    );
+    assert!(cluster.scan(&t, &range(200, 300)).unwrap().is_empty());
+    // A transaction's own deletes are not counted by its scan.
+    let mut txn = cluster.transaction();
+    for id in 0..10i64 {
+        txn.delete(&t, vec![id.into()]);
+    }
+    txn.execute(ExecType::NoCommit).unwrap();
+    let all = Scan::table().columns(&["id"]).aggregate(Aggregation {
+        group: vec![],
+        functions: vec![AggregateFn::Count(None)],
+    });
+    let mine = txn.scan(&t, &all).unwrap();
+    assert_eq!(count(&mine[0][0]) as i64, rows - 10);
+    txn.execute(ExecType::Rollback).unwrap();
+    // What the node cannot fold is refused, not answered wrong.
+    let refused = Scan::table().columns(&["v"]).aggregate(Aggregation {
+        group: vec![],
+        functions: vec![AggregateFn::Sum(0)],
+    });
+    match cluster.scan(&t, &refused) {
+        Err(e) => assert!(e.to_string().contains("pushed aggregation"), "{e}"),
+        Ok(r) => panic!("a SUM of strings answered {r:?}"),
     }
 }

@@ -19,6 +19,7 @@ use crate::messages::*;
 use crate::prepare::PreparedOp;
 use crate::Shared;
 
+mod aggregate;
 mod ddl;
 mod execute;
 mod remote;

@@ -12,6 +12,7 @@ use base::{limits, Error, ErrorCode, Value};
 use wire::frame::FLAG_LAST;
 use wire::{Message, ScanOrder, ScanRequest};
 
+use super::aggregate::Aggregator;
 use super::{unknown_table, Coordinator, Pending};
 use crate::messages::*;
 use crate::prepare::{self, locate};
@@ -40,6 +41,8 @@ pub(super) struct ScanCursor {
     /// The batch being made, while the client waits for one.
     batch: Option<(Vec<Vec<Value>>, usize)>,
     failure: Option<Error>,
+    /// Pushed aggregation: the groups the rows fold into, and the group rows to answer.
+    aggregate: Option<(Aggregator, VecDeque<Vec<Value>>)>,
 }
 
 /// A worker reading the next part of stream `stream` of the open scan `request_id`, the
@@ -129,10 +132,20 @@ impl Coordinator {
             .get(&request.transaction)
             .filter(|_| request.transaction != 0)
             .map(|t| (t.id, t.remote.clone()));
-        let kept = request.clone();
+        let mut kept = request.clone();
+        // Other node groups' parts answer rows; this coordinator folds them.
+        kept.aggregate = None;
+        let aggregation = request.aggregate.clone();
         match self.plan_scan(request) {
             Err(e) => self.fail(request_id, e),
             Ok((plan, partitions)) => {
+                let aggregate = match aggregation.map(|spec| {
+                    Aggregator::new(spec, &plan.table, &plan.projection, plan.limit, plan.order)
+                }) {
+                    None => None,
+                    Some(Ok(a)) => Some((a, VecDeque::new())),
+                    Some(Err(e)) => return self.fail(request_id, e),
+                };
                 let workers = self.shared.worker_count();
                 let placement = self.shared.placement;
                 let ordered = plan.order != ScanOrder::Any;
@@ -211,6 +224,7 @@ impl Coordinator {
                     waiting: 0,
                     batch: Some((Vec::new(), 0)),
                     failure: None,
+                    aggregate,
                 };
                 self.scans.insert(request_id, cursor);
                 self.pump_scan(request_id);
@@ -272,7 +286,69 @@ impl Coordinator {
         let ordered = c.plan.order != ScanOrder::Any;
         let descending = c.plan.order == ScanOrder::Descending;
         let mut ended = false;
-        if let Some((batch, bytes)) = c.batch.as_mut().filter(|_| c.failure.is_none()) {
+        if let Some((aggregator, answer)) = c.aggregate.as_mut().filter(|_| c.failure.is_none()) {
+            // Fold what the streams hold; answer groups once they are all folded, or when the
+            // aggregator is full, as the client asks for batches.
+            loop {
+                if !answer.is_empty() {
+                    let Some((batch, bytes)) = c.batch.as_mut() else {
+                        break;
+                    };
+                    while batch.len() < c.batch_rows && *bytes < c.batch_bytes {
+                        let Some(row) = answer.pop_front() else {
+                            break;
+                        };
+                        *bytes += row.iter().map(wire::value_bytes).sum::<usize>() + 8;
+                        batch.push(row);
+                    }
+                    break;
+                }
+                if aggregator.full() {
+                    answer.extend(aggregator.take());
+                    continue;
+                }
+                if let Some(s) = c.streams.iter_mut().find(|s| !s.rows.is_empty()) {
+                    while let (Some((_, row)), false) = (s.rows.front(), aggregator.full()) {
+                        if let Err(e) = aggregator.fold(row) {
+                            c.failure = Some(e);
+                            break;
+                        }
+                        s.rows.pop_front();
+                    }
+                    if c.failure.is_some() {
+                        break;
+                    }
+                    continue;
+                }
+                if c.streams.iter().all(Stream::drained) {
+                    answer.extend(aggregator.take());
+                    if answer.is_empty() {
+                        ended = true;
+                        break;
+                    }
+                    continue;
+                }
+                break;
+            }
+            let done = answer.is_empty() && c.streams.iter().all(Stream::drained);
+            if let Some((batch, bytes)) = c.batch.as_mut() {
+                let full = batch.len() >= c.batch_rows || *bytes >= c.batch_bytes;
+                if done || ended || full {
+                    let (rows, _) = c.batch.take().unwrap_or_default();
+                    let last = done || ended;
+                    let flags = if last { FLAG_LAST } else { 0 };
+                    Message::ScanRows { rows }.write_frame(
+                        &mut self.out,
+                        self.shared.cluster_id,
+                        flags,
+                        request_id,
+                    );
+                    if last {
+                        return;
+                    }
+                }
+            }
+        } else if let Some((batch, bytes)) = c.batch.as_mut().filter(|_| c.failure.is_none()) {
             loop {
                 if batch.len() >= c.batch_rows || *bytes >= c.batch_bytes || c.remaining == 0 {
                     break;

@@ -36,6 +36,9 @@ impl Exec for Session {
     fn schema_rows(&mut self, src: &crate::plan::Source) -> Result<Vec<Vec<Value>>> {
         crate::session::schema_rows::rows(self, src)
     }
+    fn pushdown_aggregates(&self) -> bool {
+        self.aggregate_pushdown()
+    }
     fn check_killed(&self) -> Result<()> {
         self.activity.interrupt.check_killed()
     }

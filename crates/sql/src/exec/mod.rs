@@ -115,6 +115,8 @@ pub(crate) trait Exec: Context + Sized + DerefMut<Target = ExecState> {
     fn compile(&self, s: Statement, sql: &str, placeholders: &[Location]) -> Result<Compiled>;
     /// Runs a planned statement as the session would.
     fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Outcome>;
+    /// Whether the data node may fold a grouped SELECT's rows (cairn_aggregate_pushdown).
+    fn pushdown_aggregates(&self) -> bool;
     /// The rows of an information_schema table `src` reads.
     fn schema_rows(&mut self, src: &Source) -> Result<Vec<Vec<Value>>>;
     /// The running statement was killed, or its client went away: the error to stop with.

@@ -25,6 +25,7 @@ use crate::expr::stored::store;
 use crate::expr::{compare, truthy, Env, Expr};
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
+use crate::plan::aggregate::PushedAggregate;
 use crate::plan::{pushable, Access, OrderKey, Pushed, QueryPlan, SelectPlan, Source};
 
 /// Puts a fetched row (`fetch[i]` holds table column i) in its place in a joined row.
@@ -615,6 +616,29 @@ pub(crate) trait Executor: Exec {
         params: &[Value],
         rows: Vec<Vec<Value>>,
     ) -> Result<Outcome> {
+        self.select_rows_from(p, params, rows, None)
+    }
+
+    /// [`Self::select_rows`] over the group rows a data node answered for `pushed` (group
+    /// values, then partial aggregates), merged group by group.
+    fn select_partials(
+        &mut self,
+        p: &SelectPlan,
+        params: &[Value],
+        rows: Vec<Vec<Value>>,
+        pushed: &PushedAggregate,
+    ) -> Result<Outcome> {
+        self.select_rows_from(p, params, rows, Some(pushed))
+    }
+
+    /// The result of `p` from its fetched rows, or from group rows answered for `pushed`.
+    fn select_rows_from(
+        &mut self,
+        p: &SelectPlan,
+        params: &[Value],
+        rows: Vec<Vec<Value>>,
+        pushed: Option<&PushedAggregate>,
+    ) -> Result<Outcome> {
         let limit = p
             .limit
             .as_ref()
@@ -706,8 +730,35 @@ pub(crate) trait Executor: Exec {
             } else {
                 Vec::new()
             };
+            let width = p.source.as_ref().map_or(0, |s| s.fetch.len());
+            let fold = |accs: &mut [Accumulator], env: &Env, n: u64, partials: &[Value]| {
+                for (i, (acc, agg)) in accs.iter_mut().zip(&p.aggregates).enumerate() {
+                    match pushed.and_then(|pa| pa.slots.get(i)) {
+                        Some(slot) => {
+                            let at = |s: Option<usize>| s.and_then(|s| partials.get(s));
+                            acc.merge(agg, at(slot.count), at(slot.sum), at(slot.best))?;
+                        }
+                        None => acc.add(agg, env, n, max_len)?,
+                    }
+                }
+                Ok::<(), SqlError>(())
+            };
             for (n, row) in rows.into_iter().enumerate() {
                 let n = n as u64 + 1;
+                // A group row answered by the data node: its group values where the fetched
+                // row has their columns, its partials beside.
+                let (row, partials) = match pushed {
+                    Some(pa) => {
+                        let mut fetched = vec![Value::Null; width];
+                        for (v, at) in row.iter().zip(&pa.group) {
+                            if let Some(slot) = fetched.get_mut(*at) {
+                                *slot = v.clone();
+                            }
+                        }
+                        (fetched, row)
+                    }
+                    None => (row, Vec::new()),
+                };
                 let env = self.env(&row, params, &[]);
                 if p.group_by.is_empty() {
                     // One group: no key to hash (comparing empty keys is not free either; glibc's
@@ -718,9 +769,7 @@ pub(crate) trait Executor: Exec {
                             p.aggregates.iter().map(Accumulator::new).collect(),
                         ));
                     }
-                    for (acc, agg) in groups[0].1.iter_mut().zip(&p.aggregates) {
-                        acc.add(agg, &env, n, max_len)?;
-                    }
+                    fold(&mut groups[0].1, &env, n, &partials)?;
                     continue;
                 }
                 let key_values: Vec<Value> = p
@@ -740,9 +789,7 @@ pub(crate) trait Executor: Exec {
                         (groups.len() - 1, true)
                     }
                 };
-                for (acc, agg) in groups[g].1.iter_mut().zip(&p.aggregates) {
-                    acc.add(agg, &env, n, max_len)?;
-                }
+                fold(&mut groups[g].1, &env, n, &partials)?;
                 if p.rollup {
                     for (len, level) in levels.iter_mut().enumerate() {
                         let key = group_key(&key_values[..len], &p.group_collations[..len]);

@@ -146,6 +146,18 @@ pub(crate) trait Stepping: Executor {
             Start::Done(outcome) => return Ok(outcome),
             Start::Read(src, fetch) => (src, fetch),
         };
+        // A scan whose filter decides the WHERE, of a plan the data node can group: it folds
+        // the rows and answers a row per group.
+        if let (Some(pushed), Fetch::Scan(scan, true)) = (&p.pushed_aggregate, &fetch) {
+            if self.pushdown_aggregates() {
+                let scan = (**scan).clone().aggregate(pushed.spec.clone());
+                let fetch = Fetch::Scan(Box::new(scan), true);
+                let rows = self.transactional(|s, txn, last: ExecType| {
+                    s.read_fetch(txn, last, src, fetch, false)
+                })?;
+                return self.select_partials(p, params, rows, pushed);
+            }
+        }
         let decided = fetch.decided(src);
         let rows =
             self.transactional(|s, txn, last: ExecType| s.read_fetch(txn, last, src, fetch, true))?;

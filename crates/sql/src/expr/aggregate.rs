@@ -156,31 +156,8 @@ impl Accumulator {
         self.count += 1;
         match agg.kind {
             AggKind::Count => {}
-            AggKind::Sum | AggKind::Avg => {
-                let n = num(&v);
-                self.sum = Some(match (self.sum, n) {
-                    (None, n) => n,
-                    (Some(Num::Int(a)), Num::Int(b)) => Num::Int(a + b),
-                    (Some(Num::Dbl(a)), b) | (Some(b), Num::Dbl(a)) => Num::Dbl(a + dbl(b)),
-                    (Some(a), b) => match arithmetic(BinOp::Add, &num_value(a), &num_value(b))? {
-                        Value::Decimal(d) => Num::Dec(d),
-                        other => num(&other),
-                    },
-                });
-            }
-            AggKind::Min | AggKind::Max => {
-                let replace = match &self.best {
-                    None => true,
-                    Some(b) => {
-                        let o = compare_in(&v, b, agg.collation);
-                        (agg.kind == AggKind::Min && o == Some(Ordering::Less))
-                            || (agg.kind == AggKind::Max && o == Some(Ordering::Greater))
-                    }
-                };
-                if replace {
-                    self.best = Some(v);
-                }
-            }
+            AggKind::Sum | AggKind::Avg => self.add_sum(&v)?,
+            AggKind::Min | AggKind::Max => self.add_best(agg, v),
             AggKind::GroupConcat | AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
                 if self.cut_at.is_some() && agg.order.is_empty() {
                     // Past the cut in the order values come, nothing more is shown.
@@ -233,6 +210,55 @@ impl Accumulator {
                     self.ordered.push((keys, text));
                 }
             }
+        }
+        Ok(())
+    }
+
+    fn add_sum(&mut self, v: &Value) -> Result<()> {
+        let n = num(v);
+        self.sum = Some(match (self.sum, n) {
+            (None, n) => n,
+            (Some(Num::Int(a)), Num::Int(b)) => Num::Int(a + b),
+            (Some(Num::Dbl(a)), b) | (Some(b), Num::Dbl(a)) => Num::Dbl(a + dbl(b)),
+            (Some(a), b) => match arithmetic(BinOp::Add, &num_value(a), &num_value(b))? {
+                Value::Decimal(d) => Num::Dec(d),
+                other => num(&other),
+            },
+        });
+        Ok(())
+    }
+
+    fn add_best(&mut self, agg: &Aggregate, v: Value) {
+        let replace = match &self.best {
+            None => true,
+            Some(b) => {
+                let o = compare_in(&v, b, agg.collation);
+                (agg.kind == AggKind::Min && o == Some(Ordering::Less))
+                    || (agg.kind == AggKind::Max && o == Some(Ordering::Greater))
+            }
+        };
+        if replace {
+            self.best = Some(v);
+        }
+    }
+
+    /// Adds a data node's partial values for the group (pushed aggregation): how many values
+    /// (or rows) it counted, their sum, their least or greatest; NULL where it had none.
+    pub fn merge(
+        &mut self,
+        agg: &Aggregate,
+        count: Option<&Value>,
+        sum: Option<&Value>,
+        best: Option<&Value>,
+    ) -> Result<()> {
+        if let Some(Value::UInt(n)) = count {
+            self.count += n;
+        }
+        if let Some(v) = sum.filter(|v| !v.is_null()) {
+            self.add_sum(v)?;
+        }
+        if let Some(v) = best.filter(|v| !v.is_null()) {
+            self.add_best(agg, v.clone());
         }
         Ok(())
     }

@@ -16,6 +16,7 @@ use crate::expr::{BinOp, Compiler, Expr};
 /// list itself reads the session, a layer above).
 pub(crate) const INTEGER_VARIABLES: &[&str] = &[
     "autocommit",
+    "cairn_aggregate_pushdown",
     "connect_timeout",
     "div_precision_increment",
     "error_count",

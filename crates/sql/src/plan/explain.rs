@@ -278,6 +278,19 @@ pub(crate) fn numbered(rows: Vec<Vec<Value>>, id: i64, kind: Option<&str>) -> Ve
 }
 
 fn explain_select(p: &crate::plan::SelectPlan) -> Answer {
+    let mut answer = explain_tables(p);
+    if p.pushed_aggregate.is_some() {
+        if let Some(Value::Bytes(extra)) = answer.1.first_mut().and_then(|r| r.get_mut(11)) {
+            extra.extend_from_slice(
+                b"; aggregates pushed: the data node answers a row per group \
+                  (cairn_aggregate_pushdown)",
+            );
+        }
+    }
+    answer
+}
+
+fn explain_tables(p: &crate::plan::SelectPlan) -> Answer {
     let row = match (&p.source, &p.joined) {
         (Some(src), Some(j)) => {
             let mut rows = vec![source_row(src, false)];

@@ -6,6 +6,7 @@
 //! table expressions (`plan/derived.rs`); set operations are `plan/setop.rs`'s.
 //! Plans hold `?` parameters unresolved, so a prepared statement plans once.
 
+pub(crate) mod aggregate;
 pub(crate) mod cache;
 pub(crate) mod compiled;
 pub(crate) mod derived;
@@ -141,6 +142,8 @@ pub struct SelectPlan {
     pub waits: bool,
     /// Its result took more than a scan batch last time: the reactor leaves it to the thread.
     pub large: crate::plan::Large,
+    /// The data node may fold its rows into groups (`plan/aggregate.rs`).
+    pub pushed_aggregate: Option<crate::plan::aggregate::PushedAggregate>,
 }
 
 #[derive(Debug, Clone)]

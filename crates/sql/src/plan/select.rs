@@ -133,8 +133,10 @@ pub fn select(
         offset,
         waits: false,
         large: crate::plan::Large::default(),
+        pushed_aggregate: None,
     };
     plan.waits = calls_waiting(&plan);
+    plan.pushed_aggregate = crate::plan::aggregate::pushed(&plan);
     Ok(plan)
 }
 

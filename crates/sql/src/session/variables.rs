@@ -48,6 +48,7 @@ macro_rules! variables {
 /// Every variable, in name order.
 const VARIABLES: &[Variable] = variables! {
     "autocommit" Bool |s| Value::Int((s.status_flags() & status::AUTOCOMMIT != 0) as i64);
+    "cairn_aggregate_pushdown" Bool |s| Value::Int(1);
     "character_set_client" Plain |s| text(s.charsets.client.name());
     "character_set_connection" Plain |s| text(s.charsets.connection.name());
     "character_set_database" Plain |s| text(s.database_collation.charset().name());
@@ -98,6 +99,16 @@ const VARIABLES: &[Variable] = variables! {
 };
 
 impl Session {
+    /// Whether grouped SELECTs may have the data node fold their rows (pushed aggregation):
+    /// cairn_aggregate_pushdown, ON unless the session SET it OFF (or 0).
+    pub(crate) fn aggregate_pushdown(&self) -> bool {
+        match self.vars.get("cairn_aggregate_pushdown") {
+            None => true,
+            Some(Value::Bytes(b)) => !(b.eq_ignore_ascii_case(b"OFF") || b == b"0"),
+            Some(v) => crate::expr::truthy(v),
+        }
+    }
+
     /// The session's sql_mode holds NO_BACKSLASH_ESCAPES: a backslash in a string literal is
     /// an ordinary character.
     pub(crate) fn no_backslash_escapes(&self) -> bool {

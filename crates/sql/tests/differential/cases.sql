@@ -771,6 +771,20 @@ SELECT o.id FROM people p JOIN orders o ON o.person = p.id WHERE p.id = 1 ORDER 
 SELECT o.id FROM orders o STRAIGHT_JOIN people p ON o.person = p.id WHERE p.id = 2 ORDER BY o.id;
 SELECT a.id, b.id FROM orders a JOIN orders b ON b.person = a.person WHERE a.id = 1 ORDER BY b.id;
 SELECT a.id, b.id FROM orders a JOIN orders b ON b.person = a.person ORDER BY a.id, b.id;
+-- Grouped SELECTs the data node folds (pushed aggregation), and the same with it off.
+SELECT COUNT(*), COUNT(person), SUM(n), AVG(n), MIN(n), MAX(n), SUM(person) FROM orders;
+SELECT person, COUNT(*), SUM(n), AVG(n), MIN(item_id), MAX(item_id) FROM orders GROUP BY person ORDER BY person;
+SELECT COUNT(*), SUM(n) FROM orders GROUP BY item_code ORDER BY COUNT(*), SUM(n);
+SELECT person, SUM(n) FROM orders WHERE n > 1 GROUP BY person HAVING SUM(n) > 2 ORDER BY person;
+SELECT COUNT(*), SUM(n), MIN(n) FROM orders WHERE n > 100;
+SELECT person, COUNT(*) FROM orders WHERE n > 100 GROUP BY person;
+SELECT COUNT(*), SUM(big), MAX(big), MIN(qty), AVG(qty) FROM items;
+SELECT COUNT(*), SUM(qty), MAX(big) FROM items GROUP BY category ORDER BY COUNT(*), SUM(qty);
+-- expect-difference: cairn_aggregate_pushdown is Cairn's own variable (MariaDB: 1193)
+SET cairn_aggregate_pushdown = OFF;
+SELECT person, COUNT(*), SUM(n), AVG(n), MIN(item_id), MAX(item_id) FROM orders GROUP BY person ORDER BY person;
+-- expect-difference: cairn_aggregate_pushdown is Cairn's own variable (MariaDB: 1193)
+SET cairn_aggregate_pushdown = ON;
 -- A condition common to every branch of an OR is a join key; tables are joined in an order
 -- where each is linked to those before it (items and people are not linked to each other).
 SELECT o.id, p.id FROM people p, orders o WHERE (o.person = p.id AND o.n > 2) OR (o.person = p.id AND p.id = 1) ORDER BY o.id, p.id;

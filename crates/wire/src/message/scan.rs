@@ -45,6 +45,98 @@ pub struct ScanRequest {
     /// sends one `ScanRows` frame per batch and the next only when asked (`ScanNext`).
     pub batch_rows: u32,
     pub batch_bytes: u32,
+    /// Set: the data node folds the matching rows into groups and answers one row per group
+    /// (pushed aggregation), not the rows; `limit` and `order` must be 0 and `Any`.
+    pub aggregate: Option<Aggregation>,
+}
+
+/// A scan's rows folded into groups by the data node. Each answered row holds a group's values
+/// of the `group` columns, then one partial value per function; the partials of several rows
+/// of one group (from several data nodes, or a group answered in parts) add up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Aggregation {
+    /// The columns rows group by, as positions in the scan's projection (none: one group,
+    /// answered only if some row matched).
+    pub group: Vec<u16>,
+    pub functions: Vec<AggregateFn>,
+}
+
+/// A partial aggregate over a group's rows; columns are positions in the scan's projection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggregateFn {
+    /// The rows (None), or a column's non-NULL values: an unsigned integer.
+    Count(Option<u16>),
+    /// The sum of an integer column's non-NULL values, exact, as a DECIMAL of scale 0 (NULL
+    /// over none).
+    Sum(u16),
+    /// The least and greatest of an integer column's non-NULL values (NULL over none).
+    Min(u16),
+    Max(u16),
+}
+
+impl AggregateFn {
+    /// The projected column it reads, if any.
+    pub fn column(self) -> Option<u16> {
+        match self {
+            AggregateFn::Count(c) => c,
+            AggregateFn::Sum(c) | AggregateFn::Min(c) | AggregateFn::Max(c) => Some(c),
+        }
+    }
+}
+
+fn put_aggregation(out: &mut Vec<u8>, a: &Option<Aggregation>) {
+    let Some(a) = a else {
+        out.put_u8(0);
+        return;
+    };
+    out.put_u8(1);
+    out.put_u16s(&a.group);
+    out.put_u32(a.functions.len() as u32);
+    for f in &a.functions {
+        let (tag, column) = match *f {
+            AggregateFn::Count(None) => (0, 0),
+            AggregateFn::Count(Some(c)) => (1, c),
+            AggregateFn::Sum(c) => (2, c),
+            AggregateFn::Min(c) => (3, c),
+            AggregateFn::Max(c) => (4, c),
+        };
+        out.put_u8(tag);
+        out.put_u16(column);
+    }
+}
+
+fn get_aggregation(r: &mut Reader) -> DecodeResult<Option<Aggregation>> {
+    match r.u8()? {
+        0 => return Ok(None),
+        1 => {}
+        tag => {
+            return Err(DecodeError::BadTag {
+                what: "aggregation",
+                tag,
+            })
+        }
+    }
+    let group = r.u16s("aggregation groups", limits::KEY_COLUMNS_MAX)?;
+    let n = r.count("aggregate functions", limits::AGGREGATE_FUNCTIONS_MAX, 3)?;
+    let mut functions = Vec::with_capacity(n);
+    for _ in 0..n {
+        let tag = r.u8()?;
+        let c = r.u16()?;
+        functions.push(match tag {
+            0 => AggregateFn::Count(None),
+            1 => AggregateFn::Count(Some(c)),
+            2 => AggregateFn::Sum(c),
+            3 => AggregateFn::Min(c),
+            4 => AggregateFn::Max(c),
+            tag => {
+                return Err(DecodeError::BadTag {
+                    what: "aggregate function",
+                    tag,
+                })
+            }
+        });
+    }
+    Ok(Some(Aggregation { group, functions }))
 }
 
 pub(crate) fn put_scan_request(out: &mut Vec<u8>, s: &ScanRequest) {
@@ -60,6 +152,7 @@ pub(crate) fn put_scan_request(out: &mut Vec<u8>, s: &ScanRequest) {
     out.put_u64(s.transaction);
     out.put_u32(s.batch_rows);
     out.put_u32(s.batch_bytes);
+    put_aggregation(out, &s.aggregate);
 }
 
 pub(crate) fn get_scan_request(r: &mut Reader) -> DecodeResult<ScanRequest> {
@@ -98,6 +191,7 @@ pub(crate) fn get_scan_request(r: &mut Reader) -> DecodeResult<ScanRequest> {
         transaction: r.u64()?,
         batch_rows: r.u32()?,
         batch_bytes: r.u32()?,
+        aggregate: get_aggregation(r)?,
     })
 }
 

@@ -166,6 +166,31 @@ fn messages_round_trip() {
             transaction: 7,
             batch_rows: 100,
             batch_bytes: 65_536,
+            aggregate: None,
+        }),
+        Message::Scan(ScanRequest {
+            table: 1,
+            version: 2,
+            index: None,
+            lower: None,
+            upper: None,
+            filter: Filter::True,
+            projection: vec![2, 0, 3],
+            limit: 0,
+            order: ScanOrder::Any,
+            transaction: 0,
+            batch_rows: 0,
+            batch_bytes: 0,
+            aggregate: Some(Aggregation {
+                group: vec![0],
+                functions: vec![
+                    AggregateFn::Count(None),
+                    AggregateFn::Count(Some(1)),
+                    AggregateFn::Sum(1),
+                    AggregateFn::Min(2),
+                    AggregateFn::Max(2),
+                ],
+            }),
         }),
         Message::ScanRows {
             rows: vec![vec![Value::Null, Value::Year(2001)]],
@@ -495,6 +520,7 @@ fn messages_round_trip() {
                 transaction: 0,
                 batch_rows: 100,
                 batch_bytes: 0,
+                aggregate: None,
             },
             partitions: vec![1, 3],
             place: crate::ScanPlace {
@@ -519,6 +545,7 @@ fn messages_round_trip() {
                 transaction: 0,
                 batch_rows: 0,
                 batch_bytes: 0,
+                aggregate: None,
             },
             partitions: vec![0],
             place: crate::ScanPlace {
