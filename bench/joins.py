@@ -3,7 +3,8 @@
 Loads the same three tables into both servers (region, customer with KEY(region), orders with
 KEY(cust) and KEY(day); rows made from a fixed seed), then runs each query REPEAT times on each
 server over one connection, checks both answer the same rows (as sorted lists), and prints a
-markdown table: mean milliseconds per run, Cairn / MariaDB, and rows.
+markdown table: mean milliseconds per run, Cairn / MariaDB, rows, and Cairn again with its
+pushdown off (cairn_aggregate_pushdown = OFF) for comparison.
 Usage: joins.py CAIRN_PORT MARIADB_PORT (environment: CUSTOMERS, ORDERS, REPEAT, SEED).
 """
 
@@ -51,6 +52,10 @@ QUERIES = [
      "SELECT COUNT(*), SUM(amount), AVG(day) FROM orders"),
     ("GROUP BY day",
      "SELECT day, COUNT(*), SUM(amount) FROM orders GROUP BY day"),
+    ("GROUP BY cust (20,000 groups), MIN and MAX",
+     "SELECT cust, COUNT(*), MIN(amount), MAX(amount) FROM orders GROUP BY cust"),
+    ("COUNT over an index range",
+     "SELECT COUNT(*), SUM(amount) FROM orders WHERE day BETWEEN 100 AND 130"),
 ]
 
 
@@ -101,17 +106,22 @@ def main():
             conn.cursor().execute("ANALYZE TABLE region, customer, orders")
         print(f"# loaded {name} in {time.perf_counter() - start:.1f} s", flush=True)
     print(f"\nCUSTOMERS={CUSTOMERS} ORDERS={ORDERS} REPEAT={REPEAT} SEED={SEED}\n")
-    print("| query | rows | Cairn ms | MariaDB ms | Cairn / MariaDB |")
-    print("|---|---:|---:|---:|---:|")
+    # The same statements with Cairn's pushdown off, on a second connection.
+    unpushed = connect(cairn_port)
+    unpushed.cursor().execute("USE joins")
+    unpushed.cursor().execute("SET cairn_aggregate_pushdown = OFF")
+    print("| query | rows | Cairn ms | MariaDB ms | Cairn / MariaDB | Cairn, pushdown off |")
+    print("|---|---:|---:|---:|---:|---:|")
     failed = 0
     for title, sql in QUERIES:
         c_ms, c_rows = timed(servers["Cairn"], sql)
         m_ms, m_rows = timed(servers["MariaDB"], sql)
-        same = c_rows == m_rows
+        u_ms, u_rows = timed(unpushed, sql)
+        same = c_rows == m_rows and u_rows == m_rows
         failed += not same
         mark = "" if same else " **DIFFERENT ROWS**"
-        print(f"| {title}{mark} | {len(m_rows)} | {c_ms:.2f} | {m_ms:.2f} | {c_ms / m_ms:.2f} |",
-              flush=True)
+        print(f"| {title}{mark} | {len(m_rows)} | {c_ms:.2f} | {m_ms:.2f} | {c_ms / m_ms:.2f} |"
+              f" {u_ms:.2f} |", flush=True)
     if failed:
         print(f"\n{failed} queries answered differently", file=sys.stderr)
         sys.exit(1)
