@@ -338,18 +338,29 @@ fn aggregated_scans_answer_what_the_rows_add_up_to() {
         }
         txn.execute(ExecType::Commit).unwrap();
     }
-    // One group per row: more than the node holds at once, so groups come in parts.
-    let by_id = Scan::table().columns(&["id", "k"]).aggregate(Aggregation {
-        group: vec![0],
-        functions: vec![AggregateFn::Count(None), AggregateFn::Sum(1)],
-    });
-    let answered = cluster.scan(&t, &by_id).unwrap();
-    assert_eq!(answered.len() as i64, rows);
-    let mut seen = std::collections::HashSet::new();
-    for r in &answered {
-        let id = int(&r[0]);
-        assert!(seen.insert(id), "group {id} answered twice");
-        assert_eq!((count(&r[1]), decimal(&r[2])), (1, i128::from(id % 100)));
+    // One group per row: more than the node holds at once, so groups come in parts, in
+    // batches cut by rows (three values a row) or by bytes (five), neither dividing the groups.
+    for functions in [
+        vec![AggregateFn::Count(None), AggregateFn::Sum(1)],
+        vec![
+            AggregateFn::Count(None),
+            AggregateFn::Sum(1),
+            AggregateFn::Min(1),
+            AggregateFn::Max(1),
+        ],
+    ] {
+        let by_id = Scan::table().columns(&["id", "k"]).aggregate(Aggregation {
+            group: vec![0],
+            functions,
+        });
+        let answered = cluster.scan(&t, &by_id).unwrap();
+        assert_eq!(answered.len() as i64, rows);
+        let mut seen = std::collections::HashSet::new();
+        for r in &answered {
+            let id = int(&r[0]);
+            assert!(seen.insert(id), "group {id} answered twice");
+            assert_eq!((count(&r[1]), decimal(&r[2])), (1, i128::from(id % 100)));
+        }
     }
     // Strings group under their collation: 'a' and 'A' are one group.
     let by_name = Scan::table().columns(&["v", "k"]).aggregate(Aggregation {

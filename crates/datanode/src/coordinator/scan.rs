@@ -301,6 +301,12 @@ impl Coordinator {
                         *bytes += row.iter().map(wire::value_bytes).sum::<usize>() + 8;
                         batch.push(row);
                     }
+                    let full = batch.len() >= c.batch_rows || *bytes >= c.batch_bytes;
+                    if answer.is_empty() && !full {
+                        // Room left in the batch: fold on (the streams may hold rows no
+                        // worker will send again until they are folded).
+                        continue;
+                    }
                     break;
                 }
                 if aggregator.full() {

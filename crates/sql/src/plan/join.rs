@@ -46,7 +46,7 @@ pub(crate) const PROBE_VALUES_MAX: usize = 4_096;
 
 /// The most probe scans one statement keeps open at once (a connection holds at most
 /// `base::limits::SCANS_OPEN_PER_CONNECTION_MAX`, shared with other sessions).
-pub(crate) const PROBE_SCANS_IN_FLIGHT: usize = 16;
+pub(crate) const PROBE_SCANS_IN_FLIGHT: usize = 8;
 
 /// An ordered index a join step reads by the joined rows' values of its first column.
 #[derive(Debug, Clone)]
@@ -400,11 +400,25 @@ pub(crate) fn join(
     wheres.retain(|w| !w.has_correlated());
     let locking = lock != LockMode::CommittedRead;
     let order = &read_order(layout, &tables, order, &ons, &wheres);
+    let mut filter = filter;
     if order != order_given {
         // Read in another order, an inner join's ON conditions are the WHERE's: each checked
-        // by the step whose table completes it.
+        // by the step whose table completes it, or, reading no table (`ON ? = 1`), with the
+        // WHERE over the joined rows.
+        let mut free = Vec::new();
         for on in ons.iter_mut().filter_map(Option::take) {
-            conjuncts(&on, &mut wheres);
+            let mut parts = Vec::new();
+            conjuncts(&on, &mut parts);
+            for p in parts {
+                if layout.tables_in(&p) == 0 {
+                    free.push(p);
+                } else {
+                    wheres.push(p);
+                }
+            }
+        }
+        if !free.is_empty() {
+            filter = all_of(filter.into_iter().chain(free).collect());
         }
     }
     let mut done = 0u64;

@@ -793,6 +793,8 @@ SELECT o.id, p.id FROM people p, orders o WHERE (o.person = p.id AND o.item_code
 SELECT o.id, p.id FROM people p, orders o WHERE o.person = p.id OR o.id = p.id ORDER BY o.id, p.id;
 SELECT i.id, p.id, o.id FROM items i, people p, orders o WHERE o.person = p.id AND o.item_id = i.id ORDER BY o.id;
 SELECT i.id, o.id FROM items i JOIN people p ON p.id < 3 JOIN orders o ON o.person = p.id AND o.item_id = i.id ORDER BY o.id;
+SELECT o.id FROM orders o JOIN people p ON o.person = p.id AND 1 = 0 WHERE p.id = 1;
+SELECT o.id FROM orders o JOIN people p ON o.person = p.id AND 1 = 1 WHERE p.id = 1 ORDER BY o.id;
 SELECT o.id, p.first_name FROM orders o INNER JOIN people p ON p.id = o.person;
 SELECT o.id, p.email FROM orders o LEFT JOIN people p ON o.person = p.id ORDER BY o.id;
 SELECT o.id, p.email FROM orders o LEFT OUTER JOIN people p ON o.person = p.id WHERE p.id IS NULL ORDER BY o.id;
