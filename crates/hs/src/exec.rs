@@ -639,6 +639,12 @@ pub fn answer_projected(open: &OpenIndex, row: Option<&[Value]>) -> Vec<u8> {
     let rows: Result<TextRows, Vec<u8>> = row
         .into_iter()
         .map(|r| {
+            // A row shorter than the open index's columns would answer fewer fields than
+            // the count announced: refused, like any row that does not fit the table.
+            if r.len() < open.columns.len() {
+                let (n, m) = (r.len(), open.columns.len());
+                return Err(unfit(def, format!("a row of {n} values for {m} columns")));
+            }
             r.iter()
                 .zip(&open.columns)
                 .map(|(v, c)| Ok(field_text(column(def, *c)?, v)))
@@ -836,7 +842,42 @@ pub fn insert(cluster: &Cluster, open: &OpenIndex, values: &[Field]) -> Vec<u8> 
 
 #[cfg(test)]
 mod tests {
-    use super::atoll;
+    use super::*;
+
+    /// A row shorter than the open index's columns answers an error, never a result that
+    /// announces more fields than it carries.
+    #[test]
+    fn a_short_row_answers_an_error() {
+        use base::types::ColumnType;
+        let columns = ["id", "a", "b"]
+            .iter()
+            .map(|n| base::ColumnDef::new(n, ColumnType::Int { unsigned: false }))
+            .collect();
+        let def = TableDef::new("t", columns, &["id"]).expect("a valid definition");
+        let open = OpenIndex {
+            table: Table::virtual_table(def),
+            index: IndexChoice::Primary,
+            key_columns: vec![0],
+            columns: vec![0, 1, 2],
+            filter_columns: Vec::new(),
+            spec: OpenSpec {
+                id: 1,
+                table: b"t".to_vec(),
+                index: b"PRIMARY".to_vec(),
+                columns: Vec::new(),
+                filter_columns: Vec::new(),
+            },
+            stale: AtomicBool::new(false),
+        };
+        let whole = [Value::Int(1), Value::Int(2), Value::Int(3)];
+        assert_eq!(answer_projected(&open, Some(&whole)), b"0\t3\t1\t2\t3\n");
+        let short = answer_projected(&open, Some(&whole[..2]));
+        assert!(
+            short.starts_with(b"1\t1\t"),
+            "{}",
+            String::from_utf8_lossy(&short)
+        );
+    }
 
     #[test]
     fn atoll_reads_like_c() {
