@@ -34,6 +34,11 @@ pub struct ScanPlan {
 /// A scanned row: its index key (empty for unordered scans) and the projected values.
 pub type ScannedRow = (Vec<u8>, Vec<Value>);
 
+/// What a scanned row's values cost in a batch (as the frame estimates them).
+pub fn row_bytes(values: &[Value]) -> usize {
+    values.iter().map(wire::value_bytes).sum::<usize>() + 8
+}
+
 /// One batch of a worker's part of a scan, and where the next begins (None: the part is done).
 #[derive(Debug)]
 pub struct ScanPart {

@@ -82,6 +82,68 @@ impl Stream {
     }
 }
 
+impl ScanCursor {
+    /// Whether the batch being made holds as much as the client takes.
+    fn batch_full(&self) -> bool {
+        self.batch.as_ref().is_some_and(|(rows, bytes)| {
+            rows.len() >= self.batch_rows || *bytes >= self.batch_bytes
+        })
+    }
+
+    /// Pushed aggregation: folds what the streams hold into groups, and moves the groups to
+    /// answer (all of them once every row is folded, or the aggregator's when it is full) into
+    /// the batch the client waits for. True once every group is answered.
+    fn fold(&mut self) -> bool {
+        let (rows_max, bytes_max) = (self.batch_rows, self.batch_bytes);
+        let Some((aggregator, answer)) = self.aggregate.as_mut() else {
+            return false;
+        };
+        loop {
+            if !answer.is_empty() {
+                let Some((batch, bytes)) = self.batch.as_mut() else {
+                    break;
+                };
+                while batch.len() < rows_max && *bytes < bytes_max {
+                    let Some(row) = answer.pop_front() else {
+                        break;
+                    };
+                    *bytes += row_bytes(&row);
+                    batch.push(row);
+                }
+                if !answer.is_empty() || batch.len() >= rows_max || *bytes >= bytes_max {
+                    break;
+                }
+                // Room left in the batch: fold on (the streams may hold rows no worker will
+                // send again until they are folded).
+                continue;
+            }
+            if aggregator.full() {
+                answer.extend(aggregator.take());
+                continue;
+            }
+            if let Some(s) = self.streams.iter_mut().find(|s| !s.rows.is_empty()) {
+                while let (Some((_, row)), false) = (s.rows.front(), aggregator.full()) {
+                    if let Err(e) = aggregator.fold(row) {
+                        self.failure = Some(e);
+                        return false;
+                    }
+                    s.rows.pop_front();
+                }
+                continue;
+            }
+            if self.streams.iter().all(Stream::drained) {
+                answer.extend(aggregator.take());
+                if answer.is_empty() {
+                    break;
+                }
+                continue;
+            }
+            break;
+        }
+        answer.is_empty() && self.streams.iter().all(Stream::drained)
+    }
+}
+
 impl Coordinator {
     pub(super) fn on_scan(&mut self, request_id: u64, request: ScanRequest) {
         if let Some(error) = self.rolled_back_error(request.transaction) {
@@ -268,13 +330,19 @@ impl Coordinator {
     /// The client ends an open scan; one that already ended is not answered.
     pub(super) fn on_scan_close(&mut self, request_id: u64) {
         if self.scans.remove(&request_id).is_some() {
-            Message::ScanRows { rows: Vec::new() }.write_frame(
-                &mut self.out,
-                self.shared.cluster_id,
-                FLAG_LAST,
-                request_id,
-            );
+            self.send_rows(request_id, Vec::new(), true);
         }
+    }
+
+    /// Sends a batch of a scan's rows; the last ends the scan.
+    fn send_rows(&mut self, request_id: u64, rows: Vec<Vec<Value>>, last: bool) {
+        let flags = if last { FLAG_LAST } else { 0 };
+        Message::ScanRows { rows }.write_frame(
+            &mut self.out,
+            self.shared.cluster_id,
+            flags,
+            request_id,
+        );
     }
 
     /// Makes what progress it can on a scan: the batch the client waits for, from the rows the
@@ -286,70 +354,12 @@ impl Coordinator {
         let ordered = c.plan.order != ScanOrder::Any;
         let descending = c.plan.order == ScanOrder::Descending;
         let mut ended = false;
-        if let Some((aggregator, answer)) = c.aggregate.as_mut().filter(|_| c.failure.is_none()) {
-            // Fold what the streams hold; answer groups once they are all folded, or when the
-            // aggregator is full, as the client asks for batches.
-            loop {
-                if !answer.is_empty() {
-                    let Some((batch, bytes)) = c.batch.as_mut() else {
-                        break;
-                    };
-                    while batch.len() < c.batch_rows && *bytes < c.batch_bytes {
-                        let Some(row) = answer.pop_front() else {
-                            break;
-                        };
-                        *bytes += row.iter().map(wire::value_bytes).sum::<usize>() + 8;
-                        batch.push(row);
-                    }
-                    let full = batch.len() >= c.batch_rows || *bytes >= c.batch_bytes;
-                    if answer.is_empty() && !full {
-                        // Room left in the batch: fold on (the streams may hold rows no
-                        // worker will send again until they are folded).
-                        continue;
-                    }
-                    break;
-                }
-                if aggregator.full() {
-                    answer.extend(aggregator.take());
-                    continue;
-                }
-                if let Some(s) = c.streams.iter_mut().find(|s| !s.rows.is_empty()) {
-                    while let (Some((_, row)), false) = (s.rows.front(), aggregator.full()) {
-                        if let Err(e) = aggregator.fold(row) {
-                            c.failure = Some(e);
-                            break;
-                        }
-                        s.rows.pop_front();
-                    }
-                    if c.failure.is_some() {
-                        break;
-                    }
-                    continue;
-                }
-                if c.streams.iter().all(Stream::drained) {
-                    answer.extend(aggregator.take());
-                    if answer.is_empty() {
-                        ended = true;
-                        break;
-                    }
-                    continue;
-                }
-                break;
-            }
-            let done = answer.is_empty() && c.streams.iter().all(Stream::drained);
-            if let Some((batch, bytes)) = c.batch.as_mut() {
-                let full = batch.len() >= c.batch_rows || *bytes >= c.batch_bytes;
-                if done || ended || full {
-                    let (rows, _) = c.batch.take().unwrap_or_default();
-                    let last = done || ended;
-                    let flags = if last { FLAG_LAST } else { 0 };
-                    Message::ScanRows { rows }.write_frame(
-                        &mut self.out,
-                        self.shared.cluster_id,
-                        flags,
-                        request_id,
-                    );
-                    if last {
+        if c.aggregate.is_some() {
+            let done = c.failure.is_none() && c.fold();
+            if c.failure.is_none() && (done || c.batch_full()) {
+                if let Some((rows, _)) = c.batch.take() {
+                    self.send_rows(request_id, rows, done);
+                    if done {
                         return;
                     }
                 }
@@ -383,21 +393,14 @@ impl Coordinator {
                 let Some((_, values)) = c.streams[i].rows.pop_front() else {
                     break;
                 };
-                *bytes += values.iter().map(wire::value_bytes).sum::<usize>() + 8;
+                *bytes += row_bytes(&values);
                 batch.push(values);
                 c.remaining -= 1;
             }
             ended |= c.remaining == 0 || c.streams.iter().all(Stream::drained);
-            let full = batch.len() >= c.batch_rows || *bytes >= c.batch_bytes;
-            if ended || full {
+            if ended || c.batch_full() {
                 let (rows, _) = c.batch.take().unwrap_or_default();
-                let flags = if ended { FLAG_LAST } else { 0 };
-                Message::ScanRows { rows }.write_frame(
-                    &mut self.out,
-                    self.shared.cluster_id,
-                    flags,
-                    request_id,
-                );
+                self.send_rows(request_id, rows, ended);
                 if ended {
                     // Reads still out come back to a scan that is gone, and are dropped.
                     return;

@@ -80,11 +80,6 @@ impl Batch {
     }
 }
 
-/// What a scanned row's values cost in a batch (as the frame estimates them).
-fn row_bytes(values: &[Value]) -> usize {
-    values.iter().map(wire::value_bytes).sum::<usize>() + 8
-}
-
 impl Worker {
     /// The next batch of `plan`'s rows in `partitions` from `from` on: at most `max.0` rows,
     /// cut once they pass `max.1` bytes. With `txn`, the transaction's uncommitted images stand

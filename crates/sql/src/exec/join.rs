@@ -2,7 +2,7 @@
 //! rows joined so far, in batches, or through an ordered index by their values (`probed`), or
 //! read once, and hash-joined in the API node; NULLs for an outer join's unmatched rows.
 
-use crate::exec::run::{key_value, place, Executor, Fetch};
+use crate::exec::run::{key_value, of_column_kind, place, Executor, Fetch};
 use crate::exec::{Exec, Subqueries};
 use crate::expr::aggregate::group_key;
 use crate::expr::{truthy, Expr};
@@ -21,18 +21,12 @@ const PROBE_GROUP_MAX: usize = 64;
 /// Sorted distinct integer values in groups of one scan each: consecutive values while their
 /// range stays dense (at most twice as wide as their count) and the group within
 /// `PROBE_GROUP_MAX`; a value far from the next is a group alone, an exact one-key range.
-fn groups(values: &[Value]) -> impl Iterator<Item = &[Value]> {
-    let number = |v: &Value| match v {
-        Value::Int(i) => i128::from(*i),
-        Value::UInt(u) => i128::from(*u),
-        _ => 0,
-    };
+fn groups(values: &[(i128, Value)]) -> impl Iterator<Item = &[(i128, Value)]> {
     let mut rest = values;
     std::iter::from_fn(move || {
-        let first = number(rest.first()?);
+        let first = rest.first()?.0;
         let mut n = 1;
-        while n < rest.len().min(PROBE_GROUP_MAX) && number(&rest[n]) - first < 2 * (n as i128 + 1)
-        {
+        while n < rest.len().min(PROBE_GROUP_MAX) && rest[n].0 - first < 2 * (n as i128 + 1) {
             n += 1;
         }
         let (group, after) = rest.split_at(n);
@@ -211,36 +205,36 @@ pub(crate) trait Joining: Executor {
         let Some(column) = def.columns.get(probe.column as usize) else {
             return Ok(None);
         };
+        // Distinct values in order, by their number.
         let mut values = std::collections::BTreeMap::new();
         for row in rows {
             match key_value(column, probe.key.eval(&self.env(row, params, &[]))?) {
-                Ok(Some(v)) => match v {
-                    Value::Int(i) => values.insert(i128::from(i), v),
-                    Value::UInt(u) => values.insert(i128::from(u), v),
-                    _ => return Ok(None),
-                },
-                Ok(None) => None,
+                Ok(Some(v)) => {
+                    let n = match v {
+                        Value::Int(i) => i128::from(i),
+                        Value::UInt(u) => i128::from(u),
+                        _ => return Ok(None),
+                    };
+                    values.insert(n, v);
+                }
+                Ok(None) => {}
                 Err(()) => return Ok(None),
-            };
+            }
         }
-        let values: Vec<Value> = values.into_values().collect();
-        let names: Vec<&str> = src
-            .fetch
-            .iter()
-            .map(|c| def.columns[*c as usize].name.as_str())
-            .collect();
         if values.len() > PROBE_VALUES_MAX {
             return Ok(None);
         }
+        let values: Vec<(i128, Value)> = values.into_iter().collect();
+        let names = src.fetch_names();
         let (own, _) = self.pushed_filter(src, params)?;
         let scans: Vec<Scan> = groups(&values)
             .map(|group| {
-                let (low, high) = (group[0].clone(), group[group.len() - 1].clone());
+                let (low, high) = (group[0].1.clone(), group[group.len() - 1].1.clone());
                 let mut parts = Vec::with_capacity(2);
                 if group.len() > 1 {
                     parts.push(Filter::In {
                         column: probe.column,
-                        values: group.to_vec(),
+                        values: group.iter().map(|(_, v)| v.clone()).collect(),
                     });
                 }
                 parts.extend(own.clone());
@@ -305,12 +299,7 @@ pub(crate) trait Joining: Executor {
         // The equality compares under the column's own collation (`plan::look_through`).
         let collation =
             [crate::expr::collate::of_column(column).unwrap_or(Collation::Utf8mb4GeneralCi)];
-        let same_kind = |v: &Value| match v {
-            Value::Null => true,
-            Value::Bytes(_) => column.ty.is_string(),
-            Value::Int(_) | Value::UInt(_) => column.ty.is_integer(),
-            _ => false,
-        };
+        let same_kind = |v: &Value| v.is_null() || of_column_kind(column, v);
         // A derived table's column holds what its query computed, whatever its declared type:
         // hash only when every value is of the type's kind.
         if !found.iter().all(|r| r.get(at).is_some_and(same_kind)) {

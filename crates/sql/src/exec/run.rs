@@ -93,6 +93,16 @@ pub(crate) fn key_value(column: &ColumnDef, v: Value) -> std::result::Result<Opt
     }
 }
 
+/// Whether `v` is of `column`'s kind as a key compares it: an integer for an integer column,
+/// a string for a string column (NULL is of no kind).
+pub(crate) fn of_column_kind(column: &ColumnDef, v: &Value) -> bool {
+    match v {
+        Value::Int(_) | Value::UInt(_) => column.ty.is_integer(),
+        Value::Bytes(_) => column.ty.is_string(),
+        _ => false,
+    }
+}
+
 /// A bound value for `column` (rounded conversions still bound a superset); None drops it.
 fn bound_value(column: &ColumnDef, v: Value) -> Option<Value> {
     if column.ty.is_string() && !matches!(v, Value::Bytes(_)) {
@@ -196,11 +206,7 @@ pub(crate) trait Executor: Exec {
                     for (e, c) in key.iter().zip(columns) {
                         let column = &def.columns[*c as usize];
                         let v = self.free(e, params)?;
-                        own_kind &= match v {
-                            Value::Int(_) | Value::UInt(_) => column.ty.is_integer(),
-                            Value::Bytes(_) => column.ty.is_string(),
-                            _ => false,
-                        };
+                        own_kind &= of_column_kind(column, &v);
                         match key_value(column, v) {
                             Ok(Some(v)) => values.push(v),
                             Ok(None) => continue 'keys,
@@ -347,8 +353,6 @@ pub(crate) trait Executor: Exec {
 
     /// What `src` asks of the data node for these parameters: keyed reads or one scan.
     fn fetch_request(&self, src: &Source, params: &[Value]) -> Result<Fetch> {
-        let table = &src.table;
-        let def = table.def();
         Ok(match self.resolve(src, params)? {
             Resolved::Empty => Fetch::Nothing,
             Resolved::Keys(keys, own_kind) => Fetch::Keys {
@@ -360,11 +364,7 @@ pub(crate) trait Executor: Exec {
                 decided: own_kind && src.decided_fetch.is_some(),
             },
             resolved => {
-                let names: Vec<&str> = src
-                    .fetch
-                    .iter()
-                    .map(|c| def.columns[*c as usize].name.as_str())
-                    .collect();
+                let names = src.fetch_names();
                 let mut scan = match (&resolved, &src.access) {
                     (Resolved::Range { lower, upper }, Access::Range { index, .. }) => {
                         let mut s = Scan::index(index);
@@ -619,19 +619,8 @@ pub(crate) trait Executor: Exec {
         self.select_rows_from(p, params, rows, None)
     }
 
-    /// [`Self::select_rows`] over the group rows a data node answered for `pushed` (group
-    /// values, then partial aggregates), merged group by group.
-    fn select_partials(
-        &mut self,
-        p: &SelectPlan,
-        params: &[Value],
-        rows: Vec<Vec<Value>>,
-        pushed: &PushedAggregate,
-    ) -> Result<Outcome> {
-        self.select_rows_from(p, params, rows, Some(pushed))
-    }
-
-    /// The result of `p` from its fetched rows, or from group rows answered for `pushed`.
+    /// The result of `p` from its fetched rows, or from the group rows a data node answered
+    /// for `pushed` (group values, then partial aggregates), merged group by group.
     fn select_rows_from(
         &mut self,
         p: &SelectPlan,

@@ -155,7 +155,7 @@ pub(crate) trait Stepping: Executor {
                 let rows = self.transactional(|s, txn, last: ExecType| {
                     s.read_fetch(txn, last, src, fetch, false)
                 })?;
-                return self.select_partials(p, params, rows, pushed);
+                return self.select_rows_from(p, params, rows, Some(pushed));
             }
         }
         let decided = fetch.decided(src);

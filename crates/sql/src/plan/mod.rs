@@ -104,6 +104,15 @@ impl Source {
     pub(crate) fn made_in_api_node(&self) -> bool {
         self.derived.is_some() || crate::plan::virtual_of(self).is_some()
     }
+
+    /// The names of the columns it fetches, in `fetch`'s order (as a scan names them).
+    pub(crate) fn fetch_names(&self) -> Vec<&str> {
+        let def = self.table.def();
+        self.fetch
+            .iter()
+            .map(|c| def.columns[*c as usize].name.as_str())
+            .collect()
+    }
 }
 
 /// Where an ORDER BY key comes from.
