@@ -24,15 +24,7 @@ $python -c 'import pymysql' 2>/dev/null || die "PyMySQL is missing: apt-get inst
 work=$(mktemp -d /tmp/cairn-joins.XXXXXX)
 cairn_pid=
 mariadb_dir=
-cleanup() {
-  if [[ -n $cairn_pid ]] && kill -0 "$cairn_pid" 2>/dev/null; then
-    kill -TERM "$cairn_pid" 2>/dev/null || true
-    wait "$cairn_pid" 2>/dev/null || true
-  fi
-  [[ -n $mariadb_dir ]] && { "$mariadb_ref" stop "$mariadb_dir" || true; }
-  if [[ ${KEEP:-0} == 1 ]]; then echo "work directory kept: $work" >&2; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
+trap stop_servers EXIT
 
 echo "# joins.sh: $(date -u +%FT%TZ), $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo '?')${CAIRN_BIN:+, Cairn binary $CAIRN_BIN}"
 "$cairn_bin" start --data-dir "$work/cairn-data" --base-port 24400 --sql-port "$cairn_sql_port" \

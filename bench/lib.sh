@@ -72,3 +72,14 @@ stop_cairn_and_sysbench() {
   fi
   if [[ ${KEEP:-0} == 1 ]]; then echo "work directory kept: $work" >&2; else rm -rf "$work"; fi
 }
+
+# The EXIT trap of scripts that start `cairn start` ($cairn_pid) and the reference MariaDB
+# ($mariadb_dir, through $mariadb_ref) over work directory $work (kept when KEEP=1).
+stop_servers() {
+  if [[ -n ${cairn_pid:-} ]] && kill -0 "$cairn_pid" 2>/dev/null; then
+    kill -TERM "$cairn_pid" 2>/dev/null || true
+    wait "$cairn_pid" 2>/dev/null || true
+  fi
+  [[ -n ${mariadb_dir:-} ]] && { "$mariadb_ref" stop "$mariadb_dir" || true; }
+  if [[ ${KEEP:-0} == 1 ]]; then echo "work directory kept: $work" >&2; else rm -rf "$work"; fi
+}

@@ -664,7 +664,16 @@ impl Cluster {
         {
             return Ok(t);
         }
-        self.cached_info(self.call(&Message::GetTable { name: name.into() })?)
+        let table = match self.call(&Message::GetTable { name: name.into() })? {
+            Message::TableInfo { table, .. } => Table::new(table),
+            other => return Err(unexpected(&other)),
+        };
+        let table = match self.kept_stats(&table) {
+            Some(stats) => table.with_stats(stats),
+            None => table,
+        };
+        self.cache(&table);
+        Ok(table)
     }
 
     /// Adds an ordered index over `columns` to an existing table; the data node indexes the rows
@@ -821,11 +830,23 @@ impl Cluster {
         }
     }
 
-    /// The definition a DDL reply carries, cached.
+    /// The definition a DDL reply carries, cached (with the statistics cached for the same
+    /// table, which name its keys).
     fn cached_info(&self, reply: Message) -> Result<Table> {
         match reply {
             Message::TableInfo { table, .. } => {
-                let t = Table::new(table);
+                let before = self
+                    .inner
+                    .tables
+                    .lock()
+                    .ok()
+                    .and_then(|t| t.get(&table.name.to_ascii_lowercase()).cloned());
+                let mut t = Table::new(table);
+                if let Some(stats) = before.and_then(|b| b.stats_arc()) {
+                    if stats.table_id == t.id() {
+                        t = t.with_stats(stats);
+                    }
+                }
                 self.cache(&t);
                 Ok(t)
             }
@@ -833,7 +854,7 @@ impl Cluster {
         }
     }
 
-    fn cache(&self, t: &Table) {
+    pub(crate) fn cache(&self, t: &Table) {
         if let Ok(mut tables) = self.inner.tables.lock() {
             tables.insert(t.def().name.to_ascii_lowercase(), t.clone());
         }

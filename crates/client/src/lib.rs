@@ -12,6 +12,7 @@ mod cursor;
 mod event;
 mod runner;
 mod session;
+mod stats;
 mod table;
 mod transaction;
 
@@ -22,6 +23,7 @@ pub use cursor::ScanCursor;
 pub use event::{EventSession, NodeHello, Reply, RECONNECT_EVERY, RECONNECT_TIMEOUT};
 pub use runner::Runner;
 pub use session::{AsyncSession, Completion};
+pub use stats::{TableStats, STATS_TABLE};
 pub use table::{Scan, Table};
 pub use transaction::{OpId, Transaction};
 pub use wire::{

@@ -13,6 +13,8 @@ use crate::{ClientError, Result};
 #[derive(Debug, Clone)]
 pub struct Table {
     def: Arc<TableDef>,
+    /// What ANALYZE TABLE measured, when the definition was loaded (`Cluster::table`).
+    stats: Option<Arc<crate::stats::TableStats>>,
 }
 
 fn request_error(message: String) -> ClientError {
@@ -21,7 +23,29 @@ fn request_error(message: String) -> ClientError {
 
 impl Table {
     pub(crate) fn new(def: TableDef) -> Table {
-        Table { def: Arc::new(def) }
+        Table {
+            def: Arc::new(def),
+            stats: None,
+        }
+    }
+
+    /// This handle carrying `stats` (as [`crate::Cluster::analyze`] measures them; planners'
+    /// tests give their own).
+    pub fn with_stats(&self, stats: Arc<crate::stats::TableStats>) -> Table {
+        Table {
+            def: self.def.clone(),
+            stats: Some(stats),
+        }
+    }
+
+    pub(crate) fn stats_arc(&self) -> Option<Arc<crate::stats::TableStats>> {
+        self.stats.clone()
+    }
+
+    /// The table's statistics (rows, distinct values per key prefix) as last measured by
+    /// [`crate::Cluster::analyze`], when they were measured under this table's id.
+    pub fn stats(&self) -> Option<&crate::stats::TableStats> {
+        self.stats.as_deref()
     }
 
     /// A table known only by its definition, which no data node holds: an API node's own

@@ -1,7 +1,8 @@
-//! ANALYZE, CHECK, OPTIMIZE and REPAIR TABLE: MySQL's table-maintenance statements, answered as
-//! MariaDB answers them for a storage engine that has none of these operations (Cairn keeps no
-//! statistics and no files to check, compact or repair), so tools that send them (mysqlcheck,
-//! admin consoles) get their result set instead of a syntax error.
+//! ANALYZE, CHECK, OPTIMIZE and REPAIR TABLE: MySQL's table-maintenance statements. ANALYZE
+//! measures a table's statistics for the planner (`client::Cluster::analyze`); the others are
+//! answered as MariaDB answers them for a storage engine without the operation (Cairn keeps no
+//! files to check, compact or repair), so tools that send them (mysqlcheck, admin consoles) get
+//! their result set instead of a syntax error.
 
 use myproto::response::{types, Column};
 use sqlparser::ast::{Ident, ObjectName};
@@ -106,7 +107,21 @@ impl Session {
         for name in names {
             let (full, db, table) = self.table_name(name)?;
             let shown = format!("{db}.{table}");
-            match self.shared.cluster().table(&full) {
+            let found = match op {
+                Op::Analyze => self.shared.cluster().analyze(&full),
+                _ => self.shared.cluster().table(&full),
+            };
+            match found {
+                // ANALYZE measured the table's statistics (client::TableStats): InnoDB's answer.
+                Ok(_) if op == Op::Analyze => {
+                    self.plans.clear();
+                    rows.push(vec![
+                        text(&shown),
+                        text(op.name()),
+                        text("status"),
+                        text("OK"),
+                    ])
+                }
                 Ok(_) => rows.push(vec![
                     text(&shown),
                     text(op.name()),

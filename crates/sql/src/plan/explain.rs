@@ -85,24 +85,29 @@ fn scan_partitions(src: &Source) -> &'static str {
     }
 }
 
+/// The EXPLAIN row of a derived table or common table expression.
+fn derived_row(src: &Source) -> Vec<Value> {
+    let mut extra = vec![
+        "Cairn: derived table: its query runs first and its rows are kept in the API node"
+            .to_string(),
+    ];
+    if src.filter.is_some() {
+        extra.push("Using where".into());
+    }
+    let mut row = vec![Value::Null; 12];
+    row[0] = Value::Int(1);
+    row[1] = text("SIMPLE");
+    row[2] = text(src.name.clone());
+    row[4] = text("ALL");
+    row[11] = text(extra.join("; "));
+    row
+}
+
 /// One EXPLAIN row for a source; `writes` adds the write round trip of UPDATE/DELETE.
 fn source_row(src: &Source, writes: bool) -> Vec<Value> {
     let def = src.table.def();
     if src.derived.is_some() {
-        let mut extra = vec![
-            "Cairn: derived table: its query runs first and its rows are kept in the API node"
-                .to_string(),
-        ];
-        if src.filter.is_some() {
-            extra.push("Using where".into());
-        }
-        let mut row = vec![Value::Null; 12];
-        row[0] = Value::Int(1);
-        row[1] = text("SIMPLE");
-        row[2] = text(src.name.clone());
-        row[4] = text("ALL");
-        row[11] = text(extra.join("; "));
-        return row;
+        return derived_row(src);
     }
     let (kind, key, detail, mut trips) = match &src.access {
         Access::Lookup { unique, keys } => {
@@ -191,7 +196,7 @@ fn source_row(src: &Source, writes: bool) -> Vec<Value> {
         extra.push("Using where".into());
     }
     extra.push(format!("round trips: {trips}"));
-    vec![
+    let mut row = vec![
         Value::Int(1),
         text("SIMPLE"),
         text(src.name.clone()),
@@ -204,7 +209,24 @@ fn source_row(src: &Source, writes: bool) -> Vec<Value> {
         Value::Null,
         Value::Null,
         text(extra.join("; ")),
-    ]
+    ];
+    estimated(&mut row, src.estimate);
+    row
+}
+
+/// EXPLAIN's `rows` (read, rounded up) and `filtered` (the percentage of them the conditions
+/// keep) from an estimate; NULL without one (the table was never analyzed).
+fn estimated(row: &mut [Value], estimate: Option<crate::plan::estimate::Estimate>) {
+    let (Some(e), true) = (estimate, row.len() > 10) else {
+        return;
+    };
+    let share = if e.read > 0.0 {
+        (e.kept / e.read).min(1.0)
+    } else {
+        1.0
+    };
+    row[9] = Value::Int(e.read.ceil() as i64);
+    row[10] = text(format!("{:.2}", share * 100.0));
 }
 
 /// EXPLAIN of a planned statement.
@@ -312,6 +334,7 @@ fn explain_tables(p: &crate::plan::SelectPlan) -> Answer {
 /// One EXPLAIN row for a table joined to the rows before it.
 fn step_row(step: &JoinStep) -> Vec<Value> {
     let mut row = source_row(&step.source, false);
+    estimated(&mut row, step.estimate);
     let join = if step.outer { "left join" } else { "join" };
     match &step.lookup {
         Some((unique, keys)) => {
@@ -546,7 +569,60 @@ mod snapshot {
         "DELETE FROM t WHERE v > 10",
     ];
 
+    /// Statements planned with statistics: 1,000 rows of `t`, 10 regions, 20,000 customers
+    /// and 300,000 orders over 365 days.
+    const ANALYZED: &[&str] = &[
+        "SELECT v FROM t WHERE k = 3 AND v < 100",
+        "SELECT v FROM t WHERE u > 5 AND k = 3",
+        "SELECT o.amount FROM orders o JOIN customer c ON o.cust = c.id WHERE c.id = 4242",
+        "SELECT r.name, o.id FROM orders o, customer c, region r \
+         WHERE c.region = r.id AND o.cust = c.id AND r.name = 'north'",
+        "SELECT c.id, o.id FROM orders o, customer c \
+         WHERE o.cust = c.id AND o.day = 17 AND c.score > 90",
+        "SELECT COUNT(*) FROM orders o, customer c, region r \
+         WHERE o.cust = c.id AND c.region = r.id",
+    ];
+
+    fn stats_of(def: &TableDef) -> client::TableStats {
+        let (rows, keys): (u64, Vec<(&str, Vec<u64>)>) = match def.name.as_str() {
+            "t" => (
+                1_000,
+                vec![
+                    ("PRIMARY", vec![1_000]),
+                    ("u", vec![1_000]),
+                    ("k", vec![50]),
+                ],
+            ),
+            "region" => (10, vec![("PRIMARY", vec![10])]),
+            "customer" => (
+                20_000,
+                vec![("PRIMARY", vec![20_000]), ("region", vec![10])],
+            ),
+            "orders" => (
+                300_000,
+                vec![
+                    ("PRIMARY", vec![300_000]),
+                    ("cust", vec![20_000]),
+                    ("day", vec![365]),
+                ],
+            ),
+            _ => (100, Vec::new()),
+        };
+        client::TableStats {
+            table_id: def.id,
+            rows,
+            keys: keys
+                .into_iter()
+                .map(|(n, counts)| (n.to_string(), counts))
+                .collect(),
+        }
+    }
+
     fn plan(sql: &str, tables: &[TableDef]) -> Result<Compiled> {
+        plan_with(sql, tables, false)
+    }
+
+    fn plan_with(sql: &str, tables: &[TableDef], analyzed: bool) -> Result<Compiled> {
         let statement = Parser::parse_sql(&Cairn, sql)
             .map_err(SqlError::parse)?
             .pop()
@@ -557,7 +633,10 @@ mod snapshot {
                 .iter()
                 .find(|t| t.name == wanted)
                 .ok_or_else(|| SqlError::new(1146, "42S02", format!("no table {wanted}")))?;
-            let table = client::Table::virtual_table(def.clone());
+            let mut table = client::Table::virtual_table(def.clone());
+            if analyzed {
+                table = table.with_stats(std::sync::Arc::new(stats_of(def)));
+            }
             Ok((table, ("test".into(), wanted.clone(), wanted)))
         };
         let placeholders = crate::plan::placeholders(sql)?;
@@ -606,9 +685,12 @@ mod snapshot {
     fn explain_output_matches_its_snapshot() {
         let tables = schema();
         let mut out = String::new();
-        for sql in STATEMENTS {
-            out.push_str(&format!("EXPLAIN {sql}\n"));
-            match plan(sql, &tables) {
+        let unanalyzed = STATEMENTS.iter().map(|s| (*s, false));
+        let analyzed = ANALYZED.iter().map(|s| (*s, true));
+        for (sql, stats) in unanalyzed.chain(analyzed) {
+            let with = if stats { " -- analyzed" } else { "" };
+            out.push_str(&format!("EXPLAIN {sql}{with}\n"));
+            match plan_with(sql, &tables, stats) {
                 Ok(c) => {
                     let (_, rows) = super::explain(&c);
                     for row in rows {

@@ -38,6 +38,9 @@ pub struct JoinStep {
     pub outer: bool,
     /// What a match must satisfy, over the joined row.
     pub on: Option<Expr>,
+    /// The rows read and kept per joined row (keyed reads, index probe) or in all (read once),
+    /// when the table was analyzed.
+    pub estimate: Option<crate::plan::estimate::Estimate>,
 }
 
 /// The most distinct values an index probe reads by (more: the table is read once and
@@ -481,6 +484,7 @@ pub(crate) fn join(
             .collect();
         let mut lookup = None;
         let mut probe_index = None;
+        let mut estimate = read_once.estimate;
         // information_schema and derived tables are made whole in the API node: never read by
         // key.
         if !linked.is_empty() && !read_once.made_in_api_node() {
@@ -504,6 +508,9 @@ pub(crate) fn join(
             } = &probe.access
             {
                 probe_index = index_probe(&t.table, index, columns, equal);
+                if probe_index.is_some() {
+                    estimate = probe.estimate;
+                }
             }
             if let Access::Lookup { unique, keys } = probe.access {
                 let mut outer = false;
@@ -528,6 +535,7 @@ pub(crate) fn join(
                         })
                         .collect();
                     lookup = Some((unique.map(|u| u.0), keys));
+                    estimate = probe.estimate;
                 }
             }
         }
@@ -568,6 +576,7 @@ pub(crate) fn join(
             offset,
             outer: t.outer,
             on: all_of(parts),
+            estimate,
         });
         done = ready;
     }
@@ -583,8 +592,9 @@ pub(crate) fn join(
     ))
 }
 
-/// The order to read an inner join's tables in: as given, but a table its own conditions read
-/// by whole keys (a "const" table, at most a batch of rows) first, so the tables after it are
+/// The order to read an inner join's tables in: the cheapest by the tables' statistics
+/// ([`costed_order`]) when every table was analyzed; else as given, but a table its own
+/// conditions read by whole keys (a "const" table, at most a batch of rows) first, so the tables after it are
 /// reached from its rows by key or index instead of being read whole; then, each time, the
 /// first table (in the given order) a condition links to the tables already read, so no table
 /// is joined without a condition (a cross product) while another could be. Outer joins and
@@ -601,14 +611,24 @@ fn read_order(
     if correlated || tables.iter().any(|t| t.outer || t.straight) {
         return order.to_vec();
     }
-    let first = const_first(layout, tables, order, ons, wheres);
-    // The tables each condition reads (ON conditions too: all joins here are inner).
-    let mut links: Vec<u64> = wheres.iter().map(|w| layout.tables_in(w)).collect();
+    // Every condition, with the tables it reads (ON conditions too: all joins here are inner).
+    let mut conditions: Vec<(Expr, u64)> = wheres
+        .iter()
+        .map(|w| (w.clone(), layout.tables_in(w)))
+        .collect();
     for on in ons.iter().flatten() {
         let mut parts = Vec::new();
         conjuncts(on, &mut parts);
-        links.extend(parts.iter().map(|p| layout.tables_in(p)));
+        conditions.extend(parts.into_iter().map(|p| {
+            let m = layout.tables_in(&p);
+            (p, m)
+        }));
     }
+    if let Some(costed) = costed_order(layout, tables, order, &conditions) {
+        return costed;
+    }
+    let links: Vec<u64> = conditions.iter().map(|(_, m)| *m).collect();
+    let first = const_first(layout, tables, order, ons, wheres);
     let Some((&head, rest)) = first.split_first() else {
         return first;
     };
@@ -700,4 +720,191 @@ fn index_probe(table: &Table, index: &str, columns: &[u16], equal: &[Expr]) -> O
         column,
         key,
     })
+}
+
+/// Costs of the join-order search, in units of one row a data node sends the API node.
+/// A row a data node examines (a scan's, filtered there).
+const SCAN_ROW: f64 = 0.1;
+/// A row sent to the API node.
+const SHIP_ROW: f64 = 1.0;
+/// A keyed read or one index probe value (batched with the others).
+const KEY_READ: f64 = 1.0;
+/// A joined row made in the API node.
+const JOINED_ROW: f64 = 0.2;
+/// Joins of up to this many tables try every order (by subsets of tables read); larger ones
+/// add the cheapest next table each time.
+const ORDER_SEARCH_TABLES_MAX: usize = 10;
+
+/// The cheapest order of an inner join by its tables' statistics, None when a table has none
+/// (never analyzed, a derived table, information_schema). Each order is costed as [`join`]
+/// would read it: a table reached by key from the rows before it costs a keyed read per row,
+/// by index probe the same while the values are few enough to probe by, else one read of the
+/// table (its rows examined in the data node, those its conditions keep shipped), and every
+/// joined row is made in the API node.
+fn costed_order(
+    layout: &Layout,
+    tables: &[FromTable],
+    order: &[usize],
+    conditions: &[(Expr, u64)],
+) -> Option<Vec<usize>> {
+    let n = order.len();
+    if n < 2
+        || tables
+            .iter()
+            .any(|t| t.derived.is_some() || t.table.stats().is_none())
+    {
+        return None;
+    }
+    let coster = Coster {
+        layout,
+        tables,
+        conditions,
+    };
+    let firsts: Vec<(f64, f64)> = order
+        .iter()
+        .map(|k| coster.first(*k))
+        .collect::<Option<_>>()?;
+    if n > ORDER_SEARCH_TABLES_MAX {
+        return coster.greedy(order, &firsts);
+    }
+    // best[set of positions in `order`]: (cost, rows, the order read).
+    let mut best: Vec<Option<(f64, f64, Vec<usize>)>> = vec![None; 1 << n];
+    for (i, (cost, rows)) in firsts.iter().enumerate() {
+        best[1 << i] = Some((*cost, *rows, vec![order[i]]));
+    }
+    for set in 1..(1usize << n) {
+        let Some((cost, rows, read)) = best[set].clone() else {
+            continue;
+        };
+        let ready: u64 = read.iter().map(|k| 1u64 << k).sum();
+        for (i, &k) in order.iter().enumerate() {
+            if set & (1 << i) != 0 {
+                continue;
+            }
+            let (step, out) = coster.step(ready, k, rows)?;
+            let total = cost + step + out * JOINED_ROW;
+            let next = set | (1 << i);
+            if best[next]
+                .as_ref()
+                .is_none_or(|(c, _, _)| total < *c * (1.0 - 1e-9))
+            {
+                let mut read = read.clone();
+                read.push(k);
+                best[next] = Some((total, out, read));
+            }
+        }
+    }
+    best[(1 << n) - 1].take().map(|(_, _, read)| read)
+}
+
+/// Costs one table read first, or joined to the tables read before it.
+struct Coster<'a, 'b> {
+    layout: &'a Layout<'b>,
+    tables: &'a [FromTable],
+    conditions: &'a [(Expr, u64)],
+}
+
+impl Coster<'_, '_> {
+    /// Table `k` as [`join`] reads it with conditions `parts` (over the joined row).
+    fn source(&self, k: usize, parts: Vec<Expr>) -> Source {
+        let t = &self.tables[k];
+        source(
+            t.table.clone(),
+            &t.tref,
+            all_of(parts.iter().map(|p| self.layout.localize(p, k)).collect()),
+            LockMode::CommittedRead,
+            false,
+            &mut [],
+            &mut [],
+            &[],
+        )
+    }
+
+    /// The conditions table `k` completes once the tables of `ready` are read: its own (its
+    /// bit alone) and those linking it to them.
+    fn parts(&self, ready: u64, k: usize) -> (Vec<Expr>, Vec<Expr>) {
+        let bit = 1u64 << k;
+        let own = self.conditions.iter().filter(|(_, m)| *m == bit);
+        let linked = self
+            .conditions
+            .iter()
+            .filter(|(_, m)| m & bit != 0 && *m != bit && m & !(ready | bit) == 0);
+        (
+            own.map(|(e, _)| e.clone()).collect(),
+            linked.map(|(e, _)| e.clone()).collect(),
+        )
+    }
+
+    /// Cost and rows of reading table `k` first.
+    fn first(&self, k: usize) -> Option<(f64, f64)> {
+        let (own, _) = self.parts(0, k);
+        let src = self.source(k, own);
+        let e = src.estimate?;
+        let per_read = match src.access {
+            Access::Lookup { .. } => KEY_READ,
+            _ => SCAN_ROW,
+        };
+        Some((e.read * per_read + e.kept * SHIP_ROW, e.kept))
+    }
+
+    /// Cost and rows of joining table `k` to `rows` rows of the tables of `ready`.
+    fn step(&self, ready: u64, k: usize, rows: f64) -> Option<(f64, f64)> {
+        let (own, linked) = self.parts(ready, k);
+        let once = self.source(k, own.clone());
+        let e_once = once.estimate?;
+        let once_cost = e_once.read * SCAN_ROW + e_once.kept * SHIP_ROW;
+        if linked.is_empty() {
+            return Some((once_cost, rows * e_once.kept));
+        }
+        let mut all = own;
+        all.extend(linked);
+        let probe = self.source(k, all);
+        let e = probe.estimate?;
+        let keyed = rows * KEY_READ + rows * e.read * SHIP_ROW;
+        let cost = match &probe.access {
+            Access::Lookup { keys, .. } if keys.iter().flatten().any(reads_outer) => keyed,
+            Access::Range {
+                index,
+                columns,
+                equal,
+                ..
+            } if rows <= PROBE_VALUES_MAX as f64
+                && index_probe(&self.tables[k].table, index, columns, equal).is_some() =>
+            {
+                keyed
+            }
+            _ => once_cost,
+        };
+        Some((cost, rows * e.kept))
+    }
+
+    /// The order adding, after the cheapest first table, the next table that costs least.
+    fn greedy(&self, order: &[usize], firsts: &[(f64, f64)]) -> Option<Vec<usize>> {
+        let at = (0..order.len()).min_by(|a, b| firsts[*a].0.total_cmp(&firsts[*b].0))?;
+        let mut read = vec![order[at]];
+        let mut ready = 1u64 << order[at];
+        let mut rows = firsts[at].1;
+        while read.len() < order.len() {
+            let mut next: Option<(f64, f64, usize)> = None;
+            for &k in order.iter().filter(|k| ready & (1 << **k) == 0) {
+                let (cost, out) = self.step(ready, k, rows)?;
+                let total = cost + out * JOINED_ROW;
+                if next.is_none_or(|(c, _, _)| total < c) {
+                    next = Some((total, out, k));
+                }
+            }
+            let (_, out, k) = next?;
+            read.push(k);
+            ready |= 1 << k;
+            rows = out;
+        }
+        Some(read)
+    }
+}
+
+/// Whether `e` reads a value of the joined row ([`Expr::Outer`]).
+fn reads_outer(e: &Expr) -> bool {
+    let mut outer = false;
+    e.walk(&mut |x| outer |= matches!(x, Expr::Outer(_)));
+    outer
 }

@@ -10,6 +10,7 @@ pub(crate) mod aggregate;
 pub(crate) mod cache;
 pub(crate) mod compiled;
 pub(crate) mod derived;
+pub(crate) mod estimate;
 pub(crate) mod explain;
 pub(crate) mod insert;
 pub(crate) mod join;
@@ -93,6 +94,8 @@ pub struct Source {
     /// own kind skips.
     pub decided_fetch: Option<usize>,
     pub lock: LockMode,
+    /// The rows its access path reads and its conditions keep, when the table was analyzed.
+    pub estimate: Option<crate::plan::estimate::Estimate>,
     /// A derived table or common table expression: its rows are this query's, run in the API
     /// node when the statement runs (`table` is then a definition no data node holds).
     pub derived: Option<Arc<Derived>>,
@@ -417,6 +420,8 @@ struct Facts {
     in_list: Vec<(usize, Vec<Expr>)>,
     lower: Vec<(usize, Expr)>,
     upper: Vec<(usize, Expr)>,
+    /// Conjuncts that gave none of the facts above (for estimates).
+    others: usize,
 }
 
 impl Facts {
@@ -430,6 +435,8 @@ impl Facts {
         }
         let free = |e: &Expr| e.is_row_free();
         let collation_of = |p: usize| def.columns.get(p).and_then(crate::expr::collate::of_column);
+        // Conjuncts that gave a fact.
+        let mut matched = 0;
         for part in &parts {
             match look_through(part, collation_of) {
                 Expr::Binary(op, l, r) => {
@@ -440,11 +447,13 @@ impl Facts {
                     };
                     let cmp = match op {
                         BinOp::Eq => {
+                            matched += 1;
                             facts.equal.push((col, value.clone()));
                             CmpOp::Eq
                         }
                         BinOp::Ne => CmpOp::Ne,
                         BinOp::Lt | BinOp::Le => {
+                            matched += 1;
                             facts.upper.push((col, value.clone()));
                             if op == BinOp::Lt {
                                 CmpOp::Lt
@@ -453,6 +462,7 @@ impl Facts {
                             }
                         }
                         BinOp::Gt | BinOp::Ge => {
+                            matched += 1;
                             facts.lower.push((col, value.clone()));
                             if op == BinOp::Gt {
                                 CmpOp::Gt
@@ -466,6 +476,7 @@ impl Facts {
                 }
                 Expr::Between(e, lo, hi, false) => {
                     if let (Expr::Column(c), true, true) = (e.as_ref(), free(lo), free(hi)) {
+                        matched += 1;
                         facts.lower.push((*c, (**lo).clone()));
                         facts.upper.push((*c, (**hi).clone()));
                         pushed.push(Pushed::Between(*c as u16, (**lo).clone(), (**hi).clone()));
@@ -474,6 +485,7 @@ impl Facts {
                 Expr::In(e, list, false) => {
                     if let Expr::Column(c) = e.as_ref() {
                         if list.iter().all(free) {
+                            matched += 1;
                             facts.in_list.push((*c, list.clone()));
                             pushed.push(Pushed::In(*c as u16, list.clone()));
                         }
@@ -493,6 +505,7 @@ impl Facts {
             }
         }
         let all = pushed.len() == parts.len();
+        facts.others = parts.len() - matched;
         (facts, pushed, all)
     }
 
@@ -551,7 +564,8 @@ fn flip(op: BinOp) -> BinOp {
 }
 
 /// Chooses the access path: a full key lookup beats a range, which beats a full scan; among
-/// ranges, the longest equal prefix wins.
+/// ranges, the one reading the fewest rows by the table's statistics, or without them the
+/// longest equal prefix, wins.
 fn choose_access(table: &Table, facts: &Facts) -> Access {
     let def = table.def();
     if !def.has_hidden_pk() {
@@ -572,7 +586,7 @@ fn choose_access(table: &Table, facts: &Facts) -> Access {
             }
         }
     }
-    let mut best: Option<(usize, Access)> = None;
+    let mut best: Option<(f64, Access)> = None;
     for index in &def.indexes {
         let mut equal = Vec::new();
         for c in &index.columns {
@@ -585,19 +599,25 @@ fn choose_access(table: &Table, facts: &Facts) -> Access {
         let lower = next.and_then(|c| facts.lower.iter().find(|(x, _)| *x == c));
         let upper = next.and_then(|c| facts.upper.iter().find(|(x, _)| *x == c));
         let score = equal.len() * 2 + lower.is_some() as usize + upper.is_some() as usize;
-        if score == 0 || best.as_ref().is_some_and(|(s, _)| *s >= score) {
+        if score == 0 {
             continue;
         }
-        best = Some((
-            score,
-            Access::Range {
-                index: index.name.clone(),
-                columns: index.columns.clone(),
-                equal,
-                lower: lower.map(|(_, e)| e.clone()),
-                upper: upper.map(|(_, e)| e.clone()),
-            },
-        ));
+        let access = Access::Range {
+            index: index.name.clone(),
+            columns: index.columns.clone(),
+            equal,
+            lower: lower.map(|(_, e)| e.clone()),
+            upper: upper.map(|(_, e)| e.clone()),
+        };
+        // Fewer rows read is better; without statistics, a higher score.
+        let rank = match crate::plan::estimate::estimate(table, &access, facts) {
+            Some(e) => -e.read,
+            None => score as f64,
+        };
+        if best.as_ref().is_some_and(|(r, _)| *r >= rank) {
+            continue;
+        }
+        best = Some((rank, access));
     }
     best.map(|(_, a)| a).unwrap_or(Access::Full)
 }
@@ -673,6 +693,7 @@ pub(crate) fn source(
     let def = table.def().clone();
     let (facts, pushed, all_pushed) = Facts::gather(filter.as_ref(), &def);
     let access = choose_access(&table, &facts);
+    let estimate = crate::plan::estimate::estimate(&table, &access, &facts);
     let pushed_decides = all_pushed
         && pushed.iter().all(|p| {
             let column = |c: &u16| def.columns[*c as usize].ty.is_integer();
@@ -758,6 +779,7 @@ pub(crate) fn source(
         fetch,
         decided_fetch,
         lock,
+        estimate,
         derived: None,
     }
 }

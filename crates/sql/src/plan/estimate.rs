@@ -1,0 +1,121 @@
+//! Row estimates from table statistics (`client::TableStats`, measured by ANALYZE TABLE): the
+//! rows an access path reads and the rows a table's conditions keep of them, for EXPLAIN's
+//! `rows` and `filtered`, for choosing between indexes and for the join order. A table never
+//! analyzed has no estimate, and planning keeps its rules.
+
+use client::{Table, TableStats};
+
+use crate::plan::{Access, Facts};
+
+/// The share of rows an equality keeps when no statistics count its column's values.
+pub(crate) const EQUAL: f64 = 0.1;
+/// The share a one-sided range (`<`, `>=`) keeps.
+pub(crate) const RANGE: f64 = 1.0 / 3.0;
+/// The share a two-sided range (BETWEEN, or both bounds) keeps.
+pub(crate) const BETWEEN: f64 = 1.0 / 9.0;
+/// The share any other condition (LIKE, OR, a function) keeps.
+pub(crate) const OTHER: f64 = 0.5;
+
+/// A table's rows as read by an access path and as kept by its conditions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    /// The rows the access path reads (for a join step: per joined row).
+    pub read: f64,
+    /// The rows every condition of the table keeps of them.
+    pub kept: f64,
+}
+
+/// The distinct values of column `c`, when a measured key starts with it.
+fn distinct_of(stats: &TableStats, table: &Table, c: u16) -> Option<f64> {
+    let def = table.def();
+    let mut keys: Vec<(&str, &[u16])> = Vec::new();
+    if !def.has_hidden_pk() {
+        keys.push(("PRIMARY", &def.primary_key));
+    }
+    keys.extend(
+        def.indexes
+            .iter()
+            .map(|i| (i.name.as_str(), &i.columns[..])),
+    );
+    keys.iter()
+        .filter(|(_, cols)| cols.first() == Some(&c))
+        .find_map(|(name, _)| stats.distinct(name, 1))
+        .map(|d| d.max(1) as f64)
+}
+
+/// The share of rows `c = value` keeps.
+fn equal_share(stats: &TableStats, table: &Table, c: u16) -> f64 {
+    distinct_of(stats, table, c).map_or(EQUAL, |d| 1.0 / d)
+}
+
+/// The estimate of reading `table` by `access` under `facts` (the conditions on it), None when
+/// the table was never analyzed.
+pub(super) fn estimate(table: &Table, access: &Access, facts: &Facts) -> Option<Estimate> {
+    let stats = table.stats()?;
+    let rows = stats.rows as f64;
+    // The columns whose conditions the access path applies.
+    let mut used_equal: Vec<u16> = Vec::new();
+    let mut used_range: Option<u16> = None;
+    let read = match access {
+        Access::Lookup { unique, keys } => {
+            let columns = match unique {
+                None => &table.def().primary_key,
+                Some((i, _)) => &table.def().indexes[*i as usize].columns,
+            };
+            used_equal.extend(columns);
+            (keys.len() as f64).min(rows)
+        }
+        Access::Range {
+            index,
+            columns,
+            equal,
+            lower,
+            upper,
+        } => {
+            used_equal.extend(&columns[..equal.len()]);
+            let mut read = if equal.is_empty() {
+                rows
+            } else {
+                stats
+                    .rows_per_value(index, equal.len())
+                    .unwrap_or(rows * EQUAL.powi(equal.len() as i32))
+            };
+            if lower.is_some() || upper.is_some() {
+                used_range = columns.get(equal.len()).copied();
+                read *= if lower.is_some() && upper.is_some() {
+                    BETWEEN
+                } else {
+                    RANGE
+                };
+            }
+            read
+        }
+        Access::Full => rows,
+    };
+    let mut share = 1.0;
+    for (c, _) in &facts.equal {
+        if !used_equal.contains(&(*c as u16)) {
+            share *= equal_share(stats, table, *c as u16);
+        }
+    }
+    for (c, list) in &facts.in_list {
+        if !used_equal.contains(&(*c as u16)) {
+            share *= (list.len() as f64 * equal_share(stats, table, *c as u16)).min(1.0);
+        }
+    }
+    let mut ranged: Vec<usize> = Vec::new();
+    for (c, _) in facts.lower.iter().chain(&facts.upper) {
+        if used_range == Some(*c as u16) || ranged.contains(c) {
+            continue;
+        }
+        ranged.push(*c);
+        let both =
+            facts.lower.iter().any(|(x, _)| x == c) && facts.upper.iter().any(|(x, _)| x == c);
+        share *= if both { BETWEEN } else { RANGE };
+    }
+    share *= OTHER.powi(facts.others as i32);
+    Some(Estimate {
+        read,
+        kept: read * share,
+    })
+}
