@@ -60,6 +60,10 @@ pub const AGGREGATE_FUNCTIONS_MAX: usize = 64;
 /// Groups a data node folds a pushed-aggregation scan's rows into before it answers them (the
 /// client merges groups answered in parts).
 pub const AGGREGATE_GROUPS_MAX: usize = 65_536;
+
+/// The most index prefixes one scan reads by (`wire::ScanRequest::keys`, NDB's batched key
+/// access: a join's index probe sends a batch of joined rows' values in one scan).
+pub const SCAN_KEYS_MAX: usize = 16_384;
 /// Partitions of one table.
 pub const PARTITIONS_MAX: u32 = 1_024;
 /// Buckets of the placement map: hash -> bucket -> partition.

@@ -127,6 +127,7 @@ pub struct Scan {
     batch_rows: u32,
     batch_bytes: u32,
     aggregate: Option<wire::Aggregation>,
+    keys: Vec<Vec<Value>>,
 }
 
 impl Scan {
@@ -152,6 +153,15 @@ impl Scan {
     /// Upper bound on a prefix of the index columns.
     pub fn to(mut self, values: Vec<Value>, inclusive: bool) -> Scan {
         self.upper = Some(Bound { values, inclusive });
+        self
+    }
+
+    /// Rows whose index prefix equals one of `keys` (each one value per leading index column,
+    /// the same count for all; at most `base::limits::SCAN_KEYS_MAX`), read in one scan: the
+    /// batched key access of an index join. The scan must have no bounds and order `Any` or
+    /// `Ascending`.
+    pub fn keys(mut self, keys: Vec<Vec<Value>>) -> Scan {
+        self.keys = keys;
         self
     }
 
@@ -230,6 +240,7 @@ impl Scan {
             batch_rows: self.batch_rows,
             batch_bytes: self.batch_bytes,
             aggregate: self.aggregate.clone(),
+            keys: self.keys.clone(),
         })
     }
 }

@@ -89,15 +89,24 @@ fn batched_scans_match_a_model() {
         let limit = if rng.below(4) == 0 { rng.below(60) } else { 0 };
         let (lo, hi) = (rng.below(50) as i64, rng.below(50) as i64);
         let with_filter = rng.below(3) == 0;
-        let kind = rng.below(4);
+        // Kind 4 reads by keys (batched key access): a few values of k, some twice, some absent.
+        let kind = rng.below(5);
         let order = match kind {
             0 => ScanOrder::Any,
             1 => ScanOrder::Ascending,
             2 => ScanOrder::Descending,
+            4 if rng.below(2) == 0 => ScanOrder::Ascending,
             _ => ScanOrder::Any,
         };
+        let keys: Vec<i64> = (0..1 + rng.below(12))
+            .map(|_| rng.below(60) as i64)
+            .collect();
         let mut scan = if kind == 3 {
             Scan::table()
+        } else if kind == 4 {
+            Scan::index("k")
+                .keys(keys.iter().map(|k| vec![Value::Int(*k)]).collect())
+                .order(order)
         } else {
             Scan::index("k")
                 .from(vec![lo.into()], true)
@@ -131,12 +140,17 @@ fn batched_scans_match_a_model() {
         let mut want: Vec<(i64, i64)> = seen
             .iter()
             .filter(|(id, (k, _))| {
-                (kind == 3 || (*k >= lo && *k <= hi)) && (!with_filter || **id > 100)
+                let taken = match kind {
+                    3 => true,
+                    4 => keys.contains(k),
+                    _ => *k >= lo && *k <= hi,
+                };
+                taken && (!with_filter || **id > 100)
             })
             .map(|(id, (k, _))| (*id, *k))
             .collect();
         let what = format!(
-            "round {round}: kind {kind} {order:?} k in [{lo}, {hi}] batch {batch}/{bytes} limit {limit} filter {with_filter} txn {in_txn}"
+            "round {round}: kind {kind} {order:?} k in [{lo}, {hi}] keys {keys:?} batch {batch}/{bytes} limit {limit} filter {with_filter} txn {in_txn}"
         );
         match order {
             ScanOrder::Ascending | ScanOrder::Descending if kind != 3 => {

@@ -22,6 +22,8 @@ pub struct ScanPlan {
     pub index: Option<usize>,
     pub lower: Option<(Vec<Value>, bool)>,
     pub upper: Option<(Vec<Value>, bool)>,
+    /// Set: the index prefixes the scan reads (no bounds then), values in canonical form.
+    pub keys: Vec<Vec<Value>>,
     /// Constants already in the columns' canonical form.
     pub filter: Filter,
     /// Columns to return (never empty: the coordinator expands "all").

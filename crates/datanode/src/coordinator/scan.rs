@@ -472,7 +472,10 @@ impl Coordinator {
         }
     }
 
-    pub(super) fn plan_scan(&self, request: ScanRequest) -> Result<(ScanPlan, Vec<u32>), Error> {
+    pub(super) fn plan_scan(
+        &self,
+        mut request: ScanRequest,
+    ) -> Result<(ScanPlan, Vec<u32>), Error> {
         let entry = {
             let catalog = self
                 .shared
@@ -492,7 +495,14 @@ impl Coordinator {
         let filter = prepare::prepare_filter(&table, request.filter)?;
         let mut partitions: Vec<u32> = (0..table.partition_count).collect();
         let (mut lower, mut upper) = (None, None);
+        let mut keys = Vec::new();
         let index = match request.index {
+            None if !request.keys.is_empty() => {
+                return Err(Error::new(
+                    ErrorCode::BadRequest,
+                    "a scan by keys needs an ordered index",
+                ))
+            }
             None => None,
             Some(i) => {
                 let def = table.indexes.get(i as usize).ok_or_else(|| {
@@ -522,6 +532,35 @@ impl Coordinator {
                 };
                 lower = bound(request.lower)?;
                 upper = bound(request.upper)?;
+                if !request.keys.is_empty() {
+                    if lower.is_some() || upper.is_some() {
+                        return Err(Error::new(
+                            ErrorCode::BadRequest,
+                            "a scan by index keys takes no bounds",
+                        ));
+                    }
+                    if request.order == ScanOrder::Descending {
+                        return Err(Error::new(
+                            ErrorCode::BadRequest,
+                            "a scan by index keys reads in ascending order only",
+                        ));
+                    }
+                    let width = request.keys[0].len();
+                    for key in std::mem::take(&mut request.keys) {
+                        if key.len() != width || width == 0 {
+                            return Err(Error::new(
+                                ErrorCode::BadRequest,
+                                "the keys of a scan must all have the same, nonzero length",
+                            ));
+                        }
+                        if let Some((values, _)) = bound(Some(wire::Bound {
+                            values: key,
+                            inclusive: true,
+                        }))? {
+                            keys.push(values);
+                        }
+                    }
+                }
                 // Prune to one partition when an equality bound fixes every partition-key column.
                 if let (Some((lv, true)), Some((uv, true))) = (&lower, &upper) {
                     if lv == uv {
@@ -564,6 +603,7 @@ impl Coordinator {
             index,
             lower,
             upper,
+            keys,
             filter,
             projection,
             limit: request.limit,

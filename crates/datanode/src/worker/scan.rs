@@ -107,6 +107,9 @@ impl Worker {
         while let Some(&p) = partitions.get(place.partition) {
             let next = match plan.index {
                 None => self.scan_rows(p, plan, &changes, &place.at, &mut batch)?,
+                Some(index) if !plan.keys.is_empty() => {
+                    self.scan_keys(p, index, plan, &changes, &place.at, &mut batch)?
+                }
                 Some(index) => self.scan_index(p, index, plan, &changes, &place.at, &mut batch)?,
             };
             match next {
@@ -234,8 +237,7 @@ impl Worker {
         at: &PlaceIn,
         batch: &mut Batch,
     ) -> Result<Option<PlaceIn>, Error> {
-        let mut reading = self.reading(p, plan, changes)?;
-        let part = reading.part;
+        let part = self.partition(p, plan)?;
         let descending = plan.order == ScanOrder::Descending;
         let enc = |b: &Option<(Vec<Value>, bool)>| {
             b.as_ref().map(|(values, inclusive)| {
@@ -253,6 +255,96 @@ impl Worker {
                 lower = Bound::Excluded(key.clone());
             }
         }
+        let (resume, _) = self.scan_range(p, index, plan, changes, (lower, upper), at, batch)?;
+        Ok(resume)
+    }
+
+    /// An index scan of partition `p` by the plan's keys (batched key access): each key's
+    /// rows in key order, those up to `at` already returned. Returns where the next batch
+    /// begins, or None when the partition is done.
+    fn scan_keys(
+        &self,
+        p: u32,
+        index: usize,
+        plan: &ScanPlan,
+        changes: &Changes,
+        at: &PlaceIn,
+        batch: &mut Batch,
+    ) -> Result<Option<PlaceIn>, Error> {
+        let part = self.partition(p, plan)?;
+        let mut prefixes: Vec<Vec<u8>> = plan
+            .keys
+            .iter()
+            .map(|k| {
+                let mut e = Vec::new();
+                part.encode_index_prefix(index, k, &mut e);
+                e
+            })
+            .collect();
+        prefixes.sort_unstable();
+        prefixes.dedup();
+        // The key of the last row returned: the keys' ranges up to it are done.
+        let mut last: Option<Vec<u8>> = match at {
+            PlaceIn::After(k) => Some(k.clone()),
+            _ => None,
+        };
+        for prefix in prefixes {
+            let (mut lower, upper) =
+                prefix_bounds(Some((prefix.clone(), true)), Some((prefix, true)));
+            let place = match &last {
+                Some(k) => {
+                    let done = match &upper {
+                        Bound::Included(u) | Bound::Excluded(u) => u.as_slice() <= k.as_slice(),
+                        Bound::Unbounded => false,
+                    };
+                    if done {
+                        continue;
+                    }
+                    let within = match &lower {
+                        Bound::Included(l) | Bound::Excluded(l) => k.as_slice() >= l.as_slice(),
+                        Bound::Unbounded => true,
+                    };
+                    if within {
+                        lower = Bound::Excluded(k.clone());
+                    }
+                    PlaceIn::After(k.clone())
+                }
+                None => PlaceIn::Start,
+            };
+            let (resume, taken) =
+                self.scan_range(p, index, plan, changes, (lower, upper), &place, batch)?;
+            if resume.is_some() {
+                return Ok(resume);
+            }
+            if taken.is_some() {
+                last = taken;
+            }
+        }
+        Ok(None)
+    }
+
+    /// Partition `p`'s index rows between `bounds` into the batch, the transaction's images in
+    /// range merged in key order. Returns where the next batch begins (the key of the last row
+    /// taken; `at` when cut before any) or None when the range is done, and the key of the last
+    /// row taken.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_range(
+        &self,
+        p: u32,
+        index: usize,
+        plan: &ScanPlan,
+        changes: &Changes,
+        bounds: (
+            storage::partition::IndexBound,
+            storage::partition::IndexBound,
+        ),
+        at: &PlaceIn,
+        batch: &mut Batch,
+    ) -> Result<(Option<PlaceIn>, Option<Vec<u8>>), Error> {
+        let mut reading = self.reading(p, plan, changes)?;
+        let part = reading.part;
+        let descending = plan.order == ScanOrder::Descending;
+        let (lower, upper) = bounds;
         let mut here_bytes = 0;
         let mut rows: Vec<ScannedRow> = Vec::new();
         let mut cut = false;
@@ -310,15 +402,17 @@ impl Worker {
         } else {
             None
         };
+        let taken = rows.last().map(|(k, _)| k.clone());
         let ordered = plan.order != ScanOrder::Any;
         for (key, values) in rows {
             batch.push(if ordered { key } else { Vec::new() }, values);
         }
         // Cut before any row was taken (the batch was already full): the place stays.
-        Ok(match (cut, resume) {
+        let resume = match (cut, resume) {
             (true, None) => Some(at.clone()),
             (_, resume) => resume,
-        })
+        };
+        Ok((resume, taken))
     }
 
     /// The uncommitted images `txn` holds for `table` on this worker, by partition and encoded

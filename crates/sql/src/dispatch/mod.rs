@@ -665,10 +665,11 @@ impl Session {
                 self.end_transaction(true)?;
                 Ok(done(0))
             }
-            // Nothing to reload: account statements reach every session at its next statement
-            // (grants_epoch), and the API node keeps no tables open to close.
+            // Account statements reach every session at its next statement (grants_epoch);
+            // FLUSH TABLES drops the cached definitions and plans, so the next statement loads
+            // them again with the statistics another API node's ANALYZE kept.
             Statement::Flush {
-                object_type: ast::FlushType::Privileges | ast::FlushType::Tables,
+                object_type: object @ (ast::FlushType::Privileges | ast::FlushType::Tables),
                 read_lock: false,
                 export: false,
                 tables,
@@ -680,6 +681,10 @@ impl Session {
                         "42000",
                         "Access denied; you need (at least one of) the RELOAD privilege(s) for this operation",
                     ));
+                }
+                if matches!(object, ast::FlushType::Tables) {
+                    self.shared.cluster().forget_tables();
+                    self.plans.clear();
                 }
                 Ok(done(0))
             }

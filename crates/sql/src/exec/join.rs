@@ -8,32 +8,11 @@ use crate::expr::aggregate::group_key;
 use crate::expr::{truthy, Expr};
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
-use crate::plan::join::{JoinStep, Joined, PROBE_SCANS_IN_FLIGHT, PROBE_VALUES_MAX};
+use crate::plan::join::{JoinStep, Joined, PROBE_KEYS_PER_SCAN, PROBE_SCANS_IN_FLIGHT};
 use crate::plan::Source;
 use base::types::Collation;
 use base::Value;
-use client::{ExecType, Filter, LockMode, Scan, ScanOrder, Transaction};
-
-/// The most values one probe scan covers (its range, and an IN list the data node checks
-/// value by value).
-const PROBE_GROUP_MAX: usize = 64;
-
-/// Sorted distinct integer values in groups of one scan each: consecutive values while their
-/// range stays dense (at most twice as wide as their count) and the group within
-/// `PROBE_GROUP_MAX`; a value far from the next is a group alone, an exact one-key range.
-fn groups(values: &[(i128, Value)]) -> impl Iterator<Item = &[(i128, Value)]> {
-    let mut rest = values;
-    std::iter::from_fn(move || {
-        let first = rest.first()?.0;
-        let mut n = 1;
-        while n < rest.len().min(PROBE_GROUP_MAX) && rest[n].0 - first < 2 * (n as i128 + 1) {
-            n += 1;
-        }
-        let (group, after) = rest.split_at(n);
-        rest = after;
-        Some(group)
-    })
-}
+use client::{ExecType, LockMode, Scan, ScanOrder, Transaction};
 
 pub(crate) trait Joining: Executor {
     /// The rows of a join ([`Joined`]): the first table's matching rows,
@@ -221,32 +200,23 @@ pub(crate) trait Joining: Executor {
                 Err(()) => return Ok(None),
             }
         }
-        if values.len() > PROBE_VALUES_MAX {
+        // Many values against a table they would read most of: read it once instead.
+        if values.len() > crate::plan::join::probe_values_max(&src.table) {
             return Ok(None);
         }
-        let values: Vec<(i128, Value)> = values.into_iter().collect();
+        let values: Vec<Value> = values.into_values().collect();
         let names = src.fetch_names();
         let (own, _) = self.pushed_filter(src, params)?;
-        let scans: Vec<Scan> = groups(&values)
-            .map(|group| {
-                let (low, high) = (group[0].1.clone(), group[group.len() - 1].1.clone());
-                let mut parts = Vec::with_capacity(2);
-                if group.len() > 1 {
-                    parts.push(Filter::In {
-                        column: probe.column,
-                        values: group.iter().map(|(_, v)| v.clone()).collect(),
-                    });
-                }
-                parts.extend(own.clone());
+        let scans: Vec<Scan> = values
+            .chunks(PROBE_KEYS_PER_SCAN)
+            .map(|chunk| {
                 let scan = Scan::index(&probe.index)
-                    .from(vec![low], true)
-                    .to(vec![high], true)
+                    .keys(chunk.iter().map(|v| vec![v.clone()]).collect())
                     .columns(&names)
                     .order(ScanOrder::Any);
-                match parts.len() {
-                    0 => scan,
-                    1 => scan.filter(parts.remove(0)),
-                    _ => scan.filter(Filter::And(parts)),
+                match &own {
+                    Some(f) => scan.filter(f.clone()),
+                    None => scan,
                 }
             })
             .collect();

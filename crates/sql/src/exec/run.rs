@@ -284,6 +284,24 @@ pub(crate) trait Executor: Exec {
     /// The pushed conditions whose values convert exactly to their columns' types, and whether
     /// that is all of them.
     fn pushed_filter(&self, src: &Source, params: &[Value]) -> Result<(Option<Filter>, bool)> {
+        let mut parts = Vec::new();
+        for p in &src.pushed {
+            parts.extend(self.pushed_one(src, p, params)?);
+        }
+        let all = parts.len() == src.pushed.len();
+        Ok((
+            match parts.len() {
+                0 => None,
+                1 => parts.pop(),
+                _ => Some(Filter::And(parts)),
+            },
+            all,
+        ))
+    }
+
+    /// One pushed condition as the data node's filter, None when a value does not convert
+    /// exactly to its column's type (or an OR branch keeps nothing).
+    fn pushed_one(&self, src: &Source, p: &Pushed, params: &[Value]) -> Result<Option<Filter>> {
         let def = src.table.def();
         let exact = |c: u16, e: &Expr| -> Result<Option<Value>> {
             let column = &def.columns[c as usize];
@@ -292,9 +310,8 @@ pub(crate) trait Executor: Exec {
             }
             Ok(key_value(column, self.free(e, params)?).ok().flatten())
         };
-        let mut parts = Vec::new();
-        for p in &src.pushed {
-            let f = match p {
+        Ok({
+            match p {
                 Pushed::Cmp(c, op, e) => exact(*c, e)?.map(|value| Filter::Cmp {
                     column: *c,
                     op: *op,
@@ -337,18 +354,24 @@ pub(crate) trait Executor: Exec {
                 } else {
                     Filter::IsNull { column: *c }
                 }),
-            };
-            parts.extend(f);
-        }
-        let all = parts.len() == src.pushed.len();
-        Ok((
-            match parts.len() {
-                0 => None,
-                1 => parts.pop(),
-                _ => Some(Filter::And(parts)),
-            },
-            all,
-        ))
+                Pushed::Any(branches) => {
+                    let mut any = Vec::with_capacity(branches.len());
+                    for branch in branches {
+                        let mut all = Vec::with_capacity(branch.len());
+                        for c in branch {
+                            all.extend(self.pushed_one(src, c, params)?);
+                        }
+                        // A branch that keeps nothing narrows nothing: neither does the OR.
+                        match all.len() {
+                            0 => return Ok(None),
+                            1 => any.extend(all.pop()),
+                            _ => any.push(Filter::And(all)),
+                        }
+                    }
+                    Some(Filter::Or(any))
+                }
+            }
+        })
     }
 
     /// What `src` asks of the data node for these parameters: keyed reads or one scan.

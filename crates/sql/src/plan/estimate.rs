@@ -5,6 +5,7 @@
 
 use client::{Table, TableStats};
 
+use crate::expr::{BinOp, Expr};
 use crate::plan::{Access, Facts};
 
 /// The share of rows an equality keeps when no statistics count its column's values.
@@ -13,7 +14,9 @@ pub(crate) const EQUAL: f64 = 0.1;
 pub(crate) const RANGE: f64 = 1.0 / 3.0;
 /// The share a two-sided range (BETWEEN, or both bounds) keeps.
 pub(crate) const BETWEEN: f64 = 1.0 / 9.0;
-/// The share any other condition (LIKE, OR, a function) keeps.
+/// The share a LIKE keeps.
+pub(crate) const LIKE: f64 = 0.1;
+/// The share any other condition (a function, a comparison of two columns) keeps.
 pub(crate) const OTHER: f64 = 0.5;
 
 /// A table's rows as read by an access path and as kept by its conditions.
@@ -113,9 +116,41 @@ pub(super) fn estimate(table: &Table, access: &Access, facts: &Facts) -> Option<
             facts.lower.iter().any(|(x, _)| x == c) && facts.upper.iter().any(|(x, _)| x == c);
         share *= if both { BETWEEN } else { RANGE };
     }
-    share *= OTHER.powi(facts.others as i32);
+    for other in &facts.others {
+        share *= share_of(other, stats, table);
+    }
     Some(Estimate {
         read,
         kept: read * share,
     })
+}
+
+/// The share of rows condition `e` (over the table's columns) keeps: AND multiplies, OR adds
+/// (at most all), comparisons of a column as the facts count them, anything else [`OTHER`].
+fn share_of(e: &Expr, stats: &TableStats, table: &Table) -> f64 {
+    let column = |x: &Expr| match x {
+        Expr::Column(c) => u16::try_from(*c).ok(),
+        _ => None,
+    };
+    match e {
+        Expr::Binary(BinOp::And, l, r) => share_of(l, stats, table) * share_of(r, stats, table),
+        Expr::Binary(BinOp::Or, l, r) => {
+            (share_of(l, stats, table) + share_of(r, stats, table)).min(1.0)
+        }
+        Expr::Collated(_, inner) => share_of(inner, stats, table),
+        Expr::Binary(op, l, r) => match (column(l).or(column(r)), op) {
+            (Some(c), BinOp::Eq) => equal_share(stats, table, c),
+            (Some(_), BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) => RANGE,
+            (Some(c), BinOp::Ne) => 1.0 - equal_share(stats, table, c),
+            _ => OTHER,
+        },
+        Expr::Between(x, _, _, false) if column(x).is_some() => BETWEEN,
+        Expr::In(x, list, false) => match column(x) {
+            Some(c) => (list.len() as f64 * equal_share(stats, table, c)).min(1.0),
+            None => OTHER,
+        },
+        Expr::Like(_, _, false) => LIKE,
+        Expr::Not(inner) => 1.0 - share_of(inner, stats, table).min(1.0),
+        _ => OTHER,
+    }
 }

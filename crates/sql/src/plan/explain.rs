@@ -59,6 +59,16 @@ fn pushed_text(def: &TableDef, p: &Pushed) -> String {
         Pushed::Like(c, e) => format!("{} LIKE {}", name(c), show(e)),
         Pushed::IsNull(c, false) => format!("{} IS NULL", name(c)),
         Pushed::IsNull(c, true) => format!("{} IS NOT NULL", name(c)),
+        Pushed::Any(branches) => {
+            let branches: Vec<String> = branches
+                .iter()
+                .map(|b| {
+                    let all: Vec<String> = b.iter().map(|p| pushed_text(def, p)).collect();
+                    format!("({})", all.join(" AND "))
+                })
+                .collect();
+            format!("({})", branches.join(" OR "))
+        }
     }
 }
 
@@ -357,11 +367,12 @@ fn step_row(step: &JoinStep) -> Vec<Value> {
             row[4] = text("ref");
             row[6] = text(index);
             row[11] = text(format!(
-                "Cairn: {join} by ordered index scans on {index} for the joined rows' values \
-                 (nearby values share a scan, with the values pushed as IN; at most {} scans in \
-                 flight), hash join in the API node; over {} values: read once, hash join",
+                "Cairn: {join} by batched key access on {index}: the joined rows' values as the \
+                 keys of index scans ({} keys per scan, at most {} scans in flight), hash join \
+                 in the API node; over {} values: read once, hash join",
+                crate::plan::join::PROBE_KEYS_PER_SCAN,
                 crate::plan::join::PROBE_SCANS_IN_FLIGHT,
-                crate::plan::join::PROBE_VALUES_MAX,
+                crate::plan::join::probe_values_max(&step.source.table),
             ));
         }
         None => {

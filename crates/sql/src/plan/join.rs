@@ -44,8 +44,22 @@ pub struct JoinStep {
 }
 
 /// The most distinct values an index probe reads by (more: the table is read once and
-/// hash-joined, which costs about as much).
-pub(crate) const PROBE_VALUES_MAX: usize = 4_096;
+/// hash-joined, which then costs about as much); fewer when the table's statistics say a
+/// quarter of its rows would be probed.
+pub(crate) const PROBE_VALUES_MAX: usize = 262_144;
+
+/// The most distinct values an index probe of `table` reads by: [`PROBE_VALUES_MAX`], or a
+/// quarter of the table's rows by its statistics (at least 1,024).
+pub(crate) fn probe_values_max(table: &Table) -> usize {
+    table.stats().map_or(PROBE_VALUES_MAX, |s| {
+        usize::try_from(s.rows / 4)
+            .unwrap_or(usize::MAX)
+            .clamp(1_024, PROBE_VALUES_MAX)
+    })
+}
+
+/// The most values one probe scan reads by (its keys, a batch of NDB's batched key access).
+pub(crate) const PROBE_KEYS_PER_SCAN: usize = 2_048;
 
 /// The most probe scans one statement keeps open at once (a connection holds at most
 /// `base::limits::SCANS_OPEN_PER_CONNECTION_MAX`, shared with other sessions).
@@ -401,6 +415,11 @@ pub(crate) fn join(
     }
     // A correlated subquery runs for the joined rows only: its conditions wait for them.
     wheres.retain(|w| !w.has_correlated());
+    let inner_only = !tables.iter().any(|t| t.outer || t.straight)
+        && !ons.iter().flatten().any(Expr::has_correlated);
+    if inner_only {
+        implied(layout, &tables, &ons, &mut wheres);
+    }
     let locking = lock != LockMode::CommittedRead;
     let order = &read_order(layout, &tables, order, &ons, &wheres);
     let mut filter = filter;
@@ -860,7 +879,7 @@ impl Coster<'_, '_> {
         all.extend(linked);
         let probe = self.source(k, all);
         let e = probe.estimate?;
-        let keyed = rows * KEY_READ + rows * e.read * SHIP_ROW;
+        let keyed = rows * (KEY_READ + e.read * SCAN_ROW + e.kept * SHIP_ROW);
         let cost = match &probe.access {
             Access::Lookup { keys, .. } if keys.iter().flatten().any(reads_outer) => keyed,
             Access::Range {
@@ -868,7 +887,7 @@ impl Coster<'_, '_> {
                 columns,
                 equal,
                 ..
-            } if rows <= PROBE_VALUES_MAX as f64
+            } if rows <= probe_values_max(&self.tables[k].table) as f64
                 && index_probe(&self.tables[k].table, index, columns, equal).is_some() =>
             {
                 keyed
@@ -907,4 +926,93 @@ fn reads_outer(e: &Expr) -> bool {
     let mut outer = false;
     e.walk(&mut |x| outer |= matches!(x, Expr::Outer(_)));
     outer
+}
+
+/// Adds to an inner join's WHERE conditions what its conditions imply for the planner to use
+/// (each is true of every joined row the originals keep, so checking it too changes nothing):
+/// - equalities between integer columns carried through (`a = b AND b = c` gives `a = c`), so a
+///   table linked to another only through a third can be reached from it directly;
+/// - for an OR over several tables, each table's own part of every branch (`(t.x = 1 AND u.y =
+///   2) OR (t.x = 3 AND u.y = 4)` gives `t.x = 1 OR t.x = 3`), so the table is narrowed
+///   before it is joined.
+fn implied(layout: &Layout, tables: &[FromTable], ons: &[Option<Expr>], wheres: &mut Vec<Expr>) {
+    let mut all = wheres.clone();
+    for on in ons.iter().flatten() {
+        conjuncts(on, &mut all);
+    }
+    let integer = |p: usize| {
+        let t = layout.table_of(p);
+        tables[t]
+            .table
+            .def()
+            .columns
+            .get(p - layout.offsets[t])
+            .is_some_and(|c| c.ty.is_integer())
+    };
+    // Classes of integer columns that equalities make equal: each column's representative.
+    let mut class: Vec<usize> = (0..layout.width).collect();
+    fn root(class: &mut [usize], mut p: usize) -> usize {
+        while class[p] != p {
+            class[p] = class[class[p]];
+            p = class[p];
+        }
+        p
+    }
+    let mut equal_pairs: Vec<(usize, usize)> = Vec::new();
+    for c in &all {
+        if let Expr::Binary(BinOp::Eq, l, r) = c {
+            if let (Expr::Column(a), Expr::Column(b)) = (l.as_ref(), r.as_ref()) {
+                if *a < layout.width && *b < layout.width && integer(*a) && integer(*b) {
+                    equal_pairs.push((*a.min(b), *a.max(b)));
+                    let (ra, rb) = (root(&mut class, *a), root(&mut class, *b));
+                    class[ra] = rb;
+                }
+            }
+        }
+    }
+    let mut columns: Vec<usize> = equal_pairs.iter().flat_map(|(a, b)| [*a, *b]).collect();
+    columns.sort_unstable();
+    columns.dedup();
+    let mut members: Vec<(usize, usize)> = Vec::with_capacity(columns.len());
+    for p in columns {
+        members.push((root(&mut class, p), p));
+    }
+    members.sort_unstable();
+    for (i, (ra, a)) in members.iter().enumerate() {
+        for (rb, b) in &members[i + 1..] {
+            let known = equal_pairs.contains(&(*a.min(b), *a.max(b)));
+            if ra == rb && !known && layout.table_of(*a) != layout.table_of(*b) {
+                wheres.push(Expr::Binary(
+                    BinOp::Eq,
+                    Box::new(Expr::Column(*a)),
+                    Box::new(Expr::Column(*b)),
+                ));
+            }
+        }
+    }
+    for c in &all {
+        if !matches!(c, Expr::Binary(BinOp::Or, ..)) {
+            continue;
+        }
+        let mask = layout.tables_in(c);
+        let mut branches = Vec::new();
+        crate::plan::disjuncts(c, &mut branches);
+        for t in (0..tables.len()).filter(|t| mask & (1 << t) != 0 && mask != 1 << t) {
+            let own: Option<Vec<Expr>> = branches
+                .iter()
+                .map(|b| {
+                    let mut parts = Vec::new();
+                    conjuncts(b, &mut parts);
+                    parts.retain(|p| layout.tables_in(p) == 1 << t);
+                    all_of(parts)
+                })
+                .collect();
+            if let Some(or) = own.and_then(|o| {
+                o.into_iter()
+                    .reduce(|a, b| Expr::Binary(BinOp::Or, Box::new(a), Box::new(b)))
+            }) {
+                wheres.push(or);
+            }
+        }
+    }
 }

@@ -71,6 +71,9 @@ pub enum Pushed {
     In(u16, Vec<Expr>),
     Like(u16, Expr),
     IsNull(u16, bool),
+    /// An OR whose every branch is a conjunction of the conditions above (each branch's
+    /// conditions that cannot be pushed are left out of it, which only widens it).
+    Any(Vec<Vec<Pushed>>),
 }
 
 /// The table a statement reads and how.
@@ -374,7 +377,7 @@ fn factored(e: &Expr, out: &mut Vec<Expr>) {
     }
 }
 
-fn disjuncts(e: &Expr, out: &mut Vec<Expr>) {
+pub(crate) fn disjuncts(e: &Expr, out: &mut Vec<Expr>) {
     match e {
         Expr::Binary(BinOp::Or, l, r) => {
             disjuncts(l, out);
@@ -421,7 +424,7 @@ struct Facts {
     lower: Vec<(usize, Expr)>,
     upper: Vec<(usize, Expr)>,
     /// Conjuncts that gave none of the facts above (for estimates).
-    others: usize,
+    others: Vec<Expr>,
 }
 
 impl Facts {
@@ -435,25 +438,60 @@ impl Facts {
         }
         let free = |e: &Expr| e.is_row_free();
         let collation_of = |p: usize| def.columns.get(p).and_then(crate::expr::collate::of_column);
-        // Conjuncts that gave a fact.
-        let mut matched = 0;
         for part in &parts {
-            match look_through(part, collation_of) {
+            let facts_before = facts.count();
+            facts.gather_one(look_through(part, collation_of), &mut pushed, &free);
+            if facts.count() == facts_before {
+                facts.others.push(part.clone());
+            }
+        }
+        let all = pushed.len() == parts.len();
+        (facts, pushed, all)
+    }
+
+    /// The facts gathered so far.
+    fn count(&self) -> usize {
+        self.equal.len() + self.in_list.len() + self.lower.len() + self.upper.len()
+    }
+
+    /// The fact and pushed condition of one conjunct, if it gives any.
+    fn gather_one(&mut self, part: &Expr, pushed: &mut Vec<Pushed>, free: &dyn Fn(&Expr) -> bool) {
+        let facts = self;
+        {
+            match part {
+                Expr::Binary(BinOp::Or, ..) => {
+                    let mut branches = Vec::new();
+                    disjuncts(part, &mut branches);
+                    let mut any = Vec::with_capacity(branches.len());
+                    for b in &branches {
+                        let mut parts = Vec::new();
+                        conjuncts(b, &mut parts);
+                        let mut branch = Facts::default();
+                        let mut conditions = Vec::new();
+                        for p in &parts {
+                            branch.gather_one(p, &mut conditions, free);
+                        }
+                        if conditions.is_empty() {
+                            // A branch nothing narrows: the OR narrows nothing either.
+                            return;
+                        }
+                        any.push(conditions);
+                    }
+                    pushed.push(Pushed::Any(any));
+                }
                 Expr::Binary(op, l, r) => {
                     let (col, value, op) = match (l.as_ref(), r.as_ref()) {
                         (Expr::Column(c), v) if free(v) => (*c, v, *op),
                         (v, Expr::Column(c)) if free(v) => (*c, v, flip(*op)),
-                        _ => continue,
+                        _ => return,
                     };
                     let cmp = match op {
                         BinOp::Eq => {
-                            matched += 1;
                             facts.equal.push((col, value.clone()));
                             CmpOp::Eq
                         }
                         BinOp::Ne => CmpOp::Ne,
                         BinOp::Lt | BinOp::Le => {
-                            matched += 1;
                             facts.upper.push((col, value.clone()));
                             if op == BinOp::Lt {
                                 CmpOp::Lt
@@ -462,7 +500,6 @@ impl Facts {
                             }
                         }
                         BinOp::Gt | BinOp::Ge => {
-                            matched += 1;
                             facts.lower.push((col, value.clone()));
                             if op == BinOp::Gt {
                                 CmpOp::Gt
@@ -470,13 +507,12 @@ impl Facts {
                                 CmpOp::Ge
                             }
                         }
-                        _ => continue,
+                        _ => return,
                     };
                     pushed.push(Pushed::Cmp(col as u16, cmp, value.clone()));
                 }
                 Expr::Between(e, lo, hi, false) => {
                     if let (Expr::Column(c), true, true) = (e.as_ref(), free(lo), free(hi)) {
-                        matched += 1;
                         facts.lower.push((*c, (**lo).clone()));
                         facts.upper.push((*c, (**hi).clone()));
                         pushed.push(Pushed::Between(*c as u16, (**lo).clone(), (**hi).clone()));
@@ -485,7 +521,6 @@ impl Facts {
                 Expr::In(e, list, false) => {
                     if let Expr::Column(c) = e.as_ref() {
                         if list.iter().all(free) {
-                            matched += 1;
                             facts.in_list.push((*c, list.clone()));
                             pushed.push(Pushed::In(*c as u16, list.clone()));
                         }
@@ -504,9 +539,6 @@ impl Facts {
                 _ => {}
             }
         }
-        let all = pushed.len() == parts.len();
-        facts.others = parts.len() - matched;
-        (facts, pushed, all)
     }
 
     fn equal(&self, col: u16) -> Option<&Expr> {
@@ -700,7 +732,7 @@ pub(crate) fn source(
             match p {
                 Pushed::Cmp(c, ..) | Pushed::Between(c, ..) | Pushed::In(c, _) => column(c),
                 Pushed::IsNull(..) => true,
-                Pushed::Like(..) => false,
+                Pushed::Like(..) | Pushed::Any(_) => false,
             }
         });
     let decides = lookup_decides(filter.as_ref(), &def, &access);

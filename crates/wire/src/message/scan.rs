@@ -48,6 +48,11 @@ pub struct ScanRequest {
     /// Set: the data node folds the matching rows into groups and answers one row per group
     /// (pushed aggregation), not the rows; `limit` and `order` must be 0 and `Any`.
     pub aggregate: Option<Aggregation>,
+    /// Set (with an index, no bounds, order `Any` or `Ascending`): the scan reads the rows
+    /// whose index prefix equals one of these keys (each one value per leading index column,
+    /// the same count for all), in one request: NDB's batched key access, as a join probes an
+    /// index with the values of many joined rows. At most `limits::SCAN_KEYS_MAX`.
+    pub keys: Vec<Vec<Value>>,
 }
 
 /// A scan's rows folded into groups by the data node. Each answered row holds a group's values
@@ -153,6 +158,10 @@ pub(crate) fn put_scan_request(out: &mut Vec<u8>, s: &ScanRequest) {
     out.put_u32(s.batch_rows);
     out.put_u32(s.batch_bytes);
     put_aggregation(out, &s.aggregate);
+    out.put_u32(s.keys.len() as u32);
+    for k in &s.keys {
+        out.put_values(k);
+    }
 }
 
 pub(crate) fn get_scan_request(r: &mut Reader) -> DecodeResult<ScanRequest> {
@@ -192,6 +201,14 @@ pub(crate) fn get_scan_request(r: &mut Reader) -> DecodeResult<ScanRequest> {
         batch_rows: r.u32()?,
         batch_bytes: r.u32()?,
         aggregate: get_aggregation(r)?,
+        keys: {
+            let n = r.count("scan keys", limits::SCAN_KEYS_MAX, 2)?;
+            let mut keys = Vec::with_capacity(n);
+            for _ in 0..n {
+                keys.push(r.values(limits::KEY_COLUMNS_MAX)?);
+            }
+            keys
+        },
     })
 }
 

@@ -167,6 +167,7 @@ fn messages_round_trip() {
             batch_rows: 100,
             batch_bytes: 65_536,
             aggregate: None,
+            keys: vec![],
         }),
         Message::Scan(ScanRequest {
             table: 1,
@@ -191,6 +192,7 @@ fn messages_round_trip() {
                     AggregateFn::Max(2),
                 ],
             }),
+            keys: vec![],
         }),
         Message::ScanRows {
             rows: vec![vec![Value::Null, Value::Year(2001)]],
@@ -521,6 +523,7 @@ fn messages_round_trip() {
                 batch_rows: 100,
                 batch_bytes: 0,
                 aggregate: None,
+                keys: vec![vec![Value::Int(4)], vec![Value::Int(9)]],
             },
             partitions: vec![1, 3],
             place: crate::ScanPlace {
@@ -546,6 +549,7 @@ fn messages_round_trip() {
                 batch_rows: 0,
                 batch_bytes: 0,
                 aggregate: None,
+                keys: vec![],
             },
             partitions: vec![0],
             place: crate::ScanPlace {
