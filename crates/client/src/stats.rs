@@ -24,6 +24,9 @@ pub const STATS_TEXT_BYTES_MAX: u32 = 16_384;
 /// Distinct values counted exactly; past this many a key prefix's count is the sketch's
 /// estimate (about 1.6% off).
 pub const EXACT_DISTINCT_MAX: usize = 1 << 16;
+/// Distinct values held exactly over all of a table's key prefixes at once (about 16 MiB of
+/// hashes): a table with many keys counts each exactly up to its share.
+const EXACT_DISTINCT_TOTAL_MAX: usize = 1 << 21;
 /// A sketch has 2^SKETCH_BITS registers.
 const SKETCH_BITS: u32 = 12;
 
@@ -109,13 +112,16 @@ fn definition() -> TableDef {
 /// A count of distinct values: exact while few, then a HyperLogLog sketch.
 struct Distinct {
     exact: Option<HashSet<u64>>,
+    /// The most values `exact` holds before the sketch alone counts.
+    exact_max: usize,
     registers: Vec<u8>,
 }
 
 impl Distinct {
-    fn new() -> Distinct {
+    fn new(exact_max: usize) -> Distinct {
         Distinct {
             exact: Some(HashSet::new()),
+            exact_max,
             registers: vec![0; 1 << SKETCH_BITS],
         }
     }
@@ -123,7 +129,7 @@ impl Distinct {
     fn add(&mut self, hash: u64) {
         if let Some(exact) = &mut self.exact {
             exact.insert(hash);
-            if exact.len() > EXACT_DISTINCT_MAX {
+            if exact.len() > self.exact_max {
                 self.exact = None;
             }
         }
@@ -186,9 +192,11 @@ fn measure(
     rows: impl Iterator<Item = Result<Vec<Vec<Value>>>>,
 ) -> Result<TableStats> {
     let keys = keys_of(def);
+    let prefixes: usize = keys.iter().map(|(_, cols)| cols.len()).sum();
+    let exact_max = (EXACT_DISTINCT_TOTAL_MAX / prefixes.max(1)).min(EXACT_DISTINCT_MAX);
     let mut counters: Vec<Vec<Distinct>> = keys
         .iter()
-        .map(|(_, cols)| cols.iter().map(|_| Distinct::new()).collect())
+        .map(|(_, cols)| cols.iter().map(|_| Distinct::new(exact_max)).collect())
         .collect();
     // Each key column's place in the scanned row.
     let places: Vec<Vec<usize>> = keys
@@ -262,7 +270,12 @@ impl Cluster {
             )?
         };
         let kept = self.stats_table()?;
-        let text = stats.encode();
+        let mut stats = stats;
+        let mut text = stats.encode();
+        // A table of very many keys: the last keys go unmeasured rather than fail the write.
+        while text.len() > STATS_TEXT_BYTES_MAX as usize && stats.keys.pop().is_some() {
+            text = stats.encode();
+        }
         let mut txn = self.transaction();
         txn.write(
             &kept,
@@ -333,12 +346,12 @@ mod tests {
 
     #[test]
     fn counts_are_exact_while_few_and_close_after() {
-        let mut d = Distinct::new();
+        let mut d = Distinct::new(EXACT_DISTINCT_MAX);
         for i in 0..1000u64 {
             d.add(hash_of(&(i % 100).to_be_bytes()));
         }
         assert_eq!(d.count(), 100);
-        let mut d = Distinct::new();
+        let mut d = Distinct::new(EXACT_DISTINCT_MAX);
         let n = 500_000u64;
         for i in 0..n {
             d.add(hash_of(&i.to_be_bytes()));

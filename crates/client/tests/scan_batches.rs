@@ -449,3 +449,47 @@ fn aggregated_scans_answer_what_the_rows_add_up_to() {
         Ok(r) => panic!("a SUM of strings answered {r:?}"),
     }
 }
+
+/// A scan by keys inside a transaction that added a row to every key, in batches cut by bytes:
+/// every committed row and every added row comes once, whichever key a batch ends at.
+#[test]
+fn a_scan_by_keys_sees_every_row_through_a_transaction_in_byte_cut_batches() {
+    let node = TestNode::start(2, Duration::from_millis(300));
+    let cluster = node.connect();
+    let t = cluster.create_table(table(3)).unwrap();
+    let pad = "p".repeat(40);
+    let mut txn = cluster.transaction();
+    for id in 0..6000i64 {
+        txn.insert(
+            &t,
+            vec![(0, id.into()), (1, (id % 50).into()), (2, pad.as_str().into())],
+        );
+    }
+    txn.execute(ExecType::Commit).unwrap();
+    let mut open = cluster.transaction();
+    for k in 0..50i64 {
+        open.insert(
+            &t,
+            vec![(0, (100_000 + k).into()), (1, k.into()), (2, "n".into())],
+        );
+    }
+    open.execute(ExecType::NoCommit).unwrap();
+    for bytes in [300u32, 700, 1500, 4096] {
+        let scan = Scan::index("k")
+            .keys((0..50i64).map(|k| vec![Value::Int(k)]).collect())
+            .columns(&["id", "k", "v"])
+            .batch(0, bytes);
+        let mut got: Vec<i64> = open
+            .scan(&t, &scan)
+            .unwrap()
+            .iter()
+            .map(|r| int(&r[0]))
+            .collect();
+        got.sort_unstable();
+        let mut want: Vec<i64> = (0..6000).chain(100_000..100_050).collect();
+        want.sort_unstable();
+        assert_eq!(got.len(), want.len(), "batch bytes {bytes}");
+        assert_eq!(got, want, "batch bytes {bytes}");
+    }
+    open.execute(ExecType::Rollback).unwrap();
+}

@@ -553,6 +553,10 @@ impl Coordinator {
                                 "the keys of a scan must all have the same, nonzero length",
                             ));
                         }
+                        // A key holding NULL matches no row (as SQL's equality).
+                        if key.iter().any(Value::is_null) {
+                            continue;
+                        }
                         if let Some((values, _)) = bound(Some(wire::Bound {
                             values: key,
                             inclusive: true,

@@ -289,6 +289,10 @@ impl Worker {
             _ => None,
         };
         for prefix in prefixes {
+            if batch.full() {
+                // The next batch starts after the last row returned (or where this one did).
+                return Ok(Some(last.map_or_else(|| at.clone(), PlaceIn::After)));
+            }
             let (mut lower, upper) =
                 prefix_bounds(Some((prefix.clone(), true)), Some((prefix, true)));
             let place = match &last {
@@ -377,6 +381,10 @@ impl Worker {
                     .then(|| (key, reading.project(image)))
             })
             .collect();
+        if cut && rows.is_empty() {
+            // Cut before any row: the images in range belong to the batch that resumes at `at`.
+            images.clear();
+        }
         if !images.is_empty() {
             if cut {
                 // The partition's rows stopped at the last one read: an image past it waits

@@ -204,17 +204,32 @@ pub(crate) trait Joining: Executor {
         if values.len() > crate::plan::join::probe_values_max(&src.table) {
             return Ok(None);
         }
-        let values: Vec<Value> = values.into_values().collect();
-        let names = src.fetch_names();
+        let keys: Vec<Vec<Value>> = values.into_values().map(|v| vec![v]).collect();
         let (own, _) = self.pushed_filter(src, params)?;
-        let scans: Vec<Scan> = values
+        self.scan_by_keys(txn, src, &probe.index, &keys, own)
+            .map(Some)
+    }
+
+    /// The rows of `src` whose index `index` prefix equals one of `keys` and that `filter`
+    /// keeps, read by batched key access: scans of up to [`PROBE_KEYS_PER_SCAN`] keys each, a
+    /// window of them in flight (a locking read reads each scan's rows again by key, locked).
+    fn scan_by_keys(
+        &mut self,
+        txn: &mut Transaction,
+        src: &Source,
+        index: &str,
+        keys: &[Vec<Value>],
+        filter: Option<client::Filter>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let names = src.fetch_names();
+        let scans: Vec<Scan> = keys
             .chunks(PROBE_KEYS_PER_SCAN)
             .map(|chunk| {
-                let scan = Scan::index(&probe.index)
-                    .keys(chunk.iter().map(|v| vec![v.clone()]).collect())
+                let scan = Scan::index(index)
+                    .keys(chunk.to_vec())
                     .columns(&names)
                     .order(ScanOrder::Any);
-                match &own {
+                match &filter {
                     Some(f) => scan.filter(f.clone()),
                     None => scan,
                 }
@@ -227,7 +242,7 @@ pub(crate) trait Joining: Executor {
                 let fetch = Fetch::Scan(Box::new(scan), false);
                 found.extend(self.read_fetch(txn, ExecType::NoCommit, src, fetch, false)?);
             }
-            return Ok(Some(found));
+            return Ok(found);
         }
         // Committed reads: a window of scans in flight at once, so a batch of values costs
         // about one round trip per window, not one per value.
@@ -242,7 +257,7 @@ pub(crate) trait Joining: Executor {
                 found.extend(cursor.collect_all().map_err(client)?);
             }
         }
-        Ok(Some(found))
+        Ok(found)
     }
 
     /// For a step read once: each joined row's possible matches by a hashed equality (None:

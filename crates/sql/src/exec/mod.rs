@@ -5,6 +5,7 @@ pub(crate) mod derived;
 pub(crate) mod diagnostics;
 pub(crate) mod insert;
 pub(crate) mod join;
+pub(crate) mod prefetch;
 pub(crate) mod run;
 pub(crate) mod setop;
 pub(crate) mod step;

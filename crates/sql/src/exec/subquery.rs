@@ -19,7 +19,7 @@ use myproto::response::types;
 use sqlparser::ast::{self, Expr as Ast, Spanned, Statement};
 use sqlparser::tokenizer::{Location, Span};
 
-use crate::exec::run::Fetch;
+use crate::exec::prefetch::Prefetching;
 use crate::exec::Outcome;
 use crate::exec::{Exec, Executor};
 use crate::expr::correlated::{Kind, Marker};
@@ -33,17 +33,17 @@ use crate::plan::{OrderKey, SelectPlan};
 
 /// A correlated subquery of the running statement.
 pub(crate) struct Correlated {
-    plan: Arc<SelectPlan>,
+    pub(crate) plan: Arc<SelectPlan>,
     kind: Kind,
     /// Parameters of the statement itself (and, nested, the outer values of the correlated
     /// subqueries around it); the outer values follow them.
-    params: usize,
+    pub(crate) params: usize,
     /// How many of those parameters key its results with the arguments: none for one of the
     /// statement's own level, whose parameters stay as they are while it runs; all for one
     /// reading the outer values of a correlated subquery around it.
     keyed: usize,
     /// Its plan holds correlated subqueries of its own.
-    nested: bool,
+    pub(crate) nested: bool,
     /// Results by the exact argument values they were run for. An error (more than one row
     /// for a scalar subquery) is raised only if the statement reads it: a condition may never
     /// need this row's value.
@@ -390,7 +390,24 @@ pub(crate) fn exact_key(values: &[Value]) -> Vec<u8> {
             Value::Year(_) => 10,
         };
         key.push(tag);
-        // Floating-point values by their bits: their text rounds.
+        // Integers by their bits (fixed width within their tag), floating-point values too
+        // (their text rounds), strings as they are.
+        match v {
+            Value::Int(i) => {
+                key.extend_from_slice(&i.to_le_bytes());
+                continue;
+            }
+            Value::UInt(u) => {
+                key.extend_from_slice(&u.to_le_bytes());
+                continue;
+            }
+            Value::Bytes(b) => {
+                key.extend_from_slice(&(b.len() as u64).to_le_bytes());
+                key.extend_from_slice(b);
+                continue;
+            }
+            _ => {}
+        }
         let text = match v {
             Value::Double(d) => d.to_bits().to_le_bytes().to_vec(),
             Value::Float(f) => f.to_bits().to_le_bytes().to_vec(),
@@ -407,6 +424,25 @@ pub(crate) fn exact_key(values: &[Value]) -> Vec<u8> {
 const SUBQUERY_DEPTH_MAX: usize = 32;
 
 /// Whether the statement holds a subquery in an expression.
+/// `EXISTS (SELECT * FROM ...)` asks only whether a row is found: its `*` (with no grouping,
+/// so no aggregate can make one row of none) becomes `1`, so no column is read for it.
+fn existence_only(q: &mut ast::Query) {
+    let ast::SetExpr::Select(s) = q.body.as_mut() else {
+        return;
+    };
+    let star = matches!(
+        s.projection.as_slice(),
+        [ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..)]
+    );
+    let grouped =
+        !matches!(&s.group_by, ast::GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty());
+    if star && !grouped && s.having.is_none() {
+        s.projection = vec![ast::SelectItem::UnnamedExpr(Ast::Value(
+            ast::Value::Number("1".into(), false).into(),
+        ))];
+    }
+}
+
 pub(crate) fn has_subquery(s: &Statement) -> bool {
     ast::visit_expressions(s, |e| {
         if matches!(
@@ -910,6 +946,9 @@ pub(crate) trait Subqueries: Exec {
         if refs.is_empty() && !dependent {
             return Ok(None);
         }
+        if matches!(kind, Kind::Exists { .. }) {
+            existence_only(&mut q);
+        }
         // It sees the WITH tables defined before it.
         if let Some(with) = ctx.with {
             let with = visible(with, at.start, None);
@@ -1090,68 +1129,6 @@ pub(crate) trait Subqueries: Exec {
         Ok(rows)
     }
 
-    /// For a correlated subquery reading one table by keys: the rows for each of the `wanted`
-    /// argument values, read in one batch (as a join reads its inner table) instead of one
-    /// round trip each. None for the values of other subqueries, which read on their own.
-    #[allow(clippy::type_complexity)]
-    fn prefetch(
-        &mut self,
-        txn: &mut Transaction,
-        wanted: &[(usize, Vec<u8>, Vec<Value>)],
-        params: &[Value],
-    ) -> Result<Vec<Option<Vec<Vec<Value>>>>> {
-        let mut out = vec![None; wanted.len()];
-        let mut subqueries: Vec<usize> = wanted.iter().map(|w| w.0).collect();
-        subqueries.sort_unstable();
-        subqueries.dedup();
-        'subquery: for n in subqueries {
-            if self.correlated[n].nested {
-                // Its rows need its own subqueries run for them: read as a SELECT reads.
-                continue;
-            }
-            let plan = Arc::clone(&self.correlated[n].plan);
-            let Some(src) = plan.source.as_ref().filter(|s| {
-                plan.joined.is_none() && s.derived.is_none() && crate::plan::virtual_of(s).is_none()
-            }) else {
-                continue;
-            };
-            // The index read (None: the primary key), the keys, and each value set's share.
-            let mut index: Option<Option<u16>> = None;
-            let mut keys = Vec::new();
-            let mut shares = Vec::new();
-            for (i, w) in wanted.iter().enumerate().filter(|(_, w)| w.0 == n) {
-                let (_, all) = self.arguments(n, w.2.clone(), params);
-                let start = keys.len();
-                match self.fetch_request(src, &all)? {
-                    Fetch::Nothing => {}
-                    Fetch::Keys {
-                        unique, keys: k, ..
-                    } if index.is_none_or(|i| i == unique) => {
-                        index = Some(unique);
-                        keys.extend(k);
-                    }
-                    _ => continue 'subquery,
-                }
-                shares.push((i, start, keys.len()));
-            }
-            if shares.len() < 2 {
-                continue;
-            }
-            let unique = index.flatten();
-            let mut found =
-                self.read_each(txn, ExecType::NoCommit, unique, &keys, src, &src.fetch)?;
-            for (i, start, end) in shares {
-                out[i] = Some(
-                    found[start..end]
-                        .iter_mut()
-                        .filter_map(Option::take)
-                        .collect(),
-                );
-            }
-        }
-        Ok(out)
-    }
-
     /// Subquery `n`'s `?` values for outer argument `values` (the statement's own, then the
     /// outer columns), and for IN the value looked for.
     fn arguments(
@@ -1188,6 +1165,18 @@ pub(crate) trait Subqueries: Exec {
         let (lhs, all) = self.arguments(n, values, params);
         // The subquery's rows leave FOUND_ROWS() as the statement's.
         let found_rows = self.last_found_rows;
+        // EXISTS over plain rows read ahead: whether one matches, without making a result.
+        let plain = !plan.grouped
+            && plan.having.is_none()
+            && plan.limit.is_none()
+            && plan.offset.is_none()
+            && plan.items.iter().all(|e| !e.has_correlated());
+        if let (Kind::Exists { negated }, Some(src), true) = (kind, &plan.source, plain) {
+            if let Some(rows) = fetched {
+                let found = !self.matching(src, &all, rows)?.is_empty();
+                return Ok(Value::Int((found != negated) as i64));
+            }
+        }
         let rows = match (fetched, &plan.source) {
             (Some(rows), Some(src)) => self.matching(src, &all, rows),
             _ if self.correlated[n].nested => self.correlated_source_rows(txn, &plan, &all),

@@ -863,7 +863,7 @@ impl Coster<'_, '_> {
             Access::Lookup { .. } => KEY_READ,
             _ => SCAN_ROW,
         };
-        Some((e.read * per_read + e.kept * SHIP_ROW, e.kept))
+        Some(finite((e.read * per_read + e.kept * SHIP_ROW, e.kept)))
     }
 
     /// Cost and rows of joining table `k` to `rows` rows of the tables of `ready`.
@@ -873,7 +873,7 @@ impl Coster<'_, '_> {
         let e_once = once.estimate?;
         let once_cost = e_once.read * SCAN_ROW + e_once.kept * SHIP_ROW;
         if linked.is_empty() {
-            return Some((once_cost, rows * e_once.kept));
+            return Some(finite((once_cost, rows * e_once.kept)));
         }
         let mut all = own;
         all.extend(linked);
@@ -894,7 +894,7 @@ impl Coster<'_, '_> {
             }
             _ => once_cost,
         };
-        Some((cost, rows * e.kept))
+        Some(finite((cost, rows * e.kept)))
     }
 
     /// The order adding, after the cheapest first table, the next table that costs least.
@@ -921,6 +921,21 @@ impl Coster<'_, '_> {
     }
 }
 
+/// The most a cost or row estimate counts: huge products of estimates (or an empty table's
+/// zero times infinity) stay comparable.
+const ESTIMATE_MAX: f64 = 1e18;
+
+fn finite((cost, rows): (f64, f64)) -> (f64, f64) {
+    let bound = |x: f64| {
+        if x.is_nan() {
+            ESTIMATE_MAX
+        } else {
+            x.min(ESTIMATE_MAX)
+        }
+    };
+    (bound(cost), bound(rows))
+}
+
 /// Whether `e` reads a value of the joined row ([`Expr::Outer`]).
 fn reads_outer(e: &Expr) -> bool {
     let mut outer = false;
@@ -940,14 +955,16 @@ fn implied(layout: &Layout, tables: &[FromTable], ons: &[Option<Expr>], wheres: 
     for on in ons.iter().flatten() {
         conjuncts(on, &mut all);
     }
+    // A derived table's column may hold values of another kind than its declared type.
     let integer = |p: usize| {
         let t = layout.table_of(p);
-        tables[t]
-            .table
-            .def()
-            .columns
-            .get(p - layout.offsets[t])
-            .is_some_and(|c| c.ty.is_integer())
+        tables[t].derived.is_none()
+            && tables[t]
+                .table
+                .def()
+                .columns
+                .get(p - layout.offsets[t])
+                .is_some_and(|c| c.ty.is_integer())
     };
     // Classes of integer columns that equalities make equal: each column's representative.
     let mut class: Vec<usize> = (0..layout.width).collect();
@@ -991,7 +1008,8 @@ fn implied(layout: &Layout, tables: &[FromTable], ons: &[Option<Expr>], wheres: 
         }
     }
     for c in &all {
-        if !matches!(c, Expr::Binary(BinOp::Or, ..)) {
+        // A volatile part would be drawn twice (once alone, once in the OR).
+        if !matches!(c, Expr::Binary(BinOp::Or, ..)) || !crate::plan::stable(c) {
             continue;
         }
         let mask = layout.tables_in(c);

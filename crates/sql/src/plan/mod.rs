@@ -329,14 +329,6 @@ fn factored(e: &Expr, out: &mut Vec<Expr>) {
             p
         })
         .collect();
-    let stable = |c: &Expr| {
-        let mut ok = true;
-        c.walk(&mut |x| {
-            ok &= !matches!(x, Expr::Correlated { .. })
-                && !matches!(x, Expr::Call(f, _) if f.is_volatile());
-        });
-        ok
-    };
     let common: Vec<Expr> = match parts.first() {
         Some(first) => first
             .iter()
@@ -416,6 +408,35 @@ pub(crate) fn look_through(e: &Expr, collation_of: impl Fn(usize) -> Option<Coll
     }
 }
 
+/// The most filter nodes a pushed OR may take (the data node's whole program holds at most
+/// `base::limits::FILTER_NODES_MAX`).
+const PUSHED_OR_NODES_MAX: usize = 512;
+
+/// The filter nodes a pushed condition becomes, counting an OR's nesting as nodes too.
+fn pushed_size(p: &Pushed) -> usize {
+    match p {
+        Pushed::Any(branches) => {
+            1 + branches
+                .iter()
+                .map(|b| 1 + b.iter().map(pushed_size).sum::<usize>())
+                .sum::<usize>()
+        }
+        Pushed::In(_, list) => 1 + list.len(),
+        _ => 1,
+    }
+}
+
+/// Whether a condition gives the same answer each time it is evaluated over the same row: no
+/// volatile function (RAND, UUID, ...) and no correlated subquery.
+pub(crate) fn stable(c: &Expr) -> bool {
+    let mut ok = true;
+    c.walk(&mut |x| {
+        ok &= !matches!(x, Expr::Correlated { .. })
+            && !matches!(x, Expr::Call(f, _) if f.is_volatile());
+    });
+    ok
+}
+
 /// What the WHERE clause says about each column, for choosing an access path.
 #[derive(Default)]
 struct Facts {
@@ -477,7 +498,12 @@ impl Facts {
                         }
                         any.push(conditions);
                     }
-                    pushed.push(Pushed::Any(any));
+                    let or = Pushed::Any(any);
+                    // The data node refuses large filter programs; a wide OR stays in the API
+                    // node (leaving it out only widens the pushed filter).
+                    if pushed_size(&or) <= PUSHED_OR_NODES_MAX {
+                        pushed.push(or);
+                    }
                 }
                 Expr::Binary(op, l, r) => {
                     let (col, value, op) = match (l.as_ref(), r.as_ref()) {

@@ -4834,4 +4834,11 @@ SELECT id FROM st_o WHERE (d = 10 AND amt + 0 > 4) OR (c IN (7, 8) AND amt < 5) 
 SELECT id FROM st_o WHERE NOT ((d = 10 AND amt > 4) OR d > 12) ORDER BY id;
 SELECT c.id, COUNT(o.id) FROM st_c c JOIN st_o o ON o.c = c.id GROUP BY c.id ORDER BY c.id;
 SELECT COUNT(*), SUM(o.amt) FROM st_o o, st_o o2 WHERE o2.c = o.c AND o2.id <> o.id;
+SELECT c.id FROM st_c c WHERE NOT EXISTS (SELECT * FROM st_o o WHERE o.c = c.id) ORDER BY c.id;
+SELECT c.id FROM st_c c WHERE EXISTS (SELECT * FROM st_o o WHERE o.c = c.n AND o.d > 10) ORDER BY c.id;
+SELECT o.id FROM st_o o WHERE EXISTS (SELECT * FROM st_o o2 WHERE o2.c = o.c AND o2.s <> o.s) AND NOT EXISTS (SELECT * FROM st_o o3 WHERE o3.c = o.c AND o3.s <> o.s AND o3.d > o.d) ORDER BY o.id;
+SELECT s.id, (SELECT SUM(amt) FROM st_o o WHERE o.s = s.id AND o.c = s.n) AS total FROM st_s s ORDER BY s.id;
+SELECT c.id FROM st_c c WHERE c.id > (SELECT COUNT(*) FROM st_o o WHERE o.c = c.id AND o.amt IS NOT NULL) ORDER BY c.id;
+SELECT c.id FROM st_c c WHERE EXISTS (SELECT o.c, COUNT(*) FROM st_o o WHERE o.c = c.id GROUP BY o.c HAVING COUNT(*) > 1) ORDER BY c.id;
+SELECT c.id FROM st_c c WHERE EXISTS (SELECT * FROM st_o o WHERE o.c = c.id LIMIT 0) ORDER BY c.id;
 DROP TABLE st_r, st_n, st_c, st_s, st_o;
