@@ -462,7 +462,11 @@ fn a_scan_by_keys_sees_every_row_through_a_transaction_in_byte_cut_batches() {
     for id in 0..6000i64 {
         txn.insert(
             &t,
-            vec![(0, id.into()), (1, (id % 50).into()), (2, pad.as_str().into())],
+            vec![
+                (0, id.into()),
+                (1, (id % 50).into()),
+                (2, pad.as_str().into()),
+            ],
         );
     }
     txn.execute(ExecType::Commit).unwrap();

@@ -88,6 +88,27 @@ fn eval(filter: &Filter, table: &TableDef, layout: &RowLayout, row: &[u8]) -> Op
                 Some(false)
             }
         }
+        Filter::InSorted { column, values } => {
+            if layout.is_null(row, usize::from(*column)) {
+                return None;
+            }
+            let mut unknown = false;
+            let found = values
+                .binary_search_by(|v| match compare(table, layout, row, *column, v) {
+                    // The list's value against the row's: the reverse of the row against it.
+                    Some(o) => o.reverse(),
+                    None => {
+                        unknown = true;
+                        Ordering::Equal
+                    }
+                })
+                .is_ok();
+            if unknown {
+                None
+            } else {
+                Some(found)
+            }
+        }
         Filter::Between { column, low, high } => {
             let lo = compare(table, layout, row, *column, low)?;
             let hi = compare(table, layout, row, *column, high)?;

@@ -673,7 +673,11 @@ fn filter_partitions(table: &base::TableDef, filter: &base::filter::Filter) -> O
                 op: CmpOp::Eq,
                 value,
             } if *column == col => Some(vec![value]),
-            Filter::In { column, values } if *column == col => Some(values.iter().collect()),
+            Filter::In { column, values } | Filter::InSorted { column, values }
+                if *column == col =>
+            {
+                Some(values.iter().collect())
+            }
             _ => None,
         })
     };

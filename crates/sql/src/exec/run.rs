@@ -496,6 +496,25 @@ pub(crate) trait Executor: Exec {
         params: &[Value],
         rows: Vec<Vec<Value>>,
     ) -> Result<Vec<Vec<Value>>> {
+        // The conditions without a correlated subquery first, so the subqueries run only for
+        // the rows those keep (not where evaluating them twice could warn twice).
+        let rows = match &src.filter {
+            Some(f) if f.has_correlated() => {
+                let mut parts = Vec::new();
+                crate::plan::conjuncts(f, &mut parts);
+                parts.retain(|p| !p.has_correlated());
+                let plain = parts
+                    .into_iter()
+                    .reduce(|a, b| Expr::Binary(crate::expr::BinOp::And, Box::new(a), Box::new(b)));
+                match plain {
+                    Some(p) if !crate::exec::diagnostics::divides(&p) => {
+                        self.filtered(Some(&p), params, rows)?
+                    }
+                    _ => rows,
+                }
+            }
+            _ => rows,
+        };
         self.run_correlated(txn, &src.filter, &rows, params)?;
         self.matching(src, params, rows)
     }

@@ -255,7 +255,7 @@ fn put_filter(out: &mut Vec<u8>, f: &Filter) {
             out.put_u16(*column);
             out.put_bytes(pattern);
         }
-        Filter::In { column, values } => {
+        Filter::In { column, values } | Filter::InSorted { column, values } => {
             out.put_u8(5);
             out.put_u16(*column);
             out.put_values(values);
