@@ -54,7 +54,7 @@ pub const FILTER_NODES_MAX: usize = 4_096;
 /// Nesting depth of a filter program.
 pub const FILTER_DEPTH_MAX: usize = 64;
 /// Values in one IN list of a filter program.
-pub const FILTER_IN_VALUES_MAX: usize = 4_096;
+pub const FILTER_IN_VALUES_MAX: usize = 65_536;
 /// Partial aggregates one pushed-aggregation scan computes per group.
 pub const AGGREGATE_FUNCTIONS_MAX: usize = 64;
 /// Groups a data node folds a pushed-aggregation scan's rows into before it answers them (the

@@ -103,6 +103,18 @@ impl Expr {
                     Some(b) => bool_value(b != *negated),
                 }
             }
+            Expr::IntIn(e, list, numbers, negated) => {
+                let v = e.eval(env)?;
+                let n = match v {
+                    Value::Null => return Ok(Value::Null),
+                    Value::Int(i) => i128::from(i),
+                    Value::UInt(u) => i128::from(u),
+                    _ => {
+                        return Expr::In(Box::new(Expr::Const(v)), list.clone(), *negated).eval(env)
+                    }
+                };
+                bool_value(numbers.binary_search(&n).is_ok() != *negated)
+            }
             Expr::In(e, list, negated) => {
                 let v = e.eval(env)?;
                 if v.is_null() {
@@ -290,7 +302,9 @@ impl Expr {
             | Expr::Members { value: e, .. } => vec![e],
             Expr::Binary(_, l, r) | Expr::Like(l, r, _) => vec![l, r],
             Expr::Between(a, b, c, _) => vec![a, b, c],
-            Expr::In(e, list, _) => std::iter::once(&**e).chain(list).collect(),
+            Expr::In(e, list, _) | Expr::IntIn(e, list, ..) => {
+                std::iter::once(&**e).chain(list).collect()
+            }
             Expr::Case {
                 operand,
                 whens,
@@ -318,7 +332,9 @@ impl Expr {
             | Expr::Members { value: e, .. } => vec![e],
             Expr::Binary(_, l, r) | Expr::Like(l, r, _) => vec![l, r],
             Expr::Between(a, b, c, _) => vec![a, b, c],
-            Expr::In(e, list, _) => std::iter::once(&mut **e).chain(list).collect(),
+            Expr::In(e, list, _) | Expr::IntIn(e, list, ..) => {
+                std::iter::once(&mut **e).chain(list).collect()
+            }
             Expr::Case {
                 operand,
                 whens,

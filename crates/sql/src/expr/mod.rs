@@ -65,6 +65,10 @@ pub enum Expr {
     IsNull(Box<Expr>, bool),
     Between(Box<Expr>, Box<Expr>, Box<Expr>, bool),
     In(Box<Expr>, Vec<Expr>, bool),
+    /// An IN list of integer constants (made by the planner of a long `In` once it has read
+    /// its facts, `integer_in_lists`): an integer value is looked up by halves in the list's
+    /// numbers, sorted; any other value is compared with the list as `In` compares.
+    IntIn(Box<Expr>, Vec<Expr>, std::sync::Arc<[i128]>, bool),
     Like(Box<Expr>, Box<Expr>, bool),
     Case {
         operand: Option<Box<Expr>>,
@@ -846,6 +850,38 @@ pub fn compare(l: &Value, r: &Value) -> Option<Ordering> {
 }
 
 /// MySQL's comparison of two values, strings under collation `c`.
+/// The shortest IN list [`integer_in_lists`] makes an [`Expr::IntIn`] of.
+const INT_IN_MIN: usize = 16;
+
+/// `e` with each long IN list of integer constants (no NULL) made an [`Expr::IntIn`], which
+/// looks integers up by halves: for a filter once the planner has read its facts.
+pub(crate) fn integer_in_lists(mut e: Expr) -> Expr {
+    e.rewrite(&|x| match x {
+        Expr::In(v, list, negated) if list.len() >= INT_IN_MIN => {
+            let numbers: Option<Vec<i128>> = list
+                .iter()
+                .map(|c| match c {
+                    Expr::Const(Value::Int(i)) => Some(i128::from(*i)),
+                    Expr::Const(Value::UInt(u)) => Some(i128::from(*u)),
+                    _ => None,
+                })
+                .collect();
+            let mut numbers = numbers?;
+            numbers.sort_unstable();
+            numbers.dedup();
+            let v = integer_in_lists((**v).clone());
+            Some(Expr::IntIn(
+                Box::new(v),
+                list.clone(),
+                numbers.into(),
+                *negated,
+            ))
+        }
+        _ => None,
+    });
+    e
+}
+
 pub fn compare_in(l: &Value, r: &Value, c: Collation) -> Option<Ordering> {
     if l.is_null() || r.is_null() {
         return None;

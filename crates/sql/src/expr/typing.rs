@@ -159,7 +159,9 @@ pub fn static_type(
             },
             None => (types::NULL, 0, 0),
         },
-        Not(_) | IsNull(..) | Between(..) | In(..) | Like(..) => (types::LONGLONG, 1, 0),
+        Not(_) | IsNull(..) | Between(..) | In(..) | IntIn(..) | Like(..) => {
+            (types::LONGLONG, 1, 0)
+        }
         Neg(x) | Collate(x, _) | Collated(_, x) => static_type(x, def, aggregates),
         Members { members, .. } => {
             let longest = members.iter().map(|m| m.chars().count()).max().unwrap_or(0);

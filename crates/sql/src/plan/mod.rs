@@ -825,7 +825,8 @@ pub(crate) fn source(
     }
     let filter = filter.map(|mut f| {
         f.remap(&map);
-        f
+        // Its facts are read: long integer IN lists may now be searched by halves.
+        crate::expr::integer_in_lists(f)
     });
     Source {
         table,

@@ -4841,4 +4841,8 @@ SELECT s.id, (SELECT SUM(amt) FROM st_o o WHERE o.s = s.id AND o.c = s.n) AS tot
 SELECT c.id FROM st_c c WHERE c.id > (SELECT COUNT(*) FROM st_o o WHERE o.c = c.id AND o.amt IS NOT NULL) ORDER BY c.id;
 SELECT c.id FROM st_c c WHERE EXISTS (SELECT o.c, COUNT(*) FROM st_o o WHERE o.c = c.id GROUP BY o.c HAVING COUNT(*) > 1) ORDER BY c.id;
 SELECT c.id FROM st_c c WHERE EXISTS (SELECT * FROM st_o o WHERE o.c = c.id LIMIT 0) ORDER BY c.id;
+SELECT id FROM st_o WHERE c IN (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, -1) AND amt + 0 > 2 ORDER BY id;
+SELECT id FROM st_o WHERE c + 0 NOT IN (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 18446744073709551615) ORDER BY id;
+SELECT id FROM st_c WHERE seg + 0 IN (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) AND n > 1 ORDER BY id;
+SELECT id FROM st_o WHERE amt / 2 IN (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16) ORDER BY id;
 DROP TABLE st_r, st_n, st_c, st_s, st_o;
