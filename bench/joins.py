@@ -115,8 +115,9 @@ def main():
         start = time.perf_counter()
         load(conn, SEED)
         # Both measure their statistics (Cairn's join order uses them).
-        conn.cursor().execute("ANALYZE TABLE region, customer, orders")
-        conn.cursor().fetchall()
+        cur = conn.cursor()
+        cur.execute("ANALYZE TABLE region, customer, orders")
+        cur.fetchall()
         print(f"# loaded {name} in {time.perf_counter() - start:.1f} s", flush=True)
     print(f"\nCUSTOMERS={CUSTOMERS} ORDERS={ORDERS} REPEAT={REPEAT} SEED={SEED}\n")
     # The same statements with Cairn's pushdown off, on a second connection.

@@ -14,6 +14,8 @@ pub(crate) const EQUAL: f64 = 0.1;
 pub(crate) const RANGE: f64 = 1.0 / 3.0;
 /// The share a two-sided range (BETWEEN, or both bounds) keeps.
 pub(crate) const BETWEEN: f64 = 1.0 / 9.0;
+/// The share a two-sided range over a primary or unique key reads.
+pub(crate) const KEY_BETWEEN: f64 = 0.005;
 /// The share a LIKE keeps.
 pub(crate) const LIKE: f64 = 0.1;
 /// The share any other condition (a function, a comparison of two columns) keeps.
@@ -85,10 +87,19 @@ pub(super) fn estimate(table: &Table, access: &Access, facts: &Facts) -> Option<
             };
             if lower.is_some() || upper.is_some() {
                 used_range = columns.get(equal.len()).copied();
-                read *= if lower.is_some() && upper.is_some() {
-                    BETWEEN
-                } else {
-                    RANGE
+                // Values unknown when planning (`?`): a range between two key values reads a
+                // narrow slice of a primary or unique key (ids, as applications page through
+                // them), a wider one of any other index (dates, amounts).
+                let unique = index == "PRIMARY"
+                    || table
+                        .def()
+                        .indexes
+                        .iter()
+                        .any(|i| i.name == *index && i.kind == base::schema::IndexKind::Unique);
+                read *= match (lower.is_some() && upper.is_some(), unique) {
+                    (true, true) => KEY_BETWEEN,
+                    (true, false) => BETWEEN,
+                    (false, _) => RANGE,
                 };
             }
             read

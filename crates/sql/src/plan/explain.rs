@@ -592,6 +592,8 @@ mod snapshot {
          WHERE o.cust = c.id AND o.day = 17 AND c.score > 90",
         "SELECT COUNT(*) FROM orders o, customer c, region r \
          WHERE o.cust = c.id AND c.region = r.id",
+        "SELECT o.id, c.score, r.name FROM orders o JOIN customer c ON c.id = o.cust \
+         JOIN region r ON r.id = c.region WHERE o.id BETWEEN 1 AND 100",
     ];
 
     fn stats_of(def: &TableDef) -> client::TableStats {
