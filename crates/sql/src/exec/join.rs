@@ -133,10 +133,7 @@ pub(crate) trait Joining: Executor {
             return Ok(None);
         };
         let def = step.source.table.def();
-        let columns: &[u16] = match unique {
-            None => &def.primary_key,
-            Some(i) => &def.indexes[*i as usize].columns,
-        };
+        let columns = crate::plan::key_columns(def, *unique);
         let mut distinct: hashbrown::HashMap<String, usize> = hashbrown::HashMap::new();
         let mut all = Vec::new();
         let mut wanted = Vec::with_capacity(rows.len());

@@ -194,10 +194,7 @@ pub(crate) trait Executor: Exec {
         let def = src.table.def();
         match &src.access {
             Access::Lookup { unique, keys } => {
-                let columns: &[u16] = match unique {
-                    None => &def.primary_key,
-                    Some((i, _)) => &def.indexes[*i as usize].columns,
-                };
+                let columns = crate::plan::key_columns(def, unique.as_ref().map(|u| u.0));
                 let mut out: Vec<Vec<Value>> = Vec::with_capacity(keys.len());
                 let mut own_kind = true;
                 let mut seen = hashbrown::HashSet::new();

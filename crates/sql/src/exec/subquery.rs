@@ -44,6 +44,9 @@ pub(crate) struct Correlated {
     keyed: usize,
     /// Its plan holds correlated subqueries of its own.
     pub(crate) nested: bool,
+    /// Its rows are its table's matching rows as they are (no grouping, HAVING, LIMIT or
+    /// correlated item): an EXISTS over rows read ahead answers from them directly.
+    plain: bool,
     /// Results by the exact argument values they were run for. An error (more than one row
     /// for a scalar subquery) is raised only if the statement reads it: a condition may never
     /// need this row's value.
@@ -989,7 +992,13 @@ pub(crate) trait Subqueries: Exec {
             _ => (types::LONGLONG, 1, 0),
         };
         let n = self.correlated.len();
+        let plain = !plan.grouped
+            && plan.having.is_none()
+            && plan.limit.is_none()
+            && plan.offset.is_none()
+            && plan.items.iter().all(|e| !e.has_correlated());
         self.correlated.push(Correlated {
+            plain,
             plan: Arc::new(*plan),
             kind,
             params: ctx.param_count,
@@ -1166,11 +1175,7 @@ pub(crate) trait Subqueries: Exec {
         // The subquery's rows leave FOUND_ROWS() as the statement's.
         let found_rows = self.last_found_rows;
         // EXISTS over plain rows read ahead: whether one matches, without making a result.
-        let plain = !plan.grouped
-            && plan.having.is_none()
-            && plan.limit.is_none()
-            && plan.offset.is_none()
-            && plan.items.iter().all(|e| !e.has_correlated());
+        let plain = self.correlated[n].plain;
         if let (Kind::Exists { negated }, Some(src), true) = (kind, &plan.source, plain) {
             if let Some(rows) = fetched {
                 let found = !self.matching(src, &all, rows)?.is_empty();

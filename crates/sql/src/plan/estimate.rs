@@ -63,11 +63,10 @@ pub(super) fn estimate(table: &Table, access: &Access, facts: &Facts) -> Option<
     let mut used_range: Option<u16> = None;
     let read = match access {
         Access::Lookup { unique, keys } => {
-            let columns = match unique {
-                None => &table.def().primary_key,
-                Some((i, _)) => &table.def().indexes[*i as usize].columns,
-            };
-            used_equal.extend(columns);
+            used_equal.extend(crate::plan::key_columns(
+                table.def(),
+                unique.as_ref().map(|u| u.0),
+            ));
             (keys.len() as f64).min(rows)
         }
         Access::Range {

@@ -532,13 +532,7 @@ pub(crate) fn join(
                 }
             }
             if let Access::Lookup { unique, keys } = probe.access {
-                let mut outer = false;
-                for key in &keys {
-                    for e in key {
-                        e.walk(&mut |x| outer |= matches!(x, Expr::Outer(_)));
-                    }
-                }
-                if outer {
+                if keys.iter().flatten().any(reads_outer) {
                     let keys = keys
                         .into_iter()
                         .map(|key| {
@@ -724,9 +718,7 @@ fn index_probe(table: &Table, index: &str, columns: &[u16], equal: &[Expr]) -> O
     if !def.columns.get(column as usize)?.ty.is_integer() {
         return None;
     }
-    let mut outer = false;
-    first.walk(&mut |x| outer |= matches!(x, Expr::Outer(_)));
-    if !outer {
+    if !reads_outer(first) {
         return None;
     }
     let mut key = first.clone();

@@ -478,92 +478,90 @@ impl Facts {
     /// The fact and pushed condition of one conjunct, if it gives any.
     fn gather_one(&mut self, part: &Expr, pushed: &mut Vec<Pushed>, free: &dyn Fn(&Expr) -> bool) {
         let facts = self;
-        {
-            match part {
-                Expr::Binary(BinOp::Or, ..) => {
-                    let mut branches = Vec::new();
-                    disjuncts(part, &mut branches);
-                    let mut any = Vec::with_capacity(branches.len());
-                    for b in &branches {
-                        let mut parts = Vec::new();
-                        conjuncts(b, &mut parts);
-                        let mut branch = Facts::default();
-                        let mut conditions = Vec::new();
-                        for p in &parts {
-                            branch.gather_one(p, &mut conditions, free);
-                        }
-                        if conditions.is_empty() {
-                            // A branch nothing narrows: the OR narrows nothing either.
-                            return;
-                        }
-                        any.push(conditions);
+        match part {
+            Expr::Binary(BinOp::Or, ..) => {
+                let mut branches = Vec::new();
+                disjuncts(part, &mut branches);
+                let mut any = Vec::with_capacity(branches.len());
+                for b in &branches {
+                    let mut parts = Vec::new();
+                    conjuncts(b, &mut parts);
+                    let mut branch = Facts::default();
+                    let mut conditions = Vec::new();
+                    for p in &parts {
+                        branch.gather_one(p, &mut conditions, free);
                     }
-                    let or = Pushed::Any(any);
-                    // The data node refuses large filter programs; a wide OR stays in the API
-                    // node (leaving it out only widens the pushed filter).
-                    if pushed_size(&or) <= PUSHED_OR_NODES_MAX {
-                        pushed.push(or);
+                    if conditions.is_empty() {
+                        // A branch nothing narrows: the OR narrows nothing either.
+                        return;
                     }
+                    any.push(conditions);
                 }
-                Expr::Binary(op, l, r) => {
-                    let (col, value, op) = match (l.as_ref(), r.as_ref()) {
-                        (Expr::Column(c), v) if free(v) => (*c, v, *op),
-                        (v, Expr::Column(c)) if free(v) => (*c, v, flip(*op)),
-                        _ => return,
-                    };
-                    let cmp = match op {
-                        BinOp::Eq => {
-                            facts.equal.push((col, value.clone()));
-                            CmpOp::Eq
-                        }
-                        BinOp::Ne => CmpOp::Ne,
-                        BinOp::Lt | BinOp::Le => {
-                            facts.upper.push((col, value.clone()));
-                            if op == BinOp::Lt {
-                                CmpOp::Lt
-                            } else {
-                                CmpOp::Le
-                            }
-                        }
-                        BinOp::Gt | BinOp::Ge => {
-                            facts.lower.push((col, value.clone()));
-                            if op == BinOp::Gt {
-                                CmpOp::Gt
-                            } else {
-                                CmpOp::Ge
-                            }
-                        }
-                        _ => return,
-                    };
-                    pushed.push(Pushed::Cmp(col as u16, cmp, value.clone()));
+                let or = Pushed::Any(any);
+                // The data node refuses large filter programs; a wide OR stays in the API
+                // node (leaving it out only widens the pushed filter).
+                if pushed_size(&or) <= PUSHED_OR_NODES_MAX {
+                    pushed.push(or);
                 }
-                Expr::Between(e, lo, hi, false) => {
-                    if let (Expr::Column(c), true, true) = (e.as_ref(), free(lo), free(hi)) {
-                        facts.lower.push((*c, (**lo).clone()));
-                        facts.upper.push((*c, (**hi).clone()));
-                        pushed.push(Pushed::Between(*c as u16, (**lo).clone(), (**hi).clone()));
-                    }
-                }
-                Expr::In(e, list, false) => {
-                    if let Expr::Column(c) = e.as_ref() {
-                        if list.iter().all(free) {
-                            facts.in_list.push((*c, list.clone()));
-                            pushed.push(Pushed::In(*c as u16, list.clone()));
-                        }
-                    }
-                }
-                Expr::Like(e, p, false) => {
-                    if let (Expr::Column(c), true) = (e.as_ref(), free(p)) {
-                        pushed.push(Pushed::Like(*c as u16, (**p).clone()));
-                    }
-                }
-                Expr::IsNull(e, negated) => {
-                    if let Expr::Column(c) = e.as_ref() {
-                        pushed.push(Pushed::IsNull(*c as u16, *negated));
-                    }
-                }
-                _ => {}
             }
+            Expr::Binary(op, l, r) => {
+                let (col, value, op) = match (l.as_ref(), r.as_ref()) {
+                    (Expr::Column(c), v) if free(v) => (*c, v, *op),
+                    (v, Expr::Column(c)) if free(v) => (*c, v, flip(*op)),
+                    _ => return,
+                };
+                let cmp = match op {
+                    BinOp::Eq => {
+                        facts.equal.push((col, value.clone()));
+                        CmpOp::Eq
+                    }
+                    BinOp::Ne => CmpOp::Ne,
+                    BinOp::Lt | BinOp::Le => {
+                        facts.upper.push((col, value.clone()));
+                        if op == BinOp::Lt {
+                            CmpOp::Lt
+                        } else {
+                            CmpOp::Le
+                        }
+                    }
+                    BinOp::Gt | BinOp::Ge => {
+                        facts.lower.push((col, value.clone()));
+                        if op == BinOp::Gt {
+                            CmpOp::Gt
+                        } else {
+                            CmpOp::Ge
+                        }
+                    }
+                    _ => return,
+                };
+                pushed.push(Pushed::Cmp(col as u16, cmp, value.clone()));
+            }
+            Expr::Between(e, lo, hi, false) => {
+                if let (Expr::Column(c), true, true) = (e.as_ref(), free(lo), free(hi)) {
+                    facts.lower.push((*c, (**lo).clone()));
+                    facts.upper.push((*c, (**hi).clone()));
+                    pushed.push(Pushed::Between(*c as u16, (**lo).clone(), (**hi).clone()));
+                }
+            }
+            Expr::In(e, list, false) => {
+                if let Expr::Column(c) = e.as_ref() {
+                    if list.iter().all(free) {
+                        facts.in_list.push((*c, list.clone()));
+                        pushed.push(Pushed::In(*c as u16, list.clone()));
+                    }
+                }
+            }
+            Expr::Like(e, p, false) => {
+                if let (Expr::Column(c), true) = (e.as_ref(), free(p)) {
+                    pushed.push(Pushed::Like(*c as u16, (**p).clone()));
+                }
+            }
+            Expr::IsNull(e, negated) => {
+                if let Expr::Column(c) = e.as_ref() {
+                    pushed.push(Pushed::IsNull(*c as u16, *negated));
+                }
+            }
+            _ => {}
         }
     }
 
@@ -618,6 +616,14 @@ fn flip(op: BinOp) -> BinOp {
         BinOp::Gt => BinOp::Lt,
         BinOp::Ge => BinOp::Le,
         other => other,
+    }
+}
+
+/// The columns of the key a lookup reads: the primary key (`unique` None) or unique index n.
+pub(crate) fn key_columns(def: &base::TableDef, unique: Option<u16>) -> &[u16] {
+    match unique {
+        None => &def.primary_key,
+        Some(i) => def.indexes.get(i as usize).map_or(&[], |x| &x.columns),
     }
 }
 
