@@ -128,6 +128,7 @@ pub struct Scan {
     batch_bytes: u32,
     aggregate: Option<wire::Aggregation>,
     keys: Vec<Vec<Value>>,
+    first_per_key: bool,
 }
 
 impl Scan {
@@ -162,6 +163,13 @@ impl Scan {
     /// `Ascending`.
     pub fn keys(mut self, keys: Vec<Vec<Value>>) -> Scan {
         self.keys = keys;
+        self
+    }
+
+    /// With [`Scan::keys`]: each partition answers at most one row per key, the first its
+    /// filter keeps (a semi-join's probe, as EXISTS asks only whether a key has a match).
+    pub fn first_per_key(mut self) -> Scan {
+        self.first_per_key = true;
         self
     }
 
@@ -241,6 +249,7 @@ impl Scan {
             batch_bytes: self.batch_bytes,
             aggregate: self.aggregate.clone(),
             keys: self.keys.clone(),
+            first_per_key: self.first_per_key,
         })
     }
 }

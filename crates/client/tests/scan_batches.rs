@@ -89,23 +89,30 @@ fn batched_scans_match_a_model() {
         let limit = if rng.below(4) == 0 { rng.below(60) } else { 0 };
         let (lo, hi) = (rng.below(50) as i64, rng.below(50) as i64);
         let with_filter = rng.below(3) == 0;
-        // Kind 4 reads by keys (batched key access): a few values of k, some twice, some absent.
-        let kind = rng.below(5);
+        // Kind 4 reads by keys (batched key access): a few values of k, some twice, some absent,
+        // sometimes a NULL (which matches nothing); kind 5 the same asking for each key's first
+        // row only (a semi-join's probe).
+        let kind = rng.below(6);
         let order = match kind {
             0 => ScanOrder::Any,
             1 => ScanOrder::Ascending,
             2 => ScanOrder::Descending,
-            4 if rng.below(2) == 0 => ScanOrder::Ascending,
+            4 | 5 if rng.below(2) == 0 => ScanOrder::Ascending,
             _ => ScanOrder::Any,
         };
-        let keys: Vec<i64> = (0..1 + rng.below(12))
-            .map(|_| rng.below(60) as i64)
-            .collect();
+        let keys: Vec<i64> = (0..rng.below(12)).map(|_| rng.below(60) as i64).collect();
+        let mut key_values: Vec<Vec<Value>> = keys.iter().map(|k| vec![Value::Int(*k)]).collect();
+        if keys.is_empty() || rng.below(4) == 0 {
+            key_values.push(vec![Value::Null]);
+        }
         let mut scan = if kind == 3 {
             Scan::table()
         } else if kind == 4 {
+            Scan::index("k").keys(key_values).order(order)
+        } else if kind == 5 {
             Scan::index("k")
-                .keys(keys.iter().map(|k| vec![Value::Int(*k)]).collect())
+                .keys(key_values)
+                .first_per_key()
                 .order(order)
         } else {
             Scan::index("k")
@@ -137,12 +144,12 @@ fn batched_scans_match_a_model() {
             batches += 1;
             got.extend(rows.iter().map(|r| (int(&r[0]), int(&r[1]))));
         }
-        let mut want: Vec<(i64, i64)> = seen
+        let want: Vec<(i64, i64)> = seen
             .iter()
             .filter(|(id, (k, _))| {
                 let taken = match kind {
                     3 => true,
-                    4 => keys.contains(k),
+                    4 | 5 => keys.contains(k),
                     _ => *k >= lo && *k <= hi,
                 };
                 taken && (!with_filter || **id > 100)
@@ -152,34 +159,32 @@ fn batched_scans_match_a_model() {
         let what = format!(
             "round {round}: kind {kind} {order:?} k in [{lo}, {hi}] keys {keys:?} batch {batch}/{bytes} limit {limit} filter {with_filter} txn {in_txn}"
         );
-        match order {
-            ScanOrder::Ascending | ScanOrder::Descending if kind != 3 => {
-                // Index order: k, then the primary key.
-                want.sort_by_key(|(id, k)| (*k, *id));
-                if order == ScanOrder::Descending {
-                    want.reverse();
-                }
-                if limit > 0 {
-                    want.truncate(limit as usize);
-                }
-                assert_eq!(got, want, "{what}");
+        if kind == 5 {
+            // At most one row per key from each of the 7 partitions, each one the model's; every
+            // key with a row answers one (unless the limit stopped the scan).
+            let mut sorted = got.clone();
+            sorted.sort_unstable_by_key(|(id, k)| (*k, *id));
+            if order == ScanOrder::Ascending {
+                assert_eq!(got, sorted, "{what}: not in index order");
             }
-            _ => {
-                if limit > 0 {
-                    assert_eq!(got.len(), want.len().min(limit as usize), "{what}");
-                    let mut sorted = got.clone();
-                    sorted.sort_unstable();
-                    sorted.dedup();
-                    assert_eq!(sorted.len(), got.len(), "{what}: a row twice");
-                    for row in &got {
-                        assert!(want.contains(row), "{what}: {row:?} not in the model");
-                    }
-                } else {
-                    got.sort_unstable();
-                    want.sort_unstable();
-                    assert_eq!(got, want, "{what}");
+            sorted.dedup();
+            assert_eq!(sorted.len(), got.len(), "{what}: a row twice");
+            for row in &got {
+                assert!(want.contains(row), "{what}: {row:?} not in the model");
+            }
+            for k in &keys {
+                let answered = got.iter().filter(|(_, g)| g == k).count();
+                assert!(answered <= 7, "{what}: {answered} rows of key {k}");
+                let has = want.iter().any(|(_, w)| w == k);
+                if limit == 0 {
+                    assert_eq!(answered > 0, has, "{what}: key {k}");
                 }
             }
+            if limit > 0 {
+                assert!(got.len() <= limit as usize, "{what}");
+            }
+        } else {
+            check_rows(&what, order, kind, limit, got.clone(), want);
         }
         if got.len() > batch as usize {
             assert!(batches > 1, "{what}: {} rows in one batch", got.len());
@@ -187,6 +192,47 @@ fn batched_scans_match_a_model() {
         drop(cursor);
         if in_txn {
             open.execute(ExecType::Rollback).unwrap();
+        }
+    }
+}
+
+/// A scan's rows `got` against the model's `want`: in index order when the scan is ordered,
+/// cut to the limit.
+fn check_rows(
+    what: &str,
+    order: ScanOrder,
+    kind: u64,
+    limit: u64,
+    mut got: Vec<(i64, i64)>,
+    mut want: Vec<(i64, i64)>,
+) {
+    match order {
+        ScanOrder::Ascending | ScanOrder::Descending if kind != 3 => {
+            // Index order: k, then the primary key.
+            want.sort_by_key(|(id, k)| (*k, *id));
+            if order == ScanOrder::Descending {
+                want.reverse();
+            }
+            if limit > 0 {
+                want.truncate(limit as usize);
+            }
+            assert_eq!(got, want, "{what}");
+        }
+        _ => {
+            if limit > 0 {
+                assert_eq!(got.len(), want.len().min(limit as usize), "{what}");
+                let mut sorted = got.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                assert_eq!(sorted.len(), got.len(), "{what}: a row twice");
+                for row in &got {
+                    assert!(want.contains(row), "{what}: {row:?} not in the model");
+                }
+            } else {
+                got.sort_unstable();
+                want.sort_unstable();
+                assert_eq!(got, want, "{what}");
+            }
         }
     }
 }
@@ -496,4 +542,69 @@ fn a_scan_by_keys_sees_every_row_through_a_transaction_in_byte_cut_batches() {
         assert_eq!(got, want, "batch bytes {bytes}");
     }
     open.execute(ExecType::Rollback).unwrap();
+}
+
+#[test]
+fn a_scan_by_keys_can_ask_for_each_keys_first_row_only() {
+    let node = TestNode::start(2, Duration::from_millis(300));
+    let cluster = node.connect();
+    let t = cluster.create_table(table(1)).unwrap();
+    let mut txn = cluster.transaction();
+    for id in 0..300i64 {
+        txn.insert(
+            &t,
+            vec![(0, id.into()), (1, (id % 3).into()), (2, "x".into())],
+        );
+    }
+    txn.execute(ExecType::Commit).unwrap();
+    let keys: Vec<Vec<Value>> = [0, 1, 2, 7]
+        .map(|k| vec![Value::Int(k)])
+        .into_iter()
+        .chain([vec![Value::Null]])
+        .collect();
+    let probe = |filter: Option<Filter>| {
+        let scan = Scan::index("k")
+            .keys(keys.clone())
+            .first_per_key()
+            .columns(&["id", "k"])
+            .order(ScanOrder::Ascending)
+            .batch(1, 0);
+        match filter {
+            Some(f) => scan.filter(f),
+            None => scan,
+        }
+    };
+    let rows = |got: Vec<Vec<Value>>| -> Vec<(i64, i64)> {
+        got.iter().map(|r| (int(&r[0]), int(&r[1]))).collect()
+    };
+    // One partition: each key answers its first row in index order (k, then id).
+    let got = rows(cluster.scan(&t, &probe(None)).unwrap());
+    assert_eq!(got, vec![(0, 0), (1, 1), (2, 2)]);
+    let over_100 = Filter::Cmp {
+        column: 0,
+        op: CmpOp::Gt,
+        value: Value::Int(100),
+    };
+    let got = rows(cluster.scan(&t, &probe(Some(over_100))).unwrap());
+    assert_eq!(got, vec![(102, 0), (103, 1), (101, 2)]);
+    // Inside a transaction its own changes stand in for the committed rows.
+    let mut open = cluster.transaction();
+    open.delete(&t, vec![0i64.into()]);
+    open.update(&t, vec![1i64.into()], vec![(1, 7i64.into())]);
+    open.execute(ExecType::NoCommit).unwrap();
+    let got = rows(open.scan(&t, &probe(None)).unwrap());
+    assert_eq!(got, vec![(3, 0), (4, 1), (2, 2), (1, 7)]);
+    open.execute(ExecType::Rollback).unwrap();
+    // Only NULL keys: nothing matches, nothing is read.
+    let nulls = Scan::index("k")
+        .keys(vec![vec![Value::Null]])
+        .first_per_key();
+    assert!(cluster.scan(&t, &nulls).unwrap().is_empty());
+    let nulls = Scan::index("k").keys(vec![vec![Value::Null]; 3]);
+    assert!(cluster.scan(&t, &nulls).unwrap().is_empty());
+    // First per key without keys is refused.
+    match cluster.scan(&t, &Scan::index("k").first_per_key()) {
+        Err(ClientError::Failed(e)) => assert_eq!(e.code, ErrorCode::BadRequest, "{e}"),
+        other => panic!("first per key without keys: {other:?}"),
+    }
 }

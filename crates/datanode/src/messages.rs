@@ -24,6 +24,8 @@ pub struct ScanPlan {
     pub upper: Option<(Vec<Value>, bool)>,
     /// Set: the index prefixes the scan reads (no bounds then), values in canonical form.
     pub keys: Vec<Vec<Value>>,
+    /// With keys: at most one row per key from each partition (a semi-join's probe).
+    pub first_per_key: bool,
     /// Constants already in the columns' canonical form.
     pub filter: Filter,
     /// Columns to return (never empty: the coordinator expands "all").

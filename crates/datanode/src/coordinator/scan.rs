@@ -496,6 +496,13 @@ impl Coordinator {
         let mut partitions: Vec<u32> = (0..table.partition_count).collect();
         let (mut lower, mut upper) = (None, None);
         let mut keys = Vec::new();
+        let by_keys = !request.keys.is_empty();
+        if request.first_per_key && !by_keys {
+            return Err(Error::new(
+                ErrorCode::BadRequest,
+                "first per key needs the scan's keys",
+            ));
+        }
         let index = match request.index {
             None if !request.keys.is_empty() => {
                 return Err(Error::new(
@@ -592,6 +599,10 @@ impl Coordinator {
                 Some(i as usize)
             }
         };
+        if by_keys && keys.is_empty() {
+            // Every key held a NULL: no row matches, so no partition is read.
+            partitions.clear();
+        }
         if partitions.len() > 1 {
             if let Some(pruned) = filter_partitions(&table, &filter) {
                 partitions = pruned;
@@ -608,6 +619,7 @@ impl Coordinator {
             lower,
             upper,
             keys,
+            first_per_key: request.first_per_key,
             filter,
             projection,
             limit: request.limit,

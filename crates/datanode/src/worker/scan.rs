@@ -309,6 +309,10 @@ impl Worker {
                         Bound::Unbounded => true,
                     };
                     if within {
+                        if plan.first_per_key {
+                            // The last row returned was this key's one row.
+                            continue;
+                        }
                         lower = Bound::Excluded(k.clone());
                     }
                     PlaceIn::After(k.clone())
@@ -352,12 +356,17 @@ impl Worker {
         let mut here_bytes = 0;
         let mut rows: Vec<ScannedRow> = Vec::new();
         let mut cut = false;
+        // A scan by keys wanting a key's first row only (a semi-join's probe).
+        let one = plan.first_per_key;
         part.scan_index(
             index,
             as_ref(&lower),
             as_ref(&upper),
             descending,
             |key, row| {
+                if one && !rows.is_empty() {
+                    return false;
+                }
                 if batch.full_with(rows.len(), here_bytes) {
                     cut = true;
                     return false;
@@ -398,6 +407,9 @@ impl Worker {
                 rows.sort_by(|a, b| b.0.cmp(&a.0));
             } else {
                 rows.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+            if one {
+                rows.truncate(1);
             }
             let fits = batch.rows_max.saturating_sub(batch.rows.len());
             if rows.len() > fits {

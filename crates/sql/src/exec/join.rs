@@ -203,13 +203,14 @@ pub(crate) trait Joining: Executor {
         }
         let keys: Vec<Vec<Value>> = values.into_values().map(|v| vec![v]).collect();
         let (own, _) = self.pushed_filter(src, params)?;
-        self.scan_by_keys(txn, src, &probe.index, &keys, own)
+        self.scan_by_keys(txn, src, &probe.index, &keys, own, false)
             .map(Some)
     }
 
     /// The rows of `src` whose index `index` prefix equals one of `keys` and that `filter`
     /// keeps, read by batched key access: scans of up to [`PROBE_KEYS_PER_SCAN`] keys each, a
     /// window of them in flight (a locking read reads each scan's rows again by key, locked).
+    /// `first`: each partition answers only a key's first row (a semi-join's probe).
     fn scan_by_keys(
         &mut self,
         txn: &mut Transaction,
@@ -217,6 +218,7 @@ pub(crate) trait Joining: Executor {
         index: &str,
         keys: &[Vec<Value>],
         filter: Option<client::Filter>,
+        first: bool,
     ) -> Result<Vec<Vec<Value>>> {
         let names = src.fetch_names();
         let scans: Vec<Scan> = keys
@@ -226,6 +228,7 @@ pub(crate) trait Joining: Executor {
                     .keys(chunk.to_vec())
                     .columns(&names)
                     .order(ScanOrder::Any);
+                let scan = if first { scan.first_per_key() } else { scan };
                 match &filter {
                     Some(f) => scan.filter(f.clone()),
                     None => scan,

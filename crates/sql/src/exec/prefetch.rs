@@ -4,6 +4,7 @@
 //! prefix read by batched key access, the rows then shared out by their prefix; each value set
 //! still checks its rows against the whole WHERE (`Executor::matching`).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use base::Value;
@@ -126,8 +127,9 @@ pub(crate) trait Prefetching: Exec {
         if src.lock != LockMode::CommittedRead {
             return Ok(());
         }
-        // Each value set's prefix (None: a NULL in it, which no row matches).
-        let mut prefixes: Vec<(usize, Option<Vec<Value>>)> = Vec::with_capacity(mine.len());
+        // Each value set's prefix (None: a NULL in it, which no row matches), and its values.
+        let mut prefixes: Vec<(usize, Option<Vec<Value>>, Vec<Value>)> =
+            Vec::with_capacity(mine.len());
         let mut first_params = None;
         for i in mine {
             let (_, all) = self.arguments(n, wanted[i].2.clone(), params);
@@ -140,10 +142,10 @@ pub(crate) trait Prefetching: Exec {
                     Err(()) => return Ok(()),
                 }
             }
-            first_params.get_or_insert(all);
-            prefixes.push((i, key));
+            first_params.get_or_insert_with(|| all.clone());
+            prefixes.push((i, key, all));
         }
-        let mut keys: Vec<Vec<Value>> = prefixes.iter().filter_map(|(_, k)| k.clone()).collect();
+        let mut keys: Vec<Vec<Value>> = prefixes.iter().filter_map(|(_, k, _)| k.clone()).collect();
         keys.sort_by_key(|k| exact_key(k));
         keys.dedup_by_key(|k| exact_key(k));
         if keys.len() > crate::plan::join::probe_values_max(&src.table) {
@@ -154,16 +156,43 @@ pub(crate) trait Prefetching: Exec {
         let mut shared = src.clone();
         shared.pushed.retain(|p| !reads_params_from(p, own_params));
         let (filter, _) = self.pushed_filter(&shared, first_params.as_deref().unwrap_or(&[]))?;
-        let found = self.scan_by_keys(txn, src, index, &keys, filter)?;
-        let mut by_prefix: std::collections::HashMap<Vec<u8>, Vec<Vec<Value>>> =
-            std::collections::HashMap::new();
-        for row in found {
-            let key: Vec<Value> = places.iter().map(|p| row[*p].clone()).collect();
-            by_prefix.entry(exact_key(&key)).or_default().push(row);
+        // An EXISTS whose every condition the data node's filter and the keys decide needs
+        // only a key's first row.
+        let first = self.correlated[n].semi() && decided_by_keys(src, prefix, own_params);
+        let by_prefix = |found: Vec<Vec<Value>>| {
+            let mut by: HashMap<Vec<u8>, Vec<Vec<Value>>> = HashMap::new();
+            for row in found {
+                let key: Vec<Value> = places.iter().map(|p| row[*p].clone()).collect();
+                by.entry(exact_key(&key)).or_default().push(row);
+            }
+            by
+        };
+        let found = self.scan_by_keys(txn, src, index, &keys, filter.clone(), first)?;
+        let mut found = by_prefix(found);
+        if first {
+            // A key whose first rows the whole WHERE refuses (a value the data node compares
+            // otherwise than SQL) is read again whole.
+            let mut again: Vec<Vec<Value>> = Vec::new();
+            for (_, key, all) in &prefixes {
+                let Some(k) = key else { continue };
+                let rows = found.get(&exact_key(k)).cloned().unwrap_or_default();
+                if !rows.is_empty() && self.matching(src, all, rows)?.is_empty() {
+                    again.push(k.clone());
+                }
+            }
+            again.sort_by_key(|k| exact_key(k));
+            again.dedup_by_key(|k| exact_key(k));
+            if !again.is_empty() {
+                let whole = self.scan_by_keys(txn, src, index, &again, filter, false)?;
+                for k in &again {
+                    found.remove(&exact_key(k));
+                }
+                found.extend(by_prefix(whole));
+            }
         }
-        for (i, key) in prefixes {
+        for (i, key, _) in prefixes {
             out[i] = Some(match key {
-                Some(k) => by_prefix.get(&exact_key(&k)).cloned().unwrap_or_default(),
+                Some(k) => found.get(&exact_key(&k)).cloned().unwrap_or_default(),
                 None => Vec::new(),
             });
         }
@@ -172,6 +201,21 @@ pub(crate) trait Prefetching: Exec {
 }
 
 impl<S: Exec> Prefetching for S {}
+
+/// Whether every condition of `src`'s WHERE is pushed to the data node and those reading the
+/// subquery's outer values (parameters from `own_params` on) are equalities on the `prefix`
+/// columns its keys fix: then a row the keys and the pushed filter find satisfies the WHERE.
+fn decided_by_keys(src: &Source, prefix: &[u16], own_params: usize) -> bool {
+    let mut parts = Vec::new();
+    if let Some(f) = &src.filter {
+        crate::plan::conjuncts(f, &mut parts);
+    }
+    parts.len() == src.pushed.len()
+        && src.pushed.iter().all(|p| match p {
+            Pushed::Cmp(c, client::CmpOp::Eq, _) if prefix.contains(c) => true,
+            other => !reads_params_from(other, own_params),
+        })
+}
 
 /// Whether a pushed condition reads a `?` parameter at `from` or after (an outer value of the
 /// correlated subquery it belongs to).

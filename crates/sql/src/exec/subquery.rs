@@ -53,6 +53,14 @@ pub(crate) struct Correlated {
     results: HashMap<Vec<u8>, Result<Value>>,
 }
 
+impl Correlated {
+    /// It asks only whether one of its plain rows matches (EXISTS, NOT EXISTS): one row per
+    /// outer value set is enough to answer.
+    pub(crate) fn semi(&self) -> bool {
+        self.plain && matches!(self.kind, Kind::Exists { .. })
+    }
+}
+
 /// A table of a FROM clause, as its columns may be named.
 pub(crate) struct Named {
     name: String,

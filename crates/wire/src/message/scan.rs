@@ -53,6 +53,9 @@ pub struct ScanRequest {
     /// the same count for all), in one request: NDB's batched key access, as a join probes an
     /// index with the values of many joined rows. At most `limits::SCAN_KEYS_MAX`.
     pub keys: Vec<Vec<Value>>,
+    /// With `keys`: each partition answers at most one row per key (the first in index order
+    /// that the filter keeps), as a semi-join asks only whether a key has a match.
+    pub first_per_key: bool,
 }
 
 /// A scan's rows folded into groups by the data node. Each answered row holds a group's values
@@ -162,6 +165,7 @@ pub(crate) fn put_scan_request(out: &mut Vec<u8>, s: &ScanRequest) {
     for k in &s.keys {
         out.put_values(k);
     }
+    out.put_u8(s.first_per_key as u8);
 }
 
 pub(crate) fn get_scan_request(r: &mut Reader) -> DecodeResult<ScanRequest> {
@@ -208,6 +212,16 @@ pub(crate) fn get_scan_request(r: &mut Reader) -> DecodeResult<ScanRequest> {
                 keys.push(r.values(limits::KEY_COLUMNS_MAX)?);
             }
             keys
+        },
+        first_per_key: match r.u8()? {
+            0 => false,
+            1 => true,
+            tag => {
+                return Err(DecodeError::BadTag {
+                    what: "first per key",
+                    tag,
+                })
+            }
         },
     })
 }

@@ -168,6 +168,7 @@ fn messages_round_trip() {
             batch_bytes: 65_536,
             aggregate: None,
             keys: vec![],
+            first_per_key: false,
         }),
         Message::Scan(ScanRequest {
             table: 1,
@@ -193,6 +194,7 @@ fn messages_round_trip() {
                 ],
             }),
             keys: vec![],
+            first_per_key: false,
         }),
         Message::ScanRows {
             rows: vec![vec![Value::Null, Value::Year(2001)]],
@@ -524,6 +526,7 @@ fn messages_round_trip() {
                 batch_bytes: 0,
                 aggregate: None,
                 keys: vec![vec![Value::Int(4)], vec![Value::Int(9)]],
+                first_per_key: true,
             },
             partitions: vec![1, 3],
             place: crate::ScanPlace {
@@ -550,6 +553,7 @@ fn messages_round_trip() {
                 batch_bytes: 0,
                 aggregate: None,
                 keys: vec![],
+                first_per_key: false,
             },
             partitions: vec![0],
             place: crate::ScanPlace {
