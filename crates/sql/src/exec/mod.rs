@@ -7,6 +7,7 @@ pub(crate) mod insert;
 pub(crate) mod join;
 pub(crate) mod prefetch;
 pub(crate) mod run;
+pub(crate) mod semijoin;
 pub(crate) mod setop;
 pub(crate) mod step;
 pub(crate) mod stream;

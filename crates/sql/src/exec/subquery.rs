@@ -20,6 +20,7 @@ use sqlparser::ast::{self, Expr as Ast, Spanned, Statement};
 use sqlparser::tokenizer::{Location, Span};
 
 use crate::exec::prefetch::Prefetching;
+use crate::exec::semijoin::SemiJoining;
 use crate::exec::Outcome;
 use crate::exec::{Exec, Executor};
 use crate::expr::correlated::{Kind, Marker};
@@ -34,7 +35,7 @@ use crate::plan::{OrderKey, SelectPlan};
 /// A correlated subquery of the running statement.
 pub(crate) struct Correlated {
     pub(crate) plan: Arc<SelectPlan>,
-    kind: Kind,
+    pub(crate) kind: Kind,
     /// Parameters of the statement itself (and, nested, the outer values of the correlated
     /// subqueries around it); the outer values follow them.
     pub(crate) params: usize,
@@ -47,10 +48,14 @@ pub(crate) struct Correlated {
     /// Its rows are its table's matching rows as they are (no grouping, HAVING, LIMIT or
     /// correlated item): an EXISTS over rows read ahead answers from them directly.
     plain: bool,
+    /// An EXISTS over one table tied by one equality on an integer column: the query without
+    /// it and the column it answers (`semijoin::once_query`), run once for every outer value
+    /// when that is cheaper.
+    pub(crate) once: Option<(Arc<SelectPlan>, u16)>,
     /// Results by the exact argument values they were run for. An error (more than one row
     /// for a scalar subquery) is raised only if the statement reads it: a condition may never
     /// need this row's value.
-    results: HashMap<Vec<u8>, Result<Value>>,
+    pub(crate) results: HashMap<Vec<u8>, Result<Value>>,
 }
 
 impl Correlated {
@@ -966,6 +971,12 @@ pub(crate) trait Subqueries: Exec {
             q.with = (!with.cte_tables.is_empty() || with.recursive).then_some(with);
         }
         let param_count = ctx.param_count + refs.len();
+        let once_query = match (kind, dependent, refs.len()) {
+            (Kind::Exists { .. }, false, 1) => {
+                crate::exec::semijoin::once_query(&q, &outer_param(ctx.param_count))
+            }
+            _ => None,
+        };
         let mut statement = Statement::Query(Box::new(q));
         let before = self.correlated.len();
         if has_subquery(&statement) {
@@ -1005,8 +1016,13 @@ pub(crate) trait Subqueries: Exec {
             && plan.limit.is_none()
             && plan.offset.is_none()
             && plan.items.iter().all(|e| !e.has_correlated());
+        let once = match once_query.filter(|_| plain && !nested) {
+            Some(q) => self.once_plan(q, ctx.sql, ctx.placeholders),
+            None => None,
+        };
         self.correlated.push(Correlated {
             plain,
+            once,
             plan: Arc::new(*plan),
             kind,
             params: ctx.param_count,
@@ -1087,6 +1103,7 @@ pub(crate) trait Subqueries: Exec {
                 }
             }
         }
+        self.semi_joins_once(txn, &mut wanted, params)?;
         let fetched = self.prefetch(txn, &wanted, params)?;
         for ((n, key, values), rows) in wanted.into_iter().zip(fetched) {
             let value = match self.correlated_value(txn, n, values, params, rows) {

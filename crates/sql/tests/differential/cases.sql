@@ -4847,6 +4847,7 @@ SELECT id FROM st_c WHERE seg + 0 IN (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 
 SELECT id FROM st_o WHERE amt / 2 IN (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16) ORDER BY id;
 CREATE TABLE st_t (id INT PRIMARY KEY, c INT, tag VARCHAR(10), v INT, KEY (c));
 INSERT INTO st_t VALUES (1, 1, 'b', 1), (2, 1, 'a', 9), (3, 1, 'A ', 2), (4, 2, 'B', 3), (5, 2, 'b', 8), (6, 3, NULL, NULL), (7, 3, 'a', 6), (8, 5, 'c', 1), (9, 7, 'a', 1), (10, 7, 'A', 7), (11, NULL, 'a', 9);
+ANALYZE TABLE st_t;
 SELECT c.id FROM st_c c WHERE EXISTS (SELECT * FROM st_t t WHERE t.c = c.id AND t.tag = 'a') ORDER BY c.id;
 SELECT c.id FROM st_c c WHERE NOT EXISTS (SELECT * FROM st_t t WHERE t.c = c.id AND t.v > 5) ORDER BY c.id;
 SELECT c.id FROM st_c c WHERE EXISTS (SELECT * FROM st_t t WHERE t.c = c.id AND t.v + 0 > 5 AND t.tag IS NOT NULL) ORDER BY c.id;
@@ -4855,6 +4856,10 @@ SELECT c.id, EXISTS (SELECT * FROM st_t t WHERE t.c = c.n AND t.v IN (2, 3, 6)) 
 SELECT c.id FROM st_c c WHERE EXISTS (SELECT * FROM st_t t WHERE t.c = c.id AND t.v > c.n) ORDER BY c.id;
 SELECT c.id FROM st_c c WHERE EXISTS (SELECT * FROM st_t t WHERE t.c = c.id AND t.v > 5.5) ORDER BY c.id;
 SELECT c.id FROM st_c c WHERE NOT EXISTS (SELECT * FROM st_t t WHERE t.c = c.id AND t.v > 8.5 AND t.tag = 'a') ORDER BY c.id;
+SELECT c.id, NOT EXISTS (SELECT * FROM st_t t WHERE c.n = t.c AND t.tag = 'a') AS ne FROM st_c c ORDER BY c.id;
+SELECT c.id FROM st_c c WHERE EXISTS (SELECT * FROM st_t t WHERE (t.c = c.seg) AND t.v > 1) ORDER BY c.id;
+SELECT c.id FROM st_c c WHERE EXISTS (SELECT * FROM st_t t WHERE t.c = c.id + 0.5 AND t.v > 1) ORDER BY c.id;
+SELECT c.id FROM st_c c WHERE EXISTS (SELECT * FROM st_t t WHERE t.c = c.id AND t.v > 1 AND t.id < c.n + 5) ORDER BY c.id;
 BEGIN;
 DELETE FROM st_t WHERE id IN (2, 7);
 UPDATE st_t SET v = 9 WHERE id = 8;

@@ -1,0 +1,259 @@
+//! Semi-joins read once: a correlated EXISTS or NOT EXISTS over one table, tied to its statement
+//! by one equality between an integer column and an outer value, may run once without that
+//! equality (`SELECT col FROM t WHERE the rest`), each outer value then answered by whether it
+//! is among the values found. Chosen by the table's statistics when reading the table's
+//! matching rows once costs less than probing it for every outer value (MariaDB's semi-join
+//! materialization; `EXISTS (SELECT * FROM orders o WHERE o.cust = c.id AND o.day = 17)` over
+//! thousands of customers reads the day's orders through KEY(day) instead).
+
+use base::Value;
+use client::{ExecType, LockMode, Transaction};
+use sqlparser::ast::{self, Expr as Ast, Statement};
+use sqlparser::tokenizer::Location;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crate::exec::run::key_value;
+use crate::exec::subquery::{exact_key, Subqueries};
+use crate::exec::{Executor, Outcome};
+use crate::expr::correlated::Kind;
+use crate::expr::Expr;
+use crate::foundation::error::Result;
+use crate::plan::compiled::Compiled;
+use crate::plan::SelectPlan;
+
+/// The query a correlated EXISTS runs once instead: `q` (its outer values already the
+/// placeholders `outer`) without its one conjunct `column = outer` (either way round), asking
+/// for that column. None when `q` is not one table's SELECT whose WHERE reads the outer value
+/// only in that conjunct.
+pub(crate) fn once_query(q: &ast::Query, outer: &Ast) -> Option<ast::Query> {
+    let ast::SetExpr::Select(select) = q.body.as_ref() else {
+        return None;
+    };
+    let [from] = select.from.as_slice() else {
+        return None;
+    };
+    if !from.joins.is_empty() || !matches!(from.relation, ast::TableFactor::Table { .. }) {
+        return None;
+    }
+    let mut parts = Vec::new();
+    conjuncts(select.selection.as_ref()?, &mut parts);
+    let mut column = None;
+    let mut rest = Vec::new();
+    for part in parts {
+        let reads = reads(part, outer);
+        match (part, reads) {
+            (_, false) => rest.push(part.clone()),
+            (
+                Ast::BinaryOp {
+                    left,
+                    op: ast::BinaryOperator::Eq,
+                    right,
+                },
+                true,
+            ) if column.is_none() => {
+                let (l, r) = (unnest(left), unnest(right));
+                column = Some(match (l == outer, r == outer) {
+                    (true, false) if is_column(r) => r.clone(),
+                    (false, true) if is_column(l) => l.clone(),
+                    _ => return None,
+                });
+            }
+            _ => return None,
+        }
+    }
+    let column = column?;
+    let mut select = select.clone();
+    select.projection = vec![ast::SelectItem::UnnamedExpr(column)];
+    select.selection = rest.into_iter().reduce(|a, b| Ast::BinaryOp {
+        left: Box::new(a),
+        op: ast::BinaryOperator::And,
+        right: Box::new(b),
+    });
+    let mut once = q.clone();
+    once.body = Box::new(ast::SetExpr::Select(select));
+    Some(once)
+}
+
+fn conjuncts<'a>(e: &'a Ast, out: &mut Vec<&'a Ast>) {
+    match e {
+        Ast::BinaryOp {
+            left,
+            op: ast::BinaryOperator::And,
+            right,
+        } => {
+            conjuncts(left, out);
+            conjuncts(right, out);
+        }
+        Ast::Nested(inner) => conjuncts(inner, out),
+        other => out.push(other),
+    }
+}
+
+fn unnest(mut e: &Ast) -> &Ast {
+    while let Ast::Nested(inner) = e {
+        e = inner;
+    }
+    e
+}
+
+fn is_column(e: &Ast) -> bool {
+    matches!(e, Ast::Identifier(_) | Ast::CompoundIdentifier(_))
+}
+
+/// Whether `e` holds the placeholder `outer`.
+fn reads(e: &Ast, outer: &Ast) -> bool {
+    ast::visit_expressions(e, |x| {
+        if x == outer {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    })
+    .is_break()
+}
+
+/// The plan of [`once_query`] kept when it reads one table, with statistics, for one integer
+/// column of it: the table column it answers.
+pub(crate) fn usable(plan: &SelectPlan) -> Option<u16> {
+    let src = plan.source.as_ref()?;
+    let (None, Some(_), [Expr::Column(at)], false) = (
+        &plan.joined,
+        src.estimate,
+        plan.items.as_slice(),
+        plan.grouped,
+    ) else {
+        return None;
+    };
+    let c = *src.fetch.get(*at)?;
+    let integer = src.table.def().columns.get(c as usize)?.ty.is_integer();
+    (integer && !src.made_in_api_node() && src.lock == LockMode::CommittedRead).then_some(c)
+}
+
+/// Costs in units of one row sent to the API node (as the join order's): a row a data node
+/// examines, and one probe value.
+const SCAN_ROW: f64 = 0.1;
+const KEY_READ: f64 = 1.0;
+
+/// Whether reading once (estimate `once`) beats probing for `values` outer values, each
+/// reading `probe` (the correlated plan's estimate per value set; a semi-join stops at a
+/// match, so at most one row of it is sent).
+fn once_is_cheaper(
+    once: crate::plan::estimate::Estimate,
+    probe: crate::plan::estimate::Estimate,
+    values: usize,
+) -> bool {
+    let once_cost = once.read * SCAN_ROW + once.kept;
+    let probe_cost = values as f64 * (KEY_READ + probe.read * SCAN_ROW + probe.kept.min(1.0));
+    once_cost < probe_cost
+}
+
+type Wanted = Vec<(usize, Vec<u8>, Vec<Value>)>;
+
+pub(crate) trait SemiJoining: Subqueries {
+    /// [`once_query`]'s plan and the column it answers, when [`usable`] (None when it has a
+    /// subquery of its own or does not plan).
+    fn once_plan(
+        &self,
+        q: ast::Query,
+        sql: &str,
+        placeholders: &[Location],
+    ) -> Option<(Arc<SelectPlan>, u16)> {
+        let statement = Statement::Query(Box::new(q));
+        if crate::exec::subquery::has_subquery(&statement) {
+            return None;
+        }
+        let Ok(Compiled::Select(plan)) = self.compile(statement, sql, placeholders) else {
+            return None;
+        };
+        let column = usable(&plan)?;
+        Some((Arc::new(*plan), column))
+    }
+
+    /// Answers the wanted value sets of correlated EXISTS subqueries that read once more
+    /// cheaply (their results kept, they leave `wanted`).
+    fn semi_joins_once(
+        &mut self,
+        txn: &mut Transaction,
+        wanted: &mut Wanted,
+        params: &[Value],
+    ) -> Result<()> {
+        let mut subqueries: Vec<usize> = wanted.iter().map(|w| w.0).collect();
+        subqueries.sort_unstable();
+        subqueries.dedup();
+        for n in subqueries {
+            let c = &self.correlated[n];
+            let (Some((once, column)), Kind::Exists { negated }, true) =
+                (c.once.clone(), c.kind, c.semi())
+            else {
+                continue;
+            };
+            let values = wanted.iter().filter(|w| w.0 == n).count();
+            let probe = c.plan.source.as_ref().and_then(|s| s.estimate);
+            let once_estimate = once.source.as_ref().and_then(|s| s.estimate);
+            let (Some(probe), Some(e)) = (probe, once_estimate) else {
+                continue;
+            };
+            if values < 2 || !once_is_cheaper(e, probe, values) {
+                continue;
+            }
+            let found = self.values_once(txn, n, &once, params)?;
+            let Some(column) = once
+                .source
+                .as_ref()
+                .and_then(|s| s.table.def().columns.get(column as usize).cloned())
+            else {
+                continue;
+            };
+            let mut answered = HashSet::new();
+            for (i, (m, key, args)) in wanted.iter().enumerate() {
+                if *m != n {
+                    continue;
+                }
+                let is = match args.first().cloned().map(|v| key_value(&column, v)) {
+                    Some(Ok(Some(v))) => found.contains(&exact_key(&[v])),
+                    Some(Ok(None)) => false,
+                    // Not exactly a value of the column: run as the subquery runs.
+                    _ => continue,
+                };
+                let value = Value::Int((is != negated) as i64);
+                self.correlated[n].results.insert(key.clone(), Ok(value));
+                answered.insert(i);
+            }
+            let mut i = 0;
+            wanted.retain(|_| {
+                i += 1;
+                !answered.contains(&(i - 1))
+            });
+        }
+        Ok(())
+    }
+
+    /// The exact keys of the values subquery `n`'s once-query `once` answers.
+    fn values_once(
+        &mut self,
+        txn: &mut Transaction,
+        n: usize,
+        once: &SelectPlan,
+        params: &[Value],
+    ) -> Result<HashSet<Vec<u8>>> {
+        let own = self.correlated[n].params;
+        let mut all: Vec<Value> = params.iter().take(own).cloned().collect();
+        all.resize(own, Value::Null);
+        let rows = self.source_rows(txn, ExecType::NoCommit, once, &all)?;
+        // The subquery's rows leave FOUND_ROWS() as the statement's.
+        let found_rows = self.last_found_rows;
+        let outcome = self.select_rows(once, &all, rows);
+        self.last_found_rows = found_rows;
+        let Outcome::Rows { rows, .. } = outcome? else {
+            return Ok(HashSet::new());
+        };
+        Ok(rows
+            .into_iter()
+            .filter_map(|mut r| r.pop().filter(|v| !v.is_null()))
+            .map(|v| exact_key(&[v]))
+            .collect())
+    }
+}
+
+impl<S: Subqueries> SemiJoining for S {}
