@@ -375,6 +375,45 @@ pub fn sort_key(bytes: &[u8], collation: Collation, out: &mut Vec<u8>) {
     }
 }
 
+/// The characters of `bytes` as LIKE reads them: each byte for a byte-wise collation, else
+/// each UTF-8 character's code point.
+fn units(bytes: &[u8], binary: bool) -> impl Iterator<Item = u32> + '_ {
+    let mut rest = bytes;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        if binary {
+            let b = rest[0];
+            rest = &rest[1..];
+            return Some(u32::from(b));
+        }
+        let (c, used) = decode_utf8(rest);
+        rest = &rest[used..];
+        Some(c as u32)
+    })
+}
+
+/// The weight LIKE compares a character `c` by under `collation` (already `weighs_as`).
+fn like_weight(c: u32, collation: Collation) -> u64 {
+    let latin1 = |c: u32| char::from_u32(c).and_then(latin1_byte).unwrap_or(b'?');
+    match collation {
+        Collation::Utf8mb4GeneralCi => {
+            char::from_u32(c).map_or(u64::from(c), |c| u64::from(general_ci_weight(c)))
+        }
+        Collation::Utf8mb4UnicodeCi => {
+            char::from_u32(c).map_or(u64::from(c), |c| uca::identity(Uca::V400, c))
+        }
+        Collation::Utf8mb4Unicode520Ci => {
+            char::from_u32(c).map_or(u64::from(c), |c| uca::identity(Uca::V520, c))
+        }
+        Collation::Latin1SwedishCi => u64::from(latin1_ci_weight(c as u8)),
+        Collation::Latin1TextSwedishCi => u64::from(latin1_ci_weight(latin1(c))),
+        Collation::Latin1TextBin => u64::from(latin1(c)),
+        _ => u64::from(c),
+    }
+}
+
 /// SQL LIKE with `%` and `_` wildcards and `\` as escape, comparing characters by weight.
 pub fn like(value: &[u8], pattern: &[u8], collation: Collation) -> bool {
     let collation = collation.weighs_as();
@@ -382,38 +421,26 @@ pub fn like(value: &[u8], pattern: &[u8], collation: Collation) -> bool {
         collation,
         Collation::Binary | Collation::Latin1Bin | Collation::Latin1SwedishCi
     );
-    let split = |bytes: &[u8]| -> Vec<u32> {
-        if binary {
-            bytes.iter().map(|b| u32::from(*b)).collect()
-        } else {
-            let mut out = Vec::with_capacity(bytes.len());
-            let mut rest = bytes;
-            while !rest.is_empty() {
-                let (c, used) = decode_utf8(rest);
-                out.push(c as u32);
-                rest = &rest[used..];
-            }
-            out
-        }
+    let weigh = |c: u32| like_weight(c, collation);
+    // The common patterns, a literal prefix then one `%` (`'abc%'`) or no wildcard at all,
+    // compared a character at a time with nothing allocated. (`%`, `_` and `\` are ASCII, so
+    // no UTF-8 sequence holds their bytes.)
+    let literal = |b: &u8| !matches!(b, b'%' | b'_' | b'\\');
+    let (head, open) = match pattern.split_last() {
+        Some((b'%', head)) => (head, true),
+        _ => (pattern, false),
     };
-    let latin1 = |c: u32| char::from_u32(c).and_then(latin1_byte).unwrap_or(b'?');
-    let weigh = |c: u32| -> u64 {
-        match collation {
-            Collation::Utf8mb4GeneralCi => {
-                char::from_u32(c).map_or(u64::from(c), |c| u64::from(general_ci_weight(c)))
+    if head.iter().all(literal) {
+        let mut text = units(value, binary);
+        for p in units(head, binary) {
+            match text.next() {
+                Some(t) if weigh(t) == weigh(p) => {}
+                _ => return false,
             }
-            Collation::Utf8mb4UnicodeCi => {
-                char::from_u32(c).map_or(u64::from(c), |c| uca::identity(Uca::V400, c))
-            }
-            Collation::Utf8mb4Unicode520Ci => {
-                char::from_u32(c).map_or(u64::from(c), |c| uca::identity(Uca::V520, c))
-            }
-            Collation::Latin1SwedishCi => u64::from(latin1_ci_weight(c as u8)),
-            Collation::Latin1TextSwedishCi => u64::from(latin1_ci_weight(latin1(c))),
-            Collation::Latin1TextBin => u64::from(latin1(c)),
-            _ => u64::from(c),
         }
-    };
+        return open || text.next().is_none();
+    }
+    let split = |bytes: &[u8]| -> Vec<u32> { units(bytes, binary).collect() };
     let text: Vec<u64> = split(value).into_iter().map(weigh).collect();
     // Pattern items: Some(weight) for a literal, None for '_' and u64::MAX for '%' (no weight
     // or identity is all ones).
@@ -618,6 +645,54 @@ mod tests {
         assert!(!like(b"abc", b"ABC", Collation::Utf8mb4Bin));
         assert!(like(b"", b"%", ci));
         assert!(like(b"aaa", b"%a%a", ci));
+    }
+
+    #[test]
+    fn a_literal_prefix_pattern_matches_as_the_general_matcher_does() {
+        // An escaped first character sends the same pattern through the general matcher.
+        let words: [&[u8]; 12] = [
+            b"",
+            b"a",
+            b"ab",
+            b"AB",
+            b"abc",
+            b"ab ",
+            "àb".as_bytes(),
+            "ÀBC".as_bytes(),
+            b"13-555",
+            b"1",
+            "ß".as_bytes(),
+            &[0xC3, 0x28, 0x61],
+        ];
+        let collations = [
+            Collation::Utf8mb4GeneralCi,
+            Collation::Utf8mb4Bin,
+            Collation::Latin1SwedishCi,
+            Collation::Latin1Bin,
+            Collation::Binary,
+            Collation::Utf8mb4UnicodeCi,
+            Collation::Latin1TextSwedishCi,
+        ];
+        for collation in collations {
+            for value in words {
+                for pattern in words.iter().filter(|w| !w.is_empty()) {
+                    for open in [false, true] {
+                        let mut fast = pattern.to_vec();
+                        let mut general = vec![b'\\'];
+                        general.extend_from_slice(pattern);
+                        if open {
+                            fast.push(b'%');
+                            general.push(b'%');
+                        }
+                        assert_eq!(
+                            like(value, &fast, collation),
+                            like(value, &general, collation),
+                            "{value:?} LIKE {fast:?} under {collation:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -146,8 +146,7 @@ pub(crate) trait Prefetching: Exec {
             prefixes.push((i, key, all));
         }
         let mut keys: Vec<Vec<Value>> = prefixes.iter().filter_map(|(_, k, _)| k.clone()).collect();
-        keys.sort_by_key(|k| exact_key(k));
-        keys.dedup_by_key(|k| exact_key(k));
+        distinct(&mut keys);
         if keys.len() > crate::plan::join::probe_values_max(&src.table) {
             return Ok(());
         }
@@ -180,8 +179,7 @@ pub(crate) trait Prefetching: Exec {
                     again.push(k.clone());
                 }
             }
-            again.sort_by_key(|k| exact_key(k));
-            again.dedup_by_key(|k| exact_key(k));
+            distinct(&mut again);
             if !again.is_empty() {
                 let whole = self.scan_by_keys(txn, src, index, &again, filter, false)?;
                 for k in &again {
@@ -201,6 +199,15 @@ pub(crate) trait Prefetching: Exec {
 }
 
 impl<S: Exec> Prefetching for S {}
+
+/// `keys` sorted by their exact bytes, each once (the bytes made once per key).
+fn distinct(keys: &mut Vec<Vec<Value>>) {
+    let mut keyed: Vec<(Vec<u8>, Vec<Value>)> =
+        keys.drain(..).map(|k| (exact_key(&k), k)).collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    keyed.dedup_by(|a, b| a.0 == b.0);
+    keys.extend(keyed.into_iter().map(|(_, k)| k));
+}
 
 /// Whether every condition of `src`'s WHERE is pushed to the data node and those reading the
 /// subquery's outer values (parameters from `own_params` on) are equalities on the `prefix`
@@ -230,6 +237,12 @@ fn reads_params_from(p: &Pushed, from: usize) -> bool {
         Pushed::Between(_, lo, hi) => reads(lo) || reads(hi),
         Pushed::In(_, list) => list.iter().any(reads),
         Pushed::IsNull(..) => false,
+        Pushed::Prefixes {
+            start,
+            length,
+            values,
+            ..
+        } => reads(start) || reads(length) || values.iter().any(reads),
         Pushed::Any(branches) => branches
             .iter()
             .flatten()

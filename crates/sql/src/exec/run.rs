@@ -346,6 +346,42 @@ pub(crate) trait Executor: Exec {
                         _ => None,
                     }
                 }
+                Pushed::Prefixes {
+                    column,
+                    start,
+                    length,
+                    values,
+                } => {
+                    let whole = |v: Value| match v {
+                        Value::Int(i) => u64::try_from(i).ok(),
+                        Value::UInt(u) => Some(u),
+                        _ => None,
+                    };
+                    let start = whole(self.free(start, params)?);
+                    let n = match (start, whole(self.free(length, params)?)) {
+                        (Some(1), Some(n)) if (1..=PREFIX_CHARS_MAX).contains(&n) => n as usize,
+                        _ => return Ok(None),
+                    };
+                    let mut any = Vec::with_capacity(values.len());
+                    for v in values {
+                        match self.free(v, params)? {
+                            Value::Bytes(mut b)
+                                if b.len() == n && b.iter().all(u8::is_ascii_alphanumeric) =>
+                            {
+                                b.push(b'%');
+                                any.push(Filter::Like {
+                                    column: *column,
+                                    pattern: b,
+                                });
+                            }
+                            _ => return Ok(None),
+                        }
+                    }
+                    Some(match any.len() {
+                        1 => any.swap_remove(0),
+                        _ => Filter::Or(any),
+                    })
+                }
                 Pushed::IsNull(c, negated) => Some(if *negated {
                     Filter::IsNotNull { column: *c }
                 } else {
@@ -991,3 +1027,7 @@ pub(crate) trait Executor: Exec {
 }
 
 impl<S: Exec> Executor for S {}
+
+/// The longest constant a `SUBSTRING(col, 1, n) = constant` pushes as a LIKE prefix (longer
+/// ones are checked in the API node only).
+const PREFIX_CHARS_MAX: u64 = 256;

@@ -59,6 +59,18 @@ fn pushed_text(def: &TableDef, p: &Pushed) -> String {
         Pushed::Like(c, e) => format!("{} LIKE {}", name(c), show(e)),
         Pushed::IsNull(c, false) => format!("{} IS NULL", name(c)),
         Pushed::IsNull(c, true) => format!("{} IS NOT NULL", name(c)),
+        Pushed::Prefixes {
+            column,
+            start,
+            length,
+            values,
+        } => format!(
+            "SUBSTRING({}, {}, {}) IN ({}) as LIKE prefixes",
+            name(column),
+            show(start),
+            show(length),
+            values.iter().map(show).collect::<Vec<_>>().join(", ")
+        ),
         Pushed::Any(branches) => {
             let branches: Vec<String> = branches
                 .iter()
@@ -544,6 +556,15 @@ mod snapshot {
             ),
             // No primary key declared: the hidden one, and no ordered index.
             TableDef::new("nokey", vec![int("a"), int("b")], &[]).expect("a valid definition"),
+            TableDef::new(
+                "phones",
+                vec![
+                    int("id"),
+                    ColumnDef::new("ph", ColumnType::VarChar { length: 20 }),
+                ],
+                &["id"],
+            )
+            .expect("a valid definition"),
         ]
     }
 
@@ -563,6 +584,7 @@ mod snapshot {
         "SELECT DISTINCT v FROM t ORDER BY v DESC",
         "SELECT * FROM t WHERE id = 1 OR u = 2",
         "SELECT * FROM nokey WHERE a = 1",
+        "SELECT id FROM phones WHERE SUBSTRING(ph FROM 1 FOR 2) IN ('13', '31') AND LEFT(ph, 1) = '%'",
         "SELECT o.id, c.score, r.name FROM orders o JOIN customer c ON c.id = o.cust \
          JOIN region r ON r.id = c.region WHERE o.id BETWEEN 1 AND 100",
         "SELECT o.amount FROM customer c JOIN orders o ON o.cust = c.id WHERE c.id = 4242",

@@ -74,6 +74,15 @@ pub enum Pushed {
     /// An OR whose every branch is a conjunction of the conditions above (each branch's
     /// conditions that cannot be pushed are left out of it, which only widens it).
     Any(Vec<Vec<Pushed>>),
+    /// `SUBSTRING(column, start, length)` (or `LEFT(column, length)`: start 1) equal to one of
+    /// `values`: pushed as `column LIKE 'value%'` for each, when start is 1 and every value is
+    /// exactly `length` ASCII letters or digits (`prefix_like`), else not at all.
+    Prefixes {
+        column: u16,
+        start: Expr,
+        length: Expr,
+        values: Vec<Expr>,
+    },
 }
 
 /// The table a statement reads and how.
@@ -422,6 +431,7 @@ fn pushed_size(p: &Pushed) -> usize {
                 .sum::<usize>()
         }
         Pushed::In(_, list) => 1 + list.len(),
+        Pushed::Prefixes { values, .. } => 1 + values.len(),
         _ => 1,
     }
 }
@@ -435,6 +445,63 @@ pub(crate) fn stable(c: &Expr) -> bool {
             && !matches!(x, Expr::Call(f, _) if f.is_volatile());
     });
     ok
+}
+
+/// `SUBSTRING(col, start, n)` or `LEFT(col, n)` equal to (or IN) constants or parameters, on a
+/// string column whose collation weighs each character on its own (no expansions or ignorable
+/// characters): narrowed in the data node as `col LIKE 'value%'` (an OR of them) when, as the
+/// statement runs, start is 1 and each value is exactly n ASCII letters or digits, so a prefix
+/// equal to it is a LIKE match too. It only narrows: the WHERE is still checked in the API node.
+fn prefix_like(part: &Expr, def: &base::TableDef, free: &dyn Fn(&Expr) -> bool) -> Option<Pushed> {
+    use crate::expr::funcs::Func;
+    let (e, list) = match part {
+        Expr::Binary(BinOp::Eq, l, r) => (l.as_ref(), std::slice::from_ref(r.as_ref())),
+        Expr::In(e, list, false) => (e.as_ref(), list.as_slice()),
+        _ => return None,
+    };
+    let (c, start, length) = match e {
+        Expr::Call(Func::Substring, args) => match args.as_slice() {
+            [Expr::Column(c), start, length] => (*c, start.clone(), length.clone()),
+            _ => return None,
+        },
+        Expr::Call(Func::Left, args) => match args.as_slice() {
+            [Expr::Column(c), length] => (*c, Expr::Const(Value::Int(1)), length.clone()),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let column = def.columns.get(c)?;
+    let one_weight_each = !matches!(
+        column.collation,
+        base::Collation::Utf8mb4UnicodeCi
+            | base::Collation::Utf8mb3UnicodeCi
+            | base::Collation::Utf8mb4Unicode520Ci
+            | base::Collation::Utf8mb3Unicode520Ci
+    );
+    let all_free = free(&start) && free(&length) && list.iter().all(free);
+    // Constants known now that could never push leave it out of the plan (and EXPLAIN).
+    let may_fit = |v: &Expr| match v {
+        Expr::Const(Value::Bytes(b)) => !b.is_empty() && b.iter().all(u8::is_ascii_alphanumeric),
+        Expr::Const(_) => false,
+        _ => true,
+    };
+    let starts_at_one = !matches!(&start, Expr::Const(v) if *v != Value::Int(1));
+    if !column.ty.is_string()
+        || !one_weight_each
+        || !all_free
+        || list.is_empty()
+        || !starts_at_one
+        || !list.iter().all(may_fit)
+    {
+        return None;
+    }
+    let p = Pushed::Prefixes {
+        column: c as u16,
+        start,
+        length,
+        values: list.to_vec(),
+    };
+    (pushed_size(&p) <= PUSHED_OR_NODES_MAX).then_some(p)
 }
 
 /// What the WHERE clause says about each column, for choosing an access path.
@@ -461,9 +528,13 @@ impl Facts {
         let collation_of = |p: usize| def.columns.get(p).and_then(crate::expr::collate::of_column);
         for part in &parts {
             let facts_before = facts.count();
+            let pushed_before = pushed.len();
             facts.gather_one(look_through(part, collation_of), &mut pushed, &free);
             if facts.count() == facts_before {
                 facts.others.push(part.clone());
+            }
+            if pushed.len() == pushed_before {
+                pushed.extend(prefix_like(part, def, &free));
             }
         }
         let all = pushed.len() == parts.len();
@@ -764,7 +835,7 @@ pub(crate) fn source(
             match p {
                 Pushed::Cmp(c, ..) | Pushed::Between(c, ..) | Pushed::In(c, _) => column(c),
                 Pushed::IsNull(..) => true,
-                Pushed::Like(..) | Pushed::Any(_) => false,
+                Pushed::Like(..) | Pushed::Any(_) | Pushed::Prefixes { .. } => false,
             }
         });
     let decides = lookup_decides(filter.as_ref(), &def, &access);
