@@ -24,6 +24,8 @@ pub struct ScanPlan {
     pub upper: Option<(Vec<Value>, bool)>,
     /// Set: the index prefixes the scan reads (no bounds then), values in canonical form.
     pub keys: Vec<Vec<Value>>,
+    /// The scan reads by keys (`keys` may be empty: every key held a NULL, so nothing).
+    pub by_keys: bool,
     /// With keys: at most one row per key from each partition (a semi-join's probe).
     pub first_per_key: bool,
     /// Constants already in the columns' canonical form.

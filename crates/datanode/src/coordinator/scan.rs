@@ -619,6 +619,7 @@ impl Coordinator {
             lower,
             upper,
             keys,
+            by_keys,
             first_per_key: request.first_per_key,
             filter,
             projection,

@@ -107,7 +107,7 @@ impl Worker {
         while let Some(&p) = partitions.get(place.partition) {
             let next = match plan.index {
                 None => self.scan_rows(p, plan, &changes, &place.at, &mut batch)?,
-                Some(index) if !plan.keys.is_empty() => {
+                Some(index) if plan.by_keys => {
                     self.scan_keys(p, index, plan, &changes, &place.at, &mut batch)?
                 }
                 Some(index) => self.scan_index(p, index, plan, &changes, &place.at, &mut batch)?,

@@ -126,6 +126,15 @@ pub(crate) fn usable(plan: &SelectPlan) -> Option<u16> {
         return None;
     };
     let c = *src.fetch.get(*at)?;
+    // Its conditions run over every outer value's rows at once: one that can divide by zero
+    // would warn (or fail) for rows the subquery never reads per value.
+    if src
+        .filter
+        .as_ref()
+        .is_some_and(crate::exec::diagnostics::divides)
+    {
+        return None;
+    }
     let integer = src.table.def().columns.get(c as usize)?.ty.is_integer();
     (integer && !src.made_in_api_node() && src.lock == LockMode::CommittedRead).then_some(c)
 }
@@ -246,7 +255,11 @@ pub(crate) trait SemiJoining: Subqueries {
         let outcome = self.select_rows(once, &all, rows);
         self.last_found_rows = found_rows;
         let Outcome::Rows { rows, .. } = outcome? else {
-            return Ok(HashSet::new());
+            return Err(crate::foundation::error::SqlError::new(
+                1105,
+                "HY000",
+                "internal: a subquery without rows",
+            ));
         };
         Ok(rows
             .into_iter()

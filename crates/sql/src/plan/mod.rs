@@ -454,6 +454,11 @@ pub(crate) fn stable(c: &Expr) -> bool {
 /// equal to it is a LIKE match too. It only narrows: the WHERE is still checked in the API node.
 fn prefix_like(part: &Expr, def: &base::TableDef, free: &dyn Fn(&Expr) -> bool) -> Option<Pushed> {
     use crate::expr::funcs::Func;
+    // The collation the comparison runs under: a bare one compares as utf8mb4_general_ci.
+    let (part, compared_as) = match part {
+        Expr::Collated(c, inner) => (inner.as_ref(), *c),
+        bare => (bare, base::Collation::Utf8mb4GeneralCi),
+    };
     let (e, list) = match part {
         Expr::Binary(BinOp::Eq, l, r) => (l.as_ref(), std::slice::from_ref(r.as_ref())),
         Expr::In(e, list, false) => (e.as_ref(), list.as_slice()),
@@ -471,6 +476,10 @@ fn prefix_like(part: &Expr, def: &base::TableDef, free: &dyn Fn(&Expr) -> bool) 
         _ => return None,
     };
     let column = def.columns.get(c)?;
+    if column.collation != compared_as {
+        // The data node's LIKE runs under the column's collation, which may keep less.
+        return None;
+    }
     let one_weight_each = !matches!(
         column.collation,
         base::Collation::Utf8mb4UnicodeCi
@@ -482,8 +491,8 @@ fn prefix_like(part: &Expr, def: &base::TableDef, free: &dyn Fn(&Expr) -> bool) 
     // Constants known now that could never push leave it out of the plan (and EXPLAIN).
     let may_fit = |v: &Expr| match v {
         Expr::Const(Value::Bytes(b)) => !b.is_empty() && b.iter().all(u8::is_ascii_alphanumeric),
-        Expr::Const(_) => false,
-        _ => true,
+        Expr::Param(_) => true,
+        _ => false,
     };
     let starts_at_one = !matches!(&start, Expr::Const(v) if *v != Value::Int(1));
     if !column.ty.is_string()
@@ -502,6 +511,28 @@ fn prefix_like(part: &Expr, def: &base::TableDef, free: &dyn Fn(&Expr) -> bool) 
         values: list.to_vec(),
     };
     (pushed_size(&p) <= PUSHED_OR_NODES_MAX).then_some(p)
+}
+
+/// Whether bare condition `part` (no collation around it: compared as utf8mb4_general_ci)
+/// has a string column of another collation as an operand.
+fn foreign_collation(part: &Expr, def: &base::TableDef) -> bool {
+    let foreign = |e: &Expr| match e {
+        Expr::Column(c) => def.columns.get(*c).is_some_and(|col| {
+            col.ty.is_string()
+                && !matches!(
+                    col.collation,
+                    base::Collation::Utf8mb4GeneralCi | base::Collation::Binary
+                )
+        }),
+        _ => false,
+    };
+    match part {
+        Expr::Binary(op, l, r) if *op != BinOp::Or && *op != BinOp::And => foreign(l) || foreign(r),
+        Expr::Between(x, lo, hi, _) => foreign(x) || foreign(lo) || foreign(hi),
+        Expr::In(x, list, _) => foreign(x) || list.iter().any(foreign),
+        Expr::Like(x, p, _) => foreign(x) || foreign(p),
+        _ => false,
+    }
 }
 
 /// What the WHERE clause says about each column, for choosing an access path.
@@ -529,7 +560,13 @@ impl Facts {
         for part in &parts {
             let facts_before = facts.count();
             let pushed_before = pushed.len();
-            facts.gather_one(look_through(part, collation_of), &mut pushed, &free);
+            let seen = look_through(part, collation_of);
+            // A comparison left bare runs under utf8mb4_general_ci: a string column of another
+            // collation (`a = 'x' COLLATE utf8mb4_general_ci` on a _bin column) is not compared
+            // as the data node would compare it, so it gives no fact and is not pushed.
+            if !std::ptr::eq(seen, part) || !foreign_collation(part, def) {
+                facts.gather_one(seen, &mut pushed, &free);
+            }
             if facts.count() == facts_before {
                 facts.others.push(part.clone());
             }
@@ -537,6 +574,17 @@ impl Facts {
                 pushed.extend(prefix_like(part, def, &free));
             }
         }
+        // The data node's filter program is bounded: ORs past the budget stay in the API node.
+        let mut budget = PUSHED_OR_NODES_MAX;
+        pushed.retain(|p| match p {
+            Pushed::Any(_) | Pushed::Prefixes { .. } => {
+                let n = pushed_size(p);
+                let fits = n <= budget;
+                budget = budget.saturating_sub(n);
+                fits
+            }
+            _ => true,
+        });
         let all = pushed.len() == parts.len();
         (facts, pushed, all)
     }
