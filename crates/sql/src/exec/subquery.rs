@@ -390,7 +390,7 @@ impl<S: Exec> Inliner<'_, '_, S> {
 
 /// An exact key of argument values (not collation-folded: a subquery may tell 'a' from 'A').
 pub(crate) fn exact_key(values: &[Value]) -> Vec<u8> {
-    let mut key = Vec::new();
+    let mut key = Vec::with_capacity(values.len() * 9);
     for v in values {
         let tag: u8 = match v {
             Value::Null => 0,
