@@ -408,8 +408,8 @@ fn explain_plans_subqueries_without_running_them() {
     drop(node);
 }
 
-/// ANALYZE TABLE measures a table's statistics: EXPLAIN then shows estimated rows, and the
-/// join order follows them (the small, filtered table first, the large one reached by index),
+/// ANALYZE TABLE measures a table's statistics: EXPLAIN then shows estimated rows, SHOW INDEX
+/// their cardinality, and the join order follows them (the small, filtered table first, the large one reached by index),
 /// while an unanalyzed join keeps the order its rules give.
 #[test]
 fn analyze_feeds_estimates_and_the_join_order() {
@@ -460,6 +460,18 @@ fn analyze_feeds_estimates_and_the_join_order() {
         [
             ("g".to_string(), Some("50".to_string())),
             ("m".to_string(), Some("40".to_string()))
+        ]
+    );
+    // SHOW INDEX's Cardinality: the distinct values ANALYZE measured per key prefix.
+    let cardinality: Vec<(Option<String>, Option<String>)> = rows(&mut c, "SHOW INDEX FROM d.m")
+        .into_iter()
+        .map(|r| (r[2].clone(), r[6].clone()))
+        .collect();
+    assert_eq!(
+        cardinality,
+        [
+            (Some("PRIMARY".into()), Some("2000".into())),
+            (Some("g".into()), Some("50".into()))
         ]
     );
     let mut found = rows(&mut c, &format!("{join} ORDER BY m.v"));

@@ -407,30 +407,54 @@ pub(crate) fn key_columns(
 
 pub(crate) fn statistics(session: &Session) -> Result<Vec<Vec<Value>>> {
     let mut rows = Vec::new();
-    key_columns(session, &mut |db, name, key, seq, c| {
-        rows.push(vec![
-            text("def"),
-            text(db),
-            text(name),
-            Value::Int(!key.unique as i64),
-            text(db),
-            text(key.name),
-            count(seq as u64),
-            text(c.name.clone()),
-            text("A"),
-            // Cairn keeps no statistics.
-            Value::Null,
-            key.prefix(seq - 1)
-                .map_or(Value::Null, |n| count(u64::from(n))),
-            Value::Null,
-            text(if c.nullable { "YES" } else { "" }),
-            text("BTREE"),
-            text(""),
-            text(""),
-            text("NO"),
-        ]);
-    })?;
+    for (db, name, table) in catalog(session)? {
+        let def = table.def();
+        for key in definition::keys(def) {
+            for (at, c) in key.columns.iter().enumerate() {
+                let c = &def.columns[*c as usize];
+                // The distinct values of the key's first columns up to this one, as ANALYZE
+                // TABLE last measured them (NULL for a table never analyzed).
+                let cardinality = table
+                    .stats()
+                    .and_then(|s| s.distinct(key.name, at + 1))
+                    .map_or(Value::Null, count);
+                statistics_row(&mut rows, &db, &name, &key, at + 1, c, cardinality);
+            }
+        }
+    }
     Ok(rows)
+}
+
+/// One row of STATISTICS: column `c`, the `seq`-th of `key`.
+fn statistics_row(
+    rows: &mut Vec<Vec<Value>>,
+    db: &str,
+    name: &str,
+    key: &definition::Key,
+    seq: usize,
+    c: &ColumnDef,
+    cardinality: Value,
+) {
+    rows.push(vec![
+        text("def"),
+        text(db),
+        text(name),
+        Value::Int(!key.unique as i64),
+        text(db),
+        text(key.name),
+        count(seq as u64),
+        text(c.name.clone()),
+        text("A"),
+        cardinality,
+        key.prefix(seq - 1)
+            .map_or(Value::Null, |n| count(u64::from(n))),
+        Value::Null,
+        text(if c.nullable { "YES" } else { "" }),
+        text("BTREE"),
+        text(""),
+        text(""),
+        text("NO"),
+    ]);
 }
 
 /// TABLE_CONSTRAINTS: a row per primary or unique key, and per JSON column's check.

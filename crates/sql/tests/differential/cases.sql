@@ -4865,6 +4865,16 @@ DELETE FROM st_t WHERE id IN (2, 7);
 UPDATE st_t SET v = 9 WHERE id = 8;
 SELECT c.id FROM st_c c WHERE EXISTS (SELECT * FROM st_t t WHERE t.c = c.id AND t.v > 5) ORDER BY c.id;
 ROLLBACK;
+CREATE TABLE card (id INT PRIMARY KEY, a INT NOT NULL, b INT NOT NULL, KEY (a), KEY ab (a, b), UNIQUE KEY (b));
+INSERT INTO card VALUES (1, 1, 10), (2, 1, 20), (3, 2, 30), (4, 2, 40), (5, 2, 50), (6, 3, 60);
+-- ignore-column: Cardinality
+SHOW INDEX FROM card;
+ANALYZE TABLE card;
+-- ignore-column: Cardinality
+SHOW INDEX FROM card;
+-- expect-difference: Cardinality is the distinct values ANALYZE TABLE measured (3 for KEY(a)); InnoDB's estimate for a small table differs (6)
+SELECT INDEX_NAME, SEQ_IN_INDEX, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_NAME = 'card' ORDER BY INDEX_NAME, SEQ_IN_INDEX;
+DROP TABLE card;
 DROP TABLE st_r, st_n, st_c, st_s, st_o, st_t;
 -- a string prefix compared with constants narrows in the data node as LIKE 'prefix%'
 CREATE TABLE sp (id INT PRIMARY KEY, ph VARCHAR(20), u VARCHAR(20) COLLATE utf8mb4_unicode_ci, b VARBINARY(20));
