@@ -440,12 +440,11 @@ pub fn like(value: &[u8], pattern: &[u8], collation: Collation) -> bool {
         }
         return open || text.next().is_none();
     }
-    let split = |bytes: &[u8]| -> Vec<u32> { units(bytes, binary).collect() };
-    let text: Vec<u64> = split(value).into_iter().map(weigh).collect();
+    let text: Vec<u64> = units(value, binary).map(weigh).collect();
     // Pattern items: Some(weight) for a literal, None for '_' and u64::MAX for '%' (no weight
     // or identity is all ones).
     let mut items: Vec<Option<u64>> = Vec::new();
-    let raw = split(pattern);
+    let raw: Vec<u32> = units(pattern, binary).collect();
     let mut i = 0;
     while i < raw.len() {
         match raw[i] {

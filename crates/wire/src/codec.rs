@@ -80,6 +80,14 @@ impl<'a> Reader<'a> {
     pub fn u8(&mut self) -> DecodeResult<u8> {
         Ok(self.array::<1>()?[0])
     }
+    /// A flag byte: 0 false, 1 true, anything else a bad tag named `what`.
+    pub fn flag(&mut self, what: &'static str) -> DecodeResult<bool> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            tag => Err(DecodeError::BadTag { what, tag }),
+        }
+    }
     pub fn u16(&mut self) -> DecodeResult<u16> {
         Ok(u16::from_le_bytes(self.array()?))
     }

@@ -153,16 +153,7 @@ pub(crate) fn get_steps(r: &mut Reader) -> DecodeResult<Vec<Step>> {
         let version = r.u32()?;
         let partition = r.u32()?;
         let pk = r.bytes("step key", limits::KEY_BYTES_MAX)?.to_vec();
-        let want_images = match r.u8()? {
-            0 => false,
-            1 => true,
-            tag => {
-                return Err(DecodeError::BadTag {
-                    what: "images flag",
-                    tag,
-                })
-            }
-        };
+        let want_images = r.flag("images flag")?;
         let kind = match r.u8()? {
             1 => StepKind::Read {
                 lock: match r.u8()? {

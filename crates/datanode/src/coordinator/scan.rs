@@ -599,10 +599,6 @@ impl Coordinator {
                 Some(i as usize)
             }
         };
-        if by_keys && keys.is_empty() {
-            // Every key held a NULL: no row matches, so no partition is read.
-            partitions.clear();
-        }
         if partitions.len() > 1 {
             if let Some(pruned) = filter_partitions(&table, &filter) {
                 partitions = pruned;

@@ -366,7 +366,7 @@ pub(crate) trait Executor: Exec {
                     for v in values {
                         match self.free(v, params)? {
                             Value::Bytes(mut b)
-                                if b.len() == n && b.iter().all(u8::is_ascii_alphanumeric) =>
+                                if b.len() == n && crate::plan::prefix_literal(&b) =>
                             {
                                 b.push(b'%');
                                 any.push(Filter::Like {

@@ -139,21 +139,19 @@ pub(crate) fn usable(plan: &SelectPlan) -> Option<u16> {
     (integer && !src.made_in_api_node() && src.lock == LockMode::CommittedRead).then_some(c)
 }
 
-/// Costs in units of one row sent to the API node (as the join order's): a row a data node
-/// examines, and one probe value.
-const SCAN_ROW: f64 = 0.1;
-const KEY_READ: f64 = 1.0;
-
 /// Whether reading once (estimate `once`) beats probing for `values` outer values, each
 /// reading `probe` (the correlated plan's estimate per value set; a semi-join stops at a
 /// match, so at most one row of it is sent).
+/// (Costs as the join order's, `plan::join`.)
 fn once_is_cheaper(
     once: crate::plan::estimate::Estimate,
     probe: crate::plan::estimate::Estimate,
     values: usize,
 ) -> bool {
-    let once_cost = once.read * SCAN_ROW + once.kept;
-    let probe_cost = values as f64 * (KEY_READ + probe.read * SCAN_ROW + probe.kept.min(1.0));
+    use crate::plan::join::{KEY_READ, SCAN_ROW, SHIP_ROW};
+    let once_cost = once.read * SCAN_ROW + once.kept * SHIP_ROW;
+    let probe_cost =
+        values as f64 * (KEY_READ + probe.read * SCAN_ROW + probe.kept.min(1.0) * SHIP_ROW);
     once_cost < probe_cost
 }
 
@@ -206,7 +204,6 @@ pub(crate) trait SemiJoining: Subqueries {
             if values < 2 || !once_is_cheaper(e, probe, values) {
                 continue;
             }
-            let found = self.values_once(txn, n, &once, params)?;
             let Some(column) = once
                 .source
                 .as_ref()
@@ -214,6 +211,7 @@ pub(crate) trait SemiJoining: Subqueries {
             else {
                 continue;
             };
+            let found = self.values_once(txn, n, &once, params)?;
             let mut answered = HashSet::new();
             for (i, (m, key, args)) in wanted.iter().enumerate() {
                 if *m != n {
@@ -246,9 +244,8 @@ pub(crate) trait SemiJoining: Subqueries {
         once: &SelectPlan,
         params: &[Value],
     ) -> Result<HashSet<Vec<u8>>> {
-        let own = self.correlated[n].params;
-        let mut all: Vec<Value> = params.iter().take(own).cloned().collect();
-        all.resize(own, Value::Null);
+        // The statement's own parameters; it reads no outer value.
+        let (_, all) = self.arguments(n, Vec::new(), params);
         let rows = self.source_rows(txn, ExecType::NoCommit, once, &all)?;
         // The subquery's rows leave FOUND_ROWS() as the statement's.
         let found_rows = self.last_found_rows;

@@ -735,11 +735,11 @@ fn index_probe(table: &Table, index: &str, columns: &[u16], equal: &[Expr]) -> O
 
 /// Costs of the join-order search, in units of one row a data node sends the API node.
 /// A row a data node examines (a scan's, filtered there).
-const SCAN_ROW: f64 = 0.1;
+pub(crate) const SCAN_ROW: f64 = 0.1;
 /// A row sent to the API node.
-const SHIP_ROW: f64 = 1.0;
+pub(crate) const SHIP_ROW: f64 = 1.0;
 /// A keyed read or one index probe value (batched with the others).
-const KEY_READ: f64 = 1.0;
+pub(crate) const KEY_READ: f64 = 1.0;
 /// A joined row made in the API node.
 const JOINED_ROW: f64 = 0.2;
 /// Joins of up to this many tables try every order (by subsets of tables read); larger ones

@@ -490,7 +490,7 @@ fn prefix_like(part: &Expr, def: &base::TableDef, free: &dyn Fn(&Expr) -> bool) 
     let all_free = free(&start) && free(&length) && list.iter().all(free);
     // Constants known now that could never push leave it out of the plan (and EXPLAIN).
     let may_fit = |v: &Expr| match v {
-        Expr::Const(Value::Bytes(b)) => !b.is_empty() && b.iter().all(u8::is_ascii_alphanumeric),
+        Expr::Const(Value::Bytes(b)) => prefix_literal(b),
         Expr::Param(_) => true,
         _ => false,
     };
@@ -504,13 +504,19 @@ fn prefix_like(part: &Expr, def: &base::TableDef, free: &dyn Fn(&Expr) -> bool) 
     {
         return None;
     }
-    let p = Pushed::Prefixes {
+    // (Its size is held to the pushed ORs' budget in `Facts::gather`.)
+    Some(Pushed::Prefixes {
         column: c as u16,
         start,
         length,
         values: list.to_vec(),
-    };
-    (pushed_size(&p) <= PUSHED_OR_NODES_MAX).then_some(p)
+    })
+}
+
+/// Whether `b` may stand before a LIKE's `%` as a prefix `SUBSTRING(col, 1, n) = b` implies:
+/// one or more ASCII letters or digits (no wildcard, no character a collation weighs apart).
+pub(crate) fn prefix_literal(b: &[u8]) -> bool {
+    !b.is_empty() && b.iter().all(u8::is_ascii_alphanumeric)
 }
 
 /// Whether bare condition `part` (no collation around it: compared as utf8mb4_general_ci)

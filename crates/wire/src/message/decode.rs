@@ -104,16 +104,7 @@ impl Message {
             47 => Message::Resolve {
                 coordinator: r.u32()?,
                 transaction: r.u64()?,
-                commit: match r.u8()? {
-                    0 => false,
-                    1 => true,
-                    tag => {
-                        return Err(DecodeError::BadTag {
-                            what: "resolve flag",
-                            tag,
-                        })
-                    }
-                },
+                commit: r.flag("resolve flag")?,
                 changes: get_changes(&mut r)?,
             },
             43 => Message::UndoRemote {

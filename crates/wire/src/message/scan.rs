@@ -213,16 +213,7 @@ pub(crate) fn get_scan_request(r: &mut Reader) -> DecodeResult<ScanRequest> {
             }
             keys
         },
-        first_per_key: match r.u8()? {
-            0 => false,
-            1 => true,
-            tag => {
-                return Err(DecodeError::BadTag {
-                    what: "first per key",
-                    tag,
-                })
-            }
-        },
+        first_per_key: r.flag("first per key")?,
     })
 }
 
