@@ -7,6 +7,7 @@
 pub mod collation;
 pub mod error;
 pub mod filter;
+pub mod foreign_key;
 pub mod key;
 pub mod limits;
 pub mod placement;

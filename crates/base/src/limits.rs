@@ -14,6 +14,8 @@ pub const COLUMNS_MAX: usize = 512;
 pub const KEY_COLUMNS_MAX: usize = 32;
 /// Indexes (unique plus ordered) on one table.
 pub const INDEXES_MAX: usize = 64;
+/// Foreign keys per table.
+pub const FOREIGN_KEYS_MAX: usize = 64;
 /// Bytes in an encoded index key.
 pub const KEY_BYTES_MAX: usize = 3_072;
 /// Bytes in one stored row: room for a few values of [`LOB_BYTES_MAX`].

@@ -2,6 +2,7 @@
 //! hidden tables that implement unique indexes. Validation here is the one gate every schema passes.
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::foreign_key::ForeignKeyDef;
 use crate::key;
 use crate::limits;
 use crate::types::{Collation, ColumnType};
@@ -489,6 +490,8 @@ pub struct TableDef {
     /// The table comment as given (SQL's `COMMENT='...'`); NDB_TABLE= options in it are also
     /// in `options`. At most `TABLE_COMMENT_BYTES_MAX` bytes.
     pub comment: String,
+    /// The table's foreign keys (as a child), at most `FOREIGN_KEYS_MAX`.
+    pub foreign_keys: Vec<ForeignKeyDef>,
 }
 
 /// The name of the hidden column added to tables declared without a primary key.
@@ -509,6 +512,7 @@ impl TableDef {
             options: TableOptions::default(),
             index_of: None,
             comment: String::new(),
+            foreign_keys: Vec::new(),
         };
         if primary_key.is_empty() {
             let mut hidden = ColumnDef::new(HIDDEN_PK_NAME, ColumnType::BigInt { unsigned: true });
@@ -779,6 +783,21 @@ impl TableDef {
                 return bad(format!("duplicate index name '{}'", index.name));
             }
         }
+        if self.foreign_keys.len() > limits::FOREIGN_KEYS_MAX {
+            return bad(format!(
+                "at most {} foreign keys per table",
+                limits::FOREIGN_KEYS_MAX
+            ));
+        }
+        for (i, fk) in self.foreign_keys.iter().enumerate() {
+            fk.validate(self.columns.len())?;
+            if self.foreign_keys[..i]
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&fk.name))
+            {
+                return bad(format!("duplicate foreign key name '{}'", fk.name));
+            }
+        }
         if self.partition_count > limits::PARTITIONS_MAX {
             return bad(format!("at most {} partitions", limits::PARTITIONS_MAX));
         }
@@ -845,6 +864,7 @@ impl TableDef {
             options: self.options,
             index_of: Some(self.id),
             comment: String::new(),
+            foreign_keys: Vec::new(),
         }
     }
 

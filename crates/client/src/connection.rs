@@ -54,6 +54,9 @@ pub(crate) struct Inner {
     next_request: AtomicU64,
     pub(crate) next_txn: AtomicU64,
     tables: Mutex<HashMap<String, Table>>,
+    /// One more each time a cached definition is forgotten or a table is created through this
+    /// connection (`catalog_epoch`).
+    catalog_epoch: AtomicU64,
     closed: AtomicBool,
     pub(crate) cluster_id: u32,
     /// The data node's worker threads, from its hello (0 until it answers).
@@ -363,6 +366,7 @@ impl Cluster {
             next_request: AtomicU64::new(1),
             next_txn: AtomicU64::new(1),
             tables: Mutex::new(HashMap::new()),
+            catalog_epoch: AtomicU64::new(0),
             closed: AtomicBool::new(false),
             cluster_id: 0,
             workers: AtomicU32::new(0),
@@ -630,7 +634,9 @@ impl Cluster {
 
     /// Creates a table; returns its metadata with ids assigned.
     pub fn create_table(&self, def: TableDef) -> Result<Table> {
-        match self.call(&Message::CreateTable(def))? {
+        let reply = self.call(&Message::CreateTable(def));
+        self.inner.catalog_epoch.fetch_add(1, Ordering::Relaxed);
+        match reply? {
             Message::TableInfo { table, .. } => {
                 let t = Table::new(table);
                 self.cache(&t);
@@ -820,6 +826,7 @@ impl Cluster {
         if let Ok(mut t) = self.inner.tables.lock() {
             t.remove(&name.to_ascii_lowercase());
         }
+        self.inner.catalog_epoch.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Drops every cached table definition (after a request was refused with
@@ -828,6 +835,14 @@ impl Cluster {
         if let Ok(mut t) = self.inner.tables.lock() {
             t.clear();
         }
+        self.inner.catalog_epoch.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A number that changes whenever this connection creates a table or forgets a cached
+    /// definition (its own DDL, or a request refused with `SchemaChanged`): what a caller
+    /// derived from the catalog under another number may be out of date.
+    pub fn catalog_epoch(&self) -> u64 {
+        self.inner.catalog_epoch.load(Ordering::Relaxed)
     }
 
     /// The definition a DDL reply carries, cached (with the statistics cached for the same

@@ -479,6 +479,9 @@ impl Catalog {
             }
             def.indexes.push(index);
         }
+        for key in &mut def.foreign_keys {
+            key.columns = moved(&key.columns, &format!("foreign key '{}'", key.name))?;
+        }
         def.columns = defs;
         def.version = next_version(old)?;
         def.id = self.next_id + 1;
@@ -655,6 +658,23 @@ impl Catalog {
         let mut def = (*entry.def).clone();
         def.options = options;
         def.comment = comment.to_string();
+        def.validate()?;
+        def.version = next_version(&def)?;
+        Ok(self.redefine_base(&entry, def))
+    }
+
+    /// Replaces the foreign keys of `table` (their enforcement is the API node's); `version`
+    /// is the definition they were built from. Returns the table's new definition.
+    pub fn set_foreign_keys(
+        &mut self,
+        table: &str,
+        version: u32,
+        keys: &[base::foreign_key::ForeignKeyDef],
+    ) -> Result<Arc<TableDef>, Error> {
+        let entry = self.base_table(table)?;
+        check_version(&entry.def, version)?;
+        let mut def = (*entry.def).clone();
+        def.foreign_keys = keys.to_vec();
         def.validate()?;
         def.version = next_version(&def)?;
         Ok(self.redefine_base(&entry, def))

@@ -459,6 +459,15 @@ impl Shared {
                     drop: Vec::new(),
                 }
             }
+            TableChange::ForeignKeys { version, keys } => {
+                let def = catalog.set_foreign_keys(table, *version, keys)?;
+                info!(table = %table, keys = keys.len(), "changed foreign keys");
+                Redefinition {
+                    tables: vec![def],
+                    dropped_index: None,
+                    drop: Vec::new(),
+                }
+            }
         };
         self.save_catalog(&catalog)?;
         Ok(redefinition)

@@ -97,6 +97,7 @@ impl SqlServer {
                 activity: session::activity::ServerActivity::default(),
                 grants_epoch: std::sync::atomic::AtomicU64::new(0),
                 next_id: AtomicU32::new(1),
+                referencing: std::sync::Mutex::new(None),
             }),
             reactor,
             failed_logins: std::sync::Mutex::new(transport::auth::FailedLogins::default()),

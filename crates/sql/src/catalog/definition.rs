@@ -346,6 +346,12 @@ pub fn create_table(
             format!("  KEY {} ({columns})", backticked(key.name))
         });
     }
+    for fk in &def.foreign_keys {
+        lines.push(format!(
+            "  {}",
+            crate::catalog::foreign::constraint_text(def, fk, false)
+        ));
+    }
     let counter = match auto_increment {
         Some(n) if n > 1 => format!(" AUTO_INCREMENT={n}"),
         _ => String::new(),

@@ -368,6 +368,8 @@ pub(crate) fn column_from_ast(
                 def.comment = text.clone();
             }
             ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Collation(_) => {}
+            // REFERENCES: a foreign key of the table (`commands/foreign.rs`).
+            ast::ColumnOption::ForeignKey(_) => {}
             other => return Err(SqlError::unsupported(format!("column option {other}"))),
         }
     }

@@ -48,7 +48,10 @@ impl Session {
                         "CREATE TABLE ... LIKE a table of information_schema",
                     ));
                 }
-                recreated(old.def(), &full).map_err(|e| schema_error(&old_table, e))?
+                let mut def =
+                    recreated(old.def(), &full).map_err(|e| schema_error(&old_table, e))?;
+                def.foreign_keys.clear();
+                def
             }
             None => self.table_definition(c, &full, &table, Vec::new())?,
         };
@@ -186,7 +189,10 @@ impl Session {
             }
         }
         match cluster.create_table(def) {
-            Ok(_) => Ok(done(0)),
+            Ok(created) => {
+                self.touch_parents(created.def());
+                Ok(done(0))
+            }
             Err(e) if c.if_not_exists && e.code() == base::ErrorCode::TableExists => {
                 self.note(1050, format!("Table '{table}' already exists"));
                 Ok(done(0))
@@ -286,6 +292,8 @@ impl Session {
                 ast::TableConstraint::FulltextOrSpatial(f) => {
                     return Err(crate::commands::ddl::no_fulltext_or_spatial(f))
                 }
+                // Read after the keys: `add_foreign_keys` below.
+                ast::TableConstraint::ForeignKey(_) => {}
                 other => return Err(SqlError::unsupported(format!("constraint {other}"))),
             }
         }
@@ -335,7 +343,7 @@ impl Session {
         }
         let workers = self.shared.cluster().worker_count();
         def = partitioned(def, partition::of(c), balance, workers)?;
-        Ok(def)
+        self.add_foreign_keys(def, crate::commands::foreign::declared_in(c))
     }
 }
 

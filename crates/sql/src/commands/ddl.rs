@@ -82,6 +82,7 @@ impl Session {
                         .index(&name.value)
                         .filter(|_| !name.value.eq_ignore_ascii_case(PRIMARY))
                         .ok_or_else(|| no_index(&name.value))?;
+                    Self::check_index_drop(&def, &name.value)?;
                     dropped.push(def.indexes.remove(position).name);
                 }
                 ast::AlterTableOperation::DropPrimaryKey { .. } => {
@@ -122,8 +123,13 @@ impl Session {
         let mut added: Vec<NewKey> = Vec::new();
         for op in &a.operations {
             let constraint = match op {
+                ast::AlterTableOperation::AddConstraint {
+                    constraint: ast::TableConstraint::ForeignKey(_),
+                    ..
+                } => continue,
                 ast::AlterTableOperation::AddConstraint { constraint, .. } => constraint,
                 ast::AlterTableOperation::DropIndex { .. }
+                | ast::AlterTableOperation::DropForeignKey { .. }
                 | ast::AlterTableOperation::AddColumn { .. }
                 | ast::AlterTableOperation::DropColumn { .. }
                 | ast::AlterTableOperation::ModifyColumn { .. }
@@ -228,6 +234,7 @@ impl Session {
                 return Err(e);
             }
         }
+        affected = affected.max(self.alter_foreign_keys(&full, &table, &a.operations)?);
         if let Some(to) = renamed {
             cluster
                 .rename_table(&full, &to)
@@ -364,6 +371,13 @@ impl Session {
             }
             ast::ObjectType::Table => {
                 let mut missing = Vec::new();
+                let fulls = names
+                    .iter()
+                    .map(|n| Ok(self.table_name(n)?.0))
+                    .collect::<Result<Vec<String>>>()?;
+                for full in &fulls {
+                    self.check_drop_parent(full, &fulls)?;
+                }
                 for name in names {
                     let (full, db, table) = self.table_name(name)?;
                     match cluster.drop_table(&full) {
@@ -400,6 +414,7 @@ impl Session {
         }
         for target in &t.table_names {
             let (full, _, table) = self.table_name(&target.name)?;
+            self.check_truncate_parent(&full)?;
             let cluster = &self.shared.cluster();
             let old = cluster
                 .table(&full)
@@ -680,6 +695,8 @@ pub(crate) fn recreated(old: &TableDef, table: &str) -> std::result::Result<Tabl
     def.partition_count = old.partition_count;
     def.options = old.options;
     def.comment = old.comment.clone();
+    // Kept by TRUNCATE; CREATE TABLE ... LIKE drops them, as MariaDB.
+    def.foreign_keys = old.foreign_keys.clone();
     Ok(def)
 }
 

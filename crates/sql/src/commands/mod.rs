@@ -6,6 +6,7 @@ pub(crate) mod column_def;
 pub(crate) mod columns;
 pub(crate) mod create;
 pub(crate) mod ddl;
+pub(crate) mod foreign;
 pub(crate) mod load;
 pub(crate) mod maintenance;
 pub(crate) mod routine_text;

@@ -7,7 +7,7 @@ use sqlparser::ast::{ObjectName, Statement};
 use sqlparser::tokenizer::Location;
 
 use crate::exec::{Exec, Outcome};
-use crate::foundation::error::Result;
+use crate::foundation::error::{Result, SqlError};
 use crate::plan::compiled::Compiled;
 use crate::session::Session;
 
@@ -38,6 +38,19 @@ impl Exec for Session {
     }
     fn pushdown_aggregates(&self) -> bool {
         self.aggregate_pushdown()
+    }
+    fn foreign_key_checks(&self) -> bool {
+        Session::foreign_key_checks(self)
+    }
+    fn referencing(&self) -> Result<std::sync::Arc<crate::catalog::foreign::Referencing>> {
+        Session::referencing(self)
+    }
+    fn catalog_table(&self, full: &str) -> Result<Option<client::Table>> {
+        match self.shared.cluster().table(full) {
+            Ok(t) => Ok(Some(t)),
+            Err(e) if e.code() == base::ErrorCode::NoSuchTable => Ok(None),
+            Err(e) => Err(SqlError::from_client(&e)),
+        }
     }
     fn check_killed(&self) -> Result<()> {
         self.activity.interrupt.check_killed()

@@ -3,6 +3,7 @@
 //! batches of INSERT_BATCH_ROWS.
 
 use crate::exec::diagnostics::Storing;
+use crate::exec::foreign::{inserted_row, Changed, Referential};
 use crate::exec::run::Executor;
 use crate::exec::Exec;
 use crate::exec::Outcome;
@@ -97,34 +98,8 @@ pub(crate) trait Inserting: Executor {
                 info: String::new(),
             });
         }
-        let count = rows.len();
-        let (first, affected) = self.transactional(|_, txn, last| {
-            let mut first = 0u64;
-            let mut sent = 0;
-            for chunk in rows.chunks(INSERT_BATCH_ROWS) {
-                let ops: Vec<_> = chunk
-                    .iter()
-                    .map(|values| txn.insert(&p.table, values.clone()))
-                    .collect();
-                sent += chunk.len();
-                let exec = if sent == count {
-                    last
-                } else {
-                    ExecType::NoCommit
-                };
-                txn.execute(exec).map_err(|e| SqlError::from_client(&e))?;
-                if first == 0 && def.auto_increment_column().is_some() {
-                    first = ops
-                        .iter()
-                        .find_map(|op| match txn.result(*op) {
-                            Some(OpResult::Done { assigned: Some(id) }) => Some(*id),
-                            _ => None,
-                        })
-                        .unwrap_or(0);
-                }
-            }
-            Ok((first, count as u64))
-        })?;
+        let (first, affected) =
+            self.transactional(|s, txn, last| s.insert_rows(txn, last, p, &rows))?;
         if first != 0 {
             self.last_insert_id = first;
         }
@@ -133,6 +108,53 @@ pub(crate) trait Inserting: Executor {
             last_insert_id: first,
             info: String::new(),
         })
+    }
+
+    /// A plain INSERT's rows, in batches of `INSERT_BATCH_ROWS`, the last sent as `last`
+    /// says, each batch's foreign keys enforced; returns the first AUTO_INCREMENT id assigned
+    /// and the rows inserted.
+    fn insert_rows(
+        &mut self,
+        txn: &mut Transaction,
+        last: ExecType,
+        p: &InsertPlan,
+        rows: &[Vec<(u16, Value)>],
+    ) -> Result<(u64, u64)> {
+        let def = p.table.def();
+        let count = rows.len();
+        let mut first = 0u64;
+        let mut sent = 0;
+        for chunk in rows.chunks(INSERT_BATCH_ROWS) {
+            let ops: Vec<_> = chunk
+                .iter()
+                .map(|values| txn.insert(&p.table, values.clone()))
+                .collect();
+            sent += chunk.len();
+            let exec = if sent == count {
+                last
+            } else {
+                ExecType::NoCommit
+            };
+            self.execute_enforced(txn, exec, &p.table, || {
+                chunk
+                    .iter()
+                    .map(|values| Changed {
+                        old: None,
+                        new: Some(inserted_row(def, values)),
+                    })
+                    .collect()
+            })?;
+            if first == 0 && def.auto_increment_column().is_some() {
+                first = ops
+                    .iter()
+                    .find_map(|op| match txn.result(*op) {
+                        Some(OpResult::Done { assigned: Some(id) }) => Some(*id),
+                        _ => None,
+                    })
+                    .unwrap_or(0);
+            }
+        }
+        Ok((first, count as u64))
     }
 
     /// INSERT IGNORE, REPLACE and ON DUPLICATE KEY UPDATE, row by row: each row's primary key
@@ -166,16 +188,15 @@ pub(crate) trait Inserting: Executor {
             .filter_map(|k| def.index(k.name).map(|i| i as u16))
             .collect();
         let (mut first, mut affected) = (0u64, 0u64);
+        // What the foreign keys check: each row inserted, deleted or updated.
+        let mut changed: Vec<Changed> = Vec::new();
+        // INSERT IGNORE skips a row whose reference is missing, with a warning (1452).
+        let ignore_references = matches!(p.duplicate, OnDuplicate::Ignore)
+            && !def.foreign_keys.is_empty()
+            && self.foreign_key_checks();
         for (n, values) in rows.into_iter().enumerate() {
             // The row as the INSERT gives it: its values, each other column's default.
-            let mut full: Vec<Value> = def
-                .columns
-                .iter()
-                .map(|c| c.default.clone().unwrap_or(Value::Null))
-                .collect();
-            for (c, v) in &values {
-                full[*c as usize] = v.clone();
-            }
+            let full = inserted_row(def, &values);
             let assigned = auto.filter(|a| !values.iter().any(|(c, _)| c == a));
             // Each probe's read, with its key's name and values (for IGNORE's warning).
             let mut probes = Vec::new();
@@ -254,6 +275,7 @@ pub(crate) trait Inserting: Executor {
                     if changes.is_empty() {
                         affected += found_rows as u64;
                     } else {
+                        changed.push(Changed::updated(existing, &changes));
                         txn.update(&p.table, key_of(existing), changes);
                         txn.execute(ExecType::NoCommit).map_err(client)?;
                         affected += 2;
@@ -263,11 +285,28 @@ pub(crate) trait Inserting: Executor {
                     if matches!(p.duplicate, OnDuplicate::Replace) {
                         for r in &taken {
                             txn.delete(&p.table, key_of(r));
+                            changed.push(Changed {
+                                old: Some(r.clone()),
+                                new: None,
+                            });
                             affected += 1;
                         }
                     }
                     let op = txn.insert(&p.table, values);
                     txn.execute(ExecType::NoCommit).map_err(client)?;
+                    let mut full = full;
+                    if let (Some(a), Some(OpResult::Done { assigned: Some(id) })) =
+                        (assigned, txn.result(op))
+                    {
+                        full[a as usize] = Value::UInt(*id);
+                    }
+                    if ignore_references && self.ignored_reference(txn, p, &full)? {
+                        continue;
+                    }
+                    changed.push(Changed {
+                        old: None,
+                        new: Some(full),
+                    });
                     affected += 1;
                     if let (0, Some(OpResult::Done { assigned: Some(id) })) =
                         (first, txn.result(op))
@@ -278,9 +317,41 @@ pub(crate) trait Inserting: Executor {
             }
         }
         if txn.is_open() {
-            txn.execute(last).map_err(client)?;
+            self.execute_enforced(txn, last, &p.table, || changed)?;
         }
         Ok((first, affected))
+    }
+
+    /// INSERT IGNORE's row `full`, just inserted: when a foreign key finds no parent for it,
+    /// it is deleted again and the statement warns (1452) and goes on, as MariaDB skips it.
+    fn ignored_reference(
+        &mut self,
+        txn: &mut Transaction,
+        p: &InsertPlan,
+        full: &[Value],
+    ) -> Result<bool> {
+        let row = Changed {
+            old: None,
+            new: Some(full.to_vec()),
+        };
+        match self.enforce(txn, &p.table, vec![row], 0) {
+            Ok(()) => Ok(false),
+            Err(e) if e.code == 1452 => {
+                let key = p
+                    .table
+                    .def()
+                    .primary_key
+                    .iter()
+                    .map(|c| full[*c as usize].clone())
+                    .collect();
+                txn.delete(&p.table, key);
+                txn.execute(ExecType::NoCommit)
+                    .map_err(|e| SqlError::from_client(&e))?;
+                self.diagnostics.warn(1452, e.message);
+                Ok(true)
+            }
+            Err(e) => Err(e),
+        }
     }
 }
 

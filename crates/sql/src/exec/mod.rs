@@ -3,6 +3,7 @@
 
 pub(crate) mod derived;
 pub(crate) mod diagnostics;
+pub(crate) mod foreign;
 pub(crate) mod insert;
 pub(crate) mod join;
 pub(crate) mod prefetch;
@@ -119,6 +120,12 @@ pub(crate) trait Exec: Context + Sized + DerefMut<Target = ExecState> {
     fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Outcome>;
     /// Whether the data node may fold a grouped SELECT's rows (cairn_aggregate_pushdown).
     fn pushdown_aggregates(&self) -> bool;
+    /// Whether writes check foreign keys (foreign_key_checks).
+    fn foreign_key_checks(&self) -> bool;
+    /// Which foreign keys reference each table.
+    fn referencing(&self) -> Result<std::sync::Arc<crate::catalog::foreign::Referencing>>;
+    /// The table with catalog name `full` (`database/table`), None when there is none.
+    fn catalog_table(&self, full: &str) -> Result<Option<client::Table>>;
     /// The rows of an information_schema table `src` reads.
     fn schema_rows(&mut self, src: &Source) -> Result<Vec<Vec<Value>>>;
     /// The running statement was killed, or its client went away: the error to stop with.

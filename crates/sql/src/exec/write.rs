@@ -13,6 +13,7 @@ use client::{ClientError, ExecType, OpResult, Table, Transaction};
 use sqlparser::ast::{self, ObjectName, Statement};
 
 use crate::exec::diagnostics::Storing;
+use crate::exec::foreign::{by_position, Changed, Referential};
 use crate::exec::Outcome;
 use crate::exec::{Exec, Executor, Subqueries};
 use crate::expr::aggregate::by_keys;
@@ -420,10 +421,11 @@ pub(crate) trait Writes: Exec {
                     .position(|f| f == c)
                     .expect("every column is fetched")
             };
-            let write_all = |s: &mut Self,
-                             txn: &mut Transaction,
-                             changed: &mut u64,
-                             wrote: &mut bool|
+            let mut written_rows: Vec<Changed> = Vec::new();
+            let mut write_all = |s: &mut Self,
+                                 txn: &mut Transaction,
+                                 changed: &mut u64,
+                                 wrote: &mut bool|
              -> Result<()> {
                 for (n, row) in rows.iter().enumerate() {
                     // Assignments run left to right, each seeing the ones before it (MariaDB's
@@ -463,6 +465,10 @@ pub(crate) trait Writes: Exec {
                         values.push((c, v));
                     }
                     let key = Self::primary_key(src, row);
+                    written_rows.push(Changed {
+                        old: Some(by_position(&def, &src.fetch, row)),
+                        new: Some(by_position(&def, &src.fetch, &current)),
+                    });
                     if p.ignore {
                         // Each row is written on its own, as a statement of its own: a row
                         // whose new key is taken is undone alone and skipped, silently, as
@@ -512,7 +518,7 @@ pub(crate) trait Writes: Exec {
                 return Err(e);
             }
             if changed > 0 || txn.is_open() {
-                txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
+                s.execute_enforced(txn, last, &src.table, || written_rows)?;
             }
             let matched = rows.len() as u64;
             Ok(Outcome::Done {
@@ -533,7 +539,15 @@ pub(crate) trait Writes: Exec {
                 .map(|row| txn.delete(&src.table, Self::primary_key(src, row)))
                 .collect();
             if !ops.is_empty() || txn.is_open() {
-                txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
+                let def = src.table.def();
+                s.execute_enforced(txn, last, &src.table, || {
+                    rows.iter()
+                        .map(|row| Changed {
+                            old: Some(by_position(def, &src.fetch, row)),
+                            new: None,
+                        })
+                        .collect()
+                })?;
             }
             let deleted = ops
                 .iter()
@@ -572,6 +586,11 @@ pub(crate) trait Writes: Exec {
             let Outcome::Rows { rows, .. } = selected else {
                 return Err(SqlError::parse("the join of a multi-table statement"));
             };
+            // The rows of targets whose foreign keys apply, read whole under their locks before
+            // any is written, by target and key.
+            let targets = p.targets.iter().map(|t| (&t.table, t.key.as_slice()));
+            let olds = s.read_targets(txn, targets, &rows)?;
+            let mut checked: Vec<Vec<Changed>> = vec![Vec::new(); p.targets.len()];
             let mut seen: HashSet<(usize, Vec<u8>)> = HashSet::new();
             let mut ops = Vec::new();
             let (mut matched, mut changed) = (0u64, 0u64);
@@ -584,7 +603,16 @@ pub(crate) trait Writes: Exec {
                     {
                         continue;
                     }
+                    let old = olds[t]
+                        .as_ref()
+                        .and_then(|o| o.get(&crate::exec::subquery::exact_key(&key)));
                     if p.delete {
+                        if let Some(old) = old {
+                            checked[t].push(Changed {
+                                old: Some(old.clone()),
+                                new: None,
+                            });
+                        }
                         ops.push(txn.delete(&target.table, key));
                         continue;
                     }
@@ -604,6 +632,9 @@ pub(crate) trait Writes: Exec {
                     }
                     let assigned = |c: u16| target.assignments.iter().any(|(a, ..)| *a == c);
                     values.extend(on_update_values(def, assigned, s.statement_micros));
+                    if let Some(old) = old {
+                        checked[t].push(Changed::updated(old, &values));
+                    }
                     changed += 1;
                     write_row(txn, &target.table, key, values, |values| {
                         target
@@ -618,7 +649,8 @@ pub(crate) trait Writes: Exec {
                 }
             }
             if !ops.is_empty() || changed > 0 || txn.is_open() {
-                txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
+                let checked = p.targets.iter().map(|t| &t.table).zip(checked).collect();
+                s.execute_enforced_all(txn, last, checked)?;
             }
             if p.delete {
                 let deleted = ops
@@ -648,7 +680,7 @@ impl<S: Exec> Writes for S {}
 /// column, the row deleted and inserted again `whole` under its new key (maybe in another
 /// partition), in this order on the data node (a key still taken is 1062, as InnoDB's
 /// row-by-row update).
-fn write_row(
+pub(crate) fn write_row(
     txn: &mut Transaction,
     table: &Table,
     key: Vec<Value>,

@@ -21,6 +21,7 @@ pub(crate) const INTEGER_VARIABLES: &[&str] = &[
     "div_precision_increment",
     "error_count",
     "explicit_defaults_for_timestamp",
+    "foreign_key_checks",
     "group_concat_max_len",
     "interactive_timeout",
     "lower_case_table_names",

@@ -1375,6 +1375,11 @@ pub fn delete(
         .map(|l| count_expr(&mut c, l))
         .transpose()?;
     let mut keys: Vec<&mut OrderKey> = order.iter_mut().map(|(k, ..)| k).collect();
+    // Every column a key holds is fetched: a foreign key may reference any of them, and its
+    // enforcement finds the children by the deleted rows' values (`exec/foreign.rs`).
+    let mut keyed: Vec<u16> = def.indexes.iter().flat_map(|i| i.columns.clone()).collect();
+    keyed.sort_unstable();
+    keyed.dedup();
     let source = source(
         table,
         &tref,
@@ -1383,7 +1388,7 @@ pub fn delete(
         true,
         &mut [],
         &mut keys,
-        &[],
+        &keyed,
     );
     Ok(DeletePlan {
         source,

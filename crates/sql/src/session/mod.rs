@@ -585,6 +585,13 @@ impl Session {
         }
     }
 
+    /// Which foreign keys reference each table (`Shared::referencing`).
+    pub(crate) fn referencing(
+        &self,
+    ) -> Result<std::sync::Arc<crate::catalog::foreign::Referencing>> {
+        self.shared.referencing()
+    }
+
     pub(crate) fn table_error(&self, e: client::ClientError, table: &str) -> SqlError {
         if e.code() == base::ErrorCode::NoSuchTable {
             SqlError::no_table(self.database.as_deref().unwrap_or_default(), table)

@@ -163,7 +163,8 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
         Virtual::UserPrivileges | Virtual::SchemaPrivileges | Virtual::TablePrivileges => {
             privilege_rows(session, v)?
         }
-        Virtual::Triggers | Virtual::Views | Virtual::ReferentialConstraints => Vec::new(),
+        Virtual::ReferentialConstraints => referential_constraints(session)?,
+        Virtual::Triggers | Virtual::Views => Vec::new(),
         Virtual::TableConstraints => table_constraints(session)?,
         Virtual::CheckConstraints => check_constraints(session)?,
         Virtual::Engines => engines(),
@@ -487,6 +488,16 @@ pub(crate) fn table_constraints(session: &Session) -> Result<Vec<Vec<Value>>> {
             text("CHECK"),
         ]);
     }
+    for (db, name, _, fk) in foreign_keys(session)? {
+        rows.push(vec![
+            text("def"),
+            text(db.clone()),
+            text(fk.name),
+            text(db),
+            text(name),
+            text("FOREIGN KEY"),
+        ]);
+    }
     Ok(rows)
 }
 
@@ -689,6 +700,70 @@ pub(crate) fn key_column_usage(session: &Session) -> Result<Vec<Vec<Value>>> {
             ]);
         }
     })?;
+    for (db, name, table, fk) in foreign_keys(session)? {
+        let (parent_db, parent) = crate::catalog::foreign::split_name(&fk.parent);
+        for (seq, (c, p)) in fk.columns.iter().zip(&fk.parent_columns).enumerate() {
+            rows.push(vec![
+                text("def"),
+                text(db.clone()),
+                text(fk.name.clone()),
+                text("def"),
+                text(db.clone()),
+                text(name.clone()),
+                text(table.def().columns[*c as usize].name.clone()),
+                Value::Int(seq as i64 + 1),
+                Value::Int(seq as i64 + 1),
+                text(parent_db),
+                text(parent),
+                text(p.clone()),
+            ]);
+        }
+    }
+    Ok(rows)
+}
+
+/// Every foreign key of every table: database, table name, table, key.
+fn foreign_keys(
+    session: &Session,
+) -> Result<Vec<(String, String, Table, base::foreign_key::ForeignKeyDef)>> {
+    let mut keys = Vec::new();
+    for (db, name, table) in catalog(session)? {
+        for fk in &table.def().foreign_keys {
+            keys.push((db.clone(), name.clone(), table.clone(), fk.clone()));
+        }
+    }
+    Ok(keys)
+}
+
+/// REFERENTIAL_CONSTRAINTS: a row per foreign key, naming the parent's key it references
+/// (the first whose columns the referenced ones lead; none when the parent is missing).
+fn referential_constraints(session: &Session) -> Result<Vec<Vec<Value>>> {
+    let cluster = session.shared.cluster();
+    let mut rows = Vec::new();
+    for (db, name, _, fk) in foreign_keys(session)? {
+        let (parent_db, parent) = crate::catalog::foreign::split_name(&fk.parent);
+        let key = cluster.table(&fk.parent).ok().and_then(|p| {
+            let def = p.def();
+            let positions = fk.parent_positions(def)?;
+            def.indexes
+                .iter()
+                .find(|i| i.columns.starts_with(&positions))
+                .map(|i| i.name.clone())
+        });
+        rows.push(vec![
+            text("def"),
+            text(db.clone()),
+            text(fk.name.clone()),
+            text("def"),
+            text(parent_db),
+            key.map_or(Value::Null, text),
+            text("NONE"),
+            text(fk.on_update.sql_name()),
+            text(fk.on_delete.sql_name()),
+            text(name),
+            text(parent),
+        ]);
+    }
     Ok(rows)
 }
 

@@ -2,15 +2,19 @@
 //! it keeps connected.
 
 use std::sync::atomic::AtomicU32;
+use std::sync::Arc;
 use std::time::Duration;
 
 use client::Cluster;
 use tracing::{info, warn};
 
+use crate::catalog::foreign::Referencing;
 use crate::foundation::config::SqlConfig;
+use crate::foundation::error::{Result, SqlError};
 
 /// What every session of the front end shares: the configuration, the connection for metadata,
-/// DDL and logins, the password cache, status counters and the grants epoch. What only the
+/// DDL and logins, the password cache, status counters, the grants epoch and which foreign
+/// keys reference each table. What only the
 /// server layer touches (the reactor, TLS, login throttling, threads) is `server::Server`'s.
 pub(crate) struct Shared {
     /// The connection DDL, logins and account statements use (see `cluster`).
@@ -30,6 +34,9 @@ pub(crate) struct Shared {
     /// a session that read its grants under another value reads them again before its next
     /// statement, and plans it again.
     pub grants_epoch: std::sync::atomic::AtomicU64,
+    /// Which foreign keys reference each table, as derived under the shared connection's
+    /// catalog epoch (`referencing`); None until first asked, and after a reconnection.
+    pub(crate) referencing: std::sync::Mutex<Option<Arc<Referencing>>>,
 }
 
 /// How long the shared connection waits for a node group to serve again after a failover.
@@ -39,6 +46,38 @@ pub const FAILOVER_RECONNECT: Duration = Duration::from_secs(3);
 pub const RECONNECT_BACKOFF: Duration = Duration::from_secs(1);
 
 impl Shared {
+    /// Which foreign keys reference each table: kept while the shared connection's catalog
+    /// epoch stays (no DDL through it, no definition refused as changed), else derived again
+    /// from every table's definition.
+    pub(crate) fn referencing(&self) -> Result<Arc<Referencing>> {
+        let cluster = self.cluster();
+        let epoch = cluster.catalog_epoch();
+        if let Some(kept) = self
+            .referencing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .filter(|r| r.epoch == epoch)
+        {
+            return Ok(kept.clone());
+        }
+        let names = cluster
+            .list_tables()
+            .map_err(|e| SqlError::from_client(&e))?;
+        let mut tables = Vec::with_capacity(names.len());
+        for name in names {
+            match cluster.table(&name) {
+                Ok(t) if t.def().index_of.is_none() => tables.push(t),
+                Ok(_) => {}
+                Err(e) if e.code() == base::ErrorCode::NoSuchTable => {}
+                Err(e) => return Err(SqlError::from_client(&e)),
+            }
+        }
+        let built = Arc::new(Referencing::new(epoch, tables));
+        *self.referencing.lock().unwrap_or_else(|e| e.into_inner()) = Some(built.clone());
+        Ok(built)
+    }
+
     /// The shared data node connection, connected again first if a call found it lost. With
     /// one data node the wait is short (the call that found it lost failed, the next one
     /// works); with several (a node group failing over) it waits up to `FAILOVER_RECONNECT`
@@ -76,6 +115,7 @@ impl Shared {
                     self.config.datanode
                 );
                 *self.cluster.lock().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
+                *self.referencing.lock().unwrap_or_else(|e| e.into_inner()) = None;
                 *failed_at = None;
                 fresh
             }

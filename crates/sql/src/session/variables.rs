@@ -62,6 +62,7 @@ const VARIABLES: &[Variable] = variables! {
     "div_precision_increment" Int |s| Value::Int(4);
     "error_count" Int |s| Value::UInt(s.diagnostics.error_count() as u64);
     "explicit_defaults_for_timestamp" Bool |s| Value::Int(1);
+    "foreign_key_checks" Bool |s| Value::Int(1);
     "group_concat_max_len" Int |s| Value::UInt(crate::foundation::limits::GROUP_CONCAT_MAX_LEN_DEFAULT as u64);
     "have_openssl" Plain |s| text("DISABLED");
     "have_ssl" Plain |s| text("DISABLED");
@@ -103,6 +104,16 @@ impl Session {
     /// cairn_aggregate_pushdown, ON unless the session SET it OFF (or 0).
     pub(crate) fn aggregate_pushdown(&self) -> bool {
         match self.vars.get("cairn_aggregate_pushdown") {
+            None => true,
+            Some(Value::Bytes(b)) => !(b.eq_ignore_ascii_case(b"OFF") || b == b"0"),
+            Some(v) => crate::expr::truthy(v),
+        }
+    }
+
+    /// Whether the session checks foreign keys: foreign_key_checks, ON unless the session SET
+    /// it OFF (or 0), as a dump's loading does.
+    pub(crate) fn foreign_key_checks(&self) -> bool {
+        match self.vars.get("foreign_key_checks") {
             None => true,
             Some(Value::Bytes(b)) => !(b.eq_ignore_ascii_case(b"OFF") || b == b"0"),
             Some(v) => crate::expr::truthy(v),

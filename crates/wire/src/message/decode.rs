@@ -1,7 +1,7 @@
 //! The byte layout of every message body, read and checked: `Message::decode`.
 
 use super::replication::get_changes;
-use super::schema::{get_collation, get_column, get_index_columns, get_options};
+use super::schema::{get_collation, get_column, get_foreign_keys, get_index_columns, get_options};
 use super::status::node_ids;
 use super::*;
 use crate::codec::{DecodeError, DecodeResult, Reader};
@@ -256,7 +256,7 @@ impl Message {
                     },
                     2 => TableChange::Rename { to: name(&mut r)? },
                     3 => TableChange::Options {
-                        options: get_options(&mut r)?,
+                        options: get_options(&mut r)?.0,
                         comment: r.string("table comment", limits::TABLE_COMMENT_BYTES_MAX)?,
                     },
                     4 => {
@@ -279,6 +279,10 @@ impl Message {
                         }
                         TableChange::Columns { version, columns }
                     }
+                    5 => TableChange::ForeignKeys {
+                        version: r.u32()?,
+                        keys: get_foreign_keys(&mut r)?,
+                    },
                     tag => {
                         return Err(DecodeError::BadTag {
                             what: "table change",

@@ -1,7 +1,7 @@
 //! The byte layout of every message body, written: `Message::encode_body`.
 
 use super::replication::put_changes;
-use super::schema::{put_column, put_index_columns, put_options};
+use super::schema::{put_column, put_foreign_keys, put_index_columns, put_options};
 use super::*;
 use crate::codec::Writer;
 
@@ -219,7 +219,7 @@ impl Message {
                     }
                     TableChange::Options { options, comment } => {
                         out.put_u8(3);
-                        put_options(out, options);
+                        put_options(out, options, false);
                         out.put_bytes(comment.as_bytes());
                     }
                     TableChange::Columns { version, columns } => {
@@ -239,6 +239,11 @@ impl Message {
                                 }
                             }
                         }
+                    }
+                    TableChange::ForeignKeys { version, keys } => {
+                        out.put_u8(5);
+                        out.put_u32(*version);
+                        put_foreign_keys(out, keys);
                     }
                 }
             }

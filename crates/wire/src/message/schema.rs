@@ -1,7 +1,8 @@
 //! Table schemas in the protocol's encoding (also the catalog file's): definitions, columns,
-//! types, indexes and options, and the changes `AlterTable` makes.
+//! types, indexes, options and foreign keys, and the changes `AlterTable` makes.
 
 use crate::codec::{DecodeError, DecodeResult, Reader, Writer};
+use base::foreign_key::{ForeignKeyDef, ReferenceAction};
 use base::schema::{ColumnDef, IndexDef, IndexKind, TableDef, TableOptions};
 use base::types::{Collation, ColumnType, LobSize};
 use base::{limits, Value};
@@ -26,6 +27,12 @@ pub enum TableChange {
     Columns {
         version: u32,
         columns: Vec<NewColumn>,
+    },
+    /// Replaces the table's foreign keys (ADD/DROP FOREIGN KEY), built from definition
+    /// `version` (another answers `SchemaChanged`).
+    ForeignKeys {
+        version: u32,
+        keys: Vec<ForeignKeyDef>,
     },
 }
 
@@ -189,9 +196,64 @@ pub fn put_table(out: &mut Vec<u8>, t: &TableDef) {
         put_index_columns(out, i.kind, &i.columns, &i.prefixes);
         out.put_u32(i.index_table);
     }
-    put_options(out, &t.options);
+    put_options(out, &t.options, !t.foreign_keys.is_empty());
     out.put_u32(t.index_of.map_or(u32::MAX, |i| i));
     out.put_bytes(t.comment.as_bytes());
+    if !t.foreign_keys.is_empty() {
+        put_foreign_keys(out, &t.foreign_keys);
+    }
+}
+
+/// Appends a list of foreign keys (after a table's comment when its options flag says so,
+/// and in `TableChange::ForeignKeys`).
+pub(super) fn put_foreign_keys(out: &mut Vec<u8>, keys: &[ForeignKeyDef]) {
+    out.put_u32(keys.len() as u32);
+    for k in keys {
+        out.put_bytes(k.name.as_bytes());
+        out.put_u16s(&k.columns);
+        out.put_bytes(k.parent.as_bytes());
+        for c in &k.parent_columns {
+            out.put_bytes(c.as_bytes());
+        }
+        out.put_u8(k.on_delete.to_u8() | u8::from(k.declared.0) << 3);
+        out.put_u8(k.on_update.to_u8() | u8::from(k.declared.1) << 3);
+    }
+}
+
+/// Reads a list written by [`put_foreign_keys`].
+pub(super) fn get_foreign_keys(r: &mut Reader) -> DecodeResult<Vec<ForeignKeyDef>> {
+    let name_limit = limits::WIRE_NAME_BYTES_MAX;
+    let n = r.count("foreign keys", limits::FOREIGN_KEYS_MAX, 8)?;
+    let mut keys = Vec::with_capacity(n);
+    for _ in 0..n {
+        let name = r.string("foreign key name", name_limit)?;
+        let columns = r.u16s("foreign key columns", limits::KEY_COLUMNS_MAX)?;
+        let parent = r.string("referenced table", name_limit)?;
+        let mut parent_columns = Vec::with_capacity(columns.len());
+        for _ in 0..columns.len() {
+            parent_columns.push(r.string("referenced column", name_limit)?);
+        }
+        let mut action = || -> DecodeResult<(ReferenceAction, bool)> {
+            let tag = r.u8()?;
+            let action = ReferenceAction::from_u8(tag & 7).ok_or(DecodeError::BadTag {
+                what: "foreign key action",
+                tag,
+            })?;
+            Ok((action, tag & 8 != 0))
+        };
+        let (on_delete, delete_declared) = action()?;
+        let (on_update, update_declared) = action()?;
+        keys.push(ForeignKeyDef {
+            name,
+            columns,
+            parent,
+            parent_columns,
+            on_delete,
+            on_update,
+            declared: (delete_declared, update_declared),
+        });
+    }
+    Ok(keys)
 }
 
 pub(super) fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
@@ -378,30 +440,35 @@ fn get_index_kind(r: &mut Reader) -> DecodeResult<(IndexKind, bool)> {
     Ok((kind, byte & PREFIXES_FOLLOW != 0))
 }
 
-pub(super) fn put_options(out: &mut Vec<u8>, options: &TableOptions) {
+/// The options byte: bits 0-2 the flags, bits 3-6 the default collation (0: none), bit 7
+/// that foreign keys follow the table's comment (`foreign_keys`; never set in a change).
+pub(super) fn put_options(out: &mut Vec<u8>, options: &TableOptions, foreign_keys: bool) {
     out.put_u8(
         u8::from(options.read_backup)
             | u8::from(options.fully_replicated) << 1
             | u8::from(options.nologging) << 2
-            | options.collation.map_or(0, |c| c as u8) << 3,
+            | options.collation.map_or(0, |c| c as u8) << 3
+            | u8::from(foreign_keys) << 7,
     );
 }
 
-pub(super) fn get_options(r: &mut Reader) -> DecodeResult<TableOptions> {
+/// Reads the options byte: the options and whether foreign keys follow.
+pub(super) fn get_options(r: &mut Reader) -> DecodeResult<(TableOptions, bool)> {
     let flags = r.u8()?;
-    let collation = match flags >> 3 {
+    let collation = match (flags >> 3) & 0xf {
         0 => None,
         tag => Some(Collation::from_u8(tag).ok_or(DecodeError::BadTag {
             what: "table collation",
             tag,
         })?),
     };
-    Ok(TableOptions {
+    let options = TableOptions {
         read_backup: flags & 1 != 0,
         fully_replicated: flags & 2 != 0,
         nologging: flags & 4 != 0,
         collation,
-    })
+    };
+    Ok((options, flags & 0x80 != 0))
 }
 
 /// Reads a table schema written by [`put_table`].
@@ -441,7 +508,7 @@ fn read_table(r: &mut Reader, versioned: bool) -> DecodeResult<TableDef> {
             index_table: r.u32()?,
         });
     }
-    let options = get_options(r)?;
+    let (options, foreign) = get_options(r)?;
     let index_of = match r.u32()? {
         u32::MAX => None,
         v => Some(v),
@@ -450,6 +517,11 @@ fn read_table(r: &mut Reader, versioned: bool) -> DecodeResult<TableDef> {
         r.string("table comment", limits::TABLE_COMMENT_BYTES_MAX)?
     } else {
         String::new()
+    };
+    let foreign_keys = if foreign {
+        get_foreign_keys(r)?
+    } else {
+        Vec::new()
     };
     Ok(TableDef {
         id,
@@ -463,5 +535,6 @@ fn read_table(r: &mut Reader, versioned: bool) -> DecodeResult<TableDef> {
         options,
         index_of,
         comment,
+        foreign_keys,
     })
 }

@@ -29,15 +29,15 @@ fn a_bad_table_collation_tag_is_refused() {
     let mut out = Vec::new();
     put_table(&mut out, &table);
     // The options byte sits before the u32 index of and the empty comment (its u32 length);
-    // tag 31 names no collation.
+    // tag 15 names no collation.
     let at = out.len() - 9;
-    out[at] |= 31 << 3;
+    out[at] |= 15 << 3;
     let err = get_table(&mut Reader::new(&out)).unwrap_err();
     assert!(matches!(
         err,
         DecodeError::BadTag {
             what: "table collation",
-            tag: 31
+            tag: 15
         }
     ));
 }
@@ -106,7 +106,38 @@ fn messages_round_trip() {
         nologging: true,
         collation: Some(Collation::Binary),
     };
+    let fk = |name: &str, on_delete, declared| base::foreign_key::ForeignKeyDef {
+        name: name.into(),
+        columns: vec![1, 0],
+        parent: "db/parent".into(),
+        parent_columns: vec!["a".into(), "b".into()],
+        on_delete,
+        on_update: base::foreign_key::ReferenceAction::SetNull,
+        declared,
+    };
+    let mut with_keys = table.clone();
+    with_keys.foreign_keys = vec![
+        fk(
+            "t_ibfk_1",
+            base::foreign_key::ReferenceAction::Cascade,
+            (true, false),
+        ),
+        fk(
+            "f2",
+            base::foreign_key::ReferenceAction::NoAction,
+            (true, true),
+        ),
+    ];
+    with_keys.options.collation = Some(Collation::Utf8mb3Unicode520Ci);
     let messages = vec![
+        Message::CreateTable(with_keys.clone()),
+        Message::AlterTable {
+            table: "db/t".into(),
+            change: TableChange::ForeignKeys {
+                version: 9,
+                keys: with_keys.foreign_keys.clone(),
+            },
+        },
         Message::CreateTable(with_options),
         Message::CreateTable(table.clone()),
         Message::TableInfo {
