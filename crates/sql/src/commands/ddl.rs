@@ -82,7 +82,7 @@ impl Session {
                         .index(&name.value)
                         .filter(|_| !name.value.eq_ignore_ascii_case(PRIMARY))
                         .ok_or_else(|| no_index(&name.value))?;
-                    Self::check_index_drop(&def, &name.value)?;
+                    self.check_index_drop(&def, &name.value)?;
                     dropped.push(def.indexes.remove(position).name);
                 }
                 ast::AlterTableOperation::DropPrimaryKey { .. } => {
@@ -97,6 +97,10 @@ impl Session {
             }
         }
         let columns = self.new_columns(&def, &table, &a.operations)?;
+        if let Some(columns) = &columns {
+            let names: Vec<&str> = columns.iter().map(|c| c.column.name.as_str()).collect();
+            self.check_parent_change(&full, false, Some(&names))?;
+        }
         // A unique index whose every column goes is dropped first, as MariaDB drops it.
         if let Some(columns) = &columns {
             for index in std::mem::take(&mut def.indexes) {
@@ -272,6 +276,7 @@ impl Session {
             let result = (|| {
                 let (from, db, table) = self.table_name(&r.old_name)?;
                 let (to, _, _) = self.table_name(&r.new_name)?;
+                self.check_parent_change(&from, true, None)?;
                 // The data node makes the checks (rename_error maps its answers).
                 self.shared
                     .cluster()
@@ -318,6 +323,7 @@ impl Session {
                 format!("Table '{to_table}' already exists"),
             ));
         }
+        self.check_parent_change(from, true, None)?;
         Ok(())
     }
 

@@ -324,10 +324,6 @@ impl Session {
             .iter()
             .filter(|k| !keys.contains(k))
             .collect();
-        let mut checked = 0;
-        if !added.is_empty() && self.foreign_key_checks() {
-            checked = self.check_rows(&current, &added)?;
-        }
         for index in &def.indexes[indexes..] {
             let names: Vec<&str> = index
                 .columns
@@ -338,34 +334,40 @@ impl Session {
                 .add_index(full, &index.name, &names)
                 .map_err(|e| self.table_error(e, table))?;
         }
-        let version = cluster
-            .table(full)
-            .map_err(|e| self.table_error(e, table))?
-            .def()
-            .version;
-        cluster
-            .alter_table(
-                full,
-                client::TableChange::ForeignKeys {
-                    version,
-                    keys: def.foreign_keys.clone(),
-                },
-            )
-            .map_err(|e| self.table_error(e, table))?;
+        let set_keys = |keys: Vec<ForeignKeyDef>| -> Result<client::Table> {
+            let version = cluster
+                .table(full)
+                .map_err(|e| SqlError::from_client(&e))?
+                .def()
+                .version;
+            cluster
+                .alter_table(full, client::TableChange::ForeignKeys { version, keys })
+                .map_err(|e| SqlError::from_client(&e))
+        };
+        let installed = set_keys(def.foreign_keys.clone())?;
         self.touch_parents(&def);
-        Ok(checked)
+        // The rows there are checked once the keys are in force, so that no write between the
+        // check and the key escapes both; a row that fails takes the new keys away again.
+        if added.is_empty() || !self.foreign_key_checks() {
+            return Ok(0);
+        }
+        match self.check_rows(&installed, &added) {
+            Ok(checked) => Ok(checked),
+            Err(e) => {
+                if let Err(undo) = set_keys(keys.clone()) {
+                    tracing::warn!("ALTER TABLE {full}: taking the new keys away failed: {undo}");
+                }
+                Err(e)
+            }
+        }
     }
 
     /// 1452 unless every row of `child` finds its parent under each of `keys` (a key ALTER
     /// TABLE adds); returns the rows read.
     fn check_rows(&mut self, child: &client::Table, keys: &[&ForeignKeyDef]) -> Result<u64> {
         let def = child.def();
-        let names: Vec<&str> = def
-            .columns
-            .iter()
-            .filter(|c| !c.hidden)
-            .map(|c| c.name.as_str())
-            .collect();
+        // Every column, the hidden key too: the rows' values sit at their columns' positions.
+        let names: Vec<&str> = def.columns.iter().map(|c| c.name.as_str()).collect();
         let cluster = self.data().clone();
         let rows = cluster
             .scan(child, &client::Scan::table().columns(&names))
@@ -422,17 +424,62 @@ impl Session {
             if fk.parent.eq_ignore_ascii_case(&child.name) {
                 continue;
             }
-            let Ok(parent) = cluster.table(&fk.parent) else {
-                continue;
-            };
-            let change = client::TableChange::ForeignKeys {
-                version: parent.def().version,
-                keys: parent.def().foreign_keys.clone(),
-            };
-            if let Err(e) = cluster.alter_table(&fk.parent, change) {
-                tracing::debug!("touching {} for its new child: {e}", fk.parent);
+            // Another API node may have changed the parent since this one cached it: read
+            // it again and try once more.
+            for _ in 0..3 {
+                let Ok(parent) = cluster.table(&fk.parent) else {
+                    break;
+                };
+                let change = client::TableChange::ForeignKeys {
+                    version: parent.def().version,
+                    keys: parent.def().foreign_keys.clone(),
+                };
+                match cluster.alter_table(&fk.parent, change) {
+                    Ok(_) => break,
+                    Err(e) if e.code() == base::ErrorCode::SchemaChanged => {
+                        cluster.forget_table(&fk.parent)
+                    }
+                    Err(e) => {
+                        tracing::debug!("touching {} for its new child: {e}", fk.parent);
+                        break;
+                    }
+                }
             }
         }
+    }
+
+    /// The refusal (1235) of a change that would lose a foreign key's parent: renaming a table
+    /// another table's key references (`renamed`), or a column change (`columns`: the new
+    /// list's names) that drops or renames a column a key references. Cairn's keys name their
+    /// parent and its columns, and it does not yet carry such a change into them.
+    pub(crate) fn check_parent_change(
+        &self,
+        full: &str,
+        renamed: bool,
+        columns: Option<&[&str]>,
+    ) -> Result<()> {
+        let referencing = self.referencing()?;
+        for (child, at) in referencing.of(full) {
+            let fk = &child.def().foreign_keys[*at];
+            if renamed && !child.def().name.eq_ignore_ascii_case(full) {
+                return Err(SqlError::unsupported(format!(
+                    "renaming a table that foreign key `{}` references (drop the key first)",
+                    fk.name
+                )));
+            }
+            let kept = columns.is_none_or(|columns| {
+                fk.parent_columns
+                    .iter()
+                    .all(|c| columns.iter().any(|n| n.eq_ignore_ascii_case(c)))
+            });
+            if !kept {
+                return Err(SqlError::unsupported(format!(
+                    "dropping or renaming a column that foreign key `{}` references (drop the key first)",
+                    fk.name
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// DROP TABLE's refusal (1451) of a table another table's key references, unless that
@@ -441,7 +488,7 @@ impl Session {
         if !self.foreign_key_checks() {
             return Ok(());
         }
-        let referencing = self.referencing()?;
+        let referencing = self.fresh_referencing()?;
         let kept_child = referencing.of(full).iter().any(|(child, _)| {
             !dropping
                 .iter()
@@ -462,7 +509,7 @@ impl Session {
         if !self.foreign_key_checks() {
             return Ok(());
         }
-        let referencing = self.referencing()?;
+        let referencing = self.fresh_referencing()?;
         let other = referencing
             .of(full)
             .iter()
@@ -480,17 +527,32 @@ impl Session {
         Ok(())
     }
 
-    /// ALTER TABLE's refusal (1553) to drop an index a foreign key of the table needs: the
-    /// last one its columns lead.
-    pub(crate) fn check_index_drop(def: &TableDef, index: &str) -> Result<()> {
+    /// Which keys reference each table, read from the catalog anew (DDL that a reference
+    /// forbids must not go by a map that another API node's new child has outdated).
+    fn fresh_referencing(&self) -> Result<std::sync::Arc<crate::catalog::foreign::Referencing>> {
+        self.shared.cluster().forget_tables();
+        self.referencing()
+    }
+
+    /// ALTER TABLE's refusal (1553) to drop an index a foreign key needs: the last one the
+    /// columns of a key of the table lead, or the last one the columns another table's key
+    /// references lead.
+    pub(crate) fn check_index_drop(&self, def: &TableDef, index: &str) -> Result<()> {
         let mut without = def.clone();
         without
             .indexes
             .retain(|i| !i.name.eq_ignore_ascii_case(index));
-        if def
-            .foreign_keys
-            .iter()
-            .any(|k| !leads_a_key(&without, &k.columns))
+        let referencing = self.fresh_referencing()?;
+        let referenced = referencing.of(&def.name).iter().any(|(child, at)| {
+            child.def().foreign_keys[*at]
+                .parent_positions(def)
+                .is_some_and(|p| !leads_a_key(&without, &p))
+        });
+        if referenced
+            || def
+                .foreign_keys
+                .iter()
+                .any(|k| !leads_a_key(&without, &k.columns))
         {
             return Err(SqlError::new(
                 1553,

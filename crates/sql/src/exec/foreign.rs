@@ -171,19 +171,40 @@ pub(crate) trait Referential: Exec {
 
     /// Sends the statement's last batch of writes to `table` (`rows`, which it changed) as
     /// `last` asks, enforcing the foreign keys first when they apply: the batch goes without
-    /// the commit, the keys are enforced, then the transaction commits if `last` says so.
+    /// the commit, the keys are enforced on `rows` (told the transaction, whose results name
+    /// the AUTO_INCREMENT values assigned), then the transaction commits if `last` says so.
     fn execute_enforced(
         &mut self,
         txn: &mut Transaction,
         last: ExecType,
         table: &Table,
-        rows: impl FnOnce() -> Vec<Changed>,
+        rows: impl FnOnce(&Transaction) -> Vec<Changed>,
     ) -> Result<()> {
         if !self.references_apply(table)? {
             return txn.execute(last).map_err(client_error);
         }
-        let rows = rows();
-        self.execute_enforced_all(txn, last, vec![(table, rows)])
+        txn.execute(ExecType::NoCommit).map_err(client_error)?;
+        let rows = rows(txn);
+        self.enforce(txn, table, rows, 0)?;
+        if last != ExecType::NoCommit {
+            txn.execute(last).map_err(client_error)?;
+        }
+        Ok(())
+    }
+
+    /// IGNORE's check of one row written as a statement of its own (`txn`'s current one): when
+    /// its keys refuse it (1451, 1452), the statement is undone and the refusal kept as a
+    /// warning, and the row is skipped (true).
+    fn skips_row(&mut self, txn: &mut Transaction, table: &Table, row: Changed) -> Result<bool> {
+        match self.enforce(txn, table, vec![row], 0) {
+            Ok(()) => Ok(false),
+            Err(e) if e.code == 1451 || e.code == 1452 => {
+                txn.undo_statement().map_err(client_error)?;
+                self.diagnostics.warn(e.code, e.message);
+                Ok(true)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// For a multi-table UPDATE or DELETE: each target's rows (`tables`: the target and the
@@ -275,12 +296,16 @@ pub(crate) trait Referential: Exec {
         rows: &[Changed],
     ) -> Result<()> {
         let mut keys: Vec<Vec<Value>> = Vec::new();
+        // Keys the collation calls equal are looked up once.
+        let mut seen = std::collections::HashSet::new();
         for row in rows {
             let Some(new) = row.new.as_deref().and_then(|r| values_of(r, &fk.columns)) else {
                 continue;
             };
             let old = row.old.as_deref().and_then(|r| values_of(r, &fk.columns));
-            if old.as_ref() != Some(&new) && !keys.contains(&new) {
+            let mut encoded = Vec::new();
+            child.encode_key(&fk.columns, &new, &mut encoded);
+            if old.as_ref() != Some(&new) && seen.insert(encoded) {
                 keys.push(new);
             }
         }
@@ -312,7 +337,8 @@ pub(crate) trait Referential: Exec {
         depth: usize,
     ) -> Result<()> {
         let Some(positions) = fk.parent_positions(parent) else {
-            return Ok(());
+            // The key names a column the parent no longer has: refused rather than unchecked.
+            return Err(parent_row_error(child.def(), fk));
         };
         let cdef = child.def();
         let mut gone: Gone = HashMap::new();
@@ -473,25 +499,31 @@ fn parent_rows_exist_in(
             .first_per_key()
             .columns(&names);
         let found = txn.scan(parent, &scan).map_err(client_error)?;
-        let mut seen: Vec<Vec<u8>> = Vec::new();
+        let encode = |values: &[Value]| {
+            let mut encoded = Vec::new();
+            pdef.encode_key(positions, values, &mut encoded);
+            encoded
+        };
+        let mut seen = std::collections::HashSet::new();
         let mut locks = Vec::new();
         for row in &found {
-            let mut encoded = Vec::new();
-            pdef.encode_key(positions, &row[pk.len()..], &mut encoded);
-            if !seen.contains(&encoded) {
-                seen.push(encoded);
+            if seen.insert(encode(&row[pk.len()..])) {
                 locks.push(txn.read_with(
                     parent,
                     row[..pk.len()].to_vec(),
                     LockMode::Shared,
-                    vec![pk[0]],
+                    positions.to_vec(),
                 ));
             }
         }
-        if seen.len() < keys.len() {
-            return Ok(false);
-        }
-        locks
+        txn.execute(ExecType::NoCommit).map_err(client_error)?;
+        // The row found may have changed between the scan and its lock: it counts only if
+        // it still holds the key, now that no one can change it.
+        let held: std::collections::HashSet<Vec<u8>> = locks
+            .iter()
+            .filter_map(|op| txn.row(*op).map(encode))
+            .collect();
+        return Ok(keys.iter().all(|k| held.contains(&encode(k))));
     };
     txn.execute(ExecType::NoCommit).map_err(client_error)?;
     Ok(reads.iter().all(|op| txn.row(*op).is_some()))

@@ -135,12 +135,26 @@ pub(crate) trait Inserting: Executor {
             } else {
                 ExecType::NoCommit
             };
-            self.execute_enforced(txn, exec, &p.table, || {
+            let auto = def.auto_increment_column();
+            self.execute_enforced(txn, exec, &p.table, |txn| {
                 chunk
                     .iter()
-                    .map(|values| Changed {
-                        old: None,
-                        new: Some(inserted_row(def, values)),
+                    .zip(&ops)
+                    .map(|(values, op)| {
+                        let mut row = inserted_row(def, values);
+                        // An AUTO_INCREMENT column a key may name holds the value assigned.
+                        if let (Some(a), Some(OpResult::Done { assigned: Some(id) })) =
+                            (auto, txn.result(*op))
+                        {
+                            let c = &def.columns[a];
+                            row[a] = Value::UInt(*id)
+                                .coerce(c.ty, c.collation, &c.name)
+                                .unwrap_or(Value::UInt(*id));
+                        }
+                        Changed {
+                            old: None,
+                            new: Some(row),
+                        }
                     })
                     .collect()
             })?;
@@ -194,6 +208,10 @@ pub(crate) trait Inserting: Executor {
         let ignore_references = matches!(p.duplicate, OnDuplicate::Ignore)
             && !def.foreign_keys.is_empty()
             && self.foreign_key_checks();
+        let self_referencing = def
+            .foreign_keys
+            .iter()
+            .any(|k| k.parent.eq_ignore_ascii_case(&def.name));
         for (n, values) in rows.into_iter().enumerate() {
             // The row as the INSERT gives it: its values, each other column's default.
             let full = inserted_row(def, &values);
@@ -292,15 +310,29 @@ pub(crate) trait Inserting: Executor {
                             affected += 1;
                         }
                     }
+                    // A row whose parent is missing is skipped before it is written, unless
+                    // the table references itself (the row may be its own parent).
+                    if ignore_references
+                        && !self_referencing
+                        && self.skips_reference(txn, p, &full, false)?
+                    {
+                        continue;
+                    }
                     let op = txn.insert(&p.table, values);
                     txn.execute(ExecType::NoCommit).map_err(client)?;
                     let mut full = full;
                     if let (Some(a), Some(OpResult::Done { assigned: Some(id) })) =
                         (assigned, txn.result(op))
                     {
-                        full[a as usize] = Value::UInt(*id);
+                        let c = &def.columns[a as usize];
+                        full[a as usize] = Value::UInt(*id)
+                            .coerce(c.ty, c.collation, &c.name)
+                            .unwrap_or(Value::UInt(*id));
                     }
-                    if ignore_references && self.ignored_reference(txn, p, &full)? {
+                    if ignore_references
+                        && self_referencing
+                        && self.skips_reference(txn, p, &full, true)?
+                    {
                         continue;
                     }
                     changed.push(Changed {
@@ -317,18 +349,20 @@ pub(crate) trait Inserting: Executor {
             }
         }
         if txn.is_open() {
-            self.execute_enforced(txn, last, &p.table, || changed)?;
+            self.execute_enforced(txn, last, &p.table, |_| changed)?;
         }
         Ok((first, affected))
     }
 
-    /// INSERT IGNORE's row `full`, just inserted: when a foreign key finds no parent for it,
-    /// it is deleted again and the statement warns (1452) and goes on, as MariaDB skips it.
-    fn ignored_reference(
+    /// INSERT IGNORE's row `full` (`inserted` already, or not yet): when a foreign key finds no
+    /// parent for it, it is skipped (deleted again if inserted) and the statement warns (1452)
+    /// and goes on, as MariaDB skips it.
+    fn skips_reference(
         &mut self,
         txn: &mut Transaction,
         p: &InsertPlan,
         full: &[Value],
+        inserted: bool,
     ) -> Result<bool> {
         let row = Changed {
             old: None,
@@ -336,6 +370,10 @@ pub(crate) trait Inserting: Executor {
         };
         match self.enforce(txn, &p.table, vec![row], 0) {
             Ok(()) => Ok(false),
+            Err(e) if e.code == 1452 && !inserted => {
+                self.diagnostics.warn(1452, e.message);
+                Ok(true)
+            }
             Err(e) if e.code == 1452 => {
                 let key = p
                     .table

@@ -422,6 +422,7 @@ pub(crate) trait Writes: Exec {
                     .expect("every column is fetched")
             };
             let mut written_rows: Vec<Changed> = Vec::new();
+            let checked = p.ignore && s.references_apply(&src.table)?;
             let mut write_all = |s: &mut Self,
                                  txn: &mut Transaction,
                                  changed: &mut u64,
@@ -465,10 +466,10 @@ pub(crate) trait Writes: Exec {
                         values.push((c, v));
                     }
                     let key = Self::primary_key(src, row);
-                    written_rows.push(Changed {
+                    let written_row = Changed {
                         old: Some(by_position(&def, &src.fetch, row)),
                         new: Some(by_position(&def, &src.fetch, &current)),
-                    });
+                    };
                     if p.ignore {
                         // Each row is written on its own, as a statement of its own: a row
                         // whose new key is taken is undone alone and skipped, silently, as
@@ -490,6 +491,13 @@ pub(crate) trait Writes: Exec {
                             }
                             Err(e) => return Err(SqlError::from_client(&e)),
                         }
+                        // Its keys are enforced with it: a row they refuse is undone and
+                        // skipped with the refusal as a warning, as MariaDB's IGNORE does.
+                        if checked && s.skips_row(txn, &src.table, written_row)? {
+                            continue;
+                        }
+                    } else {
+                        written_rows.push(written_row);
                     }
                     *changed += 1;
                 }
@@ -518,7 +526,7 @@ pub(crate) trait Writes: Exec {
                 return Err(e);
             }
             if changed > 0 || txn.is_open() {
-                s.execute_enforced(txn, last, &src.table, || written_rows)?;
+                s.execute_enforced(txn, last, &src.table, |_| written_rows)?;
             }
             let matched = rows.len() as u64;
             Ok(Outcome::Done {
@@ -540,7 +548,7 @@ pub(crate) trait Writes: Exec {
                 .collect();
             if !ops.is_empty() || txn.is_open() {
                 let def = src.table.def();
-                s.execute_enforced(txn, last, &src.table, || {
+                s.execute_enforced(txn, last, &src.table, |_| {
                     rows.iter()
                         .map(|row| Changed {
                             old: Some(by_position(def, &src.fetch, row)),
