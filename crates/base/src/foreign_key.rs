@@ -1,7 +1,8 @@
-//! Foreign keys as a table's definition holds them: the child's columns, the parent table and
-//! columns they reference (by name, as InnoDB keeps them, so a parent may be created after its
-//! child or dropped and created again), and the actions on the parent's deletes and updates.
-//! The data node only keeps them; the API node's SQL front end enforces them.
+//! Constraints as a table's definition holds them beside its keys: foreign keys (the child's
+//! columns, the parent table and columns they reference, by name as InnoDB keeps them, so a
+//! parent may be created after its child or dropped and created again, and the actions on the
+//! parent's deletes and updates) and CHECK constraints (their expressions as SQL text). The data
+//! node only keeps them; the API node's SQL front end enforces them.
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
@@ -119,6 +120,46 @@ impl ForeignKeyDef {
                 "foreign key '{}' references a table or column whose name has 1..={} bytes",
                 self.name,
                 limits::WIRE_NAME_BYTES_MAX
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One CHECK constraint: a condition every row written must not make false.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckDef {
+    /// The constraint's name: given, `CONSTRAINT_<n>` for a table's unnamed one, or the
+    /// column's name for a column's (as MariaDB names them).
+    pub name: String,
+    /// The condition as SQL text, in MariaDB's spelling (SHOW CREATE TABLE prints it).
+    pub expr: String,
+    /// Set for a column's own constraint (declared with the column, shown with it): the
+    /// column's position.
+    pub column: Option<u16>,
+}
+
+impl CheckDef {
+    /// Checks the name and text against their limits and the column against the table's.
+    pub fn validate(&self, table_columns: usize) -> Result<()> {
+        let bad = |m: String| Err(Error::new(ErrorCode::BadSchema, m));
+        if self.name.is_empty() || self.name.len() > limits::WIRE_NAME_BYTES_MAX {
+            return bad(format!(
+                "a CHECK constraint's name has 1..={} bytes",
+                limits::WIRE_NAME_BYTES_MAX
+            ));
+        }
+        if self.expr.is_empty() || self.expr.len() > limits::CHECK_TEXT_BYTES_MAX {
+            return bad(format!(
+                "CHECK constraint '{}' has a condition of 1..={} bytes",
+                self.name,
+                limits::CHECK_TEXT_BYTES_MAX
+            ));
+        }
+        if self.column.is_some_and(|c| c as usize >= table_columns) {
+            return bad(format!(
+                "CHECK constraint '{}' names a column past the table's",
+                self.name
             ));
         }
         Ok(())

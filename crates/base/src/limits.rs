@@ -16,6 +16,10 @@ pub const KEY_COLUMNS_MAX: usize = 32;
 pub const INDEXES_MAX: usize = 64;
 /// Foreign keys per table.
 pub const FOREIGN_KEYS_MAX: usize = 64;
+/// CHECK constraints per table.
+pub const CHECKS_MAX: usize = 64;
+/// Bytes in one CHECK constraint's condition text.
+pub const CHECK_TEXT_BYTES_MAX: usize = 8_192;
 /// Bytes in an encoded index key.
 pub const KEY_BYTES_MAX: usize = 3_072;
 /// Bytes in one stored row: room for a few values of [`LOB_BYTES_MAX`].

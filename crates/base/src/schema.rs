@@ -2,7 +2,7 @@
 //! hidden tables that implement unique indexes. Validation here is the one gate every schema passes.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::foreign_key::ForeignKeyDef;
+use crate::foreign_key::{CheckDef, ForeignKeyDef};
 use crate::key;
 use crate::limits;
 use crate::types::{Collation, ColumnType};
@@ -492,6 +492,8 @@ pub struct TableDef {
     pub comment: String,
     /// The table's foreign keys (as a child), at most `FOREIGN_KEYS_MAX`.
     pub foreign_keys: Vec<ForeignKeyDef>,
+    /// The table's CHECK constraints, at most `CHECKS_MAX`.
+    pub checks: Vec<CheckDef>,
 }
 
 /// The name of the hidden column added to tables declared without a primary key.
@@ -513,6 +515,7 @@ impl TableDef {
             index_of: None,
             comment: String::new(),
             foreign_keys: Vec::new(),
+            checks: Vec::new(),
         };
         if primary_key.is_empty() {
             let mut hidden = ColumnDef::new(HIDDEN_PK_NAME, ColumnType::BigInt { unsigned: true });
@@ -798,6 +801,21 @@ impl TableDef {
                 return bad(format!("duplicate foreign key name '{}'", fk.name));
             }
         }
+        if self.checks.len() > limits::CHECKS_MAX {
+            return bad(format!(
+                "at most {} CHECK constraints per table",
+                limits::CHECKS_MAX
+            ));
+        }
+        for (i, check) in self.checks.iter().enumerate() {
+            check.validate(self.columns.len())?;
+            if self.checks[..i]
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&check.name))
+            {
+                return bad(format!("duplicate CHECK constraint name '{}'", check.name));
+            }
+        }
         if self.partition_count > limits::PARTITIONS_MAX {
             return bad(format!("at most {} partitions", limits::PARTITIONS_MAX));
         }
@@ -865,6 +883,7 @@ impl TableDef {
             index_of: Some(self.id),
             comment: String::new(),
             foreign_keys: Vec::new(),
+            checks: Vec::new(),
         }
     }
 

@@ -482,6 +482,18 @@ impl Catalog {
         for key in &mut def.foreign_keys {
             key.columns = moved(&key.columns, &format!("foreign key '{}'", key.name))?;
         }
+        // A column's own CHECK goes with it (as MariaDB drops it); the table's are the API
+        // node's to keep right.
+        def.checks.retain_mut(|c| match c.column {
+            Some(at) => match new_of_old[at as usize] {
+                Some(new) => {
+                    c.column = Some(new);
+                    true
+                }
+                None => false,
+            },
+            None => true,
+        });
         def.columns = defs;
         def.version = next_version(old)?;
         def.id = self.next_id + 1;
@@ -663,18 +675,21 @@ impl Catalog {
         Ok(self.redefine_base(&entry, def))
     }
 
-    /// Replaces the foreign keys of `table` (their enforcement is the API node's); `version`
-    /// is the definition they were built from. Returns the table's new definition.
-    pub fn set_foreign_keys(
+    /// Replaces the foreign keys and CHECK constraints of `table` (their enforcement is the API
+    /// node's); `version` is the definition they were built from. Returns the table's new
+    /// definition.
+    pub fn set_constraints(
         &mut self,
         table: &str,
         version: u32,
         keys: &[base::foreign_key::ForeignKeyDef],
+        checks: &[base::foreign_key::CheckDef],
     ) -> Result<Arc<TableDef>, Error> {
         let entry = self.base_table(table)?;
         check_version(&entry.def, version)?;
         let mut def = (*entry.def).clone();
         def.foreign_keys = keys.to_vec();
+        def.checks = checks.to_vec();
         def.validate()?;
         def.version = next_version(&def)?;
         Ok(self.redefine_base(&entry, def))

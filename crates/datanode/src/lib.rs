@@ -459,9 +459,13 @@ impl Shared {
                     drop: Vec::new(),
                 }
             }
-            TableChange::ForeignKeys { version, keys } => {
-                let def = catalog.set_foreign_keys(table, *version, keys)?;
-                info!(table = %table, keys = keys.len(), "changed foreign keys");
+            TableChange::Constraints {
+                version,
+                foreign_keys,
+                checks,
+            } => {
+                let def = catalog.set_constraints(table, *version, foreign_keys, checks)?;
+                info!(table = %table, foreign_keys = foreign_keys.len(), checks = checks.len(), "changed constraints");
                 Redefinition {
                     tables: vec![def],
                     dropped_index: None,

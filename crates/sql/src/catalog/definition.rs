@@ -294,7 +294,7 @@ pub fn create_table(
 ) -> String {
     let mut lines = Vec::new();
     let collation = table_collation(def);
-    for c in def.columns.iter().filter(|c| !c.hidden) {
+    for (at, c) in def.columns.iter().enumerate().filter(|(_, c)| !c.hidden) {
         let mut line = format!("  {} {}", backticked(&c.name), column_type_text(c));
         if let Some(text) = collation_text(c, collation) {
             line.push_str(&text);
@@ -321,6 +321,9 @@ pub fn create_table(
         }
         if c.json {
             line.push_str(&format!(" CHECK (json_valid({}))", backticked(&c.name)));
+        }
+        for check in def.checks.iter().filter(|k| k.column == Some(at as u16)) {
+            line.push_str(&format!(" CHECK ({})", check.expr));
         }
         lines.push(line);
     }
@@ -350,6 +353,13 @@ pub fn create_table(
         lines.push(format!(
             "  {}",
             crate::catalog::foreign::constraint_text(def, fk, false)
+        ));
+    }
+    for check in def.checks.iter().filter(|k| k.column.is_none()) {
+        lines.push(format!(
+            "  CONSTRAINT {} CHECK ({})",
+            backticked(&check.name),
+            check.expr
         ));
     }
     let counter = match auto_increment {

@@ -2,6 +2,7 @@
 //! foreign keys' text and who references whom, privileges, users and grants, information_schema's
 //! tables and the built-in plugins.
 
+pub(crate) mod check;
 pub(crate) mod definition;
 pub(crate) mod foreign;
 pub(crate) mod infoschema;

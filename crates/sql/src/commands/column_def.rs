@@ -368,8 +368,9 @@ pub(crate) fn column_from_ast(
                 def.comment = text.clone();
             }
             ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Collation(_) => {}
-            // REFERENCES: a foreign key of the table (`commands/foreign.rs`).
-            ast::ColumnOption::ForeignKey(_) => {}
+            // REFERENCES: a foreign key of the table (`commands/foreign.rs`); CHECK: a
+            // constraint of the table (`commands/check.rs`).
+            ast::ColumnOption::ForeignKey(_) | ast::ColumnOption::Check(_) => {}
             other => return Err(SqlError::unsupported(format!("column option {other}"))),
         }
     }

@@ -292,8 +292,8 @@ impl Session {
                 ast::TableConstraint::FulltextOrSpatial(f) => {
                     return Err(crate::commands::ddl::no_fulltext_or_spatial(f))
                 }
-                // Read after the keys: `add_foreign_keys` below.
-                ast::TableConstraint::ForeignKey(_) => {}
+                // Read after the keys: `add_foreign_keys` and `add_checks` below.
+                ast::TableConstraint::ForeignKey(_) | ast::TableConstraint::Check(_) => {}
                 other => return Err(SqlError::unsupported(format!("constraint {other}"))),
             }
         }
@@ -343,7 +343,8 @@ impl Session {
         }
         let workers = self.shared.cluster().worker_count();
         def = partitioned(def, partition::of(c), balance, workers)?;
-        self.add_foreign_keys(def, crate::commands::foreign::declared_in(c))
+        let def = self.add_foreign_keys(def, crate::commands::foreign::declared_in(c))?;
+        self.add_checks(def, crate::commands::check::declared_in(c))
     }
 }
 

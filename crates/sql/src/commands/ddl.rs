@@ -128,9 +128,10 @@ impl Session {
         for op in &a.operations {
             let constraint = match op {
                 ast::AlterTableOperation::AddConstraint {
-                    constraint: ast::TableConstraint::ForeignKey(_),
+                    constraint: ast::TableConstraint::ForeignKey(_) | ast::TableConstraint::Check(_),
                     ..
-                } => continue,
+                }
+                | ast::AlterTableOperation::DropConstraint { .. } => continue,
                 ast::AlterTableOperation::AddConstraint { constraint, .. } => constraint,
                 ast::AlterTableOperation::DropIndex { .. }
                 | ast::AlterTableOperation::DropForeignKey { .. }
@@ -239,6 +240,7 @@ impl Session {
             }
         }
         affected = affected.max(self.alter_foreign_keys(&full, &table, &a.operations)?);
+        affected = affected.max(self.alter_checks(&full, &table, &a.operations)?);
         if let Some(to) = renamed {
             cluster
                 .rename_table(&full, &to)

@@ -298,10 +298,7 @@ impl Session {
             return Ok(0);
         }
         let cluster = self.shared.cluster();
-        cluster.forget_table(full);
-        let current = cluster
-            .table(full)
-            .map_err(|e| self.table_error(e, table))?;
+        let current = self.fresh_table(full, table)?;
         let mut def = current.def().clone();
         for name in &dropped {
             let Some(at) = def
@@ -334,17 +331,10 @@ impl Session {
                 .add_index(full, &index.name, &names)
                 .map_err(|e| self.table_error(e, table))?;
         }
-        let set_keys = |keys: Vec<ForeignKeyDef>| -> Result<client::Table> {
-            let version = cluster
-                .table(full)
-                .map_err(|e| SqlError::from_client(&e))?
-                .def()
-                .version;
-            cluster
-                .alter_table(full, client::TableChange::ForeignKeys { version, keys })
-                .map_err(|e| SqlError::from_client(&e))
-        };
-        let installed = set_keys(def.foreign_keys.clone())?;
+        let checks = def.checks.clone();
+        let set_keys =
+            |s: &Self, keys: Vec<ForeignKeyDef>| s.set_constraints(full, keys, checks.clone());
+        let installed = set_keys(self, def.foreign_keys.clone())?;
         self.touch_parents(&def);
         // The rows there are checked once the keys are in force, so that no write between the
         // check and the key escapes both; a row that fails takes the new keys away again.
@@ -354,7 +344,7 @@ impl Session {
         match self.check_rows(&installed, &added) {
             Ok(checked) => Ok(checked),
             Err(e) => {
-                if let Err(undo) = set_keys(keys.clone()) {
+                if let Err(undo) = set_keys(self, keys.clone()) {
                     tracing::warn!("ALTER TABLE {full}: taking the new keys away failed: {undo}");
                 }
                 Err(e)
@@ -430,9 +420,10 @@ impl Session {
                 let Ok(parent) = cluster.table(&fk.parent) else {
                     break;
                 };
-                let change = client::TableChange::ForeignKeys {
+                let change = client::TableChange::Constraints {
                     version: parent.def().version,
-                    keys: parent.def().foreign_keys.clone(),
+                    foreign_keys: parent.def().foreign_keys.clone(),
+                    checks: parent.def().checks.clone(),
                 };
                 match cluster.alter_table(&fk.parent, change) {
                     Ok(_) => break,

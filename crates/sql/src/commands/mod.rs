@@ -2,6 +2,7 @@
 //! columns), accounts and grants, SHOW, table maintenance, LOAD DATA and stored procedures.
 
 pub(crate) mod account;
+pub(crate) mod check;
 pub(crate) mod column_def;
 pub(crate) mod columns;
 pub(crate) mod create;

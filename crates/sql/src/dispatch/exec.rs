@@ -42,6 +42,9 @@ impl Exec for Session {
     fn foreign_key_checks(&self) -> bool {
         Session::foreign_key_checks(self)
     }
+    fn check_constraint_checks(&self) -> bool {
+        Session::check_constraint_checks(self)
+    }
     fn referencing(&self) -> Result<std::sync::Arc<crate::catalog::foreign::Referencing>> {
         Session::referencing(self)
     }

@@ -209,7 +209,7 @@ pub(crate) trait Referential: Exec {
 
     /// For a multi-table UPDATE or DELETE: each target's rows (`tables`: the target and the
     /// positions of its primary key in the joined `rows`) read whole under their locks when its
-    /// foreign keys apply (`read_whole`), else None.
+    /// foreign keys or CHECK constraints apply (`read_whole`), else None.
     fn read_targets<'a>(
         &self,
         txn: &mut Transaction,
@@ -218,7 +218,8 @@ pub(crate) trait Referential: Exec {
     ) -> Result<Vec<Option<RowsByKey>>> {
         let mut olds = Vec::new();
         for (table, key) in tables {
-            let old = if self.references_apply(table)? {
+            let constrained = !table.def().checks.is_empty() && self.check_constraint_checks();
+            let old = if constrained || self.references_apply(table)? {
                 let keys = rows.iter().filter_map(|row| {
                     let key: Vec<Value> = key.iter().map(|i| row[*i].clone()).collect();
                     (!key.iter().any(Value::is_null)).then_some(key)
@@ -262,7 +263,7 @@ pub(crate) trait Referential: Exec {
         rows: Vec<Changed>,
         depth: usize,
     ) -> Result<()> {
-        if rows.is_empty() {
+        if rows.is_empty() || !self.foreign_key_checks() {
             return Ok(());
         }
         if depth > CASCADE_DEPTH_MAX {

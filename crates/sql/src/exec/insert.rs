@@ -2,6 +2,7 @@
 //! rows in its way skipped (IGNORE), deleted (REPLACE) or updated (ON DUPLICATE KEY UPDATE), in
 //! batches of INSERT_BATCH_ROWS.
 
+use crate::exec::check::Checking;
 use crate::exec::diagnostics::Storing;
 use crate::exec::foreign::{inserted_row, Changed, Referential};
 use crate::exec::run::Executor;
@@ -125,6 +126,11 @@ pub(crate) trait Inserting: Executor {
         let mut first = 0u64;
         let mut sent = 0;
         for chunk in rows.chunks(INSERT_BATCH_ROWS) {
+            if !def.checks.is_empty() {
+                for values in chunk {
+                    self.check_row(&p.table, &inserted_row(def, values))?;
+                }
+            }
             let ops: Vec<_> = chunk
                 .iter()
                 .map(|values| txn.insert(&p.table, values.clone()))
@@ -215,6 +221,7 @@ pub(crate) trait Inserting: Executor {
         for (n, values) in rows.into_iter().enumerate() {
             // The row as the INSERT gives it: its values, each other column's default.
             let full = inserted_row(def, &values);
+            self.check_row(&p.table, &full)?;
             let assigned = auto.filter(|a| !values.iter().any(|(c, _)| c == a));
             // Each probe's read, with its key's name and values (for IGNORE's warning).
             let mut probes = Vec::new();
@@ -293,7 +300,11 @@ pub(crate) trait Inserting: Executor {
                     if changes.is_empty() {
                         affected += found_rows as u64;
                     } else {
-                        changed.push(Changed::updated(existing, &changes));
+                        let update = Changed::updated(existing, &changes);
+                        if let Some(new) = &update.new {
+                            self.check_row(&p.table, new)?;
+                        }
+                        changed.push(update);
                         txn.update(&p.table, key_of(existing), changes);
                         txn.execute(ExecType::NoCommit).map_err(client)?;
                         affected += 2;

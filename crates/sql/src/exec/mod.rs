@@ -1,6 +1,7 @@
 //! Running plans against the data nodes: the executor (keys, bounds and pushed filters to
 //! operations), UPDATE and DELETE, and SELECTs streamed to their client.
 
+pub(crate) mod check;
 pub(crate) mod derived;
 pub(crate) mod diagnostics;
 pub(crate) mod foreign;
@@ -92,6 +93,8 @@ pub struct ExecState {
     /// The working tables of the recursive common table expressions running, innermost last:
     /// each one's id and the rows its last step added (`exec/derived.rs`).
     pub(crate) working_tables: Vec<(u64, Vec<Vec<Value>>)>,
+    /// The CHECK constraints compiled, by table id and definition version (`exec/check.rs`).
+    pub(crate) checks: std::collections::HashMap<(u32, u32), check::CompiledChecks>,
     /// Set while EXPLAIN plans a statement with subqueries: each uncorrelated subquery met is
     /// planned, not run, and its EXPLAIN rows kept here (`Subqueries::explain_deferred`).
     pub(crate) explaining: Option<Vec<Vec<Vec<Value>>>>,
@@ -122,6 +125,8 @@ pub(crate) trait Exec: Context + Sized + DerefMut<Target = ExecState> {
     fn pushdown_aggregates(&self) -> bool;
     /// Whether writes check foreign keys (foreign_key_checks).
     fn foreign_key_checks(&self) -> bool;
+    /// Whether writes check CHECK constraints (check_constraint_checks).
+    fn check_constraint_checks(&self) -> bool;
     /// Which foreign keys reference each table.
     fn referencing(&self) -> Result<std::sync::Arc<crate::catalog::foreign::Referencing>>;
     /// The table with catalog name `full` (`database/table`), None when there is none.

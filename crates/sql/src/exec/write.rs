@@ -12,6 +12,7 @@ use base::Value;
 use client::{ClientError, ExecType, OpResult, Table, Transaction};
 use sqlparser::ast::{self, ObjectName, Statement};
 
+use crate::exec::check::Checking;
 use crate::exec::diagnostics::Storing;
 use crate::exec::foreign::{by_position, Changed, Referential};
 use crate::exec::Outcome;
@@ -470,6 +471,9 @@ pub(crate) trait Writes: Exec {
                         old: Some(by_position(&def, &src.fetch, row)),
                         new: Some(by_position(&def, &src.fetch, &current)),
                     };
+                    if let Some(new) = &written_row.new {
+                        s.check_row(&src.table, new)?;
+                    }
                     if p.ignore {
                         // Each row is written on its own, as a statement of its own: a row
                         // whose new key is taken is undone alone and skipped, silently, as
@@ -641,7 +645,11 @@ pub(crate) trait Writes: Exec {
                     let assigned = |c: u16| target.assignments.iter().any(|(a, ..)| *a == c);
                     values.extend(on_update_values(def, assigned, s.statement_micros));
                     if let Some(old) = old {
-                        checked[t].push(Changed::updated(old, &values));
+                        let update = Changed::updated(old, &values);
+                        if let Some(new) = &update.new {
+                            s.check_row(&target.table, new)?;
+                        }
+                        checked[t].push(update);
                     }
                     changed += 1;
                     write_row(txn, &target.table, key, values, |values| {

@@ -17,6 +17,7 @@ use crate::expr::{BinOp, Compiler, Expr};
 pub(crate) const INTEGER_VARIABLES: &[&str] = &[
     "autocommit",
     "cairn_aggregate_pushdown",
+    "check_constraint_checks",
     "connect_timeout",
     "div_precision_increment",
     "error_count",

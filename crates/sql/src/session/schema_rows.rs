@@ -498,6 +498,18 @@ pub(crate) fn table_constraints(session: &Session) -> Result<Vec<Vec<Value>>> {
             text("FOREIGN KEY"),
         ]);
     }
+    for (db, name, table) in catalog(session)? {
+        for check in &table.def().checks {
+            rows.push(vec![
+                text("def"),
+                text(db.clone()),
+                text(check.name.clone()),
+                text(db.clone()),
+                text(name.clone()),
+                text("CHECK"),
+            ]);
+        }
+    }
     Ok(rows)
 }
 
@@ -514,7 +526,7 @@ pub(crate) fn json_columns(session: &Session) -> Result<Vec<(String, String, Str
 
 /// CHECK_CONSTRAINTS: a JSON column's check, named after the column, as MariaDB.
 pub(crate) fn check_constraints(session: &Session) -> Result<Vec<Vec<Value>>> {
-    Ok(json_columns(session)?
+    let mut rows: Vec<Vec<Value>> = json_columns(session)?
         .into_iter()
         .map(|(db, name, column)| {
             let clause = format!(
@@ -530,7 +542,24 @@ pub(crate) fn check_constraints(session: &Session) -> Result<Vec<Vec<Value>>> {
                 text(clause),
             ]
         })
-        .collect())
+        .collect();
+    for (db, name, table) in catalog(session)? {
+        for check in &table.def().checks {
+            rows.push(vec![
+                text("def"),
+                text(db.clone()),
+                text(name.clone()),
+                text(check.name.clone()),
+                text(if check.column.is_some() {
+                    "Column"
+                } else {
+                    "Table"
+                }),
+                text(check.expr.clone()),
+            ]);
+        }
+    }
+    Ok(rows)
 }
 
 /// mysql.user's rows, one per account, for a session with the global SELECT privilege (as

@@ -54,6 +54,7 @@ const VARIABLES: &[Variable] = variables! {
     "character_set_database" Plain |s| text(s.database_collation.charset().name());
     "character_set_results" Plain |s| s.charsets.results.map_or(Value::Null, |c| text(c.name()));
     "character_set_server" Plain |s| text("utf8mb4");
+    "check_constraint_checks" Bool |s| Value::Int(1);
     "collation_connection" Plain |s| text(s.charsets.collation);
     "collation_database" Plain |s| text(s.database_collation.name());
     "collation_server" Plain |s| text("utf8mb4_general_ci");
@@ -113,7 +114,18 @@ impl Session {
     /// Whether the session checks foreign keys: foreign_key_checks, ON unless the session SET
     /// it OFF (or 0), as a dump's loading does.
     pub(crate) fn foreign_key_checks(&self) -> bool {
-        match self.vars.get("foreign_key_checks") {
+        self.switch_on("foreign_key_checks")
+    }
+
+    /// Whether the session checks CHECK constraints: check_constraint_checks, as
+    /// foreign_key_checks.
+    pub(crate) fn check_constraint_checks(&self) -> bool {
+        self.switch_on("check_constraint_checks")
+    }
+
+    /// A switch variable: ON unless the session SET it OFF (or 0).
+    fn switch_on(&self, name: &str) -> bool {
+        match self.vars.get(name) {
             None => true,
             Some(Value::Bytes(b)) => !(b.eq_ignore_ascii_case(b"OFF") || b == b"0"),
             Some(v) => crate::expr::truthy(v),

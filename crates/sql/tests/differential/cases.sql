@@ -5060,3 +5060,48 @@ DROP TABLE fklater, fknotyet;
 DROP TABLE fkg;
 DROP TABLE fktree;
 DROP TABLE fkp;
+
+-- ---------------------------------------------------------------- CHECK constraints
+CREATE TABLE ckt (id INT PRIMARY KEY, a INT CHECK (a > 0), b VARCHAR(10) CHECK (b <> 'x'), c INT, CONSTRAINT zz_c CHECK (c = 1 OR (c > 2 AND c < 5)), CHECK (a < c), CONSTRAINT `ck quote ' one` CHECK (b <> 'foo'));
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE ckt;
+INSERT INTO ckt VALUES (1, 0, 'a', 1);
+INSERT INTO ckt VALUES (1, 1, 'a', 1);
+INSERT INTO ckt VALUES (1, 1, 'a', 3);
+INSERT INTO ckt VALUES (2, NULL, NULL, NULL);
+INSERT INTO ckt VALUES (3, 1, 'x', 3);
+INSERT INTO ckt VALUES (3, 1, 'foo', 3);
+UPDATE ckt SET c = 7;
+UPDATE ckt SET c = 4 WHERE id = 1;
+INSERT IGNORE INTO ckt VALUES (4, -1, 'q', 3);
+INSERT INTO ckt VALUES (1, 2, 'a', 4) ON DUPLICATE KEY UPDATE a = -5;
+INSERT INTO ckt VALUES (1, 2, 'a', 4) ON DUPLICATE KEY UPDATE a = 3;
+REPLACE INTO ckt VALUES (2, 0, NULL, NULL);
+SELECT * FROM ckt ORDER BY id;
+SELECT CONSTRAINT_NAME, LEVEL, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = 'diff' AND TABLE_NAME = 'ckt' ORDER BY CONSTRAINT_NAME;
+SELECT CONSTRAINT_NAME, CONSTRAINT_TYPE FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = 'diff' AND TABLE_NAME = 'ckt' ORDER BY CONSTRAINT_NAME;
+ALTER TABLE ckt DROP CONSTRAINT zz_c;
+ALTER TABLE ckt DROP CONSTRAINT nosuch;
+ALTER TABLE ckt ADD CONSTRAINT new_one CHECK (id < 100);
+ALTER TABLE ckt ADD CONSTRAINT bad CHECK (id > 100);
+ALTER TABLE ckt ADD CHECK (c IS NULL OR c > 0);
+ALTER TABLE ckt DROP CHECK new_one;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE ckt;
+UPDATE ckt SET c = 1000 WHERE id = 1;
+UPDATE ckt JOIN ckt AS o ON o.id = ckt.id SET ckt.a = -1;
+UPDATE ckt JOIN ckt AS o ON o.id = ckt.id SET ckt.a = 2;
+SET check_constraint_checks = 0;
+INSERT INTO ckt VALUES (5, -5, 'x', 1);
+SET check_constraint_checks = 1;
+SELECT * FROM ckt ORDER BY id;
+CREATE TABLE ckt2 (id INT PRIMARY KEY, a INT, b TEXT, CHECK (a IN (1,2,3)), CHECK (LENGTH(CONCAT('a', a)) > 1), CHECK (a IS NULL OR a BETWEEN 0 AND 9), CHECK (NOT (a = 5)), CHECK (a + 1 > 2 * (a - 1)), CHECK(b LIKE 'x%'), CHECK (b = 'it''s' OR b IS NULL OR b <> ''));
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE ckt2;
+INSERT INTO ckt2 VALUES (1, 2, 'xa'), (2, 4, 'xb');
+INSERT INTO ckt2 VALUES (3, 1, 'ya');
+CREATE TABLE ckt3 (id INT PRIMARY KEY, a INT, CHECK (nocol > 1));
+CREATE TABLE ckt3 (id INT PRIMARY KEY, a INT, CHECK (a > (SELECT 1)));
+CREATE TABLE ckt3 (id INT PRIMARY KEY, a INT, CHECK (a > RAND()));
+CREATE TABLE ckt3 (id INT PRIMARY KEY, a INT, CONSTRAINT x CHECK (a > 0), CONSTRAINT x CHECK (a > 1));
+DROP TABLE ckt, ckt2;

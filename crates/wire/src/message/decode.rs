@@ -1,7 +1,7 @@
 //! The byte layout of every message body, read and checked: `Message::decode`.
 
 use super::replication::get_changes;
-use super::schema::{get_collation, get_column, get_foreign_keys, get_index_columns, get_options};
+use super::schema::{get_collation, get_column, get_constraints, get_index_columns, get_options};
 use super::status::node_ids;
 use super::*;
 use crate::codec::{DecodeError, DecodeResult, Reader};
@@ -279,10 +279,15 @@ impl Message {
                         }
                         TableChange::Columns { version, columns }
                     }
-                    5 => TableChange::ForeignKeys {
-                        version: r.u32()?,
-                        keys: get_foreign_keys(&mut r)?,
-                    },
+                    5 => {
+                        let version = r.u32()?;
+                        let (foreign_keys, checks) = get_constraints(&mut r)?;
+                        TableChange::Constraints {
+                            version,
+                            foreign_keys,
+                            checks,
+                        }
+                    }
                     tag => {
                         return Err(DecodeError::BadTag {
                             what: "table change",

@@ -1,7 +1,7 @@
 //! The byte layout of every message body, written: `Message::encode_body`.
 
 use super::replication::put_changes;
-use super::schema::{put_column, put_foreign_keys, put_index_columns, put_options};
+use super::schema::{put_column, put_constraints, put_index_columns, put_options};
 use super::*;
 use crate::codec::Writer;
 
@@ -240,10 +240,14 @@ impl Message {
                             }
                         }
                     }
-                    TableChange::ForeignKeys { version, keys } => {
+                    TableChange::Constraints {
+                        version,
+                        foreign_keys,
+                        checks,
+                    } => {
                         out.put_u8(5);
                         out.put_u32(*version);
-                        put_foreign_keys(out, keys);
+                        put_constraints(out, foreign_keys, checks);
                     }
                 }
             }

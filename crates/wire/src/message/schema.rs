@@ -2,7 +2,7 @@
 //! types, indexes, options and foreign keys, and the changes `AlterTable` makes.
 
 use crate::codec::{DecodeError, DecodeResult, Reader, Writer};
-use base::foreign_key::{ForeignKeyDef, ReferenceAction};
+use base::foreign_key::{CheckDef, ForeignKeyDef, ReferenceAction};
 use base::schema::{ColumnDef, IndexDef, IndexKind, TableDef, TableOptions};
 use base::types::{Collation, ColumnType, LobSize};
 use base::{limits, Value};
@@ -28,11 +28,12 @@ pub enum TableChange {
         version: u32,
         columns: Vec<NewColumn>,
     },
-    /// Replaces the table's foreign keys (ADD/DROP FOREIGN KEY), built from definition
-    /// `version` (another answers `SchemaChanged`).
-    ForeignKeys {
+    /// Replaces the table's foreign keys and CHECK constraints (ADD/DROP FOREIGN KEY, ADD/DROP
+    /// CONSTRAINT), built from definition `version` (another answers `SchemaChanged`).
+    Constraints {
         version: u32,
-        keys: Vec<ForeignKeyDef>,
+        foreign_keys: Vec<ForeignKeyDef>,
+        checks: Vec<CheckDef>,
     },
 }
 
@@ -196,17 +197,47 @@ pub fn put_table(out: &mut Vec<u8>, t: &TableDef) {
         put_index_columns(out, i.kind, &i.columns, &i.prefixes);
         out.put_u32(i.index_table);
     }
-    put_options(out, &t.options, !t.foreign_keys.is_empty());
+    let constraints = !t.foreign_keys.is_empty() || !t.checks.is_empty();
+    put_options(out, &t.options, constraints);
     out.put_u32(t.index_of.map_or(u32::MAX, |i| i));
     out.put_bytes(t.comment.as_bytes());
-    if !t.foreign_keys.is_empty() {
-        put_foreign_keys(out, &t.foreign_keys);
+    if constraints {
+        put_constraints(out, &t.foreign_keys, &t.checks);
     }
 }
 
-/// Appends a list of foreign keys (after a table's comment when its options flag says so,
-/// and in `TableChange::ForeignKeys`).
-pub(super) fn put_foreign_keys(out: &mut Vec<u8>, keys: &[ForeignKeyDef]) {
+/// Appends a table's foreign keys and CHECK constraints (after its comment when its options
+/// flag says so, and in `TableChange::Constraints`).
+pub(super) fn put_constraints(out: &mut Vec<u8>, keys: &[ForeignKeyDef], checks: &[CheckDef]) {
+    put_foreign_keys(out, keys);
+    out.put_u32(checks.len() as u32);
+    for c in checks {
+        out.put_bytes(c.name.as_bytes());
+        out.put_bytes(c.expr.as_bytes());
+        out.put_u16(c.column.unwrap_or(u16::MAX));
+    }
+}
+
+/// Reads what [`put_constraints`] wrote.
+pub(super) fn get_constraints(r: &mut Reader) -> DecodeResult<(Vec<ForeignKeyDef>, Vec<CheckDef>)> {
+    let keys = get_foreign_keys(r)?;
+    let n = r.count("CHECK constraints", limits::CHECKS_MAX, 10)?;
+    let mut checks = Vec::with_capacity(n);
+    for _ in 0..n {
+        checks.push(CheckDef {
+            name: r.string("CHECK constraint name", limits::WIRE_NAME_BYTES_MAX)?,
+            expr: r.string("CHECK constraint", limits::CHECK_TEXT_BYTES_MAX)?,
+            column: match r.u16()? {
+                u16::MAX => None,
+                c => Some(c),
+            },
+        });
+    }
+    Ok((keys, checks))
+}
+
+/// Appends a list of foreign keys.
+fn put_foreign_keys(out: &mut Vec<u8>, keys: &[ForeignKeyDef]) {
     out.put_u32(keys.len() as u32);
     for k in keys {
         out.put_bytes(k.name.as_bytes());
@@ -221,7 +252,7 @@ pub(super) fn put_foreign_keys(out: &mut Vec<u8>, keys: &[ForeignKeyDef]) {
 }
 
 /// Reads a list written by [`put_foreign_keys`].
-pub(super) fn get_foreign_keys(r: &mut Reader) -> DecodeResult<Vec<ForeignKeyDef>> {
+fn get_foreign_keys(r: &mut Reader) -> DecodeResult<Vec<ForeignKeyDef>> {
     let name_limit = limits::WIRE_NAME_BYTES_MAX;
     let n = r.count("foreign keys", limits::FOREIGN_KEYS_MAX, 8)?;
     let mut keys = Vec::with_capacity(n);
@@ -441,18 +472,18 @@ fn get_index_kind(r: &mut Reader) -> DecodeResult<(IndexKind, bool)> {
 }
 
 /// The options byte: bits 0-2 the flags, bits 3-6 the default collation (0: none), bit 7
-/// that foreign keys follow the table's comment (`foreign_keys`; never set in a change).
-pub(super) fn put_options(out: &mut Vec<u8>, options: &TableOptions, foreign_keys: bool) {
+/// that constraints (foreign keys, CHECKs) follow the table's comment (never set in a change).
+pub(super) fn put_options(out: &mut Vec<u8>, options: &TableOptions, constraints: bool) {
     out.put_u8(
         u8::from(options.read_backup)
             | u8::from(options.fully_replicated) << 1
             | u8::from(options.nologging) << 2
             | options.collation.map_or(0, |c| c as u8) << 3
-            | u8::from(foreign_keys) << 7,
+            | u8::from(constraints) << 7,
     );
 }
 
-/// Reads the options byte: the options and whether foreign keys follow.
+/// Reads the options byte: the options and whether constraints follow.
 pub(super) fn get_options(r: &mut Reader) -> DecodeResult<(TableOptions, bool)> {
     let flags = r.u8()?;
     let collation = match (flags >> 3) & 0xf {
@@ -518,10 +549,10 @@ fn read_table(r: &mut Reader, versioned: bool) -> DecodeResult<TableDef> {
     } else {
         String::new()
     };
-    let foreign_keys = if foreign {
-        get_foreign_keys(r)?
+    let (foreign_keys, checks) = if foreign {
+        get_constraints(r)?
     } else {
-        Vec::new()
+        (Vec::new(), Vec::new())
     };
     Ok(TableDef {
         id,
@@ -536,5 +567,6 @@ fn read_table(r: &mut Reader, versioned: bool) -> DecodeResult<TableDef> {
         index_of,
         comment,
         foreign_keys,
+        checks,
     })
 }

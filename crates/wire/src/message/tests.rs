@@ -129,13 +129,29 @@ fn messages_round_trip() {
         ),
     ];
     with_keys.options.collation = Some(Collation::Utf8mb3Unicode520Ci);
+    with_keys.checks = vec![
+        base::foreign_key::CheckDef {
+            name: "CONSTRAINT_1".into(),
+            expr: "`c` > 0 or `b` like 'it\\'s'".into(),
+            column: None,
+        },
+        base::foreign_key::CheckDef {
+            name: "b".into(),
+            expr: "`b` <> 5".into(),
+            column: Some(2),
+        },
+    ];
+    let mut only_checks = table.clone();
+    only_checks.checks = with_keys.checks.clone();
     let messages = vec![
         Message::CreateTable(with_keys.clone()),
+        Message::CreateTable(only_checks),
         Message::AlterTable {
             table: "db/t".into(),
-            change: TableChange::ForeignKeys {
+            change: TableChange::Constraints {
                 version: 9,
-                keys: with_keys.foreign_keys.clone(),
+                foreign_keys: with_keys.foreign_keys.clone(),
+                checks: with_keys.checks.clone(),
             },
         },
         Message::CreateTable(with_options),

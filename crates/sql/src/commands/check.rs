@@ -1,0 +1,293 @@
+//! CHECK constraints declared: a column's `CHECK (cond)` and a table's `[CONSTRAINT name] CHECK
+//! (cond)` in CREATE TABLE, ALTER TABLE's ADD CONSTRAINT ... CHECK (the rows there checked)
+//! and DROP CONSTRAINT, with MariaDB's names (a column's is the column's, a table's unnamed one
+//! `CONSTRAINT_<n>`) and errors (1054, 1826, 1901, 1970); the condition kept in MariaDB's
+//! spelling (`catalog/check.rs`). Enforcing them is `exec/check.rs`'s.
+
+use base::foreign_key::CheckDef;
+use base::TableDef;
+use sqlparser::ast;
+
+use crate::catalog::foreign::split_name;
+use crate::exec::check::Checking;
+use crate::foundation::error::{Result, SqlError};
+use crate::session::Session;
+
+/// One CHECK clause as written: its name (None: unnamed), condition, and the column it was
+/// declared with (None: the table's).
+pub(crate) struct DeclaredCheck {
+    name: Option<String>,
+    expr: ast::Expr,
+    column: Option<String>,
+}
+
+/// The CHECK clauses of a CREATE TABLE: its columns' (but a JSON column's own `json_valid`
+/// check, which is the column's type), then its constraints'.
+pub(crate) fn declared_in(c: &ast::CreateTable) -> Vec<DeclaredCheck> {
+    let mut checks = Vec::new();
+    for column in &c.columns {
+        for option in &column.options {
+            if let ast::ColumnOption::Check(ck) = &option.option {
+                if crate::commands::column_def::is_json_check(&ck.expr, &column.name.value) {
+                    continue;
+                }
+                checks.push(DeclaredCheck {
+                    name: None,
+                    expr: (*ck.expr).clone(),
+                    column: Some(column.name.value.clone()),
+                });
+            }
+        }
+    }
+    for constraint in &c.constraints {
+        if let ast::TableConstraint::Check(ck) = constraint {
+            checks.push(DeclaredCheck {
+                name: ck.name.as_ref().map(|n| n.value.clone()),
+                expr: (*ck.expr).clone(),
+                column: None,
+            });
+        }
+    }
+    checks
+}
+
+/// A function whose value is not the row's alone: MariaDB's 1901 in a CHECK.
+fn volatile(name: &str) -> bool {
+    [
+        "rand",
+        "uuid",
+        "uuid_short",
+        "now",
+        "sysdate",
+        "curdate",
+        "current_date",
+        "curtime",
+        "current_time",
+        "current_timestamp",
+        "localtime",
+        "localtimestamp",
+        "unix_timestamp",
+        "utc_date",
+        "utc_time",
+        "utc_timestamp",
+        "connection_id",
+        "current_user",
+        "user",
+        "database",
+        "last_insert_id",
+        "found_rows",
+        "row_count",
+        "sleep",
+        "get_lock",
+        "release_lock",
+    ]
+    .contains(&name)
+}
+
+/// MariaDB's refusals of a condition's form: a subquery (1970), a function whose value is not
+/// the row's alone (1901).
+fn check_form(e: &ast::Expr, name: &str) -> Result<()> {
+    let mut found: Option<SqlError> = None;
+    let _ = ast::visit_expressions(e, |e| {
+        match e {
+            ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. } => {
+                found = Some(SqlError::new(
+                    1970,
+                    "42000",
+                    "CHECK does not support subqueries or stored functions",
+                ));
+            }
+            ast::Expr::Function(f) if volatile(&f.name.to_string().to_ascii_lowercase()) => {
+                found = Some(SqlError::new(
+                    1901,
+                    "HY000",
+                    format!(
+                        "Function or expression '{}()' cannot be used in the CHECK clause of `{name}`",
+                        f.name.to_string().to_ascii_lowercase()
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        if found.is_some() {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    });
+    match found {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The next unnamed table constraint's name: `CONSTRAINT_<n>`, one past the highest in use.
+fn next_name(checks: &[CheckDef]) -> String {
+    let highest = checks
+        .iter()
+        .filter_map(|c| {
+            c.name
+                .to_ascii_uppercase()
+                .strip_prefix("CONSTRAINT_")
+                .and_then(|n| n.parse::<u32>().ok())
+        })
+        .max()
+        .unwrap_or(0);
+    format!("CONSTRAINT_{}", highest + 1)
+}
+
+impl Session {
+    /// Adds the checks `declared` to `def` (its catalog name in `def.name`), each named and its
+    /// condition compiled against the table as MariaDB checks it.
+    pub(crate) fn add_checks(
+        &self,
+        mut def: TableDef,
+        declared: Vec<DeclaredCheck>,
+    ) -> Result<TableDef> {
+        let (db, table) = split_name(&def.name);
+        let (db, table) = (db.to_string(), table.to_string());
+        for d in declared {
+            let column = match &d.column {
+                Some(c) => Some(def.column(c).ok_or_else(|| {
+                    SqlError::new(1054, "42S22", format!("Unknown column '{c}' in 'CHECK'"))
+                })? as u16),
+                None => None,
+            };
+            let name = match (&d.name, &d.column) {
+                (Some(n), _) => n.clone(),
+                (None, Some(c)) => c.clone(),
+                (None, None) => next_name(&def.checks),
+            };
+            if def
+                .checks
+                .iter()
+                .any(|c| c.name.eq_ignore_ascii_case(&name))
+            {
+                return Err(SqlError::new(
+                    1826,
+                    "HY000",
+                    format!("Duplicate CHECK constraint name '{name}'"),
+                ));
+            }
+            check_form(&d.expr, &name)?;
+            crate::exec::check::compile_check(&def, &db, &table, &d.expr)?;
+            def.checks.push(CheckDef {
+                name,
+                expr: crate::catalog::check::spell(&d.expr),
+                column,
+            });
+        }
+        Ok(def)
+    }
+
+    /// ALTER TABLE's ADD [CONSTRAINT name] CHECK (cond), the rows there checked first (4025),
+    /// and DROP CONSTRAINT name of a CHECK or a foreign key (1091 for neither). Returns the rows
+    /// checked, which MariaDB counts as it copies the table.
+    pub(crate) fn alter_checks(
+        &mut self,
+        full: &str,
+        table: &str,
+        operations: &[ast::AlterTableOperation],
+    ) -> Result<u64> {
+        let mut declared = Vec::new();
+        let mut dropped = Vec::new();
+        for op in operations {
+            match op {
+                ast::AlterTableOperation::AddConstraint {
+                    constraint: ast::TableConstraint::Check(ck),
+                    ..
+                } => declared.push(DeclaredCheck {
+                    name: ck.name.as_ref().map(|n| n.value.clone()),
+                    expr: (*ck.expr).clone(),
+                    column: None,
+                }),
+                ast::AlterTableOperation::DropConstraint {
+                    name, if_exists, ..
+                } => dropped.push((name.value.clone(), *if_exists)),
+                _ => {}
+            }
+        }
+        if declared.is_empty() && dropped.is_empty() {
+            return Ok(0);
+        }
+        let adding = !declared.is_empty();
+        let current = self.fresh_table(full, table)?;
+        let mut def = current.def().clone();
+        for (name, if_exists) in &dropped {
+            if let Some(at) = def
+                .checks
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(name))
+            {
+                def.checks.remove(at);
+            } else if let Some(at) = def
+                .foreign_keys
+                .iter()
+                .position(|k| k.name.eq_ignore_ascii_case(name))
+            {
+                def.foreign_keys.remove(at);
+            } else if *if_exists {
+                self.note(
+                    1091,
+                    format!("Can't DROP CONSTRAINT `{name}`; check that it exists"),
+                );
+            } else {
+                return Err(SqlError::new(
+                    1091,
+                    "42000",
+                    format!("Can't DROP CONSTRAINT `{name}`; check that it exists"),
+                ));
+            }
+        }
+        let kept = def.checks.len();
+        let def = self.add_checks(def, declared)?;
+        let mut checked = 0;
+        if adding && self.check_constraint_checks() {
+            let names: Vec<&str> = def.columns.iter().map(|c| c.name.as_str()).collect();
+            let rows = self
+                .data()
+                .clone()
+                .scan(&current, &client::Scan::table().columns(&names))
+                .map_err(|e| SqlError::from_client(&e))?;
+            for row in &rows {
+                self.check_values(&def, &def.checks[kept..], row)?;
+            }
+            checked = rows.len() as u64;
+        }
+        self.set_constraints(full, def.foreign_keys, def.checks)?;
+        Ok(checked)
+    }
+
+    /// A table's definition as the data node holds it now (an ALTER TABLE's earlier operations
+    /// changed it).
+    pub(crate) fn fresh_table(&self, full: &str, table: &str) -> Result<client::Table> {
+        let cluster = self.shared.cluster();
+        cluster.forget_table(full);
+        cluster.table(full).map_err(|e| self.table_error(e, table))
+    }
+
+    /// Replaces a table's foreign keys and CHECK constraints (a new definition version).
+    pub(crate) fn set_constraints(
+        &self,
+        full: &str,
+        foreign_keys: Vec<base::foreign_key::ForeignKeyDef>,
+        checks: Vec<CheckDef>,
+    ) -> Result<client::Table> {
+        let cluster = self.shared.cluster();
+        let version = cluster
+            .table(full)
+            .map_err(|e| SqlError::from_client(&e))?
+            .def()
+            .version;
+        cluster
+            .alter_table(
+                full,
+                client::TableChange::Constraints {
+                    version,
+                    foreign_keys,
+                    checks,
+                },
+            )
+            .map_err(|e| SqlError::from_client(&e))
+    }
+}
