@@ -1,7 +1,9 @@
 //! CHECK constraints' conditions in MariaDB's spelling, as it keeps and shows them: columns in
 //! backticks, keywords and function names in lower case, no parentheses the operators' order
-//! does not need, a negated comparison turned around (`not (a = 5)` is `` `a` <> 5 ``), strings
-//! with backslash escapes. What this printer does not know is printed as sqlparser prints it.
+//! does not need, a negated comparison turned around (`not (a = 5)` is `` `a` <> 5 ``, De
+//! Morgan's laws over AND and OR), strings with backslash escapes. What this printer does not
+//! know is printed as sqlparser prints it; `kept` refuses a text that would not read back as
+//! the same condition.
 
 use sqlparser::ast::{self, BinaryOperator as B, Expr, UnaryOperator};
 
@@ -104,6 +106,64 @@ fn list(items: &[Expr]) -> String {
         .join(",")
 }
 
+/// `NOT expr` as MariaDB spells it: a comparison, IS [NOT] NULL, [NOT] IN, BETWEEN and LIKE
+/// turned around, De Morgan's laws over AND and OR, else `not(...)`.
+fn negation(expr: &Expr) -> String {
+    match strip(expr) {
+        Expr::BinaryOp { left, op, right } if negated(op).is_some() => spell(&Expr::BinaryOp {
+            left: left.clone(),
+            op: negated(op).unwrap_or(B::NotEq),
+            right: right.clone(),
+        }),
+        Expr::IsNull(inner) => spell(&Expr::IsNotNull(inner.clone())),
+        Expr::IsNotNull(inner) => spell(&Expr::IsNull(inner.clone())),
+        Expr::InList {
+            expr,
+            list,
+            negated,
+        } => spell(&Expr::InList {
+            expr: expr.clone(),
+            list: list.clone(),
+            negated: !negated,
+        }),
+        Expr::Between {
+            expr,
+            negated,
+            low,
+            high,
+        } => spell(&Expr::Between {
+            expr: expr.clone(),
+            negated: !negated,
+            low: low.clone(),
+            high: high.clone(),
+        }),
+        Expr::Like {
+            negated: false,
+            expr,
+            pattern,
+            escape_char,
+            ..
+        } => like(expr, pattern, escape_char.as_deref(), true),
+        // De Morgan: MariaDB pushes the NOT into AND and OR.
+        Expr::BinaryOp {
+            left,
+            op: op @ (B::And | B::Or),
+            right,
+        } => {
+            let not = |e: &Expr| Expr::UnaryOp {
+                op: UnaryOperator::Not,
+                expr: Box::new(e.clone()),
+            };
+            spell(&Expr::BinaryOp {
+                left: Box::new(Expr::Nested(Box::new(not(left)))),
+                op: if *op == B::And { B::Or } else { B::And },
+                right: Box::new(Expr::Nested(Box::new(not(right)))),
+            })
+        }
+        inner => format!("not({})", spell(inner)),
+    }
+}
+
 /// A condition in MariaDB's spelling (see the module's note).
 pub(crate) fn spell(e: &Expr) -> String {
     match e {
@@ -118,6 +178,13 @@ pub(crate) fn spell(e: &Expr) -> String {
             ast::Value::Null => "NULL".into(),
             other => other.to_string(),
         },
+        // sqlparser reads XOR as binding tighter than a comparison (MariaDB: between AND and
+        // OR): its operands keep their parentheses so the text reads back the same.
+        Expr::BinaryOp {
+            left,
+            op: B::Xor,
+            right,
+        } => format!("{} xor {}", operand(left, 20), operand(right, 20)),
         Expr::BinaryOp { left, op, right } => {
             let p = precedence(e);
             // Left-associative: a right operand of the same level keeps its parentheses.
@@ -131,25 +198,7 @@ pub(crate) fn spell(e: &Expr) -> String {
         Expr::UnaryOp {
             op: UnaryOperator::Not,
             expr,
-        } => match strip(expr) {
-            Expr::BinaryOp { left, op, right } if negated(op).is_some() => spell(&Expr::BinaryOp {
-                left: left.clone(),
-                op: negated(op).unwrap_or(B::NotEq),
-                right: right.clone(),
-            }),
-            Expr::IsNull(inner) => spell(&Expr::IsNotNull(inner.clone())),
-            Expr::IsNotNull(inner) => spell(&Expr::IsNull(inner.clone())),
-            Expr::InList {
-                expr,
-                list,
-                negated,
-            } => spell(&Expr::InList {
-                expr: expr.clone(),
-                list: list.clone(),
-                negated: !negated,
-            }),
-            inner => format!("!({})", spell(inner)),
-        },
+        } => negation(expr),
         Expr::UnaryOp {
             op: UnaryOperator::Minus,
             expr,
@@ -182,18 +231,49 @@ pub(crate) fn spell(e: &Expr) -> String {
             negated,
             expr,
             pattern,
+            escape_char,
             ..
-        } => {
-            let text = format!("{} like {}", operand(expr, 6), operand(pattern, 6));
-            if *negated {
-                format!("!({text})")
-            } else {
-                text
-            }
-        }
+        } => like(expr, pattern, escape_char.as_deref(), *negated),
+        Expr::RLike {
+            negated,
+            expr,
+            pattern,
+            ..
+        } => format!(
+            "{} {}regexp {}",
+            operand(expr, 6),
+            if *negated { "not " } else { "" },
+            operand(pattern, 6)
+        ),
         Expr::Function(f) => function(f).unwrap_or_else(|| e.to_string()),
         other => other.to_string(),
     }
+}
+
+/// `expr [not] like pattern [escape 'c']` (MariaDB's NOT LIKE has two spaces before `not`).
+fn like(expr: &Expr, pattern: &Expr, escape: Option<&Expr>, negated: bool) -> String {
+    let mut text = format!(
+        "{}{}like {}",
+        operand(expr, 6),
+        if negated { "  not " } else { " " },
+        operand(pattern, 6)
+    );
+    if let Some(escape) = escape {
+        text.push_str(&format!(" escape {}", operand(escape, 20)));
+    }
+    text
+}
+
+/// The text a condition is kept as: its spelling, when that reads back as the same condition
+/// (spelled again, the same text); None when it would not (a construct the printer leaves to
+/// sqlparser, whose text may read otherwise).
+pub(crate) fn kept(e: &Expr) -> Option<String> {
+    let text = spell(e);
+    let again = sqlparser::parser::Parser::new(&crate::parse::dialect::Cairn)
+        .try_with_sql(&text)
+        .and_then(|mut p| p.parse_expr())
+        .ok()?;
+    (spell(&again) == text).then_some(text)
 }
 
 /// A call with plain arguments: `name(a,b)` in lower case (LENGTH is MariaDB's octet_length).
@@ -257,8 +337,35 @@ mod tests {
             ("b = 'it''s'", "`b` = 'it\\'s'"),
             ("((x > 1) AND (x < 5))", "`x` > 1 and `x` < 5"),
             ("(a OR b) AND c", "(`a` or `b`) and `c`"),
+            ("b NOT LIKE 'x%'", "`b`  not like 'x%'"),
+            ("NOT (a > 0 AND a < 5)", "`a` <= 0 or `a` >= 5"),
+            ("b LIKE 'A!_%' ESCAPE '!'", "`b` like 'A!_%' escape '!'"),
+            (
+                "b REGEXP '^[0-9]+\\\\.[0-9]+$'",
+                "`b` regexp '^[0-9]+\\\\.[0-9]+$'",
+            ),
+            ("a NOT BETWEEN 1 AND 2", "`a` not between 1 and 2"),
+            ("-a < 5", "-`a` < 5"),
         ] {
             assert_eq!(text(given), shown, "{given}");
+        }
+    }
+
+    /// Every spelling above reads back as itself; XOR's operands keep their parentheses.
+    #[test]
+    fn kept_texts_read_back_as_the_same_condition() {
+        for given in [
+            "(a > 0) XOR (b > 0)",
+            "b NOT LIKE 'x%'",
+            "NOT (a > 0 AND b > 0)",
+            "b REGEXP '^[0-9]+\\\\.[0-9]+$'",
+            "c = 1 OR (c > 2 AND c < 5)",
+        ] {
+            let e = sqlparser::parser::Parser::new(&crate::parse::dialect::Cairn)
+                .try_with_sql(given)
+                .and_then(|mut p| p.parse_expr())
+                .expect("an expression");
+            assert!(kept(&e).is_some(), "{given}: {}", spell(&e));
         }
     }
 }

@@ -84,9 +84,45 @@ fn volatile(name: &str) -> bool {
     .contains(&name)
 }
 
+/// The names a condition reads (its columns, and `@` variables).
+pub(crate) fn names_read(e: &ast::Expr) -> Vec<String> {
+    let mut names = Vec::new();
+    let _ = ast::visit_expressions(e, |e| {
+        match e {
+            ast::Expr::Identifier(i) => names.push(i.value.clone()),
+            ast::Expr::CompoundIdentifier(parts) => {
+                names.extend(parts.last().map(|i| i.value.clone()))
+            }
+            _ => {}
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    names
+}
+
+/// MariaDB's 1901 for what a condition may not read: a variable, an AUTO_INCREMENT column.
+fn cannot_read(what: &str, name: &str) -> SqlError {
+    SqlError::new(
+        1901,
+        "HY000",
+        format!("Function or expression '{what}' cannot be used in the CHECK clause of `{name}`"),
+    )
+}
+
 /// MariaDB's refusals of a condition's form: a subquery (1970), a function whose value is not
-/// the row's alone (1901).
-fn check_form(e: &ast::Expr, name: &str) -> Result<()> {
+/// the row's alone, a variable or an AUTO_INCREMENT column (1901).
+fn check_form(def: &TableDef, e: &ast::Expr, name: &str) -> Result<()> {
+    for read in names_read(e) {
+        if read.starts_with('@') {
+            return Err(cannot_read(&read, name));
+        }
+        if def
+            .column(&read)
+            .is_some_and(|at| def.columns[at].auto_increment)
+        {
+            return Err(cannot_read("AUTO_INCREMENT", name));
+        }
+    }
     let mut found: Option<SqlError> = None;
     let _ = ast::visit_expressions(e, |e| {
         match e {
@@ -169,13 +205,14 @@ impl Session {
                     format!("Duplicate CHECK constraint name '{name}'"),
                 ));
             }
-            check_form(&d.expr, &name)?;
+            check_form(&def, &d.expr, &name)?;
             crate::exec::check::compile_check(&def, &db, &table, &d.expr)?;
-            def.checks.push(CheckDef {
-                name,
-                expr: crate::catalog::check::spell(&d.expr),
-                column,
-            });
+            let Some(expr) = crate::catalog::check::kept(&d.expr) else {
+                return Err(SqlError::unsupported(format!(
+                    "the CHECK condition of `{name}` in a form Cairn cannot keep as MariaDB spells it"
+                )));
+            };
+            def.checks.push(CheckDef { name, expr, column });
         }
         Ok(def)
     }
@@ -204,6 +241,33 @@ impl Session {
                 ast::AlterTableOperation::DropConstraint {
                     name, if_exists, ..
                 } => dropped.push((name.value.clone(), *if_exists)),
+                ast::AlterTableOperation::AddColumn { column_def, .. } => {
+                    for option in &column_def.options {
+                        if let ast::ColumnOption::Check(ck) = &option.option {
+                            if crate::commands::column_def::is_json_check(
+                                &ck.expr,
+                                &column_def.name.value,
+                            ) {
+                                continue;
+                            }
+                            declared.push(DeclaredCheck {
+                                name: None,
+                                expr: (*ck.expr).clone(),
+                                column: Some(column_def.name.value.clone()),
+                            });
+                        }
+                    }
+                }
+                ast::AlterTableOperation::ModifyColumn { options, .. }
+                | ast::AlterTableOperation::ChangeColumn { options, .. }
+                    if options
+                        .iter()
+                        .any(|o| matches!(o, ast::ColumnOption::Check(_))) =>
+                {
+                    return Err(SqlError::unsupported(
+                        "CHECK in ALTER TABLE ... MODIFY or CHANGE COLUMN (add it as a constraint)",
+                    ));
+                }
                 _ => {}
             }
         }
@@ -239,23 +303,73 @@ impl Session {
                 ));
             }
         }
-        let kept = def.checks.len();
+        let before = current.def().checks.clone();
         let def = self.add_checks(def, declared)?;
-        let mut checked = 0;
-        if adding && self.check_constraint_checks() {
-            let names: Vec<&str> = def.columns.iter().map(|c| c.name.as_str()).collect();
-            let rows = self
-                .data()
-                .clone()
-                .scan(&current, &client::Scan::table().columns(&names))
-                .map_err(|e| SqlError::from_client(&e))?;
-            for row in &rows {
-                self.check_values(&def, &def.checks[kept..], row)?;
-            }
-            checked = rows.len() as u64;
+        // In force first, then the rows there checked, so that no write between escapes both;
+        // a row that fails takes the new constraints away again.
+        let installed = self.set_constraints(full, def.foreign_keys.clone(), def.checks.clone())?;
+        if !adding || !self.check_constraint_checks() {
+            return Ok(0);
         }
-        self.set_constraints(full, def.foreign_keys, def.checks)?;
-        Ok(checked)
+        let names: Vec<&str> = def.columns.iter().map(|c| c.name.as_str()).collect();
+        let rows = self
+            .data()
+            .clone()
+            .scan(&installed, &client::Scan::table().columns(&names))
+            .map_err(|e| SqlError::from_client(&e))?;
+        for row in &rows {
+            if let Err(e) = self.check_values(&def, &def.checks, row) {
+                if let Err(undo) = self.set_constraints(full, def.foreign_keys.clone(), before) {
+                    tracing::warn!("ALTER TABLE {full}: taking the new CHECKs away failed: {undo}");
+                }
+                return Err(e);
+            }
+        }
+        Ok(rows.len() as u64)
+    }
+
+    /// The refusals of a column change (`columns`: the new list) that loses a column a CHECK of
+    /// the table reads (but a column's own CHECK, which goes with it): dropped, MariaDB's 1054;
+    /// renamed, 1235 (MariaDB carries the new name into the condition; Cairn does not yet).
+    pub(crate) fn check_columns_kept(def: &TableDef, columns: &[client::NewColumn]) -> Result<()> {
+        let kept = |n: &str| {
+            columns
+                .iter()
+                .any(|c| c.column.name.eq_ignore_ascii_case(n))
+        };
+        for check in &def.checks {
+            if check
+                .column
+                .is_some_and(|c| !kept(&def.columns[c as usize].name))
+            {
+                continue;
+            }
+            let read = sqlparser::parser::Parser::new(&crate::parse::dialect::Cairn)
+                .try_with_sql(&check.expr)
+                .and_then(|mut p| p.parse_expr())
+                .map(|e| names_read(&e))
+                .unwrap_or_default();
+            let Some(lost) = read.iter().find(|n| !kept(n)) else {
+                continue;
+            };
+            let renamed = def.column(lost).is_some_and(|at| {
+                columns
+                    .iter()
+                    .any(|c| c.source == client::ColumnSource::Kept(at as u16))
+            });
+            if renamed {
+                return Err(SqlError::unsupported(format!(
+                    "renaming a column that CHECK constraint `{}` reads (drop the constraint first)",
+                    check.name
+                )));
+            }
+            return Err(SqlError::new(
+                1054,
+                "42S22",
+                format!("Unknown column '{lost}' in 'CHECK'"),
+            ));
+        }
+        Ok(())
     }
 
     /// A table's definition as the data node holds it now (an ALTER TABLE's earlier operations

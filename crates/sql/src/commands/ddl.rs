@@ -100,6 +100,7 @@ impl Session {
         if let Some(columns) = &columns {
             let names: Vec<&str> = columns.iter().map(|c| c.column.name.as_str()).collect();
             self.check_parent_change(&full, false, Some(&names))?;
+            Self::check_columns_kept(&def, columns)?;
         }
         // A unique index whose every column goes is dropped first, as MariaDB drops it.
         if let Some(columns) = &columns {
@@ -703,8 +704,10 @@ pub(crate) fn recreated(old: &TableDef, table: &str) -> std::result::Result<Tabl
     def.partition_count = old.partition_count;
     def.options = old.options;
     def.comment = old.comment.clone();
-    // Kept by TRUNCATE; CREATE TABLE ... LIKE drops them, as MariaDB.
+    // Kept by TRUNCATE; CREATE TABLE ... LIKE drops the foreign keys (not the CHECKs), as
+    // MariaDB.
     def.foreign_keys = old.foreign_keys.clone();
+    def.checks = old.checks.clone();
     Ok(def)
 }
 
@@ -914,6 +917,17 @@ fn unquote(s: &str) -> &str {
     s.trim_matches(|c| c == '\'' || c == '"' || c == '`')
 }
 
+/// A CREATE TABLE's table options, however sqlparser read them.
+pub(crate) fn option_list(c: &ast::CreateTable) -> &[ast::SqlOption] {
+    match &c.table_options {
+        ast::CreateTableOptions::Plain(l)
+        | ast::CreateTableOptions::With(l)
+        | ast::CreateTableOptions::Options(l)
+        | ast::CreateTableOptions::TableProperties(l) => l.as_slice(),
+        ast::CreateTableOptions::None => &[],
+    }
+}
+
 /// The table options of CREATE TABLE: the default character set and collation, and NDB's
 /// `COMMENT="NDB_TABLE=..."` options. ENGINE is accepted whatever it names (every table is a
 /// Cairn table); other storage options MariaDB takes are accepted and have no effect.
@@ -925,14 +939,7 @@ pub(crate) fn table_options(
     let mut options = TableOptions::default();
     let mut spec = CollationSpec::default();
     let mut comment = c.comment.as_ref().map(comment_text);
-    let list = match &c.table_options {
-        ast::CreateTableOptions::Plain(l)
-        | ast::CreateTableOptions::With(l)
-        | ast::CreateTableOptions::Options(l)
-        | ast::CreateTableOptions::TableProperties(l) => l.as_slice(),
-        ast::CreateTableOptions::None => &[],
-    };
-    for option in list {
+    for option in option_list(c) {
         match option {
             ast::SqlOption::KeyValue { key, value } => {
                 let text = value.to_string();

@@ -54,9 +54,34 @@ impl Declared {
     }
 }
 
-/// The FOREIGN KEY clauses of a CREATE TABLE: its columns' REFERENCES, then its constraints'.
+/// Whether a CREATE TABLE names an engine that keeps no foreign keys (MyISAM and the like),
+/// whose FOREIGN KEY clauses MariaDB reads and drops.
+fn engine_without_keys(c: &ast::CreateTable) -> bool {
+    crate::commands::ddl::option_list(c).iter().any(|o| {
+        let text = o.to_string().to_ascii_uppercase();
+        text.starts_with("ENGINE")
+            && [
+                "MYISAM",
+                "ARIA",
+                "MEMORY",
+                "HEAP",
+                "CSV",
+                "ARCHIVE",
+                "BLACKHOLE",
+                "MRG_MYISAM",
+            ]
+            .iter()
+            .any(|e| text.trim_end().ends_with(e))
+    })
+}
+
+/// The FOREIGN KEY clauses of a CREATE TABLE: its columns' REFERENCES, then its constraints'
+/// (none when it names an engine without foreign keys, as MariaDB drops them).
 pub(crate) fn declared_in(c: &ast::CreateTable) -> Vec<Declared> {
     let mut keys = Vec::new();
+    if engine_without_keys(c) {
+        return keys;
+    }
     for column in &c.columns {
         for option in &column.options {
             if let ast::ColumnOption::ForeignKey(fk) = &option.option {

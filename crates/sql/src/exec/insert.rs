@@ -210,6 +210,7 @@ pub(crate) trait Inserting: Executor {
         let (mut first, mut affected) = (0u64, 0u64);
         // What the foreign keys check: each row inserted, deleted or updated.
         let mut changed: Vec<Changed> = Vec::new();
+        let several = rows.len() > 1;
         // INSERT IGNORE skips a row whose reference is missing, with a warning (1452).
         let ignore_references = matches!(p.duplicate, OnDuplicate::Ignore)
             && !def.foreign_keys.is_empty()
@@ -221,7 +222,17 @@ pub(crate) trait Inserting: Executor {
         for (n, values) in rows.into_iter().enumerate() {
             // The row as the INSERT gives it: its values, each other column's default.
             let full = inserted_row(def, &values);
-            self.check_row(&p.table, &full)?;
+            match self.check_row(&p.table, &full) {
+                // IGNORE skips a row a CHECK refuses, with the refusal as a warning, when the
+                // statement has several (MariaDB's single-row INSERT IGNORE fails).
+                Err(e)
+                    if e.code == 4025 && several && matches!(p.duplicate, OnDuplicate::Ignore) =>
+                {
+                    self.diagnostics.warn(e.code, e.message);
+                    continue;
+                }
+                checked => checked?,
+            }
             let assigned = auto.filter(|a| !values.iter().any(|(c, _)| c == a));
             // Each probe's read, with its key's name and values (for IGNORE's warning).
             let mut probes = Vec::new();

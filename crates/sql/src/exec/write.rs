@@ -472,7 +472,14 @@ pub(crate) trait Writes: Exec {
                         new: Some(by_position(&def, &src.fetch, &current)),
                     };
                     if let Some(new) = &written_row.new {
-                        s.check_row(&src.table, new)?;
+                        match s.check_row(&src.table, new) {
+                            // IGNORE skips a row a CHECK refuses, with a warning.
+                            Err(e) if e.code == 4025 && p.ignore => {
+                                s.diagnostics.warn(e.code, e.message);
+                                continue;
+                            }
+                            checked => checked?,
+                        }
                     }
                     if p.ignore {
                         // Each row is written on its own, as a statement of its own: a row
