@@ -474,10 +474,16 @@ impl Session {
         renamed: bool,
         columns: Option<&[&str]>,
     ) -> Result<()> {
-        let referencing = self.referencing()?;
+        // A rename goes by the catalog as it is now (another API node may have made a child).
+        let referencing = if renamed {
+            self.fresh_referencing()?
+        } else {
+            self.referencing()?
+        };
         for (child, at) in referencing.of(full) {
             let fk = &child.def().foreign_keys[*at];
-            if renamed && !child.def().name.eq_ignore_ascii_case(full) {
+            // A table's key on itself names it too: renamed, it would name a table gone.
+            if renamed {
                 return Err(SqlError::unsupported(format!(
                     "renaming a table that foreign key `{}` references (drop the key first)",
                     fk.name

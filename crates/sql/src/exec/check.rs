@@ -17,6 +17,9 @@ use crate::exec::Exec;
 use crate::expr::{Compiler, Expr, Scope};
 use crate::foundation::error::{Result, SqlError};
 
+/// Tables whose compiled conditions a session keeps.
+const COMPILED_TABLES_MAX: usize = 256;
+
 /// A table's conditions compiled: each constraint's name as 4025 names it, and its condition.
 pub(crate) type CompiledChecks = Arc<Vec<(String, Expr)>>;
 
@@ -75,6 +78,10 @@ pub(crate) trait Checking: Executor {
             Some(c) => c.clone(),
             None => {
                 let c: CompiledChecks = Arc::new(compile_all(def, &def.checks)?);
+                if self.checks.len() >= COMPILED_TABLES_MAX {
+                    // Definitions come and go (each change is a new version): start afresh.
+                    self.checks.clear();
+                }
                 self.checks.insert(key, c.clone());
                 c
             }
