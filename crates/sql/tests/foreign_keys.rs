@@ -12,24 +12,9 @@ use std::collections::BTreeMap;
 use std::time::SystemTime;
 
 use common::raw::{values, Answer, Raw};
+use common::Rng;
 use datanode::{DataNode, DataNodeConfig};
 use sql::{SqlConfig, SqlServer};
-
-/// A xorshift generator: the test's randomness, replayable from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
 
 /// The seed the suite runs with by default, so its runs agree.
 const DEFAULT_SEED: u64 = 1_796_359_606_635_598_005;
@@ -253,22 +238,22 @@ fn sql_value(v: Option<u64>) -> String {
 
 impl Op {
     fn random(rng: &mut Rng) -> Op {
-        let t = rng.below(4) as usize;
+        let t = rng.up_to(4) as usize;
         let key = |rng: &mut Rng, t: usize| -> Option<u64> {
             // A NULL now and then; references drawn a little past the keys that exist.
-            match rng.below(10) {
+            match rng.up_to(10) {
                 0 => None,
-                _ if t == 3 => Some(rng.below(CHILDREN + 4)),
-                _ => Some(rng.below(PARENTS + 3)),
+                _ if t == 3 => Some(rng.up_to(CHILDREN + 4)),
+                _ => Some(rng.up_to(PARENTS + 3)),
             }
         };
-        match rng.below(9) {
-            0 | 1 => Op::InsertParent(rng.below(PARENTS)),
-            2 => Op::DeleteParent(rng.below(PARENTS)),
-            3 => Op::MoveParent(rng.below(PARENTS), rng.below(PARENTS + 3)),
-            4 | 5 => Op::InsertChild(t, rng.below(CHILDREN), key(rng, t)),
-            6 | 7 => Op::PointChild(t, rng.below(CHILDREN), key(rng, t)),
-            _ => Op::DeleteChild(t, rng.below(CHILDREN)),
+        match rng.up_to(9) {
+            0 | 1 => Op::InsertParent(rng.up_to(PARENTS)),
+            2 => Op::DeleteParent(rng.up_to(PARENTS)),
+            3 => Op::MoveParent(rng.up_to(PARENTS), rng.up_to(PARENTS + 3)),
+            4 | 5 => Op::InsertChild(t, rng.up_to(CHILDREN), key(rng, t)),
+            6 | 7 => Op::PointChild(t, rng.up_to(CHILDREN), key(rng, t)),
+            _ => Op::DeleteChild(t, rng.up_to(CHILDREN)),
         }
     }
 
@@ -361,12 +346,12 @@ fn random_transactions_keep_every_reference_as_the_model_does() {
     let mut s = Raw::login_to(port, None);
     let mut committed = Model::default();
     for round in 0..150 {
-        let explicit = rng.below(3) > 0;
+        let explicit = rng.up_to(3) > 0;
         let mut working = committed.clone();
         if explicit {
             assert_eq!(s.query("BEGIN"), Answer::Ok);
         }
-        for _ in 0..1 + rng.below(4) {
+        for _ in 0..1 + rng.up_to(4) {
             let op = Op::random(&mut rng);
             let mut after = working.clone();
             let expected = after.apply(&op);
@@ -380,7 +365,7 @@ fn random_transactions_keep_every_reference_as_the_model_does() {
             }
         }
         if explicit {
-            if rng.below(4) == 0 {
+            if rng.up_to(4) == 0 {
                 assert_eq!(s.query("ROLLBACK"), Answer::Ok);
             } else {
                 assert_eq!(s.query("COMMIT"), Answer::Ok);
@@ -408,7 +393,7 @@ fn concurrent_transactions_never_commit_an_orphan() {
                     let mut s = Raw::login_to(port, None);
                     for _ in 0..40 {
                         assert_eq!(s.query("BEGIN"), Answer::Ok);
-                        for _ in 0..1 + rng.below(3) {
+                        for _ in 0..1 + rng.up_to(3) {
                             let op = Op::random(&mut rng);
                             match answer(&mut s, &op.sql()) {
                                 // A lock wait timeout or a deadlock between sessions is
@@ -417,7 +402,7 @@ fn concurrent_transactions_never_commit_an_orphan() {
                                 other => panic!("seed {seed}: {} answered {other:?}", op.sql()),
                             }
                         }
-                        let end = if rng.below(4) == 0 {
+                        let end = if rng.up_to(4) == 0 {
                             "ROLLBACK"
                         } else {
                             "COMMIT"

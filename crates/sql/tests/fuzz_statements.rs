@@ -15,6 +15,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use common::raw::Raw;
+use common::Rng;
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
@@ -92,22 +93,6 @@ const TOKENS: &[&str] = &[
 
 /// The seed the suite runs with (one whose 20,000 statements all answer).
 const DEFAULT_SEED: u64 = 1_795_396_951_517_393_658;
-
-/// A xorshift generator: the test's randomness, replayable from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 /// The statements of the differential suite's cases file, in order, but for those it runs as
 /// another account (`-- as:`), which test what that account may not do.

@@ -423,7 +423,8 @@ pub(crate) trait Writes: Exec {
                     .expect("every column is fetched")
             };
             let mut written_rows: Vec<Changed> = Vec::new();
-            let checked = p.ignore && s.references_apply(&src.table)?;
+            // Rows are kept for the foreign keys only when they apply.
+            let enforced = s.references_apply(&src.table)?;
             let mut write_all = |s: &mut Self,
                                  txn: &mut Transaction,
                                  changed: &mut u64,
@@ -467,11 +468,9 @@ pub(crate) trait Writes: Exec {
                         values.push((c, v));
                     }
                     let key = Self::primary_key(src, row);
-                    let written_row = Changed {
-                        old: Some(by_position(&def, &src.fetch, row)),
-                        new: Some(by_position(&def, &src.fetch, &current)),
-                    };
-                    if let Some(new) = &written_row.new {
+                    let new = (enforced || !def.checks.is_empty())
+                        .then(|| by_position(&def, &src.fetch, &current));
+                    if let Some(new) = &new {
                         match s.check_row(&src.table, new) {
                             // IGNORE skips a row a CHECK refuses, with a warning.
                             Err(e) if e.code == 4025 && p.ignore => {
@@ -481,6 +480,10 @@ pub(crate) trait Writes: Exec {
                             checked => checked?,
                         }
                     }
+                    let written_row = enforced.then(|| Changed {
+                        old: Some(by_position(&def, &src.fetch, row)),
+                        new,
+                    });
                     if p.ignore {
                         // Each row is written on its own, as a statement of its own: a row
                         // whose new key is taken is undone alone and skipped, silently, as
@@ -504,11 +507,13 @@ pub(crate) trait Writes: Exec {
                         }
                         // Its keys are enforced with it: a row they refuse is undone and
                         // skipped with the refusal as a warning, as MariaDB's IGNORE does.
-                        if checked && s.skips_row(txn, &src.table, written_row)? {
-                            continue;
+                        if let Some(written_row) = written_row {
+                            if s.skips_row(txn, &src.table, written_row)? {
+                                continue;
+                            }
                         }
                     } else {
-                        written_rows.push(written_row);
+                        written_rows.extend(written_row);
                     }
                     *changed += 1;
                 }

@@ -46,3 +46,25 @@ pub fn start_with(rows: &str) -> (DataNode, SqlServer, u16, raw::Raw) {
     }
     (node, server, port, setup)
 }
+
+/// A xorshift generator: a random test's randomness, replayable from its seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        self.up_to(n as u64) as usize
+    }
+
+    /// [`Rng::below`] for 64-bit bounds.
+    pub fn up_to(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
