@@ -912,6 +912,9 @@ fn check_table_name(name: &str) -> Result<()> {
 /// accounts, `cairn_sql_users`). No front end opens one on a client's behalf.
 pub const INTERNAL_TABLE_PREFIX: &str = "cairn_";
 
+/// The start of the hidden names of the SQL front end's temporary tables (internal tables).
+pub const TEMPORARY_TABLE_PREFIX: &str = "cairn_tmp_";
+
 /// Whether `name` is a table the front ends keep for themselves, or a hidden table (a unique
 /// index's): neither is a client's to open by name.
 pub fn is_internal_table(name: &str) -> bool {

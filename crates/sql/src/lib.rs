@@ -49,6 +49,9 @@ pub struct SqlServer {
     thread: Option<JoinHandle<()>>,
     /// The Unix socket file and its acceptor, when one was asked for.
     socket: Option<(Arc<transport::UnixSocketFile>, JoinHandle<()>)>,
+    /// The thread keeping this API node's lease (`session/temporary.rs`), and what stops it
+    /// (dropped: closed).
+    lease: Option<(std::sync::mpsc::Sender<()>, JoinHandle<()>)>,
 }
 
 impl SqlServer {
@@ -60,9 +63,11 @@ impl SqlServer {
         // A view change (a node coming back) stops the node group for a moment: the accounts
         // are read again then.
         let since = std::time::Instant::now();
+        let instance = api_instance()?;
         let bootstrapped = loop {
             let made = catalog::users::bootstrap(&cluster, &config.root_password)
-                .and_then(|b| commands::routines::bootstrap(&cluster).map(|()| b));
+                .and_then(|b| commands::routines::bootstrap(&cluster).map(|()| b))
+                .and_then(|b| session::temporary::renew(&cluster, instance).map(|()| b));
             match made {
                 Err(e) if e.failover_retry(true) && since.elapsed() < FAILOVER_RECONNECT => {
                     std::thread::sleep(Duration::from_millis(50));
@@ -98,6 +103,7 @@ impl SqlServer {
                 grants_epoch: std::sync::atomic::AtomicU64::new(0),
                 next_id: AtomicU32::new(1),
                 referencing: std::sync::Mutex::new(None),
+                instance,
             }),
             reactor,
             failed_logins: std::sync::Mutex::new(transport::auth::FailedLogins::default()),
@@ -118,6 +124,13 @@ impl SqlServer {
             }
             None => None,
         };
+        let (stop_lease, stopped) = std::sync::mpsc::channel();
+        let leased = server.clone();
+        let lease = std::thread::Builder::new()
+            .name("sql-lease".into())
+            .spawn(move || {
+                session::temporary::keep_lease(|| leased.shared.cluster(), instance, stopped)
+            })?;
         let incoming = move || listener.accept().map(|(s, _)| transport::Stream::from(s));
         let thread = spawn_acceptor("sql-accept", incoming, server.clone(), stopping.clone())?;
         info!(%address, "sql listening");
@@ -127,6 +140,7 @@ impl SqlServer {
             address,
             thread: Some(thread),
             socket,
+            lease: Some((stop_lease, lease)),
         })
     }
 
@@ -154,7 +168,19 @@ impl SqlServer {
             file.close();
             let _ = thread.join();
         }
+        if let Some((stop, thread)) = self.lease.take() {
+            drop(stop);
+            let _ = thread.join();
+        }
     }
+}
+
+/// A random number naming this API node's start (its temporary tables and lease).
+fn api_instance() -> std::io::Result<u64> {
+    let mut bytes = [0u8; 8];
+    getrandom::getrandom(&mut bytes)
+        .map_err(|e| std::io::Error::other(format!("drawing an instance number: {e}")))?;
+    Ok(u64::from_le_bytes(bytes))
 }
 
 /// Starts thread `name` running [`accept_loop`] over `accept`.

@@ -366,8 +366,13 @@ pub fn create_table(
         Some(n) if n > 1 => format!(" AUTO_INCREMENT={n}"),
         _ => String::new(),
     };
+    let temporary = if def.name.starts_with(base::schema::TEMPORARY_TABLE_PREFIX) {
+        "TEMPORARY "
+    } else {
+        ""
+    };
     format!(
-        "CREATE TABLE {} (\n{}\n) ENGINE={ENGINE}{counter}{}{}",
+        "CREATE {temporary}TABLE {} (\n{}\n) ENGINE={ENGINE}{counter}{}{}",
         backticked(name),
         lines.join(",\n"),
         options_text(def),

@@ -82,7 +82,11 @@ impl Session {
                 "near 'SELECT': CREATE TABLE ... LIKE takes no SELECT",
             ));
         }
-        self.end_transaction(true)?;
+        // A temporary table's rows go in the transaction in progress, as MariaDB's do.
+        let commits = !c.temporary;
+        if commits {
+            self.end_transaction(true)?;
+        }
         if c.or_replace {
             // The table it replaces is gone before the SELECT could read it (MariaDB's 1093).
             let (target, _, table) = self.table_name(&c.name)?;
@@ -146,14 +150,22 @@ impl Session {
         match crate::plan::write::InsertPlan::of_rows(created, targets, rows)
             .and_then(|plan| self.run_insert(&plan, &[]))
             .and_then(|outcome| {
-                self.end_transaction(true)?;
+                if commits {
+                    self.end_transaction(true)?;
+                }
                 Ok(outcome)
             }) {
             Ok(outcome) => Ok(outcome),
             Err(e) => {
                 // Nothing is left of a statement that failed: the table goes too.
-                let _ = self.end_transaction(false);
+                if commits {
+                    let _ = self.end_transaction(false);
+                }
                 let _ = self.shared.cluster().drop_table(&full);
+                if c.temporary {
+                    let (_, db, name) = self.permanent_table_name(&c.name)?;
+                    self.temporaries.remove(&db, &name);
+                }
                 self.plans.clear();
                 Err(e)
             }
@@ -162,8 +174,29 @@ impl Session {
 
     /// The table a CREATE TABLE makes, as (catalog name, table name); None when IF NOT EXISTS
     /// found it there (with MariaDB's note).
+    /// A temporary table's catalog name is a fresh hidden one (`session/temporary.rs`); one
+    /// the session holds under the same name is 1050, or dropped first under OR REPLACE.
     fn create_target(&mut self, c: &ast::CreateTable) -> Result<Option<(String, String)>> {
-        let (full, _, table) = self.table_name(&c.name)?;
+        let (full, db, table) = self.permanent_table_name(&c.name)?;
+        if c.temporary {
+            if let Some(old) = self.temporaries.get(&db, &table).cloned() {
+                if c.if_not_exists {
+                    self.note(1050, format!("Table '{table}' already exists"));
+                    return Ok(None);
+                }
+                if !c.or_replace {
+                    return Err(already_exists(&table));
+                }
+                self.temporaries.remove(&db, &table);
+                crate::session::temporary::drop_all(&self.shared.cluster(), vec![old]);
+                self.plans.clear();
+            }
+            if self.database(&db)?.is_none() {
+                return Err(SqlError::unknown_database(&db));
+            }
+            let hidden = self.temporaries.fresh_name(self.shared.instance, self.id)?;
+            return Ok(Some((hidden, table)));
+        }
         if c.if_not_exists && self.shared.cluster().table(&full).is_ok() {
             self.note(1050, format!("Table '{table}' already exists"));
             return Ok(None);
@@ -189,6 +222,16 @@ impl Session {
             }
         }
         match cluster.create_table(def) {
+            Ok(_) if c.temporary => {
+                let (_, db, name) = self.permanent_table_name(&c.name)?;
+                self.temporaries.add(crate::session::temporary::Temporary {
+                    db,
+                    name,
+                    hidden: full.to_string(),
+                });
+                self.plans.clear();
+                Ok(done(0))
+            }
             Ok(created) => {
                 self.touch_parents(created.def());
                 Ok(done(0))
@@ -197,11 +240,7 @@ impl Session {
                 self.note(1050, format!("Table '{table}' already exists"));
                 Ok(done(0))
             }
-            Err(e) if e.code() == base::ErrorCode::TableExists => Err(SqlError::new(
-                1050,
-                "42S01",
-                format!("Table '{table}' already exists"),
-            )),
+            Err(e) if e.code() == base::ErrorCode::TableExists => Err(already_exists(table)),
             Err(e) if e.code() == base::ErrorCode::NoSuchDatabase => Err(
                 SqlError::unknown_database(full.split('/').next().unwrap_or_default()),
             ),
@@ -218,12 +257,12 @@ impl Session {
         table: &str,
         added: Vec<ColumnDef>,
     ) -> Result<TableDef> {
-        let db = full.split('/').next().unwrap_or_default();
+        let (_, db, _) = self.permanent_table_name(&c.name)?;
         let (mut options, balance, comment, named) = table_options(c)?;
         if !named {
             // The database's default, as MariaDB takes it.
             options.collation = self
-                .database(db)?
+                .database(&db)?
                 .map(|(_, c)| c)
                 .filter(|c| *c != Collation::Utf8mb4GeneralCi);
         }
@@ -343,7 +382,14 @@ impl Session {
         }
         let workers = self.shared.cluster().worker_count();
         def = partitioned(def, partition::of(c), balance, workers)?;
-        let def = self.add_foreign_keys(def, crate::commands::foreign::declared_in(c))?;
+        let declared = crate::commands::foreign::declared_in(c);
+        if c.temporary && !declared.is_empty() {
+            // As InnoDB: a temporary table holds no foreign key.
+            return Err(crate::commands::foreign::incorrectly_formed(&format!(
+                "{db}/{table}"
+            )));
+        }
+        let def = self.add_foreign_keys(def, declared)?;
         self.add_checks(def, crate::commands::check::declared_in(c))
     }
 }
@@ -597,23 +643,19 @@ fn check_definition(
     Ok(prefixes)
 }
 
+/// MariaDB's 1050 for a table that exists.
+fn already_exists(table: &str) -> SqlError {
+    SqlError::new(1050, "42S01", format!("Table '{table}' already exists"))
+}
+
 /// MariaDB's 1060 for a column named twice.
 pub(crate) fn duplicate_column(name: &str) -> SqlError {
     SqlError::new(1060, "42S21", format!("Duplicate column name '{name}'"))
 }
 
 /// What MariaDB refuses in a CREATE TABLE before anything runs (so before the transaction in
-/// progress commits): a temporary table (NDB's 1478), OR REPLACE with IF NOT EXISTS (1221), and
-/// a column type's bad parameters.
+/// progress commits): OR REPLACE with IF NOT EXISTS (1221), and a column type's bad parameters.
 pub(crate) fn create_checks(c: &ast::CreateTable) -> Result<()> {
-    if c.temporary {
-        // NDB's answer: temporary tables are another engine's.
-        return Err(SqlError::new(
-            1478,
-            "HY000",
-            "Table storage engine 'ndbcluster' does not support the create option 'TEMPORARY'",
-        ));
-    }
     if c.or_replace && c.if_not_exists {
         return Err(SqlError::new(
             1221,

@@ -183,7 +183,18 @@ impl Session {
             let key = self.check_new_index(def, name, kind, &columns, &kept, &added)?;
             added.push(key);
         }
+        let temporary = self.temporaries.get(&db, &table).is_some();
+        if temporary && adds_foreign_key(&a.operations) {
+            return Err(crate::commands::foreign::incorrectly_formed(&format!(
+                "{db}/{table}"
+            )));
+        }
+        let mut renamed_temporary = None;
         let renamed = match &rename {
+            Some(to) if temporary => {
+                renamed_temporary = Some(self.temporary_target(to)?);
+                None
+            }
             Some(to) => {
                 let (to_full, _, to_table) = self.table_name(to)?;
                 if to_full.eq_ignore_ascii_case(&full) {
@@ -247,7 +258,26 @@ impl Session {
                 .rename_table(&full, &to)
                 .map_err(|e| rename_error(e, &db, &table, &to))?;
         }
+        if let Some((to_db, to_table)) = renamed_temporary {
+            self.temporaries.rename(&db, &table, to_db, to_table);
+            self.plans.clear();
+        }
         Ok(done(affected))
+    }
+
+    /// The new name of a temporary table being renamed, as (database, table): 1050 when the
+    /// session holds another temporary table by that name (a table that is not temporary may
+    /// have it: the renamed one shadows it then).
+    fn temporary_target(&self, to: &ObjectName) -> Result<(String, String)> {
+        let (_, to_db, to_table) = self.permanent_table_name(to)?;
+        if self.temporaries.get(&to_db, &to_table).is_some() {
+            return Err(SqlError::new(
+                1050,
+                "42S01",
+                format!("Table '{to_table}' already exists"),
+            ));
+        }
+        Ok((to_db, to_table))
     }
 
     /// DROP INDEX name ON t.
@@ -275,7 +305,26 @@ impl Session {
     /// nothing, as in MariaDB.
     pub(crate) fn rename_tables(&mut self, renames: &[ast::RenameTable]) -> Result<Outcome> {
         let mut done_so_far: Vec<(String, String)> = Vec::new();
+        let mut temporaries_done: Vec<TemporaryRename> = Vec::new();
         for r in renames {
+            let (_, from_db, from_table) = self.permanent_table_name(&r.old_name)?;
+            if self.temporaries.get(&from_db, &from_table).is_some() {
+                // A temporary table's new name is the session's alone to know.
+                match self.temporary_target(&r.new_name) {
+                    Ok((to_db, to_table)) => {
+                        let to = (to_db.clone(), to_table.clone());
+                        self.temporaries
+                            .rename(&from_db, &from_table, to_db, to_table);
+                        temporaries_done.push(((from_db, from_table), to));
+                        self.plans.clear();
+                        continue;
+                    }
+                    Err(e) => {
+                        self.undo_renames(&done_so_far, &temporaries_done);
+                        return Err(e);
+                    }
+                }
+            }
             let result = (|| {
                 let (from, db, table) = self.table_name(&r.old_name)?;
                 let (to, _, _) = self.table_name(&r.new_name)?;
@@ -290,18 +339,25 @@ impl Session {
             match result {
                 Ok(pair) => done_so_far.push(pair),
                 Err(e) => {
-                    for (from, to) in done_so_far.iter().rev() {
-                        if let Err(undo) = self.shared.cluster().rename_table(to, from) {
-                            tracing::warn!(
-                                "RENAME TABLE: renaming {to} back to {from} failed: {undo}"
-                            );
-                        }
-                    }
+                    self.undo_renames(&done_so_far, &temporaries_done);
                     return Err(e);
                 }
             }
         }
         Ok(done(0))
+    }
+
+    /// A failed RENAME TABLE's renames done before, undone in reverse order.
+    fn undo_renames(&mut self, tables: &[(String, String)], temporaries: &[TemporaryRename]) {
+        for (from, to) in tables.iter().rev() {
+            if let Err(undo) = self.shared.cluster().rename_table(to, from) {
+                tracing::warn!("RENAME TABLE: renaming {to} back to {from} failed: {undo}");
+            }
+        }
+        for ((from_db, from), (to_db, to)) in temporaries.iter().rev() {
+            self.temporaries
+                .rename(to_db, to, from_db.clone(), from.clone());
+        }
     }
 
     /// The checks MariaDB makes before an ALTER TABLE's rename, made before its other operations
@@ -330,10 +386,13 @@ impl Session {
         Ok(())
     }
 
+    /// DROP DATABASE, or DROP [TEMPORARY] TABLE: a name the session holds a temporary table
+    /// under drops that one; DROP TEMPORARY TABLE drops nothing else.
     pub(crate) fn drop(
         &mut self,
         object_type: &ast::ObjectType,
         if_exists: bool,
+        temporary: bool,
         names: &[ObjectName],
     ) -> Result<Outcome> {
         let cluster = &self.shared.cluster();
@@ -380,6 +439,19 @@ impl Session {
             }
             ast::ObjectType::Table => {
                 let mut missing = Vec::new();
+                let mut permanent = Vec::new();
+                for name in names {
+                    let (_, db, table) = self.permanent_table_name(name)?;
+                    match self.temporaries.remove(&db, &table) {
+                        Some(t) => {
+                            crate::session::temporary::drop_all(cluster, vec![t]);
+                            self.plans.clear();
+                        }
+                        None if temporary => missing.push(format!("{db}.{table}")),
+                        None => permanent.push(name.clone()),
+                    }
+                }
+                let names = &permanent[..];
                 let fulls = names
                     .iter()
                     .map(|n| Ok(self.table_name(n)?.0))
@@ -438,6 +510,22 @@ impl Session {
         }
         Ok(done(0))
     }
+}
+
+/// A temporary table renamed: from (database, table) to (database, table).
+type TemporaryRename = ((String, String), (String, String));
+
+/// Whether an ALTER TABLE adds a foreign key.
+fn adds_foreign_key(operations: &[ast::AlterTableOperation]) -> bool {
+    operations.iter().any(|op| {
+        matches!(
+            op,
+            ast::AlterTableOperation::AddConstraint {
+                constraint: ast::TableConstraint::ForeignKey(_),
+                ..
+            }
+        )
+    })
 }
 
 /// An index's column list: each column's name and the prefix length given, `c(n)` (an index

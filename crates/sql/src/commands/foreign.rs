@@ -109,7 +109,7 @@ fn action(a: Option<ast::ReferentialAction>) -> (ReferenceAction, bool) {
 }
 
 /// MariaDB's 1005 with InnoDB's errno 150.
-fn incorrectly_formed(full: &str) -> SqlError {
+pub(crate) fn incorrectly_formed(full: &str) -> SqlError {
     let (db, table) = split_name(full);
     SqlError::new(
         1005,

@@ -868,9 +868,10 @@ impl Session {
             Statement::Drop {
                 object_type,
                 if_exists,
+                temporary,
                 names,
                 ..
-            } => self.drop(object_type, *if_exists, names),
+            } => self.drop(object_type, *if_exists, *temporary, names),
             Statement::RenameTable(renames) => self.rename_tables(renames),
             Statement::CreateTable(c) => self.create_table(c),
             Statement::Truncate(t) => self.truncate(t),

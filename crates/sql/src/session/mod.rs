@@ -8,6 +8,7 @@ pub(crate) mod diagnostics;
 pub(crate) mod grants;
 pub(crate) mod schema_rows;
 pub(crate) mod shared;
+pub(crate) mod temporary;
 pub(crate) mod variables;
 
 use std::collections::HashMap;
@@ -155,6 +156,8 @@ pub struct Session {
     /// The open transaction was rolled back with a lost connection, which no statement of it
     /// reported: the next COMMIT answers the retry class instead of OK.
     lost_transaction: bool,
+    /// The session's temporary tables (`session/temporary.rs`), dropped when it ends.
+    pub(crate) temporaries: temporary::Temporaries,
 }
 
 /// A savepoint of the session's open transaction.
@@ -286,9 +289,13 @@ impl std::ops::DerefMut for Session {
 }
 
 impl Drop for Session {
-    /// A session's named locks go with it.
+    /// A session's named locks and temporary tables go with it.
     fn drop(&mut self) {
         crate::foundation::named_locks::release_all(self.id);
+        if !self.temporaries.is_empty() {
+            let tables = self.temporaries.take_all();
+            temporary::drop_all(&self.shared.cluster(), tables);
+        }
     }
 }
 
@@ -331,6 +338,7 @@ impl Session {
             savepoints: Vec::new(),
             lost_commit: None,
             lost_transaction: false,
+            temporaries: Default::default(),
         }
     }
 
@@ -549,8 +557,22 @@ impl Session {
             .find(|(name, _)| name.eq_ignore_ascii_case(db)))
     }
 
-    /// The catalog name of `db.table` (or `table` in the current database).
+    /// The catalog name of `db.table` (or `table` in the current database): the hidden name of
+    /// the session's temporary table of that name when it has one, which shadows the table.
     pub(crate) fn table_name(&self, name: &ObjectName) -> Result<(String, String, String)> {
+        let (full, db, table) = self.permanent_table_name(name)?;
+        match self.temporaries.get(&db, &table) {
+            Some(t) => Ok((t.hidden.clone(), db, table)),
+            None => Ok((full, db, table)),
+        }
+    }
+
+    /// The catalog name of the table `db.table` (or `table` in the current database), whatever
+    /// temporary table of the session shadows it.
+    pub(crate) fn permanent_table_name(
+        &self,
+        name: &ObjectName,
+    ) -> Result<(String, String, String)> {
         let (db, table) = ident(name)?;
         let db = match db.or_else(|| self.database.clone()) {
             Some(d) => d,

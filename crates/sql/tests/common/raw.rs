@@ -107,6 +107,12 @@ impl Raw {
     }
 
     /// COM_STMT_PREPARE; returns the statement id (after reading its definitions).
+    /// COM_RESET_CONNECTION.
+    pub fn reset_connection(&mut self) -> Answer {
+        self.send(0, &[0x1f]);
+        self.answer()
+    }
+
     pub fn prepare(&mut self, sql: &str) -> u32 {
         let mut p = vec![0x16];
         p.extend_from_slice(sql.as_bytes());
