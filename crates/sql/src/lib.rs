@@ -49,9 +49,12 @@ pub struct SqlServer {
     thread: Option<JoinHandle<()>>,
     /// The Unix socket file and its acceptor, when one was asked for.
     socket: Option<(Arc<transport::UnixSocketFile>, JoinHandle<()>)>,
-    /// The thread keeping this API node's lease (`session/temporary.rs`), and what stops it
-    /// (dropped: closed).
-    lease: Option<(std::sync::mpsc::Sender<()>, JoinHandle<()>)>,
+    /// The thread keeping this API node's lease and dropping ended sessions' temporary tables
+    /// (`session/temporary.rs`), and its mailbox.
+    lease: Option<(
+        std::sync::mpsc::Sender<session::temporary::Work>,
+        JoinHandle<()>,
+    )>,
 }
 
 impl SqlServer {
@@ -103,7 +106,7 @@ impl SqlServer {
                 grants_epoch: std::sync::atomic::AtomicU64::new(0),
                 next_id: AtomicU32::new(1),
                 referencing: std::sync::Mutex::new(None),
-                instance,
+                temporary: session::temporary::NodeTemporaries::new(instance),
             }),
             reactor,
             failed_logins: std::sync::Mutex::new(transport::auth::FailedLogins::default()),
@@ -124,12 +127,14 @@ impl SqlServer {
             }
             None => None,
         };
-        let (stop_lease, stopped) = std::sync::mpsc::channel();
+        let (work, mailbox) = std::sync::mpsc::channel();
+        server.shared.temporary.set_worker(Some(work.clone()));
         let leased = server.clone();
         let lease = std::thread::Builder::new()
             .name("sql-lease".into())
             .spawn(move || {
-                session::temporary::keep_lease(|| leased.shared.cluster(), instance, stopped)
+                let shared = &leased.shared;
+                session::temporary::keep_lease(|| shared.cluster(), &shared.temporary, mailbox)
             })?;
         let incoming = move || listener.accept().map(|(s, _)| transport::Stream::from(s));
         let thread = spawn_acceptor("sql-accept", incoming, server.clone(), stopping.clone())?;
@@ -140,7 +145,7 @@ impl SqlServer {
             address,
             thread: Some(thread),
             socket,
-            lease: Some((stop_lease, lease)),
+            lease: Some((work, lease)),
         })
     }
 
@@ -168,8 +173,9 @@ impl SqlServer {
             file.close();
             let _ = thread.join();
         }
-        if let Some((stop, thread)) = self.lease.take() {
-            drop(stop);
+        if let Some((work, thread)) = self.lease.take() {
+            self.server.shared.temporary.set_worker(None);
+            let _ = work.send(session::temporary::Work::Stop);
             let _ = thread.join();
         }
     }

@@ -44,15 +44,35 @@ fn a_temporary_table_is_its_sessions_alone_and_goes_with_it() {
         "USE d",
         "CREATE TABLE t (id INT PRIMARY KEY)",
         "INSERT INTO t VALUES (1)",
-        "CREATE TEMPORARY TABLE t (x INT PRIMARY KEY, y VARCHAR(5) UNIQUE, KEY (y))",
+    ] {
+        assert_eq!(a.query(sql), Answer::Ok, "{sql}");
+    }
+    // A statement prepared before a temporary table shadows its table is planned again.
+    let prepared = a.prepare("SELECT id FROM t WHERE id > ?");
+    let found = |c: &mut Raw| match c.execute(prepared, 0) {
+        Answer::Rows(rows) => rows.len(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(found(&mut a), 1);
+    for sql in [
+        "CREATE TEMPORARY TABLE t (id INT PRIMARY KEY, y VARCHAR(5) UNIQUE, KEY (y))",
         "INSERT INTO t VALUES (10, 'a'), (20, 'b')",
     ] {
         assert_eq!(a.query(sql), Answer::Ok, "{sql}");
     }
+    assert_eq!(found(&mut a), 2);
+    // A foreign key names the table, never the session's temporary table (InnoDB's rule).
+    assert_eq!(
+        a.query("CREATE TABLE c (p INT, FOREIGN KEY (p) REFERENCES t (id))"),
+        Answer::Ok
+    );
+    assert_eq!(a.query("INSERT INTO c VALUES (1)"), Answer::Ok);
+    assert_eq!(a.query("INSERT INTO c VALUES (10)"), Answer::Err(1452));
+    assert_eq!(a.query("DROP TABLE c"), Answer::Ok);
     assert_eq!(b.query("USE d"), Answer::Ok);
     // Each session reads its own `t`.
     assert_eq!(
-        rows(&mut a, "SELECT x FROM t WHERE y = 'b'"),
+        rows(&mut a, "SELECT id FROM t WHERE y = 'b'"),
         vec![one("20")]
     );
     assert_eq!(rows(&mut b, "SELECT id FROM t"), vec![one("1")]);
@@ -85,7 +105,16 @@ fn a_temporary_table_is_its_sessions_alone_and_goes_with_it() {
     // Renamed, it no longer shadows `t`; DROP TEMPORARY drops temporary tables only.
     assert_eq!(a.query("RENAME TABLE t TO u"), Answer::Ok);
     assert_eq!(rows(&mut a, "SELECT id FROM t"), vec![one("1")]);
+    assert_eq!(found(&mut a), 1);
     assert_eq!(rows(&mut a, "SELECT COUNT(*) FROM u"), vec![one("2")]);
+    // Renaming a table to a temporary table's name renames the table, which it shadows.
+    assert_eq!(a.query("RENAME TABLE t TO u2"), Answer::Ok);
+    assert_eq!(a.query("RENAME TABLE u2 TO u"), Answer::Ok);
+    assert_eq!(rows(&mut a, "SELECT COUNT(*) FROM u"), vec![one("2")]);
+    assert_eq!(rows(&mut b, "SELECT id FROM u"), vec![one("1")]);
+    assert_eq!(a.query("ALTER TABLE u RENAME TO u3"), Answer::Ok);
+    assert_eq!(rows(&mut a, "SELECT id FROM u"), vec![one("1")]);
+    assert_eq!(a.query("RENAME TABLE u TO t, u3 TO u"), Answer::Ok);
     assert_eq!(a.query("ALTER TABLE u RENAME TO t"), Answer::Ok);
     assert_eq!(a.query("DROP TEMPORARY TABLE nosuch"), Answer::Err(1051));
     assert_eq!(a.query("DROP TABLE t"), Answer::Ok);

@@ -127,9 +127,24 @@ pub fn keys(def: &TableDef) -> Vec<Key<'_>> {
     keys
 }
 
-/// A string as a quoted SQL literal, as SHOW CREATE TABLE writes defaults.
+/// A string as a quoted SQL literal, as SHOW CREATE TABLE writes defaults and comments: a
+/// backslash, newline, carriage return and NUL escaped with a backslash, a quote doubled (as
+/// MariaDB writes them; a tab stays as it is), so the text keeps to its lines.
 fn quoted(text: &str) -> String {
-    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "''"))
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('\'');
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\0' => out.push_str("\\0"),
+            '\'' => out.push_str("''"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// The column's default as SHOW CREATE TABLE writes it after DEFAULT (and information_schema's

@@ -9,3 +9,4 @@ pub(crate) mod infoschema;
 pub(crate) mod plugins;
 pub(crate) mod privilege;
 pub(crate) mod users;
+pub(crate) mod view;

@@ -161,10 +161,15 @@ impl Session {
                 if commits {
                     let _ = self.end_transaction(false);
                 }
-                let _ = self.shared.cluster().drop_table(&full);
                 if c.temporary {
                     let (_, db, name) = self.permanent_table_name(&c.name)?;
                     self.temporaries.remove(&db, &name);
+                    let cluster = self.shared.cluster();
+                    self.shared
+                        .temporary
+                        .drop_tables(&cluster, vec![full.clone()]);
+                } else {
+                    let _ = self.shared.cluster().drop_table(&full);
                 }
                 self.plans.clear();
                 Err(e)
@@ -188,18 +193,27 @@ impl Session {
                     return Err(already_exists(&table));
                 }
                 self.temporaries.remove(&db, &table);
-                crate::session::temporary::drop_all(&self.shared.cluster(), vec![old]);
+                let cluster = self.shared.cluster();
+                self.shared
+                    .temporary
+                    .drop_tables(&cluster, vec![old.hidden]);
                 self.plans.clear();
             }
             if self.database(&db)?.is_none() {
                 return Err(SqlError::unknown_database(&db));
             }
-            let hidden = self.temporaries.fresh_name(self.shared.instance, self.id)?;
-            return Ok(Some((hidden, table)));
+            self.temporaries.check_room()?;
+            return Ok(Some((self.shared.temporary.fresh_name(self.id), table)));
         }
-        if c.if_not_exists && self.shared.cluster().table(&full).is_ok() {
+        let cluster = self.shared.cluster();
+        // Views and tables share names (the data node knows only the tables).
+        let view = crate::catalog::view::find(&cluster, &db, &table)?.is_some();
+        if c.if_not_exists && (view || cluster.table(&full).is_ok()) {
             self.note(1050, format!("Table '{table}' already exists"));
             return Ok(None);
+        }
+        if view {
+            return Err(already_exists(&table));
         }
         Ok(Some((full, table)))
     }
@@ -221,7 +235,14 @@ impl Session {
                 Err(e) => return Err(SqlError::from_client(&e)),
             }
         }
-        match cluster.create_table(def) {
+        if c.temporary {
+            self.shared.temporary.hold(full);
+        }
+        let created = cluster.create_table(def);
+        if c.temporary && created.is_err() {
+            self.shared.temporary.release(full);
+        }
+        match created {
             Ok(_) if c.temporary => {
                 let (_, db, name) = self.permanent_table_name(&c.name)?;
                 self.temporaries.add(crate::session::temporary::Temporary {

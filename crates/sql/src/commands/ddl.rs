@@ -196,7 +196,7 @@ impl Session {
                 None
             }
             Some(to) => {
-                let (to_full, _, to_table) = self.table_name(to)?;
+                let (to_full, _, to_table) = self.permanent_table_name(to)?;
                 if to_full.eq_ignore_ascii_case(&full) {
                     // Renamed to itself: nothing to do, as in MariaDB.
                     None
@@ -327,7 +327,8 @@ impl Session {
             }
             let result = (|| {
                 let (from, db, table) = self.table_name(&r.old_name)?;
-                let (to, _, _) = self.table_name(&r.new_name)?;
+                // A temporary table of the new name only shadows the renamed table.
+                let (to, _, _) = self.permanent_table_name(&r.new_name)?;
                 self.check_parent_change(&from, true, None)?;
                 // The data node makes the checks (rename_error maps its answers).
                 self.shared
@@ -412,6 +413,7 @@ impl Session {
                     .count() as u64;
                 match cluster.drop_database(&name) {
                     Ok(()) => {
+                        crate::catalog::view::delete_database(cluster, &name)?;
                         if self
                             .database
                             .as_deref()
@@ -444,7 +446,7 @@ impl Session {
                     let (_, db, table) = self.permanent_table_name(name)?;
                     match self.temporaries.remove(&db, &table) {
                         Some(t) => {
-                            crate::session::temporary::drop_all(cluster, vec![t]);
+                            self.shared.temporary.drop_tables(cluster, vec![t.hidden]);
                             self.plans.clear();
                         }
                         None if temporary => missing.push(format!("{db}.{table}")),
@@ -464,6 +466,13 @@ impl Session {
                     match cluster.drop_table(&full) {
                         Ok(()) => {}
                         Err(e) if e.code() == base::ErrorCode::NoSuchTable => {
+                            if crate::catalog::view::find(cluster, &db, &table)?.is_some() {
+                                return Err(SqlError::new(
+                                    1965,
+                                    "42S02",
+                                    format!("'{db}.{table}' is a view"),
+                                ));
+                            }
                             missing.push(format!("{db}.{table}"))
                         }
                         Err(e) => return Err(SqlError::from_client(&e)),

@@ -195,7 +195,8 @@ impl Session {
                 };
                 columns.push(at as u16);
             }
-            let (parent_full, ..) = self.table_name(&d.parent)?;
+            // A temporary table is no parent (InnoDB's rule): the name means the table.
+            let (parent_full, ..) = self.permanent_table_name(&d.parent)?;
             let (on_delete, delete_declared) = action(d.on_delete);
             let (on_update, update_declared) = action(d.on_update);
             if d.parent_columns.len() != columns.len() {

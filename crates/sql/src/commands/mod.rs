@@ -13,3 +13,4 @@ pub(crate) mod maintenance;
 pub(crate) mod routine_text;
 pub(crate) mod routines;
 pub(crate) mod show;
+pub(crate) mod view;

@@ -181,6 +181,20 @@ impl Session {
                 obj_type: ast::ShowCreateObject::Table,
                 obj_name,
             } => self.show_create_table(obj_name),
+            Statement::ShowCreate {
+                obj_type: ast::ShowCreateObject::View,
+                obj_name,
+            } => match self.view_of(obj_name)? {
+                Some(view) => Ok(self.show_create_view(&view)),
+                None => {
+                    let (_, db, table) = self.table(obj_name)?;
+                    Err(SqlError::new(
+                        1347,
+                        "HY000",
+                        format!("'{db}.{table}' is not of type 'VIEW'"),
+                    ))
+                }
+            },
             Statement::ShowTables {
                 show_options, full, ..
             } => Ok(tables_like(
@@ -188,6 +202,7 @@ impl Session {
                 infoschema::table_names(),
                 show_options,
                 full.then_some("SYSTEM VIEW"),
+                &[],
             )?),
             Statement::ShowVariable { variable } => self.show_words(variable),
             Statement::ShowCollation { filter } => self.show_renamed(
@@ -420,7 +435,13 @@ impl Session {
     }
 
     fn show_create_table(&mut self, name: &ObjectName) -> Result<Outcome> {
-        let (table, db, shown) = self.table(name)?;
+        let (table, db, shown) = match self.table(name) {
+            Err(e) if e.code == 1146 => match self.view_of(name)? {
+                Some(view) => return Ok(self.show_create_view(&view)),
+                None => return Err(e),
+            },
+            other => other?,
+        };
         let counter = if infoschema::is_schema(&db) {
             None
         } else {
@@ -574,6 +595,7 @@ pub(crate) fn tables_like(
     names: Vec<String>,
     show_options: &ast::ShowStatementOptions,
     full: Option<&str>,
+    views: &[String],
 ) -> Result<Outcome> {
     let listed = names_like(
         "SHOW TABLES",
@@ -592,6 +614,8 @@ pub(crate) fn tables_like(
     let rows = rows
         .into_iter()
         .map(|mut r| {
+            let view = matches!(r.first(), Some(Value::Bytes(n)) if views.iter().any(|v| v.as_bytes() == n));
+            let kind = if view { "VIEW" } else { kind };
             r.push(Value::Bytes(kind.as_bytes().to_vec()));
             r
         })

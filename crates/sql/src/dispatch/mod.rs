@@ -376,6 +376,7 @@ impl Session {
     pub(crate) fn run_cached(&mut self, sql: &str) -> Option<Outcome> {
         let n = cache::normalize(sql)?;
         let database = self.database.clone();
+        self.planned_view.set(false);
         let (compiled, cached) = match self.plans.get(&database, &n.text) {
             Some(c) => (c, true),
             None => {
@@ -408,7 +409,7 @@ impl Session {
                 (!self.schema_changed(&failed, alone)).then_some(failed)
             }
             result => {
-                if !cached {
+                if !cached && !self.planned_view.get() {
                     self.plans.put(&database, n.text, compiled);
                 }
                 Some(result.unwrap_or_else(Outcome::Failed))
@@ -469,7 +470,7 @@ impl Session {
             id,
             Prepared {
                 sql: sql.to_string(),
-                epoch: self.grants_epoch,
+                epoch: self.plan_epoch(),
                 compiled: Arc::new(compiled),
                 params: placeholders.len(),
                 columns,
@@ -509,8 +510,9 @@ impl Session {
             return Outcome::Failed(unknown_statement(id));
         };
         let mut compiled = prepared.compiled.clone();
-        if prepared.epoch != self.grants_epoch {
-            // Checked under grants that changed since: planned (and checked) again.
+        if prepared.epoch != self.plan_epoch() {
+            // Checked under grants that changed since, or planned before a temporary table
+            // came or went: planned (and checked) again.
             match self.replan_prepared(id) {
                 Ok(c) => compiled = c,
                 Err(e) => return Outcome::Failed(e),
@@ -552,9 +554,10 @@ impl Session {
             None => return Err(unknown_statement(id)),
         };
         let compiled = Arc::new(self.replan(&sql)?);
+        let epoch = self.plan_epoch();
         if let Some(p) = self.statements.get_mut(&id) {
             p.compiled = compiled.clone();
-            p.epoch = self.grants_epoch;
+            p.epoch = epoch;
         }
         Ok(compiled)
     }
@@ -763,7 +766,8 @@ impl Session {
                 self.use_database(&db)?;
                 Ok(done(0))
             }
-            Statement::ShowDatabases { show_options, .. } => {
+            Statement::ShowDatabases { show_options, .. }
+            | Statement::ShowSchemas { show_options, .. } => {
                 let mut names = self.shared.cluster().databases().map_err(client)?;
                 // An account sees the databases it holds a privilege on (as MariaDB).
                 names.retain(|db| self.sees_database(db));
@@ -805,7 +809,7 @@ impl Session {
                     return Err(SqlError::unknown_database(&db));
                 }
                 let prefix = format!("{}/", db.to_ascii_lowercase());
-                let names = self
+                let mut names = self
                     .shared
                     .cluster()
                     .list_tables()
@@ -814,12 +818,20 @@ impl Session {
                     .filter(|n| n.to_ascii_lowercase().starts_with(&prefix))
                     .map(|n| n[prefix.len()..].to_string())
                     .filter(|n| self.sees_table(&db, n))
+                    .collect::<Vec<String>>();
+                let views: Vec<String> = crate::catalog::view::all(&self.shared.cluster())?
+                    .into_iter()
+                    .filter(|v| v.db.eq_ignore_ascii_case(&db) && self.sees_table(&db, &v.name))
+                    .map(|v| v.name)
                     .collect();
+                names.extend(views.iter().cloned());
+                names.sort();
                 crate::commands::show::tables_like(
                     &db,
                     names,
                     show_options,
                     full.then_some("BASE TABLE"),
+                    &views,
                 )
             }
             Statement::CreateDatabase {
@@ -866,12 +878,25 @@ impl Session {
                 )),
             },
             Statement::Drop {
+                object_type: ast::ObjectType::View,
+                if_exists,
+                names,
+                ..
+            } => self.drop_views(*if_exists, names),
+            Statement::Drop {
                 object_type,
                 if_exists,
                 temporary,
                 names,
                 ..
             } => self.drop(object_type, *if_exists, *temporary, names),
+            Statement::CreateView(c) => self.create_view(c),
+            Statement::AlterView {
+                name,
+                columns,
+                query,
+                with_options,
+            } if with_options.is_empty() => self.alter_view(name, columns, query),
             Statement::RenameTable(renames) => self.rename_tables(renames),
             Statement::CreateTable(c) => self.create_table(c),
             Statement::Truncate(t) => self.truncate(t),
@@ -916,11 +941,9 @@ impl Session {
                 }
             }
             Statement::ExplainTable { table_name, .. } => {
-                let (table, _, _) = self.table(table_name)?;
+                let def = self.described(table_name)?;
                 Ok(crate::exec::rows(crate::plan::explain::describe(
-                    table.def(),
-                    false,
-                    None,
+                    &def, false, None,
                 )))
             }
             Statement::ShowColumns {
@@ -934,9 +957,9 @@ impl Session {
                     return Err(SqlError::parse("SHOW COLUMNS needs FROM table"));
                 };
                 let like = crate::commands::show::like_pattern("SHOW COLUMNS", show_options)?;
-                let (table, _, _) = self.table(name)?;
+                let def = self.described(name)?;
                 Ok(crate::exec::rows(crate::plan::explain::describe(
-                    table.def(),
+                    &def,
                     *full,
                     like.as_deref(),
                 )))
@@ -1171,6 +1194,8 @@ pub(crate) fn commits_first(s: &Statement) -> bool {
         | Statement::AlterTable(_)
         | Statement::RenameTable(_)
         | Statement::Truncate(_)
+        | Statement::CreateView(_)
+        | Statement::AlterView { .. }
         | Statement::CreateDatabase { .. } => true,
         _ => false,
     }

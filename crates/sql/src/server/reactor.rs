@@ -808,12 +808,13 @@ fn execute_here(links: &mut Links, conn: &mut Conn, token: u64, payload: &[u8]) 
         return Step::Thread;
     };
     let session = &mut conn.session;
+    let epoch = session.plan_epoch();
     let Some(p) = session.statements.get_mut(&id) else {
         return Step::Thread;
     };
     // A statement checked under grants that changed since is checked again there; one with
     // COM_STMT_SEND_LONG_DATA values runs there too, which a hand-back would otherwise lose.
-    if p.epoch != session.grants_epoch || p.long_data.iter().any(Option::is_some) {
+    if p.epoch != epoch || p.long_data.iter().any(Option::is_some) {
         return Step::Thread;
     }
     let fast = match p.compiled.as_ref() {

@@ -10,6 +10,7 @@ pub(crate) mod schema_rows;
 pub(crate) mod shared;
 pub(crate) mod temporary;
 pub(crate) mod variables;
+pub(crate) mod views;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -67,7 +68,7 @@ impl Compiled {
 /// A prepared statement.
 pub struct Prepared {
     /// The statement text, to plan again when its table changed under it, or the session's
-    /// grants did (`epoch`, the grants it was checked under).
+    /// grants or temporary tables did (`epoch`: `Session::plan_epoch` when it was planned).
     pub(crate) sql: String,
     pub(crate) epoch: u64,
     /// Shared, so the plan runs while the session that holds it is borrowed (the reactor's
@@ -158,6 +159,9 @@ pub struct Session {
     lost_transaction: bool,
     /// The session's temporary tables (`session/temporary.rs`), dropped when it ends.
     pub(crate) temporaries: temporary::Temporaries,
+    /// A view was expanded while planning (`session/views.rs`): the plan is not cached, since
+    /// the view may change under it.
+    pub(crate) planned_view: std::cell::Cell<bool>,
 }
 
 /// A savepoint of the session's open transaction.
@@ -294,7 +298,8 @@ impl Drop for Session {
         crate::foundation::named_locks::release_all(self.id);
         if !self.temporaries.is_empty() {
             let tables = self.temporaries.take_all();
-            temporary::drop_all(&self.shared.cluster(), tables);
+            let shared = &self.shared;
+            shared.temporary.discard(|| shared.cluster(), tables);
         }
     }
 }
@@ -339,7 +344,15 @@ impl Session {
             lost_commit: None,
             lost_transaction: false,
             temporaries: Default::default(),
+            planned_view: Default::default(),
         }
+    }
+
+    /// What a prepared statement's plan was made under: it is planned again when this changes
+    /// (the session's grants were read again, or a temporary table came, went or was renamed,
+    /// so a name may now mean another table).
+    pub(crate) fn plan_epoch(&self) -> u64 {
+        self.grants_epoch.wrapping_add(self.temporaries.changes())
     }
 
     /// Statements run inside a transaction that outlives them.
@@ -499,6 +512,11 @@ impl Session {
     ) -> Result<Compiled> {
         crate::session::schema_rows::refuse_writes(self, &s)?;
         self.check_statement(&s)?;
+        if !matches!(s, Statement::CreateView(_) | Statement::AlterView { .. }) {
+            if let Some(e) = self.expand_views(&s, sql)? {
+                return self.compile(e.statement, &e.sql, &e.placeholders);
+            }
+        }
         let input = PlanInput::new(sql, placeholders);
         let resolve = |name: &ObjectName| -> Result<(client::Table, TableRef)> {
             let (table, db, name) = self.table(name)?;

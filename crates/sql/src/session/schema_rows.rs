@@ -164,7 +164,8 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
             privilege_rows(session, v)?
         }
         Virtual::ReferentialConstraints => referential_constraints(session)?,
-        Virtual::Triggers | Virtual::Views => Vec::new(),
+        Virtual::Triggers => Vec::new(),
+        Virtual::Views => views_rows(session)?,
         Virtual::TableConstraints => table_constraints(session)?,
         Virtual::CheckConstraints => check_constraints(session)?,
         Virtual::Engines => engines(),
@@ -351,7 +352,44 @@ pub(crate) fn tables_rows(session: &Session, auto_increment: bool) -> Result<Vec
             text(if system { "Y" } else { "N" }),
         ]);
     }
+    for view in seen_views(session)? {
+        // As MariaDB shows a view: its type and comment, nothing stored.
+        let mut row = vec![text("def"), text(&view.db), text(&view.name), text("VIEW")];
+        row.extend(std::iter::repeat_n(Value::Null, 16));
+        row.extend([text("VIEW"), Value::Null, Value::Null]);
+        rows.push(row);
+    }
     Ok(rows)
+}
+
+/// The views the session may see.
+fn seen_views(session: &Session) -> Result<Vec<crate::catalog::view::View>> {
+    let mut views = crate::catalog::view::all(&session.shared.cluster())?;
+    views.retain(|v| session.sees_table(&v.db, &v.name));
+    Ok(views)
+}
+
+/// information_schema.VIEWS: every view the session may see. None is updatable in Cairn.
+fn views_rows(session: &Session) -> Result<Vec<Vec<Value>>> {
+    let (charset, collation) = (session.charsets.client.name(), session.charsets.collation);
+    Ok(seen_views(session)?
+        .iter()
+        .map(|v| {
+            vec![
+                text("def"),
+                text(&v.db),
+                text(&v.name),
+                text(&v.query),
+                text(&v.check_option),
+                text("NO"),
+                text(&v.definer),
+                text(&v.security),
+                text(charset),
+                text(collation),
+                text(&v.algorithm),
+            ]
+        })
+        .collect())
 }
 
 pub(crate) fn columns_rows(session: &Session) -> Result<Vec<Vec<Value>>> {

@@ -37,9 +37,9 @@ pub(crate) struct Shared {
     /// Which foreign keys reference each table, as derived under the shared connection's
     /// catalog epoch (`referencing`); None until first asked, and after a reconnection.
     pub(crate) referencing: std::sync::Mutex<Option<Arc<Referencing>>>,
-    /// This API node's instance number, drawn at its start: its temporary tables carry it and
-    /// its lease names it (`session/temporary.rs`).
-    pub(crate) instance: u64,
+    /// This API node's temporary tables: its instance number, the hidden names sessions hold,
+    /// the lease thread's mailbox (`session/temporary.rs`).
+    pub(crate) temporary: crate::session::temporary::NodeTemporaries,
 }
 
 /// How long the shared connection waits for a node group to serve again after a failover.

@@ -8,13 +8,19 @@
 //! information_schema), holds no foreign keys, and creating or dropping it commits nothing.
 //!
 //! An API node's temporary tables are named `cairn_tmp_<instance>_<session>_<n>`, its instance
-//! a random number drawn at its start. Each API node keeps a lease row in
-//! [`LEASES_TABLE`], renewed every [`LEASE_RENEW`]; at its start and at each renewal it drops the
-//! temporary tables of instances whose lease is missing or ran out ([`LEASE`] after its last
-//! renewal), which is what a crashed API node leaves behind.
+//! a random number drawn at its start and `n` counted for the whole node. Each API node keeps a
+//! lease row in [`LEASES_TABLE`], renewed every [`LEASE_RENEW`] by its `sql-lease` thread, which
+//! also drops the tables of ended sessions (off the event loops) and sweeps: the temporary tables
+//! of instances whose lease is missing or ran out ([`LEASE`] after its last renewal: what a
+//! crashed API node leaves behind), and its own that no session holds (a drop that failed).
+//! Leases are read after the tables are listed, so a node that starts meanwhile is seen alive;
+//! a lease is deleted only a day after it ran out. The nodes' clocks may differ by less than
+//! `LEASE - LEASE_RENEW`.
 
-use std::collections::HashMap;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use base::schema::ColumnDef;
@@ -33,6 +39,8 @@ pub const LEASES_TABLE: &str = "cairn_api_leases";
 pub const LEASE: Duration = Duration::from_secs(300);
 /// How often an API node renews its lease (and sweeps tables of dead ones).
 pub const LEASE_RENEW: Duration = Duration::from_secs(60);
+/// How long after running out a lease row is deleted.
+pub const LEASE_FORGET: Duration = Duration::from_secs(86_400);
 /// Temporary tables one session may hold at once.
 pub const TEMPORARY_TABLES_MAX: usize = 256;
 
@@ -48,8 +56,92 @@ pub(crate) struct Temporary {
 #[derive(Default)]
 pub(crate) struct Temporaries {
     tables: HashMap<String, Temporary>,
-    /// The number in the next hidden name.
-    next: u64,
+    /// One more at each change (a table made, dropped or renamed): plans made under another
+    /// count may name another table (`Session::plan_epoch`).
+    changes: u64,
+}
+
+/// What the lease thread is asked to do.
+pub(crate) enum Work {
+    /// Drop these hidden tables (a session ended).
+    Drop(Vec<String>),
+    Stop,
+}
+
+/// An API node's temporary tables: its instance, the number of the next hidden name, the
+/// hidden names sessions hold, and the lease thread's mailbox.
+pub(crate) struct NodeTemporaries {
+    pub instance: u64,
+    next: AtomicU64,
+    live: Mutex<HashSet<String>>,
+    work: Mutex<Option<Sender<Work>>>,
+}
+
+impl NodeTemporaries {
+    pub fn new(instance: u64) -> NodeTemporaries {
+        NodeTemporaries {
+            instance,
+            next: AtomicU64::new(1),
+            live: Mutex::new(HashSet::new()),
+            work: Mutex::new(None),
+        }
+    }
+
+    /// A hidden name for a new temporary table of session `session`.
+    pub fn fresh_name(&self, session: u32) -> String {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        format!("{TEMPORARY_PREFIX}{:016x}_{session}_{n}", self.instance)
+    }
+
+    /// Marks `hidden` as a session's (the sweep leaves it), before the table is made:
+    /// [`NodeTemporaries::release`] when it is gone or was never made.
+    pub fn hold(&self, hidden: &str) {
+        self.live().insert(hidden.to_string());
+    }
+
+    pub fn release(&self, hidden: &str) {
+        self.live().remove(hidden);
+    }
+
+    fn live(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn holds(&self, hidden: &str) -> bool {
+        self.live().contains(hidden)
+    }
+
+    pub fn set_worker(&self, work: Option<Sender<Work>>) {
+        *self.work.lock().unwrap_or_else(|e| e.into_inner()) = work;
+    }
+
+    /// Drops an ended session's tables: on the lease thread when there is one (a session may
+    /// end on an event loop, which must not wait for the data node), else here.
+    pub fn discard(&self, cluster: impl FnOnce() -> Cluster, tables: Vec<Temporary>) {
+        let names: Vec<String> = tables.into_iter().map(|t| t.hidden).collect();
+        let sent = match self.work.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            Some(work) => work.send(Work::Drop(names.clone())).is_ok(),
+            None => false,
+        };
+        if !sent {
+            self.drop_tables(&cluster(), names);
+        }
+    }
+
+    /// Drops hidden tables now and lets their names go; a failure is logged, and the sweep
+    /// drops the table later.
+    pub fn drop_tables(&self, cluster: &Cluster, names: Vec<String>) {
+        for name in names {
+            match cluster.drop_table(&name) {
+                Ok(()) => {}
+                Err(e) if e.code() == ErrorCode::NoSuchTable => {}
+                Err(e) => {
+                    tracing::warn!("dropping temporary table {name}: {e}; a later sweep drops it")
+                }
+            }
+            self.release(&name);
+        }
+    }
 }
 
 fn key(db: &str, name: &str) -> String {
@@ -62,26 +154,27 @@ impl Temporaries {
         self.tables.get(&key(db, name))
     }
 
-    /// A hidden name for a new temporary table of session `session` of API node `instance`
-    /// (not yet registered: [`Temporaries::add`] does once the table is made).
-    pub fn fresh_name(&mut self, instance: u64, session: u32) -> Result<String> {
+    /// Refuses a table past [`TEMPORARY_TABLES_MAX`].
+    pub fn check_room(&self) -> Result<()> {
         if self.tables.len() >= TEMPORARY_TABLES_MAX {
             return Err(SqlError::unsupported(format!(
                 "more than {TEMPORARY_TABLES_MAX} temporary tables in one session"
             )));
         }
-        self.next += 1;
-        Ok(format!(
-            "{TEMPORARY_PREFIX}{instance:016x}_{session}_{}",
-            self.next
-        ))
+        Ok(())
+    }
+
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     pub fn add(&mut self, t: Temporary) {
+        self.changes += 1;
         self.tables.insert(key(&t.db, &t.name), t);
     }
 
     pub fn remove(&mut self, db: &str, name: &str) -> Option<Temporary> {
+        self.changes += 1;
         self.tables.remove(&key(db, name))
     }
 
@@ -96,28 +189,12 @@ impl Temporaries {
 
     /// Every temporary table, taken out (the session ends or is reset).
     pub fn take_all(&mut self) -> Vec<Temporary> {
+        self.changes += 1;
         self.tables.drain().map(|(_, t)| t).collect()
     }
 
     pub fn is_empty(&self) -> bool {
         self.tables.is_empty()
-    }
-}
-
-/// Drops the data node's tables behind `tables` (a session's, when it ends); a failure is
-/// logged, and the table is left to the next sweep.
-pub(crate) fn drop_all(cluster: &Cluster, tables: Vec<Temporary>) {
-    for t in tables {
-        match cluster.drop_table(&t.hidden) {
-            Ok(()) => {}
-            Err(e) if e.code() == ErrorCode::NoSuchTable => {}
-            Err(e) => tracing::warn!(
-                "dropping temporary table {}.{} ({}): {e}; a later sweep drops it",
-                t.db,
-                t.name,
-                t.hidden
-            ),
-        }
     }
 }
 
@@ -174,31 +251,40 @@ pub fn renew(cluster: &Cluster, instance: u64) -> Result<()> {
     txn.commit().map_err(client)
 }
 
-/// Drops the temporary tables of API nodes whose lease is missing or ran out, and those
-/// leases; returns how many tables went. `instance` (this node's) is always alive.
-pub fn sweep(cluster: &Cluster, instance: u64) -> Result<usize> {
+/// Drops the temporary tables of API nodes whose lease is missing or ran out, and this node's
+/// own that no session holds; deletes leases a day past their end. Returns how many tables
+/// went.
+pub(crate) fn sweep(cluster: &Cluster, node: &NodeTemporaries) -> Result<usize> {
+    // Listed before the leases are read: a table made after its node's lease was read
+    // would otherwise look abandoned.
+    let names = cluster.list_tables().map_err(client)?;
     let table = cluster.table(LEASES_TABLE).map_err(client)?;
     let rows = cluster
         .scan(&table, &Scan::table().columns(&["instance", "alive_until"]))
         .map_err(client)?;
     let now = now_millis();
-    let mut alive = vec![instance];
-    let mut expired = Vec::new();
+    let mut alive = Vec::new();
+    let mut forgotten = Vec::new();
     for row in rows {
         if let [Value::UInt(i), Value::Int(until)] = row.as_slice() {
             if *until > now {
                 alive.push(*i);
-            } else if *i != instance {
-                expired.push(*i);
+            } else if now - until > LEASE_FORGET.as_millis() as i64 && *i != node.instance {
+                forgotten.push(*i);
             }
         }
     }
     let mut dropped = 0;
-    for name in cluster.list_tables().map_err(client)? {
+    for name in names {
         let Some(owner) = instance_of(&name) else {
             continue;
         };
-        if alive.contains(&owner) {
+        let abandoned = if owner == node.instance {
+            !node.holds(&name)
+        } else {
+            !alive.contains(&owner)
+        };
+        if !abandoned {
             continue;
         }
         match cluster.drop_table(&name) {
@@ -207,9 +293,9 @@ pub fn sweep(cluster: &Cluster, instance: u64) -> Result<usize> {
             Err(e) => return Err(client(e)),
         }
     }
-    if !expired.is_empty() {
+    if !forgotten.is_empty() {
         let mut txn = cluster.transaction();
-        for i in expired {
+        for i in forgotten {
             txn.delete(&table, vec![Value::UInt(i)]);
         }
         // Another node's sweep may have deleted them first.
@@ -222,18 +308,33 @@ pub fn sweep(cluster: &Cluster, instance: u64) -> Result<usize> {
     Ok(dropped)
 }
 
-/// The lease thread's work: renew and sweep every [`LEASE_RENEW`] until `stop` is closed.
-pub fn keep_lease(cluster: impl Fn() -> Cluster, instance: u64, stop: Receiver<()>) {
+/// The lease thread's work until told to stop (or its mailbox closes): renew the lease and
+/// sweep every [`LEASE_RENEW`], and drop ended sessions' tables as they come.
+pub(crate) fn keep_lease(
+    cluster: impl Fn() -> Cluster,
+    node: &NodeTemporaries,
+    work: Receiver<Work>,
+) {
+    let mut next = std::time::Instant::now();
     loop {
-        let c = cluster();
-        match renew(&c, instance).and_then(|()| sweep(&c, instance)) {
-            Ok(0) => {}
-            Ok(n) => tracing::info!("dropped {n} temporary tables left by stopped API nodes"),
-            Err(e) => tracing::warn!("renewing this API node's lease: {e}"),
+        let now = std::time::Instant::now();
+        if now >= next {
+            let c = cluster();
+            match renew(&c, node.instance) {
+                Ok(()) => match sweep(&c, node) {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!("dropped {n} abandoned temporary tables"),
+                    Err(e) => tracing::warn!("sweeping temporary tables: {e}"),
+                },
+                Err(e) => tracing::warn!("renewing this API node's lease: {e}"),
+            }
+            next = std::time::Instant::now() + LEASE_RENEW;
+            continue;
         }
-        match stop.recv_timeout(LEASE_RENEW) {
+        match work.recv_timeout(next - now) {
+            Ok(Work::Drop(names)) => node.drop_tables(&cluster(), names),
             Err(RecvTimeoutError::Timeout) => {}
-            _ => return,
+            Ok(Work::Stop) | Err(RecvTimeoutError::Disconnected) => return,
         }
     }
 }
@@ -244,9 +345,15 @@ mod tests {
 
     #[test]
     fn hidden_names_carry_their_instance() {
-        let mut t = Temporaries::default();
-        let name = t.fresh_name(0xabc, 7).unwrap();
+        let node = NodeTemporaries::new(0xabc);
+        let name = node.fresh_name(7);
         assert_eq!(name, "cairn_tmp_0000000000000abc_7_1");
+        assert!(!node.holds(&name));
+        node.hold(&name);
+        assert!(node.holds(&name));
+        assert_eq!(node.fresh_name(7), "cairn_tmp_0000000000000abc_7_2");
+        node.release(&name);
+        assert!(!node.holds(&name));
         assert!(name.len() <= base::limits::NAME_BYTES_MAX);
         assert_eq!(instance_of(&name), Some(0xabc));
         assert_eq!(instance_of("cairn_sql_users"), None);
@@ -264,16 +371,18 @@ mod tests {
     fn a_session_holds_a_bounded_number() {
         let mut t = Temporaries::default();
         for n in 0..TEMPORARY_TABLES_MAX {
-            let hidden = t.fresh_name(1, 1).unwrap();
+            t.check_room().unwrap();
             t.add(Temporary {
                 db: "d".into(),
                 name: format!("t{n}"),
-                hidden,
+                hidden: format!("h{n}"),
             });
         }
-        assert!(t.fresh_name(1, 1).is_err());
+        assert!(t.check_room().is_err());
         assert!(t.get("D", "T3").is_some());
+        let before = t.changes();
         assert!(t.remove("d", "t3").is_some());
-        assert!(t.fresh_name(1, 1).is_ok());
+        assert!(t.changes() > before);
+        assert!(t.check_room().is_ok());
     }
 }
