@@ -186,15 +186,16 @@ pub fn delete(cluster: &Cluster, db: &str, name: &str) -> Result<bool> {
     }
 }
 
-/// Deletes every view of database `db` (DROP DATABASE).
-pub fn delete_database(cluster: &Cluster, db: &str) -> Result<()> {
+/// Deletes every view of database `db` (DROP DATABASE); returns how many went.
+pub fn delete_database(cluster: &Cluster, db: &str) -> Result<u64> {
+    let mut n = 0;
     for view in all(cluster)?
         .into_iter()
         .filter(|v| v.db.eq_ignore_ascii_case(db))
     {
-        delete(cluster, &view.db, &view.name)?;
+        n += u64::from(delete(cluster, &view.db, &view.name)?);
     }
-    Ok(())
+    Ok(n)
 }
 
 /// The CREATE VIEW text SHOW CREATE VIEW gives.

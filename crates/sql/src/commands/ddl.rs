@@ -328,7 +328,15 @@ impl Session {
             let result = (|| {
                 let (from, db, table) = self.table_name(&r.old_name)?;
                 // A temporary table of the new name only shadows the renamed table.
-                let (to, _, _) = self.permanent_table_name(&r.new_name)?;
+                let (to, to_db, to_table) = self.permanent_table_name(&r.new_name)?;
+                if crate::catalog::view::find(&self.shared.cluster(), &to_db, &to_table)?.is_some()
+                {
+                    return Err(SqlError::new(
+                        1050,
+                        "42S01",
+                        format!("Table '{to_table}' already exists"),
+                    ));
+                }
                 self.check_parent_change(&from, true, None)?;
                 // The data node makes the checks (rename_error maps its answers).
                 self.shared
@@ -413,7 +421,12 @@ impl Session {
                     .count() as u64;
                 match cluster.drop_database(&name) {
                     Ok(()) => {
-                        crate::catalog::view::delete_database(cluster, &name)?;
+                        // MariaDB counts the views dropped too.
+                        let views = crate::catalog::view::delete_database(cluster, &name)
+                            .unwrap_or_else(|e| {
+                                tracing::warn!("DROP DATABASE {name}: dropping its views: {e}");
+                                0
+                            });
                         if self
                             .database
                             .as_deref()
@@ -421,7 +434,7 @@ impl Session {
                         {
                             self.database = None;
                         }
-                        Ok(done(tables))
+                        Ok(done(tables + views))
                     }
                     Err(e) if e.code() == base::ErrorCode::NoSuchDatabase => {
                         if if_exists {

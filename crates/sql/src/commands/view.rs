@@ -86,6 +86,23 @@ impl Session {
             ));
         }
         let word = |s: String| s.to_uppercase();
+        // The query as typed, its tables named with the view's database; a column list goes
+        // into the select items' aliases, which takes the query as sqlparser writes it back.
+        let typed = self.view_text.borrow_mut().take();
+        let current = self.database.clone().ok_or_else(SqlError::no_database)?;
+        let (text, columns) = match named_items(query, &columns) {
+            Some(named) => (
+                crate::session::views::qualified(&named, &current)?,
+                Vec::new(),
+            ),
+            None => match typed {
+                Some(text) => (text?, columns),
+                None => (
+                    crate::session::views::qualified(&query.to_string(), &current)?,
+                    columns,
+                ),
+            },
+        };
         let view = View {
             db,
             name,
@@ -104,12 +121,8 @@ impl Session {
                     .map_or("UNDEFINED".into(), |a| a.to_string()),
             ),
             check_option: "NONE".into(),
-            query: named_items(query, &columns).unwrap_or_else(|| query.to_string()),
-            columns: if named_items(query, &columns).is_some() {
-                Vec::new()
-            } else {
-                columns
-            },
+            query: text,
+            columns,
         };
         self.view_columns(&view)?;
         view::store(&cluster, &view, existing.is_some())?;

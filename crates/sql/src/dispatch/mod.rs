@@ -458,6 +458,7 @@ impl Session {
         }
         let placeholders = plan::placeholders(sql)?;
         let statement = statements.remove(0);
+        self.planned_view.set(false);
         let compiled = self.compile(statement, sql, &placeholders)?;
         let columns = match &compiled {
             Compiled::Select(p) => p.columns.clone(),
@@ -471,6 +472,7 @@ impl Session {
             Prepared {
                 sql: sql.to_string(),
                 epoch: self.plan_epoch(),
+                reads_view: self.planned_view.get(),
                 compiled: Arc::new(compiled),
                 params: placeholders.len(),
                 columns,
@@ -510,9 +512,9 @@ impl Session {
             return Outcome::Failed(unknown_statement(id));
         };
         let mut compiled = prepared.compiled.clone();
-        if prepared.epoch != self.plan_epoch() {
-            // Checked under grants that changed since, or planned before a temporary table
-            // came or went: planned (and checked) again.
+        if prepared.epoch != self.plan_epoch() || prepared.reads_view {
+            // Checked under grants that changed since, planned before a temporary table came
+            // or went, or reading a view (which may have changed anywhere): planned again.
             match self.replan_prepared(id) {
                 Ok(c) => compiled = c,
                 Err(e) => return Outcome::Failed(e),

@@ -35,17 +35,63 @@ pub(crate) trait Joining: Executor {
                 joined
             })
             .collect();
+        // The joined rows before the group of a nested join being joined.
+        let mut before_group: Option<Vec<Vec<Value>>> = None;
         for step in &j.steps {
-            if rows.is_empty() {
+            if step.group_start {
+                before_group = Some(rows.clone());
+            }
+            if rows.is_empty() && before_group.is_none() {
                 break;
             }
-            rows = self.join_step(txn, step, rows, params)?;
+            if !rows.is_empty() {
+                rows = self.join_step(txn, step, rows, params)?;
+            }
+            if let Some(end) = &step.group_end {
+                let before = before_group.take().unwrap_or_default();
+                rows = self.group_joined(txn, end, before, rows, params)?;
+            }
         }
         self.run_correlated(txn, &j.filter, &rows, params)?;
         if txn.is_open() {
             txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
         }
         self.filtered(j.filter.as_ref(), params, rows)
+    }
+
+    /// Completes a group of a nested join: the joined rows its ON keeps, and under a LEFT JOIN
+    /// each row from `before` that none of them extends, its group's columns NULL. A kept row
+    /// extends a row before when they agree outside the group's columns (equal rows before
+    /// have the same extensions, so each gets its own).
+    fn group_joined(
+        &mut self,
+        txn: &mut Transaction,
+        end: &crate::plan::join::StepGroup,
+        before: Vec<Vec<Value>>,
+        rows: Vec<Vec<Value>>,
+        params: &[Value],
+    ) -> Result<Vec<Vec<Value>>> {
+        self.run_correlated(txn, &end.on, &rows, params)?;
+        let mut rows = self.filtered(end.on.as_ref(), params, rows)?;
+        if !end.outer {
+            return Ok(rows);
+        }
+        let exact = vec![Collation::Binary; before.first().map_or(0, Vec::len)];
+        let outside = |row: &[Value]| {
+            let mut masked = row.to_vec();
+            for v in &mut masked[end.columns.clone()] {
+                *v = Value::Null;
+            }
+            group_key(&masked, &exact)
+        };
+        let extended: std::collections::HashSet<Vec<u8>> =
+            rows.iter().map(|r| outside(r)).collect();
+        for row in before {
+            if !extended.contains(&outside(&row)) {
+                rows.push(row);
+            }
+        }
+        Ok(rows)
     }
 
     /// Joins one more table to `rows`.

@@ -43,7 +43,13 @@ fn from_clause(
     input: &PlanInput,
     resolve: &dyn Fn(&ObjectName) -> Result<(Table, TableRef)>,
 ) -> Result<Vec<FromTable>> {
-    Ok(crate::plan::join::from_tables(from, input, resolve)?.0)
+    let tables = crate::plan::join::from_tables(from, input, resolve)?.0;
+    if tables.iter().any(|t| t.group.is_some()) {
+        return Err(SqlError::unsupported(
+            "a nested join with an outer join in a multi-table UPDATE or DELETE",
+        ));
+    }
+    Ok(tables)
 }
 
 fn name_parts(name: &ObjectName) -> Vec<String> {

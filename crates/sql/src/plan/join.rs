@@ -11,7 +11,9 @@ use sqlparser::ast::{self, Expr as Ast};
 use crate::expr::{BinOp, Expr};
 use crate::foundation::error::SqlError;
 use crate::plan::derived::Derived;
-use crate::plan::{conjuncts, relation, source, Access, PlanInput, Source, TableRef};
+use crate::plan::{
+    conjuncts, relation as relation_of, source, Access, PlanInput, Source, TableRef,
+};
 
 type Result<T> = std::result::Result<T, SqlError>;
 
@@ -41,6 +43,11 @@ pub struct JoinStep {
     /// The rows read and kept per joined row (keyed reads, index probe) or in all (read once),
     /// when the table was analyzed.
     pub estimate: Option<crate::plan::estimate::Estimate>,
+    /// The first table of a group of a nested join: the joined rows before it are kept, to
+    /// NULL-fill those the group does not match.
+    pub group_start: bool,
+    /// The last table of a group: what completes it.
+    pub group_end: Option<StepGroup>,
 }
 
 /// The most distinct values an index probe reads by (more: the table is read once and
@@ -103,6 +110,32 @@ pub(crate) struct FromTable {
     pub(crate) item_start: bool,
     /// Joined by STRAIGHT_JOIN: the tables are read in the order written.
     pub(crate) straight: bool,
+    /// In a group of a nested join (`x LEFT JOIN (b JOIN c ON ...) ON ...`): the index of the
+    /// group's first table. The tables of a query with a group are read in the order written.
+    pub(crate) group: Option<usize>,
+    /// The last table of a group: how the group joins.
+    pub(crate) group_end: Option<GroupEnd>,
+}
+
+/// How a group of a nested join joins the tables before it, checked once its last table is
+/// joined: its ON, and whether a row before it that no joined row of the group matches goes on
+/// with NULLs for every table of the group (LEFT JOIN).
+pub(crate) struct GroupEnd {
+    pub(crate) outer: bool,
+    pub(crate) on: Option<Ast>,
+    /// `on` compiled over the joined row (by the SELECT's planning).
+    pub(crate) compiled: Option<Expr>,
+}
+
+/// A join step that completes a group of a nested join (`GroupEnd`), as run.
+#[derive(Debug, Clone)]
+pub struct StepGroup {
+    /// NULLs for the group's tables where no joined row of the group matched.
+    pub outer: bool,
+    /// The part of the group's ON its steps did not check, over the joined row.
+    pub on: Option<Expr>,
+    /// Where the group's tables' columns sit in the joined row (contiguous).
+    pub columns: std::ops::Range<usize>,
 }
 
 /// The tables of a FROM clause in the order written, and the order they are read in (a RIGHT
@@ -115,153 +148,10 @@ pub(crate) fn from_tables(
     let mut tables: Vec<FromTable> = Vec::new();
     let mut swapped = false;
     for item in from {
-        let r = relation(&item.relation, input, resolve)?;
-        tables.push(FromTable {
-            table: r.table,
-            tref: r.tref,
-            outer: false,
-            on: None,
-            derived: r.derived,
-            using: Vec::new(),
-            item_start: true,
-            straight: false,
-        });
-        let item_at = tables.len() - 1;
+        let item_at = tables.len();
+        push_relation(&mut tables, &item.relation, true, input, resolve)?;
         for j in &item.joins {
-            use ast::JoinOperator as J;
-            let straight = matches!(j.join_operator, J::StraightJoin(_));
-            let (outer, right, constraint) = match &j.join_operator {
-                J::Join(c) | J::Inner(c) | J::CrossJoin(c) | J::StraightJoin(c) => {
-                    (false, false, c)
-                }
-                J::Left(c) | J::LeftOuter(c) => (true, false, c),
-                J::Right(c) | J::RightOuter(c) => (true, true, c),
-                _ => return Err(SqlError::unsupported("this kind of join")),
-            };
-            let crate::plan::Relation {
-                table,
-                tref,
-                derived,
-            } = relation(&j.relation, input, resolve)?;
-            // NATURAL JOIN: USING the visible columns the right table shares with the tables
-            // before it, in their order.
-            let left: Vec<(usize, usize, String)> = result_columns(&tables[item_at..])
-                .into_iter()
-                .map(|(t, p, n)| (item_at + t, p, n))
-                .collect();
-            let natural: Vec<String> = match constraint {
-                ast::JoinConstraint::Natural => {
-                    let right_def = table.def();
-                    let mut common: Vec<String> = Vec::new();
-                    for (_, _, name) in &left {
-                        let shared = right_def
-                            .column(name)
-                            .is_some_and(|p| !right_def.columns[p].hidden);
-                        if shared && !common.iter().any(|n| n.eq_ignore_ascii_case(name)) {
-                            common.push(name.clone());
-                        }
-                    }
-                    common
-                }
-                _ => Vec::new(),
-            };
-            let named: Vec<String> = match constraint {
-                ast::JoinConstraint::Using(names) => names.iter().map(|n| n.to_string()).collect(),
-                _ => natural,
-            };
-            let on = match constraint {
-                ast::JoinConstraint::On(e) => Some(e.clone()),
-                ast::JoinConstraint::None => None,
-                // Nothing shared: a cross join (every pair matches, for a LEFT JOIN too).
-                ast::JoinConstraint::Natural if named.is_empty() => {
-                    Some(Ast::Value(ast::Value::Boolean(true).into()))
-                }
-                ast::JoinConstraint::Using(_) | ast::JoinConstraint::Natural => {
-                    let mut on: Option<Ast> = None;
-                    for column in &named {
-                        let column = column.clone();
-                        let unknown = || {
-                            SqlError::new(
-                                1054,
-                                "42S22",
-                                format!("Unknown column '{column}' in 'FROM'"),
-                            )
-                        };
-                        // The one column of that name the tables before show (coalesced by
-                        // their own USING); two are ambiguous, as in MariaDB.
-                        let mut sides = left
-                            .iter()
-                            .filter(|(_, _, n)| n.eq_ignore_ascii_case(&column));
-                        let (i, _, _) = sides.next().ok_or_else(unknown)?;
-                        if sides.next().is_some() {
-                            return Err(SqlError::new(
-                                1052,
-                                "23000",
-                                format!("Column '{column}' in FROM is ambiguous"),
-                            ));
-                        }
-                        let left = &tables[*i];
-                        table
-                            .def()
-                            .column(&column)
-                            .filter(|p| !table.def().columns[*p].hidden)
-                            .ok_or_else(unknown)?;
-                        let side = |t: &str| {
-                            Ast::CompoundIdentifier(vec![
-                                ast::Ident::new(t),
-                                ast::Ident::new(column.clone()),
-                            ])
-                        };
-                        let eq = Ast::BinaryOp {
-                            left: Box::new(side(&left.tref.2)),
-                            op: ast::BinaryOperator::Eq,
-                            right: Box::new(side(&tref.2)),
-                        };
-                        on = Some(match on {
-                            None => eq,
-                            Some(prev) => Ast::BinaryOp {
-                                left: Box::new(prev),
-                                op: ast::BinaryOperator::And,
-                                right: Box::new(eq),
-                            },
-                        });
-                    }
-                    on
-                }
-            };
-            if outer && on.is_none() {
-                return Err(SqlError::parse("an outer join needs ON or USING"));
-            }
-            if right {
-                if tables.len() != 1 {
-                    return Err(SqlError::unsupported("RIGHT JOIN after other joins"));
-                }
-                // t1 RIGHT JOIN t2 is t2 LEFT JOIN t1: read t2 first.
-                tables[0].outer = true;
-                tables[0].on = on;
-                swapped = true;
-                tables.push(FromTable {
-                    table,
-                    tref,
-                    outer: false,
-                    on: None,
-                    derived,
-                    using: named,
-                    item_start: false,
-                    straight,
-                });
-            } else {
-                tables.push(FromTable {
-                    table,
-                    tref,
-                    outer,
-                    on,
-                    derived,
-                    using: named,
-                    item_start: false,
-                    straight,
-                });
-            }
+            join_one(&mut tables, j, item_at, &mut swapped, input, resolve)?;
         }
     }
     for (n, t) in tables.iter().enumerate() {
@@ -285,6 +175,281 @@ pub(crate) fn from_tables(
         order.swap(0, 1);
     }
     Ok((tables, order))
+}
+
+/// Adds `relation` (the first of an item of FROM, or of a nested join) to `tables`: a table, or
+/// the tables of a nested join in its place, `(a JOIN b ON ...) JOIN c` being `a JOIN b ON ...
+/// JOIN c` (joins group to the left).
+fn push_relation(
+    tables: &mut Vec<FromTable>,
+    relation: &ast::TableFactor,
+    item_start: bool,
+    input: &PlanInput,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<()> {
+    if let ast::TableFactor::NestedJoin {
+        table_with_joins,
+        alias,
+    } = relation
+    {
+        if alias.is_some() {
+            return Err(SqlError::parse(format!("near '{relation}'")));
+        }
+        let at = tables.len();
+        push_relation(
+            tables,
+            &table_with_joins.relation,
+            item_start,
+            input,
+            resolve,
+        )?;
+        let mut swapped = false;
+        for j in &table_with_joins.joins {
+            join_one(tables, j, at, &mut swapped, input, resolve)?;
+        }
+        if swapped {
+            return Err(SqlError::unsupported("RIGHT JOIN inside parentheses"));
+        }
+        return Ok(());
+    }
+    let r = relation_of(relation, input, resolve)?;
+    tables.push(FromTable {
+        table: r.table,
+        tref: r.tref,
+        outer: false,
+        on: None,
+        derived: r.derived,
+        using: Vec::new(),
+        item_start,
+        straight: false,
+        group: None,
+        group_end: None,
+    });
+    Ok(())
+}
+
+/// Joins `j` to `tables` (those from `item_at` on make the comma-separated item USING and
+/// NATURAL JOIN look back to). A nested join on the right, `x JOIN (b JOIN c ON ...) ON ...`,
+/// adds its tables in its place: under an inner join with inner joins only inside, the outer
+/// ON joins the last one's; else they form a group ([`GroupEnd`]) whose ON is checked once all
+/// of them are joined and which, under a LEFT JOIN, is NULL-filled as one.
+fn join_one(
+    tables: &mut Vec<FromTable>,
+    j: &ast::Join,
+    item_at: usize,
+    swapped: &mut bool,
+    input: &PlanInput,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<()> {
+    if let ast::TableFactor::NestedJoin { .. } = &j.relation {
+        return join_nested(tables, j, input, resolve);
+    }
+    use ast::JoinOperator as J;
+    let straight = matches!(j.join_operator, J::StraightJoin(_));
+    let (outer, right, constraint) = match &j.join_operator {
+        J::Join(c) | J::Inner(c) | J::CrossJoin(c) | J::StraightJoin(c) => (false, false, c),
+        J::Left(c) | J::LeftOuter(c) => (true, false, c),
+        J::Right(c) | J::RightOuter(c) => (true, true, c),
+        _ => return Err(SqlError::unsupported("this kind of join")),
+    };
+    let crate::plan::Relation {
+        table,
+        tref,
+        derived,
+    } = relation_of(&j.relation, input, resolve)?;
+    let (on, named) = join_condition(&tables[item_at..], constraint, &table, &tref)?;
+    if outer && on.is_none() {
+        return Err(SqlError::parse("an outer join needs ON or USING"));
+    }
+    if right {
+        if tables.len() != 1 {
+            return Err(SqlError::unsupported("RIGHT JOIN after other joins"));
+        }
+        // t1 RIGHT JOIN t2 is t2 LEFT JOIN t1: read t2 first.
+        tables[0].outer = true;
+        tables[0].on = on;
+        *swapped = true;
+        tables.push(FromTable {
+            table,
+            tref,
+            outer: false,
+            on: None,
+            derived,
+            using: named,
+            item_start: false,
+            straight,
+            group: None,
+            group_end: None,
+        });
+    } else {
+        tables.push(FromTable {
+            table,
+            tref,
+            outer,
+            on,
+            derived,
+            using: named,
+            item_start: false,
+            straight,
+            group: None,
+            group_end: None,
+        });
+    }
+    Ok(())
+}
+
+/// A join's condition from its ON, USING or NATURAL over `tables` (those of its item of FROM
+/// before it), and the columns USING names (or NATURAL JOIN shares).
+fn join_condition(
+    tables: &[FromTable],
+    constraint: &ast::JoinConstraint,
+    table: &Table,
+    tref: &TableRef,
+) -> Result<(Option<Ast>, Vec<String>)> {
+    // NATURAL JOIN: USING the visible columns the right table shares with the tables
+    // before it, in their order.
+    let left: Vec<(usize, usize, String)> = result_columns(tables);
+    let natural: Vec<String> = match constraint {
+        ast::JoinConstraint::Natural => {
+            let right_def = table.def();
+            let mut common: Vec<String> = Vec::new();
+            for (_, _, name) in &left {
+                let shared = right_def
+                    .column(name)
+                    .is_some_and(|p| !right_def.columns[p].hidden);
+                if shared && !common.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+                    common.push(name.clone());
+                }
+            }
+            common
+        }
+        _ => Vec::new(),
+    };
+    let named: Vec<String> = match constraint {
+        ast::JoinConstraint::Using(names) => names.iter().map(|n| n.to_string()).collect(),
+        _ => natural,
+    };
+    let on = match constraint {
+        ast::JoinConstraint::On(e) => Some(e.clone()),
+        ast::JoinConstraint::None => None,
+        // Nothing shared: a cross join (every pair matches, for a LEFT JOIN too).
+        ast::JoinConstraint::Natural if named.is_empty() => {
+            Some(Ast::Value(ast::Value::Boolean(true).into()))
+        }
+        ast::JoinConstraint::Using(_) | ast::JoinConstraint::Natural => {
+            let mut on: Option<Ast> = None;
+            for column in &named {
+                let column = column.clone();
+                let unknown = || {
+                    SqlError::new(
+                        1054,
+                        "42S22",
+                        format!("Unknown column '{column}' in 'FROM'"),
+                    )
+                };
+                // The one column of that name the tables before show (coalesced by
+                // their own USING); two are ambiguous, as in MariaDB.
+                let mut sides = left
+                    .iter()
+                    .filter(|(_, _, n)| n.eq_ignore_ascii_case(&column));
+                let (i, _, _) = sides.next().ok_or_else(unknown)?;
+                if sides.next().is_some() {
+                    return Err(SqlError::new(
+                        1052,
+                        "23000",
+                        format!("Column '{column}' in FROM is ambiguous"),
+                    ));
+                }
+                let left = &tables[*i];
+                table
+                    .def()
+                    .column(&column)
+                    .filter(|p| !table.def().columns[*p].hidden)
+                    .ok_or_else(unknown)?;
+                let side = |t: &str| {
+                    Ast::CompoundIdentifier(vec![
+                        ast::Ident::new(t),
+                        ast::Ident::new(column.clone()),
+                    ])
+                };
+                let eq = Ast::BinaryOp {
+                    left: Box::new(side(&left.tref.2)),
+                    op: ast::BinaryOperator::Eq,
+                    right: Box::new(side(&tref.2)),
+                };
+                on = Some(match on {
+                    None => eq,
+                    Some(prev) => Ast::BinaryOp {
+                        left: Box::new(prev),
+                        op: ast::BinaryOperator::And,
+                        right: Box::new(eq),
+                    },
+                });
+            }
+            on
+        }
+    };
+    Ok((on, named))
+}
+
+/// [`join_one`] of a nested join on the right.
+fn join_nested(
+    tables: &mut Vec<FromTable>,
+    j: &ast::Join,
+    input: &PlanInput,
+    resolve: &dyn Fn(&ast::ObjectName) -> Result<(Table, TableRef)>,
+) -> Result<()> {
+    use ast::JoinOperator as J;
+    let (outer, constraint) = match &j.join_operator {
+        J::Join(c) | J::Inner(c) | J::CrossJoin(c) => (false, c),
+        J::Left(c) | J::LeftOuter(c) => (true, c),
+        _ => return Err(SqlError::unsupported("this kind of join of a nested join")),
+    };
+    let on = match constraint {
+        ast::JoinConstraint::On(e) => Some(e.clone()),
+        ast::JoinConstraint::None if !outer => None,
+        ast::JoinConstraint::None => {
+            return Err(SqlError::parse("an outer join needs ON or USING"))
+        }
+        _ => {
+            return Err(SqlError::unsupported(
+                "USING or NATURAL JOIN of a nested join",
+            ))
+        }
+    };
+    let first = tables.len();
+    push_relation(tables, &j.relation, false, input, resolve)?;
+    let group = &mut tables[first..];
+    if group.iter().any(|t| t.group.is_some()) {
+        return Err(SqlError::unsupported(
+            "a nested join inside a nested join's group",
+        ));
+    }
+    if !outer && !group.iter().any(|t| t.outer) {
+        // Inner joins all: the ON is one more condition of the last table's.
+        if let (Some(on), Some(last)) = (on, group.last_mut()) {
+            last.on = Some(match last.on.take() {
+                None => on,
+                Some(prev) => Ast::BinaryOp {
+                    left: Box::new(Ast::Nested(Box::new(prev))),
+                    op: ast::BinaryOperator::And,
+                    right: Box::new(Ast::Nested(Box::new(on))),
+                },
+            });
+        }
+        return Ok(());
+    }
+    for t in group.iter_mut() {
+        t.group = Some(first);
+    }
+    if let Some(last) = group.last_mut() {
+        last.group_end = Some(GroupEnd {
+            outer,
+            on,
+            compiled: None,
+        });
+    }
+    Ok(())
 }
 
 /// The columns `*` over the FROM tables shows, in MySQL's order, each as (table, position in
@@ -415,7 +580,9 @@ pub(crate) fn join(
     }
     // A correlated subquery runs for the joined rows only: its conditions wait for them.
     wheres.retain(|w| !w.has_correlated());
-    let inner_only = !tables.iter().any(|t| t.outer || t.straight)
+    let inner_only = !tables
+        .iter()
+        .any(|t| t.outer || t.straight || t.group.is_some())
         && !ons.iter().flatten().any(Expr::has_correlated);
     if inner_only {
         implied(layout, &tables, &ons, &mut wheres);
@@ -446,6 +613,8 @@ pub(crate) fn join(
     let mut done = 0u64;
     let mut first = None;
     let mut steps = Vec::new();
+    // The ON conjuncts of the group being joined, and whether a step checked each already.
+    let mut group_parts: Vec<(Expr, bool)> = Vec::new();
     for (i, &k) in order.iter().enumerate() {
         let bit = 1u64 << k;
         let ready = done | bit;
@@ -456,7 +625,43 @@ pub(crate) fn join(
         if let Some(on) = &ons[k] {
             conjuncts(on, &mut parts);
         }
-        if !t.outer {
+        if t.group == Some(k) {
+            let on = tables[k..]
+                .iter()
+                .find_map(|t| t.group_end.as_ref())
+                .and_then(|g| g.compiled.clone());
+            let mut all = Vec::new();
+            if let Some(on) = on {
+                conjuncts(&on, &mut all);
+            }
+            group_parts = all.into_iter().map(|p| (p, false)).collect();
+        }
+        if t.group.is_some() && !t.outer {
+            // A group's ON conjunct is checked by the first of its (inner) steps that can: a
+            // joined row failing it has no match in the group either way.
+            for (p, checked) in group_parts.iter_mut().filter(|(_, c)| !*c) {
+                if layout.tables_in(p) & !ready == 0 {
+                    parts.push(p.clone());
+                    *checked = true;
+                }
+            }
+        }
+        let group_end = t.group_end.as_ref().map(|g| {
+            let start = layout.offsets[t.group.unwrap_or(k)];
+            let end = layout.offsets.get(k + 1).copied().unwrap_or(layout.width);
+            StepGroup {
+                outer: g.outer,
+                on: all_of(
+                    std::mem::take(&mut group_parts)
+                        .into_iter()
+                        .filter(|(_, c)| !c)
+                        .map(|(p, _)| p)
+                        .collect(),
+                ),
+                columns: start..end,
+            }
+        });
+        if !t.outer && t.group.is_none() {
             parts.extend(
                 wheres
                     .iter()
@@ -590,6 +795,8 @@ pub(crate) fn join(
             outer: t.outer,
             on: all_of(parts),
             estimate,
+            group_start: t.group == Some(k),
+            group_end,
         });
         done = ready;
     }
@@ -621,7 +828,11 @@ fn read_order(
 ) -> Vec<usize> {
     // An ON with a correlated subquery is checked where it is written.
     let correlated = ons.iter().flatten().any(Expr::has_correlated);
-    if correlated || tables.iter().any(|t| t.outer || t.straight) {
+    if correlated
+        || tables
+            .iter()
+            .any(|t| t.outer || t.straight || t.group.is_some())
+    {
         return order.to_vec();
     }
     // Every condition, with the tables it reads (ON conditions too: all joins here are inner).

@@ -68,6 +68,7 @@ pub fn select(
         .iter()
         .map(|t| t.on.as_ref().map(|e| c.compile(e)).transpose())
         .collect::<Result<_>>()?;
+    let group_ons = group_ons(&mut c, &tables)?;
     c.place = "where clause";
     let filter = select
         .selection
@@ -99,7 +100,7 @@ pub fn select(
         order,
     };
     let (source, joined) = sources(
-        tables,
+        with_group_ons(tables, group_ons),
         &read_order,
         &offsets,
         width,
@@ -500,6 +501,26 @@ struct Reads {
     order: Order,
 }
 
+/// The ON conditions of the nested joins' groups (`GroupEnd`), compiled, per table.
+fn group_ons(c: &mut Compiler, tables: &[FromTable]) -> Result<Vec<Option<Expr>>> {
+    tables
+        .iter()
+        .map(|t| {
+            let on = t.group_end.as_ref().and_then(|g| g.on.as_ref());
+            on.map(|e| c.compile(e)).transpose()
+        })
+        .collect()
+}
+
+fn with_group_ons(mut tables: Vec<FromTable>, ons: Vec<Option<Expr>>) -> Vec<FromTable> {
+    for (t, on) in tables.iter_mut().zip(ons) {
+        if let Some(g) = &mut t.group_end {
+            g.compiled = on;
+        }
+    }
+    tables
+}
+
 /// The first table's `Source` and, for a join, its steps. With no table, WHERE is evaluated on
 /// the one row, as HAVING is.
 #[allow(clippy::too_many_arguments)]
@@ -554,7 +575,15 @@ fn sources(
             Ok((Some(src), None))
         }
         _ => {
-            let used = used_columns(reads, &ons, &filter, width);
+            // A nested join's group ON reads columns too.
+            let mut read_by = ons.clone();
+            read_by.extend(
+                tables
+                    .iter()
+                    .filter_map(|t| t.group_end.as_ref())
+                    .map(|g| g.compiled.clone()),
+            );
+            let used = used_columns(reads, &read_by, &filter, width);
             let layout = Layout {
                 offsets,
                 width,

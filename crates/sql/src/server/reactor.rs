@@ -814,7 +814,7 @@ fn execute_here(links: &mut Links, conn: &mut Conn, token: u64, payload: &[u8]) 
     };
     // A statement checked under grants that changed since is checked again there; one with
     // COM_STMT_SEND_LONG_DATA values runs there too, which a hand-back would otherwise lose.
-    if p.epoch != epoch || p.long_data.iter().any(Option::is_some) {
+    if p.epoch != epoch || p.reads_view || p.long_data.iter().any(Option::is_some) {
         return Step::Thread;
     }
     let fast = match p.compiled.as_ref() {

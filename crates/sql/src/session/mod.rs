@@ -71,6 +71,8 @@ pub struct Prepared {
     /// grants or temporary tables did (`epoch`: `Session::plan_epoch` when it was planned).
     pub(crate) sql: String,
     pub(crate) epoch: u64,
+    /// Its plan expanded a view: planned again at each execution.
+    pub(crate) reads_view: bool,
     /// Shared, so the plan runs while the session that holds it is borrowed (the reactor's
     /// read in flight holds it too).
     pub(crate) compiled: Arc<Compiled>,
@@ -162,6 +164,9 @@ pub struct Session {
     /// A view was expanded while planning (`session/views.rs`): the plan is not cached, since
     /// the view may change under it.
     pub(crate) planned_view: std::cell::Cell<bool>,
+    /// The query of the CREATE/ALTER VIEW being planned, as typed (`views::view_query_text`),
+    /// which the statement takes when it runs.
+    pub(crate) view_text: std::cell::RefCell<Option<Result<String>>>,
 }
 
 /// A savepoint of the session's open transaction.
@@ -345,6 +350,7 @@ impl Session {
             lost_transaction: false,
             temporaries: Default::default(),
             planned_view: Default::default(),
+            view_text: Default::default(),
         }
     }
 
@@ -512,9 +518,20 @@ impl Session {
     ) -> Result<Compiled> {
         crate::session::schema_rows::refuse_writes(self, &s)?;
         self.check_statement(&s)?;
-        if !matches!(s, Statement::CreateView(_) | Statement::AlterView { .. }) {
-            if let Some(e) = self.expand_views(&s, sql)? {
-                return self.compile(e.statement, &e.sql, &e.placeholders);
+        match &s {
+            Statement::CreateView(sqlparser::ast::CreateView { name, .. })
+            | Statement::AlterView { name, .. } => {
+                // Its tables are named as at its creation: in the current database (MariaDB's).
+                let text = match &self.database {
+                    Some(db) => views::view_query_text(sql, name, db),
+                    None => Err(SqlError::no_database()),
+                };
+                *self.view_text.borrow_mut() = Some(text);
+            }
+            _ => {
+                if let Some(e) = self.expand_views(&s, sql)? {
+                    return self.compile(e.statement, &e.sql, &e.placeholders);
+                }
             }
         }
         let input = PlanInput::new(sql, placeholders);

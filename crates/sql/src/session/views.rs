@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{self, ObjectName, Statement, TableFactor, Visit, Visitor};
 use sqlparser::parser::Parser;
-use sqlparser::tokenizer::Location;
+use sqlparser::tokenizer::{Location, Token, Tokenizer};
 
 use crate::catalog::view::{self, View, VIEW_DEPTH_MAX};
 use crate::foundation::error::{Result, SqlError};
@@ -86,13 +86,20 @@ impl Session {
                 return Ok(current);
             };
             self.planned_view.set(true);
+            let (sql, at) = sql;
             let mut statements = Parser::parse_sql(&Cairn, &sql).map_err(SqlError::parse)?;
-            if statements.len() != 1 {
+            if at >= statements.len() {
                 return Err(SqlError::unsupported("a view that is not one query"));
+            }
+            let mut statement = statements.swap_remove(at);
+            // A CREATE TABLE's partitioning was taken out of the text before it was parsed.
+            if let (Statement::CreateTable(old), Statement::CreateTable(new)) = (s, &mut statement)
+            {
+                new.partition_by = old.partition_by.clone();
             }
             let placeholders = crate::plan::placeholders(&sql)?;
             current = Some(Expanded {
-                statement: statements.remove(0),
+                statement,
                 sql,
                 placeholders,
             });
@@ -104,9 +111,9 @@ impl Session {
         ))
     }
 
-    /// The text with the views `s` reads in FROM replaced by their queries; None when it
-    /// reads none.
-    fn expand_once(&self, s: &Statement, sql: &str) -> Result<Option<String>> {
+    /// The text with the views `s` reads in FROM replaced by their queries, and which of the
+    /// text's statements `s` is (a text may hold several); None when it reads none.
+    fn expand_once(&self, s: &Statement, sql: &str) -> Result<Option<(String, usize)>> {
         let mut relations = Relations::default();
         let _ = s.visit(&mut relations);
         let mut cuts: Vec<(usize, usize, String)> = Vec::new();
@@ -142,9 +149,10 @@ impl Session {
             let shown = alias.as_ref().map_or(view.name.as_str(), |a| &a.name.value);
             cuts.push((start, end, derived(&view, shown)));
         }
-        if cuts.is_empty() {
+        let Some(first) = cuts.iter().map(|c| c.0).min() else {
             return Ok(None);
-        }
+        };
+        let at = statements_before(sql, first);
         cuts.sort_by_key(|c| std::cmp::Reverse(c.0));
         let mut text = sql.to_string();
         for (start, end, with) in cuts {
@@ -153,21 +161,22 @@ impl Session {
             }
             text.replace_range(start..end, &with);
         }
-        Ok(Some(text))
+        Ok(Some((text, at)))
     }
 
     /// The view `name` names, when it names no table (nor a WITH clause's query).
     fn view_named(&self, name: &ObjectName, ctes: &[String]) -> Result<Option<View>> {
         if let [part] = name.0.as_slice() {
-            if part
-                .as_ident()
-                .is_some_and(|i| ctes.contains(&i.value.to_lowercase()))
-            {
+            if part.as_ident().is_some_and(|i| {
+                ctes.contains(&i.value.to_lowercase()) || i.value.eq_ignore_ascii_case("dual")
+            }) {
                 return Ok(None);
             }
         }
         match self.table(name) {
             Ok(_) => Ok(None),
+            // No database: not a view either (the planner says which error it is).
+            Err(e) if e.code == 1046 => Ok(None),
             Err(e) if e.code == 1146 => {
                 let (_, db, table) = self.permanent_table_name(name)?;
                 view::find(&self.shared.cluster(), &db, &table)
@@ -175,6 +184,93 @@ impl Session {
             Err(e) => Err(e),
         }
     }
+}
+
+/// How many statements of `sql` end before byte `offset` (top-level semicolons).
+fn statements_before(sql: &str, offset: usize) -> usize {
+    let Ok(tokens) = Tokenizer::new(&Cairn, sql).tokenize_with_location() else {
+        return 0;
+    };
+    tokens
+        .iter()
+        .filter(|t| matches!(t.token, Token::SemiColon))
+        .filter_map(|t| crate::parse::offset(sql, t.span.start))
+        .filter(|o| *o < offset)
+        .count()
+}
+
+/// The query of the CREATE or ALTER VIEW statement that names view `name` in `sql`, as typed
+/// (what follows its AS, to the statement's end), its tables named with database `db`, the
+/// current one (MariaDB keeps them so: a view reads the same tables wherever it is read).
+pub(crate) fn view_query_text(sql: &str, name: &ObjectName, db: &str) -> Result<String> {
+    let start = name
+        .0
+        .first()
+        .and_then(|p| p.as_ident())
+        .and_then(|i| crate::parse::offset(sql, i.span.start))
+        .ok_or_else(|| SqlError::unsupported("this view's text"))?;
+    let tokens = Tokenizer::new(&Cairn, sql)
+        .tokenize_with_location()
+        .map_err(SqlError::parse)?;
+    let mut depth = 0usize;
+    let mut from = None;
+    let mut to = sql.len();
+    for t in &tokens {
+        let Some(at) = crate::parse::offset(sql, t.span.start) else {
+            continue;
+        };
+        if at < start {
+            continue;
+        }
+        match &t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            Token::SemiColon if depth == 0 && from.is_some() => {
+                to = at;
+                break;
+            }
+            Token::Word(w)
+                if depth == 0
+                    && from.is_none()
+                    && w.keyword == sqlparser::keywords::Keyword::AS =>
+            {
+                from = crate::parse::offset(sql, t.span.end);
+            }
+            _ => {}
+        }
+    }
+    let from = from.ok_or_else(|| SqlError::parse("a view needs AS and its query"))?;
+    qualified(sql.get(from..to).unwrap_or_default().trim(), db)
+}
+
+/// `query` with its one-part table names (not a WITH clause's) prefixed with database `db`.
+pub(crate) fn qualified(query: &str, db: &str) -> Result<String> {
+    let statements = Parser::parse_sql(&Cairn, query).map_err(SqlError::parse)?;
+    let [statement] = statements.as_slice() else {
+        return Err(SqlError::parse("a view's query must be one SELECT"));
+    };
+    let mut relations = Relations::default();
+    let _ = statement.visit(&mut relations);
+    let mut at: Vec<usize> = relations
+        .factors
+        .iter()
+        .filter_map(|(name, _)| match name.0.as_slice() {
+            [part] => part.as_ident(),
+            _ => None,
+        })
+        .filter(|i| {
+            let lower = i.value.to_lowercase();
+            !relations.ctes.contains(&lower) && lower != "dual"
+        })
+        .filter_map(|i| crate::parse::offset(query, i.span.start))
+        .collect();
+    at.sort_unstable();
+    at.dedup();
+    let mut text = query.to_string();
+    for offset in at.into_iter().rev() {
+        text.insert_str(offset, &format!("{}.", quote(db)));
+    }
+    Ok(text)
 }
 
 /// A view's query as a derived table named `shown`, with the view's column names.
