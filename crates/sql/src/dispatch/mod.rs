@@ -75,7 +75,9 @@ impl Session {
             return outcomes;
         }
         self.take_counts();
-        if let Some(refused) = crate::catalog::plugins::statement(sql) {
+        if let Some(refused) = crate::catalog::plugins::statement(sql)
+            .or_else(|| crate::commands::ddl::fulltext_or_spatial_index(sql))
+        {
             self.begin_statement(crate::exec::diagnostics::Kind::Other { tables: false });
             return vec![self.concluded(Outcome::Failed(refused))];
         }

@@ -115,6 +115,15 @@ pub(crate) struct FromTable {
     pub(crate) group: Option<usize>,
     /// The last table of a group: how the group joins.
     pub(crate) group_end: Option<GroupEnd>,
+    /// In a group a LEFT JOIN NULL-fills: its columns may be NULL though it is no outer table.
+    pub(crate) null_filled: bool,
+}
+
+impl FromTable {
+    /// Its columns may be NULL-filled (an outer table, or in a LEFT-joined group).
+    pub(crate) fn nullable(&self) -> bool {
+        self.outer || self.null_filled
+    }
 }
 
 /// How a group of a nested join joins the tables before it, checked once its last table is
@@ -224,6 +233,7 @@ fn push_relation(
         straight: false,
         group: None,
         group_end: None,
+        null_filled: false,
     });
     Ok(())
 }
@@ -280,6 +290,7 @@ fn join_one(
             straight,
             group: None,
             group_end: None,
+            null_filled: false,
         });
     } else {
         tables.push(FromTable {
@@ -293,6 +304,7 @@ fn join_one(
             straight,
             group: None,
             group_end: None,
+            null_filled: false,
         });
     }
     Ok(())
@@ -441,6 +453,7 @@ fn join_nested(
     }
     for t in group.iter_mut() {
         t.group = Some(first);
+        t.null_filled = outer;
     }
     if let Some(last) = group.last_mut() {
         last.group_end = Some(GroupEnd {
@@ -615,6 +628,18 @@ pub(crate) fn join(
     let mut steps = Vec::new();
     // The ON conjuncts of the group being joined, and whether a step checked each already.
     let mut group_parts: Vec<(Expr, bool)> = Vec::new();
+    // The ON conjuncts of the inner tables outside groups: each checked by the first inner
+    // step that completes it (a row failing it would not join its own table either), so a
+    // nested join's ON, which joins its last table, keys the reads of the ones before.
+    let mut inner_parts: Vec<(Expr, bool)> = Vec::new();
+    for &k in order {
+        let t = &tables[k];
+        if let (false, None, Some(on)) = (t.outer, t.group, &ons[k]) {
+            let mut all = Vec::new();
+            conjuncts(on, &mut all);
+            inner_parts.extend(all.into_iter().map(|p| (p, false)));
+        }
+    }
     for (i, &k) in order.iter().enumerate() {
         let bit = 1u64 << k;
         let ready = done | bit;
@@ -622,8 +647,20 @@ pub(crate) fn join(
         // What a match must satisfy here: its ON, and (unless NULLs may fill it) the WHERE
         // conditions this table completes.
         let mut parts = Vec::new();
-        if let Some(on) = &ons[k] {
-            conjuncts(on, &mut parts);
+        if t.outer || t.group.is_some() {
+            if let Some(on) = &ons[k] {
+                conjuncts(on, &mut parts);
+            }
+        } else {
+            for (p, checked) in inner_parts.iter_mut().filter(|(_, c)| !*c) {
+                let m = layout.tables_in(p);
+                // The first table takes only its own (it is read alone).
+                let complete = if i == 0 { m == bit } else { m & !ready == 0 };
+                if complete {
+                    parts.push(p.clone());
+                    *checked = true;
+                }
+            }
         }
         if t.group == Some(k) {
             let on = tables[k..]
@@ -799,6 +836,15 @@ pub(crate) fn join(
             group_end,
         });
         done = ready;
+    }
+    // What no inner step could check (an ON naming a table read after it): checked last.
+    let unchecked: Vec<Expr> = inner_parts
+        .into_iter()
+        .filter(|(_, c)| !c)
+        .map(|(p, _)| p)
+        .collect();
+    if !unchecked.is_empty() {
+        filter = all_of(filter.into_iter().chain(unchecked).collect());
     }
     let first = first.ok_or_else(|| SqlError::parse("a join without tables"))?;
     Ok((

@@ -473,7 +473,7 @@ fn result_columns(
                 let t = table_at(offsets, p);
                 let (tref, def) = (&tables[t].tref, &defs[t]);
                 let mut column = table_column(&tref.0, &tref.2, &tref.1, def, p - offsets[t], name);
-                if tables[t].outer {
+                if tables[t].nullable() {
                     column.flags &= !myproto::response::flags::NOT_NULL;
                 }
                 column
