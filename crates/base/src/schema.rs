@@ -660,7 +660,7 @@ impl TableDef {
         }
         for (i, c) in self.columns.iter().enumerate() {
             if !c.hidden {
-                check_name(&c.name, "column")?;
+                check_column_name(&c.name)?;
             }
             c.ty.validate()?;
             let members_max = match c.ty {
@@ -933,6 +933,21 @@ fn check_name(name: &str, what: &str) -> Result<()> {
             format!("{what} name '{name}' must not contain '/'"),
         ));
     }
+    check_column_name(name).map_err(|_| {
+        Error::new(
+            ErrorCode::BadSchema,
+            format!(
+                "{what} name '{name}' must be 1..={} bytes without '$'",
+                limits::NAME_BYTES_MAX
+            ),
+        )
+    })
+}
+
+/// Checks a column name (1..=64 bytes, no '$'; a '/' is a column's to have, as in MariaDB:
+/// only database and table names are joined with it).
+fn check_column_name(name: &str) -> Result<()> {
+    let what = "column";
     if name.is_empty() || name.len() > limits::NAME_BYTES_MAX || name.contains('$') {
         return Err(Error::new(
             ErrorCode::BadSchema,

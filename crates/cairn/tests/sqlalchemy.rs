@@ -20,7 +20,8 @@ mod mariadb;
 use mariadb::Mariadb;
 
 /// What CI runs (about a minute on each server): the unit of work, relationships and cascades,
-/// which foreign keys drive, and constraints and inserts of the SQL layer.
+/// which foreign keys drive, constraints and inserts of the SQL layer, and the dialect suite
+/// (reflection over temporary tables and views, types, expressions).
 const SELECTION: &[&str] = &[
     "test/orm/test_unitofwork.py",
     "test/orm/test_unitofworkv2.py",
@@ -28,6 +29,7 @@ const SELECTION: &[&str] = &[
     "test/orm/test_relationships.py",
     "test/sql/test_constraints.py",
     "test/sql/test_insert_exec.py",
+    "test/dialect/test_suite.py",
 ];
 
 fn script() -> PathBuf {

@@ -870,6 +870,25 @@ impl Session {
                     Err(e) => Err(client(e)),
                 }
             }
+            // CREATE SCHEMA is CREATE DATABASE in MariaDB.
+            Statement::CreateSchema {
+                schema_name: ast::SchemaName::Simple(name),
+                if_not_exists,
+                or_replace: false,
+                with: None,
+                options: None,
+                default_collate_spec: None,
+                clone: None,
+            } => {
+                let text = format!(
+                    "CREATE DATABASE {}{name}",
+                    if *if_not_exists { "IF NOT EXISTS " } else { "" }
+                );
+                match Parser::parse_sql(&Cairn, &text) {
+                    Ok(statements) if statements.len() == 1 => self.statement(&statements[0]),
+                    _ => Err(SqlError::parse(format!("near '{name}'"))),
+                }
+            }
             Statement::Drop {
                 object_type: ast::ObjectType::Index,
                 names,

@@ -85,6 +85,9 @@ pub(crate) trait Inserting: Executor {
             }
             rows.push(given);
         }
+        // With no id assigned, the client is told the last one given (MariaDB's
+        // mysql_insert_id); LAST_INSERT_ID() keeps assigned ones only.
+        let given = explicit_id(&def, &rows);
         if !matches!(p.duplicate, OnDuplicate::Fail) {
             let found_rows = self.found_rows;
             let (first, affected) = self.transactional(|s, txn, last| {
@@ -95,7 +98,7 @@ pub(crate) trait Inserting: Executor {
             }
             return Ok(Outcome::Done {
                 affected,
-                last_insert_id: first,
+                last_insert_id: if first != 0 { first } else { given },
                 info: String::new(),
             });
         }
@@ -106,7 +109,7 @@ pub(crate) trait Inserting: Executor {
         }
         Ok(Outcome::Done {
             affected,
-            last_insert_id: first,
+            last_insert_id: if first != 0 { first } else { given },
             info: String::new(),
         })
     }
@@ -416,3 +419,19 @@ pub(crate) trait Inserting: Executor {
 }
 
 impl<S: Exec> Inserting for S {}
+
+/// The AUTO_INCREMENT value the last row of `rows` gives its column itself (0: none given).
+fn explicit_id(def: &base::TableDef, rows: &[Vec<(u16, Value)>]) -> u64 {
+    let Some(auto) = def.columns.iter().position(|c| c.auto_increment) else {
+        return 0;
+    };
+    let given = rows
+        .iter()
+        .rev()
+        .find_map(|r| r.iter().find(|(c, _)| *c as usize == auto));
+    match given.map(|(_, v)| v) {
+        Some(Value::Int(i)) if *i > 0 => *i as u64,
+        Some(Value::UInt(u)) => *u,
+        _ => 0,
+    }
+}

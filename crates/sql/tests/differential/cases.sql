@@ -5286,3 +5286,13 @@ CREATE FULLTEXT INDEX njf ON njx (k);
 -- expect-difference: NDB has no SPATIAL index (1464); MariaDB checks the column's type first
 CREATE SPATIAL INDEX njs ON njx (k);
 DROP TABLE njx, njb, njc, njt;
+-- A column name may hold '/'; CREATE SCHEMA is CREATE DATABASE.
+CREATE TABLE slashy (id INT PRIMARY KEY, `a/b` INT, `/c/` VARCHAR(5));
+INSERT INTO slashy VALUES (1, 2, 'x');
+SELECT `a/b`, `/c/` FROM slashy WHERE `a/b` = 2;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE slashy;
+DROP TABLE slashy;
+CREATE SCHEMA sch_x;
+CREATE SCHEMA IF NOT EXISTS sch_x;
+DROP SCHEMA sch_x;
