@@ -113,7 +113,12 @@ impl SqlError {
     fn from_code(code: ErrorCode, message: String) -> SqlError {
         match code {
             ErrorCode::DuplicateKey => SqlError::new(1062, "23000", message),
-            ErrorCode::LockWaitTimeout => SqlError::new(1205, "HY000", message),
+            // MariaDB's words first: drivers and ORMs match them (the data node's detail after).
+            ErrorCode::LockWaitTimeout => SqlError::new(
+                1205,
+                "HY000",
+                format!("Lock wait timeout exceeded; try restarting transaction ({message})"),
+            ),
             // The whole transaction is gone, as after a deadlock; 1205 is what drivers retry.
             ErrorCode::TransactionTimedOut => SqlError::new(
                 1205,
