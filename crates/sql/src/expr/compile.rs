@@ -694,6 +694,24 @@ impl<'a> Compiler<'a> {
                 [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(Ast::Identifier(i)))] => {
                     &i.value
                 }
+                // `VALUES(t.c)`, `VALUES(db.t.c)`: qualified with a table of the statement.
+                [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(Ast::CompoundIdentifier(
+                    parts,
+                )))] if (2..=3).contains(&parts.len()) => {
+                    let table = &parts[parts.len() - 2].value;
+                    let known = self
+                        .scopes
+                        .iter()
+                        .any(|s| s.name.eq_ignore_ascii_case(table));
+                    let column = &parts[parts.len() - 1].value;
+                    if !known {
+                        return Err(SqlError::unknown_column(
+                            &format!("{table}.{column}"),
+                            self.place,
+                        ));
+                    }
+                    column
+                }
                 _ => return Err(wrong_arguments("values")),
             };
             let scope = &self.scopes[n];

@@ -271,7 +271,7 @@ fn join_one(
     if outer && on.is_none() {
         return Err(SqlError::parse("an outer join needs ON or USING"));
     }
-    if right {
+    let (outer, on) = if right {
         if tables.len() != 1 {
             return Err(SqlError::unsupported("RIGHT JOIN after other joins"));
         }
@@ -279,34 +279,23 @@ fn join_one(
         tables[0].outer = true;
         tables[0].on = on;
         *swapped = true;
-        tables.push(FromTable {
-            table,
-            tref,
-            outer: false,
-            on: None,
-            derived,
-            using: named,
-            item_start: false,
-            straight,
-            group: None,
-            group_end: None,
-            null_filled: false,
-        });
+        (false, None)
     } else {
-        tables.push(FromTable {
-            table,
-            tref,
-            outer,
-            on,
-            derived,
-            using: named,
-            item_start: false,
-            straight,
-            group: None,
-            group_end: None,
-            null_filled: false,
-        });
-    }
+        (outer, on)
+    };
+    tables.push(FromTable {
+        table,
+        tref,
+        outer,
+        on,
+        derived,
+        using: named,
+        item_start: false,
+        straight,
+        group: None,
+        group_end: None,
+        null_filled: false,
+    });
     Ok(())
 }
 

@@ -5296,3 +5296,10 @@ DROP TABLE slashy;
 CREATE SCHEMA sch_x;
 CREATE SCHEMA IF NOT EXISTS sch_x;
 DROP SCHEMA sch_x;
+-- ON DUPLICATE KEY UPDATE's VALUES() of a qualified column.
+CREATE TABLE odq (id INT PRIMARY KEY, bar VARCHAR(5), once INT);
+INSERT INTO odq VALUES (1, 'a', 0);
+INSERT INTO odq (id, bar, once) VALUES (1, 'ab', 0) ON DUPLICATE KEY UPDATE bar = IF(odq.once = 0, VALUES(odq.bar), odq.bar), once = 1;
+SELECT * FROM odq;
+INSERT INTO odq (id, bar, once) VALUES (1, 'x', 0) ON DUPLICATE KEY UPDATE bar = VALUES(nosuch.bar);
+DROP TABLE odq;
