@@ -7,6 +7,7 @@ use base::types::{ColumnType, LobSize};
 use base::{ErrorCode, TableDef, Value};
 use client::{Cluster, Scan};
 
+use crate::catalog::definition::backticked;
 use crate::foundation::error::{Result, SqlError};
 
 /// The internal table of the views.
@@ -223,10 +224,6 @@ pub fn create_text(view: &View) -> String {
         backticked(&view.name),
         view.query
     )
-}
-
-fn backticked(s: &str) -> String {
-    format!("`{}`", s.replace('`', "``"))
 }
 
 #[cfg(test)]

@@ -665,7 +665,7 @@ fn check_definition(
 }
 
 /// MariaDB's 1050 for a table that exists.
-fn already_exists(table: &str) -> SqlError {
+pub(crate) fn already_exists(table: &str) -> SqlError {
     SqlError::new(1050, "42S01", format!("Table '{table}' already exists"))
 }
 

@@ -271,11 +271,7 @@ impl Session {
     fn temporary_target(&self, to: &ObjectName) -> Result<(String, String)> {
         let (_, to_db, to_table) = self.permanent_table_name(to)?;
         if self.temporaries.get(&to_db, &to_table).is_some() {
-            return Err(SqlError::new(
-                1050,
-                "42S01",
-                format!("Table '{to_table}' already exists"),
-            ));
+            return Err(crate::commands::create::already_exists(&to_table));
         }
         Ok((to_db, to_table))
     }
@@ -331,11 +327,7 @@ impl Session {
                 let (to, to_db, to_table) = self.permanent_table_name(&r.new_name)?;
                 if crate::catalog::view::find(&self.shared.cluster(), &to_db, &to_table)?.is_some()
                 {
-                    return Err(SqlError::new(
-                        1050,
-                        "42S01",
-                        format!("Table '{to_table}' already exists"),
-                    ));
+                    return Err(crate::commands::create::already_exists(&to_table));
                 }
                 self.check_parent_change(&from, true, None)?;
                 // The data node makes the checks (rename_error maps its answers).

@@ -79,11 +79,7 @@ impl Session {
                 self.note(1050, format!("Table '{name}' already exists"));
                 return Ok(done(0));
             }
-            return Err(SqlError::new(
-                1050,
-                "42S01",
-                format!("Table '{name}' already exists"),
-            ));
+            return Err(crate::commands::create::already_exists(&name));
         }
         let word = |s: String| s.to_uppercase();
         // The query as typed, its tables named with the view's database; a column list goes
@@ -213,20 +209,9 @@ impl Session {
     /// The columns a view's rows have: its query planned, and run to no rows when planning
     /// alone does not tell (a subquery in it).
     fn view_columns(&mut self, view: &View) -> Result<Vec<Column>> {
-        let renames = if view.columns.is_empty() {
-            String::new()
-        } else {
-            let quoted: Vec<String> = view
-                .columns
-                .iter()
-                .map(|c| format!("`{}`", c.replace('`', "``")))
-                .collect();
-            format!("({})", quoted.join(", "))
-        };
         let sql = format!(
-            "SELECT * FROM ({}) AS `{}`{renames} LIMIT 0",
-            view.query,
-            view.name.replace('`', "``")
+            "SELECT * FROM {} LIMIT 0",
+            crate::session::views::derived(view, &view.name)
         );
         let mut statements = Parser::parse_sql(&Cairn, &sql).map_err(SqlError::parse)?;
         if statements.len() != 1 {

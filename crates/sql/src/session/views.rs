@@ -9,6 +9,7 @@ use sqlparser::ast::{self, ObjectName, Statement, TableFactor, Visit, Visitor};
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Location, Token, Tokenizer};
 
+use crate::catalog::definition::backticked;
 use crate::catalog::view::{self, View, VIEW_DEPTH_MAX};
 use crate::foundation::error::{Result, SqlError};
 use crate::parse::dialect::Cairn;
@@ -82,11 +83,10 @@ impl Session {
                 Some(e) => (&e.statement, e.sql.as_str()),
                 None => (s, sql),
             };
-            let Some(sql) = self.expand_once(statement, text)? else {
+            let Some((sql, at)) = self.expand_once(statement, text)? else {
                 return Ok(current);
             };
             self.planned_view.set(true);
-            let (sql, at) = sql;
             let mut statements = Parser::parse_sql(&Cairn, &sql).map_err(SqlError::parse)?;
             if at >= statements.len() {
                 return Err(SqlError::unsupported("a view that is not one query"));
@@ -268,22 +268,18 @@ pub(crate) fn qualified(query: &str, db: &str) -> Result<String> {
     at.dedup();
     let mut text = query.to_string();
     for offset in at.into_iter().rev() {
-        text.insert_str(offset, &format!("{}.", quote(db)));
+        text.insert_str(offset, &format!("{}.", backticked(db)));
     }
     Ok(text)
 }
 
 /// A view's query as a derived table named `shown`, with the view's column names.
-fn derived(view: &View, shown: &str) -> String {
+pub(crate) fn derived(view: &View, shown: &str) -> String {
     let columns = if view.columns.is_empty() {
         String::new()
     } else {
-        let quoted: Vec<String> = view.columns.iter().map(|c| quote(c)).collect();
+        let quoted: Vec<String> = view.columns.iter().map(|c| backticked(c)).collect();
         format!("({})", quoted.join(", "))
     };
-    format!("({}) AS {}{columns}", view.query, quote(shown))
-}
-
-fn quote(name: &str) -> String {
-    format!("`{}`", name.replace('`', "``"))
+    format!("({}) AS {}{columns}", view.query, backticked(shown))
 }
