@@ -14,6 +14,7 @@ pub(crate) mod setop;
 pub(crate) mod step;
 pub(crate) mod stream;
 pub(crate) mod subquery;
+pub(crate) mod window;
 pub(crate) mod write;
 
 pub(crate) use derived::Materializing;

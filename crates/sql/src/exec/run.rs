@@ -716,12 +716,21 @@ pub(crate) trait Executor: Exec {
             .unwrap_or(0);
         // (items, values of the order keys that are not items) per output row.
         let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
-        let early_stop = p.order.is_empty() && !p.distinct;
+        let windowed = p.windowed();
+        // Window functions' rows wait for their values (`exec/window.rs`).
+        let mut pending: Vec<crate::exec::window::Pending> = Vec::new();
+        let early_stop = p.order.is_empty() && !p.distinct && !windowed;
         let order_exprs = || {
             p.order.iter().filter_map(|(k, ..)| match k {
                 OrderKey::Expr(e) => Some(e),
                 OrderKey::Item(_) => None,
             })
+        };
+        // A row's items and the values of its order keys that are not items.
+        let output_row = |env: &Env| -> Result<(Vec<Value>, Vec<Value>)> {
+            let items = p.items.iter().map(|e| e.eval(env)).collect::<Result<_>>()?;
+            let keys = order_exprs().map(|e| e.eval(env)).collect::<Result<_>>()?;
+            Ok((items, keys))
         };
         let emit = |s: &Self,
                     row: &[Value],
@@ -734,13 +743,7 @@ pub(crate) trait Executor: Exec {
                     return Ok(());
                 }
             }
-            let items: Vec<Value> = p
-                .items
-                .iter()
-                .map(|e| e.eval(&env))
-                .collect::<Result<_>>()?;
-            let keys = order_exprs().map(|e| e.eval(&env)).collect::<Result<_>>()?;
-            out.push((items, keys));
+            out.push(output_row(&env)?);
             Ok(())
         };
         if !p.grouped {
@@ -751,6 +754,10 @@ pub(crate) trait Executor: Exec {
                     if !truthy(&h.eval(&env)?) {
                         continue;
                     }
+                }
+                if windowed {
+                    pending.push((row, vec![Value::Null; p.aggregates.len()]));
+                    continue;
                 }
                 let mut items = Vec::with_capacity(p.items.len());
                 for e in &p.items {
@@ -897,7 +904,18 @@ pub(crate) trait Executor: Exec {
                     .map(|(a, agg)| a.finish(agg, max_len))
                     .collect()
             };
-            if !p.rollup {
+            if windowed {
+                for (first, accs) in std::mem::take(&mut groups) {
+                    let aggs = finish(self, &accs)?;
+                    let passes = match &p.having {
+                        Some(h) => truthy(&h.eval(&self.env(&first, params, &aggs))?),
+                        None => true,
+                    };
+                    if passes {
+                        pending.push((first, aggs));
+                    }
+                }
+            } else if !p.rollup {
                 for (first, accs) in &groups {
                     let aggs = finish(self, accs)?;
                     emit(self, first, &aggs, &mut out)?;
@@ -960,6 +978,17 @@ pub(crate) trait Executor: Exec {
                         }
                     }
                 }
+            }
+        }
+        if windowed {
+            let max_len = self.group_concat_max_len();
+            let ctx: &dyn crate::expr::Context = self;
+            let order =
+                crate::exec::window::compute(ctx, params, &p.aggregates, &mut pending, max_len)?;
+            out.reserve(pending.len());
+            for r in order {
+                let (row, aggs) = &pending[r];
+                out.push(output_row(&self.env(row, params, aggs))?);
             }
         }
         if p.distinct {

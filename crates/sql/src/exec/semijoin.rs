@@ -121,7 +121,7 @@ pub(crate) fn usable(plan: &SelectPlan) -> Option<u16> {
         &plan.joined,
         src.estimate,
         plan.items.as_slice(),
-        plan.grouped,
+        plan.grouped || plan.windowed(),
     ) else {
         return None;
     };

@@ -45,6 +45,7 @@ pub(crate) trait Streaming: Exec {
                 && !p.grouped
                 && !p.distinct
                 && !p.rollup
+                && !p.windowed()
                 && p.having.is_none()
                 && self.correlated.is_empty()
                 && !src.made_in_api_node()

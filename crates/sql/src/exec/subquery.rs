@@ -1012,6 +1012,7 @@ pub(crate) trait Subqueries: Exec {
         };
         let n = self.correlated.len();
         let plain = !plan.grouped
+            && !plan.windowed()
             && plan.having.is_none()
             && plan.limit.is_none()
             && plan.offset.is_none()

@@ -32,6 +32,9 @@ pub struct Aggregate {
     pub order: Vec<(Expr, bool, Collation)>,
     /// GROUP_CONCAT's SEPARATOR (a comma unless given).
     pub separator: Vec<u8>,
+    /// A window function's window (`expr/window.rs`): computed over the rows of its window
+    /// after grouping, not over a group's rows.
+    pub over: Option<Box<crate::expr::window::Over>>,
 }
 
 impl Aggregate {
@@ -46,6 +49,7 @@ impl Aggregate {
             more_collations: Vec::new(),
             order: Vec::new(),
             separator: b",".to_vec(),
+            over: None,
         }
     }
 
@@ -55,6 +59,7 @@ impl Aggregate {
             .iter()
             .chain(&self.more)
             .chain(self.order.iter().map(|(e, ..)| e))
+            .chain(self.over.iter().flat_map(|o| o.exprs()))
     }
 
     pub fn exprs_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
@@ -62,6 +67,12 @@ impl Aggregate {
             .iter_mut()
             .chain(&mut self.more)
             .chain(self.order.iter_mut().map(|(e, ..)| e))
+            .chain(self.over.iter_mut().flat_map(|o| o.exprs_mut()))
+    }
+
+    /// A window function, computed over its window after grouping.
+    pub fn is_window(&self) -> bool {
+        self.over.is_some()
     }
 }
 
@@ -77,6 +88,22 @@ pub enum AggKind {
     JsonArrayAgg,
     /// JSON_OBJECTAGG(key, value): GROUP_CONCAT of the members in braces; NULL keys skipped.
     JsonObjectAgg,
+    /// A function that only exists as a window function (`expr/window.rs`).
+    Window(crate::expr::window::WindowFn),
+}
+
+impl AggKind {
+    /// Its value is one of its argument's values (MIN, MAX, LAG, FIRST_VALUE...): typed,
+    /// collated and JSON as the argument is.
+    pub fn is_argument_value(self) -> bool {
+        use crate::expr::window::WindowFn as W;
+        matches!(
+            self,
+            AggKind::Min
+                | AggKind::Max
+                | AggKind::Window(W::Lag | W::Lead | W::FirstValue | W::LastValue | W::NthValue)
+        )
+    }
 }
 
 /// The running state of one aggregate over a group.
@@ -118,6 +145,10 @@ impl Accumulator {
     /// Adds the statement's row `row` (from 1) to the group; a GROUP_CONCAT keeps at most
     /// `max_len` bytes (group_concat_max_len).
     pub fn add(&mut self, agg: &Aggregate, env: &Env, row: u64, max_len: usize) -> Result<()> {
+        if agg.is_window() || matches!(agg.kind, AggKind::Window(_)) {
+            // Computed over its window (`exec/window.rs`), not over a group.
+            return Ok(());
+        }
         let v = match &agg.arg {
             None => {
                 self.count += 1;
@@ -156,6 +187,7 @@ impl Accumulator {
         self.count += 1;
         match agg.kind {
             AggKind::Count => {}
+            AggKind::Window(_) => {}
             AggKind::Sum | AggKind::Avg => self.add_sum(&v)?,
             AggKind::Min | AggKind::Max => self.add_best(agg, v),
             AggKind::GroupConcat | AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => {
@@ -265,7 +297,12 @@ impl Accumulator {
 
     /// The group's value; a GROUP_CONCAT cut at `max_len` bytes (group_concat_max_len).
     pub fn finish(&self, agg: &Aggregate, max_len: usize) -> Result<Value> {
+        if agg.is_window() {
+            // Filled in once the windows are computed.
+            return Ok(Value::Null);
+        }
         Ok(match agg.kind {
+            AggKind::Window(_) => Value::Null,
             AggKind::Count => Value::Int(self.count as i64),
             AggKind::Sum => match self.sum {
                 None => Value::Null,

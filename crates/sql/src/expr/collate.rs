@@ -209,10 +209,10 @@ pub fn derive(e: &Expr, inputs: &Inputs) -> Result<Derived> {
         Expr::Cast(_, CastTo::Introduced(c)) => Derived::new(*c, K::Coercible),
         Expr::Agg(i) => match inputs.aggregates.get(*i) {
             Some(Aggregate {
-                kind: AggKind::Min | AggKind::Max | AggKind::GroupConcat,
+                kind,
                 arg: Some(arg),
                 ..
-            }) => derive(arg, inputs)?,
+            }) if kind.is_argument_value() || *kind == AggKind::GroupConcat => derive(arg, inputs)?,
             Some(Aggregate {
                 kind: AggKind::JsonArrayAgg | AggKind::JsonObjectAgg,
                 ..

@@ -53,6 +53,8 @@ impl<'a> Compiler<'a> {
             aggregates: None,
             place: "field list",
             coalesced: Vec::new(),
+            windows: None,
+            group_arguments: false,
         }
     }
 
@@ -550,7 +552,7 @@ impl<'a> Compiler<'a> {
 
     /// An aggregate call: its arguments (several for GROUP_CONCAT, and for COUNT with DISTINCT),
     /// and GROUP_CONCAT's ORDER BY and SEPARATOR.
-    fn aggregate(
+    pub(crate) fn aggregate(
         &mut self,
         f: &ast::Function,
         kind: AggKind,
@@ -672,8 +674,11 @@ impl<'a> Compiler<'a> {
                 return Err(SqlError::unsupported(format!("the function {f}")))
             }
         };
-        if f.filter.is_some() || f.over.is_some() || !f.within_group.is_empty() {
+        if f.filter.is_some() || !f.within_group.is_empty() {
             return Err(SqlError::unsupported(format!("the function {f}")));
+        }
+        if f.over.is_some() {
+            return self.window_call(f, &name, &args, distinct, clauses);
         }
         if let Some(marker) = crate::expr::correlated::Marker::read(&name, &args) {
             let (n, ty, refs) = marker?;
@@ -734,7 +739,9 @@ impl<'a> Compiler<'a> {
         if let Some(kind) = agg {
             // Aggregates do not nest: their arguments compile without aggregates.
             let saved = self.aggregates.take();
+            let in_arguments = std::mem::replace(&mut self.group_arguments, true);
             let compiled = self.aggregate(f, kind, &args, distinct, clauses);
+            self.group_arguments = in_arguments;
             self.aggregates = saved;
             let aggregate = compiled?;
             let Some(list) = self.aggregates.as_mut() else {

@@ -14,6 +14,7 @@ pub(crate) mod meta;
 pub(crate) mod stored;
 pub(crate) mod temporal;
 pub(crate) mod typing;
+pub(crate) mod window;
 
 use std::cmp::Ordering;
 
@@ -331,6 +332,11 @@ pub struct Compiler<'a> {
     pub place: &'static str,
     /// Unqualified names of a join's USING columns, each with the one position it names.
     pub coalesced: Vec<(String, usize)>,
+    /// Some: window functions are allowed (the select list, ORDER BY), with the SELECT's
+    /// named windows.
+    pub windows: Option<Vec<(String, ast::NamedWindowExpr)>>,
+    /// An aggregate's arguments are being compiled (a window function there is refused).
+    pub group_arguments: bool,
 }
 
 /// DATE '...', TIME '...', TIMESTAMP '...': the literal as a value of its type (ER 1525 when

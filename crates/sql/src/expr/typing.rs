@@ -9,6 +9,7 @@ use myproto::response::types;
 
 use crate::expr::aggregate::{AggKind, Aggregate};
 use crate::expr::funcs::Func;
+use crate::expr::window::WindowFn as W;
 use crate::expr::{BinOp, Compiler, Expr};
 
 /// The system variables `SELECT @@name` announces as integer (BIGINT) columns: the numbers and
@@ -144,7 +145,11 @@ pub fn static_type(
                         }
                     }
                 }
-                AggKind::Min | AggKind::Max => a
+                AggKind::Window(W::PercentRank | W::CumeDist) => (types::DOUBLE, 23, 31),
+                AggKind::Window(W::RowNumber | W::Rank | W::DenseRank | W::Ntile) => {
+                    (types::LONGLONG, 21, 0)
+                }
+                AggKind::Min | AggKind::Max | AggKind::Window(_) => a
                     .arg
                     .as_ref()
                     .map(|x| static_type(x, def, aggregates))

@@ -43,6 +43,7 @@ pub fn pushed(p: &SelectPlan) -> Option<PushedAggregate> {
         || !src.pushed_decides
         || matches!(src.access, Access::Lookup { .. })
         || p.aggregates.is_empty()
+        || p.windowed()
     {
         return None;
     }

@@ -170,6 +170,13 @@ pub struct SelectPlan {
     pub pushed_aggregate: Option<crate::plan::aggregate::PushedAggregate>,
 }
 
+impl SelectPlan {
+    /// It has window functions (`exec/window.rs`), computed over its result rows.
+    pub fn windowed(&self) -> bool {
+        self.aggregates.iter().any(Aggregate::is_window)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct UpdatePlan {
     pub source: Source,

@@ -41,19 +41,17 @@ pub fn select(
         from_tables(&select.from, input, resolve)?
     };
     let defs: Vec<TableDef> = tables.iter().map(|t| t.table.def().clone()).collect();
-    let mut offsets = Vec::with_capacity(defs.len());
-    let mut width = 0;
-    for d in &defs {
-        offsets.push(width);
-        width += d.columns.len();
-    }
+    let (offsets, width) = offsets_of(&defs);
     let def = joined_definition(&defs);
     let mut c = compiler(input, &tables, &defs, &offsets);
     c.aggregates = Some(Vec::new());
+    c.windows = Some(crate::expr::window::named_windows(select)?);
     let (mut items, names) = select_items(&mut c, input, select, &tables, &defs, &offsets)?;
+    let windows = c.windows.take();
     let (group_by, group_collations, rollup) = group_by_clause(&mut c, select, &names, &items)?;
     c.place = "having clause";
     let having = having_clause(&mut c, select)?;
+    c.windows = windows;
     let order = order_clause(
         &mut c,
         q,
@@ -62,7 +60,12 @@ pub fn select(
         rollup,
         (&group_by, &group_collations),
     )?;
+    c.windows = None;
     let aggregates = c.aggregates.take().unwrap_or_default();
+    let windowed = aggregates.iter().any(Aggregate::is_window);
+    if windowed && rollup {
+        return Err(SqlError::unsupported("window functions WITH ROLLUP"));
+    }
     c.place = "on clause";
     let ons: Vec<Option<Expr>> = tables
         .iter()
@@ -76,12 +79,8 @@ pub fn select(
         .map(|w| c.compile(w))
         .transpose()?;
     let (limit, offset) = limits(&mut c, &q.limit_clause)?;
-    let grouped = !aggregates.is_empty() || !group_by.is_empty();
-    let distinct = match &select.distinct {
-        None | Some(ast::Distinct::All) => false,
-        Some(ast::Distinct::Distinct) => true,
-        Some(other) => return Err(SqlError::unsupported(format!("{other}"))),
-    };
+    let grouped = aggregates.iter().any(|a| !a.is_window()) || !group_by.is_empty();
+    let distinct = distinct(select)?;
     // Metadata from the items before remapping (joined-row positions).
     c.aggregates = Some(aggregates);
     for e in &mut items {
@@ -139,6 +138,26 @@ pub fn select(
     plan.waits = calls_waiting(&plan);
     plan.pushed_aggregate = crate::plan::aggregate::pushed(&plan);
     Ok(plan)
+}
+
+/// Where each table's columns start in the joined row, and the joined row's width.
+fn offsets_of(defs: &[TableDef]) -> (Vec<usize>, usize) {
+    let mut offsets = Vec::with_capacity(defs.len());
+    let mut width = 0;
+    for d in defs {
+        offsets.push(width);
+        width += d.columns.len();
+    }
+    (offsets, width)
+}
+
+/// SELECT DISTINCT (DISTINCTROW), or ALL.
+fn distinct(select: &ast::Select) -> Result<bool> {
+    match &select.distinct {
+        None | Some(ast::Distinct::All) => Ok(false),
+        Some(ast::Distinct::Distinct) => Ok(true),
+        Some(other) => Err(SqlError::unsupported(format!("{other}"))),
+    }
 }
 
 /// The query's SELECT, refused when it is another form or has FETCH or INTO.
@@ -420,7 +439,12 @@ fn order_clause(
             *collation = c.sort_collation(e)?;
         }
     }
-    if order_exprs.is_empty() && !group_by.is_empty() {
+    // With window functions, the rows come in their first window's order instead.
+    let windowed = c
+        .aggregates
+        .as_deref()
+        .is_some_and(|list| list.iter().any(Aggregate::is_window));
+    if order_exprs.is_empty() && !group_by.is_empty() && !windowed {
         order = group_by
             .iter()
             .cloned()

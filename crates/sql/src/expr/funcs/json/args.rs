@@ -71,7 +71,9 @@ impl Compiler<'_> {
                 .and_then(|list| list.get(*i))
                 .is_some_and(|a| match a.kind {
                     AggKind::JsonArrayAgg | AggKind::JsonObjectAgg => true,
-                    AggKind::Min | AggKind::Max => a.arg.as_ref().is_some_and(|x| self.is_json(x)),
+                    kind if kind.is_argument_value() => {
+                        a.arg.as_ref().is_some_and(|x| self.is_json(x))
+                    }
                     _ => false,
                 }),
             // JSON when every branch that is not NULL is.
