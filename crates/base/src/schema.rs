@@ -44,6 +44,19 @@ pub struct ColumnDef {
     pub comment: String,
     /// An ENUM's or SET's members, in order.
     pub members: Vec<String>,
+    /// A generated column's expression: its value is computed from the row's other columns by
+    /// the SQL front end on every write, and stored like any other.
+    pub generated: Option<Generated>,
+}
+
+/// `GENERATED ALWAYS AS (expr) VIRTUAL | STORED`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Generated {
+    /// The expression as MariaDB shows it (at most `limits::CHECK_TEXT_BYTES_MAX` bytes).
+    pub expr: String,
+    /// STORED (PERSISTENT); else VIRTUAL, which MariaDB computes on reading and Cairn stores
+    /// all the same (it only changes what is shown).
+    pub stored: bool,
 }
 
 impl ColumnDef {
@@ -74,6 +87,7 @@ impl ColumnDef {
             scale: None,
             comment: String::new(),
             members: Vec::new(),
+            generated: None,
         }
     }
 

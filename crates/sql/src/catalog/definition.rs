@@ -210,7 +210,14 @@ fn on_update_text(column: &base::schema::ColumnDef) -> Option<String> {
 
 /// The column's Extra, as DESCRIBE and information_schema.COLUMNS.EXTRA show it.
 pub fn extra_text(column: &base::schema::ColumnDef) -> String {
-    if column.auto_increment {
+    if let Some(g) = &column.generated {
+        (if g.stored {
+            "STORED GENERATED"
+        } else {
+            "VIRTUAL GENERATED"
+        })
+        .into()
+    } else if column.auto_increment {
         "auto_increment".into()
     } else if let Some(clause) = on_update_text(column) {
         format!("on update {clause}")
@@ -314,12 +321,15 @@ pub fn create_table(
         if let Some(text) = collation_text(c, collation) {
             line.push_str(&text);
         }
-        if !c.nullable {
+        if let Some(g) = &c.generated {
+            let kind = if g.stored { "STORED" } else { "VIRTUAL" };
+            line.push_str(&format!(" GENERATED ALWAYS AS ({}) {kind}", g.expr));
+        } else if !c.nullable {
             line.push_str(" NOT NULL");
         } else if matches!(c.ty, ColumnType::Timestamp { .. }) {
             line.push_str(" NULL");
         }
-        if let Some(d) = default_text(c) {
+        if let Some(d) = default_text(c).filter(|_| c.generated.is_none()) {
             line.push_str(" DEFAULT ");
             line.push_str(&d);
         }

@@ -157,6 +157,74 @@ fn check_form(def: &TableDef, e: &ast::Expr, name: &str) -> Result<()> {
     }
 }
 
+/// MariaDB's refusals of a generated column's expression (the column at `at` of `def`): what
+/// is not the row's alone (a subquery, a variable, a function such as NOW() or RAND(), which
+/// Cairn computes once, on writing: MariaDB would compute a VIRTUAL one on reading) and an
+/// AUTO_INCREMENT column (assigned by the data node after the expression runs), 1901; a
+/// generated column at or after it, 4029; a column the table lacks, 1054.
+pub(crate) fn check_generated(def: &TableDef) -> Result<()> {
+    for (at, column) in def.columns.iter().enumerate() {
+        let Some(g) = &column.generated else { continue };
+        let e = crate::exec::generated::parse(&g.expr)?;
+        let refused = |what: &str| {
+            SqlError::new(
+                1901,
+                "HY000",
+                format!(
+                    "Function or expression '{what}' cannot be used in the GENERATED ALWAYS AS \
+                     clause of `{}`",
+                    column.name
+                ),
+            )
+        };
+        for read in names_read(&e) {
+            if read.starts_with('@') {
+                return Err(refused(&read));
+            }
+            let Some(other) = def.column(&read) else {
+                continue;
+            };
+            if def.columns[other].auto_increment {
+                return Err(refused("AUTO_INCREMENT"));
+            }
+            if other >= at && def.columns[other].generated.is_some() {
+                return Err(SqlError::new(
+                    4029,
+                    "01000",
+                    format!(
+                        "Expression for field `{}` is referring to uninitialized field `{}`",
+                        column.name, def.columns[other].name
+                    ),
+                ));
+            }
+        }
+        let mut found: Option<SqlError> = None;
+        let _ = ast::visit_expressions(&e, |e| {
+            found = match e {
+                ast::Expr::Subquery(_)
+                | ast::Expr::Exists { .. }
+                | ast::Expr::InSubquery { .. } => Some(refused("select ...")),
+                ast::Expr::Function(f) if volatile(&f.name.to_string().to_ascii_lowercase()) => {
+                    Some(refused(&format!(
+                        "{}()",
+                        f.name.to_string().to_ascii_lowercase()
+                    )))
+                }
+                _ => None,
+            };
+            match found {
+                Some(_) => std::ops::ControlFlow::Break(()),
+                None => std::ops::ControlFlow::Continue(()),
+            }
+        });
+        if let Some(e) = found {
+            return Err(e);
+        }
+        crate::exec::generated::compile_expr(def, &e)?;
+    }
+    Ok(())
+}
+
 /// The next unnamed table constraint's name: `CONSTRAINT_<n>`, one past the highest in use.
 fn next_name(checks: &[CheckDef]) -> String {
     let highest = checks

@@ -293,6 +293,27 @@ pub(crate) fn column_from_ast(
     let mut on_update = None;
     for option in &col.options {
         match &option.option {
+            ast::ColumnOption::Generated {
+                generation_expr: Some(e),
+                generation_expr_mode,
+                sequence_options: None,
+                ..
+            } => {
+                let Some(expr) = crate::catalog::check::kept(e) else {
+                    return Err(SqlError::unsupported(format!(
+                        "the expression of the generated column `{}` in a form Cairn cannot \
+                         keep as MariaDB spells it",
+                        col.name.value
+                    )));
+                };
+                def.generated = Some(base::schema::Generated {
+                    expr,
+                    stored: matches!(
+                        generation_expr_mode,
+                        Some(ast::GeneratedExpressionMode::Stored)
+                    ),
+                });
+            }
             ast::ColumnOption::NotNull => nullable = false,
             ast::ColumnOption::Null => nullable = true,
             ast::ColumnOption::PrimaryKey(_) => {
@@ -385,6 +406,14 @@ pub(crate) fn column_from_ast(
     }
     if nullable {
         def = def.nullable();
+    }
+    if def.generated.is_some() && (default.is_some() || on_update.is_some() || def.auto_increment) {
+        // MariaDB's grammar has none of them after GENERATED ALWAYS AS.
+        return Err(SqlError::parse(format!(
+            "near the generated column `{}`: DEFAULT, ON UPDATE and AUTO_INCREMENT do not go \
+             with GENERATED ALWAYS AS",
+            col.name.value
+        )));
     }
     if let Some(e) = default {
         default_value(&def, &e, false)?.apply(&mut def);

@@ -48,6 +48,11 @@ impl Session {
                             "ALTER TABLE ... ADD COLUMN with PRIMARY KEY or UNIQUE",
                         ));
                     }
+                    if column.generated.is_some() {
+                        return Err(SqlError::unsupported(
+                            "ALTER TABLE ... ADD COLUMN of a generated column",
+                        ));
+                    }
                     if column.auto_increment {
                         return Err(SqlError::unsupported(
                             "ALTER TABLE ... ADD COLUMN ... AUTO_INCREMENT",
@@ -289,6 +294,11 @@ fn replace_column(
     };
     let (mut column, key) = column_from_ast(&ast_def, table_collation)?;
     let verb = change.verb;
+    if column.generated.is_some() {
+        return Err(SqlError::unsupported(format!(
+            "ALTER TABLE ... {verb} COLUMN to a generated column"
+        )));
+    }
     if key.is_some() {
         return Err(SqlError::unsupported(format!(
             "ALTER TABLE ... {verb} COLUMN with PRIMARY KEY or UNIQUE"

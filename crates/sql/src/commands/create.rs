@@ -403,6 +403,7 @@ impl Session {
         }
         let workers = self.shared.cluster().worker_count();
         def = partitioned(def, partition::of(c), balance, workers)?;
+        crate::commands::check::check_generated(&def)?;
         let declared = crate::commands::foreign::declared_in(c);
         if c.temporary && !declared.is_empty() {
             // As InnoDB: a temporary table holds no foreign key.

@@ -26,6 +26,18 @@ pub(crate) type CompiledChecks = Arc<Vec<(String, Expr)>>;
 /// `e` compiled against the columns of `def` (a row of every column by position), with
 /// MariaDB's 1054 for a column the table lacks.
 pub(crate) fn compile_check(def: &TableDef, db: &str, table: &str, e: &ast::Expr) -> Result<Expr> {
+    compile_over_row(def, db, table, e, "CHECK")
+}
+
+/// `e` compiled against the columns of `def` (`db`.`table`), a row of every column by
+/// position; `place` names the clause in 1054.
+pub(crate) fn compile_over_row(
+    def: &TableDef,
+    db: &str,
+    table: &str,
+    e: &ast::Expr,
+    place: &'static str,
+) -> Result<Expr> {
     let scope = Scope {
         def,
         name: table,
@@ -33,7 +45,7 @@ pub(crate) fn compile_check(def: &TableDef, db: &str, table: &str, e: &ast::Expr
         offset: 0,
     };
     let mut c = Compiler::new(Some(scope), &[]);
-    c.place = "CHECK";
+    c.place = place;
     c.compile(e)
 }
 

@@ -5,6 +5,7 @@
 use crate::exec::check::Checking;
 use crate::exec::diagnostics::Storing;
 use crate::exec::foreign::{inserted_row, Changed, Referential};
+use crate::exec::generated::{generators, value_ignored, Generating};
 use crate::exec::run::Executor;
 use crate::exec::Exec;
 use crate::exec::Outcome;
@@ -55,6 +56,7 @@ pub(crate) trait Inserting: Executor {
         let mut rows = Vec::with_capacity(values.len());
         let now = self.statement_micros;
         let timed = def.columns.iter().any(|c| c.default_now.is_some());
+        let generators = generators(&def)?;
         for (n, row) in values.into_iter().enumerate() {
             let mut given = Vec::with_capacity(p.columns.len());
             for (c, v) in p.columns.iter().zip(row) {
@@ -63,6 +65,15 @@ pub(crate) trait Inserting: Executor {
                     // DEFAULT: the data node fills the column (SQL the current time, below).
                     continue;
                 };
+                if column.generated.is_some() {
+                    // Computed below from the row; a value given is refused (IGNORE: warned).
+                    let e = value_ignored(&def, column);
+                    if !ignore {
+                        return Err(e);
+                    }
+                    self.diagnostics.warn(e.code, e.message);
+                    continue;
+                }
                 if column.auto_increment && v.is_null() {
                     continue;
                 }
@@ -82,6 +93,11 @@ pub(crate) trait Inserting: Executor {
             if timed {
                 // The statement's time, the same in every row, as MariaDB's.
                 add_current_defaults(&def, &mut given, now);
+            }
+            if !generators.is_empty() {
+                let mut full = inserted_row(&def, &given);
+                let values = self.generate(&def, &generators, &mut full, n + 1, ignore)?;
+                given.extend(values);
             }
             rows.push(given);
         }
@@ -197,6 +213,7 @@ pub(crate) trait Inserting: Executor {
     ) -> Result<(u64, u64)> {
         let client = |e: client::ClientError| SqlError::from_client(&e);
         let def = p.table.def();
+        let generators = generators(def)?;
         let all: Vec<u16> = (0..def.columns.len() as u16).collect();
         let key_of = |row: &[Value]| -> Vec<Value> {
             def.primary_key
@@ -297,11 +314,19 @@ pub(crate) trait Inserting: Executor {
                     row.extend(full);
                     let now = self.statement_micros;
                     for (c, e) in assignments {
+                        let column = &def.columns[*c as usize];
+                        if column.generated.is_some() {
+                            return Err(value_ignored(def, column));
+                        }
                         let v =
                             self.storing(Storing::Strict, |s| e.eval(&s.env(&row, params, &[])))?;
-                        let column = &def.columns[*c as usize];
                         let v = timestamped(column, v, now);
                         row[*c as usize] = strict_store(def, column, v, n + 1)?;
+                    }
+                    if !generators.is_empty() {
+                        // Written into the row's own columns (its first).
+                        let width = def.columns.len();
+                        self.generate(def, &generators, &mut row[..width], n + 1, false)?;
                     }
                     let mut changes: Vec<(u16, Value)> = (0..def.columns.len())
                         .filter(|c| row[*c] != existing[*c])

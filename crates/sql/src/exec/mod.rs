@@ -5,6 +5,7 @@ pub(crate) mod check;
 pub(crate) mod derived;
 pub(crate) mod diagnostics;
 pub(crate) mod foreign;
+pub(crate) mod generated;
 pub(crate) mod insert;
 pub(crate) mod join;
 pub(crate) mod prefetch;

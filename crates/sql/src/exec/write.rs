@@ -15,6 +15,7 @@ use sqlparser::ast::{self, ObjectName, Statement};
 use crate::exec::check::Checking;
 use crate::exec::diagnostics::Storing;
 use crate::exec::foreign::{by_position, Changed, Referential};
+use crate::exec::generated::{generators, Generating};
 use crate::exec::Outcome;
 use crate::exec::{Exec, Executor, Subqueries};
 use crate::expr::aggregate::by_keys;
@@ -421,6 +422,7 @@ pub(crate) trait Writes: Exec {
             }
             s.run_correlated(txn, p.assignments.iter().map(|(_, e)| e), &rows, params)?;
             let now = s.statement_micros;
+            let generators = generators(&def)?;
             let assigned = |c: u16| p.assignments.iter().any(|(a, _)| *a == c);
             let at = |c: &u16| {
                 src.fetch
@@ -472,6 +474,18 @@ pub(crate) trait Writes: Exec {
                     for (c, v) in on_update_values(&def, assigned, now) {
                         current[at(&c)] = v.clone();
                         values.push((c, v));
+                    }
+                    if !generators.is_empty() {
+                        // Generated columns follow the row's new values.
+                        let mut full = by_position(&def, &src.fetch, &current);
+                        for (c, v) in s.generate(&def, &generators, &mut full, n + 1, p.ignore)? {
+                            let i = at(&c);
+                            if current[i] != v {
+                                current[i] = v.clone();
+                                values.retain(|(done, _)| *done != c);
+                                values.push((c, v));
+                            }
+                        }
                     }
                     let key = Self::primary_key(src, row);
                     let new = (enforced || !def.checks.is_empty())
@@ -649,6 +663,11 @@ pub(crate) trait Writes: Exec {
                     matched += 1;
                     let mut values = Vec::new();
                     let def = target.table.def();
+                    if def.columns.iter().any(|c| c.generated.is_some()) {
+                        return Err(SqlError::unsupported(
+                            "a multi-table UPDATE of a table with generated columns",
+                        ));
+                    }
                     for (c, new, old) in &target.assignments {
                         let column = &def.columns[*c as usize];
                         let v = timestamped(column, row[*new].clone(), s.statement_micros);

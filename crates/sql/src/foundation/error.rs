@@ -69,6 +69,18 @@ impl SqlError {
         )
     }
 
+    /// MariaDB's 1906: a value given to a generated column is ignored (an error unless IGNORE).
+    pub fn generated_value_ignored(table: &str, column: &str) -> SqlError {
+        SqlError::new(
+            1906,
+            "HY000",
+            format!(
+                "The value specified for generated column '{column}' in table '{table}' has been \
+                 ignored"
+            ),
+        )
+    }
+
     /// ER_NO_DB_ERROR.
     pub fn no_database() -> SqlError {
         SqlError::new(1046, "3D000", "No database selected")

@@ -1291,12 +1291,17 @@ pub fn update(
             .column(&column)
             .filter(|p| !def.columns[*p].hidden)
             .ok_or_else(|| SqlError::unknown_column(&column, "field list"))?;
-        let e = match &a.value {
-            Ast::Identifier(i)
-                if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default") =>
-            {
-                default_of(&def.columns[p])?
+        let default = matches!(&a.value, Ast::Identifier(i)
+            if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"));
+        if def.columns[p].generated.is_some() {
+            // Computed from the row as written (`exec/generated.rs`): DEFAULT is what it gets.
+            if default || ignore {
+                continue;
             }
+            return Err(SqlError::generated_value_ignored(&tref.1, &column));
+        }
+        let e = match &a.value {
+            _ if default => default_of(&def.columns[p])?,
             e => c.compile(e)?,
         };
         assignments.push((p as u16, e));

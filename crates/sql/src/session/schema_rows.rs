@@ -419,8 +419,14 @@ pub(crate) fn columns_rows(session: &Session) -> Result<Vec<Vec<Value>>> {
                 text(definition::extra_text(c)),
                 text("select,insert,update,references"),
                 text(&c.comment),
-                text("NEVER"),
-                Value::Null,
+                text(if c.generated.is_some() {
+                    "ALWAYS"
+                } else {
+                    "NEVER"
+                }),
+                c.generated
+                    .as_ref()
+                    .map_or(Value::Null, |g| text(g.expr.clone())),
             ]);
         }
     }

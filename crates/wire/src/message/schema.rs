@@ -298,7 +298,7 @@ pub(super) fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
             | u8::from(c.default_now.is_some()) << 3
             | u8::from(c.on_update_now) << 4
             | u8::from(c.json) << 5
-            | u8::from(c.display_width > 0 || c.zerofill || c.scale.is_some()) << 6
+            | u8::from(shown(c)) << 6
             | u8::from(!c.comment.is_empty()) << 7,
     );
     match &c.default {
@@ -311,12 +311,21 @@ pub(super) fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
     if let Some(fsp) = c.default_now {
         out.put_u8(fsp);
     }
-    if c.display_width > 0 || c.zerofill || c.scale.is_some() {
+    if shown(c) {
         out.put_u8(c.display_width);
-        // Bit 0: ZEROFILL; bit 1: a FLOAT(M,D)'s D follows.
-        out.put_u8(u8::from(c.zerofill) | u8::from(c.scale.is_some()) << 1);
+        // Bit 0: ZEROFILL; bit 1: a FLOAT(M,D)'s D follows; bit 2: a generated column's
+        // expression follows, bit 3: STORED.
+        out.put_u8(
+            u8::from(c.zerofill)
+                | u8::from(c.scale.is_some()) << 1
+                | u8::from(c.generated.is_some()) << 2
+                | u8::from(c.generated.as_ref().is_some_and(|g| g.stored)) << 3,
+        );
         if let Some(d) = c.scale {
             out.put_u8(d);
+        }
+        if let Some(g) = &c.generated {
+            out.put_bytes(g.expr.as_bytes());
         }
     }
     if !c.comment.is_empty() {
@@ -329,6 +338,12 @@ pub(super) fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
             out.put_bytes(m.as_bytes());
         }
     }
+}
+
+/// Whether a column has the byte of how it is shown (display width, ZEROFILL, FLOAT(M,D),
+/// generated: what older catalogs never have).
+fn shown(c: &ColumnDef) -> bool {
+    c.display_width > 0 || c.zerofill || c.scale.is_some() || c.generated.is_some()
 }
 
 pub(super) fn get_collation(r: &mut Reader) -> DecodeResult<Collation> {
@@ -363,19 +378,27 @@ pub(super) fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
     let default_now = if flags & 8 != 0 { Some(r.u8()?) } else { None };
     // Bit 6: how the column is shown, a display width and ZEROFILL (older catalogs never set
     // it).
-    let (display_width, zerofill, scale) = if flags & 64 != 0 {
+    let (display_width, zerofill, scale, generated) = if flags & 64 != 0 {
         let width = r.u8()?;
         let shown = r.u8()?;
-        if shown > 3 {
+        if shown > 15 || shown & 12 == 8 {
             return Err(DecodeError::BadTag {
                 what: "column display flags",
                 tag: shown,
             });
         }
         let scale = if shown & 2 != 0 { Some(r.u8()?) } else { None };
-        (width, shown & 1 != 0, scale)
+        let generated = if shown & 4 != 0 {
+            Some(base::schema::Generated {
+                expr: r.string("generated column", limits::CHECK_TEXT_BYTES_MAX)?,
+                stored: shown & 8 != 0,
+            })
+        } else {
+            None
+        };
+        (width, shown & 1 != 0, scale, generated)
     } else {
-        (0, false, None)
+        (0, false, None, None)
     };
     // Bit 7: a comment follows (older catalogs never set it).
     let comment = if flags & 128 != 0 {
@@ -412,6 +435,7 @@ pub(super) fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
         scale,
         comment,
         members,
+        generated,
     })
 }
 

@@ -89,6 +89,21 @@ fn messages_round_trip() {
                 comment: "a flag, 'quoted'".into(),
                 ..ColumnDef::new("b", ColumnType::TinyInt { unsigned: false })
             },
+            ColumnDef {
+                generated: Some(base::schema::Generated {
+                    expr: "`b` + 1".into(),
+                    stored: false,
+                }),
+                ..ColumnDef::new("gv", ColumnType::Int { unsigned: false }).nullable()
+            },
+            ColumnDef {
+                display_width: 3,
+                generated: Some(base::schema::Generated {
+                    expr: "concat(`e`,'x')".into(),
+                    stored: true,
+                }),
+                ..ColumnDef::new("gs", ColumnType::VarChar { length: 9 }).nullable()
+            },
         ],
         &["id"],
     )
