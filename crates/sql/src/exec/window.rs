@@ -1,7 +1,9 @@
 //! Window functions computed in the API node over a SELECT's result rows, after grouping and
 //! HAVING and before DISTINCT, ORDER BY and LIMIT: per window, the rows sorted by its
 //! partition and order, ranks and other rows' values read by position, aggregates over each
-//! row's frame (running sums where the frame only grows, recomputed where it slides).
+//! row's frame (one running accumulator where every frame starts at the partition's first row
+//! or ends at its last; COUNT, SUM and AVG over sliding frames take rows in at the end and
+//! back at the start; MIN and MAX over sliding frames are recomputed per frame).
 
 use std::cmp::Ordering;
 
@@ -329,7 +331,29 @@ impl Window<'_> {
                 }
                 out[k] = acc.finish(&plain, self.max_len)?;
             }
+        } else if Accumulator::removable(&plain) {
+            // Both edges of the frames move forward: rows join at the end, leave at the start.
+            let mut acc = Accumulator::new(&plain);
+            let (mut low, mut high) = (0, 0);
+            for (k, &(start, end)) in frames.iter().enumerate() {
+                let end = end.max(start);
+                if start >= high || start < low || end < high {
+                    acc = Accumulator::new(&plain);
+                    (low, high) = (start, start);
+                }
+                while high < end {
+                    add(&mut acc, high)?;
+                    high += 1;
+                }
+                while low < start {
+                    let r = part.rows[low];
+                    acc.remove(&plain, &self.env(r))?;
+                    low += 1;
+                }
+                out[k] = acc.finish(&plain, self.max_len)?;
+            }
         } else {
+            // MIN and MAX over sliding frames: each frame's rows anew.
             for (k, &(start, end)) in frames.iter().enumerate() {
                 let mut acc = Accumulator::new(&plain);
                 for at in start..end {

@@ -246,6 +246,48 @@ impl Accumulator {
         Ok(())
     }
 
+    /// Whether [`Accumulator::remove`] can take a row back: COUNT, SUM and AVG without
+    /// DISTINCT.
+    pub fn removable(agg: &Aggregate) -> bool {
+        matches!(agg.kind, AggKind::Count | AggKind::Sum | AggKind::Avg) && !agg.distinct
+    }
+
+    /// Takes back a row [`Accumulator::add`] added (a window frame's first row leaving it);
+    /// only for what [`Accumulator::removable`] allows.
+    pub fn remove(&mut self, agg: &Aggregate, env: &Env) -> Result<()> {
+        let v = match &agg.arg {
+            None => {
+                self.count = self.count.saturating_sub(1);
+                return Ok(());
+            }
+            Some(e) => e.eval(env)?,
+        };
+        if v.is_null() {
+            return Ok(());
+        }
+        self.count = self.count.saturating_sub(1);
+        if self.count == 0 {
+            // No value left: SUM and AVG are NULL again.
+            self.sum = None;
+            return Ok(());
+        }
+        if matches!(agg.kind, AggKind::Sum | AggKind::Avg) {
+            self.sum = Some(match (self.sum, num(&v)) {
+                (Some(Num::Int(a)), Num::Int(b)) => Num::Int(a - b),
+                (Some(Num::Dbl(a)), b) => Num::Dbl(a - dbl(b)),
+                (Some(a), Num::Dbl(b)) => Num::Dbl(dbl(a) - b),
+                (a, b) => {
+                    let a = a.map_or(Value::Int(0), num_value);
+                    match arithmetic(BinOp::Sub, &a, &num_value(b))? {
+                        Value::Decimal(d) => Num::Dec(d),
+                        other => num(&other),
+                    }
+                }
+            });
+        }
+        Ok(())
+    }
+
     fn add_sum(&mut self, v: &Value) -> Result<()> {
         let n = num(v);
         self.sum = Some(match (self.sum, n) {

@@ -182,64 +182,82 @@ fn undefined(name: &str) -> SqlError {
     )
 }
 
-/// The window `over` names or writes, with what it borrows from a named window filled in:
-/// its partition, and its order and frame where it has none of its own.
+/// The window `over` names or writes, with what it borrows from a named window filled in.
 fn resolve(
     over: &ast::WindowType,
     named: &[(String, ast::NamedWindowExpr)],
 ) -> Result<ast::WindowSpec> {
     match over {
-        ast::WindowType::NamedWindow(name) => named_spec(name, named, named.len()),
+        // `OVER w`: the named window as it is.
+        ast::WindowType::NamedWindow(name) => named_spec(name, named),
         ast::WindowType::WindowSpec(spec) => match &spec.window_name {
             None => Ok(spec.clone()),
-            Some(base) => {
-                let mut inner = named_spec(base, named, named.len())?;
-                merge(&mut inner, spec);
-                Ok(inner)
-            }
+            Some(base) => merge(base, named_spec(base, named)?, spec),
         },
     }
 }
 
-/// The named window `name`, through at most `depth` references to others (a cycle ends
-/// there, as a window not defined).
+/// The named window `name` among `named`; one written over another sees only those defined
+/// before it (a cycle is then a window not defined, as MariaDB finds it).
 fn named_spec(
     name: &ast::Ident,
     named: &[(String, ast::NamedWindowExpr)],
-    depth: usize,
 ) -> Result<ast::WindowSpec> {
-    let found = named
+    let Some(at) = named
         .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(&name.value))
-        .filter(|_| depth > 0);
-    let Some((_, expr)) = found else {
+        .position(|(n, _)| n.eq_ignore_ascii_case(&name.value))
+    else {
         return Err(undefined(&name.value));
     };
-    match expr {
-        ast::NamedWindowExpr::NamedWindow(other) => named_spec(other, named, depth - 1),
+    let earlier = &named[..at];
+    match &named[at].1 {
+        ast::NamedWindowExpr::NamedWindow(other) => named_spec(other, earlier),
         ast::NamedWindowExpr::WindowSpec(spec) => match &spec.window_name {
             None => Ok(spec.clone()),
-            Some(base) => {
-                let mut inner = named_spec(base, named, depth - 1)?;
-                merge(&mut inner, spec);
-                Ok(inner)
-            }
+            Some(base) => merge(base, named_spec(base, earlier)?, spec),
         },
     }
 }
 
-/// `spec` written over the named window `base` it refers to.
-fn merge(base: &mut ast::WindowSpec, spec: &ast::WindowSpec) {
+/// `spec` written over the named window `name` (`base`), with MariaDB's rules: it adds no
+/// partition (4011), no order to one that has an order (4012), and the window it refers to
+/// has no frame (4013).
+fn merge(
+    name: &ast::Ident,
+    mut base: ast::WindowSpec,
+    spec: &ast::WindowSpec,
+) -> Result<ast::WindowSpec> {
+    let refused = |code: u16, what: &str| {
+        Err(SqlError::new(
+            code,
+            "HY000",
+            what.replace("{}", &name.value),
+        ))
+    };
     if !spec.partition_by.is_empty() {
-        base.partition_by = spec.partition_by.clone();
+        return refused(
+            4011,
+            "Window specification referencing another one '{}' cannot contain partition list",
+        );
+    }
+    if !spec.order_by.is_empty() && !base.order_by.is_empty() {
+        return refused(
+            4012,
+            "Referenced window specification '{}' already contains order list",
+        );
+    }
+    if base.window_frame.is_some() {
+        return refused(
+            4013,
+            "Referenced window specification '{}' cannot contain window frame",
+        );
     }
     if !spec.order_by.is_empty() {
         base.order_by = spec.order_by.clone();
     }
-    if spec.window_frame.is_some() {
-        base.window_frame = spec.window_frame.clone();
-    }
+    base.window_frame = spec.window_frame.clone();
     base.window_name = None;
+    Ok(base)
 }
 
 impl Compiler<'_> {
@@ -365,15 +383,12 @@ impl Compiler<'_> {
     fn over(&mut self, spec: &ast::WindowSpec) -> Result<Over> {
         let mut partition = Vec::with_capacity(spec.partition_by.len());
         for e in &spec.partition_by {
-            let e = self.compile(e)?;
-            let collation = self.sort_collation(&e)?;
-            partition.push((e, collation));
+            partition.push(self.window_key(e)?);
         }
         let mut order = Vec::with_capacity(spec.order_by.len());
         for o in &spec.order_by {
             let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
-            let e = self.compile(&o.expr)?;
-            let collation = self.sort_collation(&e)?;
+            let (e, collation) = self.window_key(&o.expr)?;
             order.push((e, desc, collation));
         }
         let frame = match &spec.window_frame {
@@ -430,6 +445,17 @@ impl Compiler<'_> {
             order,
             frame,
         })
+    }
+
+    /// A PARTITION BY or ORDER BY key and the collation it sorts in: an ENUM or SET by its
+    /// number, as ORDER BY sorts them.
+    fn window_key(&mut self, e: &Ast) -> Result<(Expr, Collation)> {
+        let e = self.compile(e)?;
+        if matches!(e, Expr::Members { .. }) {
+            return Ok((e.numbered(), Collation::Binary));
+        }
+        let collation = self.sort_collation(&e)?;
+        Ok((e, collation))
     }
 
     fn bound(&mut self, b: &ast::WindowFrameBound) -> Result<Bound> {

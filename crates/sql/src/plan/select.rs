@@ -383,6 +383,9 @@ fn group_by_clause(
     let group_by: Vec<Expr> = group_exprs
         .iter()
         .map(|e| match named_item(e, names, "group statement")? {
+            Some(n) if reads_window(&items[n], saved.as_deref().unwrap_or(&[])) => {
+                Err(crate::expr::window::misplaced())
+            }
             Some(n) => Ok(items[n].clone()),
             None => c.compile(e),
         })
@@ -393,6 +396,17 @@ fn group_by_clause(
         .collect::<Result<_>>()?;
     c.aggregates = saved;
     Ok((group_by, group_collations, rollup))
+}
+
+/// Whether `e` reads a window function's value.
+fn reads_window(e: &Expr, aggregates: &[Aggregate]) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        if let Expr::Agg(i) = x {
+            found |= aggregates.get(*i).is_some_and(Aggregate::is_window);
+        }
+    });
+    found
 }
 
 /// HAVING compiled; it may name a select item by its alias (before any table column).
