@@ -221,6 +221,27 @@ pub(crate) fn check_generated(def: &TableDef) -> Result<()> {
             return Err(e);
         }
         crate::exec::generated::compile_expr(def, &e)?;
+        // A foreign key's cascade writes the child's key columns alone: none may be generated
+        // or read by a generated column it would leave stale.
+        let reads: Vec<usize> = names_read(&e)
+            .iter()
+            .filter_map(|n| def.column(n))
+            .collect();
+        for key in &def.foreign_keys {
+            use base::foreign_key::ReferenceAction as A;
+            let writes = [key.on_delete, key.on_update]
+                .iter()
+                .any(|a| matches!(a, A::Cascade | A::SetNull));
+            let generated = key.columns.contains(&(at as u16));
+            let read = key.columns.iter().any(|c| reads.contains(&(*c as usize)));
+            if generated || (writes && read) {
+                return Err(SqlError::unsupported(format!(
+                    "the foreign key `{}` on a generated column or, with CASCADE or SET NULL, on \
+                     a column the generated column `{}` reads",
+                    key.name, column.name
+                )));
+            }
+        }
     }
     Ok(())
 }

@@ -222,6 +222,9 @@ pub(crate) fn column_from_ast(
     col: &ast::ColumnDef,
     table_collation: Collation,
 ) -> Result<(ColumnDef, Option<IndexKind>)> {
+    if let Some(plain) = national(col)? {
+        return column_from_ast(&plain, table_collation);
+    }
     let mut ty = column_type(&col.name.value, &col.data_type)?;
     let members = members(&col.name.value, &col.data_type)?;
     let textual = (ty.is_string()
@@ -407,11 +410,32 @@ pub(crate) fn column_from_ast(
     if nullable {
         def = def.nullable();
     }
-    if def.generated.is_some() && (default.is_some() || on_update.is_some() || def.auto_increment) {
+    if let Some(g) = &def.generated {
+        if g.expr.len() > limits::CHECK_TEXT_BYTES_MAX {
+            return Err(SqlError::unsupported(format!(
+                "a generated column's expression longer than {} bytes",
+                limits::CHECK_TEXT_BYTES_MAX
+            )));
+        }
+        if key == Some(IndexKind::Ordered) {
+            // MariaDB's grammar has no PRIMARY KEY after GENERATED ALWAYS AS.
+            return Err(SqlError::parse(format!(
+                "near 'PRIMARY KEY': the generated column `{}` cannot be the primary key",
+                col.name.value
+            )));
+        }
+    }
+    let not_null = col
+        .options
+        .iter()
+        .any(|o| matches!(o.option, ast::ColumnOption::NotNull));
+    if def.generated.is_some()
+        && (default.is_some() || on_update.is_some() || def.auto_increment || not_null)
+    {
         // MariaDB's grammar has none of them after GENERATED ALWAYS AS.
         return Err(SqlError::parse(format!(
-            "near the generated column `{}`: DEFAULT, ON UPDATE and AUTO_INCREMENT do not go \
-             with GENERATED ALWAYS AS",
+            "near the generated column `{}`: NOT NULL, DEFAULT, ON UPDATE and AUTO_INCREMENT \
+             do not go with GENERATED ALWAYS AS",
             col.name.value
         )));
     }
@@ -422,6 +446,105 @@ pub(crate) fn column_from_ast(
         def.on_update_now = on_update_now(&def, &e)?;
     }
     Ok((def, key))
+}
+
+/// A column type checked before a statement runs (MariaDB's errors for its parameters): the
+/// NATIONAL forms are checked with the column, once their second word is read.
+pub(crate) fn type_check(column: &str, t: &ast::DataType) -> Result<()> {
+    let national = match t {
+        ast::DataType::Custom(name, _) => ["NATIONAL", "NCHAR"]
+            .iter()
+            .any(|w| name.to_string().eq_ignore_ascii_case(w)),
+        ast::DataType::Nvarchar(_) => true,
+        _ => false,
+    };
+    if !national {
+        column_type(column, t)?;
+    }
+    Ok(())
+}
+
+/// NATIONAL CHAR[ACTER] [VARYING] (n), NATIONAL VARCHAR (n), NCHAR [VARCHAR] (n) and
+/// NVARCHAR (n) as MariaDB reads them: CHAR or VARCHAR in utf8mb3 (unless a character set is
+/// given); None for any other column. The second word is `parse/dialect.rs`'s marker option.
+fn national(col: &ast::ColumnDef) -> Result<Option<ast::ColumnDef>> {
+    let length = |n: u64| {
+        Some(ast::CharacterLength::IntegerLength {
+            length: n,
+            unit: None,
+        })
+    };
+    let marker = col.options.first().and_then(|o| match &o.option {
+        ast::ColumnOption::DialectSpecific(tokens) => match tokens.as_slice() {
+            [t, rest @ ..] if t.to_string().starts_with("NATIONAL_") => {
+                let n = match rest {
+                    [n] => n.to_string().parse::<u64>().ok(),
+                    _ => None,
+                };
+                Some((t.to_string() == "NATIONAL_VARCHAR", n))
+            }
+            _ => None,
+        },
+        _ => None,
+    });
+    let named = |n: &ast::ObjectName, word: &str| n.to_string().eq_ignore_ascii_case(word);
+    let (varying, n, skip) = match (&col.data_type, marker) {
+        (ast::DataType::Custom(name, m), Some((varying, n)))
+            if m.is_empty() && (named(name, "NATIONAL") || (named(name, "NCHAR") && varying)) =>
+        {
+            (varying, n, 1)
+        }
+        (ast::DataType::Custom(name, _), _) if named(name, "NATIONAL") => {
+            return Err(SqlError::parse(format!(
+                "near the type of '{}': NATIONAL needs CHAR or VARCHAR and a length",
+                col.name.value
+            )))
+        }
+        (ast::DataType::Custom(name, m), None) if named(name, "NCHAR") && m.len() <= 1 => {
+            let n = match m.first() {
+                Some(n) => Some(n.parse::<u64>().map_err(|_| {
+                    SqlError::parse(format!("near '{n}' in the type of '{}'", col.name.value))
+                })?),
+                None => None,
+            };
+            (false, n, 0)
+        }
+        (ast::DataType::Nvarchar(Some(ast::CharacterLength::IntegerLength { length, .. })), _) => {
+            (true, Some(*length), 0)
+        }
+        _ => return Ok(None),
+    };
+    let data_type = match (varying, n) {
+        (true, Some(n)) => ast::DataType::Varchar(length(n)),
+        (true, None) => {
+            return Err(SqlError::parse(format!(
+                "near the type of '{}': VARCHAR needs a length",
+                col.name.value
+            )))
+        }
+        (false, n) => ast::DataType::Char(length(n.unwrap_or(1))),
+    };
+    let mut plain = col.clone();
+    plain.data_type = data_type;
+    plain.options.drain(..skip);
+    let charset = plain.options.iter().any(|o| {
+        matches!(
+            o.option,
+            ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Collation(_)
+        )
+    });
+    if !charset {
+        plain.options.insert(
+            0,
+            ast::ColumnOptionDef {
+                name: None,
+                option: ast::ColumnOption::CharacterSet(ast::ObjectName::from(vec![
+                    ast::Ident::new("utf8mb3"),
+                ])),
+            },
+        );
+    }
+    Ok(Some(plain))
 }
 
 /// An ENUM's or SET's members as declared (trailing spaces dropped, as MariaDB does), checked

@@ -218,6 +218,14 @@ impl Session {
                 )));
             }
         }
+        if columns.iter().any(|c| c.column.generated.is_some()) {
+            // The expressions still read columns the table has, before their own.
+            let mut changed = def.clone();
+            changed.columns = columns.iter().map(|c| c.column.clone()).collect();
+            // Their positions are the old ones (foreign keys are checked when declared).
+            changed.foreign_keys.clear();
+            crate::commands::check::check_generated(&changed)?;
+        }
         Ok(Some(columns))
     }
 }

@@ -8,7 +8,7 @@ use base::{limits, TableDef};
 use sqlparser::ast;
 
 use crate::catalog::definition::PRIMARY;
-use crate::commands::column_def::{column_from_ast, column_type, holding, lob_in_key};
+use crate::commands::column_def::{column_from_ast, holding, lob_in_key, type_check};
 use crate::commands::ddl::{index_columns, partitioned, recreated, schema_error, table_options};
 use crate::exec::Exec;
 use crate::exec::Inserting;
@@ -403,7 +403,6 @@ impl Session {
         }
         let workers = self.shared.cluster().worker_count();
         def = partitioned(def, partition::of(c), balance, workers)?;
-        crate::commands::check::check_generated(&def)?;
         let declared = crate::commands::foreign::declared_in(c);
         if c.temporary && !declared.is_empty() {
             // As InnoDB: a temporary table holds no foreign key.
@@ -412,6 +411,7 @@ impl Session {
             )));
         }
         let def = self.add_foreign_keys(def, declared)?;
+        crate::commands::check::check_generated(&def)?;
         self.add_checks(def, crate::commands::check::declared_in(c))
     }
 }
@@ -686,7 +686,7 @@ pub(crate) fn create_checks(c: &ast::CreateTable) -> Result<()> {
         ));
     }
     for column in &c.columns {
-        column_type(&column.name.value, &column.data_type)?;
+        type_check(&column.name.value, &column.data_type)?;
     }
     Ok(())
 }
@@ -696,7 +696,7 @@ pub(crate) fn alter_checks(a: &ast::AlterTable) -> Result<()> {
     for op in &a.operations {
         match op {
             ast::AlterTableOperation::AddColumn { column_def, .. } => {
-                column_type(&column_def.name.value, &column_def.data_type)?;
+                type_check(&column_def.name.value, &column_def.data_type)?;
             }
             ast::AlterTableOperation::ModifyColumn {
                 col_name,
@@ -708,7 +708,7 @@ pub(crate) fn alter_checks(a: &ast::AlterTable) -> Result<()> {
                 data_type,
                 ..
             } => {
-                column_type(&col_name.value, data_type)?;
+                type_check(&col_name.value, data_type)?;
             }
             _ => {}
         }

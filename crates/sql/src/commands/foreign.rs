@@ -342,6 +342,7 @@ impl Session {
         }
         let (indexes, keys) = (def.indexes.len(), def.foreign_keys.clone());
         let def = self.add_foreign_keys(def, declared)?;
+        crate::commands::check::check_generated(&def)?;
         let added: Vec<&ForeignKeyDef> = def
             .foreign_keys
             .iter()

@@ -66,7 +66,11 @@ pub(crate) trait Inserting: Executor {
                     continue;
                 };
                 if column.generated.is_some() {
-                    // Computed below from the row; a value given is refused (IGNORE: warned).
+                    // Computed below from the row; a value given is refused (IGNORE: warned),
+                    // but NULL, which MariaDB takes as DEFAULT.
+                    if v.is_null() {
+                        continue;
+                    }
                     let e = value_ignored(&def, column);
                     if !ignore {
                         return Err(e);
@@ -323,19 +327,21 @@ pub(crate) trait Inserting: Executor {
                         let v = timestamped(column, v, now);
                         row[*c as usize] = strict_store(def, column, v, n + 1)?;
                     }
-                    if !generators.is_empty() {
-                        // Written into the row's own columns (its first).
-                        let width = def.columns.len();
-                        self.generate(def, &generators, &mut row[..width], n + 1, false)?;
+                    let width = def.columns.len();
+                    if (0..width).any(|c| row[c] != existing[c]) {
+                        let assigned = |c: u16| assignments.iter().any(|(a, _)| *a == c);
+                        for (c, v) in on_update_values(def, assigned, now) {
+                            row[c as usize] = v;
+                        }
+                        if !generators.is_empty() {
+                            // Written into the row's own columns (its first), after ON UPDATE.
+                            self.generate(def, &generators, &mut row[..width], n + 1, false)?;
+                        }
                     }
-                    let mut changes: Vec<(u16, Value)> = (0..def.columns.len())
+                    let changes: Vec<(u16, Value)> = (0..width)
                         .filter(|c| row[*c] != existing[*c])
                         .map(|c| (c as u16, row[c].clone()))
                         .collect();
-                    if !changes.is_empty() {
-                        let assigned = |c: u16| assignments.iter().any(|(a, _)| *a == c);
-                        changes.extend(on_update_values(def, assigned, now));
-                    }
                     if changes.is_empty() {
                         affected += found_rows as u64;
                     } else {

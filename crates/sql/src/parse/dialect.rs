@@ -121,10 +121,27 @@ impl Dialect for Cairn {
             Token::Word(w) if w.keyword == Keyword::VARYING
         );
         let long_text = word == "VARCHAR" || (word == "CHARACTER" && varying);
-        if long_text || word == "VARBINARY" || word == "BYTE" {
+        // The second word of NATIONAL CHAR[ACTER] (n) and NCHAR VARCHAR (n), after sqlparser
+        // read NATIONAL or NCHAR as a type: CHAR or VARCHAR in utf8mb3 (commands/column_def.rs).
+        let set_follows = matches!(
+            &parser.peek_nth_token(1).token,
+            Token::Word(w) if w.keyword == Keyword::SET
+        );
+        let national_char = word == "CHAR" || (word == "CHARACTER" && !varying && !set_follows);
+        if long_text || national_char || word == "VARBINARY" || word == "BYTE" {
             parser.next_token();
-            if word == "CHARACTER" {
+            if word == "CHARACTER" && varying {
                 parser.next_token();
+            }
+            if national_char && parser.parse_keyword(Keyword::VARYING) {
+                // NATIONAL CHAR VARYING.
+                return Ok(Some(national(parser, "NATIONAL_VARCHAR")));
+            }
+            if national_char {
+                return Ok(Some(national(parser, "NATIONAL_CHAR")));
+            }
+            if long_text && parser.peek_token().token == Token::LParen {
+                return Ok(Some(national(parser, "NATIONAL_VARCHAR")));
             }
             let marker = if long_text { "LONG_TEXT" } else { "LONG_BLOB" };
             return Ok(Some(Ok(Some(ColumnOption::DialectSpecific(vec![
@@ -351,4 +368,17 @@ fn parse_interval(parser: &mut Parser) -> Result<Expr, ParserError> {
         last_field: None,
         fractional_seconds_precision: None,
     }))
+}
+
+/// A NATIONAL type's second word read: `marker` and the length in parentheses, if any.
+fn national(parser: &mut Parser, marker: &str) -> Result<Option<ColumnOption>, ParserError> {
+    let mut tokens = vec![Token::make_word(marker, None)];
+    if parser.consume_token(&Token::LParen) {
+        tokens.push(Token::Number(
+            parser.parse_literal_uint()?.to_string(),
+            false,
+        ));
+        parser.expect_token(&Token::RParen)?;
+    }
+    Ok(Some(ColumnOption::DialectSpecific(tokens)))
 }

@@ -1294,8 +1294,10 @@ pub fn update(
         let default = matches!(&a.value, Ast::Identifier(i)
             if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"));
         if def.columns[p].generated.is_some() {
-            // Computed from the row as written (`exec/generated.rs`): DEFAULT is what it gets.
-            if default || ignore {
+            // Computed from the row as written (`exec/generated.rs`): DEFAULT (or NULL, as
+            // MariaDB takes it) is what it gets.
+            let null = matches!(&a.value, Ast::Value(v) if v.value == ast::Value::Null);
+            if default || null || ignore {
                 continue;
             }
             return Err(SqlError::generated_value_ignored(&tref.1, &column));
