@@ -47,6 +47,9 @@ pub struct ColumnDef {
     /// A generated column's expression: its value is computed from the row's other columns by
     /// the SQL front end on every write, and stored like any other.
     pub generated: Option<Generated>,
+    /// A DEFAULT written as an expression (`DEFAULT (3 + 5)`), as MariaDB shows it: its value,
+    /// computed when the column was defined, is `default`.
+    pub default_expr: Option<String>,
 }
 
 /// `GENERATED ALWAYS AS (expr) VIRTUAL | STORED`.
@@ -88,6 +91,7 @@ impl ColumnDef {
             comment: String::new(),
             members: Vec::new(),
             generated: None,
+            default_expr: None,
         }
     }
 

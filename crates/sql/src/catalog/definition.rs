@@ -151,6 +151,9 @@ fn quoted(text: &str) -> String {
 /// COLUMN_DEFAULT): numbers bare, other values quoted, `NULL` for a nullable column without
 /// one; None when the column has no default.
 pub fn default_text(column: &base::schema::ColumnDef) -> Option<String> {
+    if let Some(text) = &column.default_expr {
+        return Some(text.clone());
+    }
     if let Some(fsp) = column.default_now {
         return Some(current_time_text(fsp));
     }
@@ -324,6 +327,9 @@ pub fn create_table(
         if let Some(g) = &c.generated {
             let kind = if g.stored { "STORED" } else { "VIRTUAL" };
             line.push_str(&format!(" GENERATED ALWAYS AS ({}) {kind}", g.expr));
+            if !c.nullable {
+                line.push_str(" NOT NULL");
+            }
         } else if !c.nullable {
             line.push_str(" NOT NULL");
         } else if matches!(c.ty, ColumnType::Timestamp { .. }) {

@@ -425,17 +425,13 @@ pub(crate) fn column_from_ast(
             )));
         }
     }
-    let not_null = col
-        .options
-        .iter()
-        .any(|o| matches!(o.option, ast::ColumnOption::NotNull));
-    if def.generated.is_some()
-        && (default.is_some() || on_update.is_some() || def.auto_increment || not_null)
-    {
+    // NOT NULL is MySQL's (drivers see Cairn as MySQL 8.0): the value computed must not be
+    // NULL.
+    if def.generated.is_some() && (default.is_some() || on_update.is_some() || def.auto_increment) {
         // MariaDB's grammar has none of them after GENERATED ALWAYS AS.
         return Err(SqlError::parse(format!(
-            "near the generated column `{}`: NOT NULL, DEFAULT, ON UPDATE and AUTO_INCREMENT \
-             do not go with GENERATED ALWAYS AS",
+            "near the generated column `{}`: DEFAULT, ON UPDATE and AUTO_INCREMENT do not go \
+             with GENERATED ALWAYS AS",
             col.name.value
         )));
     }
@@ -655,7 +651,8 @@ pub(crate) fn is_json_check(e: &ast::Expr, column: &str) -> bool {
 /// What a DEFAULT clause gives a column: a value, or the time each row is written.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum ColumnDefault {
-    Value(base::Value),
+    /// A value, and the expression it was written as (None for a literal).
+    Value(base::Value, Option<String>),
     /// CURRENT_TIMESTAMP, with this many fraction digits.
     Now(u8),
 }
@@ -663,13 +660,15 @@ pub(crate) enum ColumnDefault {
 impl ColumnDefault {
     pub(crate) fn apply(self, column: &mut ColumnDef) {
         match self {
-            ColumnDefault::Value(v) => {
+            ColumnDefault::Value(v, text) => {
                 column.default = Some(v);
                 column.default_now = None;
+                column.default_expr = text;
             }
             ColumnDefault::Now(fsp) => {
                 column.default = None;
                 column.default_now = Some(fsp);
+                column.default_expr = None;
             }
         }
     }
@@ -789,9 +788,28 @@ pub(crate) fn default_value(
         return Err(invalid());
     }
     let v = crate::expr::temporal::number_as_temporal(column.ty, v);
-    base::text::store_strict(column, v)
-        .map(ColumnDefault::Value)
-        .map_err(|_| invalid())
+    let v = base::text::store_strict(column, v).map_err(|_| invalid())?;
+    Ok(ColumnDefault::Value(v, expression_text(e)))
+}
+
+/// A DEFAULT that is an expression, as MariaDB shows it (`(3 + 5)`); None for a literal (a
+/// number, a negative one, a string, NULL), which shows as its value.
+fn expression_text(e: &ast::Expr) -> Option<String> {
+    let mut inner = e;
+    while let ast::Expr::Nested(x) = inner {
+        inner = x;
+    }
+    let literal = match inner {
+        ast::Expr::Value(_) | ast::Expr::TypedString(_) => true,
+        ast::Expr::UnaryOp { op, expr } => {
+            matches!(op, ast::UnaryOperator::Minus | ast::UnaryOperator::Plus)
+                && matches!(&**expr, ast::Expr::Value(_))
+        }
+        ast::Expr::Prefixed { value, .. } => matches!(&**value, ast::Expr::Value(_)),
+        _ => false,
+    };
+    let text = format!("({})", crate::catalog::check::spell(inner));
+    (!literal && text.len() <= limits::CHECK_TEXT_BYTES_MAX).then_some(text)
 }
 
 /// MariaDB's longest VARCHAR or VARBINARY, in bytes: a row's 65,535 less the length prefix and

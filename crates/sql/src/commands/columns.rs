@@ -157,6 +157,7 @@ impl Session {
                             }
                             column.default = None;
                             column.default_now = None;
+                            column.default_expr = None;
                         }
                         other => {
                             return Err(SqlError::unsupported(format!(

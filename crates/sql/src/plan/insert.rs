@@ -47,6 +47,7 @@ pub(crate) fn defaults_for_the_rest(def: &base::TableDef, columns: &[u16]) -> Re
             && !c.has_default()
             && !c.auto_increment
             && !c.hidden
+            && c.generated.is_none()
             && !columns.contains(&(*p as u16))
     }) {
         return Err(SqlError::new(

@@ -5446,6 +5446,19 @@ ALTER TABLE gen7 DROP COLUMN b;
 SELECT * FROM gen7;
 -- expect-difference: Cairn refuses renaming a column a generated column reads (1054); MariaDB rewrites the expression
 ALTER TABLE gen7 RENAME COLUMN a TO x;
+-- expect-difference: MariaDB's grammar has no NOT NULL after GENERATED ALWAYS AS; Cairn, which drivers see as MySQL 8.0, takes MySQL's
 CREATE TABLE gen8 (id INT PRIMARY KEY, a INT, c INT AS (a + 1) NOT NULL);
 CREATE TABLE gen9 (id INT AS (1) PRIMARY KEY);
 DROP TABLE gen7;
+-- A DEFAULT written as an expression shows as MariaDB shows it; its value is computed once.
+CREATE TABLE dfx (id INT PRIMARY KEY, a INT DEFAULT (3 + 5), b INT DEFAULT (3*5), c INT DEFAULT -2, d INT DEFAULT (7), e VARCHAR(9) DEFAULT ('x'), f DECIMAL(6,2) DEFAULT (10 / 4), g INT DEFAULT ((1 + 2) * 3));
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE dfx;
+SELECT COLUMN_NAME, COLUMN_DEFAULT FROM information_schema.COLUMNS WHERE TABLE_NAME = 'dfx' ORDER BY ORDINAL_POSITION;
+INSERT INTO dfx (id) VALUES (1);
+SELECT * FROM dfx;
+ALTER TABLE dfx ALTER COLUMN a SET DEFAULT 4;
+ALTER TABLE dfx ALTER COLUMN b DROP DEFAULT;
+ALTER TABLE dfx ALTER COLUMN c SET DEFAULT (2 - 9);
+SELECT COLUMN_NAME, COLUMN_DEFAULT FROM information_schema.COLUMNS WHERE TABLE_NAME = 'dfx' ORDER BY ORDINAL_POSITION;
+DROP TABLE dfx;

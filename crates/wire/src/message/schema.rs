@@ -314,18 +314,22 @@ pub(super) fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
     if shown(c) {
         out.put_u8(c.display_width);
         // Bit 0: ZEROFILL; bit 1: a FLOAT(M,D)'s D follows; bit 2: a generated column's
-        // expression follows, bit 3: STORED.
+        // expression follows, bit 3: STORED; bit 4: a DEFAULT's expression text follows.
         out.put_u8(
             u8::from(c.zerofill)
                 | u8::from(c.scale.is_some()) << 1
                 | u8::from(c.generated.is_some()) << 2
-                | u8::from(c.generated.as_ref().is_some_and(|g| g.stored)) << 3,
+                | u8::from(c.generated.as_ref().is_some_and(|g| g.stored)) << 3
+                | u8::from(c.default_expr.is_some()) << 4,
         );
         if let Some(d) = c.scale {
             out.put_u8(d);
         }
         if let Some(g) = &c.generated {
             out.put_bytes(g.expr.as_bytes());
+        }
+        if let Some(text) = &c.default_expr {
+            out.put_bytes(text.as_bytes());
         }
     }
     if !c.comment.is_empty() {
@@ -343,7 +347,11 @@ pub(super) fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
 /// Whether a column has the byte of how it is shown (display width, ZEROFILL, FLOAT(M,D),
 /// generated: what older catalogs never have).
 fn shown(c: &ColumnDef) -> bool {
-    c.display_width > 0 || c.zerofill || c.scale.is_some() || c.generated.is_some()
+    c.display_width > 0
+        || c.zerofill
+        || c.scale.is_some()
+        || c.generated.is_some()
+        || c.default_expr.is_some()
 }
 
 pub(super) fn get_collation(r: &mut Reader) -> DecodeResult<Collation> {
@@ -378,10 +386,10 @@ pub(super) fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
     let default_now = if flags & 8 != 0 { Some(r.u8()?) } else { None };
     // Bit 6: how the column is shown, a display width and ZEROFILL (older catalogs never set
     // it).
-    let (display_width, zerofill, scale, generated) = if flags & 64 != 0 {
+    let (display_width, zerofill, scale, generated, default_expr) = if flags & 64 != 0 {
         let width = r.u8()?;
         let shown = r.u8()?;
-        if shown > 15 || shown & 12 == 8 {
+        if shown > 31 || shown & 12 == 8 {
             return Err(DecodeError::BadTag {
                 what: "column display flags",
                 tag: shown,
@@ -396,9 +404,14 @@ pub(super) fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
         } else {
             None
         };
-        (width, shown & 1 != 0, scale, generated)
+        let default_expr = if shown & 16 != 0 {
+            Some(r.string("default expression", limits::CHECK_TEXT_BYTES_MAX)?)
+        } else {
+            None
+        };
+        (width, shown & 1 != 0, scale, generated, default_expr)
     } else {
-        (0, false, None, None)
+        (0, false, None, None, None)
     };
     // Bit 7: a comment follows (older catalogs never set it).
     let comment = if flags & 128 != 0 {
@@ -436,6 +449,7 @@ pub(super) fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
         comment,
         members,
         generated,
+        default_expr,
     })
 }
 

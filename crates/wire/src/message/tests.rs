@@ -97,6 +97,11 @@ fn messages_round_trip() {
                 ..ColumnDef::new("gv", ColumnType::Int { unsigned: false }).nullable()
             },
             ColumnDef {
+                default: Some(base::Value::Int(8)),
+                default_expr: Some("(3 + 5)".into()),
+                ..ColumnDef::new("de", ColumnType::Int { unsigned: false }).nullable()
+            },
+            ColumnDef {
                 display_width: 3,
                 generated: Some(base::schema::Generated {
                     expr: "concat(`e`,'x')".into(),
