@@ -1305,18 +1305,27 @@ pub(crate) fn parse(sql: &str) -> Result<(std::borrow::Cow<'_, str>, Vec<Stateme
     }
     let commented = double_quoted_comment(sql);
     let (taken, clauses) = partition::take(&commented)?;
-    let text = match taken {
+    let mut text = match taken {
         Some(t) => std::borrow::Cow::Owned(t),
         None => commented,
     };
     crate::parse::guard::check(&text)?;
     let mut statements = match Parser::parse_sql(&Cairn, &text) {
         Ok(statements) => statements,
-        Err(e) => match from_dual_before_lock(&text) {
-            // `SELECT 1 FOR UPDATE`: sqlparser reads a locking clause only after a FROM.
-            Some(again) => Parser::parse_sql(&Cairn, &again).map_err(|_| SqlError::parse(e))?,
-            None => return Err(SqlError::parse(e)),
-        },
+        Err(e) => {
+            if let Some(again) = from_dual_before_lock(&text) {
+                // `SELECT 1 FOR UPDATE`: sqlparser reads a locking clause only after a FROM.
+                Parser::parse_sql(&Cairn, &again).map_err(|_| SqlError::parse(e))?
+            } else if let Some(again) = crate::parse::dialect::top_as_name(&text) {
+                // A table or column named `top`; the text read is the one with it quoted.
+                let statements =
+                    Parser::parse_sql(&Cairn, &again).map_err(|_| SqlError::parse(e))?;
+                text = std::borrow::Cow::Owned(again);
+                statements
+            } else {
+                return Err(SqlError::parse(e));
+            }
+        }
     };
     partition::attach(&mut statements, clauses)?;
     Ok((text, statements))

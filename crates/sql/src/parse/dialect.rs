@@ -382,3 +382,36 @@ fn national(parser: &mut Parser, marker: &str) -> Result<Option<ColumnOption>, P
     }
     Ok(Some(ColumnOption::DialectSpecific(tokens)))
 }
+
+/// `sql` with every unquoted TOP written as the name `` `top` ``, for a text sqlparser could
+/// not read: it takes TOP for SQL Server's `SELECT TOP n` in every dialect, where MariaDB has
+/// no such word (`SELECT top.id FROM top`). None when the text has none.
+pub(crate) fn top_as_name(sql: &str) -> Option<String> {
+    if !sql.to_ascii_lowercase().contains("top") {
+        return None;
+    }
+    let tokens = sqlparser::tokenizer::Tokenizer::new(&Cairn, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let lines = crate::parse::Lines::new(sql);
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut done = 0;
+    for t in &tokens {
+        let Token::Word(w) = &t.token else { continue };
+        if w.quote_style.is_some() || w.keyword != Keyword::TOP {
+            continue;
+        }
+        let at = lines.offset(sql, t.span.start)?;
+        let end = at.checked_add(w.value.len()).filter(|e| *e <= sql.len())?;
+        out.push_str(sql.get(done..at)?);
+        out.push('`');
+        out.push_str(sql.get(at..end)?);
+        out.push('`');
+        done = end;
+    }
+    if done == 0 {
+        return None;
+    }
+    out.push_str(sql.get(done..)?);
+    Some(out)
+}

@@ -173,6 +173,10 @@ fn plain_select(q: &ast::Query) -> Result<&ast::Select> {
     if q.fetch.is_some() || select.into.is_some() {
         return Err(SqlError::unsupported("FETCH or SELECT INTO"));
     }
+    if let Some(top) = &select.top {
+        // SQL Server's, which sqlparser reads in every dialect: no word of MariaDB's.
+        return Err(SqlError::parse(format!("near '{top}'")));
+    }
     Ok(select)
 }
 

@@ -5462,3 +5462,11 @@ ALTER TABLE dfx ALTER COLUMN b DROP DEFAULT;
 ALTER TABLE dfx ALTER COLUMN c SET DEFAULT (2 - 9);
 SELECT COLUMN_NAME, COLUMN_DEFAULT FROM information_schema.COLUMNS WHERE TABLE_NAME = 'dfx' ORDER BY ORDINAL_POSITION;
 DROP TABLE dfx;
+-- A table and a column named top (sqlparser's SQL Server TOP is no word of MariaDB's).
+CREATE TABLE top (id INT PRIMARY KEY, top INT);
+INSERT INTO top VALUES (1, 2), (2, 3);
+SELECT top.id, top.top FROM top WHERE top.id IN (1);
+SELECT t.top, top.id FROM top AS t INNER JOIN top ON top.id = t.id ORDER BY t.id;
+SELECT top FROM top ORDER BY top;
+SELECT TOP 1 id FROM top;
+DROP TABLE top;
