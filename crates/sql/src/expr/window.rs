@@ -115,7 +115,7 @@ pub(crate) fn misplaced() -> SqlError {
     )
 }
 
-/// ER_WINDOW_FUNCTION_IN_AGGREGATE... as MariaDB words it.
+/// MariaDB's 4074: a window function among an aggregate's arguments (`SUM(RANK() OVER w)`).
 pub(crate) fn in_group_function() -> SqlError {
     SqlError::new(
         4074,
