@@ -49,12 +49,12 @@ pub(crate) fn compile_over_row(
     c.compile(e)
 }
 
-/// A kept condition's text read back.
-fn parse(text: &str) -> Result<ast::Expr> {
+/// An expression the catalog keeps as text (`what` it is, for the error) read back.
+pub(crate) fn parse_kept(text: &str, what: &str) -> Result<ast::Expr> {
     sqlparser::parser::Parser::new(&crate::parse::dialect::Cairn)
         .try_with_sql(text)
         .and_then(|mut p| p.parse_expr())
-        .map_err(|e| SqlError::parse(format!("a CHECK constraint's condition: {e}")))
+        .map_err(|e| SqlError::parse(format!("{what}: {e}")))
 }
 
 /// The name MariaDB's 4025 gives a constraint: a column's is `table.column`.
@@ -71,7 +71,12 @@ fn compile_all(def: &TableDef, checks: &[CheckDef]) -> Result<Vec<(String, Expr)
     checks
         .iter()
         .map(|c| {
-            let e = compile_check(def, db, table, &parse(&c.expr)?)?;
+            let e = compile_check(
+                def,
+                db,
+                table,
+                &parse_kept(&c.expr, "a CHECK constraint's condition")?,
+            )?;
             Ok((shown_name(table, c), e))
         })
         .collect()

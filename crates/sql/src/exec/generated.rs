@@ -23,12 +23,9 @@ pub(crate) fn value_ignored(def: &TableDef, column: &ColumnDef) -> SqlError {
     SqlError::generated_value_ignored(table, &column.name)
 }
 
-/// A kept expression's text read back.
+/// A generated column's kept expression read back.
 pub(crate) fn parse(text: &str) -> Result<ast::Expr> {
-    sqlparser::parser::Parser::new(&crate::parse::dialect::Cairn)
-        .try_with_sql(text)
-        .and_then(|mut p| p.parse_expr())
-        .map_err(|e| SqlError::parse(format!("a generated column's expression: {e}")))
+    crate::exec::check::parse_kept(text, "a generated column's expression")
 }
 
 /// `e` compiled against the columns of `def` (a row of every column by position), with

@@ -272,24 +272,23 @@ impl Accumulator {
             return Ok(());
         }
         if matches!(agg.kind, AggKind::Sum | AggKind::Avg) {
-            self.sum = Some(match (self.sum, num(&v)) {
-                (Some(Num::Int(a)), Num::Int(b)) => Num::Int(a - b),
-                (Some(Num::Dbl(a)), b) => Num::Dbl(a - dbl(b)),
-                (Some(a), Num::Dbl(b)) => Num::Dbl(dbl(a) - b),
-                (a, b) => {
-                    let a = a.map_or(Value::Int(0), num_value);
-                    match arithmetic(BinOp::Sub, &a, &num_value(b))? {
-                        Value::Decimal(d) => Num::Dec(d),
-                        other => num(&other),
-                    }
-                }
-            });
+            self.add_num(match num(&v) {
+                Num::Int(i) => Num::Int(-i),
+                Num::Dbl(f) => Num::Dbl(-f),
+                Num::Dec(d) => Num::Dec(Decimal {
+                    mantissa: -d.mantissa,
+                    scale: d.scale,
+                }),
+            })?;
         }
         Ok(())
     }
 
     fn add_sum(&mut self, v: &Value) -> Result<()> {
-        let n = num(v);
+        self.add_num(num(v))
+    }
+
+    fn add_num(&mut self, n: Num) -> Result<()> {
         self.sum = Some(match (self.sum, n) {
             (None, n) => n,
             (Some(Num::Int(a)), Num::Int(b)) => Num::Int(a + b),

@@ -190,10 +190,18 @@ fn resolve(
     match over {
         // `OVER w`: the named window as it is.
         ast::WindowType::NamedWindow(name) => named_spec(name, named),
-        ast::WindowType::WindowSpec(spec) => match &spec.window_name {
-            None => Ok(spec.clone()),
-            Some(base) => merge(base, named_spec(base, named)?, spec),
-        },
+        ast::WindowType::WindowSpec(spec) => written(spec, named),
+    }
+}
+
+/// `spec` as written, or over the named window it refers to (among `named`).
+fn written(
+    spec: &ast::WindowSpec,
+    named: &[(String, ast::NamedWindowExpr)],
+) -> Result<ast::WindowSpec> {
+    match &spec.window_name {
+        None => Ok(spec.clone()),
+        Some(base) => merge(base, named_spec(base, named)?, spec),
     }
 }
 
@@ -212,10 +220,7 @@ fn named_spec(
     let earlier = &named[..at];
     match &named[at].1 {
         ast::NamedWindowExpr::NamedWindow(other) => named_spec(other, earlier),
-        ast::NamedWindowExpr::WindowSpec(spec) => match &spec.window_name {
-            None => Ok(spec.clone()),
-            Some(base) => merge(base, named_spec(base, earlier)?, spec),
-        },
+        ast::NamedWindowExpr::WindowSpec(spec) => written(spec, earlier),
     }
 }
 
