@@ -132,7 +132,17 @@ impl ColumnDef {
     /// True when an insert leaving the column out stores something other than NULL for want of
     /// a value: a default value or the current time.
     pub fn has_default(&self) -> bool {
-        self.default.is_some() || self.default_now.is_some()
+        self.default.is_some() || self.default_now.is_some() || self.implicit_default().is_some()
+    }
+
+    /// What a column declared without a DEFAULT takes when left out, other than NULL: an
+    /// ENUM NOT NULL's first member, as in MySQL (not shown as a DEFAULT).
+    pub fn implicit_default(&self) -> Option<Value> {
+        (self.default.is_none()
+            && self.default_now.is_none()
+            && !self.nullable
+            && self.ty == crate::types::ColumnType::Enum)
+            .then_some(Value::UInt(1))
     }
 
     /// The value the column takes by default in a row written at `micros` (Unix microseconds,
@@ -141,7 +151,7 @@ impl ColumnDef {
     pub fn default_at(&self, micros: i64) -> Option<Value> {
         match self.default_now {
             Some(fsp) => Some(self.time_cut(micros, fsp)),
-            None => self.default.clone(),
+            None => self.default.clone().or_else(|| self.implicit_default()),
         }
     }
 

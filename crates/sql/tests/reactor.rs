@@ -560,6 +560,66 @@ fn plans_made_before_another_front_end_changed_the_table_are_made_again() {
     node.stop();
 }
 
+/// A table dropped and made again (or altered) by another session of the same front end: the
+/// next statement of a session that cached plans over the old definition follows the new one,
+/// also where the front end decides before the data node sees a request (a CHECK constraint,
+/// a column's default).
+#[test]
+fn plans_made_before_another_session_changed_the_table_are_made_again() {
+    let (node, server) = common::start(1 << 20);
+    let port = server.address().port();
+    let mut o = Raw::login_to(port, None);
+    assert_eq!(o.query("CREATE DATABASE d"), Answer::Ok);
+    assert_eq!(o.query("USE d"), Answer::Ok);
+    assert_eq!(
+        o.query("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(5), CONSTRAINT e2 CHECK (v IN ('four')))"),
+        Answer::Ok
+    );
+    let mut c = Raw::login(port);
+    let insert = c.prepare("INSERT INTO t (id, v) VALUES (?, 'four')");
+    c.send(0, &execute(insert, 1));
+    assert_eq!(c.answer(), Answer::Ok);
+    assert_eq!(
+        c.query("INSERT INTO t (id, v) VALUES (2, 'four')"),
+        Answer::Ok
+    );
+
+    assert_eq!(o.query("DROP TABLE t"), Answer::Ok);
+    assert_eq!(
+        o.query(
+            "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(5), CONSTRAINT e1 CHECK (v IN ('two')))"
+        ),
+        Answer::Ok
+    );
+    // Planned over the old table, these would fail its CHECK (4025) before reaching the data
+    // node; the new table's refuses 'four' and takes 'two'.
+    assert_eq!(
+        c.query("INSERT INTO t (id, v) VALUES (3, 'two')"),
+        Answer::Ok
+    );
+    c.send(0, &execute(insert, 4));
+    assert_eq!(c.answer(), Answer::Err(4025));
+    assert_eq!(
+        c.query("INSERT INTO t (id, v) VALUES (5, 'four')"),
+        Answer::Err(4025)
+    );
+
+    assert_eq!(
+        o.query("ALTER TABLE t ADD COLUMN n INT NOT NULL DEFAULT 7"),
+        Answer::Ok
+    );
+    assert_eq!(
+        c.query("INSERT INTO t (id, v) VALUES (6, 'two')"),
+        Answer::Ok
+    );
+    assert_eq!(
+        c.query("SELECT id, n FROM t ORDER BY id"),
+        Answer::Rows(vec![text_row_of(&["3", "7"]), text_row_of(&["6", "7"])])
+    );
+    server.stop();
+    node.stop();
+}
+
 /// SLEEP and GET_LOCK wait on the connection's own thread: another client's prepared point
 /// select (served by the event loop) is answered while one sleeps, and a lock one session waits
 /// for is taken as soon as its holder's connection ends.

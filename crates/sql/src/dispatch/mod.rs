@@ -63,6 +63,7 @@ impl Session {
             return vec![failed];
         }
         self.refresh_grants();
+        self.refresh_catalog();
         let sql = &share_mode(executable_comment(sql));
         if consistent_snapshot(sql) {
             // mysqldump --single-transaction's: a transaction, whose reads are READ COMMITTED
@@ -510,6 +511,7 @@ impl Session {
             return failed;
         }
         self.refresh_grants();
+        self.refresh_catalog();
         let Some(prepared) = self.statements.get(&id) else {
             return Outcome::Failed(unknown_statement(id));
         };

@@ -267,6 +267,7 @@ pub fn derive(e: &Expr, inputs: &Inputs) -> Result<Derived> {
             Func::Json(
                 JsonFn::Extract
                 | JsonFn::ExtractScalar
+                | JsonFn::ExtractText
                 | JsonFn::Scalar
                 | JsonFn::Query
                 | JsonFn::Search,

@@ -4,7 +4,7 @@
 use super::*;
 use crate::expr::aggregate::{AggKind, Aggregate};
 use crate::expr::cast::CastTo;
-use crate::expr::funcs::json::json_scalar;
+use crate::expr::funcs::json::{json_scalar, json_text_scalar};
 use crate::expr::funcs::{Func, MathFn, StrFn};
 use crate::foundation::error::SqlError;
 use base::text::value_text;
@@ -55,6 +55,7 @@ impl<'a> Compiler<'a> {
             coalesced: Vec::new(),
             windows: None,
             group_arguments: false,
+            item_aliases: Vec::new(),
         }
     }
 
@@ -103,6 +104,29 @@ impl<'a> Compiler<'a> {
                 _ => {}
             }
         }
+        if found.is_none() && qualifier.is_empty() {
+            if let Some((_, e)) = self
+                .item_aliases
+                .iter()
+                .find(|(a, _)| a.eq_ignore_ascii_case(name))
+            {
+                let mut grouped = false;
+                e.walk(&mut |x| {
+                    if let Expr::Agg(i) = x {
+                        let aggregates = self.aggregates.as_deref().unwrap_or(&[]);
+                        grouped |= aggregates.get(*i).is_some_and(|a| !a.is_window());
+                    }
+                });
+                if grouped {
+                    return Err(SqlError::new(
+                        1247,
+                        "42S22",
+                        format!("Reference '{name}' not supported (reference to group function)"),
+                    ));
+                }
+                return Ok(e.clone());
+            }
+        }
         let p = found.ok_or_else(|| SqlError::unknown_column(&full(), self.place))?;
         Ok(self.column_value(p))
     }
@@ -114,19 +138,8 @@ impl<'a> Compiler<'a> {
             .iter()
             .find_map(|s| p.checked_sub(s.offset).and_then(|i| s.def.columns.get(i)));
         match def {
-            Some(c)
-                if matches!(
-                    c.ty,
-                    base::types::ColumnType::Enum | base::types::ColumnType::Set
-                ) =>
-            {
-                Expr::Members {
-                    value: Box::new(Expr::Column(p)),
-                    members: c.members.clone().into(),
-                    set: c.ty == base::types::ColumnType::Set,
-                }
-            }
-            _ => Expr::Column(p),
+            Some(c) => column_expr(c, p),
+            None => Expr::Column(p),
         }
     }
 
@@ -305,7 +318,10 @@ impl<'a> Compiler<'a> {
                     other => return Err(SqlError::unsupported(format!("the operator {other}"))),
                 };
                 let (mut l, mut r) = (self.compile(left)?, self.compile(right)?);
-                if !matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) {
+                if op.is_comparison() {
+                    l = self.json_compared(l, &r);
+                    r = self.json_compared(r, &l);
+                } else if !matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) {
                     (l, r) = (json_scalar(l), json_scalar(r));
                 }
                 if op.is_comparison() {
@@ -337,11 +353,15 @@ impl<'a> Compiler<'a> {
                 list,
                 negated,
             } => {
-                let e = json_scalar(self.compile(expr)?);
                 let list = list
                     .iter()
                     .map(|x| self.compile(x))
                     .collect::<Result<Vec<_>>>()?;
+                let e = self.compile(expr)?;
+                let e = match list.iter().all(|x| self.string_typed(x)) {
+                    true => json_text_scalar(e),
+                    false => json_scalar(e),
+                };
                 let mut list: Vec<Expr> = list
                     .into_iter()
                     .map(|mut x| {
@@ -386,14 +406,22 @@ impl<'a> Compiler<'a> {
                 else_result,
                 ..
             } => {
-                let operand = match operand {
+                let mut operand = match operand {
                     Some(o) => Some(Box::new(self.compile(o)?)),
                     None => None,
                 };
-                let whens = conditions
+                let mut whens: Vec<(Expr, Expr)> = conditions
                     .iter()
                     .map(|w| Ok((self.compile(&w.condition)?, self.compile(&w.result)?)))
                     .collect::<Result<_>>()?;
+                if let Some(json) = operand.take_if(|o| Self::json_extract(o)) {
+                    // Each WHEN compares the document's value as MariaDB's CASE does.
+                    for (when, _) in &mut whens {
+                        let value = std::mem::replace(when, Expr::Const(Value::Null));
+                        let json = self.json_case_operand((*json).clone(), &value);
+                        *when = Expr::Binary(BinOp::Eq, Box::new(json), Box::new(value));
+                    }
+                }
                 let otherwise = match else_result {
                     Some(e) => Some(Box::new(self.compile(e)?)),
                     None => None,
@@ -843,5 +871,18 @@ impl<'a> Compiler<'a> {
                 format!("FUNCTION {} does not exist", f.name),
             )),
         }
+    }
+}
+
+/// Column `c`, at position `p` of the rows read, as an expression: an ENUM's or SET's as the
+/// names its number stands for (as every reference to it reads, `*` too).
+pub(crate) fn column_expr(c: &base::schema::ColumnDef, p: usize) -> Expr {
+    match c.ty {
+        base::types::ColumnType::Enum | base::types::ColumnType::Set => Expr::Members {
+            value: Box::new(Expr::Column(p)),
+            members: c.members.clone().into(),
+            set: c.ty == base::types::ColumnType::Set,
+        },
+        _ => Expr::Column(p),
     }
 }

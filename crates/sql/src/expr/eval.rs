@@ -122,8 +122,21 @@ impl Expr {
                 }
                 let mut unknown = false;
                 let mut found = false;
+                // A JSON_EXTRACT's value is read as text for a string it is compared with.
+                let json = crate::expr::json_extracted(e);
+                let mut text = None;
                 for x in list {
-                    match compare_in(&v, &x.eval(env)?, c) {
+                    let x = x.eval(env)?;
+                    let v = match &x {
+                        Value::Bytes(_) if json => match &mut text {
+                            Some(t) => &*t,
+                            empty => {
+                                empty.insert(crate::expr::json_as_text(e, v.clone(), &x, env)?)
+                            }
+                        },
+                        _ => &v,
+                    };
+                    match compare_in(v, &x, c) {
                         Some(Ordering::Equal) => {
                             found = true;
                             break;

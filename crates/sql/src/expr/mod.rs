@@ -7,6 +7,7 @@ pub(crate) mod aggregate;
 pub(crate) mod cast;
 pub(crate) mod collate;
 mod compile;
+pub(crate) use compile::column_expr;
 pub(crate) mod correlated;
 mod eval;
 pub(crate) mod funcs;
@@ -142,13 +143,34 @@ fn numbered_pair(l: &Expr, r: &Expr, env: &Env) -> Result<(Value, Value)> {
     };
     let a = match l {
         Expr::Members { value, .. } if numeric(&b) => value.eval(env)?,
-        _ => a,
+        _ => json_as_text(l, a, &b, env)?,
     };
     let b = match r {
         Expr::Members { value, .. } if numeric(&a) => value.eval(env)?,
-        _ => b,
+        _ => json_as_text(r, b, &a, env)?,
     };
     Ok((a, b))
+}
+
+/// Whether `e` is a JSON_EXTRACT a comparison reads (`json_as_text`).
+pub(crate) fn json_extracted(e: &Expr) -> bool {
+    use crate::expr::funcs::json::JsonFn;
+    matches!(e, Expr::Call(Func::Json(JsonFn::ExtractScalar), _))
+}
+
+/// A JSON_EXTRACT's value `v` compared with `other`: read again as text when `other` is a
+/// string (a value of a parameter, known only as the statement runs), as MariaDB compares them:
+/// `JSON_EXTRACT(j, '$.flag') = 'true'` holds for a JSON true.
+pub(crate) fn json_as_text(e: &Expr, v: Value, other: &Value, env: &Env) -> Result<Value> {
+    use crate::expr::funcs::json::{self, JsonFn};
+    match e {
+        Expr::Call(crate::expr::funcs::Func::Json(JsonFn::ExtractScalar), args)
+            if matches!(other, Value::Bytes(_)) && !matches!(v, Value::Bytes(_)) =>
+        {
+            json::call(JsonFn::ExtractText, args, env, Collation::Binary)
+        }
+        _ => Ok(v),
+    }
 }
 
 /// An ENUM's or SET's stored number as the names it stands for (NULL stays NULL).
@@ -337,6 +359,10 @@ pub struct Compiler<'a> {
     pub windows: Option<Vec<(String, ast::NamedWindowExpr)>>,
     /// An aggregate's arguments are being compiled (a window function there is refused).
     pub group_arguments: bool,
+    /// The select items' aliases and compiled expressions, which an unqualified name no table
+    /// column answers to names inside an ORDER BY expression (`ORDER BY CONCAT(alias, 'x')`;
+    /// a table's column of that name comes first, as in MariaDB).
+    pub item_aliases: Vec<(String, Expr)>,
 }
 
 /// DATE '...', TIME '...', TIMESTAMP '...': the literal as a value of its type (ER 1525 when

@@ -1112,7 +1112,14 @@ pub(crate) fn order_by(
             Some(n) => (OrderKey::Item(n), c.sort_collation(&item_exprs[n])?),
             None => {
                 c.place = "order clause";
-                let e = c.compile(&o.expr)?;
+                c.item_aliases = items
+                    .iter()
+                    .zip(item_exprs)
+                    .filter_map(|((_, a), e)| Some((a.clone()?, e.clone())))
+                    .collect();
+                let e = c.compile(&o.expr);
+                c.item_aliases.clear();
+                let e = e?;
                 if matches!(e, Expr::Members { .. }) {
                     (OrderKey::Expr(e.numbered()), Collation::Binary)
                 } else {

@@ -11,7 +11,7 @@ use sqlparser::ast::{self, Expr as Ast, SelectItem, SetExpr};
 use crate::expr::aggregate::Aggregate;
 use crate::expr::meta::table_column;
 use crate::expr::typing::unify_branches;
-use crate::expr::{BinOp, Compiler, Expr, Scope};
+use crate::expr::{column_expr, BinOp, Compiler, Expr, Scope};
 use crate::foundation::error::{Result, SqlError};
 use crate::plan::join::{from_tables, join, table_at, FromTable, Joined, Layout};
 use crate::plan::{
@@ -307,7 +307,7 @@ fn wildcard(
     if only.is_none() && tables.iter().any(|t| !t.using.is_empty()) {
         // A join's USING columns once, first, as MySQL lists them.
         for (t, p, name) in crate::plan::join::result_columns(tables) {
-            items.push(Expr::Column(offsets[t] + p));
+            items.push(column_expr(&defs[t].columns[p], offsets[t] + p));
             names.push((name, None));
         }
         return Ok(());
@@ -320,7 +320,7 @@ fn wildcard(
         any = true;
         for (p, col) in d.columns.iter().enumerate() {
             if !col.hidden {
-                items.push(Expr::Column(offset + p));
+                items.push(column_expr(col, offset + p));
                 names.push((col.name.clone(), None));
             }
         }

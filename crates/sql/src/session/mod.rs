@@ -151,6 +151,9 @@ pub struct Session {
     pub(crate) database_collation: base::types::Collation,
     /// `Shared::grants_epoch` when this session read its grants.
     pub(crate) grants_epoch: u64,
+    /// The API node's catalog epoch (`client::Cluster::catalog_epoch`) its cached plans were
+    /// made under: another session's DDL through this API node changes it.
+    pub(crate) catalog_epoch: u64,
     /// The open transaction's savepoints, oldest first.
     pub(crate) savepoints: Vec<Savepoint>,
     /// A statement's own transaction whose connection was lost while its commit was out: its
@@ -345,6 +348,7 @@ impl Session {
             handshake_charsets: Default::default(),
             database_collation: base::types::Collation::Utf8mb4GeneralCi,
             grants_epoch: 0,
+            catalog_epoch: 0,
             savepoints: Vec::new(),
             lost_commit: None,
             lost_transaction: false,
@@ -358,7 +362,9 @@ impl Session {
     /// (the session's grants were read again, or a temporary table came, went or was renamed,
     /// so a name may now mean another table).
     pub(crate) fn plan_epoch(&self) -> u64 {
-        self.grants_epoch.wrapping_add(self.temporaries.changes())
+        self.grants_epoch
+            .wrapping_add(self.temporaries.changes())
+            .wrapping_add(self.catalog_epoch)
     }
 
     /// Statements run inside a transaction that outlives them.
@@ -462,6 +468,19 @@ impl Session {
                 self.data = Some(fresh);
             }
             Err(e) => tracing::debug!("sql session {}: data node unreachable: {e}", self.id),
+        }
+    }
+
+    /// Forgets the session's cached plans when a table was created, changed or dropped through
+    /// this API node since they were made (by any session): a plan holds the definitions it
+    /// was made with, and what the API node checks before the data node sees a request
+    /// (CHECK constraints, defaults, NOT NULL) would answer from the old one. DDL through
+    /// another API node is found when the data node refuses the old definition (1412).
+    pub(crate) fn refresh_catalog(&mut self) {
+        let now = self.shared.cluster().catalog_epoch();
+        if now != self.catalog_epoch {
+            self.plans.clear();
+            self.catalog_epoch = now;
         }
     }
 

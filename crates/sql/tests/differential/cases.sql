@@ -5470,3 +5470,48 @@ SELECT t.top, top.id FROM top AS t INNER JOIN top ON top.id = t.id ORDER BY t.id
 SELECT top FROM top ORDER BY top;
 SELECT TOP 1 id FROM top;
 DROP TABLE top;
+-- An ENUM NOT NULL without a DEFAULT takes its first member when left out (a SET, and SET
+-- ... = DEFAULT, stay 1364); `*` shows ENUM and SET columns by their names.
+CREATE TABLE enn (id INT PRIMARY KEY AUTO_INCREMENT, e ENUM('a','b') NOT NULL, f ENUM('p','q'), s SET('x','y'));
+INSERT INTO enn () VALUES ();
+INSERT INTO enn (id) VALUES (5);
+INSERT INTO enn (id, e, s) VALUES (6, DEFAULT, 'y,x');
+UPDATE enn SET e = 'b' WHERE id = 5;
+SELECT * FROM enn ORDER BY id;
+SELECT enn.*, e + 0 FROM enn ORDER BY id;
+SELECT * FROM enn JOIN enn AS e2 USING (id) ORDER BY id;
+SELECT * FROM (SELECT * FROM enn) AS d WHERE e = 'b';
+SELECT * FROM enn ORDER BY e DESC, id;
+UPDATE enn SET e = DEFAULT WHERE id = 5;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE enn;
+SELECT COLUMN_NAME, COLUMN_DEFAULT, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_NAME = 'enn' ORDER BY ORDINAL_POSITION;
+ALTER TABLE enn ADD COLUMN g ENUM('u','v') NOT NULL;
+SELECT id, g FROM enn ORDER BY id;
+CREATE TABLE ens (id INT PRIMARY KEY, s SET('x','y') NOT NULL);
+INSERT INTO ens (id) VALUES (1);
+DROP TABLE enn, ens;
+-- A select item's alias inside an ORDER BY expression; a table column of that name comes first.
+CREATE TABLE oal (id INT PRIMARY KEY, n VARCHAR(10));
+INSERT INTO oal VALUES (1, 'jack'), (2, 'ed'), (3, 'fred');
+SELECT CONCAT('t: ', n) AS d FROM oal ORDER BY CONCAT(d, 'x');
+SELECT id * 2 AS d FROM oal ORDER BY d + 0 DESC;
+SELECT id AS n FROM oal ORDER BY CONCAT(n, '');
+SELECT COUNT(*) AS c, n FROM oal GROUP BY n ORDER BY c + 0, n;
+SELECT n, (SELECT COUNT(*) FROM oal) AS c FROM oal ORDER BY c + 0, n;
+SELECT id, ROW_NUMBER() OVER (ORDER BY n) AS r FROM oal ORDER BY r + 0;
+SELECT id AS q FROM oal ORDER BY q + zz;
+DROP TABLE oal;
+-- JSON_EXTRACT compared as MariaDB compares it: with a string as text (true as written, a
+-- string unquoted), with anything else as a number (true is 1); CASE's WHENs each alike.
+CREATE TABLE jtc (id INT PRIMARY KEY, data JSON, s VARCHAR(10));
+INSERT INTO jtc VALUES (1, '{"a": true, "b": false, "c": "true", "d": 1, "e": null, "f": "x", "g": 2.5}', 'true');
+SELECT JSON_EXTRACT(data, '$.a') = true, JSON_EXTRACT(data, '$.a') = 1, JSON_EXTRACT(data, '$.a') = 'true', JSON_EXTRACT(data, '$.c') = 'true', JSON_EXTRACT(data, '$.b') = false, JSON_EXTRACT(data, '$.d') = true FROM jtc;
+SELECT JSON_EXTRACT(data, '$.f') = 'x', JSON_EXTRACT(data, '$.d') = '1', JSON_EXTRACT(data, '$.b') = 'false', JSON_EXTRACT(data, '$.e') = 'null', JSON_EXTRACT(data, '$.a') IN ('true'), JSON_EXTRACT(data, '$.a') IN (1, 2), JSON_EXTRACT(data, '$.f') = 'X', JSON_EXTRACT(data, '$.a') = s FROM jtc;
+SELECT CASE JSON_EXTRACT(data, '$.a') WHEN 'null' THEN NULL WHEN true THEN true ELSE false END, CASE JSON_EXTRACT(data, '$.b') WHEN 'null' THEN NULL WHEN true THEN true ELSE false END, CASE JSON_EXTRACT(data, '$.e') WHEN 'null' THEN NULL WHEN true THEN true ELSE false END FROM jtc;
+SELECT CASE JSON_EXTRACT(data, '$.d') WHEN true THEN 'y' ELSE 'n' END, CASE JSON_EXTRACT(data, '$.c') WHEN true THEN 'y' ELSE 'n' END, CASE JSON_EXTRACT(data, '$.a') WHEN 1 THEN 'y' ELSE 'n' END, CASE JSON_EXTRACT(data, '$.a') WHEN 'true' THEN 'y' ELSE 'n' END, CASE JSON_EXTRACT(data, '$.f') WHEN 'null' THEN 'n' WHEN 1 THEN 'o' ELSE 'e' END, CASE JSON_EXTRACT(data, '$.f') WHEN '"x"' THEN 'q' ELSE 'e' END, CASE JSON_EXTRACT(data, '$.g') WHEN 2.5 THEN 'y' ELSE 'n' END FROM jtc;
+SELECT JSON_EXTRACT('{"a":"X"}', '$.a') = 'x', JSON_EXTRACT('{"a":true}', '$.a') = 'TRUE', JSON_EXTRACT(data, '$.a') + 0, JSON_EXTRACT(data, '$.a') > 0, JSON_EXTRACT(data, '$.a') FROM jtc;
+SELECT id FROM jtc WHERE JSON_EXTRACT(data, '$.a') = 'true' AND JSON_EXTRACT(data, '$.c') = 'true';
+SELECT id FROM jtc WHERE JSON_EXTRACT(data, '$.a') = 1 AND JSON_EXTRACT(data, '$.a') IN ('true') AND JSON_EXTRACT(data, '$.f') <> 'y';
+SELECT COUNT(*) FROM jtc WHERE JSON_EXTRACT(data, '$.b') = 'true' OR JSON_EXTRACT(data, '$.c') = true;
+DROP TABLE jtc;

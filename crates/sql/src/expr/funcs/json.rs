@@ -15,7 +15,7 @@ use myproto::response::types;
 use crate::expr::{truthy, Env, Expr};
 use crate::foundation::error::SqlError;
 use crate::foundation::limits::STRING_RESULT_BYTES_MAX;
-pub(crate) use args::json_scalar;
+pub(crate) use args::{json_scalar, json_text_scalar};
 pub use doc::valid;
 use doc::{
     contains, depth, escape, merge_patch, merge_preserve, parse, print, printed, resolved,
@@ -43,6 +43,9 @@ pub enum JsonFn {
     /// JSON_EXTRACT where a comparison or arithmetic reads it: a single scalar as its SQL
     /// value (a string unquoted, true/false as 1/0).
     ExtractScalar,
+    /// JSON_EXTRACT compared with a string: a single scalar as text, a string unquoted and
+    /// true, false and null as written (JSON_EXTRACT(j, '$.flag') = 'true').
+    ExtractText,
     Unquote,
     Quote,
     Object,
@@ -134,9 +137,9 @@ impl JsonFn {
             Object => i % 2 == 1,
             Set | Insert | Replace | ArrayAppend | ArrayInsert => i >= 2 && i.is_multiple_of(2),
             Contains => i < 2,
-            MergePatch | MergePreserve | Extract | ExtractScalar | Length | Keys | Depth | Type
-            | Valid | Unquote | ContainsPath | Exists | Scalar | Query | Remove | Compact
-            | Loose | Search => i == 0 || matches!(self, MergePatch | MergePreserve),
+            MergePatch | MergePreserve | Extract | ExtractScalar | ExtractText | Length | Keys
+            | Depth | Type | Valid | Unquote | ContainsPath | Exists | Scalar | Query | Remove
+            | Compact | Loose | Search => i == 0 || matches!(self, MergePatch | MergePreserve),
             Quote | AsJson | AsBool => false,
         }
     }
@@ -179,7 +182,7 @@ impl JsonFn {
         use JsonFn::*;
         match self {
             Valid => "json_valid",
-            Extract | ExtractScalar => "json_extract",
+            Extract | ExtractScalar | ExtractText => "json_extract",
             Unquote => "json_unquote",
             Quote => "json_quote",
             Object => "json_object",
@@ -530,7 +533,7 @@ pub(crate) fn call(f: JsonFn, args: &[Expr], env: &Env, c: Collation) -> Result<
             string(out)
         }
         Loose => json_text(&doc!(0)),
-        Extract | ExtractScalar => {
+        Extract | ExtractScalar | ExtractText => {
             let d = doc!(0);
             let mut paths = Vec::with_capacity(args.len() - 1);
             let mut wrap = args.len() > 2;
@@ -542,7 +545,7 @@ pub(crate) fn call(f: JsonFn, args: &[Expr], env: &Env, c: Collation) -> Result<
             let found = matches_in_order(&d, &paths);
             match found.as_slice() {
                 [] => Value::Null,
-                [Json::Str(s)] if !wrap && f == ExtractScalar => string(unescape(s)),
+                [Json::Str(s)] if !wrap && f != Extract => string(unescape(s)),
                 [Json::Bool(b)] if !wrap && f == ExtractScalar => Value::Int(i64::from(*b)),
                 [one] if !wrap => json_text(one),
                 _ => json_text(&Json::Array(found.into_iter().cloned().collect())),

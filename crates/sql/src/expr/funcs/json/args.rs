@@ -102,6 +102,45 @@ impl Compiler<'_> {
         any
     }
 
+    /// A JSON_EXTRACT compared with `other` as MariaDB compares it: as text when `other` is a
+    /// string, else as a number (true and false are 1 and 0; a parameter's value decides as the
+    /// statement runs, `numbered_pair`); anything else as it is.
+    pub(crate) fn json_compared(&self, e: Expr, other: &Expr) -> Expr {
+        match self.string_typed(other) && !Self::json_extract(other) {
+            true => json_text_scalar(e),
+            false => json_scalar(e),
+        }
+    }
+
+    /// The document's value a simple CASE over a JSON_EXTRACT compares with WHEN `value`:
+    /// MariaDB's CASE reads the JSON text as it is with a string (`WHEN '"x"'` matches the
+    /// string x), as a number with anything else (`WHEN true` matches true).
+    pub(crate) fn json_case_operand(&self, e: Expr, value: &Expr) -> Expr {
+        match self.string_typed(value) {
+            true => e,
+            false => json_scalar(e),
+        }
+    }
+
+    /// Whether `e` is a call of JSON_EXTRACT as written.
+    pub(crate) fn json_extract(e: &Expr) -> bool {
+        matches!(e, Expr::Call(Func::Json(JsonFn::Extract), _))
+    }
+
+    /// Whether `e` is plainly a string: a string constant, or a column of a string type.
+    pub(crate) fn string_typed(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Const(v) => matches!(v, Value::Bytes(_)),
+            Expr::Collated(_, inner) => self.string_typed(inner),
+            Expr::Column(p) => self.scopes.iter().any(|s| {
+                p.checked_sub(s.offset)
+                    .and_then(|i| s.def.columns.get(i))
+                    .is_some_and(|c| c.ty.is_string() && !c.json)
+            }),
+            _ => false,
+        }
+    }
+
     /// Whether `e` reads a column declared JSON.
     fn is_json_column(&self, e: &Expr) -> bool {
         let Expr::Column(p) = e else {
@@ -121,6 +160,17 @@ pub(crate) fn json_scalar(e: Expr) -> Expr {
     match e {
         Expr::Call(Func::Json(JsonFn::Extract), args) => {
             Expr::Call(Func::Json(JsonFn::ExtractScalar), args)
+        }
+        other => other,
+    }
+}
+
+/// A JSON_EXTRACT compared with a string: as MariaDB compares it there, as text (a string
+/// unquoted, true and false as written), so `JSON_EXTRACT(j, '$.flag') = 'true'` holds.
+pub(crate) fn json_text_scalar(e: Expr) -> Expr {
+    match e {
+        Expr::Call(Func::Json(JsonFn::Extract), args) => {
+            Expr::Call(Func::Json(JsonFn::ExtractText), args)
         }
         other => other,
     }
