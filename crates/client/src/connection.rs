@@ -848,7 +848,6 @@ impl Cluster {
     /// The definition a DDL reply carries, cached (with the statistics cached for the same
     /// table, which name its keys).
     fn cached_info(&self, reply: Message) -> Result<Table> {
-        self.inner.catalog_epoch.fetch_add(1, Ordering::Relaxed);
         match reply {
             Message::TableInfo { table, .. } => {
                 let before = self

@@ -104,6 +104,7 @@ impl SqlServer {
                 connections: AtomicU32::new(0),
                 activity: session::activity::ServerActivity::default(),
                 grants_epoch: std::sync::atomic::AtomicU64::new(0),
+                tables_epoch: std::sync::atomic::AtomicU64::new(0),
                 next_id: AtomicU32::new(1),
                 referencing: std::sync::Mutex::new(None),
                 temporary: session::temporary::NodeTemporaries::new(instance),

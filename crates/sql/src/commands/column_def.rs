@@ -90,6 +90,8 @@ pub(crate) fn holding<'v>(
         }
         let ty = def.ty;
         def.ty = match (ty, v) {
+            // A table's ENUM or SET passed through holds its members' names.
+            (ColumnType::Enum | ColumnType::Set, _) => ty,
             // A column of only NULLs so far: its first value's type.
             (ColumnType::Binary { length: 0 }, _) if def.collation == Collation::Binary => {
                 if matches!(v, V::Bytes(_)) {

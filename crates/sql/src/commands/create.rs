@@ -134,6 +134,7 @@ impl Session {
                 return Err(duplicate_column(&column.name));
             }
             let def = crate::plan::derived::result_column(column, &column.name);
+            let def = self.with_origin(def, Some(column));
             added.push(holding(def, rows.iter().map(|r| &r[n])));
         }
         let def = self.table_definition(c, &full, &table, added)?;

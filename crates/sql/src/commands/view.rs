@@ -197,13 +197,84 @@ impl Session {
     /// What DESCRIBE and SHOW COLUMNS show of a view: a definition of its result's columns.
     pub(crate) fn view_definition(&mut self, view: &View) -> Result<TableDef> {
         let columns = self.view_columns(view)?;
+        let origins = self.view_origins(view, columns.len());
         let mut defs = Vec::with_capacity(columns.len());
         for (n, column) in columns.iter().enumerate() {
             let name = view.columns.get(n).unwrap_or(&column.name);
-            defs.push(crate::plan::derived::result_column(column, name));
+            let def = crate::plan::derived::result_column(column, name);
+            defs.push(self.with_origin(def, origins.get(n).and_then(Option::as_ref)));
         }
         TableDef::new(&view.name, defs, &[])
             .map_err(|e| crate::commands::ddl::schema_error(&view.name, e))
+    }
+
+    /// `def`, a result column's definition as its metadata announces it, completed from the
+    /// table column it passes through (`origin`, its metadata) with what metadata cannot say:
+    /// an ENUM's or SET's members, and ZEROFILL, as MariaDB keeps them in a view's columns and
+    /// CREATE TABLE ... SELECT's.
+    pub(crate) fn with_origin(
+        &self,
+        mut def: base::schema::ColumnDef,
+        origin: Option<&Column>,
+    ) -> base::schema::ColumnDef {
+        use myproto::response::flags;
+        let Some(origin) = origin.filter(|o| !o.org_table.is_empty() && !o.org_name.is_empty())
+        else {
+            return def;
+        };
+        let members = origin.flags & (flags::ENUM | flags::SET) != 0;
+        let zerofill = origin.flags & flags::ZEROFILL != 0 && def.ty.is_integer();
+        if !(members || zerofill)
+            || self
+                .temporaries
+                .get(&origin.schema, &origin.org_table)
+                .is_some()
+        {
+            return def;
+        }
+        let full = format!("{}/{}", origin.schema, origin.org_table);
+        let Ok(table) = self.shared.cluster().table(&full) else {
+            return def;
+        };
+        let Some(c) = table
+            .def()
+            .column(&origin.org_name)
+            .map(|p| &table.def().columns[p])
+        else {
+            return def;
+        };
+        use base::types::ColumnType as T;
+        let same = match c.ty {
+            T::Enum => origin.flags & flags::ENUM != 0,
+            T::Set => origin.flags & flags::SET != 0,
+            ty => zerofill && c.zerofill && ty == def.ty,
+        };
+        if same {
+            def.ty = c.ty;
+            def.members = c.members.clone();
+            def.collation = c.collation;
+            def.zerofill = c.zerofill;
+            def.display_width = c.display_width;
+        }
+        def
+    }
+
+    /// The table columns a view's query passes through as they are, by position (None for a
+    /// computed one, or when its query is no single SELECT): their definitions say what its
+    /// result's metadata cannot (an ENUM's members, ZEROFILL).
+    fn view_origins(&mut self, view: &View, width: usize) -> Vec<Option<Column>> {
+        let Ok(mut statements) = Parser::parse_sql(&Cairn, &view.query) else {
+            return Vec::new();
+        };
+        if statements.len() != 1 {
+            return Vec::new();
+        }
+        match self.compile(statements.remove(0), &view.query, &[]) {
+            Ok(Compiled::Select(p)) if p.columns.len() == width => {
+                p.columns.iter().map(|c| Some(c.clone())).collect()
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// The columns a view's rows have: its query planned, and run to no rows when planning

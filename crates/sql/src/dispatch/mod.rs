@@ -89,6 +89,7 @@ impl Session {
                 let outcome = self
                     .alter_options(&name, &options)
                     .unwrap_or_else(Outcome::Failed);
+                self.shared.tables_changed();
                 return vec![self.concluded(outcome)];
             }
         }
@@ -281,7 +282,7 @@ impl Session {
                 let limit = self.statement_time_limit(0, b"");
                 self.activity.interrupt.limit(limit);
             }
-            if matches!(
+            let ddl = matches!(
                 s,
                 Statement::CreateTable(_)
                     | Statement::CreateIndex(_)
@@ -289,7 +290,18 @@ impl Session {
                     | Statement::AlterTable { .. }
                     | Statement::Truncate { .. }
                     | Statement::RenameTable(_)
-            ) {
+            );
+            // A temporary table is the session's own: other sessions' plans cannot name it.
+            let shared_ddl = ddl
+                && !matches!(&s, Statement::CreateTable(t) if t.temporary)
+                && !matches!(
+                    &s,
+                    Statement::Drop {
+                        temporary: true,
+                        ..
+                    }
+                );
+            if ddl {
                 // Plans may name what this changes (or miss an index it adds).
                 self.plans.clear();
             }
@@ -333,6 +345,9 @@ impl Session {
                             .unwrap_or_else(Outcome::Failed);
                     }
                 }
+            }
+            if shared_ddl {
+                self.shared.tables_changed();
             }
             let outcome = self.concluded(outcome);
             let failed = matches!(outcome, Outcome::Failed(_));

@@ -105,26 +105,22 @@ impl<'a> Compiler<'a> {
             }
         }
         if found.is_none() && qualifier.is_empty() {
-            if let Some((_, e)) = self
+            if let Some(item) = self
                 .item_aliases
                 .iter()
-                .find(|(a, _)| a.eq_ignore_ascii_case(name))
+                .find(|i| i.alias.eq_ignore_ascii_case(name))
             {
-                let mut grouped = false;
-                e.walk(&mut |x| {
-                    if let Expr::Agg(i) = x {
-                        let aggregates = self.aggregates.as_deref().unwrap_or(&[]);
-                        grouped |= aggregates.get(*i).is_some_and(|a| !a.is_window());
-                    }
-                });
-                if grouped {
+                if item.aggregate {
                     return Err(SqlError::new(
                         1247,
                         "42S22",
                         format!("Reference '{name}' not supported (reference to group function)"),
                     ));
                 }
-                return Ok(e.clone());
+                if item.window && self.group_arguments {
+                    return Err(crate::expr::window::in_group_function());
+                }
+                return Ok(item.expr.clone());
             }
         }
         let p = found.ok_or_else(|| SqlError::unknown_column(&full(), self.place))?;
@@ -406,22 +402,14 @@ impl<'a> Compiler<'a> {
                 else_result,
                 ..
             } => {
-                let mut operand = match operand {
+                let operand = match operand {
                     Some(o) => Some(Box::new(self.compile(o)?)),
                     None => None,
                 };
-                let mut whens: Vec<(Expr, Expr)> = conditions
+                let whens = conditions
                     .iter()
                     .map(|w| Ok((self.compile(&w.condition)?, self.compile(&w.result)?)))
                     .collect::<Result<_>>()?;
-                if let Some(json) = operand.take_if(|o| Self::json_extract(o)) {
-                    // Each WHEN compares the document's value as MariaDB's CASE does.
-                    for (when, _) in &mut whens {
-                        let value = std::mem::replace(when, Expr::Const(Value::Null));
-                        let json = self.json_case_operand((*json).clone(), &value);
-                        *when = Expr::Binary(BinOp::Eq, Box::new(json), Box::new(value));
-                    }
-                }
                 let otherwise = match else_result {
                     Some(e) => Some(Box::new(self.compile(e)?)),
                     None => None,

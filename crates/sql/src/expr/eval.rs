@@ -164,26 +164,7 @@ impl Expr {
                 operand,
                 whens,
                 otherwise,
-            } => {
-                let subject = match operand {
-                    Some(o) => Some(o.eval(env)?),
-                    None => None,
-                };
-                for (when, then) in whens {
-                    let w = when.eval(env)?;
-                    let hit = match &subject {
-                        Some(s) => compare_in(s, &w, c) == Some(Ordering::Equal),
-                        None => truthy(&w),
-                    };
-                    if hit {
-                        return then.eval(env);
-                    }
-                }
-                match otherwise {
-                    Some(e) => e.eval(env)?,
-                    None => Value::Null,
-                }
-            }
+            } => self.case(operand.as_deref(), whens, otherwise.as_deref(), env, c)?,
             Expr::Call(f, args) => crate::expr::funcs::call(*f, args, env, c)?,
             Expr::Const(_)
             | Expr::Column(_)
@@ -201,6 +182,48 @@ impl Expr {
             | Expr::Members { .. }
             | Expr::Correlated { .. } => self.eval(env)?,
         })
+    }
+
+    /// CASE: the first WHEN that holds (or equals the operand) gives its THEN, else ELSE.
+    fn case(
+        &self,
+        operand: Option<&Expr>,
+        whens: &[(Expr, Expr)],
+        otherwise: Option<&Expr>,
+        env: &Env,
+        c: Collation,
+    ) -> Result<Value> {
+        let subject = match operand {
+            Some(o) => Some(o.eval(env)?),
+            None => None,
+        };
+        // A JSON_EXTRACT's text is compared as it is with a string WHEN, as a number
+        // (true is 1) with any other, as MariaDB's CASE does: read so once when needed.
+        let mut scalar = None;
+        for (when, then) in whens {
+            let w = when.eval(env)?;
+            let hit = match (&subject, operand) {
+                (Some(s), Some(o))
+                    if !matches!(w, Value::Bytes(_) | Value::Null)
+                        && crate::expr::json_extract_raw(o) =>
+                {
+                    let s = match &mut scalar {
+                        Some(s) => &*s,
+                        empty => empty.insert(crate::expr::json_scalar_of(o, env, c)?),
+                    };
+                    compare_in(s, &w, c) == Some(Ordering::Equal)
+                }
+                (Some(s), _) => compare_in(s, &w, c) == Some(Ordering::Equal),
+                (None, _) => truthy(&w),
+            };
+            if hit {
+                return then.eval(env);
+            }
+        }
+        match otherwise {
+            Some(e) => e.eval(env),
+            None => Ok(Value::Null),
+        }
     }
 
     fn binary(&self, op: BinOp, l: &Expr, r: &Expr, env: &Env, c: Collation) -> Result<Value> {

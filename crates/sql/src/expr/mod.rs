@@ -152,6 +152,23 @@ fn numbered_pair(l: &Expr, r: &Expr, env: &Env) -> Result<(Value, Value)> {
     Ok((a, b))
 }
 
+/// Whether `e` is a JSON_EXTRACT as written (a simple CASE's operand, `json_scalar_of`).
+pub(crate) fn json_extract_raw(e: &Expr) -> bool {
+    use crate::expr::funcs::json::JsonFn;
+    matches!(e, Expr::Call(Func::Json(JsonFn::Extract), _))
+}
+
+/// A JSON_EXTRACT's value as a comparison with a number reads it (true is 1).
+pub(crate) fn json_scalar_of(e: &Expr, env: &Env, c: Collation) -> Result<Value> {
+    use crate::expr::funcs::json::{self, JsonFn};
+    match e {
+        Expr::Call(Func::Json(JsonFn::Extract), args) => {
+            json::call(JsonFn::ExtractScalar, args, env, c)
+        }
+        other => other.eval(env),
+    }
+}
+
 /// Whether `e` is a JSON_EXTRACT a comparison reads (`json_as_text`).
 pub(crate) fn json_extracted(e: &Expr) -> bool {
     use crate::expr::funcs::json::JsonFn;
@@ -338,6 +355,49 @@ pub struct Scope<'a> {
     pub offset: usize,
 }
 
+/// A select item an ORDER BY expression may name by its alias (`Compiler::item_aliases`).
+pub struct ItemAlias {
+    pub alias: String,
+    pub expr: Expr,
+    /// It holds an aggregate (1247 where named) or a window function (4074 inside an
+    /// aggregate's arguments).
+    pub aggregate: bool,
+    pub window: bool,
+}
+
+impl ItemAlias {
+    /// The aliased select items (`items`: names and aliases; `exprs`: compiled) as `c`, with
+    /// its aggregates, compiled them.
+    pub(crate) fn of(
+        items: &[(String, Option<String>)],
+        exprs: &[Expr],
+        c: &Compiler,
+    ) -> Vec<Self> {
+        let aggregates = c.aggregates.as_deref().unwrap_or(&[]);
+        let holds = |e: &Expr, window: bool| {
+            let mut found = false;
+            e.walk(&mut |x| {
+                if let Expr::Agg(i) = x {
+                    found |= aggregates.get(*i).is_some_and(|a| a.is_window() == window);
+                }
+            });
+            found
+        };
+        items
+            .iter()
+            .zip(exprs)
+            .filter_map(|((_, a), e)| {
+                Some(ItemAlias {
+                    alias: a.clone()?,
+                    expr: e.clone(),
+                    aggregate: holds(e, false),
+                    window: holds(e, true),
+                })
+            })
+            .collect()
+    }
+}
+
 /// Resolves AST expressions: columns against the scope, `?` by position in the statement text,
 /// aggregates (when allowed) into `aggregates`.
 pub struct Compiler<'a> {
@@ -362,7 +422,7 @@ pub struct Compiler<'a> {
     /// The select items' aliases and compiled expressions, which an unqualified name no table
     /// column answers to names inside an ORDER BY expression (`ORDER BY CONCAT(alias, 'x')`;
     /// a table's column of that name comes first, as in MariaDB).
-    pub item_aliases: Vec<(String, Expr)>,
+    pub item_aliases: Vec<ItemAlias>,
 }
 
 /// DATE '...', TIME '...', TIMESTAMP '...': the literal as a value of its type (ER 1525 when

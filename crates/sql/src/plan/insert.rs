@@ -9,6 +9,7 @@ use crate::parse::ident;
 use crate::plan::write::InsertPlan;
 use crate::plan::write::OnDuplicate;
 use crate::plan::{PlanInput, TableRef};
+use base::types::ColumnType;
 use base::Value;
 use client::Table;
 use sqlparser::ast::{self, SetExpr};
@@ -153,9 +154,21 @@ pub(crate) fn insert_plan(
         }
         Some(_) => {
             let q = i.source.as_ref().expect("a source");
-            let plan = crate::plan::query(input, q, resolve)?;
+            let mut plan = crate::plan::query(input, q, resolve)?;
             if plan.columns().len() != columns.len() {
                 return Err(column_count(1));
+            }
+            if let crate::plan::QueryPlan::Select(p) = &mut plan {
+                // An ENUM or SET read into a column that does not hold names gets its number,
+                // as MariaDB copies it.
+                for (item, c) in p.items.iter_mut().zip(&columns) {
+                    let target = &def.columns[*c as usize];
+                    let names = target.ty.is_string()
+                        || matches!(target.ty, ColumnType::Enum | ColumnType::Set);
+                    if !names && matches!(item, Expr::Members { .. }) {
+                        *item = std::mem::replace(item, Expr::Const(Value::Null)).numbered();
+                    }
+                }
             }
             select = Some(Box::new(plan));
         }

@@ -1112,11 +1112,7 @@ pub(crate) fn order_by(
             Some(n) => (OrderKey::Item(n), c.sort_collation(&item_exprs[n])?),
             None => {
                 c.place = "order clause";
-                c.item_aliases = items
-                    .iter()
-                    .zip(item_exprs)
-                    .filter_map(|((_, a), e)| Some((a.clone()?, e.clone())))
-                    .collect();
+                c.item_aliases = crate::expr::ItemAlias::of(items, item_exprs, c);
                 let e = c.compile(&o.expr);
                 c.item_aliases.clear();
                 let e = e?;

@@ -808,6 +808,8 @@ fn execute_here(links: &mut Links, conn: &mut Conn, token: u64, payload: &[u8]) 
         return Step::Thread;
     };
     let session = &mut conn.session;
+    // Plans made before another session's DDL are made again on the thread.
+    session.refresh_catalog();
     let epoch = session.plan_epoch();
     let Some(p) = session.statements.get_mut(&id) else {
         return Step::Thread;
@@ -855,6 +857,7 @@ fn execute_here(links: &mut Links, conn: &mut Conn, token: u64, payload: &[u8]) 
 fn query_here(links: &mut Links, conn: &mut Conn, token: u64, payload: &[u8]) -> Step {
     let body = payload.get(1..).unwrap_or_default();
     let session = &mut conn.session;
+    session.refresh_catalog();
     let Ok(sql) = std::str::from_utf8(body) else {
         return Step::Thread;
     };

@@ -151,9 +151,9 @@ pub struct Session {
     pub(crate) database_collation: base::types::Collation,
     /// `Shared::grants_epoch` when this session read its grants.
     pub(crate) grants_epoch: u64,
-    /// The API node's catalog epoch (`client::Cluster::catalog_epoch`) its cached plans were
-    /// made under: another session's DDL through this API node changes it.
-    pub(crate) catalog_epoch: u64,
+    /// `Shared::tables_epoch` when its cached plans were made: another session's DDL through
+    /// this API node changes it.
+    pub(crate) tables_epoch: u64,
     /// The open transaction's savepoints, oldest first.
     pub(crate) savepoints: Vec<Savepoint>,
     /// A statement's own transaction whose connection was lost while its commit was out: its
@@ -348,7 +348,7 @@ impl Session {
             handshake_charsets: Default::default(),
             database_collation: base::types::Collation::Utf8mb4GeneralCi,
             grants_epoch: 0,
-            catalog_epoch: 0,
+            tables_epoch: 0,
             savepoints: Vec::new(),
             lost_commit: None,
             lost_transaction: false,
@@ -364,7 +364,7 @@ impl Session {
     pub(crate) fn plan_epoch(&self) -> u64 {
         self.grants_epoch
             .wrapping_add(self.temporaries.changes())
-            .wrapping_add(self.catalog_epoch)
+            .wrapping_add(self.tables_epoch)
     }
 
     /// Statements run inside a transaction that outlives them.
@@ -477,10 +477,13 @@ impl Session {
     /// (CHECK constraints, defaults, NOT NULL) would answer from the old one. DDL through
     /// another API node is found when the data node refuses the old definition (1412).
     pub(crate) fn refresh_catalog(&mut self) {
-        let now = self.shared.cluster().catalog_epoch();
-        if now != self.catalog_epoch {
+        let now = self
+            .shared
+            .tables_epoch
+            .load(std::sync::atomic::Ordering::Acquire);
+        if now != self.tables_epoch {
             self.plans.clear();
-            self.catalog_epoch = now;
+            self.tables_epoch = now;
         }
     }
 

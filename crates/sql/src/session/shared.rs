@@ -34,6 +34,10 @@ pub(crate) struct Shared {
     /// a session that read its grants under another value reads them again before its next
     /// statement, and plans it again.
     pub grants_epoch: std::sync::atomic::AtomicU64,
+    /// One more after each statement of this API node that created, changed or dropped a table
+    /// other than a temporary one: a session that planned under another value plans again
+    /// (`Session::refresh_catalog`).
+    pub tables_epoch: std::sync::atomic::AtomicU64,
     /// Which foreign keys reference each table, as derived under the shared connection's
     /// catalog epoch (`referencing`); None until first asked, and after a reconnection.
     pub(crate) referencing: std::sync::Mutex<Option<Arc<Referencing>>>,
@@ -49,6 +53,12 @@ pub const FAILOVER_RECONNECT: Duration = Duration::from_secs(3);
 pub const RECONNECT_BACKOFF: Duration = Duration::from_secs(1);
 
 impl Shared {
+    /// Marks every session's cached plans as made before a table changed.
+    pub(crate) fn tables_changed(&self) {
+        self.tables_epoch
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+
     /// Which foreign keys reference each table: kept while the shared connection's catalog
     /// epoch stays (no DDL through it, no definition refused as changed), else derived again
     /// from every table's definition.

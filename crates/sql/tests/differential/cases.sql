@@ -5515,3 +5515,43 @@ SELECT id FROM jtc WHERE JSON_EXTRACT(data, '$.a') = 'true' AND JSON_EXTRACT(dat
 SELECT id FROM jtc WHERE JSON_EXTRACT(data, '$.a') = 1 AND JSON_EXTRACT(data, '$.a') IN ('true') AND JSON_EXTRACT(data, '$.f') <> 'y';
 SELECT COUNT(*) FROM jtc WHERE JSON_EXTRACT(data, '$.b') = 'true' OR JSON_EXTRACT(data, '$.c') = true;
 DROP TABLE jtc;
+-- A view's columns and CREATE TABLE ... SELECT's keep what the result's metadata cannot say of
+-- a table column they pass through: an ENUM's or SET's members, ZEROFILL.
+CREATE TABLE vo (id INT PRIMARY KEY, e ENUM('', 'fleem') NOT NULL, s SET('x','y'), z TINYINT(4) UNSIGNED ZEROFILL, n INT(7) ZEROFILL, c VARCHAR(5));
+INSERT INTO vo VALUES (1, 'fleem', 'y,x', 5, 42, 'a');
+CREATE VIEW vov AS SELECT * FROM vo;
+DESCRIBE vov;
+SELECT * FROM vov;
+CREATE VIEW vow AS SELECT e AS ee, s, c FROM vo;
+DESCRIBE vow;
+CREATE TABLE voc AS SELECT * FROM vo;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE voc;
+SELECT * FROM voc;
+CREATE TABLE vnum (id INT PRIMARY KEY, e INT, s INT, z INT, n INT, c VARCHAR(5));
+INSERT INTO vnum SELECT * FROM vo;
+SELECT * FROM vnum;
+INSERT INTO voc SELECT id + 10, e, s, z, n, c FROM vo;
+SELECT * FROM voc ORDER BY id;
+DROP VIEW vov, vow;
+DROP TABLE vo, voc, vnum;
+-- A simple CASE over JSON_EXTRACT: the JSON text as it is with a string WHEN (under the document's collation), a number with any other; in WHERE too.
+CREATE TABLE jcs (id INT PRIMARY KEY, data JSON);
+INSERT INTO jcs VALUES (1, '{"a": true, "f": "x", "d": 1}');
+SELECT CASE JSON_EXTRACT(data, '$.f') WHEN '"X"' THEN 'hit' ELSE 'miss' END, CASE JSON_EXTRACT(data, '$.f') WHEN JSON_EXTRACT(data, '$.f') THEN 'same' ELSE 'other' END, CASE JSON_EXTRACT(data, '$.a') WHEN 'null' THEN 'n' WHEN true THEN 't' ELSE 'e' END FROM jcs;
+SELECT id FROM jcs WHERE CASE JSON_EXTRACT(data, '$.f') WHEN '"x"' THEN 1 ELSE 0 END = 1;
+SELECT id FROM jcs WHERE CASE JSON_EXTRACT(data, '$.a') WHEN true THEN 1 ELSE 0 END = 1;
+SELECT id FROM jcs WHERE CASE JSON_EXTRACT(data, '$.d') WHEN 1 THEN 1 ELSE 0 END = 1;
+DROP TABLE jcs;
+-- An ENUM NOT NULL's implicit first member is what CHECK constraints and generated columns see.
+CREATE TABLE eck (id INT PRIMARY KEY, k INT, e ENUM('a','b') NOT NULL, g VARCHAR(3) AS (CONCAT(e, '!')) STORED, CONSTRAINT ne CHECK (e <> 'b'));
+INSERT INTO eck (id, k) VALUES (1, 5);
+SELECT * FROM eck;
+ALTER TABLE eck DROP CONSTRAINT ne;
+ALTER TABLE eck ADD CONSTRAINT na CHECK (e <> 'a');
+INSERT INTO eck (id, k) VALUES (2, 5);
+DROP TABLE eck;
+CREATE TABLE owa (id INT PRIMARY KEY);
+INSERT INTO owa VALUES (1), (2);
+SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS r FROM owa ORDER BY SUM(r);
+DROP TABLE owa;

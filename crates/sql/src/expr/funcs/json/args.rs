@@ -112,16 +112,6 @@ impl Compiler<'_> {
         }
     }
 
-    /// The document's value a simple CASE over a JSON_EXTRACT compares with WHEN `value`:
-    /// MariaDB's CASE reads the JSON text as it is with a string (`WHEN '"x"'` matches the
-    /// string x), as a number with anything else (`WHEN true` matches true).
-    pub(crate) fn json_case_operand(&self, e: Expr, value: &Expr) -> Expr {
-        match self.string_typed(value) {
-            true => e,
-            false => json_scalar(e),
-        }
-    }
-
     /// Whether `e` is a call of JSON_EXTRACT as written.
     pub(crate) fn json_extract(e: &Expr) -> bool {
         matches!(e, Expr::Call(Func::Json(JsonFn::Extract), _))
