@@ -134,7 +134,11 @@ impl Session {
                 return Err(duplicate_column(&column.name));
             }
             let def = crate::plan::derived::result_column(column, &column.name);
-            let def = self.with_origin(def, Some(column));
+            // A single SELECT's column passes a table's through; a set operation's first
+            // branch says nothing of the others.
+            let origin =
+                matches!(compiled, crate::plan::compiled::Compiled::Select(_)).then_some(column);
+            let def = self.with_origin(def, origin);
             added.push(holding(def, rows.iter().map(|r| &r[n])));
         }
         let def = self.table_definition(c, &full, &table, added)?;

@@ -197,6 +197,17 @@ impl Session {
     /// What DESCRIBE and SHOW COLUMNS show of a view: a definition of its result's columns.
     pub(crate) fn view_definition(&mut self, view: &View) -> Result<TableDef> {
         let columns = self.view_columns(view)?;
+        self.defined_view(view, &columns)
+    }
+
+    /// A view's definition as planning alone tells it (information_schema.COLUMNS): None for
+    /// a view whose query does not plan (a table it reads is gone) or must run to tell.
+    pub(crate) fn view_definition_planned(&self, view: &View) -> Option<TableDef> {
+        let columns = self.view_columns_planned(view).ok()?.ok()?;
+        self.defined_view(view, &columns).ok()
+    }
+
+    fn defined_view(&self, view: &View, columns: &[Column]) -> Result<TableDef> {
         let origins = self.view_origins(view, columns.len());
         let mut defs = Vec::with_capacity(columns.len());
         for (n, column) in columns.iter().enumerate() {
@@ -262,7 +273,7 @@ impl Session {
     /// The table columns a view's query passes through as they are, by position (None for a
     /// computed one, or when its query is no single SELECT): their definitions say what its
     /// result's metadata cannot (an ENUM's members, ZEROFILL).
-    fn view_origins(&mut self, view: &View, width: usize) -> Vec<Option<Column>> {
+    fn view_origins(&self, view: &View, width: usize) -> Vec<Option<Column>> {
         let Ok(mut statements) = Parser::parse_sql(&Cairn, &view.query) else {
             return Vec::new();
         };
@@ -277,9 +288,12 @@ impl Session {
         }
     }
 
-    /// The columns a view's rows have: its query planned, and run to no rows when planning
-    /// alone does not tell (a subquery in it).
-    fn view_columns(&mut self, view: &View) -> Result<Vec<Column>> {
+    /// The columns a view's rows have as its query's plan tells them, or the plan when only
+    /// running it tells (a subquery in it).
+    fn view_columns_planned(
+        &self,
+        view: &View,
+    ) -> Result<std::result::Result<Vec<Column>, Compiled>> {
         let sql = format!(
             "SELECT * FROM {} LIMIT 0",
             crate::session::views::derived(view, &view.name)
@@ -291,11 +305,20 @@ impl Session {
         let compiled = self
             .compile(statements.remove(0), &sql, &[])
             .map_err(|e| view_error(e, view))?;
-        match &compiled {
-            Compiled::Select(p) => return Ok(p.columns.clone()),
-            Compiled::Set(p) => return Ok(p.columns.clone()),
-            _ => {}
-        }
+        Ok(match &compiled {
+            Compiled::Select(p) => Ok(p.columns.clone()),
+            Compiled::Set(p) => Ok(p.columns.clone()),
+            _ => Err(compiled),
+        })
+    }
+
+    /// The columns a view's rows have: its query planned, and run to no rows when planning
+    /// alone does not tell (a subquery in it).
+    fn view_columns(&mut self, view: &View) -> Result<Vec<Column>> {
+        let compiled = match self.view_columns_planned(view)? {
+            Ok(columns) => return Ok(columns),
+            Err(compiled) => compiled,
+        };
         match self
             .execute(&compiled, &[])
             .map_err(|e| view_error(e, view))?

@@ -291,16 +291,6 @@ impl Session {
                     | Statement::Truncate { .. }
                     | Statement::RenameTable(_)
             );
-            // A temporary table is the session's own: other sessions' plans cannot name it.
-            let shared_ddl = ddl
-                && !matches!(&s, Statement::CreateTable(t) if t.temporary)
-                && !matches!(
-                    &s,
-                    Statement::Drop {
-                        temporary: true,
-                        ..
-                    }
-                );
             if ddl {
                 // Plans may name what this changes (or miss an index it adds).
                 self.plans.clear();
@@ -345,9 +335,6 @@ impl Session {
                             .unwrap_or_else(Outcome::Failed);
                     }
                 }
-            }
-            if shared_ddl {
-                self.shared.tables_changed();
             }
             let outcome = self.concluded(outcome);
             let failed = matches!(outcome, Outcome::Failed(_));
@@ -631,7 +618,11 @@ impl Session {
             Compiled::Select(p) => self.run_select(p, params),
             Compiled::Set(p) => self.run_set(p, params),
             Compiled::Deferred(d) if matches!(d.statement, Statement::CreateTable(_)) => {
-                self.create_table_select(d, params)
+                let created = self.create_table_select(d, params);
+                if changes_shared_tables(&d.statement) {
+                    self.shared.tables_changed();
+                }
+                created
             }
             Compiled::Deferred(d) => {
                 // The correlated subqueries this statement adds go when it ends.
@@ -656,7 +647,14 @@ impl Session {
             Compiled::Multi(p) => self.run_multi(p, params),
             Compiled::Insert(p) => self.run_insert(p, params),
             Compiled::Do(select) => self.execute(select, params).map(|_| done(0)),
-            Compiled::Other(s) => self.statement(s),
+            Compiled::Other(s) => {
+                let outcome = self.statement(s);
+                if changes_shared_tables(s) {
+                    // Every session's plans are made again (`Session::refresh_catalog`).
+                    self.shared.tables_changed();
+                }
+                outcome
+            }
         }
     }
 
@@ -709,6 +707,7 @@ impl Session {
                 if matches!(object, ast::FlushType::Tables) {
                     self.shared.cluster().forget_tables();
                     self.plans.clear();
+                    self.shared.tables_changed();
                 }
                 Ok(done(0))
             }
@@ -1212,6 +1211,20 @@ pub(crate) fn access_mode(modes: &[ast::TransactionMode]) -> Option<bool> {
 
 /// Whether a statement creates, changes or drops a table, index, view or database (refused in
 /// a read-only session with 1792, temporary tables included, as MariaDB).
+/// Whether `s` may create, change or drop a table other sessions' plans can name (a temporary
+/// table is its session's own).
+fn changes_shared_tables(s: &Statement) -> bool {
+    match s {
+        Statement::CreateTable(t) => !t.temporary,
+        Statement::Drop { temporary, .. } => !temporary,
+        Statement::CreateIndex(_)
+        | Statement::AlterTable(_)
+        | Statement::RenameTable(_)
+        | Statement::Truncate(_) => true,
+        _ => false,
+    }
+}
+
 pub(crate) fn changes_schema(s: &Statement) -> bool {
     matches!(
         s,

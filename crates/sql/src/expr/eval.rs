@@ -197,15 +197,21 @@ impl Expr {
             Some(o) => Some(o.eval(env)?),
             None => None,
         };
-        // A JSON_EXTRACT's text is compared as it is with a string WHEN, as a number
-        // (true is 1) with any other, as MariaDB's CASE does: read so once when needed.
+        // A JSON_EXTRACT's text is compared as it is with a string WHEN, as a number (true is
+        // 1) with a number, as MariaDB's CASE does: read so once more when needed.
         let mut scalar = None;
         for (when, then) in whens {
             let w = when.eval(env)?;
             let hit = match (&subject, operand) {
                 (Some(s), Some(o))
-                    if !matches!(w, Value::Bytes(_) | Value::Null)
-                        && crate::expr::json_extract_raw(o) =>
+                    if matches!(
+                        w,
+                        Value::Int(_)
+                            | Value::UInt(_)
+                            | Value::Decimal(_)
+                            | Value::Double(_)
+                            | Value::Float(_)
+                    ) && crate::expr::json_extract_raw(o) =>
                 {
                     let s = match &mut scalar {
                         Some(s) => &*s,

@@ -528,6 +528,8 @@ impl Session {
         }
         self.shared.cluster().forget_tables();
         self.plans.clear();
+        // Other sessions' plans predate the change too.
+        self.shared.tables_changed();
         alone
     }
 

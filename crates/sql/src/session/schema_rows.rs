@@ -394,7 +394,18 @@ fn views_rows(session: &Session) -> Result<Vec<Vec<Value>>> {
 
 pub(crate) fn columns_rows(session: &Session) -> Result<Vec<Vec<Value>>> {
     let mut rows = Vec::new();
-    for (db, name, table) in described(session)? {
+    let mut all: Vec<(String, String, Table)> = described(session)?;
+    // A view's columns as its query's plan types them (none for a view that does not plan).
+    for view in seen_views(session)? {
+        if let Some(def) = session.view_definition_planned(&view) {
+            all.push((
+                view.db.clone(),
+                view.name.clone(),
+                Table::virtual_table(def),
+            ));
+        }
+    }
+    for (db, name, table) in all {
         let def = table.def();
         for (n, (p, c)) in def
             .columns
