@@ -152,7 +152,8 @@ fn numbered_pair(l: &Expr, r: &Expr, env: &Env) -> Result<(Value, Value)> {
     Ok((a, b))
 }
 
-/// Whether `e` is a JSON_EXTRACT as written (a simple CASE's operand, `json_scalar_of`).
+/// Whether `e` is a JSON_EXTRACT as written (a simple CASE's operand, `json_scalar_of`; a
+/// comparison's other side, `Compiler::json_compared`).
 pub(crate) fn json_extract_raw(e: &Expr) -> bool {
     use crate::expr::funcs::json::JsonFn;
     matches!(e, Expr::Call(Func::Json(JsonFn::Extract), _))

@@ -106,15 +106,10 @@ impl Compiler<'_> {
     /// string, else as a number (true and false are 1 and 0; a parameter's value decides as the
     /// statement runs, `numbered_pair`); anything else as it is.
     pub(crate) fn json_compared(&self, e: Expr, other: &Expr) -> Expr {
-        match self.string_typed(other) && !Self::json_extract(other) {
+        match self.string_typed(other) && !crate::expr::json_extract_raw(other) {
             true => json_text_scalar(e),
             false => json_scalar(e),
         }
-    }
-
-    /// Whether `e` is a call of JSON_EXTRACT as written.
-    pub(crate) fn json_extract(e: &Expr) -> bool {
-        matches!(e, Expr::Call(Func::Json(JsonFn::Extract), _))
     }
 
     /// Whether `e` is plainly a string: a string constant, or a column of a string type.
