@@ -132,7 +132,13 @@ impl ColumnDef {
     /// True when an insert leaving the column out stores something other than NULL for want of
     /// a value: a default value or the current time.
     pub fn has_default(&self) -> bool {
-        self.default.is_some() || self.default_now.is_some() || self.implicit_default().is_some()
+        self.default_now.is_some() || self.default_value().is_some()
+    }
+
+    /// The value the column takes when left out, but for DEFAULT CURRENT_TIMESTAMP's time: its
+    /// DEFAULT, or the value it takes without one.
+    pub fn default_value(&self) -> Option<Value> {
+        self.default.clone().or_else(|| self.implicit_default())
     }
 
     /// What a column declared without a DEFAULT takes when left out, other than NULL: an
@@ -151,7 +157,7 @@ impl ColumnDef {
     pub fn default_at(&self, micros: i64) -> Option<Value> {
         match self.default_now {
             Some(fsp) => Some(self.time_cut(micros, fsp)),
-            None => self.default.clone().or_else(|| self.implicit_default()),
+            None => self.default_value(),
         }
     }
 

@@ -1209,8 +1209,6 @@ pub(crate) fn access_mode(modes: &[ast::TransactionMode]) -> Option<bool> {
     })
 }
 
-/// Whether a statement creates, changes or drops a table, index, view or database (refused in
-/// a read-only session with 1792, temporary tables included, as MariaDB).
 /// Whether `s` may create, change or drop a table other sessions' plans can name (a temporary
 /// table is its session's own).
 fn changes_shared_tables(s: &Statement) -> bool {
@@ -1225,6 +1223,8 @@ fn changes_shared_tables(s: &Statement) -> bool {
     }
 }
 
+/// Whether a statement creates, changes or drops a table, index, view or database (refused in
+/// a read-only session with 1792, temporary tables included, as MariaDB).
 pub(crate) fn changes_schema(s: &Statement) -> bool {
     matches!(
         s,
@@ -1240,18 +1240,13 @@ pub(crate) fn changes_schema(s: &Statement) -> bool {
 }
 
 pub(crate) fn commits_first(s: &Statement) -> bool {
-    match s {
-        Statement::CreateTable(c) => !c.temporary,
-        Statement::Drop { temporary, .. } => !temporary,
-        Statement::CreateIndex(_)
-        | Statement::AlterTable(_)
-        | Statement::RenameTable(_)
-        | Statement::Truncate(_)
-        | Statement::CreateView(_)
-        | Statement::AlterView { .. }
-        | Statement::CreateDatabase { .. } => true,
-        _ => false,
-    }
+    changes_shared_tables(s)
+        || matches!(
+            s,
+            Statement::CreateView(_)
+                | Statement::AlterView { .. }
+                | Statement::CreateDatabase { .. }
+        )
 }
 
 pub(crate) fn unknown_statement(id: u32) -> SqlError {

@@ -66,12 +66,7 @@ pub(crate) fn inserted_row(def: &TableDef, values: &[(u16, Value)]) -> Vec<Value
     let mut full: Vec<Value> = def
         .columns
         .iter()
-        .map(|c| {
-            c.default
-                .clone()
-                .or_else(|| c.implicit_default())
-                .unwrap_or(Value::Null)
-        })
+        .map(|c| c.default_value().unwrap_or(Value::Null))
         .collect();
     for (c, v) in values {
         if let Some(slot) = full.get_mut(*c as usize) {

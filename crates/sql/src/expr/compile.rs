@@ -14,13 +14,16 @@ use sqlparser::ast::{self, Expr as Ast};
 use sqlparser::tokenizer::Location;
 
 impl<'a> Compiler<'a> {
+    /// The definition of the input row's column `p`, when a scope's table has it.
+    pub(crate) fn column_def(&self, p: usize) -> Option<&base::schema::ColumnDef> {
+        self.scopes
+            .iter()
+            .find_map(|s| p.checked_sub(s.offset).and_then(|i| s.def.columns.get(i)))
+    }
+
     /// The type of the input row's column `p`, when a scope's table has it.
     fn column_type(&self, p: usize) -> Option<base::types::ColumnType> {
-        self.scopes.iter().find_map(|s| {
-            p.checked_sub(s.offset)
-                .and_then(|i| s.def.columns.get(i))
-                .map(|c| c.ty)
-        })
+        self.column_def(p).map(|c| c.ty)
     }
 
     /// A string constant compared with a BIT column is the number its bytes make, big-endian,
@@ -129,11 +132,7 @@ impl<'a> Compiler<'a> {
 
     /// Column `p` as an expression: an ENUM's or SET's as the names its number stands for.
     fn column_value(&self, p: usize) -> Expr {
-        let def = self
-            .scopes
-            .iter()
-            .find_map(|s| p.checked_sub(s.offset).and_then(|i| s.def.columns.get(i)));
-        match def {
+        match self.column_def(p) {
             Some(c) => column_expr(c, p),
             None => Expr::Column(p),
         }

@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::expr::cast::CastTo;
+use crate::expr::funcs::json::{self, JsonFn};
+use crate::expr::funcs::Func;
 use crate::foundation::error::SqlError;
 use base::text::value_text;
 use base::types::Collation;
@@ -122,17 +124,15 @@ impl Expr {
                 }
                 let mut unknown = false;
                 let mut found = false;
-                // A JSON_EXTRACT's value is read as text for a string it is compared with.
-                let json = crate::expr::json_extracted(e);
+                // A JSON_EXTRACT's value is read as text for a string it is compared with (once).
+                let json = matches!(&**e, Expr::Call(Func::Json(JsonFn::ExtractScalar), _));
                 let mut text = None;
                 for x in list {
                     let x = x.eval(env)?;
                     let v = match &x {
                         Value::Bytes(_) if json => match &mut text {
                             Some(t) => &*t,
-                            empty => {
-                                empty.insert(crate::expr::json_as_text(e, v.clone(), &x, env)?)
-                            }
+                            empty => empty.insert(json::json_as_text(e, v.clone(), &x, env)?),
                         },
                         _ => &v,
                     };
@@ -199,23 +199,18 @@ impl Expr {
         };
         // A JSON_EXTRACT's text is compared as it is with a string WHEN, as a number (true is
         // 1) with a number, as MariaDB's CASE does: read so once more when needed.
+        let json = match operand {
+            Some(Expr::Call(Func::Json(JsonFn::Extract), args)) => Some(args),
+            _ => None,
+        };
         let mut scalar = None;
         for (when, then) in whens {
             let w = when.eval(env)?;
-            let hit = match (&subject, operand) {
-                (Some(s), Some(o))
-                    if matches!(
-                        w,
-                        Value::Int(_)
-                            | Value::UInt(_)
-                            | Value::Decimal(_)
-                            | Value::Double(_)
-                            | Value::Float(_)
-                    ) && crate::expr::json_extract_raw(o) =>
-                {
+            let hit = match (&subject, json) {
+                (Some(s), Some(args)) if is_number(&w) => {
                     let s = match &mut scalar {
                         Some(s) => &*s,
-                        empty => empty.insert(crate::expr::json_scalar_of(o, env, c)?),
+                        empty => empty.insert(json::call(JsonFn::ExtractScalar, args, env, c)?),
                     };
                     compare_in(s, &w, c) == Some(Ordering::Equal)
                 }

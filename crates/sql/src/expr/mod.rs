@@ -134,61 +134,25 @@ impl BinOp {
 /// Two compared operands' values, an ENUM's or SET's read as its number when the other is a
 /// number (a parameter's, which planning could not see), as MySQL compares them.
 fn numbered_pair(l: &Expr, r: &Expr, env: &Env) -> Result<(Value, Value)> {
+    use crate::expr::funcs::json::json_as_text;
     let (a, b) = (l.eval(env)?, r.eval(env)?);
-    let numeric = |v: &Value| {
-        matches!(
-            v,
-            Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) | Value::Float(_)
-        )
-    };
     let a = match l {
-        Expr::Members { value, .. } if numeric(&b) => value.eval(env)?,
+        Expr::Members { value, .. } if is_number(&b) => value.eval(env)?,
         _ => json_as_text(l, a, &b, env)?,
     };
     let b = match r {
-        Expr::Members { value, .. } if numeric(&a) => value.eval(env)?,
+        Expr::Members { value, .. } if is_number(&a) => value.eval(env)?,
         _ => json_as_text(r, b, &a, env)?,
     };
     Ok((a, b))
 }
 
-/// Whether `e` is a JSON_EXTRACT as written (a simple CASE's operand, `json_scalar_of`; a
-/// comparison's other side, `Compiler::json_compared`).
-pub(crate) fn json_extract_raw(e: &Expr) -> bool {
-    use crate::expr::funcs::json::JsonFn;
-    matches!(e, Expr::Call(Func::Json(JsonFn::Extract), _))
-}
-
-/// A JSON_EXTRACT's value as a comparison with a number reads it (true is 1).
-pub(crate) fn json_scalar_of(e: &Expr, env: &Env, c: Collation) -> Result<Value> {
-    use crate::expr::funcs::json::{self, JsonFn};
-    match e {
-        Expr::Call(Func::Json(JsonFn::Extract), args) => {
-            json::call(JsonFn::ExtractScalar, args, env, c)
-        }
-        other => other.eval(env),
-    }
-}
-
-/// Whether `e` is a JSON_EXTRACT a comparison reads (`json_as_text`).
-pub(crate) fn json_extracted(e: &Expr) -> bool {
-    use crate::expr::funcs::json::JsonFn;
-    matches!(e, Expr::Call(Func::Json(JsonFn::ExtractScalar), _))
-}
-
-/// A JSON_EXTRACT's value `v` compared with `other`: read again as text when `other` is a
-/// string (a value of a parameter, known only as the statement runs), as MariaDB compares them:
-/// `JSON_EXTRACT(j, '$.flag') = 'true'` holds for a JSON true.
-pub(crate) fn json_as_text(e: &Expr, v: Value, other: &Value, env: &Env) -> Result<Value> {
-    use crate::expr::funcs::json::{self, JsonFn};
-    match e {
-        Expr::Call(crate::expr::funcs::Func::Json(JsonFn::ExtractScalar), args)
-            if matches!(other, Value::Bytes(_)) && !matches!(v, Value::Bytes(_)) =>
-        {
-            json::call(JsonFn::ExtractText, args, env, Collation::Binary)
-        }
-        _ => Ok(v),
-    }
+/// Whether `v` is a number (not a string, date or time).
+pub(crate) fn is_number(v: &Value) -> bool {
+    matches!(
+        v,
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) | Value::Float(_)
+    )
 }
 
 /// An ENUM's or SET's stored number as the names it stands for (NULL stays NULL).

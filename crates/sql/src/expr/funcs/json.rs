@@ -15,7 +15,7 @@ use myproto::response::types;
 use crate::expr::{truthy, Env, Expr};
 use crate::foundation::error::SqlError;
 use crate::foundation::limits::STRING_RESULT_BYTES_MAX;
-pub(crate) use args::{json_scalar, json_text_scalar};
+pub(crate) use args::{json_as_text, json_scalar, json_text_scalar};
 pub use doc::valid;
 use doc::{
     contains, depth, escape, merge_patch, merge_preserve, parse, print, printed, resolved,

@@ -3,13 +3,14 @@
 //! aggregate's, IFNULL of JSON ...) marked to go in as JSON, and JSON_EXTRACT read as a scalar
 //! where a comparison or arithmetic takes it.
 
+use base::types::Collation;
 use base::Value;
 use sqlparser::ast;
 
 use super::JsonFn;
 use crate::expr::aggregate::AggKind;
 use crate::expr::funcs::{Func, StrFn};
-use crate::expr::{BinOp, Compiler, Expr};
+use crate::expr::{BinOp, Compiler, Env, Expr};
 use crate::foundation::error::SqlError;
 
 type Ast = ast::Expr;
@@ -106,7 +107,7 @@ impl Compiler<'_> {
     /// string, else as a number (true and false are 1 and 0; a parameter's value decides as the
     /// statement runs, `numbered_pair`); anything else as it is.
     pub(crate) fn json_compared(&self, e: Expr, other: &Expr) -> Expr {
-        match self.string_typed(other) && !crate::expr::json_extract_raw(other) {
+        match self.string_typed(other) && !json_extract_raw(other) {
             true => json_text_scalar(e),
             false => json_scalar(e),
         }
@@ -117,11 +118,9 @@ impl Compiler<'_> {
         match e {
             Expr::Const(v) => matches!(v, Value::Bytes(_)),
             Expr::Collated(_, inner) => self.string_typed(inner),
-            Expr::Column(p) => self.scopes.iter().any(|s| {
-                p.checked_sub(s.offset)
-                    .and_then(|i| s.def.columns.get(i))
-                    .is_some_and(|c| c.ty.is_string() && !c.json)
-            }),
+            Expr::Column(p) => self
+                .column_def(*p)
+                .is_some_and(|c| c.ty.is_string() && !c.json),
             _ => false,
         }
     }
@@ -131,11 +130,7 @@ impl Compiler<'_> {
         let Expr::Column(p) = e else {
             return false;
         };
-        self.scopes.iter().any(|s| {
-            p.checked_sub(s.offset)
-                .and_then(|i| s.def.columns.get(i))
-                .is_some_and(|c| c.json)
-        })
+        self.column_def(*p).is_some_and(|c| c.json)
     }
 }
 
@@ -147,6 +142,30 @@ pub(crate) fn json_scalar(e: Expr) -> Expr {
             Expr::Call(Func::Json(JsonFn::ExtractScalar), args)
         }
         other => other,
+    }
+}
+
+/// Whether `e` is a JSON_EXTRACT as written (a comparison's other side, `json_compared`).
+fn json_extract_raw(e: &Expr) -> bool {
+    matches!(e, Expr::Call(Func::Json(JsonFn::Extract), _))
+}
+
+/// A JSON_EXTRACT's value `v` compared with `other`: read again as text when `other` is a
+/// string (a value of a parameter, known only as the statement runs), as MariaDB compares them:
+/// `JSON_EXTRACT(j, '$.flag') = 'true'` holds for a JSON true. Anything else is `v`.
+pub(crate) fn json_as_text(
+    e: &Expr,
+    v: Value,
+    other: &Value,
+    env: &Env,
+) -> crate::foundation::error::Result<Value> {
+    match e {
+        Expr::Call(Func::Json(JsonFn::ExtractScalar), args)
+            if matches!(other, Value::Bytes(_)) && !matches!(v, Value::Bytes(_)) =>
+        {
+            super::call(JsonFn::ExtractText, args, env, Collation::Binary)
+        }
+        _ => Ok(v),
     }
 }
 
