@@ -10,6 +10,7 @@ pub mod filter;
 pub mod foreign_key;
 pub mod key;
 pub mod limits;
+pub mod lob;
 pub mod placement;
 pub mod schema;
 pub mod text;

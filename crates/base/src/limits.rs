@@ -22,12 +22,18 @@ pub const CHECKS_MAX: usize = 64;
 pub const CHECK_TEXT_BYTES_MAX: usize = 8_192;
 /// Bytes in an encoded index key.
 pub const KEY_BYTES_MAX: usize = 3_072;
-/// Bytes in one stored row: room for a few values of [`LOB_BYTES_MAX`].
+/// Bytes in one stored row: room for a few values of [`LOB_INLINE_BYTES_MAX`].
 pub const ROW_BYTES_MAX: usize = 4 * 1024 * 1024;
 /// Bytes in one MEDIUMTEXT, LONGTEXT, MEDIUMBLOB or LONGBLOB value. MySQL allows 16 MiB and
-/// 4 GiB; Cairn keeps each row whole in memory, in one allocation, and holds them to 1 MiB.
-/// TINY- and plain TEXT and BLOB keep MySQL's 255 and 65,535.
-pub const LOB_BYTES_MAX: usize = 1024 * 1024;
+/// 4 GiB; Cairn holds a LONG one to 64 MiB (a MEDIUM one keeps MySQL's 16 MiB - 1). TINY- and
+/// plain TEXT and BLOB keep MySQL's 255 and 65,535.
+pub const LOB_BYTES_MAX: usize = 64 * 1024 * 1024;
+/// The longest MEDIUM/LONG TEXT or BLOB value kept whole in its row; a longer one lives in
+/// parts of [`LOB_PART_BYTES`] in the hidden parts table, and its row holds a reference
+/// (`base::lob`, NDB's blob head and parts).
+pub const LOB_INLINE_BYTES_MAX: usize = 1024 * 1024;
+/// Bytes in one part of a value stored in parts (the last part holds the rest).
+pub const LOB_PART_BYTES: usize = 256 * 1024;
 /// Bytes in one value on the wire and in a row: above every column's maximum, so an oversized
 /// value is refused as a bad value for its column rather than as a broken frame; the most a
 /// row's three-byte length prefix holds.

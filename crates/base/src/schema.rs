@@ -283,6 +283,22 @@ impl ColumnDef {
         if v.is_null() || (self.ty == new.ty && self.collation == new.collation) {
             return Ok(v);
         }
+        if let Value::Parts(r) = &v {
+            // Its bytes are not here: it keeps them only as another column that holds parts
+            // with the same bytes (a TEXT or BLOB of another size, the same collation).
+            if crate::lob::holds_parts(new.ty) && self.collation == new.collation {
+                return v.coerce(new.ty, new.collation, &new.name);
+            }
+            return Err(Error::new(
+                ErrorCode::BadValue,
+                format!(
+                    "a value of column '{}' of {} bytes, kept in parts, does not convert to {}",
+                    new.name,
+                    r.len,
+                    new.ty.sql_name()
+                ),
+            ));
+        }
         if self.converts_in_family(new) {
             return v.coerce(new.ty, new.collation, &new.name);
         }

@@ -293,7 +293,8 @@ impl LobSize {
     }
 
     /// The most bytes Cairn stores in one value of this size: MySQL's, held to
-    /// [`limits::LOB_BYTES_MAX`] since rows live whole in memory.
+    /// [`limits::LOB_BYTES_MAX`] (a longer value than `LOB_INLINE_BYTES_MAX` lives in parts,
+    /// `crate::lob`, and is joined whole in the API node's memory).
     pub fn stored_bytes(self) -> usize {
         self.declared_bytes().min(limits::LOB_BYTES_MAX as u64) as usize
     }

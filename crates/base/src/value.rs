@@ -6,6 +6,7 @@ use std::fmt;
 
 use crate::collation;
 use crate::error::{Error, ErrorCode, Result};
+use crate::lob::PartsRef;
 use crate::types::{Charset, Collation, ColumnType};
 
 /// A calendar date; month and day may be 0 as MySQL allows without NO_ZERO_IN_DATE.
@@ -57,6 +58,9 @@ pub enum Value {
     DateTime(DateTime),
     Time(Time),
     Year(u16),
+    /// A MEDIUM/LONG TEXT or BLOB value kept in parts (`crate::lob`): what its row holds and
+    /// the data node answers; the client library joins the parts before a caller sees it.
+    Parts(PartsRef),
 }
 
 impl fmt::Display for Value {
@@ -584,6 +588,7 @@ impl Value {
             Value::DateTime(_) => "a datetime",
             Value::Time(_) => "a time",
             Value::Year(_) => "a year",
+            Value::Parts(_) => "a value stored in parts",
         }
     }
 
@@ -714,6 +719,9 @@ impl Value {
                 Ok(Value::Bytes(bytes))
             }
             ColumnType::Text { size } | ColumnType::Blob { size } => {
+                if let Value::Parts(r) = self {
+                    return parts_fit(r, ty, collation, column);
+                }
                 let bytes = self.into_bytes(column)?;
                 // Counted in the column's character set: latin1 text is kept as UTF-8.
                 let mut len = bytes.len();
@@ -834,6 +842,11 @@ impl Value {
             Value::DateTime(dt) => DateTimeText(dt, 0).to_string().into_bytes(),
             Value::Time(t) => TimeText(t, 0).to_string().into_bytes(),
             Value::Null => return Err(bad(format!("NULL for column '{column}'"))),
+            Value::Parts(_) => {
+                return Err(bad(format!(
+                    "a value stored in parts cannot be stored in column '{column}'"
+                )))
+            }
         })
     }
 
@@ -864,6 +877,9 @@ impl Value {
                 TimeText(*t, fsp).to_string().into_bytes()
             }
             Value::Year(y) => format!("{y:04}").into_bytes(),
+            // Never shown: the client library joins the parts first (a visible marker rather
+            // than a silent NULL, should one slip through).
+            Value::Parts(r) => format!("<{} bytes in parts>", r.len).into_bytes(),
         })
     }
 
@@ -894,6 +910,31 @@ impl Value {
             }
         }
     }
+}
+
+/// A reference to parts given for a TEXT or BLOB column: the column must be one that holds
+/// parts and the length within its limit (latin1 text is kept as UTF-8, up to 2 bytes a
+/// character; the client library counted its characters before cutting it).
+fn parts_fit(r: PartsRef, ty: ColumnType, collation: Collation, column: &str) -> Result<Value> {
+    let (ColumnType::Text { size } | ColumnType::Blob { size }) = ty else {
+        return Err(bad(format!(
+            "a value stored in parts cannot be stored in column '{column}'"
+        )));
+    };
+    if !crate::lob::holds_parts(ty) {
+        return Err(bad(format!(
+            "a value stored in parts cannot be stored in column '{column}'"
+        )));
+    }
+    let per_char = if matches!(ty, ColumnType::Text { .. }) && collation.is_latin1_text() {
+        2
+    } else {
+        1
+    };
+    if r.len > size.stored_bytes() as u64 * per_char {
+        return Err(bad(format!("data too long for column '{column}'")));
+    }
+    Ok(Value::Parts(r))
 }
 
 fn float_to_int(v: f64, column: &str) -> Result<i128> {

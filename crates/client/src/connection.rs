@@ -108,10 +108,12 @@ const ROUTE_RETRY: Duration = Duration::from_secs(1);
 /// random where the system gives randomness, else from the clock, the process and a counter;
 /// never above `wire::CLIENT_SESSION_MAX` (the larger ones are the data nodes' own).
 fn session_number() -> u64 {
-    (session_number_from_random() & wire::CLIENT_SESSION_MAX).max(1)
+    (random_u64() & wire::CLIENT_SESSION_MAX).max(1)
 }
 
-fn session_number_from_random() -> u64 {
+/// A random number (or, where the system gives no randomness, one from the clock, the process
+/// and a counter).
+pub(crate) fn random_u64() -> u64 {
     let mut bytes = [0u8; 8];
     if getrandom::getrandom(&mut bytes).is_ok() {
         return u64::from_le_bytes(bytes);
@@ -646,9 +648,13 @@ impl Cluster {
         }
     }
 
+    /// Drops a table, and then the parts of its values kept in parts (`crate::lob`).
     pub fn drop_table(&self, name: &str) -> Result<()> {
+        let parts = crate::lob::parts_of_tables(self, &[name.to_string()]);
         self.forget_table(name);
-        self.call_done(&Message::DropTable { name: name.into() })
+        self.call_done(&Message::DropTable { name: name.into() })?;
+        crate::lob::delete_parts(self, &parts);
+        Ok(())
     }
 
     /// A request answered by `Done`.
@@ -715,6 +721,7 @@ impl Cluster {
             .def()
             .column_positions(columns)
             .map_err(ClientError::Failed)?;
+        crate::lob::refuse_index_over_parts(self, &current, &columns)?;
         let reply = self.call(&Message::AddIndex {
             table: table.into(),
             version: current.def().version,
@@ -797,10 +804,19 @@ impl Cluster {
     /// Drops a database and every table in it.
     pub fn drop_database(&self, name: &str) -> Result<()> {
         let prefix = format!("{}/", name.to_ascii_lowercase());
+        let tables: Vec<String> = self
+            .list_tables()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|t| t.to_ascii_lowercase().starts_with(&prefix))
+            .collect();
+        let parts = crate::lob::parts_of_tables(self, &tables);
         if let Ok(mut t) = self.inner.tables.lock() {
             t.retain(|k, _| !k.starts_with(&prefix));
         }
-        self.call_done(&Message::DropDatabase { name: name.into() })
+        self.call_done(&Message::DropDatabase { name: name.into() })?;
+        crate::lob::delete_parts(self, &parts);
+        Ok(())
     }
 
     /// The databases, in name order.
@@ -971,6 +987,11 @@ impl Cluster {
     }
 
     /// Starts a transaction; nothing is sent until `execute`.
+    /// A transaction number of this connection's no transaction has used.
+    pub(crate) fn next_transaction(&self) -> u64 {
+        self.inner.next_txn.fetch_add(1, Ordering::Relaxed)
+    }
+
     pub fn transaction(&self) -> Transaction {
         Transaction::new(self.clone())
     }

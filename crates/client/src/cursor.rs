@@ -22,6 +22,12 @@ pub struct ScanCursor {
     /// A scan sent to a READ_BACKUP reader (`Cluster::reader`): where it runs again if the
     /// reader refuses it or is lost before its first batch.
     fallback: Option<(Cluster, ScanRequest)>,
+    /// Where references to parts in its rows are joined (`crate::lob`): by the connection the
+    /// scan was asked of, in the transaction it runs in, if any.
+    joiner: Cluster,
+    reading: crate::lob::Reading,
+    /// Rows are answered as the data node sends them, references to parts unjoined.
+    raw: bool,
 }
 
 impl Cluster {
@@ -43,6 +49,7 @@ impl Cluster {
         {
             if let Some(reader) = self.reader(0) {
                 if let Ok(mut cursor) = reader.send_scan(request.clone()) {
+                    cursor.joiner = self.clone();
                     cursor.fallback = Some((self.clone(), request));
                     return Ok(cursor);
                 }
@@ -61,6 +68,9 @@ impl Cluster {
             rx,
             ended: false,
             fallback: None,
+            joiner: self.clone(),
+            reading: crate::lob::Reading { transaction: None },
+            raw: false,
         })
     }
 }
@@ -71,16 +81,35 @@ impl ScanCursor {
     pub fn next_batch(&mut self) -> Result<Option<Vec<Vec<Value>>>> {
         let first = self.fallback.is_some();
         let batch = self.next_batch_here();
-        match (self.fallback.take(), &batch) {
-            (Some((primary, request)), Err(e)) if first && reader_refused(e) => {
+        let mut batch = match (self.fallback.take(), batch) {
+            (Some((primary, request)), Err(e)) if first && reader_refused(&e) => {
                 // The reader stopped serving reads (or its connection broke) before anything
                 // came: the scan runs where its transaction would.
                 primary.forget_reader(0);
+                let reading = self.reading;
                 *self = primary.send_scan(request)?;
+                self.reading = reading;
                 self.next_batch_here()
             }
-            _ => batch,
+            (_, batch) => batch,
+        }?;
+        if let (Some(rows), false) = (&mut batch, self.raw) {
+            if crate::lob::has_parts(rows.iter().map(Vec::as_slice)) {
+                crate::lob::join(&self.joiner, self.reading, rows.iter_mut())?;
+            }
         }
+        Ok(batch)
+    }
+
+    /// Answers references to parts as they are, unjoined.
+    pub(crate) fn unjoined(mut self) -> ScanCursor {
+        self.raw = true;
+        self
+    }
+
+    /// Joins references to parts in this transaction (see `Transaction::scan_cursor`).
+    pub(crate) fn join_in(&mut self, reading: crate::lob::Reading) {
+        self.reading = reading;
     }
 
     fn next_batch_here(&mut self) -> Result<Option<Vec<Vec<Value>>>> {

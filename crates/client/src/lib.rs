@@ -10,6 +10,7 @@
 mod connection;
 mod cursor;
 mod event;
+mod lob;
 mod runner;
 mod session;
 mod stats;
@@ -21,6 +22,7 @@ pub use base::{Error, ErrorCode, TableDef, Value};
 pub use connection::{read_from, Cluster, ReplicaSeen};
 pub use cursor::ScanCursor;
 pub use event::{EventSession, NodeHello, Reply, RECONNECT_EVERY, RECONNECT_TIMEOUT};
+pub use lob::has_parts;
 pub use runner::Runner;
 pub use session::{AsyncSession, Completion};
 pub use stats::{TableStats, STATS_TABLE};

@@ -20,6 +20,12 @@ pub struct Transaction {
     cluster: Cluster,
     id: u64,
     pending: Vec<Operation>,
+    /// Inserts of the parts of long values among the pending operations (`crate::lob`), each
+    /// with the index of the operation whose value it holds; sent before them.
+    parts: Vec<(usize, Operation)>,
+    /// The first pending operation refused before sending (a long value not valid for its
+    /// column), and why: the next execute fails with it.
+    refused: Option<(usize, base::Error)>,
     results: Vec<OpResult>,
     /// The data node may hold state for this transaction.
     open: bool,
@@ -64,6 +70,8 @@ impl Transaction {
             cluster,
             id,
             pending: Vec::new(),
+            parts: Vec::new(),
+            refused: None,
             results: Vec::new(),
             open: false,
             statement: 0,
@@ -134,9 +142,18 @@ impl Transaction {
         table: &Table,
         index: Option<u16>,
         key: Vec<Value>,
-        values: Vec<(u16, Value)>,
+        mut values: Vec<(u16, Value)>,
         projection: Vec<u16>,
     ) -> OpId {
+        if !matches!(kind, OpKind::Read(_) | OpKind::Delete) {
+            let owner = self.results.len() + self.pending.len();
+            match crate::lob::cut(&self.cluster, table.def(), &mut values) {
+                Ok(parts) => self.parts.extend(parts.into_iter().map(|op| (owner, op))),
+                Err(e) => {
+                    self.refused.get_or_insert((owner, e));
+                }
+            }
+        }
         if !self.sent && self.pending.is_empty() && index.is_none() {
             self.route_by(table, &key, &values);
         }
@@ -317,6 +334,8 @@ impl Transaction {
     pub fn undo_statement(&mut self) -> Result<()> {
         if self.statement == 0 || !self.wrote {
             self.pending.clear();
+            self.parts.clear();
+            self.refused = None;
             self.read_route = ReadRoute::Empty;
             return Ok(());
         }
@@ -330,7 +349,27 @@ impl Transaction {
     /// Operations whose values pass one frame's room ([`REQUEST_BYTES`]: many large rows), or
     /// more than `BATCH_OPERATIONS_MAX` of them, go in several requests, one after another, all
     /// but the last with NoCommit, so the data node runs them as it would the one batch.
+    ///
+    /// Long values' parts (`crate::lob`) go first, in requests of their own; references to
+    /// parts in the rows read come back joined.
     pub fn execute(&mut self, exec: ExecType) -> Result<()> {
+        if let Some((op_index, error)) = self.refused.take() {
+            // Refused before anything was sent: the whole transaction ends, as on the data node.
+            self.pending.clear();
+            self.parts.clear();
+            if self.open {
+                let _ = self.execute_one(ExecType::Rollback);
+            }
+            self.open = false;
+            return Err(ClientError::Aborted {
+                op_index: op_index as u32,
+                error,
+            });
+        }
+        let start = self.results.len();
+        if !self.parts.is_empty() {
+            self.send_parts()?;
+        }
         let mut operations = std::mem::take(&mut self.pending);
         while let Some(cut) = first_cut(&operations) {
             let rest = operations.split_off(cut);
@@ -339,7 +378,56 @@ impl Transaction {
             operations = rest;
         }
         self.pending = operations;
-        self.execute_one(exec)
+        self.execute_one(exec)?;
+        let read = self.results.get(start..).unwrap_or_default();
+        let rows = read.iter().filter_map(|r| match r {
+            OpResult::Row(values) => Some(values.as_slice()),
+            _ => None,
+        });
+        if crate::lob::has_parts(rows) {
+            let reading = self.reading();
+            let results = self.results.get_mut(start..).unwrap_or_default();
+            crate::lob::join_results(&self.cluster, reading, results)?;
+        }
+        Ok(())
+    }
+
+    /// Where references to parts this transaction reads are joined: in it while it is open.
+    fn reading(&self) -> crate::lob::Reading {
+        crate::lob::Reading {
+            transaction: self
+                .open
+                .then_some((self.id, self.statement, self.keep_from)),
+        }
+    }
+
+    /// Sends the pending parts, with NoCommit, ahead of the operations they belong to; a
+    /// failure names the operation whose value failed.
+    fn send_parts(&mut self) -> Result<()> {
+        let pending = std::mem::take(&mut self.pending);
+        let (owners, mut operations): (Vec<usize>, Vec<Operation>) =
+            std::mem::take(&mut self.parts).into_iter().unzip();
+        let kept = self.results.len();
+        let mut outcome = Ok(());
+        while !operations.is_empty() && outcome.is_ok() {
+            let cut = first_cut(&operations).unwrap_or(operations.len());
+            let rest = operations.split_off(cut);
+            self.pending = std::mem::replace(&mut operations, rest);
+            outcome = self.execute_one(ExecType::NoCommit);
+        }
+        self.results.truncate(kept);
+        self.pending = pending;
+        outcome.map_err(|e| match e {
+            ClientError::Aborted { op_index, error } => ClientError::Aborted {
+                op_index: owner_of(&owners, op_index as usize, kept),
+                error,
+            },
+            ClientError::StatementUndone { op_index, error } => ClientError::StatementUndone {
+                op_index: owner_of(&owners, op_index as usize, kept),
+                error,
+            },
+            other => other,
+        })
     }
 
     /// Sends the pending operations in one request and waits.
@@ -461,6 +549,8 @@ impl Transaction {
 
     pub fn rollback(mut self) -> Result<()> {
         self.pending.clear();
+        self.parts.clear();
+        self.refused = None;
         self.execute(ExecType::Rollback)
     }
 
@@ -479,7 +569,9 @@ impl Transaction {
         if self.open {
             request.transaction = self.id;
         }
-        self.cluster.open_scan(table, request)
+        let mut cursor = self.cluster.open_scan(table, request)?;
+        cursor.join_in(self.reading());
+        Ok(cursor)
     }
 
     /// True once an execute with Commit succeeded (the transaction took effect).
@@ -505,6 +597,13 @@ impl Transaction {
             _ => None,
         }
     }
+}
+
+/// The operation a failed part insert belongs to: `op_index` counts the results before the
+/// parts (`kept`) and the parts sent before it.
+fn owner_of(owners: &[usize], op_index: usize, kept: usize) -> u32 {
+    let part = op_index.saturating_sub(kept);
+    owners.get(part).or(owners.last()).copied().unwrap_or(0) as u32
 }
 
 /// Bytes of operations one execute request carries before the rest go in another: well under

@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use base::limits::LOB_BYTES_MAX;
+use base::limits::{LOB_BYTES_MAX, LOB_INLINE_BYTES_MAX};
 use base::schema::ColumnDef;
 use base::types::{Collation, ColumnType, LobSize};
 use base::value::{Date, DateTime, Decimal, Time};
@@ -216,9 +216,9 @@ fn boundary_rows() -> Vec<Vec<(Value, Value)>> {
         (Value::Int(2155), Value::Year(2155)),
         same(Value::from("abcdefghij")),
         same(Value::from("x".repeat(255).as_str())),
-        same(Value::from("ü".repeat(LOB_BYTES_MAX / 2).as_str())),
-        same(Value::from("x".repeat(LOB_BYTES_MAX).as_str())),
-        same(Value::Bytes(vec![9; LOB_BYTES_MAX])),
+        same(Value::from("ü".repeat(LOB_INLINE_BYTES_MAX / 2).as_str())),
+        same(Value::from("x".repeat(LOB_INLINE_BYTES_MAX).as_str())),
+        same(Value::Bytes(vec![9; LOB_INLINE_BYTES_MAX])),
         (Value::Bytes(vec![1]), Value::UInt(1)),
         (Value::Bytes(vec![0xFF; 8]), Value::UInt(u64::MAX)),
     ];
@@ -295,7 +295,7 @@ fn out_of_range_values_are_refused_and_change_nothing() {
         ("y", Value::Int(1900)),
         ("l1", Value::from("abcdefghijk")),
         ("ttx", Value::from("x".repeat(256).as_str())),
-        ("mtx", Value::from("x".repeat(LOB_BYTES_MAX + 1).as_str())),
+        ("mtx", Value::from("x".repeat(16 << 20).as_str())),
         ("lbl", Value::Bytes(vec![0; LOB_BYTES_MAX + 1])),
     ];
     for (i, (column, value)) in bad.into_iter().enumerate() {
@@ -350,7 +350,7 @@ fn batches_of_large_rows_cross_frames_whole() {
         .create_table(TableDef::new("large", columns, &["id"]).unwrap())
         .unwrap();
     let value = |id: i64| {
-        let mut v = vec![id as u8; LOB_BYTES_MAX];
+        let mut v = vec![id as u8; LOB_INLINE_BYTES_MAX];
         v[..8].copy_from_slice(&id.to_le_bytes());
         Value::Bytes(v)
     };

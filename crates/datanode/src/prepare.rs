@@ -32,6 +32,9 @@ pub struct PreparedOp {
     pub projection: Vec<u16>,
     /// The automatic value assigned (AUTO_INCREMENT or hidden key).
     pub assigned: Option<u64>,
+    /// The parts table (`base::lob`), when the table's rows may refer to parts: a write's
+    /// old image's values in parts are deleted from it (`Phase::Maintain`).
+    pub parts_table: Option<Arc<TableDef>>,
 }
 
 /// The encoded primary key of `values` and the partition that owns it.
@@ -74,6 +77,22 @@ pub fn check_projection(table: &TableDef, projection: Vec<u16>) -> Result<Vec<u1
     Ok(projection)
 }
 
+/// Refuses what reads the contents of a MEDIUM/LONG TEXT or BLOB column (a filter, an
+/// aggregate): its values may be kept in parts, which the data node never joins.
+pub fn refuse_parts_column(table: &TableDef, c: u16, what: &str) -> Result<(), Error> {
+    match table.columns.get(usize::from(c)) {
+        Some(col) if base::lob::holds_parts(col.ty) => Err(bad(
+            ErrorCode::BadRequest,
+            format!(
+                "{what} cannot read the contents of column '{}' ({}): its values may be kept in parts; test them in the client",
+                col.name,
+                col.ty.sql_name()
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn coerce(table: &TableDef, c: u16, v: Value) -> Result<Value, Error> {
     let col = table.columns.get(c as usize).ok_or_else(|| {
         bad(
@@ -81,7 +100,36 @@ fn coerce(table: &TableDef, c: u16, v: Value) -> Result<Value, Error> {
             format!("column {c} does not exist in table '{}'", table.name),
         )
     })?;
+    let indexed = || table.indexes.iter().any(|i| i.columns.contains(&c));
+    if matches!(v, Value::Parts(_)) && (table.column_in_key(c) || indexed()) {
+        return Err(bad(
+            ErrorCode::BadValue,
+            format!(
+                "column '{}' is in a key or index: its values are kept whole, at most {} bytes",
+                col.name,
+                base::limits::LOB_INLINE_BYTES_MAX
+            ),
+        ));
+    }
     let v = v.coerce(col.ty, col.collation, &col.name)?;
+    if let Value::Bytes(b) = &v {
+        if base::lob::holds_parts(col.ty) && base::lob::goes_to_parts(b.len()) {
+            let why = if table.column_in_key(c) || indexed() {
+                "is in a key or index, whose values are kept whole"
+            } else {
+                "keeps longer values in parts (the client library cuts them)"
+            };
+            return Err(bad(
+                ErrorCode::BadValue,
+                format!(
+                    "a value of {} bytes for column '{}' is longer than {} bytes: the column {why}",
+                    b.len(),
+                    col.name,
+                    base::limits::LOB_INLINE_BYTES_MAX
+                ),
+            ));
+        }
+    }
     if v.is_null() && !col.nullable {
         return Err(bad(
             ErrorCode::NullNotAllowed,
@@ -146,6 +194,14 @@ fn sorted_in(table: &TableDef, column: u16, mut values: Vec<Value>) -> Filter {
 /// Coerces every constant of a filter program for the columns it compares.
 pub fn prepare_filter(table: &TableDef, filter: Filter) -> Result<Filter, Error> {
     filter.validate(table.columns.len())?;
+    if let Filter::Cmp { column, .. }
+    | Filter::Like { column, .. }
+    | Filter::In { column, .. }
+    | Filter::InSorted { column, .. }
+    | Filter::Between { column, .. } = &filter
+    {
+        refuse_parts_column(table, *column, "a filter")?;
+    }
     Ok(match filter {
         Filter::Cmp { column, op, value } => Filter::Cmp {
             column,
@@ -435,6 +491,7 @@ pub fn prepare(
         updates,
         projection,
         assigned,
+        parts_table: None,
     })
 }
 

@@ -773,11 +773,18 @@ impl Server {
     }
 
     fn answer_batch(&mut self, batch: Vec<Pending>, result: client::Result<Vec<OpResult>>) {
-        if let Err(e @ client::ClientError::Aborted { .. }) = &result {
-            // One read failed the whole batch (its table was changed or dropped): every read
+        let parts = matches!(&result, Ok(results) if client::has_parts(
+            results.iter().filter_map(|r| match r {
+                OpResult::Row(values) => Some(values.as_slice()),
+                _ => None,
+            })
+        ));
+        if parts || matches!(&result, Err(client::ClientError::Aborted { .. })) {
+            // One read failed the whole batch (its table was changed or dropped), or found a
+            // long value kept in parts, which the event loop does not wait to join: every read
             // runs again on its own and answers for itself only (opening its index again when
             // its table changed).
-            debug!("handlersocket batch failed, its reads run one by one: {e}");
+            debug!("handlersocket batch runs its reads one by one (parts: {parts})");
             for p in batch {
                 let Some(conn) = self.connections.get_mut(&p.token) else {
                     continue;

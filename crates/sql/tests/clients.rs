@@ -3,6 +3,7 @@
 //! mysql_native_password and caching_sha2_password, over TLS (the server's self-signed
 //! certificate) and not; a wrong password is refused with 1045, a missing privilege with 1142.
 
+use sha2::Digest;
 use std::process::{Command, Output};
 
 mod common;
@@ -473,11 +474,12 @@ print(sorted(set(r[1] for r in root.fetchall())))
     node.stop();
 }
 
-/// Bytes are bytes: every byte value, and a 1 MiB random blob, written as string literals over
-/// the text protocol (PyMySQL sends Python bytes as quoted raw bytes, or `_binary'...'` with
-/// binary_prefix) come back exactly; a literal that is no UTF-8 aimed at a utf8mb4 column is
-/// refused with 1366 as in MariaDB's strict mode, and a prepared statement's BLOB parameter
-/// keeps its bytes too.
+/// Bytes are bytes: every byte value, a 1 MiB and a 32 MiB random blob (kept in parts), written
+/// as string literals over the text protocol (PyMySQL sends Python bytes as quoted raw bytes,
+/// or `_binary'...'` with binary_prefix) come back exactly; a literal that is no UTF-8 aimed at
+/// a utf8mb4 column is refused with 1366 as in MariaDB's strict mode, and a prepared
+/// statement's BLOB parameter keeps its bytes too, every byte value and 32 MiB (sent over
+/// three packets).
 #[test]
 fn binary_data_in_text_literals_and_parameters_is_stored_byte_for_byte() {
     let (node, server) = common::start(64 << 20);
@@ -492,6 +494,7 @@ rng = random.Random(seed)
 c = connect("utf8mb4").cursor()
 c.execute("CREATE DATABASE d")
 c.execute("CREATE TABLE d.b (id INT PRIMARY KEY, b MEDIUMBLOB, v VARBINARY(300), t VARCHAR(300))")
+c.execute("CREATE TABLE d.l (id INT PRIMARY KEY, b LONGBLOB)")
 every = bytes(range(256))
 big = bytes(rng.getrandbits(8) for _ in range(1 << 20))
 c.execute("INSERT INTO d.b (id, b, v) VALUES (%s, %s, %s)", (1, every, every))
@@ -511,6 +514,11 @@ try:
     print("stored")
 except pymysql.err.MySQLError as e:
     print("error", e.args[0])
+huge = rng.randbytes(32 << 20)
+c.execute("INSERT INTO d.l (id, b) VALUES (%s, %s)", (1, huge))
+p.execute("INSERT INTO d.l (id, b) VALUES (%s, %s)", (2, huge[::-1]))
+c.execute("SELECT id, b FROM d.l ORDER BY id")
+print([(r[0], r[1] == {1: huge, 2: huge[::-1]}[r[0]]) for r in c.fetchall()])
 "#
         .replace("PORT", &port.to_string())
         .as_str(),
@@ -518,7 +526,7 @@ except pymysql.err.MySQLError as e:
     // The script prints its seed on stderr, after what it printed on stdout.
     assert!(
         out.starts_with(
-            "[(1, True, True), (2, True, True), (3, True, True)]\n(256, 256)\n((1,),)\nerror 1366\nseed "
+            "[(1, True, True), (2, True, True), (3, True, True)]\n(256, 256)\n((1,),)\nerror 1366\n[(1, True), (2, True)]\nseed "
         ),
         "{out}"
     );
@@ -537,6 +545,41 @@ except pymysql.err.MySQLError as e:
         raw.query("SELECT HEX(b) FROM d.b WHERE id = 5"),
         common::raw::Answer::Rows(vec![row])
     );
+    // 32 MiB of random bytes as a prepared statement's parameter, checked by their digest.
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64)
+        | 1;
+    eprintln!("32 MiB parameter: seed {seed}");
+    let mut x = seed;
+    let huge: Vec<u8> = (0..32 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    let id = raw.prepare("INSERT INTO d.l (id, b) VALUES (?, ?)");
+    assert_eq!(
+        raw.execute_int_and_bytes(id, 7, &huge),
+        common::raw::Answer::Ok
+    );
+    let digest: String = sha2::Sha256::digest(&huge)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let expected = format!("{}\t{digest}", huge.len());
+    match raw.query("SELECT LENGTH(b), SHA2(b, 256) FROM d.l WHERE id = 7") {
+        common::raw::Answer::Rows(rows) => {
+            let got: Vec<String> = common::raw::values(&rows[0])
+                .into_iter()
+                .flatten()
+                .collect();
+            assert_eq!(got.join("\t"), expected);
+        }
+        other => panic!("the 32 MiB parameter's digest: {other:?}"),
+    }
     server.stop();
     node.stop();
 }

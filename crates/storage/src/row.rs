@@ -6,11 +6,17 @@
 //!
 //! A length takes one byte below 128, two below 16384 and three otherwise (7 bits per byte, high
 //! bit set on all but the last, least significant group first), so short strings cost one byte
-//! and the sysbench row fits a 192-byte allocation class.
+//! and the sysbench row fits a 192-byte allocation class. A MEDIUM/LONG TEXT or BLOB value kept
+//! in parts (`base::lob`) is a four-byte length with bit 21 set ([`PARTS_FLAG`], above every
+//! value's length) and the 16 bytes of its `PartsRef`.
 
+use base::lob::PartsRef;
 use base::types::ColumnType;
 use base::value::{Date, DateTime, Decimal, Time};
 use base::{limits, Error, ErrorCode, TableDef, Value};
+
+/// Set in a variable column's length when the column holds a reference to parts.
+const PARTS_FLAG: usize = 1 << 21;
 
 #[derive(Debug, Clone, Copy)]
 enum Slot {
@@ -82,9 +88,10 @@ impl RowLayout {
             .iter()
             .enumerate()
             .filter(|(c, _)| matches!(self.slots.get(*c), Some(Slot::Var { .. })))
-            .map(|(_, v)| {
-                let len = if let Value::Bytes(b) = v { b.len() } else { 0 };
-                length_bytes(len) + len
+            .map(|(_, v)| match v {
+                Value::Bytes(b) => length_bytes(b.len()) + b.len(),
+                Value::Parts(_) => 4 + PartsRef::ENCODED_BYTES,
+                _ => 1,
             })
             .sum();
         let mut row = Vec::with_capacity(self.var_start + var_bytes);
@@ -109,6 +116,17 @@ impl RowLayout {
                     }
                 }
                 Slot::Var { .. } => {
+                    if let Value::Parts(r) = value {
+                        if !base::lob::holds_parts(ty) {
+                            return Err(Error::new(
+                                ErrorCode::BadValue,
+                                "a value stored in parts for a column that holds none",
+                            ));
+                        }
+                        put_length(&mut row, PARTS_FLAG | PartsRef::ENCODED_BYTES);
+                        row.extend_from_slice(&r.encode());
+                        continue;
+                    }
                     let bytes: &[u8] = if let Value::Bytes(b) = value { b } else { &[] };
                     if bytes.len() > limits::VALUE_BYTES_MAX {
                         return Err(Error::new(ErrorCode::BadValue, "value too long for a row"));
@@ -143,9 +161,18 @@ impl RowLayout {
                 self.var_start
             ));
         };
-        let vars = self.slots.iter().filter(|s| matches!(s, Slot::Var { .. }));
-        for (ordinal, _) in vars.enumerate() {
-            let (len, used) = get_length(rest);
+        let vars = self
+            .slots
+            .iter()
+            .zip(&self.types)
+            .filter(|(s, _)| matches!(s, Slot::Var { .. }));
+        for (ordinal, (_, ty)) in vars.enumerate() {
+            let (len, used, parts) = get_length(rest);
+            if parts && (len != PartsRef::ENCODED_BYTES || !base::lob::holds_parts(*ty)) {
+                return bad(format!(
+                    "holds a reference to parts in variable-width column {ordinal} of type {ty:?}"
+                ));
+            }
             let Some(after) = rest.get(used + len..) else {
                 return bad(format!(
                     "ends inside its variable-width column {ordinal} (of {len} bytes)"
@@ -173,15 +200,29 @@ impl RowLayout {
             Some(Slot::Var { ordinal }) => {
                 let mut rest = row.get(self.var_start..).unwrap_or_default();
                 for _ in 0..*ordinal {
-                    let (len, used) = get_length(rest);
+                    let (len, used, _) = get_length(rest);
                     rest = rest.get(used + len..).unwrap_or_default();
                 }
-                let (len, used) = get_length(rest);
+                let (len, used, _) = get_length(rest);
                 rest.get(used..used + len)
             }
             None => None,
         }
         .unwrap_or_default()
+    }
+
+    /// Whether variable-width column `c` of a row holds a reference to parts (its `bytes` are
+    /// then the reference's, not the value's).
+    pub fn is_parts(&self, row: &[u8], c: usize) -> bool {
+        let Some(Slot::Var { ordinal }) = self.slots.get(c) else {
+            return false;
+        };
+        let mut rest = row.get(self.var_start..).unwrap_or_default();
+        for _ in 0..*ordinal {
+            let (len, used, _) = get_length(rest);
+            rest = rest.get(used + len..).unwrap_or_default();
+        }
+        get_length(rest).2
     }
 
     /// Decodes column `c` of a row.
@@ -191,6 +232,9 @@ impl RowLayout {
         }
         let bytes = self.bytes(row, c);
         match (self.slots.get(c), self.types.get(c)) {
+            (Some(Slot::Var { .. }), _) if self.is_parts(row, c) => {
+                PartsRef::decode(bytes).map_or(Value::Null, Value::Parts)
+            }
             (Some(Slot::Var { .. }), _) => Value::Bytes(bytes.to_vec()),
             (Some(Slot::Fixed { width, .. }), Some(ty)) if bytes.len() == *width => {
                 read_fixed(bytes, *ty)
@@ -214,7 +258,8 @@ fn length_bytes(len: usize) -> usize {
     }
 }
 
-/// Appends a length of up to 21 bits, 7 bits per byte, least significant group first.
+/// Appends a length of up to 21 bits (22 with [`PARTS_FLAG`]), 7 bits per byte, least
+/// significant group first.
 fn put_length(out: &mut Vec<u8>, len: usize) {
     let mut rest = len;
     while rest >= 0x80 {
@@ -224,16 +269,19 @@ fn put_length(out: &mut Vec<u8>, len: usize) {
     out.push(rest as u8);
 }
 
-/// Reads a length written by `put_length`; returns it and the bytes it took.
-fn get_length(bytes: &[u8]) -> (usize, usize) {
+/// Reads a length written by `put_length`; returns it (without [`PARTS_FLAG`]), the bytes it
+/// took and whether the flag was set.
+fn get_length(bytes: &[u8]) -> (usize, usize, bool) {
     let mut len = 0usize;
-    for (i, b) in bytes.iter().take(3).enumerate() {
+    let mut used = 4;
+    for (i, b) in bytes.iter().take(4).enumerate() {
         len |= usize::from(b & 0x7F) << (7 * i);
         if b & 0x80 == 0 {
-            return (len, i + 1);
+            used = i + 1;
+            break;
         }
     }
-    (len, 3)
+    (len & (PARTS_FLAG - 1), used, len & PARTS_FLAG != 0)
 }
 
 fn date_bits(d: Date) -> u32 {
@@ -352,8 +400,46 @@ mod tests {
             put_length(&mut out, len);
             assert_eq!(out.len(), length_bytes(len), "{len}");
             out.push(0xEE);
-            assert_eq!(get_length(&out), (len, length_bytes(len)), "{len}");
+            assert_eq!(get_length(&out), (len, length_bytes(len), false), "{len}");
         }
+    }
+
+    #[test]
+    fn references_to_parts_round_trip_and_are_checked() {
+        use base::lob::PartsRef;
+        use base::schema::ColumnDef;
+        use base::types::LobSize;
+        let long = ColumnType::Blob {
+            size: LobSize::Long,
+        };
+        let columns = vec![
+            ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+            ColumnDef::new("b", long),
+            ColumnDef::new("v", ColumnType::VarBinary { length: 10 }),
+        ];
+        let table = TableDef::new("t", columns, &["id"]).unwrap();
+        let layout = RowLayout::new(&table);
+        let r = PartsRef {
+            id: 7,
+            len: 5 << 20,
+        };
+        let values = vec![
+            Value::Int(1),
+            Value::Parts(r),
+            Value::Bytes(b"after".to_vec()),
+        ];
+        let row = layout.encode(&values).unwrap();
+        layout.check(&row).unwrap();
+        assert_eq!(layout.values(&row), values);
+        assert!(layout.is_parts(&row, 1));
+        assert!(!layout.is_parts(&row, 2));
+        // A reference in a column that holds none is refused, written or read back.
+        let wrong = vec![Value::Int(1), Value::Bytes(vec![1]), Value::Parts(r)];
+        assert!(layout.encode(&wrong).is_err());
+        let mut as_long = table.clone();
+        as_long.columns[2].ty = long;
+        let forged = RowLayout::new(&as_long).encode(&wrong).unwrap();
+        assert!(layout.check(&forged).is_err());
     }
 
     #[test]

@@ -190,6 +190,19 @@ impl<'a> Reader<'a> {
                 })
             }
             10 => Value::Year(self.u16()?),
+            11 => {
+                let id = self.u64()?;
+                let len = self.u64()?;
+                // A latin1 LONGTEXT's UTF-8 bytes may reach twice the limit.
+                if len > 2 * limits::LOB_BYTES_MAX as u64 {
+                    return Err(DecodeError::TooLong {
+                        what: "value in parts",
+                        length: len.min(u64::from(u32::MAX)) as usize,
+                        limit: 2 * limits::LOB_BYTES_MAX,
+                    });
+                }
+                Value::Parts(base::lob::PartsRef { id, len })
+            }
             tag => return Err(DecodeError::BadTag { what: "value", tag }),
         })
     }
@@ -288,6 +301,11 @@ impl Writer for Vec<u8> {
             Value::Year(y) => {
                 self.put_u8(10);
                 self.put_u16(*y);
+            }
+            Value::Parts(r) => {
+                self.put_u8(11);
+                self.put_u64(r.id);
+                self.put_u64(r.len);
             }
         }
     }

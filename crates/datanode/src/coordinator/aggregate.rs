@@ -44,8 +44,8 @@ fn integer(v: &Value) -> Option<i128> {
 impl Aggregator {
     /// The aggregator for `spec` over a scan of `table` projecting `projection`, limited to
     /// `limit` rows in `order`: refused unless every position is projected, each summed or
-    /// compared column is an integer column, each group column an integer or string column,
-    /// and the scan has no limit and any order.
+    /// compared column is an integer column, each group column an integer or string column
+    /// (not a MEDIUM/LONG TEXT or BLOB one), and the scan has no limit and any order.
     pub(super) fn new(
         spec: Aggregation,
         table: &TableDef,
@@ -74,6 +74,11 @@ impl Aggregator {
         let mut collations = Vec::with_capacity(spec.group.len());
         for p in &spec.group {
             let c = column(*p)?;
+            if base::lob::holds_parts(c.ty) {
+                return Err(refused(format!(
+                    "position {p} is a MEDIUM/LONG TEXT or BLOB column, whose values may be kept in parts"
+                )));
+            }
             collations.push(if c.ty.is_string() {
                 Some(c.collation)
             } else if c.ty.is_integer() {

@@ -6,7 +6,8 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use base::schema::IndexKind;
+use base::lob::PartsRef;
+use base::schema::{IndexKind, TableDef};
 use base::{Error, ErrorCode, Value};
 use wire::{ExecType, ExecuteOutcome, LockMode, Message, OpKind, OpResult, Operation};
 
@@ -128,8 +129,17 @@ impl Coordinator {
                 };
                 let placement = self.shared.placement;
                 match prepare::prepare(entry, op, (placement.groups, placement.group)) {
-                    Ok(p) => ops.push(OpState {
-                        prepared: p,
+                    Ok(mut p) => ops.push(OpState {
+                        prepared: {
+                            if !matches!(p.kind, OpKind::Read(_))
+                                && base::lob::table_holds_parts(&p.table.def)
+                            {
+                                p.parts_table = catalog
+                                    .by_name(base::lob::PARTS_TABLE)
+                                    .map(|e| e.def.clone());
+                            }
+                            p
+                        },
                         phase: Phase::Start,
                         result: None,
                     }),
@@ -749,7 +759,9 @@ fn direct_read_steps(ops: &[OpState], placement: crate::Placement) -> Option<(us
 fn advance(op: &mut OpState, slot: u32, outcome: Option<StepOutcome>) -> Vec<Step> {
     let p = &op.prepared;
     let table = &p.table.def;
-    let has_unique = p.table.unique_tables.iter().any(Option::is_some);
+    // Old and new images: to keep the unique indexes, and to delete the parts of values
+    // replaced or deleted.
+    let has_unique = p.table.unique_tables.iter().any(Option::is_some) || p.parts_table.is_some();
     match (op.phase, outcome) {
         (Phase::Start, _) => {
             if let (Some(i), false) = (p.unique_index, p.kind == OpKind::Insert) {
@@ -827,11 +839,14 @@ fn advance(op: &mut OpState, slot: u32, outcome: Option<StepOutcome>) -> Vec<Ste
             op.result = Some(OpResult::Done {
                 assigned: p.assigned,
             });
-            let steps = if has_unique {
+            let mut steps = if has_unique {
                 maintenance_steps(&p.table, slot, old.as_deref(), new.as_deref())
             } else {
                 Vec::new()
             };
+            if let Some(parts) = &p.parts_table {
+                steps.extend(parts_deletes(parts, slot, old.as_deref(), new.as_deref()));
+            }
             op.phase = if steps.is_empty() {
                 Phase::Done
             } else {
@@ -941,6 +956,38 @@ fn maintenance_steps(
                 partition,
                 pk,
                 kind: StepKind::Insert { row },
+                want_images: false,
+            });
+        }
+    }
+    steps
+}
+
+/// Deletes of the parts of every value in parts that `old` held and `new` no longer does (the
+/// row deleted, or the value replaced).
+fn parts_deletes(
+    parts: &TableDef,
+    slot: u32,
+    old: Option<&[Value]>,
+    new: Option<&[Value]>,
+) -> Vec<Step> {
+    let kept = |r: &PartsRef| new.is_some_and(|n| n.contains(&Value::Parts(*r)));
+    let mut steps = Vec::new();
+    for v in old.unwrap_or_default() {
+        let Value::Parts(r) = v else { continue };
+        if kept(r) {
+            continue;
+        }
+        for part in 0..r.part_count() {
+            let key = [Value::UInt(r.id), Value::UInt(u64::from(part))];
+            let (pk, partition) = locate(parts, &parts.primary_key, &key);
+            steps.push(Step {
+                slot,
+                table: parts.id,
+                version: parts.version,
+                partition,
+                pk,
+                kind: StepKind::Delete,
                 want_images: false,
             });
         }

@@ -339,10 +339,12 @@ pub(crate) trait Executor: Exec {
                 Pushed::Like(c, e) => {
                     let column = &def.columns[*c as usize];
                     match self.free(e, params)? {
-                        Value::Bytes(pattern) if column.ty.is_string() => Some(Filter::Like {
-                            column: *c,
-                            pattern,
-                        }),
+                        Value::Bytes(pattern) if column.ty.is_string() && pushable(column.ty) => {
+                            Some(Filter::Like {
+                                column: *c,
+                                pattern,
+                            })
+                        }
                         _ => None,
                     }
                 }

@@ -404,6 +404,8 @@ pub(crate) fn exact_key(values: &[Value]) -> Vec<u8> {
             Value::DateTime(_) => 8,
             Value::Time(_) => 9,
             Value::Year(_) => 10,
+            // Joined by the client library before SQL sees a row.
+            Value::Parts(_) => 11,
         };
         key.push(tag);
         // Integers by their bits (fixed width within their tag), floating-point values too

@@ -95,6 +95,7 @@ pub fn static_type(
             Value::DateTime(_) => (types::DATETIME, 19, 0),
             Value::Time(_) => (types::TIME, 10, 0),
             Value::Year(_) => (types::YEAR, 4, 0),
+            Value::Parts(r) => (types::VAR_STRING, r.len as u32, 63),
         },
         Column(p) => match def.map(|d| d.columns[*p].ty) {
             // A bare ENUM or SET column is its number (read as names it is `Members`).

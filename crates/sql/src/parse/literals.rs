@@ -92,8 +92,13 @@ fn rewrite(bytes: &[u8], utf8: bool, no_backslash_escapes: bool) -> Option<Vec<u
                         out.push(b' ');
                     }
                     out.extend_from_slice(b"X'");
+                    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                    out.reserve(2 * whole.len() + 1);
                     for x in &whole {
-                        out.extend_from_slice(format!("{x:02X}").as_bytes());
+                        out.extend_from_slice(&[
+                            HEX[usize::from(x >> 4)],
+                            HEX[usize::from(x & 15)],
+                        ]);
                     }
                     out.push(b'\'');
                     copied = run_end;

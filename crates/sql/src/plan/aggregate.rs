@@ -56,7 +56,11 @@ pub fn pushed(p: &SelectPlan) -> Option<PushedAggregate> {
     for (e, collation) in p.group_by.iter().zip(&p.group_collations) {
         let Expr::Column(at) = e else { return None };
         let c = column_at(*at)?;
-        let fits = c.ty.is_integer() || (c.ty.is_string() && !c.json && c.collation == *collation);
+        let fits = c.ty.is_integer()
+            || (c.ty.is_string()
+                && !c.json
+                && !base::lob::holds_parts(c.ty)
+                && c.collation == *collation);
         if !fits || group.contains(at) {
             return None;
         }

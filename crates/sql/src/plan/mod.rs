@@ -1414,9 +1414,11 @@ pub fn delete(
     })
 }
 
-/// True for column types whose values a pushed comparison may hold exactly.
+/// True for column types whose values a pushed comparison may hold exactly, and that the data
+/// node reads (not MEDIUM/LONG TEXT and BLOB, whose values may be kept in parts, as NDB pushes
+/// no condition on a BLOB or TEXT).
 pub fn pushable(ty: ColumnType) -> bool {
-    !matches!(ty, ColumnType::Float | ColumnType::Double)
+    !matches!(ty, ColumnType::Float | ColumnType::Double) && !base::lob::holds_parts(ty)
 }
 
 /// A plan's note that its result was large (`SelectPlan::large`); set through a shared

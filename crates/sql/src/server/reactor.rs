@@ -725,6 +725,15 @@ impl Loop {
                 return;
             }
         };
+        if client::has_parts(rows.iter().map(Vec::as_slice)) {
+            // A long value kept in parts: the thread's client library joins them, and the plan
+            // goes there from now on (the event loop never waits for more reads).
+            if let Compiled::Select(plan) = w.plan.as_ref() {
+                plan.large.set(true);
+            }
+            self.replay(token, &w.packet);
+            return;
+        }
         let session = &mut conn.session;
         // ROW_COUNT() reads the statement before's count; `conclude` (in `answer`) leaves -1.
         let outcome = match w.plan.as_ref() {

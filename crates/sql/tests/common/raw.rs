@@ -159,10 +159,14 @@ impl Raw {
         p.push(1);
         p.extend_from_slice(&[8, 0, 0xfc, 0]); // LONGLONG, BLOB
         p.extend_from_slice(&int.to_le_bytes());
-        // A length-encoded string (3-byte length: enough for a test's values).
-        assert!(bytes.len() < 1 << 24);
-        p.push(0xfd);
-        p.extend_from_slice(&(bytes.len() as u32).to_le_bytes()[..3]);
+        // A length-encoded string: a 3-byte length, or an 8-byte one from 16 MiB.
+        if bytes.len() < 1 << 24 {
+            p.push(0xfd);
+            p.extend_from_slice(&(bytes.len() as u32).to_le_bytes()[..3]);
+        } else {
+            p.push(0xfe);
+            p.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        }
         p.extend_from_slice(bytes);
         self.send_split(&p);
         self.answer()

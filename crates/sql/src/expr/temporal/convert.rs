@@ -67,7 +67,7 @@ pub fn stamp(v: &Value, today: Date) -> Option<Stamp> {
             let micros = ((x.fract() * 1e6).round() as u32).min(999_999);
             stamp_from_number(x.trunc() as i128, micros, 6)
         }
-        Value::Null => None,
+        Value::Null | Value::Parts(_) => None,
     }
 }
 
@@ -347,7 +347,7 @@ pub fn span(v: &Value) -> Option<Span> {
             let s = span_from_number(x.abs().trunc() as i128, micros, 6)?;
             Some(negate_if(s, x < 0.0))
         }
-        Value::Null => None,
+        Value::Null | Value::Parts(_) => None,
     }
 }
 
