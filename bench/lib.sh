@@ -83,3 +83,28 @@ stop_servers() {
   [[ -n ${mariadb_dir:-} ]] && { "$mariadb_ref" stop "$mariadb_dir" || true; }
   if [[ ${KEEP:-0} == 1 ]]; then echo "work directory kept: $work" >&2; else rm -rf "$work"; fi
 }
+
+# Starts `cairn start` (SQL on $cairn_sql_port, other ports from BASE_PORT, no HandlerSocket)
+# and the reference MariaDB (on $REF_MYSQL_PORT) for a script comparing them, in a new work
+# directory /tmp/cairn-NAME.*; sets $work, $cairn_pid, $mariadb_dir, $mariadb_ref and $python
+# (one with PyMySQL), and stops both on exit. Prints the run's header line first.
+start_cairn_and_mariadb() {
+  local name=$1 base_port=$2
+  mariadb_ref=${MARIADB_REF:-$root/../shared/tools/mariadb-ref}
+  cairn_bin=${CAIRN_BIN:-target/release/cairn}
+  [[ -x $cairn_bin ]] || die "$cairn_bin is missing: cargo build --release -p cairn"
+  python=python3
+  $python -c 'import pymysql' 2>/dev/null || python=/usr/bin/python3
+  $python -c 'import pymysql' 2>/dev/null || die "PyMySQL is missing: apt-get install -y python3-pymysql"
+  work=$(mktemp -d "/tmp/cairn-$name.XXXXXX")
+  cairn_pid=
+  mariadb_dir=
+  trap stop_servers EXIT
+  echo "# $name.sh: $(date -u +%FT%TZ), $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo '?')${CAIRN_BIN:+, Cairn binary $CAIRN_BIN}"
+  "$cairn_bin" start --data-dir "$work/cairn-data" --base-port "$base_port" --sql-port "$cairn_sql_port" \
+    --hs-read-port 0 --hs-write-port 0 >"$work/cairn.log" 2>&1 &
+  cairn_pid=$!
+  wait_for_line "$work/cairn.log" ready 120 "$cairn_pid"
+  mariadb_dir=$work/mariadb
+  "$mariadb_ref" start "$mariadb_dir" >/dev/null
+}

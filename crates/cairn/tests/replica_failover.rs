@@ -6,7 +6,8 @@
 //! commits succeed again within 3 s of the kill. A cut between the two data nodes' membership
 //! links leaves only the management node's side serving. A commit whose connection was lost is asked
 //! about (`Cluster::commit_outcome`): the answer must match what the survivor holds. An SQL
-//! front end over the same two nodes commits after the kill too. Each round is a fresh cluster; the seed is printed
+//! front end over the same two nodes commits after the kill too. A 3 MiB LONGBLOB value (kept in
+//! parts, `base::lob`) committed before the kill reads back whole from the survivor. Each round is a fresh cluster; the seed is printed
 //! (`CAIRN_FAILOVER_SEED` repeats one, `CAIRN_FAILOVER_ROUNDS` sets the rounds).
 
 mod common;
@@ -100,6 +101,34 @@ fn start_cluster(round: usize) -> ClusterUnderTest {
         addresses: apis.join(","),
         cut_files,
     }
+}
+
+/// A table with a LONGBLOB, and the value kept in parts that round `seed` writes to it.
+fn long_value(seed: u64) -> (TableDef, Vec<u8>) {
+    let def = TableDef::new(
+        "long_values",
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+            ColumnDef::new(
+                "b",
+                ColumnType::Blob {
+                    size: base::types::LobSize::Long,
+                },
+            ),
+        ],
+        &["id"],
+    )
+    .unwrap();
+    let mut x = seed | 1;
+    let bytes = (0..3 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u8
+        })
+        .collect();
+    (def, bytes)
 }
 
 fn table() -> TableDef {
@@ -268,6 +297,14 @@ fn round(round: usize, seed: u64) {
     let admin = Cluster::connect_timeout(&cluster.addresses, Duration::from_secs(10))
         .expect("a data node serves");
     admin.create_table(table()).expect("table created");
+    let (long_table, long_bytes) = long_value(seed);
+    let long_table = admin.create_table(long_table).expect("table created");
+    let mut txn = admin.transaction();
+    txn.insert(
+        &long_table,
+        vec![(0, Value::Int(1)), (1, Value::Bytes(long_bytes.clone()))],
+    );
+    txn.commit().expect("a value in parts committed");
     drop(admin);
     // The SQL front end over both nodes.
     let mut args = vec!["api", "--datanode", &cluster.addresses];
@@ -349,6 +386,15 @@ fn round(round: usize, seed: u64) {
         &cluster.nodes[1 - victim].api,
         &seen,
     );
+    let survivor =
+        Cluster::connect_timeout(&cluster.nodes[1 - victim].api, Duration::from_secs(5)).unwrap();
+    let t = survivor.table("long_values").unwrap();
+    let rows = survivor.scan(&t, &Scan::table()).unwrap();
+    assert!(
+        rows.len() == 1 && rows[0][1] == Value::Bytes(long_bytes),
+        "round {round}: the value kept in parts is not whole on the survivor"
+    );
+    drop(survivor);
     assert!(
         try_mysql(&sql, "SELECT v FROM d.s WHERE id = 1")
             .unwrap()

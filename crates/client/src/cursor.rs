@@ -86,16 +86,17 @@ impl ScanCursor {
                 // The reader stopped serving reads (or its connection broke) before anything
                 // came: the scan runs where its transaction would.
                 primary.forget_reader(0);
-                let reading = self.reading;
+                let (reading, raw) = (self.reading, self.raw);
                 *self = primary.send_scan(request)?;
                 self.reading = reading;
+                self.raw = raw;
                 self.next_batch_here()
             }
             (_, batch) => batch,
         }?;
         if let (Some(rows), false) = (&mut batch, self.raw) {
             if crate::lob::has_parts(rows.iter().map(Vec::as_slice)) {
-                crate::lob::join(&self.joiner, self.reading, rows.iter_mut())?;
+                crate::lob::join(&self.joiner, self.reading, rows.iter_mut(), 0)?;
             }
         }
         Ok(batch)

@@ -27,6 +27,9 @@ pub enum Reply {
     More(Vec<Vec<base::Value>>),
 }
 
+/// A connection an event loop drives. Replies are answered as the data node sent them: a
+/// caller finding a reference to parts in one (`crate::has_parts`) reads it again through a
+/// `Transaction`, which joins it; its operations' long values are not cut.
 pub struct EventSession {
     io: Connection,
     registry_token: Option<Token>,

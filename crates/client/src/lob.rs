@@ -214,11 +214,14 @@ pub(crate) struct Reading {
     pub transaction: Option<(u64, u32, u32)>,
 }
 
-/// Replaces every reference to parts in `rows` with the value its parts make.
+/// Replaces every reference to parts in `rows` with the value its parts make. A failure of
+/// the reads in an open transaction is the transaction's (`Aborted`, `StatementUndone`, named
+/// as operation `op_index`).
 pub(crate) fn join<'a>(
     cluster: &Cluster,
     reading: Reading,
     rows: impl Iterator<Item = &'a mut Vec<Value>>,
+    op_index: u32,
 ) -> Result<()> {
     let mut table = None;
     for row in rows {
@@ -229,7 +232,7 @@ pub(crate) fn join<'a>(
                 table = Some(cluster.table(lob::PARTS_TABLE)?);
             }
             let Some(table) = &table else { continue };
-            *v = Value::Bytes(read_value(cluster, reading, table, reference)?);
+            *v = Value::Bytes(read_value(cluster, reading, table, reference, op_index)?);
         }
     }
     Ok(())
@@ -240,12 +243,13 @@ pub(crate) fn join_results(
     cluster: &Cluster,
     reading: Reading,
     results: &mut [OpResult],
+    op_index: u32,
 ) -> Result<()> {
     let rows = results.iter_mut().filter_map(|r| match r {
         OpResult::Row(values) => Some(values),
         _ => None,
     });
-    join(cluster, reading, rows)
+    join(cluster, reading, rows, op_index)
 }
 
 /// The bytes of the value `reference` names, read a few parts a request.
@@ -254,6 +258,7 @@ fn read_value(
     reading: Reading,
     table: &Table,
     reference: PartsRef,
+    op_index: u32,
 ) -> Result<Vec<u8>> {
     let len = usize::try_from(reference.len)
         .ok()
@@ -262,54 +267,87 @@ fn read_value(
     let mut bytes = Vec::with_capacity(len);
     let parts: Vec<u32> = (0..reference.part_count()).collect();
     for batch in parts.chunks(PARTS_PER_READ) {
-        let operations: Vec<Operation> = batch
-            .iter()
-            .map(|part| {
-                let key = vec![Value::UInt(reference.id), Value::UInt(u64::from(*part))];
-                Operation::read(
-                    table.id(),
-                    table.version(),
-                    None,
-                    key,
-                    LockMode::CommittedRead,
-                    vec![2],
-                )
-            })
-            .collect();
-        let (transaction, statement, keep_from, exec) = match reading.transaction {
-            Some((id, statement, keep_from)) => (id, statement, keep_from, ExecType::NoCommit),
-            None => (cluster.next_transaction(), 0, 0, ExecType::Commit),
-        };
-        let reply = cluster.call(&Message::Execute {
-            transaction,
-            statement,
-            keep_from,
-            exec,
-            operations,
-        })?;
-        let results = match reply {
-            Message::ExecuteReply(ExecuteOutcome::Ok(results)) if results.len() == batch.len() => {
-                results
-            }
-            Message::ExecuteReply(ExecuteOutcome::Aborted { error, .. }) => {
-                return Err(ClientError::Failed(error))
-            }
-            other => return Err(unexpected(&other)),
-        };
-        for result in results {
-            match result {
-                OpResult::Row(mut values) => match values.pop() {
-                    Some(Value::Bytes(part)) => bytes.extend_from_slice(&part),
-                    _ => return Err(changed(reference, "a part is not bytes")),
-                },
-                _ => return Err(changed(reference, "a part is missing")),
-            }
+        // Committed first: a value's parts never change, and committed reads leave the
+        // transaction alone. Only its own parts, not yet committed, are read in it.
+        let mut found = read_parts(cluster, None, table, reference.id, batch, op_index)?;
+        if found.iter().any(Option::is_none) && reading.transaction.is_some() {
+            found = read_parts(
+                cluster,
+                reading.transaction,
+                table,
+                reference.id,
+                batch,
+                op_index,
+            )?;
+        }
+        for part in found {
+            let part = part.ok_or_else(|| changed(reference, "a part is missing"))?;
+            bytes.extend_from_slice(&part);
         }
     }
     if bytes.len() != len {
         return Err(changed(reference, "its parts do not add up to its length"));
     }
     Ok(bytes)
+}
+
+/// Parts `batch` of the value `id` (None for one not found): committed reads in a request of
+/// their own, or reads in the open `transaction` (id, statement, oldest kept statement).
+fn read_parts(
+    cluster: &Cluster,
+    transaction: Option<(u64, u32, u32)>,
+    table: &Table,
+    id: u64,
+    batch: &[u32],
+    op_index: u32,
+) -> Result<Vec<Option<Vec<u8>>>> {
+    let operations: Vec<Operation> = batch
+        .iter()
+        .map(|part| {
+            let key = vec![Value::UInt(id), Value::UInt(u64::from(*part))];
+            Operation::read(
+                table.id(),
+                table.version(),
+                None,
+                key,
+                LockMode::CommittedRead,
+                vec![2],
+            )
+        })
+        .collect();
+    let (transaction, statement, keep_from, exec) = match transaction {
+        Some((id, statement, keep_from)) => (id, statement, keep_from, ExecType::NoCommit),
+        None => (cluster.next_transaction(), 0, 0, ExecType::Commit),
+    };
+    let reply = cluster.call(&Message::Execute {
+        transaction,
+        statement,
+        keep_from,
+        exec,
+        operations,
+    })?;
+    let results = match reply {
+        Message::ExecuteReply(ExecuteOutcome::Ok(results)) if results.len() == batch.len() => {
+            results
+        }
+        Message::ExecuteReply(ExecuteOutcome::Aborted { error, .. }) => {
+            return Err(ClientError::Aborted { op_index, error })
+        }
+        Message::ExecuteReply(ExecuteOutcome::StatementUndone { error, .. }) => {
+            return Err(ClientError::StatementUndone { op_index, error })
+        }
+        other => return Err(unexpected(&other)),
+    };
+    Ok(results
+        .into_iter()
+        .map(|result| match result {
+            OpResult::Row(mut values) => match values.pop() {
+                Some(Value::Bytes(part)) => Some(part),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect())
 }
 
 /// A value whose parts are not what its reference says: deleted or replaced since its row was

@@ -99,12 +99,20 @@ impl Runner {
     ) -> std::result::Result<T, Failure> {
         let cluster = self.cluster().map_err(Failure::Before)?;
         let mut txn = cluster.transaction();
-        let value = work(&cluster, &mut txn).map_err(|e| {
-            if matches!(e, ClientError::ConnectionLost(_)) {
-                self.forget(&cluster);
+        let value = match work(&cluster, &mut txn) {
+            Ok(value) => value,
+            Err(e) => {
+                if matches!(e, ClientError::ConnectionLost(_)) {
+                    self.forget(&cluster);
+                }
+                // Committed, then failed (joining a long value read after the commit): it
+                // took effect, so it must not run again.
+                if txn.is_committed() {
+                    return Err(Failure::Unknown(e));
+                }
+                return Err(Failure::Before(e));
             }
-            Failure::Before(e)
-        })?;
+        };
         // `work` committed the transaction itself: what it returns stands.
         if txn.is_committed() {
             return Ok(value);

@@ -14,6 +14,9 @@ use crate::{ClientError, Result};
 /// A completed asynchronous transaction: the token `prepare` returned and its outcome.
 pub type Completion = (u64, Result<Vec<OpResult>>);
 
+/// Many transactions in flight from one thread. Its operations go as given: a long TEXT or
+/// BLOB value is neither cut into parts nor joined (`crate::has_parts` finds the references;
+/// `Transaction` does both).
 pub struct AsyncSession {
     cluster: Cluster,
     sink: Sender<Delivery>,

@@ -125,7 +125,9 @@ impl Transaction {
         self.cluster.group_of(partition)
     }
 
-    /// Adds any operation; returns its id.
+    /// Adds any operation; returns its id. Its long TEXT or BLOB values are not cut into parts
+    /// (the typed methods below do), so the data node refuses one past
+    /// `LOB_INLINE_BYTES_MAX`; references to parts it reads are joined as any.
     pub fn push(&mut self, op: Operation) -> OpId {
         self.read_route = ReadRoute::No;
         self.push_op(op)
@@ -306,6 +308,8 @@ impl Transaction {
     /// ROLLBACK TO SAVEPOINT keeps them.
     pub fn undo_from(&mut self, statement: u32) -> Result<()> {
         self.pending.clear();
+        self.parts.clear();
+        self.refused = None;
         self.read_route = ReadRoute::Empty;
         if !self.open {
             return Ok(());
@@ -353,18 +357,13 @@ impl Transaction {
     /// Long values' parts (`crate::lob`) go first, in requests of their own; references to
     /// parts in the rows read come back joined.
     pub fn execute(&mut self, exec: ExecType) -> Result<()> {
-        if let Some((op_index, error)) = self.refused.take() {
-            // Refused before anything was sent: the whole transaction ends, as on the data node.
-            self.pending.clear();
+        if matches!(exec, ExecType::Rollback | ExecType::UndoStatement) {
+            // Nothing pending is sent: its parts and any refusal go with it.
             self.parts.clear();
-            if self.open {
-                let _ = self.execute_one(ExecType::Rollback);
-            }
-            self.open = false;
-            return Err(ClientError::Aborted {
-                op_index: op_index as u32,
-                error,
-            });
+            self.refused = None;
+        }
+        if let Some((op_index, error)) = self.refused.take() {
+            return self.refuse(op_index as u32, error, exec);
         }
         let start = self.results.len();
         if !self.parts.is_empty() {
@@ -387,9 +386,35 @@ impl Transaction {
         if crate::lob::has_parts(rows) {
             let reading = self.reading();
             let results = self.results.get_mut(start..).unwrap_or_default();
-            crate::lob::join_results(&self.cluster, reading, results)?;
+            let joined = crate::lob::join_results(&self.cluster, reading, results, start as u32);
+            // Joined in the open transaction, whose failure ends it or its statement.
+            match &joined {
+                Err(ClientError::Aborted { .. }) => self.open = false,
+                Err(ClientError::StatementUndone { .. }) => self.wrote = false,
+                _ => {}
+            }
+            joined?;
         }
         Ok(())
+    }
+
+    /// Fails an execute refused before anything was sent (a long value the data node would
+    /// refuse), as the data node fails a bad value: within a statement and with NoCommit, the
+    /// statement is undone and the transaction stays open; otherwise it is rolled back.
+    fn refuse(&mut self, op_index: u32, error: base::Error, exec: ExecType) -> Result<()> {
+        self.pending.clear();
+        self.parts.clear();
+        if self.statement != 0 && exec == ExecType::NoCommit {
+            if self.open && self.wrote {
+                self.undo_from(self.statement)?;
+            }
+            return Err(ClientError::StatementUndone { op_index, error });
+        }
+        if self.open {
+            let _ = self.execute_one(ExecType::Rollback);
+        }
+        self.open = false;
+        Err(ClientError::Aborted { op_index, error })
     }
 
     /// Where references to parts this transaction reads are joined: in it while it is open.
@@ -401,33 +426,51 @@ impl Transaction {
         }
     }
 
-    /// Sends the pending parts, with NoCommit, ahead of the operations they belong to; a
-    /// failure names the operation whose value failed.
+    /// Sends the pending parts, with NoCommit, ahead of the operations they belong to. On a
+    /// failure the operations are dropped (they never go without their parts), the error names
+    /// the operation whose value failed, and parts already sent are undone with their
+    /// statement, or with the transaction outside one.
     fn send_parts(&mut self) -> Result<()> {
         let pending = std::mem::take(&mut self.pending);
         let (owners, mut operations): (Vec<usize>, Vec<Operation>) =
             std::mem::take(&mut self.parts).into_iter().unzip();
         let kept = self.results.len();
+        let mut sent_any = false;
         let mut outcome = Ok(());
-        while !operations.is_empty() && outcome.is_ok() {
+        while !operations.is_empty() {
             let cut = first_cut(&operations).unwrap_or(operations.len());
             let rest = operations.split_off(cut);
             self.pending = std::mem::replace(&mut operations, rest);
             outcome = self.execute_one(ExecType::NoCommit);
+            if outcome.is_err() {
+                break;
+            }
+            sent_any = true;
         }
         self.results.truncate(kept);
-        self.pending = pending;
-        outcome.map_err(|e| match e {
-            ClientError::Aborted { op_index, error } => ClientError::Aborted {
+        let e = match outcome {
+            Ok(()) => {
+                self.pending = pending;
+                return Ok(());
+            }
+            Err(e) => e,
+        };
+        let first = owners.first().copied().unwrap_or(0) as u32;
+        match e {
+            ClientError::Aborted { op_index, error } => Err(ClientError::Aborted {
                 op_index: owner_of(&owners, op_index as usize, kept),
                 error,
-            },
-            ClientError::StatementUndone { op_index, error } => ClientError::StatementUndone {
+            }),
+            ClientError::StatementUndone { op_index, error } => Err(ClientError::StatementUndone {
                 op_index: owner_of(&owners, op_index as usize, kept),
                 error,
-            },
-            other => other,
-        })
+            }),
+            // Refused as a whole after earlier parts went: they must not stay.
+            ClientError::Failed(error) if sent_any && self.open => {
+                self.refuse(first, error, ExecType::NoCommit)
+            }
+            other => Err(other),
+        }
     }
 
     /// Sends the pending operations in one request and waits.

@@ -258,3 +258,51 @@ fn values_in_parts_survive_a_restart() {
     node.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Within a statement, a long value refused before sending undoes only that statement: the
+/// transaction stays open with its earlier statements, as for a bad value the data node refuses.
+#[test]
+fn a_refused_long_value_undoes_only_its_statement() {
+    let node = TestNode::start(2, Duration::from_millis(500));
+    let cluster = node.connect();
+    let mut def = table_def();
+    def.name = "statements".into();
+    cluster.create_table(def).unwrap();
+    let table = cluster
+        .add_index_of(
+            "statements",
+            "by_t",
+            base::IndexKind::Ordered,
+            &["t"],
+            &[10],
+        )
+        .unwrap();
+    let mut txn = cluster.transaction();
+    txn.begin_statement();
+    txn.insert(&table, vec![(0, Value::Int(1)), (1, Value::from("kept"))]);
+    txn.execute(ExecType::NoCommit).unwrap();
+    txn.begin_statement();
+    txn.insert(&table, vec![(0, Value::Int(2)), (1, Value::from("undone"))]);
+    txn.execute(ExecType::NoCommit).unwrap();
+    txn.insert(
+        &table,
+        vec![
+            (0, Value::Int(3)),
+            (
+                2,
+                Value::from("x".repeat(LOB_INLINE_BYTES_MAX + 1).as_str()),
+            ),
+        ],
+    );
+    match txn.execute(ExecType::NoCommit) {
+        Err(ClientError::StatementUndone { error, .. }) => {
+            assert_eq!(error.code, ErrorCode::BadValue, "{error}")
+        }
+        other => panic!("a long value in an indexed column: {other:?}"),
+    }
+    assert!(txn.is_open());
+    txn.commit().unwrap();
+    let rows = cluster.scan(&table, &Scan::table()).unwrap();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0][0], Value::Int(1));
+}

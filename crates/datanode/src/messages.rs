@@ -40,9 +40,15 @@ pub struct ScanPlan {
 /// A scanned row: its index key (empty for unordered scans) and the projected values.
 pub type ScannedRow = (Vec<u8>, Vec<Value>);
 
-/// What a scanned row's values cost in a batch (as the frame estimates them).
+/// What a scanned row's values cost in a batch (as the frame estimates them). A value kept in
+/// parts counts as its whole length, which the client joins: a batch holding one is cut after
+/// it, so a client joins at most one such row's values per batch.
 pub fn row_bytes(values: &[Value]) -> usize {
-    values.iter().map(wire::value_bytes).sum::<usize>() + 8
+    let cost = |v: &Value| match v {
+        Value::Parts(r) => usize::try_from(r.len).unwrap_or(usize::MAX),
+        v => wire::value_bytes(v),
+    };
+    values.iter().map(cost).fold(8, usize::saturating_add)
 }
 
 /// One batch of a worker's part of a scan, and where the next begins (None: the part is done).

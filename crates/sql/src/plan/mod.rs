@@ -483,6 +483,9 @@ fn prefix_like(part: &Expr, def: &base::TableDef, free: &dyn Fn(&Expr) -> bool) 
         _ => return None,
     };
     let column = def.columns.get(c)?;
+    if !pushable(column.ty) {
+        return None;
+    }
     if column.collation != compared_as {
         // The data node's LIKE runs under the column's collation, which may keep less.
         return None;
