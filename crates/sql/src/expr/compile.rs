@@ -438,7 +438,7 @@ impl<'a> Compiler<'a> {
                 if let Some(n) = substring_for {
                     args.push(self.compile(n)?);
                 }
-                Expr::Call(Func::Substring, args)
+                self.binary_units(Func::Substring, args)?
             }
             Ast::Trim {
                 expr,
@@ -551,6 +551,18 @@ impl<'a> Compiler<'a> {
     }
 
     /// Whether `e` is a string in latin1.
+    /// A call of SUBSTRING, LEFT, RIGHT or CHAR_LENGTH, counting bytes when its string is
+    /// binary: a binary string's characters are its bytes, which need be no UTF-8.
+    fn binary_units(&self, func: Func, args: Vec<Expr>) -> Result<Expr> {
+        let d = self.derive(&args[0])?;
+        let call = Expr::Call(func, args);
+        Ok(if d.is_string() && d.collation == Collation::Binary {
+            Expr::Collated(Collation::Binary, Box::new(call))
+        } else {
+            call
+        })
+    }
+
     fn is_latin1(&self, e: &Expr) -> Result<bool> {
         let d = self.derive(e)?;
         Ok(d.is_string() && d.collation.charset() == base::types::Charset::Latin1)
@@ -831,6 +843,12 @@ impl<'a> Compiler<'a> {
                 // functions of bytes read those bytes.
                 if func == Func::Length && self.is_latin1(&compiled[0])? {
                     return Ok(Expr::Call(Func::CharLength, compiled));
+                }
+                if matches!(
+                    func,
+                    Func::Substring | Func::Left | Func::Right | Func::CharLength
+                ) {
+                    return self.binary_units(func, compiled);
                 }
                 // UPPER and LOWER of latin1 change the letters latin1's case table pairs.
                 if matches!(func, Func::Upper | Func::Lower) && self.is_latin1(&compiled[0])? {

@@ -242,6 +242,35 @@ pub(crate) fn constant_int(e: &Expr) -> Option<i64> {
     }
 }
 
+/// The part SUBSTRING, LEFT or RIGHT (`f`, arguments `v`) keeps of a string of `n` units
+/// (characters, or bytes of a binary string), as a range of units.
+fn cut_range(f: Func, v: &[Value], n: usize) -> (usize, usize) {
+    let len = n as i64;
+    let (start, count) = match f {
+        Func::Left => (0, int_arg(&v[1])),
+        Func::Right => {
+            let k = int_arg(&v[1]).clamp(0, len);
+            (len - k, k)
+        }
+        _ => {
+            let pos = int_arg(&v[1]);
+            let start = match pos {
+                0 => return (0, 0),
+                p if p > 0 => p - 1,
+                p => len + p,
+            };
+            (start, if v.len() > 2 { int_arg(&v[2]) } else { len })
+        }
+    };
+    if start < 0 || start >= len || count <= 0 {
+        return (0, 0);
+    }
+    (
+        start as usize,
+        start.saturating_add(count).min(len) as usize,
+    )
+}
+
 pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation) -> Result<Value> {
     use Func::*;
     // Functions that do not evaluate every argument, and those evaluated elsewhere.
@@ -292,7 +321,16 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
             bytes_value(parts.join(&sep[..]))
         }
         Length => Value::Int(text(&v[0]).map_or(0, |t| t.len()) as i64),
+        // A binary string's characters are its bytes, whatever they are.
+        CharLength if c == base::types::Collation::Binary => {
+            Value::Int(text(&v[0]).map_or(0, |t| t.len()) as i64)
+        }
         CharLength => Value::Int(chars(&text(&v[0]).unwrap_or_default()).len() as i64),
+        Substring | Left | Right if c == base::types::Collation::Binary => {
+            let t = text(&v[0]).unwrap_or_default();
+            let (from, to) = cut_range(f, v, t.len());
+            bytes_value(t[from..to].to_vec())
+        }
         Upper | Lower if c.is_latin1_text() => bytes_value(
             String::from_utf8_lossy(&text(&v[0]).unwrap_or_default())
                 .chars()
