@@ -2,9 +2,9 @@
 # PyMySQL's own test suite against a MySQL-protocol server (issue 43). PyMySQL's PyPI release
 # carries no tests, so they come from a git clone of its repository (GIT_DIR, any clone or bare
 # mirror holding the pinned commit), checked out into $CAIRN_CACHE (default ~/.cache/cairn) with
-# a virtualenv holding pytest, and run over HOST:PORT with its CI's accounts: the databases
-# test1 and test2 and the user test2 (what ci/docker-entrypoint-initdb.d/init.sql makes; `setup`
-# prints the statements), root without a password.
+# a virtualenv holding pytest, and run over 127.0.0.1:PORT with its CI's accounts: the
+# databases test1 and test2 and the user test2 (what ci/docker-entrypoint-initdb.d/init.sql
+# makes; `init` prints the statements), root without a password.
 #
 #   scripts/pymysql-suite.sh setup GIT_DIR            check out the tests; print the directory
 #   scripts/pymysql-suite.sh init                     print the SQL that makes the accounts
@@ -12,9 +12,9 @@
 #
 # The run writes pytest's JUnit XML to $JUNIT when set, and ends with pytest's one-line totals.
 set -euo pipefail
-commit=0305ab3
+commit=0305ab344f2026aaa17b405684a521b092a650bd
 cache=${CAIRN_CACHE:-$HOME/.cache/cairn}
-dir=$cache/pymysql-$commit
+dir=$cache/pymysql-${commit:0:7}
 venv=$dir/venv
 
 setup() {
@@ -23,7 +23,7 @@ setup() {
   if [[ ! -d $dir/src/pymysql/tests ]]; then
     rm -rf "$dir/src"
     mkdir -p "$dir/src"
-    git --git-dir="$git_dir" archive "$commit" | tar -x -C "$dir/src"
+    git -C "$git_dir" archive "$commit" | tar -x -C "$dir/src"
   fi
   if [[ ! -x $venv/bin/python ]]; then
     python3 -m venv "$venv" >&2

@@ -315,6 +315,7 @@ fn read_parts(
             )
         })
         .collect();
+    let inside = transaction.is_some();
     let (transaction, statement, keep_from, exec) = match transaction {
         Some((id, statement, keep_from)) => (id, statement, keep_from, ExecType::NoCommit),
         None => (cluster.next_transaction(), 0, 0, ExecType::Commit),
@@ -330,6 +331,10 @@ fn read_parts(
         Message::ExecuteReply(ExecuteOutcome::Ok(results)) if results.len() == batch.len() => {
             results
         }
+        // Reads of a request of their own fail alone: the caller's transaction is untouched.
+        Message::ExecuteReply(
+            ExecuteOutcome::Aborted { error, .. } | ExecuteOutcome::StatementUndone { error, .. },
+        ) if !inside => return Err(ClientError::Failed(error)),
         Message::ExecuteReply(ExecuteOutcome::Aborted { error, .. }) => {
             return Err(ClientError::Aborted { op_index, error })
         }

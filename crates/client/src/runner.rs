@@ -118,8 +118,10 @@ impl Runner {
             return Ok(value);
         }
         let name = txn.commit_name();
-        match txn.commit() {
+        match txn.execute(wire::ExecType::Commit) {
             Ok(()) => Ok(value),
+            // Committed, then a read's long value failed to join: it must not run again.
+            Err(e) if txn.is_committed() => Err(Failure::Unknown(e)),
             Err(e @ ClientError::ConnectionLost(_)) => {
                 self.forget(&cluster);
                 match self.outcome(name) {
@@ -140,7 +142,9 @@ impl Runner {
     }
 }
 
-/// How a try failed: before anything could have committed, or with the outcome unknown.
+/// How a try failed: before anything could have committed, or with the outcome unknown (or
+/// known to have committed, the failure coming after: a long value read failing to join).
+/// Only the first runs again.
 enum Failure {
     Before(ClientError),
     Unknown(ClientError),

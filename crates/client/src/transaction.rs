@@ -367,7 +367,7 @@ impl Transaction {
         }
         let start = self.results.len();
         if !self.parts.is_empty() {
-            self.send_parts()?;
+            self.send_parts(exec)?;
         }
         let mut operations = std::mem::take(&mut self.pending);
         while let Some(cut) = first_cut(&operations) {
@@ -401,17 +401,20 @@ impl Transaction {
     /// Fails an execute refused before anything was sent (a long value the data node would
     /// refuse), as the data node fails a bad value: within a statement and with NoCommit, the
     /// statement is undone and the transaction stays open; otherwise it is rolled back.
+    /// When the undo is refused, the transaction is rolled back instead; when that is refused
+    /// too, its error is returned and the transaction stays open (dropping it rolls it back).
     fn refuse(&mut self, op_index: u32, error: base::Error, exec: ExecType) -> Result<()> {
         self.pending.clear();
         self.parts.clear();
         if self.statement != 0 && exec == ExecType::NoCommit {
-            if self.open && self.wrote {
-                self.undo_from(self.statement)?;
+            let wrote = self.wrote;
+            if !(self.open && wrote) || self.undo_from(self.statement).is_ok() {
+                return Err(ClientError::StatementUndone { op_index, error });
             }
-            return Err(ClientError::StatementUndone { op_index, error });
+            self.wrote = wrote;
         }
         if self.open {
-            let _ = self.execute_one(ExecType::Rollback);
+            self.execute_one(ExecType::Rollback)?;
         }
         self.open = false;
         Err(ClientError::Aborted { op_index, error })
@@ -430,7 +433,7 @@ impl Transaction {
     /// failure the operations are dropped (they never go without their parts), the error names
     /// the operation whose value failed, and parts already sent are undone with their
     /// statement, or with the transaction outside one.
-    fn send_parts(&mut self) -> Result<()> {
+    fn send_parts(&mut self, exec: ExecType) -> Result<()> {
         let pending = std::mem::take(&mut self.pending);
         let (owners, mut operations): (Vec<usize>, Vec<Operation>) =
             std::mem::take(&mut self.parts).into_iter().unzip();
@@ -447,6 +450,8 @@ impl Transaction {
             }
             sent_any = true;
         }
+        // The operation whose part the failed request began with.
+        let failed_owner = owners.get(self.results.len() - kept).copied().unwrap_or(0) as u32;
         self.results.truncate(kept);
         let e = match outcome {
             Ok(()) => {
@@ -455,7 +460,6 @@ impl Transaction {
             }
             Err(e) => e,
         };
-        let first = owners.first().copied().unwrap_or(0) as u32;
         match e {
             ClientError::Aborted { op_index, error } => Err(ClientError::Aborted {
                 op_index: owner_of(&owners, op_index as usize, kept),
@@ -467,7 +471,7 @@ impl Transaction {
             }),
             // Refused as a whole after earlier parts went: they must not stay.
             ClientError::Failed(error) if sent_any && self.open => {
-                self.refuse(first, error, ExecType::NoCommit)
+                self.refuse(failed_owner, error, exec)
             }
             other => Err(other),
         }

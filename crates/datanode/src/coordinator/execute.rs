@@ -131,9 +131,11 @@ impl Coordinator {
                 match prepare::prepare(entry, op, (placement.groups, placement.group)) {
                     Ok(mut p) => ops.push(OpState {
                         prepared: {
-                            if !matches!(p.kind, OpKind::Read(_))
-                                && base::lob::table_holds_parts(&p.table.def)
-                            {
+                            // Only what may replace or delete a value in parts needs the
+                            // images (an insert replaces nothing, an increment only numbers).
+                            let replaces =
+                                matches!(p.kind, OpKind::Update | OpKind::Write | OpKind::Delete);
+                            if replaces && base::lob::table_holds_parts(&p.table.def) {
                                 p.parts_table = catalog
                                     .by_name(base::lob::PARTS_TABLE)
                                     .map(|e| e.def.clone());

@@ -550,7 +550,6 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    /// Whether `e` is a string in latin1.
     /// A call of SUBSTRING, LEFT, RIGHT or CHAR_LENGTH, counting bytes when its string is
     /// binary: a binary string's characters are its bytes, which need be no UTF-8.
     fn binary_units(&self, func: Func, args: Vec<Expr>) -> Result<Expr> {
@@ -563,6 +562,7 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// Whether `e` is a string in latin1.
     fn is_latin1(&self, e: &Expr) -> Result<bool> {
         let d = self.derive(e)?;
         Ok(d.is_string() && d.collation.charset() == base::types::Charset::Latin1)

@@ -345,41 +345,10 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
                 .collect::<String>()
                 .into_bytes(),
         ),
-        Substring => {
+        Substring | Left | Right => {
             let s = chars(&text(&v[0]).unwrap_or_default());
-            let n = s.len() as i64;
-            let pos = int_arg(&v[1]);
-            let start = if pos > 0 {
-                pos - 1
-            } else if pos < 0 {
-                n + pos
-            } else {
-                return Ok(bytes_value(Vec::new()));
-            };
-            if start < 0 || start >= n {
-                return Ok(bytes_value(Vec::new()));
-            }
-            let len = if v.len() > 2 { int_arg(&v[2]) } else { n };
-            if len <= 0 {
-                return Ok(bytes_value(Vec::new()));
-            }
-            let end = start.saturating_add(len).min(n);
-            bytes_value(
-                s[start as usize..end as usize]
-                    .iter()
-                    .collect::<String>()
-                    .into_bytes(),
-            )
-        }
-        Left | Right => {
-            let s = chars(&text(&v[0]).unwrap_or_default());
-            let k = int_arg(&v[1]).clamp(0, s.len() as i64) as usize;
-            let part = if f == Left {
-                &s[..k]
-            } else {
-                &s[s.len() - k..]
-            };
-            bytes_value(part.iter().collect::<String>().into_bytes())
+            let (from, to) = cut_range(f, v, s.len());
+            bytes_value(s[from..to].iter().collect::<String>().into_bytes())
         }
         Trim | Ltrim | Rtrim => {
             // TRIM([BOTH|LEADING|TRAILING] [remove FROM] s): whole repeats of `remove` (a space

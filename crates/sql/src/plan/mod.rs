@@ -471,6 +471,11 @@ fn prefix_like(part: &Expr, def: &base::TableDef, free: &dyn Fn(&Expr) -> bool) 
         Expr::In(e, list, false) => (e.as_ref(), list.as_slice()),
         _ => return None,
     };
+    // A binary string's LEFT or SUBSTRING counts bytes (`Compiler::binary_units`).
+    let e = match e {
+        Expr::Collated(base::Collation::Binary, inner) => inner.as_ref(),
+        e => e,
+    };
     let (c, start, length) = match e {
         Expr::Call(Func::Substring, args) => match args.as_slice() {
             [Expr::Column(c), start, length] => (*c, start.clone(), length.clone()),
