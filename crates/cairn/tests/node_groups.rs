@@ -622,3 +622,77 @@ fn a_read_after_writes_only_in_the_other_group_keeps_the_transaction_whole() {
         );
     }
 }
+
+/// Long values kept in parts (`base::lob`), whose parts land in either group whatever group
+/// their row is in: written through one node and read whole through the other, replaced and
+/// deleted with their parts, and a dropped table's parts gone, over both groups.
+#[test]
+fn values_in_parts_spread_over_both_groups() {
+    let cluster = start("node-groups-parts");
+    let c1 = connect(&cluster.apis[0]);
+    let c2 = connect(&cluster.apis[1]);
+    let def = TableDef::new(
+        "long_values",
+        vec![
+            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+            ColumnDef::new(
+                "b",
+                ColumnType::Blob {
+                    size: base::types::LobSize::Long,
+                },
+            ),
+        ],
+        &["id"],
+    )
+    .unwrap();
+    let t = c1.create_table(def).unwrap();
+    let value =
+        |id: i64, len: usize| -> Vec<u8> { (0..len).map(|i| (i as i64 * 31 + id) as u8).collect() };
+    let ids = [
+        id_in(&t, 0, 0),
+        id_in(&t, 1, 0),
+        id_in(&t, 0, 100),
+        id_in(&t, 1, 100),
+    ];
+    let mut txn = c1.transaction();
+    for id in ids {
+        txn.insert(
+            &t,
+            vec![(0, Value::Int(id)), (1, Value::Bytes(value(id, 3 << 20)))],
+        );
+    }
+    txn.commit().expect("long values over both groups commit");
+    let parts_rows = |c: &Cluster| {
+        let parts = c.table(base::lob::PARTS_TABLE).unwrap();
+        c.scan(&parts, &Scan::table()).unwrap().len()
+    };
+    let per_value = (3usize << 20).div_ceil(base::limits::LOB_PART_BYTES);
+    assert_eq!(parts_rows(&c2), 4 * per_value);
+    let t2 = c2.table("long_values").unwrap();
+    let mut txn = c2.transaction();
+    let reads: Vec<_> = ids
+        .iter()
+        .map(|id| txn.read(&t2, vec![Value::Int(*id)]))
+        .collect();
+    txn.execute(client::ExecType::Commit).unwrap();
+    for (id, op) in ids.iter().zip(reads) {
+        assert!(
+            txn.row(op).unwrap()[1] == Value::Bytes(value(*id, 3 << 20)),
+            "row {id} read whole through the other node"
+        );
+    }
+    // Replaced (shorter, kept inline) and deleted through the other node: their parts go.
+    let mut txn = c2.transaction();
+    txn.update(
+        &t2,
+        vec![Value::Int(ids[0])],
+        vec![(1, Value::from("short"))],
+    );
+    txn.delete(&t2, vec![Value::Int(ids[1])]);
+    txn.commit().unwrap();
+    assert_eq!(parts_rows(&c1), 2 * per_value);
+    let rows = c1.scan(&t, &Scan::table()).unwrap();
+    assert_eq!(rows.len(), 3);
+    c1.drop_table("long_values").unwrap();
+    assert_eq!(parts_rows(&c1), 0);
+}
