@@ -631,20 +631,7 @@ fn values_in_parts_spread_over_both_groups() {
     let cluster = start("node-groups-parts");
     let c1 = connect(&cluster.apis[0]);
     let c2 = connect(&cluster.apis[1]);
-    let def = TableDef::new(
-        "long_values",
-        vec![
-            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
-            ColumnDef::new(
-                "b",
-                ColumnType::Blob {
-                    size: base::types::LobSize::Long,
-                },
-            ),
-        ],
-        &["id"],
-    )
-    .unwrap();
+    let def = common::long_values_table();
     let t = c1.create_table(def).unwrap();
     let value =
         |id: i64, len: usize| -> Vec<u8> { (0..len).map(|i| (i as i64 * 31 + id) as u8).collect() };

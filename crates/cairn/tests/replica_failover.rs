@@ -105,20 +105,7 @@ fn start_cluster(round: usize) -> ClusterUnderTest {
 
 /// A table with a LONGBLOB, and the value kept in parts that round `seed` writes to it.
 fn long_value(seed: u64) -> (TableDef, Vec<u8>) {
-    let def = TableDef::new(
-        "long_values",
-        vec![
-            ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
-            ColumnDef::new(
-                "b",
-                ColumnType::Blob {
-                    size: base::types::LobSize::Long,
-                },
-            ),
-        ],
-        &["id"],
-    )
-    .unwrap();
+    let def = common::long_values_table();
     let mut x = seed | 1;
     let bytes = (0..3 << 20)
         .map(|_| {

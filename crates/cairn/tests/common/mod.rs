@@ -814,3 +814,19 @@ pub fn random(seed: u64) -> impl FnMut() -> u64 {
         state.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 }
+
+/// A table `long_values (id BIGINT PRIMARY KEY, b LONGBLOB)`, whose values past 1 MiB are kept
+/// in parts (`base::lob`).
+#[allow(dead_code)]
+pub fn long_values_table() -> client::TableDef {
+    use base::schema::ColumnDef;
+    use base::types::{ColumnType, LobSize};
+    let long = ColumnType::Blob {
+        size: LobSize::Long,
+    };
+    let columns = vec![
+        ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+        ColumnDef::new("b", long),
+    ];
+    client::TableDef::new("long_values", columns, &["id"]).expect("a valid definition")
+}
