@@ -12,6 +12,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use base::lob::PartsRef;
 use base::schema::IndexKind;
 use base::types::Collation;
 use base::{Error, ErrorCode, TableDef};
@@ -737,10 +738,17 @@ impl Cluster {
     /// Changes a table's definition (drop an index, rename, new options, new columns);
     /// returns the new definition (under its new name for a rename). Requests built from the
     /// old definition are refused with `SchemaChanged` from then on.
+    ///
+    /// A column change that drops columns holding values in parts deletes those parts after
+    /// it (`crate::lob`).
     pub fn alter_table(&self, table: &str, change: TableChange) -> Result<Table> {
         let renamed = match &change {
             TableChange::Rename { to } => Some(to.clone()),
             _ => None,
+        };
+        let dropped_parts = match &change {
+            TableChange::Columns { columns, .. } => self.parts_of_dropped(table, columns),
+            _ => Vec::new(),
         };
         let reply = self.call(&Message::AlterTable {
             table: table.into(),
@@ -750,7 +758,28 @@ impl Cluster {
         if let Some(to) = renamed {
             self.forget_table(&to);
         }
-        self.cached_info(reply?)
+        let changed = self.cached_info(reply?)?;
+        crate::lob::delete_parts(self, &dropped_parts);
+        Ok(changed)
+    }
+
+    /// The references to parts of the columns of `table` that a column change to `columns`
+    /// keeps no value of.
+    fn parts_of_dropped(&self, table: &str, columns: &[wire::NewColumn]) -> Vec<PartsRef> {
+        let Ok(current) = self.table(table) else {
+            return Vec::new();
+        };
+        let kept: Vec<u16> = columns
+            .iter()
+            .filter_map(|c| match c.source {
+                wire::ColumnSource::Kept(i) => Some(i),
+                wire::ColumnSource::Filled(_) => None,
+            })
+            .collect();
+        let dropped: Vec<u16> = (0..current.def().columns.len() as u16)
+            .filter(|c| !kept.contains(c))
+            .collect();
+        crate::lob::parts_of_columns(self, &current, &dropped)
     }
 
     /// Replaces a table's column list (ALTER TABLE ADD/DROP COLUMN): the data node copies the

@@ -145,29 +145,37 @@ const DELETES_PER_COMMIT: usize = 1024;
 pub(crate) fn parts_of_tables(cluster: &Cluster, tables: &[String]) -> Vec<PartsRef> {
     let mut found = Vec::new();
     for name in tables {
-        let Ok(table) = cluster.table(name) else {
-            continue;
-        };
-        let def = table.def();
-        if !lob::table_holds_parts(def) {
-            continue;
+        if let Ok(table) = cluster.table(name) {
+            let all: Vec<u16> = (0..table.def().columns.len() as u16).collect();
+            found.extend(parts_of_columns(cluster, &table, &all));
         }
-        let names: Vec<&str> = def
-            .columns
-            .iter()
-            .filter(|c| lob::holds_parts(c.ty))
-            .map(|c| c.name.as_str())
-            .collect();
-        let scan = crate::table::Scan::table().columns(&names);
-        let Ok(cursor) = cluster.scan_cursor(&table, &scan) else {
-            continue;
-        };
-        let mut cursor = cursor.unjoined();
-        while let Ok(Some(rows)) = cursor.next_batch() {
-            for v in rows.into_iter().flatten() {
-                if let Value::Parts(r) = v {
-                    found.push(r);
-                }
+    }
+    found
+}
+
+/// The references to parts held by `columns` of `table`'s rows (those columns that may hold
+/// any), read unjoined; best effort, as `parts_of_tables`.
+pub(crate) fn parts_of_columns(cluster: &Cluster, table: &Table, columns: &[u16]) -> Vec<PartsRef> {
+    let def = table.def();
+    let names: Vec<&str> = columns
+        .iter()
+        .filter_map(|c| def.columns.get(usize::from(*c)))
+        .filter(|c| lob::holds_parts(c.ty) && def.name != lob::PARTS_TABLE)
+        .map(|c| c.name.as_str())
+        .collect();
+    let mut found = Vec::new();
+    if names.is_empty() {
+        return found;
+    }
+    let scan = crate::table::Scan::table().columns(&names);
+    let Ok(cursor) = cluster.scan_cursor(table, &scan) else {
+        return found;
+    };
+    let mut cursor = cursor.unjoined();
+    while let Ok(Some(rows)) = cursor.next_batch() {
+        for v in rows.into_iter().flatten() {
+            if let Value::Parts(r) = v {
+                found.push(r);
             }
         }
     }

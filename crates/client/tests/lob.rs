@@ -151,6 +151,25 @@ fn long_values_round_trip_and_their_parts_follow_their_rows() {
     txn.commit().unwrap();
     assert_eq!(parts_rows(&cluster), 0);
 
+    // A dropped column's parts go after it.
+    let mut txn = cluster.transaction();
+    txn.insert(
+        &table,
+        vec![(0, Value::Int(5)), (1, Value::Bytes(big.clone()))],
+    );
+    txn.commit().unwrap();
+    assert_eq!(parts_rows(&cluster), big.len().div_ceil(LOB_PART_BYTES));
+    let current = cluster.table("docs").unwrap();
+    let def = current.def();
+    let without_b = vec![wire::NewColumn::kept(def, 0), wire::NewColumn::kept(def, 2)];
+    cluster
+        .change_columns("docs", def.version, without_b)
+        .unwrap();
+    assert_eq!(parts_rows(&cluster), 0);
+    let mut def = table_def();
+    def.name = "docs2".into();
+    let table = cluster.create_table(def).unwrap();
+
     // A dropped table's parts go after it.
     let mut txn = cluster.transaction();
     txn.insert(
@@ -159,7 +178,7 @@ fn long_values_round_trip_and_their_parts_follow_their_rows() {
     );
     txn.commit().unwrap();
     assert_eq!(parts_rows(&cluster), big.len().div_ceil(LOB_PART_BYTES));
-    cluster.drop_table("docs").unwrap();
+    cluster.drop_table("docs2").unwrap();
     assert_eq!(parts_rows(&cluster), 0);
 }
 
