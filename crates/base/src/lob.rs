@@ -9,6 +9,7 @@
 //! deleted or the value replaced. So a frame, a row, a redo record and a replication message
 //! stay bounded whatever the value's length.
 
+use crate::error::{Error, ErrorCode};
 use crate::limits;
 use crate::schema::{ColumnDef, TableDef};
 use crate::types::{ColumnType, LobSize};
@@ -69,6 +70,33 @@ pub fn holds_parts(ty: ColumnType) -> bool {
 /// Whether a value of `len` bytes in a column that may hold parts goes to parts.
 pub fn goes_to_parts(len: usize) -> bool {
     len > limits::LOB_INLINE_BYTES_MAX
+}
+
+/// Why a value of `len` bytes may not be column `c`'s as it comes, None when it may: kept in
+/// parts (`cut`: a reference, or a value the client library is cutting) or longer than
+/// `LOB_INLINE_BYTES_MAX` in a column that may hold parts, it is refused in a key or index
+/// column, whose values are kept whole; and a long value not cut is refused in any.
+pub fn refusal(def: &TableDef, c: u16, len: usize, cut: bool) -> Option<Error> {
+    let col = def.columns.get(usize::from(c))?;
+    let long = holds_parts(col.ty) && goes_to_parts(len);
+    if !(cut || long) {
+        return None;
+    }
+    let why = if def.column_indexed(c) {
+        "is in a key or index, whose values are kept whole"
+    } else if !cut {
+        "keeps longer values in parts (the client library cuts them)"
+    } else {
+        return None;
+    };
+    Some(Error::new(
+        ErrorCode::BadValue,
+        format!(
+            "a value of {len} bytes for column '{}' is longer than {} bytes: the column {why}",
+            col.name,
+            limits::LOB_INLINE_BYTES_MAX
+        ),
+    ))
 }
 
 /// Whether rows of `table` may hold references to parts.

@@ -675,6 +675,12 @@ impl TableDef {
                 .any(|i| i.kind == IndexKind::Unique && i.columns.contains(&c))
     }
 
+    /// True when column `c` is in a key (`column_in_key`) or in any index, ordered ones too:
+    /// its values are encoded into index keys, so they are kept whole in their row.
+    pub fn column_indexed(&self, c: u16) -> bool {
+        self.column_in_key(c) || self.indexes.iter().any(|i| i.columns.contains(&c))
+    }
+
     /// True when a column change may give column `c` the definition `new` and copy its values
     /// across: the same type and attributes (the name and default may differ), or, outside
     /// every key, a widening (`ColumnDef::widens_to`).

@@ -720,7 +720,7 @@ impl Value {
             }
             ColumnType::Text { size } | ColumnType::Blob { size } => {
                 if let Value::Parts(r) = self {
-                    return parts_fit(r, ty, collation, column);
+                    return parts_fit(r, ty, size, collation, column);
                 }
                 let bytes = self.into_bytes(column)?;
                 // Counted in the column's character set: latin1 text is kept as UTF-8.
@@ -915,12 +915,13 @@ impl Value {
 /// A reference to parts given for a TEXT or BLOB column: the column must be one that holds
 /// parts and the length within its limit (latin1 text is kept as UTF-8, up to 2 bytes a
 /// character; the client library counted its characters before cutting it).
-fn parts_fit(r: PartsRef, ty: ColumnType, collation: Collation, column: &str) -> Result<Value> {
-    let (ColumnType::Text { size } | ColumnType::Blob { size }) = ty else {
-        return Err(bad(format!(
-            "a value stored in parts cannot be stored in column '{column}'"
-        )));
-    };
+fn parts_fit(
+    r: PartsRef,
+    ty: ColumnType,
+    size: crate::types::LobSize,
+    collation: Collation,
+    column: &str,
+) -> Result<Value> {
     if !crate::lob::holds_parts(ty) {
         return Err(bad(format!(
             "a value stored in parts cannot be stored in column '{column}'"

@@ -29,7 +29,7 @@ pub(crate) fn parts_table(cluster: &Cluster) -> Result<Table> {
 
 /// Replaces each value of `values` that goes to parts (a MEDIUM/LONG TEXT or BLOB value above
 /// `LOB_INLINE_BYTES_MAX`, outside every key and index) with a reference; returns the inserts
-/// of its parts. A long value the data node would refuse (too long, text not in its character
+/// of its parts (for a table that holds parts: `Table::holds_parts`). A long value the data node would refuse (too long, text not in its character
 /// set, in a key or index) is refused here, since it may not fit a frame whole; one whose parts
 /// table is unreachable stays whole, and the data node refuses it with the reason.
 pub(crate) fn cut(
@@ -38,12 +38,7 @@ pub(crate) fn cut(
     values: &mut [(u16, Value)],
 ) -> std::result::Result<Vec<Operation>, Error> {
     let mut inserts = Vec::new();
-    if !lob::table_holds_parts(def) {
-        return Ok(inserts);
-    }
-    let indexed =
-        |c: u16| def.column_in_key(c) || def.indexes.iter().any(|i| i.columns.contains(&c));
-    let mut parts_table = None;
+    let mut parts = None;
     for (c, v) in values.iter_mut() {
         let Some(col) = def.columns.get(usize::from(*c)) else {
             continue;
@@ -55,21 +50,13 @@ pub(crate) fn cut(
         let Value::Bytes(bytes) = v.clone().coerce(col.ty, col.collation, &col.name)? else {
             continue;
         };
-        if indexed(*c) {
-            return Err(Error::new(
-                ErrorCode::BadValue,
-                format!(
-                    "a value of {} bytes for column '{}' is longer than {} bytes: the column is in a key or index, whose values are kept whole",
-                    bytes.len(),
-                    col.name,
-                    limits::LOB_INLINE_BYTES_MAX
-                ),
-            ));
+        if let Some(e) = lob::refusal(def, *c, bytes.len(), true) {
+            return Err(e);
         }
-        if parts_table.is_none() {
-            parts_table = parts_table_or_none(cluster);
+        if parts.is_none() {
+            parts = parts_table(cluster).ok();
         }
-        let Some(table) = &parts_table else { continue };
+        let Some(table) = &parts else { continue };
         let reference = PartsRef {
             id: crate::connection::random_u64(),
             len: bytes.len() as u64,
@@ -94,10 +81,6 @@ pub(crate) fn cut(
     Ok(inserts)
 }
 
-fn parts_table_or_none(cluster: &Cluster) -> Option<Table> {
-    parts_table(cluster).ok()
-}
-
 /// Refuses an index over `columns` of `table` when one of them holds a value kept in parts: an
 /// index key is made of a value's bytes, which the data node does not have (NDB indexes no
 /// BLOB or TEXT). A value written in parts while the index is being added is refused by the
@@ -107,18 +90,9 @@ pub(crate) fn refuse_index_over_parts(
     table: &Table,
     columns: &[u16],
 ) -> Result<()> {
-    let def = table.def();
-    let names: Vec<&str> = columns
-        .iter()
-        .filter_map(|c| def.columns.get(usize::from(*c)))
-        .filter(|col| lob::holds_parts(col.ty))
-        .map(|col| col.name.as_str())
-        .collect();
-    if names.is_empty() {
+    let Some((mut cursor, names)) = scan_parts_columns(cluster, table, columns)? else {
         return Ok(());
-    }
-    let scan = crate::table::Scan::table().columns(&names);
-    let mut cursor = cluster.scan_cursor(table, &scan)?.unjoined();
+    };
     while let Some(rows) = cursor.next_batch()? {
         for row in rows {
             if let Some(at) = row.iter().position(|v| matches!(v, Value::Parts(_))) {
@@ -134,6 +108,31 @@ pub(crate) fn refuse_index_over_parts(
         }
     }
     Ok(())
+}
+
+/// A scan of `table`'s rows reading those of `columns` that may hold parts (named, in that
+/// order), references unjoined; None when none may (or `table` is the parts table itself).
+fn scan_parts_columns<'t>(
+    cluster: &Cluster,
+    table: &'t Table,
+    columns: &[u16],
+) -> Result<Option<(crate::ScanCursor, Vec<&'t str>)>> {
+    let def = table.def();
+    if !lob::table_holds_parts(def) {
+        return Ok(None);
+    }
+    let names: Vec<&str> = columns
+        .iter()
+        .filter_map(|c| def.columns.get(usize::from(*c)))
+        .filter(|col| lob::holds_parts(col.ty))
+        .map(|col| col.name.as_str())
+        .collect();
+    if names.is_empty() {
+        return Ok(None);
+    }
+    let scan = crate::table::Scan::table().columns(&names);
+    let cursor = cluster.scan_cursor(table, &scan)?.unjoined();
+    Ok(Some((cursor, names)))
 }
 
 /// Deletes of parts one transaction carries (`delete_parts`).
@@ -156,22 +155,10 @@ pub(crate) fn parts_of_tables(cluster: &Cluster, tables: &[String]) -> Vec<Parts
 /// The references to parts held by `columns` of `table`'s rows (those columns that may hold
 /// any), read unjoined; best effort, as `parts_of_tables`.
 pub(crate) fn parts_of_columns(cluster: &Cluster, table: &Table, columns: &[u16]) -> Vec<PartsRef> {
-    let def = table.def();
-    let names: Vec<&str> = columns
-        .iter()
-        .filter_map(|c| def.columns.get(usize::from(*c)))
-        .filter(|c| lob::holds_parts(c.ty) && def.name != lob::PARTS_TABLE)
-        .map(|c| c.name.as_str())
-        .collect();
     let mut found = Vec::new();
-    if names.is_empty() {
-        return found;
-    }
-    let scan = crate::table::Scan::table().columns(&names);
-    let Ok(cursor) = cluster.scan_cursor(table, &scan) else {
+    let Ok(Some((mut cursor, _))) = scan_parts_columns(cluster, table, columns) else {
         return found;
     };
-    let mut cursor = cursor.unjoined();
     while let Ok(Some(rows)) = cursor.next_batch() {
         for v in rows.into_iter().flatten() {
             if let Value::Parts(r) = v {

@@ -15,6 +15,9 @@ pub struct Table {
     def: Arc<TableDef>,
     /// What ANALYZE TABLE measured, when the definition was loaded (`Cluster::table`).
     stats: Option<Arc<crate::stats::TableStats>>,
+    /// Its rows may hold values in parts (`base::lob::table_holds_parts`), known once: a write
+    /// of a table without such columns never looks for long values.
+    holds_parts: bool,
 }
 
 fn request_error(message: String) -> ClientError {
@@ -24,6 +27,7 @@ fn request_error(message: String) -> ClientError {
 impl Table {
     pub(crate) fn new(def: TableDef) -> Table {
         Table {
+            holds_parts: base::lob::table_holds_parts(&def),
             def: Arc::new(def),
             stats: None,
         }
@@ -35,6 +39,7 @@ impl Table {
         Table {
             def: self.def.clone(),
             stats: Some(stats),
+            holds_parts: self.holds_parts,
         }
     }
 
@@ -57,6 +62,12 @@ impl Table {
 
     pub fn def(&self) -> &TableDef {
         &self.def
+    }
+
+    /// Whether its rows may hold values in parts (MEDIUM/LONG TEXT or BLOB columns): only
+    /// their reads may answer references (`crate::has_parts`).
+    pub fn holds_parts(&self) -> bool {
+        self.holds_parts
     }
 
     /// The version of the definition this handle holds; requests carry it, and the data node

@@ -147,7 +147,7 @@ impl Transaction {
         mut values: Vec<(u16, Value)>,
         projection: Vec<u16>,
     ) -> OpId {
-        if !matches!(kind, OpKind::Read(_) | OpKind::Delete) {
+        if table.holds_parts() && !matches!(kind, OpKind::Read(_) | OpKind::Delete) {
             let owner = self.results.len() + self.pending.len();
             match crate::lob::cut(&self.cluster, table.def(), &mut values) {
                 Ok(parts) => self.parts.extend(parts.into_iter().map(|op| (owner, op))),

@@ -32,6 +32,16 @@ fn table_def() -> TableDef {
     TableDef::new("docs", columns, &["id"]).unwrap()
 }
 
+/// `table_def()` named `name`, with an ordered index over a prefix of its MEDIUMTEXT `t`.
+fn indexed_table(cluster: &client::Cluster, name: &str) -> client::Table {
+    let mut def = table_def();
+    def.name = name.into();
+    cluster.create_table(def).unwrap();
+    cluster
+        .add_index_of(name, "by_t", base::IndexKind::Ordered, &["t"], &[10])
+        .unwrap()
+}
+
 fn random_bytes(rng: &mut Rng, len: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(len + 8);
     while out.len() < len {
@@ -186,12 +196,7 @@ fn long_values_round_trip_and_their_parts_follow_their_rows() {
 fn what_the_data_node_cannot_keep_in_parts_is_refused() {
     let node = TestNode::start(2, Duration::from_millis(500));
     let cluster = node.connect();
-    let mut def = table_def();
-    def.name = "indexed".into();
-    cluster.create_table(def).unwrap();
-    let table = cluster
-        .add_index_of("indexed", "by_t", base::IndexKind::Ordered, &["t"], &[10])
-        .unwrap();
+    let table = indexed_table(&cluster, "indexed");
     let long = "x".repeat(LOB_INLINE_BYTES_MAX + 1);
 
     // An indexed column keeps its values whole.
@@ -284,18 +289,7 @@ fn values_in_parts_survive_a_restart() {
 fn a_refused_long_value_undoes_only_its_statement() {
     let node = TestNode::start(2, Duration::from_millis(500));
     let cluster = node.connect();
-    let mut def = table_def();
-    def.name = "statements".into();
-    cluster.create_table(def).unwrap();
-    let table = cluster
-        .add_index_of(
-            "statements",
-            "by_t",
-            base::IndexKind::Ordered,
-            &["t"],
-            &[10],
-        )
-        .unwrap();
+    let table = indexed_table(&cluster, "statements");
     let mut txn = cluster.transaction();
     txn.begin_statement();
     txn.insert(&table, vec![(0, Value::Int(1)), (1, Value::from("kept"))]);

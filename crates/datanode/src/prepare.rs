@@ -100,35 +100,14 @@ fn coerce(table: &TableDef, c: u16, v: Value) -> Result<Value, Error> {
             format!("column {c} does not exist in table '{}'", table.name),
         )
     })?;
-    let indexed = || table.indexes.iter().any(|i| i.columns.contains(&c));
-    if matches!(v, Value::Parts(_)) && (table.column_in_key(c) || indexed()) {
-        return Err(bad(
-            ErrorCode::BadValue,
-            format!(
-                "column '{}' is in a key or index: its values are kept whole, at most {} bytes",
-                col.name,
-                base::limits::LOB_INLINE_BYTES_MAX
-            ),
-        ));
-    }
     let v = v.coerce(col.ty, col.collation, &col.name)?;
-    if let Value::Bytes(b) = &v {
-        if base::lob::holds_parts(col.ty) && base::lob::goes_to_parts(b.len()) {
-            let why = if table.column_in_key(c) || indexed() {
-                "is in a key or index, whose values are kept whole"
-            } else {
-                "keeps longer values in parts (the client library cuts them)"
-            };
-            return Err(bad(
-                ErrorCode::BadValue,
-                format!(
-                    "a value of {} bytes for column '{}' is longer than {} bytes: the column {why}",
-                    b.len(),
-                    col.name,
-                    base::limits::LOB_INLINE_BYTES_MAX
-                ),
-            ));
-        }
+    let refused = match &v {
+        Value::Parts(r) => base::lob::refusal(table, c, r.len as usize, true),
+        Value::Bytes(b) => base::lob::refusal(table, c, b.len(), false),
+        _ => None,
+    };
+    if let Some(e) = refused {
+        return Err(e);
     }
     if v.is_null() && !col.nullable {
         return Err(bad(

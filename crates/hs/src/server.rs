@@ -773,12 +773,14 @@ impl Server {
     }
 
     fn answer_batch(&mut self, batch: Vec<Pending>, result: client::Result<Vec<OpResult>>) {
-        let parts = matches!(&result, Ok(results) if client::has_parts(
-            results.iter().filter_map(|r| match r {
-                OpResult::Row(values) => Some(values.as_slice()),
-                _ => None,
-            })
-        ));
+        let may_hold = batch.iter().any(|p| p.open.table.holds_parts());
+        let parts = may_hold
+            && matches!(&result, Ok(results) if client::has_parts(
+                results.iter().filter_map(|r| match r {
+                    OpResult::Row(values) => Some(values.as_slice()),
+                    _ => None,
+                })
+            ));
         if parts || matches!(&result, Err(client::ClientError::Aborted { .. })) {
             // One read failed the whole batch (its table was changed or dropped), or found a
             // long value kept in parts, which the event loop does not wait to join: every read

@@ -776,20 +776,13 @@ fn advance(op: &mut OpState, slot: u32, outcome: Option<StepOutcome>) -> Vec<Ste
                     _ => LockMode::Exclusive,
                 };
                 let key_columns: Vec<u16> = (0..p.key.len() as u16).collect();
-                let (pk, partition) = locate(index_table, &key_columns, &p.key);
+                let at = locate(index_table, &key_columns, &p.key);
                 op.phase = Phase::IndexLookup;
-                return vec![Step {
-                    slot,
-                    table: index_table.id,
-                    version: index_table.version,
-                    partition,
-                    pk,
-                    kind: StepKind::Read {
-                        lock,
-                        projection: Vec::new(),
-                    },
-                    want_images: false,
-                }];
+                let kind = StepKind::Read {
+                    lock,
+                    projection: Vec::new(),
+                };
+                return vec![step_at(index_table, slot, at, kind, false)];
             }
             let key = if p.unique_index.is_some() {
                 // Insert addressed by unique key: the primary key comes from the row.
@@ -872,7 +865,7 @@ fn advance(op: &mut OpState, slot: u32, outcome: Option<StepOutcome>) -> Vec<Ste
 fn base_step(op: &OpState, slot: u32, pk_values: &[Value], want_images: bool) -> Step {
     let p = &op.prepared;
     let table = &p.table.def;
-    let (pk, partition) = locate(table, &table.primary_key, pk_values);
+    let at = locate(table, &table.primary_key, pk_values);
     let kind = match p.kind {
         OpKind::Read(lock) => StepKind::Read {
             lock,
@@ -901,15 +894,7 @@ fn base_step(op: &OpState, slot: u32, pk_values: &[Value], want_images: bool) ->
                 .collect(),
         },
     };
-    Step {
-        slot,
-        table: table.id,
-        version: table.version,
-        partition,
-        pk,
-        kind,
-        want_images,
-    }
+    step_at(table, slot, at, kind, want_images)
 }
 
 /// Unique-index rows to delete and insert after a base row changed from `old` to `new`.
@@ -937,29 +922,13 @@ fn maintenance_steps(
         if old_loc.as_ref().map(|l| &l.0) == new_loc.as_ref().map(|l| &l.0) {
             continue;
         }
-        if let Some((pk, partition)) = old_loc {
-            steps.push(Step {
-                slot,
-                table: hidden.id,
-                version: hidden.version,
-                partition,
-                pk,
-                kind: StepKind::Delete,
-                want_images: false,
-            });
+        if let Some(at) = old_loc {
+            steps.push(step_at(hidden, slot, at, StepKind::Delete, false));
         }
-        if let (Some((pk, partition)), Some(key), Some(new)) = (new_loc, new_key, new) {
+        if let (Some(at), Some(key), Some(new)) = (new_loc, new_key, new) {
             let mut row = key;
             row.extend(table.primary_key.iter().map(|c| new[*c as usize].clone()));
-            steps.push(Step {
-                slot,
-                table: hidden.id,
-                version: hidden.version,
-                partition,
-                pk,
-                kind: StepKind::Insert { row },
-                want_images: false,
-            });
+            steps.push(step_at(hidden, slot, at, StepKind::Insert { row }, false));
         }
     }
     steps
@@ -982,19 +951,32 @@ fn parts_deletes(
         }
         for part in 0..r.part_count() {
             let key = [Value::UInt(r.id), Value::UInt(u64::from(part))];
-            let (pk, partition) = locate(parts, &parts.primary_key, &key);
-            steps.push(Step {
-                slot,
-                table: parts.id,
-                version: parts.version,
-                partition,
-                pk,
-                kind: StepKind::Delete,
-                want_images: false,
-            });
+            let at = locate(parts, &parts.primary_key, &key);
+            steps.push(step_at(parts, slot, at, StepKind::Delete, false));
         }
     }
     steps
+}
+
+/// A step of operation `slot` on `table`'s row at `at` (its encoded primary key and partition,
+/// as `locate` gives them).
+fn step_at(
+    table: &TableDef,
+    slot: u32,
+    at: (Vec<u8>, u32),
+    kind: StepKind,
+    want_images: bool,
+) -> Step {
+    let (pk, partition) = at;
+    Step {
+        slot,
+        table: table.id,
+        version: table.version,
+        partition,
+        pk,
+        kind,
+        want_images,
+    }
 }
 
 fn ends_transaction(e: &Error) -> bool {

@@ -725,14 +725,15 @@ impl Loop {
                 return;
             }
         };
-        if client::has_parts(rows.iter().map(Vec::as_slice)) {
-            // A long value kept in parts: the thread's client library joins them, and the plan
-            // goes there from now on (the event loop never waits for more reads).
-            if let Compiled::Select(plan) = w.plan.as_ref() {
+        // A long value kept in parts: the thread's client library joins them, and the plan
+        // goes there from now on (the event loop never waits for more reads).
+        if let Compiled::Select(plan) = w.plan.as_ref() {
+            let may_hold = plan.source.as_ref().is_some_and(|s| s.table.holds_parts());
+            if may_hold && client::has_parts(rows.iter().map(Vec::as_slice)) {
                 plan.large.set(true);
+                self.replay(token, &w.packet);
+                return;
             }
-            self.replay(token, &w.packet);
-            return;
         }
         let session = &mut conn.session;
         // ROW_COUNT() reads the statement before's count; `conclude` (in `answer`) leaves -1.
