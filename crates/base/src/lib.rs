@@ -8,6 +8,7 @@ pub mod collation;
 pub mod error;
 pub mod filter;
 pub mod foreign_key;
+pub mod geometry;
 pub mod key;
 pub mod limits;
 pub mod lob;

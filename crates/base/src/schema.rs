@@ -50,6 +50,9 @@ pub struct ColumnDef {
     /// A DEFAULT written as an expression (`DEFAULT (3 + 5)`), as MariaDB shows it: its value,
     /// computed when the column was defined, is `default`.
     pub default_expr: Option<String>,
+    /// A spatial column (GEOMETRY, POINT, ...): a LONGBLOB that takes only spatial values of
+    /// its kind (`crate::geometry`), and of its SRID when it declares one.
+    pub geometry: Option<crate::geometry::GeometryColumn>,
 }
 
 /// `GENERATED ALWAYS AS (expr) VIRTUAL | STORED`.
@@ -92,6 +95,7 @@ impl ColumnDef {
             members: Vec::new(),
             generated: None,
             default_expr: None,
+            geometry: None,
         }
     }
 
@@ -224,6 +228,17 @@ impl ColumnDef {
             other.auto_increment,
             other.hidden,
         ) && self.members == other.members
+            && self.geometry_kept(other)
+    }
+
+    /// Whether `new` takes every value this column may hold as far as spatial values go: it
+    /// is no spatial column, or this one is, of a kind and SRID `new` takes.
+    pub fn geometry_kept(&self, new: &ColumnDef) -> bool {
+        match (self.geometry, new.geometry) {
+            (_, None) => true,
+            (None, Some(_)) => false,
+            (Some(g), Some(n)) => n.kind.holds(g.kind) && (n.srid.is_none() || n.srid == g.srid),
+        }
     }
 
     /// True when `new` holds every value this column holds, unchanged, so a column change may
@@ -280,8 +295,20 @@ impl ColumnDef {
     /// through the value's text under strict mode (`text::store_strict`). A value that does
     /// not convert so is an error.
     pub fn convert_value(&self, new: &ColumnDef, v: Value) -> Result<Value> {
-        if v.is_null() || (self.ty == new.ty && self.collation == new.collation) {
+        // A spatial column takes only spatial values: those of a column that held other
+        // values, or another kind or SRID, are checked.
+        let checked = self.geometry_kept(new);
+        if v.is_null() || (self.ty == new.ty && self.collation == new.collation && checked) {
             return Ok(v);
+        }
+        if let (false, Some(why)) = (checked, crate::text::geometry_refusal(new, &v)) {
+            return Err(Error::new(
+                ErrorCode::BadValue,
+                format!(
+                    "a value of column '{}' is no spatial value it takes ({why:?})",
+                    new.name
+                ),
+            ));
         }
         if let Value::Parts(r) = &v {
             // Its bytes are not here: it keeps them only as another column that holds parts
@@ -686,7 +713,8 @@ impl TableDef {
     /// every key, a widening (`ColumnDef::widens_to`).
     pub fn keeps_values(&self, c: u16, new: &ColumnDef) -> bool {
         let was = &self.columns[c as usize];
-        was.stores_as(new) || (!self.column_in_key(c) && was.widens_to(new))
+        (was.stores_as(new) || (!self.column_in_key(c) && was.widens_to(new)))
+            && was.geometry_kept(new)
     }
 
     /// True when a column change may give column `c` the definition `new`, converting its

@@ -154,6 +154,32 @@ pub enum Refusal {
     Truncated,
     /// A character the column's character set lacks, at this byte of the value (1366).
     Repertoire(usize),
+    /// No spatial value for a spatial column (1416).
+    NotGeometry,
+    /// A spatial value of another kind than the column's (1366).
+    WrongGeometry,
+    /// A spatial value with this SRID for a column declaring another (MySQL's 3643).
+    WrongSrid(u32),
+}
+
+/// Why a spatial column refuses `v` (None: it takes it, or the column is no spatial one).
+pub fn geometry_refusal(column: &ColumnDef, v: &Value) -> Option<Refusal> {
+    let g = column.geometry?;
+    let b = match v {
+        Value::Null => return None,
+        Value::Bytes(b) => b,
+        _ => return Some(Refusal::NotGeometry),
+    };
+    let Some(kind) = crate::geometry::kind_of(b) else {
+        return Some(Refusal::NotGeometry);
+    };
+    if !g.kind.holds(kind) {
+        return Some(Refusal::WrongGeometry);
+    }
+    match (g.srid, crate::geometry::srid_of(b)) {
+        (Some(want), Some(srid)) if srid != want => Some(Refusal::WrongSrid(srid)),
+        _ => None,
+    }
 }
 
 /// The value `column` stores for `v` under MySQL's strict mode (STRICT_TRANS_TABLES): what
@@ -163,6 +189,9 @@ pub fn store_strict(column: &ColumnDef, v: Value) -> Result<Value, Refusal> {
     use crate::types::{Charset, ColumnType as T};
     if v.is_null() {
         return Ok(Value::Null);
+    }
+    if let Some(why) = geometry_refusal(column, &v) {
+        return Err(why);
     }
     if column.ty.is_string() {
         let charset = column.collation.charset();

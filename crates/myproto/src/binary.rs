@@ -233,6 +233,7 @@ fn value(d: &mut Decoder, t: u8, unsigned: bool) -> Result<Param, ProtoError> {
         | 0xFA // MEDIUM_BLOB
         | 0xFB // LONG_BLOB
         | 0x10 // BIT
+        | types::GEOMETRY
         => Param::Bytes(d.lenenc_bytes()?.to_vec()),
         other => {
             return Err(ProtoError::Malformed(format!(

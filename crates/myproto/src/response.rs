@@ -27,6 +27,8 @@ pub mod types {
     pub const BLOB: u8 = 0xFC;
     pub const VAR_STRING: u8 = 0xFD;
     pub const STRING: u8 = 0xFE;
+    /// A spatial value: its SRID then WKB, binary.
+    pub const GEOMETRY: u8 = 0xFF;
 }
 
 /// Column definition flags.
@@ -152,6 +154,8 @@ impl Column {
             column_type,
             flags: if string {
                 0
+            } else if column_type == types::GEOMETRY {
+                flags::BINARY
             } else {
                 flags::BINARY | flags::NUM
             },

@@ -35,6 +35,9 @@ pub fn type_text(ty: ColumnType) -> String {
 /// A column's type text: [`type_text`] with the display width it was declared with (BOOL's
 /// `tinyint(1)`) and ZEROFILL, as MariaDB shows them.
 pub fn column_type_text(c: &base::schema::ColumnDef) -> String {
+    if let Some(g) = c.geometry {
+        return g.kind.sql_name();
+    }
     if matches!(c.ty, ColumnType::Enum | ColumnType::Set) {
         let members: Vec<String> = c.members.iter().map(|m| quoted(m)).collect();
         return format!("{}({})", c.ty.sql_name(), members.join(","));
@@ -338,6 +341,10 @@ pub fn create_table(
         if let Some(d) = default_text(c).filter(|_| c.generated.is_none()) {
             line.push_str(" DEFAULT ");
             line.push_str(&d);
+        }
+        // MySQL 8's SRID attribute, in its versioned comment (MariaDB skips it).
+        if let Some(srid) = c.geometry.and_then(|g| g.srid) {
+            line.push_str(&format!(" /*!80003 SRID {srid} */"));
         }
         if let Some(clause) = on_update_text(c) {
             line.push_str(" ON UPDATE ");

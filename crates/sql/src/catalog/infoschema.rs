@@ -649,7 +649,11 @@ pub(crate) fn character_sets() -> Vec<Vec<Value>> {
 /// collation (NULL for no text), and the type's whole text.
 pub(crate) fn type_values(c: &ColumnDef) -> [Value; 9] {
     let opt = |v: Option<u64>| v.map(count).unwrap_or(Value::Null);
-    let (length, octets) = characters(c.ty, c.collation);
+    // A spatial column has no character lengths (it is a LONGBLOB underneath).
+    let (length, octets) = match c.geometry {
+        Some(_) => (None, None),
+        None => characters(c.ty, c.collation),
+    };
     let (precision, scale) = numeric(c.ty);
     let fsp = match c.ty {
         ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } | ColumnType::Time { fsp } => {
@@ -659,7 +663,10 @@ pub(crate) fn type_values(c: &ColumnDef) -> [Value; 9] {
     };
     let collated = c.ty.is_string() && c.collation != Collation::Binary;
     [
-        text(definition::data_type(c.ty)),
+        match c.geometry {
+            Some(g) => text(g.kind.sql_name()),
+            None => text(definition::data_type(c.ty)),
+        },
         opt(length),
         opt(octets),
         opt(precision),

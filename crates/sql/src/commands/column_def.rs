@@ -6,6 +6,7 @@ use crate::expr::collate::CollationSpec;
 use crate::expr::row_free_value;
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
+use base::geometry::{GeometryColumn, GeometryKind};
 use base::limits;
 use base::schema::{ColumnDef, IndexKind};
 use base::types::{Collation, ColumnType, LobSize};
@@ -229,6 +230,7 @@ pub(crate) fn column_from_ast(
     }
     let mut ty = column_type(&col.name.value, &col.data_type)?;
     let members = members(&col.name.value, &col.data_type)?;
+    let geometry = geometry_kind(&col.data_type);
     let textual = (ty.is_string()
         && !matches!(
             ty,
@@ -292,6 +294,7 @@ pub(crate) fn column_from_ast(
         def = def.collation(collation);
     }
     def.members = members;
+    def.geometry = geometry.map(|kind| GeometryColumn { kind, srid: None });
     let mut nullable = true;
     let mut key = None;
     let mut default = None;
@@ -392,6 +395,29 @@ pub(crate) fn column_from_ast(
                     ));
                 }
                 def.comment = text.clone();
+            }
+            // MySQL 8's SRID attribute of a spatial column (what `/*!80003 SRID 0 */` says).
+            ast::ColumnOption::Srid(e) => {
+                let srid = match (&mut def.geometry, e.as_ref()) {
+                    (
+                        Some(g),
+                        ast::Expr::Value(ast::ValueWithSpan {
+                            value: ast::Value::Number(n, _),
+                            ..
+                        }),
+                    ) => n.parse::<u32>().ok().map(|n| (g, n)),
+                    _ => None,
+                };
+                match srid {
+                    Some((g, n)) => g.srid = Some(n),
+                    None => {
+                        return Err(SqlError::parse(format!(
+                            "near 'SRID {e}' on column '{}': SRID takes a number, on a \
+                             spatial column",
+                            col.name.value
+                        )))
+                    }
+                }
             }
             ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Collation(_) => {}
             // REFERENCES: a foreign key of the table (`commands/foreign.rs`); CHECK: a
@@ -819,6 +845,17 @@ fn expression_text(e: &ast::Expr) -> Option<String> {
 /// bytes' worth of its widest characters.
 pub(crate) const VARCHAR_MAX: u64 = 65_532;
 
+/// The spatial kind a type names (GEOMETRY, POINT, LINESTRING, POLYGON, MULTIPOINT,
+/// MULTILINESTRING, MULTIPOLYGON, GEOMETRYCOLLECTION), None for any other type.
+pub(crate) fn geometry_kind(t: &ast::DataType) -> Option<GeometryKind> {
+    match t {
+        ast::DataType::Custom(name, modifiers) if modifiers.is_empty() => {
+            GeometryKind::from_name(&name.to_string())
+        }
+        _ => None,
+    }
+}
+
 /// Cairn's column type for the SQL type `t`, its parameters checked against Cairn's limits with
 /// MariaDB's errors, naming `column`: 1425/1426/1427 for a decimal's or float's scale and
 /// precision, 1074 for a string too long, 1439 for a width no 32-bit count holds, 1063 for
@@ -1054,6 +1091,10 @@ pub(crate) fn column_type(column: &str, t: &ast::DataType) -> Result<ColumnType>
             n => ColumnType::Bit {
                 width: n.max(1) as u8,
             },
+        },
+        // A spatial type is a LONGBLOB taking only spatial values (`geometry_kind`).
+        D::Custom(..) if geometry_kind(t).is_some() => ColumnType::Blob {
+            size: LobSize::Long,
         },
         D::Enum(..) => ColumnType::Enum,
         D::Set(_) => ColumnType::Set,

@@ -257,6 +257,10 @@ pub fn derive(e: &Expr, inputs: &Inputs) -> Result<Derived> {
             Func::If => all(&args[1..], "if")?,
             Func::Str(StrFn::Elt) => all(&args[1..], "elt")?,
             Func::Str(s) if s.binary_result() => Derived::new(Collation::Binary, K::Implicit),
+            Func::Spatial(g) if g.binary_result() => Derived::new(Collation::Binary, K::Implicit),
+            Func::Spatial(g) if g.text_result() => {
+                Derived::new(Collation::Utf8mb4GeneralCi, K::Coercible)
+            }
             Func::Json(JsonFn::AsJson | JsonFn::AsBool) => derive(&args[0], inputs)?,
             Func::Misc(MiscFn::Uuid | MiscFn::InetNtoa) => {
                 Derived::new(Collation::Utf8mb4GeneralCi, K::Coercible)

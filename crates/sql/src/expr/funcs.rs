@@ -1,12 +1,13 @@
 //! Scalar functions: the names MySQL knows them by with their argument counts, and their
 //! evaluation (string, numeric and NULL-handling functions) with MySQL's semantics. The further
 //! string functions live in `funcs/strings.rs`, the further numeric ones in `funcs/math.rs`,
-//! the date and time functions in `expr/temporal.rs`.
+//! the date and time functions in `expr/temporal.rs`, the spatial ones in `funcs/spatial.rs`.
 
 pub(crate) mod json;
 mod math;
 mod misc;
 mod regexp;
+pub(crate) mod spatial;
 pub(crate) mod strings;
 
 use std::cmp::Ordering;
@@ -24,6 +25,7 @@ use crate::foundation::error::SqlError;
 pub(crate) use json::JsonFn;
 pub(crate) use math::{system_rng, MathFn, Randoms, Rng};
 pub(crate) use misc::MiscFn;
+pub(crate) use spatial::SpatialFn;
 pub(crate) use strings::StrFn;
 
 type Result<T> = std::result::Result<T, SqlError>;
@@ -68,6 +70,8 @@ pub enum Func {
     Json(JsonFn),
     /// UUID, UUID_SHORT, INET_ATON, INET_NTOA (`funcs/misc.rs`).
     Misc(MiscFn),
+    /// A spatial function (`funcs/spatial.rs`).
+    Spatial(SpatialFn),
 }
 
 impl Func {
@@ -110,6 +114,8 @@ impl Func {
                     (Json(j), min, max)
                 } else if let Some((m, min, max)) = MiscFn::from_name(name) {
                     (Misc(m), min, max)
+                } else if let Some((g, min, max)) = SpatialFn::from_name(name) {
+                    (Spatial(g), min, max)
                 } else {
                     let (t, min, max) = crate::expr::temporal::Temporal::from_name(name)?;
                     (Temporal(t), min, max)
@@ -122,6 +128,7 @@ impl Func {
     /// Whether the result is a binary string (sent with the binary collation, as MariaDB).
     pub(crate) fn binary_result(self) -> bool {
         matches!(self, Func::Str(s) if s.binary_result())
+            || matches!(self, Func::Spatial(g) if g.binary_result())
     }
 
     /// Whether the function compares strings (so compares them under its arguments' collation).
@@ -185,6 +192,7 @@ pub(crate) fn result_type(
         Func::Math(m) => Some(math::result_type(m, args, arg_type)),
         Func::Json(j) => Some(json::result_type(j)),
         Func::Misc(m) => Some(misc::result_type(m)),
+        Func::Spatial(g) => Some(spatial::result_type(g)),
         _ => None,
     }
 }
@@ -280,6 +288,7 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
         Math(m) => return math::call(m, args, env),
         Json(j) => return json::call(j, args, env, c),
         Misc(m) => return misc::call(m, args, env),
+        Spatial(g) => return spatial::call(g, args, env),
         IfNull => {
             let a = args[0].eval(env)?;
             return if a.is_null() {
@@ -496,7 +505,8 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
             }
             best
         }
-        IfNull | Coalesce | If | Str(_) | Math(_) | Temporal(_) | Json(_) | Misc(_) => {
+        IfNull | Coalesce | If | Str(_) | Math(_) | Temporal(_) | Json(_) | Misc(_)
+        | Spatial(_) => {
             unreachable!("handled above")
         }
     })

@@ -19,7 +19,10 @@ pub fn table_column(
     name: &str,
 ) -> Column {
     let c = &def.columns[p];
-    let (column_type, length, decimals) = column_type_code(c.ty);
+    let (column_type, length, decimals) = match c.geometry {
+        Some(_) => (types::GEOMETRY, u32::MAX, 0),
+        None => column_type_code(c.ty),
+    };
     // An integer shows its declared display width, as MariaDB's metadata does; an unsigned
     // one without a sign's place.
     let unsigned = matches!(

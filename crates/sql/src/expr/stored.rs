@@ -4,7 +4,7 @@
 //! warnings). INSERT, UPDATE and ALTER TABLE's checks store through them. Also the values
 //! that take the statement's time: a DEFAULT CURRENT_TIMESTAMP left out, ON UPDATE
 //! CURRENT_TIMESTAMP, and NULL stored in a TIMESTAMP NOT NULL column. A JSON column takes
-//! only valid JSON text.
+//! only valid JSON text, a spatial column only spatial values of its kind.
 
 use base::schema::{ColumnDef, TableDef};
 use base::{ColumnType, Value};
@@ -166,6 +166,9 @@ fn store_refusing(
             "22007",
             format!("Incorrect {kind} value: '{shown}' for column {full} at row {row}"),
         ),
+        Refusal::NotGeometry | Refusal::WrongGeometry | Refusal::WrongSrid(_) => {
+            geometry_error(refusal, column, &v, &full, row)
+        }
         Refusal::Repertoire(at) => {
             // MariaDB shows the bytes from the first such character, six at most, printable
             // ASCII as itself and the rest as `\xNN`.
@@ -194,6 +197,70 @@ fn store_refusing(
     })
 }
 
+/// MariaDB's (and for the SRID MySQL's) error for a value a spatial column refuses; `full` is
+/// the column's whole name.
+fn geometry_error(
+    refusal: base::text::Refusal,
+    column: &ColumnDef,
+    v: &Value,
+    full: &str,
+    row: usize,
+) -> SqlError {
+    use base::text::Refusal as R;
+    let name = &column.name;
+    match refusal {
+        // A number or a date: MariaDB's cast error, naming both types.
+        R::NotGeometry if !matches!(v, Value::Bytes(_) | Value::Parts(_)) => {
+            let from = match &v {
+                Value::Int(i) if i32::try_from(*i).is_ok() => "int",
+                Value::Int(_) | Value::UInt(_) => "bigint",
+                Value::Decimal(_) => "decimal",
+                Value::Float(_) | Value::Double(_) => "double",
+                Value::Date(_) => "date",
+                Value::Time(_) => "time",
+                Value::Year(_) => "year",
+                _ => "datetime",
+            };
+            let to = column
+                .geometry
+                .map_or("geometry".into(), |g| g.kind.sql_name());
+            SqlError::new(
+                4078,
+                "HY000",
+                format!("Cannot cast '{from}' as '{to}' in assignment of {full}"),
+            )
+        }
+        R::WrongGeometry => {
+            let kind = column.geometry.map_or("GEOMETRY", |g| g.kind.name());
+            let wkt = match &v {
+                Value::Bytes(b) => base::geometry::to_wkt(b).unwrap_or_default(),
+                _ => String::new(),
+            };
+            SqlError::new(
+                1366,
+                "22007",
+                format!("Incorrect {kind} value: '{wkt}' for column {full} at row {row}"),
+            )
+        }
+        R::WrongSrid(srid) => SqlError::new(
+            3643,
+            "HY000",
+            format!(
+                "The SRID of the geometry does not match the SRID of the column '{name}'. The \
+                 SRID of the geometry is {srid}, but the SRID of the column is {}. Consider \
+                 changing the SRID of the geometry or the SRID property of the column.",
+                column.geometry.and_then(|g| g.srid).unwrap_or_default()
+            ),
+        ),
+        // No spatial value (bytes that are none).
+        _ => SqlError::new(
+            1416,
+            "22003",
+            "Cannot get geometry object from data you send to the GEOMETRY field",
+        ),
+    }
+}
+
 /// A value as INSERT IGNORE stores it: what strict mode refuses is changed to fit, as MySQL's
 /// non-strict conversion does, and `warn` gets MariaDB's warning for it: 1264 with the value
 /// clipped to the column's range, 1366 or 1265 with the number the text holds or starts with,
@@ -208,6 +275,8 @@ pub(crate) fn lenient_store(
 ) -> Result<Value> {
     let e = match strict_store(table, column, v.clone(), row) {
         Ok(stored) => return Ok(stored),
+        // A spatial column takes no value changed to fit.
+        Err(e) if column.geometry.is_some() => return Err(e),
         Err(e) => e,
     };
     let truncated = || format!("Data truncated for column '{}' at row {row}", column.name);

@@ -233,10 +233,11 @@ pub fn static_type(
         Call(Func::Temporal(t), args) => {
             crate::expr::temporal::result_type(*t, args, &|a| static_type(a, def, aggregates))
         }
-        Call(f @ (Func::Str(_) | Func::Math(_) | Func::Json(_) | Func::Misc(_)), args) => {
-            crate::expr::funcs::result_type(*f, args, &|a| static_type(a, def, aggregates))
-                .unwrap_or((types::VAR_STRING, 1024, 31))
-        }
+        Call(
+            f @ (Func::Str(_) | Func::Math(_) | Func::Json(_) | Func::Misc(_) | Func::Spatial(_)),
+            args,
+        ) => crate::expr::funcs::result_type(*f, args, &|a| static_type(a, def, aggregates))
+            .unwrap_or((types::VAR_STRING, 1024, 31)),
         Call(f, args) => match f {
             Func::Length | Func::CharLength | Func::Sign => (types::LONGLONG, 10, 0),
             Func::Mod => {

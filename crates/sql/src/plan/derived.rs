@@ -368,6 +368,10 @@ fn column_type(c: &Column) -> ColumnType {
         types::STRING => ColumnType::Char {
             length: c.length / 4,
         },
+        // A spatial value: the LONGBLOB underneath (the kind is not carried over).
+        types::GEOMETRY => ColumnType::Blob {
+            size: LobSize::Long,
+        },
         types::BLOB | types::LONG_BLOB if binary => ColumnType::Blob {
             size: LobSize::holding(c.length.into()).unwrap_or(LobSize::Long),
         },

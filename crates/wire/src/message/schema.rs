@@ -314,13 +314,16 @@ pub(super) fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
     if shown(c) {
         out.put_u8(c.display_width);
         // Bit 0: ZEROFILL; bit 1: a FLOAT(M,D)'s D follows; bit 2: a generated column's
-        // expression follows, bit 3: STORED; bit 4: a DEFAULT's expression text follows.
+        // expression follows, bit 3: STORED; bit 4: a DEFAULT's expression text follows;
+        // bit 5: a spatial column's kind follows, bit 6: its SRID after it.
         out.put_u8(
             u8::from(c.zerofill)
                 | u8::from(c.scale.is_some()) << 1
                 | u8::from(c.generated.is_some()) << 2
                 | u8::from(c.generated.as_ref().is_some_and(|g| g.stored)) << 3
-                | u8::from(c.default_expr.is_some()) << 4,
+                | u8::from(c.default_expr.is_some()) << 4
+                | u8::from(c.geometry.is_some()) << 5
+                | u8::from(c.geometry.is_some_and(|g| g.srid.is_some())) << 6,
         );
         if let Some(d) = c.scale {
             out.put_u8(d);
@@ -330,6 +333,12 @@ pub(super) fn put_column(out: &mut Vec<u8>, c: &ColumnDef) {
         }
         if let Some(text) = &c.default_expr {
             out.put_bytes(text.as_bytes());
+        }
+        if let Some(g) = c.geometry {
+            out.put_u8(g.kind as u8);
+            if let Some(srid) = g.srid {
+                out.put_u32(srid);
+            }
         }
     }
     if !c.comment.is_empty() {
@@ -352,6 +361,7 @@ fn shown(c: &ColumnDef) -> bool {
         || c.scale.is_some()
         || c.generated.is_some()
         || c.default_expr.is_some()
+        || c.geometry.is_some()
 }
 
 pub(super) fn get_collation(r: &mut Reader) -> DecodeResult<Collation> {
@@ -386,10 +396,10 @@ pub(super) fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
     let default_now = if flags & 8 != 0 { Some(r.u8()?) } else { None };
     // Bit 6: how the column is shown, a display width and ZEROFILL (older catalogs never set
     // it).
-    let (display_width, zerofill, scale, generated, default_expr) = if flags & 64 != 0 {
+    let (display_width, zerofill, scale, generated, default_expr, geometry) = if flags & 64 != 0 {
         let width = r.u8()?;
         let shown = r.u8()?;
-        if shown > 31 || shown & 12 == 8 {
+        if shown > 127 || shown & 12 == 8 || shown & 96 == 64 {
             return Err(DecodeError::BadTag {
                 what: "column display flags",
                 tag: shown,
@@ -409,9 +419,31 @@ pub(super) fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
         } else {
             None
         };
-        (width, shown & 1 != 0, scale, generated, default_expr)
+        let geometry = if shown & 32 != 0 {
+            let tag = r.u8()?;
+            let kind = base::geometry::GeometryKind::from_u8(tag).ok_or(DecodeError::BadTag {
+                what: "geometry kind",
+                tag,
+            })?;
+            let srid = if shown & 64 != 0 {
+                Some(r.u32()?)
+            } else {
+                None
+            };
+            Some(base::geometry::GeometryColumn { kind, srid })
+        } else {
+            None
+        };
+        (
+            width,
+            shown & 1 != 0,
+            scale,
+            generated,
+            default_expr,
+            geometry,
+        )
     } else {
-        (0, false, None, None, None)
+        (0, false, None, None, None, None)
     };
     // Bit 7: a comment follows (older catalogs never set it).
     let comment = if flags & 128 != 0 {
@@ -450,6 +482,7 @@ pub(super) fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
         members,
         generated,
         default_expr,
+        geometry,
     })
 }
 

@@ -97,6 +97,31 @@ fn messages_round_trip() {
                 ..ColumnDef::new("gv", ColumnType::Int { unsigned: false }).nullable()
             },
             ColumnDef {
+                geometry: Some(base::geometry::GeometryColumn {
+                    kind: base::geometry::GeometryKind::LineString,
+                    srid: Some(4326),
+                }),
+                ..ColumnDef::new(
+                    "ls",
+                    ColumnType::Blob {
+                        size: base::types::LobSize::Long,
+                    },
+                )
+            },
+            ColumnDef {
+                geometry: Some(base::geometry::GeometryColumn {
+                    kind: base::geometry::GeometryKind::Geometry,
+                    srid: None,
+                }),
+                ..ColumnDef::new(
+                    "gg",
+                    ColumnType::Blob {
+                        size: base::types::LobSize::Long,
+                    },
+                )
+                .nullable()
+            },
+            ColumnDef {
                 default: Some(base::Value::Int(8)),
                 default_expr: Some("(3 + 5)".into()),
                 ..ColumnDef::new("de", ColumnType::Int { unsigned: false }).nullable()
