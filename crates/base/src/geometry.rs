@@ -10,6 +10,9 @@ use crate::value::Value;
 pub const SRID_BYTES: usize = 4;
 /// One point's two coordinates in WKB.
 const POINT_BYTES: usize = 16;
+/// The most collections WKB may hold one in another (MariaDB reads nested ones from WKB,
+/// never from WKT).
+pub const COLLECTION_DEPTH_MAX: usize = 32;
 
 /// A spatial column's kind: which values it takes (GEOMETRY takes every kind). The numbers of
 /// all but GEOMETRY are WKB's type codes.
@@ -67,9 +70,23 @@ impl GeometryKind {
         self.name().to_ascii_lowercase()
     }
 
-    /// Whether a column of this kind takes a value of kind `value`.
+    /// Whether a column of this kind takes a value of kind `value`: GEOMETRY and, as in
+    /// MariaDB, GEOMETRYCOLLECTION take every kind.
     pub fn holds(self, value: GeometryKind) -> bool {
-        self == GeometryKind::Geometry || self == value
+        matches!(
+            self,
+            GeometryKind::Geometry | GeometryKind::GeometryCollection
+        ) || self == value
+    }
+
+    /// The fewest WKB bytes a geometry of this kind takes (an empty collection's 9).
+    fn least_bytes(self) -> usize {
+        match self {
+            GeometryKind::Point => 5 + POINT_BYTES,
+            GeometryKind::LineString => 9 + POINT_BYTES,
+            GeometryKind::Polygon => 13 + POINT_BYTES,
+            _ => 9,
+        }
     }
 
     /// The kind each member of a MULTI- kind has.
@@ -254,9 +271,9 @@ impl Wkb<'_> {
         Some(ps)
     }
 
-    /// One geometry; `inside` is the kind of the one holding it, if any (a collection holds
-    /// no collection, and a MULTI- kind only its members' kind).
-    fn shape(&mut self, inside: Option<GeometryKind>) -> Option<Shape> {
+    /// One geometry; `inside` is the kind of the one holding it, if any (a MULTI- kind holds
+    /// only its members' kind), and `depth` how many collections hold it.
+    fn shape(&mut self, inside: Option<GeometryKind>, depth: usize) -> Option<Shape> {
         let little = match self.take(1)?[0] {
             0 => false,
             1 => true,
@@ -266,9 +283,6 @@ impl Wkb<'_> {
         let kind = GeometryKind::from_u8(u8::try_from(code).ok()?)
             .filter(|k| *k != GeometryKind::Geometry)?;
         match inside {
-            Some(GeometryKind::GeometryCollection) if kind == GeometryKind::GeometryCollection => {
-                return None
-            }
             Some(GeometryKind::GeometryCollection) | None => {}
             Some(holder) if holder.member() != Some(kind) => return None,
             Some(_) => {}
@@ -277,25 +291,33 @@ impl Wkb<'_> {
             GeometryKind::Point => Shape::Point(self.f64(little)?, self.f64(little)?),
             GeometryKind::LineString => Shape::LineString(self.points(little)?),
             GeometryKind::Polygon => {
-                let n = self.count(little, 4)?;
+                let n = self.count(little, 4 + POINT_BYTES)?;
                 if n == 0 {
                     return None;
                 }
                 let mut rings = Vec::with_capacity(n);
                 for _ in 0..n {
-                    rings.push(self.points(little)?);
+                    // A ring ends where it starts, as MariaDB's WKB reader checks.
+                    let ring = self.points(little)?;
+                    if ring.first() != ring.last() {
+                        return None;
+                    }
+                    rings.push(ring);
                 }
                 Shape::Polygon(rings)
             }
             _ => {
-                // Each member has at least its byte order and type code.
-                let n = self.count(little, 5)?;
+                if kind == GeometryKind::GeometryCollection && depth >= COLLECTION_DEPTH_MAX {
+                    return None;
+                }
+                let least = kind.member().map_or(9, GeometryKind::least_bytes);
+                let n = self.count(little, least)?;
                 if n == 0 && kind != GeometryKind::GeometryCollection {
                     return None;
                 }
                 let mut members = Vec::with_capacity(n);
                 for _ in 0..n {
-                    members.push(self.shape(Some(kind))?);
+                    members.push(self.shape(Some(kind), depth + 1)?);
                 }
                 Shape::Many(kind, members)
             }
@@ -311,7 +333,7 @@ fn read(value: &[u8]) -> Option<(u32, Shape)> {
         bytes: &value[SRID_BYTES..],
         at: 0,
     };
-    let shape = r.shape(None)?;
+    let shape = r.shape(None, 0)?;
     (r.at == r.bytes.len()).then_some((srid, shape))
 }
 
@@ -325,6 +347,11 @@ fn value_of(srid: u32, shape: &Shape) -> Vec<u8> {
 /// The kind of a spatial value, None when `value` is no whole, well-formed one.
 pub fn kind_of(value: &[u8]) -> Option<GeometryKind> {
     read(value).map(|(_, s)| s.kind())
+}
+
+/// A spatial value's kind and SRID, read once (None when `value` is none).
+pub fn kind_and_srid(value: &[u8]) -> Option<(GeometryKind, u32)> {
+    read(value).map(|(srid, s)| (s.kind(), srid))
 }
 
 /// A spatial value's SRID (None when `value` is none).
@@ -361,7 +388,7 @@ pub fn point(x: f64, y: f64, srid: u32) -> Vec<u8> {
 /// The spatial value WKB in either byte order stands for, with `srid`; bytes after the
 /// geometry are ignored, as MariaDB's ST_GeomFromWKB ignores them. None when it is no WKB.
 pub fn from_wkb(wkb: &[u8], srid: u32) -> Option<Vec<u8>> {
-    let shape = Wkb { bytes: wkb, at: 0 }.shape(None)?;
+    let shape = Wkb { bytes: wkb, at: 0 }.shape(None, 0)?;
     Some(value_of(srid, &shape))
 }
 
@@ -415,7 +442,8 @@ impl Wkt<'_> {
         &self.text[start..self.at]
     }
 
-    /// A number: an optional sign, digits, an optional fraction and exponent.
+    /// A number: digits, an optional fraction and exponent; after a sign, as strtod reads it
+    /// (`-.5`, which MariaDB takes, where it takes no `.5`).
     fn number(&mut self) -> Option<f64> {
         self.skip_spaces();
         let start = self.at;
@@ -426,15 +454,20 @@ impl Wkt<'_> {
             }
             r.at > from
         };
-        if matches!(self.text.get(self.at), Some(b'+' | b'-')) {
+        let signed = matches!(self.text.get(self.at), Some(b'+' | b'-'));
+        if signed {
             self.at += 1;
         }
-        if !digits(self) {
+        let mut any = digits(self);
+        if !any && !signed {
             return None;
         }
         if self.text.get(self.at) == Some(&b'.') {
             self.at += 1;
-            digits(self);
+            any |= digits(self);
+        }
+        if !any {
+            return None;
         }
         if matches!(self.text.get(self.at), Some(b'e' | b'E')) {
             let mark = self.at;
@@ -562,6 +595,8 @@ mod tests {
         assert_eq!(wkt("point(1 2)").as_deref(), Some("POINT(1 2)"));
         assert_eq!(wkt(" POINT ( 1   2 ) x").as_deref(), Some("POINT(1 2)"));
         assert_eq!(wkt("POINT(1-2)").as_deref(), Some("POINT(1 -2)"));
+        assert_eq!(wkt("POINT(-.5 +.5e1)").as_deref(), Some("POINT(-0.5 5)"));
+        assert_eq!(wkt("POINT(-5. 1)").as_deref(), Some("POINT(-5 1)"));
         assert_eq!(wkt("POINT(-1e2 2E-1)").as_deref(), Some("POINT(-100 0.2)"));
         assert_eq!(
             wkt("LINESTRING(1.1 1.1, 2.2 2.2)").as_deref(),
@@ -596,6 +631,7 @@ mod tests {
             "POINT EMPTY",
             "POINT(1 2 3)",
             "POINT(.5 2)",
+            "POINT(-. 2)",
             "POINT(1e 2)",
             "POINT(- 1 2)",
             "POINT(1e400 2)",
@@ -635,5 +671,36 @@ mod tests {
         huge.extend_from_slice(&[1, 2, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]);
         assert_eq!(kind_of(&huge), None);
         assert_eq!(kind_of(b"abc"), None);
+    }
+
+    #[test]
+    fn wkb_nests_collections_to_a_bound_and_closes_rings() {
+        // GEOMETRYCOLLECTION(GEOMETRYCOLLECTION EMPTY): read from WKB, as MariaDB does.
+        let nested = [1u8, 7, 0, 0, 0, 1, 0, 0, 0, 1, 7, 0, 0, 0, 0, 0, 0, 0];
+        let v = from_wkb(&nested, 0).unwrap();
+        assert_eq!(
+            to_wkt(&v).as_deref(),
+            Some("GEOMETRYCOLLECTION(GEOMETRYCOLLECTION EMPTY)")
+        );
+        let deep = |depth: usize| {
+            let mut w = Vec::new();
+            for _ in 0..depth {
+                w.extend_from_slice(&[1, 7, 0, 0, 0, 1, 0, 0, 0]);
+            }
+            w.extend_from_slice(&[1, 7, 0, 0, 0, 0, 0, 0, 0]);
+            w
+        };
+        // deep(n) is n + 1 collections, one in another.
+        assert!(from_wkb(&deep(COLLECTION_DEPTH_MAX - 1), 0).is_some());
+        assert_eq!(from_wkb(&deep(COLLECTION_DEPTH_MAX), 0), None);
+        // POLYGON((0 0,1 1,1 0)) in WKB: its ring does not close.
+        let mut open = vec![1u8, 3, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0];
+        for (x, y) in [(0.0f64, 0.0f64), (1.0, 1.0), (1.0, 0.0)] {
+            open.extend_from_slice(&x.to_le_bytes());
+            open.extend_from_slice(&y.to_le_bytes());
+        }
+        assert_eq!(from_wkb(&open, 0), None);
+        assert!(GeometryKind::GeometryCollection.holds(GeometryKind::Point));
+        assert!(!GeometryKind::MultiPoint.holds(GeometryKind::Point));
     }
 }

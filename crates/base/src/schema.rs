@@ -301,6 +301,16 @@ impl ColumnDef {
         if v.is_null() || (self.ty == new.ty && self.collation == new.collation && checked) {
             return Ok(v);
         }
+        if let (false, Value::Parts(r)) = (checked, &v) {
+            return Err(Error::new(
+                ErrorCode::BadValue,
+                format!(
+                    "a value of column '{}' of {} bytes, kept in parts, is not checked against \
+                     the spatial kind it would take",
+                    new.name, r.len
+                ),
+            ));
+        }
         if let (false, Some(why)) = (checked, crate::text::geometry_refusal(new, &v)) {
             return Err(Error::new(
                 ErrorCode::BadValue,

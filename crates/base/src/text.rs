@@ -170,14 +170,14 @@ pub fn geometry_refusal(column: &ColumnDef, v: &Value) -> Option<Refusal> {
         Value::Bytes(b) => b,
         _ => return Some(Refusal::NotGeometry),
     };
-    let Some(kind) = crate::geometry::kind_of(b) else {
+    let Some((kind, srid)) = crate::geometry::kind_and_srid(b) else {
         return Some(Refusal::NotGeometry);
     };
     if !g.kind.holds(kind) {
         return Some(Refusal::WrongGeometry);
     }
-    match (g.srid, crate::geometry::srid_of(b)) {
-        (Some(want), Some(srid)) if srid != want => Some(Refusal::WrongSrid(srid)),
+    match g.srid {
+        Some(want) if srid != want => Some(Refusal::WrongSrid(srid)),
         _ => None,
     }
 }

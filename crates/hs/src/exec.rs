@@ -257,7 +257,8 @@ fn packed_temporal(col: &base::schema::ColumnDef, text: &[u8]) -> Option<Value> 
 
 /// A field as column `col` stores it (`text::from_text`). A latin1 column of a table made
 /// through SQL keeps its text as UTF-8, so the client's latin1 bytes are read as latin1's
-/// characters first: MariaDB's plugin reads and writes a latin1 column's bytes.
+/// characters first: MariaDB's plugin reads and writes a latin1 column's bytes. A spatial
+/// column's value that is none is stored empty, as the plugin stores it.
 fn field_value(col: &base::schema::ColumnDef, v: Option<&[u8]>) -> Result<Value, String> {
     let read = match v {
         Some(b) if col.collation.is_latin1_text() && !b.is_ascii() => {
@@ -273,6 +274,11 @@ fn field_value(col: &base::schema::ColumnDef, v: Option<&[u8]>) -> Result<Value,
             Some(v) => Ok(v),
             None => Err(e),
         },
+        // A spatial column keeps only a spatial value of its kind; anything else is stored
+        // empty, as the plugin's Field_geom::store leaves it.
+        (Ok(v), _) if base::text::geometry_refusal(col, &v).is_some() => {
+            Ok(Value::Bytes(Vec::new()))
+        }
         (read, _) => read,
     }
 }

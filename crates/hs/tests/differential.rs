@@ -65,7 +65,9 @@ fn schema() -> (String, Vec<TableDef>) {
         CREATE TABLE dates (id INT NOT NULL PRIMARY KEY, dt DATE NULL, ts DATETIME NULL)
             ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;
         CREATE TABLE lat (k INT NOT NULL PRIMARY KEY, v VARCHAR(10) NULL, KEY iv (v))
-            ENGINE=InnoDB DEFAULT CHARSET=latin1 COLLATE=latin1_swedish_ci;"
+            ENGINE=InnoDB DEFAULT CHARSET=latin1 COLLATE=latin1_swedish_ci;
+        CREATE TABLE geo (id INT NOT NULL PRIMARY KEY, p POINT NULL)
+            ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;"
         .to_string();
     let t1 = common::t1();
     let nums = TableDef::new(
@@ -127,7 +129,61 @@ fn schema() -> (String, Vec<TableDef>) {
     .unwrap()
     .with_index("iv", IndexKind::Ordered, &["v"])
     .unwrap();
-    (sql, vec![t1, nums, ai, dates, lat])
+    // A spatial column: a LONGBLOB taking only points.
+    let geo = TableDef::new(
+        "geo",
+        vec![
+            ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+            ColumnDef {
+                geometry: Some(base::geometry::GeometryColumn {
+                    kind: base::geometry::GeometryKind::Point,
+                    srid: None,
+                }),
+                ..ColumnDef::new(
+                    "p",
+                    ColumnType::Blob {
+                        size: base::types::LobSize::Long,
+                    },
+                )
+                .nullable()
+            },
+        ],
+        &["id"],
+    )
+    .unwrap();
+    (sql, vec![t1, nums, ai, dates, lat, geo])
+}
+
+/// Request lines for the spatial table: a point (its bytes escaped as HandlerSocket escapes
+/// those below 0x10), a line where a point goes, and text that is no spatial value, which the
+/// plugin stores empty.
+fn spatial_requests() -> Vec<(bool, Vec<u8>)> {
+    let escaped = |b: &[u8]| -> Vec<u8> {
+        b.iter()
+            .flat_map(|x| {
+                if *x < 0x10 {
+                    vec![0x01, x + 0x40]
+                } else {
+                    vec![*x]
+                }
+            })
+            .collect()
+    };
+    let point = base::geometry::point(1.0, 2.0, 0);
+    let line = base::geometry::from_wkt(b"LINESTRING(1 1,2 2)", 0).unwrap();
+    let mut lines: Vec<Vec<u8>> = vec![b"P\t16\thstestdb\tgeo\tPRIMARY\tid,p\n".to_vec()];
+    for (id, value) in [
+        (1, escaped(&point)),
+        (2, escaped(&line)),
+        (3, b"abc".to_vec()),
+    ] {
+        let mut l = format!("16\t+\t2\t{id}\t").into_bytes();
+        l.extend_from_slice(&value);
+        l.push(b'\n');
+        lines.push(l);
+    }
+    lines.push(b"16\t>=\t1\t1\t10\t0\n".to_vec());
+    lines.into_iter().map(|l| (true, l)).collect()
 }
 
 /// Request lines with latin1 bytes (not UTF-8) for the latin1 table.
@@ -452,6 +508,7 @@ fn handlersocket_answers_like_mariadbs_plugin() {
     lines.push((true, b"A\t1\twsecret\n".to_vec()));
     lines.extend(requests());
     lines.extend(latin1_requests());
+    lines.extend(spatial_requests());
     let mut differences = Vec::new();
     for (i, (write, line)) in lines.iter().enumerate() {
         let answers: Vec<Vec<u8>> = sides

@@ -70,6 +70,23 @@ fn srid_attribute_metadata_and_alter_to_a_spatial_type() {
         ),
         Answer::Ok
     );
+    // A view, and a table made from a query, keep the column's kind.
+    assert_eq!(
+        c.query("CREATE VIEW v363 AS SELECT geom FROM issue363"),
+        Answer::Ok
+    );
+    assert_eq!(
+        c.query("CREATE TABLE copy363 AS SELECT geom FROM issue363"),
+        Answer::Ok
+    );
+    for table in ["v363", "copy363"] {
+        let columns = rows(&mut c, &format!("SHOW COLUMNS FROM {table}"));
+        assert_eq!(columns[0][1].as_deref(), Some("linestring"), "{table}");
+    }
+    assert_eq!(
+        c.query("INSERT INTO copy363 VALUES ('junk')"),
+        Answer::Err(1416)
+    );
     // Another SRID than the column's: MySQL's 3643.
     assert_eq!(
         c.query("INSERT INTO issue363 VALUES (1, ST_GeomFromText('LINESTRING(1 1,2 2)', 4326))"),

@@ -415,7 +415,7 @@ impl Session {
                     continue;
                 }
                 let was = &def.columns[*from as usize];
-                if !was.converts_in_family(to) {
+                if !was.converts_in_family(to) || !was.geometry_kept(to) {
                     // Across types, as an INSERT of the value would store it under strict
                     // mode, with the errors MariaDB's ALTER gives.
                     if let Err(e) =
@@ -487,8 +487,9 @@ fn alter_error(
 }
 
 /// True when MariaDB (InnoDB) would rebuild the table by copying its rows for this column list,
-/// and so report them as affected: a kept column changes type, other than a VARCHAR or
-/// VARBINARY growing within the same length-prefix size (fewer than 256 bytes, or not).
+/// and so report them as affected: a kept column changes type (a spatial kind too), other
+/// than a VARCHAR or VARBINARY growing within the same length-prefix size (fewer than 256
+/// bytes, or not).
 pub(crate) fn copies_rows(def: &TableDef, columns: &[client::NewColumn]) -> bool {
     columns.iter().any(|n| {
         let client::ColumnSource::Kept(from) = n.source else {
@@ -503,7 +504,7 @@ pub(crate) fn copies_rows(def: &TableDef, columns: &[client::NewColumn]) -> bool
             _ => None,
         };
         match (bytes(was), bytes(&n.column)) {
-            _ if was.ty == n.column.ty => false,
+            _ if was.ty == n.column.ty => was.geometry != n.column.geometry,
             (Some(a), Some(b)) => b < a || (a < 256) != (b < 256),
             _ => true,
         }

@@ -235,7 +235,8 @@ impl Session {
         };
         let members = origin.flags & (flags::ENUM | flags::SET) != 0;
         let zerofill = origin.flags & flags::ZEROFILL != 0 && def.ty.is_integer();
-        if !(members || zerofill)
+        let spatial = def.geometry.is_some();
+        if !(members || zerofill || spatial)
             || self
                 .temporaries
                 .get(&origin.schema, &origin.org_table)
@@ -258,6 +259,7 @@ impl Session {
         let same = match c.ty {
             T::Enum => origin.flags & flags::ENUM != 0,
             T::Set => origin.flags & flags::SET != 0,
+            _ if spatial => c.geometry.is_some(),
             ty => zerofill && c.zerofill && ty == def.ty,
         };
         if same {
@@ -266,6 +268,7 @@ impl Session {
             def.collation = c.collation;
             def.zerofill = c.zerofill;
             def.display_width = c.display_width;
+            def.geometry = c.geometry;
         }
         def
     }

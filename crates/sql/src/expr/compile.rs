@@ -610,6 +610,15 @@ impl<'a> Compiler<'a> {
         }
     }
 
+    /// Whether `e` is plainly a spatial value: a spatial column, or a function making one.
+    fn is_spatial(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Column(p) => self.column_def(*p).is_some_and(|c| c.geometry.is_some()),
+            Expr::Call(Func::Spatial(g), _) => g.makes_geometry(),
+            _ => false,
+        }
+    }
+
     /// Whether `e` is a string in latin1.
     fn is_latin1(&self, e: &Expr) -> Result<bool> {
         let d = self.derive(e)?;
@@ -889,6 +898,11 @@ impl<'a> Compiler<'a> {
                 }
                 if let Func::Spatial(g) = func {
                     self.spatial_argument(g, &compiled[0])?;
+                    // ST_GeomFromWKB of a spatial value is that value, as in MariaDB.
+                    if g == funcs::SpatialFn::FromWkb && self.is_spatial(&compiled[0]) {
+                        let mut compiled = compiled;
+                        return Ok(compiled.swap_remove(0));
+                    }
                 }
                 // A latin1 string is one byte a character in its own character set, and the
                 // functions of bytes read those bytes.

@@ -330,6 +330,14 @@ pub(crate) fn result_column(column: &Column, name: &str) -> base::schema::Column
             def = def.collation(c);
         }
     }
+    // A spatial value: a GEOMETRY column (the kind of a table's column comes back through
+    // `with_origin`).
+    if column.column_type == types::GEOMETRY {
+        def.geometry = Some(base::geometry::GeometryColumn {
+            kind: base::geometry::GeometryKind::Geometry,
+            srid: None,
+        });
+    }
     if column.flags & flags::NOT_NULL == 0 {
         def.nullable()
     } else {

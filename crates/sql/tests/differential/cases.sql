@@ -5642,6 +5642,28 @@ SELECT ST_AsText(v) FROM geotext;
 SELECT ST_AsText(tx) FROM geotext;
 SELECT ST_GeomFromWKB(tx) FROM geotext;
 DROP TABLE geotext;
+-- A GEOMETRYCOLLECTION column takes every kind; WKB nests collections and closes rings; a spatial value given to ST_GeomFromWKB is that value.
+CREATE TABLE geomore (id INT PRIMARY KEY, c GEOMETRYCOLLECTION, b LONGBLOB, mp MULTIPOINT) CHARSET=utf8mb4;
+INSERT INTO geomore (id, c) VALUES (1, POINT(1, 1));
+INSERT INTO geomore (id, mp) VALUES (2, POINT(1, 1));
+INSERT INTO geomore (id, c) VALUES (3, ST_GeomFromWKB(X'010700000001000000010700000000000000'));
+SELECT id, ST_AsText(c), HEX(c) FROM geomore ORDER BY id;
+SELECT HEX(ST_GeomFromWKB(POINT(1, 2))), ST_AsText(ST_GeomFromWKB(c)) FROM geomore WHERE id = 1;
+SELECT ST_AsText(ST_GeomFromWKB(X'0103000000010000000300000000000000000000000000000000000000000000000000F03F000000000000F03F000000000000F03F0000000000000000'));
+SELECT ST_AsText(ST_GeomFromWKB(X'0201000000000000000000F03F0000000000000040'));
+SELECT ST_AsText(ST_GeomFromText('POINT(-.5 +.5e1)')), ST_AsText(ST_GeomFromText('POINT(-. 1)')), ST_AsText(ST_GeomFromText('POINT(-5. 1)'));
+CREATE TABLE geocopy CHARSET=utf8mb4 AS SELECT id, c FROM geomore;
+-- mask: ENGINE=\w+
+SHOW CREATE TABLE geocopy;
+INSERT INTO geocopy VALUES (9, 'junk');
+DROP TABLE geocopy;
+INSERT INTO geomore (id, b) VALUES (4, POINT(1, 2)), (5, 'x');
+ALTER TABLE geomore MODIFY b POINT;
+DELETE FROM geomore WHERE id = 5;
+ALTER TABLE geomore MODIFY b LINESTRING;
+ALTER TABLE geomore MODIFY b POINT;
+SELECT id, ST_AsText(b) FROM geomore ORDER BY id;
+DROP TABLE geomore;
 -- expect-difference: NDB has no SPATIAL index (1464); MariaDB's InnoDB builds an R-tree
 CREATE TABLE geoindex (id INT PRIMARY KEY, g POINT NOT NULL, SPATIAL KEY (g));
 DROP TABLE IF EXISTS geoindex;

@@ -464,6 +464,18 @@ pub(super) fn get_column(r: &mut Reader) -> DecodeResult<ColumnDef> {
             members.push(r.string("member", limits::ENUM_MEMBER_BYTES_MAX)?);
         }
     }
+    // A spatial column is a binary LONGBLOB and nothing else.
+    let spatial_blob =
+        ty == ColumnType::Blob {
+            size: LobSize::Long,
+        } && collation == Collation::Binary
+            && flags & 32 == 0;
+    if geometry.is_some() && !spatial_blob {
+        return Err(DecodeError::BadTag {
+            what: "spatial column type",
+            tag: flags,
+        });
+    }
     Ok(ColumnDef {
         name,
         ty,

@@ -43,6 +43,28 @@ fn a_bad_table_collation_tag_is_refused() {
 }
 
 #[test]
+fn a_spatial_flag_on_another_type_is_refused() {
+    let mut c = ColumnDef::new("g", ColumnType::Int { unsigned: false });
+    c.geometry = Some(base::geometry::GeometryColumn {
+        kind: base::geometry::GeometryKind::Point,
+        srid: None,
+    });
+    let mut out = Vec::new();
+    super::schema::put_column(&mut out, &c);
+    let err = super::schema::get_column(&mut Reader::new(&out)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            DecodeError::BadTag {
+                what: "spatial column type",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
 fn messages_round_trip() {
     let table = TableDef::new(
         "t",
