@@ -211,6 +211,11 @@ impl<'a> Compiler<'a> {
                 ast::Value::Placeholder(p) if crate::expr::outer_param_index(p).is_some() => {
                     Expr::Param(crate::expr::outer_param_index(p).unwrap_or_default())
                 }
+                // A hexadecimal literal is a binary string, as `_binary` makes one.
+                ast::Value::HexStringLiteral(_) => Expr::Cast(
+                    Box::new(Expr::Const(literal(&v.value)?)),
+                    CastTo::Introduced(Collation::Binary),
+                ),
                 _ => Expr::Const(literal(&v.value)?),
             },
             Ast::Nested(inner) => self.compile(inner)?,
@@ -550,8 +555,9 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    /// A call of SUBSTRING, LEFT, RIGHT or CHAR_LENGTH, counting bytes when its string is
-    /// binary: a binary string's characters are its bytes, which need be no UTF-8.
+    /// A call of SUBSTRING, LEFT, RIGHT, CHAR_LENGTH, REVERSE, UPPER or LOWER, of bytes when
+    /// its string is binary: a binary string's characters are its bytes, which need be no
+    /// UTF-8, and it has no letters to change.
     fn binary_units(&self, func: Func, args: Vec<Expr>) -> Result<Expr> {
         let d = self.derive(&args[0])?;
         let call = Expr::Call(func, args);
@@ -911,8 +917,15 @@ impl<'a> Compiler<'a> {
                 }
                 if matches!(
                     func,
-                    Func::Substring | Func::Left | Func::Right | Func::CharLength
-                ) {
+                    Func::Substring
+                        | Func::Left
+                        | Func::Right
+                        | Func::CharLength
+                        | Func::Reverse
+                        | Func::Upper
+                        | Func::Lower
+                ) && !self.is_latin1(&compiled[0])?
+                {
                     return self.binary_units(func, compiled);
                 }
                 // UPPER and LOWER of latin1 change the letters latin1's case table pairs.

@@ -340,6 +340,15 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
             let (from, to) = cut_range(f, v, t.len());
             bytes_value(t[from..to].to_vec())
         }
+        // A binary string has no letters: its bytes as they are, reversed by byte.
+        Upper | Lower if c == base::types::Collation::Binary => {
+            bytes_value(text(&v[0]).unwrap_or_default())
+        }
+        Reverse if c == base::types::Collation::Binary => {
+            let mut t = text(&v[0]).unwrap_or_default();
+            t.reverse();
+            bytes_value(t)
+        }
         Upper | Lower if c.is_latin1_text() => bytes_value(
             String::from_utf8_lossy(&text(&v[0]).unwrap_or_default())
                 .chars()
