@@ -570,8 +570,8 @@ impl<'a> Compiler<'a> {
 
     /// MariaDB's 4079 when a spatial function's first argument is of a type it does not take:
     /// a number (or date) where text or a spatial value goes, and text, too, where a spatial
-    /// value or WKB goes. Known here for constants and columns; a string constant may be a
-    /// binary string and goes through (its value decides).
+    /// value or WKB goes. Known here for constants and columns; other expressions go through
+    /// (their value decides).
     fn spatial_argument(&self, g: funcs::SpatialFn, arg: &Expr) -> Result<()> {
         use base::types::ColumnType as T;
         let takes_text = matches!(g, funcs::SpatialFn::FromText | funcs::SpatialFn::Point);
@@ -580,6 +580,8 @@ impl<'a> Compiler<'a> {
             Expr::Const(Value::Int(_) | Value::UInt(_)) => "bigint".to_string(),
             Expr::Const(Value::Decimal(_)) => "decimal".to_string(),
             Expr::Const(Value::Double(_)) => "double".to_string(),
+            // A text literal (a binary one is `_binary` or hex: a cast, which goes through).
+            Expr::Const(Value::Bytes(_)) if !takes_text => "varchar".to_string(),
             Expr::Column(p) => match self.column_def(*p) {
                 Some(c)
                     if c.geometry.is_some()
