@@ -452,12 +452,24 @@ pub fn literal(v: &ast::Value) -> Result<Value> {
         ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
             Value::Bytes(s.clone().into_bytes())
         }
-        ast::Value::HexStringLiteral(h) => Value::Bytes(
-            (0..h.len() / 2)
-                .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16))
-                .collect::<std::result::Result<_, _>>()
-                .map_err(|_| SqlError::parse(format!("bad hex literal X'{h}'")))?,
-        ),
+        // An odd count of digits reads as if led by a 0 (`0x414` is 0x0414, as MariaDB reads
+        // it); anything but hex digits is a syntax error.
+        ast::Value::HexStringLiteral(h) => {
+            if !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(SqlError::parse(format!("near 'X'{h}''")));
+            }
+            let digits = if h.len() % 2 == 1 {
+                format!("0{h}")
+            } else {
+                h.clone()
+            };
+            Value::Bytes(
+                (0..digits.len() / 2)
+                    .map(|i| u8::from_str_radix(&digits[2 * i..2 * i + 2], 16))
+                    .collect::<std::result::Result<_, _>>()
+                    .map_err(|_| SqlError::parse(format!("near 'X'{h}''")))?,
+            )
+        }
         ast::Value::SingleQuotedByteStringLiteral(bits) => bit_literal(bits)?,
         ast::Value::Boolean(b) => Value::Int(*b as i64),
         ast::Value::Null => Value::Null,
