@@ -8,6 +8,7 @@ pub(crate) mod foreign;
 pub(crate) mod generated;
 pub(crate) mod insert;
 pub(crate) mod join;
+pub(crate) mod literal;
 pub(crate) mod prefetch;
 pub(crate) mod run;
 pub(crate) mod semijoin;

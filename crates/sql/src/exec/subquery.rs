@@ -19,6 +19,7 @@ use myproto::response::types;
 use sqlparser::ast::{self, Expr as Ast, Spanned, Statement};
 use sqlparser::tokenizer::{Location, Span};
 
+use crate::exec::literal::{balanced, boolean, literal};
 use crate::exec::prefetch::Prefetching;
 use crate::exec::semijoin::SemiJoining;
 use crate::exec::Outcome;
@@ -475,79 +476,6 @@ pub(crate) fn has_subquery(s: &Statement) -> bool {
     .is_break()
 }
 
-/// A value as a literal of the same value (its span: the subquery it replaces, so a select
-/// item keeps the name its text gives it).
-fn literal(v: Value, span: Span) -> Ast {
-    let text = |v: &Value| {
-        String::from_utf8_lossy(&base::text::value_text(v).unwrap_or_default()).into_owned()
-    };
-    // Dates and times stay of their type (a client reads a DATETIME, not a string); not yet
-    // with a fraction of a second, which such a literal would not show.
-    let typed = match &v {
-        Value::Date(_) => Some(ast::DataType::Date),
-        Value::Time(_) => Some(ast::DataType::Time(None, ast::TimezoneInfo::None)),
-        Value::DateTime(_) => Some(ast::DataType::Datetime(None)),
-        _ => None,
-    };
-    if let Some(data_type) = typed {
-        let shown = text(&v);
-        let fraction = shown.contains('.');
-        let value = ast::ValueWithSpan {
-            value: ast::Value::SingleQuotedString(shown),
-            span,
-        };
-        return if fraction {
-            Ast::Value(value)
-        } else {
-            Ast::TypedString(ast::TypedString {
-                data_type,
-                value,
-                uses_odbc_syntax: false,
-            })
-        };
-    }
-    let value = match &v {
-        Value::Null => ast::Value::Null,
-        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) | Value::Float(_) => {
-            ast::Value::Number(text(&v), false)
-        }
-        Value::Bytes(b) => match std::str::from_utf8(b) {
-            Ok(s) => ast::Value::SingleQuotedString(s.to_string()),
-            Err(_) => ast::Value::HexStringLiteral(b.iter().map(|x| format!("{x:02X}")).collect()),
-        },
-        other => ast::Value::SingleQuotedString(text(other)),
-    };
-    Ast::Value(ast::ValueWithSpan { value, span })
-}
-
-/// `terms` joined by `op` as a balanced tree (its depth grows with the log of their count, so
-/// a subquery's many rows do not nest expressions past the planner's depth), or None if empty.
-fn balanced(mut terms: Vec<Ast>, op: &ast::BinaryOperator) -> Option<Ast> {
-    while terms.len() > 1 {
-        let mut next = Vec::with_capacity(terms.len().div_ceil(2));
-        let mut it = terms.into_iter();
-        while let Some(a) = it.next() {
-            next.push(match it.next() {
-                Some(b) => Ast::BinaryOp {
-                    left: Box::new(a),
-                    op: op.clone(),
-                    right: Box::new(b),
-                },
-                None => a,
-            });
-        }
-        terms = next;
-    }
-    terms.pop()
-}
-
-fn boolean(b: bool, span: Span) -> Ast {
-    Ast::Value(ast::ValueWithSpan {
-        value: ast::Value::Boolean(b),
-        span,
-    })
-}
-
 pub(crate) trait Subqueries: Exec {
     /// Replaces every subquery of `s` by its result (or, when correlated, by the marker
     /// standing for it), innermost first.
@@ -636,7 +564,7 @@ pub(crate) trait Subqueries: Exec {
         }
         Ok(Some(match kind {
             Kind::Scalar => {
-                let mut rows = self.subquery_rows(query, span, ctx)?;
+                let (binary, mut rows) = self.subquery_rows(query, span, ctx)?;
                 if rows.len() > 1 {
                     return Err(SqlError::new(
                         1242,
@@ -646,10 +574,10 @@ pub(crate) trait Subqueries: Exec {
                 }
                 let value = rows.pop().and_then(|mut r| r.pop()).unwrap_or(Value::Null);
                 // Nested, so a select item is named by its text, not by a string's value.
-                Ast::Nested(Box::new(literal(value, span)))
+                Ast::Nested(Box::new(literal(value, binary, span)))
             }
             Kind::In { negated } => {
-                let rows = self.subquery_rows(query, span, ctx)?;
+                let (binary, rows) = self.subquery_rows(query, span, ctx)?;
                 if rows.is_empty() {
                     // Nothing is IN an empty set, not even NULL.
                     boolean(negated, span)
@@ -658,7 +586,7 @@ pub(crate) trait Subqueries: Exec {
                         expr: Box::new(lhs.cloned().unwrap_or(Ast::Value(ast::Value::Null.into()))),
                         list: rows
                             .into_iter()
-                            .map(|mut r| literal(r.pop().unwrap_or(Value::Null), span))
+                            .map(|mut r| literal(r.pop().unwrap_or(Value::Null), binary, span))
                             .collect(),
                         negated,
                     }
@@ -711,13 +639,13 @@ pub(crate) trait Subqueries: Exec {
                 "ALL, ANY or SOME over a subquery naming an outer query's columns",
             ));
         }
-        let rows = self.subquery_rows(query, span, ctx)?;
+        let (binary, rows) = self.subquery_rows(query, span, ctx)?;
         let comparisons: Vec<Ast> = rows
             .into_iter()
             .map(|mut r| Ast::BinaryOp {
                 left: left.clone(),
                 op: op.clone(),
-                right: Box::new(literal(r.pop().unwrap_or(Value::Null), span)),
+                right: Box::new(literal(r.pop().unwrap_or(Value::Null), binary, span)),
             })
             .collect();
         let joiner = if all {
@@ -1281,25 +1209,25 @@ pub(crate) trait Subqueries: Exec {
         q: &ast::Query,
         at: Span,
         ctx: &Context,
-    ) -> Result<Vec<Vec<Value>>> {
+    ) -> Result<(bool, Vec<Vec<Value>>)> {
         let (columns, rows) = self.query_rows(q, at, ctx)?;
-        if columns != 1 {
+        if columns.len() != 1 {
             return Err(SqlError::new(
                 1241,
                 "21000",
                 "Operand should contain 1 column(s)",
             ));
         }
-        Ok(rows)
+        Ok((columns[0], rows))
     }
 
-    /// A subquery's column count and rows.
+    /// A subquery's columns (whether each holds binary strings) and rows.
     fn query_rows(
         &mut self,
         q: &ast::Query,
         at: Span,
         ctx: &Context,
-    ) -> Result<(usize, Vec<Vec<Value>>)> {
+    ) -> Result<(Vec<bool>, Vec<Vec<Value>>)> {
         let mut q = q.clone();
         if let Some(outer) = ctx.with {
             let with = visible(outer, at.start, q.with.take());
@@ -1310,10 +1238,16 @@ pub(crate) trait Subqueries: Exec {
         if self.explaining.is_some() {
             // EXPLAIN: planned, not run; one row of NULLs stands for its result.
             let columns = self.explain_subquery(compiled, ctx.params)?;
-            return Ok((columns, vec![vec![Value::Null; columns]]));
+            return Ok((vec![false; columns], vec![vec![Value::Null; columns]]));
         }
         match self.execute(&compiled, ctx.params)? {
-            Outcome::Rows { columns, rows } => Ok((columns.len(), rows)),
+            Outcome::Rows { columns, rows } => Ok((
+                columns
+                    .iter()
+                    .map(|c| c.collation == myproto::response::BINARY_COLLATION_ID)
+                    .collect(),
+                rows,
+            )),
             Outcome::Failed(e) => Err(e),
             _ => Err(SqlError::new(
                 1105,

@@ -36,11 +36,11 @@ impl<'a> Compiler<'a> {
         ) {
             return;
         }
-        if let Expr::Const(Value::Bytes(b)) = other {
-            if b.len() <= 8 {
-                let n = b.iter().fold(0u64, |n, byte| n << 8 | u64::from(*byte));
-                *other = Expr::Const(Value::UInt(n));
-            }
+        let number = string_const(other)
+            .filter(|b| b.len() <= 8)
+            .map(|b| b.iter().fold(0u64, |n, byte| n << 8 | u64::from(*byte)));
+        if let Some(n) = number {
+            *other = Expr::Const(Value::UInt(n));
         }
     }
 
@@ -153,7 +153,8 @@ impl<'a> Compiler<'a> {
         let numbers: Option<Vec<Value>> = others
             .iter()
             .map(|o| match &**o {
-                Expr::Const(Value::Bytes(b)) if equality => {
+                o if equality && string_const(o).is_some() => {
+                    let b = string_const(o).unwrap_or_default();
                     let def = base::schema::ColumnDef {
                         members: members.to_vec(),
                         ..base::schema::ColumnDef::new(
@@ -167,7 +168,7 @@ impl<'a> Compiler<'a> {
                         .collation(Collation::Utf8mb4GeneralCi)
                     };
                     Some(
-                        base::text::member_value(&def, &Value::Bytes(b.clone()))
+                        base::text::member_value(&def, &Value::Bytes(b.to_vec()))
                             .unwrap_or(Value::UInt(0)),
                     )
                 }
@@ -523,7 +524,7 @@ impl<'a> Compiler<'a> {
         let bad = || SqlError::new(1210, "HY000", "Incorrect arguments to ESCAPE");
         let escape = match self.compile(escape)? {
             Expr::Const(v) => value_text(&v).ok_or_else(bad)?,
-            _ => return Err(bad()),
+            e => string_const(&e).ok_or_else(bad)?.to_vec(),
         };
         let escape = match std::str::from_utf8(&escape).map(|t| {
             let mut chars = t.chars();

@@ -1021,6 +1021,19 @@ pub(crate) const OUTER_PARAM: &str = "\0param";
 pub(crate) struct NoSession;
 
 /// The value of an expression that reads no row, parameter or session (a DEFAULT).
+/// A string constant as written: a plain literal, or one with a character set introducer
+/// (which a hex literal is, as `_binary`); None for any other expression.
+pub(crate) fn string_const(e: &Expr) -> Option<&[u8]> {
+    match e {
+        Expr::Const(Value::Bytes(b)) => Some(b),
+        Expr::Cast(inner, cast::CastTo::Introduced(_)) => match inner.as_ref() {
+            Expr::Const(Value::Bytes(b)) => Some(b),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 pub(crate) fn row_free_value(e: &ast::Expr) -> Result<Value> {
     let mut c = Compiler::new(None, &[]);
     let compiled = c.compile(e)?;

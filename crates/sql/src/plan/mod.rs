@@ -411,7 +411,8 @@ pub(crate) fn look_through(e: &Expr, collation_of: impl Fn(usize) -> Option<Coll
     let mut any = false;
     for o in operands {
         if let Expr::Column(p) = o {
-            if collation_of(*p) != Some(*c) {
+            // A column of numbers or dates does not compare by a collation.
+            if collation_of(*p).is_some_and(|own| own != *c) {
                 return e;
             }
             any = true;
@@ -504,10 +505,9 @@ fn prefix_like(part: &Expr, def: &base::TableDef, free: &dyn Fn(&Expr) -> bool) 
     );
     let all_free = free(&start) && free(&length) && list.iter().all(free);
     // Constants known now that could never push leave it out of the plan (and EXPLAIN).
-    let may_fit = |v: &Expr| match v {
-        Expr::Const(Value::Bytes(b)) => prefix_literal(b),
-        Expr::Param(_) => true,
-        _ => false,
+    let may_fit = |v: &Expr| match crate::expr::string_const(v) {
+        Some(b) => prefix_literal(b),
+        None => matches!(v, Expr::Param(_)),
     };
     let starts_at_one = !matches!(&start, Expr::Const(v) if *v != Value::Int(1));
     if !column.ty.is_string()
@@ -1009,7 +1009,9 @@ fn lookup_decides(filter: Option<&Expr>, def: &base::TableDef, access: &Access) 
     if parts.len() != key.len() {
         return false;
     }
-    let plain = |e: &Expr| matches!(e, Expr::Const(_) | Expr::Param(_));
+    let plain = |e: &Expr| {
+        matches!(e, Expr::Const(_) | Expr::Param(_)) || crate::expr::string_const(e).is_some()
+    };
     let collation_of = |p: usize| def.columns.get(p).and_then(crate::expr::collate::of_column);
     let mut seen: Vec<usize> = Vec::with_capacity(key.len());
     for part in &parts {

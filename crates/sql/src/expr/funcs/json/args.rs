@@ -118,6 +118,7 @@ impl Compiler<'_> {
         match e {
             Expr::Const(v) => matches!(v, Value::Bytes(_)),
             Expr::Collated(_, inner) => self.string_typed(inner),
+            e if crate::expr::string_const(e).is_some() => true,
             Expr::Column(p) => self
                 .column_def(*p)
                 .is_some_and(|c| c.ty.is_string() && !c.json),
