@@ -1334,8 +1334,14 @@ pub(crate) fn parse(sql: &str) -> Result<(std::borrow::Cow<'_, str>, Vec<Stateme
         Some(t) => std::borrow::Cow::Owned(t),
         None => commented,
     };
-    crate::parse::guard::check(&text)?;
-    let mut statements = match Parser::parse_sql(&Cairn, &text) {
+    // The guard's tokens, when it read them, are the parser's (a long text is read once).
+    let parsed = match crate::parse::guard::check(&text)? {
+        Some(tokens) => Parser::new(&Cairn)
+            .with_tokens_with_locations(tokens)
+            .parse_statements(),
+        None => Parser::parse_sql(&Cairn, &text),
+    };
+    let mut statements = match parsed {
         Ok(statements) => statements,
         Err(e) => {
             if let Some(again) = from_dual_before_lock(&text) {

@@ -445,6 +445,42 @@ fn truth(e: Expr, want: bool, negated: bool) -> Expr {
     }
 }
 
+/// The bytes hex digits stand for, an odd count read as if led by a 0; None when another
+/// character is among them.
+fn hex_bytes(digits: &[u8]) -> Option<Vec<u8>> {
+    // Each byte's value as a hex digit, 0x10 and above for any other byte: one lookup a digit
+    // and one test at the end (literals run to megabytes).
+    const NIBBLE: [u8; 256] = {
+        let mut t = [0xFF; 256];
+        let mut i = 0;
+        while i < 10 {
+            t[b'0' as usize + i] = i as u8;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < 6 {
+            t[b'a' as usize + i] = 10 + i as u8;
+            t[b'A' as usize + i] = 10 + i as u8;
+            i += 1;
+        }
+        t
+    };
+    let (first, rest) = digits.split_at(digits.len() % 2);
+    let mut out = Vec::with_capacity(digits.len().div_ceil(2));
+    let mut bad = 0u8;
+    if let [d] = first {
+        let n = NIBBLE[usize::from(*d)];
+        bad |= n;
+        out.push(n);
+    }
+    out.extend(rest.chunks_exact(2).map(|pair| {
+        let (hi, lo) = (NIBBLE[usize::from(pair[0])], NIBBLE[usize::from(pair[1])]);
+        bad |= hi | lo;
+        hi << 4 | lo
+    }));
+    (bad < 0x10).then_some(out)
+}
+
 /// A SQL literal's value.
 pub fn literal(v: &ast::Value) -> Result<Value> {
     Ok(match v {
@@ -454,22 +490,9 @@ pub fn literal(v: &ast::Value) -> Result<Value> {
         }
         // An odd count of digits reads as if led by a 0 (`0x414` is 0x0414, as MariaDB reads
         // it); anything but hex digits is a syntax error.
-        ast::Value::HexStringLiteral(h) => {
-            if !h.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(SqlError::parse(format!("near 'X'{h}''")));
-            }
-            let digits = if h.len() % 2 == 1 {
-                format!("0{h}")
-            } else {
-                h.clone()
-            };
-            Value::Bytes(
-                (0..digits.len() / 2)
-                    .map(|i| u8::from_str_radix(&digits[2 * i..2 * i + 2], 16))
-                    .collect::<std::result::Result<_, _>>()
-                    .map_err(|_| SqlError::parse(format!("near 'X'{h}''")))?,
-            )
-        }
+        ast::Value::HexStringLiteral(h) => Value::Bytes(
+            hex_bytes(h.as_bytes()).ok_or_else(|| SqlError::parse(format!("near 'X'{h}''")))?,
+        ),
         ast::Value::SingleQuotedByteStringLiteral(bits) => bit_literal(bits)?,
         ast::Value::Boolean(b) => Value::Int(*b as i64),
         ast::Value::Null => Value::Null,

@@ -257,7 +257,10 @@ impl Charsets {
     /// The client's text as the UTF-8 Cairn reads (bytes that are no UTF-8 replaced).
     pub fn decode<'a>(&self, bytes: &'a [u8]) -> Cow<'a, str> {
         if bytes.is_ascii() {
-            return String::from_utf8_lossy(bytes);
+            // ASCII is UTF-8: checked by the fast validation, not the lossy walk.
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                return Cow::Borrowed(text);
+            }
         }
         match self.client {
             Wire::Stored(Charset::Latin1) => {
@@ -265,6 +268,19 @@ impl Charsets {
             }
             Wire::Legacy(l) => l.text(bytes),
             Wire::Stored(_) => String::from_utf8_lossy(bytes),
+        }
+    }
+
+    /// [`Charsets::decode`] of bytes it may keep: text already in UTF-8 (ASCII, or any from a
+    /// UTF-8 client) is taken as it is, without a copy.
+    pub fn decode_owned(&self, bytes: Vec<u8>) -> String {
+        if bytes.is_ascii() || self.client_is_utf8() {
+            match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => self.decode(e.as_bytes()).into_owned(),
+            }
+        } else {
+            self.decode(&bytes).into_owned()
         }
     }
 

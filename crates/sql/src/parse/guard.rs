@@ -5,7 +5,7 @@
 //! the connection thread's stack; a text long enough would overflow it and abort the process.
 
 use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, Tokenizer};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 
 use crate::foundation::error::Result;
 use crate::foundation::error::SqlError;
@@ -19,21 +19,27 @@ pub const EXPRESSION_DEPTH_MAX: usize = 500;
 
 /// Refuses a text holding more than [`SET_OPERATIONS_MAX`] set operators, or whose expressions
 /// nest deeper than [`EXPRESSION_DEPTH_MAX`] (1235, naming the limit). A text that does not
-/// tokenize passes: the parser names what is wrong with it.
-pub(crate) fn check(sql: &str) -> Result<()> {
+/// tokenize passes: the parser names what is wrong with it. The tokens, when it read them, as
+/// the parser reads them (with their places), so a long text is tokenized once.
+pub(crate) fn check(sql: &str) -> Result<Option<Vec<TokenWithSpan>>> {
     // Cheap tests first: a short text cannot nest deeply, and set operators are named words.
+    // (A long text is tokenized whatever words it holds, and its set operators counted there.)
     let deep = sql.len() >= EXPRESSION_DEPTH_MAX;
-    let sets = ["union", "intersect", "except"]
-        .iter()
-        .any(|w| crate::parse::mentions(sql, w));
-    if !deep && !sets {
-        return Ok(());
+    let sets = || {
+        ["union", "intersect", "except"]
+            .iter()
+            .any(|w| crate::parse::mentions(sql, w))
+    };
+    if !deep && !sets() {
+        return Ok(None);
     }
-    let Ok(tokens) = Tokenizer::new(&crate::parse::dialect::Cairn, sql).tokenize() else {
-        return Ok(());
+    let Ok(tokens) = Tokenizer::new(&crate::parse::dialect::Cairn, sql).tokenize_with_location()
+    else {
+        return Ok(None);
     };
     let operations = tokens
         .iter()
+        .map(|t| &t.token)
         .filter(|t| {
             matches!(t, Token::Word(w)
                 if matches!(w.keyword, Keyword::UNION | Keyword::INTERSECT | Keyword::EXCEPT))
@@ -44,12 +50,12 @@ pub(crate) fn check(sql: &str) -> Result<()> {
             "more than {SET_OPERATIONS_MAX} UNION, INTERSECT or EXCEPT operators in one query"
         )));
     }
-    if deep && expression_depth(&tokens) > EXPRESSION_DEPTH_MAX {
+    if deep && expression_depth(tokens.iter().map(|t| &t.token)) > EXPRESSION_DEPTH_MAX {
         return Err(SqlError::unsupported(format!(
             "expressions nested more than {EXPRESSION_DEPTH_MAX} operators deep"
         )));
     }
-    Ok(())
+    Ok(Some(tokens))
 }
 
 /// One parenthesis level while scanning. An operand (a stretch between commas) is a chain of
@@ -79,7 +85,7 @@ impl Level {
 
 /// An upper bound of the depth of the expression trees `tokens` parse into (see [`Level`];
 /// unary operators count too).
-pub(crate) fn expression_depth(tokens: &[Token]) -> usize {
+pub(crate) fn expression_depth<'t>(tokens: impl IntoIterator<Item = &'t Token>) -> usize {
     let mut levels = vec![Level::default()];
     let mut deepest = 0;
     for token in tokens {

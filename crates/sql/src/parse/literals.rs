@@ -33,7 +33,7 @@ pub fn statement_text<'a>(
         return charsets.decode(bytes);
     }
     match rewrite(bytes, utf8, no_backslash_escapes) {
-        Some(text) => Cow::Owned(charsets.decode(&text).into_owned()),
+        Some(text) => Cow::Owned(charsets.decode_owned(text)),
         None => charsets.decode(bytes),
     }
 }

@@ -499,10 +499,13 @@ impl Conn {
         let limit = self.session.statement_time_limit(cmd, body);
         self.session.activity.interrupt.limit(limit);
         let charsets = self.session.charsets;
+        // The process list keeps the text's head only: only that much is decoded (a few bytes
+        // over, so the last character is whole).
+        let head = &body[..body.len().min(crate::session::activity::INFO_BYTES_MAX + 4)];
         let (name, info) = match cmd {
-            command::QUERY => ("Query", Some(charsets.decode(body))),
+            command::QUERY => ("Query", Some(charsets.decode(head))),
             command::STMT_EXECUTE => ("Execute", None),
-            command::STMT_PREPARE => ("Prepare", Some(charsets.decode(body))),
+            command::STMT_PREPARE => ("Prepare", Some(charsets.decode(head))),
             command::FIELD_LIST => ("Field List", None),
             command::INIT_DB => ("Init DB", None),
             _ => ("Query", None),
