@@ -1387,6 +1387,10 @@ pub(crate) fn from_dual_before_lock(sql: &str) -> Option<String> {
 /// Whether the text is `START TRANSACTION WITH CONSISTENT SNAPSHOT`, the last three words maybe
 /// in an executable comment (`/*!40100 ... */`, as mysqldump writes it).
 pub(crate) fn consistent_snapshot(sql: &str) -> bool {
+    // Seven words at most (and a comment): a long text is none, and is not copied to see it.
+    if !starts_with_word(sql, "start") || sql.len() > 128 {
+        return false;
+    }
     let text = sql.replace("/*!40100", " ").replace("*/", " ");
     let words: Vec<String> = text
         .trim()
