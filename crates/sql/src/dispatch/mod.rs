@@ -1382,16 +1382,24 @@ pub(crate) fn from_dual_before_lock(sql: &str) -> Option<String> {
     Some(format!("{}FROM DUAL {}", &body[..at], &body[at..]))
 }
 
-/// MySQL's `... LOCK IN SHARE MODE` (which sqlparser does not parse) as `... FOR SHARE`, its
-/// MySQL 8 spelling, when a statement ends with it.
 /// Whether the text is `START TRANSACTION WITH CONSISTENT SNAPSHOT`, the last three words maybe
-/// in an executable comment (`/*!40100 ... */`, as mysqldump writes it).
+/// in an executable comment (`/*!40100 ... */` as mysqldump writes it, `/*!40108 ... */` as
+/// mydumper does).
 pub(crate) fn consistent_snapshot(sql: &str) -> bool {
-    // Seven words at most (and a comment): a long text is none, and is not copied to see it.
+    // Five words and a comment: a long text is none, and is not copied to see it.
+    let sql = sql.trim();
     if !starts_with_word(sql, "start") || sql.len() > 128 {
         return false;
     }
-    let text = sql.replace("/*!40100", " ").replace("*/", " ");
+    let mut text = sql.to_string();
+    while let Some(at) = text.find("/*!") {
+        let digits = text[at + 3..]
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        text.replace_range(at..at + 3 + digits, " ");
+    }
+    let text = text.replace("*/", " ");
     let words: Vec<String> = text
         .trim()
         .trim_end_matches(';')
@@ -1416,6 +1424,8 @@ pub(crate) fn executable_comment(sql: &str) -> &str {
     inner.trim_start_matches(|c: char| c.is_ascii_digit())
 }
 
+/// MySQL's `... LOCK IN SHARE MODE` (which sqlparser does not parse) as `... FOR SHARE`, its
+/// MySQL 8 spelling, when a statement ends with it.
 pub(crate) fn share_mode(sql: &str) -> std::borrow::Cow<'_, str> {
     const OLD: &str = "lock in share mode";
     let body = sql.trim_end().trim_end_matches(';').trim_end();
@@ -1427,5 +1437,23 @@ pub(crate) fn share_mode(sql: &str) -> std::borrow::Cow<'_, str> {
             format!("{}FOR SHARE{}", &body[..cut], &sql[body.len()..]).into()
         }
         _ => sql.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::consistent_snapshot;
+
+    #[test]
+    fn consistent_snapshot_in_the_dumpers_spellings() {
+        for text in [
+            "START TRANSACTION WITH CONSISTENT SNAPSHOT",
+            "  start transaction /*!40100 WITH CONSISTENT SNAPSHOT */;",
+            "START TRANSACTION /*!40108 WITH CONSISTENT SNAPSHOT */",
+        ] {
+            assert!(consistent_snapshot(text), "{text}");
+        }
+        assert!(!consistent_snapshot("START TRANSACTION"));
+        assert!(!consistent_snapshot("SELECT 'WITH CONSISTENT SNAPSHOT'"));
     }
 }

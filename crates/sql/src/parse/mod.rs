@@ -15,15 +15,20 @@ use crate::foundation::error::{Result, SqlError};
 /// Whether `word` appears in `sql`, in any case: a cheap test before tokenizing for a rewrite.
 pub(crate) fn mentions(sql: &str, word: &str) -> bool {
     let (text, word) = (sql.as_bytes(), word.as_bytes());
+    if word.is_empty() {
+        return true;
+    }
     if word.len() > text.len() {
         return false;
     }
     // A word is tried only where its first two bytes stand, compared with the ASCII case bit
     // set (a filter: the comparison after it decides), since texts run to megabytes.
     let folded = |b: u8| b | 0x20;
-    let head: Vec<u8> = word.iter().take(2).map(|b| folded(*b)).collect();
-    text.windows(word.len())
-        .any(|w| w.iter().zip(&head).all(|(b, h)| folded(*b) == *h) && w.eq_ignore_ascii_case(word))
+    let second = word.len().min(2) - 1;
+    let head = [folded(word[0]), folded(word[second])];
+    text.windows(word.len()).any(|w| {
+        folded(w[0]) == head[0] && folded(w[second]) == head[1] && w.eq_ignore_ascii_case(word)
+    })
 }
 
 /// Whether `sql` begins (after white space) with `word`, in any case.
@@ -118,4 +123,21 @@ pub(crate) fn variable_name(name: &str) -> String {
         .find_map(|p| name.strip_prefix(p))
         .map(str::to_string)
         .unwrap_or(name)
+}
+
+#[cfg(test)]
+mod word_tests {
+    use super::mentions;
+
+    #[test]
+    fn mentions_finds_a_word_in_any_case_and_nothing_else() {
+        assert!(mentions("SELECT 1 UNION SELECT 2", "union"));
+        assert!(mentions("x'C0C0' comment='a'", "COMMENT"));
+        assert!(!mentions("x'C0C0C0'", "comment"));
+        assert!(mentions("a", "a"));
+        assert!(!mentions("a", "ab"));
+        assert!(mentions("anything", ""));
+        assert!(!mentions("sql_modf", "sql_mode"));
+        assert!(mentions("SET SQL_MODE=''", "sql_mode"));
+    }
 }

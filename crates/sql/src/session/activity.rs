@@ -460,17 +460,31 @@ pub(crate) fn statistics_line(session: &Session) -> String {
 }
 
 /// Whether a statement's text may hold a password (CREATE/ALTER USER, SET PASSWORD, GRANT ...
-/// IDENTIFIED BY): such text is not published for SHOW PROCESSLIST.
+/// IDENTIFIED BY): such text is not published for SHOW PROCESSLIST. Every statement that
+/// carries one names IDENTIFIED or PASSWORD, so a text naming either anywhere (after comments
+/// or spaces that would hide its first words) is held back: a harmless one now and then is the
+/// price of never showing a secret.
 fn carries_password(text: &str) -> bool {
-    let head: String = text
-        .trim_start()
-        .chars()
-        .take(16)
-        .collect::<String>()
-        .to_ascii_lowercase();
-    let words: Vec<&str> = head.split_whitespace().take(2).collect();
-    matches!(
-        words.as_slice(),
-        ["create", "user"] | ["alter", "user"] | ["set", "password"] | ["grant", ..]
-    )
+    crate::parse::mentions(text, "identified") || crate::parse::mentions(text, "password")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::carries_password;
+
+    #[test]
+    fn a_text_naming_a_password_is_held_back_however_it_begins() {
+        for text in [
+            "CREATE USER u IDENTIFIED BY 'secret'",
+            "create /* a comment */ user u identified by 'secret'",
+            "CREATE            \n\n          USER u IDENTIFIED BY 'secret'",
+            "ALTER USER u IDENTIFIED VIA mysql_native_password USING PASSWORD('secret')",
+            "SET PASSWORD FOR u = PASSWORD('secret')",
+            "GRANT ALL ON *.* TO u IDENTIFIED BY 'secret'",
+        ] {
+            assert!(carries_password(text), "{text}");
+        }
+        assert!(!carries_password("SELECT 1"));
+        assert!(!carries_password("INSERT INTO t VALUES ('x')"));
+    }
 }
