@@ -442,6 +442,16 @@ impl ColumnType {
         })
     }
 
+    /// The type's name alone, without lengths or attributes (`int`, `varchar`): what
+    /// information_schema's DATA_TYPE and MariaDB's error 4079 call it.
+    pub fn data_type(self) -> String {
+        let full = self.sql_name();
+        full.split(['(', ' '])
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    }
+
     /// MySQL's spelling of the type, as SHOW CREATE TABLE prints it.
     pub fn sql_name(self) -> String {
         let int = |name: &str, unsigned: bool| {

@@ -60,15 +60,6 @@ pub fn column_type_text(c: &base::schema::ColumnDef) -> String {
     }
 }
 
-/// The type's name alone (information_schema's DATA_TYPE).
-pub fn data_type(ty: ColumnType) -> String {
-    let full = ty.sql_name();
-    full.split(['(', ' '])
-        .next()
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// DESCRIBE's Key column for column `p`: PRI, UNI (the one column of a unique index), MUL (the
 /// first column of another index) or empty.
 pub fn column_key(def: &TableDef, p: usize) -> &'static str {

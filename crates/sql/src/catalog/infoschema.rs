@@ -665,7 +665,7 @@ pub(crate) fn type_values(c: &ColumnDef) -> [Value; 9] {
     [
         match c.geometry {
             Some(g) => text(g.kind.sql_name()),
-            None => text(definition::data_type(c.ty)),
+            None => text(c.ty.data_type()),
         },
         opt(length),
         opt(octets),

@@ -597,13 +597,7 @@ impl<'a> Compiler<'a> {
                     }
                     T::Char { .. } => "char".to_string(),
                     T::VarChar { .. } => "varchar".to_string(),
-                    ty => {
-                        let name = ty.sql_name();
-                        name.split(['(', ' '])
-                            .next()
-                            .unwrap_or_default()
-                            .to_string()
-                    }
+                    ty => ty.data_type(),
                 },
                 None => return Ok(()),
             },
@@ -611,10 +605,6 @@ impl<'a> Compiler<'a> {
         };
         match g.spatial_operation() {
             Some(op) => Err(funcs::spatial::illegal_type(&type_name, op)),
-            None if g == funcs::SpatialFn::FromText => Err(funcs::spatial::illegal_type(
-                &type_name,
-                "st_geometryfromtext",
-            )),
             None => Ok(()),
         }
     }

@@ -176,14 +176,9 @@ fn rewrite(bytes: &[u8], utf8: bool, no_backslash_escapes: bool) -> Option<Vec<u
 pub fn changes_reading(bytes: &[u8]) -> bool {
     const WORDS: [&[u8]; 3] = [b"sql_mode", b"names", b"character"];
     bytes.contains(&b';')
-        && WORDS.iter().any(|word| {
-            // As `mentions` does, over bytes that need be no UTF-8: a word is compared only
-            // where its first two bytes stand.
-            let head = [word[0] | 0x20, word[1] | 0x20];
-            bytes.windows(word.len()).any(|w| {
-                w[0] | 0x20 == head[0] && w[1] | 0x20 == head[1] && w.eq_ignore_ascii_case(word)
-            })
-        })
+        && WORDS
+            .iter()
+            .any(|word| crate::parse::mentions_bytes(bytes, word))
 }
 
 /// The first statement of a text and the rest after its `;` (None when it is the only one):

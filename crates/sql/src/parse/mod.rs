@@ -14,7 +14,11 @@ use crate::foundation::error::{Result, SqlError};
 
 /// Whether `word` appears in `sql`, in any case: a cheap test before tokenizing for a rewrite.
 pub(crate) fn mentions(sql: &str, word: &str) -> bool {
-    let (text, word) = (sql.as_bytes(), word.as_bytes());
+    mentions_bytes(sql.as_bytes(), word.as_bytes())
+}
+
+/// [`mentions`] over bytes that need be no UTF-8 (a client's text before it is decoded).
+pub(crate) fn mentions_bytes(text: &[u8], word: &[u8]) -> bool {
     if word.is_empty() {
         return true;
     }

@@ -90,10 +90,11 @@ impl SpatialFn {
         matches!(self, SpatialFn::AsText | SpatialFn::GeometryType)
     }
 
-    /// The name MariaDB's error 4079 gives the operation, when its first argument must be a
-    /// spatial value or a binary string (None: it takes any string, or numbers).
+    /// The name MariaDB's error 4079 gives the operation, when some types of first argument
+    /// are refused (None for POINT, which takes numbers).
     pub(crate) fn spatial_operation(self) -> Option<&'static str> {
         Some(match self {
+            SpatialFn::FromText => "st_geometryfromtext",
             SpatialFn::AsText => "st_astext",
             SpatialFn::AsBinary => "st_aswkb",
             SpatialFn::Srid => "srid",
@@ -101,7 +102,7 @@ impl SpatialFn {
             SpatialFn::Y => "st_y",
             SpatialFn::GeometryType => "st_geometrytype",
             SpatialFn::FromWkb => "st_geometryfromwkb",
-            SpatialFn::FromText | SpatialFn::Point => return None,
+            SpatialFn::Point => return None,
         })
     }
 }
@@ -132,9 +133,12 @@ pub(crate) fn call(f: SpatialFn, args: &[Expr], env: &Env) -> Result<Value> {
     if v[0].is_null() || (f == SpatialFn::Point && v[1].is_null()) {
         return Ok(Value::Null);
     }
-    let bytes = |x: &Value| base::text::value_text(x).unwrap_or_default();
     let srid = v.get(1).map_or(0, srid_arg);
-    let b = bytes(&v[0]);
+    // The argument's bytes, borrowed when it is a string (a spatial value may be megabytes).
+    let b: std::borrow::Cow<[u8]> = match &v[0] {
+        Value::Bytes(b) => b.into(),
+        other => base::text::value_text(other).unwrap_or_default().into(),
+    };
     let text = |s: String| Value::Bytes(s.into_bytes());
     let double = |d: Option<f64>| d.map_or(Value::Null, Value::Double);
     Ok(match f {
