@@ -272,6 +272,9 @@ pub enum PlaceIn {
     Images(Option<Vec<u8>>),
     /// An index scan: the index key of the last row returned (the next batch starts past it).
     After(Vec<u8>),
+    /// A small table's full scan in primary-key order, over all the stream's partitions at
+    /// once: the encoded primary key of the last row returned.
+    Sorted(Vec<u8>),
 }
 
 pub(crate) fn put_place(out: &mut Vec<u8>, place: &ScanPlace) {
@@ -289,6 +292,10 @@ pub(crate) fn put_place(out: &mut Vec<u8>, place: &ScanPlace) {
         }
         PlaceIn::After(key) => {
             out.put_u8(4);
+            out.put_bytes(key);
+        }
+        PlaceIn::Sorted(key) => {
+            out.put_u8(5);
             out.put_bytes(key);
         }
     }
@@ -311,6 +318,7 @@ pub(crate) fn get_place(r: &mut Reader) -> DecodeResult<ScanPlace> {
             r.bytes("scan key", 2 * limits::KEY_BYTES_MAX)?.to_vec(),
         )),
         4 => PlaceIn::After(r.bytes("scan key", 2 * limits::KEY_BYTES_MAX)?.to_vec()),
+        5 => PlaceIn::Sorted(r.bytes("scan key", 2 * limits::KEY_BYTES_MAX)?.to_vec()),
         tag => {
             return Err(DecodeError::BadTag {
                 what: "scan place",

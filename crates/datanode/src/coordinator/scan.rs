@@ -43,6 +43,9 @@ pub(super) struct ScanCursor {
     failure: Option<Error>,
     /// Pushed aggregation: the groups the rows fold into, and the group rows to answer.
     aggregate: Option<(Aggregator, VecDeque<Vec<Value>>)>,
+    /// An unordered scan, once every stream's first part came: whether they came keyed by
+    /// primary key, to be merged by it.
+    by_key: Option<bool>,
 }
 
 /// A worker reading the next part of stream `stream` of the open scan `request_id`, the
@@ -73,6 +76,8 @@ struct Stream {
     /// Where its next read begins; None once it has read everything.
     next: Option<ScanPlace>,
     fetching: bool,
+    /// Whether its first part has come (an unordered scan waits for every stream's first).
+    answered: bool,
     rows: VecDeque<ScannedRow>,
 }
 
@@ -223,6 +228,7 @@ impl Coordinator {
                             link: None,
                             next: Some(ScanPlace::default()),
                             fetching: false,
+                            answered: false,
                             rows: VecDeque::new(),
                         };
                     }
@@ -238,6 +244,7 @@ impl Coordinator {
                         link: part.and_then(|(_, link)| link),
                         next: Some(ScanPlace::default()),
                         fetching: false,
+                        answered: false,
                         rows: VecDeque::new(),
                     }
                 };
@@ -287,6 +294,7 @@ impl Coordinator {
                     batch: Some((Vec::new(), 0)),
                     failure: None,
                     aggregate,
+                    by_key: None,
                 };
                 self.scans.insert(request_id, cursor);
                 self.pump_scan(request_id);
@@ -353,6 +361,14 @@ impl Coordinator {
         };
         let ordered = c.plan.order != ScanOrder::Any;
         let descending = c.plan.order == ScanOrder::Descending;
+        // An unordered scan starts once every stream's first part is here. When each came
+        // keyed by primary key (a small table's: `SORTED_SCAN_ROWS_MAX` in `worker/scan.rs`),
+        // it merges them by key as an ordered scan does; else it takes what any stream holds.
+        if !ordered && c.by_key.is_none() && c.streams.iter().all(|s| s.answered) {
+            let keyed = |s: &Stream| s.rows.front().is_none_or(|(key, _)| !key.is_empty());
+            c.by_key = Some(c.streams.iter().all(keyed));
+        }
+        let merge = ordered || c.by_key == Some(true);
         let mut ended = false;
         if c.aggregate.is_some() {
             let done = c.failure.is_none() && c.fold();
@@ -372,7 +388,7 @@ impl Coordinator {
                 // An ordered merge needs the head of every stream not yet drained; any other
                 // takes what some stream holds.
                 let starved = |s: &Stream| s.rows.is_empty() && !s.drained();
-                let pick = if ordered {
+                let pick = if merge {
                     if c.streams.iter().any(starved) {
                         break;
                     }
@@ -383,6 +399,8 @@ impl Coordinator {
                     } else {
                         heads.min_by(|a, b| a.1.cmp(b.1)).map(|(i, _)| i)
                     }
+                } else if c.by_key.is_none() {
+                    break;
                 } else {
                     c.streams.iter().position(|s| !s.rows.is_empty())
                 };
@@ -645,6 +663,7 @@ impl Coordinator {
         c.waiting -= 1;
         let s = &mut c.streams[stream];
         s.fetching = false;
+        s.answered = true;
         match part {
             Ok(part) => {
                 s.rows.extend(part.rows);

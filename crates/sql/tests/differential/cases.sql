@@ -5698,3 +5698,65 @@ CREATE TABLE geosub (id INT PRIMARY KEY, g POINT);
 INSERT INTO geosub VALUES (1, POINT(0, 0)), (2, POINT(2, 3));
 SELECT ST_AsText((SELECT g FROM geosub WHERE id = 1)), ST_AsText((SELECT g FROM geosub WHERE id = 2));
 DROP TABLE geosub;
+-- A small table's rows, read with no ORDER BY, come in primary-key order as InnoDB's clustered index gives them (applications and ORMs written against MySQL rely on it).
+CREATE TABLE ord1 (id INT PRIMARY KEY, v VARCHAR(10), n INT);
+INSERT INTO ord1 VALUES (7, 'g', 1), (3, 'c', 2), (11, 'k', 3), (1, 'a', 4), (-5, 'm', 5), (20, 't', 6), (2, 'b', 7);
+-- in-order
+SELECT * FROM ord1;
+-- in-order
+SELECT v, n FROM ord1 WHERE n > 2;
+-- in-order
+SELECT * FROM ord1 LIMIT 3;
+-- in-order
+SELECT * FROM ord1 LIMIT 2 OFFSET 2;
+BEGIN;
+INSERT INTO ord1 VALUES (4, 'd', 8), (100, 'z', 9);
+DELETE FROM ord1 WHERE id = 3;
+UPDATE ord1 SET v = 'B' WHERE id = 2;
+-- in-order
+SELECT * FROM ord1;
+ROLLBACK;
+-- in-order
+SELECT id FROM ord1;
+CREATE TABLE ord2 (a VARCHAR(10), b INT, c INT, PRIMARY KEY (a, b)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;
+INSERT INTO ord2 VALUES ('b', 2, 1), ('A', 9, 2), ('b', 1, 3), ('a2', 0, 4), ('C', 5, 5), ('a', 3, 6);
+-- in-order
+SELECT * FROM ord2;
+CREATE TABLE ord3 (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(20));
+INSERT INTO ord3 (name) VALUES ('jack'), ('ed'), ('fred'), ('chuck');
+INSERT INTO ord3 (name) VALUES ('wendy');
+-- in-order
+SELECT ord3.id AS ord3_id, ord3.name AS ord3_name FROM ord3;
+-- in-order
+SELECT * FROM ord3 WHERE name LIKE '%e%';
+CREATE TABLE ord4 (id INT PRIMARY KEY, ord3_id INT, email VARCHAR(30));
+INSERT INTO ord4 VALUES (5, 2, 'e2'), (1, 1, 'j1'), (3, 3, 'f1'), (4, 2, 'e1'), (2, 4, 'c1');
+-- in-order
+SELECT * FROM ord4;
+-- in-order
+SELECT count(*) FROM ord4;
+DROP TABLE ord1, ord2, ord3, ord4;
+-- Joins of small tables with no ORDER BY answer in MariaDB's order too (the first table's primary-key order, then the other's).
+CREATE TABLE ordu (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(20));
+INSERT INTO ordu (name) VALUES ('jack'), ('ed'), ('fred'), ('chuck');
+CREATE TABLE orda (id INT AUTO_INCREMENT PRIMARY KEY, user_id INT, email VARCHAR(30), FOREIGN KEY (user_id) REFERENCES ordu(id));
+INSERT INTO orda (user_id, email) VALUES (1, 'jack@bean.com'), (2, 'ed@wood.com'), (2, 'ed@bettyboop.com'), (2, 'ed@lala.com'), (3, 'fred@fred.com');
+-- in-order
+SELECT ordu.id, ordu.name, addresses_1.id, addresses_1.email FROM ordu LEFT OUTER JOIN orda AS addresses_1 ON ordu.id = addresses_1.user_id;
+-- in-order
+SELECT ordu.id, ordu.name, orda.id, orda.email FROM ordu JOIN orda ON ordu.id = orda.user_id;
+-- in-order
+SELECT orda.id, ordu.name FROM orda JOIN ordu ON ordu.id = orda.user_id;
+-- in-order
+SELECT ordu.* FROM ordu WHERE ordu.id IN (SELECT user_id FROM orda);
+-- in-order
+SELECT ordu.* FROM ordu WHERE EXISTS (SELECT 1 FROM orda WHERE orda.user_id = ordu.id);
+-- in-order
+SELECT orda.* FROM orda WHERE orda.user_id IN (1, 2, 3);
+-- in-order
+SELECT DISTINCT ordu.name FROM ordu JOIN orda ON ordu.id = orda.user_id;
+-- in-order
+SELECT anon_1.id, anon_1.name FROM (SELECT ordu.id AS id, ordu.name AS name FROM ordu LIMIT 2) AS anon_1;
+-- in-order
+SELECT ordu.name FROM ordu UNION SELECT email FROM orda;
+DROP TABLE orda, ordu;

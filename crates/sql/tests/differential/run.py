@@ -18,7 +18,9 @@ that differs, so the rest is still compared: every match of REGEX in a value is 
 '-- as: USER [PASSWORD]' directly before a statement runs it over a connection of its own,
 logged in as USER@localhost with PASSWORD (none if left out) and no database, closed after it: a
 failed login counts as the statement's error (1045), so accounts and privileges are compared
-too, deterministically (each such statement gets a fresh session).
+too, deterministically (each such statement gets a fresh session). A comment '-- in-order'
+directly before a statement compares its rows in the order answered though it has no ORDER BY
+(a small table's full scan answers in primary-key order, as InnoDB's does).
 
 Exit status: 0 when every difference was expected, 1 otherwise, 2 on a usage or connection error.
 """
@@ -35,6 +37,7 @@ DATABASE = "diff"
 EXPECT = re.compile(r"^--\s*expect-difference:\s*(.*)$", re.IGNORECASE)
 MASK = re.compile(r"^--\s*mask:\s*(.+)$", re.IGNORECASE)
 IGNORE_COLUMN = re.compile(r"^--\s*ignore-column:\s*(\S+)\s*$", re.IGNORECASE)
+IN_ORDER = re.compile(r"^--\s*in-order\s*$", re.IGNORECASE)
 AS_USER = re.compile(r"^--\s*as:\s*(\S+)(?:\s+(\S+))?\s*$", re.IGNORECASE)
 # Errors after which the connection is gone: reconnect before the next statement.
 CONNECTION_LOST = {2006, 2013, 2014, 2055}
@@ -98,6 +101,8 @@ class Narrowing:
         self.columns = []
         # (user, password) to run the statement as, or None for the shared root connection.
         self.login = None
+        # Rows compared in the order answered, with no ORDER BY.
+        self.in_order = False
 
     def __bool__(self):
         """Whether any part of the answers is left out (a login is no narrowing)."""
@@ -149,6 +154,8 @@ def parse_cases(path):
                     m = AS_USER.match(stripped)
                     if m:
                         narrowing.login = (m.group(1), m.group(2) or "")
+                    if IN_ORDER.match(stripped):
+                        narrowing.in_order = True
                     continue
                 start = number
             elif stripped.startswith("--"):
@@ -303,7 +310,7 @@ def main():
     for line, statement, reason, narrowing in parse_cases(args.cases):
         total += 1
         narrowed += bool(narrowing)
-        ordered = has_order_by(statement)
+        ordered = narrowing.in_order or has_order_by(statement)
         if narrowing.login is not None:
             answers = (s.run_as(narrowing.login, statement, ordered) for s in servers)
         else:

@@ -688,6 +688,13 @@ fn messages_round_trip() {
             rows: vec![],
             next: None,
         },
+        Message::ScanPartRows {
+            rows: vec![(vec![4, 5], vec![Value::Int(2)])],
+            next: Some(crate::ScanPlace {
+                partition: 0,
+                at: crate::PlaceIn::Sorted(vec![4, 5]),
+            }),
+        },
         Message::Replicate {
             decision: 41,
             session: 5,
