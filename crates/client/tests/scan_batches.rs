@@ -294,18 +294,42 @@ fn a_dropped_cursor_ends_its_scan_and_open_scans_are_bounded() {
 }
 
 /// Full scans of a small table answer in primary-key order (at most 1,024 rows on a worker,
-/// `SORTED_SCAN_ROWS_MAX`); past that, in no set order, every row once; and small again once
-/// rows are deleted.
+/// `SORTED_SCAN_ROWS_MAX`), read whole and sorted, or through an ordered index on the primary
+/// key when the table has one (as SQL's tables do); past that size, in no set order, every row
+/// once; and small again once rows are deleted.
 #[test]
 fn small_tables_read_back_in_key_order() {
     let node = TestNode::start(2, Duration::from_millis(300));
     let cluster = node.connect();
-    let t = cluster.create_table(table(5)).unwrap();
+    let plain = table(5);
+    let mut with_index = table(5)
+        .with_index("pk", IndexKind::Ordered, &["id"])
+        .unwrap();
+    with_index.name = "s_pk".into();
+    for def in [plain, with_index] {
+        let t = cluster.create_table(def).unwrap();
+        small_table_in_key_order(&cluster, &t);
+    }
+}
+
+fn small_table_in_key_order(cluster: &client::Cluster, t: &client::Table) {
     let ids = |rows: Vec<Vec<Value>>| rows.iter().map(|r| int(&r[0])).collect::<Vec<i64>>();
     let insert = |range: std::ops::Range<i64>| {
         let mut txn = cluster.transaction();
         for id in range {
-            txn.insert(&t, vec![(0, id.into()), (1, 0.into()), (2, "v".into())]);
+            // Long enough that a part is cut by bytes before rows (4 KiB a stream at least).
+            let v = "v".repeat(40);
+            txn.insert(
+                t,
+                vec![(0, id.into()), (1, 0.into()), (2, v.as_str().into())],
+            );
+        }
+        txn.execute(ExecType::Commit).unwrap();
+    };
+    let delete = |ids: &mut dyn Iterator<Item = i64>| {
+        let mut txn = cluster.transaction();
+        for id in ids {
+            txn.delete(t, vec![id.into()]);
         }
         txn.execute(ExecType::Commit).unwrap();
     };
@@ -314,42 +338,52 @@ fn small_tables_read_back_in_key_order() {
     insert(0..500);
     let scan = Scan::table().columns(&["id"]);
     assert_eq!(
-        ids(cluster.scan(&t, &scan).unwrap()),
+        ids(cluster.scan(t, &scan).unwrap()),
         (0..1000).collect::<Vec<_>>()
     );
-    let first = cluster.scan(&t, &scan.clone().limit(3)).unwrap();
+    let first = cluster.scan(t, &scan.clone().limit(3)).unwrap();
     assert_eq!(ids(first), vec![0, 1, 2]);
-    // In batches cut by rows and by bytes, the order holds; rows inserted between batches are
-    // seen when past the last key returned.
+    // In batches cut by rows and by bytes, the order holds; between batches, rows inserted past
+    // the last key returned are seen, rows deleted ahead are not, and the table may grow past
+    // the size a worker sorts.
     let mut cursor = cluster
-        .scan_cursor(&t, &scan.clone().columns(&["id", "v"]).batch(7, 64))
+        .scan_cursor(t, &scan.clone().columns(&["id", "v"]).batch(300, 64))
         .unwrap();
     let mut got = ids(cursor.next_batch().unwrap().unwrap());
     insert(-10..-5);
-    insert(5000..5003);
+    insert(5000..7003);
+    delete(&mut (900..1000));
     while let Some(rows) = cursor.next_batch().unwrap() {
         got.extend(ids(rows));
     }
-    let want: Vec<i64> = (0..1000).chain(5000..5003).collect();
+    let want: Vec<i64> = (0..900).chain(5000..7003).collect();
     assert_eq!(got, want);
+    // A transaction's own rows take their places.
     let mut txn = cluster.transaction();
-    for id in (-10..-5).chain(5000..5003) {
-        txn.delete(&t, vec![id.into()]);
+    txn.insert(t, vec![(0, 950.into()), (1, 0.into()), (2, "t".into())]);
+    txn.delete(t, vec![3.into()]);
+    txn.execute(ExecType::NoCommit).unwrap();
+    delete(&mut (5000..7003));
+    delete(&mut (-10..-5));
+    let mut cursor = txn.scan_cursor(t, &scan.clone().batch(5, 0)).unwrap();
+    let mut got = Vec::new();
+    while let Some(rows) = cursor.next_batch().unwrap() {
+        got.extend(ids(rows));
     }
-    txn.execute(ExecType::Commit).unwrap();
+    drop(cursor);
+    txn.execute(ExecType::Rollback).unwrap();
+    let want: Vec<i64> = (0..900).filter(|i| *i != 3).chain([950]).collect();
+    assert_eq!(got, want);
     // Past the size a worker sorts: every row once.
     insert(1000..3000);
-    let mut all = ids(cluster.scan(&t, &scan).unwrap());
+    let mut all = ids(cluster.scan(t, &scan).unwrap());
     all.sort_unstable();
-    assert_eq!(all, (0..3000).collect::<Vec<_>>());
+    let want: Vec<i64> = (0..900).chain(1000..3000).collect();
+    assert_eq!(all, want);
     // Small again.
-    let mut txn = cluster.transaction();
-    for id in 200..3000i64 {
-        txn.delete(&t, vec![id.into()]);
-    }
-    txn.execute(ExecType::Commit).unwrap();
+    delete(&mut (200..3000).filter(|i| !(900..1000).contains(i)));
     assert_eq!(
-        ids(cluster.scan(&t, &scan).unwrap()),
+        ids(cluster.scan(t, &scan).unwrap()),
         (0..200).collect::<Vec<_>>()
     );
 }

@@ -361,12 +361,17 @@ impl Coordinator {
         };
         let ordered = c.plan.order != ScanOrder::Any;
         let descending = c.plan.order == ScanOrder::Descending;
-        // An unordered scan starts once every stream's first part is here. When each came
+        // An unordered full scan starts once every stream's first part is here. When each came
         // keyed by primary key (a small table's: `SORTED_SCAN_ROWS_MAX` in `worker/scan.rs`),
-        // it merges them by key as an ordered scan does; else it takes what any stream holds.
-        if !ordered && c.by_key.is_none() && c.streams.iter().all(|s| s.answered) {
-            let keyed = |s: &Stream| s.rows.front().is_none_or(|(key, _)| !key.is_empty());
-            c.by_key = Some(c.streams.iter().all(keyed));
+        // it merges them by key as an ordered scan does; else (an index scan, or a part came
+        // without keys) it takes what any stream holds.
+        if !ordered && c.by_key.is_none() {
+            let unkeyed = |s: &Stream| s.rows.front().is_some_and(|(key, _)| key.is_empty());
+            if c.plan.index.is_some() || c.streams.iter().any(unkeyed) {
+                c.by_key = Some(false);
+            } else if c.streams.iter().all(|s| s.answered) {
+                c.by_key = Some(true);
+            }
         }
         let merge = ordered || c.by_key == Some(true);
         let mut ended = false;

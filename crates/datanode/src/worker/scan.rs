@@ -171,9 +171,12 @@ impl Worker {
     }
 
     /// A small table's full scan (`SORTED_SCAN_ROWS_MAX`): the matching rows of all
-    /// `partitions` past primary key `after`, the transaction's images standing in for theirs,
-    /// in primary-key order, each keyed by its encoded primary key. A batch cut short says to
-    /// go on past its last key: the next reads the partitions again, however large they grew.
+    /// `partitions` past key `after`, the transaction's images standing in for theirs, in
+    /// primary-key order, each keyed. A batch cut short says to go on past its last key. A table
+    /// with an ordered index on its primary key (SQL gives every declared one) reads each
+    /// partition's next rows from it, so a batch costs the same however large the table grew
+    /// while its cursor was open; the keys are that index's. Any other table's partitions are
+    /// read whole and sorted, by encoded primary key.
     fn scan_sorted(
         &self,
         partitions: &[u32],
@@ -182,19 +185,126 @@ impl Worker {
         after: Option<&[u8]>,
         mut batch: Batch,
     ) -> Result<ScanPart, Error> {
+        let table = &plan.table;
+        let primary = table.indexes.iter().position(|i| {
+            i.kind == base::schema::IndexKind::Ordered
+                && i.columns == table.primary_key
+                && i.prefixes.iter().all(|p| *p == 0)
+        });
+        let (found, more) = match primary {
+            Some(index) => self.sorted_by_index(partitions, plan, changes, index, after, &batch)?,
+            None => (
+                self.sorted_by_reading(partitions, plan, changes, after)?,
+                false,
+            ),
+        };
+        let mut last: Option<Vec<u8>> = None;
+        for (key, values) in found {
+            if batch.full() {
+                let at = PlaceIn::Sorted(last.unwrap_or_default());
+                return Ok(ScanPart {
+                    rows: batch.rows,
+                    next: Some(ScanPlace { partition: 0, at }),
+                });
+            }
+            last = Some(key.clone());
+            batch.push(key, values);
+        }
+        // Some partition's rows were cut at the batch's size: those past the last key are next.
+        let next = last.filter(|_| more).map(|key| ScanPlace {
+            partition: 0,
+            at: PlaceIn::Sorted(key),
+        });
+        Ok(ScanPart {
+            rows: batch.rows,
+            next,
+        })
+    }
+
+    /// [`Worker::scan_sorted`] through ordered index `index` (on the primary key): each
+    /// partition's first rows past `after`, as many as a batch takes, merged in key order up to
+    /// the least last key of a partition cut short (past it that partition's rows are unread);
+    /// and whether one was.
+    fn sorted_by_index(
+        &self,
+        partitions: &[u32],
+        plan: &ScanPlan,
+        changes: &Changes,
+        index: usize,
+        after: Option<&[u8]>,
+        batch: &Batch,
+    ) -> Result<(Vec<ScannedRow>, bool), Error> {
+        let through = ScanPlan {
+            table: plan.table.clone(),
+            index: Some(index),
+            lower: None,
+            upper: None,
+            keys: Vec::new(),
+            by_keys: false,
+            first_per_key: false,
+            filter: plan.filter.clone(),
+            projection: plan.projection.clone(),
+            limit: 0,
+            order: ScanOrder::Ascending,
+        };
+        let lower = after.map_or(Bound::Unbounded, |a| Bound::Excluded(a.to_vec()));
+        let mut found = Vec::new();
+        // The least last key of the partitions cut short: past it, their rows are not read yet.
+        let mut edge: Option<Vec<u8>> = None;
+        for &p in partitions {
+            let mut own = Batch {
+                rows: Vec::new(),
+                bytes: 0,
+                rows_max: batch.rows_max,
+                bytes_max: batch.bytes_max,
+            };
+            let bounds = (lower.clone(), Bound::Unbounded);
+            let (resume, _) = self.scan_range(
+                p,
+                index,
+                &through,
+                changes,
+                bounds,
+                &PlaceIn::Start,
+                &mut own,
+            )?;
+            if let (Some(_), Some((last, _))) = (resume, own.rows.last()) {
+                if edge.as_ref().is_none_or(|e| last < e) {
+                    edge = Some(last.clone());
+                }
+            }
+            found.append(&mut own.rows);
+        }
+        found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        if let Some(edge) = &edge {
+            found.retain(|(key, _)| key <= edge);
+        }
+        Ok((found, edge.is_some()))
+    }
+
+    /// [`Worker::scan_sorted`] reading every row of the partitions: those past primary key
+    /// `after`, sorted by it and projected.
+    fn sorted_by_reading(
+        &self,
+        partitions: &[u32],
+        plan: &ScanPlan,
+        changes: &Changes,
+        after: Option<&[u8]>,
+    ) -> Result<Vec<ScannedRow>, Error> {
         let past = |pk: &[u8]| after.is_none_or(|a| pk > a);
         // Each row found: its key, its partition, and its slot there or the transaction's image.
         type Found<'a> = (Vec<u8>, &'a storage::Partition, Result<u32, &'a [u8]>);
         let mut found: Vec<Found> = Vec::new();
+        let mut pk = Vec::new();
         for &p in partitions {
             let reading = self.reading(p, plan, changes)?;
             let part = reading.part;
             part.scan_from(0, |slot, row| {
-                let mut pk = Vec::new();
+                pk.clear();
                 part.encode_row_key(row, &plan.table.primary_key, false, &mut pk);
                 let mine = reading.mine.is_some_and(|m| m.contains_key(pk.as_slice()));
                 if !mine && past(&pk) && reading.matches(row) {
-                    found.push((pk, part, Ok(slot)));
+                    found.push((pk.clone(), part, Ok(slot)));
                 }
                 true
             });
@@ -205,29 +315,18 @@ impl Worker {
             }
         }
         found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut last: Option<Vec<u8>> = None;
-        for (pk, part, row) in found {
-            let Some(row) = row.map_or_else(Some, |slot| part.row(slot)) else {
-                continue;
-            };
-            if batch.full() {
-                let at = PlaceIn::Sorted(last.unwrap_or_default());
-                let next = Some(ScanPlace { partition: 0, at });
-                return Ok(ScanPart {
-                    rows: batch.rows,
-                    next,
-                });
-            }
-            let layout = part.layout();
-            let values = plan.projection.iter();
-            let values = values.map(|c| layout.value(row, *c as usize)).collect();
-            last = Some(pk.clone());
-            batch.push(pk, values);
-        }
-        Ok(ScanPart {
-            rows: batch.rows,
-            next: None,
-        })
+        Ok(found
+            .into_iter()
+            .filter_map(|(key, part, row)| {
+                let row = row.map_or_else(Some, |slot| part.row(slot))?;
+                let layout = part.layout();
+                let values = plan.projection.iter();
+                Some((
+                    key,
+                    values.map(|c| layout.value(row, *c as usize)).collect(),
+                ))
+            })
+            .collect())
     }
 
     /// Partition `p` as a batch of `plan` reads it, with `changes`' images of its keys.
