@@ -3,12 +3,14 @@
 
 use crate::exec::Outcome;
 use crate::exec::{Exec, Executor, Subqueries};
-use crate::expr::Expr;
+use crate::expr::typing::DECIMAL_DIGITS_MAX;
+use crate::expr::{CastTo, Expr};
 use crate::foundation::error::Result;
 use crate::plan::setop::{combine, SetNode, SetPlan};
 use base::types::Collation;
 use base::Value;
 use client::Transaction;
+use myproto::response::Column;
 
 pub(crate) trait SetOperations: Exec {
     /// Runs a set operation as a statement: each SELECT reads in a transaction of its own (or
@@ -30,7 +32,7 @@ pub(crate) trait SetOperations: Exec {
         params: &[Value],
     ) -> Result<Vec<Vec<Value>>> {
         let collations = crate::expr::meta::collations(&p.columns);
-        let mut rows = self.node_rows(txn, &p.tree, params, &collations)?;
+        let mut rows = self.node_rows(txn, &p.tree, params, (&collations, &p.columns))?;
         if !p.order.is_empty() {
             let order: Vec<(crate::plan::OrderKey, bool, Collation)> = p
                 .order
@@ -81,7 +83,7 @@ pub(crate) trait SetOperations: Exec {
         mut txn: Option<&mut Transaction>,
         node: &SetNode,
         params: &[Value],
-        collations: &[Collation],
+        (collations, columns): (&[Collation], &[Column]),
     ) -> Result<Vec<Vec<Value>>> {
         let mut operators = Vec::new();
         let mut at = node;
@@ -95,25 +97,34 @@ pub(crate) trait SetOperations: Exec {
             operators.push((*op, *distinct, right.as_ref()));
             at = left;
         }
-        let mut rows = self.operand_rows(txn.as_deref_mut(), at, params)?;
+        let mut rows = self.operand_rows(txn.as_deref_mut(), at, params, columns)?;
         for (op, distinct, right) in operators.into_iter().rev() {
-            let more = self.node_rows(txn.as_deref_mut(), right, params, collations)?;
+            let more = self.node_rows(txn.as_deref_mut(), right, params, (collations, columns))?;
             rows = combine(op, distinct, rows, more, collations);
         }
         Ok(rows)
     }
 
-    /// An operand's rows (a SELECT, or a parenthesized set operation).
+    /// An operand's rows (a SELECT, or a parenthesized set operation), their values made the
+    /// set operation's `columns`' types.
     fn operand_rows(
         &mut self,
         txn: Option<&mut Transaction>,
         node: &SetNode,
         params: &[Value],
+        columns: &[Column],
     ) -> Result<Vec<Vec<Value>>> {
-        let p = match node {
-            SetNode::Select(p) => p,
-            SetNode::Nested(p) => return self.set_rows(txn, p, params),
-            SetNode::Op { .. } => return self.node_rows(txn, node, params, &node.collations()),
+        let (p, own) = match node {
+            SetNode::Select(p) => (p, &p.columns),
+            SetNode::Nested(p) => {
+                let mut rows = self.set_rows(txn, p, params)?;
+                self.conform(&mut rows, &p.columns, columns, params)?;
+                return Ok(rows);
+            }
+            SetNode::Op { .. } => {
+                let collations = node.collations();
+                return self.node_rows(txn, node, params, (&collations, columns));
+            }
         };
         let outcome = match txn {
             Some(txn) => {
@@ -122,10 +133,55 @@ pub(crate) trait SetOperations: Exec {
             }
             None => self.run_select(p, params)?,
         };
-        Ok(match outcome {
+        let mut rows = match outcome {
             Outcome::Rows { rows, .. } => rows,
             _ => Vec::new(),
-        })
+        };
+        self.conform(&mut rows, own, columns, params)?;
+        Ok(rows)
+    }
+
+    /// An operand's values, of its own columns `own`, made the set operation's column types
+    /// `to` (`expr::meta::union_column`) as CAST makes them: numbers as the DECIMAL or DOUBLE
+    /// the types aggregate to, a DATE or TIME as a DATETIME, so they show and compare
+    /// (DISTINCT) as MariaDB's do. Integers that widen and strings stay as they are.
+    fn conform(
+        &self,
+        rows: &mut [Vec<Value>],
+        own: &[Column],
+        to: &[Column],
+        params: &[Value],
+    ) -> Result<()> {
+        let casts: Vec<Option<CastTo>> = own.iter().zip(to).map(|(a, b)| cast_to(a, b)).collect();
+        if casts.iter().all(Option::is_none) {
+            return Ok(());
+        }
+        for row in rows {
+            for (v, cast) in row.iter_mut().zip(&casts) {
+                if let (Some(cast), false) = (cast, v.is_null()) {
+                    let value = std::mem::replace(v, Value::Null);
+                    *v = self.free(&Expr::Cast(Box::new(Expr::Const(value)), *cast), params)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The conversion a value of column `a` needs to be one of set-operation column `b`, if any.
+fn cast_to(a: &Column, b: &Column) -> Option<CastTo> {
+    use myproto::response::types;
+    match b.column_type {
+        types::NEWDECIMAL if a.column_type != b.column_type || a.decimals < b.decimals => {
+            Some(CastTo::Decimal(DECIMAL_DIGITS_MAX, b.decimals))
+        }
+        types::DOUBLE if !matches!(a.column_type, types::DOUBLE | types::FLOAT) => {
+            Some(CastTo::Double)
+        }
+        types::DATETIME if matches!(a.column_type, types::DATE | types::TIME) => {
+            Some(CastTo::DateTime(b.decimals.min(6)))
+        }
+        _ => None,
     }
 }
 

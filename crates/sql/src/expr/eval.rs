@@ -25,6 +25,17 @@ impl Expr {
                     CastTo::Json => return crate::expr::funcs::json::cast(&v),
                     _ => {}
                 }
+                let v = match (&v, to) {
+                    // A TIME as a date: on the statement's day, as MariaDB reads one.
+                    (Value::Time(t), CastTo::Date | CastTo::DateTime(_)) => {
+                        match crate::expr::temporal::time_on_today(env, *t) {
+                            Some(dt) if matches!(to, CastTo::Date) => Value::Date(dt.date),
+                            Some(dt) => Value::DateTime(dt),
+                            None => Value::Null,
+                        }
+                    }
+                    _ => v,
+                };
                 let text = matches!(to, CastTo::Date | CastTo::DateTime(_) | CastTo::Time(_))
                     .then(|| base::text::value_text(&v))
                     .flatten();

@@ -191,3 +191,132 @@ pub fn collations(columns: &[Column]) -> Vec<Collation> {
         .map(|c| collation_of(c).unwrap_or(Collation::Utf8mb4GeneralCi))
         .collect()
 }
+
+/// The kind of values a result column holds, for [`union_column`].
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Null,
+    /// An integer type, by width (TINY 1 ... LONGLONG 5).
+    Int(u8),
+    Decimal,
+    Double,
+    Temporal,
+    String,
+    Other,
+}
+
+fn kind(c: &Column) -> Kind {
+    match c.column_type {
+        types::NULL => Kind::Null,
+        types::TINY => Kind::Int(1),
+        types::SHORT | types::YEAR => Kind::Int(2),
+        types::INT24 => Kind::Int(3),
+        types::LONG => Kind::Int(4),
+        types::LONGLONG => Kind::Int(5),
+        types::DECIMAL | types::NEWDECIMAL => Kind::Decimal,
+        types::FLOAT | types::DOUBLE => Kind::Double,
+        types::DATE | types::DATETIME | types::TIMESTAMP | types::TIME => Kind::Temporal,
+        types::VARCHAR | types::VAR_STRING | types::STRING | types::BLOB | types::LONG_BLOB => {
+            Kind::String
+        }
+        _ => Kind::Other,
+    }
+}
+
+/// A set operation's column where one SELECT gives `a` and a later one `b`, its type
+/// aggregated as MariaDB aggregates a UNION's: NULL gives way to any type; integers widen (an
+/// unsigned mixed with a signed one of the same width takes the next width); integers with
+/// decimals are DECIMAL at the larger scale; with a float or double, DOUBLE; two temporal types
+/// (DATE with DATETIME or TIME), DATETIME; strings, or values of kinds that do not mix, VARCHAR (a BLOB's type when one is
+/// long) as long as the longer. The name and table stay `a`'s.
+pub fn union_column(a: &Column, b: &Column) -> Column {
+    let mut out = a.clone();
+    let (ka, kb) = (kind(a), kind(b));
+    let unsigned = |c: &Column| c.flags & flags::UNSIGNED != 0;
+    let take = |out: &mut Column, from: &Column| {
+        out.column_type = from.column_type;
+        out.flags = from.flags;
+        out.collation = from.collation;
+    };
+    out.length = a.length.max(b.length);
+    out.decimals = a.decimals.max(b.decimals);
+    match (ka, kb) {
+        (_, Kind::Null) => out.length = a.length,
+        (Kind::Null, _) => {
+            take(&mut out, b);
+            out.length = b.length;
+            out.decimals = b.decimals;
+        }
+        _ if a.column_type == b.column_type && unsigned(a) == unsigned(b) => {}
+        (Kind::Int(x), Kind::Int(y)) => {
+            let mut width = x.max(y);
+            if unsigned(a) != unsigned(b) {
+                let signed_width = if unsigned(a) { y } else { x };
+                if signed_width <= (if unsigned(a) { x } else { y }) {
+                    width = (width + 1).min(5);
+                }
+            }
+            out.column_type = [
+                types::TINY,
+                types::SHORT,
+                types::INT24,
+                types::LONG,
+                types::LONGLONG,
+            ][usize::from(width - 1)];
+            if !(unsigned(a) && unsigned(b)) {
+                out.flags &= !flags::UNSIGNED;
+            }
+        }
+        (Kind::Int(_) | Kind::Decimal, Kind::Int(_) | Kind::Decimal) => {
+            // As many integer digits as the wider side, then the larger scale.
+            let digits = |c: &Column| match kind(c) {
+                Kind::Int(_) => c.length.saturating_sub(u32::from(!unsigned(c))),
+                _ => c.length.saturating_sub(2 + u32::from(c.decimals)),
+            };
+            let scale = u32::from(out.decimals);
+            out.column_type = types::NEWDECIMAL;
+            out.length = (digits(a).max(digits(b)) + scale)
+                .min(u32::from(base::limits::DECIMAL_PRECISION_MAX))
+                + 2;
+            out.flags &= !flags::UNSIGNED;
+        }
+        (
+            Kind::Int(_) | Kind::Decimal | Kind::Double,
+            Kind::Int(_) | Kind::Decimal | Kind::Double,
+        ) => {
+            out.column_type = types::DOUBLE;
+            out.flags &= !flags::UNSIGNED;
+        }
+        (Kind::Temporal, Kind::Temporal) => out.column_type = types::DATETIME,
+        _ => {
+            let long = |c: &Column| matches!(c.column_type, types::BLOB | types::LONG_BLOB);
+            if long(b) && !long(a) {
+                take(&mut out, b);
+            } else if !long(a) {
+                out.column_type = types::VAR_STRING;
+                out.flags &= !(flags::UNSIGNED | flags::ZEROFILL);
+                if ka != Kind::String {
+                    out.collation = b.collation;
+                    out.flags = (out.flags & !flags::BINARY) | (b.flags & flags::BINARY);
+                }
+            }
+            if ka != Kind::String && kb != Kind::String {
+                out.collation = UTF8MB4_GENERAL_CI_ID;
+            }
+            // As many characters as the longer side shows (a number's or date's length is in
+            // characters, a text column's in bytes, four to a character).
+            let text = |c: &Column| c.collation != BINARY_COLLATION_ID;
+            let chars = |c: &Column| match kind(c) {
+                Kind::String if text(c) => c.length / 4,
+                _ => c.length,
+            };
+            let per = if text(&out) { 4 } else { 1 };
+            out.length = chars(a).max(chars(b)).saturating_mul(per);
+            out.flags &= !flags::NUM;
+        }
+    }
+    if a.flags & b.flags & flags::NOT_NULL == 0 {
+        out.flags &= !flags::NOT_NULL;
+    }
+    out
+}

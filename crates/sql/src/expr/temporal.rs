@@ -311,6 +311,16 @@ fn today(env: &Env) -> Date {
     statement_now(env, 0).date
 }
 
+/// A TIME read as a DATETIME, as MariaDB's CAST reads one: that long after the statement's
+/// day began (a day or more, or a negative time, moves the date). None past year 9999.
+pub(crate) fn time_on_today(env: &Env, t: base::value::Time) -> Option<DateTime> {
+    let midnight = DateTime {
+        date: today(env),
+        ..DateTime::default()
+    };
+    convert::from_micros(convert::to_micros(midnight).checked_add(t.as_micros())?)
+}
+
 // ------------------------------------------------------------------ storing numbers
 
 /// A number stored into a DATE, DATETIME, TIMESTAMP or TIME column, read as MariaDB reads it:

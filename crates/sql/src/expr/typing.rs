@@ -556,7 +556,7 @@ fn show_as_text(e: &mut Expr, def: Option<&base::TableDef>, aggregates: &[Aggreg
 }
 
 /// The most digits a DECIMAL made by [`unify_branches`] holds (what an i128 mantissa holds).
-const DECIMAL_DIGITS_MAX: u8 = 38;
+pub(crate) const DECIMAL_DIGITS_MAX: u8 = 38;
 
 /// MySQL's type code, display length and decimals for a column type.
 pub fn column_type_code(ty: ColumnType) -> (u8, u32, u8) {

@@ -6,8 +6,8 @@
 //! column's collation (combined over every SELECT: binary beats `_bin` beats
 //! utf8mb4_general_ci), numbers by value, NULL equal to NULL.
 //!
-//! The result's column names and types are the first SELECT's (MariaDB aggregates the types
-//! of all of them).
+//! The result's column names are the first SELECT's, its types every SELECT's aggregated as
+//! MariaDB aggregates them (`expr::meta::union_column`).
 
 use base::types::Collation;
 use base::Value;
@@ -124,6 +124,24 @@ impl SetNode {
             .collect()
     }
 
+    /// The columns of every SELECT (or parenthesized set operation) under the node, left to
+    /// right.
+    fn selects(&self) -> Vec<&[Column]> {
+        let mut out = Vec::new();
+        let mut pending = vec![self];
+        while let Some(node) = pending.pop() {
+            match node {
+                SetNode::Select(p) => out.push(p.columns.as_slice()),
+                SetNode::Nested(p) => out.push(p.columns.as_slice()),
+                SetNode::Op { left, right, .. } => {
+                    pending.push(right);
+                    pending.push(left);
+                }
+            }
+        }
+        out
+    }
+
     /// The columns of the first SELECT under the node.
     fn columns(&self) -> &[Column] {
         let mut at = self;
@@ -151,6 +169,11 @@ pub(crate) fn plan(
     let tree = node(input, &q.body, resolve)?;
     let collations = tree.collations();
     let mut columns = tree.columns().to_vec();
+    for later in tree.selects().into_iter().skip(1) {
+        for (column, other) in columns.iter_mut().zip(later) {
+            *column = crate::expr::meta::union_column(column, other);
+        }
+    }
     for (column, c) in columns.iter_mut().zip(&collations) {
         if crate::expr::meta::collation_of(column).is_some() {
             column.collation = crate::expr::meta::collation_id(*c);
