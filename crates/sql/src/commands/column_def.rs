@@ -44,10 +44,24 @@ pub(crate) fn text_length(name: &ast::ObjectName, modifiers: &[String]) -> Optio
     (text && modifiers.len() == 1).then(|| modifiers[0].parse().ok())
 }
 
+/// The fraction digits a value's microseconds need (`.120000` needs 2).
+fn fraction_digits(micros: u32) -> u8 {
+    let mut digits = 6;
+    let mut rest = micros;
+    while rest != 0 && rest.is_multiple_of(10) {
+        rest /= 10;
+        digits -= 1;
+    }
+    if rest == 0 {
+        0
+    } else {
+        digits
+    }
+}
+
 /// Result column `def`, widened where a value of `values` would not fit it: the type a result
-/// announces can be narrower than its rows (a set operation's is its first query's; a `?`'s
-/// or an expression's can be a guess), and CREATE TABLE ... SELECT must store every value as
-/// it is. Integers grow to BIGINT (or DECIMAL past both of its ranges), a DECIMAL takes the
+/// announces can be narrower than its rows (a `?`'s or an expression's can be a guess), and
+/// CREATE TABLE ... SELECT must store every value as it is. Integers grow to BIGINT (or DECIMAL past both of its ranges), a DECIMAL takes the
 /// digits its values have on either side of the point, DATE takes a DATETIME, a column of only
 /// NULLs takes its values' type, strings their length, anything a string; a NULL makes it
 /// nullable.
@@ -152,7 +166,7 @@ pub(crate) fn holding<'v>(
                 fsp: fsp(d.microsecond),
             },
             (ColumnType::DateTime { fsp: had }, V::DateTime(d)) => ColumnType::DateTime {
-                fsp: had.max(fsp(d.microsecond)),
+                fsp: had.max(fraction_digits(d.microsecond)),
             },
             (ColumnType::VarChar { length }, _) => {
                 let chars = text(v);

@@ -170,9 +170,21 @@ pub(crate) trait SetOperations: Exec {
 
 /// The conversion a value of column `a` needs to be one of set-operation column `b`, if any.
 fn cast_to(a: &Column, b: &Column) -> Option<CastTo> {
-    use myproto::response::types;
+    use myproto::response::{types, BINARY_COLLATION_ID};
+    let string = |t: u8| {
+        matches!(
+            t,
+            types::VARCHAR | types::VAR_STRING | types::STRING | types::BLOB | types::LONG_BLOB
+        )
+    };
+    let temporal = |t: u8| {
+        matches!(
+            t,
+            types::DATE | types::DATETIME | types::TIMESTAMP | types::TIME
+        )
+    };
     match b.column_type {
-        types::NEWDECIMAL if a.column_type != b.column_type || a.decimals < b.decimals => {
+        types::NEWDECIMAL if a.column_type != b.column_type || a.decimals != b.decimals => {
             Some(CastTo::Decimal(DECIMAL_DIGITS_MAX, b.decimals))
         }
         types::DOUBLE if !matches!(a.column_type, types::DOUBLE | types::FLOAT) => {
@@ -180,6 +192,16 @@ fn cast_to(a: &Column, b: &Column) -> Option<CastTo> {
         }
         types::DATETIME if matches!(a.column_type, types::DATE | types::TIME) => {
             Some(CastTo::DateTime(b.decimals.min(6)))
+        }
+        // Numbers and dates among strings are their text, so they compare and sort as text.
+        t if string(t) && !string(a.column_type) && a.column_type != types::GEOMETRY => {
+            Some(if temporal(a.column_type) {
+                CastTo::Shown(a.decimals.min(6))
+            } else if b.collation == BINARY_COLLATION_ID {
+                CastTo::Binary(None)
+            } else {
+                CastTo::Char(None)
+            })
         }
         _ => None,
     }

@@ -192,8 +192,8 @@ pub fn collations(columns: &[Column]) -> Vec<Collation> {
         .collect()
 }
 
-/// The kind of values a result column holds, for [`union_column`].
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// The kind of values a result column holds, for [`union_columns`].
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Null,
     /// An integer type, by width (TINY 1 ... LONGLONG 5).
@@ -202,6 +202,7 @@ enum Kind {
     Double,
     Temporal,
     String,
+    Geometry,
     Other,
 }
 
@@ -219,91 +220,71 @@ fn kind(c: &Column) -> Kind {
         types::VARCHAR | types::VAR_STRING | types::STRING | types::BLOB | types::LONG_BLOB => {
             Kind::String
         }
+        types::GEOMETRY => Kind::Geometry,
         _ => Kind::Other,
     }
 }
 
-/// A set operation's column where one SELECT gives `a` and a later one `b`, its type
-/// aggregated as MariaDB aggregates a UNION's: NULL gives way to any type; integers widen (an
-/// unsigned mixed with a signed one of the same width takes the next width); integers with
-/// decimals are DECIMAL at the larger scale; with a float or double, DOUBLE; two temporal types
-/// (DATE with DATETIME or TIME), DATETIME; strings, or values of kinds that do not mix, VARCHAR (a BLOB's type when one is
-/// long) as long as the longer. The name and table stay `a`'s.
-pub fn union_column(a: &Column, b: &Column) -> Column {
-    let mut out = a.clone();
-    let (ka, kb) = (kind(a), kind(b));
-    let unsigned = |c: &Column| c.flags & flags::UNSIGNED != 0;
-    let take = |out: &mut Column, from: &Column| {
-        out.column_type = from.column_type;
-        out.flags = from.flags;
-        out.collation = from.collation;
+fn unsigned(c: &Column) -> bool {
+    c.flags & flags::UNSIGNED != 0
+}
+
+/// Flags that describe a table column's own type or keys, which an aggregated column of another
+/// type does not keep.
+const OWN_FLAGS: u16 = flags::ZEROFILL
+    | flags::ENUM
+    | flags::SET
+    | flags::PRI_KEY
+    | flags::UNIQUE_KEY
+    | flags::MULTIPLE_KEY
+    | flags::AUTO_INCREMENT
+    | flags::NO_DEFAULT_VALUE;
+
+/// A set operation's column over the columns its SELECTs give (`selects`, first to last, at
+/// least one), typed as MariaDB aggregates a UNION's: NULL gives way to any type; integers
+/// of one signedness widen, a signed one with an unsigned one makes a DECIMAL; integers with
+/// decimals are a DECIMAL with the most integer digits and the largest scale; any number with
+/// a float or double, a DOUBLE; two temporal types (DATE with DATETIME or TIME), a DATETIME;
+/// strings, or values of kinds that do not mix, a string as long as the longest (a BLOB's type
+/// when one is long, LONGBLOB with a spatial value). The name and table stay the first's.
+pub fn union_columns(selects: &[&Column]) -> Column {
+    let Some((first, rest)) = selects.split_first() else {
+        return Column::computed("", types::NULL, 0, 0);
     };
-    out.length = a.length.max(b.length);
-    out.decimals = a.decimals.max(b.decimals);
-    match (ka, kb) {
-        (_, Kind::Null) => out.length = a.length,
-        (Kind::Null, _) => {
-            take(&mut out, b);
-            out.length = b.length;
-            out.decimals = b.decimals;
+    let mut out = (*first).clone();
+    for b in rest {
+        out = union_column(&out, b);
+    }
+    let typed: Vec<&Column> = selects
+        .iter()
+        .copied()
+        .filter(|c| kind(c) != Kind::Null)
+        .collect();
+    if typed.len() < 2 {
+        return out;
+    }
+    match kind(&out) {
+        Kind::Decimal => {
+            let max = u32::from(base::limits::DECIMAL_PRECISION_MAX);
+            let digits = typed.iter().map(|c| integer_digits(c)).max().unwrap_or(1);
+            let scale = typed
+                .iter()
+                .map(|c| u32::from(c.decimals))
+                .max()
+                .unwrap_or(0);
+            // Past the most digits a DECIMAL holds, the fraction gives way.
+            let scale = scale.min(max.saturating_sub(digits.min(max)));
+            out.decimals = scale as u8;
+            out.length = (digits + scale).clamp(1, max) + 2;
         }
-        _ if a.column_type == b.column_type && unsigned(a) == unsigned(b) => {}
-        (Kind::Int(x), Kind::Int(y)) => {
-            let mut width = x.max(y);
-            if unsigned(a) != unsigned(b) {
-                let signed_width = if unsigned(a) { y } else { x };
-                if signed_width <= (if unsigned(a) { x } else { y }) {
-                    width = (width + 1).min(5);
-                }
-            }
-            out.column_type = [
-                types::TINY,
-                types::SHORT,
-                types::INT24,
-                types::LONG,
-                types::LONGLONG,
-            ][usize::from(width - 1)];
-            if !(unsigned(a) && unsigned(b)) {
-                out.flags &= !flags::UNSIGNED;
-            }
+        Kind::Temporal if typed.iter().any(|c| c.column_type != out.column_type) => {
+            let fsp = typed.iter().map(|c| c.decimals.min(6)).max().unwrap_or(0);
+            out.column_type = types::DATETIME;
+            out.decimals = fsp;
+            out.length = 19 + u32::from(fsp) + u32::from(fsp > 0);
         }
-        (Kind::Int(_) | Kind::Decimal, Kind::Int(_) | Kind::Decimal) => {
-            // As many integer digits as the wider side, then the larger scale.
-            let digits = |c: &Column| match kind(c) {
-                Kind::Int(_) => c.length.saturating_sub(u32::from(!unsigned(c))),
-                _ => c.length.saturating_sub(2 + u32::from(c.decimals)),
-            };
-            let scale = u32::from(out.decimals);
-            out.column_type = types::NEWDECIMAL;
-            out.length = (digits(a).max(digits(b)) + scale)
-                .min(u32::from(base::limits::DECIMAL_PRECISION_MAX))
-                + 2;
-            out.flags &= !flags::UNSIGNED;
-        }
-        (
-            Kind::Int(_) | Kind::Decimal | Kind::Double,
-            Kind::Int(_) | Kind::Decimal | Kind::Double,
-        ) => {
-            out.column_type = types::DOUBLE;
-            out.flags &= !flags::UNSIGNED;
-        }
-        (Kind::Temporal, Kind::Temporal) => out.column_type = types::DATETIME,
-        _ => {
-            let long = |c: &Column| matches!(c.column_type, types::BLOB | types::LONG_BLOB);
-            if long(b) && !long(a) {
-                take(&mut out, b);
-            } else if !long(a) {
-                out.column_type = types::VAR_STRING;
-                out.flags &= !(flags::UNSIGNED | flags::ZEROFILL);
-                if ka != Kind::String {
-                    out.collation = b.collation;
-                    out.flags = (out.flags & !flags::BINARY) | (b.flags & flags::BINARY);
-                }
-            }
-            if ka != Kind::String && kb != Kind::String {
-                out.collation = UTF8MB4_GENERAL_CI_ID;
-            }
-            // As many characters as the longer side shows (a number's or date's length is in
+        Kind::String if out.column_type == types::VAR_STRING => {
+            // As many characters as the longest shows (a number's or date's length is in
             // characters, a text column's in bytes, four to a character).
             let text = |c: &Column| c.collation != BINARY_COLLATION_ID;
             let chars = |c: &Column| match kind(c) {
@@ -311,12 +292,117 @@ pub fn union_column(a: &Column, b: &Column) -> Column {
                 _ => c.length,
             };
             let per = if text(&out) { 4 } else { 1 };
-            out.length = chars(a).max(chars(b)).saturating_mul(per);
-            out.flags &= !flags::NUM;
+            let longest = typed.iter().map(|c| chars(c)).max().unwrap_or(0);
+            out.length = longest.saturating_mul(per);
         }
+        _ => {}
+    }
+    out
+}
+
+/// The digits left of the point a number column's values can have: a table column's by its
+/// type (a sign's place not counted), a computed one's by its length (a literal's digits).
+fn integer_digits(c: &Column) -> u32 {
+    let table = !c.org_table.is_empty();
+    let sign = u32::from(!unsigned(c));
+    let fraction = u32::from(c.decimals) + u32::from(c.decimals > 0);
+    match kind(c) {
+        Kind::Int(width) if table => {
+            let widest = [3, 5, 8, 10, 19][usize::from(width - 1)];
+            match c.column_type {
+                types::YEAR => 4,
+                types::LONGLONG if unsigned(c) => 20,
+                _ => widest,
+            }
+        }
+        Kind::Int(_) => c.length.max(1),
+        Kind::Decimal if table => c.length.saturating_sub(sign + fraction).max(1),
+        Kind::Decimal => c.length.saturating_sub(fraction).max(1),
+        _ => 1,
+    }
+}
+
+/// Two columns' aggregated type, flags and collation (lengths are [`union_columns`]'s).
+fn union_column(a: &Column, b: &Column) -> Column {
+    let mut out = a.clone();
+    let (ka, kb) = (kind(a), kind(b));
+    out.length = a.length.max(b.length);
+    out.decimals = a.decimals.max(b.decimals);
+    match (ka, kb) {
+        (_, Kind::Null) => {
+            out.length = a.length;
+            out.decimals = a.decimals;
+        }
+        (Kind::Null, _) => {
+            out.column_type = b.column_type;
+            out.flags = b.flags;
+            out.collation = b.collation;
+            out.length = b.length;
+            out.decimals = b.decimals;
+        }
+        _ if a.column_type == b.column_type && unsigned(a) == unsigned(b) => {
+            if a.flags & OWN_FLAGS != b.flags & OWN_FLAGS {
+                out.flags &= !OWN_FLAGS;
+            }
+        }
+        (Kind::Int(x), Kind::Int(y)) if unsigned(a) == unsigned(b) => {
+            out.column_type = [
+                types::TINY,
+                types::SHORT,
+                types::INT24,
+                types::LONG,
+                types::LONGLONG,
+            ][usize::from(x.max(y) - 1)];
+            out.flags &= !OWN_FLAGS;
+        }
+        (Kind::Int(_) | Kind::Decimal, Kind::Int(_) | Kind::Decimal) => {
+            out.column_type = types::NEWDECIMAL;
+            out.flags &= !(OWN_FLAGS | flags::UNSIGNED);
+        }
+        (
+            Kind::Int(_) | Kind::Decimal | Kind::Double,
+            Kind::Int(_) | Kind::Decimal | Kind::Double,
+        ) => {
+            out.column_type = types::DOUBLE;
+            out.flags &= !(OWN_FLAGS | flags::UNSIGNED);
+        }
+        (Kind::Temporal, Kind::Temporal) => {
+            out.column_type = types::DATETIME;
+            out.flags &= !OWN_FLAGS;
+        }
+        (Kind::Geometry, _) | (_, Kind::Geometry) => {
+            out.column_type = types::BLOB;
+            out.length = u32::MAX;
+            out.collation = BINARY_COLLATION_ID;
+            out.flags = (out.flags & flags::NOT_NULL) | flags::BLOB | flags::BINARY;
+        }
+        _ => string_column(&mut out, a, b),
     }
     if a.flags & b.flags & flags::NOT_NULL == 0 {
         out.flags &= !flags::NOT_NULL;
     }
     out
+}
+
+/// `out` (a copy of `a`) made the string column `a` and `b` aggregate to.
+fn string_column(out: &mut Column, a: &Column, b: &Column) {
+    let (ka, kb) = (kind(a), kind(b));
+    let long = |c: &Column| matches!(c.column_type, types::BLOB | types::LONG_BLOB);
+    if long(b) && !long(a) {
+        out.column_type = b.column_type;
+        out.collation = b.collation;
+        out.flags = b.flags;
+    } else if !long(a) {
+        out.column_type = types::VAR_STRING;
+        if ka != Kind::String {
+            out.collation = b.collation;
+        }
+    }
+    if ka != Kind::String && kb != Kind::String {
+        out.collation = UTF8MB4_GENERAL_CI_ID;
+    }
+    out.flags &= !(OWN_FLAGS | flags::UNSIGNED | flags::NUM | flags::BINARY);
+    if out.collation == BINARY_COLLATION_ID {
+        out.flags |= flags::BINARY;
+    }
 }

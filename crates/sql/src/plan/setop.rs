@@ -169,10 +169,10 @@ pub(crate) fn plan(
     let tree = node(input, &q.body, resolve)?;
     let collations = tree.collations();
     let mut columns = tree.columns().to_vec();
-    for later in tree.selects().into_iter().skip(1) {
-        for (column, other) in columns.iter_mut().zip(later) {
-            *column = crate::expr::meta::union_column(column, other);
-        }
+    let selects = tree.selects();
+    for (i, column) in columns.iter_mut().enumerate() {
+        let each: Vec<&Column> = selects.iter().filter_map(|s| s.get(i)).collect();
+        *column = crate::expr::meta::union_columns(&each);
     }
     for (column, c) in columns.iter_mut().zip(&collations) {
         if crate::expr::meta::collation_of(column).is_some() {
