@@ -60,9 +60,9 @@ pub(crate) trait Joining: Executor {
     }
 
     /// Completes a group of a nested join: the joined rows its ON keeps, and under a LEFT JOIN
-    /// each row from `before` that none of them extends, its group's columns NULL. A kept row
-    /// extends a row before when they agree outside the group's columns (equal rows before
-    /// have the same extensions, so each gets its own).
+    /// each row from `before` that none of them extends, its group's columns NULL, in the order
+    /// of `before`. A kept row extends a row before when they agree outside the group's columns
+    /// (equal rows before have the same extensions, so each gets its own).
     fn group_joined(
         &mut self,
         txn: &mut Transaction,
@@ -84,11 +84,31 @@ pub(crate) trait Joining: Executor {
             }
             group_key(&masked, &exact)
         };
-        let extended: std::collections::HashSet<Vec<u8>> =
-            rows.iter().map(|r| outside(r)).collect();
+        // In the order of the rows before: each one's extensions, or it with NULLs (so a
+        // small table's rows keep their key order, as MariaDB answers them).
+        let mut order = Vec::new();
+        let mut extensions: std::collections::HashMap<Vec<u8>, Option<Vec<Vec<Value>>>> =
+            std::collections::HashMap::new();
+        for row in rows.drain(..) {
+            let key = outside(&row);
+            let slot = extensions.entry(key.clone()).or_insert_with(|| {
+                order.push(key);
+                Some(Vec::new())
+            });
+            if let Some(slot) = slot {
+                slot.push(row);
+            }
+        }
         for row in before {
-            if !extended.contains(&outside(&row)) {
-                rows.push(row);
+            match extensions.get_mut(&outside(&row)) {
+                // Equal rows before share their extensions, which come once per copy already.
+                Some(slot) => rows.extend(slot.take().unwrap_or_default()),
+                None => rows.push(row),
+            }
+        }
+        for key in order {
+            if let Some(Some(left)) = extensions.remove(&key) {
+                rows.extend(left);
             }
         }
         Ok(rows)

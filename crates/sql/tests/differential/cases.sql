@@ -5819,3 +5819,19 @@ SHOW CREATE TABLE um2;
 -- ignore-column: a8
 SELECT * FROM um2 ORDER BY a1;
 DROP TABLE um1, um2;
+-- A LEFT JOIN of a nested join keeps the left table's order for its unmatched rows too (SQLAlchemy's RelationshipTest5.test_eager_empty reads them back so).
+CREATE TABLE ljc (car_id INT AUTO_INCREMENT PRIMARY KEY, owner INT);
+CREATE TABLE ljp (person_id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(20));
+CREATE TABLE ljm (person_id INT PRIMARY KEY, st VARCHAR(20));
+INSERT INTO ljp (name) VALUES ('m');
+INSERT INTO ljm VALUES (1, 's');
+INSERT INTO ljc (owner) VALUES (NULL), (1), (NULL), (1);
+-- in-order
+SELECT ljc.car_id, ljp.person_id FROM ljc LEFT OUTER JOIN ljp ON ljp.person_id = ljc.owner;
+-- in-order
+SELECT ljc.car_id, m.person_id FROM ljc LEFT OUTER JOIN (ljp AS p INNER JOIN ljm AS m ON p.person_id = m.person_id) ON p.person_id = ljc.owner;
+-- in-order
+SELECT ljc.car_id, m.person_id FROM ljc LEFT OUTER JOIN ljm AS m ON m.person_id = ljc.owner LEFT JOIN ljp p ON p.person_id = m.person_id;
+-- in-order
+SELECT p.person_id, ljc.car_id FROM ljp p RIGHT JOIN ljc ON p.person_id = ljc.owner;
+DROP TABLE ljc, ljp, ljm;
