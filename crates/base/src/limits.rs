@@ -20,8 +20,14 @@ pub const FOREIGN_KEYS_MAX: usize = 64;
 pub const CHECKS_MAX: usize = 64;
 /// Bytes in one CHECK constraint's condition text.
 pub const CHECK_TEXT_BYTES_MAX: usize = 8_192;
-/// Bytes in an encoded index key.
+/// Bytes a key (primary, unique or ordinary) declares, as MySQL and NDB count them: a string's
+/// characters times its character set's longest character, other types their width.
 pub const KEY_BYTES_MAX: usize = 3_072;
+/// Bytes in an encoded primary or unique key on the wire (steps, replication, restart copy):
+/// the longest a key of [`KEY_BYTES_MAX`] declared bytes encodes to (a collation's sort key
+/// with its expansions, zero bytes escaped) fits. An ordered index's key (its columns, then
+/// the primary key) takes twice this.
+pub const ENCODED_KEY_BYTES_MAX: usize = 64 * 1024;
 /// Bytes in one stored row: room for a few values of [`LOB_INLINE_BYTES_MAX`].
 pub const ROW_BYTES_MAX: usize = 4 * 1024 * 1024;
 /// Bytes in one MEDIUMTEXT, LONGTEXT, MEDIUMBLOB or LONGBLOB value. MySQL allows 16 MiB and

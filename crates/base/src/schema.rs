@@ -587,6 +587,28 @@ pub struct TableDef {
 pub const HIDDEN_PK_NAME: &str = "$pk";
 
 impl TableDef {
+    /// The bytes a key over `cols` (with `prefixes`, empty or one per column: 0 the whole
+    /// value) declares, as MySQL counts them for its 3072-byte limit: a string's characters
+    /// times its character set's longest character, any other type its width. Keys past
+    /// [`limits::KEY_BYTES_MAX`] are refused, which bounds their encoding on the wire
+    /// ([`limits::ENCODED_KEY_BYTES_MAX`]).
+    pub fn key_declared_bytes(&self, cols: &[u16], prefixes: &[u32]) -> u64 {
+        cols.iter()
+            .enumerate()
+            .filter_map(|(i, c)| Some((self.columns.get(*c as usize)?, prefixes.get(i))))
+            .map(|(col, prefix)| {
+                let chars = match prefix.copied().unwrap_or(0) {
+                    0 => col.prefix_limit(),
+                    n => Some(u64::from(n)),
+                };
+                match chars {
+                    Some(n) => n.saturating_mul(col.collation.charset().max_len() as u64),
+                    None => col.ty.fixed_width().unwrap_or(8) as u64,
+                }
+            })
+            .fold(0u64, u64::saturating_add)
+    }
+
     /// A create request; `primary_key` empty adds the hidden 8-byte key.
     pub fn new(name: &str, columns: Vec<ColumnDef>, primary_key: &[&str]) -> Result<TableDef> {
         let mut table = TableDef {
@@ -851,6 +873,13 @@ impl TableDef {
                 if cols[..i].contains(c) {
                     return bad(format!("{what} repeats column '{}'", col.name));
                 }
+            }
+            let bytes = self.key_declared_bytes(cols, prefixes);
+            if bytes > limits::KEY_BYTES_MAX as u64 {
+                return bad(format!(
+                    "{what} is {bytes} bytes long; a key holds at most {} bytes",
+                    limits::KEY_BYTES_MAX
+                ));
             }
             Ok(())
         };

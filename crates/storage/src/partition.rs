@@ -666,7 +666,7 @@ pub fn prefix_bounds(
         Some((p, true)) => Bound::Included(p),
         Some((p, false)) => match key::prefix_successor(&p) {
             Some(s) => Bound::Included(s),
-            None => Bound::Excluded(vec![0xFF; base::limits::KEY_BYTES_MAX + 1]),
+            None => Bound::Excluded(vec![0xFF; 2 * base::limits::ENCODED_KEY_BYTES_MAX + 1]),
         },
     };
     let upper = match upper {

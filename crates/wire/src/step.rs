@@ -152,7 +152,7 @@ pub(crate) fn get_steps(r: &mut Reader) -> DecodeResult<Vec<Step>> {
         let table = r.u32()?;
         let version = r.u32()?;
         let partition = r.u32()?;
-        let pk = r.bytes("step key", limits::KEY_BYTES_MAX)?.to_vec();
+        let pk = r.bytes("step key", limits::ENCODED_KEY_BYTES_MAX)?.to_vec();
         let want_images = r.flag("images flag")?;
         let kind = match r.u8()? {
             1 => StepKind::Read {
@@ -315,10 +315,17 @@ pub(crate) fn get_place(r: &mut Reader) -> DecodeResult<ScanPlace> {
         1 => PlaceIn::Slot(r.u32()?),
         2 => PlaceIn::Images(None),
         3 => PlaceIn::Images(Some(
-            r.bytes("scan key", 2 * limits::KEY_BYTES_MAX)?.to_vec(),
+            r.bytes("scan key", 2 * limits::ENCODED_KEY_BYTES_MAX)?
+                .to_vec(),
         )),
-        4 => PlaceIn::After(r.bytes("scan key", 2 * limits::KEY_BYTES_MAX)?.to_vec()),
-        5 => PlaceIn::Sorted(r.bytes("scan key", 2 * limits::KEY_BYTES_MAX)?.to_vec()),
+        4 => PlaceIn::After(
+            r.bytes("scan key", 2 * limits::ENCODED_KEY_BYTES_MAX)?
+                .to_vec(),
+        ),
+        5 => PlaceIn::Sorted(
+            r.bytes("scan key", 2 * limits::ENCODED_KEY_BYTES_MAX)?
+                .to_vec(),
+        ),
         tag => {
             return Err(DecodeError::BadTag {
                 what: "scan place",

@@ -499,9 +499,9 @@ pub(crate) const KEY_TOO_LONG: &str = "Specified key was too long; max key lengt
 /// MariaDB's errors for a key's columns: 1072 one the table lacks (`column` gives the
 /// definition of each the table has), 1060 one named twice, 1089 a prefix of a column that is
 /// no string or longer than the column, 1391 a prefix of 0, 1170 a TEXT or BLOB column without
-/// a prefix in a unique key, 4159 a prefix of one past 65,535 bytes in a unique key, 1071 an
-/// ordinary key of more than 3072 bytes in all. Returns each column's prefix (0: whole) and whether it was cut to
-/// what an ordinary key holds (`base::schema::key_part`).
+/// a prefix in a unique key, 4159 a prefix of one past 65,535 bytes in a unique key, 1071 a
+/// key of more than 3072 bytes in all. Returns each column's prefix (0: whole) and whether it
+/// was cut to what an ordinary key holds (`base::schema::key_part`).
 pub(crate) fn check_key_columns(
     key: &KeyColumns,
     unique: bool,
@@ -551,9 +551,10 @@ pub(crate) fn check_key_columns(
             None => def.ty.fixed_width().unwrap_or(8) as u64,
         };
     }
-    // An ordinary key holds at most 3072 bytes in all (MariaDB makes a long unique key a
-    // hash of its values instead; Cairn's unique keys hold whole values).
-    if !unique && bytes > limits::KEY_BYTES_MAX as u64 {
+    // A key holds at most 3072 bytes in all, as NDB's do (MariaDB makes a long unique key a
+    // hash of its values instead; Cairn's unique keys hold whole values, in a hidden table
+    // whose primary key they are, and a primary key travels between nodes).
+    if bytes > limits::KEY_BYTES_MAX as u64 {
         return Err(SqlError::new(1071, "42000", KEY_TOO_LONG));
     }
     Ok(parts)

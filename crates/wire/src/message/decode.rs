@@ -127,7 +127,8 @@ impl Message {
                 let rows = (0..n)
                     .map(|_| {
                         Ok((
-                            r.bytes("index key", 2 * limits::KEY_BYTES_MAX)?.to_vec(),
+                            r.bytes("index key", 2 * limits::ENCODED_KEY_BYTES_MAX)?
+                                .to_vec(),
                             r.values(limits::COLUMNS_MAX)?,
                         ))
                     })

@@ -52,7 +52,9 @@ pub(super) fn get_changes(r: &mut Reader) -> DecodeResult<Vec<RowChange>> {
     for _ in 0..n {
         let table = r.u32()?;
         let partition = r.u32()?;
-        let key = r.bytes("replicated key", limits::KEY_BYTES_MAX)?.to_vec();
+        let key = r
+            .bytes("replicated key", limits::ENCODED_KEY_BYTES_MAX)?
+            .to_vec();
         let row = match r.u8()? {
             0 => None,
             1 => Some(r.bytes("replicated row", limits::ROW_BYTES_MAX)?.to_vec()),
