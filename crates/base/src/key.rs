@@ -180,6 +180,38 @@ mod tests {
         out
     }
 
+    /// The longest a key of `limits::KEY_BYTES_MAX` declared bytes can encode to fits
+    /// `limits::ENCODED_KEY_BYTES_MAX` for every collation: the most encoded bytes any one
+    /// character takes (a collation's longest expansion, zero bytes escaped) times the most
+    /// characters the declared bytes hold, plus each of at most 32 columns' NULL tag and
+    /// terminator.
+    #[test]
+    fn the_longest_declared_key_fits_the_wire_bound() {
+        let chars: Vec<char> = (0..=0x10FFFFu32).filter_map(char::from_u32).collect();
+        for collation in (1..=u8::MAX).map_while(crate::types::Collation::from_u8) {
+            let per_char = collation.charset().max_len();
+            let mut worst = 0usize;
+            let mut buf = [0u8; 4];
+            for c in &chars {
+                let text = c.encode_utf8(&mut buf).as_bytes();
+                if text.len() > per_char {
+                    continue;
+                }
+                let mut out = Vec::new();
+                encode_string(text, collation, &mut out);
+                worst = worst.max(out.len() - 2);
+            }
+            // Binary strings: every byte zero, escaped to two.
+            worst = worst.max(2 * per_char);
+            let chars_held = crate::limits::KEY_BYTES_MAX / per_char;
+            let bound = chars_held * worst + 32 * 3;
+            assert!(
+                bound <= crate::limits::ENCODED_KEY_BYTES_MAX,
+                "{collation:?}: {chars_held} characters of up to {worst} bytes make {bound}"
+            );
+        }
+    }
+
     proptest! {
         #[test]
         fn signed_integer_order_is_byte_order(a in any::<i32>(), b in any::<i32>()) {

@@ -593,11 +593,9 @@ impl TableDef {
     /// [`limits::KEY_BYTES_MAX`] are refused, which bounds their encoding on the wire
     /// ([`limits::ENCODED_KEY_BYTES_MAX`]).
     pub fn key_declared_bytes(&self, cols: &[u16], prefixes: &[u32]) -> u64 {
-        cols.iter()
-            .enumerate()
-            .filter_map(|(i, c)| Some((self.columns.get(*c as usize)?, prefixes.get(i))))
+        self.key_parts(cols, prefixes)
             .map(|(col, prefix)| {
-                let chars = match prefix.copied().unwrap_or(0) {
+                let chars = match prefix {
                     0 => col.prefix_limit(),
                     n => Some(u64::from(n)),
                 };
@@ -607,6 +605,67 @@ impl TableDef {
                 }
             })
             .fold(0u64, u64::saturating_add)
+    }
+
+    /// A key's columns with their prefixes (0: the whole value).
+    fn key_parts<'a>(
+        &'a self,
+        cols: &'a [u16],
+        prefixes: &'a [u32],
+    ) -> impl Iterator<Item = (&'a ColumnDef, u32)> + 'a {
+        cols.iter()
+            .enumerate()
+            .filter_map(|(i, c)| Some((self.columns.get(*c as usize)?, prefixes.get(i))))
+            .map(|(col, prefix)| (col, prefix.copied().unwrap_or(0)))
+    }
+
+    /// Refuses a key (the primary key or an index) of more than [`limits::KEY_BYTES_MAX`]
+    /// declared bytes ([`TableDef::key_declared_bytes`]) unless `old`, the definition this one
+    /// replaces, has the very same key (same columns by name and type, same prefixes): tables
+    /// made before the limit keep working (renamed, altered elsewhere, truncated) and are never
+    /// made unreadable, while no new key can pass it.
+    pub fn check_key_sizes(&self, old: Option<&TableDef>) -> Result<()> {
+        let identity = |def: &TableDef,
+                        cols: &[u16],
+                        prefixes: &[u32]|
+         -> Vec<(String, ColumnType, Collation, u32)> {
+            def.key_parts(cols, prefixes)
+                .map(|(c, p)| (c.name.to_lowercase(), c.ty, c.collation, p))
+                .collect()
+        };
+        let keys = |def: &TableDef| -> Vec<(String, Vec<u16>, Vec<u32>)> {
+            std::iter::once((
+                "primary key".to_string(),
+                def.primary_key.clone(),
+                Vec::new(),
+            ))
+            .chain(def.indexes.iter().map(|i| {
+                (
+                    format!("key '{}'", i.name),
+                    i.columns.clone(),
+                    i.prefixes.clone(),
+                )
+            }))
+            .collect()
+        };
+        let kept: Vec<_> = old
+            .map(|o| keys(o).iter().map(|(_, c, p)| identity(o, c, p)).collect())
+            .unwrap_or_default();
+        for (what, cols, prefixes) in keys(self) {
+            let bytes = self.key_declared_bytes(&cols, &prefixes);
+            if bytes > limits::KEY_BYTES_MAX as u64
+                && !kept.contains(&identity(self, &cols, &prefixes))
+            {
+                return Err(Error::new(
+                    ErrorCode::BadSchema,
+                    format!(
+                        "{what} is {bytes} bytes long; a key holds at most {} bytes",
+                        limits::KEY_BYTES_MAX
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// A create request; `primary_key` empty adds the hidden 8-byte key.
@@ -873,13 +932,6 @@ impl TableDef {
                 if cols[..i].contains(c) {
                     return bad(format!("{what} repeats column '{}'", col.name));
                 }
-            }
-            let bytes = self.key_declared_bytes(cols, prefixes);
-            if bytes > limits::KEY_BYTES_MAX as u64 {
-                return bad(format!(
-                    "{what} is {bytes} bytes long; a key holds at most {} bytes",
-                    limits::KEY_BYTES_MAX
-                ));
             }
             Ok(())
         };
@@ -1260,5 +1312,40 @@ mod tests {
         let mut bad =
             TableDef::new("t", vec![ColumnDef::new("a", ColumnType::TEXT)], &["a"]).unwrap();
         assert_eq!(bad.validate().unwrap_err().code, ErrorCode::BadSchema);
+    }
+
+    #[test]
+    fn keys_past_3072_declared_bytes_are_refused_unless_kept_from_before() {
+        let text = |n| ColumnDef::new("k", ColumnType::VarChar { length: n });
+        let id = || ColumnDef::new("id", ColumnType::Int { unsigned: false });
+        let fits = TableDef::new("t", vec![text(768)], &["k"]).unwrap();
+        assert_eq!(fits.key_declared_bytes(&fits.primary_key, &[]), 3072);
+        fits.check_key_sizes(None).unwrap();
+        let long = TableDef::new("t", vec![text(769)], &["k"]).unwrap();
+        let e = long.check_key_sizes(None).unwrap_err();
+        assert!(
+            e.message.contains("primary key is 3076 bytes"),
+            "{}",
+            e.message
+        );
+        // A table made before the limit keeps its key through changes that leave it as it is,
+        // but no change may make one.
+        long.check_key_sizes(Some(&long)).unwrap();
+        long.check_key_sizes(Some(&fits)).unwrap_err();
+        let unique = TableDef::new("u", vec![id(), text(1000)], &["id"])
+            .unwrap()
+            .with_index("k", IndexKind::Unique, &["k"])
+            .unwrap();
+        assert!(unique.check_key_sizes(None).is_err());
+        let cut = unique.clone().with_prefixes(&[768]);
+        cut.check_key_sizes(None).unwrap();
+        let binary = TableDef::new(
+            "b",
+            vec![ColumnDef::new("k", ColumnType::VarBinary { length: 3072 })
+                .collation(Collation::Binary)],
+            &["k"],
+        )
+        .unwrap();
+        binary.check_key_sizes(None).unwrap();
     }
 }

@@ -145,6 +145,7 @@ impl Catalog {
         default_partitions: u32,
     ) -> Result<Vec<Arc<TableDef>>, Error> {
         def.validate()?;
+        def.check_key_sizes(None)?;
         if let Some((database, _)) = def.name.split_once('/') {
             if !self.databases.contains_key(&database.to_ascii_lowercase()) {
                 return Err(Error::new(
@@ -498,6 +499,7 @@ impl Catalog {
         def.version = next_version(old)?;
         def.id = self.next_id + 1;
         def.validate()?;
+        def.check_key_sizes(Some(old))?;
         self.next_id += 1;
         self.altering.insert(old.id);
         Ok(Conversion {
@@ -821,9 +823,11 @@ fn with_index(def: &TableDef, version: u32, index: IndexDef) -> Result<Arc<Table
             format!("duplicate key name '{}'", index.name),
         ));
     }
+    let old = def;
     let mut def = def.clone();
     def.indexes.push(index);
     def.validate()?;
+    def.check_key_sizes(Some(old))?;
     def.version = next_version(&def)?;
     Ok(Arc::new(def))
 }

@@ -515,6 +515,19 @@ impl Session {
                 .table(&full)
                 .map_err(|e| self.table_error(e, &table))?;
             let def = recreated(old.def(), &full).map_err(|e| schema_error(&table, e))?;
+            // A table made before keys were limited to 3072 bytes could not be made again:
+            // refused before anything is dropped.
+            def.check_key_sizes(None).map_err(|e| {
+                SqlError::new(
+                    1071,
+                    "42000",
+                    format!(
+                        "Specified key was too long; max key length is 3072 bytes (table '{table}' \
+                         was made before the limit: {}; DELETE its rows instead of TRUNCATE)",
+                        e.message
+                    ),
+                )
+            })?;
             cluster
                 .drop_table(&full)
                 .map_err(|e| self.table_error(e, &table))?;
