@@ -165,6 +165,13 @@ pub fn default_text(column: &base::schema::ColumnDef) -> Option<String> {
         Some(Value::UInt(n)) if matches!(column.ty, ColumnType::Bit { .. }) => {
             Some(format!("b'{n:b}'"))
         }
+        // FLOAT(M,D) and DOUBLE(M,D) write D digits after the point: 0.000000.
+        Some(Value::Double(f)) if column.scale.is_some() => {
+            Some(format!("{f:.*}", usize::from(column.scale.unwrap_or(0))))
+        }
+        Some(Value::Float(f)) if column.scale.is_some() => {
+            Some(format!("{f:.*}", usize::from(column.scale.unwrap_or(0))))
+        }
         Some(v) => {
             let text = String::from_utf8_lossy(&default_value_text(column, v).unwrap_or_default())
                 .into_owned();
