@@ -63,6 +63,8 @@ pub enum Temporal {
     AddInterval(Unit, bool),
     /// ADDDATE(d, n) or SUBDATE(d, n) (true): n days.
     AddDays(bool),
+    /// ADDTIME(d, t) or SUBTIME(d, t) (true): a time added to a datetime or a time.
+    AddTime(bool),
     DateDiff,
     TimeDiff,
     TimestampDiff(Unit),
@@ -105,7 +107,9 @@ impl Temporal {
             "from_days" => (FromDays, 1, 1),
             "date" => (Date, 1, 1),
             "time" => (Time, 1, 1),
-            "timestamp" => (Timestamp, 1, 1),
+            "timestamp" => (Timestamp, 1, 2),
+            "addtime" => (AddTime(false), 2, 2),
+            "subtime" => (AddTime(true), 2, 2),
             "time_to_sec" => (TimeToSec, 1, 1),
             "sec_to_time" => (SecToTime, 1, 1),
             "makedate" => (MakeDate, 2, 2),
@@ -401,9 +405,23 @@ fn evaluate(t: Temporal, v: &[Value], env: &Env) -> Option<Value> {
     use Temporal::*;
     match t {
         Now | SysDate | CurDate | CurTime | UnixTimestamp => current(t, v, env),
+        Timestamp if v.len() == 2 => {
+            let (s, t) = (stamp(&v[0], env)?, span(&v[1], env)?);
+            let micros = i128::from(t.micros);
+            interval::add(
+                s.dt,
+                interval::Amount {
+                    months: 0,
+                    micros,
+                    fsp: t.fsp,
+                },
+            )
+            .map(Value::DateTime)
+        }
         Year | Month | Day | Quarter | Date | Timestamp | MonthName | LastDay => {
             date_part(t, stamp(&v[0], env)?)
         }
+        AddTime(subtract) => add_time(&v[0], &v[1], subtract, env),
         DayOfWeek | Weekday | DayOfYear | DayName | ToDays | Week | YearWeek => {
             let mode = v.get(1).map_or(0, |m| interval::integer(m) as i64);
             day_part(t, full_stamp(&v[0], env)?.dt.date, mode)
@@ -758,6 +776,37 @@ fn add_interval(v: &Value, unit: Unit, a: interval::Amount, env: &Env) -> Option
     }
 }
 
+/// ADDTIME(a, b) or SUBTIME: time span `b` added to (taken from) `a`, a datetime (a DATE
+/// becomes one) or a time; text stays text, a datetime's or a time's as `a` reads.
+fn add_time(a: &Value, b: &Value, subtract: bool, env: &Env) -> Option<Value> {
+    let t = span(b, env)?;
+    let micros = if subtract { -t.micros } else { t.micros };
+    let amount = interval::Amount {
+        months: 0,
+        micros: i128::from(micros),
+        fsp: t.fsp,
+    };
+    // Text shows six fraction digits when the result has a fraction, else none (MariaDB's).
+    let digits = |micros: i64| if micros % 1_000_000 == 0 { 0 } else { FSP_MAX };
+    match a {
+        Value::Bytes(_) if dated(a) => {
+            let dt = interval::add(stamp(a, env)?.dt, amount).or_else(|| overflow(env))?;
+            let fsp = digits(i64::from(dt.microsecond));
+            Some(Value::Bytes(DateTimeText(dt, fsp).to_string().into_bytes()))
+        }
+        Value::Bytes(_) => {
+            let sum = span(a, env)?.micros.checked_add(micros)?;
+            let time = convert::time_value_exact(sum)?;
+            let fsp = digits(sum);
+            Some(Value::Bytes(
+                time.to_text(base::types::ColumnType::Time { fsp })?
+                    .to_vec(),
+            ))
+        }
+        _ => add_interval(a, Unit::Microsecond, amount, env),
+    }
+}
+
 /// TIMEDIFF(a, b): both datetimes or both times, else NULL.
 fn time_diff(a: &Value, b: &Value, env: &Env) -> Option<Value> {
     let micros = match (dated(a), dated(b)) {
@@ -905,7 +954,15 @@ pub(crate) fn result_type(
         Time => time_type(fsp_arg(0)),
         SecToTime => time_type(fsp_arg(0)),
         MakeTime => time_type(fsp_arg(2)),
-        Timestamp => datetime_type(fsp_arg(0)),
+        Timestamp => datetime_type(fsp_arg(0).max(fsp_arg(1))),
+        AddTime(_) => {
+            let fsp = fsp_arg(0).max(fsp_arg(1));
+            match arg_type(&args[0]).0 {
+                types::DATE | types::DATETIME | types::TIMESTAMP => datetime_type(fsp),
+                types::TIME => time_type(fsp),
+                _ => (types::STRING, 26, FSP_MAX),
+            }
+        }
         TimeDiff => time_type(fsp_arg(0).max(fsp_arg(1))),
         AddInterval(unit, _) => added_type(unit, interval_fsp(unit, &args[1]), &args[0], arg_type),
         AddDays(_) => added_type(Unit::Day, 0, &args[0], arg_type),
