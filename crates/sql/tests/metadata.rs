@@ -356,6 +356,39 @@ fn user_variables_have_their_values_types() {
     node.stop();
 }
 
+/// Integer results past BIGINT's range carry the UNSIGNED flag (a literal, CAST(... AS
+/// UNSIGNED), arithmetic with an unsigned operand), as in MariaDB: the binary protocol sends
+/// their 8 bytes, which a driver reads as negative without the flag. A small literal stays
+/// signed.
+#[test]
+fn unsigned_results_are_flagged_unsigned() {
+    let (node, server) = common::start(16 << 20);
+    let port = server.address().port().to_string();
+    let out = std::process::Command::new("mysql")
+        .args(["-h", "127.0.0.1", "-P", &port, "-u", "root"])
+        .args(["--column-type-info", "-t", "-e"])
+        .arg(
+            "SELECT 18446744073709551615 AS a, CAST(-1 AS UNSIGNED) AS b, \
+             CAST(5 AS UNSIGNED) + 1 AS c, 18446744073709551615 DIV 2 AS d, 5 AS e, -5 AS f",
+        )
+        .output()
+        .expect("the mysql client runs (apt-get install mariadb-client)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let unsigned: Vec<bool> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("Flags:"))
+        .map(|f| f.split_whitespace().any(|w| w == "UNSIGNED"))
+        .collect();
+    assert_eq!(unsigned, [true, true, true, true, false, false], "{text}");
+    server.stop();
+    node.stop();
+}
+
 /// EXPLAIN plans a statement's subqueries and never runs them: a scalar subquery answering two
 /// rows (which fails when the statement runs) is explained as SUBQUERY, a correlated one as
 /// DEPENDENT SUBQUERY, and each SELECT of a UNION gets its own row.

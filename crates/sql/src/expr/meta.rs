@@ -3,6 +3,7 @@
 
 use base::types::{Collation, ColumnType};
 use base::TableDef;
+use base::Value;
 use myproto::response::{flags, types, Column, BINARY_COLLATION_ID, UTF8MB4_GENERAL_CI_ID};
 
 use crate::expr::aggregate::Aggregate;
@@ -151,7 +152,33 @@ pub fn computed(name: &str, e: &Expr, def: Option<&TableDef>, aggregates: &[Aggr
             column.flags |= flags::UNSIGNED;
         }
     }
+    let integer = matches!(
+        column_type,
+        types::TINY | types::SHORT | types::INT24 | types::LONG | types::LONGLONG
+    );
+    if integer && unsigned_value(e, def) {
+        column.flags |= flags::UNSIGNED;
+    }
     column
+}
+
+/// Whether an integer expression's values are unsigned as MySQL types them: an integer literal
+/// past BIGINT's range, CAST(... AS UNSIGNED), an unsigned column, and +, -, *, DIV and MOD
+/// with an unsigned operand (whose negative results are errors, 1690). The binary protocol
+/// reads a BIGINT past 2^63 right only under the UNSIGNED flag.
+fn unsigned_value(e: &Expr, def: Option<&TableDef>) -> bool {
+    use crate::expr::{BinOp, CastTo};
+    match e {
+        Expr::Const(Value::UInt(_)) => true,
+        Expr::Cast(_, CastTo::Unsigned) => true,
+        Expr::Column(p) => def
+            .and_then(|d| d.columns.get(*p))
+            .is_some_and(|c| c.ty.is_integer() && c.ty.integer_range().is_some_and(|r| r.0 >= 0)),
+        Expr::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::IntDiv | BinOp::Mod, a, b) => {
+            unsigned_value(a, def) || unsigned_value(b, def)
+        }
+        _ => false,
+    }
 }
 
 /// MySQL's number for a collation, as result-set metadata carries it.
