@@ -303,33 +303,32 @@ fn show_plugins_lists_the_authentication_plugins() {
     node.stop();
 }
 
+/// The mysql client's table output of `sql` with --column-type-info (each column's type and
+/// flags).
+fn column_type_info(port: u16, sql: &str) -> String {
+    let out = std::process::Command::new("mysql")
+        .args(["-h", "127.0.0.1", "-P", &port.to_string(), "-u", "root"])
+        .args(["--column-type-info", "-t", "-e", sql])
+        .output()
+        .expect("the mysql client runs (apt-get install mariadb-client)");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
 /// A user variable selected alone has its value's type, as in MariaDB (an integer LONGLONG, a
 /// decimal NEWDECIMAL, a double DOUBLE), so drivers that convert by type (PyMySQL) get numbers;
 /// a string stays a string. The mysql client's --column-type-info shows the metadata.
 #[test]
 fn user_variables_have_their_values_types() {
     let (node, server) = common::start(16 << 20);
-    let port = server.address().port().to_string();
-    let out = std::process::Command::new("mysql")
-        .args([
-            "-h",
-            "127.0.0.1",
-            "-P",
-            &port,
-            "-u",
-            "root",
-            "--column-type-info",
-            "-t",
-            "-e",
-        ])
-        .arg("SET @i = 30, @d = 1.5, @f = 1e0, @s = 'ab'; SELECT @i, @d, @f, @s")
-        .output()
-        .expect("the mysql client runs (apt-get install mariadb-client)");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = column_type_info(
+        server.address().port(),
+        "SET @i = 30, @d = 1.5, @f = 1e0, @s = 'ab'; SELECT @i, @d, @f, @s",
     );
     let types: Vec<&str> = text
         .lines()
@@ -363,21 +362,10 @@ fn user_variables_have_their_values_types() {
 #[test]
 fn unsigned_results_are_flagged_unsigned() {
     let (node, server) = common::start(16 << 20);
-    let port = server.address().port().to_string();
-    let out = std::process::Command::new("mysql")
-        .args(["-h", "127.0.0.1", "-P", &port, "-u", "root"])
-        .args(["--column-type-info", "-t", "-e"])
-        .arg(
-            "SELECT 18446744073709551615 AS a, CAST(-1 AS UNSIGNED) AS b, \
-             CAST(5 AS UNSIGNED) + 1 AS c, 18446744073709551615 DIV 2 AS d, 5 AS e, -5 AS f",
-        )
-        .output()
-        .expect("the mysql client runs (apt-get install mariadb-client)");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = column_type_info(
+        server.address().port(),
+        "SELECT 18446744073709551615 AS a, CAST(-1 AS UNSIGNED) AS b, \
+         CAST(5 AS UNSIGNED) + 1 AS c, 18446744073709551615 DIV 2 AS d, 5 AS e, -5 AS f",
     );
     let unsigned: Vec<bool> = text
         .lines()
