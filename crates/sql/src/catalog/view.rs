@@ -114,6 +114,24 @@ fn decode(row: &[Value]) -> Option<View> {
     })
 }
 
+/// MariaDB's 1356 for view `view` whose query no longer plans: a table, column or function it
+/// reads is gone (`e` the error planning it gave: 1146, 1054, 1305 or 1049; any other is
+/// returned as it is).
+pub fn invalid(e: SqlError, view: &View) -> SqlError {
+    if !matches!(e.code, 1146 | 1054 | 1305 | 1049) {
+        return e;
+    }
+    SqlError::new(
+        1356,
+        "HY000",
+        format!(
+            "View '{}.{}' references invalid table(s) or column(s) or function(s) or \
+             definer/invoker of view lack rights to use them",
+            view.db, view.name
+        ),
+    )
+}
+
 /// View `db.name`, if there is one.
 pub fn find(cluster: &Cluster, db: &str, name: &str) -> Result<Option<View>> {
     let table = table(cluster)?;

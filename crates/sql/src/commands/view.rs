@@ -165,7 +165,7 @@ impl Session {
             Err(e) if e.code == 1146 => match self.view_of(name)? {
                 Some(view) => self
                     .view_definition(&view)
-                    .map_err(|e| invalid_view(e, &view)),
+                    .map_err(|e| view::invalid(e, &view)),
                 None => Err(e),
             },
             Err(e) => Err(e),
@@ -371,23 +371,6 @@ struct Defining {
 
 /// A failure planning a view's query, in MariaDB's words for a view: a column count other than
 /// the view's list is 1353 (a derived table's is 4002, plan/derived.rs).
-/// MariaDB's 1356 for a view whose query no longer plans because a table, column or function
-/// it reads is gone (DESCRIBE of it; reflection tells such a view from a missing one by it).
-fn invalid_view(e: SqlError, view: &View) -> SqlError {
-    if !matches!(e.code, 1146 | 1054 | 1305 | 1049) {
-        return e;
-    }
-    SqlError::new(
-        1356,
-        "HY000",
-        format!(
-            "View '{}.{}' references invalid table(s) or column(s) or function(s) or \
-             definer/invoker of view lack rights to use them",
-            view.db, view.name
-        ),
-    )
-}
-
 fn view_error(e: SqlError, view: &View) -> SqlError {
     if e.code == 4002 && !view.columns.is_empty() {
         return SqlError::new(

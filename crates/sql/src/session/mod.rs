@@ -554,7 +554,9 @@ impl Session {
             }
             _ => {
                 if let Some(e) = self.expand_views(&s, sql)? {
-                    return self.compile(e.statement, &e.sql, &e.placeholders);
+                    return self
+                        .compile(e.statement, &e.sql, &e.placeholders)
+                        .map_err(|err| self.expanded_error(err, &s, &e.views));
                 }
             }
         }

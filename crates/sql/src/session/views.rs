@@ -55,6 +55,8 @@ pub(crate) struct Expanded {
     pub sql: String,
     pub statement: Statement,
     pub placeholders: Vec<Location>,
+    /// The views the statement itself reads (not those they read in turn).
+    pub views: Vec<View>,
 }
 
 impl Session {
@@ -78,14 +80,18 @@ impl Session {
             }
         }
         let mut current: Option<Expanded> = None;
+        let mut views = Vec::new();
         for _ in 0..=VIEW_DEPTH_MAX {
             let (statement, text) = match &current {
                 Some(e) => (&e.statement, e.sql.as_str()),
                 None => (s, sql),
             };
-            let Some((sql, at)) = self.expand_once(statement, text)? else {
+            let Some((sql, at, read)) = self.expand_once(statement, text)? else {
                 return Ok(current);
             };
+            if current.is_none() {
+                views = read;
+            }
             self.planned_view.set(true);
             let mut statements = Parser::parse_sql(&Cairn, &sql).map_err(SqlError::parse)?;
             if at >= statements.len() {
@@ -102,6 +108,7 @@ impl Session {
                 statement,
                 sql,
                 placeholders,
+                views: views.clone(),
             });
         }
         Err(SqlError::new(
@@ -111,12 +118,14 @@ impl Session {
         ))
     }
 
-    /// The text with the views `s` reads in FROM replaced by their queries, and which of the
-    /// text's statements `s` is (a text may hold several); None when it reads none.
-    fn expand_once(&self, s: &Statement, sql: &str) -> Result<Option<(String, usize)>> {
+    /// The text with the views `s` reads in FROM replaced by their queries, which of the
+    /// text's statements `s` is (a text may hold several), and the views; None when it reads
+    /// none.
+    fn expand_once(&self, s: &Statement, sql: &str) -> Result<Option<(String, usize, Vec<View>)>> {
         let mut relations = Relations::default();
         let _ = s.visit(&mut relations);
         let mut cuts: Vec<(usize, usize, String)> = Vec::new();
+        let mut views = Vec::new();
         for (name, alias) in &relations.factors {
             let Some(view) = self.view_named(name, &relations.ctes)? else {
                 continue;
@@ -148,6 +157,7 @@ impl Session {
             };
             let shown = alias.as_ref().map_or(view.name.as_str(), |a| &a.name.value);
             cuts.push((start, end, derived(&view, shown)));
+            views.push(view);
         }
         let Some(first) = cuts.iter().map(|c| c.0).min() else {
             return Ok(None);
@@ -161,7 +171,28 @@ impl Session {
             }
             text.replace_range(start..end, &with);
         }
-        Ok(Some((text, at)))
+        Ok(Some((text, at, views)))
+    }
+
+    /// An error planning statement `s` once its views were expanded: MariaDB's 1356 for the
+    /// view when a table is missing that `s` does not name itself (one its view reads).
+    pub(crate) fn expanded_error(&self, e: SqlError, s: &Statement, views: &[View]) -> SqlError {
+        let Some(first) = views.first() else {
+            return e;
+        };
+        if e.code != 1146 {
+            return e;
+        }
+        let mut relations = Relations::default();
+        let _ = s.visit(&mut relations);
+        let named = relations.factors.iter().any(|(name, _)| {
+            let last = crate::plan::ident_last(name);
+            e.message.contains(&format!(".{last}'")) || e.message.contains(&format!("'{last}'"))
+        });
+        if named {
+            return e;
+        }
+        view::invalid(e, first)
     }
 
     /// The view `name` names, when it names no table (nor a WITH clause's query).
