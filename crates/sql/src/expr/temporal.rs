@@ -789,6 +789,7 @@ fn add_time(a: &Value, b: &Value, subtract: bool, env: &Env) -> Option<Value> {
     // Text shows six fraction digits when the result has a fraction, else none (MariaDB's).
     let digits = |micros: i64| if micros % 1_000_000 == 0 { 0 } else { FSP_MAX };
     match a {
+        // Text of a date alone reads as a time, as MariaDB reads it ('2024-01-01' is 00:20:24).
         Value::Bytes(_) if dated(a) => {
             let dt = interval::add(stamp(a, env)?.dt, amount).or_else(|| overflow(env))?;
             let fsp = digits(i64::from(dt.microsecond));
@@ -960,7 +961,8 @@ pub(crate) fn result_type(
             match arg_type(&args[0]).0 {
                 types::DATE | types::DATETIME | types::TIMESTAMP => datetime_type(fsp),
                 types::TIME => time_type(fsp),
-                _ => (types::STRING, 26, FSP_MAX),
+                // Text: a datetime with six fraction digits at most, four bytes a character.
+                _ => (types::VAR_STRING, 26 * 4, FSP_MAX),
             }
         }
         TimeDiff => time_type(fsp_arg(0).max(fsp_arg(1))),

@@ -177,22 +177,33 @@ impl Session {
     /// An error planning statement `s` once its views were expanded: MariaDB's 1356 for the
     /// view when a table is missing that `s` does not name itself (one its view reads).
     pub(crate) fn expanded_error(&self, e: SqlError, s: &Statement, views: &[View]) -> SqlError {
-        let Some(first) = views.first() else {
-            return e;
-        };
-        if e.code != 1146 {
+        if e.code != 1146 || views.is_empty() {
             return e;
         }
+        let mentions = |name: &str| {
+            e.message.contains(&format!(".{name}'")) || e.message.contains(&format!("'{name}'"))
+        };
         let mut relations = Relations::default();
         let _ = s.visit(&mut relations);
-        let named = relations.factors.iter().any(|(name, _)| {
-            let last = crate::plan::ident_last(name);
-            e.message.contains(&format!(".{last}'")) || e.message.contains(&format!("'{last}'"))
-        });
-        if named {
+        let mut names: Vec<&ObjectName> = relations.factors.iter().map(|(n, _)| n).collect();
+        if let Statement::Insert(ast::Insert {
+            table: ast::TableObject::TableName(target),
+            ..
+        }) = s
+        {
+            names.push(target);
+        }
+        if names.iter().any(|n| mentions(&crate::plan::ident_last(n))) {
             return e;
         }
-        view::invalid(e, first)
+        // The view whose query names the missing table (a view over views: the outermost).
+        let missing = e.message.split('\'').nth(1).unwrap_or_default();
+        let table = missing.rsplit('.').next().unwrap_or(missing).to_lowercase();
+        let culprit = views
+            .iter()
+            .find(|v| v.query.to_lowercase().contains(&table))
+            .unwrap_or(&views[0]);
+        view::invalid(e, culprit)
     }
 
     /// The view `name` names, when it names no table (nor a WITH clause's query).

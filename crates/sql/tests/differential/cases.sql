@@ -5887,3 +5887,12 @@ CREATE TABLE att2 CHARSET=utf8mb4 SELECT ADDTIME(d, t) AS a, ADDTIME(t, t) AS b,
 SHOW CREATE TABLE att2;
 DROP TABLE att, att2;
 SELECT ADDTIME('2024-01-01 10:00:00.5', '1:00:00'), ADDTIME('2024-01-01 10:00:00', '1:00:00.5'), ADDTIME('10:00:00.5', '1:00:00'), ADDTIME('2024-01-01 10:00:00.000', '1:00:00');
+-- A missing table the statement names itself (an INSERT's target) stays 1146; a join of a good and a broken view names the broken one; text of a date alone is a time to ADDTIME.
+CREATE TABLE vc_t1 (id INT PRIMARY KEY);
+CREATE VIEW vc_v AS SELECT id FROM vc_t1;
+CREATE VIEW vc_ok AS SELECT 1 AS id;
+DROP TABLE vc_t1;
+INSERT INTO vc_nope SELECT * FROM vc_v;
+SELECT * FROM vc_ok JOIN vc_v USING (id);
+DROP VIEW vc_v, vc_ok;
+SELECT ADDTIME('2024-01-01', '1:00:00'), SUBTIME('2024-01-01', '0:00:01');
