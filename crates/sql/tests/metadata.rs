@@ -356,23 +356,28 @@ fn user_variables_have_their_values_types() {
 }
 
 /// Integer results past BIGINT's range carry the UNSIGNED flag (a literal, CAST(... AS
-/// UNSIGNED), + with an unsigned operand), as in MariaDB: the binary protocol sends their 8
-/// bytes, which a driver reads as negative without the flag. A small literal stays signed, and
-/// a difference is not flagged (its value may be negative in Cairn, where MariaDB fails it).
+/// UNSIGNED), +, - and * with an unsigned operand), as in MariaDB: the binary protocol sends
+/// their 8 bytes, which a driver reads as negative without the flag. A small literal stays
+/// signed; DIV is not flagged (its result can be negative).
 #[test]
 fn unsigned_results_are_flagged_unsigned() {
     let (node, server) = common::start(16 << 20);
     let text = column_type_info(
         server.address().port(),
         "SELECT 18446744073709551615 AS a, CAST(-1 AS UNSIGNED) AS b, \
-         CAST(5 AS UNSIGNED) + 1 AS c, 18446744073709551615 + 0 AS d, 5 AS e",
+         CAST(5 AS UNSIGNED) + 1 AS c, 18446744073709551615 + 0 AS d, 5 AS e, \
+         CAST(7 AS UNSIGNED) - 1 AS f, 7 DIV CAST(2 AS UNSIGNED) AS g",
     );
     let unsigned: Vec<bool> = text
         .lines()
         .filter_map(|l| l.strip_prefix("Flags:"))
         .map(|f| f.split_whitespace().any(|w| w == "UNSIGNED"))
         .collect();
-    assert_eq!(unsigned, [true, true, true, true, false], "{text}");
+    assert_eq!(
+        unsigned,
+        [true, true, true, true, false, true, false],
+        "{text}"
+    );
     server.stop();
     node.stop();
 }

@@ -162,27 +162,21 @@ pub fn computed(name: &str, e: &Expr, def: Option<&TableDef>, aggregates: &[Aggr
     column
 }
 
-/// Whether an integer expression's values are never negative and may pass BIGINT's range, so
-/// the column is flagged unsigned as MySQL flags it: an integer literal past BIGINT's range,
-/// CAST(... AS UNSIGNED), an unsigned column, and + or * of such a value with another or with
-/// a constant that is no negative number. (MySQL flags - and DIV with an unsigned operand too,
-/// but Cairn's arithmetic lets their results be negative, and a negative value under the flag
-/// reads as a huge one in the binary protocol.)
+/// Whether an integer expression's values are unsigned as MySQL types them, so the column is
+/// flagged so: an integer literal past BIGINT's range, CAST(... AS UNSIGNED), an unsigned
+/// column, and +, - and * with such an operand (their results stay unsigned or fail with 1690,
+/// never negative: under the flag a negative value would read as a huge one in the binary
+/// protocol). DIV and MOD are not flagged (their results can be negative).
 fn unsigned_value(e: &Expr, def: Option<&TableDef>) -> bool {
     use crate::expr::{BinOp, CastTo};
-    let never_negative = |e: &Expr| match e {
-        Expr::Const(Value::Int(n)) => *n >= 0,
-        other => unsigned_value(other, def),
-    };
     match e {
         Expr::Const(Value::UInt(_)) => true,
         Expr::Cast(_, CastTo::Unsigned) => true,
         Expr::Column(p) => def
             .and_then(|d| d.columns.get(*p))
             .is_some_and(|c| c.ty.integer_range().is_some_and(|r| r.0 >= 0)),
-        Expr::Binary(BinOp::Add | BinOp::Mul, a, b) => {
-            (unsigned_value(a, def) && never_negative(b))
-                || (unsigned_value(b, def) && never_negative(a))
+        Expr::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul, a, b) => {
+            unsigned_value(a, def) || unsigned_value(b, def)
         }
         _ => false,
     }

@@ -839,6 +839,12 @@ pub(crate) fn arithmetic(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
                     format!("BIGINT UNSIGNED value is out of range in '{}'", what()),
                 ));
             }
+            if unsigned {
+                // Stays unsigned, so an operation on it checks its sign in turn (MySQL's).
+                return u64::try_from(v)
+                    .map(Value::UInt)
+                    .map_err(|_| out_of_range(&what()));
+            }
             int_value(v, what)
         }
         (Num::Dbl(_), _, _) | (_, Num::Dbl(_), _) => {

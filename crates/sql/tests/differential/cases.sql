@@ -5896,3 +5896,17 @@ INSERT INTO vc_nope SELECT * FROM vc_v;
 SELECT * FROM vc_ok JOIN vc_v USING (id);
 DROP VIEW vc_v, vc_ok;
 SELECT ADDTIME('2024-01-01', '1:00:00'), SUBTIME('2024-01-01', '0:00:01');
+-- Arithmetic with an unsigned operand stays unsigned, so a negative result anywhere in it fails (1690), as in MariaDB.
+CREATE TABLE usg (id INT PRIMARY KEY, u INT UNSIGNED, t TINYINT UNSIGNED, b BIGINT UNSIGNED) CHARSET=utf8mb4;
+INSERT INTO usg VALUES (1, 5, 5, 5), (2, 4000000000, 200, 18446744073709551615);
+SELECT id, u - 10 FROM usg WHERE id = 1;
+SELECT id, t - 10 FROM usg WHERE id = 1;
+SELECT id, b - 10 FROM usg WHERE id = 1;
+SELECT id, u + 1, t * 2, b - 1, u - 1 + 1 FROM usg ORDER BY id;
+SELECT CAST(5 AS UNSIGNED) + 1 - 10;
+SELECT CAST(5 AS UNSIGNED) + 1 - 3, CAST(5 AS UNSIGNED) * 2 + 1;
+SELECT id, -u FROM usg ORDER BY id;
+SELECT SUM(u + 1), MAX(b - 1) FROM usg;
+UPDATE usg SET u = u + 1, t = t - 1 WHERE id = 1;
+SELECT * FROM usg ORDER BY id;
+DROP TABLE usg;
