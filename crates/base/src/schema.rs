@@ -198,6 +198,20 @@ impl ColumnDef {
         }
     }
 
+    /// The bytes this column declares in a key holding `prefix` characters of it (0: the whole
+    /// value), as MySQL counts them: a string's characters times its character set's longest
+    /// character, any other type its width.
+    pub fn key_bytes(&self, prefix: u32) -> u64 {
+        let chars = match prefix {
+            0 => self.prefix_limit(),
+            n => Some(u64::from(n)),
+        };
+        match chars {
+            Some(n) => n.saturating_mul(self.collation.charset().max_len() as u64),
+            None => self.ty.fixed_width().unwrap_or(8) as u64,
+        }
+    }
+
     /// The longest prefix an index may take of this column, in characters (bytes for binary
     /// strings), as MySQL counts it: its declared length (a TEXT's in bytes). None for a type
     /// that is no string.
@@ -588,22 +602,13 @@ pub const HIDDEN_PK_NAME: &str = "$pk";
 
 impl TableDef {
     /// The bytes a key over `cols` (with `prefixes`, empty or one per column: 0 the whole
-    /// value) declares, as MySQL counts them for its 3072-byte limit: a string's characters
-    /// times its character set's longest character, any other type its width. Keys past
+    /// value) declares, as MySQL counts them for its 3072-byte limit (`ColumnDef::key_bytes`
+    /// summed). Keys past
     /// [`limits::KEY_BYTES_MAX`] are refused, which bounds their encoding on the wire
     /// ([`limits::ENCODED_KEY_BYTES_MAX`]).
     pub fn key_declared_bytes(&self, cols: &[u16], prefixes: &[u32]) -> u64 {
         self.key_parts(cols, prefixes)
-            .map(|(col, prefix)| {
-                let chars = match prefix {
-                    0 => col.prefix_limit(),
-                    n => Some(u64::from(n)),
-                };
-                match chars {
-                    Some(n) => n.saturating_mul(col.collation.charset().max_len() as u64),
-                    None => col.ty.fixed_width().unwrap_or(8) as u64,
-                }
-            })
+            .map(|(col, prefix)| col.key_bytes(prefix))
             .fold(0u64, u64::saturating_add)
     }
 

@@ -542,14 +542,7 @@ pub(crate) fn check_key_columns(
                 ),
             })?,
         );
-        let chars = match parts[i].0 {
-            0 => def.prefix_limit(),
-            n => Some(u64::from(n)),
-        };
-        bytes += match chars {
-            Some(n) => n * def.collation.charset().max_len() as u64,
-            None => def.ty.fixed_width().unwrap_or(8) as u64,
-        };
+        bytes += def.key_bytes(parts[i].0);
     }
     // A key holds at most 3072 bytes in all, as NDB's do (MariaDB makes a long unique key a
     // hash of its values instead; Cairn's unique keys hold whole values, in a hidden table

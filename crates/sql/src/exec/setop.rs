@@ -171,12 +171,7 @@ pub(crate) trait SetOperations: Exec {
 /// The conversion a value of column `a` needs to be one of set-operation column `b`, if any.
 fn cast_to(a: &Column, b: &Column) -> Option<CastTo> {
     use myproto::response::{types, BINARY_COLLATION_ID};
-    let string = |t: u8| {
-        matches!(
-            t,
-            types::VARCHAR | types::VAR_STRING | types::STRING | types::BLOB | types::LONG_BLOB
-        )
-    };
+    let string = crate::expr::meta::holds_strings;
     let temporal = |t: u8| {
         matches!(
             t,

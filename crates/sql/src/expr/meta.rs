@@ -199,12 +199,17 @@ pub fn collation_id(c: Collation) -> u16 {
     }
 }
 
+/// Whether result columns of type code `t` hold strings (text or bytes).
+pub(crate) fn holds_strings(t: u8) -> bool {
+    matches!(
+        t,
+        types::VARCHAR | types::VAR_STRING | types::STRING | types::BLOB | types::LONG_BLOB
+    )
+}
+
 /// The collation a result column's strings compare under; None when it does not hold strings.
 pub fn collation_of(column: &Column) -> Option<Collation> {
-    let string = matches!(
-        column.column_type,
-        types::VARCHAR | types::VAR_STRING | types::STRING | types::BLOB | types::LONG_BLOB
-    );
+    let string = holds_strings(column.column_type);
     let collation = (1..=u8::MAX)
         .map_while(Collation::from_u8)
         .find(|c| collation_id(*c) == column.collation)
@@ -245,9 +250,7 @@ fn kind(c: &Column) -> Kind {
         types::DECIMAL | types::NEWDECIMAL => Kind::Decimal,
         types::FLOAT | types::DOUBLE => Kind::Double,
         types::DATE | types::DATETIME | types::TIMESTAMP | types::TIME => Kind::Temporal,
-        types::VARCHAR | types::VAR_STRING | types::STRING | types::BLOB | types::LONG_BLOB => {
-            Kind::String
-        }
+        t if holds_strings(t) => Kind::String,
         types::GEOMETRY => Kind::Geometry,
         _ => Kind::Other,
     }
