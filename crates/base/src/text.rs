@@ -274,6 +274,17 @@ pub fn store_strict(column: &ColumnDef, v: Value) -> Result<Value, Refusal> {
             });
         }
     }
+    if let (T::Decimal { scale, .. }, Value::Decimal(kept), Some(given)) =
+        (column.ty, &stored, exact_decimal(&v))
+    {
+        // Exact: the given number rounded to the column's scale is what was kept, else it
+        // was clipped to the column's range (compared as doubles, 24 digits differ by more
+        // than half a unit of the 12th decimal).
+        return match given.rescale(scale) {
+            Some(rounded) if rounded == *kept => Ok(stored),
+            _ => Err(Refusal::OutOfRange),
+        };
+    }
     let unit = match column.ty {
         T::Decimal { scale, .. } => 10f64.powi(-(scale as i32)),
         T::Float | T::Double => return Ok(stored),
@@ -284,6 +295,25 @@ pub fn store_strict(column: &ColumnDef, v: Value) -> Result<Value, Refusal> {
         return Err(Refusal::OutOfRange);
     }
     Ok(stored)
+}
+
+/// A number given exactly as a DECIMAL: an integer, a DECIMAL, or text holding a plain number
+/// (no exponent); None for anything else, read as a double.
+fn exact_decimal(v: &Value) -> Option<crate::value::Decimal> {
+    use crate::value::Decimal;
+    match v {
+        Value::Int(i) => Some(Decimal {
+            mantissa: i128::from(*i),
+            scale: 0,
+        }),
+        Value::UInt(u) => Some(Decimal {
+            mantissa: i128::from(*u),
+            scale: 0,
+        }),
+        Value::Decimal(d) => Some(*d),
+        Value::Bytes(b) => std::str::from_utf8(b).ok().and_then(Decimal::parse),
+        _ => None,
+    }
 }
 
 /// A value as a number, as MySQL reads one in a numeric context: text by its leading number,
@@ -635,6 +665,35 @@ mod tests {
 
     fn col(ty: ColumnType) -> ColumnDef {
         ColumnDef::new("c", ty)
+    }
+
+    #[test]
+    fn a_decimal_of_many_digits_is_kept_exactly_not_refused_as_out_of_range() {
+        let column = col(ColumnType::Decimal {
+            precision: 38,
+            scale: 12,
+        });
+        // Compared as doubles, the given number and the one kept differ by more than half a
+        // unit of the 12th decimal.
+        for given in ["319438950232418390.273596", "-31943895023241839027.3596"] {
+            let d = crate::value::Decimal::parse(given).unwrap();
+            let kept = store_strict(&column, Value::Decimal(d)).unwrap();
+            assert_eq!(kept, Value::Decimal(d.rescale(12).unwrap()), "{given}");
+            let kept = store_strict(&column, Value::from(given)).unwrap();
+            assert_eq!(kept, Value::Decimal(d.rescale(12).unwrap()), "{given}");
+        }
+        // Rounding is no change; a number past the column's range still is.
+        let d = crate::value::Decimal::parse("1.0000000000005").unwrap();
+        assert!(store_strict(&column, Value::Decimal(d)).is_ok());
+        let wide = crate::value::Decimal::parse("123456789012345678901234567.5").unwrap();
+        assert!(matches!(
+            store_strict(&column, Value::Decimal(wide)),
+            Err(Refusal::OutOfRange)
+        ));
+        assert!(matches!(
+            store_strict(&column, Value::from("-123456789012345678901234567")),
+            Err(Refusal::OutOfRange)
+        ));
     }
 
     #[test]

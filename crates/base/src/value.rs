@@ -399,6 +399,35 @@ impl Decimal {
         Some(Decimal { mantissa: m, scale })
     }
 
+    /// `self / divisor` at `scale` decimals, rounded half away from zero as MySQL does; the
+    /// dividend is widened to 256 bits first, so only a quotient past i128 fails (None), as
+    /// does a zero divisor.
+    pub fn div(self, divisor: Decimal, scale: u8) -> Option<Decimal> {
+        use ethnum::I256;
+        if divisor.mantissa == 0 {
+            return None;
+        }
+        // self / divisor at `scale`: self.m * 10^(scale - self.scale + divisor.scale) / divisor.m.
+        let shift = i32::from(scale) + i32::from(divisor.scale) - i32::from(self.scale);
+        let (mut num, mut den) = (I256::from(self.mantissa), I256::from(divisor.mantissa));
+        let ten = I256::from(10i32);
+        if shift >= 0 {
+            num = num.checked_mul(ten.checked_pow(shift.unsigned_abs())?)?;
+        } else {
+            den = den.checked_mul(ten.checked_pow(shift.unsigned_abs())?)?;
+        }
+        let (q, r) = (num / den, num % den);
+        let q = if r.unsigned_abs() * 2 >= den.unsigned_abs() {
+            q + num.signum() * den.signum()
+        } else {
+            q
+        };
+        Some(Decimal {
+            mantissa: i128::try_from(q).ok()?,
+            scale,
+        })
+    }
+
     fn digits(self) -> u32 {
         let mut n = self.mantissa.unsigned_abs();
         let mut d = 0;
@@ -1036,6 +1065,28 @@ mod tests {
             .to_string(),
             "-0.05"
         );
+    }
+
+    #[test]
+    fn a_quotient_that_fits_is_found_past_i128_on_the_way() {
+        let d = |s: &str| Decimal::parse(s).unwrap();
+        // 5.02797279921331664759 / 0.71828182845904523537 at 24 decimals: the dividend
+        // needs 45 digits before the division.
+        let q = d("5.02797279921331664759").div(d("0.71828182845904523537"), 24);
+        assert_eq!(q.unwrap().to_string(), "7.000000000000000000000000");
+        let big = d("30000000000000000000000000000000000000");
+        let q = big
+            .div(d("10000000000000000000000000000000000000"), 4)
+            .unwrap();
+        assert_eq!(q.to_string(), "3.0000");
+        // Half away from zero, both signs; a scale below the operands' shifts the divisor.
+        assert_eq!(d("2").div(d("3"), 4).unwrap().to_string(), "0.6667");
+        assert_eq!(d("-2").div(d("3"), 4).unwrap().to_string(), "-0.6667");
+        assert_eq!(d("1").div(d("-8"), 2).unwrap().to_string(), "-0.13");
+        assert_eq!(d("0.000125").div(d("1"), 4).unwrap().to_string(), "0.0001");
+        // Zero divisor, or a quotient past i128: none.
+        assert_eq!(d("1").div(d("0.00"), 4), None);
+        assert_eq!(big.div(d("0.0000001"), 4), None);
     }
 
     #[test]

@@ -776,20 +776,10 @@ pub(crate) fn arithmetic(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
             }
             let (x, y) = (dec(a), dec(b));
             let scale = (x.scale + DIV_PRECISION_INCREMENT).min(DECIMAL_SCALE_MAX);
-            // x / y at `scale` digits: x.m * 10^(scale - x.scale + y.scale) / y.m, rounded.
-            let shift = u32::from(scale) + u32::from(y.scale) - u32::from(x.scale);
-            let num = 10i128
-                .checked_pow(shift)
-                .and_then(|p| x.mantissa.checked_mul(p))
+            let q = x
+                .div(y, scale)
                 .ok_or_else(|| SqlError::new(1690, "22003", "DECIMAL value is out of range"))?;
-            let q = num / y.mantissa;
-            let rem = num % y.mantissa;
-            let q = if rem.abs() * 2 >= y.mantissa.abs() {
-                q + (num.signum() * y.mantissa.signum())
-            } else {
-                q
-            };
-            dec_value(Decimal { mantissa: q, scale })
+            dec_value(q)
         }
         (_, _, BinOp::IntDiv) => {
             if dbl(b) == 0.0 {
