@@ -196,13 +196,15 @@ pub(crate) fn default_value_text(column: &base::schema::ColumnDef, v: &Value) ->
     }
 }
 
-/// CURRENT_TIMESTAMP with `fsp` fraction digits, as MariaDB shows it in a column's DEFAULT or
-/// ON UPDATE.
+/// CURRENT_TIMESTAMP with `fsp` fraction digits, as MySQL 8.0 (the version Cairn announces,
+/// and NDB's) shows it in a column's DEFAULT or ON UPDATE; MariaDB writes
+/// `current_timestamp()`, which tools reading either (SQLAlchemy's reflection) take for the
+/// same.
 fn current_time_text(fsp: u8) -> String {
     if fsp == 0 {
-        "current_timestamp()".into()
+        "CURRENT_TIMESTAMP".into()
     } else {
-        format!("current_timestamp({fsp})")
+        format!("CURRENT_TIMESTAMP({fsp})")
     }
 }
 

@@ -482,7 +482,7 @@ pub(crate) fn describe(def: &TableDef, full: bool, like: Option<&str>) -> Answer
     (columns(names), rows)
 }
 
-/// A column's Default as DESCRIBE shows it: the value unquoted, `current_timestamp()` for the
+/// A column's Default as DESCRIBE shows it: the value unquoted, `CURRENT_TIMESTAMP` for the
 /// current time, NULL without one.
 pub(crate) fn described_default(c: &base::schema::ColumnDef) -> Value {
     if c.default_now.is_some() {

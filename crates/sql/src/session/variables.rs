@@ -70,7 +70,9 @@ const VARIABLES: &[Variable] = variables! {
     "init_connect" Plain |s| text("");
     "interactive_timeout" Int |s| Value::Int(crate::foundation::limits::WAIT_TIMEOUT.as_secs() as i64);
     "license" Plain |s| text("Apache-2.0");
-    "lower_case_table_names" Int |s| Value::Int(0);
+    // 2: names are kept as written and compared without regard to case, which is how the
+    // catalog finds databases and tables (MariaDB on Linux says 0 and compares them exactly).
+    "lower_case_table_names" Int |s| Value::Int(2);
     "max_allowed_packet" Int |s| Value::Int(s.shared.config.max_packet as i64);
     "max_connections" Int |s| Value::Int(s.shared.config.max_connections as i64);
     "max_error_count" Int |s| Value::Int(crate::exec::diagnostics::CONDITIONS_MAX as i64);
