@@ -47,11 +47,16 @@ pub fn encode_value(value: &Value, ty: ColumnType, collation: Collation, out: &m
         }
         (ColumnType::Decimal { .. }, v) => {
             let m = if let Value::Decimal(d) = v {
-                d.mantissa
+                d.mantissa()
             } else {
-                0
+                crate::value::I256::ZERO
             };
-            out.extend_from_slice(&((m as u128) ^ (1u128 << 127)).to_be_bytes());
+            // The mantissa's low `width` bytes (16 or 32: it fits them), big-endian, with the
+            // sign bit flipped so that byte order is numeric order.
+            let bytes = m.to_be_bytes();
+            let start = out.len();
+            out.extend_from_slice(&bytes[bytes.len() - width..]);
+            out[start] ^= 0x80;
         }
         (t, v) if t.is_integer() => {
             let (lo, _) = t.integer_range().unwrap_or((0, 0));
@@ -213,6 +218,23 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn decimal_order_is_byte_order_in_16_and_32_bytes(a in any::<i128>(), b in any::<i128>(), wide in any::<bool>()) {
+            use crate::value::{Decimal, I256};
+            let narrow = ColumnType::Decimal { precision: 38, scale: 2 };
+            let (ka, kb) = (enc(&Value::Decimal(Decimal::new(a, 2)), narrow, Collation::Binary), enc(&Value::Decimal(Decimal::new(b, 2)), narrow, Collation::Binary));
+            prop_assert_eq!(a.cmp(&b), ka.cmp(&kb));
+            // The 16-byte form is the one tables made before DECIMAL(65) hold.
+            prop_assert_eq!(ka, ((a as u128) ^ (1u128 << 127)).to_be_bytes().to_vec());
+            // Past 38 digits: 32 bytes, order kept for mantissas far past i128.
+            let scale = |x: i128| if wide { I256::from(x) * I256::from(i128::MAX) } else { I256::from(x) };
+            let (x, y) = (scale(a), scale(b));
+            let ty = ColumnType::Decimal { precision: 65, scale: 2 };
+            let (kx, ky) = (enc(&Value::Decimal(Decimal::new(x, 2)), ty, Collation::Binary), enc(&Value::Decimal(Decimal::new(y, 2)), ty, Collation::Binary));
+            prop_assert_eq!(kx.len(), 32);
+            prop_assert_eq!(x.cmp(&y), kx.cmp(&ky));
+        }
+
         #[test]
         fn signed_integer_order_is_byte_order(a in any::<i32>(), b in any::<i32>()) {
             let ty = ColumnType::Int { unsigned: false };

@@ -88,8 +88,14 @@ pub const PARTITIONS_MAX: u32 = 1_024;
 pub const BUCKET_COUNT: u32 = 3_840;
 /// Worker threads in one data node.
 pub const WORKERS_MAX: usize = 64;
-/// Decimal precision Cairn stores (MySQL allows 65; Cairn keeps 38 digits in 128 bits).
-pub const DECIMAL_PRECISION_MAX: u8 = 38;
+/// Decimal precision: digits a DECIMAL column holds, as in MySQL and NDB.
+pub const DECIMAL_PRECISION_MAX: u8 = 65;
+/// A DECIMAL of at most this many digits takes 16 bytes (128 bits) in a row and a key; a wider
+/// one 32. Tables made before DECIMAL(65) keep their 16-byte layout.
+pub const DECIMAL_NARROW_PRECISION_MAX: u8 = 38;
+/// Digits of a DECIMAL an expression may yield (what 256 bits hold whole); only a column
+/// limits a value to its precision.
+pub const DECIMAL_RESULT_DIGITS_MAX: u32 = 76;
 /// Decimal scale.
 pub const DECIMAL_SCALE_MAX: u8 = 30;
 /// Rows one scan may return to the client in one frame (one batch).

@@ -302,14 +302,8 @@ pub fn store_strict(column: &ColumnDef, v: Value) -> Result<Value, Refusal> {
 fn exact_decimal(v: &Value) -> Option<crate::value::Decimal> {
     use crate::value::Decimal;
     match v {
-        Value::Int(i) => Some(Decimal {
-            mantissa: i128::from(*i),
-            scale: 0,
-        }),
-        Value::UInt(u) => Some(Decimal {
-            mantissa: i128::from(*u),
-            scale: 0,
-        }),
+        Value::Int(i) => Some(Decimal::new(*i, 0)),
+        Value::UInt(u) => Some(Decimal::new(*u, 0)),
         Value::Decimal(d) => Some(*d),
         Value::Bytes(b) => std::str::from_utf8(b).ok().and_then(Decimal::parse),
         _ => None,
@@ -324,7 +318,7 @@ pub fn number_value(v: &Value) -> f64 {
         Value::UInt(u) => *u as f64,
         Value::Double(d) => *d,
         Value::Float(f) => *f as f64,
-        Value::Decimal(d) => d.mantissa as f64 / 10f64.powi(d.scale as i32),
+        Value::Decimal(d) => d.to_f64(),
         Value::Null => 0.0,
         Value::Bytes(b) => leading_number(b),
         Value::Date(d) => (d.year as f64) * 10_000.0 + (d.month as f64) * 100.0 + d.day as f64,

@@ -420,7 +420,13 @@ impl ColumnType {
             | ColumnType::DateTime { .. }
             | ColumnType::Timestamp { .. }
             | ColumnType::Time { .. } => 8,
-            ColumnType::Decimal { .. } => 16,
+            ColumnType::Decimal { precision, .. } => {
+                if precision > limits::DECIMAL_NARROW_PRECISION_MAX {
+                    32
+                } else {
+                    16
+                }
+            }
             _ => return None,
         })
     }

@@ -37,11 +37,22 @@ pub struct Time {
     pub microseconds: u32,
 }
 
-/// A fixed-point number: `mantissa * 10^-scale`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub use ethnum::I256;
+
+/// A fixed-point number: `mantissa * 10^-scale`, the mantissa a 256-bit integer (every number
+/// of up to 76 digits) kept as four 64-bit words, so that a `Value` stays 48 bytes (an `I256`
+/// field would align it to 16 and make it 64).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Decimal {
-    pub mantissa: i128,
+    /// The mantissa in two's complement, least significant word first.
+    words: [u64; 4],
     pub scale: u8,
+}
+
+impl fmt::Debug for Decimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Decimal({self})")
+    }
 }
 
 /// A value of any column type, or NULL. Strings are bytes in the column's character set.
@@ -348,7 +359,30 @@ impl Time {
 }
 
 impl Decimal {
-    /// Parses `[-]digits[.digits]` exactly (no rounding); None on bad syntax or overflow.
+    /// `mantissa * 10^-scale`.
+    pub fn new(mantissa: impl Into<I256>, scale: u8) -> Decimal {
+        let (hi, lo) = mantissa.into().into_words();
+        let (hi, lo) = (hi as u128, lo as u128);
+        Decimal {
+            words: [lo as u64, (lo >> 64) as u64, hi as u64, (hi >> 64) as u64],
+            scale,
+        }
+    }
+
+    pub fn mantissa(self) -> I256 {
+        let [a, b, c, d] = self.words.map(u128::from);
+        I256::from_words((d << 64 | c) as i128, (b << 64 | a) as i128)
+    }
+
+    pub fn is_negative(self) -> bool {
+        (self.words[3] as i64) < 0
+    }
+
+    pub fn is_zero(self) -> bool {
+        self.words == [0; 4]
+    }
+
+    /// Parses `[-]digits[.digits]` exactly (no rounding); None on bad syntax or past 76 digits.
     pub fn parse(text: &str) -> Option<Decimal> {
         let text = text.trim();
         let (negative, text) = match text.strip_prefix('-') {
@@ -366,55 +400,60 @@ impl Decimal {
         {
             return None;
         }
-        let mut mantissa: i128 = 0;
+        let ten = I256::from(10u8);
+        let mut mantissa = I256::ZERO;
         for b in whole.bytes().chain(fraction.bytes()) {
             mantissa = mantissa
-                .checked_mul(10)?
-                .checked_add(i128::from(b - b'0'))?;
+                .checked_mul(ten)?
+                .checked_add(I256::from(b - b'0'))?;
         }
         let scale = u8::try_from(fraction.len()).ok()?;
-        Some(Decimal {
-            mantissa: if negative { -mantissa } else { mantissa },
+        Some(Decimal::new(
+            if negative { -mantissa } else { mantissa },
             scale,
-        })
+        ))
     }
 
     /// Rescales to `scale` digits, rounding half away from zero as MySQL does; None on overflow.
     pub fn rescale(self, scale: u8) -> Option<Decimal> {
-        let mut m = self.mantissa;
+        let mut m = self.mantissa();
         if scale >= self.scale {
-            for _ in self.scale..scale {
-                m = m.checked_mul(10)?;
-            }
+            m = m.checked_mul(pow10(u32::from(scale - self.scale))?)?;
         } else {
-            let div = 10i128.checked_pow(u32::from(self.scale - scale))?;
+            let div = pow10(u32::from(self.scale - scale))?;
             let q = m / div;
             let r = m % div;
-            m = if r.abs() * 2 >= div {
+            m = if r.unsigned_abs() * 2 >= div.unsigned_abs() {
                 q + m.signum()
             } else {
                 q
             };
         }
-        Some(Decimal { mantissa: m, scale })
+        Some(Decimal::new(m, scale))
     }
 
-    /// `self / divisor` at `scale` decimals, rounded half away from zero as MySQL does; the
-    /// dividend is widened to 256 bits first, so only a quotient past i128 fails (None), as
-    /// does a zero divisor.
+    /// Cut to `scale` decimals (toward zero), when it has more.
+    pub fn truncate(self, scale: u8) -> Decimal {
+        match pow10(u32::from(self.scale.saturating_sub(scale))) {
+            Some(div) if self.scale > scale => Decimal::new(self.mantissa() / div, scale),
+            Some(_) => self,
+            None => Decimal::new(0, scale),
+        }
+    }
+
+    /// `self / divisor` at `scale` decimals, rounded half away from zero as MySQL does; None
+    /// for a zero divisor or a dividend or quotient past 256 bits.
     pub fn div(self, divisor: Decimal, scale: u8) -> Option<Decimal> {
-        use ethnum::I256;
-        if divisor.mantissa == 0 {
+        if divisor.is_zero() {
             return None;
         }
         // self / divisor at `scale`: self.m * 10^(scale - self.scale + divisor.scale) / divisor.m.
         let shift = i32::from(scale) + i32::from(divisor.scale) - i32::from(self.scale);
-        let (mut num, mut den) = (I256::from(self.mantissa), I256::from(divisor.mantissa));
-        let ten = I256::from(10i32);
+        let (mut num, mut den) = (self.mantissa(), divisor.mantissa());
         if shift >= 0 {
-            num = num.checked_mul(ten.checked_pow(shift.unsigned_abs())?)?;
+            num = num.checked_mul(pow10(shift.unsigned_abs())?)?;
         } else {
-            den = den.checked_mul(ten.checked_pow(shift.unsigned_abs())?)?;
+            den = den.checked_mul(pow10(shift.unsigned_abs())?)?;
         }
         let (q, r) = (num / den, num % den);
         let q = if r.unsigned_abs() * 2 >= den.unsigned_abs() {
@@ -422,28 +461,60 @@ impl Decimal {
         } else {
             q
         };
-        Some(Decimal {
-            mantissa: i128::try_from(q).ok()?,
-            scale,
-        })
+        Some(Decimal::new(q, scale))
     }
 
-    fn digits(self) -> u32 {
-        let mut n = self.mantissa.unsigned_abs();
-        let mut d = 0;
-        while n > 0 {
-            n /= 10;
-            d += 1;
+    /// The mantissa's digits (0 for zero).
+    pub fn digits(self) -> u32 {
+        match self.mantissa().checked_abs() {
+            // How many powers of ten are at most the number.
+            Some(n) => powers_of_ten().partition_point(|p| *p <= n) as u32,
+            None => 77, // I256::MIN
         }
-        d
     }
+
+    /// The nearest double.
+    pub fn to_f64(self) -> f64 {
+        let m = self.mantissa();
+        // A mantissa and power of ten doubles hold exactly: one correctly rounded division.
+        if self.scale <= 22 && m.unsigned_abs() < ethnum::U256::from(1u64 << 53) {
+            return m.as_f64() / 10f64.powi(i32::from(self.scale));
+        }
+        self.to_string().parse().unwrap_or(0.0)
+    }
+}
+
+/// 10^n as a 256-bit integer; None past 10^76.
+pub fn pow10(n: u32) -> Option<I256> {
+    powers_of_ten().get(n as usize).copied()
+}
+
+/// `n` clamped to i128's range (a number past it is as far from any integer column's range).
+pub fn saturating_i128(n: I256) -> i128 {
+    i128::try_from(n).unwrap_or(if n.is_negative() {
+        i128::MIN
+    } else {
+        i128::MAX
+    })
+}
+
+/// 10^0 ..= 10^76, every power of ten 256 bits hold.
+fn powers_of_ten() -> &'static [I256; 77] {
+    static POWERS: std::sync::OnceLock<[I256; 77]> = std::sync::OnceLock::new();
+    POWERS.get_or_init(|| {
+        let mut p = [I256::ONE; 77];
+        for n in 1..p.len() {
+            p[n] = p[n - 1] * 10;
+        }
+        p
+    })
 }
 
 impl fmt::Display for Decimal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let digits = self.mantissa.unsigned_abs().to_string();
+        let digits = self.mantissa().unsigned_abs().to_string();
         let scale = usize::from(self.scale);
-        let sign = if self.mantissa < 0 { "-" } else { "" };
+        let sign = if self.is_negative() { "-" } else { "" };
         if scale == 0 {
             return write!(f, "{sign}{digits}");
         }
@@ -560,7 +631,7 @@ impl Value {
             Value::Float(v) => float_to_int(f64::from(*v), column),
             Value::Decimal(d) => d
                 .rescale(0)
-                .map(|d| d.mantissa)
+                .and_then(|d| i128::try_from(d.mantissa()).ok())
                 .ok_or_else(|| bad(format!("out of range value for column '{column}'"))),
             Value::Bytes(b) => {
                 let text = std::str::from_utf8(b)
@@ -572,7 +643,7 @@ impl Value {
                 match Decimal::parse(text) {
                     Some(d) => d
                         .rescale(0)
-                        .map(|d| d.mantissa)
+                        .and_then(|d| i128::try_from(d.mantissa()).ok())
                         .ok_or_else(|| bad(format!("out of range value for column '{column}'"))),
                     None => Err(bad(format!(
                         "incorrect integer value: '{text}' for column '{column}'"
@@ -686,14 +757,8 @@ impl Value {
             ColumnType::Decimal { precision, scale } => {
                 let d = match self {
                     Value::Decimal(d) => d,
-                    Value::Int(v) => Decimal {
-                        mantissa: i128::from(v),
-                        scale: 0,
-                    },
-                    Value::UInt(v) => Decimal {
-                        mantissa: i128::from(v),
-                        scale: 0,
-                    },
+                    Value::Int(v) => Decimal::new(v, 0),
+                    Value::UInt(v) => Decimal::new(v, 0),
                     Value::Bytes(ref b) => std::str::from_utf8(b)
                         .ok()
                         .and_then(Decimal::parse)
@@ -926,7 +991,11 @@ impl Value {
             (Double(a), Double(b)) => a.partial_cmp(b),
             (Decimal(a), Decimal(b)) => {
                 let scale = a.scale.max(b.scale);
-                Some(a.rescale(scale)?.mantissa.cmp(&b.rescale(scale)?.mantissa))
+                Some(
+                    a.rescale(scale)?
+                        .mantissa()
+                        .cmp(&b.rescale(scale)?.mantissa()),
+                )
             }
             (Bytes(a), Bytes(b)) => Some(collation::compare(a, b, collation)),
             (Date(a), Date(b)) => Some(a.cmp(b)),
@@ -1051,20 +1120,10 @@ mod tests {
         };
         assert_eq!(
             c("123.456".into(), ty).unwrap(),
-            Value::Decimal(Decimal {
-                mantissa: 12346,
-                scale: 2
-            })
+            Value::Decimal(Decimal::new(12346, 2))
         );
         assert!(c("1234.5".into(), ty).is_err());
-        assert_eq!(
-            Decimal {
-                mantissa: -5,
-                scale: 2
-            }
-            .to_string(),
-            "-0.05"
-        );
+        assert_eq!(Decimal::new(-5, 2).to_string(), "-0.05");
     }
 
     #[test]
@@ -1084,9 +1143,55 @@ mod tests {
         assert_eq!(d("-2").div(d("3"), 4).unwrap().to_string(), "-0.6667");
         assert_eq!(d("1").div(d("-8"), 2).unwrap().to_string(), "-0.13");
         assert_eq!(d("0.000125").div(d("1"), 4).unwrap().to_string(), "0.0001");
-        // Zero divisor, or a quotient past i128: none.
+        // Zero divisor, or a dividend past 256 bits: none.
         assert_eq!(d("1").div(d("0.00"), 4), None);
-        assert_eq!(big.div(d("0.0000001"), 4), None);
+        let widest = d(&"9".repeat(65));
+        assert_eq!(widest.div(d("0.000000000000000000000000000001"), 4), None);
+        assert_eq!(
+            big.div(d("0.0000001"), 4).unwrap().to_string(),
+            format!("3{}.0000", "0".repeat(44))
+        );
+    }
+
+    #[test]
+    fn decimals_of_65_digits_parse_print_round_and_count() {
+        let d = |s: &str| Decimal::parse(s).unwrap();
+        let nines = format!("-{}.{}", "9".repeat(35), "9".repeat(30));
+        let wide = d(&nines);
+        assert_eq!(wide.to_string(), nines);
+        assert_eq!(wide.digits(), 65);
+        assert!(wide.is_negative() && !wide.is_zero());
+        // Rounding half away from zero carries into a 36th whole digit.
+        assert_eq!(
+            wide.rescale(0).unwrap().to_string(),
+            format!("-1{}", "0".repeat(35))
+        );
+        assert_eq!(
+            wide.truncate(2).to_string(),
+            format!("-{}.99", "9".repeat(35))
+        );
+        assert_eq!(Decimal::new(0, 3).digits(), 0);
+        assert_eq!(d("10").digits(), 2);
+        // 77 digits do not fit 256 bits.
+        assert_eq!(Decimal::parse(&"9".repeat(77)), None);
+        assert!(Decimal::parse(&"9".repeat(76)).is_some());
+        // Words hold the two's complement: a value survives the trip, and equal values are
+        // equal (Hash and Eq on the words).
+        for m in [
+            I256::MIN,
+            I256::MAX,
+            I256::from(-1),
+            I256::from(i128::MIN) - 1,
+        ] {
+            assert_eq!(Decimal::new(m, 7).mantissa(), m);
+        }
+        // Stored in a DECIMAL(65,30) column, and refused past its 35 whole digits.
+        let ty = ColumnType::Decimal {
+            precision: 65,
+            scale: 30,
+        };
+        assert_eq!(c(nines.as_str().into(), ty).unwrap(), Value::Decimal(wide));
+        assert!(c(format!("1{}", "0".repeat(35)).as_str().into(), ty).is_err());
     }
 
     #[test]

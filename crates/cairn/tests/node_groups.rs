@@ -276,10 +276,10 @@ fn transactions_reach_the_other_node_groups_partitions() {
                     }),
             )
             .unwrap();
-        let sum = Value::Decimal(base::value::Decimal {
-            mantissa: (0..64).map(|id| id * 10).sum(),
-            scale: 0,
-        });
+        let sum = Value::Decimal(base::value::Decimal::new(
+            (0..64).map(|id| id * 10).sum::<i128>(),
+            0,
+        ));
         assert_eq!(
             folded,
             [vec![Value::UInt(64), sum, Value::Int(0), Value::Int(630)]],

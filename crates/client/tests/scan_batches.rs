@@ -473,7 +473,7 @@ fn a_transactions_scan_fails_once_the_transaction_timed_out() {
 
 fn decimal(v: &Value) -> i128 {
     match v {
-        Value::Decimal(d) if d.scale == 0 => d.mantissa,
+        Value::Decimal(d) if d.scale == 0 => i128::try_from(d.mantissa()).expect("an i128 sum"),
         other => panic!("not a whole DECIMAL: {other:?}"),
     }
 }

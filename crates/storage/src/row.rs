@@ -12,7 +12,7 @@
 
 use base::lob::PartsRef;
 use base::types::ColumnType;
-use base::value::{Date, DateTime, Decimal, Time};
+use base::value::{Date, DateTime, Decimal, Time, I256};
 use base::{limits, Error, ErrorCode, TableDef, Value};
 
 /// Set in a variable column's length when the column holds a reference to parts.
@@ -334,7 +334,8 @@ fn write_fixed(slot: &mut [u8], ty: ColumnType, value: &Value) {
         (_, Value::UInt(v)) => copy_low(slot, &v.to_le_bytes()),
         (_, Value::Float(v)) => slot.copy_from_slice(&v.to_le_bytes()),
         (_, Value::Double(v)) => slot.copy_from_slice(&v.to_le_bytes()),
-        (_, Value::Decimal(d)) => slot.copy_from_slice(&d.mantissa.to_le_bytes()),
+        // The mantissa's low bytes: 16 for a DECIMAL of up to 38 digits, 32 past (it fits).
+        (_, Value::Decimal(d)) => copy_low(slot, &d.mantissa().to_le_bytes()),
         (_, Value::Date(d)) => slot.copy_from_slice(&date_bits(*d).to_le_bytes()),
         (_, Value::DateTime(dt)) => slot.copy_from_slice(&datetime_number(*dt).to_le_bytes()),
         (_, Value::Time(t)) => slot.copy_from_slice(&t.as_micros().to_le_bytes()),
@@ -371,10 +372,17 @@ fn read_fixed(bytes: &[u8], ty: ColumnType) -> Value {
         }
         ColumnType::Float => Value::Float(f32::from_bits(u as u32)),
         ColumnType::Double => Value::Double(f64::from_bits(u)),
-        ColumnType::Decimal { scale, .. } => Value::Decimal(Decimal {
-            mantissa: i128::from_le_bytes(word),
-            scale,
-        }),
+        ColumnType::Decimal { scale, .. } => {
+            // Sign-extended from the slot's 16 or 32 bytes.
+            let fill = if bytes.last().is_some_and(|b| *b >= 0x80) {
+                0xff
+            } else {
+                0
+            };
+            let mut wide = [fill; 32];
+            copy_low(&mut wide, bytes);
+            Value::Decimal(Decimal::new(I256::from_le_bytes(wide), scale))
+        }
         ColumnType::Date => Value::Date(bits_date(u as u32)),
         ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => {
             Value::DateTime(number_datetime(u))
@@ -440,6 +448,43 @@ mod tests {
         as_long.columns[2].ty = long;
         let forged = RowLayout::new(&as_long).encode(&wrong).unwrap();
         assert!(layout.check(&forged).is_err());
+    }
+
+    #[test]
+    fn decimals_take_16_bytes_to_38_digits_and_32_past() {
+        use base::schema::ColumnDef;
+        use base::value::{Decimal, I256};
+        let dec = |precision| ColumnType::Decimal {
+            precision,
+            scale: 4,
+        };
+        let columns = vec![
+            ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+            ColumnDef::new("n", dec(38)),
+            ColumnDef::new("w", dec(65)),
+        ];
+        let table = TableDef::new("t", columns, &["id"]).unwrap();
+        let layout = RowLayout::new(&table);
+        let narrow = Decimal::new(-(10i128.pow(38) - 1), 4);
+        let wide = Decimal::new(-(I256::from(10).pow(65) - 1), 4);
+        for (n, w) in [(narrow, wide), (Decimal::new(5, 4), Decimal::new(-5, 4))] {
+            let values = vec![Value::Int(1), Value::Decimal(n), Value::Decimal(w)];
+            let row = layout.encode(&values).unwrap();
+            layout.check(&row).unwrap();
+            assert_eq!(layout.values(&row), values);
+        }
+        // A DECIMAL(38) row is what tables made before DECIMAL(65) hold: 16 bytes.
+        let one = |c: ColumnDef| {
+            let t = TableDef::new("t", vec![c], &["n"]).unwrap();
+            RowLayout::new(&t)
+                .encode(&[Value::Decimal(narrow)])
+                .unwrap()
+        };
+        let (r38, r65) = (
+            one(ColumnDef::new("n", dec(38))),
+            one(ColumnDef::new("n", dec(65))),
+        );
+        assert_eq!(r65.len() - r38.len(), 16);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Little-endian primitives: a bounds-checked reader and the matching writer helpers.
 
 use base::limits;
-use base::value::{Date, DateTime, Decimal, Time};
+use base::value::{Date, DateTime, Decimal, Time, I256};
 use base::Value;
 
 /// Why a frame or body could not be decoded. Each names what was wrong; none is recoverable for the
@@ -159,10 +159,7 @@ impl<'a> Reader<'a> {
             4 => Value::Double(f64::from_bits(self.u64()?)),
             5 => {
                 let mantissa = self.i128()?;
-                Value::Decimal(Decimal {
-                    mantissa,
-                    scale: self.u8()?,
-                })
+                Value::Decimal(Decimal::new(mantissa, self.u8()?))
             }
             6 => Value::Bytes(self.bytes("value", limits::VALUE_BYTES_MAX)?.to_vec()),
             7 => Value::Date(self.date()?),
@@ -202,6 +199,10 @@ impl<'a> Reader<'a> {
                     });
                 }
                 Value::Parts(base::lob::PartsRef { id, len })
+            }
+            12 => {
+                let mantissa = I256::from_le_bytes(self.array()?);
+                Value::Decimal(Decimal::new(mantissa, self.u8()?))
             }
             tag => return Err(DecodeError::BadTag { what: "value", tag }),
         })
@@ -272,9 +273,19 @@ impl Writer for Vec<u8> {
                 self.put_u8(4);
                 self.put_u64(f.to_bits());
             }
+            // 16 bytes when the mantissa fits them (every DECIMAL of up to 38 digits), else 32.
             Value::Decimal(d) => {
-                self.put_u8(5);
-                self.extend_from_slice(&d.mantissa.to_le_bytes());
+                let m = d.mantissa();
+                match i128::try_from(m) {
+                    Ok(narrow) => {
+                        self.put_u8(5);
+                        self.extend_from_slice(&narrow.to_le_bytes());
+                    }
+                    Err(_) => {
+                        self.put_u8(12);
+                        self.extend_from_slice(&m.to_le_bytes());
+                    }
+                }
                 self.put_u8(d.scale);
             }
             Value::Bytes(b) => {

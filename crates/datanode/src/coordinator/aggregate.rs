@@ -200,10 +200,7 @@ impl Aggregator {
                 values.extend(partials.into_iter().map(|p| match p {
                     Partial::Count(n) => Value::UInt(n),
                     Partial::Sum(None) => Value::Null,
-                    Partial::Sum(Some(s)) => Value::Decimal(Decimal {
-                        mantissa: s,
-                        scale: 0,
-                    }),
+                    Partial::Sum(Some(s)) => Value::Decimal(Decimal::new(s, 0)),
                     Partial::Min(_, v) | Partial::Max(_, v) => v.unwrap_or(Value::Null),
                 }));
                 values
@@ -251,12 +248,7 @@ mod tests {
         }
         let rows = a.take();
         assert_eq!(rows.len(), 2, "{rows:?}");
-        let dec = |m: i128| {
-            Value::Decimal(Decimal {
-                mantissa: m,
-                scale: 0,
-            })
-        };
+        let dec = |m: i128| Value::Decimal(Decimal::new(m, 0));
         assert_eq!(
             rows[0],
             [

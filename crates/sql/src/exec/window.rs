@@ -472,7 +472,7 @@ fn integer(v: &Value) -> Option<i64> {
     match v {
         Value::Int(i) => Some(*i),
         Value::UInt(u) => i64::try_from(*u).ok(),
-        Value::Decimal(d) if d.scale == 0 => i64::try_from(d.mantissa).ok(),
+        Value::Decimal(d) if d.scale == 0 => i64::try_from(d.mantissa()).ok(),
         Value::Double(f) if f.fract() == 0.0 => Some(*f as i64),
         _ => None,
     }

@@ -275,10 +275,7 @@ impl Accumulator {
             self.add_num(match num(&v) {
                 Num::Int(i) => Num::Int(-i),
                 Num::Dbl(f) => Num::Dbl(-f),
-                Num::Dec(d) => Num::Dec(Decimal {
-                    mantissa: -d.mantissa,
-                    scale: d.scale,
-                }),
+                Num::Dec(d) => Num::Dec(Decimal::new(-d.mantissa(), d.scale)),
             })?;
         }
         Ok(())
@@ -347,10 +344,7 @@ impl Accumulator {
             AggKind::Count => Value::Int(self.count as i64),
             AggKind::Sum => match self.sum {
                 None => Value::Null,
-                Some(Num::Int(i)) => Value::Decimal(Decimal {
-                    mantissa: i,
-                    scale: 0,
-                }),
+                Some(Num::Int(i)) => Value::Decimal(Decimal::new(i, 0)),
                 Some(n) => num_value(n),
             },
             AggKind::Avg => match self.sum {
@@ -401,10 +395,7 @@ fn num_value(n: Num) -> Value {
     match n {
         Num::Int(i) => i64::try_from(i)
             .map(Value::Int)
-            .unwrap_or(Value::Decimal(Decimal {
-                mantissa: i,
-                scale: 0,
-            })),
+            .unwrap_or(Value::Decimal(Decimal::new(i, 0))),
         Num::Dec(d) => Value::Decimal(d),
         Num::Dbl(f) => Value::Double(f),
     }
@@ -468,9 +459,19 @@ pub fn group_key(values: &[Value], collations: &[Collation]) -> Vec<u8> {
                     out.push(2);
                     out.extend_from_slice(&i.to_le_bytes());
                 }
-                Num::Dec(d) if d.scale == 0 || d.mantissa % 10i128.pow(d.scale as u32) == 0 => {
-                    out.push(2);
-                    out.extend_from_slice(&(d.mantissa / 10i128.pow(d.scale as u32)).to_le_bytes());
+                Num::Dec(d) if d.truncate(0).rescale(d.scale) == Some(d) => {
+                    // A whole number: as the integer it equals, or past i128 as itself.
+                    let whole = d.truncate(0).mantissa();
+                    match i128::try_from(whole) {
+                        Ok(i) => {
+                            out.push(2);
+                            out.extend_from_slice(&i.to_le_bytes());
+                        }
+                        Err(_) => {
+                            out.push(6);
+                            out.extend_from_slice(&whole.to_le_bytes());
+                        }
+                    }
                 }
                 n => {
                     out.push(3);

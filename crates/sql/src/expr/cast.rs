@@ -115,7 +115,10 @@ impl CastTo {
                 }
                 other => match num(other) {
                     Num::Int(i) => i,
-                    Num::Dec(d) => d.rescale(0).map_or(0, |d| d.mantissa),
+                    // Past i128 it is clamped below, as any integer past BIGINT's range.
+                    Num::Dec(d) => d
+                        .rescale(0)
+                        .map_or(0, |d| base::value::saturating_i128(d.mantissa())),
                     Num::Dbl(f) => f.round() as i128,
                 },
             }
@@ -124,7 +127,16 @@ impl CastTo {
             base::text::from_text(&base::schema::ColumnDef::new("", ty), Some(&text()))
                 .unwrap_or(Value::Null)
         };
+        // A DECIMAL or a double past the target's range is clamped to it, as MariaDB does; an
+        // integer or text wraps (its 64 bits read the other way).
+        let fractional = matches!(&v, Value::Decimal(_) | Value::Double(_) | Value::Float(_));
         match self {
+            CastTo::Signed if fractional => {
+                Value::Int(integer().clamp(i64::MIN.into(), i64::MAX.into()) as i64)
+            }
+            CastTo::Unsigned if fractional => {
+                Value::UInt(integer().clamp(0, u64::MAX.into()) as u64)
+            }
             CastTo::Signed => {
                 Value::Int(integer().clamp(i64::MIN as i128, u64::MAX as i128) as u64 as i64)
             }
@@ -161,20 +173,16 @@ impl CastTo {
                     }
                     other => dec(num(other)),
                 };
-                let max = 10i128.checked_pow(p as u32).map_or(i128::MAX, |m| m - 1);
                 match d.rescale(scale) {
-                    Some(d) if d.mantissa.abs() <= max => Value::Decimal(d),
+                    Some(d) if d.digits() <= u32::from(p) => Value::Decimal(d),
                     // Out of range: the largest value of the type, as MySQL clamps.
-                    r => Value::Decimal(Decimal {
-                        mantissa: if r.is_some_and(|d| d.mantissa < 0)
-                            || (r.is_none() && dbl(num(&v)) < 0.0)
-                        {
-                            -max
-                        } else {
-                            max
-                        },
-                        scale,
-                    }),
+                    r => {
+                        let max = base::value::pow10(u32::from(p))
+                            .map_or(base::value::I256::MAX, |m| m - 1);
+                        let negative = r.is_some_and(|d| d.is_negative())
+                            || (r.is_none() && dbl(num(&v)) < 0.0);
+                        Value::Decimal(Decimal::new(if negative { -max } else { max }, scale))
+                    }
                 }
             }
             CastTo::Double => Value::Double(dbl(num(&v))),

@@ -198,6 +198,16 @@ pub(crate) fn result_type(
 }
 
 /// Text of a value for string functions (NULL stays None).
+/// A whole number from a DECIMAL: BIGINT (UNSIGNED above its range) when it fits, else a
+/// DECIMAL without decimals, as MySQL answers FLOOR of a DECIMAL(65).
+fn whole_value(n: base::value::I256) -> Value {
+    match (i64::try_from(n), u64::try_from(n)) {
+        (Ok(i), _) => Value::Int(i),
+        (_, Ok(u)) => Value::UInt(u),
+        _ => Value::Decimal(Decimal::new(n, 0)),
+    }
+}
+
 fn text(v: &Value) -> Option<Vec<u8>> {
     value_text(v)
 }
@@ -418,23 +428,20 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
                 return Err(out_of_range(&format!("abs({i})")))
             }
             Num::Int(i) => int_value(i.abs(), || format!("abs({i})"))?,
-            Num::Dec(d) => Value::Decimal(Decimal {
-                mantissa: d.mantissa.abs(),
-                scale: d.scale,
-            }),
+            Num::Dec(d) => Value::Decimal(Decimal::new(d.mantissa().abs(), d.scale)),
             Num::Dbl(x) => Value::Double(x.abs()),
         },
         Floor | Ceiling => match num(&v[0]) {
             Num::Int(i) => int_value(i, String::new)?,
             Num::Dec(d) => {
-                let p = 10i128.pow(d.scale as u32);
-                let q = d.mantissa.div_euclid(p);
-                let q = if f == Ceiling && d.mantissa.rem_euclid(p) != 0 {
+                let p = base::value::pow10(u32::from(d.scale)).unwrap_or(base::value::I256::ONE);
+                let q = d.mantissa().div_euclid(p);
+                let q = if f == Ceiling && d.mantissa().rem_euclid(p) != 0 {
                     q + 1
                 } else {
                     q
                 };
-                int_value(q, || d.to_string())?
+                whole_value(q)
             }
             Num::Dbl(x) => Value::Double(if f == Floor { x.floor() } else { x.ceil() }),
         },
@@ -458,18 +465,25 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
                     Value::Double((x * p).round_ties_even() / p)
                 }
                 Num::Dec(d) if digits < 0 => {
-                    // Round half away from zero to 10^-digits.
-                    let shift = (d.scale as i64).saturating_sub(digits).min(38) as u32;
-                    let p = 10i128.pow(shift);
-                    let q = d.mantissa / p;
-                    let r = d.mantissa % p;
-                    let q = if r.abs() * 2 >= p {
-                        q + d.mantissa.signum()
-                    } else {
-                        q
-                    };
-                    let unit = 10i128.pow(digits.saturating_neg().min(38) as u32);
-                    int_value(q.saturating_mul(unit), || d.to_string())?
+                    // Round half away from zero to 10^-digits; past every digit, zero.
+                    let drop = (d.scale as i64).saturating_sub(digits).min(76) as u32;
+                    let unit = digits.saturating_neg().min(76) as u32;
+                    match (base::value::pow10(drop), base::value::pow10(unit)) {
+                        (Some(p), Some(unit)) => {
+                            let m = d.mantissa();
+                            let (q, r) = (m / p, m % p);
+                            let q = if r.unsigned_abs() * 2 >= p.unsigned_abs() {
+                                q + m.signum()
+                            } else {
+                                q
+                            };
+                            match q.checked_mul(unit) {
+                                Some(n) => whole_value(n),
+                                None => return Err(out_of_range(&d.to_string())),
+                            }
+                        }
+                        _ => Value::Int(0),
+                    }
                 }
                 n => {
                     let d = dec(n);
@@ -623,10 +637,7 @@ mod tests {
             Value::Double(f64::NAN),
             Value::Double(f64::INFINITY),
             Value::Double(-1e308),
-            Value::Decimal(Decimal {
-                mantissa: -(10i128.pow(37)),
-                scale: 30,
-            }),
+            Value::Decimal(Decimal::new(-(10i128.pow(37)), 30)),
             Value::Bytes(Vec::new()),
             Value::Bytes("é,a".as_bytes().to_vec()),
             Value::Bytes(vec![0xFF, 0xC3, b',']),

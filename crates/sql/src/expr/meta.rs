@@ -303,8 +303,9 @@ pub fn union_columns(selects: &[&Column]) -> Column {
                 .map(|c| u32::from(c.decimals))
                 .max()
                 .unwrap_or(0);
-            // Past the most digits a DECIMAL holds, the fraction gives way.
-            let scale = scale.min(max.saturating_sub(digits.min(max)));
+            // Past the most digits a DECIMAL holds, the fraction stays and the value is
+            // clamped to the type's largest when cast (MariaDB's DECIMAL(65,1) of 65 nines
+            // UNION 1.5).
             out.decimals = scale as u8;
             out.length = (digits + scale).clamp(1, max) + 2;
         }

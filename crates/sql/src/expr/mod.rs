@@ -36,6 +36,8 @@ type Result<T> = std::result::Result<T, SqlError>;
 const DIV_PRECISION_INCREMENT: u8 = 4;
 /// The largest DECIMAL scale MySQL keeps.
 pub(crate) const DECIMAL_SCALE_MAX: u8 = 30;
+/// The decimals MariaDB keeps of a DECIMAL product or quotient (its DECIMAL_MAX_SCALE).
+const RESULT_SCALE_MAX: u8 = 38;
 
 /// An expression ready to evaluate.
 #[derive(Debug, Clone, PartialEq)]
@@ -656,10 +658,7 @@ pub(crate) fn negate(v: Value) -> Result<Value> {
         },
         Value::UInt(u) if u <= i64::MAX as u64 + 1 => Value::Int((u as i128).wrapping_neg() as i64),
         Value::UInt(u) => return Err(out_of_range(&format!("-({u})"))),
-        Value::Decimal(d) => Value::Decimal(Decimal {
-            mantissa: -d.mantissa,
-            scale: d.scale,
-        }),
+        Value::Decimal(d) => Value::Decimal(Decimal::new(-d.mantissa(), d.scale)),
         Value::Double(d) => Value::Double(-d),
         Value::Float(f) => Value::Double(-(f as f64)),
         other => Value::Double(-as_double(&other)),
@@ -680,7 +679,7 @@ pub fn truth_value(v: &Value) -> Option<bool> {
         Value::Null => None,
         Value::Int(i) => Some(*i != 0),
         Value::UInt(u) => Some(*u != 0),
-        Value::Decimal(d) => Some(d.mantissa != 0),
+        Value::Decimal(d) => Some(!d.is_zero()),
         other => Some(as_double(other) != 0.0),
     }
 }
@@ -718,22 +717,16 @@ pub(crate) fn num(v: &Value) -> Num {
 
 pub(crate) fn dec(n: Num) -> Decimal {
     match n {
-        Num::Int(i) => Decimal {
-            mantissa: i,
-            scale: 0,
-        },
+        Num::Int(i) => Decimal::new(i, 0),
         Num::Dec(d) => d,
-        Num::Dbl(f) => Decimal::parse(&format!("{f:.6}")).unwrap_or(Decimal {
-            mantissa: 0,
-            scale: 0,
-        }),
+        Num::Dbl(f) => Decimal::parse(&format!("{f:.6}")).unwrap_or(Decimal::new(0, 0)),
     }
 }
 
 pub(crate) fn dbl(n: Num) -> f64 {
     match n {
         Num::Int(i) => i as f64,
-        Num::Dec(d) => d.mantissa as f64 / 10f64.powi(d.scale as i32),
+        Num::Dec(d) => d.to_f64(),
         Num::Dbl(f) => f,
     }
 }
@@ -749,8 +742,9 @@ pub(crate) fn int_value(i: i128, what: impl FnOnce() -> String) -> Result<Value>
     }
 }
 
+/// A DECIMAL result, or 1690 past the digits an expression may yield.
 fn dec_value(d: Decimal) -> Result<Value> {
-    if d.mantissa.unsigned_abs() >= 10u128.pow(38) {
+    if d.digits() > base::limits::DECIMAL_RESULT_DIGITS_MAX {
         return Err(SqlError::new(
             1690,
             "22003",
@@ -775,7 +769,7 @@ pub(crate) fn arithmetic(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
                 return Ok(Value::Double(dbl(a) / dbl(b)));
             }
             let (x, y) = (dec(a), dec(b));
-            let scale = (x.scale + DIV_PRECISION_INCREMENT).min(DECIMAL_SCALE_MAX);
+            let scale = (x.scale + DIV_PRECISION_INCREMENT).min(RESULT_SCALE_MAX);
             let q = x
                 .div(y, scale)
                 .ok_or_else(|| SqlError::new(1690, "22003", "DECIMAL value is out of range"))?;
@@ -804,10 +798,7 @@ pub(crate) fn arithmetic(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
                     let (x, y) = (dec(a), dec(b));
                     let s = x.scale.max(y.scale);
                     let (x, y) = (rescaled(x, s)?, rescaled(y, s)?);
-                    dec_value(Decimal {
-                        mantissa: x.mantissa % y.mantissa,
-                        scale: s,
-                    })
+                    dec_value(Decimal::new(x.mantissa() % y.mantissa(), s))
                 }
             }
         }
@@ -849,22 +840,27 @@ pub(crate) fn arithmetic(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
             let (x, y) = (dec(a), dec(b));
             let overflow = || SqlError::new(1690, "22003", "DECIMAL value is out of range");
             match op {
-                BinOp::Mul => dec_value(Decimal {
-                    mantissa: x.mantissa.checked_mul(y.mantissa).ok_or_else(overflow)?,
-                    scale: x.scale + y.scale,
-                }),
+                BinOp::Mul => {
+                    let product = x
+                        .mantissa()
+                        .checked_mul(y.mantissa())
+                        .ok_or_else(overflow)?;
+                    let product = Decimal::new(product, x.scale + y.scale);
+                    // MariaDB keeps at most 38 decimals of a product.
+                    match product.scale > RESULT_SCALE_MAX {
+                        true => dec_value(product.truncate(RESULT_SCALE_MAX)),
+                        false => dec_value(product),
+                    }
+                }
                 _ => {
                     let s = x.scale.max(y.scale);
                     let (x, y) = (rescaled(x, s)?, rescaled(y, s)?);
                     let m = if op == BinOp::Add {
-                        x.mantissa.checked_add(y.mantissa)
+                        x.mantissa().checked_add(y.mantissa())
                     } else {
-                        x.mantissa.checked_sub(y.mantissa)
+                        x.mantissa().checked_sub(y.mantissa())
                     };
-                    dec_value(Decimal {
-                        mantissa: m.ok_or_else(overflow)?,
-                        scale: s,
-                    })
+                    dec_value(Decimal::new(m.ok_or_else(overflow)?, s))
                 }
             }
         }
@@ -1010,7 +1006,7 @@ fn compare_same(l: &Value, r: &Value) -> Option<Ordering> {
             (a, b) => {
                 let (x, y) = (dec(a), dec(b));
                 let s = x.scale.max(y.scale);
-                Some(x.rescale(s)?.mantissa.cmp(&y.rescale(s)?.mantissa))
+                Some(x.rescale(s)?.mantissa().cmp(&y.rescale(s)?.mantissa()))
             }
         },
     }

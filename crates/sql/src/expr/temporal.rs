@@ -567,10 +567,7 @@ fn seconds_value(micros: i64, fsp: u8) -> Value {
         return Value::Int(micros / SECOND_MICROS);
     }
     let unit = 10i64.pow(u32::from(FSP_MAX - fsp));
-    Value::Decimal(Decimal {
-        mantissa: i128::from(micros / unit),
-        scale: fsp,
-    })
+    Value::Decimal(Decimal::new(i128::from(micros / unit), fsp))
 }
 
 /// Parts that zero months and days allow.
@@ -700,7 +697,7 @@ fn extract(unit: Unit, v: &Value, env: &Env) -> Option<Value> {
 fn seconds_micros(v: &Value) -> Option<i64> {
     let micros = match crate::expr::num(v) {
         crate::expr::Num::Int(i) => i.saturating_mul(i128::from(SECOND_MICROS)),
-        crate::expr::Num::Dec(d) => d.rescale(6)?.mantissa,
+        crate::expr::Num::Dec(d) => base::value::saturating_i128(d.rescale(6)?.mantissa()),
         crate::expr::Num::Dbl(x) => (x * 1e6).round().clamp(-1e30, 1e30) as i128,
     };
     Some(micros.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64)
@@ -902,10 +899,7 @@ fn from_unixtime(v: &[Value]) -> Option<Value> {
     let micros = match &v[0] {
         Value::Bytes(b) => {
             let text = String::from_utf8_lossy(b);
-            let d = Decimal::parse(text.trim()).unwrap_or(Decimal {
-                mantissa: 0,
-                scale: 0,
-            });
+            let d = Decimal::parse(text.trim()).unwrap_or(Decimal::new(0, 0));
             seconds_micros(&Value::Decimal(d))?
         }
         other => seconds_micros(other)?,
@@ -1143,10 +1137,7 @@ mod tests {
         }
         for n in [i128::MIN, -1, 0, 1, 99_999_999_999_999_999, i128::MAX] {
             let _ = convert::stamp_from_number(n, 999_999, 6);
-            let _ = convert::span(&Value::Decimal(Decimal {
-                mantissa: n,
-                scale: 38,
-            }));
+            let _ = convert::span(&Value::Decimal(Decimal::new(n, 38)));
         }
     }
 }

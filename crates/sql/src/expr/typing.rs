@@ -484,7 +484,9 @@ pub fn unify_branches(e: &mut Expr, def: Option<&base::TableDef>, c: &Compiler) 
     } else if double {
         CastTo::Double
     } else if let Some(s) = scale {
-        CastTo::Decimal(DECIMAL_DIGITS_MAX, s.min(30))
+        // As many digits as an expression may yield, so a branch of 65 whole digits keeps
+        // them beside another's decimals (MariaDB keeps them too).
+        CastTo::Decimal(base::limits::DECIMAL_RESULT_DIGITS_MAX as u8, s.min(30))
     } else {
         return;
     };
@@ -555,8 +557,8 @@ fn show_as_text(e: &mut Expr, def: Option<&base::TableDef>, aggregates: &[Aggreg
     }
 }
 
-/// The most digits a DECIMAL made by [`unify_branches`] holds (what an i128 mantissa holds).
-pub(crate) const DECIMAL_DIGITS_MAX: u8 = 38;
+/// The most digits a DECIMAL made by [`unify_branches`] holds (a column's most).
+pub(crate) const DECIMAL_DIGITS_MAX: u8 = base::limits::DECIMAL_PRECISION_MAX;
 
 /// MySQL's type code, display length and decimals for a column type.
 pub fn column_type_code(ty: ColumnType) -> (u8, u32, u8) {

@@ -470,7 +470,7 @@ impl Compiler<'_> {
                 Expr::Const(base::Value::Int(i)) if i < 0 => {
                     Err(SqlError::parse(format!("near '{e}'")))
                 }
-                Expr::Const(base::Value::Decimal(d)) if d.mantissa < 0 => {
+                Expr::Const(base::Value::Decimal(d)) if d.is_negative() => {
                     Err(SqlError::parse(format!("near '{e}'")))
                 }
                 e @ (Expr::Const(_) | Expr::Param(_)) => Ok(e),
@@ -494,7 +494,7 @@ pub(crate) fn frame_offset(v: &base::Value, rows: bool) -> Result<()> {
     let fits = match v {
         V::Int(i) => *i >= 0,
         V::UInt(_) => true,
-        V::Decimal(d) => d.mantissa >= 0 && (!rows || d.scale == 0),
+        V::Decimal(d) => !d.is_negative() && (!rows || d.scale == 0),
         V::Double(f) => *f >= 0.0 && (!rows || f.fract() == 0.0),
         V::Float(f) => *f >= 0.0 && (!rows || f.fract() == 0.0),
         _ => false,

@@ -661,10 +661,7 @@ pub(crate) fn mysql_user(session: &Session) -> Result<Vec<Vec<Value>>> {
                 text("N"),
                 text("N"),
                 text(""),
-                Value::Decimal(base::value::Decimal {
-                    mantissa: 0,
-                    scale: 6,
-                }),
+                Value::Decimal(base::value::Decimal::new(0, 6)),
             ]);
             row
         })

@@ -243,7 +243,14 @@ fn messages_round_trip() {
             }],
         },
         Message::ExecuteReply(ExecuteOutcome::Ok(vec![
-            OpResult::Row(vec![Value::Double(1.5)]),
+            OpResult::Row(vec![
+                Value::Double(1.5),
+                Value::Decimal(base::value::Decimal::new(-12345, 2)),
+                Value::Decimal(base::value::Decimal::new(
+                    -(base::value::I256::from(10).pow(65) - 1),
+                    30,
+                )),
+            ]),
             OpResult::Done { assigned: Some(7) },
             OpResult::NotFound,
         ])),

@@ -182,54 +182,33 @@ fn truncate_toward_zero(x: f64, digits: i64) -> f64 {
 /// TRUNCATE of an exact value `mantissa`·10^-scale to `digits` decimals (toward zero); the
 /// result keeps at least scale 0 and at most the argument's scale.
 fn truncate_exact(d: Decimal, digits: i64) -> Decimal {
-    // Below -38 every digit of an i128 mantissa is cut anyway; clamping keeps the arithmetic
-    // in range.
-    let keep = digits.clamp(-DECIMAL_SCALE_MAX - 1, i64::from(d.scale));
+    // Below -76 every digit of a 256-bit mantissa is cut anyway; clamping keeps the
+    // arithmetic in range.
+    let keep = digits.clamp(-77, i64::from(d.scale));
     let drop = i64::from(d.scale) - keep;
-    let Some(p) = u32::try_from(drop).ok().and_then(|e| 10i128.checked_pow(e)) else {
-        return Decimal {
-            mantissa: 0,
-            scale: keep.max(0) as u8,
-        };
+    let Some(p) = u32::try_from(drop).ok().and_then(base::value::pow10) else {
+        return Decimal::new(0, keep.max(0) as u8);
     };
-    let mut m = d.mantissa / p;
+    let mut m = d.mantissa() / p;
     if keep < 0 {
         // Zero the integer digits below 10^-keep again.
-        let back = 10i128.checked_pow((-keep) as u32).unwrap_or(0);
-        m = m.checked_mul(back).unwrap_or(0);
-        return Decimal {
-            mantissa: m,
-            scale: 0,
-        };
+        let back = base::value::pow10((-keep) as u32).unwrap_or_default();
+        m = m.checked_mul(back).unwrap_or_default();
+        return Decimal::new(m, 0);
     }
-    Decimal {
-        mantissa: m,
-        scale: keep as u8,
-    }
+    Decimal::new(m, keep as u8)
 }
 
 fn truncate(v: &Value, digits: i64) -> Value {
     match (v, num(v)) {
         (Value::Bytes(_), n) => Value::Double(truncate_double(dbl(n), digits)),
         (Value::UInt(u), _) => {
-            let d = truncate_exact(
-                Decimal {
-                    mantissa: i128::from(*u),
-                    scale: 0,
-                },
-                digits,
-            );
-            Value::UInt(u64::try_from(d.mantissa).unwrap_or(0))
+            let d = truncate_exact(Decimal::new(i128::from(*u), 0), digits);
+            Value::UInt(u64::try_from(d.mantissa()).unwrap_or(0))
         }
         (_, Num::Int(i)) => {
-            let d = truncate_exact(
-                Decimal {
-                    mantissa: i,
-                    scale: 0,
-                },
-                digits,
-            );
-            Value::Int(i64::try_from(d.mantissa).unwrap_or(0))
+            let d = truncate_exact(Decimal::new(i, 0), digits);
+            Value::Int(i64::try_from(d.mantissa()).unwrap_or(0))
         }
         (_, Num::Dec(d)) => Value::Decimal(truncate_exact(d, digits)),
         (_, Num::Dbl(x)) => Value::Double(truncate_double(x, digits)),
@@ -398,13 +377,8 @@ fn bits(v: &Value) -> u64 {
     match num(v) {
         Num::Int(i) => whole(i),
         Num::Dec(d) => {
-            let unit = 10i128.pow(u32::from(d.scale));
-            let (q, r) = (d.mantissa / unit, d.mantissa % unit);
-            whole(if r.abs() * 2 >= unit {
-                q + r.signum()
-            } else {
-                q
-            })
+            let q = d.rescale(0).map_or(d.mantissa(), |d| d.mantissa());
+            whole(base::value::saturating_i128(q))
         }
         Num::Dbl(x) if x.is_nan() => 0,
         Num::Dbl(x) if x < 0.0 => x.round().max(i64::MIN as f64) as i64 as u64,

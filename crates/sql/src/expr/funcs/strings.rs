@@ -446,10 +446,7 @@ fn format_number(x: &Value, decimals: i64) -> String {
     let plain = match num(x) {
         n @ (Num::Int(_) | Num::Dec(_)) if !matches!(x, Value::Bytes(_)) => {
             let d = match n {
-                Num::Int(i) => Decimal {
-                    mantissa: i,
-                    scale: 0,
-                },
+                Num::Int(i) => Decimal::new(i, 0),
                 Num::Dec(d) => d,
                 Num::Dbl(_) => unreachable!("matched above"),
             };

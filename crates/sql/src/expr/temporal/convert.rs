@@ -79,19 +79,14 @@ pub fn full_stamp(v: &Value, today: Date) -> Option<Stamp> {
 /// A decimal's whole part, its fraction as microseconds, and its fraction digits (at most 6);
 /// None for a negative value.
 fn split_decimal(d: base::value::Decimal) -> Option<(i128, u32, u8)> {
-    if d.mantissa < 0 {
+    if d.is_negative() {
         return None;
     }
-    let unit = 10i128.checked_pow(u32::from(d.scale))?;
-    let whole = d.mantissa / unit;
-    let fraction = d.mantissa % unit;
+    let whole = base::value::saturating_i128(d.truncate(0).mantissa());
+    // The fraction's first six digits (toward zero), as microseconds.
+    let fraction = d.rescale(d.scale.max(6))?.truncate(6).mantissa() % 1_000_000;
     let fsp = d.scale.min(6);
-    let micros = if d.scale <= 6 {
-        fraction * 10i128.pow(u32::from(6 - d.scale))
-    } else {
-        fraction / 10i128.pow(u32::from(d.scale - 6))
-    };
-    Some((whole, micros as u32, fsp))
+    Some((whole, fraction.as_u32(), fsp))
 }
 
 /// The fraction digits microseconds need (trailing zeros dropped).
@@ -330,11 +325,11 @@ pub fn span(v: &Value) -> Option<Span> {
         Value::UInt(u) => span_from_number(i128::from(*u), 0, 0),
         Value::Year(y) => span_from_number(i128::from(*y), 0, 0),
         Value::Decimal(d) => {
-            let negative = d.mantissa < 0;
-            let (whole, micros, fsp) = split_decimal(base::value::Decimal {
-                mantissa: d.mantissa.checked_abs()?,
-                scale: d.scale,
-            })?;
+            let negative = d.is_negative();
+            let (whole, micros, fsp) = split_decimal(base::value::Decimal::new(
+                d.mantissa().checked_abs()?,
+                d.scale,
+            ))?;
             let s = span_from_number(whole, micros, fsp)?;
             Some(negate_if(s, negative))
         }

@@ -183,7 +183,9 @@ pub fn amount(v: &Value, unit: Unit) -> Option<Amount> {
 pub fn integer(v: &Value) -> i128 {
     match crate::expr::num(v) {
         crate::expr::Num::Int(i) => i,
-        crate::expr::Num::Dec(d) => d.rescale(0).map_or(0, |d| d.mantissa),
+        crate::expr::Num::Dec(d) => d
+            .rescale(0)
+            .map_or(0, |d| base::value::saturating_i128(d.mantissa())),
         crate::expr::Num::Dbl(x) => x.round().clamp(-1e30, 1e30) as i128,
     }
 }
@@ -194,7 +196,9 @@ fn seconds_amount(v: &Value) -> Amount {
         crate::expr::Num::Int(i) => (i.saturating_mul(i128::from(SECOND_MICROS)), 0),
         crate::expr::Num::Dec(d) => {
             let fsp = d.scale.min(6);
-            let m = d.rescale(6).map_or(0, |d| d.mantissa);
+            let m = d
+                .rescale(6)
+                .map_or(0, |d| base::value::saturating_i128(d.mantissa()));
             (m, fsp)
         }
         crate::expr::Num::Dbl(x) => ((x * 1e6).round().clamp(-1e30, 1e30) as i128, 6),
