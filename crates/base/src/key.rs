@@ -46,11 +46,25 @@ pub fn encode_value(value: &Value, ty: ColumnType, collation: Collation, out: &m
             out.extend_from_slice(&bits.to_be_bytes());
         }
         (ColumnType::Decimal { .. }, v) => {
-            let m = if let Value::Decimal(d) = v {
-                d.mantissa()
-            } else {
-                crate::value::I256::ZERO
+            let d = match v {
+                Value::Decimal(d) => *d,
+                _ => crate::value::Decimal::new_small(0, 0),
             };
+            match (d.small(), width) {
+                (Some(m), 16) => {
+                    out.extend_from_slice(&((m as u128) ^ (1u128 << 127)).to_be_bytes());
+                    return;
+                }
+                // Wider than a 16-byte key holds (a native client's range bound): the
+                // smallest or largest key, so a bound past the column's range stays past it.
+                (None, 16) => {
+                    let edge = if d.is_negative() { 0x00 } else { 0xFF };
+                    out.extend_from_slice(&[edge; 16]);
+                    return;
+                }
+                _ => {}
+            }
+            let m = d.mantissa();
             // The mantissa's low `width` bytes (16 or 32: it fits them), big-endian, with the
             // sign bit flipped so that byte order is numeric order.
             let bytes = m.to_be_bytes();
@@ -233,6 +247,12 @@ mod tests {
             let (kx, ky) = (enc(&Value::Decimal(Decimal::new(x, 2)), ty, Collation::Binary), enc(&Value::Decimal(Decimal::new(y, 2)), ty, Collation::Binary));
             prop_assert_eq!(kx.len(), 32);
             prop_assert_eq!(x.cmp(&y), kx.cmp(&ky));
+            // A mantissa past 128 bits under a 16-byte key sorts past every one it holds.
+            if wide && a != 0 && a.unsigned_abs() > 1 {
+                let kw = enc(&Value::Decimal(Decimal::new(x, 2)), narrow, Collation::Binary);
+                let expected = if a < 0 { std::cmp::Ordering::Less } else { std::cmp::Ordering::Greater };
+                prop_assert_eq!(kw.cmp(&kb), if b == i128::MIN || b == i128::MAX { kw.cmp(&kb) } else { expected });
+            }
         }
 
         #[test]

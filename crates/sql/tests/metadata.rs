@@ -382,6 +382,28 @@ fn unsigned_results_are_flagged_unsigned() {
     node.stop();
 }
 
+/// FLOOR and CEILING of a DECIMAL of more than 18 whole digits are DECIMALs without decimals
+/// (their values may pass BIGINT UNSIGNED, which a BIGINT column would cut), as in MariaDB;
+/// of a narrower one, BIGINT.
+#[test]
+fn floor_of_a_wide_decimal_is_a_decimal() {
+    let (node, server) = common::start(16 << 20);
+    let text = column_type_info(
+        server.address().port(),
+        "SELECT FLOOR(CAST(REPEAT('9', 65) AS DECIMAL(65,0))) AS a, \
+         CEILING(CAST(1.5 AS DECIMAL(30,10))) AS b, FLOOR(CAST(1.5 AS DECIMAL(10,1))) AS c",
+    );
+    let types: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("Type:"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(types, ["NEWDECIMAL", "NEWDECIMAL", "LONGLONG"], "{text}");
+    assert!(text.contains(&"9".repeat(65)), "{text}");
+    server.stop();
+    node.stop();
+}
+
 /// EXPLAIN plans a statement's subqueries and never runs them: a scalar subquery answering two
 /// rows (which fails when the statement runs) is explained as SUBQUERY, a correlated one as
 /// DEPENDENT SUBQUERY, and each SELECT of a UNION gets its own row.

@@ -335,7 +335,11 @@ fn write_fixed(slot: &mut [u8], ty: ColumnType, value: &Value) {
         (_, Value::Float(v)) => slot.copy_from_slice(&v.to_le_bytes()),
         (_, Value::Double(v)) => slot.copy_from_slice(&v.to_le_bytes()),
         // The mantissa's low bytes: 16 for a DECIMAL of up to 38 digits, 32 past (it fits).
-        (_, Value::Decimal(d)) => copy_low(slot, &d.mantissa().to_le_bytes()),
+        (_, Value::Decimal(d)) => match (d.small(), slot.len()) {
+            (Some(m), 16) => slot.copy_from_slice(&m.to_le_bytes()),
+            // 32 bytes: the whole two's complement, sign included.
+            _ => copy_low(slot, &d.mantissa().to_le_bytes()),
+        },
         (_, Value::Date(d)) => slot.copy_from_slice(&date_bits(*d).to_le_bytes()),
         (_, Value::DateTime(dt)) => slot.copy_from_slice(&datetime_number(*dt).to_le_bytes()),
         (_, Value::Time(t)) => slot.copy_from_slice(&t.as_micros().to_le_bytes()),
@@ -372,8 +376,11 @@ fn read_fixed(bytes: &[u8], ty: ColumnType) -> Value {
         }
         ColumnType::Float => Value::Float(f32::from_bits(u as u32)),
         ColumnType::Double => Value::Double(f64::from_bits(u)),
+        ColumnType::Decimal { scale, .. } if bytes.len() == 16 => {
+            Value::Decimal(Decimal::new_small(i128::from_le_bytes(word), scale))
+        }
         ColumnType::Decimal { scale, .. } => {
-            // Sign-extended from the slot's 16 or 32 bytes.
+            // Sign-extended from the slot's 32 bytes.
             let fill = if bytes.last().is_some_and(|b| *b >= 0x80) {
                 0xff
             } else {

@@ -159,7 +159,7 @@ impl<'a> Reader<'a> {
             4 => Value::Double(f64::from_bits(self.u64()?)),
             5 => {
                 let mantissa = self.i128()?;
-                Value::Decimal(Decimal::new(mantissa, self.u8()?))
+                Value::Decimal(Decimal::new_small(mantissa, self.u8()?))
             }
             6 => Value::Bytes(self.bytes("value", limits::VALUE_BYTES_MAX)?.to_vec()),
             7 => Value::Date(self.date()?),
@@ -275,15 +275,14 @@ impl Writer for Vec<u8> {
             }
             // 16 bytes when the mantissa fits them (every DECIMAL of up to 38 digits), else 32.
             Value::Decimal(d) => {
-                let m = d.mantissa();
-                match i128::try_from(m) {
-                    Ok(narrow) => {
+                match d.small() {
+                    Some(narrow) => {
                         self.put_u8(5);
                         self.extend_from_slice(&narrow.to_le_bytes());
                     }
-                    Err(_) => {
+                    None => {
                         self.put_u8(12);
-                        self.extend_from_slice(&m.to_le_bytes());
+                        self.extend_from_slice(&d.mantissa().to_le_bytes());
                     }
                 }
                 self.put_u8(d.scale);

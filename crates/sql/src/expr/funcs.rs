@@ -433,16 +433,7 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
         },
         Floor | Ceiling => match num(&v[0]) {
             Num::Int(i) => int_value(i, String::new)?,
-            Num::Dec(d) => {
-                let p = base::value::pow10(u32::from(d.scale)).unwrap_or(base::value::I256::ONE);
-                let q = d.mantissa().div_euclid(p);
-                let q = if f == Ceiling && d.mantissa().rem_euclid(p) != 0 {
-                    q + 1
-                } else {
-                    q
-                };
-                whole_value(q)
-            }
+            Num::Dec(d) => whole_value(d.floor(f == Ceiling)),
             Num::Dbl(x) => Value::Double(if f == Floor { x.floor() } else { x.ceil() }),
         },
         Round => {
@@ -466,9 +457,9 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
                 }
                 Num::Dec(d) if digits < 0 => {
                     // Round half away from zero to 10^-digits; past every digit, zero.
-                    let drop = (d.scale as i64).saturating_sub(digits).min(76) as u32;
-                    let unit = digits.saturating_neg().min(76) as u32;
-                    match (base::value::pow10(drop), base::value::pow10(unit)) {
+                    let pow = |n: i64| u32::try_from(n).ok().and_then(base::value::pow10);
+                    let drop = (d.scale as i64).saturating_sub(digits);
+                    match (pow(drop), pow(digits.saturating_neg())) {
                         (Some(p), Some(unit)) => {
                             let m = d.mantissa();
                             let (q, r) = (m / p, m % p);

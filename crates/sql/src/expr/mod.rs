@@ -717,7 +717,7 @@ pub(crate) fn num(v: &Value) -> Num {
 
 pub(crate) fn dec(n: Num) -> Decimal {
     match n {
-        Num::Int(i) => Decimal::new(i, 0),
+        Num::Int(i) => Decimal::new_small(i, 0),
         Num::Dec(d) => d,
         Num::Dbl(f) => Decimal::parse(&format!("{f:.6}")).unwrap_or(Decimal::new(0, 0)),
     }
@@ -728,6 +728,15 @@ pub(crate) fn dbl(n: Num) -> f64 {
         Num::Int(i) => i as f64,
         Num::Dec(d) => d.to_f64(),
         Num::Dbl(f) => f,
+    }
+}
+
+/// Whether a number is zero (a DECIMAL without making a double of it).
+fn is_zero(n: Num) -> bool {
+    match n {
+        Num::Int(i) => i == 0,
+        Num::Dec(d) => d.is_zero(),
+        Num::Dbl(f) => f == 0.0,
     }
 }
 
@@ -744,7 +753,8 @@ pub(crate) fn int_value(i: i128, what: impl FnOnce() -> String) -> Result<Value>
 
 /// A DECIMAL result, or 1690 past the digits an expression may yield.
 fn dec_value(d: Decimal) -> Result<Value> {
-    if d.digits() > base::limits::DECIMAL_RESULT_DIGITS_MAX {
+    // 128 bits hold at most 39 digits.
+    if d.small().is_none() && d.digits() > base::limits::DECIMAL_RESULT_DIGITS_MAX {
         return Err(SqlError::new(
             1690,
             "22003",
@@ -762,7 +772,7 @@ pub(crate) fn arithmetic(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
     let what = || format!("{l} {} {r}", op_text(op));
     match (a, b, op) {
         (_, _, BinOp::Div) => {
-            if dbl(b) == 0.0 {
+            if is_zero(b) {
                 return Ok(Value::Null);
             }
             if let (Num::Dbl(_), _) | (_, Num::Dbl(_)) = (a, b) {
@@ -776,7 +786,7 @@ pub(crate) fn arithmetic(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
             dec_value(q)
         }
         (_, _, BinOp::IntDiv) => {
-            if dbl(b) == 0.0 {
+            if is_zero(b) {
                 return Ok(Value::Null);
             }
             match (a, b) {
@@ -788,7 +798,7 @@ pub(crate) fn arithmetic(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
             }
         }
         (_, _, BinOp::Mod) => {
-            if dbl(b) == 0.0 {
+            if is_zero(b) {
                 return Ok(Value::Null);
             }
             match (a, b) {
@@ -840,28 +850,8 @@ pub(crate) fn arithmetic(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
             let (x, y) = (dec(a), dec(b));
             let overflow = || SqlError::new(1690, "22003", "DECIMAL value is out of range");
             match op {
-                BinOp::Mul => {
-                    let product = x
-                        .mantissa()
-                        .checked_mul(y.mantissa())
-                        .ok_or_else(overflow)?;
-                    let product = Decimal::new(product, x.scale + y.scale);
-                    // MariaDB keeps at most 38 decimals of a product.
-                    match product.scale > RESULT_SCALE_MAX {
-                        true => dec_value(product.truncate(RESULT_SCALE_MAX)),
-                        false => dec_value(product),
-                    }
-                }
-                _ => {
-                    let s = x.scale.max(y.scale);
-                    let (x, y) = (rescaled(x, s)?, rescaled(y, s)?);
-                    let m = if op == BinOp::Add {
-                        x.mantissa().checked_add(y.mantissa())
-                    } else {
-                        x.mantissa().checked_sub(y.mantissa())
-                    };
-                    dec_value(Decimal::new(m.ok_or_else(overflow)?, s))
-                }
+                BinOp::Mul => dec_value(x.mul(y, RESULT_SCALE_MAX).ok_or_else(overflow)?),
+                _ => dec_value(x.add(y, op == BinOp::Sub).ok_or_else(overflow)?),
             }
         }
     }
@@ -1005,8 +995,7 @@ fn compare_same(l: &Value, r: &Value) -> Option<Ordering> {
                 .or_else(|| as_double(l).partial_cmp(&as_double(r))),
             (a, b) => {
                 let (x, y) = (dec(a), dec(b));
-                let s = x.scale.max(y.scale);
-                Some(x.rescale(s)?.mantissa().cmp(&y.rescale(s)?.mantissa()))
+                Some(x.cmp_exact(y))
             }
         },
     }

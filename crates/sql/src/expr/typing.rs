@@ -260,7 +260,18 @@ pub fn static_type(
                     return (types::DOUBLE, 22, 31);
                 }
                 match (f, t.0) {
-                    (Func::Floor | Func::Ceiling, types::NEWDECIMAL) => (types::LONGLONG, 21, 0),
+                    (Func::Floor | Func::Ceiling, types::NEWDECIMAL) => {
+                        // A whole number: BIGINT, or past 18 digits a DECIMAL without
+                        // decimals (its value may pass BIGINT UNSIGNED), as MySQL types it.
+                        let point = u32::from(t.2 > 0);
+                        let whole = t.1.saturating_sub(u32::from(t.2) + point + 1) + 1;
+                        if whole > 18 {
+                            let max = u32::from(base::limits::DECIMAL_PRECISION_MAX);
+                            (types::NEWDECIMAL, whole.min(max) + 1, 0)
+                        } else {
+                            (types::LONGLONG, 21, 0)
+                        }
+                    }
                     (Func::Round, types::NEWDECIMAL) => {
                         // Digits not known before the row: the argument's scale, as MariaDB.
                         let digits = match args.get(1) {

@@ -377,8 +377,10 @@ fn bits(v: &Value) -> u64 {
     match num(v) {
         Num::Int(i) => whole(i),
         Num::Dec(d) => {
-            let q = d.rescale(0).map_or(d.mantissa(), |d| d.mantissa());
-            whole(base::value::saturating_i128(q))
+            let q = d
+                .rescale(0)
+                .map_or(0, |d| base::value::saturating_i128(d.mantissa()));
+            whole(q)
         }
         Num::Dbl(x) if x.is_nan() => 0,
         Num::Dbl(x) if x < 0.0 => x.round().max(i64::MIN as f64) as i64 as u64,
