@@ -360,6 +360,7 @@ impl Time {
 
 impl Decimal {
     /// `mantissa * 10^-scale`.
+    #[inline]
     pub fn new(mantissa: impl Into<I256>, scale: u8) -> Decimal {
         let (hi, lo) = mantissa.into().into_words();
         let (hi, lo) = (hi as u128, lo as u128);
@@ -371,6 +372,7 @@ impl Decimal {
 
     /// `mantissa * 10^-scale` for a mantissa of 128 bits (the common case, without the
     /// 256-bit conversion).
+    #[inline]
     pub fn new_small(mantissa: i128, scale: u8) -> Decimal {
         let ext = if mantissa < 0 { u64::MAX } else { 0 };
         let m = mantissa as u128;
@@ -381,21 +383,25 @@ impl Decimal {
     }
 
     /// The mantissa when it fits 128 bits (every DECIMAL of up to 38 digits).
+    #[inline]
     pub fn small(self) -> Option<i128> {
         let [a, b, c, d] = self.words;
         let ext = if (b as i64) < 0 { u64::MAX } else { 0 };
         (c == ext && d == ext).then_some((u128::from(b) << 64 | u128::from(a)) as i128)
     }
 
+    #[inline]
     pub fn mantissa(self) -> I256 {
         let [a, b, c, d] = self.words.map(u128::from);
         I256::from_words((d << 64 | c) as i128, (b << 64 | a) as i128)
     }
 
+    #[inline]
     pub fn is_negative(self) -> bool {
         (self.words[3] as i64) < 0
     }
 
+    #[inline]
     pub fn is_zero(self) -> bool {
         self.words == [0; 4]
     }
@@ -433,6 +439,7 @@ impl Decimal {
     }
 
     /// Rescales to `scale` digits, rounding half away from zero as MySQL does; None on overflow.
+    #[inline]
     pub fn rescale(self, scale: u8) -> Option<Decimal> {
         if let (Some(m), true) = (self.small(), scale >= self.scale) {
             // 128 bits: 10^38 is the largest power of ten they hold.
@@ -462,6 +469,7 @@ impl Decimal {
 
     /// `self + other` (`other` negated when `subtract`), at the larger scale; None past 256
     /// bits.
+    #[inline]
     pub fn add(self, other: Decimal, subtract: bool) -> Option<Decimal> {
         let scale = self.scale.max(other.scale);
         let (a, b) = (self.rescale(scale)?, other.rescale(scale)?);
@@ -532,6 +540,7 @@ impl Decimal {
     /// `self * other` with at most `max_scale` decimals (more are cut toward zero, as MariaDB
     /// cuts a product's); the product is exact in 512 bits before the cut. None when the
     /// result passes 256 bits.
+    #[inline]
     pub fn mul(self, other: Decimal, max_scale: u8) -> Option<Decimal> {
         let scale = self.scale + other.scale;
         if let (Some(a), Some(b), true) = (self.small(), other.small(), scale <= max_scale) {
@@ -584,6 +593,7 @@ impl Decimal {
     }
 
     /// The mantissa's digits (0 for zero).
+    #[inline]
     pub fn digits(self) -> u32 {
         if let Some(m) = self.small() {
             let n = m.unsigned_abs();
@@ -597,6 +607,7 @@ impl Decimal {
     }
 
     /// The nearest double.
+    #[inline]
     pub fn to_f64(self) -> f64 {
         let m = self.mantissa();
         // A mantissa and power of ten doubles hold exactly: one correctly rounded division.

@@ -290,6 +290,15 @@ impl Accumulator {
             (None, n) => n,
             (Some(Num::Int(a)), Num::Int(b)) => Num::Int(a + b),
             (Some(Num::Dbl(a)), b) | (Some(b), Num::Dbl(a)) => Num::Dbl(a + dbl(b)),
+            // DECIMALs (the common sum of a DECIMAL column) without making values of them.
+            (Some(Num::Dec(a)), Num::Dec(b)) => match a.add(b, false) {
+                Some(sum) if sum.small().is_some() => Num::Dec(sum),
+                _ => num(&arithmetic(
+                    BinOp::Add,
+                    &Value::Decimal(a),
+                    &Value::Decimal(b),
+                )?),
+            },
             (Some(a), b) => match arithmetic(BinOp::Add, &num_value(a), &num_value(b))? {
                 Value::Decimal(d) => Num::Dec(d),
                 other => num(&other),

@@ -752,9 +752,18 @@ pub(crate) fn int_value(i: i128, what: impl FnOnce() -> String) -> Result<Value>
 }
 
 /// A DECIMAL result, or 1690 past the digits an expression may yield.
+#[inline]
 fn dec_value(d: Decimal) -> Result<Value> {
     // 128 bits hold at most 39 digits.
-    if d.small().is_none() && d.digits() > base::limits::DECIMAL_RESULT_DIGITS_MAX {
+    match d.small() {
+        Some(_) => Ok(Value::Decimal(d)),
+        None => wide_dec_value(d),
+    }
+}
+
+#[cold]
+fn wide_dec_value(d: Decimal) -> Result<Value> {
+    if d.digits() > base::limits::DECIMAL_RESULT_DIGITS_MAX {
         return Err(SqlError::new(
             1690,
             "22003",
