@@ -5,6 +5,7 @@
 //! crate depends on it, so it stays small and free of heavy dependencies.
 
 pub mod collation;
+pub mod decimal;
 pub mod error;
 pub mod filter;
 pub mod foreign_key;

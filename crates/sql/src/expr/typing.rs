@@ -73,7 +73,7 @@ pub fn static_type(
                 C::Date => (types::DATE, 10, 0),
                 C::DateTime(f) => (types::DATETIME, 19 + fraction(f), f),
                 C::Time(f) => (types::TIME, 10 + fraction(f), f),
-                C::Decimal(p, s) => (types::NEWDECIMAL, p as u32 + 2, s),
+                C::Decimal(p, s) => (types::NEWDECIMAL, p as u32 + 1 + u32::from(s > 0), s),
                 C::Double => (types::DOUBLE, 22, 31),
                 C::Charset(_) | C::Latin1Bytes => (types::VAR_STRING, 255 * 4, 31),
                 C::Json => crate::expr::funcs::json::CAST_TYPE,
@@ -263,13 +263,15 @@ pub fn static_type(
                     (Func::Floor | Func::Ceiling, types::NEWDECIMAL) => {
                         // A whole number: BIGINT, or past 18 digits a DECIMAL without
                         // decimals (its value may pass BIGINT UNSIGNED), as MySQL types it.
-                        let point = u32::from(t.2 > 0);
-                        let whole = t.1.saturating_sub(u32::from(t.2) + point + 1) + 1;
+                        // MySQL's length of a DECIMAL(p,s) is p + 1, + 1 with a point; the
+                        // whole digits p - s, one more when a fraction can carry into them.
+                        // (length - 1 - s, as MariaDB types them).
+                        let whole = t.1.saturating_sub(1 + u32::from(t.2));
                         if whole > 18 {
                             let max = u32::from(base::limits::DECIMAL_PRECISION_MAX);
                             (types::NEWDECIMAL, whole.min(max) + 1, 0)
                         } else {
-                            (types::LONGLONG, 21, 0)
+                            (types::LONGLONG, whole + 1, 0)
                         }
                     }
                     (Func::Round, types::NEWDECIMAL) => {
