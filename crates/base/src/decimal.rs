@@ -70,7 +70,8 @@ impl Decimal {
         self.words == [0; 4]
     }
 
-    /// Parses `[-]digits[.digits]` exactly (no rounding); None on bad syntax or past 76 digits.
+    /// Parses `[-]digits[.digits]` exactly but for decimals past the 76th; None on bad syntax
+    /// or past 76 digits.
     pub fn parse(text: &str) -> Option<Decimal> {
         let text = text.trim();
         let (negative, text) = match text.strip_prefix('-') {
@@ -102,10 +103,9 @@ impl Decimal {
             mantissa = mantissa.checked_add(I256::ONE)?;
         }
         let scale = fraction.len() as u8;
-        Some(Decimal::new(
-            if negative { -mantissa } else { mantissa },
-            scale,
-        ))
+        let d = Decimal::new(if negative { -mantissa } else { mantissa }, scale);
+        // More digits than any DECIMAL result holds: no DECIMAL (SQL reads it as a double).
+        (d.digits() <= crate::limits::DECIMAL_RESULT_DIGITS_MAX).then_some(d)
     }
 
     /// Rescales to `scale` digits, rounding half away from zero as MySQL does; None on overflow.
@@ -296,7 +296,7 @@ impl Decimal {
 }
 
 /// The most decimals a parsed DECIMAL keeps (what 256 bits hold of a fraction).
-const SCALE_MAX: usize = 76;
+const SCALE_MAX: usize = crate::limits::DECIMAL_RESULT_DIGITS_MAX as usize;
 
 /// 10^n as a 256-bit integer; None past 10^76.
 pub fn pow10(n: u32) -> Option<I256> {

@@ -966,6 +966,7 @@ mod tests {
         // 77 digits do not fit 256 bits.
         assert_eq!(Decimal::parse(&"9".repeat(77)), None);
         assert!(Decimal::parse(&"9".repeat(76)).is_some());
+        assert_eq!(Decimal::parse(&format!("1{}", "0".repeat(76))), None);
         // Words hold the two's complement: a value survives the trip, and equal values are
         // equal (Hash and Eq on the words).
         for m in [

@@ -36,6 +36,25 @@ pub enum DecodeError {
 
 pub type DecodeResult<T> = Result<T, DecodeError>;
 
+/// A DECIMAL as it may come over a link: at most 76 digits and 76 decimals (what Cairn's
+/// arithmetic takes without overflowing a scale or a mantissa), else refused.
+fn decimal(d: Decimal) -> DecodeResult<Decimal> {
+    let limit = limits::DECIMAL_RESULT_DIGITS_MAX as usize;
+    for (what, length) in [
+        ("decimal scale", d.scale as usize),
+        ("decimal digits", d.digits() as usize),
+    ] {
+        if length > limit {
+            return Err(DecodeError::TooLong {
+                what,
+                length,
+                limit,
+            });
+        }
+    }
+    Ok(d)
+}
+
 /// Reads primitives from a byte slice, checking every length.
 pub struct Reader<'a> {
     bytes: &'a [u8],
@@ -159,7 +178,7 @@ impl<'a> Reader<'a> {
             4 => Value::Double(f64::from_bits(self.u64()?)),
             5 => {
                 let mantissa = self.i128()?;
-                Value::Decimal(Decimal::new_small(mantissa, self.u8()?))
+                Value::Decimal(decimal(Decimal::new_small(mantissa, self.u8()?))?)
             }
             6 => Value::Bytes(self.bytes("value", limits::VALUE_BYTES_MAX)?.to_vec()),
             7 => Value::Date(self.date()?),
@@ -202,7 +221,7 @@ impl<'a> Reader<'a> {
             }
             12 => {
                 let mantissa = I256::from_le_bytes(self.array()?);
-                Value::Decimal(Decimal::new(mantissa, self.u8()?))
+                Value::Decimal(decimal(Decimal::new(mantissa, self.u8()?))?)
             }
             tag => return Err(DecodeError::BadTag { what: "value", tag }),
         })

@@ -197,7 +197,6 @@ pub(crate) fn result_type(
     }
 }
 
-/// Text of a value for string functions (NULL stays None).
 /// A whole number from a DECIMAL: BIGINT (UNSIGNED above its range) when it fits, else a
 /// DECIMAL without decimals, as MySQL answers FLOOR of a DECIMAL(65).
 fn whole_value(n: base::value::I256) -> Value {
@@ -208,6 +207,7 @@ fn whole_value(n: base::value::I256) -> Value {
     }
 }
 
+/// Text of a value for string functions (NULL stays None).
 fn text(v: &Value) -> Option<Vec<u8>> {
     value_text(v)
 }

@@ -741,6 +741,22 @@ proptest! {
 }
 
 #[test]
+fn a_decimal_past_76_digits_or_decimals_is_refused() {
+    use base::value::{Decimal, I256};
+    let decode = |d: Decimal| {
+        let mut out = Vec::new();
+        out.put_value(&Value::Decimal(d));
+        Reader::new(&out).value()
+    };
+    let widest = I256::from(10).pow(76) - 1;
+    assert!(decode(Decimal::new(widest, 76)).is_ok());
+    assert!(decode(Decimal::new(widest + 1, 0)).is_err());
+    assert!(decode(Decimal::new(I256::MIN, 0)).is_err());
+    assert!(decode(Decimal::new_small(1, 77)).is_err());
+    assert!(decode(Decimal::new_small(-1, 255)).is_err());
+}
+
+#[test]
 fn forged_counts_are_refused_before_allocating() {
     let mut body = Vec::new();
     body.put_u64(1);
