@@ -320,6 +320,14 @@ fn column_type_info(port: u16, sql: &str) -> String {
     text
 }
 
+/// The `Type:` of each column in `column_type_info`'s output.
+fn column_types(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("Type:"))
+        .map(str::trim)
+        .collect()
+}
+
 /// A user variable selected alone has its value's type, as in MariaDB (an integer LONGLONG, a
 /// decimal NEWDECIMAL, a double DOUBLE), so drivers that convert by type (PyMySQL) get numbers;
 /// a string stays a string. The mysql client's --column-type-info shows the metadata.
@@ -330,11 +338,7 @@ fn user_variables_have_their_values_types() {
         server.address().port(),
         "SET @i = 30, @d = 1.5, @f = 1e0, @s = 'ab'; SELECT @i, @d, @f, @s",
     );
-    let types: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("Type:"))
-        .map(str::trim)
-        .collect();
+    let types = column_types(&text);
     assert_eq!(types.len(), 4, "{text}");
     assert_eq!(&types[..3], ["LONGLONG", "NEWDECIMAL", "DOUBLE"], "{text}");
     assert!(
@@ -393,11 +397,7 @@ fn floor_of_a_wide_decimal_is_a_decimal() {
         "SELECT FLOOR(CAST(REPEAT('9', 65) AS DECIMAL(65,0))) AS a, \
          CEILING(CAST(1.5 AS DECIMAL(30,10))) AS b, FLOOR(CAST(1.5 AS DECIMAL(10,1))) AS c",
     );
-    let types: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("Type:"))
-        .map(str::trim)
-        .collect();
+    let types = column_types(&text);
     assert_eq!(types, ["NEWDECIMAL", "NEWDECIMAL", "LONGLONG"], "{text}");
     assert!(text.contains(&"9".repeat(65)), "{text}");
     server.stop();

@@ -9,7 +9,7 @@ use base::types::Collation;
 use base::value::Decimal;
 use base::Value;
 
-use crate::expr::{arithmetic, compare_in, dbl, num, BinOp, Env, Expr, Num};
+use crate::expr::{arithmetic, compare_in, dbl, dec_add, num, BinOp, Env, Expr, Num};
 use crate::foundation::error::SqlError;
 
 type Result<T> = std::result::Result<T, SqlError>;
@@ -291,14 +291,7 @@ impl Accumulator {
             (Some(Num::Int(a)), Num::Int(b)) => Num::Int(a + b),
             (Some(Num::Dbl(a)), b) | (Some(b), Num::Dbl(a)) => Num::Dbl(a + dbl(b)),
             // DECIMALs (the common sum of a DECIMAL column) without making values of them.
-            (Some(Num::Dec(a)), Num::Dec(b)) => match a.add(b, false) {
-                Some(sum) if sum.small().is_some() => Num::Dec(sum),
-                _ => num(&arithmetic(
-                    BinOp::Add,
-                    &Value::Decimal(a),
-                    &Value::Decimal(b),
-                )?),
-            },
+            (Some(Num::Dec(a)), Num::Dec(b)) => num(&dec_add(a, b, false)?),
             (Some(a), b) => match arithmetic(BinOp::Add, &num_value(a), &num_value(b))? {
                 Value::Decimal(d) => Num::Dec(d),
                 other => num(&other),

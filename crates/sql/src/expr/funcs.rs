@@ -456,19 +456,16 @@ pub(crate) fn call(f: Func, args: &[Expr], env: &Env, c: base::types::Collation)
                     Value::Double((x * p).round_ties_even() / p)
                 }
                 Num::Dec(d) if digits < 0 => {
-                    // Round half away from zero to 10^-digits; past every digit, zero.
-                    let pow = |n: i64| u32::try_from(n).ok().and_then(base::value::pow10);
-                    let drop = (d.scale as i64).saturating_sub(digits);
-                    match (pow(drop), pow(digits.saturating_neg())) {
-                        (Some(p), Some(unit)) => {
-                            let m = d.mantissa();
-                            let (q, r) = (m / p, m % p);
-                            let q = if r.unsigned_abs() * 2 >= p.unsigned_abs() {
-                                q + m.signum()
-                            } else {
-                                q
-                            };
-                            match q.checked_mul(unit) {
+                    // Round half away from zero to 10^-digits: the number over 10^-digits
+                    // rounded to a whole (Decimal::rescale's rounding), times 10^-digits; past
+                    // every digit, zero.
+                    let shift = digits.saturating_neg();
+                    let unit = u32::try_from(shift).ok().and_then(base::value::pow10);
+                    let over = u8::try_from(i64::from(d.scale) + shift).ok();
+                    match (unit, over) {
+                        (Some(unit), Some(over)) => {
+                            let q = Decimal::new(d.mantissa(), over).rescale(0);
+                            match q.and_then(|q| q.mantissa().checked_mul(unit)) {
                                 Some(n) => whole_value(n),
                                 None => return Err(out_of_range(&d.to_string())),
                             }

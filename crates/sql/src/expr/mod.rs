@@ -761,6 +761,18 @@ fn dec_value(d: Decimal) -> Result<Value> {
     }
 }
 
+/// `x + y` (`x - y` when `subtract`) as a DECIMAL result: 1690 past what it may hold.
+pub(crate) fn dec_add(x: Decimal, y: Decimal, subtract: bool) -> Result<Value> {
+    match x.add(y, subtract) {
+        Some(sum) => dec_value(sum),
+        None => Err(SqlError::new(
+            1690,
+            "22003",
+            "DECIMAL value is out of range",
+        )),
+    }
+}
+
 #[cold]
 fn wide_dec_value(d: Decimal) -> Result<Value> {
     if d.digits() > base::limits::DECIMAL_RESULT_DIGITS_MAX {
@@ -860,7 +872,7 @@ pub(crate) fn arithmetic(op: BinOp, l: &Value, r: &Value) -> Result<Value> {
             let overflow = || SqlError::new(1690, "22003", "DECIMAL value is out of range");
             match op {
                 BinOp::Mul => dec_value(x.mul(y, RESULT_SCALE_MAX).ok_or_else(overflow)?),
-                _ => dec_value(x.add(y, op == BinOp::Sub).ok_or_else(overflow)?),
+                _ => dec_add(x, y, op == BinOp::Sub),
             }
         }
     }

@@ -262,10 +262,9 @@ pub fn static_type(
                 match (f, t.0) {
                     (Func::Floor | Func::Ceiling, types::NEWDECIMAL) => {
                         // A whole number: BIGINT, or past 18 digits a DECIMAL without
-                        // decimals (its value may pass BIGINT UNSIGNED), as MySQL types it.
-                        // MySQL's length of a DECIMAL(p,s) is p + 1, + 1 with a point; the
-                        // whole digits p - s, one more when a fraction can carry into them.
-                        // (length - 1 - s, as MariaDB types them).
+                        // decimals (its value may pass BIGINT UNSIGNED), as MariaDB types it.
+                        // Its digits: the length (p + 1, + 1 with a point) - 1 - s, that is
+                        // p - s, one more when a fraction can carry into them.
                         let whole = t.1.saturating_sub(1 + u32::from(t.2));
                         if whole > 18 {
                             let max = u32::from(base::limits::DECIMAL_PRECISION_MAX);
