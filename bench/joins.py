@@ -4,7 +4,7 @@ Loads the same three tables into both servers (region, customer with KEY(region)
 KEY(cust) and KEY(day); rows made from a fixed seed), then runs each query REPEAT times on each
 server over one connection, checks both answer the same rows (as sorted lists), and prints a
 markdown table: mean milliseconds per run, Cairn / MariaDB, rows, and Cairn again with its
-pushdown off (cairn_aggregate_pushdown = OFF) for comparison.
+pushdowns off (cairn_join_pushdown = OFF and cairn_aggregate_pushdown = OFF) for comparison.
 Usage: joins.py CAIRN_PORT MARIADB_PORT (environment: CUSTOMERS, ORDERS, REPEAT, SEED).
 """
 
@@ -120,10 +120,11 @@ def main():
         cur.fetchall()
         print(f"# loaded {name} in {time.perf_counter() - start:.1f} s", flush=True)
     print(f"\nCUSTOMERS={CUSTOMERS} ORDERS={ORDERS} REPEAT={REPEAT} SEED={SEED}\n")
-    # The same statements with Cairn's pushdown off, on a second connection.
+    # The same statements with Cairn's pushed joins and aggregation off, on a second connection.
     unpushed = connect(cairn_port)
     unpushed.cursor().execute("USE joins")
     unpushed.cursor().execute("SET cairn_aggregate_pushdown = OFF")
+    unpushed.cursor().execute("SET cairn_join_pushdown = OFF")
     print("| query | rows | Cairn ms | MariaDB ms | Cairn / MariaDB | Cairn, pushdown off |")
     print("|---|---:|---:|---:|---:|---:|")
     failed = 0

@@ -82,6 +82,12 @@ pub const AGGREGATE_GROUPS_MAX: usize = 65_536;
 /// The most index prefixes one scan reads by (`wire::ScanRequest::keys`, NDB's batched key
 /// access: a join's index probe sends a batch of joined rows' values in one scan).
 pub const SCAN_KEYS_MAX: usize = 16_384;
+/// The most tables a pushed join reads after its scan's (`wire::ScanRequest::join`).
+pub const JOIN_CHILDREN_MAX: usize = 8;
+/// The most bytes of rows a pushed join holds in the data node for one batch of its scan's
+/// rows (the joined rows and a child's rows read): past it the scan fails with `Overloaded`,
+/// and the API node joins it itself.
+pub const JOIN_HELD_BYTES_MAX: usize = 64 * 1024 * 1024;
 /// Partitions of one table.
 pub const PARTITIONS_MAX: u32 = 1_024;
 /// Buckets of the placement map: hash -> bucket -> partition.

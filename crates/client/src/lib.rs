@@ -26,7 +26,7 @@ pub use lob::has_parts;
 pub use runner::Runner;
 pub use session::{AsyncSession, Completion};
 pub use stats::{TableStats, STATS_TABLE};
-pub use table::{Scan, Table};
+pub use table::{JoinChild, Scan, Table};
 pub use transaction::{OpId, Transaction};
 pub use wire::{
     AggregateFn, Aggregation, CheckpointInfo, ColumnSource, ExecType, LockMode, NewColumn,

@@ -91,7 +91,7 @@ impl Table {
         })
     }
 
-    /// An index's position by name ("PRIMARY" is not an index here; use key operations).
+    /// An ordered index's position by name (a declared primary key's is "PRIMARY").
     pub fn index(&self, name: &str) -> Result<u16> {
         self.def.index(name).map(|i| i as u16).ok_or_else(|| {
             ClientError::Failed(Error::new(
@@ -140,6 +140,66 @@ pub struct Scan {
     aggregate: Option<wire::Aggregation>,
     keys: Vec<Vec<Value>>,
     first_per_key: bool,
+    join: Vec<JoinChild>,
+}
+
+/// A table a pushed join reads inside the data node for each row of its scan ([`Scan::join`]):
+/// the rows of `table` whose ordered index holds, in its leading columns, the values at `key`
+/// in the joined row so far (the scan's columns, then the earlier children's).
+#[derive(Debug, Clone)]
+pub struct JoinChild {
+    table: Table,
+    index: String,
+    key: Vec<u16>,
+    filter: Option<Filter>,
+    columns: Vec<String>,
+    outer: bool,
+}
+
+impl JoinChild {
+    /// Rows of `table` whose index `index` (an ordered index; the primary key's is "PRIMARY")
+    /// holds the joined row's values at positions `key` in its leading columns.
+    pub fn new(table: &Table, index: &str, key: Vec<u16>) -> JoinChild {
+        JoinChild {
+            table: table.clone(),
+            index: index.to_string(),
+            key,
+            filter: None,
+            columns: Vec::new(),
+            outer: false,
+        }
+    }
+
+    /// The child's own conditions, run as it is read.
+    pub fn filter(mut self, filter: Filter) -> JoinChild {
+        self.filter = Some(filter);
+        self
+    }
+
+    /// Columns to return, by name; none means every visible column.
+    pub fn columns(mut self, names: &[&str]) -> JoinChild {
+        self.columns = names.iter().map(|n| n.to_string()).collect();
+        self
+    }
+
+    /// A joined row without a match goes on with NULLs for this child (LEFT JOIN).
+    pub fn outer(mut self) -> JoinChild {
+        self.outer = true;
+        self
+    }
+
+    fn request(&self) -> Result<wire::JoinChild> {
+        let columns: Vec<&str> = self.columns.iter().map(String::as_str).collect();
+        Ok(wire::JoinChild {
+            table: self.table.id(),
+            version: self.table.version(),
+            index: self.table.index(&self.index)?,
+            key: self.key.clone(),
+            filter: self.filter.clone().unwrap_or(Filter::True),
+            projection: self.table.columns(&columns)?,
+            outer: self.outer,
+        })
+    }
 }
 
 impl Scan {
@@ -181,6 +241,13 @@ impl Scan {
     /// filter keeps (a semi-join's probe, as EXISTS asks only whether a key has a match).
     pub fn first_per_key(mut self) -> Scan {
         self.first_per_key = true;
+        self
+    }
+
+    /// Pushes a join into the data node: for each row the scan finds, `child`'s matching rows
+    /// are read there and the scan answers the rows joined (see [`wire::ScanRequest::join`]).
+    pub fn join(mut self, child: JoinChild) -> Scan {
+        self.join.push(child);
         self
     }
 
@@ -261,6 +328,11 @@ impl Scan {
             aggregate: self.aggregate.clone(),
             keys: self.keys.clone(),
             first_per_key: self.first_per_key,
+            join: self
+                .join
+                .iter()
+                .map(JoinChild::request)
+                .collect::<Result<_>>()?,
         })
     }
 }

@@ -22,6 +22,7 @@ use crate::Shared;
 mod aggregate;
 mod ddl;
 mod execute;
+mod join;
 mod remote;
 mod replica;
 mod scan;

@@ -28,6 +28,9 @@ pub struct ScanPlan {
     pub by_keys: bool,
     /// With keys: at most one row per key from each partition (a semi-join's probe).
     pub first_per_key: bool,
+    /// With keys: each key's partition, when the keys bind the partition key (a partition then
+    /// reads only its own keys); empty: every partition reads every key.
+    pub key_partitions: Vec<u32>,
     /// Constants already in the columns' canonical form.
     pub filter: Filter,
     /// Columns to return (never empty: the coordinator expands "all").

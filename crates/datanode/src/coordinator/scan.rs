@@ -46,6 +46,18 @@ pub(super) struct ScanCursor {
     /// An unordered scan, once every stream's first part came: whether they came keyed by
     /// primary key, to be merged by it.
     by_key: Option<bool>,
+    /// A pushed join: the scans it reads, whose joined rows this cursor answers (it has no
+    /// streams of its own then).
+    pub(super) join: Option<Box<super::join::Join>>,
+}
+
+/// What a cursor's batch came to (`Coordinator::advance`).
+pub(super) enum Progress {
+    /// Nothing to answer yet: reads are out.
+    Wait,
+    /// A batch, and whether it is the scan's last.
+    Rows(Vec<Vec<Value>>, bool),
+    Failed(Error),
 }
 
 /// A worker reading the next part of stream `stream` of the open scan `request_id`, the
@@ -88,8 +100,87 @@ impl Stream {
 }
 
 impl ScanCursor {
+    /// The client's cursor of a pushed join (`join.rs`): no streams of its own; it answers
+    /// `join`'s joined rows in the client's batches, up to the request's limit.
+    pub(super) fn joined(id: u64, request: &ScanRequest, join: super::join::Join) -> ScanCursor {
+        let root = join.root();
+        let (batch_rows, batch_bytes) = batch_limits(request.batch_rows, request.batch_bytes);
+        ScanCursor {
+            id,
+            client_txn: root.client_txn,
+            plan: root.plan.clone(),
+            request: root.request.clone(),
+            streams: Vec::new(),
+            remaining: if request.limit == 0 {
+                u64::MAX
+            } else {
+                request.limit
+            },
+            batch_rows,
+            batch_bytes,
+            stream_bytes: STREAM_BYTES_MIN,
+            waiting: 0,
+            batch: Some((Vec::new(), 0)),
+            failure: None,
+            aggregate: None,
+            by_key: None,
+            join: Some(Box::new(join)),
+        }
+    }
+
+    pub(super) fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The columns of each row it answers.
+    pub(super) fn width(&self) -> usize {
+        self.plan.projection.len()
+    }
+
+    /// Asks for the next batch.
+    pub(super) fn ask(&mut self) {
+        self.batch.get_or_insert_with(Default::default);
+    }
+
+    /// Whether the client waits for a batch.
+    pub(super) fn waits(&self) -> bool {
+        self.batch.is_some()
+    }
+
+    /// The batch made, which the client no longer waits for.
+    pub(super) fn take_batch(&mut self) -> Vec<Vec<Value>> {
+        self.batch.take().map(|(rows, _)| rows).unwrap_or_default()
+    }
+
+    /// A pushed join's cursor: moves joined rows into the batch the client waits for. True
+    /// when the scan has answered everything (its limit reached, or every row joined).
+    pub(super) fn take_joined(&mut self) -> bool {
+        let Some(join) = self.join.as_mut() else {
+            return true;
+        };
+        if let Some((batch, bytes)) = self.batch.as_mut() {
+            while batch.len() < self.batch_rows && *bytes < self.batch_bytes && self.remaining > 0 {
+                let Some(row) = join.pop() else {
+                    break;
+                };
+                *bytes += row_bytes(&row);
+                batch.push(row);
+                self.remaining -= 1;
+            }
+        }
+        self.remaining == 0 || join.finished()
+    }
+
+    /// This cursor, or the one of its pushed join, that `id` names.
+    fn with_id(&mut self, id: u64) -> Option<&mut ScanCursor> {
+        if self.id == id {
+            return Some(self);
+        }
+        self.join.as_mut()?.cursor_with_id(id)
+    }
+
     /// Whether the batch being made holds as much as the client takes.
-    fn batch_full(&self) -> bool {
+    pub(super) fn batch_full(&self) -> bool {
         self.batch.as_ref().is_some_and(|(rows, bytes)| {
             rows.len() >= self.batch_rows || *bytes >= self.batch_bytes
         })
@@ -159,11 +250,6 @@ impl Coordinator {
             // A read of the transaction is activity: it does not time out meanwhile.
             t.last_active = std::time::Instant::now();
         }
-        // Only workers that received a write of the transaction hold changes a scan must see.
-        let (txn, written) = match self.txns.get(&request.transaction) {
-            Some(t) if request.transaction != 0 => (Some(t.id), t.written),
-            _ => (None, 0),
-        };
         if let Some(e) = self.queues_full() {
             return self.fail(request_id, e);
         }
@@ -188,6 +274,27 @@ impl Coordinator {
                 ),
             );
         }
+        let cursor = if request.join.is_empty() {
+            self.cursor(request)
+        } else {
+            self.join_cursor(request)
+        };
+        match cursor {
+            Err(e) => self.fail(request_id, e),
+            Ok(cursor) => {
+                self.scans.insert(request_id, cursor);
+                self.pump_scan(request_id);
+            }
+        }
+    }
+
+    /// A cursor for `request`, its streams planned and nothing read yet (its batch asked for).
+    pub(super) fn cursor(&mut self, request: ScanRequest) -> Result<ScanCursor, Error> {
+        // Only workers that received a write of the transaction hold changes a scan must see.
+        let (txn, written) = match self.txns.get(&request.transaction) {
+            Some(t) if request.transaction != 0 => (Some(t.id), t.written),
+            _ => (None, 0),
+        };
         let (batch_rows, batch_bytes) = (request.batch_rows, request.batch_bytes);
         let client_txn = if txn.is_some() {
             request.transaction
@@ -203,103 +310,91 @@ impl Coordinator {
         // Other node groups' parts answer rows; this coordinator folds them.
         kept.aggregate = None;
         let aggregation = request.aggregate.clone();
-        match self.plan_scan(request) {
-            Err(e) => self.fail(request_id, e),
-            Ok((plan, partitions)) => {
-                let aggregate = match aggregation.map(|spec| {
-                    Aggregator::new(spec, &plan.table, &plan.projection, plan.limit, plan.order)
-                }) {
-                    None => None,
-                    Some(Ok(a)) => Some((a, VecDeque::new())),
-                    Some(Err(e)) => return self.fail(request_id, e),
+        let (plan, partitions) = self.plan_scan(request)?;
+        let aggregate = match aggregation.map(|spec| {
+            Aggregator::new(spec, &plan.table, &plan.projection, plan.limit, plan.order)
+        }) {
+            None => None,
+            Some(Ok(a)) => Some((a, VecDeque::new())),
+            Some(Err(e)) => return Err(e),
+        };
+        let workers = self.shared.worker_count();
+        let placement = self.shared.placement;
+        let ordered = plan.order != ScanOrder::Any;
+        let mut streams: Vec<Stream> = Vec::new();
+        let stream = |worker: usize, partitions: Vec<u32>| {
+            let group = placement.group_of(partitions[0]);
+            if placement.is_local(partitions[0]) {
+                return Stream {
+                    worker,
+                    group: None,
+                    partitions,
+                    txn: txn.filter(|_| written & (1 << worker) != 0),
+                    link: None,
+                    next: Some(ScanPlace::default()),
+                    fetching: false,
+                    answered: false,
+                    rows: VecDeque::new(),
                 };
-                let workers = self.shared.worker_count();
-                let placement = self.shared.placement;
-                let ordered = plan.order != ScanOrder::Any;
-                let mut streams: Vec<Stream> = Vec::new();
-                let stream = |worker: usize, partitions: Vec<u32>| {
-                    let group = placement.group_of(partitions[0]);
-                    if placement.is_local(partitions[0]) {
-                        return Stream {
-                            worker,
-                            group: None,
-                            partitions,
-                            txn: txn.filter(|_| written & (1 << worker) != 0),
-                            link: None,
-                            next: Some(ScanPlace::default()),
-                            fetching: false,
-                            answered: false,
-                            rows: VecDeque::new(),
-                        };
-                    }
-                    // The transaction's part on that group, if it has one there.
-                    let part = remote_parts
-                        .as_ref()
-                        .and_then(|(id, parts)| Some((*id, parts.get(&group)?.link())));
-                    Stream {
-                        worker,
-                        group: Some(group),
-                        partitions,
-                        txn: part.map(|(id, _)| id),
-                        link: part.and_then(|(_, link)| link),
-                        next: Some(ScanPlace::default()),
-                        fetching: false,
-                        answered: false,
-                        rows: VecDeque::new(),
-                    }
-                };
-                if ordered {
-                    // Each partition's rows come sorted; the cursor merges them.
-                    for p in partitions {
-                        streams.push(stream(placement.worker_of(p), vec![p]));
-                    }
-                } else {
-                    // One stream per worker of each node group the partitions are in.
-                    let mut per: std::collections::BTreeMap<(u32, usize), Vec<u32>> =
-                        Default::default();
-                    for p in partitions {
-                        per.entry((placement.group_of(p), placement.worker_of(p)))
-                            .or_default()
-                            .push(p);
-                    }
-                    for ((_, w), group) in per {
-                        debug_assert!(w < workers);
-                        streams.push(stream(w, group));
-                    }
-                }
-                let batch_rows = match batch_rows as usize {
-                    0 => limits::SCAN_BATCH_ROWS_MAX,
-                    n => n.min(limits::SCAN_BATCH_ROWS_MAX),
-                };
-                let batch_bytes = match batch_bytes as usize {
-                    0 => limits::SCAN_BATCH_BYTES_DEFAULT,
-                    n => n.min(limits::SCAN_BATCH_BYTES_MAX),
-                };
-                let cursor = ScanCursor {
-                    id: self.tag(),
-                    client_txn,
-                    remaining: if plan.limit == 0 {
-                        u64::MAX
-                    } else {
-                        plan.limit
-                    },
-                    plan: Arc::new(plan),
-                    request: kept,
-                    // Together the streams read about one batch ahead, each at least a little.
-                    stream_bytes: (batch_bytes / streams.len().max(1)).max(STREAM_BYTES_MIN),
-                    streams,
-                    batch_rows,
-                    batch_bytes,
-                    waiting: 0,
-                    batch: Some((Vec::new(), 0)),
-                    failure: None,
-                    aggregate,
-                    by_key: None,
-                };
-                self.scans.insert(request_id, cursor);
-                self.pump_scan(request_id);
+            }
+            // The transaction's part on that group, if it has one there.
+            let part = remote_parts
+                .as_ref()
+                .and_then(|(id, parts)| Some((*id, parts.get(&group)?.link())));
+            Stream {
+                worker,
+                group: Some(group),
+                partitions,
+                txn: part.map(|(id, _)| id),
+                link: part.and_then(|(_, link)| link),
+                next: Some(ScanPlace::default()),
+                fetching: false,
+                answered: false,
+                rows: VecDeque::new(),
+            }
+        };
+        if ordered {
+            // Each partition's rows come sorted; the cursor merges them.
+            for p in partitions {
+                streams.push(stream(placement.worker_of(p), vec![p]));
+            }
+        } else {
+            // One stream per worker of each node group the partitions are in.
+            let mut per: std::collections::BTreeMap<(u32, usize), Vec<u32>> = Default::default();
+            for p in partitions {
+                per.entry((placement.group_of(p), placement.worker_of(p)))
+                    .or_default()
+                    .push(p);
+            }
+            for ((_, w), group) in per {
+                debug_assert!(w < workers);
+                streams.push(stream(w, group));
             }
         }
+        let (batch_rows, batch_bytes) = batch_limits(batch_rows, batch_bytes);
+        let cursor = ScanCursor {
+            id: self.tag(),
+            client_txn,
+            remaining: if plan.limit == 0 {
+                u64::MAX
+            } else {
+                plan.limit
+            },
+            plan: Arc::new(plan),
+            request: kept,
+            // Together the streams read about one batch ahead, each at least a little.
+            stream_bytes: (batch_bytes / streams.len().max(1)).max(STREAM_BYTES_MIN),
+            streams,
+            batch_rows,
+            batch_bytes,
+            waiting: 0,
+            batch: Some((Vec::new(), 0)),
+            failure: None,
+            aggregate,
+            by_key: None,
+            join: None,
+        };
+        Ok(cursor)
     }
 
     /// The client asks for an open scan's next batch.
@@ -343,7 +438,7 @@ impl Coordinator {
     }
 
     /// Sends a batch of a scan's rows; the last ends the scan.
-    fn send_rows(&mut self, request_id: u64, rows: Vec<Vec<Value>>, last: bool) {
+    pub(super) fn send_rows(&mut self, request_id: u64, rows: Vec<Vec<Value>>, last: bool) {
         let flags = if last { FLAG_LAST } else { 0 };
         Message::ScanRows { rows }.write_frame(
             &mut self.out,
@@ -355,10 +450,31 @@ impl Coordinator {
 
     /// Makes what progress it can on a scan: the batch the client waits for, from the rows the
     /// streams hold, asking workers for more where a stream ran out.
-    fn pump_scan(&mut self, request_id: u64) {
+    pub(super) fn pump_scan(&mut self, request_id: u64) {
         let Some(mut c) = self.scans.remove(&request_id) else {
             return;
         };
+        if c.join.is_some() {
+            return self.pump_join(request_id, c);
+        }
+        match self.advance(request_id, &mut c) {
+            Progress::Wait => {}
+            Progress::Rows(rows, last) => {
+                self.send_rows(request_id, rows, last);
+                if last {
+                    // Reads still out come back to a scan that is gone, and are dropped.
+                    return;
+                }
+            }
+            Progress::Failed(e) => return self.fail(request_id, e),
+        }
+        self.scans.insert(request_id, c);
+    }
+
+    /// Makes what progress it can on cursor `c` of the scan `request_id`: its batch (when one
+    /// is asked for, `batch`), from the rows its streams hold, asking workers for more where a
+    /// stream ran out.
+    pub(super) fn advance(&mut self, request_id: u64, c: &mut ScanCursor) -> Progress {
         let ordered = c.plan.order != ScanOrder::Any;
         let descending = c.plan.order == ScanOrder::Descending;
         // An unordered full scan starts once every stream's first part is here. When each came
@@ -379,10 +495,10 @@ impl Coordinator {
             let done = c.failure.is_none() && c.fold();
             if c.failure.is_none() && (done || c.batch_full()) {
                 if let Some((rows, _)) = c.batch.take() {
-                    self.send_rows(request_id, rows, done);
-                    if done {
-                        return;
+                    if !done {
+                        self.read_ahead(request_id, c);
                     }
+                    return Progress::Rows(rows, done);
                 }
             }
         } else if let Some((batch, bytes)) = c.batch.as_mut().filter(|_| c.failure.is_none()) {
@@ -423,11 +539,10 @@ impl Coordinator {
             ended |= c.remaining == 0 || c.streams.iter().all(Stream::drained);
             if ended || c.batch_full() {
                 let (rows, _) = c.batch.take().unwrap_or_default();
-                self.send_rows(request_id, rows, ended);
-                if ended {
-                    // Reads still out come back to a scan that is gone, and are dropped.
-                    return;
+                if !ended {
+                    self.read_ahead(request_id, c);
                 }
+                return Progress::Rows(rows, ended);
             }
         }
         if c.failure.is_some() && c.batch.is_some() && c.waiting == 0 {
@@ -435,12 +550,12 @@ impl Coordinator {
                 .failure
                 .take()
                 .unwrap_or_else(|| Error::new(ErrorCode::Internal, "scan"));
-            return self.fail(request_id, e);
+            return Progress::Failed(e);
         }
         if c.failure.is_none() {
-            self.read_ahead(request_id, &mut c);
+            self.read_ahead(request_id, c);
         }
-        self.scans.insert(request_id, c);
+        Progress::Wait
     }
 
     /// Asks every stream that holds no rows and has more for its next part.
@@ -495,30 +610,42 @@ impl Coordinator {
         }
     }
 
-    pub(super) fn plan_scan(
-        &self,
-        mut request: ScanRequest,
-    ) -> Result<(ScanPlan, Vec<u32>), Error> {
-        let entry = {
+    /// Table `id`'s definition, which must be of `version`.
+    pub(super) fn table_def(&self, id: u32, version: u32) -> Result<Arc<base::TableDef>, Error> {
+        let table = {
             let catalog = self
                 .shared
                 .catalog
                 .read()
                 .map_err(|_| Error::new(ErrorCode::Internal, "catalog poisoned"))?;
             catalog
-                .get(request.table)
-                .cloned()
-                .ok_or_else(|| unknown_table(&catalog, request.table))?
+                .get(id)
+                .map(|e| e.def.clone())
+                .ok_or_else(|| unknown_table(&catalog, id))?
         };
-        let table = entry.def.clone();
-        if table.version != request.version {
-            return Err(crate::worker::changed(&table, request.version));
+        if table.version != version {
+            return Err(crate::worker::changed(&table, version));
         }
+        Ok(table)
+    }
+
+    pub(super) fn plan_scan(
+        &self,
+        mut request: ScanRequest,
+    ) -> Result<(ScanPlan, Vec<u32>), Error> {
+        if !request.join.is_empty() {
+            return Err(Error::new(
+                ErrorCode::BadRequest,
+                "a scan part or child carries no pushed join",
+            ));
+        }
+        let table = self.table_def(request.table, request.version)?;
         let projection = prepare::check_projection(&table, request.projection)?;
         let filter = prepare::prepare_filter(&table, request.filter)?;
         let mut partitions: Vec<u32> = (0..table.partition_count).collect();
         let (mut lower, mut upper) = (None, None);
         let mut keys = Vec::new();
+        let mut key_partitions = Vec::new();
         let by_keys = !request.keys.is_empty();
         if request.first_per_key && !by_keys {
             return Err(Error::new(
@@ -595,6 +722,23 @@ impl Coordinator {
                         }
                     }
                 }
+                // Keys that bind the partition key: each read only where its row would live.
+                if let Some(at) = bound_partition_key(&table, def, keys.first().map_or(0, Vec::len))
+                {
+                    key_partitions = keys
+                        .iter()
+                        .map(|k| {
+                            let values: Vec<Value> = at.iter().map(|i| k[*i].clone()).collect();
+                            locate(&table, &table.partition_key, &values).1
+                        })
+                        .collect();
+                    partitions = key_partitions.clone();
+                    partitions.sort_unstable();
+                    partitions.dedup();
+                    if partitions.is_empty() {
+                        partitions.push(0);
+                    }
+                }
                 // Prune to one partition when an equality bound fixes every partition-key column.
                 if let (Some((lv, true)), Some((uv, true))) = (&lower, &upper) {
                     if lv == uv {
@@ -640,6 +784,7 @@ impl Coordinator {
             keys,
             by_keys,
             first_per_key: request.first_per_key,
+            key_partitions,
             filter,
             projection,
             limit: request.limit,
@@ -658,7 +803,11 @@ impl Coordinator {
         else {
             return;
         };
-        let Some(c) = self.scans.get_mut(&request_id).filter(|c| c.id == cursor) else {
+        let Some(c) = self
+            .scans
+            .get_mut(&request_id)
+            .and_then(|c| c.with_id(cursor))
+        else {
             // The scan ended (closed, failed, or its limit reached) while this was out.
             return;
         };
@@ -682,9 +831,42 @@ impl Coordinator {
     }
 }
 
+/// The rows and bytes a batch takes at most, for a request's (0: the defaults).
+fn batch_limits(rows: u32, bytes: u32) -> (usize, usize) {
+    let rows = match rows as usize {
+        0 => limits::SCAN_BATCH_ROWS_MAX,
+        n => n.min(limits::SCAN_BATCH_ROWS_MAX),
+    };
+    let bytes = match bytes as usize {
+        0 => limits::SCAN_BATCH_BYTES_DEFAULT,
+        n => n.min(limits::SCAN_BATCH_BYTES_MAX),
+    };
+    (rows, bytes)
+}
+
 /// What a stream reads per request at least, however many streams share a batch (an ordered
 /// scan of 1,024 partitions then holds 4 MiB read ahead at most, past a row each).
 const STREAM_BYTES_MIN: usize = 4 * 1024;
+
+/// Where each partition-key column sits in a key of `index`'s first `width` columns, when
+/// those columns hold the whole partition key (none cut to a prefix).
+fn bound_partition_key(
+    table: &base::TableDef,
+    index: &base::schema::IndexDef,
+    width: usize,
+) -> Option<Vec<usize>> {
+    let bound = index.columns.get(..width)?;
+    table
+        .partition_key
+        .iter()
+        .map(|pc| {
+            bound
+                .iter()
+                .position(|c| c == pc)
+                .filter(|at| index.prefix(*at).is_none())
+        })
+        .collect()
+}
 
 /// Partition-key values a scan's filter may fix at most, across its IN lists (beyond, the scan
 /// reads every partition).

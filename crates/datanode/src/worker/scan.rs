@@ -242,6 +242,7 @@ impl Worker {
             keys: Vec::new(),
             by_keys: false,
             first_per_key: false,
+            key_partitions: Vec::new(),
             filter: plan.filter.clone(),
             projection: plan.projection.clone(),
             limit: 0,
@@ -463,10 +464,23 @@ impl Worker {
         batch: &mut Batch,
     ) -> Result<Option<PlaceIn>, Error> {
         let part = self.partition(p, plan)?;
+        let mine = |i: &usize| plan.key_partitions.get(*i).is_none_or(|kp| *kp == p);
+        let def = &plan.table;
+        let whole_primary_key = def.indexes.get(index).is_some_and(|i| {
+            i.columns == def.primary_key && (0..i.columns.len()).all(|at| i.prefix(at).is_none())
+        }) && plan
+            .keys
+            .first()
+            .is_some_and(|k| k.len() == def.primary_key.len());
+        if whole_primary_key {
+            return self.scan_primary_keys(p, index, plan, changes, at, batch);
+        }
         let mut prefixes: Vec<Vec<u8>> = plan
             .keys
             .iter()
-            .map(|k| {
+            .enumerate()
+            .filter(|(i, _)| mine(i))
+            .map(|(_, k)| {
                 let mut e = Vec::new();
                 part.encode_index_prefix(index, k, &mut e);
                 e
@@ -518,6 +532,69 @@ impl Worker {
             if taken.is_some() {
                 last = taken;
             }
+        }
+        Ok(None)
+    }
+
+    /// `scan_keys` when each key is a whole primary key (a pushed join's child read by its
+    /// primary key's ordered index): each key's row found by the primary key's hash, not by a
+    /// range of the index, in the index's order, the transaction's image standing in for its
+    /// row. Resumes past `at`'s index key as `scan_keys` does.
+    fn scan_primary_keys(
+        &self,
+        p: u32,
+        index: usize,
+        plan: &ScanPlan,
+        changes: &Changes,
+        at: &PlaceIn,
+        batch: &mut Batch,
+    ) -> Result<Option<PlaceIn>, Error> {
+        let reading = self.reading(p, plan, changes)?;
+        let part = reading.part;
+        let mut keys: Vec<(Vec<u8>, Vec<u8>)> = plan
+            .keys
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| plan.key_partitions.get(*i).is_none_or(|kp| *kp == p))
+            .map(|(_, k)| {
+                let (mut prefix, mut pk) = (Vec::new(), Vec::new());
+                part.encode_index_prefix(index, k, &mut prefix);
+                part.encode_primary_key(k, &mut pk);
+                (prefix, pk)
+            })
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let ordered = plan.order != ScanOrder::Any;
+        // The index key of the last row returned: keys up to it are done (a key's one row has
+        // an index key starting with the key's).
+        let mut last: Option<Vec<u8>> = match at {
+            PlaceIn::After(k) => Some(k.clone()),
+            _ => None,
+        };
+        for (prefix, pk) in keys {
+            if last
+                .as_ref()
+                .is_some_and(|l| prefix.as_slice() <= l.as_slice())
+            {
+                continue;
+            }
+            if batch.full() {
+                return Ok(Some(last.map_or_else(|| at.clone(), PlaceIn::After)));
+            }
+            let row = match reading.mine.and_then(|m| m.get(pk.as_slice())) {
+                Some(image) => *image,
+                None => part.get(&pk),
+            };
+            let Some(row) = row.filter(|row| reading.matches(row)) else {
+                continue;
+            };
+            let key = part.index_key_of(index, row);
+            batch.push(
+                if ordered { key.clone() } else { Vec::new() },
+                reading.project(row),
+            );
+            last = Some(key);
         }
         Ok(None)
     }

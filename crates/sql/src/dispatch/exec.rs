@@ -39,6 +39,9 @@ impl Exec for Session {
     fn pushdown_aggregates(&self) -> bool {
         self.aggregate_pushdown()
     }
+    fn pushdown_joins(&self) -> bool {
+        self.join_pushdown()
+    }
     fn foreign_key_checks(&self) -> bool {
         Session::foreign_key_checks(self)
     }

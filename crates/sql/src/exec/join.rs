@@ -3,6 +3,7 @@
 //! read once, and hash-joined in the API node; NULLs for an outer join's unmatched rows.
 
 use crate::exec::run::{key_value, of_column_kind, place, Executor, Fetch};
+use crate::exec::step::Stepping;
 use crate::exec::{Exec, Subqueries};
 use crate::expr::aggregate::group_key;
 use crate::expr::{truthy, Expr};
@@ -12,7 +13,7 @@ use crate::plan::join::{JoinStep, Joined, PROBE_KEYS_PER_SCAN, PROBE_SCANS_IN_FL
 use crate::plan::Source;
 use base::types::Collation;
 use base::Value;
-use client::{ExecType, LockMode, Scan, ScanOrder, Transaction};
+use client::{ExecType, JoinChild, LockMode, Scan, ScanOrder, Transaction};
 
 pub(crate) trait Joining: Executor {
     /// The rows of a join ([`Joined`]): the first table's matching rows,
@@ -26,18 +27,24 @@ pub(crate) trait Joining: Executor {
         j: &Joined,
         params: &[Value],
     ) -> Result<Vec<Vec<Value>>> {
-        let first = self.fetch(txn, ExecType::NoCommit, src, params)?;
-        let mut rows: Vec<Vec<Value>> = first
-            .into_iter()
-            .map(|r| {
-                let mut joined = vec![Value::Null; j.width];
-                place(&mut joined, j.first_offset, &src.fetch, r);
-                joined
-            })
-            .collect();
+        let (mut rows, start) = match self.pushed_join(txn, src, j, params)? {
+            Some(rows) => (rows, j.pushed.len()),
+            None => {
+                let first = self.fetch(txn, ExecType::NoCommit, src, params)?;
+                let rows = first
+                    .into_iter()
+                    .map(|r| {
+                        let mut joined = vec![Value::Null; j.width];
+                        place(&mut joined, j.first_offset, &src.fetch, r);
+                        joined
+                    })
+                    .collect();
+                (rows, 0)
+            }
+        };
         // The joined rows before the group of a nested join being joined.
         let mut before_group: Option<Vec<Vec<Value>>> = None;
-        for step in &j.steps {
+        for step in &j.steps[start..] {
             if step.group_start {
                 before_group = Some(rows.clone());
             }
@@ -57,6 +64,112 @@ pub(crate) trait Joining: Executor {
             txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
         }
         self.filtered(j.filter.as_ref(), params, rows)
+    }
+
+    /// The rows of the first table and the steps a pushed join reads with it
+    /// (`plan/pushed.rs`), read by the data node in one request and joined there (see
+    /// [`Joining::pushed_rows`]). None when the join is not pushed: the setting
+    /// `cairn_join_pushdown` is OFF, this execution's values do not allow it, or the data node
+    /// found the join too large to hold; the API node joins the steps itself then.
+    fn pushed_join(
+        &mut self,
+        txn: &mut Transaction,
+        src: &Source,
+        j: &Joined,
+        params: &[Value],
+    ) -> Result<Option<Vec<Vec<Value>>>> {
+        self.check_killed()?;
+        let (scan, decided) = match self.pushed_scan(src, j, params)? {
+            None => return Ok(None),
+            Some(Fetch::Scan(scan, decided)) => (scan, decided),
+            Some(_) => return Ok(Some(Vec::new())),
+        };
+        let found = match txn.scan(&src.table, &scan) {
+            Ok(rows) => rows,
+            Err(client::ClientError::Failed(e)) if e.code == base::ErrorCode::Overloaded => {
+                return Ok(None)
+            }
+            Err(e) => return Err(SqlError::from_client(&e)),
+        };
+        self.pushed_rows(src, j, params, decided, found).map(Some)
+    }
+
+    /// The read of a pushed join: its first table's scan (a primary-key lookup made a scan by
+    /// keys of its ordered index) with the pushed steps as its children, and whether that read
+    /// decides the first table's WHERE; `Fetch::Nothing` when no row can match. None when the
+    /// join is not pushed this time (see [`Joining::pushed_join`]).
+    fn pushed_scan(&mut self, src: &Source, j: &Joined, params: &[Value]) -> Result<Option<Fetch>> {
+        if j.pushed.is_empty() || !self.pushdown_joins() {
+            return Ok(None);
+        }
+        let request = self.key_request(src, params)?;
+        let decided = request.decided(src);
+        let names = src.fetch_names();
+        let mut scan = match request {
+            Fetch::Nothing => return Ok(Some(Fetch::Nothing)),
+            Fetch::Keys {
+                unique: None, keys, ..
+            } if keys.len() <= base::limits::SCAN_KEYS_MAX => {
+                Scan::index(crate::plan::pushed::PRIMARY).keys(keys)
+            }
+            Fetch::Keys { .. } => return Ok(None),
+            Fetch::Scan(scan, _) => *scan,
+        }
+        .columns(&names);
+        for (child, step) in j.pushed.iter().zip(&j.steps) {
+            let s = &step.source;
+            let (filter, all) = self.pushed_filter(s, params)?;
+            if step.outer && !all {
+                // A LEFT JOIN's own conditions must be decided where its NULLs are made.
+                return Ok(None);
+            }
+            let mut read =
+                JoinChild::new(&s.table, &child.index, child.key.clone()).columns(&s.fetch_names());
+            if let Some(f) = filter {
+                read = read.filter(f);
+            }
+            if step.outer {
+                read = read.outer();
+            }
+            scan = scan.join(read);
+        }
+        Ok(Some(Fetch::Scan(Box::new(scan), decided)))
+    }
+
+    /// The joined rows from the rows a pushed join's read answered (`found`), checked against
+    /// what the data node did not decide: the first table's WHERE (unless `decided`), and the
+    /// inner steps' ON (a LEFT JOIN's is decided there).
+    fn pushed_rows(
+        &self,
+        src: &Source,
+        j: &Joined,
+        params: &[Value],
+        decided: bool,
+        found: Vec<Vec<Value>>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let steps = &j.steps[..j.pushed.len()];
+        let first_filter = src.filter.as_ref().filter(|_| !decided);
+        let mut rows = Vec::with_capacity(found.len());
+        for row in found {
+            let mut values = row.into_iter();
+            let first: Vec<Value> = values.by_ref().take(src.fetch.len()).collect();
+            if let Some(f) = first_filter {
+                if !truthy(&f.eval(&self.env(&first, params, &[]))?) {
+                    continue;
+                }
+            }
+            let mut joined = vec![Value::Null; j.width];
+            place(&mut joined, j.first_offset, &src.fetch, first);
+            for step in steps {
+                let part = values.by_ref().take(step.source.fetch.len()).collect();
+                place(&mut joined, step.offset, &step.source.fetch, part);
+            }
+            rows.push(joined);
+        }
+        for step in steps.iter().filter(|s| !s.outer) {
+            rows = self.filtered(step.on.as_ref(), params, rows)?;
+        }
+        Ok(rows)
     }
 
     /// Completes a group of a nested join: the joined rows its ON keeps, and under a LEFT JOIN

@@ -126,6 +126,8 @@ pub(crate) trait Exec: Context + Sized + DerefMut<Target = ExecState> {
     fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Outcome>;
     /// Whether the data node may fold a grouped SELECT's rows (cairn_aggregate_pushdown).
     fn pushdown_aggregates(&self) -> bool;
+    /// Whether the data node may run a join's first tables (cairn_join_pushdown).
+    fn pushdown_joins(&self) -> bool;
     /// Whether writes check foreign keys (foreign_key_checks).
     fn foreign_key_checks(&self) -> bool;
     /// Whether writes check CHECK constraints (check_constraint_checks).

@@ -9,6 +9,7 @@ use base::Value;
 use client::{ExecType, Operation, ScanRequest};
 
 use crate::exec::diagnostics::Storing;
+use crate::exec::join::Joining;
 use crate::exec::run::Fetch;
 use crate::exec::{Exec, Executor, Outcome};
 use crate::foundation::error::Result;
@@ -20,6 +21,9 @@ pub(crate) enum Start<'p> {
     Done(Outcome),
     /// The table read and the reads to make, then `finish_select` with their rows.
     Read(&'p Source, Fetch),
+    /// A join the data node does not read whole this time (`pushed_step`): the connection's
+    /// thread joins it.
+    Unpushed,
 }
 
 /// A step's reads as the data node takes them, for a driver that sends them itself.
@@ -33,6 +37,13 @@ pub(crate) enum Request {
 /// information_schema table), with no other table joined.
 pub(crate) fn one_step(p: &SelectPlan) -> bool {
     p.joined.is_none() && p.source.as_ref().is_none_or(|s| !s.made_in_api_node())
+}
+
+/// Whether `p` is a join the data node may read whole in one request (a pushed join of every
+/// table, `Joined::fully_pushed`), which the reactor then serves as one step.
+pub(crate) fn pushed_step(p: &SelectPlan) -> bool {
+    p.joined.as_ref().is_some_and(|j| j.fully_pushed())
+        && p.source.as_ref().is_some_and(|s| !s.made_in_api_node())
 }
 
 impl Fetch {
@@ -98,7 +109,7 @@ impl Fetch {
 
 /// A single-table SELECT's step, over the executor's context.
 pub(crate) trait Stepping: Executor {
-    /// The start of `p` (which `one_step` accepts) with these parameters.
+    /// The start of `p` (which `one_step` or `pushed_step` accepts) with these parameters.
     fn start_select<'p>(&mut self, p: &'p SelectPlan, params: &[Value]) -> Result<Start<'p>> {
         let Some(src) = &p.source else {
             return Ok(Start::Done(self.select_rows(
@@ -107,6 +118,13 @@ pub(crate) trait Stepping: Executor {
                 vec![Vec::new()],
             )?));
         };
+        if let Some(j) = &p.joined {
+            return Ok(match self.pushed_scan(src, j, params)? {
+                None => Start::Unpushed,
+                Some(Fetch::Nothing) => Start::Done(self.select_rows(p, params, Vec::new())?),
+                Some(fetch) => Start::Read(src, fetch),
+            });
+        }
         match self.key_request(src, params)? {
             Fetch::Nothing => Ok(Start::Done(self.select_rows(p, params, Vec::new())?)),
             fetch => Ok(Start::Read(src, fetch)),
@@ -122,8 +140,12 @@ pub(crate) trait Stepping: Executor {
         decided: bool,
         rows: Vec<Vec<Value>>,
     ) -> Result<Outcome> {
-        let rows = match &p.source {
-            Some(src) if !decided => self.matching(src, params, rows)?,
+        let rows = match (&p.source, &p.joined) {
+            (Some(src), Some(j)) => {
+                let rows = self.pushed_rows(src, j, params, decided, rows)?;
+                self.filtered(j.filter.as_ref(), params, rows)?
+            }
+            (Some(src), None) if !decided => self.matching(src, params, rows)?,
             _ => rows,
         };
         self.select_rows(p, params, rows)
@@ -145,6 +167,13 @@ pub(crate) trait Stepping: Executor {
         let (src, fetch) = match self.start_select(p, params)? {
             Start::Done(outcome) => return Ok(outcome),
             Start::Read(src, fetch) => (src, fetch),
+            Start::Unpushed => {
+                return Err(crate::foundation::error::SqlError::new(
+                    1105,
+                    "HY000",
+                    "internal: a join run as one step",
+                ))
+            }
         };
         // A scan whose filter decides the WHERE, of a plan the data node can group: it folds
         // the rows and answers a row per group.

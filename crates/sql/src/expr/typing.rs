@@ -18,6 +18,7 @@ use crate::expr::{BinOp, Compiler, Expr};
 pub(crate) const INTEGER_VARIABLES: &[&str] = &[
     "autocommit",
     "cairn_aggregate_pushdown",
+    "cairn_join_pushdown",
     "check_constraint_checks",
     "connect_timeout",
     "div_precision_increment",

@@ -334,11 +334,48 @@ fn explain_select(p: &crate::plan::SelectPlan) -> Answer {
     answer
 }
 
+/// NDB's markers of a pushed join in Extra: its first table the parent of the tables the
+/// data node reads with it (when `cairn_join_pushdown` is ON), each of those its child.
+fn mark_pushed(rows: &mut [Vec<Value>], src: &crate::plan::Source, j: &crate::plan::join::Joined) {
+    let n = j.pushed.len();
+    if n == 0 {
+        return;
+    }
+    let mut extend = |row: usize, text: String| {
+        if let Some(Value::Bytes(extra)) = rows.get_mut(row).and_then(|r| r.get_mut(11)) {
+            if !extra.is_empty() {
+                extra.extend_from_slice(b"; ");
+            }
+            extra.extend_from_slice(text.as_bytes());
+        }
+    };
+    extend(
+        0,
+        format!("Parent of {} pushed join@1 (cairn_join_pushdown)", n + 1),
+    );
+    // Each child's parent: the table whose columns its key reads.
+    let mut members = vec![(src.fetch.len(), src.name.as_str())];
+    for (row, (child, step)) in j.pushed.iter().zip(&j.steps).enumerate() {
+        let at = child.key.first().map_or(0, |k| usize::from(*k));
+        let mut end = 0;
+        let parent = members
+            .iter()
+            .find(|(width, _)| {
+                end += width;
+                at < end
+            })
+            .map_or(src.name.as_str(), |(_, name)| name);
+        extend(row + 1, format!("Child of '{parent}' in pushed join@1"));
+        members.push((step.source.fetch.len(), step.source.name.as_str()));
+    }
+}
+
 fn explain_tables(p: &crate::plan::SelectPlan) -> Answer {
     let row = match (&p.source, &p.joined) {
         (Some(src), Some(j)) => {
             let mut rows = vec![source_row(src, false)];
             rows.extend(j.steps.iter().map(step_row));
+            mark_pushed(&mut rows, src, j);
             return explained(rows);
         }
         (Some(src), None) => source_row(src, false),

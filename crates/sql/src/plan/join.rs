@@ -90,6 +90,18 @@ pub struct Joined {
     pub width: usize,
     pub steps: Vec<JoinStep>,
     pub filter: Option<Expr>,
+    /// The first steps a pushed join reads with the first table (`plan/pushed.rs`), one each.
+    pub pushed: Vec<crate::plan::pushed::PushedChild>,
+}
+
+impl Joined {
+    /// Whether the data node reads the whole join in one request (every step pushed), leaving
+    /// the API node only checks without subqueries.
+    pub(crate) fn fully_pushed(&self) -> bool {
+        !self.pushed.is_empty()
+            && self.pushed.len() == self.steps.len()
+            && !self.filter.as_ref().is_some_and(Expr::has_correlated)
+    }
 }
 
 /// A table of a FROM clause.
@@ -836,13 +848,16 @@ pub(crate) fn join(
         filter = all_of(filter.into_iter().chain(unchecked).collect());
     }
     let first = first.ok_or_else(|| SqlError::parse("a join without tables"))?;
+    let first_offset = layout.offsets[order[0]];
+    let pushed = crate::plan::pushed::pushable(&first, first_offset, &steps);
     Ok((
         first,
         Joined {
-            first_offset: layout.offsets[order[0]],
+            first_offset,
             width: layout.width,
             steps,
             filter,
+            pushed,
         },
     ))
 }

@@ -14,6 +14,7 @@ pub(crate) mod estimate;
 pub(crate) mod explain;
 pub(crate) mod insert;
 pub(crate) mod join;
+pub(crate) mod pushed;
 pub(crate) mod select;
 pub use select::select;
 pub(crate) mod setop;

@@ -728,7 +728,11 @@ impl Loop {
         // A long value kept in parts: the thread's client library joins them, and the plan
         // goes there from now on (the event loop never waits for more reads).
         if let Compiled::Select(plan) = w.plan.as_ref() {
-            let may_hold = plan.source.as_ref().is_some_and(|s| s.table.holds_parts());
+            let may_hold = plan.source.as_ref().is_some_and(|s| s.table.holds_parts())
+                || plan
+                    .joined
+                    .as_ref()
+                    .is_some_and(|j| j.steps.iter().any(|s| s.source.table.holds_parts()));
             if may_hold && client::has_parts(rows.iter().map(Vec::as_slice)) {
                 plan.large.set(true);
                 self.replay(token, &w.packet);
@@ -913,7 +917,7 @@ fn query_here(links: &mut Links, conn: &mut Conn, token: u64, payload: &[u8]) ->
 fn reads_committed(plan: &SelectPlan) -> bool {
     // A virtual (information_schema) or derived table's rows are made by the session's thread,
     // and so are statements that may wait (SLEEP, GET_LOCK).
-    plan.joined.is_none()
+    (plan.joined.is_none() || crate::exec::step::pushed_step(plan))
         && !plan.waits
         && !plan.large.get()
         && plan
@@ -948,9 +952,17 @@ fn start_select(
             return Step::Answered;
         }
         Ok(Start::Read(src, fetch)) => (src, fetch),
+        Ok(Start::Unpushed) => return Step::Thread,
     };
     let decided = fetch.decided(src);
-    let link = links.pick(fetch.any_replica(src));
+    // A pushed join's tables must all allow it.
+    let any_replica = fetch.any_replica(src)
+        && select.joined.as_ref().is_none_or(|j| {
+            j.steps
+                .iter()
+                .all(|s| s.source.table.def().options.reads_any_replica())
+        });
+    let link = links.pick(any_replica);
     let sent = match fetch.request(src) {
         Some(Request::Keys(ops)) => link.prepare(token, ops, ExecType::Commit).is_ok(),
         Some(Request::Scan(r)) => link.prepare_scan(token, *r).is_ok(),

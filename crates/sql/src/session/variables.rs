@@ -49,6 +49,7 @@ macro_rules! variables {
 const VARIABLES: &[Variable] = variables! {
     "autocommit" Bool |s| Value::Int((s.status_flags() & status::AUTOCOMMIT != 0) as i64);
     "cairn_aggregate_pushdown" Bool |s| Value::Int(1);
+    "cairn_join_pushdown" Bool |s| Value::Int(1);
     "character_set_client" Plain |s| text(s.charsets.client.name());
     "character_set_connection" Plain |s| text(s.charsets.connection.name());
     "character_set_database" Plain |s| text(s.database_collation.charset().name());
@@ -111,6 +112,13 @@ impl Session {
             Some(Value::Bytes(b)) => !(b.eq_ignore_ascii_case(b"OFF") || b == b"0"),
             Some(v) => crate::expr::truthy(v),
         }
+    }
+
+    /// Whether joins may have the data node read their first tables (pushed joins):
+    /// cairn_join_pushdown, ON unless the session SET it OFF (or 0), as NDB's
+    /// ndb_join_pushdown.
+    pub(crate) fn join_pushdown(&self) -> bool {
+        self.switch_on("cairn_join_pushdown")
     }
 
     /// Whether the session checks foreign keys: foreign_key_checks, ON unless the session SET

@@ -6005,3 +6005,45 @@ SELECT id, FLOOR(b), CEILING(a), FLOOR(a), ROUND(b, -70), ROUND(a, -5), ROUND(b,
 SELECT FLOOR(CAST(-12345678901234567890123.5 AS DECIMAL(30,1))), CEILING(CAST(12345678901234567890123.5 AS DECIMAL(30,1))), FLOOR(CAST(-2.5 AS DECIMAL(10,1))), CEILING(2.000);
 SELECT MAX(b), MIN(a), SUM(a * 2) FROM d65c;
 DROP TABLE d65c;
+-- ---------------------------------------------------------------- pushed joins (cairn_join_pushdown): the first table and the tables reached from it by an ordered index on columns of the same integer type read by the data node in one request; NULL keys, keys matching nothing, LEFT JOINs NULL-filled there, inner ONs and the first table's WHERE checked after, chains, stars, a child by primary key and by a secondary KEY, and the same with the setting OFF.
+CREATE TABLE pj_r (id INT PRIMARY KEY, name VARCHAR(10) NOT NULL) CHARSET=utf8mb4;
+CREATE TABLE pj_c (id INT PRIMARY KEY, region INT NULL, score INT NOT NULL, big BIGINT NULL, KEY (region)) CHARSET=utf8mb4;
+CREATE TABLE pj_o (id INT PRIMARY KEY, cust INT NULL, day INT NOT NULL, amount INT NULL, note VARCHAR(10) NULL, KEY (cust), KEY (day)) CHARSET=utf8mb4;
+CREATE TABLE pj_l (oid INT NOT NULL, n INT NOT NULL, qty INT NOT NULL, PRIMARY KEY (oid, n)) CHARSET=utf8mb4;
+INSERT INTO pj_r VALUES (1, 'north'), (2, 'south'), (3, 'east');
+INSERT INTO pj_c VALUES (1, 1, 10, 1), (2, 1, 20, 2), (3, 2, 30, NULL), (4, NULL, 40, 4), (5, 9, 50, 5), (6, 3, 60, 6);
+INSERT INTO pj_o VALUES (1, 1, 1, 10, 'a'), (2, 1, 2, 20, NULL), (3, 2, 1, 30, 'b'), (4, 3, 3, NULL, 'c'), (5, NULL, 1, 50, 'd'), (6, 7, 2, 60, 'e'), (7, 6, 3, 70, 'f'), (8, 6, 1, 80, 'g');
+INSERT INTO pj_l VALUES (1, 1, 5), (1, 2, 6), (3, 1, 7), (7, 1, 8), (7, 2, 9), (7, 3, 10), (9, 1, 11);
+SELECT c.id, o.id, o.amount FROM pj_c c JOIN pj_o o ON o.cust = c.id WHERE c.id = 1;
+SELECT c.id, o.id FROM pj_o o JOIN pj_c c ON o.cust = c.id WHERE c.id = 6;
+SELECT o.id, c.score, r.name FROM pj_o o JOIN pj_c c ON c.id = o.cust JOIN pj_r r ON r.id = c.region;
+SELECT o.id, c.score, r.name FROM pj_o o LEFT JOIN pj_c c ON c.id = o.cust LEFT JOIN pj_r r ON r.id = c.region;
+SELECT c.id, o.id, l.n, l.qty FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id LEFT JOIN pj_l l ON l.oid = o.id;
+SELECT c.id, o.id, l.n FROM pj_c c JOIN pj_o o ON o.cust = c.id JOIN pj_l l ON l.oid = o.id WHERE l.qty > 6;
+SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id AND o.day = 1;
+SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id AND o.amount > c.score;
+SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.id AND o.amount > c.score;
+SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id WHERE o.id IS NULL;
+SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id AND o.note LIKE 'a%';
+SELECT r.id, c.id, o.id FROM pj_r r JOIN pj_c c ON c.region = r.id JOIN pj_o o ON o.cust = c.id WHERE r.id BETWEEN 1 AND 2;
+SELECT o.id, c.id FROM pj_o o JOIN pj_c c ON c.id = o.cust WHERE o.id BETWEEN 2 AND 7 AND c.score + o.day > 25;
+SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.big;
+SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.big;
+SELECT c.id, COUNT(o.id), SUM(o.amount) FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id GROUP BY c.id;
+SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.id WHERE c.id IN (1, 2, 6, 99) ORDER BY o.id LIMIT 3;
+SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.id WHERE c.id = 1 AND o.day = 2;
+SELECT c.id, o.id FROM pj_c c STRAIGHT_JOIN pj_o o ON o.cust = c.id;
+-- expect-difference: cairn_join_pushdown is Cairn's own variable (MariaDB: 1193)
+SET cairn_join_pushdown = OFF;
+SELECT o.id, c.score, r.name FROM pj_o o LEFT JOIN pj_c c ON c.id = o.cust LEFT JOIN pj_r r ON r.id = c.region;
+SELECT c.id, o.id, l.n, l.qty FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id LEFT JOIN pj_l l ON l.oid = o.id;
+-- expect-difference: cairn_join_pushdown is Cairn's own variable (MariaDB: 1193)
+SET cairn_join_pushdown = ON;
+BEGIN;
+INSERT INTO pj_o VALUES (9, 4, 1, 90, 'h');
+DELETE FROM pj_o WHERE id = 1;
+UPDATE pj_c SET region = 3 WHERE id = 4;
+SELECT c.id, o.id, r.name FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id LEFT JOIN pj_r r ON r.id = c.region;
+ROLLBACK;
+SELECT c.id, o.id, r.name FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id LEFT JOIN pj_r r ON r.id = c.region;
+DROP TABLE pj_r, pj_c, pj_o, pj_l;

@@ -56,6 +56,30 @@ pub struct ScanRequest {
     /// With `keys`: each partition answers at most one row per key (the first in index order
     /// that the filter keeps), as a semi-join asks only whether a key has a match.
     pub first_per_key: bool,
+    /// A pushed join (NDB's SPJ): tables read inside the data node for each row this scan
+    /// finds, by keys taken from that row's columns, and answered joined, each row holding the
+    /// scan's projected columns, then each child's in order (NULLs for an outer child without
+    /// a match). No aggregation with a join. At most `limits::JOIN_CHILDREN_MAX`.
+    pub join: Vec<JoinChild>,
+}
+
+/// A table a pushed join reads for each joined row: the rows of `table` whose ordered index
+/// `index` holds, in its leading columns, the values of the joined row's columns `key`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JoinChild {
+    pub table: u32,
+    pub version: u32,
+    pub index: u16,
+    /// Positions in the joined row so far (the scan's projection, then the earlier children's),
+    /// one per leading index column, whose values the index must hold.
+    pub key: Vec<u16>,
+    /// The child's own conditions, over its columns.
+    pub filter: Filter,
+    /// Columns answered; empty means all visible columns.
+    pub projection: Vec<u16>,
+    /// A joined row without a match goes on with NULLs for this child (LEFT JOIN); else it is
+    /// dropped.
+    pub outer: bool,
 }
 
 /// A scan's rows folded into groups by the data node. Each answered row holds a group's values
@@ -166,6 +190,33 @@ pub(crate) fn put_scan_request(out: &mut Vec<u8>, s: &ScanRequest) {
         out.put_values(k);
     }
     out.put_u8(s.first_per_key as u8);
+    out.put_u32(s.join.len() as u32);
+    for c in &s.join {
+        out.put_u32(c.table);
+        out.put_u32(c.version);
+        out.put_u16(c.index);
+        out.put_u16s(&c.key);
+        put_filter(out, &c.filter);
+        out.put_u16s(&c.projection);
+        out.put_u8(c.outer as u8);
+    }
+}
+
+fn get_join(r: &mut Reader) -> DecodeResult<Vec<JoinChild>> {
+    let n = r.count("join children", limits::JOIN_CHILDREN_MAX, 15)?;
+    let mut children = Vec::with_capacity(n);
+    for _ in 0..n {
+        children.push(JoinChild {
+            table: r.u32()?,
+            version: r.u32()?,
+            index: r.u16()?,
+            key: r.u16s("join key", limits::KEY_COLUMNS_MAX)?,
+            filter: get_filter(r, 0)?,
+            projection: r.u16s("projection", limits::COLUMNS_MAX)?,
+            outer: r.flag("outer join")?,
+        });
+    }
+    Ok(children)
 }
 
 pub(crate) fn get_scan_request(r: &mut Reader) -> DecodeResult<ScanRequest> {
@@ -214,6 +265,7 @@ pub(crate) fn get_scan_request(r: &mut Reader) -> DecodeResult<ScanRequest> {
             keys
         },
         first_per_key: r.flag("first per key")?,
+        join: get_join(r)?,
     })
 }
 

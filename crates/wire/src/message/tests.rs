@@ -5,7 +5,7 @@ use crate::frame::{FrameHeader, HEADER_BYTES};
 use base::filter::Filter;
 use base::schema::{ColumnDef, TableOptions};
 use base::types::ColumnType;
-use base::ErrorCode;
+use base::{limits, ErrorCode};
 use proptest::prelude::*;
 
 fn round_trip(m: &Message) -> Message {
@@ -290,6 +290,26 @@ fn messages_round_trip() {
             aggregate: None,
             keys: vec![],
             first_per_key: false,
+            join: vec![
+                JoinChild {
+                    table: 3,
+                    version: 4,
+                    index: 1,
+                    key: vec![0, 2],
+                    filter: Filter::IsNull { column: 1 },
+                    projection: vec![1, 0],
+                    outer: true,
+                },
+                JoinChild {
+                    table: 5,
+                    version: 1,
+                    index: 0,
+                    key: vec![4],
+                    filter: Filter::True,
+                    projection: vec![],
+                    outer: false,
+                },
+            ],
         }),
         Message::Scan(ScanRequest {
             table: 1,
@@ -316,6 +336,7 @@ fn messages_round_trip() {
             }),
             keys: vec![],
             first_per_key: false,
+            join: vec![],
         }),
         Message::ScanRows {
             rows: vec![vec![Value::Null, Value::Year(2001)]],
@@ -648,6 +669,7 @@ fn messages_round_trip() {
                 aggregate: None,
                 keys: vec![vec![Value::Int(4)], vec![Value::Int(9)]],
                 first_per_key: true,
+                join: vec![],
             },
             partitions: vec![1, 3],
             place: crate::ScanPlace {
@@ -675,6 +697,7 @@ fn messages_round_trip() {
                 aggregate: None,
                 keys: vec![],
                 first_per_key: false,
+                join: vec![],
             },
             partitions: vec![0],
             place: crate::ScanPlace {
@@ -774,6 +797,49 @@ fn forged_counts_are_refused_before_allocating() {
     };
     assert!(matches!(
         Message::decode(&header, &body),
+        Err(DecodeError::TooLong { .. })
+    ));
+}
+
+#[test]
+fn a_scan_with_too_many_join_children_is_refused() {
+    let child = JoinChild {
+        table: 1,
+        version: 1,
+        index: 0,
+        key: vec![0],
+        filter: Filter::True,
+        projection: vec![],
+        outer: false,
+    };
+    let scan = |children: usize| {
+        Message::Scan(ScanRequest {
+            table: 1,
+            version: 1,
+            index: None,
+            lower: None,
+            upper: None,
+            filter: Filter::True,
+            projection: vec![],
+            limit: 0,
+            order: ScanOrder::Any,
+            transaction: 0,
+            batch_rows: 0,
+            batch_bytes: 0,
+            aggregate: None,
+            keys: vec![],
+            first_per_key: false,
+            join: vec![child.clone(); children],
+        })
+    };
+    let most = scan(limits::JOIN_CHILDREN_MAX);
+    assert_eq!(round_trip(&most), most);
+    let mut frame = Vec::new();
+    scan(limits::JOIN_CHILDREN_MAX + 1).write_frame(&mut frame, 0, 0, 1);
+    let header_bytes: [u8; HEADER_BYTES] = frame[..HEADER_BYTES].try_into().unwrap();
+    let header = FrameHeader::decode(&header_bytes).unwrap();
+    assert!(matches!(
+        Message::decode(&header, &frame[HEADER_BYTES..]),
         Err(DecodeError::TooLong { .. })
     ));
 }

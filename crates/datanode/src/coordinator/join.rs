@@ -1,0 +1,454 @@
+//! Pushed joins (NDB's SPJ) run by a coordinator: a scan with children (`ScanRequest::join`)
+//! reads its own rows a batch at a time (the root cursor), then, for each child in turn, the
+//! child's rows whose index holds the joined rows' key values, by one scan by keys over every
+//! node group's partitions (a child cursor, as batched key access), and joins them here, so the
+//! client gets the joined rows of all the tables in one request and one round trip per batch.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use base::{key, limits, Error, ErrorCode, TableDef, Value};
+use wire::{JoinChild, ScanOrder, ScanRequest};
+
+use super::scan::{Progress, ScanCursor};
+use super::Coordinator;
+use crate::messages::row_bytes;
+use crate::prepare;
+
+/// Rows of the scan's own joined per round (a child's scan by keys takes at most one key per
+/// row).
+const ROOT_ROWS: u32 = 1_024;
+
+/// A pushed join's state inside the client's cursor.
+pub(super) struct Join {
+    /// Reads the scan's own rows.
+    root: ScanCursor,
+    root_done: bool,
+    children: Vec<Child>,
+    /// The joined rows of the round (root rows, each child's columns appended so far).
+    rows: Vec<Vec<Value>>,
+    /// The child being joined (`children.len()` when none is).
+    level: usize,
+    /// Its distinct keys, each with its encoded form, in chunks of at most
+    /// `limits::SCAN_KEYS_MAX` per scan; and each joined row's key (None: it holds a NULL).
+    keys: Vec<Vec<Value>>,
+    next_key: usize,
+    row_keys: Vec<Option<Probe>>,
+    /// The child scan reading a chunk of keys, and the rows it found so far.
+    reading: Option<ScanCursor>,
+    found: Vec<Vec<Value>>,
+    /// Bytes of `rows` and `found`, bounded by `limits::JOIN_HELD_BYTES_MAX`.
+    held: usize,
+    /// Joined rows to answer.
+    out: VecDeque<Vec<Value>>,
+}
+
+/// A child of a pushed join, checked against the catalog.
+struct Child {
+    /// The scan by keys it reads with (keys filled in per chunk).
+    request: ScanRequest,
+    table: Arc<TableDef>,
+    /// The index columns its key binds, and where the child's scan answers them.
+    key_columns: Vec<u16>,
+    answered_at: Vec<usize>,
+    /// Positions of the key values in the joined row.
+    key: Vec<usize>,
+    /// The columns it adds to the joined row (its scan answers the key columns after them).
+    width: usize,
+    outer: bool,
+    /// Its key is one integer column: rows are matched by the value.
+    one_integer: bool,
+}
+
+impl Join {
+    /// The root or child cursor that `id` names.
+    pub(super) fn cursor_with_id(&mut self, id: u64) -> Option<&mut ScanCursor> {
+        if self.root.id() == id {
+            return Some(&mut self.root);
+        }
+        self.reading.as_mut().filter(|c| c.id() == id)
+    }
+
+    /// Takes the root's next rows as the round's joined rows.
+    fn begin(&mut self, rows: Vec<Vec<Value>>) -> Result<(), Error> {
+        self.held = rows.iter().map(|r| row_bytes(r)).sum();
+        self.rows = rows;
+        self.level = 0;
+        self.start_level()
+    }
+
+    /// Finds the keys of the child at `level` (or, past the last child, hands the round's rows
+    /// to answer).
+    fn start_level(&mut self) -> Result<(), Error> {
+        self.keys.clear();
+        self.row_keys.clear();
+        self.next_key = 0;
+        self.found.clear();
+        let Some(child) = self.children.get(self.level) else {
+            self.out.extend(self.rows.drain(..));
+            self.held = 0;
+            return Ok(());
+        };
+        let mut seen: hashbrown::HashSet<Probe> = hashbrown::HashSet::new();
+        for row in &self.rows {
+            let key = child.key_of(row)?;
+            self.row_keys.push(match key {
+                Some((probe, canonical)) => {
+                    if seen.insert(probe.clone()) {
+                        self.keys.push(canonical);
+                    }
+                    Some(probe)
+                }
+                None => None,
+            });
+        }
+        Ok(())
+    }
+
+    /// Joins the child at `level` to the round's rows from the rows found, and moves on.
+    fn finish_level(&mut self) -> Result<(), Error> {
+        let child = &self.children[self.level];
+        let mut by_key: hashbrown::HashMap<Probe, Vec<usize>> = hashbrown::HashMap::new();
+        for (i, row) in self.found.iter().enumerate() {
+            if let Some(probe) = child.key_of_found(row)? {
+                by_key.entry(probe).or_default().push(i);
+            }
+        }
+        let mut joined = Vec::with_capacity(self.rows.len());
+        let mut held = 0;
+        for (row, key) in self.rows.drain(..).zip(self.row_keys.drain(..)) {
+            let matches = key
+                .and_then(|k| by_key.get(&k))
+                .map_or(&[][..], Vec::as_slice);
+            if matches.is_empty() {
+                if child.outer {
+                    let mut row = row;
+                    row.extend(std::iter::repeat_n(Value::Null, child.width));
+                    held += row_bytes(&row);
+                    joined.push(row);
+                }
+                continue;
+            }
+            for &m in matches {
+                let mut extended = row.clone();
+                extended.extend_from_slice(&self.found[m][..child.width]);
+                held += row_bytes(&extended);
+                if held > limits::JOIN_HELD_BYTES_MAX {
+                    return Err(too_large());
+                }
+                joined.push(extended);
+            }
+        }
+        self.rows = joined;
+        self.held = held;
+        self.found.clear();
+        self.level += 1;
+        self.start_level()
+    }
+
+    /// The next chunk of keys to read the current child by, as its scan request; None once
+    /// every key was read.
+    fn next_request(&mut self) -> Option<ScanRequest> {
+        let child = self.children.get(self.level)?;
+        if self.next_key >= self.keys.len() {
+            return None;
+        }
+        let end = (self.next_key + limits::SCAN_KEYS_MAX).min(self.keys.len());
+        let mut request = child.request.clone();
+        request.keys = self.keys[self.next_key..end].to_vec();
+        self.next_key = end;
+        Some(request)
+    }
+
+    /// Whether every joined row was handed over to answer.
+    pub(super) fn finished(&self) -> bool {
+        self.root_done
+            && self.level >= self.children.len()
+            && self.reading.is_none()
+            && self.rows.is_empty()
+            && self.out.is_empty()
+    }
+
+    /// The next joined row to answer.
+    pub(super) fn pop(&mut self) -> Option<Vec<Value>> {
+        self.out.pop_front()
+    }
+
+    /// The root's cursor.
+    pub(super) fn root(&self) -> &ScanCursor {
+        &self.root
+    }
+}
+
+/// A key as rows are matched to it: an integer key of one column by its value, any other by
+/// its encoding as the child's index orders it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Probe {
+    Int(i128),
+    Bytes(Vec<u8>),
+}
+
+fn integer(v: &Value) -> Option<i128> {
+    match v {
+        Value::Int(i) => Some(i128::from(*i)),
+        Value::UInt(u) => Some(i128::from(*u)),
+        _ => None,
+    }
+}
+
+impl Child {
+    /// The key of joined row `row`, as rows are matched to it and as the child's scan reads by
+    /// it (the values in the key columns' canonical form); None when it holds a NULL (it
+    /// matches nothing).
+    fn key_of(&self, row: &[Value]) -> Result<Option<(Probe, Vec<Value>)>, Error> {
+        let mut canonical = Vec::with_capacity(self.key.len());
+        for (&c, &at) in self.key_columns.iter().zip(&self.key) {
+            let v = &row[at];
+            if v.is_null() {
+                return Ok(None);
+            }
+            canonical.push(match integer(v) {
+                Some(_) if self.one_integer => v.clone(),
+                _ => prepare::comparable(&self.table, c, v.clone())?,
+            });
+        }
+        Ok(self.probe(&canonical).map(|p| (p, canonical)))
+    }
+
+    /// The key a row the child's scan found has (its key columns answered after its own).
+    fn key_of_found(&self, row: &[Value]) -> Result<Option<Probe>, Error> {
+        if self.one_integer {
+            return Ok(row
+                .get(self.answered_at[0])
+                .and_then(integer)
+                .map(Probe::Int));
+        }
+        let values: Vec<Value> = self.answered_at.iter().map(|&at| row[at].clone()).collect();
+        if values.iter().any(Value::is_null) {
+            return Ok(None);
+        }
+        let canonical = values
+            .into_iter()
+            .zip(&self.key_columns)
+            .map(|(v, &c)| prepare::comparable(&self.table, c, v))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self.probe(&canonical))
+    }
+
+    /// The probe of canonical key values.
+    fn probe(&self, canonical: &[Value]) -> Option<Probe> {
+        if self.one_integer {
+            return canonical.first().and_then(integer).map(Probe::Int);
+        }
+        let mut bytes = Vec::new();
+        for (&c, v) in self.key_columns.iter().zip(canonical) {
+            let col = &self.table.columns[c as usize];
+            key::encode_value(v, col.ty, col.collation, &mut bytes);
+        }
+        Some(Probe::Bytes(bytes))
+    }
+}
+
+fn too_large() -> Error {
+    Error::new(
+        ErrorCode::Overloaded,
+        format!(
+            "a pushed join's rows for one batch of its scan passed {} bytes",
+            limits::JOIN_HELD_BYTES_MAX
+        ),
+    )
+}
+
+impl Coordinator {
+    /// The client's cursor of a scan with a pushed join: no streams of its own, the root and
+    /// children's cursors in its `join`.
+    pub(super) fn join_cursor(&mut self, mut request: ScanRequest) -> Result<ScanCursor, Error> {
+        if request.aggregate.is_some() {
+            return Err(Error::new(
+                ErrorCode::BadRequest,
+                "a scan with a pushed join folds no aggregates",
+            ));
+        }
+        let children = std::mem::take(&mut request.join);
+        let root_request = ScanRequest {
+            limit: 0,
+            batch_rows: match request.batch_rows {
+                0 => ROOT_ROWS,
+                n => n.min(ROOT_ROWS),
+            },
+            batch_bytes: 0,
+            ..request.clone()
+        };
+        let root = self.cursor(root_request)?;
+        let mut width = root.width();
+        let mut planned = Vec::with_capacity(children.len());
+        for child in children {
+            let child = self.plan_child(child, width, request.transaction)?;
+            width += child.width;
+            planned.push(child);
+        }
+        let join = Join {
+            root,
+            root_done: false,
+            level: planned.len(),
+            children: planned,
+            rows: Vec::new(),
+            keys: Vec::new(),
+            next_key: 0,
+            row_keys: Vec::new(),
+            reading: None,
+            found: Vec::new(),
+            held: 0,
+            out: VecDeque::new(),
+        };
+        Ok(ScanCursor::joined(self.tag(), &request, join))
+    }
+
+    /// Checks a child against the catalog; `width`: the joined row's columns before it.
+    fn plan_child(&self, child: JoinChild, width: usize, transaction: u64) -> Result<Child, Error> {
+        let table = self.table_def(child.table, child.version)?;
+        let bad = |what: String| Error::new(ErrorCode::BadRequest, what);
+        let index = table.indexes.get(child.index as usize).ok_or_else(|| {
+            Error::new(
+                ErrorCode::NoSuchIndex,
+                format!("table '{}' has no index {}", table.name, child.index),
+            )
+        })?;
+        if child.key.is_empty() || child.key.len() > index.columns.len() {
+            return Err(bad(format!(
+                "a pushed join's key binds 1 to {} columns of index '{}'",
+                index.columns.len(),
+                index.name
+            )));
+        }
+        if let Some(at) = child.key.iter().find(|at| usize::from(**at) >= width) {
+            return Err(bad(format!(
+                "a pushed join's key reads column {at} of a joined row of {width}"
+            )));
+        }
+        let key_columns: Vec<u16> = index.columns[..child.key.len()].to_vec();
+        if (0..key_columns.len()).any(|at| index.prefix(at).is_some()) {
+            return Err(bad(format!(
+                "a pushed join's key may not bind a prefix column of index '{}'",
+                index.name
+            )));
+        }
+        let one_integer =
+            key_columns.len() == 1 && table.columns[key_columns[0] as usize].ty.is_integer();
+        let mut projection = prepare::check_projection(&table, child.projection)?;
+        let width = projection.len();
+        // The key columns come after the answered ones, to match rows to keys.
+        let answered_at = key_columns
+            .iter()
+            .map(|c| {
+                projection.push(*c);
+                projection.len() - 1
+            })
+            .collect();
+        Ok(Child {
+            request: ScanRequest {
+                table: child.table,
+                version: child.version,
+                index: Some(child.index),
+                lower: None,
+                upper: None,
+                filter: child.filter,
+                projection,
+                limit: 0,
+                order: ScanOrder::Any,
+                transaction,
+                batch_rows: 0,
+                batch_bytes: 0,
+                aggregate: None,
+                keys: Vec::new(),
+                first_per_key: false,
+                join: Vec::new(),
+            },
+            table,
+            key_columns,
+            answered_at,
+            key: child.key.iter().map(|&k| usize::from(k)).collect(),
+            width,
+            outer: child.outer,
+            one_integer,
+        })
+    }
+
+    /// Makes what progress it can on a pushed join: the joined rows the client waits for, from
+    /// the rounds joined, reading the root's next rows and each child's rows as they are
+    /// needed.
+    pub(super) fn pump_join(&mut self, request_id: u64, mut c: ScanCursor) {
+        loop {
+            if c.waits() {
+                let ended = c.take_joined();
+                if ended || c.batch_full() {
+                    let rows = c.take_batch();
+                    self.send_rows(request_id, rows, ended);
+                    if ended {
+                        // Reads still out come back to a scan that is gone, and are dropped.
+                        return;
+                    }
+                }
+            }
+            let Some(j) = c.join.as_mut() else { return };
+            if !j.out.is_empty() {
+                // The client takes these first.
+                break;
+            }
+            match self.join_step(request_id, j) {
+                Ok(true) => continue,
+                Ok(false) => break,
+                Err(e) => return self.fail(request_id, e),
+            }
+        }
+        self.scans.insert(request_id, c);
+    }
+
+    /// One step of a pushed join: a child's rows read, a child joined, or the root's next rows
+    /// taken. False when it waits for reads.
+    fn join_step(&mut self, request_id: u64, j: &mut Join) -> Result<bool, Error> {
+        if let Some(child) = j.reading.as_mut() {
+            return match self.advance(request_id, child) {
+                Progress::Wait => Ok(false),
+                Progress::Failed(e) => Err(e),
+                Progress::Rows(rows, last) => {
+                    for row in rows {
+                        j.held += row_bytes(&row);
+                        j.found.push(row);
+                    }
+                    if j.held > limits::JOIN_HELD_BYTES_MAX {
+                        return Err(too_large());
+                    }
+                    if last {
+                        j.reading = None;
+                    } else {
+                        child.ask();
+                    }
+                    Ok(true)
+                }
+            };
+        }
+        if j.level < j.children.len() {
+            match j.next_request() {
+                Some(request) => j.reading = Some(self.cursor(request)?),
+                None => j.finish_level()?,
+            }
+            return Ok(true);
+        }
+        if j.root_done {
+            return Ok(false);
+        }
+        match self.advance(request_id, &mut j.root) {
+            Progress::Wait => Ok(false),
+            Progress::Failed(e) => Err(e),
+            Progress::Rows(rows, last) => {
+                j.root_done = last;
+                if !last {
+                    j.root.ask();
+                }
+                j.begin(rows)?;
+                Ok(true)
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Pushed joins (NDB's SPJ): which of a join's first steps the data node can read with its
+//! first table in one request (`client::Scan::join`), each by an ordered index whose leading
+//! columns the rows joined so far bind, column to column of the same integer type, with every
+//! condition it must check decided there or checkable after.
+
+use crate::expr::{BinOp, Expr};
+use crate::plan::join::JoinStep;
+use crate::plan::{Access, Source};
+use client::LockMode;
+
+/// A step of a pushed join: the ordered index its table is read by, and where the values of
+/// its leading columns sit in the rows the data node answers (the first table's fetched
+/// columns, then each earlier pushed step's).
+#[derive(Debug, Clone)]
+pub struct PushedChild {
+    pub index: String,
+    pub key: Vec<u16>,
+}
+
+/// The index a declared primary key is ordered by (`client::Table::index`).
+pub(crate) const PRIMARY: &str = "PRIMARY";
+
+/// The steps, from the first, the data node can join to `first` (none when `first` cannot be
+/// a pushed join's scan).
+pub(crate) fn pushable(
+    first: &Source,
+    first_offset: usize,
+    steps: &[JoinStep],
+) -> Vec<PushedChild> {
+    if !readable(first) || first.filter.as_ref().is_some_and(Expr::has_correlated) {
+        return Vec::new();
+    }
+    let primary_ordered = |s: &Source| {
+        let def = s.table.def();
+        def.index(PRIMARY)
+            .is_some_and(|i| def.indexes[i].columns == def.primary_key)
+    };
+    match &first.access {
+        Access::Lookup { unique: None, .. } if primary_ordered(first) => {}
+        Access::Range { .. } | Access::Full => {}
+        _ => return Vec::new(),
+    }
+    // The members read so far: (offset in the joined row, the source), for finding a joined
+    // row's column in the answered rows.
+    let mut members: Vec<(usize, &Source)> = vec![(first_offset, first)];
+    let mut pushed = Vec::new();
+    for step in steps {
+        let src = &step.source;
+        if step.group_start
+            || step.group_end.is_some()
+            || !readable(src)
+            || step.on.as_ref().is_some_and(Expr::has_correlated)
+        {
+            break;
+        }
+        let def = src.table.def();
+        let (index, columns, keys): (String, Vec<u16>, Vec<&Expr>) =
+            match (&step.lookup, &step.probe) {
+                (Some((None, keys)), _) if keys.len() == 1 && primary_ordered(src) => (
+                    PRIMARY.to_string(),
+                    def.primary_key.clone(),
+                    keys[0].iter().collect(),
+                ),
+                (None, Some(probe)) => (probe.index.clone(), vec![probe.column], vec![&probe.key]),
+                _ => break,
+            };
+        let mut key = Vec::with_capacity(keys.len());
+        for (e, c) in keys.iter().zip(&columns) {
+            let Expr::Column(p) = e else { break };
+            let Some(at) = answered_at(&members, *p) else {
+                break;
+            };
+            let (Some(from), Some(to)) = (column_at(&members, *p), def.columns.get(*c as usize))
+            else {
+                break;
+            };
+            // Column to column of one integer type, as NDB pushes: the key compares exactly.
+            if !(from.ty.is_integer() && from.ty == to.ty) {
+                break;
+            }
+            key.push(at);
+        }
+        if key.len() != columns.len() {
+            break;
+        }
+        if step.outer && !decided_in_node(step, &columns, &keys) {
+            break;
+        }
+        members.push((step.offset, src));
+        pushed.push(PushedChild { index, key });
+    }
+    pushed
+}
+
+/// Whether a data node reads `src` (a table, not a derived table or information_schema) with
+/// committed reads.
+fn readable(src: &Source) -> bool {
+    !src.made_in_api_node() && src.lock == LockMode::CommittedRead
+}
+
+/// Where joined-row position `p` sits in the answered rows.
+fn answered_at(members: &[(usize, &Source)], p: usize) -> Option<u16> {
+    let mut base = 0;
+    for (offset, src) in members {
+        let width = src.table.def().columns.len();
+        if (*offset..offset + width).contains(&p) {
+            let c = (p - offset) as u16;
+            let at = src.fetch.iter().position(|f| *f == c)?;
+            return u16::try_from(base + at).ok();
+        }
+        base += src.fetch.len();
+    }
+    None
+}
+
+/// The column joined-row position `p` holds.
+fn column_at<'a>(members: &[(usize, &'a Source)], p: usize) -> Option<&'a base::schema::ColumnDef> {
+    members.iter().find_map(|(offset, src)| {
+        let columns = &src.table.def().columns;
+        p.checked_sub(*offset).and_then(|c| columns.get(c))
+    })
+}
+
+/// For a LEFT JOIN's step: whether the data node decides its ON whole, so the rows it answers
+/// (a match, or NULLs) need nothing more: its own conditions all pushed and decided by the
+/// pushed filter, and every other conjunct the key's equality itself.
+fn decided_in_node(step: &JoinStep, columns: &[u16], keys: &[&Expr]) -> bool {
+    let src = &step.source;
+    if src.filter.is_some() && !src.pushed_decides {
+        return false;
+    }
+    let Some(on) = &step.on else { return true };
+    let width = src.table.def().columns.len();
+    let own = |p: usize| (step.offset..step.offset + width).contains(&p);
+    let mut parts = Vec::new();
+    crate::plan::conjuncts(on, &mut parts);
+    parts.iter().all(|part| {
+        let mut reads_own = false;
+        let mut reads_other = false;
+        part.walk(&mut |e| {
+            if let Expr::Column(p) = e {
+                if own(*p) {
+                    reads_own = true;
+                } else {
+                    reads_other = true;
+                }
+            }
+        });
+        if !reads_other {
+            // Its own condition: the pushed filter decided it.
+            return true;
+        }
+        let Expr::Binary(BinOp::Eq, l, r) = part else {
+            return false;
+        };
+        let (Expr::Column(a), Expr::Column(b)) = (l.as_ref(), r.as_ref()) else {
+            return false;
+        };
+        columns.iter().zip(keys).any(|(c, k)| {
+            let mine = step.offset + *c as usize;
+            let Expr::Column(theirs) = k else {
+                return false;
+            };
+            (*a == mine && b == theirs) || (*b == mine && a == theirs)
+        })
+    })
+}
