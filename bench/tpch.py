@@ -35,6 +35,8 @@ SF = os.environ.get("SF", "0.1")
 REPEAT = int(os.environ.get("REPEAT", "3"))
 TIMEOUT = float(os.environ.get("TIMEOUT", "300"))
 QUERIES = [int(q) for q in os.environ.get("QUERIES", "").split()] or list(range(1, 23))
+# Statements each Cairn connection runs first (e.g. "SET cairn_join_pushdown = OFF", to compare).
+CAIRN_SESSION = [s for s in os.environ.get("CAIRN_SESSION", "").split(";") if s.strip()]
 # One INSERT statement holds at most this many bytes: well under MariaDB's max_allowed_packet
 # (16 MiB by default) and Cairn's (64 MiB).
 BATCH_BYTES = 1 << 20
@@ -158,14 +160,21 @@ def read_query(n):
 class Server:
     def __init__(self, name, port, pid):
         self.name, self.port, self.pid = name, port, pid
-        self.conn = connect(port)
+        self.conn = self.connect()
+
+    def connect(self):
+        conn = connect(self.port)
+        if self.name == "Cairn":
+            for statement in CAIRN_SESSION:
+                conn.cursor().execute(statement)
+        return conn
 
     def reconnect(self):
         try:
             self.conn.close()
         except Exception:
             pass
-        self.conn = connect(self.port)
+        self.conn = self.connect()
 
     def cpu_ticks(self):
         if not self.pid:

@@ -12,6 +12,8 @@
 # all 22 by default), KEEP=1 (keep the work directory), TPCH_CACHE (~/.cache/cairn-bench),
 # CAIRN_DATA_MEMORY (--data-memory; sized from SF by default), REF_BUFFER_POOL (MariaDB's
 # InnoDB buffer pool; sized from SF by default).
+# CAIRN_SESSION: statements each Cairn connection runs first, ";"-separated (e.g.
+# "SET cairn_join_pushdown = OFF", to compare).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD

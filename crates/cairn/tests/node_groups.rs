@@ -8,7 +8,8 @@
 //! leaves nothing; unique-index lookups whose hidden row lives in the other group find their
 //! rows; a rollback and an undone statement leave nothing behind in the other group; and when
 //! the other group's node is killed, a transaction reaching it fails at once with a temporary
-//! error instead of hanging.
+//! error instead of hanging. A pushed join (`Scan::join`) through either node reads its
+//! children's rows in both groups, whichever group their parent lives in.
 
 mod common;
 
@@ -17,7 +18,8 @@ use std::time::{Duration, Instant};
 use base::schema::{ColumnDef, IndexKind};
 use base::types::ColumnType;
 use client::{
-    ClientError, Cluster, CmpOp, Filter, LockMode, Scan, ScanOrder, Table, TableDef, Value,
+    ClientError, Cluster, CmpOp, Filter, JoinChild, LockMode, Scan, ScanOrder, Table, TableDef,
+    Value,
 };
 use common::{spawn_cluster, ClusterProcesses};
 
@@ -682,4 +684,234 @@ fn values_in_parts_spread_over_both_groups() {
     assert_eq!(rows.len(), 3);
     c1.drop_table("long_values").unwrap();
     assert_eq!(parts_rows(&c1), 0);
+}
+
+/// Joined rows of a pushed join as comparable values (None for NULL), sorted.
+fn joined(rows: Vec<Vec<Value>>) -> Vec<Vec<Option<i64>>> {
+    let mut rows: Vec<Vec<Option<i64>>> = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|v| match v {
+                    Value::Null => None,
+                    v => Some(int(v)),
+                })
+                .collect()
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// A pushed join whose children live in both node groups, some in the other group than their
+/// parent: through either node, from parents to their children and from children back to their
+/// parent, inner and outer, in small batches and whole, and inside a transaction holding
+/// uncommitted rows in both groups, the joined rows are the model's.
+#[test]
+fn pushed_joins_read_children_in_both_groups() {
+    let cluster = start("node-groups-pushed-joins");
+    let c1 = connect(&cluster.apis[0]);
+    let c2 = connect(&cluster.apis[1]);
+    let big = || ColumnType::BigInt { unsigned: false };
+    let parent = c1
+        .create_table(
+            TableDef::new(
+                "jparent",
+                vec![ColumnDef::new("id", big()), ColumnDef::new("v", big())],
+                &["id"],
+            )
+            .unwrap()
+            .with_index("pk", IndexKind::Ordered, &["id"])
+            .unwrap(),
+        )
+        .unwrap();
+    let child = c1
+        .create_table(
+            TableDef::new(
+                "jchild",
+                vec![
+                    ColumnDef::new("id", big()),
+                    ColumnDef::new("pid", big()).nullable(),
+                    ColumnDef::new("w", big()),
+                ],
+                &["id"],
+            )
+            .unwrap()
+            .with_index("by_pid", IndexKind::Ordered, &["pid"])
+            .unwrap()
+            .with_index("pk", IndexKind::Ordered, &["id"])
+            .unwrap(),
+        )
+        .unwrap();
+    // Parents 0..24 with v = 10 * id; parent p has p % 4 children, the first in the other group
+    // than its parent, the next in its own, and so on; and children without a parent (NULL, or
+    // a parent that is not there) in both groups.
+    let mut parents: Vec<(i64, i64)> = Vec::new();
+    let mut children: Vec<(i64, Option<i64>, i64)> = Vec::new();
+    let mut next = 0;
+    for p in 0..24i64 {
+        parents.push((p, 10 * p));
+        for k in 0..p % 4 {
+            let g = (group_of(&parent, p) + 1 + k as u32) % 2;
+            let id = id_in(&child, g, next);
+            next = id + 1;
+            children.push((id, Some(p), 3 * id));
+        }
+    }
+    for (g, pid) in [(0, None), (1, None), (0, Some(100)), (1, Some(101))] {
+        let id = id_in(&child, g, next);
+        next = id + 1;
+        children.push((id, pid, 3 * id));
+    }
+    let across = children
+        .iter()
+        .filter(|(id, pid, _)| {
+            pid.is_some_and(|p| p < 24 && group_of(&child, *id) != group_of(&parent, p))
+        })
+        .count();
+    let along = children
+        .iter()
+        .filter(|(id, pid, _)| {
+            pid.is_some_and(|p| p < 24 && group_of(&child, *id) == group_of(&parent, p))
+        })
+        .count();
+    assert!(
+        across > 4 && along > 4,
+        "{across} children across groups, {along} along"
+    );
+    let mut txn = c1.transaction();
+    for (id, v) in &parents {
+        txn.insert(&parent, vec![(0, Value::Int(*id)), (1, Value::Int(*v))]);
+    }
+    for (id, pid, w) in &children {
+        let pid = pid.map_or(Value::Null, Value::Int);
+        txn.insert(
+            &child,
+            vec![(0, Value::Int(*id)), (1, pid), (2, Value::Int(*w))],
+        );
+    }
+    txn.commit().unwrap();
+
+    // parent (id, v) ++ child (id, pid, w); child (id, pid, w) ++ parent (id, v).
+    let down = |parents: &[(i64, i64)], children: &[(i64, Option<i64>, i64)], outer: bool| {
+        let mut rows = Vec::new();
+        for (p, v) in parents {
+            let mine: Vec<_> = children.iter().filter(|c| c.1 == Some(*p)).collect();
+            if mine.is_empty() && outer {
+                rows.push(vec![Some(*p), Some(*v), None, None, None]);
+            }
+            for (id, pid, w) in mine {
+                rows.push(vec![Some(*p), Some(*v), Some(*id), *pid, Some(*w)]);
+            }
+        }
+        rows.sort();
+        rows
+    };
+    let up = |parents: &[(i64, i64)], children: &[(i64, Option<i64>, i64)], outer: bool| {
+        let mut rows = Vec::new();
+        for (id, pid, w) in children {
+            match parents.iter().find(|p| Some(p.0) == *pid) {
+                Some((p, v)) => rows.push(vec![Some(*id), *pid, Some(*w), Some(*p), Some(*v)]),
+                None if outer => rows.push(vec![Some(*id), *pid, Some(*w), None, None]),
+                None => {}
+            }
+        }
+        rows.sort();
+        rows
+    };
+    let with = |child: JoinChild, outer: bool| if outer { child.outer() } else { child };
+    for (node, c) in [(1, &c1), (2, &c2)] {
+        let (p, ch) = (c.table("jparent").unwrap(), c.table("jchild").unwrap());
+        for outer in [false, true] {
+            for batch in [2, 0] {
+                let what = format!("through node {node}, outer {outer}, batch {batch}");
+                let scan = Scan::table()
+                    .join(with(JoinChild::new(&ch, "by_pid", vec![0]), outer))
+                    .batch(batch, 0);
+                let got = joined(c.scan(&p, &scan).unwrap_or_else(|e| panic!("{what}: {e}")));
+                assert_eq!(
+                    got,
+                    down(&parents, &children, outer),
+                    "parents to children {what}"
+                );
+                let scan = Scan::table()
+                    .join(with(JoinChild::new(&p, "pk", vec![1]), outer))
+                    .batch(batch, 0);
+                let got = joined(c.scan(&ch, &scan).unwrap_or_else(|e| panic!("{what}: {e}")));
+                assert_eq!(
+                    got,
+                    up(&parents, &children, outer),
+                    "children to parents {what}"
+                );
+            }
+        }
+        // Inside a transaction: a new child in each group of a parent in group 0 and of one in
+        // group 1, a new parent with a child in the other group, a child deleted and one moved;
+        // none committed.
+        let mut seen_parents = parents.clone();
+        let mut seen_children = children.clone();
+        let mut txn = c.transaction();
+        let mut fresh = 10_000;
+        for parent_group in [0, 1] {
+            let pid = (0..24).find(|q| group_of(&p, *q) == parent_group).unwrap();
+            for g in [0, 1] {
+                let id = id_in(&ch, g, fresh);
+                fresh = id + 1;
+                txn.insert(
+                    &ch,
+                    vec![
+                        (0, Value::Int(id)),
+                        (1, Value::Int(pid)),
+                        (2, Value::Int(-id)),
+                    ],
+                );
+                seen_children.push((id, Some(pid), -id));
+            }
+        }
+        let new_parent = id_in(&p, 1, 500);
+        txn.insert(&p, vec![(0, Value::Int(new_parent)), (1, Value::Int(-1))]);
+        seen_parents.push((new_parent, -1));
+        let id = id_in(&ch, 0, fresh);
+        txn.insert(
+            &ch,
+            vec![
+                (0, Value::Int(id)),
+                (1, Value::Int(new_parent)),
+                (2, Value::Int(-id)),
+            ],
+        );
+        seen_children.push((id, Some(new_parent), -id));
+        let (gone, _, _) = seen_children.remove(0);
+        txn.delete(&ch, vec![Value::Int(gone)]);
+        let moved = seen_children.iter_mut().find(|c| c.1 == Some(3)).unwrap();
+        moved.1 = Some(2);
+        txn.update(&ch, vec![Value::Int(moved.0)], vec![(1, Value::Int(2))]);
+        txn.execute(client::ExecType::NoCommit).unwrap();
+        for outer in [false, true] {
+            let what = format!("in a transaction through node {node}, outer {outer}");
+            let scan = Scan::table()
+                .join(with(JoinChild::new(&ch, "by_pid", vec![0]), outer))
+                .batch(3, 0);
+            let got = joined(
+                txn.scan(&p, &scan)
+                    .unwrap_or_else(|e| panic!("{what}: {e}")),
+            );
+            assert_eq!(
+                got,
+                down(&seen_parents, &seen_children, outer),
+                "parents to children {what}"
+            );
+            let scan = Scan::table().join(with(JoinChild::new(&p, "pk", vec![1]), outer));
+            let got = joined(
+                txn.scan(&ch, &scan)
+                    .unwrap_or_else(|e| panic!("{what}: {e}")),
+            );
+            assert_eq!(
+                got,
+                up(&seen_parents, &seen_children, outer),
+                "children to parents {what}"
+            );
+        }
+        txn.rollback().unwrap();
+    }
 }

@@ -1,7 +1,7 @@
 //! READ_BACKUP over real processes: a node group of two data nodes (`cairn datanode --mgm`) and
 //! a management node. The backup answers committed primary-key reads and scans of a
-//! READ_BACKUP table, and refuses everything else (writes, locking reads, other tables) with
-//! `NotPrimary`. Clients given both nodes' addresses spread such reads over the two replicas
+//! READ_BACKUP table (pushed joins of such tables too), and refuses everything else (writes,
+//! locking reads, other tables, a pushed join reaching one) with `NotPrimary`. Clients given both nodes' addresses spread such reads over the two replicas
 //! when they are on two hosts (here 127.0.0.1 and 127.0.0.2), and each reads its own writes on
 //! whichever replica answers; when both are on one host, reads stay on the primary. When the
 //! backup is killed, reads go on through the primary without an error.
@@ -10,10 +10,10 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use base::schema::ColumnDef;
+use base::schema::{ColumnDef, IndexKind};
 use base::types::ColumnType;
 use base::ErrorCode;
-use client::{ClientError, Cluster, LockMode, Scan, Table, TableDef, Value};
+use client::{ClientError, Cluster, JoinChild, LockMode, Scan, Table, TableDef, Value};
 use common::{spawn, spawn_cluster_on, try_mysql, FREE_FRONT_END_PORTS};
 
 /// Two hosts, as far as clients can tell: the backup (node 2) listens on another loopback address.
@@ -28,6 +28,8 @@ fn def(name: &str, read_backup: bool) -> TableDef {
         ],
         &["id"],
     )
+    .unwrap()
+    .with_index("pk", IndexKind::Ordered, &["id"])
     .unwrap();
     def.options.read_backup = read_backup;
     def
@@ -121,6 +123,17 @@ fn backups_answer_read_backup_reads_and_clients_read_their_writes() {
         .collect();
     rows.sort_unstable();
     assert_eq!(rows, (0..100).collect::<Vec<_>>());
+    // A pushed join of READ_BACKUP tables is read there too; one reaching another table is not.
+    let rb_by_id = || JoinChild::new(&rb_there, "pk", vec![0]);
+    let joined = backup.scan(&rb_there, &Scan::table().join(rb_by_id()));
+    assert_eq!(joined.unwrap().len(), 100);
+    refused(
+        backup.scan(
+            &rb_there,
+            &Scan::table().join(JoinChild::new(&plain_there, "pk", vec![0])),
+        ),
+        "a pushed join reading a table without READ_BACKUP",
+    );
     // Everything else goes to the primary.
     refused(
         read(&backup, &plain_there, 7),

@@ -43,7 +43,10 @@ impl Cluster {
         table: &crate::Table,
         request: ScanRequest,
     ) -> Result<ScanCursor> {
+        // A pushed join's children are read on the node it reaches: the primary, unless this
+        // client knew every child table reads any replica (it does not keep them here).
         if request.transaction == 0
+            && request.join.is_empty()
             && self.groups().1 == 1
             && table.def().options.reads_any_replica()
         {

@@ -310,6 +310,12 @@ impl Scan {
     /// The wire request this scan makes of `table` (for callers that send it themselves,
     /// as `EventSession::prepare_scan`).
     pub fn request(&self, table: &Table) -> Result<ScanRequest> {
+        if self.join.len() > base::limits::JOIN_CHILDREN_MAX {
+            return Err(request_error(format!(
+                "a pushed join reads at most {} tables after its scan's",
+                base::limits::JOIN_CHILDREN_MAX
+            )));
+        }
         let index = self.index.as_deref().map(|n| table.index(n)).transpose()?;
         let columns: Vec<&str> = self.columns.iter().map(String::as_str).collect();
         Ok(ScanRequest {

@@ -55,6 +55,25 @@ pub fn locate(table: &TableDef, key_columns: &[u16], values: &[Value]) -> (Vec<u
     (pk, partition)
 }
 
+/// Whether `v` (a value in `comparable`'s form) may equal a value of column `c`: an integer
+/// outside an integer column's range equals none (the key encoding keeps only the column's
+/// width, so such a key must not be read by).
+pub fn within_column(table: &TableDef, c: u16, v: &Value) -> bool {
+    let Some((low, high)) = table
+        .columns
+        .get(usize::from(c))
+        .and_then(|col| col.ty.integer_range())
+    else {
+        return true;
+    };
+    let n = match v {
+        Value::Int(i) => i128::from(*i),
+        Value::UInt(u) => i128::from(*u),
+        _ => return true,
+    };
+    (low..=high).contains(&n)
+}
+
 /// The columns a read returns when it names none: every visible column.
 pub fn visible_columns(table: &TableDef) -> Vec<u16> {
     (0..table.columns.len() as u16)

@@ -207,10 +207,15 @@ impl Child {
             if v.is_null() {
                 return Ok(None);
             }
-            canonical.push(match integer(v) {
+            let v = match integer(v) {
                 Some(_) if self.one_integer => v.clone(),
                 _ => prepare::comparable(&self.table, c, v.clone())?,
-            });
+            };
+            if !prepare::within_column(&self.table, c, &v) {
+                // No row's column holds it.
+                return Ok(None);
+            }
+            canonical.push(v);
         }
         Ok(self.probe(&canonical).map(|p| (p, canonical)))
     }

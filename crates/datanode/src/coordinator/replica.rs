@@ -88,6 +88,7 @@ impl Coordinator {
                 request.transaction == 0
                     && self.shared.placement.groups == 1
                     && read_backup(request.table)
+                    && request.join.iter().all(|c| read_backup(c.table))
             }
             Message::ScanNext | Message::ScanClose => true,
             _ => false,

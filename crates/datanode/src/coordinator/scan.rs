@@ -718,7 +718,15 @@ impl Coordinator {
                             values: key,
                             inclusive: true,
                         }))? {
-                            keys.push(values);
+                            // An integer out of its column's range matches no row.
+                            let fits = def
+                                .columns
+                                .iter()
+                                .zip(&values)
+                                .all(|(c, v)| prepare::within_column(&table, *c, v));
+                            if fits {
+                                keys.push(values);
+                            }
                         }
                     }
                 }

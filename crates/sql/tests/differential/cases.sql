@@ -6014,6 +6014,7 @@ INSERT INTO pj_r VALUES (1, 'north'), (2, 'south'), (3, 'east');
 INSERT INTO pj_c VALUES (1, 1, 10, 1), (2, 1, 20, 2), (3, 2, 30, NULL), (4, NULL, 40, 4), (5, 9, 50, 5), (6, 3, 60, 6);
 INSERT INTO pj_o VALUES (1, 1, 1, 10, 'a'), (2, 1, 2, 20, NULL), (3, 2, 1, 30, 'b'), (4, 3, 3, NULL, 'c'), (5, NULL, 1, 50, 'd'), (6, 7, 2, 60, 'e'), (7, 6, 3, 70, 'f'), (8, 6, 1, 80, 'g');
 INSERT INTO pj_l VALUES (1, 1, 5), (1, 2, 6), (3, 1, 7), (7, 1, 8), (7, 2, 9), (7, 3, 10), (9, 1, 11);
+ANALYZE TABLE pj_r, pj_c, pj_o, pj_l;
 SELECT c.id, o.id, o.amount FROM pj_c c JOIN pj_o o ON o.cust = c.id WHERE c.id = 1;
 SELECT c.id, o.id FROM pj_o o JOIN pj_c c ON o.cust = c.id WHERE c.id = 6;
 SELECT o.id, c.score, r.name FROM pj_o o JOIN pj_c c ON c.id = o.cust JOIN pj_r r ON r.id = c.region;
