@@ -74,6 +74,32 @@ pub fn within_column(table: &TableDef, c: u16, v: &Value) -> bool {
     (low..=high).contains(&n)
 }
 
+/// A key value for column `c` that equals `v` exactly, in the column's canonical form; None
+/// when no value of the column can equal it (NULL, an integer out of an integer column's range,
+/// a number that converts to the column's type only by rounding: 5.5 is no INT key, though
+/// `comparable` would read it as 6).
+pub fn exact_key_value(table: &TableDef, c: u16, v: Value) -> Result<Option<Value>, Error> {
+    if v.is_null() {
+        return Ok(None);
+    }
+    let numeric = table.columns.get(usize::from(c)).is_some_and(|col| {
+        col.ty.is_integer() || matches!(col.ty, base::types::ColumnType::Decimal { .. })
+    });
+    let original = numeric.then(|| v.clone());
+    let converted = comparable(table, c, v)?;
+    if !within_column(table, c, &converted) {
+        return Ok(None);
+    }
+    if let Some(original) = original {
+        let same = converted.compare(&original, base::types::Collation::Binary)
+            == Some(std::cmp::Ordering::Equal);
+        if !same {
+            return Ok(None);
+        }
+    }
+    Ok(Some(converted))
+}
+
 /// The columns a read returns when it names none: every visible column.
 pub fn visible_columns(table: &TableDef) -> Vec<u16> {
     (0..table.columns.len() as u16)

@@ -19,6 +19,9 @@ use crate::prepare;
 /// row).
 const ROOT_ROWS: u32 = 1_024;
 
+/// The most bytes of key values one child scan reads by.
+const KEY_CHUNK_BYTES: usize = 4 * 1024 * 1024;
+
 /// A pushed join's state inside the client's cursor.
 pub(super) struct Join {
     /// Reads the scan's own rows.
@@ -39,8 +42,9 @@ pub(super) struct Join {
     found: Vec<Vec<Value>>,
     /// Bytes of `rows` and `found`, bounded by `limits::JOIN_HELD_BYTES_MAX`.
     held: usize,
-    /// Joined rows to answer.
+    /// Joined rows to answer, and their bytes (held too).
     out: VecDeque<Vec<Value>>,
+    out_bytes: usize,
 }
 
 /// A child of a pushed join, checked against the catalog.
@@ -86,6 +90,7 @@ impl Join {
         self.found.clear();
         let Some(child) = self.children.get(self.level) else {
             self.out.extend(self.rows.drain(..));
+            self.out_bytes += self.held;
             self.held = 0;
             return Ok(());
         };
@@ -120,23 +125,21 @@ impl Join {
             let matches = key
                 .and_then(|k| by_key.get(&k))
                 .map_or(&[][..], Vec::as_slice);
-            if matches.is_empty() {
-                if child.outer {
-                    let mut row = row;
-                    row.extend(std::iter::repeat_n(Value::Null, child.width));
-                    held += row_bytes(&row);
-                    joined.push(row);
+            if matches.is_empty() && child.outer {
+                let mut row = row;
+                row.extend(std::iter::repeat_n(Value::Null, child.width));
+                held += row_bytes(&row);
+                joined.push(row);
+            } else {
+                for &m in matches {
+                    let mut extended = row.clone();
+                    extended.extend_from_slice(&self.found[m][..child.width]);
+                    held += row_bytes(&extended);
+                    joined.push(extended);
                 }
-                continue;
             }
-            for &m in matches {
-                let mut extended = row.clone();
-                extended.extend_from_slice(&self.found[m][..child.width]);
-                held += row_bytes(&extended);
-                if held > limits::JOIN_HELD_BYTES_MAX {
-                    return Err(too_large());
-                }
-                joined.push(extended);
+            if held + self.out_bytes > limits::JOIN_HELD_BYTES_MAX {
+                return Err(too_large());
             }
         }
         self.rows = joined;
@@ -153,7 +156,18 @@ impl Join {
         if self.next_key >= self.keys.len() {
             return None;
         }
-        let end = (self.next_key + limits::SCAN_KEYS_MAX).min(self.keys.len());
+        // At most SCAN_KEYS_MAX keys, and of at most KEY_CHUNK_BYTES (so the scan's part sent to
+        // another node group stays well inside a frame), at least one.
+        let mut end = self.next_key;
+        let mut bytes = 0;
+        while end < self.keys.len() && end - self.next_key < limits::SCAN_KEYS_MAX {
+            let key_bytes: usize = self.keys[end].iter().map(wire::value_bytes).sum();
+            if end > self.next_key && bytes + key_bytes > KEY_CHUNK_BYTES {
+                break;
+            }
+            bytes += key_bytes;
+            end += 1;
+        }
         let mut request = child.request.clone();
         request.keys = self.keys[self.next_key..end].to_vec();
         self.next_key = end;
@@ -171,7 +185,9 @@ impl Join {
 
     /// The next joined row to answer.
     pub(super) fn pop(&mut self) -> Option<Vec<Value>> {
-        self.out.pop_front()
+        let row = self.out.pop_front()?;
+        self.out_bytes = self.out_bytes.saturating_sub(row_bytes(&row));
+        Some(row)
     }
 
     /// The root's cursor.
@@ -207,14 +223,14 @@ impl Child {
             if v.is_null() {
                 return Ok(None);
             }
-            let v = match integer(v) {
-                Some(_) if self.one_integer => v.clone(),
-                _ => prepare::comparable(&self.table, c, v.clone())?,
+            let exact = match integer(v) {
+                Some(_) if self.one_integer => {
+                    Some(v.clone()).filter(|v| prepare::within_column(&self.table, c, v))
+                }
+                _ => prepare::exact_key_value(&self.table, c, v.clone())?,
             };
-            if !prepare::within_column(&self.table, c, &v) {
-                // No row's column holds it.
-                return Ok(None);
-            }
+            // None: no row's column holds it.
+            let Some(v) = exact else { return Ok(None) };
             canonical.push(v);
         }
         Ok(self.probe(&canonical).map(|p| (p, canonical)))
@@ -305,6 +321,7 @@ impl Coordinator {
             found: Vec::new(),
             held: 0,
             out: VecDeque::new(),
+            out_bytes: 0,
         };
         Ok(ScanCursor::joined(self.tag(), &request, join))
     }
@@ -421,7 +438,7 @@ impl Coordinator {
                         j.held += row_bytes(&row);
                         j.found.push(row);
                     }
-                    if j.held > limits::JOIN_HELD_BYTES_MAX {
+                    if j.held + j.out_bytes > limits::JOIN_HELD_BYTES_MAX {
                         return Err(too_large());
                     }
                     if last {
@@ -435,7 +452,13 @@ impl Coordinator {
         }
         if j.level < j.children.len() {
             match j.next_request() {
-                Some(request) => j.reading = Some(self.cursor(request)?),
+                Some(request) => {
+                    if let Some(e) = self.rolled_back_error(request.transaction) {
+                        // Its children would no longer see its writes.
+                        return Err(e);
+                    }
+                    j.reading = Some(self.cursor(request)?);
+                }
                 None => j.finish_level()?,
             }
             return Ok(true);

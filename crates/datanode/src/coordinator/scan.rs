@@ -274,6 +274,19 @@ impl Coordinator {
                 ),
             );
         }
+        let joins = self.scans.values().filter(|c| c.join.is_some()).count();
+        if !request.join.is_empty() && joins >= JOINS_OPEN_PER_CONNECTION_MAX {
+            return self.fail(
+                request_id,
+                Error::new(
+                    ErrorCode::Overloaded,
+                    format!(
+                        "this connection holds {JOINS_OPEN_PER_CONNECTION_MAX} open pushed \
+                         joins, the most it may"
+                    ),
+                ),
+            );
+        }
         let cursor = if request.join.is_empty() {
             self.cursor(request)
         } else {
@@ -710,23 +723,26 @@ impl Coordinator {
                                 "the keys of a scan must all have the same, nonzero length",
                             ));
                         }
-                        // A key holding NULL matches no row (as SQL's equality).
-                        if key.iter().any(Value::is_null) {
-                            continue;
+                        if key.len() > def.columns.len() {
+                            return Err(Error::new(
+                                ErrorCode::BadRequest,
+                                format!(
+                                    "a key has more values than index '{}' has columns",
+                                    def.name
+                                ),
+                            ));
                         }
-                        if let Some((values, _)) = bound(Some(wire::Bound {
-                            values: key,
-                            inclusive: true,
-                        }))? {
-                            // An integer out of its column's range matches no row.
-                            let fits = def
-                                .columns
-                                .iter()
-                                .zip(&values)
-                                .all(|(c, v)| prepare::within_column(&table, *c, v));
-                            if fits {
-                                keys.push(values);
+                        // A key holding NULL, or a value no row's column can equal exactly,
+                        // matches no row (as SQL's equality).
+                        let mut exact = Vec::with_capacity(key.len());
+                        for (c, v) in def.columns.iter().zip(key) {
+                            match prepare::exact_key_value(&table, *c, v)? {
+                                Some(v) => exact.push(v),
+                                None => break,
                             }
+                        }
+                        if exact.len() == width {
+                            keys.push(exact);
                         }
                     }
                 }
@@ -851,6 +867,10 @@ fn batch_limits(rows: u32, bytes: u32) -> (usize, usize) {
     };
     (rows, bytes)
 }
+
+/// Pushed joins one connection keeps open at most (each holds up to
+/// `limits::JOIN_HELD_BYTES_MAX` of rows).
+const JOINS_OPEN_PER_CONNECTION_MAX: usize = 8;
 
 /// What a stream reads per request at least, however many streams share a batch (an ordered
 /// scan of 1,024 partitions then holds 4 MiB read ahead at most, past a row each).

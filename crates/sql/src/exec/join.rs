@@ -104,6 +104,16 @@ pub(crate) trait Joining: Executor {
         }
         let request = self.key_request(src, params)?;
         let decided = request.decided(src);
+        if !decided
+            && src
+                .filter
+                .as_ref()
+                .is_some_and(crate::exec::diagnostics::divides)
+        {
+            // A division in the first table's WHERE warns or fails as `matching` decides,
+            // which the rows joined first would not follow.
+            return Ok(None);
+        }
         let names = src.fetch_names();
         let mut scan = match request {
             Fetch::Nothing => return Ok(Some(Fetch::Nothing)),

@@ -169,8 +169,9 @@ fn decided_in_node(step: &JoinStep, columns: &[u16], keys: &[&Expr]) -> bool {
             }
         });
         if !reads_other {
-            // Its own condition: the pushed filter decided it.
-            return true;
+            // Its own condition, which the pushed filter decided; one reading no column (a
+            // parameter, a variable) is in no table's filter, so only the API node checks it.
+            return reads_own;
         }
         let Expr::Binary(BinOp::Eq, l, r) = part else {
             return false;

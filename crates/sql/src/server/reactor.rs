@@ -825,6 +825,7 @@ fn execute_here(links: &mut Links, conn: &mut Conn, token: u64, payload: &[u8]) 
     // Plans made before another session's DDL are made again on the thread.
     session.refresh_catalog();
     let epoch = session.plan_epoch();
+    let join_pushdown = session.join_pushdown();
     let Some(p) = session.statements.get_mut(&id) else {
         return Step::Thread;
     };
@@ -834,7 +835,7 @@ fn execute_here(links: &mut Links, conn: &mut Conn, token: u64, payload: &[u8]) 
         return Step::Thread;
     }
     let fast = match p.compiled.as_ref() {
-        Compiled::Select(plan) => reads_committed(plan),
+        Compiled::Select(plan) => reads_committed(plan, join_pushdown),
         Compiled::Other(s) => matches!(
             **s,
             Statement::StartTransaction { .. }
@@ -906,18 +907,19 @@ fn query_here(links: &mut Links, conn: &mut Conn, token: u64, payload: &[u8]) ->
         return Step::Thread;
     };
     match plan.as_ref() {
-        Compiled::Select(select) if reads_committed(select) => {
+        Compiled::Select(select) if reads_committed(select, session.join_pushdown()) => {
             start_select(links, conn, token, &plan, select, n.values, payload)
         }
         _ => Step::Thread,
     }
 }
 
-/// Whether a SELECT reads only committed rows without locks (what the reactor serves).
-fn reads_committed(plan: &SelectPlan) -> bool {
+/// Whether a SELECT reads only committed rows without locks (what the reactor serves): of
+/// joins, one the data node reads whole when `join_pushdown`.
+fn reads_committed(plan: &SelectPlan, join_pushdown: bool) -> bool {
     // A virtual (information_schema) or derived table's rows are made by the session's thread,
     // and so are statements that may wait (SLEEP, GET_LOCK).
-    (plan.joined.is_none() || crate::exec::step::pushed_step(plan))
+    (plan.joined.is_none() || (join_pushdown && crate::exec::step::pushed_step(plan)))
         && !plan.waits
         && !plan.large.get()
         && plan

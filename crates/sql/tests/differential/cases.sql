@@ -6026,6 +6026,10 @@ SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id AND o.amount > c
 SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.id AND o.amount > c.score;
 SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id WHERE o.id IS NULL;
 SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id AND o.note LIKE 'a%';
+SET @pj_v = 0;
+SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id AND @pj_v = 1;
+SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.id AND @pj_v = 1;
+SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id AND @pj_v = 0;
 SELECT r.id, c.id, o.id FROM pj_r r JOIN pj_c c ON c.region = r.id JOIN pj_o o ON o.cust = c.id WHERE r.id BETWEEN 1 AND 2;
 SELECT o.id, c.id FROM pj_o o JOIN pj_c c ON c.id = o.cust WHERE o.id BETWEEN 2 AND 7 AND c.score + o.day > 25;
 SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.big;
