@@ -27,8 +27,8 @@ pub(crate) trait Joining: Executor {
         j: &Joined,
         params: &[Value],
     ) -> Result<Vec<Vec<Value>>> {
-        let (mut rows, start) = match self.pushed_join(txn, src, j, params)? {
-            Some(rows) => (rows, j.pushed.len()),
+        let (mut rows, start, exact) = match self.pushed_join(txn, src, j, params)? {
+            Some((rows, exact)) => (rows, j.pushed.len(), exact),
             None => {
                 let first = self.fetch(txn, ExecType::NoCommit, src, params)?;
                 let rows = first
@@ -39,7 +39,7 @@ pub(crate) trait Joining: Executor {
                         joined
                     })
                     .collect();
-                (rows, 0)
+                (rows, 0, false)
             }
         };
         // The joined rows before the group of a nested join being joined.
@@ -63,7 +63,7 @@ pub(crate) trait Joining: Executor {
         if txn.is_open() {
             txn.execute(last).map_err(|e| SqlError::from_client(&e))?;
         }
-        self.filtered(j.filter.as_ref(), params, rows)
+        self.filtered(j.rest(exact), params, rows)
     }
 
     /// The rows of the first table and the steps a pushed join reads with it
@@ -77,12 +77,12 @@ pub(crate) trait Joining: Executor {
         src: &Source,
         j: &Joined,
         params: &[Value],
-    ) -> Result<Option<Vec<Vec<Value>>>> {
+    ) -> Result<Option<(Vec<Vec<Value>>, bool)>> {
         self.check_killed()?;
-        let (scan, decided) = match self.pushed_scan(src, j, params)? {
+        let (scan, exact) = match self.pushed_scan(src, j, params)? {
             None => return Ok(None),
-            Some(Fetch::Scan(scan, decided)) => (scan, decided),
-            Some(_) => return Ok(Some(Vec::new())),
+            Some(Fetch::Scan(scan, exact)) => (scan, exact),
+            Some(_) => return Ok(Some((Vec::new(), true))),
         };
         let found = match txn.scan(&src.table, &scan) {
             Ok(rows) => rows,
@@ -91,13 +91,16 @@ pub(crate) trait Joining: Executor {
             }
             Err(e) => return Err(SqlError::from_client(&e)),
         };
-        self.pushed_rows(src, j, params, decided, found).map(Some)
+        let rows = self.pushed_rows(src, j, params, exact, found)?;
+        Ok(Some((rows, exact)))
     }
 
     /// The read of a pushed join: its first table's scan (a primary-key lookup made a scan by
-    /// keys of its ordered index) with the pushed steps as its children, and whether that read
-    /// decides the first table's WHERE; `Fetch::Nothing` when no row can match. None when the
-    /// join is not pushed this time (see [`Joining::pushed_join`]).
+    /// keys of its ordered index) with the pushed steps as its children, and whether the reads
+    /// are exact (the first table's read decides its WHERE, every child's pushed values
+    /// converted exactly: the conditions `plan/pushed.rs` found decided need no check);
+    /// `Fetch::Nothing` when no row can match. None when the join is not pushed this time (see
+    /// [`Joining::pushed_join`]).
     fn pushed_scan(&mut self, src: &Source, j: &Joined, params: &[Value]) -> Result<Option<Fetch>> {
         if j.pushed.is_empty() || !self.pushdown_joins() {
             return Ok(None);
@@ -126,6 +129,7 @@ pub(crate) trait Joining: Executor {
             Fetch::Scan(scan, _) => *scan,
         }
         .columns(&names);
+        let mut exact = decided;
         for (child, step) in j.pushed.iter().zip(&j.steps) {
             let s = &step.source;
             let (filter, all) = self.pushed_filter(s, params)?;
@@ -133,6 +137,7 @@ pub(crate) trait Joining: Executor {
                 // A LEFT JOIN's own conditions must be decided where its NULLs are made.
                 return Ok(None);
             }
+            exact &= all;
             let mut read =
                 JoinChild::new(&s.table, &child.index, child.key.clone()).columns(&s.fetch_names());
             if let Some(f) = filter {
@@ -143,22 +148,23 @@ pub(crate) trait Joining: Executor {
             }
             scan = scan.join(read);
         }
-        Ok(Some(Fetch::Scan(Box::new(scan), decided)))
+        Ok(Some(Fetch::Scan(Box::new(scan), exact)))
     }
 
     /// The joined rows from the rows a pushed join's read answered (`found`), checked against
-    /// what the data node did not decide: the first table's WHERE (unless `decided`), and the
-    /// inner steps' ON (a LEFT JOIN's is decided there).
+    /// what the data node did not decide: unless the reads were `exact`, the first table's
+    /// WHERE and the inner steps' whole ON; when they were, what of those ONs is left
+    /// (`PushedChild::check`). A LEFT JOIN's ON is decided there.
     fn pushed_rows(
         &self,
         src: &Source,
         j: &Joined,
         params: &[Value],
-        decided: bool,
+        exact: bool,
         found: Vec<Vec<Value>>,
     ) -> Result<Vec<Vec<Value>>> {
         let steps = &j.steps[..j.pushed.len()];
-        let first_filter = src.filter.as_ref().filter(|_| !decided);
+        let first_filter = src.filter.as_ref().filter(|_| !exact);
         let mut rows = Vec::with_capacity(found.len());
         for row in found {
             let mut values = row.into_iter();
@@ -176,8 +182,11 @@ pub(crate) trait Joining: Executor {
             }
             rows.push(joined);
         }
-        for step in steps.iter().filter(|s| !s.outer) {
-            rows = self.filtered(step.on.as_ref(), params, rows)?;
+        for (child, step) in j.pushed.iter().zip(steps) {
+            if !step.outer {
+                let check = if exact { &child.check } else { &step.on };
+                rows = self.filtered(check.as_ref(), params, rows)?;
+            }
         }
         Ok(rows)
     }

@@ -143,7 +143,7 @@ pub(crate) trait Stepping: Executor {
         let rows = match (&p.source, &p.joined) {
             (Some(src), Some(j)) => {
                 let rows = self.pushed_rows(src, j, params, decided, rows)?;
-                self.filtered(j.filter.as_ref(), params, rows)?
+                self.filtered(j.rest(decided), params, rows)?
             }
             (Some(src), None) if !decided => self.matching(src, params, rows)?,
             _ => rows,

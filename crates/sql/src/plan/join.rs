@@ -92,9 +92,22 @@ pub struct Joined {
     pub filter: Option<Expr>,
     /// The first steps a pushed join reads with the first table (`plan/pushed.rs`), one each.
     pub pushed: Vec<crate::plan::pushed::PushedChild>,
+    /// What of `filter` the API node still checks after a pushed join's exact reads.
+    pub pushed_filter: Option<Expr>,
 }
 
 impl Joined {
+    /// The WHERE the API node checks over the joined rows: after a pushed join's exact reads,
+    /// what they did not decide (`pushed_filter`); else all of it.
+    pub(crate) fn rest(&self, exact: bool) -> Option<&Expr> {
+        let correlated = self.filter.as_ref().is_some_and(Expr::has_correlated);
+        if exact && !self.pushed.is_empty() && !correlated {
+            self.pushed_filter.as_ref()
+        } else {
+            self.filter.as_ref()
+        }
+    }
+
     /// Whether the data node reads the whole join in one request (every step pushed), leaving
     /// the API node only checks without subqueries.
     pub(crate) fn fully_pushed(&self) -> bool {
@@ -849,7 +862,8 @@ pub(crate) fn join(
     }
     let first = first.ok_or_else(|| SqlError::parse("a join without tables"))?;
     let first_offset = layout.offsets[order[0]];
-    let pushed = crate::plan::pushed::pushable(&first, first_offset, &steps);
+    let (pushed, pushed_filter) =
+        crate::plan::pushed::pushable(&first, first_offset, &steps, filter.as_ref());
     Ok((
         first,
         Joined {
@@ -858,6 +872,7 @@ pub(crate) fn join(
             steps,
             filter,
             pushed,
+            pushed_filter,
         },
     ))
 }

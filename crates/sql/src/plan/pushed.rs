@@ -15,6 +15,10 @@ use client::LockMode;
 pub struct PushedChild {
     pub index: String,
     pub key: Vec<u16>,
+    /// What of its ON the API node still checks when the data node's reads were exact (every
+    /// pushed value converted exactly): the conjuncts neither its key's equality nor decided
+    /// by a pushed filter.
+    pub check: Option<Expr>,
 }
 
 /// The most joined rows a pushed join is expected to make (by the tables' statistics); a join
@@ -27,11 +31,124 @@ pub(crate) const PRIMARY: &str = "PRIMARY";
 
 /// The steps, from the first, the data node can join to `first` (none when `first` cannot be
 /// a pushed join's scan).
+/// With them, what of `filter` (the WHERE over joined rows) the API node still checks when
+/// the reads were exact.
 pub(crate) fn pushable(
     first: &Source,
     first_offset: usize,
     steps: &[JoinStep],
-) -> Vec<PushedChild> {
+    filter: Option<&Expr>,
+) -> (Vec<PushedChild>, Option<Expr>) {
+    let children = pushed_children(first, first_offset, steps);
+    if children.is_empty() {
+        return (children, None);
+    }
+    let decides = Decides::new(first, first_offset, &children, steps);
+    let children: Vec<PushedChild> = children
+        .into_iter()
+        .zip(steps)
+        .map(|(mut child, step)| {
+            child.check = step.on.as_ref().and_then(|on| decides.residual(on));
+            child
+        })
+        .collect();
+    let rest = filter.and_then(|f| decides.residual(f));
+    (children, rest)
+}
+
+/// Which conjuncts a pushed join's exact reads decide: each child's key equality, and the
+/// conditions of one table whose pushed filter (or keys, for the first) decide its own.
+struct Decides {
+    /// (a child's key column, the column its value comes from), as joined-row positions.
+    equal: Vec<(usize, usize)>,
+    /// The joined-row positions of each table whose own conditions are decided.
+    decided: Vec<std::ops::Range<usize>>,
+}
+
+impl Decides {
+    fn new(
+        first: &Source,
+        first_offset: usize,
+        children: &[PushedChild],
+        steps: &[JoinStep],
+    ) -> Decides {
+        let width = |s: &Source| s.table.def().columns.len();
+        let mut decided = Vec::new();
+        if first.pushed_decides || first.decided_fetch.is_some() {
+            decided.push(first_offset..first_offset + width(first));
+        }
+        let mut equal = Vec::new();
+        // A LEFT JOIN's table decides nothing of the WHERE: its NULL-filled rows meet neither
+        // its conditions nor its key's equality.
+        for step in steps.iter().take(children.len()).filter(|s| !s.outer) {
+            let src = &step.source;
+            if src.filter.is_none() || src.pushed_decides {
+                decided.push(step.offset..step.offset + width(src));
+            }
+            let (columns, keys) = step_key(step);
+            for (c, k) in columns.iter().zip(keys) {
+                if let Expr::Column(from) = k {
+                    equal.push((step.offset + usize::from(*c), *from));
+                }
+            }
+        }
+        Decides { equal, decided }
+    }
+
+    /// `e` without the conjuncts these reads decide (None: all of them).
+    fn residual(&self, e: &Expr) -> Option<Expr> {
+        let mut parts = Vec::new();
+        crate::plan::conjuncts(e, &mut parts);
+        parts
+            .into_iter()
+            .filter(|p| !self.decides(p))
+            .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)))
+    }
+
+    fn decides(&self, part: &Expr) -> bool {
+        if let Expr::Binary(BinOp::Eq, l, r) = part {
+            if let (Expr::Column(a), Expr::Column(b)) = (l.as_ref(), r.as_ref()) {
+                if self
+                    .equal
+                    .iter()
+                    .any(|&(x, y)| (x, y) == (*a, *b) || (x, y) == (*b, *a))
+                {
+                    return true;
+                }
+            }
+        }
+        if part.has_correlated() {
+            return false;
+        }
+        let mut columns = Vec::new();
+        part.walk(&mut |e| {
+            if let Expr::Column(p) = e {
+                columns.push(*p);
+            }
+        });
+        let Some(first) = columns.first() else {
+            return false;
+        };
+        self.decided
+            .iter()
+            .any(|range| range.contains(first) && columns.iter().all(|c| range.contains(c)))
+    }
+}
+
+/// A pushable step's key: the index columns it binds and the expressions giving their values.
+fn step_key(step: &JoinStep) -> (Vec<u16>, Vec<&Expr>) {
+    match (&step.lookup, &step.probe) {
+        (Some((None, keys)), _) if keys.len() == 1 => (
+            step.source.table.def().primary_key.clone(),
+            keys[0].iter().collect(),
+        ),
+        (None, Some(probe)) => (vec![probe.column], vec![&probe.key]),
+        _ => (Vec::new(), Vec::new()),
+    }
+}
+
+/// The steps, from the first, the data node can join to `first`.
+fn pushed_children(first: &Source, first_offset: usize, steps: &[JoinStep]) -> Vec<PushedChild> {
     if !readable(first) || first.filter.as_ref().is_some_and(Expr::has_correlated) {
         return Vec::new();
     }
@@ -109,7 +226,11 @@ pub(crate) fn pushable(
             break;
         }
         members.push((step.offset, src));
-        pushed.push(PushedChild { index, key });
+        pushed.push(PushedChild {
+            index,
+            key,
+            check: None,
+        });
     }
     pushed
 }

@@ -6026,6 +6026,12 @@ SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id AND o.amount > c
 SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.id AND o.amount > c.score;
 SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id WHERE o.id IS NULL;
 SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id AND o.note LIKE 'a%';
+SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id WHERE o.cust = c.id;
+SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id WHERE o.amount IS NULL OR o.amount > 20;
+SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.id WHERE o.note LIKE '%e%' OR o.note IS NULL;
+SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.id WHERE o.day = 1 AND c.score > 5 AND o.amount + c.score > 40;
+SELECT o.id, c.id, r.id FROM pj_o o JOIN pj_c c ON c.id = o.cust LEFT JOIN pj_r r ON r.id = c.region WHERE r.name IS NULL OR r.name <> 'north';
+SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.id WHERE c.id IN (1, 6) AND o.day IN (1, 3) AND o.amount BETWEEN 10 AND 75;
 SET @pj_v = 0;
 SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id AND @pj_v = 1;
 SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.id AND @pj_v = 1;
