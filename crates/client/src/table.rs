@@ -153,7 +153,9 @@ pub struct JoinChild {
     key: Vec<u16>,
     filter: Option<Filter>,
     columns: Vec<String>,
-    outer: bool,
+    kind: wire::JoinKind,
+    /// Read once through this scan's index and bounds (see [`JoinChild::read_once`]).
+    read: Option<Scan>,
 }
 
 impl JoinChild {
@@ -166,7 +168,8 @@ impl JoinChild {
             key,
             filter: None,
             columns: Vec::new(),
-            outer: false,
+            kind: wire::JoinKind::Inner,
+            read: None,
         }
     }
 
@@ -184,7 +187,28 @@ impl JoinChild {
 
     /// A joined row without a match goes on with NULLs for this child (LEFT JOIN).
     pub fn outer(mut self) -> JoinChild {
-        self.outer = true;
+        self.kind = wire::JoinKind::Outer;
+        self
+    }
+
+    /// Reads the child's rows once, through `scan`'s index and bounds, with `scan`'s filter
+    /// as the child's, and matches them to the joined rows by the values of the key's columns
+    /// (a hash join in the data node, for a child whose own conditions find few rows).
+    pub fn read_once(mut self, scan: &Scan) -> JoinChild {
+        self.filter = scan.filter.clone();
+        self.read = Some(scan.clone());
+        self
+    }
+
+    /// Keeps a joined row once if this child has a match, adding no columns (EXISTS).
+    pub fn semi(mut self) -> JoinChild {
+        self.kind = wire::JoinKind::Semi;
+        self
+    }
+
+    /// Keeps a joined row once if this child has no match, adding no columns (NOT EXISTS).
+    pub fn anti(mut self) -> JoinChild {
+        self.kind = wire::JoinKind::Anti;
         self
     }
 
@@ -197,7 +221,19 @@ impl JoinChild {
             key: self.key.clone(),
             filter: self.filter.clone().unwrap_or(Filter::True),
             projection: self.table.columns(&columns)?,
-            outer: self.outer,
+            kind: self.kind,
+            read: match &self.read {
+                None => None,
+                Some(scan) => Some(wire::ChildRead {
+                    index: scan
+                        .index
+                        .as_deref()
+                        .map(|n| self.table.index(n))
+                        .transpose()?,
+                    lower: scan.lower.clone(),
+                    upper: scan.upper.clone(),
+                }),
+            },
         })
     }
 }

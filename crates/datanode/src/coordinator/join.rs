@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use base::{key, limits, Error, ErrorCode, TableDef, Value};
-use wire::{JoinChild, ScanOrder, ScanRequest};
+use wire::{JoinChild, JoinKind, ScanOrder, ScanRequest};
 
 use super::scan::{Progress, ScanCursor};
 use super::Coordinator;
@@ -45,7 +45,14 @@ pub(super) struct Join {
     /// Joined rows to answer, and their bytes (held too).
     out: VecDeque<Vec<Value>>,
     out_bytes: usize,
+    /// Per child read once (`ChildRead`): its rows and where each key's are, kept for every
+    /// round, and their bytes (held too).
+    once: Vec<Option<Matches>>,
+    once_bytes: usize,
 }
+
+/// A child's rows, and the positions of each key's among them.
+type Matches = (Vec<Vec<Value>>, hashbrown::HashMap<Probe, Vec<usize>>);
 
 /// A child of a pushed join, checked against the catalog.
 struct Child {
@@ -59,9 +66,11 @@ struct Child {
     key: Vec<usize>,
     /// The columns it adds to the joined row (its scan answers the key columns after them).
     width: usize,
-    outer: bool,
+    kind: JoinKind,
     /// Its key is one integer column: rows are matched by the value.
     one_integer: bool,
+    /// Its rows are read once through this range (a hash join here), not by the keys.
+    read: Option<wire::ChildRead>,
 }
 
 impl Join {
@@ -110,37 +119,64 @@ impl Join {
         Ok(())
     }
 
-    /// Joins the child at `level` to the round's rows from the rows found, and moves on.
+    /// Joins the child at `level` to the round's rows from the rows found (or, for a child
+    /// read once, those kept), and moves on.
     fn finish_level(&mut self) -> Result<(), Error> {
         let child = &self.children[self.level];
-        let mut by_key: hashbrown::HashMap<Probe, Vec<usize>> = hashbrown::HashMap::new();
-        for (i, row) in self.found.iter().enumerate() {
-            if let Some(probe) = child.key_of_found(row)? {
-                by_key.entry(probe).or_default().push(i);
+        let kept = match self.once.get_mut(self.level).and_then(Option::take) {
+            Some(kept) => kept,
+            None => {
+                let found = std::mem::take(&mut self.found);
+                let mut by_key: hashbrown::HashMap<Probe, Vec<usize>> = hashbrown::HashMap::new();
+                for (i, row) in found.iter().enumerate() {
+                    if let Some(probe) = child.key_of_found(row)? {
+                        by_key.entry(probe).or_default().push(i);
+                    }
+                }
+                if child.read.is_some() {
+                    let bytes: usize = found.iter().map(|r| row_bytes(r)).sum();
+                    self.held = self.held.saturating_sub(bytes);
+                    self.once_bytes += bytes;
+                }
+                (found, by_key)
             }
-        }
+        };
+        let (found, by_key) = &kept;
         let mut joined = Vec::with_capacity(self.rows.len());
         let mut held = 0;
         for (row, key) in self.rows.drain(..).zip(self.row_keys.drain(..)) {
             let matches = key
                 .and_then(|k| by_key.get(&k))
                 .map_or(&[][..], Vec::as_slice);
-            if matches.is_empty() && child.outer {
-                let mut row = row;
-                row.extend(std::iter::repeat_n(Value::Null, child.width));
-                held += row_bytes(&row);
-                joined.push(row);
-            } else {
-                for &m in matches {
-                    let mut extended = row.clone();
-                    extended.extend_from_slice(&self.found[m][..child.width]);
-                    held += row_bytes(&extended);
-                    joined.push(extended);
+            match child.kind {
+                JoinKind::Semi | JoinKind::Anti => {
+                    // The row once: with a match for a semi-join, without one for an anti-join.
+                    if (child.kind == JoinKind::Semi) != matches.is_empty() {
+                        held += row_bytes(&row);
+                        joined.push(row);
+                    }
+                }
+                JoinKind::Outer if matches.is_empty() => {
+                    let mut row = row;
+                    row.extend(std::iter::repeat_n(Value::Null, child.width));
+                    held += row_bytes(&row);
+                    joined.push(row);
+                }
+                _ => {
+                    for &m in matches {
+                        let mut extended = row.clone();
+                        extended.extend_from_slice(&found[m][..child.width]);
+                        held += row_bytes(&extended);
+                        joined.push(extended);
+                    }
                 }
             }
-            if held + self.out_bytes > limits::JOIN_HELD_BYTES_MAX {
+            if held + self.out_bytes + self.once_bytes > limits::JOIN_HELD_BYTES_MAX {
                 return Err(too_large());
             }
+        }
+        if child.read.is_some() {
+            self.once[self.level] = Some(kept);
         }
         self.rows = joined;
         self.held = held;
@@ -153,6 +189,19 @@ impl Join {
     /// every key was read.
     fn next_request(&mut self) -> Option<ScanRequest> {
         let child = self.children.get(self.level)?;
+        if let Some(read) = &child.read {
+            // Read once, the first round that reaches it.
+            if self.once[self.level].is_some() || self.next_key == usize::MAX {
+                return None;
+            }
+            self.next_key = usize::MAX;
+            let mut request = child.request.clone();
+            request.index = read.index;
+            request.lower = read.lower.clone();
+            request.upper = read.upper.clone();
+            request.first_per_key = false;
+            return Some(request);
+        }
         if self.next_key >= self.keys.len() {
             return None;
         }
@@ -311,6 +360,7 @@ impl Coordinator {
         let join = Join {
             root,
             root_done: false,
+            once: planned.iter().map(|_| None).collect(),
             level: planned.len(),
             children: planned,
             rows: Vec::new(),
@@ -322,6 +372,7 @@ impl Coordinator {
             held: 0,
             out: VecDeque::new(),
             out_bytes: 0,
+            once_bytes: 0,
         };
         Ok(ScanCursor::joined(self.tag(), &request, join))
     }
@@ -336,6 +387,14 @@ impl Coordinator {
                 format!("table '{}' has no index {}", table.name, child.index),
             )
         })?;
+        if let Some(read) = child.read.as_ref().and_then(|r| r.index) {
+            if table.indexes.get(usize::from(read)).is_none() {
+                return Err(Error::new(
+                    ErrorCode::NoSuchIndex,
+                    format!("table '{}' has no index {read}", table.name),
+                ));
+            }
+        }
         if child.key.is_empty() || child.key.len() > index.columns.len() {
             return Err(bad(format!(
                 "a pushed join's key binds 1 to {} columns of index '{}'",
@@ -357,7 +416,13 @@ impl Coordinator {
         }
         let one_integer =
             key_columns.len() == 1 && table.columns[key_columns[0] as usize].ty.is_integer();
-        let mut projection = prepare::check_projection(&table, child.projection)?;
+        let semi = matches!(child.kind, JoinKind::Semi | JoinKind::Anti);
+        let mut projection = if semi {
+            // It adds no columns: its scan answers only the key columns.
+            Vec::new()
+        } else {
+            prepare::check_projection(&table, child.projection)?
+        };
         let width = projection.len();
         // The key columns come after the answered ones, to match rows to keys.
         let answered_at = key_columns
@@ -383,7 +448,8 @@ impl Coordinator {
                 batch_bytes: 0,
                 aggregate: None,
                 keys: Vec::new(),
-                first_per_key: false,
+                // Whether a key has a match needs its first row only.
+                first_per_key: semi,
                 join: Vec::new(),
             },
             table,
@@ -391,8 +457,9 @@ impl Coordinator {
             answered_at,
             key: child.key.iter().map(|&k| usize::from(k)).collect(),
             width,
-            outer: child.outer,
+            kind: child.kind,
             one_integer,
+            read: child.read,
         })
     }
 
@@ -438,7 +505,7 @@ impl Coordinator {
                         j.held += row_bytes(&row);
                         j.found.push(row);
                     }
-                    if j.held + j.out_bytes > limits::JOIN_HELD_BYTES_MAX {
+                    if j.held + j.out_bytes + j.once_bytes > limits::JOIN_HELD_BYTES_MAX {
                         return Err(too_large());
                     }
                     if last {

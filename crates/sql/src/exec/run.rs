@@ -469,6 +469,10 @@ pub(crate) trait Executor: Exec {
             let rows = self.schema_rows(src)?;
             return self.matching_in(txn, src, params, rows);
         }
+        // Correlated EXISTS the data node answers with the rows (pushed semi-joins).
+        if let Some(rows) = crate::exec::semijoin::semi_pushed(self, txn, src, params)? {
+            return Ok(rows);
+        }
         let request = self.key_request(src, params)?;
         let decided = request.decided(src);
         let rows = self.read_fetch(txn, exec, src, request, false)?;

@@ -4,7 +4,11 @@
 //! is among the values found. Chosen by the table's statistics when reading the table's
 //! matching rows once costs less than probing it for every outer value (MariaDB's semi-join
 //! materialization; `EXISTS (SELECT * FROM orders o WHERE o.cust = c.id AND o.day = 17)` over
-//! thousands of customers reads the day's orders through KEY(day) instead).
+//! thousands of customers reads the day's orders through KEY(day) instead). Or pushed: such an
+//! EXISTS over a table the statement's one table reaches by an ordered index on that column,
+//! whose own conditions its pushed filter decides, is read by the data node with the
+//! statement's rows, which it keeps or drops (`semi_pushed`: NDB's pushed semi-join and
+//! anti-join).
 
 use base::Value;
 use client::{ExecType, LockMode, Transaction};
@@ -14,6 +18,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::exec::run::key_value;
+use crate::exec::step::Stepping;
 use crate::exec::subquery::{exact_key, Subqueries};
 use crate::exec::{Executor, Outcome};
 use crate::expr::correlated::Kind;
@@ -266,4 +271,171 @@ pub(crate) trait SemiJoining: Subqueries {
     }
 }
 
+/// A correlated EXISTS the data node can answer with the rows it is asked about: the pushed
+/// join's child it makes, and the conjunct of the statement's WHERE it decides.
+struct PushedSemi {
+    child: client::JoinChild,
+    conjunct: Expr,
+}
+
 impl<S: Subqueries> SemiJoining for S {}
+
+/// The rows of a single table `src` whose WHERE holds correlated EXISTS or NOT EXISTS
+/// subqueries the data node can run as semi-joins or anti-joins of its scan (see the module's
+/// doc), read in one request, then checked against the rest of the WHERE. None when none can
+/// be pushed (or `cairn_join_pushdown` is OFF, or the data node refuses): the subqueries run
+/// as they do.
+pub(crate) fn semi_pushed<S: Subqueries>(
+    s: &mut S,
+    txn: &mut Transaction,
+    src: &crate::plan::Source,
+    params: &[Value],
+) -> Result<Option<Vec<Vec<Value>>>> {
+    let Some(filter) = src.filter.as_ref().filter(|f| f.has_correlated()) else {
+        return Ok(None);
+    };
+    if !s.pushdown_joins() || src.lock != LockMode::CommittedRead || src.made_in_api_node() {
+        return Ok(None);
+    }
+    // Many rows would each be probed in sequence by the data node's worker.
+    if src
+        .estimate
+        .is_none_or(|e| e.kept > crate::plan::pushed::PUSHED_ROWS_MAX)
+    {
+        return Ok(None);
+    }
+    let mut parts = Vec::new();
+    crate::plan::conjuncts(filter, &mut parts);
+    let mut pushed = Vec::new();
+    for part in &parts {
+        if let Some(semi) = pushed_semi(s, src, part, params)? {
+            pushed.push(semi);
+        }
+    }
+    if pushed.is_empty() {
+        return Ok(None);
+    }
+    let request = s.key_request(src, params)?;
+    let names = src.fetch_names();
+    let mut scan = match request {
+        crate::exec::run::Fetch::Nothing => return Ok(Some(Vec::new())),
+        crate::exec::run::Fetch::Keys {
+            unique: None, keys, ..
+        } if keys.len() <= base::limits::SCAN_KEYS_MAX => {
+            client::Scan::index(crate::plan::pushed::PRIMARY).keys(keys)
+        }
+        crate::exec::run::Fetch::Keys { .. } => return Ok(None),
+        crate::exec::run::Fetch::Scan(scan, _) => *scan,
+    }
+    .columns(&names);
+    if matches!(scan.index_name(), Some(i) if i == crate::plan::pushed::PRIMARY)
+        && src
+            .table
+            .def()
+            .index(crate::plan::pushed::PRIMARY)
+            .is_none()
+    {
+        return Ok(None);
+    }
+    let decided: Vec<&Expr> = pushed.iter().map(|p| &p.conjunct).collect();
+    for semi in &pushed {
+        scan = scan.join(semi.child.clone());
+    }
+    let rows = match txn.scan(&src.table, &scan) {
+        Ok(rows) => rows,
+        Err(client::ClientError::Failed(e)) if e.code == base::ErrorCode::Overloaded => {
+            return Ok(None)
+        }
+        Err(e) => return Err(crate::foundation::error::SqlError::from_client(&e)),
+    };
+    // The rest of the WHERE, checked as the source's.
+    let mut rest = src.clone();
+    rest.filter = parts
+        .iter()
+        .filter(|p| !decided.contains(p))
+        .cloned()
+        .reduce(|a, b| Expr::Binary(crate::expr::BinOp::And, Box::new(a), Box::new(b)));
+    s.matching_in(txn, &rest, params, rows).map(Some)
+}
+
+/// `part` as a pushed semi-join or anti-join of `src`'s scan: a correlated EXISTS (NOT EXISTS)
+/// that reads once ([`once_query`]) over a table with an ordered index on the column its one
+/// outer value is compared with, that value one of `src`'s fetched integer columns of that
+/// column's type, and the once-query's conditions all decided by its pushed filter.
+fn pushed_semi<S: Subqueries>(
+    s: &mut S,
+    src: &crate::plan::Source,
+    part: &Expr,
+    params: &[Value],
+) -> Result<Option<PushedSemi>> {
+    let Expr::Correlated { n, args, .. } = part else {
+        return Ok(None);
+    };
+    let c = &s.correlated[*n];
+    let (Some((once, column)), Kind::Exists { negated }, true, [Expr::Column(at)]) =
+        (c.once.clone(), c.kind, c.semi(), args.as_slice())
+    else {
+        return Ok(None);
+    };
+    let probe = c.plan.source.as_ref().and_then(|s| s.estimate);
+    let Some(inner) = once.source.as_ref() else {
+        return Ok(None);
+    };
+    if !inner.pushed_decides && inner.filter.is_some()
+        || inner.made_in_api_node()
+        || inner.lock != LockMode::CommittedRead
+    {
+        return Ok(None);
+    }
+    let def = inner.table.def();
+    let outer_column = src
+        .fetch
+        .get(*at)
+        .and_then(|c| src.table.def().columns.get(usize::from(*c)));
+    let (Some(from), Some(to)) = (outer_column, def.columns.get(usize::from(column))) else {
+        return Ok(None);
+    };
+    if !(from.ty.is_integer() && from.ty == to.ty) {
+        return Ok(None);
+    }
+    // An ordered index led by the column, the primary key's first.
+    let mut indexes: Vec<&base::IndexDef> = def
+        .indexes
+        .iter()
+        .filter(|i| i.columns.first() == Some(&column) && i.prefix(0).is_none())
+        .collect();
+    indexes.sort_by_key(|i| i.name != crate::plan::pushed::PRIMARY);
+    let Some(index) = indexes.first() else {
+        return Ok(None);
+    };
+    let (_, all) = s.arguments(*n, Vec::new(), params);
+    let (filter, exact) = s.pushed_filter(inner, &all)?;
+    if !exact {
+        return Ok(None);
+    }
+    let Ok(key) = u16::try_from(*at) else {
+        return Ok(None);
+    };
+    let mut child = client::JoinChild::new(&inner.table, &index.name, vec![key]);
+    // Reading the table's matching rows once beats probing it for every row (by the
+    // statistics, as `semi_joins_once` decides): the data node reads them once and matches
+    // them by value. Only when that read decides the once-query's WHERE.
+    let rows = src.estimate.map_or(0.0, |e| e.kept);
+    let once_cheaper = match (inner.estimate, probe) {
+        (Some(e), Some(p)) => once_is_cheaper(e, p, rows.ceil() as usize),
+        _ => false,
+    };
+    if once_cheaper {
+        match s.key_request(inner, &all)? {
+            crate::exec::run::Fetch::Scan(scan, true) => child = child.read_once(&scan),
+            _ => return Ok(None),
+        }
+    } else if let Some(f) = filter {
+        child = child.filter(f);
+    }
+    child = if negated { child.anti() } else { child.semi() };
+    Ok(Some(PushedSemi {
+        child,
+        conjunct: part.clone(),
+    }))
+}

@@ -24,7 +24,7 @@ pub struct PushedChild {
 /// The most joined rows a pushed join is expected to make (by the tables' statistics); a join
 /// expected to make more is joined by the API node. TPC-H's larger joins (Q5, Q9, SF 0.1) ran
 /// 1.8-2.1 times as long pushed on a 2-core machine, joins of up to a few thousand rows faster.
-const PUSHED_ROWS_MAX: f64 = 10_000.0;
+pub(crate) const PUSHED_ROWS_MAX: f64 = 10_000.0;
 
 /// The index a declared primary key is ordered by (`client::Table::index`).
 pub(crate) const PRIMARY: &str = "PRIMARY";

@@ -6032,6 +6032,16 @@ SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.id WHERE o.note LIKE '%e
 SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.id WHERE o.day = 1 AND c.score > 5 AND o.amount + c.score > 40;
 SELECT o.id, c.id, r.id FROM pj_o o JOIN pj_c c ON c.id = o.cust LEFT JOIN pj_r r ON r.id = c.region WHERE r.name IS NULL OR r.name <> 'north';
 SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.id WHERE c.id IN (1, 6) AND o.day IN (1, 3) AND o.amount BETWEEN 10 AND 75;
+SELECT c.id FROM pj_c c WHERE EXISTS (SELECT * FROM pj_o o WHERE o.cust = c.id);
+SELECT c.id FROM pj_c c WHERE NOT EXISTS (SELECT * FROM pj_o o WHERE o.cust = c.id);
+SELECT c.id, c.score FROM pj_c c WHERE c.score > 15 AND EXISTS (SELECT 1 FROM pj_o o WHERE o.cust = c.id AND o.day = 1);
+SELECT c.id FROM pj_c c WHERE NOT EXISTS (SELECT 1 FROM pj_o o WHERE o.cust = c.id AND o.amount > 25);
+SELECT c.id FROM pj_c c WHERE EXISTS (SELECT 1 FROM pj_o o WHERE o.cust = c.region);
+SELECT c.id FROM pj_c c WHERE NOT EXISTS (SELECT 1 FROM pj_o o WHERE o.cust = c.region);
+SELECT o.id FROM pj_o o WHERE EXISTS (SELECT 1 FROM pj_c c WHERE c.id = o.cust AND c.score >= 30) AND NOT EXISTS (SELECT 1 FROM pj_l l WHERE l.oid = o.id);
+SELECT o.id FROM pj_o o WHERE o.day = 1 AND (EXISTS (SELECT 1 FROM pj_l l WHERE l.oid = o.id) OR o.amount > 40);
+SELECT c.id FROM pj_c c WHERE EXISTS (SELECT 1 FROM pj_o o WHERE o.cust = c.id AND o.note LIKE '%a%');
+SELECT c.id FROM pj_c c WHERE c.id IN (1, 4, 6) AND NOT EXISTS (SELECT 1 FROM pj_o o WHERE o.cust = c.id AND o.day = 3);
 SET @pj_v = 0;
 SELECT c.id, o.id FROM pj_c c LEFT JOIN pj_o o ON o.cust = c.id AND @pj_v = 1;
 SELECT c.id, o.id FROM pj_c c JOIN pj_o o ON o.cust = c.id AND @pj_v = 1;

@@ -17,7 +17,9 @@ pub use execute::{
 };
 pub use replication::{RowChange, COPY_NAMES_MAX, NODE_GROUPS_MAX, REPLICATED_ROWS_MAX};
 pub(crate) use scan::{get_scan_request, put_scan_request};
-pub use scan::{AggregateFn, Aggregation, Bound, JoinChild, ScanOrder, ScanRequest};
+pub use scan::{
+    AggregateFn, Aggregation, Bound, ChildRead, JoinChild, JoinKind, ScanOrder, ScanRequest,
+};
 pub use schema::{
     get_table, get_table_unversioned, put_table, ColumnSource, NewColumn, TableChange,
 };

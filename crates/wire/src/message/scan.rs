@@ -77,9 +77,37 @@ pub struct JoinChild {
     pub filter: Filter,
     /// Columns answered; empty means all visible columns.
     pub projection: Vec<u16>,
-    /// A joined row without a match goes on with NULLs for this child (LEFT JOIN); else it is
-    /// dropped.
-    pub outer: bool,
+    /// What a joined row with and without matches becomes.
+    pub kind: JoinKind,
+    /// Set: the child's rows are read once, through this range, and matched to the joined rows
+    /// by the values of the index's leading columns the key binds (a hash join in the data
+    /// node), not read by the joined rows' keys.
+    pub read: Option<ChildRead>,
+}
+
+/// The rows of a pushed join's child read once: an ordered index's range (or the whole table).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChildRead {
+    /// None: the whole table.
+    pub index: Option<u16>,
+    pub lower: Option<Bound>,
+    pub upper: Option<Bound>,
+}
+
+/// How a pushed join's child joins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum JoinKind {
+    /// A row for each match; a joined row without one is dropped.
+    Inner = 0,
+    /// A row for each match; a joined row without one goes on with NULLs for the child (LEFT
+    /// JOIN).
+    Outer = 1,
+    /// The joined row once if the child has a match, adding no columns (EXISTS: a semi-join).
+    Semi = 2,
+    /// The joined row once if the child has no match, adding no columns (NOT EXISTS: an
+    /// anti-join; a key holding NULL has none).
+    Anti = 3,
 }
 
 /// A scan's rows folded into groups by the data node. Each answered row holds a group's values
@@ -198,7 +226,16 @@ pub(crate) fn put_scan_request(out: &mut Vec<u8>, s: &ScanRequest) {
         out.put_u16s(&c.key);
         put_filter(out, &c.filter);
         out.put_u16s(&c.projection);
-        out.put_u8(c.outer as u8);
+        out.put_u8(c.kind as u8);
+        match &c.read {
+            None => out.put_u8(0),
+            Some(read) => {
+                out.put_u8(1);
+                out.put_u16(read.index.map_or(u16::MAX, |i| i));
+                put_bound(out, &read.lower);
+                put_bound(out, &read.upper);
+            }
+        }
     }
 }
 
@@ -213,7 +250,35 @@ fn get_join(r: &mut Reader) -> DecodeResult<Vec<JoinChild>> {
             key: r.u16s("join key", limits::KEY_COLUMNS_MAX)?,
             filter: get_filter(r, 0)?,
             projection: r.u16s("projection", limits::COLUMNS_MAX)?,
-            outer: r.flag("outer join")?,
+            kind: match r.u8()? {
+                0 => JoinKind::Inner,
+                1 => JoinKind::Outer,
+                2 => JoinKind::Semi,
+                3 => JoinKind::Anti,
+                tag => {
+                    return Err(DecodeError::BadTag {
+                        what: "join kind",
+                        tag,
+                    })
+                }
+            },
+            read: match r.u8()? {
+                0 => None,
+                1 => Some(ChildRead {
+                    index: match r.u16()? {
+                        u16::MAX => None,
+                        i => Some(i),
+                    },
+                    lower: get_bound(r)?,
+                    upper: get_bound(r)?,
+                }),
+                tag => {
+                    return Err(DecodeError::BadTag {
+                        what: "child read",
+                        tag,
+                    })
+                }
+            },
         });
     }
     Ok(children)

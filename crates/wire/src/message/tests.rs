@@ -298,7 +298,8 @@ fn messages_round_trip() {
                     key: vec![0, 2],
                     filter: Filter::IsNull { column: 1 },
                     projection: vec![1, 0],
-                    outer: true,
+                    kind: JoinKind::Outer,
+                    read: None,
                 },
                 JoinChild {
                     table: 5,
@@ -307,7 +308,15 @@ fn messages_round_trip() {
                     key: vec![4],
                     filter: Filter::True,
                     projection: vec![],
-                    outer: false,
+                    kind: JoinKind::Anti,
+                    read: Some(ChildRead {
+                        index: Some(2),
+                        lower: Some(Bound {
+                            values: vec![Value::Int(17)],
+                            inclusive: true,
+                        }),
+                        upper: None,
+                    }),
                 },
             ],
         }),
@@ -810,7 +819,8 @@ fn a_scan_with_too_many_join_children_is_refused() {
         key: vec![0],
         filter: Filter::True,
         projection: vec![],
-        outer: false,
+        kind: JoinKind::Inner,
+        read: None,
     };
     let scan = |children: usize| {
         Message::Scan(ScanRequest {
