@@ -91,13 +91,36 @@ pub fn exact_key_value(table: &TableDef, c: u16, v: Value) -> Result<Option<Valu
         return Ok(None);
     }
     if let Some(original) = original {
-        let same = converted.compare(&original, base::types::Collation::Binary)
-            == Some(std::cmp::Ordering::Equal);
-        if !same {
+        if !same_number(&converted, &original) {
             return Ok(None);
         }
     }
     Ok(Some(converted))
+}
+
+/// Whether two numbers are equal exactly: integers and decimals compared as decimals (not as
+/// doubles, which lose digits past 2^53), a double only when it holds an integer of at most
+/// 2^53 or the other is a double.
+fn same_number(a: &Value, b: &Value) -> bool {
+    use base::decimal::Decimal;
+    let exact = |v: &Value| -> Option<Decimal> {
+        match v {
+            Value::Int(i) => Some(Decimal::new_small(i128::from(*i), 0)),
+            Value::UInt(u) => Some(Decimal::new_small(i128::from(*u), 0)),
+            Value::Decimal(d) => Some(*d),
+            Value::Double(x) if x.fract() == 0.0 && x.abs() <= 9_007_199_254_740_992.0 => {
+                Some(Decimal::new_small(*x as i128, 0))
+            }
+            _ => None,
+        }
+    };
+    match (exact(a), exact(b)) {
+        (Some(x), Some(y)) => {
+            Value::Decimal(x).compare(&Value::Decimal(y), base::types::Collation::Binary)
+                == Some(std::cmp::Ordering::Equal)
+        }
+        _ => matches!((a, b), (Value::Double(x), Value::Double(y)) if x == y),
+    }
 }
 
 /// The columns a read returns when it names none: every visible column.
@@ -525,6 +548,37 @@ mod tests {
     use base::schema::ColumnDef;
     use base::types::{Collation, ColumnType};
     use storage::row::RowLayout;
+
+    /// A key value is one only when it equals a value of its column exactly.
+    #[test]
+    fn exact_key_values_are_exact() {
+        let table = TableDef::new(
+            "t",
+            vec![
+                ColumnDef::new("i", ColumnType::Int { unsigned: false }),
+                ColumnDef::new("b", ColumnType::BigInt { unsigned: false }),
+                ColumnDef::new("u", ColumnType::Int { unsigned: true }),
+            ],
+            &["i"],
+        )
+        .unwrap();
+        let decimal = |s: &str| Value::Decimal(base::decimal::Decimal::parse(s).unwrap());
+        let key = |c: u16, v: Value| exact_key_value(&table, c, v).unwrap();
+        assert_eq!(key(0, Value::Int(5)), Some(Value::Int(5)));
+        assert_eq!(key(0, decimal("5.0")), Some(Value::Int(5)));
+        assert_eq!(key(0, Value::Double(6.0)), Some(Value::Int(6)));
+        assert_eq!(key(0, decimal("5.5")), None);
+        assert_eq!(key(0, Value::Double(5.5)), None);
+        assert_eq!(key(0, Value::Int(5 + (1 << 32))), None);
+        assert_eq!(key(2, Value::Int(-1)), None);
+        assert_eq!(key(0, Value::Null), None);
+        // Past 2^53 a double cannot tell the two apart: only exact decimals pass.
+        assert_eq!(key(1, decimal("9007199254740993.5")), None);
+        assert_eq!(
+            key(1, decimal("9007199254740993")),
+            Some(Value::Int(9_007_199_254_740_993))
+        );
+    }
 
     /// A long IN list searched by halves keeps exactly the rows the list read one by one keeps
     /// (integers of both signs, a case-insensitive string column, NULLs in rows and in lists).

@@ -107,14 +107,14 @@ pub(crate) trait Joining: Executor {
         }
         let request = self.key_request(src, params)?;
         let decided = request.decided(src);
-        if !decided
-            && src
-                .filter
-                .as_ref()
-                .is_some_and(crate::exec::diagnostics::divides)
-        {
-            // A division in the first table's WHERE warns or fails as `matching` decides,
-            // which the rows joined first would not follow.
+        let divides = crate::exec::diagnostics::divides;
+        let inner_divides = j.steps[..j.pushed.len()]
+            .iter()
+            .any(|s| !s.outer && s.on.as_ref().is_some_and(divides));
+        if inner_divides || !decided && src.filter.as_ref().is_some_and(divides) {
+            // A division in the first table's WHERE or an inner join's ON warns or fails for
+            // the rows it is checked over, which the rows the data node joined first (only
+            // those every pushed table matched) would not follow.
             return Ok(None);
         }
         let names = src.fetch_names();

@@ -297,6 +297,11 @@ pub(crate) fn semi_pushed<S: Subqueries>(
     if !s.pushdown_joins() || src.lock != LockMode::CommittedRead || src.made_in_api_node() {
         return Ok(None);
     }
+    // A division in the WHERE warns or fails for the rows it is checked over: all of them,
+    // not only those the data node kept.
+    if crate::exec::diagnostics::divides(filter) {
+        return Ok(None);
+    }
     // Many rows would each be probed in sequence by the data node's worker.
     if src
         .estimate
