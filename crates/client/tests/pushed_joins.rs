@@ -4,11 +4,19 @@
 //! parent through its primary key's ordered index, a key of two columns or of a prefix; inner or
 //! outer; with filters and projections of their own), read in tiny batches, sometimes with a
 //! limit, sometimes inside a transaction holding uncommitted inserts, updates and deletes,
-//! against a nested-loop model; a round joining more keys than one scan by keys takes (read in
-//! chunks, also through a transaction's changes); key values outside the child column's range
-//! or not exactly of its type;
-//! string keys under the child column's collation; cursors dropped mid-join; and requests the
-//! data node refuses. The seed is printed; rerun a failure with CAIRN_TEST_SEED.
+//! against a nested-loop model; the same with semi and anti children (`JoinChild::semi`,
+//! `anti`: the joined row once with / without a match, adding no columns, so later children's
+//! keys skip them) and children read once (`JoinChild::read_once`) through a random range of
+//! one of their indexes or the whole table, with the filter of that scan replacing the
+//! child's, their rows kept for every round of the scan's tiny batches and seeing a
+//! transaction's changes; semi and anti children of NULL keys and of keys no value of the
+//! column equals; keys after a semi or anti child; a child read once through an empty range
+//! (and a transaction's rows put in it), and one whose rows come in several batches; a round
+//! joining more keys than one scan by keys takes (read in chunks, also through a transaction's
+//! changes); key values outside the child column's range or not exactly of its type; string
+//! keys under the child column's collation (every kind of child, read by keys and read once);
+//! cursors dropped mid-join; and requests the data node refuses. The random tests print their
+//! seeds; rerun a failure with CAIRN_TEST_SEED.
 
 mod common;
 
@@ -194,6 +202,105 @@ struct Root {
     columns: Option<Vec<usize>>,
 }
 
+/// How a child joins (`JoinChild::outer`, `semi`, `anti`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Inner,
+    Outer,
+    Semi,
+    Anti,
+}
+
+impl Kind {
+    /// Whether the child adds its columns to the joined row (a semi or anti child adds none).
+    fn adds_columns(self) -> bool {
+        matches!(self, Kind::Inner | Kind::Outer)
+    }
+}
+
+/// A child's rows read once (`JoinChild::read_once`): through an index (None: the whole
+/// table) between bounds on a prefix of its columns (each of one or more values).
+#[derive(Debug, Clone)]
+struct ReadOnce {
+    index: Option<usize>,
+    lo: Option<(Vec<i64>, bool)>,
+    hi: Option<(Vec<i64>, bool)>,
+    /// A filter matching nothing set on the JoinChild before `read_once`, which the scan's
+    /// filter (or none) replaces.
+    decoy: bool,
+}
+
+impl ReadOnce {
+    fn random(rng: &mut Rng, table: usize) -> ReadOnce {
+        let mut read = ReadOnce {
+            index: None,
+            lo: None,
+            hi: None,
+            decoy: rng.below(3) == 0,
+        };
+        if rng.below(4) == 0 {
+            return read;
+        }
+        let index = rng.below(INDEXES[table].len() as u64) as usize;
+        let columns = INDEXES[table][index].1;
+        let value = |rng: &mut Rng, at: usize| rng.below(span(DOMAINS[table][columns[at]])) as i64;
+        let lo: Vec<i64> = (0..1 + rng.below(columns.len() as u64) as usize)
+            .map(|at| value(rng, at))
+            .collect();
+        let first = span(DOMAINS[table][columns[0]]) as i64;
+        let mut hi = vec![match rng.below(8) {
+            // Empty, or one value.
+            0 => lo[0] - rng.below(3) as i64,
+            _ => lo[0] + rng.below(first as u64 / 2 + 1) as i64,
+        }];
+        if columns.len() > 1 && rng.below(2) == 0 {
+            hi.push(value(rng, 1));
+        }
+        read.index = Some(index);
+        read.lo = (rng.below(5) != 0).then(|| (lo, rng.below(2) == 0));
+        read.hi = (rng.below(5) != 0).then(|| (hi, rng.below(2) == 0));
+        read
+    }
+
+    /// Whether a row of the child's table is in the range (NULL before every value in the
+    /// index, a bound comparing the prefix of its length).
+    fn holds(&self, table: usize, row: &[Value]) -> bool {
+        let Some(index) = self.index else {
+            return true;
+        };
+        let tuple: Vec<Option<i64>> = INDEXES[table][index]
+            .1
+            .iter()
+            .map(|&c| as_int(&row[c]))
+            .collect();
+        let bound = |b: &[i64]| -> Vec<Option<i64>> { b.iter().map(|&v| Some(v)).collect() };
+        let above = self.lo.as_ref().is_none_or(|(b, inclusive)| {
+            let prefix = &tuple[..b.len()];
+            prefix > &bound(b)[..] || (*inclusive && prefix == &bound(b)[..])
+        });
+        let below = self.hi.as_ref().is_none_or(|(b, inclusive)| {
+            let prefix = &tuple[..b.len()];
+            prefix < &bound(b)[..] || (*inclusive && prefix == &bound(b)[..])
+        });
+        above && below
+    }
+
+    fn scan(&self, table: usize) -> Scan {
+        let values = |b: &[i64]| b.iter().map(|&v| Value::Int(v)).collect();
+        let mut scan = match self.index {
+            None => Scan::table(),
+            Some(index) => Scan::index(INDEXES[table][index].0),
+        };
+        if let Some((b, inclusive)) = &self.lo {
+            scan = scan.from(values(b), *inclusive);
+        }
+        if let Some((b, inclusive)) = &self.hi {
+            scan = scan.to(values(b), *inclusive);
+        }
+        scan
+    }
+}
+
 /// A child of the join: `key` holds positions in the joined row so far.
 #[derive(Debug, Clone)]
 struct Child {
@@ -202,7 +309,9 @@ struct Child {
     key: Vec<usize>,
     filter: Option<Cond>,
     columns: Option<Vec<usize>>,
-    outer: bool,
+    kind: Kind,
+    /// Some: read once through this range (the filter set on its scan).
+    read: Option<ReadOnce>,
 }
 
 fn projected(columns: &Option<Vec<usize>>) -> Vec<usize> {
@@ -269,8 +378,10 @@ fn random_root(rng: &mut Rng) -> Root {
     }
 }
 
-/// A child joinable to a joined row whose columns come from `slots` (table, column).
-fn random_child(rng: &mut Rng, slots: &[(usize, usize)]) -> Option<Child> {
+/// A child joinable to a joined row whose columns come from `slots` (table, column); inner or
+/// outer, and, when `extended`, also semi or anti, and read once (drawn after the rest, so
+/// the rounds without `extended` stay as they were for a seed).
+fn random_child(rng: &mut Rng, slots: &[(usize, usize)], extended: bool) -> Option<Child> {
     let mut options = Vec::new();
     for (table, indexes) in INDEXES.iter().enumerate() {
         for (index, (_, columns)) in indexes.iter().enumerate() {
@@ -302,14 +413,30 @@ fn random_child(rng: &mut Rng, slots: &[(usize, usize)]) -> Option<Child> {
             pool[rng.below(pool.len() as u64) as usize]
         })
         .collect();
-    Some(Child {
+    let mut child = Child {
         table,
         index,
         key,
         filter: (rng.below(3) == 0).then(|| Cond::random(rng, table)),
         columns: random_columns(rng),
-        outer: rng.below(2) == 0,
-    })
+        kind: if rng.below(2) == 0 {
+            Kind::Outer
+        } else {
+            Kind::Inner
+        },
+        read: None,
+    };
+    if extended {
+        match rng.below(6) {
+            0 | 1 => {}
+            2 | 3 => child.kind = Kind::Semi,
+            _ => child.kind = Kind::Anti,
+        }
+        if rng.below(5) < 2 {
+            child.read = Some(ReadOnce::random(rng, table));
+        }
+    }
+    Some(child)
 }
 
 /// The joined rows, by nested loops over the model's rows.
@@ -338,6 +465,13 @@ fn model(data: &[Rows; 3], root: &Root, children: &[Child]) -> Vec<Vec<Value>> {
             if !child.filter.as_ref().is_none_or(|f| f.holds(r)) {
                 continue;
             }
+            if !child
+                .read
+                .as_ref()
+                .is_none_or(|read| read.holds(child.table, r))
+            {
+                continue;
+            }
             let key: Option<Vec<i64>> = columns[..child.key.len()]
                 .iter()
                 .map(|&c| as_int(&r[c]))
@@ -353,7 +487,17 @@ fn model(data: &[Rows; 3], root: &Root, children: &[Child]) -> Vec<Vec<Value>> {
         let mut joined = Vec::new();
         for row in rows {
             let key: Option<Vec<i64>> = child.key.iter().map(|&p| as_int(&row[p])).collect();
-            match key.and_then(|k| by_key.get(&k)) {
+            let matches = key.and_then(|k| by_key.get(&k));
+            match child.kind {
+                Kind::Semi | Kind::Anti => {
+                    if matches.is_some() == (child.kind == Kind::Semi) {
+                        joined.push(row);
+                    }
+                    continue;
+                }
+                Kind::Inner | Kind::Outer => {}
+            }
+            match matches {
                 Some(matches) => {
                     for m in matches {
                         let mut r = row.clone();
@@ -361,7 +505,7 @@ fn model(data: &[Rows; 3], root: &Root, children: &[Child]) -> Vec<Vec<Value>> {
                         joined.push(r);
                     }
                 }
-                None if child.outer => {
+                None if child.kind == Kind::Outer => {
                     let mut r = row;
                     r.extend(std::iter::repeat_n(Value::Null, width));
                     joined.push(r);
@@ -398,18 +542,44 @@ fn scan_of(tables: &[Table; 3], root: &Root, children: &[Child]) -> Scan {
     for c in children {
         let key = c.key.iter().map(|&p| p as u16).collect();
         let mut child = JoinChild::new(&tables[c.table], INDEXES[c.table][c.index].0, key);
-        if let Some(f) = &c.filter {
-            child = child.filter(f.filter());
+        match &c.read {
+            None => {
+                if let Some(f) = &c.filter {
+                    child = child.filter(f.filter());
+                }
+            }
+            Some(read) => {
+                if read.decoy {
+                    child = child.filter(nothing());
+                }
+                let mut scan = read.scan(c.table);
+                if let Some(f) = &c.filter {
+                    scan = scan.filter(f.filter());
+                }
+                child = child.read_once(&scan);
+            }
         }
         if let Some(columns) = &c.columns {
             child = child.columns(&names(c.table, columns));
         }
-        if c.outer {
-            child = child.outer();
-        }
+        child = match c.kind {
+            Kind::Inner => child,
+            Kind::Outer => child.outer(),
+            Kind::Semi => child.semi(),
+            Kind::Anti => child.anti(),
+        };
         scan = scan.join(child);
     }
     scan
+}
+
+/// A filter no row passes (every table's column 0 is a non-negative id).
+fn nothing() -> Filter {
+    Filter::Cmp {
+        column: 0,
+        op: CmpOp::Lt,
+        value: Value::Int(0),
+    }
 }
 
 /// A value as something to sort by.
@@ -584,7 +754,26 @@ fn change(rng: &mut Rng, txn: &mut Transaction, tables: &[Table; 3], seen: &mut 
 
 #[test]
 fn pushed_joins_match_a_nested_loop_model() {
-    let mut rng = Rng::from_env_or_time("pushed_joins_match_a_nested_loop_model");
+    rounds_against_the_model("pushed_joins_match_a_nested_loop_model", 400, false);
+}
+
+/// The same with semi and anti children (adding no columns, so later children's keys skip
+/// them) and children read once through a random range of one of their indexes (or the
+/// whole table), with the filter of that scan, kept for every round of the scan's tiny
+/// batches, also inside a transaction with its own changes in the child's table.
+#[test]
+fn semi_anti_and_read_once_children_match_the_model() {
+    rounds_against_the_model(
+        "semi_anti_and_read_once_children_match_the_model",
+        400,
+        true,
+    );
+}
+
+/// `rounds` random joins read and compared with the model; `extended`: children may be semi,
+/// anti and read once.
+fn rounds_against_the_model(name: &str, rounds: usize, extended: bool) {
+    let mut rng = Rng::from_env_or_time(name);
     let node = TestNode::start(3, Duration::from_millis(300));
     let cluster = node.connect();
     let tables = defs().map(|def| cluster.create_table(def).unwrap());
@@ -600,7 +789,9 @@ fn pushed_joins_match_a_nested_loop_model() {
     let mut failures: Vec<String> = Vec::new();
     let mut joined_rows = 0;
     let mut answered = 0;
-    for round in 0..400 {
+    // Rounds answering rows with a semi, an anti and a read-once child.
+    let mut answered_with = [0; 3];
+    for round in 0..rounds {
         if failures.len() >= 5 {
             break;
         }
@@ -610,11 +801,18 @@ fn pushed_joins_match_a_nested_loop_model() {
             .map(|&c| (root.table, c))
             .collect();
         let mut children = Vec::new();
-        for _ in 0..[1, 1, 2, 2, 2, 3, 3, 4][rng.below(8) as usize] {
-            let Some(child) = random_child(&mut rng, &slots) else {
+        let counts = if extended {
+            [1, 2, 2, 3, 3, 4, 4, 5]
+        } else {
+            [1, 1, 2, 2, 2, 3, 3, 4]
+        };
+        for _ in 0..counts[rng.below(8) as usize] {
+            let Some(child) = random_child(&mut rng, &slots, extended) else {
                 break;
             };
-            slots.extend(projected(&child.columns).iter().map(|&c| (child.table, c)));
+            if child.kind.adds_columns() {
+                slots.extend(projected(&child.columns).iter().map(|&c| (child.table, c)));
+            }
             children.push(child);
         }
         // A third of the rounds read inside a transaction holding its own changes.
@@ -687,6 +885,12 @@ fn pushed_joins_match_a_nested_loop_model() {
         let got = cells(&got);
         joined_rows += got.len();
         answered += usize::from(!want.is_empty());
+        if !want.is_empty() {
+            let has = |f: &dyn Fn(&Child) -> bool| usize::from(children.iter().any(f));
+            answered_with[0] += has(&|c| c.kind == Kind::Semi);
+            answered_with[1] += has(&|c| c.kind == Kind::Anti);
+            answered_with[2] += has(&|c| c.read.is_some());
+        }
         let (extra, missing) = difference(&got, &want);
         let wrong = if limit > 0 {
             got.len() != want.len().min(limit as usize) || !extra.is_empty()
@@ -705,7 +909,13 @@ fn pushed_joins_match_a_nested_loop_model() {
             ));
         }
     }
-    eprintln!("{joined_rows} joined rows read; {answered} rounds of 400 answered rows");
+    eprintln!("{joined_rows} joined rows read; {answered} rounds of {rounds} answered rows");
+    if extended {
+        let [semi, anti, once] = answered_with;
+        eprintln!(
+            "answering rounds with a semi child {semi}, an anti child {anti}, read once {once}"
+        );
+    }
     assert!(
         failures.is_empty(),
         "{} failing rounds:\n{}",
@@ -898,6 +1108,54 @@ fn pushed_joins_the_data_node_refuses() {
         Some(ErrorCode::BadRequest),
     );
     works("three key columns on a two-column index");
+
+    // A child read once through an index its table lacks (the client finds none), or between
+    // bounds of more values than its index has columns (a lower one; an upper one of a semi
+    // child, in batches of one row).
+    let once = |read: Scan| {
+        Scan::table()
+            .columns(&["id"])
+            .join(JoinChild::new(&child, "by_pid", vec![0]).read_once(&read))
+    };
+    refused(
+        "a child read once through an index it lacks",
+        cluster.scan(&parent, &once(Scan::index("by_cid"))),
+        Some(ErrorCode::NoSuchIndex),
+    );
+    works("a child read once through an index it lacks");
+    let three = vec![Value::Int(1), Value::Int(2), Value::Int(3)];
+    for semi in [false, true] {
+        let mut scan = once(Scan::index("by_pid").from(three.clone(), true));
+        if semi {
+            scan = Scan::table()
+                .columns(&["id"])
+                .join(
+                    JoinChild::new(&child, "by_pid", vec![0])
+                        .read_once(&Scan::index("by_pid").to(three.clone(), true))
+                        .semi(),
+                )
+                .batch(1, 0);
+        }
+        refused(
+            &format!("a child read once by a bound past its index, semi {semi}"),
+            cluster.scan(&parent, &scan),
+            Some(ErrorCode::BadRequest),
+        );
+        works(&format!(
+            "a child read once by a bound past its index, semi {semi}"
+        ));
+    }
+    // A semi child's key past the columns (it adds none of its own).
+    let semi = Scan::table()
+        .columns(&["id"])
+        .join(JoinChild::new(&child, "by_pid", vec![0]).semi())
+        .join(JoinChild::new(&grand, "by_cid", vec![1]));
+    refused(
+        "a key past a semi child",
+        cluster.scan(&parent, &semi),
+        Some(ErrorCode::BadRequest),
+    );
+    works("a key past a semi child");
 
     // More children than a join takes (`JOIN_CHILDREN_MAX`).
     let mut many = Scan::table().columns(&["id"]);
@@ -1096,7 +1354,7 @@ fn inexact_numeric_keys_match_nothing() {
 
 /// String keys compare under the child index column's collation (case and trailing spaces
 /// ignored by utf8mb4_general_ci, not by a binary one), as the child's own scan by keys finds
-/// them.
+/// them: for inner, outer, semi and anti children, read by keys and read once.
 #[test]
 fn string_keys_join_under_the_child_columns_collation() {
     let node = TestNode::start(2, Duration::from_millis(300));
@@ -1128,39 +1386,68 @@ fn string_keys_join_under_the_child_columns_collation() {
     }
     txn.execute(ExecType::Commit).unwrap();
     for (root, child) in [(&ci, &bin), (&bin, &ci), (&ci, &ci), (&bin, &bin)] {
-        for outer in [false, true] {
-            let mut join = JoinChild::new(child, "by_s", vec![1]).columns(&["id"]);
-            if outer {
-                join = join.outer();
-            }
-            let got = cluster
-                .scan(root, &Scan::table().join(join).batch(2, 0))
-                .unwrap();
-            let mut got: Vec<(i64, Option<i64>)> = got
-                .iter()
-                .map(|r| (as_int(&r[0]).unwrap(), as_int(&r[2])))
-                .collect();
-            got.sort_unstable();
-            // The child's own scan by each root row's value.
-            let mut want = Vec::new();
-            for r in cluster.scan(root, &Scan::table()).unwrap() {
-                let id = as_int(&r[0]).unwrap();
-                let found = cluster
-                    .scan(child, &Scan::index("by_s").keys(vec![vec![r[1].clone()]]))
-                    .unwrap();
-                if found.is_empty() && outer {
-                    want.push((id, None));
+        // The child's own scan by each root row's value: (root id, the child ids found).
+        let found: Vec<(i64, Vec<i64>)> = cluster
+            .scan(root, &Scan::table())
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let by_key = Scan::index("by_s").keys(vec![vec![r[1].clone()]]);
+                let ids = cluster.scan(child, &by_key).unwrap();
+                (
+                    as_int(&r[0]).unwrap(),
+                    ids.iter().map(|f| as_int(&f[0]).unwrap()).collect(),
+                )
+            })
+            .collect();
+        for kind in [Kind::Inner, Kind::Outer, Kind::Semi, Kind::Anti] {
+            for once in [false, true] {
+                let mut join = JoinChild::new(child, "by_s", vec![1]).columns(&["id"]);
+                if once {
+                    join = join.read_once(&Scan::table());
                 }
-                want.extend(found.iter().map(|f| (id, as_int(&f[0]))));
+                join = match kind {
+                    Kind::Inner => join,
+                    Kind::Outer => join.outer(),
+                    Kind::Semi => join.semi(),
+                    Kind::Anti => join.anti(),
+                };
+                let what = format!(
+                    "{} joined to {}, {kind:?}, read once {once}",
+                    root.name(),
+                    child.name()
+                );
+                let got = cluster
+                    .scan(root, &Scan::table().join(join).batch(2, 0))
+                    .unwrap();
+                let width = if kind.adds_columns() { 3 } else { 2 };
+                let mut got: Vec<(i64, Option<i64>)> = got
+                    .iter()
+                    .map(|r| {
+                        assert_eq!(r.len(), width, "{what}: {r:?}");
+                        (as_int(&r[0]).unwrap(), r.get(2).and_then(as_int))
+                    })
+                    .collect();
+                got.sort_unstable();
+                let mut want = Vec::new();
+                for (id, ids) in &found {
+                    match kind {
+                        Kind::Inner | Kind::Outer => {
+                            if ids.is_empty() && kind == Kind::Outer {
+                                want.push((*id, None));
+                            }
+                            want.extend(ids.iter().map(|&c| (*id, Some(c))));
+                        }
+                        Kind::Semi | Kind::Anti => {
+                            if ids.is_empty() == (kind == Kind::Anti) {
+                                want.push((*id, None));
+                            }
+                        }
+                    }
+                }
+                want.sort_unstable();
+                assert_eq!(got, want, "{what}");
             }
-            want.sort_unstable();
-            assert_eq!(
-                got,
-                want,
-                "{} joined to {}, outer {outer}",
-                root.name(),
-                child.name()
-            );
         }
     }
 }
@@ -1204,4 +1491,463 @@ fn a_dropped_join_cursor_ends_its_scan() {
         rows.iter().all(|r| r[0] == r[2]),
         "child's pid is its parent"
     );
+}
+
+/// Sorted ids (the first column) of joined rows.
+fn ids(rows: &[Vec<Value>]) -> Vec<i64> {
+    let mut ids: Vec<i64> = rows.iter().map(|r| as_int(&r[0]).unwrap()).collect();
+    ids.sort_unstable();
+    ids
+}
+
+/// A key holding NULL, or a value the child's column cannot equal (past INT's range, negative
+/// for an unsigned column), has no match: an anti child keeps its row, a semi child drops it;
+/// a key with several matches keeps its row once. By keys and read once, in batches of one
+/// row and whole.
+#[test]
+fn semi_and_anti_children_of_null_and_unequal_keys() {
+    let node = TestNode::start(2, Duration::from_millis(300));
+    let cluster = node.connect();
+    let wide = cluster
+        .create_table(
+            TableDef::new(
+                "wide",
+                vec![
+                    ColumnDef::new("id", ColumnType::BigInt { unsigned: false }),
+                    ColumnDef::new("n", ColumnType::BigInt { unsigned: false }).nullable(),
+                ],
+                &["id"],
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    let narrow = cluster
+        .create_table(
+            TableDef::new(
+                "narrow",
+                vec![
+                    ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+                    ColumnDef::new("w", ColumnType::Int { unsigned: false }),
+                    ColumnDef::new("u", ColumnType::Int { unsigned: true }),
+                ],
+                &["id"],
+            )
+            .unwrap()
+            .with_index("by_w", IndexKind::Ordered, &["w"])
+            .unwrap()
+            .with_index("by_u", IndexKind::Ordered, &["u"])
+            .unwrap()
+            .with_index("by_w_u", IndexKind::Ordered, &["w", "u"])
+            .unwrap(),
+        )
+        .unwrap();
+    // wide.id: n.
+    let ns: [(i64, Option<i64>); 6] = [
+        (0, Some(5)),
+        (1, Some(5 + (1 << 32))),
+        (2, None),
+        (3, Some(7)),
+        (4, Some(-1)),
+        (5, None),
+    ];
+    let mut txn = cluster.transaction();
+    for (id, n) in ns {
+        let n = n.map_or(Value::Null, Value::Int);
+        txn.insert(&wide, vec![(0, id.into()), (1, n)]);
+    }
+    // w = 5 twice (u 5), w = -1 (u u32::MAX: -1's low bits).
+    for (id, w, u) in [(1i64, 5i64, 5u64), (2, 5, 5), (3, -1, u32::MAX.into())] {
+        txn.insert(
+            &narrow,
+            vec![(0, id.into()), (1, w.into()), (2, Value::UInt(u))],
+        );
+    }
+    txn.execute(ExecType::Commit).unwrap();
+    // (index, key, the wide rows with a match).
+    let cases: [(&str, Vec<u16>, Vec<i64>); 3] = [
+        ("by_w", vec![1], vec![0, 4]),
+        ("by_u", vec![1], vec![0]),
+        ("by_w_u", vec![1, 1], vec![0]),
+    ];
+    let mut wrong = Vec::new();
+    for (index, key, matched) in cases {
+        for once in [None, Some(Scan::table()), Some(Scan::index(index))] {
+            for semi in [true, false] {
+                let mut child = JoinChild::new(&narrow, index, key.clone()).columns(&["id"]);
+                if let Some(scan) = &once {
+                    child = child.read_once(scan);
+                }
+                child = if semi { child.semi() } else { child.anti() };
+                let want: Vec<i64> = (0..6).filter(|id| matched.contains(id) == semi).collect();
+                for batch in [1, 0] {
+                    let scan = Scan::table().join(child.clone()).batch(batch, 0);
+                    let rows = cluster.scan(&wide, &scan).unwrap();
+                    let what = format!(
+                        "{} on {index}, read once {}, batch {batch}",
+                        if semi { "semi" } else { "anti" },
+                        once.is_some()
+                    );
+                    if rows.iter().any(|r| r.len() != 2) {
+                        wrong.push(format!(
+                            "{what}: rows of other than wide's 2 columns {rows:?}"
+                        ));
+                    } else if ids(&rows) != want {
+                        wrong.push(format!("{what}: wide ids {:?}, want {want:?}", ids(&rows)));
+                    }
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A semi or anti child adds no columns, whatever its projection: the key of a child after it
+/// counts only the columns before it and those of the inner children, and a key position past
+/// those is refused.
+#[test]
+fn keys_after_a_semi_or_anti_child_skip_it() {
+    let node = TestNode::start(2, Duration::from_millis(300));
+    let cluster = node.connect();
+    let [parent, child, grand] = defs().map(|def| cluster.create_table(def).unwrap());
+    let mut txn = cluster.transaction();
+    for id in 0..6i64 {
+        txn.insert(
+            &parent,
+            vec![(0, id.into()), (1, Value::Null), (2, "p".into())],
+        );
+    }
+    // Children 10 and 11 of parent 0, 12 of 1, 13 of 3, 14 of 4; grandchildren of 10 (two),
+    // 12 and 14.
+    for (id, pid) in [(10i64, 0i64), (11, 0), (12, 1), (13, 3), (14, 4)] {
+        txn.insert(&child, vec![(0, id.into()), (1, pid.into()), (2, 0.into())]);
+    }
+    for (id, cid) in [(100i64, 10i64), (101, 10), (102, 12), (103, 14)] {
+        txn.insert(&grand, vec![(0, id.into()), (1, cid.into()), (2, 1.into())]);
+    }
+    txn.execute(ExecType::Commit).unwrap();
+    let all = |rows: Vec<Vec<Value>>| -> Vec<Vec<i64>> {
+        let mut rows: Vec<Vec<i64>> = rows
+            .iter()
+            .map(|r| r.iter().map(|v| as_int(v).unwrap()).collect())
+            .collect();
+        rows.sort_unstable();
+        rows
+    };
+    for once in [false, true] {
+        let read = |c: JoinChild| {
+            if once {
+                c.read_once(&Scan::table())
+            } else {
+                c
+            }
+        };
+        for batch in [1, 0] {
+            let what = format!("read once {once}, batch {batch}");
+            // parent.id; parents with a child (semi, adding none of its three columns); their
+            // children's ids (at 1); those children's grandchildren by the id at 1.
+            let semi = |at: u16| {
+                Scan::table()
+                    .columns(&["id"])
+                    .join(read(
+                        JoinChild::new(&child, "by_pid", vec![0])
+                            .columns(&["id", "pid", "b"])
+                            .semi(),
+                    ))
+                    .join(JoinChild::new(&child, "by_pid", vec![0]).columns(&["id"]))
+                    .join(JoinChild::new(&grand, "by_cid", vec![at]).columns(&["id"]))
+                    .batch(batch, 0)
+            };
+            let got = all(cluster.scan(&parent, &semi(1)).unwrap());
+            let want = vec![
+                vec![0, 10, 100],
+                vec![0, 10, 101],
+                vec![1, 12, 102],
+                vec![4, 14, 103],
+            ];
+            assert_eq!(got, want, "semi, {what}");
+            refused(
+                &format!("a key past the columns after a semi child, {what}"),
+                cluster.scan(&parent, &semi(2)),
+                Some(ErrorCode::BadRequest),
+            );
+
+            // parent.id; its children's ids (at 1); those without a grandchild (anti, adding
+            // none of its columns); the child again by its id at 1, its pid (at 2).
+            let anti = |at: u16| {
+                Scan::table()
+                    .columns(&["id"])
+                    .join(JoinChild::new(&child, "by_pid", vec![0]).columns(&["id"]))
+                    .join(read(
+                        JoinChild::new(&grand, "by_cid", vec![1])
+                            .columns(&["id", "w"])
+                            .anti(),
+                    ))
+                    .join(JoinChild::new(&child, "pk", vec![at]).columns(&["pid"]))
+                    .batch(batch, 0)
+            };
+            let got = all(cluster.scan(&parent, &anti(1)).unwrap());
+            assert_eq!(got, vec![vec![0, 11, 0], vec![3, 13, 3]], "anti, {what}");
+            refused(
+                &format!("a key past the columns after an anti child, {what}"),
+                cluster.scan(&parent, &anti(2)),
+                Some(ErrorCode::BadRequest),
+            );
+        }
+    }
+}
+
+/// A child read once through an empty range (bounds crossed, a value no row holds, rows none
+/// of which passes the filter) has no rows: a semi child drops every joined row, an anti child
+/// keeps every one, an inner one drops them, an outer one keeps them with NULLs; in one-row
+/// batches (a round each) too. In a transaction, the rows it inserted and updated into two of
+/// the ranges are the matches there, in every round.
+#[test]
+fn a_child_read_once_through_an_empty_range() {
+    let node = TestNode::start(2, Duration::from_millis(300));
+    let cluster = node.connect();
+    let [parent, child, _] = defs().map(|def| cluster.create_table(def).unwrap());
+    let mut txn = cluster.transaction();
+    for id in 0..40i64 {
+        txn.insert(
+            &parent,
+            vec![(0, id.into()), (1, Value::Null), (2, "p".into())],
+        );
+        for k in 0..2 {
+            let values = vec![(0, (id * 2 + k).into()), (1, id.into()), (2, k.into())];
+            txn.insert(&child, values);
+        }
+    }
+    txn.execute(ExecType::Commit).unwrap();
+    let ranges = [
+        Scan::index("by_pid")
+            .from(vec![Value::Int(5)], true)
+            .to(vec![Value::Int(4)], true),
+        Scan::index("by_pid")
+            .from(vec![Value::Int(5)], false)
+            .to(vec![Value::Int(5)], true),
+        Scan::index("pk").equal(vec![Value::Int(1_000)]),
+        // Rows in range, none through the filter (set on the scan, replacing the child's).
+        Scan::index("by_pid")
+            .from(vec![Value::Int(0)], true)
+            .filter(Filter::Cmp {
+                column: 2,
+                op: CmpOp::Gt,
+                value: Value::Int(5),
+            }),
+    ];
+    // `matched[i]`: (parent, child) of range i's rows.
+    let check =
+        |read: &dyn Fn(&Scan) -> Vec<Vec<Value>>, matched: [&[(i64, i64)]; 4], what: &str| {
+            for (i, range) in ranges.iter().enumerate() {
+                for kind in ["semi", "anti", "inner", "outer"] {
+                    let mut c = JoinChild::new(&child, "by_pid", vec![0])
+                        .columns(&["id"])
+                        .filter(nothing())
+                        .read_once(range);
+                    c = match kind {
+                        "semi" => c.semi(),
+                        "anti" => c.anti(),
+                        "outer" => c.outer(),
+                        _ => c,
+                    };
+                    let found = |p: i64| matched[i].iter().find(|m| m.0 == p).map(|m| m.1);
+                    let want: Vec<(i64, Option<i64>)> = (0..40)
+                        .filter_map(|p| match (kind, found(p)) {
+                            ("semi", Some(_)) | ("anti", None) => Some((p, None)),
+                            ("inner", Some(c)) | ("outer", Some(c)) => Some((p, Some(c))),
+                            ("outer", None) => Some((p, None)),
+                            _ => None,
+                        })
+                        .collect();
+                    for batch in [1, 3, 0] {
+                        let scan = Scan::table()
+                            .columns(&["id"])
+                            .join(c.clone())
+                            .batch(batch, 0);
+                        let rows = read(&scan);
+                        let width = if kind == "semi" || kind == "anti" {
+                            1
+                        } else {
+                            2
+                        };
+                        let mut got: Vec<(i64, Option<i64>)> = rows
+                            .iter()
+                            .map(|r| {
+                                assert_eq!(r.len(), width, "{kind}, range {i}{what}: {r:?}");
+                                (as_int(&r[0]).unwrap(), r.get(1).and_then(as_int))
+                            })
+                            .collect();
+                        got.sort_unstable();
+                        assert_eq!(got, want, "{kind} through range {i}, batch {batch}{what}");
+                    }
+                }
+            }
+        };
+    check(
+        &|scan| cluster.scan(&parent, scan).unwrap(),
+        [&[], &[], &[], &[]],
+        "",
+    );
+
+    // Children moved to a parent that is not there (pid 2,000), and into the ranges: 1,000
+    // inserted under parent 7 with b 9 (ranges 2 and 3), child 11 of parent 5 given b 6
+    // (range 3).
+    let mut txn = cluster.transaction();
+    for id in (1..80i64).step_by(3) {
+        txn.update(&child, vec![id.into()], vec![(1, 2_000.into())]);
+    }
+    txn.insert(
+        &child,
+        vec![(0, 1_000.into()), (1, 7.into()), (2, 9.into())],
+    );
+    txn.update(&child, vec![11.into()], vec![(2, 6.into())]);
+    txn.execute(ExecType::NoCommit).unwrap();
+    check(
+        &|scan| txn.scan(&parent, scan).unwrap(),
+        [&[], &[], &[(7, 1_000)], &[(5, 11), (7, 1_000)]],
+        ", in a transaction",
+    );
+    txn.execute(ExecType::Rollback).unwrap();
+}
+
+/// A child read once whose rows come in several batches (more than `SCAN_BATCH_ROWS_MAX`),
+/// kept for every round of the scan's tiny batches: inner through the whole table, semi and
+/// anti through a range of its index, inner through a filter; committed and inside a
+/// transaction that deleted, moved and inserted children.
+#[test]
+fn a_child_read_once_in_several_batches() {
+    const PARENTS: i64 = 200;
+    const CHILDREN: i64 = 5_000;
+    assert!(CHILDREN as usize > base::limits::SCAN_BATCH_ROWS_MAX);
+    let node = TestNode::start(3, Duration::from_millis(300));
+    let cluster = node.connect();
+    let [parent, child, _] = defs().map(|def| cluster.create_table(def).unwrap());
+    let mut txn = cluster.transaction();
+    for id in 0..PARENTS {
+        txn.insert(
+            &parent,
+            vec![(0, id.into()), (1, Value::Null), (2, "".into())],
+        );
+    }
+    // child id: (pid, b); pids 200..250 have no parent.
+    let mut children: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+    for id in 0..CHILDREN {
+        let (pid, b) = (id % 250, id % 7);
+        txn.insert(&child, vec![(0, id.into()), (1, pid.into()), (2, b.into())]);
+        children.insert(id, (pid, b));
+    }
+    txn.execute(ExecType::Commit).unwrap();
+    let b_is_3 = Filter::Cmp {
+        column: 2,
+        op: CmpOp::Eq,
+        value: Value::Int(3),
+    };
+    let joins = [
+        (
+            "inner, the whole table",
+            JoinChild::new(&child, "by_pid", vec![0])
+                .columns(&["id"])
+                .read_once(&Scan::table()),
+        ),
+        (
+            "semi, pid in [50, 150)",
+            JoinChild::new(&child, "by_pid", vec![0])
+                .read_once(
+                    &Scan::index("by_pid")
+                        .from(vec![Value::Int(50)], true)
+                        .to(vec![Value::Int(150)], false),
+                )
+                .semi(),
+        ),
+        (
+            "anti, pid in [50, 150)",
+            JoinChild::new(&child, "by_pid", vec![0])
+                .read_once(
+                    &Scan::index("by_pid")
+                        .from(vec![Value::Int(50)], true)
+                        .to(vec![Value::Int(150)], false),
+                )
+                .anti(),
+        ),
+        (
+            "inner, b = 3",
+            JoinChild::new(&child, "by_pid", vec![0])
+                .columns(&["id"])
+                .read_once(&Scan::table().filter(b_is_3)),
+        ),
+    ];
+    // The joined rows (parent id, child id) of each join over `children`.
+    let model = |children: &BTreeMap<i64, (i64, i64)>| -> [Vec<(i64, Option<i64>)>; 4] {
+        let mut want: [Vec<(i64, Option<i64>)>; 4] = Default::default();
+        let in_range = |pid: i64| (50..150).contains(&pid);
+        for p in 0..PARENTS {
+            let mine = || children.iter().filter(move |(_, (pid, _))| *pid == p);
+            want[0].extend(mine().map(|(&id, _)| (p, Some(id))));
+            let matched = in_range(p) && mine().next().is_some();
+            want[if matched { 1 } else { 2 }].push((p, None));
+            want[3].extend(
+                mine()
+                    .filter(|(_, (_, b))| *b == 3)
+                    .map(|(&id, _)| (p, Some(id))),
+            );
+        }
+        want
+    };
+    let check = |read: &dyn Fn(&Scan) -> Vec<Vec<Value>>,
+                 want: [Vec<(i64, Option<i64>)>; 4],
+                 what: &str| {
+        for ((name, join), want) in joins.iter().zip(want) {
+            for batch in [3, 0] {
+                let scan = Scan::table()
+                    .columns(&["id"])
+                    .join(join.clone())
+                    .batch(batch, 0);
+                let mut got: Vec<(i64, Option<i64>)> = read(&scan)
+                    .iter()
+                    .map(|r| (as_int(&r[0]).unwrap(), r.get(1).and_then(as_int)))
+                    .collect();
+                got.sort_unstable();
+                assert_eq!(got.len(), want.len(), "{name}, batch {batch}{what}");
+                assert!(got == want, "{name}, batch {batch}{what}: rows differ");
+            }
+        }
+    };
+    check(
+        &|scan| cluster.scan(&parent, scan).unwrap(),
+        model(&children),
+        "",
+    );
+
+    let mut txn = cluster.transaction();
+    for id in (0..CHILDREN).step_by(5) {
+        txn.delete(&child, vec![id.into()]);
+        children.remove(&id);
+    }
+    // Every child of parents 60 and 199 gone (the rest of theirs moved to 7).
+    for id in (3..CHILDREN).step_by(250) {
+        for pid in [60, 199] {
+            let id = id - 3 + pid;
+            if children.contains_key(&id) {
+                txn.update(&child, vec![id.into()], vec![(1, 7.into())]);
+                children.insert(id, (7, id % 7));
+            }
+        }
+    }
+    for n in 0..300i64 {
+        let (id, pid, b) = (10_000 + n, n % 40, 3);
+        txn.insert(&child, vec![(0, id.into()), (1, pid.into()), (2, b.into())]);
+        children.insert(id, (pid, b));
+    }
+    txn.execute(ExecType::NoCommit).unwrap();
+    let want = model(&children);
+    assert!(
+        want[2].iter().any(|&(p, _)| p == 60),
+        "60 lost its children"
+    );
+    check(
+        &|scan| txn.scan(&parent, scan).unwrap(),
+        want,
+        ", in a transaction",
+    );
+    txn.execute(ExecType::Rollback).unwrap();
 }
