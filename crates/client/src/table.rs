@@ -193,7 +193,9 @@ impl JoinChild {
 
     /// Reads the child's rows once, through `scan`'s index and bounds, with `scan`'s filter
     /// as the child's, and matches them to the joined rows by the values of the key's columns
-    /// (a hash join in the data node, for a child whose own conditions find few rows).
+    /// (a hash join in the data node, for a child whose own conditions find few rows). The
+    /// rows are read when the first batch reaches the child and kept for the scan's later
+    /// batches: a write of the scan's transaction made while it is open is not seen by them.
     pub fn read_once(mut self, scan: &Scan) -> JoinChild {
         self.filter = scan.filter.clone();
         self.read = Some(scan.clone());
