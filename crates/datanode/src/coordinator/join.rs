@@ -1,8 +1,10 @@
 //! Pushed joins (NDB's SPJ) run by a coordinator: a scan with children (`ScanRequest::join`)
 //! reads its own rows a batch at a time (the root cursor), then, for each child in turn, the
 //! child's rows whose index holds the joined rows' key values, by one scan by keys over every
-//! node group's partitions (a child cursor, as batched key access), and joins them here, so the
-//! client gets the joined rows of all the tables in one request and one round trip per batch.
+//! node group's partitions (a child cursor, as batched key access), or, for a child read once
+//! (`ChildRead`), its rows in a range read the first round and kept; and joins them here (inner,
+//! outer, semi, anti), so the client gets the joined rows of all the tables in one request and
+//! one round trip per batch.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -32,8 +34,9 @@ pub(super) struct Join {
     rows: Vec<Vec<Value>>,
     /// The child being joined (`children.len()` when none is).
     level: usize,
-    /// Its distinct keys, each with its encoded form, in chunks of at most
-    /// `limits::SCAN_KEYS_MAX` per scan; and each joined row's key (None: it holds a NULL).
+    /// Its distinct keys (canonical values), read in chunks of at most `limits::SCAN_KEYS_MAX`
+    /// per scan from `next_key` on (`usize::MAX`: a child read once was asked for); and each
+    /// joined row's key (None: it can match nothing).
     keys: Vec<Vec<Value>>,
     next_key: usize,
     row_keys: Vec<Option<Probe>>,

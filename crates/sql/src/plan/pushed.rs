@@ -189,16 +189,12 @@ fn pushed_children(first: &Source, first_offset: usize, steps: &[JoinStep]) -> V
             break;
         }
         let def = src.table.def();
-        let (index, columns, keys): (String, Vec<u16>, Vec<&Expr>) =
-            match (&step.lookup, &step.probe) {
-                (Some((None, keys)), _) if keys.len() == 1 && primary_ordered(src) => (
-                    PRIMARY.to_string(),
-                    def.primary_key.clone(),
-                    keys[0].iter().collect(),
-                ),
-                (None, Some(probe)) => (probe.index.clone(), vec![probe.column], vec![&probe.key]),
-                _ => break,
-            };
+        let (columns, keys) = step_key(step);
+        let index = match (&step.lookup, &step.probe) {
+            (Some(_), _) if !columns.is_empty() && primary_ordered(src) => PRIMARY.to_string(),
+            (None, Some(probe)) => probe.index.clone(),
+            _ => break,
+        };
         let mut key = Vec::with_capacity(keys.len());
         for (e, c) in keys.iter().zip(&columns) {
             let Expr::Column(p) = e else { break };
