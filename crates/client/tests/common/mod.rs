@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod joins;
+
 use std::time::Duration;
 
 use client::Cluster;
