@@ -283,6 +283,27 @@ fn pushed_joins_the_data_node_refuses() {
 /// A key value that does not fit the child's index column (a BIGINT value past INT's range, a
 /// negative value for an unsigned column) equals no value of the column: it joins no row, and
 /// takes no match from a row whose key does fit.
+/// narrow(id INT, w INT, u INT UNSIGNED) with ordered indexes on w, u and (w, u): keys of wider
+/// values join it.
+fn narrow() -> TableDef {
+    TableDef::new(
+        "narrow",
+        vec![
+            ColumnDef::new("id", ColumnType::Int { unsigned: false }),
+            ColumnDef::new("w", ColumnType::Int { unsigned: false }),
+            ColumnDef::new("u", ColumnType::Int { unsigned: true }),
+        ],
+        &["id"],
+    )
+    .unwrap()
+    .with_index("by_w", IndexKind::Ordered, &["w"])
+    .unwrap()
+    .with_index("by_u", IndexKind::Ordered, &["u"])
+    .unwrap()
+    .with_index("by_w_u", IndexKind::Ordered, &["w", "u"])
+    .unwrap()
+}
+
 #[test]
 fn keys_out_of_the_child_columns_range_match_nothing() {
     let node = TestNode::start(2, Duration::from_millis(300));
@@ -300,26 +321,7 @@ fn keys_out_of_the_child_columns_range_match_nothing() {
             .unwrap(),
         )
         .unwrap();
-    let narrow = cluster
-        .create_table(
-            TableDef::new(
-                "narrow",
-                vec![
-                    ColumnDef::new("id", ColumnType::Int { unsigned: false }),
-                    ColumnDef::new("w", ColumnType::Int { unsigned: false }),
-                    ColumnDef::new("u", ColumnType::Int { unsigned: true }),
-                ],
-                &["id"],
-            )
-            .unwrap()
-            .with_index("by_w", IndexKind::Ordered, &["w"])
-            .unwrap()
-            .with_index("by_u", IndexKind::Ordered, &["u"])
-            .unwrap()
-            .with_index("by_w_u", IndexKind::Ordered, &["w", "u"])
-            .unwrap(),
-        )
-        .unwrap();
+    let narrow = cluster.create_table(narrow()).unwrap();
     // n: 5, 5 + 2^32 and 5 - 2^32 (the same low 32 bits), -1 (2^32 - 1 as an unsigned INT's
     // low bits).
     let ns = [5i64, 5 + (1 << 32), 5 - (1 << 32), -1];
@@ -618,26 +620,7 @@ fn semi_and_anti_children_of_null_and_unequal_keys() {
             .unwrap(),
         )
         .unwrap();
-    let narrow = cluster
-        .create_table(
-            TableDef::new(
-                "narrow",
-                vec![
-                    ColumnDef::new("id", ColumnType::Int { unsigned: false }),
-                    ColumnDef::new("w", ColumnType::Int { unsigned: false }),
-                    ColumnDef::new("u", ColumnType::Int { unsigned: true }),
-                ],
-                &["id"],
-            )
-            .unwrap()
-            .with_index("by_w", IndexKind::Ordered, &["w"])
-            .unwrap()
-            .with_index("by_u", IndexKind::Ordered, &["u"])
-            .unwrap()
-            .with_index("by_w_u", IndexKind::Ordered, &["w", "u"])
-            .unwrap(),
-        )
-        .unwrap();
+    let narrow = cluster.create_table(narrow()).unwrap();
     // wide.id: n.
     let ns: [(i64, Option<i64>); 6] = [
         (0, Some(5)),
