@@ -78,18 +78,14 @@ pub(crate) trait Joining: Executor {
         j: &Joined,
         params: &[Value],
     ) -> Result<Option<(Vec<Vec<Value>>, bool)>> {
-        self.check_killed()?;
         let (scan, exact) = match self.pushed_scan(src, j, params)? {
             None => return Ok(None),
             Some(Fetch::Scan(scan, exact)) => (scan, exact),
             Some(_) => return Ok(Some((Vec::new(), true))),
         };
-        let found = match txn.scan(&src.table, &scan) {
-            Ok(rows) => rows,
-            Err(client::ClientError::Failed(e)) if e.code == base::ErrorCode::Overloaded => {
-                return Ok(None)
-            }
-            Err(e) => return Err(SqlError::from_client(&e)),
+        self.check_killed()?;
+        let Some(found) = read_pushed(txn, src, &scan)? else {
+            return Ok(None);
         };
         let rows = self.pushed_rows(src, j, params, exact, found)?;
         Ok(Some((rows, exact)))
@@ -117,18 +113,11 @@ pub(crate) trait Joining: Executor {
             // those every pushed table matched) would not follow.
             return Ok(None);
         }
-        let names = src.fetch_names();
-        let mut scan = match request {
-            Fetch::Nothing => return Ok(Some(Fetch::Nothing)),
-            Fetch::Keys {
-                unique: None, keys, ..
-            } if keys.len() <= base::limits::SCAN_KEYS_MAX => {
-                Scan::index(crate::plan::pushed::PRIMARY).keys(keys)
-            }
-            Fetch::Keys { .. } => return Ok(None),
-            Fetch::Scan(scan, _) => *scan,
-        }
-        .columns(&names);
+        let mut scan = match pushed_root(request, src) {
+            None => return Ok(None),
+            Some(None) => return Ok(Some(Fetch::Nothing)),
+            Some(Some(scan)) => scan,
+        };
         let mut exact = decided;
         for (child, step) in j.pushed.iter().zip(&j.steps) {
             let s = &step.source;
@@ -514,3 +503,38 @@ pub(crate) trait Joining: Executor {
 }
 
 impl<S: Exec> Joining for S {}
+
+/// The first table's read of a pushed join (or of pushed semi-joins) as a scan its children
+/// can join: a scan as it is, keyed reads by primary key a scan by keys of the primary key's
+/// ordered index, of `src`'s fetched columns. Some(None): no row can match. None: it cannot be
+/// (reads through a unique index, more keys than one scan takes, a primary key without an
+/// ordered index).
+pub(crate) fn pushed_root(fetch: Fetch, src: &Source) -> Option<Option<Scan>> {
+    let scan = match fetch {
+        Fetch::Nothing => return Some(None),
+        Fetch::Keys {
+            unique: None, keys, ..
+        } if keys.len() <= base::limits::SCAN_KEYS_MAX
+            && crate::plan::pushed::primary_ordered(src) =>
+        {
+            Scan::index(crate::plan::pushed::PRIMARY).keys(keys)
+        }
+        Fetch::Keys { .. } => return None,
+        Fetch::Scan(scan, _) => *scan,
+    };
+    Some(Some(scan.columns(&src.fetch_names())))
+}
+
+/// The rows a pushed join's `scan` of `src` answers; None when the data node would not hold
+/// the join (`Overloaded`), which the API node then joins itself.
+pub(crate) fn read_pushed(
+    txn: &mut Transaction,
+    src: &Source,
+    scan: &Scan,
+) -> Result<Option<Vec<Vec<Value>>>> {
+    match txn.scan(&src.table, scan) {
+        Ok(rows) => Ok(Some(rows)),
+        Err(client::ClientError::Failed(e)) if e.code == base::ErrorCode::Overloaded => Ok(None),
+        Err(e) => Err(SqlError::from_client(&e)),
+    }
+}

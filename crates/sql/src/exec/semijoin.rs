@@ -321,37 +321,17 @@ pub(crate) fn semi_pushed<S: Subqueries>(
         return Ok(None);
     }
     let request = s.key_request(src, params)?;
-    let names = src.fetch_names();
-    let mut scan = match request {
-        crate::exec::run::Fetch::Nothing => return Ok(Some(Vec::new())),
-        crate::exec::run::Fetch::Keys {
-            unique: None, keys, ..
-        } if keys.len() <= base::limits::SCAN_KEYS_MAX => {
-            client::Scan::index(crate::plan::pushed::PRIMARY).keys(keys)
-        }
-        crate::exec::run::Fetch::Keys { .. } => return Ok(None),
-        crate::exec::run::Fetch::Scan(scan, _) => *scan,
-    }
-    .columns(&names);
-    if matches!(scan.index_name(), Some(i) if i == crate::plan::pushed::PRIMARY)
-        && src
-            .table
-            .def()
-            .index(crate::plan::pushed::PRIMARY)
-            .is_none()
-    {
-        return Ok(None);
-    }
+    let mut scan = match crate::exec::join::pushed_root(request, src) {
+        None => return Ok(None),
+        Some(None) => return Ok(Some(Vec::new())),
+        Some(Some(scan)) => scan,
+    };
     let decided: Vec<&Expr> = pushed.iter().map(|p| &p.conjunct).collect();
     for semi in &pushed {
         scan = scan.join(semi.child.clone());
     }
-    let rows = match txn.scan(&src.table, &scan) {
-        Ok(rows) => rows,
-        Err(client::ClientError::Failed(e)) if e.code == base::ErrorCode::Overloaded => {
-            return Ok(None)
-        }
-        Err(e) => return Err(crate::foundation::error::SqlError::from_client(&e)),
+    let Some(rows) = crate::exec::join::read_pushed(txn, src, &scan)? else {
+        return Ok(None);
     };
     // The rest of the WHERE, checked as the source's.
     let mut rest = src.clone();

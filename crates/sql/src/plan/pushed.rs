@@ -152,11 +152,6 @@ fn pushed_children(first: &Source, first_offset: usize, steps: &[JoinStep]) -> V
     if !readable(first) || first.filter.as_ref().is_some_and(Expr::has_correlated) {
         return Vec::new();
     }
-    let primary_ordered = |s: &Source| {
-        let def = s.table.def();
-        def.index(PRIMARY)
-            .is_some_and(|i| def.indexes[i].columns == def.primary_key)
-    };
     // The joined rows expected, by the statistics (or the keys of a lookup): a pushed join
     // pays off when round trips weigh more than the rows, which the data node's one worker per
     // core then joins in sequence, where the API node's thread would join beside it.
@@ -229,6 +224,14 @@ fn pushed_children(first: &Source, first_offset: usize, steps: &[JoinStep]) -> V
         });
     }
     pushed
+}
+
+/// Whether `src`'s primary key has an ordered index (`PRIMARY`), which a pushed join reads
+/// by keys.
+pub(crate) fn primary_ordered(src: &Source) -> bool {
+    let def = src.table.def();
+    def.index(PRIMARY)
+        .is_some_and(|i| def.indexes[i].columns == def.primary_key)
 }
 
 /// Whether a data node reads `src` (a table, not a derived table or information_schema) with
