@@ -126,8 +126,16 @@ impl Aggregator {
                 }
             }
         }
-        let g = match self.index.get(self.key.as_slice()) {
-            Some(g) => *g,
+        // No group columns: one group, found without a lookup. (Comparing the empty key costs
+        // more than the rest of the fold: glibc's AVX-512 memcmp takes a masked load at an empty
+        // Vec's dangling address, a microcode assist of ~75 ns per row on this machine.)
+        let known = if self.spec.group.is_empty() {
+            (!self.groups.is_empty()).then_some(0)
+        } else {
+            self.index.get(self.key.as_slice()).copied()
+        };
+        let g = match known {
+            Some(g) => g,
             None => {
                 let values = self
                     .spec
