@@ -25,6 +25,10 @@ pub enum Reply {
     /// A scan's first batch, when the scan has more: an event session takes one batch of a
     /// scan and ends it there (the caller reads a large result some other way).
     More(Vec<Vec<base::Value>>),
+    /// A batch of a streamed scan (`EventSession::prepare_streamed_scan`) with more to come:
+    /// the scan stays open until the caller asks for the next (`scan_next`) or ends it
+    /// (`scan_close`). Its last batch completes it as `Rows`.
+    Part(Vec<Vec<base::Value>>),
 }
 
 /// A connection an event loop drives. Replies are answered as the data node sent them: a
@@ -37,9 +41,10 @@ pub struct EventSession {
     next_txn: u64,
     /// Request id -> caller's token.
     in_flight: HashMap<u64, u64>,
-    /// Request id of a scan in flight -> the rows of its frames so far.
-    /// Scans sent whose first batch has not come yet.
+    /// Scans sent whose first batch (a streamed scan: whose last) has not come yet.
     scans: HashSet<u64>,
+    /// Those of `scans` that stream: each batch is answered as it comes (`Reply::Part`).
+    streamed: HashSet<u64>,
     /// Set once the connection failed; every later call answers it.
     lost: Option<String>,
     /// What the data node's hello said (`Message::HelloReply`).
@@ -167,6 +172,7 @@ impl EventSession {
             next_txn: 1,
             in_flight: HashMap::new(),
             scans: HashSet::new(),
+            streamed: HashSet::new(),
             lost: None,
             hello,
         };
@@ -264,6 +270,18 @@ impl EventSession {
     /// one batch, else with the first batch (`Reply::More`), the scan ended in the data node.
     /// Nothing is written until `flush`.
     pub fn prepare_scan(&mut self, token: u64, request: ScanRequest) -> Result<()> {
+        self.queue_scan(token, request, false)
+    }
+
+    /// Queues one scan whose batches come back one at a time: each but the last as
+    /// `Reply::Part`, after which the data node waits for `scan_next` (or `scan_close`), the
+    /// last as `Reply::Rows`. The caller holds one batch at a time, and a slow reader of its
+    /// rows holds the scan back. Nothing is written until `flush`.
+    pub fn prepare_streamed_scan(&mut self, token: u64, request: ScanRequest) -> Result<()> {
+        self.queue_scan(token, request, true)
+    }
+
+    fn queue_scan(&mut self, token: u64, request: ScanRequest, streamed: bool) -> Result<()> {
         self.check()?;
         let out = self.io.output();
         let start = out.len();
@@ -273,7 +291,46 @@ impl EventSession {
         self.next_request += 1;
         self.in_flight.insert(id, token);
         self.scans.insert(id);
+        if streamed {
+            self.streamed.insert(id);
+        }
         Ok(())
+    }
+
+    /// The request id of `token`'s streamed scan on this connection, if it has one open.
+    fn streamed_id(&self, token: u64) -> Option<u64> {
+        self.in_flight
+            .iter()
+            .find(|(id, t)| **t == token && self.streamed.contains(id))
+            .map(|(id, _)| *id)
+    }
+
+    /// Asks for the next batch of `token`'s streamed scan, after a `Reply::Part`; false when
+    /// this connection holds no such scan (or is lost). Written with the next `flush`.
+    pub fn scan_next(&mut self, token: u64) -> bool {
+        match (self.lost.is_none(), self.streamed_id(token)) {
+            (true, Some(id)) => {
+                Message::ScanNext.write_frame(self.io.output(), 0, 0, id);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Ends `token`'s streamed scan, after a `Reply::Part`, with no more of its rows asked
+    /// for; false when this connection holds no such scan. Written with the next `flush`.
+    pub fn scan_close(&mut self, token: u64) -> bool {
+        let Some(id) = self.streamed_id(token) else {
+            return false;
+        };
+        self.in_flight.remove(&id);
+        self.scans.remove(&id);
+        self.streamed.remove(&id);
+        if self.lost.is_none() {
+            // The data node's empty last frame then finds no request.
+            Message::ScanClose.write_frame(self.io.output(), 0, 0, id);
+        }
+        true
     }
 
     /// Writes what the socket takes of the queued requests; the rest goes when the poll reports
@@ -303,7 +360,7 @@ impl EventSession {
             .map(|(token, reply)| {
                 let ops = reply.and_then(|r| match r {
                     Reply::Ops(ops) => Ok(ops),
-                    Reply::Rows(_) | Reply::More(_) => {
+                    Reply::Rows(_) | Reply::More(_) | Reply::Part(_) => {
                         Err(lost("scan reply to a caller of read()"))
                     }
                 });
@@ -321,12 +378,21 @@ impl EventSession {
         }
         let in_flight = &mut self.in_flight;
         let scans = &mut self.scans;
+        let streamed = &mut self.streamed;
         let mut closes = Vec::new();
         let read = self.io.read_frames(|header, message| {
             let id = header.request_id;
             let last = header.flags & FLAG_LAST != 0;
-            if scans.remove(&id) {
+            if scans.contains(&id) {
+                // A streamed scan's batch with more to come: it stays open.
+                let part = !last && streamed.contains(&id);
                 let reply = match message {
+                    Message::ScanRows { rows } if part => {
+                        if let Some(token) = in_flight.get(&id) {
+                            done.push((*token, Ok(Reply::Part(rows))));
+                        }
+                        return;
+                    }
                     Message::ScanRows { rows } if last => Ok(Reply::Rows(rows)),
                     Message::ScanRows { rows } => {
                         // Ended here: the data node's empty last frame finds no request.
@@ -337,6 +403,8 @@ impl EventSession {
                     Message::Failure(e) => Err(ClientError::Failed(e)),
                     other => Err(unexpected(&other)),
                 };
+                scans.remove(&id);
+                streamed.remove(&id);
                 if let Some(token) = in_flight.remove(&id) {
                     done.push((token, reply));
                 }
@@ -380,6 +448,7 @@ impl EventSession {
     pub fn abandon(&mut self) -> Vec<Completion> {
         let error = lost(self.lost.clone().unwrap_or_else(|| "abandoned".into()));
         self.scans.clear();
+        self.streamed.clear();
         self.in_flight
             .drain()
             .map(|(_, t)| (t, Err(error.clone())))

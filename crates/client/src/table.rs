@@ -327,10 +327,6 @@ impl Scan {
         self
     }
 
-    /// The most rows and (estimated) bytes of rows one batch brings (0: the data node's
-    /// defaults; larger values are held to `base::limits::SCAN_BATCH_ROWS_MAX` and
-    /// `SCAN_BATCH_BYTES_MAX`). A scan's rows come a batch at a time, the next asked for as the
-    /// last arrives, so a cursor holds about two batches whatever the table's size.
     /// Folds the matching rows into groups in the data node, answering a row per group (group
     /// values, then partial aggregates; see [`wire::Aggregation`]) that the caller merges.
     /// Columns are positions in [`Scan::columns`]; the scan must have no limit and any order.
@@ -339,6 +335,10 @@ impl Scan {
         self
     }
 
+    /// The most rows and (estimated) bytes of rows one batch brings (0: the data node's
+    /// defaults; larger values are held to `base::limits::SCAN_BATCH_ROWS_MAX` and
+    /// `SCAN_BATCH_BYTES_MAX`). A scan's rows come a batch at a time, the next asked for as the
+    /// last arrives, so a cursor holds about two batches whatever the table's size.
     pub fn batch(mut self, rows: u32, bytes: u32) -> Scan {
         self.batch_rows = rows;
         self.batch_bytes = bytes;

@@ -21,6 +21,11 @@ use crate::prepare;
 /// row).
 const ROOT_ROWS: u32 = 1_024;
 
+/// The first round's root rows when the client names a batch's rows (a client streaming the
+/// result: its first rows go out after a small round, as MariaDB sends rows as it joins them);
+/// each round then doubles them, up to the batch's rows.
+const ROOT_FIRST_ROWS: u32 = 32;
+
 /// The most bytes of key values one child scan reads by.
 const KEY_CHUNK_BYTES: usize = 4 * 1024 * 1024;
 
@@ -29,6 +34,8 @@ pub(super) struct Join {
     /// Reads the scan's own rows.
     root: ScanCursor,
     root_done: bool,
+    /// The most root rows a round reaches as its rounds grow (`ROOT_FIRST_ROWS`).
+    root_rows_max: usize,
     children: Vec<Child>,
     /// The joined rows of the round (root rows, each child's columns appended so far).
     rows: Vec<Vec<Value>>,
@@ -343,11 +350,15 @@ impl Coordinator {
             ));
         }
         let children = std::mem::take(&mut request.join);
+        let root_rows_max = match request.batch_rows {
+            0 => ROOT_ROWS,
+            n => n.min(ROOT_ROWS),
+        };
         let root_request = ScanRequest {
             limit: 0,
             batch_rows: match request.batch_rows {
                 0 => ROOT_ROWS,
-                n => n.min(ROOT_ROWS),
+                _ => root_rows_max.min(ROOT_FIRST_ROWS),
             },
             batch_bytes: 0,
             ..request.clone()
@@ -363,6 +374,7 @@ impl Coordinator {
         let join = Join {
             root,
             root_done: false,
+            root_rows_max: root_rows_max as usize,
             once: planned.iter().map(|_| None).collect(),
             level: planned.len(),
             children: planned,
@@ -542,6 +554,7 @@ impl Coordinator {
             Progress::Rows(rows, last) => {
                 j.root_done = last;
                 if !last {
+                    j.root.grow(j.root_rows_max);
                     j.root.ask();
                 }
                 j.begin(rows)?;

@@ -137,6 +137,15 @@ impl ScanCursor {
         self.plan.projection.len()
     }
 
+    /// Doubles the rows of its batches, up to `max` (a pushed join's rounds growing).
+    pub(super) fn grow(&mut self, max: usize) {
+        self.batch_rows = self
+            .batch_rows
+            .saturating_mul(2)
+            .min(max)
+            .max(self.batch_rows);
+    }
+
     /// Asks for the next batch.
     pub(super) fn ask(&mut self) {
         self.batch.get_or_insert_with(Default::default);

@@ -46,6 +46,27 @@ pub(crate) fn pushed_step(p: &SelectPlan) -> bool {
         && p.source.as_ref().is_some_and(|s| !s.made_in_api_node())
 }
 
+/// Whether `p`'s result is the rows its reads return, each answered alone and in the order
+/// read (no grouping, DISTINCT, window, HAVING, ORDER BY, LIMIT or OFFSET, no long value kept
+/// in parts), so each batch of a scan's rows can go to the client as it comes
+/// (`server/reactor.rs`, `finish_select` on each batch).
+pub(crate) fn streams(p: &SelectPlan) -> bool {
+    let holds_parts = p.source.as_ref().is_some_and(|s| s.table.holds_parts())
+        || p.joined
+            .as_ref()
+            .is_some_and(|j| j.steps.iter().any(|s| s.source.table.holds_parts()));
+    !p.grouped
+        && !p.distinct
+        && !p.rollup
+        && !p.windowed()
+        && p.having.is_none()
+        && p.order.is_empty()
+        && p.limit.is_none()
+        && p.offset.is_none()
+        && p.pushed_aggregate.is_none()
+        && !holds_parts
+}
+
 impl Fetch {
     /// The reads as one request (None: more keys than one batch holds, or a scan the table
     /// cannot take, which the thread runs instead).

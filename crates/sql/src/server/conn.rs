@@ -420,8 +420,7 @@ impl Conn {
                 }
             }
         }
-        response::end_of(self.out.begin(), self.capabilities, status, warnings);
-        self.out.finish();
+        self.result_end(status, warnings);
     }
 
     fn refuse(&mut self) -> Result<(), ProtoError> {
@@ -1204,12 +1203,11 @@ impl Conn {
         for row in rows {
             self.result_row(columns, row, binary);
         }
-        response::end_of(self.out.begin(), self.capabilities, status, warnings);
-        self.out.finish();
+        self.result_end(status, warnings);
     }
 
     /// A result set's column count and definitions; returns the status its end carries.
-    fn result_header(&mut self, columns: &[Column], more: bool, warnings: u16) -> u16 {
+    pub(crate) fn result_header(&mut self, columns: &[Column], more: bool, warnings: u16) -> u16 {
         let p = self.out.begin();
         myproto::codec::put_lenenc(p, columns.len() as u64);
         self.out.finish();
@@ -1229,8 +1227,14 @@ impl Conn {
         status
     }
 
+    /// A result set's end, after its rows (`result_header`'s status).
+    pub(crate) fn result_end(&mut self, status: u16, warnings: u16) {
+        response::end_of(self.out.begin(), self.capabilities, status, warnings);
+        self.out.finish();
+    }
+
     /// One row of a result set, in the text or the binary protocol.
-    fn result_row(&mut self, columns: &[Column], row: &[Value], binary: bool) {
+    pub(crate) fn result_row(&mut self, columns: &[Column], row: &[Value], binary: bool) {
         let charsets = self.session.charsets;
         let out = self.out.begin();
         if binary {

@@ -5,7 +5,9 @@
 //! node over one `EventSession` in the same poll as the clients: every read of a poll round
 //! leaves in one write, sent before the round's replies are answered and looked for again every
 //! few answers of a large batch, and the loop sleeps until a client or the data node has
-//! something. Any other command goes to a thread (`server/threads.rs`), which runs it with blocking
+//! something. A result whose rows map one to one from the rows read is streamed a scan batch
+//! at a time, the next asked for as each arrives (`Loop::stream_rows`). Any other command
+//! goes to a thread (`server/threads.rs`), which runs it with blocking
 //! calls (`server/conn.rs`) and parks the connection here again once its input is drained; an idle
 //! connection holds no thread.
 
@@ -57,6 +59,12 @@ const POLL_TIMEOUT: Duration = Duration::from_millis(500);
 const ANSWERS_PER_LOOK: usize = 4;
 /// Bytes read from one connection per turn before its commands are looked at.
 const INPUT_BYTES_MAX: usize = 1 << 20;
+/// Rows of a streamed result's batch (`exec::step::streams`): few enough that its first rows
+/// reach the client while the data node reads the next, as MariaDB sends rows as it finds them.
+const STREAM_BATCH_ROWS: u32 = 256;
+/// Bytes of a streamed result waiting for the client past which the next batch is not asked
+/// for until it takes them: a client that reads slowly holds the scan back.
+const STREAM_BACKLOG_MAX: usize = 256 * 1024;
 
 /// A connection handed to the loop by the thread that served its last command.
 pub(crate) struct Parked {
@@ -158,6 +166,19 @@ struct Waiting {
     packet: Vec<u8>,
     /// The scan's pushed filter decides the WHERE: its rows need no re-check.
     decided: bool,
+    /// A result streamed a batch at a time (None: answered whole).
+    stream: Option<Streamed>,
+}
+
+/// A result going to its client a batch at a time, as the data node answers them.
+#[derive(Default)]
+struct Streamed {
+    /// Its columns and the status its end carries, once its header is written.
+    header: Option<(Vec<myproto::response::Column>, u16)>,
+    /// Rows sent so far (FOUND_ROWS()).
+    found: u64,
+    /// Since when the next batch waits for the client to take the rows before it.
+    paused: Option<Instant>,
 }
 
 struct Slot {
@@ -381,6 +402,7 @@ impl Loop {
                 let t = t as u64;
                 if event.is_writable() {
                     self.flush(t);
+                    self.resume_stream(t);
                 }
                 if event.is_readable() || event.is_read_closed() {
                     self.readable(t, event.is_read_closed());
@@ -473,7 +495,14 @@ impl Loop {
                 } else {
                     s.conn.session.net_read_timeout()
                 };
-                s.waiting.is_none() && s.last.elapsed() > limit
+                // A client that takes no rows of a streamed result: closed after its
+                // net_write_timeout, as MariaDB's blocked write fails.
+                let stalled = s
+                    .waiting
+                    .as_ref()
+                    .and_then(|w| w.stream.as_ref()?.paused)
+                    .is_some_and(|t| t.elapsed() > s.conn.session.net_write_timeout());
+                stalled || s.waiting.is_none() && s.last.elapsed() > limit
             })
             .map(|(t, _)| *t)
             .collect();
@@ -686,10 +715,30 @@ impl Loop {
     /// Answers one statement's reply from the data node, then runs the connection's next
     /// commands.
     fn reply(&mut self, token: u64, reply: client::Result<Reply>) {
-        let Some(slot) = self.slots.get_mut(&token) else {
+        let Some(w) = self.slots.get_mut(&token).and_then(|s| s.waiting.take()) else {
+            // Its connection is gone: a streamed scan it left open ends.
+            if matches!(reply, Ok(Reply::Part(_))) {
+                self.end_stream(token);
+            }
             return;
         };
-        let Some(w) = slot.waiting.take() else {
+        let streaming = w.stream.as_ref().is_some_and(|s| s.header.is_some());
+        match reply {
+            Ok(Reply::Part(rows)) => return self.stream_rows(token, w, rows, false),
+            Ok(Reply::Rows(rows)) if w.stream.is_some() => {
+                return self.stream_rows(token, w, rows, true)
+            }
+            // Rows went out already: the result ends with the error (as a thread's stream).
+            Err(e) if streaming => {
+                if let Some(slot) = self.slots.get_mut(&token) {
+                    slot.conn
+                        .answer(Outcome::Failed(SqlError::from_client(&e)), w.binary);
+                }
+                return self.commands(token);
+            }
+            _ => {}
+        }
+        let Some(slot) = self.slots.get_mut(&token) else {
             return;
         };
         let conn = &mut slot.conn;
@@ -701,7 +750,7 @@ impl Loop {
                     _ => None,
                 })
                 .collect(),
-            Ok(Reply::Rows(rows)) => rows,
+            Ok(Reply::Rows(rows) | Reply::Part(rows)) => rows,
             Ok(Reply::More(_)) => {
                 // More than one batch: the thread answers it (streaming it where it can), and
                 // the plan, marked large, goes to the thread from now on.
@@ -751,6 +800,115 @@ impl Loop {
         };
         conn.answer(outcome.unwrap_or_else(Outcome::Failed), w.binary);
         self.commands(token);
+    }
+
+    /// Answers a batch of a streamed result (`last`: its final one): asks for the next first,
+    /// so the data node reads it while these rows are answered, unless the client has not
+    /// taken `STREAM_BACKLOG_MAX` of the rows before; writes the result's header before its
+    /// first rows and its end after its last.
+    fn stream_rows(&mut self, token: u64, mut w: Waiting, rows: Vec<Vec<Value>>, last: bool) {
+        let Some(slot) = self.slots.get_mut(&token) else {
+            return self.end_stream(token);
+        };
+        let mut s = w.stream.take().unwrap_or_default();
+        if !last {
+            if slot.io.backlog() < STREAM_BACKLOG_MAX {
+                self.links.all().any(|link| link.scan_next(token));
+            } else {
+                s.paused = Some(Instant::now());
+            }
+        }
+        let Some(slot) = self.slots.get_mut(&token) else {
+            return;
+        };
+        let conn = &mut slot.conn;
+        let answered = match w.plan.as_ref() {
+            Compiled::Select(plan) => conn
+                .session
+                .finish_select(plan, &w.params, w.decided, rows)
+                .and_then(|outcome| match outcome {
+                    Outcome::Rows { columns, rows } => Ok((columns, rows)),
+                    _ => Err(SqlError::new(
+                        1105,
+                        "HY000",
+                        "internal: a streamed result answered no rows",
+                    )),
+                }),
+            _ => Err(SqlError::new(
+                1105,
+                "HY000",
+                "internal: a streamed reply for a statement that sent nothing",
+            )),
+        };
+        let (columns, rows) = match answered {
+            Ok(answer) => answer,
+            Err(e) => {
+                conn.answer(Outcome::Failed(e), w.binary);
+                if !last {
+                    self.end_stream(token);
+                }
+                return self.commands(token);
+            }
+        };
+        // The statement ends with its last batch: its warnings, then FOUND_ROWS() of every
+        // batch. (A result of one batch says its warnings in its header too, as one answered
+        // whole.)
+        let warnings = match last {
+            true => conn.session.conclude(&Outcome::Rows {
+                columns: Vec::new(),
+                rows: Vec::new(),
+            }),
+            false => 0,
+        };
+        let (columns, status) = match s.header.take() {
+            Some(header) => header,
+            None => {
+                if !last {
+                    // More than one batch: counted in Cairn_streamed_results.
+                    crate::exec::Exec::streamed(&mut conn.session);
+                }
+                let status = conn.result_header(&columns, false, warnings);
+                (columns, status)
+            }
+        };
+        for row in &rows {
+            conn.result_row(&columns, row, w.binary);
+        }
+        s.found += rows.len() as u64;
+        if last {
+            conn.session.last_found_rows = s.found;
+            conn.result_end(status, warnings);
+            return self.commands(token);
+        }
+        s.header = Some((columns, status));
+        w.stream = Some(s);
+        slot.waiting = Some(w);
+        self.flush(token);
+    }
+
+    /// Asks for the next batch of a streamed result that waited for its client to take the
+    /// rows before, once it has taken enough of them.
+    fn resume_stream(&mut self, token: u64) {
+        let Some(slot) = self.slots.get_mut(&token) else {
+            return;
+        };
+        if slot.io.backlog() >= STREAM_BACKLOG_MAX {
+            return;
+        }
+        let Some(s) = slot.waiting.as_mut().and_then(|w| w.stream.as_mut()) else {
+            return;
+        };
+        if s.paused.take().is_some() {
+            self.links.all().any(|link| link.scan_next(token));
+            self.send_reads();
+        }
+    }
+
+    /// Ends the streamed scan `token` holds open, if any (its connection is gone, or its
+    /// result failed).
+    fn end_stream(&mut self, token: u64) {
+        self.links.all().any(|link| link.scan_close(token));
+        self.send_reads();
     }
 
     /// Hands the connection to its thread with `payload` (a command already taken from its
@@ -810,6 +968,9 @@ impl Loop {
     fn close(&mut self, token: u64) {
         if let Some(mut slot) = self.slots.remove(&token) {
             slot.io.deregister(self.poll.registry());
+            if slot.waiting.is_some_and(|w| w.stream.is_some()) {
+                self.end_stream(token);
+            }
         }
     }
 }
@@ -965,8 +1126,18 @@ fn start_select(
                 .all(|s| s.source.table.def().options.reads_any_replica())
         });
     let link = links.pick(any_replica);
+    let mut stream = None;
     let sent = match fetch.request(src) {
         Some(Request::Keys(ops)) => link.prepare(token, ops, ExecType::Commit).is_ok(),
+        Some(Request::Scan(mut r)) if crate::exec::step::streams(select) => {
+            // Its rows go to the client a batch at a time, as they come.
+            r.batch_rows = match r.batch_rows {
+                0 => STREAM_BATCH_ROWS,
+                n => n.min(STREAM_BATCH_ROWS),
+            };
+            stream = Some(Streamed::default());
+            link.prepare_streamed_scan(token, *r).is_ok()
+        }
         Some(Request::Scan(r)) => link.prepare_scan(token, *r).is_ok(),
         None => false,
     };
@@ -977,6 +1148,7 @@ fn start_select(
             params,
             packet: payload.to_vec(),
             decided,
+            stream,
         })
     } else {
         Step::Thread
