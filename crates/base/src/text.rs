@@ -473,6 +473,8 @@ pub fn value_text(value: &Value) -> Option<Vec<u8>> {
     Some(match value {
         Value::Null => return None,
         Value::Bytes(b) => b.clone(),
+        Value::Int(i) => i.to_string().into_bytes(),
+        Value::UInt(u) => u.to_string().into_bytes(),
         Value::Float(f) => float_text(*f as f64, 6).into_bytes(),
         Value::Double(d) => float_text(*d, 17).into_bytes(),
         other => other.to_string().into_bytes(),

@@ -156,17 +156,22 @@ pub(crate) trait Joining: Executor {
         let first_filter = src.filter.as_ref().filter(|_| !exact);
         let mut rows = Vec::with_capacity(found.len());
         for row in found {
-            let mut values = row.into_iter();
-            let first: Vec<Value> = values.by_ref().take(src.fetch.len()).collect();
+            let first = src.fetch.len().min(row.len());
             if let Some(f) = first_filter {
-                if !truthy(&f.eval(&self.env(&first, params, &[]))?) {
+                if !truthy(&f.eval(&self.env(&row[..first], params, &[]))?) {
                     continue;
                 }
             }
             let mut joined = vec![Value::Null; j.width];
-            place(&mut joined, j.first_offset, &src.fetch, first);
+            let mut values = row.into_iter();
+            place(
+                &mut joined,
+                j.first_offset,
+                &src.fetch,
+                values.by_ref().take(first),
+            );
             for step in steps {
-                let part = values.by_ref().take(step.source.fetch.len()).collect();
+                let part = values.by_ref().take(step.source.fetch.len());
                 place(&mut joined, step.offset, &step.source.fetch, part);
             }
             rows.push(joined);

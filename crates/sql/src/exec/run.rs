@@ -29,7 +29,12 @@ use crate::plan::aggregate::PushedAggregate;
 use crate::plan::{pushable, Access, OrderKey, Pushed, QueryPlan, SelectPlan, Source};
 
 /// Puts a fetched row (`fetch[i]` holds table column i) in its place in a joined row.
-pub(crate) fn place(joined: &mut [Value], offset: usize, fetch: &[u16], row: Vec<Value>) {
+pub(crate) fn place(
+    joined: &mut [Value],
+    offset: usize,
+    fetch: &[u16],
+    row: impl IntoIterator<Item = Value>,
+) {
     for (c, v) in fetch.iter().zip(row) {
         if let Some(slot) = joined.get_mut(offset + *c as usize) {
             *slot = v;

@@ -29,7 +29,7 @@ use crate::foundation::limits::NET_WRITE_TIMEOUT;
 use crate::foundation::limits::SERVER_VERSION;
 use crate::foundation::limits::WAIT_TIMEOUT;
 use crate::server::reactor::Parked;
-use crate::server::values::{binary_row, encode_column, in_results, param_values, value_text_as};
+use crate::server::values::{binary_row, encode_column, param_values, put_text_value};
 use crate::server::Server;
 use crate::session::shared::Shared;
 use crate::session::{Outcome, Session};
@@ -1240,15 +1240,9 @@ impl Conn {
         if binary {
             binary_row(out, columns, row, &charsets);
         } else {
-            let texts: Vec<Option<Vec<u8>>> = row
-                .iter()
-                .zip(columns)
-                .map(|(v, c)| {
-                    let text = value_text_as(v, c)?;
-                    Some(in_results(text, c, &charsets))
-                })
-                .collect();
-            response::text_row(out, texts.iter().map(|v| v.as_deref()));
+            for (v, c) in row.iter().zip(columns) {
+                put_text_value(out, v, c, &charsets);
+            }
         }
         self.out.finish();
     }

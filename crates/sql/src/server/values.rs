@@ -33,6 +33,51 @@ pub(crate) fn encode_column(
     }
 }
 
+/// Appends `v` as a text-protocol value of column `c` (NULL as 0xFB): an integer's digits
+/// and a string's bytes written in place, any other value through `value_text_as` and
+/// `in_results`.
+pub(crate) fn put_text_value(
+    out: &mut Vec<u8>,
+    v: &Value,
+    c: &Column,
+    charsets: &crate::foundation::charset::Charsets,
+) {
+    let plain = c.flags & response::flags::ZEROFILL == 0 && c.column_type != response::types::BIT;
+    match v {
+        Value::Null => out.push(0xFB),
+        Value::Int(i) if plain => put_digits(out, i.unsigned_abs(), *i < 0),
+        Value::UInt(u) if plain => put_digits(out, *u, false),
+        Value::Bytes(b) if c.collation == crate::foundation::charset::BINARY_COLLATION_ID => {
+            myproto::codec::put_lenenc_bytes(out, b)
+        }
+        Value::Bytes(b) => myproto::codec::put_lenenc_bytes(out, &charsets.encode(b)),
+        _ => match value_text_as(v, c) {
+            Some(text) => myproto::codec::put_lenenc_bytes(out, &in_results(text, c, charsets)),
+            None => out.push(0xFB),
+        },
+    }
+}
+
+/// Appends an integer's decimal text (`negative`: with a minus sign) as a length-encoded string.
+fn put_digits(out: &mut Vec<u8>, mut n: u64, negative: bool) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // At most 21 bytes: a one-byte length.
+    out.push((digits.len() - at + usize::from(negative)) as u8);
+    if negative {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
 /// A text value of column `c` in the results character set (bytes of a binary column as
 /// they are).
 pub(crate) fn in_results(
