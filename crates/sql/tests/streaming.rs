@@ -285,6 +285,25 @@ fn a_client_that_reads_slowly_holds_back_only_its_own_stream() {
     }
     // The event loop streamed it (a thread answers a join whole).
     assert_ne!(streamed(&mut c), before, "the join was streamed");
+    // FOUND_ROWS() in the items is the statement before's in every row, however many batches
+    // the rows take (such a result is answered whole).
+    for run in 0..3 {
+        assert!(matches!(
+            c.query("SELECT id FROM d.s WHERE id < 7"),
+            Answer::Rows(_)
+        ));
+        let Answer::Rows(rows) = c.query("SELECT id, FOUND_ROWS() FROM d.s") else {
+            panic!("FOUND_ROWS(), run {run}: no rows");
+        };
+        assert_eq!(rows.len(), ROWS);
+        for r in &rows {
+            assert_eq!(
+                values(r)[1].as_deref(),
+                Some("7"),
+                "FOUND_ROWS(), run {run}"
+            );
+        }
+    }
     server.stop();
     node.stop();
 }

@@ -46,6 +46,22 @@ pub(crate) fn pushed_step(p: &SelectPlan) -> bool {
         && p.source.as_ref().is_some_and(|s| !s.made_in_api_node())
 }
 
+/// Whether `p`'s items read what answering its rows a batch at a time would change from one
+/// batch to the next: FOUND_ROWS() (each batch's rows set it) or a user variable.
+pub(crate) fn changes_per_batch(p: &SelectPlan) -> bool {
+    let mut found = false;
+    for item in &p.items {
+        item.walk(&mut |x| {
+            found |= matches!(
+                x,
+                crate::expr::Expr::Var(_)
+                    | crate::expr::Expr::Session(crate::expr::SessionFn::FoundRows)
+            )
+        });
+    }
+    found
+}
+
 /// Whether `p`'s result is the rows its reads return, each answered alone and in the order
 /// read (no grouping, DISTINCT, window, HAVING, ORDER BY, LIMIT or OFFSET, no long value kept
 /// in parts), so each batch of a scan's rows can go to the client as it comes
@@ -55,8 +71,17 @@ pub(crate) fn streams(p: &SelectPlan) -> bool {
         || p.joined
             .as_ref()
             .is_some_and(|j| j.steps.iter().any(|s| s.source.table.holds_parts()));
+    // A division in a WHERE re-checked here: a strict statement's warning for its constant
+    // part is raised once per check.
+    let divides = p
+        .source
+        .as_ref()
+        .and_then(|s| s.filter.as_ref())
+        .is_some_and(crate::exec::diagnostics::divides);
     !p.grouped
         && !p.distinct
+        && !divides
+        && !changes_per_batch(p)
         && !p.rollup
         && !p.windowed()
         && p.having.is_none()

@@ -47,6 +47,7 @@ pub(crate) trait Streaming: Exec {
                 && !p.rollup
                 && !p.windowed()
                 && p.having.is_none()
+                && !crate::exec::step::changes_per_batch(p)
                 && self.correlated.is_empty()
                 && !src.made_in_api_node()
                 && src.lock == client::LockMode::CommittedRead

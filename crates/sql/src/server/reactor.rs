@@ -823,9 +823,9 @@ impl Loop {
         };
         let conn = &mut slot.conn;
         let answered = match w.plan.as_ref() {
-            Compiled::Select(plan) => conn
-                .session
-                .finish_select(plan, &w.params, w.decided, rows)
+            // KILL QUERY and max_statement_time stop it between batches, as a thread's.
+            Compiled::Select(plan) => crate::exec::Exec::check_killed(&conn.session)
+                .and_then(|()| conn.session.finish_select(plan, &w.params, w.decided, rows))
                 .and_then(|outcome| match outcome {
                     Outcome::Rows { columns, rows } => Ok((columns, rows)),
                     _ => Err(SqlError::new(
@@ -884,6 +884,8 @@ impl Loop {
         w.stream = Some(s);
         slot.waiting = Some(w);
         self.flush(token);
+        // The write may have taken every byte waiting (no writable event comes then).
+        self.resume_stream(token);
     }
 
     /// Asks for the next batch of a streamed result that waited for its client to take the
@@ -908,7 +910,11 @@ impl Loop {
     /// result failed).
     fn end_stream(&mut self, token: u64) {
         self.links.all().any(|link| link.scan_close(token));
-        self.send_reads();
+        // Written now, even with no other read in flight on the link.
+        let registry = self.poll.registry();
+        for link in self.links.all() {
+            let _ = link.flush(registry);
+        }
     }
 
     /// Hands the connection to its thread with `payload` (a command already taken from its
@@ -1125,20 +1131,29 @@ fn start_select(
                 .iter()
                 .all(|s| s.source.table.def().options.reads_any_replica())
         });
-    let link = links.pick(any_replica);
     let mut stream = None;
     let sent = match fetch.request(src) {
-        Some(Request::Keys(ops)) => link.prepare(token, ops, ExecType::Commit).is_ok(),
+        Some(Request::Keys(ops)) => {
+            let link = links.pick(any_replica);
+            link.prepare(token, ops, ExecType::Commit).is_ok()
+        }
         Some(Request::Scan(mut r)) if crate::exec::step::streams(select) => {
-            // Its rows go to the client a batch at a time, as they come.
+            // Its rows go to the client a batch at a time, as they come, from the primary's
+            // link: dropping the reader links (one stopped serving reads) would fail a result
+            // already partly sent, where a read answered whole runs again on the thread.
             r.batch_rows = match r.batch_rows {
                 0 => STREAM_BATCH_ROWS,
                 n => n.min(STREAM_BATCH_ROWS),
             };
             stream = Some(Streamed::default());
-            link.prepare_streamed_scan(token, *r).is_ok()
+            // Its batches check for KILL QUERY and the statement's time limit.
+            let interrupt = &session.activity.interrupt;
+            interrupt.statement_starts();
+            let (cmd, body) = payload.split_first().unwrap_or((&0, &[]));
+            interrupt.limit(session.statement_time_limit(*cmd, body));
+            links.primary.prepare_streamed_scan(token, *r).is_ok()
         }
-        Some(Request::Scan(r)) => link.prepare_scan(token, *r).is_ok(),
+        Some(Request::Scan(r)) => links.pick(any_replica).prepare_scan(token, *r).is_ok(),
         None => false,
     };
     if sent {
