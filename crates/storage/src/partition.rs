@@ -195,12 +195,15 @@ impl Partition {
 
     /// Appends the encoding of a prefix of ordered index `index`, given as canonical values.
     /// A column the index holds a prefix of takes the value's cut sort key, as the rows'
-    /// keys do. An index the partition lacks gives no key.
+    /// keys do. Values past the index's columns are of the primary key's, which ends every
+    /// entry (an extended key, as InnoDB's secondary keys hold the primary key). An index the
+    /// partition lacks gives no key.
     pub fn encode_index_prefix(&self, index: usize, values: &[Value], out: &mut Vec<u8>) {
         let Some(ordered) = self.ordered.get(index) else {
             return;
         };
-        for (i, (c, v)) in ordered.columns.iter().zip(values).enumerate() {
+        let (own, extended) = values.split_at(values.len().min(ordered.columns.len()));
+        for (i, (c, v)) in ordered.columns.iter().zip(own).enumerate() {
             // The definition's indexes name its own columns (checked when it was made).
             let Some(col) = self.table.columns.get(usize::from(*c)) else {
                 continue;
@@ -215,6 +218,12 @@ impl Partition {
                 }
                 _ if col.nullable => key::encode_nullable(v, col.ty, col.collation, out),
                 _ => key::encode_value(v, col.ty, col.collation, out),
+            }
+        }
+        // The primary key's columns are never NULL, and encoded whole (`encode_key_columns`).
+        for (c, v) in self.table.primary_key.iter().zip(extended) {
+            if let Some(col) = self.table.columns.get(usize::from(*c)) {
+                key::encode_value(v, col.ty, col.collation, out);
             }
         }
     }

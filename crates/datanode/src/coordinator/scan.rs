@@ -690,13 +690,19 @@ impl Coordinator {
                         format!("table '{}' has no index {i}", table.name),
                     )
                 })?;
+                // An ordered index's entries end with the primary key: a bound may go on into
+                // its columns (an extended key).
+                let extended: &[u16] = match def.kind {
+                    base::schema::IndexKind::Ordered => &table.primary_key,
+                    _ => &[],
+                };
                 let bound = |b: Option<wire::Bound>| -> Result<Option<(Vec<Value>, bool)>, Error> {
                     let Some(b) = b else { return Ok(None) };
-                    if b.values.len() > def.columns.len() {
+                    if b.values.len() > def.columns.len() + extended.len() {
                         return Err(Error::new(
                             ErrorCode::BadRequest,
                             format!(
-                                "bound has more values than index '{}' has columns",
+                                "bound has more values than index '{}' and the primary key have columns",
                                 def.name
                             ),
                         ));
@@ -704,6 +710,7 @@ impl Coordinator {
                     let values = def
                         .columns
                         .iter()
+                        .chain(extended)
                         .zip(b.values)
                         .map(|(c, v)| prepare::comparable(&table, *c, v))
                         .collect::<Result<_, _>>()?;

@@ -89,12 +89,14 @@ pub(super) fn estimate(table: &Table, access: &Access, facts: &Facts) -> Option<
                 // Values unknown when planning (`?`): a range between two key values reads a
                 // narrow slice of a primary or unique key (ids, as applications page through
                 // them), a wider one of any other index (dates, amounts).
+                let def = table.def();
+                let own = def.indexes.iter().find(|i| i.name == *index);
+                // A range on the primary key past an index's columns (an extended key) is one
+                // on a unique key within their values.
                 let unique = index == "PRIMARY"
-                    || table
-                        .def()
-                        .indexes
-                        .iter()
-                        .any(|i| i.name == *index && i.kind == base::schema::IndexKind::Unique);
+                    || own.is_some_and(|i| {
+                        i.kind == base::schema::IndexKind::Unique || equal.len() >= i.columns.len()
+                    });
                 read *= match (lower.is_some() && upper.is_some(), unique) {
                     (true, true) => KEY_BETWEEN,
                     (true, false) => BETWEEN,

@@ -653,6 +653,9 @@ mod snapshot {
          WHERE o.cust = c.id AND c.region = r.id",
         "SELECT o.id, c.score, r.name FROM orders o JOIN customer c ON c.id = o.cust \
          JOIN region r ON r.id = c.region WHERE o.id BETWEEN 1 AND 100",
+        // An extended key: KEY(region)'s entries end with the primary key.
+        "SELECT id, score FROM customer WHERE region = 3 AND id < 600",
+        "SELECT id FROM orders WHERE cust = 42 AND id > 1000 ORDER BY id LIMIT 10",
     ];
 
     fn stats_of(def: &TableDef) -> client::TableStats {

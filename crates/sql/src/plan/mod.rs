@@ -800,7 +800,26 @@ fn choose_access(table: &Table, facts: &Facts) -> Access {
                 None => break,
             }
         }
-        let next = index.columns.get(equal.len()).map(|c| *c as usize);
+        let mut columns = index.columns.clone();
+        let bounded = |c: Option<u16>| {
+            c.is_some_and(|c| {
+                facts
+                    .lower
+                    .iter()
+                    .chain(&facts.upper)
+                    .any(|(x, _)| *x == c as usize)
+            })
+        };
+        if equal.len() == columns.len()
+            && extends(def, index)
+            && bounded(def.primary_key.first().copied())
+        {
+            // Every column equal and a range on the primary key's first: an ordered index's
+            // entries end with the primary key, so the range reads only its slice (an extended
+            // key, as InnoDB's).
+            columns.extend(&def.primary_key);
+        }
+        let next = columns.get(equal.len()).map(|c| *c as usize);
         let lower = next.and_then(|c| facts.lower.iter().find(|(x, _)| *x == c));
         let upper = next.and_then(|c| facts.upper.iter().find(|(x, _)| *x == c));
         let score = equal.len() * 2 + lower.is_some() as usize + upper.is_some() as usize;
@@ -809,7 +828,7 @@ fn choose_access(table: &Table, facts: &Facts) -> Access {
         }
         let access = Access::Range {
             index: index.name.clone(),
-            columns: index.columns.clone(),
+            columns,
             equal,
             lower: lower.map(|(_, e)| e.clone()),
             upper: upper.map(|(_, e)| e.clone()),
@@ -825,6 +844,19 @@ fn choose_access(table: &Table, facts: &Facts) -> Access {
         best = Some((rank, access));
     }
     best.map(|(_, a)| a).unwrap_or(Access::Full)
+}
+
+/// Whether a range may go on from `index`'s columns into the primary key's, which end each of
+/// its entries: an ordered index holding no column prefix and not the primary key's first
+/// column, of a table with a primary key of its own.
+pub(crate) fn extends(def: &base::TableDef, index: &base::schema::IndexDef) -> bool {
+    index.kind == IndexKind::Ordered
+        && !index.has_prefix()
+        && !def.has_hidden_pk()
+        && def
+            .primary_key
+            .first()
+            .is_some_and(|c| !index.columns.contains(c))
 }
 
 /// A table reference: (database, table, the name columns may be qualified with).
