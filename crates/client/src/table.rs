@@ -156,6 +156,9 @@ pub struct JoinChild {
     kind: wire::JoinKind,
     /// Read once through this scan's index and bounds (see [`JoinChild::read_once`]).
     read: Option<Scan>,
+    /// Bounds on the index columns after the key's (see [`JoinChild::within`]).
+    lower: Option<Bound>,
+    upper: Option<Bound>,
 }
 
 impl JoinChild {
@@ -170,7 +173,26 @@ impl JoinChild {
             columns: Vec::new(),
             kind: wire::JoinKind::Inner,
             read: None,
+            lower: None,
+            upper: None,
         }
+    }
+
+    /// Each key reads only its rows whose index columns after the key's lie within these
+    /// bounds (values from the first column past the key's, going on into the primary key's
+    /// past an ordered index's own: `KEY (region)` with key `region` bounds the primary key).
+    /// A bound's values, and whether it includes them; None: unbounded.
+    pub fn within(
+        mut self,
+        lower: Option<(Vec<Value>, bool)>,
+        upper: Option<(Vec<Value>, bool)>,
+    ) -> JoinChild {
+        let bound = |b: Option<(Vec<Value>, bool)>| {
+            b.map(|(values, inclusive)| Bound { values, inclusive })
+        };
+        self.lower = bound(lower);
+        self.upper = bound(upper);
+        self
     }
 
     /// The child's own conditions, run as it is read.
@@ -236,6 +258,8 @@ impl JoinChild {
                     upper: scan.upper.clone(),
                 }),
             },
+            lower: self.lower.clone(),
+            upper: self.upper.clone(),
         })
     }
 }

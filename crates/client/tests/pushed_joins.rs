@@ -231,6 +231,35 @@ struct Child {
     kind: Kind,
     /// Some: read once through this range (the filter set on its scan).
     read: Option<ReadOnce>,
+    /// Bounds (value, inclusive) on the index column after the key's, the primary key's `id`
+    /// past the index's own (`JoinChild::within`).
+    within: Option<(Edge, Edge)>,
+}
+
+/// A bound: its value and whether it includes it (None: unbounded).
+type Edge = Option<(i64, bool)>;
+
+impl Child {
+    /// The column `within` bounds: the index's next, else the primary key's.
+    fn within_column(&self) -> usize {
+        INDEXES[self.table][self.index]
+            .1
+            .get(self.key.len())
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Whether a row of the child's table is within its bounds, as its index keys order (NULL
+    /// before every value).
+    fn within(&self, row: &[Value]) -> bool {
+        let Some((lo, hi)) = &self.within else {
+            return true;
+        };
+        let v = as_int(&row[self.within_column()]);
+        let above = lo.is_none_or(|(b, inclusive)| v > Some(b) || (inclusive && v == Some(b)));
+        let below = hi.is_none_or(|(b, inclusive)| v < Some(b) || (inclusive && v == Some(b)));
+        above && below
+    }
 }
 
 fn projected(columns: &Option<Vec<usize>>) -> Vec<usize> {
@@ -336,6 +365,7 @@ fn random_child(rng: &mut Rng, slots: &[(usize, usize)], extended: bool) -> Opti
             Kind::Inner
         },
         read: None,
+        within: None,
     };
     if extended {
         match rng.below(6) {
@@ -345,6 +375,11 @@ fn random_child(rng: &mut Rng, slots: &[(usize, usize)], extended: bool) -> Opti
         }
         if rng.below(5) < 2 {
             child.read = Some(ReadOnce::random(rng, table));
+        } else if rng.below(3) == 0 {
+            let domain = DOMAINS[table][child.within_column()];
+            let mut bound =
+                || (rng.below(4) != 0).then(|| (rng.below(span(domain)) as i64, rng.below(2) == 0));
+            child.within = Some((bound(), bound()));
         }
     }
     Some(child)
@@ -380,6 +415,7 @@ fn model(data: &[Rows; 3], root: &Root, children: &[Child]) -> Vec<Vec<Value>> {
                 .read
                 .as_ref()
                 .is_none_or(|read| read.holds(child.table, r))
+                || !child.within(r)
             {
                 continue;
             }
@@ -472,6 +508,10 @@ fn scan_of(tables: &[Table; 3], root: &Root, children: &[Child]) -> Scan {
         }
         if let Some(columns) = &c.columns {
             child = child.columns(&names(c.table, columns));
+        }
+        if let Some((lo, hi)) = &c.within {
+            let bound = |b: &Option<(i64, bool)>| b.map(|(v, i)| (vec![Value::Int(v)], i));
+            child = child.within(bound(lo), bound(hi));
         }
         child = match c.kind {
             Kind::Inner => child,

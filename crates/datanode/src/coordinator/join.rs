@@ -410,6 +410,11 @@ impl Coordinator {
                 ));
             }
         }
+        if child.read.is_some() && (child.lower.is_some() || child.upper.is_some()) {
+            return Err(bad(
+                "a pushed join's child read once takes no bounds after its key".into(),
+            ));
+        }
         if child.key.is_empty() || child.key.len() > index.columns.len() {
             return Err(bad(format!(
                 "a pushed join's key binds 1 to {} columns of index '{}'",
@@ -452,8 +457,9 @@ impl Coordinator {
                 table: child.table,
                 version: child.version,
                 index: Some(child.index),
-                lower: None,
-                upper: None,
+                // Each key's rows within them (`ScanRequest::keys`).
+                lower: child.lower,
+                upper: child.upper,
                 filter: child.filter,
                 projection,
                 limit: 0,

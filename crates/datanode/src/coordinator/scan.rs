@@ -696,9 +696,11 @@ impl Coordinator {
                     base::schema::IndexKind::Ordered => &table.primary_key,
                     _ => &[],
                 };
+                // A scan by keys' bounds go on from each key's columns.
+                let after = request.keys.first().map_or(0, Vec::len);
                 let bound = |b: Option<wire::Bound>| -> Result<Option<(Vec<Value>, bool)>, Error> {
                     let Some(b) = b else { return Ok(None) };
-                    if b.values.len() > def.columns.len() + extended.len() {
+                    if after + b.values.len() > def.columns.len() + extended.len() {
                         return Err(Error::new(
                             ErrorCode::BadRequest,
                             format!(
@@ -711,6 +713,7 @@ impl Coordinator {
                         .columns
                         .iter()
                         .chain(extended)
+                        .skip(after)
                         .zip(b.values)
                         .map(|(c, v)| prepare::comparable(&table, *c, v))
                         .collect::<Result<_, _>>()?;
@@ -719,12 +722,6 @@ impl Coordinator {
                 lower = bound(request.lower)?;
                 upper = bound(request.upper)?;
                 if !request.keys.is_empty() {
-                    if lower.is_some() || upper.is_some() {
-                        return Err(Error::new(
-                            ErrorCode::BadRequest,
-                            "a scan by index keys takes no bounds",
-                        ));
-                    }
                     if request.order == ScanOrder::Descending {
                         return Err(Error::new(
                             ErrorCode::BadRequest,
@@ -779,8 +776,9 @@ impl Coordinator {
                         partitions.push(0);
                     }
                 }
-                // Prune to one partition when an equality bound fixes every partition-key column.
-                if let (Some((lv, true)), Some((uv, true))) = (&lower, &upper) {
+                // Prune to one partition when an equality bound fixes every partition-key column
+                // (a scan by keys' bounds are on the columns after its keys').
+                if let (Some((lv, true)), Some((uv, true)), false) = (&lower, &upper, by_keys) {
                     if lv == uv {
                         let key: Option<Vec<Value>> = table
                             .partition_key

@@ -471,35 +471,49 @@ impl Worker {
         }) && plan
             .keys
             .first()
-            .is_some_and(|k| k.len() == def.primary_key.len());
+            .is_some_and(|k| k.len() == def.primary_key.len())
+            && plan.lower.is_none()
+            && plan.upper.is_none();
         if whole_primary_key {
             return self.scan_primary_keys(p, index, plan, changes, at, batch);
         }
-        let mut prefixes: Vec<Vec<u8>> = plan
+        // Each key's range: its prefix, within the bounds on the columns after it (if any).
+        let encode = |k: &[Value], b: &Option<(Vec<Value>, bool)>| {
+            let mut e = Vec::new();
+            match b {
+                Some((after, inclusive)) => {
+                    let values: Vec<Value> = k.iter().chain(after).cloned().collect();
+                    part.encode_index_prefix(index, &values, &mut e);
+                    (e, *inclusive)
+                }
+                None => {
+                    part.encode_index_prefix(index, k, &mut e);
+                    (e, true)
+                }
+            }
+        };
+        // (encoded bound, inclusive) from and to.
+        type Edge = (Vec<u8>, bool);
+        let mut ranges: Vec<(Edge, Edge)> = plan
             .keys
             .iter()
             .enumerate()
             .filter(|(i, _)| mine(i))
-            .map(|(_, k)| {
-                let mut e = Vec::new();
-                part.encode_index_prefix(index, k, &mut e);
-                e
-            })
+            .map(|(_, k)| (encode(k, &plan.lower), encode(k, &plan.upper)))
             .collect();
-        prefixes.sort_unstable();
-        prefixes.dedup();
+        ranges.sort_unstable();
+        ranges.dedup();
         // The key of the last row returned: the keys' ranges up to it are done.
         let mut last: Option<Vec<u8>> = match at {
             PlaceIn::After(k) => Some(k.clone()),
             _ => None,
         };
-        for prefix in prefixes {
+        for (from, to) in ranges {
             if batch.full() {
                 // The next batch starts after the last row returned (or where this one did).
                 return Ok(Some(last.map_or_else(|| at.clone(), PlaceIn::After)));
             }
-            let (mut lower, upper) =
-                prefix_bounds(Some((prefix.clone(), true)), Some((prefix, true)));
+            let (mut lower, upper) = prefix_bounds(Some(from), Some(to));
             let place = match &last {
                 Some(k) => {
                     let done = match &upper {

@@ -135,9 +135,37 @@ pub(crate) trait Joining: Executor {
             if step.outer {
                 read = read.outer();
             }
+            if let Some((lower, upper)) = self.child_bounds(s, child, params) {
+                read = read.within(lower, upper);
+            }
             scan = scan.join(read);
         }
         Ok(Some(Fetch::Scan(Box::new(scan), exact)))
+    }
+
+    /// The bounds a pushed child's key reads within (`PushedChild::within`), each a value of
+    /// its column (inclusive: the pushed filter decides the rest); None when neither bounds it
+    /// (a NULL, or a value that does not convert, bounds nothing).
+    #[allow(clippy::type_complexity)]
+    fn child_bounds(
+        &mut self,
+        s: &Source,
+        child: &crate::plan::pushed::PushedChild,
+        params: &[Value],
+    ) -> Option<(Option<(Vec<Value>, bool)>, Option<(Vec<Value>, bool)>)> {
+        let (column, lower, upper) = child.within.as_ref()?;
+        let def = s.table.def();
+        let col = def.columns.get(*column as usize)?;
+        let mut value = |e: &Option<crate::expr::Expr>| -> Option<(Vec<Value>, bool)> {
+            let v = self
+                .storing(crate::exec::diagnostics::Storing::No, |x| {
+                    x.free(e.as_ref()?, params).ok()
+                })
+                .filter(|v| !v.is_null())?;
+            Some((vec![crate::exec::run::bound_value(col, v)?], true))
+        };
+        let (lower, upper) = (value(lower), value(upper));
+        (lower.is_some() || upper.is_some()).then_some((lower, upper))
     }
 
     /// The joined rows from the rows a pushed join's read answered (`found`), checked against

@@ -109,7 +109,7 @@ pub(crate) fn of_column_kind(column: &ColumnDef, v: &Value) -> bool {
 }
 
 /// A bound value for `column` (rounded conversions still bound a superset); None drops it.
-fn bound_value(column: &ColumnDef, v: Value) -> Option<Value> {
+pub(crate) fn bound_value(column: &ColumnDef, v: Value) -> Option<Value> {
     if column.ty.is_string() && !matches!(v, Value::Bytes(_)) {
         return None;
     }

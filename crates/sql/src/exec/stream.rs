@@ -68,8 +68,10 @@ pub(crate) trait Streaming: Exec {
         let Fetch::Scan(mut scan, decided) = request else {
             return self.run_select(p, params);
         };
-        if let Some((index, direction)) = order {
-            if scan.index_name().is_some_and(|i| i != index) {
+        if let Some((index, direction, fixed)) = order {
+            // Columns fixed by the range's equalities give the order only where it reads them.
+            if scan.index_name().is_some_and(|i| i != index) || fixed && scan.index_name().is_none()
+            {
                 return self.run_select(p, params);
             }
             *scan = scan.through_index(&index).order(direction);
@@ -181,9 +183,10 @@ impl<S: Exec> Streaming for S {}
 /// The ordered index of `src` whose order is the SELECT's ORDER BY, and the direction to read
 /// it in: every key a plain column (a string sorted under its own collation), all one way, naming the
 /// index's columns in order (a prefix of them, or all of them followed by a prefix of the
-/// primary key, which ends every index key). None when no index gives the order, or when the
-/// access path reads another index or by keys.
-fn index_order(p: &SelectPlan, src: &Source) -> Option<(String, client::ScanOrder)> {
+/// primary key, which ends every index key), from the first the access path's range does not
+/// fix by equality (then true: it gives the order only through that range). None when no index
+/// gives the order, or when the access path reads another index or by keys.
+fn index_order(p: &SelectPlan, src: &Source) -> Option<(String, client::ScanOrder, bool)> {
     let def = src.table.def();
     let descending = p.order.first()?.1;
     let mut columns = Vec::with_capacity(p.order.len());
@@ -203,19 +206,21 @@ fn index_order(p: &SelectPlan, src: &Source) -> Option<(String, client::ScanOrde
         }
         columns.push(column);
     }
+    // The index columns (then the primary key's) the range fixes by equality: each row read
+    // has the same values there, so the order goes on from the next.
+    let fixed = |ix: &base::schema::IndexDef| match &src.access {
+        Access::Range { index, equal, .. } if *index == ix.name => equal.len(),
+        _ => 0,
+    };
     let index = def.indexes.iter().find(|ix| {
         let whole = |n: usize| ix.prefixes.iter().take(n).all(|p| *p == 0);
+        let keys: Vec<u16> = ix.columns.iter().chain(&def.primary_key).copied().collect();
+        let from = fixed(ix);
         ix.kind == base::schema::IndexKind::Ordered
-            && if columns.len() <= ix.columns.len() {
-                columns[..] == ix.columns[..columns.len()] && whole(columns.len())
-            } else {
-                let (head, tail) = columns.split_at(ix.columns.len());
-                head == &ix.columns[..]
-                    && whole(head.len())
-                    && tail.len() <= def.primary_key.len()
-                    && tail == &def.primary_key[..tail.len()]
-            }
+            && keys.get(from..from + columns.len()) == Some(&columns[..])
+            && whole((from + columns.len()).min(ix.columns.len()))
     })?;
+    let fixed = fixed(index) > 0;
     match &src.access {
         Access::Lookup { .. } => return None,
         Access::Range { index: read, .. } if *read != index.name => return None,
@@ -226,5 +231,5 @@ fn index_order(p: &SelectPlan, src: &Source) -> Option<(String, client::ScanOrde
     } else {
         client::ScanOrder::Ascending
     };
-    Some((index.name.clone(), direction))
+    Some((index.name.clone(), direction, fixed))
 }

@@ -365,7 +365,24 @@ fn mark_pushed(rows: &mut [Vec<Value>], src: &crate::plan::Source, j: &crate::pl
                 at < end
             })
             .map_or(src.name.as_str(), |(_, name)| name);
-        extend(row + 1, format!("Child of '{parent}' in pushed join@1"));
+        let mut text = format!("Child of '{parent}' in pushed join@1");
+        if let Some((column, lower, upper)) = &child.within {
+            // Each key reads its rows within the bounds on the index's next column.
+            let def = step.source.table.def();
+            let name = def
+                .columns
+                .get(*column as usize)
+                .map_or("?", |c| c.name.as_str());
+            let mut bounds = Vec::new();
+            if let Some(l) = lower {
+                bounds.push(format!("{name} >= {}", show(l)));
+            }
+            if let Some(u) = upper {
+                bounds.push(format!("{name} <= {}", show(u)));
+            }
+            text.push_str(&format!(", each key within {}", bounds.join(" AND ")));
+        }
+        extend(row + 1, text);
         members.push((step.source.fetch.len(), step.source.name.as_str()));
     }
 }
@@ -655,6 +672,8 @@ mod snapshot {
          JOIN region r ON r.id = c.region WHERE o.id BETWEEN 1 AND 100",
         // An extended key: KEY(region)'s entries end with the primary key.
         "SELECT id, score FROM customer WHERE region = 3 AND id < 600",
+        "SELECT c.id, o.id FROM region r JOIN customer c ON c.region = r.id \
+         JOIN orders o ON o.cust = c.id WHERE r.id = 3 AND c.id < 600",
         "SELECT id FROM orders WHERE cust = 42 AND id > 1000 ORDER BY id LIMIT 10",
     ];
 

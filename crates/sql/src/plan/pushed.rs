@@ -19,6 +19,11 @@ pub struct PushedChild {
     /// pushed value converted exactly): the conjuncts neither its key's equality nor decided
     /// by a pushed filter.
     pub check: Option<Expr>,
+    /// The column after the key's in the index (the primary key's first past an ordered
+    /// index's own: `plan::access::extends`) and the bounds its pushed conditions put on it:
+    /// each key reads only its rows within them (`client::JoinChild::within`). The pushed
+    /// filter still checks them.
+    pub within: Option<(u16, Option<Expr>, Option<Expr>)>,
 }
 
 /// The most joined rows a pushed join is expected to make (by the tables' statistics); a join
@@ -147,6 +152,56 @@ fn step_key(step: &JoinStep) -> (Vec<u16>, Vec<&Expr>) {
     }
 }
 
+/// The bounds `src`'s pushed conditions put on the column of index `index` after its first
+/// `width` (see `PushedChild::within`); None when they put none.
+fn bounds_after(
+    src: &Source,
+    index: &str,
+    width: usize,
+) -> Option<(u16, Option<Expr>, Option<Expr>)> {
+    use base::filter::CmpOp;
+    let def = src.table.def();
+    let ix = def.indexes.iter().find(|i| i.name == index)?;
+    let next = match ix.columns.get(width) {
+        Some(c) => ix.prefix(width).is_none().then_some(*c)?,
+        None if crate::plan::access::extends(def, ix) => *def.primary_key.first()?,
+        None => return None,
+    };
+    let (mut lower, mut upper) = (None, None);
+    for p in &src.pushed {
+        match p {
+            crate::plan::Pushed::Cmp(c, op, e) if *c == next => match op {
+                CmpOp::Lt | CmpOp::Le => upper = upper.or_else(|| Some(e.clone())),
+                CmpOp::Gt | CmpOp::Ge => lower = lower.or_else(|| Some(e.clone())),
+                CmpOp::Eq => {
+                    lower = lower.or_else(|| Some(e.clone()));
+                    upper = upper.or_else(|| Some(e.clone()));
+                }
+                CmpOp::Ne => {}
+            },
+            crate::plan::Pushed::Between(c, lo, hi) if *c == next => {
+                lower = lower.or_else(|| Some(lo.clone()));
+                upper = upper.or_else(|| Some(hi.clone()));
+            }
+            _ => {}
+        }
+    }
+    // A division would warn a second time where the pushed filter's value warns already.
+    let divides = |e: &Option<Expr>| {
+        let mut found = false;
+        if let Some(e) = e {
+            e.walk(&mut |x| {
+                found |= matches!(x, Expr::Binary(BinOp::Div | BinOp::IntDiv | BinOp::Mod, ..))
+            });
+        }
+        found
+    };
+    if divides(&lower) || divides(&upper) {
+        return None;
+    }
+    (lower.is_some() || upper.is_some()).then_some((next, lower, upper))
+}
+
 /// The steps, from the first, the data node can join to `first`.
 fn pushed_children(first: &Source, first_offset: usize, steps: &[JoinStep]) -> Vec<PushedChild> {
     if !readable(first) || first.filter.as_ref().is_some_and(Expr::has_correlated) {
@@ -217,10 +272,12 @@ fn pushed_children(first: &Source, first_offset: usize, steps: &[JoinStep]) -> V
             break;
         }
         members.push((step.offset, src));
+        let within = bounds_after(src, &index, columns.len());
         pushed.push(PushedChild {
             index,
             key,
             check: None,
+            within,
         });
     }
     pushed

@@ -83,6 +83,11 @@ pub struct JoinChild {
     /// by the values of the index's leading columns the key binds (a hash join in the data
     /// node), not read by the joined rows' keys.
     pub read: Option<ChildRead>,
+    /// Bounds on the index columns after the key's (values from the first column past the
+    /// key's; into the primary key's past an ordered index's own, which end its entries): each
+    /// key reads only its rows within them. Not with `read`.
+    pub lower: Option<Bound>,
+    pub upper: Option<Bound>,
 }
 
 /// The rows of a pushed join's child read once: an ordered index's range (or the whole table).
@@ -236,6 +241,8 @@ pub(crate) fn put_scan_request(out: &mut Vec<u8>, s: &ScanRequest) {
                 put_bound(out, &read.upper);
             }
         }
+        put_bound(out, &c.lower);
+        put_bound(out, &c.upper);
     }
 }
 
@@ -279,6 +286,8 @@ fn get_join(r: &mut Reader) -> DecodeResult<Vec<JoinChild>> {
                     })
                 }
             },
+            lower: get_bound(r)?,
+            upper: get_bound(r)?,
         });
     }
     Ok(children)

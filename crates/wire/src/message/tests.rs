@@ -300,6 +300,14 @@ fn messages_round_trip() {
                     projection: vec![1, 0],
                     kind: JoinKind::Outer,
                     read: None,
+                    lower: Some(Bound {
+                        values: vec![Value::Int(3)],
+                        inclusive: false,
+                    }),
+                    upper: Some(Bound {
+                        values: vec![Value::Int(9), Value::Int(-1)],
+                        inclusive: true,
+                    }),
                 },
                 JoinChild {
                     table: 5,
@@ -317,6 +325,8 @@ fn messages_round_trip() {
                         }),
                         upper: None,
                     }),
+                    lower: None,
+                    upper: None,
                 },
             ],
         }),
@@ -821,6 +831,8 @@ fn a_scan_with_too_many_join_children_is_refused() {
         projection: vec![],
         kind: JoinKind::Inner,
         read: None,
+        lower: None,
+        upper: None,
     };
     let scan = |children: usize| {
         Message::Scan(ScanRequest {
