@@ -137,13 +137,9 @@ impl ScanCursor {
         self.plan.projection.len()
     }
 
-    /// Doubles the rows of its batches, up to `max` (a pushed join's rounds growing).
-    pub(super) fn grow(&mut self, max: usize) {
-        self.batch_rows = self
-            .batch_rows
-            .saturating_mul(2)
-            .min(max)
-            .max(self.batch_rows);
+    /// Sets the rows of its later batches (a pushed join's rounds after its first).
+    pub(super) fn grow(&mut self, rows: usize) {
+        self.batch_rows = self.batch_rows.max(rows);
     }
 
     /// Asks for the next batch.
