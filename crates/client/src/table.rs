@@ -292,8 +292,9 @@ impl Scan {
 
     /// Rows whose index prefix equals one of `keys` (each one value per leading index column,
     /// the same count for all; at most `base::limits::SCAN_KEYS_MAX`), read in one scan: the
-    /// batched key access of an index join. The scan must have no bounds and order `Any` or
-    /// `Ascending`.
+    /// batched key access of an index join. The scan's order must be `Any` or `Ascending`; its
+    /// bounds, if any, are on the index columns after the keys' (each key reads its rows within
+    /// them).
     pub fn keys(mut self, keys: Vec<Vec<Value>>) -> Scan {
         self.keys = keys;
         self

@@ -105,13 +105,24 @@ pub(crate) trait Prefetching: Exec {
             index,
             columns,
             equal,
-            lower: None,
-            upper: None,
+            lower,
+            upper,
         } = &src.access
         else {
             return Ok(());
         };
         let def = src.table.def();
+        // Bounds past the index's own columns (an extended key, on the primary key) are pushed
+        // conditions too: reading each key's whole prefix loses nothing. Other bounds are not
+        // read by keys.
+        let own = def
+            .indexes
+            .iter()
+            .find(|i| i.name == *index)
+            .map_or(0, |i| i.columns.len());
+        if (lower.is_some() || upper.is_some()) && equal.len() < own {
+            return Ok(());
+        }
         let prefix = &columns[..equal.len()];
         let places: Option<Vec<usize>> = prefix
             .iter()

@@ -173,8 +173,52 @@ pub(crate) trait Stepping: Executor {
         }
         match self.key_request(src, params)? {
             Fetch::Nothing => Ok(Start::Done(self.select_rows(p, params, Vec::new())?)),
+            Fetch::Scan(scan, decided) => {
+                let scan = self.in_index_order(p, src, params, *scan, decided)?;
+                Ok(Start::Read(src, Fetch::Scan(Box::new(scan), decided)))
+            }
             fetch => Ok(Start::Read(src, fetch)),
         }
+    }
+
+    /// `scan` read in the order of the index that gives `p`'s ORDER BY, if one does
+    /// (`stream::index_order`), and, when its rows are the result's one to one and the filter
+    /// `decided` the WHERE, stopped at the LIMIT (past the OFFSET): `WHERE cust = ? AND id > ?
+    /// ORDER BY id LIMIT 20` reads 20 entries of KEY (cust). The rows are sorted again after,
+    /// which keeps that order.
+    fn in_index_order(
+        &mut self,
+        p: &SelectPlan,
+        src: &Source,
+        params: &[Value],
+        scan: client::Scan,
+        decided: bool,
+    ) -> Result<client::Scan> {
+        if p.order.is_empty() || p.pushed_aggregate.is_some() || p.grouped {
+            return Ok(scan);
+        }
+        let Some((index, direction, fixed)) = crate::exec::stream::index_order(p, src) else {
+            return Ok(scan);
+        };
+        if scan.index_name().is_some_and(|i| i != index) || fixed && scan.index_name().is_none() {
+            return Ok(scan);
+        }
+        let mut scan = scan.through_index(&index).order(direction);
+        let one_to_one = !p.distinct
+            && !p.rollup
+            && !p.windowed()
+            && p.having.is_none()
+            && !changes_per_batch(p);
+        if let (Some(limit), true) = (&p.limit, decided && one_to_one) {
+            use crate::expr::aggregate::count_value;
+            let limit = self.free(limit, params).and_then(count_value)?;
+            let skip = match &p.offset {
+                Some(o) => self.free(o, params).and_then(count_value)?,
+                None => 0,
+            };
+            scan = scan.limit(skip.saturating_add(limit).max(1));
+        }
+        Ok(scan)
     }
 
     /// The result of `p` from the rows its reads returned (`decided`: the data node's filter

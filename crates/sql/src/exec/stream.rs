@@ -186,7 +186,10 @@ impl<S: Exec> Streaming for S {}
 /// primary key, which ends every index key), from the first the access path's range does not
 /// fix by equality (then true: it gives the order only through that range). None when no index
 /// gives the order, or when the access path reads another index or by keys.
-fn index_order(p: &SelectPlan, src: &Source) -> Option<(String, client::ScanOrder, bool)> {
+pub(crate) fn index_order(
+    p: &SelectPlan,
+    src: &Source,
+) -> Option<(String, client::ScanOrder, bool)> {
     let def = src.table.def();
     let descending = p.order.first()?.1;
     let mut columns = Vec::with_capacity(p.order.len());
@@ -207,20 +210,26 @@ fn index_order(p: &SelectPlan, src: &Source) -> Option<(String, client::ScanOrde
         columns.push(column);
     }
     // The index columns (then the primary key's) the range fixes by equality: each row read
-    // has the same values there, so the order goes on from the next.
-    let fixed = |ix: &base::schema::IndexDef| match &src.access {
-        Access::Range { index, equal, .. } if *index == ix.name => equal.len(),
-        _ => 0,
+    // has the same values there, so the order may go on from any of them or the next. Only
+    // the index the range reads can give it.
+    let (reads, equal) = match &src.access {
+        Access::Range { index, equal, .. } => (Some(index), equal.len()),
+        _ => (None, 0),
     };
+    let mut fixed = false;
     let index = def.indexes.iter().find(|ix| {
         let whole = |n: usize| ix.prefixes.iter().take(n).all(|p| *p == 0);
         let keys: Vec<u16> = ix.columns.iter().chain(&def.primary_key).copied().collect();
-        let from = fixed(ix);
+        let starts = if reads == Some(&ix.name) { equal } else { 0 };
         ix.kind == base::schema::IndexKind::Ordered
-            && keys.get(from..from + columns.len()) == Some(&columns[..])
-            && whole((from + columns.len()).min(ix.columns.len()))
+            && reads.is_none_or(|r| *r == ix.name)
+            && (0..=starts).any(|from| {
+                let gives = keys.get(from..from + columns.len()) == Some(&columns[..])
+                    && whole((from + columns.len()).min(ix.columns.len()));
+                fixed |= gives && from > 0;
+                gives
+            })
     })?;
-    let fixed = fixed(index) > 0;
     match &src.access {
         Access::Lookup { .. } => return None,
         Access::Range { index: read, .. } if *read != index.name => return None,

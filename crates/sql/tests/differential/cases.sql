@@ -6128,6 +6128,10 @@ SELECT q.name, g.id FROM ek_q q JOIN ek_g g ON g.k = q.id WHERE q.id = 1 AND g.i
 SELECT q.name, g.id FROM ek_q q JOIN ek_g g ON g.k = q.id WHERE q.id = 1 AND g.id < 5000000000 AND g.id > -5000000000 AND g.id < 9;
 SELECT q.name, g.id FROM ek_q q JOIN ek_g g ON g.k = q.id WHERE q.id = 1 AND g.id < NULL;
 SELECT q.name, g.id FROM ek_q q LEFT JOIN ek_g g ON g.k = q.id AND g.id < 7 ORDER BY q.id, g.id;
+SELECT q.id, (SELECT COUNT(*) FROM ek_g g WHERE g.k = q.id AND g.id < 100) FROM ek_q q;
+SELECT q.id FROM ek_q q WHERE EXISTS (SELECT 1 FROM ek_g g WHERE g.k = q.id AND g.id > 890);
+SELECT id, k FROM ek_g WHERE k = 2 ORDER BY k, id LIMIT 4;
+SELECT id FROM ek_g WHERE p = 7 AND k = 1 ORDER BY id DESC LIMIT 3;
 SELECT q.name, g.id FROM ek_q q JOIN ek_g g ON g.p = q.id WHERE q.id IN (1, 7) AND g.k = 1;
 SELECT q.name, g.id FROM ek_q q JOIN ek_g g ON g.p = q.id WHERE q.id IN (1, 7) AND g.k >= 1 AND g.id < 300;
 BEGIN;
