@@ -2,14 +2,16 @@
 
 Loads the same three tables into both servers (region, customer with KEY(region), orders with
 KEY(cust) and KEY(day); rows made from a fixed seed), then runs each query REPEAT times on each
-server over one connection, checks both answer the same rows (as sorted lists), and prints a
-markdown table: mean milliseconds per run, Cairn / MariaDB, rows, and Cairn again with its
+server over one connection, the runs interleaved (one on each server in turn, so both meet the
+machine's moments alike), checks both answer the same rows (as sorted lists), and prints a
+markdown table: median milliseconds per run, Cairn / MariaDB, rows, and Cairn again with its
 pushdowns off (cairn_join_pushdown = OFF and cairn_aggregate_pushdown = OFF) for comparison.
 Usage: joins.py CAIRN_PORT MARIADB_PORT (environment: CUSTOMERS, ORDERS, REPEAT, SEED).
 """
 
 import os
 import random
+import statistics
 import sys
 import time
 
@@ -97,15 +99,31 @@ def load(conn, rng_seed):
              for i in range(1, ORDERS + 1)], "orders")
 
 
-def timed(conn, sql):
+def first_rows(conn, sql):
+    """The query's rows, sorted (its first run, untimed: plans are made and cached)."""
     cur = conn.cursor()
     cur.execute(sql)
-    first = sorted(map(repr, cur.fetchall()))
+    return sorted(map(repr, cur.fetchall()))
+
+
+def once(conn, sql):
+    """Milliseconds of one run of the query, its rows fetched."""
+    cur = conn.cursor()
     start = time.perf_counter()
+    cur.execute(sql)
+    cur.fetchall()
+    return (time.perf_counter() - start) * 1000
+
+
+def timed(conns, sql):
+    """Each connection's median milliseconds over REPEAT runs, the runs interleaved (one run on
+    each in turn), so every server meets the machine's moments alike; and each one's rows."""
+    rows = [first_rows(c, sql) for c in conns]
+    runs = [[] for _ in conns]
     for _ in range(REPEAT):
-        cur.execute(sql)
-        cur.fetchall()
-    return (time.perf_counter() - start) * 1000 / REPEAT, first
+        for i, c in enumerate(conns):
+            runs[i].append(once(c, sql))
+    return [statistics.median(r) for r in runs], rows
 
 
 def main():
@@ -125,13 +143,13 @@ def main():
     unpushed.cursor().execute("USE joins")
     unpushed.cursor().execute("SET cairn_aggregate_pushdown = OFF")
     unpushed.cursor().execute("SET cairn_join_pushdown = OFF")
-    print("| query | rows | Cairn ms | MariaDB ms | Cairn / MariaDB | Cairn, pushdown off |")
+    print("| query | rows | Cairn ms (median) | MariaDB ms (median) | Cairn / MariaDB |"
+          " Cairn, pushdown off |")
     print("|---|---:|---:|---:|---:|---:|")
     failed = 0
     for title, sql in QUERIES:
-        c_ms, c_rows = timed(servers["Cairn"], sql)
-        m_ms, m_rows = timed(servers["MariaDB"], sql)
-        u_ms, u_rows = timed(unpushed, sql)
+        (c_ms, m_ms, u_ms), (c_rows, m_rows, u_rows) = timed(
+            [servers["Cairn"], servers["MariaDB"], unpushed], sql)
         same = c_rows == m_rows and u_rows == m_rows
         failed += not same
         mark = "" if same else " **DIFFERENT ROWS**"
