@@ -37,6 +37,12 @@ pub(super) struct Join {
     root_done: bool,
     /// The root rows of the rounds after the first (`ROOT_FIRST_ROWS`).
     root_rows_max: usize,
+    /// In the first round of a client naming its batch: the most joined rows the last child
+    /// joins at once (`ROOT_FIRST_ROWS`; 0: all), so a round whose earlier children multiplied
+    /// its rows answers its first rows sooner. The rest wait in `pending` (their bytes held).
+    chunk: usize,
+    pending: Vec<Vec<Value>>,
+    pending_bytes: usize,
     children: Vec<Child>,
     /// The joined rows of the round (root rows, each child's columns appended so far).
     rows: Vec<Vec<Value>>,
@@ -112,8 +118,26 @@ impl Join {
             self.out.extend(self.rows.drain(..));
             self.out_bytes += self.held;
             self.held = 0;
-            return Ok(());
+            if self.pending.is_empty() {
+                // Only the first round is joined in chunks.
+                self.chunk = 0;
+                return Ok(());
+            }
+            // The last child joins the next chunk of the round's rows.
+            let rest = self.pending.split_off(self.chunk.min(self.pending.len()));
+            self.rows = std::mem::replace(&mut self.pending, rest);
+            self.held = self.rows.iter().map(|r| row_bytes(r)).sum();
+            self.pending_bytes = self.pending_bytes.saturating_sub(self.held);
+            self.level = self.children.len() - 1;
+            return self.start_level();
         };
+        if self.chunk > 0 && self.level + 1 == self.children.len() && self.rows.len() > self.chunk {
+            let rest = self.rows.split_off(self.chunk);
+            let bytes: usize = rest.iter().map(|r| row_bytes(r)).sum();
+            self.held = self.held.saturating_sub(bytes);
+            self.pending_bytes += bytes;
+            self.pending = rest;
+        }
         let mut seen: hashbrown::HashSet<Probe> = hashbrown::HashSet::new();
         for row in &self.rows {
             let key = child.key_of(row)?;
@@ -182,7 +206,9 @@ impl Join {
                     }
                 }
             }
-            if held + self.out_bytes + self.once_bytes > limits::JOIN_HELD_BYTES_MAX {
+            if held + self.out_bytes + self.once_bytes + self.pending_bytes
+                > limits::JOIN_HELD_BYTES_MAX
+            {
                 return Err(too_large());
             }
         }
@@ -240,6 +266,7 @@ impl Join {
             && self.level >= self.children.len()
             && self.reading.is_none()
             && self.rows.is_empty()
+            && self.pending.is_empty()
             && self.out.is_empty()
     }
 
@@ -376,6 +403,12 @@ impl Coordinator {
             root,
             root_done: false,
             root_rows_max: root_rows_max as usize,
+            chunk: match request.batch_rows {
+                0 => 0,
+                _ => ROOT_FIRST_ROWS as usize,
+            },
+            pending: Vec::new(),
+            pending_bytes: 0,
             once: planned.iter().map(|_| None).collect(),
             level: planned.len(),
             children: planned,
@@ -527,7 +560,9 @@ impl Coordinator {
                         j.held += row_bytes(&row);
                         j.found.push(row);
                     }
-                    if j.held + j.out_bytes + j.once_bytes > limits::JOIN_HELD_BYTES_MAX {
+                    if j.held + j.out_bytes + j.once_bytes + j.pending_bytes
+                        > limits::JOIN_HELD_BYTES_MAX
+                    {
                         return Err(too_large());
                     }
                     if last {
