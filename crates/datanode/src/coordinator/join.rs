@@ -21,11 +21,12 @@ use crate::prepare;
 /// row).
 const ROOT_ROWS: u32 = 1_024;
 
-/// The first round's root rows when the client names a batch's rows (a client streaming the
-/// result: its first rows go out after a small round, as MariaDB sends rows as it joins them);
-/// the rounds after take the batch's rows. (Doubling from here cost a join of 100 root rows
-/// three rounds where this costs two.)
-const ROOT_FIRST_ROWS: u32 = 32;
+/// When the client names its batch's rows (a client streaming the result), the joined rows the
+/// last child joins first in the first round, the round's rest after: its first rows are
+/// answered after a small part of the round, as MariaDB sends rows as it joins them. (A first
+/// round of 32 root rows, then doubling, cost a join of 100 root rows three rounds of every
+/// child; this costs the last child one more scan.)
+const FIRST_CHUNK_ROWS: usize = 32;
 
 /// The most bytes of key values one child scan reads by.
 const KEY_CHUNK_BYTES: usize = 4 * 1024 * 1024;
@@ -35,11 +36,9 @@ pub(super) struct Join {
     /// Reads the scan's own rows.
     root: ScanCursor,
     root_done: bool,
-    /// The root rows of the rounds after the first (`ROOT_FIRST_ROWS`).
-    root_rows_max: usize,
-    /// In the first round of a client naming its batch: the most joined rows the last child
-    /// joins at once (`ROOT_FIRST_ROWS`; 0: all), so a round whose earlier children multiplied
-    /// its rows answers its first rows sooner. The rest wait in `pending` (their bytes held).
+    /// In the first round of a client naming its batch: the joined rows the last child joins
+    /// first (`FIRST_CHUNK_ROWS`; 0: all at once). The round's rest waits in `pending` (its
+    /// bytes held) and is joined whole after.
     chunk: usize,
     pending: Vec<Vec<Value>>,
     pending_bytes: usize,
@@ -123,11 +122,10 @@ impl Join {
                 self.chunk = 0;
                 return Ok(());
             }
-            // The last child joins the next chunk of the round's rows.
-            let rest = self.pending.split_off(self.chunk.min(self.pending.len()));
-            self.rows = std::mem::replace(&mut self.pending, rest);
-            self.held = self.rows.iter().map(|r| row_bytes(r)).sum();
-            self.pending_bytes = self.pending_bytes.saturating_sub(self.held);
+            // The last child joins the rest of the round's rows.
+            self.rows = std::mem::take(&mut self.pending);
+            self.held = std::mem::take(&mut self.pending_bytes);
+            self.chunk = 0;
             self.level = self.children.len() - 1;
             return self.start_level();
         };
@@ -378,15 +376,11 @@ impl Coordinator {
             ));
         }
         let children = std::mem::take(&mut request.join);
-        let root_rows_max = match request.batch_rows {
-            0 => ROOT_ROWS,
-            n => n.min(ROOT_ROWS),
-        };
         let root_request = ScanRequest {
             limit: 0,
             batch_rows: match request.batch_rows {
                 0 => ROOT_ROWS,
-                _ => root_rows_max.min(ROOT_FIRST_ROWS),
+                n => n.min(ROOT_ROWS),
             },
             batch_bytes: 0,
             ..request.clone()
@@ -402,10 +396,9 @@ impl Coordinator {
         let join = Join {
             root,
             root_done: false,
-            root_rows_max: root_rows_max as usize,
             chunk: match request.batch_rows {
                 0 => 0,
-                _ => ROOT_FIRST_ROWS as usize,
+                _ => FIRST_CHUNK_ROWS,
             },
             pending: Vec::new(),
             pending_bytes: 0,
@@ -596,7 +589,6 @@ impl Coordinator {
             Progress::Rows(rows, last) => {
                 j.root_done = last;
                 if !last {
-                    j.root.grow(j.root_rows_max);
                     j.root.ask();
                 }
                 j.begin(rows)?;

@@ -137,11 +137,6 @@ impl ScanCursor {
         self.plan.projection.len()
     }
 
-    /// Sets the rows of its later batches (a pushed join's rounds after its first).
-    pub(super) fn grow(&mut self, rows: usize) {
-        self.batch_rows = self.batch_rows.max(rows);
-    }
-
     /// Asks for the next batch.
     pub(super) fn ask(&mut self) {
         self.batch.get_or_insert_with(Default::default);
