@@ -85,6 +85,8 @@ struct Child {
     kind: JoinKind,
     /// Its key is one integer column: rows are matched by the value.
     one_integer: bool,
+    /// Its key binds the whole primary key: a joined row has at most one match.
+    unique: bool,
     /// Its rows are read once through this range (a hash join here), not by the keys.
     read: Option<wire::ChildRead>,
 }
@@ -129,7 +131,13 @@ impl Join {
             self.level = self.children.len() - 1;
             return self.start_level();
         };
-        if self.chunk > 0 && self.level + 1 == self.children.len() && self.rows.len() > self.chunk {
+        // (A child matching at most one row per joined row answers no more rows than it is
+        // given: nothing comes sooner by joining part of them.)
+        if self.chunk > 0
+            && self.level + 1 == self.children.len()
+            && !child.unique
+            && self.rows.len() > self.chunk
+        {
             let rest = self.rows.split_off(self.chunk);
             let bytes: usize = rest.iter().map(|r| row_bytes(r)).sum();
             self.held = self.held.saturating_sub(bytes);
@@ -461,6 +469,7 @@ impl Coordinator {
                 index.name
             )));
         }
+        let unique = key_columns == table.primary_key;
         let one_integer =
             key_columns.len() == 1 && table.columns[key_columns[0] as usize].ty.is_integer();
         let semi = matches!(child.kind, JoinKind::Semi | JoinKind::Anti);
@@ -507,6 +516,7 @@ impl Coordinator {
             width,
             kind: child.kind,
             one_integer,
+            unique,
             read: child.read,
         })
     }
