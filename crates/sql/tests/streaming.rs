@@ -307,3 +307,64 @@ fn a_client_that_reads_slowly_holds_back_only_its_own_stream() {
     server.stop();
     node.stop();
 }
+
+/// A result the event loop streams shows in SHOW PROCESSLIST as its command while the client has
+/// not taken it (the stream waits, paused, for the client), and as Sleep once it has.
+#[test]
+fn a_streamed_result_shows_in_the_process_list_until_it_is_taken() {
+    let (node, server) = common::start(64 << 20);
+    let port = server.address().port();
+    let mut c = Raw::login_to(port, None);
+    load(&mut c);
+    let mut slow = Raw::login(port);
+    // About 70 MB of rows: more than the sockets' buffers hold, so the stream has to wait.
+    let id = slow.prepare("SELECT id, REPEAT(v, 100) FROM d.s WHERE id >= ?");
+    let mut p = vec![0x17];
+    p.extend_from_slice(&id.to_le_bytes());
+    p.push(0);
+    p.extend_from_slice(&1u32.to_le_bytes());
+    p.extend_from_slice(&[0, 1, 8, 0]);
+    p.extend_from_slice(&0i64.to_le_bytes());
+    let commands = |c: &mut Raw| -> Vec<String> {
+        let Answer::Rows(rows) = c.query("SHOW PROCESSLIST") else {
+            panic!("SHOW PROCESSLIST: no rows");
+        };
+        rows.iter()
+            .filter_map(|r| values(r).get(4).cloned().flatten())
+            .collect()
+    };
+    slow.wait_up_to(std::time::Duration::from_secs(60));
+    // A first run of one batch, on the connection's thread (which prepared it): the connection
+    // then waits in the event loop, which runs the statement from now on (a first run of many
+    // batches would have marked its plan for the thread).
+    let Answer::Rows(few) = slow.execute_with(id, &[(ROWS - 10) as i64]) else {
+        panic!("the first run: no rows");
+    };
+    assert_eq!(few.len(), 10);
+    for run in 0..3 {
+        slow.send(0, &p);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !commands(&mut c).iter().any(|s| s == "Execute") {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "run {run}: the streamed EXECUTE never showed: {:?}",
+                commands(&mut c)
+            );
+            std::thread::yield_now();
+        }
+        let Answer::Rows(rows) = slow.answer() else {
+            panic!("run {run}: the slow client's result: no rows");
+        };
+        assert_eq!(rows.len(), ROWS);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while commands(&mut c).iter().any(|s| s == "Execute") {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "run {run}: still shown after its last row"
+            );
+            std::thread::yield_now();
+        }
+    }
+    server.stop();
+    node.stop();
+}

@@ -723,6 +723,12 @@ impl Loop {
             return;
         };
         let streaming = w.stream.as_ref().is_some_and(|s| s.header.is_some());
+        if w.stream.is_some() && reply.is_err() {
+            // Its statement ends here (or runs again on the thread, which shows it itself).
+            if let Some(slot) = self.slots.get_mut(&token) {
+                slot.conn.session.publish("Sleep", None);
+            }
+        }
         match reply {
             Ok(Reply::Part(rows)) => return self.stream_rows(token, w, rows, false),
             Ok(Reply::Rows(rows)) if w.stream.is_some() => {
@@ -733,6 +739,7 @@ impl Loop {
                 if let Some(slot) = self.slots.get_mut(&token) {
                     slot.conn
                         .answer(Outcome::Failed(SqlError::from_client(&e)), w.binary);
+                    slot.conn.session.publish("Sleep", None);
                 }
                 return self.commands(token);
             }
@@ -844,6 +851,7 @@ impl Loop {
             Ok(answer) => answer,
             Err(e) => {
                 conn.answer(Outcome::Failed(e), w.binary);
+                conn.session.publish("Sleep", None);
                 if !last {
                     self.end_stream(token);
                 }
@@ -878,6 +886,7 @@ impl Loop {
         if last {
             conn.session.last_found_rows = s.found;
             conn.result_end(status, warnings);
+            conn.session.publish("Sleep", None);
             return self.commands(token);
         }
         s.header = Some((columns, status));
@@ -1146,11 +1155,19 @@ fn start_select(
                 n => n.min(STREAM_BATCH_ROWS),
             };
             stream = Some(Streamed::default());
-            // Its batches check for KILL QUERY and the statement's time limit.
+            // Its batches check for KILL QUERY and the statement's time limit, and the process
+            // list shows it running until its last batch is answered.
             let interrupt = &session.activity.interrupt;
             interrupt.statement_starts();
             let (cmd, body) = payload.split_first().unwrap_or((&0, &[]));
             interrupt.limit(session.statement_time_limit(*cmd, body));
+            if binary {
+                session.publish("Execute", None);
+            } else {
+                let head = &body[..body.len().min(crate::session::activity::INFO_BYTES_MAX + 4)];
+                let info = session.charsets.decode(head).into_owned();
+                session.publish("Query", Some(&info));
+            }
             links.primary.prepare_streamed_scan(token, *r).is_ok()
         }
         Some(Request::Scan(r)) => links.pick(any_replica).prepare_scan(token, *r).is_ok(),
