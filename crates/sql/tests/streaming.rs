@@ -210,6 +210,18 @@ fn streamed_results_match_mariadb() {
     }
 }
 
+/// COM_STMT_EXECUTE of statement `id` with one BIGINT parameter, `from`.
+fn execute_from(id: u32, from: i64) -> Vec<u8> {
+    let mut p = vec![0x17];
+    p.extend_from_slice(&id.to_le_bytes());
+    p.push(0);
+    p.extend_from_slice(&1u32.to_le_bytes());
+    // No NULL; the parameter's type follows: LONGLONG, signed.
+    p.extend_from_slice(&[0, 1, 8, 0]);
+    p.extend_from_slice(&from.to_le_bytes());
+    p
+}
+
 /// A client that reads none of a large streamed result for a while: the event loop stops
 /// asking for its batches (the rows waiting for it stay bounded) and serves other clients
 /// meanwhile; once the client reads, every row comes, in the primary key's order of the scan,
@@ -223,13 +235,7 @@ fn a_client_that_reads_slowly_holds_back_only_its_own_stream() {
     let mut slow = Raw::login(port);
     // A prepared statement runs in the event loop: its rows come a batch at a time.
     let id = slow.prepare("SELECT id, v FROM d.s WHERE id >= ?");
-    let mut p = vec![0x17];
-    p.extend_from_slice(&id.to_le_bytes());
-    p.push(0);
-    p.extend_from_slice(&1u32.to_le_bytes());
-    p.extend_from_slice(&[0, 1, 8, 0]);
-    p.extend_from_slice(&0i64.to_le_bytes());
-    slow.send(0, &p);
+    slow.send(0, &execute_from(id, 0));
     // Meanwhile other clients are answered, many times over.
     let mut other = Raw::login(port);
     for i in 0..200 {
@@ -319,12 +325,7 @@ fn a_streamed_result_shows_in_the_process_list_until_it_is_taken() {
     let mut slow = Raw::login(port);
     // About 70 MB of rows: more than the sockets' buffers hold, so the stream has to wait.
     let id = slow.prepare("SELECT id, REPEAT(v, 100) FROM d.s WHERE id >= ?");
-    let mut p = vec![0x17];
-    p.extend_from_slice(&id.to_le_bytes());
-    p.push(0);
-    p.extend_from_slice(&1u32.to_le_bytes());
-    p.extend_from_slice(&[0, 1, 8, 0]);
-    p.extend_from_slice(&0i64.to_le_bytes());
+    let p = execute_from(id, 0);
     let commands = |c: &mut Raw| -> Vec<String> {
         let Answer::Rows(rows) = c.query("SHOW PROCESSLIST") else {
             panic!("SHOW PROCESSLIST: no rows");
