@@ -249,20 +249,7 @@ pub(crate) fn fold_optimized(
     })
 }
 
-/// Whether `e` divides (`/`, DIV, `%`, MOD) anywhere.
-pub(crate) fn divides(e: &Expr) -> bool {
-    let mut found = false;
-    e.walk(&mut |x| {
-        found |= matches!(
-            x,
-            Expr::Binary(
-                crate::expr::BinOp::Div | crate::expr::BinOp::IntDiv | crate::expr::BinOp::Mod,
-                ..
-            )
-        )
-    });
-    found
-}
+pub(crate) use crate::expr::divides;
 
 /// The session, as the parts of an expression that read no row see it while they are worked
 /// out ahead: a division by zero there is a warning.

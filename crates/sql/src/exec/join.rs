@@ -15,6 +15,10 @@ use base::types::Collation;
 use base::Value;
 use client::{ExecType, JoinChild, LockMode, Scan, ScanOrder, Transaction};
 
+/// A bound of a pushed child's key (`client::JoinChild::within`): its values and whether it
+/// includes them.
+type ChildBound = Option<(Vec<Value>, bool)>;
+
 pub(crate) trait Joining: Executor {
     /// The rows of a join ([`Joined`]): the first table's matching rows,
     /// then each step's matches appended (NULLs for an outer join's unmatched rows), then the
@@ -146,17 +150,16 @@ pub(crate) trait Joining: Executor {
     /// The bounds a pushed child's key reads within (`PushedChild::within`), each a value of
     /// its column (inclusive: the pushed filter decides the rest); None when neither bounds it
     /// (a NULL, or a value that does not convert, bounds nothing).
-    #[allow(clippy::type_complexity)]
     fn child_bounds(
         &mut self,
         s: &Source,
         child: &crate::plan::pushed::PushedChild,
         params: &[Value],
-    ) -> Option<(Option<(Vec<Value>, bool)>, Option<(Vec<Value>, bool)>)> {
+    ) -> Option<(ChildBound, ChildBound)> {
         let (column, lower, upper) = child.within.as_ref()?;
         let def = s.table.def();
         let col = def.columns.get(*column as usize)?;
-        let mut value = |e: &Option<crate::expr::Expr>| -> Option<(Vec<Value>, bool)> {
+        let mut value = |e: &Option<crate::expr::Expr>| -> ChildBound {
             let v = self
                 .storing(crate::exec::diagnostics::Storing::No, |x| {
                     x.free(e.as_ref()?, params).ok()

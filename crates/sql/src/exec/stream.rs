@@ -219,12 +219,14 @@ pub(crate) fn index_order(
     let mut fixed = false;
     let index = def.indexes.iter().find(|ix| {
         let whole = |n: usize| ix.prefixes.iter().take(n).all(|p| *p == 0);
-        let keys: Vec<u16> = ix.columns.iter().chain(&def.primary_key).copied().collect();
+        let keys = ix.columns.len() + def.primary_key.len();
         let starts = if reads == Some(&ix.name) { equal } else { 0 };
         ix.kind == base::schema::IndexKind::Ordered
             && reads.is_none_or(|r| *r == ix.name)
             && (0..=starts).any(|from| {
-                let gives = keys.get(from..from + columns.len()) == Some(&columns[..])
+                let in_order = ix.columns.iter().chain(&def.primary_key).skip(from);
+                let gives = from + columns.len() <= keys
+                    && in_order.take(columns.len()).eq(&columns)
                     && whole((from + columns.len()).min(ix.columns.len()));
                 fixed |= gives && from > 0;
                 gives

@@ -304,6 +304,15 @@ fn check_number(env: &Env, v: &Value, kind: &str) -> Result<()> {
     Ok(())
 }
 
+/// Whether `e` divides (`/`, DIV, `%`, MOD) anywhere.
+pub(crate) fn divides(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        found |= matches!(x, Expr::Binary(BinOp::Div | BinOp::IntDiv | BinOp::Mod, ..))
+    });
+    found
+}
+
 /// Whether `l op r` divides by zero (its value is NULL).
 pub(crate) fn divides_by_zero(op: BinOp, l: &Value, r: &Value) -> bool {
     matches!(op, BinOp::Div | BinOp::IntDiv | BinOp::Mod)

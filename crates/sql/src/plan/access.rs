@@ -50,11 +50,7 @@ pub(super) fn choose_access(table: &Table, facts: &Facts) -> Access {
         };
         // Not where an equal value reads an outer row (a join's probe or a correlated
         // subquery's, which read by the index's keys alone).
-        let outer = equal.iter().any(|e| {
-            let mut outer = false;
-            e.walk(&mut |x| outer |= matches!(x, crate::expr::Expr::Outer(_)));
-            outer
-        });
+        let outer = equal.iter().any(crate::plan::join::reads_outer);
         if equal.len() == columns.len()
             && !outer
             && extends(def, index)

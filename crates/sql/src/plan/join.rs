@@ -1205,7 +1205,7 @@ fn finite((cost, rows): (f64, f64)) -> (f64, f64) {
 }
 
 /// Whether `e` reads a value of the joined row ([`Expr::Outer`]).
-fn reads_outer(e: &Expr) -> bool {
+pub(crate) fn reads_outer(e: &Expr) -> bool {
     let mut outer = false;
     e.walk(&mut |x| outer |= matches!(x, Expr::Outer(_)));
     outer

@@ -187,15 +187,7 @@ fn bounds_after(
         }
     }
     // A division would warn a second time where the pushed filter's value warns already.
-    let divides = |e: &Option<Expr>| {
-        let mut found = false;
-        if let Some(e) = e {
-            e.walk(&mut |x| {
-                found |= matches!(x, Expr::Binary(BinOp::Div | BinOp::IntDiv | BinOp::Mod, ..))
-            });
-        }
-        found
-    };
+    let divides = |e: &Option<Expr>| e.as_ref().is_some_and(crate::expr::divides);
     if divides(&lower) || divides(&upper) {
         return None;
     }

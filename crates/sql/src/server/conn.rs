@@ -495,21 +495,7 @@ impl Conn {
         let Some((&cmd, body)) = payload.split_first() else {
             return Err(ProtoError::Malformed("empty command packet".into()));
         };
-        let limit = self.session.statement_time_limit(cmd, body);
-        self.session.activity.interrupt.limit(limit);
-        let charsets = self.session.charsets;
-        // The process list keeps the text's head only: only that much is decoded (a few bytes
-        // over, so the last character is whole).
-        let head = &body[..body.len().min(crate::session::activity::INFO_BYTES_MAX + 4)];
-        let (name, info) = match cmd {
-            command::QUERY => ("Query", Some(charsets.decode(head))),
-            command::STMT_EXECUTE => ("Execute", None),
-            command::STMT_PREPARE => ("Prepare", Some(charsets.decode(head))),
-            command::FIELD_LIST => ("Field List", None),
-            command::INIT_DB => ("Init DB", None),
-            _ => ("Query", None),
-        };
-        self.session.publish(name, info.as_deref());
+        self.session.command_starts(cmd, body);
         let more = self.dispatch(cmd, body);
         self.session.publish("Sleep", None);
         more

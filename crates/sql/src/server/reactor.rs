@@ -1156,18 +1156,9 @@ fn start_select(
             };
             stream = Some(Streamed::default());
             // Its batches check for KILL QUERY and the statement's time limit, and the process
-            // list shows it running until its last batch is answered.
-            let interrupt = &session.activity.interrupt;
-            interrupt.statement_starts();
+            // list shows it running until its last batch is answered, as a thread's command.
             let (cmd, body) = payload.split_first().unwrap_or((&0, &[]));
-            interrupt.limit(session.statement_time_limit(*cmd, body));
-            if binary {
-                session.publish("Execute", None);
-            } else {
-                let head = &body[..body.len().min(crate::session::activity::INFO_BYTES_MAX + 4)];
-                let info = session.charsets.decode(head).into_owned();
-                session.publish("Query", Some(&info));
-            }
+            session.command_starts(*cmd, body);
             links.primary.prepare_streamed_scan(token, *r).is_ok()
         }
         Some(Request::Scan(r)) => links.pick(any_replica).prepare_scan(token, *r).is_ok(),

@@ -291,6 +291,28 @@ impl Drop for SessionActivity {
 }
 
 impl Session {
+    /// Command `cmd` (with `body`) starts: a KILL QUERY that came between commands is
+    /// forgotten, the statement's time limit is set, and the process list shows it (the head
+    /// of its text for a query or a prepare). `publish("Sleep", None)` when it ends.
+    pub(crate) fn command_starts(&mut self, cmd: u8, body: &[u8]) {
+        use myproto::command;
+        self.activity.interrupt.statement_starts();
+        let limit = self.statement_time_limit(cmd, body);
+        self.activity.interrupt.limit(limit);
+        // The process list keeps the text's head only: only that much is decoded (a few bytes
+        // over, so the last character is whole).
+        let head = &body[..body.len().min(INFO_BYTES_MAX + 4)];
+        let (name, info) = match cmd {
+            command::QUERY => ("Query", Some(self.charsets.decode(head))),
+            command::STMT_EXECUTE => ("Execute", None),
+            command::STMT_PREPARE => ("Prepare", Some(self.charsets.decode(head))),
+            command::FIELD_LIST => ("Field List", None),
+            command::INIT_DB => ("Init DB", None),
+            _ => ("Query", None),
+        };
+        self.publish(name, info.as_deref());
+    }
+
     /// Publishes what the session does now: `command` (MySQL's names: Query, Execute, Sleep,
     /// ...) and the statement text, if any.
     pub(crate) fn publish(&self, command: &'static str, info: Option<&str>) {
