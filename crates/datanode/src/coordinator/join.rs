@@ -101,8 +101,13 @@ impl Join {
     }
 
     /// Takes the root's next rows as the round's joined rows.
-    fn begin(&mut self, rows: Vec<Vec<Value>>) -> Result<(), Error> {
+    fn begin(&mut self, mut rows: Vec<Vec<Value>>) -> Result<(), Error> {
         self.held = rows.iter().map(|r| row_bytes(r)).sum();
+        // Room for every child's columns at once, not a reallocation per level.
+        let children: usize = self.children.iter().map(|c| c.width).sum();
+        for row in &mut rows {
+            row.reserve_exact(children);
+        }
         self.rows = rows;
         self.level = 0;
         self.start_level()
@@ -204,11 +209,19 @@ impl Join {
                     joined.push(row);
                 }
                 _ => {
-                    for &m in matches {
-                        let mut extended = row.clone();
-                        extended.extend_from_slice(&found[m][..child.width]);
-                        held += row_bytes(&extended);
-                        joined.push(extended);
+                    // The row itself goes to its last match, copies to the others.
+                    if let Some((&last, rest)) = matches.split_last() {
+                        for &m in rest {
+                            let mut extended = Vec::with_capacity(row.len() + child.width);
+                            extended.extend_from_slice(&row);
+                            extended.extend_from_slice(&found[m][..child.width]);
+                            held += row_bytes(&extended);
+                            joined.push(extended);
+                        }
+                        let mut row = row;
+                        row.extend_from_slice(&found[last][..child.width]);
+                        held += row_bytes(&row);
+                        joined.push(row);
                     }
                 }
             }

@@ -580,21 +580,24 @@ impl Worker {
         keys.sort_unstable();
         keys.dedup();
         let ordered = plan.order != ScanOrder::Any;
-        // The index key of the last row returned: keys up to it are done (a key's one row has
-        // an index key starting with the key's).
-        let mut last: Option<Vec<u8>> = match at {
-            PlaceIn::After(k) => Some(k.clone()),
+        // Keys up to the place a batch before ended at are done (a key's one row has an index
+        // key starting with the key's; the keys go in order, so only the first ones can be).
+        let done = match at {
+            PlaceIn::After(k) => Some(k.as_slice()),
             _ => None,
         };
+        // The last row returned: the next batch begins after its index key, made only when a
+        // batch is cut (or each row's, for an ordered scan).
+        let mut last: Option<&[u8]> = None;
         for (prefix, pk) in keys {
-            if last
-                .as_ref()
-                .is_some_and(|l| prefix.as_slice() <= l.as_slice())
-            {
+            if done.is_some_and(|d| prefix.as_slice() <= d) {
                 continue;
             }
             if batch.full() {
-                return Ok(Some(last.map_or_else(|| at.clone(), PlaceIn::After)));
+                return Ok(Some(match last {
+                    Some(row) => PlaceIn::After(part.index_key_of(index, row)),
+                    None => at.clone(),
+                }));
             }
             let row = match reading.mine.and_then(|m| m.get(pk.as_slice())) {
                 Some(image) => *image,
@@ -603,12 +606,12 @@ impl Worker {
             let Some(row) = row.filter(|row| reading.matches(row)) else {
                 continue;
             };
-            let key = part.index_key_of(index, row);
-            batch.push(
-                if ordered { key.clone() } else { Vec::new() },
-                reading.project(row),
-            );
-            last = Some(key);
+            let key = match ordered {
+                true => part.index_key_of(index, row),
+                false => Vec::new(),
+            };
+            batch.push(key, reading.project(row));
+            last = Some(row);
         }
         Ok(None)
     }

@@ -758,7 +758,9 @@ pub(crate) trait Executor: Exec {
             Ok(())
         };
         if !p.grouped {
-            // Items that are plain columns move out of the fetched row instead of being copied.
+            // Items that are plain columns move out of the fetched row instead of being copied,
+            // and the items go back into the row's allocation (through `scratch`).
+            let mut scratch: Vec<Value> = Vec::with_capacity(p.items.len());
             for mut row in rows {
                 let env = self.env(&row, params, &[]);
                 if let Some(h) = &p.having {
@@ -770,7 +772,7 @@ pub(crate) trait Executor: Exec {
                     pending.push((row, vec![Value::Null; p.aggregates.len()]));
                     continue;
                 }
-                let mut items = Vec::with_capacity(p.items.len());
+                let items = &mut scratch;
                 for e in &p.items {
                     items.push(match e {
                         Expr::Column(_) => Value::Null,
@@ -790,7 +792,9 @@ pub(crate) trait Executor: Exec {
                         };
                     }
                 }
-                out.push((items, keys));
+                row.clear();
+                row.append(items);
+                out.push((row, keys));
                 if early_stop && limit.is_some_and(|l| out.len() as u64 >= offset.saturating_add(l))
                 {
                     break;

@@ -182,35 +182,47 @@ fn value_position(previous: Option<&Token>) -> bool {
     }
 }
 
-/// A session's cached plans, by database and normalized text.
+/// A session's cached plans, by database and normalized text (looked up by reference: no
+/// allocation per lookup).
 #[derive(Default)]
 pub(crate) struct QueryCache {
-    plans: HashMap<(Option<String>, String), Arc<Compiled>>,
+    plans: HashMap<Option<String>, HashMap<String, Arc<Compiled>>>,
+    /// Plans held, over every database.
+    len: usize,
 }
 
 impl QueryCache {
     /// The plan of `text` in `database`, if cached.
     pub fn get(&self, database: &Option<String>, text: &str) -> Option<Arc<Compiled>> {
-        self.plans
-            .get(&(database.clone(), text.to_string()))
-            .cloned()
+        self.plans.get(database)?.get(text).cloned()
     }
 
     /// Forgets the plan of `text` in `database` (its table changed under it).
     pub fn forget(&mut self, database: &Option<String>, text: &str) {
-        self.plans.remove(&(database.clone(), text.to_string()));
+        if let Some(plans) = self.plans.get_mut(database) {
+            if plans.remove(text).is_some() {
+                self.len -= 1;
+            }
+        }
     }
 
     pub fn put(&mut self, database: &Option<String>, text: String, plan: Arc<Compiled>) {
-        if self.plans.len() >= QUERY_PLANS_MAX {
-            self.plans.clear();
+        if self.len >= QUERY_PLANS_MAX {
+            self.clear();
         }
-        self.plans.insert((database.clone(), text), plan);
+        let plans = match self.plans.get_mut(database) {
+            Some(plans) => plans,
+            None => self.plans.entry(database.clone()).or_default(),
+        };
+        if plans.insert(text, plan).is_none() {
+            self.len += 1;
+        }
     }
 
     /// Forgets every plan (after DDL in this session, or a reset).
     pub fn clear(&mut self) {
         self.plans.clear();
+        self.len = 0;
     }
 }
 
@@ -286,5 +298,33 @@ mod tests {
             norm(&format!("INSERT INTO t VALUES {}", rows.join(","))),
             None
         );
+    }
+
+    #[test]
+    fn plans_are_kept_per_database_and_bounded() {
+        let commit = sqlparser::parser::Parser::parse_sql(&crate::parse::dialect::Cairn, "COMMIT");
+        let statement = commit.expect("COMMIT parses").remove(0);
+        let plan = || Arc::new(Compiled::Other(Box::new(statement.clone())));
+        let (a, b) = (Some("a".to_string()), None);
+        let mut cache = QueryCache::default();
+        cache.put(&a, "SELECT ?".into(), plan());
+        assert!(cache.get(&a, "SELECT ?").is_some());
+        assert!(cache.get(&b, "SELECT ?").is_none());
+        cache.put(&b, "SELECT ?".into(), plan());
+        cache.forget(&a, "SELECT ?");
+        assert!(cache.get(&a, "SELECT ?").is_none());
+        assert!(cache.get(&b, "SELECT ?").is_some());
+        // The same text again replaces its plan, not counted twice.
+        cache.put(&b, "SELECT ?".into(), plan());
+        assert_eq!(cache.len, 1);
+        for i in 1..QUERY_PLANS_MAX {
+            cache.put(&a, format!("SELECT {i}"), plan());
+        }
+        assert_eq!(cache.len, QUERY_PLANS_MAX);
+        // Full: the next plan starts the cache over.
+        cache.put(&a, "SELECT x".into(), plan());
+        assert_eq!(cache.len, 1);
+        assert!(cache.get(&b, "SELECT ?").is_none());
+        assert!(cache.get(&a, "SELECT x").is_some());
     }
 }
