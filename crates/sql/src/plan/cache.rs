@@ -6,11 +6,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use base::Value;
-use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, Tokenizer};
-
 use crate::plan::compiled::Compiled;
+use crate::plan::lex::{self, Kw, Lex};
+use base::Value;
 
 /// Plans a session keeps; when full, the cache starts over.
 pub const QUERY_PLANS_MAX: usize = 256;
@@ -36,87 +34,70 @@ enum Region {
 
 /// The statement normalized, or None when it is not one the cache serves (not a single
 /// SELECT, UPDATE, DELETE or INSERT, a subquery, a `?` of its own, or nothing to replace).
+/// Its tokens come from the plan/lex.rs scanner, or sqlparser's tokenizer for forms the
+/// scanner leaves (the scanner costs a fraction of the tokenizer).
 pub(crate) fn normalize(sql: &str) -> Option<Normalized> {
     if sql.len() > QUERY_TEXT_BYTES_MAX {
         return None;
     }
-    let dialect = crate::parse::dialect::Cairn;
-    let tokens = Tokenizer::new(&dialect, sql)
-        .tokenize_with_location()
-        .ok()?;
+    let tokens = match lex::scanned(sql) {
+        Some(tokens) => tokens,
+        None => lex::tokenized(sql)?,
+    };
+    normalized(sql, &tokens)
+}
+
+/// `normalize` over the statement's tokens.
+fn normalized(sql: &str, tokens: &[Lex]) -> Option<Normalized> {
     let mut first = None;
     let mut region = Region::Outside;
     let mut depth = 0usize;
-    // The previous token that is not whitespace.
-    let mut previous: Option<&Token> = None;
+    // The previous token.
+    let mut previous: Option<&Lex> = None;
     let mut cuts: Vec<(usize, usize)> = Vec::new();
     let mut values = Vec::new();
     let mut ended = false;
-    for t in &tokens {
-        let token = &t.token;
-        if matches!(token, Token::Whitespace(_)) {
-            continue;
-        }
+    for token in tokens {
         if ended {
             // Something after a `;`: several statements.
             return None;
         }
         match token {
-            Token::SemiColon => ended = true,
-            Token::Placeholder(_) => return None,
-            Token::LParen => depth += 1,
-            Token::RParen => depth = depth.saturating_sub(1),
-            Token::Word(w) => {
+            Lex::Semi => ended = true,
+            Lex::Placeholder => return None,
+            Lex::LParen => depth += 1,
+            Lex::RParen => depth = depth.saturating_sub(1),
+            Lex::Word(w) => {
+                let w = *w;
                 if first.is_none() {
-                    first = Some(w.keyword);
+                    first = Some(w);
                 }
-                match w.keyword {
-                    Keyword::SELECT if depth > 0 || first != Some(Keyword::SELECT) => return None,
-                    Keyword::SELECT if previous.is_some() => return None,
-                    Keyword::WHERE if depth == 0 && first != Some(Keyword::INSERT) => {
-                        region = Region::Where
-                    }
-                    Keyword::VALUES | Keyword::VALUE
-                        if depth == 0 && first == Some(Keyword::INSERT) =>
-                    {
+                match w {
+                    Kw::Select if depth > 0 || first != Some(Kw::Select) => return None,
+                    Kw::Select if previous.is_some() => return None,
+                    Kw::Where if depth == 0 && first != Some(Kw::Insert) => region = Region::Where,
+                    Kw::Values | Kw::Value if depth == 0 && first == Some(Kw::Insert) => {
                         region = Region::Values
                     }
-                    Keyword::SET if depth == 0 && first == Some(Keyword::UPDATE) => {
-                        region = Region::Values
-                    }
-                    Keyword::ORDER
-                    | Keyword::GROUP
-                    | Keyword::HAVING
-                    | Keyword::LIMIT
-                    | Keyword::FOR
-                    | Keyword::LOCK
-                    | Keyword::UNION
-                    | Keyword::INTO
-                    | Keyword::WINDOW
-                    | Keyword::ON
-                        if depth == 0 =>
-                    {
-                        region = Region::Outside
-                    }
+                    Kw::Set if depth == 0 && first == Some(Kw::Update) => region = Region::Values,
+                    Kw::Ends if depth == 0 => region = Region::Outside,
                     _ => {}
                 }
             }
-            Token::Number(n, _) | Token::SingleQuotedString(n) | Token::DoubleQuotedString(n)
+            Lex::Number(n, (start, end)) | Lex::Str(n, (start, end))
                 if region != Region::Outside && value_position(previous) =>
             {
                 let value = match token {
-                    Token::Number(..) => crate::expr::number(n).ok()?,
+                    Lex::Number(..) => crate::expr::number(n).ok()?,
                     // A non-ASCII literal's characters decide whether a utf8mb3 or latin1 operand
                     // may take it (1267 when not), which the plan checks on the literal itself.
                     _ if !n.is_ascii() => return None,
-                    _ => Value::Bytes(n.clone().into_bytes()),
+                    _ => Value::Bytes(n.as_bytes().to_vec()),
                 };
-                let start = crate::parse::offset(sql, t.span.start)?;
-                let end = crate::parse::offset(sql, t.span.end)?;
                 if start >= end {
                     return None;
                 }
-                cuts.push((start, end));
+                cuts.push((*start, *end));
                 values.push(value);
             }
             _ => {}
@@ -125,7 +106,7 @@ pub(crate) fn normalize(sql: &str) -> Option<Normalized> {
     }
     if !matches!(
         first,
-        Some(Keyword::SELECT | Keyword::UPDATE | Keyword::DELETE | Keyword::INSERT)
+        Some(Kw::Select | Kw::Update | Kw::Delete | Kw::Insert)
     ) || cuts.is_empty()
     {
         return None;
@@ -143,43 +124,15 @@ pub(crate) fn normalize(sql: &str) -> Option<Normalized> {
 
 /// Whether a literal after `previous` is a value in an expression (not a typed literal such as
 /// `DATE '2024-01-01'`, an ESCAPE character or a charset introducer).
-fn value_position(previous: Option<&Token>) -> bool {
-    match previous {
-        Some(Token::Word(w)) => matches!(
-            w.keyword,
-            Keyword::WHERE
-                | Keyword::AND
-                | Keyword::OR
-                | Keyword::NOT
-                | Keyword::XOR
-                | Keyword::BETWEEN
-                | Keyword::IN
-                | Keyword::LIKE
-                | Keyword::WHEN
-                | Keyword::THEN
-                | Keyword::ELSE
-                | Keyword::VALUES
-                | Keyword::VALUE
-        ),
+fn value_position(previous: Option<&Lex>) -> bool {
+    matches!(
+        previous,
         Some(
-            Token::Eq
-            | Token::DoubleEq
-            | Token::Neq
-            | Token::Lt
-            | Token::Gt
-            | Token::LtEq
-            | Token::GtEq
-            | Token::Spaceship
-            | Token::LParen
-            | Token::Comma
-            | Token::Plus
-            | Token::Minus
-            | Token::Mul
-            | Token::Div
-            | Token::Mod,
-        ) => true,
-        _ => false,
-    }
+            Lex::Word(Kw::Where | Kw::Before | Kw::Values | Kw::Value)
+                | Lex::LParen
+                | Lex::Operator
+        )
+    )
 }
 
 /// A session's cached plans, by database and normalized text (looked up by reference: no

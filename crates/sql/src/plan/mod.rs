@@ -15,6 +15,7 @@ pub(crate) mod estimate;
 pub(crate) mod explain;
 pub(crate) mod insert;
 pub(crate) mod join;
+pub(crate) mod lex;
 pub(crate) mod pushed;
 pub(crate) mod select;
 pub use select::select;
