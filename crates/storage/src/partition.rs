@@ -524,7 +524,7 @@ impl Partition {
             .enumerate()
             .skip(from as usize)
             .filter_map(|(id, row)| Some((id as RowId, &**row.as_ref()?)));
-        visit_batched(rows, visit);
+        visit_batched(rows, 4, visit);
     }
 
     /// Visits rows of ordered index `index` between two bounds on encoded keys, in key order (or
@@ -554,9 +554,43 @@ impl Partition {
         };
         let range = ordered.entries.range::<[u8], _>((lower, upper));
         if descending {
-            visit_batched(range.rev().filter_map(|e| self.entry_row(e)), visit);
+            visit_batched(range.rev().filter_map(|e| self.entry_row(e)), 4, visit);
         } else {
-            visit_batched(range.filter_map(|e| self.entry_row(e)), visit);
+            visit_batched(range.filter_map(|e| self.entry_row(e)), 4, visit);
+        }
+    }
+
+    /// [`Partition::scan_index`] for a visitor that wants a row or two (a semi-join's probe
+    /// takes a key's first row): only the near bound is searched for in the index, the far
+    /// one checked on each entry read, and rows are touched from the first on, not four ahead.
+    pub fn scan_index_few(
+        &self,
+        index: usize,
+        (lower, upper): (Bound<&[u8]>, Bound<&[u8]>),
+        descending: bool,
+        visit: impl FnMut(&[u8], &[u8]) -> bool,
+    ) {
+        let Some(ordered) = self.ordered.get(index) else {
+            return;
+        };
+        let under = |k: &IndexKey| match upper {
+            Bound::Included(u) => k.as_slice() <= u,
+            Bound::Excluded(u) => k.as_slice() < u,
+            Bound::Unbounded => true,
+        };
+        let over = |k: &IndexKey| match lower {
+            Bound::Included(l) => k.as_slice() >= l,
+            Bound::Excluded(l) => k.as_slice() > l,
+            Bound::Unbounded => true,
+        };
+        if descending {
+            let range = ordered.entries.range::<[u8], _>((Bound::Unbounded, upper));
+            let range = range.rev().take_while(|(k, _)| over(k));
+            visit_batched(range.filter_map(|e| self.entry_row(e)), 1, visit);
+        } else {
+            let range = ordered.entries.range::<[u8], _>((lower, Bound::Unbounded));
+            let range = range.take_while(|(k, _)| under(k));
+            visit_batched(range.filter_map(|e| self.entry_row(e)), 1, visit);
         }
     }
 
@@ -571,14 +605,15 @@ impl Partition {
 
 /// Visits (key, row) pairs [`SCAN_BATCH`] at a time: each batch's rows are touched (`touch`)
 /// before any is visited, so their cache misses (rows are scattered over the heap) overlap
-/// instead of coming one by one. The visitor returns false to stop.
+/// instead of coming one by one. The visitor returns false to stop. The first batch is of
+/// `first` rows: a scan that stops after a row or two (LIMIT 1) touches little.
 fn visit_batched<'a, K: Copy>(
     mut entries: impl Iterator<Item = (K, &'a [u8])>,
+    first: usize,
     mut visit: impl FnMut(K, &[u8]) -> bool,
 ) {
     let mut batch: SmallVec<[(K, &[u8]); SCAN_BATCH]> = SmallVec::new();
-    // A short first batch: a scan that stops after a row or two (LIMIT 1) touches little.
-    let mut size = 4;
+    let mut size = first;
     loop {
         batch.clear();
         batch.extend(

@@ -125,6 +125,13 @@ proptest! {
                         got.push(p.layout().value(r, 0));
                         stop.is_none_or(|n| got.len() < n)
                     });
+                    // The probe's scan reads the same rows.
+                    let mut few = Vec::new();
+                    p.scan_index_few(0, (as_ref(&lo), as_ref(&hi)), descending, |_, r| {
+                        few.push(p.layout().value(r, 0));
+                        stop.is_none_or(|n| few.len() < n)
+                    });
+                    prop_assert_eq!(&few, &got);
                     let mut want: Vec<(Option<i32>, i32)> = model.iter().filter(|(_, (k, _))| {
                         // NULL sorts first and is below every bound value.
                         let above = match low { None => true, Some((b, inc)) => k.is_some_and(|k| if inc { k >= b } else { k > b }) };

@@ -643,27 +643,25 @@ impl Worker {
         let mut cut = false;
         // A scan by keys wanting a key's first row only (a semi-join's probe).
         let one = plan.first_per_key;
-        part.scan_index(
-            index,
-            as_ref(&lower),
-            as_ref(&upper),
-            descending,
-            |key, row| {
-                if one && !rows.is_empty() {
-                    return false;
-                }
-                if batch.full_with(rows.len(), here_bytes) {
-                    cut = true;
-                    return false;
-                }
-                if reading.takes(row) {
-                    let values = reading.project(row);
-                    here_bytes += row_bytes(&values);
-                    rows.push((key.to_vec(), values));
-                }
-                true
-            },
-        );
+        let visit = |key: &[u8], row: &[u8]| {
+            if batch.full_with(rows.len(), here_bytes) {
+                cut = true;
+                return false;
+            }
+            if reading.takes(row) {
+                let values = reading.project(row);
+                here_bytes += row_bytes(&values);
+                rows.push((key.to_vec(), values));
+                // The key's first row is all a probe takes: read no further.
+                return !one;
+            }
+            true
+        };
+        let (from, to) = (as_ref(&lower), as_ref(&upper));
+        match one {
+            true => part.scan_index_few(index, (from, to), descending, visit),
+            false => part.scan_index(index, from, to, descending, visit),
+        }
         let range = (as_ref(&lower), as_ref(&upper));
         let mut images: Vec<ScannedRow> = reading
             .mine
