@@ -689,7 +689,9 @@ impl Coordinator {
                 };
                 // A scan by keys' bounds go on from each key's columns.
                 let after = request.keys.first().map_or(0, Vec::len);
-                let bound = |b: Option<wire::Bound>| -> Result<Option<(Vec<Value>, bool)>, Error> {
+                let bound = |b: Option<wire::Bound>,
+                             upper: bool|
+                 -> Result<Option<(Vec<Value>, bool)>, Error> {
                     let Some(b) = b else { return Ok(None) };
                     if after + b.values.len() > def.columns.len() + extended.len() {
                         return Err(Error::new(
@@ -700,18 +702,22 @@ impl Coordinator {
                             ),
                         ));
                     }
-                    let values = def
-                        .columns
-                        .iter()
-                        .chain(extended)
-                        .skip(after)
+                    let columns = def.columns.iter().chain(extended).skip(after);
+                    let values = columns
+                        .clone()
                         .zip(b.values)
                         .map(|(c, v)| prepare::comparable(&table, *c, v))
                         .collect::<Result<_, _>>()?;
-                    Ok(Some((values, b.inclusive)))
+                    Ok(Some(within_integers(
+                        &table,
+                        columns,
+                        values,
+                        b.inclusive,
+                        upper,
+                    )))
                 };
-                lower = bound(request.lower)?;
-                upper = bound(request.upper)?;
+                lower = bound(request.lower, false)?;
+                upper = bound(request.upper, true)?;
                 if !request.keys.is_empty() {
                     if request.order == ScanOrder::Descending {
                         return Err(Error::new(
@@ -961,6 +967,43 @@ fn filter_partitions(table: &base::TableDef, filter: &base::filter::Filter) -> O
         partitions.push(0);
     }
     Some(partitions)
+}
+
+/// A range bound with an integer value past its column's range (a native client's; SQL sends
+/// none) as the bound it means on the values before it, which the key encoding can hold: the
+/// values up to it, past all rows with them when it lies beyond the range on the bound's far
+/// side (above the largest value for a lower bound, below the smallest for an upper one),
+/// else taking every such row. Without this the value's encoding wraps into the column's width
+/// (300 in a TINYINT's byte reads as 44). An empty exclusive bound matches nothing.
+fn within_integers<'a>(
+    table: &base::TableDef,
+    columns: impl Iterator<Item = &'a u16>,
+    mut values: Vec<Value>,
+    inclusive: bool,
+    upper: bool,
+) -> (Vec<Value>, bool) {
+    for (at, c) in columns.enumerate().take(values.len()) {
+        let Some((lo, hi)) = table
+            .columns
+            .get(usize::from(*c))
+            .and_then(|col| col.ty.integer_range())
+        else {
+            continue;
+        };
+        let n = match values[at] {
+            Value::Int(i) => i128::from(i),
+            Value::UInt(u) => i128::from(u),
+            _ => continue,
+        };
+        if (lo..=hi).contains(&n) {
+            continue;
+        }
+        values.truncate(at);
+        // Past the far side: beyond every row with the values before it.
+        let beyond = if upper { n < lo } else { n > hi };
+        return (values, !beyond);
+    }
+    (values, inclusive)
 }
 
 #[cfg(test)]
