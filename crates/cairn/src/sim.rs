@@ -59,6 +59,9 @@ pub struct SimArgs {
     partition_rate: Option<f64>,
     #[arg(long)]
     slow_rate: Option<f64>,
+    /// Pauses of a node's whole process (it handles nothing for 0.2-6 s) per simulated second.
+    #[arg(long)]
+    pause_rate: Option<f64>,
     #[arg(long)]
     arbitrator_crash_rate: Option<f64>,
     /// Probability that an fsync fails (the node stops).
@@ -118,6 +121,7 @@ impl SimArgs {
         f.crash_per_s = self.crash_rate.unwrap_or(f.crash_per_s);
         f.partition_per_s = self.partition_rate.unwrap_or(f.partition_per_s);
         f.slow_per_s = self.slow_rate.unwrap_or(f.slow_per_s);
+        f.pause_per_s = self.pause_rate.unwrap_or(f.pause_per_s);
         f.arbitrator_crash_per_s = self
             .arbitrator_crash_rate
             .unwrap_or(f.arbitrator_crash_per_s);

@@ -160,15 +160,19 @@ pub enum Mutation {
     ServeBeforeCaughtUp,
     /// A node tells the checkpoint's master it saved a global checkpoint without the fsync.
     SkipGcpFsync,
+    /// A node serves without its read lease: it answers as long as no member is suspected yet,
+    /// even when none echoed its beats lately (a node paused, then resumed, reads old state).
+    ServeWithoutLease,
 }
 
 impl Mutation {
-    pub const ALL: [Mutation; 5] = [
+    pub const ALL: [Mutation; 6] = [
         Mutation::AckBeforeBackupsPrepared,
         Mutation::SkipEpochCheckOnPrepare,
         Mutation::DeadWithoutArbitration,
         Mutation::ServeBeforeCaughtUp,
         Mutation::SkipGcpFsync,
+        Mutation::ServeWithoutLease,
     ];
 
     pub fn name(self) -> &'static str {
@@ -178,6 +182,7 @@ impl Mutation {
             Mutation::DeadWithoutArbitration => "dead-without-arbitration",
             Mutation::ServeBeforeCaughtUp => "serve-before-caught-up",
             Mutation::SkipGcpFsync => "skip-gcp-fsync",
+            Mutation::ServeWithoutLease => "serve-without-lease",
         }
     }
 

@@ -255,9 +255,11 @@ impl DataNode {
                 .iter()
                 .filter(|m| **m != self.id)
                 .all(|m| {
-                    self.echoed
-                        .get(m)
-                        .is_some_and(|sent| sent.saturating_add(self.timing.lease) > now)
+                    self.mutation == Some(Mutation::ServeWithoutLease)
+                        || self
+                            .echoed
+                            .get(m)
+                            .is_some_and(|sent| sent.saturating_add(self.timing.lease) > now)
                 })
     }
 

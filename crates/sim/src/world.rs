@@ -38,6 +38,9 @@ pub struct FaultRates {
     pub crash_per_s: f64,
     pub partition_per_s: f64,
     pub slow_per_s: f64,
+    /// A node's process stops for a while (SIGSTOP, a stalled VM): it handles nothing until it
+    /// resumes, often after the others have dropped it from the view.
+    pub pause_per_s: f64,
     pub arbitrator_crash_per_s: f64,
     /// Probability that an fsync fails (the node then stops).
     pub fsync_fail: f64,
@@ -55,6 +58,7 @@ impl Default for FaultRates {
             crash_per_s: 0.05,
             partition_per_s: 0.1,
             slow_per_s: 0.1,
+            pause_per_s: 0.03,
             arbitrator_crash_per_s: 0.03,
             fsync_fail: 0.002,
             disk_full_per_s: 0.03,
@@ -72,6 +76,7 @@ impl FaultRates {
             crash_per_s: 0.0,
             partition_per_s: 0.0,
             slow_per_s: 0.0,
+            pause_per_s: 0.0,
             arbitrator_crash_per_s: 0.0,
             fsync_fail: 0.0,
             disk_full_per_s: 0.0,
@@ -234,6 +239,9 @@ struct World {
     /// One side of a network partition (data nodes and arbitrator); the rest is the other side.
     cut: Option<BTreeSet<NodeId>>,
     slow: BTreeMap<NodeId, Time>,
+    /// Paused nodes and when they resume: their ticks, deliveries and disk completions wait
+    /// until then.
+    paused: BTreeMap<NodeId, Time>,
     crashed: BTreeSet<NodeId>,
     /// The members of the newest view any node installed.
     members: BTreeSet<NodeId>,
@@ -314,6 +322,7 @@ impl World {
             arbitrator_up: true,
             cut: None,
             slow: BTreeMap::new(),
+            paused: BTreeMap::new(),
             crashed: BTreeSet::new(),
             members: BTreeSet::new(),
             clients,
@@ -391,6 +400,18 @@ impl World {
     }
 
     fn step(&mut self, event: Event) {
+        // A paused node handles its events when it resumes, in the order they came.
+        let target = match &event {
+            Event::Tick(id) | Event::SyncDone { id, .. } => Some(*id),
+            Event::Deliver { to, .. } => Some(*to),
+            _ => None,
+        };
+        if let Some(until) = target.and_then(|id| self.paused.get(&id).copied()) {
+            if until > self.now {
+                self.schedule(until, event);
+                return;
+            }
+        }
         match event {
             Event::Tick(id) => {
                 self.hash(&[self.now, 1, u64::from(id)]);
@@ -675,6 +696,7 @@ impl World {
 
     /// A node's process ended: what it held is gone, and a supervisor restarts it a little later.
     fn down(&mut self, id: NodeId) {
+        self.paused.remove(&id);
         self.lose_disk(id);
         self.checker.forget(id);
         if self.config.restarts {
@@ -741,6 +763,14 @@ impl World {
             self.slow.insert(id, extra);
             self.schedule(self.now + lasts, Event::Unslow(id));
         }
+        if self.rng.chance(rates.pause_per_s * per_tick) {
+            let id = self.rng.between(1, u64::from(self.config.data_nodes)) as NodeId;
+            // Often past the time the others suspect it, sometimes past `stop_after`.
+            let lasts = self.rng.between(200_000, 6_000_000);
+            self.count_fault("node paused");
+            self.note(|| format!("node {id} pauses for {}", show_time(lasts)));
+            self.paused.insert(id, self.now + lasts);
+        }
         if self.rng.chance(rates.disk_full_per_s * per_tick) {
             let id = self.rng.between(1, u64::from(self.config.data_nodes)) as NodeId;
             let lasts = self.rng.between(300_000, 4_000_000);
@@ -768,6 +798,7 @@ impl World {
             d.full_until = 0;
         }
         self.slow.clear();
+        self.paused.clear();
         self.arbitrator_up = true;
     }
 

@@ -99,6 +99,35 @@ fn a_seed_replays_its_run_exactly() {
     assert_ne!(first.digest, other.digest);
 }
 
+/// Pauses alone (a node's process stopped for 0.2-6 s, as by SIGSTOP or a stalled VM): the
+/// paused node resumes with old state, after the others may have dropped it. The seeds pass,
+/// and a node that serves without its read lease is caught reading old versions.
+#[test]
+fn paused_nodes_resume_without_breaking_the_rules() {
+    let config = |seed: u64, mutation: Option<Mutation>| {
+        let mut config = Config::new(seed);
+        config.faults = FaultRates::none();
+        config.faults.pause_per_s = 0.3;
+        config.mutation = mutation;
+        config
+    };
+    let (mut paused, mut failed) = (0, Vec::new());
+    for seed in 1..=20 {
+        let r = simulate(config(seed, None));
+        paused += r.faults.get("node paused").copied().unwrap_or(0);
+        if !r.passed() {
+            failed.push(seed);
+        }
+    }
+    assert!(failed.is_empty(), "seeds failed: {failed:?}");
+    assert!(paused >= 40, "only {paused} pauses in 20 seeds");
+    let caught = (1..=20).find(|seed| {
+        let r = run(config(*seed, Some(Mutation::ServeWithoutLease))).expect("a valid layout");
+        !r.passed()
+    });
+    assert!(caught.is_some(), "serving without the lease was not caught");
+}
+
 #[test]
 fn every_deliberate_bug_is_caught_within_the_ci_seeds() {
     for mutation in Mutation::ALL {
