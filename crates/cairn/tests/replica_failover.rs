@@ -146,6 +146,22 @@ struct Seen {
     resolved_rolled_back: usize,
 }
 
+impl Seen {
+    /// The counts a round prints.
+    fn summary(&self) -> String {
+        format!(
+            "{} acknowledged, {} refused, {} unknown; connection lost in {} commits, then found committed {} and rolled back {}; errors {:?}",
+            self.acknowledged.len(),
+            self.refused.len(),
+            self.unknown.len(),
+            self.resolved_committed + self.resolved_rolled_back,
+            self.resolved_committed,
+            self.resolved_rolled_back,
+            self.errors
+        )
+    }
+}
+
 /// How the commit `name` ended, asked of the node that serves after a failover (None: no
 /// answer within 5 s).
 fn outcome(addresses: &str, name: (u64, u64)) -> Option<bool> {
@@ -254,6 +270,47 @@ fn writer(
     }
 }
 
+/// Writers running over a fresh cluster (`loaded`): their stop flag, the moment of the fault
+/// (set by the test; commits begun after it are timed), what they saw, and their threads.
+struct Load {
+    stop: Arc<AtomicBool>,
+    since: Arc<Mutex<Option<Instant>>>,
+    seen: Arc<Mutex<Seen>>,
+    writers: Vec<std::thread::JoinHandle<()>>,
+}
+
+/// A fresh cluster (`start_cluster(round)`) with the writers' table, and `count` writers that
+/// have run for half a second.
+fn loaded(round: usize, count: usize) -> (ClusterUnderTest, Load) {
+    let cluster = start_cluster(round);
+    let admin = Cluster::connect_timeout(&cluster.addresses, Duration::from_secs(10))
+        .expect("a data node serves");
+    admin.create_table(table()).expect("table created");
+    drop(admin);
+    let stop = Arc::new(AtomicBool::new(false));
+    let since: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let writers = spawn_writers(count, &cluster.addresses, &stop, &since, &seen);
+    std::thread::sleep(Duration::from_millis(500));
+    (
+        cluster,
+        Load {
+            stop,
+            since,
+            seen,
+            writers,
+        },
+    )
+}
+
+/// Stops the writers and waits for them.
+fn stop_writers(stop: &AtomicBool, writers: Vec<std::thread::JoinHandle<()>>) {
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().unwrap();
+    }
+}
+
 /// `count` native writers (`writer`) over the cluster at `addresses`, until `stop`.
 fn spawn_writers(
     count: usize,
@@ -345,16 +402,10 @@ fn round(round: usize, seed: u64) {
     let seen = seen.lock().unwrap();
     let first = seen.after_kill.iter().min().map(|t| *t - kill_time);
     println!(
-        "round {round}: killed node {} ({}) after {before} commits; first commit {first:?} after the kill; {} acknowledged, {} refused, {} unknown; connection lost in {} commits, then found committed {} and rolled back {}; errors {:?}; sql insert ok {sql_ok:?} after the kill",
+        "round {round}: killed node {} ({}) after {before} commits; first commit {first:?} after the kill; {}; sql insert ok {sql_ok:?} after the kill",
         victim + 1,
         if victim == 0 { "the primary" } else { "the backup" },
-        seen.acknowledged.len(),
-        seen.refused.len(),
-        seen.unknown.len(),
-        seen.resolved_committed + seen.resolved_rolled_back,
-        seen.resolved_committed,
-        seen.resolved_rolled_back,
-        seen.errors
+        seen.summary()
     );
     let first =
         first.unwrap_or_else(|| panic!("round {round}: no commit succeeded after the kill"));
@@ -434,16 +485,15 @@ fn check_survivor(what: &str, api: &str, seen: &Seen) {
 /// the arbitrator alone, both stop. Nothing acknowledged is lost on the survivor.
 fn partition_round(side: usize) {
     let name = ["alone", "with node 1", "with node 2"][side];
-    let mut cluster = start_cluster(10 + side);
-    let admin = Cluster::connect_timeout(&cluster.addresses, Duration::from_secs(10))
-        .expect("a data node serves");
-    admin.create_table(table()).expect("table created");
-    drop(admin);
-    let stop = Arc::new(AtomicBool::new(false));
-    let cut: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
-    let seen = Arc::new(Mutex::new(Seen::default()));
-    let writers = spawn_writers(4, &cluster.addresses, &stop, &cut, &seen);
-    std::thread::sleep(Duration::from_millis(500));
+    let (
+        mut cluster,
+        Load {
+            stop,
+            since: cut,
+            seen,
+            writers,
+        },
+    ) = loaded(10 + side, 4);
     cluster.cut(match side {
         1 => ["2", "1,0"],
         2 => ["2,0", "1"],
@@ -531,6 +581,75 @@ fn a_killed_data_node_loses_no_acknowledged_commit_and_commits_resume() {
     for r in 0..rounds {
         round(r, seed.wrapping_add(r as u64));
     }
+}
+
+/// A data node whose process stops (SIGSTOP: a stalled VM, a debugger) for longer than the
+/// others wait for its beats: the survivor takes over and commits again within 3 s, the paused
+/// node, once it runs again (SIGCONT), finds itself out of the view and stops (exit 70) rather
+/// than serve, and every acknowledged commit is whole on the survivor. Once with the primary
+/// paused, once with the backup.
+#[test]
+fn a_paused_data_node_is_taken_over_and_stops_when_it_runs_again() {
+    for victim in [0, 1] {
+        pause_round(victim);
+    }
+}
+
+fn pause_round(victim: usize) {
+    let (
+        mut cluster,
+        Load {
+            stop,
+            since: paused,
+            seen,
+            writers,
+        },
+    ) = loaded(20 + victim, WRITERS);
+    let pid = cluster.nodes[victim].process.child.id().to_string();
+    let signal = |name: &str| {
+        let status = std::process::Command::new("kill")
+            .args([name, &pid])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill {name} {pid}");
+    };
+    let before = seen.lock().unwrap().acknowledged.len();
+    signal("-STOP");
+    let pause_time = Instant::now();
+    *paused.lock().unwrap() = Some(pause_time);
+    let deadline = pause_time + RECOVERY_MAX + Duration::from_millis(500);
+    while Instant::now() < deadline && seen.lock().unwrap().after_kill.len() < 20 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Paused past the survivor's takeover, then running again.
+    let resume_at = pause_time + Duration::from_secs(4);
+    std::thread::sleep(resume_at.saturating_duration_since(Instant::now()));
+    signal("-CONT");
+    let status = exit_within(
+        &mut cluster.nodes[victim].process.child,
+        Duration::from_secs(10),
+    );
+    stop_writers(&stop, writers);
+    let seen = seen.lock().unwrap();
+    let first = seen.after_kill.iter().min().map(|t| *t - pause_time);
+    println!(
+        "pause of node {} ({}) after {before} commits: first commit {first:?} after the pause; {}; the paused node ended {status:?}",
+        victim + 1,
+        if victim == 0 { "the primary" } else { "the backup" },
+        seen.summary()
+    );
+    let status = status.expect("the paused node runs on, out of the view, after it resumed");
+    assert_eq!(status.code(), Some(70), "the paused node's exit");
+    let first = first.expect("no commit succeeded while the node was paused");
+    assert!(
+        first <= RECOVERY_MAX,
+        "commits came back {first:?} after the pause"
+    );
+    check_survivor(
+        &format!("pause of node {}", victim + 1),
+        &cluster.nodes[1 - victim].api,
+        &seen,
+    );
 }
 
 /// A column change whose client vanishes (a reset connection) while the primary waits for a

@@ -46,6 +46,9 @@ thread_local! {
 /// How long a waiter that is not reading sleeps before checking whether anyone reads; a safety
 /// net only, since a leaving reader nudges a waiter.
 const FOLLOWER_RECHECK: Duration = Duration::from_millis(2);
+/// How long a reply may be waited for before the connection asks whether its node was taken
+/// over (`Cluster::wait_watched`).
+const TAKEOVER_CHECK: Duration = Duration::from_millis(500);
 
 pub(crate) struct Inner {
     writer: Mutex<FrameWriter>,
@@ -76,6 +79,11 @@ pub(crate) struct Inner {
     /// its hello.
     node_id: AtomicU32,
     reads: AtomicBool,
+    /// Whether the data node served (its group's primary) when it answered the hello.
+    serving: AtomicBool,
+    /// Held while a waiter asks the peers whether this node was taken over (`taken_over`), with
+    /// when that was last asked.
+    takeover_check: Mutex<Option<Instant>>,
     /// Where committed reads of READ_BACKUP tables go, by node group (`reader`): another node
     /// of the group, or None for this connection's node; and when a look last found none.
     readers: Mutex<Readers>,
@@ -354,6 +362,9 @@ impl Cluster {
     /// attempt, its handshake allowed `ATTEMPT_TIMEOUT`); says whether it serves (see
     /// `Message::HelloReply`).
     fn connect_one(address: &str, retry: Option<Duration>) -> Result<(Cluster, bool)> {
+        // A node whose process is stopped still has its connections accepted by the kernel:
+        // its hello answer is waited for as long as the connection was.
+        let hello_by = Instant::now() + retry.unwrap_or(ATTEMPT_TIMEOUT);
         let connected = match retry {
             Some(retry) => transport::connect(address, retry),
             None => transport::connect_once(address, ATTEMPT_TIMEOUT),
@@ -380,13 +391,16 @@ impl Cluster {
             routes: Mutex::new((HashMap::new(), None)),
             node_id: AtomicU32::new(0),
             reads: AtomicBool::new(false),
+            serving: AtomicBool::new(false),
+            takeover_check: Mutex::new(None),
             readers: Mutex::new((HashMap::new(), None)),
         });
         let cluster = Cluster { inner };
-        match cluster.call(&Message::Hello {
+        let hello = Message::Hello {
             client_name: "cairn-client".into(),
             session: cluster.inner.session,
-        })? {
+        };
+        match cluster.call_until(&hello, Some(hello_by.max(Instant::now() + ATTEMPT_TIMEOUT)))? {
             Message::HelloReply {
                 node_id,
                 worker_count,
@@ -397,6 +411,7 @@ impl Cluster {
             } => {
                 cluster.inner.node_id.store(node_id, Ordering::Relaxed);
                 cluster.inner.reads.store(reads, Ordering::Relaxed);
+                cluster.inner.serving.store(serving, Ordering::Relaxed);
                 cluster.inner.workers.store(worker_count, Ordering::Relaxed);
                 cluster.inner.group.store(group, Ordering::Relaxed);
                 cluster.inner.groups.store(groups.max(1), Ordering::Relaxed);
@@ -526,6 +541,62 @@ impl Cluster {
         }
     }
 
+    /// Waits for a frame for `rx` with no deadline of its own; but after each
+    /// `TAKEOVER_CHECK` without one it asks whether another node of the group now serves in
+    /// this node's place (`taken_over`): the node then stopped answering (a paused process, a
+    /// cut link) and never will, so the connection closes and every waiter gets ConnectionLost,
+    /// as when a node dies. A slow answer from a node still primary (long DDL, a long filtered
+    /// batch) is waited for.
+    pub(crate) fn wait_watched(&self, rx: &Receiver<Delivery>) -> Result<(FrameHeader, Message)> {
+        loop {
+            if let Some(frame) = self.wait(rx, Some(Instant::now() + TAKEOVER_CHECK))? {
+                return Ok(frame);
+            }
+            if self.taken_over() {
+                self.close(
+                    "its data node stopped answering and another node of its group took over",
+                );
+                return Err(self.lost_error());
+            }
+        }
+    }
+
+    /// Whether a node of this connection's node group other than its own now serves as the
+    /// group's primary, which this node was when the connection was made: asked of the peers
+    /// (each answer bounded by `ATTEMPT_TIMEOUT`), at most once per `TAKEOVER_CHECK` per
+    /// connection, whichever waiter asks.
+    fn taken_over(&self) -> bool {
+        if !self.inner.serving.load(Ordering::Relaxed) {
+            return false;
+        }
+        let Ok(mut last) = self.inner.takeover_check.try_lock() else {
+            return false;
+        };
+        if last.is_some_and(|t| t.elapsed() < TAKEOVER_CHECK) {
+            return false;
+        }
+        let Ok(peers) = self.inner.peers.lock().map(|p| p.clone()) else {
+            return false;
+        };
+        if addresses(&peers).len() < 2 {
+            // Only this node is known: no other can have taken over.
+            return false;
+        }
+        let (me, group) = (
+            self.inner.node_id.load(Ordering::Relaxed),
+            self.inner.group.load(Ordering::Relaxed),
+        );
+        let taken = addresses(&peers).into_iter().any(|peer| {
+            Cluster::connect_one(peer, None).is_ok_and(|(c, serving)| {
+                serving
+                    && c.inner.node_id.load(Ordering::Relaxed) != me
+                    && c.inner.group.load(Ordering::Relaxed) == group
+            })
+        });
+        *last = Some(Instant::now());
+        taken
+    }
+
     /// Reads frames as the connection's reader, delivering each to its waiter, until one arrives
     /// for `rx` or the deadline passes.
     fn lead(
@@ -616,14 +687,25 @@ impl Cluster {
         Ok(id)
     }
 
-    /// Sends one request and waits for its single reply.
+    /// Sends one request and waits for its single reply (`wait_watched`).
     pub(crate) fn call(&self, message: &Message) -> Result<Message> {
+        self.call_until(message, None)
+    }
+
+    /// `call`, given up at `deadline` (ConnectionLost) when there is one.
+    fn call_until(&self, message: &Message, deadline: Option<Instant>) -> Result<Message> {
         REPLIES.with(|(tx, rx)| {
             // Left over from an earlier call on this thread: nudges, or a lost connection's notice.
             while rx.try_recv().is_ok() {}
             let id = self.send_request(message, tx.clone())?;
             loop {
-                let (header, reply) = self.wait(rx, None)?.ok_or_else(|| self.lost_error())?;
+                let (header, reply) = match deadline {
+                    None => self.wait_watched(rx)?,
+                    Some(d) => self.wait(rx, Some(d))?.ok_or_else(|| {
+                        self.forget(id);
+                        lost("the data node did not answer in time")
+                    })?,
+                };
                 if header.request_id != id {
                     continue;
                 }

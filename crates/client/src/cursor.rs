@@ -120,13 +120,9 @@ impl ScanCursor {
         if self.ended {
             return Ok(None);
         }
-        let frame = self.cluster.wait(&self.rx, None);
+        let frame = self.cluster.wait_watched(&self.rx);
         let (header, reply) = match frame {
-            Ok(Some(frame)) => frame,
-            Ok(None) => {
-                self.ended = true;
-                return Err(self.cluster.lost_error());
-            }
+            Ok(frame) => frame,
             Err(e) => {
                 self.ended = true;
                 return Err(e);
