@@ -81,6 +81,8 @@ pub(crate) struct Inner {
     reads: AtomicBool,
     /// Whether the data node served (its group's primary) when it answered the hello.
     serving: AtomicBool,
+    /// The address this connection was made to.
+    address: String,
     /// Held while a waiter asks the peers whether this node was taken over (`taken_over`), with
     /// when that was last asked.
     takeover_check: Mutex<Option<Instant>>,
@@ -245,6 +247,10 @@ impl Cluster {
             };
             let g = c.inner.group.load(Ordering::Relaxed);
             if serving && g != self.inner.group.load(Ordering::Relaxed) {
+                // Its peers too, so that a wait on it watches for its group's takeover.
+                if let Ok(mut theirs) = c.inner.peers.lock() {
+                    theirs.clone_from(&peers);
+                }
                 routes.0.entry(g).or_insert(c);
             }
         }
@@ -392,6 +398,7 @@ impl Cluster {
             node_id: AtomicU32::new(0),
             reads: AtomicBool::new(false),
             serving: AtomicBool::new(false),
+            address: address.to_string(),
             takeover_check: Mutex::new(None),
             readers: Mutex::new((HashMap::new(), None)),
         });
@@ -400,7 +407,11 @@ impl Cluster {
             client_name: "cairn-client".into(),
             session: cluster.inner.session,
         };
-        match cluster.call_until(&hello, Some(hello_by.max(Instant::now() + ATTEMPT_TIMEOUT)))? {
+        // Its own channel: this may run inside another call's wait on this thread
+        // (`taken_over`), whose replies must stay on the thread's channel.
+        let (tx, rx) = mpsc::channel();
+        let by = hello_by.max(Instant::now() + ATTEMPT_TIMEOUT);
+        match cluster.call_on(&hello, Some(by), (&tx, &rx))? {
             Message::HelloReply {
                 node_id,
                 worker_count,
@@ -586,7 +597,10 @@ impl Cluster {
             self.inner.node_id.load(Ordering::Relaxed),
             self.inner.group.load(Ordering::Relaxed),
         );
-        let taken = addresses(&peers).into_iter().any(|peer| {
+        let others = addresses(&peers)
+            .into_iter()
+            .filter(|peer| *peer != self.inner.address);
+        let taken = others.into_iter().any(|peer| {
             Cluster::connect_one(peer, None).is_ok_and(|(c, serving)| {
                 serving
                     && c.inner.node_id.load(Ordering::Relaxed) != me
@@ -692,9 +706,20 @@ impl Cluster {
         self.call_until(message, None)
     }
 
-    /// `call`, given up at `deadline` (ConnectionLost) when there is one.
+    /// `call` over the thread's reply channel, given up at `deadline` (ConnectionLost) when there
+    /// is one.
     fn call_until(&self, message: &Message, deadline: Option<Instant>) -> Result<Message> {
-        REPLIES.with(|(tx, rx)| {
+        REPLIES.with(|(tx, rx)| self.call_on(message, deadline, (tx, rx)))
+    }
+
+    /// `call_until` over the reply channel `(tx, rx)`.
+    fn call_on(
+        &self,
+        message: &Message,
+        deadline: Option<Instant>,
+        (tx, rx): (&Sender<Delivery>, &Receiver<Delivery>),
+    ) -> Result<Message> {
+        {
             // Left over from an earlier call on this thread: nudges, or a lost connection's notice.
             while rx.try_recv().is_ok() {}
             let id = self.send_request(message, tx.clone())?;
@@ -714,7 +739,7 @@ impl Cluster {
                     other => Ok(other),
                 };
             }
-        })
+        }
     }
 
     /// Creates a table; returns its metadata with ids assigned.
