@@ -417,7 +417,8 @@ fn bounds_past_an_integer_columns_range_read_what_they_mean() {
         }
     }
     txn.execute(ExecType::Commit).unwrap();
-    // In range, at the edges, and past them (300 wraps to 44 in one byte, 256 to 0).
+    // In range, at the edges, and past them (300 wraps to 44 in one byte, 256 to 0); each may
+    // go as a DOUBLE too (1e30 was once encoded as 0).
     let edges = [
         -1000i64, -129, -128, -1, 0, 44, 127, 128, 255, 256, 300, 1000,
     ];
@@ -447,7 +448,15 @@ fn bounds_past_an_integer_columns_range_read_what_they_mean() {
         } else {
             ScanOrder::Ascending
         });
-        let values = |v: &[i64]| v.iter().map(|x| Value::from(*x)).collect::<Vec<_>>();
+        let double = rng.below(3) == 0;
+        let values = |v: &[i64]| {
+            v.iter()
+                .map(|x| match double {
+                    true => Value::Double(*x as f64),
+                    false => Value::from(*x),
+                })
+                .collect::<Vec<_>>()
+        };
         if let Some((v, inclusive)) = &lower {
             scan = scan.from(values(v), *inclusive);
         }
@@ -472,7 +481,7 @@ fn bounds_past_an_integer_columns_range_read_what_they_mean() {
             .collect();
         assert_eq!(
             got, want,
-            "round {round}: from {lower:?} to {upper:?}, descending {descending}"
+            "round {round}: from {lower:?} to {upper:?}, descending {descending}, doubles {double}"
         );
     }
 }

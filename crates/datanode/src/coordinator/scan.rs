@@ -975,6 +975,25 @@ fn filter_partitions(table: &base::TableDef, filter: &base::filter::Filter) -> O
 /// side (above the largest value for a lower bound, below the smallest for an upper one),
 /// else taking every such row. Without this the value's encoding wraps into the column's width
 /// (300 in a TINYINT's byte reads as 44). An empty exclusive bound matches nothing.
+/// Which side of `lo..=hi` an integer lies on, None within.
+fn outside(n: i128, lo: i128, hi: i128) -> Option<std::cmp::Ordering> {
+    match n {
+        n if n < lo => Some(std::cmp::Ordering::Less),
+        n if n > hi => Some(std::cmp::Ordering::Greater),
+        _ => None,
+    }
+}
+
+/// `outside` for a float (NaN: within, left as it was). `hi + 1` is a power of two, exact as a
+/// float where `hi` may not be (BIGINT's rounds up to 2^63).
+fn outside_f64(x: f64, lo: i128, hi: i128) -> Option<std::cmp::Ordering> {
+    match x {
+        x if x < lo as f64 => Some(std::cmp::Ordering::Less),
+        x if x >= (hi + 1) as f64 => Some(std::cmp::Ordering::Greater),
+        _ => None,
+    }
+}
+
 fn within_integers<'a>(
     table: &base::TableDef,
     columns: impl Iterator<Item = &'a u16>,
@@ -990,17 +1009,23 @@ fn within_integers<'a>(
         else {
             continue;
         };
-        let n = match values[at] {
-            Value::Int(i) => i128::from(i),
-            Value::UInt(u) => i128::from(u),
-            _ => continue,
+        // Below the range (Less) or above it (Greater); a number the column's type did not
+        // take (a DOUBLE of 1e30) is compared as it is.
+        let side = match &values[at] {
+            Value::Int(i) => outside(i128::from(*i), lo, hi),
+            Value::UInt(u) => outside(i128::from(*u), lo, hi),
+            Value::Double(d) => outside_f64(*d, lo, hi),
+            Value::Float(f) => outside_f64(f64::from(*f), lo, hi),
+            Value::Decimal(d) => outside_f64(d.to_f64(), lo, hi),
+            _ => None,
         };
-        if (lo..=hi).contains(&n) {
-            continue;
-        }
+        let Some(side) = side else { continue };
         values.truncate(at);
         // Past the far side: beyond every row with the values before it.
-        let beyond = if upper { n < lo } else { n > hi };
+        let beyond = match upper {
+            true => side == std::cmp::Ordering::Less,
+            false => side == std::cmp::Ordering::Greater,
+        };
         return (values, !beyond);
     }
     (values, inclusive)
