@@ -586,8 +586,9 @@ fn a_killed_data_node_loses_no_acknowledged_commit_and_commits_resume() {
 /// A data node whose process stops (SIGSTOP: a stalled VM, a debugger) for longer than the
 /// others wait for its beats: the survivor takes over and commits again within 3 s, the paused
 /// node, once it runs again (SIGCONT), finds itself out of the view and stops (exit 70) rather
-/// than serve, and every acknowledged commit is whole on the survivor. Once with the primary
-/// paused, once with the backup.
+/// than serve, and every acknowledged commit is whole on the survivor; an SQL front end over
+/// both nodes inserts and reads again within 3 s too. Once with the primary paused, once with
+/// the backup.
 #[test]
 fn a_paused_data_node_is_taken_over_and_stops_when_it_runs_again() {
     for victim in [0, 1] {
@@ -613,14 +614,36 @@ fn pause_round(victim: usize) {
             .unwrap();
         assert!(status.success(), "kill {name} {pid}");
     };
+    // The SQL front end over both nodes, its sessions sharing its connection.
+    let mut args = vec!["api", "--datanode", &cluster.addresses];
+    args.extend(FREE_FRONT_END_PORTS);
+    let api = spawn(&args);
+    let sql = api.listening("sql (mysql protocol): ");
+    try_mysql(
+        &sql,
+        "CREATE DATABASE d; CREATE TABLE d.s (id INT PRIMARY KEY, v INT)",
+    )
+    .expect("sql works before the pause");
     let before = seen.lock().unwrap().acknowledged.len();
     signal("-STOP");
     let pause_time = Instant::now();
     *paused.lock().unwrap() = Some(pause_time);
+    // An SQL insert and read, tried until one succeeds (on a thread: a hang fails the test).
+    let (sql_done, sql_ok) = std::sync::mpsc::channel();
+    let sql_try = sql.clone();
+    std::thread::spawn(move || loop {
+        let script = "INSERT INTO d.s VALUES (1, 1); SELECT v FROM d.s WHERE id = 1";
+        if try_mysql(&sql_try, script).is_ok_and(|out| out.contains('1')) {
+            let _ = sql_done.send(pause_time.elapsed());
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    });
     let deadline = pause_time + RECOVERY_MAX + Duration::from_millis(500);
     while Instant::now() < deadline && seen.lock().unwrap().after_kill.len() < 20 {
         std::thread::sleep(Duration::from_millis(20));
     }
+    let sql_after = sql_ok.recv_timeout(deadline.saturating_duration_since(Instant::now()));
     // Paused past the survivor's takeover, then running again.
     let resume_at = pause_time + Duration::from_secs(4);
     std::thread::sleep(resume_at.saturating_duration_since(Instant::now()));
@@ -633,10 +656,15 @@ fn pause_round(victim: usize) {
     let seen = seen.lock().unwrap();
     let first = seen.after_kill.iter().min().map(|t| *t - pause_time);
     println!(
-        "pause of node {} ({}) after {before} commits: first commit {first:?} after the pause; {}; the paused node ended {status:?}",
+        "pause of node {} ({}) after {before} commits: first commit {first:?} after the pause; {}; the paused node ended {status:?}; sql insert and read {sql_after:?} after the pause",
         victim + 1,
         if victim == 0 { "the primary" } else { "the backup" },
         seen.summary()
+    );
+    let sql_after = sql_after.expect("no SQL insert and read succeeded while the node was paused");
+    assert!(
+        sql_after <= RECOVERY_MAX,
+        "the SQL insert and read came back {sql_after:?} after the pause"
     );
     let status = status.expect("the paused node runs on, out of the view, after it resumed");
     assert_eq!(status.code(), Some(70), "the paused node's exit");
