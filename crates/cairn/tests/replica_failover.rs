@@ -605,7 +605,7 @@ fn pause_round(victim: usize) {
             seen,
             writers,
         },
-    ) = loaded(20 + victim, WRITERS);
+    ) = loaded(40 + victim, WRITERS);
     let pid = cluster.nodes[victim].process.child.id().to_string();
     let signal = |name: &str| {
         let status = std::process::Command::new("kill")
