@@ -50,6 +50,36 @@ const FOLLOWER_RECHECK: Duration = Duration::from_millis(2);
 /// over (`Cluster::wait_watched`).
 const TAKEOVER_CHECK: Duration = Duration::from_millis(500);
 
+/// Data node addresses that lately failed a connection attempt or stopped answering, and
+/// when: connecting to one of several tries them last for `UNANSWERED_FOR` (a paused node's
+/// hello costs `ATTEMPT_TIMEOUT` at every attempt).
+static UNANSWERED: Mutex<Vec<(String, Instant)>> = Mutex::new(Vec::new());
+const UNANSWERED_FOR: Duration = Duration::from_secs(10);
+/// At most this many addresses are remembered.
+const UNANSWERED_MAX: usize = 64;
+
+/// Notes that `address` failed to answer.
+pub(crate) fn unanswered(address: &str) {
+    if let Ok(mut seen) = UNANSWERED.lock() {
+        seen.retain(|(a, at)| a != address && at.elapsed() < UNANSWERED_FOR);
+        if seen.len() < UNANSWERED_MAX {
+            seen.push((address.to_string(), Instant::now()));
+        }
+    }
+}
+
+/// `candidates` in their order, those that lately failed to answer (`unanswered`) last.
+pub(crate) fn unanswered_last(mut candidates: Vec<&str>) -> Vec<&str> {
+    if let Ok(seen) = UNANSWERED.lock() {
+        let lately = |c: &&str| {
+            seen.iter()
+                .any(|(a, at)| a == c && at.elapsed() < UNANSWERED_FOR)
+        };
+        candidates.sort_by_key(|c| lately(c));
+    }
+    candidates
+}
+
 pub(crate) struct Inner {
     writer: Mutex<FrameWriter>,
     reader: Mutex<FrameReader>,
@@ -338,7 +368,7 @@ impl Cluster {
     /// Connects within `timeout` to a data node among `address` (one or several,
     /// comma-separated) that serves now, even when only one is named.
     pub fn connect_serving(address: &str, timeout: Duration) -> Result<Cluster> {
-        let candidates = addresses(address);
+        let candidates = unanswered_last(addresses(address));
         // Each node is tried once per round (a refused connection is not waited on: the next
         // node may serve), round after round until the deadline.
         let deadline = Instant::now() + timeout;
@@ -354,7 +384,10 @@ impl Cluster {
                         return Ok(cluster);
                     }
                     Ok((_, false)) => last = Some(not_serving(candidate)),
-                    Err(e) => last = Some(e),
+                    Err(e) => {
+                        unanswered(candidate);
+                        last = Some(e);
+                    }
                 }
             }
             if Instant::now() >= deadline {
@@ -564,6 +597,7 @@ impl Cluster {
                 return Ok(frame);
             }
             if self.taken_over() {
+                unanswered(&self.inner.address);
                 self.close(
                     "its data node stopped answering and another node of its group took over",
                 );
@@ -1164,7 +1198,18 @@ pub(crate) fn unexpected(m: &Message) -> ClientError {
 
 #[cfg(test)]
 mod tests {
-    use super::{read_from, ReplicaSeen};
+    use super::{read_from, unanswered, unanswered_last, ReplicaSeen};
+
+    #[test]
+    fn nodes_that_failed_to_answer_are_tried_last() {
+        let list = vec!["10.9.9.1:1", "10.9.9.2:1", "10.9.9.3:1"];
+        assert_eq!(unanswered_last(list.clone()), list);
+        unanswered("10.9.9.1:1");
+        assert_eq!(
+            unanswered_last(list),
+            vec!["10.9.9.2:1", "10.9.9.3:1", "10.9.9.1:1"]
+        );
+    }
 
     fn replica(node: u32, primary: bool, local: bool, host: &str) -> ReplicaSeen {
         ReplicaSeen {

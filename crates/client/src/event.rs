@@ -79,7 +79,8 @@ impl EventSession {
     /// Connects within `timeout`; `address` may list several data nodes, comma-separated, tried
     /// in turn until one serves (as `Cluster::connect_timeout`).
     pub fn connect(address: &str, timeout: Duration) -> Result<EventSession> {
-        let candidates = crate::connection::addresses(address);
+        use crate::connection::{addresses, unanswered, unanswered_last};
+        let candidates = unanswered_last(addresses(address));
         if candidates.len() == 1 {
             return EventSession::connect_one(address, Some(timeout), timeout)
                 .map(|(session, _)| session);
@@ -97,7 +98,10 @@ impl EventSession {
                 match EventSession::connect_one(candidate, None, hello) {
                     Ok((session, true)) => return Ok(session),
                     Ok((_, false)) => last = Some(crate::connection::not_serving(candidate)),
-                    Err(e) => last = Some(e),
+                    Err(e) => {
+                        unanswered(candidate);
+                        last = Some(e);
+                    }
                 }
             }
             let left = deadline.saturating_duration_since(std::time::Instant::now());
