@@ -969,12 +969,6 @@ fn filter_partitions(table: &base::TableDef, filter: &base::filter::Filter) -> O
     Some(partitions)
 }
 
-/// A range bound with an integer value past its column's range (a native client's; SQL sends
-/// none) as the bound it means on the values before it, which the key encoding can hold: the
-/// values up to it, past all rows with them when it lies beyond the range on the bound's far
-/// side (above the largest value for a lower bound, below the smallest for an upper one),
-/// else taking every such row. Without this the value's encoding wraps into the column's width
-/// (300 in a TINYINT's byte reads as 44). An empty exclusive bound matches nothing.
 /// Which side of `lo..=hi` an integer lies on, None within.
 fn outside(n: i128, lo: i128, hi: i128) -> Option<std::cmp::Ordering> {
     match n {
@@ -994,6 +988,13 @@ fn outside_f64(x: f64, lo: i128, hi: i128) -> Option<std::cmp::Ordering> {
     }
 }
 
+/// A range bound with an integer column's value past the column's range (a native client's,
+/// as an integer, DOUBLE, FLOAT or DECIMAL; SQL sends none) as the bound it means on the values
+/// before it, which the key encoding can hold: the values up to it, past all rows with them when
+/// it lies beyond the range on the bound's far side (above the largest value for a lower bound,
+/// below the smallest for an upper one), else taking every such row. Without this the value's
+/// encoding wraps into the column's width (300 in a TINYINT's byte reads as 44; 1e30 as 0). An
+/// empty exclusive bound matches nothing.
 fn within_integers<'a>(
     table: &base::TableDef,
     columns: impl Iterator<Item = &'a u16>,
