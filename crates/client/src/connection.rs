@@ -735,44 +735,38 @@ impl Cluster {
         Ok(id)
     }
 
-    /// Sends one request and waits for its single reply (`wait_watched`).
+    /// Sends one request and waits for its single reply (`wait_watched`), over the thread's
+    /// reply channel.
     pub(crate) fn call(&self, message: &Message) -> Result<Message> {
-        self.call_until(message, None)
+        REPLIES.with(|(tx, rx)| self.call_on(message, None, (tx, rx)))
     }
 
-    /// `call` over the thread's reply channel, given up at `deadline` (ConnectionLost) when there
-    /// is one.
-    fn call_until(&self, message: &Message, deadline: Option<Instant>) -> Result<Message> {
-        REPLIES.with(|(tx, rx)| self.call_on(message, deadline, (tx, rx)))
-    }
-
-    /// `call_until` over the reply channel `(tx, rx)`.
+    /// `call` over the reply channel `(tx, rx)`, given up at `deadline` (ConnectionLost) when
+    /// there is one.
     fn call_on(
         &self,
         message: &Message,
         deadline: Option<Instant>,
         (tx, rx): (&Sender<Delivery>, &Receiver<Delivery>),
     ) -> Result<Message> {
-        {
-            // Left over from an earlier call on this thread: nudges, or a lost connection's notice.
-            while rx.try_recv().is_ok() {}
-            let id = self.send_request(message, tx.clone())?;
-            loop {
-                let (header, reply) = match deadline {
-                    None => self.wait_watched(rx)?,
-                    Some(d) => self.wait(rx, Some(d))?.ok_or_else(|| {
-                        self.forget(id);
-                        lost("the data node did not answer in time")
-                    })?,
-                };
-                if header.request_id != id {
-                    continue;
-                }
-                return match reply {
-                    Message::Failure(e) => Err(ClientError::Failed(e)),
-                    other => Ok(other),
-                };
+        // Left over from an earlier call on this thread: nudges, or a lost connection's notice.
+        while rx.try_recv().is_ok() {}
+        let id = self.send_request(message, tx.clone())?;
+        loop {
+            let (header, reply) = match deadline {
+                None => self.wait_watched(rx)?,
+                Some(d) => self.wait(rx, Some(d))?.ok_or_else(|| {
+                    self.forget(id);
+                    lost("the data node did not answer in time")
+                })?,
+            };
+            if header.request_id != id {
+                continue;
             }
+            return match reply {
+                Message::Failure(e) => Err(ClientError::Failed(e)),
+                other => Ok(other),
+            };
         }
     }
 
