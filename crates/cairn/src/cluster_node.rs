@@ -90,12 +90,6 @@ pub fn join(
     let Some(listen) = config.api_addresses.get(&node).cloned() else {
         bail!("data node {id} has no api address in the cluster's configuration (api = \"HOST:PORT\" in its [[datanode]] entry)");
     };
-    if config.layout.groups().iter().any(|g| g.len() > 2) {
-        bail!(
-            "the configuration has {} replicas; data nodes keep at most 2 for now (with more, a backup that took a commit the dying primary sent to it alone is not brought level with the new primary's)",
-            config.layout.groups().first().map_or(0, Vec::len)
-        );
-    }
     let groups: Vec<Vec<u32>> = config
         .layout
         .groups()

@@ -101,6 +101,20 @@ pub struct DataNodeArgs {
     /// to this node are cut.
     #[arg(long, hide = true)]
     fault_cut_file: Option<PathBuf>,
+    /// Fault injection for tests (with --mgm): `NODE:MS`, this node's replication link to data
+    /// node NODE waits MS milliseconds before each write, so that node takes its commits later
+    /// than the others.
+    #[arg(long, hide = true, value_parser = parse_slow_link)]
+    fault_slow_link: Option<(u32, u64)>,
+}
+
+fn parse_slow_link(text: &str) -> Result<(u32, u64), String> {
+    let (node, ms) = text
+        .split_once(':')
+        .ok_or_else(|| format!("{text:?}: NODE:MS expected"))?;
+    let node = node.parse().map_err(|e| format!("{node:?}: {e}"))?;
+    let ms = ms.parse().map_err(|e| format!("{ms:?}: {e}"))?;
+    Ok((node, ms))
 }
 
 /// The native addresses of the other data nodes of `me`'s node group.
@@ -194,6 +208,11 @@ pub fn run_datanode(args: DataNodeArgs) -> Result<()> {
         )?),
         None => None,
     };
+    if let (Some(joined), Some((node, ms))) = (&joined, args.fault_slow_link) {
+        joined
+            .role
+            .slow_link_for_tests(node, std::time::Duration::from_millis(ms));
+    }
     let listen = joined
         .as_ref()
         .map_or_else(|| args.listen.clone(), |j| j.listen.clone());

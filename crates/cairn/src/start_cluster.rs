@@ -64,9 +64,6 @@ struct Process {
 pub fn run(args: StartArgs) -> Result<()> {
     let (data_nodes, replicas) = (args.data_nodes, args.replicas);
     cluster::Layout::new(data_nodes, replicas, 1).map_err(anyhow::Error::msg)?;
-    if replicas > 2 {
-        bail!("--replicas {replicas}: data nodes keep at most 2 replicas for now");
-    }
     let groups = data_nodes / replicas;
     if args.bind != "127.0.0.1" {
         bail!("a cluster started by cairn start listens on 127.0.0.1 only (nodes on other hosts start with cairn datanode --mgm)");

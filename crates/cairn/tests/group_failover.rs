@@ -408,36 +408,10 @@ fn round(round: usize, seed: u64, across: Option<&Across>) {
     // The group that kept both replicas holds the same rows on both: every partition's rows
     // and the sum of their CRCs, once nothing is under way.
     let whole = if victim < 2 { [2, 3] } else { [0, 1] };
-    replicas_equal(&format!("round {round}"), &cluster, whole);
-}
-
-/// The data nodes `nodes` (indexes into the cluster's addresses), the two replicas of a node
-/// group, hold the same rows: every partition's rows and the sum of their CRCs, once nothing
-/// is under way (within 10 s).
-fn replicas_equal(what: &str, cluster: &ClusterProcesses, nodes: [usize; 2]) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let sums: Vec<Vec<(u32, u32, u64, u64)>> = nodes
-            .iter()
-            .map(|i| {
-                Cluster::connect_timeout(&cluster.apis[*i], Duration::from_secs(5))
-                    .unwrap()
-                    .checksums()
-                    .unwrap()
-            })
-            .collect();
-        if sums[0] == sums[1] {
-            assert!(!sums[0].is_empty(), "{what}: no partitions");
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: the replicas of a group differ: {:?} against {:?}",
-            sums[0],
-            sums[1]
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    common::replicas_equal(
+        &format!("round {round}"),
+        &whole.map(|i| cluster.apis[i].as_str()),
+    );
 }
 
 /// The two address lists clients use (each group's primary first, then its backup, then the
@@ -886,10 +860,9 @@ fn data_nodes_killed_and_restarted_round_after_round_lose_nothing() {
     check_sql("after the restarts", &sql, &sql_seen);
     // Both replicas of each group hold the same rows, once nothing is under way.
     for group in [[0, 1], [2, 3]] {
-        replicas_equal(
+        common::replicas_equal(
             &format!("after the restarts, group {group:?}"),
-            &cluster,
-            group,
+            &group.map(|i| cluster.apis[i].as_str()),
         );
     }
 }

@@ -68,12 +68,18 @@ impl ClusterUnderTest {
 }
 
 fn start_cluster(round: usize) -> ClusterUnderTest {
+    start_group(round, 2, &[])
+}
+
+/// A node group of `replicas` data nodes and a management node (directory `round`); data node
+/// K also gets `extra[K - 1]`, when given.
+fn start_group(round: usize, replicas: usize, extra: &[&[&str]]) -> ClusterUnderTest {
     let dir = fresh_dir(&format!("replica-failover-{round}"));
     std::fs::create_dir_all(&dir).unwrap();
     let mgm = format!("127.0.0.1:{}", free_port());
     let mut config =
-        format!("[cluster]\nreplicas = 2\nworkers = 2\n\n[mgmd]\naddress = \"{mgm}\"\n");
-    let apis: Vec<String> = (0..2)
+        format!("[cluster]\nreplicas = {replicas}\nworkers = 2\n\n[mgmd]\naddress = \"{mgm}\"\n");
+    let apis: Vec<String> = (0..replicas)
         .map(|_| format!("127.0.0.1:{}", free_port()))
         .collect();
     for api in &apis {
@@ -85,11 +91,12 @@ fn start_cluster(round: usize) -> ClusterUnderTest {
     let file = dir.join("cluster.toml");
     std::fs::write(&file, &config).unwrap();
     let mgmd = spawn(&["mgmd", "--config", file.to_str().unwrap()]);
-    let cut_files: Vec<std::path::PathBuf> =
-        (1..=2).map(|id| dir.join(format!("cut{id}"))).collect();
-    let nodes = (1..=2)
+    let cut_files: Vec<std::path::PathBuf> = (1..=replicas)
+        .map(|id| dir.join(format!("cut{id}")))
+        .collect();
+    let nodes = (1..=replicas)
         .map(|id| Node {
-            process: spawn_node(&dir, &mgm, id, &[]),
+            process: spawn_node(&dir, &mgm, id, extra.get(id - 1).copied().unwrap_or(&[])),
             api: apis[id - 1].clone(),
         })
         .collect();
@@ -282,7 +289,11 @@ struct Load {
 /// A fresh cluster (`start_cluster(round)`) with the writers' table, and `count` writers that
 /// have run for half a second.
 fn loaded(round: usize, count: usize) -> (ClusterUnderTest, Load) {
-    let cluster = start_cluster(round);
+    load(start_cluster(round), count)
+}
+
+/// `count` writers over `cluster`, with their table, run for half a second.
+fn load(cluster: ClusterUnderTest, count: usize) -> (ClusterUnderTest, Load) {
     let admin = Cluster::connect_timeout(&cluster.addresses, Duration::from_secs(10))
         .expect("a data node serves");
     admin.create_table(table()).expect("table created");
@@ -678,6 +689,69 @@ fn pause_round(victim: usize) {
         &cluster.nodes[1 - victim].api,
         &seen,
     );
+}
+
+/// Three replicas: the primary (node 1) is killed while the backup whose link it slows by
+/// 300 ms has taken fewer of its commits than the other. Node 2, the new primary, must bring
+/// the two level before it serves: when node 3 is slow it sends node 3 what it lacks; when
+/// itself is slow it first takes what it lacks from node 3. Then every acknowledged commit is
+/// whole on node 2, the two hold the same rows (per-partition checksums), and commits came
+/// back within 3 s.
+#[test]
+fn three_replicas_are_brought_level_when_the_primary_dies() {
+    let rounds: Vec<std::thread::JoinHandle<()>> = [3, 2]
+        .into_iter()
+        .map(|slow| std::thread::spawn(move || three_replicas_round(slow)))
+        .collect();
+    for round in rounds {
+        round.join().unwrap();
+    }
+}
+
+fn three_replicas_round(slow: usize) {
+    let slow_link = format!("{slow}:300");
+    let (
+        mut cluster,
+        Load {
+            stop,
+            since: killed,
+            seen,
+            writers,
+        },
+    ) = load(
+        start_group(
+            48 + slow,
+            3,
+            &[&["--fault-slow-link", &slow_link], &[], &[]],
+        ),
+        WRITERS,
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let before = seen.lock().unwrap().acknowledged.len();
+    cluster.nodes[0].process.child.kill().unwrap();
+    let kill_time = Instant::now();
+    *killed.lock().unwrap() = Some(kill_time);
+    let _ = cluster.nodes[0].process.child.wait();
+    let deadline = kill_time + RECOVERY_MAX + Duration::from_millis(500);
+    while Instant::now() < deadline && seen.lock().unwrap().after_kill.len() < 20 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    stop_writers(&stop, writers);
+    let seen = seen.lock().unwrap();
+    let first = seen.after_kill.iter().min().map(|t| *t - kill_time);
+    println!(
+        "three replicas, node {slow} slow: killed the primary after {before} commits; first commit {first:?} after the kill; {}",
+        seen.summary()
+    );
+    let first = first.expect("no commit succeeded after the kill");
+    assert!(
+        first <= RECOVERY_MAX,
+        "commits came back {first:?} after the kill"
+    );
+    let what = format!("three replicas, node {slow} slow");
+    check_survivor(&what, &cluster.nodes[1].api, &seen);
+    // The two replicas left hold the same rows, once nothing is under way.
+    common::replicas_equal(&what, &[&cluster.nodes[1].api, &cluster.nodes[2].api]);
 }
 
 /// A column change whose client vanishes (a reset connection) while the primary waits for a

@@ -800,6 +800,8 @@ impl Coordinator {
             | Message::CopyDone { .. }
             | Message::CopyNames { .. }
             | Message::CopyPrimaries { .. }
+            | Message::TakenAsk { .. }
+            | Message::LevelUp { .. }
                 if self.shared.role.is_none() =>
             {
                 self.fail(
@@ -859,6 +861,20 @@ impl Coordinator {
                 transaction,
                 changes,
             } => self.hold_prepared(id, (coordinator, transaction), changes),
+            Message::LevelUp {
+                session,
+                transaction,
+                changes,
+                ..
+            } => self.apply_replicated(id, (session, transaction), changes, None),
+            Message::TakenAsk { after } => {
+                let page = self
+                    .shared
+                    .role
+                    .as_ref()
+                    .map_or(Message::Done, |r| r.taken_page(after));
+                self.reply(id, &page)
+            }
             Message::Resolve {
                 coordinator,
                 transaction,

@@ -95,7 +95,8 @@ fn run(weak: Weak<Shared>) {
             .filter(|(_, d)| now.saturating_duration_since(d.since) >= IN_DOUBT_AFTER)
             .map(|(part, _)| *part)
             .collect();
-        if role.view().primary == Some(role.me) {
+        // (A new primary bringing its group level sends nothing else first: `crate::leveling`.)
+        if role.view().primary == Some(role.me) && role.leveling().is_none() {
             due.extend(role.held_parts());
         }
         // Parts resolved another way (their second phase came) are no longer asked about.
@@ -289,31 +290,42 @@ pub(crate) fn apply(shared: &Arc<Shared>, part: (u32, u64), changes: Vec<RowChan
         },
         false,
         Box::new(move |_, generation| {
-            crate::recovery::observe_counters(&target, &changes);
-            let workers = target.worker_count();
-            let mut parts: Vec<Vec<RowChange>> = (0..workers).map(|_| Vec::new()).collect();
-            for change in changes {
-                parts[target.placement.worker_of(change.partition)].push(change);
-            }
-            let participants = parts.iter().filter(|p| !p.is_empty()).count() as u16;
-            let txn = target.next_txn.fetch_add(1, Ordering::Relaxed);
-            let sequence = target.sequence.fetch_add(1, Ordering::SeqCst);
-            for (w, part) in parts.into_iter().enumerate() {
-                if !part.is_empty() {
-                    target.workers[w].send(ToWorker::Apply {
-                        changes: part,
-                        txn,
-                        participants,
-                        sequence,
-                        tag: 0,
-                        reply_to: NOWHERE,
-                        copy: false,
-                        name: Some(name),
-                    });
-                }
-            }
+            apply_here(&target, Some(name), changes);
             settle.settled(generation);
             settle.applied_held();
         }),
     );
+}
+
+/// Applies a commit's rows on this node's workers as one logged transaction (of the two-phase
+/// commit `name`, if one), as a backup applies a replicated commit; nobody hears when it is
+/// done.
+pub(crate) fn apply_here(
+    shared: &Arc<Shared>,
+    name: Option<crate::replication::CommitName>,
+    changes: Vec<RowChange>,
+) {
+    crate::recovery::observe_counters(shared, &changes);
+    let workers = shared.worker_count();
+    let mut parts: Vec<Vec<RowChange>> = (0..workers).map(|_| Vec::new()).collect();
+    for change in changes {
+        parts[shared.placement.worker_of(change.partition)].push(change);
+    }
+    let participants = parts.iter().filter(|p| !p.is_empty()).count() as u16;
+    let txn = shared.next_txn.fetch_add(1, Ordering::Relaxed);
+    let sequence = shared.sequence.fetch_add(1, Ordering::SeqCst);
+    for (w, part) in parts.into_iter().enumerate() {
+        if !part.is_empty() {
+            shared.workers[w].send(ToWorker::Apply {
+                changes: part,
+                txn,
+                participants,
+                sequence,
+                tag: 0,
+                reply_to: NOWHERE,
+                copy: false,
+                name,
+            });
+        }
+    }
 }

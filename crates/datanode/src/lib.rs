@@ -15,6 +15,7 @@ pub mod event_loop;
 pub mod gcp;
 pub mod gcp_rounds;
 pub mod indoubt;
+pub mod leveling;
 pub mod messages;
 pub mod prepare;
 pub mod recovery;
@@ -826,6 +827,9 @@ impl DataNode {
         });
         if shared.step_links.is_some() {
             indoubt::spawn(Arc::downgrade(&shared));
+        }
+        if shared.role.as_ref().is_some_and(|r| r.group.len() >= 3) {
+            leveling::spawn(Arc::downgrade(&shared));
         }
         if let Some(role) = &shared.role {
             // A primary copies its partitions to a starting node of its group (node restart).

@@ -5,7 +5,7 @@ use base::limits;
 
 /// "CAIR" read as a little-endian u32.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"CAIR");
-pub const PROTOCOL_VERSION: u16 = 22;
+pub const PROTOCOL_VERSION: u16 = 23;
 pub const HEADER_BYTES: usize = 32;
 
 /// Frame flag: the last frame of a reply (a scan's frame without it leaves the scan open).

@@ -830,3 +830,30 @@ pub fn long_values_table() -> client::TableDef {
     ];
     client::TableDef::new("long_values", columns, &["id"]).expect("a valid definition")
 }
+
+/// The data nodes at `apis`, replicas of one node group, hold the same rows: every partition's
+/// rows and the sum of their CRCs, once nothing is under way (within 10 s).
+#[allow(dead_code)]
+pub fn replicas_equal(what: &str, apis: &[&str]) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let sums: Vec<Vec<(u32, u32, u64, u64)>> = apis
+            .iter()
+            .map(|api| {
+                client::Cluster::connect_timeout(api, Duration::from_secs(5))
+                    .unwrap()
+                    .checksums()
+                    .unwrap()
+            })
+            .collect();
+        if sums.iter().all(|s| *s == sums[0]) {
+            assert!(!sums[0].is_empty(), "{what}: no partitions");
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: the replicas of a group differ: {sums:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

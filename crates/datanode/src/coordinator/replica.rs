@@ -42,6 +42,19 @@ pub(super) fn copies_rows(message: &Message) -> bool {
     )
 }
 
+/// What a primary sends its members as jobs of its stream (`replication::level`; copies go
+/// to starting nodes only, `LevelUp` is kept as the old primary's job).
+fn is_job(message: &Message) -> bool {
+    matches!(
+        message,
+        Message::Replicate { .. }
+            | Message::Prepared { .. }
+            | Message::Resolve { .. }
+            | Message::TableIds { .. }
+            | Message::Gcp { .. }
+    ) || is_schema_change(message)
+}
+
 /// Requests that change the schema: done by every replica, in the same place among the commits.
 fn is_schema_change(message: &Message) -> bool {
     matches!(
@@ -136,6 +149,42 @@ impl Coordinator {
                 None => Some(Error::new(
                     ErrorCode::Protocol,
                     "replicated rows come only on a primary's link (after PeerHello)",
+                )),
+            },
+            // A new primary bringing the group level (`replication::level`).
+            Message::LevelUp {
+                primary,
+                seq,
+                session,
+                transaction,
+                changes,
+            } => match self.replica {
+                Some((_, epoch)) => match role.take_commit(epoch, (*session, *transaction), None) {
+                    Ok(()) => {
+                        role.took_level_up(
+                            *primary,
+                            wire::TakenEntry {
+                                seq: *seq,
+                                kind: wire::TakenKind::Rows,
+                                session: *session,
+                                transaction: *transaction,
+                                changes: changes.clone(),
+                            },
+                        );
+                        None
+                    }
+                    Err(e) => Some(e),
+                },
+                None => Some(Error::new(
+                    ErrorCode::Protocol,
+                    "levelled rows come only on a primary's link (after PeerHello)",
+                )),
+            },
+            Message::TakenAsk { .. } => match self.replica {
+                Some((_, epoch)) => role.accepts_commit(epoch).err(),
+                None => Some(Error::new(
+                    ErrorCode::Protocol,
+                    "a primary asks what a member took only on its link (after PeerHello)",
                 )),
             },
             Message::TableIds { .. } => match self.replica {
@@ -258,7 +307,16 @@ impl Coordinator {
                 self.fail(id, e);
                 true
             }
-            None => false,
+            None => {
+                // A job taken from this node's own primary is kept in its stream's log (a
+                // group of three or more: `replication::level`).
+                if let Some((node, _)) = self.replica {
+                    if role.group.contains(&node) && is_job(message) {
+                        role.took(node, id, message);
+                    }
+                }
+                false
+            }
         }
     }
 

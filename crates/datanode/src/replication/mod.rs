@@ -11,6 +11,7 @@
 
 mod backup;
 mod commits;
+mod level;
 mod primary;
 
 pub use backup::SchemaJob;
@@ -18,6 +19,7 @@ pub use commits::{
     decision_name, part_of_decision, CommitName, Outcome, Start, COMMITS_REMEMBERED,
     DECISION_SESSION_BASE, OUTCOME_WINDOW,
 };
+pub use level::{taken_entry, taken_log_parts, TakenLogParts, TAKEN_KEPT, TAKEN_KEPT_BYTES};
 pub(crate) use primary::{dial, read_frames};
 pub use primary::{Done, REPLICATION_JOBS_MAX};
 
@@ -111,6 +113,19 @@ pub struct Role {
     copy_batches: AtomicU64,
     /// The newest view this node opened (the one it serves in, until a newer one opens).
     opened: AtomicU64,
+    /// The number the next job this node sends as a primary takes (`Job::seq`): one stream
+    /// for every link, begun at the microseconds since 1970 when the node started, so a
+    /// stream of a later life of the node numbers above every job of an earlier one.
+    job_seq: AtomicU64,
+    /// On a member of a group of three or more: the jobs it took from its primary
+    /// (`level`).
+    taken: Mutex<level::Taken>,
+    /// On a new primary of such a group: the view it brings the group level in before it
+    /// serves (`level`, `crate::leveling`).
+    leveling: Mutex<Option<u64>>,
+    /// Fault injection (`cairn datanode --fault-slow-link`): the link to this node waits this
+    /// long before each write.
+    slow_link: Mutex<Option<(u32, std::time::Duration)>>,
 }
 
 /// A restarted node's copy from its primary, as it stands.
@@ -190,6 +205,14 @@ impl Role {
             backup_reads: AtomicU64::new(0),
             copy_batches: AtomicU64::new(0),
             opened: AtomicU64::new(0),
+            job_seq: AtomicU64::new(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(1, |d| d.as_micros() as u64),
+            ),
+            taken: Mutex::new(level::Taken::default()),
+            leveling: Mutex::new(None),
+            slow_link: Mutex::new(None),
         })
     }
 
@@ -245,6 +268,7 @@ impl Role {
     pub fn install(&self, epoch: u64, members: BTreeSet<u32>, starting: BTreeSet<u32>) {
         let mut view = self.view.write().unwrap_or_else(|e| e.into_inner());
         if epoch > view.epoch {
+            let was_primary = view.primary;
             let primaries: BTreeMap<usize, u32> = self
                 .groups
                 .iter()
@@ -266,6 +290,7 @@ impl Role {
                 primaries,
                 open: false,
             };
+            self.level_in(was_primary, &view);
         }
     }
 
@@ -307,16 +332,26 @@ impl Role {
     }
 
     /// The membership thread opened the view of `epoch`. A primary then starts the copy to
-    /// each starting node of its group.
+    /// each starting node of its group (once the group is level, when it brings it level).
     pub fn open(&self, epoch: u64) {
-        let starting: Vec<u32> = {
+        {
             let mut view = self.view.write().unwrap_or_else(|e| e.into_inner());
             if view.epoch != epoch {
                 return;
             }
             view.open = true;
             self.opened.fetch_max(epoch, Ordering::AcqRel);
-            if view.primary != Some(self.me) {
+        }
+        if self.leveling().is_none() {
+            self.start_copies(epoch);
+        }
+    }
+
+    /// A primary starts the copy to each starting node of its group in view `epoch`.
+    fn start_copies(&self, epoch: u64) {
+        let starting: Vec<u32> = {
+            let view = self.view.read().unwrap_or_else(|e| e.into_inner());
+            if view.epoch != epoch || view.primary != Some(self.me) {
                 return;
             }
             self.group
@@ -337,6 +372,12 @@ impl Role {
                 }
             }
         }
+    }
+
+    /// Fault injection for tests: the replication link to `node` waits `delay` before each
+    /// write, so that node takes this primary's jobs later than the others.
+    pub fn slow_link_for_tests(&self, node: u32, delay: std::time::Duration) {
+        *self.slow_link.lock().unwrap_or_else(|e| e.into_inner()) = Some((node, delay));
     }
 
     /// Sets what starts a copy to a starting node (the data node, once it runs).
@@ -451,6 +492,8 @@ impl Role {
     /// `serving`, without waiting for prepared parts to be resolved: what other node groups'
     /// links (their steps, second phases and questions) need.
     pub fn serving_links(&self) -> Result<u64, Error> {
+        // (Nor does it answer how a commit ended: one another member took may yet commit.)
+        self.leveling_refusal()?;
         let view = self.view();
         if !view.open || !self.lease.load(Ordering::Relaxed) {
             return Err(Error::new(

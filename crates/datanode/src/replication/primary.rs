@@ -41,6 +41,9 @@ pub type Done = Box<dyn FnOnce(Result<Vec<Message>, Error>, u64) + Send>;
 
 pub(super) struct Job {
     message: Message,
+    /// Its number in this primary's stream (`Role::job_seq`), the request id it goes under
+    /// on every link: a member of a group of three or more keeps it (`level`).
+    seq: u64,
     generation: u64,
     /// A schema change: the backup's answer, success or failure, is its outcome there. (A
     /// commit's rows have no failure to report: a backup that cannot apply them stops.)
@@ -109,6 +112,12 @@ impl Role {
         self.send_job(message, Some(node), false, done)
     }
 
+    /// Sends a commit member `node` lacks (`Message::LevelUp`) on its link, after every job
+    /// queued there; `done` as for `replicate`.
+    pub fn send_level_up(self: &Arc<Role>, node: u32, message: Message, done: Done) {
+        self.send_job(message, Some(node), false, done);
+    }
+
     fn send_job(
         self: &Arc<Role>,
         message: Message,
@@ -140,6 +149,7 @@ impl Role {
         let schema = !matches!(
             message,
             Message::Replicate { .. }
+                | Message::LevelUp { .. }
                 | Message::Prepared { .. }
                 | Message::Resolve { .. }
                 | Message::CopyCatalog { .. }
@@ -214,7 +224,10 @@ impl Role {
             done(Ok(Vec::new()), generation);
             return generation;
         }
+        // Numbered under the links' lock: every link takes its jobs in the order numbered.
+        let seq = self.job_seq.fetch_add(1, Ordering::Relaxed);
         let job = Arc::new(Job {
+            seq,
             schema,
             generation,
             message,
@@ -256,9 +269,9 @@ struct Link {
     /// The connection, its generation and the epoch its hello named.
     connection: Option<(Stream, u64, u64)>,
     generation: u64,
-    /// Jobs sent and not answered, by request id (ascending: the order they were sent in).
+    /// Jobs sent and not answered, by request id (their `Job::seq`, ascending: the order
+    /// they were sent in).
     in_flight: BTreeMap<u64, Arc<Job>>,
-    next_id: u64,
     retry_at: Instant,
     /// Frames queued for the next write.
     out: Vec<u8>,
@@ -273,7 +286,6 @@ impl Link {
             connection: None,
             generation: 0,
             in_flight: BTreeMap::new(),
-            next_id: 1,
             retry_at: Instant::now(),
             out: Vec::new(),
         }
@@ -321,8 +333,7 @@ impl Link {
     fn on_event(&mut self, event: LinkEvent) {
         match event {
             LinkEvent::Job(job) => {
-                let id = self.next_id;
-                self.next_id += 1;
+                let id = job.seq;
                 self.in_flight.insert(id, job.clone());
                 self.send(id, &job);
             }
@@ -399,6 +410,14 @@ impl Link {
     fn flush(&mut self) {
         if self.out.is_empty() {
             return;
+        }
+        let slow = *self
+            .role
+            .slow_link
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some((_, delay)) = slow.filter(|(node, _)| *node == self.peer) {
+            thread::sleep(delay);
         }
         let written = match &mut self.connection {
             Some((stream, _, _)) => stream.write_all(&self.out).is_ok(),

@@ -66,6 +66,49 @@ impl Message {
                     }
                 },
             },
+            53 => Message::TakenAsk { after: r.u64()? },
+            54 => {
+                let owner = r.u32()?;
+                let from = r.u64()?;
+                let last = r.u64()?;
+                // Number, kind, name and an empty row count: 29 bytes at least.
+                let n = r.count("taken jobs", TAKEN_ENTRIES_MAX, 29)?;
+                let entries = (0..n)
+                    .map(|_| {
+                        Ok(TakenEntry {
+                            seq: r.u64()?,
+                            kind: match r.u8()? {
+                                0 => TakenKind::Rows,
+                                1 => TakenKind::Skip,
+                                2 => TakenKind::Restart,
+                                tag => {
+                                    return Err(DecodeError::BadTag {
+                                        what: "taken job",
+                                        tag,
+                                    })
+                                }
+                            },
+                            session: r.u64()?,
+                            transaction: r.u64()?,
+                            changes: get_changes(&mut r)?,
+                        })
+                    })
+                    .collect::<DecodeResult<_>>()?;
+                Message::TakenLog {
+                    owner,
+                    from,
+                    last,
+                    entries,
+                    more: r.flag("more flag")?,
+                }
+            }
+            55 => Message::LevelUp {
+                primary: r.u32()?,
+                seq: r.u64()?,
+                session: r.u64()?,
+                transaction: r.u64()?,
+                changes: get_changes(&mut r)?,
+            },
             51 => {
                 let epoch = r.u64()?;
                 let n = r.count("node groups", NODE_GROUPS_MAX, 8)?;

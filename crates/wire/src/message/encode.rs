@@ -54,6 +54,40 @@ impl Message {
                 out.put_u64(*round);
                 out.put_u8(*step as u8);
             }
+            Message::TakenAsk { after } => out.put_u64(*after),
+            Message::TakenLog {
+                owner,
+                from,
+                last,
+                entries,
+                more,
+            } => {
+                out.put_u32(*owner);
+                out.put_u64(*from);
+                out.put_u64(*last);
+                out.put_u32(entries.len() as u32);
+                for e in entries {
+                    out.put_u64(e.seq);
+                    out.put_u8(e.kind as u8);
+                    out.put_u64(e.session);
+                    out.put_u64(e.transaction);
+                    put_changes(out, &e.changes);
+                }
+                out.put_u8(u8::from(*more));
+            }
+            Message::LevelUp {
+                primary,
+                seq,
+                session,
+                transaction,
+                changes,
+            } => {
+                out.put_u32(*primary);
+                out.put_u64(*seq);
+                out.put_u64(*session);
+                out.put_u64(*transaction);
+                put_changes(out, changes);
+            }
             Message::Prepared {
                 coordinator,
                 transaction,

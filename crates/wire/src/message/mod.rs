@@ -15,7 +15,9 @@ pub(crate) use execute::{get_error, put_error};
 pub use execute::{
     result_bytes, value_bytes, ExecType, ExecuteOutcome, LockMode, OpKind, OpResult, Operation,
 };
-pub use replication::{RowChange, COPY_NAMES_MAX, NODE_GROUPS_MAX, REPLICATED_ROWS_MAX};
+pub use replication::{
+    RowChange, COPY_NAMES_MAX, NODE_GROUPS_MAX, REPLICATED_ROWS_MAX, TAKEN_ENTRIES_MAX,
+};
 pub(crate) use scan::{get_scan_request, put_scan_request};
 pub use scan::{
     AggregateFn, Aggregation, Bound, ChildRead, JoinChild, JoinKind, ScanOrder, ScanRequest,
@@ -329,6 +331,60 @@ pub enum Message {
         round: u64,
         step: GcpStep,
     },
+    /// From a node group's new primary to another member of the group (three replicas or
+    /// more), on its `PeerHello` link: what this member took from the primary it last took
+    /// commits from (`TakenLog`), its entries numbered after `after` (`u64::MAX`: none, only
+    /// where its log stands).
+    TakenAsk {
+        after: u64,
+    },
+    /// The answer to `TakenAsk`: the member took every job of `owner`'s stream numbered up to
+    /// `last` that was sent to the group's members, and keeps those numbered after `from`;
+    /// `entries` are the kept ones after the asked number, oldest first, as many as fit one
+    /// frame (`more`: others follow them).
+    TakenLog {
+        owner: u32,
+        from: u64,
+        last: u64,
+        entries: Vec<TakenEntry>,
+        more: bool,
+    },
+    /// From a node group's new primary to a member that lacks it: a commit the old primary
+    /// `primary` sent as its job `seq` (its client's session and transaction, and rows),
+    /// which another member took. Applied as a `Replicate` is, and kept as that job of the old
+    /// primary's stream. Answered by `Done`.
+    LevelUp {
+        primary: u32,
+        seq: u64,
+        session: u64,
+        transaction: u64,
+        changes: Vec<RowChange>,
+    },
+}
+
+/// A job a member took from its primary, as `TakenLog` carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TakenEntry {
+    /// The job's number in the primary's stream (its request id on the link).
+    pub seq: u64,
+    pub kind: TakenKind,
+    /// A commit's name (its client's session and transaction) and rows (`TakenKind::Rows`).
+    pub session: u64,
+    pub transaction: u64,
+    pub changes: Vec<RowChange>,
+}
+
+/// What a new primary can do with a taken job another member lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum TakenKind {
+    /// A commit's rows: sent on (`LevelUp`).
+    Rows = 0,
+    /// Nothing needs doing (a global checkpoint's step: the next round covers it).
+    Skip = 1,
+    /// A schema change, a two-phase commit's part or decision: a member that lacks it starts
+    /// again empty and copies.
+    Restart = 2,
 }
 
 /// The steps of a global checkpoint round, in order (`Message::Gcp`).
@@ -429,6 +485,9 @@ impl Message {
             Message::CopyNames { .. } => 50,
             Message::CopyPrimaries { .. } => 51,
             Message::Gcp { .. } => 52,
+            Message::TakenAsk { .. } => 53,
+            Message::TakenLog { .. } => 54,
+            Message::LevelUp { .. } => 55,
         }
     }
 

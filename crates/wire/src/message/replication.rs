@@ -24,6 +24,9 @@ impl RowChange {
     }
 }
 
+/// Jobs one `TakenLog` may carry (a member keeps at most this many).
+pub const TAKEN_ENTRIES_MAX: usize = 1 << 16;
+
 /// Node groups in one `CopyPrimaries` (data node ids are one byte).
 pub const NODE_GROUPS_MAX: usize = 256;
 

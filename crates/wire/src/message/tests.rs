@@ -515,6 +515,46 @@ fn messages_round_trip() {
             round: (7 << 32) | 3,
             step: crate::GcpStep::Save,
         },
+        Message::TakenAsk { after: u64::MAX },
+        Message::TakenLog {
+            owner: 3,
+            from: 1 << 50,
+            last: (1 << 50) + 9,
+            entries: vec![
+                crate::TakenEntry {
+                    seq: (1 << 50) + 4,
+                    kind: crate::TakenKind::Rows,
+                    session: 8,
+                    transaction: 9,
+                    changes: vec![RowChange {
+                        table: 4,
+                        partition: 1,
+                        key: vec![1, 2],
+                        row: None,
+                    }],
+                },
+                crate::TakenEntry {
+                    seq: (1 << 50) + 9,
+                    kind: crate::TakenKind::Restart,
+                    session: 0,
+                    transaction: 0,
+                    changes: Vec::new(),
+                },
+            ],
+            more: true,
+        },
+        Message::LevelUp {
+            primary: 2,
+            seq: 77,
+            session: 5,
+            transaction: 6,
+            changes: vec![RowChange {
+                table: 4,
+                partition: 0,
+                key: vec![3],
+                row: Some(vec![9; 5]),
+            }],
+        },
         Message::CopyPrimaries {
             epoch: 71,
             primaries: vec![(0, 2), (1, 4)],
@@ -771,7 +811,7 @@ fn messages_round_trip() {
 
 proptest! {
     #[test]
-    fn random_bodies_never_panic(ty in 0u16..54, body in proptest::collection::vec(any::<u8>(), 0..256)) {
+    fn random_bodies_never_panic(ty in 0u16..57, body in proptest::collection::vec(any::<u8>(), 0..256)) {
         let header = FrameHeader { message_type: ty, cluster_id: 0, flags: 0, request_id: 0, body_len: body.len() as u32, checksum: 0 };
         let _ = Message::decode(&header, &body);
     }
