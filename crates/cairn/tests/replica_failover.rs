@@ -694,22 +694,36 @@ fn pause_round(victim: usize) {
 /// Three replicas: the primary (node 1) is killed while the backup whose link it slows by
 /// 300 ms has taken fewer of its commits than the other. Node 2, the new primary, must bring
 /// the two level before it serves: when node 3 is slow it sends node 3 what it lacks; when
-/// itself is slow it first takes what it lacks from node 3. Then every acknowledged commit is
-/// whole on node 2, the two hold the same rows (per-partition checksums), and commits came
-/// back within 3 s.
+/// itself is slow it first takes what it lacks from node 3. Four replicas: nodes 1 and then 2
+/// are killed in turn, each slowing its link to node 4, so the second takeover levels node
+/// 4 in node 2's stream. Each time every acknowledged commit is whole on the new primary, the
+/// replicas left hold the same rows (per-partition checksums), and commits came back within
+/// 3 s of each kill.
 #[test]
-fn three_replicas_are_brought_level_when_the_primary_dies() {
-    let rounds: Vec<std::thread::JoinHandle<()>> = [3, 2]
+fn three_and_four_replicas_are_brought_level_when_the_primary_dies() {
+    let rounds: Vec<std::thread::JoinHandle<()>> = [(3, 3), (3, 2), (4, 4)]
         .into_iter()
-        .map(|slow| std::thread::spawn(move || three_replicas_round(slow)))
+        .map(|(replicas, slow)| std::thread::spawn(move || leveling_round(replicas, slow)))
         .collect();
     for round in rounds {
         round.join().unwrap();
     }
 }
 
-fn three_replicas_round(slow: usize) {
-    let slow_link = format!("{slow}:300");
+/// A group of `replicas` whose primaries kill in turn slow their links to node `slow` (see
+/// above): the primaries are killed one after the other until two nodes are left.
+fn leveling_round(replicas: usize, slow: usize) {
+    let slow_link = ["--fault-slow-link".to_string(), format!("{slow}:300")];
+    let slowed: Vec<&str> = slow_link.iter().map(String::as_str).collect();
+    let extra: Vec<&[&str]> = (1..=replicas)
+        .map(|id| {
+            if id + 2 <= replicas {
+                &slowed[..]
+            } else {
+                &[][..]
+            }
+        })
+        .collect();
     let (
         mut cluster,
         Load {
@@ -718,40 +732,47 @@ fn three_replicas_round(slow: usize) {
             seen,
             writers,
         },
-    ) = load(
-        start_group(
-            48 + slow,
-            3,
-            &[&["--fault-slow-link", &slow_link], &[], &[]],
-        ),
-        WRITERS,
-    );
-    std::thread::sleep(Duration::from_millis(500));
-    let before = seen.lock().unwrap().acknowledged.len();
-    cluster.nodes[0].process.child.kill().unwrap();
-    let kill_time = Instant::now();
-    *killed.lock().unwrap() = Some(kill_time);
-    let _ = cluster.nodes[0].process.child.wait();
-    let deadline = kill_time + RECOVERY_MAX + Duration::from_millis(500);
-    while Instant::now() < deadline && seen.lock().unwrap().after_kill.len() < 20 {
-        std::thread::sleep(Duration::from_millis(20));
+    ) = load(start_group(44 + replicas + slow, replicas, &extra), WRITERS);
+    let what = format!("{replicas} replicas, node {slow} slow");
+    for victim in 0..replicas - 2 {
+        std::thread::sleep(Duration::from_millis(500));
+        let before = seen.lock().unwrap().acknowledged.len();
+        seen.lock().unwrap().after_kill.clear();
+        cluster.nodes[victim].process.child.kill().unwrap();
+        let kill_time = Instant::now();
+        *killed.lock().unwrap() = Some(kill_time);
+        let _ = cluster.nodes[victim].process.child.wait();
+        let deadline = kill_time + RECOVERY_MAX + Duration::from_millis(500);
+        while Instant::now() < deadline && seen.lock().unwrap().after_kill.len() < 20 {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let first = seen
+            .lock()
+            .unwrap()
+            .after_kill
+            .iter()
+            .min()
+            .map(|t| *t - kill_time);
+        println!(
+            "{what}: killed node {} (the primary) after {before} commits; first commit {first:?} after the kill",
+            victim + 1
+        );
+        let first = first.unwrap_or_else(|| panic!("{what}: no commit succeeded after the kill"));
+        assert!(
+            first <= RECOVERY_MAX,
+            "{what}: commits came back {first:?} after the kill"
+        );
     }
     stop_writers(&stop, writers);
     let seen = seen.lock().unwrap();
-    let first = seen.after_kill.iter().min().map(|t| *t - kill_time);
-    println!(
-        "three replicas, node {slow} slow: killed the primary after {before} commits; first commit {first:?} after the kill; {}",
-        seen.summary()
-    );
-    let first = first.expect("no commit succeeded after the kill");
-    assert!(
-        first <= RECOVERY_MAX,
-        "commits came back {first:?} after the kill"
-    );
-    let what = format!("three replicas, node {slow} slow");
-    check_survivor(&what, &cluster.nodes[1].api, &seen);
-    // The two replicas left hold the same rows, once nothing is under way.
-    common::replicas_equal(&what, &[&cluster.nodes[1].api, &cluster.nodes[2].api]);
+    println!("{what}: {}", seen.summary());
+    let left: Vec<&str> = cluster.nodes[replicas - 2..]
+        .iter()
+        .map(|n| n.api.as_str())
+        .collect();
+    check_survivor(&what, left[0], &seen);
+    // The replicas left hold the same rows, once nothing is under way.
+    common::replicas_equal(&what, &left);
 }
 
 /// A column change whose client vanishes (a reset connection) while the primary waits for a
