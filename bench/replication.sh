@@ -3,7 +3,7 @@
 # end, first with one replica (`cairn start --api-transport tcp`: the front ends reach the data
 # node over loopback TCP), then with two (`cairn start --data-nodes 2 --replicas 2`: a
 # management node and two data node processes, every commit on both before it is
-# acknowledged), then with two node groups of two (`cairn start --data-nodes 4 --replicas 2`:
+# acknowledged), then with three (`--data-nodes 3 --replicas 3`), then with two node groups of two (`cairn start --data-nodes 4 --replicas 2`:
 # each table's partitions spread over both groups, the front ends' coordinator on the first
 # group's primary, a commit touching both groups two-phase), in one run. Server CPU per
 # transaction is measured from /proc over each window,
@@ -91,33 +91,31 @@ stop_process "$cairn_pid"
 cairn_pid=
 echo
 
-# Two replicas: a node group of two data node processes and a management node.
-"$cairn" start --data-nodes 2 --replicas 2 --data-dir "$work/two" --base-port 25400 \
-  --sql-port "$sql_port" --durability "$DURABILITY" --hs-read-port 0 --hs-write-port 0 \
-  >"$work/two.log" 2>&1 &
-cairn_pid=$!
-wait_for_line "$work/two.log" ready 120 "$cairn_pid"
-mapfile -t node_pids < <(sed -n 's/.*, pid \([0-9]*\)$/\1/p' "$work/two.log")
-((${#node_pids[@]} == 3)) || { cat "$work/two.log" >&2; die "expected the pids of a management node and 2 data nodes"; }
-mysql -h127.0.0.1 -P"$sql_port" -uroot -e "CREATE DATABASE sbtest"
-measure "replicas 2" 2 "$cairn_pid" "${node_pids[@]}"
-stop_process "$cairn_pid"
-cairn_pid=
-echo
+# A cluster of $3 data nodes in groups of $2 replicas, measured under name $1: a management
+# node and the data node processes, each its own.
+cluster() {
+  local config=$1 replicas=$2 nodes=$3 dir
+  dir="$work/$nodes-$replicas"
+  "$cairn" start --data-nodes "$nodes" --replicas "$replicas" --data-dir "$dir" --base-port 25400 \
+    --sql-port "$sql_port" --durability "$DURABILITY" --hs-read-port 0 --hs-write-port 0 \
+    >"$dir.log" 2>&1 &
+  cairn_pid=$!
+  wait_for_line "$dir.log" ready 120 "$cairn_pid"
+  mapfile -t node_pids < <(sed -n 's/.*, pid \([0-9]*\)$/\1/p' "$dir.log")
+  ((${#node_pids[@]} == nodes + 1)) || { cat "$dir.log" >&2; die "expected the pids of a management node and $nodes data nodes"; }
+  mysql -h127.0.0.1 -P"$sql_port" -uroot -e "CREATE DATABASE sbtest"
+  measure "$config" "$replicas" "$cairn_pid" "${node_pids[@]}"
+  stop_process "$cairn_pid"
+  cairn_pid=
+  echo
+}
 
-# Two node groups of two: four data node processes and a management node.
-"$cairn" start --data-nodes 4 --replicas 2 --data-dir "$work/four" --base-port 25400 \
-  --sql-port "$sql_port" --durability "$DURABILITY" --hs-read-port 0 --hs-write-port 0 \
-  >"$work/four.log" 2>&1 &
-cairn_pid=$!
-wait_for_line "$work/four.log" ready 120 "$cairn_pid"
-mapfile -t node_pids < <(sed -n 's/.*, pid \([0-9]*\)$/\1/p' "$work/four.log")
-((${#node_pids[@]} == 5)) || { cat "$work/four.log" >&2; die "expected the pids of a management node and 4 data nodes"; }
-mysql -h127.0.0.1 -P"$sql_port" -uroot -e "CREATE DATABASE sbtest"
-measure "2 groups x 2 replicas" 2 "$cairn_pid" "${node_pids[@]}"
-stop_process "$cairn_pid"
-cairn_pid=
-echo
+# Two replicas: a node group of two data node processes.
+cluster "replicas 2" 2 2
+# Three replicas: a node group of three (each member keeps what it took, for a takeover).
+cluster "replicas 3" 3 3
+# Two node groups of two.
+cluster "2 groups x 2 replicas" 2 4
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 per_replica() { awk -v a="$1" -v r="$2" 'BEGIN { printf "%.1f", a / r }'; }
@@ -134,6 +132,11 @@ printf '| replicas 2 ÷ replicas 1 | %s× | | %s× | | %s× | | %s× | |\n' \
   "$(ratio "${cpu[replicas 2,oltp_insert]}" "${cpu[replicas 1,oltp_insert]}")" \
   "$(ratio "${tps[replicas 2,oltp_update_index]}" "${tps[replicas 1,oltp_update_index]}")" \
   "$(ratio "${cpu[replicas 2,oltp_update_index]}" "${cpu[replicas 1,oltp_update_index]}")"
+printf '| replicas 3 ÷ replicas 2 | %s× | | %s× | | %s× | | %s× | |\n' \
+  "$(ratio "${tps[replicas 3,oltp_insert]}" "${tps[replicas 2,oltp_insert]}")" \
+  "$(ratio "${cpu[replicas 3,oltp_insert]}" "${cpu[replicas 2,oltp_insert]}")" \
+  "$(ratio "${tps[replicas 3,oltp_update_index]}" "${tps[replicas 2,oltp_update_index]}")" \
+  "$(ratio "${cpu[replicas 3,oltp_update_index]}" "${cpu[replicas 2,oltp_update_index]}")"
 printf '| 2 groups ÷ 1 group (replicas 2) | %s× | | %s× | | %s× | | %s× | |\n' \
   "$(ratio "${tps[2 groups x 2 replicas,oltp_insert]}" "${tps[replicas 2,oltp_insert]}")" \
   "$(ratio "${cpu[2 groups x 2 replicas,oltp_insert]}" "${cpu[replicas 2,oltp_insert]}")" \

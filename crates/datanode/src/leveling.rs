@@ -54,7 +54,7 @@ fn run(weak: Weak<Shared>) {
             continue;
         };
         match level(&shared, &role, epoch) {
-            Ok(()) => role.leveled(epoch),
+            Ok(last) => role.leveled(epoch, last),
             Err(why) if logged.elapsed() >= LOG_EVERY => {
                 logged = Instant::now();
                 tracing::warn!(epoch, "bringing the node group level: {why}; trying again");
@@ -67,7 +67,6 @@ fn run(weak: Weak<Shared>) {
 /// Where one member's log stands, and the connection it answered on (None: this node).
 struct Member {
     node: u32,
-    owner: u32,
     from: u64,
     last: u64,
     link: Option<Asker>,
@@ -111,16 +110,16 @@ impl Asker {
     }
 }
 
-/// Brings the group level in view `epoch`, or says why not yet.
-fn level(shared: &Arc<Shared>, role: &Arc<Role>, epoch: u64) -> Result<(), String> {
+/// Brings the group level in view `epoch` (returns the last job any member took), or says
+/// why not yet.
+fn level(shared: &Arc<Shared>, role: &Arc<Role>, epoch: u64) -> Result<u64, String> {
     let view = role.view();
     if view.epoch != epoch {
         return Err(format!("the view is {} now", view.epoch));
     }
-    let (owner, from, last, _, _) = taken_log_parts(role.taken_page(u64::MAX))?;
+    let (from, last, _, _) = taken_log_parts(role.taken_page(u64::MAX))?;
     let mut members = vec![Member {
         node: role.me,
-        owner,
         from,
         last,
         link: None,
@@ -132,11 +131,10 @@ fn level(shared: &Arc<Shared>, role: &Arc<Role>, epoch: u64) -> Result<(), Strin
         .filter(|n| *n != role.me && view.members.contains(n) && !view.starting.contains(n))
     {
         let mut link = Asker::open(role, node, epoch)?;
-        let (owner, from, last, _, _) =
+        let (from, last, _, _) =
             taken_log_parts(link.ask(&Message::TakenAsk { after: u64::MAX })?)?;
         members.push(Member {
             node,
-            owner,
             from,
             last,
             link: Some(link),
@@ -145,48 +143,50 @@ fn level(shared: &Arc<Shared>, role: &Arc<Role>, epoch: u64) -> Result<(), Strin
     let plan = plan(&members);
     tracing::info!(
         epoch,
-        stream = plan.stream,
         last = plan.last,
         behind = ?plan.behind,
         restart = ?plan.restart,
         "took over the node group: bringing its replicas level"
     );
-    if plan.restart.contains(&role.me) {
-        shared.request_stop(true, true);
-        return Err(
-            "this node lacks commits another replica took that it cannot be sent: it starts again empty"
-                .into(),
-        );
-    }
     // The commits after the furthest-behind member's last, from the member furthest on.
     let entries = match plan.behind.values().min() {
         Some(after) => fetch(role, &mut members, plan.source, *after)?,
         None => Vec::new(),
     };
+    let lacking = |node: u32| -> Vec<&TakenEntry> {
+        let after = plan.behind.get(&node).copied().unwrap_or(u64::MAX);
+        entries.iter().filter(|e| e.seq > after).collect()
+    };
+    // This node first: one that cannot be brought level stops before it touches another.
+    if plan.restart.contains(&role.me)
+        || lacking(role.me)
+            .iter()
+            .any(|e| e.kind == TakenKind::Restart)
+    {
+        shared.request_stop(true, true);
+        return Err("this node lacks jobs another replica took that it cannot be sent (no longer kept, or a schema change or a two-phase commit's part): it starts again empty".into());
+    }
+    for e in lacking(role.me) {
+        if e.kind == TakenKind::Rows {
+            role.commit_ended((e.session, e.transaction), true);
+            crate::indoubt::apply_here(shared, None, e.changes.clone());
+        }
+        role.took_while_leveling(e.clone());
+    }
     let (tx, rx) = mpsc::channel();
     let mut waiting = 0;
-    for (node, after) in &plan.behind {
-        let lacking: Vec<&TakenEntry> = entries.iter().filter(|e| e.seq > *after).collect();
-        if lacking.iter().any(|e| e.kind == TakenKind::Restart) {
-            if *node == role.me {
-                shared.request_stop(true, true);
-                return Err("this node lacks a schema change or a two-phase commit's part another replica took: it starts again empty".into());
-            }
-            restart(&mut members, *node)?;
+    for node in plan.behind.keys().copied().filter(|n| *n != role.me) {
+        let lacks = lacking(node);
+        if lacks.iter().any(|e| e.kind == TakenKind::Restart) {
+            restart(&mut members, node)?;
             continue;
         }
-        for e in lacking.into_iter().filter(|e| e.kind == TakenKind::Rows) {
-            if *node == role.me {
-                role.commit_ended((e.session, e.transaction), true);
-                crate::indoubt::apply_here(shared, None, e.changes.clone());
-                continue;
-            }
+        for e in lacks.into_iter().filter(|e| e.kind == TakenKind::Rows) {
             let tx = tx.clone();
             waiting += 1;
             role.send_level_up(
-                *node,
+                node,
                 Message::LevelUp {
-                    primary: plan.stream,
                     seq: e.seq,
                     session: e.session,
                     transaction: e.transaction,
@@ -212,61 +212,33 @@ fn level(shared: &Arc<Shared>, role: &Arc<Role>, epoch: u64) -> Result<(), Strin
             Err(_) => {}
         }
     }
-    Ok(())
+    Ok(plan.last)
 }
 
 /// What leveling does, decided from where each member's log stands.
 #[derive(Debug, PartialEq, Eq)]
 struct Plan {
-    /// The primary whose stream is leveled: this node's (the first member's) log's.
-    stream: u32,
-    /// The stream's last job any member took.
+    /// The last job any member took.
     last: u64,
     /// The member that took it (index in the members).
     source: usize,
-    /// Members that lack jobs of the stream and can be sent them: after which job.
+    /// Members that lack jobs and can be sent them: after which job.
     behind: BTreeMap<u32, u64>,
-    /// Members that must start again empty.
+    /// Members that must start again empty: they lack jobs the member furthest on no longer
+    /// keeps.
     restart: Vec<u32>,
 }
 
-/// Plans the leveling of `members` (this node first). A member whose log is of another stream
-/// than this node's starts again, as does a member that lacks jobs the member furthest on no
-/// longer keeps; a node that took nothing yet (no stream) is level with one that took nothing
-/// either. When this node has no stream but another member has, this node is the one that
-/// starts again.
+/// Plans the leveling of `members` (this node first, preferred as the source on a tie).
 fn plan(members: &[Member]) -> Plan {
-    let me = &members[0];
-    if me.owner == 0 && members.iter().any(|m| m.owner != 0) {
-        return Plan {
-            stream: 0,
-            last: 0,
-            source: 0,
-            behind: BTreeMap::new(),
-            restart: vec![me.node],
-        };
-    }
-    let stream = me.owner;
-    let mut restart: Vec<u32> = members
-        .iter()
-        .filter(|m| m.owner != stream)
-        .map(|m| m.node)
-        .collect();
-    let same: Vec<(usize, &Member)> = members
+    let (source, furthest) = members
         .iter()
         .enumerate()
-        .filter(|(_, m)| m.owner == stream)
-        .collect();
-    let (source, furthest) = same
-        .iter()
-        .copied()
         .max_by_key(|(i, m)| (m.last, std::cmp::Reverse(*i)))
-        .unwrap_or((0, me));
+        .unwrap_or((0, &members[0]));
     let mut behind = BTreeMap::new();
-    for (_, m) in same {
-        if m.last >= furthest.last {
-            continue;
-        }
+    let mut restart = Vec::new();
+    for m in members.iter().filter(|m| m.last < furthest.last) {
         if furthest.from > m.last {
             restart.push(m.node);
         } else {
@@ -274,7 +246,6 @@ fn plan(members: &[Member]) -> Plan {
         }
     }
     Plan {
-        stream,
         last: furthest.last,
         source,
         behind,
@@ -282,7 +253,8 @@ fn plan(members: &[Member]) -> Plan {
     }
 }
 
-/// The jobs member `source` keeps after job `after`, oldest first, page by page.
+/// The jobs member `source` keeps after job `after`, oldest first, page by page; fails if it
+/// no longer keeps every one of them.
 fn fetch(
     role: &Role,
     members: &mut [Member],
@@ -296,7 +268,13 @@ fn fetch(
             None => role.taken_page(at),
             Some(link) => link.ask(&Message::TakenAsk { after: at })?,
         };
-        let (_, _, _, got, more) = taken_log_parts(page)?;
+        let (from, _, got, more) = taken_log_parts(page)?;
+        if from > at {
+            return Err(format!(
+                "data node {} no longer keeps the jobs after {at}",
+                members[source].node
+            ));
+        }
         let empty = got.is_empty();
         entries.extend(got);
         if !more || empty {
@@ -329,10 +307,9 @@ fn restart(members: &mut [Member], node: u32) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    fn member(node: u32, owner: u32, from: u64, last: u64) -> Member {
+    fn member(node: u32, from: u64, last: u64) -> Member {
         Member {
             node,
-            owner,
             from,
             last,
             link: None,
@@ -341,40 +318,34 @@ mod tests {
 
     #[test]
     fn the_member_furthest_on_fills_the_others_gaps_where_it_keeps_them() {
-        // Node 2 took over; node 3 took two more of node 1's jobs, node 4 fewer.
-        let p = plan(&[
-            member(2, 1, 100, 150),
-            member(3, 1, 120, 152),
-            member(4, 1, 90, 149),
-        ]);
-        assert_eq!(p.stream, 1);
+        // Node 2 took over; node 3 took two more jobs, node 4 fewer.
+        let p = plan(&[member(2, 100, 150), member(3, 120, 152), member(4, 90, 149)]);
         assert_eq!((p.last, p.source), (152, 1));
         assert_eq!(p.behind, [(2, 150), (4, 149)].into());
         assert!(p.restart.is_empty());
-        // Node 3 no longer keeps what node 4 lacks.
-        let p = plan(&[
-            member(2, 1, 100, 152),
-            member(3, 1, 151, 152),
-            member(4, 1, 90, 120),
-        ]);
+        // Node 2 is furthest on, and keeps what node 4 lacks.
+        let p = plan(&[member(2, 100, 152), member(3, 151, 152), member(4, 90, 120)]);
         assert_eq!((p.source, p.restart.clone()), (0, vec![]));
         assert_eq!(p.behind, [(4, 120)].into());
-        let p = plan(&[member(2, 1, 130, 152), member(4, 1, 90, 120)]);
+        // Node 3 is furthest on and no longer keeps what node 4 lacks.
+        let p = plan(&[member(2, 130, 152), member(4, 90, 120)]);
         assert_eq!(p.restart, vec![4]);
         assert!(p.behind.is_empty());
+        // Nor what this node lacks.
+        let p = plan(&[member(2, 0, 10), member(3, 50, 900)]);
+        assert_eq!(p.restart, vec![2]);
     }
 
     #[test]
-    fn a_member_of_another_stream_starts_again_and_so_does_a_primary_with_none() {
-        let p = plan(&[member(2, 1, 0, 10), member(3, 5, 0, 900)]);
-        assert_eq!(p.restart, vec![3]);
-        let p = plan(&[member(2, 0, 0, 0), member(3, 1, 0, 9)]);
-        assert_eq!(p.restart, vec![2]);
-        // Nobody took anything: level.
-        let p = plan(&[member(2, 0, 0, 0), member(3, 0, 0, 0)]);
+    fn members_that_took_the_same_are_level() {
+        // Nobody took anything.
+        let p = plan(&[member(2, 0, 0), member(3, 0, 0)]);
         assert!(p.restart.is_empty() && p.behind.is_empty());
-        // Everyone took the same.
-        let p = plan(&[member(2, 1, 3, 9), member(3, 1, 5, 9)]);
+        let p = plan(&[member(2, 3, 9), member(3, 5, 9)]);
         assert!(p.restart.is_empty() && p.behind.is_empty());
+        assert_eq!(p.source, 0);
+        // A member of the first view that took nothing yet: sent everything.
+        let p = plan(&[member(2, 0, 9), member(3, 0, 0)]);
+        assert_eq!(p.behind, [(3, 0)].into());
     }
 }

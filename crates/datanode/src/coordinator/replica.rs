@@ -42,19 +42,6 @@ pub(super) fn copies_rows(message: &Message) -> bool {
     )
 }
 
-/// What a primary sends its members as jobs of its stream (`replication::level`; copies go
-/// to starting nodes only, `LevelUp` is kept as the old primary's job).
-fn is_job(message: &Message) -> bool {
-    matches!(
-        message,
-        Message::Replicate { .. }
-            | Message::Prepared { .. }
-            | Message::Resolve { .. }
-            | Message::TableIds { .. }
-            | Message::Gcp { .. }
-    ) || is_schema_change(message)
-}
-
 /// Requests that change the schema: done by every replica, in the same place among the commits.
 fn is_schema_change(message: &Message) -> bool {
     matches!(
@@ -143,7 +130,7 @@ impl Coordinator {
                 Some((node, epoch)) => {
                     let decision = (*decision != 0)
                         .then(|| crate::replication::decision_name(node, *decision));
-                    role.take_commit(epoch, (*session, *transaction), decision)
+                    role.take_commit(epoch, (*session, *transaction), decision, (id, message))
                         .err()
                 }
                 None => Some(Error::new(
@@ -153,28 +140,15 @@ impl Coordinator {
             },
             // A new primary bringing the group level (`replication::level`).
             Message::LevelUp {
-                primary,
                 seq,
                 session,
                 transaction,
-                changes,
+                ..
             } => match self.replica {
-                Some((_, epoch)) => match role.take_commit(epoch, (*session, *transaction), None) {
-                    Ok(()) => {
-                        role.took_level_up(
-                            *primary,
-                            wire::TakenEntry {
-                                seq: *seq,
-                                kind: wire::TakenKind::Rows,
-                                session: *session,
-                                transaction: *transaction,
-                                changes: changes.clone(),
-                            },
-                        );
-                        None
-                    }
-                    Err(e) => Some(e),
-                },
+                // Kept as the earlier primary's job it is.
+                Some((_, epoch)) => role
+                    .take_commit(epoch, (*session, *transaction), None, (*seq, message))
+                    .err(),
                 None => Some(Error::new(
                     ErrorCode::Protocol,
                     "levelled rows come only on a primary's link (after PeerHello)",
@@ -188,7 +162,7 @@ impl Coordinator {
                 )),
             },
             Message::TableIds { .. } => match self.replica {
-                Some((node, epoch)) => role.accepts_schema(node, epoch).err(),
+                Some((node, epoch)) => role.accepts_schema(node, epoch, (id, message)).err(),
                 None => Some(Error::new(
                     ErrorCode::Protocol,
                     "table ids come only on a primary's link (after PeerHello)",
@@ -198,7 +172,7 @@ impl Coordinator {
             Message::CommitOutcome { .. } => role.serving_links().err(),
             // From the schema master on a step link, or from the primary on its link here.
             Message::Gcp { .. } => match (self.replica, self.step_peer) {
-                (Some((_, epoch)), _) => role.accepts_commit(epoch).err(),
+                (Some((_, epoch)), _) => role.take_job(epoch, id, message).err(),
                 (None, Some(_)) => self.refuses_step_request(),
                 (None, None) => Some(Error::new(
                     ErrorCode::Protocol,
@@ -206,7 +180,7 @@ impl Coordinator {
                 )),
             },
             Message::Prepared { .. } | Message::Resolve { .. } => match self.replica {
-                Some((_, epoch)) => role.accepts_commit(epoch).err(),
+                Some((_, epoch)) => role.take_job(epoch, id, message).err(),
                 None => Some(Error::new(
                     ErrorCode::Protocol,
                     "prepared rows come only on a primary's link (after PeerHello)",
@@ -225,7 +199,7 @@ impl Coordinator {
             },
             m if is_schema_change(m) && self.replica.is_some() => {
                 let (node, epoch) = self.replica.unwrap_or_default();
-                match role.accepts_schema(node, epoch) {
+                match role.accepts_schema(node, epoch, (id, message)) {
                     Err(e) => Some(e),
                     Ok(forward) => match role.schema_job(node, id) {
                         SchemaJob::New => {
@@ -307,16 +281,7 @@ impl Coordinator {
                 self.fail(id, e);
                 true
             }
-            None => {
-                // A job taken from this node's own primary is kept in its stream's log (a
-                // group of three or more: `replication::level`).
-                if let Some((node, _)) = self.replica {
-                    if role.group.contains(&node) && is_job(message) {
-                        role.took(node, id, message);
-                    }
-                }
-                false
-            }
+            None => false,
         }
     }
 

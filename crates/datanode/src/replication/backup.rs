@@ -38,11 +38,14 @@ impl Role {
     /// `accepts_commit`, and, when it does, records the commit named `name` as committed here
     /// under the same look at the view: a view this node opens later (as the new primary)
     /// already knows it, so no client hears "not committed" for rows about to be applied.
+    /// The job (`seq`, `message`, a `Replicate` or a `LevelUp`) is kept in the member's log
+    /// under that look too (`level`).
     pub fn take_commit(
         &self,
         epoch: u64,
         name: CommitName,
         decision: Option<CommitName>,
+        job: (u64, &Message),
     ) -> Result<(), Error> {
         let view = self.view.read().unwrap_or_else(|e| e.into_inner());
         self.backup_in(&view, epoch)?;
@@ -50,6 +53,16 @@ impl Role {
         if let Some(decision) = decision {
             self.commit_ended(decision, true);
         }
+        self.log_taken(&view, super::taken_entry(job.0, job.1));
+        Ok(())
+    }
+
+    /// `accepts_commit` for another job of the primary's (a prepared part, its resolution, a
+    /// checkpoint step), kept in the member's log under the same look at the view.
+    pub fn take_job(&self, epoch: u64, seq: u64, message: &Message) -> Result<(), Error> {
+        let view = self.view.read().unwrap_or_else(|e| e.into_inner());
+        self.backup_in(&view, epoch)?;
+        self.log_taken(&view, super::taken_entry(seq, message));
         Ok(())
     }
 
@@ -69,20 +82,32 @@ impl Role {
     /// Whether `node` is the schema master of `view` and this node another group's primary in
     /// it: it takes the master's schema changes (and sends them on to its backups).
     fn takes_schema_from_master(&self, view: &ViewState, node: u32) -> bool {
+        // (Not while it brings its group level: the change would reach its members before
+        // the commits they lack. The master sends it again.)
         self.group_index != 0
             && Self::master_in(view) == Some(node)
             && self.primary_in(view) == Some(self.me)
+            && self.leveling().is_none()
     }
 
     /// Whether a schema change, or table ids, sent on a link whose hello named `from` and
     /// `epoch` may be done here now: as a backup of `from`'s group, or as another group's
     /// primary taking the master's (`forward`: it then sends it on to its own backups).
-    pub fn accepts_schema(&self, from: u32, epoch: u64) -> Result<bool, Error> {
+    /// As a backup, the job (`seq`, `message`) is kept in the member's log under the same look
+    /// at the view (`level`).
+    pub fn accepts_schema(
+        &self,
+        from: u32,
+        epoch: u64,
+        job: (u64, &Message),
+    ) -> Result<bool, Error> {
         let view = self.view.read().unwrap_or_else(|e| e.into_inner());
         if view.epoch == epoch && self.takes_schema_from_master(&view, from) {
             return Ok(true);
         }
-        self.backup_in(&view, epoch).map(|()| false)
+        self.backup_in(&view, epoch)?;
+        self.log_taken(&view, super::taken_entry(job.0, job.1));
+        Ok(false)
     }
 
     /// Whether `view` is the view of `epoch` and this node a backup (or starting) in it.

@@ -1,6 +1,6 @@
 //! What a node group of three or more replicas needs when its primary changes: each member's
-//! log of the jobs it took from its primary (numbered in one stream per primary), and the gate
-//! that keeps a new primary from serving until every member holds the same commits.
+//! log of the jobs it took from its primaries (numbered in one order across primaries), and the
+//! gate that keeps a new primary from serving until every member holds the same commits.
 //!
 //! Why: a primary sends each commit to every backup and answers its client once all took it,
 //! so when it dies one backup may hold a commit another never got. With two replicas the one
@@ -12,7 +12,10 @@
 //!
 //! The rule it rests on: a member takes its primary's jobs in the order they were numbered
 //! (one connection at a time, each job sent again in order on a new one until answered), so
-//! what it took of a stream is every member job numbered up to the last it took.
+//! what it took is every member job numbered up to the last it took. A new primary numbers its
+//! own jobs above every job any member took (`Role::leveled`), so the order holds across
+//! primaries: a member that took a job of the new primary's that another lacks is simply
+//! further on.
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -20,7 +23,7 @@ use std::sync::atomic::Ordering;
 use base::{Error, ErrorCode};
 use wire::{Message, TakenEntry, TakenKind};
 
-use super::{Restart, Role};
+use super::{Restart, Role, ViewState};
 
 /// Jobs a member keeps of its primary's stream; older ones are forgotten first (a member whose
 /// gap reaches past what the member furthest on keeps starts again empty instead).
@@ -30,16 +33,18 @@ pub const TAKEN_KEPT_BYTES: usize = 64 << 20;
 /// Bytes of rows one `TakenLog` carries.
 const TAKEN_PAGE_BYTES: usize = 8 << 20;
 
-/// A member's log of its primary's stream.
+/// A member's log of the jobs it took.
 #[derive(Default)]
 pub(super) struct Taken {
-    /// The primary whose stream it is (0: none yet).
-    owner: u32,
-    /// The log holds every logged job numbered after this and up to `last`.
+    /// The log holds every member job numbered after this and up to `last` (0: every one since
+    /// the first view: the node was a member of it).
     from: u64,
     last: u64,
     entries: VecDeque<TakenEntry>,
     bytes: usize,
+    /// A restarted node: its log begins at the first job it takes as a member (it has the
+    /// ones before from its copy).
+    fresh: bool,
 }
 
 fn entry_bytes(entry: &TakenEntry) -> usize {
@@ -51,17 +56,13 @@ fn entry_bytes(entry: &TakenEntry) -> usize {
 }
 
 impl Taken {
-    /// Job `entry.seq` of `owner`'s stream was taken here. A job of another primary begins
-    /// that primary's stream; a job sent again (numbered at or below the last) is not kept
-    /// twice.
-    fn took(&mut self, owner: u32, entry: TakenEntry) {
-        if owner != self.owner {
-            *self = Taken {
-                owner,
-                from: entry.seq.saturating_sub(1),
-                last: entry.seq.saturating_sub(1),
-                ..Taken::default()
-            };
+    /// Job `entry.seq` was taken here; a job sent again (numbered at or below the last) is not
+    /// kept twice.
+    fn took(&mut self, entry: TakenEntry) {
+        if self.fresh {
+            self.fresh = false;
+            self.from = entry.seq.saturating_sub(1);
+            self.last = self.from;
         }
         if entry.seq <= self.last {
             return;
@@ -96,7 +97,6 @@ impl Taken {
             }
         }
         Message::TakenLog {
-            owner: self.owner,
             from: self.from,
             last: self.last,
             entries,
@@ -114,6 +114,12 @@ pub fn taken_entry(seq: u64, message: &Message) -> Option<TakenEntry> {
             transaction,
             changes,
             decision: 0,
+        }
+        | Message::LevelUp {
+            session,
+            transaction,
+            changes,
+            ..
         } => (TakenKind::Rows, *session, *transaction, changes.clone()),
         // The next round covers a missed step.
         Message::Gcp { .. } => return None,
@@ -128,19 +134,18 @@ pub fn taken_entry(seq: u64, message: &Message) -> Option<TakenEntry> {
     })
 }
 
-/// A `TakenLog`'s fields: owner, from, last, entries and more.
-pub type TakenLogParts = (u32, u64, u64, Vec<TakenEntry>, bool);
+/// A `TakenLog`'s fields: from, last, entries and more.
+pub type TakenLogParts = (u64, u64, Vec<TakenEntry>, bool);
 
 /// A `TakenLog`'s fields, or what else came.
 pub fn taken_log_parts(page: Message) -> Result<TakenLogParts, String> {
     match page {
         Message::TakenLog {
-            owner,
             from,
             last,
             entries,
             more,
-        } => Ok((owner, from, last, entries, more)),
+        } => Ok((from, last, entries, more)),
         other => Err(format!(
             "answered TakenAsk with message {}",
             other.type_code()
@@ -149,35 +154,41 @@ pub fn taken_log_parts(page: Message) -> Result<TakenLogParts, String> {
 }
 
 impl Role {
-    /// Whether this node keeps a log of its primary's jobs: a member (not copying) of a group
-    /// of three or more.
-    fn keeps_taken(&self) -> bool {
-        self.group.len() >= 3 && self.restart() == Restart::No
+    /// Whether this node keeps a log of the jobs it takes: a member (not copying) of a group
+    /// of three or more in `view`.
+    fn keeps_taken(&self, view: &ViewState) -> bool {
+        self.group.len() >= 3
+            && view.members.contains(&self.me)
+            && !view.starting.contains(&self.me)
+            && self.restart() == Restart::No
     }
 
-    /// A job (`seq` on the link, `message`) was taken here from primary `peer`.
-    pub fn took(&self, peer: u32, seq: u64, message: &Message) {
-        if !self.keeps_taken() {
-            return;
-        }
-        if let Some(entry) = taken_entry(seq, message) {
+    /// Keeps a job taken here in `view` (called under the look at the view that let it in,
+    /// so a new primary asking after the view changed finds it).
+    pub(super) fn log_taken(&self, view: &ViewState, entry: Option<TakenEntry>) {
+        if let Some(entry) = entry.filter(|_| self.keeps_taken(view)) {
             self.taken
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .took(peer, entry);
+                .took(entry);
         }
     }
 
-    /// A commit of old primary `primary`'s job `seq` came from a new primary (`LevelUp`): kept
-    /// as that job, when this node's log is that primary's stream.
-    pub fn took_level_up(&self, primary: u32, entry: TakenEntry) {
-        if !self.keeps_taken() {
-            return;
-        }
-        let mut taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
-        if taken.owner == primary {
-            taken.took(primary, entry);
-        }
+    /// A new primary applied a commit another member took (`crate::leveling`): kept as that
+    /// job, so an attempt made again does not apply it twice.
+    pub fn took_while_leveling(&self, entry: TakenEntry) {
+        self.taken
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .took(entry);
+    }
+
+    /// A restarted node's log begins at the first job it takes as a member.
+    pub(super) fn restart_log(&self) {
+        *self.taken.lock().unwrap_or_else(|e| e.into_inner()) = Taken {
+            fresh: true,
+            ..Taken::default()
+        };
     }
 
     /// This member's log after job `after` (`Message::TakenLog`).
@@ -197,7 +208,7 @@ impl Role {
     /// (its old primary left) in a group of three or more, with another member to compare
     /// with, levels the group first; one that levels and stays primary levels again in the
     /// new view (its members may have changed); any other stops leveling.
-    pub(super) fn level_in(&self, was_primary: Option<u32>, view: &super::ViewState) {
+    pub(super) fn level_in(&self, was_primary: Option<u32>, view: &ViewState) {
         let mut leveling = self.leveling.lock().unwrap_or_else(|e| e.into_inner());
         let primary = view.primary == Some(self.me);
         let others = self
@@ -208,16 +219,22 @@ impl Role {
         *leveling =
             (self.group.len() >= 3 && primary && others && (took_over || leveling.is_some()))
                 .then_some(view.epoch);
+        if primary && took_over && leveling.is_none() {
+            // Alone: its jobs go above every one it took.
+            let last = self.taken.lock().unwrap_or_else(|e| e.into_inner()).last;
+            self.job_seq.fetch_max(last + 1, Ordering::Relaxed);
+        }
     }
 
-    /// The group is level in view `epoch`: the node serves, and starts the copies the view's
-    /// opening held back.
-    pub fn leveled(&self, epoch: u64) {
+    /// The group is level in view `epoch` up to job `last`: the node numbers its own jobs
+    /// above it, serves, and starts the copies the view's opening held back.
+    pub fn leveled(&self, epoch: u64, last: u64) {
         {
             let mut leveling = self.leveling.lock().unwrap_or_else(|e| e.into_inner());
             if *leveling != Some(epoch) {
                 return;
             }
+            self.job_seq.fetch_max(last + 1, Ordering::Relaxed);
             *leveling = None;
         }
         tracing::info!(epoch, "the node group's replicas are level: serving");
@@ -244,6 +261,90 @@ impl Role {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
+
+    /// A backup of a group of three that takes over levels first, serves only once level, and
+    /// numbers its own jobs above the last any member took; with two replicas nothing of it.
+    #[test]
+    fn a_new_primary_of_three_levels_first_and_numbers_above_what_was_taken() {
+        let role = Role::new(
+            2,
+            vec![vec![1, 2, 3]],
+            BTreeMap::new(),
+            transport::auth::Guard::default(),
+            1,
+        );
+        role.install(1, [1, 2, 3].into(), Default::default());
+        assert_eq!(role.leveling(), None);
+        role.install(2, [2, 3].into(), Default::default());
+        role.open(2);
+        role.lease().store(true, Ordering::Relaxed);
+        assert_eq!(role.leveling(), Some(2));
+        assert!(role.serving().is_err() && role.serving_links().is_err());
+        // Another view while leveling: level again in it.
+        role.install(3, [2, 3].into(), Default::default());
+        role.open(3);
+        assert_eq!(role.leveling(), Some(3));
+        role.leveled(2, u64::MAX / 2);
+        assert_eq!(role.leveling(), Some(3), "an older view's leveling ends nothing");
+        let last = role.job_seq.load(Ordering::Relaxed) + 1_000;
+        role.leveled(3, last);
+        assert_eq!(role.leveling(), None);
+        assert_eq!(role.serving(), Ok(3));
+        assert_eq!(role.job_seq.load(Ordering::Relaxed), last + 1);
+
+        let two = Role::new(
+            2,
+            vec![vec![1, 2]],
+            BTreeMap::new(),
+            transport::auth::Guard::default(),
+            1,
+        );
+        two.install(1, [1, 2].into(), Default::default());
+        two.install(2, [2].into(), Default::default());
+        assert_eq!(two.leveling(), None);
+    }
+
+    #[test]
+    fn a_commit_sent_on_is_kept_as_rows_and_anything_else_asks_for_a_restart() {
+        let rows = vec![wire::RowChange {
+            table: 1,
+            partition: 0,
+            key: vec![1],
+            row: None,
+        }];
+        let level_up = Message::LevelUp {
+            seq: 9,
+            session: 1,
+            transaction: 2,
+            changes: rows.clone(),
+        };
+        let replicate = Message::Replicate {
+            session: 1,
+            transaction: 2,
+            changes: rows.clone(),
+            decision: 0,
+        };
+        for m in [&level_up, &replicate] {
+            let e = taken_entry(9, m).unwrap();
+            assert_eq!(
+                (e.kind, e.transaction, e.changes.len()),
+                (TakenKind::Rows, 2, 1)
+            );
+        }
+        let decided = Message::Replicate {
+            session: 1,
+            transaction: 2,
+            changes: rows,
+            decision: 5,
+        };
+        assert_eq!(taken_entry(9, &decided).unwrap().kind, TakenKind::Restart);
+        let step = Message::Gcp {
+            round: 1,
+            step: wire::GcpStep::Hold,
+        };
+        assert!(taken_entry(9, &step).is_none());
+    }
 
     fn commit(seq: u64, bytes: usize) -> TakenEntry {
         TakenEntry {
@@ -260,30 +361,28 @@ mod tests {
         }
     }
 
-    fn seqs(page: &Message) -> (u32, u64, u64, Vec<u64>, bool) {
-        let (owner, from, last, entries, more) = taken_log_parts(page.clone()).unwrap();
-        (
-            owner,
-            from,
-            last,
-            entries.iter().map(|e| e.seq).collect(),
-            more,
-        )
+    fn seqs(page: &Message) -> (u64, u64, Vec<u64>, bool) {
+        let (from, last, entries, more) = taken_log_parts(page.clone()).unwrap();
+        (from, last, entries.iter().map(|e| e.seq).collect(), more)
     }
 
     #[test]
-    fn a_stream_is_kept_in_order_once_and_begins_again_with_another_primary() {
+    fn jobs_are_kept_in_order_once_and_a_restarted_node_begins_at_its_first() {
         let mut t = Taken::default();
-        t.took(4, commit(100, 1));
-        t.took(4, commit(103, 1));
+        t.took(commit(100, 1));
+        t.took(commit(103, 1));
         // Sent again on a new connection.
-        t.took(4, commit(100, 1));
-        t.took(4, commit(105, 1));
-        assert_eq!(seqs(&t.page(0)), (4, 99, 105, vec![100, 103, 105], false));
-        assert_eq!(seqs(&t.page(103)), (4, 99, 105, vec![105], false));
-        assert_eq!(seqs(&t.page(u64::MAX)), (4, 99, 105, vec![], false));
-        t.took(2, commit(7, 1));
-        assert_eq!(seqs(&t.page(0)), (2, 6, 7, vec![7], false));
+        t.took(commit(100, 1));
+        t.took(commit(105, 1));
+        assert_eq!(seqs(&t.page(0)), (0, 105, vec![100, 103, 105], false));
+        assert_eq!(seqs(&t.page(103)), (0, 105, vec![105], false));
+        assert_eq!(seqs(&t.page(u64::MAX)), (0, 105, vec![], false));
+        let mut t = Taken {
+            fresh: true,
+            ..Taken::default()
+        };
+        t.took(commit(7, 1));
+        assert_eq!(seqs(&t.page(0)), (6, 7, vec![7], false));
     }
 
     #[test]
@@ -291,16 +390,16 @@ mod tests {
         let mut t = Taken::default();
         let big = TAKEN_KEPT_BYTES / 4;
         for seq in 1..=6 {
-            t.took(1, commit(seq, big));
+            t.took(commit(seq, big));
         }
-        let (_, from, last, kept, _) = seqs(&t.page(0));
+        let (from, last, kept, _) = seqs(&t.page(0));
         assert_eq!((from, last), (3, 6));
         assert_eq!(kept.len(), 1, "a page holds what fits 8 MiB, at least one");
-        let (_, _, _, all, more) = seqs(&t.page(3));
+        let (_, _, all, more) = seqs(&t.page(3));
         assert!(more && all == vec![4]);
         let mut t = Taken::default();
         for seq in 1..=(TAKEN_KEPT as u64 + 2) {
-            t.took(1, commit(seq, 0));
+            t.took(commit(seq, 0));
         }
         assert_eq!(t.entries.len(), TAKEN_KEPT);
         assert_eq!(t.from, 2);

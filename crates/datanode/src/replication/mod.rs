@@ -392,6 +392,7 @@ impl Role {
 
     /// This node restarted empty: it takes the catalog and rows from its primary's copy.
     pub fn begin_restart(&self) {
+        self.restart_log();
         *self.restart.lock().unwrap_or_else(|e| e.into_inner()) = Restart::AwaitingCatalog;
     }
 

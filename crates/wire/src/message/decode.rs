@@ -68,7 +68,6 @@ impl Message {
             },
             53 => Message::TakenAsk { after: r.u64()? },
             54 => {
-                let owner = r.u32()?;
                 let from = r.u64()?;
                 let last = r.u64()?;
                 // Number, kind, name and an empty row count: 29 bytes at least.
@@ -95,7 +94,6 @@ impl Message {
                     })
                     .collect::<DecodeResult<_>>()?;
                 Message::TakenLog {
-                    owner,
                     from,
                     last,
                     entries,
@@ -103,7 +101,6 @@ impl Message {
                 }
             }
             55 => Message::LevelUp {
-                primary: r.u32()?,
                 seq: r.u64()?,
                 session: r.u64()?,
                 transaction: r.u64()?,

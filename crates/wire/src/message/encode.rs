@@ -56,13 +56,11 @@ impl Message {
             }
             Message::TakenAsk { after } => out.put_u64(*after),
             Message::TakenLog {
-                owner,
                 from,
                 last,
                 entries,
                 more,
             } => {
-                out.put_u32(*owner);
                 out.put_u64(*from);
                 out.put_u64(*last);
                 out.put_u32(entries.len() as u32);
@@ -76,13 +74,11 @@ impl Message {
                 out.put_u8(u8::from(*more));
             }
             Message::LevelUp {
-                primary,
                 seq,
                 session,
                 transaction,
                 changes,
             } => {
-                out.put_u32(*primary);
                 out.put_u64(*seq);
                 out.put_u64(*session);
                 out.put_u64(*transaction);

@@ -332,29 +332,25 @@ pub enum Message {
         step: GcpStep,
     },
     /// From a node group's new primary to another member of the group (three replicas or
-    /// more), on its `PeerHello` link: what this member took from the primary it last took
-    /// commits from (`TakenLog`), its entries numbered after `after` (`u64::MAX`: none, only
-    /// where its log stands).
+    /// more), on its `PeerHello` link: what this member took from its primaries (`TakenLog`),
+    /// its entries numbered after `after` (`u64::MAX`: none, only where its log stands).
     TakenAsk {
         after: u64,
     },
-    /// The answer to `TakenAsk`: the member took every job of `owner`'s stream numbered up to
-    /// `last` that was sent to the group's members, and keeps those numbered after `from`;
-    /// `entries` are the kept ones after the asked number, oldest first, as many as fit one
-    /// frame (`more`: others follow them).
+    /// The answer to `TakenAsk`: the member took every job numbered up to `last` that its
+    /// primaries sent to the group's members, and keeps those numbered after `from`; `entries`
+    /// are the kept ones after the asked number, oldest first, as many as fit one frame
+    /// (`more`: others follow them).
     TakenLog {
-        owner: u32,
         from: u64,
         last: u64,
         entries: Vec<TakenEntry>,
         more: bool,
     },
-    /// From a node group's new primary to a member that lacks it: a commit the old primary
-    /// `primary` sent as its job `seq` (its client's session and transaction, and rows),
-    /// which another member took. Applied as a `Replicate` is, and kept as that job of the old
-    /// primary's stream. Answered by `Done`.
+    /// From a node group's new primary to a member that lacks it: a commit an earlier primary
+    /// sent as its job `seq` (its client's session and transaction, and rows), which another
+    /// member took. Applied as a `Replicate` is, and kept as that job. Answered by `Done`.
     LevelUp {
-        primary: u32,
         seq: u64,
         session: u64,
         transaction: u64,

@@ -517,7 +517,6 @@ fn messages_round_trip() {
         },
         Message::TakenAsk { after: u64::MAX },
         Message::TakenLog {
-            owner: 3,
             from: 1 << 50,
             last: (1 << 50) + 9,
             entries: vec![
@@ -544,7 +543,6 @@ fn messages_round_trip() {
             more: true,
         },
         Message::LevelUp {
-            primary: 2,
             seq: 77,
             session: 5,
             transaction: 6,
