@@ -696,26 +696,33 @@ fn pause_round(victim: usize) {
 /// the two level before it serves: when node 3 is slow it sends node 3 what it lacks; when
 /// itself is slow it first takes what it lacks from node 3. Four replicas: nodes 1 and then 2
 /// are killed in turn, each slowing its link to node 4, so the second takeover levels node
-/// 4 in node 2's stream. Each time every acknowledged commit is whole on the new primary, the
-/// replicas left hold the same rows (per-partition checksums), and commits came back within
-/// 3 s of each kill.
+/// 4 with jobs of node 2's. Three replicas with a node restart: node 1 is killed, starts again
+/// from its files and copies, then node 2 (which slows its link to node 1) is killed, so the
+/// restarted node 1 takes over behind node 3. Each time every acknowledged commit is whole on
+/// the new primary, the replicas left hold the same rows (per-partition checksums), and
+/// commits came back within 3 s of each kill.
 #[test]
 fn three_and_four_replicas_are_brought_level_when_the_primary_dies() {
-    let rounds: Vec<std::thread::JoinHandle<()>> = [(3, 3), (3, 2), (4, 4)]
-        .into_iter()
-        .map(|(replicas, slow)| std::thread::spawn(move || leveling_round(replicas, slow)))
-        .collect();
+    let rounds: Vec<std::thread::JoinHandle<()>> =
+        [(3, 3, false), (3, 2, false), (4, 4, false), (3, 3, true)]
+            .into_iter()
+            .map(|(replicas, slow, restart)| {
+                std::thread::spawn(move || leveling_round(replicas, slow, restart))
+            })
+            .collect();
     for round in rounds {
         round.join().unwrap();
     }
 }
 
 /// A group of `replicas` whose primaries kill in turn slow their links to node `slow` (see
-/// above): the primaries are killed one after the other until two nodes are left.
-fn leveling_round(replicas: usize, slow: usize) {
+/// above): the primaries are killed one after the other until two nodes are left; with
+/// `restart`, node 1 starts again between the kills.
+fn leveling_round(replicas: usize, slow: usize, restart: bool) {
     let slow_link = ["--fault-slow-link".to_string(), format!("{slow}:300")];
     let slowed: Vec<&str> = slow_link.iter().map(String::as_str).collect();
-    let extra: Vec<&[&str]> = (1..=replicas)
+    let to_first = ["--fault-slow-link", "1:100"];
+    let mut extra: Vec<&[&str]> = (1..=replicas)
         .map(|id| {
             if id + 2 <= replicas {
                 &slowed[..]
@@ -724,6 +731,9 @@ fn leveling_round(replicas: usize, slow: usize) {
             }
         })
         .collect();
+    if restart {
+        extra[1] = &to_first;
+    }
     let (
         mut cluster,
         Load {
@@ -732,9 +742,24 @@ fn leveling_round(replicas: usize, slow: usize) {
             seen,
             writers,
         },
-    ) = load(start_group(44 + replicas + slow, replicas, &extra), WRITERS);
-    let what = format!("{replicas} replicas, node {slow} slow");
-    for victim in 0..replicas - 2 {
+    ) = load(
+        start_group(
+            44 + replicas + slow + 10 * usize::from(restart),
+            replicas,
+            &extra,
+        ),
+        WRITERS,
+    );
+    let what = format!(
+        "{replicas} replicas, node {slow} slow{}",
+        if restart { ", node 1 restarted" } else { "" }
+    );
+    let victims: Vec<usize> = if restart {
+        vec![0, 1]
+    } else {
+        (0..replicas - 2).collect()
+    };
+    for victim in victims {
         std::thread::sleep(Duration::from_millis(500));
         let before = seen.lock().unwrap().acknowledged.len();
         seen.lock().unwrap().after_kill.clear();
@@ -762,14 +787,23 @@ fn leveling_round(replicas: usize, slow: usize) {
             first <= RECOVERY_MAX,
             "{what}: commits came back {first:?} after the kill"
         );
+        if restart && victim == 0 {
+            let mut back = spawn_node(&cluster.dir, &cluster.mgm, 1, &[]);
+            back.wait_until(|l| l.contains("a member again"), Duration::from_secs(60));
+            cluster.nodes[0].process = back;
+        }
     }
     stop_writers(&stop, writers);
     let seen = seen.lock().unwrap();
     println!("{what}: {}", seen.summary());
-    let left: Vec<&str> = cluster.nodes[replicas - 2..]
-        .iter()
-        .map(|n| n.api.as_str())
-        .collect();
+    let left: Vec<&str> = if restart {
+        vec![&cluster.nodes[0].api, &cluster.nodes[2].api]
+    } else {
+        cluster.nodes[replicas - 2..]
+            .iter()
+            .map(|n| n.api.as_str())
+            .collect()
+    };
     check_survivor(&what, left[0], &seen);
     // The replicas left hold the same rows, once nothing is under way.
     common::replicas_equal(&what, &left);

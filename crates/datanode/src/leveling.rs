@@ -1,11 +1,12 @@
 //! The leveler: on a new primary of a node group of three or more replicas, a thread that
 //! brings every member to the same commits before the node serves (`replication::level` says
-//! why). It asks each member where its log of the old primary's stream stands, takes from the
-//! member furthest on the commits this node lacks and applies them, and sends every member the
-//! commits it lacks (`LevelUp`), oldest first. A member whose gap it cannot fill (its log is of
-//! another stream, the commits it lacks are no longer kept, or one is a schema change or a
-//! two-phase commit's part) is told to start again empty and copy (`Shutdown`); when that is
-//! this node, it stops so, and the next view's primary levels the group.
+//! why). It asks each member where its log of taken jobs stands, takes from the member
+//! furthest on the commits this node lacks and applies them, and sends every member the
+//! commits it lacks (`LevelUp`), oldest first. A member whose gap it cannot fill (the jobs it
+//! lacks are no longer kept, or one is a schema change or a two-phase commit's part) is told
+//! to start again empty and copy (`Shutdown`), as is a node still copying from the old
+//! primary; when that is this node, it stops so, before it touches another, and the next
+//! view's primary levels the group.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
@@ -166,6 +167,23 @@ fn level(shared: &Arc<Shared>, role: &Arc<Role>, epoch: u64) -> Result<u64, Stri
         shared.request_stop(true, true);
         return Err("this node lacks jobs another replica took that it cannot be sent (no longer kept, or a schema change or a two-phase commit's part): it starts again empty".into());
     }
+    // A node still copying holds rows of the old primary's that this node may lack: it
+    // starts its copy again, empty, from this node.
+    for node in role
+        .group
+        .iter()
+        .copied()
+        .filter(|n| *n != role.me && view.starting.contains(n))
+    {
+        tracing::warn!(
+            node,
+            "a replica was copying from the old primary: it starts again empty"
+        );
+        Asker::open(role, node, epoch)?.ask(&Message::Shutdown {
+            restart: true,
+            initial: true,
+        })?;
+    }
     for e in lacking(role.me) {
         if e.kind == TakenKind::Rows {
             role.commit_ended((e.session, e.transaction), true);
@@ -174,7 +192,14 @@ fn level(shared: &Arc<Shared>, role: &Arc<Role>, epoch: u64) -> Result<u64, Stri
         role.took_while_leveling(e.clone());
     }
     let (tx, rx) = mpsc::channel();
-    let mut waiting = 0;
+    let mut sending = Sending {
+        role,
+        epoch,
+        tx,
+        rx,
+        waiting: 0,
+        bytes: 0,
+    };
     for node in plan.behind.keys().copied().filter(|n| *n != role.me) {
         let lacks = lacking(node);
         if lacks.iter().any(|e| e.kind == TakenKind::Restart) {
@@ -182,37 +207,74 @@ fn level(shared: &Arc<Shared>, role: &Arc<Role>, epoch: u64) -> Result<u64, Stri
             continue;
         }
         for e in lacks.into_iter().filter(|e| e.kind == TakenKind::Rows) {
-            let tx = tx.clone();
-            waiting += 1;
-            role.send_level_up(
-                node,
-                Message::LevelUp {
-                    seq: e.seq,
-                    session: e.session,
-                    transaction: e.transaction,
-                    changes: e.changes.clone(),
-                },
-                Box::new(move |result, _| {
-                    let _ = tx.send(result.map(|_| ()).map_err(|e| e.message));
-                }),
-            );
+            sending.send(node, e)?;
         }
     }
     for node in &plan.restart {
         restart(&mut members, *node)?;
     }
     // Every member answered (or left the view, and stopped serving).
-    while waiting > 0 {
-        match rx.recv_timeout(POLL) {
-            Ok(Ok(())) => waiting -= 1,
-            Ok(Err(e)) => return Err(e),
-            Err(_) if role.leveling() != Some(epoch) => {
-                return Err("the view changed while the group was brought level".into())
-            }
-            Err(_) => {}
-        }
-    }
+    sending.wait(0)?;
     Ok(plan.last)
+}
+
+/// Bytes of rows the leveler has out to members at once; past them it waits for answers.
+const SENDING_BYTES_MAX: usize = 8 << 20;
+
+/// The `LevelUp`s out to members, bounded by `SENDING_BYTES_MAX`.
+struct Sending<'a> {
+    role: &'a Arc<Role>,
+    epoch: u64,
+    tx: mpsc::Sender<Result<usize, String>>,
+    rx: mpsc::Receiver<Result<usize, String>>,
+    waiting: usize,
+    bytes: usize,
+}
+
+impl Sending<'_> {
+    /// Sends member `node` the commit `e` it lacks, after the ones before it.
+    fn send(&mut self, node: u32, e: &TakenEntry) -> Result<(), String> {
+        let bytes = e
+            .changes
+            .iter()
+            .map(wire::RowChange::encoded_bytes)
+            .sum::<usize>();
+        self.wait(SENDING_BYTES_MAX.saturating_sub(bytes))?;
+        let tx = self.tx.clone();
+        self.waiting += 1;
+        self.bytes += bytes;
+        self.role.send_level_up(
+            node,
+            Message::LevelUp {
+                seq: e.seq,
+                session: e.session,
+                transaction: e.transaction,
+                changes: e.changes.clone(),
+            },
+            Box::new(move |result, _| {
+                let _ = tx.send(result.map(|_| bytes).map_err(|e| e.message));
+            }),
+        );
+        Ok(())
+    }
+
+    /// Waits until at most `bytes` are out (0: every member answered, or left the view).
+    fn wait(&mut self, bytes: usize) -> Result<(), String> {
+        while self.waiting > 0 && (self.bytes > bytes || bytes == 0) {
+            match self.rx.recv_timeout(POLL) {
+                Ok(Ok(answered)) => {
+                    self.waiting -= 1;
+                    self.bytes -= answered;
+                }
+                Ok(Err(e)) => return Err(e),
+                Err(_) if self.role.leveling() != Some(self.epoch) => {
+                    return Err("the view changed while the group was brought level".into())
+                }
+                Err(_) => {}
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What leveling does, decided from where each member's log stands.

@@ -191,7 +191,7 @@ impl Coordinator {
             | Message::CopyNames { .. }
             | Message::CopyPrimaries { .. }
             | Message::CopyDone { .. } => match self.replica {
-                Some((_, epoch)) => role.accepts_commit(epoch).err(),
+                Some((_, epoch)) => role.take_job(epoch, id, message).err(),
                 None => Some(Error::new(
                     ErrorCode::Protocol,
                     "copies come only on a primary's link (after PeerHello)",

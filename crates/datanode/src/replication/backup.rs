@@ -53,16 +53,17 @@ impl Role {
         if let Some(decision) = decision {
             self.commit_ended(decision, true);
         }
-        self.log_taken(&view, super::taken_entry(job.0, job.1));
+        self.log_taken(&view, job.0, job.1);
         Ok(())
     }
 
     /// `accepts_commit` for another job of the primary's (a prepared part, its resolution, a
-    /// checkpoint step), kept in the member's log under the same look at the view.
+    /// checkpoint step, part of a copy), kept in the member's log under the same look at the
+    /// view.
     pub fn take_job(&self, epoch: u64, seq: u64, message: &Message) -> Result<(), Error> {
         let view = self.view.read().unwrap_or_else(|e| e.into_inner());
         self.backup_in(&view, epoch)?;
-        self.log_taken(&view, super::taken_entry(seq, message));
+        self.log_taken(&view, seq, message);
         Ok(())
     }
 
@@ -106,7 +107,7 @@ impl Role {
             return Ok(true);
         }
         self.backup_in(&view, epoch)?;
-        self.log_taken(&view, super::taken_entry(job.0, job.1));
+        self.log_taken(&view, job.0, job.1);
         Ok(false)
     }
 
@@ -149,7 +150,10 @@ impl Role {
             .is_some_and(|(n, id, _)| (*n, *id) == (node, request_id))
         {
             *last = match answer {
-                Message::Failure(e) if e.is_temporary() => None,
+                Message::Failure(e) if e.is_temporary() => {
+                    self.schema_job_failed();
+                    None
+                }
                 answer => Some((node, request_id, Some(answer.clone()))),
             };
         }

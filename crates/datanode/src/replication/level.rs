@@ -42,9 +42,11 @@ pub(super) struct Taken {
     last: u64,
     entries: VecDeque<TakenEntry>,
     bytes: usize,
-    /// A restarted node: its log begins at the first job it takes as a member (it has the
-    /// ones before from its copy).
+    /// A restarted node: its log begins where its copy left it (`seen`).
     fresh: bool,
+    /// A schema change it took failed here with a temporary error: it lacks a job its log
+    /// says it took, and must start again empty if the primary dies before sending it again.
+    broken: bool,
 }
 
 fn entry_bytes(entry: &TakenEntry) -> usize {
@@ -59,11 +61,7 @@ impl Taken {
     /// Job `entry.seq` was taken here; a job sent again (numbered at or below the last) is not
     /// kept twice.
     fn took(&mut self, entry: TakenEntry) {
-        if self.fresh {
-            self.fresh = false;
-            self.from = entry.seq.saturating_sub(1);
-            self.last = self.from;
-        }
+        self.fresh = false;
         if entry.seq <= self.last {
             return;
         }
@@ -79,8 +77,26 @@ impl Taken {
         }
     }
 
+    /// A restarted node still copying took job `seq` (a commit or part of its copy): it holds
+    /// every job up to it once a member.
+    fn seen(&mut self, seq: u64) {
+        if self.fresh {
+            self.last = self.last.max(seq);
+            self.from = self.last;
+        }
+    }
+
     /// The kept entries numbered after `after`, as many as fit one page.
     fn page(&self, after: u64) -> Message {
+        if self.broken {
+            // Behind everyone, and a source for no one.
+            return Message::TakenLog {
+                from: u64::MAX,
+                last: 0,
+                entries: Vec::new(),
+                more: false,
+            };
+        }
         let mut entries = Vec::new();
         let mut bytes = 0;
         let mut more = false;
@@ -121,8 +137,13 @@ pub fn taken_entry(seq: u64, message: &Message) -> Option<TakenEntry> {
             changes,
             ..
         } => (TakenKind::Rows, *session, *transaction, changes.clone()),
-        // The next round covers a missed step.
-        Message::Gcp { .. } => return None,
+        // The next round covers a missed step; a copy goes to a starting node only.
+        Message::Gcp { .. }
+        | Message::CopyCatalog { .. }
+        | Message::CopyRows { .. }
+        | Message::CopyNames { .. }
+        | Message::CopyPrimaries { .. }
+        | Message::CopyDone { .. } => return None,
         _ => (TakenKind::Restart, 0, 0, Vec::new()),
     };
     Some(TakenEntry {
@@ -163,14 +184,32 @@ impl Role {
             && self.restart() == Restart::No
     }
 
-    /// Keeps a job taken here in `view` (called under the look at the view that let it in,
-    /// so a new primary asking after the view changed finds it).
-    pub(super) fn log_taken(&self, view: &ViewState, entry: Option<TakenEntry>) {
-        if let Some(entry) = entry.filter(|_| self.keeps_taken(view)) {
+    /// Keeps job `seq` (`message`) taken here in `view` (called under the look at the view
+    /// that let it in, so a new primary asking after the view changed finds it); a restarted
+    /// node still copying notes how far it got.
+    pub(super) fn log_taken(&self, view: &ViewState, seq: u64, message: &Message) {
+        if self.group.len() < 3 {
+            return;
+        }
+        if self.keeps_taken(view) {
+            if let Some(entry) = taken_entry(seq, message) {
+                self.taken
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .took(entry);
+            }
+        } else if self.restart() == Restart::Copying || view.starting.contains(&self.me) {
             self.taken
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .took(entry);
+                .seen(seq);
+        }
+    }
+
+    /// A schema change this member took failed here with a temporary error (`Taken::broken`).
+    pub fn schema_job_failed(&self) {
+        if self.group.len() >= 3 {
+            self.taken.lock().unwrap_or_else(|e| e.into_inner()).broken = true;
         }
     }
 
@@ -286,7 +325,11 @@ mod tests {
         role.open(3);
         assert_eq!(role.leveling(), Some(3));
         role.leveled(2, u64::MAX / 2);
-        assert_eq!(role.leveling(), Some(3), "an older view's leveling ends nothing");
+        assert_eq!(
+            role.leveling(),
+            Some(3),
+            "an older view's leveling ends nothing"
+        );
         let last = role.job_seq.load(Ordering::Relaxed) + 1_000;
         role.leveled(3, last);
         assert_eq!(role.leveling(), None);
@@ -377,12 +420,20 @@ mod tests {
         assert_eq!(seqs(&t.page(0)), (0, 105, vec![100, 103, 105], false));
         assert_eq!(seqs(&t.page(103)), (0, 105, vec![105], false));
         assert_eq!(seqs(&t.page(u64::MAX)), (0, 105, vec![], false));
+        // A restarted node: where its copy left it, then what it takes as a member.
         let mut t = Taken {
             fresh: true,
             ..Taken::default()
         };
+        assert_eq!(seqs(&t.page(0)), (0, 0, vec![], false));
+        t.seen(5);
+        t.seen(4);
+        assert_eq!(seqs(&t.page(0)), (5, 5, vec![], false));
         t.took(commit(7, 1));
-        assert_eq!(seqs(&t.page(0)), (6, 7, vec![7], false));
+        t.seen(9);
+        assert_eq!(seqs(&t.page(0)), (5, 7, vec![7], false));
+        t.broken = true;
+        assert_eq!(seqs(&t.page(0)), (u64::MAX, 0, vec![], false));
     }
 
     #[test]

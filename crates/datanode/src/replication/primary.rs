@@ -129,18 +129,23 @@ impl Role {
         // once a view adds a starting node waits for every commit sent without it.
         let guard = self.view.read().unwrap_or_else(|e| e.into_inner());
         let view = guard.clone();
-        if self.primary_in(&view) != Some(self.me) {
+        // A primary bringing its group level sends nothing but what the members lack first
+        // (anything else would be numbered below what they lack: `level`).
+        let leveling = self.leveling().is_some() && !matches!(message, Message::LevelUp { .. });
+        if leveling || self.primary_in(&view) != Some(self.me) {
             drop(guard);
-            done(
-                Err(Error::new(
-                    ErrorCode::ViewChanged,
-                    format!(
-                        "data node {} is no longer the primary in the cluster's view {}",
-                        self.me, view.epoch
-                    ),
-                )),
-                0,
-            );
+            let why = if leveling {
+                format!(
+                    "data node {} brings its node group level first in the cluster's view {}",
+                    self.me, view.epoch
+                )
+            } else {
+                format!(
+                    "data node {} is no longer the primary in the cluster's view {}",
+                    self.me, view.epoch
+                )
+            };
+            done(Err(Error::new(ErrorCode::ViewChanged, why)), 0);
             return 0;
         }
         // A commit's rows and a copy go to starting nodes too; a schema change only to
