@@ -324,6 +324,14 @@ fn config_of(mgm: &str, asker: NodeId, timeout: Duration) -> Result<ClusterConfi
         .map_err(|e| anyhow::anyhow!("the management node's configuration: {e}"))
 }
 
+/// Every data node's native address in the configuration of the management node at `mgm`,
+/// comma-separated (None: no management node answers there).
+pub fn data_node_addresses(mgm: &str) -> Option<String> {
+    let config = config_of(mgm, ADMIN_ID, Duration::from_millis(300)).ok()?;
+    let all: Vec<String> = config.api_addresses.values().cloned().collect();
+    (!all.is_empty()).then(|| all.join(","))
+}
+
 /// The epoch in a view line ("view N ...").
 fn epoch_of(view: &str) -> u64 {
     view.split_whitespace()

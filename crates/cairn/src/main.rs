@@ -135,8 +135,10 @@ enum AdminCommand {
     /// Shows a data node's status: workers, tables, rows, resident memory; and, when a
     /// management node answers at --mgm, the cluster's node groups, each node's state and role.
     Status {
-        #[arg(long, default_value = "127.0.0.1:2202")]
-        connect: String,
+        /// The data node(s) to ask (default: those of the cluster the management node at
+        /// --mgm runs, else `cairn start`'s one data node, 127.0.0.1:2202).
+        #[arg(long)]
+        connect: Option<String>,
         /// The cluster's management node (`cairn start --data-nodes` runs it at base port + 100).
         #[arg(long, default_value = "127.0.0.1:2300")]
         mgm: String,
@@ -350,6 +352,9 @@ fn main() -> Result<()> {
             timeout_s,
         }) => cluster_node::restart_nodes(&mgm, None, initial, Duration::from_secs(timeout_s)),
         Command::Admin(AdminCommand::Status { connect, mgm }) => {
+            let connect = connect
+                .or_else(|| cluster_node::data_node_addresses(&mgm))
+                .unwrap_or_else(|| "127.0.0.1:2202".into());
             let cluster = client::Cluster::connect(&connect);
             let s = cluster.as_ref().ok().map(|c| c.status()).transpose()?;
             // The serving data node names its group's primary (first of the members).

@@ -754,6 +754,62 @@ fn start_serves_sql_on_a_socket_in_its_data_directory_unless_told_not_to() {
     without.terminate();
 }
 
+/// `cairn start --data-nodes 3 --replicas 3`: one node group of three. `cairn admin status`
+/// with only `--mgm` finds the data nodes itself and shows a primary and two backups; SQL goes
+/// on when the primary dies (the new primary levels the other replica first), and the two
+/// replicas left hold the same rows (`cairn admin replicas`).
+#[test]
+fn start_runs_three_replicas() {
+    let dir = std::env::temp_dir().join(format!("cairn-start-three-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let base = common::free_block(&[2, 3, 4, 100, 101, 102, 103]);
+    let args = common::cluster_args(&dir, 3, 3, base);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut cluster = common::spawn(&argv);
+    assert!(
+        cluster
+            .output
+            .iter()
+            .any(|l| l.contains("3 data nodes in 1 node group(s) of 3 replicas")),
+        "{:?}",
+        cluster.output
+    );
+    let sql = cluster.listening("sql (mysql protocol): ");
+    let pids: Vec<u32> = cluster
+        .output
+        .iter()
+        .filter(|l| l.starts_with("data node "))
+        .filter_map(|l| l.rsplit("pid ").next()?.parse().ok())
+        .collect();
+    assert_eq!(pids.len(), 3, "{:?}", cluster.output);
+    let mgm = mgm_address(&cluster);
+    let shown = admin(&mgm, &["status"]);
+    assert!(
+        shown.contains("data node 1 ")
+            && shown.contains("primary of every partition")
+            && shown.matches("backup").count() == 2
+            && shown.contains("node 1: 2 workers"),
+        "{shown}"
+    );
+    mysql(
+        &sql,
+        "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT); \
+         INSERT INTO d.t VALUES (1, 10), (2, 20)",
+    );
+    kill_then_insert(
+        &mut cluster,
+        pids[0],
+        1,
+        &sql,
+        "INSERT INTO d.t VALUES (3, 30)",
+    );
+    assert_eq!(
+        mysql(&sql, "SELECT id, v FROM d.t ORDER BY id"),
+        "id\tv\n1\t10\n2\t20\n3\t30\n"
+    );
+    admin(&mgm, &["replicas"]);
+}
+
 /// `cairn start --data-nodes 4 --replicas 2`: two node groups of two. `cairn admin status`
 /// shows both groups with a primary each; SQL spreads rows over both (a multi-row insert is a
 /// two-phase commit), reads them back, and goes on when the second group's primary dies and
