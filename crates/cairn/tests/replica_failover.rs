@@ -703,23 +703,90 @@ fn pause_round(victim: usize) {
 /// commits came back within 3 s of each kill.
 #[test]
 fn three_and_four_replicas_are_brought_level_when_the_primary_dies() {
-    let rounds: Vec<std::thread::JoinHandle<()>> =
-        [(3, 3, false), (3, 2, false), (4, 4, false), (3, 3, true)]
-            .into_iter()
-            .map(|(replicas, slow, restart)| {
-                std::thread::spawn(move || leveling_round(replicas, slow, restart))
-            })
-            .collect();
+    let rounds = [
+        (49, 3, 2, false),
+        (50, 3, 3, false),
+        (52, 4, 4, false),
+        (60, 3, 3, true),
+    ];
+    let rounds: Vec<std::thread::JoinHandle<()>> = rounds
+        .into_iter()
+        .map(|(round, replicas, slow, restart)| {
+            let setup = Leveling {
+                round,
+                replicas,
+                slow,
+                delay_ms: 300,
+                restart,
+                kill_after_ms: [500, 500],
+            };
+            std::thread::spawn(move || leveling_round(setup))
+        })
+        .collect();
     for round in rounds {
         round.join().unwrap();
     }
 }
 
-/// A group of `replicas` whose primaries kill in turn slow their links to node `slow` (see
-/// above): the primaries are killed one after the other until two nodes are left; with
-/// `restart`, node 1 starts again between the kills.
-fn leveling_round(replicas: usize, slow: usize, restart: bool) {
-    let slow_link = ["--fault-slow-link".to_string(), format!("{slow}:300")];
+/// `leveling_round`s drawn from a seed (`CAIRN_LEVEL_SEED` repeats one): three or four
+/// replicas, which backup's link is slowed and by how much (50-400 ms), how long the load runs
+/// before each kill, and whether the first killed primary starts again before the next kill.
+#[test]
+fn replicas_are_brought_level_in_random_rounds() {
+    let seed = common::seed_from_env("CAIRN_LEVEL_SEED");
+    println!("leveling rounds: seed {seed} (CAIRN_LEVEL_SEED={seed} repeats them)");
+    let mut next = common::random(seed);
+    // Two at a time: each round runs four or five processes.
+    for pair in 0..2 {
+        let rounds: Vec<std::thread::JoinHandle<()>> = (0..2)
+            .map(|k| {
+                let replicas = 3 + (next() % 2) as usize;
+                let setup = Leveling {
+                    round: 70 + pair * 2 + k,
+                    replicas,
+                    slow: 2 + (next() % (replicas as u64 - 1)) as usize,
+                    delay_ms: 50 + next() % 351,
+                    restart: replicas == 3 && next().is_multiple_of(2),
+                    kill_after_ms: [200 + next() % 1300, 200 + next() % 1300],
+                };
+                println!("leveling round {}: {setup:?}", setup.round);
+                std::thread::spawn(move || leveling_round(setup))
+            })
+            .collect();
+        for round in rounds {
+            round.join().unwrap();
+        }
+    }
+}
+
+/// A leveling round: a group of `replicas` under native writers, whose primaries slow their
+/// links to node `slow` by `delay_ms` (with `restart`, node 2 slows its link to node 1 by 100
+/// ms instead), killed one after the other (each after `kill_after_ms` of load) until two
+/// nodes are left; with `restart`, the first killed primary starts again from its files before
+/// the second kill.
+#[derive(Debug, Clone, Copy)]
+struct Leveling {
+    round: usize,
+    replicas: usize,
+    slow: usize,
+    delay_ms: u64,
+    restart: bool,
+    kill_after_ms: [u64; 2],
+}
+
+fn leveling_round(setup: Leveling) {
+    let Leveling {
+        round,
+        replicas,
+        slow,
+        delay_ms,
+        restart,
+        kill_after_ms,
+    } = setup;
+    let slow_link = [
+        "--fault-slow-link".to_string(),
+        format!("{slow}:{delay_ms}"),
+    ];
     let slowed: Vec<&str> = slow_link.iter().map(String::as_str).collect();
     let to_first = ["--fault-slow-link", "1:100"];
     let mut extra: Vec<&[&str]> = (1..=replicas)
@@ -742,16 +809,9 @@ fn leveling_round(replicas: usize, slow: usize, restart: bool) {
             seen,
             writers,
         },
-    ) = load(
-        start_group(
-            44 + replicas + slow + 10 * usize::from(restart),
-            replicas,
-            &extra,
-        ),
-        WRITERS,
-    );
+    ) = load(start_group(round, replicas, &extra), WRITERS);
     let what = format!(
-        "{replicas} replicas, node {slow} slow{}",
+        "round {round}: {replicas} replicas, node {slow} slow by {delay_ms} ms{}",
         if restart { ", node 1 restarted" } else { "" }
     );
     let victims: Vec<usize> = if restart {
@@ -759,13 +819,14 @@ fn leveling_round(replicas: usize, slow: usize, restart: bool) {
     } else {
         (0..replicas - 2).collect()
     };
-    for victim in victims {
-        std::thread::sleep(Duration::from_millis(500));
+    for (k, victim) in victims.into_iter().enumerate() {
+        std::thread::sleep(Duration::from_millis(kill_after_ms[k]));
         let before = seen.lock().unwrap().acknowledged.len();
-        seen.lock().unwrap().after_kill.clear();
         cluster.nodes[victim].process.child.kill().unwrap();
         let kill_time = Instant::now();
         *killed.lock().unwrap() = Some(kill_time);
+        // (Commits of the last round may still come in: only those after this kill count.)
+        seen.lock().unwrap().after_kill.retain(|t| *t > kill_time);
         let _ = cluster.nodes[victim].process.child.wait();
         let deadline = kill_time + RECOVERY_MAX + Duration::from_millis(500);
         while Instant::now() < deadline && seen.lock().unwrap().after_kill.len() < 20 {
@@ -776,6 +837,7 @@ fn leveling_round(replicas: usize, slow: usize, restart: bool) {
             .unwrap()
             .after_kill
             .iter()
+            .filter(|t| **t > kill_time)
             .min()
             .map(|t| *t - kill_time);
         println!(

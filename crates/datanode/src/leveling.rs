@@ -167,23 +167,7 @@ fn level(shared: &Arc<Shared>, role: &Arc<Role>, epoch: u64) -> Result<u64, Stri
         shared.request_stop(true, true);
         return Err("this node lacks jobs another replica took that it cannot be sent (no longer kept, or a schema change or a two-phase commit's part): it starts again empty".into());
     }
-    // A node still copying holds rows of the old primary's that this node may lack: it
-    // starts its copy again, empty, from this node.
-    for node in role
-        .group
-        .iter()
-        .copied()
-        .filter(|n| *n != role.me && view.starting.contains(n))
-    {
-        tracing::warn!(
-            node,
-            "a replica was copying from the old primary: it starts again empty"
-        );
-        Asker::open(role, node, epoch)?.ask(&Message::Shutdown {
-            restart: true,
-            initial: true,
-        })?;
-    }
+    restart_starting(role, &view.starting, epoch)?;
     for e in lacking(role.me) {
         if e.kind == TakenKind::Rows {
             role.commit_ended((e.session, e.transaction), true);
@@ -216,6 +200,31 @@ fn level(shared: &Arc<Shared>, role: &Arc<Role>, epoch: u64) -> Result<u64, Stri
     // Every member answered (or left the view, and stopped serving).
     sending.wait(0)?;
     Ok(plan.last)
+}
+
+/// A node still copying from the old primary may hold rows of the old primary's that this node
+/// lacks: each of `starting` in this node's group starts its copy again, empty, from this node.
+fn restart_starting(
+    role: &Role,
+    starting: &std::collections::BTreeSet<u32>,
+    epoch: u64,
+) -> Result<(), String> {
+    for node in role
+        .group
+        .iter()
+        .copied()
+        .filter(|n| *n != role.me && starting.contains(n))
+    {
+        tracing::warn!(
+            node,
+            "a replica was copying from the old primary: it starts again empty"
+        );
+        Asker::open(role, node, epoch)?.ask(&Message::Shutdown {
+            restart: true,
+            initial: true,
+        })?;
+    }
+    Ok(())
 }
 
 /// Bytes of rows the leveler has out to members at once; past them it waits for answers.
