@@ -149,13 +149,9 @@ impl Role {
             .as_ref()
             .is_some_and(|(n, id, _)| (*n, *id) == (node, request_id))
         {
-            *last = match answer {
-                Message::Failure(e) if e.is_temporary() => {
-                    self.schema_job_failed();
-                    None
-                }
-                answer => Some((node, request_id, Some(answer.clone()))),
-            };
+            let failed = matches!(answer, Message::Failure(e) if e.is_temporary());
+            self.schema_job_ended(request_id, failed);
+            *last = (!failed).then(|| (node, request_id, Some(answer.clone())));
         }
     }
 }

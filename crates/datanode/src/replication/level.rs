@@ -25,10 +25,10 @@ use wire::{Message, TakenEntry, TakenKind};
 
 use super::{Restart, Role, ViewState};
 
-/// Jobs a member keeps of its primary's stream; older ones are forgotten first (a member whose
-/// gap reaches past what the member furthest on keeps starts again empty instead).
+/// Jobs a member keeps of those it took; older ones are forgotten first (a member whose gap
+/// reaches past what the member furthest on keeps starts again empty instead).
 pub const TAKEN_KEPT: usize = wire::TAKEN_ENTRIES_MAX;
-/// Bytes of rows a member keeps of its primary's stream.
+/// Bytes of rows a member keeps of the jobs it took.
 pub const TAKEN_KEPT_BYTES: usize = 64 << 20;
 /// Bytes of rows one `TakenLog` carries.
 const TAKEN_PAGE_BYTES: usize = 8 << 20;
@@ -44,9 +44,10 @@ pub(super) struct Taken {
     bytes: usize,
     /// A restarted node: its log begins where its copy left it (`seen`).
     fresh: bool,
-    /// A schema change it took failed here with a temporary error: it lacks a job its log
-    /// says it took, and must start again empty if the primary dies before sending it again.
-    broken: bool,
+    /// A schema change it took (this job) failed here with a temporary error: it lacks a job
+    /// its log says it took, and must start again empty if the primary dies before sending it
+    /// again and it succeeds.
+    broken: Option<u64>,
 }
 
 fn entry_bytes(entry: &TakenEntry) -> usize {
@@ -88,7 +89,7 @@ impl Taken {
 
     /// The kept entries numbered after `after`, as many as fit one page.
     fn page(&self, after: u64) -> Message {
-        if self.broken {
+        if self.broken.is_some() {
             // Behind everyone, and a source for no one.
             return Message::TakenLog {
                 from: u64::MAX,
@@ -206,10 +207,16 @@ impl Role {
         }
     }
 
-    /// A schema change this member took failed here with a temporary error (`Taken::broken`).
-    pub fn schema_job_failed(&self) {
+    /// Schema change `seq` this member took ended here: failed with a temporary error
+    /// (`Taken::broken`), or done (as sent again, it mends that).
+    pub fn schema_job_ended(&self, seq: u64, failed: bool) {
         if self.group.len() >= 3 {
-            self.taken.lock().unwrap_or_else(|e| e.into_inner()).broken = true;
+            let mut taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
+            if failed {
+                taken.broken = Some(seq);
+            } else if taken.broken == Some(seq) {
+                taken.broken = None;
+            }
         }
     }
 
@@ -432,7 +439,7 @@ mod tests {
         t.took(commit(7, 1));
         t.seen(9);
         assert_eq!(seqs(&t.page(0)), (5, 7, vec![7], false));
-        t.broken = true;
+        t.broken = Some(7);
         assert_eq!(seqs(&t.page(0)), (u64::MAX, 0, vec![], false));
     }
 
