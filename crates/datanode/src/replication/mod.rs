@@ -113,11 +113,12 @@ pub struct Role {
     copy_batches: AtomicU64,
     /// The newest view this node opened (the one it serves in, until a newer one opens).
     opened: AtomicU64,
-    /// The number the next job this node sends as a primary takes (`Job::seq`): one stream
-    /// for every link, begun at the microseconds since 1970 when the node started, so a
-    /// stream of a later life of the node numbers above every job of an earlier one.
+    /// The number the next job this node sends as a primary takes (`Job::seq`), one order for
+    /// every link: begun at the microseconds since 1970 when the node started, and raised
+    /// above every job any member took when the node becomes its group's primary
+    /// (`Role::leveled`, `Role::level_in`).
     job_seq: AtomicU64,
-    /// On a member of a group of three or more: the jobs it took from its primary
+    /// On a member of a group of three or more: the jobs it took from its primaries
     /// (`level`).
     taken: Mutex<level::Taken>,
     /// On a new primary of such a group: the view it brings the group level in before it
