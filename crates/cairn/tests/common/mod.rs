@@ -8,6 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+pub mod failover;
 #[path = "../../../../testsupport/ports.rs"]
 mod ports;
 #[allow(unused_imports)]
