@@ -755,7 +755,8 @@ fn start_serves_sql_on_a_socket_in_its_data_directory_unless_told_not_to() {
 }
 
 /// `cairn start --data-nodes 3 --replicas 3`: one node group of three. `cairn admin status`
-/// with only `--mgm` finds the data nodes itself and shows a primary and two backups; SQL goes
+/// with only `--mgm` finds the data nodes itself and shows a primary and two backups, as does
+/// `ndbinfo.table_fragments` for every partition; SQL goes
 /// on when the primary dies (the new primary levels the other replica first), and the two
 /// replicas left hold the same rows (`cairn admin replicas`).
 #[test]
@@ -795,6 +796,20 @@ fn start_runs_three_replicas() {
         &sql,
         "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v INT); \
          INSERT INTO d.t VALUES (1, 10), (2, 20)",
+    );
+    // Every partition on the three, node 1 its primary, as NDB's ndbinfo shows fragments.
+    assert_eq!(
+        mysql(
+            &sql,
+            "SELECT DISTINCT no_of_replicas, current_primary, current_first_backup, \
+             current_second_backup, num_alive_replicas, num_dead_replicas \
+             FROM ndbinfo.table_fragments"
+        ),
+        "no_of_replicas\tcurrent_primary\tcurrent_first_backup\tcurrent_second_backup\tnum_alive_replicas\tnum_dead_replicas\n3\t1\t2\t3\t3\t0\n"
+    );
+    assert!(
+        mysql(&sql, "SELECT COUNT(*) >= 2 FROM ndbinfo.table_fragments").ends_with("\n1\n"),
+        "every table's partitions"
     );
     kill_then_insert(
         &mut cluster,

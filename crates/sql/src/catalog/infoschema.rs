@@ -64,12 +64,15 @@ pub(crate) enum Virtual {
     /// ndbinfo.memoryusage: each data node's data memory, used and its limit (NDB's columns,
     /// pages of 32 KiB).
     NdbinfoMemoryusage,
+    /// ndbinfo.table_fragments: each table partition (NDB's fragment), its node group's
+    /// replicas and which of them is its primary now (NDB's columns).
+    NdbinfoTableFragments,
     /// mysql.user: the accounts, as MariaDB's view of them shows them to tools (read only).
     MysqlUser,
 }
 
 impl Virtual {
-    pub(crate) const ALL: [Virtual; 25] = [
+    pub(crate) const ALL: [Virtual; 26] = [
         Virtual::Schemata,
         Virtual::Tables,
         Virtual::Columns,
@@ -94,6 +97,7 @@ impl Virtual {
         Virtual::GlobalStatus,
         Virtual::NdbinfoNodes,
         Virtual::NdbinfoMemoryusage,
+        Virtual::NdbinfoTableFragments,
         Virtual::MysqlUser,
     ];
 
@@ -123,6 +127,7 @@ impl Virtual {
             Virtual::GlobalStatus => "$global_status",
             Virtual::NdbinfoNodes => "$ndbinfo_nodes",
             Virtual::NdbinfoMemoryusage => "$ndbinfo_memoryusage",
+            Virtual::NdbinfoTableFragments => "$ndbinfo_table_fragments",
             Virtual::MysqlUser => "$mysql_user",
         }
     }
@@ -466,6 +471,25 @@ impl Virtual {
                 ]);
                 c
             }
+            Virtual::NdbinfoTableFragments => [
+                "node_id",
+                "table_id",
+                "partition_id",
+                "fragment_id",
+                "partition_order",
+                "log_part_id",
+                "no_of_replicas",
+                "current_primary",
+                "preferred_primary",
+                "current_first_backup",
+                "current_second_backup",
+                "current_third_backup",
+                "num_alive_replicas",
+                "num_dead_replicas",
+                "num_lcp_replicas",
+            ]
+            .map(|name| (name, count, false))
+            .to_vec(),
             Virtual::NdbinfoMemoryusage => vec![
                 ("node_id", count, false),
                 ("memory_type", text(32), false),
@@ -735,16 +759,20 @@ pub(crate) fn type_columns() -> [(&'static str, ColumnType, bool); 5] {
 
 /// ENGINES (and SHOW ENGINES): Cairn's tables have one engine, which SHOW CREATE TABLE names.
 /// The schema NDB's monitoring tables live in: `ndbinfo.nodes` reads `Virtual::NdbinfoNodes`,
-/// `ndbinfo.memoryusage` `Virtual::NdbinfoMemoryusage`.
+/// `ndbinfo.memoryusage` `Virtual::NdbinfoMemoryusage`, `ndbinfo.table_fragments`
+/// `Virtual::NdbinfoTableFragments`.
 pub const NDBINFO: &str = "ndbinfo";
 
 /// The ndbinfo table called `name` (any case), if Cairn has it.
 pub fn ndbinfo_table(name: &str) -> Option<Table> {
-    if name.eq_ignore_ascii_case("nodes") {
-        return Some(internal(Virtual::NdbinfoNodes));
-    }
-    name.eq_ignore_ascii_case("memoryusage")
-        .then(|| internal(Virtual::NdbinfoMemoryusage))
+    [
+        ("nodes", Virtual::NdbinfoNodes),
+        ("memoryusage", Virtual::NdbinfoMemoryusage),
+        ("table_fragments", Virtual::NdbinfoTableFragments),
+    ]
+    .into_iter()
+    .find(|(n, _)| name.eq_ignore_ascii_case(n))
+    .map(|(_, v)| internal(v))
 }
 
 /// The schema of MariaDB's system tables; Cairn has `mysql.user` of them, read only.

@@ -177,6 +177,7 @@ pub(crate) fn rows(session: &Session, src: &Source) -> Result<Vec<Vec<Value>>> {
         Virtual::Parameters => session.parameter_rows()?,
         Virtual::NdbinfoNodes => ndbinfo_nodes(session)?,
         Virtual::NdbinfoMemoryusage => ndbinfo_memoryusage(session)?,
+        Virtual::NdbinfoTableFragments => ndbinfo_table_fragments(session)?,
         Virtual::MysqlUser => mysql_user(session)?,
     };
     Ok(full
@@ -706,20 +707,16 @@ pub(crate) fn ndbinfo_memoryusage(session: &Session) -> Result<Vec<Vec<Value>>> 
 /// itself, started, the primary of its partitions). Each group is described by a member the
 /// front end was given that answers (its status names its group and the group's members, the
 /// primary first); node groups are numbered in the order of their nodes' ids.
-pub(crate) fn ndbinfo_nodes(session: &Session) -> Result<Vec<Vec<Value>>> {
+/// One status per node group the front end reaches, in group order (the answering node lists
+/// its group's primary first among the members); one with no group for a data node alone.
+fn group_statuses(session: &Session) -> Result<Vec<client::NodeStatus>> {
     let s = session
         .shared
         .cluster()
         .status()
         .map_err(|e| SqlError::from_client(&e))?;
     if s.group.is_empty() {
-        return Ok(vec![vec![
-            count(u64::from(s.node_id)),
-            count(1),
-            text("STARTED"),
-            text("primary"),
-            count(0),
-        ]]);
+        return Ok(vec![s]);
     }
     let mut statuses = vec![s];
     for address in session.shared.config.datanode.split(',') {
@@ -734,6 +731,22 @@ pub(crate) fn ndbinfo_nodes(session: &Session) -> Result<Vec<Vec<Value>>> {
         }
     }
     statuses.sort_by_key(|s| s.group.first().copied());
+    Ok(statuses)
+}
+
+pub(crate) fn ndbinfo_nodes(session: &Session) -> Result<Vec<Vec<Value>>> {
+    let statuses = group_statuses(session)?;
+    if let [s] = &statuses[..] {
+        if s.group.is_empty() {
+            return Ok(vec![vec![
+                count(u64::from(s.node_id)),
+                count(1),
+                text("STARTED"),
+                text("primary"),
+                count(0),
+            ]]);
+        }
+    }
     let mut rows = Vec::new();
     for (g, s) in statuses.iter().enumerate() {
         // The answering node lists the group's primary first.
@@ -758,6 +771,53 @@ pub(crate) fn ndbinfo_nodes(session: &Session) -> Result<Vec<Vec<Value>>> {
         Value::Int(n) => n as u64,
         _ => 0,
     });
+    Ok(rows)
+}
+
+/// ndbinfo.table_fragments: one row per partition of every table SQL sees, as its node group
+/// holds it now (reported by its primary: `node_id`); 0 where there is no such replica.
+pub(crate) fn ndbinfo_table_fragments(session: &Session) -> Result<Vec<Vec<Value>>> {
+    let statuses = group_statuses(session)?;
+    let groups = statuses.len() as u32;
+    let mut rows = Vec::new();
+    for (_, _, t) in catalog(session)? {
+        let def = t.def();
+        for p in 0..def.partition_count {
+            let g = base::placement::group_of(p, groups);
+            let Some(s) = statuses.get(g as usize) else {
+                continue;
+            };
+            // A data node alone: it is the one replica.
+            let (group, members) = if s.group.is_empty() {
+                (vec![s.node_id], vec![s.node_id])
+            } else {
+                (s.group.clone(), s.members.clone())
+            };
+            let replica = |k: usize| count(u64::from(members.get(k).copied().unwrap_or(0)));
+            let alive = members.len() as u64;
+            rows.push(vec![
+                replica(0),
+                count(u64::from(def.id)),
+                count(u64::from(p)),
+                count(u64::from(p)),
+                count(u64::from(p / groups.max(1))),
+                count(u64::from(base::placement::worker_of(
+                    p,
+                    groups,
+                    s.worker_count.max(1),
+                ))),
+                count(group.len() as u64),
+                replica(0),
+                count(u64::from(group.first().copied().unwrap_or(0))),
+                replica(1),
+                replica(2),
+                replica(3),
+                count(alive),
+                count((group.len() as u64).saturating_sub(alive)),
+                count(alive),
+            ]);
+        }
+    }
     Ok(rows)
 }
 
