@@ -155,13 +155,7 @@ fn start_runs_a_replicated_cluster_that_survives_a_data_node_and_stops_it_all() 
     let args = two_node_cluster(&dir);
     let mut cluster = common::spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let sql = cluster.listening("sql (mysql protocol): ");
-    let pids: Vec<u32> = cluster
-        .output
-        .iter()
-        .filter(|l| l.starts_with("data node "))
-        .filter_map(|l| l.rsplit("pid ").next()?.parse().ok())
-        .collect();
-    assert_eq!(pids.len(), 2, "{:?}", cluster.output);
+    let pids = data_node_pids(&cluster, 2);
     // The address after a printed prefix, up to the first space or comma.
     let address = |prefix: &str| {
         let line = cluster.listening(prefix);
@@ -472,6 +466,29 @@ fn a_rolling_restart_restarts_every_data_node_while_commits_go_on() {
 }
 
 /// The management node's address, as `cairn start` printed it.
+/// The pids of the `expected` data nodes a `cairn start` cluster printed.
+fn data_node_pids(cluster: &common::Started, expected: usize) -> Vec<u32> {
+    let pids: Vec<u32> = cluster
+        .output
+        .iter()
+        .filter(|l| l.starts_with("data node "))
+        .filter_map(|l| l.rsplit("pid ").next()?.parse().ok())
+        .collect();
+    assert_eq!(pids.len(), expected, "{:?}", cluster.output);
+    pids
+}
+
+/// Runs `cairn ARGV` and checks that it printed a line with `layout` (the cluster's shape).
+fn spawn_showing(argv: &[&str], layout: &str) -> common::Started {
+    let cluster = common::spawn(argv);
+    assert!(
+        cluster.output.iter().any(|l| l.contains(layout)),
+        "{:?}",
+        cluster.output
+    );
+    cluster
+}
+
 fn mgm_address(cluster: &common::Started) -> String {
     let line = cluster.listening("management node: ");
     line.split([' ', ',']).next().unwrap().to_string()
@@ -766,23 +783,9 @@ fn start_runs_three_replicas() {
     let base = common::free_block(&[2, 3, 4, 100, 101, 102, 103]);
     let args = common::cluster_args(&dir, 3, 3, base);
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut cluster = common::spawn(&argv);
-    assert!(
-        cluster
-            .output
-            .iter()
-            .any(|l| l.contains("3 data nodes in 1 node group(s) of 3 replicas")),
-        "{:?}",
-        cluster.output
-    );
+    let mut cluster = spawn_showing(&argv, "3 data nodes in 1 node group(s) of 3 replicas");
     let sql = cluster.listening("sql (mysql protocol): ");
-    let pids: Vec<u32> = cluster
-        .output
-        .iter()
-        .filter(|l| l.starts_with("data node "))
-        .filter_map(|l| l.rsplit("pid ").next()?.parse().ok())
-        .collect();
-    assert_eq!(pids.len(), 3, "{:?}", cluster.output);
+    let pids = data_node_pids(&cluster, 3);
     let mgm = mgm_address(&cluster);
     let shown = admin(&mgm, &["status"]);
     assert!(
@@ -837,23 +840,9 @@ fn start_runs_two_node_groups() {
     let base = common::free_block(&[2, 3, 4, 5, 100, 101, 102, 103, 104]);
     let args = common::cluster_args(&dir, 4, 2, base);
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut cluster = common::spawn(&argv);
-    assert!(
-        cluster
-            .output
-            .iter()
-            .any(|l| l.contains("4 data nodes in 2 node group(s) of 2 replicas")),
-        "{:?}",
-        cluster.output
-    );
+    let mut cluster = spawn_showing(&argv, "4 data nodes in 2 node group(s) of 2 replicas");
     let sql = cluster.listening("sql (mysql protocol): ");
-    let pids: Vec<u32> = cluster
-        .output
-        .iter()
-        .filter(|l| l.starts_with("data node "))
-        .filter_map(|l| l.rsplit("pid ").next()?.parse().ok())
-        .collect();
-    assert_eq!(pids.len(), 4, "{:?}", cluster.output);
+    let pids = data_node_pids(&cluster, 4);
     let mgm = mgm_address(&cluster);
     let first = cluster
         .listening("data node 1 (native protocol): ")

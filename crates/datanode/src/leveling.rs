@@ -168,11 +168,10 @@ fn level(shared: &Arc<Shared>, role: &Arc<Role>, epoch: u64) -> Result<u64, Stri
         return Err("this node lacks jobs another replica took that it cannot be sent (no longer kept, or a schema change or a two-phase commit's part): it starts again empty".into());
     }
     restart_starting(role, &view.starting, epoch)?;
+    // (Every entry lacking here is a commit's rows: checked above.)
     for e in lacking(role.me) {
-        if e.kind == TakenKind::Rows {
-            role.commit_ended((e.session, e.transaction), true);
-            crate::indoubt::apply_here(shared, None, e.changes.clone());
-        }
+        role.commit_ended((e.session, e.transaction), true);
+        crate::indoubt::apply_here(shared, None, e.changes.clone());
         role.took_while_leveling(e.clone());
     }
     let (tx, rx) = mpsc::channel();
@@ -190,7 +189,7 @@ fn level(shared: &Arc<Shared>, role: &Arc<Role>, epoch: u64) -> Result<u64, Stri
             restart(&mut members, node)?;
             continue;
         }
-        for e in lacks.into_iter().filter(|e| e.kind == TakenKind::Rows) {
+        for e in lacks {
             sending.send(node, e)?;
         }
     }

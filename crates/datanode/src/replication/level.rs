@@ -247,7 +247,8 @@ impl Role {
 
     /// The view this new primary must bring its group level in before it serves, if any.
     pub fn leveling(&self) -> Option<u64> {
-        *self.leveling.lock().unwrap_or_else(|e| e.into_inner())
+        // (Epochs begin at 1: 0 is none.)
+        Some(self.leveling.load(Ordering::Acquire)).filter(|e| *e != 0)
     }
 
     /// Called by `install` under the view's lock: a node that becomes its group's primary
@@ -255,17 +256,17 @@ impl Role {
     /// with, levels the group first; one that levels and stays primary levels again in the
     /// new view (its members may have changed); any other stops leveling.
     pub(super) fn level_in(&self, was_primary: Option<u32>, view: &ViewState) {
-        let mut leveling = self.leveling.lock().unwrap_or_else(|e| e.into_inner());
         let primary = view.primary == Some(self.me);
         let others = self
             .group
             .iter()
             .any(|n| *n != self.me && view.members.contains(n) && !view.starting.contains(n));
         let took_over = was_primary.is_some_and(|p| p != self.me);
-        *leveling =
-            (self.group.len() >= 3 && primary && others && (took_over || leveling.is_some()))
-                .then_some(view.epoch);
-        if primary && took_over && leveling.is_none() {
+        let level =
+            self.group.len() >= 3 && primary && others && (took_over || self.leveling().is_some());
+        self.leveling
+            .store(if level { view.epoch } else { 0 }, Ordering::Release);
+        if primary && took_over && !level {
             // Alone: its jobs go above every one it took.
             let last = self.taken.lock().unwrap_or_else(|e| e.into_inner()).last;
             self.job_seq.fetch_max(last + 1, Ordering::Relaxed);
@@ -275,13 +276,18 @@ impl Role {
     /// The group is level in view `epoch` up to job `last`: the node numbers its own jobs
     /// above it, serves, and starts the copies the view's opening held back.
     pub fn leveled(&self, epoch: u64, last: u64) {
+        if self.leveling() != Some(epoch) {
+            return;
+        }
+        // Numbered above `last` before the gate opens (a raise for a view that changed
+        // meanwhile is harmless).
+        self.job_seq.fetch_max(last + 1, Ordering::Relaxed);
+        if self
+            .leveling
+            .compare_exchange(epoch, 0, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
         {
-            let mut leveling = self.leveling.lock().unwrap_or_else(|e| e.into_inner());
-            if *leveling != Some(epoch) {
-                return;
-            }
-            self.job_seq.fetch_max(last + 1, Ordering::Relaxed);
-            *leveling = None;
+            return;
         }
         tracing::info!(epoch, "the node group's replicas are level: serving");
         if self.opened.load(Ordering::Acquire) == epoch {

@@ -123,10 +123,10 @@ pub struct Role {
     taken: Mutex<level::Taken>,
     /// On a new primary of such a group: the view it brings the group level in before it
     /// serves (`level`, `crate::leveling`).
-    leveling: Mutex<Option<u64>>,
+    leveling: AtomicU64,
     /// Fault injection (`cairn datanode --fault-slow-link`): the link to this node waits this
     /// long before each write.
-    slow_link: Mutex<Option<(u32, std::time::Duration)>>,
+    slow_link: std::sync::OnceLock<(u32, std::time::Duration)>,
 }
 
 /// A restarted node's copy from its primary, as it stands.
@@ -212,8 +212,8 @@ impl Role {
                     .map_or(1, |d| d.as_micros() as u64),
             ),
             taken: Mutex::new(level::Taken::default()),
-            leveling: Mutex::new(None),
-            slow_link: Mutex::new(None),
+            leveling: AtomicU64::new(0),
+            slow_link: std::sync::OnceLock::new(),
         })
     }
 
@@ -378,7 +378,7 @@ impl Role {
     /// Fault injection for tests: the replication link to `node` waits `delay` before each
     /// write, so that node takes this primary's jobs later than the others.
     pub fn slow_link_for_tests(&self, node: u32, delay: std::time::Duration) {
-        *self.slow_link.lock().unwrap_or_else(|e| e.into_inner()) = Some((node, delay));
+        let _ = self.slow_link.set((node, delay));
     }
 
     /// Sets what starts a copy to a starting node (the data node, once it runs).

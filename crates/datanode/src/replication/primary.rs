@@ -416,13 +416,8 @@ impl Link {
         if self.out.is_empty() {
             return;
         }
-        let slow = *self
-            .role
-            .slow_link
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some((_, delay)) = slow.filter(|(node, _)| *node == self.peer) {
-            thread::sleep(delay);
+        if let Some((_, delay)) = self.role.slow_link.get().filter(|(n, _)| *n == self.peer) {
+            thread::sleep(*delay);
         }
         let written = match &mut self.connection {
             Some((stream, _, _)) => stream.write_all(&self.out).is_ok(),

@@ -78,8 +78,7 @@ impl Message {
                             seq: r.u64()?,
                             kind: match r.u8()? {
                                 0 => TakenKind::Rows,
-                                1 => TakenKind::Skip,
-                                2 => TakenKind::Restart,
+                                1 => TakenKind::Restart,
                                 tag => {
                                     return Err(DecodeError::BadTag {
                                         what: "taken job",

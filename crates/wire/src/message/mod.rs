@@ -376,11 +376,9 @@ pub struct TakenEntry {
 pub enum TakenKind {
     /// A commit's rows: sent on (`LevelUp`).
     Rows = 0,
-    /// Nothing needs doing (a global checkpoint's step: the next round covers it).
-    Skip = 1,
     /// A schema change, a two-phase commit's part or decision: a member that lacks it starts
     /// again empty and copies.
-    Restart = 2,
+    Restart = 1,
 }
 
 /// The steps of a global checkpoint round, in order (`Message::Gcp`).
